@@ -1,0 +1,98 @@
+/**
+ * The environment snapshot that discovery reads instead of the live process.
+ *
+ * Discovery never calls `Deno.env` itself: tests build a snapshot and a temp
+ * folder tree, so the host's own drivers and layers never leak into a test.
+ *
+ * @module
+ */
+
+/**
+ * Everything discovery may know about the process it runs for.
+ *
+ * @example Usage
+ * ```ts
+ * import type { EnvironmentSnapshot } from "./environment.ts";
+ * const env: EnvironmentSnapshot = { vars: { VK_DRIVER_FILES: "/tmp/icd.json" }, elevated: false };
+ * ```
+ */
+export interface EnvironmentSnapshot {
+  /** Environment variables, as `getenv` would see them. */
+  readonly vars: Readonly<Record<string, string>>;
+  /**
+   * True when the process runs with elevated privileges (the kernel's
+   * `AT_SECURE`): user-controlled variables and paths are then ignored.
+   */
+  readonly elevated: boolean;
+  /**
+   * A folder that absolute system paths (`/etc`, `/usr/share`, ...) are
+   * resolved under, so tests can fake a whole file system. Defaults to `/`.
+   */
+  readonly root?: string;
+}
+
+/**
+ * Reads `AT_SECURE` from `/proc/self/auxv` (entry type 23 on Linux).
+ *
+ * @example Usage
+ * ```ts
+ * import { isProcessElevated } from "./environment.ts";
+ * console.log(isProcessElevated());
+ * ```
+ */
+export function isProcessElevated(): boolean {
+  let auxv: Uint8Array;
+  try {
+    auxv = Deno.readFileSync("/proc/self/auxv");
+  } catch {
+    return false;
+  }
+  const view = new DataView(auxv.buffer, auxv.byteOffset, auxv.byteLength);
+  for (let off = 0; off + 16 <= auxv.byteLength; off += 16) {
+    const type = view.getBigUint64(off, true);
+    if (type === 0n) break;
+    if (type === 23n) return view.getBigUint64(off + 8, true) !== 0n;
+  }
+  return false;
+}
+
+/**
+ * Takes a snapshot of the current process: its variables and elevation.
+ *
+ * @example Usage
+ * ```ts
+ * import { snapshotProcessEnvironment } from "./environment.ts";
+ * const env = snapshotProcessEnvironment();
+ * console.log(env.elevated);
+ * ```
+ */
+export function snapshotProcessEnvironment(): EnvironmentSnapshot {
+  return { vars: Deno.env.toObject(), elevated: isProcessElevated() };
+}
+
+/**
+ * Reads a variable the way the Khronos loader's `secure_getenv` does: unset
+ * when the process is elevated.
+ *
+ * @example Usage
+ * ```ts
+ * import { secureGetenv } from "./environment.ts";
+ * secureGetenv({ vars: { HOME: "/root" }, elevated: true }, "HOME"); // undefined
+ * ```
+ */
+export function secureGetenv(env: EnvironmentSnapshot, name: string): string | undefined {
+  return env.elevated ? undefined : env.vars[name];
+}
+
+/**
+ * Reads a variable the way `getenv` does: honoured even when elevated.
+ *
+ * @example Usage
+ * ```ts
+ * import { getenv } from "./environment.ts";
+ * getenv({ vars: { VK_LOADER_DEBUG: "all" }, elevated: true }, "VK_LOADER_DEBUG"); // "all"
+ * ```
+ */
+export function getenv(env: EnvironmentSnapshot, name: string): string | undefined {
+  return env.vars[name];
+}
