@@ -29,6 +29,13 @@ export interface EnvironmentSnapshot {
    * resolved under, so tests can fake a whole file system. Defaults to `/`.
    */
   readonly root?: string;
+  /**
+   * The working folder that relative entries of path variables
+   * (`VK_DRIVER_FILES=drivers/a.json`) are resolved against, as the C loader's
+   * `open` would. When absent, relative entries stay relative and are opened
+   * against the process's own working folder.
+   */
+  readonly cwd?: string;
 }
 
 /**
@@ -57,7 +64,8 @@ export function isProcessElevated(): boolean {
 }
 
 /**
- * Takes a snapshot of the current process: its variables and elevation.
+ * Takes a snapshot of the current process: its variables, elevation and
+ * working folder.
  *
  * @example Usage
  * ```ts
@@ -67,7 +75,7 @@ export function isProcessElevated(): boolean {
  * ```
  */
 export function snapshotProcessEnvironment(): EnvironmentSnapshot {
-  return { vars: Deno.env.toObject(), elevated: isProcessElevated() };
+  return { vars: Deno.env.toObject(), elevated: isProcessElevated(), cwd: Deno.cwd() };
 }
 
 /**

@@ -1,0 +1,381 @@
+/**
+ * Reads one manifest file into a JSON object, never throwing: every failure
+ * becomes a `reason` that says what was wrong, so discovery can skip that
+ * file, log it, and go on with the others.
+ *
+ * The text must be UTF-8 (a leading byte order mark is dropped with a warning)
+ * and hold one JSON object. Comments and trailing commas are accepted, with a
+ * warning that the Khronos loader and other tools reject them. Files larger than
+ * {@linkcode MAX_MANIFEST_BYTES} are refused unread.
+ *
+ * The field helpers at the end ({@linkcode describeJsonType},
+ * {@linkcode parseVersionString}) are shared by the driver and layer manifest
+ * parsers so their messages read the same.
+ *
+ * @example Reading a manifest
+ * ```ts
+ * import { readManifestFile } from "./manifest_file.ts";
+ * const result = readManifestFile("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
+ * if (result.ok) console.log(result.value["file_format_version"]);
+ * else console.log(`Skipping "${result.path}": ${result.reason}`);
+ * ```
+ *
+ * @module
+ */
+
+import { parse, type ParseError, printParseErrorCode, visit } from "jsonc-parser";
+
+/** Largest manifest read, in bytes; real manifests are well under 100 KiB. */
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A manifest that parsed: its top-level object and any warnings.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ManifestFileOk } from "./manifest_file.ts";
+ * const ok: ManifestFileOk = { ok: true, path: "/x.json", value: {}, warnings: [] };
+ * ```
+ */
+export interface ManifestFileOk {
+  /** Always true: the file parsed. */
+  readonly ok: true;
+  /** The path read (as given). */
+  readonly path: string;
+  /** The top-level JSON object. */
+  readonly value: Readonly<Record<string, unknown>>;
+  /** Accepted oddities (comments, trailing commas, byte order mark), one sentence each. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * A manifest that could not be used, and why.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ManifestFileError } from "./manifest_file.ts";
+ * const bad: ManifestFileError = { ok: false, path: "/x.json", reason: "file is empty", warnings: [] };
+ * ```
+ */
+export interface ManifestFileError {
+  /** Always false: the file cannot be used. */
+  readonly ok: false;
+  /** The path read (as given). */
+  readonly path: string;
+  /** Why, as a clause without the file name: `file is not valid JSON: ...`. */
+  readonly reason: string;
+  /** Oddities noticed before the failure. */
+  readonly warnings: readonly string[];
+}
+
+/** The result of {@linkcode readManifestFile} and {@linkcode parseManifestText}. */
+export type ManifestFileResult = ManifestFileOk | ManifestFileError;
+
+/**
+ * Options for {@linkcode readManifestFile}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ReadManifestOptions } from "./manifest_file.ts";
+ * const options: ReadManifestOptions = { maxBytes: 65536 };
+ * ```
+ */
+export interface ReadManifestOptions {
+  /** Largest file read; defaults to {@linkcode MAX_MANIFEST_BYTES}. */
+  readonly maxBytes?: number;
+}
+
+/**
+ * Reads and parses a manifest file. Never throws.
+ *
+ * @example Usage
+ * ```ts
+ * import { readManifestFile } from "./manifest_file.ts";
+ * const result = readManifestFile("/nonexistent/a.json");
+ * console.log(result.ok ? "parsed" : result.reason); // "file does not exist"
+ * ```
+ */
+export function readManifestFile(path: string, options: ReadManifestOptions = {}): ManifestFileResult {
+  const maxBytes = options.maxBytes ?? MAX_MANIFEST_BYTES;
+  let bytes: Uint8Array;
+  try {
+    const info = Deno.statSync(path);
+    if (info.isDirectory) return failure(path, "is a folder, not a file");
+    if (!info.isFile) return failure(path, "is not a regular file");
+    if (info.size > maxBytes) {
+      return failure(
+        path,
+        `file is ${info.size} bytes, larger than the ${maxBytes}-byte limit for manifests`,
+      );
+    }
+    bytes = Deno.readFileSync(path);
+  } catch (error) {
+    return failure(path, fileErrorReason(error));
+  }
+  if (bytes.byteLength > maxBytes) {
+    return failure(path, `file is larger than the ${maxBytes}-byte limit for manifests`);
+  }
+  return parseManifestText(bytes, path);
+}
+
+/**
+ * Parses manifest text (bytes are decoded as strict UTF-8). `path` only names
+ * the result. Never throws, whatever the input (deep nesting included).
+ *
+ * @example Usage
+ * ```ts
+ * import { parseManifestText } from "./manifest_file.ts";
+ * const result = parseManifestText('{ "a": 1, // note\n }', "inline.json");
+ * console.log(result.ok && result.warnings.length); // 1
+ * ```
+ */
+export function parseManifestText(text: Uint8Array | string, path: string): ManifestFileResult {
+  const warnings: string[] = [];
+  let source: string;
+  if (typeof text === "string") {
+    source = text;
+  } else {
+    try {
+      source = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(text);
+    } catch {
+      return failure(
+        path,
+        `file is not valid UTF-8 text (first bad byte at offset ${firstInvalidUtf8(text)})`,
+      );
+    }
+  }
+  if (source.startsWith("\uFEFF")) {
+    source = source.slice(1);
+    warnings.push("file starts with a UTF-8 byte order mark, which other loaders may reject");
+  }
+  if (source.trim() === "") return failure(path, "file is empty", warnings);
+
+  let value: unknown;
+  const errors: ParseError[] = [];
+  try {
+    value = parse(source, errors, {
+      allowTrailingComma: true,
+      disallowComments: false,
+      allowEmptyContent: false,
+    });
+  } catch (error) {
+    // jsonc-parser recurses once per nesting level: very deep input overflows the stack.
+    const detail = error instanceof RangeError ? "nesting is too deep" : String(error);
+    return failure(path, `file is not valid JSON: ${detail}`, warnings);
+  }
+  const first = errors[0];
+  if (first !== undefined) {
+    const { line, column } = lineAndColumn(source, first.offset);
+    return failure(
+      path,
+      `file is not valid JSON: ${
+        describeParseError(printParseErrorCode(first.error))
+      } at line ${line}, column ${column}`,
+      warnings,
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return failure(path, `file holds ${describeJsonType(value)}, expected a JSON object`, warnings);
+  }
+  const extensions = jsonExtensions(source);
+  if (extensions.comments > 0) {
+    warnings.push(`file has ${plural(extensions.comments, "comment")}, which the Khronos loader rejects`);
+  }
+  if (extensions.trailingCommas > 0) {
+    warnings.push(
+      `file has ${plural(extensions.trailingCommas, "trailing comma")}, which the Khronos loader rejects`,
+    );
+  }
+  return { ok: true, path, value: value as Record<string, unknown>, warnings };
+}
+
+/**
+ * Names the JSON type of a parsed value for messages: `a string`, `a number`,
+ * `an array`, `an object`, `a boolean`, `null`, or `nothing` (missing).
+ *
+ * @example Usage
+ * ```ts
+ * import { describeJsonType } from "./manifest_file.ts";
+ * describeJsonType([1]); // "an array"
+ * ```
+ */
+export function describeJsonType(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string":
+      return "a string";
+    case "number":
+      return "a number";
+    case "boolean":
+      return "a boolean";
+    case "object":
+      return "an object";
+    default:
+      return typeof value;
+  }
+}
+
+/**
+ * A version string split into Vulkan's parts, and packed as
+ * `VK_MAKE_API_VERSION` does.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ParsedVersion } from "./manifest_file.ts";
+ * const v: ParsedVersion = { variant: 0, major: 1, minor: 3, patch: 230, packed: 4206822 };
+ * ```
+ */
+export interface ParsedVersion {
+  /** 0 for Vulkan; anything else is another API variant. */
+  readonly variant: number;
+  /** Major version, 0-127. */
+  readonly major: number;
+  /** Minor version, 0-1023. */
+  readonly minor: number;
+  /** Patch version, 0-4095. */
+  readonly patch: number;
+  /** `variant << 29 | major << 22 | minor << 12 | patch`, as an unsigned 32-bit number. */
+  readonly packed: number;
+}
+
+/**
+ * Parses `"major.minor.patch"` (or `"major.minor"`, patch 0) or the four-part
+ * `"variant.major.minor.patch"`. Returns `undefined` for anything else, or when a
+ * part is out of its bit range (variant 3 bits, major 7, minor 10, patch 12).
+ *
+ * @example Usage
+ * ```ts
+ * import { parseVersionString } from "./manifest_file.ts";
+ * parseVersionString("1.3.230")?.packed; // 4206822
+ * parseVersionString("1.3.x"); // undefined
+ * ```
+ */
+export function parseVersionString(text: string): ParsedVersion | undefined {
+  const parts = text.trim().split(".");
+  if (parts.length < 2 || parts.length > 4) return undefined;
+  const numbers: number[] = [];
+  for (const part of parts) {
+    if (!/^[0-9]{1,10}$/.test(part)) return undefined;
+    numbers.push(Number(part));
+  }
+  const [variant, major, minor, patch] = parts.length === 4
+    ? numbers as [number, number, number, number]
+    : [0, numbers[0] ?? 0, numbers[1] ?? 0, numbers[2] ?? 0];
+  if (variant > 7 || major > 127 || minor > 1023 || patch > 4095) return undefined;
+  const packed = ((variant << 29) | (major << 22) | (minor << 12) | patch) >>> 0;
+  return { variant, major, minor, patch, packed };
+}
+
+/**
+ * Formats a packed version as `major.minor.patch` (with `variant.` in front
+ * when it is not 0).
+ *
+ * @example Usage
+ * ```ts
+ * import { formatVersion } from "./manifest_file.ts";
+ * formatVersion(4206822); // "1.3.230"
+ * ```
+ */
+export function formatVersion(packed: number): string {
+  const variant = packed >>> 29;
+  const core = `${(packed >>> 22) & 0x7f}.${(packed >>> 12) & 0x3ff}.${packed & 0xfff}`;
+  return variant === 0 ? core : `${variant}.${core}`;
+}
+
+function failure(path: string, reason: string, warnings: readonly string[] = []): ManifestFileError {
+  return { ok: false, path, reason, warnings };
+}
+
+function fileErrorReason(error: unknown): string {
+  if (error instanceof Deno.errors.NotFound) return "file does not exist";
+  if (error instanceof Deno.errors.PermissionDenied) return "file cannot be read: permission denied";
+  if (error instanceof Deno.errors.IsADirectory) return "is a folder, not a file";
+  if (error instanceof Deno.errors.NotADirectory) return "file does not exist (a parent is not a folder)";
+  const message = error instanceof Error ? error.message : String(error);
+  if (/symbolic links|ELOOP/i.test(message)) return "file cannot be read: symbolic link loop";
+  return `file cannot be read: ${message}`;
+}
+
+function describeParseError(code: string): string {
+  // printParseErrorCode gives identifiers such as "CloseBraceExpected".
+  return code.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+function jsonExtensions(text: string): { comments: number; trailingCommas: number } {
+  let comments = 0;
+  let trailingCommas = 0;
+  // A comma directly followed (comments aside) by a closing bracket is a trailing comma.
+  let pendingComma = false;
+  visit(text, {
+    onComment: () => {
+      comments++;
+    },
+    onSeparator: (character) => {
+      pendingComma = character === ",";
+    },
+    onObjectEnd: () => {
+      if (pendingComma) trailingCommas++;
+      pendingComma = false;
+    },
+    onArrayEnd: () => {
+      if (pendingComma) trailingCommas++;
+      pendingComma = false;
+    },
+    onObjectBegin: () => {
+      pendingComma = false;
+    },
+    onArrayBegin: () => {
+      pendingComma = false;
+    },
+    onObjectProperty: () => {
+      pendingComma = false;
+    },
+    onLiteralValue: () => {
+      pendingComma = false;
+    },
+  }, { allowTrailingComma: true, disallowComments: false });
+  return { comments, trailingCommas };
+}
+
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] ?? 0;
+    const need = b < 0x80
+      ? 0
+      : b >= 0xc2 && b <= 0xdf
+      ? 1
+      : b >= 0xe0 && b <= 0xef
+      ? 2
+      : b >= 0xf0 && b <= 0xf4
+      ? 3
+      : -1;
+    if (need < 0) return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+    }
+    i += need + 1;
+  }
+  // Overlong or surrogate forms pass this coarse check; the decoder still refused them.
+  return 0;
+}
+
+function plural(count: number, noun: string): string {
+  return count === 1 ? `a ${noun}` : `${count} ${noun}s`;
+}

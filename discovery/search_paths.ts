@@ -1,0 +1,420 @@
+/**
+ * Where manifests are looked for on Linux, and the folder scan that lists them.
+ *
+ * One set of rules serves drivers and both kinds of layers; only the folder
+ * suffix differs (`vulkan/icd.d`, `vulkan/implicit_layer.d`,
+ * `vulkan/explicit_layer.d`). The order is the Khronos loader's
+ * (LOADER_BEHAVIOUR D01, D02):
+ *
+ * 1. `$XDG_CONFIG_HOME`, else `$HOME/.config`
+ * 2. each `$XDG_CONFIG_DIRS` entry, else `/etc/xdg`
+ * 3. `SYSCONFDIR`: `/etc` (Debian builds the loader with `/etc`, so there is no
+ *    separate `EXTRASYSCONFDIR`)
+ * 4. `$XDG_DATA_HOME`, else `$HOME/.local/share`
+ * 5. each `$XDG_DATA_DIRS` entry, else `/usr/local/share` then `/usr/share`
+ *
+ * Under elevated privileges (`env.elevated`, the kernel's `AT_SECURE`) every
+ * variable above reads as unset, as the C loader's `secure_getenv` makes it:
+ * the XDG lists fall back to their defaults and the two home folders drop out.
+ *
+ * Only the compiled-in defaults (`/etc/xdg`, `/etc`, `/usr/local/share`,
+ * `/usr/share`) are placed under `env.root`: paths that come from variables
+ * are used as written, so a test points them into its own temp tree, and a
+ * test that sets `root` sees none of the host's manifests.
+ *
+ * Path lists are `:`-separated; empty segments are skipped, a trailing `/` is
+ * dropped, and a folder that appears twice is searched once. An entry ending
+ * in `.json` names a manifest file directly instead of a folder.
+ *
+ * @example Listing the driver search folders
+ * ```ts
+ * import { defaultSearchLocations, scanSearchLocations } from "./search_paths.ts";
+ * const env = { vars: { HOME: "/home/me" }, elevated: false, root: "/tmp/fake-root" };
+ * const locations = defaultSearchLocations(env, "driver");
+ * const scan = scanSearchLocations(locations);
+ * console.log(locations.map((l) => l.path), scan.files.length);
+ * ```
+ *
+ * @module
+ */
+
+import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
+
+/** The three kinds of manifest the loader searches for. */
+export type ManifestKind = "driver" | "implicit_layer" | "explicit_layer";
+
+/**
+ * The folder, relative to each search folder, that holds each kind of manifest.
+ *
+ * @example Usage
+ * ```ts
+ * import { MANIFEST_SUBFOLDERS } from "./search_paths.ts";
+ * console.log(MANIFEST_SUBFOLDERS.driver); // "vulkan/icd.d"
+ * ```
+ */
+export const MANIFEST_SUBFOLDERS: Readonly<Record<ManifestKind, string>> = {
+  driver: "vulkan/icd.d",
+  implicit_layer: "vulkan/implicit_layer.d",
+  explicit_layer: "vulkan/explicit_layer.d",
+};
+
+/** The loader's compiled-in `SYSCONFDIR` on Debian. */
+export const SYSCONFDIR = "/etc";
+
+/**
+ * One place to look: a folder to scan, or a manifest file named directly.
+ *
+ * @example Usage
+ * ```ts
+ * import type { SearchLocation } from "./search_paths.ts";
+ * const location: SearchLocation = {
+ *   path: "/usr/share/vulkan/icd.d",
+ *   source: "XDG_DATA_DIRS",
+ *   defaulted: true,
+ *   isFile: false,
+ * };
+ * ```
+ */
+export interface SearchLocation {
+  /** The path discovery opens (`env.root` already applied to built-in defaults). */
+  readonly path: string;
+  /**
+   * What put this location in the list: the variable name (`VK_DRIVER_FILES`,
+   * `XDG_DATA_DIRS`, `XDG_CONFIG_HOME`, ...), `SYSCONFDIR`, or any name a caller
+   * gives for its own list (`VK_ADD_LAYER_PATH`, `package`).
+   */
+  readonly source: string;
+  /** True when the variable was unset (or ignored) and its fallback was used. */
+  readonly defaulted: boolean;
+  /** True when the entry names a manifest file (ends in `.json`) rather than a folder. */
+  readonly isFile: boolean;
+}
+
+/**
+ * A manifest file found in a search location, not yet read.
+ *
+ * @example Usage
+ * ```ts
+ * import type { FoundManifestFile } from "./search_paths.ts";
+ * const found: FoundManifestFile = {
+ *   path: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+ *   fileName: "lvp_icd.x86_64.json",
+ *   location: { path: "/usr/share/vulkan/icd.d", source: "XDG_DATA_DIRS", defaulted: true, isFile: false },
+ * };
+ * ```
+ */
+export interface FoundManifestFile {
+  /** The path to open. */
+  readonly path: string;
+  /** The last path component: what `VK_LOADER_DRIVERS_SELECT` and friends match. */
+  readonly fileName: string;
+  /** The location that produced it. */
+  readonly location: SearchLocation;
+}
+
+/** What happened when a location was searched. */
+export type LocationStatus =
+  | "scanned"
+  | "file"
+  | "missing"
+  | "not a folder"
+  | "unreadable"
+  | "duplicate";
+
+/**
+ * One searched location and what came of it, for logs and the inspect report.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LocationReport } from "./search_paths.ts";
+ * const report: LocationReport = {
+ *   location: { path: "/etc/vulkan/icd.d", source: "SYSCONFDIR", defaulted: true, isFile: false },
+ *   status: "missing",
+ *   fileCount: 0,
+ * };
+ * ```
+ */
+export interface LocationReport {
+  /** The location searched. */
+  readonly location: SearchLocation;
+  /**
+   * `scanned`: a folder was listed; `file`: the entry named a file;
+   * `missing`: nothing there; `not a folder`: a file whose name does not end in
+   * `.json` (the C loader finds nothing there either); `unreadable`: listing
+   * failed (`detail` says why); `duplicate`: the same path was searched earlier.
+   */
+  readonly status: LocationStatus;
+  /** How many `.json` entries the location contributed. */
+  readonly fileCount: number;
+  /** The operating system's error text for `unreadable`. */
+  readonly detail?: string;
+}
+
+/**
+ * The result of {@linkcode scanSearchLocations}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ScanResult } from "./search_paths.ts";
+ * const empty: ScanResult = { files: [], locations: [] };
+ * ```
+ */
+export interface ScanResult {
+  /** Every `.json` name found, in search order; within a folder, sorted by name. */
+  readonly files: readonly FoundManifestFile[];
+  /** Every location, in search order, with what came of it. */
+  readonly locations: readonly LocationReport[];
+}
+
+/**
+ * Splits a `:`-separated path list: empty segments are skipped, trailing `/`
+ * removed (except for `/` itself), and repeated entries kept once.
+ *
+ * @example Usage
+ * ```ts
+ * import { splitPathList } from "./search_paths.ts";
+ * splitPathList("/a::/b/:/a"); // ["/a", "/b"]
+ * ```
+ */
+export function splitPathList(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const out: string[] = [];
+  for (const raw of value.split(":")) {
+    const entry = trimTrailingSlashes(raw);
+    if (entry !== "" && !out.includes(entry)) out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * Places a built-in absolute path under `env.root` (when set).
+ *
+ * @example Usage
+ * ```ts
+ * import { underRoot } from "./search_paths.ts";
+ * underRoot({ vars: {}, elevated: false, root: "/tmp/r" }, "/usr/share"); // "/tmp/r/usr/share"
+ * ```
+ */
+export function underRoot(env: EnvironmentSnapshot, path: string): string {
+  const root = env.root === undefined ? "" : trimTrailingSlashes(env.root);
+  if (root === "" || root === "/" || !path.startsWith("/")) return path;
+  return root + path;
+}
+
+/**
+ * Resolves a relative entry of a path variable against `env.cwd` (when set),
+ * as the C loader's relative `open` does against the process's folder.
+ *
+ * @example Usage
+ * ```ts
+ * import { resolveEntry } from "./search_paths.ts";
+ * resolveEntry({ vars: {}, elevated: false, cwd: "/work" }, "icd/a.json"); // "/work/icd/a.json"
+ * ```
+ */
+export function resolveEntry(env: EnvironmentSnapshot, entry: string): string {
+  if (entry.startsWith("/") || env.cwd === undefined || env.cwd === "") return entry;
+  return trimTrailingSlashes(env.cwd) + "/" + entry;
+}
+
+/**
+ * True when a name ends in `.json` (case-sensitive, like the C loader:
+ * `a.JSON` is not a manifest).
+ *
+ * @example Usage
+ * ```ts
+ * import { isJsonName } from "./search_paths.ts";
+ * isJsonName("lvp_icd.x86_64.json"); // true
+ * ```
+ */
+export function isJsonName(name: string): boolean {
+  return name.length > ".json".length && name.endsWith(".json");
+}
+
+/**
+ * Turns the entries of a path variable into locations taken as written: an
+ * entry ending in `.json` is a file, anything else a folder scanned as is (no
+ * suffix). Use it for `VK_DRIVER_FILES`, `VK_ADD_DRIVER_FILES`,
+ * `VK_LAYER_PATH` and the like; the caller decides whether the variable may
+ * be read (see `secureGetenv`).
+ *
+ * @example Usage
+ * ```ts
+ * import { pathListLocations } from "./search_paths.ts";
+ * const env = { vars: {}, elevated: false };
+ * pathListLocations(env, "/opt/a.json:/opt/icds", "VK_DRIVER_FILES");
+ * // [{ path: "/opt/a.json", isFile: true, ... }, { path: "/opt/icds", isFile: false, ... }]
+ * ```
+ */
+export function pathListLocations(
+  env: EnvironmentSnapshot,
+  value: string | undefined,
+  source: string,
+): SearchLocation[] {
+  return splitPathList(value).map((entry) => ({
+    path: resolveEntry(env, entry),
+    source,
+    defaulted: false,
+    isFile: isJsonName(entry),
+  }));
+}
+
+/**
+ * The default search locations for one manifest kind, in the loader's order
+ * (see the module documentation), without duplicates.
+ *
+ * @example Usage
+ * ```ts
+ * import { defaultSearchLocations } from "./search_paths.ts";
+ * const env = { vars: { HOME: "/home/me", XDG_DATA_DIRS: "/opt/share" }, elevated: false };
+ * defaultSearchLocations(env, "driver").map((l) => l.path);
+ * // ["/home/me/.config/vulkan/icd.d", "/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d",
+ * //  "/home/me/.local/share/vulkan/icd.d", "/opt/share/vulkan/icd.d"]
+ * ```
+ */
+export function defaultSearchLocations(env: EnvironmentSnapshot, kind: ManifestKind): SearchLocation[] {
+  const suffix = MANIFEST_SUBFOLDERS[kind];
+  const home = nonEmpty(secureGetenv(env, "HOME"));
+  const out: SearchLocation[] = [];
+  const push = (entry: string, source: string, defaulted: boolean, builtIn: boolean) => {
+    const base = builtIn ? underRoot(env, entry) : resolveEntry(env, entry);
+    const isFile = !builtIn && isJsonName(entry);
+    const path = isFile ? base : joinPath(base, suffix);
+    if (!out.some((l) => l.path === path)) out.push({ path, source, defaulted, isFile });
+  };
+  const single = (name: string, homeSuffix: string) => {
+    const value = nonEmpty(secureGetenv(env, name));
+    if (value !== undefined) {
+      for (const entry of splitPathList(value)) push(entry, name, false, false);
+    } else if (home !== undefined) {
+      push(joinPath(home, homeSuffix), name, true, false);
+    }
+  };
+  const list = (name: string, fallback: readonly string[]) => {
+    const value = nonEmpty(secureGetenv(env, name));
+    if (value !== undefined) {
+      for (const entry of splitPathList(value)) push(entry, name, false, false);
+    } else {
+      for (const entry of fallback) push(entry, name, true, true);
+    }
+  };
+  single("XDG_CONFIG_HOME", ".config");
+  list("XDG_CONFIG_DIRS", ["/etc/xdg"]);
+  push(SYSCONFDIR, "SYSCONFDIR", true, true);
+  single("XDG_DATA_HOME", ".local/share");
+  list("XDG_DATA_DIRS", ["/usr/local/share", "/usr/share"]);
+  return out;
+}
+
+/**
+ * Searches locations in order: folders are listed (not recursively) for names
+ * ending in `.json`, sorted by name so the order does not depend on `readdir`;
+ * file entries are passed through unread. A folder searched twice counts
+ * once. Never throws: every problem is recorded in `locations`.
+ *
+ * Entries are not opened: a folder named `x.json` or a dangling link is
+ * reported later, by the manifest reader, as a skipped file.
+ *
+ * @example Usage
+ * ```ts
+ * import { pathListLocations, scanSearchLocations } from "./search_paths.ts";
+ * const env = { vars: {}, elevated: false };
+ * const scan = scanSearchLocations(pathListLocations(env, "/nonexistent", "VK_DRIVER_FILES"));
+ * console.log(scan.locations[0]?.status); // "missing"
+ * ```
+ */
+export function scanSearchLocations(locations: readonly SearchLocation[]): ScanResult {
+  const files: FoundManifestFile[] = [];
+  const reports: LocationReport[] = [];
+  const seen = new Set<string>();
+  for (const location of locations) {
+    if (seen.has(location.path)) {
+      reports.push({ location, status: "duplicate", fileCount: 0 });
+      continue;
+    }
+    seen.add(location.path);
+    if (location.isFile) {
+      files.push({ path: location.path, fileName: baseName(location.path), location });
+      reports.push({ location, status: "file", fileCount: 1 });
+      continue;
+    }
+    let names: string[];
+    try {
+      names = [];
+      for (const entry of Deno.readDirSync(location.path)) {
+        if (isJsonName(entry.name)) names.push(entry.name);
+      }
+    } catch (error) {
+      reports.push(folderFailure(location, error));
+      continue;
+    }
+    names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const name of names) {
+      files.push({ path: joinPath(location.path, name), fileName: name, location });
+    }
+    reports.push({ location, status: "scanned", fileCount: names.length });
+  }
+  return { files, locations: reports };
+}
+
+/**
+ * The last component of a path.
+ *
+ * @example Usage
+ * ```ts
+ * import { baseName } from "./search_paths.ts";
+ * baseName("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"); // "lvp_icd.x86_64.json"
+ * ```
+ */
+export function baseName(path: string): string {
+  const trimmed = trimTrailingSlashes(path);
+  const slash = trimmed.lastIndexOf("/");
+  return slash < 0 ? trimmed : trimmed.slice(slash + 1);
+}
+
+/**
+ * The folder part of a path, without normalising it (`.` for a bare name).
+ *
+ * @example Usage
+ * ```ts
+ * import { dirName } from "./search_paths.ts";
+ * dirName("/usr/share/vulkan/icd.d/lvp.json"); // "/usr/share/vulkan/icd.d"
+ * ```
+ */
+export function dirName(path: string): string {
+  const slash = path.lastIndexOf("/");
+  if (slash < 0) return ".";
+  if (slash === 0) return "/";
+  return path.slice(0, slash);
+}
+
+/**
+ * Joins two path pieces with exactly one `/` between them, without
+ * normalising `.` or `..` (the C loader concatenates strings the same way).
+ *
+ * @example Usage
+ * ```ts
+ * import { joinPath } from "./search_paths.ts";
+ * joinPath("/etc/xdg/", "vulkan/icd.d"); // "/etc/xdg/vulkan/icd.d"
+ * ```
+ */
+export function joinPath(base: string, rest: string): string {
+  if (base === "") return rest;
+  return (base.endsWith("/") ? base : base + "/") + rest.replace(/^\/+/, "");
+}
+
+function folderFailure(location: SearchLocation, error: unknown): LocationReport {
+  if (error instanceof Deno.errors.NotFound) return { location, status: "missing", fileCount: 0 };
+  if (error instanceof Deno.errors.NotADirectory) return { location, status: "not a folder", fileCount: 0 };
+  const detail = error instanceof Error ? error.message : String(error);
+  return { location, status: "unreadable", fileCount: 0, detail };
+}
+
+function trimTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 1 && path[end - 1] === "/") end--;
+  return path.slice(0, end);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
