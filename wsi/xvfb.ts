@@ -1,0 +1,77 @@
+/**
+ * Starts a private Xvfb server on a free display number for tests and
+ * examples that need an X11 window on a machine without one.
+ *
+ * @module
+ */
+
+/** What {@linkcode startXvfb} accepts. */
+export interface XvfbOptions {
+  /** Screen width; 640 when left out. */
+  width?: number;
+  /** Screen height; 480 when left out. */
+  height?: number;
+  /** Path of the Xvfb binary; `Xvfb` from `PATH` when left out. */
+  binary?: string;
+}
+
+/** A running Xvfb: `display` is its name (`":3"`); dispose it to kill the server. */
+export interface Xvfb extends AsyncDisposable {
+  /** The display name to give `XOpenDisplay` / `xcb_connect` or put in `DISPLAY`. */
+  readonly display: string;
+  /** Kills the server and waits for it to exit. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `Xvfb -displayfd 1 -screen 0 WxHx24`: the server picks a free display
+ * number itself and writes it to the pipe once it accepts connections, so two
+ * test runs never race for the same number.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { startXvfb } from "./wsi/xvfb.ts";
+ * await using x = await startXvfb();
+ * console.log(x.display); // ":1"
+ * ```
+ * @throws {Error} If Xvfb cannot be started or exits before reporting a display.
+ */
+export async function startXvfb(options: XvfbOptions = {}): Promise<Xvfb> {
+  const { width = 640, height = 480, binary = "Xvfb" } = options;
+  const child = new Deno.Command(binary, {
+    args: ["-displayfd", "1", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"],
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const number = text.trim();
+  if (!/^\d+$/.test(number)) {
+    await child.status;
+    await reader.cancel();
+    throw new Error(
+      `Cannot start "${binary}": it reported no display (${(await stderr).trim().slice(-300)})`,
+    );
+  }
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // Already exited.
+    }
+    await child.status;
+    await reader.cancel();
+    await stderr;
+  };
+  return { display: `:${number}`, stop, [Symbol.asyncDispose]: stop };
+}
