@@ -1,0 +1,301 @@
+/**
+ * Emits the dispatch stubs as a tiny ELF64 shared object, with no compiler.
+ *
+ * Stub N reads the table pointer from the first word of its first argument
+ * (the dispatchable handle) and jumps to slot N of that table, leaving every
+ * argument register untouched:
+ *
+ * - x86-64: `mov rax,[rdi]; jmp [rax+8*N]` (clobbers rax only)
+ * - aarch64: `ldr x16,[x0]; ldr x16,[x16,#8N]; br x16` (x16 is the
+ *   intra-procedure-call scratch register); for N > 4095 the offset goes
+ *   through x17: `movz x17,#N; ldr x16,[x16,x17,lsl #3]`.
+ *
+ * What glibc needs (verified on glibc 2.36): a read+execute `PT_LOAD` with
+ * headers, hash, dynsym, dynstr and code; a separate writable `PT_LOAD` for
+ * `.dynamic` (the dynamic linker relocates its entries in place);
+ * `PT_DYNAMIC`; `PT_GNU_STACK` (else the stack turns executable, or newer
+ * glibc refuses the object); `DT_HASH`, `DT_SYMTAB`, `DT_STRTAB`,
+ * `DT_STRSZ`; symbols in a real section (not `SHN_ABS`). Section headers are
+ * only for tools such as `readelf -Ws`, and are emitted for them.
+ *
+ * @module
+ */
+
+/** The architectures stubs can be emitted for. */
+export type StubArch = "x86_64" | "aarch64";
+
+/** Bytes per stub: stub N starts at the text section's start plus `N * STUB_SIZE`. */
+export const STUB_SIZE = 16;
+
+const EM_X86_64 = 62;
+const EM_AARCH64 = 183;
+const PT_LOAD = 1;
+const PT_DYNAMIC = 2;
+const PT_GNU_STACK = 0x6474e551;
+const PF_X = 1, PF_W = 2, PF_R = 4;
+const SHT_PROGBITS = 1, SHT_STRTAB = 3, SHT_HASH = 5, SHT_DYNAMIC = 6, SHT_DYNSYM = 11;
+const SHF_WRITE = 1, SHF_ALLOC = 2, SHF_EXECINSTR = 4;
+const DT_NULL = 0, DT_HASH = 4, DT_STRTAB = 5, DT_SYMTAB = 6, DT_STRSZ = 10, DT_SYMENT = 11;
+const STB_GLOBAL = 1, STT_FUNC = 2;
+const EHDR_SIZE = 64, PHDR_SIZE = 56, SHDR_SIZE = 64, SYM_SIZE = 24, DYN_SIZE = 16;
+
+/** Section header indices, in emission order. */
+const SEC = { hash: 1, dynsym: 2, dynstr: 3, text: 4, dynamic: 5, shstrtab: 6 } as const;
+
+function alignUp(n: number, a: number): number {
+  return Math.ceil(n / a) * a;
+}
+
+/**
+ * The SysV ELF symbol hash (`DT_HASH`).
+ *
+ * @example Usage
+ * ```ts
+ * import { elfHash } from "./elf.ts";
+ * console.log(elfHash("printf").toString(16)); // "77905a6"
+ * ```
+ */
+export function elfHash(name: string | Uint8Array): number {
+  let h = 0;
+  for (const c of typeof name === "string" ? new TextEncoder().encode(name) : name) {
+    h = ((h << 4) + c) >>> 0;
+    const g = h & 0xf0000000;
+    if (g !== 0) h ^= g >>> 24;
+    h = (h & ~g) >>> 0;
+  }
+  return h;
+}
+
+/**
+ * The machine code of stub `index`, padded to {@linkcode STUB_SIZE} bytes.
+ *
+ * @example x86-64
+ * ```ts
+ * import { stubCode } from "./elf.ts";
+ * // mov rax,[rdi]; jmp [rax+0x18]; int3 padding
+ * console.log(stubCode(3, "x86_64").subarray(0, 9)); // 48 8b 07 ff a0 18 00 00 00
+ * ```
+ * @throws {RangeError} If `index` cannot be encoded.
+ */
+export function stubCode(index: number, arch: StubArch): Uint8Array {
+  if (!Number.isInteger(index) || index < 0) throw new RangeError(`Invalid stub index "${index}"`);
+  const out = new Uint8Array(STUB_SIZE);
+  const dv = new DataView(out.buffer);
+  if (arch === "x86_64") {
+    if (index * 8 > 0x7fffffff) throw new RangeError(`Stub index "${index}" is too large for x86-64`);
+    out.fill(0xcc); // int3: never reached, traps if it is
+    out.set([0x48, 0x8b, 0x07, 0xff, 0xa0]); // mov rax,[rdi]; jmp [rax+disp32]
+    dv.setInt32(5, index * 8, true);
+  } else {
+    if (index > 0xffff) throw new RangeError(`Stub index "${index}" is too large for aarch64`);
+    const words = index <= 4095
+      ? [
+        0xf9400010, // ldr x16, [x0]
+        (0xf9400210 | (index << 10)) >>> 0, // ldr x16, [x16, #8*index]
+        0xd61f0200, // br x16
+        0xd4200000, // brk #0: padding, never reached
+      ]
+      : [
+        0xf9400010, // ldr x16, [x0]
+        (0xd2800011 | (index << 5)) >>> 0, // movz x17, #index
+        0xf8717a10, // ldr x16, [x16, x17, lsl #3]
+        0xd61f0200, // br x16
+      ];
+    words.forEach((w, i) => dv.setUint32(i * 4, w, true));
+  }
+  return out;
+}
+
+/**
+ * Layout facts of an emitted stub object, for callers that compute addresses
+ * from the load base.
+ */
+export interface StubObject {
+  /** The ELF file. */
+  readonly bytes: Uint8Array;
+  /** Virtual address (from the load base) of stub 0; stub N is at `textAddress + N * STUB_SIZE`. */
+  readonly textAddress: number;
+}
+
+/**
+ * Emits an ELF64 `ET_DYN` object exporting one stub per name: stub N (named
+ * `names[N]`) jumps to slot N of the table its first argument points to.
+ *
+ * @example Usage
+ * ```ts
+ * import { emitStubObject } from "./elf.ts";
+ * const { bytes } = emitStubObject(["vkGetDeviceQueue", "vkQueueSubmit"], "x86_64");
+ * console.log(bytes.subarray(0, 4)); // 7f 45 4c 46 ("\x7fELF")
+ * ```
+ * @throws {TypeError} If a name is empty, repeated, or contains NUL.
+ */
+export function emitStubObject(names: readonly string[], arch: StubArch): StubObject {
+  const enc = new TextEncoder();
+  const page = arch === "aarch64" ? 0x10000 : 0x1000;
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (n.length === 0 || n.includes("\0")) throw new TypeError(`Invalid stub name "${n}"`);
+    if (seen.has(n)) throw new TypeError(`Duplicate stub name "${n}"`);
+    seen.add(n);
+  }
+
+  // .dynstr: "\0" then every name
+  const nameOffsets: number[] = [];
+  const encoded = names.map((n) => enc.encode(n));
+  let strSize = 1;
+  for (const b of encoded) {
+    nameOffsets.push(strSize);
+    strSize += b.length + 1;
+  }
+
+  const nsyms = names.length + 1; // symbol 0 is the undefined symbol
+  const nbucket = Math.max(1, Math.ceil(names.length / 2)) | 1;
+  const phnum = 4;
+  const hashOff = EHDR_SIZE + phnum * PHDR_SIZE;
+  const hashSize = 4 * (2 + nbucket + nsyms);
+  const dynsymOff = alignUp(hashOff + hashSize, 8);
+  const dynstrOff = dynsymOff + nsyms * SYM_SIZE;
+  const textOff = alignUp(dynstrOff + strSize, 16);
+  const textSize = names.length * STUB_SIZE;
+  const rxEnd = textOff + textSize;
+  const dynOff = alignUp(rxEnd, 8);
+  // Same offset within a page as in the file, but on a page of its own.
+  const dynAddr = alignUp(dynOff, page) + (dynOff % page);
+  const dynEntries: [number, number][] = [
+    [DT_HASH, hashOff],
+    [DT_STRTAB, dynstrOff],
+    [DT_SYMTAB, dynsymOff],
+    [DT_STRSZ, strSize],
+    [DT_SYMENT, SYM_SIZE],
+    [DT_NULL, 0],
+  ];
+  const dynSize = dynEntries.length * DYN_SIZE;
+  const shstr = ["", ".hash", ".dynsym", ".dynstr", ".text", ".dynamic", ".shstrtab"];
+  const shstrOffsets: number[] = [];
+  let shstrSize = 0;
+  for (const s of shstr) {
+    shstrOffsets.push(shstrSize);
+    shstrSize += enc.encode(s).length + 1;
+  }
+  const shstrOff = dynOff + dynSize;
+  const shOff = alignUp(shstrOff + shstrSize, 8);
+  const shnum = shstr.length;
+  const total = shOff + shnum * SHDR_SIZE;
+
+  const out = new Uint8Array(total);
+  const dv = new DataView(out.buffer);
+  const u16 = (o: number, v: number) => dv.setUint16(o, v, true);
+  const u32 = (o: number, v: number) => dv.setUint32(o, v, true);
+  const u64 = (o: number, v: number) => dv.setBigUint64(o, BigInt(v), true);
+
+  // ELF header
+  out.set([0x7f, 0x45, 0x4c, 0x46, 2, /* ELFCLASS64 */ 1, /* little endian */ 1, /* EV_CURRENT */ 0]);
+  u16(16, 3); // ET_DYN
+  u16(18, arch === "aarch64" ? EM_AARCH64 : EM_X86_64);
+  u32(20, 1);
+  u64(24, 0); // e_entry
+  u64(32, EHDR_SIZE); // e_phoff
+  u64(40, shOff);
+  u32(48, 0); // e_flags
+  u16(52, EHDR_SIZE);
+  u16(54, PHDR_SIZE);
+  u16(56, phnum);
+  u16(58, SHDR_SIZE);
+  u16(60, shnum);
+  u16(62, SEC.shstrtab);
+
+  const phdr = (
+    i: number,
+    type: number,
+    flags: number,
+    off: number,
+    addr: number,
+    size: number,
+    align: number,
+  ) => {
+    const o = EHDR_SIZE + i * PHDR_SIZE;
+    u32(o, type);
+    u32(o + 4, flags);
+    u64(o + 8, off);
+    u64(o + 16, addr);
+    u64(o + 24, addr);
+    u64(o + 32, size);
+    u64(o + 40, size);
+    u64(o + 48, align);
+  };
+  phdr(0, PT_LOAD, PF_R | PF_X, 0, 0, rxEnd, page);
+  phdr(1, PT_LOAD, PF_R | PF_W, dynOff, dynAddr, dynSize, page);
+  phdr(2, PT_DYNAMIC, PF_R | PF_W, dynOff, dynAddr, dynSize, 8);
+  phdr(3, PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 16);
+
+  // .hash
+  u32(hashOff, nbucket);
+  u32(hashOff + 4, nsyms);
+  const bucketOff = hashOff + 8;
+  const chainOff = bucketOff + 4 * nbucket;
+  names.forEach((_, i) => {
+    const sym = i + 1;
+    const b = elfHash(encoded[i]!) % nbucket;
+    // Prepend to the bucket's chain.
+    u32(chainOff + 4 * sym, dv.getUint32(bucketOff + 4 * b, true));
+    u32(bucketOff + 4 * b, sym);
+  });
+
+  // .dynsym
+  names.forEach((_, i) => {
+    const o = dynsymOff + (i + 1) * SYM_SIZE;
+    u32(o, nameOffsets[i]!);
+    out[o + 4] = (STB_GLOBAL << 4) | STT_FUNC;
+    out[o + 5] = 0; // STV_DEFAULT
+    u16(o + 6, SEC.text);
+    u64(o + 8, textOff + i * STUB_SIZE);
+    u64(o + 16, STUB_SIZE);
+  });
+
+  // .dynstr
+  encoded.forEach((b, i) => out.set(b, dynstrOff + nameOffsets[i]!));
+
+  // .text
+  names.forEach((_, i) => out.set(stubCode(i, arch), textOff + i * STUB_SIZE));
+
+  // .dynamic
+  dynEntries.forEach(([tag, val], i) => {
+    u64(dynOff + i * DYN_SIZE, tag);
+    u64(dynOff + i * DYN_SIZE + 8, val);
+  });
+
+  // .shstrtab and section headers
+  shstr.forEach((s, i) => out.set(enc.encode(s), shstrOff + shstrOffsets[i]!));
+  const shdr = (
+    i: number,
+    type: number,
+    flags: number,
+    addr: number,
+    off: number,
+    size: number,
+    link: number,
+    info: number,
+    align: number,
+    entsize: number,
+  ) => {
+    const o = shOff + i * SHDR_SIZE;
+    u32(o, shstrOffsets[i]!);
+    u32(o + 4, type);
+    u64(o + 8, flags);
+    u64(o + 16, addr);
+    u64(o + 24, off);
+    u64(o + 32, size);
+    u32(o + 40, link);
+    u32(o + 44, info);
+    u64(o + 48, align);
+    u64(o + 56, entsize);
+  };
+  shdr(SEC.hash, SHT_HASH, SHF_ALLOC, hashOff, hashOff, hashSize, SEC.dynsym, 0, 8, 4);
+  shdr(SEC.dynsym, SHT_DYNSYM, SHF_ALLOC, dynsymOff, dynsymOff, nsyms * SYM_SIZE, SEC.dynstr, 1, 8, SYM_SIZE);
+  shdr(SEC.dynstr, SHT_STRTAB, SHF_ALLOC, dynstrOff, dynstrOff, strSize, 0, 0, 1, 0);
+  shdr(SEC.text, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, textOff, textOff, textSize, 0, 0, 16, 0);
+  shdr(SEC.dynamic, SHT_DYNAMIC, SHF_ALLOC | SHF_WRITE, dynAddr, dynOff, dynSize, SEC.dynstr, 0, 8, DYN_SIZE);
+  shdr(SEC.shstrtab, SHT_STRTAB, 0, 0, shstrOff, shstrSize, 0, 0, 1, 0);
+
+  return { bytes: out, textAddress: textOff };
+}

@@ -1,0 +1,162 @@
+/**
+ * Shared libraries opened with libc's `dlopen`, with symbols looked up on
+ * demand, and cold-path calls through C function pointers.
+ *
+ * Symbols found here are called through `Deno.UnsafeFnPointer`, which is
+ * ~1.5 us per call: fine for negotiation and instance creation, never for a
+ * hot path (see `ffi/dispatch.ts`).
+ *
+ * @module
+ */
+
+import { cstringBuffer, lastDlError, libcSymbols, RTLD_LOCAL, RTLD_NOW } from "./libc.ts";
+
+/**
+ * A shared library opened with `dlopen(path, RTLD_NOW | RTLD_LOCAL)`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Library } from "./library.ts";
+ * using libm = Library.open("libm.so.6");
+ * const cos = libm.fn("cos", { parameters: ["f64"], result: "f64" });
+ * console.log(cos?.call(0)); // 1
+ * ```
+ */
+export class Library implements Disposable {
+  static #live = 0;
+  #handle: Deno.PointerValue;
+  #path: string;
+  #fns = new Map<string, Deno.UnsafeFnPointer<Deno.ForeignFunction>>();
+
+  private constructor(path: string, handle: Deno.PointerObject) {
+    this.#path = path;
+    this.#handle = handle;
+    Library.#live++;
+  }
+
+  /**
+   * Opens a library: a path, or a bare name the dynamic linker searches for.
+   *
+   * @example Usage
+   * ```ts
+   * import { Library } from "./library.ts";
+   * const lib = Library.open("libm.so.6");
+   * lib.close();
+   * ```
+   * @throws {Error} `Cannot load library "<path>": <dlerror text>` when dlopen fails.
+   */
+  static open(path: string): Library {
+    const libc = libcSymbols();
+    const handle = libc.dlopen(cstringBuffer(path), RTLD_NOW | RTLD_LOCAL);
+    if (handle === null) {
+      throw new Error(`Cannot load library "${path}": ${lastDlError() || "unknown dlopen error"}`);
+    }
+    return new Library(path, handle);
+  }
+
+  /** How many libraries are open through this class. */
+  static get liveCount(): number {
+    return Library.#live;
+  }
+
+  /** The path or name the library was opened with. */
+  get path(): string {
+    return this.#path;
+  }
+
+  /** True once {@linkcode Library.close} ran. */
+  get closed(): boolean {
+    return this.#handle === null;
+  }
+
+  /** The raw `dlopen` handle, for code that must pass it on to C. */
+  get unsafeHandle(): Deno.PointerValue {
+    return this.#handle;
+  }
+
+  /**
+   * The address of a symbol, or `null` when the library has none by that name.
+   *
+   * @example Usage
+   * ```ts
+   * import { Library } from "./library.ts";
+   * using libm = Library.open("libm.so.6");
+   * console.log(libm.symbolAddress("no_such_symbol")); // null
+   * ```
+   * @throws {TypeError} If the library was closed.
+   */
+  symbolAddress(name: string): Deno.PointerValue {
+    if (this.#handle === null) {
+      throw new TypeError(`Cannot look up "${name}": library "${this.#path}" is closed`);
+    }
+    return libcSymbols().dlsym(this.#handle, cstringBuffer(name));
+  }
+
+  /**
+   * A callable for a symbol (slow: `UnsafeFnPointer`), or `null` when missing.
+   * The same object is returned for the same name.
+   *
+   * @example Usage
+   * ```ts
+   * import { Library } from "./library.ts";
+   * using libc = Library.open("libc.so.6");
+   * const getpid = libc.fn("getpid", { parameters: [], result: "i32" });
+   * console.log(getpid?.call() === Deno.pid);
+   * ```
+   */
+  fn<const T extends Deno.ForeignFunction>(
+    name: string,
+    def: T,
+  ): Deno.UnsafeFnPointer<T> | null {
+    const cached = this.#fns.get(name);
+    if (cached) return cached as unknown as Deno.UnsafeFnPointer<T>;
+    const ptr = this.symbolAddress(name);
+    if (ptr === null) return null;
+    const fn = new Deno.UnsafeFnPointer(ptr as Deno.PointerObject<never>, def);
+    this.#fns.set(name, fn as unknown as Deno.UnsafeFnPointer<Deno.ForeignFunction>);
+    return fn;
+  }
+
+  /**
+   * Closes the library (`dlclose`). Nothing may call into it afterwards:
+   * close only once every table pointing into it is dead.
+   *
+   * @example Usage
+   * ```ts
+   * import { Library } from "./library.ts";
+   * Library.open("libm.so.6").close();
+   * ```
+   */
+  close(): void {
+    if (this.#handle === null) return;
+    libcSymbols().dlclose(this.#handle);
+    this.#handle = null;
+    this.#fns.clear();
+    Library.#live--;
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+/**
+ * A callable for any C function pointer (slow: `UnsafeFnPointer`, for cold
+ * calls such as `vkGetInstanceProcAddr` results during negotiation).
+ *
+ * @example Usage
+ * ```ts
+ * import { fnFromPointer, Library } from "./library.ts";
+ * using libc = Library.open("libc.so.6");
+ * const getpid = fnFromPointer(libc.symbolAddress("getpid"), { parameters: [], result: "i32" });
+ * console.log(getpid.call() === Deno.pid);
+ * ```
+ * @throws {TypeError} If `ptr` is null.
+ */
+export function fnFromPointer<const T extends Deno.ForeignFunction>(
+  ptr: Deno.PointerValue,
+  def: T,
+): Deno.UnsafeFnPointer<T> {
+  if (ptr === null) throw new TypeError("Cannot call a null function pointer");
+  return new Deno.UnsafeFnPointer(ptr as Deno.PointerObject<never>, def);
+}

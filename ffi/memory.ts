@@ -1,0 +1,365 @@
+/**
+ * Native memory that TypeScript hands to C: arenas, C strings, pointer arrays
+ * and raw reads and writes at addresses.
+ *
+ * `Deno.UnsafePointer.of` does not keep its buffer alive: holding only an
+ * address lets the garbage collector free the memory while C still reads it.
+ * An {@linkcode Arena} therefore keeps every buffer it gave out strongly
+ * referenced until it is disposed.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Owns native memory handed to C. Every buffer stays referenced (and so at a
+ * stable, valid address) until {@linkcode Arena.dispose} is called.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, readCString } from "./memory.ts";
+ * using arena = new Arena();
+ * const name = arena.cstring("VK_LAYER_KHRONOS_validation");
+ * console.log(readCString(name)); // "VK_LAYER_KHRONOS_validation"
+ * ```
+ */
+export class Arena implements Disposable {
+  static #live = 0;
+  #buffers: Uint8Array[] = [];
+  #disposed = false;
+
+  constructor() {
+    Arena.#live++;
+  }
+
+  /** How many arenas are alive (created and not yet disposed): leak tests expect it back at its start value. */
+  static get liveCount(): number {
+    return Arena.#live;
+  }
+
+  /** Bytes handed out so far, including alignment padding. */
+  get byteLength(): number {
+    let n = 0;
+    for (const b of this.#buffers) n += b.buffer.byteLength;
+    return n;
+  }
+
+  /** True once {@linkcode Arena.dispose} ran. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /**
+   * Allocates `size` zeroed bytes whose address is a multiple of `align`.
+   *
+   * @example Allocate a struct
+   * ```ts
+   * import { Arena } from "./memory.ts";
+   * using arena = new Arena();
+   * const info = arena.alloc(64);
+   * new DataView(info.buffer, info.byteOffset).setUint32(0, 1, true);
+   * ```
+   * @throws {RangeError} If `align` is not a power of two or `size` is negative.
+   */
+  alloc(size: number, align = 8): Uint8Array {
+    this.#checkLive();
+    if (!Number.isInteger(size) || size < 0) throw new RangeError(`Invalid allocation size "${size}"`);
+    if (!Number.isInteger(align) || align <= 0 || (align & (align - 1)) !== 0) {
+      throw new RangeError(`Invalid alignment "${align}": must be a power of two`);
+    }
+    // Zero-length buffers have no address, and C may still be given the pointer.
+    const raw = new Uint8Array(Math.max(size, 1) + align - 1);
+    const base = Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw));
+    const skew = Number(BigInt(base) % BigInt(align));
+    const pad = skew === 0 ? 0 : align - skew;
+    this.#buffers.push(raw);
+    return raw.subarray(pad, pad + size);
+  }
+
+  /**
+   * The address of a buffer (normally one from {@linkcode Arena.alloc}).
+   *
+   * @example Usage
+   * ```ts
+   * import { Arena } from "./memory.ts";
+   * using arena = new Arena();
+   * const p = arena.pointer(arena.alloc(16));
+   * ```
+   * @throws {TypeError} If the buffer has no address (zero length).
+   */
+  pointer(buf: Uint8Array | ArrayBufferView): Deno.PointerObject {
+    const view = buf.byteLength === 0 ? new Uint8Array(buf.buffer, buf.byteOffset, 1) : buf;
+    const p = Deno.UnsafePointer.of(view as Uint8Array<ArrayBuffer>);
+    if (p === null) throw new TypeError("Cannot take the address of an empty buffer");
+    return p;
+  }
+
+  /**
+   * Copies `buf` into the arena and returns its address.
+   *
+   * @example Usage
+   * ```ts
+   * import { Arena } from "./memory.ts";
+   * using arena = new Arena();
+   * const p = arena.copy(new Uint32Array([1, 2, 3]));
+   * ```
+   */
+  copy(buf: ArrayBufferView, align = 8): Deno.PointerObject {
+    const dst = this.alloc(buf.byteLength, align);
+    dst.set(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+    return this.pointer(dst);
+  }
+
+  /**
+   * A NUL-terminated UTF-8 copy of `s` (a `const char*`).
+   *
+   * @example Usage
+   * ```ts
+   * import { Arena } from "./memory.ts";
+   * using arena = new Arena();
+   * const p = arena.cstring("vkCreateInstance");
+   * ```
+   * @throws {TypeError} If `s` contains a NUL character.
+   */
+  cstring(s: string): Deno.PointerObject {
+    if (s.includes("\0")) {
+      throw new TypeError(`Cannot pass "${s.replaceAll("\0", "\\0")}" as a C string: it contains NUL`);
+    }
+    const bytes = encoder.encode(s);
+    const buf = this.alloc(bytes.length + 1, 1);
+    buf.set(bytes);
+    return this.pointer(buf);
+  }
+
+  /**
+   * A `const char* const*` array of C strings; `null` for an empty list (as
+   * Vulkan accepts for a zero count).
+   *
+   * @example Usage
+   * ```ts
+   * import { Arena } from "./memory.ts";
+   * using arena = new Arena();
+   * const names = arena.cstringArray(["VK_KHR_surface", "VK_KHR_xcb_surface"]);
+   * ```
+   */
+  cstringArray(list: readonly string[]): Deno.PointerValue {
+    if (list.length === 0) return null;
+    return this.pointerArray(list.map((s) => this.cstring(s)));
+  }
+
+  /**
+   * An array of pointers (`void* const*`); `null` entries are written as 0.
+   *
+   * @example Usage
+   * ```ts
+   * import { Arena } from "./memory.ts";
+   * using arena = new Arena();
+   * const list = arena.pointerArray([arena.cstring("a"), null]);
+   * ```
+   */
+  pointerArray(list: readonly Deno.PointerValue[]): Deno.PointerObject {
+    const buf = this.alloc(list.length * 8, 8);
+    const words = new BigUint64Array(buf.buffer, buf.byteOffset, list.length);
+    list.forEach((p, i) => words[i] = BigInt(Deno.UnsafePointer.value(p)));
+    return this.pointer(buf);
+  }
+
+  /**
+   * Drops every buffer: C must not read them any more.
+   *
+   * @example Usage
+   * ```ts
+   * import { Arena } from "./memory.ts";
+   * const arena = new Arena();
+   * arena.cstring("x");
+   * arena.dispose();
+   * ```
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#buffers = [];
+    Arena.#live--;
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  #checkLive(): void {
+    if (this.#disposed) throw new TypeError("Cannot allocate from a disposed arena");
+  }
+}
+
+/**
+ * The numeric address of a pointer (0n for null).
+ *
+ * @example Usage
+ * ```ts
+ * import { address } from "./memory.ts";
+ * console.log(address(null)); // 0n
+ * ```
+ */
+export function address(ptr: Deno.PointerValue): bigint {
+  return BigInt(Deno.UnsafePointer.value(ptr));
+}
+
+/**
+ * The pointer at a numeric address (`null` for 0).
+ *
+ * @example Usage
+ * ```ts
+ * import { pointerFromAddress } from "./memory.ts";
+ * console.log(pointerFromAddress(0n)); // null
+ * ```
+ */
+export function pointerFromAddress(a: bigint | number): Deno.PointerValue {
+  return Deno.UnsafePointer.create(BigInt(a));
+}
+
+function nonNull(ptr: Deno.PointerValue, what: string): Deno.PointerObject {
+  if (ptr === null) throw new TypeError(`Cannot ${what} through a null pointer`);
+  return ptr;
+}
+
+/**
+ * Reads a NUL-terminated UTF-8 string, reading at most `maxBytes` bytes
+ * (for fixed-size char arrays such as `layerName[256]`). `null` reads as "".
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, readCString } from "./memory.ts";
+ * using arena = new Arena();
+ * console.log(readCString(arena.cstring("abc"), 2)); // "ab"
+ * ```
+ */
+export function readCString(ptr: Deno.PointerValue, maxBytes?: number): string {
+  if (ptr === null) return "";
+  if (maxBytes === undefined) return Deno.UnsafePointerView.getCString(ptr);
+  const bytes = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(ptr, maxBytes));
+  const end = bytes.indexOf(0);
+  return decoder.decode(end < 0 ? bytes : bytes.subarray(0, end));
+}
+
+/**
+ * A writable view of `length` native bytes at `ptr + offset`. The view does
+ * not own the memory: it must not outlive it.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, nativeBytes } from "./memory.ts";
+ * using arena = new Arena();
+ * const p = arena.pointer(arena.alloc(4));
+ * nativeBytes(p, 4)[0] = 7;
+ * ```
+ */
+export function nativeBytes(ptr: Deno.PointerValue, length: number, offset = 0): Uint8Array {
+  if (length === 0) return new Uint8Array(0);
+  return new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(nonNull(ptr, "access memory"), length, offset));
+}
+
+function view(ptr: Deno.PointerValue, offset: number, size: number): DataView {
+  return new DataView(Deno.UnsafePointerView.getArrayBuffer(nonNull(ptr, "access memory"), size, offset));
+}
+
+/**
+ * Reads the pointer stored at `ptr + offset`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, readPointer } from "./memory.ts";
+ * using arena = new Arena();
+ * const list = arena.pointerArray([null]);
+ * console.log(readPointer(list, 0)); // null
+ * ```
+ */
+export function readPointer(ptr: Deno.PointerValue, offset = 0): Deno.PointerValue {
+  return new Deno.UnsafePointerView(nonNull(ptr, "read a pointer")).getPointer(offset);
+}
+
+/**
+ * Writes a pointer at `ptr + offset`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, readPointer, writePointer } from "./memory.ts";
+ * using arena = new Arena();
+ * const slot = arena.pointer(arena.alloc(8));
+ * writePointer(slot, 0, slot);
+ * ```
+ */
+export function writePointer(ptr: Deno.PointerValue, offset: number, value: Deno.PointerValue): void {
+  view(ptr, offset, 8).setBigUint64(0, address(value), true);
+}
+
+/**
+ * Reads a `uint32_t` at `ptr + offset`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, readU32 } from "./memory.ts";
+ * using arena = new Arena();
+ * console.log(readU32(arena.copy(new Uint32Array([5])), 0)); // 5
+ * ```
+ */
+export function readU32(ptr: Deno.PointerValue, offset = 0): number {
+  return new Deno.UnsafePointerView(nonNull(ptr, "read")).getUint32(offset);
+}
+
+/**
+ * Writes a `uint32_t` at `ptr + offset`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, writeU32 } from "./memory.ts";
+ * using arena = new Arena();
+ * writeU32(arena.pointer(arena.alloc(4)), 0, 5);
+ * ```
+ */
+export function writeU32(ptr: Deno.PointerValue, offset: number, value: number): void {
+  view(ptr, offset, 4).setUint32(0, value, true);
+}
+
+/**
+ * Writes an `int32_t` at `ptr + offset` (a `VkResult`, for example).
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, writeI32 } from "./memory.ts";
+ * using arena = new Arena();
+ * writeI32(arena.pointer(arena.alloc(4)), 0, -7);
+ * ```
+ */
+export function writeI32(ptr: Deno.PointerValue, offset: number, value: number): void {
+  view(ptr, offset, 4).setInt32(0, value, true);
+}
+
+/**
+ * Reads a `uint64_t` at `ptr + offset`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, readU64 } from "./memory.ts";
+ * using arena = new Arena();
+ * console.log(readU64(arena.copy(new BigUint64Array([5n])), 0)); // 5n
+ * ```
+ */
+export function readU64(ptr: Deno.PointerValue, offset = 0): bigint {
+  return new Deno.UnsafePointerView(nonNull(ptr, "read")).getBigUint64(offset);
+}
+
+/**
+ * Writes a `uint64_t` at `ptr + offset`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena, writeU64 } from "./memory.ts";
+ * using arena = new Arena();
+ * writeU64(arena.pointer(arena.alloc(8)), 0, 5n);
+ * ```
+ */
+export function writeU64(ptr: Deno.PointerValue, offset: number, value: bigint): void {
+  view(ptr, offset, 8).setBigUint64(0, value, true);
+}
