@@ -1,0 +1,370 @@
+/**
+ * Struct helpers for calling Vulkan commands from TypeScript, driven by the generated layouts of
+ * `ffi/generated/structs.ts`:
+ *
+ * - {@linkcode writeStruct} writes a plain object as a C struct in an {@linkcode Arena}: `sType` filled in,
+ *   nested structs, strings, arrays and pNext chains allocated in the same arena, count members
+ *   (`enabledExtensionCount`) filled from the arrays they count;
+ * - {@linkcode allocStruct} allocates output structs with `sType` set, {@linkcode readStruct} reads them back
+ *   (char arrays as strings, fixed arrays as arrays, 64-bit integers as bigints, handles as pointers);
+ * - {@linkcode enumerate} runs the two-call enumeration idiom, {@linkcode check} turns a negative `VkResult`
+ *   into a {@linkcode VkError}, and {@linkcode makeApiVersion} / {@linkcode formatApiVersion} pack versions.
+ *
+ * Raw commands keep returning `VkResult` as in C; only these helpers throw.
+ *
+ * @module
+ */
+import { VkError } from "../chain/errors.ts";
+import { RESULT_NAMES } from "./generated/enums.ts";
+import { STRUCT_BY_STYPE } from "./generated/structs.ts";
+import { Arena } from "./memory.ts";
+import { findLayout, layoutOf } from "./_structs_layout.ts";
+import { readInto, type StructField, type StructValue } from "./_structs_read.ts";
+import { type ChainInput, type StructInput, StructWriter } from "./_structs_write.ts";
+
+export type { ChainInput, StructField, StructInput, StructValue };
+
+/** `VK_INCOMPLETE`: the array was too small; not an error, but the enumeration must be retried. */
+const VK_INCOMPLETE = 5;
+
+/**
+ * Writes `value` as the Vulkan struct `name` into `arena` and returns its address. Everything it points to
+ * (nested structs, strings, arrays, the pNext chain) is allocated in the same arena and stays valid until
+ * the arena is disposed.
+ *
+ * - `sType` is filled in from the registry unless given.
+ * - A pointer member accepts a `Deno.PointerValue`, or: a string (`const char*`), an array of strings
+ *   (`const char* const*`), an object or an array of objects (pointer to struct(s)), an array of numbers,
+ *   bigints or handles, or a typed array (copied).
+ * - A count member named by an array's `len` (`enabledExtensionCount`, `codeSize` in bytes) is filled
+ *   from the array when not given; two arrays sharing one count must agree.
+ * - `pNext` accepts a pointer, one object with a `type` naming its struct (which may carry its own
+ *   `pNext`), or a list of such objects, linked in order.
+ * - Unknown member names throw, so typos do not pass silently.
+ *
+ * @example Instance create info
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { makeApiVersion, readStruct, writeStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const info = writeStruct(arena, "VkInstanceCreateInfo", {
+ *   pApplicationInfo: { apiVersion: makeApiVersion(1, 3), pApplicationName: "demo" },
+ *   ppEnabledExtensionNames: ["VK_KHR_surface"],
+ * });
+ * console.log(readStruct("VkInstanceCreateInfo", info).enabledExtensionCount); // 1
+ * ```
+ * @throws {TypeError} If `name` is not a struct, a member is unknown, or a value has the wrong shape.
+ * @throws {RangeError} If a string or array does not fit its fixed-size member, or arrays sharing a
+ * count member differ in length.
+ */
+export function writeStruct(arena: Arena, name: string, value: StructInput = {}): Deno.PointerObject {
+  return new StructWriter(arena).array(name, [value]);
+}
+
+/**
+ * Writes an array of structs `name` (consecutive in memory) and returns the first one's address.
+ *
+ * @example Queue create infos
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { writeStructArray } from "./structs.ts";
+ * using arena = new Arena();
+ * const infos = writeStructArray(arena, "VkDeviceQueueCreateInfo", [
+ *   { queueFamilyIndex: 0, pQueuePriorities: [1] },
+ * ]);
+ * ```
+ * @throws {TypeError} As {@linkcode writeStruct}.
+ */
+export function writeStructArray(
+  arena: Arena,
+  name: string,
+  values: readonly StructInput[],
+): Deno.PointerObject {
+  return new StructWriter(arena).array(name, values);
+}
+
+/** Options of {@linkcode allocStruct}. */
+export interface AllocStructOptions {
+  /** How many consecutive structs (default 1), each with its sType set. */
+  count?: number;
+  /** A pNext chain to link into the (first) struct, as for {@linkcode writeStruct}. */
+  pNext?: ChainInput | readonly ChainInput[];
+}
+
+/**
+ * Allocates zeroed output struct(s) `name` in `arena` with `sType` prefilled, ready for a command to
+ * fill; read them back with {@linkcode readStruct}.
+ *
+ * @example Properties with a pNext chain
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { allocStruct, readStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
+ *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
+ * });
+ * console.log(readStruct("VkPhysicalDeviceProperties2", props).sType); // 1000059001
+ * ```
+ * @throws {TypeError} If `name` is not a struct.
+ */
+export function allocStruct(
+  arena: Arena,
+  name: string,
+  options: AllocStructOptions = {},
+): Deno.PointerObject {
+  const writer = new StructWriter(arena);
+  const count = options.count ?? 1;
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`Invalid struct count "${count}"`);
+  const pointer = writer.zeroed(name, count);
+  if (options.pNext !== undefined) {
+    const layout = layoutOf(name);
+    const pNext = layout.members.find((m) => m.name === "pNext");
+    if (!pNext) throw new TypeError(`Cannot link pNext of "${name}": it has no pNext member`);
+    const head = writer.chain(options.pNext, name);
+    new DataView(Deno.UnsafePointerView.getArrayBuffer(pointer, 8, pNext.offset))
+      .setBigUint64(0, BigInt(Deno.UnsafePointer.value(head)), true);
+  }
+  return pointer;
+}
+
+/**
+ * The size in bytes of struct `name` (its stride in arrays).
+ *
+ * @example Usage
+ * ```ts
+ * import { sizeOfStruct } from "./structs.ts";
+ * console.log(sizeOfStruct("VkExtent3D")); // 12
+ * ```
+ * @throws {TypeError} If `name` is not a struct.
+ */
+export function sizeOfStruct(name: string): number {
+  return layoutOf(name).size;
+}
+
+/** Options of {@linkcode readStruct}. */
+export interface ReadStructOptions {
+  /** Element index when `source` is an array of structs (default 0). */
+  index?: number;
+}
+
+/**
+ * Reads struct `name` at `source` (a pointer or a buffer holding it) into a plain object: char arrays as
+ * strings, fixed arrays as arrays, nested structs as objects, 64-bit integers as bigints, handles and
+ * pointers as `Deno.PointerValue` (not followed; see {@linkcode readChain} for pNext).
+ *
+ * @example Round trip
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { readStruct, writeStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const p = writeStruct(arena, "VkExtent2D", { width: 640, height: 480 });
+ * console.log(readStruct("VkExtent2D", p)); // { width: 640, height: 480 }
+ * ```
+ * @throws {TypeError} If `name` is not a struct or `source` is null.
+ */
+export function readStruct<T extends StructValue = StructValue>(
+  name: string,
+  source: Deno.PointerValue | Uint8Array,
+  options: ReadStructOptions = {},
+): T {
+  const layout = layoutOf(name);
+  const base = (options.index ?? 0) * layout.size;
+  let view: DataView;
+  if (source instanceof Uint8Array) {
+    if (source.byteLength < base + layout.size) {
+      throw new RangeError(`Cannot read "${name}": the buffer holds ${source.byteLength} bytes`);
+    }
+    view = new DataView(source.buffer, source.byteOffset, source.byteLength);
+  } else {
+    if (source === null) throw new TypeError(`Cannot read "${name}" through a null pointer`);
+    view = new DataView(Deno.UnsafePointerView.getArrayBuffer(source, base + layout.size));
+  }
+  return readInto(layout, view, base) as T;
+}
+
+/**
+ * Reads `count` consecutive structs `name` starting at `source`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { readStructArray, writeStructArray } from "./structs.ts";
+ * using arena = new Arena();
+ * const p = writeStructArray(arena, "VkExtent2D", [{ width: 1 }, { width: 2 }]);
+ * console.log(readStructArray("VkExtent2D", p, 2).map((e) => e.width)); // [1, 2]
+ * ```
+ * @throws {TypeError} If `name` is not a struct or `source` is null.
+ */
+export function readStructArray<T extends StructValue = StructValue>(
+  name: string,
+  source: Deno.PointerValue | Uint8Array,
+  count: number,
+): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < count; i++) out.push(readStruct<T>(name, source, { index: i }));
+  return out;
+}
+
+/**
+ * Reads the pNext chain hanging off the struct at `pointer` (any struct starting with sType and pNext):
+ * one object per link, with `type` naming the struct found from its sType. Links whose sType the registry
+ * does not know end the walk.
+ *
+ * @example Driver properties
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { allocStruct, readChain } from "./structs.ts";
+ * using arena = new Arena();
+ * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
+ *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
+ * });
+ * console.log(readChain(props)[0]?.type); // "VkPhysicalDeviceDriverProperties"
+ * ```
+ * @throws {TypeError} If `pointer` is null.
+ */
+export function readChain(pointer: Deno.PointerValue): (StructValue & { type: string })[] {
+  if (pointer === null) throw new TypeError("Cannot read a pNext chain through a null pointer");
+  const out: (StructValue & { type: string })[] = [];
+  let next = new Deno.UnsafePointerView(pointer).getPointer(8);
+  for (let guard = 0; next !== null && guard < 256; guard++) {
+    const sType = new Deno.UnsafePointerView(next).getUint32(0);
+    const type = Object.hasOwn(STRUCT_BY_STYPE, sType) ? STRUCT_BY_STYPE[sType] : undefined;
+    if (type === undefined || !findLayout(type)) break;
+    // No struct that extends a pNext chain has a member named "type" (checked against vk.xml).
+    out.push({ ...readStruct(type, next), type });
+    next = new Deno.UnsafePointerView(next).getPointer(8);
+  }
+  return out;
+}
+
+/**
+ * The name of a `VkResult` value (`"VK_ERROR_DEVICE_LOST"`), or `"VkResult(<n>)"` for an unknown one.
+ *
+ * @example Usage
+ * ```ts
+ * import { resultName } from "./structs.ts";
+ * console.log(resultName(-9)); // "VK_ERROR_INCOMPATIBLE_DRIVER"
+ * ```
+ */
+export function resultName(result: number): string {
+  return Object.hasOwn(RESULT_NAMES, result) ? RESULT_NAMES[result]! : `VkResult(${result})`;
+}
+
+/**
+ * Returns `result` when it is not an error (`VK_SUCCESS`, and positive codes such as `VK_INCOMPLETE` or
+ * `VK_SUBOPTIMAL_KHR`, which callers may need), and throws a {@linkcode VkError} naming `command`
+ * for a negative one.
+ *
+ * @example Usage
+ * ```ts
+ * import { check } from "./structs.ts";
+ * console.log(check(1000001003, "vkAcquireNextImageKHR")); // 1000001003 (VK_SUBOPTIMAL_KHR)
+ * try {
+ *   check(-9, "vkCreateInstance");
+ * } catch (e) {
+ *   console.log((e as Error).message); // "vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER"
+ * }
+ * ```
+ * @throws {VkError} If `result` is negative.
+ */
+export function check(result: number, command: string): number {
+  if (result < 0) throw new VkError(result, `${command} failed: ${resultName(result)}`);
+  return result;
+}
+
+/** A Vulkan command as a JavaScript function (what the loaders' command objects hold). */
+// deno-lint-ignore no-explicit-any
+export type CommandFunction = (...args: any[]) => unknown;
+
+/** Options of {@linkcode enumerate}. */
+export interface EnumerateOptions {
+  /** Output element struct (`"VkExtensionProperties"`); without it the outputs are handles. */
+  struct?: string;
+  /** Command name for error messages (default: the function's name). */
+  name?: string;
+}
+
+/**
+ * Runs the two-call enumeration idiom: calls `command(...args, pCount, null)`, allocates, calls
+ * `command(...args, pCount, pItems)`, and retries on `VK_INCOMPLETE`. Returns handles as pointers, or,
+ * with `options.struct`, the structs read back as objects (their sType prefilled before the call).
+ * Works with commands returning `VkResult` (checked) and with `void` ones.
+ *
+ * @example Physical devices and extensions
+ * ```ts ignore
+ * import { enumerate } from "./structs.ts";
+ * const devices = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
+ * const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
+ *   struct: "VkExtensionProperties",
+ * });
+ * ```
+ * @throws {VkError} If the command returns a negative `VkResult`.
+ */
+export function enumerate(command: CommandFunction, args: readonly unknown[]): Deno.PointerValue[];
+export function enumerate<T extends StructValue = StructValue>(
+  command: CommandFunction,
+  args: readonly unknown[],
+  options: EnumerateOptions & { struct: string },
+): T[];
+export function enumerate(
+  command: CommandFunction,
+  args: readonly unknown[],
+  options: EnumerateOptions = {},
+): (Deno.PointerValue | StructValue)[] {
+  const name = options.name ?? (command.name.startsWith("vk") ? command.name : "enumeration");
+  const count = new Uint32Array(1);
+  const pCount = Deno.UnsafePointer.of(count);
+  const stride = options.struct === undefined ? 8 : layoutOf(options.struct).size;
+  for (let attempt = 0; attempt < 16; attempt++) {
+    const first = command(...args, pCount, null);
+    if (typeof first === "number") check(first, name);
+    const n = count[0]!;
+    if (n === 0) return [];
+    using arena = new Arena();
+    const items = options.struct === undefined
+      ? arena.pointer(arena.alloc(8 * n))
+      : new StructWriter(arena).zeroed(options.struct, n);
+    const second = command(...args, pCount, items);
+    if (typeof second === "number" && check(second, name) === VK_INCOMPLETE) continue;
+    const got = Math.min(count[0]!, n);
+    const bytes = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(items, stride * n));
+    if (options.struct === undefined) {
+      const words = new BigUint64Array(bytes.slice(0, 8 * got).buffer);
+      return Array.from(words, (w) => Deno.UnsafePointer.create(w));
+    }
+    return readStructArray(options.struct, bytes.slice(), got);
+  }
+  throw new VkError(VK_INCOMPLETE, `${name} kept returning VK_INCOMPLETE`);
+}
+
+/**
+ * Packs a Vulkan API version (`VK_MAKE_API_VERSION(variant, major, minor, patch)`), taking the
+ * components in reading order: `makeApiVersion(1, 3)` is Vulkan 1.3.0.
+ *
+ * @example Usage
+ * ```ts
+ * import { makeApiVersion } from "./structs.ts";
+ * console.log(makeApiVersion(1, 3, 0).toString(16)); // "403000"
+ * ```
+ * @throws {RangeError} If a component is out of its bit range.
+ */
+export function makeApiVersion(major: number, minor: number, patch = 0, variant = 0): number {
+  const fits = (v: number, bits: number) => Number.isInteger(v) && v >= 0 && v < 2 ** bits;
+  if (!fits(variant, 3) || !fits(major, 7) || !fits(minor, 10) || !fits(patch, 12)) {
+    throw new RangeError(`Invalid API version "${variant}.${major}.${minor}.${patch}"`);
+  }
+  return ((variant << 29) | (major << 22) | (minor << 12) | patch) >>> 0;
+}
+
+/**
+ * Formats a packed API version as `"major.minor.patch"` (the variant is dropped, as vulkaninfo does).
+ *
+ * @example Usage
+ * ```ts
+ * import { formatApiVersion } from "./structs.ts";
+ * console.log(formatApiVersion(4206847)); // "1.3.255"
+ * ```
+ */
+export function formatApiVersion(version: number): string {
+  return `${(version >>> 22) & 0x7f}.${(version >>> 12) & 0x3ff}.${version & 0xfff}`;
+}
