@@ -9,14 +9,15 @@ import { buildTestLibrary } from "./c/build.ts";
 import { DispatchStubs, DispatchTable, nativeStubArch } from "../ffi/dispatch.ts";
 import { emitStubObject, STUB_SIZE, stubCode } from "../ffi/elf.ts";
 import { Library } from "../ffi/library.ts";
+import { COMMANDS } from "../ffi/generated/commands.ts";
 import { address, Arena, readCString, readPointer, readU64 } from "../ffi/memory.ts";
 
 /**
- * Signatures as the generator maps them (ffi/generated/commands.ts: handles
- * and pointers "pointer", enums and flags "u32", VkDeviceSize "u64", float
- * "f32", VkResult "i32").
+ * The signatures the generator must produce (handles and pointers "pointer",
+ * enums and flags "u32", VkDeviceSize "u64", float "f32", VkResult "i32"):
+ * the tests bind the generated ones and first check they match these.
  */
-const SIGNATURES = {
+const EXPECTED = {
   vkGetDeviceQueue: { parameters: ["pointer", "u32", "u32", "pointer"], result: "void" },
   vkCmdSetLineWidth: { parameters: ["pointer", "f32"], result: "void" },
   vkCmdSetBlendConstants: { parameters: ["pointer", "pointer"], result: "void" },
@@ -32,11 +33,14 @@ const SIGNATURES = {
   vkCmdFillBuffer: { parameters: ["pointer", "pointer", "u64", "u64", "u32"], result: "void" },
   vkWaitForFences: { parameters: ["pointer", "u32", "pointer", "u32", "u64"], result: "i32" },
   vkGetBufferDeviceAddress: { parameters: ["pointer", "pointer"], result: "u64" },
-  vkGetDeviceProcAddr: { parameters: ["pointer", "buffer"], result: "pointer" },
+  vkGetDeviceProcAddr: { parameters: ["pointer", "pointer"], result: "pointer" },
 } as const satisfies Record<string, Deno.ForeignFunction>;
 
-type Name = keyof typeof SIGNATURES;
-const COMMAND_NAMES = Object.keys(SIGNATURES) as Name[];
+type Name = keyof typeof EXPECTED;
+const COMMAND_NAMES = Object.keys(EXPECTED) as Name[];
+const SIGNATURES = Object.fromEntries(
+  COMMAND_NAMES.map((name) => [name, COMMANDS.find((c) => c.name === name)!.ffi]),
+) as unknown as typeof EXPECTED; // same shapes: checked by the first test
 const UNKNOWN_NAMES = Array.from({ length: 256 }, (_, i) => `vkdeno_unknown_${i}`);
 const ALL_NAMES = [...COMMAND_NAMES, ...UNKNOWN_NAMES];
 
@@ -45,7 +49,6 @@ const lastCallFn = target.fn("stub_last_call", { parameters: [], result: "pointe
 const lastCall = () => readCString(lastCallFn.call());
 const hex = (p: Deno.PointerValue) => p === null ? "(nil)" : `0x${address(p).toString(16)}`;
 const fake = (a: bigint) => Deno.UnsafePointer.create(a);
-const cstr = (s: string) => new TextEncoder().encode(`${s}\0`);
 
 /** A loader-owned dispatchable object: its first word is the table address. */
 function makeHandle(arena: Arena, table: DispatchTable): Deno.PointerObject {
@@ -59,6 +62,12 @@ function fillTable(table: DispatchTable): void {
 }
 
 const MODES = nativeStubArch() ? [true, false] : [false];
+
+Deno.test("generated signatures match the FFI classes these tests exercise", () => {
+  for (const name of COMMAND_NAMES) {
+    assert.deepEqual(SIGNATURES[name], EXPECTED[name], name);
+  }
+});
 
 for (const native of MODES) {
   const mode = native ? "native stubs" : "UnsafeFnPointer fallback";
@@ -109,10 +118,10 @@ for (const native of MODES) {
 
     const gdpa = bind("vkGetDeviceProcAddr");
     assert.equal(
-      address(gdpa(h, cstr("vkGetDeviceQueue"))),
+      address(gdpa(h, arena.cstring("vkGetDeviceQueue"))),
       address(target.symbolAddress("vkGetDeviceQueue")),
     );
-    assert.equal(gdpa(h, cstr("vkNoSuchCommand")), null);
+    assert.equal(gdpa(h, arena.cstring("vkNoSuchCommand")), null);
     assert.equal(lastCall(), `vkGetDeviceProcAddr(${hex(h)}, vkNoSuchCommand)`);
   });
 
