@@ -107,7 +107,7 @@ function member(structName: string, name: string): { offset: number; size: numbe
  *
  * @example Inspect a headless container
  * ```ts
- * import { SurfaceTable } from "./wsi/surface.ts";
+ * import { SurfaceTable } from "./surface.ts";
  * using table = new SurfaceTable(2);
  * const surface = table.createEmpty("headless");
  * console.log(surface.platform, surface.forDriver(1) === surface.handle); // "headless" true
@@ -185,7 +185,7 @@ export class SurfaceContainer {
  *
  * @example Create, look up, destroy
  * ```ts
- * import { SurfaceTable } from "./wsi/surface.ts";
+ * import { SurfaceTable } from "./surface.ts";
  * using table = new SurfaceTable(1);
  * const s = table.createEmpty("headless");
  * console.log(table.surfaceForDriver(s.handle, 0) === s.handle); // true

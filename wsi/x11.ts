@@ -147,7 +147,7 @@ export const XIMAGE_OFFSETS = {
  *
  * @example Open, read back, close
  * ```ts ignore
- * import { XlibWindow } from "./wsi/x11.ts";
+ * import { XlibWindow } from "./x11.ts";
  * using win = XlibWindow.open({ display: ":99", width: 64, height: 64, background: 0x336699 });
  * const image = win.readPixels();
  * console.log(image.rgba.slice(0, 4)); // Uint8Array [ 51, 102, 153, 255 ]
@@ -181,7 +181,7 @@ export class XlibWindow implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { XlibWindow } from "./wsi/x11.ts";
+   * import { XlibWindow } from "./x11.ts";
    * using win = XlibWindow.open({ width: 320, height: 240 });
    * ```
    * @throws {Error} If libX11 cannot be loaded or the display cannot be opened.
@@ -361,7 +361,7 @@ const XCB_CW_BACK_PIXEL = 2;
  *
  * @example Open, read back, close
  * ```ts ignore
- * import { XcbWindow } from "./wsi/x11.ts";
+ * import { XcbWindow } from "./x11.ts";
  * using win = XcbWindow.open({ display: ":99", width: 64, height: 64, background: 0x336699 });
  * console.log(win.readPixels().rgba.slice(0, 4)); // Uint8Array [ 51, 102, 153, 255 ]
  * ```
@@ -397,7 +397,7 @@ export class XcbWindow implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { XcbWindow } from "./wsi/x11.ts";
+   * import { XcbWindow } from "./x11.ts";
    * using win = XcbWindow.open({ width: 320, height: 240 });
    * ```
    * @throws {Error} If libxcb cannot be loaded or the connection fails.

@@ -30,7 +30,7 @@ export interface Xvfb extends AsyncDisposable {
  *
  * @example Usage
  * ```ts ignore
- * import { startXvfb } from "./wsi/xvfb.ts";
+ * import { startXvfb } from "./xvfb.ts";
  * await using x = await startXvfb();
  * console.log(x.display); // ":1"
  * ```
