@@ -1,4 +1,4 @@
-import { deepEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { matchesAnyFilter, matchesFilter, parseFilter, parseFilterList } from "../discovery/filter.ts";
 
 const NAME = "lvp_icd.x86_64.json";

@@ -1,4 +1,4 @@
-import { deepEqual as assertEquals, match as assertMatch } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match as assertMatch } from "node:assert/strict";
 import {
   formatVersion,
   parseManifestText,

@@ -1,4 +1,4 @@
-import { deepEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import {
   defaultSearchLocations,
   pathListLocations,

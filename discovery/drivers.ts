@@ -1,0 +1,452 @@
+/**
+ * Driver discovery: from an environment snapshot and the file system to the
+ * ordered list of driver manifests to load, with every file seen and why it
+ * was used or skipped. Pure data: no library is opened here.
+ *
+ * Order (first to last), LOADER_BEHAVIOUR D01-D09:
+ *
+ * 1. `VK_DRIVER_FILES` (or, when it is unset, the deprecated `VK_ICD_FILENAMES`):
+ *    when set, it replaces steps 2, 4 and 5.
+ * 2. `VK_ADD_DRIVER_FILES`.
+ * 3. Packages given to {@linkcode discoverDrivers} (`options.packages`), in order.
+ * 4. Packages in `VK_LOADER_DRIVER_PACKAGES` (vkdeno's own variable; see `packages.ts`).
+ * 5. The default search folders (`search_paths.ts`).
+ *
+ * Packages sit after the additions and before the system folders: like
+ * `VK_ADD_DRIVER_FILES` they are something the user or application asked for,
+ * so they come first, but an explicit `VK_DRIVER_FILES` still wins over the
+ * variable. Packages passed through the API are the application's own choice
+ * and are kept even with `VK_DRIVER_FILES` set or when elevated.
+ *
+ * Entries of the path variables are manifest files (ending in `.json`) or
+ * folders to scan. Under elevated privileges (`env.elevated`) every variable
+ * above, the filter variables and the home/XDG paths are ignored, as the C
+ * loader's `secure_getenv` makes them.
+ *
+ * Each file is then read and checked; a file reached twice (the same path,
+ * after folding `.`/`..`/`//`) is used once. `VK_LOADER_DRIVERS_SELECT` and
+ * `VK_LOADER_DRIVERS_DISABLE` filter by manifest file name; a driver that both
+ * lists match is kept.
+ *
+ * @example Discovering drivers
+ * ```ts
+ * import { discoverDrivers } from "./drivers.ts";
+ * const found = discoverDrivers({ vars: { VK_DRIVER_FILES: "/nonexistent.json" }, elevated: false });
+ * for (const c of found.candidates) console.log(c.manifestPath, c.status, c.reason ?? "");
+ * ```
+ *
+ * @module
+ */
+
+import { posix } from "node:path";
+import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
+import { matchesAnyFilter, type NameFilter, parseFilterList } from "./filter.ts";
+import { readManifestFile } from "./manifest_file.ts";
+import { type DriverManifest, parseDriverManifest } from "./driver_manifest.ts";
+import { type DriverPackage, readDriverPackage } from "./packages.ts";
+import {
+  baseName,
+  defaultSearchLocations,
+  type FoundManifestFile,
+  type LocationReport,
+  pathListLocations,
+  scanSearchLocations,
+  splitPathList,
+} from "./search_paths.ts";
+
+/**
+ * Where a candidate came from.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DriverOrigin } from "./drivers.ts";
+ * const origin: DriverOrigin = { source: "XDG_DATA_DIRS", location: "/usr/share/vulkan/icd.d", defaulted: true };
+ * ```
+ */
+export interface DriverOrigin {
+  /**
+   * The variable or rule: `VK_DRIVER_FILES`, `VK_ICD_FILENAMES`,
+   * `VK_ADD_DRIVER_FILES`, `XDG_CONFIG_HOME`, `XDG_CONFIG_DIRS`, `SYSCONFDIR`,
+   * `XDG_DATA_HOME`, `XDG_DATA_DIRS`, `VK_LOADER_DRIVER_PACKAGES`, or `api`
+   * for `options.packages`.
+   */
+  readonly source: string;
+  /** The folder scanned, the file entry, or the package folder. */
+  readonly location: string;
+  /** True when the variable was unset and its fallback folder was searched. */
+  readonly defaulted: boolean;
+  /** The package folder, for drivers from a package. */
+  readonly package?: string;
+}
+
+/**
+ * A driver to load, in discovery order.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DiscoveredDriver } from "./drivers.ts";
+ * function describe(d: DiscoveredDriver): string {
+ *   return `${d.fileName} -> ${d.libraryPath} (${d.origin.source})`;
+ * }
+ * ```
+ */
+export interface DiscoveredDriver extends DriverManifest {
+  /** Where its manifest came from. */
+  readonly origin: DriverOrigin;
+  /** The package it came from, when it did. */
+  readonly package?: DriverPackage;
+}
+
+/** Why a candidate was skipped. */
+export type DriverSkipKind =
+  | "file"
+  | "manifest"
+  | "package"
+  | "library_arch"
+  | "duplicate"
+  | "not_selected"
+  | "disabled";
+
+/**
+ * One file discovery looked at, and what came of it.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DriverCandidate } from "./drivers.ts";
+ * const skipped = (c: DriverCandidate) => c.status === "skipped" ? `${c.fileName}: ${c.reason}` : "";
+ * ```
+ */
+export interface DriverCandidate {
+  /** The manifest path (for a package whose metadata failed: the metadata path). */
+  readonly manifestPath: string;
+  /** Its last path component. */
+  readonly fileName: string;
+  /** Where it came from. */
+  readonly origin: DriverOrigin;
+  /** `used`: in `drivers`; `skipped`: see `skip` and `reason`. */
+  readonly status: "used" | "skipped";
+  /** The kind of skip. */
+  readonly skip?: DriverSkipKind;
+  /** Why it was skipped, as a clause naming the field or variable at fault. */
+  readonly reason?: string;
+  /** The fields that parsed (all of them for a valid manifest). */
+  readonly manifest?: Readonly<Partial<DriverManifest>>;
+  /** Accepted oddities (comments, newer format, ...). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * A log line for `chain/log.ts` to print under `VK_LOADER_DEBUG`.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DiscoveryMessage } from "./drivers.ts";
+ * const m: DiscoveryMessage = { level: "info", category: "driver", text: "Searching for driver manifest files" };
+ * ```
+ */
+export interface DiscoveryMessage {
+  /** Severity, as `VK_LOADER_DEBUG` names it. */
+  readonly level: "error" | "warn" | "info" | "debug";
+  /** The `VK_LOADER_DEBUG` category that also shows it. */
+  readonly category: "driver" | "layer" | "general";
+  /** The message. */
+  readonly text: string;
+}
+
+/**
+ * The result of {@linkcode discoverDrivers}.
+ *
+ * @example Usage
+ * ```ts
+ * import { discoverDrivers } from "./drivers.ts";
+ * const { drivers, candidates, messages, locations } = discoverDrivers({ vars: {}, elevated: false, root: "/nonexistent" });
+ * console.log(drivers.length, candidates.length, messages.length, locations.length);
+ * ```
+ */
+export interface DriverDiscovery {
+  /** The drivers to load, in order. */
+  readonly drivers: readonly DiscoveredDriver[];
+  /** Every file seen, in order, used or skipped. */
+  readonly candidates: readonly DriverCandidate[];
+  /** Log lines, in order. */
+  readonly messages: readonly DiscoveryMessage[];
+  /** Every location searched, in order, with what came of it. */
+  readonly locations: readonly LocationReport[];
+}
+
+/**
+ * Options for {@linkcode discoverDrivers}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DiscoverDriversOptions } from "./drivers.ts";
+ * const options: DiscoverDriversOptions = { packages: ["/opt/vulkan/example_driver"] };
+ * ```
+ */
+export interface DiscoverDriversOptions {
+  /** Driver package folders supplied by the application (see `packages.ts`). */
+  readonly packages?: readonly string[];
+  /** The running process's pointer size, checked against `library_arch`; 64 by default. */
+  readonly pointerBits?: 32 | 64;
+}
+
+/** The variables read by driver discovery. */
+export const DRIVER_VARIABLES = [
+  "VK_DRIVER_FILES",
+  "VK_ICD_FILENAMES",
+  "VK_ADD_DRIVER_FILES",
+  "VK_LOADER_DRIVER_PACKAGES",
+  "VK_LOADER_DRIVERS_SELECT",
+  "VK_LOADER_DRIVERS_DISABLE",
+] as const;
+
+type Entry =
+  | { readonly kind: "file"; readonly found: FoundManifestFile }
+  | { readonly kind: "package"; readonly folder: string; readonly source: string };
+
+/**
+ * Finds the drivers to load. Never throws: every problem with a file is a
+ * skipped candidate with a reason, and a message.
+ *
+ * @example Usage
+ * ```ts
+ * import { discoverDrivers } from "./drivers.ts";
+ * const env = { vars: { VK_LOADER_DRIVERS_SELECT: "*lvp*" }, elevated: false };
+ * console.log(discoverDrivers(env).drivers.map((d) => d.libraryPath));
+ * ```
+ */
+export function discoverDrivers(
+  env: EnvironmentSnapshot,
+  options: DiscoverDriversOptions = {},
+): DriverDiscovery {
+  const messages: DiscoveryMessage[] = [];
+  const log = (level: DiscoveryMessage["level"], text: string) =>
+    messages.push({ level, category: "driver", text });
+  const read = (name: string) => nonEmpty(secureGetenv(env, name));
+
+  if (env.elevated) {
+    for (const name of DRIVER_VARIABLES) {
+      if (nonEmpty(env.vars[name]) !== undefined) {
+        log("warn", `Ignoring env var '${name}': the process runs with elevated privileges`);
+      }
+    }
+  }
+  const override = read("VK_DRIVER_FILES") !== undefined
+    ? "VK_DRIVER_FILES"
+    : read("VK_ICD_FILENAMES") !== undefined
+    ? "VK_ICD_FILENAMES"
+    : undefined;
+  if (override === "VK_DRIVER_FILES" && read("VK_ICD_FILENAMES") !== undefined) {
+    log("warn", "Ignoring env var 'VK_ICD_FILENAMES' because 'VK_DRIVER_FILES' is set");
+  }
+  if (override !== undefined) {
+    for (const name of ["VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVER_PACKAGES"]) {
+      if (read(name) !== undefined) log("warn", `Ignoring env var '${name}' because '${override}' is set`);
+    }
+  }
+
+  const first = override !== undefined
+    ? pathListLocations(env, read(override), override)
+    : pathListLocations(env, read("VK_ADD_DRIVER_FILES"), "VK_ADD_DRIVER_FILES");
+  const firstScan = scanSearchLocations(first);
+  const packageEntries: Entry[] = [
+    ...(options.packages ?? []).map((folder): Entry => ({ kind: "package", folder, source: "api" })),
+    ...(override !== undefined
+      ? []
+      : splitPathList(read("VK_LOADER_DRIVER_PACKAGES")).map((folder): Entry => ({
+        kind: "package",
+        folder: resolve(env, folder),
+        source: "VK_LOADER_DRIVER_PACKAGES",
+      }))),
+  ];
+  const lastScan = override !== undefined
+    ? { files: [], locations: [] }
+    : scanSearchLocations(defaultSearchLocations(env, "driver"));
+  const locations = [...firstScan.locations, ...lastScan.locations];
+  const entries: Entry[] = [
+    ...firstScan.files.map((found): Entry => ({ kind: "file", found })),
+    ...packageEntries,
+    ...lastScan.files.map((found): Entry => ({ kind: "file", found })),
+  ];
+
+  log("info", "Searching for driver manifest files");
+  for (const report of locations) {
+    const detail = report.status === "scanned"
+      ? `${report.fileCount} manifest file(s)`
+      : report.status + (report.detail === undefined ? "" : `: ${report.detail}`);
+    log("debug", `   ${report.location.path} (${report.location.source}): ${detail}`);
+  }
+
+  const select = filterVariable(env, "VK_LOADER_DRIVERS_SELECT", log);
+  const disable = filterVariable(env, "VK_LOADER_DRIVERS_DISABLE", log);
+  const pointerBits = options.pointerBits ?? 64;
+  const candidates: DriverCandidate[] = [];
+  const drivers: DiscoveredDriver[] = [];
+  const seen = new Map<string, DriverOrigin>();
+
+  const skip = (
+    candidate: Omit<DriverCandidate, "status">,
+    level: DiscoveryMessage["level"],
+    text: string,
+  ) => {
+    candidates.push({ ...candidate, status: "skipped" });
+    log(level, text);
+  };
+
+  for (const entry of entries) {
+    let origin: DriverOrigin;
+    let manifestPath: string;
+    let pkg: DriverPackage | undefined;
+    const warnings: string[] = [];
+    if (entry.kind === "file") {
+      origin = {
+        source: entry.found.location.source,
+        location: entry.found.location.path,
+        defaulted: entry.found.location.defaulted,
+      };
+      manifestPath = entry.found.path;
+    } else {
+      origin = { source: entry.source, location: entry.folder, defaulted: false, package: entry.folder };
+      const result = readDriverPackage(entry.folder);
+      warnings.push(...result.warnings);
+      if (!result.ok) {
+        skip(
+          {
+            manifestPath: result.metadataPath,
+            fileName: baseName(result.metadataPath),
+            origin,
+            skip: "package",
+            reason: result.reason,
+            warnings,
+          },
+          "warn",
+          `Skipping driver package "${entry.folder}": ${result.reason}`,
+        );
+        continue;
+      }
+      pkg = result.package;
+      manifestPath = pkg.manifestPath;
+    }
+    const fileName = baseName(manifestPath);
+
+    const key = posix.normalize(manifestPath);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      const reason = `same file as the one found earlier through ${earlier.source} ("${earlier.location}")`;
+      skip(
+        { manifestPath, fileName, origin, skip: "duplicate", reason, warnings },
+        "info",
+        `Skipping driver manifest "${manifestPath}": ${reason}`,
+      );
+      continue;
+    }
+    seen.set(key, origin);
+
+    const file = readManifestFile(manifestPath);
+    warnings.push(...file.warnings);
+    if (!file.ok) {
+      skip(
+        { manifestPath, fileName, origin, skip: "file", reason: file.reason, warnings },
+        "warn",
+        `Skipping driver manifest "${manifestPath}": ${file.reason}`,
+      );
+      continue;
+    }
+    const parsed = parseDriverManifest(file.value, manifestPath);
+    warnings.push(...parsed.warnings);
+    for (const warning of warnings) log("warn", `Driver manifest "${manifestPath}": ${warning}`);
+    if (!parsed.ok) {
+      skip(
+        {
+          manifestPath,
+          fileName,
+          origin,
+          skip: "manifest",
+          reason: parsed.reason,
+          manifest: parsed.partial,
+          warnings,
+        },
+        "warn",
+        `Skipping driver manifest "${manifestPath}": ${parsed.reason}`,
+      );
+      continue;
+    }
+    let manifest: DriverManifest = parsed.manifest;
+    log("info", `Found ICD manifest file ${manifestPath}, version "${manifest.fileFormatVersion}"`);
+    if (pkg !== undefined) {
+      if (baseName(manifest.libraryPathField) !== baseName(pkg.filePath)) {
+        const warning = `manifest library_path "${manifest.libraryPathField}" differs from the package's ` +
+          `file_path "${pkg.filePath}"; loading file_path`;
+        warnings.push(warning);
+        log("warn", `Driver package "${pkg.folder}": ${warning}`);
+      }
+      manifest = { ...manifest, libraryPath: pkg.libraryPath, libraryPathKind: "absolute" };
+    }
+
+    if (manifest.libraryArch !== undefined && manifest.libraryArch !== String(pointerBits)) {
+      const reason =
+        `field "ICD.library_arch" is "${manifest.libraryArch}" but this process is ${pointerBits}-bit`;
+      skip(
+        { manifestPath, fileName, origin, skip: "library_arch", reason, manifest, warnings },
+        "info",
+        `Skipping driver manifest "${manifestPath}": ${reason}`,
+      );
+      continue;
+    }
+    const selected = select.length > 0 && matchesAnyFilter(select, fileName);
+    if (disable.length > 0 && matchesAnyFilter(disable, fileName) && !selected) {
+      skip(
+        {
+          manifestPath,
+          fileName,
+          origin,
+          skip: "disabled",
+          reason: "disabled by env var 'VK_LOADER_DRIVERS_DISABLE'",
+          manifest,
+          warnings,
+        },
+        "warn",
+        `Driver "${fileName}" ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE'`,
+      );
+      continue;
+    }
+    if (select.length > 0 && !selected) {
+      skip(
+        {
+          manifestPath,
+          fileName,
+          origin,
+          skip: "not_selected",
+          reason: "not selected by env var 'VK_LOADER_DRIVERS_SELECT'",
+          manifest,
+          warnings,
+        },
+        "warn",
+        `Driver "${fileName}" ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT'`,
+      );
+      continue;
+    }
+    candidates.push({ manifestPath, fileName, origin, status: "used", manifest, warnings });
+    drivers.push({ ...manifest, origin, ...(pkg === undefined ? {} : { package: pkg }) });
+  }
+  if (drivers.length === 0) log("warn", "No driver manifest was found or accepted");
+  return { drivers, candidates, messages, locations };
+}
+
+function filterVariable(
+  env: EnvironmentSnapshot,
+  name: string,
+  log: (level: DiscoveryMessage["level"], text: string) => void,
+): readonly NameFilter[] {
+  const list = parseFilterList(nonEmpty(secureGetenv(env, name)), name);
+  for (const warning of list.warnings) log("warn", warning);
+  return list.filters;
+}
+
+function resolve(env: EnvironmentSnapshot, entry: string): string {
+  return pathListLocations(env, entry, "")[0]?.path ?? entry;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
