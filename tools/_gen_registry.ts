@@ -78,12 +78,13 @@ export interface Registry {
   /** Every enumerant of 64-bit bitmasks. */
   enumValues64: Map<string, bigint>;
   constants: Map<string, { type: string; value: number | bigint }>;
+  /** Non-alias commands that a feature or extension of api="vulkan" requires (by any of their names). */
   commands: Map<string, CommandDecl>;
   /** Every command name (incl. aliases) -> the non-alias name. */
   commandTarget: Map<string, string>;
   /** Every command name (incl. aliases) -> the features and extensions requiring that exact name. */
   providers: Map<string, string[]>;
-  /** Non-alias names in requirement order: core versions, then extensions by number, then the rest. */
+  /** Non-alias names in requirement order: core versions, then extensions by number. */
   order: string[];
   extensions: Map<string, ExtensionDecl>;
   /** Enum names that video.xml declares (StdVideo enums used by value in structs). */
@@ -382,7 +383,13 @@ export function readRegistry(xml: string, videoXml?: string): Registry {
     else if (reg.enumValues64.has(t)) reg.enumValues64.set(name, reg.enumValues64.get(t)!);
   }
 
-  const rest = [...reg.commands.keys()].filter((n) => !ordered.has(n)).sort();
-  reg.order = [...ordered, ...rest];
+  // A command no vulkan feature or extension requires (SciSync, fault handling, the disabled Android and
+  // OHOS swapchain internals) is vulkansc-only or not part of the API; vulkan_core.h omits it as well.
+  for (const [name, cmd] of reg.commands) {
+    if (ordered.has(name)) continue;
+    reg.commands.delete(name);
+    for (const n of [name, ...cmd.aliases]) reg.commandTarget.delete(n);
+  }
+  reg.order = [...ordered];
   return reg;
 }
