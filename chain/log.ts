@@ -1,0 +1,318 @@
+/**
+ * The loader log: `VK_LOADER_DEBUG` filtering on stderr, plus sinks that see
+ * every message (for `VK_EXT_debug_utils` messengers once an instance exists).
+ *
+ * Behaviour taken from the reference loader on Linux (libvulkan 1.3.239):
+ * - `VK_LOADER_DEBUG` is a comma list of `all`, `warn`, `info`, `perf`,
+ *   `error`, `debug`, `layer`, `driver` (aliases `implem`, `icd`); a token
+ *   matches the first of these (in that order) it is a prefix of, so `e` is
+ *   `error` and `d` is `debug`; tokens are case-sensitive and not trimmed;
+ *   unknown ones are ignored. Kinds are exclusive, not cumulative (`warn` does
+ *   not show errors). Read with `getenv`: honoured even when elevated.
+ * - Unset, nothing is printed (messengers still get everything).
+ * - Line: the severity name (`ERROR`, `WARNING`, `INFO`, `DEBUG`) then each
+ *   category that is enabled (`PERF`, `DRIVER`, `LAYER`, `VALIDATION`),
+ *   joined with " | ", a colon, padded to 18 columns, then the text:
+ *   `WARNING | DRIVER: message`, `INFO:             message`.
+ *
+ * @module
+ */
+
+import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
+
+/** Message severities. */
+export type LogLevel = "error" | "warn" | "info" | "debug";
+/** Message categories; `general` has no bit of its own. */
+export type LogCategory = "perf" | "driver" | "layer" | "validation" | "general";
+
+/** The loader's message bits (`VULKAN_LOADER_*_BIT`). */
+export const LOG_BITS: Readonly<Record<Exclude<LogLevel | LogCategory, "general">, number>> = {
+  info: 0x01,
+  warn: 0x02,
+  perf: 0x04,
+  error: 0x08,
+  debug: 0x10,
+  layer: 0x20,
+  driver: 0x40,
+  validation: 0x80,
+};
+
+const LEVEL_NAMES: Readonly<Record<LogLevel, string>> = {
+  error: "ERROR",
+  warn: "WARNING",
+  info: "INFO",
+  debug: "DEBUG",
+};
+const CATEGORY_ORDER = ["perf", "driver", "layer", "validation"] as const;
+const ALL_BITS = 0xff;
+const TAG_COLUMNS = 18;
+
+/** A message as producers hand it over (discovery messages have this shape). */
+export interface LogEntry {
+  /** Severity; a message may have only a category (printed `LAYER: ...`). */
+  readonly level?: LogLevel;
+  /** The category that also shows it under `VK_LOADER_DEBUG`. */
+  readonly category?: LogCategory;
+  /** The message. */
+  readonly text: string;
+}
+
+/** What sinks receive: the entry plus its bits. */
+export interface LogRecord extends LogEntry {
+  /** `LOG_BITS` of the level and category. */
+  readonly bits: number;
+}
+
+/** Receives every message, whatever `VK_LOADER_DEBUG` says. */
+export type LogSink = (record: LogRecord) => void;
+
+/** Options of the {@linkcode Logger} constructor. */
+export interface LoggerOptions {
+  /** Where printed lines go (without newline); defaults to stderr. */
+  write?: (line: string) => void;
+}
+
+const encoder = new TextEncoder();
+
+function writeStderr(line: string): void {
+  const bytes = encoder.encode(`${line}\n`);
+  let done = 0;
+  while (done < bytes.length) done += Deno.stderr.writeSync(bytes.subarray(done));
+}
+
+/**
+ * Parses a `VK_LOADER_DEBUG` value into `LOG_BITS`.
+ *
+ * @example Usage
+ * ```ts
+ * import { LOG_BITS, parseLoaderDebug } from "./log.ts";
+ * console.log(parseLoaderDebug("warn,dr") === (LOG_BITS.warn | LOG_BITS.driver)); // true
+ * ```
+ */
+export function parseLoaderDebug(value: string | undefined): number {
+  if (value === undefined) return 0;
+  let mask = 0;
+  for (const token of value.split(",")) {
+    if (token.length === 0) continue;
+    const is = (word: string) => word.startsWith(token);
+    if (is("all")) mask |= ALL_BITS;
+    else if (is("warn")) mask |= LOG_BITS.warn;
+    else if (is("info")) mask |= LOG_BITS.info;
+    else if (is("perf")) mask |= LOG_BITS.perf;
+    else if (is("error")) mask |= LOG_BITS.error;
+    else if (is("debug")) mask |= LOG_BITS.debug;
+    else if (is("layer")) mask |= LOG_BITS.layer;
+    else if (is("driver") || is("implem") || is("icd")) mask |= LOG_BITS.driver;
+  }
+  return mask;
+}
+
+/**
+ * The bits of an entry.
+ *
+ * @example Usage
+ * ```ts
+ * import { entryBits, LOG_BITS } from "./log.ts";
+ * console.log(entryBits({ level: "warn", category: "driver", text: "x" }) === (LOG_BITS.warn | LOG_BITS.driver));
+ * ```
+ */
+export function entryBits(entry: LogEntry): number {
+  let bits = entry.level ? LOG_BITS[entry.level] : 0;
+  if (entry.category && entry.category !== "general") bits |= LOG_BITS[entry.category];
+  return bits;
+}
+
+/**
+ * Formats a line as the reference loader prints it, showing the categories
+ * enabled in `mask`.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatLogLine } from "./log.ts";
+ * console.log(formatLogLine({ level: "warn", category: "driver", text: "x" }, 0xff)); // "WARNING | DRIVER: x"
+ * ```
+ */
+export function formatLogLine(entry: LogEntry, mask: number = ALL_BITS): string {
+  const parts: string[] = [];
+  if (entry.level) parts.push(LEVEL_NAMES[entry.level]);
+  const bits = entryBits(entry);
+  for (const c of CATEGORY_ORDER) {
+    // The reference loader names a category only when it is enabled, or when it is all there is.
+    if ((bits & LOG_BITS[c]) !== 0 && ((mask & LOG_BITS[c]) !== 0 || !entry.level)) {
+      parts.push(c.toUpperCase());
+    }
+  }
+  return `${`${parts.join(" | ")}:`.padEnd(TAG_COLUMNS - 1)} ${entry.text}`;
+}
+
+/**
+ * The loader log. One per loader instance, built from an environment
+ * snapshot (never `Deno.env`).
+ *
+ * @example Usage
+ * ```ts
+ * import { Logger } from "./log.ts";
+ * const lines: string[] = [];
+ * const log = new Logger({ vars: { VK_LOADER_DEBUG: "warn" }, elevated: false }, { write: (l) => lines.push(l) });
+ * log.warn("Driver \"x.json\" skipped", "driver");
+ * log.info("not shown");
+ * console.log(lines); // [ "WARNING | DRIVER: Driver \"x.json\" skipped" ]
+ * ```
+ */
+export class Logger {
+  #mask: number;
+  #write: (line: string) => void;
+  #sinks = new Set<LogSink>();
+
+  constructor(env: EnvironmentSnapshot, options: LoggerOptions = {}) {
+    this.#mask = parseLoaderDebug(getenv(env, "VK_LOADER_DEBUG"));
+    this.#write = options.write ?? writeStderr;
+  }
+
+  /** The enabled `LOG_BITS` from `VK_LOADER_DEBUG`. */
+  get mask(): number {
+    return this.#mask;
+  }
+
+  /** Number of sinks attached. */
+  get sinkCount(): number {
+    return this.#sinks.size;
+  }
+
+  /**
+   * True when a message of this level or category would be printed (to skip
+   * building expensive messages).
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * console.log(new Logger({ vars: { VK_LOADER_DEBUG: "layer" }, elevated: false }).enabled("layer")); // true
+   * ```
+   */
+  enabled(kind: LogLevel | Exclude<LogCategory, "general">): boolean {
+    return (this.#mask & LOG_BITS[kind]) !== 0;
+  }
+
+  /**
+   * Attaches a sink that receives every message; returns its detacher.
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * const log = new Logger({ vars: {}, elevated: false });
+   * const detach = log.addSink((r) => console.log(r.text));
+   * log.debug("seen by the sink only");
+   * detach();
+   * ```
+   */
+  addSink(sink: LogSink): () => void {
+    this.#sinks.add(sink);
+    return () => this.#sinks.delete(sink);
+  }
+
+  /**
+   * Logs one entry (the shape discovery messages have).
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * const log = new Logger({ vars: { VK_LOADER_DEBUG: "all" }, elevated: false });
+   * log.log({ level: "info", category: "layer", text: "Insert instance layer \"VK_LAYER_x\"" });
+   * ```
+   */
+  log(entry: LogEntry): void {
+    const bits = entryBits(entry);
+    if ((bits & this.#mask) !== 0) this.#write(formatLogLine(entry, this.#mask));
+    if (this.#sinks.size === 0) return;
+    const record: LogRecord = { ...entry, bits };
+    for (const sink of this.#sinks) {
+      try {
+        sink(record);
+      } catch (error) {
+        // A faulty messenger must not break the loader; say so where it can be seen.
+        this.#write(formatLogLine({ level: "error", text: `Log sink threw: ${String(error)}` }, this.#mask));
+      }
+    }
+  }
+
+  /**
+   * Logs every entry in order (e.g. a discovery result's `messages`).
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * new Logger({ vars: {}, elevated: false }).logAll([{ level: "warn", category: "driver", text: "x" }]);
+   * ```
+   */
+  logAll(entries: Iterable<LogEntry>): void {
+    for (const e of entries) this.log(e);
+  }
+
+  /**
+   * Logs an error.
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * new Logger({ vars: {}, elevated: false }).error("Cannot load driver \"x.json\"", "driver");
+   * ```
+   */
+  error(text: string, category?: LogCategory): void {
+    this.log({ level: "error", category, text });
+  }
+
+  /**
+   * Logs a warning.
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * new Logger({ vars: {}, elevated: false }).warn("Layer \"x\" skipped", "layer");
+   * ```
+   */
+  warn(text: string, category?: LogCategory): void {
+    this.log({ level: "warn", category, text });
+  }
+
+  /**
+   * Logs information.
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * new Logger({ vars: {}, elevated: false }).info("Found manifest file \"x.json\"");
+   * ```
+   */
+  info(text: string, category?: LogCategory): void {
+    this.log({ level: "info", category, text });
+  }
+
+  /**
+   * Logs a debug message.
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * new Logger({ vars: {}, elevated: false }).debug("Searching for driver manifest files", "driver");
+   * ```
+   */
+  debug(text: string, category?: LogCategory): void {
+    this.log({ level: "debug", category, text });
+  }
+
+  /**
+   * Prints an error whatever `VK_LOADER_DEBUG` says: for messages right
+   * before the process aborts, which must never be lost.
+   *
+   * @example Usage
+   * ```ts
+   * import { Logger } from "./log.ts";
+   * new Logger({ vars: {}, elevated: false }, { write: () => {} }).fatal("Invalid instance handle");
+   * ```
+   */
+  fatal(text: string, category?: LogCategory): void {
+    const entry: LogEntry = { level: "error", category, text };
+    if ((entryBits(entry) & this.#mask) === 0) this.#write(formatLogLine(entry, this.#mask));
+    this.log(entry);
+  }
+}
