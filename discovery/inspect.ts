@@ -1,0 +1,328 @@
+/**
+ * The inspect report: what discovery found and what it did with each file,
+ * the equivalent of the Fuchsia loader service's inspect data. `deno task
+ * inspect` prints it (tools/inspect.ts).
+ *
+ * The report is made of sections of one shape ({@linkcode InspectSection}):
+ * the locations searched, then every candidate manifest with its origin,
+ * parsed fields and status. Drivers fill `drivers`; layer discovery adds a
+ * `layers` section of the same shape (build it with its own
+ * `...InspectSection(discovery)` function and pass it to
+ * {@linkcode buildInspectReport}), and {@linkcode formatInspectReport} prints
+ * every section present.
+ *
+ * @example Printing the report for a snapshot
+ * ```ts
+ * import { buildInspectReport, formatInspectReport } from "./inspect.ts";
+ * const report = buildInspectReport({ vars: {}, elevated: false, root: "/nonexistent" });
+ * console.log(formatInspectReport(report));
+ * ```
+ *
+ * @module
+ */
+
+import type { EnvironmentSnapshot } from "./environment.ts";
+import {
+  discoverDrivers,
+  type DiscoverDriversOptions,
+  DRIVER_VARIABLES,
+  type DriverDiscovery,
+} from "./drivers.ts";
+import type { LocationReport } from "./search_paths.ts";
+
+/** A field value shown in the report. */
+export type InspectValue = string | number | boolean;
+
+/**
+ * One candidate manifest.
+ *
+ * @example Usage
+ * ```ts
+ * import type { InspectEntry } from "./inspect.ts";
+ * const entry: InspectEntry = {
+ *   path: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+ *   source: "XDG_DATA_DIRS",
+ *   location: "/usr/share/vulkan/icd.d",
+ *   status: "used",
+ *   fields: { api_version: "1.1.230" },
+ *   warnings: [],
+ * };
+ * ```
+ */
+export interface InspectEntry {
+  /** The manifest file. */
+  readonly path: string;
+  /** The variable or rule that found it (`VK_DRIVER_FILES`, `XDG_DATA_DIRS`, ...). */
+  readonly source: string;
+  /** The folder, file entry or package it was found in. */
+  readonly location: string;
+  /** Used, or skipped with `reason`. */
+  readonly status: "used" | "skipped";
+  /** Why it was skipped. */
+  readonly reason?: string;
+  /** The manifest's parsed fields, under their manifest names (plus derived ones such as `library`). */
+  readonly fields: Readonly<Record<string, InspectValue>>;
+  /** Accepted oddities. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * One searched location.
+ *
+ * @example Usage
+ * ```ts
+ * import type { InspectLocation } from "./inspect.ts";
+ * const l: InspectLocation = { path: "/etc/vulkan/icd.d", source: "SYSCONFDIR", defaulted: true, status: "missing", files: 0 };
+ * ```
+ */
+export interface InspectLocation {
+  /** The folder or file entry. */
+  readonly path: string;
+  /** The variable or rule that put it in the list. */
+  readonly source: string;
+  /** True when the variable was unset and its fallback was used. */
+  readonly defaulted: boolean;
+  /** What came of searching it (`scanned`, `missing`, ...). */
+  readonly status: string;
+  /** How many manifest names it gave. */
+  readonly files: number;
+}
+
+/**
+ * A section of the report: drivers, layers, ...
+ *
+ * @example Usage
+ * ```ts
+ * import type { InspectSection } from "./inspect.ts";
+ * const empty: InspectSection = { title: "Drivers", locations: [], entries: [], used: 0, skipped: 0 };
+ * ```
+ */
+export interface InspectSection {
+  /** Heading, e.g. `Drivers`. */
+  readonly title: string;
+  /** Locations searched, in order. */
+  readonly locations: readonly InspectLocation[];
+  /** Every candidate, in discovery order. */
+  readonly entries: readonly InspectEntry[];
+  /** How many entries are used. */
+  readonly used: number;
+  /** How many entries are skipped. */
+  readonly skipped: number;
+}
+
+/**
+ * The whole report.
+ *
+ * @example Usage
+ * ```ts
+ * import type { InspectReport } from "./inspect.ts";
+ * const titles = (r: InspectReport) => [r.drivers.title, r.layers?.title];
+ * ```
+ */
+export interface InspectReport {
+  /** Whether the process was elevated, and the discovery variables that were set. */
+  readonly environment: {
+    readonly elevated: boolean;
+    readonly root?: string;
+    readonly variables: Readonly<Record<string, string>>;
+  };
+  /** The driver section. */
+  readonly drivers: InspectSection;
+  /** The layer section, when layer discovery supplies one. */
+  readonly layers?: InspectSection;
+}
+
+/**
+ * Options for {@linkcode buildInspectReport}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { InspectOptions } from "./inspect.ts";
+ * const options: InspectOptions = { packages: ["/opt/vulkan/example_driver"] };
+ * ```
+ */
+export interface InspectOptions extends DiscoverDriversOptions {
+  /** A layer section built by layer discovery. */
+  readonly layers?: InspectSection;
+  /** More variable names to list in the environment part (layer variables, ...). */
+  readonly variables?: readonly string[];
+}
+
+const SHOWN_VARIABLES = [
+  ...DRIVER_VARIABLES,
+  "HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_CONFIG_DIRS",
+  "XDG_DATA_HOME",
+  "XDG_DATA_DIRS",
+];
+
+/**
+ * Runs driver discovery for a snapshot and builds the report.
+ *
+ * @example Usage
+ * ```ts
+ * import { buildInspectReport } from "./inspect.ts";
+ * const report = buildInspectReport({ vars: { VK_DRIVER_FILES: "/nonexistent.json" }, elevated: false });
+ * console.log(report.drivers.entries[0]?.reason); // "file does not exist"
+ * ```
+ */
+export function buildInspectReport(env: EnvironmentSnapshot, options: InspectOptions = {}): InspectReport {
+  const variables: Record<string, string> = {};
+  for (const name of [...SHOWN_VARIABLES, ...(options.variables ?? [])]) {
+    const value = env.vars[name];
+    if (value !== undefined) variables[name] = value;
+  }
+  return {
+    environment: { elevated: env.elevated, ...(env.root === undefined ? {} : { root: env.root }), variables },
+    drivers: driverInspectSection(discoverDrivers(env, options)),
+    ...(options.layers === undefined ? {} : { layers: options.layers }),
+  };
+}
+
+/**
+ * Turns a driver discovery into a report section.
+ *
+ * @example Usage
+ * ```ts
+ * import { discoverDrivers } from "./drivers.ts";
+ * import { driverInspectSection } from "./inspect.ts";
+ * const section = driverInspectSection(discoverDrivers({ vars: {}, elevated: false, root: "/nonexistent" }));
+ * console.log(section.used, section.skipped);
+ * ```
+ */
+export function driverInspectSection(discovery: DriverDiscovery): InspectSection {
+  const entries = discovery.candidates.map((c): InspectEntry => {
+    const m = c.manifest ?? {};
+    const fields: Record<string, InspectValue> = {};
+    if (m.fileFormatVersion !== undefined) fields["file_format_version"] = m.fileFormatVersion;
+    if (m.libraryPathField !== undefined) fields["library_path"] = m.libraryPathField;
+    if (m.libraryPath !== undefined) fields["library"] = m.libraryPath;
+    if (m.apiVersionText !== undefined) fields["api_version"] = m.apiVersionText;
+    if (m.libraryArch !== undefined) fields["library_arch"] = m.libraryArch;
+    if (m.isPortabilityDriver !== undefined) fields["is_portability_driver"] = m.isPortabilityDriver;
+    if (c.origin.package !== undefined) fields["package"] = c.origin.package;
+    return {
+      path: c.manifestPath,
+      source: c.origin.source,
+      location: c.origin.location,
+      status: c.status,
+      ...(c.reason === undefined ? {} : { reason: c.reason }),
+      fields,
+      warnings: c.warnings,
+    };
+  });
+  return {
+    title: "Drivers",
+    locations: discovery.locations.map(inspectLocation),
+    entries,
+    used: entries.filter((e) => e.status === "used").length,
+    skipped: entries.filter((e) => e.status === "skipped").length,
+  };
+}
+
+/**
+ * Converts a search-location report (from `search_paths.ts`) for a section.
+ *
+ * @example Usage
+ * ```ts
+ * import { inspectLocation } from "./inspect.ts";
+ * inspectLocation({
+ *   location: { path: "/etc/vulkan/icd.d", source: "SYSCONFDIR", defaulted: true, isFile: false },
+ *   status: "missing",
+ *   fileCount: 0,
+ * });
+ * ```
+ */
+export function inspectLocation(report: LocationReport): InspectLocation {
+  return {
+    path: report.location.path,
+    source: report.location.source,
+    defaulted: report.location.defaulted,
+    status: report.status + (report.detail === undefined ? "" : `: ${report.detail}`),
+    files: report.fileCount,
+  };
+}
+
+/**
+ * Prints one section as text tables: locations, then entries.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatInspectSection } from "./inspect.ts";
+ * console.log(formatInspectSection({ title: "Drivers", locations: [], entries: [], used: 0, skipped: 0 }));
+ * ```
+ */
+export function formatInspectSection(section: InspectSection): string {
+  const lines = [`${section.title}: ${section.used} used, ${section.skipped} skipped`, ""];
+  lines.push("  Searched");
+  lines.push(
+    ...indent(
+      formatTable(
+        ["LOCATION", "FROM", "RESULT"],
+        section.locations.map((l) => [
+          l.path,
+          l.source + (l.defaulted ? " (default)" : ""),
+          l.status === "scanned" ? `${l.files} file(s)` : l.status,
+        ]),
+      ),
+      "    ",
+    ),
+  );
+  lines.push("", "  Manifests");
+  if (section.entries.length === 0) lines.push("    (none)");
+  const rows: string[][] = [];
+  for (const e of section.entries) {
+    const version = e.fields["api_version"] ?? e.fields["file_format_version"] ?? "";
+    rows.push([e.status, e.path, e.source, String(version), String(e.fields["library"] ?? "")]);
+  }
+  const table = formatTable(["STATUS", "MANIFEST", "FROM", "API", "LIBRARY"], rows);
+  if (section.entries.length > 0) lines.push("    " + table[0]);
+  section.entries.forEach((e, i) => {
+    lines.push("    " + (table[i + 1] ?? ""));
+    if (e.reason !== undefined) lines.push(`        reason: ${e.reason}`);
+    for (const w of e.warnings) lines.push(`        warning: ${w}`);
+  });
+  return lines.join("\n");
+}
+
+/**
+ * Prints the whole report: the environment, then each section present.
+ *
+ * @example Usage
+ * ```ts
+ * import { buildInspectReport, formatInspectReport } from "./inspect.ts";
+ * console.log(formatInspectReport(buildInspectReport({ vars: {}, elevated: false, root: "/nonexistent" })));
+ * ```
+ */
+export function formatInspectReport(report: InspectReport): string {
+  const lines = ["vkdeno loader inspect", ""];
+  lines.push(`  elevated privileges: ${report.environment.elevated ? "yes" : "no"}`);
+  if (report.environment.root !== undefined) lines.push(`  root: ${report.environment.root}`);
+  const names = Object.keys(report.environment.variables);
+  if (names.length === 0) lines.push("  no discovery variables set");
+  for (const name of names) lines.push(`  ${name}=${report.environment.variables[name]}`);
+  lines.push("", formatInspectSection(report.drivers));
+  if (report.layers !== undefined) lines.push("", formatInspectSection(report.layers));
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * Aligns rows under a header, two spaces between columns.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatTable } from "./inspect.ts";
+ * formatTable(["A", "B"], [["1", "2"]]); // ["A  B", "1  2"]
+ * ```
+ */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function indent(lines: readonly string[], prefix: string): string[] {
+  return lines.map((l) => prefix + l);
+}
