@@ -300,7 +300,11 @@ export interface EnumerateOptions {
  * ```
  * @throws {VkError} If the command returns a negative `VkResult`.
  */
-export function enumerate(command: CommandFunction, args: readonly unknown[]): Deno.PointerValue[];
+export function enumerate(
+  command: CommandFunction,
+  args: readonly unknown[],
+  options?: EnumerateOptions & { struct?: undefined },
+): Deno.PointerValue[];
 export function enumerate<T extends StructValue = StructValue>(
   command: CommandFunction,
   args: readonly unknown[],
