@@ -1,0 +1,208 @@
+/**
+ * `deno task info`: a `vulkaninfo --summary`-like report of the Vulkan instance version, instance layers
+ * and extensions, physical devices (with their extensions) and device groups.
+ *
+ * Options: `--json` prints one JSON object (below); `--loader=vkdeno|libvulkan` picks the loader (default
+ * vkdeno; libvulkan is the reference, for comparing). If the instance cannot be created, `--json` prints
+ * `{"error":"VK_ERROR_..."}` and the exit code is 1.
+ *
+ * ```
+ * {"instanceVersion":"M.m.p",
+ *  "layers":[{"name","specVersion":"M.m.p","implementationVersion":N,"description"}],
+ *  "extensions":[{"name","specVersion":N}],
+ *  "devices":[{"name","type":"CPU|DISCRETE_GPU|INTEGRATED_GPU|VIRTUAL_GPU|OTHER","apiVersion":"M.m.p",
+ *              "driverVersion":N,"vendorID":N,"deviceID":N,"extensions":["..."]}],
+ *  "groups":[{"devices":[index]}]}
+ * ```
+ *
+ * @module
+ */
+import { VkError } from "../chain/errors.ts";
+import { address, Arena } from "../ffi/memory.ts";
+import {
+  allocStruct,
+  check,
+  enumerate,
+  formatApiVersion,
+  makeApiVersion,
+  readStruct,
+  resultName,
+  writeStruct,
+} from "../ffi/structs.ts";
+import { deviceTypeName, type ExampleCommands, openLoader, outSlot } from "./_commands.ts";
+
+/** One instance layer. */
+export interface LayerInfo {
+  name: string;
+  specVersion: string;
+  implementationVersion: number;
+  description: string;
+}
+
+/** One physical device. */
+export interface DeviceInfo {
+  name: string;
+  type: string;
+  apiVersion: string;
+  driverVersion: number;
+  vendorID: number;
+  deviceID: number;
+  extensions: string[];
+}
+
+/** What `deno task info --json` prints. */
+export interface InfoReport {
+  instanceVersion: string;
+  layers: LayerInfo[];
+  extensions: { name: string; specVersion: number }[];
+  devices: DeviceInfo[];
+  /** Device groups, each listing indices into `devices`. */
+  groups: { devices: number[] }[];
+}
+
+const PORTABILITY_ENUMERATION = "VK_KHR_portability_enumeration";
+const VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR = 0x1;
+
+/**
+ * Collects the report with a loader's command object. The instance asks for the loader's own version and,
+ * when offered, `VK_KHR_portability_enumeration` (as vulkaninfo does), so portability drivers are listed.
+ *
+ * @example On the reference loader
+ * ```ts ignore
+ * import { openLibvulkan } from "../tools/libvulkan.ts";
+ * import { collectInfo } from "./info.ts";
+ * using vk = openLibvulkan();
+ * console.log(collectInfo(vk as never).devices.map((d) => d.name));
+ * ```
+ * @throws {VkError} If a command fails, instance creation included (its `result` names the VkResult).
+ */
+export function collectInfo(vk: ExampleCommands): InfoReport {
+  using arena = new Arena();
+  const version = new Uint32Array([makeApiVersion(1, 0)]);
+  check(vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version)), "vkEnumerateInstanceVersion");
+  const instanceVersion = version[0]!;
+  const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], {
+    struct: "VkLayerProperties",
+    name: "vkEnumerateInstanceLayerProperties",
+  }).map((l) => ({
+    name: l.layerName as string,
+    specVersion: formatApiVersion(l.specVersion as number),
+    implementationVersion: l.implementationVersion as number,
+    description: l.description as string,
+  }));
+  const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
+    struct: "VkExtensionProperties",
+    name: "vkEnumerateInstanceExtensionProperties",
+  }).map((e) => ({ name: e.extensionName as string, specVersion: e.specVersion as number }));
+
+  const portability = extensions.some((e) => e.name === PORTABILITY_ENUMERATION);
+  const instanceSlot = outSlot(arena);
+  check(
+    vk.vkCreateInstance(
+      writeStruct(arena, "VkInstanceCreateInfo", {
+        flags: portability ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0,
+        pApplicationInfo: { pApplicationName: "vkdeno info", apiVersion: instanceVersion },
+        ppEnabledExtensionNames: portability ? [PORTABILITY_ENUMERATION] : [],
+      }),
+      null,
+      instanceSlot.pointer,
+    ),
+    "vkCreateInstance",
+  );
+  const instance = instanceSlot.read();
+  try {
+    const handles = enumerate(vk.vkEnumeratePhysicalDevices, [instance], {
+      name: "vkEnumeratePhysicalDevices",
+    });
+    const devices = handles.map((physicalDevice): DeviceInfo => {
+      const propsPointer = allocStruct(arena, "VkPhysicalDeviceProperties");
+      vk.vkGetPhysicalDeviceProperties(physicalDevice, propsPointer);
+      const p = readStruct("VkPhysicalDeviceProperties", propsPointer);
+      const deviceExtensions = enumerate(vk.vkEnumerateDeviceExtensionProperties, [physicalDevice, null], {
+        struct: "VkExtensionProperties",
+        name: "vkEnumerateDeviceExtensionProperties",
+      });
+      return {
+        name: p.deviceName as string,
+        type: deviceTypeName(p.deviceType as number),
+        apiVersion: formatApiVersion(p.apiVersion as number),
+        driverVersion: p.driverVersion as number,
+        vendorID: p.vendorID as number,
+        deviceID: p.deviceID as number,
+        extensions: deviceExtensions.map((e) => e.extensionName as string),
+      };
+    });
+    const indexOf = new Map(handles.map((h, i) => [address(h), i]));
+    let groups: { devices: number[] }[];
+    if (instanceVersion >= makeApiVersion(1, 1)) {
+      groups = enumerate(vk.vkEnumeratePhysicalDeviceGroups, [instance], {
+        struct: "VkPhysicalDeviceGroupProperties",
+        name: "vkEnumeratePhysicalDeviceGroups",
+      }).map((g) => ({
+        devices: (g.physicalDevices as Deno.PointerValue[])
+          .slice(0, g.physicalDeviceCount as number)
+          .map((h) => indexOf.get(address(h)) ?? -1),
+      }));
+    } else {
+      groups = devices.map((_, i) => ({ devices: [i] }));
+    }
+    return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups };
+  } finally {
+    vk.vkDestroyInstance(instance, null);
+  }
+}
+
+/**
+ * Formats the report as text, in the spirit of `vulkaninfo --summary`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * console.log(formatInfo(collectInfo(vk)));
+ * ```
+ */
+export function formatInfo(report: InfoReport): string {
+  const lines = [`Vulkan Instance Version: ${report.instanceVersion}`, ""];
+  lines.push(`Instance Extensions: count = ${report.extensions.length}`);
+  const width = Math.max(0, ...report.extensions.map((e) => e.name.length));
+  for (const e of report.extensions) {
+    lines.push(`    ${e.name.padEnd(width)} : extension revision ${e.specVersion}`);
+  }
+  lines.push("", `Instance Layers: count = ${report.layers.length}`);
+  for (const l of report.layers) {
+    lines.push(`    ${l.name}  ${l.description}  ${l.specVersion}  version ${l.implementationVersion}`);
+  }
+  lines.push("", "Devices:");
+  report.devices.forEach((d, i) => {
+    lines.push(
+      `GPU${i}:`,
+      `    deviceName    = ${d.name}`,
+      `    deviceType    = ${d.type}`,
+      `    apiVersion    = ${d.apiVersion}`,
+      `    driverVersion = ${d.driverVersion}`,
+      `    vendorID      = 0x${d.vendorID.toString(16).padStart(4, "0")}`,
+      `    deviceID      = 0x${d.deviceID.toString(16).padStart(4, "0")}`,
+      `    extensions    = ${d.extensions.length}`,
+    );
+  });
+  lines.push("", "Device Groups:");
+  report.groups.forEach((g, i) => lines.push(`    Group ${i}: GPU${g.devices.join(", GPU")}`));
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const json = Deno.args.includes("--json");
+  const loaderArg = Deno.args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ??
+    "libvulkan";
+  let code = 0;
+  try {
+    using vk = await openLoader(loaderArg);
+    const report = collectInfo(vk);
+    console.log(json ? JSON.stringify(report) : formatInfo(report));
+  } catch (e) {
+    if (!(e instanceof VkError)) throw e;
+    const name = typeof e.code === "number" ? resultName(e.code) : String(e.result);
+    console.log(json ? JSON.stringify({ error: name }) : `Cannot query Vulkan: ${e.message}`);
+    code = 1;
+  }
+  Deno.exit(code);
+}
