@@ -26,7 +26,6 @@ import {
   formatApiVersion,
   makeApiVersion,
   readStruct,
-  resultName,
   writeStruct,
 } from "../ffi/structs.ts";
 import { deviceTypeName, type ExampleCommands, openLoader, outSlot } from "./_commands.ts";
@@ -200,8 +199,7 @@ if (import.meta.main) {
     console.log(json ? JSON.stringify(report) : formatInfo(report));
   } catch (e) {
     if (!(e instanceof VkError)) throw e;
-    const name = typeof e.code === "number" ? resultName(e.code) : String(e.result);
-    console.log(json ? JSON.stringify({ error: name }) : `Cannot query Vulkan: ${e.message}`);
+    console.log(json ? JSON.stringify({ error: e.result }) : `Cannot query Vulkan: ${e.message}`);
     code = 1;
   }
   Deno.exit(code);

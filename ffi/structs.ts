@@ -14,8 +14,7 @@
  *
  * @module
  */
-import { VkError } from "../chain/errors.ts";
-import { RESULT_NAMES } from "./generated/enums.ts";
+import { resultName, VkError } from "../chain/errors.ts";
 import { STRUCT_BY_STYPE } from "./generated/structs.ts";
 import { Arena } from "./memory.ts";
 import { findLayout, layoutOf } from "./_structs_layout.ts";
@@ -237,18 +236,7 @@ export function readChain(pointer: Deno.PointerValue): (StructValue & { type: st
   return out;
 }
 
-/**
- * The name of a `VkResult` value (`"VK_ERROR_DEVICE_LOST"`), or `"VkResult(<n>)"` for an unknown one.
- *
- * @example Usage
- * ```ts
- * import { resultName } from "./structs.ts";
- * console.log(resultName(-9)); // "VK_ERROR_INCOMPATIBLE_DRIVER"
- * ```
- */
-export function resultName(result: number): string {
-  return Object.hasOwn(RESULT_NAMES, result) ? RESULT_NAMES[result]! : `VkResult(${result})`;
-}
+export { resultName };
 
 /**
  * Returns `result` when it is not an error (`VK_SUCCESS`, and positive codes such as `VK_INCOMPLETE` or
@@ -262,14 +250,13 @@ export function resultName(result: number): string {
  * try {
  *   check(-9, "vkCreateInstance");
  * } catch (e) {
- *   console.log((e as Error).message); // "vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER"
+ *   console.log((e as Error).message); // 'Command "vkCreateInstance" failed with "VK_ERROR_INCOMPATIBLE_DRIVER"'
  * }
  * ```
  * @throws {VkError} If `result` is negative.
  */
 export function check(result: number, command: string): number {
-  if (result < 0) throw new VkError(result, `${command} failed: ${resultName(result)}`);
-  return result;
+  return VkError.check(result, command);
 }
 
 /** A Vulkan command as a JavaScript function (what the loaders' command objects hold). */
@@ -338,7 +325,7 @@ export function enumerate(
     }
     return readStructArray(options.struct, bytes.slice(), got);
   }
-  throw new VkError(VK_INCOMPLETE, `${name} kept returning VK_INCOMPLETE`);
+  throw new VkError(VK_INCOMPLETE, `Command "${name}" kept returning "VK_INCOMPLETE"`);
 }
 
 /**
