@@ -269,3 +269,36 @@ Deno.test("gen --check passes on the committed output and fails listing a drifte
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("every command prototype of the installed headers is in the table with the same parameters", () => {
+  const platformHeaders = [["vulkan_xlib.h", "/usr/include/X11/Xlib.h"], [
+    "vulkan_xcb.h",
+    "/usr/include/xcb/xcb.h",
+  ]]
+    .filter(([, needs]) => {
+      try {
+        return Deno.statSync(needs!).isFile;
+      } catch {
+        return false;
+      }
+    }).map(([h]) => h!);
+  let checked = 0;
+  for (const file of ["vulkan_core.h", ...platformHeaders]) {
+    const text = Deno.readTextFileSync(`/usr/include/vulkan/${file}`)
+      .replace(/#ifdef VK_ENABLE_BETA_EXTENSIONS[\s\S]*?#endif/g, "");
+    for (const m of text.matchAll(/VKAPI_ATTR [\w\s*]+? VKAPI_CALL (vk\w+)\(([\s\S]*?)\);/g)) {
+      const name = m[1]!;
+      const info = command(name);
+      const params = m[2]!.trim() === "void" ? [] : m[2]!.split(",").map((p) => p.trim());
+      assertEquals(info.params.map((p) => p.name), params.map((p) => p.match(/(\w+)(\[\d+\])?$/)![1]), name);
+      params.forEach((p, i) => {
+        if (p.includes("*") || p.includes("[")) {
+          assertEquals(info.ffi.parameters[i], "pointer", `${name}: ${p}`);
+        }
+      });
+      checked++;
+    }
+  }
+  assert(checked > 500, `only ${checked} prototypes checked`);
+  console.log(`command prototypes checked against the installed headers: ${checked}`);
+});

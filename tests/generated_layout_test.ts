@@ -3,6 +3,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { STRUCT_ALIASES, STRUCT_COUNT, STRUCTS } from "../ffi/generated/structs.ts";
 import type { StructInfo } from "../ffi/generated/types.ts";
+import { API_CONSTANTS, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
+import { HANDLES } from "../ffi/generated/handles.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CACHE = join(ROOT, ".cache/generated_layout");
@@ -259,4 +261,49 @@ Deno.test("fixed arrays use API constants and sType values come from the registr
   assertEquals(STRUCTS["VkInstanceCreateInfo"]!.sType, 1);
   assertEquals(STRUCTS["VkClearValue"]!.union, true);
   assertEquals(STRUCTS["VkClearValue"]!.size, 16);
+});
+
+/** The installed headers' text with provisional (VK_ENABLE_BETA_EXTENSIONS) blocks removed. */
+function stableHeaderText(file: string): string {
+  return Deno.readTextFileSync(join(VULKAN, file)).replace(
+    /#ifdef VK_ENABLE_BETA_EXTENSIONS[\s\S]*?#endif/g,
+    "",
+  );
+}
+
+Deno.test("generated enumerants and handles match the installed headers", () => {
+  const text = stableHeaderText("vulkan_core.h");
+  const values = new Map<string, bigint>();
+  const problems: string[] = [];
+  let checked = 0;
+  const compare = (name: string, value: bigint) => {
+    const ours = ENUMS[name] !== undefined ? BigInt(ENUMS[name]!) : ENUMS64[name];
+    checked++;
+    if (ours !== value) problems.push(`${name}: ${ours}, header says ${value}`);
+  };
+  for (const m of text.matchAll(/typedef enum (\w+) \{([\s\S]*?)\} \1;/g)) {
+    for (const e of m[2]!.matchAll(/^\s+(VK_\w+) = ([^,\n]+),?$/gm)) {
+      const v = e[2]!.trim();
+      const value = v.startsWith("VK_") ? values.get(v) : BigInt(v);
+      if (value === undefined) throw new Error(`Cannot read "${e[1]}" in vulkan_core.h`);
+      values.set(e[1]!, value);
+      // VK_*_MAX_ENUM are header sentinels, not registry enumerants.
+      if (!/_MAX_ENUM(_[A-Z]+)?$/.test(e[1]!)) compare(e[1]!, value);
+    }
+  }
+  for (const e of text.matchAll(/^static const Vk\w+ (VK_\w+) = (\w+)ULL;$/gm)) compare(e[1]!, BigInt(e[2]!));
+  assertEquals(problems.slice(0, 20), []);
+  assert(checked > 2500, `only ${checked} enumerants checked`);
+
+  let handles = 0;
+  for (const h of text.matchAll(/^VK_DEFINE_(NON_DISPATCHABLE_)?HANDLE\((\w+)\)$/gm)) {
+    assertEquals(HANDLES[h[2]!]?.dispatchable, h[1] === undefined, h[2]);
+    handles++;
+  }
+  assert(handles > 40, `only ${handles} handles checked`);
+  assertEquals(
+    API_CONSTANTS["VK_MAX_EXTENSION_NAME_SIZE"],
+    Number(text.match(/#define VK_MAX_EXTENSION_NAME_SIZE\s+(\d+)U/)![1]),
+  );
+  console.log(`enumerants checked against vulkan_core.h: ${checked}; handles: ${handles}`);
 });

@@ -197,7 +197,7 @@ export function readRegistry(xml: string, videoXml?: string): Registry {
   // Constants first: array lengths in members refer to them.
   const aliasEnums: [string, string][] = [];
   for (const group of sections.filter((s) => s.tag === "enums")) {
-    if (group.attrs.type !== "constants") continue;
+    if (group.attrs.type !== "constants" && group.attrs.name !== "API Constants") continue;
     for (const e of elements(group, "enum")) {
       if (!forVulkan(e)) continue;
       if (e.attrs.alias) aliasEnums.push([e.attrs.name!, e.attrs.alias]);
