@@ -1,0 +1,158 @@
+/**
+ * Builds the mock driver and mock layer libraries from `tests/mock/*.c` with
+ * `cc`, once per set of sources: the output lives in `.cache/mock/<hash>/`,
+ * keyed by a hash of the sources and flags, so an edit rebuilds and a rerun
+ * does not. Parallel test processes build into private folders and rename.
+ *
+ * @module
+ */
+
+/** A mock driver library build; each exports a different set of loader entry points. */
+export type MockDriverVariant = "v0" | "v1" | "export" | "export_nophys" | "v7";
+
+/** A mock layer library build. */
+export type MockLayerVariant = "layer" | "layer_nonego" | "layer_renamed";
+
+/** Where each built variant is. */
+export interface MockBuild {
+  /** The cache folder holding this build. */
+  readonly dir: string;
+  /** Absolute path of each driver variant (`libmock_icd_<variant>.so`). */
+  readonly drivers: Readonly<Record<MockDriverVariant, string>>;
+  /** Absolute path of each layer variant (`libmock_layer_<variant>.so`). */
+  readonly layers: Readonly<Record<MockLayerVariant, string>>;
+}
+
+/** The repository root (this file is `tests/_mock_build.ts`). */
+export const REPO_ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** The folder with the mock C sources. */
+export const MOCK_SOURCE_DIR: string = `${REPO_ROOT}/tests/mock`;
+
+const SOURCES = ["mock_common.h", "mock_icd.c", "mock_layer.c"];
+
+/** Compiler flags shared by every mock library. */
+export const MOCK_CFLAGS: readonly string[] = [
+  "-std=c11",
+  "-Wall",
+  "-Wextra",
+  "-Wno-unused-parameter",
+  "-Werror",
+  "-fPIC",
+  "-shared",
+  "-fvisibility=hidden",
+  "-O1",
+  "-g",
+];
+
+const DRIVER_VARIANTS: Record<MockDriverVariant, string> = {
+  v0: "MOCK_VARIANT_V0",
+  v1: "MOCK_VARIANT_V1",
+  export: "MOCK_VARIANT_EXPORT",
+  export_nophys: "MOCK_VARIANT_EXPORT_NOPHYS",
+  v7: "MOCK_VARIANT_V7",
+};
+
+const LAYER_VARIANTS: Record<MockLayerVariant, string> = {
+  layer: "MOCK_LAYER_VARIANT_STANDARD",
+  layer_nonego: "MOCK_LAYER_VARIANT_NONEGO",
+  layer_renamed: "MOCK_LAYER_VARIANT_RENAMED",
+};
+
+let pending: Promise<MockBuild> | undefined;
+
+async function sourceHash(): Promise<string> {
+  const parts: string[] = [MOCK_CFLAGS.join(" ")];
+  for (const name of SOURCES) {
+    let text = "";
+    try {
+      text = await Deno.readTextFile(`${MOCK_SOURCE_DIR}/${name}`);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    parts.push(`${name}\0${text}`);
+  }
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(parts.join("\0")));
+  return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function compile(source: string, define: string, output: string): Promise<void> {
+  const args = [...MOCK_CFLAGS, `-D${define}`, "-o", output, source, "-ldl", "-lpthread"];
+  const result = await new Deno.Command("cc", { args, stdout: "piped", stderr: "piped" }).output();
+  if (!result.success) {
+    const text = new TextDecoder().decode(result.stderr);
+    throw new Error(`Cannot build mock "${output}": cc failed\n${text}`);
+  }
+}
+
+function layout(dir: string): MockBuild {
+  const drivers = {} as Record<MockDriverVariant, string>;
+  for (const v of Object.keys(DRIVER_VARIANTS) as MockDriverVariant[]) {
+    drivers[v] = `${dir}/libmock_icd_${v}.so`;
+  }
+  const layers = {} as Record<MockLayerVariant, string>;
+  for (const v of Object.keys(LAYER_VARIANTS) as MockLayerVariant[]) {
+    layers[v] = `${dir}/libmock_layer_${v}.so`;
+  }
+  return { dir, drivers, layers };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function build(): Promise<MockBuild> {
+  const hash = await sourceHash();
+  const cache = `${REPO_ROOT}/.cache/mock`;
+  const dir = `${cache}/${hash}`;
+  if (await exists(`${dir}/.complete`)) return layout(dir);
+  await Deno.mkdir(cache, { recursive: true });
+  const tmp = await Deno.makeTempDir({ dir: cache, prefix: `${hash}.tmp-` });
+  try {
+    const jobs: Promise<void>[] = [];
+    for (const [v, define] of Object.entries(DRIVER_VARIANTS)) {
+      jobs.push(compile(`${MOCK_SOURCE_DIR}/mock_icd.c`, define, `${tmp}/libmock_icd_${v}.so`));
+    }
+    if (await exists(`${MOCK_SOURCE_DIR}/mock_layer.c`)) {
+      for (const [v, define] of Object.entries(LAYER_VARIANTS)) {
+        jobs.push(compile(`${MOCK_SOURCE_DIR}/mock_layer.c`, define, `${tmp}/libmock_layer_${v}.so`));
+      }
+    }
+    await Promise.all(jobs);
+    await Deno.writeTextFile(`${tmp}/.complete`, hash);
+    try {
+      await Deno.rename(tmp, dir);
+    } catch {
+      // another process finished the same build first: use theirs
+      if (!(await exists(`${dir}/.complete`))) throw new Error(`Cannot publish mock build "${dir}"`);
+      await Deno.remove(tmp, { recursive: true });
+    }
+  } catch (error) {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    throw error;
+  }
+  return layout(dir);
+}
+
+/**
+ * Builds (or finds in the cache) every mock library variant.
+ *
+ * @example Build once per test file
+ * ```ts
+ * import { buildMocks } from "./_mock_build.ts";
+ * const build = await buildMocks();
+ * console.log(build.drivers.v7);
+ * ```
+ */
+export function buildMocks(): Promise<MockBuild> {
+  pending ??= build().catch((error) => {
+    pending = undefined;
+    throw error;
+  });
+  return pending;
+}
