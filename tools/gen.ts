@@ -31,6 +31,8 @@ export interface GenerateOptions {
 export interface Generated {
   registry: string;
   headerVersion: number;
+  /** "1.4.359": major.minor of VK_HEADER_VERSION_COMPLETE and VK_HEADER_VERSION. */
+  version: string;
   files: Map<string, string>;
   counts: Record<string, number>;
 }
@@ -98,7 +100,9 @@ export async function generate(options: GenerateOptions = {}): Promise<Generated
     [...emitted.files.entries()].map(async ([name, text]) => files.set(name, await format(name, text))),
   );
   const sorted = new Map([...files.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1));
-  return { registry, headerVersion: reg.headerVersion, files: sorted, counts: emitted.counts };
+  const [, major, minor] = reg.headerVersionComplete;
+  const version = `${major}.${minor}.${reg.headerVersion}`;
+  return { registry, headerVersion: reg.headerVersion, version, files: sorted, counts: emitted.counts };
 }
 
 async function main(args: string[]): Promise<number> {
@@ -118,7 +122,7 @@ async function main(args: string[]): Promise<number> {
     }
   }
   const gen = await generate({ registry });
-  console.log(`registry ${gen.registry} (VK_HEADER_VERSION ${gen.headerVersion})`);
+  console.log(`registry ${gen.registry}: Vulkan ${gen.version} (VK_HEADER_VERSION ${gen.headerVersion})`);
   console.log(Object.entries(gen.counts).map(([k, v]) => `${k} ${v}`).join(", "));
   const differing: string[] = [];
   for (const [name, text] of gen.files) {
