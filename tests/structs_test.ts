@@ -1,0 +1,323 @@
+/** Struct helpers: layouts from ffi/generated drive writes and reads; sType, pNext, counts, strings. */
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { VkError } from "../chain/errors.ts";
+import { Arena, readCString, readPointer } from "../ffi/memory.ts";
+import {
+  allocStruct,
+  check,
+  enumerate,
+  formatApiVersion,
+  makeApiVersion,
+  readChain,
+  readStruct,
+  readStructArray,
+  sizeOfStruct,
+  type StructInput,
+  writeStruct,
+  writeStructArray,
+} from "../ffi/structs.ts";
+
+function assertThrows<E extends Error>(
+  fn: () => unknown,
+  type: new (...args: never[]) => E,
+  includes?: string,
+): E {
+  try {
+    fn();
+  } catch (e) {
+    assert(e instanceof type, `expected ${type.name}, got ${e}`);
+    if (includes !== undefined) assert(e.message.includes(includes), `"${e.message}" lacks "${includes}"`);
+    return e;
+  }
+  throw new Error(`expected ${type.name}, nothing was thrown`);
+}
+
+function bytesAt(pointer: Deno.PointerValue, size: number): Uint8Array {
+  return new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pointer!, size)).slice();
+}
+
+function cStrings(list: Deno.PointerValue, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => readCString(readPointer(list, i * 8)));
+}
+
+Deno.test("sType is filled from the registry, an explicit one is kept", () => {
+  using arena = new Arena();
+  assertEquals(readStruct("VkBufferCreateInfo", writeStruct(arena, "VkBufferCreateInfo", {})).sType, 12);
+  assertEquals(readStruct("VkDeviceQueueCreateInfo", writeStruct(arena, "VkDeviceQueueCreateInfo")).sType, 2);
+  assertEquals(
+    readStruct("VkBufferCreateInfo", writeStruct(arena, "VkBufferCreateInfo", { sType: 7 })).sType,
+    7,
+  );
+  const outputs = allocStruct(arena, "VkQueueFamilyProperties2", { count: 3 });
+  assertEquals(readStructArray("VkQueueFamilyProperties2", outputs, 3).map((s) => s.sType), [
+    1000059005,
+    1000059005,
+    1000059005,
+  ]);
+});
+
+Deno.test("nested struct pointers and C strings are allocated in the arena", () => {
+  using arena = new Arena();
+  const info = readStruct(
+    "VkInstanceCreateInfo",
+    writeStruct(arena, "VkInstanceCreateInfo", {
+      pApplicationInfo: { apiVersion: makeApiVersion(1, 3), pApplicationName: "x", applicationVersion: 7 },
+      ppEnabledExtensionNames: ["VK_KHR_surface", "VK_KHR_xcb_surface"],
+      ppEnabledLayerNames: ["VK_LAYER_KHRONOS_validation"],
+    }),
+  );
+  const app = readStruct("VkApplicationInfo", info.pApplicationInfo as Deno.PointerValue);
+  assertEquals(app.sType, 0);
+  assertEquals(app.apiVersion, 0x403000);
+  assertEquals(app.applicationVersion, 7);
+  assertEquals(readCString(app.pApplicationName as Deno.PointerValue), "x");
+  assertEquals(app.pEngineName, null);
+  assertEquals(info.enabledExtensionCount, 2);
+  assertEquals(cStrings(info.ppEnabledExtensionNames as Deno.PointerValue, 2), [
+    "VK_KHR_surface",
+    "VK_KHR_xcb_surface",
+  ]);
+  assertEquals(info.enabledLayerCount, 1);
+  assertEquals(cStrings(info.ppEnabledLayerNames as Deno.PointerValue, 1), ["VK_LAYER_KHRONOS_validation"]);
+});
+
+Deno.test("count members are filled from the arrays they count, unless given", () => {
+  using arena = new Arena();
+  const device = readStruct(
+    "VkDeviceCreateInfo",
+    writeStruct(arena, "VkDeviceCreateInfo", {
+      pQueueCreateInfos: [
+        { queueFamilyIndex: 0, pQueuePriorities: [1, 0.5] },
+        { queueFamilyIndex: 2, pQueuePriorities: new Float32Array([0.25]) },
+      ],
+    }),
+  );
+  assertEquals(device.queueCreateInfoCount, 2);
+  const queues = readStructArray("VkDeviceQueueCreateInfo", device.pQueueCreateInfos as Deno.PointerValue, 2);
+  assertEquals(queues.map((q) => [q.sType, q.queueFamilyIndex, q.queueCount]), [[2, 0, 2], [2, 2, 1]]);
+  const priorities = new Float32Array(
+    Deno.UnsafePointerView.getArrayBuffer(queues[0]!.pQueuePriorities as Deno.PointerObject, 8),
+  );
+  assertEquals([...priorities], [1, 0.5]);
+  // An explicit count wins (a caller may pass fewer than the array holds).
+  const partial = writeStruct(arena, "VkInstanceCreateInfo", {
+    ppEnabledExtensionNames: ["a", "b"],
+    enabledExtensionCount: 1,
+  });
+  assertEquals(readStruct("VkInstanceCreateInfo", partial).enabledExtensionCount, 1);
+  // codeSize counts bytes of the uint32_t array.
+  const module = writeStruct(arena, "VkShaderModuleCreateInfo", {
+    pCode: new Uint32Array([0x07230203, 1, 2]),
+  });
+  assertEquals(readStruct("VkShaderModuleCreateInfo", module).codeSize, 12n);
+  // Two arrays sharing one count must agree.
+  assertThrows(
+    () => writeStruct(arena, "VkSubmitInfo", { pWaitSemaphores: [null, null], pWaitDstStageMask: [1] }),
+    RangeError,
+  );
+  const submit = readStruct(
+    "VkSubmitInfo",
+    writeStruct(arena, "VkSubmitInfo", {
+      pWaitSemaphores: [Deno.UnsafePointer.create(0x1000n)],
+      pWaitDstStageMask: [0x800],
+      pCommandBuffers: [Deno.UnsafePointer.create(0x2000n), Deno.UnsafePointer.create(0x3000n)],
+    }),
+  );
+  assertEquals([submit.waitSemaphoreCount, submit.commandBufferCount, submit.signalSemaphoreCount], [
+    1,
+    2,
+    0,
+  ]);
+  assertEquals(
+    new BigUint64Array(bytesAt(submit.pCommandBuffers as Deno.PointerValue, 16).buffer),
+    new BigUint64Array([0x2000n, 0x3000n]),
+  );
+});
+
+Deno.test("pNext chains link a list in order, nested objects, and raw pointers", () => {
+  using arena = new Arena();
+  const tail = writeStruct(arena, "VkPhysicalDeviceVulkan11Features", { multiview: 1 });
+  const head = writeStruct(arena, "VkPhysicalDeviceFeatures2", {
+    features: { robustBufferAccess: 1 },
+    pNext: [
+      { type: "VkPhysicalDeviceVulkan12Features", timelineSemaphore: 1 },
+      { type: "VkPhysicalDeviceVulkan13Features", synchronization2: 1, pNext: tail },
+    ],
+  });
+  const chain = readChain(head);
+  assertEquals(chain.map((s) => [s.type, s.sType]), [
+    ["VkPhysicalDeviceVulkan12Features", 51],
+    ["VkPhysicalDeviceVulkan13Features", 53],
+    ["VkPhysicalDeviceVulkan11Features", 49],
+  ]);
+  assertEquals([chain[0]!.timelineSemaphore, chain[1]!.synchronization2, chain[2]!.multiview], [1, 1, 1]);
+  assertEquals(readStruct("VkPhysicalDeviceFeatures2", head).features, {
+    ...readStruct("VkPhysicalDeviceFeatures", writeStruct(arena, "VkPhysicalDeviceFeatures", {})),
+    robustBufferAccess: 1,
+  });
+  const nested = writeStruct(arena, "VkInstanceCreateInfo", {
+    pNext: {
+      type: "VkValidationFeaturesEXT",
+      pEnabledValidationFeatures: [1, 2],
+      pNext: { type: "VkDebugUtilsMessengerCreateInfoEXT" },
+    },
+  });
+  assertEquals(readChain(nested).map((s) => s.type), [
+    "VkValidationFeaturesEXT",
+    "VkDebugUtilsMessengerCreateInfoEXT",
+  ]);
+  assertEquals(readChain(nested)[0]!.enabledValidationFeatureCount, 2);
+  assertThrows(
+    () => writeStruct(arena, "VkInstanceCreateInfo", { pNext: [{ timelineSemaphore: 1 }] }),
+    TypeError,
+  );
+});
+
+Deno.test("allocStruct links an output pNext chain with every sType set", () => {
+  using arena = new Arena();
+  const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
+    pNext: [{ type: "VkPhysicalDeviceDriverProperties" }, { type: "VkPhysicalDeviceIDProperties" }],
+  });
+  assertEquals(readStruct("VkPhysicalDeviceProperties2", props).sType, 1000059001);
+  assertEquals(readChain(props).map((s) => s.sType), [1000196000, 1000071004]);
+});
+
+Deno.test("fixed arrays, char arrays, 64-bit members and floats round-trip", () => {
+  using arena = new Arena();
+  const input = {
+    apiVersion: makeApiVersion(1, 3, 230),
+    deviceType: 4,
+    deviceName: "llvmpipe (LLVM 15.0.6, 256 bits)",
+    pipelineCacheUUID: Array.from({ length: 16 }, (_, i) => i * 3),
+    limits: {
+      maxComputeWorkGroupCount: [65535, 2, 3],
+      bufferImageGranularity: 0x123456789abcdef0n,
+      maxSamplerAnisotropy: 16.5,
+      pointSizeRange: [1, 64],
+      minMemoryMapAlignment: 64n,
+      minTexelOffset: -8,
+    },
+    sparseProperties: { residencyStandard2DBlockShape: 1 },
+  } satisfies StructInput;
+  const back = readStruct(
+    "VkPhysicalDeviceProperties",
+    writeStruct(arena, "VkPhysicalDeviceProperties", input),
+  );
+  assertEquals(back.deviceName, input.deviceName);
+  assertEquals(back.pipelineCacheUUID, input.pipelineCacheUUID);
+  const limits = back.limits as Record<string, unknown>;
+  assertEquals(limits.maxComputeWorkGroupCount, [65535, 2, 3]);
+  assertEquals(limits.bufferImageGranularity, 0x123456789abcdef0n);
+  assertEquals(limits.maxSamplerAnisotropy, 16.5);
+  assertEquals(limits.pointSizeRange, [1, 64]);
+  assertEquals(limits.minMemoryMapAlignment, 64n);
+  assertEquals(limits.minTexelOffset, -8);
+  assertEquals((back.sparseProperties as Record<string, unknown>).residencyStandard2DBlockShape, 1);
+  assertThrows(() => writeStruct(arena, "VkLayerProperties", { layerName: "x".repeat(256) }), RangeError);
+});
+
+Deno.test("unknown structs, unknown members and wrong shapes throw", () => {
+  using arena = new Arena();
+  assertThrows(() => writeStruct(arena, "VkNoSuchStruct", {}), TypeError, '"VkNoSuchStruct"');
+  assertThrows(
+    () => writeStruct(arena, "VkInstanceCreateInfo", { enabledExtensionNames: ["a"] }),
+    TypeError,
+    'Unknown member "enabledExtensionNames" of "VkInstanceCreateInfo"',
+  );
+  assertThrows(
+    () => writeStruct(arena, "VkExtent2D", { width: "wide" }),
+    TypeError,
+    '"width" of "VkExtent2D"',
+  );
+  assertThrows(() => writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos: 3 }), TypeError);
+  assertThrows(() => readStruct("VkExtent2D", null), TypeError);
+});
+
+Deno.test("aliases of structs resolve to their target's layout", () => {
+  using arena = new Arena();
+  assertEquals(sizeOfStruct("VkPhysicalDeviceFeatures2KHR"), sizeOfStruct("VkPhysicalDeviceFeatures2"));
+  assertEquals(
+    readStruct("VkPhysicalDeviceFeatures2KHR", writeStruct(arena, "VkPhysicalDeviceFeatures2KHR")).sType,
+    1000059000,
+  );
+});
+
+Deno.test("check returns success and positive codes, throws VkError for negative ones", () => {
+  assertEquals(check(0, "vkCreateInstance"), 0);
+  assertEquals(check(1000001003, "vkAcquireNextImageKHR"), 1000001003);
+  assertEquals(check(5, "vkEnumeratePhysicalDevices"), 5);
+  const e = assertThrows(() => check(-9, "vkCreateInstance"), VkError);
+  assertEquals([e.result, e.code], ["VK_ERROR_INCOMPATIBLE_DRIVER", -9]);
+  assert(e.message.includes('"vkCreateInstance"'));
+});
+
+Deno.test("API versions pack like VK_MAKE_API_VERSION and format as major.minor.patch", () => {
+  assertEquals(makeApiVersion(1, 0), 0x400000);
+  assertEquals(makeApiVersion(1, 3, 239), 4206831);
+  assertEquals(makeApiVersion(1, 2, 0, 7), 0xe0402000);
+  assertEquals(formatApiVersion(4206831), "1.3.239");
+  assertEquals(formatApiVersion(makeApiVersion(1, 2, 0, 7)), "1.2.0");
+  assertThrows(() => makeApiVersion(1, 1024), RangeError);
+});
+
+/** A fake two-call command whose list grows between calls (call i sees `lists[i]`), as devices may. */
+function fakeEnumerator(lists: number[][]) {
+  let call = 0;
+  const calls: string[] = [];
+  const command = (_instance: unknown, pCount: Deno.PointerObject, pItems: Deno.PointerValue) => {
+    const items = lists[Math.min(call++, lists.length - 1)]!;
+    const count = new Uint32Array(Deno.UnsafePointerView.getArrayBuffer(pCount, 4));
+    if (pItems === null) {
+      calls.push("count");
+      count[0] = items.length;
+      return 0;
+    }
+    calls.push(`fill ${count[0]}`);
+    const n = Math.min(count[0]!, items.length);
+    const out = new BigUint64Array(Deno.UnsafePointerView.getArrayBuffer(pItems, 8 * n));
+    for (let i = 0; i < n; i++) out[i] = BigInt(items[i]!);
+    count[0] = n;
+    return n < items.length ? 5 : 0;
+  };
+  return { command, calls };
+}
+
+Deno.test("enumerate runs the two-call idiom and retries on VK_INCOMPLETE", () => {
+  const fake = fakeEnumerator([[0x10, 0x20], [0x10, 0x20, 0x30]]);
+  const handles = enumerate(fake.command, [null]);
+  assertEquals(
+    handles.map((h) => Deno.UnsafePointer.value(h)),
+    [0x10n, 0x20n, 0x30n].map(Number).map(BigInt),
+  );
+  assertEquals(fake.calls, ["count", "fill 2", "count", "fill 3"]);
+  assertEquals(enumerate(fakeEnumerator([[]]).command, [null]), []);
+  const failing = () => -3;
+  assertThrows(() => enumerate(failing, [], { name: "vkEnumerateX" }), VkError, '"vkEnumerateX"');
+});
+
+Deno.test("enumerate reads struct outputs with their sType prefilled", () => {
+  const seen: number[] = [];
+  const command = (pCount: Deno.PointerObject, pItems: Deno.PointerValue) => {
+    const count = new Uint32Array(Deno.UnsafePointerView.getArrayBuffer(pCount, 4));
+    if (pItems === null) {
+      count[0] = 2;
+      return;
+    }
+    const size = sizeOfStruct("VkQueueFamilyProperties2");
+    for (let i = 0; i < 2; i++) {
+      const view = new DataView(Deno.UnsafePointerView.getArrayBuffer(pItems, size, i * size));
+      seen.push(view.getUint32(0, true));
+      view.setUint32(16, 0x2 | i, true); // queueFamilyProperties.queueFlags
+    }
+  };
+  const families = enumerate(command, [], { struct: "VkQueueFamilyProperties2" });
+  assertEquals(seen, [1000059005, 1000059005]);
+  assertEquals(families.map((f) => (f.queueFamilyProperties as Record<string, unknown>).queueFlags), [2, 3]);
+});
+
+Deno.test("writeStructArray lays structs out at their stride", () => {
+  using arena = new Arena();
+  const p = writeStructArray(arena, "VkExtent3D", [{ width: 1, height: 2, depth: 3 }, { width: 4 }]);
+  assertEquals([...new Uint32Array(bytesAt(p, 24).buffer)], [1, 2, 3, 4, 0, 0]);
+});
