@@ -229,3 +229,30 @@ Deno.test("every candidate is accounted for, and used candidates are exactly the
   );
   assertEquals(found.candidates.every((c) => c.status === "used" || (c.reason ?? "") !== ""), true);
 });
+
+Deno.test("the same folder listed three times in VK_DRIVER_FILES is searched once", () => {
+  using tree = systemTree();
+  const folder = tree.path("extra");
+  const found = discoverDrivers({
+    vars: { VK_DRIVER_FILES: `${folder}:${folder}/:${folder}` },
+    elevated: false,
+  });
+  assertEquals(used(found), ["x_add.json", "y_add.json"]);
+  assertEquals(found.locations.map((l) => l.status), ["scanned"]);
+});
+
+Deno.test("a VK_DRIVER_FILES entry that is neither a .json file nor a folder finds nothing, and says so", () => {
+  using tree = systemTree();
+  tree.add({ "notes.txt": driverManifest("libn.so"), "upper/a.JSON": driverManifest("liba.so") });
+  const found = discoverDrivers({
+    vars: { VK_DRIVER_FILES: `${tree.path("notes.txt")}:${tree.path("upper")}:${tree.path("nowhere")}` },
+    elevated: false,
+  });
+  assertEquals(found.drivers.length, 0);
+  assertEquals(found.candidates.length, 0);
+  assertEquals(found.locations.map((l) => [l.status, l.fileCount]), [["not a folder", 0], ["scanned", 0], [
+    "missing",
+    0,
+  ]]);
+  assertEquals(found.messages.at(-1)?.text, "No driver manifest was found or accepted");
+});
