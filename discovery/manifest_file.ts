@@ -5,7 +5,9 @@
  *
  * The text must be UTF-8 (a leading byte order mark is dropped with a warning)
  * and hold one JSON object. Comments and trailing commas are accepted, with a
- * warning that the Khronos loader and other tools reject them. Files larger than
+ * warning that the Khronos loader and other tools reject them. A key repeated
+ * in one object keeps its last value (as `JSON.parse` does) with a warning,
+ * since the Khronos loader keeps the first. Files larger than
  * {@linkcode MAX_MANIFEST_BYTES} are refused unread.
  *
  * The field helpers at the end ({@linkcode describeJsonType},
@@ -186,6 +188,12 @@ export function parseManifestText(text: Uint8Array | string, path: string): Mani
       `file has ${plural(extensions.trailingCommas, "trailing comma")}, which the Khronos loader rejects`,
     );
   }
+  for (const key of extensions.repeatedKeys) {
+    warnings.push(
+      `file repeats key ${JSON.stringify(key.slice(0, 80))} in one object; the last value is used ` +
+        "(the Khronos loader uses the first)",
+    );
+  }
   return { ok: true, path, value: value as Record<string, unknown>, warnings };
 }
 
@@ -316,9 +324,11 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line, column: end - lineStart + 1 };
 }
 
-function jsonExtensions(text: string): { comments: number; trailingCommas: number } {
+function jsonExtensions(text: string): { comments: number; trailingCommas: number; repeatedKeys: string[] } {
   let comments = 0;
   let trailingCommas = 0;
+  const repeatedKeys: string[] = [];
+  const keys: Set<string>[] = [];
   // A comma directly followed (comments aside) by a closing bracket is a trailing comma.
   let pendingComma = false;
   visit(text, {
@@ -331,6 +341,7 @@ function jsonExtensions(text: string): { comments: number; trailingCommas: numbe
     onObjectEnd: () => {
       if (pendingComma) trailingCommas++;
       pendingComma = false;
+      keys.pop();
     },
     onArrayEnd: () => {
       if (pendingComma) trailingCommas++;
@@ -338,18 +349,22 @@ function jsonExtensions(text: string): { comments: number; trailingCommas: numbe
     },
     onObjectBegin: () => {
       pendingComma = false;
+      keys.push(new Set());
     },
     onArrayBegin: () => {
       pendingComma = false;
     },
-    onObjectProperty: () => {
+    onObjectProperty: (name) => {
       pendingComma = false;
+      const current = keys[keys.length - 1];
+      if (current?.has(name) && !repeatedKeys.includes(name)) repeatedKeys.push(name);
+      current?.add(name);
     },
     onLiteralValue: () => {
       pendingComma = false;
     },
   }, { allowTrailingComma: true, disallowComments: false });
-  return { comments, trailingCommas };
+  return { comments, trailingCommas, repeatedKeys };
 }
 
 function firstInvalidUtf8(bytes: Uint8Array): number {
