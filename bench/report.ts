@@ -14,7 +14,8 @@
  * ending in `(xN)` means one iteration makes N calls: times are divided by N
  * and shown per call. Ratios are against the group's `baseline: true` bench.
  * The section (`## <name>` up to the next `## `) is replaced or appended; the
- * intro text is the bench file's leading `/** ... *\/` comment.
+ * intro text is the bench file's leading `/** ... *\/` comment. The file is then
+ * run through `deno fmt`.
  *
  * @module
  */
@@ -173,5 +174,7 @@ if (import.meta.main) {
     // first section: start from the header
   }
   await Deno.writeTextFile(values.output, replaceSection(doc, values.section, body));
+  // `deno task check` runs `deno fmt --check` over the repository, this file included.
+  await new Deno.Command(deno, { args: ["fmt", "--quiet", values.output] }).output();
   console.log(body);
 }
