@@ -321,3 +321,148 @@ Deno.test("writeStructArray lays structs out at their stride", () => {
   const p = writeStructArray(arena, "VkExtent3D", [{ width: 1, height: 2, depth: 3 }, { width: 4 }]);
   assertEquals([...new Uint32Array(bytesAt(p, 24).buffer)], [1, 2, 3, 4, 0, 0]);
 });
+
+/** C fills these structs through the installed headers; TypeScript must write the same bytes and read them back. */
+const C_LAYOUT_PROBE = String.raw`
+#include <stdio.h>
+#include <string.h>
+#include <vulkan/vulkan.h>
+static void dump(const char* name, const void* p, size_t n) {
+  printf("%s ", name);
+  for (size_t i = 0; i < n; i++) printf("%02x", ((const unsigned char*)p)[i]);
+  printf("\n");
+}
+int main(void) {
+  VkPhysicalDeviceProperties props;
+  memset(&props, 0, sizeof props);
+  props.apiVersion = VK_MAKE_API_VERSION(0, 1, 3, 230);
+  props.driverVersion = 0x80000001u;
+  props.vendorID = 0x10005;
+  props.deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  strcpy(props.deviceName, "llvmpipe (LLVM 15.0.6, 256 bits)");
+  for (int i = 0; i < VK_UUID_SIZE; i++) props.pipelineCacheUUID[i] = (uint8_t)(i * 3);
+  props.limits.maxComputeWorkGroupCount[0] = 65535;
+  props.limits.maxComputeWorkGroupCount[2] = 3;
+  props.limits.bufferImageGranularity = 0x123456789abcdef0ull;
+  props.limits.maxSamplerAnisotropy = 16.5f;
+  props.limits.pointSizeRange[1] = 64.0f;
+  props.limits.minMemoryMapAlignment = 64;
+  props.limits.minTexelOffset = -8;
+  props.limits.nonCoherentAtomSize = 256;
+  props.sparseProperties.residencyNonResidentStrict = VK_TRUE;
+  dump("VkPhysicalDeviceProperties", &props, sizeof props);
+
+  VkPhysicalDeviceMemoryProperties memory;
+  memset(&memory, 0, sizeof memory);
+  memory.memoryTypeCount = 2;
+  memory.memoryTypes[1].propertyFlags = 6;
+  memory.memoryTypes[1].heapIndex = 1;
+  memory.memoryHeapCount = 2;
+  memory.memoryHeaps[1].size = 1ull << 40;
+  memory.memoryHeaps[1].flags = 1;
+  dump("VkPhysicalDeviceMemoryProperties", &memory, sizeof memory);
+
+  VkAccelerationStructureInstanceKHR instance;
+  memset(&instance, 0, sizeof instance);
+  instance.transform.matrix[0][0] = 1.0f;
+  instance.transform.matrix[2][3] = -2.5f;
+  instance.instanceCustomIndex = 0x123456;
+  instance.mask = 0xab;
+  instance.instanceShaderBindingTableRecordOffset = 0xfedcba;
+  instance.flags = 0x5;
+  instance.accelerationStructureReference = 0xdeadbeef00000001ull;
+  dump("VkAccelerationStructureInstanceKHR", &instance, sizeof instance);
+
+  VkClearValue clear;
+  memset(&clear, 0, sizeof clear);
+  clear.depthStencil.depth = 0.5f;
+  clear.depthStencil.stencil = 7;
+  dump("VkClearValue", &clear, sizeof clear);
+  return 0;
+}
+`;
+
+const C_LAYOUT_VALUES: Record<string, StructInput> = {
+  VkPhysicalDeviceProperties: {
+    apiVersion: makeApiVersion(1, 3, 230),
+    driverVersion: 0x80000001,
+    vendorID: 0x10005,
+    deviceType: 4,
+    deviceName: "llvmpipe (LLVM 15.0.6, 256 bits)",
+    pipelineCacheUUID: Array.from({ length: 16 }, (_, i) => i * 3),
+    limits: {
+      maxComputeWorkGroupCount: [65535, 0, 3],
+      bufferImageGranularity: 0x123456789abcdef0n,
+      maxSamplerAnisotropy: 16.5,
+      pointSizeRange: [0, 64],
+      minMemoryMapAlignment: 64n,
+      minTexelOffset: -8,
+      nonCoherentAtomSize: 256n,
+    },
+    sparseProperties: { residencyNonResidentStrict: 1 },
+  },
+  VkPhysicalDeviceMemoryProperties: {
+    memoryTypeCount: 2,
+    memoryTypes: [{}, { propertyFlags: 6, heapIndex: 1 }],
+    memoryHeapCount: 2,
+    memoryHeaps: [{}, { size: 1n << 40n, flags: 1 }],
+  },
+  VkAccelerationStructureInstanceKHR: {
+    transform: { matrix: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -2.5] },
+    instanceCustomIndex: 0x123456,
+    mask: 0xab,
+    instanceShaderBindingTableRecordOffset: 0xfedcba,
+    flags: 0x5,
+    accelerationStructureReference: 0xdeadbeef00000001n,
+  },
+  VkClearValue: { depthStencil: { depth: 0.5, stencil: 7 } },
+};
+
+Deno.test("written bytes equal what C writes through the installed headers, and read back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vkdeno_structs_" });
+  try {
+    await Deno.writeTextFile(`${dir}/probe.c`, C_LAYOUT_PROBE);
+    const cc = await new Deno.Command("cc", { args: [`${dir}/probe.c`, "-o", `${dir}/probe`] }).output();
+    assert(cc.code === 0, new TextDecoder().decode(cc.stderr));
+    const out = await new Deno.Command(`${dir}/probe`).output();
+    const dumps = new Map(
+      new TextDecoder().decode(out.stdout).trim().split("\n").map((line) => {
+        const [name, hex] = line.split(" ") as [string, string];
+        return [name, Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16))];
+      }),
+    );
+    assertEquals([...dumps.keys()], Object.keys(C_LAYOUT_VALUES));
+    using arena = new Arena();
+    for (const [name, value] of Object.entries(C_LAYOUT_VALUES)) {
+      const c = dumps.get(name)!;
+      assertEquals(sizeOfStruct(name), c.length, name);
+      assertEquals(bytesAt(writeStruct(arena, name, value), c.length), c, name);
+      const back = readStruct(name, c);
+      // Writing what was read reproduces the C bytes: every member read back at its C offset and width.
+      assertEquals(bytesAt(writeStruct(arena, name, back), c.length), c, name);
+    }
+    const props = readStruct("VkPhysicalDeviceProperties", dumps.get("VkPhysicalDeviceProperties")!);
+    assertEquals(props.deviceName, "llvmpipe (LLVM 15.0.6, 256 bits)");
+    assertEquals((props.limits as Record<string, unknown>).bufferImageGranularity, 0x123456789abcdef0n);
+    const memory = readStruct(
+      "VkPhysicalDeviceMemoryProperties",
+      dumps.get("VkPhysicalDeviceMemoryProperties")!,
+    );
+    assertEquals((memory.memoryHeaps as unknown[])[1], { size: 1n << 40n, flags: 1 });
+    const instance = readStruct(
+      "VkAccelerationStructureInstanceKHR",
+      dumps.get("VkAccelerationStructureInstanceKHR")!,
+    );
+    assertEquals(
+      [
+        instance.instanceCustomIndex,
+        instance.mask,
+        instance.instanceShaderBindingTableRecordOffset,
+        instance.flags,
+      ],
+      [0x123456, 0xab, 0xfedcba, 0x5],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
