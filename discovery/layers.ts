@@ -1,0 +1,597 @@
+/**
+ * Layer discovery on Linux (LOADER_BEHAVIOUR L01 to L07, F05, F06, O02 to O06):
+ * which layer manifests exist, which layers they hold, and which of those the
+ * loader shows to the application.
+ *
+ * Implicit manifests are searched first, then explicit ones, on the same base
+ * folders as drivers (`vulkan/implicit_layer.d`, `vulkan/explicit_layer.d`):
+ *
+ * - `VK_IMPLICIT_LAYER_PATH` replaces the implicit search; `VK_ADD_IMPLICIT_LAYER_PATH`
+ *   is searched before the default folders (and ignored when the former is set).
+ * - `VK_LAYER_PATH` replaces the explicit search (files or folders; whatever is found
+ *   there is explicit); `VK_ADD_LAYER_PATH` is searched first (ignored when the former is set).
+ * - An applicable, enabled override layer (`VK_LAYER_LUNARG_override`) with
+ *   `override_paths` replaces the explicit search, `VK_LAYER_PATH` included.
+ * - All four variables are ignored when the process is elevated.
+ *
+ * A layer name found twice keeps its first occurrence. Layers hidden by
+ * `VK_LOADER_LAYERS_DISABLE` (unless allowed by `VK_LOADER_LAYERS_ALLOW` or
+ * forced on by `VK_LOADER_LAYERS_ENABLE`) and layers on the override layer's
+ * `blacklisted_layers` are removed, then invalid meta layers. Every manifest and
+ * layer seen is kept in `candidates` with what became of it.
+ *
+ * Parsed manifests are cached per process by path, modification time, change
+ * time, size and inode, so a warm call only lists folders and stats files; a
+ * file changed in the last {@linkcode RACY_WINDOW_MS} milliseconds is always
+ * read again, because file times are too coarse to tell two quick writes apart.
+ *
+ * @example Discovering the layers of a fake root
+ * ```ts
+ * import { discoverLayers } from "./layers.ts";
+ * const found = discoverLayers({ vars: {}, elevated: false, root: "/tmp/no-such-root" });
+ * console.log(found.layers.length); // 0
+ * ```
+ *
+ * @module
+ */
+
+import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
+import {
+  forcedOnByFilter,
+  implicitVariablesVerdict,
+  layerFilterVerdict,
+  readLayerFilters,
+} from "./_layer_filters.ts";
+import {
+  isOverrideLayer,
+  type LayerExtension,
+  type LayerManifest,
+  type LayerManifestResult,
+  type LayerMessage,
+  parseLayerManifest,
+} from "./layer_manifest.ts";
+import {
+  type ManifestFileResult,
+  MAX_MANIFEST_BYTES,
+  parseManifestText,
+  readManifestFile,
+} from "./manifest_file.ts";
+import { mergedExtensions, validateMetaLayers } from "./meta_layers.ts";
+import {
+  defaultSearchLocations,
+  type FoundManifestFile,
+  type LocationReport,
+  pathListLocations,
+  scanSearchLocations,
+  type SearchLocation,
+} from "./search_paths.ts";
+
+/** Files changed this recently are re-read even when their stat looks unchanged. */
+export const RACY_WINDOW_MS = 2000;
+
+/**
+ * What became of a manifest file or of one layer in it.
+ *
+ * - `used`: the layer is in `layers`.
+ * - `skipped`: the file or the layer is defective (the reason names the field).
+ * - `duplicate`: another layer of the same name was found first.
+ * - `disabled`: hidden by `VK_LOADER_LAYERS_DISABLE`.
+ * - `blacklisted`: named by the override layer's `blacklisted_layers`.
+ * - `invalid`: a meta layer whose components are missing, loop, or are too old.
+ * - `not applied`: an override layer whose `app_keys` do not name this
+ *   application, or that lost to another override layer.
+ */
+export type LayerCandidateStatus =
+  | "used"
+  | "skipped"
+  | "duplicate"
+  | "disabled"
+  | "blacklisted"
+  | "invalid"
+  | "not applied";
+
+/**
+ * One manifest file, or one layer of it, and what became of it.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LayerCandidate } from "./layers.ts";
+ * const c: LayerCandidate = {
+ *   manifestPath: "/usr/share/vulkan/implicit_layer.d/MangoHud.json",
+ *   name: "VK_LAYER_MANGOHUD_overlay",
+ *   implicit: true,
+ *   source: "XDG_DATA_DIRS",
+ *   status: "used",
+ *   reason: "found",
+ * };
+ * ```
+ */
+export interface LayerCandidate {
+  readonly manifestPath: string;
+  /** The layer's name; absent when the whole file was unusable. */
+  readonly name?: string;
+  readonly implicit: boolean;
+  /** The variable or default that led to the file (`VK_LAYER_PATH`, `XDG_DATA_DIRS`, ...). */
+  readonly source: string;
+  readonly status: LayerCandidateStatus;
+  /** A clause saying why. */
+  readonly reason: string;
+  /** The parsed layer, when the manifest held one by that name. */
+  readonly layer?: LayerManifest;
+}
+
+/**
+ * The result of {@linkcode discoverLayers}.
+ *
+ * @example Usage
+ * ```ts
+ * import { discoverLayers, type LayerDiscovery } from "./layers.ts";
+ * const d: LayerDiscovery = discoverLayers({ vars: {}, elevated: false, root: "/nonexistent" });
+ * console.log(d.candidates.length); // 0
+ * ```
+ */
+export interface LayerDiscovery {
+  /** The layers the loader shows, implicit ones first, in discovery order, names unique. */
+  readonly layers: readonly LayerManifest[];
+  /** Every manifest file and layer seen, in discovery order, with its status. */
+  readonly candidates: readonly LayerCandidate[];
+  /** The override layer that applies to this application and is enabled, if any. */
+  readonly overrideLayer?: LayerManifest;
+  /** Every searched location: implicit ones, then explicit ones. */
+  readonly locations: {
+    readonly implicit: readonly LocationReport[];
+    readonly explicit: readonly LocationReport[];
+  };
+  readonly messages: readonly LayerMessage[];
+}
+
+/**
+ * Options for {@linkcode discoverLayers}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DiscoverLayersOptions } from "./layers.ts";
+ * const o: DiscoverLayersOptions = { executablePath: "/usr/bin/vkcube" };
+ * ```
+ */
+export interface DiscoverLayersOptions {
+  /** The application's executable path, matched against the override layer's `app_keys`. */
+  readonly executablePath?: string;
+  /** The process's pointer size for `library_arch` (default 64). */
+  readonly pointerBits?: 32 | 64;
+  /** False to parse every manifest again instead of using the per-process cache (default true). */
+  readonly cache?: boolean;
+}
+
+/**
+ * Finds the layers, as `vkEnumerateInstanceLayerProperties` would see them.
+ * Never throws; never loads a library.
+ *
+ * @example Usage
+ * ```ts
+ * import { discoverLayers } from "./layers.ts";
+ * const env = { vars: { VK_LAYER_PATH: "/nonexistent" }, elevated: false, root: "/nonexistent" };
+ * console.log(discoverLayers(env).locations.explicit[0]?.status); // "missing"
+ * ```
+ */
+export function discoverLayers(
+  env: EnvironmentSnapshot,
+  options: DiscoverLayersOptions = {},
+): LayerDiscovery {
+  const messages: LayerMessage[] = [];
+  const candidates: LayerCandidate[] = [];
+  const filters = readLayerFilters(env);
+  messages.push(...filters.warnings);
+  const reader = new ManifestReader(options, messages, candidates);
+
+  const implicitLocations = layerSearchLocations(env, true, messages);
+  const implicitScan = scanSearchLocations(implicitLocations);
+  const found: LayerManifest[] = reader.readAll(implicitScan.files, true);
+
+  // The override layer decides the explicit search, so it is settled before that search.
+  const overrides = found.filter(isOverrideLayer);
+  const chosen = chooseOverrideLayer(overrides, options.executablePath, candidates, messages);
+  const kept = found.filter((l) => !isOverrideLayer(l) || l === chosen);
+  // Its override_paths and blacklist only count while it is on (its variables, or forced on).
+  const override = chosen !== undefined && layerFilterVerdict(filters, chosen) === undefined &&
+      (implicitVariablesVerdict(env, chosen).enabled || forcedOnByFilter(filters, chosen.name))
+    ? chosen
+    : undefined;
+
+  let explicitLocations: SearchLocation[];
+  if (override !== undefined && override.overridePaths.length > 0) {
+    if (secureGetenv(env, "VK_LAYER_PATH") !== undefined) {
+      messages.push(
+        info(`Ignoring VK_LAYER_PATH: the override layer "${override.manifestPath}" sets override_paths`),
+      );
+    }
+    explicitLocations = pathListLocations(env, override.overridePaths.join(":"), "override_paths");
+  } else {
+    explicitLocations = layerSearchLocations(env, false, messages);
+  }
+  const explicitScan = scanSearchLocations(explicitLocations);
+  kept.push(...reader.readAll(explicitScan.files, false));
+
+  // First occurrence of a name wins (L05).
+  const byName = new Map<string, LayerManifest>();
+  const unique: LayerManifest[] = [];
+  const statusOf = new Map<LayerManifest, { status: LayerCandidateStatus; reason: string }>();
+  for (const layer of kept) {
+    const first = byName.get(layer.name);
+    if (first !== undefined) {
+      const reason = `it is a duplicate of "${layer.name}" from "${first.manifestPath}"`;
+      statusOf.set(layer, { status: "duplicate", reason });
+      messages.push(info(`Removing layer "${layer.name}" ("${layer.manifestPath}") because ${reason}`));
+      continue;
+    }
+    byName.set(layer.name, layer);
+    unique.push(layer);
+  }
+
+  let visible: LayerManifest[] = [];
+  for (const layer of unique) {
+    const verdict = layerFilterVerdict(filters, layer);
+    if (verdict !== undefined) {
+      statusOf.set(layer, { status: "disabled", reason: verdict });
+      messages.push({ level: "warn", category: "layer", text: `Layer "${layer.name}" ${verdict}` });
+    } else {
+      visible.push(layer);
+    }
+  }
+
+  let activeOverride = override !== undefined && visible.includes(override) ? override : undefined;
+  for (let pass = 0; pass < 2; pass++) {
+    const validation = validateMetaLayers(visible);
+    for (const { layer, reason } of validation.removed) {
+      statusOf.set(layer, { status: "invalid", reason: `invalid meta layer: ${reason}` });
+      messages.push({
+        level: "warn",
+        category: "layer",
+        text: `Removing meta layer "${layer.name}": ${reason}`,
+      });
+    }
+    visible = [...validation.layers];
+    if (activeOverride !== undefined && !visible.includes(activeOverride)) activeOverride = undefined;
+    // The blacklist applies once the override layer is known to be valid; removing
+    // blacklisted layers may invalidate meta layers, hence the second pass.
+    if (pass > 0 || activeOverride === undefined || activeOverride.blacklistedLayers.length === 0) break;
+    const blacklist = new Set(activeOverride.blacklistedLayers);
+    const before = visible.length;
+    visible = visible.filter((layer) => {
+      if (!blacklist.has(layer.name) || layer === activeOverride) return true;
+      statusOf.set(layer, {
+        status: "blacklisted",
+        reason: `named in blacklisted_layers of the override layer "${activeOverride?.manifestPath}"`,
+      });
+      messages.push(info(`Layer "${layer.name}" is blacklisted by the override layer`));
+      return false;
+    });
+    if (visible.length === before) break;
+  }
+
+  for (const candidate of candidates) {
+    if (candidate.layer === undefined || candidate.status !== "used") continue;
+    const status = statusOf.get(candidate.layer);
+    if (status !== undefined) Object.assign(candidate, status);
+  }
+  return {
+    layers: visible,
+    candidates,
+    overrideLayer: activeOverride,
+    locations: { implicit: implicitScan.locations, explicit: explicitScan.locations },
+    messages,
+  };
+}
+
+/**
+ * The search locations for implicit or explicit layer manifests (without the
+ * override layer's `override_paths`, which {@linkcode discoverLayers} applies).
+ *
+ * @example Usage
+ * ```ts
+ * import { layerSearchLocations } from "./layers.ts";
+ * const env = { vars: { VK_LAYER_PATH: "/opt/layers:/opt/x.json" }, elevated: false };
+ * layerSearchLocations(env, false).map((l) => l.path); // ["/opt/layers", "/opt/x.json"]
+ * ```
+ */
+export function layerSearchLocations(
+  env: EnvironmentSnapshot,
+  implicit: boolean,
+  messages: LayerMessage[] = [],
+): SearchLocation[] {
+  const replace = implicit ? "VK_IMPLICIT_LAYER_PATH" : "VK_LAYER_PATH";
+  const add = implicit ? "VK_ADD_IMPLICIT_LAYER_PATH" : "VK_ADD_LAYER_PATH";
+  if (env.elevated) {
+    for (const name of [replace, add]) {
+      if (env.vars[name] !== undefined) messages.push(info(`Ignoring ${name}: the process runs elevated`));
+    }
+  }
+  const replacement = nonEmpty(secureGetenv(env, replace));
+  if (replacement !== undefined) {
+    if (nonEmpty(secureGetenv(env, add)) !== undefined) {
+      messages.push(info(`Ignoring ${add} because ${replace} is set`));
+    }
+    return pathListLocations(env, replacement, replace);
+  }
+  return [
+    ...pathListLocations(env, nonEmpty(secureGetenv(env, add)), add),
+    ...defaultSearchLocations(env, implicit ? "implicit_layer" : "explicit_layer"),
+  ];
+}
+
+function chooseOverrideLayer(
+  overrides: readonly LayerManifest[],
+  executablePath: string | undefined,
+  candidates: LayerCandidate[],
+  messages: LayerMessage[],
+): LayerManifest | undefined {
+  if (overrides.length === 0) return undefined;
+  const applies = (l: LayerManifest) => l.appKeys.length === 0 || l.appKeys.includes(executablePath ?? "");
+  const specific = overrides.find((l) => l.appKeys.length > 0 && applies(l));
+  const chosen = specific ?? overrides.find(applies);
+  for (const layer of overrides) {
+    if (layer === chosen) continue;
+    const reason = !applies(layer)
+      ? `its app_keys do not name this application ("${executablePath ?? "unknown"}")`
+      : `the override layer "${chosen?.manifestPath}" applies instead`;
+    markCandidate(candidates, layer, "not applied", reason);
+    messages.push(info(`Override layer "${layer.manifestPath}" not applied: ${reason}`));
+  }
+  return chosen;
+}
+
+function markCandidate(
+  candidates: LayerCandidate[],
+  layer: LayerManifest,
+  status: LayerCandidateStatus,
+  reason: string,
+): void {
+  const candidate = candidates.find((c) => c.layer === layer);
+  if (candidate !== undefined) Object.assign(candidate, { status, reason });
+}
+
+interface CacheEntry {
+  readonly mtime: number;
+  readonly ctime: number;
+  readonly size: number;
+  readonly ino: number;
+  readonly result: LayerManifestResult;
+  readonly fileReason?: string;
+}
+
+const manifestCache = new Map<string, CacheEntry>();
+
+/**
+ * Forgets every cached manifest (tests use it to compare warm and cold results).
+ *
+ * @example Usage
+ * ```ts
+ * import { clearLayerManifestCache } from "./layers.ts";
+ * clearLayerManifestCache();
+ * ```
+ */
+export function clearLayerManifestCache(): void {
+  manifestCache.clear();
+}
+
+class ManifestReader {
+  readonly #useCache: boolean;
+  readonly #pointerBits: 32 | 64;
+  readonly #messages: LayerMessage[];
+  readonly #candidates: LayerCandidate[];
+
+  constructor(options: DiscoverLayersOptions, messages: LayerMessage[], candidates: LayerCandidate[]) {
+    this.#useCache = options.cache ?? true;
+    this.#pointerBits = options.pointerBits ?? 64;
+    this.#messages = messages;
+    this.#candidates = candidates;
+  }
+
+  readAll(files: readonly FoundManifestFile[], implicit: boolean): LayerManifest[] {
+    const out: LayerManifest[] = [];
+    const now = Date.now();
+    for (const file of files) {
+      const { result, fileReason } = this.#read(file.path, implicit, now);
+      const source = file.location.source;
+      if (fileReason !== undefined) {
+        this.#candidates.push({
+          manifestPath: file.path,
+          implicit,
+          source,
+          status: "skipped",
+          reason: fileReason,
+        });
+        this.#messages.push({
+          level: "warn",
+          category: "layer",
+          text: `Skipping layer manifest "${file.path}": ${fileReason}`,
+        });
+        continue;
+      }
+      this.#messages.push(...result.messages);
+      for (const skipped of result.skipped) {
+        this.#candidates.push({
+          manifestPath: file.path,
+          name: skipped.name,
+          implicit,
+          source,
+          status: "skipped",
+          reason: skipped.reason,
+        });
+      }
+      for (const layer of result.layers) {
+        this.#candidates.push({
+          manifestPath: file.path,
+          name: layer.name,
+          implicit,
+          source,
+          status: "used",
+          reason: "found",
+          layer,
+        });
+        out.push(layer);
+      }
+    }
+    return out;
+  }
+
+  #read(path: string, implicit: boolean, now: number): { result: LayerManifestResult; fileReason?: string } {
+    const key = (implicit ? "i:" : "e:") + path;
+    let stat: Deno.FileInfo | undefined;
+    if (this.#useCache) {
+      try {
+        stat = Deno.statSync(path);
+      } catch {
+        stat = undefined;
+      }
+      const cached = manifestCache.get(key);
+      if (
+        stat !== undefined && cached !== undefined && stat.isFile &&
+        cached.mtime === (stat.mtime?.getTime() ?? -1) && cached.ctime === (stat.ctime?.getTime() ?? -1) &&
+        cached.size === stat.size && cached.ino === (stat.ino ?? -1)
+      ) {
+        return cached;
+      }
+    }
+    const entry = readLayerFile(path, implicit, this.#pointerBits, stat);
+    if (this.#useCache && stat !== undefined && stat.isFile) {
+      const mtime = stat.mtime?.getTime() ?? -1;
+      const ctime = stat.ctime?.getTime() ?? -1;
+      // A file written within the racy window may change again within the same tick unseen.
+      if (now - Math.max(mtime, ctime) > RACY_WINDOW_MS) {
+        manifestCache.set(key, { mtime, ctime, size: stat.size, ino: stat.ino ?? -1, ...entry });
+      } else {
+        manifestCache.delete(key);
+      }
+    }
+    return entry;
+  }
+}
+
+function readLayerFile(
+  path: string,
+  implicit: boolean,
+  pointerBits: 32 | 64,
+  stat: Deno.FileInfo | undefined,
+): { result: LayerManifestResult; fileReason?: string } {
+  let bytes: Uint8Array | undefined;
+  if (stat !== undefined && stat.isFile && stat.size <= MAX_MANIFEST_BYTES) {
+    try {
+      bytes = Deno.readFileSync(path);
+    } catch {
+      bytes = undefined;
+    }
+  }
+  // The slow path lets the shared reader word every failure the same way for drivers and layers.
+  const file: ManifestFileResult = bytes === undefined
+    ? readManifestFile(path)
+    : parseManifestText(bytes, path);
+  if (!file.ok) return { result: { layers: [], skipped: [], messages: [] }, fileReason: file.reason };
+  let text: string | undefined;
+  if (mayRepeatLayerKey(file.value)) {
+    text = bytes === undefined ? readTextOrUndefined(path) : new TextDecoder().decode(bytes);
+  }
+  const parsed = parseLayerManifest(file.value, { manifestPath: path, implicit, pointerBits, text });
+  const warnings: LayerMessage[] = file.warnings.map((w) => ({
+    level: "warn",
+    category: "layer",
+    text: `Layer manifest "${path}": ${w}`,
+  }));
+  return { result: { ...parsed, messages: [...warnings, ...parsed.messages] } };
+}
+
+function mayRepeatLayerKey(value: Readonly<Record<string, unknown>>): boolean {
+  return value["layer"] !== undefined && value["layers"] === undefined;
+}
+
+function readTextOrUndefined(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function info(text: string): LayerMessage {
+  return { level: "info", category: "layer", text };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * One entry of `vkEnumerateInstanceLayerProperties` (`VkLayerProperties`).
+ *
+ * @example Usage
+ * ```ts
+ * import type { LayerProperties } from "./layers.ts";
+ * const p: LayerProperties = {
+ *   layerName: "VK_LAYER_KHRONOS_validation",
+ *   specVersion: 4206831,
+ *   implementationVersion: 1,
+ *   description: "Khronos Validation Layer",
+ * };
+ * ```
+ */
+export interface LayerProperties {
+  readonly layerName: string;
+  /** The manifest's `api_version`, packed. */
+  readonly specVersion: number;
+  readonly implementationVersion: number;
+  /** The manifest's `description`, cut to 255 UTF-8 bytes like the C array it fills. */
+  readonly description: string;
+}
+
+/**
+ * What `vkEnumerateInstanceLayerProperties` returns: every layer discovery
+ * kept (implicit ones whatever their variables say; disabled and blacklisted
+ * ones absent), implicit layers first, in discovery order.
+ *
+ * @example Usage
+ * ```ts
+ * import { discoverLayers, enumerateInstanceLayerProperties } from "./layers.ts";
+ * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+ * console.log(enumerateInstanceLayerProperties(discoverLayers(env))); // []
+ * ```
+ */
+export function enumerateInstanceLayerProperties(discovery: LayerDiscovery): LayerProperties[] {
+  return discovery.layers.map((layer) => ({
+    layerName: layer.name,
+    specVersion: layer.apiVersion,
+    implementationVersion: layer.implementationVersion,
+    description: cutUtf8(layer.description, 255),
+  }));
+}
+
+/**
+ * What `vkEnumerateInstanceExtensionProperties(pLayerName)` (`kind`
+ * `"instance"`) or `vkEnumerateDeviceExtensionProperties(pLayerName)` (`"device"`)
+ * returns for a layer: its manifest's list, merged with its components' for a
+ * meta layer. `undefined` when no such layer is available
+ * (`VK_ERROR_LAYER_NOT_PRESENT`).
+ *
+ * @example Usage
+ * ```ts
+ * import { discoverLayers, layerExtensionProperties } from "./layers.ts";
+ * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+ * console.log(layerExtensionProperties(discoverLayers(env), "VK_LAYER_x", "instance")); // undefined
+ * ```
+ */
+export function layerExtensionProperties(
+  discovery: LayerDiscovery,
+  layerName: string,
+  kind: "instance" | "device",
+): LayerExtension[] | undefined {
+  const layer = discovery.layers.find((l) => l.name === layerName);
+  if (layer === undefined) return undefined;
+  return mergedExtensions(layer, new Map(discovery.layers.map((l) => [l.name, l])), kind);
+}
+
+function cutUtf8(text: string, maxBytes: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
