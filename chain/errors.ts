@@ -60,8 +60,11 @@ export class VkError extends Error {
   readonly code: number;
 
   /**
+   * An error for a `VkResult`.
+   *
    * @param result The `VkResult`, by name or by code.
    * @param message A sentence naming the thing at fault.
+   * @throws {RangeError} If `result` is a name that is not a `VkResult`.
    */
   constructor(result: string | number, message: string, options?: ErrorOptions) {
     super(message, options);

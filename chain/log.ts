@@ -164,6 +164,7 @@ export class Logger {
   #write: (line: string) => void;
   #sinks = new Set<LogSink>();
 
+  /** Reads `VK_LOADER_DEBUG` from the snapshot (with `getenv`: honoured when elevated). */
   constructor(env: EnvironmentSnapshot, options: LoggerOptions = {}) {
     this.#mask = parseLoaderDebug(getenv(env, "VK_LOADER_DEBUG"));
     this.#write = options.write ?? writeStderr;

@@ -57,6 +57,7 @@ export class CallbackRegistry implements Disposable {
   #report: (message: string, error: unknown) => void;
   #disposed = false;
 
+  /** An empty registry; `options.report` receives a line for every throw caught. */
   constructor(options: CallbackRegistryOptions = {}) {
     this.#report = options.report ?? ((message) => console.error(message));
   }
@@ -141,6 +142,7 @@ export class CallbackRegistry implements Disposable {
     this.#callbacks.clear();
   }
 
+  /** Same as {@linkcode CallbackRegistry.dispose}, for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }

@@ -132,6 +132,7 @@ export class DispatchTable implements Disposable {
     DispatchTable.#live.delete(this);
   }
 
+  /** Same as {@linkcode DispatchTable.dispose}, for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
@@ -339,7 +340,7 @@ export class DispatchStubs implements Disposable {
       ptr = this.#callbacks.create(
         def,
         call as Deno.UnsafeCallbackFunction<typeof def.parameters, typeof def.result>,
-        { name, onError: (def.result === "void" || def.result === "pointer" ? undefined : 0) as never },
+        { name, onError: fallbackErrorValue(def.result) as never },
       ).pointer;
     }
     this.#addresses.set(index, ptr);
@@ -371,9 +372,23 @@ export class DispatchStubs implements Disposable {
     }
   }
 
+  /** Same as {@linkcode DispatchStubs.dispose}, for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
+}
+
+/**
+ * What a fallback callback returns to C when the lookup fails (null handle
+ * or empty slot, where a native stub would crash): `VkResult` commands get
+ * `VK_ERROR_INITIALIZATION_FAILED` (-3), pointers NULL, other numbers 0.
+ */
+function fallbackErrorValue(result: Deno.NativeResultType): unknown {
+  if (result === "void" || result === "pointer" || result === "buffer" || result === "function") {
+    return undefined;
+  }
+  if (result === "i32") return -3;
+  return result === "u64" || result === "i64" || result === "usize" || result === "isize" ? 0n : 0;
 }
 
 /**

@@ -5,7 +5,8 @@
  * @module
  */
 
-const LIBC_SYMBOLS = {
+/** The libc functions bound, with their C parameters. */
+export const LIBC_SYMBOLS = {
   dlopen: { parameters: ["buffer", "i32"], result: "pointer" },
   dlsym: { parameters: ["pointer", "buffer"], result: "pointer" },
   dlclose: { parameters: ["pointer"], result: "i32" },
@@ -22,7 +23,10 @@ export const RTLD_NOW = 0x2;
 /** Symbols are not made available to later loads. */
 export const RTLD_LOCAL = 0x0;
 
-let libc: Deno.DynamicLibrary<typeof LIBC_SYMBOLS>["symbols"] | undefined;
+/** The bound libc functions. */
+export type LibcSymbols = Deno.DynamicLibrary<typeof LIBC_SYMBOLS>["symbols"];
+
+let libc: LibcSymbols | undefined;
 
 /**
  * The bound libc functions.
@@ -33,7 +37,7 @@ let libc: Deno.DynamicLibrary<typeof LIBC_SYMBOLS>["symbols"] | undefined;
  * console.log(typeof libcSymbols().dlerror);
  * ```
  */
-export function libcSymbols(): Deno.DynamicLibrary<typeof LIBC_SYMBOLS>["symbols"] {
+export function libcSymbols(): LibcSymbols {
   libc ??= Deno.dlopen("libc.so.6", LIBC_SYMBOLS).symbols;
   return libc;
 }

@@ -135,6 +135,7 @@ export class Library implements Disposable {
     Library.#live--;
   }
 
+  /** Same as {@linkcode Library.close}, for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

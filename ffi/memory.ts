@@ -184,6 +184,7 @@ export class Arena implements Disposable {
     Arena.#live--;
   }
 
+  /** Same as {@linkcode Arena.dispose}, for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }

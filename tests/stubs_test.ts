@@ -190,6 +190,28 @@ Deno.test("fallback: the address needs the command's definition", () => {
   );
 });
 
+Deno.test("fallback: an empty slot throws in TypeScript and returns an error code to C", () => {
+  using stubs = DispatchStubs.load(["vkQueueWaitIdle"], { native: false });
+  using table = new DispatchTable(1);
+  using arena = new Arena();
+  const h = makeHandle(arena, table);
+  const def = { parameters: ["pointer", "u32"], result: "i32" } as const;
+  assert.throws(() => stubs.bind(0, def)(h, 0), /Cannot call "vkQueueWaitIdle": dispatch slot 0 is empty/);
+  const callFromC = target.fn("stub_call_result_callback", {
+    parameters: ["function", "pointer", "u32"],
+    result: "i32",
+  })!;
+  const original = console.error;
+  const reports: unknown[] = [];
+  console.error = (m: unknown) => reports.push(m);
+  try {
+    assert.equal(callFromC.call(stubs.address(0, def), h, 0), -3);
+  } finally {
+    console.error = original;
+  }
+  assert.equal(reports.length, 1);
+});
+
 Deno.test("stubs: bind rejects a first parameter that cannot be a handle", () => {
   using stubs = DispatchStubs.load(["vkFoo"]);
   assert.throws(
