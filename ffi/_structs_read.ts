@@ -19,6 +19,7 @@ export type StructField = number | bigint | string | Deno.PointerValue | StructV
 
 /** A struct read back as a plain object. */
 export interface StructValue {
+  /** A member's value, by the member's name in vk.xml. */
   [member: string]: StructField;
 }
 

@@ -292,6 +292,20 @@ export function enumerate(
   args: readonly unknown[],
   options?: EnumerateOptions & { struct?: undefined },
 ): Deno.PointerValue[];
+/**
+ * Runs the two-call enumeration idiom for a command filling an array of structs `options.struct`, and
+ * returns them read back as objects.
+ *
+ * @example Instance extensions
+ * ```ts ignore
+ * import { enumerate } from "./structs.ts";
+ * const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
+ *   struct: "VkExtensionProperties",
+ * });
+ * console.log(extensions.map((e) => e.extensionName));
+ * ```
+ * @throws {VkError} If the command returns a negative `VkResult`.
+ */
 export function enumerate<T extends StructValue = StructValue>(
   command: CommandFunction,
   args: readonly unknown[],
