@@ -49,7 +49,8 @@ export class DispatchTable implements Disposable {
     if (!Number.isInteger(slots) || slots <= 0) {
       throw new RangeError(`Invalid dispatch table size "${slots}"`);
     }
-    this.#words = new BigUint64Array(slots);
+    // An explicit ArrayBuffer lives off the V8 heap: never moved by the GC.
+    this.#words = new BigUint64Array(new ArrayBuffer(slots * 8));
     this.#pointer = Deno.UnsafePointer.of(this.#words)!;
     DispatchTable.#live.add(this);
   }

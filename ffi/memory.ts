@@ -70,7 +70,9 @@ export class Arena implements Disposable {
       throw new RangeError(`Invalid alignment "${align}": must be a power of two`);
     }
     // Zero-length buffers have no address, and C may still be given the pointer.
-    const raw = new Uint8Array(Math.max(size, 1) + align - 1);
+    // An explicit ArrayBuffer is always off the V8 heap, so the garbage
+    // collector never moves it (small typed arrays may start on the heap).
+    const raw = new Uint8Array(new ArrayBuffer(Math.max(size, 1) + align - 1));
     const base = Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw));
     const skew = Number(BigInt(base) % BigInt(align));
     const pad = skew === 0 ? 0 : align - skew;

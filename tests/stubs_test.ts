@@ -182,6 +182,49 @@ Deno.test("native stubs: the stub address is the symbol's and lies in the stub o
   assert.equal(address(stubs.address(1)) - address(stubs.address(0)), BigInt(STUB_SIZE));
 });
 
+Deno.test("an undisposed table that JavaScript no longer references survives garbage collection", async () => {
+  if (!nativeStubArch()) return;
+  // A subprocess, so the GC can be forced and a crash does not take the test runner down.
+  const dir = await Deno.makeTempDir();
+  try {
+    const script = join(dir, "gc.ts");
+    await Deno.writeTextFile(
+      script,
+      `import { DispatchStubs, DispatchTable } from ${
+        JSON.stringify(import.meta.resolve("../ffi/dispatch.ts"))
+      };
+import { Library } from ${JSON.stringify(import.meta.resolve("../ffi/library.ts"))};
+import { Arena, readCString } from ${JSON.stringify(import.meta.resolve("../ffi/memory.ts"))};
+const target = Library.open(Deno.args[0]);
+const stubs = DispatchStubs.load(["vkCmdSetLineWidth"]);
+const arena = new Arena();
+const handle = arena.alloc(8);
+(() => {
+  const table = new DispatchTable(2);
+  table.set(0, target.symbolAddress("vkCmdSetLineWidth"));
+  new BigUint64Array(handle.buffer, handle.byteOffset, 1)[0] = table.address;
+})();
+for (let i = 0; i < 5; i++) {
+  globalThis.gc();
+  for (let j = 0; j < 1000; j++) new BigUint64Array(new ArrayBuffer(16));
+}
+stubs.bind(0, { parameters: ["pointer", "f32"], result: "void" })(arena.pointer(handle), 7);
+console.log(readCString(target.fn("stub_last_call", { parameters: [], result: "pointer" }).call()));
+`,
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--no-check", "--v8-flags=--expose-gc", script, target.path],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    assert.ok(out.success, `exit code ${out.code}: ${new TextDecoder().decode(out.stderr)}`);
+    assert.match(stdout, /^vkCmdSetLineWidth\(0x[0-9a-f]+, 7\.000\)$/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("fallback: the address needs the command's definition", () => {
   using stubs = DispatchStubs.load(["vkQueueWaitIdle"], { native: false });
   assert.throws(
