@@ -143,6 +143,8 @@ export interface LayerDiscovery {
     readonly explicit: readonly LocationReport[];
   };
   readonly messages: readonly LayerMessage[];
+  /** How many manifest files were parsed, and how many came unchanged from the cache. */
+  readonly manifestReads: { readonly parsed: number; readonly cached: number };
 }
 
 /**
@@ -280,6 +282,7 @@ export function discoverLayers(
     overrideLayer: activeOverride,
     locations: { implicit: implicitScan.locations, explicit: explicitScan.locations },
     messages,
+    manifestReads: { parsed: reader.parsed, cached: reader.cached },
   };
 }
 
@@ -375,6 +378,8 @@ export function clearLayerManifestCache(): void {
 }
 
 class ManifestReader {
+  parsed = 0;
+  cached = 0;
   readonly #useCache: boolean;
   readonly #pointerBits: 32 | 64;
   readonly #messages: LayerMessage[];
@@ -450,10 +455,12 @@ class ManifestReader {
         cached.mtime === (stat.mtime?.getTime() ?? -1) && cached.ctime === (stat.ctime?.getTime() ?? -1) &&
         cached.size === stat.size && cached.ino === (stat.ino ?? -1)
       ) {
+        this.cached++;
         return cached;
       }
     }
     const entry = readLayerFile(path, implicit, this.#pointerBits, stat);
+    this.parsed++;
     if (this.#useCache && stat !== undefined && stat.isFile) {
       const mtime = stat.mtime?.getTime() ?? -1;
       const ctime = stat.ctime?.getTime() ?? -1;
