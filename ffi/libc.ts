@@ -22,6 +22,8 @@ export const RTLD_LAZY = 0x1;
 export const RTLD_NOW = 0x2;
 /** Symbols are not made available to later loads. */
 export const RTLD_LOCAL = 0x0;
+/** `dlclose` never unmaps the library (glibc value). */
+export const RTLD_NODELETE = 0x1000;
 
 /** The bound libc functions. */
 export type LibcSymbols = Deno.DynamicLibrary<typeof LIBC_SYMBOLS>["symbols"];

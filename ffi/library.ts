@@ -9,10 +9,22 @@
  * @module
  */
 
-import { cstringBuffer, lastDlError, libcSymbols, RTLD_LOCAL, RTLD_NOW } from "./libc.ts";
+import { cstringBuffer, lastDlError, libcSymbols, RTLD_LOCAL, RTLD_NODELETE, RTLD_NOW } from "./libc.ts";
+
+/** Options of {@linkcode Library.open}. */
+export interface LibraryOpenOptions {
+  /**
+   * Add `RTLD_NODELETE`: the library stays mapped after `close()` (what the
+   * Khronos loader does under `VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING`,
+   * for tools that report leaks by symbol).
+   */
+  noDelete?: boolean;
+}
 
 /**
- * A shared library opened with `dlopen(path, RTLD_NOW | RTLD_LOCAL)`.
+ * A shared library opened with `dlopen(path, RTLD_NOW | RTLD_LOCAL)`: RTLD_NOW
+ * as the Khronos loader uses, so a library with unresolved references fails
+ * here, with its dlerror text, rather than crashing at a later call.
  *
  * @example Usage
  * ```ts
@@ -45,9 +57,10 @@ export class Library implements Disposable {
    * ```
    * @throws {Error} `Cannot load library "<path>": <dlerror text>` when dlopen fails.
    */
-  static open(path: string): Library {
+  static open(path: string, options: LibraryOpenOptions = {}): Library {
     const libc = libcSymbols();
-    const handle = libc.dlopen(cstringBuffer(path), RTLD_NOW | RTLD_LOCAL);
+    const flags = RTLD_NOW | RTLD_LOCAL | (options.noDelete ? RTLD_NODELETE : 0);
+    const handle = libc.dlopen(cstringBuffer(path), flags);
     if (handle === null) {
       throw new Error(`Cannot load library "${path}": ${lastDlError() || "unknown dlopen error"}`);
     }

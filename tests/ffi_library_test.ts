@@ -58,3 +58,13 @@ Deno.test("close is idempotent, counted, and later lookups name the library", ()
   assert.ok(lib.closed);
   assert.throws(() => lib.symbolAddress("cos"), /Cannot look up "cos": library "libm.so.6" is closed/);
 });
+
+Deno.test("noDelete keeps a closed library mapped", async () => {
+  const path = await buildTestLibrary("stub_target");
+  const lib = Library.open(path, { noDelete: true });
+  const fnptr = lib.symbolAddress("stub_last_call");
+  lib.close();
+  // Still mapped: the function can be called through its old address.
+  const call = fnFromPointer(fnptr, { parameters: [], result: "pointer" });
+  assert.notEqual(call.call(), null);
+});

@@ -225,6 +225,23 @@ console.log(readCString(target.fn("stub_last_call", { parameters: [], result: "p
   }
 });
 
+Deno.test("native stubs load from a memfd that stays open until dispose", () => {
+  if (!nativeStubArch()) return;
+  const stubs = DispatchStubs.load(["vkA"]);
+  const path = stubs.path!;
+  assert.match(path, /^\/proc\/self\/fd\/\d+$/);
+  assert.match(Deno.readLinkSync(path), /^\/memfd:vkdeno-stubs/);
+  stubs.dispose();
+  let target = "";
+  try {
+    target = Deno.readLinkSync(path);
+  } catch {
+    // closed
+  }
+  assert.doesNotMatch(target, /memfd:vkdeno-stubs/);
+  assert.throws(() => stubs.bind(0, { parameters: ["pointer"], result: "void" }), /disposed dispatch stubs/);
+});
+
 Deno.test("fallback: the address needs the command's definition", () => {
   using stubs = DispatchStubs.load(["vkQueueWaitIdle"], { native: false });
   assert.throws(
