@@ -93,9 +93,12 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
   };
   try {
     // Instance: the highest version both the loader and this example know, so 1.2 driver properties work.
-    const loaderVersion = new Uint32Array([makeApiVersion(1, 0)]);
-    check(vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(loaderVersion)), "vkEnumerateInstanceVersion");
-    const apiVersion = Math.min(loaderVersion[0]!, makeApiVersion(1, 3));
+    const loaderVersion = arena.alloc(4, 4);
+    check(vk.vkEnumerateInstanceVersion(arena.pointer(loaderVersion)), "vkEnumerateInstanceVersion");
+    const apiVersion = Math.min(
+      new Uint32Array(loaderVersion.buffer, loaderVersion.byteOffset, 1)[0]!,
+      makeApiVersion(1, 3),
+    );
     const instanceSlot = outSlot(arena);
     const created = vk.vkCreateInstance(
       writeStruct(arena, "VkInstanceCreateInfo", {

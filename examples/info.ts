@@ -77,9 +77,9 @@ const VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR = 0x1;
  */
 export function collectInfo(vk: ExampleCommands): InfoReport {
   using arena = new Arena();
-  const version = new Uint32Array([makeApiVersion(1, 0)]);
-  check(vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version)), "vkEnumerateInstanceVersion");
-  const instanceVersion = version[0]!;
+  const version = arena.alloc(4, 4);
+  check(vk.vkEnumerateInstanceVersion(arena.pointer(version)), "vkEnumerateInstanceVersion");
+  const instanceVersion = new Uint32Array(version.buffer, version.byteOffset, 1)[0]!;
   const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], {
     struct: "VkLayerProperties",
     name: "vkEnumerateInstanceLayerProperties",

@@ -317,7 +317,8 @@ export function enumerate(
   options: EnumerateOptions = {},
 ): (Deno.PointerValue | StructValue)[] {
   const name = options.name ?? (command.name.startsWith("vk") ? command.name : "enumeration");
-  const count = new Uint32Array(1);
+  // An explicit ArrayBuffer lives off the V8 heap, so its address cannot move during the calls.
+  const count = new Uint32Array(new ArrayBuffer(4));
   const pCount = Deno.UnsafePointer.of(count);
   const stride = options.struct === undefined ? 8 : layoutOf(options.struct).size;
   for (let attempt = 0; attempt < 16; attempt++) {

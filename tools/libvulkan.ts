@@ -56,7 +56,7 @@ function definition(info: CommandInfo): Deno.ForeignFunction {
  * ```ts ignore
  * import { openLibvulkan } from "./libvulkan.ts";
  * using vk = openLibvulkan();
- * const version = new Uint32Array(1);
+ * const version = new Uint32Array(new ArrayBuffer(4));
  * vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version));
  * console.log(version[0]! >>> 22); // 1
  * ```
@@ -88,7 +88,12 @@ export function openLibvulkan(options: OpenLibvulkanOptions = {}): LibvulkanComm
   const names = new Map<string, Uint8Array<ArrayBuffer>>();
   const cname = (name: string) => {
     let bytes = names.get(name);
-    if (!bytes) names.set(name, bytes = new TextEncoder().encode(name + "\0"));
+    if (!bytes) {
+      // An explicit ArrayBuffer lives off the V8 heap: the address handed to C cannot move.
+      bytes = new Uint8Array(new ArrayBuffer(name.length + 1));
+      new TextEncoder().encodeInto(name, bytes);
+      names.set(name, bytes);
+    }
     return Deno.UnsafePointer.of(bytes);
   };
   const commands: Record<string, unknown> = {};
