@@ -1,0 +1,379 @@
+/**
+ * The bottom of the instance chain for window-system commands: one set of
+ * terminators per instance, fanning out to the instance's drivers.
+ *
+ * - `vkCreate*SurfaceKHR` / `vkCreateHeadlessSurfaceEXT` / `vkCreateDisplayPlaneSurfaceKHR` make a
+ *   loader-owned container ({@linkcode SurfaceTable}); drivers of interface >= 3 that return the command
+ *   from their `GetInstanceProcAddr` also create their own surface, stored in their slot
+ *   (LDP_LOADER_11). `vkDestroySurfaceKHR` destroys every driver's surface, then the container.
+ * - Every command taking a `VkSurfaceKHR`, by value or inside a struct (`VkPhysicalDeviceSurfaceInfo2KHR`,
+ *   `VkSwapchainCreateInfoKHR`, arrays of them), reaches the driver with that driver's handle: its own, or
+ *   the container (LDP_LOADER_10). The list is derived from the registry, not written out.
+ * - `VK_KHR_display` and `VK_KHR_get_display_properties2` commands reach the physical device's driver;
+ *   the `*2` ones, and `vkGetPhysicalDeviceSurface{Capabilities,Formats}2KHR`, are emulated through the
+ *   original command when the driver lacks them.
+ * - Commands of an instance extension resolve only when that extension is enabled (null otherwise).
+ * - Device-level surface commands (`vkCreateSwapchainKHR`, `vkCreateSharedSwapchainsKHR`,
+ *   `vkGetDeviceGroupSurfacePresentModes*`) get a terminator wrapping the driver's own function, for the
+ *   chain to put below the layers and in the dispatch table ({@linkcode WsiTerminators.deviceProcAddr}).
+ *
+ * @module
+ */
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { EXTENSIONS } from "../ffi/generated/extensions.ts";
+import { STRUCTS } from "../ffi/generated/structs.ts";
+import type { CommandInfo } from "../ffi/generated/types.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { address, Arena, nativeBytes, pointerFromAddress, writeU32, writeU64 } from "../ffi/memory.ts";
+import type { LogEntry } from "../chain/log.ts";
+import { SURFACE_CREATE_COMMANDS, type SurfaceContainer, SurfaceTable } from "./surface.ts";
+import { type Emulation, emulation } from "./_emulate.ts";
+
+/** A C function called through `UnsafeFnPointer` with its C parameters (cold path). */
+// deno-lint-ignore no-explicit-any
+type NativeFn = (...args: any[]) => any;
+
+function nativeFn(pointer: Deno.PointerObject, info: CommandInfo): NativeFn {
+  const fn = new Deno.UnsafeFnPointer(pointer as Deno.PointerObject<never>, info.ffi);
+  return fn.call.bind(fn) as NativeFn;
+}
+
+const VK_SUCCESS = 0;
+const VK_ERROR_EXTENSION_NOT_PRESENT = -7;
+const VK_ERROR_UNKNOWN = -13;
+
+/** One driver of the instance, as the WSI terminators need it. */
+export interface WsiDriver {
+  /** Its position in the instance's driver list: the surface slot it owns. */
+  readonly index: number;
+  /** The negotiated loader/driver interface version. */
+  readonly interfaceVersion: number;
+  /** The driver's own `VkInstance`. */
+  readonly instance: Deno.PointerValue;
+  /** The driver's instance or physical-device level function `name` (its GetInstanceProcAddr), or null. */
+  procAddr(name: string): Deno.PointerValue;
+  /** A name for messages (its manifest file); `driver <index>` when left out. */
+  readonly name?: string;
+}
+
+/** A physical device as the driver knows it. */
+export interface WsiPhysicalDevice {
+  /** The owning driver's {@linkcode WsiDriver.index}. */
+  readonly driverIndex: number;
+  /** The driver's own `VkPhysicalDevice`. */
+  readonly handle: Deno.PointerValue;
+}
+
+/** What {@linkcode WsiTerminators} needs from the instance. */
+export interface WsiInstanceOptions {
+  /** The instance's drivers (those whose `vkCreateInstance` succeeded). */
+  readonly drivers: readonly WsiDriver[];
+  /** Instance extensions the application enabled. */
+  readonly enabledExtensions: Iterable<string>;
+  /** Maps the `VkPhysicalDevice` a terminator receives to the driver's; undefined for an unknown handle. */
+  physicalDevice(handle: Deno.PointerValue): WsiPhysicalDevice | undefined;
+  /** Receives error messages (a driver lacking a command); chain/log.ts's `Logger.log` fits. */
+  log?(entry: LogEntry): void;
+}
+
+/** Where a command carries its surface: a handle parameter, or a struct (array) with a surface member. */
+interface SurfaceUse {
+  readonly param: number;
+  /** Struct holding the surface, for pointer parameters. */
+  readonly struct?: { readonly size: number; readonly surfaceOffset: number; readonly countParam?: number };
+}
+
+const SURFACE_STRUCTS = new Map(
+  Object.entries(STRUCTS).flatMap(([name, s]) => {
+    const m = s.members.find((x) => x.type === "VkSurfaceKHR" && x.pointer === 0);
+    return m ? [[name, { size: s.size, surfaceOffset: m.offset }] as const] : [];
+  }),
+);
+
+function surfaceUse(info: CommandInfo): SurfaceUse | undefined {
+  for (const [i, p] of info.params.entries()) {
+    if (p.type === "VkSurfaceKHR" && p.pointer === 0) return { param: i };
+    const s = SURFACE_STRUCTS.get(p.type);
+    if (s && p.pointer === 1 && p.const) {
+      const countParam = p.len ? info.params.findIndex((q) => q.name === p.len) : -1;
+      return { param: i, struct: countParam < 0 ? s : { ...s, countParam } };
+    }
+  }
+  return undefined;
+}
+
+const WSI_EXTENSIONS = new Set(["VK_KHR_display", "VK_KHR_get_display_properties2"]);
+
+/** Every command these terminators handle, with where its surface is (if it takes one). */
+export const WSI_COMMANDS: ReadonlyMap<string, { info: CommandInfo; surface?: SurfaceUse }> = new Map(
+  COMMANDS.flatMap((info) => {
+    const surface = surfaceUse(info);
+    const create = info.name in SURFACE_CREATE_COMMANDS;
+    const display = info.providers.some((p) => WSI_EXTENSIONS.has(p));
+    return surface || create || display ? [[info.name, { info, surface }] as const] : [];
+  }),
+);
+
+/**
+ * The instance extension a WSI command needs enabled before it resolves, or undefined when it needs none
+ * (device-extension commands are checked by the device, not here).
+ *
+ * @example Usage
+ * ```ts
+ * import { requiredInstanceExtensions } from "./terminators.ts";
+ * console.log(requiredInstanceExtensions("vkCreateXcbSurfaceKHR")); // ["VK_KHR_xcb_surface"]
+ * ```
+ */
+export function requiredInstanceExtensions(name: string): readonly string[] | undefined {
+  const providers = WSI_COMMANDS.get(name)?.info.providers ?? [];
+  const instance = providers.filter((p) => EXTENSIONS[p]?.type === "instance");
+  return instance.length > 0 && instance.length === providers.length ? instance : undefined;
+}
+
+/**
+ * The surface extensions in `requested` that no driver offers: `vkCreateInstance` must fail with
+ * `VK_ERROR_EXTENSION_NOT_PRESENT` when this is not empty.
+ *
+ * @example Usage
+ * ```ts
+ * import { unsupportedSurfaceExtensions } from "./terminators.ts";
+ * const drivers = [["VK_KHR_surface", "VK_KHR_xlib_surface"]];
+ * console.log(unsupportedSurfaceExtensions(["VK_KHR_surface", "VK_KHR_xcb_surface"], drivers));
+ * // ["VK_KHR_xcb_surface"]
+ * ```
+ */
+export function unsupportedSurfaceExtensions(
+  requested: Iterable<string>,
+  driverExtensions: Iterable<Iterable<string>>,
+): string[] {
+  const offered = new Set<string>();
+  for (const list of driverExtensions) for (const e of list) offered.add(e);
+  const surfaceExtensions = new Set<string>(["VK_KHR_surface", ...WSI_EXTENSIONS]);
+  for (const c of Object.values(SURFACE_CREATE_COMMANDS)) surfaceExtensions.add(c.extension);
+  return [...requested].filter((e) => surfaceExtensions.has(e) && !offered.has(e));
+}
+
+/**
+ * The WSI terminators of one instance, and its surfaces.
+ *
+ * @example Resolve a terminator
+ * ```ts
+ * import { WsiTerminators } from "./terminators.ts";
+ * using wsi = new WsiTerminators({
+ *   drivers: [],
+ *   enabledExtensions: ["VK_KHR_surface", "VK_EXT_headless_surface"],
+ *   physicalDevice: () => undefined,
+ * });
+ * console.log(wsi.terminator("vkCreateHeadlessSurfaceEXT") !== null); // true
+ * console.log(wsi.terminator("vkCreateXcbSurfaceKHR")); // null: VK_KHR_xcb_surface is not enabled
+ * console.log(wsi.terminator("vkCreateBuffer")); // undefined: not a WSI command
+ * ```
+ */
+export class WsiTerminators implements Disposable {
+  /** This instance's surfaces. */
+  readonly surfaces: SurfaceTable;
+  #drivers: readonly WsiDriver[];
+  #enabled: ReadonlySet<string>;
+  #physicalDevice: WsiInstanceOptions["physicalDevice"];
+  #log: (entry: LogEntry) => void;
+  #callbacks: CallbackRegistry;
+  #terminators = new Map<string, Deno.PointerObject>();
+  #deviceTerminators = new Map<string, Deno.PointerObject>();
+  #driverFns = new Map<string, NativeFn | null>();
+
+  constructor(options: WsiInstanceOptions) {
+    this.#drivers = options.drivers;
+    this.#enabled = new Set(options.enabledExtensions);
+    this.#physicalDevice = options.physicalDevice;
+    this.#log = options.log ?? ((e) => console.error(e.text));
+    this.#callbacks = new CallbackRegistry({ report: (text) => this.#log({ level: "error", text }) });
+    const slots = this.#drivers.reduce((n, d) => Math.max(n, d.index + 1), 0);
+    this.surfaces = new SurfaceTable(slots);
+  }
+
+  /**
+   * The terminator for an instance- or physical-device-level WSI command: a C function pointer to put at
+   * the bottom of the instance chain. `null` when the command's instance extension is not enabled;
+   * undefined when `name` is not a WSI command (or a device-level one: see
+   * {@linkcode WsiTerminators.deviceProcAddr}).
+   */
+  terminator(name: string): Deno.PointerValue | undefined {
+    const command = WSI_COMMANDS.get(name);
+    if (!command || command.info.level === "device" || command.info.level === "global") return undefined;
+    const needs = requiredInstanceExtensions(name);
+    if (needs && !needs.some((e) => this.#enabled.has(e))) return null;
+    let pointer = this.#terminators.get(name);
+    if (!pointer) {
+      pointer = this.#callback(command.info, this.#body(command.info, command.surface));
+      this.#terminators.set(name, pointer);
+    }
+    return pointer;
+  }
+
+  /**
+   * What the device chain's bottom `vkGetDeviceProcAddr` must return for `name` on a device of driver
+   * `driverIndex` whose own function is `driverFunction`: a terminator that swaps in the driver's surface
+   * for the surface-taking commands, `driverFunction` unchanged for every other command.
+   */
+  deviceProcAddr(name: string, driverIndex: number, driverFunction: Deno.PointerValue): Deno.PointerValue {
+    const command = WSI_COMMANDS.get(name);
+    if (!command?.surface || command.info.level !== "device" || driverFunction === null) {
+      return driverFunction;
+    }
+    const key = `${name}/${driverIndex}/${address(driverFunction)}`;
+    let pointer = this.#deviceTerminators.get(key);
+    if (!pointer) {
+      const fn = nativeFn(driverFunction, command.info);
+      const use = command.surface;
+      pointer = this.#callback(command.info, (...args) => {
+        using arena = new Arena();
+        return fn(...this.#withDriverSurface(arena, args, use, driverIndex));
+      });
+      this.#deviceTerminators.set(key, pointer);
+    }
+    return pointer;
+  }
+
+  /** Closes every terminator and frees the surfaces left alive; no driver or layer may call them after. */
+  dispose(): void {
+    this.#callbacks.dispose();
+    this.#terminators.clear();
+    this.#deviceTerminators.clear();
+    this.surfaces.dispose();
+  }
+
+  /** Same as {@linkcode WsiTerminators.dispose}. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  #callback(info: CommandInfo, body: (...args: unknown[]) => unknown): Deno.PointerObject {
+    const def = { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition;
+    const onError = info.ffi.result === "i32" ? VK_ERROR_UNKNOWN : undefined;
+    const cb = this.#callbacks.create(
+      def,
+      body as never,
+      { name: `terminator ${info.name}`, onError } as never,
+    );
+    return cb.pointer;
+  }
+
+  #driverName(d: WsiDriver): string {
+    return d.name ?? `driver ${d.index}`;
+  }
+
+  #driverFn(driver: WsiDriver, name: string): NativeFn | null {
+    const key = `${driver.index}/${name}`;
+    let fn = this.#driverFns.get(key);
+    if (fn === undefined) {
+      const p = driver.procAddr(name);
+      const info = COMMANDS[COMMAND_INDEX[name]!]!;
+      fn = p === null ? null : nativeFn(p, info);
+      this.#driverFns.set(key, fn);
+    }
+    return fn;
+  }
+
+  #body(info: CommandInfo, use: SurfaceUse | undefined): (...args: unknown[]) => unknown {
+    if (info.name in SURFACE_CREATE_COMMANDS) return (...args) => this.#createSurface(info.name, args);
+    if (info.name === "vkDestroySurfaceKHR") return (...args) => this.#destroySurface(args);
+    const emulated = emulation(info.name);
+    return (...args) => {
+      const pd = this.#physicalDevice(args[0] as Deno.PointerValue);
+      if (!pd) {
+        throw new TypeError(
+          `${info.name}: unknown VkPhysicalDevice "0x${address(args[0] as never).toString(16)}"`,
+        );
+      }
+      const driver = this.#drivers.find((d) => d.index === pd.driverIndex);
+      if (!driver) throw new RangeError(`${info.name}: no driver with index "${pd.driverIndex}"`);
+      using arena = new Arena();
+      const callArgs = use ? this.#withDriverSurface(arena, args, use, driver.index) : [...args];
+      callArgs[0] = pd.handle;
+      const fn = this.#driverFn(driver, info.name);
+      if (fn) return fn(...callArgs);
+      return this.#missing(info.name, driver, callArgs, emulated, arena);
+    };
+  }
+
+  #missing(name: string, driver: WsiDriver, args: unknown[], emulated: Emulation | undefined, arena: Arena) {
+    if (emulated) {
+      const original = this.#driverFn(driver, emulated.original);
+      if (original) return emulated.call(original, args, arena);
+    }
+    this.#log({
+      level: "error",
+      category: "driver",
+      text: `Driver "${this.#driverName(driver)}" does not provide "${name}"`,
+    });
+    if (name === "vkGetPhysicalDeviceSurfaceSupportKHR") {
+      // A driver without WSI cannot present: answer "unsupported" rather than fail the query.
+      writeU32(args[3] as Deno.PointerValue, 0, 0);
+      return VK_SUCCESS;
+    }
+    return COMMANDS[COMMAND_INDEX[name]!]!.ffi.result === "i32" ? VK_ERROR_EXTENSION_NOT_PRESENT : undefined;
+  }
+
+  /** Copies `args`, replacing the surface (or the structs carrying it) with driver `index`'s surface. */
+  #withDriverSurface(arena: Arena, args: unknown[], use: SurfaceUse, index: number): unknown[] {
+    const out = [...args];
+    const value = args[use.param] as Deno.PointerValue;
+    if (!use.struct) {
+      out[use.param] = this.surfaces.surfaceForDriver(value, index);
+      return out;
+    }
+    if (value === null) return out;
+    const count = use.struct.countParam === undefined ? 1 : Number(args[use.struct.countParam]);
+    const { size, surfaceOffset } = use.struct;
+    const copy = arena.alloc(size * count);
+    copy.set(nativeBytes(value, size * count));
+    const view = new DataView(copy.buffer, copy.byteOffset, copy.byteLength);
+    for (let i = 0; i < count; i++) {
+      const surface = view.getBigUint64(i * size + surfaceOffset, true);
+      view.setBigUint64(
+        i * size + surfaceOffset,
+        address(this.surfaces.surfaceForDriver(surface, index)),
+        true,
+      );
+    }
+    out[use.param] = arena.pointer(copy);
+    return out;
+  }
+
+  #createSurface(name: string, args: unknown[]): number {
+    const [, pCreateInfo, pAllocator, pSurface] = args as Deno.PointerValue[];
+    const container = this.surfaces.create(name, pCreateInfo ?? null);
+    for (const driver of this.#drivers) {
+      if (driver.interfaceVersion < 3) continue;
+      const fn = this.#driverFn(driver, name);
+      if (!fn) continue;
+      const out = new BigUint64Array(1);
+      const result = fn(driver.instance, pCreateInfo, pAllocator, Deno.UnsafePointer.of(out)) as number;
+      if (result !== VK_SUCCESS) {
+        this.#destroyDriverSurfaces(container, pAllocator ?? null);
+        this.surfaces.destroy(container.handle);
+        return result;
+      }
+      container.setDriverSurface(driver.index, out[0]!);
+    }
+    writeU64(pSurface ?? null, 0, container.address);
+    return VK_SUCCESS;
+  }
+
+  #destroySurface(args: unknown[]): void {
+    const [, surface, pAllocator] = args as Deno.PointerValue[];
+    const container = this.surfaces.get(surface ?? null);
+    if (!container) return;
+    this.#destroyDriverSurfaces(container, pAllocator ?? null);
+    this.surfaces.destroy(container.handle);
+  }
+
+  #destroyDriverSurfaces(container: SurfaceContainer, pAllocator: Deno.PointerValue): void {
+    for (const driver of this.#drivers) {
+      const own = container.driverSurface(driver.index);
+      if (own === 0n) continue;
+      this.#driverFn(driver, "vkDestroySurfaceKHR")?.(driver.instance, pointerFromAddress(own), pAllocator);
+      container.setDriverSurface(driver.index, 0n);
+    }
+  }
+}
