@@ -9,7 +9,7 @@ import { type Arena, readPointer } from "../ffi/memory.ts";
 
 type P = Deno.PointerValue;
 
-/** Commands used by `examples/info.ts` and `examples/compute.ts`. */
+/** Global, instance and physical-device commands used by `examples/info.ts` and `examples/compute.ts`. */
 export interface ExampleCommands {
   vkEnumerateInstanceVersion(pApiVersion: P): number;
   vkEnumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number;
@@ -29,6 +29,12 @@ export interface ExampleCommands {
   vkGetPhysicalDeviceQueueFamilyProperties(physicalDevice: P, pCount: P, pProperties: P): void;
   vkGetPhysicalDeviceMemoryProperties(physicalDevice: P, pMemoryProperties: P): void;
   vkCreateDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number;
+  /** The device-level commands of `device` (vkdeno binds them to its dispatch stubs). */
+  deviceTable?(device: P): unknown;
+}
+
+/** Device-level commands used by `examples/compute.ts`. */
+export interface ExampleDeviceCommands {
   vkDestroyDevice(device: P, pAllocator: P): void;
   vkGetDeviceQueue(device: P, queueFamilyIndex: number, queueIndex: number, pQueue: P): void;
   vkCreateBuffer(device: P, pCreateInfo: P, pAllocator: P, pBuffer: P): number;

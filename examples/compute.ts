@@ -19,7 +19,13 @@ import {
   readStruct,
   writeStruct,
 } from "../ffi/structs.ts";
-import { deviceTypeName, type ExampleCommands, openLoader, outSlot } from "./_commands.ts";
+import {
+  deviceTypeName,
+  type ExampleCommands,
+  type ExampleDeviceCommands,
+  openLoader,
+  outSlot,
+} from "./_commands.ts";
 import { DOUBLE_SPV } from "./shaders/double_spv.ts";
 
 const VK_QUEUE_COMPUTE_BIT = 0x2;
@@ -185,9 +191,12 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
       "vkCreateDevice",
     );
     const device = deviceSlot.read();
-    cleanup.push(() => vk.vkDestroyDevice(device, null));
+    // Device-level calls go through the device's own table: on vkdeno, dispatch stubs straight into the
+    // first layer or the driver.
+    const d = (vk.deviceTable?.(device) ?? vk) as ExampleDeviceCommands;
+    cleanup.push(() => d.vkDestroyDevice(device, null));
     const queueSlot = outSlot(arena);
-    vk.vkGetDeviceQueue(device, queueFamilyIndex, 0, queueSlot.pointer);
+    d.vkGetDeviceQueue(device, queueFamilyIndex, 0, queueSlot.pointer);
     const queue = queueSlot.read();
     report.timings.device = lap();
 
@@ -207,7 +216,7 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
     const buffer = create<Deno.PointerValue>(
       "vkCreateBuffer",
       (slot) =>
-        vk.vkCreateBuffer(
+        d.vkCreateBuffer(
           device,
           writeStruct(arena, "VkBufferCreateInfo", {
             size: byteSize,
@@ -216,10 +225,10 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
           null,
           slot,
         ),
-      (h) => vk.vkDestroyBuffer(device, h, null),
+      (h) => d.vkDestroyBuffer(device, h, null),
     );
     const requirementsPointer = allocStruct(arena, "VkMemoryRequirements");
-    vk.vkGetBufferMemoryRequirements(device, buffer, requirementsPointer);
+    d.vkGetBufferMemoryRequirements(device, buffer, requirementsPointer);
     const requirements = readStruct("VkMemoryRequirements", requirementsPointer);
     const memoryPropsPointer = allocStruct(arena, "VkPhysicalDeviceMemoryProperties");
     vk.vkGetPhysicalDeviceMemoryProperties(physicalDevice, memoryPropsPointer);
@@ -238,19 +247,19 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
     const memory = create<Deno.PointerValue>(
       "vkAllocateMemory",
       (slot) =>
-        vk.vkAllocateMemory(
+        d.vkAllocateMemory(
           device,
           writeStruct(arena, "VkMemoryAllocateInfo", { allocationSize: requirements.size, memoryTypeIndex }),
           null,
           slot,
         ),
-      (h) => vk.vkFreeMemory(device, h, null),
+      (h) => d.vkFreeMemory(device, h, null),
     );
-    check(vk.vkBindBufferMemory(device, buffer, memory, 0n), "vkBindBufferMemory");
+    check(d.vkBindBufferMemory(device, buffer, memory, 0n), "vkBindBufferMemory");
     const mapped = create<Deno.PointerValue>(
       "vkMapMemory",
-      (slot) => vk.vkMapMemory(device, memory, 0n, VK_WHOLE_SIZE, 0, slot),
-      () => vk.vkUnmapMemory(device, memory),
+      (slot) => d.vkMapMemory(device, memory, 0n, VK_WHOLE_SIZE, 0, slot),
+      () => d.vkUnmapMemory(device, memory),
     );
     if (mapped === null) {
       throw new VkError(VK_ERROR_INITIALIZATION_FAILED, "vkMapMemory returned a null pointer");
@@ -261,18 +270,18 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
     const shader = create<Deno.PointerValue>(
       "vkCreateShaderModule",
       (slot) =>
-        vk.vkCreateShaderModule(
+        d.vkCreateShaderModule(
           device,
           writeStruct(arena, "VkShaderModuleCreateInfo", { pCode: DOUBLE_SPV }),
           null,
           slot,
         ),
-      (h) => vk.vkDestroyShaderModule(device, h, null),
+      (h) => d.vkDestroyShaderModule(device, h, null),
     );
     const setLayout = create<Deno.PointerValue>(
       "vkCreateDescriptorSetLayout",
       (slot) =>
-        vk.vkCreateDescriptorSetLayout(
+        d.vkCreateDescriptorSetLayout(
           device,
           writeStruct(arena, "VkDescriptorSetLayoutCreateInfo", {
             pBindings: [{
@@ -285,23 +294,23 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
           null,
           slot,
         ),
-      (h) => vk.vkDestroyDescriptorSetLayout(device, h, null),
+      (h) => d.vkDestroyDescriptorSetLayout(device, h, null),
     );
     const pipelineLayout = create<Deno.PointerValue>(
       "vkCreatePipelineLayout",
       (slot) =>
-        vk.vkCreatePipelineLayout(
+        d.vkCreatePipelineLayout(
           device,
           writeStruct(arena, "VkPipelineLayoutCreateInfo", { pSetLayouts: [setLayout] }),
           null,
           slot,
         ),
-      (h) => vk.vkDestroyPipelineLayout(device, h, null),
+      (h) => d.vkDestroyPipelineLayout(device, h, null),
     );
     const pipeline = create<Deno.PointerValue>(
       "vkCreateComputePipelines",
       (slot) =>
-        vk.vkCreateComputePipelines(
+        d.vkCreateComputePipelines(
           device,
           null,
           1,
@@ -312,12 +321,12 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
           null,
           slot,
         ),
-      (h) => vk.vkDestroyPipeline(device, h, null),
+      (h) => d.vkDestroyPipeline(device, h, null),
     );
     const pool = create<Deno.PointerValue>(
       "vkCreateDescriptorPool",
       (slot) =>
-        vk.vkCreateDescriptorPool(
+        d.vkCreateDescriptorPool(
           device,
           writeStruct(arena, "VkDescriptorPoolCreateInfo", {
             maxSets: 1,
@@ -326,12 +335,12 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
           null,
           slot,
         ),
-      (h) => vk.vkDestroyDescriptorPool(device, h, null),
+      (h) => d.vkDestroyDescriptorPool(device, h, null),
     );
     const descriptorSet = create<Deno.PointerValue>(
       "vkAllocateDescriptorSets",
       (slot) =>
-        vk.vkAllocateDescriptorSets(
+        d.vkAllocateDescriptorSets(
           device,
           writeStruct(arena, "VkDescriptorSetAllocateInfo", {
             descriptorPool: pool,
@@ -340,7 +349,7 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
           slot,
         ),
     );
-    vk.vkUpdateDescriptorSets(
+    d.vkUpdateDescriptorSets(
       device,
       1,
       writeStruct(arena, "VkWriteDescriptorSet", {
@@ -355,18 +364,18 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
     const commandPool = create<Deno.PointerValue>(
       "vkCreateCommandPool",
       (slot) =>
-        vk.vkCreateCommandPool(
+        d.vkCreateCommandPool(
           device,
           writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex }),
           null,
           slot,
         ),
-      (h) => vk.vkDestroyCommandPool(device, h, null),
+      (h) => d.vkDestroyCommandPool(device, h, null),
     );
     const commandBuffer = create<Deno.PointerValue>(
       "vkAllocateCommandBuffers",
       (slot) =>
-        vk.vkAllocateCommandBuffers(
+        d.vkAllocateCommandBuffers(
           device,
           writeStruct(arena, "VkCommandBufferAllocateInfo", { commandPool, commandBufferCount: 1 }),
           slot,
@@ -374,11 +383,11 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
     );
     const fence = create<Deno.PointerValue>(
       "vkCreateFence",
-      (slot) => vk.vkCreateFence(device, writeStruct(arena, "VkFenceCreateInfo"), null, slot),
-      (h) => vk.vkDestroyFence(device, h, null),
+      (slot) => d.vkCreateFence(device, writeStruct(arena, "VkFenceCreateInfo"), null, slot),
+      (h) => d.vkDestroyFence(device, h, null),
     );
     check(
-      vk.vkBeginCommandBuffer(
+      d.vkBeginCommandBuffer(
         commandBuffer,
         writeStruct(arena, "VkCommandBufferBeginInfo", {
           flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
@@ -386,8 +395,8 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
       ),
       "vkBeginCommandBuffer",
     );
-    vk.vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vk.vkCmdBindDescriptorSets(
+    d.vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    d.vkCmdBindDescriptorSets(
       commandBuffer,
       VK_PIPELINE_BIND_POINT_COMPUTE,
       pipelineLayout,
@@ -397,15 +406,15 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
       0,
       null,
     );
-    vk.vkCmdDispatch(commandBuffer, count / WORKGROUP_SIZE, 1, 1);
-    check(vk.vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer");
+    d.vkCmdDispatch(commandBuffer, count / WORKGROUP_SIZE, 1, 1);
+    check(d.vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer");
     report.timings.setup = lap();
 
     for (let i = 0; i < count; i++) values[i] = i;
     report.timings.fill = lap();
 
     check(
-      vk.vkQueueSubmit(
+      d.vkQueueSubmit(
         queue,
         1,
         writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [commandBuffer] }),
@@ -413,7 +422,7 @@ export function runCompute(vk: ExampleCommands, options: ComputeOptions = {}): C
       ),
       "vkQueueSubmit",
     );
-    check(vk.vkWaitForFences(device, 1, arena.pointerArray([fence]), 1, VK_WHOLE_SIZE), "vkWaitForFences");
+    check(d.vkWaitForFences(device, 1, arena.pointerArray([fence]), 1, VK_WHOLE_SIZE), "vkWaitForFences");
     report.timings.dispatch = lap();
 
     for (let i = 0; i < count; i++) {
