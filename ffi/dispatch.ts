@@ -236,6 +236,31 @@ export class DispatchStubs implements Disposable {
     return new DispatchStubs([...names], loadObject(bytes as Uint8Array<ArrayBuffer>));
   }
 
+  /**
+   * Uses stubs another isolate of this process loaded (a worker given the
+   * main thread's `path` and `names`): handles made there dispatch here too.
+   * The loading isolate keeps ownership: it must dispose its stubs last.
+   * `path` `undefined` (the loader runs the fallback) gives fallback stubs.
+   *
+   * @example In a worker
+   * ```ts ignore
+   * import { DispatchStubs } from "./dispatch.ts";
+   * self.onmessage = (e) => {
+   *   using stubs = DispatchStubs.attach(e.data.path, e.data.names);
+   * };
+   * ```
+   * @throws {Error} If `path` cannot be opened.
+   */
+  static attach(path: string | undefined, names: readonly string[]): DispatchStubs {
+    if (path === undefined) return new DispatchStubs([...names], undefined);
+    return new DispatchStubs([...names], {
+      path,
+      fd: undefined,
+      tempFile: undefined,
+      library: Library.open(path),
+    });
+  }
+
   /** True when calls go through native stubs; false for the `UnsafeFnPointer` fallback. */
   get native(): boolean {
     return this.#object !== undefined;

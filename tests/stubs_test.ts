@@ -170,6 +170,28 @@ for (const native of MODES) {
     assert.equal(lastCall(), `vkGetDeviceQueue(${hex(h)}, 1, 2)`);
     assert.equal(readU64(queue), 0x1000n + 16n + 2n);
   });
+
+  Deno.test(`${mode}: a worker calls the main thread's stubs on its handles`, async () => {
+    using stubs = DispatchStubs.load(ALL_NAMES, { native });
+    using table = new DispatchTable(ALL_NAMES.length);
+    fillTable(table);
+    using arena = new Arena();
+    const h = makeHandle(arena, table);
+    const worker = new Worker(import.meta.resolve("./c/stubs_worker.ts"), { type: "module" });
+    try {
+      const reply = new Promise<string>((resolve) => worker.onmessage = (e) => resolve(e.data));
+      worker.postMessage({
+        path: stubs.path,
+        names: ALL_NAMES,
+        index: stubs.indexOf("vkCmdSetLineWidth"),
+        handle: address(h),
+      });
+      assert.equal(await reply, "done");
+      assert.equal(lastCall(), `vkCmdSetLineWidth(${hex(h)}, 9.500)`);
+    } finally {
+      worker.terminate();
+    }
+  });
 }
 
 Deno.test("native stubs: the stub address is the symbol's and lies in the stub object", () => {
