@@ -298,8 +298,8 @@ export function presentFrames(
   cleanup.defer(() => vk.vkDestroyFence(device, fence, null));
   cleanup.defer(() => vk.vkDeviceWaitIdle(device));
 
-  const pIndex = new Uint32Array(1);
-  const fences = arena.pointer(new BigUint64Array([BigInt(Deno.UnsafePointer.value(fence))]));
+  const pIndex = new Uint32Array(new ArrayBuffer(4));
+  const fences = arena.copy(new BigUint64Array([BigInt(Deno.UnsafePointer.value(fence))]));
   let presented = 0;
   for (let frame = 0; frame < frames; frame++) {
     check(
@@ -353,7 +353,7 @@ interface SurfaceCapabilities extends StructValue {
 
 function pickDevice(vk: Commands, instance: Deno.PointerValue, surface: Deno.PointerValue) {
   const devices = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
-  const supported = new Uint32Array(1);
+  const supported = new Uint32Array(new ArrayBuffer(4));
   const names: string[] = [];
   for (const physicalDevice of devices) {
     using arena = new Arena();

@@ -135,7 +135,7 @@ Deno.test("an interface-2 driver reads the xcb window from the container; an int
   assert.notEqual(container.driverSurface(1), 0n);
   assert.equal(container.driverSurface(0), 0n);
 
-  const u32 = new Uint32Array(1);
+  const u32 = new Uint32Array(new ArrayBuffer(4));
   const caps = allocStruct(s.arena, "VkSurfaceCapabilitiesKHR");
   for (const { loaderPd } of s.drivers) {
     const support = call(
@@ -165,7 +165,7 @@ Deno.test("an interface-2 driver reads the xcb window from the container; an int
   for (const [index, d] of s.drivers.entries()) {
     const { device } = d.direct.createDevice(d.instance, d.pd, { extensions: ["VK_KHR_swapchain"] });
     const gdpa = call(d.direct.gipa(d.instance, "vkGetDeviceProcAddr"), "vkGetDeviceProcAddr");
-    const own = gdpa(device, Deno.UnsafePointer.of(new TextEncoder().encode("vkCreateSwapchainKHR\0")));
+    const own = gdpa(device, s.arena.cstring("vkCreateSwapchainKHR"));
     const terminator = s.wsi.deviceProcAddr("vkCreateSwapchainKHR", index, own);
     assert.notEqual(hex(terminator), hex(own));
     assert.equal(s.wsi.deviceProcAddr("vkCreateSwapchainKHR", index, own), terminator, "cached");
@@ -236,7 +236,7 @@ Deno.test("headless surfaces through mock drivers: the container for interface 2
   await using s = await scenario();
   const surface = createSurface(s, "vkCreateHeadlessSurfaceEXT", "VkHeadlessSurfaceCreateInfoEXT", {});
   const id = ownId(s.env.callLog(), "new1", "vkCreateHeadlessSurfaceEXT");
-  const u32 = new Uint32Array(1);
+  const u32 = new Uint32Array(new ArrayBuffer(4));
   const support = call(
     s.wsi.terminator("vkGetPhysicalDeviceSurfaceSupportKHR")!,
     "vkGetPhysicalDeviceSurfaceSupportKHR",
@@ -269,7 +269,7 @@ Deno.test("surface capabilities 2 and formats 2 are emulated through the VK_KHR_
     s.wsi.terminator("vkGetPhysicalDeviceSurfaceFormats2KHR")!,
     "vkGetPhysicalDeviceSurfaceFormats2KHR",
   );
-  const count = new Uint32Array(1);
+  const count = new Uint32Array(new ArrayBuffer(4));
   assert.equal(getFormats2(pd, info, Deno.UnsafePointer.of(count), null), 0);
   assert.equal(count[0], 2);
   const formats = allocStruct(s.arena, "VkSurfaceFormat2KHR", { count: 2 });
@@ -290,7 +290,7 @@ Deno.test("surface capabilities 2 and formats 2 are emulated through the VK_KHR_
 Deno.test("VK_KHR_display queries reach the physical device's driver; the *2 ones are emulated", async () => {
   const extensions = ["VK_KHR_surface", "VK_KHR_display", "VK_KHR_get_display_properties2"];
   await using s = await scenario([7], [...extensions]);
-  const count = new Uint32Array([5]);
+  const count = new Uint32Array(new ArrayBuffer(4));
   const d = s.drivers[0]!;
   for (
     const name of ["vkGetPhysicalDeviceDisplayPropertiesKHR", "vkGetPhysicalDeviceDisplayProperties2KHR"]
@@ -386,7 +386,8 @@ Deno.test("a driver without surface queries answers 'no present support' and log
     0,
   );
   const surface = Deno.UnsafePointer.create(new BigUint64Array(pSurface.buffer, pSurface.byteOffset, 1)[0]!);
-  const supported = new Uint32Array([1]);
+  const supported = new Uint32Array(new ArrayBuffer(4));
+  supported[0] = 1;
   const support = call(
     wsi.terminator("vkGetPhysicalDeviceSurfaceSupportKHR")!,
     "vkGetPhysicalDeviceSurfaceSupportKHR",

@@ -347,7 +347,7 @@ export class WsiTerminators implements Disposable {
       if (driver.interfaceVersion < 3) continue;
       const fn = this.#driverFn(driver, name);
       if (!fn) continue;
-      const out = new BigUint64Array(1);
+      const out = new BigUint64Array(new ArrayBuffer(8));
       const result = fn(driver.instance, pCreateInfo, pAllocator, Deno.UnsafePointer.of(out)) as number;
       if (result !== VK_SUCCESS) {
         this.#destroyDriverSurfaces(container, pAllocator ?? null);

@@ -407,7 +407,7 @@ export class XcbWindow implements Disposable {
     const { width = 256, height = 256, background = 0 } = options;
     const xcb = openLibrary(["libxcb.so.1", "libxcb.so"], XCB_SYMBOLS);
     const s = xcb.symbols;
-    const screenNumber = new Int32Array(1);
+    const screenNumber = new Int32Array(new ArrayBuffer(4));
     const connection = s.xcb_connect(cstring(name), Deno.UnsafePointer.of(screenNumber));
     // xcb_connect never returns NULL; a failed connection is an error object that must still be freed.
     const error = connection === null ? -1 : s.xcb_connection_has_error(connection);
