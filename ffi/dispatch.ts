@@ -10,7 +10,10 @@
  * Where stubs cannot be emitted (another OS or architecture, or
  * `{ native: false }`), {@linkcode DispatchStubs.bind} returns functions that
  * do the same lookup in TypeScript and call through `Deno.UnsafeFnPointer`:
- * same results, ~200x slower.
+ * same results, some 300x slower (BENCHMARKS.md, "Dispatch stubs"). A stub
+ * object that cannot be loaded (memfd and temp file both refused, e.g. a
+ * noexec /tmp) also gives the fallback, with the reason in
+ * {@linkcode DispatchStubs.fallbackReason} for the loader log.
  *
  * @module
  */
@@ -186,8 +189,13 @@ function loadObject(bytes: Uint8Array<ArrayBuffer>): LoadedObject {
     libc.close(fd);
   }
   const tempFile = Deno.makeTempFileSync({ prefix: "vkdeno-stubs-", suffix: ".so" });
-  Deno.writeFileSync(tempFile, bytes);
-  return { path: tempFile, fd: undefined, tempFile, library: Library.open(tempFile) };
+  try {
+    Deno.writeFileSync(tempFile, bytes);
+    return { path: tempFile, fd: undefined, tempFile, library: Library.open(tempFile) };
+  } catch (error) {
+    Deno.removeSync(tempFile);
+    throw error;
+  }
 }
 
 /**
@@ -211,10 +219,18 @@ export class DispatchStubs implements Disposable {
   #callbacks = new CallbackRegistry();
   #disposed = false;
 
-  private constructor(names: readonly string[], object: LoadedObject | undefined) {
+  #fallbackReason: string | undefined;
+
+  private constructor(names: readonly string[], object: LoadedObject | undefined, fallbackReason?: string) {
     this.#names = names;
     this.#index = new Map(names.map((n, i) => [n, i]));
     this.#object = object;
+    this.#fallbackReason = object === undefined ? fallbackReason ?? "no stub object" : undefined;
+  }
+
+  /** Why calls go through the `UnsafeFnPointer` fallback; `undefined` when native. */
+  get fallbackReason(): string | undefined {
+    return this.#fallbackReason;
   }
 
   /**
@@ -232,8 +248,23 @@ export class DispatchStubs implements Disposable {
   static load(names: readonly string[], options: DispatchStubsOptions = {}): DispatchStubs {
     const arch = nativeStubArch();
     const { bytes } = emitStubObject(names, arch ?? "x86_64"); // validates names in both modes
-    if (options.native === false || arch === undefined) return new DispatchStubs([...names], undefined);
-    return new DispatchStubs([...names], loadObject(bytes as Uint8Array<ArrayBuffer>));
+    if (options.native === false) {
+      return new DispatchStubs([...names], undefined, "native stubs were turned off");
+    }
+    if (arch === undefined) {
+      return new DispatchStubs(
+        [...names],
+        undefined,
+        `no native stubs for "${Deno.build.os}" on "${Deno.build.arch}"`,
+      );
+    }
+    let object: LoadedObject;
+    try {
+      object = loadObject(bytes as Uint8Array<ArrayBuffer>);
+    } catch (error) {
+      return new DispatchStubs([...names], undefined, error instanceof Error ? error.message : String(error));
+    }
+    return new DispatchStubs([...names], object);
   }
 
   /**
@@ -252,7 +283,9 @@ export class DispatchStubs implements Disposable {
    * @throws {Error} If `path` cannot be opened.
    */
   static attach(path: string | undefined, names: readonly string[]): DispatchStubs {
-    if (path === undefined) return new DispatchStubs([...names], undefined);
+    if (path === undefined) {
+      return new DispatchStubs([...names], undefined, "the loading isolate uses the fallback");
+    }
     return new DispatchStubs([...names], {
       path,
       fd: undefined,

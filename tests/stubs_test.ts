@@ -264,6 +264,16 @@ Deno.test("native stubs load from a memfd that stays open until dispose", () => 
   assert.throws(() => stubs.bind(0, { parameters: ["pointer"], result: "void" }), /disposed dispatch stubs/);
 });
 
+Deno.test("the fallback says why it is used; native stubs give no reason", () => {
+  using off = DispatchStubs.load(["vkA"], { native: false });
+  assert.equal(off.fallbackReason, "native stubs were turned off");
+  using on = DispatchStubs.load(["vkA"]);
+  assert.equal(
+    on.fallbackReason,
+    nativeStubArch() ? undefined : `no native stubs for "${Deno.build.os}" on "${Deno.build.arch}"`,
+  );
+});
+
 Deno.test("fallback: the address needs the command's definition", () => {
   using stubs = DispatchStubs.load(["vkQueueWaitIdle"], { native: false });
   assert.throws(
