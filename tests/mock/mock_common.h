@@ -37,20 +37,20 @@ typedef struct MockLog {
     size_t cap;
 } MockLog;
 
-static void mock_log_open(MockLog *log, const char *path) {
+static inline inline void mock_log_open(MockLog *log, const char *path) {
     if (log->fd > 0) close(log->fd);
     log->fd = -1;
     if (path && path[0]) log->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 }
 
-static void mock_log_clear(MockLog *log) {
+static inline inline void mock_log_clear(MockLog *log) {
     pthread_mutex_lock(&log->mutex);
     log->len = 0;
     if (log->buf) log->buf[0] = '\0';
     pthread_mutex_unlock(&log->mutex);
 }
 
-static void mock_log_free(MockLog *log) {
+static inline inline void mock_log_free(MockLog *log) {
     if (log->fd > 0) close(log->fd);
     log->fd = -1;
     free(log->buf);
@@ -58,10 +58,10 @@ static void mock_log_free(MockLog *log) {
     log->len = log->cap = 0;
 }
 
-static const char *mock_log_text(MockLog *log) { return log->buf ? log->buf : ""; }
+static inline inline const char *mock_log_text(MockLog *log) { return log->buf ? log->buf : ""; }
 
 /* Appends "<name> <formatted>\n" to the in-memory log and, as one write, to the log file. */
-__attribute__((format(printf, 2, 3))) static void mock_log(MockLog *log, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static inline void mock_log(MockLog *log, const char *fmt, ...) {
     char line[MOCK_LINE_SIZE];
     int head = snprintf(line, sizeof line, "%s ", log->name);
     va_list ap;
@@ -94,7 +94,7 @@ __attribute__((format(printf, 2, 3))) static void mock_log(MockLog *log, const c
 }
 
 /* Reads "<path of the library holding `symbol`>.conf"; NULL when absent. Caller frees. */
-static char *mock_read_sidecar_config(const void *symbol) {
+static inline inline char *mock_read_sidecar_config(const void *symbol) {
     Dl_info info;
     if (!dladdr(symbol, &info) || !info.dli_fname) return NULL;
     char path[4096];
@@ -125,14 +125,14 @@ static char *mock_read_sidecar_config(const void *symbol) {
 typedef void (*MockConfigSection)(void *ctx, const char *section);
 typedef void (*MockConfigEntry)(void *ctx, const char *key, const char *value);
 
-static char *mock_trim(char *s) {
+static inline inline char *mock_trim(char *s) {
     while (*s == ' ' || *s == '\t' || *s == '\r') s++;
     size_t n = strlen(s);
     while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
     return s;
 }
 
-static void mock_parse_config(const char *text, void *ctx, MockConfigSection on_section, MockConfigEntry on_entry) {
+static inline inline void mock_parse_config(const char *text, void *ctx, MockConfigSection on_section, MockConfigEntry on_entry) {
     char *copy = strdup(text ? text : "");
     if (!copy) return;
     char *save = NULL;
@@ -153,19 +153,19 @@ static void mock_parse_config(const char *text, void *ctx, MockConfigSection on_
     free(copy);
 }
 
-static uint32_t mock_parse_u32(const char *s) { return (uint32_t)strtoul(s, NULL, 0); }
+static inline uint32_t mock_parse_u32(const char *s) { return (uint32_t)strtoul(s, NULL, 0); }
 
-static int32_t mock_parse_i32(const char *s) { return (int32_t)strtol(s, NULL, 0); }
+static inline int32_t mock_parse_i32(const char *s) { return (int32_t)strtol(s, NULL, 0); }
 
 /* "1.3.0" or "1.3" -> VK_MAKE_API_VERSION(0, 1, 3, 0); a plain number is taken as packed. */
-static uint32_t mock_parse_version(const char *s) {
+static inline uint32_t mock_parse_version(const char *s) {
     unsigned a = 0, b = 0, c = 0;
     if (!strchr(s, '.')) return mock_parse_u32(s);
     sscanf(s, "%u.%u.%u", &a, &b, &c);
     return (a << 22) | (b << 12) | c;
 }
 
-static void mock_format_version(char *out, size_t cap, uint32_t v) {
+static inline inline void mock_format_version(char *out, size_t cap, uint32_t v) {
     snprintf(out, cap, "%u.%u.%u", (v >> 22) & 0x7fu, (v >> 12) & 0x3ffu, v & 0xfffu);
 }
 
@@ -175,7 +175,7 @@ typedef struct MockName {
 } MockName;
 
 /* "A:2,B" -> {A,2},{B,1}; returns the count. */
-static uint32_t mock_parse_names(const char *s, MockName *out, uint32_t max) {
+static inline uint32_t mock_parse_names(const char *s, MockName *out, uint32_t max) {
     uint32_t n = 0;
     char *copy = strdup(s);
     if (!copy) return 0;
@@ -196,14 +196,14 @@ static uint32_t mock_parse_names(const char *s, MockName *out, uint32_t max) {
     return n;
 }
 
-static int mock_has_name(const MockName *names, uint32_t count, const char *name) {
+static inline inline int mock_has_name(const MockName *names, uint32_t count, const char *name) {
     for (uint32_t i = 0; i < count; i++)
         if (strcmp(names[i].name, name) == 0) return 1;
     return 0;
 }
 
 /* Joins C strings with ","; an empty list gives "". */
-static void mock_join(char *out, size_t cap, uint32_t count, const char *const *names) {
+static inline inline void mock_join(char *out, size_t cap, uint32_t count, const char *const *names) {
     size_t len = 0;
     out[0] = '\0';
     for (uint32_t i = 0; i < count && len + 1 < cap; i++) {
@@ -214,7 +214,7 @@ static void mock_join(char *out, size_t cap, uint32_t count, const char *const *
 }
 
 /* Lists the sType values of a pNext chain as "a,b,c". */
-static void mock_describe_pnext(char *out, size_t cap, const void *pnext) {
+static inline inline void mock_describe_pnext(char *out, size_t cap, const void *pnext) {
     size_t len = 0;
     out[0] = '\0';
     int guard = 0;
@@ -226,7 +226,7 @@ static void mock_describe_pnext(char *out, size_t cap, const void *pnext) {
 }
 
 /* Copies an enumeration result the Vulkan way: count query, VK_INCOMPLETE when short. */
-static VkResult mock_fill(uint32_t *pCount, void *out, const void *src, uint32_t have, size_t elem) {
+static inline inline VkResult mock_fill(uint32_t *pCount, void *out, const void *src, uint32_t have, size_t elem) {
     if (!out) {
         *pCount = have;
         return VK_SUCCESS;
@@ -237,7 +237,7 @@ static VkResult mock_fill(uint32_t *pCount, void *out, const void *src, uint32_t
     return n < have ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
-static VkResult mock_fill_extensions(uint32_t *pCount, VkExtensionProperties *out, const MockName *names,
+static inline inline VkResult mock_fill_extensions(uint32_t *pCount, VkExtensionProperties *out, const MockName *names,
                                      uint32_t have) {
     if (!out) {
         *pCount = have;
