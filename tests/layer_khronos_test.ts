@@ -1,0 +1,168 @@
+/**
+ * Side by side with the Khronos loader (libvulkan.so.1) over this machine's
+ * layer manifests: a tiny C program prints what its
+ * vkEnumerateInstanceLayerProperties returns, and vkdeno's enumeration must
+ * give the same layers (name, spec version, implementation version,
+ * description). Within one folder the Khronos loader keeps readdir order and
+ * vkdeno sorts by file name, so the comparison is by set, plus the rule that
+ * implicit layers come first on both sides.
+ *
+ * @module
+ */
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { discoverLayers, enumerateInstanceLayerProperties } from "../discovery/layers.ts";
+import { TempTree } from "./_discovery_tree.ts";
+import { implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
+
+const SOURCE = `
+#include <vulkan/vulkan.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  uint32_t n = 0;
+  if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS) return 2;
+  VkLayerProperties *p = calloc(n ? n : 1, sizeof *p);
+  if (vkEnumerateInstanceLayerProperties(&n, p) != VK_SUCCESS) return 3;
+  for (uint32_t i = 0; i < n; i++)
+    printf("%s\\t%u\\t%u\\t%s\\n", p[i].layerName, p[i].specVersion, p[i].implementationVersion, p[i].description);
+  return 0;
+}
+`;
+
+function buildProgram(): string | undefined {
+  const dir = Deno.makeTempDirSync({ prefix: "vkdeno_khronos_layers_" });
+  Deno.writeTextFileSync(`${dir}/enum.c`, SOURCE);
+  try {
+    const out = new Deno.Command("cc", { args: [`${dir}/enum.c`, "-o", `${dir}/enum`, "-lvulkan"] })
+      .outputSync();
+    return out.success ? `${dir}/enum` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const program = buildProgram();
+const hostHasLayers = (() => {
+  try {
+    return [...Deno.readDirSync("/usr/share/vulkan/implicit_layer.d")].length > 0;
+  } catch {
+    return false;
+  }
+})();
+
+function khronos(vars: Record<string, string>): string[] {
+  const out = new Deno.Command(program ?? "false", {
+    env: vars,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).outputSync();
+  if (!out.success) throw new Error(`Khronos enumeration failed: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout).split("\n").filter((line) => line !== "");
+}
+
+function vkdeno(vars: Record<string, string>): string[] {
+  const env = { vars, elevated: false };
+  return enumerateInstanceLayerProperties(discoverLayers(env)).map((p) =>
+    `${p.layerName}\t${p.specVersion}\t${p.implementationVersion}\t${p.description}`
+  );
+}
+
+function base(): Record<string, string> {
+  const home = Deno.env.get("HOME");
+  return home === undefined ? {} : { HOME: home };
+}
+
+function compare(vars: Record<string, string>): string[] {
+  const theirs = khronos(vars);
+  const ours = vkdeno(vars);
+  assertEquals([...ours].sort(), [...theirs].sort());
+  // Implicit layers first on both sides: the same names occupy the leading positions.
+  const implicitCount = discoverLayers({ vars, elevated: false }).layers.filter((l) => l.implicit).length;
+  const head = (list: string[]) => list.slice(0, implicitCount).map((l) => l.split("\t")[0]).sort();
+  assertEquals(head(ours), head(theirs));
+  return ours;
+}
+
+const ignore = program === undefined || !hostHasLayers;
+
+Deno.test({ name: "khronos side by side: no variables", ignore }, () => {
+  const layers = compare(base());
+  assert(layers.length >= 4, `expected the host's layers, got ${layers.length}`);
+});
+
+Deno.test({ name: "khronos side by side: VK_LAYER_PATH with a file and a folder", ignore }, () => {
+  const layers = compare({
+    ...base(),
+    VK_LAYER_PATH:
+      "/usr/share/vulkan/explicit_layer.d/VkLayer_MESA_overlay.json:/etc/vulkan/explicit_layer.d",
+  });
+  assert(layers.some((l) => l.startsWith("VK_LAYER_MESA_overlay\t")));
+  assert(!layers.some((l) => l.startsWith("VK_LAYER_KHRONOS_validation\t")));
+});
+
+Deno.test({ name: "khronos side by side: VK_LOADER_LAYERS_DISABLE=~implicit~", ignore }, () => {
+  const layers = compare({ ...base(), VK_LOADER_LAYERS_DISABLE: "~implicit~" });
+  assert(!layers.some((l) => l.startsWith("VK_LAYER_MESA_device_select\t")));
+});
+
+Deno.test({ name: "khronos side by side: VK_INSTANCE_LAYERS does not change enumeration", ignore }, () => {
+  const vars = { ...base(), VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_MESA_device_select" };
+  assertEquals(compare(vars).length, compare(base()).length);
+});
+
+Deno.test({ name: "khronos side by side: implicit disable variables do not hide layers", ignore }, () => {
+  compare({ ...base(), NODEVICE_SELECT: "1", DISABLE_MANGOHUD: "1", VK_LOADER_LAYERS_DISABLE: "*basalt*" });
+});
+
+Deno.test({
+  name: "khronos side by side: a generated VK_LAYER_PATH folder with defects and duplicates",
+  ignore,
+}, () => {
+  using tree = new TempTree({
+    "layers/a.json": layersManifest([{ name: "VK_LAYER_TEST_a" }, {
+      name: "VK_LAYER_TEST_b",
+      type: "DEVICE",
+    }]),
+    "layers/b.json": layerManifest({
+      name: "VK_LAYER_TEST_c",
+      api_version: "1.2.3",
+      implementation_version: "7",
+    }),
+    "layers/d.json": layerManifest({ name: "VK_LAYER_TEST_d", description: undefined }),
+    "layers/e.json": layerManifest(implicitFields("VK_LAYER_TEST_e")),
+    "layers/f.json": layersManifest([
+      {
+        name: "VK_LAYER_TEST_meta",
+        component_layers: ["VK_LAYER_TEST_a", "VK_LAYER_TEST_c"],
+        api_version: "1.2.0",
+      },
+      { name: "VK_LAYER_TEST_badmeta", component_layers: ["VK_LAYER_TEST_nope"] },
+    ]),
+  });
+  const vars = { ...base(), VK_LAYER_PATH: tree.path("layers") };
+  const layers = compare(vars);
+  const names = layers.map((l) => l.split("\t")[0]).filter((n) => n?.startsWith("VK_LAYER_TEST_")).sort();
+  assertEquals(names, ["VK_LAYER_TEST_a", "VK_LAYER_TEST_c", "VK_LAYER_TEST_e", "VK_LAYER_TEST_meta"]);
+  // libvulkan 1.3.239 lists a repeated layer name twice; newer loaders (1.3.247+, and
+  // LOADER_BEHAVIOUR L05) keep the first only, as vkdeno does. Compare names as sets.
+  tree.add({ "layers/g.json": layerManifest({ name: "VK_LAYER_TEST_a", description: "duplicate" }) });
+  const nameSet = (list: string[]) => [...new Set(list.map((l) => l.split("\t")[0]))].sort();
+  const withDuplicate = vkdeno(vars);
+  assertEquals(withDuplicate, layers);
+  assertEquals(nameSet(khronos(vars)), nameSet(withDuplicate));
+  // Divergence on purpose: one unparsable manifest makes libvulkan 1.3.239's enumeration fail
+  // ("Failed to parse JSON file ..., this is usually because something ran out of memory");
+  // vkdeno skips that file and still lists the rest.
+  tree.add({ "layers/c.json": "{ broken" });
+  let failed = false;
+  try {
+    khronos(vars);
+  } catch {
+    failed = true;
+  }
+  assert(failed, "libvulkan was expected to fail on an unparsable layer manifest");
+  assertEquals(vkdeno(vars), layers);
+});
