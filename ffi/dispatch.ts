@@ -149,6 +149,11 @@ export interface DispatchStubsOptions {
    * work (for tests and comparisons). Default: native where supported.
    */
   native?: boolean;
+  /**
+   * Where the stub object is loaded from: a memfd (`/proc/self/fd/N`, the
+   * default, falling back to a temp file) or straight from a temp file.
+   */
+  source?: "memfd" | "tempfile";
 }
 
 /** The architecture stubs can be emitted for in this process, or `undefined`. */
@@ -166,9 +171,9 @@ interface LoadedObject {
 
 const MFD_CLOEXEC = 1;
 
-function loadObject(bytes: Uint8Array<ArrayBuffer>): LoadedObject {
+function loadObject(bytes: Uint8Array<ArrayBuffer>, source: "memfd" | "tempfile"): LoadedObject {
   const libc = libcSymbols();
-  const fd = libc.memfd_create(cstringBuffer("vkdeno-stubs"), MFD_CLOEXEC);
+  const fd = source === "memfd" ? libc.memfd_create(cstringBuffer("vkdeno-stubs"), MFD_CLOEXEC) : -1;
   if (fd >= 0) {
     let done = 0;
     while (done < bytes.length) {
@@ -260,7 +265,7 @@ export class DispatchStubs implements Disposable {
     }
     let object: LoadedObject;
     try {
-      object = loadObject(bytes as Uint8Array<ArrayBuffer>);
+      object = loadObject(bytes as Uint8Array<ArrayBuffer>, options.source ?? "memfd");
     } catch (error) {
       return new DispatchStubs([...names], undefined, error instanceof Error ? error.message : String(error));
     }

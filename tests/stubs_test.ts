@@ -264,6 +264,22 @@ Deno.test("native stubs load from a memfd that stays open until dispose", () => 
   assert.throws(() => stubs.bind(0, { parameters: ["pointer"], result: "void" }), /disposed dispatch stubs/);
 });
 
+Deno.test("native stubs load from a temp file when asked, removed on dispose", () => {
+  if (!nativeStubArch()) return;
+  const stubs = DispatchStubs.load(["vkCmdSetLineWidth"], { source: "tempfile" });
+  const path = stubs.path!;
+  assert.ok(stubs.native);
+  assert.match(path, /vkdeno-stubs-.*\.so$/);
+  using table = new DispatchTable(1);
+  table.set(0, target.symbolAddress("vkCmdSetLineWidth"));
+  using arena = new Arena();
+  const h = makeHandle(arena, table);
+  stubs.bind(0, SIGNATURES.vkCmdSetLineWidth)(h, 3);
+  assert.equal(lastCall(), `vkCmdSetLineWidth(${hex(h)}, 3.000)`);
+  stubs.dispose();
+  assert.throws(() => Deno.statSync(path), Deno.errors.NotFound);
+});
+
 Deno.test("the fallback says why it is used; native stubs give no reason", () => {
   using off = DispatchStubs.load(["vkA"], { native: false });
   assert.equal(off.fallbackReason, "native stubs were turned off");
