@@ -5,7 +5,7 @@
  *
  * ```sh
  * deno run --allow-all examples/present.ts [--xcb] [--frames 3] [--colour 3366cc] [--screenshot out.png]
- *   [--loader vkdeno|libvulkan]
+ *   [--loader=libvulkan|vkdeno]
  * ```
  *
  * {@linkcode presentFrames} takes a command object, so the same code runs on vkdeno and on the reference
@@ -13,18 +13,24 @@
  *
  * @module
  */
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { ENUMS } from "../ffi/generated/enums.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { allocStruct, check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
 import type { StructValue } from "../ffi/structs.ts";
-import { XcbWindow, XlibWindow } from "../wsi/x11.ts";
+import { encodePng } from "../wsi/png.ts";
+import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
+import { openLoader } from "./_commands.ts";
 
 /** A Vulkan command taking its C parameters (what both loaders' command objects hold). */
 // deno-lint-ignore no-explicit-any
 export type Command = (...args: any[]) => any;
 
-/** The command object {@linkcode presentFrames} takes: Vulkan commands by name (vkdeno's `vk`, or libvulkan's). */
-export type PresentCommands = { readonly [command: string]: Command | undefined };
+/**
+ * The command object {@linkcode presentFrames} takes: Vulkan commands by name (vkdeno's `vk`, or
+ * libvulkan's), and optionally `deviceTable(device)` for the device-level commands bound to one device.
+ */
+export type PresentCommands = { readonly [command: string]: unknown };
 
 const USED = [
   "vkAcquireNextImageKHR",
@@ -64,17 +70,19 @@ const USED = [
   "vkWaitForFences",
 ] as const;
 
-type Commands = { readonly [K in (typeof USED)[number]]: Command };
+type Commands = { [K in (typeof USED)[number]]: Command };
 
-function bind(vk: PresentCommands): Commands {
+function bind(source: PresentCommands, names: readonly string[], what: string): Record<string, Command> {
   const out: Record<string, Command> = {};
-  for (const name of USED) {
-    const fn = vk[name];
-    if (typeof fn !== "function") throw new TypeError(`The command object has no "${name}"`);
-    out[name] = fn;
+  for (const name of names) {
+    const fn = source[name];
+    if (typeof fn !== "function") throw new TypeError(`The ${what} has no "${name}"`);
+    out[name] = fn as Command;
   }
-  return out as Commands;
+  return out;
 }
+
+const DEVICE_LEVEL = USED.filter((name) => COMMANDS[COMMAND_INDEX[name]!]!.level === "device");
 
 /** What {@linkcode presentFrames} accepts besides the window. */
 export interface PresentOptions {
@@ -140,7 +148,7 @@ export function presentFrames(
   options: PresentOptions = {},
 ): PresentReport {
   const { frames = 3, colour = 0x3366cc, log = () => {} } = options;
-  const vk = bind(commands);
+  const vk = bind(commands, USED, "command object") as Commands;
   const xcb = window instanceof XcbWindow;
   using arena = new Arena();
   using cleanup = new DisposableStack();
@@ -190,6 +198,11 @@ export function presentFrames(
     "vkCreateDevice",
   );
   const device = readPointer(pDevice);
+  const deviceTable = commands.deviceTable;
+  if (typeof deviceTable === "function") {
+    // Device-level calls through the device's own table: vkdeno's dispatch stubs, not a lookup per call.
+    Object.assign(vk, bind(deviceTable.call(commands, device), DEVICE_LEVEL, "device table"));
+  }
   cleanup.defer(() => vk.vkDestroyDevice(device, null));
   const pQueue = out(arena);
   vk.vkGetDeviceQueue(device, queueFamily, 0, pQueue);
@@ -437,25 +450,24 @@ async function main(args: string[]): Promise<void> {
   const frames = Number(flag("--frames") ?? 3);
   const colour = parseInt(flag("--colour") ?? "3366cc", 16);
   const screenshot = flag("--screenshot");
-  const loader = flag("--loader") ?? "libvulkan";
-  if (loader !== "libvulkan") throw new TypeError(`Unknown loader "${loader}": use "libvulkan"`);
-  const { openLibvulkan } = await import("../tools/libvulkan.ts");
-  using vk = openLibvulkan();
+  const loader = args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ?? "libvulkan";
+  using vk = await openLoader(loader);
   const open = { width: 320, height: 240 };
   using win = useXcb ? XcbWindow.open(open) : XlibWindow.open(open);
-  let image: import("../wsi/x11.ts").RgbaImage | undefined;
-  const report = presentFrames(vk, win, {
+  let image: RgbaImage | undefined;
+  const report = presentFrames(vk as unknown as PresentCommands, win, {
     frames,
     colour,
     log: (line) => console.log(line),
     afterPresent: () => image = win.readPixels(),
   });
-  const centre = image ? Array.from(image.rgba.subarray(0, 3)) : [];
+  const first = image ? Array.from(image.rgba.subarray(0, 3)) : [];
   console.log(
-    `${useXcb ? "xcb" : "xlib"}: ${report.presented} frames on "${report.deviceName}", pixel ${centre}`,
+    `${loader}, ${
+      useXcb ? "xcb" : "xlib"
+    }: ${report.presented} frames on "${report.deviceName}", pixel ${first}`,
   );
   if (screenshot && image) {
-    const { encodePng } = await import("../wsi/png.ts");
     await Deno.writeFile(screenshot, encodePng(image));
     console.log(`wrote ${screenshot}`);
   }
