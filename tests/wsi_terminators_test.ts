@@ -12,6 +12,7 @@ import type { LogEntry } from "../chain/log.ts";
 import {
   requiredInstanceExtensions,
   unsupportedSurfaceExtensions,
+  WSI_COMMANDS,
   WsiTerminators,
 } from "../wsi/terminators.ts";
 import type { WsiDriver, WsiPhysicalDevice } from "../wsi/terminators.ts";
@@ -403,4 +404,69 @@ Deno.test("a driver without surface queries answers 'no present support' and log
     'Driver "bare.json" does not provide "vkGetPhysicalDeviceSurfaceSupportKHR"',
     'Driver "bare.json" does not provide "vkGetPhysicalDeviceSurfaceCapabilitiesKHR"',
   ]);
+});
+
+Deno.test("every physical-device WSI command reaches the driver with its physical device and its own surface", () => {
+  const driverPd = Deno.UnsafePointer.create(0xd0d0n);
+  const loaderPd = Deno.UnsafePointer.create(0x1010n);
+  const OWN = 0x5eedn;
+  const seen = new Map<string, { pd: bigint; surface?: bigint }>();
+  const callbacks: Deno.UnsafeCallback[] = [];
+  const commands = [...WSI_COMMANDS.values()].filter((c) => c.info.level === "physical_device");
+  // A driver whose every WSI command is a recording stand-in.
+  const procAddr = (name: string): Deno.PointerValue => {
+    const command = WSI_COMMANDS.get(name);
+    if (!command || command.info.level !== "physical_device") return null;
+    const cb = new Deno.UnsafeCallback(
+      {
+        parameters: command.info.ffi.parameters,
+        result: command.info.ffi.result,
+      } as Deno.UnsafeCallbackDefinition,
+      (...args: unknown[]) => {
+        const use = command.surface;
+        let surface: bigint | undefined;
+        if (use && !use.struct) {
+          surface = BigInt(Deno.UnsafePointer.value(args[use.param] as Deno.PointerValue));
+        }
+        if (use?.struct) {
+          surface = new Deno.UnsafePointerView(args[use.param] as Deno.PointerObject).getBigUint64(
+            use.struct.surfaceOffset,
+          );
+        }
+        seen.set(name, { pd: BigInt(Deno.UnsafePointer.value(args[0] as Deno.PointerValue)), surface });
+        return command.info.ffi.result === "void" ? undefined : 0;
+      },
+    );
+    callbacks.push(cb as unknown as Deno.UnsafeCallback);
+    return cb.pointer;
+  };
+  const extensions = new Set(commands.flatMap((c) => requiredInstanceExtensions(c.info.name) ?? []));
+  using wsi = new WsiTerminators({
+    drivers: [{ index: 0, interfaceVersion: 7, instance: null, procAddr }],
+    enabledExtensions: [...extensions, "VK_KHR_surface"],
+    physicalDevice: (h) =>
+      Deno.UnsafePointer.equals(h, loaderPd) ? { driverIndex: 0, handle: driverPd } : undefined,
+  });
+  const container = wsi.surfaces.createEmpty("xlib");
+  container.setDriverSurface(0, OWN);
+  using arena = new Arena();
+  const info = writeStruct(arena, "VkPhysicalDeviceSurfaceInfo2KHR", { surface: container.handle });
+  for (const { info: command, surface } of commands) {
+    const args: unknown[] = command.params.map(() => null);
+    command.ffi.parameters.forEach((t: Deno.NativeType, i: number) => {
+      if (t === "u32" || t === "i32") args[i] = 0;
+      if (t === "u64") args[i] = 0n;
+    });
+    args[0] = loaderPd;
+    if (surface) args[surface.param] = surface.struct ? info : container.handle;
+    call(wsi.terminator(command.name)!, command.name)(...args);
+    const got = seen.get(command.name);
+    assert.ok(got, `${command.name} did not reach the driver`);
+    assert.equal(got.pd, 0xd0d0n, command.name);
+    if (surface) assert.equal(got.surface, OWN, command.name);
+  }
+  assert.ok(seen.has("vkGetPhysicalDevicePresentRectanglesKHR"));
+  assert.ok(seen.has("vkGetPhysicalDeviceSurfaceCapabilities2EXT"));
+  assert.ok(seen.has("vkGetDisplayPlaneCapabilities2KHR"));
+  for (const cb of callbacks) cb.close();
 });
