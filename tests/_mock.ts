@@ -259,7 +259,7 @@ export class MockEnvironment implements AsyncDisposable, Disposable {
 
   /** The absolute path of a tree-relative path. */
   path(relative: string): string {
-    return `${this.root}/${relative.replace(/^\/+/, "")}`;
+    return `${this.root}/${relative}`.replace(/\/{2,}/g, "/").replace(/\/$/, "");
   }
 
   #copyLibrary(source: string, kind: string, name: string): string {

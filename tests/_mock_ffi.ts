@@ -90,12 +90,32 @@ function cstring(b: Uint8Array, off: number, max: number): string {
   return new TextDecoder().decode(b.subarray(off, end < 0 || end > off + max ? off + max : end));
 }
 
+const libc = Deno.dlopen("libc.so.6", {
+  dlopen: { parameters: ["buffer", "i32"], result: "pointer" },
+  dlsym: { parameters: ["pointer", "buffer"], result: "pointer" },
+  dlclose: { parameters: ["pointer"], result: "i32" },
+});
+
+/** The address of an exported symbol of a library (dlopen + dlsym), or null. */
+export function symbolAddress(path: string, name: string): Deno.PointerValue {
+  const handle = libc.symbols.dlopen(enc.encode(path + "\0"), 2 /* RTLD_NOW */);
+  if (handle === null) return null;
+  const p = libc.symbols.dlsym(handle, enc.encode(name + "\0"));
+  libc.symbols.dlclose(handle);
+  return p;
+}
+
 /** Makes a C function pointer callable (cold path). */
 export function callable<const D extends Deno.UnsafeCallbackDefinition>(
   p: Deno.PointerObject,
   def: D,
 ): Deno.UnsafeFnPointer<D> {
   return new Deno.UnsafeFnPointer(p as Deno.PointerObject<Omit<D, "nonblocking">>, def);
+}
+
+/** A pointer as a comparable number (assert.deepStrictEqual sees every pointer object as `{}`). */
+export function addressOf(p: Deno.PointerValue): bigint {
+  return p === null ? 0n : Deno.UnsafePointer.value(p);
 }
 
 /** The first word of a dispatchable object. */
@@ -160,14 +180,30 @@ function z(s: string): Uint8Array {
  */
 export class DirectDriver implements Disposable {
   readonly lib: Deno.DynamicLibrary<typeof CONTROL_SYMBOLS>;
+  readonly path: string;
   readonly scratch: Scratch = new Scratch();
 
-  private constructor(lib: Deno.DynamicLibrary<typeof CONTROL_SYMBOLS>) {
+  private constructor(path: string, lib: Deno.DynamicLibrary<typeof CONTROL_SYMBOLS>) {
+    this.path = path;
     this.lib = lib;
   }
 
   static open(path: string): DirectDriver {
-    return new DirectDriver(Deno.dlopen(path, CONTROL_SYMBOLS));
+    return new DirectDriver(path, Deno.dlopen(path, CONTROL_SYMBOLS));
+  }
+
+  /** The driver's GetInstanceProcAddr as a C function pointer (what a loader puts in a link). */
+  gipaPointer(): Deno.PointerObject {
+    const p = symbolAddress(this.path, "vk_icdGetInstanceProcAddr") ??
+      symbolAddress(this.path, "vkGetInstanceProcAddr");
+    if (p === null) throw new Error(`Mock driver "${this.path}" exports no GetInstanceProcAddr`);
+    return p;
+  }
+
+  /** The driver's `vk_icdGetPhysicalDeviceProcAddr` as a C function pointer, or null. */
+  gpdpaPointer(): Deno.PointerValue {
+    return symbolAddress(this.path, "vk_icdGetPhysicalDeviceProcAddr") ??
+      this.gipa(null, "vk_icdGetPhysicalDeviceProcAddr");
   }
 
   /** Which symbols this library exports, of the loader interface ones. */

@@ -11,7 +11,7 @@ import {
   throws as assertThrows,
 } from "node:assert/strict";
 import { MockEnvironment } from "./_mock.ts";
-import { callable, DirectDriver, loaderWord, Scratch, VK } from "./_mock_ffi.ts";
+import { addressOf, callable, DirectDriver, loaderWord, Scratch, VK } from "./_mock_ffi.ts";
 
 function lastLine(lines: string[], command: string): string {
   const found = lines.filter((l) => l.split(" ")[1] === command);
@@ -193,7 +193,10 @@ Deno.test("mock driver device groups: configured, default one per device, or not
   g.negotiate(7);
   const gi = g.createInstance();
   const pds = g.enumeratePhysicalDevices(gi);
-  assertEquals(g.enumeratePhysicalDeviceGroups(gi), [[pds[0], pds[2]], [pds[1]]]);
+  assertEquals(
+    g.enumeratePhysicalDeviceGroups(gi).map((group) => group.map(addressOf)),
+    [[pds[0], pds[2]], [pds[1]]].map((group) => group.map((p) => addressOf(p!))),
+  );
   const plain = await env.addDriver({ physicalDevices: [{}, {}] });
   using p = DirectDriver.open(plain.libraryPath);
   p.negotiate(7);
