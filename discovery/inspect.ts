@@ -28,6 +28,7 @@ import {
   DRIVER_VARIABLES,
   type DriverDiscovery,
 } from "./drivers.ts";
+import { LAYER_VARIABLES, layerInspectSection } from "./layer_activation.ts";
 import type { LocationReport } from "./search_paths.ts";
 
 /** A field value shown in the report. */
@@ -142,7 +143,7 @@ export interface InspectReport {
  * ```
  */
 export interface InspectOptions extends DiscoverDriversOptions {
-  /** A layer section built by layer discovery. */
+  /** A layer section built by layer discovery (default: `layerInspectSection(env)` of layer_activation.ts). */
   readonly layers?: InspectSection;
   /** More variable names to list in the environment part (layer variables, ...). */
   readonly variables?: readonly string[];
@@ -169,14 +170,14 @@ const SHOWN_VARIABLES = [
  */
 export function buildInspectReport(env: EnvironmentSnapshot, options: InspectOptions = {}): InspectReport {
   const variables: Record<string, string> = {};
-  for (const name of [...SHOWN_VARIABLES, ...(options.variables ?? [])]) {
+  for (const name of [...SHOWN_VARIABLES, ...LAYER_VARIABLES, ...(options.variables ?? [])]) {
     const value = env.vars[name];
     if (value !== undefined) variables[name] = value;
   }
   return {
     environment: { elevated: env.elevated, ...(env.root === undefined ? {} : { root: env.root }), variables },
     drivers: driverInspectSection(discoverDrivers(env, options)),
-    ...(options.layers === undefined ? {} : { layers: options.layers }),
+    layers: options.layers ?? layerInspectSection(env),
   };
 }
 
