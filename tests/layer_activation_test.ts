@@ -4,6 +4,7 @@ import {
   implicitLayerInstanceExtensions,
   type LayerActivation,
   type LayerActivationOk,
+  layerInspectSection,
 } from "../discovery/layer_activation.ts";
 import { discoverLayers } from "../discovery/layers.ts";
 import { TempTree } from "./_discovery_tree.ts";
@@ -298,5 +299,35 @@ Deno.test("layer activation: enabled implicit layers add their instance extensio
   assertEquals(implicitLayerInstanceExtensions(env2, discoverLayers(env2)).map((e) => e.name), [
     "VK_EXT_on",
     "VK_EXT_off",
+  ]);
+});
+
+Deno.test("layer inspect: every manifest with its activation state and reason", () => {
+  using tree = new TempTree({
+    [`${IMPLICIT_DIR}/a.json`]: layerManifest(implicitFields("VK_LAYER_ON")),
+    [`${IMPLICIT_DIR}/b.json`]: layerManifest(
+      implicitFields("VK_LAYER_OFF", { enable_environment: { ENABLE_OFF: "1" } }),
+    ),
+    [`${EXPLICIT_DIR}/c.json`]: layerManifest({ name: "VK_LAYER_EXP" }),
+    [`${EXPLICIT_DIR}/d.json`]: layerManifest({ name: "VK_LAYER_ENV" }),
+    [`${EXPLICIT_DIR}/e.json`]: "{",
+    [`${EXPLICIT_DIR}/f.json`]: layerManifest({ name: "VK_LAYER_HIDDEN" }),
+  });
+  const section = layerInspectSection(
+    tree.snapshot({ VK_INSTANCE_LAYERS: "VK_LAYER_ENV", VK_LOADER_LAYERS_DISABLE: "*HIDDEN" }),
+  );
+  assertEquals(section.title, "Layers");
+  assertEquals([section.used, section.skipped], [4, 2]);
+  assertEquals(section.entries.map((e) => [e.path.slice(e.path.lastIndexOf("/") + 1), e.status, e.reason]), [
+    ["a.json", "used", `"VK_LAYER_ON" active: implicit layer, on by default`],
+    ["b.json", "used", `"VK_LAYER_OFF" inactive: enable_environment "ENABLE_OFF" is not set (needs "1")`],
+    ["c.json", "used", `"VK_LAYER_EXP" available: explicit layer, enabled only on request`],
+    ["d.json", "used", `"VK_LAYER_ENV" active: named in VK_INSTANCE_LAYERS`],
+    ["e.json", "skipped", "skipped: file is not valid JSON: close brace expected at line 1, column 2"],
+    [
+      "f.json",
+      "skipped",
+      `"VK_LAYER_HIDDEN" disabled: disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'`,
+    ],
   ]);
 });
