@@ -12,12 +12,19 @@ import type { LayerManifest, LayerMessage } from "./layer_manifest.ts";
 
 /** The three layer filter variables, parsed. */
 export interface LayerFilters {
+  /** `VK_LOADER_LAYERS_ENABLE`. */
   readonly enable: readonly NameFilter[];
+  /** `VK_LOADER_LAYERS_DISABLE`. */
   readonly disable: readonly NameFilter[];
+  /** `VK_LOADER_LAYERS_ALLOW`. */
   readonly allow: readonly NameFilter[];
+  /** `~all~`, `*` or `**` in the disable list. */
   readonly disableAll: boolean;
+  /** `~implicit~` in the disable list. */
   readonly disableImplicit: boolean;
+  /** `~explicit~` in the disable list. */
   readonly disableExplicit: boolean;
+  /** Filters dropped or cut. */
   readonly warnings: readonly LayerMessage[];
 }
 
@@ -61,6 +68,7 @@ export function forcedOnByFilter(filters: LayerFilters, name: string): boolean {
 
 /** The outcome of an implicit layer's own variables. */
 export interface ImplicitVerdict {
+  /** True when the layer is on. */
   readonly enabled: boolean;
   /** Why, as a clause: `no enable_environment (on by default)`, `disable_environment "X" is set`, ... */
   readonly reason: string;

@@ -68,6 +68,7 @@ export type LayerActivationSource =
 export interface ActiveLayer {
   /** The layer (never a meta layer: those are expanded). */
   readonly layer: LayerManifest;
+  /** What put it in the chain (for a component: what enabled its meta layer). */
   readonly source: LayerActivationSource;
   /** The meta layer it came through, when it is a component. */
   readonly via?: string;
@@ -85,6 +86,7 @@ export interface ActiveLayer {
  * ```
  */
 export interface LayerActivationOk {
+  /** Always true. */
   readonly ok: true;
   /** Layers to load, in chain order, first closest to the application. */
   readonly layers: readonly ActiveLayer[];
@@ -93,6 +95,7 @@ export interface LayerActivationOk {
    * libraries in chain order, each meta layer right after its components.
    */
   readonly activatedLayers: readonly LayerManifest[];
+  /** Log lines (`Insert instance layer ...`, warnings) for chain/log.ts. */
   readonly messages: readonly LayerMessage[];
 }
 
@@ -106,12 +109,15 @@ export interface LayerActivationOk {
  * ```
  */
 export interface LayerActivationError {
+  /** Always false. */
   readonly ok: false;
+  /** The `VkResult` `vkCreateInstance` returns. */
   readonly result: "VK_ERROR_LAYER_NOT_PRESENT";
   /** The requested name that failed. */
   readonly layerName: string;
   /** A sentence naming the layer and why (`Layer "X" requested by the application was not found`). */
   readonly message: string;
+  /** Log lines, the error among them. */
   readonly messages: readonly LayerMessage[];
 }
 

@@ -68,8 +68,11 @@ export const PRE_INSTANCE_FUNCTIONS: readonly string[] = [
  * ```
  */
 export interface LayerMessage {
+  /** The `VK_LOADER_DEBUG` level. */
   readonly level: "error" | "warn" | "info" | "debug";
+  /** The `VK_LOADER_DEBUG` category that also shows it (same shape as drivers.ts's `DiscoveryMessage`). */
   readonly category: "layer";
+  /** The message, naming the file and field at fault. */
   readonly text: string;
 }
 
@@ -102,7 +105,9 @@ export interface LayerExtension {
  * ```
  */
 export interface LayerEnvironmentVariable {
+  /** The variable's name. */
   readonly name: string;
+  /** The value it must equal (enable) or that is ignored (disable: any value counts). */
   readonly value: string;
 }
 
@@ -168,7 +173,9 @@ export interface LayerManifest {
   readonly description: string;
   /** Interface function renames the loader honours for this file version. */
   readonly functions: LayerFunctionNames;
+  /** `instance_extensions`, valid entries only. */
   readonly instanceExtensions: readonly LayerExtension[];
+  /** `device_extensions`, valid entries only, with their `entrypoints`. */
   readonly deviceExtensions: readonly LayerExtension[];
   /** Implicit layers: the variable that must equal its value for the layer to be on. */
   readonly enableEnvironment?: LayerEnvironmentVariable;
@@ -198,9 +205,11 @@ export interface LayerManifest {
  * ```
  */
 export interface SkippedLayer {
+  /** The manifest file. */
   readonly manifestPath: string;
   /** The layer's `name` when it had one. */
   readonly name?: string;
+  /** Position in the file (-1 for the whole file). */
   readonly indexInFile: number;
   /** A clause naming the field at fault. */
   readonly reason: string;
@@ -220,6 +229,7 @@ export interface LayerManifestResult {
   readonly layers: readonly LayerManifest[];
   /** Layers skipped (and a whole-file problem as one entry with index -1). */
   readonly skipped: readonly SkippedLayer[];
+  /** Warnings and notes about the file, each naming it. */
   readonly messages: readonly LayerMessage[];
 }
 

@@ -107,12 +107,15 @@ export type LayerCandidateStatus =
  * ```
  */
 export interface LayerCandidate {
+  /** The manifest file. */
   readonly manifestPath: string;
   /** The layer's name; absent when the whole file was unusable. */
   readonly name?: string;
+  /** True when found in an implicit layer folder. */
   readonly implicit: boolean;
   /** The variable or default that led to the file (`VK_LAYER_PATH`, `XDG_DATA_DIRS`, ...). */
   readonly source: string;
+  /** What became of it. */
   readonly status: LayerCandidateStatus;
   /** A clause saying why. */
   readonly reason: string;
@@ -142,6 +145,7 @@ export interface LayerDiscovery {
     readonly implicit: readonly LocationReport[];
     readonly explicit: readonly LocationReport[];
   };
+  /** Log lines for chain/log.ts, in discovery order. */
   readonly messages: readonly LayerMessage[];
   /** How many manifest files were parsed, and how many came unchanged from the cache. */
   readonly manifestReads: { readonly parsed: number; readonly cached: number };
@@ -542,9 +546,11 @@ function nonEmpty(value: string | undefined): string | undefined {
  * ```
  */
 export interface LayerProperties {
+  /** The manifest's `name`. */
   readonly layerName: string;
   /** The manifest's `api_version`, packed. */
   readonly specVersion: number;
+  /** The manifest's `implementation_version`. */
   readonly implementationVersion: number;
   /** The manifest's `description`, cut to 255 UTF-8 bytes like the C array it fills. */
   readonly description: string;

@@ -28,7 +28,9 @@ import { layerApiVersionText, type LayerExtension, type LayerManifest } from "./
  * ```
  */
 export interface RemovedMetaLayer {
+  /** The meta layer. */
   readonly layer: LayerManifest;
+  /** Why, naming the component at fault. */
   readonly reason: string;
 }
 
@@ -44,6 +46,7 @@ export interface RemovedMetaLayer {
 export interface MetaLayerValidation {
   /** The input list, in order, without the invalid meta layers. */
   readonly layers: readonly LayerManifest[];
+  /** The meta layers removed, in the order they fell out. */
   readonly removed: readonly RemovedMetaLayer[];
 }
 
