@@ -58,7 +58,7 @@ export function layerFilterVerdict(filters: LayerFilters, layer: LayerManifest):
     (layer.implicit ? filters.disableImplicit : filters.disableExplicit) ||
     matchesAnyFilter(filters.disable, layer.name);
   if (!disabled || matchesAnyFilter(filters.allow, layer.name)) return undefined;
-  return `disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'`;
+  return `forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'`;
 }
 
 /** True when `VK_LOADER_LAYERS_ENABLE` names the layer. */

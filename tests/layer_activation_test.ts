@@ -327,7 +327,7 @@ Deno.test("layer inspect: every manifest with its activation state and reason", 
     [
       "f.json",
       "skipped",
-      `"VK_LAYER_HIDDEN" disabled: disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'`,
+      `"VK_LAYER_HIDDEN" disabled: forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'`,
     ],
   ]);
 });

@@ -11,6 +11,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { activateLayers } from "../discovery/layer_activation.ts";
 import { discoverLayers, enumerateInstanceLayerProperties } from "../discovery/layers.ts";
 import { TempTree } from "./_discovery_tree.ts";
 import { implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
@@ -30,19 +31,38 @@ int main(void) {
 }
 `;
 
-function buildProgram(): string | undefined {
+/** Creates an instance with the layers named on its command line and prints the VkResult. */
+const CREATE_SOURCE = `
+#include <vulkan/vulkan.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+  VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_0;
+  VkInstanceCreateInfo ci = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.pApplicationInfo = &app;
+  ci.enabledLayerCount = (uint32_t)(argc - 1);
+  ci.ppEnabledLayerNames = (const char *const *)(argv + 1);
+  VkInstance instance;
+  VkResult result = vkCreateInstance(&ci, NULL, &instance);
+  printf("result %d\\n", result);
+  if (result == VK_SUCCESS) vkDestroyInstance(instance, NULL);
+  return 0;
+}
+`;
+
+function buildProgram(name: string, source: string): string | undefined {
   const dir = Deno.makeTempDirSync({ prefix: "vkdeno_khronos_layers_" });
-  Deno.writeTextFileSync(`${dir}/enum.c`, SOURCE);
+  Deno.writeTextFileSync(`${dir}/${name}.c`, source);
   try {
-    const out = new Deno.Command("cc", { args: [`${dir}/enum.c`, "-o", `${dir}/enum`, "-lvulkan"] })
-      .outputSync();
-    return out.success ? `${dir}/enum` : undefined;
+    const args = [`${dir}/${name}.c`, "-o", `${dir}/${name}`, "-lvulkan"];
+    return new Deno.Command("cc", { args }).outputSync().success ? `${dir}/${name}` : undefined;
   } catch {
     return undefined;
   }
 }
 
-const program = buildProgram();
+const program = buildProgram("enum", SOURCE);
+const createProgram = buildProgram("create", CREATE_SOURCE);
 const hostHasLayers = (() => {
   try {
     return [...Deno.readDirSync("/usr/share/vulkan/implicit_layer.d")].length > 0;
@@ -165,4 +185,86 @@ Deno.test({
   }
   assert(failed, "libvulkan was expected to fail on an unparsable layer manifest");
   assertEquals(vkdeno(vars), layers);
+});
+
+/** The Khronos loader's chain (first closest to the app) from its "Insert instance layer" log lines. */
+function khronosChain(
+  vars: Record<string, string>,
+  requested: string[],
+): { result: number; chain: string[] } {
+  const out = new Deno.Command(createProgram ?? "false", {
+    args: requested,
+    env: { ...vars, VK_LOADER_DEBUG: "layer" },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).outputSync();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  const result = Number(/result (-?\d+)/.exec(text)?.[1] ?? "NaN");
+  // The loader inserts from the driver upwards, so the log lists the chain bottom first.
+  const chain = [...text.matchAll(/Insert instance layer "([^"]+)"/g)].map((m) => m[1] ?? "").reverse();
+  return { result, chain };
+}
+
+function vkdenoChain(vars: Record<string, string>, requested: string[]): { result: number; chain: string[] } {
+  const env = { vars, elevated: false };
+  const r = activateLayers(env, discoverLayers(env), { requestedLayers: requested });
+  return r.ok ? { result: 0, chain: r.layers.map((a) => a.layer.name) } : { result: -6, chain: [] };
+}
+
+// Only layers that load cheaply and without a display: device-select (implicit), Mesa overlay, Intel nullhw.
+const ACTIVATION_CASES: { vars: Record<string, string>; requested: string[] }[] = [
+  { vars: {}, requested: [] },
+  { vars: {}, requested: ["VK_LAYER_INTEL_nullhw", "VK_LAYER_MESA_overlay"] },
+  {
+    vars: { VK_INSTANCE_LAYERS: "VK_LAYER_MESA_overlay" },
+    requested: ["VK_LAYER_INTEL_nullhw", "VK_LAYER_MESA_overlay"],
+  },
+  {
+    vars: { VK_LOADER_LAYERS_ENABLE: "*nullhw", VK_INSTANCE_LAYERS: "VK_LAYER_MESA_overlay" },
+    requested: [],
+  },
+  { vars: { NODEVICE_SELECT: "1" }, requested: ["VK_LAYER_INTEL_nullhw"] },
+  { vars: { VK_LOADER_LAYERS_DISABLE: "~implicit~" }, requested: ["VK_LAYER_INTEL_nullhw"] },
+  {
+    vars: { VK_LOADER_LAYERS_DISABLE: "*overlay", VK_INSTANCE_LAYERS: "VK_LAYER_MESA_overlay" },
+    requested: [],
+  },
+  { vars: { VK_LOADER_LAYERS_DISABLE: "*nullhw" }, requested: ["VK_LAYER_INTEL_nullhw"] },
+  { vars: {}, requested: ["VK_LAYER_NOT_INSTALLED"] },
+];
+
+const hasActivationLayers = ["VkLayer_MESA_overlay.json", "VkLayer_INTEL_nullhw.json"].every((f) => {
+  try {
+    return Deno.statSync(`/usr/share/vulkan/explicit_layer.d/${f}`).isFile;
+  } catch {
+    return false;
+  }
+});
+
+for (const { vars, requested } of ACTIVATION_CASES) {
+  const label = `${JSON.stringify(vars)} app ${JSON.stringify(requested)}`;
+  Deno.test({
+    name: `khronos side by side: activation order, ${label}`,
+    ignore: createProgram === undefined || !hostHasLayers || !hasActivationLayers,
+  }, () => {
+    const all = { ...base(), ...vars };
+    assertEquals(vkdenoChain(all, requested), khronosChain(all, requested));
+  });
+}
+
+Deno.test({
+  name:
+    "khronos side by side: an implicit layer in VK_INSTANCE_LAYERS takes its env position (libvulkan 1.3.239 differs)",
+  ignore: createProgram === undefined || !hostHasLayers || !hasActivationLayers,
+}, () => {
+  // LOADER_BEHAVIOUR F03 (current loader, fixed in 1.3.247 "Fix ordering regression for
+  // VK_INSTANCE_LAYERS"): the implicit layer moves to its VK_INSTANCE_LAYERS position. The
+  // installed 1.3.239 still puts it with the implicit layers. vkdeno follows the current loader.
+  const vars = { ...base(), VK_INSTANCE_LAYERS: "VK_LAYER_MESA_overlay:VK_LAYER_MESA_device_select" };
+  const ours = vkdenoChain(vars, []);
+  assertEquals(ours.chain, ["VK_LAYER_MESA_overlay", "VK_LAYER_MESA_device_select"]);
+  const theirs = khronosChain(vars, []);
+  assertEquals([...theirs.chain].sort(), [...ours.chain].sort());
 });
