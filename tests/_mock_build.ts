@@ -21,7 +21,21 @@ export interface MockBuild {
   readonly drivers: Readonly<Record<MockDriverVariant, string>>;
   /** Absolute path of each layer variant (`libmock_layer_<variant>.so`). */
   readonly layers: Readonly<Record<MockLayerVariant, string>>;
+  /**
+   * Helper programs: `khronos_client` (a small app linked against the Khronos loader, `libvulkan.so.1`;
+   * argument `surface` adds a headless surface and a swapchain) and `harness` (a loader-free
+   * create/destroy cycle: `harness <driver.so> [layer.so ...]`, for valgrind).
+   */
+  readonly programs: Readonly<Record<MockProgram, string>>;
 }
+
+/** Helper programs built beside the mocks. */
+export type MockProgram = "khronos_client" | "harness";
+
+const PROGRAMS: Record<MockProgram, string[]> = {
+  khronos_client: ["-lvulkan"],
+  harness: ["-ldl"],
+};
 
 /** The repository root (this file is `tests/_mock_build.ts`). */
 export const REPO_ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -29,7 +43,7 @@ export const REPO_ROOT: string = new URL("..", import.meta.url).pathname.replace
 /** The folder with the mock C sources. */
 export const MOCK_SOURCE_DIR: string = `${REPO_ROOT}/tests/mock`;
 
-const SOURCES = ["mock_common.h", "mock_icd.c", "mock_layer.c"];
+const SOURCES = ["mock_common.h", "mock_icd.c", "mock_layer.c", "khronos_client.c", "harness.c"];
 
 /** Compiler flags shared by every mock library. */
 export const MOCK_CFLAGS: readonly string[] = [
@@ -76,13 +90,21 @@ async function sourceHash(): Promise<string> {
   return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function compile(source: string, define: string, output: string): Promise<void> {
-  const args = [...MOCK_CFLAGS, `-D${define}`, "-o", output, source, "-ldl", "-lpthread"];
+async function cc(args: string[], output: string): Promise<void> {
   const result = await new Deno.Command("cc", { args, stdout: "piped", stderr: "piped" }).output();
   if (!result.success) {
     const text = new TextDecoder().decode(result.stderr);
     throw new Error(`Cannot build mock "${output}": cc failed\n${text}`);
   }
+}
+
+function compileLibrary(source: string, define: string, output: string): Promise<void> {
+  return cc([...MOCK_CFLAGS, `-D${define}`, "-o", output, source, "-ldl", "-lpthread"], output);
+}
+
+function compileProgram(program: MockProgram, output: string): Promise<void> {
+  const flags = MOCK_CFLAGS.filter((f) => !["-shared", "-fPIC", "-fvisibility=hidden"].includes(f));
+  return cc([...flags, "-o", output, `${MOCK_SOURCE_DIR}/${program}.c`, ...PROGRAMS[program]], output);
 }
 
 function layout(dir: string): MockBuild {
@@ -94,7 +116,8 @@ function layout(dir: string): MockBuild {
   for (const v of Object.keys(LAYER_VARIANTS) as MockLayerVariant[]) {
     layers[v] = `${dir}/libmock_layer_${v}.so`;
   }
-  return { dir, drivers, layers };
+  const programs = { khronos_client: `${dir}/khronos_client`, harness: `${dir}/harness` };
+  return { dir, drivers, layers, programs };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -116,12 +139,15 @@ async function build(): Promise<MockBuild> {
   try {
     const jobs: Promise<void>[] = [];
     for (const [v, define] of Object.entries(DRIVER_VARIANTS)) {
-      jobs.push(compile(`${MOCK_SOURCE_DIR}/mock_icd.c`, define, `${tmp}/libmock_icd_${v}.so`));
+      jobs.push(compileLibrary(`${MOCK_SOURCE_DIR}/mock_icd.c`, define, `${tmp}/libmock_icd_${v}.so`));
     }
     if (await exists(`${MOCK_SOURCE_DIR}/mock_layer.c`)) {
       for (const [v, define] of Object.entries(LAYER_VARIANTS)) {
-        jobs.push(compile(`${MOCK_SOURCE_DIR}/mock_layer.c`, define, `${tmp}/libmock_layer_${v}.so`));
+        jobs.push(compileLibrary(`${MOCK_SOURCE_DIR}/mock_layer.c`, define, `${tmp}/libmock_layer_${v}.so`));
       }
+    }
+    for (const program of Object.keys(PROGRAMS) as MockProgram[]) {
+      jobs.push(compileProgram(program, `${tmp}/${program}`));
     }
     await Promise.all(jobs);
     await Deno.writeTextFile(`${tmp}/.complete`, hash);

@@ -154,6 +154,11 @@ export interface MockLayerConfig {
   readonly addPhysicalDevices?: number;
   /** Create the VkDevice through the loader's `pfnLayerCreateDevice` callback instead of the link. */
   readonly createDeviceThroughCallback?: boolean;
+  /**
+   * Ask the next `vkGetInstanceProcAddr` for `vkCreateDevice` with a NULL instance (the old-layer form
+   * loaders keep working, LI07) instead of the instance; the Khronos loader 1.3.239 crashes on it.
+   */
+  readonly createDeviceNullInstance?: boolean;
   /** `vkEnumerateInstanceVersion` pre-instance function result (as "1.x.y"); calls down when unset. */
   readonly preInstanceVersion?: string;
   /** Extra instance extension the pre-instance `vkEnumerateInstanceExtensionProperties` appends. */
@@ -332,6 +337,10 @@ export function layerConfigText(config: MockLayerConfig, name: string, logPath: 
   put(
     "create_device_callback",
     config.createDeviceThroughCallback === undefined ? undefined : bool(config.createDeviceThroughCallback),
+  );
+  put(
+    "create_device_null_instance",
+    config.createDeviceNullInstance === undefined ? undefined : bool(config.createDeviceNullInstance),
   );
   put("pre_instance_version", config.preInstanceVersion && enc(config.preInstanceVersion));
   put("pre_instance_extension", config.preInstanceExtension && enc(config.preInstanceExtension));

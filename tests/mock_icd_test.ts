@@ -510,3 +510,41 @@ Deno.test("mock environment snapshot points discovery at the tree only", async (
   assert(Deno.readTextFileSync(a.configPath).includes(`log=${env.logPath}`));
   assert(!a.configPath.endsWith(".json"));
 });
+
+/** Runs the loader-free harness under valgrind; resolves to its exit code and output. */
+async function valgrindHarness(
+  harness: string,
+  libraries: string[],
+): Promise<{ code: number; output: string }> {
+  const args = [
+    "-q",
+    "--error-exitcode=1",
+    "--leak-check=full",
+    "--errors-for-leak-kinds=definite",
+    harness,
+    ...libraries,
+  ];
+  const out = await new Deno.Command("valgrind", { args, stdout: "piped", stderr: "piped" }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, output: dec.decode(out.stdout) + dec.decode(out.stderr) };
+}
+
+Deno.test("mock driver create/destroy cycle runs clean under valgrind for every interface variant", async () => {
+  await using env = await MockEnvironment.create();
+  const drivers = await Promise.all(
+    [0, 1, 3, 5, 7].map((iface) =>
+      env.addDriver({
+        interfaceVersion: iface,
+        physicalDevices: [{}, { type: "discrete" }],
+      })
+    ),
+  );
+  const runs = await Promise.all(
+    drivers.map((d) => valgrindHarness(env.build.programs.harness, [d.libraryPath])),
+  );
+  runs.forEach((run, i) => {
+    assertEquals(run.code, 0, `${drivers[i]!.variant}: ${run.output}`);
+    assertMatch(run.output, /device 1 Mock Device 1\nok\n/);
+  });
+  assert(env.callLog().filter((l) => / vkDestroyInstance /.test(l)).length === drivers.length);
+});

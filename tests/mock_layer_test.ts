@@ -401,3 +401,28 @@ Deno.test("mock environment layer placements and snapshot variables", async () =
     ENABLE_MOCK: "1",
   }, "INSTANCE"]);
 });
+
+Deno.test("two mock layers over a mock driver run a create/destroy cycle clean under valgrind", async () => {
+  await using env = await MockEnvironment.create();
+  const drv = await env.addDriver({ name: "drv", physicalDevices: [{}, {}] });
+  const top = await env.addLayer({ name: "top", reversePhysicalDevices: true, addPhysicalDevices: 2 });
+  const wrap = await env.addLayer({
+    name: "wrap",
+    wrapDevice: true,
+    wrapCommandBuffers: true,
+    removePhysicalDevices: [0],
+  });
+  const args = ["-q", "--error-exitcode=1", "--leak-check=full", "--errors-for-leak-kinds=definite"];
+  const out = await new Deno.Command("valgrind", {
+    args: [...args, env.build.programs.harness, drv.libraryPath, top.libraryPath, wrap.libraryPath],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  assertEquals(out.code, 0, text);
+  assertMatch(
+    text,
+    /^device 0 Mock Device 1\ndevice 1 top Added Device 0\ndevice 2 top Added Device 1\nok\n$/,
+  );
+  assertEquals(only(env.callLog(), "vkCmdDraw"), ["top vkCmdDraw", "wrap vkCmdDraw", "drv vkCmdDraw"]);
+});

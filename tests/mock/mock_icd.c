@@ -1281,6 +1281,124 @@ static void VKAPI_CALL mock_DestroySwapchainKHR(VkDevice device, VkSwapchainKHR 
     free((void *)(uintptr_t)swapchain);
 }
 
+/* Plain non-dispatchable objects: enough for applications (vulkaninfo, compute demos) to run. */
+typedef struct MockHandle {
+    uint64_t id;
+    VkDeviceSize size;
+} MockHandle;
+
+static uint64_t new_handle(VkDeviceSize size) {
+    MockHandle *h = calloc(1, sizeof *h);
+    if (!h) return 0;
+    h->id = next_id();
+    h->size = size;
+    return (uint64_t)(uintptr_t)h;
+}
+
+static void free_handle(uint64_t handle) { free((void *)(uintptr_t)handle); }
+
+static uint32_t all_memory_types(VkDevice device) {
+    DeviceConfig *d = &g_config.devices[((MockDevice *)device)->physical_device->index];
+    return d->memory_type_count >= 32 ? UINT32_MAX : (1u << d->memory_type_count) - 1;
+}
+
+static VkResult VKAPI_CALL mock_CreateImage(VkDevice device, const VkImageCreateInfo *ci, const VkAllocationCallbacks *a,
+                                            VkImage *out) {
+    *out = (VkImage)new_handle((VkDeviceSize)ci->extent.width * ci->extent.height * 4);
+    return *out ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static void VKAPI_CALL mock_DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks *a) {
+    free_handle((uint64_t)image);
+}
+
+static VkResult VKAPI_CALL mock_CreateBuffer(VkDevice device, const VkBufferCreateInfo *ci,
+                                             const VkAllocationCallbacks *a, VkBuffer *out) {
+    *out = (VkBuffer)new_handle(ci->size);
+    mock_log(&g_log, "vkCreateBuffer device=%p buffer=0x%llx size=%llu", (void *)device, (unsigned long long)*out,
+             (unsigned long long)ci->size);
+    return *out ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static void VKAPI_CALL mock_DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks *a) {
+    free_handle((uint64_t)buffer);
+}
+
+static void requirements(VkDevice device, uint64_t handle, VkMemoryRequirements *r) {
+    VkDeviceSize size = handle ? ((MockHandle *)(uintptr_t)handle)->size : 0;
+    r->size = (size + 255) & ~(VkDeviceSize)255;
+    if (!r->size) r->size = 256;
+    r->alignment = 256;
+    r->memoryTypeBits = all_memory_types(device);
+}
+
+static void VKAPI_CALL mock_GetImageMemoryRequirements(VkDevice device, VkImage image, VkMemoryRequirements *r) {
+    requirements(device, (uint64_t)image, r);
+}
+
+static void VKAPI_CALL mock_GetImageMemoryRequirements2(VkDevice device, const VkImageMemoryRequirementsInfo2 *info,
+                                                        VkMemoryRequirements2 *r) {
+    requirements(device, (uint64_t)info->image, &r->memoryRequirements);
+}
+
+static void VKAPI_CALL mock_GetBufferMemoryRequirements(VkDevice device, VkBuffer buffer, VkMemoryRequirements *r) {
+    requirements(device, (uint64_t)buffer, r);
+}
+
+static void VKAPI_CALL mock_GetBufferMemoryRequirements2(VkDevice device,
+                                                         const VkBufferMemoryRequirementsInfo2 *info,
+                                                         VkMemoryRequirements2 *r) {
+    requirements(device, (uint64_t)info->buffer, &r->memoryRequirements);
+}
+
+static VkResult VKAPI_CALL mock_AllocateMemory(VkDevice device, const VkMemoryAllocateInfo *info,
+                                               const VkAllocationCallbacks *a, VkDeviceMemory *out) {
+    *out = (VkDeviceMemory)new_handle(info->allocationSize);
+    mock_log(&g_log, "vkAllocateMemory device=%p memory=0x%llx size=%llu type=%u", (void *)device,
+             (unsigned long long)*out, (unsigned long long)info->allocationSize, info->memoryTypeIndex);
+    return *out ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static void VKAPI_CALL mock_FreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks *a) {
+    free_handle((uint64_t)memory);
+}
+
+static VkResult VKAPI_CALL mock_BindBufferMemory(VkDevice device, VkBuffer buffer, VkDeviceMemory memory,
+                                                 VkDeviceSize offset) {
+    return VK_SUCCESS;
+}
+
+static VkResult VKAPI_CALL mock_BindImageMemory(VkDevice device, VkImage image, VkDeviceMemory memory,
+                                                VkDeviceSize offset) {
+    return VK_SUCCESS;
+}
+
+static VkResult VKAPI_CALL mock_CreateFence(VkDevice device, const VkFenceCreateInfo *ci,
+                                            const VkAllocationCallbacks *a, VkFence *out) {
+    *out = (VkFence)new_handle(0);
+    return *out ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static void VKAPI_CALL mock_DestroyFence(VkDevice device, VkFence fence, const VkAllocationCallbacks *a) {
+    free_handle((uint64_t)fence);
+}
+
+static VkResult VKAPI_CALL mock_WaitForFences(VkDevice device, uint32_t count, const VkFence *fences, VkBool32 all,
+                                              uint64_t timeout) {
+    return VK_SUCCESS;
+}
+
+static VkResult VKAPI_CALL mock_ResetFences(VkDevice device, uint32_t count, const VkFence *fences) {
+    return VK_SUCCESS;
+}
+
+static VkResult VKAPI_CALL mock_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                            VkFence fence) {
+    mock_log(&g_log, "vkQueueSubmit queue=%p submits=%u fence=0x%llx", (void *)queue, count,
+             (unsigned long long)fence);
+    return VK_SUCCESS;
+}
+
 /* ----------------------------------------------------------------------------------------- proc addr */
 
 typedef struct Entry {
@@ -1295,6 +1413,12 @@ static const Entry DEVICE_ENTRIES[] = {
     E(DeviceWaitIdle),         E(CreateCommandPool),     E(DestroyCommandPool),    E(AllocateCommandBuffers),
     E(FreeCommandBuffers),     E(BeginCommandBuffer),    E(EndCommandBuffer),      E(CmdSetLineWidth),
     E(CmdDraw),                E(CreateSwapchainKHR),    E(DestroySwapchainKHR),
+    E(CreateImage),            E(DestroyImage),          E(GetImageMemoryRequirements),
+    E(GetImageMemoryRequirements2),                      E(CreateBuffer),          E(DestroyBuffer),
+    E(GetBufferMemoryRequirements),                      E(GetBufferMemoryRequirements2),
+    E(AllocateMemory),         E(FreeMemory),            E(BindBufferMemory),      E(BindImageMemory),
+    E(CreateFence),            E(DestroyFence),          E(WaitForFences),         E(ResetFences),
+    E(QueueSubmit),
 };
 
 static const Entry PHYSICAL_DEVICE_ENTRIES[] = {

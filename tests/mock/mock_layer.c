@@ -14,7 +14,8 @@
  * Configuration keys: name, log_name, log, interface, negotiate_result, intercept, instance_extensions,
  * instance_entrypoints, device_extensions, device_entrypoints, function_base, create_instance_result,
  * create_device_result, wrap_device, wrap_command_buffers, remove_physical_devices,
- * reverse_physical_devices, add_physical_devices, create_device_callback, pre_instance_version,
+ * reverse_physical_devices, add_physical_devices, create_device_callback, create_device_null_instance,
+ * pre_instance_version,
  * pre_instance_extension.
  *
  * Every intercepted call logs one line on entry, before calling down, so the
@@ -51,6 +52,7 @@ typedef struct LayerConfig {
     uint32_t function_base;
     int32_t create_instance_result, create_device_result;
     int wrap_device, wrap_command_buffers, reverse_physical_devices, create_device_callback;
+    int create_device_null_instance;
     uint32_t remove[MAX_PHYSICAL_DEVICES];
     uint32_t remove_count;
     uint32_t add_physical_devices;
@@ -105,6 +107,7 @@ static void on_entry(void *ctx, const char *k, const char *v) {
     else if (strcmp(k, "wrap_command_buffers") == 0) c->wrap_command_buffers = mock_parse_i32(v);
     else if (strcmp(k, "reverse_physical_devices") == 0) c->reverse_physical_devices = mock_parse_i32(v);
     else if (strcmp(k, "create_device_callback") == 0) c->create_device_callback = mock_parse_i32(v);
+    else if (strcmp(k, "create_device_null_instance") == 0) c->create_device_null_instance = mock_parse_i32(v);
     else if (strcmp(k, "add_physical_devices") == 0) {
         c->add_physical_devices = mock_parse_u32(v);
         if (c->add_physical_devices > MAX_ADDED) c->add_physical_devices = MAX_ADDED;
@@ -697,17 +700,21 @@ static VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, const VkDevic
     VkResult result;
     if (callback) {
         /* the loader builds the rest of the chain below this layer and hands back its GetDeviceProcAddr */
-        result = inst->layer_create_device(inst->instance, pd, ci, a, &device, layer_GetInstanceProcAddr, &next_gdpa);
+        result = inst->layer_create_device(inst->instance, pd, ci, a, pDevice, layer_GetInstanceProcAddr, &next_gdpa);
     } else {
         if (!link || !link->u.pLayerInfo) return VK_ERROR_INITIALIZATION_FAILED;
         PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
         next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
-        PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(VK_NULL_HANDLE, "vkCreateDevice");
+        /* NULL is the old-layer form the loader keeps working (LI07); loaders before ~1.3.250 crash on it */
+        VkInstance query = g_config.create_device_null_instance || !inst ? VK_NULL_HANDLE : inst->instance;
+        PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(query, "vkCreateDevice");
         if (!next_create) return VK_ERROR_INITIALIZATION_FAILED;
         link->u.pLayerInfo = link->u.pLayerInfo->pNext;
-        result = next_create(pd, ci, a, &device);
+        /* pDevice itself goes down: the Khronos terminator reads its loader device from *pDevice */
+        result = next_create(pd, ci, a, pDevice);
     }
     if (result != VK_SUCCESS) return result;
+    device = *pDevice;
     DeviceRecord *r = calloc(1, sizeof *r);
     if (!r) return VK_ERROR_OUT_OF_HOST_MEMORY;
     r->device = device;
