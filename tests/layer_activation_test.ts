@@ -138,7 +138,7 @@ Deno.test("layer activation: a disabled layer cannot be requested by the app or 
   assert(!app.ok);
   assertMatch(
     app.message,
-    /"VK_LAYER_E" requested by the application is not available: disabled because name matches filter/,
+    /"VK_LAYER_E" requested by the application is not available: forced disabled because name matches filter/,
   );
   // The docs say VK_INSTANCE_LAYERS overrides the disable filter; the Khronos loader's code does not (§1.15 item 2).
   const env = ok(

@@ -171,7 +171,7 @@ Deno.test("layer discovery: VK_LOADER_LAYERS_DISABLE globs, ~all~, ~implicit~ an
   assertEquals(candidate(d, "VK_LAYER_IMP_one")[0]?.status, "disabled");
   assertMatch(
     allText(d),
-    /Layer "VK_LAYER_IMP_one" disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'/,
+    /Layer "VK_LAYER_IMP_one" forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'/,
   );
 });
 
