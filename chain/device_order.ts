@@ -1,0 +1,734 @@
+/**
+ * Physical-device policy on Linux: the order `vkEnumeratePhysicalDevices` and
+ * `vkEnumeratePhysicalDeviceGroups` return, and which devices they return.
+ *
+ * - Sorting (when the instance can query `VkPhysicalDeviceProperties2`): the device named by
+ *   `VK_LOADER_DEVICE_SELECT` first; then discrete > integrated > virtual > other > CPU; then devices
+ *   with PCI bus info before those without, ascending domain/bus/device/function; then
+ *   `deviceID ^ vendorID` ascending; ties keep the input order.
+ * - `VK_LOADER_DISABLE_SELECT` (an integer other than 0) turns sorting off: devices keep the input order,
+ *   which the terminator builds the way the Khronos loader does (drivers in reverse discovery order, each
+ *   driver's devices in the order it gives them).
+ * - `VK_LOADER_DEVICE_ID_FILTER`, `VK_LOADER_VENDOR_ID_FILTER`, `VK_LOADER_DRIVER_ID_FILTER`: comma lists of
+ *   ids and ranges; a device stays only when every filter that is set matches it. A group stays only when
+ *   all its devices do.
+ *
+ * Everything here is pure: plain device records in, ordered records out, each with the rule that put it
+ * there and a sentence saying why, so the terminators, logs and `deno task info` tell the same story.
+ *
+ * @example Sorting two devices
+ * ```ts
+ * import { orderPhysicalDevices, readDevicePolicy } from "./device_order.ts";
+ * const policy = readDevicePolicy({ vars: {}, elevated: false });
+ * const order = orderPhysicalDevices([
+ *   { name: "llvmpipe", vendorID: 0x10005, deviceID: 0, deviceType: 4 },
+ *   { name: "GPU", vendorID: 0x10de, deviceID: 0x2204, deviceType: 2 },
+ * ], policy, { canSort: true });
+ * console.log(order.devices.map((p) => `${p.device.name}: ${p.why}`));
+ * ```
+ *
+ * @module
+ */
+
+import { type EnvironmentSnapshot, getenv, secureGetenv } from "../discovery/environment.ts";
+import type { LogEntry } from "./log.ts";
+
+/** `VkPhysicalDeviceType` values. */
+export const PHYSICAL_DEVICE_TYPE = {
+  other: 0,
+  integrated: 1,
+  discrete: 2,
+  virtual: 3,
+  cpu: 4,
+} as const;
+
+/** PCI address from `VkPhysicalDevicePCIBusInfoPropertiesEXT`. */
+export interface PciBusInfo {
+  readonly domain: number;
+  readonly bus: number;
+  readonly device: number;
+  readonly function: number;
+}
+
+/**
+ * What the policy needs to know of one physical device. `pciBus` is present only when the device
+ * advertises `VK_EXT_pci_bus_info` and the loader could read it; `driverID` only when
+ * `VkPhysicalDeviceDriverProperties` could be read.
+ */
+export interface DeviceRecord {
+  readonly vendorID: number;
+  readonly deviceID: number;
+  /** `VkPhysicalDeviceType` (see {@linkcode PHYSICAL_DEVICE_TYPE}). */
+  readonly deviceType: number;
+  readonly pciBus?: PciBusInfo;
+  readonly driverID?: number;
+  /** `deviceName`, for messages. */
+  readonly name?: string;
+}
+
+/** An inclusive id range of an id filter. */
+export interface IdRange {
+  readonly first: number;
+  readonly last: number;
+}
+
+/** One parsed `VK_LOADER_*_ID_FILTER` variable. */
+export interface IdFilter {
+  /** The variable. */
+  readonly variable: string;
+  /** Its value as given. */
+  readonly text: string;
+  /** Valid entries; empty when none parsed, and then nothing matches. */
+  readonly ranges: readonly IdRange[];
+}
+
+/** `VK_LOADER_DEVICE_SELECT`, parsed. */
+export interface DeviceSelection {
+  readonly vendorID: number;
+  readonly deviceID: number;
+  readonly text: string;
+}
+
+/** The device policy of one environment. */
+export interface DevicePolicy {
+  /** False when `VK_LOADER_DISABLE_SELECT` is a non-zero integer. */
+  readonly sortingEnabled: boolean;
+  /** The `VK_LOADER_DISABLE_SELECT` value, when set. */
+  readonly disableSelectText?: string;
+  readonly select?: DeviceSelection;
+  readonly deviceIdFilter?: IdFilter;
+  readonly vendorIdFilter?: IdFilter;
+  readonly driverIdFilter?: IdFilter;
+  /** Warnings about malformed values and notes on what is active, for `chain/log.ts`. */
+  readonly messages: readonly LogEntry[];
+}
+
+/** The variables this module reads. */
+export const DEVICE_POLICY_VARIABLES: readonly string[] = [
+  "VK_LOADER_DEVICE_SELECT",
+  "VK_LOADER_DISABLE_SELECT",
+  "VK_LOADER_DEVICE_ID_FILTER",
+  "VK_LOADER_VENDOR_ID_FILTER",
+  "VK_LOADER_DRIVER_ID_FILTER",
+];
+
+/** The most entries an id filter keeps, as in the Khronos loader. */
+export const MAX_ID_FILTER_ENTRIES = 16;
+
+/**
+ * Reads an unsigned id at `text[start]`: `0x`/`0X` hex or decimal, up to 32 bits.
+ * Returns the value and the index after it, or undefined when no digit is there.
+ */
+function readId(text: string, start: number): { value: number; end: number } | undefined {
+  let i = start;
+  let radix = 10;
+  if (
+    text[i] === "0" && (text[i + 1] === "x" || text[i + 1] === "X") && /[0-9a-f]/i.test(text[i + 2] ?? "")
+  ) {
+    radix = 16;
+    i += 2;
+  }
+  const digits = radix === 16 ? /[0-9a-f]/i : /[0-9]/;
+  const from = i;
+  while (i < text.length && digits.test(text[i]!)) i++;
+  if (i === from) return undefined;
+  const value = parseInt(text.slice(from, i), radix);
+  if (!Number.isSafeInteger(value) || value > 0xffffffff) return undefined;
+  return { value, end: i };
+}
+
+/**
+ * Parses an id filter: entries separated by commas, each an id or a range `first-last` (any one
+ * character separates the two ends, as in the Khronos loader, so `first:last` is a range too); ids are
+ * decimal or `0x` hex. Entries that do not parse are reported in `invalid` and left out; after
+ * {@linkcode MAX_ID_FILTER_ENTRIES} entries the rest are ignored.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseIdFilter } from "./device_order.ts";
+ * parseIdFilter("0x1001-0x1003, 42").ranges; // [{ first: 4097, last: 4099 }, { first: 42, last: 42 }]
+ * ```
+ */
+export function parseIdFilter(text: string): { ranges: IdRange[]; invalid: string[]; dropped: string[] } {
+  const ranges: IdRange[] = [];
+  const invalid: string[] = [];
+  const dropped: string[] = [];
+  const entries = text.split(",").map((e) => e.trim()).filter((e) => e.length > 0);
+  for (const entry of entries) {
+    if (ranges.length + invalid.length >= MAX_ID_FILTER_ENTRIES) {
+      dropped.push(entry);
+      continue;
+    }
+    const first = readId(entry, 0);
+    if (!first) {
+      invalid.push(entry);
+      continue;
+    }
+    if (first.end === entry.length) {
+      ranges.push({ first: first.value, last: first.value });
+      continue;
+    }
+    const last = readId(entry, first.end + 1);
+    if (!last || last.end !== entry.length || last.value < first.value) {
+      invalid.push(entry);
+      continue;
+    }
+    ranges.push({ first: first.value, last: last.value });
+  }
+  return { ranges, invalid, dropped };
+}
+
+/**
+ * Parses `VK_LOADER_DEVICE_SELECT`: `vendor:device`, both hex with an optional `0x`.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseDeviceSelect } from "./device_order.ts";
+ * parseDeviceSelect("0x10de:1f91"); // { vendorID: 4318, deviceID: 8081, text: "0x10de:1f91" }
+ * ```
+ */
+export function parseDeviceSelect(text: string): DeviceSelection | undefined {
+  const m = /^\s*(?:0[xX])?([0-9a-fA-F]{1,8})\s*:\s*(?:0[xX])?([0-9a-fA-F]{1,8})\s*$/.exec(text);
+  if (!m) return undefined;
+  return { vendorID: parseInt(m[1]!, 16), deviceID: parseInt(m[2]!, 16), text };
+}
+
+/** C `atoi`: leading blanks, an optional sign, then decimal digits; 0 when there are none. */
+function atoi(text: string): number {
+  const m = /^\s*([+-]?\d+)/.exec(text);
+  return m ? parseInt(m[1]!, 10) : 0;
+}
+
+function idFilterFrom(
+  env: EnvironmentSnapshot,
+  variable: string,
+  messages: LogEntry[],
+): IdFilter | undefined {
+  // The Khronos loader reads the filters with its secure getenv: they are ignored when elevated.
+  const text = secureGetenv(env, variable);
+  if (text === undefined || text.trim() === "") return undefined;
+  const { ranges, invalid, dropped } = parseIdFilter(text);
+  for (const entry of invalid) {
+    messages.push({
+      level: "warn",
+      category: "driver",
+      text:
+        `${variable}="${text}": entry "${entry}" is not an id or an id range (decimal or 0x hex), ignored`,
+    });
+  }
+  if (dropped.length > 0) {
+    messages.push({
+      level: "warn",
+      category: "driver",
+      text: `${variable}="${text}": only the first ${MAX_ID_FILTER_ENTRIES} entries are used, ignored "${
+        dropped.join(",")
+      }"`,
+    });
+  }
+  if (ranges.length === 0) {
+    messages.push({
+      level: "warn",
+      category: "driver",
+      text: `${variable}="${text}" has no valid entry: no physical device matches it`,
+    });
+  }
+  return { variable, text, ranges };
+}
+
+/**
+ * Reads the device policy from an environment snapshot. `VK_LOADER_DEVICE_SELECT` and
+ * `VK_LOADER_DISABLE_SELECT` are read with `getenv`; the id filters with `secureGetenv` (ignored when
+ * the process is elevated).
+ *
+ * @example Usage
+ * ```ts
+ * import { readDevicePolicy } from "./device_order.ts";
+ * const p = readDevicePolicy({ vars: { VK_LOADER_VENDOR_ID_FILTER: "0x10de" }, elevated: false });
+ * console.log(p.vendorIdFilter?.ranges); // [{ first: 4318, last: 4318 }]
+ * ```
+ */
+export function readDevicePolicy(env: EnvironmentSnapshot): DevicePolicy {
+  const messages: LogEntry[] = [];
+  const disable = getenv(env, "VK_LOADER_DISABLE_SELECT");
+  const sortingEnabled = disable === undefined || atoi(disable) === 0;
+  if (!sortingEnabled) {
+    messages.push({
+      level: "info",
+      category: "driver",
+      text: `VK_LOADER_DISABLE_SELECT="${disable}" is non-zero: physical devices are not sorted`,
+    });
+  }
+  let select: DeviceSelection | undefined;
+  const selectText = getenv(env, "VK_LOADER_DEVICE_SELECT");
+  if (selectText !== undefined && selectText.trim() !== "") {
+    select = parseDeviceSelect(selectText);
+    if (!select) {
+      messages.push({
+        level: "warn",
+        category: "driver",
+        text:
+          `VK_LOADER_DEVICE_SELECT="${selectText}" is not "vendorID:deviceID" in hex (e.g. "0x10de:0x1f91"), ignored`,
+      });
+    } else if (!sortingEnabled) {
+      messages.push({
+        level: "warn",
+        category: "driver",
+        text:
+          `VK_LOADER_DEVICE_SELECT="${selectText}" has no effect: VK_LOADER_DISABLE_SELECT="${disable}" turns sorting off`,
+      });
+    }
+  }
+  return {
+    sortingEnabled,
+    disableSelectText: disable,
+    select,
+    deviceIdFilter: idFilterFrom(env, "VK_LOADER_DEVICE_ID_FILTER", messages),
+    vendorIdFilter: idFilterFrom(env, "VK_LOADER_VENDOR_ID_FILTER", messages),
+    driverIdFilter: idFilterFrom(env, "VK_LOADER_DRIVER_ID_FILTER", messages),
+    messages,
+  };
+}
+
+/**
+ * Whether the loader sorts for this instance: the Khronos loader sorts when at least one driver can answer
+ * `vkGetPhysicalDeviceProperties2` for it, i.e. the application asked for Vulkan 1.1+ and the driver is
+ * 1.1+, or `VK_KHR_get_physical_device_properties2` is enabled on that driver (by the application, or
+ * added by the loader because the driver has it). Measured against libvulkan1 1.3.239: an app at 1.0
+ * without the extension still gets sorted devices when a driver advertises the extension.
+ *
+ * @example Usage
+ * ```ts
+ * import { instanceCanSort } from "./device_order.ts";
+ * instanceCanSort({ appApiVersion: 0x400000, drivers: [{ apiVersion: 0x403000, enabledExtensions: [] }] }); // false
+ * ```
+ */
+export function instanceCanSort(instance: {
+  /** The application's `apiVersion` (0 reads as 1.0). */
+  readonly appApiVersion: number;
+  /** Each driver in use: its instance API version and the instance extensions enabled on it. */
+  readonly drivers: readonly { readonly apiVersion: number; readonly enabledExtensions: readonly string[] }[];
+}): boolean {
+  const minor = (v: number) => (v >>> 12) & 0x3ff;
+  const major = (v: number) => (v >>> 22) & 0x7f;
+  const atLeast11 = (v: number) => major(v) > 1 || (major(v) === 1 && minor(v) >= 1);
+  const app11 = atLeast11(instance.appApiVersion);
+  return instance.drivers.some((d) =>
+    (app11 && atLeast11(d.apiVersion)) ||
+    d.enabledExtensions.includes("VK_KHR_get_physical_device_properties2")
+  );
+}
+
+/** Which rule placed a device where it is. */
+export type PlacementRule =
+  | "select"
+  | "type"
+  | "pci-bus"
+  | "pci-bus-missing"
+  | "id-xor"
+  | "tie"
+  | "only"
+  | "unsorted";
+
+/** One device of the result, in enumeration order. */
+export interface DevicePlacement<T extends DeviceRecord> {
+  readonly device: T;
+  /** Its index in the input. */
+  readonly inputIndex: number;
+  readonly rule: PlacementRule;
+  /** A sentence: why it is at this position. */
+  readonly why: string;
+}
+
+/** A device an id filter removed. */
+export interface RemovedDevice<T extends DeviceRecord> {
+  readonly device: T;
+  readonly inputIndex: number;
+  /** The filter variables that rejected it. */
+  readonly filters: readonly string[];
+  readonly why: string;
+}
+
+/** The result of {@linkcode orderPhysicalDevices}. */
+export interface DeviceOrder<T extends DeviceRecord> {
+  /** The devices to enumerate, in order. */
+  readonly devices: readonly DevicePlacement<T>[];
+  readonly removed: readonly RemovedDevice<T>[];
+  /** Whether the sort ran. */
+  readonly sorted: boolean;
+  /** Why it ran or not. */
+  readonly why: string;
+  /** Log lines (driver category): why the order is what it is, and each removal. */
+  readonly messages: readonly LogEntry[];
+}
+
+/** Options of {@linkcode orderPhysicalDevices} and {@linkcode orderPhysicalDeviceGroups}. */
+export interface OrderOptions {
+  /** Whether the instance can query `VkPhysicalDeviceProperties2` (see {@linkcode instanceCanSort}). */
+  readonly canSort: boolean;
+}
+
+const TYPE_RANK: Readonly<Record<number, number>> = { 2: 10, 1: 5, 3: 3, 0: 2, 4: 1 };
+const TYPE_NAMES: Readonly<Record<number, string>> = {
+  0: "other",
+  1: "integrated GPU",
+  2: "discrete GPU",
+  3: "virtual GPU",
+  4: "CPU",
+};
+
+function typeRank(t: number): number {
+  return TYPE_RANK[t] ?? 0;
+}
+
+/** The name of a `VkPhysicalDeviceType`, e.g. `2` → `"discrete GPU"`. */
+export function deviceTypeLabel(t: number): string {
+  return TYPE_NAMES[t] ?? `type ${t}`;
+}
+
+function hex(n: number): string {
+  return `0x${(n >>> 0).toString(16)}`;
+}
+
+/** `dddd:bb:dd.f`, as lspci prints it. */
+export function formatPciBus(p: PciBusInfo): string {
+  const h = (n: number, w: number) => n.toString(16).padStart(w, "0");
+  return `${h(p.domain, 4)}:${h(p.bus, 2)}:${h(p.device, 2)}.${h(p.function, 1)}`;
+}
+
+/** `"name" (vendor:device)` for messages. */
+export function describeDevice(d: DeviceRecord): string {
+  const ids = `${hex(d.vendorID)}:${hex(d.deviceID)}`;
+  return d.name === undefined ? `device ${ids}` : `"${d.name}" (${ids})`;
+}
+
+function isSelected(d: DeviceRecord, select: DeviceSelection | undefined): boolean {
+  return select !== undefined && d.vendorID === select.vendorID && d.deviceID === select.deviceID;
+}
+
+/** The first key where two devices differ, and the comparison there (negative: `a` first). */
+function decidingKey(
+  a: DeviceRecord,
+  b: DeviceRecord,
+  aSelected: boolean,
+  bSelected: boolean,
+): { rule: PlacementRule; order: number } {
+  if (aSelected !== bSelected) return { rule: "select", order: aSelected ? -1 : 1 };
+  const t = typeRank(b.deviceType) - typeRank(a.deviceType);
+  if (t !== 0) return { rule: "type", order: t };
+  if ((a.pciBus === undefined) !== (b.pciBus === undefined)) {
+    return { rule: "pci-bus-missing", order: a.pciBus ? -1 : 1 };
+  }
+  if (a.pciBus && b.pciBus) {
+    for (const k of ["domain", "bus", "device", "function"] as const) {
+      const d = a.pciBus[k] - b.pciBus[k];
+      if (d !== 0) return { rule: "pci-bus", order: d };
+    }
+  }
+  const x = ((a.deviceID ^ a.vendorID) >>> 0) - ((b.deviceID ^ b.vendorID) >>> 0);
+  if (x !== 0) return { rule: "id-xor", order: x };
+  return { rule: "tie", order: 0 };
+}
+
+/** Why `d` comes before `next` (it is first) or after `prev`. */
+function explain(
+  rule: PlacementRule,
+  d: DeviceRecord,
+  other: DeviceRecord,
+  before: boolean,
+  select: DeviceSelection | undefined,
+): string {
+  const o = describeDevice(other);
+  switch (rule) {
+    case "select":
+      return before
+        ? `selected by VK_LOADER_DEVICE_SELECT="${select?.text}"`
+        : `after ${o}, which VK_LOADER_DEVICE_SELECT="${select?.text}" selected`;
+    case "type":
+      return before
+        ? `${deviceTypeLabel(d.deviceType)} ranks above ${deviceTypeLabel(other.deviceType)} ${o}`
+        : `${deviceTypeLabel(d.deviceType)} ranks below ${deviceTypeLabel(other.deviceType)} ${o}`;
+    case "pci-bus-missing":
+      return before
+        ? `has PCI bus info (${formatPciBus(d.pciBus!)}), ${o} has none`
+        : `has no PCI bus info, ${o} has (${formatPciBus(other.pciBus!)})`;
+    case "pci-bus":
+      return `PCI bus ${formatPciBus(d.pciBus!)} ${before ? "before" : "after"} ${
+        formatPciBus(other.pciBus!)
+      } of ${o}`;
+    case "id-xor": {
+      const mine = hex((d.deviceID ^ d.vendorID) >>> 0);
+      const theirs = hex((other.deviceID ^ other.vendorID) >>> 0);
+      return `deviceID ^ vendorID ${mine} ${before ? "<" : ">"} ${theirs} of ${o}`;
+    }
+    default:
+      return `same type, PCI bus and IDs as ${o}: input order kept`;
+  }
+}
+
+function filterDevice(
+  d: DeviceRecord,
+  policy: DevicePolicy,
+): { filters: string[]; reasons: string[] } {
+  const filters: string[] = [];
+  const reasons: string[] = [];
+  const check = (filter: IdFilter | undefined, value: number | undefined, field: string) => {
+    if (!filter) return;
+    if (value === undefined) {
+      filters.push(filter.variable);
+      reasons.push(
+        `${filter.variable}="${filter.text}" is set and its ${field} is unknown (no VkPhysicalDeviceDriverProperties)`,
+      );
+      return;
+    }
+    if (!filter.ranges.some((r) => value >= r.first && value <= r.last)) {
+      filters.push(filter.variable);
+      reasons.push(`${filter.variable}="${filter.text}" does not match ${field} ${hex(value)} (${value})`);
+    }
+  };
+  check(policy.deviceIdFilter, d.deviceID, "deviceID");
+  check(policy.vendorIdFilter, d.vendorID, "vendorID");
+  check(policy.driverIdFilter, d.driverID, "driverID");
+  return { filters, reasons };
+}
+
+/** Why sorting is off, or undefined when it runs. */
+function sortingOff(policy: DevicePolicy, options: OrderOptions): string | undefined {
+  if (!policy.sortingEnabled) {
+    return `sorting off: VK_LOADER_DISABLE_SELECT="${policy.disableSelectText}"; loader order kept`;
+  }
+  if (!options.canSort) {
+    return "sorting off: no driver can answer vkGetPhysicalDeviceProperties2 for this instance " +
+      "(application API 1.0 and VK_KHR_get_physical_device_properties2 not enabled); loader order kept";
+  }
+  return undefined;
+}
+
+function placeList<T extends DeviceRecord>(
+  items: readonly { device: T; inputIndex: number; selected?: boolean }[],
+  policy: DevicePolicy,
+  off: string | undefined,
+): DevicePlacement<T>[] {
+  if (off !== undefined) {
+    return items.map(({ device, inputIndex }) => ({
+      device,
+      inputIndex,
+      rule: "unsorted" as const,
+      why: off,
+    }));
+  }
+  const select = policy.select;
+  // Like the Khronos loader, only the first match (in input order) is the selected device.
+  const firstMatch = items.findIndex((i) => i.selected ?? isSelected(i.device, select));
+  const marked = items.map((item, k) => ({ ...item, selected: k === firstMatch }));
+  const sorted = [...marked].sort((a, b) => decidingKey(a.device, b.device, a.selected, b.selected).order);
+  return sorted.map((item, k) => {
+    const { device, inputIndex } = item;
+    const neighbour = k === 0 ? sorted[1] : sorted[k - 1];
+    if (!neighbour) {
+      return item.selected
+        ? {
+          device,
+          inputIndex,
+          rule: "select" as const,
+          why: explain("select", device, device, true, select),
+        }
+        : { device, inputIndex, rule: "only" as const, why: "the only device" };
+    }
+    const next = sorted[k + 1];
+    if (k > 0 && neighbour.selected) {
+      // Behind the selected device: what placed it is how it compares with the one after it.
+      const prefix = `after ${describeDevice(neighbour.device)}, which VK_LOADER_DEVICE_SELECT selected`;
+      if (!next) return { device, inputIndex, rule: "select" as const, why: prefix };
+      const key = decidingKey(device, next.device, false, next.selected);
+      return {
+        device,
+        inputIndex,
+        rule: key.rule,
+        why: `${prefix}; ${explain(key.rule, device, next.device, true, select)}`,
+      };
+    }
+    const [a, b] = k === 0 ? [item, neighbour] : [neighbour, item];
+    const key = decidingKey(a.device, b.device, a.selected, b.selected);
+    return {
+      device,
+      inputIndex,
+      rule: key.rule,
+      why: explain(key.rule, device, neighbour.device, k === 0, select),
+    };
+  });
+}
+
+/**
+ * Filters and orders physical devices. The input order is the loader's unsorted order (the terminator
+ * lists drivers in reverse discovery order, as the Khronos loader does); it is kept when sorting is off.
+ *
+ * @example Usage
+ * ```ts
+ * import { orderPhysicalDevices, readDevicePolicy } from "./device_order.ts";
+ * const policy = readDevicePolicy({ vars: { VK_LOADER_DEVICE_SELECT: "10005:0" }, elevated: false });
+ * const order = orderPhysicalDevices([
+ *   { name: "GPU", vendorID: 0x10de, deviceID: 0x2204, deviceType: 2 },
+ *   { name: "llvmpipe", vendorID: 0x10005, deviceID: 0, deviceType: 4 },
+ * ], policy, { canSort: true });
+ * console.log(order.devices[0]?.device.name, order.devices[0]?.rule); // "llvmpipe" "select"
+ * ```
+ */
+export function orderPhysicalDevices<T extends DeviceRecord>(
+  devices: readonly T[],
+  policy: DevicePolicy,
+  options: OrderOptions,
+): DeviceOrder<T> {
+  const kept: { device: T; inputIndex: number }[] = [];
+  const removed: RemovedDevice<T>[] = [];
+  const messages: LogEntry[] = [];
+  devices.forEach((device, inputIndex) => {
+    const { filters, reasons } = filterDevice(device, policy);
+    if (filters.length === 0) {
+      kept.push({ device, inputIndex });
+      return;
+    }
+    const why = `removed: ${reasons.join("; ")}`;
+    removed.push({ device, inputIndex, filters, why });
+    messages.push({
+      level: "info",
+      category: "driver",
+      text: `Physical device ${describeDevice(device)} ${why}`,
+    });
+  });
+  const off = sortingOff(policy, options);
+  const placed = placeList(kept, policy, off);
+  const selectMissed = off === undefined && policy.select !== undefined &&
+    !placed.some((p) => p.rule === "select");
+  if (selectMissed) {
+    messages.push({
+      level: "warn",
+      category: "driver",
+      text: `VK_LOADER_DEVICE_SELECT="${policy.select!.text}" matches no physical device`,
+    });
+  }
+  const why = off ?? "sorted: VK_LOADER_DEVICE_SELECT, type, PCI bus, deviceID ^ vendorID";
+  messages.push({ level: "info", category: "driver", text: `Physical device order (${why}):` });
+  placed.forEach((p, i) => {
+    messages.push({
+      level: "info",
+      category: "driver",
+      text: `    [${i}] ${describeDevice(p.device)}: ${p.why}`,
+    });
+  });
+  return { devices: placed, removed, sorted: off === undefined, why, messages };
+}
+
+/** One group of the result, in enumeration order, its devices sorted too. */
+export interface GroupPlacement<T extends DeviceRecord> {
+  readonly devices: readonly DevicePlacement<T>[];
+  readonly inputIndex: number;
+  readonly rule: PlacementRule;
+  readonly why: string;
+}
+
+/** A group an id filter removed (all its devices must pass). */
+export interface RemovedGroup<T extends DeviceRecord> {
+  readonly devices: readonly T[];
+  readonly inputIndex: number;
+  readonly why: string;
+}
+
+/** The result of {@linkcode orderPhysicalDeviceGroups}. */
+export interface GroupOrder<T extends DeviceRecord> {
+  readonly groups: readonly GroupPlacement<T>[];
+  readonly removed: readonly RemovedGroup<T>[];
+  readonly sorted: boolean;
+  readonly why: string;
+  readonly messages: readonly LogEntry[];
+}
+
+/**
+ * Filters and orders physical device groups: each group's devices are sorted as devices are, then the
+ * groups by their first device. A group is removed when any of its devices fails an id filter (a group
+ * is used as a whole).
+ *
+ * @example Usage
+ * ```ts
+ * import { orderPhysicalDeviceGroups, readDevicePolicy } from "./device_order.ts";
+ * const policy = readDevicePolicy({ vars: {}, elevated: false });
+ * const order = orderPhysicalDeviceGroups([
+ *   [{ name: "llvmpipe", vendorID: 0x10005, deviceID: 0, deviceType: 4 }],
+ *   [{ name: "GPU", vendorID: 0x10de, deviceID: 0x2204, deviceType: 2 }],
+ * ], policy, { canSort: true });
+ * console.log(order.groups.map((g) => g.inputIndex)); // [1, 0]
+ * ```
+ */
+export function orderPhysicalDeviceGroups<T extends DeviceRecord>(
+  groups: readonly (readonly T[])[],
+  policy: DevicePolicy,
+  options: OrderOptions,
+): GroupOrder<T> {
+  const off = sortingOff(policy, options);
+  const removed: RemovedGroup<T>[] = [];
+  const messages: LogEntry[] = [];
+  const kept: { devices: DevicePlacement<T>[]; inputIndex: number; head: T }[] = [];
+  groups.forEach((group, inputIndex) => {
+    const failures = group.map((d) => ({ d, ...filterDevice(d, policy) })).filter((f) =>
+      f.filters.length > 0
+    );
+    if (failures.length > 0) {
+      const why = `removed: ${
+        failures.map((f) => `member ${describeDevice(f.d)}: ${f.reasons.join("; ")}`).join("; ")
+      }`;
+      removed.push({ devices: group, inputIndex, why });
+      messages.push({
+        level: "info",
+        category: "driver",
+        text: `Physical device group ${inputIndex} ${why}`,
+      });
+      return;
+    }
+    const devices = placeList(group.map((device, i) => ({ device, inputIndex: i })), policy, off);
+    if (devices[0]) kept.push({ devices, inputIndex, head: devices[0].device });
+  });
+  const heads = placeList(
+    kept.map((g) => ({
+      device: g.head,
+      inputIndex: g.inputIndex,
+      selected: g.devices[0]?.rule === "select",
+    })),
+    policy,
+    off,
+  );
+  const byIndex = new Map(kept.map((g) => [g.inputIndex, g]));
+  const placed = heads.map((h): GroupPlacement<T> => ({
+    devices: byIndex.get(h.inputIndex)!.devices,
+    inputIndex: h.inputIndex,
+    rule: h.rule,
+    why: h.rule === "only" ? "the only group" : `by its first device: ${h.why}`,
+  }));
+  const why = off ?? "sorted: each group's devices, then groups by their first device";
+  messages.push({ level: "info", category: "driver", text: `Physical device group order (${why}):` });
+  placed.forEach((g, i) => {
+    messages.push({
+      level: "info",
+      category: "driver",
+      text: `    group [${i}] ${g.devices.map((p) => describeDevice(p.device)).join(", ")}: ${g.why}`,
+    });
+  });
+  return { groups: placed, removed, sorted: off === undefined, why, messages };
+}
+
+/**
+ * The two-call idiom over an already filtered and ordered list: how many entries to write for a
+ * capacity (`undefined` for the count query) and whether the result is `VK_INCOMPLETE` (5).
+ *
+ * @example Usage
+ * ```ts
+ * import { enumerationWindow } from "./device_order.ts";
+ * enumerationWindow(3, 2); // { count: 2, result: 5 }
+ * ```
+ */
+export function enumerationWindow(
+  total: number,
+  capacity: number | undefined,
+): { count: number; result: 0 | 5 } {
+  if (capacity === undefined) return { count: total, result: 0 };
+  const count = Math.min(total, capacity);
+  return { count, result: count < total ? 5 : 0 };
+}

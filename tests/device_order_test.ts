@@ -1,0 +1,483 @@
+/**
+ * Physical-device policy as pure functions (chain/device_order.ts): Linux sort keys, VK_LOADER_DEVICE_SELECT,
+ * VK_LOADER_DISABLE_SELECT, the three id filters, groups, and the "why" of each placement.
+ */
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type DeviceRecord,
+  enumerationWindow,
+  instanceCanSort,
+  orderPhysicalDeviceGroups,
+  orderPhysicalDevices,
+  parseDeviceSelect,
+  parseIdFilter,
+  PHYSICAL_DEVICE_TYPE as T,
+  readDevicePolicy,
+} from "../chain/device_order.ts";
+import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+
+interface Dev extends DeviceRecord {
+  readonly name: string;
+}
+
+function env(vars: Record<string, string> = {}, elevated = false): EnvironmentSnapshot {
+  return { vars, elevated };
+}
+
+function names(order: { devices: readonly { device: Dev }[] }): string[] {
+  return order.devices.map((p) => p.device.name);
+}
+
+function sortWith(devices: readonly Dev[], vars: Record<string, string> = {}, canSort = true) {
+  return orderPhysicalDevices(devices, readDevicePolicy(env(vars)), { canSort });
+}
+
+const pci = (domain: number, bus: number, device = 0, fn = 0) => ({ domain, bus, device, function: fn });
+
+const EVERY_TYPE: Dev[] = [
+  { name: "cpu", vendorID: 0x10005, deviceID: 0, deviceType: T.cpu },
+  { name: "other", vendorID: 1, deviceID: 1, deviceType: T.other },
+  { name: "virtual", vendorID: 2, deviceID: 2, deviceType: T.virtual },
+  { name: "integrated", vendorID: 0x8086, deviceID: 0x9a49, deviceType: T.integrated },
+  { name: "discrete", vendorID: 0x10de, deviceID: 0x2204, deviceType: T.discrete },
+];
+
+Deno.test("type order: discrete > integrated > virtual > other > CPU, whatever the input order", () => {
+  for (const input of [EVERY_TYPE, [...EVERY_TYPE].reverse(), [2, 0, 4, 1, 3].map((i) => EVERY_TYPE[i]!)]) {
+    const order = sortWith(input);
+    assertEquals(names(order), ["discrete", "integrated", "virtual", "other", "cpu"]);
+    assertEquals(order.devices.map((p) => p.rule), ["type", "type", "type", "type", "type"]);
+    assert(order.sorted);
+  }
+  assertEquals(
+    sortWith(EVERY_TYPE).devices[0]!.why,
+    'discrete GPU ranks above integrated GPU "integrated" (0x8086:0x9a49)',
+  );
+});
+
+Deno.test("PCI bus: within a type, devices with bus info come first, ascending domain/bus/device/function", () => {
+  const devices: Dev[] = [
+    { name: "none", vendorID: 1, deviceID: 1, deviceType: T.discrete },
+    { name: "1:00:00.0", vendorID: 1, deviceID: 2, deviceType: T.discrete, pciBus: pci(1, 0) },
+    { name: "0:04:00.0", vendorID: 1, deviceID: 3, deviceType: T.discrete, pciBus: pci(0, 4) },
+    { name: "0:03:01.0", vendorID: 1, deviceID: 4, deviceType: T.discrete, pciBus: pci(0, 3, 1) },
+    { name: "0:03:00.1", vendorID: 1, deviceID: 5, deviceType: T.discrete, pciBus: pci(0, 3, 0, 1) },
+    { name: "0:03:00.0", vendorID: 1, deviceID: 6, deviceType: T.discrete, pciBus: pci(0, 3, 0, 0) },
+    { name: "integrated", vendorID: 1, deviceID: 7, deviceType: T.integrated, pciBus: pci(0, 0) },
+  ];
+  const order = sortWith(devices);
+  assertEquals(names(order), [
+    "0:03:00.0",
+    "0:03:00.1",
+    "0:03:01.0",
+    "0:04:00.0",
+    "1:00:00.0",
+    "none",
+    "integrated",
+  ]);
+  assertEquals(order.devices.map((p) => p.rule), [
+    "pci-bus",
+    "pci-bus",
+    "pci-bus",
+    "pci-bus",
+    "pci-bus",
+    "pci-bus-missing",
+    "type",
+  ]);
+  assertEquals(order.devices[1]!.why, 'PCI bus 0000:03:00.1 after 0000:03:00.0 of "0:03:00.0" (0x1:0x6)');
+  assertEquals(order.devices[5]!.why, 'has no PCI bus info, "1:00:00.0" (0x1:0x2) has (0001:00:00.0)');
+});
+
+Deno.test("deviceID ^ vendorID breaks ties, and equal keys keep the input order", () => {
+  const devices: Dev[] = [
+    { name: "xor 0x30", vendorID: 0x10, deviceID: 0x20, deviceType: T.discrete },
+    { name: "xor 0x3", vendorID: 0x1, deviceID: 0x2, deviceType: T.discrete },
+    { name: "twin a", vendorID: 0x7, deviceID: 0x7, deviceType: T.cpu },
+    { name: "twin b", vendorID: 0x7, deviceID: 0x7, deviceType: T.cpu },
+  ];
+  const order = sortWith(devices);
+  assertEquals(names(order), ["xor 0x3", "xor 0x30", "twin a", "twin b"]);
+  assertEquals(order.devices.map((p) => p.rule), ["id-xor", "id-xor", "type", "tie"]);
+  assertEquals(order.devices[1]!.why, 'deviceID ^ vendorID 0x30 > 0x3 of "xor 0x3" (0x1:0x2)');
+  assertEquals(sortWith([devices[3]!, devices[2]!]).devices.map((p) => p.device.name), ["twin b", "twin a"]);
+});
+
+Deno.test("VK_LOADER_DEVICE_SELECT puts the match first, 0x optional, any case, nothing removed", () => {
+  for (const value of ["10005:0", "0x10005:0x0", "0X10005:0", " 10005 : 0 "]) {
+    const order = sortWith(EVERY_TYPE, { VK_LOADER_DEVICE_SELECT: value });
+    assertEquals(names(order), ["cpu", "discrete", "integrated", "virtual", "other"], value);
+    assertEquals(order.devices[0]!.rule, "select");
+    assertEquals(order.devices[0]!.why, `selected by VK_LOADER_DEVICE_SELECT="${value}"`);
+    assert(
+      order.devices[1]!.why.startsWith('after "cpu" (0x10005:0x0), which VK_LOADER_DEVICE_SELECT selected;'),
+    );
+  }
+  assertEquals(parseDeviceSelect("10DE:1F91"), { vendorID: 0x10de, deviceID: 0x1f91, text: "10DE:1F91" });
+});
+
+Deno.test("VK_LOADER_DEVICE_SELECT: only the first of identical devices is selected", () => {
+  const devices: Dev[] = [
+    { name: "gpu a", vendorID: 0x10de, deviceID: 1, deviceType: T.discrete, pciBus: pci(0, 2) },
+    { name: "cpu", vendorID: 9, deviceID: 9, deviceType: T.cpu },
+    { name: "gpu b", vendorID: 0x10de, deviceID: 1, deviceType: T.discrete, pciBus: pci(0, 1) },
+  ];
+  const order = sortWith(devices, { VK_LOADER_DEVICE_SELECT: "10de:1" });
+  assertEquals(names(order), ["gpu a", "gpu b", "cpu"]);
+  assertEquals(order.devices.map((p) => p.rule), ["select", "type", "type"]);
+});
+
+Deno.test("VK_LOADER_DEVICE_SELECT that matches nothing, or does not parse, warns and changes nothing", () => {
+  const plain = names(sortWith(EVERY_TYPE));
+  const missing = sortWith(EVERY_TYPE, { VK_LOADER_DEVICE_SELECT: "dead:beef" });
+  assertEquals(names(missing), plain);
+  assert(
+    missing.messages.some((m) =>
+      m.level === "warn" && m.text.includes('"dead:beef" matches no physical device')
+    ),
+  );
+  for (const bad of ["10de", "10de:", "xyz:1", "10de:1f91:3", "123456789:1"]) {
+    const policy = readDevicePolicy(env({ VK_LOADER_DEVICE_SELECT: bad }));
+    assertEquals(policy.select, undefined, bad);
+    assert(
+      policy.messages.some((m) => m.level === "warn" && m.text.includes(`VK_LOADER_DEVICE_SELECT="${bad}"`)),
+    );
+    assertEquals(names(orderPhysicalDevices(EVERY_TYPE, policy, { canSort: true })), plain);
+  }
+});
+
+Deno.test("VK_LOADER_DISABLE_SELECT: a non-zero integer keeps the loader order, 0 or text sorts", () => {
+  const input = [...EVERY_TYPE];
+  for (const value of ["1", "2", "-1", " 7x"]) {
+    const order = sortWith(input, { VK_LOADER_DISABLE_SELECT: value });
+    assertEquals(names(order), input.map((d) => d.name), value);
+    assert(!order.sorted);
+    assert(
+      order.devices.every((p) =>
+        p.rule === "unsorted" && p.why.includes(`VK_LOADER_DISABLE_SELECT="${value}"`)
+      ),
+    );
+  }
+  for (const value of ["0", "", "no", "00"]) {
+    assertEquals(names(sortWith(input, { VK_LOADER_DISABLE_SELECT: value }))[0], "discrete", value);
+  }
+});
+
+Deno.test("VK_LOADER_DISABLE_SELECT also disables VK_LOADER_DEVICE_SELECT, with a warning", () => {
+  const vars = { VK_LOADER_DISABLE_SELECT: "1", VK_LOADER_DEVICE_SELECT: "10005:0" };
+  const policy = readDevicePolicy(env(vars));
+  assert(policy.messages.some((m) => m.level === "warn" && m.text.includes("has no effect")));
+  assertEquals(
+    names(orderPhysicalDevices(EVERY_TYPE, policy, { canSort: true })),
+    EVERY_TYPE.map((d) => d.name),
+  );
+});
+
+Deno.test("without VkPhysicalDeviceProperties2 for the instance, the loader order is kept", () => {
+  const order = sortWith(EVERY_TYPE, { VK_LOADER_DEVICE_SELECT: "10005:0" }, false);
+  assertEquals(names(order), EVERY_TYPE.map((d) => d.name));
+  assert(order.devices[0]!.why.includes("vkGetPhysicalDeviceProperties2"));
+});
+
+Deno.test("instanceCanSort: app 1.1 with a 1.1 driver, or gpdp2 enabled on any driver (libvulkan1 1.3.239)", () => {
+  const v10 = 1 << 22, v11 = v10 | (1 << 12), v13 = v10 | (3 << 12);
+  const gpdp2 = ["VK_KHR_get_physical_device_properties2"];
+  assert(!instanceCanSort({ appApiVersion: v10, drivers: [{ apiVersion: v13, enabledExtensions: [] }] }));
+  assert(instanceCanSort({ appApiVersion: v10, drivers: [{ apiVersion: v13, enabledExtensions: gpdp2 }] }));
+  assert(instanceCanSort({ appApiVersion: v11, drivers: [{ apiVersion: v13, enabledExtensions: [] }] }));
+  assert(!instanceCanSort({ appApiVersion: v11, drivers: [{ apiVersion: v10, enabledExtensions: [] }] }));
+  assert(instanceCanSort({ appApiVersion: 0, drivers: [{ apiVersion: v10, enabledExtensions: gpdp2 }] }));
+  assert(instanceCanSort({
+    appApiVersion: v11,
+    drivers: [{ apiVersion: v10, enabledExtensions: [] }, { apiVersion: v13, enabledExtensions: [] }],
+  }));
+  assert(!instanceCanSort({ appApiVersion: v13, drivers: [] }));
+});
+
+const FILTERED: Dev[] = [
+  { name: "nv", vendorID: 0x10de, deviceID: 0x2204, deviceType: T.discrete, driverID: 4 },
+  { name: "amd", vendorID: 0x1002, deviceID: 0x73bf, deviceType: T.discrete, driverID: 1 },
+  { name: "intel", vendorID: 0x8086, deviceID: 0x9a49, deviceType: T.integrated, driverID: 6 },
+  { name: "lvp", vendorID: 0x10005, deviceID: 0, deviceType: T.cpu, driverID: 13 },
+  { name: "old", vendorID: 0x1002, deviceID: 0x6860, deviceType: T.discrete },
+];
+
+Deno.test("VK_LOADER_DEVICE_ID_FILTER keeps matching ids and ranges (a-b, a:b, decimal, 0x hex)", () => {
+  const cases: [string, string[]][] = [
+    ["0x2204", ["nv"]],
+    ["8708", ["nv"]],
+    ["0x6000-0x7000,0", ["old", "lvp"]],
+    ["0x6000:0x7000", ["old"]],
+    ["0x9a49, 0x2204", ["nv", "intel"]],
+    ["0-0xffffffff", ["nv", "amd", "old", "intel", "lvp"]],
+  ];
+  for (const [value, expected] of cases) {
+    assertEquals(names(sortWith(FILTERED, { VK_LOADER_DEVICE_ID_FILTER: value })), expected, value);
+  }
+});
+
+Deno.test("VK_LOADER_VENDOR_ID_FILTER and VK_LOADER_DRIVER_ID_FILTER; a device without a driverID fails the latter", () => {
+  assertEquals(names(sortWith(FILTERED, { VK_LOADER_VENDOR_ID_FILTER: "0x1002" })), ["amd", "old"]);
+  assertEquals(names(sortWith(FILTERED, { VK_LOADER_VENDOR_ID_FILTER: "4098,65541" })), [
+    "amd",
+    "old",
+    "lvp",
+  ]);
+  const byDriver = sortWith(FILTERED, { VK_LOADER_DRIVER_ID_FILTER: "1-6" });
+  assertEquals(names(byDriver), ["nv", "amd", "intel"]);
+  const old = byDriver.removed.find((r) => r.device.name === "old")!;
+  assertEquals(old.filters, ["VK_LOADER_DRIVER_ID_FILTER"]);
+  assert(old.why.includes("driverID is unknown"), old.why);
+  const lvp = byDriver.removed.find((r) => r.device.name === "lvp")!;
+  assertEquals(lvp.why, 'removed: VK_LOADER_DRIVER_ID_FILTER="1-6" does not match driverID 0xd (13)');
+  assertEquals(lvp.inputIndex, 3);
+});
+
+Deno.test("every given id filter must match (intersection)", () => {
+  const vars = {
+    VK_LOADER_VENDOR_ID_FILTER: "0x1002,0x10de",
+    VK_LOADER_DEVICE_ID_FILTER: "0x2000-0x7400",
+    VK_LOADER_DRIVER_ID_FILTER: "1",
+  };
+  const order = sortWith(FILTERED, vars);
+  assertEquals(names(order), ["amd"]);
+  const nv = order.removed.find((r) => r.device.name === "nv")!;
+  assertEquals(nv.filters, ["VK_LOADER_DRIVER_ID_FILTER"]);
+  const intel = order.removed.find((r) => r.device.name === "intel")!;
+  assertEquals(intel.filters, [
+    "VK_LOADER_DEVICE_ID_FILTER",
+    "VK_LOADER_VENDOR_ID_FILTER",
+    "VK_LOADER_DRIVER_ID_FILTER",
+  ]);
+  assertEquals(order.removed.length, 4);
+});
+
+Deno.test("id filters and the select combine: a filtered-out selection selects nothing", () => {
+  const order = sortWith(FILTERED, {
+    VK_LOADER_VENDOR_ID_FILTER: "0x1002",
+    VK_LOADER_DEVICE_SELECT: "10005:0",
+  });
+  assertEquals(names(order), ["amd", "old"]);
+  assert(order.messages.some((m) => m.text.includes("matches no physical device")));
+  const kept = sortWith(FILTERED, {
+    VK_LOADER_VENDOR_ID_FILTER: "0x1002",
+    VK_LOADER_DEVICE_SELECT: "1002:6860",
+  });
+  assertEquals(names(kept), ["old", "amd"]);
+});
+
+Deno.test("id filters still apply with sorting off", () => {
+  const order = sortWith(FILTERED, { VK_LOADER_DISABLE_SELECT: "1", VK_LOADER_DRIVER_ID_FILTER: "6,13" });
+  assertEquals(names(order), ["intel", "lvp"]);
+});
+
+Deno.test("id filter parsing: bad entries warn and are left out; no valid entry removes everything", () => {
+  assertEquals(parseIdFilter(" 1 , 0x10-0x20, 5:7 ,, ").ranges, [
+    { first: 1, last: 1 },
+    { first: 16, last: 32 },
+    { first: 5, last: 7 },
+  ]);
+  assertEquals(parseIdFilter("x, 0xg, 3-, 9-2, 1-2-3, 0x100000000").invalid, [
+    "x",
+    "0xg",
+    "3-",
+    "9-2",
+    "1-2-3",
+    "0x100000000",
+  ]);
+  const partly = readDevicePolicy(env({ VK_LOADER_VENDOR_ID_FILTER: "0x10de,nvidia" }));
+  assertEquals(partly.vendorIdFilter?.ranges, [{ first: 0x10de, last: 0x10de }]);
+  assert(partly.messages.some((m) => m.level === "warn" && m.text.includes('entry "nvidia"')));
+  const none = sortWith(FILTERED, { VK_LOADER_VENDOR_ID_FILTER: "nvidia" });
+  assertEquals(names(none), []);
+  assertEquals(none.removed.length, FILTERED.length);
+});
+
+Deno.test("id filters: at most 16 entries are used; empty values are unset", () => {
+  const many = Array.from({ length: 18 }, (_, i) => String(i)).join(",");
+  const parsed = parseIdFilter(many);
+  assertEquals(parsed.ranges.length, 16);
+  assertEquals(parsed.dropped, ["16", "17"]);
+  assert(
+    readDevicePolicy(env({ VK_LOADER_DEVICE_ID_FILTER: many })).messages.some((m) =>
+      m.text.includes('"16,17"')
+    ),
+  );
+  const policy = readDevicePolicy(env({ VK_LOADER_DEVICE_ID_FILTER: "", VK_LOADER_VENDOR_ID_FILTER: "  " }));
+  assertEquals([policy.deviceIdFilter, policy.vendorIdFilter], [undefined, undefined]);
+});
+
+Deno.test("id filters are ignored in an elevated process (read with secure getenv)", () => {
+  const policy = readDevicePolicy(
+    env({ VK_LOADER_VENDOR_ID_FILTER: "1", VK_LOADER_DEVICE_SELECT: "10005:0" }, true),
+  );
+  assertEquals(policy.vendorIdFilter, undefined);
+  assertEquals(policy.select?.vendorID, 0x10005);
+});
+
+const A_CPU: Dev = { name: "A-cpu", vendorID: 0x10, deviceID: 1, deviceType: T.cpu, driverID: 13 };
+const A_INT: Dev = { name: "A-int", vendorID: 0x10, deviceID: 2, deviceType: T.integrated, driverID: 6 };
+const B_OTHER: Dev = { name: "B-other", vendorID: 0x20, deviceID: 1, deviceType: T.other, driverID: 1 };
+const B_PCI: Dev = {
+  name: "B-pci",
+  vendorID: 0x20,
+  deviceID: 2,
+  deviceType: T.discrete,
+  pciBus: pci(0, 3),
+  driverID: 1,
+};
+const B_DISC: Dev = { name: "B-disc", vendorID: 0x20, deviceID: 3, deviceType: T.discrete, driverID: 1 };
+
+function groupNames(vars: Record<string, string>, groups: Dev[][], canSort = true): string[][] {
+  return orderPhysicalDeviceGroups(groups, readDevicePolicy(env(vars)), { canSort }).groups.map((g) =>
+    g.devices.map((p) => p.device.name)
+  );
+}
+
+Deno.test("groups: devices sorted inside each group, then groups by their first device", () => {
+  const groups = [[A_CPU, A_INT], [B_OTHER], [B_DISC, B_PCI]];
+  assertEquals(groupNames({}, groups), [["B-pci", "B-disc"], ["A-int", "A-cpu"], ["B-other"]]);
+  const order = orderPhysicalDeviceGroups(groups, readDevicePolicy(env()), { canSort: true });
+  assertEquals(order.groups.map((g) => g.inputIndex), [2, 0, 1]);
+  assertEquals(
+    order.groups[2]!.why,
+    'by its first device: other ranks below integrated GPU "A-int" (0x10:0x2)',
+  );
+});
+
+Deno.test("groups: VK_LOADER_DEVICE_SELECT moves its group first and itself first in it", () => {
+  const groups = [[A_INT, A_CPU], [B_OTHER], [B_PCI, B_DISC]];
+  assertEquals(groupNames({ VK_LOADER_DEVICE_SELECT: "10:1" }, groups), [["A-cpu", "A-int"], [
+    "B-pci",
+    "B-disc",
+  ], [
+    "B-other",
+  ]]);
+  assertEquals(groupNames({ VK_LOADER_DEVICE_SELECT: "20:3" }, groups), [["B-disc", "B-pci"], [
+    "A-int",
+    "A-cpu",
+  ], [
+    "B-other",
+  ]]);
+});
+
+Deno.test("groups: unsorted with VK_LOADER_DISABLE_SELECT or without properties2", () => {
+  const groups = [[A_INT, A_CPU], [B_OTHER], [B_DISC, B_PCI]];
+  const input = groups.map((g) => g.map((d) => d.name));
+  assertEquals(groupNames({ VK_LOADER_DISABLE_SELECT: "1" }, groups), input);
+  assertEquals(groupNames({}, groups, false), input);
+});
+
+Deno.test("groups: a group is removed when any of its devices fails an id filter", () => {
+  const groups = [[A_INT, A_CPU], [B_OTHER], [B_PCI, B_DISC]];
+  const order = orderPhysicalDeviceGroups(
+    groups,
+    readDevicePolicy(env({ VK_LOADER_DRIVER_ID_FILTER: "1,6" })),
+    {
+      canSort: true,
+    },
+  );
+  assertEquals(order.groups.map((g) => g.devices.map((p) => p.device.name)), [["B-pci", "B-disc"], [
+    "B-other",
+  ]]);
+  assertEquals(order.removed.map((r) => r.inputIndex), [0]);
+  assert(
+    order.removed[0]!.why.includes(
+      'member "A-cpu" (0x10:0x1): VK_LOADER_DRIVER_ID_FILTER="1,6" does not match',
+    ),
+  );
+});
+
+Deno.test("the same five devices as the libvulkan1 measurement: sorted, selected, unsorted", () => {
+  // Loader order of two mock drivers (reverse discovery: driver B, then A), as libvulkan1 1.3.239 gave it.
+  const loaderOrder = [B_OTHER, B_PCI, B_DISC, A_CPU, A_INT];
+  assertEquals(names(sortWith(loaderOrder)), ["B-pci", "B-disc", "A-int", "B-other", "A-cpu"]);
+  assertEquals(names(sortWith(loaderOrder, { VK_LOADER_DEVICE_SELECT: "10:1" })), [
+    "A-cpu",
+    "B-pci",
+    "B-disc",
+    "A-int",
+    "B-other",
+  ]);
+  assertEquals(names(sortWith(loaderOrder, { VK_LOADER_DEVICE_SELECT: "20:3" })), [
+    "B-disc",
+    "B-pci",
+    "A-int",
+    "B-other",
+    "A-cpu",
+  ]);
+  assertEquals(
+    names(sortWith(loaderOrder, { VK_LOADER_DISABLE_SELECT: "1" })),
+    loaderOrder.map((d) => d.name),
+  );
+});
+
+Deno.test("the two-call idiom over a filtered list: count, then VK_INCOMPLETE below it", () => {
+  const order = sortWith(FILTERED, { VK_LOADER_VENDOR_ID_FILTER: "0x1002,0x8086" });
+  const total = order.devices.length;
+  assertEquals(total, 3);
+  assertEquals(enumerationWindow(total, undefined), { count: 3, result: 0 });
+  assertEquals(enumerationWindow(total, 2), { count: 2, result: 5 });
+  assertEquals(enumerationWindow(total, 3), { count: 3, result: 0 });
+  assertEquals(enumerationWindow(total, 8), { count: 3, result: 0 });
+  assertEquals(enumerationWindow(0, 0), { count: 0, result: 0 });
+});
+
+Deno.test("the order log lists each device with its rule's sentence", () => {
+  const order = sortWith(EVERY_TYPE, {
+    VK_LOADER_DEVICE_SELECT: "10005:0",
+    VK_LOADER_VENDOR_ID_FILTER: "0x10005,0x10de",
+  });
+  const lines = order.messages.map((m) => m.text);
+  assertEquals(lines.filter((l) => l.startsWith("Physical device ") && l.includes(" removed: ")).length, 3);
+  assert(
+    lines.includes('    [0] "cpu" (0x10005:0x0): selected by VK_LOADER_DEVICE_SELECT="10005:0"'),
+    lines.join("\n"),
+  );
+  assert(order.messages.every((m) => m.category === "driver"));
+});
+
+const arbDevice: fc.Arbitrary<Dev> = fc.record({
+  name: fc.string({ maxLength: 4 }),
+  vendorID: fc.integer({ min: 0, max: 3 }),
+  deviceID: fc.integer({ min: 0, max: 3 }),
+  deviceType: fc.integer({ min: 0, max: 4 }),
+  pciBus: fc.option(
+    fc.record({
+      domain: fc.integer({ min: 0, max: 1 }),
+      bus: fc.integer({ min: 0, max: 2 }),
+      device: fc.integer({ min: 0, max: 1 }),
+      function: fc.integer({ min: 0, max: 1 }),
+    }),
+    { nil: undefined },
+  ),
+}, { requiredKeys: ["name", "vendorID", "deviceID", "deviceType"] });
+
+Deno.test("property: the sort is a permutation, keys never decrease, the first match of the select leads", () => {
+  const rank: Record<number, number> = { 2: 0, 1: 1, 3: 2, 0: 3, 4: 4 };
+  fc.assert(
+    fc.property(fc.array(arbDevice, { maxLength: 8 }), fc.integer({ min: 0, max: 3 }), (devices, v) => {
+      const order = sortWith(devices, { VK_LOADER_DEVICE_SELECT: `${v}:1` });
+      assertEquals(order.devices.map((p) => p.inputIndex).sort((a, b) => a - b), devices.map((_, i) => i));
+      const first = devices.findIndex((d) => d.vendorID === v && d.deviceID === 1);
+      const rest = order.devices.filter((p) => p.inputIndex !== first).map((p) => p.device);
+      if (first >= 0) assertEquals(order.devices[0]!.inputIndex, first);
+      const key = (d: Dev) => [
+        rank[d.deviceType]!,
+        d.pciBus ? 0 : 1,
+        d.pciBus?.domain ?? 0,
+        d.pciBus?.bus ?? 0,
+        d.pciBus?.device ?? 0,
+        d.pciBus?.function ?? 0,
+        (d.deviceID ^ d.vendorID) >>> 0,
+      ];
+      for (let i = 1; i < rest.length; i++) {
+        const a = key(rest[i - 1]!), b = key(rest[i]!);
+        const diff = a.findIndex((x, k) => x !== b[k]);
+        assert(diff < 0 || a[diff]! < b[diff]!, JSON.stringify([rest[i - 1], rest[i]]));
+      }
+    }),
+    { numRuns: 300 },
+  );
+});
