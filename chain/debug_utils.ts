@@ -1,0 +1,378 @@
+/**
+ * Loader-side debug messengers (LOADER_BEHAVIOUR A17, G03): the
+ * `VkDebugUtilsMessengerCreateInfoEXT` and `VkDebugReportCallbackCreateInfoEXT`
+ * structs an application chains into `VkInstanceCreateInfo.pNext` are active
+ * while `vkCreateInstance` runs and again while `vkDestroyInstance` runs, not
+ * in between; messengers made with `vkCreateDebugUtilsMessengerEXT` /
+ * `vkCreateDebugReportCallbackEXT` (through {@linkcode DebugMessengers.terminators})
+ * are active until destroyed. While active, every loader log message
+ * ({@linkcode Logger} sink) reaches them, whatever `VK_LOADER_DEBUG` says:
+ * `pMessageIdName` "Loader Message", one `VK_OBJECT_TYPE_INSTANCE` object,
+ * severity from the message level, type from its category.
+ *
+ * @example Messengers from a create info, active around a call
+ * ```ts ignore
+ * import { DebugMessengers } from "./debug_utils.ts";
+ * import { Logger } from "./log.ts";
+ * declare const createInfo: Deno.PointerObject;
+ * const log = new Logger({ vars: {}, elevated: false });
+ * using messengers = new DebugMessengers();
+ * const detach = messengers.activateCreateInfo(createInfo, log, null);
+ * log.warn("seen by the application's messenger");
+ * detach();
+ * ```
+ *
+ * @module
+ */
+
+import { ENUMS } from "../ffi/generated/enums.ts";
+import { STRUCTS } from "../ffi/generated/structs.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { fnFromPointer } from "../ffi/library.ts";
+import { address, Arena, readPointer, readU32, readU64, writeU64 } from "../ffi/memory.ts";
+import { writeStruct } from "../ffi/structs.ts";
+import { LOG_BITS, type Logger, type LogRecord } from "./log.ts";
+
+const UTILS_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT"] ?? 1000128004;
+const REPORT_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT"] ?? 1000011000;
+
+/** `VkDebugUtilsMessageSeverityFlagBitsEXT`. */
+export const SEVERITY = { verbose: 0x1, info: 0x10, warning: 0x100, error: 0x1000 } as const;
+/** `VkDebugUtilsMessageTypeFlagBitsEXT`. */
+export const MESSAGE_TYPE = { general: 0x1, validation: 0x2, performance: 0x4 } as const;
+/** `VkDebugReportFlagBitsEXT`. */
+export const REPORT_FLAGS = {
+  information: 0x1,
+  warning: 0x2,
+  performance: 0x4,
+  error: 0x8,
+  debug: 0x10,
+} as const;
+
+const VK_OBJECT_TYPE_INSTANCE = 1;
+const VK_DEBUG_REPORT_OBJECT_TYPE_INSTANCE_EXT = 1;
+const VK_SUCCESS = 0;
+const VK_ERROR_INITIALIZATION_FAILED = -3;
+
+function offset(struct: string, member: string): number {
+  const m = STRUCTS[struct]?.members.find((x) => x.name === member);
+  if (m === undefined) throw new TypeError(`Struct "${struct}" has no member "${member}"`);
+  return m.offset;
+}
+
+const U = {
+  severity: offset("VkDebugUtilsMessengerCreateInfoEXT", "messageSeverity"),
+  type: offset("VkDebugUtilsMessengerCreateInfoEXT", "messageType"),
+  callback: offset("VkDebugUtilsMessengerCreateInfoEXT", "pfnUserCallback"),
+  userData: offset("VkDebugUtilsMessengerCreateInfoEXT", "pUserData"),
+};
+const R = {
+  flags: offset("VkDebugReportCallbackCreateInfoEXT", "flags"),
+  callback: offset("VkDebugReportCallbackCreateInfoEXT", "pfnCallback"),
+  userData: offset("VkDebugReportCallbackCreateInfoEXT", "pUserData"),
+};
+
+const UTILS_CALLBACK = { parameters: ["u32", "u32", "pointer", "pointer"], result: "u32" } as const;
+const REPORT_CALLBACK = {
+  parameters: ["u32", "u32", "u64", "usize", "i32", "pointer", "pointer", "pointer"],
+  result: "u32",
+} as const;
+
+/**
+ * One messenger as the loader keeps it (a copy of its create info).
+ *
+ * @example Usage
+ * ```ts
+ * import type { DebugMessenger } from "./debug_utils.ts";
+ * const m: DebugMessenger = { kind: "utils", severities: 0x1111, types: 0x7, callback: null, userData: null };
+ * ```
+ */
+export interface DebugMessenger {
+  /** `utils` (VK_EXT_debug_utils) or `report` (VK_EXT_debug_report). */
+  readonly kind: "utils" | "report";
+  /** `messageSeverity` (utils) or `flags` (report). */
+  readonly severities: number;
+  /** `messageType` (utils only; 0 for report). */
+  readonly types: number;
+  readonly callback: Deno.PointerValue;
+  readonly userData: Deno.PointerValue;
+}
+
+/**
+ * Reads the messenger create infos of a `pNext` chain, in chain order.
+ *
+ * @example Usage
+ * ```ts
+ * import { readMessengerCreateInfos } from "./debug_utils.ts";
+ * console.log(readMessengerCreateInfos(null)); // []
+ * ```
+ */
+export function readMessengerCreateInfos(next: Deno.PointerValue): DebugMessenger[] {
+  const out: DebugMessenger[] = [];
+  for (let p = next; p !== null; p = readPointer(p, 8)) {
+    const sType = readU32(p, 0);
+    if (sType === UTILS_CREATE_INFO) out.push(readUtils(p));
+    else if (sType === REPORT_CREATE_INFO) out.push(readReport(p));
+  }
+  return out;
+}
+
+function readUtils(p: Deno.PointerObject): DebugMessenger {
+  return {
+    kind: "utils",
+    severities: readU32(p, U.severity),
+    types: readU32(p, U.type),
+    callback: readPointer(p, U.callback),
+    userData: readPointer(p, U.userData),
+  };
+}
+
+function readReport(p: Deno.PointerObject): DebugMessenger {
+  return {
+    kind: "report",
+    severities: readU32(p, R.flags),
+    types: 0,
+    callback: readPointer(p, R.callback),
+    userData: readPointer(p, R.userData),
+  };
+}
+
+/**
+ * The debug-utils severity and type of a log record.
+ *
+ * @example Usage
+ * ```ts
+ * import { messageSeverityAndType } from "./debug_utils.ts";
+ * console.log(messageSeverityAndType({ level: "warn", category: "perf", text: "x", bits: 0x06 }));
+ * // { severity: 256, type: 4 }
+ * ```
+ */
+export function messageSeverityAndType(record: LogRecord): { severity: number; type: number } {
+  const bits = record.bits;
+  const severity = (bits & LOG_BITS.error) !== 0
+    ? SEVERITY.error
+    : (bits & LOG_BITS.warn) !== 0
+    ? SEVERITY.warning
+    : (bits & LOG_BITS.info) !== 0
+    ? SEVERITY.info
+    : SEVERITY.verbose;
+  const type = (bits & LOG_BITS.perf) !== 0
+    ? MESSAGE_TYPE.performance
+    : (bits & LOG_BITS.validation) !== 0
+    ? MESSAGE_TYPE.validation
+    : MESSAGE_TYPE.general;
+  return { severity, type };
+}
+
+function reportFlags(record: LogRecord): number {
+  const bits = record.bits;
+  if ((bits & LOG_BITS.error) !== 0) return REPORT_FLAGS.error;
+  if ((bits & LOG_BITS.warn) !== 0) {
+    return (bits & LOG_BITS.perf) !== 0 ? REPORT_FLAGS.performance : REPORT_FLAGS.warning;
+  }
+  if ((bits & LOG_BITS.info) !== 0) return REPORT_FLAGS.information;
+  return REPORT_FLAGS.debug;
+}
+
+/**
+ * Delivers one log record to one messenger (when its severity and type
+ * match). The instance handle names the message's object.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { deliver, type DebugMessenger } from "./debug_utils.ts";
+ * declare const messenger: DebugMessenger;
+ * deliver(messenger, { level: "error", text: "x", bits: 8 }, null);
+ * ```
+ */
+export function deliver(messenger: DebugMessenger, record: LogRecord, instance: Deno.PointerValue): void {
+  if (messenger.callback === null) return;
+  const handle = address(instance);
+  if (messenger.kind === "report") {
+    const flags = reportFlags(record);
+    if ((messenger.severities & flags) === 0) return;
+    using strings = new Arena();
+    fnFromPointer(messenger.callback, REPORT_CALLBACK).call(
+      flags,
+      VK_DEBUG_REPORT_OBJECT_TYPE_INSTANCE_EXT,
+      handle,
+      0n,
+      0,
+      strings.cstring("Loader Message"),
+      strings.cstring(record.text),
+      messenger.userData,
+    );
+    return;
+  }
+  const { severity, type } = messageSeverityAndType(record);
+  if ((messenger.severities & severity) === 0 || (messenger.types & type) === 0) return;
+  using arena = new Arena();
+  const data = writeStruct(arena, "VkDebugUtilsMessengerCallbackDataEXT", {
+    pMessageIdName: "Loader Message",
+    messageIdNumber: 0,
+    pMessage: record.text,
+    pObjects: [{ objectType: VK_OBJECT_TYPE_INSTANCE, objectHandle: handle }],
+  });
+  fnFromPointer(messenger.callback, UTILS_CALLBACK).call(severity, type, data, messenger.userData);
+}
+
+let nextHandle = 0x7d9e_0000_0001n;
+
+/**
+ * One instance's loader-side messengers: those of its create info (active
+ * around create and destroy) and those made through the debug-utils and
+ * debug-report terminators.
+ *
+ * @example Usage
+ * ```ts
+ * import { DebugMessengers } from "./debug_utils.ts";
+ * using messengers = new DebugMessengers();
+ * console.log(messengers.size); // 0
+ * ```
+ */
+export class DebugMessengers implements Disposable {
+  readonly #created = new Map<bigint, DebugMessenger>();
+  readonly #callbacks = new CallbackRegistry();
+  #detach: (() => void) | undefined;
+  #instance: Deno.PointerValue = null;
+
+  /** Messengers made through the terminators and not yet destroyed. */
+  get size(): number {
+    return this.#created.size;
+  }
+
+  /**
+   * Makes the create info's messengers active and routes `log` to them until
+   * the returned function is called (the C loader's temporary messengers).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import { DebugMessengers } from "./debug_utils.ts";
+   * import type { Logger } from "./log.ts";
+   * declare const createInfo: Deno.PointerObject;
+   * declare const log: Logger;
+   * const messengers = new DebugMessengers();
+   * const done = messengers.activateCreateInfo(createInfo, log, null);
+   * done();
+   * ```
+   */
+  activateCreateInfo(createInfo: Deno.PointerValue, log: Logger, instance: Deno.PointerValue): () => void {
+    const list = createInfo === null ? [] : readMessengerCreateInfos(readPointer(createInfo, 8));
+    if (list.length === 0) return () => {};
+    return log.addSink((record) => {
+      for (const m of list) deliver(m, record, instance);
+    });
+  }
+
+  /**
+   * Routes `log` to the messengers made through the terminators, naming
+   * `instance` as the object, until {@linkcode DebugMessengers.dispose}.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import { DebugMessengers } from "./debug_utils.ts";
+   * import type { Logger } from "./log.ts";
+   * declare const log: Logger;
+   * new DebugMessengers().attach(log, null);
+   * ```
+   */
+  attach(log: Logger, instance: Deno.PointerValue): void {
+    this.#detach?.();
+    this.#instance = instance;
+    this.#detach = log.addSink((record) => {
+      for (const m of this.#created.values()) deliver(m, record, this.#instance);
+    });
+  }
+
+  /**
+   * The loader's terminators for `vkCreateDebugUtilsMessengerEXT`,
+   * `vkDestroyDebugUtilsMessengerEXT`, `vkSubmitDebugUtilsMessageEXT`,
+   * `vkCreateDebugReportCallbackEXT`, `vkDestroyDebugReportCallbackEXT` and
+   * `vkDebugReportMessageEXT`, keyed by command name: the bottom of the
+   * instance chain for these commands (messengers are kept loader-side).
+   *
+   * @example Usage
+   * ```ts
+   * import { DebugMessengers } from "./debug_utils.ts";
+   * using messengers = new DebugMessengers();
+   * console.log(Object.keys(messengers.terminators()).length); // 6
+   * ```
+   */
+  terminators(): Record<string, Deno.PointerObject> {
+    const cb = this.#callbacks;
+    const create = (read: (p: Deno.PointerObject) => DebugMessenger, name: string) =>
+      cb.create(
+        { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" },
+        (_instance, info, _allocator, pHandle) => {
+          if (info === null || pHandle === null) return VK_ERROR_INITIALIZATION_FAILED;
+          const handle = nextHandle++;
+          this.#created.set(handle, read(info));
+          writeU64(pHandle, 0, handle);
+          return VK_SUCCESS;
+        },
+        { name, onError: VK_ERROR_INITIALIZATION_FAILED },
+      ).pointer as Deno.PointerObject;
+    const destroy = (name: string) =>
+      cb.create({ parameters: ["pointer", "u64", "pointer"], result: "void" }, (_instance, handle) => {
+        this.#created.delete(BigInt(handle));
+      }, { name }).pointer as Deno.PointerObject;
+    const submit = cb.create(
+      { parameters: ["pointer", "u32", "u32", "pointer"], result: "void" },
+      (_instance, severity, types, data) => {
+        if (data === null) return;
+        for (const m of this.#created.values()) {
+          if (m.kind !== "utils" || m.callback === null) continue;
+          if ((m.severities & severity) === 0 || (m.types & types) === 0) continue;
+          fnFromPointer(m.callback, UTILS_CALLBACK).call(severity, types, data, m.userData);
+        }
+      },
+      { name: "vkSubmitDebugUtilsMessageEXT" },
+    ).pointer as Deno.PointerObject;
+    const report = cb.create(
+      { parameters: ["pointer", "u32", "u32", "u64", "usize", "i32", "pointer", "pointer"], result: "void" },
+      (_instance, flags, objectType, object, location, code, prefix, message) => {
+        for (const m of this.#created.values()) {
+          if (m.kind !== "report" || m.callback === null || (m.severities & flags) === 0) continue;
+          fnFromPointer(m.callback, REPORT_CALLBACK)
+            .call(flags, objectType, BigInt(object), BigInt(location), code, prefix, message, m.userData);
+        }
+      },
+      { name: "vkDebugReportMessageEXT" },
+    ).pointer as Deno.PointerObject;
+    return {
+      vkCreateDebugUtilsMessengerEXT: create(readUtils, "vkCreateDebugUtilsMessengerEXT"),
+      vkDestroyDebugUtilsMessengerEXT: destroy("vkDestroyDebugUtilsMessengerEXT"),
+      vkSubmitDebugUtilsMessageEXT: submit,
+      vkCreateDebugReportCallbackEXT: create(readReport, "vkCreateDebugReportCallbackEXT"),
+      vkDestroyDebugReportCallbackEXT: destroy("vkDestroyDebugReportCallbackEXT"),
+      vkDebugReportMessageEXT: report,
+    };
+  }
+
+  /**
+   * Detaches from the log and closes the terminator callbacks (after
+   * `vkDestroyInstance`).
+   *
+   * @example Usage
+   * ```ts
+   * import { DebugMessengers } from "./debug_utils.ts";
+   * new DebugMessengers().dispose();
+   * ```
+   */
+  dispose(): void {
+    this.#detach?.();
+    this.#detach = undefined;
+    this.#created.clear();
+    this.#callbacks.dispose();
+  }
+
+  /** Same as {@linkcode DebugMessengers.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/** Reads a `VkDebugUtilsMessengerEXT` / `VkDebugReportCallbackEXT` handle written by a terminator. */
+export function readHandle(p: Deno.PointerValue): bigint {
+  return readU64(p, 0);
+}
