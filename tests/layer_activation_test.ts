@@ -145,7 +145,7 @@ Deno.test("layer activation: a disabled layer cannot be requested by the app or 
     activate(tree, { VK_LOADER_LAYERS_DISABLE: "VK_LAYER_E", VK_INSTANCE_LAYERS: "VK_LAYER_E" }),
   );
   assertEquals(env.layers, []);
-  assertMatch(text(env), /VK_INSTANCE_LAYERS is not available: disabled because name matches filter/);
+  assertMatch(text(env), /VK_INSTANCE_LAYERS is not available: forced disabled because name matches filter/);
 });
 
 Deno.test("layer activation: VK_LOADER_LAYERS_ENABLE forces an implicit layer on despite its variables", () => {
