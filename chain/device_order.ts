@@ -44,9 +44,13 @@ export const PHYSICAL_DEVICE_TYPE = {
 
 /** PCI address from `VkPhysicalDevicePCIBusInfoPropertiesEXT`. */
 export interface PciBusInfo {
+  /** `pciDomain`. */
   readonly domain: number;
+  /** `pciBus`. */
   readonly bus: number;
+  /** `pciDevice`. */
   readonly device: number;
+  /** `pciFunction`. */
   readonly function: number;
 }
 
@@ -56,11 +60,15 @@ export interface PciBusInfo {
  * `VkPhysicalDeviceDriverProperties` could be read.
  */
 export interface DeviceRecord {
+  /** `VkPhysicalDeviceProperties::vendorID`. */
   readonly vendorID: number;
+  /** `VkPhysicalDeviceProperties::deviceID`. */
   readonly deviceID: number;
   /** `VkPhysicalDeviceType` (see {@linkcode PHYSICAL_DEVICE_TYPE}). */
   readonly deviceType: number;
+  /** The PCI address, when known. */
   readonly pciBus?: PciBusInfo;
+  /** `VkPhysicalDeviceDriverProperties::driverID`, when known. */
   readonly driverID?: number;
   /** `deviceName`, for messages. */
   readonly name?: string;
@@ -68,7 +76,9 @@ export interface DeviceRecord {
 
 /** An inclusive id range of an id filter. */
 export interface IdRange {
+  /** The lowest id. */
   readonly first: number;
+  /** The highest id. */
   readonly last: number;
 }
 
@@ -84,8 +94,11 @@ export interface IdFilter {
 
 /** `VK_LOADER_DEVICE_SELECT`, parsed. */
 export interface DeviceSelection {
+  /** The vendor id to select. */
   readonly vendorID: number;
+  /** The device id to select. */
   readonly deviceID: number;
+  /** The variable's value as given. */
   readonly text: string;
 }
 
@@ -95,9 +108,13 @@ export interface DevicePolicy {
   readonly sortingEnabled: boolean;
   /** The `VK_LOADER_DISABLE_SELECT` value, when set. */
   readonly disableSelectText?: string;
+  /** `VK_LOADER_DEVICE_SELECT`, when set and valid. */
   readonly select?: DeviceSelection;
+  /** `VK_LOADER_DEVICE_ID_FILTER`, when set. */
   readonly deviceIdFilter?: IdFilter;
+  /** `VK_LOADER_VENDOR_ID_FILTER`, when set. */
   readonly vendorIdFilter?: IdFilter;
+  /** `VK_LOADER_DRIVER_ID_FILTER`, when set. */
   readonly driverIdFilter?: IdFilter;
   /** Warnings about malformed values and notes on what is active, for `chain/log.ts`. */
   readonly messages: readonly LogEntry[];
@@ -331,9 +348,11 @@ export type PlacementRule =
 
 /** One device of the result, in enumeration order. */
 export interface DevicePlacement<T extends DeviceRecord> {
+  /** The device record given. */
   readonly device: T;
   /** Its index in the input. */
   readonly inputIndex: number;
+  /** The sort key that decided its place. */
   readonly rule: PlacementRule;
   /** A sentence: why it is at this position. */
   readonly why: string;
@@ -341,10 +360,13 @@ export interface DevicePlacement<T extends DeviceRecord> {
 
 /** A device an id filter removed. */
 export interface RemovedDevice<T extends DeviceRecord> {
+  /** The device record given. */
   readonly device: T;
+  /** Its index in the input. */
   readonly inputIndex: number;
   /** The filter variables that rejected it. */
   readonly filters: readonly string[];
+  /** A sentence naming each filter and the value it rejected. */
   readonly why: string;
 }
 
@@ -352,6 +374,7 @@ export interface RemovedDevice<T extends DeviceRecord> {
 export interface DeviceOrder<T extends DeviceRecord> {
   /** The devices to enumerate, in order. */
   readonly devices: readonly DevicePlacement<T>[];
+  /** The devices the id filters removed. */
   readonly removed: readonly RemovedDevice<T>[];
   /** Whether the sort ran. */
   readonly sorted: boolean;
@@ -620,25 +643,37 @@ export function orderPhysicalDevices<T extends DeviceRecord>(
 
 /** One group of the result, in enumeration order, its devices sorted too. */
 export interface GroupPlacement<T extends DeviceRecord> {
+  /** Its devices, sorted. */
   readonly devices: readonly DevicePlacement<T>[];
+  /** Its index in the input. */
   readonly inputIndex: number;
+  /** The sort key that decided its place (from its first device). */
   readonly rule: PlacementRule;
+  /** A sentence: why it is at this position. */
   readonly why: string;
 }
 
 /** A group an id filter removed (all its devices must pass). */
 export interface RemovedGroup<T extends DeviceRecord> {
+  /** Its devices, as given. */
   readonly devices: readonly T[];
+  /** Its index in the input. */
   readonly inputIndex: number;
+  /** A sentence naming the members and filters at fault. */
   readonly why: string;
 }
 
 /** The result of {@linkcode orderPhysicalDeviceGroups}. */
 export interface GroupOrder<T extends DeviceRecord> {
+  /** The groups to enumerate, in order. */
   readonly groups: readonly GroupPlacement<T>[];
+  /** The groups the id filters removed. */
   readonly removed: readonly RemovedGroup<T>[];
+  /** Whether the sort ran. */
   readonly sorted: boolean;
+  /** Why it ran or not. */
   readonly why: string;
+  /** Log lines (driver category). */
   readonly messages: readonly LogEntry[];
 }
 

@@ -40,13 +40,17 @@ export interface PortabilityRequest {
 
 /** What the decision needs of a driver: its manifest file name and its `is_portability_driver`. */
 export interface PortabilityDriverInfo {
+  /** The manifest's file name, for messages. */
   readonly fileName: string;
+  /** The manifest's `is_portability_driver`. */
   readonly isPortabilityDriver: boolean;
 }
 
 /** A driver left out, and why. */
 export interface SkippedPortabilityDriver<T extends PortabilityDriverInfo> {
+  /** The driver given. */
   readonly driver: T;
+  /** A sentence saying what the application did not ask for. */
   readonly why: string;
 }
 
@@ -54,7 +58,9 @@ export interface SkippedPortabilityDriver<T extends PortabilityDriverInfo> {
 export interface PortabilityDecision<T extends PortabilityDriverInfo> {
   /** Whether portability drivers are enumerated (flag and extension both given). */
   readonly enumeratePortability: boolean;
+  /** Whether `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR` is set. */
   readonly flagSet: boolean;
+  /** Whether `VK_KHR_portability_enumeration` is enabled. */
   readonly extensionEnabled: boolean;
   /** The drivers to load, in the input order. */
   readonly used: readonly T[];
