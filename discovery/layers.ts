@@ -226,7 +226,8 @@ export function discoverLayers(
     const first = byName.get(layer.name);
     if (first !== undefined) {
       const reason = `it is a duplicate of "${layer.name}" from "${first.manifestPath}"`;
-      statusOf.set(layer, { status: "duplicate", reason });
+      // The same file found twice yields the same cached object: its second candidate is marked below.
+      if (first !== layer) statusOf.set(layer, { status: "duplicate", reason });
       messages.push(info(`Removing layer "${layer.name}" ("${layer.manifestPath}") because ${reason}`));
       continue;
     }
@@ -275,8 +276,15 @@ export function discoverLayers(
     if (visible.length === before) break;
   }
 
+  const marked = new Set<LayerManifest>();
   for (const candidate of candidates) {
     if (candidate.layer === undefined || candidate.status !== "used") continue;
+    if (marked.has(candidate.layer)) {
+      const reason = `it is a duplicate of "${candidate.layer.name}" from "${candidate.manifestPath}"`;
+      Object.assign(candidate, { status: "duplicate", reason });
+      continue;
+    }
+    marked.add(candidate.layer);
     const status = statusOf.get(candidate.layer);
     if (status !== undefined) Object.assign(candidate, status);
   }

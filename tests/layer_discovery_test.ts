@@ -368,3 +368,14 @@ Deno.test("layer discovery cache: unchanged files come from the cache, changes a
   assertEquals(changed.manifestReads.cached, 0);
   assert(changed.manifestReads.parsed === 2);
 });
+
+Deno.test("layer discovery: a file reached twice through VK_LAYER_PATH counts once, with or without the cache", async () => {
+  using tree = new TempTree({ "dev/a.json": layerManifest({ name: "VK_LAYER_A" }) });
+  const env = tree.snapshot({ VK_LAYER_PATH: `${tree.path("dev/a.json")}:${tree.path("dev")}` });
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  for (const cache of [false, true, true]) {
+    const d = discoverLayers(env, { cache });
+    assertEquals(names(d), ["VK_LAYER_A"]);
+    assertEquals(candidate(d, "VK_LAYER_A").map((c) => c.status), ["used", "duplicate"]);
+  }
+});
