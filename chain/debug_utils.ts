@@ -94,7 +94,9 @@ export interface DebugMessenger {
   readonly severities: number;
   /** `messageType` (utils only; 0 for report). */
   readonly types: number;
+  /** `pfnUserCallback` / `pfnCallback`. */
   readonly callback: Deno.PointerValue;
+  /** `pUserData`. */
   readonly userData: Deno.PointerValue;
 }
 

@@ -101,6 +101,7 @@ export function callGetProcAddr(
 export interface LayerChainOptions {
   /** `VkInstanceCreateInfo.ppEnabledLayerNames`: a layer named here that fails to load fails the instance. */
   readonly requestedLayers?: readonly string[];
+  /** Where load failures and chain messages go. */
   readonly log?: Logger;
 }
 
@@ -119,6 +120,7 @@ export interface InstanceChainArgs {
   readonly bottom: InstanceLink;
   /** The application's `VkInstanceCreateInfo` (copied; its `pNext` follows the loader nodes). */
   readonly createInfo: Deno.PointerValue;
+  /** The application's `pAllocator`. */
   readonly allocator: Deno.PointerValue;
   /** The loader's instance object: the first `*pInstance`, which the terminators find themselves by. */
   readonly loaderInstance: Deno.PointerValue;
@@ -147,8 +149,11 @@ export interface InstanceChainArgs {
 export interface LayerCreateDeviceRequest {
   /** The instance the layer passed (null: `physicalDevice` is an application handle to unwrap). */
   readonly instance: Deno.PointerValue;
+  /** The physical device the layer passed. */
   readonly physicalDevice: Deno.PointerValue;
+  /** The `VkDeviceCreateInfo` it passed. */
   readonly createInfo: Deno.PointerValue;
+  /** The application's `pAllocator`. */
   readonly allocator: Deno.PointerValue;
   /** The calling layer's `vkGetInstanceProcAddr`: the chain is built from the layers below it. */
   readonly below: Deno.PointerValue;
@@ -165,6 +170,7 @@ export interface LayerCreateDeviceRequest {
  * ```
  */
 export interface InstanceChainResult {
+  /** The `VkResult` of the create call. */
   readonly result: number;
   /** `*pInstance` after the chain: the handle the top layer gave back (the loader's, unless it wraps). */
   readonly instance: Deno.PointerValue;
@@ -189,7 +195,9 @@ export interface DeviceChainArgs {
   readonly instance: Deno.PointerValue;
   /** The physical device as the top device layer knows it. */
   readonly physicalDevice: Deno.PointerValue;
+  /** The application's `VkDeviceCreateInfo` (copied; its `pNext` follows the loader nodes). */
   readonly createInfo: Deno.PointerValue;
+  /** The application's `pAllocator`. */
   readonly allocator: Deno.PointerValue;
   /** The first `*pDevice` (the loader's device object, or null). */
   readonly loaderDevice: Deno.PointerValue;
@@ -212,6 +220,7 @@ export interface DeviceChainArgs {
  * ```
  */
 export interface DeviceChainResult {
+  /** The `VkResult` of the create call. */
   readonly result: number;
   /** The device handle from the top of the chain. */
   readonly device: Deno.PointerValue;

@@ -95,7 +95,9 @@ export const LAYER_DEVICE_LINK_LAYOUT = {
  * ```
  */
 export interface InstanceLink {
+  /** `pfnNextGetInstanceProcAddr`. */
   readonly getInstanceProcAddr: Deno.PointerValue;
+  /** `pfnNextGetPhysicalDeviceProcAddr` (may be null). */
   readonly getPhysicalDeviceProcAddr: Deno.PointerValue;
 }
 
@@ -109,7 +111,9 @@ export interface InstanceLink {
  * ```
  */
 export interface DeviceLink {
+  /** `pfnNextGetInstanceProcAddr`. */
   readonly getInstanceProcAddr: Deno.PointerValue;
+  /** `pfnNextGetDeviceProcAddr`. */
   readonly getDeviceProcAddr: Deno.PointerValue;
 }
 
@@ -317,7 +321,9 @@ export function buildDeviceNodes(arena: Arena, input: DeviceNodesInput): LayerNo
  * ```
  */
 export interface LayerNodeView {
+  /** `VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO` or `..._DEVICE_CREATE_INFO`. */
   readonly sType: number;
+  /** The `VkLayerFunction` of the node. */
   readonly function: number;
   /** The node's address. */
   readonly pointer: Deno.PointerObject;
