@@ -172,6 +172,13 @@ export const LAYER_PRE_INSTANCE_FUNCTIONS: Readonly<Record<string, string>> = {
   vkEnumerateInstanceVersion: "MockLayer_PreEnumerateInstanceVersion",
 };
 
+/** The `functions` of a `layer_renamed` manifest: without the negotiate rename below interface 2. */
+function renamedFunctions(config: MockLayerConfig): Record<string, string> {
+  const functions: Record<string, string> = { ...RENAMED_LAYER_FUNCTIONS };
+  if ((config.interfaceVersion ?? 2) < 2) delete functions["vkNegotiateLoaderLayerInterfaceVersion"];
+  return functions;
+}
+
 function relativePath(fromDir: string, to: string): string {
   const a = fromDir.split("/").filter(Boolean);
   const b = to.split("/").filter(Boolean);
@@ -435,7 +442,7 @@ export class MockEnvironment implements AsyncDisposable, Disposable {
         layer,
         "functions",
         m.functions,
-        variant === "layer_renamed" ? RENAMED_LAYER_FUNCTIONS : undefined,
+        variant === "layer_renamed" ? renamedFunctions(config) : undefined,
       );
       const ext = (list: MockLayerConfig["instanceExtensions"]) =>
         list?.map((e) => ({

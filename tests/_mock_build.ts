@@ -129,11 +129,25 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** Removes builds of older sources once they are a day old (a running test may still use a recent one). */
+async function pruneStale(cache: string, keep: string): Promise<void> {
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for await (const entry of Deno.readDir(cache)) {
+    if (entry.name === keep || !entry.isDirectory) continue;
+    const path = `${cache}/${entry.name}`;
+    const info = await Deno.stat(path).catch(() => null);
+    if (info?.mtime && info.mtime.getTime() < dayAgo) {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    }
+  }
+}
+
 async function build(): Promise<MockBuild> {
   const hash = await sourceHash();
   const cache = `${REPO_ROOT}/.cache/mock`;
   const dir = `${cache}/${hash}`;
   if (await exists(`${dir}/.complete`)) return layout(dir);
+  await pruneStale(cache, hash).catch(() => {});
   await Deno.mkdir(cache, { recursive: true });
   const tmp = await Deno.makeTempDir({ dir: cache, prefix: `${hash}.tmp-` });
   try {

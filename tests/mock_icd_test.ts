@@ -210,6 +210,34 @@ Deno.test("mock driver device groups: configured, default one per device, or not
   assertEquals(n.gipa(ni, "vkEnumeratePhysicalDeviceGroupsKHR"), null);
 });
 
+Deno.test("mock driver v7 vk_icdEnumerateAdapterPhysicalDevices: only when enabled, same handles as vkEnumeratePhysicalDevices", async () => {
+  await using env = await MockEnvironment.create();
+  const drv = await env.addDriver({ enumerateAdapterPhysicalDevices: true, physicalDevices: [{}, {}] });
+  using d = DirectDriver.open(drv.libraryPath);
+  d.negotiate(7);
+  const instance = d.createInstance();
+  const pds = d.enumeratePhysicalDevices(instance).map(addressOf);
+  const fn = callable(d.gipa(null, "vk_icdEnumerateAdapterPhysicalDevices")!, {
+    parameters: ["pointer", "u64", "buffer", "buffer"],
+    result: "i32",
+  });
+  const count = new Uint32Array([4]);
+  const out = new BigUint64Array(4);
+  assertEquals(
+    fn.call(instance, 0x1234n, new Uint8Array(count.buffer), new Uint8Array(out.buffer)),
+    VK.SUCCESS,
+  );
+  assertEquals([...out.slice(0, count[0]!)], pds);
+  assertMatch(
+    env.callLog().find((l) => l.includes("vk_icdEnumerateAdapterPhysicalDevices"))!,
+    /luid=0x1234$/,
+  );
+  const off = await env.addDriver();
+  using o = DirectDriver.open(off.libraryPath);
+  o.negotiate(7);
+  assertEquals(o.gipa(null, "vk_icdEnumerateAdapterPhysicalDevices"), null);
+});
+
 Deno.test("mock driver without loader magic leaves the first word zero", async () => {
   await using env = await MockEnvironment.create();
   const drv = await env.addDriver({ loaderMagic: false });

@@ -8,14 +8,46 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { MockEnvironment } from "./_mock.ts";
 
-/** Runs a program with only the snapshot's variables (plus PATH), host implicit layers disabled. */
+/** Names of the host's implicit layers (the Khronos loader searches the real system folders). */
+function hostImplicitLayers(): string[] {
+  const names: string[] = [];
+  for (
+    const dir of [
+      "/etc/vulkan/implicit_layer.d",
+      "/usr/local/share/vulkan/implicit_layer.d",
+      "/usr/share/vulkan/implicit_layer.d",
+    ]
+  ) {
+    let entries: Deno.DirEntry[] = [];
+    try {
+      entries = [...Deno.readDirSync(dir)];
+    } catch {
+      continue;
+    }
+    for (const e of entries.filter((e) => e.name.endsWith(".json"))) {
+      try {
+        const json = JSON.parse(Deno.readTextFileSync(`${dir}/${e.name}`));
+        for (const layer of json.layers ?? [json.layer]) if (layer?.name) names.push(layer.name);
+      } catch {
+        // an unreadable host manifest is the host's business
+      }
+    }
+  }
+  return names;
+}
+
+/**
+ * Runs a program with only the snapshot's variables (plus PATH), the host's implicit layers disabled
+ * by name: `~implicit~` would also drop the tests' own implicit layers, and the Khronos loader 1.3.239
+ * does not let `VK_LOADER_LAYERS_ALLOW` bring them back.
+ */
 async function run(
   env: MockEnvironment,
   program: string,
   args: string[],
   vars: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const snapshot = env.snapshot({ VK_LOADER_LAYERS_DISABLE: "~implicit~", ...vars });
+  const snapshot = env.snapshot({ VK_LOADER_LAYERS_DISABLE: hostImplicitLayers().join(","), ...vars });
   const result = await new Deno.Command(program, {
     args,
     clearEnv: true,
@@ -143,4 +175,34 @@ Deno.test("vulkaninfo --summary lists the mock drivers' devices through a mock l
   const log = env.callLog();
   indexOf(log, `${layer.name} vkCreateInstance`);
   indexOf(log, "drvB vkGetPhysicalDeviceProperties2");
+});
+
+Deno.test("Khronos loader honours the mock layer's manifest forms: implicit pre-instance functions, renamed and v1 entry points", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", variant: "export" });
+  const implicit = await env.addLayer(
+    { name: "VK_LAYER_MOCK_pre", preInstanceVersion: "1.1.0", preInstanceExtension: "VK_MOCK_pre_instance" },
+    { implicit: true },
+  );
+  const renamed = await env.addLayer({ name: "VK_LAYER_MOCK_renamed", variant: "layer_renamed" });
+  const old = await env.addLayer({ name: "VK_LAYER_MOCK_old", interfaceVersion: 1 });
+  const out = await run(env, env.build.programs.khronos_client, ["pre"], {
+    VK_INSTANCE_LAYERS: `${renamed.name}:${old.name}`,
+  });
+  assertEquals(out.code, 0, out.stdout + out.stderr);
+  assertMatch(out.stdout, /^instance version 1\.1\n/);
+  assertMatch(out.stdout, /\ninstance extension VK_MOCK_pre_instance\n/);
+  const log = env.callLog();
+  indexOf(log, "VK_LAYER_MOCK_pre pre:vkEnumerateInstanceVersion");
+  indexOf(log, "VK_LAYER_MOCK_pre pre:vkEnumerateInstanceExtensionProperties");
+  assertMatch(
+    log[indexOf(log, `${renamed.name} vkNegotiateLoaderLayerInterfaceVersion`)]!,
+    /returned=2 result=0/,
+  );
+  assertEquals(log.some((l) => l.startsWith(`${old.name} vkNegotiate`)), false);
+  // implicit layers come first, then VK_INSTANCE_LAYERS in order
+  assertEquals(
+    log.filter((l) => / vkCreateInstance /.test(l)).map((l) => l.split(" ")[0]),
+    ["VK_LAYER_MOCK_pre", "VK_LAYER_MOCK_renamed", "VK_LAYER_MOCK_old", "drv"],
+  );
 });

@@ -4,7 +4,9 @@
  * under our reading of the interface. Prints one line per step; exits non-zero
  * on the first failure.
  *
- * usage: khronos_client [surface]
+ * usage: khronos_client [surface] [pre]
+ *   surface: also a headless surface, surface support queries and a swapchain
+ *   pre:     first print vkEnumerateInstanceVersion and the instance extensions (pre-instance functions)
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +22,22 @@
     } while (0)
 
 int main(int argc, char **argv) {
-    int surface = argc > 1 && strcmp(argv[1], "surface") == 0;
+    int surface = 0, pre = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "surface") == 0) surface = 1;
+        if (strcmp(argv[i], "pre") == 0) pre = 1;
+    }
+    if (pre) {
+        uint32_t version = 0;
+        CHECK(vkEnumerateInstanceVersion(&version));
+        printf("instance version %u.%u\n", VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version));
+        uint32_t count = 0;
+        CHECK(vkEnumerateInstanceExtensionProperties(NULL, &count, NULL));
+        VkExtensionProperties props[256];
+        if (count > 256) count = 256;
+        CHECK(vkEnumerateInstanceExtensionProperties(NULL, &count, props));
+        for (uint32_t i = 0; i < count; i++) printf("instance extension %s\n", props[i].extensionName);
+    }
     const char *instance_exts[] = {"VK_KHR_surface", "VK_EXT_headless_surface"};
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "khronos_client",
                              .apiVersion = VK_API_VERSION_1_3};
