@@ -473,8 +473,12 @@ function readLayer(
     return skip(`required field "implementation_version" is missing`, name);
   }
   const implementationVersion = readUnsigned(implValue);
-  if (implementationVersion === undefined) {
-    return skip(`"implementation_version" is ${describeField(implValue)}, expected a decimal string`, name);
+  if (typeof implValue !== "string") {
+    // The Khronos loader lists such a layer with version 0 rather than skipping it.
+    note(
+      "warn",
+      `"implementation_version" is ${describeJsonType(implValue)}, expected a decimal string; read as 0`,
+    );
   }
 
   const descriptionValue = field("description");
@@ -681,17 +685,16 @@ function readExtensions(
       note("warn", `"${key}[${i}].name" is longer than ${MAX_NAME_SIZE - 1} bytes; entry ignored`);
       return;
     }
-    const spec = readUnsigned(entry["spec_version"]) ?? 0;
+    const spec = readUnsigned(entry["spec_version"]);
     const points = device ? stringArray(entry["entrypoints"]) ?? [] : [];
     out.push({ name: extName, specVersion: spec, entrypoints: points });
   });
   return out;
 }
 
-/** Reads a decimal string (or a number) the way `strtoul(s, NULL, 10)` does: leading digits, else 0. */
-function readUnsigned(value: unknown): number | undefined {
-  if (typeof value === "number") return Number.isInteger(value) && value >= 0 ? value >>> 0 : undefined;
-  if (typeof value !== "string") return undefined;
+/** Reads a decimal string the way `strtoul(s, NULL, 10)` does: leading digits, else 0 (and 0 for a non-string). */
+function readUnsigned(value: unknown): number {
+  if (typeof value !== "string") return 0;
   const match = /^\s*\+?([0-9]+)/.exec(value);
   if (match === null || match[1] === undefined) return 0;
   const n = Number(match[1]);

@@ -146,6 +146,11 @@ Deno.test({
       name: "VK_LAYER_TEST_b",
       type: "DEVICE",
     }]),
+    "layers/h.json": layerManifest({
+      name: "VK_LAYER_TEST_h",
+      implementation_version: 5,
+      api_version: "1.1",
+    }),
     "layers/b.json": layerManifest({
       name: "VK_LAYER_TEST_c",
       api_version: "1.2.3",
@@ -165,7 +170,13 @@ Deno.test({
   const vars = { ...base(), VK_LAYER_PATH: tree.path("layers") };
   const layers = compare(vars);
   const names = layers.map((l) => l.split("\t")[0]).filter((n) => n?.startsWith("VK_LAYER_TEST_")).sort();
-  assertEquals(names, ["VK_LAYER_TEST_a", "VK_LAYER_TEST_c", "VK_LAYER_TEST_e", "VK_LAYER_TEST_meta"]);
+  assertEquals(names, [
+    "VK_LAYER_TEST_a",
+    "VK_LAYER_TEST_c",
+    "VK_LAYER_TEST_e",
+    "VK_LAYER_TEST_h",
+    "VK_LAYER_TEST_meta",
+  ]);
   // libvulkan 1.3.239 lists a repeated layer name twice; newer loaders (1.3.247+, and
   // LOADER_BEHAVIOUR L05) keep the first only, as vkdeno does. Compare names as sets.
   tree.add({ "layers/g.json": layerManifest({ name: "VK_LAYER_TEST_a", description: "duplicate" }) });

@@ -317,3 +317,9 @@ Deno.test("layer manifest: override layer keys are read only on the implicit VK_
   const explicit = parse({ file_format_version: "1.1.2", layer: override }, false);
   assert(explicit.layers[0] !== undefined && !isOverrideLayer(explicit.layers[0]));
 });
+
+Deno.test("layer manifest: a non-string implementation_version reads as 0 with a warning, as the Khronos loader lists it", () => {
+  const r = parse({ file_format_version: "1.0.0", layer: layer({ implementation_version: 3 }) });
+  assertEquals(r.layers[0]?.implementationVersion, 0);
+  assertMatch(texts(r), /"implementation_version" is a number, expected a decimal string; read as 0/);
+});
