@@ -279,3 +279,54 @@ Deno.test({
   const theirs = khronosChain(vars, []);
   assertEquals([...theirs.chain].sort(), [...ours.chain].sort());
 });
+
+Deno.test({
+  name: "khronos side by side: the override layer's blacklist, override_paths and app_keys",
+  ignore,
+}, () => {
+  using tree = new TempTree({
+    "share/vulkan/implicit_layer.d/ok.json": layerManifest(implicitFields("VK_LAYER_TEST_imp")),
+    "share/vulkan/implicit_layer.d/nodisable.json": layerManifest({ name: "VK_LAYER_TEST_nodisable" }),
+    "share/vulkan/explicit_layer.d/comp.json": layerManifest({ name: "VK_LAYER_TEST_comp" }),
+    "share/vulkan/explicit_layer.d/bad.json": layerManifest({ name: "VK_LAYER_TEST_bad" }),
+    "ovr/comp.json": layerManifest({ name: "VK_LAYER_TEST_comp" }),
+    "ovr/only.json": layerManifest({ name: "VK_LAYER_TEST_only_in_override_paths" }),
+  });
+  const exe = Deno.realPathSync(program ?? "");
+  const other = `${tree.path("other_exe")}`;
+  Deno.copyFileSync(exe, other);
+  Deno.chmodSync(other, 0o755);
+  const override = (extra: Record<string, unknown>) =>
+    tree.add({
+      "share/vulkan/implicit_layer.d/override.json": layerManifest({
+        name: "VK_LAYER_LUNARG_override",
+        component_layers: ["VK_LAYER_TEST_comp"],
+        disable_environment: { DISABLE_TEST_OVERRIDE: "1" },
+        ...extra,
+      }),
+    });
+  const vars = { HOME: tree.path("nohome"), XDG_DATA_DIRS: tree.path("share") };
+  const sideBySide = (extra: Record<string, string>, executable = exe) => {
+    const all = { ...vars, ...extra };
+    const out = new Deno.Command(executable, { env: all, clearEnv: true, stdout: "piped", stderr: "null" })
+      .outputSync();
+    const theirs = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "").map((l) =>
+      l.split("\t")[0]
+    );
+    const d = discoverLayers({ vars: all, elevated: false }, { executablePath: executable, cache: false });
+    const ours = enumerateInstanceLayerProperties(d).map((p) => p.layerName);
+    assertEquals([...ours].sort(), [...theirs].sort(), JSON.stringify(extra));
+    return ours.sort();
+  };
+  override({ blacklisted_layers: ["VK_LAYER_TEST_bad"] });
+  assertEquals(sideBySide({}), ["VK_LAYER_LUNARG_override", "VK_LAYER_TEST_comp", "VK_LAYER_TEST_imp"]);
+  assert(sideBySide({ DISABLE_TEST_OVERRIDE: "1" }).includes("VK_LAYER_TEST_bad"));
+  override({ override_paths: [tree.path("ovr")], app_keys: [exe] });
+  assert(sideBySide({}).includes("VK_LAYER_TEST_only_in_override_paths"));
+  assert(
+    sideBySide({ VK_LAYER_PATH: tree.path("share/vulkan/explicit_layer.d") }).includes(
+      "VK_LAYER_TEST_only_in_override_paths",
+    ),
+  );
+  assert(!sideBySide({}, other).includes("VK_LAYER_LUNARG_override"));
+});
