@@ -338,7 +338,13 @@ MOCK_EXPORT const char *mock_icd_variant(void) { return MOCK_VARIANT_NAME; }
 /* The interface version negotiated (0 when the loader never negotiated). */
 MOCK_EXPORT uint32_t mock_icd_negotiated_version(void) { return g_negotiated; }
 
-__attribute__((destructor)) static void mock_icd_unload(void) { mock_log_free(&g_log); }
+static void free_surfaces(void);
+
+/* Surfaces an application never destroyed would otherwise be lost at dlclose. */
+__attribute__((destructor)) static void mock_icd_unload(void) {
+    free_surfaces();
+    mock_log_free(&g_log);
+}
 
 /* ----------------------------------------------------------------------------------------- objects */
 
@@ -424,6 +430,16 @@ static DeviceConfig *device_config(VkPhysicalDevice pd) {
 static void version_text(char *out, size_t cap, uint32_t v) { mock_format_version(out, cap, v); }
 
 /* ----------------------------------------------------------------------------------------- surfaces */
+
+static void free_surfaces(void) {
+    pthread_mutex_lock(&g_objects_mutex);
+    while (g_surfaces) {
+        MockSurface *next = g_surfaces->next;
+        free(g_surfaces);
+        g_surfaces = next;
+    }
+    pthread_mutex_unlock(&g_objects_mutex);
+}
 
 static MockSurface *find_own_surface(VkSurfaceKHR surface) {
     pthread_mutex_lock(&g_objects_mutex);
