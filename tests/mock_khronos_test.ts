@@ -206,3 +206,33 @@ Deno.test("Khronos loader honours the mock layer's manifest forms: implicit pre-
     ["VK_LAYER_MOCK_pre", "VK_LAYER_MOCK_renamed", "VK_LAYER_MOCK_old", "drv"],
   );
 });
+
+Deno.test("Khronos loader takes interface 0 and 1 mock drivers and drops one that fails negotiation or vkCreateInstance", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "zero", interfaceVersion: 0, physicalDevices: [{ name: "Zero0" }] });
+  await env.addDriver({ name: "one", interfaceVersion: 1, physicalDevices: [{ name: "One0" }] });
+  await env.addDriver({
+    name: "refuses",
+    interfaceVersion: 5,
+    negotiateResult: -9,
+    physicalDevices: [{ name: "No0" }],
+  });
+  await env.addDriver({
+    name: "fails",
+    variant: "export",
+    createInstanceResult: -3,
+    physicalDevices: [{ name: "No1" }],
+  });
+  const out = await run(env, env.build.programs.khronos_client, []);
+  assertEquals(out.code, 0, out.stdout + out.stderr);
+  const names = [...out.stdout.matchAll(/name=([^\n]+?) type=/g)].map((m) => m[1]).sort();
+  assertEquals(names, ["One0", "Zero0"]);
+  const log = env.callLog();
+  assertMatch(log[indexOf(log, "refuses vk_icdNegotiateLoaderICDInterfaceVersion")]!, /result=-9$/);
+  assertEquals(log.some((l) => l.startsWith("refuses vkCreateInstance")), false);
+  assertMatch(log[indexOf(log, "fails vkCreateInstance")]!, /result=-3 why=injected$/);
+  assertEquals(
+    log.some((l) => l.startsWith("zero vk_icdNegotiate") || l.startsWith("one vk_icdNegotiate")),
+    false,
+  );
+});
