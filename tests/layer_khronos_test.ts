@@ -12,7 +12,11 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { activateLayers } from "../discovery/layer_activation.ts";
-import { discoverLayers, enumerateInstanceLayerProperties } from "../discovery/layers.ts";
+import {
+  discoverLayers,
+  enumerateInstanceLayerProperties,
+  layerExtensionProperties,
+} from "../discovery/layers.ts";
 import { TempTree } from "./_discovery_tree.ts";
 import { implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
 
@@ -61,7 +65,30 @@ function buildProgram(name: string, source: string): string | undefined {
   }
 }
 
+/** Prints every layer's instance extensions: `layer<TAB>extension<TAB>specVersion`. */
+const EXTENSIONS_SOURCE = `
+#include <vulkan/vulkan.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  uint32_t n = 0;
+  if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS) return 2;
+  VkLayerProperties *p = calloc(n ? n : 1, sizeof *p);
+  if (vkEnumerateInstanceLayerProperties(&n, p) != VK_SUCCESS) return 3;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t m = 0;
+    if (vkEnumerateInstanceExtensionProperties(p[i].layerName, &m, NULL) != VK_SUCCESS) return 4;
+    VkExtensionProperties *e = calloc(m ? m : 1, sizeof *e);
+    if (vkEnumerateInstanceExtensionProperties(p[i].layerName, &m, e) != VK_SUCCESS) return 5;
+    for (uint32_t j = 0; j < m; j++) printf("%s\\t%s\\t%u\\n", p[i].layerName, e[j].extensionName, e[j].specVersion);
+    free(e);
+  }
+  return vkEnumerateInstanceExtensionProperties("VK_LAYER_not_there", &n, NULL) == VK_ERROR_LAYER_NOT_PRESENT ? 0 : 6;
+}
+`;
+
 const program = buildProgram("enum", SOURCE);
+const extensionsProgram = buildProgram("extensions", EXTENSIONS_SOURCE);
 const createProgram = buildProgram("create", CREATE_SOURCE);
 const hostHasLayers = (() => {
   try {
@@ -329,4 +356,44 @@ Deno.test({
     ),
   );
   assert(!sideBySide({}, other).includes("VK_LAYER_LUNARG_override"));
+});
+
+Deno.test({
+  name: "khronos side by side: vkEnumerateInstanceExtensionProperties(pLayerName), meta layers merged",
+  ignore: ignore || extensionsProgram === undefined,
+}, () => {
+  using tree = new TempTree({
+    "layers/a.json": layersManifest([
+      { name: "VK_LAYER_TEST_a", instance_extensions: [{ name: "VK_EXT_debug_utils", spec_version: "2" }] },
+      {
+        name: "VK_LAYER_TEST_b",
+        instance_extensions: [{ name: "VK_EXT_debug_report", spec_version: "9" }, {
+          name: "VK_EXT_test_b",
+          spec_version: "3",
+        }],
+      },
+      { name: "VK_LAYER_TEST_meta", component_layers: ["VK_LAYER_TEST_a", "VK_LAYER_TEST_b"] },
+    ]),
+  });
+  const cases: Record<string, string>[] = [{}, { VK_LAYER_PATH: tree.path("layers") }];
+  for (const extra of cases) {
+    const vars = { ...base(), ...extra };
+    const out = new Deno.Command(extensionsProgram ?? "false", {
+      env: vars,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(30_000),
+    }).outputSync();
+    assertEquals(out.code, 0);
+    const theirs = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "");
+    const d = discoverLayers({ vars, elevated: false });
+    const ours = d.layers.flatMap((l) =>
+      (layerExtensionProperties(d, l.name, "instance") ?? []).map((e) =>
+        `${l.name}\t${e.name}\t${e.specVersion}`
+      )
+    );
+    assertEquals([...ours].sort(), [...theirs].sort());
+    assert(ours.length > 0);
+  }
 });
