@@ -193,8 +193,8 @@ Deno.test("Khronos loader honours the mock layer's manifest forms: implicit pre-
   assertMatch(out.stdout, /^instance version 1\.1\n/);
   assertMatch(out.stdout, /\ninstance extension VK_MOCK_pre_instance\n/);
   const log = env.callLog();
-  indexOf(log, "VK_LAYER_MOCK_pre pre:vkEnumerateInstanceVersion");
-  indexOf(log, "VK_LAYER_MOCK_pre pre:vkEnumerateInstanceExtensionProperties");
+  indexOf(log, `${implicit.name} pre:vkEnumerateInstanceVersion`);
+  indexOf(log, `${implicit.name} pre:vkEnumerateInstanceExtensionProperties`);
   assertMatch(
     log[indexOf(log, `${renamed.name} vkNegotiateLoaderLayerInterfaceVersion`)]!,
     /returned=2 result=0/,
