@@ -749,6 +749,58 @@ export function orderPhysicalDeviceGroups<T extends DeviceRecord>(
   return { groups: placed, removed, sorted: off === undefined, why, messages };
 }
 
+/** One device of an enumeration, explained by {@linkcode explainEnumeratedOrder}. */
+export interface ExplainedDevice<T extends DeviceRecord> {
+  /** The device record given. */
+  readonly device: T;
+  /** The rule that put it there, or `"layer"` when the loader's policy would have put it elsewhere. */
+  readonly rule: PlacementRule | "layer";
+  /** A sentence: why it is at this position. */
+  readonly why: string;
+}
+
+/**
+ * Explains an order a loader already returned (what `vkEnumeratePhysicalDevices` gave the application):
+ * the policy is applied again to that list (the sort is stable, so an order the policy made is a fixed
+ * point) and each device gets its rule and sentence. When the policy would order the list differently,
+ * something above the loader reordered it (an implicit layer such as `VK_LAYER_MESA_device_select`), and
+ * every device says so with the position the loader's policy gives it. Id filters are not applied again.
+ *
+ * @example Usage
+ * ```ts
+ * import { explainEnumeratedOrder, readDevicePolicy } from "./device_order.ts";
+ * const policy = readDevicePolicy({ vars: {}, elevated: false });
+ * const list = explainEnumeratedOrder([
+ *   { name: "llvmpipe", vendorID: 0x10005, deviceID: 0, deviceType: 4 },
+ *   { name: "GPU", vendorID: 0x10de, deviceID: 0x2204, deviceType: 2 },
+ * ], policy, { canSort: true });
+ * console.log(list.map((d) => d.rule)); // ["layer", "layer"]
+ * ```
+ */
+export function explainEnumeratedOrder<T extends DeviceRecord>(
+  enumerated: readonly T[],
+  policy: DevicePolicy,
+  options: OrderOptions,
+): ExplainedDevice<T>[] {
+  const unfiltered: DevicePolicy = {
+    ...policy,
+    deviceIdFilter: undefined,
+    vendorIdFilter: undefined,
+    driverIdFilter: undefined,
+  };
+  const order = orderPhysicalDevices(enumerated, unfiltered, options);
+  const same = order.devices.every((p, i) => p.inputIndex === i);
+  if (same) return order.devices.map(({ device, rule, why }) => ({ device, rule, why }));
+  const position = new Map(order.devices.map((p, i) => [p.inputIndex, i]));
+  return enumerated.map((device, i) => ({
+    device,
+    rule: "layer" as const,
+    why: `reordered above the loader (by a layer): the loader's policy puts it at position ${
+      position.get(i)
+    }`,
+  }));
+}
+
 /**
  * The two-call idiom over an already filtered and ordered list: how many entries to write for a
  * capacity (`undefined` for the count query) and whether the result is `VK_INCOMPLETE` (5).

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import {
   type DeviceRecord,
   enumerationWindow,
+  explainEnumeratedOrder,
   instanceCanSort,
   orderPhysicalDeviceGroups,
   orderPhysicalDevices,
@@ -480,4 +481,25 @@ Deno.test("property: the sort is a permutation, keys never decrease, the first m
     }),
     { numRuns: 300 },
   );
+});
+
+Deno.test("explainEnumeratedOrder: a policy order explains itself; another order is flagged as a layer's", () => {
+  const policy = readDevicePolicy(env({ VK_LOADER_DEVICE_SELECT: "10005:0" }));
+  const sorted = sortWith(EVERY_TYPE, { VK_LOADER_DEVICE_SELECT: "10005:0" }).devices.map((p) => p.device);
+  const explained = explainEnumeratedOrder(sorted, policy, { canSort: true });
+  assertEquals(explained.map((e) => e.rule), ["select", "type", "type", "type", "type"]);
+  const reversed = explainEnumeratedOrder([...sorted].reverse(), policy, { canSort: true });
+  assert(reversed.every((e) => e.rule === "layer"));
+  assertEquals(
+    reversed[0]!.why,
+    "reordered above the loader (by a layer): the loader's policy puts it at position 4",
+  );
+  const unsorted = explainEnumeratedOrder(
+    EVERY_TYPE,
+    readDevicePolicy(env({ VK_LOADER_DISABLE_SELECT: "1" })),
+    {
+      canSort: true,
+    },
+  );
+  assert(unsorted.every((e) => e.rule === "unsorted"));
 });
