@@ -567,7 +567,8 @@ export interface LayerProperties {
 /**
  * What `vkEnumerateInstanceLayerProperties` returns: every layer discovery
  * kept (implicit ones whatever their variables say; disabled and blacklisted
- * ones absent), implicit layers first, in discovery order.
+ * ones absent), implicit layers first, in discovery order. Any `{ layers }`
+ * works, e.g. an activation's `activatedLayers` for `vkEnumerateDeviceLayerProperties`.
  *
  * @example Usage
  * ```ts
@@ -576,7 +577,9 @@ export interface LayerProperties {
  * console.log(enumerateInstanceLayerProperties(discoverLayers(env))); // []
  * ```
  */
-export function enumerateInstanceLayerProperties(discovery: LayerDiscovery): LayerProperties[] {
+export function enumerateInstanceLayerProperties(
+  discovery: Pick<LayerDiscovery, "layers">,
+): LayerProperties[] {
   return discovery.layers.map((layer) => ({
     layerName: layer.name,
     specVersion: layer.apiVersion,
