@@ -578,7 +578,7 @@ export interface LayerProperties {
  * ```
  */
 export function enumerateInstanceLayerProperties(
-  discovery: Pick<LayerDiscovery, "layers">,
+  discovery: LayerDiscovery | { readonly layers: readonly LayerManifest[] },
 ): LayerProperties[] {
   return discovery.layers.map((layer) => ({
     layerName: layer.name,
