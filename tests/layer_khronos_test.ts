@@ -54,8 +54,11 @@ int main(int argc, char **argv) {
 }
 `;
 
+const programDir = Deno.makeTempDirSync({ prefix: "vkdeno_khronos_layers_" });
+globalThis.addEventListener("unload", () => Deno.removeSync(programDir, { recursive: true }));
+
 function buildProgram(name: string, source: string): string | undefined {
-  const dir = Deno.makeTempDirSync({ prefix: "vkdeno_khronos_layers_" });
+  const dir = programDir;
   Deno.writeTextFileSync(`${dir}/${name}.c`, source);
   try {
     const args = [`${dir}/${name}.c`, "-o", `${dir}/${name}`, "-lvulkan"];
