@@ -9,7 +9,8 @@
  *
  * 1. implicit layers in discovery order, when their variables allow it (or
  *    `VK_LOADER_LAYERS_ENABLE` names them); an implicit layer also named in
- *    `VK_INSTANCE_LAYERS` takes its place there instead;
+ *    `VK_INSTANCE_LAYERS` takes its place there instead (the current Khronos
+ *    loader, F03; libvulkan 1.3.239 still kept it with the implicit layers);
  * 2. `VK_INSTANCE_LAYERS`, in list order (unknown or hidden names are logged);
  * 3. the other layers matching `VK_LOADER_LAYERS_ENABLE`, in discovery order;
  * 4. the application's layers, in its order (an unknown, disabled or

@@ -14,6 +14,8 @@
  *   `override_paths` replaces the explicit search, `VK_LAYER_PATH` included.
  * - All four variables are ignored when the process is elevated.
  *
+ * Within a folder, manifests are read in file-name order (search_paths.ts), where
+ * the Khronos loader keeps `readdir` order: the same set, in a stable order.
  * A layer name found twice keeps its first occurrence. Layers hidden by
  * `VK_LOADER_LAYERS_DISABLE` (unless allowed by `VK_LOADER_LAYERS_ALLOW` or
  * forced on by `VK_LOADER_LAYERS_ENABLE`) and layers on the override layer's
