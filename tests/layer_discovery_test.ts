@@ -379,3 +379,18 @@ Deno.test("layer discovery: a file reached twice through VK_LAYER_PATH counts on
     assertEquals(candidate(d, "VK_LAYER_A").map((c) => c.status), ["used", "duplicate"]);
   }
 });
+
+Deno.test("layer discovery: an override layer in a user folder is invisible when elevated", () => {
+  using tree = new TempTree({
+    [`${EXPLICIT_DIR}/comp.json`]: layerManifest({ name: "VK_LAYER_COMP" }),
+    [`${EXPLICIT_DIR}/bad.json`]: layerManifest({ name: "VK_LAYER_BAD" }),
+    "home/u/.local/share/vulkan/implicit_layer.d/o.json": overrideManifest({
+      blacklisted_layers: ["VK_LAYER_BAD"],
+    }),
+  });
+  const vars = { HOME: tree.path("home/u") };
+  assertEquals(names(discoverLayers(tree.snapshot(vars))), ["VK_LAYER_LUNARG_override", "VK_LAYER_COMP"]);
+  const elevated = discoverLayers(tree.snapshot(vars, true));
+  assertEquals(names(elevated), ["VK_LAYER_BAD", "VK_LAYER_COMP"]);
+  assertEquals(elevated.overrideLayer, undefined);
+});
