@@ -11,7 +11,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { activateLayers } from "../discovery/layer_activation.ts";
+import { activateLayers, implicitLayerInstanceExtensions } from "../discovery/layer_activation.ts";
 import {
   discoverLayers,
   enumerateInstanceLayerProperties,
@@ -90,8 +90,24 @@ int main(void) {
 }
 `;
 
+/** Prints the global instance extension list (`pLayerName` NULL). */
+const GLOBAL_EXTENSIONS_SOURCE = `
+#include <vulkan/vulkan.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  uint32_t n = 0;
+  if (vkEnumerateInstanceExtensionProperties(NULL, &n, NULL) != VK_SUCCESS) return 2;
+  VkExtensionProperties *e = calloc(n ? n : 1, sizeof *e);
+  if (vkEnumerateInstanceExtensionProperties(NULL, &n, e) != VK_SUCCESS) return 3;
+  for (uint32_t i = 0; i < n; i++) printf("%s\\t%u\\n", e[i].extensionName, e[i].specVersion);
+  return 0;
+}
+`;
+
 const program = buildProgram("enum", SOURCE);
 const extensionsProgram = buildProgram("extensions", EXTENSIONS_SOURCE);
+const globalExtensionsProgram = buildProgram("global_extensions", GLOBAL_EXTENSIONS_SOURCE);
 const createProgram = buildProgram("create", CREATE_SOURCE);
 const hostHasLayers = (() => {
   try {
@@ -398,5 +414,49 @@ Deno.test({
     );
     assertEquals([...ours].sort(), [...theirs].sort());
     assert(ours.length > 0);
+  }
+});
+
+Deno.test({
+  name: "khronos side by side: enabled implicit layers' instance extensions join the global list",
+  ignore: globalExtensionsProgram === undefined,
+}, () => {
+  using tree = new TempTree({
+    "share/vulkan/implicit_layer.d/a.json": layerManifest(
+      implicitFields("VK_LAYER_TEST_on", {
+        instance_extensions: [{ name: "VK_EXT_test_on", spec_version: "3" }],
+      }),
+    ),
+    "share/vulkan/implicit_layer.d/b.json": layerManifest(implicitFields("VK_LAYER_TEST_off", {
+      enable_environment: { ENABLE_TEST_OFF: "1" },
+      instance_extensions: [{ name: "VK_EXT_test_off", spec_version: "1" }],
+    })),
+    "empty/.keep": "",
+  });
+  const global = (vars: Record<string, string>) => {
+    const out = new Deno.Command(globalExtensionsProgram ?? "false", {
+      env: vars,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(30_000),
+    }).outputSync();
+    assertEquals(out.code, 0);
+    return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "");
+  };
+  // No drivers either way (XDG_DATA_DIRS hides icd.d): the loader's own list is the baseline.
+  const baseline = new Set(global({ HOME: tree.path("nohome"), XDG_DATA_DIRS: tree.path("empty") }));
+  const cases: Record<string, string>[] = [{}, { ENABLE_TEST_OFF: "1" }, {
+    ENABLE_TEST_OFF: "1",
+    DISABLE_VK_LAYER_TEST_on: "",
+  }];
+  for (const extra of cases) {
+    const vars = { HOME: tree.path("nohome"), XDG_DATA_DIRS: tree.path("share"), ...extra };
+    const theirs = global(vars).filter((l) => !baseline.has(l)).sort();
+    const env = { vars, elevated: false };
+    const ours = implicitLayerInstanceExtensions(env, discoverLayers(env)).map((e) =>
+      `${e.name}\t${e.specVersion}`
+    ).sort();
+    assertEquals(ours, theirs, JSON.stringify(extra));
   }
 });
