@@ -103,6 +103,12 @@ export interface LayerChainOptions {
   readonly requestedLayers?: readonly string[];
   /** Where load failures and chain messages go. */
   readonly log?: Logger;
+  /**
+   * Finds the loader's device dispatch table for a device-level handle that
+   * `vkSetDeviceLoaderData` is given, when its first word is not a table
+   * passed to {@linkcode LayerChain.createDevice} (the core knows its devices).
+   */
+  readonly findDeviceTable?: (handle: Deno.PointerValue) => Deno.PointerValue;
 }
 
 /**
@@ -201,8 +207,11 @@ export interface DeviceChainArgs {
   readonly allocator: Deno.PointerValue;
   /** The first `*pDevice` (the loader's device object, or null). */
   readonly loaderDevice: Deno.PointerValue;
-  /** The device dispatch table the terminator stamps into the driver's device. */
-  readonly deviceTable: Deno.PointerValue;
+  /**
+   * The device dispatch table the terminator stamps into the driver's device,
+   * when the core has it before the call (else `findDeviceTable` answers).
+   */
+  readonly deviceTable?: Deno.PointerValue;
   /** Maps an application physical device to the one layers know (`VkDeviceGroupDeviceCreateInfo`). */
   readonly unwrapPhysicalDevice: (physicalDevice: Deno.PointerValue) => Deno.PointerValue;
   /** Build only the layers below the layer with this `vkGetInstanceProcAddr` (`pfnLayerCreateDevice`). */
@@ -246,16 +255,22 @@ export class LayerChain implements Disposable {
   /** The activated layers as `vkEnumerateDeviceLayerProperties` lists them (F11). */
   readonly activatedLayers: readonly LayerManifest[];
   readonly #log: Logger | undefined;
+  readonly #findDeviceTable: ((handle: Deno.PointerValue) => Deno.PointerValue) | undefined;
   readonly #callbacks = new CallbackRegistry();
   readonly #arenas: Arena[] = [];
   readonly #deviceTables = new Set<bigint>();
   readonly #deviceTableByHandle = new Map<bigint, bigint>();
   #released = false;
 
-  private constructor(libraries: LayerLibrary[], activated: readonly LayerManifest[], log?: Logger) {
+  private constructor(
+    libraries: LayerLibrary[],
+    activated: readonly LayerManifest[],
+    options: LayerChainOptions,
+  ) {
     this.libraries = libraries;
     this.activatedLayers = activated;
-    this.#log = log;
+    this.#log = options.log;
+    this.#findDeviceTable = options.findDeviceTable;
   }
 
   /**
@@ -297,7 +312,7 @@ export class LayerChain implements Disposable {
       }
     }
     const activated = activation.activatedLayers.filter((l) => !failed.has(l.name));
-    return new LayerChain(loaded, activated, log);
+    return new LayerChain(loaded, activated, options);
   }
 
   /** True when no layer is loaded (the core may skip the layer path entirely). */
@@ -429,8 +444,8 @@ export class LayerChain implements Disposable {
         : { getInstanceProcAddr: below.getInstanceProcAddr, getDeviceProcAddr: below.getDeviceProcAddr };
     });
     const setDeviceLoaderData = this.#deviceCallback();
-    const tableKey = address(args.deviceTable);
-    this.#deviceTables.add(tableKey);
+    const tableKey = args.deviceTable === undefined ? undefined : address(args.deviceTable);
+    if (tableKey !== undefined) this.#deviceTables.add(tableKey);
     const info = copyWithNext(arena, args.createInfo, 72, (next) =>
       buildDeviceNodes(arena, {
         next: unwrapDeviceGroup(arena, next, args.unwrapPhysicalDevice),
@@ -441,7 +456,7 @@ export class LayerChain implements Disposable {
     const topGdpa = layers[0]?.getDeviceProcAddr ?? args.bottom.getDeviceProcAddr;
     const create = callGetProcAddr(topGipa, args.instance, "vkCreateDevice");
     if (create === null) {
-      this.#deviceTables.delete(tableKey);
+      if (tableKey !== undefined) this.#deviceTables.delete(tableKey);
       return { result: VK_ERROR_INITIALIZATION_FAILED, device: null, getDeviceProcAddr: topGdpa };
     }
     for (const l of layers) this.#log?.debug(`Inserted device layer "${l.layer.name}" (${l.path})`, "layer");
@@ -454,10 +469,10 @@ export class LayerChain implements Disposable {
     );
     const device = readPointer(pDevice, 0);
     if (result !== VK_SUCCESS) {
-      this.#deviceTables.delete(tableKey);
+      if (tableKey !== undefined) this.#deviceTables.delete(tableKey);
       return { result, device: null, getDeviceProcAddr: topGdpa };
     }
-    this.#deviceTableByHandle.set(address(device), tableKey);
+    if (tableKey !== undefined) this.#deviceTableByHandle.set(address(device), tableKey);
     return { result, device, getDeviceProcAddr: topGdpa };
   }
 
@@ -564,7 +579,11 @@ export class LayerChain implements Disposable {
       if (device === null || object === null) return VK_ERROR_INITIALIZATION_FAILED;
       // The terminator stamped the table into the driver's device; a wrapping layer copies it.
       const word = address(readPointer(device, 0));
-      const table = this.#deviceTables.has(word) ? word : this.#deviceTableByHandle.get(address(device));
+      let table = this.#deviceTables.has(word) ? word : this.#deviceTableByHandle.get(address(device));
+      if (table === undefined && this.#findDeviceTable !== undefined) {
+        const found = this.#findDeviceTable(device);
+        if (found !== null) table = address(found);
+      }
       if (table === undefined) {
         this.#log?.error(
           `vkSetDeviceLoaderData: device "0x${address(device).toString(16)}" is unknown`,
