@@ -1,0 +1,121 @@
+/**
+ * Devices: the driver's `VkDevice` handed to the application, its first word (the driver's
+ * `ICD_LOADER_MAGIC`) replaced by the loader's device dispatch table, which is filled from the top of the
+ * device chain. Without layers the chain's only link is the driver's own `vkGetDeviceProcAddr`, so every
+ * slot holds the driver's function and a dispatch stub jumps straight into the driver.
+ *
+ * @module
+ */
+
+import { COMMANDS } from "../ffi/generated/commands.ts";
+import { DispatchTable } from "../ffi/dispatch.ts";
+import { cstringBuffer } from "../ffi/libc.ts";
+import { fnFromPointer } from "../ffi/library.ts";
+import { readCString, readPointer, readU32, readU64, writeU64 } from "../ffi/memory.ts";
+import type { DriverInstance } from "./driver_instance.ts";
+import type { LoaderInstance } from "./instance.ts";
+import type { TermPhysicalDevice } from "./physical_device.ts";
+import { devices, key } from "./_registry.ts";
+import { ICD_LOADER_MAGIC, offsetOf } from "./_layout.ts";
+import { SLOT_COUNT } from "./stubs.ts";
+
+const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
+
+/** The extensions named in a `VkDeviceCreateInfo`. */
+export function deviceCreateInfoExtensions(p: Deno.PointerValue): string[] {
+  if (p === null) return [];
+  const s = "VkDeviceCreateInfo";
+  const n = readU32(p, offsetOf(s, "enabledExtensionCount"));
+  const names = readPointer(p, offsetOf(s, "ppEnabledExtensionNames"));
+  const out: string[] = [];
+  for (let i = 0; i < n && names !== null; i++) out.push(readCString(readPointer(names, i * 8)));
+  return out;
+}
+
+/** Whether a driver's dispatchable object starts with `ICD_LOADER_MAGIC`. */
+export function hasLoaderMagic(handle: Deno.PointerValue): boolean {
+  return handle !== null && readU64(handle, 0) === ICD_LOADER_MAGIC;
+}
+
+/** A device made by the loader. */
+export class LoaderDevice {
+  /** The `VkDevice` (the driver's object). */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** The device dispatch table (word 0 of the device, its queues and command buffers). */
+  readonly table: DispatchTable = new DispatchTable(SLOT_COUNT);
+  /** The instance. */
+  readonly instance: LoaderInstance;
+  /** The physical device below it. */
+  readonly physicalDevice: TermPhysicalDevice;
+  /** Device extensions enabled at creation. */
+  enabledExtensions: ReadonlySet<string> = new Set();
+  /** Slots the chain filled with a real function. */
+  readonly supported: Set<number> = new Set();
+  /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
+  readonly driverGetDeviceProcAddr: Deno.PointerValue;
+  #gdpa: Deno.UnsafeFnPointer<typeof GDPA_DEF> | undefined;
+
+  constructor(instance: LoaderInstance, physicalDevice: TermPhysicalDevice, handle: Deno.PointerObject) {
+    this.instance = instance;
+    this.physicalDevice = physicalDevice;
+    this.handle = handle;
+    this.address = key(handle);
+    this.driverGetDeviceProcAddr = physicalDevice.driverInstance.procAddr("vkGetDeviceProcAddr");
+    if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GDPA_DEF);
+    devices.set(this.address, this);
+    instance.devices.add(this);
+  }
+
+  /** The driver instance. */
+  get driverInstance(): DriverInstance {
+    return this.physicalDevice.driverInstance;
+  }
+
+  /** The driver's `vkGetDeviceProcAddr(device, name)`. */
+  driverProcAddr(name: string): Deno.PointerValue {
+    return this.#gdpa ? this.#gdpa.call(this.handle, cstringBuffer(name)) : null;
+  }
+
+  /** Writes the table's address into the device's first word. */
+  stamp(): void {
+    writeU64(this.handle, 0, this.table.address);
+  }
+
+  /**
+   * Fills every device slot from the bottom link (the driver), through `wrap` (the window-system
+   * terminators swap in theirs), empty slots getting `empty`.
+   */
+  fillTable(
+    empty: Deno.PointerValue,
+    wrap: (name: string, fn: Deno.PointerValue) => Deno.PointerValue = (_n, fn) => fn,
+    unknown: Iterable<[string, number]> = [],
+  ): void {
+    for (const info of COMMANDS) {
+      if (info.level !== "device") continue;
+      let fn: Deno.PointerValue = null;
+      for (const name of [info.name, ...info.aliases]) {
+        fn = this.driverProcAddr(name);
+        if (fn !== null) break;
+      }
+      fn = wrap(info.name, fn);
+      this.setSlot(info.index, fn, empty);
+    }
+    for (const [name, slot] of unknown) this.setSlot(slot, this.driverProcAddr(name), empty);
+  }
+
+  /** Sets one slot (`empty` for null). */
+  setSlot(slot: number, fn: Deno.PointerValue, empty: Deno.PointerValue): void {
+    if (fn === null) this.supported.delete(slot);
+    else this.supported.add(slot);
+    this.table.set(slot, fn ?? empty);
+  }
+
+  /** Forgets the device and frees its table (the driver's device must be destroyed already). */
+  dispose(): void {
+    devices.delete(this.address);
+    this.instance.devices.delete(this);
+    this.table.dispose();
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * One driver's part of a loader instance: the driver's `VkInstance`, created with a create info rewritten
+ * for that driver (LDP_LOADER_7, LDP_LOADER_9), and its function table for physical-device commands.
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { type Arena, pointerFromAddress, readCString, readPointer, readU32 } from "../ffi/memory.ts";
+import { DispatchTable } from "../ffi/dispatch.ts";
+import type { Driver } from "./driver.ts";
+import { commandDef, SLOT_COUNT } from "./stubs.ts";
+import {
+  majorMinor,
+  offsetOf,
+  sizeOf,
+  structureType,
+  VK_API_VERSION_1_0,
+  VK_API_VERSION_1_1,
+} from "./_layout.ts";
+
+/** `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR`. */
+export const ENUMERATE_PORTABILITY_BIT = 0x1;
+
+/** A `VkInstanceCreateInfo` as the loader reads it. */
+export interface InstanceCreateInfo {
+  readonly pointer: Deno.PointerObject;
+  readonly pNext: Deno.PointerValue;
+  readonly flags: number;
+  readonly pApplicationInfo: Deno.PointerValue;
+  /** `pApplicationInfo->apiVersion`, 0 when there is no application info. */
+  readonly appApiVersion: number;
+  readonly layers: readonly string[];
+  readonly extensions: readonly string[];
+}
+
+function strings(array: Deno.PointerValue, count: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < count && array !== null; i++) out.push(readCString(readPointer(array, i * 8)));
+  return out;
+}
+
+/**
+ * Reads a `VkInstanceCreateInfo`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const info = readInstanceCreateInfo(pCreateInfo);
+ * console.log(info.extensions);
+ * ```
+ * @throws {TypeError} If the pointer is null.
+ */
+export function readInstanceCreateInfo(p: Deno.PointerValue): InstanceCreateInfo {
+  if (p === null) throw new TypeError("vkCreateInstance: pCreateInfo is NULL");
+  const s = "VkInstanceCreateInfo";
+  const app = readPointer(p, offsetOf(s, "pApplicationInfo"));
+  return {
+    pointer: p,
+    pNext: readPointer(p, offsetOf(s, "pNext")),
+    flags: readU32(p, offsetOf(s, "flags")),
+    pApplicationInfo: app,
+    appApiVersion: app === null ? 0 : readU32(app, offsetOf("VkApplicationInfo", "apiVersion")),
+    layers: strings(
+      readPointer(p, offsetOf(s, "ppEnabledLayerNames")),
+      readU32(p, offsetOf(s, "enabledLayerCount")),
+    ),
+    extensions: strings(
+      readPointer(p, offsetOf(s, "ppEnabledExtensionNames")),
+      readU32(p, offsetOf(s, "enabledExtensionCount")),
+    ),
+  };
+}
+
+/** What a driver's `vkCreateInstance` gets, and why. */
+export interface DriverCreateInfo {
+  readonly pointer: Deno.PointerObject;
+  readonly extensions: readonly string[];
+  readonly apiVersion: number;
+}
+
+/**
+ * The create info for one driver: only the extensions it offers (plus
+ * `VK_KHR_get_physical_device_properties2` where the app or the driver is 1.0 and the driver has it), no
+ * layers, the portability bit only for drivers offering `VK_KHR_portability_enumeration`, and for a 1.0
+ * driver a copy of `VkApplicationInfo` with `apiVersion` 1.0.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const { pointer } = driverCreateInfo(arena, info, driver);
+ * ```
+ */
+export function driverCreateInfo(arena: Arena, info: InstanceCreateInfo, driver: Driver): DriverCreateInfo {
+  const offered = new Set(driver.instanceExtensions().map((e) => e.name));
+  const extensions = info.extensions.filter((e) => offered.has(e));
+  const gpdp2 = "VK_KHR_get_physical_device_properties2";
+  const appIs10 = info.appApiVersion === 0 || majorMinor(info.appApiVersion) < majorMinor(VK_API_VERSION_1_1);
+  if ((appIs10 || driver.isVulkan10) && offered.has(gpdp2) && !extensions.includes(gpdp2)) {
+    extensions.push(gpdp2);
+  }
+  let flags = info.flags;
+  if (!offered.has("VK_KHR_portability_enumeration")) flags &= ~ENUMERATE_PORTABILITY_BIT;
+
+  let app = info.pApplicationInfo;
+  let apiVersion = info.appApiVersion;
+  if (app !== null && driver.isVulkan10 && info.appApiVersion !== 0) {
+    const size = sizeOf("VkApplicationInfo");
+    const copy = arena.alloc(size);
+    copy.set(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(app, size)));
+    new DataView(copy.buffer, copy.byteOffset).setUint32(
+      offsetOf("VkApplicationInfo", "apiVersion"),
+      VK_API_VERSION_1_0,
+      true,
+    );
+    app = arena.pointer(copy);
+    apiVersion = VK_API_VERSION_1_0;
+  }
+
+  const s = "VkInstanceCreateInfo";
+  const buf = arena.alloc(sizeOf(s));
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const ptr = (o: number, p: Deno.PointerValue) =>
+    dv.setBigUint64(o, BigInt(Deno.UnsafePointer.value(p)), true);
+  dv.setUint32(offsetOf(s, "sType"), structureType("VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO"), true);
+  ptr(offsetOf(s, "pNext"), info.pNext);
+  dv.setUint32(offsetOf(s, "flags"), flags, true);
+  ptr(offsetOf(s, "pApplicationInfo"), app);
+  dv.setUint32(offsetOf(s, "enabledExtensionCount"), extensions.length, true);
+  ptr(offsetOf(s, "ppEnabledExtensionNames"), arena.cstringArray(extensions));
+  return { pointer: arena.pointer(buf), extensions, apiVersion };
+}
+
+type NativeFn = (...args: unknown[]) => unknown;
+
+/**
+ * A driver's `VkInstance` inside a loader instance, with the driver's function table (physical-device
+ * slots) that terminator physical devices point to.
+ */
+export class DriverInstance {
+  /** The driver. */
+  readonly driver: Driver;
+  /** Position among the instance's drivers. */
+  readonly index: number;
+  /** The driver's `VkInstance`. */
+  readonly handle: Deno.PointerObject;
+  /** Extensions it was created with. */
+  readonly enabledExtensions: readonly string[];
+  /** The driver's functions by slot (physical-device commands; empty slots hold the error function). */
+  readonly table: DispatchTable = new DispatchTable(SLOT_COUNT);
+  #fns = new Map<string, NativeFn | null>();
+
+  constructor(
+    driver: Driver,
+    index: number,
+    handle: Deno.PointerObject,
+    enabledExtensions: readonly string[],
+  ) {
+    this.driver = driver;
+    this.index = index;
+    this.handle = handle;
+    this.enabledExtensions = enabledExtensions;
+  }
+
+  /** `vk_icdGetInstanceProcAddr(this instance, name)`. */
+  procAddr(name: string): Deno.PointerValue {
+    return this.driver.procAddr(this.handle, name);
+  }
+
+  /** The driver's function for a known command (trying its aliases), first non-null. */
+  commandAddress(slot: number): Deno.PointerValue {
+    const info = COMMANDS[slot];
+    if (!info) return null;
+    for (const name of [info.name, ...info.aliases]) {
+      const p = this.procAddr(name);
+      if (p !== null) return p;
+    }
+    return null;
+  }
+
+  /** The driver's function `name` (or an alias), callable from TypeScript (cold path), or null. */
+  fn(name: string): NativeFn | null {
+    let fn = this.#fns.get(name);
+    if (fn === undefined) {
+      const slot = COMMAND_INDEX[name];
+      const info = slot === undefined ? undefined : COMMANDS[slot];
+      const p = info ? this.commandAddress(slot!) : null;
+      if (p === null || !info) {
+        fn = null;
+      } else {
+        const f = new Deno.UnsafeFnPointer(p as Deno.PointerObject<never>, commandDef(info));
+        fn = f.call.bind(f) as NativeFn;
+      }
+      this.#fns.set(name, fn);
+    }
+    return fn;
+  }
+
+  /** A name for messages. */
+  get name(): string {
+    return this.driver.name;
+  }
+
+  /** Frees the function table. */
+  dispose(): void {
+    this.table.dispose();
+  }
+}
+
+/** The driver's `VkInstance` written by `vkCreateInstance` into an 8-byte slot. */
+export function handleFromSlot(slot: BigUint64Array): Deno.PointerValue {
+  return pointerFromAddress(slot[0]!);
+}

@@ -1,0 +1,194 @@
+/**
+ * Instance-level functionality the loader supplies for drivers that lack it (LDP_LOADER_8): the
+ * `VK_KHR_get_physical_device_properties2` queries (core in 1.1) answered through their 1.0 originals, and
+ * `vkGetPhysicalDeviceToolProperties` answered with no tools. The bodies are called with the driver's own
+ * `VkPhysicalDevice` (they sit in the driver's function table), as the driver's function would be.
+ *
+ * The original's output goes into the `*2` struct's embedded 1.0 struct; the application's `pNext`
+ * chains are left untouched, since a 1.0 driver knows none of them.
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { nativeBytes, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
+import { key } from "./_registry.ts";
+import { driverPhysicalDevices } from "./_registry.ts";
+import { offsetOf, sizeOf, VK } from "./_layout.ts";
+
+type Body = (...args: unknown[]) => unknown;
+type P = Deno.PointerValue;
+
+function original(pd: P, name: string): ((...args: unknown[]) => unknown) | undefined {
+  const term = driverPhysicalDevices.get(key(pd));
+  if (!term) throw new TypeError(`${name}: unknown driver VkPhysicalDevice "0x${key(pd).toString(16)}"`);
+  return term.driverInstance.fn(name) ?? undefined;
+}
+
+function at(p: P, offset: number): P {
+  return p === null ? null : pointerFromAddress(key(p) + BigInt(offset));
+}
+
+function embedded(name: string, original: string, outParam: number, outStruct: string, member: string): Body {
+  const offset = offsetOf(outStruct, member);
+  return (...args) => {
+    const fn = requireOriginal(args[0] as P, name, original);
+    const next = [...args];
+    next[outParam] = at(args[outParam] as P, offset);
+    return fn(...next);
+  };
+}
+
+function requireOriginal(pd: P, name: string, originalName: string) {
+  const fn = original(pd, originalName);
+  if (!fn) throw new TypeError(`${name}: the driver lacks "${originalName}" as well`);
+  return fn;
+}
+
+/** Two-call queries: the 1.0 array is read into a scratch buffer, then copied into the `*2` structs. */
+function arrayQuery(
+  name: string,
+  originalName: string,
+  countParam: number,
+  outStruct: string,
+  member: string,
+  elementStruct: string,
+  makeArgs: (args: unknown[], count: P, out: P) => unknown[],
+): Body {
+  const stride = sizeOf(outStruct);
+  const inner = offsetOf(outStruct, member);
+  const size = sizeOf(elementStruct);
+  return (...args) => {
+    const fn = requireOriginal(args[0] as P, name, originalName);
+    const pCount = args[countParam] as P;
+    const pOut = args[countParam + 1] as P;
+    if (pOut === null) return fn(...makeArgs(args, pCount, null));
+    const n = readU32(pCount, 0);
+    const scratch = new Uint8Array(new ArrayBuffer(Math.max(1, n * size)));
+    const result = fn(...makeArgs(args, pCount, Deno.UnsafePointer.of(scratch)));
+    const got = readU32(pCount, 0);
+    for (let i = 0; i < got; i++) {
+      nativeBytes(pOut, size, i * stride + inner).set(scratch.subarray(i * size, (i + 1) * size));
+    }
+    return result;
+  };
+}
+
+const BODIES: Record<string, () => Body> = {
+  vkGetPhysicalDeviceFeatures2: () =>
+    embedded(
+      "vkGetPhysicalDeviceFeatures2",
+      "vkGetPhysicalDeviceFeatures",
+      1,
+      "VkPhysicalDeviceFeatures2",
+      "features",
+    ),
+  vkGetPhysicalDeviceProperties2: () =>
+    embedded(
+      "vkGetPhysicalDeviceProperties2",
+      "vkGetPhysicalDeviceProperties",
+      1,
+      "VkPhysicalDeviceProperties2",
+      "properties",
+    ),
+  vkGetPhysicalDeviceFormatProperties2: () =>
+    embedded(
+      "vkGetPhysicalDeviceFormatProperties2",
+      "vkGetPhysicalDeviceFormatProperties",
+      2,
+      "VkFormatProperties2",
+      "formatProperties",
+    ),
+  vkGetPhysicalDeviceMemoryProperties2: () =>
+    embedded(
+      "vkGetPhysicalDeviceMemoryProperties2",
+      "vkGetPhysicalDeviceMemoryProperties",
+      1,
+      "VkPhysicalDeviceMemoryProperties2",
+      "memoryProperties",
+    ),
+  vkGetPhysicalDeviceImageFormatProperties2: () => {
+    const s = "VkPhysicalDeviceImageFormatInfo2";
+    const [format, type, tiling, usage, flags] = ["format", "type", "tiling", "usage", "flags"].map((m) =>
+      offsetOf(s, m)
+    ) as [number, number, number, number, number];
+    const out = offsetOf("VkImageFormatProperties2", "imageFormatProperties");
+    return (pd, pInfo, pProps) => {
+      const fn = requireOriginal(
+        pd as P,
+        "vkGetPhysicalDeviceImageFormatProperties2",
+        "vkGetPhysicalDeviceImageFormatProperties",
+      );
+      const i = pInfo as P;
+      return fn(
+        pd,
+        readU32(i, format),
+        readU32(i, type),
+        readU32(i, tiling),
+        readU32(i, usage),
+        readU32(i, flags),
+        at(pProps as P, out),
+      );
+    };
+  },
+  vkGetPhysicalDeviceQueueFamilyProperties2: () =>
+    arrayQuery(
+      "vkGetPhysicalDeviceQueueFamilyProperties2",
+      "vkGetPhysicalDeviceQueueFamilyProperties",
+      1,
+      "VkQueueFamilyProperties2",
+      "queueFamilyProperties",
+      "VkQueueFamilyProperties",
+      (args, count, out) => [args[0], count, out],
+    ),
+  vkGetPhysicalDeviceSparseImageFormatProperties2: () => {
+    const s = "VkPhysicalDeviceSparseImageFormatInfo2";
+    const [format, type, samples, usage, tiling] = ["format", "type", "samples", "usage", "tiling"].map((m) =>
+      offsetOf(s, m)
+    ) as [number, number, number, number, number];
+    return arrayQuery(
+      "vkGetPhysicalDeviceSparseImageFormatProperties2",
+      "vkGetPhysicalDeviceSparseImageFormatProperties",
+      2,
+      "VkSparseImageFormatProperties2",
+      "properties",
+      "VkSparseImageFormatProperties",
+      (args, count, out) => {
+        const i = args[1] as P;
+        return [
+          args[0],
+          readU32(i, format),
+          readU32(i, type),
+          readU32(i, samples),
+          readU32(i, usage),
+          readU32(i, tiling),
+          count,
+          out,
+        ];
+      },
+    );
+  },
+  vkGetPhysicalDeviceToolProperties: () => (_pd, pCount) => {
+    writeU32(pCount as P, 0, 0);
+    return VK.SUCCESS;
+  },
+};
+
+/** Slots (command indices) the loader can emulate. */
+export const EMULATED_SLOTS: ReadonlySet<number> = new Set(Object.keys(BODIES).map((n) => COMMAND_INDEX[n]!));
+
+/**
+ * The emulation body for the command in `slot`, or undefined when the loader cannot supply it.
+ *
+ * @example Usage
+ * ```ts
+ * import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+ * import { emulation } from "./emulation.ts";
+ * console.log(emulation(COMMAND_INDEX.vkGetPhysicalDeviceProperties2KHR!) !== undefined); // true
+ * ```
+ */
+export function emulation(slot: number): Body | undefined {
+  const name = COMMANDS[slot]?.name;
+  const make = name === undefined ? undefined : BODIES[name];
+  return make?.();
+}

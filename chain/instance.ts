@@ -1,0 +1,152 @@
+/**
+ * The loader-owned `VkInstance`: a native object whose first word is the instance dispatch table, the
+ * drivers' instances behind it, and its physical devices.
+ *
+ * The instance chain is a list of links whose top fills the dispatch table. Without layers the list is
+ * only the terminator link ({@linkcode InstanceLink}); the layers issue puts layer links above it and
+ * fills the table from the first layer's `vkGetInstanceProcAddr`, while the terminator link stays the
+ * bottom (its `vkCreateInstance` returns this same handle, as the Khronos loader's does, so layers can
+ * key on its first word).
+ *
+ * @module
+ */
+
+import { COMMANDS } from "../ffi/generated/commands.ts";
+import { DispatchTable } from "../ffi/dispatch.ts";
+import { Arena } from "../ffi/memory.ts";
+import { WsiTerminators } from "../wsi/terminators.ts";
+import type { Driver } from "./driver.ts";
+import type { DriverInstance } from "./driver_instance.ts";
+import type { Logger } from "./log.ts";
+import { TermPhysicalDevice, TrampPhysicalDevice } from "./physical_device.ts";
+import type { LoaderDevice } from "./device.ts";
+import { instances, key, termPhysicalDevices } from "./_registry.ts";
+import { SLOT_COUNT } from "./stubs.ts";
+
+/** One link of the instance chain: what fills the dispatch table of the link above it. */
+export interface InstanceLink {
+  /** The link's `vkGetInstanceProcAddr` for `name` (null when it has nothing). */
+  getInstanceProcAddr(instance: Deno.PointerValue, name: string): Deno.PointerValue;
+}
+
+/** A loader instance. */
+export class LoaderInstance {
+  /** Holds the native object and the physical-device objects. */
+  readonly arena: Arena = new Arena();
+  /** The instance dispatch table (word 0 of the handle and of every physical-device object). */
+  readonly table: DispatchTable = new DispatchTable(SLOT_COUNT);
+  /** The application's `VkInstance`. */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** Instance extensions the application enabled. */
+  readonly enabledExtensions: ReadonlySet<string>;
+  /** `VkApplicationInfo::apiVersion` (1.0 when absent or 0). */
+  readonly apiVersion: number;
+  /** The log. */
+  readonly log: Logger;
+  /** Drivers whose `vkCreateInstance` succeeded. */
+  drivers: DriverInstance[] = [];
+  /** Every driver held for this instance (released at destruction). */
+  readonly heldDrivers: Driver[];
+  /** Window-system terminators and surfaces (set once the drivers are known). */
+  wsi: WsiTerminators | undefined;
+  /** Devices created from it and not yet destroyed. */
+  readonly devices: Set<LoaderDevice> = new Set();
+  /** The chain, top first; the last link is the terminator. */
+  chain: InstanceLink[] = [];
+  #terms = new Map<string, TermPhysicalDevice>();
+  #tramps = new Map<bigint, TrampPhysicalDevice>();
+  #destroyed = false;
+
+  constructor(options: {
+    enabledExtensions: Iterable<string>;
+    apiVersion: number;
+    log: Logger;
+    heldDrivers: Driver[];
+  }) {
+    this.enabledExtensions = new Set(options.enabledExtensions);
+    this.apiVersion = options.apiVersion;
+    this.log = options.log;
+    this.heldDrivers = options.heldDrivers;
+    const buf = this.arena.alloc(16, 16);
+    new BigUint64Array(buf.buffer, buf.byteOffset, 2)[0] = this.table.address;
+    this.handle = this.arena.pointer(buf);
+    this.address = key(this.handle);
+    instances.set(this.address, this);
+  }
+
+  /** Starts the window-system terminators once the drivers are known. */
+  startWsi(): void {
+    this.wsi = new WsiTerminators({
+      drivers: this.drivers.map((d) => ({
+        index: d.index,
+        interfaceVersion: d.driver.interfaceVersion,
+        instance: d.handle,
+        procAddr: (name: string) => d.procAddr(name),
+        name: d.name,
+      })),
+      enabledExtensions: this.enabledExtensions,
+      physicalDevice: (handle) => {
+        const term = termPhysicalDevices.get(key(handle));
+        return term ? { driverIndex: term.driverInstance.index, handle: term.driverHandle } : undefined;
+      },
+      log: (entry) => this.log.log(entry),
+    });
+  }
+
+  /** Fills every instance-level slot from the top of the chain; empty slots get `empty`. */
+  fillTable(empty: Deno.PointerValue): void {
+    const top = this.chain[0];
+    if (!top) throw new TypeError("Cannot fill an instance table without a chain");
+    for (const info of COMMANDS) {
+      if (info.level !== "instance" && info.level !== "physical_device") continue;
+      this.table.set(info.index, top.getInstanceProcAddr(this.handle, info.name) ?? empty);
+    }
+  }
+
+  /** The terminator physical device for a driver's handle (made once, then the same object). */
+  termFor(driverInstance: DriverInstance, driverHandle: Deno.PointerObject): TermPhysicalDevice {
+    const k = `${driverInstance.index}/${key(driverHandle)}`;
+    let term = this.#terms.get(k);
+    if (!term) {
+      term = new TermPhysicalDevice(this, driverInstance, driverHandle);
+      this.#terms.set(k, term);
+    }
+    return term;
+  }
+
+  /** The application's physical device for a next-level handle (made once, then the same object). */
+  trampFor(next: Deno.PointerObject): TrampPhysicalDevice {
+    const k = key(next);
+    let tramp = this.#tramps.get(k);
+    if (!tramp) {
+      tramp = new TrampPhysicalDevice(this, next);
+      this.#tramps.set(k, tramp);
+    }
+    return tramp;
+  }
+
+  /** Every terminator physical device made so far. */
+  get termPhysicalDevices(): Iterable<TermPhysicalDevice> {
+    return this.#terms.values();
+  }
+
+  /** True once destroyed. */
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  /** Forgets every object and frees the tables (the drivers' instances must be destroyed already). */
+  dispose(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    instances.delete(this.address);
+    for (const t of this.#terms.values()) t.unregister();
+    for (const t of this.#tramps.values()) t.unregister();
+    this.wsi?.dispose();
+    for (const d of this.drivers) d.dispose();
+    this.table.dispose();
+    this.arena.dispose();
+  }
+}

@@ -1,0 +1,661 @@
+/**
+ * One loader: an environment snapshot, a log, and the application-facing side of the chain: the global
+ * commands, the trampolines (commands where the loader acts above the chain: instance creation and
+ * destruction, physical-device wrapping, device creation, handle stamping, proc-addr queries), and the
+ * C callbacks handed to drivers, layers and applications for them.
+ *
+ * Everything else reaches the chain through native stubs and never enters TypeScript.
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { EXTENSIONS } from "../ffi/generated/extensions.ts";
+import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import {
+  Arena,
+  nativeBytes,
+  pointerFromAddress,
+  readCString,
+  readPointer,
+  readU32,
+  readU64,
+  writeU32,
+  writeU64,
+} from "../ffi/memory.ts";
+import { discoverDrivers } from "../discovery/drivers.ts";
+import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
+import { unsupportedSurfaceExtensions } from "../wsi/terminators.ts";
+import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "./driver.ts";
+import {
+  driverCreateInfo,
+  DriverInstance,
+  ENUMERATE_PORTABILITY_BIT,
+  readInstanceCreateInfo,
+} from "./driver_instance.ts";
+import { emulation } from "./emulation.ts";
+import { type InstanceLink, LoaderInstance } from "./instance.ts";
+import { Logger } from "./log.ts";
+import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
+import { type ChainStubs, chainStubs, commandDef } from "./stubs.ts";
+import {
+  enumerateHandles,
+  fillOut,
+  groupStructs,
+  readGroups,
+  replaceGroupDevices,
+  TERMINATOR_BODIES,
+  writeGroup,
+} from "./terminator.ts";
+import {
+  driverPhysicalDeviceFunction,
+  resolveUnknown,
+  unknownDeviceSlots,
+  unknownPhysicalDeviceSlots,
+  unknownSlotDef,
+} from "./unknown.ts";
+import { devices, instances, key, trampPhysicalDevices } from "./_registry.ts";
+import { apiVersion as makeVersion, offsetOf, versionText, VK, VK_API_VERSION_1_0 } from "./_layout.ts";
+
+type P = Deno.PointerValue;
+type Fn = (...args: unknown[]) => unknown;
+
+/** Options of {@linkcode Loader}. */
+export interface LoaderOptions {
+  /** What discovery reads; default a snapshot of this process. */
+  env?: EnvironmentSnapshot;
+  /** The log; default one reading `VK_LOADER_DEBUG` from `env`. */
+  logger?: Logger;
+  /** `false` forces the `UnsafeFnPointer` fallback for the process's stubs (only before the first load). */
+  nativeStubs?: boolean;
+}
+
+/** Instance extensions the loader implements itself. */
+export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
+  { name: "VK_KHR_portability_enumeration", specVersion: 1 },
+];
+
+/** Physical-device commands the loader must see at instance creation (LOADER_BEHAVIOUR.md I08). */
+export const REQUIRED_DRIVER_COMMANDS: readonly string[] = [
+  "vkDestroyInstance",
+  "vkEnumeratePhysicalDevices",
+  "vkGetPhysicalDeviceFeatures",
+  "vkGetPhysicalDeviceFormatProperties",
+  "vkGetPhysicalDeviceImageFormatProperties",
+  "vkGetPhysicalDeviceProperties",
+  "vkGetPhysicalDeviceQueueFamilyProperties",
+  "vkGetPhysicalDeviceMemoryProperties",
+  "vkGetPhysicalDeviceSparseImageFormatProperties",
+  "vkCreateDevice",
+  "vkEnumerateDeviceExtensionProperties",
+  "vkGetDeviceProcAddr",
+];
+
+const EXTENSION_PROPERTIES_SIZE = 260;
+
+function writeExtension(p: P, i: number, e: ExtensionProperty): void {
+  const bytes = new TextEncoder().encode(e.name).subarray(0, 255);
+  const out = nativeBytes(p, EXTENSION_PROPERTIES_SIZE, i * EXTENSION_PROPERTIES_SIZE);
+  out.fill(0, 0, 256);
+  out.set(bytes);
+  writeU32(p, i * EXTENSION_PROPERTIES_SIZE + 256, e.specVersion);
+}
+
+function slot(name: string): number {
+  return COMMAND_INDEX[name]!;
+}
+
+function def(name: string): Deno.ForeignFunction {
+  return commandDef(COMMANDS[slot(name)]!);
+}
+
+/**
+ * A loader: what `Vulkan.load()` wraps.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { Loader } from "./loader.ts";
+ * using loader = new Loader({ env: { vars: {}, elevated: false } });
+ * ```
+ */
+export class Loader implements Disposable {
+  /** The environment discovery reads. */
+  readonly env: EnvironmentSnapshot;
+  /** The log. */
+  readonly log: Logger;
+  /** The process's stubs. */
+  readonly stubs: ChainStubs;
+  /** Instances this loader made that are alive. */
+  readonly instances: Set<LoaderInstance> = new Set();
+  #callbacks: CallbackRegistry;
+  #trampolines = new Map<string, Deno.PointerObject>();
+  #terminators = new Map<string, Deno.PointerObject>();
+  #emulations = new Map<number, Deno.PointerObject>();
+  #disposed = false;
+
+  /** A loader over `options.env`. */
+  constructor(options: LoaderOptions = {}) {
+    this.env = options.env ?? snapshotProcessEnvironment();
+    this.log = options.logger ?? new Logger(this.env);
+    this.stubs = chainStubs({ native: options.nativeStubs });
+    this.#callbacks = new CallbackRegistry({ report: (text) => this.log.error(text) });
+    if (!this.stubs.native) {
+      this.log.warn(
+        `Native dispatch stubs are unavailable (${
+          this.stubs.dispatch.fallbackReason ?? this.stubs.unwrap.fallbackReason
+        }): commands go through UnsafeFnPointer`,
+        "perf",
+      );
+    }
+  }
+
+  // ------------------------------------------------------------------------------------- global commands
+
+  /** `vkEnumerateInstanceVersion`: the loader's own version. */
+  enumerateInstanceVersion(pApiVersion: P): number {
+    if (pApiVersion === null) {
+      this.log.error("vkEnumerateInstanceVersion: pApiVersion is NULL");
+      return VK.ERROR_OUT_OF_HOST_MEMORY;
+    }
+    writeU32(pApiVersion, 0, HEADER_VERSION_COMPLETE);
+    return VK.SUCCESS;
+  }
+
+  /** `vkEnumerateInstanceLayerProperties`: no layers yet. */
+  enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number {
+    return fillOut(pPropertyCount, pProperties, [], () => {});
+  }
+
+  #discover(): Driver[] {
+    const discovery = discoverDrivers(this.env);
+    this.log.logAll(discovery.messages);
+    return acquireDrivers(discovery.drivers, this.log);
+  }
+
+  /** The instance extensions of every driver (known ones unless the filter is off) and the loader's own. */
+  instanceExtensions(drivers: readonly Driver[]): ExtensionProperty[] {
+    const filterOff = Number.parseInt(getenv(this.env, "VK_LOADER_DISABLE_INST_EXT_FILTER") ?? "0", 10) || 0;
+    const seen = new Set<string>();
+    const out: ExtensionProperty[] = [];
+    const add = (e: ExtensionProperty) => {
+      if (seen.has(e.name)) return;
+      if (!filterOff && EXTENSIONS[e.name]?.type !== "instance") return;
+      seen.add(e.name);
+      out.push(e);
+    };
+    for (const d of drivers) d.instanceExtensions().forEach(add);
+    LOADER_INSTANCE_EXTENSIONS.forEach(add);
+    return out;
+  }
+
+  /** `vkEnumerateInstanceExtensionProperties`: the drivers' union and the loader's own, deduplicated. */
+  enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number {
+    if (pLayerName !== null) {
+      this.log.error(
+        `vkEnumerateInstanceExtensionProperties: layer "${readCString(pLayerName)}" is not present`,
+      );
+      return VK.ERROR_LAYER_NOT_PRESENT;
+    }
+    const drivers = this.#discover();
+    try {
+      const list = this.instanceExtensions(drivers);
+      return fillOut(pPropertyCount, pProperties, list, (i, e) => writeExtension(pProperties, i, e));
+    } finally {
+      drivers.forEach(releaseDriver);
+    }
+  }
+
+  /** `vkCreateInstance`. */
+  createInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number {
+    if (pInstance === null) return VK.ERROR_INITIALIZATION_FAILED;
+    const info = readInstanceCreateInfo(pCreateInfo);
+    if (info.layers.length > 0) {
+      this.log.error(
+        `vkCreateInstance: layer "${info.layers[0]}" is not present (layers are not supported yet)`,
+      );
+      return VK.ERROR_LAYER_NOT_PRESENT;
+    }
+    const portability = (info.flags & ENUMERATE_PORTABILITY_BIT) !== 0 &&
+      info.extensions.includes("VK_KHR_portability_enumeration");
+    const discovery = discoverDrivers(this.env);
+    this.log.logAll(discovery.messages);
+    const manifests = discovery.drivers.filter((m) => {
+      if (!m.isPortabilityDriver || portability) return true;
+      this.log.warn(
+        `Driver "${m.fileName}" is a portability driver and the application did not ask for portability enumeration: skipping it`,
+        "driver",
+      );
+      return false;
+    });
+    const held = acquireDrivers(manifests, this.log);
+    const fail = (result: number, text: string) => {
+      this.log.error(text);
+      held.forEach(releaseDriver);
+      return result;
+    };
+    if (held.length === 0) return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
+    const offered = new Set(this.instanceExtensions(held).map((e) => e.name));
+    const missing = info.extensions.find((e) => !offered.has(e));
+    if (missing !== undefined) {
+      return fail(
+        VK.ERROR_EXTENSION_NOT_PRESENT,
+        `vkCreateInstance: instance extension "${missing}" is not supported`,
+      );
+    }
+    const surfaces = unsupportedSurfaceExtensions(
+      info.extensions,
+      held.map((d) => d.instanceExtensions().map((e) => e.name)),
+    );
+    if (surfaces.length > 0) {
+      return fail(VK.ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
+    }
+    const inst = new LoaderInstance({
+      enabledExtensions: info.extensions,
+      apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
+      log: this.log,
+      heldDrivers: held,
+    });
+    const terminator: InstanceLink = {
+      getInstanceProcAddr: (_i, name) => this.#terminatorProcAddr(inst, name),
+    };
+    inst.chain = [terminator];
+    const result = this.#terminatorCreateInstance(inst, pCreateInfo, pAllocator);
+    if (result < 0) {
+      inst.dispose();
+      held.forEach(releaseDriver);
+      return result;
+    }
+    inst.startWsi();
+    inst.fillTable(this.stubs.errorFunction);
+    for (const [name, s] of unknownPhysicalDeviceSlots()) {
+      inst.table.set(s, this.stubs.terminatorAddress(s, unknownSlotDef(s)));
+      for (const d of inst.drivers) {
+        d.table.set(s, driverPhysicalDeviceFunction(d, name) ?? this.stubs.errorFunction);
+      }
+    }
+    this.instances.add(inst);
+    writeU64(pInstance, 0, inst.address);
+    this.log.info(
+      `vkCreateInstance: Vulkan ${
+        versionText(inst.apiVersion)
+      } instance over ${inst.drivers.length} driver(s)`,
+    );
+    return result;
+  }
+
+  /** The terminator of `vkCreateInstance`: every driver's `vkCreateInstance`, failures skipped. */
+  #terminatorCreateInstance(inst: LoaderInstance, pCreateInfo: P, pAllocator: P): number {
+    const info = readInstanceCreateInfo(pCreateInfo);
+    using arena = new Arena();
+    for (const driver of inst.heldDrivers) {
+      const ci = driverCreateInfo(arena, info, driver);
+      const out = new BigUint64Array(new ArrayBuffer(8));
+      const result = driver.createInstance(ci.pointer, pAllocator, out);
+      if (result === VK.ERROR_OUT_OF_HOST_MEMORY) {
+        this.#destroyDriverInstances(inst, pAllocator);
+        return result;
+      }
+      if (result < 0 || out[0] === 0n) {
+        this.log.warn(
+          `Driver "${driver.name}": vkCreateInstance failed with "${result}", skipping it`,
+          "driver",
+        );
+        continue;
+      }
+      const d = new DriverInstance(
+        driver,
+        inst.drivers.length,
+        pointerFromAddress(out[0]!) as Deno.PointerObject,
+        ci.extensions,
+      );
+      const lacking = REQUIRED_DRIVER_COMMANDS.find((n) => d.procAddr(n) === null);
+      if (lacking !== undefined) {
+        this.log.warn(`Driver "${driver.name}" lacks "${lacking}": skipping it`, "driver");
+        d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
+        d.dispose();
+        continue;
+      }
+      this.#fillDriverTable(d);
+      inst.drivers.push(d);
+    }
+    if (inst.drivers.length === 0) {
+      this.log.error("vkCreateInstance: found no drivers whose vkCreateInstance succeeded");
+      return VK.ERROR_INCOMPATIBLE_DRIVER;
+    }
+    return VK.SUCCESS;
+  }
+
+  #destroyDriverInstances(inst: LoaderInstance, pAllocator: P): void {
+    for (const d of inst.drivers) d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
+  }
+
+  /** The driver's functions for every physical-device slot; missing ones emulated or the error function. */
+  #fillDriverTable(d: DriverInstance): void {
+    const empty = this.stubs.errorFunction;
+    for (const info of COMMANDS) {
+      if (info.level !== "physical_device") continue;
+      const fn = d.commandAddress(info.index) ?? this.#emulation(info.index) ?? empty;
+      d.table.set(info.index, fn);
+    }
+  }
+
+  #emulation(s: number): P {
+    let p = this.#emulations.get(s);
+    if (p) return p;
+    const body = emulation(s);
+    if (!body) return null;
+    p = this.#callback(COMMANDS[s]!.name, body, `emulated ${COMMANDS[s]!.name}`);
+    this.#emulations.set(s, p);
+    return p;
+  }
+
+  /** The terminator link's `vkGetInstanceProcAddr`. */
+  #terminatorProcAddr(inst: LoaderInstance, name: string): P {
+    const s = COMMAND_INDEX[name];
+    const info = s === undefined ? undefined : COMMANDS[s];
+    if (!info) return null;
+    if (info.name in TERMINATOR_BODIES) return this.#terminator(info.name);
+    const wsi = inst.wsi?.terminator(info.name);
+    if (wsi !== undefined) return wsi;
+    if (info.level === "physical_device") return this.stubs.terminatorAddress(info.index, commandDef(info));
+    return null;
+  }
+
+  #terminator(name: string): Deno.PointerObject {
+    let p = this.#terminators.get(name);
+    if (!p) {
+      p = this.#callback(name, TERMINATOR_BODIES[name]!, `terminator ${name}`);
+      this.#terminators.set(name, p);
+    }
+    return p;
+  }
+
+  #callback(name: string, body: Fn, label: string): Deno.PointerObject {
+    const info = COMMANDS[slot(name)]!;
+    const d = { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition;
+    const onError = info.ffi.result === "i32"
+      ? VK.ERROR_UNKNOWN
+      : info.ffi.result === "pointer"
+      ? null
+      : undefined;
+    return this.#callbacks.create(d, body as never, { name: label, onError } as never).pointer;
+  }
+
+  // ----------------------------------------------------------------------------------------- trampolines
+
+  #instance(handle: P, command: string): LoaderInstance | undefined {
+    const inst = instances.get(key(handle));
+    if (!inst) this.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
+    return inst;
+  }
+
+  /** `vkDestroyInstance`: calls down the chain, then frees the loader's objects and drivers. */
+  destroyInstance(instance: P, pAllocator: P): void {
+    if (instance === null) return;
+    const inst = this.#instance(instance, "vkDestroyInstance");
+    if (!inst) return;
+    this.stubs.bindDispatch(slot("vkDestroyInstance"), def("vkDestroyInstance"), true)(instance, pAllocator);
+    if (inst.devices.size > 0) {
+      this.log.warn(`vkDestroyInstance: ${inst.devices.size} device(s) of this instance were not destroyed`);
+      for (const d of [...inst.devices]) d.dispose();
+    }
+    inst.dispose();
+    this.instances.delete(inst);
+    inst.heldDrivers.forEach(releaseDriver);
+  }
+
+  /** `vkEnumeratePhysicalDevices`: the chain's devices, wrapped in stable loader handles. */
+  enumeratePhysicalDevices(instance: P, pPhysicalDeviceCount: P, pPhysicalDevices: P): number {
+    if (pPhysicalDeviceCount === null) {
+      this.log.error("vkEnumeratePhysicalDevices: pPhysicalDeviceCount is NULL");
+      return VK.ERROR_INITIALIZATION_FAILED;
+    }
+    const inst = this.#instance(instance, "vkEnumeratePhysicalDevices");
+    if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
+    const down = this.stubs.bindDispatch(
+      slot("vkEnumeratePhysicalDevices"),
+      def("vkEnumeratePhysicalDevices"),
+      true,
+    );
+    const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
+    if (result < 0) return result;
+    const tramps = handles.map((h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject));
+    return fillOut(
+      pPhysicalDeviceCount,
+      pPhysicalDevices,
+      tramps,
+      (i, t) => writeU64(pPhysicalDevices, i * 8, t.address),
+    );
+  }
+
+  /** `vkEnumeratePhysicalDeviceGroups(KHR)`: the chain's groups with the application's handles. */
+  enumeratePhysicalDeviceGroups(instance: P, pCount: P, pGroups: P): number {
+    if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
+    const inst = this.#instance(instance, "vkEnumeratePhysicalDeviceGroups");
+    if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
+    const down = this.stubs.bindDispatch(
+      slot("vkEnumeratePhysicalDeviceGroups"),
+      def("vkEnumeratePhysicalDeviceGroups"),
+      true,
+    );
+    const count = new Uint32Array(new ArrayBuffer(4));
+    let r = down(instance, Deno.UnsafePointer.of(count), null) as number;
+    if (r < 0) return r;
+    const buf = groupStructs(count[0]!);
+    r = down(instance, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
+    if (r < 0) return r;
+    const groups = readGroups(
+      Deno.UnsafePointer.of(buf),
+      count[0]!,
+      (h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address,
+    );
+    return fillOut(pCount, pGroups, groups, (i, g) => writeGroup(pGroups, i, g.devices, g.subsetAllocation));
+  }
+
+  /** `vkCreateDevice`: calls down the chain, then fills the device table from the chain's bottom link. */
+  createDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+    const tramp = trampPhysicalDevices.get(key(physicalDevice));
+    if (!tramp) {
+      this.log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
+      return VK.ERROR_INITIALIZATION_FAILED;
+    }
+    if (pDevice === null) return VK.ERROR_INITIALIZATION_FAILED;
+    using arena = new Arena();
+    const info = replaceGroupDevices(arena, pCreateInfo, (h) => trampPhysicalDevices.get(h)?.next);
+    const down = this.stubs.bindTrampoline(slot("vkCreateDevice"), def("vkCreateDevice"));
+    const result = down(physicalDevice, info, pAllocator, pDevice) as number;
+    if (result < 0) return result;
+    const device = devices.get(key(readPointer(pDevice, 0)));
+    if (!device) {
+      this.log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
+      return VK.ERROR_INITIALIZATION_FAILED;
+    }
+    const wsi = tramp.instance.wsi;
+    const driverIndex = device.driverInstance.index;
+    device.fillTable(
+      this.stubs.errorFunction,
+      (name, fn) => wsi ? wsi.deviceProcAddr(name, driverIndex, fn) : fn,
+      unknownDeviceSlots(),
+    );
+    return result;
+  }
+
+  /** `vkDestroyDevice`: the driver's, then the loader's table goes. */
+  destroyDevice(device: P, pAllocator: P): void {
+    if (device === null) return;
+    const ld = devices.get(key(device));
+    if (!ld) {
+      this.log.error(`vkDestroyDevice: invalid VkDevice "0x${key(device).toString(16)}"`);
+      return;
+    }
+    this.stubs.bindDispatch(slot("vkDestroyDevice"), def("vkDestroyDevice"))(device, pAllocator);
+    ld.dispose();
+  }
+
+  /** `vkGetDeviceQueue`: the driver's queue, stamped with the device's table. */
+  getDeviceQueue(device: P, queueFamilyIndex: number, queueIndex: number, pQueue: P): void {
+    this.stubs.bindDispatch(slot("vkGetDeviceQueue"), def("vkGetDeviceQueue"))(
+      device,
+      queueFamilyIndex,
+      queueIndex,
+      pQueue,
+    );
+    stampFrom(device, readPointer(pQueue, 0));
+  }
+
+  /** `vkGetDeviceQueue2`, stamped likewise. */
+  getDeviceQueue2(device: P, pQueueInfo: P, pQueue: P): void {
+    this.stubs.bindDispatch(slot("vkGetDeviceQueue2"), def("vkGetDeviceQueue2"))(device, pQueueInfo, pQueue);
+    stampFrom(device, readPointer(pQueue, 0));
+  }
+
+  /** `vkAllocateCommandBuffers`: every command buffer stamped with the device's table. */
+  allocateCommandBuffers(device: P, pAllocateInfo: P, pCommandBuffers: P): number {
+    const result = this.stubs.bindDispatch(slot("vkAllocateCommandBuffers"), def("vkAllocateCommandBuffers"))(
+      device,
+      pAllocateInfo,
+      pCommandBuffers,
+    ) as number;
+    if (result < 0) return result;
+    const n = readU32(pAllocateInfo, offsetOf("VkCommandBufferAllocateInfo", "commandBufferCount"));
+    for (let i = 0; i < n; i++) stampFrom(device, readPointer(pCommandBuffers, i * 8));
+    return result;
+  }
+
+  // ------------------------------------------------------------------------------------------ proc addr
+
+  /** `vkGetInstanceProcAddr` (`pName` as a C string or a JavaScript string). */
+  getInstanceProcAddr(instance: P, pName: P | string): P {
+    const name = typeof pName === "string" ? pName : pName === null ? "" : readCString(pName);
+    const inst = instance === null ? undefined : this.#instance(instance, "vkGetInstanceProcAddr");
+    if (instance !== null && !inst) return null;
+    const answer = instanceProcAddrRule(name, inst);
+    switch (answer.kind) {
+      case "trampoline":
+        return this.trampoline(name);
+      case "dispatch":
+        return this.stubs.dispatchAddress(answer.info.index, commandDef(answer.info));
+      case "physical_device":
+        return this.stubs.trampolineAddress(answer.info.index, commandDef(answer.info));
+      case "unknown": {
+        if (!inst) return null;
+        const unknown = resolveUnknown(inst, name, this.stubs);
+        if (!unknown) return null;
+        const d = unknownSlotDef(unknown.slot);
+        if (!this.stubs.native) return null; // the fallback needs the caller's signature: see getUnknownCommand
+        return unknown.kind === "device"
+          ? this.stubs.dispatchAddress(unknown.slot, d)
+          : this.stubs.trampolineAddress(unknown.slot, d);
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** `vkGetDeviceProcAddr` (`pName` as a C string or a JavaScript string). */
+  getDeviceProcAddr(device: P, pName: P | string): P {
+    const name = typeof pName === "string" ? pName : pName === null ? "" : readCString(pName);
+    const ld = devices.get(key(device));
+    if (!ld) {
+      this.log.error(`vkGetDeviceProcAddr: invalid VkDevice "0x${key(device).toString(16)}"`);
+      return null;
+    }
+    const answer = deviceProcAddrRule(name, ld.instance.enabledExtensions, ld.enabledExtensions);
+    switch (answer.kind) {
+      case "trampoline":
+        return this.trampoline(name);
+      case "device_table":
+        return ld.supported.has(answer.info.index) ? ld.table.get(answer.info.index) : null;
+      case "unknown":
+        return ld.driverProcAddr(name);
+      default:
+        return null;
+    }
+  }
+
+  /** The C function pointer of the loader's trampoline for `name`. */
+  trampoline(name: string): Deno.PointerObject {
+    const primary = COMMANDS[slot(name)]!.name;
+    let p = this.#trampolines.get(primary);
+    if (!p) {
+      p = this.#callback(primary, this.#trampolineBody(primary), `trampoline ${primary}`);
+      this.#trampolines.set(primary, p);
+    }
+    return p;
+  }
+
+  #trampolineBody(name: string): Fn {
+    const bodies: Record<string, Fn> = {
+      vkCreateInstance: (a, b, c) => this.createInstance(a as P, b as P, c as P),
+      vkEnumerateInstanceExtensionProperties: (a, b, c) =>
+        this.enumerateInstanceExtensionProperties(a as P, b as P, c as P),
+      vkEnumerateInstanceLayerProperties: (a, b) => this.enumerateInstanceLayerProperties(a as P, b as P),
+      vkEnumerateInstanceVersion: (a) => this.enumerateInstanceVersion(a as P),
+      vkGetInstanceProcAddr: (a, b) => this.getInstanceProcAddr(a as P, b as P),
+      vkDestroyInstance: (a, b) => this.destroyInstance(a as P, b as P),
+      vkEnumeratePhysicalDevices: (a, b, c) => this.enumeratePhysicalDevices(a as P, b as P, c as P),
+      vkEnumeratePhysicalDeviceGroups: (a, b, c) =>
+        this.enumeratePhysicalDeviceGroups(a as P, b as P, c as P),
+      vkCreateDevice: (a, b, c, d) => this.createDevice(a as P, b as P, c as P, d as P),
+      vkGetDeviceProcAddr: (a, b) => this.getDeviceProcAddr(a as P, b as P),
+      vkDestroyDevice: (a, b) => this.destroyDevice(a as P, b as P),
+      vkGetDeviceQueue: (a, b, c, d) => this.getDeviceQueue(a as P, b as number, c as number, d as P),
+      vkGetDeviceQueue2: (a, b, c) => this.getDeviceQueue2(a as P, b as P, c as P),
+      vkAllocateCommandBuffers: (a, b, c) => this.allocateCommandBuffers(a as P, b as P, c as P),
+    };
+    const body = bodies[name];
+    if (!body) throw new RangeError(`No loader trampoline for "${name}"`);
+    return body;
+  }
+
+  /**
+   * An unknown command's slot, resolved through this loader's live instances.
+   * `undefined` when no driver of any of them knows the name.
+   */
+  resolveUnknown(
+    name: string,
+    d: Deno.ForeignFunction,
+  ): { kind: "physical_device" | "device"; slot: number } | undefined {
+    for (const inst of this.instances) {
+      const found = resolveUnknown(inst, name, this.stubs, d);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** True once disposed. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /**
+   * Closes the loader's callbacks. Instances still alive keep theirs (a closed callback C still calls
+   * would crash the process): destroy them first.
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.instances.size > 0) {
+      this.log.warn(
+        `Loader disposed with ${this.instances.size} live instance(s): their callbacks stay open`,
+      );
+      return;
+    }
+    this.#callbacks.dispose();
+  }
+
+  /** Same as {@linkcode Loader.dispose}. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/** Writes the dispatch table pointer of `parent` into the first word of `child`. */
+function stampFrom(parent: P, child: P): void {
+  if (parent === null || child === null) return;
+  writeU64(child, 0, readU64(parent, 0));
+}
+
+/** Makes a packed version (re-exported for tests). */
+export const makeApiVersion = makeVersion;

@@ -1,0 +1,167 @@
+/**
+ * The rules of `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr`, as data-free functions over the
+ * generated command table (the Khronos loader's behaviour, LOADER_BEHAVIOUR.md A07-A09):
+ *
+ * - `vkGetInstanceProcAddr` is always returned;
+ * - with a NULL instance only the global commands (`vkCreateInstance`,
+ *   `vkEnumerateInstance{ExtensionProperties,LayerProperties,Version}`) are, everything else is NULL;
+ * - with an instance, the global commands are returned while its `apiVersion` is below 1.3, NULL from 1.3;
+ *   instance, physical-device and device commands are returned when core, provided by a device extension
+ *   (unknown at instance level), or provided by an instance extension the application enabled;
+ * - `vkGetDeviceProcAddr` returns only device-level commands, core or of an enabled (device or instance)
+ *   extension; `vkGetDeviceProcAddr`, `vkDestroyDevice`, `vkGetDeviceQueue(2)` and
+ *   `vkAllocateCommandBuffers` are always the loader's trampolines;
+ * - names the tables do not know are "unknown" and resolved through the drivers (see `unknown.ts`).
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
+import { EXTENSIONS } from "../ffi/generated/extensions.ts";
+import type { CommandInfo } from "../ffi/generated/types.ts";
+import { majorMinor, VK_API_VERSION_1_3 } from "./_layout.ts";
+
+/** Commands callable without an instance. */
+export const GLOBAL_COMMANDS: ReadonlySet<string> = new Set([
+  "vkCreateInstance",
+  "vkEnumerateInstanceExtensionProperties",
+  "vkEnumerateInstanceLayerProperties",
+  "vkEnumerateInstanceVersion",
+]);
+
+/** Commands where the application always gets the loader's own trampoline. */
+export const TRAMPOLINE_COMMANDS: ReadonlySet<string> = new Set([
+  ...GLOBAL_COMMANDS,
+  "vkGetInstanceProcAddr",
+  "vkDestroyInstance",
+  "vkEnumeratePhysicalDevices",
+  "vkEnumeratePhysicalDeviceGroups",
+  "vkEnumeratePhysicalDeviceGroupsKHR",
+  "vkCreateDevice",
+  "vkGetDeviceProcAddr",
+  "vkDestroyDevice",
+  "vkGetDeviceQueue",
+  "vkGetDeviceQueue2",
+  "vkAllocateCommandBuffers",
+]);
+
+/** Device commands `vkGetDeviceProcAddr` answers with a loader trampoline. */
+export const DEVICE_TRAMPOLINES: ReadonlySet<string> = new Set([
+  "vkGetDeviceProcAddr",
+  "vkDestroyDevice",
+  "vkGetDeviceQueue",
+  "vkGetDeviceQueue2",
+  "vkAllocateCommandBuffers",
+]);
+
+/** What a name resolves to. */
+export type ProcAddrAnswer =
+  /** The loader's trampoline for this command. */
+  | { readonly kind: "trampoline"; readonly name: string; readonly info: CommandInfo }
+  /** Dispatch stub of the command's slot (instance or device commands). */
+  | { readonly kind: "dispatch"; readonly info: CommandInfo }
+  /** Trampoline unwrap stub of the command's slot (physical-device commands). */
+  | { readonly kind: "physical_device"; readonly info: CommandInfo }
+  /** The device's own function (device dispatch table slot). */
+  | { readonly kind: "device_table"; readonly info: CommandInfo }
+  /** A name the tables do not know. */
+  | { readonly kind: "unknown" }
+  /** NULL. */
+  | { readonly kind: "null"; readonly why: string };
+
+/** The generated info of a name or alias. */
+export function commandInfo(name: string): CommandInfo | undefined {
+  const i = COMMAND_INDEX[name];
+  return i === undefined ? undefined : COMMANDS[i];
+}
+
+function isCore(provider: string): boolean {
+  return provider.startsWith("VK_VERSION_");
+}
+
+/**
+ * Whether `name` is available given the enabled extensions: core, or from a device extension when
+ * `deviceExtensionsKnown` is false (instance level cannot know them), or from an enabled extension.
+ *
+ * @example Usage
+ * ```ts
+ * import { isEnabled } from "./proc_addr.ts";
+ * console.log(isEnabled("vkGetPhysicalDeviceProperties2KHR", new Set())); // false
+ * console.log(isEnabled("vkCreateSwapchainKHR", new Set())); // true: a device extension
+ * ```
+ */
+export function isEnabled(
+  name: string,
+  instanceExtensions: ReadonlySet<string>,
+  deviceExtensions?: ReadonlySet<string>,
+): boolean {
+  const providers = COMMAND_PROVIDERS[name] ?? [];
+  return providers.some((p) => {
+    if (isCore(p) || instanceExtensions.has(p)) return true;
+    if (EXTENSIONS[p]?.type !== "device") return false;
+    return deviceExtensions === undefined || deviceExtensions.has(p);
+  });
+}
+
+/**
+ * `vkGetInstanceProcAddr`'s answer for `name`, given the instance (or none).
+ *
+ * @example Usage
+ * ```ts
+ * import { instanceProcAddrRule } from "./proc_addr.ts";
+ * console.log(instanceProcAddrRule("vkCreateDevice", undefined).kind); // "null"
+ * console.log(instanceProcAddrRule("vkCreateInstance", undefined).kind); // "trampoline"
+ * ```
+ */
+export function instanceProcAddrRule(
+  name: string,
+  instance: { readonly apiVersion: number; readonly enabledExtensions: ReadonlySet<string> } | undefined,
+): ProcAddrAnswer {
+  const info = commandInfo(name);
+  if (name === "vkGetInstanceProcAddr") return { kind: "trampoline", name, info: info! };
+  if (instance === undefined) {
+    return GLOBAL_COMMANDS.has(name)
+      ? { kind: "trampoline", name, info: info! }
+      : { kind: "null", why: "only global commands resolve without an instance" };
+  }
+  if (GLOBAL_COMMANDS.has(name)) {
+    return majorMinor(instance.apiVersion) >= majorMinor(VK_API_VERSION_1_3)
+      ? { kind: "null", why: "global commands are NULL for a Vulkan 1.3+ instance" }
+      : { kind: "trampoline", name, info: info! };
+  }
+  if (!info) return { kind: "unknown" };
+  if (!isEnabled(name, instance.enabledExtensions)) {
+    return { kind: "null", why: "its instance extension is not enabled" };
+  }
+  if (TRAMPOLINE_COMMANDS.has(name)) return { kind: "trampoline", name, info };
+  if (info.level === "physical_device") return { kind: "physical_device", info };
+  if (info.level === "global") return { kind: "null", why: "not a global command" };
+  return { kind: "dispatch", info };
+}
+
+/**
+ * `vkGetDeviceProcAddr`'s answer for `name`, given the device's enabled extensions.
+ *
+ * @example Usage
+ * ```ts
+ * import { deviceProcAddrRule } from "./proc_addr.ts";
+ * const none = new Set<string>();
+ * console.log(deviceProcAddrRule("vkCmdDraw", none, none).kind); // "device_table"
+ * console.log(deviceProcAddrRule("vkCreateSwapchainKHR", none, none).kind); // "null"
+ * console.log(deviceProcAddrRule("vkGetPhysicalDeviceProperties", none, none).kind); // "null"
+ * ```
+ */
+export function deviceProcAddrRule(
+  name: string,
+  instanceExtensions: ReadonlySet<string>,
+  deviceExtensions: ReadonlySet<string>,
+): ProcAddrAnswer {
+  const info = commandInfo(name);
+  if (!info) return { kind: "unknown" };
+  if (info.level !== "device") return { kind: "null", why: "not a device-level command" };
+  if (DEVICE_TRAMPOLINES.has(name)) return { kind: "trampoline", name, info };
+  if (!isEnabled(name, instanceExtensions, deviceExtensions)) {
+    return { kind: "null", why: "its extension is not enabled" };
+  }
+  return { kind: "device_table", info };
+}

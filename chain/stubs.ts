@@ -1,0 +1,138 @@
+/**
+ * The process-wide native stubs of the chain, and the slot numbering every dispatch table shares.
+ *
+ * Slots: command `i` of `COMMANDS` is slot `i` (aliases share it); then {@linkcode UNKNOWN_DEVICE_SLOTS}
+ * reserved slots for device commands the generated tables do not know, then
+ * {@linkcode UNKNOWN_PHYSICAL_DEVICE_SLOTS} for such physical-device commands.
+ *
+ * Three kinds of stubs jump through those slots:
+ * - dispatch stubs (`ffi/dispatch.ts`): `table = [arg0]`: instance, device, queue and command-buffer commands;
+ * - trampoline unwrap stubs: `table = [arg0]; arg0 = [arg0+8]`: what the application's `VkPhysicalDevice`
+ *   commands are, forwarding the next level's handle to the top of the instance chain;
+ * - terminator unwrap stubs: `table = [arg0+8]; arg0 = [arg0+16]`: the bottom of the chain for plain
+ *   physical-device commands, jumping into the driver's own function with the driver's handle.
+ *
+ * The stubs are never unloaded: function pointers handed out by `vkGet*ProcAddr` point into them.
+ *
+ * @module
+ */
+
+import { COMMAND_COUNT, COMMANDS } from "../ffi/generated/commands.ts";
+import type { CommandInfo } from "../ffi/generated/types.ts";
+import { DispatchStubs } from "../ffi/dispatch.ts";
+import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
+
+/** Reserved slots for unknown device commands (as the Khronos loader's `MAX_NUM_UNKNOWN_EXTS`). */
+export const UNKNOWN_DEVICE_SLOTS = 250;
+/** Reserved slots for unknown physical-device commands. */
+export const UNKNOWN_PHYSICAL_DEVICE_SLOTS = 250;
+/** First unknown device slot. */
+export const UNKNOWN_DEVICE_BASE: number = COMMAND_COUNT;
+/** First unknown physical-device slot. */
+export const UNKNOWN_PHYSICAL_DEVICE_BASE: number = COMMAND_COUNT + UNKNOWN_DEVICE_SLOTS;
+/** Slots in every dispatch table. */
+export const SLOT_COUNT: number = UNKNOWN_PHYSICAL_DEVICE_BASE + UNKNOWN_PHYSICAL_DEVICE_SLOTS;
+
+/** The symbol name of every slot, in slot order. */
+export const SLOT_NAMES: readonly string[] = [
+  ...COMMANDS.map((c) => c.name),
+  ...Array.from({ length: UNKNOWN_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_device_${i}`),
+  ...Array.from({ length: UNKNOWN_PHYSICAL_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_physical_device_${i}`),
+];
+
+/** Byte layout of the loader's physical-device objects. */
+export const TRAMP_TABLE_OFFSET = 0;
+/** Offset of the next level's handle in a trampoline physical device. */
+export const TRAMP_HANDLE_OFFSET = 8;
+/** Offset of the driver's function table in a terminator physical device (word 0 is the instance table). */
+export const TERM_TABLE_OFFSET = 8;
+/** Offset of the driver's `VkPhysicalDevice` in a terminator physical device. */
+export const TERM_HANDLE_OFFSET = 16;
+
+const TRAMP_SET = 0;
+const TERM_SET = 1;
+
+/** The FFI definition of a command. */
+export function commandDef(info: CommandInfo): Deno.ForeignFunction {
+  return { parameters: info.ffi.parameters, result: info.ffi.result };
+}
+
+/**
+ * The chain's stubs: one object per process.
+ *
+ * @example Usage
+ * ```ts
+ * import { chainStubs } from "./stubs.ts";
+ * const stubs = chainStubs();
+ * console.log(stubs.native);
+ * ```
+ */
+export class ChainStubs {
+  /** Dispatch stubs, one per slot. */
+  readonly dispatch: DispatchStubs;
+  /** Trampoline and terminator unwrap stubs, one pair per slot. */
+  readonly unwrap: UnwrapStubs;
+
+  constructor(options: { native?: boolean } = {}) {
+    this.dispatch = DispatchStubs.load(SLOT_NAMES, { native: options.native });
+    this.unwrap = UnwrapStubs.load(SLOT_NAMES, [
+      { prefix: "vkdeno_tramp_", tableOffset: TRAMP_TABLE_OFFSET, handleOffset: TRAMP_HANDLE_OFFSET },
+      { prefix: "vkdeno_term_", tableOffset: TERM_TABLE_OFFSET, handleOffset: TERM_HANDLE_OFFSET },
+    ], { native: options.native });
+  }
+
+  /** True when both stub objects are native code. */
+  get native(): boolean {
+    return this.dispatch.native && this.unwrap.native;
+  }
+
+  /**
+   * The JavaScript function of dispatch stub `slot`. (Deno 2 lets any FFI call re-enter JavaScript
+   * through a callback, so a slot holding a TypeScript terminator needs no special declaration.)
+   */
+  bindDispatch(slot: number, def: Deno.ForeignFunction, _mayCallJs = false): (...args: unknown[]) => unknown {
+    return this.dispatch.bind(slot, def) as (...a: unknown[]) => unknown;
+  }
+
+  /** The JavaScript function of trampoline unwrap stub `slot` (physical-device commands). */
+  bindTrampoline(slot: number, def: Deno.ForeignFunction): (...args: unknown[]) => unknown {
+    return this.unwrap.bind(TRAMP_SET, slot, def) as (...args: unknown[]) => unknown;
+  }
+
+  /** The C address of dispatch stub `slot`. */
+  dispatchAddress(slot: number, def: Deno.ForeignFunction): Deno.PointerObject {
+    return this.dispatch.address(slot, def as Deno.UnsafeCallbackDefinition);
+  }
+
+  /** The C address of trampoline unwrap stub `slot`. */
+  trampolineAddress(slot: number, def: Deno.ForeignFunction): Deno.PointerObject {
+    return this.unwrap.address(TRAMP_SET, slot, def as Deno.UnsafeCallbackDefinition);
+  }
+
+  /** The C address of terminator unwrap stub `slot`. */
+  terminatorAddress(slot: number, def: Deno.ForeignFunction): Deno.PointerObject {
+    return this.unwrap.address(TERM_SET, slot, def as Deno.UnsafeCallbackDefinition);
+  }
+
+  /** What empty slots point to (returns `VK_ERROR_EXTENSION_NOT_PRESENT`); null without native stubs. */
+  get errorFunction(): Deno.PointerValue {
+    return this.unwrap.errorFunction;
+  }
+}
+
+let shared: ChainStubs | undefined;
+
+/**
+ * The process's chain stubs, loaded on first use. `VKDENO_NATIVE_STUBS=0` in the first caller's
+ * options forces the `UnsafeFnPointer` fallback.
+ *
+ * @example Usage
+ * ```ts
+ * import { chainStubs } from "./stubs.ts";
+ * console.log(chainStubs() === chainStubs()); // true
+ * ```
+ */
+export function chainStubs(options: { native?: boolean } = {}): ChainStubs {
+  shared ??= new ChainStubs(options);
+  return shared;
+}

@@ -1,0 +1,124 @@
+/**
+ * Commands the generated tables do not know (newer extensions, vendor experiments): each gets a reserved
+ * stub slot, process-wide, the first time a name is resolved through an instance (LOADER_BEHAVIOUR.md
+ * A11, A12).
+ *
+ * A driver with interface >= 4 and `vk_icdGetPhysicalDeviceProcAddr` that answers the name makes it a
+ * physical-device command: the application gets the trampoline unwrap stub of a physical-device slot, the
+ * instance tables point that slot at its terminator unwrap stub, and each driver's function table at the
+ * driver's function. Otherwise a driver's `vk_icdGetInstanceProcAddr` that answers makes it a device
+ * command: the application gets the dispatch stub of a device slot and every device's table points that
+ * slot at the device's `vkGetDeviceProcAddr` answer. Live instances and devices are updated when a slot is
+ * taken; later ones fill taken slots when they are made.
+ *
+ * @module
+ */
+
+import type { LoaderInstance } from "./instance.ts";
+import type { ChainStubs } from "./stubs.ts";
+import {
+  UNKNOWN_DEVICE_BASE,
+  UNKNOWN_DEVICE_SLOTS,
+  UNKNOWN_PHYSICAL_DEVICE_BASE,
+  UNKNOWN_PHYSICAL_DEVICE_SLOTS,
+} from "./stubs.ts";
+import { devices, instances } from "./_registry.ts";
+import type { DriverInstance } from "./driver_instance.ts";
+
+const deviceSlots = new Map<string, number>();
+const physicalSlots = new Map<string, number>();
+
+/** A resolved unknown command. */
+export interface UnknownCommand {
+  readonly kind: "physical_device" | "device";
+  /** Its slot in every dispatch table. */
+  readonly slot: number;
+}
+
+/** Unknown device commands with their slots. */
+export function unknownDeviceSlots(): Iterable<[string, number]> {
+  return deviceSlots.entries();
+}
+
+/** Unknown physical-device commands with their slots. */
+export function unknownPhysicalDeviceSlots(): Iterable<[string, number]> {
+  return physicalSlots.entries();
+}
+
+/** A driver's function for an unknown physical-device command (its GPDPA, else its GIPA). */
+export function driverPhysicalDeviceFunction(d: DriverInstance, name: string): Deno.PointerValue {
+  return (d.driver.classifiesPhysicalDeviceFunctions
+    ? d.driver.physicalDeviceProcAddr(d.handle, name)
+    : null) ??
+    d.procAddr(name);
+}
+
+/** Points an instance's table and its drivers' tables at a physical-device slot. */
+export function fillPhysicalSlot(
+  instance: LoaderInstance,
+  name: string,
+  slot: number,
+  stubs: ChainStubs,
+  def: Deno.ForeignFunction,
+): void {
+  const empty = stubs.errorFunction;
+  instance.table.set(slot, stubs.terminatorAddress(slot, def));
+  for (const d of instance.drivers) d.table.set(slot, driverPhysicalDeviceFunction(d, name) ?? empty);
+}
+
+const defs = new Map<number, Deno.ForeignFunction>();
+
+/** The definition an unknown slot was first resolved with (the fallback stubs need one). */
+export function unknownSlotDef(slot: number): Deno.ForeignFunction {
+  return defs.get(slot) ??
+    { parameters: ["pointer", "pointer", "pointer", "pointer", "pointer"], result: "pointer" };
+}
+
+/**
+ * Resolves an unknown name through `instance`'s drivers, taking a slot on first success.
+ * `undefined` when no driver knows it, or the slots are exhausted (logged).
+ *
+ * @example Usage
+ * ```ts ignore
+ * const unknown = resolveUnknown(instance, "vkGetPhysicalDeviceFooVENDOR", stubs);
+ * ```
+ */
+export function resolveUnknown(
+  instance: LoaderInstance,
+  name: string,
+  stubs: ChainStubs,
+  def?: Deno.ForeignFunction,
+): UnknownCommand | undefined {
+  const known = physicalSlots.get(name);
+  if (known !== undefined) return { kind: "physical_device", slot: known };
+  const knownDevice = deviceSlots.get(name);
+  if (knownDevice !== undefined) return { kind: "device", slot: knownDevice };
+  const physical = instance.drivers.some((d) =>
+    d.driver.classifiesPhysicalDeviceFunctions && d.driver.physicalDeviceProcAddr(d.handle, name) !== null
+  );
+  if (physical) {
+    if (physicalSlots.size >= UNKNOWN_PHYSICAL_DEVICE_SLOTS) {
+      instance.log.error(`Exhausted the unknown physical device function array: cannot resolve "${name}"`);
+      return undefined;
+    }
+    const slot = UNKNOWN_PHYSICAL_DEVICE_BASE + physicalSlots.size;
+    const d = def ?? unknownSlotDef(slot);
+    defs.set(slot, d);
+    physicalSlots.set(name, slot);
+    for (const inst of instances.values()) fillPhysicalSlot(inst, name, slot, stubs, d);
+    instance.log.debug(`Unknown physical-device function "${name}" takes slot ${slot}`);
+    return { kind: "physical_device", slot };
+  }
+  if (!instance.drivers.some((d) => d.procAddr(name) !== null)) return undefined;
+  if (deviceSlots.size >= UNKNOWN_DEVICE_SLOTS) {
+    instance.log.error(`Exhausted the unknown device function array: cannot resolve "${name}"`);
+    return undefined;
+  }
+  const slot = UNKNOWN_DEVICE_BASE + deviceSlots.size;
+  if (def) defs.set(slot, def);
+  deviceSlots.set(name, slot);
+  const empty = stubs.errorFunction;
+  for (const device of devices.values()) device.setSlot(slot, device.driverProcAddr(name), empty);
+  instance.log.debug(`Unknown device function "${name}" takes slot ${slot}`);
+  return { kind: "device", slot };
+}

@@ -1,0 +1,262 @@
+/**
+ * The public command object: every Vulkan command by its name, with its C parameter list.
+ *
+ * - Device, queue and command-buffer commands are the native dispatch stubs themselves (functions
+ *   declared through `Deno.dlopen`): a call goes stub -> device table slot -> driver, no JavaScript.
+ * - Instance commands are dispatch stubs too, physical-device commands trampoline unwrap stubs; both are
+ *   declared `callback: true` since the chain's bottom may be a TypeScript terminator.
+ * - The global commands and the loader's trampolines (`vkCreateInstance`, `vkDestroyInstance`,
+ *   `vkEnumeratePhysicalDevices`, `vkEnumeratePhysicalDeviceGroups`, `vkCreateDevice`, `vkDestroyDevice`,
+ *   `vkGetDeviceQueue`, `vkGetDeviceQueue2`, `vkAllocateCommandBuffers`, `vkGet*ProcAddr`) are TypeScript.
+ *
+ * Commands are bound on first use (declaring a stub costs ~80 us): a getter per name, defined once on the
+ * prototype from the generated table, binds and caches. Raw commands return `VkResult` as C does.
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { WSI_COMMANDS } from "../wsi/terminators.ts";
+import type { LoaderDevice } from "./device.ts";
+import { Loader } from "./loader.ts";
+import type { Logger } from "./log.ts";
+import { deviceProcAddrRule } from "./proc_addr.ts";
+import { commandDef } from "./stubs.ts";
+import { devices, key } from "./_registry.ts";
+
+/** A Vulkan command as a JavaScript function taking the C parameter list. */
+// deno-lint-ignore no-explicit-any
+export type VulkanCommand = (...args: any[]) => any;
+
+/** Commands by name. */
+export type VulkanCommands = { readonly [command: string]: VulkanCommand };
+
+/** Device-level commands of one device (Volk-style): those the device provides, by name. */
+export type DeviceTable = { readonly [command: string]: VulkanCommand };
+
+/** Options of {@linkcode Vulkan.load}. */
+export interface VulkanOptions {
+  /** The environment driver discovery reads; default a snapshot of this process. */
+  env?: EnvironmentSnapshot;
+  /** The log; default one reading `VK_LOADER_DEBUG` from `env`. */
+  logger?: Logger;
+  /** `false` forces the `UnsafeFnPointer` fallback (only effective before the process's first load). */
+  nativeStubs?: boolean;
+}
+
+type P = Deno.PointerValue;
+
+/**
+ * The loader's command object. Get one with {@linkcode Vulkan.load} (or {@linkcode loadVulkan}).
+ *
+ * @example Instance version and instance creation
+ * ```ts ignore
+ * import { Vulkan } from "./vulkan.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * using vk = Vulkan.load();
+ * using arena = new Arena();
+ * const version = arena.alloc(4);
+ * vk.vkEnumerateInstanceVersion(arena.pointer(version));
+ * ```
+ */
+export class Vulkan implements Disposable {
+  #loader: Loader;
+  #commands = new Map<string, VulkanCommand>();
+  #tables = new WeakMap<LoaderDevice, DeviceTable>();
+
+  private constructor(loader: Loader) {
+    this.#loader = loader;
+  }
+
+  /**
+   * Makes a loader over `options.env`; the returned object has every Vulkan command as a method.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import { Vulkan } from "./vulkan.ts";
+   * using vk = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json" }, elevated: false } });
+   * ```
+   */
+  static load(options: VulkanOptions = {}): Vulkan & VulkanCommands {
+    return new Vulkan(new Loader(options)) as Vulkan & VulkanCommands;
+  }
+
+  /** The loader behind the commands (environment, log, stubs, live instances). */
+  get loader(): Loader {
+    return this.#loader;
+  }
+
+  /** True when commands go through native stubs (false: the `UnsafeFnPointer` fallback). */
+  get native(): boolean {
+    return this.#loader.stubs.native;
+  }
+
+  #command(name: string): VulkanCommand {
+    let fn = this.#commands.get(name);
+    if (fn) return fn;
+    const info = COMMANDS[COMMAND_INDEX[name]!]!;
+    const l = this.#loader;
+    const stubs = l.stubs;
+    switch (info.name) {
+      case "vkCreateInstance":
+        fn = (a: P, b: P, c: P) => l.createInstance(a, b, c);
+        break;
+      case "vkEnumerateInstanceExtensionProperties":
+        fn = (a: P, b: P, c: P) => l.enumerateInstanceExtensionProperties(a, b, c);
+        break;
+      case "vkEnumerateInstanceLayerProperties":
+        fn = (a: P, b: P) => l.enumerateInstanceLayerProperties(a, b);
+        break;
+      case "vkEnumerateInstanceVersion":
+        fn = (a: P) => l.enumerateInstanceVersion(a);
+        break;
+      case "vkGetInstanceProcAddr":
+        fn = (a: P, b: P | string) => l.getInstanceProcAddr(a, b);
+        break;
+      case "vkGetDeviceProcAddr":
+        fn = (a: P, b: P | string) => l.getDeviceProcAddr(a, b);
+        break;
+      case "vkDestroyInstance":
+        fn = (a: P, b: P) => l.destroyInstance(a, b);
+        break;
+      case "vkEnumeratePhysicalDevices":
+        fn = (a: P, b: P, c: P) => l.enumeratePhysicalDevices(a, b, c);
+        break;
+      case "vkEnumeratePhysicalDeviceGroups":
+        fn = (a: P, b: P, c: P) => l.enumeratePhysicalDeviceGroups(a, b, c);
+        break;
+      case "vkCreateDevice":
+        fn = (a: P, b: P, c: P, d: P) => l.createDevice(a, b, c, d);
+        break;
+      case "vkDestroyDevice":
+        fn = (a: P, b: P) => l.destroyDevice(a, b);
+        break;
+      case "vkGetDeviceQueue":
+        fn = (a: P, b: number, c: number, d: P) => l.getDeviceQueue(a, b, c, d);
+        break;
+      case "vkGetDeviceQueue2":
+        fn = (a: P, b: P, c: P) => l.getDeviceQueue2(a, b, c);
+        break;
+      case "vkAllocateCommandBuffers":
+        fn = (a: P, b: P, c: P) => l.allocateCommandBuffers(a, b, c);
+        break;
+      default:
+        if (info.level === "physical_device") {
+          fn = stubs.bindTrampoline(info.index, commandDef(info)) as VulkanCommand;
+        } else if (info.level === "instance") {
+          fn = stubs.bindDispatch(info.index, commandDef(info), true) as VulkanCommand;
+        } else if (info.level === "device") {
+          const mayCallJs = WSI_COMMANDS.get(info.name)?.surface !== undefined;
+          fn = stubs.bindDispatch(info.index, commandDef(info), mayCallJs) as VulkanCommand;
+        } else {
+          throw new TypeError(`Cannot bind "${name}": unknown dispatch level "${info.level}"`);
+        }
+    }
+    this.#commands.set(name, fn);
+    return fn;
+  }
+
+  /**
+   * The device-level commands `device` provides (its driver returned them and their extension is
+   * enabled), Volk-style. The functions are the same as this object's: native stubs, so a call costs
+   * one stub jump; the table only tells which commands exist for the device.
+   *
+   * @example Usage
+   * ```ts ignore
+   * const d = vk.deviceTable(device);
+   * d.vkCmdDraw(commandBuffer, 3, 1, 0, 0);
+   * ```
+   * @throws {TypeError} If `device` is not a device this process's loader created.
+   */
+  deviceTable(device: P): DeviceTable {
+    const ld = devices.get(key(device));
+    if (!ld) {
+      throw new TypeError(`Cannot make a device table: "0x${key(device).toString(16)}" is not a VkDevice`);
+    }
+    const cached = this.#tables.get(ld);
+    if (cached) return cached;
+    const table: Record<string, VulkanCommand> = {};
+    const instanceExtensions = ld.instance.enabledExtensions;
+    for (const [name, index] of Object.entries(COMMAND_INDEX)) {
+      const info = COMMANDS[index]!;
+      if (info.level !== "device") continue;
+      const answer = deviceProcAddrRule(name, instanceExtensions, ld.enabledExtensions);
+      if (answer.kind === "null" || (answer.kind === "device_table" && !ld.supported.has(index))) continue;
+      Object.defineProperty(table, name, {
+        enumerable: true,
+        configurable: true,
+        get: () => {
+          const fn = this.#command(name);
+          Object.defineProperty(table, name, { value: fn, enumerable: true });
+          return fn;
+        },
+      });
+    }
+    this.#tables.set(ld, table);
+    return table;
+  }
+
+  /**
+   * A command the generated tables do not know, resolved through the drivers of this loader's live
+   * instances and bound to a reserved stub slot with `def` (its FFI signature). `null` when no driver
+   * knows it. Known names give the regular command.
+   *
+   * @example Usage
+   * ```ts ignore
+   * const fn = vk.getUnknownCommand("vkGetPhysicalDeviceFooVENDOR", { parameters: ["pointer", "u32"], result: "u32" });
+   * ```
+   */
+  getUnknownCommand(name: string, def: Deno.ForeignFunction): VulkanCommand | null {
+    if (name in COMMAND_INDEX) return this.#command(name);
+    const cached = this.#commands.get(name);
+    if (cached) return cached;
+    const found = this.#loader.resolveUnknown(name, def);
+    if (!found) return null;
+    const stubs = this.#loader.stubs;
+    const fn =
+      (found.kind === "physical_device"
+        ? stubs.bindTrampoline(found.slot, def)
+        : stubs.bindDispatch(found.slot, def)) as VulkanCommand;
+    this.#commands.set(name, fn);
+    return fn;
+  }
+
+  /** Closes the loader's callbacks (destroy instances first). */
+  dispose(): void {
+    this.#loader.dispose();
+  }
+
+  /** Same as {@linkcode Vulkan.dispose}. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  static {
+    for (const name of Object.keys(COMMAND_INDEX)) {
+      Object.defineProperty(Vulkan.prototype, name, {
+        configurable: true,
+        enumerable: false,
+        get(this: Vulkan) {
+          const fn = this.#command(name);
+          // Later reads find an own data property: no getter call on the hot path.
+          Object.defineProperty(this, name, { value: fn, enumerable: false, configurable: true });
+          return fn;
+        },
+      });
+    }
+  }
+}
+
+/**
+ * Same as {@linkcode Vulkan.load}.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { loadVulkan } from "./vulkan.ts";
+ * using vk = loadVulkan();
+ * ```
+ */
+export function loadVulkan(options: VulkanOptions = {}): Vulkan & VulkanCommands {
+  return Vulkan.load(options);
+}

@@ -1,0 +1,396 @@
+/**
+ * "Unwrap" stubs: native stubs that swap the first argument for a handle the
+ * object points to, then jump through a table the object also points to.
+ *
+ * Stub N of a set with table offset `A` and handle offset `B` does
+ * `table = [arg0 + A]; arg0 = [arg0 + B]; jump [table + 8N]`:
+ *
+ * - x86-64: `mov rax,[rdi+A]; mov rdi,[rdi+B]; jmp [rax+8N]` (clobbers rax)
+ * - aarch64: `ldr x16,[x0,#A]; ldr x0,[x0,#B]; ldr x16,[x16,#8N]; br x16`
+ *
+ * A loader object `{ word0: table, word1: next handle }` (A=0, B=8) then
+ * forwards a call to the next level with no JavaScript in between; the same
+ * shape with other offsets reaches a driver's own function table and handle.
+ * The object file also holds one "error" function returning
+ * `VK_ERROR_EXTENSION_NOT_PRESENT` (-7): what an empty table slot points to,
+ * instead of a NULL that would crash the caller.
+ *
+ * The ELF file comes from {@linkcode emitStubObject} (`ffi/elf.ts`), whose
+ * stubs are then rewritten in place: same size, same symbols.
+ *
+ * Without native stubs (another OS or architecture, or `native: false`) the
+ * same forwarding runs in TypeScript through `Deno.UnsafeFnPointer`.
+ *
+ * @module
+ */
+
+import { CallbackRegistry } from "./callback.ts";
+import { nativeStubArch } from "./dispatch.ts";
+import { emitStubObject, STUB_SIZE, type StubArch } from "./elf.ts";
+import { cstringBuffer, libcSymbols } from "./libc.ts";
+import { Library } from "./library.ts";
+
+/** What the error function returns: `VK_ERROR_EXTENSION_NOT_PRESENT`. */
+export const UNWRAP_ERROR_RESULT = -7;
+
+/** One set of unwrap stubs inside an object file. */
+export interface UnwrapSet {
+  /** Symbol prefix: stub N of the set is `<prefix><names[N]>`. */
+  readonly prefix: string;
+  /** Byte offset of the table pointer inside the object the first argument points to. */
+  readonly tableOffset: number;
+  /** Byte offset of the next handle inside that object. */
+  readonly handleOffset: number;
+}
+
+/** Options of {@linkcode UnwrapStubs.load}. */
+export interface UnwrapStubsOptions {
+  /** `false` forces the TypeScript fallback. Default: native where supported. */
+  native?: boolean;
+}
+
+const ERROR_SYMBOL = "vkdeno_unwrap_error";
+
+/**
+ * The machine code of an unwrap stub for slot `index`, {@linkcode STUB_SIZE} bytes.
+ *
+ * @example x86-64
+ * ```ts
+ * import { unwrapStubCode } from "./unwrap_stubs.ts";
+ * // mov rax,[rdi+0]; mov rdi,[rdi+8]; jmp [rax+0x10]
+ * console.log(unwrapStubCode(2, 0, 8, "x86_64").subarray(0, 14));
+ * ```
+ * @throws {RangeError} If an offset or the index cannot be encoded.
+ */
+export function unwrapStubCode(index: number, tableOffset: number, handleOffset: number, arch: StubArch) {
+  for (const [what, v] of [["table offset", tableOffset], ["handle offset", handleOffset]] as const) {
+    if (!Number.isInteger(v) || v < 0 || v > 120 || v % 8 !== 0) {
+      throw new RangeError(`Invalid unwrap ${what} "${v}": expected a multiple of 8 from 0 to 120`);
+    }
+  }
+  if (!Number.isInteger(index) || index < 0 || index > 4095) {
+    throw new RangeError(`Invalid unwrap stub index "${index}": expected 0 to 4095`);
+  }
+  const out = new Uint8Array(STUB_SIZE);
+  const dv = new DataView(out.buffer);
+  if (arch === "x86_64") {
+    out.fill(0xcc);
+    // mov rax,[rdi+disp8]; mov rdi,[rdi+disp8]; jmp [rax+disp32]
+    out.set([0x48, 0x8b, 0x47, tableOffset, 0x48, 0x8b, 0x7f, handleOffset, 0xff, 0xa0]);
+    dv.setInt32(10, index * 8, true);
+  } else {
+    const words = [
+      (0xf9400010 | ((tableOffset / 8) << 10)) >>> 0, // ldr x16, [x0, #A]
+      (0xf9400000 | ((handleOffset / 8) << 10)) >>> 0, // ldr x0, [x0, #B]
+      (0xf9400210 | (index << 10)) >>> 0, // ldr x16, [x16, #8*index]
+      0xd61f0200, // br x16
+    ];
+    words.forEach((w, i) => dv.setUint32(i * 4, w, true));
+  }
+  return out;
+}
+
+/** The code of the error function: returns -7 in the result register. */
+function errorCode(arch: StubArch): Uint8Array {
+  const out = new Uint8Array(STUB_SIZE);
+  if (arch === "x86_64") {
+    out.fill(0xcc);
+    out.set([0xb8, 0xf9, 0xff, 0xff, 0xff, 0xc3]); // mov eax,-7; ret
+  } else {
+    const dv = new DataView(out.buffer);
+    [0x128000c0, 0xd65f03c0, 0xd4200000, 0xd4200000].forEach((w, i) => dv.setUint32(i * 4, w, true)); // movn w0,#6; ret
+  }
+  return out;
+}
+
+/**
+ * Emits an ELF object with every set's stubs for `names` (in set order), then the error function.
+ *
+ * @example Usage
+ * ```ts
+ * import { emitUnwrapObject } from "./unwrap_stubs.ts";
+ * const bytes = emitUnwrapObject(["vkGetPhysicalDeviceProperties"], [
+ *   { prefix: "tramp_", tableOffset: 0, handleOffset: 8 },
+ * ], "x86_64");
+ * console.log(bytes.length > 0);
+ * ```
+ */
+export function emitUnwrapObject(
+  names: readonly string[],
+  sets: readonly UnwrapSet[],
+  arch: StubArch,
+): Uint8Array {
+  const symbols = sets.flatMap((s) => names.map((n) => `${s.prefix}${n}`));
+  symbols.push(ERROR_SYMBOL);
+  const { bytes, textAddress } = emitStubObject(symbols, arch);
+  // The first PT_LOAD maps file offset 0 at address 0: text addresses are file offsets.
+  sets.forEach((s, si) => {
+    names.forEach((_, i) => {
+      const at = textAddress + (si * names.length + i) * STUB_SIZE;
+      bytes.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
+    });
+  });
+  bytes.set(errorCode(arch), textAddress + sets.length * names.length * STUB_SIZE);
+  return bytes;
+}
+
+interface Loaded {
+  path: string;
+  fd: number;
+  library: Library;
+}
+
+function loadBytes(bytes: Uint8Array): Loaded {
+  const libc = libcSymbols();
+  const fd = libc.memfd_create(cstringBuffer("vkdeno-unwrap"), 1 /* MFD_CLOEXEC */);
+  if (fd < 0) throw new Error("Cannot create a memfd for the unwrap stubs");
+  let done = 0;
+  while (done < bytes.length) {
+    const n = Number(
+      libc.write(fd, bytes.subarray(done) as Uint8Array<ArrayBuffer>, BigInt(bytes.length - done)),
+    );
+    if (n <= 0) break;
+    done += n;
+  }
+  const path = `/proc/self/fd/${fd}`;
+  try {
+    if (done !== bytes.length) throw new Error(`Cannot write the unwrap stubs to "${path}"`);
+    // The fd stays open while loaded: glibc matches a reused "/proc/self/fd/N" by name.
+    return { path, fd, library: Library.open(path) };
+  } catch (error) {
+    libc.close(fd);
+    throw error;
+  }
+}
+
+/**
+ * Unwrap stubs for a list of slot names, in one or more sets (offset pairs).
+ *
+ * @example Usage
+ * ```ts
+ * import { UnwrapStubs } from "./unwrap_stubs.ts";
+ * using stubs = UnwrapStubs.load(["vkGetPhysicalDeviceFeatures"], [
+ *   { prefix: "tramp_", tableOffset: 0, handleOffset: 8 },
+ * ]);
+ * console.log(stubs.address(0, 0) !== null, stubs.native);
+ * ```
+ */
+export class UnwrapStubs implements Disposable {
+  #names: readonly string[];
+  #sets: readonly UnwrapSet[];
+  #loaded: Loaded | undefined;
+  #bound = new Map<string, unknown>();
+  #libraries: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[] = [];
+  #addresses = new Map<string, Deno.PointerObject>();
+  #callbacks = new CallbackRegistry();
+  #disposed = false;
+  readonly #fallbackReason: string | undefined;
+
+  private constructor(
+    names: readonly string[],
+    sets: readonly UnwrapSet[],
+    loaded?: Loaded,
+    reason?: string,
+  ) {
+    this.#names = names;
+    this.#sets = sets;
+    this.#loaded = loaded;
+    this.#fallbackReason = loaded ? undefined : reason ?? "no stub object";
+  }
+
+  /**
+   * Emits and loads the stubs, or sets up the TypeScript fallback.
+   *
+   * @example Usage
+   * ```ts
+   * import { UnwrapStubs } from "./unwrap_stubs.ts";
+   * using stubs = UnwrapStubs.load(["a"], [{ prefix: "t_", tableOffset: 8, handleOffset: 16 }], { native: false });
+   * console.log(stubs.native); // false
+   * ```
+   */
+  static load(
+    names: readonly string[],
+    sets: readonly UnwrapSet[],
+    options: UnwrapStubsOptions = {},
+  ): UnwrapStubs {
+    const arch = nativeStubArch();
+    const bytes = emitUnwrapObject(names, sets, arch ?? "x86_64");
+    if (options.native === false) {
+      return new UnwrapStubs(names, sets, undefined, "native stubs were turned off");
+    }
+    if (arch === undefined) {
+      return new UnwrapStubs(
+        names,
+        sets,
+        undefined,
+        `no native stubs for "${Deno.build.os}" on "${Deno.build.arch}"`,
+      );
+    }
+    try {
+      return new UnwrapStubs(names, sets, loadBytes(bytes));
+    } catch (error) {
+      return new UnwrapStubs(names, sets, undefined, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** True when the stubs are native code. */
+  get native(): boolean {
+    return this.#loaded !== undefined;
+  }
+
+  /** Why the fallback is used; `undefined` when native. */
+  get fallbackReason(): string | undefined {
+    return this.#fallbackReason;
+  }
+
+  /** The object file's path (`/proc/self/fd/N`), when native. */
+  get path(): string | undefined {
+    return this.#loaded?.path;
+  }
+
+  #symbol(set: number, index: number): string {
+    if (this.#disposed) throw new TypeError("Cannot use disposed unwrap stubs");
+    const s = this.#sets[set];
+    const name = this.#names[index];
+    if (s === undefined) throw new RangeError(`Unwrap set "${set}" is out of range`);
+    if (name === undefined) throw new RangeError(`Unwrap stub index "${index}" is out of range`);
+    return `${s.prefix}${name}`;
+  }
+
+  /**
+   * The JavaScript function for stub `index` of set `set`, declared with `def` (bound once, cached).
+   *
+   * @example Usage
+   * ```ts
+   * import { UnwrapStubs } from "./unwrap_stubs.ts";
+   * using stubs = UnwrapStubs.load(["f"], [{ prefix: "t_", tableOffset: 0, handleOffset: 8 }]);
+   * const f = stubs.bind(0, 0, { parameters: ["pointer"], result: "void" });
+   * console.log(typeof f); // "function"
+   * ```
+   */
+  bind<const T extends Deno.ForeignFunction>(
+    set: number,
+    index: number,
+    def: T,
+  ): Deno.StaticForeignSymbol<T> {
+    const symbol = this.#symbol(set, index);
+    const cached = this.#bound.get(symbol);
+    if (cached !== undefined) return cached as Deno.StaticForeignSymbol<T>;
+    let fn: unknown;
+    if (this.#loaded) {
+      const lib = Deno.dlopen(this.#loaded.path, { [symbol]: def } as Deno.ForeignLibraryInterface);
+      this.#libraries.push(lib);
+      fn = lib.symbols[symbol];
+    } else {
+      fn = this.#fallback(this.#sets[set]!, index, def);
+    }
+    this.#bound.set(symbol, fn);
+    return fn as Deno.StaticForeignSymbol<T>;
+  }
+
+  /**
+   * The C address of stub `index` of set `set`. In fallback mode a callback declared with `def` (required).
+   *
+   * @example Usage
+   * ```ts
+   * import { UnwrapStubs } from "./unwrap_stubs.ts";
+   * using stubs = UnwrapStubs.load(["f"], [{ prefix: "t_", tableOffset: 0, handleOffset: 8 }]);
+   * if (stubs.native) console.log(stubs.address(0, 0) !== null); // true
+   * ```
+   * @throws {TypeError} In fallback mode without `def`.
+   */
+  address(set: number, index: number, def?: Deno.UnsafeCallbackDefinition): Deno.PointerObject {
+    const symbol = this.#symbol(set, index);
+    const cached = this.#addresses.get(symbol);
+    if (cached) return cached;
+    let ptr: Deno.PointerValue;
+    if (this.#loaded) {
+      ptr = this.#loaded.library.symbolAddress(symbol);
+      if (ptr === null) throw new Error(`Unwrap stub "${symbol}" is missing from "${this.#loaded.path}"`);
+    } else {
+      if (!def) {
+        throw new TypeError(
+          `Cannot take the address of "${symbol}" without native stubs: pass its definition`,
+        );
+      }
+      const call = this.#fallback(this.#sets[set]!, index, def) as (...a: unknown[]) => unknown;
+      ptr = this.#callbacks.create(def, call as never, {
+        name: symbol,
+        onError:
+          (def.result === "i32" ? UNWRAP_ERROR_RESULT : def.result === "void" ? undefined : 0) as never,
+      }).pointer;
+    }
+    this.#addresses.set(symbol, ptr);
+    return ptr;
+  }
+
+  /**
+   * The error function (returns -7): what empty slots point to. `null` in fallback mode.
+   *
+   * @example Usage
+   * ```ts
+   * import { UnwrapStubs } from "./unwrap_stubs.ts";
+   * using stubs = UnwrapStubs.load([], []);
+   * console.log(stubs.native ? stubs.errorFunction !== null : true); // true
+   * ```
+   */
+  get errorFunction(): Deno.PointerValue {
+    if (!this.#loaded) return null;
+    const cached = this.#addresses.get(ERROR_SYMBOL);
+    if (cached) return cached;
+    const ptr = this.#loaded.library.symbolAddress(ERROR_SYMBOL);
+    if (ptr) this.#addresses.set(ERROR_SYMBOL, ptr);
+    return ptr;
+  }
+
+  #fallback(set: UnwrapSet, index: number, def: Deno.ForeignFunction): (...args: unknown[]) => unknown {
+    const fns = new Map<bigint, Deno.UnsafeFnPointer<Deno.ForeignFunction>>();
+    const callDef = { parameters: def.parameters, result: def.result };
+    return (...args: unknown[]) => {
+      const object = args[0] as Deno.PointerValue;
+      if (object === null) throw new TypeError("Cannot unwrap a null handle");
+      const view = new Deno.UnsafePointerView(object);
+      const table = view.getPointer(set.tableOffset);
+      if (table === null) throw new TypeError("Cannot unwrap a handle without a table");
+      const fp = new Deno.UnsafePointerView(table).getPointer(index * 8);
+      if (fp === null) return def.result === "i32" ? UNWRAP_ERROR_RESULT : undefined;
+      const key = Deno.UnsafePointer.value(fp);
+      let fn = fns.get(key);
+      if (!fn) {
+        fn = new Deno.UnsafeFnPointer(fp as Deno.PointerObject<never>, callDef);
+        fns.set(key, fn);
+      }
+      const next = [...args];
+      next[0] = view.getPointer(set.handleOffset);
+      return (fn.call as (...a: unknown[]) => unknown)(...next);
+    };
+  }
+
+  /**
+   * Unloads the stubs. Nothing may call them afterwards.
+   *
+   * @example Usage
+   * ```ts
+   * import { UnwrapStubs } from "./unwrap_stubs.ts";
+   * UnwrapStubs.load(["f"], [{ prefix: "t_", tableOffset: 0, handleOffset: 8 }]).dispose();
+   * ```
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    for (const lib of this.#libraries) lib.close();
+    this.#libraries = [];
+    this.#bound.clear();
+    this.#addresses.clear();
+    this.#callbacks.dispose();
+    if (this.#loaded) {
+      this.#loaded.library.close();
+      libcSymbols().close(this.#loaded.fd);
+    }
+  }
+
+  /** Same as {@linkcode UnwrapStubs.dispose}. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
