@@ -5,6 +5,14 @@
  * `Deno.dlopen`, builds the instance and device call chains, and hands scripts
  * every Vulkan command at the cost of one C call.
  *
+ * `Vulkan.load()` (or `loadVulkan()`) returns an object with every Vulkan command as a method by its
+ * Vulkan name, taking the C parameter list: handles and pointers as `Deno.PointerValue` (build structs
+ * with `Arena` from `ffi/memory.ts` or the helpers of `ffi/structs.ts`), 32-bit values as numbers, 64-bit
+ * values as bigints. Raw commands return `VkResult` as C does. Device, queue and command-buffer commands
+ * are native dispatch stubs: no JavaScript runs between the script and the driver. `vk.deviceTable(device)`
+ * lists the commands a device provides (Volk-style); `vk.getUnknownCommand(name, def)` binds a command the
+ * generated tables do not know.
+ *
  * @example Discovery snapshot
  * ```ts
  * import { snapshotProcessEnvironment } from "@vkdeno/loader";
@@ -12,7 +20,21 @@
  * console.log(env.elevated);
  * ```
  *
+ * @example Loader version
+ * ```ts
+ * import { Vulkan } from "@vkdeno/loader";
+ * using vk = Vulkan.load({ env: { vars: {}, elevated: false } });
+ * const version = new Uint32Array(new ArrayBuffer(4));
+ * vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version));
+ * console.log(version[0]! >>> 22); // 1
+ * ```
+ *
  * @module
  */
 export type { EnvironmentSnapshot } from "./discovery/environment.ts";
 export { snapshotProcessEnvironment } from "./discovery/environment.ts";
+export type { DeviceTable, VulkanCommand, VulkanCommands, VulkanOptions } from "./chain/vulkan.ts";
+export { loadVulkan, Vulkan } from "./chain/vulkan.ts";
+export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
+export { Logger } from "./chain/log.ts";
+export { VkError } from "./chain/errors.ts";

@@ -47,6 +47,22 @@ export interface VulkanOptions {
 
 type P = Deno.PointerValue;
 
+const loaders = new WeakMap<Vulkan, Loader>();
+
+/**
+ * The loader behind a command object (environment, log, stubs, live instances): for tests and tools.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { loaderOf, Vulkan } from "./vulkan.ts";
+ * using vk = Vulkan.load();
+ * console.log(loaderOf(vk).instances.size); // 0
+ * ```
+ */
+export function loaderOf(vk: Vulkan): Loader {
+  return loaders.get(vk)!;
+}
+
 /**
  * The loader's command object. Get one with {@linkcode Vulkan.load} (or {@linkcode loadVulkan}).
  *
@@ -67,6 +83,7 @@ export class Vulkan implements Disposable {
 
   private constructor(loader: Loader) {
     this.#loader = loader;
+    loaders.set(this, loader);
   }
 
   /**
@@ -80,11 +97,6 @@ export class Vulkan implements Disposable {
    */
   static load(options: VulkanOptions = {}): Vulkan & VulkanCommands {
     return new Vulkan(new Loader(options)) as Vulkan & VulkanCommands;
-  }
-
-  /** The loader behind the commands (environment, log, stubs, live instances). */
-  get loader(): Loader {
-    return this.#loader;
   }
 
   /** True when commands go through native stubs (false: the `UnsafeFnPointer` fallback). */
@@ -169,7 +181,7 @@ export class Vulkan implements Disposable {
    * ```
    * @throws {TypeError} If `device` is not a device this process's loader created.
    */
-  deviceTable(device: P): DeviceTable {
+  deviceTable(device: Deno.PointerValue): DeviceTable {
     const ld = devices.get(key(device));
     if (!ld) {
       throw new TypeError(`Cannot make a device table: "0x${key(device).toString(16)}" is not a VkDevice`);
