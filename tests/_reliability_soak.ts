@@ -1,0 +1,217 @@
+/**
+ * The soak loop shared by `tests/soak_test.ts` (short) and `tools/soak.ts` (long): instance + device
+ * create/destroy cycles through a loader's command object, with resident memory and the native-resource
+ * counters (callbacks, arenas, libraries, dispatch tables, layer libraries, drivers) read before, after
+ * warm-up and at the end.
+ *
+ * @module
+ */
+
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { DispatchTable } from "../ffi/dispatch.ts";
+import { Library } from "../ffi/library.ts";
+import { Arena } from "../ffi/memory.ts";
+import { enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
+
+// deno-lint-ignore no-explicit-any
+type Fn = (...args: any[]) => any;
+
+/** The commands a cycle calls (both loaders' command objects have them). */
+export interface SoakCommands {
+  vkCreateInstance: Fn;
+  vkDestroyInstance: Fn;
+  vkEnumeratePhysicalDevices: Fn;
+  vkGetPhysicalDeviceProperties: Fn;
+  vkCreateDevice: Fn;
+  vkGetDeviceQueue: Fn;
+  vkDestroyDevice: Fn;
+}
+
+/** Native resources alive at one moment. */
+export interface ResourceCounts {
+  callbacks: number;
+  arenas: number;
+  libraries: number;
+  tables: number;
+  layerLibraries: number;
+  drivers: number;
+}
+
+let layerLibraryCount = () => 0;
+let driverCount = () => 0;
+
+/** Loads the chain's counters when the chain exists (call once before {@linkcode resourceCounts}). */
+export async function loadCounters(): Promise<void> {
+  try {
+    const { LayerLibrary } = await import("../chain/layer_library.ts");
+    layerLibraryCount = () => LayerLibrary.liveCount;
+  } catch {
+    // no layer chain in this tree
+  }
+  try {
+    const { loadedDriverCount } = await import("../chain/driver.ts");
+    driverCount = loadedDriverCount;
+  } catch {
+    // no driver loading in this tree
+  }
+}
+
+/** Reads every live counter the project keeps. */
+export function resourceCounts(): ResourceCounts {
+  return {
+    callbacks: CallbackRegistry.liveCount,
+    arenas: Arena.liveCount,
+    libraries: Library.liveCount,
+    tables: DispatchTable.liveCount,
+    layerLibraries: layerLibraryCount(),
+    drivers: driverCount(),
+  };
+}
+
+/** Options of {@linkcode soak}. */
+export interface SoakOptions {
+  cycles: number;
+  /** Cycles before the RSS baseline is taken. */
+  warmup: number;
+  /** Instance layers to enable (e.g. the validation layer). */
+  layers?: readonly string[];
+  /** Called every `every` cycles with the cycle number and RSS in bytes. */
+  progress?: (cycle: number, rss: number) => void;
+  every?: number;
+}
+
+/** What a soak measured. */
+export interface SoakReport {
+  cycles: number;
+  warmup: number;
+  device: string;
+  rssStart: number;
+  rssAfterWarmup: number;
+  rssEnd: number;
+  /** RSS growth from the end of warm-up to the end, bytes. */
+  growth: number;
+  /** Native resources between cycles after warm-up, and at the end (no instance alive either time). */
+  countsAfterWarmup: ResourceCounts;
+  countsEnd: ResourceCounts;
+  /** Milliseconds per cycle after warm-up. */
+  msPerCycle: number;
+  /** RSS samples (cycle, bytes) for plotting. */
+  samples: [number, number][];
+}
+
+function check(result: number, what: string): void {
+  if (result !== 0) throw new Error(`${what} returned VkResult "${result}"`);
+}
+
+function rss(): number {
+  return Deno.memoryUsage().rss;
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * One instance + device create/destroy cycle: create the instance, enumerate physical devices, create a
+ * device on the first one's first queue family, get its queue, destroy both. Returns the device name.
+ */
+export function cycle(vk: SoakCommands, layers: readonly string[] = []): string {
+  using arena = new Arena();
+  const slot = new BigUint64Array(new ArrayBuffer(8));
+  const out = Deno.UnsafePointer.of(slot);
+  check(
+    vk.vkCreateInstance(
+      writeStruct(arena, "VkInstanceCreateInfo", {
+        pApplicationInfo: { pApplicationName: "vkdeno soak", apiVersion: makeApiVersion(1, 3) },
+        ppEnabledLayerNames: [...layers],
+      }),
+      null,
+      out,
+    ),
+    "vkCreateInstance",
+  );
+  const instance = Deno.UnsafePointer.create(slot[0]!);
+  try {
+    const devices = enumerate(vk.vkEnumeratePhysicalDevices, [instance], {
+      name: "vkEnumeratePhysicalDevices",
+    });
+    const pd = devices[0];
+    if (!pd) throw new Error("No physical device");
+    const props = arena.alloc(824);
+    vk.vkGetPhysicalDeviceProperties(pd, arena.pointer(props));
+    const nameEnd = props.indexOf(0, 20);
+    const name = new TextDecoder().decode(props.subarray(20, nameEnd));
+    slot[0] = 0n;
+    check(
+      vk.vkCreateDevice(
+        pd,
+        writeStruct(arena, "VkDeviceCreateInfo", {
+          pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+        }),
+        null,
+        out,
+      ),
+      "vkCreateDevice",
+    );
+    const device = Deno.UnsafePointer.create(slot[0]!);
+    const queue = new BigUint64Array(new ArrayBuffer(8));
+    vk.vkGetDeviceQueue(device, 0, 0, Deno.UnsafePointer.of(queue));
+    if (queue[0] === 0n) throw new Error("vkGetDeviceQueue returned no queue");
+    vk.vkDestroyDevice(device, null);
+    return name;
+  } finally {
+    vk.vkDestroyInstance(instance, null);
+  }
+}
+
+/**
+ * Runs `options.cycles` cycles and measures resident memory.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { openLibvulkan } from "../tools/libvulkan.ts";
+ * import { soak } from "./_reliability_soak.ts";
+ * using vk = openLibvulkan();
+ * console.log(soak(vk as never, { cycles: 100, warmup: 20 }).growth);
+ * ```
+ */
+export function soak(vk: SoakCommands, options: SoakOptions): SoakReport {
+  const samples: [number, number][] = [];
+  gc();
+  const rssStart = rss();
+  let device = "";
+  let rssAfterWarmup = rssStart;
+  let countsAfterWarmup = resourceCounts();
+  let t0 = performance.now();
+  const every = options.every ?? Math.max(1, Math.floor(options.cycles / 50));
+  for (let i = 1; i <= options.cycles; i++) {
+    device = cycle(vk, options.layers);
+    if (i === options.warmup) {
+      gc();
+      rssAfterWarmup = rss();
+      countsAfterWarmup = resourceCounts();
+      t0 = performance.now();
+    }
+    if (i % every === 0) {
+      const now = rss();
+      samples.push([i, now]);
+      options.progress?.(i, now);
+    }
+  }
+  const ms = (performance.now() - t0) / Math.max(1, options.cycles - options.warmup);
+  gc();
+  const rssEnd = rss();
+  return {
+    cycles: options.cycles,
+    warmup: options.warmup,
+    device,
+    rssStart,
+    rssAfterWarmup,
+    rssEnd,
+    growth: rssEnd - rssAfterWarmup,
+    countsAfterWarmup,
+    countsEnd: resourceCounts(),
+    msPerCycle: ms,
+    samples,
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Soak: instance + device create/destroy cycles on a real driver, measuring resident memory growth after
+ * warm-up and the native resources (callbacks, arenas, libraries, dispatch tables, layer libraries,
+ * drivers) left at the end.
+ *
+ * ```sh
+ * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=10000            # lavapipe, vkdeno
+ * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=1000 --layer=VK_LAYER_KHRONOS_validation
+ * deno run -A --v8-flags=--expose-gc tools/soak.ts --loader=libvulkan --cycles=1000  # the reference
+ * ```
+ *
+ * Options: `--loader=vkdeno|libvulkan`, `--cycles=N`, `--warmup=N` (default 10% of cycles, at least 50),
+ * `--layer=NAME` (repeatable), `--driver=PATH` (a manifest; default lavapipe's), `--json` (one JSON line).
+ * Host implicit layers are disabled (`VK_LOADER_LAYERS_DISABLE=~implicit~`) so the figures are the
+ * loader's own. Without `--v8-flags=--expose-gc` the RSS figures include garbage not yet collected.
+ *
+ * @module
+ */
+
+import { loadCounters, resourceCounts, soak, type SoakReport } from "../tests/_reliability_soak.ts";
+
+const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+interface Args {
+  loader: string;
+  cycles: number;
+  warmup: number;
+  layers: string[];
+  driver: string;
+  json: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = {
+    loader: "vkdeno",
+    cycles: 10_000,
+    warmup: -1,
+    layers: [],
+    driver: LAVAPIPE,
+    json: false,
+  };
+  for (const a of argv) {
+    const [key, value = ""] = a.replace(/^--/, "").split("=", 2) as [string, string?];
+    if (key === "loader") args.loader = value;
+    else if (key === "cycles") args.cycles = Number(value);
+    else if (key === "warmup") args.warmup = Number(value);
+    else if (key === "layer") args.layers.push(value);
+    else if (key === "driver") args.driver = value;
+    else if (key === "json") args.json = true;
+    else throw new TypeError(`Unknown option "${a}"`);
+  }
+  if (!Number.isInteger(args.cycles) || args.cycles <= 0) {
+    throw new RangeError(`Invalid value for --cycles "${args.cycles}": must be a positive integer`);
+  }
+  if (args.warmup < 0) args.warmup = Math.min(args.cycles, Math.max(50, Math.floor(args.cycles / 10)));
+  return args;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1 << 20)).toFixed(2)} MiB`;
+}
+
+/** The soak's result as tools and tests read it. */
+export interface SoakOutput extends SoakReport {
+  loader: string;
+  layers: string[];
+  countsBefore: ReturnType<typeof resourceCounts>;
+  countsAfterDispose: ReturnType<typeof resourceCounts>;
+  gcExposed: boolean;
+}
+
+/**
+ * Runs the soak with command-line style arguments.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { runSoak } from "./soak.ts";
+ * const out = await runSoak(["--cycles=100"]);
+ * console.log(out.growth);
+ * ```
+ */
+export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
+  const args = parseArgs(argv);
+  await loadCounters();
+  const vars = { VK_DRIVER_FILES: args.driver, VK_LOADER_LAYERS_DISABLE: "~implicit~" };
+  const countsBefore = resourceCounts();
+  // deno-lint-ignore no-explicit-any
+  let vk: any;
+  if (args.loader === "libvulkan") {
+    for (const [k, v] of Object.entries(vars)) Deno.env.set(k, v);
+    const { openLibvulkan } = await import("./libvulkan.ts");
+    vk = openLibvulkan();
+  } else if (args.loader === "vkdeno") {
+    const { loadVulkan } = await import("../chain/vulkan.ts");
+    const env = { vars: { ...Deno.env.toObject(), ...vars }, elevated: false };
+    vk = loadVulkan({ env });
+  } else {
+    throw new TypeError(`Unknown loader "${args.loader}": expected "vkdeno" or "libvulkan"`);
+  }
+  let report: SoakReport;
+  try {
+    report = soak(vk, {
+      cycles: args.cycles,
+      warmup: args.warmup,
+      layers: args.layers,
+      progress: args.json ? undefined : (i, rss) => console.error(`cycle ${i}: rss ${mib(rss)}`),
+    });
+  } finally {
+    vk[Symbol.dispose]();
+  }
+  return {
+    ...report,
+    loader: args.loader,
+    layers: args.layers,
+    countsBefore,
+    countsAfterDispose: resourceCounts(),
+    gcExposed: typeof (globalThis as { gc?: unknown }).gc === "function",
+  };
+}
+
+if (import.meta.main) {
+  const out = await runSoak(Deno.args);
+  if (Deno.args.includes("--json")) {
+    console.log(JSON.stringify(out));
+  } else {
+    console.log(`loader ${out.loader}, device "${out.device}", layers [${out.layers.join(", ")}]`);
+    console.log(`cycles ${out.cycles} (warm-up ${out.warmup}), ${out.msPerCycle.toFixed(2)} ms per cycle`);
+    console.log(
+      `rss: start ${mib(out.rssStart)}, after warm-up ${mib(out.rssAfterWarmup)}, end ${mib(out.rssEnd)}, ` +
+        `growth after warm-up ${mib(out.growth)}${out.gcExposed ? "" : " (no --expose-gc)"}`,
+    );
+    console.log(`resources after warm-up ${JSON.stringify(out.countsAfterWarmup)}`);
+    console.log(`resources at the end     ${JSON.stringify(out.countsEnd)}`);
+    console.log(`resources after dispose  ${JSON.stringify(out.countsAfterDispose)}`);
+  }
+}
