@@ -218,6 +218,32 @@ export function deliver(messenger: DebugMessenger, record: LogRecord, instance: 
   fnFromPointer(messenger.callback, UTILS_CALLBACK).call(severity, type, data, messenger.userData);
 }
 
+/**
+ * Routes every message of `log` to `messengers` until the returned function
+ * is called (nothing is attached for an empty list). `instance` names the
+ * object of each message; it is read at delivery, so it may become known
+ * after activation.
+ *
+ * @example Usage
+ * ```ts
+ * import { activateMessengers } from "./debug_utils.ts";
+ * import { Logger } from "./log.ts";
+ * const log = new Logger({ vars: {}, elevated: false });
+ * const done = activateMessengers(log, [], () => null);
+ * done();
+ * ```
+ */
+export function activateMessengers(
+  log: Logger,
+  messengers: readonly DebugMessenger[],
+  instance: () => Deno.PointerValue,
+): () => void {
+  if (messengers.length === 0) return () => {};
+  return log.addSink((record) => {
+    for (const m of messengers) deliver(m, record, instance());
+  });
+}
+
 let nextHandle = 0x7d9e_0000_0001n;
 
 /**
@@ -260,10 +286,7 @@ export class DebugMessengers implements Disposable {
    */
   activateCreateInfo(createInfo: Deno.PointerValue, log: Logger, instance: Deno.PointerValue): () => void {
     const list = createInfo === null ? [] : readMessengerCreateInfos(readPointer(createInfo, 8));
-    if (list.length === 0) return () => {};
-    return log.addSink((record) => {
-      for (const m of list) deliver(m, record, instance);
-    });
+    return activateMessengers(log, list, () => instance);
   }
 
   /**

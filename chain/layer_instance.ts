@@ -1,0 +1,541 @@
+/**
+ * Everything layers add to one loader instance, behind a few entry points the
+ * loader core calls from its trampolines (so its hooks stay a few lines each):
+ *
+ * - {@linkcode InstanceLayers.prepare}: discovery, activation (F01 to F12) and
+ *   library loading for `vkCreateInstance` (`VK_ERROR_LAYER_NOT_PRESENT`);
+ * - {@linkcode InstanceLayers.createInstance}: the instance chain down to the
+ *   core's terminators, with the create info's debug messengers active (A17);
+ * - {@linkcode InstanceLayers.createDevice}: the device chain, also run for a
+ *   layer's `pfnLayerCreateDevice`;
+ * - extension checks and enumerations with layers (A02, A04, A05, F11);
+ * - {@linkcode InstanceLayers.destroyInstance} / {@linkcode InstanceLayers.release}.
+ *
+ * The core describes its side with {@linkcode CoreHooks}: its terminator
+ * `vkGetInstanceProcAddr` answers and `vkCreateInstance` body, the bottom of
+ * the device chain (the driver's `vkGetDeviceProcAddr`), and what to do once a
+ * device came back up the chain.
+ *
+ * @example Preparing the layers of an instance
+ * ```ts
+ * import { InstanceLayers } from "./layer_instance.ts";
+ * import { Logger } from "./log.ts";
+ * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+ * using layers = InstanceLayers.prepare({ env, log: new Logger(env), requestedLayers: [] });
+ * console.log(layers.active); // false
+ * ```
+ *
+ * @module
+ */
+
+import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { activateLayers } from "../discovery/layer_activation.ts";
+import type { LayerManifest } from "../discovery/layer_manifest.ts";
+import {
+  discoverLayers,
+  enumerateInstanceLayerProperties,
+  type LayerDiscovery,
+} from "../discovery/layers.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { nativeBytes, readCString, readU32, writeU32 } from "../ffi/memory.ts";
+import { activateMessengers, type DebugMessenger, DebugMessengers } from "./debug_utils.ts";
+import { VkError } from "./errors.ts";
+import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
+import {
+  type ExtensionEntry,
+  firstUnsupportedExtension,
+  layerExtensions,
+  mergeExtensions,
+  withImplicitLayerExtensions,
+} from "./layer_extensions.ts";
+import type { Logger } from "./log.ts";
+
+type P = Deno.PointerValue;
+
+const VK_SUCCESS = 0;
+const VK_INCOMPLETE = 5;
+const VK_ERROR_INITIALIZATION_FAILED = -3;
+const VK_ERROR_LAYER_NOT_PRESENT = -6;
+const LAYER_PROPERTIES_SIZE = 520;
+const EXTENSION_PROPERTIES_SIZE = 260;
+const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
+const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
+
+/**
+ * The loader core's side of an instance, as the layer chain needs it.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import type { CoreHooks } from "./layer_instance.ts";
+ * declare const hooks: CoreHooks;
+ * hooks.terminatorProcAddr("vkEnumeratePhysicalDevices");
+ * ```
+ */
+export interface CoreHooks {
+  /** The terminator link's C entry point for `name` (`vkCreateDevice`, physical-device commands...), or null. */
+  terminatorProcAddr(name: string): P;
+  /** The terminator `vkCreateInstance` body (the drivers' instances); the loader's `*pInstance` stays. */
+  terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number;
+  /** The bottom of device chains: the driver's `vkGetDeviceProcAddr` for a driver's `VkDevice` (WSI swapped in). */
+  deviceProcAddr(device: P, name: string): P;
+  /** An application `VkPhysicalDevice` to the handle the top of the chain knows. */
+  unwrapPhysicalDevice(physicalDevice: P): P;
+  /** A device came up the chain: fill its dispatch table from `getDeviceProcAddr`; returns a `VkResult`. */
+  deviceCreated(device: P, getDeviceProcAddr: P): number;
+  /** A layer destroyed a device it made through `pfnLayerCreateDevice`. */
+  deviceDestroyed?(device: P): void;
+  /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
+  deviceTableOf?(device: P): P;
+}
+
+/**
+ * Options of {@linkcode InstanceLayers.prepare}.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import type { PrepareLayersOptions } from "./layer_instance.ts";
+ * declare const options: PrepareLayersOptions;
+ * ```
+ */
+export interface PrepareLayersOptions {
+  /** The environment discovery reads. */
+  readonly env: EnvironmentSnapshot;
+  /** The loader log. */
+  readonly log: Logger;
+  /** `ppEnabledLayerNames`. */
+  readonly requestedLayers: readonly string[];
+  /** `VkApplicationInfo.apiVersion`, packed (older layers get a warning). */
+  readonly apiVersion?: number;
+  /** For the override layer's `app_keys`. */
+  readonly executablePath?: string;
+  /** The create info's messengers (`readMessengerCreateInfos`), active again during `vkDestroyInstance`. */
+  readonly createMessengers?: readonly DebugMessenger[];
+}
+
+/**
+ * The layers of one instance.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { InstanceLayers } from "./layer_instance.ts";
+ * import type { PrepareLayersOptions } from "./layer_instance.ts";
+ * declare const options: PrepareLayersOptions;
+ * const layers = InstanceLayers.prepare(options);
+ * layers.release();
+ * ```
+ */
+export class InstanceLayers implements Disposable {
+  /** The discovery made for this instance. */
+  readonly discovery: LayerDiscovery;
+  /** The loaded chain. */
+  readonly chain: LayerChain;
+  /** Loader-side messengers (`vkCreateDebugUtilsMessengerEXT` terminators). */
+  readonly messengers: DebugMessengers = new DebugMessengers();
+  readonly #log: Logger;
+  readonly #callbacks = new CallbackRegistry();
+  readonly #createMessengers: readonly DebugMessenger[];
+  #hooks: CoreHooks | undefined;
+  #topInstance: P = null;
+  #bottomGipa: P = null;
+  #bottomGdpa: P = null;
+  #released = false;
+
+  private constructor(
+    discovery: LayerDiscovery,
+    chain: LayerChain,
+    log: Logger,
+    createMessengers: readonly DebugMessenger[],
+  ) {
+    this.discovery = discovery;
+    this.chain = chain;
+    this.#log = log;
+    this.#createMessengers = createMessengers;
+  }
+
+  /**
+   * Discovers and activates the layers for `vkCreateInstance` and loads their libraries.
+   *
+   * @example Usage
+   * ```ts
+   * import { InstanceLayers } from "./layer_instance.ts";
+   * import { VkError } from "./errors.ts";
+   * import { Logger } from "./log.ts";
+   * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+   * try {
+   *   InstanceLayers.prepare({ env, log: new Logger(env), requestedLayers: ["VK_LAYER_missing"] });
+   * } catch (e) {
+   *   console.log((e as VkError).result); // "VK_ERROR_LAYER_NOT_PRESENT"
+   * }
+   * ```
+   * @throws {VkError} `VK_ERROR_LAYER_NOT_PRESENT` for a requested layer that is unknown or fails to load.
+   */
+  static prepare(options: PrepareLayersOptions): InstanceLayers {
+    const log = options.log;
+    const discovery = discoverLayers(options.env, { executablePath: options.executablePath });
+    log.logAll(discovery.messages);
+    const activation = activateLayers(options.env, discovery, {
+      requestedLayers: options.requestedLayers,
+      apiVersion: options.apiVersion,
+    });
+    log.logAll(activation.messages);
+    if (!activation.ok) throw new VkError("VK_ERROR_LAYER_NOT_PRESENT", activation.message);
+    const holder: { owner?: InstanceLayers } = {};
+    const chain = LayerChain.load(activation, {
+      requestedLayers: options.requestedLayers,
+      log,
+      findDeviceTable: (device) => holder.owner?.deviceTableOf(device) ?? null,
+    });
+    holder.owner = new InstanceLayers(discovery, chain, log, options.createMessengers ?? []);
+    return holder.owner;
+  }
+
+  /** True when at least one layer is loaded. */
+  get active(): boolean {
+    return !this.chain.empty;
+  }
+
+  /** The activated layers (meta layers included), for extension checks and device layer enumeration. */
+  get enabledLayers(): readonly LayerManifest[] {
+    return this.chain.activatedLayers;
+  }
+
+  /**
+   * The first requested instance or device extension that no driver and no
+   * enabled layer offers (A05), or `undefined`.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * layers.unsupportedExtension(["VK_EXT_debug_utils"], [], "instance");
+   * ```
+   */
+  unsupportedExtension(
+    requested: readonly string[],
+    driverExtensions: Iterable<string>,
+    kind: "instance" | "device",
+  ): string | undefined {
+    return firstUnsupportedExtension(requested, driverExtensions, this.enabledLayers, kind);
+  }
+
+  /**
+   * Runs `vkCreateInstance` through the layers to the core's terminators,
+   * with the create info's messengers active. Returns the `VkResult`; on
+   * success the instance table must be filled through
+   * {@linkcode InstanceLayers.getInstanceProcAddr}.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { CoreHooks, InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * declare const hooks: CoreHooks;
+   * declare const info: Deno.PointerObject, handle: Deno.PointerObject, table: Deno.PointerObject;
+   * layers.createInstance(hooks, { pCreateInfo: info, pAllocator: null, loaderInstance: handle, instanceTable: table });
+   * ```
+   */
+  createInstance(
+    hooks: CoreHooks,
+    args: { pCreateInfo: P; pAllocator: P; loaderInstance: P; instanceTable: P },
+  ): number {
+    this.#hooks = hooks;
+    const made = this.chain.createInstance({
+      bottom: { getInstanceProcAddr: this.#bottomGetInstanceProcAddr(), getPhysicalDeviceProcAddr: null },
+      createInfo: args.pCreateInfo,
+      allocator: args.pAllocator,
+      loaderInstance: args.loaderInstance,
+      instanceTable: args.instanceTable,
+      createDeviceForLayer: (request) => {
+        const physicalDevice = request.instance === null
+          ? hooks.unwrapPhysicalDevice(request.physicalDevice)
+          : request.physicalDevice;
+        return this.createDevice({
+          physicalDevice,
+          pCreateInfo: request.createInfo,
+          pAllocator: request.allocator,
+          below: request.below,
+        });
+      },
+      deviceDestroyedByLayer: (device) => hooks.deviceDestroyed?.(device),
+    });
+    this.#topInstance = made.result === VK_SUCCESS ? made.instance : null;
+    return made.result;
+  }
+
+  /** The top of the instance chain's answer for `name` (what the instance table slot gets). */
+  getInstanceProcAddr(name: string): P {
+    return callGetProcAddr(this.chain.topGetInstanceProcAddr(this.#bottomLink()), this.#topInstance, name);
+  }
+
+  /** The core's device dispatch table for a device-level handle, or null. */
+  deviceTableOf(device: P): P {
+    return this.#hooks?.deviceTableOf?.(device) ?? null;
+  }
+
+  /** The instance handle the top layer gave back (the loader's own unless a layer wraps it). */
+  get topInstance(): P {
+    return this.#topInstance;
+  }
+
+  /**
+   * Runs `vkCreateDevice` through the device layers (or those below `below`),
+   * then lets the core fill the device's table from the chain's top.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * declare const pd: Deno.PointerObject, info: Deno.PointerObject;
+   * const made = layers.createDevice({ physicalDevice: pd, pCreateInfo: info, pAllocator: null });
+   * ```
+   */
+  createDevice(args: { physicalDevice: P; pCreateInfo: P; pAllocator: P; below?: P }): DeviceChainResult {
+    const hooks = this.#hooks;
+    if (hooks === undefined) {
+      return { result: VK_ERROR_INITIALIZATION_FAILED, device: null, getDeviceProcAddr: null };
+    }
+    const made = this.chain.createDevice({
+      bottom: {
+        getInstanceProcAddr: this.#bottomGetInstanceProcAddr(),
+        getDeviceProcAddr: this.#bottomGetDeviceProcAddr(),
+      },
+      instance: this.#topInstance,
+      physicalDevice: args.physicalDevice,
+      createInfo: args.pCreateInfo,
+      allocator: args.pAllocator,
+      loaderDevice: null,
+      unwrapPhysicalDevice: (pd) => hooks.unwrapPhysicalDevice(pd),
+      below: args.below,
+    });
+    if (made.result !== VK_SUCCESS) return made;
+    const filled = hooks.deviceCreated(made.device, made.getDeviceProcAddr);
+    return filled === VK_SUCCESS ? made : { result: filled, device: null, getDeviceProcAddr: null };
+  }
+
+  /**
+   * `vkEnumerateDeviceLayerProperties`: the instance's activated layers, in order (F11).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * declare const pCount: Deno.PointerObject;
+   * layers.enumerateDeviceLayerProperties(pCount, null);
+   * ```
+   */
+  enumerateDeviceLayerProperties(pCount: P, pProperties: P): number {
+    return writeLayerProperties(this.enabledLayers, pCount, pProperties);
+  }
+
+  /**
+   * `vkEnumerateDeviceExtensionProperties(pLayerName)` for a named layer: its
+   * manifest's device extensions; `VK_ERROR_LAYER_NOT_PRESENT` for a layer
+   * that is not available.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * declare const name: Deno.PointerObject, pCount: Deno.PointerObject;
+   * layers.enumerateLayerDeviceExtensions(name, pCount, null);
+   * ```
+   */
+  enumerateLayerDeviceExtensions(pLayerName: P, pCount: P, pProperties: P): number {
+    const list = layerExtensions(this.discovery, readCString(pLayerName), "device");
+    if (list === undefined) return VK_ERROR_LAYER_NOT_PRESENT;
+    return writeExtensionProperties(list, pCount, pProperties);
+  }
+
+  /**
+   * The device extensions the enabled implicit layers add to a driver's list
+   * for `vkEnumerateDeviceExtensionProperties(NULL)` (A04).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * layers.withImplicitDeviceExtensions([{ name: "VK_KHR_swapchain", specVersion: 70 }]);
+   * ```
+   */
+  withImplicitDeviceExtensions(base: readonly ExtensionEntry[]): ExtensionEntry[] {
+    const implicit = this.enabledLayers.filter((l) => l.implicit).flatMap((l) => l.deviceExtensions);
+    return mergeExtensions(base, implicit);
+  }
+
+  /**
+   * Runs `vkDestroyInstance` down the chain (`down`) with the create info's
+   * messengers active again, then releases everything.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * declare const handle: Deno.PointerObject;
+   * layers.destroyInstance(handle, () => {});
+   * ```
+   */
+  destroyInstance(instance: P, down: () => void): void {
+    const done = activateMessengers(this.#log, this.#createMessengers, () => instance);
+    try {
+      down();
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * Closes the layer libraries and every callback handed to layers. Call it
+   * after `vkDestroyInstance` went down the chain, or after a failed create.
+   *
+   * @example Usage
+   * ```ts
+   * import { InstanceLayers } from "./layer_instance.ts";
+   * import { Logger } from "./log.ts";
+   * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+   * InstanceLayers.prepare({ env, log: new Logger(env), requestedLayers: [] }).release();
+   * ```
+   */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.chain.release();
+    this.messengers.dispose();
+    this.#callbacks.dispose();
+    this.#hooks = undefined;
+  }
+
+  /** Same as {@linkcode InstanceLayers.release}, for `using`. */
+  [Symbol.dispose](): void {
+    this.release();
+  }
+
+  #bottomLink() {
+    return { getInstanceProcAddr: this.#bottomGetInstanceProcAddr(), getPhysicalDeviceProcAddr: null };
+  }
+
+  /** The terminator `vkGetInstanceProcAddr` layers call down into (a C callback over the core's answers). */
+  #bottomGetInstanceProcAddr(): P {
+    if (this.#bottomGipa !== null) return this.#bottomGipa;
+    let createInstance: P = null;
+    let debug: Record<string, Deno.PointerObject> | undefined;
+    const self = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
+      const hooks = this.#hooks;
+      if (hooks === undefined || pName === null) return null;
+      const name = readCString(pName);
+      if (name === "vkGetInstanceProcAddr") return this.#bottomGipa;
+      if (name === "vkCreateInstance") {
+        createInstance ??= this.#callbacks.create(
+          CREATE_INSTANCE,
+          (pCreateInfo, pAllocator) => hooks.terminatorCreateInstance(pCreateInfo, pAllocator),
+          { name: "terminator vkCreateInstance", onError: VK_ERROR_INITIALIZATION_FAILED },
+        ).pointer;
+        return createInstance;
+      }
+      const answer = hooks.terminatorProcAddr(name);
+      if (answer !== null) return answer;
+      debug ??= this.messengers.terminators();
+      return debug[name] ?? null;
+    }, { name: "terminator vkGetInstanceProcAddr" });
+    this.#bottomGipa = self.pointer;
+    return this.#bottomGipa;
+  }
+
+  #bottomGetDeviceProcAddr(): P {
+    if (this.#bottomGdpa !== null) return this.#bottomGdpa;
+    this.#bottomGdpa = this.#callbacks.create(GET_PROC_ADDR, (device, pName) => {
+      const hooks = this.#hooks;
+      if (hooks === undefined || pName === null) return null;
+      return hooks.deviceProcAddr(device, readCString(pName));
+    }, { name: "terminator vkGetDeviceProcAddr" }).pointer;
+    return this.#bottomGdpa;
+  }
+}
+
+/**
+ * `vkEnumerateInstanceLayerProperties`: every available layer (L06).
+ *
+ * @example Usage
+ * ```ts
+ * import { enumerateInstanceLayers } from "./layer_instance.ts";
+ * const count = new Uint32Array(1);
+ * enumerateInstanceLayers({ vars: {}, elevated: false, root: "/nonexistent" }, Deno.UnsafePointer.of(count), null);
+ * console.log(count[0]); // 0
+ * ```
+ */
+export function enumerateInstanceLayers(env: EnvironmentSnapshot, pCount: P, pProperties: P): number {
+  return writeLayerProperties(discoverLayers(env).layers, pCount, pProperties);
+}
+
+/**
+ * `vkEnumerateInstanceExtensionProperties` with layers: `pLayerName` set
+ * lists that layer's instance extensions (`VK_ERROR_LAYER_NOT_PRESENT` when it
+ * is not available); null appends the enabled implicit layers' extensions to
+ * the core's list `base`.
+ *
+ * @example Usage
+ * ```ts
+ * import { enumerateInstanceExtensions } from "./layer_instance.ts";
+ * const count = new Uint32Array(1);
+ * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+ * enumerateInstanceExtensions(env, () => [{ name: "VK_KHR_surface", specVersion: 25 }], null, Deno.UnsafePointer.of(count), null);
+ * console.log(count[0]); // 1
+ * ```
+ */
+export function enumerateInstanceExtensions(
+  env: EnvironmentSnapshot,
+  base: () => readonly ExtensionEntry[],
+  pLayerName: P,
+  pCount: P,
+  pProperties: P,
+): number {
+  const discovery = discoverLayers(env);
+  if (pLayerName !== null) {
+    const list = layerExtensions(discovery, readCString(pLayerName), "instance");
+    if (list === undefined) return VK_ERROR_LAYER_NOT_PRESENT;
+    return writeExtensionProperties(list, pCount, pProperties);
+  }
+  return writeExtensionProperties(withImplicitLayerExtensions(base(), env, discovery), pCount, pProperties);
+}
+
+function fill<T>(items: readonly T[], pCount: P, pOut: P, write: (i: number, item: T) => void): number {
+  if (pCount === null) return VK_ERROR_INITIALIZATION_FAILED;
+  if (pOut === null) {
+    writeU32(pCount, 0, items.length);
+    return VK_SUCCESS;
+  }
+  const n = Math.min(readU32(pCount, 0), items.length);
+  for (let i = 0; i < n; i++) write(i, items[i]!);
+  writeU32(pCount, 0, n);
+  return n < items.length ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+const encoder = new TextEncoder();
+
+function putString(out: Uint8Array, offset: number, text: string): void {
+  out.fill(0, offset, offset + 256);
+  out.set(encoder.encode(text).subarray(0, 255), offset);
+}
+
+function writeLayerProperties(layers: readonly LayerManifest[], pCount: P, pProperties: P): number {
+  const props = enumerateInstanceLayerProperties({
+    layers,
+    candidates: [],
+    locations: { implicit: [], explicit: [] },
+    messages: [],
+    manifestReads: { parsed: 0, cached: 0 },
+  });
+  return fill(props, pCount, pProperties, (i, p) => {
+    const out = nativeBytes(pProperties, LAYER_PROPERTIES_SIZE, i * LAYER_PROPERTIES_SIZE);
+    putString(out, 0, p.layerName);
+    new DataView(out.buffer, out.byteOffset).setUint32(256, p.specVersion, true);
+    new DataView(out.buffer, out.byteOffset).setUint32(260, p.implementationVersion, true);
+    putString(out, 264, p.description);
+  });
+}
+
+function writeExtensionProperties(list: readonly ExtensionEntry[], pCount: P, pProperties: P): number {
+  return fill(list, pCount, pProperties, (i, e) => {
+    const out = nativeBytes(pProperties, EXTENSION_PROPERTIES_SIZE, i * EXTENSION_PROPERTIES_SIZE);
+    putString(out, 0, e.name);
+    writeU32(pProperties, i * EXTENSION_PROPERTIES_SIZE + 256, e.specVersion);
+  });
+}
