@@ -33,7 +33,13 @@
  */
 export type { EnvironmentSnapshot } from "./discovery/environment.ts";
 export { snapshotProcessEnvironment } from "./discovery/environment.ts";
-export type { DeviceTable, VulkanCommand, VulkanCommands, VulkanOptions } from "./chain/vulkan.ts";
+export type {
+  DeviceTable,
+  VulkanCommand,
+  VulkanCommandName,
+  VulkanCommands,
+  VulkanOptions,
+} from "./chain/vulkan.ts";
 export { loadVulkan, Vulkan } from "./chain/vulkan.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
 export { Logger } from "./chain/log.ts";

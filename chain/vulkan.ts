@@ -19,6 +19,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { WSI_COMMANDS } from "../wsi/terminators.ts";
 import type { LoaderDevice } from "./device.ts";
+import type { VulkanCommandName } from "./_command_names.ts";
 import { Loader } from "./loader.ts";
 import type { Logger } from "./log.ts";
 import { deviceProcAddrRule } from "./proc_addr.ts";
@@ -29,8 +30,10 @@ import { devices, key } from "./_registry.ts";
 // deno-lint-ignore no-explicit-any
 export type VulkanCommand = (...args: any[]) => any;
 
-/** Commands by name. */
-export type VulkanCommands = { readonly [command: string]: VulkanCommand };
+/** Every command of the generated tables (names and aliases) as a method. */
+export type VulkanCommands = { readonly [K in VulkanCommandName]: VulkanCommand };
+
+export type { VulkanCommandName };
 
 /** Device-level commands of one device (Volk-style): those the device provides, by name. */
 export type DeviceTable = { readonly [command: string]: VulkanCommand };
