@@ -136,6 +136,10 @@ export function deviceTypeName(type: number): string {
  * @throws {TypeError} For another loader name.
  */
 export async function openLoader(name: string): Promise<ExampleCommands & Disposable> {
+  if (name === "vkdeno") {
+    const { Vulkan } = await import("../mod.ts");
+    return Vulkan.load() as unknown as ExampleCommands & Disposable;
+  }
   if (name === "libvulkan") {
     const { openLibvulkan } = await import("../tools/libvulkan.ts");
     return openLibvulkan() as unknown as ExampleCommands & Disposable;

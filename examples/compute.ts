@@ -480,7 +480,7 @@ export function formatReport(report: ComputeReport, loader: string): string {
 
 if (import.meta.main) {
   const loaderArg = Deno.args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ??
-    "libvulkan";
+    "vkdeno";
   let code = 0;
   try {
     using vk = await openLoader(loaderArg);

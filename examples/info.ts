@@ -191,7 +191,7 @@ export function formatInfo(report: InfoReport): string {
 if (import.meta.main) {
   const json = Deno.args.includes("--json");
   const loaderArg = Deno.args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ??
-    "libvulkan";
+    "vkdeno";
   let code = 0;
   try {
     using vk = await openLoader(loaderArg);

@@ -6,7 +6,7 @@ import { DOUBLE_SPV } from "../examples/shaders/double_spv.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../", import.meta.url).pathname;
-const LOADERS = ["libvulkan"];
+const LOADERS = ["vkdeno", "libvulkan"];
 
 /** Runs `deno task demo`'s command line with `vars` added to the environment. */
 async function runDemo(loader: string, vars: Record<string, string>) {

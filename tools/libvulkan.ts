@@ -12,16 +12,12 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
+import type { DeviceTable, VulkanCommand, VulkanCommands } from "../chain/vulkan.ts";
 
-/** A Vulkan command as a JavaScript function taking the C parameter list. */
-// deno-lint-ignore no-explicit-any
-export type VulkanCommand = (...args: any[]) => any;
+export type { DeviceTable, VulkanCommand };
 
-/** Device-level commands bound to one device. */
-export type DeviceTable = { readonly [command: string]: VulkanCommand };
-
-/** The command object: every Vulkan command by name, plus device tables and disposal. */
-export type LibvulkanCommands = { readonly [command: string]: VulkanCommand } & {
+/** The command object: every Vulkan command by name (as vkdeno's), plus device tables and disposal. */
+export type LibvulkanCommands = VulkanCommands & {
   /** The library path given to `Deno.dlopen`. */
   readonly libraryPath: string;
   /** Names libvulkan exports (declared for fast calls). */
