@@ -17,10 +17,23 @@
  * intro text is the bench file's leading `/** ... *\/` comment. The file is then
  * run through `deno fmt`.
  *
+ * `--paired` runs a paired bench file (bench/_paired.ts: `deno run <file> --json`, each run a process of
+ * its own) instead and renders medians and median paired ratios, and the targets the file declares; the
+ * runs are kept in bench/out/ (ignored by git: `--reuse` renders them again without measuring), and the
+ * "Targets" section at the top is rebuilt from every file's kept runs. `--all` writes every section
+ * (what `deno task bench` runs):
+ *
+ * ```sh
+ * deno run --allow-all bench/report.ts --paired --section "Per call" --runs 5 bench/percall_bench.ts
+ * deno run --allow-all bench/report.ts --all
+ * ```
+ *
  * @module
  */
 
 import { parseArgs } from "node:util";
+import type { PairedOutput } from "./_paired.ts";
+import { machineLine, renderPairedSection, runPairedOnce, targetsTable } from "./_report_paired.ts";
 
 interface BenchStats {
   n: number;
@@ -143,38 +156,156 @@ export function replaceSection(doc: string, section: string, body: string): stri
 
 const HEADER = `# Benchmarks
 
-Every section is written by \`bench/report.ts\` from \`deno bench --json\`; never edit it by hand.
-Reproduce a section with the command it names. The machine is shared, so compare ratios taken in one run.
+Every section is written by \`bench/report.ts\` from the bench files' own output; never edit this file by
+hand. \`deno task bench\` runs every section (\`deno run --allow-all bench/report.ts --all\`); a section names
+the command that reproduces it alone. The machine is shared with other work, so every comparison is a
+ratio measured in the same run: the paired sections alternate the compared paths batch by batch and take
+medians, over rounds and then over several runs.
 `;
+
+/** The sections `--all` writes, in order. */
+const SECTIONS: readonly { section: string; file: string; paired: boolean; runs: number }[] = [
+  { section: "Per call", file: "bench/percall_bench.ts", paired: true, runs: 5 },
+  { section: "Instance and device creation", file: "bench/create_bench.ts", paired: true, runs: 3 },
+  { section: "Scaling with layers", file: "bench/scaling_bench.ts", paired: true, runs: 3 },
+  { section: "Scaling with Workers", file: "bench/workers_bench.ts", paired: true, runs: 3 },
+  { section: "Layer enumeration", file: "bench/layers_bench.ts", paired: false, runs: 3 },
+  { section: "Dispatch stubs", file: "bench/stubs_bench.ts", paired: false, runs: 5 },
+];
+
+const OUT_DIR = "bench/out";
+
+function stem(file: string): string {
+  return file.replace(/^.*\//, "").replace(/\.ts$/, "");
+}
+
+/** Replaces the text above the first section with {@linkcode HEADER}. */
+function withHeader(doc: string): string {
+  const i = doc.search(/^## /m);
+  return HEADER + "\n" + (i < 0 ? "" : doc.slice(i));
+}
+
+/** The runs saved by the last paired report of every file (bench/out/, ignored by git). */
+function savedRuns(): PairedOutput[][] {
+  const all: PairedOutput[][] = [];
+  for (const s of SECTIONS.filter((s) => s.paired)) {
+    try {
+      all.push(JSON.parse(Deno.readTextFileSync(`${OUT_DIR}/${stem(s.file)}.json`)) as PairedOutput[]);
+    } catch {
+      // not run yet
+    }
+  }
+  return all;
+}
+
+function summarySection(): string {
+  const all = savedRuns();
+  const lines = [
+    "## Targets",
+    "",
+    "Targets of the issue, as ratios of medians measured in the same runs (details in each section below).",
+    "",
+  ];
+  for (const runs of all) {
+    if (runs.length === 0 || runs[0]!.targets.length === 0) continue;
+    lines.push(`From \`${runs[0]!.file}\`, ${machineLine(runs)}:`, "", ...targetsTable([runs]));
+  }
+  return lines.join("\n");
+}
+
+async function writeSection(output: string, section: string, body: string): Promise<void> {
+  let doc = HEADER;
+  try {
+    doc = await Deno.readTextFile(output);
+  } catch {
+    // first section: start from the header
+  }
+  doc = replaceSection(withHeader(doc), section, body);
+  const summary = summarySection();
+  if (summary.includes("| target |")) {
+    // The summary goes first, right under the header.
+    const i = doc.search(/^## /m);
+    const withoutSummary = replaceSection(doc, "Targets", "").replace(/\n{3,}/g, "\n\n");
+    const j = withoutSummary.search(/^## /m);
+    doc = i < 0 || j < 0
+      ? replaceSection(doc, "Targets", summary)
+      : `${withoutSummary.slice(0, j)}${summary.trimEnd()}\n\n${withoutSummary.slice(j)}`;
+  }
+  await Deno.writeTextFile(output, doc);
+  // `deno task check` runs `deno fmt --check` over the repository, this file included.
+  await new Deno.Command(deno, { args: ["fmt", "--quiet", output] }).output();
+}
+
+async function report(
+  section: string,
+  file: string,
+  paired: boolean,
+  runCount: number,
+  output: string,
+  reuse: boolean,
+): Promise<string> {
+  const date = new Date().toISOString().slice(0, 10);
+  let body: string;
+  if (paired) {
+    const saved = `${OUT_DIR}/${stem(file)}.json`;
+    let runs: PairedOutput[] = [];
+    if (reuse) {
+      runs = JSON.parse(await Deno.readTextFile(saved)) as PairedOutput[];
+    } else {
+      for (let i = 0; i < runCount; i++) {
+        console.error(`${file}: run ${i + 1} of ${runCount}`);
+        runs.push(await runPairedOnce(file));
+      }
+      await Deno.mkdir(OUT_DIR, { recursive: true });
+      await Deno.writeTextFile(saved, JSON.stringify(runs));
+    }
+    const command =
+      `deno run --allow-all bench/report.ts --paired --section "${section}" --runs ${runs.length} ${file}`;
+    body = renderPairedSection(section, file, runs, command);
+  } else {
+    const runs: BenchRun[] = [];
+    for (let i = 0; i < runCount; i++) runs.push(await runOnce(file));
+    body = renderSection(section, file, runs, date);
+  }
+  await writeSection(output, section, body);
+  return body;
+}
 
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
     options: {
       section: { type: "string" },
-      runs: { type: "string", default: "5" },
+      runs: { type: "string" },
       output: { type: "string", default: "BENCHMARKS.md" },
+      paired: { type: "boolean", default: false },
+      all: { type: "boolean", default: false },
+      reuse: { type: "boolean", default: false },
     },
     allowPositionals: true,
   });
+  if (values.all) {
+    for (const s of SECTIONS) {
+      const runs = values.runs ? Number(values.runs) : s.runs;
+      await report(s.section, s.file, s.paired, runs, values.output, values.reuse && s.paired);
+    }
+    Deno.exit(0);
+  }
   const file = positionals[0];
   if (!values.section || !file) {
     console.error(
-      'Usage: bench/report.ts --section "<name>" [--runs N] [--output BENCHMARKS.md] <bench file>',
+      'Usage: bench/report.ts --all [--runs N] | --section "<name>" [--paired] [--runs N] [--reuse] ' +
+        "[--output BENCHMARKS.md] <bench file>",
     );
     Deno.exit(2);
   }
-  const runs: BenchRun[] = [];
-  for (let i = 0; i < Number(values.runs); i++) runs.push(await runOnce(file));
-  const body = renderSection(values.section, file, runs, new Date().toISOString().slice(0, 10));
-  let doc = HEADER;
-  try {
-    doc = await Deno.readTextFile(values.output);
-  } catch {
-    // first section: start from the header
-  }
-  await Deno.writeTextFile(values.output, replaceSection(doc, values.section, body));
-  // `deno task check` runs `deno fmt --check` over the repository, this file included.
-  await new Deno.Command(deno, { args: ["fmt", "--quiet", values.output] }).output();
+  const body = await report(
+    values.section,
+    file,
+    values.paired,
+    Number(values.runs ?? 5),
+    values.output,
+    values.reuse,
+  );
   console.log(body);
 }

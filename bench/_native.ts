@@ -1,0 +1,74 @@
+/**
+ * Builds the benchmarks' C libraries (bench/c/) with `cc` into `.cache/bench/`, rebuilding only when the
+ * source is newer, and writes the pass-through layer's copies and manifests.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+
+const here = import.meta.dirname!;
+const cacheDir = join(here, "..", ".cache", "bench");
+
+/** Compiles `bench/c/<name>.c` to a shared library and returns its path. */
+export async function buildBenchLibrary(name: string): Promise<string> {
+  const source = join(here, "c", `${name}.c`);
+  const out = join(cacheDir, `lib${name}.so`);
+  const src = await Deno.stat(source);
+  try {
+    const lib = await Deno.stat(out);
+    if (lib.mtime && src.mtime && lib.mtime >= src.mtime) return out;
+  } catch {
+    // not built yet
+  }
+  await Deno.mkdir(cacheDir, { recursive: true });
+  const tmp = `${out}.${Deno.pid}.tmp`;
+  const cc = await new Deno.Command("cc", {
+    args: ["-shared", "-fPIC", "-O2", "-Wall", "-fvisibility=hidden", "-o", tmp, source],
+    stderr: "piped",
+  }).output();
+  if (!cc.success) {
+    throw new Error(`Cannot build bench library "${source}": ${new TextDecoder().decode(cc.stderr)}`);
+  }
+  await Deno.rename(tmp, out);
+  return out;
+}
+
+/** A folder of pass-through layer manifests, each layer a copy of the library of its own. */
+export interface PassthroughLayers {
+  /** The folder to put in `VK_LAYER_PATH`. */
+  readonly folder: string;
+  /** Layer names, `VK_LAYER_BENCH_passthrough_<i>`. */
+  readonly names: readonly string[];
+}
+
+/**
+ * Writes `count` pass-through layers (explicit, manifest file format 1.2.0) into a temp folder that is
+ * removed when the process unloads. Each layer loads its own copy of the library: the loaders open a
+ * path once, and stacked layers must not share globals.
+ */
+export async function passthroughLayers(count: number): Promise<PassthroughLayers> {
+  const library = await buildBenchLibrary("passthrough_layer");
+  const folder = await Deno.makeTempDir({ prefix: "vkdeno_bench_layers_" });
+  globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `VK_LAYER_BENCH_passthrough_${i}`;
+    const copy = `${folder}/libpassthrough_${i}.so`;
+    await Deno.copyFile(library, copy);
+    const manifest = {
+      file_format_version: "1.2.0",
+      layer: {
+        name,
+        type: "GLOBAL",
+        library_path: copy,
+        api_version: "1.3.239",
+        implementation_version: "1",
+        description: `vkdeno bench pass-through layer ${i}`,
+      },
+    };
+    await Deno.writeTextFile(`${folder}/${name}.json`, JSON.stringify(manifest, null, 2));
+    names.push(name);
+  }
+  return { folder, names };
+}

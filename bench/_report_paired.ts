@@ -1,0 +1,171 @@
+/**
+ * The paired side of bench/report.ts: runs a paired bench file (bench/_paired.ts) several times, each in
+ * a process of its own, and renders its BENCHMARKS.md section and the targets summary.
+ *
+ * @module
+ */
+
+import { median, type PairedOutput, type Target } from "./_paired.ts";
+
+const deno = Deno.execPath();
+
+/** Runs `deno run --allow-all <file> --json` once. */
+export async function runPairedOnce(file: string, extraArgs: readonly string[] = []): Promise<PairedOutput> {
+  const out = await new Deno.Command(deno, {
+    args: ["run", "--allow-all", file, "--json", ...extraArgs],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`Cannot run "deno run ${file} --json": exit code ${out.code}`);
+  const text = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1) ?? "";
+  return JSON.parse(text) as PairedOutput;
+}
+
+/** Per case, over runs: each run's median; per pair, each run's median of per-round ratios. */
+export interface Summary {
+  /** Median over runs of the runs' medians. */
+  time(group: string, name: string): number;
+  /** Each run's median of per-round `a / b`. */
+  ratios(group: string, a: string, b: string): number[];
+}
+
+/** Summarises runs of one paired file. */
+export function summarize(runs: readonly PairedOutput[]): Summary {
+  const samples = (run: PairedOutput, group: string, name: string) =>
+    run.groups.find((g) => g.name === group)?.cases.find((c) => c.name === name)?.samples;
+  return {
+    time(group, name) {
+      return median(
+        runs.map((r) => samples(r, group, name)).filter((s) => s !== undefined).map((s) => median(s)),
+      );
+    },
+    ratios(group, a, b) {
+      const out: number[] = [];
+      for (const run of runs) {
+        const sa = samples(run, group, a);
+        const sb = samples(run, group, b);
+        if (!sa || !sb) continue;
+        out.push(median(sa.map((x, i) => x / sb[i]!)));
+      }
+      return out;
+    },
+  };
+}
+
+function formatTime(value: number, unit: "ns" | "ms"): string {
+  if (unit === "ms") return value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2);
+  return value >= 1000 ? value.toFixed(0) : value >= 100 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function formatRatio(x: number): string {
+  return `${x >= 100 ? x.toFixed(0) : x.toFixed(2)}x`;
+}
+
+function range(xs: readonly number[]): string {
+  if (xs.length < 2) return "";
+  return `${formatRatio(Math.min(...xs))}-${formatRatio(Math.max(...xs))}`;
+}
+
+/** Whether a target is met, and the line that says by how much it is missed. */
+export function judge(target: Target, ratio: number): { met: boolean; by: string } {
+  const met = target.op === "<=" ? ratio <= target.limit : ratio >= target.limit;
+  const by = target.op === "<="
+    ? `${((ratio / target.limit - 1) * 100).toFixed(0)}% over`
+    : `${((1 - ratio / target.limit) * 100).toFixed(0)}% short`;
+  return { met, by };
+}
+
+/** The rows of the targets table of one file's runs. */
+export function targetRows(
+  runs: readonly PairedOutput[],
+): { target: Target; ratio: number; line: string; why?: string }[] {
+  const s = summarize(runs);
+  const rows = [];
+  for (const t of runs[0]?.targets ?? []) {
+    const rs = s.ratios(t.group, t.case, t.against);
+    if (rs.length === 0) continue;
+    const ratio = median(rs);
+    const { met, by } = judge(t, ratio);
+    const verdict = met ? "met" : `**missed** (${by})`;
+    rows.push({
+      target: t,
+      ratio,
+      line: `| ${t.label} | ${formatRatio(ratio)} | ${range(rs)} | ${t.op} ${t.limit} | ${verdict} |`,
+      ...(met || !t.whyMissed ? {} : { why: `${t.label}: ${by}: ${t.whyMissed}.` }),
+    });
+  }
+  return rows;
+}
+
+/** The targets table (and the reasons for misses) of some files' runs. */
+export function targetsTable(all: readonly (readonly PairedOutput[])[]): string[] {
+  const rows = all.flatMap((runs) => targetRows(runs));
+  if (rows.length === 0) return [];
+  const lines = [
+    "| target | ratio (median) | range over runs | goal | |",
+    "|---|---:|---:|---:|---|",
+    ...rows.map((r) => r.line),
+    "",
+  ];
+  const whys = rows.filter((r) => r.why);
+  if (whys.length > 0) lines.push("Why targets are missed:", "", ...whys.map((r) => `- ${r.why}`), "");
+  return lines;
+}
+
+function intro(file: string): string {
+  const text = Deno.readTextFileSync(file);
+  const m = /^\s*\/\*\*([\s\S]*?)\*\//.exec(text);
+  if (!m) return "";
+  return m[1]!.split("\n").map((l) => l.replace(/^\s*\* ?/, "")).join("\n").trim();
+}
+
+/** Where and when runs happened, in one sentence. */
+export function machineLine(runs: readonly PairedOutput[]): string {
+  const m = runs[0]!.machine;
+  const loads = runs.map((r) => r.machine.load);
+  const date = runs[0]!.date.slice(0, 10);
+  return `${date}, ${m.cpu} (${m.cores} cores), ${m.os}, ${m.runtime}; 1-minute load average at the start ` +
+    `of the runs ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} (the machine was shared ` +
+    `with other work)`;
+}
+
+/** Renders the section of one paired file. */
+export function renderPairedSection(
+  section: string,
+  file: string,
+  runs: readonly PairedOutput[],
+  command: string,
+): string {
+  const s = summarize(runs);
+  const first = runs[0]!;
+  const rounds = first.groups.map((g) => g.cases[0]?.samples.length ?? 0);
+  const lines = [`## ${section}`, ""];
+  const about = intro(file);
+  if (about) lines.push(about, "");
+  lines.push(
+    `Generated by \`${command}\` on ${machineLine(runs)}. ${runs.length} runs, each a process of its own, ` +
+      `of ${Math.min(...rounds)}-${Math.max(...rounds)} rounds; in a round every path of a table runs one ` +
+      "batch, in an order that rotates. Time: the median over runs of each run's median batch time per " +
+      "call (or per iteration). Ratio: the median over runs of each run's median of per-round ratios (path / " +
+      "baseline in the same round), and its range over runs.",
+    "",
+  );
+  for (const g of first.groups) {
+    const unit = g.unit === "ms" ? "ms" : "ns/call";
+    lines.push(`### ${g.name}`, "");
+    lines.push(`| path | ${unit} | vs ${g.baseline} | range over runs |`, "|---|---:|---:|---:|");
+    for (const c of g.cases) {
+      const rs = s.ratios(g.name, c.name, g.baseline);
+      const base = c.name === g.baseline;
+      lines.push(
+        `| ${c.name}${base ? " (baseline)" : ""} | ${formatTime(s.time(g.name, c.name), g.unit)} | ` +
+          `${base ? "1.00x" : formatRatio(median(rs))} | ${base ? "" : range(rs)} |`,
+      );
+    }
+    lines.push("");
+    if (g.note) lines.push(g.note, "");
+  }
+  const targets = targetsTable([runs]);
+  if (targets.length > 0) lines.push("### Targets", "", ...targets);
+  return lines.join("\n");
+}

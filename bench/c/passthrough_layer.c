@@ -1,0 +1,174 @@
+/*
+ * A minimal pass-through layer for the benchmarks: it intercepts vkGetDeviceQueue and vkCmdSetLineWidth
+ * and calls the next link, the way real layers do (per-device data found from the dispatch key, the
+ * first word of the handle), and nothing else. The test suite's mock layer logs every call, which would
+ * measure its logging rather than the chain. Each copy of the library (one file per layer) has its own
+ * globals, so several copies stack in one chain.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_OBJECTS 64
+
+typedef struct {
+    void *key;
+    VkInstance instance;
+    PFN_vkGetInstanceProcAddr gipa;
+    PFN_vkDestroyInstance destroy;
+} InstanceData;
+
+typedef struct {
+    void *key;
+    VkDevice device;
+    PFN_vkGetDeviceProcAddr gdpa;
+    PFN_vkDestroyDevice destroy;
+    PFN_vkGetDeviceQueue getDeviceQueue;
+    PFN_vkCmdSetLineWidth cmdSetLineWidth;
+} DeviceData;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static InstanceData g_instances[MAX_OBJECTS];
+static DeviceData g_devices[MAX_OBJECTS];
+static VkInstance g_last_instance;
+
+static void *dispatch_key(const void *handle) { return *(void *const *)handle; }
+
+static InstanceData *instance_data(const void *handle) {
+    void *key = dispatch_key(handle);
+    for (int i = 0; i < MAX_OBJECTS; i++)
+        if (g_instances[i].key == key) return &g_instances[i];
+    return NULL;
+}
+
+/* The loader may stamp its word into a device after the chain returns: refresh the keys once on a miss. */
+static DeviceData *device_data(const void *handle) {
+    void *key = dispatch_key(handle);
+    for (int i = 0; i < MAX_OBJECTS; i++)
+        if (g_devices[i].key == key) return &g_devices[i];
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MAX_OBJECTS; i++)
+        if (g_devices[i].device) g_devices[i].key = dispatch_key(g_devices[i].device);
+    pthread_mutex_unlock(&g_lock);
+    for (int i = 0; i < MAX_OBJECTS; i++)
+        if (g_devices[i].key == key) return &g_devices[i];
+    fprintf(stderr, "passthrough_layer: unknown dispatch key %p\n", key);
+    abort();
+}
+
+static void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
+    device_data(device)->getDeviceQueue(device, family, index, pQueue);
+}
+
+static void VKAPI_CALL layer_CmdSetLineWidth(VkCommandBuffer cb, float width) {
+    device_data(cb)->cmdSetLineWidth(cb, width);
+}
+
+static VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *info, const VkAllocationCallbacks *alloc,
+                                                VkInstance *pInstance) {
+    VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)info->pNext;
+    while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
+        link = (VkLayerInstanceCreateInfo *)link->pNext;
+    if (!link) return VK_ERROR_INITIALIZATION_FAILED;
+    PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+    PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(NULL, "vkCreateInstance");
+    VkResult result = create(info, alloc, pInstance);
+    if (result != VK_SUCCESS) return result;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MAX_OBJECTS; i++) {
+        if (g_instances[i].instance) continue;
+        g_instances[i] = (InstanceData){dispatch_key(*pInstance), *pInstance, gipa,
+                                        (PFN_vkDestroyInstance)gipa(*pInstance, "vkDestroyInstance")};
+        break;
+    }
+    g_last_instance = *pInstance;
+    pthread_mutex_unlock(&g_lock);
+    return VK_SUCCESS;
+}
+
+static void VKAPI_CALL layer_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *alloc) {
+    InstanceData *d = instance_data(instance);
+    if (!d) return;
+    PFN_vkDestroyInstance destroy = d->destroy;
+    pthread_mutex_lock(&g_lock);
+    memset(d, 0, sizeof *d);
+    pthread_mutex_unlock(&g_lock);
+    destroy(instance, alloc);
+}
+
+static VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *info,
+                                              const VkAllocationCallbacks *alloc, VkDevice *pDevice) {
+    VkLayerDeviceCreateInfo *link = (VkLayerDeviceCreateInfo *)info->pNext;
+    while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
+        link = (VkLayerDeviceCreateInfo *)link->pNext;
+    if (!link) return VK_ERROR_INITIALIZATION_FAILED;
+    PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+    PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+    link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+    InstanceData *inst = instance_data(physicalDevice);
+    PFN_vkCreateDevice create =
+        (PFN_vkCreateDevice)gipa(inst ? inst->instance : g_last_instance, "vkCreateDevice");
+    VkResult result = create(physicalDevice, info, alloc, pDevice);
+    if (result != VK_SUCCESS) return result;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MAX_OBJECTS; i++) {
+        if (g_devices[i].device) continue;
+        g_devices[i] = (DeviceData){
+            dispatch_key(*pDevice),
+            *pDevice,
+            gdpa,
+            (PFN_vkDestroyDevice)gdpa(*pDevice, "vkDestroyDevice"),
+            (PFN_vkGetDeviceQueue)gdpa(*pDevice, "vkGetDeviceQueue"),
+            (PFN_vkCmdSetLineWidth)gdpa(*pDevice, "vkCmdSetLineWidth"),
+        };
+        break;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return VK_SUCCESS;
+}
+
+static void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc) {
+    DeviceData *d = device_data(device);
+    PFN_vkDestroyDevice destroy = d->destroy;
+    pthread_mutex_lock(&g_lock);
+    memset(d, 0, sizeof *d);
+    pthread_mutex_unlock(&g_lock);
+    destroy(device, alloc);
+}
+
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *name);
+
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char *name) {
+    if (!strcmp(name, "vkGetInstanceProcAddr")) return (PFN_vkVoidFunction)vkGetInstanceProcAddr;
+    if (!strcmp(name, "vkCreateInstance")) return (PFN_vkVoidFunction)layer_CreateInstance;
+    if (!strcmp(name, "vkDestroyInstance")) return (PFN_vkVoidFunction)layer_DestroyInstance;
+    if (!strcmp(name, "vkCreateDevice")) return (PFN_vkVoidFunction)layer_CreateDevice;
+    if (!strcmp(name, "vkGetDeviceProcAddr")) return (PFN_vkVoidFunction)vkGetDeviceProcAddr;
+    if (!strcmp(name, "vkDestroyDevice")) return (PFN_vkVoidFunction)layer_DestroyDevice;
+    if (!strcmp(name, "vkGetDeviceQueue")) return (PFN_vkVoidFunction)layer_GetDeviceQueue;
+    if (!strcmp(name, "vkCmdSetLineWidth")) return (PFN_vkVoidFunction)layer_CmdSetLineWidth;
+    if (!instance) return NULL;
+    InstanceData *d = instance_data(instance);
+    return d ? d->gipa(instance, name) : NULL;
+}
+
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *name) {
+    if (!strcmp(name, "vkGetDeviceProcAddr")) return (PFN_vkVoidFunction)vkGetDeviceProcAddr;
+    if (!strcmp(name, "vkDestroyDevice")) return (PFN_vkVoidFunction)layer_DestroyDevice;
+    if (!strcmp(name, "vkGetDeviceQueue")) return (PFN_vkVoidFunction)layer_GetDeviceQueue;
+    if (!strcmp(name, "vkCmdSetLineWidth")) return (PFN_vkVoidFunction)layer_CmdSetLineWidth;
+    return device_data(device)->gdpa(device, name);
+}
+
+EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *v) {
+    if (v->loaderLayerInterfaceVersion > 2) v->loaderLayerInterfaceVersion = 2;
+    v->pfnGetInstanceProcAddr = vkGetInstanceProcAddr;
+    v->pfnGetDeviceProcAddr = vkGetDeviceProcAddr;
+    v->pfnGetPhysicalDeviceProcAddr = NULL;
+    return VK_SUCCESS;
+}

@@ -1,0 +1,104 @@
+/**
+ * Per call, on lavapipe: `vkCmdSetLineWidth` on a recording command buffer (lavapipe appends the command
+ * to the buffer: real driver work on every call) and `vkGetDeviceQueue` (a lookup; both loaders'
+ * public `vkGetDeviceQueue` also write the dispatch word into the queue). Paths: the FFI floor (a C no-op
+ * with the same signature, declared with `Deno.dlopen`); libvulkan's exported symbol on a device made
+ * through libvulkan (the reference, declared with `Deno.dlopen`: a fast call into libvulkan's trampoline);
+ * vkdeno's public command and its per-device table (`vk.deviceTable(device)`), both dispatch stubs into
+ * the driver; the naive path (`Deno.UnsafeFnPointer` on what `vkGetDeviceProcAddr` returns). Then the same
+ * with one pass-through layer (bench/c/passthrough_layer.c: intercepts the two commands and calls down
+ * through its per-device data, like real layers) enabled in both loaders' chains.
+ *
+ * The command buffers are reset (untimed) before every batch, so each batch records into an empty buffer.
+ */
+
+import { passthroughLayers } from "./_native.ts";
+import { floorCase, floorSymbols, loadVkdeno, type Measured, Subject, trySubject } from "./_percall.ts";
+import { type PairedGroup, runPaired, type Target } from "./_paired.ts";
+import { setBenchEnvironment } from "./_vulkan.ts";
+import { openLibvulkan } from "../tools/libvulkan.ts";
+
+const QUEUE_WHY = "vkdeno's public vkGetDeviceQueue is a TypeScript trampoline (chain/loader.ts " +
+  "getDeviceQueue: it calls the dispatch stub, then reads the queue back and writes the device's dispatch " +
+  "word into it through Deno.UnsafePointerView), where libvulkan's is C; a native trampoline, or stamping " +
+  "every queue once at vkCreateDevice so that the command can be a plain dispatch stub, would close it";
+
+const COMMANDS: Measured[] = ["vkCmdSetLineWidth", "vkGetDeviceQueue"];
+
+const REF = "libvulkan export (reference)";
+const FLOOR = "floor: C no-op, Deno.dlopen";
+const PUBLIC = "vkdeno public command";
+const TABLE = "vkdeno device table";
+const NAIVE = "naive: UnsafeFnPointer on vkGetDeviceProcAddr's pointer";
+
+if (import.meta.main) {
+  await runPaired("bench/percall_bench.ts", async () => {
+    const layers = await passthroughLayers(1);
+    setBenchEnvironment({
+      VK_LAYER_PATH: layers.folder,
+      VK_LOADER_DEBUG: Deno.env.get("BENCH_LOADER_DEBUG"),
+    });
+    const floor = await floorSymbols();
+    const libvulkan = openLibvulkan();
+    const vkdeno = await loadVkdeno();
+    const subjects: Subject[] = [];
+    const groups: PairedGroup[] = [];
+    const targets: Target[] = [];
+    for (const layered of [false, true]) {
+      const enabled = layered ? layers.names : [];
+      const ref = new Subject("libvulkan", libvulkan, enabled);
+      const [ours, missing] = trySubject("vkdeno", vkdeno, enabled);
+      subjects.push(ref, ...(ours ? [ours] : []));
+      for (const command of COMMANDS) {
+        const group = `${command}, ${layered ? "one pass-through layer" : "no layers"}`;
+        groups.push({
+          name: group,
+          baseline: REF,
+          ...(missing ? { note: `vkdeno is not measured here: ${missing}` } : {}),
+          cases: [
+            ref.publicCase(REF, command),
+            floorCase(FLOOR, floor, ref, command),
+            ...(ours ? [ours.publicCase(PUBLIC, command), ours.tableCase(TABLE, command)] : []),
+            ref.naiveCase(NAIVE, command),
+          ],
+        });
+        if (!ours) continue;
+        targets.push(
+          {
+            label: `${group}: vkdeno public / libvulkan export`,
+            group,
+            case: PUBLIC,
+            against: REF,
+            op: "<=",
+            limit: 1.05,
+            whyMissed: command === "vkGetDeviceQueue" ? QUEUE_WHY : undefined,
+          },
+          {
+            label: `${group}: vkdeno public / floor`,
+            group,
+            case: PUBLIC,
+            against: FLOOR,
+            op: "<=",
+            limit: 2.0,
+            whyMissed: command === "vkGetDeviceQueue" && !layered
+              ? QUEUE_WHY
+              : command === "vkCmdSetLineWidth" || layered
+              ? "the floor is a no-op: the driver's own work (lavapipe allocates and links a command entry per " +
+                "recorded command) and the layer's are in the numerator and not in the floor; libvulkan misses " +
+                "it by as much"
+              : undefined,
+          },
+        );
+      }
+    }
+    return {
+      groups,
+      targets,
+      dispose() {
+        for (const s of subjects.reverse()) s[Symbol.dispose]();
+        libvulkan[Symbol.dispose]();
+        vkdeno?.[Symbol.dispose]();
+      },
+    };
+  });
+}
