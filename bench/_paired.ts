@@ -20,6 +20,11 @@ export interface PairedCase {
   readonly prepare?: () => void;
   /** Fixed batch size (skips calibration): for cases where one iteration is long. */
   readonly batch?: number;
+  /**
+   * Measures one iteration itself and returns its milliseconds (a child process reporting its own
+   * time; for unit "ns", milliseconds per call); replaces `run`, batch 1.
+   */
+  readonly sample?: () => number;
 }
 
 /** Cases measured in the same rounds; ratios are against `baseline`. */
@@ -31,6 +36,8 @@ export interface PairedGroup {
   readonly cases: readonly PairedCase[];
   /** Rounds for this group (default: the run's). */
   readonly rounds?: number;
+  /** Unmeasured rounds first (default: the run's). */
+  readonly warmup?: number;
   /** Unit of the samples: "ns" per call (default) or "ms" per iteration. */
   readonly unit?: "ns" | "ms";
 }
@@ -108,6 +115,7 @@ export function callLoop(
 }
 
 function time(c: PairedCase, n: number): number {
+  if (c.sample) return c.sample();
   c.prepare?.();
   const t0 = performance.now();
   c.run(n);
@@ -129,6 +137,7 @@ function warm(c: PairedCase, ms: number): void {
 
 /** Batch size so that one batch takes about `ms`. */
 function calibrate(c: PairedCase, ms: number): number {
+  if (c.sample) return 1;
   if (c.batch) return c.batch;
   warm(c, 40);
   let n = 8;
@@ -151,11 +160,12 @@ export function measure(
     const batches = g.cases.map((c) => calibrate(c, options.batchMs));
     const samples: number[][] = g.cases.map(() => []);
     const rounds = g.rounds ?? options.rounds;
-    for (let r = 0; r < options.warmup + rounds; r++) {
+    const warmup = g.warmup ?? options.warmup;
+    for (let r = 0; r < warmup + rounds; r++) {
       for (let k = 0; k < g.cases.length; k++) {
         const i = (k + r) % g.cases.length;
         const t = time(g.cases[i]!, batches[i]!) * scale / batches[i]!;
-        if (r >= options.warmup) samples[i]!.push(t);
+        if (r >= warmup) samples[i]!.push(t);
       }
     }
     out.push({

@@ -1,0 +1,73 @@
+/**
+ * Worker side of bench/workers_bench.ts: records command buffers on its own pool (made by the main
+ * thread) whenever the main thread bumps the round counter, then reports done.
+ *
+ * @module
+ */
+
+import { Arena, pointerFromAddress } from "../ffi/memory.ts";
+import { writeStruct } from "../ffi/structs.ts";
+import type { Commands } from "./_vulkan.ts";
+
+/** The setup message. */
+export interface WorkerSetup {
+  side: "libvulkan" | "vkdeno";
+  index: number;
+  device: bigint;
+  pool: bigint;
+  commandBuffer: bigint;
+  /** Int32Array view: [0] round counter, [1] done count, [2] cycles per round, [3] commands per cycle. */
+  control: SharedArrayBuffer;
+}
+
+// Typed by hand: the checker sees this file with the main-thread (window) globals.
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<WorkerSetup>) => void) | null;
+  postMessage(message: string): void;
+};
+
+async function commands(side: WorkerSetup["side"]): Promise<Commands> {
+  if (side === "libvulkan") {
+    const { openLibvulkan } = await import("../tools/libvulkan.ts");
+    return openLibvulkan() as unknown as Commands;
+  }
+  // A loader of its own in this isolate with no drivers: its dispatch stubs read the table from the
+  // handles the main thread's loader made, so the calls reach the same driver.
+  const { loadVulkan } = await import("../mod.ts") as unknown as { loadVulkan(o: unknown): Commands };
+  return loadVulkan({ env: { vars: {}, elevated: false } });
+}
+
+scope.onmessage = async (e) => {
+  scope.onmessage = null;
+  const setup = e.data;
+  const vk = await commands(setup.side);
+  const arena = new Arena();
+  const device = pointerFromAddress(setup.device);
+  const pool = pointerFromAddress(setup.pool);
+  const cb = pointerFromAddress(setup.commandBuffer);
+  const beginInfo = writeStruct(arena, "VkCommandBufferBeginInfo", {});
+  const reset = vk.vkResetCommandPool!;
+  const begin = vk.vkBeginCommandBuffer!;
+  const end = vk.vkEndCommandBuffer!;
+  const setLineWidth = vk.vkCmdSetLineWidth!;
+  const control = new Int32Array(setup.control);
+  scope.postMessage("ready");
+  let seen = Atomics.load(control, 0);
+  for (;;) {
+    Atomics.wait(control, 0, seen);
+    seen = Atomics.load(control, 0);
+    if (seen < 0) break;
+    const cycles = control[2]!;
+    const perCycle = control[3]!;
+    for (let c = 0; c < cycles; c++) {
+      reset(device, pool, 0);
+      begin(cb, beginInfo);
+      for (let k = 0; k < perCycle; k++) setLineWidth(cb, 1.0);
+      end(cb);
+    }
+    Atomics.add(control, 1, 1);
+    Atomics.notify(control, 1);
+  }
+  arena.dispose();
+  self.close();
+};

@@ -1,0 +1,166 @@
+/**
+ * Instance and device creation and destruction on lavapipe, vkdeno against libvulkan, with no layers and
+ * with the Khronos validation layer (`VK_LAYER_KHRONOS_validation`, enabled in `ppEnabledLayerNames`).
+ * One iteration: `vkCreateInstance` (API 1.3), `vkEnumeratePhysicalDevices`, `vkCreateDevice` (one
+ * queue), `vkDestroyDevice`, `vkDestroyInstance`; the "instance only" rows skip the device.
+ *
+ * "First": a fresh process per sample (the two loaders alternate), timed from before the loader is
+ * loaded (vkdeno: `import("mod.ts")` and `loadVulkan()`; libvulkan: `Deno.dlopen` of the five commands
+ * used) to the instance's destruction; both pay lavapipe's first load (LLVM) alike. "Repeated": the
+ * same iteration again and again in one warm process holding both loaders; lavapipe stays loaded.
+ */
+
+import { Arena } from "../ffi/memory.ts";
+import { enumerate } from "../ffi/structs.ts";
+import { openLibvulkan } from "../tools/libvulkan.ts";
+import { loadVkdeno } from "./_percall.ts";
+import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
+import { type Commands, createDevice, createInstance, setBenchEnvironment, VALIDATION } from "./_vulkan.ts";
+
+type Side = "libvulkan" | "vkdeno";
+
+/** One iteration on `vk`; returns its milliseconds. */
+function iteration(vk: Commands, layers: readonly string[], withDevice: boolean): number {
+  const t0 = performance.now();
+  using arena = new Arena();
+  const instance = createInstance(vk, arena, layers);
+  if (withDevice) {
+    const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices!, [instance]) as Deno.PointerValue[];
+    const device = createDevice(vk, arena, physicalDevice!);
+    vk.vkDestroyDevice!(device, null);
+  }
+  vk.vkDestroyInstance!(instance, null);
+  return performance.now() - t0;
+}
+
+/** Child mode: the first iteration of a fresh process, printed as JSON. */
+async function first(side: Side, validation: boolean): Promise<void> {
+  setBenchEnvironment();
+  const layers = validation ? [VALIDATION] : [];
+  const t0 = performance.now();
+  let vk: Commands;
+  if (side === "vkdeno") {
+    vk = (await loadVkdeno())!;
+  } else {
+    const f = (parameters: Deno.NativeType[], result: Deno.NativeResultType) => ({ parameters, result });
+    vk = Deno.dlopen("libvulkan.so.1", {
+      vkCreateInstance: f(["pointer", "pointer", "pointer"], "i32"),
+      vkEnumeratePhysicalDevices: f(["pointer", "pointer", "pointer"], "i32"),
+      vkCreateDevice: f(["pointer", "pointer", "pointer", "pointer"], "i32"),
+      vkDestroyDevice: f(["pointer", "pointer"], "void"),
+      vkDestroyInstance: f(["pointer", "pointer"], "void"),
+    }).symbols;
+  }
+  const load = performance.now() - t0;
+  iteration(vk, layers, true);
+  console.log(JSON.stringify({ ms: performance.now() - t0, loadMs: load }));
+}
+
+/** A case that runs the first iteration in a child process and reads back its time. */
+function firstCase(name: string, side: Side, validation: boolean): PairedCase {
+  return {
+    name,
+    run: () => {},
+    sample() {
+      const out = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-all",
+          import.meta.filename!,
+          "--first",
+          side,
+          ...(validation ? ["--validation"] : []),
+        ],
+        stdout: "piped",
+        stderr: "inherit",
+      }).outputSync();
+      if (!out.success) {
+        throw new Error(`Cannot measure the first creation on "${side}": exit code ${out.code}`);
+      }
+      return (JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!) as { ms: number })
+        .ms;
+    },
+  };
+}
+
+/** Whether one iteration works on `vk` (vkdeno without layer support fails with the validation layer). */
+function probe(vk: Commands, layers: readonly string[]): string | undefined {
+  try {
+    iteration(vk, layers, true);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+const REF = "libvulkan: instance + device";
+const OURS = "vkdeno: instance + device";
+
+if (import.meta.main) {
+  const i = Deno.args.indexOf("--first");
+  if (i >= 0) {
+    await first(Deno.args[i + 1] as Side, Deno.args.includes("--validation"));
+    Deno.exit(0);
+  }
+  await runPaired("bench/create_bench.ts", async () => {
+    setBenchEnvironment();
+    const libvulkan = openLibvulkan() as unknown as Commands & Disposable;
+    const vkdeno = await loadVkdeno();
+    const groups: PairedGroup[] = [];
+    const targets: Target[] = [];
+    for (const validation of [false, true]) {
+      const layers = validation ? [VALIDATION] : [];
+      const suffix = validation ? "validation layer" : "no layers";
+      const missing = vkdeno ? probe(vkdeno, layers) : "mod.ts has no loadVulkan yet";
+      const note = missing ? `vkdeno is not measured here: ${missing}` : undefined;
+      const repeated = `repeated, ${suffix}`;
+      groups.push({
+        name: repeated,
+        baseline: REF,
+        unit: "ms",
+        rounds: validation ? 9 : 21,
+        ...(note ? { note } : {}),
+        cases: [
+          { name: REF, run: () => iteration(libvulkan, layers, true), batch: 1 },
+          { name: "libvulkan: instance only", run: () => iteration(libvulkan, layers, false), batch: 1 },
+          ...(vkdeno && !missing
+            ? [
+              { name: OURS, run: () => iteration(vkdeno, layers, true), batch: 1 },
+              { name: "vkdeno: instance only", run: () => iteration(vkdeno, layers, false), batch: 1 },
+            ]
+            : []),
+        ],
+      });
+      groups.push({
+        name: `first in a process, ${suffix}`,
+        baseline: REF,
+        unit: "ms",
+        rounds: 5,
+        warmup: 1,
+        ...(note ? { note } : {}),
+        cases: [
+          firstCase(REF, "libvulkan", validation),
+          ...(vkdeno && !missing ? [firstCase(OURS, "vkdeno", validation)] : []),
+        ],
+      });
+      if (vkdeno && !missing) {
+        targets.push({
+          label: `${repeated}: vkdeno / libvulkan, instance + device`,
+          group: repeated,
+          case: OURS,
+          against: REF,
+          op: "<=",
+          limit: 1.0,
+        });
+      }
+    }
+    return {
+      groups,
+      targets,
+      dispose() {
+        libvulkan[Symbol.dispose]();
+        vkdeno?.[Symbol.dispose]();
+      },
+    };
+  }, { warmup: 2 });
+}

@@ -1,0 +1,154 @@
+/**
+ * Workers recording at once: 1, 2 and 4 Workers, each recording command buffers on its own command pool
+ * of the same lavapipe device (a cycle: `vkResetCommandPool`, `vkBeginCommandBuffer`, 1,000
+ * `vkCmdSetLineWidth`, `vkEndCommandBuffer`), all started together; the time is the wall time until the
+ * last one is done, per recorded command over all Workers. The main thread makes the device and the
+ * pools; each Worker calls through its own loader object on those handles (vkdeno: a loader in the
+ * Worker's isolate whose dispatch stubs read the main thread's tables from the handles; libvulkan: its
+ * exported symbols). Ratios are times per command: "1 Worker / 2 Workers" is the speed-up.
+ *
+ * The machine has 2 cores shared with other work: 4 Workers cannot beat 2, and a busy machine caps the
+ * speed-up of 2.
+ */
+
+import { address } from "../ffi/memory.ts";
+import { openLibvulkan } from "../tools/libvulkan.ts";
+import { loadVkdeno } from "./_percall.ts";
+import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
+import type { WorkerSetup } from "./_workers_worker.ts";
+import { BenchDevice, type Commands, setBenchEnvironment } from "./_vulkan.ts";
+
+const MAX_WORKERS = 4;
+const PER_CYCLE = 1000;
+const CYCLES = 100;
+
+/** Workers recording on one device's pools, driven through a shared control block. */
+class Team {
+  readonly device: BenchDevice;
+  readonly workers: Worker[] = [];
+  readonly control = new Int32Array(new SharedArrayBuffer(16 * 4));
+  #round = 0;
+
+  constructor(device: BenchDevice) {
+    this.device = device;
+  }
+
+  async start(side: WorkerSetup["side"]): Promise<void> {
+    this.control[2] = CYCLES;
+    this.control[3] = PER_CYCLE;
+    const ready: Promise<void>[] = [];
+    for (let i = 0; i < MAX_WORKERS; i++) {
+      const rec = this.device.recording();
+      // Each Worker begins recording itself; the main thread's begin is dropped by the first reset.
+      const worker = new Worker(new URL("./_workers_worker.ts", import.meta.url), { type: "module" });
+      const control = new Int32Array(new SharedArrayBuffer(16 * 4));
+      ready.push(
+        new Promise((resolve, reject) => {
+          worker.onmessage = (e) => (e.data === "ready" ? resolve() : reject(new Error(String(e.data))));
+          worker.onerror = (e) => reject(new Error(e.message));
+        }),
+      );
+      const setup: WorkerSetup = {
+        side,
+        index: i,
+        device: address(this.device.device),
+        pool: address(rec.pool),
+        commandBuffer: address(rec.commandBuffer),
+        control: control.buffer as SharedArrayBuffer,
+      };
+      worker.postMessage(setup);
+      this.workers.push(worker);
+      this.controls.push(control);
+    }
+    await Promise.all(ready);
+  }
+
+  readonly controls: Int32Array[] = [];
+
+  /** Runs one round on the first `count` Workers; returns the wall milliseconds. */
+  round(count: number): number {
+    const t0 = performance.now();
+    this.#round++;
+    for (let i = 0; i < count; i++) {
+      const c = this.controls[i]!;
+      Atomics.store(c, 1, 0);
+      Atomics.store(c, 2, CYCLES);
+      Atomics.store(c, 3, PER_CYCLE);
+      Atomics.store(c, 0, this.#round);
+      Atomics.notify(c, 0);
+    }
+    for (let i = 0; i < count; i++) {
+      const c = this.controls[i]!;
+      while (Atomics.load(c, 1) === 0) Atomics.wait(c, 1, 0, 1000);
+    }
+    return performance.now() - t0;
+  }
+
+  stop(): void {
+    for (const c of this.controls) {
+      Atomics.store(c, 0, -1);
+      Atomics.notify(c, 0);
+    }
+    for (const w of this.workers) w.terminate();
+  }
+}
+
+function teamCase(team: Team, count: number): PairedCase {
+  const calls = count * CYCLES * PER_CYCLE;
+  // Milliseconds per recorded command over all Workers (the report shows ns).
+  return {
+    name: `${count} Worker${count === 1 ? "" : "s"}`,
+    run: () => {},
+    sample: () => team.round(count) / calls,
+  };
+}
+
+if (import.meta.main) {
+  await runPaired("bench/workers_bench.ts", async () => {
+    setBenchEnvironment();
+    const libvulkan = openLibvulkan() as unknown as Commands & Disposable;
+    const vkdeno = await loadVkdeno();
+    const teams: Team[] = [];
+    const groups: PairedGroup[] = [];
+    const targets: Target[] = [];
+    for (const [side, vk] of [["vkdeno", vkdeno], ["libvulkan", libvulkan]] as const) {
+      if (!vk) continue;
+      const team = new Team(BenchDevice.create(vk));
+      await team.start(side);
+      teams.push(team);
+      const group = `${side}: Workers recording on their own pools`;
+      groups.push({
+        name: group,
+        baseline: "1 Worker",
+        unit: "ns",
+        rounds: 15,
+        cases: [1, 2, 4].map((n) => teamCase(team, n)),
+      });
+      if (side === "vkdeno") {
+        targets.push({
+          label: `${group}: speed-up of 2 Workers over 1 (1 Worker / 2 Workers per command)`,
+          group,
+          case: "1 Worker",
+          against: "2 Workers",
+          op: ">=",
+          limit: 1.8,
+          whyMissed:
+            "2 Workers need both cores to themselves; the machine's 2 cores were shared with other " +
+            "work during the run (see the load average), and libvulkan's Workers scale the same",
+        });
+      }
+    }
+    return {
+      groups,
+      targets,
+      dispose() {
+        for (const t of teams) {
+          t.stop();
+          t.device[Symbol.dispose]();
+        }
+        libvulkan[Symbol.dispose]();
+        vkdeno?.[Symbol.dispose]();
+      },
+    };
+  });
+}
