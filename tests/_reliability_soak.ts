@@ -75,6 +75,11 @@ export interface SoakOptions {
   warmup: number;
   /** Instance layers to enable (e.g. the validation layer). */
   layers?: readonly string[];
+  /**
+   * Keep one extra instance alive for the whole soak, so drivers and layer libraries stay loaded and the
+   * figures show the loader's own per-cycle memory, without dlopen/dlclose churn.
+   */
+  hold?: boolean;
   /** Called every `every` cycles with the cycle number and RSS in bytes. */
   progress?: (cycle: number, rss: number) => void;
   every?: number;
@@ -97,6 +102,8 @@ export interface SoakReport {
   msPerCycle: number;
   /** RSS samples (cycle, bytes) for plotting. */
   samples: [number, number][];
+  /** V8 heap in use and external (ArrayBuffer) memory after warm-up and at the end, bytes. */
+  heap: { usedAfterWarmup: number; usedEnd: number; externalAfterWarmup: number; externalEnd: number };
 }
 
 function check(result: number, what: string): void {
@@ -176,12 +183,35 @@ export function cycle(vk: SoakCommands, layers: readonly string[] = []): string 
  * ```
  */
 export function soak(vk: SoakCommands, options: SoakOptions): SoakReport {
+  let held: Deno.PointerValue = null;
+  if (options.hold) {
+    using arena = new Arena();
+    const slot = new BigUint64Array(new ArrayBuffer(8));
+    check(
+      vk.vkCreateInstance(
+        writeStruct(arena, "VkInstanceCreateInfo", { ppEnabledLayerNames: [...(options.layers ?? [])] }),
+        null,
+        Deno.UnsafePointer.of(slot),
+      ),
+      "vkCreateInstance",
+    );
+    held = Deno.UnsafePointer.create(slot[0]!);
+  }
+  try {
+    return soakLoop(vk, options);
+  } finally {
+    if (held !== null) vk.vkDestroyInstance(held, null);
+  }
+}
+
+function soakLoop(vk: SoakCommands, options: SoakOptions): SoakReport {
   const samples: [number, number][] = [];
   gc();
   const rssStart = rss();
   let device = "";
   let rssAfterWarmup = rssStart;
   let countsAfterWarmup = resourceCounts();
+  let heapAfterWarmup = Deno.memoryUsage();
   let t0 = performance.now();
   const every = options.every ?? Math.max(1, Math.floor(options.cycles / 50));
   for (let i = 1; i <= options.cycles; i++) {
@@ -190,6 +220,7 @@ export function soak(vk: SoakCommands, options: SoakOptions): SoakReport {
       gc();
       rssAfterWarmup = rss();
       countsAfterWarmup = resourceCounts();
+      heapAfterWarmup = Deno.memoryUsage();
       t0 = performance.now();
     }
     if (i % every === 0) {
@@ -201,6 +232,7 @@ export function soak(vk: SoakCommands, options: SoakOptions): SoakReport {
   const ms = (performance.now() - t0) / Math.max(1, options.cycles - options.warmup);
   gc();
   const rssEnd = rss();
+  const heapEnd = Deno.memoryUsage();
   return {
     cycles: options.cycles,
     warmup: options.warmup,
@@ -213,5 +245,11 @@ export function soak(vk: SoakCommands, options: SoakOptions): SoakReport {
     countsEnd: resourceCounts(),
     msPerCycle: ms,
     samples,
+    heap: {
+      usedAfterWarmup: heapAfterWarmup.heapUsed,
+      usedEnd: heapEnd.heapUsed,
+      externalAfterWarmup: heapAfterWarmup.external,
+      externalEnd: heapEnd.external,
+    },
   };
 }

@@ -10,7 +10,8 @@
  * ```
  *
  * Options: `--loader=vkdeno|libvulkan`, `--cycles=N`, `--warmup=N` (default 10% of cycles, at least 50),
- * `--layer=NAME` (repeatable), `--driver=PATH` (a manifest; default lavapipe's), `--json` (one JSON line).
+ * `--layer=NAME` (repeatable), `--driver=PATH` (a manifest; default lavapipe's), `--json` (one JSON line),
+ * `--hold` (keep one more instance alive throughout, so drivers stay loaded: the loader's own growth).
  * Host implicit layers are disabled (`VK_LOADER_LAYERS_DISABLE=~implicit~`) so the figures are the
  * loader's own. Without `--v8-flags=--expose-gc` the RSS figures include garbage not yet collected.
  *
@@ -28,6 +29,7 @@ interface Args {
   layers: string[];
   driver: string;
   json: boolean;
+  hold: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -38,6 +40,7 @@ function parseArgs(argv: readonly string[]): Args {
     layers: [],
     driver: LAVAPIPE,
     json: false,
+    hold: false,
   };
   for (const a of argv) {
     const [key, value = ""] = a.replace(/^--/, "").split("=", 2) as [string, string?];
@@ -47,6 +50,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (key === "layer") args.layers.push(value);
     else if (key === "driver") args.driver = value;
     else if (key === "json") args.json = true;
+    else if (key === "hold") args.hold = true;
     else throw new TypeError(`Unknown option "${a}"`);
   }
   if (!Number.isInteger(args.cycles) || args.cycles <= 0) {
@@ -64,6 +68,7 @@ function mib(bytes: number): string {
 export interface SoakOutput extends SoakReport {
   loader: string;
   layers: string[];
+  hold: boolean;
   countsBefore: ReturnType<typeof resourceCounts>;
   countsAfterDispose: ReturnType<typeof resourceCounts>;
   gcExposed: boolean;
@@ -103,6 +108,7 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
       cycles: args.cycles,
       warmup: args.warmup,
       layers: args.layers,
+      hold: args.hold,
       progress: args.json ? undefined : (i, rss) => console.error(`cycle ${i}: rss ${mib(rss)}`),
     });
   } finally {
@@ -112,6 +118,7 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
     ...report,
     loader: args.loader,
     layers: args.layers,
+    hold: args.hold,
     countsBefore,
     countsAfterDispose: resourceCounts(),
     gcExposed: typeof (globalThis as { gc?: unknown }).gc === "function",
@@ -123,11 +130,19 @@ if (import.meta.main) {
   if (Deno.args.includes("--json")) {
     console.log(JSON.stringify(out));
   } else {
-    console.log(`loader ${out.loader}, device "${out.device}", layers [${out.layers.join(", ")}]`);
+    console.log(
+      `loader ${out.loader}, device "${out.device}", layers [${out.layers.join(", ")}]${
+        out.hold ? ", held" : ""
+      }`,
+    );
     console.log(`cycles ${out.cycles} (warm-up ${out.warmup}), ${out.msPerCycle.toFixed(2)} ms per cycle`);
     console.log(
       `rss: start ${mib(out.rssStart)}, after warm-up ${mib(out.rssAfterWarmup)}, end ${mib(out.rssEnd)}, ` +
         `growth after warm-up ${mib(out.growth)}${out.gcExposed ? "" : " (no --expose-gc)"}`,
+    );
+    console.log(
+      `v8 heap used: after warm-up ${mib(out.heap.usedAfterWarmup)}, end ${mib(out.heap.usedEnd)}; ` +
+        `external: ${mib(out.heap.externalAfterWarmup)} -> ${mib(out.heap.externalEnd)}`,
     );
     console.log(`resources after warm-up ${JSON.stringify(out.countsAfterWarmup)}`);
     console.log(`resources at the end     ${JSON.stringify(out.countsEnd)}`);
