@@ -1,0 +1,142 @@
+/**
+ * What the state tracker and the shipped layers read from the generated command table: which commands
+ * create or destroy which handles, and the values of `len` expressions.
+ *
+ * @module
+ */
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { HANDLES } from "../ffi/generated/handles.ts";
+import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
+import { readStruct } from "../ffi/structs.ts";
+
+/** A handle as a map key: a number when the address is a safe integer, else a bigint. */
+export type HandleKey = number | bigint;
+
+/** The map key of a handle (`0` for `VK_NULL_HANDLE`). */
+export function handleKey(handle: Deno.PointerValue | bigint | number): HandleKey {
+  const v = typeof handle === "object" ? Deno.UnsafePointer.value(handle) : handle;
+  if (typeof v === "number") return v;
+  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+}
+
+/** A handle key as text (`0x55d0c0de1230`). */
+export function handleText(key: HandleKey): string {
+  return `0x${key.toString(16)}`;
+}
+
+/** The generated description of a command or alias name. */
+export function commandInfo(name: string): CommandInfo {
+  const index = COMMAND_INDEX[name];
+  if (index === undefined) throw new TypeError(`Unknown Vulkan command "${name}"`);
+  return COMMANDS[index]!;
+}
+
+/** True for handle type names (`VkBuffer`, aliases included). */
+export function isHandleType(type: string): boolean {
+  return Object.hasOwn(HANDLES, type);
+}
+
+/** The handle type an alias names (`VkDescriptorUpdateTemplateKHR` -> `VkDescriptorUpdateTemplate`). */
+export function canonicalHandle(type: string): string {
+  return HANDLES[type]?.alias ?? type;
+}
+
+/**
+ * Evaluates a `len` expression (`createInfoCount`, `pCount`, `pAllocateInfo->commandBufferCount`) against
+ * a call's arguments; `null` when it cannot be read (a null pointer, `null-terminated`).
+ */
+export function evaluateLen(info: CommandInfo, len: string, args: readonly unknown[]): number | null {
+  const [head, member] = len.split(",")[0]!.split("->");
+  const at = info.params.findIndex((p) => p.name === head);
+  if (at < 0) return null;
+  const param = info.params[at]!;
+  const value = args[at];
+  if (member !== undefined) {
+    if (value === null || typeof value !== "object") return null;
+    const n = readStruct(param.type, value as Deno.PointerValue)[member];
+    return typeof n === "number" ? n : null;
+  }
+  if (param.pointer === 0) {
+    return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : null;
+  }
+  if (value === null || typeof value !== "object") return null;
+  return new Deno.UnsafePointerView(value as Deno.PointerObject).getUint32(0);
+}
+
+/** Reads `count` handles from a `VkFoo*` array. */
+export function readHandles(pointer: Deno.PointerValue, count: number): Deno.PointerValue[] {
+  if (pointer === null || count <= 0) return [];
+  const view = new Deno.UnsafePointerView(pointer);
+  const out: Deno.PointerValue[] = [];
+  for (let i = 0; i < count; i++) out.push(view.getPointer(i * 8));
+  return out;
+}
+
+/** How a command makes handles: its output parameter, the handle type, and whether the app destroys them. */
+export interface CreateRule {
+  readonly param: number;
+  readonly type: string;
+  /** Physical devices, queues, swapchain images: owned by their parent, never destroyed by the app. */
+  readonly implicit: boolean;
+}
+
+/** How a command destroys handles: the parameter naming them and whether it is an array. */
+export interface DestroyRule {
+  readonly param: number;
+  readonly type: string;
+  readonly array: boolean;
+}
+
+const IMPLICIT_CREATORS = new Set([
+  "vkEnumeratePhysicalDevices",
+  "vkGetDeviceQueue",
+  "vkGetDeviceQueue2",
+  "vkGetSwapchainImagesKHR",
+]);
+
+const createRules = new Map<number, CreateRule | null>();
+const destroyRules = new Map<number, DestroyRule | null>();
+
+/** The creation rule of a command, or null when it creates no tracked handle. */
+export function createRule(info: CommandInfo): CreateRule | null {
+  let rule = createRules.get(info.index);
+  if (rule !== undefined) return rule;
+  rule = null;
+  const last = info.params.length - 1;
+  const out: ParamInfo | undefined = info.params[last];
+  const creates = /^vk(Create|Allocate)/.test(info.name) || IMPLICIT_CREATORS.has(info.name);
+  if (creates && out && !out.const && out.pointer === 1 && isHandleType(out.type)) {
+    rule = { param: last, type: canonicalHandle(out.type), implicit: IMPLICIT_CREATORS.has(info.name) };
+  }
+  createRules.set(info.index, rule);
+  return rule;
+}
+
+/** The destruction rule of a command (`vkDestroy*`, `vkFree*`), or null. */
+export function destroyRule(info: CommandInfo): DestroyRule | null {
+  let rule = destroyRules.get(info.index);
+  if (rule !== undefined) return rule;
+  rule = null;
+  if (/^vk(Destroy|Free)/.test(info.name)) {
+    for (let i = info.params.length - 1; i >= 0 && rule === null; i--) {
+      const p = info.params[i]!;
+      if (!isHandleType(p.type)) continue;
+      if (p.pointer === 0) rule = { param: i, type: canonicalHandle(p.type), array: false };
+      else if (p.pointer === 1 && p.const && p.len !== undefined) {
+        rule = { param: i, type: canonicalHandle(p.type), array: true };
+      }
+    }
+  }
+  destroyRules.set(info.index, rule);
+  return rule;
+}
+
+/** Names of every command that creates or destroys a tracked handle. */
+export function lifetimeCommands(): string[] {
+  const out: string[] = [];
+  for (const [name, index] of Object.entries(COMMAND_INDEX)) {
+    const info = COMMANDS[index]!;
+    if (createRule(info) || destroyRule(info)) out.push(name);
+  }
+  return out;
+}

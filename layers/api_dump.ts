@@ -1,0 +1,95 @@
+/**
+ * `VK_LAYER_VKDENO_api_dump`: every Vulkan call with its decoded parameters, its result and the time the
+ * rest of the chain took, as text (the default) or as JSON lines.
+ *
+ * Settings (`installLayers(vk, { settings: { VK_LAYER_VKDENO_api_dump: {...} } })`):
+ * - `format`: `"text"` or `"json"`;
+ * - `timing`: `false` to leave out durations (stable output for diffs);
+ * - `file`: append to this file instead of the host's output.
+ *
+ * Text:
+ * ```
+ * vkCreateFence(device, pCreateInfo, pAllocator, pFence) returns VkResult VK_SUCCESS (0) in 4.1 us:
+ *     device: VkDevice = 0x55d0c0de1230
+ *     pCreateInfo: const VkFenceCreateInfo* = {"sType":"VK_STRUCTURE_TYPE_FENCE_CREATE_INFO","pNext":null,"flags":"0x0"}
+ *     pAllocator: const VkAllocationCallbacks* = null
+ *     pFence: VkFence* = "0x55d0c0de2000"
+ * ```
+ * JSON lines: `{"serial":12,"command":"vkCreateFence","args":{...},"result":"VK_SUCCESS","us":4.1}`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { installLayers } from "./top.ts";
+ * using vk = installLayers(base, {
+ *   layers: ["VK_LAYER_VKDENO_api_dump"],
+ *   settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } },
+ * });
+ * ```
+ *
+ * @module
+ */
+import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+import type { ParamInfo } from "../ffi/generated/types.ts";
+import { decodeCall, decodeResult } from "./decode.ts";
+import { type CallContext, type CommandHooks, defineLayer, type TsLayer } from "./layer.ts";
+
+function cType(p: ParamInfo): string {
+  const stars = "*".repeat(p.pointer);
+  return `${p.const ? "const " : ""}${p.type}${stars}${p.array !== undefined ? `[${p.array}]` : ""}`;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value, (_k, v) => typeof v === "bigint" ? v.toString() : v);
+}
+
+/** The api_dump layer. */
+export const apiDumpLayer: TsLayer = defineLayer({
+  name: "VK_LAYER_VKDENO_api_dump",
+  description: "Every call with decoded parameters, result and timing, as text or JSON lines (vkdeno)",
+  implementationVersion: 1,
+  create(env) {
+    const format = env.settings.format === "json" ? "json" : "text";
+    const timing = env.settings.timing !== false;
+    const file = typeof env.settings.file === "string" ? env.settings.file : undefined;
+    const write = file === undefined
+      ? env.write
+      : (line: string) => Deno.writeTextFileSync(file, line + "\n", { append: true });
+    const started: number[] = [];
+    const hooks: CommandHooks = {
+      preCallRecord() {
+        // Last thing before the next link, so decoding is not counted.
+        started.push(performance.now());
+      },
+      postCallRecord(ctx: CallContext, ...args: unknown[]) {
+        const us = (performance.now() - (started.pop() ?? performance.now())) * 1000;
+        const info = ctx.info;
+        const decoded = decodeCall(info, args, true);
+        const result = decodeResult(info.result, ctx.result);
+        if (format === "json") {
+          const line: Record<string, unknown> = { serial: ctx.serial, command: ctx.command, args: decoded };
+          if (info.result !== "void") line.result = result;
+          if (timing) line.us = Math.round(us * 10) / 10;
+          write(json(line));
+          return;
+        }
+        const names = info.params.map((p) => p.name).join(", ");
+        const returns = info.result === "void"
+          ? "returns void"
+          : `returns ${info.result} ${typeof result === "string" ? result : json(result)}${
+            typeof ctx.result === "number" && info.result === "VkResult" ? ` (${ctx.result})` : ""
+          }`;
+        const lines = [`${ctx.command}(${names}) ${returns}${timing ? ` in ${us.toFixed(1)} us` : ""}:`];
+        for (const p of info.params) {
+          const v = decoded[p.name];
+          lines.push(`    ${p.name}: ${cType(p)} = ${typeof v === "string" ? v : json(v)}`);
+        }
+        write(lines.join("\n"));
+      },
+    };
+    const intercepts: Record<string, CommandHooks> = {};
+    for (const name of Object.keys(COMMAND_INDEX)) intercepts[name] = hooks;
+    return { intercepts };
+  },
+});
+
+export default apiDumpLayer;

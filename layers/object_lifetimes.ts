@@ -1,0 +1,182 @@
+/**
+ * `VK_LAYER_VKDENO_object_lifetimes`: reports Vulkan objects used after they were destroyed (and skips
+ * that call, so the driver never sees the dead handle), and objects still alive at `vkDestroyDevice` /
+ * `vkDestroyInstance`, each with the call that created it.
+ *
+ * Handles are checked where commands take them directly, in arrays (`pCommandBuffers`), and one level
+ * into the structs they are given (`VkSubmitInfo.pCommandBuffers`, `VkWriteDescriptorSet.dstSet`).
+ * Handles the shared state tracker never saw created (made before the layer was enabled) are not
+ * judged. Physical devices, queues and swapchain images belong to their parent and never leak.
+ *
+ * Settings: `stacks: true` keeps the JavaScript stack of each creating call (in a sub-state slot) and
+ * prints it with a leak.
+ *
+ * Message ids: `ObjectLifetimes-UseAfterDestroy`, `ObjectLifetimes-Leak`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { installLayers } from "./top.ts";
+ * using vk = installLayers(base, {
+ *   layers: ["VK_LAYER_VKDENO_object_lifetimes"],
+ *   onMessage: (m) => console.log(m.text),
+ * });
+ * ```
+ *
+ * @module
+ */
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { STRUCTS } from "../ffi/generated/structs.ts";
+import type { CommandInfo } from "../ffi/generated/types.ts";
+import { readStruct } from "../ffi/structs.ts";
+import { createRule, evaluateLen, isHandleType, readHandles } from "./_commands.ts";
+import { type CallContext, type CommandHooks, defineLayer, type TsLayer } from "./layer.ts";
+import type { StateObject, StateTracker } from "./state.ts";
+
+/** A handle found in a call's arguments, with where it was found (`pSubmits[0].pCommandBuffers[1]`). */
+interface FoundHandle {
+  readonly handle: Deno.PointerValue;
+  readonly where: string;
+}
+
+type Finder = (args: readonly unknown[], out: FoundHandle[]) => void;
+
+function structFinder(
+  type: string,
+  name: string,
+): ((p: Deno.PointerObject, index: number, out: FoundHandle[]) => void) | null {
+  const members = STRUCTS[type]?.members.filter((m) => isHandleType(m.type) && (m.pointer === 0 || m.len));
+  if (!members || members.length === 0) return null;
+  return (p, index, out) => {
+    const s = readStruct(type, p, { index });
+    for (const m of members) {
+      const v = s[m.name] as Deno.PointerValue;
+      if (m.pointer === 0) {
+        if (v !== null) out.push({ handle: v, where: `${name}[${index}].${m.name}` });
+        continue;
+      }
+      const n = s[m.len!.split(",")[0]!];
+      readHandles(v, typeof n === "number" ? n : 0).forEach((h, i) =>
+        out.push({ handle: h, where: `${name}[${index}].${m.name}[${i}]` })
+      );
+    }
+  };
+}
+
+const finders = new Map<number, Finder[]>();
+
+/** The handle checks of a command: direct handles, handle arrays, handles one level into input structs. */
+function findersFor(info: CommandInfo): Finder[] {
+  let list = finders.get(info.index);
+  if (list) return list;
+  list = [];
+  const created = createRule(info)?.param;
+  info.params.forEach((p, i) => {
+    if (i === created) return;
+    if (p.pointer === 0 && isHandleType(p.type)) {
+      list!.push((args, out) => {
+        if (args[i] !== null) out.push({ handle: args[i] as Deno.PointerValue, where: p.name });
+      });
+    } else if (p.pointer === 1 && p.const && isHandleType(p.type) && p.len !== undefined) {
+      list!.push((args, out) => {
+        const n = evaluateLen(info, p.len!, args) ?? 0;
+        readHandles(args[i] as Deno.PointerValue, n).forEach((h, k) =>
+          out.push({ handle: h, where: `${p.name}[${k}]` })
+        );
+      });
+    } else if (p.pointer === 1 && p.const && STRUCTS[p.type]) {
+      const inner = structFinder(p.type, p.name);
+      if (!inner) return;
+      list!.push((args, out) => {
+        const ptr = args[i] as Deno.PointerValue;
+        if (ptr === null) return;
+        const n = p.len === undefined ? 1 : evaluateLen(info, p.len, args) ?? 0;
+        for (let k = 0; k < n; k++) inner(ptr, k, out);
+      });
+    }
+  });
+  finders.set(info.index, list);
+  return list;
+}
+
+function creation(o: StateObject): string {
+  return `created by ${o.createdBy.command} (call #${o.createdBy.serial})`;
+}
+
+/** The object lifetimes layer. */
+export const objectLifetimesLayer: TsLayer = defineLayer({
+  name: "VK_LAYER_VKDENO_object_lifetimes",
+  description: "Objects used after destroy, or alive at vkDestroyDevice / vkDestroyInstance (vkdeno)",
+  implementationVersion: 1,
+  usesState: true,
+  create(env) {
+    const state: StateTracker = env.state!;
+    const stacks = env.settings.stacks === true;
+    const stackSlot = state.createSlot<string>("VK_LAYER_VKDENO_object_lifetimes");
+    const validate = (ctx: CallContext, ...args: unknown[]): boolean => {
+      const found: FoundHandle[] = [];
+      for (const find of findersFor(ctx.info)) find(args, found);
+      let skip = false;
+      for (const { handle, where } of found) {
+        if (handle === null || state.get(handle) !== undefined) continue;
+        const dead = state.destroyed(handle);
+        if (dead === undefined) continue;
+        skip = true;
+        env.report(
+          "error",
+          "ObjectLifetimes-UseAfterDestroy",
+          `${dead.label} used in ${ctx.command} (${where}, call #${ctx.serial}) after ${
+            dead.destroyedBy!.command
+          } destroyed it (call #${dead.destroyedBy!.serial}); it was ${creation(dead)}`,
+          ctx.command,
+        );
+      }
+      return skip;
+    };
+    const leaks = (ctx: CallContext, handle: Deno.PointerValue) => {
+      const root = state.get(handle);
+      if (!root) return;
+      for (const o of root.descendants()) {
+        if (o.implicit) continue;
+        const stack = o.getSubState(stackSlot);
+        env.report(
+          "error",
+          "ObjectLifetimes-Leak",
+          `${o.label} ${creation(o)} is still alive at ${ctx.command} of ${root.label}${
+            stack ? `\n${stack}` : ""
+          }`,
+          ctx.command,
+        );
+      }
+    };
+    const intercepts: Record<string, CommandHooks> = {};
+    for (const [name, index] of Object.entries(COMMAND_INDEX)) {
+      const info = COMMANDS[index]!;
+      const hooks: CommandHooks = {};
+      if (findersFor(info).length > 0) hooks.preCallValidate = validate;
+      if (stacks && createRule(info)) {
+        hooks.postCallRecord = (ctx: CallContext, ...args: unknown[]) => {
+          const rule = createRule(ctx.info)!;
+          const param = ctx.info.params[rule.param]!;
+          const n = param.len === undefined ? 1 : evaluateLen(ctx.info, param.len, args) ?? 0;
+          const stack = new Error().stack?.split("\n").slice(2).join("\n") ?? "";
+          for (const h of readHandles(args[rule.param] as Deno.PointerValue, n)) {
+            state.get(h)?.setSubState(stackSlot, stack);
+          }
+        };
+      }
+      if (hooks.preCallValidate || hooks.postCallRecord) intercepts[name] = hooks;
+    }
+    // Leaks are judged before the tracker (which runs last for destroying commands) ends the children.
+    intercepts.vkDestroyDevice = {
+      ...intercepts.vkDestroyDevice,
+      preCallRecord: (ctx, device) => leaks(ctx, device),
+    };
+    intercepts.vkDestroyInstance = {
+      ...intercepts.vkDestroyInstance,
+      preCallRecord: (ctx, instance) => leaks(ctx, instance),
+    };
+    return { intercepts };
+  },
+});
+
+export default objectLifetimesLayer;
