@@ -9,7 +9,7 @@
  * - {@linkcode InstanceLayers.createDevice}: the device chain, also run for a
  *   layer's `pfnLayerCreateDevice`;
  * - extension checks and enumerations with layers (A02, A04, A05, F11);
- * - {@linkcode InstanceLayers.destroyInstance} / {@linkcode InstanceLayers.release}.
+ * - {@linkcode InstanceLayers.activateDestroyMessengers} / {@linkcode InstanceLayers.release}.
  *
  * The core describes its side with {@linkcode CoreHooks}: its terminator
  * `vkGetInstanceProcAddr` answers and `vkCreateInstance` body, the bottom of
@@ -37,6 +37,7 @@ import {
   type LayerDiscovery,
 } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
+import { fnFromPointer } from "../ffi/library.ts";
 import { nativeBytes, readCString, readU32, writeU32 } from "../ffi/memory.ts";
 import { activateMessengers, type DebugMessenger, DebugMessengers } from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
@@ -60,6 +61,10 @@ const LAYER_PROPERTIES_SIZE = 520;
 const EXTENSION_PROPERTIES_SIZE = 260;
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
+const ENUMERATE_EXTENSIONS = {
+  parameters: ["pointer", "pointer", "pointer", "pointer"],
+  result: "i32",
+} as const;
 
 /**
  * The loader core's side of an instance, as the layer chain needs it.
@@ -362,24 +367,78 @@ export class InstanceLayers implements Disposable {
   }
 
   /**
-   * Runs `vkDestroyInstance` down the chain (`down`) with the create info's
-   * messengers active again, then releases everything.
+   * Replacements for the instance table's `vkEnumerateDeviceLayerProperties`
+   * and `vkEnumerateDeviceExtensionProperties` slots (the loader answers the
+   * first and the `pLayerName` form of the second, and adds the implicit
+   * layers' device extensions to the chain's list). `current(name)` is what
+   * the slot held, called for the chain's own list.
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * const slots = layers.instanceSlotOverrides(() => null);
+   * console.log(Object.keys(slots));
+   * ```
+   */
+  instanceSlotOverrides(current: (name: string) => P): Record<string, Deno.PointerObject> {
+    const layerProps = this.#callbacks.create(
+      { parameters: ["pointer", "pointer", "pointer"], result: "i32" },
+      (_physicalDevice, pCount, pProperties) => this.enumerateDeviceLayerProperties(pCount, pProperties),
+      { name: "vkEnumerateDeviceLayerProperties", onError: VK_ERROR_INITIALIZATION_FAILED },
+    ).pointer as Deno.PointerObject;
+    const below = current("vkEnumerateDeviceExtensionProperties");
+    const extensionProps = this.#callbacks.create(
+      { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" },
+      (physicalDevice, pLayerName, pCount, pProperties) => {
+        if (pLayerName !== null && readCString(pLayerName) !== "") {
+          return this.enumerateLayerDeviceExtensions(pLayerName, pCount, pProperties);
+        }
+        if (below === null) return VK_ERROR_INITIALIZATION_FAILED;
+        const extra = this.withImplicitDeviceExtensions([]);
+        const call = fnFromPointer(below, ENUMERATE_EXTENSIONS);
+        if (extra.length === 0) return call.call(physicalDevice, null, pCount, pProperties);
+        const count = new Uint32Array(1);
+        let r = call.call(physicalDevice, null, Deno.UnsafePointer.of(count), null);
+        if (r < 0) return r;
+        const buf = new Uint8Array(Math.max(1, count[0]!) * EXTENSION_PROPERTIES_SIZE);
+        r = call.call(physicalDevice, null, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf));
+        if (r < 0) return r;
+        const base: ExtensionEntry[] = [];
+        const dv = new DataView(buf.buffer);
+        for (let i = 0; i < count[0]!; i++) {
+          const name = buf.subarray(i * EXTENSION_PROPERTIES_SIZE, i * EXTENSION_PROPERTIES_SIZE + 256);
+          const end = name.indexOf(0);
+          base.push({
+            name: new TextDecoder().decode(name.subarray(0, end < 0 ? 256 : end)),
+            specVersion: dv.getUint32(i * EXTENSION_PROPERTIES_SIZE + 256, true),
+          });
+        }
+        return writeExtensionProperties(this.withImplicitDeviceExtensions(base), pCount, pProperties);
+      },
+      { name: "vkEnumerateDeviceExtensionProperties", onError: VK_ERROR_INITIALIZATION_FAILED },
+    ).pointer as Deno.PointerObject;
+    return {
+      vkEnumerateDeviceLayerProperties: layerProps,
+      vkEnumerateDeviceExtensionProperties: extensionProps,
+    };
+  }
+
+  /**
+   * Makes the create info's debug messengers active again for `vkDestroyInstance`
+   * (A17); call the returned function when it ends.
    *
    * @example Usage
    * ```ts ignore
    * import type { InstanceLayers } from "./layer_instance.ts";
    * declare const layers: InstanceLayers;
    * declare const handle: Deno.PointerObject;
-   * layers.destroyInstance(handle, () => {});
+   * const done = layers.activateDestroyMessengers(handle);
+   * done();
    * ```
    */
-  destroyInstance(instance: P, down: () => void): void {
-    const done = activateMessengers(this.#log, this.#createMessengers, () => instance);
-    try {
-      down();
-    } finally {
-      done();
-    }
+  activateDestroyMessengers(instance: P): () => void {
+    return activateMessengers(this.#log, this.#createMessengers, () => instance);
   }
 
   /**

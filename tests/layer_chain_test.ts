@@ -1,0 +1,386 @@
+// The layer chain through the public API with mock layers over a mock driver: activation order, negotiation,
+// the loader's pNext nodes, loader callbacks, wrapping, physical-device reshaping, devices made through the
+// callback, extensions, device layer enumeration, and libraries closed after vkDestroyInstance.
+import { deepStrictEqual as assertEquals, notStrictEqual, ok as assert } from "node:assert/strict";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { Library } from "../ffi/library.ts";
+import { readPointer } from "../ffi/memory.ts";
+import { readStruct, writeStruct } from "../ffi/structs.ts";
+import { LayerLibrary } from "../chain/layer_library.ts";
+import {
+  addr,
+  createDevice,
+  createInstance,
+  firstWord,
+  load,
+  type Loaded,
+  physicalDevices,
+  u32Slot,
+} from "./_chain.ts";
+import { MockEnvironment } from "./_mock.ts";
+
+type P = Deno.PointerValue;
+const VK_ERROR_LAYER_NOT_PRESENT = -6;
+const VK_ERROR_EXTENSION_NOT_PRESENT = -7;
+const VK_ERROR_INITIALIZATION_FAILED = -3;
+
+/** Who logged `command`, in call order, up to the first entity that is not a layer (the driver). */
+function order(env: MockEnvironment, command: string): string[] {
+  const who = env.callLog().filter((l) => l.split(" ")[1] === command).map((l) => l.split(" ")[0]!);
+  const bottom = who.findIndex((w) => !w.startsWith("VK_LAYER_"));
+  return bottom < 0 ? who : who.slice(0, bottom + 1);
+}
+
+function layerNames(l: Loaded, fn: (count: P, props: P) => number): string[] {
+  const count = u32Slot(l);
+  assertEquals(fn(count.pointer, null), 0);
+  const props = l.arena.pointer(l.arena.alloc(520 * Math.max(1, count.read())));
+  assertEquals(fn(count.pointer, props), 0);
+  return Array.from({ length: count.read() }, (_, i) => readName(props, i, 520));
+}
+
+function readName(array: P, i: number, stride: number): string {
+  const view = new Deno.UnsafePointerView(array!);
+  const bytes = new Uint8Array(view.getArrayBuffer(256, i * stride));
+  const end = bytes.indexOf(0);
+  return new TextDecoder().decode(bytes.subarray(0, end < 0 ? 256 : end));
+}
+
+function extensionNames(l: Loaded, fn: (count: P, props: P) => number): { result: number; names: string[] } {
+  const count = u32Slot(l);
+  const r = fn(count.pointer, null);
+  if (r < 0) return { result: r, names: [] };
+  const props = l.arena.pointer(l.arena.alloc(260 * Math.max(1, count.read())));
+  const result = fn(count.pointer, props);
+  return { result, names: Array.from({ length: count.read() }, (_, i) => readName(props, i, 260)) };
+}
+
+/** Until the loader core calls chain/layer_instance.ts these tests wait (removed at integration). */
+const integrated = Deno.readTextFileSync(new URL("../chain/loader.ts", import.meta.url)).includes(
+  "layer_instance.ts",
+);
+
+function test(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ignore: !integrated, fn });
+}
+
+function live() {
+  return {
+    layers: LayerLibrary.liveCount,
+    libraries: Library.liveCount,
+    callbacks: CallbackRegistry.liveCount,
+  };
+}
+
+test("implicit, VK_INSTANCE_LAYERS and application layers chain in that order, each seeing the loader nodes", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", physicalDevices: [{}] });
+  await env.addLayer({ name: "VK_LAYER_MOCK_app" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_env" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_implicit" }, { implicit: true });
+  using l = load(env.snapshot({ VK_INSTANCE_LAYERS: "VK_LAYER_MOCK_env" }));
+  const { result, instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_app"] });
+  assertEquals(result, 0);
+  const chain = ["VK_LAYER_MOCK_implicit", "VK_LAYER_MOCK_env", "VK_LAYER_MOCK_app"];
+  assertEquals(order(env, "vkCreateInstance"), [...chain, "drv"]);
+  for (
+    const line of env.callLog().filter((x) => x.includes("VK_LAYER_MOCK") && x.includes(" vkCreateInstance "))
+  ) {
+    assert(line.includes("chain=features,create_device,data,link"), line);
+  }
+  assertEquals(
+    env.callLog().filter((x) => x.includes("vkNegotiateLoaderLayerInterfaceVersion")).map((x) =>
+      x.split(" ")[0]
+    ),
+    chain,
+  );
+  // The application's instance-level and physical-device calls enter at the first layer.
+  env.clearCallLog();
+  const [pd] = physicalDevices(l, instance);
+  assertEquals(order(env, "vkEnumeratePhysicalDevices"), [...chain, "drv"]);
+  const props = l.arena.pointer(l.arena.alloc(1024));
+  l.vk.vkGetPhysicalDeviceProperties(pd, props);
+  assertEquals(order(env, "vkGetPhysicalDeviceProperties"), [...chain, "drv"]);
+  // Devices: the same order, with the device nodes; device-level calls go stub -> first layer.
+  env.clearCallLog();
+  const { result: dr, device } = createDevice(l, pd!);
+  assertEquals(dr, 0);
+  assertEquals(order(env, "vkCreateDevice"), [...chain, "drv"]);
+  for (
+    const line of env.callLog().filter((x) => x.includes("VK_LAYER_MOCK") && x.includes(" vkCreateDevice "))
+  ) {
+    assert(line.includes("chain=data,link"), line);
+  }
+  const queue = l.arena.pointer(l.arena.alloc(8));
+  l.vk.vkGetDeviceQueue(device, 0, 0, queue);
+  assertEquals(order(env, "vkGetDeviceQueue"), [...chain, "drv"]);
+  assertEquals(firstWord(readPointer(queue, 0)), firstWord(device));
+  assertEquals(l.vk.vkDeviceWaitIdle(device), 0);
+  assertEquals(order(env, "vkDeviceWaitIdle"), [...chain, "drv"]);
+  // vkEnumerateDeviceLayerProperties: the instance's layers, in chain order.
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd, c, p)), chain);
+  env.clearCallLog();
+  l.vk.vkDestroyDevice(device, null);
+  assertEquals(order(env, "vkDestroyDevice"), [...chain, "drv"]);
+  l.vk.vkDestroyInstance(instance, null);
+  assertEquals(order(env, "vkDestroyInstance"), [...chain, "drv"]);
+});
+
+test("an application layer that is missing gives VK_ERROR_LAYER_NOT_PRESENT and loads nothing", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver();
+  await env.addLayer({ name: "VK_LAYER_MOCK_present" });
+  const before = live();
+  using l = load(env.snapshot());
+  assertEquals(
+    createInstance(l, { layers: ["VK_LAYER_MOCK_present", "VK_LAYER_MOCK_absent"] }).result,
+    VK_ERROR_LAYER_NOT_PRESENT,
+  );
+  assertEquals(live(), before);
+  assertEquals(env.callLog(), []);
+  assert(l.lines.some((x) => x.includes('"VK_LAYER_MOCK_absent"')), l.lines.join("\n"));
+});
+
+test("interface 0/1 layers (no negotiation) and renamed entry points chain like interface 2 ones", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_old", interfaceVersion: 1 });
+  await env.addLayer({ name: "VK_LAYER_MOCK_renamed", variant: "layer_renamed" });
+  using l = load(env.snapshot());
+  const { result, instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_old", "VK_LAYER_MOCK_renamed"] });
+  assertEquals(result, 0);
+  assertEquals(order(env, "vkCreateInstance"), ["VK_LAYER_MOCK_old", "VK_LAYER_MOCK_renamed", "drv"]);
+  assertEquals(
+    env.callLog().filter((x) => x.includes("vkNegotiateLoaderLayerInterfaceVersion")).map((x) =>
+      x.split(" ")[0]
+    ),
+    ["VK_LAYER_MOCK_renamed"],
+  );
+  const [pd] = physicalDevices(l, instance);
+  const { device } = createDevice(l, pd!);
+  assertEquals(order(env, "vkCreateDevice"), ["VK_LAYER_MOCK_old", "VK_LAYER_MOCK_renamed", "drv"]);
+  l.vk.vkDestroyDevice(device, null);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+test("a layer without vkGetDeviceProcAddr takes part in the instance chain only", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  // Renamed exports, but the manifest names only the instance entry point and no negotiation.
+  await env.addLayer({ name: "VK_LAYER_MOCK_instance_only", variant: "layer_renamed" }, {
+    manifest: {
+      fileFormatVersion: "1.0.0",
+      functions: { vkGetInstanceProcAddr: "MockLayer_GetInstanceProcAddr" },
+    },
+  });
+  await env.addLayer({ name: "VK_LAYER_MOCK_both" });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_instance_only", "VK_LAYER_MOCK_both"] });
+  assertEquals(order(env, "vkCreateInstance"), ["VK_LAYER_MOCK_instance_only", "VK_LAYER_MOCK_both", "drv"]);
+  const [pd] = physicalDevices(l, instance);
+  const { result, device } = createDevice(l, pd!);
+  assertEquals(result, 0);
+  assertEquals(order(env, "vkCreateDevice"), ["VK_LAYER_MOCK_both", "drv"]);
+  // It is still an activated layer of the instance.
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd, c, p)), [
+    "VK_LAYER_MOCK_instance_only",
+    "VK_LAYER_MOCK_both",
+  ]);
+  l.vk.vkDestroyDevice(device, null);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+test("a layer failing vkCreateInstance hands its error to the app and leaves no library or callback", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_ok" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_failing", createInstanceResult: VK_ERROR_INITIALIZATION_FAILED });
+  using l = load(env.snapshot());
+  const vkLoad = live();
+  const { result } = createInstance(l, { layers: ["VK_LAYER_MOCK_ok", "VK_LAYER_MOCK_failing"] });
+  assertEquals(result, VK_ERROR_INITIALIZATION_FAILED);
+  assertEquals(order(env, "vkCreateInstance"), ["VK_LAYER_MOCK_ok", "VK_LAYER_MOCK_failing"]);
+  assertEquals(live(), vkLoad);
+});
+
+test("layer libraries load once per process and close after the last vkDestroyInstance", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver();
+  const layer = await env.addLayer({ name: "VK_LAYER_MOCK_shared" });
+  using l = load(env.snapshot());
+  // The loader makes its own terminator callbacks on first use and keeps them: warm it up first.
+  l.vk.vkDestroyInstance(createInstance(l, { layers: ["VK_LAYER_MOCK_shared"] }).instance, null);
+  const start = live();
+  const a = createInstance(l, { layers: ["VK_LAYER_MOCK_shared"] });
+  const b = createInstance(l, { layers: ["VK_LAYER_MOCK_shared"] });
+  assertEquals([a.result, b.result], [0, 0]);
+  assertEquals(LayerLibrary.openPaths().filter((p) => p === layer.libraryPath).length, 1);
+  assertEquals(LayerLibrary.liveCount, start.layers + 2);
+  l.vk.vkDestroyInstance(a.instance, null);
+  assert(LayerLibrary.openPaths().includes(layer.libraryPath));
+  l.vk.vkDestroyInstance(b.instance, null);
+  assert(!LayerLibrary.openPaths().includes(layer.libraryPath));
+  assertEquals(live(), start);
+});
+
+test("a layer wrapping VkDevice and command buffers: the loader's table is stamped into its objects", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_wrap", wrapDevice: true, wrapCommandBuffers: true });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_wrap"] });
+  const [pd] = physicalDevices(l, instance);
+  const { result, device } = createDevice(l, pd!);
+  assertEquals(result, 0);
+  const done = env.callLog("VK_LAYER_MOCK_wrap").find((x) => x.includes("vkCreateDevice.done"))!;
+  const [, down] = /down=(0x[0-9a-f]+)/.exec(done)!;
+  notStrictEqual(addr(device), BigInt(down!), "the application holds the layer's wrapper");
+  // The wrapper and the driver's device share the loader's device table.
+  assertEquals(firstWord(device), firstWord(Deno.UnsafePointer.create(BigInt(down!))));
+  const queue = l.arena.pointer(l.arena.alloc(8));
+  l.vk.vkGetDeviceQueue(device, 0, 0, queue);
+  assert(
+    env.callLog("drv").some((x) => x.startsWith(`drv vkGetDeviceQueue device=${down}`)),
+    env.callLog().join("\n"),
+  );
+  // Layer-made command buffers get the loader's table through vkSetDeviceLoaderData.
+  const pool = l.arena.pointer(l.arena.alloc(8));
+  assertEquals(
+    l.vk.vkCreateCommandPool(device, writeStruct(l.arena, "VkCommandPoolCreateInfo", {}), null, pool),
+    0,
+  );
+  const cbs = l.arena.pointer(l.arena.alloc(16));
+  const alloc = writeStruct(l.arena, "VkCommandBufferAllocateInfo", {
+    commandPool: readPointer(pool, 0),
+    commandBufferCount: 2,
+  });
+  assertEquals(l.vk.vkAllocateCommandBuffers(device, alloc, cbs), 0);
+  const cb = readPointer(cbs, 0);
+  assertEquals(firstWord(cb), firstWord(device));
+  assertEquals(l.vk.vkBeginCommandBuffer(cb, writeStruct(l.arena, "VkCommandBufferBeginInfo", {})), 0);
+  assertEquals(order(env, "vkBeginCommandBuffer"), ["VK_LAYER_MOCK_wrap", "drv"]);
+  assertEquals(l.vk.vkEndCommandBuffer(cb), 0);
+  l.vk.vkFreeCommandBuffers(device, readPointer(pool, 0), 2, cbs);
+  l.vk.vkDestroyCommandPool(device, readPointer(pool, 0), null);
+  l.vk.vkDestroyDevice(device, null);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+test("a layer that reorders and adds physical devices: the application sees its list and can use it", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", physicalDevices: [{ name: "GPU zero" }, { name: "GPU one" }] });
+  await env.addLayer({ name: "VK_LAYER_MOCK_shape", reversePhysicalDevices: true, addPhysicalDevices: 1 });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_shape"] });
+  const pds = physicalDevices(l, instance);
+  const names = pds.map((pd) => {
+    const props = l.arena.pointer(l.arena.alloc(1024));
+    l.vk.vkGetPhysicalDeviceProperties(pd, props);
+    return readStruct("VkPhysicalDeviceProperties", props).deviceName;
+  });
+  assertEquals(names, ["GPU one", "GPU zero", "VK_LAYER_MOCK_shape Added Device 0"]);
+  // The same handles on every enumeration; the loader's handles all carry the instance table.
+  assertEquals(physicalDevices(l, instance).map(addr), pds.map(addr));
+  for (const pd of pds) assertEquals(firstWord(pd), firstWord(instance));
+  // The layer-made device was stamped through vkSetInstanceLoaderData.
+  const added = readPointer(pds[2]!, 8);
+  assertEquals(firstWord(added), firstWord(instance));
+  // Groups follow the same list.
+  const count = u32Slot(l);
+  assertEquals(l.vk.vkEnumeratePhysicalDeviceGroups(instance, count.pointer, null), 0);
+  assertEquals(count.read(), 3);
+  // A device on a reordered driver device works.
+  const { result, device } = createDevice(l, pds[0]!);
+  assertEquals(result, 0);
+  l.vk.vkDestroyDevice(device, null);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+test("a layer creating its device through pfnLayerCreateDevice gets the chain below it", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_top" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_caller", createDeviceThroughCallback: true });
+  await env.addLayer({ name: "VK_LAYER_MOCK_below" });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, {
+    layers: ["VK_LAYER_MOCK_top", "VK_LAYER_MOCK_caller", "VK_LAYER_MOCK_below"],
+  });
+  const [pd] = physicalDevices(l, instance);
+  const { result, device } = createDevice(l, pd!);
+  assertEquals(result, 0);
+  assertEquals(order(env, "vkCreateDevice"), [
+    "VK_LAYER_MOCK_top",
+    "VK_LAYER_MOCK_caller",
+    "VK_LAYER_MOCK_below",
+    "drv",
+  ]);
+  assert(env.callLog("VK_LAYER_MOCK_caller").some((x) => x.includes("via=callback")));
+  env.clearCallLog();
+  const queue = l.arena.pointer(l.arena.alloc(8));
+  l.vk.vkGetDeviceQueue(device, 0, 0, queue);
+  assertEquals(order(env, "vkGetDeviceQueue"), [
+    "VK_LAYER_MOCK_top",
+    "VK_LAYER_MOCK_caller",
+    "VK_LAYER_MOCK_below",
+    "drv",
+  ]);
+  l.vk.vkDestroyDevice(device, null);
+  assertEquals(order(env, "vkDestroyDevice"), [
+    "VK_LAYER_MOCK_top",
+    "VK_LAYER_MOCK_caller",
+    "VK_LAYER_MOCK_below",
+    "drv",
+  ]);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+test("layer extensions: pLayerName lists, implicit ones in the global list, create-time checks", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", instanceExtensions: ["VK_KHR_surface"] });
+  await env.addLayer({
+    name: "VK_LAYER_MOCK_explicit",
+    instanceExtensions: [{ name: "VK_EXT_debug_utils", specVersion: 2 }],
+    deviceExtensions: [{ name: "VK_EXT_debug_marker", specVersion: 4 }],
+  });
+  await env.addLayer({
+    name: "VK_LAYER_MOCK_implicit",
+    instanceExtensions: [{ name: "VK_EXT_validation_features", specVersion: 5 }],
+  }, { implicit: true });
+  using l = load(env.snapshot());
+  const inst = (layer: string | null) => (c: P, p: P) =>
+    l.vk.vkEnumerateInstanceExtensionProperties(layer === null ? null : l.arena.cstring(layer), c, p);
+  assertEquals(extensionNames(l, inst("VK_LAYER_MOCK_explicit")).names, ["VK_EXT_debug_utils"]);
+  assertEquals(extensionNames(l, inst("VK_LAYER_MOCK_missing")).result, VK_ERROR_LAYER_NOT_PRESENT);
+  const global = extensionNames(l, inst(null)).names;
+  assert(global.includes("VK_EXT_validation_features"), global.join());
+  assert(!global.includes("VK_EXT_debug_utils"), global.join());
+  // An explicit layer's extension needs that layer enabled; an implicit one's is there already.
+  assertEquals(
+    createInstance(l, { extensions: ["VK_EXT_debug_utils"] }).result,
+    VK_ERROR_EXTENSION_NOT_PRESENT,
+  );
+  const implicitOnly = createInstance(l, { extensions: ["VK_EXT_validation_features"] });
+  assertEquals(implicitOnly.result, 0);
+  l.vk.vkDestroyInstance(implicitOnly.instance, null);
+  const ok = createInstance(l, { extensions: ["VK_EXT_debug_utils"], layers: ["VK_LAYER_MOCK_explicit"] });
+  assertEquals(ok.result, 0);
+  const [pd] = physicalDevices(l, ok.instance);
+  const dev = (layer: string | null) => (c: P, p: P) =>
+    l.vk.vkEnumerateDeviceExtensionProperties(pd, layer === null ? null : l.arena.cstring(layer), c, p);
+  assertEquals(extensionNames(l, dev("VK_LAYER_MOCK_explicit")).names, ["VK_EXT_debug_marker"]);
+  assertEquals(extensionNames(l, dev("VK_LAYER_MOCK_nope")).result, VK_ERROR_LAYER_NOT_PRESENT);
+  l.vk.vkDestroyInstance(ok.instance, null);
+});
+
+test("vkEnumerateInstanceLayerProperties lists every available layer, implicit first", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver();
+  await env.addLayer({ name: "VK_LAYER_MOCK_b" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_a" }, { implicit: true });
+  using l = load(env.snapshot());
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateInstanceLayerProperties(c, p)), [
+    "VK_LAYER_MOCK_a",
+    "VK_LAYER_MOCK_b",
+  ]);
+});
