@@ -135,14 +135,17 @@ function warm(c: PairedCase, ms: number): void {
   }
 }
 
-/** Batch size so that one batch takes about `ms`. */
+/**
+ * Batch size so that one batch takes about `ms`: the fastest of three timings counts, so that a batch
+ * slowed by other work does not shrink every later one.
+ */
 function calibrate(c: PairedCase, ms: number): number {
   if (c.sample) return 1;
   if (c.batch) return c.batch;
-  warm(c, 40);
+  warm(c, 100);
   let n = 8;
   for (;;) {
-    const t = time(c, n);
+    const t = Math.min(time(c, n), time(c, n), time(c, n));
     if (t >= ms || n >= 1 << 26) return t >= ms ? Math.ceil(n * ms / t) : n;
     n *= t < ms / 16 ? 8 : 2;
   }

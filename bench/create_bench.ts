@@ -151,6 +151,12 @@ if (import.meta.main) {
           against: REF,
           op: "<=",
           limit: 1.0,
+          whyMissed:
+            "vkdeno fills its instance and device dispatch tables by calling the driver's and its own " +
+            "vkGet*ProcAddr for every command name through Deno.UnsafeFnPointer (~1-2 us a call, about a " +
+            "thousand names per table; a CPU profile of the iteration shows ~30% of the time in those calls, " +
+            "op_ffi_call_ptr), where libvulkan makes the same lookups in C at ~20 ns each; binding those " +
+            "get-proc-addr functions as fast calls (as the dispatch stubs are) would remove most of the gap",
         });
       }
     }

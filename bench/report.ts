@@ -179,6 +179,21 @@ function stem(file: string): string {
   return file.replace(/^.*\//, "").replace(/\.ts$/, "");
 }
 
+/** Puts the sections in {@linkcode SECTIONS} order ("Targets" first, unknown ones last). */
+function reorder(doc: string): string {
+  const i = doc.search(/^## /m);
+  if (i < 0) return doc;
+  const parts = doc.slice(i).split(/^(?=## )/m);
+  const rank = (part: string) => {
+    const title = part.slice(3, part.indexOf("\n")).trim();
+    if (title === "Targets") return -1;
+    const k = SECTIONS.findIndex((s) => s.section === title);
+    return k < 0 ? SECTIONS.length : k;
+  };
+  parts.sort((a, b) => rank(a) - rank(b));
+  return doc.slice(0, i) + parts.map((p) => p.trimEnd() + "\n\n").join("").trimEnd() + "\n";
+}
+
 /** Replaces the text above the first section with {@linkcode HEADER}. */
 function withHeader(doc: string): string {
   const i = doc.search(/^## /m);
@@ -222,15 +237,8 @@ async function writeSection(output: string, section: string, body: string): Prom
   }
   doc = replaceSection(withHeader(doc), section, body);
   const summary = summarySection();
-  if (summary.includes("| target |")) {
-    // The summary goes first, right under the header.
-    const i = doc.search(/^## /m);
-    const withoutSummary = replaceSection(doc, "Targets", "").replace(/\n{3,}/g, "\n\n");
-    const j = withoutSummary.search(/^## /m);
-    doc = i < 0 || j < 0
-      ? replaceSection(doc, "Targets", summary)
-      : `${withoutSummary.slice(0, j)}${summary.trimEnd()}\n\n${withoutSummary.slice(j)}`;
-  }
+  if (summary.includes("| target |")) doc = replaceSection(doc, "Targets", summary);
+  doc = reorder(doc);
   await Deno.writeTextFile(output, doc);
   // `deno task check` runs `deno fmt --check` over the repository, this file included.
   await new Deno.Command(deno, { args: ["fmt", "--quiet", output] }).output();

@@ -11,6 +11,7 @@
  * speed-up of 2.
  */
 
+import process from "node:process";
 import { address } from "../ffi/memory.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 import { loadVkdeno } from "./_percall.ts";
@@ -64,9 +65,12 @@ class Team {
   }
 
   readonly controls: Int32Array[] = [];
+  /** Per Worker count: CPU and wall milliseconds summed over rounds. */
+  readonly usage = new Map<number, { cpu: number; wall: number }>();
 
   /** Runs one round on the first `count` Workers; returns the wall milliseconds. */
   round(count: number): number {
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     this.#round++;
     for (let i = 0; i < count; i++) {
@@ -81,7 +85,31 @@ class Team {
       const c = this.controls[i]!;
       while (Atomics.load(c, 1) === 0) Atomics.wait(c, 1, 0, 1000);
     }
-    return performance.now() - t0;
+    const wall = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const u = this.usage.get(count) ?? { cpu: 0, wall: 0 };
+    u.cpu += (cpu.user + cpu.system) / 1000;
+    u.wall += wall;
+    this.usage.set(count, u);
+    return wall;
+  }
+
+  /** What the process got: CPU time over wall time while 1, 2 or 4 Workers ran. */
+  coresNote(): string {
+    const parts = [...this.usage].map(([n, u]) => `${n}: ${(u.cpu / u.wall).toFixed(2)}`);
+    let autogroup = "";
+    try {
+      if (Deno.readTextFileSync("/proc/sys/kernel/sched_autogroup_enabled").trim() === "1") {
+        autogroup = " The kernel's autogroup scheduling is on: a busy machine gives this session a fixed " +
+          "share of the CPU whatever its thread count.";
+      }
+    } catch {
+      // not Linux
+    }
+    return `Cores this process got (its CPU time / wall time, first run), by Worker count: ${
+      parts.join(", ")
+    }.` +
+      autogroup;
   }
 
   stop(): void {
@@ -123,6 +151,10 @@ if (import.meta.main) {
         unit: "ns",
         rounds: 15,
         cases: [1, 2, 4].map((n) => teamCase(team, n)),
+        // Read after the rounds ran.
+        get note() {
+          return team.coresNote();
+        },
       });
       if (side === "vkdeno") {
         targets.push({
