@@ -1,0 +1,407 @@
+/**
+ * TS layers between native layers: a `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` pair implemented in
+ * TypeScript (C-callable `Deno.UnsafeCallback`s from `ffi/callback.ts`, with the generated signatures),
+ * which a native chain treats like a C layer's. Intercepted commands are callbacks that run the chassis
+ * and call the next link through its function pointers; every other name is answered with the next
+ * link's own pointer, so calls the layers do not intercept never enter JavaScript.
+ *
+ * Like a C layer, the bridge reads its `VkLayerInstanceLink` / `VkLayerDeviceLink` from the loader's
+ * create-info nodes in `vkCreateInstance` / `vkCreateDevice`, advances them for the layers below, and
+ * keys its per-instance and per-device next links on the dispatch key (the first word of the handle).
+ *
+ * Costs: each intercepted call crosses C -> JS (~0.2-0.3 us) and JS -> C through `UnsafeFnPointer`
+ * (~1.5 us); prefer the top-of-chain placement (`layers/top.ts`) when the layer can go first.
+ *
+ * Every C caller of the bridge's functions must be bound with `callback: true` (not a V8 fast call):
+ * a fast call that re-enters JavaScript is not allowed.
+ *
+ * @example Handing a bridge to a native chain
+ * ```ts ignore
+ * import { NativeLayerBridge } from "./native.ts";
+ * import { apiDumpLayer } from "./api_dump.ts";
+ * using bridge = new NativeLayerBridge([apiDumpLayer]);
+ * // bridge.getInstanceProcAddr / bridge.getDeviceProcAddr go where a layer library's would.
+ * ```
+ *
+ * @module
+ */
+import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+import type { CommandInfo } from "../ffi/generated/types.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
+import type { LayerManifest } from "../discovery/layer_manifest.ts";
+import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
+import { Chassis, type ChassisOptions } from "./chassis.ts";
+import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
+import { findLayer } from "./registry.ts";
+
+const LOADER_INSTANCE_CREATE_INFO = 47;
+const LOADER_DEVICE_CREATE_INFO = 48;
+const VK_LAYER_LINK_INFO = 0;
+const VK_ERROR_INITIALIZATION_FAILED = -3;
+const VK_ERROR_UNKNOWN = -13;
+const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
+const GET_PROC_ADDR_CALL = { parameters: ["pointer", "buffer"], result: "pointer", callback: true } as const;
+
+interface InstanceRecord {
+  readonly instance: Deno.PointerValue;
+  readonly nextGipa: Deno.PointerObject;
+  readonly fns: Map<string, VulkanCommand | null>;
+}
+
+interface DeviceRecord {
+  readonly device: Deno.PointerValue;
+  readonly nextGdpa: Deno.PointerObject;
+  readonly fns: Map<string, VulkanCommand | null>;
+}
+
+const encoder = new TextEncoder();
+function cname(name: string): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(new ArrayBuffer(name.length + 1));
+  encoder.encodeInto(name, out);
+  return out;
+}
+
+function callGpa(gpa: Deno.PointerObject, handle: Deno.PointerValue, name: string): Deno.PointerValue {
+  return new Deno.UnsafeFnPointer(gpa as Deno.PointerObject<never>, GET_PROC_ADDR_CALL).call(
+    handle,
+    cname(name),
+  );
+}
+
+function callable(pointer: Deno.PointerValue, info: CommandInfo): VulkanCommand | null {
+  if (pointer === null) return null;
+  const fn = new Deno.UnsafeFnPointer(pointer as Deno.PointerObject<never>, {
+    parameters: info.ffi.parameters,
+    result: info.ffi.result,
+    callback: true,
+  });
+  return fn.call.bind(fn) as VulkanCommand;
+}
+
+/** The dispatch key of a dispatchable handle: the loader's table pointer in its first word. */
+function dispatchKey(handle: Deno.PointerValue): HandleKey {
+  return handle === null ? 0 : handleKey(readPointer(handle, 0));
+}
+
+/** Finds the first loader node of `sType` with `function == VK_LAYER_LINK_INFO` in a create info's pNext. */
+function findLinkNode(createInfo: Deno.PointerValue, sType: number): Deno.PointerValue {
+  if (createInfo === null) return null;
+  for (let p = readPointer(createInfo, 8); p !== null; p = readPointer(p, 8)) {
+    if (readU32(p, 0) === sType && readU32(p, 16) === VK_LAYER_LINK_INFO) return p;
+  }
+  return null;
+}
+
+/** Options of {@linkcode NativeLayerBridge}. */
+export type NativeLayerBridgeOptions = ChassisOptions;
+
+/**
+ * TS layers as one native chain link: a chassis behind C-callable `vkGetInstanceProcAddr` and
+ * `vkGetDeviceProcAddr`.
+ */
+export class NativeLayerBridge implements Disposable {
+  /** The chassis running the layers. */
+  readonly chassis: Chassis;
+  /** This link's `vkGetInstanceProcAddr`. */
+  readonly getInstanceProcAddr: Deno.PointerObject;
+  /** This link's `vkGetDeviceProcAddr`. */
+  readonly getDeviceProcAddr: Deno.PointerObject;
+  /** No `vk_layerGetPhysicalDeviceProcAddr`: unknown physical-device commands pass by. */
+  readonly getPhysicalDeviceProcAddr: Deno.PointerValue = null;
+  /** The loader/layer interface this link speaks. */
+  readonly interfaceVersion = 2;
+  readonly #callbacks: CallbackRegistry;
+  readonly #own = new Map<string, Deno.PointerObject>();
+  readonly #instances = new Map<HandleKey, InstanceRecord>();
+  readonly #devices = new Map<HandleKey, DeviceRecord>();
+  readonly #intercepted: Set<string>;
+  #disposed = false;
+
+  /** A link running `layers` (first closest to the application). */
+  constructor(layers: readonly TsLayer[], options: NativeLayerBridgeOptions = {}) {
+    this.#callbacks = new CallbackRegistry();
+    this.chassis = new Chassis(layers, this.#routedDispatch(), options);
+    this.#intercepted = this.chassis.intercepted();
+    this.getInstanceProcAddr = this.#callbacks.create(
+      GET_PROC_ADDR,
+      (instance, pName) => this.#gipa(instance, readCString(pName)),
+      { name: "TS layer vkGetInstanceProcAddr" },
+    ).pointer;
+    this.getDeviceProcAddr = this.#callbacks.create(
+      GET_PROC_ADDR,
+      (device, pName) => this.#gdpa(device, readCString(pName)),
+      { name: "TS layer vkGetDeviceProcAddr" },
+    ).pointer;
+  }
+
+  /** Instances and devices this link is part of now. */
+  get live(): { instances: number; devices: number } {
+    return { instances: this.#instances.size, devices: this.#devices.size };
+  }
+
+  #gipa(instance: Deno.PointerValue, name: string): Deno.PointerValue {
+    switch (name) {
+      case "vkGetInstanceProcAddr":
+        return this.getInstanceProcAddr;
+      case "vkGetDeviceProcAddr":
+        return this.getDeviceProcAddr;
+      case "vkCreateInstance":
+      case "vkDestroyInstance":
+      case "vkCreateDevice":
+      case "vkDestroyDevice":
+        return this.#ownPointer(name);
+    }
+    const rec = instance === null ? undefined : this.#instances.get(dispatchKey(instance));
+    const next = rec ? callGpa(rec.nextGipa, instance, name) : null;
+    if (this.#intercepted.has(name) && name in COMMAND_INDEX && (rec === undefined || next !== null)) {
+      return this.#ownPointer(name);
+    }
+    return next;
+  }
+
+  #gdpa(device: Deno.PointerValue, name: string): Deno.PointerValue {
+    if (name === "vkGetDeviceProcAddr") return this.getDeviceProcAddr;
+    const rec = this.#devices.get(dispatchKey(device));
+    if (!rec) return null;
+    if (name === "vkDestroyDevice") return this.#ownPointer(name);
+    if (
+      this.#intercepted.has(name) && COMMAND_INDEX[name] !== undefined && commandInfo(name).level === "device"
+    ) {
+      // Only commands the device has: the next link decides what exists.
+      return callGpa(rec.nextGdpa, device, name) === null ? null : this.#ownPointer(name);
+    }
+    return callGpa(rec.nextGdpa, device, name);
+  }
+
+  #ownPointer(name: string): Deno.PointerObject {
+    let p = this.#own.get(name);
+    if (p) return p;
+    const info = commandInfo(name);
+    const fn = this.#entry(name);
+    const onError = info.result === "VkResult"
+      ? VK_ERROR_UNKNOWN
+      : info.ffi.result === "u64" || info.ffi.result === "i64"
+      ? 0n
+      : info.ffi.result === "void" || info.ffi.result === "pointer"
+      ? undefined
+      : 0;
+    p = this.#callbacks.create(
+      { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition,
+      fn as Deno.UnsafeCallbackFunction,
+      { name: `TS layer ${name}`, onError: onError as never },
+    ).pointer;
+    this.#own.set(name, p);
+    return p;
+  }
+
+  /** The JS function behind this link's entry point for `name`: the chassis around the next link. */
+  #entry(name: string): VulkanCommand {
+    switch (name) {
+      case "vkCreateInstance":
+        return this.chassis.wrap(
+          name,
+          () => (pCreateInfo, pAllocator, pInstance) =>
+            this.#createInstance(pCreateInfo, pAllocator, pInstance),
+        );
+      case "vkCreateDevice":
+        return this.chassis.wrap(
+          name,
+          () => (pd, pCreateInfo, pAllocator, pDevice) =>
+            this.#createDevice(pd, pCreateInfo, pAllocator, pDevice),
+        );
+      case "vkDestroyInstance": {
+        const wrapped = this.chassis.wrap(name, () => this.#route(name));
+        return (instance: Deno.PointerValue, pAllocator: Deno.PointerValue) => {
+          const key = dispatchKey(instance);
+          wrapped(instance, pAllocator);
+          this.#instances.delete(key);
+        };
+      }
+      case "vkDestroyDevice": {
+        const wrapped = this.chassis.wrap(name, () => this.#route(name));
+        return (device: Deno.PointerValue, pAllocator: Deno.PointerValue) => {
+          const key = dispatchKey(device);
+          wrapped(device, pAllocator);
+          this.#devices.delete(key);
+        };
+      }
+    }
+    return this.chassis.wrap(name, () => this.#route(name));
+  }
+
+  #createInstance(
+    pCreateInfo: Deno.PointerValue,
+    pAllocator: Deno.PointerValue,
+    pInstance: Deno.PointerValue,
+  ): number {
+    const node = findLinkNode(pCreateInfo, LOADER_INSTANCE_CREATE_INFO);
+    const link = node === null ? null : readPointer(node, 24);
+    if (node === null || link === null) return VK_ERROR_INITIALIZATION_FAILED;
+    const nextGipa = readPointer(link, 8);
+    if (nextGipa === null) return VK_ERROR_INITIALIZATION_FAILED;
+    // Move the chain on for the layers below, as every layer does.
+    writePointer(node, 24, readPointer(link, 0));
+    const create = callable(callGpa(nextGipa, null, "vkCreateInstance"), commandInfo("vkCreateInstance"));
+    if (!create) return VK_ERROR_INITIALIZATION_FAILED;
+    const result = create(pCreateInfo, pAllocator, pInstance) as number;
+    if (result >= 0) {
+      const instance = readPointer(pInstance, 0);
+      this.#instances.set(dispatchKey(instance), { instance, nextGipa, fns: new Map() });
+    }
+    return result;
+  }
+
+  #createDevice(
+    physicalDevice: Deno.PointerValue,
+    pCreateInfo: Deno.PointerValue,
+    pAllocator: Deno.PointerValue,
+    pDevice: Deno.PointerValue,
+  ): number {
+    const node = findLinkNode(pCreateInfo, LOADER_DEVICE_CREATE_INFO);
+    const link = node === null ? null : readPointer(node, 24);
+    if (node === null || link === null) return VK_ERROR_INITIALIZATION_FAILED;
+    const nextGipa = readPointer(link, 8);
+    const nextGdpa = readPointer(link, 16);
+    if (nextGipa === null || nextGdpa === null) return VK_ERROR_INITIALIZATION_FAILED;
+    writePointer(node, 24, readPointer(link, 0));
+    const instance = this.#instances.get(dispatchKey(physicalDevice))?.instance ?? null;
+    const create = callable(callGpa(nextGipa, instance, "vkCreateDevice"), commandInfo("vkCreateDevice"));
+    if (!create) return VK_ERROR_INITIALIZATION_FAILED;
+    const result = create(physicalDevice, pCreateInfo, pAllocator, pDevice) as number;
+    if (result >= 0) {
+      const device = readPointer(pDevice, 0);
+      this.#devices.set(dispatchKey(device), { device, nextGdpa, fns: new Map() });
+    }
+    return result;
+  }
+
+  /** The next link's function for `name`, found from the dispatchable first argument of each call. */
+  #route(name: string): VulkanCommand {
+    const info = commandInfo(name);
+    return (...args: unknown[]) => {
+      const handle = args[0] as Deno.PointerValue;
+      const key = dispatchKey(handle);
+      let fn: VulkanCommand | null | undefined;
+      if (info.level === "device") {
+        const rec = this.#devices.get(key);
+        if (!rec) {
+          throw new TypeError(`Cannot call "${name}": the TS layer link knows no device for its handle`);
+        }
+        fn = rec.fns.get(name);
+        if (fn === undefined) rec.fns.set(name, fn = callable(callGpa(rec.nextGdpa, rec.device, name), info));
+      } else {
+        const rec = this.#instances.get(key);
+        if (!rec) {
+          throw new TypeError(`Cannot call "${name}": the TS layer link knows no instance for its handle`);
+        }
+        fn = rec.fns.get(name);
+        if (fn === undefined) {
+          rec.fns.set(name, fn = callable(callGpa(rec.nextGipa, rec.instance, name), info));
+        }
+      }
+      if (!fn) throw new TypeError(`Cannot call "${name}": the next link has no such command`);
+      return fn(...args);
+    };
+  }
+
+  #routedDispatch(): Dispatch {
+    const dispatch: Record<string, unknown> = {};
+    for (const name of Object.keys(COMMAND_INDEX)) {
+      Object.defineProperty(dispatch, name, {
+        configurable: true,
+        enumerable: true,
+        get: () => {
+          const fn = this.#route(name);
+          Object.defineProperty(dispatch, name, { value: fn, enumerable: true });
+          return fn;
+        },
+      });
+    }
+    return dispatch as Dispatch;
+  }
+
+  /**
+   * Closes the callbacks and disposes the layers. Only after every instance using this link is
+   * destroyed: a C caller of a closed callback crashes the process.
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.chassis.dispose();
+    this.#callbacks.dispose();
+  }
+
+  /** Same as {@linkcode NativeLayerBridge.dispose}. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/**
+ * A TS layer shaped like `chain/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
+ * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
+ * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
+ */
+export class ModuleLayerLibrary implements Disposable {
+  /** The layer's manifest record. */
+  readonly layer: LayerManifest;
+  /** The bridge behind the entry points. */
+  readonly bridge: NativeLayerBridge;
+  #released = false;
+
+  /**
+   * Finds the imported module layer for `manifest` and makes its chain link.
+   *
+   * @throws {TypeError} If the layer's module was not imported (no TS layer of that name is registered).
+   */
+  constructor(manifest: LayerManifest, options: NativeLayerBridgeOptions = {}) {
+    const layer = findLayer(manifest.name);
+    if (!layer) {
+      throw new TypeError(
+        `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${manifest.libraryPath}" was not imported (await loadLayerModules(env) first)`,
+      );
+    }
+    this.layer = manifest;
+    this.bridge = new NativeLayerBridge([layer], options);
+  }
+
+  /** The module path. */
+  get path(): string {
+    return this.layer.libraryPath ?? "";
+  }
+  /** Interface 2, as negotiated by a C layer. */
+  get interfaceVersion(): number {
+    return 2;
+  }
+  /** The link's `vkGetInstanceProcAddr`. */
+  get getInstanceProcAddr(): Deno.PointerObject {
+    return this.bridge.getInstanceProcAddr;
+  }
+  /** The link's `vkGetDeviceProcAddr`. */
+  get getDeviceProcAddr(): Deno.PointerValue {
+    return this.bridge.getDeviceProcAddr;
+  }
+  /** None. */
+  get getPhysicalDeviceProcAddr(): Deno.PointerValue {
+    return null;
+  }
+  /** True once released. */
+  get released(): boolean {
+    return this.#released;
+  }
+  /** A module exports no C symbols. */
+  symbolAddress(_name: string): Deno.PointerValue {
+    return null;
+  }
+  /** Disposes the link (after the instance is destroyed). */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.bridge.dispose();
+  }
+  /** Same as {@linkcode ModuleLayerLibrary.release}. */
+  [Symbol.dispose](): void {
+    this.release();
+  }
+}
