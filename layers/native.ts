@@ -12,9 +12,6 @@
  * Costs: each intercepted call crosses C -> JS (~0.2-0.3 us) and JS -> C through `UnsafeFnPointer`
  * (~1.5 us); prefer the top-of-chain placement (`layers/top.ts`) when the layer can go first.
  *
- * Every C caller of the bridge's functions must be bound with `callback: true` (not a V8 fast call):
- * a fast call that re-enters JavaScript is not allowed.
- *
  * @example Handing a bridge to a native chain
  * ```ts ignore
  * import { NativeLayerBridge } from "./native.ts";
@@ -41,7 +38,7 @@ const VK_LAYER_LINK_INFO = 0;
 const VK_ERROR_INITIALIZATION_FAILED = -3;
 const VK_ERROR_UNKNOWN = -13;
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
-const GET_PROC_ADDR_CALL = { parameters: ["pointer", "buffer"], result: "pointer", callback: true } as const;
+const GET_PROC_ADDR_CALL = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
 interface InstanceRecord {
   readonly instance: Deno.PointerValue;
@@ -74,7 +71,6 @@ function callable(pointer: Deno.PointerValue, info: CommandInfo): VulkanCommand 
   const fn = new Deno.UnsafeFnPointer(pointer as Deno.PointerObject<never>, {
     parameters: info.ffi.parameters,
     result: info.ffi.result,
-    callback: true,
   });
   return fn.call.bind(fn) as VulkanCommand;
 }

@@ -1,17 +1,10 @@
 /**
- * Test helpers for TS layers: the reference loader (`libvulkan.so.1`) as a command object whose every
- * call may re-enter JavaScript (`callback: true`), and a tiny C shim library per TS layer so the
- * reference loader can load a {@linkcode NativeLayerBridge} from a manifest like any C layer, placing it
+ * Test helpers for TS layers: a tiny C shim library per TS layer so the reference loader can load a {@linkcode NativeLayerBridge} from a manifest like any C layer, placing it
  * anywhere among native layers (here: below the Khronos validation layer).
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
 import type { NativeLayerBridge } from "../layers/native.ts";
-
-// deno-lint-ignore no-explicit-any
-type Fn = (...args: any[]) => any;
 
 const SHIM_C = `
 #include <stddef.h>
@@ -57,50 +50,6 @@ export function installShim(dir: string, layerName: string, bridge: NativeLayerB
   const lib = Deno.dlopen(library, { tslayer_set: { parameters: ["pointer", "pointer"], result: "void" } });
   lib.symbols.tslayer_set(bridge.getInstanceProcAddr, bridge.getDeviceProcAddr);
   return lib;
-}
-
-function def(info: CommandInfo): Deno.ForeignFunction {
-  return { parameters: info.ffi.parameters, result: info.ffi.result, callback: true };
-}
-
-/** libvulkan's commands, every one allowed to call back into JavaScript, plus `deviceTable(device)`. */
-export function openReentrantLibvulkan(): Record<string, Fn> & Disposable & {
-  deviceTable(d: unknown): object;
-} {
-  const wanted = [
-    ...new Set(
-      COMMANDS.filter((c) => c.level !== "device" || c.providers.includes("VK_VERSION_1_0")).map((c) =>
-        c.name
-      ),
-    ),
-  ];
-  const defs: Record<string, Deno.ForeignFunction & { optional: true }> = {};
-  for (const name of wanted) defs[name] = { ...def(COMMANDS[COMMAND_INDEX[name]!]!), optional: true };
-  const lib = Deno.dlopen("libvulkan.so.1", defs);
-  const symbols = lib.symbols as Record<string, Fn | null>;
-  const gdpa = symbols.vkGetDeviceProcAddr!;
-  const commands: Record<string, unknown> = {};
-  for (const name of wanted) if (symbols[name]) commands[name] = symbols[name];
-  const names: Uint8Array[] = [];
-  const cname = (s: string) => {
-    const bytes = new Uint8Array(new ArrayBuffer(s.length + 1));
-    new TextEncoder().encodeInto(s, bytes);
-    names.push(bytes);
-    return Deno.UnsafePointer.of(bytes);
-  };
-  commands.deviceTable = (device: Deno.PointerValue) => {
-    const table: Record<string, Fn> = {};
-    for (const info of COMMANDS) {
-      if (info.level !== "device") continue;
-      const p = gdpa(device, cname(info.name)) as Deno.PointerValue;
-      if (p === null) continue;
-      const fn = new Deno.UnsafeFnPointer(p as Deno.PointerObject<never>, def(info));
-      table[info.name] = fn.call.bind(fn) as Fn;
-    }
-    return table;
-  };
-  commands[Symbol.dispose as unknown as string] = () => lib.close();
-  return commands as Record<string, Fn> & Disposable & { deviceTable(d: unknown): object };
 }
 
 /** Environment for the reference loader: lavapipe only, no implicit layers, layers from `dir` too. */
