@@ -1,0 +1,184 @@
+/**
+ * The physical-device policy (chain/device_order.ts) applied to the terminator's own objects: the
+ * enumeration terminators hand over their drivers' physical devices (or groups) and get back the list to
+ * return. The loader order is the Khronos loader's (drivers in reverse discovery order, each driver's
+ * devices in its own order); each device's record is read once (chain/device_record.ts) and cached.
+ *
+ * @example In `vkEnumeratePhysicalDevices`' terminator
+ * ```ts ignore
+ * import { applyDevicePolicy } from "./device_policy.ts";
+ * const terms = applyDevicePolicy(inst, termPhysicalDevicesOf(inst));
+ * ```
+ *
+ * @module
+ */
+
+import {
+  type DeviceOrder,
+  type DevicePolicy,
+  type GroupOrder,
+  instanceCanSort,
+  orderPhysicalDeviceGroups,
+  orderPhysicalDevices,
+} from "./device_order.ts";
+import {
+  type DriverFunctions,
+  type PhysicalDeviceRecord,
+  readDeviceRecord,
+  supportsProperties2,
+} from "./device_record.ts";
+import type { LogEntry } from "./log.ts";
+
+/** What the policy needs of a loader instance. */
+export interface PolicyInstance {
+  /** The application's `apiVersion` (1.0 when absent). */
+  readonly apiVersion: number;
+  /** The policy read from the loader's environment at `vkCreateInstance`. */
+  readonly devicePolicy: DevicePolicy;
+  /** The instance's drivers (for whether sorting can run). */
+  readonly drivers: readonly PolicyDriverInstance[];
+  /** Where the order's log lines go. */
+  readonly log: { logAll(entries: readonly LogEntry[]): void };
+}
+
+/** What the policy needs of a driver instance. */
+export interface PolicyDriverInstance extends DriverFunctions {
+  /** Position among the instance's drivers (discovery order). */
+  readonly index: number;
+  /** The instance extensions it was created with. */
+  readonly enabledExtensions: readonly string[];
+  /** The driver's instance API version. */
+  readonly driver: { readonly apiVersion: number };
+}
+
+/** What the policy needs of a terminator physical device. */
+export interface PolicyPhysicalDevice {
+  /** The driver instance it belongs to. */
+  readonly driverInstance: PolicyDriverInstance;
+  /** The driver's own `VkPhysicalDevice`. */
+  readonly driverHandle: Deno.PointerValue;
+}
+
+const records = new WeakMap<PolicyPhysicalDevice, PhysicalDeviceRecord>();
+
+/**
+ * The record of a terminator physical device (read on first use, then cached for the object's life).
+ *
+ * @example Usage
+ * ```ts ignore
+ * console.log(recordOf(inst, term).name);
+ * ```
+ */
+export function recordOf(inst: PolicyInstance, term: PolicyPhysicalDevice): PhysicalDeviceRecord {
+  let record = records.get(term);
+  if (!record) {
+    const d = term.driverInstance;
+    record = readDeviceRecord(d, term.driverHandle, {
+      properties2: supportsProperties2(inst.apiVersion, d.driver.apiVersion, d.enabledExtensions),
+    });
+    records.set(term, record);
+  }
+  return record;
+}
+
+/** Whether any driver of the instance answers `vkGetPhysicalDeviceProperties2` for it. */
+function canSort(inst: PolicyInstance): boolean {
+  return instanceCanSort({
+    appApiVersion: inst.apiVersion,
+    drivers: inst.drivers.map((d) => ({
+      apiVersion: d.driver.apiVersion,
+      enabledExtensions: d.enabledExtensions,
+    })),
+  });
+}
+
+/** Drivers in reverse discovery order, each driver's items in their own order (a stable sort). */
+function loaderOrder<T>(items: readonly T[], driverIndex: (item: T) => number): T[] {
+  return items.map((item, i) => ({ item, i })).sort((a, b) =>
+    driverIndex(b.item) - driverIndex(a.item) || a.i - b.i
+  ).map((x) => x.item);
+}
+
+type Tagged<T> = PhysicalDeviceRecord & { readonly term: T };
+
+/**
+ * Filters and orders terminator physical devices for `vkEnumeratePhysicalDevices`, logging the order
+ * and every removal; `order` is the full decision (for reports).
+ *
+ * @example Usage
+ * ```ts ignore
+ * const { devices } = orderTermDevices(inst, termPhysicalDevicesOf(inst));
+ * ```
+ */
+export function orderTermDevices<T extends PolicyPhysicalDevice>(
+  inst: PolicyInstance,
+  terms: readonly T[],
+): { devices: T[]; order: DeviceOrder<Tagged<T>> } {
+  const tagged = loaderOrder(terms, (t) => t.driverInstance.index).map((term) => ({
+    ...recordOf(inst, term),
+    term,
+  }));
+  const order = orderPhysicalDevices(tagged, inst.devicePolicy, { canSort: canSort(inst) });
+  inst.log.logAll(order.messages);
+  return { devices: order.devices.map((p) => p.device.term), order };
+}
+
+/**
+ * {@linkcode orderTermDevices}, returning only the devices.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const terms = applyDevicePolicy(inst, termPhysicalDevicesOf(inst));
+ * ```
+ */
+export function applyDevicePolicy<T extends PolicyPhysicalDevice>(
+  inst: PolicyInstance,
+  terms: readonly T[],
+): T[] {
+  return orderTermDevices(inst, terms).devices;
+}
+
+/**
+ * Filters and orders the drivers' physical-device groups for `vkEnumeratePhysicalDeviceGroups`: devices
+ * sorted inside each group, groups by their first device, a group removed when any member fails an id
+ * filter. Other fields of a group (e.g. `subsetAllocation`) are kept.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const groups = applyGroupPolicy(inst, inst.drivers.flatMap((d) => driverGroups(inst, d, all)));
+ * ```
+ */
+export function applyGroupPolicy<
+  T extends PolicyPhysicalDevice,
+  G extends { readonly devices: readonly T[] },
+>(
+  inst: PolicyInstance,
+  groups: readonly G[],
+): G[] {
+  return orderTermGroups(inst, groups).groups;
+}
+
+/**
+ * {@linkcode applyGroupPolicy} with the full decision (for reports).
+ *
+ * @example Usage
+ * ```ts ignore
+ * const { order } = orderTermGroups(inst, groups);
+ * ```
+ */
+export function orderTermGroups<T extends PolicyPhysicalDevice, G extends { readonly devices: readonly T[] }>(
+  inst: PolicyInstance,
+  groups: readonly G[],
+): { groups: G[]; order: GroupOrder<Tagged<T>> } {
+  const inLoaderOrder = loaderOrder(groups, (g) => g.devices[0]?.driverInstance.index ?? 0);
+  const tagged = inLoaderOrder.map((g) => g.devices.map((term) => ({ ...recordOf(inst, term), term })));
+  const order = orderPhysicalDeviceGroups(tagged, inst.devicePolicy, { canSort: canSort(inst) });
+  inst.log.logAll(order.messages);
+  return {
+    groups: order.groups.map((g) => ({
+      ...inLoaderOrder[g.inputIndex]!,
+      devices: g.devices.map((p) => p.device.term),
+    })),
+    order,
+  };
+}
