@@ -1,0 +1,79 @@
+/**
+ * TS layers placed anywhere in the chain, around the Khronos validation layer, running the compute
+ * example on lavapipe: one at the top (wrapping the command object, no FFI crossing) and one below the
+ * validation layer (a native link: C-callable GIPA/GDPA, loaded by the reference loader through a C shim
+ * named in a manifest). Both must see the example's calls, in the chain's order.
+ */
+import assert from "node:assert/strict";
+import { runCompute } from "../examples/compute.ts";
+import { defineLayer, type LayerMessage } from "../layers/layer.ts";
+import { NativeLayerBridge } from "../layers/native.ts";
+import { installLayers } from "../layers/top.ts";
+import { openLibvulkan } from "../tools/libvulkan.ts";
+import { installShim, referenceLoaderEnv, setEnv } from "./_ts_layer_harness.ts";
+
+const COMPUTE_CALLS = [
+  "vkCreateInstance",
+  "vkCreateDevice",
+  "vkCreateBuffer",
+  "vkCreateComputePipelines",
+  "vkBeginCommandBuffer",
+  "vkCmdBindPipeline",
+  "vkCmdDispatch",
+  "vkEndCommandBuffer",
+  "vkQueueSubmit",
+  "vkWaitForFences",
+  "vkDestroyBuffer",
+  "vkDestroyDevice",
+  "vkDestroyInstance",
+];
+
+/** A layer that logs `<tag>:<command>` for the compute example's calls, before the next link. */
+function recorder(tag: string, log: string[]) {
+  return defineLayer({
+    name: `VK_LAYER_VKDENO_test_${tag}`,
+    description: `records calls (${tag})`,
+    create: () => {
+      const hooks = { preCallRecord: (ctx: { command: string }) => void log.push(`${tag}:${ctx.command}`) };
+      return { intercepts: Object.fromEntries(COMPUTE_CALLS.map((c) => [c, hooks])) };
+    },
+  });
+}
+
+Deno.test("a TS layer above and one below the Khronos validation layer both see the compute example's calls", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_chain_" });
+  const log: string[] = [];
+  const messages: LayerMessage[] = [];
+  const bridge = new NativeLayerBridge([recorder("below", log)], { onMessage: (m) => void messages.push(m) });
+  const shim = installShim(dir, "VK_LAYER_VKDENO_test_below", bridge);
+  const undo = setEnv({
+    ...referenceLoaderEnv(dir),
+    VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_test_below",
+  });
+  try {
+    using base = openLibvulkan();
+    using vk = installLayers(base, { layers: [recorder("above", log)] });
+    const report = runCompute(vk as never, { count: 4096 });
+    assert.equal(report.wrong, 0);
+    assert.match(Deno.readTextFileSync("/proc/self/maps"), /libVkLayer_khronos_validation\.so/);
+    for (const tag of ["above", "below"]) {
+      const seen = log.filter((l) => l.startsWith(`${tag}:`)).map((l) => l.slice(tag.length + 1));
+      // Every call of the example, in the example's order.
+      assert.deepEqual(
+        seen.filter((c) => COMPUTE_CALLS.includes(c)).filter((c, i, a) => a.indexOf(c) === i),
+        COMPUTE_CALLS,
+      );
+    }
+    // Each call reaches the top layer before the link below the validation layer.
+    for (const command of ["vkCreateDevice", "vkCmdDispatch", "vkQueueSubmit"]) {
+      assert.ok(log.indexOf(`above:${command}`) < log.indexOf(`below:${command}`), command);
+    }
+    assert.deepEqual(bridge.live, { instances: 0, devices: 0 });
+    assert.deepEqual(messages, []);
+  } finally {
+    undo();
+    bridge.dispose();
+    shim.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
