@@ -104,10 +104,37 @@ export interface SoakReport {
   samples: [number, number][];
   /** V8 heap in use and external (ArrayBuffer) memory after warm-up and at the end, bytes. */
   heap: { usedAfterWarmup: number; usedEnd: number; externalAfterWarmup: number; externalEnd: number };
+  /** Bytes V8 has reserved for its heap, after warm-up and at the end. */
+  heapTotal: { afterWarmup: number; end: number };
+  /** glibc malloc: bytes in use (mallinfo2 `uordblks`) after warm-up and at the end; -1 if unknown. */
+  malloc: { afterWarmup: number; end: number };
 }
 
 function check(result: number, what: string): void {
   if (result !== 0) throw new Error(`${what} returned VkResult "${result}"`);
+}
+
+let mallinfo: (() => number) | undefined;
+
+/** Bytes in use in glibc's malloc arenas (`mallinfo2().uordblks`), or -1. */
+export function mallocInUse(): number {
+  if (mallinfo === undefined) {
+    try {
+      const libc = Deno.dlopen(
+        "libc.so.6",
+        {
+          mallinfo2: { parameters: [], result: { struct: Array(10).fill("usize") } },
+        } as const,
+      );
+      mallinfo = () => {
+        const bytes = libc.symbols.mallinfo2() as Uint8Array;
+        return Number(new BigUint64Array(bytes.buffer, bytes.byteOffset, 10)[7]!);
+      };
+    } catch {
+      mallinfo = () => -1;
+    }
+  }
+  return mallinfo();
 }
 
 function rss(): number {
@@ -212,6 +239,7 @@ function soakLoop(vk: SoakCommands, options: SoakOptions): SoakReport {
   let rssAfterWarmup = rssStart;
   let countsAfterWarmup = resourceCounts();
   let heapAfterWarmup = Deno.memoryUsage();
+  let mallocAfterWarmup = mallocInUse();
   let t0 = performance.now();
   const every = options.every ?? Math.max(1, Math.floor(options.cycles / 50));
   for (let i = 1; i <= options.cycles; i++) {
@@ -221,6 +249,7 @@ function soakLoop(vk: SoakCommands, options: SoakOptions): SoakReport {
       rssAfterWarmup = rss();
       countsAfterWarmup = resourceCounts();
       heapAfterWarmup = Deno.memoryUsage();
+      mallocAfterWarmup = mallocInUse();
       t0 = performance.now();
     }
     if (i % every === 0) {
@@ -251,5 +280,7 @@ function soakLoop(vk: SoakCommands, options: SoakOptions): SoakReport {
       externalAfterWarmup: heapAfterWarmup.external,
       externalEnd: heapEnd.external,
     },
+    heapTotal: { afterWarmup: heapAfterWarmup.heapTotal, end: heapEnd.heapTotal },
+    malloc: { afterWarmup: mallocAfterWarmup, end: mallocInUse() },
   };
 }

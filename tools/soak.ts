@@ -142,8 +142,10 @@ if (import.meta.main) {
     );
     console.log(
       `v8 heap used: after warm-up ${mib(out.heap.usedAfterWarmup)}, end ${mib(out.heap.usedEnd)}; ` +
-        `external: ${mib(out.heap.externalAfterWarmup)} -> ${mib(out.heap.externalEnd)}`,
+        `external: ${mib(out.heap.externalAfterWarmup)} -> ${mib(out.heap.externalEnd)}; ` +
+        `reserved: ${mib(out.heapTotal.afterWarmup)} -> ${mib(out.heapTotal.end)}`,
     );
+    console.log(`malloc in use: after warm-up ${mib(out.malloc.afterWarmup)}, end ${mib(out.malloc.end)}`);
     console.log(`resources after warm-up ${JSON.stringify(out.countsAfterWarmup)}`);
     console.log(`resources at the end     ${JSON.stringify(out.countsEnd)}`);
     console.log(`resources after dispose  ${JSON.stringify(out.countsAfterDispose)}`);
