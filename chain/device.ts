@@ -32,6 +32,21 @@ export function deviceCreateInfoExtensions(p: Deno.PointerValue): string[] {
   return out;
 }
 
+/**
+ * Devices the terminator made whose chain has not returned yet (innermost last): the trampoline's
+ * `deviceCreated` takes them, whatever handle the top of the chain hands back.
+ */
+export const pendingDevices: LoaderDevice[] = [];
+
+/** A device by any of its handles, or by the dispatch table in its first word. */
+export function findDevice(handle: Deno.PointerValue): LoaderDevice | undefined {
+  const direct = devices.get(key(handle));
+  if (direct || handle === null) return direct;
+  const word = readU64(handle, 0);
+  for (const d of devices.values()) if (d.table.address === word) return d;
+  return undefined;
+}
+
 /** Whether a driver's dispatchable object starts with `ICD_LOADER_MAGIC`. */
 export function hasLoaderMagic(handle: Deno.PointerValue): boolean {
   return handle !== null && readU64(handle, 0) === ICD_LOADER_MAGIC;
@@ -56,6 +71,7 @@ export class LoaderDevice {
   /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
   readonly driverGetDeviceProcAddr: Deno.PointerValue;
   #gdpa: Deno.UnsafeFnPointer<typeof GDPA_DEF> | undefined;
+  #aliases = new Set<bigint>();
 
   constructor(instance: LoaderInstance, physicalDevice: TermPhysicalDevice, handle: Deno.PointerObject) {
     this.instance = instance;
@@ -84,25 +100,32 @@ export class LoaderDevice {
   }
 
   /**
-   * Fills every device slot from the bottom link (the driver), through `wrap` (the window-system
-   * terminators swap in theirs), empty slots getting `empty`.
+   * Fills every device slot from a chain link's `vkGetDeviceProcAddr` (`procAddr`; default the driver's),
+   * empty slots getting `empty`; unknown device commands taken so far fill their reserved slots too.
    */
   fillTable(
     empty: Deno.PointerValue,
-    wrap: (name: string, fn: Deno.PointerValue) => Deno.PointerValue = (_n, fn) => fn,
+    procAddr: (name: string) => Deno.PointerValue = (name) => this.driverProcAddr(name),
     unknown: Iterable<[string, number]> = [],
   ): void {
     for (const info of COMMANDS) {
       if (info.level !== "device") continue;
       let fn: Deno.PointerValue = null;
       for (const name of [info.name, ...info.aliases]) {
-        fn = this.driverProcAddr(name);
+        fn = procAddr(name);
         if (fn !== null) break;
       }
-      fn = wrap(info.name, fn);
       this.setSlot(info.index, fn, empty);
     }
-    for (const [name, slot] of unknown) this.setSlot(slot, this.driverProcAddr(name), empty);
+    for (const [name, slot] of unknown) this.setSlot(slot, procAddr(name), empty);
+  }
+
+  /** Also finds this device by `handle` (a layer's wrapper handed to the application). */
+  addAlias(handle: Deno.PointerValue): void {
+    const k = key(handle);
+    if (k === 0n || k === this.address) return;
+    this.#aliases.add(k);
+    devices.set(k, this);
   }
 
   /** Sets one slot (`empty` for null). */
@@ -114,7 +137,9 @@ export class LoaderDevice {
 
   /** Forgets the device and frees its table (the driver's device must be destroyed already). */
   dispose(): void {
+    if (this.table.disposed) return;
     devices.delete(this.address);
+    for (const k of this.#aliases) if (devices.get(k) === this) devices.delete(k);
     this.instance.devices.delete(this);
     this.table.dispose();
   }

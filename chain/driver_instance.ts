@@ -9,6 +9,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { type Arena, pointerFromAddress, readCString, readPointer, readU32 } from "../ffi/memory.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import type { Driver } from "./driver.ts";
+import { skipLoaderNodes } from "./terminator.ts";
 import { commandDef, SLOT_COUNT } from "./stubs.ts";
 import {
   majorMinor,
@@ -121,7 +122,8 @@ export function driverCreateInfo(arena: Arena, info: InstanceCreateInfo, driver:
   const ptr = (o: number, p: Deno.PointerValue) =>
     dv.setBigUint64(o, BigInt(Deno.UnsafePointer.value(p)), true);
   dv.setUint32(offsetOf(s, "sType"), structureType("VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO"), true);
-  ptr(offsetOf(s, "pNext"), info.pNext);
+  // The loader's layer nodes stop at the terminator: drivers get the application's chain.
+  ptr(offsetOf(s, "pNext"), skipLoaderNodes(info.pNext));
   dv.setUint32(offsetOf(s, "flags"), flags, true);
   ptr(offsetOf(s, "pApplicationInfo"), app);
   dv.setUint32(offsetOf(s, "enabledExtensionCount"), extensions.length, true);

@@ -20,6 +20,7 @@ import type { DriverInstance } from "./driver_instance.ts";
 import type { Logger } from "./log.ts";
 import { TermPhysicalDevice, TrampPhysicalDevice } from "./physical_device.ts";
 import type { LoaderDevice } from "./device.ts";
+import type { InstanceLayers } from "./layer_instance.ts";
 import { instances, key, termPhysicalDevices } from "./_registry.ts";
 import { SLOT_COUNT } from "./stubs.ts";
 
@@ -53,6 +54,8 @@ export class LoaderInstance {
   wsi: WsiTerminators | undefined;
   /** Devices created from it and not yet destroyed. */
   readonly devices: Set<LoaderDevice> = new Set();
+  /** The layers of this instance (an empty chain when none are active). */
+  layers: InstanceLayers | undefined;
   /** The chain, top first; the last link is the terminator. */
   chain: InstanceLink[] = [];
   #terms = new Map<string, TermPhysicalDevice>();

@@ -15,7 +15,6 @@ import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import {
   Arena,
-  nativeBytes,
   pointerFromAddress,
   readCString,
   readPointer,
@@ -32,11 +31,23 @@ import {
   driverCreateInfo,
   DriverInstance,
   ENUMERATE_PORTABILITY_BIT,
+  type InstanceCreateInfo,
   readInstanceCreateInfo,
 } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
-import { type InstanceLink, LoaderInstance } from "./instance.ts";
+import { LoaderInstance } from "./instance.ts";
 import { Logger } from "./log.ts";
+import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
+import { VkError } from "./errors.ts";
+import {
+  type CoreHooks,
+  enumerateInstanceExtensions,
+  enumerateInstanceLayers,
+  InstanceLayers,
+} from "./layer_instance.ts";
+import { findDevice, pendingDevices } from "./device.ts";
+import { cstringBuffer } from "../ffi/libc.ts";
+import { fnFromPointer } from "../ffi/library.ts";
 import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
 import { type ChainStubs, chainStubs, commandDef } from "./stubs.ts";
 import {
@@ -44,7 +55,6 @@ import {
   fillOut,
   groupStructs,
   readGroups,
-  replaceGroupDevices,
   TERMINATOR_BODIES,
   writeGroup,
 } from "./terminator.ts";
@@ -92,15 +102,7 @@ export const REQUIRED_DRIVER_COMMANDS: readonly string[] = [
   "vkGetDeviceProcAddr",
 ];
 
-const EXTENSION_PROPERTIES_SIZE = 260;
-
-function writeExtension(p: P, i: number, e: ExtensionProperty): void {
-  const bytes = new TextEncoder().encode(e.name).subarray(0, 255);
-  const out = nativeBytes(p, EXTENSION_PROPERTIES_SIZE, i * EXTENSION_PROPERTIES_SIZE);
-  out.fill(0, 0, 256);
-  out.set(bytes);
-  writeU32(p, i * EXTENSION_PROPERTIES_SIZE + 256, e.specVersion);
-}
+const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
 function slot(name: string): number {
   return COMMAND_INDEX[name]!;
@@ -162,9 +164,9 @@ export class Loader implements Disposable {
     return VK.SUCCESS;
   }
 
-  /** `vkEnumerateInstanceLayerProperties`: no layers yet. */
+  /** `vkEnumerateInstanceLayerProperties`: every available layer (chain/layer_instance.ts). */
   enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number {
-    return fillOut(pPropertyCount, pProperties, [], () => {});
+    return enumerateInstanceLayers(this.env, pPropertyCount, pProperties);
   }
 
   #discover(): Driver[] {
@@ -189,32 +191,60 @@ export class Loader implements Disposable {
     return out;
   }
 
-  /** `vkEnumerateInstanceExtensionProperties`: the drivers' union and the loader's own, deduplicated. */
+  /**
+   * `vkEnumerateInstanceExtensionProperties`: the drivers' union, the loader's own and active implicit
+   * layers', deduplicated; a layer's own list for `pLayerName`.
+   */
   enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number {
-    if (pLayerName !== null) {
-      this.log.error(
-        `vkEnumerateInstanceExtensionProperties: layer "${readCString(pLayerName)}" is not present`,
-      );
-      return VK.ERROR_LAYER_NOT_PRESENT;
-    }
-    const drivers = this.#discover();
-    try {
-      const list = this.instanceExtensions(drivers);
-      return fillOut(pPropertyCount, pProperties, list, (i, e) => writeExtension(pProperties, i, e));
-    } finally {
-      drivers.forEach(releaseDriver);
-    }
+    const base = () => {
+      const drivers = this.#discover();
+      try {
+        return this.instanceExtensions(drivers);
+      } finally {
+        drivers.forEach(releaseDriver);
+      }
+    };
+    return enumerateInstanceExtensions(this.env, base, pLayerName, pPropertyCount, pProperties);
   }
 
-  /** `vkCreateInstance`. */
+  /**
+   * `vkCreateInstance`: layers prepared (discovery, activation, libraries), drivers loaded, extensions
+   * checked, then the chain: the layers' `vkCreateInstance` down to the terminator, which makes every
+   * driver's instance. The instance dispatch table is filled from the top of the chain.
+   */
   createInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number {
     if (pInstance === null) return VK.ERROR_INITIALIZATION_FAILED;
     const info = readInstanceCreateInfo(pCreateInfo);
-    if (info.layers.length > 0) {
-      this.log.error(
-        `vkCreateInstance: layer "${info.layers[0]}" is not present (layers are not supported yet)`,
-      );
-      return VK.ERROR_LAYER_NOT_PRESENT;
+    // The create info's messengers hear everything the loader says during the call (A17).
+    const made: { instance: P } = { instance: null };
+    const done = activateMessengers(this.log, readMessengerCreateInfos(info.pNext), () => made.instance);
+    try {
+      return this.#createInstance(info, pAllocator, pInstance, made);
+    } finally {
+      done();
+    }
+  }
+
+  #createInstance(
+    info: InstanceCreateInfo,
+    pAllocator: P,
+    pInstance: Deno.PointerObject,
+    made: { instance: P },
+  ): number {
+    const pCreateInfo = info.pointer;
+    let layers: InstanceLayers;
+    try {
+      layers = InstanceLayers.prepare({
+        env: this.env,
+        log: this.log,
+        requestedLayers: info.layers,
+        apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
+        createMessengers: readMessengerCreateInfos(info.pNext),
+      });
+    } catch (error) {
+      if (!(error instanceof VkError)) throw error;
+      this.log.error(`vkCreateInstance: ${error.message}`, "layer");
+      return error.code;
     }
     const portability = (info.flags & ENUMERATE_PORTABILITY_BIT) !== 0 &&
       info.extensions.includes("VK_KHR_portability_enumeration");
@@ -232,11 +262,12 @@ export class Loader implements Disposable {
     const fail = (result: number, text: string) => {
       this.log.error(text);
       held.forEach(releaseDriver);
+      layers.release();
       return result;
     };
     if (held.length === 0) return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
-    const offered = new Set(this.instanceExtensions(held).map((e) => e.name));
-    const missing = info.extensions.find((e) => !offered.has(e));
+    const offered = this.instanceExtensions(held).map((e) => e.name);
+    const missing = layers.unsupportedExtension(info.extensions, offered, "instance");
     if (missing !== undefined) {
       return fail(
         VK.ERROR_EXTENSION_NOT_PRESENT,
@@ -256,32 +287,85 @@ export class Loader implements Disposable {
       log: this.log,
       heldDrivers: held,
     });
-    const terminator: InstanceLink = {
-      getInstanceProcAddr: (_i, name) => this.#terminatorProcAddr(inst, name),
-    };
-    inst.chain = [terminator];
-    const result = this.#terminatorCreateInstance(inst, pCreateInfo, pAllocator);
+    inst.layers = layers;
+    made.instance = inst.handle;
+    inst.chain = [{ getInstanceProcAddr: (_i, name) => this.#terminatorProcAddr(inst, name) }];
+    const result = layers.createInstance(this.#hooks(inst), {
+      pCreateInfo,
+      pAllocator,
+      loaderInstance: inst.handle,
+      instanceTable: inst.table.pointer,
+    });
     if (result < 0) {
+      // A layer may fail after the drivers' instances were made.
+      this.#destroyDriverInstances(inst, pAllocator);
       inst.dispose();
+      layers.release();
       held.forEach(releaseDriver);
       return result;
     }
-    inst.startWsi();
-    inst.fillTable(this.stubs.errorFunction);
+    // The top of the chain fills the table; the loader's device-layer and layer-extension answers go
+    // above it.
+    for (const c of COMMANDS) {
+      if (c.level !== "instance" && c.level !== "physical_device") continue;
+      inst.table.set(c.index, layers.getInstanceProcAddr(c.name) ?? this.stubs.errorFunction);
+    }
+    const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
+    for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);
     for (const [name, s] of unknownPhysicalDeviceSlots()) {
       inst.table.set(s, this.stubs.terminatorAddress(s, unknownSlotDef(s)));
       for (const d of inst.drivers) {
         d.table.set(s, driverPhysicalDeviceFunction(d, name) ?? this.stubs.errorFunction);
       }
     }
+    layers.messengers.attach(this.log, inst.handle);
     this.instances.add(inst);
     writeU64(pInstance, 0, inst.address);
     this.log.info(
       `vkCreateInstance: Vulkan ${
         versionText(inst.apiVersion)
-      } instance over ${inst.drivers.length} driver(s)`,
+      } instance over ${inst.drivers.length} driver(s)${
+        layers.active ? ` and ${layers.enabledLayers.length} layer(s)` : ""
+      }`,
     );
     return result;
+  }
+
+  /** What the layer chain needs from the core for `inst`. */
+  #hooks(inst: LoaderInstance): CoreHooks {
+    return {
+      terminatorProcAddr: (name) => this.#terminatorProcAddr(inst, name),
+      terminatorCreateInstance: (pCreateInfo, pAllocator) =>
+        this.#terminatorCreateInstance(inst, pCreateInfo, pAllocator),
+      deviceProcAddr: (device, name) => {
+        const ld = devices.get(key(device));
+        if (!ld) return null;
+        const fn = ld.driverProcAddr(name);
+        return inst.wsi ? inst.wsi.deviceProcAddr(name, ld.driverInstance.index, fn) : fn;
+      },
+      unwrapPhysicalDevice: (pd) => trampPhysicalDevices.get(key(pd))?.next ?? pd,
+      deviceCreated: (device, getDeviceProcAddr) => this.#deviceCreated(device, getDeviceProcAddr),
+      deviceDestroyed: (device) => findDevice(device)?.dispose(),
+      deviceTableOf: (device) => findDevice(device)?.table.pointer ?? null,
+    };
+  }
+
+  /** A device came back up the chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
+  #deviceCreated(device: P, getDeviceProcAddr: P): number {
+    const ld = pendingDevices.pop() ?? findDevice(device);
+    if (!ld) {
+      this.log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
+      return VK.ERROR_INITIALIZATION_FAILED;
+    }
+    ld.addAlias(device);
+    if (getDeviceProcAddr === null) return VK.ERROR_INITIALIZATION_FAILED;
+    const gdpa = fnFromPointer(getDeviceProcAddr, GDPA_DEF);
+    ld.fillTable(
+      this.stubs.errorFunction,
+      (name) => gdpa.call(device, cstringBuffer(name)),
+      unknownDeviceSlots(),
+    );
+    return VK.SUCCESS;
   }
 
   /** The terminator of `vkCreateInstance`: every driver's `vkCreateInstance`, failures skipped. */
@@ -323,6 +407,8 @@ export class Loader implements Disposable {
       this.log.error("vkCreateInstance: found no drivers whose vkCreateInstance succeeded");
       return VK.ERROR_INCOMPATIBLE_DRIVER;
     }
+    // Layers fill their dispatch from the terminators right after this returns: WSI must be ready.
+    inst.startWsi();
     return VK.SUCCESS;
   }
 
@@ -395,12 +481,23 @@ export class Loader implements Disposable {
     if (instance === null) return;
     const inst = this.#instance(instance, "vkDestroyInstance");
     if (!inst) return;
-    this.stubs.bindDispatch(slot("vkDestroyInstance"), def("vkDestroyInstance"), true)(instance, pAllocator);
-    if (inst.devices.size > 0) {
-      this.log.warn(`vkDestroyInstance: ${inst.devices.size} device(s) of this instance were not destroyed`);
-      for (const d of [...inst.devices]) d.dispose();
+    // The create info's messengers hear about the destruction too (LOADER_BEHAVIOUR.md A17).
+    const done = inst.layers?.activateDestroyMessengers(instance);
+    try {
+      if (inst.devices.size > 0) {
+        this.log.warn(
+          `vkDestroyInstance: ${inst.devices.size} device(s) of this instance were not destroyed`,
+        );
+      }
+      const down = this.stubs.bindDispatch(slot("vkDestroyInstance"), def("vkDestroyInstance"), true);
+      down(instance, pAllocator);
+    } finally {
+      done?.();
     }
+    for (const d of [...inst.devices]) d.dispose();
     inst.dispose();
+    // Layer libraries go only now: nothing can call into them any more.
+    inst.layers?.release();
     this.instances.delete(inst);
     inst.heldDrivers.forEach(releaseDriver);
   }
@@ -461,35 +558,27 @@ export class Loader implements Disposable {
       return VK.ERROR_INITIALIZATION_FAILED;
     }
     if (pDevice === null) return VK.ERROR_INITIALIZATION_FAILED;
-    using arena = new Arena();
-    const info = replaceGroupDevices(arena, pCreateInfo, (h) => trampPhysicalDevices.get(h)?.next);
-    const down = this.stubs.bindTrampoline(slot("vkCreateDevice"), def("vkCreateDevice"));
-    const result = down(physicalDevice, info, pAllocator, pDevice) as number;
-    if (result < 0) return result;
-    const device = devices.get(key(readPointer(pDevice, 0)));
-    if (!device) {
-      this.log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
-      return VK.ERROR_INITIALIZATION_FAILED;
-    }
-    const wsi = tramp.instance.wsi;
-    const driverIndex = device.driverInstance.index;
-    device.fillTable(
-      this.stubs.errorFunction,
-      (name, fn) => wsi ? wsi.deviceProcAddr(name, driverIndex, fn) : fn,
-      unknownDeviceSlots(),
-    );
-    return result;
+    const layers = tramp.instance.layers;
+    if (!layers) return VK.ERROR_INITIALIZATION_FAILED;
+    const depth = pendingDevices.length;
+    const made = layers.createDevice({ physicalDevice: tramp.next, pCreateInfo, pAllocator });
+    // A device the terminator made that never came back up (a layer failed after its down-call).
+    while (pendingDevices.length > depth) pendingDevices.pop();
+    if (made.result < 0) return made.result;
+    writeU64(pDevice, 0, key(made.device));
+    return made.result;
   }
 
   /** `vkDestroyDevice`: the driver's, then the loader's table goes. */
   destroyDevice(device: P, pAllocator: P): void {
     if (device === null) return;
-    const ld = devices.get(key(device));
+    const ld = findDevice(device);
     if (!ld) {
       this.log.error(`vkDestroyDevice: invalid VkDevice "0x${key(device).toString(16)}"`);
       return;
     }
     this.stubs.bindDispatch(slot("vkDestroyDevice"), def("vkDestroyDevice"))(device, pAllocator);
+    ld.instance.layers?.chain.forgetDevice(ld.table.pointer);
     ld.dispose();
   }
 

@@ -11,10 +11,10 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { type Arena, pointerFromAddress, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
+import { Arena, pointerFromAddress, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
 import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { DriverInstance } from "./driver_instance.ts";
-import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice } from "./device.ts";
+import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
 import { instances, key, termPhysicalDevices } from "./_registry.ts";
@@ -215,12 +215,10 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     const d = term.driverInstance;
     const fn = d.fn("vkCreateDevice");
     if (!fn) return VK.ERROR_INITIALIZATION_FAILED;
-    const arena = term.instance.arena;
-    const info = replaceGroupDevices(
-      arena,
-      pCreateInfo as P,
-      (h) => termPhysicalDevices.get(h)?.driverHandle,
-    );
+    // The copies only have to live through the driver's call.
+    using arena = new Arena();
+    const bare = withoutLoaderNodes(arena, pCreateInfo as P, "VkDeviceCreateInfo");
+    const info = replaceGroupDevices(arena, bare, (h) => termPhysicalDevices.get(h)?.driverHandle);
     const result = fn(term.driverHandle, info, pAllocator, pDevice) as number;
     if (result < 0) return result;
     const device = readPointer(pDevice as P, 0);
@@ -255,6 +253,7 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     const ld = new LoaderDevice(term.instance, term, device as Deno.PointerObject);
     ld.enabledExtensions = new Set(deviceCreateInfoExtensions(pCreateInfo as P));
     ld.stamp();
+    pendingDevices.push(ld);
     return result;
   },
 };
@@ -315,6 +314,34 @@ export function replaceGroupDevices(
     key(arena.pointerArray(mapped)),
   );
   return copies[0]!;
+}
+
+const LOADER_NODE_TYPES = new Set([
+  structureType("VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO"),
+  structureType("VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO"),
+]);
+
+/** The first `pNext` node after the loader's own layer nodes (what drivers get). */
+export function skipLoaderNodes(pNext: P): P {
+  let p = pNext;
+  for (let guard = 0; p !== null && guard < 64 && LOADER_NODE_TYPES.has(readU32(p, 0)); guard++) {
+    p = readPointer(p, 8);
+  }
+  return p;
+}
+
+/**
+ * A copy of a create info (`struct`) whose `pNext` starts after the loader's layer nodes, or the
+ * original pointer when it has none: drivers never see the chain-building structs.
+ */
+export function withoutLoaderNodes(arena: Arena, pCreateInfo: P, struct: string): P {
+  if (pCreateInfo === null) return null;
+  const next = readPointer(pCreateInfo, 8);
+  const bare = skipLoaderNodes(next);
+  if (key(bare) === key(next)) return pCreateInfo;
+  const copy = arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pCreateInfo, sizeOf(struct))));
+  writeU64(copy, 8, key(bare));
+  return copy;
 }
 
 /** The definition of a command by name. */
