@@ -109,6 +109,8 @@ export interface LayerChainOptions {
    * passed to {@linkcode LayerChain.createDevice} (the core knows its devices).
    */
   readonly findDeviceTable?: (handle: Deno.PointerValue) => Deno.PointerValue;
+  /** Never close the libraries (`VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1`). */
+  readonly keepLoaded?: boolean;
 }
 
 /**
@@ -294,7 +296,7 @@ export class LayerChain implements Disposable {
     const failed = new Set<string>();
     for (const active of activation.layers) {
       try {
-        loaded.push(LayerLibrary.load(active.layer, { log }));
+        loaded.push(LayerLibrary.load(active.layer, { log, keepLoaded: options.keepLoaded }));
       } catch (error) {
         if (!(error instanceof LayerLoadError)) {
           for (const l of loaded) l.release();

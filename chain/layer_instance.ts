@@ -28,7 +28,7 @@
  * @module
  */
 
-import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
 import { activateLayers } from "../discovery/layer_activation.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import {
@@ -38,7 +38,7 @@ import {
 } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
-import { nativeBytes, readCString, readU32, writeU32 } from "../ffi/memory.ts";
+import { nativeBytes, readCString, readPointer, readU32, writeU32 } from "../ffi/memory.ts";
 import { activateMessengers, type DebugMessenger, DebugMessengers } from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
 import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
@@ -58,6 +58,9 @@ const VK_INCOMPLETE = 5;
 const VK_ERROR_INITIALIZATION_FAILED = -3;
 const VK_ERROR_LAYER_NOT_PRESENT = -6;
 const LAYER_PROPERTIES_SIZE = 520;
+/** `VkDeviceCreateInfo.enabledLayerCount` / `ppEnabledLayerNames` (LP64). */
+const DEVICE_LAYER_COUNT_OFFSET = 32;
+const DEVICE_LAYER_NAMES_OFFSET = 40;
 const EXTENSION_PROPERTIES_SIZE = 260;
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
@@ -189,6 +192,8 @@ export class InstanceLayers implements Disposable {
       requestedLayers: options.requestedLayers,
       log,
       findDeviceTable: (device) => holder.owner?.deviceTableOf(device) ?? null,
+      // LI11: only the exact value 1 keeps the libraries loaded.
+      keepLoaded: getenv(options.env, "VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING") === "1",
     });
     holder.owner = new InstanceLayers(discovery, chain, log, options.createMessengers ?? []);
     return holder.owner;
@@ -295,6 +300,7 @@ export class InstanceLayers implements Disposable {
    */
   createDevice(args: { physicalDevice: P; pCreateInfo: P; pAllocator: P; below?: P }): DeviceChainResult {
     const hooks = this.#hooks;
+    if (args.below === undefined) this.#checkDeviceLayerNames(args.pCreateInfo);
     if (hooks === undefined) {
       return { result: VK_ERROR_INITIALIZATION_FAILED, device: null, getDeviceProcAddr: null };
     }
@@ -314,6 +320,26 @@ export class InstanceLayers implements Disposable {
     if (made.result !== VK_SUCCESS) return made;
     const filled = hooks.deviceCreated(made.device, made.getDeviceProcAddr);
     return filled === VK_SUCCESS ? made : { result: filled, device: null, getDeviceProcAddr: null };
+  }
+
+  /** F11: device layers are deprecated; a list that differs from the instance's only gets a warning. */
+  #checkDeviceLayerNames(pCreateInfo: P): void {
+    if (pCreateInfo === null) return;
+    const count = readU32(pCreateInfo, DEVICE_LAYER_COUNT_OFFSET);
+    if (count === 0) return;
+    const list = readPointer(pCreateInfo, DEVICE_LAYER_NAMES_OFFSET);
+    const names = Array.from(
+      { length: list === null ? 0 : count },
+      (_, i) => readCString(readPointer(list, i * 8)),
+    );
+    const active = this.enabledLayers.map((l) => l.name);
+    if (names.length === active.length && names.every((n, i) => n === active[i])) return;
+    this.#log.warn(
+      `vkCreateDevice: ppEnabledLayerNames (${names.join(", ")}) differs from the instance's layers (${
+        active.join(", ") || "none"
+      }); device layers are deprecated and the list is ignored`,
+      "layer",
+    );
   }
 
   /**

@@ -95,7 +95,29 @@ export interface LayerInterface {
 interface OpenLibrary {
   readonly library: Library;
   refs: number;
+  /** Never closed (`VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1` when it was loaded). */
+  pinned: boolean;
   readonly interfaces: Map<string, LayerInterface>;
+}
+
+/**
+ * Options of {@linkcode LayerLibrary.load}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LayerLoadOptions } from "./layer_library.ts";
+ * const o: LayerLoadOptions = { keepLoaded: true };
+ * ```
+ */
+export interface LayerLoadOptions {
+  /** Where negotiation failures and load messages go. */
+  readonly log?: Logger;
+  /**
+   * Never close the library, even after its last release
+   * (`VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1`, LI11): for layers whose
+   * threads or destructors outlive their instance.
+   */
+  readonly keepLoaded?: boolean;
 }
 
 const NEGOTIATE_DEF = { parameters: ["pointer"], result: "i32" } as const;
@@ -152,7 +174,7 @@ export class LayerLibrary implements Disposable {
    * `vkGetInstanceProcAddr`.
    * @throws {TypeError} If the layer is a meta layer (it has no library).
    */
-  static load(layer: LayerManifest, options: { log?: Logger } = {}): LayerLibrary {
+  static load(layer: LayerManifest, options: LayerLoadOptions = {}): LayerLibrary {
     const path = layer.libraryPath;
     if (path === undefined) {
       throw new TypeError(`Cannot load layer "${layer.name}": it is a meta layer and has no library`);
@@ -171,7 +193,7 @@ export class LayerLibrary implements Disposable {
           { cause: error },
         );
       }
-      entry = { library, refs: 0, interfaces: new Map() };
+      entry = { library, refs: 0, interfaces: new Map(), pinned: false };
       opened = true;
     }
     let iface = entry.interfaces.get(layer.name);
@@ -185,6 +207,7 @@ export class LayerLibrary implements Disposable {
       entry.interfaces.set(layer.name, iface);
     }
     if (opened) LayerLibrary.#open.set(path, entry);
+    if (options.keepLoaded) entry.pinned = true;
     entry.refs++;
     options.log?.debug(
       `Loaded layer "${layer.name}" from "${path}" (interface ${iface.interfaceVersion}${
@@ -270,7 +293,7 @@ export class LayerLibrary implements Disposable {
     this.#released = true;
     LayerLibrary.#live--;
     this.#entry.refs--;
-    if (this.#entry.refs > 0) return;
+    if (this.#entry.refs > 0 || this.#entry.pinned) return;
     LayerLibrary.#open.delete(this.#path);
     this.#entry.library.close();
   }

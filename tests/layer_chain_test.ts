@@ -384,3 +384,40 @@ test("vkEnumerateInstanceLayerProperties lists every available layer, implicit f
     "VK_LAYER_MOCK_b",
   ]);
 });
+
+test("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1 keeps layer libraries loaded after vkDestroyInstance", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver();
+  const kept = await env.addLayer({ name: "VK_LAYER_MOCK_kept" });
+  for (const [value, stays] of [["0", false], ["1", true]] as const) {
+    using l = load(env.snapshot({ VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING: value }));
+    const { result, instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_kept"] });
+    assertEquals(result, 0);
+    l.vk.vkDestroyInstance(instance, null);
+    assertEquals(LayerLibrary.openPaths().includes(kept.libraryPath), stays);
+  }
+});
+
+test("device layers are deprecated: a differing VkDeviceCreateInfo.ppEnabledLayerNames is only warned about", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_x" });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_x"] });
+  const [pd] = physicalDevices(l, instance);
+  const queue = writeStruct(l.arena, "VkDeviceQueueCreateInfo", {
+    queueFamilyIndex: 0,
+    pQueuePriorities: [1],
+  });
+  const info = writeStruct(l.arena, "VkDeviceCreateInfo", {
+    pQueueCreateInfos: queue,
+    queueCreateInfoCount: 1,
+    ppEnabledLayerNames: ["VK_LAYER_MOCK_other"],
+  });
+  const out = l.arena.pointer(l.arena.alloc(8));
+  assertEquals(l.vk.vkCreateDevice(pd, info, null, out), 0);
+  assertEquals(order(env, "vkCreateDevice"), ["VK_LAYER_MOCK_x", "drv"]);
+  assert(l.lines.some((x) => x.includes("device layers are deprecated")), l.lines.join("\n"));
+  l.vk.vkDestroyDevice(readPointer(out, 0), null);
+  l.vk.vkDestroyInstance(instance, null);
+});
