@@ -1,0 +1,159 @@
+/**
+ * TS layers are enabled by name like any layer: from `ppEnabledLayerNames` (the host takes its names out
+ * before the loader sees them), from `VK_INSTANCE_LAYERS`, and from a layer manifest whose
+ * `library_path` names a `.ts` module. Plus draw_stats, the layer guide's statistics.
+ */
+import assert from "node:assert/strict";
+import { Arena, readPointer, writePointer } from "../ffi/memory.ts";
+import { check, writeStruct } from "../ffi/structs.ts";
+import { loadLayerModules } from "../layers/registry.ts";
+import { installLayers } from "../layers/top.ts";
+import { openLibvulkan } from "../tools/libvulkan.ts";
+import { referenceLoaderEnv, setEnv } from "./_ts_layer_harness.ts";
+
+type P = Deno.PointerValue;
+// deno-lint-ignore no-explicit-any
+type Commands = Record<string, (...args: any[]) => any>;
+
+function withReferenceLoader(body: (base: ReturnType<typeof openLibvulkan>, dir: string) => void): void {
+  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_enable_" });
+  const undo = setEnv(referenceLoaderEnv(dir));
+  try {
+    using base = openLibvulkan();
+    body(base, dir);
+  } finally {
+    undo();
+    Deno.removeSync(dir, { recursive: true });
+  }
+}
+
+Deno.test("a TS layer named in ppEnabledLayerNames is enabled and its name kept from the loader", () => {
+  withReferenceLoader((base) => {
+    const lines: string[] = [];
+    using vk = installLayers(base, { output: (l) => void lines.push(l) });
+    using arena = new Arena();
+    const pInstance = arena.pointer(arena.alloc(8));
+    const info = writeStruct(arena, "VkInstanceCreateInfo", {
+      ppEnabledLayerNames: ["VK_LAYER_VKDENO_api_dump"],
+    });
+    // The reference loader would answer VK_ERROR_LAYER_NOT_PRESENT (-6) if it saw the name.
+    check((vk as unknown as Commands).vkCreateInstance!(info, null, pInstance), "vkCreateInstance");
+    const instance = readPointer(pInstance, 0);
+    (vk as unknown as Commands).vkDestroyInstance!(instance, null);
+    assert.deepEqual(vk.chassis.layers.map((l) => l.name), ["VK_LAYER_VKDENO_api_dump"]);
+    assert.deepEqual(lines.map((l) => l.split("(")[0]), ["vkCreateInstance", "vkDestroyInstance"]);
+  });
+});
+
+Deno.test("TS layers named in VK_INSTANCE_LAYERS are enabled in order; other names are left to the loader", () => {
+  withReferenceLoader((base) => {
+    using vk = installLayers(base, {
+      env: {
+        vars: {
+          VK_INSTANCE_LAYERS:
+            "VK_LAYER_VKDENO_object_lifetimes:VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_draw_stats",
+        },
+        elevated: false,
+      },
+    });
+    assert.deepEqual(vk.chassis.layers.map((l) => l.name), [
+      "VK_LAYER_VKDENO_object_lifetimes",
+      "VK_LAYER_VKDENO_draw_stats",
+    ]);
+  });
+});
+
+Deno.test("a layer manifest whose library_path names a .ts module loads that module as a TS layer", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_module_" });
+  try {
+    Deno.mkdirSync(`${dir}/layers`);
+    Deno.writeTextFileSync(
+      `${dir}/layers/counter.ts`,
+      `let calls = 0;
+export default {
+  name: "VK_LAYER_test_module_counter",
+  description: "counts vkEnumerateInstanceVersion",
+  create: (env) => ({
+    intercepts: { vkEnumerateInstanceVersion: { postCallRecord: () => env.write(\`call \${++calls}\`) } },
+  }),
+};
+`,
+    );
+    Deno.writeTextFileSync(
+      `${dir}/layers/counter.json`,
+      JSON.stringify({
+        file_format_version: "1.2.0",
+        layer: {
+          name: "VK_LAYER_test_module_counter",
+          type: "GLOBAL",
+          library_path: "./counter.ts",
+          api_version: "1.3.0",
+          implementation_version: "1",
+          description: "a TS module layer",
+        },
+      }),
+    );
+    const env = { vars: { VK_LAYER_PATH: `${dir}/layers` }, elevated: false, root: dir };
+    const { layers, errors } = await loadLayerModules(env);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(layers.map((l) => l.name), ["VK_LAYER_test_module_counter"]);
+    const lines: string[] = [];
+    const base = { vkEnumerateInstanceVersion: (_p: P) => 0 };
+    using vk = installLayers(base, {
+      env: { vars: { VK_INSTANCE_LAYERS: "VK_LAYER_test_module_counter" }, elevated: false },
+      output: (l) => void lines.push(l),
+    });
+    vk.vkEnumerateInstanceVersion(null);
+    vk.vkEnumerateInstanceVersion(null);
+    assert.deepEqual(lines, ["call 1", "call 2"]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("draw_stats prints the draws, instances and vertices of each recording, counted again after begin", () => {
+  let handle = 0x5000n;
+  const make = (out: P, n: number) => {
+    for (let i = 0; i < n; i++) writePointer(out, i * 8, Deno.UnsafePointer.create(handle += 0x40n));
+    return 0;
+  };
+  const base = {
+    vkCreateCommandPool: (_d: P, _i: P, _a: P, out: P) => make(out, 1),
+    vkAllocateCommandBuffers: (_d: P, _i: P, out: P) => make(out, 1),
+    vkBeginCommandBuffer: () => 0,
+    vkEndCommandBuffer: () => 0,
+    vkCmdDraw: () => {},
+    vkCmdDrawIndexed: () => {},
+    vkCmdDrawIndirect: () => {},
+  };
+  const lines: string[] = [];
+  using layered = installLayers(base, {
+    layers: ["VK_LAYER_VKDENO_draw_stats"],
+    output: (l) => void lines.push(l),
+  });
+  const vk = layered as unknown as Commands;
+  using arena = new Arena();
+  const device = Deno.UnsafePointer.create(0x900n);
+  const poolOut = arena.pointer(arena.alloc(8));
+  vk.vkCreateCommandPool!(device, null, null, poolOut);
+  const cbOut = arena.pointer(arena.alloc(8));
+  const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
+    commandPool: readPointer(poolOut, 0),
+    commandBufferCount: 1,
+  });
+  vk.vkAllocateCommandBuffers!(device, allocate, cbOut);
+  const cb = readPointer(cbOut, 0);
+  vk.vkBeginCommandBuffer!(cb, null);
+  vk.vkCmdDraw!(cb, 3, 1, 0, 0);
+  vk.vkCmdDrawIndexed!(cb, 36, 2, 0, 0, 0);
+  vk.vkEndCommandBuffer!(cb);
+  vk.vkBeginCommandBuffer!(cb, null);
+  vk.vkCmdDrawIndirect!(cb, null, 0n, 4, 16);
+  vk.vkEndCommandBuffer!(cb);
+  const text = `0x${Deno.UnsafePointer.value(cb).toString(16)}`;
+  assert.deepEqual(lines, [
+    `Command buffer ${text} ended with 2 draws, 3 instances and 75 vertices`,
+    `Command buffer ${text} ended with 4 draws, 0 instances and 0 vertices, 4 indirect draws`,
+  ]);
+  assert.equal(layered.chassis.state!.get(cb)?.parent?.type, "VkCommandPool");
+});
