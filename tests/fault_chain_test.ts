@@ -1,205 +1,46 @@
 /**
- * Fault catalogue, driver and layer half, through vkdeno: each faulty driver or layer sits beside
- * lavapipe; the loader logs a reason naming the file or layer at fault, lavapipe still gives an instance,
- * a physical device and a device, and no callback, layer library or driver is left behind.
- *
- * The Khronos loader's behaviour for the same setups is pinned in `reliability_khronos_test.ts`.
+ * Fault catalogue, driver and layer half, through vkdeno: each fault beside lavapipe ends in a logged
+ * reason naming the driver or layer at fault, a working lavapipe instance and device, and nothing left
+ * behind (see `_reliability_chain.ts` for the expectations). Each fault runs as its own process with a
+ * time limit, so a crash or a hang fails that fault with its signal.
  */
 
-import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { loadVulkan, Logger } from "../mod.ts";
-import type { EnvironmentSnapshot } from "../discovery/environment.ts";
-import { Arena } from "../ffi/memory.ts";
-import { enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
-import {
-  buildFaultLibraries,
-  faultVariables,
-  LIBRARY_FAULTS,
-  type LibraryFault,
-  MockEnvironment,
-} from "./_reliability_faults.ts";
-import { loadCounters, resourceCounts } from "./_reliability_soak.ts";
+import { LIBRARY_FAULTS } from "./_reliability_faults.ts";
 
-await loadCounters();
+const CHILD = new URL("./_reliability_chain.ts", import.meta.url).pathname;
+const LIMIT_S = 30;
+const decoder = new TextDecoder();
 
-/** What one run through vkdeno gave. */
-interface Run {
-  createInstance: number;
-  enumerate?: number;
-  /** Device name -> vkCreateDevice result. */
-  devices: Record<string, number>;
-  /** Every warning and error logged. */
-  log: string[];
-}
-
-function deviceName(props: Uint8Array): string {
-  const name = new TextDecoder().decode(props.subarray(20, props.indexOf(0, 20)));
-  return name.startsWith("llvmpipe") ? "llvmpipe" : name;
-}
-
-/** Instance, physical devices, a device on each, everything destroyed. */
-function run(env: EnvironmentSnapshot, layers: readonly string[] = []): Run {
-  const log: string[] = [];
-  const logger = new Logger(env, { write: () => {} });
-  logger.addSink((r) => {
-    if (r.level === "error" || r.level === "warn") log.push(r.text);
-  });
-  using vk = loadVulkan({ env, logger });
-  using arena = new Arena();
-  const slot = new BigUint64Array(new ArrayBuffer(8));
-  const createInstance = vk.vkCreateInstance(
-    writeStruct(arena, "VkInstanceCreateInfo", {
-      pApplicationInfo: { apiVersion: makeApiVersion(1, 3) },
-      ppEnabledLayerNames: [...layers],
-    }),
-    null,
-    Deno.UnsafePointer.of(slot),
-  ) as number;
-  const out: Run = { createInstance, devices: {}, log };
-  if (createInstance !== 0) return out;
-  const instance = Deno.UnsafePointer.create(slot[0]!);
-  try {
-    const count = new Uint32Array(new ArrayBuffer(4));
-    out.enumerate = vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), null) as number;
-    if (out.enumerate !== 0) return out;
-    for (
-      const pd of enumerate(vk.vkEnumeratePhysicalDevices, [instance], { name: "vkEnumeratePhysicalDevices" })
-    ) {
-      const props = arena.alloc(824);
-      vk.vkGetPhysicalDeviceProperties(pd, arena.pointer(props));
-      const device = new BigUint64Array(new ArrayBuffer(8));
-      const r = vk.vkCreateDevice(
-        pd,
-        writeStruct(arena, "VkDeviceCreateInfo", {
-          pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-        }),
-        null,
-        Deno.UnsafePointer.of(device),
-      ) as number;
-      out.devices[deviceName(props)] = r;
-      if (r === 0) vk.vkDestroyDevice(Deno.UnsafePointer.create(device[0]!), null);
-    }
-  } finally {
-    vk.vkDestroyInstance(instance, null);
+async function runFault(id: string): Promise<void> {
+  const out = await new Deno.Command("timeout", {
+    args: ["-s", "KILL", String(LIMIT_S), Deno.execPath(), "run", "--allow-all", CHILD, id],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = decoder.decode(out.stdout).trim();
+  const stderr = decoder.decode(out.stderr).trim().split("\n").slice(-5).join("\n");
+  if (out.signal === "SIGKILL" || out.code === 137) {
+    throw new Error(`Fault "${id}": no answer in ${LIMIT_S} s`);
   }
-  return out;
+  if (out.signal !== null || out.code > 1) {
+    throw new Error(`Fault "${id}": vkdeno crashed (signal ${out.signal}, code ${out.code}):\n${stderr}`);
+  }
+  if (!out.success) throw new Error(`Fault "${id}": ${stdout}\n${stderr}`);
 }
 
-/** What vkdeno must do for each fault. */
-interface Expected {
-  createInstance: number | "error";
-  devices?: Record<string, number>;
-  /** A warning or error naming the culprit and matching this. */
-  log?: RegExp;
-}
-
-const LOADS_AND_SKIPS: Expected = { createInstance: 0, devices: { llvmpipe: 0 } };
+/**
+ * Faults that crash vkdeno today (see the README's reliability section); run with RELIAB_KNOWN_BUGS=1.
+ * - layer_error_after_down: the layer destroys the instance it got from below, then fails; the loader's
+ *   clean-up destroys the driver instances again: "free(): double free detected" (SIGABRT) in lavapipe.
+ */
+const KNOWN_CRASHES = new Set(["layer_error_after_down"]);
 const knownBugs = Deno.env.get("RELIAB_KNOWN_BUGS") === "1";
 
-const EXPECTED: Record<string, Expected> = {
-  library_missing: { ...LOADS_AND_SKIPS, log: /could not be loaded: .*No such file/ },
-  not_elf: { ...LOADS_AND_SKIPS, log: /could not be loaded: .*(file too short|invalid ELF header)/ },
-  wrong_class: { ...LOADS_AND_SKIPS, log: /could not be loaded: .*wrong ELF class/ },
-  wrong_machine: { ...LOADS_AND_SKIPS, log: /could not be loaded/ },
-  missing_dependency: { ...LOADS_AND_SKIPS, log: /could not be loaded: .*libreliab_gone\.so/ },
-  missing_exports: { ...LOADS_AND_SKIPS, log: /exports neither "vk_icdGetInstanceProcAddr"/ },
-  negotiation_fails: { ...LOADS_AND_SKIPS, log: /negotiation failed with VkResult "-9"/ },
-  impossible_version: { ...LOADS_AND_SKIPS, log: /interface version "99", newer than the "7" offered/ },
-  null_gipa_create_instance: { ...LOADS_AND_SKIPS, log: /"vkCreateInstance" is missing/ },
-  null_gipa_enumerate: { ...LOADS_AND_SKIPS, log: /lacks "vkEnumeratePhysicalDevices"/ },
-  // stricter than the Khronos loader: the device without the magic is refused (destroyed, logged)
-  no_loader_magic: {
-    createInstance: 0,
-    devices: { "Mock Device 0": -3, llvmpipe: 0 },
-    log: /without ICD_LOADER_MAGIC/,
-  },
-  create_instance_fails: { ...LOADS_AND_SKIPS, log: /vkCreateInstance failed with "-3"/ },
-  // unlike the Khronos loader (whole enumeration fails), the failing driver is skipped
-  enumerate_fails: { ...LOADS_AND_SKIPS, log: /vkEnumeratePhysicalDevices failed with "-3"/ },
-  create_device_fails: {
-    createInstance: 0,
-    devices: { "Reliab failing device": -3, llvmpipe: 0 },
-    // Known gap: a driver's failing vkCreateDevice is returned but not logged (the Khronos loader logs it).
-    log: knownBugs ? /vkCreateDevice/ : undefined,
-  },
-  layer_chain_error: { createInstance: -3 },
-  layer_error_after_down: { createInstance: -3 },
-  layer_no_call_down: { createInstance: "error", log: /call|chain/ },
-  layer_null_create: { createInstance: "error", log: /vkCreateInstance/ },
-  layer_impossible_version: { ...LOADS_AND_SKIPS, log: /99/ },
-  layer_library_missing: { ...LOADS_AND_SKIPS, log: /libnone\.so/ },
-};
-
-async function check(fault: LibraryFault): Promise<void> {
-  const build = await buildFaultLibraries();
-  await using env = await MockEnvironment.create();
-  const setup = await fault.setup(env, build);
-  const snapshot: EnvironmentSnapshot = {
-    vars: faultVariables(env, setup),
-    elevated: false,
-    root: env.path("root"),
-  };
-  const before = resourceCounts();
-  const got = run(snapshot);
-  const want = EXPECTED[fault.id]!;
-  if (want.createInstance === "error") {
-    assert(got.createInstance < 0, `vkCreateInstance gave ${got.createInstance}`);
-  } else assertEquals(got.createInstance, want.createInstance, got.log.join("\n"));
-  if (want.devices) assertEquals(got.devices, want.devices);
-  if (want.log) {
-    // named by its manifest file or its library (drivers), or by its layer name (layers)
-    const names = [setup.culprit, ...setup.driverManifests].map((p) => p.slice(p.lastIndexOf("/") + 1));
-    const line = got.log.find((l) => want.log!.test(l));
-    assert(line, `no warning or error matching ${want.log} in:\n${got.log.join("\n")}`);
-    const mentions = got.log.some((l) => want.log!.test(l) && names.some((n) => l.includes(n)));
-    assert(mentions, `the message names none of "${names.join('", "')}": ${line}`);
-  }
-  // The rest still works: lavapipe alone (no fault in the environment) in the same process.
-  if (got.createInstance !== 0 || setup.instanceLayers) {
-    const clean = { ...snapshot.vars };
-    delete clean["VK_INSTANCE_LAYERS"];
-    const again = run({ ...snapshot, vars: clean });
-    assertEquals([again.createInstance, again.devices["llvmpipe"]], [0, 0]);
-  }
-  // Nothing left behind by the fault or its clean-up.
-  const after = resourceCounts();
-  assertEquals(
-    {
-      callbacks: after.callbacks,
-      layerLibraries: after.layerLibraries,
-      drivers: after.drivers,
-      tables: after.tables,
-    },
-    {
-      callbacks: before.callbacks,
-      layerLibraries: before.layerLibraries,
-      drivers: before.drivers,
-      tables: before.tables,
-    },
-  );
-}
-
-/** Whether this tree's loader builds layer chains yet: a pass-through mock layer sees vkCreateInstance. */
-async function layersSupported(): Promise<boolean> {
-  await using env = await MockEnvironment.create();
-  await env.addLayer({ name: "VK_LAYER_RELIAB_probe" });
-  const vars = {
-    ...faultVariables(env, { driverManifests: [], culprit: "" }),
-    VK_LAYER_PATH: env.snapshot().vars["VK_LAYER_PATH"]!,
-  };
-  run({ vars, elevated: false, root: env.path("root") }, ["VK_LAYER_RELIAB_probe"]);
-  return env.callLog("VK_LAYER_RELIAB_probe").some((l) => l.includes("vkCreateInstance"));
-}
-
-const withLayers = await layersSupported();
-
 for (const fault of LIBRARY_FAULTS) {
-  const layer = fault.stage === "layer";
+  const skip = KNOWN_CRASHES.has(fault.id) && !knownBugs;
   Deno.test({
-    name: `fault ${fault.id}: ${fault.fault}${
-      layer && !withLayers ? " (skipped: no layer chains in this tree yet)" : ""
-    }`,
-    ignore: layer && !withLayers,
-    fn: () => check(fault),
+    name: `fault ${fault.id}: ${fault.fault}${skip ? " (known crash, RELIAB_KNOWN_BUGS=1 runs it)" : ""}`,
+    ignore: skip,
+    fn: () => runFault(fault.id),
   });
 }
