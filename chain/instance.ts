@@ -54,6 +54,10 @@ export class LoaderInstance {
   wsi: WsiTerminators | undefined;
   /** Devices created from it and not yet destroyed. */
   readonly devices: Set<LoaderDevice> = new Set();
+  /** Set once the chain's `vkCreateInstance` reached the terminator. */
+  terminatorReached = false;
+  /** Set once the drivers' instances were destroyed (by the terminator, or after a failed create). */
+  driverInstancesDestroyed = false;
   /** The layers of this instance (an empty chain when none are active). */
   layers: InstanceLayers | undefined;
   /** The chain, top first; the last link is the terminator. */

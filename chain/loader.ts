@@ -296,13 +296,23 @@ export class Loader implements Disposable {
       loaderInstance: inst.handle,
       instanceTable: inst.table.pointer,
     });
-    if (result < 0) {
+    let failure = result;
+    if (result >= 0 && !inst.terminatorReached) {
+      this.log.error(
+        `vkCreateInstance: a layer of "${
+          layers.enabledLayers.map((l) => l.name).join('", "')
+        }" returned success without calling down the chain to the terminator: no driver has an instance`,
+        "layer",
+      );
+      failure = VK.ERROR_INITIALIZATION_FAILED;
+    }
+    if (failure < 0) {
       // A layer may fail after the drivers' instances were made.
       this.#destroyDriverInstances(inst, pAllocator);
       inst.dispose();
       layers.release();
       held.forEach(releaseDriver);
-      return result;
+      return failure;
     }
     // The top of the chain fills the table; the loader's device-layer and layer-extension answers go
     // above it.
@@ -370,6 +380,7 @@ export class Loader implements Disposable {
 
   /** The terminator of `vkCreateInstance`: every driver's `vkCreateInstance`, failures skipped. */
   #terminatorCreateInstance(inst: LoaderInstance, pCreateInfo: P, pAllocator: P): number {
+    inst.terminatorReached = true;
     const info = readInstanceCreateInfo(pCreateInfo);
     using arena = new Arena();
     for (const driver of inst.heldDrivers) {
@@ -413,6 +424,8 @@ export class Loader implements Disposable {
   }
 
   #destroyDriverInstances(inst: LoaderInstance, pAllocator: P): void {
+    if (inst.driverInstancesDestroyed) return;
+    inst.driverInstancesDestroyed = true;
     for (const d of inst.drivers) d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
   }
 

@@ -168,7 +168,9 @@ function driverGroups(inst: LoaderInstance, d: DriverInstance, all: TermPhysical
 export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => unknown>> = {
   vkDestroyInstance(instance, pAllocator) {
     const inst = instances.get(key(instance));
-    if (!inst) return;
+    // A layer may destroy the instance it got from below and still fail its vkCreateInstance: once only.
+    if (!inst || inst.driverInstancesDestroyed) return;
+    inst.driverInstancesDestroyed = true;
     for (const d of inst.drivers) d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
   },
 
@@ -220,7 +222,10 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     const bare = withoutLoaderNodes(arena, pCreateInfo as P, "VkDeviceCreateInfo");
     const info = replaceGroupDevices(arena, bare, (h) => termPhysicalDevices.get(h)?.driverHandle);
     const result = fn(term.driverHandle, info, pAllocator, pDevice) as number;
-    if (result < 0) return result;
+    if (result < 0) {
+      term.instance.log.warn(`Driver "${d.name}": vkCreateDevice failed with "${result}"`, "driver");
+      return result;
+    }
     const device = readPointer(pDevice as P, 0);
     if (!hasLoaderMagic(device)) {
       term.instance.log.error(
