@@ -28,19 +28,6 @@ async function runFault(id: string): Promise<void> {
   if (!out.success) throw new Error(`Fault "${id}": ${stdout}\n${stderr}`);
 }
 
-/**
- * Faults that crash vkdeno today (see the README's reliability section); run with RELIAB_KNOWN_BUGS=1.
- * - layer_error_after_down: the layer destroys the instance it got from below, then fails; the loader's
- *   clean-up destroys the driver instances again: "free(): double free detected" (SIGABRT) in lavapipe.
- */
-const KNOWN_CRASHES = new Set(["layer_error_after_down"]);
-const knownBugs = Deno.env.get("RELIAB_KNOWN_BUGS") === "1";
-
 for (const fault of LIBRARY_FAULTS) {
-  const skip = KNOWN_CRASHES.has(fault.id) && !knownBugs;
-  Deno.test({
-    name: `fault ${fault.id}: ${fault.fault}${skip ? " (known crash, RELIAB_KNOWN_BUGS=1 runs it)" : ""}`,
-    ignore: skip,
-    fn: () => runFault(fault.id),
-  });
+  Deno.test(`fault ${fault.id}: ${fault.fault}`, () => runFault(fault.id));
 }
