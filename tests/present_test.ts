@@ -1,45 +1,89 @@
 import assert from "node:assert/strict";
-import { presentFrames } from "../examples/present.ts";
+import { type PresentCommands, presentFrames, type PresentReport } from "../examples/present.ts";
+import { loadVulkan, Logger } from "../mod.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
 import { startXvfb } from "../wsi/xvfb.ts";
 import { countColour } from "./_wsi.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+const SIZE = { width: 96, height: 64 };
 
-/** libvulkan reads its variables from the process: pin it to lavapipe for the test's duration. */
-function withLavapipe<T>(fn: () => T): T {
+/** libvulkan reads its variables from the process: pin it to lavapipe for the call's duration. */
+function onLibvulkan<T>(fn: (vk: PresentCommands) => T): T {
   const saved = Deno.env.get("VK_DRIVER_FILES");
   Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
   try {
-    return fn();
+    using vk = openLibvulkan();
+    return fn(vk as unknown as PresentCommands);
   } finally {
     if (saved === undefined) Deno.env.delete("VK_DRIVER_FILES");
     else Deno.env.set("VK_DRIVER_FILES", saved);
   }
 }
 
+/** vkdeno over an explicit environment: lavapipe only, plus `vars`; `log` receives the loader's lines. */
+function onVkdeno<T>(vars: Record<string, string>, fn: (vk: PresentCommands) => T, log?: string[]): T {
+  const env = { vars: { VK_DRIVER_FILES: LAVAPIPE, ...vars }, elevated: false };
+  const logger = new Logger(env, { write: (line) => log?.push(line) });
+  using vk = loadVulkan({ env, logger });
+  return fn(vk as unknown as PresentCommands);
+}
+
+/** Opens a window on a fresh Xvfb, presents `colour` through `run`, and reads the window back. */
+async function present(
+  kind: "xlib" | "xcb",
+  colour: number,
+  run: (fn: (vk: PresentCommands) => PresentReport) => PresentReport,
+): Promise<{ report: PresentReport; before: RgbaImage; after: RgbaImage }> {
+  await using x = await startXvfb();
+  const open = { display: x.display, ...SIZE, background: 0x000000 };
+  using win = kind === "xlib" ? XlibWindow.open(open) : XcbWindow.open(open);
+  const before = win.readPixels();
+  let after: RgbaImage | undefined;
+  const report = run((vk) =>
+    presentFrames(vk, win, { frames: 4, colour, afterPresent: () => after = win.readPixels() })
+  );
+  assert.ok(after);
+  return { report, before, after };
+}
+
+function check(result: Awaited<ReturnType<typeof present>>, colour: number): void {
+  const { report, before, after } = result;
+  assert.equal(countColour(before.rgba, colour), 0, "the window starts black");
+  assert.equal(report.presented, 4);
+  assert.match(report.deviceName, /llvmpipe/);
+  assert.deepEqual([report.width, report.height], [SIZE.width, SIZE.height]);
+  assert.equal(
+    countColour(after.rgba, colour, 1),
+    SIZE.width * SIZE.height,
+    "every pixel has the clear colour",
+  );
+}
+
 for (const kind of ["xlib", "xcb"] as const) {
   Deno.test(`libvulkan + lavapipe presents the clear colour to an ${kind} window under Xvfb`, async () => {
-    await using x = await startXvfb();
     const colour = kind === "xlib" ? 0x3366cc : 0xff8000;
-    const open = { display: x.display, width: 96, height: 64, background: 0x000000 };
-    using win = kind === "xlib" ? XlibWindow.open(open) : XcbWindow.open(open);
-    const before = win.readPixels();
-    assert.equal(countColour(before.rgba, colour), 0);
-    let after: RgbaImage | undefined;
-    const report = withLavapipe(() => {
-      using vk = openLibvulkan();
-      return presentFrames(vk, win, {
-        frames: 4,
-        colour,
-        afterPresent: () => after = win.readPixels(),
-      });
-    });
-    assert.equal(report.presented, 4);
-    assert.match(report.deviceName, /llvmpipe/);
-    assert.deepEqual([report.width, report.height], [96, 64]);
-    assert.ok(after);
-    assert.equal(countColour(after.rgba, colour, 1), 96 * 64);
+    check(await present(kind, colour, onLibvulkan), colour);
+  });
+
+  Deno.test(`vkdeno + lavapipe presents the clear colour to an ${kind} window under Xvfb`, async () => {
+    const colour = kind === "xlib" ? 0x22aa44 : 0xcc3399;
+    check(await present(kind, colour, (fn) => onVkdeno({}, fn)), colour);
   });
 }
+
+Deno.test("vkdeno + lavapipe presents to an xlib window through the Khronos validation layer", async () => {
+  const colour = 0x8040c0;
+  const messages: string[] = [];
+  const result = await present(
+    "xlib",
+    colour,
+    (fn) =>
+      onVkdeno({ VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation" }, (vk) => {
+        return fn(vk);
+      }),
+  );
+  check(result, colour);
+  assert.deepEqual(messages, []);
+});

@@ -180,3 +180,53 @@ Deno.test("through vkdeno, VK_KHR_display queries reach the driver and the get_d
   ]);
   l.vk.vkDestroyInstance(instance, null);
 });
+
+Deno.test("through a mock layer, surface queries and vkCreateSwapchainKHR still reach each driver with its own surface (the layer's next pointers are the WSI terminators)", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "own", interfaceVersion: 7 });
+  await env.addDriver({ name: "legacy", interfaceVersion: 2 });
+  await env.addLayer({ name: "VK_LAYER_MOCK_wsi", logName: "layer" });
+  using l = load(env.snapshot());
+  const { arena, vk } = l;
+  const { result, instance } = createInstance(l, {
+    extensions: ["VK_KHR_surface", "VK_EXT_headless_surface"],
+    layers: ["VK_LAYER_MOCK_wsi"],
+  });
+  assert.equal(result, 0);
+  const out = surfaceOut(arena);
+  const info = writeStruct(arena, "VkHeadlessSurfaceCreateInfoEXT", {});
+  assert.equal(vk.vkCreateHeadlessSurfaceEXT(instance, info, null, out.pointer), 0);
+  const surface = out.read();
+  const id = fields(calls(env.callLog(), "vkCreateHeadlessSurfaceEXT")[0]!).id;
+  const pds = physicalDevices(l, instance);
+  const supported = u32Slot(l);
+  for (const pd of pds) {
+    assert.equal(vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd, 0, surface, supported.pointer), 0);
+  }
+  for (const pd of pds) {
+    const { device } = createDevice(l, pd, { extensions: ["VK_KHR_swapchain"] });
+    const sc = surfaceOut(arena);
+    const create = writeStruct(arena, "VkSwapchainCreateInfoKHR", { surface, minImageCount: 2 });
+    assert.equal(vk.vkCreateSwapchainKHR(device, create, null, sc.pointer), 0);
+    vk.vkDestroySwapchainKHR(device, sc.read(), null);
+    vk.vkDestroyDevice(device, null);
+  }
+  const log = env.callLog();
+  // The layer saw the application's handle; the drivers below it saw theirs.
+  assert.equal(calls(log, "vkCreateSwapchainKHR").filter((x) => x.startsWith("layer ")).length, 2);
+  assert.equal(
+    calls(log, "vkGetPhysicalDeviceSurfaceSupportKHR").filter((x) => x.startsWith("layer ")).length,
+    2,
+  );
+  const below = (command: string) => kinds(log.filter((x) => !x.startsWith("layer ")), command);
+  assert.deepEqual(below("vkGetPhysicalDeviceSurfaceSupportKHR"), [["own", `own:${id}:headless`], [
+    "legacy",
+    "icd:headless",
+  ]]);
+  assert.deepEqual(below("vkCreateSwapchainKHR"), [["own", `own:${id}:headless`], [
+    "legacy",
+    "icd:headless",
+  ]]);
+  vk.vkDestroySurfaceKHR(instance, surface, null);
+  vk.vkDestroyInstance(instance, null);
+});
