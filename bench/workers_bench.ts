@@ -141,7 +141,15 @@ if (import.meta.main) {
     const targets: Target[] = [];
     for (const [side, vk] of [["vkdeno", vkdeno], ["libvulkan", libvulkan]] as const) {
       if (!vk) continue;
-      const team = new Team(BenchDevice.create(vk));
+      let device: BenchDevice;
+      try {
+        device = BenchDevice.create(vk);
+      } catch (error) {
+        if (side === "libvulkan") throw error;
+        console.error(`workers_bench: vkdeno is not measured: ${error}`);
+        continue;
+      }
+      const team = new Team(device);
       await team.start(side);
       teams.push(team);
       const group = `${side}: Workers recording on their own pools`;
