@@ -421,3 +421,43 @@ test("device layers are deprecated: a differing VkDeviceCreateInfo.ppEnabledLaye
   l.vk.vkDestroyDevice(readPointer(out, 0), null);
   l.vk.vkDestroyInstance(instance, null);
 });
+
+/** The terminator's device extension check lands with the layer integration of chain/terminator.ts. */
+const deviceExtensionsIntegrated = Deno.readTextFileSync(new URL("../chain/terminator.ts", import.meta.url))
+  .includes("driverDeviceCreateInfo");
+
+Deno.test({
+  name:
+    "a layer's device extension: enabled without the driver seeing it, its command found through vkGetDeviceProcAddr",
+  ignore: !integrated || !deviceExtensionsIntegrated,
+}, async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({
+    name: "VK_LAYER_MOCK_devext",
+    functionBase: 0x30000,
+    deviceExtensions: [{ name: "VK_MOCK_layer_device", entrypoints: ["vkMockLayerDeviceFn"] }],
+  });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_devext"] });
+  const [pd] = physicalDevices(l, instance);
+  // An extension nobody offers fails before any driver sees it.
+  env.clearCallLog();
+  assertEquals(
+    createDevice(l, pd!, { extensions: ["VK_KHR_nonexistent"] }).result,
+    VK_ERROR_EXTENSION_NOT_PRESENT,
+  );
+  assertEquals(order(env, "vkCreateDevice"), ["VK_LAYER_MOCK_devext"]);
+  const { result, device } = createDevice(l, pd!, { extensions: ["VK_MOCK_layer_device"] });
+  assertEquals(result, 0);
+  const driverLine = env.callLog("drv").find((x) =>
+    x.includes(" vkCreateDevice ") && x.includes("result=0")
+  )!;
+  assert(driverLine.includes("exts= "), driverLine);
+  const fn = l.vk.vkGetDeviceProcAddr(device, "vkMockLayerDeviceFn");
+  assert(fn !== null);
+  const call = new Deno.UnsafeFnPointer(fn, { parameters: ["pointer", "u32"], result: "u32" } as const);
+  assertEquals(call.call(device, 5), 0x30000 + 0x200 + 5); // the mock layer's vkMockLayerDeviceFn: base + 0x200 + x
+  l.vk.vkDestroyDevice(device, null);
+  l.vk.vkDestroyInstance(instance, null);
+});
