@@ -5,7 +5,7 @@
  *
  * ```sh
  * deno run --allow-all examples/present.ts [--xcb] [--frames 3] [--colour 3366cc] [--screenshot out.png]
- *   [--loader=libvulkan|vkdeno]
+ *   [--loader=vkdeno|libvulkan]
  * ```
  *
  * {@linkcode presentFrames} takes a command object, so the same code runs on vkdeno and on the reference
@@ -450,7 +450,7 @@ async function main(args: string[]): Promise<void> {
   const frames = Number(flag("--frames") ?? 3);
   const colour = parseInt(flag("--colour") ?? "3366cc", 16);
   const screenshot = flag("--screenshot");
-  const loader = args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ?? "libvulkan";
+  const loader = args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ?? "vkdeno";
   using vk = await openLoader(loader);
   const open = { width: 320, height: 240 };
   using win = useXcb ? XcbWindow.open(open) : XlibWindow.open(open);
