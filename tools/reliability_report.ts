@@ -1,0 +1,173 @@
+/**
+ * Writes the "Reliability" section of BENCHMARKS.md: faults tried and crashes (every fault of the
+ * catalogue run through vkdeno, each in its own process), manifests and environment values fuzzed (the
+ * counts `tests/property_env_test.ts` prints), and the soak figures of `tools/soak.ts --json` runs.
+ *
+ * ```sh
+ * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=10000 --json > soak_10k.json
+ * deno run -A tools/reliability_report.ts soak_10k.json [more soak JSON files...]
+ * ```
+ *
+ * The section (`## Reliability` up to the next `## `) is replaced or appended; nothing else in the file
+ * changes. The file is then run through `deno fmt`.
+ *
+ * @module
+ */
+
+import { LIBRARY_FAULTS } from "../tests/_reliability_faults.ts";
+import { MANIFEST_FAULTS } from "../tests/_reliability_manifests.ts";
+import type { SoakOutput } from "./soak.ts";
+
+const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const decoder = new TextDecoder();
+
+interface FaultOutcome {
+  id: string;
+  result: "ok" | "failed" | "crashed" | "hung";
+  detail: string;
+}
+
+async function runFault(id: string): Promise<FaultOutcome> {
+  const out = await new Deno.Command("timeout", {
+    args: [
+      "-s",
+      "KILL",
+      "30",
+      Deno.execPath(),
+      "run",
+      "--allow-all",
+      `${REPO}/tests/_reliability_chain.ts`,
+      id,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const detail = decoder.decode(out.stdout).trim().split("\n")[0] ?? "";
+  if (out.signal === "SIGKILL" || out.code === 137) return { id, result: "hung", detail };
+  if (out.signal !== null || out.code > 1) {
+    return { id, result: "crashed", detail: `${out.signal ?? out.code}` };
+  }
+  return { id, result: out.success ? "ok" : "failed", detail };
+}
+
+async function propertyCounts(): Promise<Record<string, number>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "--allow-all", `${REPO}/tests/property_env_test.ts`],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const text = decoder.decode(out.stdout) + decoder.decode(out.stderr);
+  const line = text.split("\n").find((l) => l.startsWith("property counts: "));
+  if (!out.success || !line) throw new Error(`Property tests failed:\n${text.slice(-2000)}`);
+  return JSON.parse(line.slice("property counts: ".length));
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+}
+
+function soakRow(s: SoakOutput): string {
+  const layers = s.layers.length > 0 ? s.layers.join(", ") : "none";
+  const leaked = s.countsAfterDispose;
+  const steady = JSON.stringify(s.countsEnd) === JSON.stringify(s.countsAfterWarmup) ? "same" : "differ";
+  return `| ${s.loader} | ${s.device.replace(/ \(.*/, "")} | ${layers}${
+    s.hold ? " (held)" : ""
+  } | ${s.cycles} | ${s.warmup} | ` +
+    `${s.msPerCycle.toFixed(1)} | ${mib(s.rssAfterWarmup)} | ${mib(s.rssEnd)} | **${mib(s.growth)}** | ` +
+    `${
+      mib(s.heap.usedEnd - s.heap.usedAfterWarmup)
+    } | ${steady} | ${leaked.callbacks} / ${leaked.arenas} / ` +
+    `${leaked.tables} / ${leaked.drivers} / ${leaked.layerLibraries} / ${leaked.libraries} |`;
+}
+
+/**
+ * Renders the section text.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { renderSection } from "./reliability_report.ts";
+ * console.log(renderSection([], {}, []));
+ * ```
+ */
+export function renderSection(
+  faults: readonly FaultOutcome[],
+  counts: Record<string, number>,
+  soaks: readonly SoakOutput[],
+): string {
+  const manifestFaults = MANIFEST_FAULTS.length * 2; // each as a driver and as a layer manifest
+  const crashed = faults.filter((f) => f.result === "crashed" || f.result === "hung");
+  const failed = faults.filter((f) => f.result === "failed");
+  const fuzzedManifests = (counts.layerManifests ?? 0) + (counts.mixedManifests ?? 0);
+  const envValues = (counts.driverFilterRuns ?? 0) + (counts.layerFilterRuns ?? 0) +
+    (counts.pathListRuns ?? 0) +
+    (counts.idFilterRuns ?? 0);
+  const lines = [
+    "## Reliability",
+    "",
+    "Written by `tools/reliability_report.ts` (fault catalogue and property tests run on the spot; soak figures " +
+    "from `tools/soak.ts --json`). What each fault does, side by side with the Khronos loader, is in the " +
+    "README's Reliability section.",
+    "",
+    "| figure | value |",
+    "|---|---|",
+    `| faults tried through vkdeno (driver and layer libraries, each in its own process) | ${faults.length} |`,
+    `| manifest faults tried (huge, deep, non-UTF-8, loops, unreadable; as driver and as layer) | ${manifestFaults} |`,
+    `| crashes or hangs | ${crashed.length}${
+      crashed.length ? ` (${crashed.map((f) => f.id).join(", ")})` : ""
+    } |`,
+    `| faults where vkdeno missed an expectation | ${failed.length}${
+      failed.length ? ` (${failed.map((f) => f.id).join(", ")})` : ""
+    } |`,
+    `| manifests fuzzed (layer manifests generated or damaged, plus mixed driver/layer trees) | ${
+      fuzzedManifests.toLocaleString("en-US")
+    } |`,
+    `| environment values fuzzed (filter globs, path lists, id filters, any text in discovery variables) | ${
+      envValues.toLocaleString("en-US")
+    } |`,
+    "",
+  ];
+  if (soaks.length > 0) {
+    lines.push(
+      "Soak: instance + device create/destroy cycles (`tools/soak.ts`, `--v8-flags=--expose-gc`, host " +
+        'implicit layers off). Growth is resident memory from the end of warm-up to the end; "steady" says ' +
+        "whether the live native resources between cycles were the same after warm-up and at the end; the " +
+        "last column is what stayed alive after the loader was disposed: callbacks / arenas / dispatch " +
+        "tables / drivers / layer libraries / libraries (the 2 libraries of vkdeno are its process-wide stub " +
+        "objects).",
+      "",
+      "| loader | driver | layers | cycles | warm-up | ms/cycle | RSS after warm-up | RSS end | growth | V8 heap growth | steady | left after dispose |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|",
+      ...soaks.map(soakRow),
+      "",
+    );
+  }
+  return lines.join("\n");
+}
+
+function replaceSection(text: string, section: string): string {
+  const start = text.search(/^## Reliability\s*$/m);
+  if (start < 0) return `${text.trimEnd()}\n\n${section}\n`;
+  const rest = text.slice(start + 1);
+  const next = rest.search(/^## /m);
+  const end = next < 0 ? text.length : start + 1 + next;
+  return `${text.slice(0, start)}${section}\n${text.slice(end)}`;
+}
+
+if (import.meta.main) {
+  const soaks = Deno.args.map((f) => JSON.parse(Deno.readTextFileSync(f)) as SoakOutput);
+  const faults: FaultOutcome[] = [];
+  for (const fault of LIBRARY_FAULTS) {
+    const outcome = await runFault(fault.id);
+    console.error(`${outcome.id}: ${outcome.result}${outcome.result === "ok" ? "" : ` ${outcome.detail}`}`);
+    faults.push(outcome);
+  }
+  const counts = await propertyCounts();
+  const path = `${REPO}/BENCHMARKS.md`;
+  Deno.writeTextFileSync(
+    path,
+    replaceSection(Deno.readTextFileSync(path), renderSection(faults, counts, soaks)),
+  );
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", path] }).output();
+  console.error(`Wrote the Reliability section of ${path}`);
+}
