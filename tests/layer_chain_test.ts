@@ -461,3 +461,23 @@ Deno.test({
   l.vk.vkDestroyDevice(device, null);
   l.vk.vkDestroyInstance(instance, null);
 });
+
+test("vkEnumerateDeviceExtensionProperties(NULL) adds active implicit layers' device extensions, not explicit ones'", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", physicalDevices: [{ extensions: ["VK_KHR_swapchain"] }] });
+  await env.addLayer({ name: "VK_LAYER_MOCK_imp", deviceExtensions: [{ name: "VK_MOCK_implicit_device" }] }, {
+    implicit: true,
+  });
+  await env.addLayer({ name: "VK_LAYER_MOCK_exp", deviceExtensions: [{ name: "VK_MOCK_explicit_device" }] });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_exp"] });
+  const [pd] = physicalDevices(l, instance);
+  const all = extensionNames(l, (c, p) => l.vk.vkEnumerateDeviceExtensionProperties(pd, null, c, p));
+  assertEquals(all.result, 0);
+  assertEquals(all.names, ["VK_KHR_swapchain", "VK_MOCK_implicit_device"]);
+  // The short-array idiom still reports VK_INCOMPLETE.
+  const one = u32Slot(l, 1);
+  const props = l.arena.pointer(l.arena.alloc(260));
+  assertEquals(l.vk.vkEnumerateDeviceExtensionProperties(pd, null, one.pointer, props), 5);
+  l.vk.vkDestroyInstance(instance, null);
+});
