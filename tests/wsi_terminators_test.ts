@@ -470,3 +470,50 @@ Deno.test("every physical-device WSI command reaches the driver with its physica
   assert.ok(seen.has("vkGetDisplayPlaneCapabilities2KHR"));
   for (const cb of callbacks) cb.close();
 });
+
+Deno.test("a driver failing vkCreate*SurfaceKHR undoes the surfaces already made and frees the container", () => {
+  const destroyed: bigint[] = [];
+  const callbacks: { close(): void }[] = [];
+  const def = (name: string) => {
+    const ffi = COMMANDS[COMMAND_INDEX[name]!]!.ffi;
+    return { parameters: ffi.parameters, result: ffi.result } as Deno.UnsafeCallbackDefinition;
+  };
+  // Driver "ok" makes surface 0x100+index; driver "full" fails with VK_ERROR_OUT_OF_HOST_MEMORY.
+  const driver = (index: number, createResult: number): WsiDriver => ({
+    index,
+    interfaceVersion: 7,
+    instance: null,
+    procAddr: (name) => {
+      if (name !== "vkCreateHeadlessSurfaceEXT" && name !== "vkDestroySurfaceKHR") return null;
+      const cb = new Deno.UnsafeCallback(def(name), (...args: unknown[]) => {
+        if (name === "vkDestroySurfaceKHR") {
+          destroyed.push(BigInt(Deno.UnsafePointer.value(args[1] as Deno.PointerValue)));
+          return undefined;
+        }
+        if (createResult === 0) {
+          const out = new BigUint64Array(
+            Deno.UnsafePointerView.getArrayBuffer(args[3] as Deno.PointerObject, 8),
+          );
+          out[0] = 0x100n + BigInt(index);
+        }
+        return createResult;
+      });
+      callbacks.push(cb);
+      return cb.pointer;
+    },
+  });
+  using wsi = new WsiTerminators({
+    drivers: [driver(0, 0), driver(1, ENUMS.VK_ERROR_OUT_OF_HOST_MEMORY!)],
+    enabledExtensions: ["VK_KHR_surface", "VK_EXT_headless_surface"],
+    physicalDevice: () => undefined,
+  });
+  using arena = new Arena();
+  const pSurface = arena.alloc(8);
+  const create = call(wsi.terminator("vkCreateHeadlessSurfaceEXT")!, "vkCreateHeadlessSurfaceEXT");
+  const info = writeStruct(arena, "VkHeadlessSurfaceCreateInfoEXT");
+  assert.equal(create(null, info, null, arena.pointer(pSurface)), ENUMS.VK_ERROR_OUT_OF_HOST_MEMORY);
+  assert.deepEqual(destroyed, [0x100n]);
+  assert.equal(wsi.surfaces.size, 0);
+  assert.deepEqual([...pSurface], [0, 0, 0, 0, 0, 0, 0, 0]);
+  for (const cb of callbacks) cb.close();
+});
