@@ -197,6 +197,7 @@ export class SurfaceTable implements Disposable {
   readonly driverCount: number;
   #surfaces = new Map<bigint, SurfaceContainer>();
 
+  /** An empty table whose containers get `driverCount` slots. */
   constructor(driverCount: number) {
     this.driverCount = driverCount;
   }

@@ -77,7 +77,8 @@ export interface WsiInstanceOptions {
 }
 
 /** Where a command carries its surface: a handle parameter, or a struct (array) with a surface member. */
-interface SurfaceUse {
+export interface SurfaceUse {
+  /** Index of the parameter (the handle, or the pointer to the struct or array). */
   readonly param: number;
   /** Struct holding the surface, for pointer parameters. */
   readonly struct?: { readonly size: number; readonly surfaceOffset: number; readonly countParam?: number };
@@ -181,6 +182,7 @@ export class WsiTerminators implements Disposable {
   #deviceTerminators = new Map<string, Deno.PointerObject>();
   #driverFns = new Map<string, NativeFn | null>();
 
+  /** Terminators over `options.drivers`; callbacks are made on first request. */
   constructor(options: WsiInstanceOptions) {
     this.#drivers = options.drivers;
     this.#enabled = new Set(options.enabledExtensions);
