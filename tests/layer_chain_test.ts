@@ -99,6 +99,8 @@ test("implicit, VK_INSTANCE_LAYERS and application layers chain in that order, e
   const [pd] = physicalDevices(l, instance);
   assertEquals(order(env, "vkEnumeratePhysicalDevices"), [...chain, "drv"]);
   const props = l.arena.pointer(l.arena.alloc(1024));
+  // (Sorting inside the terminator asks the driver for properties too: start the log here.)
+  env.clearCallLog();
   l.vk.vkGetPhysicalDeviceProperties(pd, props);
   assertEquals(order(env, "vkGetPhysicalDeviceProperties"), [...chain, "drv"]);
   // Devices: the same order, with the device nodes; device-level calls go stub -> first layer.
@@ -479,5 +481,61 @@ test("vkEnumerateDeviceExtensionProperties(NULL) adds active implicit layers' de
   const one = u32Slot(l, 1);
   const props = l.arena.pointer(l.arena.alloc(260));
   assertEquals(l.vk.vkEnumerateDeviceExtensionProperties(pd, null, one.pointer, props), 5);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+test("a meta layer chains its components in order; vkEnumerateDeviceLayerProperties lists it after them", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_c1" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_c2" });
+  const dir = env.path("meta");
+  Deno.mkdirSync(dir, { recursive: true });
+  Deno.writeTextFileSync(
+    `${dir}/meta.json`,
+    JSON.stringify({
+      file_format_version: "1.1.2",
+      layer: {
+        name: "VK_LAYER_MOCK_meta",
+        type: "GLOBAL",
+        api_version: "1.3.0",
+        implementation_version: "1",
+        description: "meta",
+        component_layers: ["VK_LAYER_MOCK_c2", "VK_LAYER_MOCK_c1"],
+      },
+    }),
+  );
+  const snap = env.snapshot();
+  using l = load({ ...snap, vars: { ...snap.vars, VK_LAYER_PATH: `${snap.vars.VK_LAYER_PATH}:${dir}` } });
+  const { result, instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_meta"] });
+  assertEquals(result, 0);
+  assertEquals(order(env, "vkCreateInstance"), ["VK_LAYER_MOCK_c2", "VK_LAYER_MOCK_c1", "drv"]);
+  const [pd] = physicalDevices(l, instance);
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd, c, p)), [
+    "VK_LAYER_MOCK_c2",
+    "VK_LAYER_MOCK_c1",
+    "VK_LAYER_MOCK_meta",
+  ]);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+test("a layer library that cannot be opened: VK_ERROR_LAYER_NOT_PRESENT when requested, skipped when implicit", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_gone" }, {
+    manifest: { libraryPath: "/nonexistent/libgone.so" },
+  });
+  await env.addLayer({ name: "VK_LAYER_MOCK_gone_implicit" }, {
+    implicit: true,
+    manifest: { libraryPath: "/nonexistent/libgone_implicit.so" },
+  });
+  using l = load(env.snapshot());
+  const before = live();
+  assertEquals(createInstance(l, { layers: ["VK_LAYER_MOCK_gone"] }).result, VK_ERROR_LAYER_NOT_PRESENT);
+  assert(l.lines.some((x) => x.includes("VK_LAYER_MOCK_gone") && x.includes("/nonexistent/libgone.so")));
+  assertEquals(live().layers, before.layers);
+  const { result, instance } = createInstance(l);
+  assertEquals(result, 0);
+  assertEquals(order(env, "vkCreateInstance"), ["drv"]);
   l.vk.vkDestroyInstance(instance, null);
 });
