@@ -77,6 +77,9 @@ export function installLayers<T extends CommandObject>(
 ): LayeredCommands<T> {
   const source = base as unknown as Record<string, unknown>;
   const chassis = new Chassis([], base as unknown as Dispatch, options);
+  // The host's commands live on its prototype, a table rebuilt whole when a layer is enabled: V8 keeps a
+  // freshly built object in fast mode (loads through a stable prototype cost what own loads do), where
+  // redefining hundreds of properties in place would be slow and leave a slow dictionary-mode object.
   const host: Record<string | symbol, unknown> = {};
   const resolve = (layer: TsLayer | string): TsLayer => {
     if (typeof layer !== "string") return layer;
@@ -84,38 +87,36 @@ export function installLayers<T extends CommandObject>(
     if (!found) throw new TypeError(`Cannot enable layer "${layer}": no TS layer of that name is registered`);
     return found;
   };
+  /** Device tables of the base, and the objects handed out for them. */
   const tables = new Map<object, Record<string, unknown>>();
   let intercepted = new Set<string>();
 
-  const wrapInto = (
-    target: Record<string, unknown>,
-    from: Record<string, unknown>,
-    names: Iterable<string>,
-  ) => {
+  const buildTable = (from: Record<string, unknown>, names: Iterable<string>) => {
+    const table: Record<string, unknown> = {};
     for (const name of names) {
       if (intercepted.has(name)) {
-        setData(target, name, chassis.wrap(name, () => from[name] as VulkanCommand));
+        define(table, name, { value: chassis.wrap(name, () => from[name] as VulkanCommand) });
         continue;
       }
-      // A plain copy of the wrapped function, read lazily (vkdeno binds stubs on first read).
-      delete target[name];
-      Object.defineProperty(target, name, {
-        configurable: true,
-        enumerable: true,
-        get() {
-          const fn = from[name];
-          setData(target, name, fn);
-          return fn;
-        },
-      });
+      const found = findDescriptor(from, name);
+      if (found === undefined) continue;
+      if ("value" in found) {
+        define(table, name, { value: found.value });
+      } else {
+        // Not bound yet (vkdeno binds stubs on first read): read it once, then hand out that function.
+        let fn: unknown;
+        define(table, name, { get: () => fn ??= from[name] });
+      }
     }
+    // Read-only, non-configurable: V8 treats loads from it as constants and can inline the fast call.
+    return Object.freeze(table);
   };
   const rewrap = () => {
     intercepted = chassis.intercepted();
     // The host's own vkCreateInstance calls the chassis for it.
-    wrapInto(host as Record<string, unknown>, source, COMMAND_NAMES);
+    Object.setPrototypeOf(host, buildTable(source, COMMAND_NAMES));
     for (const [table, wrapped] of tables) {
-      wrapInto(wrapped, table as Record<string, unknown>, Object.keys(table));
+      Object.setPrototypeOf(wrapped, buildTable(table as Record<string, unknown>, Object.keys(table)));
     }
     createInstance = chassis.intercepted().has("vkCreateInstance")
       ? chassis.wrap("vkCreateInstance", () => source.vkCreateInstance as VulkanCommand)
@@ -160,9 +161,11 @@ export function installLayers<T extends CommandObject>(
       const table = (source.deviceTable as (d: Deno.PointerValue) => object)(device);
       let wrapped = tables.get(table);
       if (!wrapped) {
-        wrapped = {};
+        wrapped = Object.create(buildTable(table as Record<string, unknown>, Object.keys(table))) as Record<
+          string,
+          unknown
+        >;
         tables.set(table, wrapped);
-        wrapInto(wrapped, table as Record<string, unknown>, Object.keys(table));
       }
       return wrapped;
     };
@@ -182,13 +185,17 @@ export function installLayers<T extends CommandObject>(
   return host as LayeredCommands<T>;
 }
 
-/**
- * Replaces a property with a data property. Deleting first matters: V8 turns an accessor into a data
- * property on a large object ~1000x slower than it deletes and adds one.
- */
-function setData(target: Record<string, unknown>, name: string, value: unknown): void {
-  delete target[name];
-  Object.defineProperty(target, name, { value, configurable: true, enumerable: true, writable: true });
+function define(target: object, name: string, descriptor: PropertyDescriptor): void {
+  Object.defineProperty(target, name, { ...descriptor, configurable: true, enumerable: true });
+}
+
+/** The descriptor of `name` on `object` or its prototype chain. */
+function findDescriptor(object: object, name: string): PropertyDescriptor | undefined {
+  for (let o: object | null = object; o !== null; o = Object.getPrototypeOf(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, name);
+    if (d !== undefined) return d;
+  }
+  return undefined;
 }
 
 /** Non-command members of the base (vkdeno's `loader`, `getUnknownCommand`, ...), read through. */

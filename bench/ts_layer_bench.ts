@@ -1,0 +1,153 @@
+/**
+ * The cost of a TS layer at the top of the chain (`layers/top.ts`), on `vkCmdSetLineWidth`:
+ *
+ * - no layer: the command object's function (a `Deno.dlopen` fast call);
+ * - a layer that intercepts nothing: the wrapper hands out the very same function (target: within 1.1x
+ *   of no layer);
+ * - a layer intercepting `vkCmdSetLineWidth` with a `preCallRecord` that counts calls: the chassis runs
+ *   in JavaScript, then calls the same function.
+ *
+ * Two next links: a C no-op with the command's signature (the layer's own overhead, nothing else), and
+ * lavapipe through the reference loader recording into a real command buffer (reset every ~4096 calls).
+ * Each iteration makes 1,000 calls: divide the times by 1,000.
+ *
+ * Run: `deno bench --allow-all bench/ts_layer_bench.ts`.
+ *
+ * @module
+ */
+import { Arena, readPointer } from "../ffi/memory.ts";
+import { check, enumerate, writeStruct } from "../ffi/structs.ts";
+import { defineLayer } from "../layers/layer.ts";
+import { installLayers } from "../layers/top.ts";
+import { openLibvulkan } from "../tools/libvulkan.ts";
+
+type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
+type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };
+
+const idle = defineLayer({
+  name: "VK_LAYER_bench_idle",
+  description: "intercepts nothing",
+  create: () => ({ intercepts: {} }),
+});
+let counted = 0;
+const counting = defineLayer({
+  name: "VK_LAYER_bench_line_width",
+  description: "counts vkCmdSetLineWidth",
+  create: () => ({ intercepts: { vkCmdSetLineWidth: { preCallRecord: () => void counted++ } } }),
+});
+
+function noopLibrary(): Deno.DynamicLibrary<
+  { vkCmdSetLineWidth: { parameters: ["pointer", "f32"]; result: "void" } }
+> {
+  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_bench_" });
+  Deno.writeTextFileSync(
+    `${dir}/noop.c`,
+    "void vkCmdSetLineWidth(void *cb, float w) { (void)cb; (void)w; }\n",
+  );
+  const cc = new Deno.Command("cc", {
+    args: ["-shared", "-fPIC", "-O2", "-o", `${dir}/noop.so`, `${dir}/noop.c`],
+  })
+    .outputSync();
+  if (!cc.success) throw new Error(`Cannot build the no-op library: ${new TextDecoder().decode(cc.stderr)}`);
+  const lib = Deno.dlopen(`${dir}/noop.so`, {
+    vkCmdSetLineWidth: { parameters: ["pointer", "f32"], result: "void" },
+  });
+  Deno.removeSync(dir, { recursive: true });
+  return lib;
+}
+
+function benchGroup(
+  group: string,
+  base: HasSetLineWidth,
+  commandBuffer: Deno.PointerValue,
+  every?: () => void,
+) {
+  const idleVk = installLayers(base, { layers: [idle] }) as unknown as HasSetLineWidth;
+  const countingVk = installLayers(base, { layers: [counting] }) as unknown as HasSetLineWidth;
+  if (idleVk.vkCmdSetLineWidth !== base.vkCmdSetLineWidth) {
+    throw new Error("The idle layer wrapped a command");
+  }
+  // 1,000 calls per iteration, the function read from the object each time as applications do, so the
+  // bench harness's own cost per iteration does not hide a nanosecond. One loop per object: a shared
+  // loop would see three object shapes at one call site and measure V8's polymorphic lookups instead.
+  const CALLS = 1000;
+  let n = 0;
+  const restart = () => {
+    if (every !== undefined && (n += CALLS) >= 4096) {
+      n = 0;
+      every();
+    }
+  };
+  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
+    for (let i = 0; i < CALLS; i++) base.vkCmdSetLineWidth(commandBuffer, 1);
+    restart();
+  });
+  Deno.bench(`${group}: TS layer intercepting nothing (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) idleVk.vkCmdSetLineWidth(commandBuffer, 1);
+    restart();
+  });
+  Deno.bench(`${group}: TS layer intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) countingVk.vkCmdSetLineWidth(commandBuffer, 1);
+    restart();
+  });
+}
+
+const noop = noopLibrary();
+benchGroup("C no-op", noop.symbols, null);
+
+/** A recording lavapipe command buffer behind the reference loader, or null without a driver. */
+function lavapipe(): { vk: HasSetLineWidth; commandBuffer: Deno.PointerValue; restart: () => void } | null {
+  Deno.env.set("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
+  Deno.env.set("VK_LOADER_LAYERS_DISABLE", "~implicit~");
+  // deno-lint-ignore no-explicit-any
+  const vk = openLibvulkan() as unknown as Record<string, (...args: any[]) => any>;
+  const arena = new Arena();
+  const slot = () => arena.pointer(arena.alloc(8));
+  const pInstance = slot();
+  if (vk.vkCreateInstance!(writeStruct(arena, "VkInstanceCreateInfo", {}), null, pInstance) !== 0) {
+    return null;
+  }
+  const instance = readPointer(pInstance, 0);
+  const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices!, [instance]);
+  const pDevice = slot();
+  const queue = { queueFamilyIndex: 0, pQueuePriorities: [1] };
+  const features = { wideLines: 0 };
+  check(
+    vk.vkCreateDevice!(
+      physicalDevice,
+      writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos: [queue], pEnabledFeatures: features }),
+      null,
+      pDevice,
+    ),
+    "vkCreateDevice",
+  );
+  const device = readPointer(pDevice, 0);
+  const pPool = slot();
+  check(
+    vk.vkCreateCommandPool!(
+      device,
+      writeStruct(arena, "VkCommandPoolCreateInfo", { flags: 0x2, queueFamilyIndex: 0 }),
+      null,
+      pPool,
+    ),
+    "vkCreateCommandPool",
+  );
+  const pCb = slot();
+  const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
+    commandPool: readPointer(pPool, 0),
+    commandBufferCount: 1,
+  });
+  check(vk.vkAllocateCommandBuffers!(device, allocate, pCb), "vkAllocateCommandBuffers");
+  const commandBuffer = readPointer(pCb, 0);
+  const begin = writeStruct(arena, "VkCommandBufferBeginInfo", {});
+  // Recorded commands pile up in the command buffer: start it over now and then.
+  const restart = () => {
+    vk.vkResetCommandBuffer!(commandBuffer, 0);
+    vk.vkBeginCommandBuffer!(commandBuffer, begin);
+  };
+  restart();
+  return { vk: vk as unknown as HasSetLineWidth, commandBuffer, restart };
+}
+
+const real = lavapipe();
+if (real) benchGroup("lavapipe via libvulkan", real.vk, real.commandBuffer, real.restart);
