@@ -126,10 +126,8 @@ Deno.test("through vkdeno, vkDestroySurfaceKHR reaches every driver that made it
   const info = writeStruct(arena, "VkHeadlessSurfaceCreateInfoEXT", {});
   assert.equal(vk.vkCreateHeadlessSurfaceEXT(instance, info, null, out.pointer), 0);
   const surface = out.read();
-  assert.deepEqual(calls(env.callLog(), "vkCreateHeadlessSurfaceEXT").map((x) => x.split(" ")[0]), [
-    "a",
-    "c",
-  ]);
+  const creators = calls(env.callLog(), "vkCreateHeadlessSurfaceEXT").map((x) => x.split(" ")[0]);
+  assert.deepEqual(creators.sort(), ["a", "c"]);
   // Headless surfaces: each driver's query sees its own surface or the container's platform.
   const pds = physicalDevices(l, instance);
   for (const pd of pds) querySurface(l, pd, surface);
