@@ -64,3 +64,7 @@ Deno.test("encodePng writes a PNG whose IDAT inflates to filter bytes and the pi
   assert.deepEqual([...raw], [0, ...rgba.subarray(0, 8), 0, ...rgba.subarray(8)]);
   assert.throws(() => encodePng({ width: 3, height: 1, rgba }), RangeError);
 });
+
+Deno.test("startXvfb names the binary it could not start", async () => {
+  await assert.rejects(startXvfb({ binary: "/nonexistent/Xvfb" }), /Cannot start "\/nonexistent\/Xvfb"/);
+});

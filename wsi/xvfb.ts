@@ -38,12 +38,19 @@ export interface Xvfb extends AsyncDisposable {
  */
 export async function startXvfb(options: XvfbOptions = {}): Promise<Xvfb> {
   const { width = 640, height = 480, binary = "Xvfb" } = options;
-  const child = new Deno.Command(binary, {
-    args: ["-displayfd", "1", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"],
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-  }).spawn();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(binary, {
+      args: ["-displayfd", "1", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"],
+      stdout: "piped",
+      stderr: "piped",
+      stdin: "null",
+    }).spawn();
+  } catch (cause) {
+    throw new Error(`Cannot start "${binary}": ${(cause as Error).message} (Debian package "xvfb")`, {
+      cause,
+    });
+  }
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
