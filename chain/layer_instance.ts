@@ -58,6 +58,7 @@ import {
   splitDeviceExtensions,
   withImplicitLayerExtensions,
 } from "./layer_extensions.ts";
+import { callPreInstance } from "./layer_pre_instance.ts";
 import type { Logger } from "./log.ts";
 
 type P = Deno.PointerValue;
@@ -625,7 +626,36 @@ export class InstanceLayers implements Disposable {
  * ```
  */
 export function enumerateInstanceLayers(env: EnvironmentSnapshot, pCount: P, pProperties: P): number {
-  return writeLayerProperties(discoverLayers(env).layers, pCount, pProperties);
+  return callPreInstance(
+    env,
+    "vkEnumerateInstanceLayerProperties",
+    [pCount, pProperties],
+    (count, props) => writeLayerProperties(discoverLayers(env).layers, count, props),
+  );
+}
+
+/**
+ * `vkEnumerateInstanceVersion` through the enabled implicit layers'
+ * pre-instance functions (LI09), down to the loader's own `answer`.
+ *
+ * @example Usage
+ * ```ts
+ * import { enumerateInstanceVersion } from "./layer_instance.ts";
+ * const version = new Uint32Array(1);
+ * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+ * enumerateInstanceVersion(env, Deno.UnsafePointer.of(version), (p) => {
+ *   new DataView(new Deno.UnsafePointerView(p!).getArrayBuffer(4)).setUint32(0, 4206592, true);
+ *   return 0;
+ * });
+ * console.log(version[0]); // 4206592
+ * ```
+ */
+export function enumerateInstanceVersion(
+  env: EnvironmentSnapshot,
+  pApiVersion: P,
+  answer: (pApiVersion: P) => number,
+): number {
+  return callPreInstance(env, "vkEnumerateInstanceVersion", [pApiVersion], (p) => answer(p));
 }
 
 /**
@@ -650,13 +680,20 @@ export function enumerateInstanceExtensions(
   pCount: P,
   pProperties: P,
 ): number {
-  const discovery = discoverLayers(env);
-  if (pLayerName !== null) {
-    const list = layerExtensions(discovery, readCString(pLayerName), "instance");
-    if (list === undefined) return VK_ERROR_LAYER_NOT_PRESENT;
-    return writeExtensionProperties(list, pCount, pProperties);
-  }
-  return writeExtensionProperties(withImplicitLayerExtensions(base(), env, discovery), pCount, pProperties);
+  return callPreInstance(
+    env,
+    "vkEnumerateInstanceExtensionProperties",
+    [pLayerName, pCount, pProperties],
+    (name, count, props) => {
+      const discovery = discoverLayers(env);
+      if (name !== null) {
+        const list = layerExtensions(discovery, readCString(name), "instance");
+        if (list === undefined) return VK_ERROR_LAYER_NOT_PRESENT;
+        return writeExtensionProperties(list, count, props);
+      }
+      return writeExtensionProperties(withImplicitLayerExtensions(base(), env, discovery), count, props);
+    },
+  );
 }
 
 function fill<T>(items: readonly T[], pCount: P, pOut: P, write: (i: number, item: T) => void): number {

@@ -7,6 +7,7 @@ import { Library } from "../ffi/library.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { readStruct, writeStruct } from "../ffi/structs.ts";
 import { LayerLibrary } from "../chain/layer_library.ts";
+import { enumerateInstanceVersion } from "../chain/layer_instance.ts";
 import {
   addr,
   createDevice,
@@ -538,4 +539,41 @@ test("a layer library that cannot be opened: VK_ERROR_LAYER_NOT_PRESENT when req
   assertEquals(result, 0);
   assertEquals(order(env, "vkCreateInstance"), ["drv"]);
   l.vk.vkDestroyInstance(instance, null);
+});
+
+test("pre-instance functions of enabled implicit layers wrap the global enumerations, last layer first", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", instanceExtensions: ["VK_KHR_surface"] });
+  await env.addLayer({ name: "VK_LAYER_MOCK_pre_a", preInstanceExtension: "VK_MOCK_pre_a" }, {
+    implicit: true,
+  });
+  await env.addLayer({ name: "VK_LAYER_MOCK_pre_b", preInstanceVersion: "1.1.0" }, { implicit: true });
+  await env.addLayer({ name: "VK_LAYER_MOCK_pre_off", preInstanceExtension: "VK_MOCK_pre_off" }, {
+    implicit: true,
+  });
+  using l = load(env.snapshot({ VK_MOCK_DISABLE_VK_LAYER_MOCK_pre_off: "1" }));
+  const libraries = Library.liveCount;
+  const all = extensionNames(l, (c, p) => l.vk.vkEnumerateInstanceExtensionProperties(null, c, p));
+  assertEquals(all.result, 0);
+  assert(all.names.includes("VK_MOCK_pre_a") && !all.names.includes("VK_MOCK_pre_off"), all.names.join());
+  assertEquals(Library.liveCount, libraries);
+  const pre = env.callLog().filter((x) => x.split(" ")[1] === "pre:vkEnumerateInstanceExtensionProperties");
+  assertEquals(pre.map((x) => x.split(" ")[0]).slice(0, 2), ["VK_LAYER_MOCK_pre_b", "VK_LAYER_MOCK_pre_a"]);
+  env.clearCallLog();
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateInstanceLayerProperties(c, p)).length, 3);
+  assert(
+    env.callLog().some((x) => x.startsWith("VK_LAYER_MOCK_pre_a pre:vkEnumerateInstanceLayerProperties")),
+  );
+  // vkEnumerateInstanceVersion: the layer's answer wins over the loader's.
+  const version = new Uint32Array(1);
+  const loaderAnswer = (p: P) => {
+    new DataView(new Deno.UnsafePointerView(p!).getArrayBuffer(4)).setUint32(0, (1 << 22) | (4 << 12), true);
+    return 0;
+  };
+  const snap = env.snapshot({ VK_MOCK_DISABLE_VK_LAYER_MOCK_pre_off: "1" });
+  assertEquals(enumerateInstanceVersion(snap, Deno.UnsafePointer.of(version), loaderAnswer), 0);
+  assertEquals(version[0], (1 << 22) | (1 << 12));
+  const bare = env.snapshot({ VK_MOCK_DISABLE_VK_LAYER_MOCK_pre_b: "1" });
+  assertEquals(enumerateInstanceVersion(bare, Deno.UnsafePointer.of(version), loaderAnswer), 0);
+  assertEquals(version[0], (1 << 22) | (4 << 12));
 });

@@ -94,7 +94,7 @@ function describe(fn: typeof iface.describeInstance, info: Deno.PointerValue): s
 }
 
 Deno.test("layouts match vk_layer.h as the C compiler lays it out", () => {
-  const out = new Uint32Array(34);
+  const out = new Uint32Array(41);
   iface.layout.call(new Uint8Array(out.buffer));
   assertEquals([...out], [
     N.size,
@@ -131,6 +131,14 @@ Deno.test("layouts match vk_layer.h as the C compiler lays it out", () => {
     VK_LOADER_FEATURES,
     LAYER_NEGOTIATE_INTERFACE_STRUCT,
     CURRENT_LOADER_LAYER_INTERFACE_VERSION,
+    // Vk*Chain of chain/layer_pre_instance.ts: header 12 bytes, pfnNextLayer at 16, pNextLink at 24.
+    32,
+    16,
+    24,
+    32,
+    32,
+    8,
+    1,
   ]);
 });
 

@@ -46,6 +46,13 @@ EXPORT void layer_iface_layout(uint32_t *out) {
   out[i++] = VK_LOADER_FEATURES;
   out[i++] = LAYER_NEGOTIATE_INTERFACE_STRUCT;
   out[i++] = CURRENT_LOADER_LAYER_INTERFACE_VERSION;
+  out[i++] = sizeof(VkEnumerateInstanceExtensionPropertiesChain);
+  out[i++] = offsetof(VkEnumerateInstanceExtensionPropertiesChain, pfnNextLayer);
+  out[i++] = offsetof(VkEnumerateInstanceExtensionPropertiesChain, pNextLink);
+  out[i++] = sizeof(VkEnumerateInstanceLayerPropertiesChain);
+  out[i++] = sizeof(VkEnumerateInstanceVersionChain);
+  out[i++] = offsetof(VkChainHeader, size);
+  out[i++] = VK_CURRENT_CHAIN_VERSION;
 }
 
 // Walks an instance create info's pNext as a layer would and writes one token per struct:
