@@ -466,3 +466,33 @@ Deno.test("written bytes equal what C writes through the installed headers, and 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("everything a written struct points to survives garbage collection while its arena lives", async () => {
+  const script = `
+    import { Arena, readCString, readPointer } from "${new URL("../ffi/memory.ts", import.meta.url).href}";
+    import { readStruct, writeStruct } from "${new URL("../ffi/structs.ts", import.meta.url).href}";
+    const arena = new Arena();
+    const names = Array.from({ length: 64 }, (_, i) => "VK_EXT_name_" + i);
+    let info = writeStruct(arena, "VkInstanceCreateInfo", {
+      pApplicationInfo: { pApplicationName: "kept alive", apiVersion: 1 << 22 },
+      ppEnabledExtensionNames: names,
+    });
+    const address = Deno.UnsafePointer.value(info);
+    info = null;
+    for (let round = 0; round < 5; round++) {
+      globalThis.gc();
+      Array.from({ length: 20000 }, (_, i) => new Uint8Array(64 + (i % 7)));
+    }
+    const back = readStruct("VkInstanceCreateInfo", Deno.UnsafePointer.create(address));
+    const app = readStruct("VkApplicationInfo", back.pApplicationInfo);
+    const read = names.map((_, i) => readCString(readPointer(back.ppEnabledExtensionNames, i * 8)));
+    console.log(JSON.stringify([readCString(app.pApplicationName), back.enabledExtensionCount, read.join() === names.join()]));
+    arena.dispose();
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--v8-flags=--expose-gc", script],
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+  assertEquals(JSON.parse(text), ["kept alive", 64, true]);
+});
