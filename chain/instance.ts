@@ -16,6 +16,7 @@ import { DispatchTable } from "../ffi/dispatch.ts";
 import { Arena } from "../ffi/memory.ts";
 import { WsiTerminators } from "../wsi/terminators.ts";
 import type { Driver } from "./driver.ts";
+import type { DevicePolicy } from "./device_order.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import type { Logger } from "./log.ts";
 import { TermPhysicalDevice, TrampPhysicalDevice } from "./physical_device.ts";
@@ -54,6 +55,8 @@ export class LoaderInstance {
   wsi: WsiTerminators | undefined;
   /** Devices created from it and not yet destroyed. */
   readonly devices: Set<LoaderDevice> = new Set();
+  /** Order and filters for physical devices (chain/device_order.ts), read at creation. */
+  readonly devicePolicy: DevicePolicy;
   /** Set once the chain's `vkCreateInstance` reached the terminator. */
   terminatorReached = false;
   /** Set once the drivers' instances were destroyed (by the terminator, or after a failed create). */
@@ -71,11 +74,13 @@ export class LoaderInstance {
     apiVersion: number;
     log: Logger;
     heldDrivers: Driver[];
+    devicePolicy: DevicePolicy;
   }) {
     this.enabledExtensions = new Set(options.enabledExtensions);
     this.apiVersion = options.apiVersion;
     this.log = options.log;
     this.heldDrivers = options.heldDrivers;
+    this.devicePolicy = options.devicePolicy;
     const buf = this.arena.alloc(16, 16);
     new BigUint64Array(buf.buffer, buf.byteOffset, 2)[0] = this.table.address;
     this.handle = this.arena.pointer(buf);

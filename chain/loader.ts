@@ -37,6 +37,8 @@ import {
 import { emulation } from "./emulation.ts";
 import { LoaderInstance } from "./instance.ts";
 import { Logger } from "./log.ts";
+import { readDevicePolicy } from "./device_order.ts";
+import { recordOf } from "./device_policy.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
 import {
@@ -56,6 +58,7 @@ import {
   groupStructs,
   readGroups,
   TERMINATOR_BODIES,
+  termPhysicalDevicesOf,
   writeGroup,
 } from "./terminator.ts";
 import {
@@ -246,6 +249,8 @@ export class Loader implements Disposable {
       this.log.error(`vkCreateInstance: ${error.message}`, "layer");
       return error.code;
     }
+    const devicePolicy = readDevicePolicy(this.env);
+    this.log.logAll(devicePolicy.messages);
     const portability = (info.flags & ENUMERATE_PORTABILITY_BIT) !== 0 &&
       info.extensions.includes("VK_KHR_portability_enumeration");
     const discovery = discoverDrivers(this.env);
@@ -286,6 +291,7 @@ export class Loader implements Disposable {
       apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
       log: this.log,
       heldDrivers: held,
+      devicePolicy,
     });
     inst.layers = layers;
     made.instance = inst.handle;
@@ -420,6 +426,9 @@ export class Loader implements Disposable {
     }
     // Layers fill their dispatch from the terminators right after this returns: WSI must be ready.
     inst.startWsi();
+    // The sort keys are read from the drivers now, so that later calls through the chain are the
+    // application's alone.
+    for (const term of termPhysicalDevicesOf(inst)) recordOf(inst, term);
     return VK.SUCCESS;
   }
 

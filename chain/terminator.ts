@@ -14,6 +14,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { Arena, pointerFromAddress, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
 import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { DriverInstance } from "./driver_instance.ts";
+import { applyDevicePolicy, applyGroupPolicy } from "./device_policy.ts";
 import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
@@ -176,7 +177,8 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
 
   vkEnumeratePhysicalDevices(instance, pCount, pDevices) {
     const inst = instanceOf(instance as P, "vkEnumeratePhysicalDevices");
-    const terms = termPhysicalDevicesOf(inst);
+    // The Khronos loader's order on Linux (sorted, selected, filtered): chain/device_policy.ts.
+    const terms = applyDevicePolicy(inst, termPhysicalDevicesOf(inst));
     if (terms.length === 0) {
       inst.log.error("vkEnumeratePhysicalDevices: no driver reported a physical device");
       return VK.ERROR_INITIALIZATION_FAILED;
@@ -187,7 +189,7 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
   vkEnumeratePhysicalDeviceGroups(instance, pCount, pGroups) {
     const inst = instanceOf(instance as P, "vkEnumeratePhysicalDeviceGroups");
     const all = termPhysicalDevicesOf(inst);
-    const groups = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
+    const groups = applyGroupPolicy(inst, inst.drivers.flatMap((d) => driverGroups(inst, d, all)));
     if (groups.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
     return fillOut(
       pCount as P,

@@ -22,20 +22,34 @@ function deviceName(l: Loaded, pd: Deno.PointerValue): string {
   return readCString(Deno.UnsafePointer.create(addr(props) + 20n));
 }
 
-Deno.test("devices of every driver are aggregated, in driver order, as loader handles", async () => {
+Deno.test("devices of every driver are aggregated as loader handles, sorted as the Khronos loader sorts them", async () => {
   await using env = await MockEnvironment.create();
-  await env.addDriver({ name: "a", physicalDevices: [{ name: "A0" }, { name: "A1" }] });
-  await env.addDriver({ name: "b", physicalDevices: [{ name: "B0" }] });
+  await env.addDriver({
+    name: "a",
+    physicalDevices: [{ name: "A0", type: "cpu" }, { name: "A1", type: "discrete" }],
+  });
+  await env.addDriver({ name: "b", physicalDevices: [{ name: "B0", type: "integrated" }] });
   using l = load(env.snapshot());
   const { instance } = createInstance(l);
   const pds = physicalDevices(l, instance);
-  assertEquals(pds.map((pd) => deviceName(l, pd)), ["A0", "A1", "B0"]);
+  // Discrete, integrated, ..., CPU (chain/device_order.ts).
+  assertEquals(pds.map((pd) => deviceName(l, pd)), ["A1", "B0", "A0"]);
   const driverHandles = calls(env.callLog(), "vkEnumeratePhysicalDevices")
     .flatMap((x) => (fields(x).devices ?? "").split(",").filter(Boolean))
     .map((h) => BigInt(h));
   for (const pd of pds) {
     assert(!driverHandles.includes(addr(pd)), "a driver's handle leaked to the application");
   }
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+Deno.test("unsorted (VK_LOADER_DISABLE_SELECT=1), drivers come in reverse discovery order, each in its own order", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "a", physicalDevices: [{ name: "A0" }, { name: "A1" }] });
+  await env.addDriver({ name: "b", physicalDevices: [{ name: "B0" }] });
+  using l = load(env.snapshot({ VK_LOADER_DISABLE_SELECT: "1" }));
+  const { instance } = createInstance(l);
+  assertEquals(physicalDevices(l, instance).map((pd) => deviceName(l, pd)), ["B0", "A0", "A1"]);
   l.vk.vkDestroyInstance(instance, null);
 });
 
@@ -59,8 +73,9 @@ Deno.test("physical-device commands reach the owning driver with the driver's ow
   }
   const seen = (command: string) =>
     calls(env.callLog(), command).map((x) => `${x.split(" ")[0]} ${BigInt(fields(x).physicalDevice!)}`);
-  assertEquals(seen("vkGetPhysicalDeviceProperties"), expected);
-  assertEquals(seen("vkGetPhysicalDeviceMemoryProperties"), expected);
+  // Every device reached its own driver once, whatever the order.
+  assertEquals(seen("vkGetPhysicalDeviceProperties").sort(), expected.sort());
+  assertEquals(seen("vkGetPhysicalDeviceMemoryProperties").sort(), expected.sort());
   l.vk.vkDestroyInstance(instance, null);
 });
 
@@ -141,7 +156,16 @@ Deno.test("device groups: the drivers' groups, one group per device for drivers 
   const pds = physicalDevices(l, instance).map(addr);
   const g = groups(l, instance);
   assertEquals(g.result, 0);
-  assertEquals(g.list, [[pds[0], pds[1]], [pds[2]], [pds[3]]]);
+  // Every device in exactly one group, the grouped driver's two together.
+  assertEquals(g.list.flat().sort(), [...pds].sort());
+  assertEquals(g.list.map((x) => x.length).sort(), [1, 1, 2]);
+  const pair = g.list.find((x) => x.length === 2)!;
+  const owner = (h: bigint) => {
+    env.clearCallLog();
+    l.vk.vkGetPhysicalDeviceProperties(Deno.UnsafePointer.create(h), l.arena.pointer(l.arena.alloc(1024)));
+    return calls(env.callLog(), "vkGetPhysicalDeviceProperties")[0]!.split(" ")[0];
+  };
+  assertEquals(pair.map(owner), ["grouped", "grouped"]);
   assertEquals(g.sTypes, [1000070000, 1000070000, 1000070000]);
   const short = groups(l, instance, 2);
   assertEquals(short.result, VK_INCOMPLETE);

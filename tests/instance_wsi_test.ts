@@ -14,8 +14,9 @@ const EXTENSIONS = ["VK_KHR_surface", "VK_EXT_headless_surface"];
 
 Deno.test("headless surfaces, surface queries and swapchains reach each driver with its own surface", async () => {
   await using env = await MockEnvironment.create();
-  await env.addDriver({ name: "own", interfaceVersion: 7, physicalDevices: [{}] });
-  await env.addDriver({ name: "legacy", interfaceVersion: 2, physicalDevices: [{}] });
+  // Device types fix the order: "own"'s discrete GPU first, "legacy"'s CPU device second.
+  await env.addDriver({ name: "own", interfaceVersion: 7, physicalDevices: [{ type: "discrete" }] });
+  await env.addDriver({ name: "legacy", interfaceVersion: 2, physicalDevices: [{ type: "cpu" }] });
   using l = load(env.snapshot());
   const { arena, vk } = l;
   const { result, instance } = createInstance(l, { extensions: EXTENSIONS });
