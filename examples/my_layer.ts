@@ -1,0 +1,57 @@
+/**
+ * A complete TypeScript layer: refuses empty dispatches, counts dispatches per command buffer in a
+ * sub-state slot, and times each submission with a command it does not intercept. Run it over the
+ * compute example: `deno run --allow-all examples/my_layer.ts`.
+ * @module
+ */
+import { defineLayer } from "../layers/layer.ts";
+import { installLayers } from "../layers/top.ts";
+
+type P = Deno.PointerValue;
+
+/** Dispatch counts per command buffer and submit-to-idle times. */
+export const myLayer = defineLayer({
+  name: "VK_LAYER_EXAMPLE_dispatch_timer",
+  description: "Dispatch counts and submit-to-idle times",
+  usesState: true,
+  create(env) {
+    const state = env.state!;
+    const dispatches = state.createSlot<number>("VK_LAYER_EXAMPLE_dispatch_timer");
+    return {
+      intercepts: {
+        vkCmdDispatch: {
+          preCallValidate(ctx, _cb: P, x: number, y: number, z: number) {
+            if (x * y * z > 0) return false;
+            env.report("warning", "EXAMPLE-EmptyDispatch", `${x}x${y}x${z} groups: skipped`, ctx.command);
+            return true; // the driver never sees it
+          },
+          preCallRecord(_ctx, cb: P) {
+            state.get(cb)?.setSubState(dispatches, (state.get(cb)?.getSubState(dispatches) ?? 0) + 1);
+          },
+        },
+        vkEndCommandBuffer: {
+          postCallRecord: (_ctx, cb: P) =>
+            env.write(`${state.get(cb)?.getSubState(dispatches) ?? 0} dispatches`),
+        },
+        vkQueueSubmit: {
+          postCallRecord(ctx, queue: P) {
+            const start = performance.now();
+            ctx.dispatch.vkQueueWaitIdle!(queue); // not intercepted: straight to the next link
+            env.write(
+              `submit returned ${ctx.result}, idle ${(performance.now() - start).toFixed(2)} ms later`,
+            );
+          },
+        },
+      },
+    };
+  },
+});
+export default myLayer;
+
+if (import.meta.main) {
+  const { openLibvulkan } = await import("../tools/libvulkan.ts");
+  const { runCompute } = await import("./compute.ts");
+  using base = openLibvulkan();
+  using vk = installLayers(base, { layers: [myLayer] });
+  console.log(`${runCompute(vk as never, { count: 1 << 20 }).wrong} wrong values`);
+}
