@@ -263,11 +263,6 @@ export class SurfaceTable implements Disposable {
     return container;
   }
 
-  /** Every live container. */
-  values(): IterableIterator<SurfaceContainer> {
-    return this.#surfaces.values();
-  }
-
   /** Frees every container (instance destruction). */
   dispose(): void {
     for (const c of this.#surfaces.values()) c.free();
