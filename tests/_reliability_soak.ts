@@ -80,6 +80,11 @@ export interface SoakOptions {
    * figures show the loader's own per-cycle memory, without dlopen/dlclose churn.
    */
   hold?: boolean;
+  /**
+   * Instead of whole cycles, call `vkEnumeratePhysicalDevices` (count, then fill) on the held instance:
+   * isolates the loader's per-call memory of one instance-level trampoline. Implies `hold`.
+   */
+  enumerateOnly?: boolean;
   /** Called every `every` cycles with the cycle number and RSS in bytes. */
   progress?: (cycle: number, rss: number) => void;
   every?: number;
@@ -211,7 +216,7 @@ export function cycle(vk: SoakCommands, layers: readonly string[] = []): string 
  */
 export function soak(vk: SoakCommands, options: SoakOptions): SoakReport {
   let held: Deno.PointerValue = null;
-  if (options.hold) {
+  if (options.hold || options.enumerateOnly) {
     using arena = new Arena();
     const slot = new BigUint64Array(new ArrayBuffer(8));
     check(
@@ -225,13 +230,13 @@ export function soak(vk: SoakCommands, options: SoakOptions): SoakReport {
     held = Deno.UnsafePointer.create(slot[0]!);
   }
   try {
-    return soakLoop(vk, options);
+    return soakLoop(vk, options, held);
   } finally {
     if (held !== null) vk.vkDestroyInstance(held, null);
   }
 }
 
-function soakLoop(vk: SoakCommands, options: SoakOptions): SoakReport {
+function soakLoop(vk: SoakCommands, options: SoakOptions, held: Deno.PointerValue): SoakReport {
   const samples: [number, number][] = [];
   gc();
   const rssStart = rss();
@@ -243,7 +248,11 @@ function soakLoop(vk: SoakCommands, options: SoakOptions): SoakReport {
   let t0 = performance.now();
   const every = options.every ?? Math.max(1, Math.floor(options.cycles / 50));
   for (let i = 1; i <= options.cycles; i++) {
-    device = cycle(vk, options.layers);
+    if (options.enumerateOnly) {
+      device = `${
+        enumerate(vk.vkEnumeratePhysicalDevices, [held], { name: "vkEnumeratePhysicalDevices" }).length
+      } device(s)`;
+    } else device = cycle(vk, options.layers);
     if (i === options.warmup) {
       gc();
       rssAfterWarmup = rss();

@@ -71,7 +71,7 @@ function soakRow(s: SoakOutput): string {
   const layers = s.layers.length > 0 ? s.layers.join(", ") : "none";
   const leaked = s.countsAfterDispose;
   const steady = JSON.stringify(s.countsEnd) === JSON.stringify(s.countsAfterWarmup) ? "same" : "differ";
-  return `| ${s.loader} | ${s.device.replace(/ \(.*/, "")} | ${layers}${
+  return `| ${s.loader}${s.label ? ` (${s.label})` : ""} | ${s.device.replace(/ \(.*/, "")} | ${layers}${
     s.hold ? " (held)" : ""
   } | ${s.cycles} | ${s.warmup} | ` +
     `${s.msPerCycle.toFixed(1)} | ${mib(s.rssAfterWarmup)} | ${mib(s.rssEnd)} | **${mib(s.growth)}** | ` +

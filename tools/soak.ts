@@ -11,7 +11,13 @@
  *
  * Options: `--loader=vkdeno|libvulkan`, `--cycles=N`, `--warmup=N` (default 10% of cycles, at least 50),
  * `--layer=NAME` (repeatable), `--driver=PATH` (a manifest; default lavapipe's), `--json` (one JSON line),
- * `--hold` (keep one more instance alive throughout, so drivers stay loaded: the loader's own growth).
+ * `--hold` (keep one more instance alive throughout, so drivers stay loaded: the loader's own growth),
+ * `--enumerate` (each "cycle" is one `vkEnumeratePhysicalDevices` count+fill on the held instance),
+ * `--label=TEXT` (kept in the output, e.g. the V8 flags used: the report shows it).
+ *
+ * V8 grows its young generation (up to 3 x 16 MiB by default) when a program allocates fast, and keeps it:
+ * that shows as resident growth in the first thousands of cycles. `--v8-flags=--max-semi-space-size=1`
+ * holds it at its minimum, so what remains is the loader's own.
  * Host implicit layers are disabled (`VK_LOADER_LAYERS_DISABLE=~implicit~`) so the figures are the
  * loader's own. Without `--v8-flags=--expose-gc` the RSS figures include garbage not yet collected.
  *
@@ -30,6 +36,8 @@ interface Args {
   driver: string;
   json: boolean;
   hold: boolean;
+  enumerate: boolean;
+  label: string;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -41,6 +49,8 @@ function parseArgs(argv: readonly string[]): Args {
     driver: LAVAPIPE,
     json: false,
     hold: false,
+    enumerate: false,
+    label: "",
   };
   for (const a of argv) {
     const [key, value = ""] = a.replace(/^--/, "").split("=", 2) as [string, string?];
@@ -51,6 +61,8 @@ function parseArgs(argv: readonly string[]): Args {
     else if (key === "driver") args.driver = value;
     else if (key === "json") args.json = true;
     else if (key === "hold") args.hold = true;
+    else if (key === "enumerate") args.enumerate = true;
+    else if (key === "label") args.label = value;
     else throw new TypeError(`Unknown option "${a}"`);
   }
   if (!Number.isInteger(args.cycles) || args.cycles <= 0) {
@@ -69,6 +81,7 @@ export interface SoakOutput extends SoakReport {
   loader: string;
   layers: string[];
   hold: boolean;
+  label: string;
   countsBefore: ReturnType<typeof resourceCounts>;
   countsAfterDispose: ReturnType<typeof resourceCounts>;
   gcExposed: boolean;
@@ -109,6 +122,7 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
       warmup: args.warmup,
       layers: args.layers,
       hold: args.hold,
+      enumerateOnly: args.enumerate,
       progress: args.json ? undefined : (i, rss) => console.error(`cycle ${i}: rss ${mib(rss)}`),
     });
   } finally {
@@ -119,6 +133,7 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
     loader: args.loader,
     layers: args.layers,
     hold: args.hold,
+    label: args.label,
     countsBefore,
     countsAfterDispose: resourceCounts(),
     gcExposed: typeof (globalThis as { gc?: unknown }).gc === "function",
