@@ -30,7 +30,6 @@ import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } fr
 import {
   driverCreateInfo,
   DriverInstance,
-  ENUMERATE_PORTABILITY_BIT,
   type InstanceCreateInfo,
   readInstanceCreateInfo,
 } from "./driver_instance.ts";
@@ -38,6 +37,7 @@ import { emulation } from "./emulation.ts";
 import { LoaderInstance } from "./instance.ts";
 import { Logger } from "./log.ts";
 import { readDevicePolicy } from "./device_order.ts";
+import { decidePortability, portabilityError } from "./portability.ts";
 import { recordOf } from "./device_policy.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
@@ -251,26 +251,26 @@ export class Loader implements Disposable {
     }
     const devicePolicy = readDevicePolicy(this.env);
     this.log.logAll(devicePolicy.messages);
-    const portability = (info.flags & ENUMERATE_PORTABILITY_BIT) !== 0 &&
-      info.extensions.includes("VK_KHR_portability_enumeration");
     const discovery = discoverDrivers(this.env);
     this.log.logAll(discovery.messages);
-    const manifests = discovery.drivers.filter((m) => {
-      if (!m.isPortabilityDriver || portability) return true;
-      this.log.warn(
-        `Driver "${m.fileName}" is a portability driver and the application did not ask for portability enumeration: skipping it`,
-        "driver",
-      );
-      return false;
+    // VK_KHR_portability_enumeration: portability drivers only when the application asked for them.
+    const portability = decidePortability(discovery.drivers, {
+      flags: info.flags,
+      enabledExtensions: info.extensions,
     });
-    const held = acquireDrivers(manifests, this.log);
+    this.log.logAll(portability.messages);
+    const held = acquireDrivers(portability.used, this.log);
     const fail = (result: number, text: string) => {
       this.log.error(text);
       held.forEach(releaseDriver);
       layers.release();
       return result;
     };
-    if (held.length === 0) return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
+    if (held.length === 0) {
+      const onlyPortability = portability.used.length === 0 ? portabilityError(portability) : undefined;
+      if (onlyPortability) return fail(onlyPortability.code, onlyPortability.message);
+      return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
+    }
     const offered = this.instanceExtensions(held).map((e) => e.name);
     const missing = layers.unsupportedExtension(info.extensions, offered, "instance");
     if (missing !== undefined) {

@@ -179,3 +179,21 @@ Deno.test("vkEnumerateInstanceVersion gives the loader's version", async () => {
   assertEquals(l.vk.vkEnumerateInstanceVersion(v.pointer), 0);
   assertEquals([v.read() >>> 22, (v.read() >>> 12) & 0x3ff], [1, 4]);
 });
+
+Deno.test("portability drivers are used only with the flag and VK_KHR_portability_enumeration", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "moltenish", instanceExtensions: ["VK_KHR_portability_enumeration"] }, {
+    manifest: { isPortabilityDriver: true },
+  });
+  using l = load(env.snapshot());
+  const plain = createInstance(l);
+  assertEquals(plain.result, VK_ERROR_INCOMPATIBLE_DRIVER);
+  assert(l.lines.some((x) => x.includes("moltenish.json") && x.includes("portability")), l.lines.join("\n"));
+  assertEquals(createInstance(l, { flags: 1 }).result, VK_ERROR_INCOMPATIBLE_DRIVER);
+  assertEquals(calls(env.callLog(), "vkCreateInstance"), []);
+  const asked = createInstance(l, { flags: 1, extensions: ["VK_KHR_portability_enumeration"] });
+  assertEquals(asked.result, 0);
+  const line = fields(calls(env.callLog(), "vkCreateInstance")[0]!);
+  assertEquals([line.flags, line.exts], ["0x1", "VK_KHR_portability_enumeration"]);
+  l.vk.vkDestroyInstance(asked.instance, null);
+});
