@@ -2,11 +2,10 @@
  * The loader-owned `VkInstance`: a native object whose first word is the instance dispatch table, the
  * drivers' instances behind it, and its physical devices.
  *
- * The instance chain is a list of links whose top fills the dispatch table. Without layers the list is
- * only the terminator link ({@linkcode InstanceLink}); the layers issue puts layer links above it and
- * fills the table from the first layer's `vkGetInstanceProcAddr`, while the terminator link stays the
- * bottom (its `vkCreateInstance` returns this same handle, as the Khronos loader's does, so layers can
- * key on its first word).
+ * The instance chain: the active layers (chain/layer_instance.ts, an empty chain when none are active)
+ * above the terminator link ({@linkcode InstanceLink}, the loader's terminators). The dispatch table is
+ * filled from the top of the chain; the terminator's `vkCreateInstance` leaves this same handle in
+ * `*pInstance`, as the Khronos loader's does, so layers can key on its first word.
  *
  * @module
  */

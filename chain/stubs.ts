@@ -123,8 +123,8 @@ export class ChainStubs {
 let shared: ChainStubs | undefined;
 
 /**
- * The process's chain stubs, loaded on first use. `VKDENO_NATIVE_STUBS=0` in the first caller's
- * options forces the `UnsafeFnPointer` fallback.
+ * The process's chain stubs, loaded on first use. The first caller's `native: false` forces the
+ * `UnsafeFnPointer` fallback for the whole process (later callers share what was loaded).
  *
  * @example Usage
  * ```ts
