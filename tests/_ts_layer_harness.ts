@@ -61,11 +61,46 @@ export function referenceLoaderEnv(dir: string): Record<string, string> {
   };
 }
 
-/** Sets `vars` in the process environment (the reference loader reads it) and returns an undo. */
-export function setEnv(vars: Record<string, string>): () => void {
-  const old = Object.fromEntries(Object.keys(vars).map((k) => [k, Deno.env.get(k)]));
-  for (const [k, v] of Object.entries(vars)) Deno.env.set(k, v);
-  return () => {
-    for (const [k, v] of Object.entries(old)) v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
-  };
+const CHILD = "VKDENO_TS_LAYER_CHILD";
+
+/**
+ * A test that runs on the reference loader, which reads the process environment: the test re-runs its
+ * own file in a child `deno test` filtered to itself, with {@linkcode referenceLoaderEnv} (plus `extra`)
+ * set there, so no other test running in parallel sees those variables. `body` gets the temp folder
+ * holding the test's manifests (removed afterwards).
+ */
+export function referenceLoaderTest(
+  name: string,
+  meta: ImportMeta,
+  body: (dir: string) => void | Promise<void>,
+  extra: (dir: string) => Record<string, string> = () => ({}),
+): void {
+  Deno.test(name, async () => {
+    if (Deno.env.get(CHILD) === name) {
+      await body(Deno.env.get(`${CHILD}_DIR`)!);
+      return;
+    }
+    const dir = Deno.makeTempDirSync({ prefix: "ts_layer_" });
+    try {
+      const escaped = name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+      const child = await new Deno.Command(Deno.execPath(), {
+        args: ["test", "--allow-all", "--no-check", "--filter", `/^${escaped}$/`, meta.filename!],
+        env: {
+          ...referenceLoaderEnv(dir),
+          ...extra(dir),
+          [CHILD]: name,
+          [`${CHILD}_DIR`]: dir,
+          NO_COLOR: "1",
+        },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(child.stdout) + new TextDecoder().decode(child.stderr);
+      if (!child.success || !/ok \| 1 passed/.test(text)) {
+        throw new Error(`Child test "${name}" failed:\n${text}`);
+      }
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  });
 }

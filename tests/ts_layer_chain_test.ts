@@ -10,7 +10,7 @@ import { defineLayer, type LayerMessage } from "../layers/layer.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { installShim, referenceLoaderEnv, setEnv } from "./_ts_layer_harness.ts";
+import { installShim, referenceLoaderTest } from "./_ts_layer_harness.ts";
 
 const COMPUTE_CALLS = [
   "vkCreateInstance",
@@ -45,45 +45,43 @@ function recorder(tag: string, log: string[], onCall?: (command: string) => void
   });
 }
 
-Deno.test("a TS layer above and one below the Khronos validation layer both see the compute example's calls", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_chain_" });
-  const log: string[] = [];
-  const messages: LayerMessage[] = [];
-  let mapsAtCreateDevice = "";
-  const below = recorder("below", log, (command) => {
-    // The validation layer is unloaded with the instance: look while the chain is alive.
-    if (command === "vkCreateDevice") mapsAtCreateDevice = Deno.readTextFileSync("/proc/self/maps");
-  });
-  const bridge = new NativeLayerBridge([below], { onMessage: (m) => void messages.push(m) });
-  const shim = installShim(dir, "VK_LAYER_VKDENO_test_below", bridge);
-  const undo = setEnv({
-    ...referenceLoaderEnv(dir),
-    VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_test_below",
-  });
-  try {
-    using base = openLibvulkan();
-    using vk = installLayers(base, { layers: [recorder("above", log)] });
-    const report = runCompute(vk as never, { count: 4096 });
-    assert.equal(report.wrong, 0);
-    assert.match(mapsAtCreateDevice, /libVkLayer_khronos_validation\.so/);
-    for (const tag of ["above", "below"]) {
-      const seen = log.filter((l) => l.startsWith(`${tag}:`)).map((l) => l.slice(tag.length + 1));
-      // Every call of the example, in the example's order.
-      assert.deepEqual(
-        seen.filter((c) => COMPUTE_CALLS.includes(c)).filter((c, i, a) => a.indexOf(c) === i),
-        COMPUTE_CALLS,
-      );
+referenceLoaderTest(
+  "a TS layer above and one below the Khronos validation layer both see the compute example's calls",
+  import.meta,
+  (dir) => {
+    const log: string[] = [];
+    const messages: LayerMessage[] = [];
+    let mapsAtCreateDevice = "";
+    const below = recorder("below", log, (command) => {
+      // The validation layer is unloaded with the instance: look while the chain is alive.
+      if (command === "vkCreateDevice") mapsAtCreateDevice = Deno.readTextFileSync("/proc/self/maps");
+    });
+    const bridge = new NativeLayerBridge([below], { onMessage: (m) => void messages.push(m) });
+    const shim = installShim(dir, "VK_LAYER_VKDENO_test_below", bridge);
+    try {
+      using base = openLibvulkan();
+      using vk = installLayers(base, { layers: [recorder("above", log)] });
+      const report = runCompute(vk as never, { count: 4096 });
+      assert.equal(report.wrong, 0);
+      assert.match(mapsAtCreateDevice, /libVkLayer_khronos_validation\.so/);
+      for (const tag of ["above", "below"]) {
+        const seen = log.filter((l) => l.startsWith(`${tag}:`)).map((l) => l.slice(tag.length + 1));
+        // Every call of the example, in the example's order.
+        assert.deepEqual(
+          seen.filter((c) => COMPUTE_CALLS.includes(c)).filter((c, i, a) => a.indexOf(c) === i),
+          COMPUTE_CALLS,
+        );
+      }
+      // Each call reaches the top layer before the link below the validation layer.
+      for (const command of ["vkCreateDevice", "vkCmdDispatch", "vkQueueSubmit"]) {
+        assert.ok(log.indexOf(`above:${command}`) < log.indexOf(`below:${command}`), command);
+      }
+      assert.deepEqual(bridge.live, { instances: 0, devices: 0 });
+      assert.deepEqual(messages, []);
+    } finally {
+      bridge.dispose();
+      shim.close();
     }
-    // Each call reaches the top layer before the link below the validation layer.
-    for (const command of ["vkCreateDevice", "vkCmdDispatch", "vkQueueSubmit"]) {
-      assert.ok(log.indexOf(`above:${command}`) < log.indexOf(`below:${command}`), command);
-    }
-    assert.deepEqual(bridge.live, { instances: 0, devices: 0 });
-    assert.deepEqual(messages, []);
-  } finally {
-    undo();
-    bridge.dispose();
-    shim.close();
-    Deno.removeSync(dir, { recursive: true });
-  }
-});
+  },
+  () => ({ VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_test_below" }),
+);

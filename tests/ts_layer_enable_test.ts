@@ -9,44 +9,38 @@ import { check, writeStruct } from "../ffi/structs.ts";
 import { loadLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { referenceLoaderEnv, setEnv } from "./_ts_layer_harness.ts";
+import { referenceLoaderTest } from "./_ts_layer_harness.ts";
 
 type P = Deno.PointerValue;
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;
 
-function withReferenceLoader(body: (base: ReturnType<typeof openLibvulkan>, dir: string) => void): void {
-  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_enable_" });
-  const undo = setEnv(referenceLoaderEnv(dir));
-  try {
-    using base = openLibvulkan();
-    body(base, dir);
-  } finally {
-    undo();
-    Deno.removeSync(dir, { recursive: true });
-  }
-}
-
-Deno.test("a TS layer named in ppEnabledLayerNames is enabled and its name kept from the loader", () => {
-  withReferenceLoader((base) => {
-    const lines: string[] = [];
-    using vk = installLayers(base, { output: (l) => void lines.push(l) });
-    using arena = new Arena();
-    const pInstance = arena.pointer(arena.alloc(8));
-    const info = writeStruct(arena, "VkInstanceCreateInfo", {
-      ppEnabledLayerNames: ["VK_LAYER_VKDENO_api_dump"],
-    });
-    // The reference loader would answer VK_ERROR_LAYER_NOT_PRESENT (-6) if it saw the name.
-    check((vk as unknown as Commands).vkCreateInstance!(info, null, pInstance), "vkCreateInstance");
-    const instance = readPointer(pInstance, 0);
-    (vk as unknown as Commands).vkDestroyInstance!(instance, null);
-    assert.deepEqual(vk.chassis.layers.map((l) => l.name), ["VK_LAYER_VKDENO_api_dump"]);
-    assert.deepEqual(lines.map((l) => l.split("(")[0]), ["vkCreateInstance", "vkDestroyInstance"]);
-  });
-});
+referenceLoaderTest(
+  "a TS layer named in ppEnabledLayerNames is enabled and its name kept from the loader",
+  import.meta,
+  () => {
+    {
+      using base = openLibvulkan();
+      const lines: string[] = [];
+      using vk = installLayers(base, { output: (l) => void lines.push(l) });
+      using arena = new Arena();
+      const pInstance = arena.pointer(arena.alloc(8));
+      const info = writeStruct(arena, "VkInstanceCreateInfo", {
+        ppEnabledLayerNames: ["VK_LAYER_VKDENO_api_dump"],
+      });
+      // The reference loader would answer VK_ERROR_LAYER_NOT_PRESENT (-6) if it saw the name.
+      check((vk as unknown as Commands).vkCreateInstance!(info, null, pInstance), "vkCreateInstance");
+      const instance = readPointer(pInstance, 0);
+      (vk as unknown as Commands).vkDestroyInstance!(instance, null);
+      assert.deepEqual(vk.chassis.layers.map((l) => l.name), ["VK_LAYER_VKDENO_api_dump"]);
+      assert.deepEqual(lines.map((l) => l.split("(")[0]), ["vkCreateInstance", "vkDestroyInstance"]);
+    }
+  },
+);
 
 Deno.test("TS layers named in VK_INSTANCE_LAYERS are enabled in order; other names are left to the loader", () => {
-  withReferenceLoader((base) => {
+  {
+    const base = { vkCmdDraw: () => {} };
     using vk = installLayers(base, {
       env: {
         vars: {
@@ -60,7 +54,7 @@ Deno.test("TS layers named in VK_INSTANCE_LAYERS are enabled in order; other nam
       "VK_LAYER_VKDENO_object_lifetimes",
       "VK_LAYER_VKDENO_draw_stats",
     ]);
-  });
+  }
 });
 
 Deno.test("a layer manifest whose library_path names a .ts module loads that module as a TS layer", async () => {

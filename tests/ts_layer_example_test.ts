@@ -8,7 +8,7 @@ import { myLayer } from "../examples/my_layer.ts";
 import type { LayerMessage } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { referenceLoaderEnv, setEnv } from "./_ts_layer_harness.ts";
+import { referenceLoaderTest } from "./_ts_layer_harness.ts";
 
 Deno.test("my_layer skips an empty dispatch and reports it", () => {
   const calls: number[] = [];
@@ -27,19 +27,18 @@ Deno.test("my_layer skips an empty dispatch and reports it", () => {
   ]);
 });
 
-Deno.test("my_layer counts the compute example's dispatches and times its submission", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_example_" });
-  const undo = setEnv(referenceLoaderEnv(dir));
-  const lines: string[] = [];
-  try {
-    using base = openLibvulkan();
-    using vk = installLayers(base, { layers: [myLayer], output: (l) => void lines.push(l) });
-    assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
-  } finally {
-    undo();
-    Deno.removeSync(dir, { recursive: true });
-  }
-  assert.equal(lines.length, 2);
-  assert.equal(lines[0], "1 dispatches");
-  assert.match(lines[1]!, /^submit returned 0, idle [0-9.]+ ms later$/);
-});
+referenceLoaderTest(
+  "my_layer counts the compute example's dispatches and times its submission",
+  import.meta,
+  () => {
+    const lines: string[] = [];
+    {
+      using base = openLibvulkan();
+      using vk = installLayers(base, { layers: [myLayer], output: (l) => void lines.push(l) });
+      assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
+    }
+    assert.equal(lines.length, 2);
+    assert.equal(lines[0], "1 dispatches");
+    assert.match(lines[1]!, /^submit returned 0, idle [0-9.]+ ms later$/);
+  },
+);

@@ -9,16 +9,16 @@ import { allocStruct, check, enumerate, writeStruct } from "../ffi/structs.ts";
 import { type LayerMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { referenceLoaderEnv, setEnv } from "./_ts_layer_harness.ts";
+import { referenceLoaderTest } from "./_ts_layer_harness.ts";
 
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;
 
-Deno.test("object_lifetimes reports a use after destroy (skipping it) and a leaked buffer with its creating call", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_lifetimes_" });
-  const undo = setEnv(referenceLoaderEnv(dir));
-  const messages: LayerMessage[] = [];
-  try {
+referenceLoaderTest(
+  "object_lifetimes reports a use after destroy (skipping it) and a leaked buffer with its creating call",
+  import.meta,
+  () => {
+    const messages: LayerMessage[] = [];
     using base = openLibvulkan();
     using vk = installLayers(base, {
       layers: ["VK_LAYER_VKDENO_object_lifetimes"],
@@ -84,8 +84,5 @@ Deno.test("object_lifetimes reports a use after destroy (skipping it) and a leak
       }`,
     ]]);
     assert.equal(vk.chassis.state!.size, 0);
-  } finally {
-    undo();
-    Deno.removeSync(dir, { recursive: true });
-  }
-});
+  },
+);
