@@ -47,6 +47,7 @@ import {
   type InstanceLink,
   unwrapDeviceGroup,
 } from "./layer_nodes.ts";
+import { nativeSetLoaderData } from "./loader_data.ts";
 import type { Logger } from "./log.ts";
 
 const VK_SUCCESS = 0;
@@ -539,11 +540,13 @@ export class LayerChain implements Disposable {
   #instanceCallbacks(args: InstanceChainArgs) {
     const log = this.#log;
     const table = args.instanceTable;
-    const setInstanceLoaderData = this.#callbacks.create(SET_LOADER_DATA, (_instance, object) => {
-      if (object === null) return VK_ERROR_INITIALIZATION_FAILED;
-      writePointer(object, 0, table);
-      return VK_SUCCESS;
-    }, { name: "vkSetInstanceLoaderData", onError: VK_ERROR_INITIALIZATION_FAILED }).pointer;
+    // Native where possible: layers may call it from any thread (chain/loader_data.ts).
+    const setInstanceLoaderData = nativeSetLoaderData() ??
+      this.#callbacks.create(SET_LOADER_DATA, (_instance, object) => {
+        if (object === null) return VK_ERROR_INITIALIZATION_FAILED;
+        writePointer(object, 0, table);
+        return VK_SUCCESS;
+      }, { name: "vkSetInstanceLoaderData", onError: VK_ERROR_INITIALIZATION_FAILED }).pointer;
     const layerCreateDevice = this.#callbacks.create(
       LAYER_CREATE_DEVICE,
       (instance, physicalDevice, createInfo, allocator, pDevice, layerGipa, nextGdpa) => {
@@ -576,6 +579,9 @@ export class LayerChain implements Disposable {
   #setDeviceLoaderData: Deno.PointerValue = null;
 
   #deviceCallback(): Deno.PointerValue {
+    if (this.#setDeviceLoaderData !== null) return this.#setDeviceLoaderData;
+    // Native where possible: the device's first word is the loader's table (the terminator stamped it).
+    this.#setDeviceLoaderData = nativeSetLoaderData();
     if (this.#setDeviceLoaderData !== null) return this.#setDeviceLoaderData;
     this.#setDeviceLoaderData = this.#callbacks.create(SET_LOADER_DATA, (device, object) => {
       if (device === null || object === null) return VK_ERROR_INITIALIZATION_FAILED;

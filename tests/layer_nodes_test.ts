@@ -46,6 +46,7 @@ import {
   VK_LOADER_FEATURES,
   VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK,
 } from "../chain/layer_nodes.ts";
+import { nativeSetLoaderData } from "../chain/loader_data.ts";
 import { buildTestLibrary } from "./c/build.ts";
 
 const libPath = await buildTestLibrary("layer_iface");
@@ -323,4 +324,20 @@ Deno.test("unwrapDeviceGroup returns the chain itself when there is no device gr
   using arena = new Arena();
   const features = writeStruct(arena, "VkPhysicalDeviceFeatures2", {});
   assertEquals(hex(unwrapDeviceGroup(arena, features, () => null)), hex(features));
+});
+
+Deno.test({
+  name: "the native vkSet*LoaderData copies the handle's dispatch word into the object; null gives -3",
+  ignore: Deno.build.arch !== "x86_64",
+}, () => {
+  const fn = nativeSetLoaderData();
+  assert(fn !== null);
+  assertStrictEquals(nativeSetLoaderData(), fn);
+  const call = new Deno.UnsafeFnPointer(fn, { parameters: ["pointer", "pointer"], result: "i32" } as const);
+  const handle = new BigUint64Array([0x7f00_1234_5678n, 1n]);
+  const object = new BigUint64Array([0n, 2n]);
+  assertEquals(call.call(Deno.UnsafePointer.of(handle), Deno.UnsafePointer.of(object)), 0);
+  assertEquals([...object], [0x7f00_1234_5678n, 2n]);
+  assertEquals(call.call(null, Deno.UnsafePointer.of(object)), -3);
+  assertEquals(call.call(Deno.UnsafePointer.of(handle), null), -3);
 });

@@ -1,0 +1,111 @@
+/**
+ * A native `vkSetInstanceLoaderData` / `vkSetDeviceLoaderData`: copies the
+ * dispatch word of the handle a layer passes (the loader's table, which the
+ * loader stamped there) into the dispatchable object the layer made, and
+ * returns `VK_SUCCESS` (`VK_ERROR_INITIALIZATION_FAILED` for a null
+ * argument). Layers call it from whatever thread they run on, such as when a
+ * validation layer makes command buffers of its own inside a queue submit;
+ * a JavaScript callback called from a thread other than its isolate's
+ * crashes the process, so this one is machine code with no JavaScript in it.
+ *
+ * x86-64 only (elsewhere {@linkcode nativeSetLoaderData} is null and
+ * chain/layer_chain.ts keeps its `Deno.UnsafeCallback`s). The code is emitted
+ * into an ELF object by `ffi/elf.ts`, loaded from a memfd once per process
+ * and never unloaded: layers may keep the pointer.
+ *
+ * @example Usage
+ * ```ts
+ * import { nativeSetLoaderData } from "./loader_data.ts";
+ * const fn = nativeSetLoaderData();
+ * console.log(fn === null || Deno.UnsafePointer.value(fn) !== 0n); // true
+ * ```
+ *
+ * @module
+ */
+
+import { emitStubObject, STUB_SIZE } from "../ffi/elf.ts";
+import { cstringBuffer, libcSymbols, RTLD_LOCAL, RTLD_NOW } from "../ffi/libc.ts";
+
+const SYMBOL = "vkdeno_set_loader_data";
+
+/**
+ * `test rdi,rdi; jz fail; test rsi,rsi; jz fail; mov rax,[rdi]; mov [rsi],rax;
+ * xor eax,eax; ret; fail: mov eax,-3; ret` (25 bytes: two stub slots).
+ */
+const X86_64_CODE = new Uint8Array([
+  0x48,
+  0x85,
+  0xff,
+  0x74,
+  0x0e,
+  0x48,
+  0x85,
+  0xf6,
+  0x74,
+  0x09,
+  0x48,
+  0x8b,
+  0x07,
+  0x48,
+  0x89,
+  0x06,
+  0x31,
+  0xc0,
+  0xc3,
+  0xb8,
+  0xfd,
+  0xff,
+  0xff,
+  0xff,
+  0xc3,
+]);
+
+let loaded: { fn: Deno.PointerValue; keep: unknown } | undefined;
+
+/**
+ * The native function's address, loaded on first use; null where it cannot
+ * be made (not x86-64 Linux, or loading failed).
+ *
+ * @example Usage
+ * ```ts
+ * import { nativeSetLoaderData } from "./loader_data.ts";
+ * console.log(nativeSetLoaderData() === nativeSetLoaderData()); // true
+ * ```
+ */
+export function nativeSetLoaderData(): Deno.PointerValue {
+  if (loaded) return loaded.fn;
+  loaded = { fn: null, keep: undefined };
+  if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return null;
+  try {
+    const { bytes, textAddress } = emitStubObject([SYMBOL, `${SYMBOL}_tail`], "x86_64");
+    if (X86_64_CODE.length > 2 * STUB_SIZE) throw new RangeError("set-loader-data code does not fit");
+    bytes.fill(0xcc, textAddress, textAddress + 2 * STUB_SIZE);
+    bytes.set(X86_64_CODE, textAddress);
+    const libc = libcSymbols();
+    const fd = libc.memfd_create(cstringBuffer("vkdeno-loader-data"), 1 /* MFD_CLOEXEC */);
+    if (fd < 0) return null;
+    let done = 0;
+    while (done < bytes.length) {
+      const n = Number(
+        libc.write(fd, bytes.subarray(done) as Uint8Array<ArrayBuffer>, BigInt(bytes.length - done)),
+      );
+      if (n <= 0) break;
+      done += n;
+    }
+    if (done !== bytes.length) {
+      libc.close(fd);
+      return null;
+    }
+    // Never closed, and the fd stays open: glibc matches a reused "/proc/self/fd/N" by name.
+    const handle = libc.dlopen(cstringBuffer(`/proc/self/fd/${fd}`), RTLD_NOW | RTLD_LOCAL);
+    if (handle === null) {
+      libc.close(fd);
+      return null;
+    }
+    const fn = libc.dlsym(handle, cstringBuffer(SYMBOL));
+    loaded = { fn, keep: handle };
+    return fn;
+  } catch {
+    return null;
+  }
+}
