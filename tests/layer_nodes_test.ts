@@ -333,7 +333,10 @@ Deno.test({
   const fn = nativeSetLoaderData();
   assert(fn !== null);
   assertStrictEquals(nativeSetLoaderData(), fn);
-  const call = new Deno.UnsafeFnPointer(fn, { parameters: ["pointer", "pointer"], result: "i32" } as const);
+  const call = new Deno.UnsafeFnPointer(
+    fn as Deno.PointerObject<never>,
+    { parameters: ["pointer", "pointer"], result: "i32" } as const,
+  );
   const handle = new BigUint64Array([0x7f00_1234_5678n, 1n]);
   const object = new BigUint64Array([0n, 2n]);
   assertEquals(call.call(Deno.UnsafePointer.of(handle), Deno.UnsafePointer.of(object)), 0);
