@@ -118,11 +118,11 @@ export class Chassis implements Disposable {
   #disposed = false;
 
   /**
-   * A chassis over `next` (the next link, used by layers for calls they make) with `layers` added in
-   * order.
+   * A chassis over `next` (the next link: a command object, which layers call through) with `layers`
+   * added in order.
    */
-  constructor(layers: readonly TsLayer[], next: Dispatch, options: ChassisOptions = {}) {
-    this.#dispatch = next;
+  constructor(layers: readonly TsLayer[], next: object, options: ChassisOptions = {}) {
+    this.#dispatch = next as Dispatch;
     this.#options = options;
     for (const layer of layers) this.add(layer);
   }

@@ -25,6 +25,7 @@
  *
  * @module
  */
+import type { VulkanCommandName } from "../chain/vulkan.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import type { StateTracker } from "./state.ts";
 
@@ -34,9 +35,10 @@ export type VulkanCommand = (...args: any[]) => any;
 
 /**
  * The next link of the chain: every Vulkan command by its name (`vkCmdDraw`, aliases too), taking the
- * C parameter list as the loaders' command objects do.
+ * C parameter list as the loaders' command objects do. A command the next link does not have is
+ * `undefined` at run time.
  */
-export type Dispatch = { readonly [command: `vk${string}`]: VulkanCommand };
+export type Dispatch = { readonly [K in VulkanCommandName]: VulkanCommand };
 
 /** `VK_ERROR_VALIDATION_FAILED_EXT`: what a skipped command returning `VkResult` returns. */
 export const VK_ERROR_VALIDATION_FAILED_EXT = -1000011001;

@@ -12,7 +12,9 @@ import { referenceLoaderTest } from "./_ts_layer_harness.ts";
 
 Deno.test("my_layer skips an empty dispatch and reports it", () => {
   const calls: number[] = [];
-  const base = { vkCmdDispatch: (_cb: Deno.PointerValue, x: number) => void calls.push(x) };
+  const base = {
+    vkCmdDispatch: (_cb: Deno.PointerValue, x: number, _y: number, _z: number) => void calls.push(x),
+  };
   const messages: LayerMessage[] = [];
   using vk = installLayers(base, {
     layers: [myLayer],
