@@ -206,15 +206,9 @@ Deno.test("messengers made through the terminators get loader messages until des
   assertEquals(log.sinkCount, 0);
 });
 
-/** Until the loader core calls chain/layer_instance.ts this test waits (removed at integration). */
-const integrated = Deno.readTextFileSync(new URL("../chain/loader.ts", import.meta.url)).includes(
-  "layer_instance.ts",
-);
-
 Deno.test({
   name:
     "messengers in VkInstanceCreateInfo.pNext hear the loader during vkCreateInstance and vkDestroyInstance only",
-  ignore: !integrated,
 }, async () => {
   await using env = await MockEnvironment.create();
   await env.addDriver({ name: "drv" });

@@ -56,13 +56,8 @@ function extensionNames(l: Loaded, fn: (count: P, props: P) => number): { result
   return { result, names: Array.from({ length: count.read() }, (_, i) => readName(props, i, 260)) };
 }
 
-/** Until the loader core calls chain/layer_instance.ts these tests wait (removed at integration). */
-const integrated = Deno.readTextFileSync(new URL("../chain/loader.ts", import.meta.url)).includes(
-  "layer_instance.ts",
-);
-
 function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ignore: !integrated, fn });
+  Deno.test({ name, fn });
 }
 
 function live() {
@@ -425,14 +420,9 @@ test("device layers are deprecated: a differing VkDeviceCreateInfo.ppEnabledLaye
   l.vk.vkDestroyInstance(instance, null);
 });
 
-/** The terminator's device extension check lands with the layer integration of chain/terminator.ts. */
-const deviceExtensionsIntegrated = Deno.readTextFileSync(new URL("../chain/terminator.ts", import.meta.url))
-  .includes("driverDeviceCreateInfo");
-
 Deno.test({
   name:
     "a layer's device extension: enabled without the driver seeing it, its command found through vkGetDeviceProcAddr",
-  ignore: !integrated || !deviceExtensionsIntegrated,
 }, async () => {
   await using env = await MockEnvironment.create();
   await env.addDriver({ name: "drv" });

@@ -21,11 +21,7 @@ const has = (path: string) => {
     return false;
   }
 };
-/** Until the loader core calls chain/layer_instance.ts these tests wait (removed at integration). */
-const integrated = Deno.readTextFileSync(new URL("../chain/loader.ts", import.meta.url)).includes(
-  "layer_instance.ts",
-);
-const ignore = !integrated || !has(LAVAPIPE) ||
+const ignore = !has(LAVAPIPE) ||
   !has("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json");
 
 /** The environment of a child process: nothing of ours leaks in except PATH and HOME. */
