@@ -68,6 +68,8 @@ export class LoaderDevice {
   enabledExtensions: ReadonlySet<string> = new Set();
   /** Slots the chain filled with a real function. */
   readonly supported: Set<number> = new Set();
+  /** The top of the device chain's `vkGetDeviceProcAddr` and the handle it knows (set by the trampoline). */
+  top: { getDeviceProcAddr: (name: string) => Deno.PointerValue } | undefined;
   /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
   readonly driverGetDeviceProcAddr: Deno.PointerValue;
   #gdpa: Deno.UnsafeFnPointer<typeof GDPA_DEF> | undefined;

@@ -376,11 +376,9 @@ export class Loader implements Disposable {
     ld.addAlias(device);
     if (getDeviceProcAddr === null) return VK.ERROR_INITIALIZATION_FAILED;
     const gdpa = fnFromPointer(getDeviceProcAddr, GDPA_DEF);
-    ld.fillTable(
-      this.stubs.errorFunction,
-      (name) => gdpa.call(device, cstringBuffer(name)),
-      unknownDeviceSlots(),
-    );
+    const top = (name: string) => gdpa.call(device, cstringBuffer(name));
+    ld.top = { getDeviceProcAddr: top };
+    ld.fillTable(this.stubs.errorFunction, top, unknownDeviceSlots());
     return VK.SUCCESS;
   }
 
@@ -679,7 +677,8 @@ export class Loader implements Disposable {
       case "device_table":
         return ld.supported.has(answer.info.index) ? ld.table.get(answer.info.index) : null;
       case "unknown":
-        return ld.driverProcAddr(name);
+        // Names the tables do not know: the top of the device chain answers (a layer's or the driver's).
+        return ld.top ? ld.top.getDeviceProcAddr(name) : ld.driverProcAddr(name);
       default:
         return null;
     }

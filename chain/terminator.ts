@@ -221,7 +221,19 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     if (!fn) return VK.ERROR_INITIALIZATION_FAILED;
     // The copies only have to live through the driver's call.
     using arena = new Arena();
-    const bare = withoutLoaderNodes(arena, pCreateInfo as P, "VkDeviceCreateInfo");
+    const requested = deviceCreateInfoExtensions(pCreateInfo as P);
+    const offered = driverDeviceExtensions(term);
+    const layers = term.instance.layers;
+    const missing = layers
+      ? layers.unsupportedExtension(requested, offered, "device")
+      : requested.find((e) => !offered.includes(e));
+    if (missing !== undefined) {
+      term.instance.log.error(
+        `vkCreateDevice: device extension "${missing}" is offered by neither driver "${d.name}" nor an enabled layer`,
+      );
+      return VK.ERROR_EXTENSION_NOT_PRESENT;
+    }
+    const bare = driverDeviceCreateInfo(arena, pCreateInfo as P, offered);
     const info = replaceGroupDevices(arena, bare, (h) => termPhysicalDevices.get(h)?.driverHandle);
     const result = fn(term.driverHandle, info, pAllocator, pDevice) as number;
     if (result < 0) {
@@ -258,7 +270,7 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
       return VK.ERROR_INITIALIZATION_FAILED;
     }
     const ld = new LoaderDevice(term.instance, term, device as Deno.PointerObject);
-    ld.enabledExtensions = new Set(deviceCreateInfoExtensions(pCreateInfo as P));
+    ld.enabledExtensions = new Set(requested);
     ld.stamp();
     pendingDevices.push(ld);
     return result;
@@ -348,6 +360,45 @@ export function withoutLoaderNodes(arena: Arena, pCreateInfo: P, struct: string)
   if (key(bare) === key(next)) return pCreateInfo;
   const copy = arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pCreateInfo, sizeOf(struct))));
   writeU64(copy, 8, key(bare));
+  return copy;
+}
+
+/** The device extensions a driver offers for one of its physical devices (NULL layer name). */
+export function driverDeviceExtensions(term: TermPhysicalDevice): string[] {
+  const fn = term.driverInstance.fn("vkEnumerateDeviceExtensionProperties");
+  if (!fn) return [];
+  const count = new Uint32Array(new ArrayBuffer(4));
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if ((fn(term.driverHandle, null, Deno.UnsafePointer.of(count), null) as number) < 0) return [];
+    const buf = new Uint8Array(new ArrayBuffer(Math.max(1, count[0]!) * 260));
+    const r = fn(term.driverHandle, null, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
+    if (r === VK.INCOMPLETE) continue;
+    if (r < 0) return [];
+    const out: string[] = [];
+    for (let i = 0; i < count[0]!; i++) {
+      const name = buf.subarray(i * 260, i * 260 + 256);
+      const end = name.indexOf(0);
+      out.push(new TextDecoder().decode(name.subarray(0, end < 0 ? 256 : end)));
+    }
+    return out;
+  }
+  return [];
+}
+
+/**
+ * What the driver's `vkCreateDevice` gets: the create info without the loader's layer nodes, and with
+ * only the device extensions the driver offers (the rest belong to layers, checked before).
+ */
+export function driverDeviceCreateInfo(arena: Arena, pCreateInfo: P, offered: readonly string[]): P {
+  const bare = withoutLoaderNodes(arena, pCreateInfo, "VkDeviceCreateInfo");
+  if (bare === null) return null;
+  const s = "VkDeviceCreateInfo";
+  const requested = deviceCreateInfoExtensions(bare);
+  const kept = requested.filter((e) => offered.includes(e));
+  if (kept.length === requested.length) return bare;
+  const copy = arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(bare, sizeOf(s))));
+  writeU32(copy, offsetOf(s, "enabledExtensionCount"), kept.length);
+  writeU64(copy, offsetOf(s, "ppEnabledExtensionNames"), key(arena.cstringArray(kept)));
   return copy;
 }
 
