@@ -567,3 +567,30 @@ test("pre-instance functions of enabled implicit layers wrap the global enumerat
   assertEquals(enumerateInstanceVersion(bare, Deno.UnsafePointer.of(version), loaderAnswer), 0);
   assertEquals(version[0], (1 << 22) | (4 << 12));
 });
+
+test("VK_LOADER_LAYERS_ENABLE forces a layer into the chain; VK_LOADER_LAYERS_DISABLE hides one from the app", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_forced" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_hidden" });
+  await env.addLayer({ name: "VK_LAYER_MOCK_quiet" }, { implicit: true });
+  {
+    using l = load(env.snapshot({ VK_LOADER_LAYERS_ENABLE: "*forced" }));
+    const { result, instance } = createInstance(l);
+    assertEquals(result, 0);
+    assertEquals(order(env, "vkCreateInstance"), ["VK_LAYER_MOCK_quiet", "VK_LAYER_MOCK_forced", "drv"]);
+    l.vk.vkDestroyInstance(instance, null);
+  }
+  env.clearCallLog();
+  {
+    using l = load(env.snapshot({ VK_LOADER_LAYERS_DISABLE: "~implicit~,VK_LAYER_MOCK_hidden" }));
+    assertEquals(createInstance(l, { layers: ["VK_LAYER_MOCK_hidden"] }).result, VK_ERROR_LAYER_NOT_PRESENT);
+    const { result, instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_forced"] });
+    assertEquals(result, 0);
+    assertEquals(order(env, "vkCreateInstance"), ["VK_LAYER_MOCK_forced", "drv"]);
+    assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateInstanceLayerProperties(c, p)), [
+      "VK_LAYER_MOCK_forced",
+    ]);
+    l.vk.vkDestroyInstance(instance, null);
+  }
+});
