@@ -165,3 +165,18 @@ Deno.test("the device table lists what the device provides, extension commands o
   t.l.vk.vkDestroyDevice(plain.device, null);
   t.l.vk.vkDestroyDevice(withSwapchain.device, null);
 });
+
+Deno.test("a device extension no driver or layer offers fails before the driver is called", async () => {
+  using t = await setup({ physicalDevices: [{ extensions: ["VK_KHR_swapchain"] }] });
+  t.env.clearCallLog();
+  assertEquals(
+    createDevice(t.l, t.pd, { extensions: ["VK_KHR_swapchain", "VK_EXT_not_here"] }).result,
+    VK_ERROR_EXTENSION_NOT_PRESENT,
+  );
+  assertEquals(calls(t.env.callLog(), "vkCreateDevice"), []);
+  assert(t.l.lines.some((x) => x.includes('"VK_EXT_not_here"')));
+  const { result, device } = createDevice(t.l, t.pd, { extensions: ["VK_KHR_swapchain"] });
+  assertEquals(result, 0);
+  assertEquals(fields(calls(t.env.callLog(), "vkCreateDevice")[0]!).exts, "VK_KHR_swapchain");
+  t.l.vk.vkDestroyDevice(device, null);
+});
