@@ -30,7 +30,9 @@ import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
-import { findLayer } from "./registry.ts";
+import { findLayer, isModuleLayer } from "./registry.ts";
+
+export { isModuleLayer };
 
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;

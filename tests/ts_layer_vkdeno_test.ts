@@ -1,0 +1,124 @@
+/**
+ * TS layers on vkdeno's own loader (environment passed as a snapshot, lavapipe only): at the top of the
+ * chain over the `vk` command object, and, once the chain assembly loads `.ts` layer manifests (see the
+ * integration note in `layers/native.ts`), below the Khronos validation layer in vkdeno's native chain.
+ */
+import assert from "node:assert/strict";
+import { runCompute } from "../examples/compute.ts";
+import { defineLayer, type LayerMessage } from "../layers/layer.ts";
+import { loadLayerModules } from "../layers/registry.ts";
+import { installLayers } from "../layers/top.ts";
+import { Vulkan } from "../mod.ts";
+
+const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+function snapshot(vars: Record<string, string> = {}) {
+  return {
+    vars: { VK_DRIVER_FILES: LAVAPIPE, VK_LOADER_LAYERS_DISABLE: "~implicit~", ...vars },
+    elevated: false,
+  };
+}
+
+Deno.test("TS layers at the top of vkdeno's chain: compute runs, leaks none, commands not intercepted are vkdeno's own", () => {
+  using base = Vulkan.load({ env: snapshot() });
+  const messages: LayerMessage[] = [];
+  const lines: string[] = [];
+  using vk = installLayers(base, {
+    layers: ["VK_LAYER_VKDENO_object_lifetimes", "VK_LAYER_VKDENO_api_dump"],
+    output: (l) => void lines.push(l),
+    onMessage: (m) => void messages.push(m),
+    settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } },
+  });
+  assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
+  assert.deepEqual(messages, []);
+  const commands = lines.map((l) => (JSON.parse(l) as { command: string }).command);
+  for (
+    const c of ["vkCreateInstance", "vkCreateDevice", "vkCmdDispatch", "vkQueueSubmit", "vkDestroyInstance"]
+  ) {
+    assert.ok(commands.includes(c), c);
+  }
+  using idle = installLayers(base, {
+    layers: [
+      defineLayer({ name: "VK_LAYER_test_idle", description: "idle", create: () => ({ intercepts: {} }) }),
+    ],
+  });
+  assert.equal(idle.vkCmdSetLineWidth, base.vkCmdSetLineWidth);
+  assert.equal(idle.vkQueueSubmit, base.vkQueueSubmit);
+});
+
+const chainLoadsModules = Deno.readTextFileSync(new URL("../chain/layer_chain.ts", import.meta.url))
+  .includes("ModuleLayerLibrary");
+
+Deno.test({
+  name:
+    "a .ts layer manifest below the Khronos validation layer in vkdeno's chain sees the compute example's calls",
+  ignore: !chainLoadsModules,
+  fn: async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "ts_layer_vkdeno_" });
+    try {
+      Deno.writeTextFileSync(
+        `${dir}/below.ts`,
+        `export const calls = [];
+const hooks = {
+  preCallRecord(ctx) {
+    calls.push(ctx.command);
+    if (ctx.command === "vkCreateDevice") {
+      calls.push(/libVkLayer_khronos_validation/.test(Deno.readTextFileSync("/proc/self/maps")) ? "validation loaded" : "no validation");
+    }
+  },
+};
+const names = ["vkCreateInstance", "vkCreateDevice", "vkCmdDispatch", "vkQueueSubmit", "vkDestroyDevice"];
+export default {
+  name: "VK_LAYER_VKDENO_test_below",
+  description: "records calls",
+  create: () => ({ intercepts: Object.fromEntries(names.map((n) => [n, hooks])) }),
+};
+`,
+      );
+      Deno.writeTextFileSync(
+        `${dir}/below.json`,
+        JSON.stringify({
+          file_format_version: "1.2.0",
+          layer: {
+            name: "VK_LAYER_VKDENO_test_below",
+            type: "GLOBAL",
+            library_path: "./below.ts",
+            api_version: "1.3.0",
+            implementation_version: "1",
+            description: "a TS layer module",
+          },
+        }),
+      );
+      const env = snapshot({
+        VK_ADD_LAYER_PATH: dir,
+        VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_test_below",
+      });
+      assert.deepEqual((await loadLayerModules(env)).errors, []);
+      const { calls } = await import(`file://${dir}/below.ts`) as { calls: string[] };
+      using base = Vulkan.load({ env });
+      const above: string[] = [];
+      const hooks = { preCallRecord: (ctx: { command: string }) => void above.push(ctx.command) };
+      using vk = installLayers(base, {
+        layers: [defineLayer({
+          name: "VK_LAYER_test_above",
+          description: "records calls",
+          create: () => ({
+            intercepts: { vkCreateDevice: hooks, vkCmdDispatch: hooks, vkQueueSubmit: hooks },
+          }),
+        })],
+      });
+      assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
+      assert.deepEqual(above, ["vkCreateDevice", "vkCmdDispatch", "vkQueueSubmit"]);
+      assert.deepEqual(calls, [
+        "vkCreateInstance",
+        "vkCreateDevice",
+        "validation loaded",
+        "vkCmdDispatch",
+        "vkQueueSubmit",
+        "vkDestroyDevice",
+      ]);
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
