@@ -109,7 +109,10 @@ export function resolveUnknown(
     instance.log.debug(`Unknown physical-device function "${name}" takes slot ${slot}`);
     return { kind: "physical_device", slot };
   }
-  if (!instance.drivers.some((d) => d.procAddr(name) !== null)) return undefined;
+  // A device command when a driver knows the name, or the top of the instance chain (a layer's extension).
+  const answered = instance.drivers.some((d) => d.procAddr(name) !== null) ||
+    (instance.layers?.active === true && instance.layers.getInstanceProcAddr(name) !== null);
+  if (!answered) return undefined;
   if (deviceSlots.size >= UNKNOWN_DEVICE_SLOTS) {
     instance.log.error(`Exhausted the unknown device function array: cannot resolve "${name}"`);
     return undefined;
@@ -118,7 +121,13 @@ export function resolveUnknown(
   if (def) defs.set(slot, def);
   deviceSlots.set(name, slot);
   const empty = stubs.errorFunction;
-  for (const device of devices.values()) device.setSlot(slot, device.driverProcAddr(name), empty);
+  for (const device of new Set(devices.values())) {
+    device.setSlot(
+      slot,
+      device.top ? device.top.getDeviceProcAddr(name) : device.driverProcAddr(name),
+      empty,
+    );
+  }
   instance.log.debug(`Unknown device function "${name}" takes slot ${slot}`);
   return { kind: "device", slot };
 }

@@ -116,3 +116,23 @@ Deno.test("without vk_icdGetPhysicalDeviceProcAddr (interface 3) an unknown comm
   assertEquals(found?.kind, "device");
   l.vk.vkDestroyInstance(instance, null);
 });
+
+Deno.test("a layer's own device command, unknown to the tables, resolves through the top of the chain", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ physicalDevices: [{}] });
+  await env.addLayer({
+    name: "VK_LAYER_MOCK_unknown",
+    functionBase: 0x40000,
+    deviceExtensions: [{ name: "VK_MOCK_layer_device", entrypoints: ["vkMockLayerDeviceFn"] }],
+  });
+  using l = load(env.snapshot());
+  const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_unknown"] });
+  const [pd] = physicalDevices(l, instance);
+  const { result, device } = createDevice(l, pd!, { extensions: ["VK_MOCK_layer_device"] });
+  assertEquals(result, 0);
+  const fn = l.vk.getUnknownCommand("vkMockLayerDeviceFn", DEF);
+  assert(fn !== null);
+  assertEquals(fn(device, 4), 0x40000 + 0x200 + 4);
+  l.vk.vkDestroyDevice(device, null);
+  l.vk.vkDestroyInstance(instance, null);
+});
