@@ -25,7 +25,8 @@
  *
  * @module
  */
-import type { VulkanCommandName } from "../chain/vulkan.ts";
+// The same union mod.ts exports from chain/vulkan.ts, taken from its type-only file.
+import type { VulkanCommandName } from "../chain/_command_names.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import type { StateTracker } from "./state.ts";
 
