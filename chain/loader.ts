@@ -45,6 +45,7 @@ import {
   type CoreHooks,
   enumerateInstanceExtensions,
   enumerateInstanceLayers,
+  enumerateInstanceVersion,
   InstanceLayers,
 } from "./layer_instance.ts";
 import { findDevice, pendingDevices } from "./device.ts";
@@ -157,14 +158,17 @@ export class Loader implements Disposable {
 
   // ------------------------------------------------------------------------------------- global commands
 
-  /** `vkEnumerateInstanceVersion`: the loader's own version. */
+  /** `vkEnumerateInstanceVersion`: the loader's own version, unless an implicit layer's pre-instance hook answers. */
   enumerateInstanceVersion(pApiVersion: P): number {
     if (pApiVersion === null) {
       this.log.error("vkEnumerateInstanceVersion: pApiVersion is NULL");
       return VK.ERROR_OUT_OF_HOST_MEMORY;
     }
-    writeU32(pApiVersion, 0, HEADER_VERSION_COMPLETE);
-    return VK.SUCCESS;
+    // Enabled implicit layers' pre-instance functions may answer instead (LOADER_BEHAVIOUR.md LI09).
+    return enumerateInstanceVersion(this.env, pApiVersion, (p) => {
+      writeU32(p, 0, HEADER_VERSION_COMPLETE);
+      return VK.SUCCESS;
+    });
   }
 
   /** `vkEnumerateInstanceLayerProperties`: every available layer (chain/layer_instance.ts). */

@@ -197,3 +197,17 @@ Deno.test("portability drivers are used only with the flag and VK_KHR_portabilit
   assertEquals([line.flags, line.exts], ["0x1", "VK_KHR_portability_enumeration"]);
   l.vk.vkDestroyInstance(asked.instance, null);
 });
+
+Deno.test("an implicit layer's pre-instance vkEnumerateInstanceVersion answers for the loader", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver();
+  await env.addLayer({ name: "VK_LAYER_MOCK_version", preInstanceVersion: "1.1.0" }, { implicit: true });
+  using l = load(env.snapshot());
+  const v = u32Slot(l);
+  assertEquals(l.vk.vkEnumerateInstanceVersion(v.pointer), 0);
+  assertEquals([v.read() >>> 22, (v.read() >>> 12) & 0x3ff], [1, 1]);
+  using quiet = load(env.snapshot({ VK_MOCK_DISABLE_VK_LAYER_MOCK_version: "1" }));
+  const w = u32Slot(quiet);
+  assertEquals(quiet.vk.vkEnumerateInstanceVersion(w.pointer), 0);
+  assertEquals([w.read() >>> 22, (w.read() >>> 12) & 0x3ff], [1, 4]);
+});
