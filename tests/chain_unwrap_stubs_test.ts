@@ -1,0 +1,75 @@
+/**
+ * The unwrap stubs (ffi/unwrap_stubs.ts) the chain's physical-device objects rely on: their machine code,
+ * a two-level call (trampoline object -> terminator object -> C function) with no TypeScript in between,
+ * the same results through the UnsafeFnPointer fallback, and the error function for empty slots.
+ */
+
+import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
+import { DispatchTable } from "../ffi/dispatch.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { unwrapStubCode, UnwrapStubs } from "../ffi/unwrap_stubs.ts";
+
+const SETS = [
+  { prefix: "t_", tableOffset: 0, handleOffset: 8 },
+  { prefix: "u_", tableOffset: 8, handleOffset: 16 },
+];
+const DEF = { parameters: ["pointer", "u32"], result: "u32" } as const;
+
+Deno.test("x86-64 and aarch64 code: load the table, swap the handle, jump to the slot", () => {
+  assertEquals([...unwrapStubCode(3, 8, 16, "x86_64")], [
+    0x48,
+    0x8b,
+    0x47,
+    0x08, // mov rax,[rdi+8]
+    0x48,
+    0x8b,
+    0x7f,
+    0x10, // mov rdi,[rdi+16]
+    0xff,
+    0xa0,
+    0x18,
+    0x00,
+    0x00,
+    0x00, // jmp [rax+24]
+    0xcc,
+    0xcc,
+  ]);
+  const words = new Uint32Array(unwrapStubCode(3, 8, 16, "aarch64").buffer);
+  assertEquals([...words], [0xf9400410, 0xf9400800, 0xf9400e10, 0xd61f0200]);
+  assertThrows(() => unwrapStubCode(0, 4, 8, "x86_64"), RangeError);
+  assertThrows(() => unwrapStubCode(4096, 0, 8, "aarch64"), RangeError);
+});
+
+for (const native of [true, false]) {
+  Deno.test(`two-level unwrap reaches the function with the innermost handle (${native ? "native" : "fallback"})`, () => {
+    using callbacks = new CallbackRegistry();
+    const target = callbacks.create(DEF, (handle, x) => Number(Deno.UnsafePointer.value(handle)) + x, {
+      name: "target",
+      onError: 0,
+    });
+    using stubs = UnwrapStubs.load(["a", "b", "c"], SETS, { native });
+    if (native && !stubs.native) return; // another OS or architecture: the fallback run covers it
+    using driverTable = new DispatchTable(3);
+    driverTable.set(2, target.pointer);
+    using instanceTable = new DispatchTable(3);
+    instanceTable.set(2, stubs.address(1, 2, DEF));
+    const term = new BigUint64Array(new ArrayBuffer(24));
+    term.set([instanceTable.address, driverTable.address, 1000n]);
+    const tramp = new BigUint64Array(new ArrayBuffer(16));
+    tramp.set([instanceTable.address, BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(term)))]);
+    const call = stubs.bind(0, 2, DEF);
+    assertEquals(call(Deno.UnsafePointer.of(tramp), 5), 1005);
+    assertEquals(stubs.native, native);
+  });
+}
+
+Deno.test("empty slots hold the error function, which returns VK_ERROR_EXTENSION_NOT_PRESENT", () => {
+  using stubs = UnwrapStubs.load(["a"], SETS);
+  if (!stubs.native) return;
+  using table = new DispatchTable(1);
+  table.set(0, stubs.errorFunction);
+  const object = new BigUint64Array(new ArrayBuffer(16));
+  object.set([table.address, 0n]);
+  const call = stubs.bind(0, 0, { parameters: ["pointer"], result: "i32" });
+  assertEquals(call(Deno.UnsafePointer.of(object)), -7);
+});
