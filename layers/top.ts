@@ -21,14 +21,23 @@
  * @module
  */
 import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
-import { Arena, readCString, readPointer } from "../ffi/memory.ts";
-import { readStruct, writeStruct } from "../ffi/structs.ts";
+import { Arena, readCString } from "../ffi/memory.ts";
+import { readStruct } from "../ffi/structs.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
-import { findLayer, layersFromEnvironment } from "./registry.ts";
+import { findLayer, layersFromEnvironment, registeredLayers } from "./registry.ts";
+import {
+  fillExtensions,
+  fillLayers,
+  layerProperty,
+  namesOf,
+  readExtensions,
+  readLayers,
+  withNames,
+} from "./_enumerate.ts";
 
-const COMMAND_NAMES = Object.keys(COMMAND_INDEX).filter((name) => name !== "vkCreateInstance");
+const COMMAND_NAMES = Object.keys(COMMAND_INDEX);
 
 /** A loader command object: every Vulkan command by name, and maybe `deviceTable(device)`. */
 export type CommandObject = object;
@@ -113,16 +122,11 @@ export function installLayers<T extends CommandObject>(
   };
   const rewrap = () => {
     intercepted = chassis.intercepted();
-    // The host's own vkCreateInstance calls the chassis for it.
     Object.setPrototypeOf(host, buildTable(source, COMMAND_NAMES));
     for (const [table, wrapped] of tables) {
       Object.setPrototypeOf(wrapped, buildTable(table as Record<string, unknown>, Object.keys(table)));
     }
-    createInstance = chassis.intercepted().has("vkCreateInstance")
-      ? chassis.wrap("vkCreateInstance", () => source.vkCreateInstance as VulkanCommand)
-      : null;
   };
-  let createInstance: VulkanCommand | null = null;
   const enable = (layer: TsLayer | string) => {
     chassis.add(resolve(layer));
     rewrap();
@@ -137,23 +141,12 @@ export function installLayers<T extends CommandObject>(
   rewrap();
 
   const arena = new Arena();
-  // vkCreateInstance is always the host's: it takes the TS layer names out of ppEnabledLayerNames.
-  Object.defineProperty(host, "vkCreateInstance", {
-    configurable: true,
-    enumerable: true,
-    value: (pCreateInfo: Deno.PointerValue, pAllocator: Deno.PointerValue, pInstance: Deno.PointerValue) => {
-      let info = pCreateInfo;
-      if (pCreateInfo !== null) {
-        const names = enabledLayerNames(pCreateInfo);
-        const ours = names.filter((n) =>
-          options.available?.some((l) => l.name === n) || findLayer(n) !== undefined
-        );
-        if (ours.length > 0) {
-          for (const name of ours) if (!chassis.layers.some((l) => l.name === name)) enable(name);
-          info = withLayerNames(arena, pCreateInfo, names.filter((n) => !ours.includes(n)));
-        }
-      }
-      return (createInstance ?? (source.vkCreateInstance as VulkanCommand))(info, pAllocator, pInstance);
+  defineHostCommands(host, {
+    arena,
+    known: () => [...(options.available ?? []), ...registeredLayers()],
+    enabled: () => chassis.layers,
+    enable: (name) => {
+      if (!chassis.layers.some((l) => l.name === name)) enable(name);
     },
   });
   if (typeof source.deviceTable === "function") {
@@ -216,25 +209,88 @@ function forwardOthers(host: Record<string | symbol, unknown>, base: object): vo
   }
 }
 
-function enabledLayerNames(pCreateInfo: Deno.PointerObject): string[] {
-  const info = readStruct("VkInstanceCreateInfo", pCreateInfo);
-  const count = info.enabledLayerCount as number;
-  const list = info.ppEnabledLayerNames as Deno.PointerValue;
-  const out: string[] = [];
-  for (let i = 0; i < count && list !== null; i++) out.push(readCString(readPointer(list, i * 8)));
-  return out;
+interface HostState {
+  readonly arena: Arena;
+  /** Every TS layer that can be enabled by name. */
+  known(): readonly TsLayer[];
+  /** The enabled ones, in order. */
+  enabled(): readonly TsLayer[];
+  enable(name: string): void;
 }
 
-/** A copy of the create info with another layer list (the rest, pNext included, is shared). */
-function withLayerNames(arena: Arena, pCreateInfo: Deno.PointerObject, names: string[]): Deno.PointerObject {
-  const info = readStruct("VkInstanceCreateInfo", pCreateInfo);
-  const copy = writeStruct(arena, "VkInstanceCreateInfo", {
-    pNext: info.pNext as Deno.PointerValue,
-    flags: info.flags as number,
-    pApplicationInfo: info.pApplicationInfo as Deno.PointerValue,
-    enabledExtensionCount: info.enabledExtensionCount as number,
-    ppEnabledExtensionNames: info.ppEnabledExtensionNames as Deno.PointerValue,
-    ppEnabledLayerNames: names,
-  });
-  return copy;
+/**
+ * The host's own commands, in front of its table: TS layers are listed by the enumeration commands,
+ * enabled from `ppEnabledLayerNames`, and their names and extensions kept from the loader below.
+ */
+function defineHostCommands(host: Record<string | symbol, unknown>, state: HostState): void {
+  type P = Deno.PointerValue;
+  const next = (name: string) => (Object.getPrototypeOf(host) as Record<string, VulkanCommand>)[name]!;
+  const named = (pLayerName: P) =>
+    pLayerName === null ? undefined : state.known().find((l) => l.name === readCString(pLayerName));
+  const own = {
+    vkEnumerateInstanceLayerProperties(pCount: P, pProps: P): number {
+      const below = readLayers(next("vkEnumerateInstanceLayerProperties"), []);
+      const ours = state.known().filter((l, i, all) =>
+        all.findIndex((o) => o.name === l.name) === i && !below.some((b) => b.layerName === l.name)
+      );
+      return fillLayers(pCount, pProps, [...ours.map(layerProperty), ...below]);
+    },
+    vkEnumerateInstanceExtensionProperties(pLayerName: P, pCount: P, pProps: P): number {
+      const layer = named(pLayerName);
+      if (layer) return fillExtensions(pCount, pProps, layer.instanceExtensions ?? []);
+      return next("vkEnumerateInstanceExtensionProperties")(pLayerName, pCount, pProps);
+    },
+    vkEnumerateDeviceLayerProperties(physicalDevice: P, pCount: P, pProps: P): number {
+      const below = readLayers(next("vkEnumerateDeviceLayerProperties"), [physicalDevice]);
+      return fillLayers(pCount, pProps, [...state.enabled().map(layerProperty), ...below]);
+    },
+    vkEnumerateDeviceExtensionProperties(physicalDevice: P, pLayerName: P, pCount: P, pProps: P): number {
+      const layer = named(pLayerName);
+      if (layer) return fillExtensions(pCount, pProps, layer.deviceExtensions ?? []);
+      const below = readExtensions(next("vkEnumerateDeviceExtensionProperties"), [
+        physicalDevice,
+        pLayerName,
+      ]);
+      const ours = state.enabled().flatMap((l) => l.deviceExtensions ?? [])
+        .filter((e) => !below.some((b) => b.name === e.name));
+      return fillExtensions(pCount, pProps, [...below, ...ours]);
+    },
+    vkCreateInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number {
+      let info = pCreateInfo;
+      if (pCreateInfo !== null) {
+        const raw = readStruct("VkInstanceCreateInfo", pCreateInfo);
+        const layers = namesOf(raw, "enabledLayerCount", "ppEnabledLayerNames");
+        const ours = layers.filter((n) => state.known().some((l) => l.name === n));
+        for (const name of ours) state.enable(name);
+        // Extensions the enabled TS layers implement are theirs: the loader below does not know them.
+        const served = new Set(state.enabled().flatMap((l) => l.instanceExtensions ?? []).map((e) => e.name));
+        const extensions = namesOf(raw, "enabledExtensionCount", "ppEnabledExtensionNames");
+        if (ours.length > 0 || extensions.some((e) => served.has(e))) {
+          info = withNames(state.arena, "VkInstanceCreateInfo", pCreateInfo, {
+            layers: layers.filter((n) => !ours.includes(n)),
+            extensions: extensions.filter((e) => !served.has(e)),
+          });
+        }
+      }
+      return next("vkCreateInstance")(info, pAllocator, pInstance);
+    },
+    vkCreateDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+      let info = pCreateInfo;
+      const served = new Set(state.enabled().flatMap((l) => l.deviceExtensions ?? []).map((e) => e.name));
+      if (pCreateInfo !== null && served.size > 0) {
+        const raw = readStruct("VkDeviceCreateInfo", pCreateInfo);
+        const extensions = namesOf(raw, "enabledExtensionCount", "ppEnabledExtensionNames");
+        if (extensions.some((e) => served.has(e))) {
+          info = withNames(state.arena, "VkDeviceCreateInfo", pCreateInfo, {
+            layers: namesOf(raw, "enabledLayerCount", "ppEnabledLayerNames"),
+            extensions: extensions.filter((e) => !served.has(e)),
+          });
+        }
+      }
+      return next("vkCreateDevice")(physicalDevice, info, pAllocator, pDevice);
+    },
+  };
+  for (const [name, fn] of Object.entries(own)) {
+    Object.defineProperty(host, name, { value: fn, configurable: true, enumerable: true, writable: true });
+  }
 }

@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { Arena, readPointer, writePointer } from "../ffi/memory.ts";
-import { check, writeStruct } from "../ffi/structs.ts";
+import { check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
+import { fillExtensions, fillLayers, namesOf } from "../layers/_enumerate.ts";
+import { defineLayer } from "../layers/layer.ts";
 import { loadLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
@@ -150,4 +152,58 @@ Deno.test("draw_stats prints the draws, instances and vertices of each recording
     `Command buffer ${text} ended with 4 draws, 0 instances and 0 vertices, 4 indirect draws`,
   ]);
   assert.equal(layered.chassis.state!.get(cb)?.parent?.type, "VkCommandPool");
+});
+
+Deno.test("TS layers are listed by the enumeration commands, and their extensions kept from the loader below", () => {
+  const seen: string[][] = [];
+  const base = {
+    vkEnumerateInstanceLayerProperties: (pCount: P, pProps: P) =>
+      fillLayers(pCount, pProps, [
+        {
+          layerName: "VK_LAYER_KHRONOS_validation",
+          specVersion: 1,
+          implementationVersion: 1,
+          description: "v",
+        },
+      ]),
+    vkEnumerateInstanceExtensionProperties: (_layer: P, pCount: P, pProps: P) =>
+      fillExtensions(pCount, pProps, [{ name: "VK_KHR_surface", specVersion: 25 }]),
+    vkCreateInstance: (pCreateInfo: P, _a: P, _i: P) => {
+      const info = readStruct("VkInstanceCreateInfo", pCreateInfo);
+      seen.push([
+        ...namesOf(info, "enabledLayerCount", "ppEnabledLayerNames"),
+        ...namesOf(info, "enabledExtensionCount", "ppEnabledExtensionNames"),
+      ]);
+      return 0;
+    },
+  };
+  const tracing = defineLayer({
+    name: "VK_LAYER_test_ext_provider",
+    description: "provides VK_EXT_debug_report",
+    instanceExtensions: [{ name: "VK_EXT_debug_report", specVersion: 10 }],
+    create: () => ({ intercepts: {} }),
+  });
+  using vk = installLayers(base, { available: [tracing] });
+  const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" })
+    .map((l) => l.layerName);
+  assert.deepEqual(layers.slice(0, 1), ["VK_LAYER_test_ext_provider"]);
+  for (
+    const name of ["VK_LAYER_VKDENO_api_dump", "VK_LAYER_VKDENO_draw_stats", "VK_LAYER_KHRONOS_validation"]
+  ) {
+    assert.ok(layers.includes(name), name);
+  }
+  using arena = new Arena();
+  const ours = enumerate(vk.vkEnumerateInstanceExtensionProperties, [
+    arena.cstring("VK_LAYER_test_ext_provider"),
+  ], {
+    struct: "VkExtensionProperties",
+  });
+  assert.deepEqual(ours.map((e) => [e.extensionName, e.specVersion]), [["VK_EXT_debug_report", 10]]);
+  const info = writeStruct(arena, "VkInstanceCreateInfo", {
+    ppEnabledLayerNames: ["VK_LAYER_KHRONOS_validation", "VK_LAYER_test_ext_provider"],
+    ppEnabledExtensionNames: ["VK_KHR_surface", "VK_EXT_debug_report"],
+  });
+  assert.equal(vk.vkCreateInstance(info, null, null), 0);
+  assert.deepEqual(seen, [["VK_LAYER_KHRONOS_validation", "VK_KHR_surface"]]);
+  assert.deepEqual(vk.chassis.layers.map((l) => l.name), ["VK_LAYER_test_ext_provider"]);
 });

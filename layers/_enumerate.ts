@@ -1,0 +1,131 @@
+/**
+ * What the top-of-chain host answers for TS layers the loader below does not know: layer and extension
+ * enumeration, and create infos with the names the TS layers serve taken out.
+ *
+ * @module
+ */
+import { type Arena, readCString, readPointer } from "../ffi/memory.ts";
+import { enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
+import type { LayerExtension, TsLayer, VulkanCommand } from "./layer.ts";
+
+const VK_SUCCESS = 0;
+const VK_INCOMPLETE = 5;
+const VK_ERROR_INITIALIZATION_FAILED = -3;
+const encoder = new TextEncoder();
+
+/** `VkLayerProperties` as read or written. */
+export interface LayerProperty {
+  readonly layerName: string;
+  readonly specVersion: number;
+  readonly implementationVersion: number;
+  readonly description: string;
+}
+
+/** The `VkLayerProperties` a TS layer shows. */
+export function layerProperty(layer: TsLayer): LayerProperty {
+  return {
+    layerName: layer.name,
+    specVersion: layer.apiVersion ?? ((1 << 22) | (4 << 12)),
+    implementationVersion: layer.implementationVersion ?? 1,
+    description: layer.description,
+  };
+}
+
+function writeString(view: DataView, offset: number, text: string, size: number): void {
+  const bytes = encoder.encode(text).subarray(0, size - 1);
+  for (let i = 0; i < size; i++) view.setUint8(offset + i, i < bytes.length ? bytes[i]! : 0);
+}
+
+/** The two-call idiom's answer: the count, or up to `*pCount` items and `VK_INCOMPLETE` when short. */
+function fill<T>(
+  pCount: Deno.PointerValue,
+  pItems: Deno.PointerValue,
+  items: readonly T[],
+  size: number,
+  write: (view: DataView, offset: number, item: T) => void,
+): number {
+  if (pCount === null) return VK_ERROR_INITIALIZATION_FAILED;
+  const count = new DataView(Deno.UnsafePointerView.getArrayBuffer(pCount, 4));
+  if (pItems === null) {
+    count.setUint32(0, items.length, true);
+    return VK_SUCCESS;
+  }
+  const n = Math.min(count.getUint32(0, true), items.length);
+  if (n > 0) {
+    const view = new DataView(Deno.UnsafePointerView.getArrayBuffer(pItems, n * size));
+    for (let i = 0; i < n; i++) write(view, i * size, items[i]!);
+  }
+  count.setUint32(0, n, true);
+  return n < items.length ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+/** Writes `VkLayerProperties` for `layers` with the two-call idiom. */
+export function fillLayers(
+  pCount: Deno.PointerValue,
+  pProps: Deno.PointerValue,
+  layers: readonly LayerProperty[],
+): number {
+  return fill(pCount, pProps, layers, 520, (view, at, l) => {
+    writeString(view, at, l.layerName, 256);
+    view.setUint32(at + 256, l.specVersion, true);
+    view.setUint32(at + 260, l.implementationVersion, true);
+    writeString(view, at + 264, l.description, 256);
+  });
+}
+
+/** Writes `VkExtensionProperties` for `extensions` with the two-call idiom. */
+export function fillExtensions(
+  pCount: Deno.PointerValue,
+  pProps: Deno.PointerValue,
+  extensions: readonly LayerExtension[],
+): number {
+  return fill(pCount, pProps, extensions, 260, (view, at, e) => {
+    writeString(view, at, e.name, 256);
+    view.setUint32(at + 256, e.specVersion, true);
+  });
+}
+
+/** Every `VkLayerProperties` an enumeration command returns (its leading arguments in `args`). */
+export function readLayers(command: VulkanCommand, args: readonly unknown[]): LayerProperty[] {
+  return enumerate(command, args, { struct: "VkLayerProperties" }) as unknown as LayerProperty[];
+}
+
+/** Every `VkExtensionProperties` an enumeration command returns. */
+export function readExtensions(command: VulkanCommand, args: readonly unknown[]): LayerExtension[] {
+  return (enumerate(command, args, { struct: "VkExtensionProperties" }) as {
+    extensionName: string;
+    specVersion: number;
+  }[])
+    .map((e) => ({ name: e.extensionName, specVersion: e.specVersion }));
+}
+
+/** The names a `const char* const*` member of a create info lists. */
+export function namesOf(info: Record<string, unknown>, count: string, list: string): string[] {
+  const n = info[count] as number;
+  const p = info[list] as Deno.PointerValue;
+  const out: string[] = [];
+  for (let i = 0; i < n && p !== null; i++) out.push(readCString(readPointer(p, i * 8)));
+  return out;
+}
+
+/**
+ * A copy of the `VkInstanceCreateInfo` / `VkDeviceCreateInfo` at `pCreateInfo` with other layer and
+ * extension lists; everything else (pNext included) is shared with the original.
+ */
+export function withNames(
+  arena: Arena,
+  struct: "VkInstanceCreateInfo" | "VkDeviceCreateInfo",
+  pCreateInfo: Deno.PointerObject,
+  names: { layers: string[]; extensions: string[] },
+): Deno.PointerObject {
+  const info = readStruct(struct, pCreateInfo);
+  const copy: Record<string, unknown> = {
+    ...info,
+    ppEnabledLayerNames: names.layers,
+    ppEnabledExtensionNames: names.extensions,
+  };
+  delete copy.sType;
+  delete copy.enabledLayerCount;
+  delete copy.enabledExtensionCount;
+  return writeStruct(arena, struct, copy as Parameters<typeof writeStruct>[2]);
+}
