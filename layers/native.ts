@@ -343,6 +343,22 @@ export class NativeLayerBridge implements Disposable {
  * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
  * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
  */
+let moduleLayerOptions: NativeLayerBridgeOptions = {};
+
+/**
+ * Options for the links the loader makes from `.ts` layer manifests (it constructs
+ * {@linkcode ModuleLayerLibrary} itself): where their messages and output go, and their settings.
+ *
+ * @example Usage
+ * ```ts
+ * import { setModuleLayerOptions } from "./native.ts";
+ * setModuleLayerOptions({ settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } } });
+ * ```
+ */
+export function setModuleLayerOptions(options: NativeLayerBridgeOptions): void {
+  moduleLayerOptions = options;
+}
+
 export class ModuleLayerLibrary implements Disposable {
   /** The layer's manifest record. */
   readonly layer: LayerManifest;
@@ -355,7 +371,7 @@ export class ModuleLayerLibrary implements Disposable {
    *
    * @throws {TypeError} If the layer's module was not imported (no TS layer of that name is registered).
    */
-  constructor(manifest: LayerManifest, options: NativeLayerBridgeOptions = {}) {
+  constructor(manifest: LayerManifest, options: NativeLayerBridgeOptions = moduleLayerOptions) {
     const layer = findLayer(manifest.name);
     if (!layer) {
       throw new TypeError(

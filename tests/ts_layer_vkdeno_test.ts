@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { defineLayer, type LayerMessage } from "../layers/layer.ts";
+import { setModuleLayerOptions } from "../layers/native.ts";
 import { loadLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { Vulkan } from "../mod.ts";
@@ -119,6 +120,43 @@ export default {
       ]);
     } finally {
       Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "the shipped api_dump, enabled by name from its manifest, runs below the validation layer in vkdeno's chain",
+  ignore: !chainLoadsModules,
+  fn: () => {
+    const lines: string[] = [];
+    setModuleLayerOptions({
+      output: (l) => void lines.push(l),
+      settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } },
+    });
+    try {
+      const env = snapshot({
+        VK_ADD_LAYER_PATH: new URL("../layers/manifests", import.meta.url).pathname,
+        VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_api_dump",
+      });
+      using vk = Vulkan.load({ env });
+      assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
+    } finally {
+      setModuleLayerOptions({});
+    }
+    const dump = lines.map((l) => JSON.parse(l) as { command: string; args: Record<string, unknown> });
+    const dispatch = dump.find((l) => l.command === "vkCmdDispatch");
+    assert.equal(dispatch?.args.groupCountX, 16);
+    for (
+      const c of [
+        "vkCreateInstance",
+        "vkCreateDevice",
+        "vkQueueSubmit",
+        "vkDestroyDevice",
+        "vkDestroyInstance",
+      ]
+    ) {
+      assert.ok(dump.some((l) => l.command === c), c);
     }
   },
 });
