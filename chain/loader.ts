@@ -13,16 +13,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { EXTENSIONS } from "../ffi/generated/extensions.ts";
 import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import {
-  Arena,
-  pointerFromAddress,
-  readCString,
-  readPointer,
-  readU32,
-  readU64,
-  writeU32,
-  writeU64,
-} from "../ffi/memory.ts";
+import { Arena, pointerFromAddress, readCString, writeU32, writeU64 } from "../ffi/memory.ts";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { unsupportedSurfaceExtensions } from "../wsi/terminators.ts";
@@ -35,6 +26,16 @@ import {
 } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
 import { LoaderInstance } from "./instance.ts";
+import {
+  allocateCommandBuffers,
+  createDevice,
+  destroyDevice,
+  destroyInstance,
+  enumeratePhysicalDeviceGroups,
+  enumeratePhysicalDevices,
+  getDeviceQueue,
+  getDeviceQueue2,
+} from "./trampoline.ts";
 import { Logger } from "./log.ts";
 import { readDevicePolicy } from "./device_order.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
@@ -53,15 +54,7 @@ import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
 import { type ChainStubs, chainStubs, commandDef } from "./stubs.ts";
-import {
-  enumerateHandles,
-  fillOut,
-  groupStructs,
-  readGroups,
-  TERMINATOR_BODIES,
-  termPhysicalDevicesOf,
-  writeGroup,
-} from "./terminator.ts";
+import { TERMINATOR_BODIES, termPhysicalDevicesOf } from "./terminator.ts";
 import {
   driverPhysicalDeviceFunction,
   resolveUnknown,
@@ -70,7 +63,7 @@ import {
   unknownSlotDef,
 } from "./unknown.ts";
 import { devices, instances, key, trampPhysicalDevices } from "./_registry.ts";
-import { apiVersion as makeVersion, offsetOf, versionText, VK, VK_API_VERSION_1_0 } from "./_layout.ts";
+import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "./_layout.ts";
 
 type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
@@ -110,10 +103,6 @@ const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as con
 
 function slot(name: string): number {
   return COMMAND_INDEX[name]!;
-}
-
-function def(name: string): Deno.ForeignFunction {
-  return commandDef(COMMANDS[slot(name)]!);
 }
 
 /**
@@ -494,146 +483,50 @@ export class Loader implements Disposable {
 
   // ----------------------------------------------------------------------------------------- trampolines
 
+  /** `vkDestroyInstance` (chain/trampoline.ts). */
+  destroyInstance(instance: P, pAllocator: P): void {
+    destroyInstance(this, instance, pAllocator);
+  }
+
+  /** `vkEnumeratePhysicalDevices` (chain/trampoline.ts). */
+  enumeratePhysicalDevices(instance: P, pPhysicalDeviceCount: P, pPhysicalDevices: P): number {
+    return enumeratePhysicalDevices(this, instance, pPhysicalDeviceCount, pPhysicalDevices);
+  }
+
+  /** `vkEnumeratePhysicalDeviceGroups(KHR)` (chain/trampoline.ts). */
+  enumeratePhysicalDeviceGroups(instance: P, pCount: P, pGroups: P): number {
+    return enumeratePhysicalDeviceGroups(this, instance, pCount, pGroups);
+  }
+
+  /** `vkCreateDevice` (chain/trampoline.ts). */
+  createDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+    return createDevice(this, physicalDevice, pCreateInfo, pAllocator, pDevice);
+  }
+
+  /** `vkDestroyDevice` (chain/trampoline.ts). */
+  destroyDevice(device: P, pAllocator: P): void {
+    destroyDevice(this, device, pAllocator);
+  }
+
+  /** `vkGetDeviceQueue` (chain/trampoline.ts). */
+  getDeviceQueue(device: P, queueFamilyIndex: number, queueIndex: number, pQueue: P): void {
+    getDeviceQueue(this, device, queueFamilyIndex, queueIndex, pQueue);
+  }
+
+  /** `vkGetDeviceQueue2` (chain/trampoline.ts). */
+  getDeviceQueue2(device: P, pQueueInfo: P, pQueue: P): void {
+    getDeviceQueue2(this, device, pQueueInfo, pQueue);
+  }
+
+  /** `vkAllocateCommandBuffers` (chain/trampoline.ts). */
+  allocateCommandBuffers(device: P, pAllocateInfo: P, pCommandBuffers: P): number {
+    return allocateCommandBuffers(this, device, pAllocateInfo, pCommandBuffers);
+  }
+
   #instance(handle: P, command: string): LoaderInstance | undefined {
     const inst = instances.get(key(handle));
     if (!inst) this.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
     return inst;
-  }
-
-  /** `vkDestroyInstance`: calls down the chain, then frees the loader's objects and drivers. */
-  destroyInstance(instance: P, pAllocator: P): void {
-    if (instance === null) return;
-    const inst = this.#instance(instance, "vkDestroyInstance");
-    if (!inst) return;
-    // The create info's messengers hear about the destruction too (LOADER_BEHAVIOUR.md A17).
-    const done = inst.layers?.activateDestroyMessengers(instance);
-    try {
-      if (inst.devices.size > 0) {
-        this.log.warn(
-          `vkDestroyInstance: ${inst.devices.size} device(s) of this instance were not destroyed`,
-        );
-      }
-      const down = this.stubs.bindDispatch(slot("vkDestroyInstance"), def("vkDestroyInstance"), true);
-      down(instance, pAllocator);
-    } finally {
-      done?.();
-    }
-    for (const d of [...inst.devices]) d.dispose();
-    inst.dispose();
-    // Layer libraries go only now: nothing can call into them any more.
-    inst.layers?.release();
-    this.instances.delete(inst);
-    inst.heldDrivers.forEach(releaseDriver);
-  }
-
-  /** `vkEnumeratePhysicalDevices`: the chain's devices, wrapped in stable loader handles. */
-  enumeratePhysicalDevices(instance: P, pPhysicalDeviceCount: P, pPhysicalDevices: P): number {
-    if (pPhysicalDeviceCount === null) {
-      this.log.error("vkEnumeratePhysicalDevices: pPhysicalDeviceCount is NULL");
-      return VK.ERROR_INITIALIZATION_FAILED;
-    }
-    const inst = this.#instance(instance, "vkEnumeratePhysicalDevices");
-    if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
-    const down = this.stubs.bindDispatch(
-      slot("vkEnumeratePhysicalDevices"),
-      def("vkEnumeratePhysicalDevices"),
-      true,
-    );
-    const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
-    if (result < 0) return result;
-    const tramps = handles.map((h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject));
-    return fillOut(
-      pPhysicalDeviceCount,
-      pPhysicalDevices,
-      tramps,
-      (i, t) => writeU64(pPhysicalDevices, i * 8, t.address),
-    );
-  }
-
-  /** `vkEnumeratePhysicalDeviceGroups(KHR)`: the chain's groups with the application's handles. */
-  enumeratePhysicalDeviceGroups(instance: P, pCount: P, pGroups: P): number {
-    if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
-    const inst = this.#instance(instance, "vkEnumeratePhysicalDeviceGroups");
-    if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
-    const down = this.stubs.bindDispatch(
-      slot("vkEnumeratePhysicalDeviceGroups"),
-      def("vkEnumeratePhysicalDeviceGroups"),
-      true,
-    );
-    const count = new Uint32Array(new ArrayBuffer(4));
-    let r = down(instance, Deno.UnsafePointer.of(count), null) as number;
-    if (r < 0) return r;
-    const buf = groupStructs(count[0]!);
-    r = down(instance, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
-    if (r < 0) return r;
-    const groups = readGroups(
-      Deno.UnsafePointer.of(buf),
-      count[0]!,
-      (h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address,
-    );
-    return fillOut(pCount, pGroups, groups, (i, g) => writeGroup(pGroups, i, g.devices, g.subsetAllocation));
-  }
-
-  /** `vkCreateDevice`: calls down the chain, then fills the device table from the chain's bottom link. */
-  createDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
-    const tramp = trampPhysicalDevices.get(key(physicalDevice));
-    if (!tramp) {
-      this.log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
-      return VK.ERROR_INITIALIZATION_FAILED;
-    }
-    if (pDevice === null) return VK.ERROR_INITIALIZATION_FAILED;
-    const layers = tramp.instance.layers;
-    if (!layers) return VK.ERROR_INITIALIZATION_FAILED;
-    const depth = pendingDevices.length;
-    const made = layers.createDevice({ physicalDevice: tramp.next, pCreateInfo, pAllocator });
-    // A device the terminator made that never came back up (a layer failed after its down-call).
-    while (pendingDevices.length > depth) pendingDevices.pop();
-    if (made.result < 0) return made.result;
-    writeU64(pDevice, 0, key(made.device));
-    return made.result;
-  }
-
-  /** `vkDestroyDevice`: the driver's, then the loader's table goes. */
-  destroyDevice(device: P, pAllocator: P): void {
-    if (device === null) return;
-    const ld = findDevice(device);
-    if (!ld) {
-      this.log.error(`vkDestroyDevice: invalid VkDevice "0x${key(device).toString(16)}"`);
-      return;
-    }
-    this.stubs.bindDispatch(slot("vkDestroyDevice"), def("vkDestroyDevice"))(device, pAllocator);
-    ld.instance.layers?.chain.forgetDevice(ld.table.pointer);
-    ld.dispose();
-  }
-
-  /** `vkGetDeviceQueue`: the driver's queue, stamped with the device's table. */
-  getDeviceQueue(device: P, queueFamilyIndex: number, queueIndex: number, pQueue: P): void {
-    this.stubs.bindDispatch(slot("vkGetDeviceQueue"), def("vkGetDeviceQueue"))(
-      device,
-      queueFamilyIndex,
-      queueIndex,
-      pQueue,
-    );
-    stampFrom(device, readPointer(pQueue, 0));
-  }
-
-  /** `vkGetDeviceQueue2`, stamped likewise. */
-  getDeviceQueue2(device: P, pQueueInfo: P, pQueue: P): void {
-    this.stubs.bindDispatch(slot("vkGetDeviceQueue2"), def("vkGetDeviceQueue2"))(device, pQueueInfo, pQueue);
-    stampFrom(device, readPointer(pQueue, 0));
-  }
-
-  /** `vkAllocateCommandBuffers`: every command buffer stamped with the device's table. */
-  allocateCommandBuffers(device: P, pAllocateInfo: P, pCommandBuffers: P): number {
-    const result = this.stubs.bindDispatch(slot("vkAllocateCommandBuffers"), def("vkAllocateCommandBuffers"))(
-      device,
-      pAllocateInfo,
-      pCommandBuffers,
-    ) as number;
-    if (result < 0) return result;
-    const n = readU32(pAllocateInfo, offsetOf("VkCommandBufferAllocateInfo", "commandBufferCount"));
-    for (let i = 0; i < n; i++) stampFrom(device, readPointer(pCommandBuffers, i * 8));
-    return result;
   }
 
   // ------------------------------------------------------------------------------------------ proc addr
@@ -763,12 +656,6 @@ export class Loader implements Disposable {
   [Symbol.dispose](): void {
     this.dispose();
   }
-}
-
-/** Writes the dispatch table pointer of `parent` into the first word of `child`. */
-function stampFrom(parent: P, child: P): void {
-  if (parent === null || child === null) return;
-  writeU64(child, 0, readU64(parent, 0));
 }
 
 /** Makes a packed version (re-exported for tests). */

@@ -1,0 +1,213 @@
+/**
+ * The loader's trampolines: what the application's commands do above the chain where the loader has
+ * work there: instance destruction, wrapping the chain's physical devices in stable application handles,
+ * device creation through the device chain, device destruction, and stamping the device's dispatch table
+ * into every `VkQueue` and `VkCommandBuffer`. Each calls down the chain through the same native stubs
+ * the application's other commands use.
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { pointerFromAddress, readPointer, readU32, readU64, writeU64 } from "../ffi/memory.ts";
+import { releaseDriver } from "./driver.ts";
+import { findDevice, pendingDevices } from "./device.ts";
+import type { LoaderInstance } from "./instance.ts";
+import type { Logger } from "./log.ts";
+import { type ChainStubs, commandDef } from "./stubs.ts";
+import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
+import { instances, key, trampPhysicalDevices } from "./_registry.ts";
+import { offsetOf, VK } from "./_layout.ts";
+
+type P = Deno.PointerValue;
+
+/** What the trampolines need from their loader. */
+export interface TrampolineContext {
+  readonly stubs: ChainStubs;
+  readonly log: Logger;
+  /** The loader's live instances (a destroyed one is removed). */
+  readonly instances: Set<LoaderInstance>;
+}
+
+function slot(name: string): number {
+  return COMMAND_INDEX[name]!;
+}
+
+function def(name: string): Deno.ForeignFunction {
+  return commandDef(COMMANDS[slot(name)]!);
+}
+
+function instanceOf(ctx: TrampolineContext, handle: P, command: string): LoaderInstance | undefined {
+  const inst = instances.get(key(handle));
+  if (!inst) ctx.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
+  return inst;
+}
+
+/** `vkDestroyInstance`: calls down the chain, then frees the loader's objects and drivers. */
+export function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): void {
+  if (instance === null) return;
+  const inst = instanceOf(ctx, instance, "vkDestroyInstance");
+  if (!inst) return;
+  // The create info's messengers hear about the destruction too (LOADER_BEHAVIOUR.md A17).
+  const done = inst.layers?.activateDestroyMessengers(instance);
+  try {
+    if (inst.devices.size > 0) {
+      ctx.log.warn(
+        `vkDestroyInstance: ${inst.devices.size} device(s) of this instance were not destroyed`,
+      );
+    }
+    const down = ctx.stubs.bindDispatch(slot("vkDestroyInstance"), def("vkDestroyInstance"), true);
+    down(instance, pAllocator);
+  } finally {
+    done?.();
+  }
+  for (const d of [...inst.devices]) d.dispose();
+  inst.dispose();
+  // Layer libraries go only now: nothing can call into them any more.
+  inst.layers?.release();
+  ctx.instances.delete(inst);
+  inst.heldDrivers.forEach(releaseDriver);
+}
+
+/** `vkEnumeratePhysicalDevices`: the chain's devices, wrapped in stable loader handles. */
+export function enumeratePhysicalDevices(
+  ctx: TrampolineContext,
+  instance: P,
+  pPhysicalDeviceCount: P,
+  pPhysicalDevices: P,
+): number {
+  if (pPhysicalDeviceCount === null) {
+    ctx.log.error("vkEnumeratePhysicalDevices: pPhysicalDeviceCount is NULL");
+    return VK.ERROR_INITIALIZATION_FAILED;
+  }
+  const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDevices");
+  if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
+  const down = ctx.stubs.bindDispatch(
+    slot("vkEnumeratePhysicalDevices"),
+    def("vkEnumeratePhysicalDevices"),
+    true,
+  );
+  const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
+  if (result < 0) return result;
+  const tramps = handles.map((h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject));
+  return fillOut(
+    pPhysicalDeviceCount,
+    pPhysicalDevices,
+    tramps,
+    (i, t) => writeU64(pPhysicalDevices, i * 8, t.address),
+  );
+}
+
+/** `vkEnumeratePhysicalDeviceGroups(KHR)`: the chain's groups with the application's handles. */
+export function enumeratePhysicalDeviceGroups(
+  ctx: TrampolineContext,
+  instance: P,
+  pCount: P,
+  pGroups: P,
+): number {
+  if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
+  const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDeviceGroups");
+  if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
+  const down = ctx.stubs.bindDispatch(
+    slot("vkEnumeratePhysicalDeviceGroups"),
+    def("vkEnumeratePhysicalDeviceGroups"),
+    true,
+  );
+  const count = new Uint32Array(new ArrayBuffer(4));
+  let r = down(instance, Deno.UnsafePointer.of(count), null) as number;
+  if (r < 0) return r;
+  const buf = groupStructs(count[0]!);
+  r = down(instance, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
+  if (r < 0) return r;
+  const groups = readGroups(
+    Deno.UnsafePointer.of(buf),
+    count[0]!,
+    (h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address,
+  );
+  return fillOut(pCount, pGroups, groups, (i, g) => writeGroup(pGroups, i, g.devices, g.subsetAllocation));
+}
+
+/** `vkCreateDevice`: calls down the chain, then fills the device table from the chain's bottom link. */
+export function createDevice(
+  ctx: TrampolineContext,
+  physicalDevice: P,
+  pCreateInfo: P,
+  pAllocator: P,
+  pDevice: P,
+): number {
+  const tramp = trampPhysicalDevices.get(key(physicalDevice));
+  if (!tramp) {
+    ctx.log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
+    return VK.ERROR_INITIALIZATION_FAILED;
+  }
+  if (pDevice === null) return VK.ERROR_INITIALIZATION_FAILED;
+  const layers = tramp.instance.layers;
+  if (!layers) return VK.ERROR_INITIALIZATION_FAILED;
+  const depth = pendingDevices.length;
+  const made = layers.createDevice({ physicalDevice: tramp.next, pCreateInfo, pAllocator });
+  // A device the terminator made that never came back up (a layer failed after its down-call).
+  while (pendingDevices.length > depth) pendingDevices.pop();
+  if (made.result < 0) return made.result;
+  writeU64(pDevice, 0, key(made.device));
+  return made.result;
+}
+
+/** `vkDestroyDevice`: the driver's, then the loader's table goes. */
+export function destroyDevice(ctx: TrampolineContext, device: P, pAllocator: P): void {
+  if (device === null) return;
+  const ld = findDevice(device);
+  if (!ld) {
+    ctx.log.error(`vkDestroyDevice: invalid VkDevice "0x${key(device).toString(16)}"`);
+    return;
+  }
+  ctx.stubs.bindDispatch(slot("vkDestroyDevice"), def("vkDestroyDevice"))(device, pAllocator);
+  ld.instance.layers?.chain.forgetDevice(ld.table.pointer);
+  ld.dispose();
+}
+
+/** `vkGetDeviceQueue`: the driver's queue, stamped with the device's table. */
+export function getDeviceQueue(
+  ctx: TrampolineContext,
+  device: P,
+  queueFamilyIndex: number,
+  queueIndex: number,
+  pQueue: P,
+): void {
+  ctx.stubs.bindDispatch(slot("vkGetDeviceQueue"), def("vkGetDeviceQueue"))(
+    device,
+    queueFamilyIndex,
+    queueIndex,
+    pQueue,
+  );
+  stampFrom(device, readPointer(pQueue, 0));
+}
+
+/** `vkGetDeviceQueue2`, stamped likewise. */
+export function getDeviceQueue2(ctx: TrampolineContext, device: P, pQueueInfo: P, pQueue: P): void {
+  ctx.stubs.bindDispatch(slot("vkGetDeviceQueue2"), def("vkGetDeviceQueue2"))(device, pQueueInfo, pQueue);
+  stampFrom(device, readPointer(pQueue, 0));
+}
+
+/** `vkAllocateCommandBuffers`: every command buffer stamped with the device's table. */
+export function allocateCommandBuffers(
+  ctx: TrampolineContext,
+  device: P,
+  pAllocateInfo: P,
+  pCommandBuffers: P,
+): number {
+  const result = ctx.stubs.bindDispatch(slot("vkAllocateCommandBuffers"), def("vkAllocateCommandBuffers"))(
+    device,
+    pAllocateInfo,
+    pCommandBuffers,
+  ) as number;
+  if (result < 0) return result;
+  const n = readU32(pAllocateInfo, offsetOf("VkCommandBufferAllocateInfo", "commandBufferCount"));
+  for (let i = 0; i < n; i++) stampFrom(device, readPointer(pCommandBuffers, i * 8));
+  return result;
+}
+
+/** Writes the dispatch table pointer of `parent` into the first word of `child`. */
+function stampFrom(parent: P, child: P): void {
+  if (parent === null || child === null) return;
+  writeU64(child, 0, readU64(parent, 0));
+}
