@@ -12,6 +12,8 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { type DeviceRecord, orderPhysicalDevices, readDevicePolicy } from "../chain/device_order.ts";
+import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
+import { addr, createInstance, load, physicalDevices, u32Slot } from "./_chain.ts";
 import { MockEnvironment } from "./_mock.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -136,6 +138,40 @@ async function khronos(vars: Record<string, string>, appMinor = 1): Promise<Prob
 
 const names = (list: readonly { name: string }[]) => list.map((d) => d.name);
 
+/** vkdeno in this process over the same variables: device names in order, and groups as device indices. */
+function vkdeno(vars: Record<string, string>, appMinor = 1): { names: string[]; groups: number[][] } {
+  using l = load({ vars, elevated: false });
+  const { result, instance } = createInstance(l, { apiVersion: `1.${appMinor}.0` });
+  assertEquals(result, 0);
+  try {
+    const pds = physicalDevices(l, instance);
+    const list = pds.map((pd) => {
+      const props = allocStruct(l.arena, "VkPhysicalDeviceProperties");
+      l.vk.vkGetPhysicalDeviceProperties(pd, props);
+      return readStruct("VkPhysicalDeviceProperties", props).deviceName as string;
+    });
+    const groups: number[][] = [];
+    if (appMinor >= 1) {
+      const count = u32Slot(l);
+      l.vk.vkEnumeratePhysicalDeviceGroups(instance, count.pointer, null);
+      const size = sizeOfStruct("VkPhysicalDeviceGroupProperties");
+      const p = allocStruct(l.arena, "VkPhysicalDeviceGroupProperties", { count: Math.max(1, count.read()) });
+      assertEquals(l.vk.vkEnumeratePhysicalDeviceGroups(instance, count.pointer, p), 0);
+      for (let i = 0; i < count.read(); i++) {
+        const g = readStruct(
+          "VkPhysicalDeviceGroupProperties",
+          Deno.UnsafePointer.create(addr(p) + BigInt(i * size)),
+        );
+        const members = (g.physicalDevices as Deno.PointerValue[]).slice(0, g.physicalDeviceCount as number);
+        groups.push(members.map((m) => pds.findIndex((pd) => addr(pd) === addr(m))));
+      }
+    }
+    return { names: list, groups };
+  } finally {
+    l.vk.vkDestroyInstance(instance, null);
+  }
+}
+
 /** The order vkdeno's policy gives the loader's unsorted list, under `vars`. */
 function policyOrder(unsorted: readonly ProbeDevice[], vars: Record<string, string>): string[] {
   const order = orderPhysicalDevices(unsorted, readDevicePolicy({ vars, elevated: false }), {
@@ -184,6 +220,8 @@ for (const mockFirst of [true, false]) {
       assertEquals(sorted.devices[1]!.deviceType, 4);
       const unsorted = await khronos({ ...vars, VK_LOADER_DISABLE_SELECT: "1" });
       assertEquals(policyOrder(unsorted.devices, vars), names(sorted.devices));
+      assertEquals(vkdeno(vars).names, names(sorted.devices));
+      assertEquals(vkdeno({ ...vars, VK_LOADER_DISABLE_SELECT: "1" }).names, names(unsorted.devices));
     } finally {
       env.dispose();
     }
@@ -202,6 +240,7 @@ for (const mockFirst of [true, false]) {
       assertEquals(names(selected.devices), [lavapipe.name, "Mock Discrete GPU"]);
       const unsorted = await khronos({ ...vars, VK_LOADER_DISABLE_SELECT: "1" });
       assertEquals(policyOrder(unsorted.devices, select), names(selected.devices));
+      assertEquals(vkdeno(select).names, names(selected.devices));
     } finally {
       env.dispose();
     }
@@ -265,6 +304,8 @@ Deno.test("unsorted, libvulkan1 lists drivers in reverse discovery order, each d
       "A-virtual",
     ]);
     assertEquals(unsorted.groups, unsorted.devices.map((_, i) => [i]));
+    const ours = vkdeno({ ...vars, VK_LOADER_DISABLE_SELECT: "1" });
+    assertEquals(ours, { names: names(unsorted.devices), groups: unsorted.groups });
   } finally {
     env.dispose();
   }
@@ -295,7 +336,9 @@ Deno.test("two mock drivers, every type, with and without PCI: the policy matche
       const selected = await khronos(select);
       assertEquals(selected.devices[0]!.name, d.name);
       assertEquals(policyOrder(unsorted, select), names(selected.devices), d.name);
+      assertEquals(vkdeno(select), { names: names(selected.devices), groups: selected.groups }, d.name);
     }
+    assertEquals(vkdeno(vars), { names: names(sorted.devices), groups: sorted.groups });
   } finally {
     env.dispose();
   }
@@ -307,6 +350,7 @@ Deno.test("an application at Vulkan 1.0 still gets sorted devices when its drive
     const app10 = await khronos(vars, 0);
     const app11 = await khronos(vars, 1);
     assertEquals(names(app10.devices), names(app11.devices));
+    assertEquals(vkdeno(vars, 0).names, names(app10.devices));
   } finally {
     env.dispose();
   }

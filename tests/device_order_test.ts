@@ -18,6 +18,18 @@ import {
   readDevicePolicy,
 } from "../chain/device_order.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { readPointer } from "../ffi/memory.ts";
+import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
+import { MockEnvironment } from "./_mock.ts";
+import {
+  addr,
+  createInstance,
+  type InstanceOptions,
+  load,
+  type Loaded,
+  physicalDevices,
+  u32Slot,
+} from "./_chain.ts";
 
 interface Dev extends DeviceRecord {
   readonly name: string;
@@ -502,4 +514,284 @@ Deno.test("explainEnumeratedOrder: a policy order explains itself; another order
     },
   );
   assert(unsorted.every((e) => e.rule === "unsorted"));
+});
+
+// ---------------------------------------------------------------------------------------------------
+// End to end: the same rules through vkdeno's enumeration terminators, over mock drivers.
+// ---------------------------------------------------------------------------------------------------
+
+type P = Deno.PointerValue;
+
+function deviceNameOf(l: Loaded, pd: P): string {
+  const props = allocStruct(l.arena, "VkPhysicalDeviceProperties");
+  l.vk.vkGetPhysicalDeviceProperties(pd, props);
+  return readStruct("VkPhysicalDeviceProperties", props).deviceName as string;
+}
+
+/** A loader over `env` plus `vars`, one instance at `apiVersion`, and its devices' names in order. */
+function enumerateNames(
+  env: MockEnvironment,
+  vars: Record<string, string> = {},
+  options: InstanceOptions = {},
+): { names: string[]; lines: string[] } {
+  const snapshot = env.snapshot(vars);
+  using l = load(snapshot);
+  const { result, instance } = createInstance(l, options);
+  assertEquals(result, 0);
+  try {
+    return { names: physicalDevices(l, instance).map((pd) => deviceNameOf(l, pd)), lines: [...l.lines] };
+  } finally {
+    l.vk.vkDestroyInstance(instance, null);
+  }
+}
+
+/** Drivers A (discovered first) and B, every device type, with and without PCI bus info, driver IDs. */
+async function twoDrivers(): Promise<MockEnvironment> {
+  const env = await MockEnvironment.create();
+  await env.addDriver({
+    name: "A",
+    physicalDevices: [
+      { name: "A-cpu", type: "cpu", vendorId: 0x10, deviceId: 1, driverId: 13 },
+      { name: "A-integrated", type: "integrated", vendorId: 0x10, deviceId: 2, driverId: 6 },
+      { name: "A-virtual", type: "virtual", vendorId: 0x10, deviceId: 3, driverId: 6 },
+    ],
+  });
+  await env.addDriver({
+    name: "B",
+    physicalDevices: [
+      { name: "B-other", type: "other", vendorId: 0x20, deviceId: 1, driverId: 1 },
+      {
+        name: "B-discrete-pci-4",
+        type: "discrete",
+        vendorId: 0x20,
+        deviceId: 2,
+        driverId: 1,
+        pciBus: pci(0, 4),
+      },
+      { name: "B-discrete", type: "discrete", vendorId: 0x20, deviceId: 3, driverId: 1 },
+      {
+        name: "B-discrete-pci-3",
+        type: "discrete",
+        vendorId: 0x20,
+        deviceId: 4,
+        driverId: 1,
+        pciBus: pci(0, 3, 0, 1),
+      },
+    ],
+  });
+  return env;
+}
+
+const SORTED = [
+  "B-discrete-pci-3",
+  "B-discrete-pci-4",
+  "B-discrete",
+  "A-integrated",
+  "A-virtual",
+  "B-other",
+  "A-cpu",
+];
+const LOADER_ORDER = [
+  "B-other",
+  "B-discrete-pci-4",
+  "B-discrete",
+  "B-discrete-pci-3",
+  "A-cpu",
+  "A-integrated",
+  "A-virtual",
+];
+
+Deno.test("through the loader: sorted by type, PCI bus, then IDs, with the order and its reasons logged", async () => {
+  await using env = await twoDrivers();
+  const { names, lines } = enumerateNames(env);
+  assertEquals(names, SORTED);
+  assert(lines.some((l) => l.includes("Physical device order (sorted:")), lines.join("\n"));
+  assert(
+    lines.some((l) =>
+      l.includes('[0] "B-discrete-pci-3" (0x20:0x4): PCI bus 0000:03:00.1 before 0000:04:00.0')
+    ),
+  );
+});
+
+Deno.test("through the loader: VK_LOADER_DEVICE_SELECT puts each device first in turn", async () => {
+  await using env = await twoDrivers();
+  const cases: [string, string][] = [["10:1", "A-cpu"], ["0x20:0x1", "B-other"], ["20:3", "B-discrete"]];
+  for (const [select, first] of cases) {
+    const { names } = enumerateNames(env, { VK_LOADER_DEVICE_SELECT: select });
+    assertEquals(names, [first, ...SORTED.filter((n) => n !== first)], select);
+  }
+});
+
+Deno.test("through the loader: VK_LOADER_DISABLE_SELECT gives the Khronos loader order (drivers reversed)", async () => {
+  await using env = await twoDrivers();
+  assertEquals(enumerateNames(env, { VK_LOADER_DISABLE_SELECT: "1" }).names, LOADER_ORDER);
+});
+
+Deno.test("through the loader: a 1.0 app is sorted when drivers have properties2, not when none has", async () => {
+  await using env = await twoDrivers();
+  assertEquals(enumerateNames(env, {}, { apiVersion: "1.0.0" }).names, SORTED);
+  await using bare = await MockEnvironment.create();
+  for (const name of ["A", "B"]) {
+    await bare.addDriver({
+      name,
+      instanceExtensions: ["VK_KHR_surface"],
+      physicalDevices: [{ name: `${name}-cpu`, type: "cpu" }, { name: `${name}-discrete`, type: "discrete" }],
+    });
+  }
+  assertEquals(enumerateNames(bare, {}, { apiVersion: "1.0.0" }).names, [
+    "B-cpu",
+    "B-discrete",
+    "A-cpu",
+    "A-discrete",
+  ]);
+  assertEquals(enumerateNames(bare, {}, { apiVersion: "1.1.0" }).names, [
+    "B-discrete",
+    "A-discrete",
+    "B-cpu",
+    "A-cpu",
+  ]);
+});
+
+Deno.test("through the loader: each id filter, and their intersection", async () => {
+  await using env = await twoDrivers();
+  const cases: [Record<string, string>, string[]][] = [
+    [{ VK_LOADER_VENDOR_ID_FILTER: "0x10" }, ["A-integrated", "A-virtual", "A-cpu"]],
+    [{ VK_LOADER_DEVICE_ID_FILTER: "2-3" }, ["B-discrete-pci-4", "B-discrete", "A-integrated", "A-virtual"]],
+    [{ VK_LOADER_DRIVER_ID_FILTER: "6,13" }, ["A-integrated", "A-virtual", "A-cpu"]],
+    [{ VK_LOADER_DRIVER_ID_FILTER: "1" }, ["B-discrete-pci-3", "B-discrete-pci-4", "B-discrete", "B-other"]],
+    [{
+      VK_LOADER_VENDOR_ID_FILTER: "16:32",
+      VK_LOADER_DEVICE_ID_FILTER: "0x2",
+      VK_LOADER_DRIVER_ID_FILTER: "1",
+    }, [
+      "B-discrete-pci-4",
+    ]],
+  ];
+  for (const [vars, expected] of cases) {
+    const { names, lines } = enumerateNames(env, vars);
+    assertEquals(names, expected, JSON.stringify(vars));
+    assert(lines.some((l) => l.includes(" removed: ")), JSON.stringify(vars));
+  }
+});
+
+Deno.test("through the loader: VK_LOADER_DRIVER_ID_FILTER removes devices without VkPhysicalDeviceDriverProperties", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({
+    name: "old",
+    physicalDevices: [
+      { name: "old 1.1 device", apiVersion: "1.1.0", type: "discrete", driverId: 13 },
+      { name: "new device", type: "integrated", driverId: 13 },
+    ],
+  });
+  const { names, lines } = enumerateNames(env, { VK_LOADER_DRIVER_ID_FILTER: "13" });
+  assertEquals(names, ["new device"]);
+  assert(
+    lines.some((l) => l.includes('"old 1.1 device"') && l.includes("driverID is unknown")),
+    lines.join("\n"),
+  );
+});
+
+Deno.test("through the loader: the two-call idiom counts filtered devices; short arrays get VK_INCOMPLETE", async () => {
+  await using env = await twoDrivers();
+  using l = load(env.snapshot({ VK_LOADER_VENDOR_ID_FILTER: "0x20" }));
+  const { instance } = createInstance(l);
+  const count = u32Slot(l);
+  assertEquals(l.vk.vkEnumeratePhysicalDevices(instance, count.pointer, null), 0);
+  assertEquals(count.read(), 4);
+  const two = l.arena.pointer(l.arena.alloc(16));
+  const capped = u32Slot(l, 2);
+  assertEquals(l.vk.vkEnumeratePhysicalDevices(instance, capped.pointer, two), 5);
+  assertEquals(capped.read(), 2);
+  const full = physicalDevices(l, instance);
+  assertEquals(full.length, 4);
+  assertEquals([readPointer(two, 0), readPointer(two, 8)].map(addr), full.slice(0, 2).map(addr));
+  assertEquals(full.map((pd) => deviceNameOf(l, pd)), [
+    "B-discrete-pci-3",
+    "B-discrete-pci-4",
+    "B-discrete",
+    "B-other",
+  ]);
+  l.vk.vkDestroyInstance(instance, null);
+});
+
+/** `vkEnumeratePhysicalDeviceGroups` as lists of device names. */
+function groupNamesThrough(env: MockEnvironment, vars: Record<string, string> = {}): string[][] {
+  using l = load(env.snapshot(vars));
+  const { instance } = createInstance(l);
+  try {
+    const count = u32Slot(l);
+    assertEquals(l.vk.vkEnumeratePhysicalDeviceGroups(instance, count.pointer, null), 0);
+    const n = count.read();
+    const size = sizeOfStruct("VkPhysicalDeviceGroupProperties");
+    const p = allocStruct(l.arena, "VkPhysicalDeviceGroupProperties", { count: Math.max(1, n) });
+    assertEquals(l.vk.vkEnumeratePhysicalDeviceGroups(instance, count.pointer, p), 0);
+    return Array.from({ length: count.read() }, (_, i) => {
+      const g = readStruct(
+        "VkPhysicalDeviceGroupProperties",
+        Deno.UnsafePointer.create(addr(p) + BigInt(i * size)),
+      );
+      return (g.physicalDevices as P[]).slice(0, g.physicalDeviceCount as number).map((pd) =>
+        deviceNameOf(l, pd)
+      );
+    });
+  } finally {
+    l.vk.vkDestroyInstance(instance, null);
+  }
+}
+
+async function groupedDrivers(): Promise<MockEnvironment> {
+  const env = await MockEnvironment.create();
+  await env.addDriver({
+    name: "A",
+    physicalDevices: [
+      { name: "A-cpu", type: "cpu", vendorId: 0x10, deviceId: 1, driverId: 13 },
+      { name: "A-integrated", type: "integrated", vendorId: 0x10, deviceId: 2, driverId: 6 },
+    ],
+    groups: [[0, 1]],
+  });
+  await env.addDriver({
+    name: "B",
+    physicalDevices: [
+      { name: "B-other", type: "other", vendorId: 0x20, deviceId: 1, driverId: 1 },
+      { name: "B-discrete", type: "discrete", vendorId: 0x20, deviceId: 3, driverId: 1 },
+      {
+        name: "B-discrete-pci",
+        type: "discrete",
+        vendorId: 0x20,
+        deviceId: 2,
+        driverId: 1,
+        pciBus: pci(0, 2),
+      },
+    ],
+    groups: [[0], [1, 2]],
+  });
+  return env;
+}
+
+Deno.test("through the loader: groups sorted inside and by their first device; select and disable-select", async () => {
+  await using env = await groupedDrivers();
+  assertEquals(groupNamesThrough(env), [["B-discrete-pci", "B-discrete"], ["A-integrated", "A-cpu"], [
+    "B-other",
+  ]]);
+  assertEquals(groupNamesThrough(env, { VK_LOADER_DEVICE_SELECT: "10:1" }), [
+    ["A-cpu", "A-integrated"],
+    ["B-discrete-pci", "B-discrete"],
+    ["B-other"],
+  ]);
+  assertEquals(groupNamesThrough(env, { VK_LOADER_DISABLE_SELECT: "1" }), [
+    ["B-other"],
+    ["B-discrete", "B-discrete-pci"],
+    ["A-cpu", "A-integrated"],
+  ]);
+});
+
+Deno.test("through the loader: a group with a member the filters reject is left out", async () => {
+  await using env = await groupedDrivers();
+  assertEquals(groupNamesThrough(env, { VK_LOADER_DRIVER_ID_FILTER: "1,6" }), [[
+    "B-discrete-pci",
+    "B-discrete",
+  ], [
+    "B-other",
+  ]]);
+  assertEquals(groupNamesThrough(env, { VK_LOADER_DEVICE_ID_FILTER: "1" }), [["B-other"]]);
 });

@@ -12,6 +12,9 @@ import {
   portabilityError,
   VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR as FLAG,
 } from "../chain/portability.ts";
+import { allocStruct, readStruct } from "../ffi/structs.ts";
+import { MockEnvironment } from "./_mock.ts";
+import { createInstance, fields, load, type Loaded, physicalDevices } from "./_chain.ts";
 
 const REGULAR = { fileName: "lvp_icd.x86_64.json", isPortabilityDriver: false };
 const PORTABLE = { fileName: "MoltenVK_icd.json", isPortabilityDriver: true };
@@ -125,4 +128,127 @@ Deno.test("the portability flag is stripped for drivers without the extension an
   assertEquals(otherBits.flags, 0x4);
   const unset = driverPortabilityInfo(NEITHER, { fileName: "mvk.json", instanceExtensions: [EXT] });
   assertEquals([unset.flags, unset.flagStripped, unset.passExtension], [0, false, false]);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// End to end: vkCreateInstance through vkdeno over a regular and a portability mock driver.
+// ---------------------------------------------------------------------------------------------------
+
+const DEFAULT_EXTENSIONS = ["VK_KHR_surface", "VK_KHR_get_physical_device_properties2"];
+
+/** A regular driver ("regular.json") and/or a portability driver ("portable.json", offering the extension). */
+async function drivers(which: { regular?: boolean; portable?: boolean }): Promise<MockEnvironment> {
+  const env = await MockEnvironment.create();
+  if (which.regular) {
+    await env.addDriver({ name: "regular", physicalDevices: [{ name: "Regular GPU", type: "discrete" }] });
+  }
+  if (which.portable) {
+    await env.addDriver(
+      {
+        name: "portable",
+        instanceExtensions: [...DEFAULT_EXTENSIONS, EXT],
+        physicalDevices: [{
+          name: "Portable GPU",
+          type: "integrated",
+          extensions: ["VK_KHR_portability_subset"],
+        }],
+      },
+      { manifest: { isPortabilityDriver: true } },
+    );
+  }
+  return env;
+}
+
+function devicesThrough(l: Loaded, instance: Deno.PointerValue): string[] {
+  return physicalDevices(l, instance).map((pd) => {
+    const props = allocStruct(l.arena, "VkPhysicalDeviceProperties");
+    l.vk.vkGetPhysicalDeviceProperties(pd, props);
+    return readStruct("VkPhysicalDeviceProperties", props).deviceName as string;
+  });
+}
+
+const CASES = [
+  ["both", BOTH],
+  ["flag only", FLAG_ONLY],
+  ["extension only", EXT_ONLY],
+  ["neither", NEITHER],
+] as const;
+
+Deno.test("through the loader, mixed drivers: the portability driver's device only with flag and extension", async () => {
+  await using env = await drivers({ regular: true, portable: true });
+  const seen: Record<string, { devices: string[]; warnings: string[] }> = {};
+  for (const [name, request] of CASES) {
+    using l = load(env.snapshot());
+    const { result, instance } = createInstance(l, {
+      flags: request.flags,
+      extensions: [...request.enabledExtensions],
+    });
+    assertEquals(result, 0, name);
+    seen[name] = {
+      devices: devicesThrough(l, instance).sort(),
+      warnings: l.lines.filter((x) => x.startsWith("WARNING")),
+    };
+    l.vk.vkDestroyInstance(instance, null);
+  }
+  assertEquals(seen.both!.devices, ["Portable GPU", "Regular GPU"]);
+  assertEquals(seen["flag only"]!.devices, ["Regular GPU"]);
+  assertEquals(seen["extension only"]!.devices, ["Regular GPU"]);
+  assertEquals(seen.neither!.devices, ["Regular GPU"]);
+  assert(seen["flag only"]!.warnings.some((w) => w.includes("VUID-VkInstanceCreateInfo-flags-06559")));
+  assert(
+    seen["extension only"]!.warnings.some((w) =>
+      w.includes('portability drivers "portable.json" are not enumerated')
+    ),
+  );
+  assertEquals(seen.neither!.warnings.filter((w) => w.includes("portab")), []);
+  assertEquals(seen.both!.warnings.filter((w) => w.includes("portab")), []);
+});
+
+Deno.test("through the loader, only a portability driver: each misuse fails VK_ERROR_INCOMPATIBLE_DRIVER with its message", async () => {
+  await using env = await drivers({ portable: true });
+  const errors: string[] = [];
+  for (const [name, request] of CASES) {
+    env.clearCallLog();
+    using l = load(env.snapshot());
+    const { result, instance } = createInstance(l, {
+      flags: request.flags,
+      extensions: [...request.enabledExtensions],
+    });
+    if (name === "both") {
+      assertEquals(result, 0);
+      assertEquals(devicesThrough(l, instance), ["Portable GPU"]);
+      l.vk.vkDestroyInstance(instance, null);
+      continue;
+    }
+    assertEquals(result, -9, name);
+    const line = l.lines.find((x) => x.startsWith("ERROR") && x.includes("Cannot create instance"));
+    assert(line?.includes('portability drivers ("portable.json")'), `${name}: ${l.lines.join("\n")}`);
+    errors.push(line!);
+    assertEquals(
+      env.callLog().filter((x) => x.includes("vkCreateInstance")),
+      [],
+      "the driver was not loaded",
+    );
+  }
+  assertEquals(new Set(errors).size, 3);
+  assert(errors[0]!.includes("VUID-VkInstanceCreateInfo-flags-06559"));
+  assert(errors[1]!.includes("set the flag to use them"));
+  assert(errors[2]!.includes("and enable"));
+});
+
+Deno.test("through the loader: the portability flag reaches only drivers offering the extension", async () => {
+  await using env = await drivers({ regular: true, portable: true });
+  using l = load(env.snapshot());
+  const { result, instance } = createInstance(l, { flags: FLAG, extensions: [EXT] });
+  assertEquals(result, 0);
+  const created = Object.fromEntries(
+    env.callLog().filter((x) => x.split(" ")[1] === "vkCreateInstance").map((
+      x,
+    ) => [x.split(" ")[0], fields(x)]),
+  );
+  assertEquals(created.regular?.flags, "0x0");
+  assert(!created.regular?.exts?.includes(EXT));
+  assertEquals(created.portable?.flags, "0x1");
+  assert(created.portable?.exts?.includes(EXT), created.portable?.exts);
+  l.vk.vkDestroyInstance(instance, null);
 });
