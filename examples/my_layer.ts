@@ -1,7 +1,6 @@
 /**
- * A complete TypeScript layer: refuses empty dispatches, counts dispatches per command buffer in a
- * sub-state slot, and times each submission with a command it does not intercept. Run it over the
- * compute example: `deno run --allow-all examples/my_layer.ts`.
+ * A complete TypeScript layer: skips empty dispatches, counts dispatches per command buffer (a sub-state
+ * slot), and times submissions with a command it does not intercept. `deno run -A examples/my_layer.ts`
  * @module
  */
 import { defineLayer } from "../layers/layer.ts";
@@ -22,7 +21,10 @@ export const myLayer = defineLayer({
         vkCmdDispatch: {
           preCallValidate(ctx, _cb: P, x: number, y: number, z: number) {
             if (x * y * z > 0) return false;
-            env.report("warning", "EXAMPLE-EmptyDispatch", `${x}x${y}x${z} groups: skipped`, ctx.command);
+            env.report("EXAMPLE-EmptyDispatch", `${x}x${y}x${z} groups: skipped`, {
+              severity: "warning",
+              command: ctx.command,
+            });
             return true; // the driver never sees it
           },
           preCallRecord(_ctx, cb: P) {

@@ -40,7 +40,7 @@ import {
   type CommandHooks,
   type Dispatch,
   type LayerMessage,
-  type LayerSeverity,
+  type ReportOptions,
   type TsLayer,
   type ValidationObject,
   VK_ERROR_VALIDATION_FAILED_EXT,
@@ -154,8 +154,14 @@ export class Chassis implements Disposable {
     const object = layer.create({
       dispatch: this.#dispatch,
       state: layer.usesState ? this.state : null,
-      report: (severity: LayerSeverity, id: string, text: string, command?: string) =>
-        report({ layer: layer.name, severity, id, text, command }),
+      report: (id: string, text: string, options: ReportOptions = {}) =>
+        report({
+          layer: layer.name,
+          severity: options.severity ?? "error",
+          id,
+          text,
+          command: options.command,
+        }),
       write: output,
       settings: this.#options.settings?.[layer.name] ?? {},
     });

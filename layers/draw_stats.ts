@@ -21,8 +21,11 @@ import { type CommandHooks, defineLayer, type TsLayer } from "./layer.ts";
 
 /** Counts of one command buffer recording. */
 export interface CommandStats {
+  /** Draw calls (an indirect draw counts its `drawCount`). */
   draws: number;
+  /** Instances drawn, summed over direct draws. */
   instances: number;
+  /** Vertices (or indices) times instances, summed over direct draws. */
   vertices: number;
   /** Indirect draws, whose counts sit in GPU buffers. */
   indirect: number;
@@ -40,7 +43,7 @@ type P = Deno.PointerValue;
  * // "Command buffer 0x0 ended with 1 draw, 1 instance and 3 vertices"
  * ```
  */
-export function formatCommandStats(commandBuffer: P, s: CommandStats): string {
+export function formatCommandStats(commandBuffer: Deno.PointerValue, s: CommandStats): string {
   const n = (v: number, word: string) => `${v} ${word}${v === 1 ? "" : "s"}`;
   const indirect = s.indirect > 0 ? `, ${n(s.indirect, "indirect draw")}` : "";
   return `Command buffer ${handleText(handleKey(commandBuffer))} ended with ${n(s.draws, "draw")}, ${

@@ -30,6 +30,8 @@ import type { VulkanCommandName } from "../chain/_command_names.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import type { StateTracker } from "./state.ts";
 
+export type { VulkanCommandName };
+
 /** A Vulkan command as a JavaScript function taking the C parameter list (handles as pointers). */
 // deno-lint-ignore no-explicit-any
 export type VulkanCommand = (...args: any[]) => any;
@@ -42,7 +44,7 @@ export type VulkanCommand = (...args: any[]) => any;
 export type Dispatch = { readonly [K in VulkanCommandName]: VulkanCommand };
 
 /** `VK_ERROR_VALIDATION_FAILED_EXT`: what a skipped command returning `VkResult` returns. */
-export const VK_ERROR_VALIDATION_FAILED_EXT = -1000011001;
+export const VK_ERROR_VALIDATION_FAILED_EXT: number = -1000011001;
 
 /** Severity of a {@linkcode LayerMessage}, as `VkDebugUtilsMessageSeverityFlagBitsEXT` names them. */
 export type LayerSeverity = "error" | "warning" | "info" | "verbose";
@@ -51,9 +53,11 @@ export type LayerSeverity = "error" | "warning" | "info" | "verbose";
 export interface LayerMessage {
   /** The layer's name. */
   readonly layer: string;
+  /** How bad it is. */
   readonly severity: LayerSeverity;
   /** Short identifier of the rule (`"ObjectLifetimes-UseAfterDestroy"`). */
   readonly id: string;
+  /** The message, one sentence naming the objects and calls at fault. */
   readonly text: string;
   /** The command being called when it was reported, if any. */
   readonly command?: string;
@@ -108,14 +112,25 @@ export interface ValidationObject {
   dispose?(): void;
 }
 
+/** Options of {@linkcode LayerEnv.report}. */
+export interface ReportOptions {
+  /** Default `"error"`. */
+  severity?: LayerSeverity;
+  /** The command being called, when the message is about a call. */
+  command?: string;
+}
+
 /** What a layer's {@linkcode TsLayer.create} is given. */
 export interface LayerEnv {
   /** The next link, for calls outside an intercepted command (prefer `ctx.dispatch` inside one). */
   readonly dispatch: Dispatch;
   /** The shared state tracker, when the layer declared `usesState` (null otherwise). */
   readonly state: StateTracker | null;
-  /** Reports a message through the chassis (stderr by default, or the host's `onMessage`). */
-  report(severity: LayerSeverity, id: string, text: string, command?: string): void;
+  /**
+   * Reports a message through the chassis (stderr by default, or the host's `onMessage`): `id` names the
+   * rule, `text` says what is wrong; severity defaults to `"error"`.
+   */
+  report(id: string, text: string, options?: ReportOptions): void;
   /** Writes one line of output (stdout by default, or the host's `output`). */
   write(line: string): void;
   /** Settings given to this layer by the host (`settings[layerName]`), or `{}`. */
@@ -124,7 +139,9 @@ export interface LayerEnv {
 
 /** An extension a layer provides, as `VkExtensionProperties` lists it. */
 export interface LayerExtension {
+  /** `VK_EXT_debug_report`. */
   readonly name: string;
+  /** The extension's spec version. */
   readonly specVersion: number;
 }
 
@@ -132,12 +149,15 @@ export interface LayerExtension {
 export interface TsLayer {
   /** `VK_LAYER_<AUTHOR>_<name>`, as applications and `VK_INSTANCE_LAYERS` name it. */
   readonly name: string;
+  /** One line, as `VkLayerProperties.description` shows it. */
   readonly description: string;
   /** Packed Vulkan version the layer was written against (default 1.4). */
   readonly apiVersion?: number;
   /** Default 1. */
   readonly implementationVersion?: number;
+  /** Instance extensions the layer implements (the loader below never sees them enabled). */
   readonly instanceExtensions?: readonly LayerExtension[];
+  /** Device extensions the layer implements. */
   readonly deviceExtensions?: readonly LayerExtension[];
   /** True when the layer reads the shared {@linkcode StateTracker} (the chassis then runs one). */
   readonly usesState?: boolean;

@@ -338,11 +338,6 @@ export class NativeLayerBridge implements Disposable {
   }
 }
 
-/**
- * A TS layer shaped like `chain/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
- * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
- * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
- */
 let moduleLayerOptions: NativeLayerBridgeOptions = {};
 
 /**
@@ -359,6 +354,11 @@ export function setModuleLayerOptions(options: NativeLayerBridgeOptions): void {
   moduleLayerOptions = options;
 }
 
+/**
+ * A TS layer shaped like `chain/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
+ * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
+ * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
+ */
 export class ModuleLayerLibrary implements Disposable {
   /** The layer's manifest record. */
   readonly layer: LayerManifest;

@@ -122,12 +122,11 @@ export const objectLifetimesLayer: TsLayer = defineLayer({
         if (dead === undefined) continue;
         skip = true;
         env.report(
-          "error",
           "ObjectLifetimes-UseAfterDestroy",
           `${dead.label} used in ${ctx.command} (${where}, call #${ctx.serial}) after ${
             dead.destroyedBy!.command
           } destroyed it (call #${dead.destroyedBy!.serial}); it was ${creation(dead)}`,
-          ctx.command,
+          { command: ctx.command },
         );
       }
       return skip;
@@ -139,12 +138,11 @@ export const objectLifetimesLayer: TsLayer = defineLayer({
         if (o.implicit) continue;
         const stack = o.getSubState(stackSlot);
         env.report(
-          "error",
           "ObjectLifetimes-Leak",
           `${o.label} ${creation(o)} is still alive at ${ctx.command} of ${root.label}${
             stack ? `\n${stack}` : ""
           }`,
-          ctx.command,
+          { command: ctx.command },
         );
       }
     };

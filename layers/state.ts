@@ -37,8 +37,11 @@ import {
 } from "./_commands.ts";
 import type { CallContext, CommandHooks, ValidationObject } from "./layer.ts";
 
+export type { HandleKey };
+
 /** The call that created or destroyed a state object. */
 export interface CallRecord {
+  /** The command's name. */
   readonly command: string;
   /** The chassis call number. */
   readonly serial: number;
@@ -68,12 +71,15 @@ export class SubStateSlot<T> {
 export class StateObject {
   /** The handle as the application sees it. */
   readonly handle: Deno.PointerValue;
+  /** The handle as a map key. */
   readonly key: HandleKey;
   /** Handle type (`VkBuffer`). */
   readonly type: string;
   /** The object it was made from (`VkCommandPool` for a command buffer), when tracked. */
   readonly parent: StateObject | null;
+  /** Live objects made from this one. */
   readonly children: Set<StateObject> = new Set();
+  /** The call that made it. */
   readonly createdBy: CallRecord;
   /** Physical devices, queues, swapchain images: owned by the parent, never destroyed by the app. */
   readonly implicit: boolean;
