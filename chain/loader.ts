@@ -13,19 +13,15 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { EXTENSIONS } from "../ffi/generated/extensions.ts";
 import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { Arena, pointerFromAddress, readCString, writeU32, writeU64 } from "../ffi/memory.ts";
+import { readCString, writeU32, writeU64 } from "../ffi/memory.ts";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { unsupportedSurfaceExtensions } from "../wsi/terminators.ts";
 import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "./driver.ts";
-import {
-  driverCreateInfo,
-  DriverInstance,
-  type InstanceCreateInfo,
-  readInstanceCreateInfo,
-} from "./driver_instance.ts";
+import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
 import { LoaderInstance } from "./instance.ts";
+import { createDriverInstances, destroyDriverInstances } from "./terminator_instance.ts";
 import {
   allocateCommandBuffers,
   createDevice,
@@ -39,7 +35,6 @@ import {
 import { Logger } from "./log.ts";
 import { readDevicePolicy } from "./device_order.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
-import { recordOf } from "./device_policy.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
 import {
@@ -54,7 +49,7 @@ import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
 import { type ChainStubs, chainStubs, commandDef } from "./stubs.ts";
-import { TERMINATOR_BODIES, termPhysicalDevicesOf } from "./terminator.ts";
+import { TERMINATOR_BODIES } from "./terminator.ts";
 import {
   driverPhysicalDeviceFunction,
   resolveUnknown,
@@ -81,22 +76,6 @@ export interface LoaderOptions {
 /** Instance extensions the loader implements itself. */
 export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
   { name: "VK_KHR_portability_enumeration", specVersion: 1 },
-];
-
-/** Physical-device commands the loader must see at instance creation (LOADER_BEHAVIOUR.md I08). */
-export const REQUIRED_DRIVER_COMMANDS: readonly string[] = [
-  "vkDestroyInstance",
-  "vkEnumeratePhysicalDevices",
-  "vkGetPhysicalDeviceFeatures",
-  "vkGetPhysicalDeviceFormatProperties",
-  "vkGetPhysicalDeviceImageFormatProperties",
-  "vkGetPhysicalDeviceProperties",
-  "vkGetPhysicalDeviceQueueFamilyProperties",
-  "vkGetPhysicalDeviceMemoryProperties",
-  "vkGetPhysicalDeviceSparseImageFormatProperties",
-  "vkCreateDevice",
-  "vkEnumerateDeviceExtensionProperties",
-  "vkGetDeviceProcAddr",
 ];
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
@@ -307,7 +286,7 @@ export class Loader implements Disposable {
     }
     if (failure < 0) {
       // A layer may fail after the drivers' instances were made.
-      this.#destroyDriverInstances(inst, pAllocator);
+      destroyDriverInstances(inst, pAllocator);
       inst.dispose();
       layers.release();
       held.forEach(releaseDriver);
@@ -375,68 +354,14 @@ export class Loader implements Disposable {
     return VK.SUCCESS;
   }
 
-  /** The terminator of `vkCreateInstance`: every driver's `vkCreateInstance`, failures skipped. */
+  /** The terminator of `vkCreateInstance` (chain/terminator_instance.ts), with the loader's emulations. */
   #terminatorCreateInstance(inst: LoaderInstance, pCreateInfo: P, pAllocator: P): number {
-    inst.terminatorReached = true;
-    const info = readInstanceCreateInfo(pCreateInfo);
-    using arena = new Arena();
-    for (const driver of inst.heldDrivers) {
-      const ci = driverCreateInfo(arena, info, driver);
-      const out = new BigUint64Array(new ArrayBuffer(8));
-      const result = driver.createInstance(ci.pointer, pAllocator, out);
-      if (result === VK.ERROR_OUT_OF_HOST_MEMORY) {
-        this.#destroyDriverInstances(inst, pAllocator);
-        return result;
-      }
-      if (result < 0 || out[0] === 0n) {
-        this.log.warn(
-          `Driver "${driver.name}": vkCreateInstance failed with "${result}", skipping it`,
-          "driver",
-        );
-        continue;
-      }
-      const d = new DriverInstance(
-        driver,
-        inst.drivers.length,
-        pointerFromAddress(out[0]!) as Deno.PointerObject,
-        ci.extensions,
-      );
-      const lacking = REQUIRED_DRIVER_COMMANDS.find((n) => d.procAddr(n) === null);
-      if (lacking !== undefined) {
-        this.log.warn(`Driver "${driver.name}" lacks "${lacking}": skipping it`, "driver");
-        d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
-        d.dispose();
-        continue;
-      }
-      this.#fillDriverTable(d);
-      inst.drivers.push(d);
-    }
-    if (inst.drivers.length === 0) {
-      this.log.error("vkCreateInstance: found no drivers whose vkCreateInstance succeeded");
-      return VK.ERROR_INCOMPATIBLE_DRIVER;
-    }
-    // Layers fill their dispatch from the terminators right after this returns: WSI must be ready.
-    inst.startWsi();
-    // The sort keys are read from the drivers now, so that later calls through the chain are the
-    // application's alone.
-    for (const term of termPhysicalDevicesOf(inst)) recordOf(inst, term);
-    return VK.SUCCESS;
-  }
-
-  #destroyDriverInstances(inst: LoaderInstance, pAllocator: P): void {
-    if (inst.driverInstancesDestroyed) return;
-    inst.driverInstancesDestroyed = true;
-    for (const d of inst.drivers) d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
-  }
-
-  /** The driver's functions for every physical-device slot; missing ones emulated or the error function. */
-  #fillDriverTable(d: DriverInstance): void {
-    const empty = this.stubs.errorFunction;
-    for (const info of COMMANDS) {
-      if (info.level !== "physical_device") continue;
-      const fn = d.commandAddress(info.index) ?? this.#emulation(info.index) ?? empty;
-      d.table.set(info.index, fn);
-    }
+    return createDriverInstances(
+      inst,
+      pCreateInfo,
+      pAllocator,
+      (s) => this.#emulation(s) ?? this.stubs.errorFunction,
+    );
   }
 
   #emulation(s: number): P {
