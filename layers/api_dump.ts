@@ -63,7 +63,7 @@ export const apiDumpLayer: TsLayer = defineLayer({
       postCallRecord(ctx: CallContext, ...args: unknown[]) {
         const us = (performance.now() - (started.pop() ?? performance.now())) * 1000;
         const info = ctx.info;
-        const decoded = decodeCall(info, args, true);
+        const decoded = decodeCall(info, args);
         const result = decodeResult(info.result, ctx.result);
         if (format === "json") {
           const line: Record<string, unknown> = { serial: ctx.serial, command: ctx.command, args: decoded };

@@ -24,6 +24,8 @@ export type Decoded = null | boolean | number | string | Decoded[] | { [name: st
 
 /** Options of {@linkcode decodeCall}. */
 export interface DecodeOptions {
+  /** Whether the call returned, so outputs hold values (default true); before it, outputs show as addresses. */
+  after?: boolean;
   /** Most array elements shown (default 16); the rest are summarised. */
   maxArray?: number;
   /** How many pointer levels of structs are followed (default 3). */
@@ -210,8 +212,8 @@ class Decoder {
 }
 
 /**
- * Decodes the arguments of a call to the command `info`: inputs always, outputs only when `after` (the
- * call returned).
+ * Decodes the arguments of a call to the command `info`: inputs always, outputs only after the call
+ * (`options.after`, the default).
  *
  * @example Usage
  * ```ts
@@ -224,14 +226,13 @@ class Decoder {
 export function decodeCall(
   info: CommandInfo,
   args: readonly unknown[],
-  after = true,
   options: DecodeOptions = {},
 ): Record<string, Decoded> {
   const decoder = new Decoder(options);
   const out: Record<string, Decoded> = {};
   info.params.forEach((param, i) => {
     try {
-      out[param.name] = decoder.param(info, param, args[i], args, after);
+      out[param.name] = decoder.param(info, param, args[i], args, options.after ?? true);
     } catch (error) {
       out[param.name] = `<cannot decode: ${error instanceof Error ? error.message : String(error)}>`;
     }
