@@ -37,6 +37,31 @@ async function commands(side: WorkerSetup["side"]): Promise<Commands> {
   return loadVulkan({ env: { vars: {}, elevated: false } });
 }
 
+/**
+ * The recording loop, in a function of its own: V8 optimizes a function called once per round normally,
+ * while a loop inside the never-returning message handler would depend on on-stack replacement.
+ */
+function recorder(
+  vk: Commands,
+  device: Deno.PointerValue,
+  pool: Deno.PointerValue,
+  cb: Deno.PointerValue,
+  beginInfo: Deno.PointerValue,
+): (cycles: number, perCycle: number) => void {
+  const reset = vk.vkResetCommandPool!;
+  const begin = vk.vkBeginCommandBuffer!;
+  const end = vk.vkEndCommandBuffer!;
+  const setLineWidth = vk.vkCmdSetLineWidth!;
+  return (cycles, perCycle) => {
+    for (let c = 0; c < cycles; c++) {
+      reset(device, pool, 0);
+      begin(cb, beginInfo);
+      for (let k = 0; k < perCycle; k++) setLineWidth(cb, 1.0);
+      end(cb);
+    }
+  };
+}
+
 scope.onmessage = async (e) => {
   scope.onmessage = null;
   const setup = e.data;
@@ -46,10 +71,7 @@ scope.onmessage = async (e) => {
   const pool = pointerFromAddress(setup.pool);
   const cb = pointerFromAddress(setup.commandBuffer);
   const beginInfo = writeStruct(arena, "VkCommandBufferBeginInfo", {});
-  const reset = vk.vkResetCommandPool!;
-  const begin = vk.vkBeginCommandBuffer!;
-  const end = vk.vkEndCommandBuffer!;
-  const setLineWidth = vk.vkCmdSetLineWidth!;
+  const record = recorder(vk, device, pool, cb, beginInfo);
   const control = new Int32Array(setup.control);
   scope.postMessage("ready");
   let seen = Atomics.load(control, 0);
@@ -57,14 +79,7 @@ scope.onmessage = async (e) => {
     Atomics.wait(control, 0, seen);
     seen = Atomics.load(control, 0);
     if (seen < 0) break;
-    const cycles = control[2]!;
-    const perCycle = control[3]!;
-    for (let c = 0; c < cycles; c++) {
-      reset(device, pool, 0);
-      begin(cb, beginInfo);
-      for (let k = 0; k < perCycle; k++) setLineWidth(cb, 1.0);
-      end(cb);
-    }
+    record(control[2]!, control[3]!);
     Atomics.add(control, 1, 1);
     Atomics.notify(control, 1);
   }

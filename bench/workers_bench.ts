@@ -66,7 +66,7 @@ class Team {
 
   readonly controls: Int32Array[] = [];
   /** Per Worker count: CPU and wall milliseconds summed over rounds. */
-  readonly usage = new Map<number, { cpu: number; wall: number }>();
+  readonly usage = new Map<number, { cpu: number; wall: number; calls: number }>();
 
   /** Runs one round on the first `count` Workers; returns the wall milliseconds. */
   round(count: number): number {
@@ -87,9 +87,10 @@ class Team {
     }
     const wall = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    const u = this.usage.get(count) ?? { cpu: 0, wall: 0 };
+    const u = this.usage.get(count) ?? { cpu: 0, wall: 0, calls: 0 };
     u.cpu += (cpu.user + cpu.system) / 1000;
     u.wall += wall;
+    u.calls += count * CYCLES * PER_CYCLE;
     this.usage.set(count, u);
     return wall;
   }
@@ -106,10 +107,10 @@ class Team {
     } catch {
       // not Linux
     }
-    return `Cores this process got (its CPU time / wall time, first run), by Worker count: ${
-      parts.join(", ")
-    }.` +
-      autogroup;
+    const perCall = [...this.usage].map(([n, u]) => `${n}: ${(u.cpu * 1e6 / u.calls).toFixed(1)} ns`);
+    return `Cores this process got (its CPU time / wall time, first run), by Worker count: ` +
+      `${parts.join(", ")}; CPU time per recorded command: ${perCall.join(", ")} (equal values: the ` +
+      `Workers do not slow each other down, and with free cores the wall time would scale).` + autogroup;
   }
 
   stop(): void {
