@@ -196,7 +196,9 @@ export function parseIdFilter(text: string): { ranges: IdRange[]; invalid: strin
 }
 
 /**
- * Parses `VK_LOADER_DEVICE_SELECT`: `vendor:device`, both hex with an optional `0x`.
+ * Parses `VK_LOADER_DEVICE_SELECT`: `vendor:device`, both hex with an optional `0x`, read as the Khronos
+ * loader's `sscanf("%x:%x")` reads it (measured against libvulkan1 1.3.239): blanks may precede each
+ * number but not the colon, and text after the second number is ignored (`ignored` reports it).
  *
  * @example Usage
  * ```ts
@@ -204,10 +206,15 @@ export function parseIdFilter(text: string): { ranges: IdRange[]; invalid: strin
  * parseDeviceSelect("0x10de:1f91"); // { vendorID: 4318, deviceID: 8081, text: "0x10de:1f91" }
  * ```
  */
-export function parseDeviceSelect(text: string): DeviceSelection | undefined {
-  const m = /^\s*(?:0[xX])?([0-9a-fA-F]{1,8})\s*:\s*(?:0[xX])?([0-9a-fA-F]{1,8})\s*$/.exec(text);
+export function parseDeviceSelect(text: string): (DeviceSelection & { ignored?: string }) | undefined {
+  const m = /^\s*(?:0[xX](?=[0-9a-fA-F]))?([0-9a-fA-F]+):\s*(?:0[xX](?=[0-9a-fA-F]))?([0-9a-fA-F]+)/.exec(
+    text,
+  );
   if (!m) return undefined;
-  return { vendorID: parseInt(m[1]!, 16), deviceID: parseInt(m[2]!, 16), text };
+  const vendorID = parseInt(m[1]!, 16), deviceID = parseInt(m[2]!, 16);
+  if (vendorID > 0xffffffff || deviceID > 0xffffffff) return undefined;
+  const rest = text.slice(m[0].length);
+  return rest === "" ? { vendorID, deviceID, text } : { vendorID, deviceID, text, ignored: rest };
 }
 
 /** C `atoi`: leading blanks, an optional sign, then decimal digits; 0 when there are none. */
@@ -278,21 +285,31 @@ export function readDevicePolicy(env: EnvironmentSnapshot): DevicePolicy {
   let select: DeviceSelection | undefined;
   const selectText = getenv(env, "VK_LOADER_DEVICE_SELECT");
   if (selectText !== undefined && selectText.trim() !== "") {
-    select = parseDeviceSelect(selectText);
-    if (!select) {
+    const parsed = parseDeviceSelect(selectText);
+    if (!parsed) {
       messages.push({
         level: "warn",
         category: "driver",
         text:
           `VK_LOADER_DEVICE_SELECT="${selectText}" is not "vendorID:deviceID" in hex (e.g. "0x10de:0x1f91"), ignored`,
       });
-    } else if (!sortingEnabled) {
-      messages.push({
-        level: "warn",
-        category: "driver",
-        text:
-          `VK_LOADER_DEVICE_SELECT="${selectText}" has no effect: VK_LOADER_DISABLE_SELECT="${disable}" turns sorting off`,
-      });
+    } else {
+      select = { vendorID: parsed.vendorID, deviceID: parsed.deviceID, text: parsed.text };
+      if (parsed.ignored !== undefined) {
+        messages.push({
+          level: "warn",
+          category: "driver",
+          text: `VK_LOADER_DEVICE_SELECT="${selectText}": text after the IDs ignored ("${parsed.ignored}")`,
+        });
+      }
+      if (!sortingEnabled) {
+        messages.push({
+          level: "warn",
+          category: "driver",
+          text:
+            `VK_LOADER_DEVICE_SELECT="${selectText}" has no effect: VK_LOADER_DISABLE_SELECT="${disable}" turns sorting off`,
+        });
+      }
     }
   }
   return {

@@ -355,3 +355,30 @@ Deno.test("an application at Vulkan 1.0 still gets sorted devices when its drive
     env.dispose();
   }
 });
+
+Deno.test('VK_LOADER_DEVICE_SELECT is read like sscanf("%x:%x") in both loaders (trailing text, blanks, 0x)', async () => {
+  const { env, vars } = await twoMockDrivers();
+  try {
+    const plain = names((await khronos(vars)).devices);
+    const selects: [string, boolean][] = [
+      ["10:1zzz", true],
+      ["10: 1", true],
+      ["0x10:0X1", true],
+      ["010:001", true],
+      [" 10 : 1", false],
+      ["10 :1", false],
+      ["x10:1", false],
+      ["10:", false],
+      ["zz", false],
+    ];
+    for (const [value, selected] of selects) {
+      const select = { ...vars, VK_LOADER_DEVICE_SELECT: value };
+      const theirs = names((await khronos(select)).devices);
+      assertEquals(theirs[0] === "A-cpu", selected, value);
+      if (!selected) assertEquals(theirs, plain, value);
+      assertEquals(vkdeno(select).names, theirs, value);
+    }
+  } finally {
+    env.dispose();
+  }
+});

@@ -118,7 +118,7 @@ Deno.test("deviceID ^ vendorID breaks ties, and equal keys keep the input order"
 });
 
 Deno.test("VK_LOADER_DEVICE_SELECT puts the match first, 0x optional, any case, nothing removed", () => {
-  for (const value of ["10005:0", "0x10005:0x0", "0X10005:0", " 10005 : 0 "]) {
+  for (const value of ["10005:0", "0x10005:0x0", "0X10005:0", " 10005: 0", "10005:0zz"]) {
     const order = sortWith(EVERY_TYPE, { VK_LOADER_DEVICE_SELECT: value });
     assertEquals(names(order), ["cpu", "discrete", "integrated", "virtual", "other"], value);
     assertEquals(order.devices[0]!.rule, "select");
@@ -128,6 +128,13 @@ Deno.test("VK_LOADER_DEVICE_SELECT puts the match first, 0x optional, any case, 
     );
   }
   assertEquals(parseDeviceSelect("10DE:1F91"), { vendorID: 0x10de, deviceID: 0x1f91, text: "10DE:1F91" });
+  // Like sscanf("%x:%x") in the Khronos loader: trailing text is ignored (with a warning here).
+  assertEquals(parseDeviceSelect("10de:1f91:3")?.ignored, ":3");
+  assert(
+    readDevicePolicy(env({ VK_LOADER_DEVICE_SELECT: "10005:0zz" })).messages.some((m) =>
+      m.level === "warn" && m.text.includes('ignored ("zz")')
+    ),
+  );
 });
 
 Deno.test("VK_LOADER_DEVICE_SELECT: only the first of identical devices is selected", () => {
@@ -150,7 +157,7 @@ Deno.test("VK_LOADER_DEVICE_SELECT that matches nothing, or does not parse, warn
       m.level === "warn" && m.text.includes('"dead:beef" matches no physical device')
     ),
   );
-  for (const bad of ["10de", "10de:", "xyz:1", "10de:1f91:3", "123456789:1"]) {
+  for (const bad of ["10de", "10de:", "xyz:1", "x10de:1", "10de :1", " 10de : 1", "123456789:1"]) {
     const policy = readDevicePolicy(env({ VK_LOADER_DEVICE_SELECT: bad }));
     assertEquals(policy.select, undefined, bad);
     assert(
