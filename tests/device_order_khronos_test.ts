@@ -382,3 +382,23 @@ Deno.test('VK_LOADER_DEVICE_SELECT is read like sscanf("%x:%x") in both loaders 
     env.dispose();
   }
 });
+
+Deno.test("VK_LOADER_DISABLE_SELECT is read like atoi() in both loaders (non-zero turns sorting off)", async () => {
+  const { env, vars } = await twoMockDrivers();
+  try {
+    const sorted = names((await khronos(vars)).devices);
+    const values: [string, boolean][] = [["1", true], ["-1", true], [" 2x", true], ["0", false], [
+      "abc",
+      false,
+    ], ["", false]];
+    for (const [value, off] of values) {
+      const disable = { ...vars, VK_LOADER_DISABLE_SELECT: value };
+      const theirs = names((await khronos(disable)).devices);
+      assertEquals(theirs[0] === "B-other", off, value);
+      if (!off) assertEquals(theirs, sorted, value);
+      assertEquals(vkdeno(disable).names, theirs, value);
+    }
+  } finally {
+    env.dispose();
+  }
+});
