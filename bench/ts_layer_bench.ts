@@ -9,6 +9,8 @@
  *
  * Two next links: a C no-op with the command's signature (the layer's own overhead, nothing else), and
  * lavapipe through the reference loader recording into a real command buffer (reset every ~4096 calls).
+ * A third group puts the layer between the reference loader and lavapipe as a native link
+ * (`layers/native.ts`, loaded through a C shim), where an intercepted call crosses C -> JS -> C.
  * Each iteration makes 1,000 calls: divide the times by 1,000.
  *
  * Run: `deno bench --allow-all bench/ts_layer_bench.ts`.
@@ -18,8 +20,10 @@
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { check, enumerate, writeStruct } from "../ffi/structs.ts";
 import { defineLayer } from "../layers/layer.ts";
+import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
+import { installShim } from "../tests/_ts_layer_harness.ts";
 
 type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
 type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };
@@ -96,9 +100,12 @@ const noop = noopLibrary();
 benchGroup("C no-op", noop.symbols, null);
 
 /** A recording lavapipe command buffer behind the reference loader, or null without a driver. */
-function lavapipe(): { vk: HasSetLineWidth; commandBuffer: Deno.PointerValue; restart: () => void } | null {
+function lavapipe(
+  instanceLayers = "",
+): { vk: HasSetLineWidth; commandBuffer: Deno.PointerValue; restart: () => void } | null {
   Deno.env.set("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
   Deno.env.set("VK_LOADER_LAYERS_DISABLE", "~implicit~");
+  Deno.env.set("VK_INSTANCE_LAYERS", instanceLayers);
   // deno-lint-ignore no-explicit-any
   const vk = openLibvulkan() as unknown as Record<string, (...args: any[]) => any>;
   const arena = new Arena();
@@ -151,3 +158,39 @@ function lavapipe(): { vk: HasSetLineWidth; commandBuffer: Deno.PointerValue; re
 
 const real = lavapipe();
 if (real) benchGroup("lavapipe via libvulkan", real.vk, real.commandBuffer, real.restart);
+
+// The same, with the TS layer as a native link of the reference loader's chain (C shim -> GIPA/GDPA
+// callbacks): an intercepted call crosses C -> JS -> C.
+if (real) {
+  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_bench_" });
+  Deno.env.set("VK_ADD_LAYER_PATH", dir);
+  const idleLink = new NativeLayerBridge([idle]);
+  const countingLink = new NativeLayerBridge([counting]);
+  installShim(dir, "VK_LAYER_bench_idle_link", idleLink);
+  installShim(dir, "VK_LAYER_bench_counting_link", countingLink);
+  const idleChain = lavapipe("VK_LAYER_bench_idle_link")!;
+  const countingChain = lavapipe("VK_LAYER_bench_counting_link")!;
+  const group = "lavapipe, TS layer as a native link";
+  const CALLS = 1000;
+  let n = 0;
+  const restart = () => {
+    if ((n += CALLS) >= 4096) {
+      n = 0;
+      real.restart();
+      idleChain.restart();
+      countingChain.restart();
+    }
+  };
+  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
+    for (let i = 0; i < CALLS; i++) real.vk.vkCmdSetLineWidth(real.commandBuffer, 1);
+    restart();
+  });
+  Deno.bench(`${group}: link intercepting nothing (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) idleChain.vk.vkCmdSetLineWidth(idleChain.commandBuffer, 1);
+    restart();
+  });
+  Deno.bench(`${group}: link intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) countingChain.vk.vkCmdSetLineWidth(countingChain.commandBuffer, 1);
+    restart();
+  });
+}
