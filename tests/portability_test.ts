@@ -252,3 +252,95 @@ Deno.test("through the loader: the portability flag reaches only drivers offerin
   assert(created.portable?.exts?.includes(EXT), created.portable?.exts);
   l.vk.vkDestroyInstance(instance, null);
 });
+
+// ---------------------------------------------------------------------------------------------------
+// Side by side with the Khronos loader (libvulkan1 1.3.239 implements VK_KHR_portability_enumeration).
+// ---------------------------------------------------------------------------------------------------
+
+const PROBE = String.raw`
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vulkan.h>
+/* argv[1]: VkInstanceCreateInfo::flags; argv[2]: "ext" to enable VK_KHR_portability_enumeration.
+ * Prints the vkCreateInstance result and the device names, sorted. */
+static int cmp(const void* a, const void* b) { return strcmp((const char*)a, (const char*)b); }
+int main(int argc, char** argv) {
+  const char* names[] = {"VK_KHR_portability_enumeration"};
+  VkInstanceCreateInfo ci = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.flags = (VkInstanceCreateFlags)atoi(argv[1]);
+  ci.enabledExtensionCount = argc > 2 && !strcmp(argv[2], "ext") ? 1 : 0;
+  ci.ppEnabledExtensionNames = names;
+  VkInstance inst;
+  VkResult r = vkCreateInstance(&ci, NULL, &inst);
+  printf("%d", (int)r);
+  if (r == VK_SUCCESS) {
+    uint32_t n = 0;
+    vkEnumeratePhysicalDevices(inst, &n, NULL);
+    VkPhysicalDevice* d = calloc(n + 1, sizeof *d);
+    char (*dn)[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = calloc(n + 1, sizeof *dn);
+    vkEnumeratePhysicalDevices(inst, &n, d);
+    for (uint32_t i = 0; i < n; i++) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(d[i], &p);
+      strcpy(dn[i], p.deviceName);
+    }
+    qsort(dn, n, sizeof *dn, cmp);
+    for (uint32_t i = 0; i < n; i++) printf(",%s", dn[i]);
+    vkDestroyInstance(inst, NULL);
+  }
+  printf("\n");
+  return 0;
+}
+`;
+
+let probe: Promise<string> | undefined;
+
+function buildProbe(): Promise<string> {
+  probe ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "vkdeno_portability_probe_" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    await Deno.writeTextFile(`${dir}/probe.c`, PROBE);
+    const cc = await new Deno.Command("cc", { args: [`${dir}/probe.c`, "-o", `${dir}/probe`, "-lvulkan"] })
+      .output();
+    if (cc.code !== 0) {
+      throw new Error(`Cannot build the portability probe: ${new TextDecoder().decode(cc.stderr)}`);
+    }
+    return `${dir}/probe`;
+  })();
+  return probe;
+}
+
+Deno.test("portability outcomes equal libvulkan1's for every flag/extension combination and driver mix", async () => {
+  const path = await buildProbe();
+  for (const mix of [{ regular: true, portable: true }, { portable: true }, { regular: true }]) {
+    await using env = await drivers(mix);
+    const snapshot = env.snapshot();
+    const vars = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: snapshot.vars.HOME!,
+      VK_DRIVER_FILES: snapshot.vars.VK_DRIVER_FILES!,
+      VK_LOADER_LAYERS_DISABLE: "~implicit~",
+    };
+    for (const [name, request] of CASES) {
+      const ext = (request.enabledExtensions as readonly string[]).includes(EXT);
+      const out = await new Deno.Command(path, {
+        args: [String(request.flags), ext ? "ext" : "none"],
+        env: vars,
+        clearEnv: true,
+      }).output();
+      const theirs = new TextDecoder().decode(out.stdout).trim();
+      using l = load({ vars, elevated: false });
+      const { result, instance } = createInstance(l, {
+        apiVersion: "1.0.0",
+        flags: request.flags,
+        extensions: ext ? [EXT] : [],
+      });
+      const ours = result === 0
+        ? [String(result), ...devicesThrough(l, instance).sort()].join(",")
+        : String(result);
+      if (result === 0) l.vk.vkDestroyInstance(instance, null);
+      assertEquals(ours, theirs, `${JSON.stringify(mix)} ${name}`);
+    }
+  }
+});
