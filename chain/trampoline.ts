@@ -9,7 +9,7 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { pointerFromAddress, readPointer, readU32, readU64, writeU64 } from "../ffi/memory.ts";
+import { pointerFromAddress, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "./driver.ts";
 import { findDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
@@ -165,6 +165,61 @@ export function destroyDevice(ctx: TrampolineContext, device: P, pAllocator: P):
   ld.dispose();
 }
 
+/**
+ * The hot trampolines as closures over their bound stub and the native stamping helpers
+ * (ffi/unwrap_stubs.ts): two native calls each, no JavaScript memory access.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const { vkGetDeviceQueue } = stampingTrampolines(stubs);
+ * vkGetDeviceQueue(device, 0, 0, pQueue);
+ * ```
+ */
+export function stampingTrampolines(stubs: ChainStubs): StampingTrampolines {
+  let made = stamping.get(stubs);
+  if (!made) {
+    made = makeStampingTrampolines(stubs);
+    stamping.set(stubs, made);
+  }
+  return made;
+}
+
+/** The trampolines that stamp the device's table into new handles. */
+export interface StampingTrampolines {
+  vkGetDeviceQueue: (device: P, family: number, index: number, pQueue: P) => void;
+  vkGetDeviceQueue2: (device: P, pQueueInfo: P, pQueue: P) => void;
+  vkAllocateCommandBuffers: (device: P, pAllocateInfo: P, pCommandBuffers: P) => number;
+}
+
+const stamping = new WeakMap<ChainStubs, StampingTrampolines>();
+
+function makeStampingTrampolines(stubs: ChainStubs): StampingTrampolines {
+  const getQueue = stubs.bindDispatch(slot("vkGetDeviceQueue"), def("vkGetDeviceQueue"));
+  const getQueue2 = stubs.bindDispatch(slot("vkGetDeviceQueue2"), def("vkGetDeviceQueue2"));
+  const allocate = stubs.bindDispatch(slot("vkAllocateCommandBuffers"), def("vkAllocateCommandBuffers"));
+  const stampOut = stubs.unwrap.helper("vkdeno_stamp_out");
+  const stampArray = stubs.unwrap.helper("vkdeno_stamp_array");
+  const readU32 = stubs.unwrap.helper("vkdeno_read_u32");
+  const countAt = BigInt(offsetOf("VkCommandBufferAllocateInfo", "commandBufferCount"));
+  return {
+    vkGetDeviceQueue: (device, family, index, pQueue) => {
+      getQueue(device, family, index, pQueue);
+      stampOut(device, pQueue);
+    },
+    vkGetDeviceQueue2: (device, pQueueInfo, pQueue) => {
+      getQueue2(device, pQueueInfo, pQueue);
+      stampOut(device, pQueue);
+    },
+    vkAllocateCommandBuffers: (device, pAllocateInfo, pCommandBuffers) => {
+      const result = allocate(device, pAllocateInfo, pCommandBuffers) as number;
+      if (result >= 0 && pAllocateInfo !== null) {
+        stampArray(device, pCommandBuffers, readU32(pAllocateInfo, countAt));
+      }
+      return result;
+    },
+  };
+}
+
 /** `vkGetDeviceQueue`: the driver's queue, stamped with the device's table. */
 export function getDeviceQueue(
   ctx: TrampolineContext,
@@ -173,19 +228,12 @@ export function getDeviceQueue(
   queueIndex: number,
   pQueue: P,
 ): void {
-  ctx.stubs.bindDispatch(slot("vkGetDeviceQueue"), def("vkGetDeviceQueue"))(
-    device,
-    queueFamilyIndex,
-    queueIndex,
-    pQueue,
-  );
-  stampFrom(device, readPointer(pQueue, 0));
+  stampingTrampolines(ctx.stubs).vkGetDeviceQueue(device, queueFamilyIndex, queueIndex, pQueue);
 }
 
 /** `vkGetDeviceQueue2`, stamped likewise. */
 export function getDeviceQueue2(ctx: TrampolineContext, device: P, pQueueInfo: P, pQueue: P): void {
-  ctx.stubs.bindDispatch(slot("vkGetDeviceQueue2"), def("vkGetDeviceQueue2"))(device, pQueueInfo, pQueue);
-  stampFrom(device, readPointer(pQueue, 0));
+  stampingTrampolines(ctx.stubs).vkGetDeviceQueue2(device, pQueueInfo, pQueue);
 }
 
 /** `vkAllocateCommandBuffers`: every command buffer stamped with the device's table. */
@@ -195,19 +243,5 @@ export function allocateCommandBuffers(
   pAllocateInfo: P,
   pCommandBuffers: P,
 ): number {
-  const result = ctx.stubs.bindDispatch(slot("vkAllocateCommandBuffers"), def("vkAllocateCommandBuffers"))(
-    device,
-    pAllocateInfo,
-    pCommandBuffers,
-  ) as number;
-  if (result < 0) return result;
-  const n = readU32(pAllocateInfo, offsetOf("VkCommandBufferAllocateInfo", "commandBufferCount"));
-  for (let i = 0; i < n; i++) stampFrom(device, readPointer(pCommandBuffers, i * 8));
-  return result;
-}
-
-/** Writes the dispatch table pointer of `parent` into the first word of `child`. */
-function stampFrom(parent: P, child: P): void {
-  if (parent === null || child === null) return;
-  writeU64(child, 0, readU64(parent, 0));
+  return stampingTrampolines(ctx.stubs).vkAllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers);
 }

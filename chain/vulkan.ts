@@ -24,6 +24,7 @@ import { Loader } from "./loader.ts";
 import type { Logger } from "./log.ts";
 import { deviceProcAddrRule } from "./proc_addr.ts";
 import { commandDef } from "./stubs.ts";
+import { stampingTrampolines } from "./trampoline.ts";
 import { devices, key } from "./_registry.ts";
 
 /** A Vulkan command as a JavaScript function taking the C parameter list. */
@@ -148,13 +149,10 @@ export class Vulkan implements Disposable {
         fn = (a: P, b: P) => l.destroyDevice(a, b);
         break;
       case "vkGetDeviceQueue":
-        fn = (a: P, b: number, c: number, d: P) => l.getDeviceQueue(a, b, c, d);
-        break;
       case "vkGetDeviceQueue2":
-        fn = (a: P, b: P, c: P) => l.getDeviceQueue2(a, b, c);
-        break;
       case "vkAllocateCommandBuffers":
-        fn = (a: P, b: P, c: P) => l.allocateCommandBuffers(a, b, c);
+        // Stub call then native stamping: no JavaScript touches memory (chain/trampoline.ts).
+        fn = stampingTrampolines(stubs)[info.name];
         break;
       default:
         if (info.level === "physical_device") {

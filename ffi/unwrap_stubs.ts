@@ -103,8 +103,105 @@ function errorCode(arch: StubArch): Uint8Array {
   return out;
 }
 
+/** Little helpers the loader's trampolines call after a stub, so that stamping needs no JavaScript memory access. */
+export const UNWRAP_HELPERS = {
+  /** `void stamp_out(void** parent, void*** pChild)`: `if (*pChild) **pChild = *parent`. */
+  vkdeno_stamp_out: { parameters: ["pointer", "pointer"], result: "void" },
+  /** `void stamp_array(void** parent, void*** array, uint32_t n)`: stamps each non-null `array[i]`. */
+  vkdeno_stamp_array: { parameters: ["pointer", "pointer", "u32"], result: "void" },
+  /** `uint32_t read_u32(const void* p, size_t offset)`. */
+  vkdeno_read_u32: { parameters: ["pointer", "usize"], result: "u32" },
+} as const satisfies Record<string, Deno.ForeignFunction>;
+
+/** Helper name to its machine code (each padded to whole stub slots) for `arch`. */
+function helperCode(name: keyof typeof UNWRAP_HELPERS, arch: StubArch): Uint8Array {
+  const x86: Record<keyof typeof UNWRAP_HELPERS, number[]> = {
+    // mov rax,[rdi]; mov rcx,[rsi]; test rcx,rcx; je +3; mov [rcx],rax; ret
+    vkdeno_stamp_out: [
+      0x48,
+      0x8b,
+      0x07,
+      0x48,
+      0x8b,
+      0x0e,
+      0x48,
+      0x85,
+      0xc9,
+      0x74,
+      0x03,
+      0x48,
+      0x89,
+      0x01,
+      0xc3,
+    ],
+    // mov rax,[rdi]; test edx,edx; je done; loop: mov rcx,[rsi]; test rcx,rcx; je +3; mov [rcx],rax;
+    // add rsi,8; dec edx; jne loop; done: ret
+    vkdeno_stamp_array: [
+      0x48,
+      0x8b,
+      0x07,
+      0x85,
+      0xd2,
+      0x74,
+      0x13,
+      0x48,
+      0x8b,
+      0x0e,
+      0x48,
+      0x85,
+      0xc9,
+      0x74,
+      0x03,
+      0x48,
+      0x89,
+      0x01,
+      0x48,
+      0x83,
+      0xc6,
+      0x08,
+      0xff,
+      0xca,
+      0x75,
+      0xed,
+      0xc3,
+    ],
+    // mov eax,[rdi+rsi]; ret
+    vkdeno_read_u32: [0x8b, 0x04, 0x37, 0xc3],
+  };
+  const a64: Record<keyof typeof UNWRAP_HELPERS, number[]> = {
+    // ldr x16,[x0]; ldr x17,[x1]; cbz x17,+8; str x16,[x17]; ret
+    vkdeno_stamp_out: [0xf9400010, 0xf9400031, 0xb4000051, 0xf9000230, 0xd65f03c0],
+    // ldr x16,[x0]; cbz w2,done; loop: ldr x17,[x1],#8; cbz x17,+8; str x16,[x17]; subs w2,w2,#1;
+    // b.ne loop; done: ret
+    vkdeno_stamp_array: [
+      0xf9400010,
+      0x340000c2,
+      0xf8408431,
+      0xb4000051,
+      0xf9000230,
+      0x71000442,
+      0x54ffff81,
+      0xd65f03c0,
+    ],
+    // ldr w0,[x0,x1]; ret
+    vkdeno_read_u32: [0xb8616800, 0xd65f03c0],
+  };
+  if (arch === "x86_64") {
+    const code = x86[name];
+    const out = new Uint8Array(Math.ceil(code.length / STUB_SIZE) * STUB_SIZE).fill(0xcc);
+    out.set(code);
+    return out;
+  }
+  const words = a64[name];
+  const out = new Uint8Array(Math.ceil((words.length * 4) / STUB_SIZE) * STUB_SIZE);
+  const dv = new DataView(out.buffer);
+  for (let i = 0; i < out.length / 4; i++) dv.setUint32(i * 4, words[i] ?? 0xd4200000, true); // brk #0 padding
+  return out;
+}
+
 /**
- * Emits an ELF object with every set's stubs for `names` (in set order), then the error function.
+ * Emits an ELF object with every set's stubs for `names` (in set order), then the error function and
+ * the {@linkcode UNWRAP_HELPERS}.
  *
  * @example Usage
  * ```ts
@@ -122,6 +219,17 @@ export function emitUnwrapObject(
 ): Uint8Array {
   const symbols = sets.flatMap((s) => names.map((n) => `${s.prefix}${n}`));
   symbols.push(ERROR_SYMBOL);
+  // Helpers longer than a slot take the following ones too, under filler names.
+  const helpers = (Object.keys(UNWRAP_HELPERS) as (keyof typeof UNWRAP_HELPERS)[]).map((name) => ({
+    name,
+    code: helperCode(name, arch),
+    at: 0,
+  }));
+  for (const h of helpers) {
+    h.at = symbols.length;
+    symbols.push(h.name);
+    for (let k = 1; k < h.code.length / STUB_SIZE; k++) symbols.push(`${h.name}_part${k}`);
+  }
   const { bytes, textAddress } = emitStubObject(symbols, arch);
   // The first PT_LOAD maps file offset 0 at address 0: text addresses are file offsets.
   sets.forEach((s, si) => {
@@ -131,8 +239,31 @@ export function emitUnwrapObject(
     });
   });
   bytes.set(errorCode(arch), textAddress + sets.length * names.length * STUB_SIZE);
+  for (const h of helpers) bytes.set(h.code, textAddress + h.at * STUB_SIZE);
   return bytes;
 }
+
+const view = (p: Deno.PointerValue) => new Deno.UnsafePointerView(p as Deno.PointerObject);
+
+/** The helpers in TypeScript, for the fallback mode. */
+const HELPER_FALLBACKS: Record<keyof typeof UNWRAP_HELPERS, (...args: never[]) => unknown> = {
+  vkdeno_stamp_out: (parent: Deno.PointerValue, pChild: Deno.PointerValue) => {
+    if (parent === null || pChild === null) return;
+    const child = view(pChild).getPointer(0);
+    if (child === null) return;
+    new DataView(Deno.UnsafePointerView.getArrayBuffer(child, 8)).setBigUint64(
+      0,
+      view(parent).getBigUint64(0),
+      true,
+    );
+  },
+  vkdeno_stamp_array: (parent: Deno.PointerValue, array: Deno.PointerValue, n: number) => {
+    for (let i = 0; i < n && array !== null; i++) {
+      HELPER_FALLBACKS.vkdeno_stamp_out(parent as never, Deno.UnsafePointer.offset(array, i * 8) as never);
+    }
+  },
+  vkdeno_read_u32: (p: Deno.PointerValue, offset: number | bigint) => view(p).getUint32(Number(offset)),
+};
 
 interface Loaded {
   path: string;
@@ -341,6 +472,39 @@ export class UnwrapStubs implements Disposable {
     const ptr = this.#loaded.library.symbolAddress(ERROR_SYMBOL);
     if (ptr) this.#addresses.set(ERROR_SYMBOL, ptr);
     return ptr;
+  }
+
+  /**
+   * One of the {@linkcode UNWRAP_HELPERS} as a JavaScript function: native code, or a TypeScript
+   * equivalent in fallback mode.
+   *
+   * @example Usage
+   * ```ts
+   * import { UnwrapStubs } from "./unwrap_stubs.ts";
+   * using stubs = UnwrapStubs.load([], []);
+   * const read = stubs.helper("vkdeno_read_u32");
+   * console.log(read(Deno.UnsafePointer.of(new Uint32Array([7, 9])), 4n)); // 9
+   * ```
+   */
+  helper<const K extends keyof typeof UNWRAP_HELPERS>(
+    name: K,
+  ): Deno.StaticForeignSymbol<(typeof UNWRAP_HELPERS)[K]> {
+    if (this.#disposed) throw new TypeError("Cannot use disposed unwrap stubs");
+    const cached = this.#bound.get(name);
+    if (cached !== undefined) return cached as Deno.StaticForeignSymbol<(typeof UNWRAP_HELPERS)[K]>;
+    let fn: unknown;
+    if (this.#loaded) {
+      const lib = Deno.dlopen(
+        this.#loaded.path,
+        { [name]: UNWRAP_HELPERS[name] } as Deno.ForeignLibraryInterface,
+      );
+      this.#libraries.push(lib);
+      fn = lib.symbols[name];
+    } else {
+      fn = HELPER_FALLBACKS[name];
+    }
+    this.#bound.set(name, fn);
+    return fn as Deno.StaticForeignSymbol<(typeof UNWRAP_HELPERS)[K]>;
   }
 
   #fallback(set: UnwrapSet, index: number, def: Deno.ForeignFunction): (...args: unknown[]) => unknown {

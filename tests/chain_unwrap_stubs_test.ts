@@ -73,3 +73,31 @@ Deno.test("empty slots hold the error function, which returns VK_ERROR_EXTENSION
   const call = stubs.bind(0, 0, { parameters: ["pointer"], result: "i32" });
   assertEquals(call(Deno.UnsafePointer.of(object)), -7);
 });
+
+for (const native of [true, false]) {
+  Deno.test(`stamping helpers write the parent's first word into non-null children (${native ? "native" : "fallback"})`, () => {
+    using stubs = UnwrapStubs.load(["a"], SETS, { native });
+    if (native && !stubs.native) return;
+    const word = (v: bigint) => {
+      const b = new BigUint64Array(new ArrayBuffer(8));
+      b[0] = v;
+      return b;
+    };
+    const at = (b: BigUint64Array) => BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(b)));
+    const parent = word(0xabcn);
+    const kids = [word(1n), word(2n), word(3n)];
+    const array = new BigUint64Array(new ArrayBuffer(24));
+    array.set([at(kids[0]!), 0n, at(kids[2]!)]);
+    stubs.helper("vkdeno_stamp_array")(Deno.UnsafePointer.of(parent), Deno.UnsafePointer.of(array), 3);
+    assertEquals(kids.map((k) => k[0]), [0xabcn, 2n, 0xabcn]);
+    const one = word(5n);
+    stubs.helper("vkdeno_stamp_out")(Deno.UnsafePointer.of(parent), Deno.UnsafePointer.of(word(at(one))));
+    assertEquals(one[0], 0xabcn);
+    const empty = word(0n);
+    stubs.helper("vkdeno_stamp_out")(Deno.UnsafePointer.of(parent), Deno.UnsafePointer.of(empty));
+    assertEquals(empty[0], 0n);
+    const ints = new Uint32Array(new ArrayBuffer(12));
+    ints.set([7, 9, 11]);
+    assertEquals(stubs.helper("vkdeno_read_u32")(Deno.UnsafePointer.of(ints), 8n), 11);
+  });
+}
