@@ -221,6 +221,7 @@ export class Loader implements Disposable {
       this.log.error(`vkCreateInstance: ${error.message}`, "layer");
       return error.code;
     }
+    checkApiVersion(this.log, info.appApiVersion);
     const devicePolicy = readDevicePolicy(this.env);
     this.log.logAll(devicePolicy.messages);
     const discovery = discoverDrivers(this.env);
@@ -585,3 +586,24 @@ export class Loader implements Disposable {
 
 /** Makes a packed version (re-exported for tests). */
 export const makeApiVersion = makeVersion;
+
+/**
+ * What the Khronos loader says about `VkApplicationInfo::apiVersion` (LOADER_BEHAVIOUR.md A06): a value
+ * below 1.0 other than 0 is an error (creation continues), a non-zero variant a warning.
+ */
+function checkApiVersion(log: Logger, version: number): void {
+  if (version !== 0 && version < VK_API_VERSION_1_0) {
+    log.error(
+      `vkCreateInstance: VkApplicationInfo::apiVersion "${version}" is below VK_API_VERSION_1_0 ` +
+        "(VUID-VkApplicationInfo-apiVersion-04010): treated as 1.0",
+      "validation",
+    );
+  } else if (version >>> 29 !== 0) {
+    log.warn(
+      `vkCreateInstance: VkApplicationInfo::apiVersion "${versionText(version)}" has variant "${
+        version >>> 29
+      }": only variant 0 (Vulkan) is supported`,
+      "validation",
+    );
+  }
+}

@@ -211,3 +211,13 @@ Deno.test("an implicit layer's pre-instance vkEnumerateInstanceVersion answers f
   assertEquals(quiet.vk.vkEnumerateInstanceVersion(w.pointer), 0);
   assertEquals([w.read() >>> 22, (w.read() >>> 12) & 0x3ff], [1, 4]);
 });
+
+Deno.test("an apiVersion below 1.0 is logged as an error and creation goes on", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver();
+  using l = load(env.snapshot());
+  const { result, instance } = createInstance(l, { apiVersion: "0.0.5" });
+  assertEquals(result, 0);
+  assert(l.lines.some((x) => x.startsWith("ERROR") && x.includes("VUID-VkApplicationInfo-apiVersion-04010")));
+  l.vk.vkDestroyInstance(instance, null);
+});
