@@ -22,10 +22,11 @@
  *
  * @module
  */
-import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
+import { Arena, readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
+import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
@@ -45,14 +46,25 @@ const GET_PROC_ADDR_CALL = { parameters: ["pointer", "buffer"], result: "pointer
 interface InstanceRecord {
   readonly instance: Deno.PointerValue;
   readonly nextGipa: Deno.PointerObject;
+  /** The next link's functions by name: addresses, and `UnsafeFnPointer`s for the fallback. */
+  readonly addresses: Map<string, bigint>;
   readonly fns: Map<string, VulkanCommand | null>;
 }
 
 interface DeviceRecord {
   readonly device: Deno.PointerValue;
   readonly nextGdpa: Deno.PointerObject;
+  readonly addresses: Map<string, bigint>;
   readonly fns: Map<string, VulkanCommand | null>;
 }
+
+/**
+ * Calls into the next link go through native unwrap stubs (`ffi/unwrap_stubs.ts`) declared with
+ * `Deno.dlopen`, V8 fast calls: stub N reads a table and a handle from the object its first argument
+ * points to, puts the handle in the first argument and jumps to the table's slot N. Before each call
+ * the link writes the next function's address into slot N and the real handle into the object.
+ */
+const NEXT_SET = [{ prefix: "tsl_next_", tableOffset: 0, handleOffset: 8 }] as const;
 
 const encoder = new TextEncoder();
 function cname(name: string): Uint8Array<ArrayBuffer> {
@@ -79,7 +91,11 @@ function callable(pointer: Deno.PointerValue, info: CommandInfo): VulkanCommand 
 
 /** The dispatch key of a dispatchable handle: the loader's table pointer in its first word. */
 function dispatchKey(handle: Deno.PointerValue): HandleKey {
-  return handle === null ? 0 : handleKey(readPointer(handle, 0));
+  if (handle === null) return 0;
+  // Two 32-bit reads make the same number handleKey() would, without a pointer object or a bigint.
+  const view = new Deno.UnsafePointerView(handle);
+  const high = view.getUint32(4);
+  return high < 0x200000 ? high * 0x100000000 + view.getUint32(0) : handleKey(view.getPointer(0));
 }
 
 /** Finds the first loader node of `sType` with `function == VK_LAYER_LINK_INFO` in a create info's pNext. */
@@ -114,11 +130,25 @@ export class NativeLayerBridge implements Disposable {
   readonly #instances = new Map<HandleKey, InstanceRecord>();
   readonly #devices = new Map<HandleKey, DeviceRecord>();
   readonly #intercepted: Set<string>;
+  readonly #stubs: UnwrapStubs;
+  readonly #arena = new Arena();
+  /** Slot N: the next function of the command with index N, written before each call. */
+  readonly #table: BigUint64Array;
+  /** `{ table, handle }`: what the stubs' first argument points to. */
+  readonly #proxy: BigUint64Array;
+  readonly #proxyPointer: Deno.PointerObject;
   #disposed = false;
 
   /** A link running `layers` (first closest to the application). */
   constructor(layers: readonly TsLayer[], options: NativeLayerBridgeOptions = {}) {
     this.#callbacks = new CallbackRegistry();
+    this.#stubs = UnwrapStubs.load(COMMANDS.map((c) => c.name), NEXT_SET);
+    const table = this.#arena.alloc(8 * COMMANDS.length, 8);
+    const proxy = this.#arena.alloc(16, 8);
+    this.#table = new BigUint64Array(table.buffer, table.byteOffset, COMMANDS.length);
+    this.#proxy = new BigUint64Array(proxy.buffer, proxy.byteOffset, 2);
+    this.#proxy[0] = BigInt(Deno.UnsafePointer.value(this.#arena.pointer(table)));
+    this.#proxyPointer = this.#arena.pointer(proxy);
     this.chassis = new Chassis(layers, this.#routedDispatch(), options);
     this.#intercepted = this.chassis.intercepted();
     this.getInstanceProcAddr = this.#callbacks.create(
@@ -152,7 +182,9 @@ export class NativeLayerBridge implements Disposable {
     }
     const rec = instance === null ? undefined : this.#instances.get(dispatchKey(instance));
     const next = rec ? callGpa(rec.nextGipa, instance, name) : null;
-    if (this.#intercepted.has(name) && name in COMMAND_INDEX && (rec === undefined || next !== null)) {
+    // Global commands other than vkCreateInstance never go through a layer's vkGetInstanceProcAddr.
+    const layered = name in COMMAND_INDEX && commandInfo(name).level !== "global";
+    if (this.#intercepted.has(name) && layered && (rec === undefined || next !== null)) {
       return this.#ownPointer(name);
     }
     return next;
@@ -245,7 +277,12 @@ export class NativeLayerBridge implements Disposable {
     const result = create(pCreateInfo, pAllocator, pInstance) as number;
     if (result >= 0) {
       const instance = readPointer(pInstance, 0);
-      this.#instances.set(dispatchKey(instance), { instance, nextGipa, fns: new Map() });
+      this.#instances.set(dispatchKey(instance), {
+        instance,
+        nextGipa,
+        addresses: new Map(),
+        fns: new Map(),
+      });
     }
     return result;
   }
@@ -269,7 +306,7 @@ export class NativeLayerBridge implements Disposable {
     const result = create(physicalDevice, pCreateInfo, pAllocator, pDevice) as number;
     if (result >= 0) {
       const device = readPointer(pDevice, 0);
-      this.#devices.set(dispatchKey(device), { device, nextGdpa, fns: new Map() });
+      this.#devices.set(dispatchKey(device), { device, nextGdpa, addresses: new Map(), fns: new Map() });
     }
     return result;
   }
@@ -277,29 +314,49 @@ export class NativeLayerBridge implements Disposable {
   /** The next link's function for `name`, found from the dispatchable first argument of each call. */
   #route(name: string): VulkanCommand {
     const info = commandInfo(name);
+    const device = info.level === "device";
+    const lookup = (handle: Deno.PointerValue): InstanceRecord | DeviceRecord => {
+      const key = dispatchKey(handle);
+      const rec = device ? this.#devices.get(key) : this.#instances.get(key);
+      if (!rec) {
+        throw new TypeError(
+          `Cannot call "${name}": the TS layer link knows no ${
+            device ? "device" : "instance"
+          } for its handle`,
+        );
+      }
+      return rec;
+    };
+    const resolve = (rec: InstanceRecord | DeviceRecord): Deno.PointerValue =>
+      "device" in rec ? callGpa(rec.nextGdpa, rec.device, name) : callGpa(rec.nextGipa, rec.instance, name);
+    const missing = () => new TypeError(`Cannot call "${name}": the next link has no such command`);
+    if (!this.#stubs.native) {
+      return (...args: unknown[]) => {
+        const rec = lookup(args[0] as Deno.PointerValue);
+        let fn = rec.fns.get(name);
+        if (fn === undefined) rec.fns.set(name, fn = callable(resolve(rec), info));
+        if (!fn) throw missing();
+        return fn(...args);
+      };
+    }
+    const slot = info.index;
+    let stub: VulkanCommand | undefined;
     return (...args: unknown[]) => {
       const handle = args[0] as Deno.PointerValue;
-      const key = dispatchKey(handle);
-      let fn: VulkanCommand | null | undefined;
-      if (info.level === "device") {
-        const rec = this.#devices.get(key);
-        if (!rec) {
-          throw new TypeError(`Cannot call "${name}": the TS layer link knows no device for its handle`);
-        }
-        fn = rec.fns.get(name);
-        if (fn === undefined) rec.fns.set(name, fn = callable(callGpa(rec.nextGdpa, rec.device, name), info));
-      } else {
-        const rec = this.#instances.get(key);
-        if (!rec) {
-          throw new TypeError(`Cannot call "${name}": the TS layer link knows no instance for its handle`);
-        }
-        fn = rec.fns.get(name);
-        if (fn === undefined) {
-          rec.fns.set(name, fn = callable(callGpa(rec.nextGipa, rec.instance, name), info));
-        }
+      const rec = lookup(handle);
+      let address = rec.addresses.get(name);
+      if (address === undefined) {
+        rec.addresses.set(name, address = BigInt(Deno.UnsafePointer.value(resolve(rec))));
       }
-      if (!fn) throw new TypeError(`Cannot call "${name}": the next link has no such command`);
-      return fn(...args);
+      if (address === 0n) throw missing();
+      stub ??= this.#stubs.bind(0, slot, {
+        parameters: info.ffi.parameters,
+        result: info.ffi.result,
+      }) as VulkanCommand;
+      this.#table[slot] = address;
+      this.#proxy[1] = BigInt(Deno.UnsafePointer.value(handle));
+      args[0] = this.#proxyPointer;
+      return stub(...args);
     };
   }
 
@@ -330,6 +387,8 @@ export class NativeLayerBridge implements Disposable {
     this.#disposed = true;
     this.chassis.dispose();
     this.#callbacks.dispose();
+    this.#stubs.dispose();
+    this.#arena.dispose();
   }
 
   /** Same as {@linkcode NativeLayerBridge.dispose}. */
