@@ -818,6 +818,69 @@ export function explainEnumeratedOrder<T extends DeviceRecord>(
   }));
 }
 
+/** A device policy as report lines and plain data (for `deno task inspect`). */
+export interface DevicePolicyReport {
+  /** Whether sorting runs (when the instance can also query properties2). */
+  readonly sorting: boolean;
+  /** `vendorID:deviceID` selected, as hex. */
+  readonly select?: string;
+  /** Each id filter in force: its variable, value and the ranges it kept. */
+  readonly filters: readonly {
+    readonly variable: string;
+    readonly value: string;
+    readonly ranges: string[];
+  }[];
+  /** Text lines describing the rules in order of application. */
+  readonly lines: readonly string[];
+  /** Warnings from reading the variables. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Describes the rules a policy applies, without any device: what `deno task inspect` shows (the
+ * resulting order needs the drivers loaded: `deno task info` shows it).
+ *
+ * @example Usage
+ * ```ts
+ * import { describeDevicePolicy, readDevicePolicy } from "./device_order.ts";
+ * const report = describeDevicePolicy(readDevicePolicy({ vars: { VK_LOADER_DEVICE_SELECT: "10de:2204" }, elevated: false }));
+ * console.log(report.lines.join("\n"));
+ * ```
+ */
+export function describeDevicePolicy(policy: DevicePolicy): DevicePolicyReport {
+  const filters = [policy.deviceIdFilter, policy.vendorIdFilter, policy.driverIdFilter]
+    .filter((f): f is IdFilter => f !== undefined)
+    .map((f) => ({
+      variable: f.variable,
+      value: f.text,
+      ranges: f.ranges.map((r) => r.first === r.last ? hex(r.first) : `${hex(r.first)}-${hex(r.last)}`),
+    }));
+  const select = policy.select ? `${hex(policy.select.vendorID)}:${hex(policy.select.deviceID)}` : undefined;
+  const lines = [
+    "Physical device policy (vkEnumeratePhysicalDevices and groups; `deno task info` shows the order):",
+  ];
+  if (filters.length === 0) lines.push("    id filters: none (every device is listed)");
+  for (const f of filters) {
+    lines.push(`    ${f.variable}="${f.value}": keeps ${f.ranges.length ? f.ranges.join(", ") : "nothing"}`);
+  }
+  if (policy.sortingEnabled) {
+    lines.push(
+      "    sorting: on when the instance can query VkPhysicalDeviceProperties2",
+      `    1. VK_LOADER_DEVICE_SELECT: ${select ? `${select} first` : "not set"}`,
+      "    2. type: discrete > integrated > virtual > other > CPU",
+      "    3. PCI bus info first, then ascending domain/bus/device/function",
+      "    4. deviceID ^ vendorID ascending; ties keep the loader order",
+    );
+  } else {
+    lines.push(
+      `    sorting: off (VK_LOADER_DISABLE_SELECT="${policy.disableSelectText}"): drivers in reverse discovery order`,
+    );
+  }
+  const warnings = policy.messages.filter((m) => m.level === "warn").map((m) => m.text);
+  for (const w of warnings) lines.push(`    warning: ${w}`);
+  return { sorting: policy.sortingEnabled, ...(select ? { select } : {}), filters, lines, warnings };
+}
+
 /**
  * The two-call idiom over an already filtered and ordered list: how many entries to write for a
  * capacity (`undefined` for the count query) and whether the result is `VK_INCOMPLETE` (5).

@@ -6,6 +6,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import fc from "fast-check";
 import {
+  describeDevicePolicy,
   type DeviceRecord,
   enumerationWindow,
   explainEnumeratedOrder,
@@ -801,4 +802,26 @@ Deno.test("through the loader: a group with a member the filters reject is left 
     "B-other",
   ]]);
   assertEquals(groupNamesThrough(env, { VK_LOADER_DEVICE_ID_FILTER: "1" }), [["B-other"]]);
+});
+
+Deno.test("describeDevicePolicy: the rules in force, for deno task inspect", () => {
+  const on = describeDevicePolicy(readDevicePolicy(env({
+    VK_LOADER_DEVICE_SELECT: "10de:2204",
+    VK_LOADER_VENDOR_ID_FILTER: "0x10de,4098-4099,bad",
+  })));
+  assertEquals(on.select, "0x10de:0x2204");
+  assertEquals(on.filters, [{
+    variable: "VK_LOADER_VENDOR_ID_FILTER",
+    value: "0x10de,4098-4099,bad",
+    ranges: ["0x10de", "0x1002-0x1003"],
+  }]);
+  assert(on.lines.includes("    1. VK_LOADER_DEVICE_SELECT: 0x10de:0x2204 first"), on.lines.join("\n"));
+  assertEquals(on.warnings.length, 1);
+  const off = describeDevicePolicy(readDevicePolicy(env({ VK_LOADER_DISABLE_SELECT: "1" })));
+  assert(!off.sorting);
+  assert(
+    off.lines.some((l) => l.includes('sorting: off (VK_LOADER_DISABLE_SELECT="1")')),
+    off.lines.join("\n"),
+  );
+  assert(off.lines.includes("    id filters: none (every device is listed)"));
 });
