@@ -221,3 +221,52 @@ Deno.test("a layer calls a command it does not intercept through the dispatch ob
   assert.deepEqual(vk.vkQueuePresentKHR(null, null), 0);
   assert.deepEqual(calls, ["draw 3", "present"]);
 });
+
+Deno.test("the tracker follows instances, physical devices, devices and queues, and ends them with their parent", () => {
+  const h = (v: bigint) => Deno.UnsafePointer.create(v);
+  const next = {
+    vkCreateInstance: (_i: P, _a: P, out: P) => (writePointer(out, 0, h(0x100n)), 0),
+    vkEnumeratePhysicalDevices: (_i: P, pCount: P, out: P) => {
+      if (out !== null) writePointer(out, 0, h(0x200n));
+      new DataView(Deno.UnsafePointerView.getArrayBuffer(pCount!, 4)).setUint32(0, 1, true);
+      return 0;
+    },
+    vkCreateDevice: (_pd: P, _i: P, _a: P, out: P) => (writePointer(out, 0, h(0x300n)), 0),
+    vkGetDeviceQueue: (_d: P, _f: number, _q: number, out: P) => writePointer(out, 0, h(0x400n)),
+    vkDestroyDevice: () => {},
+    vkDestroyInstance: () => {},
+  };
+  const tracked = defineLayer({
+    name: "VK_LAYER_test_tracked",
+    description: "t",
+    usesState: true,
+    create: () => ({ intercepts: {} }),
+  });
+  using chassis = new Chassis([tracked], next);
+  const call = (name: keyof typeof next, ...args: unknown[]) =>
+    chassis.wrap(name, () => next[name] as (...a: unknown[]) => unknown)(...args);
+  using arena = new Arena();
+  const out = arena.pointer(arena.alloc(8));
+  const count = arena.pointer(arena.alloc(4));
+  call("vkCreateInstance", null, null, out);
+  call("vkEnumeratePhysicalDevices", h(0x100n), count, null);
+  call("vkEnumeratePhysicalDevices", h(0x100n), count, out);
+  call("vkCreateDevice", h(0x200n), null, null, out);
+  call("vkGetDeviceQueue", h(0x300n), 0, 0, out);
+  call("vkGetDeviceQueue", h(0x300n), 0, 0, out);
+  const state = chassis.state!;
+  assert.deepEqual(state.objects().map((o) => o.type), [
+    "VkInstance",
+    "VkPhysicalDevice",
+    "VkDevice",
+    "VkQueue",
+  ]);
+  const queue = state.get(h(0x400n))!;
+  assert.equal(queue.ancestor("VkInstance")?.key, 0x100);
+  assert.equal(queue.implicit, true);
+  call("vkDestroyDevice", h(0x300n), null);
+  assert.deepEqual(state.objects().map((o) => o.type), ["VkInstance", "VkPhysicalDevice"]);
+  assert.equal(state.destroyed(h(0x400n))?.destroyedBy?.command, "vkDestroyDevice");
+  call("vkDestroyInstance", h(0x100n), null);
+  assert.equal(state.size, 0);
+});
