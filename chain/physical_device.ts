@@ -59,8 +59,12 @@ export class TermPhysicalDevice {
   /** Forgets the object (its memory goes with the instance's arena). */
   unregister(): void {
     termPhysicalDevices.delete(this.address);
-    if (driverPhysicalDevices.get(key(this.driverHandle)) === this) {
-      driverPhysicalDevices.delete(key(this.driverHandle));
+    const k = key(this.driverHandle);
+    if (driverPhysicalDevices.get(k) === this) {
+      // A driver may hand the same VkPhysicalDevice to several instances: keep one that lives.
+      const other = [...termPhysicalDevices.values()].find((t) => key(t.driverHandle) === k);
+      if (other) driverPhysicalDevices.set(k, other);
+      else driverPhysicalDevices.delete(k);
     }
   }
 }
