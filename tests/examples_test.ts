@@ -36,6 +36,19 @@ for (const loader of LOADERS) {
     assert(/Driver: +llvmpipe Mesa/.test(run.stdout), run.stdout);
   });
 
+  Deno.test(`demo runs clean under the Khronos validation layer (${loader})`, async () => {
+    const run = await runDemo(loader, {
+      VK_DRIVER_FILES: LAVAPIPE,
+      VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation",
+      VK_LOADER_DEBUG: "layer",
+    });
+    assertEquals(run.code, 0, run.stdout + run.stderr);
+    // The loader's log proves the layer was in the chain; the layer prints "Validation Error" on stdout.
+    assert(/Insert instance layer "VK_LAYER_KHRONOS_validation"/.test(run.stderr), run.stderr);
+    assert(!/Validation (Error|Warning)/.test(run.stdout + run.stderr), run.stdout);
+    assert(run.stdout.includes("Result:  all 1048576 values correct"), run.stdout);
+  });
+
   Deno.test(`demo without drivers says how to install one and exits 1 (${loader})`, async () => {
     const empty = await Deno.makeTempDir({ prefix: "vkdeno_no_drivers_" });
     try {
