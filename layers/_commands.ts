@@ -6,7 +6,8 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
-import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
+import type { CommandInfo } from "../ffi/generated/types.ts";
+import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readStruct } from "../ffi/structs.ts";
 
 /** A handle as a map key: a number when the address is a safe integer, else a bigint. */
@@ -45,7 +46,7 @@ export function canonicalHandle(type: string): string {
  * Evaluates a `len` expression (`createInfoCount`, `pCount`, `pAllocateInfo->commandBufferCount`) against
  * a call's arguments; `null` when it cannot be read (a null pointer, `null-terminated`).
  */
-export function evaluateLen(info: CommandInfo, len: string, args: readonly unknown[]): number | null {
+export function evaluateLen(info: CommandDescription, len: string, args: readonly unknown[]): number | null {
   const [head, member] = len.split(",")[0]!.split("->");
   const at = info.params.findIndex((p) => p.name === head);
   if (at < 0) return null;
@@ -98,12 +99,12 @@ const createRules = new Map<number, CreateRule | null>();
 const destroyRules = new Map<number, DestroyRule | null>();
 
 /** The creation rule of a command, or null when it creates no tracked handle. */
-export function createRule(info: CommandInfo): CreateRule | null {
+export function createRule(info: CommandDescription): CreateRule | null {
   let rule = createRules.get(info.index);
   if (rule !== undefined) return rule;
   rule = null;
   const last = info.params.length - 1;
-  const out: ParamInfo | undefined = info.params[last];
+  const out: CommandParameter | undefined = info.params[last];
   const creates = /^vk(Create|Allocate)/.test(info.name) || IMPLICIT_CREATORS.has(info.name);
   if (creates && out && !out.const && out.pointer === 1 && isHandleType(out.type)) {
     rule = { param: last, type: canonicalHandle(out.type), implicit: IMPLICIT_CREATORS.has(info.name) };
@@ -113,7 +114,7 @@ export function createRule(info: CommandInfo): CreateRule | null {
 }
 
 /** The destruction rule of a command (`vkDestroy*`, `vkFree*`), or null. */
-export function destroyRule(info: CommandInfo): DestroyRule | null {
+export function destroyRule(info: CommandDescription): DestroyRule | null {
   let rule = destroyRules.get(info.index);
   if (rule !== undefined) return rule;
   rule = null;

@@ -14,7 +14,8 @@
  */
 import { ENUM_TYPES, ENUMS, RESULT_NAMES } from "../ffi/generated/enums.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
-import type { CommandInfo, MemberInfo, ParamInfo } from "../ffi/generated/types.ts";
+import type { MemberInfo } from "../ffi/generated/types.ts";
+import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readCString } from "../ffi/memory.ts";
 import { readStruct } from "../ffi/structs.ts";
 import { evaluateLen, handleKey, handleText, isHandleType } from "./_commands.ts";
@@ -184,8 +185,8 @@ class Decoder {
   }
 
   param(
-    info: CommandInfo,
-    param: ParamInfo,
+    info: CommandDescription,
+    param: CommandParameter,
     value: unknown,
     args: readonly unknown[],
     after: boolean,
@@ -224,7 +225,7 @@ class Decoder {
  * ```
  */
 export function decodeCall(
-  info: CommandInfo,
+  info: CommandDescription,
   args: readonly unknown[],
   options: DecodeOptions = {},
 ): Record<string, Decoded> {

@@ -25,16 +25,10 @@
  *
  * @module
  */
-// The same union mod.ts exports from chain/vulkan.ts, taken from its type-only file.
-import type { VulkanCommandName } from "../chain/_command_names.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
+import type { VulkanCommand, VulkanCommandName } from "../chain/vulkan.ts";
 import type { StateTracker } from "./state.ts";
 
-export type { VulkanCommandName };
-
-/** A Vulkan command as a JavaScript function taking the C parameter list (handles as pointers). */
-// deno-lint-ignore no-explicit-any
-export type VulkanCommand = (...args: any[]) => any;
+export type { VulkanCommand, VulkanCommandName };
 
 /**
  * The next link of the chain: every Vulkan command by its name (`vkCmdDraw`, aliases too), taking the
@@ -63,6 +57,38 @@ export interface LayerMessage {
   readonly command?: string;
 }
 
+/** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it. */
+export interface CommandParameter {
+  /** Parameter name (`pCreateInfo`). */
+  readonly name: string;
+  /** C type without qualifiers or pointers (`VkBufferCreateInfo`). */
+  readonly type: string;
+  /** Pointer depth: 0 for a value, 1 for `T*`, 2 for `const char* const*`. */
+  readonly pointer: number;
+  /** Whether the pointee is const (an input). */
+  readonly const: boolean;
+  /** vk.xml `len`: another parameter, `pInfo->member`, or `null-terminated`. */
+  readonly len?: string;
+  /** Whether vk.xml marks it optional. */
+  readonly optional?: boolean;
+  /** Fixed array length (`blendConstants[4]`). */
+  readonly array?: number;
+}
+
+/** A command as the generated tables describe it (`ffi/generated/commands.ts`). */
+export interface CommandDescription {
+  /** The command's name (an alias's target). */
+  readonly name: string;
+  /** Position in the generated table, shared by the command's aliases. */
+  readonly index: number;
+  /** Dispatch level: which dispatchable handle its first parameter descends from. */
+  readonly level: "global" | "instance" | "physical_device" | "device";
+  /** C result type (`VkResult`, `void`, ...). */
+  readonly result: string;
+  /** Parameters in order. */
+  readonly params: readonly CommandParameter[];
+}
+
 /**
  * What a hook gets besides the command's C arguments. One object per call, shared by every validation
  * object of the chassis for that call.
@@ -71,7 +97,7 @@ export interface CallContext {
   /** The command's name as called (an alias stays an alias). */
   readonly command: string;
   /** The command's generated description (parameter names, C types, pointer depth, `len`). */
-  readonly info: CommandInfo;
+  readonly info: CommandDescription;
   /** Sequence number of this call in its chassis (1 for the first intercepted call). */
   readonly serial: number;
   /** The next link. */

@@ -26,10 +26,15 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
 import { readStruct } from "../ffi/structs.ts";
 import { createRule, evaluateLen, isHandleType, readHandles } from "./_commands.ts";
-import { type CallContext, type CommandHooks, defineLayer, type TsLayer } from "./layer.ts";
+import {
+  type CallContext,
+  type CommandDescription,
+  type CommandHooks,
+  defineLayer,
+  type TsLayer,
+} from "./layer.ts";
 import type { StateObject, StateTracker } from "./state.ts";
 
 /** A handle found in a call's arguments, with where it was found (`pSubmits[0].pCommandBuffers[1]`). */
@@ -65,7 +70,7 @@ function structFinder(
 const finders = new Map<number, Finder[]>();
 
 /** The handle checks of a command: direct handles, handle arrays, handles one level into input structs. */
-function findersFor(info: CommandInfo): Finder[] {
+function findersFor(info: CommandDescription): Finder[] {
   let list = finders.get(info.index);
   if (list) return list;
   list = [];

@@ -24,7 +24,6 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
 import { readStruct } from "../ffi/structs.ts";
 import {
   createRule,
@@ -35,7 +34,7 @@ import {
   handleText,
   readHandles,
 } from "./_commands.ts";
-import type { CallContext, CommandHooks, ValidationObject } from "./layer.ts";
+import type { CallContext, CommandDescription, CommandHooks, ValidationObject } from "./layer.ts";
 
 export type { HandleKey };
 
@@ -215,7 +214,7 @@ export class StateTracker implements ValidationObject {
     return this.#live.size;
   }
 
-  #parentOf(info: CommandInfo, type: string, args: readonly unknown[]): StateObject | null {
+  #parentOf(info: CommandDescription, type: string, args: readonly unknown[]): StateObject | null {
     const parentType = HANDLES[type]?.parent;
     if (parentType === undefined) return null;
     const first = info.params[0];
