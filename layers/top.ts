@@ -2,7 +2,13 @@
  * TS layers at the top of the chain, with no FFI crossing: {@linkcode installLayers} wraps a loader's
  * command object (vkdeno's `vk`, or `tools/libvulkan.ts`'s) so that each intercepted command runs the
  * chassis, then the wrapped object's function (the native stub). Every command no layer intercepts is
- * the very same function object as on the wrapped object: it costs nothing.
+ * the very same function object as on the wrapped object: it costs nothing. Six cold commands are the
+ * host's own: `vkCreateInstance`, `vkCreateDevice` and the four layer/extension enumerations, which list
+ * TS layers and keep their names and extensions from the loader below.
+ *
+ * Not covered at the top: function pointers the application gets from `vkGetInstanceProcAddr` /
+ * `vkGetDeviceProcAddr` (they point below the TS layers), and calls made from other Workers (layers live
+ * in one isolate). Put the layer in the native chain (`layers/native.ts`) to see those.
  *
  * Layers are enabled by name like any layer: in `options.layers`, in `VK_INSTANCE_LAYERS` (given through
  * `options.env`), or in `VkInstanceCreateInfo.ppEnabledLayerNames`, where the wrapper removes the names
