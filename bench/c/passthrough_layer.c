@@ -4,8 +4,13 @@
  * first word of the handle), and nothing else. The test suite's mock layer logs every call, which would
  * measure its logging rather than the chain. Each copy of the library (one file per layer) has its own
  * globals, so several copies stack in one chain.
+ *
+ * The lookup costs the same for every device, whatever the order they were made in (the benchmarks
+ * compare devices of two loaders through the same layer copies): a one-entry cache of the last device
+ * found, then a hash table keyed by the dispatch key, as real layers key their maps.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +18,7 @@
 #include <vulkan/vulkan.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_OBJECTS 64
+#define MAX_OBJECTS 256 /* a power of two: hash table slots */
 
 typedef struct {
     void *key;
@@ -34,9 +39,14 @@ typedef struct {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static InstanceData g_instances[MAX_OBJECTS];
 static DeviceData g_devices[MAX_OBJECTS];
+static DeviceData *g_last_device;
 static VkInstance g_last_instance;
 
 static void *dispatch_key(const void *handle) { return *(void *const *)handle; }
+
+static unsigned slot_of(const void *key) {
+    return (unsigned)(((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull >> 56) & (MAX_OBJECTS - 1);
+}
 
 static InstanceData *instance_data(const void *handle) {
     void *key = dispatch_key(handle);
@@ -45,19 +55,33 @@ static InstanceData *instance_data(const void *handle) {
     return NULL;
 }
 
-/* The loader may stamp its word into a device after the chain returns: refresh the keys once on a miss. */
+static DeviceData *find_device(void *key) {
+    for (unsigned n = 0, i = slot_of(key); n < MAX_OBJECTS; n++, i = (i + 1) & (MAX_OBJECTS - 1)) {
+        if (g_devices[i].key == key && g_devices[i].device) return &g_devices[i];
+        if (!g_devices[i].device) return NULL;
+    }
+    return NULL;
+}
+
+/* Adds a device under its key (the lock is held). */
+static DeviceData *add_device(void *key) {
+    for (unsigned n = 0, i = slot_of(key); n < MAX_OBJECTS; n++, i = (i + 1) & (MAX_OBJECTS - 1))
+        if (!g_devices[i].device) return &g_devices[i];
+    fprintf(stderr, "passthrough_layer: too many devices\n");
+    abort();
+}
+
 static DeviceData *device_data(const void *handle) {
     void *key = dispatch_key(handle);
-    for (int i = 0; i < MAX_OBJECTS; i++)
-        if (g_devices[i].key == key) return &g_devices[i];
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < MAX_OBJECTS; i++)
-        if (g_devices[i].device) g_devices[i].key = dispatch_key(g_devices[i].device);
-    pthread_mutex_unlock(&g_lock);
-    for (int i = 0; i < MAX_OBJECTS; i++)
-        if (g_devices[i].key == key) return &g_devices[i];
-    fprintf(stderr, "passthrough_layer: unknown dispatch key %p\n", key);
-    abort();
+    DeviceData *last = __atomic_load_n(&g_last_device, __ATOMIC_RELAXED);
+    if (last && last->key == key) return last;
+    DeviceData *d = find_device(key);
+    if (!d) {
+        fprintf(stderr, "passthrough_layer: unknown dispatch key %p\n", key);
+        abort();
+    }
+    __atomic_store_n(&g_last_device, d, __ATOMIC_RELAXED);
+    return d;
 }
 
 static void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
@@ -115,28 +139,39 @@ static VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice physicalDevice, c
         (PFN_vkCreateDevice)gipa(inst ? inst->instance : g_last_instance, "vkCreateDevice");
     VkResult result = create(physicalDevice, info, alloc, pDevice);
     if (result != VK_SUCCESS) return result;
+    /* Both loaders stamp their dispatch word into the device before the chain returns (the layer docs):
+       the key is final here. */
+    void *key = dispatch_key(*pDevice);
     pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < MAX_OBJECTS; i++) {
-        if (g_devices[i].device) continue;
-        g_devices[i] = (DeviceData){
-            dispatch_key(*pDevice),
-            *pDevice,
-            gdpa,
-            (PFN_vkDestroyDevice)gdpa(*pDevice, "vkDestroyDevice"),
-            (PFN_vkGetDeviceQueue)gdpa(*pDevice, "vkGetDeviceQueue"),
-            (PFN_vkCmdSetLineWidth)gdpa(*pDevice, "vkCmdSetLineWidth"),
-        };
-        break;
-    }
+    *add_device(key) = (DeviceData){
+        key,
+        *pDevice,
+        gdpa,
+        (PFN_vkDestroyDevice)gdpa(*pDevice, "vkDestroyDevice"),
+        (PFN_vkGetDeviceQueue)gdpa(*pDevice, "vkGetDeviceQueue"),
+        (PFN_vkCmdSetLineWidth)gdpa(*pDevice, "vkCmdSetLineWidth"),
+    };
     pthread_mutex_unlock(&g_lock);
     return VK_SUCCESS;
+}
+
+/* Removes a device, moving later entries of its probe run back so that lookups still find them. */
+static void remove_device(DeviceData *d) {
+    unsigned i = (unsigned)(d - g_devices);
+    memset(d, 0, sizeof *d);
+    for (unsigned j = (i + 1) & (MAX_OBJECTS - 1); g_devices[j].device; j = (j + 1) & (MAX_OBJECTS - 1)) {
+        DeviceData moved = g_devices[j];
+        memset(&g_devices[j], 0, sizeof moved);
+        *add_device(moved.key) = moved;
+    }
 }
 
 static void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc) {
     DeviceData *d = device_data(device);
     PFN_vkDestroyDevice destroy = d->destroy;
     pthread_mutex_lock(&g_lock);
-    memset(d, 0, sizeof *d);
+    __atomic_store_n(&g_last_device, NULL, __ATOMIC_RELAXED);
+    remove_device(d);
     pthread_mutex_unlock(&g_lock);
     destroy(device, alloc);
 }
