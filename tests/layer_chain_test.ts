@@ -563,6 +563,10 @@ test("pre-instance functions of enabled implicit layers wrap the global enumerat
   const snap = env.snapshot({ VK_MOCK_DISABLE_VK_LAYER_MOCK_pre_off: "1" });
   assertEquals(enumerateInstanceVersion(snap, Deno.UnsafePointer.of(version), loaderAnswer), 0);
   assertEquals(version[0], (1 << 22) | (1 << 12));
+  // The same through the loader's vkEnumerateInstanceVersion.
+  version[0] = 0;
+  assertEquals(l.vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version)), 0);
+  assertEquals(version[0], (1 << 22) | (1 << 12));
   const bare = env.snapshot({ VK_MOCK_DISABLE_VK_LAYER_MOCK_pre_b: "1" });
   assertEquals(enumerateInstanceVersion(bare, Deno.UnsafePointer.of(version), loaderAnswer), 0);
   assertEquals(version[0], (1 << 22) | (4 << 12));
