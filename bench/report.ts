@@ -293,11 +293,20 @@ if (import.meta.main) {
     allowPositionals: true,
   });
   if (values.all) {
+    // A section that fails keeps its previous text; the others are still written.
+    const failed: string[] = [];
     for (const s of SECTIONS) {
       const runs = values.runs ? Number(values.runs) : s.runs;
-      await report(s.section, s.file, s.paired, runs, values.output, values.reuse && s.paired);
+      try {
+        await report(s.section, s.file, s.paired, runs, values.output, values.reuse && s.paired);
+      } catch (error) {
+        console.error(
+          `Section "${s.section}" not written: ${error instanceof Error ? error.message : error}`,
+        );
+        failed.push(s.section);
+      }
     }
-    Deno.exit(0);
+    Deno.exit(failed.length === 0 ? 0 : 1);
   }
   const file = positionals[0];
   if (!values.section || !file) {
