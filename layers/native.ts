@@ -27,13 +27,9 @@ import type { CommandInfo } from "../ffi/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
-import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
-import { findLayer, isModuleLayer } from "./registry.ts";
-
-export { isModuleLayer };
 
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
@@ -394,89 +390,5 @@ export class NativeLayerBridge implements Disposable {
   /** Same as {@linkcode NativeLayerBridge.dispose}. */
   [Symbol.dispose](): void {
     this.dispose();
-  }
-}
-
-let moduleLayerOptions: NativeLayerBridgeOptions = {};
-
-/**
- * Options for the links the loader makes from `.ts` layer manifests (it constructs
- * {@linkcode ModuleLayerLibrary} itself): where their messages and output go, and their settings.
- *
- * @example Usage
- * ```ts
- * import { setModuleLayerOptions } from "./native.ts";
- * setModuleLayerOptions({ settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } } });
- * ```
- */
-export function setModuleLayerOptions(options: NativeLayerBridgeOptions): void {
-  moduleLayerOptions = options;
-}
-
-/**
- * A TS layer shaped like `chain/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
- * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
- * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
- */
-export class ModuleLayerLibrary implements Disposable {
-  /** The layer's manifest record. */
-  readonly layer: LayerManifest;
-  /** The bridge behind the entry points. */
-  readonly bridge: NativeLayerBridge;
-  #released = false;
-
-  /**
-   * Finds the imported module layer for `manifest` and makes its chain link.
-   *
-   * @throws {TypeError} If the layer's module was not imported (no TS layer of that name is registered).
-   */
-  constructor(manifest: LayerManifest, options: NativeLayerBridgeOptions = moduleLayerOptions) {
-    const layer = findLayer(manifest.name);
-    if (!layer) {
-      throw new TypeError(
-        `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${manifest.libraryPath}" was not imported (await loadLayerModules(env) first)`,
-      );
-    }
-    this.layer = manifest;
-    this.bridge = new NativeLayerBridge([layer], options);
-  }
-
-  /** The module path. */
-  get path(): string {
-    return this.layer.libraryPath ?? "";
-  }
-  /** Interface 2, as negotiated by a C layer. */
-  get interfaceVersion(): number {
-    return 2;
-  }
-  /** The link's `vkGetInstanceProcAddr`. */
-  get getInstanceProcAddr(): Deno.PointerObject {
-    return this.bridge.getInstanceProcAddr;
-  }
-  /** The link's `vkGetDeviceProcAddr`. */
-  get getDeviceProcAddr(): Deno.PointerValue {
-    return this.bridge.getDeviceProcAddr;
-  }
-  /** None. */
-  get getPhysicalDeviceProcAddr(): Deno.PointerValue {
-    return null;
-  }
-  /** True once released. */
-  get released(): boolean {
-    return this.#released;
-  }
-  /** A module exports no C symbols. */
-  symbolAddress(_name: string): Deno.PointerValue {
-    return null;
-  }
-  /** Disposes the link (after the instance is destroyed). */
-  release(): void {
-    if (this.#released) return;
-    this.#released = true;
-    this.bridge.dispose();
-  }
-  /** Same as {@linkcode ModuleLayerLibrary.release}. */
-  [Symbol.dispose](): void {
-    this.release();
   }
 }

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { defineLayer, type LayerMessage } from "../layers/layer.ts";
-import { setModuleLayerOptions } from "../layers/native.ts";
+import { setModuleLayerOptions } from "../layers/module_layer.ts";
 import { loadLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { Vulkan } from "../mod.ts";
