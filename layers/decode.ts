@@ -247,7 +247,7 @@ export function decodeCall(
  * @example Usage
  * ```ts
  * import { decodeResult } from "./decode.ts";
- * console.log(decodeResult("VkResult", -4)); // "VK_ERROR_OUT_OF_DEVICE_MEMORY"
+ * console.log(decodeResult("VkResult", -4)); // "VK_ERROR_DEVICE_LOST"
  * ```
  */
 export function decodeResult(type: string, value: unknown): Decoded {
