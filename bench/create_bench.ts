@@ -151,12 +151,16 @@ if (import.meta.main) {
           against: REF,
           op: "<=",
           limit: 1.0,
-          whyMissed:
-            "vkdeno fills its instance and device dispatch tables by calling the driver's and its own " +
-            "vkGet*ProcAddr for every command name through Deno.UnsafeFnPointer (~1-2 us a call, about a " +
-            "thousand names per table; a CPU profile of the iteration shows ~30% of the time in those calls, " +
-            "op_ffi_call_ptr), where libvulkan makes the same lookups in C at ~20 ns each; binding those " +
-            "get-proc-addr functions as fast calls (as the dispatch stubs are) would remove most of the gap",
+          whyMissed: validation
+            ? "both loaders load and unload the validation layer's 22 MB library at every instance (dlopen + " +
+              "dlclose ~17 ms here, alike); the gap is vkdeno's own work in JavaScript: layer discovery, the " +
+              "chain's nodes, and the dispatch tables filled through the layer's vkGet*ProcAddr called with " +
+              "Deno.UnsafeFnPointer (~1-2 us a call, ~16% of the iteration's CPU profile in op_ffi_call_ptr)"
+            : "vkdeno fills its instance and device dispatch tables by calling the driver's vkGet*ProcAddr " +
+              "for every command name through Deno.UnsafeFnPointer (~1-2 us a call, about a thousand names " +
+              "per table; a CPU profile of the iteration shows ~30% of its time in those calls, " +
+              "op_ffi_call_ptr), where libvulkan makes the same lookups in C at ~20 ns each; calling the " +
+              "get-proc-addr functions as fast calls (as the dispatch stubs are) would remove most of the gap",
         });
       }
     }
