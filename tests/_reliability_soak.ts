@@ -29,11 +29,17 @@ export interface SoakCommands {
 
 /** Native resources alive at one moment. */
 export interface ResourceCounts {
+  /** `CallbackRegistry.liveCount`: Deno.UnsafeCallbacks not closed. */
   callbacks: number;
+  /** `Arena.liveCount`: native-memory arenas not disposed. */
   arenas: number;
+  /** `Library.liveCount`: libraries open through `Library.open`. */
   libraries: number;
+  /** `DispatchTable.liveCount`: dispatch tables not disposed. */
   tables: number;
+  /** `LayerLibrary.liveCount`: layer library uses not released. */
   layerLibraries: number;
+  /** `loadedDriverCount()`: driver libraries loaded. */
   drivers: number;
 }
 
@@ -92,16 +98,23 @@ export interface SoakOptions {
 
 /** What a soak measured. */
 export interface SoakReport {
+  /** Cycles run. */
   cycles: number;
+  /** Cycles before the baseline. */
   warmup: number;
+  /** The device of the last cycle (`deviceName`). */
   device: string;
+  /** Resident memory before the first cycle, bytes. */
   rssStart: number;
+  /** Resident memory after warm-up, bytes. */
   rssAfterWarmup: number;
+  /** Resident memory at the end, bytes. */
   rssEnd: number;
   /** RSS growth from the end of warm-up to the end, bytes. */
   growth: number;
-  /** Native resources between cycles after warm-up, and at the end (no instance alive either time). */
+  /** Native resources between cycles after warm-up (no cycle's instance alive). */
   countsAfterWarmup: ResourceCounts;
+  /** Native resources at the end, the loader still alive. */
   countsEnd: ResourceCounts;
   /** Milliseconds per cycle after warm-up. */
   msPerCycle: number;

@@ -21,9 +21,13 @@ import type { SoakOutput } from "./soak.ts";
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const decoder = new TextDecoder();
 
-interface FaultOutcome {
+/** What running one fault of the catalogue through vkdeno gave. */
+export interface FaultOutcome {
+  /** The fault's id in `tests/_reliability_faults.ts`. */
   id: string;
+  /** Expectations met, missed, or the process crashed or hung. */
   result: "ok" | "failed" | "crashed" | "hung";
+  /** The missed expectation, or the signal. */
   detail: string;
 }
 

@@ -24,7 +24,13 @@
  * @module
  */
 
-import { loadCounters, resourceCounts, soak, type SoakReport } from "../tests/_reliability_soak.ts";
+import {
+  loadCounters,
+  type ResourceCounts,
+  resourceCounts,
+  soak,
+  type SoakReport,
+} from "../tests/_reliability_soak.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
@@ -78,14 +84,23 @@ function mib(bytes: number): string {
 
 /** The soak's result as tools and tests read it. */
 export interface SoakOutput extends SoakReport {
+  /** `vkdeno` or `libvulkan`. */
   loader: string;
+  /** Instance layers enabled in every cycle. */
   layers: string[];
+  /** Whether one more instance stayed alive throughout (`--hold`). */
   hold: boolean;
+  /** `--label`, e.g. the V8 flags of the run. */
   label: string;
-  countsBefore: ReturnType<typeof resourceCounts>;
-  countsAfterDispose: ReturnType<typeof resourceCounts>;
+  /** Live native resources before the loader was made. */
+  countsBefore: ResourceCounts;
+  /** Live native resources after the loader was disposed. */
+  countsAfterDispose: ResourceCounts;
+  /** Whether `gc()` was available (`--v8-flags=--expose-gc`), so RSS was read after a full collection. */
   gcExposed: boolean;
 }
+
+export type { ResourceCounts, SoakReport };
 
 /**
  * Runs the soak with command-line style arguments.
