@@ -24,11 +24,13 @@ const has = (path: string) => {
 const ignore = !has(LAVAPIPE) ||
   !has("/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json");
 
-/** The environment of a child process: nothing of ours leaks in except PATH and HOME. */
+/** The environment of a child process: nothing of ours leaks in except PATH, HOME and Deno's cache. */
 function childEnv(vars: Record<string, string>): Record<string, string> {
+  const denoDir = Deno.env.get("DENO_DIR");
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: Deno.env.get("HOME") ?? "/root",
+    ...(denoDir === undefined ? {} : { DENO_DIR: denoDir }),
     VK_DRIVER_FILES: LAVAPIPE,
     ...vars,
   };
