@@ -44,3 +44,63 @@ export { loadVulkan, Vulkan } from "./chain/vulkan.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
 export { Logger } from "./chain/log.ts";
 export { VkError } from "./chain/errors.ts";
+export { Arena, readCString, readPointer } from "./ffi/memory.ts";
+export type {
+  AllocStructOptions,
+  ChainInput,
+  CommandFunction,
+  EnumerateOptions,
+  ReadStructOptions,
+  StructField,
+  StructInput,
+  StructValue,
+} from "./ffi/structs.ts";
+export {
+  allocStruct,
+  check,
+  enumerate,
+  formatApiVersion,
+  makeApiVersion,
+  readChain,
+  readStruct,
+  readStructArray,
+  writeStruct,
+  writeStructArray,
+} from "./ffi/structs.ts";
+export type {
+  DiscoverDriversOptions,
+  DiscoveredDriver,
+  DiscoveryMessage,
+  DriverCandidate,
+  DriverDiscovery,
+  DriverOrigin,
+  DriverSkipKind,
+} from "./discovery/drivers.ts";
+export type { DriverManifest, LibraryPathKind } from "./discovery/driver_manifest.ts";
+export type { DriverPackage } from "./discovery/packages.ts";
+export type { LocationReport, LocationStatus, SearchLocation } from "./discovery/search_paths.ts";
+export type {
+  LayerEnvironmentVariable,
+  LayerExtension,
+  LayerFunctionNames,
+  LayerManifest,
+  LayerMessage,
+} from "./discovery/layer_manifest.ts";
+export { discoverDrivers } from "./discovery/drivers.ts";
+export type {
+  DiscoverLayersOptions,
+  LayerCandidate,
+  LayerCandidateStatus,
+  LayerDiscovery,
+  LayerProperties,
+} from "./discovery/layers.ts";
+export { discoverLayers, enumerateInstanceLayerProperties } from "./discovery/layers.ts";
+export type {
+  InspectEntry,
+  InspectLocation,
+  InspectOptions,
+  InspectReport,
+  InspectSection,
+  InspectValue,
+} from "./discovery/inspect.ts";
+export { buildInspectReport, formatInspectReport } from "./discovery/inspect.ts";

@@ -25,7 +25,7 @@
  * @module
  */
 
-import { parse, type ParseError, printParseErrorCode, visit } from "jsonc-parser";
+import { parse, type ParseError, printParseErrorCode, visit } from "npm:jsonc-parser@3.3.1";
 
 /** Largest manifest read, in bytes; real manifests are well under 100 KiB. */
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
