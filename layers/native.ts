@@ -39,20 +39,45 @@ const VK_ERROR_UNKNOWN = -13;
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const GET_PROC_ADDR_CALL = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
-interface InstanceRecord {
-  readonly instance: Deno.PointerValue;
-  readonly nextGipa: Deno.PointerObject;
-  /** The next link's functions by name: addresses, and `UnsafeFnPointer`s for the fallback. */
+/**
+ * One instance or device this link is part of, with the next link's functions. They are all resolved
+ * in `vkCreateInstance` / `vkCreateDevice`, as C layers fill their dispatch tables there: the Khronos
+ * loader's terminator `vkGetInstanceProcAddr` answers from the instance's dispatch table, which holds the
+ * terminators only until the chain is built, and the top of the chain (this link) afterwards.
+ */
+interface ChainRecord {
+  /** The instance or device handle the link was created with. */
+  readonly handle: Deno.PointerValue;
+  /** The next link's `vkGetInstanceProcAddr` or `vkGetDeviceProcAddr`. */
+  readonly next: Deno.PointerObject;
+  /** The next link's functions by command name (aliases under their command's name); 0n: none. */
   readonly addresses: Map<string, bigint>;
+  /** `UnsafeFnPointer`s over them, for the fallback without native stubs. */
   readonly fns: Map<string, VulkanCommand | null>;
 }
 
-interface DeviceRecord {
-  readonly device: Deno.PointerValue;
-  readonly nextGdpa: Deno.PointerObject;
-  readonly addresses: Map<string, bigint>;
-  readonly fns: Map<string, VulkanCommand | null>;
+/** Resolves every command of `levels` through `gpa`, as a layer fills its dispatch table. */
+function resolveAll(
+  gpa: Deno.PointerObject,
+  handle: Deno.PointerValue,
+  levels: readonly string[],
+): Map<string, bigint> {
+  const fn = new Deno.UnsafeFnPointer(gpa as Deno.PointerObject<never>, GET_PROC_ADDR_CALL);
+  const out = new Map<string, bigint>();
+  for (const info of COMMANDS) {
+    if (!levels.includes(info.level)) continue;
+    let p: Deno.PointerValue = null;
+    for (const name of [info.name, ...info.aliases]) {
+      p = fn.call(handle, cname(name)) as Deno.PointerValue;
+      if (p !== null) break;
+    }
+    out.set(info.name, BigInt(Deno.UnsafePointer.value(p)));
+  }
+  return out;
 }
+
+const INSTANCE_LEVELS = ["instance", "physical_device"] as const;
+const DEVICE_LEVELS = ["device"] as const;
 
 /**
  * Calls into the next link go through native unwrap stubs (`ffi/unwrap_stubs.ts`) declared with
@@ -123,8 +148,8 @@ export class NativeLayerBridge implements Disposable {
   readonly interfaceVersion = 2;
   readonly #callbacks: CallbackRegistry;
   readonly #own = new Map<string, Deno.PointerObject>();
-  readonly #instances = new Map<HandleKey, InstanceRecord>();
-  readonly #devices = new Map<HandleKey, DeviceRecord>();
+  readonly #instances = new Map<HandleKey, ChainRecord>();
+  readonly #devices = new Map<HandleKey, ChainRecord>();
   readonly #intercepted: Set<string>;
   readonly #stubs: UnwrapStubs;
   readonly #arena = new Arena();
@@ -177,7 +202,7 @@ export class NativeLayerBridge implements Disposable {
         return this.#ownPointer(name);
     }
     const rec = instance === null ? undefined : this.#instances.get(dispatchKey(instance));
-    const next = rec ? callGpa(rec.nextGipa, instance, name) : null;
+    const next = rec ? this.#nextAddress(rec, name) : null;
     // Global commands other than vkCreateInstance never go through a layer's vkGetInstanceProcAddr.
     const layered = name in COMMAND_INDEX && commandInfo(name).level !== "global";
     if (this.#intercepted.has(name) && layered && (rec === undefined || next !== null)) {
@@ -195,9 +220,20 @@ export class NativeLayerBridge implements Disposable {
       this.#intercepted.has(name) && COMMAND_INDEX[name] !== undefined && commandInfo(name).level === "device"
     ) {
       // Only commands the device has: the next link decides what exists.
-      return callGpa(rec.nextGdpa, device, name) === null ? null : this.#ownPointer(name);
+      return this.#nextAddress(rec, name) === null ? null : this.#ownPointer(name);
     }
-    return callGpa(rec.nextGdpa, device, name);
+    return this.#nextAddress(rec, name);
+  }
+
+  /**
+   * The next link's function for `name`: from the table resolved at creation, or asked now for names the
+   * generated tables do not know.
+   */
+  #nextAddress(rec: ChainRecord, name: string): Deno.PointerValue {
+    const index = COMMAND_INDEX[name];
+    if (index === undefined) return callGpa(rec.next, rec.handle, name);
+    const address = rec.addresses.get(COMMANDS[index]!.name);
+    return address === undefined || address === 0n ? null : Deno.UnsafePointer.create(address);
   }
 
   #ownPointer(name: string): Deno.PointerObject {
@@ -273,10 +309,11 @@ export class NativeLayerBridge implements Disposable {
     const result = create(pCreateInfo, pAllocator, pInstance) as number;
     if (result >= 0) {
       const instance = readPointer(pInstance, 0);
+      const addresses = resolveAll(nextGipa, instance, INSTANCE_LEVELS);
       this.#instances.set(dispatchKey(instance), {
-        instance,
-        nextGipa,
-        addresses: new Map(),
+        handle: instance,
+        next: nextGipa,
+        addresses,
         fns: new Map(),
       });
     }
@@ -296,13 +333,14 @@ export class NativeLayerBridge implements Disposable {
     const nextGdpa = readPointer(link, 16);
     if (nextGipa === null || nextGdpa === null) return VK_ERROR_INITIALIZATION_FAILED;
     writePointer(node, 24, readPointer(link, 0));
-    const instance = this.#instances.get(dispatchKey(physicalDevice))?.instance ?? null;
+    const instance = this.#instances.get(dispatchKey(physicalDevice))?.handle ?? null;
     const create = callable(callGpa(nextGipa, instance, "vkCreateDevice"), commandInfo("vkCreateDevice"));
     if (!create) return VK_ERROR_INITIALIZATION_FAILED;
     const result = create(physicalDevice, pCreateInfo, pAllocator, pDevice) as number;
     if (result >= 0) {
       const device = readPointer(pDevice, 0);
-      this.#devices.set(dispatchKey(device), { device, nextGdpa, addresses: new Map(), fns: new Map() });
+      const addresses = resolveAll(nextGdpa, device, DEVICE_LEVELS);
+      this.#devices.set(dispatchKey(device), { handle: device, next: nextGdpa, addresses, fns: new Map() });
     }
     return result;
   }
@@ -311,9 +349,8 @@ export class NativeLayerBridge implements Disposable {
   #route(name: string): VulkanCommand {
     const info = commandInfo(name);
     const device = info.level === "device";
-    const lookup = (handle: Deno.PointerValue): InstanceRecord | DeviceRecord => {
-      const key = dispatchKey(handle);
-      const rec = device ? this.#devices.get(key) : this.#instances.get(key);
+    const lookup = (handle: Deno.PointerValue): ChainRecord => {
+      const rec = (device ? this.#devices : this.#instances).get(dispatchKey(handle));
       if (!rec) {
         throw new TypeError(
           `Cannot call "${name}": the TS layer link knows no ${
@@ -323,28 +360,26 @@ export class NativeLayerBridge implements Disposable {
       }
       return rec;
     };
-    const resolve = (rec: InstanceRecord | DeviceRecord): Deno.PointerValue =>
-      "device" in rec ? callGpa(rec.nextGdpa, rec.device, name) : callGpa(rec.nextGipa, rec.instance, name);
-    const missing = () => new TypeError(`Cannot call "${name}": the next link has no such command`);
+    const addressOf = (rec: ChainRecord): bigint => {
+      const address = rec.addresses.get(info.name) ?? 0n;
+      if (address === 0n) throw new TypeError(`Cannot call "${name}": the next link has no such command`);
+      return address;
+    };
     if (!this.#stubs.native) {
       return (...args: unknown[]) => {
         const rec = lookup(args[0] as Deno.PointerValue);
-        let fn = rec.fns.get(name);
-        if (fn === undefined) rec.fns.set(name, fn = callable(resolve(rec), info));
-        if (!fn) throw missing();
-        return fn(...args);
+        let fn = rec.fns.get(info.name);
+        if (fn === undefined) {
+          rec.fns.set(info.name, fn = callable(Deno.UnsafePointer.create(addressOf(rec)), info));
+        }
+        return fn!(...args);
       };
     }
     const slot = info.index;
     let stub: VulkanCommand | undefined;
     return (...args: unknown[]) => {
       const handle = args[0] as Deno.PointerValue;
-      const rec = lookup(handle);
-      let address = rec.addresses.get(name);
-      if (address === undefined) {
-        rec.addresses.set(name, address = BigInt(Deno.UnsafePointer.value(resolve(rec))));
-      }
-      if (address === 0n) throw missing();
+      const address = addressOf(lookup(handle));
       stub ??= this.#stubs.bind(0, slot, {
         parameters: info.ffi.parameters,
         result: info.ffi.result,

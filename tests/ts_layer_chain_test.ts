@@ -6,11 +6,17 @@
  */
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
-import { defineLayer, type LayerMessage } from "../layers/layer.ts";
+import { Arena, readPointer } from "../ffi/memory.ts";
+import { check, enumerate, writeStruct } from "../ffi/structs.ts";
+import { defineLayer, type LayerMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
+import { objectLifetimesLayer } from "../layers/object_lifetimes.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 import { installShim, referenceLoaderTest } from "./_ts_layer_harness.ts";
+
+// deno-lint-ignore no-explicit-any
+type Commands = Record<string, (...args: any[]) => any>;
 
 const COMPUTE_CALLS = [
   "vkCreateInstance",
@@ -84,4 +90,58 @@ referenceLoaderTest(
     }
   },
   () => ({ VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_test_below" }),
+);
+
+referenceLoaderTest(
+  "a TS layer as a native link skips the calls its validators reject and tracks state from the loader's calls",
+  import.meta,
+  (dir) => {
+    const messages: LayerMessage[] = [];
+    const bridge = new NativeLayerBridge([objectLifetimesLayer], { onMessage: (m) => void messages.push(m) });
+    const shim = installShim(dir, "VK_LAYER_VKDENO_test_lifetimes", bridge);
+    try {
+      using vk = openLibvulkan();
+      const v = vk as unknown as Commands;
+      using arena = new Arena();
+      const slot = () => arena.pointer(arena.alloc(8));
+      const pInstance = slot();
+      check(
+        v.vkCreateInstance!(writeStruct(arena, "VkInstanceCreateInfo", {}), null, pInstance),
+        "vkCreateInstance",
+      );
+      const instance = readPointer(pInstance, 0);
+      const [physicalDevice] = enumerate(v.vkEnumeratePhysicalDevices!, [instance]);
+      const pDevice = slot();
+      const queues = [{ queueFamilyIndex: 0, pQueuePriorities: [1] }];
+      check(
+        v.vkCreateDevice!(
+          physicalDevice,
+          writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos: queues }),
+          null,
+          pDevice,
+        ),
+        "vkCreateDevice",
+      );
+      const device = readPointer(pDevice, 0);
+      const pBuffer = slot();
+      const info = writeStruct(arena, "VkBufferCreateInfo", { size: 64n, usage: 0x20 });
+      check(v.vkCreateBuffer!(device, info, null, pBuffer), "vkCreateBuffer");
+      const buffer = readPointer(pBuffer, 0);
+      v.vkDestroyBuffer!(device, buffer, null);
+      // Through libvulkan's trampoline, down to the TS link, which refuses it.
+      assert.equal(v.vkBindBufferMemory!(device, buffer, null, 0n), VK_ERROR_VALIDATION_FAILED_EXT);
+      check(v.vkCreateBuffer!(device, info, null, pBuffer), "vkCreateBuffer");
+      v.vkDestroyDevice!(device, null);
+      v.vkDestroyInstance!(instance, null);
+      assert.deepEqual(messages.map((m) => [m.id, m.command]), [
+        ["ObjectLifetimes-UseAfterDestroy", "vkBindBufferMemory"],
+        ["ObjectLifetimes-Leak", "vkDestroyDevice"],
+      ]);
+      assert.deepEqual(bridge.live, { instances: 0, devices: 0 });
+    } finally {
+      bridge.dispose();
+      shim.close();
+    }
+  },
+  () => ({ VK_INSTANCE_LAYERS: "VK_LAYER_VKDENO_test_lifetimes" }),
 );
