@@ -207,3 +207,59 @@ Deno.test("TS layers are listed by the enumeration commands, and their extension
   assert.deepEqual(seen, [["VK_LAYER_KHRONOS_validation", "VK_KHR_surface"]]);
   assert.deepEqual(vk.chassis.layers.map((l) => l.name), ["VK_LAYER_test_ext_provider"]);
 });
+
+Deno.test("object_lifetimes with stacks: a leak names the script line that created the object", () => {
+  let handle = 0x7000n;
+  const base = {
+    vkCreateBuffer: (
+      _d: P,
+      _i: P,
+      _a: P,
+      out: P,
+    ) => (writePointer(out, 0, Deno.UnsafePointer.create(handle += 0x10n)), 0),
+    vkCreateDevice: (
+      _pd: P,
+      _i: P,
+      _a: P,
+      out: P,
+    ) => (writePointer(out, 0, Deno.UnsafePointer.create(0x900n)), 0),
+    vkDestroyDevice: () => {},
+  };
+  const messages: string[] = [];
+  using layered = installLayers(base, {
+    layers: ["VK_LAYER_VKDENO_object_lifetimes"],
+    settings: { VK_LAYER_VKDENO_object_lifetimes: { stacks: true } },
+    onMessage: (m) => void messages.push(m.text),
+  });
+  const vk = layered as unknown as Commands;
+  using arena = new Arena();
+  const out = arena.pointer(arena.alloc(8));
+  vk.vkCreateDevice!(null, null, null, out);
+  const device = readPointer(out, 0);
+  vk.vkCreateBuffer!(device, null, null, out); // the leak
+  vk.vkDestroyDevice!(device, null);
+  assert.equal(messages.length, 1);
+  assert.match(
+    messages[0]!,
+    /^VkBuffer 0x7010 created by vkCreateBuffer \(call #2\) is still alive at vkDestroyDevice/,
+  );
+  assert.match(messages[0]!, /ts_layer_enable_test\.ts:\d+/);
+});
+
+Deno.test("api_dump appends to the file its settings name", () => {
+  const file = Deno.makeTempFileSync({ prefix: "ts_layer_api_dump_", suffix: ".jsonl" });
+  try {
+    const base = { vkCmdSetLineWidth: (_cb: P, _w: number) => {} };
+    using vk = installLayers(base, {
+      layers: ["VK_LAYER_VKDENO_api_dump"],
+      settings: { VK_LAYER_VKDENO_api_dump: { format: "json", timing: false, file } },
+    });
+    vk.vkCmdSetLineWidth(null, 2.5);
+    assert.equal(
+      Deno.readTextFileSync(file),
+      '{"serial":1,"command":"vkCmdSetLineWidth","args":{"commandBuffer":null,"lineWidth":2.5}}\n',
+    );
+  } finally {
+    Deno.removeSync(file);
+  }
+});
