@@ -83,10 +83,10 @@ if (import.meta.main) {
             limit: 2.0,
             whyMissed: command === "vkGetDeviceQueue"
               ? QUEUE_WHY
-              : "the floor is a no-op: the driver's own work (lavapipe allocates and links a command entry per " +
-                "recorded command)" + (layered ? " and the layer's" : "") +
-                " are in the numerator and not in " +
-                "the floor; libvulkan's export misses it by as much (see the table)",
+              : `the floor is a no-op, and the time of a real call includes the driver's ${
+                layered ? "and the layer's " : ""
+              }own work (lavapipe allocates and links a command entry per recorded command); libvulkan's ` +
+                "export misses it by as much (see the table)",
           },
         );
       }
