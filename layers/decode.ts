@@ -1,8 +1,8 @@
 /**
  * Decodes a Vulkan call's parameters into JSON-ready values from the generated tables: handles and
  * pointers as `"0x..."`, enums by name, 64-bit integers as decimal strings, strings, structs (their
- * pointer members followed a few levels, arrays by their `len`), and output parameters read back after
- * the call.
+ * pointer members followed a few levels, arrays by their `len`, pNext chains by sType, with `type` naming
+ * each link's struct), and output parameters read back after the call.
  *
  * @example Usage
  * ```ts ignore
@@ -13,7 +13,7 @@
  * @module
  */
 import { ENUM_TYPES, ENUMS, RESULT_NAMES } from "../ffi/generated/enums.ts";
-import { STRUCTS } from "../ffi/generated/structs.ts";
+import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { MemberInfo } from "../ffi/generated/types.ts";
 import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readCString } from "../ffi/memory.ts";
@@ -149,8 +149,12 @@ class Decoder {
         continue;
       }
       const p = v as Deno.PointerValue;
-      if (p === null || m.name === "pNext") {
-        out[m.name] = pointerText(p);
+      if (p === null) {
+        out[m.name] = null;
+        continue;
+      }
+      if (m.name === "pNext") {
+        out[m.name] = this.#next(p, depth);
         continue;
       }
       if (m.type === "char" && m.pointer === 1) {
@@ -182,6 +186,16 @@ class Decoder {
       }
     }
     return out;
+  }
+
+  /** A pNext link: the struct its sType names, with `type` added; unknown sTypes as an address. */
+  #next(p: Deno.PointerObject, depth: number): Decoded {
+    const type = STRUCT_BY_STYPE[new Deno.UnsafePointerView(p).getUint32(0)];
+    if (type === undefined || depth <= 0) return pointerText(p);
+    const decoded = this.struct(type, p, depth - 1);
+    return typeof decoded === "object" && decoded !== null && !Array.isArray(decoded)
+      ? { type, ...decoded }
+      : decoded;
   }
 
   param(

@@ -75,6 +75,13 @@ referenceLoaderTest(
     const submits = submit.args.pSubmits as { pCommandBuffers: string[] }[];
     assert.deepEqual(submits[0]!.pCommandBuffers, [dispatch.args.commandBuffer]);
     assert.equal(find("vkWaitForFences").result, "VK_SUCCESS");
+    // Output structs are read back after the call, pNext chains link by link.
+    const props = find("vkGetPhysicalDeviceProperties2").args.pProperties as Record<
+      string,
+      Record<string, unknown>
+    >;
+    assert.equal(props.pNext!.type, "VkPhysicalDeviceDriverProperties");
+    assert.equal(props.pNext!.driverID, "VK_DRIVER_ID_MESA_LLVMPIPE");
     const bind = find("vkCmdBindPipeline");
     assert.equal(bind.args.pipelineBindPoint, "VK_PIPELINE_BIND_POINT_COMPUTE");
   },
