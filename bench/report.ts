@@ -168,7 +168,7 @@ const SECTIONS: readonly { section: string; file: string; paired: boolean; runs:
   { section: "Per call", file: "bench/percall_bench.ts", paired: true, runs: 5 },
   { section: "Instance and device creation", file: "bench/create_bench.ts", paired: true, runs: 3 },
   { section: "Scaling with layers", file: "bench/scaling_bench.ts", paired: true, runs: 3 },
-  { section: "Scaling with Workers", file: "bench/workers_bench.ts", paired: true, runs: 3 },
+  { section: "Scaling with Workers", file: "bench/workers_bench.ts", paired: true, runs: 5 },
   { section: "Layer enumeration", file: "bench/layers_bench.ts", paired: false, runs: 3 },
   { section: "Dispatch stubs", file: "bench/stubs_bench.ts", paired: false, runs: 5 },
 ];
