@@ -59,7 +59,9 @@ function parseArgs(argv: readonly string[]): Args {
     label: "",
   };
   for (const a of argv) {
-    const [key, value = ""] = a.replace(/^--/, "").split("=", 2) as [string, string?];
+    const text = a.replace(/^--/, "");
+    const eq = text.indexOf("=");
+    const [key, value] = eq < 0 ? [text, ""] : [text.slice(0, eq), text.slice(eq + 1)];
     if (key === "loader") args.loader = value;
     else if (key === "cycles") args.cycles = Number(value);
     else if (key === "warmup") args.warmup = Number(value);
