@@ -2,13 +2,14 @@
  * TS layers at the top of the chain, with no FFI crossing: {@linkcode installLayers} wraps a loader's
  * command object (vkdeno's `vk`, or `tools/libvulkan.ts`'s) so that each intercepted command runs the
  * chassis, then the wrapped object's function (the native stub). Every command no layer intercepts is
- * the very same function object as on the wrapped object: it costs nothing. Six cold commands are the
- * host's own: `vkCreateInstance`, `vkCreateDevice` and the four layer/extension enumerations, which list
- * TS layers and keep their names and extensions from the loader below.
+ * the very same function object as on the wrapped object: it costs nothing. Eight cold commands are the
+ * host's own: `vkCreateInstance`, `vkCreateDevice`, the four layer/extension enumerations (which list TS
+ * layers and keep their names and extensions from the loader below) and the two `vkGet*ProcAddr`.
  *
- * Not covered at the top: function pointers the application gets from `vkGetInstanceProcAddr` /
- * `vkGetDeviceProcAddr` (they point below the TS layers), and calls made from other Workers (layers live
- * in one isolate). Put the layer in the native chain (`layers/native.ts`) to see those.
+ * `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` answer an intercepted command with a C entry point into
+ * the host (a callback, closed when the host is disposed), so native code calling through the pointer
+ * runs the TS layers too; call it on this thread only. Calls made from other Workers do not see the
+ * layers (they live in one isolate): put the layer in the native chain (`layers/native.ts`) for those.
  *
  * Layers are enabled by name like any layer: in `options.layers`, in `VK_INSTANCE_LAYERS` (given through
  * `options.env`), or in `VkInstanceCreateInfo.ppEnabledLayerNames`, where the wrapper removes the names
@@ -30,6 +31,8 @@ import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
 import { Arena, readCString } from "../ffi/memory.ts";
 import { readStruct } from "../ffi/structs.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { commandInfo } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import { findLayer, layersFromEnvironment, registeredLayers } from "./registry.ts";
@@ -147,8 +150,11 @@ export function installLayers<T extends CommandObject>(
   rewrap();
 
   const arena = new Arena();
+  const callbacks = new CallbackRegistry();
   defineHostCommands(host, {
     arena,
+    callbacks,
+    intercepted: () => intercepted,
     known: () => [...(options.available ?? []), ...registeredLayers()],
     enabled: () => chassis.layers,
     enable: (name) => {
@@ -178,6 +184,7 @@ export function installLayers<T extends CommandObject>(
     if (disposed) return;
     disposed = true;
     chassis.dispose();
+    callbacks.dispose();
     arena.dispose();
     if (options.disposeBase) (base as Partial<Disposable>)[Symbol.dispose]?.();
   };
@@ -217,6 +224,10 @@ function forwardOthers(host: Record<string | symbol, unknown>, base: object): vo
 
 interface HostState {
   readonly arena: Arena;
+  /** Owns the C entry points handed out by the host's `vkGet*ProcAddr`. */
+  readonly callbacks: CallbackRegistry;
+  /** Commands the chassis intercepts now. */
+  intercepted(): ReadonlySet<string>;
   /** Every TS layer that can be enabled by name. */
   known(): readonly TsLayer[];
   /** The enabled ones, in order. */
@@ -233,7 +244,37 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
   const next = (name: string) => (Object.getPrototypeOf(host) as Record<string, VulkanCommand>)[name]!;
   const named = (pLayerName: P) =>
     pLayerName === null ? undefined : state.known().find((l) => l.name === readCString(pLayerName));
+  const entries = new Map<string, Deno.PointerObject>();
+  /** A C entry point into the host's current function for `name` (so C callers see the TS layers). */
+  const entry = (name: string): Deno.PointerObject => {
+    let p = entries.get(name);
+    if (p) return p;
+    const info = commandInfo(name);
+    const onError = info.result === "VkResult"
+      ? -13
+      : ["u64", "i64"].includes(String(info.ffi.result))
+      ? 0n
+      : 0;
+    p = state.callbacks.create(
+      { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition,
+      ((...args: unknown[]) => (host[name] as VulkanCommand)(...args)) as Deno.UnsafeCallbackFunction,
+      {
+        name: `TS layers ${name}`,
+        onError: (["void", "pointer"].includes(String(info.ffi.result)) ? undefined : onError) as never,
+      },
+    ).pointer;
+    entries.set(name, p);
+    return p;
+  };
+  const procAddr =
+    (command: "vkGetInstanceProcAddr" | "vkGetDeviceProcAddr") => (handle: P, pName: P | string) => {
+      const found = next(command)(handle, pName) as Deno.PointerValue;
+      const name = typeof pName === "string" ? pName : readCString(pName);
+      return found !== null && state.intercepted().has(name) && name in COMMAND_INDEX ? entry(name) : found;
+    };
   const own = {
+    vkGetInstanceProcAddr: procAddr("vkGetInstanceProcAddr"),
+    vkGetDeviceProcAddr: procAddr("vkGetDeviceProcAddr"),
     vkEnumerateInstanceLayerProperties(pCount: P, pProps: P): number {
       const below = readLayers(next("vkEnumerateInstanceLayerProperties"), []);
       const ours = state.known().filter((l, i, all) =>

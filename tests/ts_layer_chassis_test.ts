@@ -270,3 +270,22 @@ Deno.test("the tracker follows instances, physical devices, devices and queues, 
   call("vkDestroyInstance", h(0x100n), null);
   assert.equal(state.size, 0);
 });
+
+Deno.test("top of chain: vkGetDeviceProcAddr answers an intercepted command with an entry point that runs the layers", () => {
+  const log: string[] = [];
+  const native = Deno.UnsafePointer.create(0x1234n);
+  const base = {
+    vkGetDeviceProcAddr: (_d: P, _name: P | string) => native,
+    vkCmdSetLineWidth: (_cb: P, w: number) => void log.push(`next ${w}`),
+  };
+  using vk = installLayers(base, { layers: [tracer("t", log, ["vkCmdSetLineWidth"])] });
+  assert.equal(vk.vkGetDeviceProcAddr(null, "vkCmdDraw"), native);
+  const entry = vk.vkGetDeviceProcAddr(null, "vkCmdSetLineWidth");
+  assert.notEqual(entry, native);
+  const fn = new Deno.UnsafeFnPointer(entry as Deno.PointerObject<never>, {
+    parameters: ["pointer", "f32"],
+    result: "void",
+  });
+  fn.call(null, 3);
+  assert.deepEqual(log, ["t.validate", "t.pre", "next 3", "t.post=undefined"]);
+});
