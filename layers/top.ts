@@ -112,13 +112,12 @@ export function installLayers<T extends CommandObject>(
   const buildTable = (from: Record<string, unknown>, names: Iterable<string>) => {
     const table: Record<string, unknown> = {};
     for (const name of names) {
+      // A command the wrapped object lacks stays absent, intercepted or not.
+      const found = findDescriptor(from, name);
+      if (found === undefined || ("value" in found && typeof found.value !== "function")) continue;
       if (intercepted.has(name)) {
         define(table, name, { value: chassis.wrap(name, () => from[name] as VulkanCommand) });
-        continue;
-      }
-      const found = findDescriptor(from, name);
-      if (found === undefined) continue;
-      if ("value" in found) {
+      } else if ("value" in found) {
         define(table, name, { value: found.value });
       } else {
         // Not bound yet (vkdeno binds stubs on first read): read it once, then hand out that function.
