@@ -5,7 +5,14 @@
  * - a layer that intercepts nothing: the wrapper hands out the very same function (target: within 1.1x
  *   of no layer);
  * - a layer intercepting `vkCmdSetLineWidth` with a `preCallRecord` that counts calls: the chassis runs
- *   in JavaScript, then calls the same function.
+ *   in JavaScript, then calls the same function;
+ * - (lavapipe) a layer intercepting four hot commands: the chassis's call into the next function is one
+ *   call site for all of them, and V8 stops inlining it as a fast FFI call once it has seen several
+ *   targets (the regime of api_dump and object_lifetimes, which intercept most commands).
+ *
+ * Order matters: every intercepted command's chassis calls its next function from one shared call site,
+ * so the C no-op group (first) measures the monomorphic case, and later groups run once that site has
+ * seen other targets.
  *
  * Two next links: a C no-op with the command's signature (the layer's own overhead, nothing else), and
  * lavapipe through the reference loader recording into a real command buffer (reset every ~4096 calls).
@@ -60,44 +67,39 @@ function noopLibrary(): Deno.DynamicLibrary<
   return lib;
 }
 
-function benchGroup(
-  group: string,
-  base: HasSetLineWidth,
-  commandBuffer: Deno.PointerValue,
-  every?: () => void,
-) {
+/** The wrapped objects of a group, checked: the idle layer must hand out the very same function. */
+function wrapped(base: HasSetLineWidth): { idle: HasSetLineWidth; counting: HasSetLineWidth } {
   const idleVk = installLayers(base, { layers: [idle] }) as unknown as HasSetLineWidth;
-  const countingVk = installLayers(base, { layers: [counting] }) as unknown as HasSetLineWidth;
   if (idleVk.vkCmdSetLineWidth !== base.vkCmdSetLineWidth) {
     throw new Error("The idle layer wrapped a command");
   }
-  // 1,000 calls per iteration, the function read from the object each time as applications do, so the
-  // bench harness's own cost per iteration does not hide a nanosecond. One loop per object: a shared
-  // loop would see three object shapes at one call site and measure V8's polymorphic lookups instead.
-  const CALLS = 1000;
-  let n = 0;
-  const restart = () => {
-    if (every !== undefined && (n += CALLS) >= 4096) {
-      n = 0;
-      every();
-    }
+  return {
+    idle: idleVk,
+    counting: installLayers(base, { layers: [counting] }) as unknown as HasSetLineWidth,
   };
-  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
-    for (let i = 0; i < CALLS; i++) base.vkCmdSetLineWidth(commandBuffer, 1);
-    restart();
-  });
-  Deno.bench(`${group}: TS layer intercepting nothing (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) idleVk.vkCmdSetLineWidth(commandBuffer, 1);
-    restart();
-  });
-  Deno.bench(`${group}: TS layer intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) countingVk.vkCmdSetLineWidth(commandBuffer, 1);
-    restart();
-  });
 }
 
+// Each iteration makes 1,000 calls, reading the function from the object each time as applications do,
+// so the harness's own cost per iteration does not hide a nanosecond. Every loop is its own code: loops
+// shared between objects or groups would see several object shapes at one call site and measure V8's
+// polymorphic lookups (and lose the inlined fast call) instead.
+const CALLS = 1000;
+
 const noop = noopLibrary();
-benchGroup("C no-op", noop.symbols, null);
+{
+  const group = "C no-op";
+  const base = noop.symbols;
+  const { idle: idleVk, counting: countingVk } = wrapped(base);
+  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
+    for (let i = 0; i < CALLS; i++) base.vkCmdSetLineWidth(null, 1);
+  });
+  Deno.bench(`${group}: TS layer intercepting nothing (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) idleVk.vkCmdSetLineWidth(null, 1);
+  });
+  Deno.bench(`${group}: TS layer intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) countingVk.vkCmdSetLineWidth(null, 1);
+  });
+}
 
 /** A recording lavapipe command buffer behind the reference loader, or null without a driver. */
 function lavapipe(
@@ -157,7 +159,64 @@ function lavapipe(
 }
 
 const real = lavapipe();
-if (real) benchGroup("lavapipe via libvulkan", real.vk, real.commandBuffer, real.restart);
+if (real) {
+  const group = "lavapipe via libvulkan";
+  const { vk: base, commandBuffer } = real;
+  const { idle: idleVk, counting: countingVk } = wrapped(base);
+  let n = 0;
+  // Recorded commands pile up in the command buffer: start it over now and then.
+  const restart = () => {
+    if ((n += CALLS) >= 4096) {
+      n = 0;
+      real.restart();
+    }
+  };
+  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
+    for (let i = 0; i < CALLS; i++) base.vkCmdSetLineWidth(commandBuffer, 1);
+    restart();
+  });
+  Deno.bench(`${group}: TS layer intercepting nothing (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) idleVk.vkCmdSetLineWidth(commandBuffer, 1);
+    restart();
+  });
+  Deno.bench(`${group}: TS layer intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
+    for (let i = 0; i < CALLS; i++) countingVk.vkCmdSetLineWidth(commandBuffer, 1);
+    restart();
+  });
+  // A layer intercepting several hot commands: the chassis calls each next function from one shared
+  // call site, which V8 then stops inlining as a fast FFI call once it has seen several targets.
+  const several = [
+    "vkCmdSetLineWidth",
+    "vkCmdSetDepthBias",
+    "vkCmdSetStencilReference",
+    "vkCmdSetStencilWriteMask",
+  ];
+  const severalVk = installLayers(base, {
+    layers: [defineLayer({
+      name: "VK_LAYER_bench_several",
+      description: "counts several commands",
+      create: () => ({
+        intercepts: Object.fromEntries(several.map((c) => [c, { preCallRecord: () => void counted++ }])),
+      }),
+    })],
+  }) as unknown as Record<string, (...args: unknown[]) => void>;
+  // Run inside the bench, not at load time, so the groups before it still see one target per call site.
+  let warmed = false;
+  const warm = () => {
+    for (let i = 0; i < 3000; i++) {
+      severalVk.vkCmdSetDepthBias!(commandBuffer, 0, 0, 0);
+      severalVk.vkCmdSetStencilReference!(commandBuffer, 1, 0);
+      severalVk.vkCmdSetStencilWriteMask!(commandBuffer, 1, 0);
+      if (i % 1000 === 999) real.restart();
+    }
+    warmed = true;
+  };
+  Deno.bench(`${group}: TS layer intercepting ${several.length} commands (x${CALLS})`, { group }, () => {
+    if (!warmed) warm();
+    for (let i = 0; i < CALLS; i++) severalVk.vkCmdSetLineWidth!(commandBuffer, 1);
+    restart();
+  });
+}
 
 // The same, with the TS layer as a native link of the reference loader's chain (C shim -> GIPA/GDPA
 // callbacks): an intercepted call crosses C -> JS -> C.
@@ -171,7 +230,6 @@ if (real) {
   const idleChain = lavapipe("VK_LAYER_bench_idle_link")!;
   const countingChain = lavapipe("VK_LAYER_bench_counting_link")!;
   const group = "lavapipe, TS layer as a native link";
-  const CALLS = 1000;
   let n = 0;
   const restart = () => {
     if ((n += CALLS) >= 4096) {
