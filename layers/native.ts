@@ -10,7 +10,7 @@
  * keys its per-instance and per-device next links on the dispatch key (the first word of the handle).
  *
  * Costs: an intercepted call crosses C -> JS (a callback, ~90 ns bare) and back to C through a native
- * unwrap stub; with the chassis, ~0.4 us a call on lavapipe (`bench/ts_layer_bench.ts`), against ~4 ns
+ * unwrap stub; with the chassis, ~0.25 us a call on lavapipe (`bench/ts_layer_bench.ts`), against ~4 ns
  * at the top of the chain (`layers/top.ts`), the placement to prefer when the layer can go first.
  * Commands the link does not intercept cost nothing: the next link's own pointers are handed up.
  *
@@ -31,6 +31,7 @@ import type { CommandInfo } from "../ffi/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
+import { callWith } from "./_call.ts";
 import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
@@ -394,8 +395,20 @@ export class NativeLayerBridge implements Disposable {
       }) as VulkanCommand;
       this.#table[slot] = address;
       this.#proxy[1] = BigInt(Deno.UnsafePointer.value(handle));
-      args[0] = this.#proxyPointer;
-      return stub(...args);
+      const p = this.#proxyPointer;
+      // Written out by length: a spread call into a Deno.dlopen function takes V8's slow path.
+      const n = args.length;
+      return n === 2
+        ? stub(p, args[1])
+        : n === 3
+        ? stub(p, args[1], args[2])
+        : n === 4
+        ? stub(p, args[1], args[2], args[3])
+        : n === 1
+        ? stub(p)
+        : n === 5
+        ? stub(p, args[1], args[2], args[3], args[4])
+        : (args[0] = p, callWith(stub, args));
     };
   }
 
