@@ -6,6 +6,7 @@
  * ```sh
  * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=10000 --json > soak_10k.json
  * deno run -A tools/reliability_report.ts soak_10k.json [more soak JSON files...]
+ * deno run -A tools/reliability_report.ts --print soak_10k.json   # the section on stdout, file untouched
  * ```
  *
  * The section (`## Reliability` up to the next `## `) is replaced or appended; nothing else in the file
@@ -183,7 +184,9 @@ function replaceSection(text: string, section: string): string {
 }
 
 if (import.meta.main) {
-  const soaks = Deno.args.map((f) => JSON.parse(Deno.readTextFileSync(f)) as SoakOutput);
+  const print = Deno.args.includes("--print");
+  const files = Deno.args.filter((a) => a !== "--print");
+  const soaks = files.map((f) => JSON.parse(Deno.readTextFileSync(f)) as SoakOutput);
   const faults: FaultOutcome[] = [];
   for (const fault of LIBRARY_FAULTS) {
     const outcome = await runFault(fault.id);
@@ -191,6 +194,15 @@ if (import.meta.main) {
     faults.push(outcome);
   }
   const counts = await propertyCounts();
+  if (print) {
+    // The section alone, formatted as BENCHMARKS.md would be.
+    const tmp = Deno.makeTempFileSync({ suffix: ".md" });
+    Deno.writeTextFileSync(tmp, renderSection(faults, counts, soaks));
+    await new Deno.Command(Deno.execPath(), { args: ["fmt", "--config", `${REPO}/deno.json`, tmp] }).output();
+    console.log(Deno.readTextFileSync(tmp).trimEnd());
+    Deno.removeSync(tmp);
+    Deno.exit(0);
+  }
   const path = `${REPO}/BENCHMARKS.md`;
   Deno.writeTextFileSync(
     path,
