@@ -143,13 +143,6 @@ export function renderSection(
       `| vkdeno soaks: libraries left after dispose (the process-wide dispatch and unwrap stub objects) | ${
         Math.max(...vk.map((s) => s.countsAfterDispose.libraries))
       } |`,
-      `| vkdeno soaks: RSS growth after warm-up (see the table) | ${
-        vk.map((s) =>
-          `${mib(s.growth)} (${s.cycles.toLocaleString("en-US")} cycles${
-            s.layers.length ? `, ${s.layers.join(", ")}` : ""
-          }${s.label ? `, ${s.label}` : ""})`
-        ).join("; ")
-      } |`,
     );
   }
   lines.push("");
