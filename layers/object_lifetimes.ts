@@ -3,8 +3,9 @@
  * that call, so the driver never sees the dead handle), and objects still alive at `vkDestroyDevice` /
  * `vkDestroyInstance`, each with the call that created it.
  *
- * Handles are checked where commands take them directly, in arrays (`pCommandBuffers`), and one level
- * into the structs they are given (`VkSubmitInfo.pCommandBuffers`, `VkWriteDescriptorSet.dstSet`).
+ * Handles are checked where commands take them directly, in arrays (`pCommandBuffers`), and in the
+ * structs they are given, two levels of pointers deep (`VkSubmitInfo.pCommandBuffers`,
+ * `VkWriteDescriptorSet.pBufferInfo[0].buffer`, `VkComputePipelineCreateInfo.stage.module`).
  * Handles the shared state tracker never saw created (made before the layer was enabled) are not
  * judged. Physical devices, queues and swapchain images belong to their parent and never leak.
  *
@@ -45,31 +46,65 @@ interface FoundHandle {
 
 type Finder = (args: readonly unknown[], out: FoundHandle[]) => void;
 
-function structFinder(
+/** Levels of pointed-to structs followed below a command's struct parameters. */
+const STRUCT_DEPTH = 2;
+
+/** True when struct `type` holds handles, by value or within `depth` levels of pointed-to structs. */
+function holdsHandles(type: string, depth: number, seen = new Set<string>()): boolean {
+  const info = STRUCTS[type];
+  if (!info || seen.has(type)) return false;
+  seen.add(type);
+  return info.members.some((m) =>
+    m.name !== "pNext" && (
+      (isHandleType(m.type) && (m.pointer === 0 || m.len !== undefined)) ||
+      (STRUCTS[m.type] !== undefined && m.pointer === 0 && holdsHandles(m.type, depth, seen)) ||
+      (STRUCTS[m.type] !== undefined && m.pointer === 1 && depth > 0 && holdsHandles(m.type, depth - 1, seen))
+    )
+  );
+}
+
+/** Collects the handles of a struct read back as `value`, following pointed-to structs `depth` levels. */
+function walkStruct(
   type: string,
-  name: string,
-): ((p: Deno.PointerObject, index: number, out: FoundHandle[]) => void) | null {
-  const members = STRUCTS[type]?.members.filter((m) => isHandleType(m.type) && (m.pointer === 0 || m.len));
-  if (!members || members.length === 0) return null;
-  return (p, index, out) => {
-    const s = readStruct(type, p, { index });
-    for (const m of members) {
-      const v = s[m.name] as Deno.PointerValue;
-      if (m.pointer === 0) {
-        if (v !== null) out.push({ handle: v, where: `${name}[${index}].${m.name}` });
-        continue;
+  value: Record<string, unknown>,
+  where: string,
+  depth: number,
+  out: FoundHandle[],
+) {
+  for (const m of STRUCTS[type]?.members ?? []) {
+    if (m.name === "pNext") continue;
+    const v = value[m.name];
+    const count = m.len === undefined ? 1 : value[m.len.split(",")[0]!];
+    const n = typeof count === "number" ? count : 0;
+    if (isHandleType(m.type) && m.count === undefined) {
+      if (m.pointer === 0 && v !== null) {
+        out.push({ handle: v as Deno.PointerValue, where: `${where}.${m.name}` });
+      } else if (m.pointer === 1 && m.len !== undefined) {
+        readHandles(v as Deno.PointerValue, n).forEach((h, i) =>
+          out.push({ handle: h, where: `${where}.${m.name}[${i}]` })
+        );
       }
-      const n = s[m.len!.split(",")[0]!];
-      readHandles(v, typeof n === "number" ? n : 0).forEach((h, i) =>
-        out.push({ handle: h, where: `${name}[${index}].${m.name}[${i}]` })
-      );
+    } else if (
+      STRUCTS[m.type] && m.pointer === 0 && m.count === undefined && typeof v === "object" && v !== null
+    ) {
+      walkStruct(m.type, v as Record<string, unknown>, `${where}.${m.name}`, depth, out);
+    } else if (
+      STRUCTS[m.type] && m.pointer === 1 && depth > 0 && v !== null && holdsHandles(m.type, depth - 1)
+    ) {
+      for (let i = 0; i < n; i++) {
+        const item = readStruct(m.type, v as Deno.PointerValue, { index: i });
+        walkStruct(m.type, item, `${where}.${m.name}[${i}]`, depth - 1, out);
+      }
     }
-  };
+  }
 }
 
 const finders = new Map<number, Finder[]>();
 
-/** The handle checks of a command: direct handles, handle arrays, handles one level into input structs. */
+/**
+ * The handle checks of a command: direct handles, handle arrays, and handles in its input structs (by
+ * value, and {@linkcode STRUCT_DEPTH} levels of pointed-to structs: `pWrites[0].pBufferInfo[0].buffer`).
+ */
 function findersFor(info: CommandDescription): Finder[] {
   let list = finders.get(info.index);
   if (list) return list;
@@ -88,14 +123,14 @@ function findersFor(info: CommandDescription): Finder[] {
           out.push({ handle: h, where: `${p.name}[${k}]` })
         );
       });
-    } else if (p.pointer === 1 && p.const && STRUCTS[p.type]) {
-      const inner = structFinder(p.type, p.name);
-      if (!inner) return;
+    } else if (p.pointer === 1 && p.const && STRUCTS[p.type] && holdsHandles(p.type, STRUCT_DEPTH)) {
       list!.push((args, out) => {
         const ptr = args[i] as Deno.PointerValue;
         if (ptr === null) return;
         const n = p.len === undefined ? 1 : evaluateLen(info, p.len, args) ?? 0;
-        for (let k = 0; k < n; k++) inner(ptr, k, out);
+        for (let k = 0; k < n; k++) {
+          walkStruct(p.type, readStruct(p.type, ptr, { index: k }), `${p.name}[${k}]`, STRUCT_DEPTH, out);
+        }
       });
     }
   });

@@ -4,7 +4,7 @@
  * never sees the dead handle), the leak reported at vkDestroyDevice with the call that created it.
  */
 import assert from "node:assert/strict";
-import { Arena, readPointer } from "../ffi/memory.ts";
+import { Arena, readPointer, writePointer } from "../ffi/memory.ts";
 import { allocStruct, check, enumerate, writeStruct } from "../ffi/structs.ts";
 import { type LayerMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
@@ -86,3 +86,42 @@ referenceLoaderTest(
     assert.equal(vk.chassis.state!.size, 0);
   },
 );
+
+Deno.test("object_lifetimes finds a destroyed buffer two pointers deep in a descriptor write", () => {
+  type P = Deno.PointerValue;
+  const calls: string[] = [];
+  const base = {
+    vkCreateBuffer: (
+      _d: P,
+      _i: P,
+      _a: P,
+      out: P,
+    ) => (writePointer(out, 0, Deno.UnsafePointer.create(0x5000n)), 0),
+    vkDestroyBuffer: () => void calls.push("destroy"),
+    vkUpdateDescriptorSets: () => void calls.push("update"),
+  };
+  const messages: LayerMessage[] = [];
+  using layered = installLayers(base, {
+    layers: ["VK_LAYER_VKDENO_object_lifetimes"],
+    onMessage: (m) => void messages.push(m),
+  });
+  const vk = layered as unknown as Commands;
+  using arena = new Arena();
+  const out = arena.pointer(arena.alloc(8));
+  const device = Deno.UnsafePointer.create(0x900n);
+  vk.vkCreateBuffer!(device, null, null, out);
+  const buffer = readPointer(out, 0);
+  vk.vkDestroyBuffer!(device, buffer, null);
+  const write = writeStruct(arena, "VkWriteDescriptorSet", {
+    dstSet: Deno.UnsafePointer.create(0x6000n),
+    descriptorType: 7,
+    pBufferInfo: [{ buffer, offset: 0n, range: 64n }],
+  });
+  vk.vkUpdateDescriptorSets!(device, 1, write, 0, null);
+  assert.deepEqual(calls, ["destroy"]);
+  assert.equal(messages.length, 1);
+  assert.match(
+    messages[0]!.text,
+    /^VkBuffer 0x5000 used in vkUpdateDescriptorSets \(pDescriptorWrites\[0\]\.pBufferInfo\[0\]\.buffer, call #3\)/,
+  );
+});
