@@ -593,6 +593,144 @@ Deno.test("property: mixed sets of good and bad driver and layer manifests are e
   );
 });
 
+// ------------------------------------------------------------------------- mixed sets through the loader
+
+Deno.test("property: mixed sets of good and faulty mock drivers and layers through vkdeno: a result code, never a throw; devices and messages as the parts say (200 sets)", async () => {
+  const { MockEnvironment } = await import("./_mock.ts");
+  const { loadVulkan, Logger } = await import("../mod.ts");
+  const { Arena } = await import("../ffi/memory.ts");
+  const { writeStruct } = await import("../ffi/structs.ts");
+  const { loadCounters, resourceCounts } = await import("./_reliability_soak.ts");
+  await loadCounters();
+  type DriverKind =
+    | "good7"
+    | "good5"
+    | "good1"
+    | "two_devices"
+    | "zero"
+    | "nego_fails"
+    | "ci_fails"
+    | "enum_fails"
+    | "missing";
+  type LayerKind = "pass" | "implicit" | "chain_error" | "missing";
+  const drivers = fc.array(
+    fc.constantFrom<DriverKind>(
+      "good7",
+      "good5",
+      "good1",
+      "two_devices",
+      "zero",
+      "nego_fails",
+      "ci_fails",
+      "enum_fails",
+      "missing",
+    ),
+    { minLength: 1, maxLength: 4 },
+  );
+  const layers = fc.array(fc.constantFrom<LayerKind>("pass", "implicit", "chain_error", "missing"), {
+    maxLength: 3,
+  });
+  const sets = fc.sample(fc.tuple(drivers, layers), { numRuns: 200, seed: 11 });
+  const devicesOf: Record<DriverKind, number> = {
+    good7: 1,
+    good5: 1,
+    good1: 1,
+    two_devices: 2,
+    zero: 0,
+    nego_fails: 0,
+    ci_fails: 0,
+    enum_fails: 0,
+    missing: 0,
+  };
+  const faulty = new Set<DriverKind>(["nego_fails", "ci_fails", "enum_fails", "missing"]);
+  const before = resourceCounts();
+  for (const [driverKinds, layerKinds] of sets) {
+    counted.mixedSets++;
+    counted.mixedManifests += driverKinds.length + layerKinds.length;
+    await using env = await MockEnvironment.create();
+    const names: string[] = [];
+    for (const [i, kind] of driverKinds.entries()) {
+      const name = `d${i}_${kind}`;
+      names.push(name);
+      const devices = kind === "two_devices" ? [{}, { type: "cpu" as const }] : kind === "zero" ? [] : [{}];
+      const config = {
+        name,
+        physicalDevices: devices,
+        interfaceVersion: kind === "good5" ? 5 : kind === "good1" ? 1 : 7,
+        negotiateResult: kind === "nego_fails" ? -9 : undefined,
+        createInstanceResult: kind === "ci_fails" ? -3 : undefined,
+        enumeratePhysicalDevicesResult: kind === "enum_fails" ? -3 : undefined,
+      };
+      await env.addDriver(
+        config,
+        kind === "missing" ? { manifest: { libraryPath: env.path(`lib/none/lib${name}.so`) } } : {},
+      );
+    }
+    const enabled: string[] = [];
+    for (const [i, kind] of layerKinds.entries()) {
+      const name = `VK_LAYER_MOCK_${kind}${i}`;
+      if (kind === "implicit") {
+        await env.addLayer({ name }, { implicit: true });
+        continue;
+      }
+      await env.addLayer(
+        { name, createInstanceResult: kind === "chain_error" ? -3 : undefined },
+        kind === "missing" ? { manifest: { libraryPath: env.path(`lib/none/lib${name}.so`) } } : {},
+      );
+      enabled.push(name);
+    }
+    const snapshot = env.snapshot(enabled.length ? { VK_INSTANCE_LAYERS: enabled.join(":") } : {});
+    const log: string[] = [];
+    const logger = new Logger(snapshot, { write: () => {} });
+    logger.addSink((r) => {
+      if (r.level !== undefined && r.level !== "debug") log.push(r.text);
+    });
+    const what = `drivers [${driverKinds}] layers [${layerKinds}]`;
+    {
+      using vk = loadVulkan({ env: snapshot, logger });
+      using arena = new Arena();
+      const slot = new BigUint64Array(new ArrayBuffer(8));
+      const created = vk.vkCreateInstance(
+        writeStruct(arena, "VkInstanceCreateInfo", {}),
+        null,
+        Deno.UnsafePointer.of(slot),
+      );
+      assert(typeof created === "number" && created <= 0, `${what}: vkCreateInstance gave ${created}`);
+      // drivers that get an instance (enumeration may still fail for enum_fails)
+      const usable = driverKinds.filter((k) =>
+        k !== "nego_fails" && k !== "ci_fails" && k !== "missing"
+      ).length;
+      if (usable === 0) {
+        assert(created < 0, `${what}: vkCreateInstance gave ${created} with no usable driver`);
+      } else if (layerKinds.includes("chain_error")) assertEquals(created, -3, what);
+      if (created === 0) {
+        const instance = Deno.UnsafePointer.create(slot[0]!);
+        const count = new Uint32Array(new ArrayBuffer(4));
+        const r = vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), null);
+        const want = driverKinds.reduce((n, k) => n + devicesOf[k], 0);
+        if (want === 0) assert(r < 0, `${what}: vkEnumeratePhysicalDevices gave ${r} with no device`);
+        else assertEquals([r, count[0]], [0, want], what);
+        vk.vkDestroyInstance(instance, null);
+      }
+    }
+    // every faulty driver is named in a message once instance creation reached it
+    if (!layerKinds.includes("chain_error")) {
+      for (const [i, kind] of driverKinds.entries()) {
+        if (!faulty.has(kind) || (kind === "enum_fails" && log.length === 0)) continue;
+        assert(
+          log.some((l) => l.includes(`${names[i]}.json`)),
+          `${what}: nothing names ${names[i]}.json in\n${log.join("\n")}`,
+        );
+      }
+    }
+  }
+  const after = resourceCounts();
+  assertEquals(
+    [after.callbacks, after.drivers, after.layerLibraries, after.tables],
+    [before.callbacks, before.drivers, before.layerLibraries, before.tables],
+  );
+});
+
 Deno.test("property: counts", () => {
   // Printed for BENCHMARKS.md / README (the reliability section's "manifests fuzzed" row).
   console.log(`property counts: ${JSON.stringify(counted)}`);
