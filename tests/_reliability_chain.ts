@@ -134,6 +134,7 @@ export const EXPECTED: Record<string, Expected> = {
     log: knownBugs ? /vkCreateDevice/ : undefined,
   },
   layer_chain_error: { createInstance: -3 },
+  layer_device_error: { createInstance: 0, devices: { llvmpipe: -3 } },
   layer_error_after_down: { createInstance: -3 },
   // detected: the terminator was never reached (the Khronos loader crashes later, SIGSEGV)
   layer_no_call_down: { createInstance: "error", log: /without calling down the chain/ },

@@ -377,6 +377,12 @@ export const LIBRARY_FAULTS: readonly LibraryFault[] = [
     setup: mockLayer("VK_LAYER_RELIAB_chain_error", { createInstanceResult: -3 }),
   },
   {
+    id: "layer_device_error",
+    fault: "layer vkCreateDevice returns VK_ERROR_INITIALIZATION_FAILED without calling down",
+    stage: "layer",
+    setup: mockLayer("VK_LAYER_RELIAB_device_error", { createDeviceResult: -3 }),
+  },
+  {
     id: "layer_error_after_down",
     fault: "layer calls down, destroys the instance, returns VK_ERROR_INITIALIZATION_FAILED",
     stage: "layer",

@@ -50,6 +50,7 @@ const EXPECTED: Record<string, Outcome & { log?: RegExp }> = {
     llvmpipe: 0,
     log: /vkCreateInstance failed with ERROR_INITIALIZATION_FAILED/,
   },
+  layer_device_error: { end: "exit 1", llvmpipe: 0, log: /vkCreateDevice: +Failed to create device chain/ },
   layer_error_after_down: { end: "SIGSEGV", llvmpipe: 0 },
   layer_no_call_down: { end: "SIGSEGV", llvmpipe: 0 },
   layer_null_create: { end: "exit 1", llvmpipe: 0, log: /Failed to find 'vkCreateInstance'/ },
