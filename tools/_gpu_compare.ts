@@ -1,0 +1,258 @@
+/**
+ * The judging side of tools/gpu_check.ts, kept free of processes and drivers so that
+ * tests/gpu_check_test.ts can feed it made-up inputs: the negotiated interface from `VK_LOADER_DEBUG=driver`
+ * lines, the comparison of two `deno task info --json` reports, the physical-device ordering verdict, and
+ * the per-call benchmark summary.
+ *
+ * @module
+ */
+
+import { median, type PairedOutput } from "../bench/_paired.ts";
+import type { InfoReport } from "../examples/info.ts";
+
+/** One driver's negotiation, as vkdeno's `VK_LOADER_DEBUG=driver` log states it. */
+export interface Negotiation {
+  /** Manifest file name. */
+  manifest: string;
+  library: string;
+  interfaceVersion: number;
+  /** The manifest's Vulkan version, "M.m.p". */
+  apiVersion: string;
+}
+
+const NEGOTIATED = /Driver "([^"]+)" \("([^"]*)"\) negotiated interface (\d+), Vulkan (\d+\.\d+\.\d+)/;
+
+/**
+ * The negotiations stated in a vkdeno log (one per driver; a driver loaded again by a later instance is
+ * listed once).
+ *
+ * @example Usage
+ * ```ts
+ * import { parseNegotiations } from "./_gpu_compare.ts";
+ * const line = 'INFO | DRIVER:    Driver "nvidia_icd.json" ("libGLX_nvidia.so.0") negotiated interface 7, Vulkan 1.4.312';
+ * console.log(parseNegotiations(line)[0]?.interfaceVersion); // 7
+ * ```
+ */
+export function parseNegotiations(log: string): Negotiation[] {
+  const seen = new Map<string, Negotiation>();
+  for (const line of log.split("\n")) {
+    const m = NEGOTIATED.exec(line);
+    if (!m) continue;
+    const key = `${m[1]}\0${m[2]}`;
+    if (!seen.has(key)) {
+      seen.set(key, { manifest: m[1]!, library: m[2]!, interfaceVersion: Number(m[3]), apiVersion: m[4]! });
+    }
+  }
+  return [...seen.values()];
+}
+
+/** One device as both loaders report it. */
+export interface DeviceRow {
+  name: string;
+  type: string;
+  apiVersion: string;
+  driverVersion: number;
+  vendorID: number;
+  deviceID: number;
+  extensions: { vkdeno: number; libvulkan: number };
+}
+
+/** The result of comparing vkdeno's and libvulkan's info reports. */
+export interface InfoComparison {
+  equal: boolean;
+  /** What differs, one sentence each (empty when equal). */
+  differences: string[];
+  instanceExtensions: { vkdeno: number; libvulkan: number };
+  instanceVersion: { vkdeno: string; libvulkan: string };
+  devices: DeviceRow[];
+}
+
+function setDifference(a: readonly string[], b: readonly string[]): string[] {
+  const other = new Set(b);
+  return a.filter((x) => !other.has(x));
+}
+
+/**
+ * Compares two info reports: instance version and extensions, then the devices in order (name, type,
+ * versions, IDs and extension lists), then the groups.
+ *
+ * @example Usage
+ * ```ts
+ * import { compareInfo } from "./_gpu_compare.ts";
+ * const r = { instanceVersion: "1.4.0", layers: [], extensions: [], devices: [], groups: [] };
+ * console.log(compareInfo(r, r).equal); // true
+ * ```
+ */
+export function compareInfo(vkdeno: InfoReport, libvulkan: InfoReport): InfoComparison {
+  const differences: string[] = [];
+  // The instance version is each loader's own (vkdeno's headers against Debian's libvulkan): reported, not compared.
+  const ours = vkdeno.extensions.map((e) => e.name);
+  const theirs = libvulkan.extensions.map((e) => e.name);
+  for (const name of setDifference(ours, theirs)) {
+    differences.push(`Instance extension "${name}" only in vkdeno`);
+  }
+  for (const name of setDifference(theirs, ours)) {
+    differences.push(`Instance extension "${name}" only in libvulkan`);
+  }
+  if (vkdeno.devices.length !== libvulkan.devices.length) {
+    differences.push(
+      `Device count differs: vkdeno ${vkdeno.devices.length}, libvulkan ${libvulkan.devices.length}`,
+    );
+  }
+  const devices: DeviceRow[] = [];
+  const count = Math.min(vkdeno.devices.length, libvulkan.devices.length);
+  for (let i = 0; i < count; i++) {
+    const a = vkdeno.devices[i]!;
+    const b = libvulkan.devices[i]!;
+    for (const field of ["name", "type", "apiVersion", "driverVersion", "vendorID", "deviceID"] as const) {
+      if (a[field] !== b[field]) {
+        differences.push(
+          `Device ${i} ${field} differs: vkdeno "${a[field]}", libvulkan "${b[field]}"`,
+        );
+      }
+    }
+    for (const name of setDifference(a.extensions, b.extensions)) {
+      differences.push(`Device ${i} extension "${name}" only in vkdeno`);
+    }
+    for (const name of setDifference(b.extensions, a.extensions)) {
+      differences.push(`Device ${i} extension "${name}" only in libvulkan`);
+    }
+    devices.push({
+      name: a.name,
+      type: a.type,
+      apiVersion: a.apiVersion,
+      driverVersion: a.driverVersion,
+      vendorID: a.vendorID,
+      deviceID: a.deviceID,
+      extensions: { vkdeno: a.extensions.length, libvulkan: b.extensions.length },
+    });
+  }
+  if (JSON.stringify(vkdeno.groups) !== JSON.stringify(libvulkan.groups)) {
+    differences.push(
+      `Device groups differ: vkdeno ${JSON.stringify(vkdeno.groups)}, libvulkan ${
+        JSON.stringify(libvulkan.groups)
+      }`,
+    );
+  }
+  return {
+    equal: differences.length === 0,
+    differences,
+    instanceExtensions: { vkdeno: ours.length, libvulkan: theirs.length },
+    instanceVersion: { vkdeno: vkdeno.instanceVersion, libvulkan: libvulkan.instanceVersion },
+    devices,
+  };
+}
+
+/** The ordering check's verdict. */
+export interface OrderingVerdict {
+  /** False when the run had no discrete GPU and CPU device together (nothing to order). */
+  applicable: boolean;
+  /** The discrete GPU comes before every CPU device in vkdeno's list. */
+  discreteFirst: boolean;
+  /** vkdeno lists the devices in libvulkan's order. */
+  sameAsLibvulkan: boolean;
+  vkdeno: { name: string; type: string }[];
+  libvulkan: { name: string; type: string }[];
+}
+
+/**
+ * Judges the physical-device order of a run with a discrete GPU and a CPU device: the Khronos loader's
+ * Linux sort puts discrete GPUs before CPUs, and vkdeno must agree with libvulkan device by device.
+ *
+ * @example Usage
+ * ```ts
+ * import { judgeOrdering } from "./_gpu_compare.ts";
+ * const list = [{ name: "GPU", type: "DISCRETE_GPU" }, { name: "CPU", type: "CPU" }];
+ * console.log(judgeOrdering(list, list).discreteFirst); // true
+ * ```
+ */
+export function judgeOrdering(
+  vkdeno: readonly { name: string; type: string }[],
+  libvulkan: readonly { name: string; type: string }[],
+): OrderingVerdict {
+  const types = vkdeno.map((d) => d.type);
+  const firstCpu = types.indexOf("CPU");
+  const lastDiscrete = types.lastIndexOf("DISCRETE_GPU");
+  const applicable = firstCpu >= 0 && lastDiscrete >= 0;
+  const key = (l: readonly { name: string; type: string }[]) =>
+    JSON.stringify(l.map((d) => [d.name, d.type]));
+  return {
+    applicable,
+    discreteFirst: applicable && lastDiscrete < firstCpu,
+    sameAsLibvulkan: key(vkdeno) === key(libvulkan),
+    vkdeno: vkdeno.map((d) => ({ name: d.name, type: d.type })),
+    libvulkan: libvulkan.map((d) => ({ name: d.name, type: d.type })),
+  };
+}
+
+/** Case names of the GPU per-call benchmark (tools/_gpu_bench.ts). */
+export const BENCH_CASES = {
+  reference: "libvulkan export (reference)",
+  floor: "floor: C no-op, Deno.dlopen",
+  public: "vkdeno public command",
+  table: "vkdeno device table",
+} as const;
+
+/** One command's per-call times (median of the runs' medians, ns) and ratios. */
+export interface BenchRow {
+  command: string;
+  /** Case name -> ns per call. */
+  ns: Record<string, number>;
+  /** Median over runs of each run's median per-round ratio (NaN when a case is missing). */
+  publicVsLibvulkan: number;
+  publicVsFloor: number;
+  libvulkanVsFloor: number;
+  tableVsLibvulkan: number;
+}
+
+function caseSamples(run: PairedOutput, group: string, name: string): number[] | undefined {
+  return run.groups.find((g) => g.name === group)?.cases.find((c) => c.name === name)?.samples;
+}
+
+function ratio(runs: readonly PairedOutput[], group: string, a: string, b: string): number {
+  const per: number[] = [];
+  for (const run of runs) {
+    const sa = caseSamples(run, group, a);
+    const sb = caseSamples(run, group, b);
+    if (sa && sb && sa.length === sb.length && sa.length > 0) per.push(median(sa.map((x, i) => x / sb[i]!)));
+  }
+  return median(per);
+}
+
+/**
+ * Summarises paired per-call runs (each group named after its command): per case the median over runs of
+ * the runs' medians, per pair the median over runs of the median per-round ratio.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { summarizeBench } from "./_gpu_compare.ts";
+ * console.log(summarizeBench(runs)[0]?.publicVsLibvulkan);
+ * ```
+ */
+export function summarizeBench(runs: readonly PairedOutput[]): BenchRow[] {
+  const groups = [...new Set(runs.flatMap((r) => r.groups.map((g) => g.name)))];
+  return groups.map((group) => {
+    const caseNames = [
+      ...new Set(runs.flatMap((r) => r.groups.find((g) => g.name === group)?.cases.map((c) => c.name) ?? [])),
+    ];
+    const ns: Record<string, number> = {};
+    for (const name of caseNames) {
+      ns[name] = median(
+        runs.map((r) => caseSamples(r, group, name)).filter((s) => s !== undefined).map((s) => median(s)),
+      );
+    }
+    return {
+      command: group,
+      ns,
+      publicVsLibvulkan: ratio(runs, group, BENCH_CASES.public, BENCH_CASES.reference),
+      publicVsFloor: ratio(runs, group, BENCH_CASES.public, BENCH_CASES.floor),
+      libvulkanVsFloor: ratio(runs, group, BENCH_CASES.reference, BENCH_CASES.floor),
+      tableVsLibvulkan: ratio(runs, group, BENCH_CASES.table, BENCH_CASES.reference),
+    };
+  });
+}
+
+/** `VUID-...` identifiers and validation messages in a text (stdout or stderr of a run under the layer). */
+export function validationMessages(text: string): string[] {
+  return text.split("\n").filter((l) => /Validation (Error|Warning)|VUID-/.test(l));
+}

@@ -1,0 +1,114 @@
+/**
+ * Child process of tools/gpu_check.ts: through vkdeno, with `VK_LAYER_KHRONOS_validation` enabled by the
+ * application and a `VK_EXT_debug_utils` messenger, creates a device on the first physical device and
+ * calls `vkCreateBuffer` with size 0 and usage 0 (invalid: VUID-VkBufferCreateInfo-size-00912). Prints one
+ * line `GPU_VUID <json>` with the message IDs the messenger received and the results of each step. The
+ * drivers and layers come from the process environment (`VK_DRIVER_FILES`, `VK_LAYER_PATH`). The steps
+ * are those of tests/layer_real_test.ts on lavapipe.
+ *
+ * @module
+ */
+
+import { Vulkan } from "../chain/vulkan.ts";
+import { CallbackRegistry } from "../ffi/callback.ts";
+import { Arena, readCString, readPointer } from "../ffi/memory.ts";
+import { writeStruct } from "../ffi/structs.ts";
+
+/** What the child prints after `GPU_VUID `. */
+export interface VuidProbe {
+  results: Record<string, number>;
+  ids: string[];
+  /** The first message's text, for the report. */
+  firstMessage?: string;
+}
+
+function probe(): VuidProbe {
+  const results: Record<string, number> = {};
+  const ids: string[] = [];
+  let firstMessage: string | undefined;
+  using vk = Vulkan.load();
+  using arena = new Arena();
+  using callbacks = new CallbackRegistry();
+  const messenger = callbacks.create(
+    { parameters: ["u32", "u32", "pointer", "pointer"], result: "u32" },
+    (_severity, _type, data) => {
+      // VkDebugUtilsMessengerCallbackDataEXT: pMessageIdName at 24, pMessage at 40.
+      ids.push(readCString(readPointer(data, 24)));
+      firstMessage ??= readCString(readPointer(data, 40)).slice(0, 400);
+      return 0;
+    },
+    { name: "gpu_check messenger", onError: 0 },
+  );
+  const slot = arena.pointer(arena.alloc(8));
+  results.vkCreateInstance = vk.vkCreateInstance(
+    writeStruct(arena, "VkInstanceCreateInfo", {
+      pApplicationInfo: { apiVersion: (1 << 22) | (3 << 12) },
+      ppEnabledLayerNames: ["VK_LAYER_KHRONOS_validation"],
+      ppEnabledExtensionNames: ["VK_EXT_debug_utils"],
+    }),
+    null,
+    slot,
+  );
+  if (results.vkCreateInstance !== 0) return { results, ids };
+  const instance = readPointer(slot, 0);
+  const handle = arena.pointer(arena.alloc(8));
+  results.vkCreateDebugUtilsMessengerEXT = vk.vkCreateDebugUtilsMessengerEXT(
+    instance,
+    writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
+      messageSeverity: 0x1100,
+      messageType: 0x7,
+      pfnUserCallback: messenger.pointer,
+    }),
+    null,
+    handle,
+  );
+  const count = new Uint32Array([8]);
+  const pds = new BigUint64Array(8);
+  results.vkEnumeratePhysicalDevices = vk.vkEnumeratePhysicalDevices(
+    instance,
+    Deno.UnsafePointer.of(count),
+    Deno.UnsafePointer.of(pds),
+  );
+  const dslot = arena.pointer(arena.alloc(8));
+  results.vkCreateDevice = count[0]! > 0
+    ? vk.vkCreateDevice(
+      Deno.UnsafePointer.create(pds[0]!),
+      writeStruct(arena, "VkDeviceCreateInfo", {
+        pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+      }),
+      null,
+      dslot,
+    )
+    : -1;
+  if (results.vkCreateDevice === 0) {
+    const device = readPointer(dslot, 0);
+    // The layer calls the messenger (JavaScript) from inside vkCreateBuffer: a callback-capable FFI call.
+    const createBuffer = new Deno.UnsafeFnPointer(
+      vk.vkGetDeviceProcAddr(device, "vkCreateBuffer") as Deno.PointerObject<never>,
+      {
+        parameters: ["pointer", "pointer", "pointer", "pointer"],
+        result: "i32",
+        nonblocking: false,
+        callback: true,
+      } as const,
+    );
+    const buffer = arena.pointer(arena.alloc(8));
+    results.vkCreateBuffer = createBuffer.call(
+      device,
+      writeStruct(arena, "VkBufferCreateInfo", { size: 0n, usage: 0 }),
+      null,
+      buffer,
+    );
+    if (readPointer(buffer, 0) !== null) vk.vkDestroyBuffer(device, readPointer(buffer, 0), null);
+    vk.vkDestroyDevice(device, null);
+  }
+  if (results.vkCreateDebugUtilsMessengerEXT === 0) {
+    vk.vkDestroyDebugUtilsMessengerEXT(instance, readPointer(handle, 0), null);
+  }
+  vk.vkDestroyInstance(instance, null);
+  return firstMessage === undefined ? { results, ids } : { results, ids, firstMessage };
+}
+
+if (import.meta.main) {
+  console.log(`GPU_VUID ${JSON.stringify(probe())}`);
+}

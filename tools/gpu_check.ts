@@ -1,0 +1,442 @@
+/**
+ * `tools/gpu_check.ts`: runs vkdeno on a real GPU driver (NVIDIA's) next to the reference loader and writes
+ * a report (`gpu_report.json`, `gpu_report.md`) into the output folder. Steps, each in a child process so
+ * that one failure (or crash) leaves the others standing:
+ *
+ * 1. find NVIDIA's driver manifest (tools/_gpu_find.ts) and the driver version (`nvidia-smi`);
+ * 2. `deno task info --json` through vkdeno (with `VK_LOADER_DEBUG=driver`: the negotiated interface) and
+ *    through libvulkan; compare devices, versions and extension lists;
+ * 3. the compute example (`deno task demo`) through both loaders;
+ * 4. the Khronos validation layer: the compute example runs clean through it, and an invalid
+ *    `vkCreateBuffer` (size 0) reaches a debug-utils messenger (tools/_gpu_layer.ts);
+ * 5. physical-device ordering: NVIDIA plus a CPU device (a given CPU driver such as lavapipe, else the mock
+ *    driver of tests/mock configured as a CPU), through both loaders: the discrete GPU first, same order;
+ * 6. the per-call benchmark (tools/_gpu_bench.ts): vkdeno public command vs libvulkan export vs floor.
+ *
+ * Usage: `deno run -A tools/gpu_check.ts [--out DIR] [--driver MANIFEST] [--layer-path DIR]
+ * [--cpu-driver MANIFEST] [--bench-runs N] [--bench-rounds N] [--skip step,...] [--cached-only]`;
+ * `--render REPORT.json` prints the Markdown of a report (how docs/gpu.md is made). Exit code 0 when no
+ * step failed.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import type { InfoReport } from "../examples/info.ts";
+import type { PairedOutput } from "../bench/_paired.ts";
+import {
+  compareInfo,
+  judgeOrdering,
+  parseNegotiations,
+  summarizeBench,
+  validationMessages,
+} from "./_gpu_compare.ts";
+import { findNvidiaManifest } from "./_gpu_find.ts";
+import { type GpuReport, renderMarkdown, type RunOutput, type StepResult } from "./_gpu_report.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const DENO = Deno.execPath();
+const V8_FLAGS = "--v8-flags=--no-concurrent-recompilation";
+
+/** Options of {@linkcode runGpuCheck}. */
+export interface GpuCheckOptions {
+  out: string;
+  driver?: string;
+  layerPath?: string;
+  cpuDriver?: string;
+  benchRuns: number;
+  benchRounds: number;
+  skip: ReadonlySet<string>;
+  cachedOnly: boolean;
+  log: (line: string) => void;
+}
+
+function tail(text: string, lines = 15): string {
+  return text.trim().split("\n").slice(-lines).join("\n");
+}
+
+/** A deno.json task's command line as argv for this Deno (optionally `--cached-only`). */
+function taskArgs(task: string, cachedOnly: boolean): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))) as {
+    tasks: Record<string, string>;
+  };
+  const words = config.tasks[task]?.split(/\s+/) ?? [];
+  if (words[0] !== "deno" || words[1] !== "run") {
+    throw new Error(
+      `Cannot run task "${task}" of deno.json: expected "deno run ...", got "${config.tasks[task]}"`,
+    );
+  }
+  return ["run", ...(cachedOnly ? ["--cached-only"] : []), ...words.slice(2)];
+}
+
+/** The child environment: nothing of the caller's Vulkan variables, only what is given. */
+function childEnv(vars: Record<string, string | undefined>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR"]) {
+    const v = Deno.env.get(name);
+    if (v !== undefined) env[name] = v;
+  }
+  env.NODEVICE_SELECT = "1";
+  for (const [k, v] of Object.entries(vars)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+async function run(
+  args: string[],
+  vars: Record<string, string | undefined>,
+  timeoutMs = 180_000,
+): Promise<RunOutput> {
+  const command = `deno ${args.join(" ")}`;
+  const child = new Deno.Command(DENO, {
+    args,
+    cwd: ROOT,
+    clearEnv: true,
+    env: childEnv(vars),
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }, timeoutMs);
+  const out = await child.output();
+  clearTimeout(timer);
+  const stderr = new TextDecoder().decode(out.stderr);
+  return {
+    command,
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderrTail: stderr.length > 200_000 ? stderr.slice(-200_000) : stderr,
+  };
+}
+
+function lastJson<T>(text: string): T | undefined {
+  const line = text.trim().split("\n").reverse().find((l) => l.startsWith("{"));
+  try {
+    return line === undefined ? undefined : JSON.parse(line) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+async function command(cmd: string, args: string[]): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "null" }).output();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function machineFacts(): Promise<GpuReport["machine"]> {
+  const smi = await command("nvidia-smi", ["--query-gpu=name,driver_version", "--format=csv,noheader"]);
+  let [gpu, driverVersion] = smi?.split("\n")[0]?.split(",").map((s) => s.trim()) ?? [];
+  if (driverVersion === undefined) {
+    try {
+      driverVersion = /Kernel Module\s+(\S+)/.exec(Deno.readTextFileSync("/proc/driver/nvidia/version"))?.[1];
+    } catch {
+      // no NVIDIA kernel module
+    }
+  }
+  let cpu = "unknown CPU";
+  try {
+    cpu = /model name\s*:\s*(.*)/.exec(Deno.readTextFileSync("/proc/cpuinfo"))?.[1]?.trim() ?? cpu;
+  } catch {
+    // not Linux
+  }
+  const kind = Deno.env.get("GPU_KIND");
+  return {
+    ...(gpu ? { gpu } : {}),
+    ...(driverVersion ? { driverVersion } : {}),
+    kernel: Deno.osRelease(),
+    cpu,
+    deno: `Deno ${Deno.version.deno} (V8 ${Deno.version.v8})`,
+    ...(kind ? { kindNote: `device kind ${kind}` } : {}),
+  };
+}
+
+/**
+ * Runs every step and returns the report (also written to `options.out`).
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { runGpuCheck } from "./gpu_check.ts";
+ * const report = await runGpuCheck({ out: "/tmp/gpu", benchRuns: 1, benchRounds: 11, skip: new Set(),
+ *   cachedOnly: false, log: console.error });
+ * ```
+ */
+export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> {
+  const { log } = options;
+  const steps: StepResult[] = [];
+  const step = async (name: string, body: () => Promise<{ ok: boolean; note?: string } | "skip">) => {
+    if (options.skip.has(name)) {
+      steps.push({ name, status: "skip", note: "skipped by --skip", ms: 0 });
+      return;
+    }
+    const t0 = performance.now();
+    let result: StepResult;
+    try {
+      const r = await body();
+      result = r === "skip"
+        ? { name, status: "skip", ms: 0 }
+        : { name, status: r.ok ? "pass" : "fail", ...(r.note ? { note: r.note } : {}), ms: 0 };
+    } catch (error) {
+      result = {
+        name,
+        status: "fail",
+        note: `threw: ${error instanceof Error ? error.message : error}`,
+        ms: 0,
+      };
+    }
+    result.ms = Math.round(performance.now() - t0);
+    steps.push(result);
+    log(`[gpu_check] ${name}: ${result.status}${result.note ? ` (${result.note})` : ""} in ${result.ms} ms`);
+  };
+
+  const first = [options.driver, ...(Deno.env.get("VK_DRIVER_FILES")?.split(":") ?? [])].filter(
+    (p): p is string => !!p,
+  );
+  const manifest = findNvidiaManifest({ first });
+  // An explicit --driver is used even when it is not NVIDIA's (lavapipe, to try the script without a GPU).
+  if (!manifest.chosen && options.driver) {
+    manifest.chosen = manifest.candidates.find((c) => c.path === options.driver && c.status !== "invalid");
+  }
+  const report: GpuReport = {
+    kind: "vkdeno-gpu-check",
+    date: new Date().toISOString(),
+    machine: await machineFacts(),
+    manifest,
+    steps,
+    negotiation: { vkdeno: [], libvulkanLines: [] },
+  };
+  const driver = manifest.chosen?.path;
+  steps.push({
+    name: "manifest",
+    status: driver ? "pass" : "fail",
+    note: driver ?? `looked at ${manifest.candidates.length} manifest(s), none names an NVIDIA library`,
+    ms: 0,
+  });
+  log(`[gpu_check] driver manifest: ${driver ?? "none"}`);
+  if (!driver) return report;
+
+  const base = { VK_DRIVER_FILES: driver };
+  const info = taskArgs("info", options.cachedOnly);
+  const demo = taskArgs("demo", options.cachedOnly);
+
+  await step("info", async () => {
+    const ours = await run([...info, "--json"], { ...base, VK_LOADER_DEBUG: "driver" });
+    const ref = await run([...info, "--json", "--loader=libvulkan"], { ...base, VK_LOADER_DEBUG: "driver" });
+    report.negotiation.vkdeno = parseNegotiations(ours.stderrTail);
+    report.negotiation.libvulkanLines = ref.stderrTail.split("\n").filter((l) =>
+      /interface|ICD|driver/i.test(l)
+    )
+      .slice(0, 20);
+    const a = lastJson<InfoReport>(ours.stdout);
+    const b = lastJson<InfoReport>(ref.stdout);
+    report.info = { ...(a ? { vkdeno: a } : {}), ...(b ? { libvulkan: b } : {}) };
+    if (!a?.devices || !b?.devices) {
+      return {
+        ok: false,
+        note: `no report: vkdeno exit ${ours.code} ${
+          tail(ours.stdout + ours.stderrTail, 5)
+        }; libvulkan exit ${ref.code} ${tail(ref.stdout + ref.stderrTail, 5)}`,
+      };
+    }
+    const comparison = compareInfo(a, b);
+    report.info.comparison = comparison;
+    const n = report.negotiation.vkdeno.map((x) => `${x.manifest}: interface ${x.interfaceVersion}`).join(
+      ", ",
+    );
+    return {
+      ok: comparison.equal && report.negotiation.vkdeno.length > 0,
+      note: `${comparison.devices.length} device(s), equal: ${comparison.equal}; ${
+        n || "no negotiation line"
+      }`,
+    };
+  });
+
+  await step("compute", async () => {
+    const ours = await run(demo, base);
+    const ref = await run([...demo, "--loader=libvulkan"], base);
+    report.compute = { vkdeno: ours, libvulkan: ref };
+    const ok = (o: RunOutput) => o.code === 0 && /all \d+ values correct/.test(o.stdout);
+    return { ok: ok(ours) && ok(ref), note: `vkdeno exit ${ours.code}, libvulkan exit ${ref.code}` };
+  });
+
+  await step("validation", async () => {
+    const layerPath = options.layerPath ?? "/usr/share/vulkan/explicit_layer.d";
+    const layerManifest = join(layerPath, "VkLayer_khronos_validation.json");
+    try {
+      Deno.statSync(layerManifest);
+    } catch {
+      return { ok: false, note: `no "${layerManifest}"` };
+    }
+    report.validation = { layerManifest };
+    const vars = { ...base, VK_LAYER_PATH: layerPath };
+    const clean = await run(demo, {
+      ...vars,
+      VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation",
+      VK_LOADER_DEBUG: "layer",
+    });
+    const messages = validationMessages(clean.stdout + "\n" + clean.stderrTail);
+    const inserted = clean.stderrTail.includes('Insert instance layer "VK_LAYER_KHRONOS_validation"');
+    report.validation.compute = { ...clean, inserted, messages };
+    const probe = await run([
+      "run",
+      ...(options.cachedOnly ? ["--cached-only"] : []),
+      "-A",
+      "tools/_gpu_layer.ts",
+    ], vars);
+    const line = probe.stdout.split("\n").find((l) => l.startsWith("GPU_VUID "));
+    if (line) {
+      const p = JSON.parse(line.slice("GPU_VUID ".length)) as {
+        ids: string[];
+        results: Record<string, number>;
+      };
+      report.validation.vuid = { ...p, found: p.ids.includes("VUID-VkBufferCreateInfo-size-00912") };
+    }
+    const cleanOk = clean.code === 0 && /all \d+ values correct/.test(clean.stdout) && inserted &&
+      messages.length === 0;
+    const vuidOk = report.validation.vuid?.found === true;
+    return {
+      ok: cleanOk && vuidOk,
+      note:
+        `compute through the layer: ${
+          cleanOk ? "clean" : `exit ${clean.code}, ${messages.length} message(s)`
+        }; ` +
+        `VUID-VkBufferCreateInfo-size-00912: ${
+          vuidOk
+            ? "delivered"
+            : `not seen (probe exit ${probe.code}: ${tail(probe.stdout + probe.stderrTail, 4)})`
+        }`,
+    };
+  });
+
+  await step("ordering", async () => {
+    let second: { manifest: string; label: string; dispose?: () => void } | undefined;
+    if (options.cpuDriver) second = { manifest: options.cpuDriver, label: options.cpuDriver };
+    if (!second) {
+      try {
+        const { MockEnvironment } = await import("../tests/_mock.ts");
+        const env = await MockEnvironment.create();
+        const mock = await env.addDriver({
+          name: "cpu",
+          physicalDevices: [{ type: "cpu", name: "vkdeno mock CPU device" }],
+        });
+        second = {
+          manifest: mock.manifestPath,
+          label: "the mock driver (tests/mock) as a CPU device",
+          dispose: () => env.dispose(),
+        };
+      } catch (error) {
+        return {
+          ok: false,
+          note: `no CPU driver: ${error instanceof Error ? error.message.split("\n")[0] : error}`,
+        };
+      }
+    }
+    try {
+      // NVIDIA listed first: unsorted, the Khronos loader would list the CPU device first (drivers are
+      // prepended), so "discrete first" shows the sort at work.
+      const vars = { VK_DRIVER_FILES: `${driver}:${second.manifest}`, VK_LOADER_DEBUG: "driver" };
+      const ours = await run([...info, "--json"], vars);
+      const ref = await run([...info, "--json", "--loader=libvulkan"], vars);
+      const a = lastJson<InfoReport>(ours.stdout);
+      const b = lastJson<InfoReport>(ref.stdout);
+      if (!a?.devices || !b?.devices) {
+        return {
+          ok: false,
+          note: `no report: vkdeno exit ${ours.code}, libvulkan exit ${ref.code}: ${
+            tail(ours.stderrTail, 4)
+          }`,
+        };
+      }
+      const verdict = judgeOrdering(a.devices, b.devices);
+      const orderLog = ours.stderrTail.split("\n").filter((l) => /Physical device order|\[\d+\] "/.test(l))
+        .slice(0, 12);
+      report.ordering = { ...verdict, secondDriver: second.label, orderLog };
+      return {
+        ok: (!verdict.applicable || verdict.discreteFirst) && verdict.sameAsLibvulkan,
+        note: `${verdict.applicable ? "" : "no discrete GPU and CPU pair, order compared only; "}vkdeno: ${
+          verdict.vkdeno.map((d) => d.type).join(", ")
+        }; libvulkan: ${verdict.libvulkan.map((d) => d.type).join(", ")}`,
+      };
+    } finally {
+      second.dispose?.();
+    }
+  });
+
+  await step("bench", async () => {
+    const runs: PairedOutput[] = [];
+    let last: RunOutput | undefined;
+    for (let i = 0; i < options.benchRuns; i++) {
+      last = await run(
+        [
+          "run",
+          ...(options.cachedOnly ? ["--cached-only"] : []),
+          "--allow-all",
+          V8_FLAGS,
+          "tools/_gpu_bench.ts",
+          "--json",
+          "--rounds",
+          String(options.benchRounds),
+        ],
+        base,
+      );
+      const out = lastJson<PairedOutput>(last.stdout);
+      if (out) runs.push(out);
+    }
+    if (runs.length === 0) {
+      return { ok: false, note: `no bench output: exit ${last?.code}: ${tail(last?.stderrTail ?? "", 5)}` };
+    }
+    const rows = summarizeBench(runs);
+    report.bench = { runs: runs.length, rows, machine: runs[0]!.machine };
+    return {
+      ok: rows.every((r) => Number.isFinite(r.publicVsLibvulkan)),
+      note: rows.map((r) => `${r.command} public/libvulkan ${r.publicVsLibvulkan.toFixed(2)}`).join("; "),
+    };
+  });
+  return report;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      out: { type: "string" },
+      driver: { type: "string" },
+      "layer-path": { type: "string" },
+      "cpu-driver": { type: "string" },
+      "bench-runs": { type: "string", default: "3" },
+      "bench-rounds": { type: "string", default: "31" },
+      skip: { type: "string", default: "" },
+      "cached-only": { type: "boolean", default: false },
+      render: { type: "string" },
+    },
+  });
+  if (values.render) {
+    console.log(renderMarkdown(JSON.parse(Deno.readTextFileSync(values.render)) as GpuReport));
+    Deno.exit(0);
+  }
+  const out = values.out ?? Deno.env.get("OUT") ?? join(ROOT, ".cache", "gpu");
+  Deno.mkdirSync(out, { recursive: true });
+  const report = await runGpuCheck({
+    out,
+    ...(values.driver ? { driver: values.driver } : {}),
+    ...(values["layer-path"] ? { layerPath: values["layer-path"] } : {}),
+    ...(values["cpu-driver"] ? { cpuDriver: values["cpu-driver"] } : {}),
+    benchRuns: Number(values["bench-runs"]),
+    benchRounds: Number(values["bench-rounds"]),
+    skip: new Set(values.skip.split(",").filter(Boolean)),
+    cachedOnly: values["cached-only"],
+    log: (line) => console.error(line),
+  });
+  Deno.writeTextFileSync(join(out, "gpu_report.json"), JSON.stringify(report, null, 2));
+  Deno.writeTextFileSync(join(out, "gpu_report.md"), renderMarkdown(report));
+  console.error(`[gpu_check] wrote ${join(out, "gpu_report.json")} and gpu_report.md`);
+  Deno.exit(report.steps.some((s) => s.status === "fail") ? 1 : 0);
+}
