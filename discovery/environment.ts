@@ -39,7 +39,11 @@ export interface EnvironmentSnapshot {
 }
 
 /**
- * Reads `AT_SECURE` from `/proc/self/auxv` (entry type 23 on Linux).
+ * Tells whether the process runs with elevated privileges, as the kernel's
+ * `AT_SECURE` says: read from `/proc/self/auxv` (entry type 23). A process
+ * that a setuid, setgid or file-capability exec made non-dumpable cannot read
+ * its own auxv; that failure, or real and effective ids that differ in
+ * `/proc/self/status`, count as elevated too.
  *
  * @example Usage
  * ```ts
@@ -51,14 +55,31 @@ export function isProcessElevated(): boolean {
   let auxv: Uint8Array;
   try {
     auxv = Deno.readFileSync("/proc/self/auxv");
-  } catch {
-    return false;
+  } catch (error) {
+    // Only a secure exec leaves a process unable to read its own auxv.
+    return error instanceof Deno.errors.PermissionDenied || idsDiffer();
   }
   const view = new DataView(auxv.buffer, auxv.byteOffset, auxv.byteLength);
   for (let off = 0; off + 16 <= auxv.byteLength; off += 16) {
     const type = view.getBigUint64(off, true);
     if (type === 0n) break;
     if (type === 23n) return view.getBigUint64(off + 8, true) !== 0n;
+  }
+  return idsDiffer();
+}
+
+/** Real and effective user or group ids differ (`/proc/self/status`). */
+function idsDiffer(): boolean {
+  let status: string;
+  try {
+    status = Deno.readTextFileSync("/proc/self/status");
+  } catch {
+    return false;
+  }
+  for (const key of ["Uid:", "Gid:"]) {
+    const line = status.split("\n").find((l) => l.startsWith(key));
+    const [real, effective] = line?.slice(key.length).trim().split(/\s+/) ?? [];
+    if (real !== undefined && effective !== undefined && real !== effective) return true;
   }
   return false;
 }

@@ -257,12 +257,10 @@ Deno.test({
   },
 });
 
-const knownBugs = Deno.env.get("RELIAB_KNOWN_BUGS") === "1";
-
 Deno.test({
-  name: "elevated: setuid to another user (euid daemon) and a file capability on deno also read as elevated" +
-    (knownBugs ? "" : " (known bug, RELIAB_KNOWN_BUGS=1 runs it)"),
-  ignore: !canRun || !knownBugs,
+  name:
+    `elevated: setuid to another user (euid daemon) and a file capability on deno also read as elevated${reason}`,
+  ignore: !canRun,
   async fn() {
     await using tree = new ElevatedTree();
     await tree.setup();
