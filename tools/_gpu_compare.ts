@@ -62,6 +62,12 @@ export interface InfoComparison {
   equal: boolean;
   /** What differs, one sentence each (empty when equal). */
   differences: string[];
+  /**
+   * Differences with a known cause that is no fault of either loader: an extension vkdeno lists and
+   * libvulkan filters out because its headers predate it (the Khronos loader keeps only driver instance
+   * extensions it knows).
+   */
+  explained: string[];
   instanceExtensions: { vkdeno: number; libvulkan: number };
   instanceVersion: { vkdeno: string; libvulkan: string };
   devices: DeviceRow[];
@@ -70,6 +76,31 @@ export interface InfoComparison {
 function setDifference(a: readonly string[], b: readonly string[]): string[] {
   const other = new Set(b);
   return a.filter((x) => !other.has(x));
+}
+
+/** Options of {@linkcode compareInfo}. */
+export interface CompareOptions {
+  /** Whether the reference loader knows an extension name (see {@linkcode binaryKnows}). */
+  referenceKnows?: (extension: string) => boolean;
+}
+
+/**
+ * Whether a library's bytes hold `name` as a NUL-terminated string: the Khronos loader compiles in the
+ * names of the instance extensions it knows, and drops a driver's others from its list.
+ *
+ * @example Usage
+ * ```ts
+ * import { binaryKnows } from "./_gpu_compare.ts";
+ * const bytes = new TextEncoder().encode("x\0VK_KHR_surface\0y");
+ * console.log(binaryKnows(bytes)("VK_KHR_surface"), binaryKnows(bytes)("VK_NV_display_stereo")); // true false
+ * ```
+ */
+export function binaryKnows(bytes: Uint8Array): (name: string) => boolean {
+  // latin1 maps each byte to one UTF-16 unit, so indexOf on the string finds byte sequences.
+  const text = new TextDecoder("latin1").decode(bytes);
+  // No NUL looked for before the name: a linker may store it as the tail of a longer string. A false "known"
+  // leaves a difference standing, which is the safe side.
+  return (name) => text.includes(`${name}\0`);
 }
 
 /**
@@ -83,14 +114,24 @@ function setDifference(a: readonly string[], b: readonly string[]): string[] {
  * console.log(compareInfo(r, r).equal); // true
  * ```
  */
-export function compareInfo(vkdeno: InfoReport, libvulkan: InfoReport): InfoComparison {
+export function compareInfo(
+  vkdeno: InfoReport,
+  libvulkan: InfoReport,
+  options: CompareOptions = {},
+): InfoComparison {
   const differences: string[] = [];
+  const explained: string[] = [];
+  const onlyOurs = (name: string, where: string) => {
+    if (options.referenceKnows && !options.referenceKnows(name)) {
+      explained.push(
+        `${where} "${name}" only in vkdeno: libvulkan does not know it (newer than its headers)`,
+      );
+    } else differences.push(`${where} "${name}" only in vkdeno`);
+  };
   // The instance version is each loader's own (vkdeno's headers against Debian's libvulkan): reported, not compared.
   const ours = vkdeno.extensions.map((e) => e.name);
   const theirs = libvulkan.extensions.map((e) => e.name);
-  for (const name of setDifference(ours, theirs)) {
-    differences.push(`Instance extension "${name}" only in vkdeno`);
-  }
+  for (const name of setDifference(ours, theirs)) onlyOurs(name, "Instance extension");
   for (const name of setDifference(theirs, ours)) {
     differences.push(`Instance extension "${name}" only in libvulkan`);
   }
@@ -111,9 +152,7 @@ export function compareInfo(vkdeno: InfoReport, libvulkan: InfoReport): InfoComp
         );
       }
     }
-    for (const name of setDifference(a.extensions, b.extensions)) {
-      differences.push(`Device ${i} extension "${name}" only in vkdeno`);
-    }
+    for (const name of setDifference(a.extensions, b.extensions)) onlyOurs(name, `Device ${i} extension`);
     for (const name of setDifference(b.extensions, a.extensions)) {
       differences.push(`Device ${i} extension "${name}" only in libvulkan`);
     }
@@ -137,6 +176,7 @@ export function compareInfo(vkdeno: InfoReport, libvulkan: InfoReport): InfoComp
   return {
     equal: differences.length === 0,
     differences,
+    explained,
     instanceExtensions: { vkdeno: ours.length, libvulkan: theirs.length },
     instanceVersion: { vkdeno: vkdeno.instanceVersion, libvulkan: libvulkan.instanceVersion },
     devices,

@@ -43,12 +43,15 @@ export interface GpuReport {
   manifest: ManifestSearch;
   steps: StepResult[];
   negotiation: { vkdeno: Negotiation[]; libvulkanLines: string[] };
+  /** WARNING and ERROR lines of vkdeno's log during the info run (`VK_LOADER_DEBUG=error,warn,driver`). */
+  loaderWarnings?: string[];
   info?: {
     vkdeno?: InfoReport;
     libvulkan?: InfoReport;
     comparison?: InfoComparison;
   };
-  compute?: { vkdeno?: RunOutput; libvulkan?: RunOutput };
+  /** `cold`: vkdeno's first run on the machine (shader compilation, GPU wake-up); then one run each. */
+  compute?: { cold?: RunOutput; vkdeno?: RunOutput; libvulkan?: RunOutput };
   validation?: {
     layerManifest?: string;
     compute?: RunOutput & { inserted: boolean; messages: string[] };
@@ -119,6 +122,16 @@ export function renderMarkdown(r: GpuReport): string {
     }
     L.push("", "(from vkdeno's `VK_LOADER_DEBUG=driver` log)", "");
   }
+  if (r.loaderWarnings) {
+    L.push(
+      r.loaderWarnings.length === 0
+        ? "vkdeno logged no warning or error while querying the driver (`VK_LOADER_DEBUG=error,warn,driver`)."
+        : `vkdeno's warnings and errors (\`VK_LOADER_DEBUG=error,warn,driver\`):\n\n${
+          r.loaderWarnings.map((l) => `    ${l}`).join("\n")
+        }`,
+      "",
+    );
+  }
   const info = r.info?.comparison;
   if (info) {
     L.push(
@@ -136,14 +149,31 @@ export function renderMarkdown(r: GpuReport): string {
       ),
       "",
       info.equal
-        ? "vkdeno and libvulkan report the same devices, versions, IDs, extension lists and groups."
+        ? "vkdeno and libvulkan report the same devices, versions, IDs, device extension lists and groups."
         : `Differences:\n\n${info.differences.map((d) => `- ${d}`).join("\n")}`,
       "",
     );
+    if ((info.explained ?? []).length > 0) {
+      L.push(
+        "Differences explained by the loaders' versions (the Khronos loader lists only the driver instance " +
+          `extensions its headers know; libvulkan's are ${info.instanceVersion.libvulkan}, vkdeno's registry ${info.instanceVersion.vkdeno}):`,
+        "",
+        ...info.explained.map((d) => `- ${d}`),
+        "",
+      );
+    }
   }
   if (r.compute) {
     L.push("## Compute example (`examples/compute.ts`)", "", "```");
     L.push(...computeLine(r.compute.vkdeno), "", ...computeLine(r.compute.libvulkan), "```", "");
+    const timings = r.compute.cold?.stdout.split("\n").find((l) => l.startsWith("Timings:"));
+    if (timings) {
+      L.push(
+        "vkdeno's first run on the machine, before the two above (cold: the driver's shader cache empty, the " +
+          `GPU idle): ${timings.replace("Timings: ", "")}.`,
+        "",
+      );
+    }
   }
   const v = r.validation;
   if (v) {
