@@ -153,14 +153,17 @@ if (import.meta.main) {
           limit: 1.0,
           whyMissed: validation
             ? "both loaders load and unload the validation layer's 22 MB library at every instance (dlopen + " +
-              "dlclose ~17 ms here, alike); the gap is vkdeno's own work in JavaScript: layer discovery, the " +
-              "chain's nodes, and the dispatch tables filled through the layer's vkGet*ProcAddr called with " +
-              "Deno.UnsafeFnPointer (~1-2 us a call, ~16% of the iteration's CPU profile in op_ffi_call_ptr)"
-            : "vkdeno fills its instance and device dispatch tables by calling the driver's vkGet*ProcAddr " +
-              "for every command name through Deno.UnsafeFnPointer (~1-2 us a call, about a thousand names " +
-              "per table; a CPU profile of the iteration shows ~30% of its time in those calls, " +
-              "op_ffi_call_ptr), where libvulkan makes the same lookups in C at ~20 ns each; calling the " +
-              "get-proc-addr functions as fast calls (as the dispatch stubs are) would remove most of the gap",
+              "dlclose ~17 ms here, alike); the gap is vkdeno's own work in JavaScript: layer discovery at each " +
+              "vkCreateInstance, the chain's nodes, and the dispatch tables filled one name at a time through " +
+              "the layer's vkGet*ProcAddr called with Deno.UnsafeFnPointer (~1-2 us a call)"
+            : "vkdeno fills a new device's dispatch table by asking the top of the chain for each of ~1,000 " +
+              "device commands, each through Deno.UnsafeFnPointer into a TypeScript callback (the chain's " +
+              "bottom link) that calls the driver's vkGetDeviceProcAddr through another UnsafeFnPointer: " +
+              "~20% of the iteration in a CPU profile (chain/device.ts fillTable), where libvulkan does the " +
+              "same lookups in C; with no layers the table can come straight from the driver's " +
+              "vkGetDeviceProcAddr, and fast calls (as the dispatch stubs are) would shrink it either way. " +
+              "vkCreateInstance also runs layer discovery (~4%) and enumerates physical devices through " +
+              "UnsafeFnPointer",
         });
       }
     }
