@@ -272,7 +272,7 @@ Deno.test({
         "--driver",
         LAVAPIPE,
         "--skip",
-        "validation,ordering,bench",
+        "validation,lifecycle,ordering,bench",
       ],
       clearEnv: true,
       env,
@@ -290,6 +290,7 @@ Deno.test({
       ["info", "pass"],
       ["compute", "pass"],
       ["validation", "skip"],
+      ["lifecycle", "skip"],
       ["ordering", "skip"],
       ["bench", "skip"],
     ]);

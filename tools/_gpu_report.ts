@@ -57,6 +57,12 @@ export interface GpuReport {
     compute?: RunOutput & { inserted: boolean; messages: string[] };
     vuid?: { ids: string[]; results: Record<string, number>; firstMessage?: string; found: boolean };
   };
+  /** tools/_gpu_lifecycle.ts: two instances at once, then dispose and load again. */
+  lifecycle?: {
+    steps: { name: string; result: number | string }[];
+    devices: { first: string[]; second: string[] };
+    code: number;
+  };
   ordering?: OrderingVerdict & { secondDriver: string; orderLog: string[] };
   bench?: { runs: number; rows: BenchRow[]; machine?: unknown };
 }
@@ -196,6 +202,24 @@ export function renderMarkdown(r: GpuReport): string {
         "",
       );
     }
+  }
+  const lc = r.lifecycle;
+  if (lc) {
+    const failed = lc.steps.filter((s) => s.result !== 0);
+    L.push(
+      "## Lifecycle",
+      "",
+      "One process through vkdeno: two instances alive at once (each with a device and a queue), destroyed in " +
+        "creation order; the loader disposed (driver library closed) and loaded again, a third instance and " +
+        `device. ${lc.steps.length} steps, ${
+          failed.length === 0
+            ? "all succeeded"
+            : `failed: ${failed.map((s) => `${s.name} (${s.result})`).join(", ")}`
+        }; exit code ${lc.code}; devices after reloading ${
+          JSON.stringify(lc.devices.first) === JSON.stringify(lc.devices.second) ? "the same" : "DIFFERENT"
+        } (${lc.devices.second.join(", ")}).`,
+      "",
+    );
   }
   const o = r.ordering;
   if (o) {

@@ -355,6 +355,27 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
     };
   });
 
+  await step("lifecycle", async () => {
+    const child = await run([
+      "run",
+      ...(options.cachedOnly ? ["--cached-only"] : []),
+      "-A",
+      "tools/_gpu_lifecycle.ts",
+    ], base);
+    const line = child.stdout.split("\n").find((l) => l.startsWith("GPU_LIFECYCLE "));
+    if (!line) return { ok: false, note: `no result: exit ${child.code}: ${tail(child.stderrTail, 5)}` };
+    const probe = JSON.parse(line.slice("GPU_LIFECYCLE ".length)) as NonNullable<GpuReport["lifecycle"]>;
+    report.lifecycle = { ...probe, code: child.code };
+    const failed = probe.steps.filter((s) => s.result !== 0);
+    const same = JSON.stringify(probe.devices.first) === JSON.stringify(probe.devices.second);
+    return {
+      ok: child.code === 0 && failed.length === 0 && same && probe.devices.first.length > 0,
+      note: failed.length > 0
+        ? `failed: ${failed.map((s) => `${s.name} -> ${s.result}`).join("; ")}`
+        : `two instances at once, reload: ${same ? "same devices" : "devices differ"}, exit ${child.code}`,
+    };
+  });
+
   await step("ordering", async () => {
     let second: { manifest: string; label: string; dispose?: () => void } | undefined;
     if (options.cpuDriver) second = { manifest: options.cpuDriver, label: options.cpuDriver };
