@@ -265,7 +265,31 @@ export function renderMarkdown(r: GpuReport): string {
         } |`,
       );
     }
-    L.push("");
+    L.push(
+      "",
+      "`vkCmdSetLineWidth` records into a command buffer (driver work on every call); `vkGetDeviceQueue` is a " +
+        "lookup. vkdeno's public `vkGetDeviceQueue` is a TypeScript trampoline (the dispatch stub, then a native " +
+        "helper that stamps the dispatch word into the queue), libvulkan's one C function: " +
+        "bench/percall_bench.ts gives the reason for that gap.",
+      "",
+    );
   }
+  L.push(
+    "## How to run it",
+    "",
+    "On the GPU machine, through the device tool, from the repository root (the machine starts bare; " +
+      "`tools/gpu_run.sh` unpacks what is carried and runs `tools/gpu_check.ts`):",
+    "",
+    "```",
+    "set -o pipefail; GPU_KIND=nvidia-h100-x1 bash tools/gpu_run.sh 2>&1 | tee $OUT/log",
+    "```",
+    "",
+    "with `carry`: `.gl` (Debian debs: libvulkan1, libglvnd0 and the other libglvnd libraries NVIDIA's driver " +
+      "needs, vulkan-validationlayers), `.carry/api` (`deno.xz`, a compressed Deno, and `deno_dir`, its npm " +
+      "cache: the machine has no network, so Deno runs `--cached-only`), `.cache/mock/<hash>` and `.cache/bench` " +
+      "(the mock driver and the bench libraries built here, used when the machine has no `cc`). Without a GPU: " +
+      "`deno run -A tools/gpu_check.ts --driver /usr/share/vulkan/icd.d/lvp_icd.x86_64.json --out /tmp/gpu`.",
+    "",
+  );
   return L.join("\n");
 }

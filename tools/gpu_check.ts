@@ -133,6 +133,29 @@ async function command(cmd: string, args: string[]): Promise<string | undefined>
   }
 }
 
+/**
+ * The Markdown as `deno fmt` (this repository's deno.json) leaves it, so that the generated docs/gpu.md passes
+ * `deno fmt --check`; unformatted when formatting fails.
+ */
+async function formatMarkdown(text: string): Promise<string> {
+  try {
+    const child = new Deno.Command(DENO, {
+      args: ["fmt", "--ext=md", "-"],
+      cwd: ROOT,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(text));
+    await writer.close();
+    const out = await child.output();
+    return out.success ? new TextDecoder().decode(out.stdout) : text;
+  } catch {
+    return text;
+  }
+}
+
 /** libvulkan.so.1 as the dynamic linker finds it (`ldconfig -p`), or a usual path. */
 async function findLibvulkan(): Promise<string | undefined> {
   const listed = await command("ldconfig", ["-p"]);
@@ -479,7 +502,10 @@ if (import.meta.main) {
     },
   });
   if (values.render) {
-    console.log(renderMarkdown(JSON.parse(Deno.readTextFileSync(values.render)) as GpuReport));
+    const md = await formatMarkdown(
+      renderMarkdown(JSON.parse(Deno.readTextFileSync(values.render)) as GpuReport),
+    );
+    await Deno.stdout.write(new TextEncoder().encode(md));
     Deno.exit(0);
   }
   const out = values.out ?? Deno.env.get("OUT") ?? join(ROOT, ".cache", "gpu");
@@ -496,7 +522,7 @@ if (import.meta.main) {
     log: (line) => console.error(line),
   });
   Deno.writeTextFileSync(join(out, "gpu_report.json"), JSON.stringify(report, null, 2));
-  Deno.writeTextFileSync(join(out, "gpu_report.md"), renderMarkdown(report));
+  Deno.writeTextFileSync(join(out, "gpu_report.md"), await formatMarkdown(renderMarkdown(report)));
   console.error(`[gpu_check] wrote ${join(out, "gpu_report.json")} and gpu_report.md`);
   Deno.exit(report.steps.some((s) => s.status === "fail") ? 1 : 0);
 }
