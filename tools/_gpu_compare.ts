@@ -296,3 +296,37 @@ export function summarizeBench(runs: readonly PairedOutput[]): BenchRow[] {
 export function validationMessages(text: string): string[] {
   return text.split("\n").filter((l) => /Validation (Error|Warning)|VUID-/.test(l));
 }
+
+/** Two loaders' answers to the same set of questions (command names handed out), side by side. */
+export interface NameSetComparison {
+  both: number;
+  /** Only vkdeno, and libvulkan knows the name: a real difference. */
+  onlyVkdeno: string[];
+  /** Only vkdeno, and libvulkan does not know the name (newer than its headers, or another platform's). */
+  explained: string[];
+  onlyLibvulkan: string[];
+}
+
+/**
+ * Compares the names two loaders answered non-NULL for.
+ *
+ * @example Usage
+ * ```ts
+ * import { compareNameSets } from "./_gpu_compare.ts";
+ * const r = compareNameSets(["vkA", "vkNew"], ["vkA"], (n) => n !== "vkNew");
+ * console.log(r.explained); // [ "vkNew" ]
+ * ```
+ */
+export function compareNameSets(
+  vkdeno: readonly string[],
+  libvulkan: readonly string[],
+  referenceKnows: (name: string) => boolean = () => true,
+): NameSetComparison {
+  const extra = setDifference(vkdeno, libvulkan);
+  return {
+    both: vkdeno.length - extra.length,
+    onlyVkdeno: extra.filter(referenceKnows),
+    explained: extra.filter((n) => !referenceKnows(n)),
+    onlyLibvulkan: setDifference(libvulkan, vkdeno),
+  };
+}

@@ -6,7 +6,13 @@
  */
 
 import type { InfoReport } from "../examples/info.ts";
-import type { BenchRow, InfoComparison, Negotiation, OrderingVerdict } from "./_gpu_compare.ts";
+import type {
+  BenchRow,
+  InfoComparison,
+  NameSetComparison,
+  Negotiation,
+  OrderingVerdict,
+} from "./_gpu_compare.ts";
 import type { ManifestSearch } from "./_gpu_find.ts";
 
 /** One step of the check. */
@@ -56,6 +62,12 @@ export interface GpuReport {
     layerManifest?: string;
     compute?: RunOutput & { inserted: boolean; messages: string[] };
     vuid?: { ids: string[]; results: Record<string, number>; firstMessage?: string; found: boolean };
+  };
+  /** tools/_gpu_procaddr.ts on both loaders: the command names each handed out. */
+  procAddr?: {
+    asked: { instance: number; device: number };
+    instance: NameSetComparison;
+    device: NameSetComparison;
   };
   /** tools/_gpu_lifecycle.ts: two instances at once, then dispose and load again. */
   lifecycle?: {
@@ -202,6 +214,32 @@ export function renderMarkdown(r: GpuReport): string {
         "",
       );
     }
+  }
+  const pa = r.procAddr;
+  if (pa) {
+    const list = (names: string[]) => names.length === 0 ? "none" : names.map((n) => `\`${n}\``).join(", ");
+    L.push(
+      "## Commands handed out (`vkGetInstanceProcAddr`, `vkGetDeviceProcAddr`)",
+      "",
+      "An instance with every instance extension enabled and a device without extensions, through each loader; " +
+        `every registry command asked (${pa.asked.instance} of instance, physical-device and device level of ` +
+        `the instance, ${pa.asked.device} device-level of the device).`,
+      "",
+      "| query | non-NULL in both | only vkdeno | only vkdeno, unknown to libvulkan | only libvulkan |",
+      "| --- | --- | --- | --- | --- |",
+      `| vkGetDeviceProcAddr | ${pa.device.both} | ${pa.device.onlyVkdeno.length} | ${pa.device.explained.length} | ${pa.device.onlyLibvulkan.length} |`,
+      `| vkGetInstanceProcAddr | ${pa.instance.both} | ${pa.instance.onlyVkdeno.length} | ${pa.instance.explained.length} | ${pa.instance.onlyLibvulkan.length} |`,
+      "",
+      `Only vkdeno (libvulkan knows the name): ${
+        list([...pa.device.onlyVkdeno, ...pa.instance.onlyVkdeno])
+      }. ` +
+        `Only libvulkan: ${
+          list([...pa.device.onlyLibvulkan, ...pa.instance.onlyLibvulkan])
+        }. Names libvulkan ` +
+        "does not know (commands newer than its headers, or of other platforms) are handed out by vkdeno " +
+        "as the Khronos loader hands out every device command it knows.",
+      "",
+    );
   }
   const lc = r.lifecycle;
   if (lc) {

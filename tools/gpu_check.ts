@@ -28,12 +28,14 @@ import type { PairedOutput } from "../bench/_paired.ts";
 import {
   binaryKnows,
   compareInfo,
+  compareNameSets,
   judgeOrdering,
   parseNegotiations,
   summarizeBench,
   validationMessages,
 } from "./_gpu_compare.ts";
 import { findNvidiaManifest } from "./_gpu_find.ts";
+import type { ProcAddrProbe } from "./_gpu_procaddr.ts";
 import { type GpuReport, renderMarkdown, type RunOutput, type StepResult } from "./_gpu_report.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -375,6 +377,34 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
             ? "delivered"
             : `not seen (probe exit ${probe.code}: ${tail(probe.stdout + probe.stderrTail, 4)})`
         }`,
+    };
+  });
+
+  await step("procaddr", async () => {
+    const ask = async (loader: string) => {
+      const child = await run(
+        ["run", ...(options.cachedOnly ? ["--cached-only"] : []), "-A", "tools/_gpu_procaddr.ts", loader],
+        base,
+      );
+      const line = child.stdout.split("\n").find((l) => l.startsWith("GPU_PROCADDR "));
+      if (!line) throw new Error(`${loader}: exit ${child.code}: ${tail(child.stderrTail, 4)}`);
+      return JSON.parse(line.slice("GPU_PROCADDR ".length)) as ProcAddrProbe;
+    };
+    const ours = await ask("vkdeno");
+    const ref = await ask("libvulkan");
+    const libvulkanPath = await findLibvulkan();
+    const knows = libvulkanPath ? binaryKnows(Deno.readFileSync(libvulkanPath)) : undefined;
+    const instance = compareNameSets(ours.instance, ref.instance, knows);
+    const device = compareNameSets(ours.device, ref.device, knows);
+    report.procAddr = { asked: ours.asked, instance, device };
+    const real = instance.onlyVkdeno.length + instance.onlyLibvulkan.length + device.onlyVkdeno.length +
+      device.onlyLibvulkan.length;
+    return {
+      ok: real === 0,
+      note: `vkGetDeviceProcAddr: ${device.both} in both, ${device.onlyVkdeno.length} only vkdeno, ` +
+        `${device.onlyLibvulkan.length} only libvulkan; vkGetInstanceProcAddr: ${instance.both} in both, ` +
+        `${instance.onlyVkdeno.length} only vkdeno (+${instance.explained.length} libvulkan does not know), ` +
+        `${instance.onlyLibvulkan.length} only libvulkan`,
     };
   });
 
