@@ -177,20 +177,23 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
 
   vkEnumeratePhysicalDevices(instance, pCount, pDevices) {
     const inst = instanceOf(instance as P, "vkEnumeratePhysicalDevices");
-    // The Khronos loader's order on Linux (sorted, selected, filtered): chain/device_policy.ts.
-    const terms = applyDevicePolicy(inst, termPhysicalDevicesOf(inst));
-    if (terms.length === 0) {
+    const all = termPhysicalDevicesOf(inst);
+    if (all.length === 0) {
       inst.log.error("vkEnumeratePhysicalDevices: no driver reported a physical device");
       return VK.ERROR_INITIALIZATION_FAILED;
     }
+    // The Khronos loader's order on Linux (sorted, selected, filtered): chain/device_policy.ts. Id filters
+    // that leave nothing give zero devices and VK_SUCCESS: the user hid them, no driver failed.
+    const terms = applyDevicePolicy(inst, all);
     return fillOut(pCount as P, pDevices as P, terms, (i, t) => writeU64(pDevices as P, i * 8, t.address));
   },
 
   vkEnumeratePhysicalDeviceGroups(instance, pCount, pGroups) {
     const inst = instanceOf(instance as P, "vkEnumeratePhysicalDeviceGroups");
     const all = termPhysicalDevicesOf(inst);
-    const groups = applyGroupPolicy(inst, inst.drivers.flatMap((d) => driverGroups(inst, d, all)));
-    if (groups.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
+    const driverGroupList = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
+    if (driverGroupList.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
+    const groups = applyGroupPolicy(inst, driverGroupList);
     return fillOut(
       pCount as P,
       pGroups as P,

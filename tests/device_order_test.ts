@@ -722,6 +722,20 @@ Deno.test("through the loader: the two-call idiom counts filtered devices; short
   l.vk.vkDestroyInstance(instance, null);
 });
 
+Deno.test("through the loader: a filter that removes every device gives zero devices and groups, VK_SUCCESS", async () => {
+  await using env = await twoDrivers();
+  using l = load(env.snapshot({ VK_LOADER_VENDOR_ID_FILTER: "0xdead" }));
+  const { instance } = createInstance(l);
+  const count = u32Slot(l, 9);
+  assertEquals(l.vk.vkEnumeratePhysicalDevices(instance, count.pointer, null), 0);
+  assertEquals(count.read(), 0);
+  const groups = u32Slot(l, 9);
+  assertEquals(l.vk.vkEnumeratePhysicalDeviceGroups(instance, groups.pointer, null), 0);
+  assertEquals(groups.read(), 0);
+  assert(l.lines.some((x) => x.includes('VK_LOADER_VENDOR_ID_FILTER="0xdead" does not match vendorID')));
+  l.vk.vkDestroyInstance(instance, null);
+});
+
 /** `vkEnumeratePhysicalDeviceGroups` as lists of device names. */
 function groupNamesThrough(env: MockEnvironment, vars: Record<string, string> = {}): string[][] {
   using l = load(env.snapshot(vars));
