@@ -402,3 +402,38 @@ Deno.test("VK_LOADER_DISABLE_SELECT is read like atoi() in both loaders (non-zer
     env.dispose();
   }
 });
+
+Deno.test("without properties2 on any driver the order is the loader's, in both loaders (app 1.0, or 1.0 drivers)", async () => {
+  for (const apiVersion of ["1.0.0", "1.3.0"]) {
+    await using env = await MockEnvironment.create();
+    for (const name of ["A", "B"]) {
+      await env.addDriver({
+        name,
+        apiVersion,
+        instanceExtensions: ["VK_KHR_surface"],
+        physicalDevices: [
+          { name: `${name}-cpu`, type: "cpu", vendorId: 0x10, deviceId: name === "A" ? 1 : 2 },
+          { name: `${name}-discrete`, type: "discrete", vendorId: 0x10, deviceId: name === "A" ? 3 : 4 },
+        ],
+      });
+    }
+    const s = env.snapshot();
+    const vars = {
+      HOME: s.vars.HOME!,
+      VK_DRIVER_FILES: s.vars.VK_DRIVER_FILES!,
+      VK_LOADER_LAYERS_DISABLE: "~implicit~",
+    };
+    const loaderOrder = ["B-cpu", "B-discrete", "A-cpu", "A-discrete"];
+    const app10 = names((await khronos(vars, 0)).devices);
+    const app11 = names((await khronos(vars, 1)).devices);
+    assertEquals(app10, loaderOrder, `drivers ${apiVersion}, app 1.0`);
+    assertEquals(vkdeno(vars, 0).names, app10, `drivers ${apiVersion}, app 1.0`);
+    // An app at 1.1 sorts only when a driver is 1.1 too.
+    assertEquals(
+      app11,
+      apiVersion === "1.0.0" ? loaderOrder : ["A-discrete", "B-discrete", "A-cpu", "B-cpu"],
+      apiVersion,
+    );
+    assertEquals(vkdeno(vars, 1).names, app11, `drivers ${apiVersion}, app 1.1`);
+  }
+});
