@@ -103,7 +103,18 @@ Deno.test("commands handed out: names libvulkan does not know are explained, oth
   const knows = (n: string) => n !== "vkCmdBindDescriptorSets2";
   assertEquals(
     compareNameSets(["vkA", "vkB", "vkCmdBindDescriptorSets2"], ["vkA", "vkC"], knows),
-    { both: 1, onlyVkdeno: ["vkB"], explained: ["vkCmdBindDescriptorSets2"], onlyLibvulkan: ["vkC"] },
+    {
+      both: 1,
+      onlyVkdeno: ["vkB"],
+      explained: ["vkCmdBindDescriptorSets2"],
+      onlyLibvulkan: ["vkC"],
+      passedToDriver: [],
+    },
+  );
+  // libvulkan hands a name it does not know to the driver; vkdeno knows it and applies its rule.
+  assertEquals(
+    compareNameSets(["vkA"], ["vkA", "vkCmdBindDescriptorSets2"], knows).passedToDriver,
+    ["vkCmdBindDescriptorSets2"],
   );
 });
 

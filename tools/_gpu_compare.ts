@@ -304,7 +304,14 @@ export interface NameSetComparison {
   onlyVkdeno: string[];
   /** Only vkdeno, and libvulkan does not know the name (newer than its headers, or another platform's). */
   explained: string[];
+  /** Only libvulkan, and libvulkan knows the name: a real difference. */
   onlyLibvulkan: string[];
+  /**
+   * Only libvulkan, for a name libvulkan does not know: it hands such names to the driver's
+   * `vkGetDeviceProcAddr` untouched (LOADER_BEHAVIOUR.md A09), where vkdeno, knowing the command, answers
+   * NULL unless its extension is enabled, as libvulkan does for the names it knows.
+   */
+  passedToDriver: string[];
 }
 
 /**
@@ -327,6 +334,7 @@ export function compareNameSets(
     both: vkdeno.length - extra.length,
     onlyVkdeno: extra.filter(referenceKnows),
     explained: extra.filter((n) => !referenceKnows(n)),
-    onlyLibvulkan: setDifference(libvulkan, vkdeno),
+    onlyLibvulkan: setDifference(libvulkan, vkdeno).filter(referenceKnows),
+    passedToDriver: setDifference(libvulkan, vkdeno).filter((n) => !referenceKnows(n)),
   };
 }

@@ -225,10 +225,14 @@ export function renderMarkdown(r: GpuReport): string {
         `every registry command asked (${pa.asked.instance} of instance, physical-device and device level of ` +
         `the instance, ${pa.asked.device} device-level of the device).`,
       "",
-      "| query | non-NULL in both | only vkdeno | only vkdeno, unknown to libvulkan | only libvulkan |",
-      "| --- | --- | --- | --- | --- |",
-      `| vkGetDeviceProcAddr | ${pa.device.both} | ${pa.device.onlyVkdeno.length} | ${pa.device.explained.length} | ${pa.device.onlyLibvulkan.length} |`,
-      `| vkGetInstanceProcAddr | ${pa.instance.both} | ${pa.instance.onlyVkdeno.length} | ${pa.instance.explained.length} | ${pa.instance.onlyLibvulkan.length} |`,
+      "| query | non-NULL in both | only vkdeno | only vkdeno, unknown to libvulkan | only libvulkan | only libvulkan, unknown to it |",
+      "| --- | --- | --- | --- | --- | --- |",
+      `| vkGetDeviceProcAddr | ${pa.device.both} | ${pa.device.onlyVkdeno.length} | ${pa.device.explained.length} | ${pa.device.onlyLibvulkan.length} | ${
+        (pa.device.passedToDriver ?? []).length
+      } |`,
+      `| vkGetInstanceProcAddr | ${pa.instance.both} | ${pa.instance.onlyVkdeno.length} | ${pa.instance.explained.length} | ${pa.instance.onlyLibvulkan.length} | ${
+        (pa.instance.passedToDriver ?? []).length
+      } |`,
       "",
       `Only vkdeno (libvulkan knows the name): ${
         list([...pa.device.onlyVkdeno, ...pa.instance.onlyVkdeno])
@@ -240,6 +244,18 @@ export function renderMarkdown(r: GpuReport): string {
         "as the Khronos loader hands out every device command it knows.",
       "",
     );
+    const passed = [...(pa.device.passedToDriver ?? []), ...(pa.instance.passedToDriver ?? [])];
+    if (passed.length > 0) {
+      L.push(
+        `Only libvulkan, names it does not know: ${
+          list(passed)
+        }. libvulkan hands a name it does not know to ` +
+          "the driver's `vkGetDeviceProcAddr`, and the driver answered non-NULL; vkdeno knows these commands " +
+          "and answers NULL because their extension is not enabled on the device (the spec's rule, and what " +
+          "libvulkan answers for the names it knows).",
+        "",
+      );
+    }
   }
   const lc = r.lifecycle;
   if (lc) {

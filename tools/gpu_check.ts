@@ -399,10 +399,12 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
     report.procAddr = { asked: ours.asked, instance, device };
     const real = instance.onlyVkdeno.length + instance.onlyLibvulkan.length + device.onlyVkdeno.length +
       device.onlyLibvulkan.length;
+    const passed = device.passedToDriver.length + instance.passedToDriver.length;
     return {
       ok: real === 0,
       note: `vkGetDeviceProcAddr: ${device.both} in both, ${device.onlyVkdeno.length} only vkdeno, ` +
-        `${device.onlyLibvulkan.length} only libvulkan; vkGetInstanceProcAddr: ${instance.both} in both, ` +
+        `${device.onlyLibvulkan.length} only libvulkan (+${passed} it does not know, passed to the driver); ` +
+        `vkGetInstanceProcAddr: ${instance.both} in both, ` +
         `${instance.onlyVkdeno.length} only vkdeno (+${instance.explained.length} libvulkan does not know), ` +
         `${instance.onlyLibvulkan.length} only libvulkan`,
     };
