@@ -1,11 +1,11 @@
 /**
- * Presents frames to an X11 window: opens a window (Xlib, or xcb with `--xcb`), creates a surface and a
- * swapchain, clears each swapchain image to one colour with `vkCmdClearColorImage`, presents N frames
- * and tears everything down.
+ * Presents frames to an X11 window: opens a window (Xlib, or xcb with `--xcb`; or no window with
+ * `--headless`, through `VK_EXT_headless_surface`), creates a surface and a swapchain, clears each
+ * swapchain image to one colour with `vkCmdClearColorImage`, presents N frames and tears everything down.
  *
  * ```sh
- * deno run --allow-all examples/present.ts [--xcb] [--frames 3] [--colour 3366cc] [--screenshot out.png]
- *   [--loader=vkdeno|libvulkan]
+ * deno run --allow-all examples/present.ts [--xcb | --headless] [--frames 3] [--colour 3366cc]
+ *   [--screenshot out.png] [--loader=vkdeno|libvulkan]
  * ```
  *
  * {@linkcode presentFrames} takes a command object, so the same code runs on vkdeno and on the reference
@@ -17,7 +17,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { ENUMS } from "../ffi/generated/enums.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { allocStruct, check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
-import type { StructValue } from "../ffi/structs.ts";
+import type { StructInput, StructValue } from "../ffi/structs.ts";
 import { encodePng } from "../wsi/png.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
 import { openLoader } from "./_commands.ts";
@@ -44,8 +44,6 @@ const USED = [
   "vkCreateInstance",
   "vkCreateSemaphore",
   "vkCreateSwapchainKHR",
-  "vkCreateXcbSurfaceKHR",
-  "vkCreateXlibSurfaceKHR",
   "vkDestroyCommandPool",
   "vkDestroyDevice",
   "vkDestroyFence",
@@ -84,7 +82,7 @@ function bind(source: PresentCommands, names: readonly string[], what: string): 
 
 const DEVICE_LEVEL = USED.filter((name) => COMMANDS[COMMAND_INDEX[name]!]!.level === "device");
 
-/** What {@linkcode presentFrames} accepts besides the window. */
+/** What {@linkcode presentFrames} accepts besides the target. */
 export interface PresentOptions {
   /** Frames to present; 3 when left out. */
   frames?: number;
@@ -94,6 +92,74 @@ export interface PresentOptions {
   afterPresent?: () => void;
   /** Progress lines (device, format, frames); silent when left out. */
   log?: (line: string) => void;
+}
+
+/** Where frames go: the surface to create (its instance extension, command and create info) and its size. */
+export interface PresentTarget {
+  /** The surface's instance extension (`VK_KHR_xlib_surface`, ...), enabled with `VK_KHR_surface`. */
+  readonly extension: string;
+  /** `vkCreateXlibSurfaceKHR`, `vkCreateXcbSurfaceKHR` or `vkCreateHeadlessSurfaceEXT`. */
+  readonly command: string;
+  /** The create-info struct and its members. */
+  readonly createInfo: { readonly type: string; readonly members: StructInput };
+  /** Swapchain size when the surface leaves it to the application. */
+  readonly width: number;
+  /** Swapchain size when the surface leaves it to the application. */
+  readonly height: number;
+}
+
+/**
+ * The target of an X11 window from wsi/x11.ts.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { XcbWindow } from "../wsi/x11.ts";
+ * import { windowTarget } from "./present.ts";
+ * using win = XcbWindow.open();
+ * console.log(windowTarget(win).command); // "vkCreateXcbSurfaceKHR"
+ * ```
+ */
+export function windowTarget(window: XlibWindow | XcbWindow): PresentTarget {
+  const size = { width: window.width, height: window.height };
+  if (window instanceof XcbWindow) {
+    const members = { connection: window.connection, window: window.window };
+    return {
+      extension: "VK_KHR_xcb_surface",
+      command: "vkCreateXcbSurfaceKHR",
+      createInfo: { type: "VkXcbSurfaceCreateInfoKHR", members },
+      ...size,
+    };
+  }
+  return {
+    extension: "VK_KHR_xlib_surface",
+    command: "vkCreateXlibSurfaceKHR",
+    createInfo: {
+      type: "VkXlibSurfaceCreateInfoKHR",
+      members: { dpy: window.display, window: window.window },
+    },
+    ...size,
+  };
+}
+
+/**
+ * A `VK_EXT_headless_surface` target: presentation with no window system (frames go nowhere), for
+ * machines without a display, a GPU machine included.
+ *
+ * @example Usage
+ * ```ts
+ * import { headlessTarget } from "./present.ts";
+ * console.log(headlessTarget({ width: 64, height: 64 }).extension); // "VK_EXT_headless_surface"
+ * ```
+ */
+export function headlessTarget(
+  size: { width: number; height: number } = { width: 256, height: 256 },
+): PresentTarget {
+  return {
+    extension: "VK_EXT_headless_surface",
+    command: "vkCreateHeadlessSurfaceEXT",
+    createInfo: { type: "VkHeadlessSurfaceCreateInfoEXT", members: {} },
+    ...size,
+  };
 }
 
 /** What {@linkcode presentFrames} did. */
@@ -126,8 +192,9 @@ function out(arena: Arena): Deno.PointerObject {
 }
 
 /**
- * Creates an instance, surface, device and swapchain for `window` through `vk`, clears and presents
- * `frames` frames, then destroys everything it created (also when a step throws).
+ * Creates an instance, surface, device and swapchain for `target` (an X11 window, or any
+ * {@linkcode PresentTarget}) through `commands`, clears and presents `frames` frames, then destroys
+ * everything it created (also when a step throws).
  *
  * @example Present on the reference loader
  * ```ts ignore
@@ -140,16 +207,17 @@ function out(arena: Arena): Deno.PointerObject {
  * console.log(report.presented); // 3
  * ```
  * @throws {VkError} If a Vulkan command fails.
- * @throws {Error} If no device can present to the window.
+ * @throws {Error} If no device can present to the target.
  */
 export function presentFrames(
   commands: PresentCommands,
-  window: XlibWindow | XcbWindow,
+  target: PresentTarget | XlibWindow | XcbWindow,
   options: PresentOptions = {},
 ): PresentReport {
   const { frames = 3, colour = 0x3366cc, log = () => {} } = options;
   const vk = bind(commands, USED, "command object") as Commands;
-  const xcb = window instanceof XcbWindow;
+  const to = target instanceof XlibWindow || target instanceof XcbWindow ? windowTarget(target) : target;
+  const createSurface = bind(commands, [to.command], "command object")[to.command]!;
   using arena = new Arena();
   using cleanup = new DisposableStack();
 
@@ -158,7 +226,7 @@ export function presentFrames(
     vk.vkCreateInstance(
       writeStruct(arena, "VkInstanceCreateInfo", {
         pApplicationInfo: { pApplicationName: "vkdeno present", apiVersion: (1 << 22) | (1 << 12) },
-        ppEnabledExtensionNames: ["VK_KHR_surface", xcb ? "VK_KHR_xcb_surface" : "VK_KHR_xlib_surface"],
+        ppEnabledExtensionNames: ["VK_KHR_surface", to.extension],
       }),
       null,
       pInstance,
@@ -169,15 +237,8 @@ export function presentFrames(
   cleanup.defer(() => vk.vkDestroyInstance(instance, null));
 
   const pSurface = out(arena);
-  if (xcb) {
-    const info = { connection: window.connection, window: window.window };
-    const pInfo = writeStruct(arena, "VkXcbSurfaceCreateInfoKHR", info);
-    check(vk.vkCreateXcbSurfaceKHR(instance, pInfo, null, pSurface), "vkCreateXcbSurfaceKHR");
-  } else {
-    const info = { dpy: window.display, window: window.window };
-    const pInfo = writeStruct(arena, "VkXlibSurfaceCreateInfoKHR", info);
-    check(vk.vkCreateXlibSurfaceKHR(instance, pInfo, null, pSurface), "vkCreateXlibSurfaceKHR");
-  }
+  const pInfo = writeStruct(arena, to.createInfo.type, to.createInfo.members);
+  check(createSurface(instance, pInfo, null, pSurface), to.command);
   const surface = readPointer(pSurface);
   cleanup.defer(() => vk.vkDestroySurfaceKHR(instance, surface, null));
 
@@ -226,7 +287,7 @@ export function presentFrames(
     throw new Error(`Device "${deviceName}" cannot clear swapchain images: no TRANSFER_DST usage`);
   }
   const extent = c.currentExtent.width === 0xffffffff
-    ? { width: window.width, height: window.height }
+    ? { width: to.width, height: to.height }
     : c.currentExtent;
   const imageCount = c.maxImageCount === 0
     ? Math.max(c.minImageCount, 2)
@@ -392,7 +453,7 @@ function pickDevice(vk: Commands, instance: Deno.PointerValue, surface: Deno.Poi
       }
     }
   }
-  throw new Error(`No physical device can present to the window (devices: "${names.join('", "')}")`);
+  throw new Error(`No physical device can present to the surface (devices: "${names.join('", "')}")`);
 }
 
 function recordClear(
@@ -446,27 +507,23 @@ async function main(args: string[]): Promise<void> {
     const i = args.indexOf(name);
     return i < 0 ? undefined : args[i + 1];
   };
-  const useXcb = args.includes("--xcb");
+  const kind = args.includes("--headless") ? "headless" : args.includes("--xcb") ? "xcb" : "xlib";
   const frames = Number(flag("--frames") ?? 3);
   const colour = parseInt(flag("--colour") ?? "3366cc", 16);
   const screenshot = flag("--screenshot");
   const loader = args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ?? "vkdeno";
   using vk = await openLoader(loader);
-  const open = { width: 320, height: 240 };
-  using win = useXcb ? XcbWindow.open(open) : XlibWindow.open(open);
+  const size = { width: 320, height: 240 };
+  using win = kind === "headless" ? undefined : kind === "xcb" ? XcbWindow.open(size) : XlibWindow.open(size);
   let image: RgbaImage | undefined;
-  const report = presentFrames(vk as unknown as PresentCommands, win, {
+  const report = presentFrames(vk as unknown as PresentCommands, win ?? headlessTarget(size), {
     frames,
     colour,
     log: (line) => console.log(line),
-    afterPresent: () => image = win.readPixels(),
+    afterPresent: () => image = win?.readPixels(),
   });
-  const first = image ? Array.from(image.rgba.subarray(0, 3)) : [];
-  console.log(
-    `${loader}, ${
-      useXcb ? "xcb" : "xlib"
-    }: ${report.presented} frames on "${report.deviceName}", pixel ${first}`,
-  );
+  const first = image ? `, pixel ${Array.from(image.rgba.subarray(0, 3))}` : "";
+  console.log(`${loader}, ${kind}: ${report.presented} frames on "${report.deviceName}"${first}`);
   if (screenshot && image) {
     await Deno.writeFile(screenshot, encodePng(image));
     console.log(`wrote ${screenshot}`);
