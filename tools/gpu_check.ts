@@ -15,7 +15,8 @@
  *
  * Usage: `deno run -A tools/gpu_check.ts [--out DIR] [--driver MANIFEST] [--layer-path DIR]
  * [--cpu-driver MANIFEST] [--bench-runs N] [--bench-rounds N] [--skip step,...] [--cached-only]`;
- * `--render REPORT.json` prints the Markdown of a report (how docs/gpu.md is made). Exit code 0 when no
+ * `--render REPORT.json[,MORE.json...]` prints the Markdown of a report, the others as "also run on"
+ * sections (how docs/gpu.md is made). Exit code 0 when no
  * step failed.
  *
  * @module
@@ -183,7 +184,9 @@ async function findLibvulkan(): Promise<string | undefined> {
 
 async function machineFacts(): Promise<GpuReport["machine"]> {
   const smi = await command("nvidia-smi", ["--query-gpu=name,driver_version", "--format=csv,noheader"]);
-  let [gpu, driverVersion] = smi?.split("\n")[0]?.split(",").map((s) => s.trim()) ?? [];
+  const rows = smi?.split("\n").filter((l) => l.trim() !== "") ?? [];
+  let [gpu, driverVersion] = rows[0]?.split(",").map((s) => s.trim()) ?? [];
+  if (gpu && rows.length > 1) gpu = `${rows.length} × ${gpu}`;
   if (driverVersion === undefined) {
     try {
       driverVersion = /Kernel Module\s+(\S+)/.exec(Deno.readTextFileSync("/proc/driver/nvidia/version"))?.[1];
@@ -534,9 +537,10 @@ if (import.meta.main) {
     },
   });
   if (values.render) {
-    const md = await formatMarkdown(
-      renderMarkdown(JSON.parse(Deno.readTextFileSync(values.render)) as GpuReport),
+    const [main, ...others] = values.render.split(",").map((path) =>
+      JSON.parse(Deno.readTextFileSync(path)) as GpuReport
     );
+    const md = await formatMarkdown(renderMarkdown(main!, others));
     await Deno.stdout.write(new TextEncoder().encode(md));
     Deno.exit(0);
   }
