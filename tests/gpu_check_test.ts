@@ -125,6 +125,11 @@ Deno.test("ordering: the discrete GPU before the CPU device, in libvulkan's orde
   assert(good.applicable && good.discreteFirst && good.sameAsLibvulkan);
   const reversed = judgeOrdering([cpu, gpu], [gpu, cpu]);
   assert(reversed.applicable && !reversed.discreteFirst && !reversed.sameAsLibvulkan);
+  // Two identical GPUs in swapped order differ only by UUID.
+  const h200a = { name: "NVIDIA H200", type: "DISCRETE_GPU", uuid: "aa", pci: "0000:00:06.0" };
+  const h200b = { name: "NVIDIA H200", type: "DISCRETE_GPU", uuid: "bb", pci: "0000:00:07.0" };
+  assert(!judgeOrdering([h200a, h200b, cpu], [h200b, h200a, cpu]).sameAsLibvulkan);
+  assert(judgeOrdering([h200a, h200b, cpu], [h200a, h200b, cpu]).sameAsLibvulkan);
   const cpus = judgeOrdering([cpu, cpu], [cpu, cpu]);
   assert(!cpus.applicable && !cpus.discreteFirst && cpus.sameAsLibvulkan);
 });

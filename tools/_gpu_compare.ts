@@ -191,8 +191,16 @@ export interface OrderingVerdict {
   discreteFirst: boolean;
   /** vkdeno lists the devices in libvulkan's order. */
   sameAsLibvulkan: boolean;
-  vkdeno: { name: string; type: string }[];
-  libvulkan: { name: string; type: string }[];
+  vkdeno: OrderedDevice[];
+  libvulkan: OrderedDevice[];
+}
+
+/** A device in a loader's order; `uuid` and `pci` tell identical GPUs apart. */
+export interface OrderedDevice {
+  name: string;
+  type: string;
+  uuid?: string;
+  pci?: string;
 }
 
 /**
@@ -207,21 +215,27 @@ export interface OrderingVerdict {
  * ```
  */
 export function judgeOrdering(
-  vkdeno: readonly { name: string; type: string }[],
-  libvulkan: readonly { name: string; type: string }[],
+  vkdeno: readonly OrderedDevice[],
+  libvulkan: readonly OrderedDevice[],
 ): OrderingVerdict {
   const types = vkdeno.map((d) => d.type);
   const firstCpu = types.indexOf("CPU");
   const lastDiscrete = types.lastIndexOf("DISCRETE_GPU");
   const applicable = firstCpu >= 0 && lastDiscrete >= 0;
-  const key = (l: readonly { name: string; type: string }[]) =>
-    JSON.stringify(l.map((d) => [d.name, d.type]));
+  const key = (l: readonly OrderedDevice[]) => JSON.stringify(l.map((d) => [d.name, d.type, d.uuid ?? ""]));
+  const copy = (l: readonly OrderedDevice[]) =>
+    l.map((d) => ({
+      name: d.name,
+      type: d.type,
+      ...(d.uuid ? { uuid: d.uuid } : {}),
+      ...(d.pci ? { pci: d.pci } : {}),
+    }));
   return {
     applicable,
     discreteFirst: applicable && lastDiscrete < firstCpu,
     sameAsLibvulkan: key(vkdeno) === key(libvulkan),
-    vkdeno: vkdeno.map((d) => ({ name: d.name, type: d.type })),
-    libvulkan: libvulkan.map((d) => ({ name: d.name, type: d.type })),
+    vkdeno: copy(vkdeno),
+    libvulkan: copy(libvulkan),
   };
 }
 

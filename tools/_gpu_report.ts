@@ -309,10 +309,14 @@ function sections(r: GpuReport): string[] {
       "",
     );
     L.push("| # | vkdeno | libvulkan |", "| --- | --- | --- |");
+    const cell = (d: OrderingVerdict["vkdeno"][number] | undefined) =>
+      d
+        ? `${d.name} (${d.type}${d.pci ? `, PCI ${d.pci}` : ""}${
+          d.uuid ? `, UUID ${d.uuid.slice(0, 8)}…` : ""
+        })`
+        : "";
     for (let i = 0; i < Math.max(o.vkdeno.length, o.libvulkan.length); i++) {
-      const a = o.vkdeno[i];
-      const b = o.libvulkan[i];
-      L.push(`| ${i} | ${a ? `${a.name} (${a.type})` : ""} | ${b ? `${b.name} (${b.type})` : ""} |`);
+      L.push(`| ${i} | ${cell(o.vkdeno[i])} | ${cell(o.libvulkan[i])} |`);
     }
     L.push(
       "",

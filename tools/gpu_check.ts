@@ -31,6 +31,7 @@ import {
   compareInfo,
   compareNameSets,
   judgeOrdering,
+  type OrderedDevice,
   parseNegotiations,
   summarizeBench,
   validationMessages,
@@ -461,11 +462,18 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
       // NVIDIA listed first: unsorted, the Khronos loader would list the CPU device first (drivers are
       // prepended), so "discrete first" shows the sort at work.
       const vars = { VK_DRIVER_FILES: `${driver}:${second.manifest}`, VK_LOADER_DEBUG: "driver" };
-      const ours = await run([...info, "--json"], vars);
-      const ref = await run([...info, "--json", "--loader=libvulkan"], vars);
-      const a = lastJson<InfoReport>(ours.stdout);
-      const b = lastJson<InfoReport>(ref.stdout);
-      if (!a?.devices || !b?.devices) {
+      const cached = options.cachedOnly ? ["--cached-only"] : [];
+      const ours = await run(["run", ...cached, "-A", "tools/_gpu_devices.ts", "vkdeno"], vars);
+      const ref = await run(["run", ...cached, "-A", "tools/_gpu_devices.ts", "libvulkan"], vars);
+      const listed = (o: RunOutput) => {
+        const line = o.stdout.split("\n").find((l) => l.startsWith("GPU_DEVICES "));
+        return line
+          ? { devices: JSON.parse(line.slice("GPU_DEVICES ".length)) as OrderedDevice[] }
+          : undefined;
+      };
+      const a = listed(ours);
+      const b = listed(ref);
+      if (!a || !b) {
         return {
           ok: false,
           note: `no report: vkdeno exit ${ours.code}, libvulkan exit ${ref.code}: ${
