@@ -25,6 +25,8 @@
  * @module
  */
 
+// The full specifier lets scripts outside this project import mod.ts by path (no import map needed).
+// deno-lint-ignore no-import-prefix
 import { parse, type ParseError, printParseErrorCode, visit } from "npm:jsonc-parser@3.3.1";
 
 /** Largest manifest read, in bytes; real manifests are well under 100 KiB. */
