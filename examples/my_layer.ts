@@ -51,9 +51,9 @@ export const myLayer = defineLayer({
 export default myLayer;
 
 if (import.meta.main) {
-  const { openLibvulkan } = await import("../tools/libvulkan.ts");
+  const { Vulkan } = await import("../mod.ts");
   const { runCompute } = await import("./compute.ts");
-  using base = openLibvulkan();
+  using base = Vulkan.load();
   using vk = installLayers(base, { layers: [myLayer] });
   console.log(`${runCompute(vk as never, { count: 1 << 20 }).wrong} wrong values`);
 }
