@@ -598,9 +598,3 @@ export class InstanceLayers implements Disposable {
     return this.#bottomGdpa;
   }
 }
-
-export {
-  enumerateInstanceExtensions,
-  enumerateInstanceLayers,
-  enumerateInstanceVersion,
-} from "./layer_enumeration.ts";

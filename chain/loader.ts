@@ -37,13 +37,12 @@ import { readDevicePolicy } from "./device_order.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
+import { type CoreHooks, InstanceLayers } from "./layer_instance.ts";
 import {
-  type CoreHooks,
   enumerateInstanceExtensions,
   enumerateInstanceLayers,
   enumerateInstanceVersion,
-  InstanceLayers,
-} from "./layer_instance.ts";
+} from "./layer_enumeration.ts";
 import { findDevice, pendingDevices } from "./device.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";

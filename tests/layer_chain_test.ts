@@ -7,7 +7,7 @@ import { Library } from "../ffi/library.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { readStruct, writeStruct } from "../ffi/structs.ts";
 import { LayerLibrary } from "../chain/layer_library.ts";
-import { enumerateInstanceVersion } from "../chain/layer_instance.ts";
+import { enumerateInstanceVersion } from "../chain/layer_enumeration.ts";
 import {
   addr,
   createDevice,
