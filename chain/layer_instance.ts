@@ -94,6 +94,12 @@ export interface CoreHooks {
   deviceDestroyed?(device: P): void;
   /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
   deviceTableOf?(device: P): P;
+  /**
+   * The terminator's entry point for a physical-device command asked through
+   * `vk_layerGetPhysicalDeviceProcAddr` (the unknown-command slot's terminator
+   * stub once it has one), or null (LI08).
+   */
+  terminatorPhysicalDeviceProcAddr?(name: string): P;
 }
 
 /**
@@ -146,6 +152,7 @@ export class InstanceLayers implements Disposable {
   #topInstance: P = null;
   #bottomGipa: P = null;
   #bottomGdpa: P = null;
+  #bottomGpdpa: P = null;
   readonly #deviceGdpa = new Map<bigint, Deno.PointerObject>();
   #released = false;
 
@@ -250,7 +257,7 @@ export class InstanceLayers implements Disposable {
   ): number {
     this.#hooks = hooks;
     const made = this.chain.createInstance({
-      bottom: { getInstanceProcAddr: this.#bottomGetInstanceProcAddr(), getPhysicalDeviceProcAddr: null },
+      bottom: this.#bottomLink(),
       createInfo: args.pCreateInfo,
       allocator: args.pAllocator,
       loaderInstance: args.loaderInstance,
@@ -275,6 +282,27 @@ export class InstanceLayers implements Disposable {
   /** The top of the instance chain's answer for `name` (what the instance table slot gets). */
   getInstanceProcAddr(name: string): P {
     return callGetProcAddr(this.chain.topGetInstanceProcAddr(this.#bottomLink()), this.#topInstance, name);
+  }
+
+  /**
+   * The answer of the first layer with interface 2 and a
+   * `vk_layerGetPhysicalDeviceProcAddr` for `name` (which calls down the
+   * chain itself), or null: what classifies an unknown command as a
+   * physical-device command and what its instance table slot gets (LI08).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * declare const layers: InstanceLayers;
+   * layers.physicalDeviceProcAddr("vkGetPhysicalDeviceFooVENDOR");
+   * ```
+   */
+  physicalDeviceProcAddr(name: string): P {
+    const first = this.chain.libraries.find((l) =>
+      l.interfaceVersion >= 2 && l.getPhysicalDeviceProcAddr !== null
+    );
+    if (first === undefined || this.#topInstance === null) return null;
+    return callGetProcAddr(first.getPhysicalDeviceProcAddr, this.#topInstance, name);
   }
 
   /** The core's device dispatch table for a device-level handle, or null. */
@@ -558,7 +586,21 @@ export class InstanceLayers implements Disposable {
   }
 
   #bottomLink() {
-    return { getInstanceProcAddr: this.#bottomGetInstanceProcAddr(), getPhysicalDeviceProcAddr: null };
+    return {
+      getInstanceProcAddr: this.#bottomGetInstanceProcAddr(),
+      getPhysicalDeviceProcAddr: this.#bottomGetPhysicalDeviceProcAddr(),
+    };
+  }
+
+  /** The terminator `vk_layerGetPhysicalDeviceProcAddr` layers call down into (LI08). */
+  #bottomGetPhysicalDeviceProcAddr(): P {
+    if (this.#bottomGpdpa !== null) return this.#bottomGpdpa;
+    this.#bottomGpdpa = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
+      const hooks = this.#hooks;
+      if (hooks === undefined || pName === null) return null;
+      return hooks.terminatorPhysicalDeviceProcAddr?.(readCString(pName)) ?? null;
+    }, { name: "terminator vk_layerGetPhysicalDeviceProcAddr" }).pointer;
+    return this.#bottomGpdpa;
   }
 
   /** The terminator `vkGetInstanceProcAddr` layers call down into (a C callback over the core's answers). */

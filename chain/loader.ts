@@ -50,9 +50,10 @@ import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
 import { type ChainStubs, chainStubs, commandDef } from "./stubs.ts";
 import { TERMINATOR_BODIES } from "./terminator.ts";
 import {
-  driverPhysicalDeviceFunction,
+  fillPhysicalSlot,
   resolveUnknown,
   unknownDeviceSlots,
+  unknownPhysicalDeviceSlot,
   unknownPhysicalDeviceSlots,
   unknownSlotDef,
 } from "./unknown.ts";
@@ -301,10 +302,7 @@ export class Loader implements Disposable {
     const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
     for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);
     for (const [name, s] of unknownPhysicalDeviceSlots()) {
-      inst.table.set(s, this.stubs.terminatorAddress(s, unknownSlotDef(s)));
-      for (const d of inst.drivers) {
-        d.table.set(s, driverPhysicalDeviceFunction(d, name) ?? this.stubs.errorFunction);
-      }
+      fillPhysicalSlot(inst, name, s, this.stubs, unknownSlotDef(s));
     }
     layers.messengers.attach(this.log, inst.handle);
     this.instances.add(inst);
@@ -323,6 +321,12 @@ export class Loader implements Disposable {
   #hooks(inst: LoaderInstance): CoreHooks {
     return {
       terminatorProcAddr: (name) => this.#terminatorProcAddr(inst, name),
+      terminatorPhysicalDeviceProcAddr: (name) => {
+        const s = unknownPhysicalDeviceSlot(name);
+        return s === undefined
+          ? this.#terminatorProcAddr(inst, name)
+          : this.stubs.terminatorAddress(s, unknownSlotDef(s));
+      },
       terminatorCreateInstance: (pCreateInfo, pAllocator) =>
         this.#terminatorCreateInstance(inst, pCreateInfo, pAllocator),
       deviceProcAddr: (device, name) => {

@@ -40,6 +40,11 @@ export function unknownDeviceSlots(): Iterable<[string, number]> {
   return deviceSlots.entries();
 }
 
+/** The slot of an unknown physical-device command, when it has one. */
+export function unknownPhysicalDeviceSlot(name: string): number | undefined {
+  return physicalSlots.get(name);
+}
+
 /** Unknown physical-device commands with their slots. */
 export function unknownPhysicalDeviceSlots(): Iterable<[string, number]> {
   return physicalSlots.entries();
@@ -62,7 +67,11 @@ export function fillPhysicalSlot(
   def: Deno.ForeignFunction,
 ): void {
   const empty = stubs.errorFunction;
-  instance.table.set(slot, stubs.terminatorAddress(slot, def));
+  // LI08: the first layer with a vk_layerGetPhysicalDeviceProcAddr answers for the chain (down to the terminator).
+  instance.table.set(
+    slot,
+    instance.layers?.physicalDeviceProcAddr(name) ?? stubs.terminatorAddress(slot, def),
+  );
   for (const d of instance.drivers) d.table.set(slot, driverPhysicalDeviceFunction(d, name) ?? empty);
 }
 
@@ -93,9 +102,10 @@ export function resolveUnknown(
   if (known !== undefined) return { kind: "physical_device", slot: known };
   const knownDevice = deviceSlots.get(name);
   if (knownDevice !== undefined) return { kind: "device", slot: knownDevice };
-  const physical = instance.drivers.some((d) =>
-    d.driver.classifiesPhysicalDeviceFunctions && d.driver.physicalDeviceProcAddr(d.handle, name) !== null
-  );
+  const physical =
+    instance.drivers.some((d) =>
+      d.driver.classifiesPhysicalDeviceFunctions && d.driver.physicalDeviceProcAddr(d.handle, name) !== null
+    ) || (instance.layers?.active === true && instance.layers.physicalDeviceProcAddr(name) !== null);
   if (physical) {
     if (physicalSlots.size >= UNKNOWN_PHYSICAL_DEVICE_SLOTS) {
       instance.log.error(`Exhausted the unknown physical device function array: cannot resolve "${name}"`);

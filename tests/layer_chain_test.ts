@@ -598,3 +598,39 @@ test("VK_LOADER_LAYERS_ENABLE forces a layer into the chain; VK_LOADER_LAYERS_DI
     l.vk.vkDestroyInstance(instance, null);
   }
 });
+
+test("a layer's physical-device command (vk_layerGetPhysicalDeviceProcAddr) is a physical-device command", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv" });
+  await env.addLayer({
+    name: "VK_LAYER_MOCK_gpdpa",
+    functionBase: 0x40000,
+    instanceExtensions: [{ name: "VK_MOCK_layer_instance", entrypoints: ["vkMockLayerPhysicalDeviceFn"] }],
+  });
+  using l = load(env.snapshot());
+  const { result, instance } = createInstance(l, {
+    layers: ["VK_LAYER_MOCK_gpdpa"],
+    extensions: ["VK_MOCK_layer_instance"],
+  });
+  assertEquals(result, 0);
+  const [pd] = physicalDevices(l, instance);
+  const fn = l.vk.vkGetInstanceProcAddr(instance, "vkMockLayerPhysicalDeviceFn");
+  assert(fn !== null);
+  const call = new Deno.UnsafeFnPointer(fn, { parameters: ["pointer", "u32"], result: "u32" } as const);
+  // The mock layer's vkMockLayerPhysicalDeviceFn returns base + 0x100 + x, given the handle it knows.
+  assertEquals(call.call(pd!, 7), 0x40000 + 0x100 + 7);
+  const line = env.callLog("VK_LAYER_MOCK_gpdpa").find((x) => x.includes("vkMockLayerPhysicalDeviceFn"))!;
+  assert(
+    !line.includes(`physicalDevice=0x${addr(pd!).toString(16)} `),
+    "the layer got the loader's terminator handle",
+  );
+  // A second instance made after the slot was taken gets the layer's function too.
+  const second = createInstance(l, {
+    layers: ["VK_LAYER_MOCK_gpdpa"],
+    extensions: ["VK_MOCK_layer_instance"],
+  });
+  const [pd2] = physicalDevices(l, second.instance);
+  assertEquals(call.call(pd2!, 1), 0x40000 + 0x100 + 1);
+  l.vk.vkDestroyInstance(second.instance, null);
+  l.vk.vkDestroyInstance(instance, null);
+});
