@@ -293,6 +293,8 @@ export class Loader implements Disposable {
       held.forEach(releaseDriver);
       return failure;
     }
+    // Word 1: the handle instance commands pass down (the loader's own unless a layer wrapped it).
+    writeU64(inst.handle, 8, key(layers.topInstance ?? inst.handle));
     // The top of the chain fills the table; the loader's device-layer and layer-extension answers go
     // above it.
     for (const c of COMMANDS) {
@@ -470,7 +472,10 @@ export class Loader implements Disposable {
       case "trampoline":
         return this.trampoline(name);
       case "dispatch":
-        return this.stubs.dispatchAddress(answer.info.index, commandDef(answer.info));
+        // Instance commands unwrap to the chain's top instance (word 1), device ones dispatch as they are.
+        return answer.info.level === "instance"
+          ? this.stubs.trampolineAddress(answer.info.index, commandDef(answer.info))
+          : this.stubs.dispatchAddress(answer.info.index, commandDef(answer.info));
       case "physical_device":
         return this.stubs.trampolineAddress(answer.info.index, commandDef(answer.info));
       case "unknown": {

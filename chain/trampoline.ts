@@ -56,7 +56,8 @@ export function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator:
         `vkDestroyInstance: ${inst.devices.size} device(s) of this instance were not destroyed`,
       );
     }
-    const down = ctx.stubs.bindDispatch(slot("vkDestroyInstance"), def("vkDestroyInstance"), true);
+    // Instance commands pass the handle the top of the chain gave back (word 1: a layer may wrap it).
+    const down = ctx.stubs.bindTrampoline(slot("vkDestroyInstance"), def("vkDestroyInstance"));
     down(instance, pAllocator);
   } finally {
     done?.();
@@ -82,10 +83,9 @@ export function enumeratePhysicalDevices(
   }
   const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDevices");
   if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
-  const down = ctx.stubs.bindDispatch(
+  const down = ctx.stubs.bindTrampoline(
     slot("vkEnumeratePhysicalDevices"),
     def("vkEnumeratePhysicalDevices"),
-    true,
   );
   const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
   if (result < 0) return result;
@@ -108,10 +108,9 @@ export function enumeratePhysicalDeviceGroups(
   if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
   const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDeviceGroups");
   if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
-  const down = ctx.stubs.bindDispatch(
+  const down = ctx.stubs.bindTrampoline(
     slot("vkEnumeratePhysicalDeviceGroups"),
     def("vkEnumeratePhysicalDeviceGroups"),
-    true,
   );
   const count = new Uint32Array(new ArrayBuffer(4));
   let r = down(instance, Deno.UnsafePointer.of(count), null) as number;

@@ -158,7 +158,8 @@ export class Vulkan implements Disposable {
         if (info.level === "physical_device") {
           fn = stubs.bindTrampoline(info.index, commandDef(info)) as VulkanCommand;
         } else if (info.level === "instance") {
-          fn = stubs.bindDispatch(info.index, commandDef(info), true) as VulkanCommand;
+          // Word 1 of the loader's VkInstance is the handle the top of the chain knows (a layer may wrap it).
+          fn = stubs.bindTrampoline(info.index, commandDef(info)) as VulkanCommand;
         } else if (info.level === "device") {
           const mayCallJs = WSI_COMMANDS.get(info.name)?.surface !== undefined;
           fn = stubs.bindDispatch(info.index, commandDef(info), mayCallJs) as VulkanCommand;

@@ -19,6 +19,7 @@ import {
   u32Slot,
 } from "./_chain.ts";
 import { MockEnvironment } from "./_mock.ts";
+import { buildTestLibrary } from "./c/build.ts";
 
 type P = Deno.PointerValue;
 const VK_ERROR_LAYER_NOT_PRESENT = -6;
@@ -633,4 +634,38 @@ test("a layer's physical-device command (vk_layerGetPhysicalDeviceProcAddr) is a
   assertEquals(call.call(pd2!, 1), 0x40000 + 0x100 + 1);
   l.vk.vkDestroyInstance(second.instance, null);
   l.vk.vkDestroyInstance(instance, null);
+});
+
+test("a layer wrapping VkInstance gets its own handle back in the commands it intercepts", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", physicalDevices: [{}, {}] });
+  const library = await buildTestLibrary("wrap_instance_layer");
+  const dir = env.path("wrapping");
+  Deno.mkdirSync(dir, { recursive: true });
+  Deno.writeTextFileSync(
+    `${dir}/wrap.json`,
+    JSON.stringify({
+      file_format_version: "1.0.0",
+      layer: {
+        name: "VK_LAYER_TEST_wrap_instance",
+        type: "GLOBAL",
+        library_path: library,
+        api_version: "1.3.0",
+        implementation_version: "1",
+        description: "wraps VkInstance",
+      },
+    }),
+  );
+  using counters = Library.open(library);
+  const counter = (name: string) => new Deno.UnsafePointerView(counters.symbolAddress(name)!).getInt32();
+  const snap = env.snapshot();
+  using l = load({ ...snap, vars: { ...snap.vars, VK_LAYER_PATH: `${snap.vars.VK_LAYER_PATH}:${dir}` } });
+  const { result, instance } = createInstance(l, { layers: ["VK_LAYER_TEST_wrap_instance"] });
+  assertEquals(result, 0);
+  const before = counter("wrap_instance_unwrapped");
+  assertEquals(physicalDevices(l, instance).length, 2);
+  l.vk.vkDestroyInstance(instance, null);
+  assertEquals(counter("wrap_instance_foreign"), 0);
+  // Every enumeration (the loader's two-call idiom, twice) and the destroy reached the layer with its handle.
+  assert(counter("wrap_instance_unwrapped") - before >= 3, `${counter("wrap_instance_unwrapped") - before}`);
 });

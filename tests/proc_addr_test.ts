@@ -41,7 +41,9 @@ const ROWS: readonly Row[] = [
   ["GIPA(1.2)", "vkGetPhysicalDeviceProperties2", "physical-device stub"],
   ["GIPA(1.2)", "vkGetPhysicalDeviceProperties2KHR", "null"],
   ["GIPA(1.2)", "vkGetPhysicalDeviceSurfaceSupportKHR", "physical-device stub"],
-  ["GIPA(1.2)", "vkDestroySurfaceKHR", "dispatch stub"],
+  // Instance commands use the same unwrap stubs as physical-device ones (word 1 of the VkInstance is the
+  // handle the top of the chain knows, a layer's wrapper or the loader's own).
+  ["GIPA(1.2)", "vkDestroySurfaceKHR", "physical-device stub"],
   ["GIPA(1.2)", "vkCreateXcbSurfaceKHR", "null"],
   ["GIPA(1.2)", "vkCreateDebugUtilsMessengerEXT", "null"],
   ["GIPA(1.2)", "vkCreateDevice", "trampoline"],
