@@ -263,3 +263,47 @@ Deno.test({
     app.seen.map((s) => s.message).join("\n"),
   );
 });
+
+Deno.test({
+  name:
+    "a messenger made with vkCreateDebugUtilsMessengerEXT hears the loader until it is destroyed (lavapipe)",
+  ignore: (() => {
+    try {
+      Deno.statSync("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
+      return false;
+    } catch {
+      return true;
+    }
+  })(),
+}, () => {
+  using app = new AppMessengers();
+  using l = load({
+    vars: { VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", VK_LOADER_DEBUG: "error" },
+    elevated: false,
+  });
+  const { arena, vk } = l;
+  const out = arena.pointer(arena.alloc(8));
+  const info = writeStruct(arena, "VkInstanceCreateInfo", {
+    ppEnabledExtensionNames: ["VK_EXT_debug_utils"],
+  });
+  assertEquals(vk.vkCreateInstance(info, null, out), 0);
+  const instance = readPointer(out, 0);
+  const handle = arena.pointer(arena.alloc(8));
+  const create = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
+    messageSeverity: ALL_SEVERITIES,
+    messageType: ALL_TYPES,
+    pfnUserCallback: app.utils,
+  });
+  assertEquals(vk.vkCreateDebugUtilsMessengerEXT(instance, create, null, handle), 0);
+  // A loader error (a NULL count) reaches the messenger, naming the instance.
+  assertEquals(vk.vkEnumeratePhysicalDevices(instance, null, null), -3);
+  const heard = app.seen.filter((s) => s.idName === "Loader Message" && s.message.includes("NULL"));
+  assertEquals(heard.length, 1, app.seen.map((s) => s.message).join("\n"));
+  assertEquals(heard[0]!.severity, SEVERITY.error);
+  assertEquals(heard[0]!.objects, [addr(instance)]);
+  vk.vkDestroyDebugUtilsMessengerEXT(instance, readPointer(handle, 0), null);
+  const before = app.seen.length;
+  assertEquals(vk.vkEnumeratePhysicalDevices(instance, null, null), -3);
+  assertEquals(app.seen.length, before);
+  vk.vkDestroyInstance(instance, null);
+});
