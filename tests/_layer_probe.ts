@@ -10,6 +10,7 @@
  */
 
 import { Vulkan } from "../chain/vulkan.ts";
+import { COMMANDS } from "../ffi/generated/commands.ts";
 import { Logger } from "../chain/log.ts";
 import { LayerLibrary } from "../chain/layer_library.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
@@ -20,6 +21,8 @@ import { snapshotProcessEnvironment } from "../discovery/environment.ts";
 
 interface ProbeArgs {
   layers?: string[];
+  /** Ask vkGetInstanceProcAddr for every command and some unknown names, as Volk does. */
+  gipaAll?: boolean;
   enumerate?: boolean;
   device?: boolean;
 }
@@ -51,6 +54,14 @@ function cycle(): Record<string, unknown> {
   if (out.create !== 0) return out;
   const instance = readPointer(slot, 0);
   out.during = { openPaths: LayerLibrary.openPaths(), ...live() };
+  if (args.gipaAll) {
+    let found = 0;
+    for (const c of COMMANDS) if (vk.vkGetInstanceProcAddr(instance, c.name) !== null) found++;
+    out.gipaFound = found;
+    out.gipaUnknown = ["vkGetPhysicalDeviceNotARealFunctionVENDOR", "vkNotAFunctionAtAll"].map((n) =>
+      vk.vkGetInstanceProcAddr(instance, n) === null
+    );
+  }
   if (args.enumerate || args.device) {
     const count = new Uint32Array(1);
     out.enumerate = vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), null);

@@ -5,6 +5,7 @@
 // Third-party layers other than validation run in a subprocess (tests/_layer_probe.ts).
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { Vulkan } from "../chain/vulkan.ts";
+import { COMMANDS } from "../ffi/generated/commands.ts";
 import { LayerLibrary } from "../chain/layer_library.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Library } from "../ffi/library.ts";
@@ -38,6 +39,8 @@ function childEnv(vars: Record<string, string>): Record<string, string> {
 
 interface Probe {
   create: number;
+  gipaFound?: number;
+  gipaUnknown?: boolean[];
   enumerate?: number;
   device?: number;
   deviceLayers?: string[];
@@ -133,6 +136,10 @@ Deno.test({
     0,
   );
   const instance = readPointer(slot, 0);
+  // Volk-style lookups of every command and of unknown names go through the layer without a crash.
+  const found = COMMANDS.filter((c) => vk.vkGetInstanceProcAddr(instance, c.name) !== null).length;
+  assert(found > 100, String(found));
+  assertEquals(vk.vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceNotARealFunctionVENDOR"), null);
   const handle = arena.pointer(arena.alloc(8));
   assertEquals(
     vk.vkCreateDebugUtilsMessengerEXT(
@@ -190,8 +197,11 @@ Deno.test({
   name: "VK_LAYER_MESA_device_select: implicit, on the instance chain only; NODEVICE_SELECT=1 removes it",
   ignore: ignore || !has("/usr/share/vulkan/implicit_layer.d/VkLayer_MESA_device_select.json"),
 }, async () => {
-  const on = await probe({}, { device: true });
+  const on = await probe({}, { device: true, gipaAll: true });
   assertEquals([on.create, on.enumerate, on.device], [0, 0, 0]);
+  // Volk-style: every command and unknown names through vkGetInstanceProcAddr, without a crash.
+  assert(on.gipaFound! > 100, String(on.gipaFound));
+  assertEquals(on.gipaUnknown, [true, true]);
   assert(on.during!.openPaths.includes("libVkLayer_MESA_device_select.so"), JSON.stringify(on.during));
   assert(on.layerLines.some((l) => l.includes('Insert instance layer "VK_LAYER_MESA_device_select"')));
   assert(
@@ -213,7 +223,12 @@ Deno.test({
     "VK_LAYER_MESA_overlay: an interface 0/1 layer (no negotiation) loads and a device is made through it",
   ignore: ignore || !has("/usr/share/vulkan/explicit_layer.d/VkLayer_MESA_overlay.json"),
 }, async () => {
-  const p = await probe({ NODEVICE_SELECT: "1" }, { layers: ["VK_LAYER_MESA_overlay"], device: true });
+  const p = await probe({ NODEVICE_SELECT: "1" }, {
+    layers: ["VK_LAYER_MESA_overlay"],
+    device: true,
+    gipaAll: true,
+  });
+  assert(p.gipaFound! > 100, String(p.gipaFound));
   assertEquals([p.create, p.enumerate, p.device], [0, 0, 0]);
   assert(
     p.layerLines.some((l) => /Loaded layer "VK_LAYER_MESA_overlay" .*\(interface 1\)/.test(l)),
@@ -234,7 +249,8 @@ for (
     name: `${layer}: renamed entry points and $LIB; loads when ${variable}=1 and not otherwise`,
     ignore: ignore || !has(library.replace("$LIB", "lib/x86_64-linux-gnu")),
   }, async () => {
-    const on = await probe({ NODEVICE_SELECT: "1", [variable]: "1" }, { device: true });
+    const on = await probe({ NODEVICE_SELECT: "1", [variable]: "1" }, { device: true, gipaAll: true });
+    assertEquals(on.gipaUnknown, [true, true]);
     assertEquals([on.create, on.device], [0, 0]);
     assertEquals(on.during!.openPaths, [library]);
     assertEquals(on.deviceLayers, [layer]);
