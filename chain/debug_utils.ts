@@ -29,7 +29,7 @@ import { ENUMS } from "../ffi/generated/enums.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
-import { address, Arena, readPointer, readU32, readU64, writeU64 } from "../ffi/memory.ts";
+import { address, Arena, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { LOG_BITS, type Logger, type LogRecord } from "./log.ts";
 
@@ -395,9 +395,4 @@ export class DebugMessengers implements Disposable {
   [Symbol.dispose](): void {
     this.dispose();
   }
-}
-
-/** Reads a `VkDebugUtilsMessengerEXT` / `VkDebugReportCallbackEXT` handle written by a terminator. */
-export function readHandle(p: Deno.PointerValue): bigint {
-  return readU64(p, 0);
 }

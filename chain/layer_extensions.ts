@@ -109,31 +109,6 @@ export function firstUnsupportedExtension(
 }
 
 /**
- * How the terminator treats the extensions of a `VkDeviceCreateInfo` (A05):
- * `unsupported` is the first one neither the driver nor an enabled layer
- * offers (`VK_ERROR_EXTENSION_NOT_PRESENT`); `forDriver` is the list the
- * driver gets, without the ones only layers implement.
- *
- * @example Usage
- * ```ts
- * import { splitDeviceExtensions } from "./layer_extensions.ts";
- * console.log(splitDeviceExtensions(["VK_KHR_swapchain"], ["VK_KHR_swapchain"], []));
- * // { unsupported: undefined, forDriver: ["VK_KHR_swapchain"] }
- * ```
- */
-export function splitDeviceExtensions(
-  requested: readonly string[],
-  driverExtensions: Iterable<string>,
-  enabledLayers: readonly LayerManifest[],
-): { unsupported: string | undefined; forDriver: string[] } {
-  const driver = new Set(driverExtensions);
-  return {
-    unsupported: firstUnsupportedExtension(requested, driver, enabledLayers, "device"),
-    forDriver: requested.filter((name) => driver.has(name)),
-  };
-}
-
-/**
  * Concatenates extension lists, each name once (first entry wins).
  *
  * @example Usage

@@ -34,7 +34,7 @@ import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import { discoverLayers, type LayerDiscovery } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
-import { type Arena, readCString, readPointer, readU32, writePointer, writeU32 } from "../ffi/memory.ts";
+import { readCString, readPointer, readU32 } from "../ffi/memory.ts";
 import { activateMessengers, type DebugMessenger, DebugMessengers } from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
 import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
@@ -43,7 +43,6 @@ import {
   firstUnsupportedExtension,
   layerExtensions,
   mergeExtensions,
-  splitDeviceExtensions,
 } from "./layer_extensions.ts";
 import { writeExtensionProperties, writeLayerProperties } from "./layer_enumeration.ts";
 import type { Logger } from "./log.ts";
@@ -56,11 +55,6 @@ const VK_ERROR_LAYER_NOT_PRESENT = -6;
 /** `VkDeviceCreateInfo.enabledLayerCount` / `ppEnabledLayerNames` (LP64). */
 const DEVICE_LAYER_COUNT_OFFSET = 32;
 const DEVICE_LAYER_NAMES_OFFSET = 40;
-/** `VkDeviceCreateInfo.enabledExtensionCount` / `ppEnabledExtensionNames` and its size (LP64). */
-const DEVICE_EXTENSION_COUNT_OFFSET = 48;
-const DEVICE_EXTENSION_NAMES_OFFSET = 56;
-const DEVICE_CREATE_INFO_SIZE = 72;
-const VK_ERROR_EXTENSION_NOT_PRESENT = -7;
 const EXTENSION_PROPERTIES_SIZE = 260;
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
@@ -153,7 +147,6 @@ export class InstanceLayers implements Disposable {
   #bottomGipa: P = null;
   #bottomGdpa: P = null;
   #bottomGpdpa: P = null;
-  readonly #deviceGdpa = new Map<bigint, Deno.PointerObject>();
   #released = false;
 
   private constructor(
@@ -347,71 +340,8 @@ export class InstanceLayers implements Disposable {
       below: args.below,
     });
     if (made.result !== VK_SUCCESS) return made;
-    if (made.device !== null && made.getDeviceProcAddr !== null) {
-      this.#deviceGdpa.set(BigInt(Deno.UnsafePointer.value(made.device)), made.getDeviceProcAddr);
-    }
     const filled = hooks.deviceCreated(made.device, made.getDeviceProcAddr);
     return filled === VK_SUCCESS ? made : { result: filled, device: null, getDeviceProcAddr: null };
-  }
-
-  /**
-   * The top of a device's chain answering `name` (`vkGetDeviceProcAddr` for
-   * names the loader's tables do not know, as the C loader asks the chain),
-   * or `undefined` for a device this chain did not make.
-   *
-   * @example Usage
-   * ```ts ignore
-   * import type { InstanceLayers } from "./layer_instance.ts";
-   * declare const layers: InstanceLayers;
-   * declare const device: Deno.PointerObject;
-   * layers.chainDeviceProcAddr(device, "vkMockLayerDeviceFn");
-   * ```
-   */
-  chainDeviceProcAddr(device: P, name: string): P | undefined {
-    const gdpa = this.#deviceGdpa.get(device === null ? 0n : BigInt(Deno.UnsafePointer.value(device)));
-    return gdpa === undefined ? undefined : callGetProcAddr(gdpa, device, name);
-  }
-
-  /**
-   * What the terminator `vkCreateDevice` hands the driver (A05): the first
-   * requested extension that neither the driver nor an enabled layer offers
-   * fails the call (`VK_ERROR_EXTENSION_NOT_PRESENT`); extensions only layers
-   * implement are taken out of a copy of the create info.
-   *
-   * @example Usage
-   * ```ts ignore
-   * import type { InstanceLayers } from "./layer_instance.ts";
-   * import type { Arena } from "../ffi/memory.ts";
-   * declare const layers: InstanceLayers;
-   * declare const arena: Arena;
-   * declare const info: Deno.PointerObject;
-   * const r = layers.driverDeviceCreateInfo(arena, info, ["VK_KHR_swapchain"]);
-   * ```
-   */
-  driverDeviceCreateInfo(
-    arena: Arena,
-    pCreateInfo: P,
-    driverExtensions: Iterable<string>,
-  ): { result: number; createInfo: P; unsupported?: string } {
-    if (pCreateInfo === null) return { result: VK_SUCCESS, createInfo: pCreateInfo };
-    const count = readU32(pCreateInfo, DEVICE_EXTENSION_COUNT_OFFSET);
-    const list = readPointer(pCreateInfo, DEVICE_EXTENSION_NAMES_OFFSET);
-    const requested = Array.from(
-      { length: list === null ? 0 : count },
-      (_, i) => readCString(readPointer(list, i * 8)),
-    );
-    const { unsupported, forDriver } = splitDeviceExtensions(requested, driverExtensions, this.enabledLayers);
-    if (unsupported !== undefined) {
-      this.#log.error(`vkCreateDevice: device extension "${unsupported}" is not supported`, "layer");
-      return { result: VK_ERROR_EXTENSION_NOT_PRESENT, createInfo: null, unsupported };
-    }
-    if (forDriver.length === requested.length) return { result: VK_SUCCESS, createInfo: pCreateInfo };
-    const copy = arena.copy(
-      new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pCreateInfo, DEVICE_CREATE_INFO_SIZE)),
-    );
-    writeU32(copy, DEVICE_EXTENSION_COUNT_OFFSET, forDriver.length);
-    writePointer(copy, DEVICE_EXTENSION_NAMES_OFFSET, arena.cstringArray(forDriver));
-    return { result: VK_SUCCESS, createInfo: copy };
   }
 
   /** F11: device layers are deprecated; a list that differs from the instance's only gets a warning. */
