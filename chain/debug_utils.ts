@@ -247,6 +247,42 @@ export function activateMessengers(
 let nextHandle = 0x7d9e_0000_0001n;
 
 /**
+ * A driver instance that may implement the messenger commands itself (the
+ * loader core's view of one driver's `VkInstance`).
+ *
+ * @example Usage
+ * ```ts
+ * import type { DriverMessengerTarget } from "./debug_utils.ts";
+ * const none: DriverMessengerTarget = { handle: null, procAddr: () => null };
+ * ```
+ */
+export interface DriverMessengerTarget {
+  /** The driver's `VkInstance`. */
+  readonly handle: Deno.PointerValue;
+  /** The driver's `vkGetInstanceProcAddr(handle, name)`. */
+  procAddr(name: string): Deno.PointerValue;
+}
+
+interface DriverMessenger {
+  readonly target: DriverMessengerTarget;
+  readonly handle: bigint;
+}
+
+const CREATE_MESSENGER = { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" } as const;
+const DESTROY_MESSENGER = { parameters: ["pointer", "u64", "pointer"], result: "void" } as const;
+
+function destroyDriverMessengers(
+  made: readonly DriverMessenger[],
+  name: string,
+  allocator: Deno.PointerValue,
+): void {
+  for (const m of made) {
+    const fn = m.target.procAddr(name);
+    if (fn !== null) fnFromPointer(fn, DESTROY_MESSENGER).call(m.target.handle, m.handle, allocator);
+  }
+}
+
+/**
  * One instance's loader-side messengers: those of its create info (active
  * around create and destroy) and those made through the debug-utils and
  * debug-report terminators.
@@ -260,6 +296,7 @@ let nextHandle = 0x7d9e_0000_0001n;
  */
 export class DebugMessengers implements Disposable {
   readonly #created = new Map<bigint, DebugMessenger>();
+  readonly #driverMessengers = new Map<bigint, DriverMessenger[]>();
   readonly #callbacks = new CallbackRegistry();
   #detach: (() => void) | undefined;
   #instance: Deno.PointerValue = null;
@@ -314,7 +351,10 @@ export class DebugMessengers implements Disposable {
    * `vkDestroyDebugUtilsMessengerEXT`, `vkSubmitDebugUtilsMessageEXT`,
    * `vkCreateDebugReportCallbackEXT`, `vkDestroyDebugReportCallbackEXT` and
    * `vkDebugReportMessageEXT`, keyed by command name: the bottom of the
-   * instance chain for these commands (messengers are kept loader-side).
+   * instance chain for these commands. Messengers are kept loader-side (the
+   * loader's messages reach them) and made in every driver of `drivers()`
+   * that has the command (the drivers' messages reach them); a driver that
+   * fails the create undoes the others and its error is returned.
    *
    * @example Usage
    * ```ts
@@ -323,24 +363,52 @@ export class DebugMessengers implements Disposable {
    * console.log(Object.keys(messengers.terminators()).length); // 6
    * ```
    */
-  terminators(): Record<string, Deno.PointerObject> {
+  terminators(
+    drivers: () => readonly DriverMessengerTarget[] = () => [],
+  ): Record<string, Deno.PointerObject> {
     const cb = this.#callbacks;
-    const create = (read: (p: Deno.PointerObject) => DebugMessenger, name: string) =>
+    const create = (read: (p: Deno.PointerObject) => DebugMessenger, name: string, destroyName: string) =>
       cb.create(
         { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" },
-        (_instance, info, _allocator, pHandle) => {
+        (_instance, info, allocator, pHandle) => {
           if (info === null || pHandle === null) return VK_ERROR_INITIALIZATION_FAILED;
+          // Drivers that have the command get the messenger too, so their own messages reach it.
+          const made: DriverMessenger[] = [];
+          for (const target of drivers()) {
+            const fn = target.procAddr(name);
+            if (fn === null) continue;
+            const out = new BigUint64Array(1);
+            const r = fnFromPointer(fn, CREATE_MESSENGER).call(
+              target.handle,
+              info,
+              allocator,
+              Deno.UnsafePointer.of(out),
+            );
+            if (r < 0) {
+              destroyDriverMessengers(made, destroyName, allocator);
+              return r;
+            }
+            made.push({ target, handle: out[0]! });
+          }
           const handle = nextHandle++;
           this.#created.set(handle, read(info));
+          this.#driverMessengers.set(handle, made);
           writeU64(pHandle, 0, handle);
           return VK_SUCCESS;
         },
         { name, onError: VK_ERROR_INITIALIZATION_FAILED },
       ).pointer as Deno.PointerObject;
     const destroy = (name: string) =>
-      cb.create({ parameters: ["pointer", "u64", "pointer"], result: "void" }, (_instance, handle) => {
-        this.#created.delete(BigInt(handle));
-      }, { name }).pointer as Deno.PointerObject;
+      cb.create(
+        { parameters: ["pointer", "u64", "pointer"], result: "void" },
+        (_instance, handle, allocator) => {
+          const key = BigInt(handle);
+          destroyDriverMessengers(this.#driverMessengers.get(key) ?? [], name, allocator);
+          this.#driverMessengers.delete(key);
+          this.#created.delete(key);
+        },
+        { name },
+      ).pointer as Deno.PointerObject;
     const submit = cb.create(
       { parameters: ["pointer", "u32", "u32", "pointer"], result: "void" },
       (_instance, severity, types, data) => {
@@ -365,10 +433,18 @@ export class DebugMessengers implements Disposable {
       { name: "vkDebugReportMessageEXT" },
     ).pointer as Deno.PointerObject;
     return {
-      vkCreateDebugUtilsMessengerEXT: create(readUtils, "vkCreateDebugUtilsMessengerEXT"),
+      vkCreateDebugUtilsMessengerEXT: create(
+        readUtils,
+        "vkCreateDebugUtilsMessengerEXT",
+        "vkDestroyDebugUtilsMessengerEXT",
+      ),
       vkDestroyDebugUtilsMessengerEXT: destroy("vkDestroyDebugUtilsMessengerEXT"),
       vkSubmitDebugUtilsMessageEXT: submit,
-      vkCreateDebugReportCallbackEXT: create(readReport, "vkCreateDebugReportCallbackEXT"),
+      vkCreateDebugReportCallbackEXT: create(
+        readReport,
+        "vkCreateDebugReportCallbackEXT",
+        "vkDestroyDebugReportCallbackEXT",
+      ),
       vkDestroyDebugReportCallbackEXT: destroy("vkDestroyDebugReportCallbackEXT"),
       vkDebugReportMessageEXT: report,
     };
@@ -388,6 +464,7 @@ export class DebugMessengers implements Disposable {
     this.#detach?.();
     this.#detach = undefined;
     this.#created.clear();
+    this.#driverMessengers.clear();
     this.#callbacks.dispose();
   }
 

@@ -35,7 +35,12 @@ import { discoverLayers, type LayerDiscovery } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { readCString, readPointer, readU32 } from "../ffi/memory.ts";
-import { activateMessengers, type DebugMessenger, DebugMessengers } from "./debug_utils.ts";
+import {
+  activateMessengers,
+  type DebugMessenger,
+  DebugMessengers,
+  type DriverMessengerTarget,
+} from "./debug_utils.ts";
 import { VkError } from "./errors.ts";
 import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
 import {
@@ -94,6 +99,11 @@ export interface CoreHooks {
    * stub once it has one), or null (LI08).
    */
   terminatorPhysicalDeviceProcAddr?(name: string): P;
+  /**
+   * The drivers' instances that enabled `VK_EXT_debug_utils` / `VK_EXT_debug_report`: a messenger made
+   * through the terminators is made in them too, so the drivers' own messages reach it.
+   */
+  driverInstances?(): readonly DriverMessengerTarget[];
 }
 
 /**
@@ -553,7 +563,7 @@ export class InstanceLayers implements Disposable {
       }
       const answer = hooks.terminatorProcAddr(name);
       if (answer !== null) return answer;
-      debug ??= this.messengers.terminators();
+      debug ??= this.messengers.terminators(() => this.#hooks?.driverInstances?.() ?? []);
       return debug[name] ?? null;
     }, { name: "terminator vkGetInstanceProcAddr" });
     this.#bottomGipa = self.pointer;

@@ -341,6 +341,14 @@ export class Loader implements Disposable {
       deviceCreated: (device, getDeviceProcAddr) => this.#deviceCreated(device, getDeviceProcAddr),
       deviceDestroyed: (device) => findDevice(device)?.dispose(),
       deviceTableOf: (device) => findDevice(device)?.table.pointer ?? null,
+      // Drivers that enabled a debug extension get the application's messengers too (their own messages).
+      driverInstances: () =>
+        inst.drivers
+          .filter((d) =>
+            d.enabledExtensions.includes("VK_EXT_debug_utils") ||
+            d.enabledExtensions.includes("VK_EXT_debug_report")
+          )
+          .map((d) => ({ handle: d.handle, procAddr: (name: string) => d.procAddr(name) })),
     };
   }
 

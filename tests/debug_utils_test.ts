@@ -307,3 +307,72 @@ Deno.test({
   assertEquals(app.seen.length, before);
   vk.vkDestroyInstance(instance, null);
 });
+
+Deno.test("terminator messengers are made in drivers that have the command too, and undone when one fails", () => {
+  using arena = new Arena();
+  using fakes = new CallbackRegistry();
+  const calls: string[] = [];
+  const driver = (name: string, result: number) => {
+    const create = fakes.create(
+      { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" },
+      (instance, _info, _allocator, pHandle) => {
+        calls.push(`${name} create instance=${addr(instance)}`);
+        if (result === 0) {
+          new DataView(new Deno.UnsafePointerView(pHandle!).getArrayBuffer(8)).setBigUint64(0, 0x42n, true);
+        }
+        return result;
+      },
+      { name: `${name} create`, onError: -3 },
+    ).pointer;
+    const destroy = fakes.create(
+      { parameters: ["pointer", "u64", "pointer"], result: "void" },
+      (_instance, handle) => {
+        calls.push(`${name} destroy ${BigInt(handle)}`);
+      },
+      { name: `${name} destroy` },
+    ).pointer;
+    return {
+      handle: Deno.UnsafePointer.create(name === "a" ? 0xa0n : 0xb0n),
+      procAddr: (command: string) =>
+        command === "vkCreateDebugUtilsMessengerEXT"
+          ? create
+          : command === "vkDestroyDebugUtilsMessengerEXT"
+          ? destroy
+          : null,
+    };
+  };
+  const info = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
+    messageSeverity: ALL_SEVERITIES,
+    messageType: ALL_TYPES,
+  });
+  const handle = new BigUint64Array(1);
+  const call = (t: Record<string, Deno.PointerObject>, name: string) =>
+    fnFromPointer(t[name]!, { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" });
+  {
+    using messengers = new DebugMessengers();
+    const t = messengers.terminators(() => [driver("a", 0), { handle: null, procAddr: () => null }]);
+    assertEquals(
+      call(t, "vkCreateDebugUtilsMessengerEXT").call(null, info, null, Deno.UnsafePointer.of(handle)),
+      0,
+    );
+    assertEquals(messengers.size, 1);
+    fnFromPointer(t.vkDestroyDebugUtilsMessengerEXT!, {
+      parameters: ["pointer", "u64", "pointer"],
+      result: "void",
+    })
+      .call(null, handle[0]!, null);
+    assertEquals(calls, ["a create instance=160", "a destroy 66"]);
+    assertEquals(messengers.size, 0);
+  }
+  calls.length = 0;
+  {
+    using messengers = new DebugMessengers();
+    const t = messengers.terminators(() => [driver("a", 0), driver("b", -1)]);
+    assertEquals(
+      call(t, "vkCreateDebugUtilsMessengerEXT").call(null, info, null, Deno.UnsafePointer.of(handle)),
+      -1,
+    );
+    assertEquals(calls, ["a create instance=160", "b create instance=176", "a destroy 66"]);
+    assertEquals(messengers.size, 0);
+  }
+});
