@@ -142,9 +142,10 @@ export function machineLine(runs: readonly PairedOutput[]): string {
   const m = runs[0]!.machine;
   const loads = runs.map((r) => r.machine.load);
   const date = runs[0]!.date.slice(0, 10);
+  const busy = Math.max(...loads) >= 1;
   return `${date}, ${m.cpu} (${m.cores} cores), ${m.os}, ${m.runtime}; 1-minute load average at the start ` +
-    `of the runs ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} (the machine was shared ` +
-    `with other work)`;
+    `of the runs ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} (the machine is shared ` +
+    `with other work, ${busy ? "which was running" : "which was mostly idle during these runs"})`;
 }
 
 /** Renders the section of one paired file. */

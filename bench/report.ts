@@ -156,11 +156,12 @@ export function replaceSection(doc: string, section: string, body: string): stri
 
 const HEADER = `# Benchmarks
 
-Every section is written by \`bench/report.ts\` from the bench files' own output; never edit this file by
-hand. \`deno task bench\` runs every section (\`deno run --allow-all bench/report.ts --all\`); a section names
-the command that reproduces it alone. The machine is shared with other work, so every comparison is a
-ratio measured in the same run: the paired sections alternate the compared paths batch by batch and take
-medians, over rounds and then over several runs.
+Every section is written by a script from measured output, never by hand: \`deno task bench\` runs
+\`deno run --allow-all bench/report.ts --all\`, which writes the targets summary and every benchmark section
+(a section names the command that reproduces it alone); a section written by another tool names that tool.
+The machine is shared with other work, so every comparison is a ratio measured in the same run: the paired
+sections alternate the compared paths batch by batch and take medians, over rounds and then over several
+runs.
 `;
 
 /** The sections `--all` writes, in order. */
