@@ -14,7 +14,11 @@ import { HANDLES } from "../ffi/generated/handles.ts";
 import { EXTENSIONS } from "../ffi/generated/extensions.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const REGISTRY = [resolve(ROOT, "../shared/registry/vk.xml"), "/usr/share/vulkan/registry/vk.xml"].find(
+const REGISTRY = [
+  resolve(ROOT, "tools/registry/vk.xml"),
+  resolve(ROOT, "../shared/registry/vk.xml"),
+  "/usr/share/vulkan/registry/vk.xml",
+].find(
   (p) => {
     try {
       return Deno.statSync(p).isFile;

@@ -1,8 +1,8 @@
 /**
  * `deno task gen`: writes ffi/generated/ from the Vulkan registry (vk.xml, api="vulkan").
  *
- * Options: `--registry PATH` (default ../shared/registry/vk.xml from the repository root, then
- * /usr/share/vulkan/registry/vk.xml), `--out DIR` (default ffi/generated), `--check` (write nothing; exit 1
+ * Options: `--registry PATH` (default tools/registry/vk.xml, the project's copy of the 1.4 registry; then
+ * ../shared/registry/vk.xml, then /usr/share/vulkan/registry/vk.xml), `--out DIR` (default ffi/generated), `--check` (write nothing; exit 1
  * and list the files that differ from what the registry produces).
  *
  * @example Usage
@@ -19,7 +19,13 @@ import { emitAll } from "./_gen_emit.ts";
 import { TYPES_TEXT } from "./_gen_types.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const DEFAULT_REGISTRIES = [resolve(ROOT, "../shared/registry/vk.xml"), "/usr/share/vulkan/registry/vk.xml"];
+// The vendored copy (tools/registry/, the project's 1.4 registry) comes first so a fresh clone generates
+// exactly what is committed; the shared copy and Debian's older registry are fallbacks.
+const DEFAULT_REGISTRIES = [
+  resolve(ROOT, "tools/registry/vk.xml"),
+  resolve(ROOT, "../shared/registry/vk.xml"),
+  "/usr/share/vulkan/registry/vk.xml",
+];
 
 /** Options of {@linkcode generate}. */
 export interface GenerateOptions {
