@@ -3,8 +3,15 @@
  * and extensions, physical devices (with their extensions) and device groups.
  *
  * Options: `--json` prints one JSON object (below); `--loader=vkdeno|libvulkan` picks the loader (default
- * vkdeno; libvulkan is the reference, for comparing). If the instance cannot be created, `--json` prints
- * `{"error":"VK_ERROR_..."}` and the exit code is 1.
+ * vkdeno; libvulkan is the reference, for comparing); `--portability` creates the instance with
+ * `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR` and `VK_KHR_portability_enumeration`, so portability
+ * drivers are listed too. If the instance cannot be created, `--json` prints `{"error":"VK_ERROR_..."}` and
+ * the exit code is 1.
+ *
+ * Each device is listed with the rule that put it at its position (chain/device_order.ts): the
+ * `VK_LOADER_DEVICE_SELECT` match, device type, PCI bus, `deviceID ^ vendorID`, the loader order when
+ * sorting is off, or `layer` when something above the loader (such as Mesa's device-select layer)
+ * reordered the list.
  *
  * ```
  * {"instanceVersion":"M.m.p",
@@ -12,12 +19,17 @@
  *  "extensions":[{"name","specVersion":N}],
  *  "devices":[{"name","type":"CPU|DISCRETE_GPU|INTEGRATED_GPU|VIRTUAL_GPU|OTHER","apiVersion":"M.m.p",
  *              "driverVersion":N,"vendorID":N,"deviceID":N,"extensions":["..."]}],
- *  "groups":[{"devices":[index]}]}
+ *  "groups":[{"devices":[index]}],
+ *  "order":[{"device":index,"rule":"select|type|pci-bus|pci-bus-missing|id-xor|tie|only|unsorted|layer",
+ *            "why":"..."}]}
  * ```
  *
  * @module
  */
+import { explainEnumeratedOrder, readDevicePolicy } from "../chain/device_order.ts";
+import { readDeviceRecord } from "../chain/device_record.ts";
 import { VkError } from "../chain/errors.ts";
+import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { address, Arena } from "../ffi/memory.ts";
 import {
   allocStruct,
@@ -57,6 +69,16 @@ export interface InfoReport {
   devices: DeviceInfo[];
   /** Device groups, each listing indices into `devices`. */
   groups: { devices: number[] }[];
+  /** Why each device is where it is, by index into `devices`. */
+  order: { device: number; rule: string; why: string }[];
+}
+
+/** Options of {@linkcode collectInfo}. */
+export interface InfoOptions {
+  /** Create the instance with the portability flag and `VK_KHR_portability_enumeration`. */
+  portability?: boolean;
+  /** The environment whose device policy explains the order; default this process's. */
+  env?: EnvironmentSnapshot;
 }
 
 const PORTABILITY_ENUMERATION = "VK_KHR_portability_enumeration";
@@ -64,7 +86,8 @@ const VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR = 0x1;
 
 /**
  * Collects the report with a loader's command object. The instance asks for the loader's own version and,
- * when offered, `VK_KHR_portability_enumeration` (as vulkaninfo does), so portability drivers are listed.
+ * with `options.portability`, portability enumeration (flag and extension), so portability drivers are
+ * listed.
  *
  * @example On the reference loader
  * ```ts ignore
@@ -75,7 +98,7 @@ const VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR = 0x1;
  * ```
  * @throws {VkError} If a command fails, instance creation included (its `result` names the VkResult).
  */
-export function collectInfo(vk: ExampleCommands): InfoReport {
+export function collectInfo(vk: ExampleCommands, options: InfoOptions = {}): InfoReport {
   using arena = new Arena();
   const version = arena.alloc(4, 4);
   check(vk.vkEnumerateInstanceVersion(arena.pointer(version)), "vkEnumerateInstanceVersion");
@@ -94,7 +117,7 @@ export function collectInfo(vk: ExampleCommands): InfoReport {
     name: "vkEnumerateInstanceExtensionProperties",
   }).map((e) => ({ name: e.extensionName as string, specVersion: e.specVersion as number }));
 
-  const portability = extensions.some((e) => e.name === PORTABILITY_ENUMERATION);
+  const portability = options.portability === true;
   const instanceSlot = outSlot(arena);
   check(
     vk.vkCreateInstance(
@@ -145,10 +168,31 @@ export function collectInfo(vk: ExampleCommands): InfoReport {
     } else {
       groups = devices.map((_, i) => ({ devices: [i] }));
     }
-    return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups };
+    const env = options.env ?? snapshotProcessEnvironment();
+    const order = deviceOrder(vk, handles, instanceVersion >= makeApiVersion(1, 1), env);
+    return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups, order };
   } finally {
     vk.vkDestroyInstance(instance, null);
   }
+}
+
+/** The policy's explanation of the order the loader returned (chain/device_order.ts). */
+function deviceOrder(
+  vk: ExampleCommands,
+  handles: Deno.PointerValue[],
+  properties2: boolean,
+  env: EnvironmentSnapshot,
+): InfoReport["order"] {
+  const commands = vk as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>;
+  const records = handles.map((h) =>
+    readDeviceRecord({ fn: (name) => commands[name] ?? null }, h, { properties2 })
+  );
+  const policy = readDevicePolicy(env);
+  return explainEnumeratedOrder(records, policy, { canSort: properties2 }).map((e, device) => ({
+    device,
+    rule: e.rule,
+    why: e.why,
+  }));
 }
 
 /**
@@ -182,6 +226,8 @@ export function formatInfo(report: InfoReport): string {
       `    deviceID      = 0x${d.deviceID.toString(16).padStart(4, "0")}`,
       `    extensions    = ${d.extensions.length}`,
     );
+    const o = report.order.find((x) => x.device === i);
+    if (o) lines.push(`    order         = ${o.rule}: ${o.why}`);
   });
   lines.push("", "Device Groups:");
   report.groups.forEach((g, i) => lines.push(`    Group ${i}: GPU${g.devices.join(", GPU")}`));
@@ -195,7 +241,7 @@ if (import.meta.main) {
   let code = 0;
   try {
     using vk = await openLoader(loaderArg);
-    const report = collectInfo(vk);
+    const report = collectInfo(vk, { portability: Deno.args.includes("--portability") });
     console.log(json ? JSON.stringify(report) : formatInfo(report));
   } catch (e) {
     if (!(e instanceof VkError)) throw e;

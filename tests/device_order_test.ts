@@ -22,6 +22,9 @@ import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
 import { MockEnvironment } from "./_mock.ts";
+import { Vulkan } from "../chain/vulkan.ts";
+import { collectInfo, formatInfo } from "../examples/info.ts";
+import type { ExampleCommands } from "../examples/_commands.ts";
 import {
   addr,
   createInstance,
@@ -838,4 +841,60 @@ Deno.test("describeDevicePolicy: the rules in force, for deno task inspect", () 
     off.lines.join("\n"),
   );
   assert(off.lines.includes("    id filters: none (every device is listed)"));
+});
+
+Deno.test("deno task info explains the order: each device with the rule that placed it", async () => {
+  await using env = await twoDrivers();
+  const snapshot = env.snapshot({ VK_LOADER_DEVICE_SELECT: "10:2" });
+  using vk = Vulkan.load({ env: snapshot });
+  const report = collectInfo(vk as unknown as ExampleCommands, { env: snapshot });
+  assertEquals(report.devices.map((d) => d.name), [
+    "A-integrated",
+    ...SORTED.filter((n) => n !== "A-integrated"),
+  ]);
+  assertEquals(report.order.map((o) => o.rule), [
+    "select",
+    "pci-bus",
+    "pci-bus",
+    "pci-bus-missing",
+    "type",
+    "type",
+    "type",
+  ]);
+  assertEquals(report.order[0], {
+    device: 0,
+    rule: "select",
+    why: 'selected by VK_LOADER_DEVICE_SELECT="10:2"',
+  });
+  const text = formatInfo(report);
+  assert(text.includes('    order         = select: selected by VK_LOADER_DEVICE_SELECT="10:2"'), text);
+});
+
+Deno.test("deno task inspect lists the device-policy variables and the rules in force", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      new URL("../tools/inspect.ts", import.meta.url).pathname,
+      "--json",
+    ],
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache/deno`,
+      HOME: "/nonexistent",
+      VK_DRIVER_FILES: "/nonexistent.json",
+      VK_LOADER_DEVICE_SELECT: "10de:2204",
+      VK_LOADER_DRIVER_ID_FILTER: "1-4",
+    },
+    clearEnv: true,
+  }).output();
+  const report = JSON.parse(new TextDecoder().decode(out.stdout));
+  assertEquals(report.environment.variables.VK_LOADER_DEVICE_SELECT, "10de:2204");
+  assertEquals(report.devicePolicy.select, "0x10de:0x2204");
+  assertEquals(report.devicePolicy.filters, [{
+    variable: "VK_LOADER_DRIVER_ID_FILTER",
+    value: "1-4",
+    ranges: ["0x1-0x4"],
+  }]);
 });

@@ -344,3 +344,26 @@ Deno.test("portability outcomes equal libvulkan1's for every flag/extension comb
     }
   }
 });
+
+Deno.test("deno task info --portability lists portability drivers' devices; without it they are left out", async () => {
+  await using env = await drivers({ regular: true, portable: true });
+  const snapshot = env.snapshot();
+  const vars = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache/deno`,
+    HOME: snapshot.vars.HOME!,
+    VK_DRIVER_FILES: snapshot.vars.VK_DRIVER_FILES!,
+    VK_LOADER_LAYERS_DISABLE: "~implicit~",
+  };
+  const info = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("../examples/info.ts", import.meta.url).pathname, "--json", ...args],
+      env: vars,
+      clearEnv: true,
+    }).output();
+    const report = JSON.parse(new TextDecoder().decode(out.stdout));
+    return (report.devices as { name: string }[]).map((d) => d.name).sort();
+  };
+  assertEquals(await info("--portability"), ["Portable GPU", "Regular GPU"]);
+  assertEquals(await info(), ["Regular GPU"]);
+});

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { describeDevicePolicy, DEVICE_POLICY_VARIABLES, readDevicePolicy } from "../chain/device_order.ts";
 import { snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { buildInspectReport, formatInspectReport } from "../discovery/inspect.ts";
 
@@ -25,9 +26,12 @@ function main(args: readonly string[]): number {
       return 2;
     }
   }
-  const report = buildInspectReport(snapshotProcessEnvironment(), { packages });
-  if (json) console.log(JSON.stringify(report, null, 2));
-  else console.log(formatInspectReport(report));
+  const env = snapshotProcessEnvironment();
+  const report = buildInspectReport(env, { packages, variables: DEVICE_POLICY_VARIABLES });
+  // The physical-device rules in force (the order itself needs the drivers loaded: deno task info).
+  const devicePolicy = describeDevicePolicy(readDevicePolicy(env));
+  if (json) console.log(JSON.stringify({ ...report, devicePolicy }, null, 2));
+  else console.log(`${formatInspectReport(report)}\n\n${devicePolicy.lines.join("\n")}`);
   return 0;
 }
 
