@@ -6,7 +6,7 @@
  */
 import { type Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
-import type { LayerExtension, TsLayer, VulkanCommand } from "./layer.ts";
+import type { TsLayer, TsLayerExtension, VulkanCommand } from "./layer.ts";
 
 const VK_SUCCESS = 0;
 const VK_INCOMPLETE = 5;
@@ -77,7 +77,7 @@ export function fillLayers(
 export function fillExtensions(
   pCount: Deno.PointerValue,
   pProps: Deno.PointerValue,
-  extensions: readonly LayerExtension[],
+  extensions: readonly TsLayerExtension[],
 ): number {
   return fill(pCount, pProps, extensions, 260, (view, at, e) => {
     writeString(view, at, e.name, 256);
@@ -91,7 +91,7 @@ export function readLayers(command: VulkanCommand, args: readonly unknown[]): La
 }
 
 /** Every `VkExtensionProperties` an enumeration command returns. */
-export function readExtensions(command: VulkanCommand, args: readonly unknown[]): LayerExtension[] {
+export function readExtensions(command: VulkanCommand, args: readonly unknown[]): TsLayerExtension[] {
   return (enumerate(command, args, { struct: "VkExtensionProperties" }) as {
     extensionName: string;
     specVersion: number;

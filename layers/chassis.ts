@@ -40,9 +40,9 @@ import {
   type CallContext,
   type CommandHooks,
   type Dispatch,
-  type LayerMessage,
   type ReportOptions,
   type TsLayer,
+  type ValidationMessage,
   type ValidationObject,
   VK_ERROR_VALIDATION_FAILED_EXT,
   type VulkanCommand,
@@ -52,7 +52,7 @@ import { StateTracker } from "./state.ts";
 /** Options of {@linkcode Chassis}. */
 export interface ChassisOptions {
   /** Receives every reported message (default: one line on stderr). */
-  onMessage?: (message: LayerMessage) => void;
+  onMessage?: (message: ValidationMessage) => void;
   /** Receives layer output lines (default: stdout). */
   output?: (line: string) => void;
   /** Per-layer settings, by layer name. */
@@ -250,6 +250,6 @@ export class Chassis implements Disposable {
   }
 }
 
-function defaultReport(m: LayerMessage): void {
+function defaultReport(m: ValidationMessage): void {
   console.error(`${m.layer} ${m.severity} [${m.id}]${m.command ? ` in ${m.command}` : ""}: ${m.text}`);
 }

@@ -40,11 +40,11 @@ export type Dispatch = { readonly [K in VulkanCommandName]: VulkanCommand };
 /** `VK_ERROR_VALIDATION_FAILED_EXT`: what a skipped command returning `VkResult` returns. */
 export const VK_ERROR_VALIDATION_FAILED_EXT: number = -1000011001;
 
-/** Severity of a {@linkcode LayerMessage}, as `VkDebugUtilsMessageSeverityFlagBitsEXT` names them. */
+/** Severity of a {@linkcode ValidationMessage}, as `VkDebugUtilsMessageSeverityFlagBitsEXT` names them. */
 export type LayerSeverity = "error" | "warning" | "info" | "verbose";
 
 /** A message a layer reports (an error found by validation, a statistics line). */
-export interface LayerMessage {
+export interface ValidationMessage {
   /** The layer's name. */
   readonly layer: string;
   /** How bad it is. */
@@ -164,7 +164,7 @@ export interface LayerEnv {
 }
 
 /** An extension a layer provides, as `VkExtensionProperties` lists it. */
-export interface LayerExtension {
+export interface TsLayerExtension {
   /** `VK_EXT_debug_report`. */
   readonly name: string;
   /** The extension's spec version. */
@@ -182,9 +182,9 @@ export interface TsLayer {
   /** Default 1. */
   readonly implementationVersion?: number;
   /** Instance extensions the layer implements (the loader below never sees them enabled). */
-  readonly instanceExtensions?: readonly LayerExtension[];
+  readonly instanceExtensions?: readonly TsLayerExtension[];
   /** Device extensions the layer implements. */
-  readonly deviceExtensions?: readonly LayerExtension[];
+  readonly deviceExtensions?: readonly TsLayerExtension[];
   /** True when the layer reads the shared {@linkcode StateTracker} (the chassis then runs one). */
   readonly usesState?: boolean;
   /** Makes the layer's validation object for one chassis. */

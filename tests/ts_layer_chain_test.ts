@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { check, enumerate, writeStruct } from "../ffi/structs.ts";
-import { defineLayer, type LayerMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
+import { defineLayer, type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
 import { objectLifetimesLayer } from "../layers/object_lifetimes.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
@@ -56,7 +56,7 @@ referenceLoaderTest(
   import.meta,
   (dir) => {
     const log: string[] = [];
-    const messages: LayerMessage[] = [];
+    const messages: ValidationMessage[] = [];
     let mapsAtCreateDevice = "";
     const below = recorder("below", log, (command) => {
       // The validation layer is unloaded with the instance: look while the chain is alive.
@@ -96,7 +96,7 @@ referenceLoaderTest(
   "a TS layer as a native link skips the calls its validators reject and tracks state from the loader's calls",
   import.meta,
   (dir) => {
-    const messages: LayerMessage[] = [];
+    const messages: ValidationMessage[] = [];
     const bridge = new NativeLayerBridge([objectLifetimesLayer], { onMessage: (m) => void messages.push(m) });
     const shim = installShim(dir, "VK_LAYER_VKDENO_test_lifetimes", bridge);
     try {

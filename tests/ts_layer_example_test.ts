@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { myLayer } from "../examples/my_layer.ts";
-import type { LayerMessage } from "../layers/layer.ts";
+import type { ValidationMessage } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 import { referenceLoaderTest } from "./_ts_layer_harness.ts";
@@ -15,7 +15,7 @@ Deno.test("my_layer skips an empty dispatch and reports it", () => {
   const base = {
     vkCmdDispatch: (_cb: Deno.PointerValue, x: number, _y: number, _z: number) => void calls.push(x),
   };
-  const messages: LayerMessage[] = [];
+  const messages: ValidationMessage[] = [];
   using vk = installLayers(base, {
     layers: [myLayer],
     onMessage: (m) => void messages.push(m),

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Arena, readPointer, writePointer } from "../ffi/memory.ts";
 import { allocStruct, check, enumerate, writeStruct } from "../ffi/structs.ts";
-import { type LayerMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
+import { type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 import { referenceLoaderTest } from "./_ts_layer_harness.ts";
@@ -18,7 +18,7 @@ referenceLoaderTest(
   "object_lifetimes reports a use after destroy (skipping it) and a leaked buffer with its creating call",
   import.meta,
   () => {
-    const messages: LayerMessage[] = [];
+    const messages: ValidationMessage[] = [];
     using base = openLibvulkan();
     using vk = installLayers(base, {
       layers: ["VK_LAYER_VKDENO_object_lifetimes"],
@@ -100,7 +100,7 @@ Deno.test("object_lifetimes finds a destroyed buffer two pointers deep in a desc
     vkDestroyBuffer: () => void calls.push("destroy"),
     vkUpdateDescriptorSets: () => void calls.push("update"),
   };
-  const messages: LayerMessage[] = [];
+  const messages: ValidationMessage[] = [];
   using layered = installLayers(base, {
     layers: ["VK_LAYER_VKDENO_object_lifetimes"],
     onMessage: (m) => void messages.push(m),

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
-import { defineLayer, type LayerMessage } from "../layers/layer.ts";
+import { defineLayer, type ValidationMessage } from "../layers/layer.ts";
 import { setModuleLayerOptions } from "../layers/module_layer.ts";
 import { loadLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
@@ -22,7 +22,7 @@ function snapshot(vars: Record<string, string> = {}) {
 
 Deno.test("TS layers at the top of vkdeno's chain: compute runs, leaks none, commands not intercepted are vkdeno's own", () => {
   using base = Vulkan.load({ env: snapshot() });
-  const messages: LayerMessage[] = [];
+  const messages: ValidationMessage[] = [];
   const lines: string[] = [];
   using vk = installLayers(base, {
     layers: ["VK_LAYER_VKDENO_object_lifetimes", "VK_LAYER_VKDENO_api_dump"],
