@@ -2,7 +2,7 @@
  * `deno task info`: a `vulkaninfo --summary`-like report of the Vulkan instance version, instance layers
  * and extensions, physical devices (with their extensions) and device groups.
  *
- * Options: `--json` prints one JSON object (below); `--loader=vkdeno|libvulkan` picks the loader (default
+ * Options: `--json` prints one JSON object (below; `--order` adds the `order` field); `--loader=vkdeno|libvulkan` picks the loader (default
  * vkdeno; libvulkan is the reference, for comparing); `--portability` creates the instance with
  * `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR` and `VK_KHR_portability_enumeration`, so portability
  * drivers are listed too. If the instance cannot be created, `--json` prints `{"error":"VK_ERROR_..."}` and
@@ -20,7 +20,7 @@
  *  "devices":[{"name","type":"CPU|DISCRETE_GPU|INTEGRATED_GPU|VIRTUAL_GPU|OTHER","apiVersion":"M.m.p",
  *              "driverVersion":N,"vendorID":N,"deviceID":N,"extensions":["..."]}],
  *  "groups":[{"devices":[index]}],
- *  "order":[{"device":index,"rule":"select|type|pci-bus|pci-bus-missing|id-xor|tie|only|unsorted|layer",
+ *  "order":[ (only with --order){"device":index,"rule":"select|type|pci-bus|pci-bus-missing|id-xor|tie|only|unsorted|layer",
  *            "why":"..."}]}
  * ```
  *
@@ -69,8 +69,11 @@ export interface InfoReport {
   devices: DeviceInfo[];
   /** Device groups, each listing indices into `devices`. */
   groups: { devices: number[] }[];
-  /** Why each device is where it is, by index into `devices`. */
-  order: { device: number; rule: string; why: string }[];
+  /**
+   * Why each device is where it is, by index into `devices`; in `--json` output only with `--order`, so the
+   * default JSON keeps its documented shape.
+   */
+  order?: { device: number; rule: string; why: string }[];
 }
 
 /** Options of {@linkcode collectInfo}. */
@@ -226,7 +229,7 @@ export function formatInfo(report: InfoReport): string {
       `    deviceID      = 0x${d.deviceID.toString(16).padStart(4, "0")}`,
       `    extensions    = ${d.extensions.length}`,
     );
-    const o = report.order.find((x) => x.device === i);
+    const o = report.order?.find((x) => x.device === i);
     if (o) lines.push(`    order         = ${o.rule}: ${o.why}`);
   });
   lines.push("", "Device Groups:");
@@ -242,7 +245,8 @@ if (import.meta.main) {
   try {
     using vk = await openLoader(loaderArg);
     const report = collectInfo(vk, { portability: Deno.args.includes("--portability") });
-    console.log(json ? JSON.stringify(report) : formatInfo(report));
+    const shown = json && !Deno.args.includes("--order") ? { ...report, order: undefined } : report;
+    console.log(json ? JSON.stringify(shown) : formatInfo(report));
   } catch (e) {
     if (!(e instanceof VkError)) throw e;
     console.log(json ? JSON.stringify({ error: e.result }) : `Cannot query Vulkan: ${e.message}`);

@@ -852,7 +852,7 @@ Deno.test("deno task info explains the order: each device with the rule that pla
     "A-integrated",
     ...SORTED.filter((n) => n !== "A-integrated"),
   ]);
-  assertEquals(report.order.map((o) => o.rule), [
+  assertEquals(report.order!.map((o) => o.rule), [
     "select",
     "pci-bus",
     "pci-bus",
@@ -861,7 +861,7 @@ Deno.test("deno task info explains the order: each device with the rule that pla
     "type",
     "type",
   ]);
-  assertEquals(report.order[0], {
+  assertEquals(report.order![0], {
     device: 0,
     rule: "select",
     why: 'selected by VK_LOADER_DEVICE_SELECT="10:2"',
