@@ -104,3 +104,38 @@ export type {
   InspectValue,
 } from "./discovery/inspect.ts";
 export { buildInspectReport, formatInspectReport } from "./discovery/inspect.ts";
+export type {
+  CallContext,
+  CommandDescription,
+  CommandHooks,
+  CommandParameter,
+  Dispatch,
+  LayerEnv,
+  LayerSeverity,
+  ReportOptions,
+  TsLayer,
+  TsLayerExtension,
+  ValidationMessage,
+  ValidationObject,
+} from "./layers/layer.ts";
+export { defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "./layers/layer.ts";
+export { Chassis, type ChassisOptions } from "./layers/chassis.ts";
+export { type CallRecord, type HandleKey, StateObject, StateTracker, SubStateSlot } from "./layers/state.ts";
+export {
+  type CommandObject,
+  installLayers,
+  type InstallLayersOptions,
+  type LayeredCommands,
+} from "./layers/top.ts";
+export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./layers/native.ts";
+export { setModuleLayerOptions } from "./layers/module_layer.ts";
+export {
+  BUILTIN_LAYERS,
+  findLayer,
+  loadLayerModules,
+  registeredLayers,
+  registerLayer,
+} from "./layers/registry.ts";
+export { apiDumpLayer } from "./layers/api_dump.ts";
+export { type CommandStats, drawStatsLayer } from "./layers/draw_stats.ts";
+export { objectLifetimesLayer } from "./layers/object_lifetimes.ts";

@@ -40,6 +40,7 @@ import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, writePointer } from "../ffi/memory.ts";
 import { VkError } from "./errors.ts";
 import { LayerLibrary, LayerLoadError } from "./layer_library.ts";
+import { isModuleLayer, ModuleLayerLibrary } from "../layers/module_layer.ts";
 import {
   buildDeviceNodes,
   buildInstanceNodes,
@@ -297,7 +298,11 @@ export class LayerChain implements Disposable {
     const failed = new Set<string>();
     for (const active of activation.layers) {
       try {
-        loaded.push(LayerLibrary.load(active.layer, { log, keepLoaded: options.keepLoaded }));
+        loaded.push(
+          isModuleLayer(active.layer)
+            ? loadModuleLayer(active.layer)
+            : LayerLibrary.load(active.layer, { log, keepLoaded: options.keepLoaded }),
+        );
       } catch (error) {
         if (!(error instanceof LayerLoadError)) {
           for (const l of loaded) l.release();
@@ -603,6 +608,15 @@ export class LayerChain implements Disposable {
       return VK_SUCCESS;
     }, { name: "vkSetDeviceLoaderData", onError: VK_ERROR_INITIALIZATION_FAILED }).pointer;
     return this.#setDeviceLoaderData;
+  }
+}
+
+/** A layer whose `library_path` names a TS module: its chain link (layers/native.ts), used as a library. */
+function loadModuleLayer(layer: LayerManifest): LayerLibrary {
+  try {
+    return new ModuleLayerLibrary(layer) as unknown as LayerLibrary;
+  } catch (error) {
+    throw new LayerLoadError(layer.name, "failed to load", (error as Error).message, { cause: error });
   }
 }
 
