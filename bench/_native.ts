@@ -6,32 +6,14 @@
  */
 
 import { join } from "node:path";
+import { buildSharedLibrary } from "../tests/c/build.ts";
 
 const here = import.meta.dirname!;
 const cacheDir = join(here, "..", ".cache", "bench");
 
 /** Compiles `bench/c/<name>.c` to a shared library and returns its path. */
-export async function buildBenchLibrary(name: string): Promise<string> {
-  const source = join(here, "c", `${name}.c`);
-  const out = join(cacheDir, `lib${name}.so`);
-  const src = await Deno.stat(source);
-  try {
-    const lib = await Deno.stat(out);
-    if (lib.mtime && src.mtime && lib.mtime >= src.mtime) return out;
-  } catch {
-    // not built yet
-  }
-  await Deno.mkdir(cacheDir, { recursive: true });
-  const tmp = `${out}.${Deno.pid}.tmp`;
-  const cc = await new Deno.Command("cc", {
-    args: ["-shared", "-fPIC", "-O2", "-Wall", "-fvisibility=hidden", "-o", tmp, source],
-    stderr: "piped",
-  }).output();
-  if (!cc.success) {
-    throw new Error(`Cannot build bench library "${source}": ${new TextDecoder().decode(cc.stderr)}`);
-  }
-  await Deno.rename(tmp, out);
-  return out;
+export function buildBenchLibrary(name: string): Promise<string> {
+  return buildSharedLibrary(join(here, "c", `${name}.c`), cacheDir, ["-fvisibility=hidden"]);
 }
 
 /** A folder of pass-through layer manifests, each layer a copy of the library of its own. */

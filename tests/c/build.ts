@@ -20,9 +20,27 @@ const cacheDir = join(here, "..", "..", ".cache", "c");
  * ```
  * @throws {Error} If `cc` fails, with its output.
  */
-export async function buildTestLibrary(name: string): Promise<string> {
-  const source = join(here, `${name}.c`);
-  const out = join(cacheDir, `lib${name}.so`);
+export function buildTestLibrary(name: string): Promise<string> {
+  return buildSharedLibrary(join(here, `${name}.c`), cacheDir);
+}
+
+/**
+ * Compiles one C source to `<cacheDir>/lib<name>.so` unless a newer build is there, and returns its path.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { buildSharedLibrary } from "./build.ts";
+ * const path = await buildSharedLibrary("/tmp/noop.c", "/tmp/cache", ["-fvisibility=hidden"]);
+ * ```
+ * @throws {Error} If `cc` fails, with its output.
+ */
+export async function buildSharedLibrary(
+  source: string,
+  outDir: string,
+  extraArgs: readonly string[] = [],
+): Promise<string> {
+  const name = source.slice(source.lastIndexOf("/") + 1).replace(/\.c$/, "");
+  const out = join(outDir, `lib${name}.so`);
   const src = await Deno.stat(source);
   try {
     const lib = await Deno.stat(out);
@@ -30,15 +48,15 @@ export async function buildTestLibrary(name: string): Promise<string> {
   } catch {
     // not built yet
   }
-  await Deno.mkdir(cacheDir, { recursive: true });
+  await Deno.mkdir(outDir, { recursive: true });
   // Parallel test files may build at once: write aside, then rename.
   const tmp = `${out}.${Deno.pid}.tmp`;
   const cc = await new Deno.Command("cc", {
-    args: ["-shared", "-fPIC", "-O2", "-Wall", "-o", tmp, source],
+    args: ["-shared", "-fPIC", "-O2", "-Wall", ...extraArgs, "-o", tmp, source],
     stderr: "piped",
   }).output();
   if (!cc.success) {
-    throw new Error(`Cannot build test library "${source}": ${new TextDecoder().decode(cc.stderr)}`);
+    throw new Error(`Cannot build library "${source}": ${new TextDecoder().decode(cc.stderr)}`);
   }
   await Deno.rename(tmp, out);
   return out;
