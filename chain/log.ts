@@ -19,6 +19,7 @@
  */
 
 import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
+import { readLoaderSettings } from "../discovery/settings_file.ts";
 
 /** Message severities. */
 export type LogLevel = "error" | "warn" | "info" | "debug";
@@ -70,6 +71,8 @@ export type LogSink = (record: LogRecord) => void;
 export interface LoggerOptions {
   /** Where printed lines go (without newline); defaults to stderr. */
   write?: (line: string) => void;
+  /** The settings file's `stderr_log` bits (default: read from the file the snapshot leads to; 0 for none). */
+  settingsLogMask?: number;
 }
 
 const encoder = new TextEncoder();
@@ -164,9 +167,13 @@ export class Logger {
   #write: (line: string) => void;
   #sinks = new Set<LogSink>();
 
-  /** Reads `VK_LOADER_DEBUG` from the snapshot (with `getenv`: honoured when elevated). */
+  /**
+   * Reads `VK_LOADER_DEBUG` from the snapshot (with `getenv`: honoured when elevated); a loader settings
+   * file whose entry has a `stderr_log` naming a known filter replaces it, as in the Khronos loader.
+   */
   constructor(env: EnvironmentSnapshot, options: LoggerOptions = {}) {
-    this.#mask = parseLoaderDebug(getenv(env, "VK_LOADER_DEBUG"));
+    const settingsMask = options.settingsLogMask ?? readLoaderSettings(env).settings?.logMask ?? 0;
+    this.#mask = settingsMask !== 0 ? settingsMask : parseLoaderDebug(getenv(env, "VK_LOADER_DEBUG"));
     this.#write = options.write ?? writeStderr;
   }
 

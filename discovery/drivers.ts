@@ -48,11 +48,14 @@ import {
   baseName,
   defaultSearchLocations,
   type FoundManifestFile,
+  isJsonName,
   type LocationReport,
   pathListLocations,
+  resolveEntry,
   scanSearchLocations,
   splitPathList,
 } from "./search_paths.ts";
+import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
 
 /**
  * Where a candidate came from.
@@ -188,6 +191,11 @@ export interface DiscoverDriversOptions {
   readonly packages?: readonly string[];
   /** The running process's pointer size, checked against `library_arch`; 64 by default. */
   readonly pointerBits?: 32 | 64;
+  /**
+   * The loader settings file result whose `additional_drivers` apply (default: `readLoaderSettings(env)`);
+   * `null` ignores the file.
+   */
+  readonly settings?: SettingsFileResult | null;
 }
 
 /** The variables read by driver discovery. */
@@ -245,11 +253,30 @@ export function discoverDrivers(
     }
   }
 
+  // The settings file's additional_drivers come first; "use exclusively" drops every other source.
+  const settings = options.settings === null
+    ? undefined
+    : (options.settings ?? readLoaderSettings(env)).settings;
+  const additional = settings?.additionalDrivers ?? [];
+  const exclusive = settings?.additionalDriversExclusive === true && additional.length > 0;
+  const settingsScan = scanSearchLocations(additional.map((entry) => ({
+    path: resolveEntry(env, entry),
+    source: "loader settings file",
+    defaulted: false,
+    isFile: isJsonName(entry),
+  })));
+  if (exclusive) {
+    log(
+      "info",
+      `Only the additional_drivers of "${settings?.path}" are used (additional_drivers_use_exclusively)`,
+    );
+  }
+  const empty = { files: [], locations: [] };
   const first = override !== undefined
     ? pathListLocations(env, read(override), override)
     : pathListLocations(env, read("VK_ADD_DRIVER_FILES"), "VK_ADD_DRIVER_FILES");
-  const firstScan = scanSearchLocations(first);
-  const packageEntries: Entry[] = [
+  const firstScan = exclusive ? empty : scanSearchLocations(first);
+  const packageEntries: Entry[] = exclusive ? [] : [
     ...(options.packages ?? []).map((folder): Entry => ({ kind: "package", folder, source: "api" })),
     ...(override !== undefined
       ? []
@@ -259,11 +286,12 @@ export function discoverDrivers(
         source: "VK_LOADER_DRIVER_PACKAGES",
       }))),
   ];
-  const lastScan = override !== undefined
-    ? { files: [], locations: [] }
+  const lastScan = override !== undefined || exclusive
+    ? empty
     : scanSearchLocations(defaultSearchLocations(env, "driver"));
-  const locations = [...firstScan.locations, ...lastScan.locations];
+  const locations = [...settingsScan.locations, ...firstScan.locations, ...lastScan.locations];
   const entries: Entry[] = [
+    ...settingsScan.files.map((found): Entry => ({ kind: "file", found })),
     ...firstScan.files.map((found): Entry => ({ kind: "file", found })),
     ...packageEntries,
     ...lastScan.files.map((found): Entry => ({ kind: "file", found })),

@@ -36,6 +36,13 @@ export interface EnvironmentSnapshot {
    * against the process's own working folder.
    */
   readonly cwd?: string;
+  /**
+   * The paths this process answers to when a loader settings file's
+   * `app_keys` name an application: Deno's own executable (what
+   * `/proc/self/exe` gives, as libvulkan would match) and the main module's
+   * file path. Absent or empty: no application entry matches.
+   */
+  readonly executablePaths?: readonly string[];
 }
 
 /**
@@ -96,7 +103,38 @@ function idsDiffer(): boolean {
  * ```
  */
 export function snapshotProcessEnvironment(): EnvironmentSnapshot {
-  return { vars: Deno.env.toObject(), elevated: isProcessElevated(), cwd: Deno.cwd() };
+  return {
+    vars: Deno.env.toObject(),
+    elevated: isProcessElevated(),
+    cwd: Deno.cwd(),
+    executablePaths: processExecutablePaths(),
+  };
+}
+
+/**
+ * The paths a settings file's `app_keys` may use to name this process: Deno's
+ * executable and, when the main module is a local file, its path.
+ *
+ * @example Usage
+ * ```ts
+ * import { processExecutablePaths } from "./environment.ts";
+ * console.log(processExecutablePaths()[0]); // e.g. "/usr/local/bin/deno"
+ * ```
+ */
+export function processExecutablePaths(): string[] {
+  const out: string[] = [];
+  try {
+    out.push(Deno.execPath());
+  } catch {
+    // No --allow-read for the executable: only the script can match.
+  }
+  try {
+    const main = new URL(Deno.mainModule);
+    if (main.protocol === "file:") out.push(decodeURIComponent(main.pathname));
+  } catch {
+    // A main module that is not a URL names no file.
+  }
+  return out;
 }
 
 /**

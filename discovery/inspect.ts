@@ -29,6 +29,7 @@ import {
   type DriverDiscovery,
 } from "./drivers.ts";
 import { LAYER_VARIABLES, layerInspectSection } from "./layer_activation.ts";
+import { settingsInspectSection } from "./settings_inspect.ts";
 import type { LocationReport } from "./search_paths.ts";
 
 /** A field value shown in the report. */
@@ -131,6 +132,8 @@ export interface InspectReport {
   readonly drivers: InspectSection;
   /** The layer section, when layer discovery supplies one. */
   readonly layers?: InspectSection;
+  /** The loader settings file section (settings_inspect.ts). */
+  readonly settings?: InspectSection;
 }
 
 /**
@@ -178,6 +181,7 @@ export function buildInspectReport(env: EnvironmentSnapshot, options: InspectOpt
     environment: { elevated: env.elevated, ...(env.root === undefined ? {} : { root: env.root }), variables },
     drivers: driverInspectSection(discoverDrivers(env, options)),
     layers: options.layers ?? layerInspectSection(env),
+    settings: settingsInspectSection(env),
   };
 }
 
@@ -305,6 +309,7 @@ export function formatInspectReport(report: InspectReport): string {
   for (const name of names) lines.push(`  ${name}=${report.environment.variables[name]}`);
   lines.push("", formatInspectSection(report.drivers));
   if (report.layers !== undefined) lines.push("", formatInspectSection(report.layers));
+  if (report.settings !== undefined) lines.push("", formatInspectSection(report.settings));
   return lines.join("\n") + "\n";
 }
 

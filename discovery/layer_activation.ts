@@ -36,6 +36,7 @@ import {
   forcedOnByFilter,
   implicitVariablesVerdict,
   type LayerFilters,
+  layerFilterVerdict,
   readLayerFilters,
 } from "./_layer_filters.ts";
 import {
@@ -55,7 +56,8 @@ export type LayerActivationSource =
   | "implicit"
   | "VK_INSTANCE_LAYERS"
   | "VK_LOADER_LAYERS_ENABLE"
-  | "application";
+  | "application"
+  | "settings";
 
 /**
  * One layer library in the chain.
@@ -173,6 +175,10 @@ export function activateLayers(
 
   const chain = new ChainBuilder(env, filters, byName, discovery.overrideLayer);
   const envLayers = (getenv(env, "VK_INSTANCE_LAYERS") ?? "").split(":").filter((n) => n !== "");
+  if (discovery.settingsLayers !== undefined) {
+    addSettingsLayers(chain, env, filters, discovery, [...envLayers, ...requested], messages);
+    return finishActivation(chain, options, messages);
+  }
   const envNamed = new Set(envLayers);
 
   for (const layer of discovery.layers) {
@@ -214,6 +220,55 @@ export function activateLayers(
     if (layer !== undefined) chain.add(layer, "application", "requested by the application");
   }
 
+  return finishActivation(chain, options, messages);
+}
+
+/**
+ * Settings-file order (the Khronos loader's `enable_correct_layers_from_settings`): the list in its order;
+ * `on` layers always, `auto` ones when VK_LOADER_LAYERS_DISABLE spares them and VK_LOADER_LAYERS_ENABLE,
+ * VK_INSTANCE_LAYERS, the application or (implicit layers) their variables enable them.
+ */
+function addSettingsLayers(
+  chain: ChainBuilder,
+  env: EnvironmentSnapshot,
+  filters: LayerFilters,
+  discovery: LayerDiscovery,
+  named: readonly string[],
+  messages: LayerMessage[],
+): void {
+  const controls = discovery.settingsLayers?.controls;
+  const file = discovery.settingsFile?.settings?.path ?? "the loader settings file";
+  for (const layer of discovery.layers) {
+    const control = controls?.get(layer) ?? "auto";
+    if (control === "on") {
+      chain.add(layer, "settings", `on in "${file}"`);
+      continue;
+    }
+    const verdict = layerFilterVerdict(filters, layer);
+    if (verdict !== undefined) {
+      messages.push({ level: "warn", category: "layer", text: `Layer "${layer.name}" ${verdict}` });
+      continue;
+    }
+    if (forcedOnByFilter(filters, layer.name)) {
+      chain.add(
+        layer,
+        "VK_LOADER_LAYERS_ENABLE",
+        "matches VK_LOADER_LAYERS_ENABLE (auto in the settings file)",
+      );
+    } else if (named.includes(layer.name)) {
+      chain.add(layer, "application", "requested (auto in the settings file)");
+    } else if (layer.implicit) {
+      const state = implicitLayerVerdict(env, filters, layer, discovery.overrideLayer);
+      if (state.enabled) chain.add(layer, "implicit", `${state.reason} (auto in the settings file)`);
+    }
+  }
+}
+
+function finishActivation(
+  chain: ChainBuilder,
+  options: ActivateLayersOptions,
+  messages: LayerMessage[],
+): LayerActivationOk {
   if (options.apiVersion !== undefined) {
     const appMajorMinor = (options.apiVersion >>> 12) & 0x1ffff;
     for (const active of chain.layers) {

@@ -59,6 +59,8 @@ import {
   readManifestFile,
 } from "./manifest_file.ts";
 import { mergedExtensions, validateMetaLayers } from "./meta_layers.ts";
+import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
+import { combineSettingsLayers, type SettingsLayerCombination } from "./settings_layers.ts";
 import {
   defaultSearchLocations,
   type FoundManifestFile,
@@ -151,6 +153,13 @@ export interface LayerDiscovery {
   readonly messages: readonly LayerMessage[];
   /** How many manifest files were parsed, and how many came unchanged from the cache. */
   readonly manifestReads: { readonly parsed: number; readonly cached: number };
+  /** The loader settings file search and the settings in force (settings_file.ts). */
+  readonly settingsFile?: SettingsFileResult;
+  /**
+   * Set when the settings in force have a `layers` list: `layers` above is then
+   * that list combined with the found layers (settings_layers.ts), in chain order.
+   */
+  readonly settingsLayers?: SettingsLayerCombination;
 }
 
 /**
@@ -169,6 +178,8 @@ export interface DiscoverLayersOptions {
   readonly pointerBits?: 32 | 64;
   /** False to parse every manifest again instead of using the per-process cache (default true). */
   readonly cache?: boolean;
+  /** The settings file result to apply (default: `readLoaderSettings(env)`); `null` ignores the file. */
+  readonly settings?: SettingsFileResult | null;
 }
 
 /**
@@ -290,13 +301,63 @@ export function discoverLayers(
     const status = statusOf.get(candidate.layer);
     if (status !== undefined) Object.assign(candidate, status);
   }
-  return {
+  const settingsFile = options.settings === null ? undefined : options.settings ?? readLoaderSettings(env);
+  const base: LayerDiscovery = {
     layers: visible,
     candidates,
     overrideLayer: activeOverride,
     locations: { implicit: implicitScan.locations, explicit: explicitScan.locations },
     messages,
     manifestReads: { parsed: reader.parsed, cached: reader.cached },
+    ...(settingsFile === undefined ? {} : { settingsFile }),
+  };
+  return settingsFile === undefined ? base : applySettingsFile(base, settingsFile, options);
+}
+
+/** The settings file's messages, and its `layers` list when it has one (settings_layers.ts). */
+function applySettingsFile(
+  base: LayerDiscovery,
+  settingsFile: SettingsFileResult,
+  options: DiscoverLayersOptions,
+): LayerDiscovery {
+  const messages: LayerMessage[] = settingsFile.messages.map((m) => ({ ...m, category: "layer" }));
+  const settings = settingsFile.settings;
+  if (settings?.layers === undefined) {
+    return { ...base, messages: [...messages, ...base.messages] };
+  }
+  const combined = combineSettingsLayers(settings.layers, base.layers, {
+    pointerBits: options.pointerBits,
+    file: settings.path,
+  });
+  const candidates: LayerCandidate[] = base.candidates.map((c) => {
+    const why = c.layer === undefined || c.status !== "used" ? undefined : combined.hidden.get(c.layer);
+    return why === undefined ? c : { ...c, status: why.status, reason: why.reason };
+  });
+  for (const outcome of combined.outcomes) {
+    if (outcome.entry.control === "unordered_layer_location") continue;
+    candidates.push({
+      manifestPath: outcome.entry.path ?? settings.path,
+      ...(outcome.entry.name === undefined ? {} : { name: outcome.entry.name }),
+      implicit: outcome.entry.treatAsImplicit,
+      source: "loader settings file",
+      status: outcome.status === "skipped"
+        ? "skipped"
+        : outcome.entry.control === "off"
+        ? "disabled"
+        : "used",
+      reason: outcome.reason,
+      ...(outcome.layer === undefined ? {} : { layer: outcome.layer }),
+    });
+  }
+  return {
+    ...base,
+    layers: combined.layers,
+    candidates,
+    overrideLayer: base.overrideLayer !== undefined && combined.layers.includes(base.overrideLayer)
+      ? base.overrideLayer
+      : undefined,
+    messages: [...messages, ...base.messages, ...combined.messages],
+    settingsLayers: combined,
   };
 }
 

@@ -1,0 +1,495 @@
+/**
+ * The loader settings file, `vk_loader_settings.json`, that Vulkan Configurator
+ * (vkconfig) writes: where it is looked for, how the entry for this process is
+ * chosen, and what its fields say. Plain data; nothing is loaded here.
+ *
+ * Followed: the Khronos loader's `loader/settings.c` and its tests as of the
+ * 1.4.3xx loaders (LOADER_BEHAVIOUR.md G05 to G09); Debian's libvulkan1 1.3.239
+ * predates the file and never reads it.
+ *
+ * **Search** (first existing file wins, later ones are not opened), each with
+ * `vulkan/loader_settings.d/vk_loader_settings.json` appended:
+ * `$XDG_CONFIG_HOME`, `$XDG_DATA_HOME`, `$HOME/.config`, `$HOME/.local/share`,
+ * each `$XDG_CONFIG_DIRS` entry (else `/etc/xdg`), `/etc` (SYSCONFDIR), each
+ * `$XDG_DATA_DIRS` entry (else `/usr/local/share`, `/usr/share`). Under
+ * elevated privileges the variables read as unset (`secure_getenv`), so the
+ * user's own files are never used; the system ones still are. A file that
+ * exists but is unusable makes no settings active: the loader does not go on
+ * to the next location.
+ *
+ * **Format**: an object with a string `file_format_version` and either
+ * `settings` (one entry) or `settings_array` (several). The entry whose
+ * `app_keys` holds this process's executable path wins; else the first entry
+ * without `app_keys`; else no settings are active.
+ *
+ * **The executable, for Deno**: a process answers to every path in
+ * `env.executablePaths` (`snapshotProcessEnvironment` gives Deno's own binary,
+ * `/proc/self/exe`, which is what libvulkan in the same process would match,
+ * and the file path of the main module, so an entry can name a script).
+ *
+ * **Fields of an entry** (all optional): `layers` (a list of
+ * `{ name, path, control, treat_as_implicit_manifest }`, control `auto`, `on`,
+ * `off` or `unordered_layer_location`; see `settings_layers.ts` for what they
+ * do), `stderr_log` (`all`, `info`, `warn`, `perf`, `error`, `debug`, `layer`,
+ * `driver`, `validation`: replaces `VK_LOADER_DEBUG`'s filter when it names at
+ * least one), `additional_drivers` (`[{ path }]`, driver manifests searched
+ * before every other driver) with `additional_drivers_use_exclusively`, and
+ * `log_locations` (parsed, unused, as in the C loader). `device_configurations`
+ * is recognised and reported but not applied (vkdeno does not implement it).
+ *
+ * @example Reading the settings for a snapshot
+ * ```ts
+ * import { readLoaderSettings } from "./settings_file.ts";
+ * const found = readLoaderSettings({ vars: { HOME: "/nonexistent" }, elevated: false, root: "/nonexistent" });
+ * console.log(found.settings === undefined, found.searched.length); // true 7
+ * ```
+ *
+ * @module
+ */
+
+import type { EnvironmentSnapshot } from "./environment.ts";
+import { secureGetenv } from "./environment.ts";
+import { describeJsonType, readManifestFile } from "./manifest_file.ts";
+import { joinPath, resolveEntry, splitPathList, SYSCONFDIR, underRoot } from "./search_paths.ts";
+
+/** The file name the loader looks for. */
+export const LOADER_SETTINGS_FILE_NAME = "vk_loader_settings.json";
+/** The folder, under each search base, that holds it. */
+export const LOADER_SETTINGS_SUBFOLDER = "vulkan/loader_settings.d";
+
+/** What a settings-file layer entry does with its layer. */
+export type SettingsLayerControl = "auto" | "on" | "off" | "unordered_layer_location";
+
+/**
+ * One entry of a settings `layers` list.
+ *
+ * @example Usage
+ * ```ts
+ * import type { SettingsLayer } from "./settings_file.ts";
+ * const l: SettingsLayer = { index: 0, control: "on", name: "VK_LAYER_KHRONOS_validation", path: "/x.json", treatAsImplicit: false };
+ * ```
+ */
+export interface SettingsLayer {
+  /** Position in the list. */
+  readonly index: number;
+  /** What it does; an unknown control string reads as `auto`, as in the C loader. */
+  readonly control: SettingsLayerControl;
+  /** The layer name (absent for `unordered_layer_location`). */
+  readonly name?: string;
+  /** The layer manifest to read (absent for `unordered_layer_location`). */
+  readonly path?: string;
+  /** `treat_as_implicit_manifest`: the manifest is read as an implicit layer's. */
+  readonly treatAsImplicit: boolean;
+}
+
+/**
+ * The settings in force: the file and the entry chosen in it.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LoaderSettings } from "./settings_file.ts";
+ * const describe = (s: LoaderSettings) => `${s.path} entry ${s.entryIndex}`;
+ * ```
+ */
+export interface LoaderSettings {
+  /** The settings file. */
+  readonly path: string;
+  /** The variable or rule that led to it (`XDG_CONFIG_HOME`, `SYSCONFDIR`, ...). */
+  readonly source: string;
+  /** Its `file_format_version`. */
+  readonly fileFormatVersion: string;
+  /** Which entry applies (0 for a lone `settings` object). */
+  readonly entryIndex: number;
+  /** The `app_keys` value that named this process, when an application entry matched. */
+  readonly matchedAppKey?: string;
+  /** The `layers` list; absent when the entry has no `layers` key (layer discovery runs as usual). */
+  readonly layers?: readonly SettingsLayer[];
+  /** The `stderr_log` filter names, when given. */
+  readonly stderrLog?: readonly string[];
+  /** `LOG_BITS` of `stderr_log` (0 when it names nothing known). */
+  readonly logMask: number;
+  /** `additional_drivers` paths, in order. */
+  readonly additionalDrivers: readonly string[];
+  /** `additional_drivers_use_exclusively`: only the additional drivers are used. */
+  readonly additionalDriversExclusive: boolean;
+  /** How many `device_configurations` the entry has (recognised, not applied). */
+  readonly deviceConfigurations: number;
+  /** Oddities that did not stop the file from applying, one sentence each. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * A location looked at, and what came of it.
+ *
+ * @example Usage
+ * ```ts
+ * import type { SettingsLocation } from "./settings_file.ts";
+ * const l: SettingsLocation = { path: "/etc/vulkan/loader_settings.d/vk_loader_settings.json", source: "SYSCONFDIR", status: "missing" };
+ * ```
+ */
+export interface SettingsLocation {
+  /** The file path tried. */
+  readonly path: string;
+  /** The variable or rule that gave it. */
+  readonly source: string;
+  /**
+   * `used`: its settings are active; `skipped`: it exists but cannot be used
+   * (`reason` says why, and no settings are active); `missing`: no such file;
+   * `not searched`: an earlier location had a file.
+   */
+  readonly status: "used" | "skipped" | "missing" | "not searched";
+  /** Why it was skipped, as a clause naming the field at fault. */
+  readonly reason?: string;
+}
+
+/**
+ * A log line (the shape of discovery messages).
+ *
+ * @example Usage
+ * ```ts
+ * import type { SettingsMessage } from "./settings_file.ts";
+ * const m: SettingsMessage = { level: "info", category: "general", text: "Using settings found in /x.json" };
+ * ```
+ */
+export interface SettingsMessage {
+  /** Severity. */
+  readonly level: "error" | "warn" | "info" | "debug";
+  /** Category. */
+  readonly category: "general" | "layer" | "driver";
+  /** The message. */
+  readonly text: string;
+}
+
+/**
+ * The result of {@linkcode readLoaderSettings}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { SettingsFileResult } from "./settings_file.ts";
+ * const active = (r: SettingsFileResult) => r.settings !== undefined;
+ * ```
+ */
+export interface SettingsFileResult {
+  /** The settings in force, if any. */
+  readonly settings?: LoaderSettings;
+  /** Every location, in search order, with what came of it. */
+  readonly searched: readonly SettingsLocation[];
+  /** Log lines. */
+  readonly messages: readonly SettingsMessage[];
+}
+
+const LOG_FILTER_BITS: Readonly<Record<string, number>> = {
+  all: 0xff,
+  info: 0x01,
+  warn: 0x02,
+  perf: 0x04,
+  error: 0x08,
+  debug: 0x10,
+  layer: 0x20,
+  driver: 0x40,
+  validation: 0x80,
+};
+
+/**
+ * The settings-file paths for a snapshot, in search order, with the variable
+ * or rule behind each, without duplicates.
+ *
+ * @example Usage
+ * ```ts
+ * import { settingsFileLocations } from "./settings_file.ts";
+ * const env = { vars: { XDG_CONFIG_HOME: "/home/me/.config" }, elevated: false };
+ * console.log(settingsFileLocations(env)[0]?.path);
+ * // "/home/me/.config/vulkan/loader_settings.d/vk_loader_settings.json"
+ * ```
+ */
+export function settingsFileLocations(
+  env: EnvironmentSnapshot,
+): { readonly path: string; readonly source: string }[] {
+  const out: { path: string; source: string }[] = [];
+  const suffix = `${LOADER_SETTINGS_SUBFOLDER}/${LOADER_SETTINGS_FILE_NAME}`;
+  const push = (base: string, source: string) => {
+    const path = joinPath(base, suffix);
+    if (!out.some((l) => l.path === path)) out.push({ path, source });
+  };
+  const value = (name: string) => {
+    const v = secureGetenv(env, name);
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const home = value("HOME");
+  for (const name of ["XDG_CONFIG_HOME", "XDG_DATA_HOME"]) {
+    const v = value(name);
+    if (v !== undefined) push(resolveEntry(env, v), name);
+  }
+  if (home !== undefined) {
+    push(joinPath(resolveEntry(env, home), ".config"), "HOME");
+    push(joinPath(resolveEntry(env, home), ".local/share"), "HOME");
+  }
+  const list = (name: string, fallback: readonly string[]) => {
+    const v = value(name);
+    if (v !== undefined) { for (const entry of splitPathList(v)) push(resolveEntry(env, entry), name); }
+    else for (const entry of fallback) push(underRoot(env, entry), name);
+  };
+  list("XDG_CONFIG_DIRS", ["/etc/xdg"]);
+  push(underRoot(env, SYSCONFDIR), "SYSCONFDIR");
+  list("XDG_DATA_DIRS", ["/usr/local/share", "/usr/share"]);
+  return out;
+}
+
+/**
+ * Finds the settings file and reads the entry that applies to this process.
+ * Never throws: a bad file is a `skipped` location with a reason, and a
+ * warning.
+ *
+ * @example Usage
+ * ```ts
+ * import { readLoaderSettings } from "./settings_file.ts";
+ * const r = readLoaderSettings({ vars: {}, elevated: false, root: "/nonexistent" });
+ * console.log(r.searched.map((l) => l.status)); // [ "missing", "missing", "missing", "missing" ]
+ * ```
+ */
+export function readLoaderSettings(env: EnvironmentSnapshot): SettingsFileResult {
+  const searched: SettingsLocation[] = [];
+  const messages: SettingsMessage[] = [];
+  let settings: LoaderSettings | undefined;
+  let found = false;
+  for (const { path, source } of settingsFileLocations(env)) {
+    if (found) {
+      searched.push({ path, source, status: "not searched" });
+      continue;
+    }
+    if (!exists(path)) {
+      searched.push({ path, source, status: "missing" });
+      continue;
+    }
+    found = true;
+    const parsed = parseLoaderSettingsFile(path, source, env.executablePaths ?? []);
+    if (parsed.ok) {
+      settings = parsed.settings;
+      searched.push({ path, source, status: "used" });
+      messages.push({ level: "info", category: "general", text: `Using settings found in ${path}` });
+      for (const warning of parsed.settings.warnings) {
+        messages.push({
+          level: "warn",
+          category: "general",
+          text: `Loader settings file "${path}": ${warning}`,
+        });
+      }
+    } else {
+      searched.push({ path, source, status: "skipped", reason: parsed.reason });
+      messages.push({
+        level: parsed.quiet ? "info" : "warn",
+        category: "general",
+        text: `Loader settings file "${path}" not used: ${parsed.reason}`,
+      });
+    }
+  }
+  if (!found) {
+    messages.push({
+      level: "debug",
+      category: "general",
+      text: "No valid vk_loader_settings.json file found, no loader settings will be active",
+    });
+  }
+  return { settings, searched, messages };
+}
+
+type ParseResult =
+  | { readonly ok: true; readonly settings: LoaderSettings }
+  | { readonly ok: false; readonly reason: string; readonly quiet?: boolean };
+
+/**
+ * Reads one settings file and chooses the entry for a process answering to
+ * `executablePaths`.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseLoaderSettingsFile } from "./settings_file.ts";
+ * const r = parseLoaderSettingsFile("/nonexistent.json", "test", ["/usr/bin/deno"]);
+ * console.log(r.ok ? r.settings.path : r.reason); // "file does not exist"
+ * ```
+ */
+export function parseLoaderSettingsFile(
+  path: string,
+  source: string,
+  executablePaths: readonly string[],
+): ParseResult {
+  const file = readManifestFile(path);
+  if (!file.ok) return { ok: false, reason: file.reason };
+  const json = file.value;
+  const warnings = [...file.warnings];
+  const version = json["file_format_version"];
+  if (typeof version !== "string") {
+    return {
+      ok: false,
+      reason: version === undefined
+        ? 'required field "file_format_version" is missing'
+        : `field "file_format_version" is ${describeJsonType(version)}, not a string`,
+    };
+  }
+  let entries: unknown[];
+  const array = json["settings_array"];
+  const single = json["settings"];
+  if (array !== undefined) {
+    if (!Array.isArray(array)) {
+      return { ok: false, reason: `field "settings_array" is ${describeJsonType(array)}, not an array` };
+    }
+    entries = array;
+    if (single !== undefined) {
+      warnings.push('both "settings_array" and "settings" are present; "settings" is ignored');
+    }
+  } else if (single !== undefined) {
+    entries = [single];
+  } else {
+    return { ok: false, reason: 'neither "settings" nor "settings_array" is present' };
+  }
+
+  let global: number | undefined;
+  let chosen: { index: number; key: string } | undefined;
+  for (let i = 0; i < entries.length && chosen === undefined; i++) {
+    const entry = entries[i];
+    if (!isObject(entry)) {
+      // The C loader stops at the first entry that is not an object.
+      const where = array !== undefined ? `"settings_array[${i}]"` : '"settings"';
+      warnings.push(
+        `${where} is ${describeJsonType(entry)}, not an object: it and later entries are ignored`,
+      );
+      break;
+    }
+    const keys = entry["app_keys"];
+    if (keys === undefined) {
+      global ??= i;
+      continue;
+    }
+    if (!Array.isArray(keys)) continue;
+    for (const key of keys) {
+      if (typeof key === "string" && executablePaths.includes(key)) {
+        chosen = { index: i, key };
+        break;
+      }
+    }
+  }
+  const index = chosen?.index ?? global;
+  if (index === undefined) {
+    return {
+      ok: false,
+      quiet: true,
+      reason: `no entry without "app_keys", and no "app_keys" names this process (${
+        executablePaths.length === 0 ? "unknown executable" : executablePaths.map((p) => `"${p}"`).join(", ")
+      })`,
+    };
+  }
+  const entry = entries[index] as Record<string, unknown>;
+  const where = array !== undefined ? `settings_array[${index}]` : "settings";
+
+  let stderrLog: string[] | undefined;
+  let logMask = 0;
+  const log = entry["stderr_log"];
+  if (log !== undefined) {
+    if (!Array.isArray(log)) warnings.push(`"${where}.stderr_log" is ${describeJsonType(log)}, not an array`);
+    else {
+      stderrLog = [];
+      for (const item of log) {
+        if (typeof item !== "string") continue;
+        stderrLog.push(item);
+        const bits = LOG_FILTER_BITS[item];
+        if (bits === undefined) warnings.push(`"${where}.stderr_log" names unknown filter "${item}"`);
+        else logMask |= bits;
+      }
+    }
+  }
+
+  let layers: SettingsLayer[] | undefined;
+  const layerList = entry["layers"];
+  if (layerList !== undefined) {
+    if (!Array.isArray(layerList)) {
+      return { ok: false, reason: `field "${where}.layers" is ${describeJsonType(layerList)}, not an array` };
+    }
+    layers = [];
+    for (let i = 0; i < layerList.length; i++) {
+      const item = layerList[i];
+      const at = `${where}.layers[${i}]`;
+      // The C loader drops the whole file when a layer entry is malformed.
+      if (!isObject(item)) {
+        return { ok: false, reason: `"${at}" is ${describeJsonType(item)}, not an object` };
+      }
+      const control = item["control"];
+      if (typeof control !== "string") {
+        return { ok: false, reason: `"${at}.control" is ${describeJsonType(control)}, not a string` };
+      }
+      const known = control === "on" || control === "off" || control === "auto" ||
+        control === "unordered_layer_location";
+      if (!known) warnings.push(`"${at}.control" is "${control}", not one of on, off, auto: read as auto`);
+      const c: SettingsLayerControl = known ? control : "auto";
+      if (c === "unordered_layer_location") {
+        layers.push({ index: i, control: c, treatAsImplicit: false });
+        continue;
+      }
+      const name = item["name"];
+      const layerPath = item["path"];
+      if (typeof name !== "string") {
+        return { ok: false, reason: `"${at}.name" is ${describeJsonType(name)}, not a string` };
+      }
+      if (typeof layerPath !== "string") {
+        return { ok: false, reason: `"${at}.path" is ${describeJsonType(layerPath)}, not a string` };
+      }
+      layers.push({
+        index: i,
+        control: c,
+        name,
+        path: layerPath,
+        treatAsImplicit: item["treat_as_implicit_manifest"] === true,
+      });
+    }
+  }
+
+  const additionalDrivers: string[] = [];
+  const drivers = entry["additional_drivers"];
+  if (drivers !== undefined) {
+    if (!Array.isArray(drivers)) {
+      warnings.push(`"${where}.additional_drivers" is ${describeJsonType(drivers)}, not an array`);
+    } else {
+      drivers.forEach((d, i) => {
+        const p = isObject(d) ? d["path"] : undefined;
+        if (typeof p === "string" && p !== "") additionalDrivers.push(p);
+        else warnings.push(`"${where}.additional_drivers[${i}]" has no string "path": ignored`);
+      });
+    }
+  }
+  const exclusive = entry["additional_drivers_use_exclusively"] === true;
+  const devices = entry["device_configurations"];
+  const deviceConfigurations = Array.isArray(devices) ? devices.length : 0;
+  if (deviceConfigurations > 0) {
+    warnings.push(`"${where}.device_configurations" is not implemented by vkdeno: ignored`);
+  }
+  return {
+    ok: true,
+    settings: {
+      path,
+      source,
+      fileFormatVersion: version,
+      entryIndex: index,
+      ...(chosen === undefined ? {} : { matchedAppKey: chosen.key }),
+      ...(layers === undefined ? {} : { layers }),
+      ...(stderrLog === undefined ? {} : { stderrLog }),
+      logMask,
+      additionalDrivers,
+      additionalDriversExclusive: exclusive,
+      deviceConfigurations,
+      warnings,
+    },
+  };
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch (error) {
+    // A file we may not stat still exists for the loader's access() check only if it is there at all.
+    return !(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
