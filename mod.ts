@@ -96,6 +96,16 @@ export type {
 } from "./discovery/layers.ts";
 export { discoverLayers, enumerateInstanceLayerProperties } from "./discovery/layers.ts";
 export type {
+  LoaderSettings,
+  SettingsFileResult,
+  SettingsLayer,
+  SettingsLayerControl,
+  SettingsLocation,
+  SettingsMessage,
+} from "./discovery/settings_file.ts";
+export { readLoaderSettings } from "./discovery/settings_file.ts";
+export type { SettingsLayerCombination, SettingsLayerOutcome } from "./discovery/settings_layers.ts";
+export type {
   InspectEntry,
   InspectLocation,
   InspectOptions,
