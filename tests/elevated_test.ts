@@ -6,8 +6,10 @@
  * The test (running as root) builds two tiny C programs: `reliab_drop` (setuid() down to `nobody`, then
  * exec) and `reliab_launcher` (exec its arguments). A copy of the launcher is made setuid-root, so `nobody`
  * running it gets euid 0 and `AT_SECURE`, and the deno it execs keeps both. A plain copy is the
- * unprivileged control. Deno, the repository and a DENO_DIR holding the npm packages discovery imports are
- * made readable to `nobody`.
+ * unprivileged control. `nobody` may not be able to enter the checkout (a clone under `mktemp -d` is mode
+ * 0700) nor the folder deno lives in, so the tree gets its own world-readable copies: the deno binary, the
+ * repository modules the probe imports (found with `deno info --json`), deno.json, and a DENO_DIR holding
+ * the npm packages discovery imports.
  *
  * Two more ways to get `AT_SECURE` (setuid to another user, a file capability on deno) leave the process
  * unable to read its own `/proc/self/auxv` (it is not dumpable), so `isProcessElevated()` answers false
@@ -34,11 +36,12 @@ interface ProbeResult {
   warnings: string[];
 }
 
-const PROBE = `
-import { snapshotProcessEnvironment } from "${REPO}/discovery/environment.ts";
-import { discoverDrivers } from "${REPO}/discovery/drivers.ts";
-import { discoverLayers } from "${REPO}/discovery/layers.ts";
-import { activateLayers } from "${REPO}/discovery/layer_activation.ts";
+/** The probe, importing the repository's modules from `root` (a world-readable copy of the ones it needs). */
+const probeSource = (root: string) => `
+import { snapshotProcessEnvironment } from "${root}/discovery/environment.ts";
+import { discoverDrivers } from "${root}/discovery/drivers.ts";
+import { discoverLayers } from "${root}/discovery/layers.ts";
+import { activateLayers } from "${root}/discovery/layer_activation.ts";
 const libc = Deno.dlopen("libc.so.6", {
   getauxval: { parameters: ["u64"], result: "u64" },
   geteuid: { parameters: [], result: "u32" },
@@ -66,11 +69,25 @@ async function cc(source: string, output: string): Promise<void> {
   if (!r.success) throw new Error(`Cannot build "${source}": ${new TextDecoder().decode(r.stderr)}`);
 }
 
+/**
+ * The temp folder to build in: TMPDIR when every folder above it lets others through, else /tmp (a TMPDIR
+ * inside a private folder would hide the whole tree from `nobody`).
+ */
+function worldSearchableTempDir(): string {
+  const tmp = (Deno.env.get("TMPDIR") ?? "/tmp").replace(/\/+$/, "") || "/";
+  let path = "";
+  for (const part of tmp.split("/").filter((p) => p)) {
+    path += `/${part}`;
+    if (((Deno.statSync(path).mode ?? 0) & 0o001) === 0) return "/tmp";
+  }
+  return tmp;
+}
+
 /** A temp tree `nobody` can read, with the helpers, a DENO_DIR and user-controlled manifests. */
 class ElevatedTree implements AsyncDisposable {
   readonly dir: string;
   constructor() {
-    this.dir = Deno.makeTempDirSync({ prefix: "vkdeno_elev_" });
+    this.dir = Deno.makeTempDirSync({ prefix: "vkdeno_elev_", dir: worldSearchableTempDir() });
     Deno.chmodSync(this.dir, 0o755);
   }
 
@@ -84,7 +101,7 @@ class ElevatedTree implements AsyncDisposable {
     Deno.copyFileSync(`${d}/launcher`, `${d}/launcher_suid_daemon`);
     Deno.chownSync(`${d}/launcher_suid_daemon`, DAEMON, DAEMON);
     Deno.chmodSync(`${d}/launcher_suid_daemon`, 0o6755);
-    Deno.writeTextFileSync(`${d}/probe.ts`, PROBE);
+    await this.copyRunnables();
     // DENO_DIR with the npm packages discovery imports, writable by whoever runs deno.
     const npm = `${d}/deno_dir/npm/registry.npmjs.org`;
     Deno.mkdirSync(npm, { recursive: true });
@@ -120,8 +137,39 @@ class ElevatedTree implements AsyncDisposable {
     Deno.chmodSync(`${d}/user/driver_files/no_permission.json`, 0o000);
   }
 
+  /**
+   * World-readable copies of what `nobody` runs: deno itself, and the repository modules the probe imports
+   * (with deno.json), so the test passes wherever the checkout and deno live.
+   */
+  async copyRunnables(): Promise<void> {
+    const d = this.dir;
+    Deno.copyFileSync(DENO, `${d}/deno`);
+    Deno.chmodSync(`${d}/deno`, 0o755);
+    Deno.writeTextFileSync(`${d}/probe_in_repo.ts`, probeSource(REPO));
+    const info = await new Deno.Command(DENO, {
+      args: ["info", "--json", "--no-lock", "--config", `${REPO}/deno.json`, `${d}/probe_in_repo.ts`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!info.success) throw new Error(`deno info failed: ${new TextDecoder().decode(info.stderr)}`);
+    const graph = JSON.parse(new TextDecoder().decode(info.stdout)) as { modules: { local?: string }[] };
+    const local = graph.modules.map((m) => m.local).filter((p): p is string => !!p?.startsWith(`${REPO}/`));
+    assert(local.length > 0, "deno info listed no repository module for the probe");
+    for (const file of [...local, `${REPO}/deno.json`]) {
+      const copy = `${d}/repo/${file.slice(REPO.length + 1)}`;
+      Deno.mkdirSync(copy.slice(0, copy.lastIndexOf("/")), { recursive: true });
+      Deno.copyFileSync(file, copy);
+    }
+    Deno.writeTextFileSync(`${d}/probe.ts`, probeSource(`${d}/repo`));
+    await new Deno.Command("chmod", { args: ["-R", "a+rX", `${d}/repo`, `${d}/probe.ts`] }).output();
+  }
+
   /** Runs the probe as `nobody` through `launcher`, with exactly `vars` in the environment. */
-  async probe(launcher: string, vars: Record<string, string>, deno = DENO): Promise<ProbeResult> {
+  async probe(
+    launcher: string,
+    vars: Record<string, string>,
+    deno = `${this.dir}/deno`,
+  ): Promise<ProbeResult> {
     const d = this.dir;
     const out = await new Deno.Command(`${d}/drop`, {
       args: [
@@ -134,7 +182,7 @@ class ElevatedTree implements AsyncDisposable {
         "--cached-only",
         "--no-check",
         "--config",
-        `${REPO}/deno.json`,
+        `${d}/repo/deno.json`,
         "--allow-all",
         `${d}/probe.ts`,
       ],
@@ -273,7 +321,7 @@ Deno.test({
     })
       .output().then(() => true, () => false);
     if (!setcap) return;
-    Deno.copyFileSync(DENO, `${tree.dir}/deno_cap`);
+    Deno.copyFileSync(`${tree.dir}/deno`, `${tree.dir}/deno_cap`);
     Deno.chmodSync(`${tree.dir}/deno_cap`, 0o755);
     const set = await new Deno.Command("setcap", {
       args: ["cap_net_bind_service+ep", `${tree.dir}/deno_cap`],
