@@ -15,6 +15,14 @@
  *   joined with " | ", a colon, padded to 18 columns, then the text:
  *   `WARNING | DRIVER: message`, `INFO:             message`.
  *
+ * One message per fault (issue 17, rule 6): a warning or error whose text was
+ * already printed is not printed again, unless the file it is about (the
+ * entry's `file`) changed since (modification time, size, inode). The Khronos
+ * loader re-reads every manifest on every global call and so repeats each
+ * warning per call; vkdeno prints it once. Loggers writing to stderr share one
+ * record per process; a logger given its own `write` keeps its own. Sinks
+ * (debug messengers) still receive every message.
+ *
  * @module
  */
 
@@ -56,6 +64,8 @@ export interface LogEntry {
   readonly category?: LogCategory;
   /** The message. */
   readonly text: string;
+  /** The file the message is about: the same warning is printed again only once this file changed. */
+  readonly file?: string;
 }
 
 /** What sinks receive: the entry plus its bits. */
@@ -73,6 +83,23 @@ export interface LoggerOptions {
   write?: (line: string) => void;
   /** The settings file's `stderr_log` bits (default: read from the file the snapshot leads to; 0 for none). */
   settingsLogMask?: number;
+}
+
+/** Warnings and errors already printed on this process's stderr (their keys, see `printKey`). */
+const printedOnStderr = new Set<string>();
+
+/** What makes a warning or error "the same": its text, and the state of the file it is about. */
+function printKey(entry: LogEntry): string {
+  let state = "";
+  if (entry.file !== undefined) {
+    try {
+      const info = Deno.statSync(entry.file);
+      state = `${info.mtime?.getTime() ?? 0}:${info.size}:${info.ino ?? 0}`;
+    } catch {
+      state = "absent";
+    }
+  }
+  return `${entry.level}\0${entry.text}\0${state}`;
 }
 
 const encoder = new TextEncoder();
@@ -166,6 +193,7 @@ export class Logger {
   #mask: number;
   #write: (line: string) => void;
   #sinks = new Set<LogSink>();
+  #printed: Set<string>;
 
   /**
    * Reads `VK_LOADER_DEBUG` from the snapshot (with `getenv`: honoured when elevated); a loader settings
@@ -175,6 +203,7 @@ export class Logger {
     const settingsMask = options.settingsLogMask ?? readLoaderSettings(env).settings?.logMask ?? 0;
     this.#mask = settingsMask !== 0 ? settingsMask : parseLoaderDebug(getenv(env, "VK_LOADER_DEBUG"));
     this.#write = options.write ?? writeStderr;
+    this.#printed = options.write ? new Set() : printedOnStderr;
   }
 
   /** The enabled `LOG_BITS` from `VK_LOADER_DEBUG`. */
@@ -230,7 +259,7 @@ export class Logger {
    */
   log(entry: LogEntry): void {
     const bits = entryBits(entry);
-    if ((bits & this.#mask) !== 0) this.#write(formatLogLine(entry, this.#mask));
+    if ((bits & this.#mask) !== 0 && this.#firstTime(entry)) this.#write(formatLogLine(entry, this.#mask));
     if (this.#sinks.size === 0) return;
     const record: LogRecord = { ...entry, bits };
     for (const sink of this.#sinks) {
@@ -241,6 +270,15 @@ export class Logger {
         this.#write(formatLogLine({ level: "error", text: `Log sink threw: ${String(error)}` }, this.#mask));
       }
     }
+  }
+
+  /** False for a warning or error already printed about an unchanged file (one message per fault). */
+  #firstTime(entry: LogEntry): boolean {
+    if (entry.level !== "warn" && entry.level !== "error") return true;
+    const k = printKey(entry);
+    if (this.#printed.has(k)) return false;
+    this.#printed.add(k);
+    return true;
   }
 
   /**
@@ -320,7 +358,9 @@ export class Logger {
    */
   fatal(text: string, category?: LogCategory): void {
     const entry: LogEntry = { level: "error", category, text };
-    if ((entryBits(entry) & this.#mask) === 0) this.#write(formatLogLine(entry, this.#mask));
+    // Printed every time, before the sinks see it (and recorded, so a later plain error does not repeat it).
+    this.#printed.add(printKey(entry));
+    this.#write(formatLogLine(entry, this.#mask));
     this.log(entry);
   }
 }

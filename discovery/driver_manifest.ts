@@ -20,6 +20,16 @@
  * non-zero variant (`"1.1.3.0"`: variant 1) belongs to another API and is a
  * defect. Fields this version does not know are ignored.
  *
+ * Lenient where the Khronos loader is (issue 17, rule 2): a field of the wrong
+ * type is ignored with a warning naming it, and the manifest is skipped only
+ * when it cannot be used without that field. The loader reads version fields
+ * as the JSON text of whatever value is there, so a version given as a number
+ * (`"api_version": 1.2`) is read from its text ("1.2") with a warning; it only
+ * takes `is_portability_driver` when it is the JSON `true`, so `"true"` (a
+ * string) leaves an ordinary driver, with a warning; and a `library_arch` other
+ * than `"32"` or `"64"` never makes it skip a driver, so it is ignored with a
+ * warning.
+ *
  * `library_path` reaches the dynamic linker as follows: absolute paths as
  * written; a path with a `/` joined to the manifest's folder by plain string
  * concatenation (no `..` folding, like the C loader); a bare name unchanged, so
@@ -136,7 +146,7 @@ export function parseDriverManifest(
   };
   const fail = (reason: string): DriverManifestResult => ({ ok: false, reason, warnings, partial });
 
-  const format = value["file_format_version"];
+  const format = versionText(value["file_format_version"], "file_format_version", warnings);
   if (typeof format !== "string") return fail(fieldIs("file_format_version", format, VERSION_EXAMPLE));
   const formatParsed = parseVersionString(format);
   if (formatParsed === undefined) return fail(fieldIs("file_format_version", format, VERSION_EXAMPLE));
@@ -169,7 +179,7 @@ export function parseDriverManifest(
   partial.libraryPath = resolved.path;
   partial.libraryPathKind = resolved.kind;
 
-  const api = fields["api_version"];
+  const api = versionText(fields["api_version"], "ICD.api_version", warnings);
   if (typeof api !== "string") return fail(fieldIs("ICD.api_version", api, VERSION_EXAMPLE));
   const apiVersion = parseVersionString(api);
   if (apiVersion === undefined) return fail(fieldIs("ICD.api_version", api, VERSION_EXAMPLE));
@@ -182,15 +192,18 @@ export function parseDriverManifest(
     );
   }
 
-  const arch = fields["library_arch"];
-  if (arch !== undefined && arch !== "32" && arch !== "64") {
-    return fail(fieldIs("ICD.library_arch", arch, '"32" or "64"'));
+  const archField = fields["library_arch"];
+  const arch = archField === "32" || archField === "64" ? archField : undefined;
+  if (archField !== undefined && arch === undefined) {
+    warnings.push(`${fieldIs("ICD.library_arch", archField, '"32" or "64"')}; ignored`);
   }
   if (arch !== undefined) partial.libraryArch = arch;
 
   const portability = fields["is_portability_driver"];
   if (portability !== undefined && typeof portability !== "boolean") {
-    return fail(fieldIs("ICD.is_portability_driver", portability, "true or false"));
+    warnings.push(
+      `${fieldIs("ICD.is_portability_driver", portability, "true or false")}; ignored (an ordinary driver)`,
+    );
   }
 
   const manifest: DriverManifest = {
@@ -206,6 +219,18 @@ export function parseDriverManifest(
     isPortabilityDriver: portability === true,
   };
   return { ok: true, manifest, warnings };
+}
+
+/**
+ * A version field as text: a string as is; a number read from its JSON text
+ * (as the Khronos loader does), with a warning naming the field; anything
+ * else unchanged, for the caller to reject.
+ */
+function versionText(value: unknown, field: string, warnings: string[]): unknown {
+  if (typeof value !== "number" || !Number.isFinite(value)) return value;
+  const text = JSON.stringify(value);
+  warnings.push(`field "${field}" is the number ${text}, expected a string; read as "${text}"`);
+  return text;
 }
 
 /**

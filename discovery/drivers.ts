@@ -154,6 +154,8 @@ export interface DiscoveryMessage {
   readonly category: "driver" | "layer" | "general";
   /** The message. */
   readonly text: string;
+  /** The manifest the message is about, if any (the log prints a repeated warning only once it changed). */
+  readonly file?: string;
 }
 
 /**
@@ -228,8 +230,10 @@ export function discoverDrivers(
   options: DiscoverDriversOptions = {},
 ): DriverDiscovery {
   const messages: DiscoveryMessage[] = [];
-  const log = (level: DiscoveryMessage["level"], text: string) =>
-    messages.push({ level, category: "driver", text });
+  const log = (level: DiscoveryMessage["level"], text: string, file?: string) =>
+    messages.push(
+      file === undefined ? { level, category: "driver", text } : { level, category: "driver", text, file },
+    );
   const read = (name: string) => nonEmpty(secureGetenv(env, name));
 
   if (env.elevated) {
@@ -318,7 +322,7 @@ export function discoverDrivers(
     text: string,
   ) => {
     candidates.push({ ...candidate, status: "skipped" });
-    log(level, text);
+    log(level, text, candidate.manifestPath);
   };
 
   for (const entry of entries) {
@@ -382,7 +386,9 @@ export function discoverDrivers(
     }
     const parsed = parseDriverManifest(file.value, manifestPath);
     warnings.push(...parsed.warnings);
-    for (const warning of warnings) log("warn", `Driver manifest "${manifestPath}": ${warning}`);
+    for (const warning of warnings) {
+      log("warn", `Driver manifest "${manifestPath}": ${warning}`, manifestPath);
+    }
     if (!parsed.ok) {
       skip(
         {

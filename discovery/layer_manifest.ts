@@ -74,6 +74,8 @@ export interface LayerMessage {
   readonly category: "layer";
   /** The message, naming the file and field at fault. */
   readonly text: string;
+  /** The manifest the message is about, if any (the log prints a repeated warning only once it changed). */
+  readonly file?: string;
 }
 
 /**
@@ -268,6 +270,13 @@ export interface ParseLayerManifestOptions {
  * ```
  */
 export function parseLayerManifest(json: unknown, options: ParseLayerManifestOptions): LayerManifestResult {
+  const result = parseLayerManifestObject(json, options);
+  // Every message is about this file: the log repeats a warning only once the file changed.
+  const file = options.manifestPath;
+  return { ...result, messages: result.messages.map((m) => ({ ...m, file })) };
+}
+
+function parseLayerManifestObject(json: unknown, options: ParseLayerManifestOptions): LayerManifestResult {
   const path = options.manifestPath;
   const layers: LayerManifest[] = [];
   const skipped: SkippedLayer[] = [];
@@ -279,7 +288,11 @@ export function parseLayerManifest(json: unknown, options: ParseLayerManifestOpt
   };
   if (!isObject(json)) return skipFile(`file holds ${describeJsonType(json)}, expected a JSON object`);
 
-  const versionValue = json["file_format_version"];
+  const versionValue = numberAsText(
+    json["file_format_version"],
+    "file_format_version",
+    (text) => messages.push({ level: "warn", category: "layer", text: `Layer manifest "${path}": ${text}` }),
+  );
   if (typeof versionValue !== "string") {
     return skipFile(`"file_format_version" is ${describeJsonType(versionValue)}, expected a string`);
   }
@@ -365,6 +378,17 @@ export function parseLayerManifest(json: unknown, options: ParseLayerManifestOpt
     }
   }
   return { layers, skipped, messages };
+}
+
+/**
+ * A version field given as a JSON number, read from its text as the Khronos loader reads it (it prints the
+ * value), with a warning naming the field; any other value unchanged.
+ */
+function numberAsText(value: unknown, field: string, warn: (text: string) => void): unknown {
+  if (typeof value !== "number" || !Number.isFinite(value)) return value;
+  const text = JSON.stringify(value);
+  warn(`"${field}" is the number ${text}, expected a string; read as "${text}"`);
+  return text;
 }
 
 function readLayer(
@@ -455,7 +479,7 @@ function readLayer(
     }
   }
 
-  const apiValue = field("api_version");
+  const apiValue = numberAsText(field("api_version"), "api_version", (text) => note("warn", text));
   if (typeof apiValue !== "string") {
     return skip(`required field "api_version" is ${describeField(apiValue)}, expected a string`, name);
   }
@@ -481,12 +505,15 @@ function readLayer(
     );
   }
 
-  const descriptionValue = field("description");
-  if (typeof descriptionValue !== "string") {
-    return skip(
-      `required field "description" is ${describeField(descriptionValue)}, expected a string`,
-      name,
-    );
+  const descriptionField = field("description");
+  if (descriptionField === undefined) {
+    return skip(`required field "description" is missing, expected a string`, name);
+  }
+  let descriptionValue = "";
+  if (typeof descriptionField === "string") descriptionValue = descriptionField;
+  else {
+    // The layer works without it: the Khronos loader lists it with the value's JSON text.
+    note("warn", `"description" is ${describeJsonType(descriptionField)}, expected a string; ignored`);
   }
 
   let disableEnvironment: LayerEnvironmentVariable | undefined;

@@ -5,7 +5,9 @@
  *
  * The text must be UTF-8 (a leading byte order mark is dropped with a warning)
  * and hold one JSON object. Comments and trailing commas are accepted, with a
- * warning that the Khronos loader and other tools reject them. A key repeated
+ * warning that the Khronos loader and other tools reject them. Text after the
+ * object's closing brace is ignored with a warning, as the Khronos loader
+ * ignores it. A key repeated
  * in one object keeps its last value (as `JSON.parse` does) with a warning,
  * since the Khronos loader keeps the first. Files larger than
  * {@linkcode MAX_MANIFEST_BYTES} are refused unread.
@@ -27,7 +29,7 @@
 
 // The full specifier lets scripts outside this project import mod.ts by path (no import map needed).
 // deno-lint-ignore no-import-prefix
-import { parse, type ParseError, printParseErrorCode, visit } from "npm:jsonc-parser@3.3.1";
+import { parse, type ParseError, parseTree, printParseErrorCode, visit } from "npm:jsonc-parser@3.3.1";
 
 /** Largest manifest read, in bytes; real manifests are well under 100 KiB. */
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
@@ -167,7 +169,18 @@ export function parseManifestText(text: Uint8Array | string, path: string): Mani
     const detail = error instanceof RangeError ? "nesting is too deep" : String(error);
     return failure(path, `file is not valid JSON: ${detail}`, warnings);
   }
-  const first = errors[0];
+  // Text after the top-level value is ignored, as the Khronos loader's parser ignores it (it stops at the
+  // closing brace); errors inside the value still make the file unusable.
+  const end = errors.length > 0 ? topLevelEnd(source) : undefined;
+  const inside = end === undefined ? errors : errors.filter((e) => e.offset < end);
+  if (end !== undefined && inside.length === 0) {
+    const { line, column } = lineAndColumn(source, end);
+    warnings.push(
+      `file has text after the closing brace of its top-level object (from line ${line}, column ${column}); ` +
+        "it is ignored, as the Khronos loader ignores it",
+    );
+  }
+  const first = inside[0];
   if (first !== undefined) {
     const { line, column } = lineAndColumn(source, first.offset);
     return failure(
@@ -306,6 +319,14 @@ function fileErrorReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/symbolic links|ELOOP/i.test(message)) return "file cannot be read: symbolic link loop";
   return `file cannot be read: ${message}`;
+}
+
+/** Where the top-level object ends (just after its closing brace), or undefined when it never closes. */
+function topLevelEnd(source: string): number | undefined {
+  const root = parseTree(source, [], { allowTrailingComma: true, disallowComments: false });
+  if (root?.type !== "object") return undefined;
+  const end = root.offset + root.length;
+  return source[end - 1] === "}" ? end : undefined;
 }
 
 function describeParseError(code: string): string {

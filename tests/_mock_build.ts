@@ -24,17 +24,19 @@ export interface MockBuild {
   /**
    * Helper programs: `khronos_client` (a small app linked against the Khronos loader, `libvulkan.so.1`;
    * argument `surface` adds a headless surface and a swapchain) and `harness` (a loader-free
-   * create/destroy cycle: `harness <driver.so> [layer.so ...]`, for valgrind).
+   * create/destroy cycle: `harness <driver.so> [layer.so ...]`, for valgrind) and `conform_client` (what an
+   * application checks, printed line by line under the Khronos loader; see tests/_conform.ts).
    */
   readonly programs: Readonly<Record<MockProgram, string>>;
 }
 
 /** Helper programs built beside the mocks. */
-export type MockProgram = "khronos_client" | "harness";
+export type MockProgram = "khronos_client" | "harness" | "conform_client";
 
 const PROGRAMS: Record<MockProgram, string[]> = {
   khronos_client: ["-lvulkan"],
   harness: ["-ldl"],
+  conform_client: ["-lvulkan"],
 };
 
 /** The repository root (this file is `tests/_mock_build.ts`). */
@@ -43,7 +45,14 @@ export const REPO_ROOT: string = new URL("..", import.meta.url).pathname.replace
 /** The folder with the mock C sources. */
 export const MOCK_SOURCE_DIR: string = `${REPO_ROOT}/tests/mock`;
 
-const SOURCES = ["mock_common.h", "mock_icd.c", "mock_layer.c", "khronos_client.c", "harness.c"];
+const SOURCES = [
+  "mock_common.h",
+  "mock_icd.c",
+  "mock_layer.c",
+  "khronos_client.c",
+  "harness.c",
+  "conform_client.c",
+];
 
 /** Compiler flags shared by every mock library. */
 export const MOCK_CFLAGS: readonly string[] = [
@@ -116,7 +125,11 @@ function layout(dir: string): MockBuild {
   for (const v of Object.keys(LAYER_VARIANTS) as MockLayerVariant[]) {
     layers[v] = `${dir}/libmock_layer_${v}.so`;
   }
-  const programs = { khronos_client: `${dir}/khronos_client`, harness: `${dir}/harness` };
+  const programs = {
+    khronos_client: `${dir}/khronos_client`,
+    harness: `${dir}/harness`,
+    conform_client: `${dir}/conform_client`,
+  };
   return { dir, drivers, layers, programs };
 }
 

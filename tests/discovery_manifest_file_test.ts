@@ -1,4 +1,4 @@
-import { deepStrictEqual as assertEquals, match as assertMatch } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import {
   formatVersion,
   parseManifestText,
@@ -32,7 +32,17 @@ Deno.test("defects give a reason with line and column", () => {
   assertEquals(reason("  \n"), "file is empty");
   assertEquals(reason("[1]"), "file holds an array, expected a JSON object");
   assertEquals(reason("null"), "file holds null, expected a JSON object");
-  assertEquals(reason("{} {}"), "file is not valid JSON: end of file expected at line 1, column 4");
+  assertEquals(reason('{"a": 1'), "file is not valid JSON: close brace expected at line 1, column 8");
+});
+
+Deno.test("text after the top-level object's closing brace is ignored with a warning (issue 17, rule 2)", () => {
+  const r = parseManifestText('{"a": 1}\n} {} and a note', "t.json");
+  assert(r.ok);
+  assertEquals(r.value, { a: 1 });
+  assertEquals(r.warnings, [
+    "file has text after the closing brace of its top-level object (from line 1, column 9); it is ignored, " +
+    "as the Khronos loader ignores it",
+  ]);
 });
 
 Deno.test("invalid UTF-8 is refused with the offset of the bad byte", () => {

@@ -1,5 +1,9 @@
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { type DriverManifestResult, parseDriverManifest } from "../discovery/driver_manifest.ts";
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import {
+  type DriverManifest,
+  type DriverManifestResult,
+  parseDriverManifest,
+} from "../discovery/driver_manifest.ts";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { TempTree } from "./_discovery_tree.ts";
 
@@ -73,7 +77,7 @@ Deno.test("each defect names the field and what was expected", () => {
     [{ ICD: {} }, 'field "file_format_version" is missing, expected a version string such as "1.0.1"'],
     [
       { file_format_version: 1 },
-      'field "file_format_version" is a number, expected a version string such as "1.0.1"',
+      'field "file_format_version" is "1", expected a version string such as "1.0.1"',
     ],
     [
       { file_format_version: "one" },
@@ -99,28 +103,52 @@ Deno.test("each defect names the field and what was expected", () => {
     ],
     [
       { file_format_version: "1.0.0", ICD: { library_path: "l.so", api_version: 4206822 } },
-      'field "ICD.api_version" is a number, expected a version string such as "1.0.1"',
-    ],
-    [
-      { file_format_version: "1.0.1", ICD: { library_path: "l.so", api_version: "1.0.0", library_arch: 64 } },
-      'field "ICD.library_arch" is a number, expected "32" or "64"',
-    ],
-    [
-      {
-        file_format_version: "1.0.1",
-        ICD: { library_path: "l.so", api_version: "1.0.0", library_arch: "x86_64" },
-      },
-      'field "ICD.library_arch" is "x86_64", expected "32" or "64"',
-    ],
-    [
-      {
-        file_format_version: "1.0.1",
-        ICD: { library_path: "l.so", api_version: "1.0.0", is_portability_driver: "no" },
-      },
-      'field "ICD.is_portability_driver" is "no", expected true or false',
+      'field "ICD.api_version" is "4206822", expected a version string such as "1.0.1"',
     ],
   ];
   for (const [value, expected] of cases) assertEquals(reason(parseDriverManifest(value, PATH)), expected);
+});
+
+Deno.test("a field of the wrong type the manifest can do without is ignored with a warning naming it (issue 17, rule 2)", () => {
+  const icd = (extra: Record<string, unknown>) => ({
+    file_format_version: "1.0.1",
+    ICD: { library_path: "l.so", api_version: "1.0.0", ...extra },
+  });
+  const cases: [Record<string, unknown>, string, Partial<DriverManifest>][] = [
+    [icd({ library_arch: 64 }), 'field "ICD.library_arch" is a number, expected "32" or "64"; ignored', {
+      libraryArch: undefined,
+    }],
+    [
+      icd({ library_arch: "x86_64" }),
+      'field "ICD.library_arch" is "x86_64", expected "32" or "64"; ignored',
+      {},
+    ],
+    [
+      icd({ is_portability_driver: "true" }),
+      'field "ICD.is_portability_driver" is "true", expected true or false; ignored (an ordinary driver)',
+      { isPortabilityDriver: false },
+    ],
+    [
+      icd({ api_version: 1.2 }),
+      'field "ICD.api_version" is the number 1.2, expected a string; read as "1.2"',
+      { apiVersionText: "1.2", apiVersion: (1 << 22) | (2 << 12) },
+    ],
+    [
+      { file_format_version: 1.0, ICD: { library_path: "l.so", api_version: "1.3.0" } },
+      'field "file_format_version" is the number 1, expected a string; read as "1"',
+      {},
+    ],
+  ];
+  for (const [value, warning, fields] of cases.slice(0, 4)) {
+    const r = parseDriverManifest(value, PATH);
+    assert(r.ok, JSON.stringify(r));
+    assertEquals(r.warnings, [warning]);
+    for (const [k, v] of Object.entries(fields)) assertEquals(r.manifest[k as keyof DriverManifest], v, k);
+  }
+  // A version that stays unreadable after the number is read as text cannot be used: skipped.
+  const [value, warning] = cases[4]!;
+  const r = parseDriverManifest(value, PATH);
+  assertEquals([r.ok, r.warnings], [false, [warning]]);
 });
 
 Deno.test("comments and trailing commas load with a warning that other loaders reject them", () => {
