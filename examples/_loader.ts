@@ -1,0 +1,60 @@
+/**
+ * What every example does before its first Vulkan call: opens the loader named by `--loader=` (vkdeno, or
+ * the reference `libvulkan.so.1` through `tools/libvulkan.ts`, for comparing), and says how to install a
+ * driver when there is none.
+ *
+ * @module
+ */
+import type { DeviceTable, VulkanCommands } from "../chain/vulkan.ts";
+
+/** A loader's command object as the examples take it: every command, device tables, disposal. */
+export type LoaderCommands = VulkanCommands & { deviceTable(device: Deno.PointerValue): DeviceTable };
+
+/** No Vulkan driver, or no device that can run the example: the example prints {@linkcode INSTALL_HINT}. */
+export class NoDeviceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NoDeviceError";
+  }
+}
+
+/** The message printed when no Vulkan driver is installed. */
+export const INSTALL_HINT =
+  "No Vulkan driver found. Install one, for example Mesa's CPU driver (lavapipe):\n" +
+  "  sudo apt-get install mesa-vulkan-drivers";
+
+/**
+ * The value of `--loader=` in `args` (default `"vkdeno"`).
+ *
+ * @example Usage
+ * ```ts
+ * import { loaderArg } from "./_loader.ts";
+ * console.log(loaderArg(["--loader=libvulkan"])); // "libvulkan"
+ * ```
+ */
+export function loaderArg(args: readonly string[]): string {
+  return args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ?? "vkdeno";
+}
+
+/**
+ * Opens the loader named by a `--loader=` value: `"vkdeno"` (this project's loader) or `"libvulkan"` (the
+ * reference, through `tools/libvulkan.ts`).
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { openLoader } from "./_loader.ts";
+ * using vk = await openLoader("libvulkan");
+ * ```
+ * @throws {TypeError} For another loader name.
+ */
+export async function openLoader(name: string): Promise<LoaderCommands & Disposable> {
+  if (name === "vkdeno") {
+    const { Vulkan } = await import("../mod.ts");
+    return Vulkan.load();
+  }
+  if (name === "libvulkan") {
+    const { openLibvulkan } = await import("../tools/libvulkan.ts");
+    return openLibvulkan();
+  }
+  throw new TypeError(`Unknown loader "${name}": expected "vkdeno" or "libvulkan"`);
+}
