@@ -70,8 +70,8 @@ export interface ExtensionProperty {
 export class Driver {
   /** The manifest it was loaded from. */
   readonly manifest: DiscoveredDriver;
-  /** The library. */
-  readonly library: Library;
+  /** The library; null for a driver the application handed over as a `vkGetInstanceProcAddr` pointer. */
+  readonly library: Library | null;
   /** The negotiated loader/driver interface version. */
   readonly interfaceVersion: number;
   /** The driver's `vk_icdGetInstanceProcAddr` (or exported `vkGetInstanceProcAddr` for interface 0). */
@@ -91,7 +91,7 @@ export class Driver {
 
   constructor(init: {
     manifest: DiscoveredDriver;
-    library: Library;
+    library: Library | null;
     interfaceVersion: number;
     getInstanceProcAddr: Deno.PointerObject;
     getPhysicalDeviceProcAddr: Deno.PointerValue;
@@ -161,7 +161,7 @@ export class Driver {
 
   #global(name: string): Deno.PointerValue {
     if (this.interfaceVersion === 0 && name !== "vkEnumerateInstanceVersion") {
-      const exported = this.library.symbolAddress(name);
+      const exported = this.library?.symbolAddress(name);
       if (exported) return exported;
     }
     return this.procAddr(null, name);
@@ -354,7 +354,7 @@ function load(manifest: DiscoveredDriver, log?: Logger): Driver {
 export function acquireDriver(manifest: DiscoveredDriver, log?: Logger): Driver {
   const key = `${manifest.manifestPath}\0${manifest.libraryPath}`;
   let driver = loaded.get(key);
-  if (!driver || driver.library.closed) {
+  if (!driver || driver.library?.closed !== false) {
     driver = load(manifest, log);
     loaded.set(key, driver);
   }
@@ -375,7 +375,7 @@ export function releaseDriver(driver: Driver): void {
   driver.refs--;
   if (driver.refs > 0) return;
   for (const [key, d] of loaded) if (d === driver) loaded.delete(key);
-  driver.library.close();
+  driver.library?.close();
 }
 
 /**

@@ -18,6 +18,14 @@ import { discoverDrivers } from "../discovery/drivers.ts";
 import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { unsupportedSurfaceExtensions } from "../wsi/terminators.ts";
 import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "./driver.ts";
+import type { DiscoveredDriver } from "../discovery/drivers.ts";
+import {
+  acquireDirectDrivers,
+  apiDriverManifests,
+  DIRECT_DRIVER_LOADING_EXTENSION,
+  type DirectDriverMode,
+  readDirectDriverList,
+} from "./direct_driver.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
 import { LoaderInstance } from "./instance.ts";
@@ -71,11 +79,16 @@ export interface LoaderOptions {
   logger?: Logger;
   /** `false` forces the `UnsafeFnPointer` fallback for the process's stubs (only before the first load). */
   nativeStubs?: boolean;
+  /** Driver libraries (`.so`) or manifests (`.json`) to use (chain/direct_driver.ts). */
+  drivers?: readonly string[];
+  /** With `drivers`: `exclusive` (default) uses only them, `inclusive` adds them after the found ones. */
+  driversMode?: DirectDriverMode;
 }
 
 /** Instance extensions the loader implements itself. */
 export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
   { name: "VK_KHR_portability_enumeration", specVersion: 1 },
+  { name: DIRECT_DRIVER_LOADING_EXTENSION, specVersion: 1 },
 ];
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
@@ -107,9 +120,13 @@ export class Loader implements Disposable {
   #terminators = new Map<string, Deno.PointerObject>();
   #emulations = new Map<number, Deno.PointerObject>();
   #disposed = false;
+  #apiDrivers: readonly string[] | undefined;
+  #apiDriversMode: DirectDriverMode;
 
   /** A loader over `options.env`. */
   constructor(options: LoaderOptions = {}) {
+    this.#apiDrivers = options.drivers;
+    this.#apiDriversMode = options.driversMode ?? "exclusive";
     this.env = options.env ?? snapshotProcessEnvironment();
     this.log = options.logger ?? new Logger(this.env);
     this.stubs = chainStubs({ native: options.nativeStubs });
@@ -145,9 +162,16 @@ export class Loader implements Disposable {
   }
 
   #discover(): Driver[] {
+    return acquireDrivers(this.#driverManifests(), this.log);
+  }
+
+  /** The found drivers, and `options.drivers` (after them, or alone when exclusive). */
+  #driverManifests(): DiscoveredDriver[] {
+    const api = this.#apiDrivers === undefined ? [] : apiDriverManifests(this.#apiDrivers, this.log);
+    if (this.#apiDrivers !== undefined && this.#apiDriversMode === "exclusive") return api;
     const discovery = discoverDrivers(this.env);
     this.log.logAll(discovery.messages);
-    return acquireDrivers(discovery.drivers, this.log);
+    return [...discovery.drivers, ...api];
   }
 
   /** The instance extensions of every driver (known ones unless the filter is off) and the loader's own. */
@@ -224,15 +248,17 @@ export class Loader implements Disposable {
     checkApiVersion(this.log, info.appApiVersion);
     const devicePolicy = readDevicePolicy(this.env);
     this.log.logAll(devicePolicy.messages);
-    const discovery = discoverDrivers(this.env);
-    this.log.logAll(discovery.messages);
+    // VK_LUNARG_direct_driver_loading: the application's drivers, after the found ones or alone.
+    const direct = readDirectDriverList(info.pNext, info.extensions, this.log);
+    const found = direct?.mode === "exclusive" ? [] : this.#driverManifests();
     // VK_KHR_portability_enumeration: portability drivers only when the application asked for them.
-    const portability = decidePortability(discovery.drivers, {
+    const portability = decidePortability(found, {
       flags: info.flags,
       enabledExtensions: info.extensions,
     });
     this.log.logAll(portability.messages);
     const held = acquireDrivers(portability.used, this.log);
+    if (direct !== undefined) held.push(...acquireDirectDrivers(direct, this.log));
     const fail = (result: number, text: string) => {
       this.log.error(text);
       held.forEach(releaseDriver);

@@ -47,6 +47,14 @@ export interface VulkanOptions {
   logger?: Logger;
   /** `false` forces the `UnsafeFnPointer` fallback (only effective before the process's first load). */
   nativeStubs?: boolean;
+  /**
+   * Exactly these drivers: library paths (`.so`, loaded and negotiated as a manifest's library would be) or
+   * driver manifest paths (`.json`). With the default `driversMode: "exclusive"` nothing is discovered from
+   * the system (no search folders, no driver variables); `"inclusive"` adds them after the found drivers.
+   */
+  drivers?: readonly string[];
+  /** How `drivers` mix with discovered ones (default `"exclusive"`). */
+  driversMode?: "exclusive" | "inclusive";
 }
 
 type P = Deno.PointerValue;
