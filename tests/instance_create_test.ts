@@ -136,6 +136,7 @@ Deno.test("instance extensions: drivers' union and the loader's own, deduplicate
     "VK_KHR_xcb_surface",
     "VK_EXT_headless_surface",
     "VK_KHR_portability_enumeration",
+    "VK_LUNARG_direct_driver_loading",
   ];
   assertEquals(count.read(), expected.length);
   const props = l.arena.pointer(l.arena.alloc(260 * expected.length));

@@ -73,6 +73,9 @@ export interface InfoComparison {
   devices: DeviceRow[];
 }
 
+/** Extensions the loader itself implements that Debian's libvulkan 1.3.239 knows by name but does not offer. */
+const LOADER_EXTENSIONS_NEWER_THAN_REFERENCE: readonly string[] = ["VK_LUNARG_direct_driver_loading"];
+
 function setDifference(a: readonly string[], b: readonly string[]): string[] {
   const other = new Set(b);
   return a.filter((x) => !other.has(x));
@@ -122,7 +125,11 @@ export function compareInfo(
   const differences: string[] = [];
   const explained: string[] = [];
   const onlyOurs = (name: string, where: string) => {
-    if (options.referenceKnows && !options.referenceKnows(name)) {
+    if (LOADER_EXTENSIONS_NEWER_THAN_REFERENCE.includes(name)) {
+      explained.push(
+        `${where} "${name}" only in vkdeno: a loader extension libvulkan 1.3.239 does not implement`,
+      );
+    } else if (options.referenceKnows && !options.referenceKnows(name)) {
       explained.push(
         `${where} "${name}" only in vkdeno: libvulkan does not know it (newer than its headers)`,
       );
