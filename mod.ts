@@ -35,15 +35,19 @@ export type { EnvironmentSnapshot } from "./discovery/environment.ts";
 export { snapshotProcessEnvironment } from "./discovery/environment.ts";
 export type {
   DeviceTable,
+  UnknownCommand,
   VulkanCommand,
   VulkanCommandName,
   VulkanCommands,
   VulkanOptions,
 } from "./chain/vulkan.ts";
+export * from "./ffi/generated/vk_constants.js";
+export type * from "./ffi/generated/vk_types.ts";
+export type * from "./ffi/generated/vk_commands.ts";
 export { loadVulkan, Vulkan } from "./chain/vulkan.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
 export { Logger } from "./chain/log.ts";
-export { VkError } from "./chain/errors.ts";
+export { resultName, VkError } from "./chain/errors.ts";
 export { Arena, readCString, readPointer } from "./ffi/memory.ts";
 export type {
   AllocStructOptions,

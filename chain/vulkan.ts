@@ -16,6 +16,8 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import type { VkCommands, VkDeviceCommandName } from "../ffi/generated/vk_commands.ts";
+import type { VkDevice } from "../ffi/generated/vk_types.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { WSI_COMMANDS } from "../wsi/terminators.ts";
 import type { LoaderDevice } from "./device.ts";
@@ -27,17 +29,32 @@ import { commandDef } from "./stubs.ts";
 import { stampingTrampolines } from "./trampoline.ts";
 import { devices, key } from "./_registry.ts";
 
-/** A Vulkan command as a JavaScript function taking the C parameter list. */
+/**
+ * A Vulkan command as an untyped JavaScript function taking the C parameter list: what layer dispatch
+ * tables hold. The command object itself is typed per command ({@linkcode VulkanCommands}).
+ */
 // deno-lint-ignore no-explicit-any
 export type VulkanCommand = (...args: any[]) => any;
 
-/** Every command of the generated tables (names and aliases) as a method. */
-export type VulkanCommands = { readonly [K in VulkanCommandName]: VulkanCommand };
+/**
+ * Every command of the registry (names and aliases) with its typed signature (generated from vk.xml into
+ * `ffi/generated/vk_commands.ts`): spec parameter names, branded handles, enums as unions of their values,
+ * flags as numbers, 64-bit values as bigints, pointers as `Deno.PointerValue`.
+ */
+export type VulkanCommands = VkCommands;
 
 export type { VulkanCommandName };
 
-/** Device-level commands of one device (Volk-style): those the device provides, by name. */
-export type DeviceTable = { readonly [command: string]: VulkanCommand };
+/**
+ * Device-level commands of one device (Volk-style), typed: a command is present when the device provides
+ * it (its driver returned it and its extension or version is enabled), absent (undefined) otherwise.
+ */
+export type DeviceTable = { readonly [K in VkDeviceCommandName]?: VkCommands[K] };
+
+/** The function a {@linkcode Vulkan.getUnknownCommand} call with FFI signature `D` returns. */
+export type UnknownCommand<D extends Deno.ForeignFunction> = (
+  ...args: Deno.ToNativeParameterTypes<D["parameters"]>
+) => Deno.FromNativeResultType<D["result"]>;
 
 /** Options of {@linkcode Vulkan.load}. */
 export interface VulkanOptions {
@@ -191,7 +208,7 @@ export class Vulkan implements Disposable {
    * ```
    * @throws {TypeError} If `device` is not a device this process's loader created.
    */
-  deviceTable(device: Deno.PointerValue): DeviceTable {
+  deviceTable(device: VkDevice): DeviceTable {
     const ld = devices.get(key(device));
     if (!ld) {
       throw new TypeError(`Cannot make a device table: "0x${key(device).toString(16)}" is not a VkDevice`);
@@ -216,7 +233,7 @@ export class Vulkan implements Disposable {
       });
     }
     this.#tables.set(ld, table);
-    return table;
+    return table as DeviceTable;
   }
 
   /**
@@ -229,7 +246,7 @@ export class Vulkan implements Disposable {
    * const fn = vk.getUnknownCommand("vkGetPhysicalDeviceFooVENDOR", { parameters: ["pointer", "u32"], result: "u32" });
    * ```
    */
-  getUnknownCommand(name: string, def: Deno.ForeignFunction): VulkanCommand | null {
+  getUnknownCommand<const D extends Deno.ForeignFunction>(name: string, def: D): UnknownCommand<D> | null {
     if (name in COMMAND_INDEX) return this.#command(name);
     const cached = this.#commands.get(name);
     if (cached) return cached;

@@ -180,12 +180,12 @@ Deno.test("device extensions come from the driver; device layers are answered by
   const { instance } = createInstance(l);
   const [pd] = physicalDevices(l, instance);
   const count = u32Slot(l);
-  assertEquals(l.vk.vkEnumerateDeviceExtensionProperties(pd, null, count.pointer, null), 0);
+  assertEquals(l.vk.vkEnumerateDeviceExtensionProperties(pd!, null, count.pointer, null), 0);
   assertEquals(count.read(), 2);
-  assertEquals(l.vk.vkEnumerateDeviceLayerProperties(pd, count.pointer, null), 0);
+  assertEquals(l.vk.vkEnumerateDeviceLayerProperties(pd!, count.pointer, null), 0);
   assertEquals(count.read(), 0);
   assertEquals(
-    l.vk.vkEnumerateDeviceExtensionProperties(pd, l.arena.cstring("VK_LAYER_x"), count.pointer, null),
+    l.vk.vkEnumerateDeviceExtensionProperties(pd!, l.arena.cstring("VK_LAYER_x"), count.pointer, null),
     -6,
   );
   assert(calls(env.callLog(), "vkEnumerateDeviceExtensionProperties").every((x) => x.endsWith("layer=NULL")));
@@ -200,7 +200,7 @@ Deno.test("instance-level functionality a driver lacks is supplied by the loader
   const [pd] = physicalDevices(l, instance);
   // The mock has no vkGetPhysicalDeviceToolProperties: the loader answers "no tools".
   const count = u32Slot(l, 7);
-  assertEquals(l.vk.vkGetPhysicalDeviceToolProperties(pd, count.pointer, null), 0);
+  assertEquals(l.vk.vkGetPhysicalDeviceToolProperties(pd!, count.pointer, null), 0);
   assertEquals(count.read(), 0);
   l.vk.vkDestroyInstance(instance, null);
 });

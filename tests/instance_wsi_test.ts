@@ -36,7 +36,7 @@ Deno.test("headless surfaces, surface queries and swapchains reach each driver w
   const [a, b] = physicalDevices(l, instance);
   const supported = arena.pointer(arena.alloc(4));
   for (const pd of [a, b]) {
-    assertEquals(vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd, 0, surface, supported), 0);
+    assertEquals(vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd!, 0, surface, supported), 0);
     assertEquals(readU32(supported, 0), 1);
   }
   const kinds = calls(env.callLog(), "vkGetPhysicalDeviceSurfaceSupportKHR").map((x) => [

@@ -106,14 +106,14 @@ Deno.test({
     const { instance } = createInstance(l, { apiVersion: "1.0.0" });
     const [pd] = physicalDevices(l, instance);
     const features2 = writeStruct(l.arena, "VkPhysicalDeviceFeatures2", {});
-    l.vk.vkGetPhysicalDeviceFeatures2(pd, features2);
+    l.vk.vkGetPhysicalDeviceFeatures2(pd!, features2);
     // lavapipe supports robustBufferAccess: the first VkBool32 of the embedded VkPhysicalDeviceFeatures.
     assertEquals(readU32(features2, 16), 1);
     const mem2 = writeStruct(l.arena, "VkPhysicalDeviceMemoryProperties2", {});
-    l.vk.vkGetPhysicalDeviceMemoryProperties2(pd, mem2);
+    l.vk.vkGetPhysicalDeviceMemoryProperties2(pd!, mem2);
     assert(readU32(mem2, 16) > 0, "no memory types");
     const count = u32Slot(l);
-    l.vk.vkGetPhysicalDeviceQueueFamilyProperties2(pd, count.pointer, null);
+    l.vk.vkGetPhysicalDeviceQueueFamilyProperties2(pd!, count.pointer, null);
     assert(count.read() >= 1);
     l.vk.vkDestroyInstance(instance, null);
   },

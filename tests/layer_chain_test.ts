@@ -98,7 +98,7 @@ test("implicit, VK_INSTANCE_LAYERS and application layers chain in that order, e
   const props = l.arena.pointer(l.arena.alloc(1024));
   // (Sorting inside the terminator asks the driver for properties too: start the log here.)
   env.clearCallLog();
-  l.vk.vkGetPhysicalDeviceProperties(pd, props);
+  l.vk.vkGetPhysicalDeviceProperties(pd!, props);
   assertEquals(order(env, "vkGetPhysicalDeviceProperties"), [...chain, "drv"]);
   // Devices: the same order, with the device nodes; device-level calls go stub -> first layer.
   env.clearCallLog();
@@ -117,7 +117,7 @@ test("implicit, VK_INSTANCE_LAYERS and application layers chain in that order, e
   assertEquals(l.vk.vkDeviceWaitIdle(device), 0);
   assertEquals(order(env, "vkDeviceWaitIdle"), [...chain, "drv"]);
   // vkEnumerateDeviceLayerProperties: the instance's layers, in chain order.
-  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd, c, p)), chain);
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd!, c, p)), chain);
   env.clearCallLog();
   l.vk.vkDestroyDevice(device, null);
   assertEquals(order(env, "vkDestroyDevice"), [...chain, "drv"]);
@@ -181,7 +181,7 @@ test("a layer without vkGetDeviceProcAddr takes part in the instance chain only"
   assertEquals(result, 0);
   assertEquals(order(env, "vkCreateDevice"), ["VK_LAYER_MOCK_both", "drv"]);
   // It is still an activated layer of the instance.
-  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd, c, p)), [
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd!, c, p)), [
     "VK_LAYER_MOCK_instance_only",
     "VK_LAYER_MOCK_both",
   ]);
@@ -366,7 +366,7 @@ test("layer extensions: pLayerName lists, implicit ones in the global list, crea
   assertEquals(ok.result, 0);
   const [pd] = physicalDevices(l, ok.instance);
   const dev = (layer: string | null) => (c: P, p: P) =>
-    l.vk.vkEnumerateDeviceExtensionProperties(pd, layer === null ? null : l.arena.cstring(layer), c, p);
+    l.vk.vkEnumerateDeviceExtensionProperties(pd!, layer === null ? null : l.arena.cstring(layer), c, p);
   assertEquals(extensionNames(l, dev("VK_LAYER_MOCK_explicit")).names, ["VK_EXT_debug_marker"]);
   assertEquals(extensionNames(l, dev("VK_LAYER_MOCK_nope")).result, VK_ERROR_LAYER_NOT_PRESENT);
   l.vk.vkDestroyInstance(ok.instance, null);
@@ -414,7 +414,7 @@ test("device layers are deprecated: a differing VkDeviceCreateInfo.ppEnabledLaye
     ppEnabledLayerNames: ["VK_LAYER_MOCK_other"],
   });
   const out = l.arena.pointer(l.arena.alloc(8));
-  assertEquals(l.vk.vkCreateDevice(pd, info, null, out), 0);
+  assertEquals(l.vk.vkCreateDevice(pd!, info, null, out), 0);
   assertEquals(order(env, "vkCreateDevice"), ["VK_LAYER_MOCK_x", "drv"]);
   assert(l.lines.some((x) => x.includes("device layers are deprecated")), l.lines.join("\n"));
   l.vk.vkDestroyDevice(readPointer(out, 0), null);
@@ -450,7 +450,10 @@ Deno.test({
   assert(driverLine.includes("exts= "), driverLine);
   const fn = l.vk.vkGetDeviceProcAddr(device, "vkMockLayerDeviceFn");
   assert(fn !== null);
-  const call = new Deno.UnsafeFnPointer(fn, { parameters: ["pointer", "u32"], result: "u32" } as const);
+  const call = new Deno.UnsafeFnPointer(
+    fn as Deno.PointerObject<never>,
+    { parameters: ["pointer", "u32"], result: "u32" } as const,
+  );
   assertEquals(call.call(device, 5), 0x30000 + 0x200 + 5); // the mock layer's vkMockLayerDeviceFn: base + 0x200 + x
   l.vk.vkDestroyDevice(device, null);
   l.vk.vkDestroyInstance(instance, null);
@@ -466,13 +469,13 @@ test("vkEnumerateDeviceExtensionProperties(NULL) adds active implicit layers' de
   using l = load(env.snapshot());
   const { instance } = createInstance(l, { layers: ["VK_LAYER_MOCK_exp"] });
   const [pd] = physicalDevices(l, instance);
-  const all = extensionNames(l, (c, p) => l.vk.vkEnumerateDeviceExtensionProperties(pd, null, c, p));
+  const all = extensionNames(l, (c, p) => l.vk.vkEnumerateDeviceExtensionProperties(pd!, null, c, p));
   assertEquals(all.result, 0);
   assertEquals(all.names, ["VK_KHR_swapchain", "VK_MOCK_implicit_device"]);
   // The short-array idiom still reports VK_INCOMPLETE.
   const one = u32Slot(l, 1);
   const props = l.arena.pointer(l.arena.alloc(260));
-  assertEquals(l.vk.vkEnumerateDeviceExtensionProperties(pd, null, one.pointer, props), 5);
+  assertEquals(l.vk.vkEnumerateDeviceExtensionProperties(pd!, null, one.pointer, props), 5);
   l.vk.vkDestroyInstance(instance, null);
 });
 
@@ -503,7 +506,7 @@ test("a meta layer chains its components in order; vkEnumerateDeviceLayerPropert
   assertEquals(result, 0);
   assertEquals(order(env, "vkCreateInstance"), ["VK_LAYER_MOCK_c2", "VK_LAYER_MOCK_c1", "drv"]);
   const [pd] = physicalDevices(l, instance);
-  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd, c, p)), [
+  assertEquals(layerNames(l, (c, p) => l.vk.vkEnumerateDeviceLayerProperties(pd!, c, p)), [
     "VK_LAYER_MOCK_c2",
     "VK_LAYER_MOCK_c1",
     "VK_LAYER_MOCK_meta",
@@ -617,7 +620,10 @@ test("a layer's physical-device command (vk_layerGetPhysicalDeviceProcAddr) is a
   const [pd] = physicalDevices(l, instance);
   const fn = l.vk.vkGetInstanceProcAddr(instance, "vkMockLayerPhysicalDeviceFn");
   assert(fn !== null);
-  const call = new Deno.UnsafeFnPointer(fn, { parameters: ["pointer", "u32"], result: "u32" } as const);
+  const call = new Deno.UnsafeFnPointer(
+    fn as Deno.PointerObject<never>,
+    { parameters: ["pointer", "u32"], result: "u32" } as const,
+  );
   // The mock layer's vkMockLayerPhysicalDeviceFn returns base + 0x100 + x, given the handle it knows.
   assertEquals(call.call(pd!, 7), 0x40000 + 0x100 + 7);
   const line = env.callLog("VK_LAYER_MOCK_gpdpa").find((x) => x.includes("vkMockLayerPhysicalDeviceFn"))!;

@@ -171,11 +171,11 @@ Deno.test("through vkdeno, VK_KHR_display queries reach the driver and the get_d
   const [pd] = physicalDevices(l, instance);
   env.clearCallLog();
   const count = u32Slot(l, 9);
-  assert.equal(l.vk.vkGetPhysicalDeviceDisplayPropertiesKHR(pd, count.pointer, null), 0);
+  assert.equal(l.vk.vkGetPhysicalDeviceDisplayPropertiesKHR(pd!, count.pointer, null), 0);
   assert.equal(count.read(), 0);
   const props2 = allocStruct(l.arena, "VkDisplayPlaneProperties2KHR", { count: 1 });
   const one = u32Slot(l, 1);
-  assert.equal(l.vk.vkGetPhysicalDeviceDisplayPlaneProperties2KHR(pd, one.pointer, props2), 0);
+  assert.equal(l.vk.vkGetPhysicalDeviceDisplayPlaneProperties2KHR(pd!, one.pointer, props2), 0);
   assert.equal(one.read(), 0);
   assert.deepEqual(env.callLog().map((x) => x.split(" ").slice(0, 2).join(" ")), [
     "disp vkGetPhysicalDeviceDisplayPropertiesKHR",

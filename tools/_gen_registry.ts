@@ -34,6 +34,10 @@ export interface TypeDecl {
   members?: Decl[];
   returnedOnly?: boolean;
   structExtends?: string[];
+  /** funcpointer: the return type (`void`, `VkBool32`, `void*` as pointer 1). */
+  proto?: { type: string; pointer: number };
+  /** funcpointer: the parameters. */
+  params?: Decl[];
 }
 
 /** An enumerated type (`<enums type="enum|bitmask">`). */
@@ -89,6 +93,10 @@ export interface Registry {
   extensions: Map<string, ExtensionDecl>;
   /** Enum names that video.xml declares (StdVideo enums used by value in structs). */
   videoEnums: Set<string>;
+  /** Extension constants (`VK_KHR_SURFACE_EXTENSION_NAME`, `VK_KHR_SURFACE_SPEC_VERSION`) -> value. */
+  extensionConstants: Map<string, string | number>;
+  /** Core versions of api="vulkan" in order (`["1.0", "1.1", ...]`). */
+  apiVersions: string[];
 }
 
 /** True when an element's `api` attribute (if any) includes "vulkan". */
@@ -188,6 +196,8 @@ export function readRegistry(xml: string, videoXml?: string): Registry {
     order: [],
     extensions: new Map(),
     videoEnums: new Set(),
+    extensionConstants: new Map(),
+    apiVersions: [],
   };
   if (videoXml) {
     for (const m of videoXml.matchAll(/<enums\s+name="(\w+)"\s+type="enum"/g)) reg.videoEnums.add(m[1]!);
@@ -248,6 +258,14 @@ export function readRegistry(xml: string, videoXml?: string): Registry {
         }
         if (t.attrs.returnedonly === "true") decl.returnedOnly = true;
         if (t.attrs.structextends) decl.structExtends = t.attrs.structextends.split(",");
+      }
+      if (category === "funcpointer" && !decl.alias) {
+        const proto = find(t, "proto");
+        if (proto) {
+          const d = parseDecl(proto, reg.constants);
+          decl.proto = { type: d.type, pointer: d.pointer };
+          decl.params = elements(t, "param").map((p) => parseDecl(p, reg.constants));
+        }
       }
       reg.types.set(name, decl);
     }
@@ -354,6 +372,9 @@ export function readRegistry(xml: string, videoXml?: string): Registry {
   for (const f of sections.filter((s) => s.tag === "feature")) {
     if (!forVulkan(f)) continue;
     requireCommands(featureProvider(f), f);
+    if (f.attrs.apitype !== "internal" && f.attrs.number && !reg.apiVersions.includes(f.attrs.number)) {
+      reg.apiVersions.push(f.attrs.number);
+    }
     requireEnums(f);
   }
   const extensionElements = sections.filter((s) => s.tag === "extensions").flatMap((s) =>
@@ -374,6 +395,15 @@ export function readRegistry(xml: string, videoXml?: string): Registry {
     reg.extensions.set(ext.name, ext);
     requireCommands(ext.name, x);
     requireEnums(x, number);
+    for (const r of elements(x, "require")) {
+      if (!forVulkan(r)) continue;
+      for (const e of elements(r, "enum")) {
+        const v = e.attrs.value;
+        if (!forVulkan(e) || e.attrs.extends || v === undefined || !e.attrs.name) continue;
+        if (/^"[^"]*"$/.test(v)) reg.extensionConstants.set(e.attrs.name, v.slice(1, -1));
+        else if (/^\d+$/.test(v)) reg.extensionConstants.set(e.attrs.name, Number(v));
+      }
+    }
   }
 
   for (const [name, target] of pendingAlias) {

@@ -17,6 +17,8 @@ import { fileURLToPath } from "node:url";
 import { readRegistry } from "./_gen_registry.ts";
 import { emitAll } from "./_gen_emit.ts";
 import { TYPES_TEXT } from "./_gen_types.ts";
+import { emitApi } from "./_gen_api.ts";
+import { Layouts } from "./_gen_layout.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // The vendored copy (tools/registry/, the project's 1.4 registry) comes first so a fresh clone generates
@@ -53,7 +55,7 @@ function exists(path: string): boolean {
 
 async function format(name: string, text: string): Promise<string> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--line-width", "110", "--ext", "ts", "-"],
+    args: ["fmt", "--line-width", "110", "--ext", name.endsWith(".js") ? "js" : "ts", "-"],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -101,6 +103,9 @@ export async function generate(options: GenerateOptions = {}): Promise<Generated
 
 `;
   const emitted = emitAll(reg, header + TYPES_TEXT);
+  const api = emitApi(reg, new Layouts(reg));
+  for (const [name, text] of api.files) emitted.files.set(name, text);
+  Object.assign(emitted.counts, api.counts);
   const files = new Map<string, string>();
   await Promise.all(
     [...emitted.files.entries()].map(async ([name, text]) => files.set(name, await format(name, text))),

@@ -149,5 +149,5 @@ export function openLibvulkan(options: OpenLibvulkanOptions = {}): LibvulkanComm
   Object.defineProperty(commands, "libraryPath", { value: libraryPath });
   Object.defineProperty(commands, "exported", { value: exported });
   commands[Symbol.dispose as unknown as string] = () => library.close();
-  return commands as LibvulkanCommands;
+  return commands as unknown as LibvulkanCommands;
 }
