@@ -46,7 +46,7 @@ import {
   type LayerManifest,
   type LayerMessage,
 } from "./layer_manifest.ts";
-import type { InspectEntry, InspectSection, InspectValue } from "./inspect.ts";
+import type { InspectEntry, InspectSection, InspectValue } from "./inspect_section.ts";
 import { discoverLayers, type LayerDiscovery } from "./layers.ts";
 import { dirName } from "./search_paths.ts";
 import { expandLayer } from "./meta_layers.ts";

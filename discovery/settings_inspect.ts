@@ -14,7 +14,7 @@
  */
 
 import type { EnvironmentSnapshot } from "./environment.ts";
-import type { InspectEntry, InspectSection, InspectValue } from "./inspect.ts";
+import type { InspectEntry, InspectSection, InspectValue } from "./inspect_section.ts";
 import { discoverDrivers } from "./drivers.ts";
 import { discoverLayers } from "./layers.ts";
 import { readLoaderSettings } from "./settings_file.ts";
