@@ -21,6 +21,7 @@ import { implicitLayerInstanceExtensions } from "../discovery/layer_activation.t
 import type { LayerExtension, LayerManifest } from "../discovery/layer_manifest.ts";
 import { type LayerDiscovery, layerExtensionProperties } from "../discovery/layers.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { isOtherPlatformExtension } from "./platform_extensions.ts";
 
 /**
  * An extension as enumeration returns it.
@@ -57,7 +58,9 @@ export function withImplicitLayerExtensions(
   env: EnvironmentSnapshot,
   discovery: LayerDiscovery,
 ): ExtensionEntry[] {
-  return mergeExtensions(base, implicitLayerInstanceExtensions(env, discovery));
+  // Other platforms' window-system extensions are dropped from layers' lists too (LOADER_BEHAVIOUR LM06).
+  const layers = implicitLayerInstanceExtensions(env, discovery).filter((e) => !isOtherPlatformExtension(e.name));
+  return mergeExtensions(base, layers);
 }
 
 /**

@@ -11,6 +11,7 @@
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { EXTENSIONS } from "../ffi/generated/extensions.ts";
+import { isOtherPlatformExtension } from "./platform_extensions.ts";
 import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { readCString, writeU32, writeU64 } from "../ffi/memory.ts";
@@ -85,8 +86,13 @@ export interface LoaderOptions {
   driversMode?: DirectDriverMode;
 }
 
-/** Instance extensions the loader implements itself. */
+/**
+ * Instance extensions the loader implements itself, in the Khronos loader's order (LOADER_BEHAVIOUR A02):
+ * the debug messengers (chain/debug_utils.ts) and portability enumeration (chain/portability.ts).
+ */
 export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
+  { name: "VK_EXT_debug_report", specVersion: 10 },
+  { name: "VK_EXT_debug_utils", specVersion: 2 },
   { name: "VK_KHR_portability_enumeration", specVersion: 1 },
   { name: DIRECT_DRIVER_LOADING_EXTENSION, specVersion: 1 },
 ];
@@ -180,7 +186,7 @@ export class Loader implements Disposable {
     const seen = new Set<string>();
     const out: ExtensionProperty[] = [];
     const add = (e: ExtensionProperty) => {
-      if (seen.has(e.name)) return;
+      if (seen.has(e.name) || isOtherPlatformExtension(e.name)) return;
       if (!filterOff && EXTENSIONS[e.name]?.type !== "instance") return;
       seen.add(e.name);
       out.push(e);
