@@ -59,7 +59,9 @@ export function withImplicitLayerExtensions(
   discovery: LayerDiscovery,
 ): ExtensionEntry[] {
   // Other platforms' window-system extensions are dropped from layers' lists too (LOADER_BEHAVIOUR LM06).
-  const layers = implicitLayerInstanceExtensions(env, discovery).filter((e) => !isOtherPlatformExtension(e.name));
+  const layers = implicitLayerInstanceExtensions(env, discovery).filter((e) =>
+    !isOtherPlatformExtension(e.name)
+  );
   return mergeExtensions(base, layers);
 }
 

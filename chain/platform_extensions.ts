@@ -35,6 +35,8 @@ export const LINUX_PLATFORMS: ReadonlySet<string> = new Set(["xcb", "xlib", "xli
  */
 export function isOtherPlatformExtension(name: string): boolean {
   const info = EXTENSIONS[name];
-  if (info?.platform === undefined || info.type !== "instance" || info.platform === "provisional") return false;
+  if (info?.platform === undefined || info.type !== "instance" || info.platform === "provisional") {
+    return false;
+  }
   return !LINUX_PLATFORMS.has(info.platform);
 }

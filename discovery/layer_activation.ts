@@ -8,7 +8,8 @@
  * occurrence wins:
  *
  * 1. implicit layers in discovery order, when their variables allow it (or
- *    `VK_LOADER_LAYERS_ENABLE` names them); an implicit layer also named in
+ *    `VK_LOADER_LAYERS_ENABLE` names them and their `disable_environment`
+ *    variable is not set: that one always wins); an implicit layer also named in
  *    `VK_INSTANCE_LAYERS` takes its place there instead (the current Khronos
  *    loader, F03; libvulkan 1.3.239 still kept it with the implicit layers);
  * 2. `VK_INSTANCE_LAYERS`, in list order (unknown or hidden names are logged);
@@ -364,7 +365,11 @@ function implicitLayerVerdict(
   if (overrideLayer !== undefined && overrideLayer.componentLayers?.includes(layer.name)) {
     return { enabled: true, reason: `component of the override layer (${verdict.reason}, ignored)` };
   }
-  if (forcedOnByFilter(filters, layer.name)) {
+  // The disable variable beats VK_LOADER_LAYERS_ENABLE (issue 17, rule 4): the current Khronos loader
+  // applies the forced enable first, then turns the layer off again when disable_environment is set.
+  const disable = layer.disableEnvironment;
+  const disabledByVariable = disable !== undefined && getenv(env, disable.name) !== undefined;
+  if (forcedOnByFilter(filters, layer.name) && !disabledByVariable) {
     return { enabled: true, reason: `forced on by VK_LOADER_LAYERS_ENABLE (${verdict.reason})` };
   }
   return verdict;

@@ -13,7 +13,12 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { MockEnvironment } from "./_mock.ts";
 import { khronosProbe, only, vkdenoProbe } from "./_conform.ts";
 
-const LINUX_SURFACES = ["VK_KHR_surface", "VK_KHR_xcb_surface", "VK_KHR_xlib_surface", "VK_KHR_wayland_surface"];
+const LINUX_SURFACES = [
+  "VK_KHR_surface",
+  "VK_KHR_xcb_surface",
+  "VK_KHR_xlib_surface",
+  "VK_KHR_wayland_surface",
+];
 const OTHER_PLATFORMS = [
   "VK_KHR_win32_surface",
   "VK_KHR_android_surface",
@@ -51,7 +56,10 @@ Deno.test("instance extensions: enabling another platform's surface fails with V
   await driverListingEveryPlatform(env);
   for (const name of ["VK_KHR_win32_surface", "VK_EXT_metal_surface"]) {
     const ours = only(vkdenoProbe(env, { enable: ["VK_KHR_surface", name] }).lines, "create_instance");
-    const theirs = only((await khronosProbe(env, { enable: ["VK_KHR_surface", name] })).lines, "create_instance");
+    const theirs = only(
+      (await khronosProbe(env, { enable: ["VK_KHR_surface", name] })).lines,
+      "create_instance",
+    );
     assertEquals(ours, ["create_instance result=-7"], name);
     assertEquals(theirs, ours, name);
   }

@@ -148,15 +148,27 @@ Deno.test("layer activation: a disabled layer cannot be requested by the app or 
   assertMatch(text(env), /VK_INSTANCE_LAYERS is not available: forced disabled because name matches filter/);
 });
 
-Deno.test("layer activation: VK_LOADER_LAYERS_ENABLE forces an implicit layer on despite its variables", () => {
+Deno.test("layer activation: VK_LOADER_LAYERS_ENABLE forces an implicit layer on despite an unset enable variable", () => {
   using tree = new TempTree({
     [`${IMPLICIT_DIR}/a.json`]: layerManifest(
       implicitFields("VK_LAYER_IMP", { enable_environment: { ENABLE_IMP: "1" } }),
     ),
   });
-  const r = ok(activate(tree, { VK_LOADER_LAYERS_ENABLE: "VK_LAYER_IMP", DISABLE_VK_LAYER_IMP: "1" }));
+  const r = ok(activate(tree, { VK_LOADER_LAYERS_ENABLE: "VK_LAYER_IMP" }));
   assertEquals(r.layers.map((a) => [a.layer.name, a.source]), [["VK_LAYER_IMP", "implicit"]]);
   assertMatch(r.layers[0]?.reason ?? "", /forced on by VK_LOADER_LAYERS_ENABLE/);
+});
+
+Deno.test("layer activation: a set disable_environment variable beats VK_LOADER_LAYERS_ENABLE (issue 17, rule 4)", () => {
+  using tree = new TempTree({
+    [`${IMPLICIT_DIR}/a.json`]: layerManifest(
+      implicitFields("VK_LAYER_IMP", { enable_environment: { ENABLE_IMP: "1" } }),
+    ),
+  });
+  for (const value of ["1", "0"]) {
+    const r = ok(activate(tree, { VK_LOADER_LAYERS_ENABLE: "VK_LAYER_IMP", DISABLE_VK_LAYER_IMP: value }));
+    assertEquals(r.layers, [], `DISABLE_VK_LAYER_IMP="${value}"`);
+  }
 });
 
 Deno.test("layer activation: VK_LOADER_LAYERS_ALLOW exempts from disabling without enabling", () => {
