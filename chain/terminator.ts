@@ -146,15 +146,15 @@ function driverGroups(inst: LoaderInstance, d: DriverInstance, all: TermPhysical
       const buf = groupStructs(count[0]!);
       r = fn(d.handle, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
       if (r >= 0) {
+        // Only devices vkEnumeratePhysicalDevices returned (issue 17, rule 1): a driver whose device
+        // enumeration failed, or a handle it never listed there, adds nothing; a group left empty goes.
         const byHandle = new Map(mine.map((t) => [key(t.driverHandle), t]));
-        return readGroups(
-          Deno.UnsafePointer.of(buf),
-          count[0]!,
-          (h) => byHandle.get(h) ?? inst.termFor(d, pointerFromAddress(h) as Deno.PointerObject),
-        ).map((g) => ({
-          devices: g.devices,
-          subsetAllocation: g.subsetAllocation,
-        }));
+        return readGroups(Deno.UnsafePointer.of(buf), count[0]!, (h) => byHandle.get(h))
+          .map((g) => ({
+            devices: g.devices.filter((t): t is TermPhysicalDevice => t !== undefined),
+            subsetAllocation: g.subsetAllocation,
+          }))
+          .filter((g) => g.devices.length > 0);
       }
     }
     inst.log.warn(

@@ -83,6 +83,8 @@ export interface MockDriverConfig {
   readonly createInstanceResult?: number;
   /** Make `vkEnumeratePhysicalDevices` (and groups) return this VkResult. */
   readonly enumeratePhysicalDevicesResult?: number;
+  /** Make `vkEnumeratePhysicalDeviceGroups` return this VkResult instead (0: groups work while devices fail). */
+  readonly groupsResult?: number;
   /** Make `vkCreateDevice` return this VkResult. */
   readonly createDeviceResult?: number;
   /** Whether it creates its own surfaces (`vkCreate*SurfaceKHR`) when interface >= 3; default true. */
@@ -244,6 +246,7 @@ export function driverConfigText(config: MockDriverConfig, name: string, logPath
   put("create_instance_result", config.createInstanceResult?.toString());
   put("enumerate_physical_devices_result", config.enumeratePhysicalDevicesResult?.toString());
   put("create_device_result", config.createDeviceResult?.toString());
+  put("groups_result", config.groupsResult?.toString());
   put("own_surfaces", config.ownSurfaces === undefined ? undefined : bool(config.ownSurfaces));
   put(
     "physical_device_proc_addr",

@@ -16,7 +16,7 @@
  * Configuration keys (top level, before any [device]):
  *   name, log, interface, min_interface, negotiate_result, api_version,
  *   enumerate_instance_version, instance_extensions, magic, create_instance_result,
- *   enumerate_physical_devices_result, create_device_result, groups_supported, groups,
+ *   enumerate_physical_devices_result, groups_result, create_device_result, groups_supported, groups,
  *   own_surfaces, physical_device_proc_addr, enumerate_adapter, unknown_functions,
  *   unknown_base, check_api_version, strict_extensions, present_support, log_proc_addr
  * [device] sections: name, type, vendor_id, device_id, api_version, driver_version, pci,
@@ -82,6 +82,8 @@ typedef struct Config {
     uint32_t instance_extension_count;
     int magic;
     int32_t create_instance_result, enumerate_physical_devices_result, create_device_result;
+    int32_t groups_result; /* vkEnumeratePhysicalDeviceGroups' result when has_groups_result */
+    int has_groups_result;
     int groups_supported;
     uint32_t group_of[MAX_DEVICES]; /* group index of each device */
     int has_groups;
@@ -257,6 +259,10 @@ static void on_entry(void *ctx, const char *k, const char *v) {
     else if (strcmp(k, "enumerate_physical_devices_result") == 0)
         g_config.enumerate_physical_devices_result = mock_parse_i32(v);
     else if (strcmp(k, "create_device_result") == 0) g_config.create_device_result = mock_parse_i32(v);
+    else if (strcmp(k, "groups_result") == 0) {
+        g_config.groups_result = mock_parse_i32(v);
+        g_config.has_groups_result = 1;
+    }
     else if (strcmp(k, "groups_supported") == 0) g_config.groups_supported = mock_parse_i32(v);
     else if (strcmp(k, "groups") == 0) {
         /* "0+1,2": devices 0 and 1 form group 0, device 2 group 1 */
@@ -809,7 +815,8 @@ static uint32_t group_count_and_members(MockInstance *inst, VkPhysicalDeviceGrou
 static VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *pCount,
                                                               VkPhysicalDeviceGroupProperties *out) {
     MockInstance *inst = (MockInstance *)instance;
-    VkResult result = (VkResult)g_config.enumerate_physical_devices_result;
+    VkResult result = (VkResult)(g_config.has_groups_result ? g_config.groups_result
+                                                            : g_config.enumerate_physical_devices_result);
     if (result) {
         mock_log(&g_log, "vkEnumeratePhysicalDeviceGroups instance=%p result=%d why=injected", (void *)instance,
                  (int)result);
