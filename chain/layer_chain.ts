@@ -316,7 +316,11 @@ export class LayerChain implements Disposable {
           log?.error(`Requested layer "${active.layer.name}" ${error.failure}: ${error.message}`, "layer");
           throw new VkError("VK_ERROR_LAYER_NOT_PRESENT", error.message, { cause: error });
         }
-        log?.info(`Requested layer "${active.layer.name}" ${error.failure}: ${error.message}`, "layer");
+        // A layer someone asked for (VK_INSTANCE_LAYERS, VK_LOADER_LAYERS_ENABLE, the settings file) that
+        // cannot be loaded is an error the user must see (issue 17, rule 7); an implicit one only informs.
+        const text = `Requested layer "${active.layer.name}" ${error.failure}: ${error.message}`;
+        if (active.source === "implicit") log?.info(text, "layer");
+        else log?.error(text, "layer");
       }
     }
     const activated = activation.activatedLayers.filter((l) => !failed.has(l.name));

@@ -240,7 +240,11 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     const info = replaceGroupDevices(arena, bare, (h) => termPhysicalDevices.get(h)?.driverHandle);
     const result = fn(term.driverHandle, info, pAllocator, pDevice) as number;
     if (result < 0) {
-      term.instance.log.warn(`Driver "${d.name}": vkCreateDevice failed with "${result}"`, "driver");
+      // An error, as in the Khronos loader ("terminator_CreateDevice: Failed in ICD ... vkCreateDevice call").
+      term.instance.log.error(
+        `Driver "${d.name}" ("${d.driver.manifest.libraryPath}"): vkCreateDevice failed with "${result}"`,
+        "driver",
+      );
       return result;
     }
     const device = readPointer(pDevice as P, 0);

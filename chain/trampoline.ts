@@ -146,7 +146,11 @@ export function createDevice(
   const made = layers.createDevice({ physicalDevice: tramp.next, pCreateInfo, pAllocator });
   // A device the terminator made that never came back up (a layer failed after its down-call).
   while (pendingDevices.length > depth) pendingDevices.pop();
-  if (made.result < 0) return made.result;
+  if (made.result < 0) {
+    // Logged, as by the Khronos loader ("vkCreateDevice: Failed to create device chain."), issue 17 rule 7.
+    ctx.log.error(`vkCreateDevice: the device chain returned "${made.result}": no device was created`);
+    return made.result;
+  }
   writeU64(pDevice, 0, key(made.device));
   return made.result;
 }
