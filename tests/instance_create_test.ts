@@ -135,6 +135,8 @@ Deno.test("instance extensions: drivers' union and the loader's own, deduplicate
     "VK_KHR_surface",
     "VK_KHR_xcb_surface",
     "VK_EXT_headless_surface",
+    "VK_EXT_debug_report",
+    "VK_EXT_debug_utils",
     "VK_KHR_portability_enumeration",
     "VK_LUNARG_direct_driver_loading",
   ];

@@ -339,7 +339,7 @@ test("layer extensions: pLayerName lists, implicit ones in the global list, crea
   await env.addDriver({ name: "drv", instanceExtensions: ["VK_KHR_surface"] });
   await env.addLayer({
     name: "VK_LAYER_MOCK_explicit",
-    instanceExtensions: [{ name: "VK_EXT_debug_utils", specVersion: 2 }],
+    instanceExtensions: [{ name: "VK_EXT_validation_flags", specVersion: 3 }],
     deviceExtensions: [{ name: "VK_EXT_debug_marker", specVersion: 4 }],
   });
   await env.addLayer({
@@ -349,20 +349,20 @@ test("layer extensions: pLayerName lists, implicit ones in the global list, crea
   using l = load(env.snapshot());
   const inst = (layer: string | null) => (c: P, p: P) =>
     l.vk.vkEnumerateInstanceExtensionProperties(layer === null ? null : l.arena.cstring(layer), c, p);
-  assertEquals(extensionNames(l, inst("VK_LAYER_MOCK_explicit")).names, ["VK_EXT_debug_utils"]);
+  assertEquals(extensionNames(l, inst("VK_LAYER_MOCK_explicit")).names, ["VK_EXT_validation_flags"]);
   assertEquals(extensionNames(l, inst("VK_LAYER_MOCK_missing")).result, VK_ERROR_LAYER_NOT_PRESENT);
   const global = extensionNames(l, inst(null)).names;
   assert(global.includes("VK_EXT_validation_features"), global.join());
-  assert(!global.includes("VK_EXT_debug_utils"), global.join());
+  assert(!global.includes("VK_EXT_validation_flags"), global.join());
   // An explicit layer's extension needs that layer enabled; an implicit one's is there already.
   assertEquals(
-    createInstance(l, { extensions: ["VK_EXT_debug_utils"] }).result,
+    createInstance(l, { extensions: ["VK_EXT_validation_flags"] }).result,
     VK_ERROR_EXTENSION_NOT_PRESENT,
   );
   const implicitOnly = createInstance(l, { extensions: ["VK_EXT_validation_features"] });
   assertEquals(implicitOnly.result, 0);
   l.vk.vkDestroyInstance(implicitOnly.instance, null);
-  const ok = createInstance(l, { extensions: ["VK_EXT_debug_utils"], layers: ["VK_LAYER_MOCK_explicit"] });
+  const ok = createInstance(l, { extensions: ["VK_EXT_validation_flags"], layers: ["VK_LAYER_MOCK_explicit"] });
   assertEquals(ok.result, 0);
   const [pd] = physicalDevices(l, ok.instance);
   const dev = (layer: string | null) => (c: P, p: P) =>
