@@ -362,7 +362,10 @@ test("layer extensions: pLayerName lists, implicit ones in the global list, crea
   const implicitOnly = createInstance(l, { extensions: ["VK_EXT_validation_features"] });
   assertEquals(implicitOnly.result, 0);
   l.vk.vkDestroyInstance(implicitOnly.instance, null);
-  const ok = createInstance(l, { extensions: ["VK_EXT_validation_flags"], layers: ["VK_LAYER_MOCK_explicit"] });
+  const ok = createInstance(l, {
+    extensions: ["VK_EXT_validation_flags"],
+    layers: ["VK_LAYER_MOCK_explicit"],
+  });
   assertEquals(ok.result, 0);
   const [pd] = physicalDevices(l, ok.instance);
   const dev = (layer: string | null) => (c: P, p: P) =>
