@@ -47,7 +47,7 @@ export type * from "./ffi/generated/vk_commands.ts";
 export { loadVulkan, Vulkan } from "./chain/vulkan.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
 export { Logger } from "./chain/log.ts";
-export { resultName, VkError } from "./chain/errors.ts";
+export { resultName, VkError } from "./ffi/errors.ts";
 export { Arena, readCString, readPointer } from "./ffi/memory.ts";
 export type {
   AllocStructOptions,

@@ -38,7 +38,7 @@ import { enumerateInstanceLayerProperties, type LayerProperties } from "../disco
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, writePointer } from "../ffi/memory.ts";
-import { VkError } from "./errors.ts";
+import { VkError } from "../ffi/errors.ts";
 import { LayerLibrary, LayerLoadError } from "./layer_library.ts";
 import { isModuleLayer, ModuleLayerLibrary } from "../layers/module_layer.ts";
 import {

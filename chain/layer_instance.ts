@@ -41,7 +41,7 @@ import {
   DebugMessengers,
   type DriverMessengerTarget,
 } from "./debug_utils.ts";
-import { VkError } from "./errors.ts";
+import { VkError } from "../ffi/errors.ts";
 import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
 import {
   type ExtensionEntry,
@@ -177,7 +177,7 @@ export class InstanceLayers implements Disposable {
    * @example Usage
    * ```ts
    * import { InstanceLayers } from "./layer_instance.ts";
-   * import { VkError } from "./errors.ts";
+   * import { VkError } from "../ffi/errors.ts";
    * import { Logger } from "./log.ts";
    * const env = { vars: {}, elevated: false, root: "/nonexistent" };
    * try {

@@ -45,7 +45,7 @@ import { Logger } from "./log.ts";
 import { readDevicePolicy } from "./device_order.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
-import { VkError } from "./errors.ts";
+import { VkError } from "../ffi/errors.ts";
 import { type CoreHooks, InstanceLayers } from "./layer_instance.ts";
 import {
   enumerateInstanceExtensions,

@@ -21,7 +21,7 @@
  * @module
  */
 
-import { VkError } from "./errors.ts";
+import { VkError } from "../ffi/errors.ts";
 import type { LogEntry } from "./log.ts";
 
 /** The extension name. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { VkError } from "../chain/errors.ts";
+import { VkError } from "../ffi/errors.ts";
 import { Arena } from "../ffi/memory.ts";
 import {
   allocStruct,

@@ -28,7 +28,7 @@
  */
 import { explainEnumeratedOrder, readDevicePolicy } from "../chain/device_order.ts";
 import { readDeviceRecord } from "../chain/device_record.ts";
-import { VkError } from "../chain/errors.ts";
+import { VkError } from "../ffi/errors.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { address, Arena } from "../ffi/memory.ts";
 import {

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { resultName, VkError } from "../chain/errors.ts";
+import { resultName, VkError } from "./errors.ts";
 import { STRUCT_BY_STYPE } from "./generated/structs.ts";
 import { Arena } from "./memory.ts";
 import { findLayout, layoutOf } from "./_structs_layout.ts";

@@ -38,7 +38,6 @@ const KNOWN: readonly string[] = [
   "chain/loader.ts -> wsi/terminators.ts",
   "chain/physical_device.ts -> chain/instance.ts",
   "chain/vulkan.ts -> wsi/terminators.ts",
-  "ffi/structs.ts -> chain/errors.ts",
   "layers/_commands.ts -> layers/layer.ts",
   "layers/state.ts -> layers/layer.ts",
 ];

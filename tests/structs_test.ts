@@ -1,7 +1,7 @@
 /** Struct helpers: layouts from ffi/generated drive writes and reads; sType, pNext, counts, strings. */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { VkError } from "../chain/errors.ts";
+import { VkError } from "../ffi/errors.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";
 import {
   allocStruct,
