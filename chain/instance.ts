@@ -13,11 +13,11 @@
 import { COMMANDS } from "../ffi/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { Arena } from "../ffi/memory.ts";
-import { WsiTerminators } from "../wsi/terminators.ts";
 import type { Driver } from "./driver.ts";
 import type { DevicePolicy } from "./device_order.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import type { Logger } from "./log.ts";
+import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
 import { TermPhysicalDevice, TrampPhysicalDevice } from "./physical_device.ts";
 import type { LoaderDevice } from "./device.ts";
 import type { InstanceLayers } from "./layer_instance.ts";
@@ -51,7 +51,8 @@ export class LoaderInstance {
   /** Every driver held for this instance (released at destruction). */
   readonly heldDrivers: Driver[];
   /** Window-system terminators and surfaces (set once the drivers are known). */
-  wsi: WsiTerminators | undefined;
+  wsi: InstanceWsi | undefined;
+  readonly #wsiSupport: WsiSupport | undefined;
   /** Devices created from it and not yet destroyed. */
   readonly devices: Set<LoaderDevice> = new Set();
   /** Order and filters for physical devices (chain/device_order.ts), read at creation. */
@@ -74,7 +75,10 @@ export class LoaderInstance {
     log: Logger;
     heldDrivers: Driver[];
     devicePolicy: DevicePolicy;
+    /** Window-system support; none when left out. */
+    wsi?: WsiSupport;
   }) {
+    this.#wsiSupport = options.wsi;
     this.enabledExtensions = new Set(options.enabledExtensions);
     this.apiVersion = options.apiVersion;
     this.log = options.log;
@@ -89,7 +93,7 @@ export class LoaderInstance {
 
   /** Starts the window-system terminators once the drivers are known. */
   startWsi(): void {
-    this.wsi = new WsiTerminators({
+    this.wsi = this.#wsiSupport?.forInstance({
       drivers: this.drivers.map((d) => ({
         index: d.index,
         interfaceVersion: d.driver.interfaceVersion,

@@ -17,7 +17,6 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { readCString, writeU32, writeU64 } from "../ffi/memory.ts";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
-import { unsupportedSurfaceExtensions } from "../wsi/terminators.ts";
 import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "./driver.ts";
 import type { DiscoveredDriver } from "../discovery/drivers.ts";
 import {
@@ -42,6 +41,7 @@ import {
   getDeviceQueue2,
 } from "./trampoline.ts";
 import { Logger } from "./log.ts";
+import type { WsiSupport } from "./wsi_interface.ts";
 import { readDevicePolicy } from "./device_order.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
@@ -84,6 +84,8 @@ export interface LoaderOptions {
   drivers?: readonly string[];
   /** With `drivers`: `exclusive` (default) uses only them, `inclusive` adds them after the found ones. */
   driversMode?: DirectDriverMode;
+  /** Window-system support (wsi/terminators.ts's `WSI_SUPPORT`); none when left out. */
+  wsi?: WsiSupport;
 }
 
 /**
@@ -117,6 +119,8 @@ export class Loader implements Disposable {
   readonly env: EnvironmentSnapshot;
   /** The log. */
   readonly log: Logger;
+  /** Window-system support, if any. */
+  readonly wsi: WsiSupport | undefined;
   /** The process's stubs. */
   readonly stubs: ChainStubs;
   /** Instances this loader made that are alive. */
@@ -135,6 +139,7 @@ export class Loader implements Disposable {
     this.#apiDriversMode = options.driversMode ?? "exclusive";
     this.env = options.env ?? snapshotProcessEnvironment();
     this.log = options.logger ?? new Logger(this.env);
+    this.wsi = options.wsi;
     this.stubs = chainStubs({ native: options.nativeStubs });
     this.#callbacks = new CallbackRegistry({ report: (text) => this.log.error(text) });
     if (!this.stubs.native) {
@@ -284,10 +289,10 @@ export class Loader implements Disposable {
         `vkCreateInstance: instance extension "${missing}" is not supported`,
       );
     }
-    const surfaces = unsupportedSurfaceExtensions(
+    const surfaces = this.wsi?.unsupportedExtensions(
       info.extensions,
       held.map((d) => d.instanceExtensions().map((e) => e.name)),
-    );
+    ) ?? [];
     if (surfaces.length > 0) {
       return fail(VK.ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
     }
@@ -297,6 +302,7 @@ export class Loader implements Disposable {
       log: this.log,
       heldDrivers: held,
       devicePolicy,
+      wsi: this.wsi,
     });
     inst.layers = layers;
     made.instance = inst.handle;

@@ -19,7 +19,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { VkCommands, VkDeviceCommandName } from "../ffi/generated/vk_commands.ts";
 import type { VkDevice } from "../ffi/generated/vk_types.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
-import { WSI_COMMANDS } from "../wsi/terminators.ts";
+import { WSI_SUPPORT } from "../wsi/terminators.ts";
 import type { LoaderDevice } from "./device.ts";
 import type { VulkanCommandName } from "./_command_names.ts";
 import { Loader } from "./loader.ts";
@@ -125,7 +125,7 @@ export class Vulkan implements Disposable {
    * ```
    */
   static load(options: VulkanOptions = {}): Vulkan & VulkanCommands {
-    return new Vulkan(new Loader(options)) as Vulkan & VulkanCommands;
+    return new Vulkan(new Loader({ ...options, wsi: WSI_SUPPORT })) as Vulkan & VulkanCommands;
   }
 
   /** True when commands go through native stubs (false: the `UnsafeFnPointer` fallback). */
@@ -186,7 +186,7 @@ export class Vulkan implements Disposable {
           // Word 1 of the loader's VkInstance is the handle the top of the chain knows (a layer may wrap it).
           fn = stubs.bindTrampoline(info.index, commandDef(info)) as VulkanCommand;
         } else if (info.level === "device") {
-          const mayCallJs = WSI_COMMANDS.get(info.name)?.surface !== undefined;
+          const mayCallJs = WSI_SUPPORT.callsJavaScript(info.name);
           fn = stubs.bindDispatch(info.index, commandDef(info), mayCallJs) as VulkanCommand;
         } else {
           throw new TypeError(`Cannot bind "${name}": unknown dispatch level "${info.level}"`);

@@ -26,6 +26,7 @@ import type { CommandInfo } from "../ffi/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { address, Arena, nativeBytes, pointerFromAddress, writeU32, writeU64 } from "../ffi/memory.ts";
 import type { LogEntry } from "../chain/log.ts";
+import type { InstanceWsi, WsiDriver, WsiInstanceOptions, WsiSupport } from "../chain/wsi_interface.ts";
 import { SURFACE_CREATE_COMMANDS, type SurfaceContainer, SurfaceTable } from "./surface.ts";
 import { type Emulation, emulation } from "./_emulate.ts";
 
@@ -41,40 +42,6 @@ function nativeFn(pointer: Deno.PointerObject, info: CommandInfo): NativeFn {
 const VK_SUCCESS = 0;
 const VK_ERROR_EXTENSION_NOT_PRESENT = -7;
 const VK_ERROR_UNKNOWN = -13;
-
-/** One driver of the instance, as the WSI terminators need it. */
-export interface WsiDriver {
-  /** Its position in the instance's driver list: the surface slot it owns. */
-  readonly index: number;
-  /** The negotiated loader/driver interface version. */
-  readonly interfaceVersion: number;
-  /** The driver's own `VkInstance`. */
-  readonly instance: Deno.PointerValue;
-  /** The driver's instance or physical-device level function `name` (its GetInstanceProcAddr), or null. */
-  procAddr(name: string): Deno.PointerValue;
-  /** A name for messages (its manifest file); `driver <index>` when left out. */
-  readonly name?: string;
-}
-
-/** A physical device as the driver knows it. */
-export interface WsiPhysicalDevice {
-  /** The owning driver's {@linkcode WsiDriver.index}. */
-  readonly driverIndex: number;
-  /** The driver's own `VkPhysicalDevice`. */
-  readonly handle: Deno.PointerValue;
-}
-
-/** What {@linkcode WsiTerminators} needs from the instance. */
-export interface WsiInstanceOptions {
-  /** The instance's drivers (those whose `vkCreateInstance` succeeded). */
-  readonly drivers: readonly WsiDriver[];
-  /** Instance extensions the application enabled. */
-  readonly enabledExtensions: Iterable<string>;
-  /** Maps the `VkPhysicalDevice` a terminator receives to the driver's; undefined for an unknown handle. */
-  physicalDevice(handle: Deno.PointerValue): WsiPhysicalDevice | undefined;
-  /** Receives error messages (a driver lacking a command); chain/log.ts's `Logger.log` fits. */
-  log?(entry: LogEntry): void;
-}
 
 /** Where a command carries its surface: a handle parameter, or a struct (array) with a surface member. */
 export interface SurfaceUse {
@@ -104,6 +71,8 @@ function surfaceUse(info: CommandInfo): SurfaceUse | undefined {
 }
 
 const WSI_EXTENSIONS = new Set(["VK_KHR_display", "VK_KHR_get_display_properties2"]);
+
+export type { WsiDriver, WsiInstanceOptions, WsiPhysicalDevice } from "../chain/wsi_interface.ts";
 
 /** Every command these terminators handle, with where its surface is (if it takes one). */
 export const WSI_COMMANDS: ReadonlyMap<string, { info: CommandInfo; surface?: SurfaceUse }> = new Map(
@@ -170,7 +139,7 @@ export function unsupportedSurfaceExtensions(
  * console.log(wsi.terminator("vkCreateBuffer")); // undefined: not a WSI command
  * ```
  */
-export class WsiTerminators implements Disposable {
+export class WsiTerminators implements InstanceWsi {
   /** This instance's surfaces. */
   readonly surfaces: SurfaceTable;
   #drivers: readonly WsiDriver[];
@@ -379,3 +348,18 @@ export class WsiTerminators implements Disposable {
     }
   }
 }
+
+/**
+ * Window-system support for a loader: what the public `Vulkan` object passes to the chain.
+ *
+ * @example Usage
+ * ```ts
+ * import { WSI_SUPPORT } from "./terminators.ts";
+ * console.log(WSI_SUPPORT.callsJavaScript("vkCreateSwapchainKHR")); // true
+ * ```
+ */
+export const WSI_SUPPORT: WsiSupport = {
+  forInstance: (options) => new WsiTerminators(options),
+  unsupportedExtensions: unsupportedSurfaceExtensions,
+  callsJavaScript: (name) => WSI_COMMANDS.get(name)?.surface !== undefined,
+};
