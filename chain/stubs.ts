@@ -58,6 +58,13 @@ export function commandDef(info: CommandInfo): Deno.ForeignFunction {
 }
 
 /**
+ * A Vulkan command as an untyped JavaScript function taking the C parameter list: what layer dispatch
+ * tables hold. The public command object is typed per command (`VulkanCommands`).
+ */
+// deno-lint-ignore no-explicit-any
+export type VulkanCommand = (...args: any[]) => any;
+
+/**
  * The chain's stubs: one object per process.
  *
  * @example Usage

@@ -25,16 +25,11 @@ import type { VulkanCommandName } from "./_command_names.ts";
 import { Loader } from "./loader.ts";
 import type { Logger } from "./log.ts";
 import { deviceProcAddrRule } from "./proc_addr.ts";
-import { commandDef } from "./stubs.ts";
+import { commandDef, type VulkanCommand } from "./stubs.ts";
 import { stampingTrampolines } from "./trampoline.ts";
 import { devices, key } from "./_registry.ts";
 
-/**
- * A Vulkan command as an untyped JavaScript function taking the C parameter list: what layer dispatch
- * tables hold. The command object itself is typed per command ({@linkcode VulkanCommands}).
- */
-// deno-lint-ignore no-explicit-any
-export type VulkanCommand = (...args: any[]) => any;
+export type { VulkanCommand };
 
 /**
  * Every command of the registry (names and aliases) with its typed signature (generated from vk.xml into

@@ -25,7 +25,8 @@
  *
  * @module
  */
-import type { VulkanCommand, VulkanCommandName } from "../chain/vulkan.ts";
+import type { VulkanCommandName } from "../chain/_command_names.ts";
+import type { VulkanCommand } from "../chain/stubs.ts";
 import type { StateTracker } from "./state.ts";
 
 export type { VulkanCommand, VulkanCommandName };
