@@ -40,11 +40,11 @@ export type {
   VulkanCommandName,
   VulkanCommands,
   VulkanOptions,
-} from "./chain/vulkan.ts";
+} from "./vulkan.ts";
 export * from "./ffi/generated/vk_constants.js";
 export type * from "./ffi/generated/vk_types.ts";
 export type * from "./ffi/generated/vk_commands.ts";
-export { loadVulkan, Vulkan } from "./chain/vulkan.ts";
+export { loadVulkan, Vulkan } from "./vulkan.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
 export { Logger } from "./chain/log.ts";
 export { resultName, VkError } from "./ffi/errors.ts";

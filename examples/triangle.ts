@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { VulkanCommands } from "../chain/vulkan.ts";
+import type { VulkanCommands } from "../vulkan.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { allocStruct, check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
 import { encodePng } from "../wsi/png.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { VulkanCommands } from "../chain/vulkan.ts";
+import type { VulkanCommands } from "../vulkan.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
 import { INSTALL_HINT, loaderArg, type LoaderCommands, NoDeviceError, openLoader } from "./_loader.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Vulkan } from "../chain/vulkan.ts";
+import { Vulkan } from "../vulkan.ts";
 import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 

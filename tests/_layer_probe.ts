@@ -9,7 +9,7 @@
  * @module
  */
 
-import { Vulkan } from "../chain/vulkan.ts";
+import { Vulkan } from "../vulkan.ts";
 import { COMMANDS } from "../ffi/generated/commands.ts";
 import { Logger } from "../chain/log.ts";
 import { LayerLibrary } from "../chain/layer_library.ts";

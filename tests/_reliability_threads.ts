@@ -14,7 +14,7 @@
  * @module
  */
 
-import { loadVulkan } from "../chain/vulkan.ts";
+import { loadVulkan } from "../vulkan.ts";
 import { chainStubs } from "../chain/stubs.ts";
 import { address, Arena } from "../ffi/memory.ts";
 import { enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";

@@ -119,7 +119,7 @@ function record(job: RecordJob): WorkerReport {
 async function instanceWork(job: InstanceJob): Promise<WorkerReport> {
   const report: WorkerReport = { worker: job.worker, ok: 0, errors: [] };
   if (job.kind === "own_loader") {
-    const { loadVulkan } = await import("../chain/vulkan.ts");
+    const { loadVulkan } = await import("../vulkan.ts");
     using vk = loadVulkan({ env: { vars: job.vars, elevated: false } });
     for (let i = 0; i < job.iterations; i++) {
       try {
@@ -134,7 +134,7 @@ async function instanceWork(job: InstanceJob): Promise<WorkerReport> {
   }
   // The main thread's instance and physical device, given to this worker's own loader: each call must
   // work, or fail with a result code and a logged reason; never crash or hang.
-  const { loadVulkan } = await import("../chain/vulkan.ts");
+  const { loadVulkan } = await import("../vulkan.ts");
   const { Logger } = await import("../chain/log.ts");
   const env = { vars: job.vars, elevated: false };
   const logger = new Logger(env, { write: () => {} });

@@ -8,7 +8,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { Library } from "../ffi/library.ts";
 import { readPointer } from "../ffi/memory.ts";
-import { loaderOf } from "../chain/vulkan.ts";
+import { loaderOf } from "../vulkan.ts";
 import { MockEnvironment } from "./_mock.ts";
 import { addr, createDevice, createInstance, firstWord, load, physicalDevices } from "./_chain.ts";
 

@@ -22,7 +22,7 @@ import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
 import { MockEnvironment } from "./_mock.ts";
-import { Vulkan } from "../chain/vulkan.ts";
+import { Vulkan } from "../vulkan.ts";
 import { collectInfo, formatInfo } from "../examples/info.ts";
 import type { ExampleCommands } from "../examples/_commands.ts";
 import {

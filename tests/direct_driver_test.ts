@@ -10,7 +10,7 @@ import { Library } from "../ffi/library.ts";
 import { readStruct, writeStruct } from "../ffi/structs.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { Logger } from "../chain/log.ts";
-import { Vulkan } from "../chain/vulkan.ts";
+import { Vulkan } from "../vulkan.ts";
 import { loadedDriverCount } from "../chain/driver.ts";
 import { runCompute } from "../examples/compute.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";

@@ -35,7 +35,6 @@ const KNOWN: readonly string[] = [
   "chain/driver_instance.ts -> chain/terminator.ts",
   "chain/layer_chain.ts -> layers/module_layer.ts",
   "chain/physical_device.ts -> chain/instance.ts",
-  "chain/vulkan.ts -> wsi/terminators.ts",
   "layers/_commands.ts -> layers/layer.ts",
   "layers/state.ts -> layers/layer.ts",
 ];

@@ -4,7 +4,7 @@
 // enable variables), and primus-vk (a layer whose failure reaches the application and leaves nothing behind).
 // Third-party layers other than validation run in a subprocess (tests/_layer_probe.ts).
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { Vulkan } from "../chain/vulkan.ts";
+import { Vulkan } from "../vulkan.ts";
 import { COMMANDS } from "../ffi/generated/commands.ts";
 import { LayerLibrary } from "../chain/layer_library.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";

@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
 import { Library } from "../ffi/library.ts";
-import { loaderOf } from "../chain/vulkan.ts";
+import { loaderOf } from "../vulkan.ts";
 import { TRAMPOLINE_COMMANDS } from "../chain/proc_addr.ts";
 import { MockEnvironment } from "./_mock.ts";
 import { addr, createDevice, createInstance, load, physicalDevices, u32Slot } from "./_chain.ts";

@@ -5,7 +5,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { loaderOf } from "../chain/vulkan.ts";
+import { loaderOf } from "../vulkan.ts";
 import { UNKNOWN_DEVICE_BASE, UNKNOWN_PHYSICAL_DEVICE_BASE } from "../chain/stubs.ts";
 import { MockEnvironment } from "./_mock.ts";
 import { addr, calls, createDevice, createInstance, fields, load, physicalDevices } from "./_chain.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { Vulkan } from "../chain/vulkan.ts";
+import { Vulkan } from "../vulkan.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { Vulkan } from "../chain/vulkan.ts";
+import { Vulkan } from "../vulkan.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { allocStruct, readStruct, writeStruct } from "../ffi/structs.ts";
 

@@ -12,7 +12,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
-import type { DeviceTable, VulkanCommand, VulkanCommands } from "../chain/vulkan.ts";
+import type { DeviceTable, VulkanCommand, VulkanCommands } from "../vulkan.ts";
 
 export type { DeviceTable, VulkanCommand };
 

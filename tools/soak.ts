@@ -126,7 +126,7 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
     const { openLibvulkan } = await import("./libvulkan.ts");
     vk = openLibvulkan();
   } else if (args.loader === "vkdeno") {
-    const { loadVulkan } = await import("../chain/vulkan.ts");
+    const { loadVulkan } = await import("../vulkan.ts");
     const env = { vars: { ...Deno.env.toObject(), ...vars }, elevated: false };
     vk = loadVulkan({ env });
   } else {

@@ -15,19 +15,19 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import type { VkCommands, VkDeviceCommandName } from "../ffi/generated/vk_commands.ts";
-import type { VkDevice } from "../ffi/generated/vk_types.ts";
-import type { EnvironmentSnapshot } from "../discovery/environment.ts";
-import { WSI_SUPPORT } from "../wsi/terminators.ts";
-import type { LoaderDevice } from "./device.ts";
-import type { VulkanCommandName } from "./_command_names.ts";
-import { Loader } from "./loader.ts";
-import type { Logger } from "./log.ts";
-import { deviceProcAddrRule } from "./proc_addr.ts";
-import { commandDef, type VulkanCommand } from "./stubs.ts";
-import { stampingTrampolines } from "./trampoline.ts";
-import { devices, key } from "./_registry.ts";
+import { COMMAND_INDEX, COMMANDS } from "./ffi/generated/commands.ts";
+import type { VkCommands, VkDeviceCommandName } from "./ffi/generated/vk_commands.ts";
+import type { VkDevice } from "./ffi/generated/vk_types.ts";
+import type { EnvironmentSnapshot } from "./discovery/environment.ts";
+import { WSI_SUPPORT } from "./wsi/terminators.ts";
+import type { LoaderDevice } from "./chain/device.ts";
+import type { VulkanCommandName } from "./chain/_command_names.ts";
+import { Loader } from "./chain/loader.ts";
+import type { Logger } from "./chain/log.ts";
+import { deviceProcAddrRule } from "./chain/proc_addr.ts";
+import { commandDef, type VulkanCommand } from "./chain/stubs.ts";
+import { stampingTrampolines } from "./chain/trampoline.ts";
+import { devices, key } from "./chain/_registry.ts";
 
 export type { VulkanCommand };
 
@@ -93,7 +93,7 @@ export function loaderOf(vk: Vulkan): Loader {
  * @example Instance version and instance creation
  * ```ts ignore
  * import { Vulkan } from "./vulkan.ts";
- * import { Arena } from "../ffi/memory.ts";
+ * import { Arena } from "./ffi/memory.ts";
  * using vk = Vulkan.load();
  * using arena = new Arena();
  * const version = arena.alloc(4);
