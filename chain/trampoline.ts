@@ -9,13 +9,13 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { pointerFromAddress, writeU64 } from "../ffi/memory.ts";
+import { pointerFromAddress, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "./driver.ts";
 import { findDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { Logger } from "./log.ts";
 import { type ChainStubs, commandDef } from "./stubs.ts";
-import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
+import { groupStructs, readGroups, writeGroup } from "./terminator.ts";
 import { instances, key, trampPhysicalDevices } from "./_registry.ts";
 import { offsetOf, VK } from "./_layout.ts";
 
@@ -70,7 +70,11 @@ export function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator:
   inst.heldDrivers.forEach(releaseDriver);
 }
 
-/** `vkEnumeratePhysicalDevices`: the chain's devices, wrapped in stable loader handles. */
+/**
+ * `vkEnumeratePhysicalDevices`: the chain's devices, wrapped in stable loader handles. One call down per
+ * call of the application, with its count (issue 17, rule 5: a capture layer records exactly the
+ * application's calls, as under the Khronos loader); the loader's own needs are met at terminator level.
+ */
 export function enumeratePhysicalDevices(
   ctx: TrampolineContext,
   instance: P,
@@ -87,18 +91,23 @@ export function enumeratePhysicalDevices(
     slot("vkEnumeratePhysicalDevices"),
     def("vkEnumeratePhysicalDevices"),
   );
-  const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
+  if (pPhysicalDevices === null) return down(instance, pPhysicalDeviceCount, null) as number;
+  // The chain writes its handles here; the application gets the loader's wrappers of them.
+  const handles = new BigUint64Array(Math.max(1, readU32(pPhysicalDeviceCount, 0)));
+  const result = down(instance, pPhysicalDeviceCount, Deno.UnsafePointer.of(handles)) as number;
   if (result < 0) return result;
-  const tramps = handles.map((h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject));
-  return fillOut(
-    pPhysicalDeviceCount,
-    pPhysicalDevices,
-    tramps,
-    (i, t) => writeU64(pPhysicalDevices, i * 8, t.address),
-  );
+  const n = Math.min(readU32(pPhysicalDeviceCount, 0), handles.length);
+  for (let i = 0; i < n; i++) {
+    const tramp = inst.trampFor(pointerFromAddress(handles[i]!) as Deno.PointerObject);
+    writeU64(pPhysicalDevices, i * 8, tramp.address);
+  }
+  return result;
 }
 
-/** `vkEnumeratePhysicalDeviceGroups(KHR)`: the chain's groups with the application's handles. */
+/**
+ * `vkEnumeratePhysicalDeviceGroups(KHR)`: the chain's groups with the application's handles, one call down
+ * per call of the application (the structs it passes keep their `sType` and `pNext`).
+ */
 export function enumeratePhysicalDeviceGroups(
   ctx: TrampolineContext,
   instance: P,
@@ -112,18 +121,24 @@ export function enumeratePhysicalDeviceGroups(
     slot("vkEnumeratePhysicalDeviceGroups"),
     def("vkEnumeratePhysicalDeviceGroups"),
   );
-  const count = new Uint32Array(new ArrayBuffer(4));
-  let r = down(instance, Deno.UnsafePointer.of(count), null) as number;
-  if (r < 0) return r;
-  const buf = groupStructs(count[0]!);
-  r = down(instance, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
-  if (r < 0) return r;
+  if (pGroups === null) return down(instance, pCount, null) as number;
+  const capacity = readU32(pCount, 0);
+  const buf = groupStructs(capacity);
+  // The application's pNext chains go down with the copies, as a layer or driver may fill them.
+  const pNextAt = offsetOf("VkPhysicalDeviceGroupProperties", "pNext");
+  const size = buf.byteLength / Math.max(1, capacity);
+  for (let i = 0; i < capacity; i++) {
+    writeU64(Deno.UnsafePointer.of(buf), i * size + pNextAt, key(readPointer(pGroups, i * size + pNextAt)));
+  }
+  const result = down(instance, pCount, Deno.UnsafePointer.of(buf)) as number;
+  if (result < 0) return result;
   const groups = readGroups(
     Deno.UnsafePointer.of(buf),
-    count[0]!,
+    Math.min(readU32(pCount, 0), capacity),
     (h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address,
   );
-  return fillOut(pCount, pGroups, groups, (i, g) => writeGroup(pGroups, i, g.devices, g.subsetAllocation));
+  groups.forEach((g, i) => writeGroup(pGroups, i, g.devices, g.subsetAllocation));
+  return result;
 }
 
 /** `vkCreateDevice`: calls down the chain, then fills the device table from the chain's bottom link. */
