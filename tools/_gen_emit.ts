@@ -47,6 +47,31 @@ function header(reg: Registry, what: string): string {
 `;
 }
 
+/**
+ * A table's JSON text as a template literal, for the generated modules' `lazyRecord`/`lazyArray`
+ * (ffi/_lazy_table.ts): V8 scans a string literal instead of parsing and building an object literal at
+ * import, and the table is parsed when first read.
+ */
+export function jsonLiteral(value: unknown): string {
+  const text = JSON.stringify(value).replace(/[`\\]|\$\{/g, (m) => `\\${m}`);
+  return `\`${text}\``;
+}
+
+/** A record as lines `key<TAB>JSON` in a template literal, for `lazyLines` (ffi/_lazy_table.ts). */
+export function linesLiteral(record: Record<string, unknown>): string {
+  const text = Object.entries(record).map(([k, v]) => `${k}\t${JSON.stringify(v)}`).join("\n")
+    .replace(/[`\\]|\$\{/g, (m) => `\\${m}`);
+  return `\`${text}\``;
+}
+
+/** `[a, b, ..., rest?]`: the listed keys of `v` in order, then an object of its other defined keys if any. */
+function compact(v: Record<string, unknown>, keys: readonly string[]): unknown[] {
+  const out: unknown[] = keys.map((k) => typeof v[k] === "boolean" ? (v[k] ? 1 : 0) : v[k]);
+  const rest = Object.fromEntries(Object.entries(v).filter(([k, x]) => !keys.includes(k) && x !== undefined));
+  if (Object.keys(rest).length > 0) out.push(rest);
+  return out;
+}
+
 /** Dispatch level of a command: the dispatchable handle its first parameter descends from. */
 export function commandLevel(reg: Registry, layouts: Layouts, name: string): Level {
   if (ALWAYS_GLOBAL.has(name)) return "global";
@@ -83,9 +108,9 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
 
   // commands.ts
   const index = new Map(reg.order.map((n, i) => [n, i]));
-  const rows: string[] = [];
-  const indexRows: string[] = [];
-  const providerRows: string[] = [];
+  const rows: unknown[] = [];
+  const indexRows: Record<string, number> = {};
+  const providerRows: Record<string, readonly string[]> = {};
   for (const [i, name] of reg.order.entries()) {
     const cmd = reg.commands.get(name)!;
     const params = cmd.params.map((p) => ({
@@ -106,24 +131,23 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
       result: layouts.ffiType({ type: cmd.result, pointer: 0, dims: [] }),
     };
     const aliases = [...cmd.aliases].sort();
-    rows.push(`  {
-    name: ${JSON.stringify(name)},
-    index: ${i},
-    level: ${JSON.stringify(commandLevel(reg, layouts, name))},
-    result: ${JSON.stringify(cmd.result)},
-    params: [
-${params.map((p) => `      ${lit(p)},`).join("\n")}
-    ],
-    ffi: ${lit(ffi)},
-    aliases: ${lit(aliases)},
-    providers: ${lit(reg.providers.get(name) ?? [])},
-  },`);
+    if (i !== index.get(name)) throw new Error(`Command "${name}" is out of order`);
+    rows.push([
+      name,
+      commandLevel(reg, layouts, name),
+      cmd.result,
+      params.map((p) => compact(p, ["name", "type", "pointer", "const"])),
+      ffi.parameters,
+      ffi.result,
+      aliases,
+      reg.providers.get(name) ?? [],
+    ]);
     for (const n of [name, ...aliases]) {
-      indexRows.push(`  ${n}: ${index.get(name)},`);
-      providerRows.push(`  ${n}: ${lit(reg.providers.get(n) ?? [])},`);
+      indexRows[n] = index.get(name)!;
+      providerRows[n] = reg.providers.get(n) ?? [];
     }
   }
-  const aliasCount = indexRows.length - rows.length;
+  const aliasCount = Object.keys(indexRows).length - rows.length;
   files.set(
     "commands.ts",
     `${
@@ -132,6 +156,7 @@ ${params.map((p) => `      ${lit(p)},`).join("\n")}
         'Every api="vulkan" command of vk.xml: signature, FFI types, dispatch level, index, providers.',
       )
     }
+import { decodeCommand, lazyArray, lazyRecord } from "../_lazy_table.ts";
 import type { CommandInfo } from "./types.ts";
 
 /** Number of commands (aliases share their target's entry). */
@@ -141,19 +166,15 @@ export const COMMAND_COUNT = ${rows.length};
 export const COMMAND_ALIAS_COUNT = ${aliasCount};
 
 /** Commands in index order (\`COMMANDS[i].index === i\`): core versions first, then extensions by number. */
-export const COMMANDS: readonly CommandInfo[] = [
-${rows.join("\n")}
-];
+export const COMMANDS: readonly CommandInfo[] = lazyArray(${jsonLiteral(rows)}, decodeCommand);
 
 /** Command name or alias -> index into {@linkcode COMMANDS} (an alias shares its target's slot). */
-export const COMMAND_INDEX: Readonly<Record<string, number>> = {
-${indexRows.join("\n")}
-};
+export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyRecord(${jsonLiteral(indexRows)});
 
 /** Command name or alias -> the core versions and extensions that require that exact name. */
-export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = {
-${providerRows.join("\n")}
-};
+export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = lazyRecord(
+  ${jsonLiteral(providerRows)},
+);
 `,
   );
 
@@ -162,58 +183,54 @@ ${providerRows.join("\n")}
     t,
   ) => (t.category === "struct" || t.category === "union"))
     .map((t) => t.name).sort();
-  const structRows: string[] = [];
-  const aliasRows: string[] = [];
+  const structRows: Record<string, unknown> = {};
+  const aliasRows: Record<string, string> = {};
   const styped: StructLayout[] = [];
   for (const name of structNames) {
     const t = reg.types.get(name)!;
     if (t.alias) {
-      aliasRows.push(`  ${name}: ${JSON.stringify(t.alias)},`);
+      aliasRows[name] = t.alias;
       continue;
     }
     const l = layouts.layout(name);
     if (l.sType !== undefined) styped.push(l);
-    const members = l.members.map((m) => `    ${lit(m)},`).join("\n");
-    structRows.push(`  ${name}: {
-    size: ${l.size},
-    align: ${l.align},
-    union: ${l.union},${l.sType !== undefined ? `\n    sType: ${l.sType},` : ""}${
-      t.structExtends ? `\n    extends: ${lit(t.structExtends)},` : ""
-    }
-    members: [
-${members}
-    ],
-  },`);
+    structRows[name] = [
+      l.size,
+      l.align,
+      l.union ? 1 : 0,
+      l.sType ?? null,
+      t.structExtends ?? null,
+      l.members.map((m) => compact({ ...m }, ["name", "type", "offset", "size", "pointer", "const"])),
+    ];
   }
   files.set(
     "structs.ts",
     `${header(reg, 'LP64 (x86-64 and aarch64) layouts of every api="vulkan" struct and union of vk.xml.')}
+import { decodeStruct, lazyLines, lazyRecord } from "../_lazy_table.ts";
 import type { StructInfo } from "./types.ts";
 
 /** Number of structs and unions in {@linkcode STRUCTS} (aliases excluded). */
-export const STRUCT_COUNT = ${structRows.length};
+export const STRUCT_COUNT = ${Object.keys(structRows).length};
 
 /** Struct or union name -> size, alignment, sType and member layout. */
-export const STRUCTS: Readonly<Record<string, StructInfo>> = {
-${structRows.join("\n")}
-};
+export const STRUCTS: Readonly<Record<string, StructInfo>> = lazyLines(${
+      linesLiteral(structRows)
+    }, decodeStruct);
 
 /** Struct alias (e.g. VkPhysicalDeviceFeatures2KHR) -> the struct it names. */
-export const STRUCT_ALIASES: Readonly<Record<string, string>> = {
-${aliasRows.join("\n")}
-};
+export const STRUCT_ALIASES: Readonly<Record<string, string>> = lazyRecord(${jsonLiteral(aliasRows)});
 
 /** Names of the structs whose sType value is known, by name. */
 export const STYPED_STRUCTS: readonly string[] = ${lit(styped.map((l) => l.name))};
 
 /** VkStructureType value -> struct name. */
-export const STRUCT_BY_STYPE: Readonly<Record<number, string>> = {
-${
-      [...new Map(styped.map((l) => [l.sType!, l.name])).entries()].sort((a, b) => a[0] - b[0]).map((
-        [v, n],
-      ) => `  ${v}: ${JSON.stringify(n)},`).join("\n")
-    }
-};
+export const STRUCT_BY_STYPE: Readonly<Record<number, string>> = lazyRecord(${
+      jsonLiteral(
+        Object.fromEntries(
+          [...new Map(styped.map((l) => [l.sType!, l.name])).entries()].sort((a, b) => a[0] - b[0]),
+        ),
+      )
+    });
 `,
   );
 
@@ -239,17 +256,15 @@ ${handleRows.join("\n")}
   );
 
   // enums.ts
-  const enumRows = [...reg.enumValues.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([n, v]) =>
-    `  ${n}: ${v},`
-  );
+  const enumRows = Object.fromEntries([...reg.enumValues.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1));
   const enum64Rows = [...reg.enumValues64.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([n, v]) =>
     `  ${n}: ${v}n,`
   );
   const groups = [...reg.enumGroups.values()].filter((g) => reg.types.has(g.name)).sort((a, b) =>
     a.name < b.name ? -1 : 1
   );
-  const groupRows = groups.map((g) =>
-    `  ${g.name}: ${lit({ bitmask: g.bitmask, bitwidth: g.bitwidth, values: g.names })},`
+  const groupRows = Object.fromEntries(
+    groups.map((g) => [g.name, { bitmask: g.bitmask, bitwidth: g.bitwidth, values: g.names }]),
   );
   const bitmaskRows = [...reg.types.values()].filter((t) => t.category === "bitmask").sort((a, b) =>
     a.name < b.name ? -1 : 1
@@ -271,6 +286,7 @@ ${handleRows.join("\n")}
   files.set(
     "enums.ts",
     `${header(reg, 'Enumerants, bitmasks, VkResult names and API constants of vk.xml (api="vulkan").')}
+import { lazyRecord } from "../_lazy_table.ts";
 import type { BitmaskInfo, EnumTypeInfo } from "./types.ts";
 
 /** VK_HEADER_VERSION of the registry this was generated from. */
@@ -280,9 +296,7 @@ export const HEADER_VERSION = ${reg.headerVersion};
 export const HEADER_VERSION_COMPLETE = ${complete};
 
 /** Every enumerant of 32-bit enums and bitmasks (aliases included) -> value. */
-export const ENUMS: Readonly<Record<string, number>> = {
-${enumRows.join("\n")}
-};
+export const ENUMS: Readonly<Record<string, number>> = lazyRecord(${jsonLiteral(enumRows)});
 
 /** Every enumerant of 64-bit bitmasks (VkPipelineStageFlagBits2, ...) -> value. */
 export const ENUMS64: Readonly<Record<string, bigint>> = {
@@ -290,9 +304,7 @@ ${enum64Rows.join("\n")}
 };
 
 /** Enum or FlagBits type -> its enumerant names in registry order. */
-export const ENUM_TYPES: Readonly<Record<string, EnumTypeInfo>> = {
-${groupRows.join("\n")}
-};
+export const ENUM_TYPES: Readonly<Record<string, EnumTypeInfo>> = lazyRecord(${jsonLiteral(groupRows)});
 
 /** Flags type -> its FlagBits type (if any) and width. */
 export const BITMASKS: Readonly<Record<string, BitmaskInfo>> = {
@@ -315,29 +327,26 @@ ${constRows.join("\n")}
   );
 
   // extensions.ts
-  const extRows = [...reg.extensions.values()].sort((a, b) => a.name < b.name ? -1 : 1).map((x) =>
-    `  ${x.name}: ${
-      lit({
-        number: x.number,
-        type: x.type,
-        depends: x.depends,
-        promotedTo: x.promotedTo,
-        platform: x.platform,
-        provisional: x.provisional || undefined,
-      })
-    },`
+  const extRows = Object.fromEntries(
+    [...reg.extensions.values()].sort((a, b) => a.name < b.name ? -1 : 1).map((x) => [x.name, {
+      number: x.number,
+      type: x.type,
+      depends: x.depends,
+      promotedTo: x.promotedTo,
+      platform: x.platform,
+      provisional: x.provisional || undefined,
+    }]),
   );
   files.set(
     "extensions.ts",
     `${
       header(reg, 'Every extension of vk.xml supported for api="vulkan", with its type (instance or device).')
     }
+import { lazyRecord } from "../_lazy_table.ts";
 import type { ExtensionInfo } from "./types.ts";
 
 /** Extension name -> number, type, dependencies and promotion. */
-export const EXTENSIONS: Readonly<Record<string, ExtensionInfo>> = {
-${extRows.join("\n")}
-};
+export const EXTENSIONS: Readonly<Record<string, ExtensionInfo>> = lazyRecord(${jsonLiteral(extRows)});
 `,
   );
 
@@ -346,13 +355,13 @@ ${extRows.join("\n")}
     counts: {
       commands: rows.length,
       commandAliases: aliasCount,
-      structs: structRows.length,
-      structAliases: aliasRows.length,
+      structs: Object.keys(structRows).length,
+      structAliases: Object.keys(aliasRows).length,
       styped: styped.length,
       handles: handleRows.length,
-      enumerants: enumRows.length + enum64Rows.length,
+      enumerants: Object.keys(enumRows).length + enum64Rows.length,
       constants: constRows.length,
-      extensions: extRows.length,
+      extensions: Object.keys(extRows).length,
     },
   };
 }

@@ -51,18 +51,18 @@ export interface SurfaceUse {
   readonly struct?: { readonly size: number; readonly surfaceOffset: number; readonly countParam?: number };
 }
 
-const SURFACE_STRUCTS = new Map(
-  Object.entries(STRUCTS).flatMap(([name, s]) => {
-    const m = s.members.find((x) => x.type === "VkSurfaceKHR" && x.pointer === 0);
-    return m ? [[name, { size: s.size, surfaceOffset: m.offset }] as const] : [];
-  }),
-);
+/** Size and surface offset of struct `name` when it holds a VkSurfaceKHR (reads only that struct's layout). */
+function surfaceStruct(name: string): { size: number; surfaceOffset: number } | undefined {
+  const s = STRUCTS[name];
+  const m = s?.members.find((x) => x.type === "VkSurfaceKHR" && x.pointer === 0);
+  return s && m ? { size: s.size, surfaceOffset: m.offset } : undefined;
+}
 
 function surfaceUse(info: CommandInfo): SurfaceUse | undefined {
   for (const [i, p] of info.params.entries()) {
     if (p.type === "VkSurfaceKHR" && p.pointer === 0) return { param: i };
-    const s = SURFACE_STRUCTS.get(p.type);
-    if (s && p.pointer === 1 && p.const) {
+    const s = p.pointer === 1 && p.const ? surfaceStruct(p.type) : undefined;
+    if (s) {
       const countParam = p.len ? info.params.findIndex((q) => q.name === p.len) : -1;
       return { param: i, struct: countParam < 0 ? s : { ...s, countParam } };
     }

@@ -1,0 +1,36 @@
+/**
+ * The vkdeno side of the time-to-first-instance benchmark (bench/first_instance_bench.ts): a script as a user
+ * writes it: import mod.ts, load the loader, create an instance, read the first physical device's name, print
+ * it. With `--marks` it prints the time of each step (ms since the process started) as JSON on stderr.
+ *
+ * @module
+ */
+const marks: Record<string, number> = { start: performance.now() };
+import { Arena, check, enumerate, makeApiVersion, readStruct, Vulkan, writeStruct } from "../../mod.ts";
+marks.imported = performance.now();
+
+using vk = Vulkan.load();
+marks.loaded = performance.now();
+using arena = new Arena();
+const slot = arena.pointer(arena.alloc(8));
+check(
+  vk.vkCreateInstance(
+    writeStruct(arena, "VkInstanceCreateInfo", {
+      pApplicationInfo: { pApplicationName: "first", apiVersion: makeApiVersion(1, 3) },
+    }),
+    null,
+    slot,
+  ),
+  "vkCreateInstance",
+);
+const instance = new Deno.UnsafePointerView(slot!).getPointer();
+marks.instance = performance.now();
+const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices, [instance]) as Deno.PointerValue[];
+const properties = arena.alloc(1024);
+vk.vkGetPhysicalDeviceProperties(physicalDevice!, arena.pointer(properties));
+const name = readStruct("VkPhysicalDeviceProperties", properties).deviceName as string;
+marks.named = performance.now();
+vk.vkDestroyInstance(instance, null);
+marks.destroyed = performance.now();
+console.log(name);
+if (Deno.args.includes("--marks")) console.error(JSON.stringify(marks));

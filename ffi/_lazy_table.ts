@@ -1,0 +1,236 @@
+/**
+ * Read-only tables built on first use, for ffi/generated/: the generated modules hold their data as one
+ * compact JSON text each (a string literal costs V8 a scan, where an object literal of 37,000 lines costs
+ * a full parse and the objects at import), and export a proxy that parses the text when a script first
+ * reads the table, then turns each entry into its public shape when it is first read.
+ *
+ * Measured 2026-11-24 (lavapipe machine, Deno 2.9.6): importing mod.ts took ~55-85 ms, a third of it
+ * evaluating the struct, command and enum literals; most scripts read a few dozen of the 1,490 structs.
+ *
+ * @module
+ */
+import type { CommandInfo, CommandLevel, MemberInfo, ParamInfo, StructInfo } from "./generated/types.ts";
+
+/** Types a lazily built table may hold (what the generated tables hold). */
+type Entry = object | string | number | boolean | readonly unknown[];
+
+/**
+ * A read-only record whose text is parsed on first use and whose entries are decoded on first read.
+ *
+ * @param text JSON text of an object whose values are the raw entries.
+ * @param decode Turns a raw entry into the public one (identity when left out); called once per key.
+ * @returns A proxy that behaves as the plain record (`name in t`, `Object.keys`, `Object.hasOwn`).
+ *
+ * @example Usage
+ * ```ts
+ * import { lazyRecord } from "./_lazy_table.ts";
+ * const t = lazyRecord<number>('{"a":[1,2]}', (raw) => (raw as number[]).length);
+ * console.log(t.a, Object.keys(t)); // 2 ["a"]
+ * ```
+ */
+export function lazyRecord<T extends Entry>(
+  text: string,
+  decode?: (raw: unknown, key: string) => T,
+): Readonly<Record<string, T>> {
+  let raw: Record<string, unknown> | undefined;
+  const decoded = new Map<string, T>();
+  const source = (): Record<string, unknown> => raw ??= JSON.parse(text) as Record<string, unknown>;
+  const read = (key: string): T | undefined => {
+    const r = source();
+    if (!Object.hasOwn(r, key)) return undefined;
+    if (!decode) return r[key] as T;
+    let v = decoded.get(key);
+    if (v === undefined) {
+      v = decode(r[key], key);
+      decoded.set(key, v);
+    }
+    return v;
+  };
+  return readOnlyRecord(read, () => (key) => Object.hasOwn(source(), key), () => Object.keys(source()));
+}
+
+/** The proxy of a read-only record given how to read an entry, test a key and list the keys. */
+function readOnlyRecord<T>(
+  read: (key: string) => T | undefined,
+  tester: () => (key: string) => boolean,
+  keys: () => string[],
+): Readonly<Record<string, T>> {
+  return new Proxy({} as Record<string, T>, {
+    get: (_t, key) => typeof key === "string" ? read(key) : undefined,
+    has: (_t, key) => typeof key === "string" && tester()(key),
+    ownKeys: keys,
+    getOwnPropertyDescriptor: (_t, key) => {
+      if (typeof key !== "string" || !tester()(key)) return undefined;
+      return { value: read(key), writable: false, enumerable: true, configurable: true };
+    },
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+    setPrototypeOf: () => false,
+  });
+}
+
+/**
+ * A read-only record held as one line per entry, `key<TAB>JSON`: on first use only the line starts are
+ * indexed, and an entry's JSON is parsed when that key is first read (structs.ts: a script reads a few
+ * dozen of 1,490 layouts, and parsing them all took ~5 ms).
+ *
+ * @param text Lines `key\tJSON`, separated by `\n`.
+ * @param decode Turns a parsed entry into the public one; called once per key.
+ * @returns A proxy that behaves as the plain record.
+ *
+ * @example Usage
+ * ```ts
+ * import { lazyLines } from "./_lazy_table.ts";
+ * const t = lazyLines<number>("a\t[1,2]\nb\t[3]", (raw) => (raw as number[]).length);
+ * console.log(t.b, Object.keys(t)); // 1 ["a", "b"]
+ * ```
+ */
+export function lazyLines<T extends Entry>(
+  text: string,
+  decode: (raw: unknown, key: string) => T,
+): Readonly<Record<string, T>> {
+  let index: Map<string, number> | undefined;
+  const decoded = new Map<string, T>();
+  const lines = (): Map<string, number> => {
+    if (index) return index;
+    index = new Map();
+    for (let start = 0; start < text.length;) {
+      const tab = text.indexOf("\t", start);
+      let end = text.indexOf("\n", tab);
+      if (end < 0) end = text.length;
+      index.set(text.slice(start, tab), start);
+      start = end + 1;
+    }
+    return index;
+  };
+  const read = (key: string): T | undefined => {
+    let v = decoded.get(key);
+    if (v !== undefined) return v;
+    const start = lines().get(key);
+    if (start === undefined) return undefined;
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    v = decode(JSON.parse(text.slice(start + key.length + 1, end)), key);
+    decoded.set(key, v);
+    return v;
+  };
+  return readOnlyRecord(read, () => lines().has.bind(lines()), () => [...lines().keys()]);
+}
+
+/**
+ * A read-only array whose text is parsed and decoded on first use (all entries at once).
+ *
+ * @param text JSON text of an array of raw entries.
+ * @param decode Turns a raw entry into the public one.
+ * @returns A proxy that behaves as the plain array (`Array.isArray`, `length`, iteration, `map`).
+ *
+ * @example Usage
+ * ```ts
+ * import { lazyArray } from "./_lazy_table.ts";
+ * const a = lazyArray<string>("[1,2]", (raw) => String(raw));
+ * console.log(a.length, a.map((x) => x + "!")); // 2 ["1!", "2!"]
+ * ```
+ */
+export function lazyArray<T extends Entry>(
+  text: string,
+  decode: (raw: unknown, index: number) => T,
+): readonly T[] {
+  let items: T[] | undefined;
+  const source = (): T[] => items ??= (JSON.parse(text) as unknown[]).map(decode);
+  return new Proxy([] as T[], {
+    get: (_t, key) => Reflect.get(source(), key),
+    has: (_t, key) => key in source(),
+    ownKeys: () => Reflect.ownKeys(source()),
+    getOwnPropertyDescriptor: (_t, key) => {
+      const d = Reflect.getOwnPropertyDescriptor(source(), key);
+      if (d === undefined || key === "length") return d;
+      return { value: d.value, writable: false, enumerable: true, configurable: true };
+    },
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+    setPrototypeOf: () => false,
+  });
+}
+
+/**
+ * A struct of ffi/generated/structs.ts from its compact entry
+ * `[size, align, union (0/1), sType or null, extends or null, members]`, each member
+ * `[name, type, offset, size, pointer, const (0/1), {count, len, bits, bitOffset}?]` (tools/_gen_emit.ts
+ * writes them).
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeStruct } from "./_lazy_table.ts";
+ * console.log(decodeStruct([8, 4, 0, null, null, [["width", "uint32_t", 0, 4, 0, 0]]]).members[0]!.name);
+ * // "width"
+ * ```
+ */
+export function decodeStruct(raw: unknown): StructInfo {
+  const [size, align, union, sType, ext, members] = raw as [
+    number,
+    number,
+    number,
+    number | null,
+    string[] | null,
+    [string, string, number, number, number, number, Partial<MemberInfo>?][],
+  ];
+  return {
+    size,
+    align,
+    union: union === 1,
+    ...(sType === null ? {} : { sType }),
+    ...(ext === null ? {} : { extends: ext }),
+    members: members.map(([name, type, offset, size, pointer, isConst, rest]) => ({
+      name,
+      type,
+      offset,
+      size,
+      pointer,
+      const: isConst === 1,
+      ...rest,
+    })),
+  };
+}
+
+/**
+ * A command of ffi/generated/commands.ts from its compact entry
+ * `[name, level, result, params, ffi parameters, ffi result, aliases, providers]` (its index is its
+ * position), each parameter `[name, type, pointer, const (0/1), {len, optional, array}?]`.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeCommand } from "./_lazy_table.ts";
+ * const c = decodeCommand(["vkF", "device", "void", [["device", "VkDevice", 0, 0]], ["pointer"], "void", [], []], 7);
+ * console.log(c.index, c.params[0]!.type); // 7 "VkDevice"
+ * ```
+ */
+export function decodeCommand(raw: unknown, index: number): CommandInfo {
+  const [name, level, result, params, parameters, ffiResult, aliases, providers] = raw as [
+    string,
+    CommandLevel,
+    string,
+    [string, string, number, number, Partial<ParamInfo>?][],
+    Deno.NativeType[],
+    Deno.NativeResultType,
+    string[],
+    string[],
+  ];
+  return {
+    name,
+    index,
+    level,
+    result,
+    params: params.map(([name, type, pointer, isConst, rest]) => ({
+      name,
+      type,
+      pointer,
+      const: isConst === 1,
+      ...rest,
+    })),
+    ffi: { parameters, result: ffiResult },
+    aliases,
+    providers,
+  };
+}
