@@ -170,6 +170,12 @@ export class Vulkan implements Disposable {
         break;
       case "vkGetDeviceQueue":
       case "vkGetDeviceQueue2":
+        // The device table's slot stamps natively where it can (chain/stubs.ts stampedQueueSlots): then
+        // the command is a plain dispatch stub, as fast as libvulkan's trampoline.
+        fn = stubs.stampedQueueSlots.has(info.index)
+          ? stubs.bindDispatch(info.index, commandDef(info)) as VulkanCommand
+          : stampingTrampolines(stubs)[info.name];
+        break;
       case "vkAllocateCommandBuffers":
         // Stub call then native stamping: no JavaScript touches memory (chain/trampoline.ts).
         fn = stampingTrampolines(stubs)[info.name];

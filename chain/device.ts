@@ -17,7 +17,7 @@ import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
 import { devices, key } from "./_registry.ts";
 import { ICD_LOADER_MAGIC, offsetOf } from "./_layout.ts";
-import { SLOT_COUNT } from "./stubs.ts";
+import { chainStubs, DEVICE_TABLE_SLOTS } from "./stubs.ts";
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
@@ -59,7 +59,7 @@ export class LoaderDevice {
   /** Its address. */
   readonly address: bigint;
   /** The device dispatch table (word 0 of the device, its queues and command buffers). */
-  readonly table: DispatchTable = new DispatchTable(SLOT_COUNT);
+  readonly table: DispatchTable = new DispatchTable(DEVICE_TABLE_SLOTS);
   /** The instance. */
   readonly instance: LoaderInstance;
   /** The physical device below it. */
@@ -134,7 +134,14 @@ export class LoaderDevice {
   setSlot(slot: number, fn: Deno.PointerValue, empty: Deno.PointerValue): void {
     if (fn === null) this.supported.delete(slot);
     else this.supported.add(slot);
-    this.table.set(slot, fn ?? empty);
+    const stamped = fn === null ? undefined : chainStubs().stampedQueueSlots.get(slot);
+    if (stamped) {
+      // The slot runs native code that calls `fn` (kept in a hidden word) and stamps the queue.
+      this.table.set(stamped.next, fn);
+      this.table.set(slot, stamped.helper);
+    } else {
+      this.table.set(slot, fn ?? empty);
+    }
   }
 
   /** Forgets the device and frees its table (the driver's device must be destroyed already). */

@@ -20,7 +20,7 @@
 import { COMMAND_COUNT, COMMANDS } from "../ffi/generated/commands.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import { DispatchStubs } from "../ffi/dispatch.ts";
-import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
+import { STAMPED_QUEUE_SYMBOLS, UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 
 /** Reserved slots for unknown device commands (as the Khronos loader's `MAX_NUM_UNKNOWN_EXTS`). */
 export const UNKNOWN_DEVICE_SLOTS = 250;
@@ -32,6 +32,12 @@ export const UNKNOWN_DEVICE_BASE: number = COMMAND_COUNT;
 export const UNKNOWN_PHYSICAL_DEVICE_BASE: number = COMMAND_COUNT + UNKNOWN_DEVICE_SLOTS;
 /** Slots in every dispatch table. */
 export const SLOT_COUNT: number = UNKNOWN_PHYSICAL_DEVICE_BASE + UNKNOWN_PHYSICAL_DEVICE_SLOTS;
+
+/**
+ * Slots in a device's dispatch table: {@linkcode SLOT_COUNT}, then the hidden words that the native
+ * stamped-queue helpers call (the next `vkGetDeviceQueue`, then the next `vkGetDeviceQueue2`).
+ */
+export const DEVICE_TABLE_SLOTS: number = SLOT_COUNT + STAMPED_QUEUE_SYMBOLS.length;
 
 /** The symbol name of every slot, in slot order. */
 export const SLOT_NAMES: readonly string[] = [
@@ -120,6 +126,32 @@ export class ChainStubs {
   terminatorAddress(slot: number, def: Deno.ForeignFunction): Deno.PointerObject {
     return this.unwrap.address(TERM_SET, slot, def as Deno.UnsafeCallbackDefinition);
   }
+
+  /**
+   * Device-table slots whose function the loader wraps in native code that stamps the new queue
+   * (`vkGetDeviceQueue`, `vkGetDeviceQueue2`): slot -> the hidden slot holding the next function and the
+   * helper's address. Empty where the helpers are not native (then the public commands stamp in
+   * TypeScript, chain/trampoline.ts).
+   */
+  get stampedQueueSlots(): ReadonlyMap<
+    number,
+    { readonly next: number; readonly helper: Deno.PointerObject }
+  > {
+    if (this.#stamped) return this.#stamped;
+    const made = new Map<number, { next: number; helper: Deno.PointerObject }>();
+    const commands = ["vkGetDeviceQueue", "vkGetDeviceQueue2"] as const;
+    const helpers = ([0, 1] as const).map((w) => this.unwrap.stampedQueueAddress(w));
+    if (helpers[0] && helpers[1]) {
+      commands.forEach((name, w) => {
+        const slot = COMMANDS.findIndex((c) => c.name === name);
+        made.set(slot, { next: SLOT_COUNT + w, helper: helpers[w]! });
+      });
+    }
+    this.#stamped = made;
+    return made;
+  }
+
+  #stamped: Map<number, { next: number; helper: Deno.PointerObject }> | undefined;
 
   /** What empty slots point to (returns `VK_ERROR_EXTENSION_NOT_PRESENT`); null without native stubs. */
   get errorFunction(): Deno.PointerValue {

@@ -56,14 +56,31 @@ function alignUp(n: number, a: number): number {
  * ```
  */
 export function elfHash(name: string | Uint8Array): number {
+  const bytes = typeof name === "string" ? new TextEncoder().encode(name) : name;
+  // An indexed loop: this runs once per stub name at startup, mostly before the JIT warms up.
   let h = 0;
-  for (const c of typeof name === "string" ? new TextEncoder().encode(name) : name) {
-    h = ((h << 4) + c) >>> 0;
+  for (let i = 0; i < bytes.length; i++) {
+    h = ((h << 4) + bytes[i]!) >>> 0;
     const g = h & 0xf0000000;
     if (g !== 0) h ^= g >>> 24;
     h = (h & ~g) >>> 0;
   }
   return h;
+}
+
+/** Writes dispatch stub `index` at `at` of `out` (what {@linkcode stubCode} returns, without allocating). */
+function writeStub(out: Uint8Array, dv: DataView, at: number, index: number, arch: StubArch): void {
+  if (arch === "x86_64" && index * 8 <= 0x7fffffff) {
+    out.fill(0xcc, at, at + STUB_SIZE);
+    out[at] = 0x48;
+    out[at + 1] = 0x8b;
+    out[at + 2] = 0x07;
+    out[at + 3] = 0xff;
+    out[at + 4] = 0xa0;
+    dv.setInt32(at + 5, index * 8, true);
+  } else {
+    out.set(stubCode(index, arch), at);
+  }
 }
 
 /**
@@ -129,7 +146,11 @@ export interface StubObject {
  * ```
  * @throws {TypeError} If a name is empty, repeated, or contains NUL.
  */
-export function emitStubObject(names: readonly string[], arch: StubArch): StubObject {
+export function emitStubObject(
+  names: readonly string[],
+  arch: StubArch,
+  write?: (out: Uint8Array, at: number, index: number) => void,
+): StubObject {
   const enc = new TextEncoder();
   const page = arch === "aarch64" ? 0x10000 : 0x1000;
   const seen = new Set<string>();
@@ -186,7 +207,10 @@ export function emitStubObject(names: readonly string[], arch: StubArch): StubOb
   const dv = new DataView(out.buffer);
   const u16 = (o: number, v: number) => dv.setUint16(o, v, true);
   const u32 = (o: number, v: number) => dv.setUint32(o, v, true);
-  const u64 = (o: number, v: number) => dv.setBigUint64(o, BigInt(v), true);
+  const u64 = (o: number, v: number) => {
+    dv.setUint32(o, v >>> 0, true);
+    dv.setUint32(o + 4, Math.floor(v / 0x100000000), true);
+  };
 
   // ELF header
   out.set([0x7f, 0x45, 0x4c, 0x46, 2, /* ELFCLASS64 */ 1, /* little endian */ 1, /* EV_CURRENT */ 0]);
@@ -233,16 +257,17 @@ export function emitStubObject(names: readonly string[], arch: StubArch): StubOb
   u32(hashOff + 4, nsyms);
   const bucketOff = hashOff + 8;
   const chainOff = bucketOff + 4 * nbucket;
-  names.forEach((_, i) => {
+  // Plain loops below: emission runs once per process, mostly before the JIT warms up.
+  for (let i = 0; i < names.length; i++) {
     const sym = i + 1;
     const b = elfHash(encoded[i]!) % nbucket;
     // Prepend to the bucket's chain.
     u32(chainOff + 4 * sym, dv.getUint32(bucketOff + 4 * b, true));
     u32(bucketOff + 4 * b, sym);
-  });
+  }
 
   // .dynsym
-  names.forEach((_, i) => {
+  for (let i = 0; i < names.length; i++) {
     const o = dynsymOff + (i + 1) * SYM_SIZE;
     u32(o, nameOffsets[i]!);
     out[o + 4] = (STB_GLOBAL << 4) | STT_FUNC;
@@ -250,13 +275,16 @@ export function emitStubObject(names: readonly string[], arch: StubArch): StubOb
     u16(o + 6, SEC.text);
     u64(o + 8, textOff + i * STUB_SIZE);
     u64(o + 16, STUB_SIZE);
-  });
+  }
 
   // .dynstr
-  encoded.forEach((b, i) => out.set(b, dynstrOff + nameOffsets[i]!));
+  for (let i = 0; i < names.length; i++) out.set(encoded[i]!, dynstrOff + nameOffsets[i]!);
 
   // .text
-  names.forEach((_, i) => out.set(stubCode(i, arch), textOff + i * STUB_SIZE));
+  for (let i = 0; i < names.length; i++) {
+    if (write) write(out, textOff + i * STUB_SIZE, i);
+    else writeStub(out, dv, textOff + i * STUB_SIZE, i, arch);
+  }
 
   // .dynamic
   dynEntries.forEach(([tag, val], i) => {

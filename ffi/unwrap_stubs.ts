@@ -113,6 +113,78 @@ export const UNWRAP_HELPERS = {
   vkdeno_read_u32: { parameters: ["pointer", "usize"], result: "u32" },
 } as const satisfies Record<string, Deno.ForeignFunction>;
 
+/**
+ * Native `vkGetDeviceQueue` and `vkGetDeviceQueue2` for a loader's device tables (x86-64 only; elsewhere the
+ * loader stamps in TypeScript): each calls the command's next function, kept in a hidden table word after
+ * the named slots ({@linkcode stampedQueueCode}), then writes the device's first word (its table) into
+ * the new queue, as libvulkan's trampolines do. The table's own slot for the command points here, so the
+ * public command is a plain dispatch stub with no JavaScript per call.
+ */
+export const STAMPED_QUEUE_SYMBOLS = ["vkdeno_get_queue_stamped", "vkdeno_get_queue2_stamped"] as const;
+
+/**
+ * The code of stamped-queue helper `which` (0: `vkGetDeviceQueue`, queue pointer in the 4th argument;
+ * 1: `vkGetDeviceQueue2`, 3rd argument) calling table word `nextSlot`; undefined where not written (aarch64).
+ *
+ * @example Usage
+ * ```ts
+ * import { stampedQueueCode } from "./unwrap_stubs.ts";
+ * console.log(stampedQueueCode(0, 1237, "x86_64")?.length); // 48
+ * ```
+ */
+export function stampedQueueCode(which: 0 | 1, nextSlot: number, arch: StubArch): Uint8Array | undefined {
+  if (arch !== "x86_64") return undefined;
+  const disp = nextSlot * 8;
+  const code = [
+    0x53, // push rbx
+    0x41,
+    0x54, // push r12
+    0x48,
+    0x83,
+    0xec,
+    0x08, // sub rsp,8 (the call below needs a 16-byte aligned stack)
+    0x48,
+    0x89,
+    0xfb, // mov rbx,rdi (device)
+    ...(which === 0 ? [0x49, 0x89, 0xcc] : [0x49, 0x89, 0xd4]), // mov r12,rcx or rdx (pQueue)
+    0x48,
+    0x8b,
+    0x07, // mov rax,[rdi] (the device's table)
+    0xff,
+    0x90,
+    disp & 0xff,
+    (disp >> 8) & 0xff,
+    (disp >> 16) & 0xff,
+    (disp >>> 24) & 0xff, // call [rax+disp32]
+    0x49,
+    0x8b,
+    0x0c,
+    0x24, // mov rcx,[r12] (the queue)
+    0x48,
+    0x85,
+    0xc9, // test rcx,rcx
+    0x74,
+    0x06, // je +6
+    0x48,
+    0x8b,
+    0x03, // mov rax,[rbx]
+    0x48,
+    0x89,
+    0x01, // mov [rcx],rax
+    0x48,
+    0x83,
+    0xc4,
+    0x08, // add rsp,8
+    0x41,
+    0x5c, // pop r12
+    0x5b, // pop rbx
+    0xc3, // ret
+  ];
+  const out = new Uint8Array(Math.ceil(code.length / STUB_SIZE) * STUB_SIZE).fill(0xcc);
+  out.set(code);
+  return out;
+}
+
 /** Helper name to its machine code (each padded to whole stub slots) for `arch`. */
 function helperCode(name: keyof typeof UNWRAP_HELPERS, arch: StubArch): Uint8Array {
   const x86: Record<keyof typeof UNWRAP_HELPERS, number[]> = {
@@ -225,20 +297,35 @@ export function emitUnwrapObject(
     code: helperCode(name, arch),
     at: 0,
   }));
+  // The stamped-queue helpers call the hidden table words right after the named slots.
+  STAMPED_QUEUE_SYMBOLS.forEach((name, which) => {
+    const code = stampedQueueCode(which as 0 | 1, names.length + which, arch);
+    if (code) helpers.push({ name: name as keyof typeof UNWRAP_HELPERS, code, at: 0 });
+  });
   for (const h of helpers) {
     h.at = symbols.length;
     symbols.push(h.name);
     for (let k = 1; k < h.code.length / STUB_SIZE; k++) symbols.push(`${h.name}_part${k}`);
   }
-  const { bytes, textAddress } = emitStubObject(symbols, arch);
-  // The first PT_LOAD maps file offset 0 at address 0: text addresses are file offsets.
-  sets.forEach((s, si) => {
-    names.forEach((_, i) => {
-      const at = textAddress + (si * names.length + i) * STUB_SIZE;
-      bytes.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
-    });
+  // Each set's first stub is built (and its offsets checked) once; the others differ only in the slot.
+  const firsts = sets.map((s) => unwrapStubCode(0, s.tableOffset, s.handleOffset, arch));
+  const perSet = names.length;
+  const stubs = sets.length * perSet;
+  if (perSet > 4096) throw new RangeError(`Invalid unwrap stub index "${perSet - 1}": expected 0 to 4095`);
+  let dv: DataView | undefined;
+  const { bytes, textAddress } = emitStubObject(symbols, arch, (out, at, n) => {
+    if (n >= stubs) return; // the error function and helpers are written below
+    const i = n % perSet;
+    out.set(firsts[(n - i) / perSet]!, at);
+    if (i === 0) return;
+    if (arch === "x86_64") {
+      (dv ??= new DataView(out.buffer, out.byteOffset)).setInt32(at + 10, i * 8, true);
+    } else {
+      const s = sets[(n - i) / perSet]!;
+      out.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
+    }
   });
-  bytes.set(errorCode(arch), textAddress + sets.length * names.length * STUB_SIZE);
+  bytes.set(errorCode(arch), textAddress + stubs * STUB_SIZE);
   for (const h of helpers) bytes.set(h.code, textAddress + h.at * STUB_SIZE);
   return bytes;
 }
@@ -471,6 +558,25 @@ export class UnwrapStubs implements Disposable {
     if (cached) return cached;
     const ptr = this.#loaded.library.symbolAddress(ERROR_SYMBOL);
     if (ptr) this.#addresses.set(ERROR_SYMBOL, ptr);
+    return ptr;
+  }
+
+  /**
+   * The address of stamped-queue helper `which` ({@linkcode STAMPED_QUEUE_SYMBOLS}), or null where there is
+   * none (fallback mode, aarch64).
+   */
+  stampedQueueAddress(which: 0 | 1): Deno.PointerValue {
+    if (!this.#loaded) return null;
+    const name = STAMPED_QUEUE_SYMBOLS[which];
+    const cached = this.#addresses.get(name);
+    if (cached) return cached;
+    let ptr: Deno.PointerValue = null;
+    try {
+      ptr = this.#loaded.library.symbolAddress(name);
+    } catch {
+      return null;
+    }
+    if (ptr) this.#addresses.set(name, ptr);
     return ptr;
   }
 
