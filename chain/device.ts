@@ -17,7 +17,8 @@ import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
 import { devices, key } from "./_registry.ts";
 import { ICD_LOADER_MAGIC, offsetOf } from "./_layout.ts";
-import { chainStubs, DEVICE_TABLE_SLOTS } from "./stubs.ts";
+import { type ChainStubs, chainStubs, DEVICE_TABLE_SLOTS } from "./stubs.ts";
+import { fillDeviceCommands } from "./table_fill.ts";
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
@@ -102,23 +103,26 @@ export class LoaderDevice {
   }
 
   /**
-   * Fills every device slot from a chain link's `vkGetDeviceProcAddr` (`procAddr`; default the driver's),
-   * empty slots getting `empty`; unknown device commands taken so far fill their reserved slots too.
+   * Fills every device slot through `gdpa(handle, name)` in one native call (chain/table_fill.ts); with
+   * `slow`, the names it lists are asked through `slow.procAddr` instead. Unknown device commands taken so
+   * far fill their reserved slots through `procAddr`.
    */
-  fillTable(
+  fillTableFrom(
+    stubs: ChainStubs,
     empty: Deno.PointerValue,
-    procAddr: (name: string) => Deno.PointerValue = (name) => this.driverProcAddr(name),
+    gdpa: Deno.PointerObject,
+    handle: Deno.PointerValue,
+    procAddr: (name: string) => Deno.PointerValue,
     unknown: Iterable<[string, number]> = [],
+    slow?: (name: string) => boolean,
   ): void {
-    for (const info of COMMANDS) {
-      if (info.level !== "device") continue;
-      let fn: Deno.PointerValue = null;
-      for (const name of [info.name, ...info.aliases]) {
-        fn = procAddr(name);
-        if (fn !== null) break;
-      }
-      this.setSlot(info.index, fn, empty);
-    }
+    fillDeviceCommands(
+      stubs,
+      gdpa,
+      handle,
+      (slot, fn) => this.setSlot(slot, fn, empty),
+      slow ? { asks: slow, procAddr } : undefined,
+    );
     for (const [name, slot] of unknown) this.setSlot(slot, procAddr(name), empty);
   }
 

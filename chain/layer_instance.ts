@@ -570,6 +570,14 @@ export class InstanceLayers implements Disposable {
     return this.#bottomGipa;
   }
 
+  /**
+   * The loader's own `vkGetDeviceProcAddr` at the bottom of this instance's device chains (null before the
+   * first device): a device whose chain's top is this has no device layers.
+   */
+  get bottomDeviceProcAddr(): P {
+    return this.#bottomGdpa;
+  }
+
   #bottomGetDeviceProcAddr(): P {
     if (this.#bottomGdpa !== null) return this.#bottomGdpa;
     this.#bottomGdpa = this.#callbacks.create(GET_PROC_ADDR, (device, pName) => {

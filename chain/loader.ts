@@ -376,7 +376,7 @@ export class Loader implements Disposable {
         return inst.wsi ? inst.wsi.deviceProcAddr(name, ld.driverInstance.index, fn) : fn;
       },
       unwrapPhysicalDevice: (pd) => trampPhysicalDevices.get(key(pd))?.next ?? pd,
-      deviceCreated: (device, getDeviceProcAddr) => this.#deviceCreated(device, getDeviceProcAddr),
+      deviceCreated: (device, getDeviceProcAddr) => this.#deviceCreated(inst, device, getDeviceProcAddr),
       deviceDestroyed: (device) => findDevice(device)?.dispose(),
       deviceTableOf: (device) => findDevice(device)?.table.pointer ?? null,
       // Drivers that enabled a debug extension get the application's messengers too (their own messages).
@@ -391,7 +391,7 @@ export class Loader implements Disposable {
   }
 
   /** A device came back up the chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
-  #deviceCreated(device: P, getDeviceProcAddr: P): number {
+  #deviceCreated(inst: LoaderInstance, device: P, getDeviceProcAddr: P): number {
     const ld = pendingDevices.pop() ?? findDevice(device);
     if (!ld) {
       this.log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
@@ -402,7 +402,30 @@ export class Loader implements Disposable {
     const gdpa = fnFromPointer(getDeviceProcAddr, GDPA_DEF);
     const top = (name: string) => gdpa.call(device, cstringBuffer(name));
     ld.top = { getDeviceProcAddr: top };
-    ld.fillTable(this.stubs.errorFunction, top, unknownDeviceSlots());
+    const bottom = inst.layers?.bottomDeviceProcAddr ?? null;
+    if (bottom !== null && key(bottom) === key(getDeviceProcAddr) && ld.driverGetDeviceProcAddr !== null) {
+      // No device layers: the loader's bottom link answers the driver's functions, except the commands
+      // the WSI terminators take; ask the driver directly for the rest, in one native call.
+      ld.fillTableFrom(
+        this.stubs,
+        this.stubs.errorFunction,
+        ld.driverGetDeviceProcAddr,
+        ld.handle,
+        top,
+        unknownDeviceSlots(),
+        // The surface-taking commands, which the WSI terminators answer in place of the driver.
+        this.wsi ? (name) => this.wsi!.callsJavaScript(name) : undefined,
+      );
+    } else {
+      ld.fillTableFrom(
+        this.stubs,
+        this.stubs.errorFunction,
+        getDeviceProcAddr,
+        device,
+        top,
+        unknownDeviceSlots(),
+      );
+    }
     return VK.SUCCESS;
   }
 

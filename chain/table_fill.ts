@@ -1,0 +1,84 @@
+/**
+ * Filling a device's dispatch table: every device-level command (and its aliases) looked up through one
+ * `vkGetDeviceProcAddr`, in one foreign call where the native filler exists (ffi/unwrap_stubs.ts
+ * `fillTableCode`): libvulkan does these ~1,000 lookups in C, and one `UnsafeFnPointer` round trip per
+ * name (~1.5 us, plus a TypeScript callback when the loader itself answers) made vkCreateDevice twice as
+ * slow as libvulkan's on lavapipe.
+ *
+ * @module
+ */
+import { COMMANDS } from "../ffi/generated/commands.ts";
+import { cstringBuffer } from "../ffi/libc.ts";
+import { fnFromPointer } from "../ffi/library.ts";
+import type { ChainStubs } from "./stubs.ts";
+
+type P = Deno.PointerValue;
+
+const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
+
+/** The names looked up for every device-level command: its name, then its aliases. */
+interface DeviceNames {
+  /** `const char* names[count]`, kept alive with the strings it points to. */
+  readonly array: BigUint64Array<ArrayBuffer>;
+  readonly strings: readonly Uint8Array[];
+  readonly text: readonly string[];
+  /** Per command: its slot and the range of its names in `array`. */
+  readonly commands: readonly { readonly slot: number; readonly first: number; readonly count: number }[];
+}
+
+let names: DeviceNames | undefined;
+
+function deviceNames(): DeviceNames {
+  if (names) return names;
+  const text: string[] = [];
+  const commands: { slot: number; first: number; count: number }[] = [];
+  for (const info of COMMANDS) {
+    if (info.level !== "device") continue;
+    commands.push({ slot: info.index, first: text.length, count: 1 + info.aliases.length });
+    text.push(info.name, ...info.aliases);
+  }
+  const strings = text.map((n) => cstringBuffer(n) as Uint8Array);
+  const array = new BigUint64Array(new ArrayBuffer(strings.length * 8));
+  strings.forEach((s, i) => array[i] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(s))));
+  names = { array, strings, text, commands };
+  return names;
+}
+
+/**
+ * Looks up every device-level command through `gdpa(handle, name)` and hands each command's slot and
+ * function (the first of its names the link answers; null when none) to `set`. Names that `slow.asks`
+ * are asked through `slow.procAddr` instead (the loader's own answers, such as its WSI
+ * terminators, which a native lookup from the driver would miss).
+ *
+ * @example Usage
+ * ```ts ignore
+ * fillDeviceCommands(stubs, driverGdpa, driverDevice, (slot, fn) => table.set(slot, fn));
+ * ```
+ */
+export function fillDeviceCommands(
+  stubs: ChainStubs,
+  gdpa: Deno.PointerObject,
+  handle: P,
+  set: (slot: number, fn: P) => void,
+  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
+): void {
+  const n = deviceNames();
+  const out = new BigUint64Array(n.array.length);
+  const fill = stubs.unwrap.fillTable;
+  if (fill) {
+    fill(gdpa, handle, Deno.UnsafePointer.of(n.array), n.array.length, out);
+  } else {
+    const fn = fnFromPointer(gdpa, GDPA_DEF);
+    n.strings.forEach((s, i) => out[i] = BigInt(Deno.UnsafePointer.value(fn.call(handle, s))));
+  }
+  for (const c of n.commands) {
+    let fn: P = null;
+    for (let i = c.first; i < c.first + c.count; i++) {
+      const name = n.text[i]!;
+      if (slow?.asks(name)) fn = slow.procAddr(name);
+      else if (out[i] !== 0n) fn = Deno.UnsafePointer.create(out[i]!);
+      if (fn !== null) break;
+    }
+    set(c.slot, fn);
+  }
+}
