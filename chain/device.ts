@@ -7,7 +7,6 @@
  * @module
  */
 
-import { COMMANDS } from "../ffi/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
