@@ -365,7 +365,11 @@ function strictJsonObject(source: string): Record<string, unknown> | undefined {
   // Outside strings, strict JSON has exactly one colon per key.
   let colons = 0;
   for (const m of source.matchAll(/"(?:[^"\\]|\\.)*"|:/g)) if (m[0] === ":") colons++;
-  return colons === countKeys(value) ? value as Record<string, unknown> : undefined;
+  try {
+    return colons === countKeys(value) ? value as Record<string, unknown> : undefined;
+  } catch {
+    return undefined; // nesting too deep to walk: the full parser says why
+  }
 }
 
 function countKeys(value: unknown): number {

@@ -61,7 +61,8 @@ function readOnlyRecord<T>(
     ownKeys: keys,
     getOwnPropertyDescriptor: (_t, key) => {
       if (typeof key !== "string" || !tester()(key)) return undefined;
-      return { value: read(key), writable: false, enumerable: true, configurable: true };
+      // An accessor, so that listing the keys (Object.keys, spreading) decodes nothing by itself.
+      return { get: () => read(key), enumerable: true, configurable: true };
     },
     set: () => false,
     defineProperty: () => false,

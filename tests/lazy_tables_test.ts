@@ -1,0 +1,67 @@
+/**
+ * The generated tables are parsed on first use (ffi/_lazy_table.ts) yet read as the plain records and
+ * arrays they replace: keys, `in`, `Object.hasOwn`, iteration, and no writes.
+ */
+
+import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
+import { lazyArray, lazyLines, lazyRecord } from "../ffi/_lazy_table.ts";
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { STRUCTS } from "../ffi/generated/structs.ts";
+
+Deno.test("a lazy record reads as the plain record and refuses writes", () => {
+  let decoded = 0;
+  const t = lazyRecord<number[]>('{"a":[1],"b":[2,3]}', (raw) => (decoded++, raw as number[]));
+  assertEquals(decoded, 0);
+  assertEquals(t.b, [2, 3]);
+  assert(t.b === t.b, "an entry is decoded once");
+  assertEquals(decoded, 1);
+  assertEquals(Object.keys(t), ["a", "b"]);
+  assertEquals({ ...t }, { a: [1], b: [2, 3] });
+  assert("a" in t && Object.hasOwn(t, "a") && !("c" in t) && t.c === undefined);
+  assertThrows(() => {
+    "use strict";
+    (t as Record<string, number[]>).c = [4];
+  }, TypeError);
+});
+
+Deno.test("a lazy line table parses only the entries read", () => {
+  const seen: string[] = [];
+  const t = lazyLines<string>("x\t[1]\ny\t{not json}", (raw, key) => (seen.push(key), JSON.stringify(raw)));
+  assertEquals(t.x, "[1]");
+  assertEquals(seen, ["x"]);
+  assertEquals(Object.keys(t), ["x", "y"]);
+  assert(Object.hasOwn(t, "y") && !Object.hasOwn(t, "z"));
+});
+
+Deno.test("a lazy array reads as the plain array", () => {
+  const a = lazyArray<string>("[1,2,3]", (raw, i) => `${raw}@${i}`);
+  assert(Array.isArray(a));
+  assertEquals(a.length, 3);
+  assertEquals([...a], ["1@0", "2@1", "3@2"]);
+  assertEquals(a.map((x) => x.length), [3, 3, 3]);
+  assertEquals(Object.keys(a), ["0", "1", "2"]);
+});
+
+Deno.test("the generated tables decode to their documented shapes", () => {
+  const create = COMMANDS[COMMAND_INDEX.vkCreateInstance!]!;
+  assertEquals(create.index, 0);
+  assertEquals(create.ffi, { parameters: ["pointer", "pointer", "pointer"], result: "i32" });
+  assertEquals(create.params[1], {
+    name: "pAllocator",
+    type: "VkAllocationCallbacks",
+    pointer: 1,
+    const: true,
+    optional: true,
+  });
+  assertEquals(STRUCTS.VkExtent2D, {
+    size: 8,
+    align: 4,
+    union: false,
+    members: [
+      { name: "width", type: "uint32_t", offset: 0, size: 4, pointer: 0, const: false },
+      { name: "height", type: "uint32_t", offset: 4, size: 4, pointer: 0, const: false },
+    ],
+  });
+  assertEquals(STRUCTS.VkApplicationInfo?.sType, 0);
+  assertEquals(STRUCTS.VkClearColorValue?.union, true);
+});
