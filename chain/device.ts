@@ -103,7 +103,7 @@ export class LoaderDevice {
 
   /**
    * Fills every device slot through `gdpa(handle, name)` in one native call (chain/table_fill.ts); with
-   * `slow`, the names it lists are asked through `slow.procAddr` instead. Unknown device commands taken so
+   * `slow`, the names it accepts are asked through `procAddr` instead. Unknown device commands taken so
    * far fill their reserved slots through `procAddr`.
    */
   fillTableFrom(
