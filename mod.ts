@@ -44,6 +44,7 @@ export type {
 export * from "./ffi/generated/vk_constants.js";
 export type * from "./ffi/generated/vk_types.ts";
 export type * from "./ffi/generated/vk_commands.ts";
+export type * from "./ffi/generated/vk_structs.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
 export { Logger } from "./chain/log.ts";
@@ -51,10 +52,12 @@ export { resultName, VkError } from "./ffi/errors.ts";
 export { Arena, readCString, readPointer } from "./ffi/memory.ts";
 export type {
   AllocStructOptions,
+  ChainFor,
   ChainInput,
-  CommandFunction,
+  EnumerateCommand,
   EnumerateOptions,
   ReadStructOptions,
+  RuntimeStructName,
   StructField,
   StructInput,
   StructValue,

@@ -109,8 +109,8 @@ export function readDeviceRecord(
     extensions.includes("VK_KHR_driver_properties");
   if (!wantPci && !wantDriver) return record;
   const chain = [
-    ...(wantPci ? [{ type: "VkPhysicalDevicePCIBusInfoPropertiesEXT" }] : []),
-    ...(wantDriver ? [{ type: "VkPhysicalDeviceDriverProperties" }] : []),
+    ...(wantPci ? [{ type: "VkPhysicalDevicePCIBusInfoPropertiesEXT" as const }] : []),
+    ...(wantDriver ? [{ type: "VkPhysicalDeviceDriverProperties" as const }] : []),
   ];
   const props2 = allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext: chain });
   getProperties2(physicalDevice, props2);

@@ -178,10 +178,11 @@ export interface PresentReport {
   presented: number;
 }
 
-const E = (name: string): number => {
+// Looked up by name at run time, so typed `never`: it fits any enum-typed member or parameter.
+const E = (name: string): never => {
   const v = ENUMS[name];
   if (v === undefined) throw new TypeError(`Unknown Vulkan enumerant "${name}"`);
-  return v;
+  return v as never;
 };
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
@@ -278,7 +279,7 @@ export function presentFrames(
   const formats = enumerate(vk.vkGetPhysicalDeviceSurfaceFormatsKHR, [physicalDevice, surface], {
     struct: "VkSurfaceFormatKHR",
     name: "vkGetPhysicalDeviceSurfaceFormatsKHR",
-  }) as { format: number; colorSpace: number }[];
+  });
   // UNORM keeps the clear colour's bytes as given; an sRGB format would encode them.
   const chosen = formats.find((f) => f.format === E("VK_FORMAT_B8G8R8A8_UNORM")) ?? formats[0];
   if (!chosen) throw new Error(`Device "${deviceName}" reports no surface formats`);
@@ -389,7 +390,7 @@ export function presentFrames(
           pWaitSemaphores: [acquired],
           pWaitDstStageMask: [E("VK_PIPELINE_STAGE_TRANSFER_BIT")],
           pCommandBuffers: [readPointer(commandBuffers, 8 * index)],
-          pSignalSemaphores: [rendered[index]],
+          pSignalSemaphores: [rendered[index]!],
         }),
         fence,
       ),
@@ -399,7 +400,7 @@ export function presentFrames(
       vk.vkQueuePresentKHR(
         queue,
         writeStruct(arena, "VkPresentInfoKHR", {
-          pWaitSemaphores: [rendered[index]],
+          pWaitSemaphores: [rendered[index]!],
           pSwapchains: [swapchain],
           pImageIndices: [index],
         }),

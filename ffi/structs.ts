@@ -20,8 +20,26 @@ import { Arena } from "./memory.ts";
 import { findLayout, layoutOf } from "./_structs_layout.ts";
 import { readInto, type StructField, type StructValue } from "./_structs_read.ts";
 import { type ChainInput, type StructInput, StructWriter } from "./_structs_write.ts";
+import type {
+  VkChain,
+  VkStructChains,
+  VkStructInputs,
+  VkStructName,
+  VkStructs,
+} from "./generated/vk_structs.ts";
 
 export type { ChainInput, StructField, StructInput, StructValue };
+
+/**
+ * A struct name typed `string` (known only at run time, e.g. read from a command description): the
+ * untyped overloads accept it and check it when called. A string literal is never a `RuntimeStructName`,
+ * so a literal must be a {@linkcode VkStructName} and a misspelled one fails `deno check`.
+ */
+export type RuntimeStructName<S extends string> = S & (string extends S ? unknown : never);
+
+/** The pNext chain `allocStruct` may link into struct `N`: only structs extending `N` (none if it has none). */
+export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? VkChain<N>
+  : Deno.PointerValue;
 
 /** `VK_INCOMPLETE`: the array was too small; not an error, but the enumeration must be retried. */
 const VK_INCOMPLETE = 5;
@@ -56,8 +74,31 @@ const VK_INCOMPLETE = 5;
  * @throws {RangeError} If a string or array does not fit its fixed-size member, or arrays sharing a
  * count member differ in length.
  */
-export function writeStruct(arena: Arena, name: string, value: StructInput = {}): Deno.PointerObject {
-  return new StructWriter(arena).array(name, [value]);
+export function writeStruct<N extends VkStructName>(
+  arena: Arena,
+  name: N,
+  value?: VkStructInputs[N],
+): Deno.PointerObject;
+/**
+ * Writes struct `name` given as a run-time string (untyped members, checked when written).
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { writeStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * writeStruct(arena, name, { width: 1 });
+ * ```
+ * @throws {TypeError} If `name` is not a struct, a member is unknown, or a value has the wrong shape.
+ */
+export function writeStruct<S extends string>(
+  arena: Arena,
+  name: RuntimeStructName<S>,
+  value?: StructInput,
+): Deno.PointerObject;
+export function writeStruct(arena: Arena, name: string, value?: StructInput): Deno.PointerObject {
+  return new StructWriter(arena).array(name, [value ?? {}]);
 }
 
 /**
@@ -74,6 +115,29 @@ export function writeStruct(arena: Arena, name: string, value: StructInput = {})
  * ```
  * @throws {TypeError} As {@linkcode writeStruct}.
  */
+export function writeStructArray<N extends VkStructName>(
+  arena: Arena,
+  name: N,
+  values: readonly VkStructInputs[N][],
+): Deno.PointerObject;
+/**
+ * Writes an array of structs `name` given as a run-time string (untyped members).
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { writeStructArray } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * writeStructArray(arena, name, [{ width: 1 }]);
+ * ```
+ * @throws {TypeError} As {@linkcode writeStruct}.
+ */
+export function writeStructArray<S extends string>(
+  arena: Arena,
+  name: RuntimeStructName<S>,
+  values: readonly StructInput[],
+): Deno.PointerObject;
 export function writeStructArray(
   arena: Arena,
   name: string,
@@ -82,12 +146,12 @@ export function writeStructArray(
   return new StructWriter(arena).array(name, values);
 }
 
-/** Options of {@linkcode allocStruct}. */
-export interface AllocStructOptions {
+/** Options of {@linkcode allocStruct} for struct `N`. */
+export interface AllocStructOptions<N extends VkStructName = VkStructName> {
   /** How many consecutive structs (default 1), each with its sType set. */
   count?: number;
-  /** A pNext chain to link into the (first) struct, as for {@linkcode writeStruct}. */
-  pNext?: ChainInput | readonly ChainInput[];
+  /** A pNext chain to link into the (first) struct, as for {@linkcode writeStruct}: structs extending `N`. */
+  pNext?: ChainFor<N>;
 }
 
 /**
@@ -106,10 +170,33 @@ export interface AllocStructOptions {
  * ```
  * @throws {TypeError} If `name` is not a struct.
  */
+export function allocStruct<N extends VkStructName>(
+  arena: Arena,
+  name: N,
+  options?: AllocStructOptions<N>,
+): Deno.PointerObject;
+/**
+ * Allocates output struct(s) `name` given as a run-time string.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { allocStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * allocStruct(arena, name, { count: 2 });
+ * ```
+ * @throws {TypeError} If `name` is not a struct.
+ */
+export function allocStruct<S extends string>(
+  arena: Arena,
+  name: RuntimeStructName<S>,
+  options?: { count?: number; pNext?: ChainInput | readonly ChainInput[] | Deno.PointerValue },
+): Deno.PointerObject;
 export function allocStruct(
   arena: Arena,
   name: string,
-  options: AllocStructOptions = {},
+  options: { count?: number; pNext?: unknown } = {},
 ): Deno.PointerObject {
   const writer = new StructWriter(arena);
   const count = options.count ?? 1;
@@ -136,7 +223,7 @@ export function allocStruct(
  * ```
  * @throws {TypeError} If `name` is not a struct.
  */
-export function sizeOfStruct(name: string): number {
+export function sizeOfStruct<S extends string>(name: VkStructName | RuntimeStructName<S>): number {
   return layoutOf(name).size;
 }
 
@@ -161,11 +248,34 @@ export interface ReadStructOptions {
  * ```
  * @throws {TypeError} If `name` is not a struct or `source` is null.
  */
-export function readStruct<T extends StructValue = StructValue>(
+export function readStruct<N extends VkStructName>(
+  name: N,
+  source: Deno.PointerValue | Uint8Array,
+  options?: ReadStructOptions,
+): VkStructs[N];
+/**
+ * Reads struct `name` given as a run-time string into an untyped object.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { readStruct, writeStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * console.log(readStruct(name, writeStruct(arena, "VkExtent2D", { width: 3 })).width); // 3
+ * ```
+ * @throws {TypeError} If `name` is not a struct or `source` is null.
+ */
+export function readStruct<S extends string>(
+  name: RuntimeStructName<S>,
+  source: Deno.PointerValue | Uint8Array,
+  options?: ReadStructOptions,
+): StructValue;
+export function readStruct(
   name: string,
   source: Deno.PointerValue | Uint8Array,
   options: ReadStructOptions = {},
-): T {
+): StructValue {
   const layout = layoutOf(name);
   const base = (options.index ?? 0) * layout.size;
   let view: DataView;
@@ -178,7 +288,7 @@ export function readStruct<T extends StructValue = StructValue>(
     if (source === null) throw new TypeError(`Cannot read "${name}" through a null pointer`);
     view = new DataView(Deno.UnsafePointerView.getArrayBuffer(source, base + layout.size));
   }
-  return readInto(layout, view, base) as T;
+  return readInto(layout, view, base);
 }
 
 /**
@@ -194,13 +304,36 @@ export function readStruct<T extends StructValue = StructValue>(
  * ```
  * @throws {TypeError} If `name` is not a struct or `source` is null.
  */
-export function readStructArray<T extends StructValue = StructValue>(
+export function readStructArray<N extends VkStructName>(
+  name: N,
+  source: Deno.PointerValue | Uint8Array,
+  count: number,
+): VkStructs[N][];
+/**
+ * Reads `count` consecutive structs `name` given as a run-time string.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { readStructArray, writeStructArray } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * console.log(readStructArray(name, writeStructArray(arena, "VkExtent2D", [{}, {}]), 2).length); // 2
+ * ```
+ * @throws {TypeError} If `name` is not a struct or `source` is null.
+ */
+export function readStructArray<S extends string>(
+  name: RuntimeStructName<S>,
+  source: Deno.PointerValue | Uint8Array,
+  count: number,
+): StructValue[];
+export function readStructArray(
   name: string,
   source: Deno.PointerValue | Uint8Array,
   count: number,
-): T[] {
-  const out: T[] = [];
-  for (let i = 0; i < count; i++) out.push(readStruct<T>(name, source, { index: i }));
+): StructValue[] {
+  const out: StructValue[] = [];
+  for (let i = 0; i < count; i++) out.push(readStruct(name, source, { index: i }));
   return out;
 }
 
@@ -259,22 +392,27 @@ export function check(result: number, command: string): number {
   return VkError.check(result, command);
 }
 
-/** A Vulkan command as a JavaScript function (what the loaders' command objects hold). */
-// deno-lint-ignore no-explicit-any
-export type CommandFunction = (...args: any[]) => unknown;
+/**
+ * A command following the two-call enumeration idiom: its parameters `A`, then a count pointer and an array
+ * pointer (`vkEnumeratePhysicalDevices(instance, pCount, pItems)`); it returns a `VkResult` or nothing.
+ */
+export type EnumerateCommand<A extends readonly unknown[]> = (
+  ...args: [...A, Deno.PointerObject, Deno.PointerValue]
+) => unknown;
 
 /** Options of {@linkcode enumerate}. */
-export interface EnumerateOptions {
+export interface EnumerateOptions<N extends string = VkStructName> {
   /** Output element struct (`"VkExtensionProperties"`); without it the outputs are handles. */
-  struct?: string;
+  struct?: N;
   /** Command name for error messages (default: the function's name). */
   name?: string;
 }
 
 /**
  * Runs the two-call enumeration idiom: calls `command(...args, pCount, null)`, allocates, calls
- * `command(...args, pCount, pItems)`, and retries on `VK_INCOMPLETE`. Returns handles as pointers, or,
- * with `options.struct`, the structs read back as objects (their sType prefilled before the call).
+ * `command(...args, pCount, pItems)`, and retries on `VK_INCOMPLETE`. Returns handles as pointers
+ * (assignable to any handle type), or, with `options.struct`, the structs read back as typed objects
+ * (their sType prefilled before the call). `args` is typed from the command's leading parameters.
  * Works with commands returning `VkResult` (checked) and with `void` ones.
  *
  * @example Physical devices and extensions
@@ -287,14 +425,14 @@ export interface EnumerateOptions {
  * ```
  * @throws {VkError} If the command returns a negative `VkResult`.
  */
-export function enumerate(
-  command: CommandFunction,
-  args: readonly unknown[],
+export function enumerate<A extends readonly unknown[]>(
+  command: EnumerateCommand<A>,
+  args: A,
   options?: EnumerateOptions & { struct?: undefined },
-): Deno.PointerValue[];
+): Deno.PointerObject[];
 /**
  * Runs the two-call enumeration idiom for a command filling an array of structs `options.struct`, and
- * returns them read back as objects.
+ * returns them read back as typed objects.
  *
  * @example Instance extensions
  * ```ts ignore
@@ -306,23 +444,41 @@ export function enumerate(
  * ```
  * @throws {VkError} If the command returns a negative `VkResult`.
  */
-export function enumerate<T extends StructValue = StructValue>(
-  command: CommandFunction,
+export function enumerate<A extends readonly unknown[], N extends VkStructName>(
+  command: EnumerateCommand<A>,
+  args: A,
+  options: EnumerateOptions<N> & { struct: N },
+): VkStructs[N][];
+/**
+ * Runs the two-call enumeration idiom for a command and struct known only at run time (layer code driven by
+ * command descriptions): untyped arguments and results.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { enumerate } from "./structs.ts";
+ * const struct: string = "VkLayerProperties";
+ * const layers = enumerate(next as (...a: unknown[]) => number, [], { struct });
+ * ```
+ * @throws {VkError} If the command returns a negative `VkResult`.
+ */
+export function enumerate<S extends string>(
+  command: (...args: never[]) => unknown,
   args: readonly unknown[],
-  options: EnumerateOptions & { struct: string },
-): T[];
+  options: EnumerateOptions<RuntimeStructName<S>> & { struct: RuntimeStructName<S> },
+): StructValue[];
 export function enumerate(
-  command: CommandFunction,
+  command: (...args: never[]) => unknown,
   args: readonly unknown[],
-  options: EnumerateOptions = {},
-): (Deno.PointerValue | StructValue)[] {
+  options: EnumerateOptions<string> = {},
+): (Deno.PointerObject | StructValue)[] {
   const name = options.name ?? (command.name.startsWith("vk") ? command.name : "enumeration");
+  const call = command as unknown as (...a: unknown[]) => unknown;
   // An explicit ArrayBuffer lives off the V8 heap, so its address cannot move during the calls.
   const count = new Uint32Array(new ArrayBuffer(4));
   const pCount = Deno.UnsafePointer.of(count);
   const stride = options.struct === undefined ? 8 : layoutOf(options.struct).size;
   for (let attempt = 0; attempt < 16; attempt++) {
-    const first = command(...args, pCount, null);
+    const first = call(...args, pCount, null);
     if (typeof first === "number") check(first, name);
     const n = count[0]!;
     if (n === 0) return [];
@@ -330,13 +486,13 @@ export function enumerate(
     const items = options.struct === undefined
       ? arena.pointer(arena.alloc(8 * n))
       : new StructWriter(arena).zeroed(options.struct, n);
-    const second = command(...args, pCount, items);
+    const second = call(...args, pCount, items);
     if (typeof second === "number" && check(second, name) === VK_INCOMPLETE) continue;
     const got = Math.min(count[0]!, n);
     const bytes = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(items, stride * n));
     if (options.struct === undefined) {
       const words = new BigUint64Array(bytes.slice(0, 8 * got).buffer);
-      return Array.from(words, (w) => Deno.UnsafePointer.create(w));
+      return Array.from(words, (w) => Deno.UnsafePointer.create(w) as Deno.PointerObject);
     }
     return readStructArray(options.struct, bytes.slice(), got);
   }

@@ -87,12 +87,12 @@ export function fillExtensions(
 
 /** Every `VkLayerProperties` an enumeration command returns (its leading arguments in `args`). */
 export function readLayers(command: VulkanCommand, args: readonly unknown[]): LayerProperty[] {
-  return enumerate(command, args, { struct: "VkLayerProperties" }) as unknown as LayerProperty[];
+  return enumerate(command, [...args], { struct: "VkLayerProperties" }) as unknown as LayerProperty[];
 }
 
 /** Every `VkExtensionProperties` an enumeration command returns. */
 export function readExtensions(command: VulkanCommand, args: readonly unknown[]): TsLayerExtension[] {
-  return (enumerate(command, args, { struct: "VkExtensionProperties" }) as {
+  return (enumerate(command, [...args], { struct: "VkExtensionProperties" }) as {
     extensionName: string;
     specVersion: number;
   }[])

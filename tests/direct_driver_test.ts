@@ -60,7 +60,7 @@ function createDirect(
     bytes.setBigUint64(24, g === null ? 0n : BigInt(Deno.UnsafePointer.value(g)), true);
   });
   const list = writeStruct(a, "VkDirectDriverLoadingListLUNARG", {
-    mode,
+    mode: mode as 0 | 1,
     driverCount: gipas.length,
     pDrivers: base,
   });

@@ -6,7 +6,13 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import {
+  allocStruct,
+  Arena,
+  enumerate,
   loadVulkan,
+  readChain,
+  readStruct,
+  readStructArray,
   resultName,
   VK_API_VERSION_1_3,
   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -17,15 +23,22 @@ import {
   VK_PIPELINE_BIND_POINT_COMPUTE,
   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
   VK_QUEUE_COMPUTE_BIT,
+  VK_SHARING_MODE_EXCLUSIVE,
+  VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
   VK_SUCCESS,
   VK_WHOLE_SIZE,
   type VkBuffer,
   type VkCommandBuffer,
   type VkDevice,
+  type VkExtensionProperties,
   type VkFormat,
   type VkImage,
+  type VkInstance,
+  type VkPhysicalDeviceProperties,
   type VkPipeline,
   type VulkanCommands,
+  writeStruct,
+  writeStructArray,
 } from "../mod.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -116,4 +129,79 @@ export function commandTypeCases(
   // @ts-expect-error no such command
   vk.vkCreateBufer(device, null, null, null);
   void [format, usage, badFormat];
+}
+
+Deno.test("typed structs round-trip: nested structs, fixed arrays, strings, bigints and pNext links", () => {
+  using arena = new Arena();
+  const info = writeStruct(arena, "VkBufferCreateInfo", {
+    size: 4096n,
+    usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    sharingMode: VK_SHARING_MODE_EXCLUSIVE,
+    pQueueFamilyIndices: [0, 1],
+  });
+  const back = readStruct("VkBufferCreateInfo", info);
+  assertEquals(back.sType, VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  assertEquals(back.size, 4096n);
+  assertEquals(back.queueFamilyIndexCount, 2);
+  const props = writeStruct(arena, "VkPhysicalDeviceProperties", {
+    deviceName: "typed",
+    limits: { maxComputeWorkGroupSize: [64, 2, 1], bufferImageGranularity: 4n },
+  });
+  const p: VkPhysicalDeviceProperties = readStruct("VkPhysicalDeviceProperties", props);
+  const name: string = p.deviceName;
+  const sizes: number[] = p.limits.maxComputeWorkGroupSize;
+  const granularity: bigint = p.limits.bufferImageGranularity;
+  assertEquals([name, sizes, granularity], ["typed", [64, 2, 1], 4n]);
+  const chained = allocStruct(arena, "VkPhysicalDeviceProperties2", {
+    pNext: [{ type: "VkPhysicalDeviceDriverProperties" }, { type: "VkPhysicalDeviceIDProperties" }],
+  });
+  assertEquals(readChain(chained).map((l) => l.type), [
+    "VkPhysicalDeviceDriverProperties",
+    "VkPhysicalDeviceIDProperties",
+  ]);
+  const extents = writeStructArray(arena, "VkExtent2D", [{ width: 1 }, { width: 2, height: 3 }]);
+  assertEquals(readStructArray("VkExtent2D", extents, 2).map((e) => e.width + e.height), [1, 5]);
+});
+
+Deno.test("typed enumerate: struct results are typed, leading arguments checked against the command", () => {
+  using vk = loadVulkan({ env: { vars: {}, elevated: false } });
+  const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" });
+  const names: string[] = layers.map((l) => l.layerName);
+  assert(names.every((n) => n.startsWith("VK_LAYER_")), names.join());
+  const exts: VkExtensionProperties[] = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
+    struct: "VkExtensionProperties",
+  });
+  assert(exts.every((e) => typeof e.extensionName === "string" && typeof e.specVersion === "number"));
+});
+
+// Type-level struct cases: checked by `deno check`, never called.
+export function structTypeCases(vk: VulkanCommands, arena: Arena, instance: VkInstance): void {
+  writeStruct(arena, "VkImageCreateInfo", { format: VK_FORMAT_R8G8B8A8_UNORM, extent: { width: 1 } });
+  writeStruct(arena, "VkDeviceCreateInfo", {
+    pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+    ppEnabledExtensionNames: ["VK_KHR_swapchain"],
+    pNext: { type: "VkPhysicalDeviceVulkan13Features", synchronization2: 1, dynamicRendering: true },
+  });
+  const dynamic: string = "VkExtent2D";
+  writeStruct(arena, dynamic, { width: 1 });
+  enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
+
+  // @ts-expect-error misspelled member (size)
+  writeStruct(arena, "VkBufferCreateInfo", { sise: 4096n });
+  // @ts-expect-error unknown struct name
+  writeStruct(arena, "VkBufferCreateInfoo", {});
+  // @ts-expect-error unknown struct name (read)
+  readStruct("VkNoSuchStruct", null);
+  // @ts-expect-error wrong enum value in a struct member
+  writeStruct(arena, "VkBufferCreateInfo", { sharingMode: 7 });
+  // @ts-expect-error a VkBuffer handle member does not take a VkImage
+  writeStruct(arena, "VkBufferViewCreateInfo", { buffer: null as unknown as VkImage });
+  // @ts-expect-error VkPhysicalDeviceDriverProperties does not extend VkBufferCreateInfo's pNext chain
+  writeStruct(arena, "VkBufferCreateInfo", { pNext: { type: "VkPhysicalDeviceDriverProperties" } });
+  // @ts-expect-error VkBufferUsageFlags2CreateInfo does not extend VkPhysicalDeviceProperties2
+  allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext: [{ type: "VkBufferUsageFlags2CreateInfo" }] });
+  // @ts-expect-error a read struct has no member the registry does not declare
+  readStruct("VkExtent2D", null).depth;
+  // @ts-expect-error enumerate's leading arguments follow the command's parameters
+  enumerate(vk.vkEnumeratePhysicalDevices, [instance, instance]);
 }

@@ -59,7 +59,7 @@ async function list(loader: string): Promise<ListedDevice[]> {
       const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
         pNext: [
           { type: "VkPhysicalDeviceIDProperties" },
-          ...(hasPci ? [{ type: "VkPhysicalDevicePCIBusInfoPropertiesEXT" }] : []),
+          ...(hasPci ? [{ type: "VkPhysicalDevicePCIBusInfoPropertiesEXT" as const }] : []),
         ],
       });
       vk.vkGetPhysicalDeviceProperties2!(pd, props);
