@@ -58,3 +58,27 @@ export async function openLoader(name: string): Promise<LoaderCommands & Disposa
   }
   throw new TypeError(`Unknown loader "${name}": expected "vkdeno" or "libvulkan"`);
 }
+
+/**
+ * Runs an example's `main` with the loader named by `--loader=` in `args`, and turns failures into an exit
+ * code 1 and one line on stderr ({@linkcode INSTALL_HINT} for a {@linkcode NoDeviceError}). `main` may
+ * set `Deno.exitCode` itself.
+ *
+ * @example Usage
+ * ```ts ignore
+ * await runExample(Deno.args, (vk, loader) => console.log(loader, runCompute(vk).wrong));
+ * ```
+ */
+export async function runExample(
+  args: readonly string[],
+  main: (vk: LoaderCommands, loader: string) => void | Promise<void>,
+): Promise<void> {
+  const loader = loaderArg(args);
+  try {
+    using vk = await openLoader(loader);
+    await main(vk, loader);
+  } catch (e) {
+    console.error(e instanceof NoDeviceError ? `${INSTALL_HINT}\n(${e.message})` : (e as Error).message);
+    Deno.exitCode = 1;
+  }
+}
