@@ -10,12 +10,12 @@
  *
  * @module
  */
-import type { VulkanCommands } from "../vulkan.ts";
-import { Arena, readPointer } from "../ffi/memory.ts";
-import { allocStruct, check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
+import * as vkc from "../mod.ts";
+import { allocStruct, check, readPointer, readStruct, type VulkanCommands, writeStruct } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import type { RgbaImage } from "../wsi/x11.ts";
-import { INSTALL_HINT, loaderArg, type LoaderCommands, NoDeviceError, openLoader } from "./_loader.ts";
+import { createInstance, describeDevice, findDevice, memoryTypeIndex, Scope } from "./_helpers.ts";
+import { NoDeviceError, runExample } from "./_loader.ts";
 import { TRIANGLE_FRAG_SPV, TRIANGLE_VERT_SPV } from "./shaders/triangle_spv.ts";
 
 /** The background, RGBA in 0..1 (0.2 is exactly 51 of 255). */
@@ -28,8 +28,8 @@ export interface TriangleResult {
 }
 
 /**
- * Draws the triangle on the first device with a graphics queue and reads the image back; destroys
- * everything it created, also on failure.
+ * Draws the triangle on the first device with a graphics queue into a `size` x `size` image and reads it
+ * back; destroys everything it created, also on failure.
  *
  * @example Usage
  * ```ts ignore
@@ -41,310 +41,197 @@ export interface TriangleResult {
  * @throws {NoDeviceError} If no driver or no device with a graphics queue is found.
  * @throws {VkError} If a Vulkan command fails.
  */
-export function renderTriangle(vk: LoaderCommands, size = 256): TriangleResult {
-  using arena = new Arena();
-  using cleanup = new DisposableStack();
-  // Calls a vkCreate*/vkAllocate* command with a fresh output slot, checks it, returns the handle.
-  const create = (name: string, call: (out: Deno.PointerObject) => number) => {
-    const out = arena.pointer(arena.alloc(8));
-    check(call(out), name);
-    return readPointer(out);
-  };
+export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
+  using scope = new Scope(vk); // destroys what it created in reverse order, also on a throw
+  const arena = scope.arena;
   const extent = { width: size, height: size };
-
-  const instanceInfo = writeStruct(arena, "VkInstanceCreateInfo", {
-    pApplicationInfo: { pApplicationName: "vkdeno triangle", apiVersion: 1 << 22 },
-  });
-  const instanceOut = arena.pointer(arena.alloc(8));
-  const created = vk.vkCreateInstance(instanceInfo, null, instanceOut);
-  if (created === -9 || created === -3) throw new NoDeviceError(`vkCreateInstance returned ${created}`);
-  check(created, "vkCreateInstance");
-  const instance = readPointer(instanceOut);
-  cleanup.defer(() => vk.vkDestroyInstance(instance, null));
-
-  // The first device with a graphics queue family.
-  let gpu: Deno.PointerValue = null;
-  let family = -1;
-  for (const candidate of enumerate(vk.vkEnumeratePhysicalDevices, [instance])) {
-    family = enumerate(vk.vkGetPhysicalDeviceQueueFamilyProperties, [candidate], {
-      struct: "VkQueueFamilyProperties",
-    }).findIndex((f) => ((f.queueFlags as number) & 0x1) !== 0);
-    if (family >= 0) {
-      gpu = candidate;
-      break;
-    }
-  }
-  if (gpu === null) throw new NoDeviceError("no Vulkan device with a graphics queue");
-  const props = allocStruct(arena, "VkPhysicalDeviceProperties");
-  vk.vkGetPhysicalDeviceProperties(gpu, props);
-  const deviceName = readStruct("VkPhysicalDeviceProperties", props).deviceName as string;
-  const memoryProps = allocStruct(arena, "VkPhysicalDeviceMemoryProperties");
-  vk.vkGetPhysicalDeviceMemoryProperties(gpu, memoryProps);
-  const memoryTypes = readStruct("VkPhysicalDeviceMemoryProperties", memoryProps).memoryTypes as {
-    propertyFlags: number;
-  }[];
-
-  const device = create("vkCreateDevice", (out) =>
-    vk.vkCreateDevice(
-      gpu,
-      writeStruct(arena, "VkDeviceCreateInfo", {
-        pQueueCreateInfos: [{ queueFamilyIndex: family, pQueuePriorities: [1] }],
-      }),
-      null,
-      out,
-    ));
-  const d = vk.deviceTable(device) as VulkanCommands;
-  cleanup.defer(() => d.vkDestroyDevice(device, null));
+  const format = vkc.VK_FORMAT_R8G8B8A8_UNORM;
+  const apiVersion = vkc.VK_API_VERSION_1_0; // render passes are Vulkan 1.0: any driver will do
+  const pApplicationInfo = { pApplicationName: "vkdeno triangle", apiVersion };
+  const instance = createInstance(scope, writeStruct(arena, "VkInstanceCreateInfo", { pApplicationInfo }));
+  const [gpu, queueFamilyIndex] = findDevice(vk, instance, vkc.VK_QUEUE_GRAPHICS_BIT);
+  const deviceName = describeDevice(vk, gpu, apiVersion).name;
+  const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
+  const deviceInfo = writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos });
+  const device = scope.create("vkCreateDevice", gpu, deviceInfo, null);
   const queueOut = arena.pointer(arena.alloc(8));
-  d.vkGetDeviceQueue(device, family, 0, queueOut);
+  vk.vkGetDeviceQueue(device, queueFamilyIndex, 0, queueOut);
   const queue = readPointer(queueOut);
 
-  // Memory of a type the resource allows and with the wanted property flags, bound to it.
-  const bindMemory = (
-    kind: "Buffer" | "Image",
-    resource: Deno.PointerValue,
-    flags: number,
-  ): Deno.PointerValue => {
+  // Memory of a type the resource allows, with the wanted property flags, bound to it.
+  const bindMemory = (kind: "Buffer" | "Image", resource: Deno.PointerObject, flags: number) => {
     const reqs = allocStruct(arena, "VkMemoryRequirements");
-    d[`vkGet${kind}MemoryRequirements`](device, resource, reqs);
-    const { size, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
-    const memoryTypeIndex = memoryTypes.findIndex((t, i) =>
-      ((memoryTypeBits as number) & (1 << i)) !== 0 && (t.propertyFlags & flags) === flags
+    vk[`vkGet${kind}MemoryRequirements`](device, resource, reqs);
+    const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
+    const typeIndex = memoryTypeIndex(vk, gpu, memoryTypeBits as number, flags);
+    if (typeIndex < 0) throw new NoDeviceError(`"${deviceName}" has no memory with flags ${flags}`);
+    const info = { allocationSize, memoryTypeIndex: typeIndex };
+    const memory = scope.create(
+      "vkAllocateMemory",
+      device,
+      writeStruct(arena, "VkMemoryAllocateInfo", info),
+      null,
     );
-    if (memoryTypeIndex < 0) throw new NoDeviceError(`"${deviceName}" has no memory type ${flags}`);
-    const memory = create("vkAllocateMemory", (out) =>
-      d.vkAllocateMemory(
-        device,
-        writeStruct(arena, "VkMemoryAllocateInfo", { allocationSize: size, memoryTypeIndex }),
-        null,
-        out,
-      ));
-    cleanup.defer(() => d.vkFreeMemory(device, memory, null));
-    check(d[`vkBind${kind}Memory`](device, resource, memory, 0n), `vkBind${kind}Memory`);
+    check(vk[`vkBind${kind}Memory`](device, resource, memory, 0n), `vkBind${kind}Memory`);
     return memory;
   };
 
-  // The colour attachment (R8G8B8A8_UNORM, optimal tiling), and a buffer to copy it into.
-  const format = 37; // VK_FORMAT_R8G8B8A8_UNORM
-  const image = create("vkCreateImage", (out) =>
-    d.vkCreateImage(
-      device,
-      writeStruct(arena, "VkImageCreateInfo", {
-        imageType: 1,
-        format,
-        extent: { ...extent, depth: 1 },
-        mipLevels: 1,
-        arrayLayers: 1,
-        samples: 1,
-        usage: 0x10 | 0x1, // COLOR_ATTACHMENT | TRANSFER_SRC
-      }),
-      null,
-      out,
-    ));
-  cleanup.defer(() => d.vkDestroyImage(device, image, null));
+  // The colour attachment (optimal tiling, device memory), and a host-visible buffer to copy it into.
+  const imageInfo = writeStruct(arena, "VkImageCreateInfo", {
+    imageType: vkc.VK_IMAGE_TYPE_2D,
+    format,
+    extent: { ...extent, depth: 1 },
+    mipLevels: 1,
+    arrayLayers: 1,
+    samples: vkc.VK_SAMPLE_COUNT_1_BIT,
+    usage: vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+  });
+  const image = scope.create("vkCreateImage", device, imageInfo, null);
   bindMemory("Image", image, 0);
-  const subresourceRange = { aspectMask: 1, levelCount: 1, layerCount: 1 };
-  const view = create("vkCreateImageView", (out) =>
-    d.vkCreateImageView(
-      device,
-      writeStruct(arena, "VkImageViewCreateInfo", { image, viewType: 1, format, subresourceRange }),
-      null,
-      out,
-    ));
-  cleanup.defer(() => d.vkDestroyImageView(device, view, null));
-  const byteSize = size * size * 4;
-  const buffer = create("vkCreateBuffer", (out) =>
-    d.vkCreateBuffer(
-      device,
-      writeStruct(arena, "VkBufferCreateInfo", { size: BigInt(byteSize), usage: 0x2 }), // TRANSFER_DST
-      null,
-      out,
-    ));
-  cleanup.defer(() => d.vkDestroyBuffer(device, buffer, null));
-  const bufferMemory = bindMemory("Buffer", buffer, 0x2 | 0x4); // HOST_VISIBLE | HOST_COHERENT
-
-  // One subpass clearing and drawing into the attachment, left in TRANSFER_SRC_OPTIMAL; the dependency
-  // makes the colour writes visible to the copy that follows the render pass.
-  const renderPass = create("vkCreateRenderPass", (out) =>
-    d.vkCreateRenderPass(
-      device,
-      writeStruct(arena, "VkRenderPassCreateInfo", {
-        pAttachments: [{
-          format,
-          samples: 1,
-          loadOp: 1, // CLEAR
-          storeOp: 0, // STORE
-          stencilLoadOp: 2,
-          stencilStoreOp: 1,
-          finalLayout: 6, // TRANSFER_SRC_OPTIMAL
-        }],
-        pSubpasses: [{ pColorAttachments: [{ attachment: 0, layout: 2 }] }], // COLOR_ATTACHMENT_OPTIMAL
-        pDependencies: [{
-          srcSubpass: 0,
-          dstSubpass: 0xffffffff, // VK_SUBPASS_EXTERNAL
-          srcStageMask: 0x400, // COLOR_ATTACHMENT_OUTPUT
-          dstStageMask: 0x1000, // TRANSFER
-          srcAccessMask: 0x100, // COLOR_ATTACHMENT_WRITE
-          dstAccessMask: 0x800, // TRANSFER_READ
-        }],
-      }),
-      null,
-      out,
-    ));
-  cleanup.defer(() => d.vkDestroyRenderPass(device, renderPass, null));
-  const framebuffer = create("vkCreateFramebuffer", (out) =>
-    d.vkCreateFramebuffer(
-      device,
-      writeStruct(arena, "VkFramebufferCreateInfo", {
-        renderPass,
-        pAttachments: [view],
-        ...extent,
-        layers: 1,
-      }),
-      null,
-      out,
-    ));
-  cleanup.defer(() => d.vkDestroyFramebuffer(device, framebuffer, null));
-
-  // The pipeline: the embedded shaders, no vertex input, a fixed viewport, no culling or blending.
-  const shader = (code: Uint32Array) => {
-    const module = create(
-      "vkCreateShaderModule",
-      (out) =>
-        d.vkCreateShaderModule(
-          device,
-          writeStruct(arena, "VkShaderModuleCreateInfo", { pCode: code }),
-          null,
-          out,
-        ),
-    );
-    cleanup.defer(() => d.vkDestroyShaderModule(device, module, null));
-    return module;
-  };
-  const layout = create(
-    "vkCreatePipelineLayout",
-    (out) => d.vkCreatePipelineLayout(device, writeStruct(arena, "VkPipelineLayoutCreateInfo"), null, out),
+  const subresourceRange = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
+  const viewInfo = { image, viewType: vkc.VK_IMAGE_VIEW_TYPE_2D, format, subresourceRange };
+  const view = scope.create(
+    "vkCreateImageView",
+    device,
+    writeStruct(arena, "VkImageViewCreateInfo", viewInfo),
+    null,
   );
-  cleanup.defer(() => d.vkDestroyPipelineLayout(device, layout, null));
-  const pipeline = create("vkCreateGraphicsPipelines", (out) =>
-    d.vkCreateGraphicsPipelines(
+  const byteSize = size * size * 4;
+  const bufferInfo = { size: BigInt(byteSize), usage: vkc.VK_BUFFER_USAGE_TRANSFER_DST_BIT };
+  const buffer = scope.create(
+    "vkCreateBuffer",
+    device,
+    writeStruct(arena, "VkBufferCreateInfo", bufferInfo),
+    null,
+  );
+  const hostVisible = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const bufferMemory = bindMemory("Buffer", buffer, hostVisible);
+
+  // One subpass clearing and drawing into the attachment, which ends in TRANSFER_SRC_OPTIMAL; the
+  // dependency makes the colour writes visible to the copy recorded after the render pass.
+  const renderPassInfo = writeStruct(arena, "VkRenderPassCreateInfo", {
+    pAttachments: [{
+      format,
+      samples: vkc.VK_SAMPLE_COUNT_1_BIT,
+      loadOp: vkc.VK_ATTACHMENT_LOAD_OP_CLEAR,
+      storeOp: vkc.VK_ATTACHMENT_STORE_OP_STORE,
+      stencilLoadOp: vkc.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+      stencilStoreOp: vkc.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+      initialLayout: vkc.VK_IMAGE_LAYOUT_UNDEFINED,
+      finalLayout: vkc.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+    }],
+    pSubpasses: [{
+      pipelineBindPoint: vkc.VK_PIPELINE_BIND_POINT_GRAPHICS,
+      pColorAttachments: [{ attachment: 0, layout: vkc.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL }],
+    }],
+    pDependencies: [{
+      srcSubpass: 0,
+      dstSubpass: vkc.VK_SUBPASS_EXTERNAL,
+      srcStageMask: vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+      dstStageMask: vkc.VK_PIPELINE_STAGE_TRANSFER_BIT,
+      srcAccessMask: vkc.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+      dstAccessMask: vkc.VK_ACCESS_TRANSFER_READ_BIT,
+    }],
+  });
+  const renderPass = scope.create("vkCreateRenderPass", device, renderPassInfo, null);
+  const framebufferInfo = { renderPass, pAttachments: [view], ...extent, layers: 1 };
+  const framebuffer = scope.create(
+    "vkCreateFramebuffer",
+    device,
+    writeStruct(arena, "VkFramebufferCreateInfo", framebufferInfo),
+    null,
+  );
+
+  // The pipeline: the embedded shaders, no vertex input (the vertex shader holds the corners), a fixed
+  // viewport, no culling, no blending.
+  const shader = (pCode: Uint32Array) =>
+    scope.create(
+      "vkCreateShaderModule",
       device,
+      writeStruct(arena, "VkShaderModuleCreateInfo", { pCode }),
       null,
-      1,
-      writeStruct(arena, "VkGraphicsPipelineCreateInfo", {
-        pStages: [
-          { stage: 0x1, module: shader(TRIANGLE_VERT_SPV), pName: "main" }, // VERTEX
-          { stage: 0x10, module: shader(TRIANGLE_FRAG_SPV), pName: "main" }, // FRAGMENT
-        ],
-        pVertexInputState: {},
-        pInputAssemblyState: { topology: 3 }, // TRIANGLE_LIST
-        pViewportState: {
-          pViewports: [{ x: 0, y: 0, width: size, height: size, minDepth: 0, maxDepth: 1 }],
-          pScissors: [{ offset: { x: 0, y: 0 }, extent }],
-        },
-        pRasterizationState: { lineWidth: 1 },
-        pMultisampleState: { rasterizationSamples: 1 },
-        pColorBlendState: { pAttachments: [{ colorWriteMask: 0xf }] },
-        layout,
-        renderPass,
-      }),
-      null,
-      out,
-    ));
-  cleanup.defer(() => d.vkDestroyPipeline(device, pipeline, null));
+    );
+  const layout = scope.create(
+    "vkCreatePipelineLayout",
+    device,
+    writeStruct(arena, "VkPipelineLayoutCreateInfo"),
+    null,
+  );
+  const pipelineInfo = writeStruct(arena, "VkGraphicsPipelineCreateInfo", {
+    pStages: [
+      { stage: vkc.VK_SHADER_STAGE_VERTEX_BIT, module: shader(TRIANGLE_VERT_SPV), pName: "main" },
+      { stage: vkc.VK_SHADER_STAGE_FRAGMENT_BIT, module: shader(TRIANGLE_FRAG_SPV), pName: "main" },
+    ],
+    pVertexInputState: {},
+    pInputAssemblyState: { topology: vkc.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST },
+    pViewportState: {
+      pViewports: [{ x: 0, y: 0, width: size, height: size, minDepth: 0, maxDepth: 1 }],
+      pScissors: [{ offset: { x: 0, y: 0 }, extent }],
+    },
+    pRasterizationState: {
+      polygonMode: vkc.VK_POLYGON_MODE_FILL,
+      cullMode: vkc.VK_CULL_MODE_NONE,
+      lineWidth: 1,
+    },
+    pMultisampleState: { rasterizationSamples: vkc.VK_SAMPLE_COUNT_1_BIT },
+    pColorBlendState: { pAttachments: [{ colorWriteMask: 0xf }] }, // R | G | B | A
+    layout,
+    renderPass,
+  });
+  const pipeline = scope.create("vkCreateGraphicsPipelines", device, null, 1, pipelineInfo, null);
 
   // Record: clear and draw, copy the image into the buffer, make the copy visible to the host.
-  const pool = create("vkCreateCommandPool", (out) =>
-    d.vkCreateCommandPool(
-      device,
-      writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex: family }),
-      null,
-      out,
-    ));
-  cleanup.defer(() => d.vkDestroyCommandPool(device, pool, null));
-  const cmd = create("vkAllocateCommandBuffers", (out) =>
-    d.vkAllocateCommandBuffers(
-      device,
-      writeStruct(arena, "VkCommandBufferAllocateInfo", { commandPool: pool, commandBufferCount: 1 }),
-      out,
-    ));
-  check(d.vkBeginCommandBuffer(cmd, writeStruct(arena, "VkCommandBufferBeginInfo")), "vkBeginCommandBuffer");
-  d.vkCmdBeginRenderPass(
+  const poolInfo = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex });
+  const commandPool = scope.create("vkCreateCommandPool", device, poolInfo, null);
+  const cmdInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", { commandPool, commandBufferCount: 1 });
+  const cmd = scope.create("vkAllocateCommandBuffers", device, cmdInfo);
+  check(vk.vkBeginCommandBuffer(cmd, writeStruct(arena, "VkCommandBufferBeginInfo")), "vkBeginCommandBuffer");
+  const renderArea = { offset: { x: 0, y: 0 }, extent };
+  const pClearValues = [{ color: { float32: [...CLEAR_COLOUR] } }];
+  const beginInfo = { renderPass, framebuffer, renderArea, pClearValues };
+  vk.vkCmdBeginRenderPass(
     cmd,
-    writeStruct(arena, "VkRenderPassBeginInfo", {
-      renderPass,
-      framebuffer,
-      renderArea: { offset: { x: 0, y: 0 }, extent },
-      pClearValues: [{ color: { float32: [...CLEAR_COLOUR] } }],
-    }),
-    0, // VK_SUBPASS_CONTENTS_INLINE
+    writeStruct(arena, "VkRenderPassBeginInfo", beginInfo),
+    vkc.VK_SUBPASS_CONTENTS_INLINE,
   );
-  d.vkCmdBindPipeline(cmd, 0, pipeline); // GRAPHICS
-  d.vkCmdDraw(cmd, 3, 1, 0, 0);
-  d.vkCmdEndRenderPass(cmd);
-  d.vkCmdCopyImageToBuffer(
-    cmd,
-    image,
-    6, // TRANSFER_SRC_OPTIMAL
+  vk.vkCmdBindPipeline(cmd, vkc.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  vk.vkCmdDraw(cmd, 3, 1, 0, 0);
+  vk.vkCmdEndRenderPass(cmd);
+  const region = writeStruct(arena, "VkBufferImageCopy", {
+    imageSubresource: { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, layerCount: 1 },
+    imageExtent: { ...extent, depth: 1 },
+  });
+  vk.vkCmdCopyImageToBuffer(cmd, image, vkc.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, region);
+  const toHost = writeStruct(arena, "VkBufferMemoryBarrier", {
+    srcAccessMask: vkc.VK_ACCESS_TRANSFER_WRITE_BIT,
+    dstAccessMask: vkc.VK_ACCESS_HOST_READ_BIT,
+    srcQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
+    dstQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
     buffer,
-    1,
-    writeStruct(arena, "VkBufferImageCopy", {
-      imageSubresource: { aspectMask: 1, layerCount: 1 },
-      imageExtent: { ...extent, depth: 1 },
-    }),
-  );
-  d.vkCmdPipelineBarrier(
-    cmd,
-    0x1000, // TRANSFER
-    0x4000, // HOST
-    0,
-    0,
-    null,
-    1,
-    writeStruct(arena, "VkBufferMemoryBarrier", {
-      srcAccessMask: 0x1000, // TRANSFER_WRITE
-      dstAccessMask: 0x2000, // HOST_READ
-      srcQueueFamilyIndex: 0xffffffff, // VK_QUEUE_FAMILY_IGNORED
-      dstQueueFamilyIndex: 0xffffffff,
-      buffer,
-      size: 0xffffffffffffffffn, // VK_WHOLE_SIZE
-    }),
-    0,
-    null,
-  );
-  check(d.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    size: vkc.VK_WHOLE_SIZE,
+  });
+  const [TRANSFER, HOST] = [vkc.VK_PIPELINE_STAGE_TRANSFER_BIT, vkc.VK_PIPELINE_STAGE_HOST_BIT];
+  vk.vkCmdPipelineBarrier(cmd, TRANSFER, HOST, 0, 0, null, 1, toHost, 0, null);
+  check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
 
-  const fence = create(
-    "vkCreateFence",
-    (out) => d.vkCreateFence(device, writeStruct(arena, "VkFenceCreateInfo"), null, out),
-  );
-  cleanup.defer(() => d.vkDestroyFence(device, fence, null));
-  check(
-    d.vkQueueSubmit(queue, 1, writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [cmd] }), fence),
-    "vkQueueSubmit",
-  );
-  check(d.vkWaitForFences(device, 1, arena.pointerArray([fence]), 1, 0xffffffffffffffffn), "vkWaitForFences");
-
-  const mapped = create(
-    "vkMapMemory",
-    (out) => d.vkMapMemory(device, bufferMemory, 0n, BigInt(byteSize), 0, out),
-  );
-  const rgba = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(mapped!, byteSize)).slice();
-  d.vkUnmapMemory(device, bufferMemory);
+  const fence = scope.create("vkCreateFence", device, writeStruct(arena, "VkFenceCreateInfo"), null);
+  const submit = writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [cmd] });
+  check(vk.vkQueueSubmit(queue, 1, submit, fence), "vkQueueSubmit");
+  check(vk.vkWaitForFences(device, 1, arena.pointerArray([fence]), 1, vkc.VK_WHOLE_SIZE), "vkWaitForFences");
+  const mapped = arena.pointer(arena.alloc(8));
+  check(vk.vkMapMemory(device, bufferMemory, 0n, vkc.VK_WHOLE_SIZE, 0, mapped), "vkMapMemory");
+  const rgba = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(readPointer(mapped)!, byteSize)).slice();
+  vk.vkUnmapMemory(device, bufferMemory);
   return { image: { width: size, height: size, rgba }, deviceName };
 }
 
 if (import.meta.main) {
-  const loader = loaderArg(Deno.args);
-  const outPath = Deno.args.find((a) => a.startsWith("--out="))?.slice(6) ?? "triangle.png";
-  const size = Number(Deno.args.find((a) => a.startsWith("--size="))?.slice(7) ?? 256);
-  try {
-    using vk = await openLoader(loader);
+  const outPath = Deno.args.find((a) => a.startsWith("--out="))?.slice("--out=".length) ?? "triangle.png";
+  const size = Number(Deno.args.find((a) => a.startsWith("--size="))?.slice("--size=".length) ?? 256);
+  if (!Number.isInteger(size) || size < 1 || size > 4096) throw new RangeError(`Invalid --size "${size}"`);
+  await runExample(Deno.args, async (vk, loader) => {
     const { image, deviceName } = renderTriangle(vk, size);
     await Deno.writeFile(outPath, encodePng(image));
     console.log(`Loader: ${loader}\nDevice: ${deviceName}\nWrote ${outPath} (${size}x${size})`);
-  } catch (e) {
-    console.error(e instanceof NoDeviceError ? `${INSTALL_HINT}\n(${e.message})` : String(e));
-    Deno.exit(1);
-  }
+  });
 }

@@ -11,10 +11,10 @@
  *
  * @module
  */
-import type { VulkanCommands } from "../vulkan.ts";
-import { Arena, readCString, readPointer } from "../ffi/memory.ts";
-import { check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
-import { INSTALL_HINT, loaderArg, type LoaderCommands, NoDeviceError, openLoader } from "./_loader.ts";
+import * as vkc from "../mod.ts";
+import { enumerate, readCString, readPointer, readStruct, type VulkanCommands, writeStruct } from "../mod.ts";
+import { createInstance, findDevice, Scope } from "./_helpers.ts";
+import { runExample } from "./_loader.ts";
 
 /** The layer this example enables. */
 export const VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation";
@@ -27,7 +27,12 @@ export interface ValidationReport {
   message: string;
 }
 
-const SEVERITIES = { 0x1: "verbose", 0x10: "info", 0x100: "warning", 0x1000: "error" } as const;
+const SEVERITIES = {
+  [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT]: "verbose",
+  [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT]: "info",
+  [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT]: "warning",
+  [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT]: "error",
+} as const;
 
 /**
  * Creates an instance with the validation layer and a messenger, a device, and a buffer of size 0;
@@ -43,107 +48,71 @@ const SEVERITIES = { 0x1: "verbose", 0x10: "info", 0x100: "warning", 0x1000: "er
  * @throws {Error} If the validation layer is not installed.
  * @throws {NoDeviceError} If there is no Vulkan device.
  */
-export function zeroSizeBufferReports(vk: LoaderCommands): ValidationReport[] {
-  using arena = new Arena();
-  using cleanup = new DisposableStack();
-  const reports: ValidationReport[] = [];
+export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
   const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" });
   if (!layers.some((l) => l.layerName === VALIDATION_LAYER)) {
     throw new Error(
       `Cannot find layer "${VALIDATION_LAYER}": install it (Debian: apt-get install vulkan-validationlayers)`,
     );
   }
+  using scope = new Scope(vk); // destroys what it created in reverse order, also on a throw
+  const arena = scope.arena;
+  const reports: ValidationReport[] = [];
 
   // The messenger: PFN_vkDebugUtilsMessengerCallbackEXT as a TypeScript function. The layer calls it on
-  // the thread that made the faulty call, so a plain (not thread-safe) callback is enough.
+  // the thread that made the faulty call, so a plain (not thread-safe) callback is enough. It is closed
+  // last, after the instance (and with it the messenger) is gone.
   const callback = new Deno.UnsafeCallback(
     { parameters: ["u32", "u32", "pointer", "pointer"], result: "u32" } as const,
     (severity, _types, pData) => {
       const data = readStruct("VkDebugUtilsMessengerCallbackDataEXT", pData);
-      reports.push({
-        id: data.pMessageIdName === null ? "" : readCString(data.pMessageIdName as Deno.PointerObject),
-        severity: SEVERITIES[severity as keyof typeof SEVERITIES] ?? "info",
-        message: data.pMessage === null ? "" : readCString(data.pMessage as Deno.PointerObject),
-      });
-      return 0; // VK_FALSE: the call that triggered the message goes on
+      const text = (p: unknown) => p === null ? "" : readCString(p as Deno.PointerObject);
+      const name = SEVERITIES[severity as keyof typeof SEVERITIES] ?? "info";
+      reports.push({ id: text(data.pMessageIdName), severity: name, message: text(data.pMessage) });
+      return vkc.VK_FALSE; // the call that triggered the message goes on
     },
   );
-  cleanup.defer(() => callback.close());
+  scope.defer(() => callback.close());
   const messengerInfo = {
-    messageSeverity: 0x100 | 0x1000, // WARNING | ERROR
-    messageType: 0x1 | 0x2 | 0x4, // GENERAL | VALIDATION | PERFORMANCE
+    messageSeverity: vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+      vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+    messageType: vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+      vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+      vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
     pfnUserCallback: callback.pointer,
   };
 
-  const out = arena.pointer(arena.alloc(8));
-  check(
-    vk.vkCreateInstance(
-      writeStruct(arena, "VkInstanceCreateInfo", {
-        pApplicationInfo: { pApplicationName: "vkdeno validation", apiVersion: 1 << 22 },
-        ppEnabledLayerNames: [VALIDATION_LAYER],
-        ppEnabledExtensionNames: ["VK_EXT_debug_utils"],
-      }),
-      null,
-      out,
-    ),
-    "vkCreateInstance",
-  );
-  const instance = readPointer(out);
-  cleanup.defer(() => vk.vkDestroyInstance(instance, null));
-  check(
-    vk.vkCreateDebugUtilsMessengerEXT(
-      instance,
-      writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", messengerInfo),
-      null,
-      out,
-    ),
-    "vkCreateDebugUtilsMessengerEXT",
-  );
-  const messenger = readPointer(out);
-  cleanup.defer(() => vk.vkDestroyDebugUtilsMessengerEXT(instance, messenger, null));
-
-  const gpu = enumerate(vk.vkEnumeratePhysicalDevices, [instance])[0];
-  if (gpu === undefined) throw new NoDeviceError("no Vulkan device");
-  check(
-    vk.vkCreateDevice(
-      gpu,
-      writeStruct(arena, "VkDeviceCreateInfo", {
-        pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-      }),
-      null,
-      out,
-    ),
+  const instanceInfo = writeStruct(arena, "VkInstanceCreateInfo", {
+    pApplicationInfo: { pApplicationName: "vkdeno validation", apiVersion: vkc.VK_API_VERSION_1_0 },
+    ppEnabledLayerNames: [VALIDATION_LAYER],
+    ppEnabledExtensionNames: [vkc.VK_EXT_DEBUG_UTILS_EXTENSION_NAME],
+  });
+  const instance = createInstance(scope, instanceInfo);
+  const info = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", messengerInfo);
+  scope.create("vkCreateDebugUtilsMessengerEXT", instance, info, null);
+  const [gpu, queueFamilyIndex] = findDevice(vk, instance, 0);
+  const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
+  const device = scope.create(
     "vkCreateDevice",
+    gpu,
+    writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos }),
+    null,
   );
-  const device = readPointer(out);
-  const d = vk.deviceTable(device) as VulkanCommands;
-  cleanup.defer(() => d.vkDestroyDevice(device, null));
 
   // The mistake: size must be greater than 0. The layer reports it and may skip the call
-  // (VK_ERROR_VALIDATION_FAILED_EXT); if the driver created a buffer anyway, it is destroyed.
-  const result = d.vkCreateBuffer(
-    device,
-    writeStruct(arena, "VkBufferCreateInfo", { size: 0n, usage: 0x20 }), // STORAGE_BUFFER
-    null,
-    out,
-  );
+  // (VK_ERROR_VALIDATION_FAILED_EXT); a buffer the driver created anyway is destroyed.
+  const bufferInfo = { size: 0n, usage: vkc.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT };
+  const out = arena.pointer(arena.alloc(8));
+  const result = vk.vkCreateBuffer(device, writeStruct(arena, "VkBufferCreateInfo", bufferInfo), null, out);
   const buffer = readPointer(out);
-  if (result === 0 && buffer !== null) d.vkDestroyBuffer(device, buffer, null);
+  if (result === vkc.VK_SUCCESS && buffer !== null) vk.vkDestroyBuffer(device, buffer, null);
   return reports;
 }
 
 if (import.meta.main) {
-  const loader = loaderArg(Deno.args);
-  try {
-    using vk = await openLoader(loader);
+  await runExample(Deno.args, (vk) => {
     const reports = zeroSizeBufferReports(vk);
     for (const r of reports) console.log(`${r.id} (${r.severity}): ${r.message}`);
-    if (reports.length === 0) {
-      console.error("The validation layer reported nothing for a buffer of size 0");
-      Deno.exit(1);
-    }
-  } catch (e) {
-    console.error(e instanceof NoDeviceError ? `${INSTALL_HINT}\n(${e.message})` : (e as Error).message);
-    Deno.exit(1);
-  }
+    if (reports.length === 0) throw new Error("The validation layer reported nothing for a buffer of size 0");
+  });
 }
