@@ -27,8 +27,8 @@ import { NoDeviceError } from "./_loader.ts";
 
 type CreateName = Extract<keyof VulkanCommands, `vkCreate${string}` | `vkAllocate${string}`>;
 /** A create command's parameters without the last one, the output slot the scope provides. */
-type CreateInputs<K extends CreateName> = VulkanCommands[K] extends
-  (...args: [...infer A, infer _Out]) => unknown ? A
+type CreateInputs<K extends CreateName> = K extends CreateName // distributes over a union of names
+  ? VulkanCommands[K] extends (...args: [...infer A, infer _Out]) => unknown ? A : never
   : never;
 type AnyCommand = (...args: unknown[]) => unknown;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { type PresentCommands, presentFrames, type PresentReport } from "../examples/present.ts";
-import { loadVulkan, Logger } from "../mod.ts";
+import { presentFrames, type PresentReport } from "../examples/present.ts";
+import { loadVulkan, Logger, type VulkanCommands } from "../mod.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
 import { startXvfb } from "../wsi/xvfb.ts";
 import { countColour, decodePng } from "./_wsi.ts";
@@ -9,18 +9,18 @@ const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const SIZE = { width: 96, height: 64 };
 
 /** vkdeno over an explicit environment: lavapipe only, plus `vars`; `log` receives the loader's lines. */
-function onVkdeno<T>(vars: Record<string, string>, fn: (vk: PresentCommands) => T, log?: string[]): T {
+function onVkdeno<T>(vars: Record<string, string>, fn: (vk: VulkanCommands) => T, log?: string[]): T {
   const env = { vars: { VK_DRIVER_FILES: LAVAPIPE, ...vars }, elevated: false };
   const logger = new Logger(env, { write: (line) => log?.push(line) });
   using vk = loadVulkan({ env, logger });
-  return fn(vk as unknown as PresentCommands);
+  return fn(vk as unknown as VulkanCommands);
 }
 
 /** Opens a window on a fresh Xvfb, presents `colour` through `run`, and reads the window back. */
 async function present(
   kind: "xlib" | "xcb",
   colour: number,
-  run: (fn: (vk: PresentCommands) => PresentReport) => PresentReport,
+  run: (fn: (vk: VulkanCommands) => PresentReport) => PresentReport,
 ): Promise<{ report: PresentReport; before: RgbaImage; after: RgbaImage }> {
   await using x = await startXvfb();
   const open = { display: x.display, ...SIZE, background: 0x000000 };
