@@ -28,19 +28,18 @@
  */
 import { explainEnumeratedOrder, readDevicePolicy } from "../chain/device_order.ts";
 import { readDeviceRecord } from "../chain/device_record.ts";
-import { VkError } from "../ffi/errors.ts";
-import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
-import { address, Arena } from "../ffi/memory.ts";
+import { address } from "../ffi/memory.ts";
+import * as vkc from "../mod.ts";
 import {
-  allocStruct,
   check,
   enumerate,
+  type EnvironmentSnapshot,
   formatApiVersion,
-  makeApiVersion,
-  readStruct,
-  writeStruct,
-} from "../ffi/structs.ts";
-import { deviceTypeName, type ExampleCommands, openLoader, outSlot } from "./_commands.ts";
+  snapshotProcessEnvironment,
+} from "../mod.ts";
+import { VkError, type VkInstance, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
+import { describeDevice, Scope } from "./_helpers.ts";
+import { loaderArg, openLoader } from "./_loader.ts";
 
 /** One instance layer. */
 export interface LayerInfo {
@@ -84,9 +83,6 @@ export interface InfoOptions {
   env?: EnvironmentSnapshot;
 }
 
-const PORTABILITY_ENUMERATION = "VK_KHR_portability_enumeration";
-const VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR = 0x1;
-
 /**
  * Collects the report with a loader's command object. The instance asks for the loader's own version and,
  * with `options.portability`, portability enumeration (flag and extension), so portability drivers are
@@ -101,88 +97,59 @@ const VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR = 0x1;
  * ```
  * @throws {VkError} If a command fails, instance creation included (its `result` names the VkResult).
  */
-export function collectInfo(vk: ExampleCommands, options: InfoOptions = {}): InfoReport {
-  using arena = new Arena();
-  const version = arena.alloc(4, 4);
-  check(vk.vkEnumerateInstanceVersion(arena.pointer(version)), "vkEnumerateInstanceVersion");
-  const instanceVersion = new Uint32Array(version.buffer, version.byteOffset, 1)[0]!;
-  const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], {
-    struct: "VkLayerProperties",
-    name: "vkEnumerateInstanceLayerProperties",
-  }).map((l) => ({
-    name: l.layerName as string,
-    specVersion: formatApiVersion(l.specVersion as number),
-    implementationVersion: l.implementationVersion as number,
-    description: l.description as string,
-  }));
+export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): InfoReport {
+  using scope = new Scope(vk); // destroys the instance when done, also on a throw
+  const version = new Uint32Array(new ArrayBuffer(4));
+  check(vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version)), "vkEnumerateInstanceVersion");
+  const instanceVersion = version[0]!;
+  const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" })
+    .map((l) => ({
+      name: l.layerName as string,
+      specVersion: formatApiVersion(l.specVersion as number),
+      implementationVersion: l.implementationVersion as number,
+      description: l.description as string,
+    }));
   const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
     struct: "VkExtensionProperties",
-    name: "vkEnumerateInstanceExtensionProperties",
   }).map((e) => ({ name: e.extensionName as string, specVersion: e.specVersion as number }));
 
   const portability = options.portability === true;
-  const instanceSlot = outSlot(arena);
-  check(
-    vk.vkCreateInstance(
-      writeStruct(arena, "VkInstanceCreateInfo", {
-        flags: portability ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0,
-        pApplicationInfo: { pApplicationName: "vkdeno info", apiVersion: instanceVersion },
-        ppEnabledExtensionNames: portability ? [PORTABILITY_ENUMERATION] : [],
-      }),
-      null,
-      instanceSlot.pointer,
-    ),
-    "vkCreateInstance",
-  );
-  const instance = instanceSlot.read();
-  try {
-    const handles = enumerate(vk.vkEnumeratePhysicalDevices, [instance], {
-      name: "vkEnumeratePhysicalDevices",
+  const instanceInfo = writeStruct(scope.arena, "VkInstanceCreateInfo", {
+    flags: portability ? vkc.VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0,
+    pApplicationInfo: { pApplicationName: "vkdeno info", apiVersion: instanceVersion },
+    ppEnabledExtensionNames: portability ? [vkc.VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME] : [],
+  });
+  const instance = scope.create("vkCreateInstance", instanceInfo, null);
+  const handles = enumerate(vk.vkEnumeratePhysicalDevices, [instance]) as VkPhysicalDevice[];
+  const devices = handles.map((physicalDevice): DeviceInfo => {
+    // Instance version 0: VkPhysicalDeviceProperties only, as vulkaninfo --summary shows them.
+    const { name, type, apiVersion, driver, vendorID, deviceID } = describeDevice(vk, physicalDevice, 0);
+    const deviceExtensions = enumerate(vk.vkEnumerateDeviceExtensionProperties, [physicalDevice, null], {
+      struct: "VkExtensionProperties",
     });
-    const devices = handles.map((physicalDevice): DeviceInfo => {
-      const propsPointer = allocStruct(arena, "VkPhysicalDeviceProperties");
-      vk.vkGetPhysicalDeviceProperties(physicalDevice, propsPointer);
-      const p = readStruct("VkPhysicalDeviceProperties", propsPointer);
-      const deviceExtensions = enumerate(vk.vkEnumerateDeviceExtensionProperties, [physicalDevice, null], {
-        struct: "VkExtensionProperties",
-        name: "vkEnumerateDeviceExtensionProperties",
-      });
-      return {
-        name: p.deviceName as string,
-        type: deviceTypeName(p.deviceType as number),
-        apiVersion: formatApiVersion(p.apiVersion as number),
-        driverVersion: p.driverVersion as number,
-        vendorID: p.vendorID as number,
-        deviceID: p.deviceID as number,
-        extensions: deviceExtensions.map((e) => e.extensionName as string),
-      };
-    });
-    const indexOf = new Map(handles.map((h, i) => [address(h), i]));
-    let groups: { devices: number[] }[];
-    if (instanceVersion >= makeApiVersion(1, 1)) {
-      groups = enumerate(vk.vkEnumeratePhysicalDeviceGroups, [instance], {
-        struct: "VkPhysicalDeviceGroupProperties",
-        name: "vkEnumeratePhysicalDeviceGroups",
-      }).map((g) => ({
-        devices: (g.physicalDevices as Deno.PointerValue[])
-          .slice(0, g.physicalDeviceCount as number)
-          .map((h) => indexOf.get(address(h)) ?? -1),
-      }));
-    } else {
-      groups = devices.map((_, i) => ({ devices: [i] }));
-    }
-    const env = options.env ?? snapshotProcessEnvironment();
-    const order = deviceOrder(vk, handles, instanceVersion >= makeApiVersion(1, 1), env);
-    return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups, order };
-  } finally {
-    vk.vkDestroyInstance(instance, null);
-  }
+    const extensions = deviceExtensions.map((e) => e.extensionName as string);
+    return { name, type, apiVersion, driverVersion: driver.version, vendorID, deviceID, extensions };
+  });
+  const indexOf = new Map(handles.map((h, i) => [address(h), i]));
+  const properties2 = instanceVersion >= vkc.VK_API_VERSION_1_1;
+  const groups = !properties2 ? devices.map((_, i) => ({ devices: [i] })) : enumerate(
+    vk.vkEnumeratePhysicalDeviceGroups,
+    [instance],
+    { struct: "VkPhysicalDeviceGroupProperties" },
+  ).map((g) => ({
+    devices: (g.physicalDevices as Deno.PointerValue[])
+      .slice(0, g.physicalDeviceCount as number)
+      .map((h) => indexOf.get(address(h)) ?? -1),
+  }));
+  const env = options.env ?? snapshotProcessEnvironment();
+  const order = deviceOrder(vk, handles, properties2, env);
+  return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups, order };
 }
 
 /** The policy's explanation of the order the loader returned (chain/device_order.ts). */
 function deviceOrder(
-  vk: ExampleCommands,
-  handles: Deno.PointerValue[],
+  vk: VulkanCommands,
+  handles: VkPhysicalDevice[],
   properties2: boolean,
   env: EnvironmentSnapshot,
 ): InfoReport["order"] {
@@ -239,18 +206,14 @@ export function formatInfo(report: InfoReport): string {
 
 if (import.meta.main) {
   const json = Deno.args.includes("--json");
-  const loaderArg = Deno.args.find((a) => a.startsWith("--loader="))?.slice("--loader=".length) ??
-    "vkdeno";
-  let code = 0;
   try {
-    using vk = await openLoader(loaderArg);
+    using vk = await openLoader(loaderArg(Deno.args));
     const report = collectInfo(vk, { portability: Deno.args.includes("--portability") });
     const shown = json && !Deno.args.includes("--order") ? { ...report, order: undefined } : report;
     console.log(json ? JSON.stringify(shown) : formatInfo(report));
   } catch (e) {
     if (!(e instanceof VkError)) throw e;
     console.log(json ? JSON.stringify({ error: e.result }) : `Cannot query Vulkan: ${e.message}`);
-    code = 1;
+    Deno.exitCode = 1;
   }
-  Deno.exit(code);
 }

@@ -3,10 +3,7 @@
  * slot), and times submissions with a command it does not intercept. `deno run -A examples/my_layer.ts`
  * @module
  */
-import { defineLayer } from "../layers/layer.ts";
-import { installLayers } from "../layers/top.ts";
-
-type P = Deno.PointerValue;
+import { defineLayer, installLayers, type VkCommandBuffer, type VkQueue } from "../mod.ts";
 
 /** Dispatch counts per command buffer and submit-to-idle times. */
 export const myLayer = defineLayer({
@@ -19,7 +16,7 @@ export const myLayer = defineLayer({
     return {
       intercepts: {
         vkCmdDispatch: {
-          preCallValidate(ctx, _cb: P, x: number, y: number, z: number) {
+          preCallValidate(ctx, _cb: VkCommandBuffer, x: number, y: number, z: number) {
             if (x * y * z > 0) return false;
             env.report("EXAMPLE-EmptyDispatch", `${x}x${y}x${z} groups: skipped`, {
               severity: "warning",
@@ -27,16 +24,16 @@ export const myLayer = defineLayer({
             });
             return true; // the driver never sees it
           },
-          preCallRecord(_ctx, cb: P) {
+          preCallRecord(_ctx, cb: VkCommandBuffer) {
             state.get(cb)?.setSubState(dispatches, (state.get(cb)?.getSubState(dispatches) ?? 0) + 1);
           },
         },
         vkEndCommandBuffer: {
-          postCallRecord: (_ctx, cb: P) =>
+          postCallRecord: (_ctx, cb: VkCommandBuffer) =>
             env.write(`${state.get(cb)?.getSubState(dispatches) ?? 0} dispatches`),
         },
         vkQueueSubmit: {
-          postCallRecord(ctx, queue: P) {
+          postCallRecord(ctx, queue: VkQueue) {
             const start = performance.now();
             ctx.dispatch.vkQueueWaitIdle(queue); // not intercepted: straight to the next link
             env.write(
@@ -51,9 +48,9 @@ export const myLayer = defineLayer({
 export default myLayer;
 
 if (import.meta.main) {
-  const { Vulkan } = await import("../mod.ts");
+  const { loadVulkan } = await import("../mod.ts");
   const { runCompute } = await import("./compute.ts");
-  using base = Vulkan.load();
+  using base = loadVulkan();
   using vk = installLayers(base, { layers: [myLayer] });
-  console.log(`${runCompute(vk as never, { count: 1 << 20 }).wrong} wrong values`);
+  console.log(`${runCompute(vk, { count: 1 << 20 }).wrong} wrong values`);
 }

@@ -157,6 +157,8 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     writeStruct(arena, "VkPipelineLayoutCreateInfo"),
     null,
   );
+  const RGBA = vkc.VK_COLOR_COMPONENT_R_BIT | vkc.VK_COLOR_COMPONENT_G_BIT | vkc.VK_COLOR_COMPONENT_B_BIT |
+    vkc.VK_COLOR_COMPONENT_A_BIT;
   const pipelineInfo = writeStruct(arena, "VkGraphicsPipelineCreateInfo", {
     pStages: [
       { stage: vkc.VK_SHADER_STAGE_VERTEX_BIT, module: shader(TRIANGLE_VERT_SPV), pName: "main" },
@@ -174,7 +176,7 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
       lineWidth: 1,
     },
     pMultisampleState: { rasterizationSamples: vkc.VK_SAMPLE_COUNT_1_BIT },
-    pColorBlendState: { pAttachments: [{ colorWriteMask: 0xf }] }, // R | G | B | A
+    pColorBlendState: { pAttachments: [{ colorWriteMask: RGBA }] },
     layout,
     renderPass,
   });

@@ -24,7 +24,7 @@ import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
 import { MockEnvironment } from "./_mock.ts";
 import { Vulkan } from "../vulkan.ts";
 import { collectInfo, formatInfo } from "../examples/info.ts";
-import type { ExampleCommands } from "../examples/_commands.ts";
+import type { VulkanCommands } from "../mod.ts";
 import {
   addr,
   createInstance,
@@ -847,7 +847,7 @@ Deno.test("deno task info explains the order: each device with the rule that pla
   await using env = await twoDrivers();
   const snapshot = env.snapshot({ VK_LOADER_DEVICE_SELECT: "10:2" });
   using vk = Vulkan.load({ env: snapshot });
-  const report = collectInfo(vk as unknown as ExampleCommands, { env: snapshot });
+  const report = collectInfo(vk as unknown as VulkanCommands, { env: snapshot });
   assertEquals(report.devices.map((d) => d.name), [
     "A-integrated",
     ...SORTED.filter((n) => n !== "A-integrated"),

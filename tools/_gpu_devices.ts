@@ -18,7 +18,8 @@ import {
   readStruct,
   writeStruct,
 } from "../ffi/structs.ts";
-import { deviceTypeName, openLoader } from "../examples/_commands.ts";
+import { deviceTypeName } from "../examples/_helpers.ts";
+import { openLoader } from "../examples/_loader.ts";
 import type { Commands } from "../bench/_vulkan.ts";
 
 /** One listed device. */

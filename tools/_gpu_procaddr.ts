@@ -12,7 +12,7 @@
 import { COMMANDS } from "../ffi/generated/commands.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { check, enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
-import { openLoader } from "../examples/_commands.ts";
+import { openLoader } from "../examples/_loader.ts";
 import type { Commands } from "../bench/_vulkan.ts";
 
 /** What the child prints after `GPU_PROCADDR `. */
