@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DeviceTable, VulkanCommands } from "../vulkan.ts";
+import type { DeviceTable, VulkanCommands } from "../mod.ts";
 
 /** A loader's command object as the examples take it: every command, device tables, disposal. */
 export type LoaderCommands = VulkanCommands & { deviceTable(device: Deno.PointerValue): DeviceTable };

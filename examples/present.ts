@@ -16,6 +16,7 @@
 import * as vkc from "../mod.ts";
 import { allocStruct, check, enumerate, readPointer, readStruct, writeStruct } from "../mod.ts";
 import type {
+  Arena,
   StructInput,
   StructValue,
   VkCommandBuffer,
@@ -23,7 +24,6 @@ import type {
   VkInstance,
   VulkanCommands,
 } from "../mod.ts";
-import type { Arena } from "../ffi/memory.ts";
 import { encodePng } from "../wsi/png.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
 import { describeDevice, Scope } from "./_helpers.ts";

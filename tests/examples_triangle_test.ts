@@ -5,8 +5,8 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { inflateSync } from "node:zlib";
 import { compileGlsl, SHADER_MODULES } from "../examples/shaders/embed.ts";
+import { decodePng } from "./_wsi.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../", import.meta.url).pathname;
@@ -41,35 +41,6 @@ async function runTriangle(loader: string, dir: string, vars: Record<string, str
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   assertEquals(out.code, 0, text);
   return { text, image: decodePng(await Deno.readFile(path)) };
-}
-
-/** Decodes the PNGs `wsi/png.ts` writes: 8-bit RGBA, one IDAT, filter type 0 on every row. */
-function decodePng(file: Uint8Array): { width: number; height: number; rgba: Uint8Array } {
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  assertEquals([...file.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  let width = 0, height = 0;
-  const idat: Uint8Array[] = [];
-  for (let at = 8; at < file.length;) {
-    const length = view.getUint32(at);
-    const type = new TextDecoder().decode(file.subarray(at + 4, at + 8));
-    const data = file.subarray(at + 8, at + 8 + length);
-    if (type === "IHDR") {
-      width = view.getUint32(at + 8);
-      height = view.getUint32(at + 12);
-      assertEquals([...data.subarray(8)], [8, 6, 0, 0, 0]);
-    }
-    if (type === "IDAT") idat.push(data);
-    at += 12 + length;
-  }
-  const raw = new Uint8Array(inflateSync(Buffer.concat(idat)));
-  const stride = width * 4;
-  assertEquals(raw.length, (stride + 1) * height);
-  const rgba = new Uint8Array(stride * height);
-  for (let y = 0; y < height; y++) {
-    assertEquals(raw[y * (stride + 1)], 0, `filter byte of row ${y}`);
-    rgba.set(raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1)), y * stride);
-  }
-  return { width, height, rgba };
 }
 
 /** The colour the shaders give pixel (x, y): barycentric mix of the corners, or undefined outside. */
