@@ -37,7 +37,7 @@ import {
   formatApiVersion,
   snapshotProcessEnvironment,
 } from "../mod.ts";
-import { VkError, type VkInstance, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
+import { VkError, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
 import { describeDevice, Scope } from "./_helpers.ts";
 import { loaderArg, openLoader } from "./_loader.ts";
 
