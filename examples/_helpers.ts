@@ -231,7 +231,7 @@ export function describeDevice(
     driver: { version: props.driverVersion as number },
   };
   if (Math.min(apiVersion, props.apiVersion as number) >= VK_API_VERSION_1_2) {
-    const pNext = [{ type: "VkPhysicalDeviceDriverProperties" }];
+    const pNext = [{ type: "VkPhysicalDeviceDriverProperties" as const }];
     const props2 = allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext });
     vk.vkGetPhysicalDeviceProperties2(gpu, props2);
     const driver = readChain(props2)[0];

@@ -257,11 +257,11 @@ export function presentFrames(
       pWaitSemaphores: [acquired],
       pWaitDstStageMask: [vkc.VK_PIPELINE_STAGE_TRANSFER_BIT],
       pCommandBuffers: [readPointer(commandBuffers, 8 * index)],
-      pSignalSemaphores: [rendered[index]],
+      pSignalSemaphores: [rendered[index]!],
     });
     check(vk.vkQueueSubmit(queue, 1, submit, fence), "vkQueueSubmit");
     const present = writeStruct(arena, "VkPresentInfoKHR", {
-      pWaitSemaphores: [rendered[index]],
+      pWaitSemaphores: [rendered[index]!],
       pSwapchains: [swapchain],
       pImageIndices: [index],
     });
