@@ -30,6 +30,25 @@
 // The full specifier lets scripts outside this project import mod.ts by path (no import map needed).
 // deno-lint-ignore no-import-prefix
 import { parse, type ParseError, parseTree, printParseErrorCode, visit } from "npm:jsonc-parser@3.3.1";
+import { openByBytes } from "../ffi/raw_files.ts";
+
+/** Manifests whose file name is not valid UTF-8: the lossy path discovery reports -> folder and name bytes. */
+const rawFileNames = new Map<string, { readonly dir: string; readonly name: Uint8Array }>();
+
+/**
+ * Records that `path` (a folder and a lossily decoded file name, as Deno lists it) stands for the file
+ * named by the bytes `name` in `dir`, so {@linkcode readManifestFile} can open it (issue 17, rule 7: the
+ * Khronos loader reads manifests whatever bytes their names hold).
+ *
+ * @example Usage
+ * ```ts
+ * import { registerRawFileName } from "./manifest_file.ts";
+ * registerRawFileName("/etc/vulkan/icd.d/bad\uFFFD.json", "/etc/vulkan/icd.d", new Uint8Array([0x62, 0xff]));
+ * ```
+ */
+export function registerRawFileName(path: string, dir: string, name: Uint8Array): void {
+  rawFileNames.set(path, { dir, name });
+}
 
 /** Largest manifest read, in bytes; real manifests are well under 100 KiB. */
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
@@ -102,6 +121,19 @@ export interface ReadManifestOptions {
  * ```
  */
 export function readManifestFile(path: string, options: ReadManifestOptions = {}): ManifestFileResult {
+  const raw = rawFileNames.get(path);
+  if (raw !== undefined) {
+    // Opened by its bytes, read through /proc/self/fd; results keep the name discovery reports.
+    const file = openByBytes(raw.dir, raw.name);
+    if (file === undefined) {
+      return failure(path, "file name is not valid UTF-8 and the file could not be opened by its bytes");
+    }
+    try {
+      return { ...readManifestFile(file.path, options), path };
+    } finally {
+      file.close();
+    }
+  }
   const maxBytes = options.maxBytes ?? MAX_MANIFEST_BYTES;
   let bytes: Uint8Array;
   try {

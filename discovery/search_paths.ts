@@ -39,6 +39,8 @@
  */
 
 import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
+import { rawDirectoryNames } from "../ffi/raw_files.ts";
+import { registerRawFileName } from "./manifest_file.ts";
 
 /** The three kinds of manifest the loader searches for. */
 export type ManifestKind = "driver" | "implicit_layer" | "explicit_layer";
@@ -347,6 +349,7 @@ export function scanSearchLocations(locations: readonly SearchLocation[]): ScanR
       reports.push(folderFailure(location, error));
       continue;
     }
+    if (names.some((n) => n.includes("\uFFFD"))) names = withRawNames(location.path, names);
     names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const name of names) {
       files.push({ path: joinPath(location.path, name), fileName: name, location });
@@ -354,6 +357,30 @@ export function scanSearchLocations(locations: readonly SearchLocation[]): ScanR
     reports.push({ location, status: "scanned", fileCount: names.length });
   }
   return { files, locations: reports };
+}
+
+/**
+ * Deno decodes a file name that is not valid UTF-8 lossily (U+FFFD per bad byte), and that string opens
+ * nothing. The folder is listed again as bytes (ffi/raw_files.ts); each such name is recorded with its
+ * bytes so the manifest reader opens the real file (issue 17, rule 7). Names that merely contain U+FFFD
+ * stay as they are. Without `--allow-ffi` nothing changes and reading reports the file as missing.
+ */
+function withRawNames(dir: string, names: string[]): string[] {
+  const raw = rawDirectoryNames(dir);
+  if (raw === undefined) return names;
+  const lossy = new TextDecoder("utf-8", { fatal: false });
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  for (const bytes of raw) {
+    try {
+      strict.decode(bytes);
+      continue; // valid UTF-8: Deno's name opens it
+    } catch {
+      // not UTF-8: record it under the name Deno reported
+    }
+    const name = lossy.decode(bytes);
+    if (names.includes(name)) registerRawFileName(joinPath(dir, name), dir, bytes);
+  }
+  return names;
 }
 
 /**
