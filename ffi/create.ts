@@ -1,0 +1,85 @@
+/**
+ * Create-and-read-back: the `vkCreate*` / `vkAllocate*` / `vkGet*` pattern (call with a slot for the new
+ * handle, check the result, read the handle) as one typed call. {@linkcode create} returns the handle typed
+ * by the command (`VkBuffer` for `vkCreateBuffer`), {@linkcode createMany} an array of them; both throw a
+ * {@linkcode VkError} naming the command and its result. The raw commands stay available beside them.
+ *
+ * @module
+ */
+import { VkError } from "./errors.ts";
+import type { VkCommands } from "./generated/vk_commands.ts";
+import type { VkCreateManyOutputs, VkCreateOutputs } from "./generated/vk_create.ts";
+
+/** Any object holding Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
+export type CommandSource = Partial<VkCommands>;
+
+/** The arguments of command `N` before its last parameter (the output slot the helper provides). */
+export type CreateArgs<N extends string> = N extends keyof VkCommands
+  ? VkCommands[N] extends (...args: [...infer A, Deno.PointerValue]) => unknown ? A : never
+  : never;
+
+type Raw = (...args: unknown[]) => unknown;
+
+function commandOf(vk: CommandSource, name: string): Raw {
+  const fn = (vk as Record<string, unknown>)[name];
+  if (typeof fn !== "function") {
+    throw new TypeError(`Cannot call "${name}": the command object has no such command`);
+  }
+  return fn as Raw;
+}
+
+/**
+ * Calls `name` (a command returning one new handle through its last parameter) with `args` and a slot,
+ * checks the `VkResult`, and returns the handle, typed.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { create } from "./create.ts";
+ * const buffer = create(vk, "vkCreateBuffer", [device, writeStruct(arena, "VkBufferCreateInfo", { size: 64n }), null]);
+ * // buffer: VkBuffer
+ * ```
+ * @throws {VkError} If the command returns a negative `VkResult` (the message names command and result).
+ * @throws {TypeError} If `vk` has no such command, or it succeeded without writing a handle.
+ */
+export function create<N extends keyof VkCreateOutputs>(
+  vk: CommandSource,
+  name: N,
+  args: CreateArgs<N>,
+): VkCreateOutputs[N] {
+  const fn = commandOf(vk, name);
+  // Off the V8 heap: the address stays put while C writes it.
+  const slot = new BigUint64Array(new ArrayBuffer(8));
+  const result = fn(...(args as readonly unknown[]), Deno.UnsafePointer.of(slot));
+  if (typeof result === "number") VkError.check(result, name);
+  const handle = Deno.UnsafePointer.create(slot[0]!);
+  if (handle === null) throw new TypeError(`Command "${name}" returned no handle`);
+  return handle as VkCreateOutputs[N];
+}
+
+/**
+ * Calls `name` (a command filling an array of `count` new handles through its last parameter, such as
+ * `vkAllocateCommandBuffers` or `vkCreateGraphicsPipelines`), checks the result, and returns the handles.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { createMany } from "./create.ts";
+ * const [cmd] = createMany(vk, "vkAllocateCommandBuffers", [device, allocateInfo], 1);
+ * ```
+ * @throws {VkError} If the command returns a negative `VkResult`.
+ * @throws {RangeError} If `count` is not a positive integer.
+ */
+export function createMany<N extends keyof VkCreateManyOutputs>(
+  vk: CommandSource,
+  name: N,
+  args: CreateArgs<N>,
+  count: number,
+): VkCreateManyOutputs[N][] {
+  if (!Number.isInteger(count) || count < 1) {
+    throw new RangeError(`Invalid handle count "${count}" for "${name}"`);
+  }
+  const fn = commandOf(vk, name);
+  const slots = new BigUint64Array(new ArrayBuffer(8 * count));
+  const result = fn(...(args as readonly unknown[]), Deno.UnsafePointer.of(slots));
+  if (typeof result === "number") VkError.check(result, name);
+  return Array.from(slots, (w) => Deno.UnsafePointer.create(w) as VkCreateManyOutputs[N]);
+}

@@ -1,0 +1,144 @@
+/**
+ * Scoped cleanup: a {@linkcode VkScope} creates handles (through {@linkcode create}) and callbacks, and on
+ * `dispose()` / the end of a `using` block destroys them in reverse order of creation, with the destroy
+ * command vk.xml pairs with each create command (`vkCreateBuffer` -> `vkDestroyBuffer(device, buffer,
+ * pAllocator)`). Built on `DisposableStack`; errors from several destroys are all reported
+ * (`SuppressedError`).
+ *
+ * @module
+ */
+import { type CommandSource, create, type CreateArgs, createMany } from "./create.ts";
+import { DESTROYERS } from "./generated/lifecycles.ts";
+import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
+import type { VkCreateManyOutputs, VkCreateOutputs } from "./generated/vk_create.ts";
+import { Arena } from "./memory.ts";
+import { makeCallback, type MakeCallbackOptions } from "./vk_callback.ts";
+
+/**
+ * Owns what a block creates: handles, callbacks, an arena for the structs it writes, any disposable, and
+ * deferred functions; disposing it releases them last-created first.
+ *
+ * @example A buffer destroyed at the end of the block
+ * ```ts ignore
+ * import { VkScope } from "./scope.ts";
+ * {
+ *   using scope = new VkScope(vk);
+ *   const info = writeStruct(scope.arena, "VkBufferCreateInfo", { size: 64n, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT });
+ *   const buffer = scope.create("vkCreateBuffer", [device, info, null]);
+ * } // vkDestroyBuffer(device, buffer, null) runs here, then the arena is freed
+ * ```
+ */
+export class VkScope implements Disposable {
+  #stack = new DisposableStack();
+  #vk: CommandSource;
+  /** An arena freed after everything else in the scope: write create infos here. */
+  readonly arena: Arena;
+
+  /** A scope creating through `vk` (vkdeno's `Vulkan`, the libvulkan wrapper, or any command object). */
+  constructor(vk: CommandSource) {
+    this.#vk = vk;
+    this.arena = this.#stack.use(new Arena());
+  }
+
+  /**
+   * Creates one handle with {@linkcode create} and destroys it when the scope ends (when vk.xml has a
+   * destroy command for it; queues and display modes have none).
+   *
+   * @example Usage
+   * ```ts ignore
+   * const pool = scope.create("vkCreateCommandPool", [device, poolInfo, null]);
+   * ```
+   * @throws {VkError} If the command fails.
+   */
+  create<N extends keyof VkCreateOutputs>(name: N, args: CreateArgs<N>): VkCreateOutputs[N] {
+    const handle = create(this.#vk, name, args);
+    this.#destroyLater(name, args as readonly unknown[], handle);
+    return handle;
+  }
+
+  /**
+   * Creates `count` handles with {@linkcode createMany}; pipelines are destroyed when the scope ends,
+   * pool-allocated handles (command buffers, descriptor sets) go with their pool.
+   *
+   * @example Usage
+   * ```ts ignore
+   * const [pipeline] = scope.createMany("vkCreateComputePipelines", [device, null, 1, info, null], 1);
+   * ```
+   * @throws {VkError} If the command fails.
+   */
+  createMany<N extends keyof VkCreateManyOutputs>(
+    name: N,
+    args: CreateArgs<N>,
+    count: number,
+  ): VkCreateManyOutputs[N][] {
+    const handles = createMany(this.#vk, name, args, count);
+    for (const h of handles) this.#destroyLater(name, args as readonly unknown[], h);
+    return handles;
+  }
+
+  /**
+   * Makes a typed callback ({@linkcode makeCallback}) closed when the scope ends: after whatever was
+   * created later (the messenger that calls it) is destroyed.
+   *
+   * @example Usage
+   * ```ts ignore
+   * const pfn = scope.callback("PFN_vkDebugUtilsMessengerCallbackEXT", (_s, _t, data) => {
+   *   console.log(data?.pMessage);
+   *   return false;
+   * });
+   * ```
+   */
+  callback<N extends VkCallbackName>(
+    type: N,
+    fn: VkCallbackFunctions[N],
+    options?: MakeCallbackOptions,
+  ): Deno.PointerObject {
+    return this.#stack.use(makeCallback(type, fn, options)).pointer;
+  }
+
+  /**
+   * Disposes `value` when the scope ends; returns it.
+   *
+   * @example Usage
+   * ```ts ignore
+   * const extra = scope.use(new Arena());
+   * ```
+   */
+  use<T extends Disposable>(value: T): T {
+    return this.#stack.use(value);
+  }
+
+  /**
+   * Runs `fn` when the scope ends (in reverse order with everything else).
+   *
+   * @example Usage
+   * ```ts ignore
+   * scope.defer(() => vk.vkDeviceWaitIdle(device));
+   * ```
+   */
+  defer(fn: () => void): void {
+    this.#stack.defer(fn);
+  }
+
+  /** Destroys everything the scope owns, last created first. */
+  dispose(): void {
+    this.#stack.dispose();
+  }
+
+  /** Same as {@linkcode VkScope.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  #destroyLater(name: string, args: readonly unknown[], handle: unknown): void {
+    const d = Object.hasOwn(DESTROYERS, name) ? DESTROYERS[name] : undefined;
+    if (!d) return;
+    const destroy = (this.#vk as Record<string, unknown>)[d.destroy];
+    if (typeof destroy !== "function") {
+      throw new TypeError(`Cannot own "${name}"'s handle: the command object has no "${d.destroy}"`);
+    }
+    const allocator = d.allocatorAt >= 0 ? args[d.allocatorAt] ?? null : null;
+    const call = [...(d.parent ? [args[0]] : []), handle, ...(d.allocator ? [allocator] : [])];
+    this.#stack.defer(() => (destroy as (...a: unknown[]) => unknown)(...call));
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Typed Vulkan callbacks: {@linkcode makeCallback} turns a TypeScript function into the native function
+ * pointer a `PFN_*` member or parameter wants, with the signature vk.xml gives that callback type, and owns
+ * it until disposed. Arguments arrive typed: `const char*` as strings, `const T*` structs read into objects
+ * (their strings decoded and the structs they point to read), so a debug messenger gets its message and
+ * objects without reading memory at byte offsets.
+ *
+ * @module
+ */
+import { CallbackRegistry } from "./callback.ts";
+import { CALLBACK_DEFS } from "./generated/callbacks.ts";
+import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
+import { readCString } from "./memory.ts";
+import { countMemberOf, findLayout, layoutOf } from "./_structs_layout.ts";
+import { readInto, type StructValue } from "./_structs_read.ts";
+
+/** Options of {@linkcode makeCallback}. */
+export interface MakeCallbackOptions {
+  /**
+   * Returned to C when the function throws (after the error is reported). Default: 0 for numbers
+   * (`VK_FALSE` for a debug callback: do not abort the call), `null` for pointers.
+   */
+  onError?: number | bigint | null;
+  /** Allow calls from threads other than the one running JavaScript (`Deno.UnsafeCallback.threadSafe`). */
+  threadSafe?: boolean;
+  /** Receives a line for every throw; default `console.error`. */
+  report?: (message: string, error: unknown) => void;
+}
+
+/**
+ * A native function pointer made from a TypeScript function; closed by `dispose()` / `using`. C must not
+ * call it afterwards: destroy what uses it (the messenger) first.
+ */
+export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Disposable {
+  /** The callback type, e.g. `"PFN_vkDebugUtilsMessengerCallbackEXT"`. */
+  readonly type: N;
+  /** The function pointer to give C (`pfnUserCallback: cb.pointer`). */
+  readonly pointer: Deno.PointerObject;
+  #registry: CallbackRegistry;
+
+  /** Use {@linkcode makeCallback}. */
+  constructor(type: N, pointer: Deno.PointerObject, registry: CallbackRegistry) {
+    this.type = type;
+    this.pointer = pointer;
+    this.#registry = registry;
+  }
+
+  /** Whether the native callback is still open. */
+  get open(): boolean {
+    return this.#registry.size > 0;
+  }
+
+  /** Closes the native callback. */
+  dispose(): void {
+    this.#registry.dispose();
+  }
+
+  /** Same as {@linkcode VkCallback.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/**
+ * Reads struct `name` at `pointer` as a callback receives it: `const char*` members with a
+ * null-terminated length as strings, pointed-to structs read (an array when a sibling member counts them),
+ * recursively; pNext and other pointers stay pointers.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { writeStruct } from "./structs.ts";
+ * import { readStructDeep } from "./vk_callback.ts";
+ * using arena = new Arena();
+ * const p = writeStruct(arena, "VkDebugUtilsLabelEXT", { pLabelName: "frame" });
+ * console.log(readStructDeep("VkDebugUtilsLabelEXT", p).pLabelName); // "frame"
+ * ```
+ * @throws {TypeError} If `name` is not a struct or `pointer` is null.
+ */
+export function readStructDeep(name: string, pointer: Deno.PointerValue, depth = 0): StructValue {
+  if (pointer === null) throw new TypeError(`Cannot read "${name}" through a null pointer`);
+  const layout = layoutOf(name);
+  const value = readInto(
+    layout,
+    new DataView(Deno.UnsafePointerView.getArrayBuffer(pointer, layout.size)),
+    0,
+  );
+  if (depth > 8) return value;
+  for (const m of layout.members) {
+    if (m.pointer !== 1 || m.name === "pNext") continue;
+    const p = value[m.name] as Deno.PointerValue;
+    if (m.type === "char" && m.len?.includes("null-terminated")) {
+      value[m.name] = p === null ? null : readCString(p);
+      continue;
+    }
+    const nested = findLayout(m.type);
+    if (!nested) continue;
+    const count = countMemberOf(layout, m);
+    if (count) {
+      const n = Number(value[count.name]);
+      const list: StructValue[] = [];
+      for (let i = 0; i < n && p !== null; i++) {
+        list.push(readStructDeep(m.type, Deno.UnsafePointer.offset(p, i * nested.size), depth + 1));
+      }
+      value[m.name] = list;
+    } else {
+      value[m.name] = p === null ? null : readStructDeep(m.type, p, depth + 1);
+    }
+  }
+  return value;
+}
+
+/**
+ * Makes the native function pointer for callback type `type` (any `PFN_*` of vk.xml) from a typed
+ * TypeScript function, and owns it: close it with `using` / `dispose()` (or through a
+ * {@linkcode VkScope}) after the object that calls it is destroyed. A throw inside `fn` is reported and
+ * returns `options.onError` to C.
+ *
+ * @example Debug messenger
+ * ```ts
+ * import { makeCallback } from "./vk_callback.ts";
+ * using messenger = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, types, data) => {
+ *   console.log(severity, data?.pMessageIdName, data?.pMessage, data?.pObjects.length);
+ *   return false; // VK_FALSE: do not abort the call
+ * });
+ * console.log(messenger.pointer !== null); // true
+ * ```
+ * @throws {TypeError} If `type` is not a callback type of the registry.
+ */
+export function makeCallback<N extends VkCallbackName>(
+  type: N,
+  fn: VkCallbackFunctions[N],
+  options: MakeCallbackOptions = {},
+): VkCallback<N> {
+  const def = Object.hasOwn(CALLBACK_DEFS, type) ? CALLBACK_DEFS[type] : undefined;
+  if (!def) throw new TypeError(`Unknown callback type "${type}": not a funcpointer of the registry`);
+  const registry = new CallbackRegistry({ report: options.report });
+  const result = def.result;
+  const onError = options.onError !== undefined
+    ? options.onError
+    : result === "void"
+    ? undefined
+    : result === "pointer" || result === "function" || result === "buffer"
+    ? null
+    : result === "u64" || result === "i64"
+    ? 0n
+    : 0;
+  const decoders = def.args.map((kind) =>
+    kind === null
+      ? undefined
+      : kind === "string"
+      ? (p: unknown) => p === null ? null : readCString(p as Deno.PointerObject)
+      : (p: unknown) => p === null ? null : readStructDeep(kind, p as Deno.PointerObject)
+  );
+  const body = fn as unknown as (...args: unknown[]) => unknown;
+  const wrapped = (...raw: unknown[]) => {
+    const args = raw.map((a, i) => decoders[i] ? decoders[i]!(a) : a);
+    const out = body(...args);
+    return typeof out === "boolean" ? (out ? 1 : 0) : out;
+  };
+  const native = registry.create(
+    { parameters: [...def.parameters], result: def.result },
+    wrapped as Deno.UnsafeCallbackFunction,
+    { name: type, onError: onError as never, threadSafe: options.threadSafe },
+  );
+  return new VkCallback(type, native.pointer as Deno.PointerObject, registry);
+}
