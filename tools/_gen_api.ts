@@ -627,7 +627,10 @@ function emitHelpers(
   const deepLines: string[] = [];
   for (const name of [...deep].sort()) {
     if (!(reg.types.get(name)!.members ?? []).some((m) => deepMember(m, "") !== "")) {
-      deepLines.push(`  /** \`${name}\` as a callback receives it (nothing to decode). */`, `  ${name}: ${name};`);
+      deepLines.push(
+        `  /** \`${name}\` as a callback receives it (nothing to decode). */`,
+        `  ${name}: ${name};`,
+      );
       continue;
     }
     deepLines.push(
