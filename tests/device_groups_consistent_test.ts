@@ -3,7 +3,9 @@
  * only physical devices that `vkEnumeratePhysicalDevices` returns, whatever removed the others: a driver
  * whose `vkEnumeratePhysicalDevices` failed (skipped, as the current Khronos loader skips it: Vulkan-Loader
  * PR #1468), the device ID filters (LOADER_BEHAVIOUR P03: "applied to devices and groups"), or the
- * portability rules (M03). The probe checks every group member against the devices it got.
+ * portability rules (M03). The probe checks every group member against the devices it got. The failing
+ * driver and portability cases run under the Khronos loader too; the ID filter case runs vkdeno only:
+ * Debian's libvulkan1 1.3.239 predates the filters (Vulkan-Loader PR #1759, 2025; LOADER_BEHAVIOUR P03).
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
