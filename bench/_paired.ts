@@ -38,8 +38,8 @@ export interface PairedGroup {
   readonly rounds?: number;
   /** Unmeasured rounds first (default: the run's). */
   readonly warmup?: number;
-  /** Unit of the samples: "ns" per call (default) or "ms" per iteration. */
-  readonly unit?: "ns" | "ms";
+  /** Unit of the samples: "ns" per call (default), "ms" per iteration, or "MiB" (a sample measures memory). */
+  readonly unit?: "ns" | "ms" | "MiB";
 }
 
 /** A goal on the median of per-round ratios `case / against`. */
@@ -50,6 +50,8 @@ export interface Target {
   readonly against: string;
   readonly op: "<=" | ">=";
   readonly limit: number;
+  /** The goal is on the median of per-round differences `case - against` (in the group's unit), not ratios. */
+  readonly difference?: boolean;
   /** Printed when the target is missed: why. */
   readonly whyMissed?: string;
 }
@@ -63,7 +65,7 @@ export interface PairedOutput {
   readonly groups: readonly {
     name: string;
     baseline: string;
-    unit: "ns" | "ms";
+    unit: "ns" | "ms" | "MiB";
     note?: string;
     cases: { name: string; batch: number; samples: number[] }[];
   }[];

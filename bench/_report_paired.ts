@@ -34,6 +34,8 @@ export interface Summary {
   time(group: string, name: string): number;
   /** Each run's median of per-round `a / b`. */
   ratios(group: string, a: string, b: string): number[];
+  /** Each run's median of per-round `a - b`. */
+  differences(group: string, a: string, b: string): number[];
 }
 
 /** Summarises runs of one paired file. */
@@ -56,16 +58,60 @@ export function summarize(runs: readonly PairedOutput[]): Summary {
       }
       return out;
     },
+    differences(group, a, b) {
+      const out: number[] = [];
+      for (const run of runs) {
+        const sa = samples(run, group, a);
+        const sb = samples(run, group, b);
+        if (!sa || !sb) continue;
+        out.push(median(sa.map((x, i) => x - sb[i]!)));
+      }
+      return out;
+    },
   };
 }
 
-function formatTime(value: number, unit: "ns" | "ms"): string {
+function formatTime(value: number, unit: "ns" | "ms" | "MiB"): string {
+  if (unit === "MiB") return value.toFixed(1);
   if (unit === "ms") return value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2);
   return value >= 1000 ? value.toFixed(0) : value >= 100 ? value.toFixed(1) : value.toFixed(2);
 }
 
 function formatRatio(x: number): string {
   return `${x >= 100 ? x.toFixed(0) : x.toFixed(2)}x`;
+}
+
+function formatDifference(x: number): string {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(1)}`;
+}
+
+/**
+ * Rows comparing the targets of runs measured on an earlier checkout (`before`, the same bench files'
+ * kept runs) with the current runs: target, before, after, goal, verdict now.
+ */
+export function beforeAfterRows(before: readonly PairedOutput[], after: readonly PairedOutput[]): string[] {
+  const b = summarize(before);
+  const a = summarize(after);
+  const rows: string[] = [];
+  for (const t of after[0]?.targets ?? []) {
+    const value = (s: Summary) => {
+      const rs = t.difference
+        ? s.differences(t.group, t.case, t.against)
+        : s.ratios(t.group, t.case, t.against);
+      return rs.length === 0 ? undefined : median(rs);
+    };
+    const now = value(a);
+    if (now === undefined) continue;
+    const then = value(b);
+    const show = (x: number | undefined) =>
+      x === undefined ? "not measured" : t.difference ? formatDifference(x) : formatRatio(x);
+    const { met } = judge(t, now);
+    rows.push(
+      `| ${t.label} | ${show(then)} | ${show(now)} | ${t.op} ${t.difference ? `+${t.limit}` : t.limit} | ` +
+        `${met ? "met" : "**missed**"} |`,
+    );
+  }
+  return rows;
 }
 
 function range(xs: readonly number[]): string {
@@ -76,6 +122,12 @@ function range(xs: readonly number[]): string {
 /** Whether a target is met, and the line that says by how much it is missed. */
 export function judge(target: Target, ratio: number): { met: boolean; by: string } {
   const met = target.op === "<=" ? ratio <= target.limit : ratio >= target.limit;
+  if (target.difference) {
+    return {
+      met,
+      by: `${Math.abs(ratio - target.limit).toFixed(1)} ${target.op === "<=" ? "over" : "short"}`,
+    };
+  }
   const by = target.op === "<="
     ? `${((ratio / target.limit - 1) * 100).toFixed(0)}% over`
     : `${((1 - ratio / target.limit) * 100).toFixed(0)}% short`;
@@ -89,15 +141,23 @@ export function targetRows(
   const s = summarize(runs);
   const rows = [];
   for (const t of runs[0]?.targets ?? []) {
-    const rs = s.ratios(t.group, t.case, t.against);
+    const rs = t.difference
+      ? s.differences(t.group, t.case, t.against)
+      : s.ratios(t.group, t.case, t.against);
     if (rs.length === 0) continue;
     const ratio = median(rs);
     const { met, by } = judge(t, ratio);
     const verdict = met ? "met" : `**missed** (${by})`;
+    const shown = t.difference ? formatDifference(ratio) : formatRatio(ratio);
+    const spread = t.difference
+      ? (rs.length < 2 ? "" : `${formatDifference(Math.min(...rs))} to ${formatDifference(Math.max(...rs))}`)
+      : range(rs);
     rows.push({
       target: t,
       ratio,
-      line: `| ${t.label} | ${formatRatio(ratio)} | ${range(rs)} | ${t.op} ${t.limit} | ${verdict} |`,
+      line: `| ${t.label} | ${shown} | ${spread} | ${t.op} ${
+        t.difference ? `+${t.limit}` : t.limit
+      } | ${verdict} |`,
       ...(met || !t.whyMissed ? {} : { why: `${t.label}: ${by}: ${t.whyMissed}.` }),
     });
   }
@@ -170,7 +230,7 @@ export function renderPairedSection(
     "",
   );
   for (const g of first.groups) {
-    const unit = g.unit === "ms" ? "ms" : "ns/call";
+    const unit = g.unit === "ms" ? "ms" : g.unit === "MiB" ? "MiB" : "ns/call";
     lines.push(`### ${g.name}`, "");
     lines.push(`| path | ${unit} | vs ${g.baseline} | range over runs |`, "|---|---:|---:|---:|");
     for (const c of g.cases) {

@@ -40,13 +40,18 @@ const CLEARED = [
 ];
 
 /**
- * Sets the process environment both loaders read: lavapipe only, Mesa's implicit device-select layer
- * off (`NODEVICE_SELECT=1`; the other implicit layers installed here need an enable variable), no layer
- * variables, then `extra` (undefined deletes).
+ * Sets the process environment both loaders read: lavapipe only (or `BENCH_DRIVER_FILES`), Mesa's implicit
+ * device-select layer off (`NODEVICE_SELECT=1`; the other implicit layers installed here need an enable
+ * variable), no layer variables (but `VK_LAYER_PATH` from `BENCH_LAYER_PATH`), then `extra` (undefined
+ * deletes).
  */
 export function setBenchEnvironment(extra: Record<string, string | undefined> = {}): void {
+  // On another machine (the GPU one, tools/gpu_run.sh): its driver, and where its validation layer is.
+  const driver = Deno.env.get("BENCH_DRIVER_FILES") ?? LAVAPIPE;
+  const layerPath = Deno.env.get("BENCH_LAYER_PATH");
   for (const name of CLEARED) Deno.env.delete(name);
-  Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
+  Deno.env.set("VK_DRIVER_FILES", driver);
+  if (layerPath) Deno.env.set("VK_LAYER_PATH", layerPath);
   Deno.env.set("NODEVICE_SELECT", "1");
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) Deno.env.delete(name);

@@ -1,7 +1,8 @@
 /**
  * Per call, on lavapipe: `vkCmdSetLineWidth` on a recording command buffer (lavapipe appends the command
  * to the buffer: real driver work on every call) and `vkGetDeviceQueue` (a lookup; both loaders'
- * public `vkGetDeviceQueue` also write the dispatch word into the queue). Paths: the FFI floor (a C no-op
+ * public `vkGetDeviceQueue` also write the dispatch word into the queue; vkdeno's, on x86-64, in native code
+ * behind the device table's slot). Paths: the FFI floor (a C no-op
  * with the same signature, declared with `Deno.dlopen`); libvulkan's exported symbol on a device made
  * through libvulkan (the reference, declared with `Deno.dlopen`: a fast call into libvulkan's trampoline);
  * vkdeno's public command and its per-device table (`vk.deviceTable(device)`), both dispatch stubs into
@@ -19,10 +20,10 @@ import { setBenchEnvironment } from "./_vulkan.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 
 const QUEUE_WHY =
-  "vkdeno's public vkGetDeviceQueue is a JavaScript trampoline making two native calls (the " +
-  "dispatch stub, then a native helper that writes the device's dispatch word into the queue; " +
-  "chain/trampoline.ts), where libvulkan's trampoline is one C function; stamping every queue once at " +
-  "vkCreateDevice, so that the command can be a plain dispatch stub, would close the gap";
+  "on x86-64, vkdeno's public vkGetDeviceQueue is a plain dispatch stub into native code that calls the " +
+  "driver (or top layer) and stamps the queue (ffi/unwrap_stubs.ts stampedQueueCode), as libvulkan's " +
+  "trampoline does in C: one stub jump more than libvulkan's exported function; elsewhere it is a " +
+  "JavaScript trampoline making two native calls (chain/trampoline.ts)";
 
 const COMMANDS: Measured[] = ["vkCmdSetLineWidth", "vkGetDeviceQueue"];
 

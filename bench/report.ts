@@ -33,7 +33,13 @@
 
 import { parseArgs } from "node:util";
 import type { PairedOutput } from "./_paired.ts";
-import { machineLine, renderPairedSection, runPairedOnce, targetsTable } from "./_report_paired.ts";
+import {
+  beforeAfterRows,
+  machineLine,
+  renderPairedSection,
+  runPairedOnce,
+  targetsTable,
+} from "./_report_paired.ts";
 
 interface BenchStats {
   n: number;
@@ -166,6 +172,7 @@ runs.
 
 /** The sections `--all` writes, in order. */
 const SECTIONS: readonly { section: string; file: string; paired: boolean; runs: number }[] = [
+  { section: "Time to first instance", file: "bench/first_bench.ts", paired: true, runs: 3 },
   { section: "Per call", file: "bench/percall_bench.ts", paired: true, runs: 5 },
   { section: "Instance and device creation", file: "bench/create_bench.ts", paired: true, runs: 3 },
   { section: "Scaling with layers", file: "bench/scaling_bench.ts", paired: true, runs: 3 },
@@ -176,6 +183,16 @@ const SECTIONS: readonly { section: string; file: string; paired: boolean; runs:
 ];
 
 const OUT_DIR = "bench/out";
+
+/**
+ * Kept runs of the paired files measured on the checkout before issue 16's speed work (commit 1f808ac, the
+ * same bench files copied in), committed so the "Before and after" section can be rebuilt.
+ */
+const BEFORE_DIR = "bench/before";
+const BEFORE_AFTER = "Before and after (issue 16)";
+/** Kept runs from the H100 machine (tools/gpu_run.sh), and under `before/` those of commit 1f808ac there. */
+const GPU_DIR = "bench/h100";
+const GPU_BEFORE_AFTER = "Before and after on the H100 (issue 16)";
 
 function stem(file: string): string {
   return file.replace(/^.*\//, "").replace(/\.ts$/, "");
@@ -188,7 +205,8 @@ function reorder(doc: string): string {
   const parts = doc.slice(i).split(/^(?=## )/m);
   const rank = (part: string) => {
     const title = part.slice(3, part.indexOf("\n")).trim();
-    if (title === "Targets") return -1;
+    if (title === "Targets") return -2;
+    if (title === BEFORE_AFTER || title === GPU_BEFORE_AFTER) return -1;
     const k = SECTIONS.findIndex((s) => s.section === title);
     return k < 0 ? SECTIONS.length : k;
   };
@@ -230,6 +248,48 @@ function summarySection(): string {
   return lines.join("\n");
 }
 
+/**
+ * Every target's ratio on the kept runs of `beforeDir` against those of `afterDir` (by default the runs
+ * before issue 16's speed work on this machine, and the current ones).
+ */
+function beforeAfterSection(
+  title = BEFORE_AFTER,
+  beforeDir = BEFORE_DIR,
+  afterDir = OUT_DIR,
+): string | undefined {
+  const rows: string[] = [];
+  const froms: string[] = [];
+  for (const s of SECTIONS.filter((s) => s.paired)) {
+    let before: PairedOutput[];
+    let after: PairedOutput[];
+    try {
+      before = JSON.parse(Deno.readTextFileSync(`${beforeDir}/${stem(s.file)}.json`)) as PairedOutput[];
+      after = JSON.parse(Deno.readTextFileSync(`${afterDir}/${stem(s.file)}.json`)) as PairedOutput[];
+    } catch {
+      continue;
+    }
+    const r = beforeAfterRows(before, after);
+    if (r.length === 0) continue;
+    rows.push(...r);
+    froms.push(`\`${s.file}\`: before ${machineLine(before)}; after ${machineLine(after)}`);
+  }
+  if (rows.length === 0) return undefined;
+  return [
+    `## ${title}`,
+    "",
+    "The targets of issue 16 measured by the same bench files on the checkout before its speed work " +
+    `(commit 1f808ac; runs kept in \`${beforeDir}/\`) and now (runs kept in \`${afterDir}/\`). Ratios against ` +
+    "libvulkan in the same runs; the peak RSS row is a difference in MiB. What changed, and where the time " +
+    "went, is in the Time to first instance section.",
+    "",
+    "| target | before | after | goal | now |",
+    "|---|---:|---:|---:|---|",
+    ...rows,
+    "",
+    ...froms.map((f) => `- ${f}.`),
+  ].join("\n");
+}
+
 async function writeSection(output: string, section: string, body: string): Promise<void> {
   let doc = HEADER;
   try {
@@ -240,6 +300,10 @@ async function writeSection(output: string, section: string, body: string): Prom
   doc = replaceSection(withHeader(doc), section, body);
   const summary = summarySection();
   if (summary.includes("| target |")) doc = replaceSection(doc, "Targets", summary);
+  const beforeAfter = beforeAfterSection();
+  if (beforeAfter) doc = replaceSection(doc, BEFORE_AFTER, beforeAfter);
+  const onGpu = beforeAfterSection(GPU_BEFORE_AFTER, `${GPU_DIR}/before`, GPU_DIR);
+  if (onGpu) doc = replaceSection(doc, GPU_BEFORE_AFTER, onGpu);
   doc = reorder(doc);
   await Deno.writeTextFile(output, doc);
   // `deno task check` runs `deno fmt --check` over the repository, this file included.
@@ -253,11 +317,12 @@ async function report(
   runCount: number,
   output: string,
   reuse: boolean,
+  kept = OUT_DIR,
 ): Promise<string> {
   const date = new Date().toISOString().slice(0, 10);
   let body: string;
   if (paired) {
-    const saved = `${OUT_DIR}/${stem(file)}.json`;
+    const saved = `${kept}/${stem(file)}.json`;
     let runs: PairedOutput[] = [];
     if (reuse) {
       runs = JSON.parse(await Deno.readTextFile(saved)) as PairedOutput[];
@@ -266,11 +331,12 @@ async function report(
         console.error(`${file}: run ${i + 1} of ${runCount}`);
         runs.push(await runPairedOnce(file));
       }
-      await Deno.mkdir(OUT_DIR, { recursive: true });
+      await Deno.mkdir(kept, { recursive: true });
       await Deno.writeTextFile(saved, JSON.stringify(runs));
     }
     const command =
-      `deno run --allow-all bench/report.ts --paired --section "${section}" --runs ${runs.length} ${file}`;
+      `deno run --allow-all bench/report.ts --paired --section "${section}" --runs ${runs.length}` +
+      `${kept === OUT_DIR ? "" : ` --kept ${kept}`} ${file}`;
     body = renderPairedSection(section, file, runs, command);
   } else {
     const runs: BenchRun[] = [];
@@ -291,6 +357,7 @@ if (import.meta.main) {
       paired: { type: "boolean", default: false },
       all: { type: "boolean", default: false },
       reuse: { type: "boolean", default: false },
+      kept: { type: "string", default: OUT_DIR },
     },
     allowPositionals: true,
   });
@@ -314,7 +381,7 @@ if (import.meta.main) {
   if (!values.section || !file) {
     console.error(
       'Usage: bench/report.ts --all [--runs N] | --section "<name>" [--paired] [--runs N] [--reuse] ' +
-        "[--output BENCHMARKS.md] <bench file>",
+        "[--output BENCHMARKS.md] [--kept DIR] <bench file>",
     );
     Deno.exit(2);
   }
@@ -325,6 +392,7 @@ if (import.meta.main) {
     Number(values.runs ?? 5),
     values.output,
     values.reuse,
+    values.kept,
   );
   console.log(body);
 }

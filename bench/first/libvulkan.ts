@@ -1,12 +1,12 @@
 /**
- * The reference side of the time-to-first-instance benchmark (bench/first_instance_bench.ts): the same steps as
+ * The reference side of the time-to-first-instance benchmark (bench/first_bench.ts): the same steps as
  * bench/first/vkdeno.ts through `libvulkan.so.1` with `Deno.dlopen`, importing nothing of vkdeno. With `--marks`
- * it prints the time of each step (ms since the process started) as JSON on stderr.
+ * it prints the time of each step (ms since the process started) as JSON on stderr; with `--json`, the marks
+ * and the peak RSS as a last line on stdout.
  *
  * @module
  */
-const marks: Record<string, number> = { start: performance.now() };
-marks.imported = performance.now();
+const marks: Record<string, number> = { imported: performance.now() };
 const fn = (parameters: Deno.NativeType[], result: Deno.NativeResultType) => ({ parameters, result });
 const vk = Deno.dlopen("libvulkan.so.1", {
   vkCreateInstance: fn(["pointer", "pointer", "pointer"], "i32"),
@@ -49,3 +49,8 @@ vk.vkDestroyInstance(instance, null);
 marks.destroyed = performance.now();
 console.log(name);
 if (Deno.args.includes("--marks")) console.error(JSON.stringify(marks));
+if (Deno.args.includes("--json")) {
+  // Peak resident set of the whole process so far (VmHWM, in kB).
+  const hwm = /VmHWM:\s*(\d+)/.exec(Deno.readTextFileSync("/proc/self/status"))?.[1];
+  console.log(JSON.stringify({ marks, peakRssMiB: Number(hwm ?? NaN) / 1024 }));
+}
