@@ -117,6 +117,9 @@ export type {
 } from "./discovery/settings_file.ts";
 export { readLoaderSettings } from "./discovery/settings_file.ts";
 export type { SettingsLayerCombination, SettingsLayerOutcome } from "./discovery/settings_layers.ts";
+export type { DiscoveryChange, DiscoveryChangeKind, DiscoveryWatchOptions } from "./discovery/watch.ts";
+export { DiscoveryWatcher } from "./discovery/watch.ts";
+export type { WaitForDevicesOptions } from "./chain/wait_devices.ts";
 export type {
   InspectEntry,
   InspectLocation,

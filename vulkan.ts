@@ -28,6 +28,8 @@ import { deviceProcAddrRule } from "./chain/proc_addr.ts";
 import { commandDef, type VulkanCommand } from "./chain/stubs.ts";
 import { stampingTrampolines } from "./chain/trampoline.ts";
 import { devices, key } from "./chain/_registry.ts";
+import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.ts";
+import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
 
 export type { VulkanCommand };
 
@@ -104,9 +106,12 @@ export class Vulkan implements Disposable {
   #loader: Loader;
   #commands = new Map<string, VulkanCommand>();
   #tables = new WeakMap<LoaderDevice, DeviceTable>();
+  #options: VulkanOptions;
+  #watchers = new Set<DiscoveryWatcher>();
 
-  private constructor(loader: Loader) {
+  private constructor(loader: Loader, options: VulkanOptions) {
     this.#loader = loader;
+    this.#options = options;
     loaders.set(this, loader);
   }
 
@@ -120,7 +125,7 @@ export class Vulkan implements Disposable {
    * ```
    */
   static load(options: VulkanOptions = {}): Vulkan & VulkanCommands {
-    return new Vulkan(new Loader({ ...options, wsi: WSI_SUPPORT })) as Vulkan & VulkanCommands;
+    return new Vulkan(new Loader({ ...options, wsi: WSI_SUPPORT }), options) as Vulkan & VulkanCommands;
   }
 
   /** True when commands go through native stubs (false: the `UnsafeFnPointer` fallback). */
@@ -262,8 +267,54 @@ export class Vulkan implements Disposable {
     return fn;
   }
 
+  /**
+   * Changes to the drivers, layers and loader settings this object's environment leads to: an async
+   * iterable of batches (`{ kind, change, path }`: a driver or layer manifest, driver package or settings
+   * file added, removed or edited), debounced. It never keeps the process alive by itself, and stops
+   * when the iteration ends or this object is disposed (discovery/watch.ts).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import { Vulkan } from "./vulkan.ts";
+   * using vk = Vulkan.load();
+   * for await (const changes of vk.watch()) console.log(changes);
+   * ```
+   */
+  watch(options: DiscoveryWatchOptions = {}): DiscoveryWatcher {
+    const watcher = new DiscoveryWatcher(this.#loader.env, options);
+    this.#watchers.add(watcher);
+    return watcher;
+  }
+
+  /**
+   * Resolves `true` as soon as an instance created now would see at least one physical device (at once
+   * when one is there), `false` after `timeoutMs`. Instances made earlier keep their device lists
+   * (chain/wait_devices.ts).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import { Vulkan } from "./vulkan.ts";
+   * using vk = Vulkan.load();
+   * if (!(await vk.waitForDevices({ timeoutMs: 10_000 }))) console.log("no GPU yet");
+   * ```
+   */
+  waitForDevices(options: WaitForDevicesOptions = {}): Promise<boolean> {
+    const { env: _env, logger: _logger, ...rest } = this.#options;
+    const stop = new AbortController();
+    const watcher = { close: () => stop.abort() } as DiscoveryWatcher;
+    this.#watchers.add(watcher);
+    const signal = options.signal === undefined
+      ? stop.signal
+      : AbortSignal.any([stop.signal, options.signal]);
+    return waitForDevices({ ...rest, env: this.#loader.env }, { ...options, signal }).finally(() =>
+      this.#watchers.delete(watcher)
+    );
+  }
+
   /** Closes the loader's callbacks (destroy instances first). */
   dispose(): void {
+    for (const w of this.#watchers) w.close();
+    this.#watchers.clear();
     this.#loader.dispose();
   }
 

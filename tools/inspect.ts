@@ -2,7 +2,11 @@
  * `deno task inspect`: prints what driver discovery finds for this process
  * (its real environment and file system), as tables or, with `--json`, as JSON.
  *
- * Usage: `deno task inspect [--json] [--package FOLDER]...`
+ * Usage: `deno task inspect [--json] [--watch] [--package FOLDER]...`
+ *
+ * `--watch` keeps running and prints the report again after every change to the driver and layer
+ * manifests, driver packages or loader settings file the environment leads to, headed by what changed
+ * (discovery/watch.ts).
  *
  * @module
  */
@@ -10,16 +14,20 @@
 import { describeDevicePolicy, DEVICE_POLICY_VARIABLES, readDevicePolicy } from "../chain/device_order.ts";
 import { snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { buildInspectReport, formatInspectReport } from "../discovery/inspect.ts";
+import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { type DiscoveryChange, DiscoveryWatcher } from "../discovery/watch.ts";
 
-function main(args: readonly string[]): number {
+function main(args: readonly string[]): number | Promise<number> {
   let json = false;
+  let watching = false;
   const packages: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--json") json = true;
+    else if (arg === "--watch") watching = true;
     else if (arg === "--package" && args[i + 1] !== undefined) packages.push(args[++i] ?? "");
     else if (arg === "--help" || arg === "-h") {
-      console.log("Usage: deno task inspect [--json] [--package FOLDER]...");
+      console.log("Usage: deno task inspect [--json] [--watch] [--package FOLDER]...");
       return 0;
     } else {
       console.error(`Unknown argument "${arg}" (try --help)`);
@@ -27,12 +35,39 @@ function main(args: readonly string[]): number {
     }
   }
   const env = snapshotProcessEnvironment();
-  const report = buildInspectReport(env, { packages, variables: DEVICE_POLICY_VARIABLES });
-  // The physical-device rules in force (the order itself needs the drivers loaded: deno task info).
-  const devicePolicy = describeDevicePolicy(readDevicePolicy(env));
-  if (json) console.log(JSON.stringify({ ...report, devicePolicy }, null, 2));
-  else console.log(`${formatInspectReport(report)}\n\n${devicePolicy.lines.join("\n")}`);
+  const print = (changes?: readonly DiscoveryChange[]) => {
+    const report = buildInspectReport(env, { packages, variables: DEVICE_POLICY_VARIABLES });
+    // The physical-device rules in force (the order itself needs the drivers loaded: deno task info).
+    const devicePolicy = describeDevicePolicy(readDevicePolicy(env));
+    if (json) {
+      console.log(JSON.stringify({ ...(changes ? { changes } : {}), ...report, devicePolicy }, null, 2));
+    } else {
+      const head = changes === undefined ? "" : `${formatChanges(changes)}\n\n`;
+      console.log(`${head}${formatInspectReport(report)}\n\n${devicePolicy.lines.join("\n")}`);
+    }
+  };
+  print();
+  return watching ? watchAndPrint(env, print) : 0;
+}
+
+/** One line per change, with the time. */
+export function formatChanges(changes: readonly DiscoveryChange[]): string {
+  const at = new Date().toISOString();
+  return [`Changed at ${at}:`, ...changes.map((c) => `  ${c.change} ${c.kind}: ${c.path}`)].join("\n");
+}
+
+async function watchAndPrint(
+  env: EnvironmentSnapshot,
+  print: (changes: readonly DiscoveryChange[]) => void,
+): Promise<number> {
+  // The watcher never holds the process by itself: this interval does, until Ctrl+C.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    for await (const changes of new DiscoveryWatcher(env)) print(changes);
+  } finally {
+    clearInterval(keepAlive);
+  }
   return 0;
 }
 
-if (import.meta.main) Deno.exit(main(Deno.args));
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,336 @@
+/**
+ * Being told when the drivers, layers or loader settings a process would find change: driver and layer
+ * manifests added, removed or edited, driver packages, and the settings file, in the search locations the
+ * environment snapshot uses (`VK_DRIVER_FILES`, the XDG folders, `VK_LAYER_PATH`, ...).
+ *
+ * How: every location discovery searches (or, where a folder does not exist yet, its nearest existing
+ * parent, so its creation is seen) is watched without recursion with `node:fs`'s `watch`, which Deno
+ * implements on `Deno.watchFs` and which, unlike `Deno.watchFs`, can be unref'd. File-system events only
+ * wake the watcher up: after a quiet `debounceMs`, discovery runs again and its result is compared with
+ * the previous one (each manifest's path and contents, each settings file's), so editor temp files and
+ * other noise yield nothing, and a batch holds only real changes. The watched set is rebuilt after every
+ * batch, so a folder created later is watched from then on.
+ *
+ * The watcher never keeps the process alive by itself (its watches and timers are unref'd): a script
+ * that only waits on it ends; hold something else open to keep it running. It stops when iteration ends
+ * (`break`, `return()`), on {@linkcode DiscoveryWatcher.close}, or when `options.signal` aborts.
+ *
+ * @example Watching a snapshot's locations
+ * ```ts ignore
+ * import { DiscoveryWatcher } from "./watch.ts";
+ * import { snapshotProcessEnvironment } from "./environment.ts";
+ * for await (const changes of new DiscoveryWatcher(snapshotProcessEnvironment())) {
+ *   for (const c of changes) console.log(c.change, c.kind, c.path);
+ * }
+ * ```
+ *
+ * @module
+ */
+
+import { type FSWatcher, watch } from "node:fs";
+import type { EnvironmentSnapshot } from "./environment.ts";
+import { discoverDrivers } from "./drivers.ts";
+import { discoverLayers } from "./layers.ts";
+import { dirName } from "./search_paths.ts";
+import { readLoaderSettings } from "./settings_file.ts";
+
+/** What kind of file changed. */
+export type DiscoveryChangeKind =
+  | "driver"
+  | "driver package"
+  | "implicit layer"
+  | "explicit layer"
+  | "settings";
+
+/**
+ * One change.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DiscoveryChange } from "./watch.ts";
+ * const c: DiscoveryChange = { kind: "driver", change: "added", path: "/usr/share/vulkan/icd.d/lvp.json" };
+ * ```
+ */
+export interface DiscoveryChange {
+  /** What the file is. */
+  readonly kind: DiscoveryChangeKind;
+  /** What happened to it. */
+  readonly change: "added" | "removed" | "edited";
+  /** The manifest, package metadata or settings file. */
+  readonly path: string;
+}
+
+/**
+ * What discovery sees, file by file: the key is the path, the value its kind and contents.
+ *
+ * @example Usage
+ * ```ts
+ * import { discoveryState } from "./watch.ts";
+ * console.log(discoveryState({ vars: {}, elevated: false, root: "/nonexistent" }).size); // 0
+ * ```
+ */
+export function discoveryState(
+  env: EnvironmentSnapshot,
+): Map<string, { readonly kind: DiscoveryChangeKind; readonly contents: string }> {
+  const state = new Map<string, { kind: DiscoveryChangeKind; contents: string }>();
+  const add = (path: string, kind: DiscoveryChangeKind) => {
+    if (!state.has(path)) state.set(path, { kind, contents: fingerprint(path) });
+  };
+  for (const c of discoverDrivers(env).candidates) {
+    add(c.manifestPath, c.origin.package ? "driver package" : "driver");
+  }
+  for (const c of discoverLayers(env).candidates) {
+    add(c.manifestPath, c.implicit ? "implicit layer" : "explicit layer");
+  }
+  for (const l of readLoaderSettings(env).searched) {
+    if (l.status === "used" || l.status === "skipped") add(l.path, "settings");
+  }
+  return state;
+}
+
+/**
+ * The changes from one {@linkcode discoveryState} to the next: removed files first, then added, then edited.
+ *
+ * @example Usage
+ * ```ts
+ * import { diffDiscoveryStates } from "./watch.ts";
+ * const a = new Map([["/a.json", { kind: "driver" as const, contents: "1" }]]);
+ * console.log(diffDiscoveryStates(a, new Map())); // [ { kind: "driver", change: "removed", path: "/a.json" } ]
+ * ```
+ */
+export function diffDiscoveryStates(
+  before: ReadonlyMap<string, { readonly kind: DiscoveryChangeKind; readonly contents: string }>,
+  after: ReadonlyMap<string, { readonly kind: DiscoveryChangeKind; readonly contents: string }>,
+): DiscoveryChange[] {
+  const out: DiscoveryChange[] = [];
+  for (const [path, v] of before) if (!after.has(path)) out.push({ kind: v.kind, change: "removed", path });
+  for (const [path, v] of after) if (!before.has(path)) out.push({ kind: v.kind, change: "added", path });
+  for (const [path, v] of after) {
+    const old = before.get(path);
+    if (old !== undefined && old.contents !== v.contents) out.push({ kind: v.kind, change: "edited", path });
+  }
+  return out;
+}
+
+/**
+ * The folders to watch for a snapshot: every location driver, layer and settings discovery searches (a
+ * file entry's folder), each replaced by its nearest existing parent when it does not exist yet.
+ *
+ * @example Usage
+ * ```ts
+ * import { watchFolders } from "./watch.ts";
+ * console.log(watchFolders({ vars: { VK_DRIVER_FILES: "/nonexistent/a.json" }, elevated: false }).includes("/"));
+ * ```
+ */
+export function watchFolders(env: EnvironmentSnapshot): string[] {
+  const wanted = new Set<string>();
+  const drivers = discoverDrivers(env);
+  for (const r of drivers.locations) {
+    wanted.add(r.location.isFile ? dirName(r.location.path) : r.location.path);
+  }
+  for (const c of drivers.candidates) {
+    if (c.origin.package === undefined) continue;
+    wanted.add(c.origin.package);
+    wanted.add(dirName(c.origin.package));
+    wanted.add(dirName(c.manifestPath));
+  }
+  const layers = discoverLayers(env);
+  for (const r of [...layers.locations.implicit, ...layers.locations.explicit]) {
+    wanted.add(r.location.isFile ? dirName(r.location.path) : r.location.path);
+  }
+  for (const l of readLoaderSettings(env).searched) wanted.add(dirName(l.path));
+  const settings = readLoaderSettings(env).settings;
+  for (const layer of settings?.layers ?? []) if (layer.path !== undefined) wanted.add(dirName(layer.path));
+  for (const driver of settings?.additionalDrivers ?? []) wanted.add(dirName(driver));
+  const out = new Set<string>();
+  for (const path of wanted) {
+    const existing = nearestExisting(path);
+    if (existing !== undefined) out.add(existing);
+  }
+  return [...out].sort();
+}
+
+/**
+ * Options of {@linkcode DiscoveryWatcher}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DiscoveryWatchOptions } from "./watch.ts";
+ * const o: DiscoveryWatchOptions = { debounceMs: 50 };
+ * ```
+ */
+export interface DiscoveryWatchOptions {
+  /** Quiet time after the last event before discovery runs again (default 100 ms). */
+  readonly debounceMs?: number;
+  /** Stops the watcher. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * An async iterable of change batches for one environment snapshot (see the module documentation).
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { DiscoveryWatcher } from "./watch.ts";
+ * using watcher = new DiscoveryWatcher({ vars: { HOME: "/home/me" }, elevated: false });
+ * const { value } = await watcher.next();
+ * console.log(value);
+ * ```
+ */
+export class DiscoveryWatcher implements AsyncIterableIterator<DiscoveryChange[]>, Disposable {
+  readonly #env: EnvironmentSnapshot;
+  readonly #debounceMs: number;
+  #state: ReturnType<typeof discoveryState>;
+  #watchers = new Map<string, FSWatcher>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #queue: DiscoveryChange[][] = [];
+  #waiting: ((result: IteratorResult<DiscoveryChange[]>) => void) | undefined;
+  #closed = false;
+  #onAbort = () => this.close();
+  #signal: AbortSignal | undefined;
+
+  /** Starts watching the locations `env` leads to; the current state is the baseline. */
+  constructor(env: EnvironmentSnapshot, options: DiscoveryWatchOptions = {}) {
+    this.#env = env;
+    this.#debounceMs = options.debounceMs ?? 100;
+    this.#state = discoveryState(env);
+    this.#signal = options.signal;
+    if (this.#signal?.aborted) {
+      this.#closed = true;
+      return;
+    }
+    this.#signal?.addEventListener("abort", this.#onAbort);
+    this.#rewatch();
+  }
+
+  /** The folders watched now. */
+  get folders(): string[] {
+    return [...this.#watchers.keys()];
+  }
+
+  /** True once stopped. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #rewatch(): void {
+    const folders = new Set(watchFolders(this.#env));
+    for (const [folder, w] of this.#watchers) {
+      if (folders.has(folder)) continue;
+      w.close();
+      this.#watchers.delete(folder);
+    }
+    for (const folder of folders) {
+      if (this.#watchers.has(folder)) continue;
+      let w: FSWatcher;
+      try {
+        w = watch(folder, { persistent: false }, () => this.#event(w));
+      } catch {
+        continue; // gone, or not readable: its parent's watch or the next rescan will tell
+      }
+      w.on("error", () => {
+        w.close();
+        this.#watchers.delete(folder);
+        this.#schedule();
+      });
+      w.unref();
+      this.#watchers.set(folder, w);
+    }
+  }
+
+  #event(w: FSWatcher): void {
+    // Deno's fs.watch holds the process again after each event: let go each time.
+    w.unref();
+    queueMicrotask(() => w.unref());
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    const timer = setTimeout(() => this.#rescan(), this.#debounceMs);
+    Deno.unrefTimer(timer);
+    this.#timer = timer;
+  }
+
+  #rescan(): void {
+    this.#timer = undefined;
+    if (this.#closed) return;
+    const next = discoveryState(this.#env);
+    const changes = diffDiscoveryStates(this.#state, next);
+    this.#state = next;
+    this.#rewatch();
+    if (changes.length === 0) return;
+    if (this.#waiting !== undefined) {
+      const resolve = this.#waiting;
+      this.#waiting = undefined;
+      resolve({ value: changes, done: false });
+    } else this.#queue.push(changes);
+  }
+
+  /** The next batch of changes (waits for one). */
+  next(): Promise<IteratorResult<DiscoveryChange[]>> {
+    const queued = this.#queue.shift();
+    if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
+    if (this.#closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  /** Ends iteration and stops watching. */
+  return(): Promise<IteratorResult<DiscoveryChange[]>> {
+    this.close();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /** This watcher. */
+  [Symbol.asyncIterator](): AsyncIterableIterator<DiscoveryChange[]> {
+    return this;
+  }
+
+  /** Stops watching; a pending `next()` ends the iteration. */
+  close(): void {
+    if (this.#closed && this.#watchers.size === 0) return;
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const w of this.#watchers.values()) w.close();
+    this.#watchers.clear();
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    const resolve = this.#waiting;
+    this.#waiting = undefined;
+    resolve?.({ value: undefined, done: true });
+  }
+
+  /** Same as {@linkcode DiscoveryWatcher.close}. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+function fingerprint(path: string): string {
+  try {
+    const info = Deno.statSync(path);
+    if (!info.isFile) return `not a file`;
+    // Manifests are small: their bytes tell an edit apart even within one mtime tick.
+    if (info.size <= 1 << 20) return new TextDecoder().decode(Deno.readFileSync(path));
+    return `${info.size}:${info.mtime?.getTime()}:${info.ino}`;
+  } catch (error) {
+    return error instanceof Error ? error.name : "unreadable";
+  }
+}
+
+function nearestExisting(path: string): string | undefined {
+  let p = path;
+  for (let i = 0; i < 256; i++) {
+    try {
+      if (Deno.statSync(p).isDirectory) return p;
+    } catch {
+      // keep going up
+    }
+    if (p === "/" || p === "." || p === "") return undefined;
+    p = dirName(p);
+  }
+  return undefined;
+}
