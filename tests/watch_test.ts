@@ -207,10 +207,16 @@ Deno.test("deno task inspect --watch prints the report again with what changed",
     const deadline = Date.now() + 20_000;
     let wrote = false;
     while (!text.includes(`added driver: ${dir}/icd/new.json`) && Date.now() < deadline) {
-      const { value, done } = await reader.read();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const quiet = new Promise<{ value: undefined; done: true }>((resolve) => {
+        timer = setTimeout(() => resolve({ value: undefined, done: true }), deadline - Date.now());
+      });
+      const { value, done } = await Promise.race([reader.read(), quiet]);
+      clearTimeout(timer);
       if (done) break;
       text += value;
-      if (!wrote && text.includes("Physical device policy")) {
+      // Written once the watcher has its baseline (the line comes after it is made).
+      if (!wrote && text.includes("for changes (Ctrl+C to stop)")) {
         wrote = true;
         Deno.writeTextFileSync(`${dir}/icd/new.json`, '{"file_format_version":"1.0.0","ICD":{}}');
       }

@@ -63,7 +63,9 @@ async function watchAndPrint(
   // The watcher never holds the process by itself: this interval does, until Ctrl+C.
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
-    for await (const changes of new DiscoveryWatcher(env)) print(changes);
+    const watcher = new DiscoveryWatcher(env);
+    console.log(`\nWatching ${watcher.folders.length} folder(s) for changes (Ctrl+C to stop)`);
+    for await (const changes of watcher) print(changes);
   } finally {
     clearInterval(keepAlive);
   }
