@@ -6,9 +6,12 @@
  * every Vulkan command at the cost of one C call.
  *
  * `Vulkan.load()` (or `loadVulkan()`) returns an object with every Vulkan command as a method by its
- * Vulkan name, taking the C parameter list: handles and pointers as `Deno.PointerValue` (build structs
- * with `Arena` from `ffi/memory.ts` or the helpers of `ffi/structs.ts`), 32-bit values as numbers, 64-bit
- * values as bigints. Raw commands return `VkResult` as C does. Device, queue and command-buffer commands
+ * Vulkan name, taking the C parameter list and typed from vk.xml: handles as distinct branded pointers
+ * (`VkBuffer` is not a `VkImage`; `null` is `VK_NULL_HANDLE`), enums as unions of their values, flags as
+ * numbers, 64-bit values as bigints, pointers as `Deno.PointerValue` (build structs with `writeStruct`,
+ * typed by struct name). Every constant (`VK_WHOLE_SIZE`, `VK_API_VERSION_1_3`, ...) and every handle,
+ * enum, struct and callback type is exported here. `create`, `VkScope`, `enumerate` and `makeCallback` are
+ * thin typed helpers; raw commands return `VkResult` as C does. Device, queue and command-buffer commands
  * are native dispatch stubs: no JavaScript runs between the script and the driver. `vk.deviceTable(device)`
  * lists the commands a device provides (Volk-style); `vk.getUnknownCommand(name, def)` binds a command the
  * generated tables do not know.
@@ -27,6 +30,17 @@
  * const version = new Uint32Array(new ArrayBuffer(4));
  * vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version));
  * console.log(version[0]! >>> 22); // 1
+ * ```
+ *
+ * @example Typed structs and constants
+ * ```ts
+ * import { Arena, readStruct, VK_FORMAT_R8G8B8A8_UNORM, writeStruct } from "@vkdeno/loader";
+ * using arena = new Arena();
+ * const info = writeStruct(arena, "VkImageCreateInfo", {
+ *   format: VK_FORMAT_R8G8B8A8_UNORM,
+ *   extent: { width: 4, height: 4, depth: 1 },
+ * });
+ * console.log(readStruct("VkImageCreateInfo", info).extent.width); // 4
  * ```
  *
  * @module
