@@ -59,8 +59,16 @@ Deno.test("every registry command and alias has a typed signature on the command
   assertEquals(deviceNames, new Set(expected.map(([n]) => n)));
 });
 
-Deno.test("the public generated types use no any for commands, handles, enums or constants", () => {
-  for (const file of ["vk_commands.ts", "vk_types.ts", "vk_constants.d.ts"]) {
+Deno.test("the public generated types use no any for commands, handles, enums, constants, structs or callbacks", () => {
+  const files = [
+    "vk_commands.ts",
+    "vk_types.ts",
+    "vk_constants.d.ts",
+    "vk_structs.ts",
+    "vk_callbacks.ts",
+    "vk_create.ts",
+  ];
+  for (const file of files) {
     const text = Deno.readTextFileSync(resolve(ROOT, "ffi/generated", file));
     const code = text.replace(/\/\*\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
     assert(!/\bany\b/.test(code), `"${file}" uses any`);
