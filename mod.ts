@@ -167,7 +167,6 @@ export {
   type LayeredCommands,
 } from "./layers/top.ts";
 export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./layers/native.ts";
-export { setModuleLayerOptions } from "./layers/module_layer.ts";
 export {
   BUILTIN_LAYERS,
   findLayer,

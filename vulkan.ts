@@ -20,6 +20,8 @@ import type { VkCommands, VkDeviceCommandName } from "./ffi/generated/vk_command
 import type { VkDevice } from "./ffi/generated/vk_types.ts";
 import type { EnvironmentSnapshot } from "./discovery/environment.ts";
 import { WSI_SUPPORT } from "./wsi/terminators.ts";
+import { moduleLayerLoader } from "./layers/module_layer.ts";
+import type { NativeLayerBridgeOptions } from "./layers/native.ts";
 import type { LoaderDevice } from "./chain/device.ts";
 import type { VulkanCommandName } from "./chain/_command_names.ts";
 import { Loader } from "./chain/loader.ts";
@@ -69,6 +71,11 @@ export interface VulkanOptions {
   drivers?: readonly string[];
   /** How `drivers` mix with discovered ones (default `"exclusive"`). */
   driversMode?: "exclusive" | "inclusive";
+  /**
+   * For layers whose manifest's `library_path` names a `.ts` module (imported first, `loadLayerModules`):
+   * where their messages and output go, and their settings.
+   */
+  moduleLayerOptions?: NativeLayerBridgeOptions;
 }
 
 type P = Deno.PointerValue;
@@ -125,7 +132,14 @@ export class Vulkan implements Disposable {
    * ```
    */
   static load(options: VulkanOptions = {}): Vulkan & VulkanCommands {
-    return new Vulkan(new Loader({ ...options, wsi: WSI_SUPPORT }), options) as Vulkan & VulkanCommands;
+    return new Vulkan(
+      new Loader({
+        ...options,
+        wsi: WSI_SUPPORT,
+        moduleLayers: moduleLayerLoader(options.moduleLayerOptions),
+      }),
+      options,
+    ) as Vulkan & VulkanCommands;
   }
 
   /** True when commands go through native stubs (false: the `UnsafeFnPointer` fallback). */

@@ -40,7 +40,6 @@ import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, writePointer } from "../ffi/memory.ts";
 import { VkError } from "../ffi/errors.ts";
 import { LayerLibrary, LayerLoadError } from "./layer_library.ts";
-import { isModuleLayer, ModuleLayerLibrary } from "../layers/module_layer.ts";
 import {
   buildDeviceNodes,
   buildInstanceNodes,
@@ -113,6 +112,60 @@ export interface LayerChainOptions {
   readonly findDeviceTable?: (handle: Deno.PointerValue) => Deno.PointerValue;
   /** Never close the libraries (`VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1`). */
   readonly keepLoaded?: boolean;
+  /** Loads the layers whose library is a script module (layers/module_layer.ts provides one). */
+  readonly moduleLayers?: ModuleLayerLoader;
+}
+
+/**
+ * A layer's chain link that is no shared library (a TS layer): the entry points a negotiated
+ * {@linkcode LayerLibrary} offers, which the chain reads from it the same way.
+ */
+export interface ModuleLayerLink extends Disposable {
+  /** The layer's manifest record. */
+  readonly layer: LayerManifest;
+  /** Where the layer came from (its module path). */
+  readonly path: string;
+  /** The loader/layer interface version it speaks. */
+  readonly interfaceVersion: number;
+  /** Its `vkGetInstanceProcAddr`. */
+  readonly getInstanceProcAddr: Deno.PointerObject;
+  /** Its `vkGetDeviceProcAddr`, or null. */
+  readonly getDeviceProcAddr: Deno.PointerValue;
+  /** Its `vk_layerGetPhysicalDeviceProcAddr`, or null. */
+  readonly getPhysicalDeviceProcAddr: Deno.PointerValue;
+  /** True once released. */
+  readonly released: boolean;
+  /** An exported C symbol (pre-instance functions), or null. */
+  symbolAddress(name: string): Deno.PointerValue;
+  /** Disposes the link (after the instance is destroyed). */
+  release(): void;
+}
+
+/**
+ * Loads layers whose manifest's `library_path` is not a shared library. The chain defines it and layers/
+ * implements it, so that the chain never imports the TS layer API.
+ *
+ * @example A loader that takes no manifest
+ * ```ts
+ * import type { ModuleLayerLoader } from "./layer_chain.ts";
+ * const none: ModuleLayerLoader = {
+ *   handles: () => false,
+ *   load: (m) => {
+ *     throw new TypeError(`Cannot load layer "${m.name}"`);
+ *   },
+ * };
+ * console.log(none.handles({ libraryPath: "/opt/mine.ts" })); // false
+ * ```
+ */
+export interface ModuleLayerLoader {
+  /** Whether `manifest`'s library is one this loader loads. */
+  handles(manifest: Pick<LayerManifest, "libraryPath">): boolean;
+  /**
+   * The layer's chain link.
+   *
+   * @throws {Error} If the layer cannot be loaded (the chain reports it as a layer that failed to load).
+   */
+  load(manifest: LayerManifest): ModuleLayerLink;
 }
 
 /**
@@ -299,8 +352,8 @@ export class LayerChain implements Disposable {
     for (const active of activation.layers) {
       try {
         loaded.push(
-          isModuleLayer(active.layer)
-            ? loadModuleLayer(active.layer)
+          options.moduleLayers?.handles(active.layer)
+            ? loadModuleLayer(options.moduleLayers, active.layer)
             : LayerLibrary.load(active.layer, { log, keepLoaded: options.keepLoaded }),
         );
       } catch (error) {
@@ -615,10 +668,11 @@ export class LayerChain implements Disposable {
   }
 }
 
-/** A layer whose `library_path` names a TS module: its chain link (layers/native.ts), used as a library. */
-function loadModuleLayer(layer: LayerManifest): LayerLibrary {
+/** A layer whose `library_path` names a script module: its chain link, used as a library. */
+function loadModuleLayer(loader: ModuleLayerLoader, layer: LayerManifest): LayerLibrary {
   try {
-    return new ModuleLayerLibrary(layer) as unknown as LayerLibrary;
+    // The chain reads only the ModuleLayerLink members of a LayerLibrary.
+    return loader.load(layer) as unknown as LayerLibrary;
   } catch (error) {
     throw new LayerLoadError(layer.name, "failed to load", (error as Error).message, { cause: error });
   }

@@ -42,7 +42,12 @@ import {
   type DriverMessengerTarget,
 } from "./debug_utils.ts";
 import { VkError } from "../ffi/errors.ts";
-import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
+import {
+  callGetProcAddr,
+  type DeviceChainResult,
+  LayerChain,
+  type ModuleLayerLoader,
+} from "./layer_chain.ts";
 import {
   type ExtensionEntry,
   firstUnsupportedExtension,
@@ -128,6 +133,8 @@ export interface PrepareLayersOptions {
   readonly executablePath?: string;
   /** The create info's messengers (`readMessengerCreateInfos`), active again during `vkDestroyInstance`. */
   readonly createMessengers?: readonly DebugMessenger[];
+  /** Loads the layers whose library is a script module; such layers fail to load without it. */
+  readonly moduleLayers?: ModuleLayerLoader;
 }
 
 /**
@@ -205,6 +212,7 @@ export class InstanceLayers implements Disposable {
       findDeviceTable: (device) => holder.owner?.deviceTableOf(device) ?? null,
       // LI11: only the exact value 1 keeps the libraries loaded.
       keepLoaded: getenv(options.env, "VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING") === "1",
+      moduleLayers: options.moduleLayers,
     });
     holder.owner = new InstanceLayers(discovery, chain, log, options.createMessengers ?? []);
     return holder.owner;

@@ -42,6 +42,7 @@ import {
 } from "./trampoline.ts";
 import { Logger } from "./log.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
+import type { ModuleLayerLoader } from "./layer_chain.ts";
 import { readDevicePolicy } from "./device_order.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
@@ -86,6 +87,8 @@ export interface LoaderOptions {
   driversMode?: DirectDriverMode;
   /** Window-system support (wsi/terminators.ts's `WSI_SUPPORT`); none when left out. */
   wsi?: WsiSupport;
+  /** Loads layers whose library is a script module (layers/module_layer.ts); none when left out. */
+  moduleLayers?: ModuleLayerLoader;
 }
 
 /**
@@ -121,6 +124,8 @@ export class Loader implements Disposable {
   readonly log: Logger;
   /** Window-system support, if any. */
   readonly wsi: WsiSupport | undefined;
+  /** Loader of script-module layers, if any. */
+  readonly moduleLayers: ModuleLayerLoader | undefined;
   /** The process's stubs. */
   readonly stubs: ChainStubs;
   /** Instances this loader made that are alive. */
@@ -140,6 +145,7 @@ export class Loader implements Disposable {
     this.env = options.env ?? snapshotProcessEnvironment();
     this.log = options.logger ?? new Logger(this.env);
     this.wsi = options.wsi;
+    this.moduleLayers = options.moduleLayers;
     this.stubs = chainStubs({ native: options.nativeStubs });
     this.#callbacks = new CallbackRegistry({ report: (text) => this.log.error(text) });
     if (!this.stubs.native) {
@@ -250,6 +256,7 @@ export class Loader implements Disposable {
         requestedLayers: info.layers,
         apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
         createMessengers: readMessengerCreateInfos(info.pNext),
+        moduleLayers: this.moduleLayers,
       });
     } catch (error) {
       if (!(error instanceof VkError)) throw error;

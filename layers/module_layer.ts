@@ -19,25 +19,29 @@
  * @module
  */
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
+import type { ModuleLayerLink, ModuleLayerLoader } from "../chain/layer_chain.ts";
 import { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
 import { findLayer, isModuleLayer } from "./registry.ts";
 
 export { isModuleLayer };
 
-let moduleLayerOptions: NativeLayerBridgeOptions = {};
-
 /**
- * Options for the links the loader makes from `.ts` layer manifests (it constructs
- * {@linkcode ModuleLayerLibrary} itself): where their messages and output go, and their settings.
+ * The loader of `.ts` layer manifests that the public `Vulkan` object gives the chain: each manifest's
+ * layer (imported already) becomes a {@linkcode ModuleLayerLibrary} with `options` (where its messages
+ * and output go, its settings).
  *
  * @example Usage
  * ```ts
- * import { setModuleLayerOptions } from "./module_layer.ts";
- * setModuleLayerOptions({ settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } } });
+ * import { moduleLayerLoader } from "./module_layer.ts";
+ * const loader = moduleLayerLoader({ settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } } });
+ * console.log(loader.handles({ libraryPath: "/opt/layers/mine.ts" })); // true
  * ```
  */
-export function setModuleLayerOptions(options: NativeLayerBridgeOptions): void {
-  moduleLayerOptions = options;
+export function moduleLayerLoader(options: NativeLayerBridgeOptions = {}): ModuleLayerLoader {
+  return {
+    handles: isModuleLayer,
+    load: (manifest) => new ModuleLayerLibrary(manifest, options),
+  };
 }
 
 /**
@@ -45,7 +49,7 @@ export function setModuleLayerOptions(options: NativeLayerBridgeOptions): void {
  * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
  * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
  */
-export class ModuleLayerLibrary implements Disposable {
+export class ModuleLayerLibrary implements ModuleLayerLink {
   /** The layer's manifest record. */
   readonly layer: LayerManifest;
   /** The bridge behind the entry points. */
@@ -57,7 +61,7 @@ export class ModuleLayerLibrary implements Disposable {
    *
    * @throws {TypeError} If the layer's module was not imported (no TS layer of that name is registered).
    */
-  constructor(manifest: LayerManifest, options: NativeLayerBridgeOptions = moduleLayerOptions) {
+  constructor(manifest: LayerManifest, options: NativeLayerBridgeOptions = {}) {
     const layer = findLayer(manifest.name);
     if (!layer) {
       throw new TypeError(

@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { defineLayer, type ValidationMessage } from "../layers/layer.ts";
-import { setModuleLayerOptions } from "../layers/module_layer.ts";
 import { loadLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { Vulkan } from "../mod.ts";
@@ -125,19 +124,19 @@ Deno.test({
     "the shipped api_dump, enabled by name from its manifest, runs below the validation layer in vkdeno's chain",
   fn: () => {
     const lines: string[] = [];
-    setModuleLayerOptions({
-      output: (l) => void lines.push(l),
-      settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } },
+    const env = snapshot({
+      VK_ADD_LAYER_PATH: new URL("../layers/manifests", import.meta.url).pathname,
+      VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_api_dump",
     });
-    try {
-      const env = snapshot({
-        VK_ADD_LAYER_PATH: new URL("../layers/manifests", import.meta.url).pathname,
-        VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_api_dump",
+    {
+      using vk = Vulkan.load({
+        env,
+        moduleLayerOptions: {
+          output: (l) => void lines.push(l),
+          settings: { VK_LAYER_VKDENO_api_dump: { format: "json" } },
+        },
       });
-      using vk = Vulkan.load({ env });
       assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
-    } finally {
-      setModuleLayerOptions({});
     }
     const dump = lines.map((l) => JSON.parse(l) as { command: string; args: Record<string, unknown> });
     const dispatch = dump.find((l) => l.command === "vkCmdDispatch");
