@@ -73,6 +73,7 @@ export type {
   AllocStructOptions,
   ChainFor,
   ChainInput,
+  ChainRead,
   EnumerateCommand,
   EnumerateOptions,
   ReadStructOptions,

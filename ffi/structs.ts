@@ -37,6 +37,11 @@ export type { ChainInput, StructField, StructInput, StructValue };
  */
 export type RuntimeStructName<S extends string> = S & (string extends S ? unknown : never);
 
+/** One link of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is. */
+export type ChainRead<P extends keyof VkStructChains> = {
+  [N in VkStructChains[P]]: N extends VkStructName ? VkStructs[N] & { readonly type: N } : never;
+}[VkStructChains[P]];
+
 /** The pNext chain `allocStruct` may link into struct `N`: only structs extending `N` (none if it has none). */
 export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? VkChain<N>
   : Deno.PointerValue;
@@ -354,7 +359,31 @@ export function readStructArray(
  * ```
  * @throws {TypeError} If `pointer` is null.
  */
-export function readChain(pointer: Deno.PointerValue): (StructValue & { type: string })[] {
+export function readChain(pointer: Deno.PointerValue): (StructValue & { type: string })[];
+/**
+ * Reads the pNext chain of struct `parent` at `pointer`, typed: each link is one of the structs that may
+ * extend `parent`, told apart by `type` (`if (link.type === "VkPhysicalDeviceDriverProperties")
+ * link.driverName` is a string).
+ *
+ * @example Driver properties, typed
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { allocStruct, readChain } from "./structs.ts";
+ * using arena = new Arena();
+ * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
+ *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
+ * });
+ * for (const link of readChain(props, "VkPhysicalDeviceProperties2")) {
+ *   if (link.type === "VkPhysicalDeviceDriverProperties") console.log(link.driverName); // ""
+ * }
+ * ```
+ * @throws {TypeError} If `pointer` is null.
+ */
+export function readChain<P extends keyof VkStructChains>(
+  pointer: Deno.PointerValue,
+  parent: P,
+): ChainRead<P>[];
+export function readChain(pointer: Deno.PointerValue, _parent?: string): (StructValue & { type: string })[] {
   if (pointer === null) throw new TypeError("Cannot read a pNext chain through a null pointer");
   const out: (StructValue & { type: string })[] = [];
   let next = new Deno.UnsafePointerView(pointer).getPointer(8);

@@ -167,6 +167,15 @@ Deno.test("typed structs round-trip: nested structs, fixed arrays, strings, bigi
     "VkPhysicalDeviceDriverProperties",
     "VkPhysicalDeviceIDProperties",
   ]);
+  for (const link of readChain(chained, "VkPhysicalDeviceProperties2")) {
+    if (link.type === "VkPhysicalDeviceDriverProperties") {
+      const driverName: string = link.driverName;
+      assertEquals(driverName, "");
+    } else if (link.type === "VkPhysicalDeviceIDProperties") {
+      const uuid: number[] = link.deviceUUID;
+      assertEquals(uuid.length, 16);
+    }
+  }
   const extents = writeStructArray(arena, "VkExtent2D", [{ width: 1 }, { width: 2, height: 3 }]);
   assertEquals(readStructArray("VkExtent2D", extents, 2).map((e) => e.width + e.height), [1, 5]);
 });
@@ -210,6 +219,11 @@ export function structTypeCases(vk: VulkanCommands, arena: Arena, instance: VkIn
   allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext: [{ type: "VkBufferUsageFlags2CreateInfo" }] });
   // @ts-expect-error a read struct has no member the registry does not declare
   readStruct("VkExtent2D", null).depth;
+  for (const l of readChain(null, "VkPhysicalDeviceProperties2")) {
+    if (l.type !== "VkPhysicalDeviceIDProperties") continue;
+    // @ts-expect-error a typed chain link has only its own struct's members
+    void l.driverName;
+  }
   // @ts-expect-error enumerate's leading arguments follow the command's parameters
   enumerate(vk.vkEnumeratePhysicalDevices, [instance, instance]);
 }
