@@ -269,6 +269,46 @@ Deno.test({
   assertEquals(CallbackRegistry.liveCount, before);
 });
 
+Deno.test({
+  name: "on lavapipe: the driver allocates through TypeScript allocation callbacks (size_t in, pointer out)",
+  ignore: noLavapipe,
+}, () => {
+  const libc = Deno.dlopen("libc.so.6", {
+    aligned_alloc: { parameters: ["usize", "usize"], result: "pointer" },
+    realloc: { parameters: ["pointer", "usize"], result: "pointer" },
+    free: { parameters: ["pointer"], result: "void" },
+  });
+  const counts = { alloc: 0, realloc: 0, free: 0 };
+  const roundUp = (size: number | bigint, align: number | bigint) =>
+    (BigInt(size) + BigInt(align) - 1n) / BigInt(align) * BigInt(align);
+  {
+    using vk = loadVulkan({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
+    using scope = new VkScope(vk);
+    const allocator = writeStruct(scope.arena, "VkAllocationCallbacks", {
+      pfnAllocation: scope.callback("PFN_vkAllocationFunction", (_user, size, alignment) => {
+        counts.alloc++;
+        return libc.symbols.aligned_alloc(BigInt(alignment), roundUp(size, alignment));
+      }),
+      pfnReallocation: scope.callback("PFN_vkReallocationFunction", (_user, original, size) => {
+        counts.realloc++;
+        return libc.symbols.realloc(original, BigInt(size));
+      }),
+      pfnFree: scope.callback("PFN_vkFreeFunction", (_user, memory) => {
+        counts.free++;
+        libc.symbols.free(memory);
+      }),
+    });
+    const instance = scope.create("vkCreateInstance", [
+      writeStruct(scope.arena, "VkInstanceCreateInfo"),
+      allocator,
+    ]);
+    assert(instance !== null);
+  } // vkDestroyInstance(instance, allocator), then the callbacks close
+  libc.close();
+  assert(counts.alloc > 0, JSON.stringify(counts));
+  assert(counts.free > 0, JSON.stringify(counts));
+});
+
 // Type-level cases: checked by `deno check`, never called.
 export function helperTypeCases(vk: VulkanCommands, device: VkBuffer): void {
   const buffer: VkBuffer = create(vk, "vkCreateBuffer", [null, null, null]);
