@@ -158,6 +158,8 @@ export interface SettingsMessage {
   readonly category: "general" | "layer" | "driver";
   /** The message. */
   readonly text: string;
+  /** The file it is about (the logger repeats a warning only once this file changed). */
+  readonly file?: string;
 }
 
 /**
@@ -263,24 +265,19 @@ export function readLoaderSettings(env: EnvironmentSnapshot): SettingsFileResult
     }
     found = true;
     const parsed = parseLoaderSettingsFile(path, source, env.executablePaths ?? []);
+    // One message per fault: the logger prints a warning about an unchanged file once (chain/log.ts).
+    const say = (level: SettingsMessage["level"], text: string) =>
+      messages.push({ level, category: "general", text, file: path });
     if (parsed.ok) {
       settings = parsed.settings;
       searched.push({ path, source, status: "used" });
-      messages.push({ level: "info", category: "general", text: `Using settings found in ${path}` });
+      say("info", `Using settings found in ${path}`);
       for (const warning of parsed.settings.warnings) {
-        messages.push({
-          level: "warn",
-          category: "general",
-          text: `Loader settings file "${path}": ${warning}`,
-        });
+        say("warn", `Loader settings file "${path}": ${warning}`);
       }
     } else {
       searched.push({ path, source, status: "skipped", reason: parsed.reason });
-      messages.push({
-        level: parsed.quiet ? "info" : "warn",
-        category: "general",
-        text: `Loader settings file "${path}" not used: ${parsed.reason}`,
-      });
+      say(parsed.quiet ? "info" : "warn", `Loader settings file "${path}" not used: ${parsed.reason}`);
     }
   }
   if (!found) {

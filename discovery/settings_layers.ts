@@ -125,6 +125,7 @@ export function combineSettingsLayers(
         level: "warn",
         category: "layer",
         text: `Loader settings layer "${name}" ("${entry.path}") dropped: ${reason}`,
+        ...(entry.path === undefined ? {} : { file: entry.path }),
       });
     };
     const read = readManifestFile(entry.path ?? "");

@@ -355,3 +355,24 @@ Deno.test("Debian's libvulkan1 1.3.239 does not read the settings file (it preda
   assertEquals(env.callLog().filter((l) => l.startsWith(layer.name)), []);
   assertEquals(instanceChain(env, snapshot), [layer.name, "drv"]);
 });
+
+Deno.test("one message per fault: a bad settings file is warned about once until it changes", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", physicalDevices: [{}] });
+  const path = writeSettings(env, "{ not json");
+  using l = load(env.snapshot({ VK_LOADER_DEBUG: "warn" }));
+  const warnings = () => l.lines.filter((x) => x.includes(`Loader settings file "${path}" not used`));
+  for (let i = 0; i < 3; i++) {
+    const { result, instance } = createInstance(l);
+    assertEquals(result, 0);
+    l.vk.vkDestroyInstance(instance, null);
+  }
+  assertEquals(warnings().length, 1, l.lines.join("\n"));
+  // Changed (still bad, same reason): said again, once.
+  Deno.writeTextFileSync(path, "{ still not json }");
+  for (let i = 0; i < 2; i++) {
+    const { instance } = createInstance(l);
+    l.vk.vkDestroyInstance(instance, null);
+  }
+  assertEquals(warnings().length, 2, l.lines.join("\n"));
+});
