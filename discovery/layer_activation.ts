@@ -337,10 +337,15 @@ export function implicitLayerInstanceExtensions(
   const filters = readLayerFilters(env);
   const byName = new Map(discovery.layers.map((l) => [l.name, l]));
   const chain = new ChainBuilder(env, filters, byName, discovery.overrideLayer);
-  for (const layer of discovery.layers) {
-    if (!layer.implicit) continue;
-    const verdict = implicitLayerVerdict(env, filters, layer, discovery.overrideLayer);
-    if (verdict.enabled) chain.add(layer, "implicit", verdict.reason);
+  if (discovery.settingsLayers !== undefined) {
+    // The settings file's "on" layers are always active, like enabled implicit ones.
+    addSettingsLayers(chain, env, filters, discovery, [], []);
+  } else {
+    for (const layer of discovery.layers) {
+      if (!layer.implicit) continue;
+      const verdict = implicitLayerVerdict(env, filters, layer, discovery.overrideLayer);
+      if (verdict.enabled) chain.add(layer, "implicit", verdict.reason);
+    }
   }
   const out: LayerExtension[] = [];
   const seen = new Set<string>();

@@ -376,3 +376,42 @@ Deno.test("one message per fault: a bad settings file is warned about once until
   }
   assertEquals(warnings().length, 2, l.lines.join("\n"));
 });
+
+Deno.test("a layer the settings file turns on adds its instance extensions to the global list; auto does not", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "drv", physicalDevices: [{}] });
+  const layer = await env.addLayer(
+    {
+      name: "VK_LAYER_MOCK_ext",
+      instanceExtensions: [{ name: "VK_EXT_swapchain_colorspace", specVersion: 7 }],
+    },
+    { placement: "none" },
+  );
+  const names = () => {
+    using l = load(env.snapshot());
+    const count = new Uint32Array(1);
+    l.vk.vkEnumerateInstanceExtensionProperties(null, Deno.UnsafePointer.of(count), null);
+    const props = new Uint8Array(260 * Math.max(1, count[0]!));
+    l.vk.vkEnumerateInstanceExtensionProperties(
+      null,
+      Deno.UnsafePointer.of(count),
+      Deno.UnsafePointer.of(props),
+    );
+    return Array.from({ length: count[0]! }, (_, i) => {
+      const s = props.subarray(i * 260, i * 260 + 256);
+      return `${new TextDecoder().decode(s.subarray(0, s.indexOf(0)))}:${
+        new DataView(props.buffer).getUint32(i * 260 + 256, true)
+      }`;
+    });
+  };
+  writeSettings(
+    env,
+    settingsText({ layers: [{ control: "on", name: layer.name, path: layer.manifestPath }] }),
+  );
+  assert(names().includes("VK_EXT_swapchain_colorspace:7"), names().join(" "));
+  writeSettings(
+    env,
+    settingsText({ layers: [{ control: "auto", name: layer.name, path: layer.manifestPath }] }),
+  );
+  assert(!names().includes("VK_EXT_swapchain_colorspace:7"), names().join(" "));
+});
