@@ -6,15 +6,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
-import {
-  allocStruct,
-  Arena,
-  enumerate,
-  formatApiVersion,
-  readChain,
-  readPointer,
-  readStruct,
-} from "../mod.ts";
+import { allocStruct, Arena, enumerate, formatApiVersion, readPointer, readStruct } from "../mod.ts";
 import {
   VK_API_VERSION_1_2,
   VK_ERROR_INCOMPATIBLE_DRIVER,
@@ -148,8 +140,8 @@ export function memoryTypeIndex(
   const props = allocStruct(arena, "VkPhysicalDeviceMemoryProperties");
   vk.vkGetPhysicalDeviceMemoryProperties(gpu, props);
   const { memoryTypes, memoryTypeCount } = readStruct("VkPhysicalDeviceMemoryProperties", props);
-  return (memoryTypes as { propertyFlags: number }[]).findIndex((type, i) =>
-    i < (memoryTypeCount as number) && (typeBits & (1 << i)) !== 0 && (type.propertyFlags & flags) === flags
+  return memoryTypes.findIndex((type, i) =>
+    i < memoryTypeCount && (typeBits & (1 << i)) !== 0 && (type.propertyFlags & flags) === flags
   );
 }
 
@@ -187,7 +179,7 @@ export function findDevice(
     const families = enumerate(vk.vkGetPhysicalDeviceQueueFamilyProperties, [gpu], {
       struct: "VkQueueFamilyProperties",
     });
-    const family = families.findIndex((f) => ((f.queueFlags as number) & queueFlags) === queueFlags);
+    const family = families.findIndex((f) => (f.queueFlags & queueFlags) === queueFlags);
     if (family >= 0) return [gpu!, family];
   }
   throw new NoDeviceError(`no Vulkan device with a queue family of flags 0x${queueFlags.toString(16)}`);
@@ -223,20 +215,21 @@ export function describeDevice(
   vk.vkGetPhysicalDeviceProperties(gpu, out);
   const props = readStruct("VkPhysicalDeviceProperties", out);
   const description: DeviceDescription = {
-    name: props.deviceName as string,
-    type: deviceTypeName(props.deviceType as number),
-    apiVersion: formatApiVersion(props.apiVersion as number),
-    vendorID: props.vendorID as number,
-    deviceID: props.deviceID as number,
-    driver: { version: props.driverVersion as number },
+    name: props.deviceName,
+    type: deviceTypeName(props.deviceType),
+    apiVersion: formatApiVersion(props.apiVersion),
+    vendorID: props.vendorID,
+    deviceID: props.deviceID,
+    driver: { version: props.driverVersion },
   };
-  if (Math.min(apiVersion, props.apiVersion as number) >= VK_API_VERSION_1_2) {
-    const pNext = [{ type: "VkPhysicalDeviceDriverProperties" as const }];
-    const props2 = allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext });
-    vk.vkGetPhysicalDeviceProperties2(gpu, props2);
-    const driver = readChain(props2)[0];
-    description.driver.name = driver?.driverName as string;
-    description.driver.info = driver?.driverInfo as string;
+  if (Math.min(apiVersion, props.apiVersion) >= VK_API_VERSION_1_2) {
+    const driverProps = allocStruct(arena, "VkPhysicalDeviceDriverProperties");
+    vk.vkGetPhysicalDeviceProperties2(
+      gpu,
+      allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext: driverProps }),
+    );
+    const { driverName, driverInfo } = readStruct("VkPhysicalDeviceDriverProperties", driverProps);
+    Object.assign(description.driver, { name: driverName, info: driverInfo });
   }
   return description;
 }

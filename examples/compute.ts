@@ -103,7 +103,7 @@ export function runCompute(vk: VulkanCommands, options: ComputeOptions = {}): Co
   vk.vkGetBufferMemoryRequirements(device, buffer, reqs);
   const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
   const flags = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  const type = memoryTypeIndex(vk, gpu, memoryTypeBits as number, flags);
+  const type = memoryTypeIndex(vk, gpu, memoryTypeBits, flags);
   if (type < 0) throw new NoDeviceError(`"${report.device.name}" has no host-visible coherent memory`);
   const allocInfo = writeStruct(arena, "VkMemoryAllocateInfo", { allocationSize, memoryTypeIndex: type });
   const memory = scope.create("vkAllocateMemory", device, allocInfo, null);

@@ -104,14 +104,14 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
   const instanceVersion = version[0]!;
   const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" })
     .map((l) => ({
-      name: l.layerName as string,
-      specVersion: formatApiVersion(l.specVersion as number),
-      implementationVersion: l.implementationVersion as number,
-      description: l.description as string,
+      name: l.layerName,
+      specVersion: formatApiVersion(l.specVersion),
+      implementationVersion: l.implementationVersion,
+      description: l.description,
     }));
   const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
     struct: "VkExtensionProperties",
-  }).map((e) => ({ name: e.extensionName as string, specVersion: e.specVersion as number }));
+  }).map((e) => ({ name: e.extensionName, specVersion: e.specVersion }));
 
   const portability = options.portability === true;
   const instanceInfo = writeStruct(scope.arena, "VkInstanceCreateInfo", {
@@ -127,7 +127,7 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
     const deviceExtensions = enumerate(vk.vkEnumerateDeviceExtensionProperties, [physicalDevice, null], {
       struct: "VkExtensionProperties",
     });
-    const extensions = deviceExtensions.map((e) => e.extensionName as string);
+    const extensions = deviceExtensions.map((e) => e.extensionName);
     return { name, type, apiVersion, driverVersion: driver.version, vendorID, deviceID, extensions };
   });
   const indexOf = new Map(handles.map((h, i) => [address(h), i]));
@@ -137,8 +137,8 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
     [instance],
     { struct: "VkPhysicalDeviceGroupProperties" },
   ).map((g) => ({
-    devices: (g.physicalDevices as Deno.PointerValue[])
-      .slice(0, g.physicalDeviceCount as number)
+    devices: g.physicalDevices
+      .slice(0, g.physicalDeviceCount)
       .map((h) => indexOf.get(address(h)) ?? -1),
   }));
   const env = options.env ?? snapshotProcessEnvironment();

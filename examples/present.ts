@@ -15,15 +15,7 @@
  */
 import * as vkc from "../mod.ts";
 import { allocStruct, check, enumerate, readPointer, readStruct, writeStruct } from "../mod.ts";
-import type {
-  Arena,
-  StructInput,
-  StructValue,
-  VkCommandBuffer,
-  VkImage,
-  VkInstance,
-  VulkanCommands,
-} from "../mod.ts";
+import type { Arena, StructInput, VkCommandBuffer, VkImage, VkInstance, VulkanCommands } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
 import { describeDevice, Scope } from "./_helpers.ts";
@@ -177,10 +169,10 @@ export function presentFrames(
     vk.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice, surface, caps),
     "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
   );
-  const c = readStruct("VkSurfaceCapabilitiesKHR", caps) as SurfaceCapabilities;
+  const c = readStruct("VkSurfaceCapabilitiesKHR", caps);
   const formats = enumerate(vk.vkGetPhysicalDeviceSurfaceFormatsKHR, [physicalDevice, surface], {
     struct: "VkSurfaceFormatKHR",
-  }) as { format: vkc.VkFormat; colorSpace: vkc.VkColorSpaceKHR }[];
+  });
   // UNORM keeps the clear colour's bytes as given; an sRGB format would encode them.
   const chosen = formats.find((f) => f.format === vkc.VK_FORMAT_B8G8R8A8_UNORM) ?? formats[0];
   if (!chosen) throw new Error(`Device "${deviceName}" reports no surface formats`);
@@ -274,15 +266,6 @@ export function presentFrames(
   log(`presented ${presented} frames`);
   options.afterPresent?.();
   return { deviceName, format: chosen.format, imageCount: images.length, ...extent, presented };
-}
-
-interface SurfaceCapabilities extends StructValue {
-  minImageCount: number;
-  maxImageCount: number;
-  currentExtent: { width: number; height: number };
-  currentTransform: number;
-  supportedCompositeAlpha: number;
-  supportedUsageFlags: number;
 }
 
 function pickDevice(vk: VulkanCommands, instance: VkInstance, surface: vkc.VkSurfaceKHR) {

@@ -63,7 +63,7 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     const reqs = allocStruct(arena, "VkMemoryRequirements");
     vk[`vkGet${kind}MemoryRequirements`](device, resource, reqs);
     const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
-    const typeIndex = memoryTypeIndex(vk, gpu, memoryTypeBits as number, flags);
+    const typeIndex = memoryTypeIndex(vk, gpu, memoryTypeBits, flags);
     if (typeIndex < 0) throw new NoDeviceError(`"${deviceName}" has no memory with flags ${flags}`);
     const info = { allocationSize, memoryTypeIndex: typeIndex };
     const memory = scope.create(
