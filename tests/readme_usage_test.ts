@@ -38,7 +38,8 @@ Deno.test("README usage program runs on lavapipe", async () => {
     await Deno.writeTextFile(`${dir}/usage.ts`, code);
     const run = await deno(dir, ["run", "--allow-read", "--allow-env", "--allow-ffi", "usage.ts"]);
     assertEquals(run.code, 0, run.text);
-    assert(/^llvmpipe .*: compute queue family 0, 16384 px images$/m.test(run.text), run.text);
+    // deviceName and maxComputeWorkGroupSize, as console.log prints a string and a number array.
+    assert(/^llvmpipe .* \[ \d+, \d+, \d+ \]$/m.test(run.text), run.text);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
