@@ -1,125 +1,19 @@
 /**
- * Chores every example repeats: creating Vulkan objects and destroying them in reverse order, picking a
- * memory type, naming a device type.
+ * Chores the examples share: creating the instance (no driver becomes an install hint), finding a device
+ * with a queue family, describing it, picking a memory type.
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
-import { allocStruct, Arena, enumerate, formatApiVersion, readPointer, readStruct } from "../mod.ts";
+import { allocStruct, Arena, enumerate, formatApiVersion, readStruct } from "../mod.ts";
 import {
   VK_API_VERSION_1_2,
   VK_ERROR_INCOMPATIBLE_DRIVER,
   VK_ERROR_INITIALIZATION_FAILED,
   VkError,
 } from "../mod.ts";
-import type { VkInstance, VkPhysicalDevice, VulkanCommands } from "../mod.ts";
+import type { VkInstance, VkPhysicalDevice, VkScope, VulkanCommands } from "../mod.ts";
 import { ENUM_TYPES, ENUMS } from "../ffi/generated/enums.ts";
 import { NoDeviceError } from "./_loader.ts";
-
-type CreateName = Extract<keyof VulkanCommands, `vkCreate${string}` | `vkAllocate${string}`>;
-/** A create command's parameters without the last one, the output slot the scope provides. */
-type CreateInputs<K extends CreateName> = K extends CreateName // distributes over a union of names
-  ? VulkanCommands[K] extends (...args: [...infer A, infer _Out]) => unknown ? A : never
-  : never;
-type AnyCommand = (...args: unknown[]) => unknown;
-
-/**
- * The Vulkan objects a block creates, destroyed in reverse order when the block ends (`using`), also when
- * it throws. {@linkcode Scope.create} calls a `vkCreate*` / `vkAllocate*` command with an output slot,
- * throws a `VkError` naming the command for a negative result, and registers the matching `vkDestroy*` /
- * `vkFree*` (found in the registry: the command taking that handle type and an allocator) with the same
- * parent handles and allocator. Pool-allocated handles (command buffers, descriptor sets) go with their pool.
- *
- * @example A buffer that is destroyed when the block ends
- * ```ts ignore
- * using scope = new Scope(vk);
- * const buffer = scope.create("vkCreateBuffer", device, writeStruct(scope.arena, "VkBufferCreateInfo", {
- *   size: 4096n,
- *   usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
- * }), null);
- * ```
- */
-export class Scope implements Disposable {
-  /** Memory for the structs and output slots of this scope; freed after the objects are destroyed. */
-  readonly arena: Arena = new Arena();
-  #vk: VulkanCommands;
-  #stack = new DisposableStack();
-
-  /** A scope over a loader's command object. */
-  constructor(vk: VulkanCommands) {
-    this.#vk = vk;
-  }
-
-  /**
-   * Calls `name` with `args` and an output slot; returns the (first) handle it wrote, unbranded so that it
-   * fits the handle type the command makes. For an array output (`vkCreateComputePipelines`), its length
-   * comes from the command's `len` (one `createInfoCount`, or `commandBufferCount` in the info struct).
-   *
-   * @example Usage
-   * ```ts ignore
-   * const fence = scope.create("vkCreateFence", device, writeStruct(scope.arena, "VkFenceCreateInfo"), null);
-   * ```
-   * @throws {VkError} If the command returns a negative `VkResult` or writes a null handle.
-   */
-  create<K extends CreateName>(name: K, ...args: CreateInputs<K>): Deno.PointerObject {
-    const info = COMMANDS[COMMAND_INDEX[name]!]!;
-    const out = info.params[info.params.length - 1]!;
-    const [head, member] = (out.len ?? "1").split("->");
-    const at = info.params.findIndex((p) => p.name === head);
-    const arg = args[at] as Deno.PointerValue | number;
-    const count = member !== undefined
-      ? readStruct(info.params[at]!.type, arg as Deno.PointerValue)[member] as number
-      : typeof arg === "number"
-      ? arg
-      : 1;
-    const slot = this.arena.pointer(this.arena.alloc(8 * Math.max(count, 1)));
-    VkError.check((this.#vk[name] as AnyCommand)(...args, slot) as number, name);
-    const handle = readPointer(slot);
-    if (handle === null) throw new VkError(-3, `Command "${name}" succeeded but wrote a null handle`);
-    const destroy = destroyerOf(out.type);
-    if (destroy) {
-      // Parents by parameter name (`device`, `instance`); the allocator the object was created with.
-      const allocator = args[info.params.findIndex((p) => p.name === "pAllocator")] ?? null;
-      const parents = destroy.params.slice(0, -2).map((p) =>
-        args[info.params.findIndex((q) => q.name === p.name)]
-      );
-      const fn = this.#vk[destroy.name as keyof VulkanCommands] as AnyCommand;
-      this.#stack.defer(() => fn(...parents, handle, allocator));
-    }
-    return handle;
-  }
-
-  /**
-   * Runs `fn` when the scope ends, before what was created earlier is destroyed.
-   *
-   * @example Usage
-   * ```ts ignore
-   * scope.defer(() => vk.vkUnmapMemory(device, memory));
-   * ```
-   */
-  defer(fn: () => void): void {
-    this.#stack.defer(fn);
-  }
-
-  /** Destroys what the scope created, newest first, then frees its arena. */
-  [Symbol.dispose](): void {
-    try {
-      this.#stack.dispose();
-    } finally {
-      this.arena.dispose();
-    }
-  }
-}
-
-/** The command destroying one handle of `type` (`vkDestroyBuffer`, `vkFreeMemory`), or undefined. */
-function destroyerOf(type: string): CommandInfo | undefined {
-  return COMMANDS.find((c) => {
-    if (!/^vk(Destroy|Free)/.test(c.name) || c.params.length < 2) return false;
-    const [handle, allocator] = c.params.slice(-2);
-    return handle!.type === type && handle!.pointer === 0 && allocator!.name === "pAllocator";
-  });
-}
 
 /**
  * The first memory type of `gpu` that `typeBits` (from `VkMemoryRequirements.memoryTypeBits`) allows and
@@ -246,9 +140,9 @@ export function describeDevice(
  * @throws {NoDeviceError} If there is no driver.
  * @throws {VkError} If vkCreateInstance fails otherwise.
  */
-export function createInstance(scope: Scope, info: Deno.PointerValue): Deno.PointerObject {
+export function createInstance(scope: VkScope, info: Deno.PointerValue): VkInstance {
   try {
-    return scope.create("vkCreateInstance", info, null);
+    return scope.create("vkCreateInstance", [info, null]);
   } catch (e) {
     if (
       e instanceof VkError &&

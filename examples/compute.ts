@@ -15,8 +15,8 @@ import {
   type DeviceDescription,
   findDevice,
   memoryTypeIndex,
-  Scope,
 } from "./_helpers.ts";
+import { VkScope } from "../mod.ts";
 import { INSTALL_HINT, NoDeviceError, runExample } from "./_loader.ts";
 import { DOUBLE_SPV } from "./shaders/double_spv.ts";
 
@@ -62,7 +62,7 @@ export function runCompute(vk: VulkanCommands, options: ComputeOptions = {}): Co
   if (!Number.isInteger(count) || count <= 0 || count % WORKGROUP_SIZE !== 0) {
     throw new RangeError(`Invalid value count "${count}": must be a positive multiple of ${WORKGROUP_SIZE}`);
   }
-  using scope = new Scope(vk); // destroys what it created in reverse order, also on a throw
+  using scope = new VkScope(vk); // destroys what it created in reverse order, also on a throw
   const arena = scope.arena;
   let last = performance.now();
   const lap = () => -last + (last = performance.now());
@@ -89,16 +89,14 @@ export function runCompute(vk: VulkanCommands, options: ComputeOptions = {}): Co
   // A device with one compute queue. Device-level commands on `vk` are native dispatch stubs on vkdeno.
   const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
   const deviceInfo = writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos });
-  const device = scope.create("vkCreateDevice", gpu, deviceInfo, null);
-  const queueOut = arena.pointer(arena.alloc(8));
-  vk.vkGetDeviceQueue(device, queueFamilyIndex, 0, queueOut);
-  const queue = readPointer(queueOut);
+  const device = scope.create("vkCreateDevice", [gpu, deviceInfo, null]);
+  const queue = scope.create("vkGetDeviceQueue", [device, queueFamilyIndex, 0]); // queues have no destroy
   report.timings.device = lap();
 
   // The storage buffer, in host-visible coherent memory, mapped for the whole run.
   const usage = vkc.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
   const bufferInfo = writeStruct(arena, "VkBufferCreateInfo", { size: BigInt(count * 4), usage });
-  const buffer = scope.create("vkCreateBuffer", device, bufferInfo, null);
+  const buffer = scope.create("vkCreateBuffer", [device, bufferInfo, null]);
   const reqs = allocStruct(arena, "VkMemoryRequirements");
   vk.vkGetBufferMemoryRequirements(device, buffer, reqs);
   const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
@@ -106,7 +104,7 @@ export function runCompute(vk: VulkanCommands, options: ComputeOptions = {}): Co
   const type = memoryTypeIndex(vk, gpu, memoryTypeBits, flags);
   if (type < 0) throw new NoDeviceError(`"${report.device.name}" has no host-visible coherent memory`);
   const allocInfo = writeStruct(arena, "VkMemoryAllocateInfo", { allocationSize, memoryTypeIndex: type });
-  const memory = scope.create("vkAllocateMemory", device, allocInfo, null);
+  const memory = scope.create("vkAllocateMemory", [device, allocInfo, null]);
   check(vk.vkBindBufferMemory(device, buffer, memory, 0n), "vkBindBufferMemory");
   const mappedOut = arena.pointer(arena.alloc(8));
   check(vk.vkMapMemory(device, memory, 0n, vkc.VK_WHOLE_SIZE, 0, mappedOut), "vkMapMemory");
@@ -116,31 +114,31 @@ export function runCompute(vk: VulkanCommands, options: ComputeOptions = {}): Co
   // The pipeline: the embedded shader with one storage-buffer binding, and a descriptor set pointing at it.
   const STORAGE = vkc.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, COMPUTE = vkc.VK_SHADER_STAGE_COMPUTE_BIT;
   const shaderInfo = writeStruct(arena, "VkShaderModuleCreateInfo", { pCode: DOUBLE_SPV });
-  const shader = scope.create("vkCreateShaderModule", device, shaderInfo, null);
+  const shader = scope.create("vkCreateShaderModule", [device, shaderInfo, null]);
   const pBindings = [{ binding: 0, descriptorType: STORAGE, descriptorCount: 1, stageFlags: COMPUTE }];
   const setInfo = writeStruct(arena, "VkDescriptorSetLayoutCreateInfo", { pBindings });
-  const setLayout = scope.create("vkCreateDescriptorSetLayout", device, setInfo, null);
+  const setLayout = scope.create("vkCreateDescriptorSetLayout", [device, setInfo, null]);
   const pSetLayouts = [setLayout];
   const layoutInfo = writeStruct(arena, "VkPipelineLayoutCreateInfo", { pSetLayouts });
-  const layout = scope.create("vkCreatePipelineLayout", device, layoutInfo, null);
+  const layout = scope.create("vkCreatePipelineLayout", [device, layoutInfo, null]);
   const stage = { stage: COMPUTE, module: shader, pName: "main" };
   const pipelineInfo = writeStruct(arena, "VkComputePipelineCreateInfo", { stage, layout });
-  const pipeline = scope.create("vkCreateComputePipelines", device, null, 1, pipelineInfo, null);
+  const pipeline = scope.createMany("vkCreateComputePipelines", [device, null, 1, pipelineInfo, null], 1)[0]!;
   const pPoolSizes = [{ type: STORAGE, descriptorCount: 1 }];
   const poolInfo = writeStruct(arena, "VkDescriptorPoolCreateInfo", { maxSets: 1, pPoolSizes });
-  const descriptorPool = scope.create("vkCreateDescriptorPool", device, poolInfo, null);
+  const descriptorPool = scope.create("vkCreateDescriptorPool", [device, poolInfo, null]);
   const setAlloc = writeStruct(arena, "VkDescriptorSetAllocateInfo", { descriptorPool, pSetLayouts });
-  const set = scope.create("vkAllocateDescriptorSets", device, setAlloc);
+  const set = scope.createMany("vkAllocateDescriptorSets", [device, setAlloc], 1)[0]!;
   const pBufferInfo = [{ buffer, offset: 0n, range: vkc.VK_WHOLE_SIZE }];
   const write = { dstSet: set, dstBinding: 0, descriptorType: STORAGE, pBufferInfo };
   vk.vkUpdateDescriptorSets(device, 1, writeStruct(arena, "VkWriteDescriptorSet", write), 0, null);
 
   // One command buffer: bind, dispatch one invocation per value; a fence to wait on.
   const poolCreate = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex });
-  const commandPool = scope.create("vkCreateCommandPool", device, poolCreate, null);
+  const commandPool = scope.create("vkCreateCommandPool", [device, poolCreate, null]);
   const cmdInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", { commandPool, commandBufferCount: 1 });
-  const cmd = scope.create("vkAllocateCommandBuffers", device, cmdInfo);
-  const fence = scope.create("vkCreateFence", device, writeStruct(arena, "VkFenceCreateInfo"), null);
+  const cmd = scope.createMany("vkAllocateCommandBuffers", [device, cmdInfo], 1)[0]!;
+  const fence = scope.create("vkCreateFence", [device, writeStruct(arena, "VkFenceCreateInfo"), null]);
   const once = { flags: vkc.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
   const beginInfo = writeStruct(arena, "VkCommandBufferBeginInfo", once);
   check(vk.vkBeginCommandBuffer(cmd, beginInfo), "vkBeginCommandBuffer");

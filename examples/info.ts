@@ -38,7 +38,8 @@ import {
   snapshotProcessEnvironment,
 } from "../mod.ts";
 import { VkError, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
-import { describeDevice, Scope } from "./_helpers.ts";
+import { describeDevice } from "./_helpers.ts";
+import { VkScope } from "../mod.ts";
 import { loaderArg, openLoader } from "./_loader.ts";
 
 /** One instance layer. */
@@ -98,7 +99,7 @@ export interface InfoOptions {
  * @throws {VkError} If a command fails, instance creation included (its `result` names the VkResult).
  */
 export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): InfoReport {
-  using scope = new Scope(vk); // destroys the instance when done, also on a throw
+  using scope = new VkScope(vk); // destroys the instance when done, also on a throw
   const version = new Uint32Array(new ArrayBuffer(4));
   check(vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version)), "vkEnumerateInstanceVersion");
   const instanceVersion = version[0]!;
@@ -119,7 +120,7 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
     pApplicationInfo: { pApplicationName: "vkdeno info", apiVersion: instanceVersion },
     ppEnabledExtensionNames: portability ? [vkc.VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME] : [],
   });
-  const instance = scope.create("vkCreateInstance", instanceInfo, null);
+  const instance = scope.create("vkCreateInstance", [instanceInfo, null]);
   const handles = enumerate(vk.vkEnumeratePhysicalDevices, [instance]) as VkPhysicalDevice[];
   const devices = handles.map((physicalDevice): DeviceInfo => {
     // Instance version 0: VkPhysicalDeviceProperties only, as vulkaninfo --summary shows them.

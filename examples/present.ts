@@ -18,7 +18,8 @@ import { allocStruct, check, enumerate, readPointer, readStruct, writeStruct } f
 import type { Arena, StructInput, VkCommandBuffer, VkImage, VkInstance, VulkanCommands } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
-import { describeDevice, Scope } from "./_helpers.ts";
+import { describeDevice } from "./_helpers.ts";
+import { VkScope } from "../mod.ts";
 import { runExample } from "./_loader.ts";
 
 /** What {@linkcode presentFrames} accepts besides the target. */
@@ -142,16 +143,16 @@ export function presentFrames(
 ): PresentReport {
   const { frames = 3, colour = 0x3366cc, log = () => {} } = options;
   const to = target instanceof XlibWindow || target instanceof XcbWindow ? windowTarget(target) : target;
-  using scope = new Scope(vk); // destroys what it created in reverse order, also on a throw
+  using scope = new VkScope(vk); // destroys what it created in reverse order, also on a throw
   const arena = scope.arena;
 
   const instanceInfo = writeStruct(arena, "VkInstanceCreateInfo", {
     pApplicationInfo: { pApplicationName: "vkdeno present", apiVersion: vkc.VK_API_VERSION_1_1 },
     ppEnabledExtensionNames: [vkc.VK_KHR_SURFACE_EXTENSION_NAME, to.extension],
   });
-  const instance = scope.create("vkCreateInstance", instanceInfo, null);
+  const instance = scope.create("vkCreateInstance", [instanceInfo, null]);
   const surfaceInfo = writeStruct(arena, to.createInfo.type, to.createInfo.members);
-  const surface = scope.create(to.command, instance, surfaceInfo, null);
+  const surface = scope.create(to.command, [instance, surfaceInfo, null]);
   const { physicalDevice, queueFamily, deviceName } = pickDevice(vk, instance, surface);
   log(`device: ${deviceName}, queue family ${queueFamily}`);
 
@@ -159,10 +160,8 @@ export function presentFrames(
     pQueueCreateInfos: [{ queueFamilyIndex: queueFamily, pQueuePriorities: [1] }],
     ppEnabledExtensionNames: [vkc.VK_KHR_SWAPCHAIN_EXTENSION_NAME],
   });
-  const device = scope.create("vkCreateDevice", physicalDevice, deviceInfo, null);
-  const pQueue = arena.pointer(arena.alloc(8));
-  vk.vkGetDeviceQueue(device, queueFamily, 0, pQueue);
-  const queue = readPointer(pQueue);
+  const device = scope.create("vkCreateDevice", [physicalDevice, deviceInfo, null]);
+  const queue = scope.create("vkGetDeviceQueue", [device, queueFamily, 0]); // queues have no destroy
 
   const caps = allocStruct(arena, "VkSurfaceCapabilitiesKHR");
   check(
@@ -206,11 +205,11 @@ export function presentFrames(
     presentMode: vkc.VK_PRESENT_MODE_FIFO_KHR,
     clipped: vkc.VK_TRUE,
   });
-  const swapchain = scope.create("vkCreateSwapchainKHR", device, swapchainInfo, null);
+  const swapchain = scope.create("vkCreateSwapchainKHR", [device, swapchainInfo, null]);
   const images = enumerate(vk.vkGetSwapchainImagesKHR, [device, swapchain]);
 
   const poolInfo = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex: queueFamily });
-  const commandPool = scope.create("vkCreateCommandPool", device, poolInfo, null);
+  const commandPool = scope.create("vkCreateCommandPool", [device, poolInfo, null]);
   const commandBuffers = arena.pointer(arena.alloc(8 * images.length));
   const allocInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", {
     commandPool,
@@ -222,11 +221,11 @@ export function presentFrames(
   images.forEach((image, i) => recordClear(vk, arena, readPointer(commandBuffers, 8 * i), image, rgb));
 
   const semaphore = () =>
-    scope.create("vkCreateSemaphore", device, writeStruct(arena, "VkSemaphoreCreateInfo"), null);
+    scope.create("vkCreateSemaphore", [device, writeStruct(arena, "VkSemaphoreCreateInfo"), null]);
   const acquired = semaphore();
   // One per image: a present may still wait on an image's semaphore when the next frame starts.
   const rendered = images.map(semaphore);
-  const fence = scope.create("vkCreateFence", device, writeStruct(arena, "VkFenceCreateInfo"), null);
+  const fence = scope.create("vkCreateFence", [device, writeStruct(arena, "VkFenceCreateInfo"), null]);
   scope.defer(() => vk.vkDeviceWaitIdle(device));
 
   const pIndex = new Uint32Array(new ArrayBuffer(4));

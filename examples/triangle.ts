@@ -14,7 +14,8 @@ import * as vkc from "../mod.ts";
 import { allocStruct, check, readPointer, readStruct, type VulkanCommands, writeStruct } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import type { RgbaImage } from "../wsi/x11.ts";
-import { createInstance, describeDevice, findDevice, memoryTypeIndex, Scope } from "./_helpers.ts";
+import { createInstance, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
+import { VkScope } from "../mod.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { TRIANGLE_FRAG_SPV, TRIANGLE_VERT_SPV } from "./shaders/triangle_spv.ts";
 
@@ -42,7 +43,7 @@ export interface TriangleResult {
  * @throws {VkError} If a Vulkan command fails.
  */
 export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
-  using scope = new Scope(vk); // destroys what it created in reverse order, also on a throw
+  using scope = new VkScope(vk); // destroys what it created in reverse order, also on a throw
   const arena = scope.arena;
   const extent = { width: size, height: size };
   const format = vkc.VK_FORMAT_R8G8B8A8_UNORM;
@@ -53,10 +54,8 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
   const deviceName = describeDevice(vk, gpu, apiVersion).name;
   const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
   const deviceInfo = writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos });
-  const device = scope.create("vkCreateDevice", gpu, deviceInfo, null);
-  const queueOut = arena.pointer(arena.alloc(8));
-  vk.vkGetDeviceQueue(device, queueFamilyIndex, 0, queueOut);
-  const queue = readPointer(queueOut);
+  const device = scope.create("vkCreateDevice", [gpu, deviceInfo, null]);
+  const queue = scope.create("vkGetDeviceQueue", [device, queueFamilyIndex, 0]); // queues have no destroy
 
   // Memory of a type the resource allows, with the wanted property flags, bound to it.
   const bindMemory = (kind: "Buffer" | "Image", resource: Deno.PointerObject, flags: number) => {
@@ -66,12 +65,11 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     const typeIndex = memoryTypeIndex(vk, gpu, memoryTypeBits, flags);
     if (typeIndex < 0) throw new NoDeviceError(`"${deviceName}" has no memory with flags ${flags}`);
     const info = { allocationSize, memoryTypeIndex: typeIndex };
-    const memory = scope.create(
-      "vkAllocateMemory",
+    const memory = scope.create("vkAllocateMemory", [
       device,
       writeStruct(arena, "VkMemoryAllocateInfo", info),
       null,
-    );
+    ]);
     check(vk[`vkBind${kind}Memory`](device, resource, memory, 0n), `vkBind${kind}Memory`);
     return memory;
   };
@@ -86,24 +84,22 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     samples: vkc.VK_SAMPLE_COUNT_1_BIT,
     usage: vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
   });
-  const image = scope.create("vkCreateImage", device, imageInfo, null);
+  const image = scope.create("vkCreateImage", [device, imageInfo, null]);
   bindMemory("Image", image, 0);
   const subresourceRange = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
   const viewInfo = { image, viewType: vkc.VK_IMAGE_VIEW_TYPE_2D, format, subresourceRange };
-  const view = scope.create(
-    "vkCreateImageView",
+  const view = scope.create("vkCreateImageView", [
     device,
     writeStruct(arena, "VkImageViewCreateInfo", viewInfo),
     null,
-  );
+  ]);
   const byteSize = size * size * 4;
   const bufferInfo = { size: BigInt(byteSize), usage: vkc.VK_BUFFER_USAGE_TRANSFER_DST_BIT };
-  const buffer = scope.create(
-    "vkCreateBuffer",
+  const buffer = scope.create("vkCreateBuffer", [
     device,
     writeStruct(arena, "VkBufferCreateInfo", bufferInfo),
     null,
-  );
+  ]);
   const hostVisible = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   const bufferMemory = bindMemory("Buffer", buffer, hostVisible);
 
@@ -133,30 +129,27 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
       dstAccessMask: vkc.VK_ACCESS_TRANSFER_READ_BIT,
     }],
   });
-  const renderPass = scope.create("vkCreateRenderPass", device, renderPassInfo, null);
+  const renderPass = scope.create("vkCreateRenderPass", [device, renderPassInfo, null]);
   const framebufferInfo = { renderPass, pAttachments: [view], ...extent, layers: 1 };
-  const framebuffer = scope.create(
-    "vkCreateFramebuffer",
+  const framebuffer = scope.create("vkCreateFramebuffer", [
     device,
     writeStruct(arena, "VkFramebufferCreateInfo", framebufferInfo),
     null,
-  );
+  ]);
 
   // The pipeline: the embedded shaders, no vertex input (the vertex shader holds the corners), a fixed
   // viewport, no culling, no blending.
   const shader = (pCode: Uint32Array) =>
-    scope.create(
-      "vkCreateShaderModule",
+    scope.create("vkCreateShaderModule", [
       device,
       writeStruct(arena, "VkShaderModuleCreateInfo", { pCode }),
       null,
-    );
-  const layout = scope.create(
-    "vkCreatePipelineLayout",
+    ]);
+  const layout = scope.create("vkCreatePipelineLayout", [
     device,
     writeStruct(arena, "VkPipelineLayoutCreateInfo"),
     null,
-  );
+  ]);
   const RGBA = vkc.VK_COLOR_COMPONENT_R_BIT | vkc.VK_COLOR_COMPONENT_G_BIT | vkc.VK_COLOR_COMPONENT_B_BIT |
     vkc.VK_COLOR_COMPONENT_A_BIT;
   const pipelineInfo = writeStruct(arena, "VkGraphicsPipelineCreateInfo", {
@@ -180,13 +173,17 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     layout,
     renderPass,
   });
-  const pipeline = scope.create("vkCreateGraphicsPipelines", device, null, 1, pipelineInfo, null);
+  const pipeline = scope.createMany(
+    "vkCreateGraphicsPipelines",
+    [device, null, 1, pipelineInfo, null],
+    1,
+  )[0]!;
 
   // Record: clear and draw, copy the image into the buffer, make the copy visible to the host.
   const poolInfo = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex });
-  const commandPool = scope.create("vkCreateCommandPool", device, poolInfo, null);
+  const commandPool = scope.create("vkCreateCommandPool", [device, poolInfo, null]);
   const cmdInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", { commandPool, commandBufferCount: 1 });
-  const cmd = scope.create("vkAllocateCommandBuffers", device, cmdInfo);
+  const cmd = scope.createMany("vkAllocateCommandBuffers", [device, cmdInfo], 1)[0]!;
   check(vk.vkBeginCommandBuffer(cmd, writeStruct(arena, "VkCommandBufferBeginInfo")), "vkBeginCommandBuffer");
   const renderArea = { offset: { x: 0, y: 0 }, extent };
   const pClearValues = [{ color: { float32: [...CLEAR_COLOUR] } }];
@@ -216,7 +213,7 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
   vk.vkCmdPipelineBarrier(cmd, TRANSFER, HOST, 0, 0, null, 1, toHost, 0, null);
   check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
 
-  const fence = scope.create("vkCreateFence", device, writeStruct(arena, "VkFenceCreateInfo"), null);
+  const fence = scope.create("vkCreateFence", [device, writeStruct(arena, "VkFenceCreateInfo"), null]);
   const submit = writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [cmd] });
   check(vk.vkQueueSubmit(queue, 1, submit, fence), "vkQueueSubmit");
   check(vk.vkWaitForFences(device, 1, arena.pointerArray([fence]), 1, vkc.VK_WHOLE_SIZE), "vkWaitForFences");

@@ -12,8 +12,9 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { enumerate, readCString, readPointer, readStruct, type VulkanCommands, writeStruct } from "../mod.ts";
-import { createInstance, findDevice, Scope } from "./_helpers.ts";
+import { enumerate, readPointer, type VulkanCommands, writeStruct } from "../mod.ts";
+import { createInstance, findDevice } from "./_helpers.ts";
+import { VkScope } from "../mod.ts";
 import { runExample } from "./_loader.ts";
 
 /** The layer this example enables. */
@@ -55,31 +56,25 @@ export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
       `Cannot find layer "${VALIDATION_LAYER}": install it (Debian: apt-get install vulkan-validationlayers)`,
     );
   }
-  using scope = new Scope(vk); // destroys what it created in reverse order, also on a throw
+  using scope = new VkScope(vk); // destroys what it created in reverse order, also on a throw
   const arena = scope.arena;
   const reports: ValidationReport[] = [];
 
-  // The messenger: PFN_vkDebugUtilsMessengerCallbackEXT as a TypeScript function. The layer calls it on
-  // the thread that made the faulty call, so a plain (not thread-safe) callback is enough. It is closed
+  // The messenger: PFN_vkDebugUtilsMessengerCallbackEXT as a TypeScript function; `data` arrives read,
+  // its strings decoded. The layer calls it on the thread that made the faulty call. The scope closes it
   // last, after the instance (and with it the messenger) is gone.
-  const callback = new Deno.UnsafeCallback(
-    { parameters: ["u32", "u32", "pointer", "pointer"], result: "u32" } as const,
-    (severity, _types, pData) => {
-      const data = readStruct("VkDebugUtilsMessengerCallbackDataEXT", pData);
-      const text = (p: unknown) => p === null ? "" : readCString(p as Deno.PointerObject);
-      const name = SEVERITIES[severity as keyof typeof SEVERITIES] ?? "info";
-      reports.push({ id: text(data.pMessageIdName), severity: name, message: text(data.pMessage) });
-      return vkc.VK_FALSE; // the call that triggered the message goes on
-    },
-  );
-  scope.defer(() => callback.close());
+  const callback = scope.callback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, _types, data) => {
+    const name = SEVERITIES[severity as keyof typeof SEVERITIES] ?? "info";
+    reports.push({ id: data?.pMessageIdName ?? "", severity: name, message: data?.pMessage ?? "" });
+    return false; // VK_FALSE: the call that triggered the message goes on
+  });
   const messengerInfo = {
     messageSeverity: vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
       vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
     messageType: vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
       vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
       vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-    pfnUserCallback: callback.pointer,
+    pfnUserCallback: callback,
   };
 
   const instanceInfo = writeStruct(arena, "VkInstanceCreateInfo", {
@@ -89,15 +84,14 @@ export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
   });
   const instance = createInstance(scope, instanceInfo);
   const info = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", messengerInfo);
-  scope.create("vkCreateDebugUtilsMessengerEXT", instance, info, null);
+  scope.create("vkCreateDebugUtilsMessengerEXT", [instance, info, null]);
   const [gpu, queueFamilyIndex] = findDevice(vk, instance, 0);
   const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
-  const device = scope.create(
-    "vkCreateDevice",
+  const device = scope.create("vkCreateDevice", [
     gpu,
     writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos }),
     null,
-  );
+  ]);
 
   // The mistake: size must be greater than 0. The layer reports it and may skip the call
   // (VK_ERROR_VALIDATION_FAILED_EXT); a buffer the driver created anyway is destroyed.
