@@ -23,7 +23,7 @@ import { WSI_SUPPORT } from "./wsi/terminators.ts";
 import { moduleLayerLoader } from "./layers/module_layer.ts";
 import type { NativeLayerBridgeOptions } from "./layers/native.ts";
 import type { LoaderDevice } from "./chain/device.ts";
-import type { VulkanCommandName } from "./chain/_command_names.ts";
+import type { VkCommandName as VulkanCommandName } from "./ffi/generated/vk_commands.ts";
 import { Loader } from "./chain/loader.ts";
 import type { Logger } from "./chain/log.ts";
 import { deviceProcAddrRule } from "./chain/proc_addr.ts";

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import type { VulkanCommandName } from "../chain/_command_names.ts";
+import type { VkCommandName as VulkanCommandName } from "../ffi/generated/vk_commands.ts";
 import type { VulkanCommand } from "../chain/stubs.ts";
 import type { StateTracker } from "./state.ts";
 
