@@ -1,0 +1,226 @@
+/**
+ * Emits vk_structs.ts: every struct and union typed, read and input forms, pNext extension rules.
+ *
+ * @module
+ */
+import type { Decl, Registry } from "./_gen_registry.ts";
+import type { Layouts } from "./_gen_layout.ts";
+import {
+  BIGINT_PRIMITIVES,
+  byName,
+  doc,
+  header,
+  NUMBER_PRIMITIVES,
+  type TypeMapper,
+  wrap,
+} from "./_gen_api_common.ts";
+
+const FLOAT_TYPES = new Set(["float", "double"]);
+
+/**
+ * vk_structs.ts: for every struct and union, its read form as an interface of its own name (what
+ * `readStruct` returns: every member present), its input form in `VkStructInputs` (what `writeStruct`
+ * takes: members optional, pointers given as objects, arrays or strings), and `VkStructChains` (which
+ * structs may extend a struct's pNext chain).
+ */
+export function emitStructs(
+  reg: Registry,
+  layouts: Layouts,
+  map: TypeMapper,
+): { text: string; count: number } {
+  const all = [...reg.types.values()].filter((t) => t.category === "struct" || t.category === "union")
+    .sort(byName);
+  const used = new Set<string>();
+  const named = (ts: string) => {
+    for (const m of ts.matchAll(/\b([A-Za-z_]\w*)\b/g)) if (map.declared.has(m[1]!)) used.add(m[1]!);
+    return ts;
+  };
+  const isStruct = (type: string) => {
+    const t = layouts.resolve(type);
+    return t?.category === "struct" || t?.category === "union";
+  };
+  // Element type of an in-place member, read form (as ffi/_structs_read.ts returns it).
+  const readElement = (m: Decl): string => {
+    const t = layouts.resolve(m.type);
+    if (isStruct(m.type)) return m.type;
+    if (t?.category === "handle") return named(`${m.type} | null`);
+    if (t?.category === "funcpointer") return "Deno.PointerValue";
+    if (FLOAT_TYPES.has(m.type)) return "number";
+    if (t && map.declared.has(m.type)) return named(m.type);
+    if (reg.videoEnums.has(m.type)) return "number";
+    return layouts.sizeOf(m.type).size === 8 ? "bigint" : "number";
+  };
+  const readMember = (m: Decl): string => {
+    if (m.bits !== undefined) return "number";
+    if (m.pointer > 0) return "Deno.PointerValue";
+    if (m.dims.length) return m.type === "char" ? "string" : `${wrap(readElement(m))}[]`;
+    return readElement(m);
+  };
+  // Input form of one in-place element (as ffi/_structs_write.ts accepts it).
+  const inputElement = (m: Decl): string => {
+    const t = layouts.resolve(m.type);
+    if (isStruct(m.type)) return `VkStructInputs["${m.type}"]`;
+    if (t?.category === "handle") return named(`${m.type} | null`);
+    if (t?.category === "funcpointer") return "Deno.PointerValue";
+    if (FLOAT_TYPES.has(m.type)) return "number";
+    if (m.type === "VkBool32") return "VkBool32 | boolean";
+    const wide = layouts.sizeOf(m.type).size === 8;
+    if (t && map.declared.has(m.type)) {
+      // Enums stay strict; 64-bit integers also take a (safe integer) number.
+      return named(wide && t.category !== "enum" ? `${m.type} | number` : m.type);
+    }
+    if (reg.videoEnums.has(m.type)) return "number";
+    return wide ? "bigint | number" : "number";
+  };
+  const inputMember = (struct: string, m: Decl): string => {
+    if (m.bits !== undefined) return "number";
+    if (m.name === "pNext" && m.pointer > 0) {
+      return chains.has(struct) ? `VkChain<"${struct}">` : "Deno.PointerValue";
+    }
+    if (m.pointer === 0) {
+      if (!m.dims.length) return inputElement(m);
+      if (m.type === "char") return "string";
+      const e = inputElement(m);
+      return isStruct(m.type) ? `readonly ${wrap(e)}[]` : `readonly ${wrap(e)}[] | ArrayBufferView`;
+    }
+    if (m.type === "char" && m.pointer === 1) return "string | Deno.PointerValue";
+    if (m.type === "char" && m.pointer === 2) return "readonly string[] | Deno.PointerValue";
+    if (isStruct(m.type)) {
+      const e = `VkStructInputs["${m.type}"]`;
+      return m.pointer === 1
+        ? `${e} | readonly ${e}[] | Deno.PointerValue`
+        : `readonly (${e} | Deno.PointerValue)[] | Deno.PointerValue`;
+    }
+    if (m.type === "void" && m.pointer === 1) return "Deno.PointerValue | ArrayBufferView | ArrayBuffer";
+    if (m.pointer > 1) return "readonly Deno.PointerValue[] | Deno.PointerValue";
+    const t = layouts.resolve(m.type);
+    const scalar = map.declared.has(m.type) || reg.videoEnums.has(m.type) || NUMBER_PRIMITIVES.has(m.type) ||
+      BIGINT_PRIMITIVES.has(m.type) || m.type === "size_t";
+    const e = t?.category === "handle"
+      ? named(`${m.type} | null`)
+      : t?.category === "funcpointer" || !scalar
+      ? "Deno.PointerValue"
+      : inputElement({ ...m, pointer: 0 });
+    return `readonly ${wrap(e)}[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue`;
+  };
+
+  // Parent -> the structs (and their aliases) that may extend its pNext chain.
+  const aliasesOf = new Map<string, string[]>();
+  for (const t of all) {
+    if (!t.alias) continue;
+    const target = layouts.resolve(t.name)!.name;
+    aliasesOf.set(target, [...(aliasesOf.get(target) ?? []), t.name]);
+  }
+  const chains = new Map<string, Set<string>>();
+  for (const t of all) {
+    if (t.alias || !t.structExtends) continue;
+    for (const parent of t.structExtends) {
+      const p = layouts.resolve(parent)?.name;
+      if (!p) continue;
+      for (const name of [p, ...(aliasesOf.get(p) ?? [])]) {
+        const set = chains.get(name) ?? new Set<string>();
+        for (const n of [t.name, ...(aliasesOf.get(t.name) ?? [])]) set.add(n);
+        chains.set(name, set);
+      }
+    }
+  }
+
+  const readLines: string[] = [];
+  const inputLines: string[] = [];
+  const nameLines: string[] = [];
+  let count = 0;
+  for (const t of all) {
+    count++;
+    nameLines.push(`  /** Read form of \`${t.name}\`. */`, `  ${t.name}: ${t.name};`);
+    if (t.alias) {
+      readLines.push(doc(`Alias of {@linkcode ${t.alias}}.`), `export type ${t.name} = ${t.alias};`);
+      inputLines.push(
+        `  /** Input form of \`${t.name}\` (alias of ${t.alias}). */`,
+        `  ${t.name}: VkStructInputs["${layouts.resolve(t.name)!.name}"];`,
+      );
+      continue;
+    }
+    const members = t.members ?? [];
+    const layout = layouts.layout(t.name);
+    const kind = t.category === "union" ? "Union" : "Struct";
+    const ext = t.structExtends ? `; extends the pNext chain of ${t.structExtends.join(", ")}` : "";
+    readLines.push(
+      doc(
+        `${kind} \`${t.name}\` as {@linkcode readStruct} returns it (${layout.size} bytes${ext}). ` +
+          `Write one with \`writeStruct(arena, "${t.name}", {...})\`.`,
+      ),
+      // A type literal, not an interface: it stays assignable to \`Record<string, unknown>\` (generic code).
+      `export type ${t.name} = {`,
+      ...members.map((m) => `  ${m.name}: ${readMember(m)};`),
+      `};`,
+    );
+    inputLines.push(
+      `  /** \`${t.name}\` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */`,
+      `  ${t.name}: {`,
+      ...members.map((m) => `    ${m.name}?: ${inputMember(t.name, m)};`),
+      `  };`,
+    );
+  }
+  const chainLines = [...chains.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([p, set]) =>
+    `  /** Structs that may extend the pNext chain of \`${p}\`. */\n  ${p}: ${
+      [...set].sort().map((n) => `"${n}"`).join(" | ")
+    };`
+  );
+  const text = `${
+    header(
+      reg,
+      "Every Vulkan struct and union, typed (type-only): the read form under its own name, the input form in " +
+        "`VkStructInputs`, pNext extension rules in `VkStructChains`.",
+    )
+  }
+import type { ${[...used].sort().join(", ")} } from "./vk_types.ts";
+
+${readLines.join("\n")}
+
+/** Every struct and union name (aliases included) -> its read form. */
+export interface VkStructs {
+${nameLines.join("\n")}
+}
+
+/** A struct or union name the registry knows (aliases included). */
+export type VkStructName = keyof VkStructs;
+
+/**
+ * Every struct and union name -> the plain object {@linkcode writeStruct} takes for it: members optional
+ * (absent ones are zero), \`sType\` automatic, pointer members given as a pointer or as what they point to
+ * (an object or array of objects, a string, a string array, an array or typed array of scalars or handles),
+ * count members filled from the arrays they count.
+ */
+export interface VkStructInputs {
+${inputLines.join("\n")}
+}
+
+/** Struct name -> the names of the structs that may extend its pNext chain (vk.xml \`structextends\`). */
+export interface VkStructChains {
+${chainLines.join("\n")}
+}
+
+/**
+ * One pNext link extending \`P\`: the struct's name in \`type\`, its members beside it, and optionally the
+ * rest of the chain in its own \`pNext\`.
+ */
+export type VkChainLink<N extends VkStructName, P extends keyof VkStructChains> =
+  & { readonly type: N; readonly pNext?: VkChain<P> }
+  & Omit<VkStructInputs[N], "sType" | "pNext">;
+
+/** A link that may extend the pNext chain of \`P\`. */
+export type VkChainLinkOf<P extends keyof VkStructChains> = {
+  [N in VkStructChains[P]]: N extends VkStructName ? VkChainLink<N, P> : never;
+}[VkStructChains[P]];
+
+/**
+ * The pNext member of \`P\` as {@linkcode writeStruct} takes it: a pointer, one link, or a list of links
+ * (linked in order; a raw pointer may end the list). Only structs that extend \`P\` are accepted.
+ */
+export type VkChain<P extends keyof VkStructChains> =
+  | Deno.PointerValue
+  | VkChainLinkOf<P>
+  | readonly (VkChainLinkOf<P> | Deno.PointerObject)[];
+`;
+  return { text, count };
+}
