@@ -65,6 +65,7 @@ export { type CommandSource, create, type CreateArgs, createMany } from "./ffi/c
 export { VkScope } from "./ffi/scope.ts";
 export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./ffi/vk_callback.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
+export type { WaitForDevicesOptions } from "./chain/wait_devices.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
 export { Logger } from "./chain/log.ts";
 export { resultName, VkError } from "./ffi/errors.ts";
@@ -94,87 +95,8 @@ export {
   writeStruct,
   writeStructArray,
 } from "./ffi/structs.ts";
-export type {
-  DiscoverDriversOptions,
-  DiscoveredDriver,
-  DiscoveryMessage,
-  DriverCandidate,
-  DriverDiscovery,
-  DriverOrigin,
-  DriverSkipKind,
-} from "./discovery/drivers.ts";
-export type { DriverManifest, LibraryPathKind } from "./discovery/driver_manifest.ts";
-export type { DriverPackage } from "./discovery/packages.ts";
-export type { LocationReport, LocationStatus, SearchLocation } from "./discovery/search_paths.ts";
-export type {
-  LayerEnvironmentVariable,
-  LayerExtension,
-  LayerFunctionNames,
-  LayerManifest,
-  LayerMessage,
-} from "./discovery/layer_manifest.ts";
-export { discoverDrivers } from "./discovery/drivers.ts";
-export type {
-  DiscoverLayersOptions,
-  LayerCandidate,
-  LayerCandidateStatus,
-  LayerDiscovery,
-  LayerProperties,
-} from "./discovery/layers.ts";
-export { discoverLayers, enumerateInstanceLayerProperties } from "./discovery/layers.ts";
-export type {
-  LoaderSettings,
-  SettingsFileResult,
-  SettingsLayer,
-  SettingsLayerControl,
-  SettingsLocation,
-  SettingsMessage,
-} from "./discovery/settings_file.ts";
-export { readLoaderSettings } from "./discovery/settings_file.ts";
-export type { SettingsLayerCombination, SettingsLayerOutcome } from "./discovery/settings_layers.ts";
+// Types the Vulkan object's signatures name; the rest of discovery and the TS layer API are the
+// "./discovery" and "./layers" entry points.
 export type { DiscoveryChange, DiscoveryChangeKind, DiscoveryWatchOptions } from "./discovery/watch.ts";
-export { DiscoveryWatcher } from "./discovery/watch.ts";
-export type { WaitForDevicesOptions } from "./chain/wait_devices.ts";
-export type {
-  InspectEntry,
-  InspectLocation,
-  InspectOptions,
-  InspectReport,
-  InspectSection,
-  InspectValue,
-} from "./discovery/inspect.ts";
-export { buildInspectReport, formatInspectReport } from "./discovery/inspect.ts";
-export type {
-  CallContext,
-  CommandDescription,
-  CommandHooks,
-  CommandParameter,
-  Dispatch,
-  LayerEnv,
-  LayerSeverity,
-  ReportOptions,
-  TsLayer,
-  TsLayerExtension,
-  ValidationMessage,
-  ValidationObject,
-} from "./layers/layer.ts";
-export { defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "./layers/layer.ts";
-export { Chassis, type ChassisOptions } from "./layers/chassis.ts";
-export { type CallRecord, type HandleKey, StateObject, StateTracker, SubStateSlot } from "./layers/state.ts";
-export {
-  type CommandObject,
-  installLayers,
-  type InstallLayersOptions,
-  type LayeredCommands,
-} from "./layers/top.ts";
-export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./layers/native.ts";
-export {
-  BUILTIN_LAYERS,
-  findLayer,
-  loadLayerModules,
-  registeredLayers,
-  registerLayer,
-} from "./layers/registry.ts";
-export { apiDumpLayer } from "./layers/api_dump.ts";
-export { type CommandStats, drawStatsLayer } from "./layers/draw_stats.ts";
-export { objectLifetimesLayer } from "./layers/object_lifetimes.ts";
+export type { DiscoveryWatcher } from "./discovery/watch.ts";
+export type { NativeLayerBridgeOptions } from "./layers/native.ts";

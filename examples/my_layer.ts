@@ -3,7 +3,8 @@
  * slot), and times submissions with a command it does not intercept. `deno run -A examples/my_layer.ts`
  * @module
  */
-import { defineLayer, installLayers, type VkCommandBuffer, type VkQueue } from "../mod.ts";
+import { defineLayer, installLayers } from "../layers/mod.ts";
+import type { VkCommandBuffer, VkQueue } from "../mod.ts";
 
 /** Dispatch counts per command buffer and submit-to-idle times. */
 export const myLayer = defineLayer({

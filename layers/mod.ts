@@ -1,0 +1,43 @@
+/**
+ * Writing Vulkan layers in TypeScript: {@linkcode defineLayer} and the hooks of a validation-style
+ * chassis, the shared state tracker, the shipped layers (api_dump, draw_stats, object_lifetimes), and the
+ * two ways to run them: {@linkcode installLayers} around a command object in the same script, or a layer
+ * manifest whose `library_path` names the module, which `Vulkan.load` puts in its native chain once
+ * {@linkcode loadLayerModules} has imported it.
+ *
+ * @example A layer that counts draws
+ * ```ts
+ * import { defineLayer } from "@vkdeno/loader/layers";
+ * const counter = defineLayer({
+ *   name: "VK_LAYER_example_counter",
+ *   description: "Counts vkCmdDraw calls",
+ *   create: () => ({ intercepts: { vkCmdDraw: { preCallRecord: () => {} } } }),
+ * });
+ * console.log(counter.name);
+ * ```
+ *
+ * @module
+ */
+export type {
+  CallContext,
+  CommandDescription,
+  CommandHooks,
+  CommandParameter,
+  Dispatch,
+  LayerEnv,
+  LayerSeverity,
+  ReportOptions,
+  TsLayer,
+  TsLayerExtension,
+  ValidationMessage,
+  ValidationObject,
+} from "./layer.ts";
+export { defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "./layer.ts";
+export { Chassis, type ChassisOptions } from "./chassis.ts";
+export { type CallRecord, type HandleKey, StateObject, StateTracker, SubStateSlot } from "./state.ts";
+export { type CommandObject, installLayers, type InstallLayersOptions, type LayeredCommands } from "./top.ts";
+export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
+export { BUILTIN_LAYERS, loadLayerModules } from "./registry.ts";
+export { apiDumpLayer } from "./api_dump.ts";
+export { type CommandStats, drawStatsLayer } from "./draw_stats.ts";
+export { objectLifetimesLayer } from "./object_lifetimes.ts";
