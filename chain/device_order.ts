@@ -505,6 +505,50 @@ function explain(
   }
 }
 
+/**
+ * The policy without its id filters: what the terminator applies, since the Khronos loader filters the
+ * list at the top of the chain, after the layers (see chain/device_filter.ts).
+ *
+ * @example Usage
+ * ```ts
+ * import { readDevicePolicy, withoutIdFilters } from "./device_order.ts";
+ * const p = withoutIdFilters(readDevicePolicy({ vars: { VK_LOADER_VENDOR_ID_FILTER: "0x10de" }, elevated: false }));
+ * console.log(p.vendorIdFilter); // undefined
+ * ```
+ */
+export function withoutIdFilters(policy: DevicePolicy): DevicePolicy {
+  if (!hasIdFilters(policy)) return policy;
+  return { ...policy, deviceIdFilter: undefined, vendorIdFilter: undefined, driverIdFilter: undefined };
+}
+
+/**
+ * True when any `VK_LOADER_*_ID_FILTER` is in effect.
+ *
+ * @example Usage
+ * ```ts
+ * import { hasIdFilters, readDevicePolicy } from "./device_order.ts";
+ * console.log(hasIdFilters(readDevicePolicy({ vars: {}, elevated: false }))); // false
+ * ```
+ */
+export function hasIdFilters(policy: DevicePolicy): boolean {
+  return policy.deviceIdFilter !== undefined || policy.vendorIdFilter !== undefined ||
+    policy.driverIdFilter !== undefined;
+}
+
+/**
+ * Why the id filters remove device `d` (one sentence per filter it fails), or an empty list when it stays.
+ *
+ * @example Usage
+ * ```ts
+ * import { idFilterRejections, readDevicePolicy } from "./device_order.ts";
+ * const p = readDevicePolicy({ vars: { VK_LOADER_DEVICE_ID_FILTER: "1" }, elevated: false });
+ * console.log(idFilterRejections({ vendorID: 1, deviceID: 2, deviceType: 1 }, p).length); // 1
+ * ```
+ */
+export function idFilterRejections(d: DeviceRecord, policy: DevicePolicy): string[] {
+  return filterDevice(d, policy).reasons;
+}
+
 function filterDevice(
   d: DeviceRecord,
   policy: DevicePolicy,

@@ -113,12 +113,13 @@ type Tagged<T> = PhysicalDeviceRecord & { readonly term: T };
 export function orderTermDevices<T extends PolicyPhysicalDevice>(
   inst: PolicyInstance,
   terms: readonly T[],
+  policy: DevicePolicy = inst.devicePolicy,
 ): { devices: T[]; order: DeviceOrder<Tagged<T>> } {
   const tagged = loaderOrder(terms, (t) => t.driverInstance.index).map((term) => ({
     ...recordOf(inst, term),
     term,
   }));
-  const order = orderPhysicalDevices(tagged, inst.devicePolicy, { canSort: canSort(inst) });
+  const order = orderPhysicalDevices(tagged, policy, { canSort: canSort(inst) });
   inst.log.logAll(order.messages);
   return { devices: order.devices.map((p) => p.device.term), order };
 }
@@ -134,8 +135,9 @@ export function orderTermDevices<T extends PolicyPhysicalDevice>(
 export function applyDevicePolicy<T extends PolicyPhysicalDevice>(
   inst: PolicyInstance,
   terms: readonly T[],
+  policy: DevicePolicy = inst.devicePolicy,
 ): T[] {
-  return orderTermDevices(inst, terms).devices;
+  return orderTermDevices(inst, terms, policy).devices;
 }
 
 /**
@@ -154,8 +156,9 @@ export function applyGroupPolicy<
 >(
   inst: PolicyInstance,
   groups: readonly G[],
+  policy: DevicePolicy = inst.devicePolicy,
 ): G[] {
-  return orderTermGroups(inst, groups).groups;
+  return orderTermGroups(inst, groups, policy).groups;
 }
 
 /**
@@ -169,10 +172,11 @@ export function applyGroupPolicy<
 export function orderTermGroups<T extends PolicyPhysicalDevice, G extends { readonly devices: readonly T[] }>(
   inst: PolicyInstance,
   groups: readonly G[],
+  policy: DevicePolicy = inst.devicePolicy,
 ): { groups: G[]; order: GroupOrder<Tagged<T>> } {
   const inLoaderOrder = loaderOrder(groups, (g) => g.devices[0]?.driverInstance.index ?? 0);
   const tagged = inLoaderOrder.map((g) => g.devices.map((term) => ({ ...recordOf(inst, term), term })));
-  const order = orderPhysicalDeviceGroups(tagged, inst.devicePolicy, { canSort: canSort(inst) });
+  const order = orderPhysicalDeviceGroups(tagged, policy, { canSort: canSort(inst) });
   inst.log.logAll(order.messages);
   return {
     groups: order.groups.map((g) => ({

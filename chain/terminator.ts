@@ -15,6 +15,7 @@ import { Arena, pointerFromAddress, readPointer, readU32, writeU32, writeU64 } f
 import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import { applyDevicePolicy, applyGroupPolicy } from "./device_policy.ts";
+import { withoutIdFilters } from "./device_order.ts";
 import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
@@ -182,9 +183,9 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
       inst.log.error("vkEnumeratePhysicalDevices: no driver reported a physical device");
       return VK.ERROR_INITIALIZATION_FAILED;
     }
-    // The Khronos loader's order on Linux (sorted, selected, filtered): chain/device_policy.ts. Id filters
-    // that leave nothing give zero devices and VK_SUCCESS: the user hid them, no driver failed.
-    const terms = applyDevicePolicy(inst, all);
+    // The Khronos loader's order on Linux (sorted, selected): chain/device_policy.ts. The id filters apply
+    // at the top of the chain, after the layers, as there (chain/device_filter.ts).
+    const terms = applyDevicePolicy(inst, all, withoutIdFilters(inst.devicePolicy));
     return fillOut(pCount as P, pDevices as P, terms, (i, t) => writeU64(pDevices as P, i * 8, t.address));
   },
 
@@ -193,7 +194,7 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     const all = termPhysicalDevicesOf(inst);
     const driverGroupList = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
     if (driverGroupList.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
-    const groups = applyGroupPolicy(inst, driverGroupList);
+    const groups = applyGroupPolicy(inst, driverGroupList, withoutIdFilters(inst.devicePolicy));
     return fillOut(
       pCount as P,
       pGroups as P,

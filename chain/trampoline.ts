@@ -15,7 +15,9 @@ import { findDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { Logger } from "./log.ts";
 import { type ChainStubs, commandDef } from "./stubs.ts";
-import { groupStructs, readGroups, writeGroup } from "./terminator.ts";
+import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
+import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
+import { hasIdFilters } from "./device_order.ts";
 import { instances, key, trampPhysicalDevices } from "./_registry.ts";
 import { offsetOf, VK } from "./_layout.ts";
 
@@ -91,6 +93,16 @@ export function enumeratePhysicalDevices(
     slot("vkEnumeratePhysicalDevices"),
     def("vkEnumeratePhysicalDevices"),
   );
+  if (hasIdFilters(inst.devicePolicy)) {
+    // The id filters apply here, to what the layers return (chain/device_filter.ts); they need the whole
+    // list, so the chain is asked for all of it, as the Khronos loader's trampoline does then.
+    const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
+    if (result < 0) return result;
+    const kept = filterChainDevices(inst, ctx.stubs, handles);
+    return fillOut(pPhysicalDeviceCount, pPhysicalDevices, kept, (i, h) => {
+      writeU64(pPhysicalDevices, i * 8, inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address);
+    });
+  }
   if (pPhysicalDevices === null) return down(instance, pPhysicalDeviceCount, null) as number;
   // The chain writes its handles here; the application gets the loader's wrappers of them.
   const handles = new BigUint64Array(Math.max(1, readU32(pPhysicalDeviceCount, 0)));
@@ -121,6 +133,26 @@ export function enumeratePhysicalDeviceGroups(
     slot("vkEnumeratePhysicalDeviceGroups"),
     def("vkEnumeratePhysicalDeviceGroups"),
   );
+  if (hasIdFilters(inst.devicePolicy)) {
+    // As for devices: the whole list from the chain, filtered here.
+    const count = new Uint32Array(new ArrayBuffer(4));
+    let r = down(instance, Deno.UnsafePointer.of(count), null) as number;
+    if (r < 0) return r;
+    const all = groupStructs(count[0]!);
+    r = down(instance, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(all)) as number;
+    if (r < 0) return r;
+    const kept = filterChainGroups(
+      inst,
+      ctx.stubs,
+      readGroups(Deno.UnsafePointer.of(all), count[0]!, (h) => h),
+    );
+    return fillOut(pCount, pGroups, kept, (i, g) => {
+      const handles = g.devices.map((h) =>
+        inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address
+      );
+      writeGroup(pGroups, i, handles, g.subsetAllocation);
+    });
+  }
   if (pGroups === null) return down(instance, pCount, null) as number;
   const capacity = readU32(pCount, 0);
   const buf = groupStructs(capacity);
