@@ -8,16 +8,19 @@
  * Needs `--allow-ffi`; without it (or off Linux) the functions answer `undefined`, and callers skip the
  * file with a reason.
  *
- * @example Reading a file whose name is not UTF-8
+ * @example Reading every file of a folder by its byte name
  * ```ts
  * import { openByBytes, rawDirectoryNames } from "./raw_files.ts";
- * for (const name of rawDirectoryNames("/tmp") ?? []) {
- *   const file = openByBytes("/tmp", name);
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/a.json`, "{}");
+ * for (const name of rawDirectoryNames(dir) ?? []) {
+ *   const file = openByBytes(dir, name);
  *   if (file) {
- *     console.log(Deno.statSync(file.path).size);
+ *     console.log(Deno.readTextFileSync(file.path)); // "{}"
  *     file.close();
  *   }
  * }
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  *
  * @module
