@@ -66,8 +66,8 @@ export { VkScope } from "./ffi/scope.ts";
 export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./ffi/vk_callback.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
 export type { WaitForDevicesOptions } from "./chain/wait_devices.ts";
-export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./chain/log.ts";
-export { Logger } from "./chain/log.ts";
+export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./loading/log.ts";
+export { Logger } from "./loading/log.ts";
 export { resultName, VkError } from "./ffi/errors.ts";
 export { Arena, readCString, readPointer } from "./ffi/memory.ts";
 export type {

@@ -25,7 +25,7 @@ import type { NativeLayerBridgeOptions } from "./layers/native.ts";
 import type { LoaderDevice } from "./chain/device.ts";
 import type { VkCommandName as VulkanCommandName } from "./ffi/generated/vk_commands.ts";
 import { Loader } from "./chain/loader.ts";
-import type { Logger } from "./chain/log.ts";
+import type { Logger } from "./loading/log.ts";
 import { deviceProcAddrRule } from "./chain/proc_addr.ts";
 import { commandDef, type VulkanCommand } from "./chain/stubs.ts";
 import { stampingTrampolines } from "./chain/trampoline.ts";

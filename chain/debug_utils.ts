@@ -13,7 +13,7 @@
  * @example Messengers from a create info, active around a call
  * ```ts ignore
  * import { DebugMessengers } from "./debug_utils.ts";
- * import { Logger } from "./log.ts";
+ * import { Logger } from "../loading/log.ts";
  * declare const createInfo: Deno.PointerObject;
  * const log = new Logger({ vars: {}, elevated: false });
  * using messengers = new DebugMessengers();
@@ -31,7 +31,7 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
-import { LOG_BITS, type Logger, type LogRecord } from "./log.ts";
+import { LOG_BITS, type Logger, type LogRecord } from "../loading/log.ts";
 
 const UTILS_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT"] ?? 1000128004;
 const REPORT_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT"] ?? 1000011000;
@@ -227,7 +227,7 @@ export function deliver(messenger: DebugMessenger, record: LogRecord, instance: 
  * @example Usage
  * ```ts
  * import { activateMessengers } from "./debug_utils.ts";
- * import { Logger } from "./log.ts";
+ * import { Logger } from "../loading/log.ts";
  * const log = new Logger({ vars: {}, elevated: false });
  * const done = activateMessengers(log, [], () => null);
  * done();
@@ -313,7 +313,7 @@ export class DebugMessengers implements Disposable {
    * @example Usage
    * ```ts ignore
    * import { DebugMessengers } from "./debug_utils.ts";
-   * import type { Logger } from "./log.ts";
+   * import type { Logger } from "../loading/log.ts";
    * declare const createInfo: Deno.PointerObject;
    * declare const log: Logger;
    * const messengers = new DebugMessengers();
@@ -333,7 +333,7 @@ export class DebugMessengers implements Disposable {
    * @example Usage
    * ```ts ignore
    * import { DebugMessengers } from "./debug_utils.ts";
-   * import type { Logger } from "./log.ts";
+   * import type { Logger } from "../loading/log.ts";
    * declare const log: Logger;
    * new DebugMessengers().attach(log, null);
    * ```

@@ -15,7 +15,7 @@ import type { DriverInstance } from "./driver_instance.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
 import { devices, key } from "./_registry.ts";
-import { ICD_LOADER_MAGIC, offsetOf } from "./_layout.ts";
+import { ICD_LOADER_MAGIC, offsetOf } from "../loading/_layout.ts";
 import { type ChainStubs, chainStubs, DEVICE_TABLE_SLOTS } from "./stubs.ts";
 import { fillDeviceCommands } from "./table_fill.ts";
 

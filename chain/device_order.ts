@@ -31,7 +31,7 @@
  */
 
 import { type EnvironmentSnapshot, getenv, secureGetenv } from "../discovery/environment.ts";
-import type { LogEntry } from "./log.ts";
+import type { LogEntry } from "../loading/log.ts";
 
 /** `VkPhysicalDeviceType` values. */
 export const PHYSICAL_DEVICE_TYPE = {
@@ -116,7 +116,7 @@ export interface DevicePolicy {
   readonly vendorIdFilter?: IdFilter;
   /** `VK_LOADER_DRIVER_ID_FILTER`, when set. */
   readonly driverIdFilter?: IdFilter;
-  /** Warnings about malformed values and notes on what is active, for `chain/log.ts`. */
+  /** Warnings about malformed values and notes on what is active, for `loading/log.ts`. */
   readonly messages: readonly LogEntry[];
 }
 

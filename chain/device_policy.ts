@@ -27,7 +27,7 @@ import {
   readDeviceRecord,
   supportsProperties2,
 } from "./device_record.ts";
-import type { LogEntry } from "./log.ts";
+import type { LogEntry } from "../loading/log.ts";
 
 /** What the policy needs of a loader instance. */
 export interface PolicyInstance {

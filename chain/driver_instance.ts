@@ -8,7 +8,7 @@
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { type Arena, pointerFromAddress, readCString, readPointer, readU32 } from "../ffi/memory.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
-import type { Driver } from "./driver.ts";
+import type { Driver } from "../loading/driver.ts";
 import { skipLoaderNodes } from "./terminator.ts";
 import { commandDef, SLOT_COUNT } from "./stubs.ts";
 import {
@@ -18,7 +18,7 @@ import {
   structureType,
   VK_API_VERSION_1_0,
   VK_API_VERSION_1_1,
-} from "./_layout.ts";
+} from "../loading/_layout.ts";
 
 /** `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR`. */
 export const ENUMERATE_PORTABILITY_BIT = 0x1;

@@ -14,7 +14,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { nativeBytes, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
 import { key } from "./_registry.ts";
 import { driverPhysicalDevices } from "./_registry.ts";
-import { offsetOf, sizeOf, VK } from "./_layout.ts";
+import { offsetOf, sizeOf, VK } from "../loading/_layout.ts";
 
 type Body = (...args: unknown[]) => unknown;
 type P = Deno.PointerValue;

@@ -13,10 +13,10 @@
 import { COMMANDS } from "../ffi/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { Arena } from "../ffi/memory.ts";
-import type { Driver } from "./driver.ts";
+import type { Driver } from "../loading/driver.ts";
 import type { DevicePolicy } from "./device_order.ts";
 import type { DriverInstance } from "./driver_instance.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../loading/log.ts";
 import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
 import { TermPhysicalDevice, TrampPhysicalDevice } from "./physical_device.ts";
 import type { LoaderDevice } from "./device.ts";

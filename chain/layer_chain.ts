@@ -39,7 +39,7 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, writePointer } from "../ffi/memory.ts";
 import { VkError } from "../ffi/errors.ts";
-import { LayerLibrary, LayerLoadError } from "./layer_library.ts";
+import { LayerLibrary, LayerLoadError } from "../loading/layer_library.ts";
 import {
   buildDeviceNodes,
   buildInstanceNodes,
@@ -47,8 +47,8 @@ import {
   type InstanceLink,
   unwrapDeviceGroup,
 } from "./layer_nodes.ts";
-import { nativeSetLoaderData } from "./loader_data.ts";
-import type { Logger } from "./log.ts";
+import { nativeSetLoaderData } from "../loading/loader_data.ts";
+import type { Logger } from "../loading/log.ts";
 
 const VK_SUCCESS = 0;
 const VK_ERROR_INITIALIZATION_FAILED = -3;
@@ -602,7 +602,7 @@ export class LayerChain implements Disposable {
   #instanceCallbacks(args: InstanceChainArgs) {
     const log = this.#log;
     const table = args.instanceTable;
-    // Native where possible: layers may call it from any thread (chain/loader_data.ts).
+    // Native where possible: layers may call it from any thread (loading/loader_data.ts).
     const setInstanceLoaderData = nativeSetLoaderData() ??
       this.#callbacks.create(SET_LOADER_DATA, (_instance, object) => {
         if (object === null) return VK_ERROR_INITIALIZATION_FAILED;

@@ -19,7 +19,7 @@
  * @example Preparing the layers of an instance
  * ```ts
  * import { InstanceLayers } from "./layer_instance.ts";
- * import { Logger } from "./log.ts";
+ * import { Logger } from "../loading/log.ts";
  * const env = { vars: {}, elevated: false, root: "/nonexistent" };
  * using layers = InstanceLayers.prepare({ env, log: new Logger(env), requestedLayers: [] });
  * console.log(layers.active); // false
@@ -55,7 +55,7 @@ import {
   mergeExtensions,
 } from "./layer_extensions.ts";
 import { writeExtensionProperties, writeLayerProperties } from "./layer_enumeration.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../loading/log.ts";
 
 type P = Deno.PointerValue;
 
@@ -185,7 +185,7 @@ export class InstanceLayers implements Disposable {
    * ```ts
    * import { InstanceLayers } from "./layer_instance.ts";
    * import { VkError } from "../ffi/errors.ts";
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "../loading/log.ts";
    * const env = { vars: {}, elevated: false, root: "/nonexistent" };
    * try {
    *   InstanceLayers.prepare({ env, log: new Logger(env), requestedLayers: ["VK_LAYER_missing"] });
@@ -514,7 +514,7 @@ export class InstanceLayers implements Disposable {
    * @example Usage
    * ```ts
    * import { InstanceLayers } from "./layer_instance.ts";
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "../loading/log.ts";
    * const env = { vars: {}, elevated: false, root: "/nonexistent" };
    * InstanceLayers.prepare({ env, log: new Logger(env), requestedLayers: [] }).release();
    * ```

@@ -33,7 +33,7 @@ import { discoverLayers } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer, Library } from "../ffi/library.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../loading/log.ts";
 
 type P = Deno.PointerValue;
 

@@ -17,7 +17,7 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { readCString, writeU32, writeU64 } from "../ffi/memory.ts";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
-import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "./driver.ts";
+import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "../loading/driver.ts";
 import type { DiscoveredDriver } from "../discovery/drivers.ts";
 import {
   acquireDirectDrivers,
@@ -25,7 +25,7 @@ import {
   DIRECT_DRIVER_LOADING_EXTENSION,
   type DirectDriverMode,
   readDirectDriverList,
-} from "./direct_driver.ts";
+} from "../loading/direct_driver.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
 import { LoaderInstance } from "./instance.ts";
@@ -40,7 +40,7 @@ import {
   getDeviceQueue,
   getDeviceQueue2,
 } from "./trampoline.ts";
-import { Logger } from "./log.ts";
+import { Logger } from "../loading/log.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
 import type { ModuleLayerLoader } from "./layer_chain.ts";
 import { readDevicePolicy } from "./device_order.ts";
@@ -68,7 +68,7 @@ import {
   unknownSlotDef,
 } from "./unknown.ts";
 import { devices, instances, key, trampPhysicalDevices } from "./_registry.ts";
-import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "./_layout.ts";
+import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
@@ -81,7 +81,7 @@ export interface LoaderOptions {
   logger?: Logger;
   /** `false` forces the `UnsafeFnPointer` fallback for the process's stubs (only before the first load). */
   nativeStubs?: boolean;
-  /** Driver libraries (`.so`) or manifests (`.json`) to use (chain/direct_driver.ts). */
+  /** Driver libraries (`.so`) or manifests (`.json`) to use (loading/direct_driver.ts). */
   drivers?: readonly string[];
   /** With `drivers`: `exclusive` (default) uses only them, `inclusive` adds them after the found ones. */
   driversMode?: DirectDriverMode;

@@ -22,7 +22,7 @@
  */
 
 import { VkError } from "../ffi/errors.ts";
-import type { LogEntry } from "./log.ts";
+import type { LogEntry } from "../loading/log.ts";
 
 /** The extension name. */
 export const PORTABILITY_ENUMERATION_EXTENSION = "VK_KHR_portability_enumeration";

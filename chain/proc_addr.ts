@@ -19,7 +19,7 @@
 import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
 import { EXTENSIONS } from "../ffi/generated/extensions.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
-import { majorMinor, VK_API_VERSION_1_3 } from "./_layout.ts";
+import { majorMinor, VK_API_VERSION_1_3 } from "../loading/_layout.ts";
 
 /** Commands callable without an instance. */
 export const GLOBAL_COMMANDS: ReadonlySet<string> = new Set([

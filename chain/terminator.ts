@@ -20,7 +20,7 @@ import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevice
 import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
 import { instances, key, termPhysicalDevices } from "./_registry.ts";
-import { offsetOf, sizeOf, structureType, VK } from "./_layout.ts";
+import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;
 

@@ -12,7 +12,7 @@ import { recordOf } from "./device_policy.ts";
 import { driverCreateInfo, DriverInstance, readInstanceCreateInfo } from "./driver_instance.ts";
 import type { LoaderInstance } from "./instance.ts";
 import { termPhysicalDevicesOf } from "./terminator.ts";
-import { VK } from "./_layout.ts";
+import { VK } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;
 

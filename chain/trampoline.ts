@@ -10,16 +10,16 @@
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { pointerFromAddress, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
-import { releaseDriver } from "./driver.ts";
+import { releaseDriver } from "../loading/driver.ts";
 import { findDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../loading/log.ts";
 import { type ChainStubs, commandDef } from "./stubs.ts";
 import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
 import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
 import { hasIdFilters } from "./device_order.ts";
 import { instances, key, trampPhysicalDevices } from "./_registry.ts";
-import { offsetOf, VK } from "./_layout.ts";
+import { offsetOf, VK } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;
 

@@ -16,8 +16,8 @@ import { DiscoveryWatcher } from "../discovery/watch.ts";
 import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { Loader, type LoaderOptions } from "./loader.ts";
-import { Logger } from "./log.ts";
-import { VK } from "./_layout.ts";
+import { Logger } from "../loading/log.ts";
+import { VK } from "../loading/_layout.ts";
 
 /**
  * Options of {@linkcode waitForDevices}.

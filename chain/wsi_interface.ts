@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { LogEntry } from "./log.ts";
+import type { LogEntry } from "../loading/log.ts";
 
 /** One driver of the instance, as the WSI terminators need it. */
 export interface WsiDriver {
@@ -45,7 +45,7 @@ export interface WsiInstanceOptions {
   readonly enabledExtensions: Iterable<string>;
   /** Maps the `VkPhysicalDevice` a terminator receives to the driver's; undefined for an unknown handle. */
   physicalDevice(handle: Deno.PointerValue): WsiPhysicalDevice | undefined;
-  /** Receives error messages (a driver lacking a command); chain/log.ts's `Logger.log` fits. */
+  /** Receives error messages (a driver lacking a command); loading/log.ts's `Logger.log` fits. */
   log?(entry: LogEntry): void;
 }
 

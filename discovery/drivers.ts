@@ -139,7 +139,7 @@ export interface DriverCandidate {
 }
 
 /**
- * A log line for `chain/log.ts` to print under `VK_LOADER_DEBUG`.
+ * A log line for `loading/log.ts` to print under `VK_LOADER_DEBUG`.
  *
  * @example Usage
  * ```ts

@@ -99,7 +99,7 @@ export interface LayerActivationOk {
    * libraries in chain order, each meta layer right after its components.
    */
   readonly activatedLayers: readonly LayerManifest[];
-  /** Log lines (`Insert instance layer ...`, warnings) for chain/log.ts. */
+  /** Log lines (`Insert instance layer ...`, warnings) for loading/log.ts. */
   readonly messages: readonly LayerMessage[];
 }
 

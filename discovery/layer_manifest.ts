@@ -59,7 +59,7 @@ export const PRE_INSTANCE_FUNCTIONS: readonly string[] = [
 ];
 
 /**
- * A message for the loader log (chain/log.ts prints it under VK_LOADER_DEBUG).
+ * A message for the loader log (loading/log.ts prints it under VK_LOADER_DEBUG).
  *
  * @example Usage
  * ```ts

@@ -149,7 +149,7 @@ export interface LayerDiscovery {
     readonly implicit: readonly LocationReport[];
     readonly explicit: readonly LocationReport[];
   };
-  /** Log lines for chain/log.ts, in discovery order. */
+  /** Log lines for loading/log.ts, in discovery order. */
   readonly messages: readonly LayerMessage[];
   /** How many manifest files were parsed, and how many came unchanged from the cache. */
   readonly manifestReads: { readonly parsed: number; readonly cached: number };

@@ -265,7 +265,7 @@ export function readLoaderSettings(env: EnvironmentSnapshot): SettingsFileResult
     }
     found = true;
     const parsed = parseLoaderSettingsFile(path, source, env.executablePaths ?? []);
-    // One message per fault: the logger prints a warning about an unchanged file once (chain/log.ts).
+    // One message per fault: the logger prints a warning about an unchanged file once (loading/log.ts).
     const say = (level: SettingsMessage["level"], text: string) =>
       messages.push({ level, category: "general", text, file: path });
     if (parsed.ok) {

@@ -1,7 +1,7 @@
 /**
  * Layers whose manifest's `library_path` names a `.ts` (or `.js`) module, in a native chain: what the
  * chain assembly loads instead of a shared library ({@linkcode ModuleLayerLibrary}, shaped like
- * `chain/layer_library.ts`'s `LayerLibrary`), a {@linkcode NativeLayerBridge} around the module's layer.
+ * `loading/layer_library.ts`'s `LayerLibrary`), a {@linkcode NativeLayerBridge} around the module's layer.
  *
  * Loading is synchronous, so the module must be imported first: the shipped layers are registered
  * already; others through `loadLayerModules(env)` (`layers/registry.ts`).
@@ -45,7 +45,7 @@ export function moduleLayerLoader(options: NativeLayerBridgeOptions = {}): Modul
 }
 
 /**
- * A TS layer shaped like `chain/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
+ * A TS layer shaped like `loading/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
  * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
  * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
  */

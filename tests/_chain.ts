@@ -7,7 +7,7 @@
 
 import { ok as assert } from "node:assert/strict";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
-import { Logger } from "../chain/log.ts";
+import { Logger } from "../loading/log.ts";
 import { Vulkan, type VulkanCommands } from "../vulkan.ts";
 import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";

@@ -11,8 +11,8 @@
 
 import { Vulkan } from "../vulkan.ts";
 import { COMMANDS } from "../ffi/generated/commands.ts";
-import { Logger } from "../chain/log.ts";
-import { LayerLibrary } from "../chain/layer_library.ts";
+import { Logger } from "../loading/log.ts";
+import { LayerLibrary } from "../loading/layer_library.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Library } from "../ffi/library.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";

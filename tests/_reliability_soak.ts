@@ -49,13 +49,13 @@ let driverCount = () => 0;
 /** Loads the chain's counters when the chain exists (call once before {@linkcode resourceCounts}). */
 export async function loadCounters(): Promise<void> {
   try {
-    const { LayerLibrary } = await import("../chain/layer_library.ts");
+    const { LayerLibrary } = await import("../loading/layer_library.ts");
     layerLibraryCount = () => LayerLibrary.liveCount;
   } catch {
     // no layer chain in this tree
   }
   try {
-    const { loadedDriverCount } = await import("../chain/driver.ts");
+    const { loadedDriverCount } = await import("../loading/driver.ts");
     driverCount = loadedDriverCount;
   } catch {
     // no driver loading in this tree

@@ -135,7 +135,7 @@ async function instanceWork(job: InstanceJob): Promise<WorkerReport> {
   // The main thread's instance and physical device, given to this worker's own loader: each call must
   // work, or fail with a result code and a logged reason; never crash or hang.
   const { loadVulkan } = await import("../vulkan.ts");
-  const { Logger } = await import("../chain/log.ts");
+  const { Logger } = await import("../loading/log.ts");
   const env = { vars: job.vars, elevated: false };
   const logger = new Logger(env, { write: () => {} });
   const logged: string[] = [];

@@ -12,7 +12,7 @@ import {
   REPORT_FLAGS,
   SEVERITY,
 } from "../chain/debug_utils.ts";
-import { LOG_BITS, Logger } from "../chain/log.ts";
+import { LOG_BITS, Logger } from "../loading/log.ts";
 import { addr, createDevice, load, physicalDevices } from "./_chain.ts";
 import { MockEnvironment } from "./_mock.ts";
 

@@ -9,9 +9,9 @@ import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } f
 import { Library } from "../ffi/library.ts";
 import { readStruct, writeStruct } from "../ffi/structs.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
-import { Logger } from "../chain/log.ts";
+import { Logger } from "../loading/log.ts";
 import { Vulkan } from "../vulkan.ts";
-import { loadedDriverCount } from "../chain/driver.ts";
+import { loadedDriverCount } from "../loading/driver.ts";
 import { runCompute } from "../examples/compute.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { type Loaded, physicalDevices } from "./_chain.ts";

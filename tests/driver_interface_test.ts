@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { discoverDrivers } from "../discovery/drivers.ts";
-import { acquireDriver, DriverLoadError, loadedDriverCount, releaseDriver } from "../chain/driver.ts";
+import { acquireDriver, DriverLoadError, loadedDriverCount, releaseDriver } from "../loading/driver.ts";
 import { MockEnvironment } from "./_mock.ts";
 import { calls, createInstance, fields, load, physicalDevices } from "./_chain.ts";
 

@@ -6,7 +6,7 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { Library } from "../ffi/library.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { readStruct, writeStruct } from "../ffi/structs.ts";
-import { LayerLibrary } from "../chain/layer_library.ts";
+import { LayerLibrary } from "../loading/layer_library.ts";
 import { enumerateInstanceVersion } from "../chain/layer_enumeration.ts";
 import {
   addr,

@@ -1,4 +1,4 @@
-// Layer negotiation (chain/layer_library.ts) and the loader's pNext nodes (chain/layer_nodes.ts), checked
+// Layer negotiation (loading/layer_library.ts) and the loader's pNext nodes (chain/layer_nodes.ts), checked
 // against vk_layer.h through tests/c/layer_iface.c.
 import {
   deepStrictEqual as assertEquals,
@@ -29,7 +29,7 @@ import {
   LayerLibrary,
   LayerLoadError,
   NEGOTIATE_LAYER_INTERFACE_LAYOUT as N,
-} from "../chain/layer_library.ts";
+} from "../loading/layer_library.ts";
 import {
   buildDeviceNodes,
   buildInstanceNodes,
@@ -46,7 +46,7 @@ import {
   VK_LOADER_FEATURES,
   VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK,
 } from "../chain/layer_nodes.ts";
-import { nativeSetLoaderData } from "../chain/loader_data.ts";
+import { nativeSetLoaderData } from "../loading/loader_data.ts";
 import { buildTestLibrary } from "./c/build.ts";
 
 const libPath = await buildTestLibrary("layer_iface");

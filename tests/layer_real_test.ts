@@ -6,7 +6,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { Vulkan } from "../vulkan.ts";
 import { COMMANDS } from "../ffi/generated/commands.ts";
-import { LayerLibrary } from "../chain/layer_library.ts";
+import { LayerLibrary } from "../loading/layer_library.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Library } from "../ffi/library.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";

@@ -1,7 +1,7 @@
 /** The loader log: VK_LOADER_DEBUG filtering, line format, sinks, VkError. */
 
 import assert from "node:assert/strict";
-import { formatLogLine, LOG_BITS, Logger, parseLoaderDebug } from "../chain/log.ts";
+import { formatLogLine, LOG_BITS, Logger, parseLoaderDebug } from "../loading/log.ts";
 import { resultCode, resultName, VkError } from "../ffi/errors.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 

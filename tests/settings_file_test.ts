@@ -231,7 +231,7 @@ Deno.test("environment variables against the file: disable filter stops auto but
   );
   // stderr_log replaces VK_LOADER_DEBUG's filter (the Khronos loader's rule): only errors print.
   const lines: string[] = [];
-  const { Logger } = await import("../chain/log.ts");
+  const { Logger } = await import("../loading/log.ts");
   const logger = new Logger(env.snapshot({ VK_LOADER_DEBUG: "all" }), { write: (l) => lines.push(l) });
   logger.info("an info line");
   logger.error("an error line");

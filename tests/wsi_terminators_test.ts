@@ -8,7 +8,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { ENUMS } from "../ffi/generated/enums.ts";
 import { Arena } from "../ffi/memory.ts";
 import { allocStruct, readStruct, writeStruct } from "../ffi/structs.ts";
-import type { LogEntry } from "../chain/log.ts";
+import type { LogEntry } from "../loading/log.ts";
 import {
   requiredInstanceExtensions,
   unsupportedSurfaceExtensions,

@@ -25,7 +25,7 @@ import { STRUCTS } from "../ffi/generated/structs.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { address, Arena, nativeBytes, pointerFromAddress, writeU32, writeU64 } from "../ffi/memory.ts";
-import type { LogEntry } from "../chain/log.ts";
+import type { LogEntry } from "../loading/log.ts";
 import type { InstanceWsi, WsiDriver, WsiInstanceOptions, WsiSupport } from "../chain/wsi_interface.ts";
 import { SURFACE_CREATE_COMMANDS, type SurfaceContainer, SurfaceTable } from "./surface.ts";
 import { type Emulation, emulation } from "./_emulate.ts";
