@@ -25,7 +25,7 @@ import { recordOf } from "./device_policy.ts";
 import type { LoaderInstance } from "./instance.ts";
 import { type ChainStubs, commandDef } from "./stubs.ts";
 import { termPhysicalDevices } from "./_registry.ts";
-import { structureType, VK_API_VERSION_1_1 } from "./_layout.ts";
+import { structureType, VK_API_VERSION_1_1 } from "../loading/_layout.ts";
 
 // VkPhysicalDeviceProperties: apiVersion, driverVersion, vendorID @8, deviceID @12, deviceType @16,
 // deviceName @20 (824 bytes in all). VkPhysicalDeviceProperties2: sType, pNext, properties @16.
