@@ -224,7 +224,7 @@ export class Vulkan implements Disposable {
    * @example Usage
    * ```ts ignore
    * const d = vk.deviceTable(device);
-   * d.vkCmdDraw(commandBuffer, 3, 1, 0, 0);
+   * d.vkCmdDraw?.(commandBuffer, 3, 1, 0, 0); // typed; absent when the device lacks it
    * ```
    * @throws {TypeError} If `device` is not a device this process's loader created.
    */

@@ -20,6 +20,7 @@ import { Arena } from "./memory.ts";
 import { findLayout, layoutOf } from "./_structs_layout.ts";
 import { readInto, type StructField, type StructValue } from "./_structs_read.ts";
 import { type ChainInput, type StructInput, StructWriter } from "./_structs_write.ts";
+import type { VkPointer } from "./generated/vk_types.ts";
 import type {
   VkChain,
   VkStructChains,
@@ -454,11 +455,11 @@ export interface EnumerateOptions<N extends string = VkStructName> {
  * ```
  * @throws {VkError} If the command returns a negative `VkResult`.
  */
-export function enumerate<A extends readonly unknown[]>(
-  command: EnumerateCommand<A>,
+export function enumerate<A extends readonly unknown[], H = Deno.PointerObject>(
+  command: (...args: [...A, Deno.PointerObject, VkPointer<H>]) => unknown,
   args: A,
   options?: EnumerateOptions & { struct?: undefined },
-): Deno.PointerObject[];
+): NonNullable<H>[];
 /**
  * Runs the two-call enumeration idiom for a command filling an array of structs `options.struct`, and
  * returns them read back as typed objects.

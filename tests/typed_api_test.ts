@@ -34,6 +34,7 @@ import {
   type VkFormat,
   type VkImage,
   type VkInstance,
+  type VkPhysicalDevice,
   type VkPhysicalDeviceProperties,
   type VkPipeline,
   type VulkanCommands,
@@ -201,7 +202,10 @@ export function structTypeCases(vk: VulkanCommands, arena: Arena, instance: VkIn
   });
   const dynamic: string = "VkExtent2D";
   writeStruct(arena, dynamic, { width: 1 });
-  enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
+  const gpus: VkPhysicalDevice[] = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
+  // @ts-expect-error enumerate returns the handle type the command writes: physical devices are not images
+  const images: VkImage[] = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
+  void [gpus, images];
 
   // @ts-expect-error misspelled member (size)
   writeStruct(arena, "VkBufferCreateInfo", { sise: 4096n });

@@ -36,6 +36,7 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
 
   // ---- vk_types.ts
   const typeLines: string[] = [];
+  map.declared.add("VkPointer");
   const handles = [...reg.types.values()].filter((t) => t.category === "handle").sort(byName);
   for (const t of handles) {
     const target = layouts.resolve(t.name)!;
@@ -119,6 +120,16 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
  * time, so a plain \`Deno.PointerObject\` is assignable to every handle type, and no handle type to another).
  */
 export declare const handleType: unique symbol;
+
+/** The brand key of {@linkcode VkPointer}: the pointee type (optional, never present at run time). */
+export declare const pointee: unique symbol;
+
+/**
+ * A pointer to values of type \`T\` that a command writes (\`VkPhysicalDevice*\` of
+ * vkEnumeratePhysicalDevices): any pointer is accepted; the type lets helpers such as \`enumerate\`
+ * return the handles typed.
+ */
+export type VkPointer<T> = (Deno.PointerObject & { readonly [pointee]?: T }) | null;
 
 ${typeLines.join("\n")}
 `,

@@ -95,6 +95,11 @@ export class TypeMapper {
     if (p.pointer > 0 || p.dims.length > 0) {
       // vkdeno's get-proc-addr trampolines take the name as a JavaScript string too (chain/proc_addr.ts).
       if (PROC_ADDR.has(command) && p.name === "pName") return "Deno.PointerValue | string";
+      // Where C writes handles: the pointer carries their type (any pointer is still accepted), so
+      // \`enumerate\` can return them typed.
+      if (p.pointer === 1 && !p.const && !p.dims.length && this.resolve(p.type)?.category === "handle") {
+        return `VkPointer<${p.type}>`;
+      }
       return "Deno.PointerValue";
     }
     const ts = this.value(p.type, "param");

@@ -98,6 +98,7 @@ import type {
   VkPipelineStageFlagBits,
   VkPipelineStageFlags,
   VkPipelineStageFlags2,
+  VkPointer,
   VkPolygonMode,
   VkPrimitiveTopology,
   VkPrivateDataSlot,
@@ -141,7 +142,7 @@ export interface VkCommands {
   readonly vkCreateInstance: (
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pInstance: Deno.PointerValue,
+    pInstance: VkPointer<VkInstance>,
   ) => VkResult;
   /** `vkDestroyInstance` (VK_VERSION_1_0; instance level). */
   readonly vkDestroyInstance: (instance: VkInstance | null, pAllocator: Deno.PointerValue) => void;
@@ -149,7 +150,7 @@ export interface VkCommands {
   readonly vkEnumeratePhysicalDevices: (
     instance: VkInstance | null,
     pPhysicalDeviceCount: Deno.PointerValue,
-    pPhysicalDevices: Deno.PointerValue,
+    pPhysicalDevices: VkPointer<VkPhysicalDevice>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceFeatures` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceFeatures: (
@@ -203,7 +204,7 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pDevice: Deno.PointerValue,
+    pDevice: VkPointer<VkDevice>,
   ) => VkResult;
   /** `vkDestroyDevice` (VK_VERSION_1_0; device level). */
   readonly vkDestroyDevice: (device: VkDevice | null, pAllocator: Deno.PointerValue) => void;
@@ -236,7 +237,7 @@ export interface VkCommands {
     device: VkDevice | null,
     queueFamilyIndex: number,
     queueIndex: number,
-    pQueue: Deno.PointerValue,
+    pQueue: VkPointer<VkQueue>,
   ) => void;
   /** `vkQueueSubmit` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkQueueSubmit: (
@@ -254,7 +255,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pAllocateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pMemory: Deno.PointerValue,
+    pMemory: VkPointer<VkDeviceMemory>,
   ) => VkResult;
   /** `vkFreeMemory` (VK_VERSION_1_0; device level). */
   readonly vkFreeMemory: (
@@ -347,7 +348,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pFence: Deno.PointerValue,
+    pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkDestroyFence` (VK_VERSION_1_0; device level). */
   readonly vkDestroyFence: (
@@ -376,7 +377,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSemaphore: Deno.PointerValue,
+    pSemaphore: VkPointer<VkSemaphore>,
   ) => VkResult;
   /** `vkDestroySemaphore` (VK_VERSION_1_0; device level). */
   readonly vkDestroySemaphore: (
@@ -389,7 +390,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pQueryPool: Deno.PointerValue,
+    pQueryPool: VkPointer<VkQueryPool>,
   ) => VkResult;
   /** `vkDestroyQueryPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyQueryPool: (
@@ -413,7 +414,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pBuffer: Deno.PointerValue,
+    pBuffer: VkPointer<VkBuffer>,
   ) => VkResult;
   /** `vkDestroyBuffer` (VK_VERSION_1_0; device level). */
   readonly vkDestroyBuffer: (
@@ -426,7 +427,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pImage: Deno.PointerValue,
+    pImage: VkPointer<VkImage>,
   ) => VkResult;
   /** `vkDestroyImage` (VK_VERSION_1_0; device level). */
   readonly vkDestroyImage: (
@@ -446,7 +447,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pView: Deno.PointerValue,
+    pView: VkPointer<VkImageView>,
   ) => VkResult;
   /** `vkDestroyImageView` (VK_VERSION_1_0; device level). */
   readonly vkDestroyImageView: (
@@ -459,7 +460,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pCommandPool: Deno.PointerValue,
+    pCommandPool: VkPointer<VkCommandPool>,
   ) => VkResult;
   /** `vkDestroyCommandPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyCommandPool: (
@@ -477,7 +478,7 @@ export interface VkCommands {
   readonly vkAllocateCommandBuffers: (
     device: VkDevice | null,
     pAllocateInfo: Deno.PointerValue,
-    pCommandBuffers: Deno.PointerValue,
+    pCommandBuffers: VkPointer<VkCommandBuffer>,
   ) => VkResult;
   /** `vkFreeCommandBuffers` (VK_VERSION_1_0; device level). */
   readonly vkFreeCommandBuffers: (
@@ -612,7 +613,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pEvent: Deno.PointerValue,
+    pEvent: VkPointer<VkEvent>,
   ) => VkResult;
   /** `vkDestroyEvent` (VK_VERSION_1_0; device level). */
   readonly vkDestroyEvent: (
@@ -631,7 +632,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pView: Deno.PointerValue,
+    pView: VkPointer<VkBufferView>,
   ) => VkResult;
   /** `vkDestroyBufferView` (VK_VERSION_1_0; device level). */
   readonly vkDestroyBufferView: (
@@ -644,7 +645,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pShaderModule: Deno.PointerValue,
+    pShaderModule: VkPointer<VkShaderModule>,
   ) => VkResult;
   /** `vkDestroyShaderModule` (VK_VERSION_1_0; device level). */
   readonly vkDestroyShaderModule: (
@@ -657,7 +658,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelineCache: Deno.PointerValue,
+    pPipelineCache: VkPointer<VkPipelineCache>,
   ) => VkResult;
   /** `vkDestroyPipelineCache` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipelineCache: (
@@ -686,7 +687,7 @@ export interface VkCommands {
     createInfoCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelines: Deno.PointerValue,
+    pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkDestroyPipeline` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipeline: (
@@ -699,7 +700,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelineLayout: Deno.PointerValue,
+    pPipelineLayout: VkPointer<VkPipelineLayout>,
   ) => VkResult;
   /** `vkDestroyPipelineLayout` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipelineLayout: (
@@ -712,7 +713,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSampler: Deno.PointerValue,
+    pSampler: VkPointer<VkSampler>,
   ) => VkResult;
   /** `vkDestroySampler` (VK_VERSION_1_0; device level). */
   readonly vkDestroySampler: (
@@ -725,7 +726,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSetLayout: Deno.PointerValue,
+    pSetLayout: VkPointer<VkDescriptorSetLayout>,
   ) => VkResult;
   /** `vkDestroyDescriptorSetLayout` (VK_VERSION_1_0; device level). */
   readonly vkDestroyDescriptorSetLayout: (
@@ -738,7 +739,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pDescriptorPool: Deno.PointerValue,
+    pDescriptorPool: VkPointer<VkDescriptorPool>,
   ) => VkResult;
   /** `vkDestroyDescriptorPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyDescriptorPool: (
@@ -756,7 +757,7 @@ export interface VkCommands {
   readonly vkAllocateDescriptorSets: (
     device: VkDevice | null,
     pAllocateInfo: Deno.PointerValue,
-    pDescriptorSets: Deno.PointerValue,
+    pDescriptorSets: VkPointer<VkDescriptorSet>,
   ) => VkResult;
   /** `vkFreeDescriptorSets` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkFreeDescriptorSets: (
@@ -854,14 +855,14 @@ export interface VkCommands {
     createInfoCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelines: Deno.PointerValue,
+    pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkCreateFramebuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateFramebuffer: (
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pFramebuffer: Deno.PointerValue,
+    pFramebuffer: VkPointer<VkFramebuffer>,
   ) => VkResult;
   /** `vkDestroyFramebuffer` (VK_VERSION_1_0; device level). */
   readonly vkDestroyFramebuffer: (
@@ -874,7 +875,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pRenderPass: Deno.PointerValue,
+    pRenderPass: VkPointer<VkRenderPass>,
   ) => VkResult;
   /** `vkDestroyRenderPass` (VK_VERSION_1_0; device level). */
   readonly vkDestroyRenderPass: (
@@ -1170,7 +1171,7 @@ export interface VkCommands {
   readonly vkGetDeviceQueue2: (
     device: VkDevice | null,
     pQueueInfo: Deno.PointerValue,
-    pQueue: Deno.PointerValue,
+    pQueue: VkPointer<VkQueue>,
   ) => void;
   /** `vkGetPhysicalDeviceExternalBufferProperties` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceExternalBufferProperties: (
@@ -1216,7 +1217,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pDescriptorUpdateTemplate: Deno.PointerValue,
+    pDescriptorUpdateTemplate: VkPointer<VkDescriptorUpdateTemplate>,
   ) => VkResult;
   /** `vkCreateDescriptorUpdateTemplateKHR` (VK_KHR_descriptor_update_template): alias of `vkCreateDescriptorUpdateTemplate`. */
   readonly vkCreateDescriptorUpdateTemplateKHR: VkCommands["vkCreateDescriptorUpdateTemplate"];
@@ -1250,7 +1251,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pYcbcrConversion: Deno.PointerValue,
+    pYcbcrConversion: VkPointer<VkSamplerYcbcrConversion>,
   ) => VkResult;
   /** `vkCreateSamplerYcbcrConversionKHR` (VK_KHR_sampler_ycbcr_conversion): alias of `vkCreateSamplerYcbcrConversion`. */
   readonly vkCreateSamplerYcbcrConversionKHR: VkCommands["vkCreateSamplerYcbcrConversion"];
@@ -1341,7 +1342,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pRenderPass: Deno.PointerValue,
+    pRenderPass: VkPointer<VkRenderPass>,
   ) => VkResult;
   /** `vkCreateRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCreateRenderPass2`. */
   readonly vkCreateRenderPass2KHR: VkCommands["vkCreateRenderPass2"];
@@ -1381,7 +1382,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPrivateDataSlot: Deno.PointerValue,
+    pPrivateDataSlot: VkPointer<VkPrivateDataSlot>,
   ) => VkResult;
   /** `vkCreatePrivateDataSlotEXT` (VK_EXT_private_data): alias of `vkCreatePrivateDataSlot`. */
   readonly vkCreatePrivateDataSlotEXT: VkCommands["vkCreatePrivateDataSlot"];
@@ -1841,7 +1842,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSwapchain: Deno.PointerValue,
+    pSwapchain: VkPointer<VkSwapchainKHR>,
   ) => VkResult;
   /** `vkDestroySwapchainKHR` (VK_KHR_swapchain; device level). */
   readonly vkDestroySwapchainKHR: (
@@ -1854,7 +1855,7 @@ export interface VkCommands {
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
     pSwapchainImageCount: Deno.PointerValue,
-    pSwapchainImages: Deno.PointerValue,
+    pSwapchainImages: VkPointer<VkImage>,
   ) => VkResult;
   /** `vkAcquireNextImageKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR. */
   readonly vkAcquireNextImageKHR: (
@@ -1908,7 +1909,7 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     planeIndex: number,
     pDisplayCount: Deno.PointerValue,
-    pDisplays: Deno.PointerValue,
+    pDisplays: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkGetDisplayModePropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDisplayModePropertiesKHR: (
@@ -1923,7 +1924,7 @@ export interface VkCommands {
     display: VkDisplayKHR | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pMode: Deno.PointerValue,
+    pMode: VkPointer<VkDisplayModeKHR>,
   ) => VkResult;
   /** `vkGetDisplayPlaneCapabilitiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetDisplayPlaneCapabilitiesKHR: (
@@ -1937,7 +1938,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateSharedSwapchainsKHR` (VK_KHR_display_swapchain; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSharedSwapchainsKHR: (
@@ -1945,14 +1946,14 @@ export interface VkCommands {
     swapchainCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSwapchains: Deno.PointerValue,
+    pSwapchains: VkPointer<VkSwapchainKHR>,
   ) => VkResult;
   /** `vkCreateXlibSurfaceKHR` (VK_KHR_xlib_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateXlibSurfaceKHR: (
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceXlibPresentationSupportKHR` (VK_KHR_xlib_surface; physical device level). */
   readonly vkGetPhysicalDeviceXlibPresentationSupportKHR: (
@@ -1966,7 +1967,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceXcbPresentationSupportKHR` (VK_KHR_xcb_surface; physical device level). */
   readonly vkGetPhysicalDeviceXcbPresentationSupportKHR: (
@@ -1980,7 +1981,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceWaylandPresentationSupportKHR` (VK_KHR_wayland_surface; physical device level). */
   readonly vkGetPhysicalDeviceWaylandPresentationSupportKHR: (
@@ -1993,14 +1994,14 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateWin32SurfaceKHR` (VK_KHR_win32_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateWin32SurfaceKHR: (
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceWin32PresentationSupportKHR` (VK_KHR_win32_surface; physical device level). */
   readonly vkGetPhysicalDeviceWin32PresentationSupportKHR: (
@@ -2012,7 +2013,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pCallback: Deno.PointerValue,
+    pCallback: VkPointer<VkDebugReportCallbackEXT>,
   ) => VkResult;
   /** `vkDestroyDebugReportCallbackEXT` (VK_EXT_debug_report; instance level). */
   readonly vkDestroyDebugReportCallbackEXT: (
@@ -2065,7 +2066,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pVideoSession: Deno.PointerValue,
+    pVideoSession: VkPointer<VkVideoSessionKHR>,
   ) => VkResult;
   /** `vkDestroyVideoSessionKHR` (VK_KHR_video_queue; device level). */
   readonly vkDestroyVideoSessionKHR: (
@@ -2092,7 +2093,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pVideoSessionParameters: Deno.PointerValue,
+    pVideoSessionParameters: VkPointer<VkVideoSessionParametersKHR>,
   ) => VkResult;
   /** `vkUpdateVideoSessionParametersKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkUpdateVideoSessionParametersKHR: (
@@ -2181,14 +2182,14 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pModule: Deno.PointerValue,
+    pModule: VkPointer<VkCuModuleNVX>,
   ) => VkResult;
   /** `vkCreateCuFunctionNVX` (VK_NVX_binary_import; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCuFunctionNVX: (
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pFunction: Deno.PointerValue,
+    pFunction: VkPointer<VkCuFunctionNVX>,
   ) => VkResult;
   /** `vkDestroyCuModuleNVX` (VK_NVX_binary_import; device level). */
   readonly vkDestroyCuModuleNVX: (
@@ -2237,7 +2238,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceExternalImageFormatPropertiesNV` (VK_NV_external_memory_capabilities; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceExternalImageFormatPropertiesNV: (
@@ -2262,7 +2263,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetMemoryWin32HandleKHR` (VK_KHR_external_memory_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryWin32HandleKHR: (
@@ -2342,7 +2343,7 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     dpy: Deno.PointerValue,
     rrOutput: bigint,
-    pDisplay: Deno.PointerValue,
+    pDisplay: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfaceCapabilities2EXT` (VK_EXT_display_surface_counter; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceSurfaceCapabilities2EXT: (
@@ -2361,7 +2362,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pDeviceEventInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pFence: Deno.PointerValue,
+    pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkRegisterDisplayEventEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkRegisterDisplayEventEXT: (
@@ -2369,7 +2370,7 @@ export interface VkCommands {
     display: VkDisplayKHR | null,
     pDisplayEventInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pFence: Deno.PointerValue,
+    pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkGetSwapchainCounterEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSwapchainCounterEXT: (
@@ -2497,14 +2498,14 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateMacOSSurfaceMVK` (VK_MVK_macos_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateMacOSSurfaceMVK: (
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkSetDebugUtilsObjectNameEXT` (VK_EXT_debug_utils; device level). Success codes: VK_SUCCESS. */
   readonly vkSetDebugUtilsObjectNameEXT: (device: VkDevice | null, pNameInfo: Deno.PointerValue) => VkResult;
@@ -2533,7 +2534,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pMessenger: Deno.PointerValue,
+    pMessenger: VkPointer<VkDebugUtilsMessengerEXT>,
   ) => VkResult;
   /** `vkDestroyDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level). */
   readonly vkDestroyDebugUtilsMessengerEXT: (
@@ -2565,7 +2566,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pGpaSession: Deno.PointerValue,
+    pGpaSession: VkPointer<VkGpaSessionAMD>,
   ) => VkResult;
   /** `vkDestroyGpaSessionAMD` (VK_AMD_gpa_interface; device level). */
   readonly vkDestroyGpaSessionAMD: (
@@ -2627,7 +2628,7 @@ export interface VkCommands {
     createInfoCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelines: Deno.PointerValue,
+    pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkGetExecutionGraphPipelineScratchSizeAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS. */
   readonly vkGetExecutionGraphPipelineScratchSizeAMDX: (
@@ -2743,7 +2744,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pAccelerationStructure: Deno.PointerValue,
+    pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
   ) => VkResult;
   /** `vkDestroyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkDestroyAccelerationStructureKHR: (
@@ -2857,7 +2858,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pValidationCache: Deno.PointerValue,
+    pValidationCache: VkPointer<VkValidationCacheEXT>,
   ) => VkResult;
   /** `vkDestroyValidationCacheEXT` (VK_EXT_validation_cache; device level). */
   readonly vkDestroyValidationCacheEXT: (
@@ -2904,7 +2905,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pAccelerationStructure: Deno.PointerValue,
+    pAccelerationStructure: VkPointer<VkAccelerationStructureNV>,
   ) => VkResult;
   /** `vkDestroyAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
   readonly vkDestroyAccelerationStructureNV: (
@@ -2968,7 +2969,7 @@ export interface VkCommands {
     createInfoCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelines: Deno.PointerValue,
+    pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkGetRayTracingShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
   readonly vkGetRayTracingShaderGroupHandlesKHR: (
@@ -3152,7 +3153,7 @@ export interface VkCommands {
   readonly vkAcquirePerformanceConfigurationINTEL: (
     device: VkDevice | null,
     pAcquireInfo: Deno.PointerValue,
-    pConfiguration: Deno.PointerValue,
+    pConfiguration: VkPointer<VkPerformanceConfigurationINTEL>,
   ) => VkResult;
   /** `vkReleasePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkReleasePerformanceConfigurationINTEL: (
@@ -3181,14 +3182,14 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateMetalSurfaceEXT` (VK_EXT_metal_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateMetalSurfaceEXT: (
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceFragmentShadingRatesKHR` (VK_KHR_fragment_shading_rate; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceFragmentShadingRatesKHR: (
@@ -3249,13 +3250,13 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDeferredOperationKHR: (
     device: VkDevice | null,
     pAllocator: Deno.PointerValue,
-    pDeferredOperation: Deno.PointerValue,
+    pDeferredOperation: VkPointer<VkDeferredOperationKHR>,
   ) => VkResult;
   /** `vkDestroyDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). */
   readonly vkDestroyDeferredOperationKHR: (
@@ -3335,7 +3336,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pIndirectCommandsLayout: Deno.PointerValue,
+    pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutNV>,
   ) => VkResult;
   /** `vkDestroyIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level). */
   readonly vkDestroyIndirectCommandsLayoutNV: (
@@ -3359,7 +3360,7 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     drmFd: number,
     connectorId: number,
-    display: Deno.PointerValue,
+    display: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR` (VK_KHR_video_encode_queue; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR: (
@@ -3387,7 +3388,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pModule: Deno.PointerValue,
+    pModule: VkPointer<VkCudaModuleNV>,
   ) => VkResult;
   /** `vkGetCudaModuleCacheNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetCudaModuleCacheNV: (
@@ -3401,7 +3402,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pFunction: Deno.PointerValue,
+    pFunction: VkPointer<VkCudaFunctionNV>,
   ) => VkResult;
   /** `vkDestroyCudaModuleNV` (VK_NV_cuda_kernel_launch; device level). */
   readonly vkDestroyCudaModuleNV: (
@@ -3662,7 +3663,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pAccelerationStructure: Deno.PointerValue,
+    pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
   ) => VkResult;
   /** `vkCmdSetFragmentShadingRateEnumNV` (VK_NV_fragment_shading_rate_enums; device level). */
   readonly vkCmdSetFragmentShadingRateEnumNV: (
@@ -3710,14 +3711,14 @@ export interface VkCommands {
   readonly vkGetWinrtDisplayNV: (
     physicalDevice: VkPhysicalDevice | null,
     deviceRelativeId: number,
-    pDisplay: Deno.PointerValue,
+    pDisplay: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkCreateDirectFBSurfaceEXT` (VK_EXT_directfb_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDirectFBSurfaceEXT: (
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDirectFBPresentationSupportEXT` (VK_EXT_directfb_surface; physical device level). */
   readonly vkGetPhysicalDeviceDirectFBPresentationSupportEXT: (
@@ -3744,7 +3745,7 @@ export interface VkCommands {
     createInfoCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelines: Deno.PointerValue,
+    pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
   readonly vkGetRayTracingCaptureReplayShaderGroupHandlesKHR: (
@@ -3813,7 +3814,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pCollection: Deno.PointerValue,
+    pCollection: VkPointer<VkBufferCollectionFUCHSIA>,
   ) => VkResult;
   /** `vkSetBufferCollectionImageConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkSetBufferCollectionImageConstraintsFUCHSIA: (
@@ -3877,7 +3878,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceScreenPresentationSupportQNX` (VK_QNX_screen_surface; physical device level). */
   readonly vkGetPhysicalDeviceScreenPresentationSupportQNX: (
@@ -3920,7 +3921,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pMicromap: Deno.PointerValue,
+    pMicromap: VkPointer<VkMicromapEXT>,
   ) => VkResult;
   /** `vkDestroyMicromapEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkDestroyMicromapEXT: (
@@ -4267,7 +4268,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pTensor: Deno.PointerValue,
+    pTensor: VkPointer<VkTensorARM>,
   ) => VkResult;
   /** `vkDestroyTensorARM` (VK_ARM_tensors; device level). */
   readonly vkDestroyTensorARM: (
@@ -4280,7 +4281,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pView: Deno.PointerValue,
+    pView: VkPointer<VkTensorViewARM>,
   ) => VkResult;
   /** `vkDestroyTensorViewARM` (VK_ARM_tensors; device level). */
   readonly vkDestroyTensorViewARM: (
@@ -4353,7 +4354,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSession: Deno.PointerValue,
+    pSession: VkPointer<VkOpticalFlowSessionNV>,
   ) => VkResult;
   /** `vkDestroyOpticalFlowSessionNV` (VK_NV_optical_flow; device level). */
   readonly vkDestroyOpticalFlowSessionNV: (
@@ -4389,7 +4390,7 @@ export interface VkCommands {
     createInfoCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pShaders: Deno.PointerValue,
+    pShaders: VkPointer<VkShaderEXT>,
   ) => VkResult;
   /** `vkDestroyShaderEXT` (VK_EXT_shader_object; device level). */
   readonly vkDestroyShaderEXT: (
@@ -4520,14 +4521,14 @@ export interface VkCommands {
     createInfoCount: number,
     pCreateInfos: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pPipelines: Deno.PointerValue,
+    pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkCreateDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDataGraphPipelineSessionARM: (
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSession: Deno.PointerValue,
+    pSession: VkPointer<VkDataGraphPipelineSessionARM>,
   ) => VkResult;
   /** `vkGetDataGraphPipelineSessionBindPointRequirementsARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDataGraphPipelineSessionBindPointRequirementsARM: (
@@ -4649,7 +4650,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pExternalQueue: Deno.PointerValue,
+    pExternalQueue: VkPointer<VkExternalComputeQueueNV>,
   ) => VkResult;
   /** `vkDestroyExternalComputeQueueNV` (VK_NV_external_compute_queue; device level). */
   readonly vkDestroyExternalComputeQueueNV: (
@@ -4708,7 +4709,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pIndirectCommandsLayout: Deno.PointerValue,
+    pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutEXT>,
   ) => VkResult;
   /** `vkDestroyIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkDestroyIndirectCommandsLayoutEXT: (
@@ -4721,7 +4722,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pIndirectExecutionSet: Deno.PointerValue,
+    pIndirectExecutionSet: VkPointer<VkIndirectExecutionSetEXT>,
   ) => VkResult;
   /** `vkDestroyIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkDestroyIndirectExecutionSetEXT: (
@@ -4757,7 +4758,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV` (VK_NV_cooperative_matrix2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV: (
@@ -4797,7 +4798,7 @@ export interface VkCommands {
     device: VkDevice | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pInstrumentation: Deno.PointerValue,
+    pInstrumentation: VkPointer<VkShaderInstrumentationARM>,
   ) => VkResult;
   /** `vkDestroyShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
   readonly vkDestroyShaderInstrumentationARM: (
@@ -4863,7 +4864,7 @@ export interface VkCommands {
     instance: VkInstance | null,
     pCreateInfo: Deno.PointerValue,
     pAllocator: Deno.PointerValue,
-    pSurface: Deno.PointerValue,
+    pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceUbmPresentationSupportSEC` (VK_SEC_ubm_surface; physical device level). */
   readonly vkGetPhysicalDeviceUbmPresentationSupportSEC: (

@@ -13,6 +13,16 @@
  */
 export declare const handleType: unique symbol;
 
+/** The brand key of {@linkcode VkPointer}: the pointee type (optional, never present at run time). */
+export declare const pointee: unique symbol;
+
+/**
+ * A pointer to values of type `T` that a command writes (`VkPhysicalDevice*` of
+ * vkEnumeratePhysicalDevices): any pointer is accepted; the type lets helpers such as `enumerate`
+ * return the handles typed.
+ */
+export type VkPointer<T> = (Deno.PointerObject & { readonly [pointee]?: T }) | null;
+
 /** Handle `VkAccelerationStructureKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
 export type VkAccelerationStructureKHR = Deno.PointerObject & {
   readonly [handleType]?: "VkAccelerationStructureKHR";
