@@ -8,7 +8,9 @@
  * "First": a fresh process per sample (the two loaders alternate), timed from before the loader is
  * loaded (vkdeno: `import("mod.ts")` and `loadVulkan()`; libvulkan: `Deno.dlopen` of the five commands
  * used) to the instance's destruction; both pay lavapipe's first load (LLVM) alike. "Repeated": the
- * same iteration again and again in one warm process holding both loaders; lavapipe stays loaded.
+ * same iteration again and again in one warm process holding both loaders (each loads and unloads the
+ * driver's library at every instance, except on the GPU machine, where the bench keeps it loaded:
+ * `BENCH_PIN_DRIVER=1`).
  */
 
 import { Arena } from "../ffi/memory.ts";
@@ -60,13 +62,20 @@ function repeatChild(side: Side): Deno.CommandOutput {
   }).outputSync();
 }
 
-/** A case whose sample is a `--repeat` child process. */
+/** Child processes that failed, per side (RenderDoc's layer sometimes crashes a process: exit code 139). */
+const failedChildren: Record<Side, number[]> = { vkdeno: [], libvulkan: [] };
+
+/** A case whose sample is a `--repeat` child process (a failed child is run again, twice at most, and counted). */
 function repeatedCase(name: string, side: Side): PairedCase {
   return {
     name,
     run: () => {},
     sample() {
-      const out = repeatChild(side);
+      let out = repeatChild(side);
+      for (let retry = 0; !out.success && retry < 2; retry++) {
+        failedChildren[side].push(out.code);
+        out = repeatChild(side);
+      }
       if (!out.success) {
         throw new Error(`Cannot measure RenderDoc's layer on "${side}": exit code ${out.code}`);
       }
@@ -74,6 +83,30 @@ function repeatedCase(name: string, side: Side): PairedCase {
         .ms;
     },
   };
+}
+
+/**
+ * With `BENCH_PIN_DRIVER=1` (tools/gpu_run.sh sets it), keeps the driver's library loaded for the whole run
+ * (a `Deno.dlopen` of the library that the first manifest of `VK_DRIVER_FILES` names), so that neither
+ * loader unloads and reloads it between iterations: NVIDIA's driver, loaded and unloaded in turn by two
+ * loaders of one process, fails its next vkCreateInstance with VK_ERROR_INCOMPATIBLE_DRIVER. Off by
+ * default: then both loaders also pay the driver's unload and reload at every instance, as applications do.
+ */
+function pinDriver(): Deno.DynamicLibrary<Record<string, never>> | undefined {
+  if (Deno.env.get("BENCH_PIN_DRIVER") !== "1") return undefined;
+  const manifest = Deno.env.get("VK_DRIVER_FILES")?.split(":")[0];
+  if (!manifest) return undefined;
+  try {
+    const path = (JSON.parse(Deno.readTextFileSync(manifest)) as { ICD?: { library_path?: string } }).ICD
+      ?.library_path;
+    if (!path) return undefined;
+    const resolved = path.includes("/") && !path.startsWith("/")
+      ? new URL(path, `file://${manifest}`).pathname
+      : path;
+    return Deno.dlopen(resolved, {});
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether RenderDoc's implicit layer manifest is installed where both loaders look. */
@@ -164,6 +197,7 @@ if (import.meta.main) {
   }
   await runPaired("bench/create_bench.ts", async () => {
     setBenchEnvironment();
+    const pinned = pinDriver();
     const libvulkan = openLibvulkan() as unknown as Commands & Disposable;
     const vkdeno = await loadVkdeno();
     const groups: PairedGroup[] = [];
@@ -237,12 +271,19 @@ if (import.meta.main) {
         unit: "ms",
         rounds: 5,
         warmup: 1,
-        note:
-          `The layer is enabled by ${RENDERDOC}=1 (Debian package renderdoc). RenderDoc crashes a process ` +
-          "holding both loaders, so each sample is a child process of one loader: two untimed iterations, " +
-          `then the median of ${RD_ITERATIONS} timed ones.${
-            crashed ? ` vkdeno is not measured here: ${crashed}.` : ""
-          }`,
+        // Read after the rounds: it counts the children that failed.
+        get note() {
+          const failed = (["libvulkan", "vkdeno"] as const).filter((s) => failedChildren[s].length > 0).map((
+            s,
+          ) => `${s} ${failedChildren[s].length} (exit code ${[...new Set(failedChildren[s])].join(", ")})`);
+          return `The layer is enabled by ${RENDERDOC}=1 (Debian package renderdoc). RenderDoc crashes a ` +
+            "process holding both loaders, so each sample is a child process of one loader: two untimed " +
+            `iterations, then the median of ${RD_ITERATIONS} timed ones.` +
+            (crashed ? ` vkdeno is not measured here: ${crashed}.` : "") +
+            ` Child processes that failed and were run again: ${
+              failed.length > 0 ? failed.join("; ") : "none"
+            }.`;
+        },
         cases: [repeatedCase(REF, "libvulkan"), ...(crashed ? [] : [repeatedCase(OURS, "vkdeno")])],
       });
       if (!crashed) {
@@ -266,6 +307,7 @@ if (import.meta.main) {
       dispose() {
         libvulkan[Symbol.dispose]();
         vkdeno?.[Symbol.dispose]();
+        pinned?.close();
       },
     };
   }, { warmup: 2 });

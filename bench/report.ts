@@ -233,19 +233,42 @@ function savedRuns(): PairedOutput[][] {
   return all;
 }
 
-function summarySection(): string {
-  const all = savedRuns();
+/**
+ * The Targets section: from every paired file's kept runs; a file with none kept here keeps its block of
+ * the current section (`doc`), so re-running one file does not drop the others' rows.
+ */
+function summarySection(doc = ""): string {
+  const kept = new Map(savedRuns().filter((r) => r.length > 0).map((r) => [r[0]!.file, r]));
+  const previous = previousTargetBlocks(doc);
   const lines = [
     "## Targets",
     "",
     "Targets of the issue, as ratios of medians measured in the same runs (details in each section below).",
     "",
   ];
-  for (const runs of all) {
-    if (runs.length === 0 || runs[0]!.targets.length === 0) continue;
-    lines.push(`From \`${runs[0]!.file}\`, ${machineLine(runs)}:`, "", ...targetsTable([runs]));
+  for (const s of SECTIONS.filter((s) => s.paired)) {
+    const runs = kept.get(s.file);
+    if (runs && runs[0]!.targets.length > 0) {
+      lines.push(`From \`${runs[0]!.file}\`, ${machineLine(runs)}:`, "", ...targetsTable([runs]));
+    } else if (!runs && previous.has(s.file)) {
+      lines.push(previous.get(s.file)!, "");
+    }
   }
   return lines.join("\n");
+}
+
+/** The blocks of the current Targets section, by bench file (each starts "From `file`"). */
+function previousTargetBlocks(doc: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const start = doc.indexOf("\n## Targets\n");
+  if (start < 0) return out;
+  const end = doc.indexOf("\n## ", start + 1);
+  const body = doc.slice(start, end < 0 ? doc.length : end);
+  for (const block of body.split(/^(?=From `)/m).slice(1)) {
+    const file = /^From `([^`]+)`/.exec(block)?.[1];
+    if (file) out.set(file, block.trimEnd());
+  }
+  return out;
 }
 
 /**
@@ -298,7 +321,7 @@ async function writeSection(output: string, section: string, body: string): Prom
     // first section: start from the header
   }
   doc = replaceSection(withHeader(doc), section, body);
-  const summary = summarySection();
+  const summary = summarySection(doc);
   if (summary.includes("| target |")) doc = replaceSection(doc, "Targets", summary);
   const beforeAfter = beforeAfterSection();
   if (beforeAfter) doc = replaceSection(doc, BEFORE_AFTER, beforeAfter);

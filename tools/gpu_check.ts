@@ -26,6 +26,7 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import type { InfoReport } from "../examples/info.ts";
 import type { PairedOutput } from "../bench/_paired.ts";
+import { beforeAfterRows, machineLine } from "../bench/_report_paired.ts";
 import {
   binaryKnows,
   compareInfo,
@@ -529,6 +530,46 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
   return report;
 }
 
+/**
+ * The "Startup and creation" section from the kept runs of bench/first_bench.ts and bench/create_bench.ts
+ * that `GPU_STARTUP=. bash tools/gpu_run.sh` leaves (bench/report.ts --kept), in `dir`, and those of the
+ * checkout before issue 16's speed work in `dir/before`.
+ */
+function startupSection(dir: string): string[] {
+  const read = (path: string): PairedOutput[] | undefined => {
+    try {
+      return JSON.parse(Deno.readTextFileSync(path)) as PairedOutput[];
+    } catch {
+      return undefined;
+    }
+  };
+  const rows: string[] = [];
+  let about = "";
+  for (const file of ["first_bench", "create_bench"]) {
+    const after = read(join(dir, `${file}.json`));
+    if (!after || after.length === 0) continue;
+    about ||= machineLine(after);
+    rows.push(...beforeAfterRows(read(join(dir, "before", `${file}.json`)) ?? [], after));
+  }
+  if (rows.length === 0) return [];
+  return [
+    "## Startup and creation (issue 16)",
+    "",
+    "Time to first instance (bench/first_bench.ts: a whole process creating an instance and reading the device " +
+    "name, vkdeno script against a libvulkan-through-Deno.dlopen script) and repeated instance + device " +
+    "creation (bench/create_bench.ts, the driver library kept loaded), run by `GPU_STARTUP=. bash " +
+    "tools/gpu_run.sh`; before: the same bench files on commit 1f808ac, carried to the machine. Ratios against " +
+    `libvulkan in the same runs (peak RSS: a difference in MiB). After: ${about}.`,
+    "",
+    "| target | before | after | goal | now |",
+    "|---|---:|---:|---:|---|",
+    ...rows,
+    "",
+    `Kept runs: \`${dir}\` (before: \`${dir}/before\`); BENCHMARKS.md renders them in full.`,
+    "",
+  ];
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
@@ -542,13 +583,15 @@ if (import.meta.main) {
       skip: { type: "string", default: "" },
       "cached-only": { type: "boolean", default: false },
       render: { type: "string" },
+      startup: { type: "string" },
     },
   });
   if (values.render) {
     const [main, ...others] = values.render.split(",").map((path) =>
       JSON.parse(Deno.readTextFileSync(path)) as GpuReport
     );
-    const md = await formatMarkdown(renderMarkdown(main!, others));
+    const extra = values.startup ? startupSection(values.startup) : [];
+    const md = await formatMarkdown(renderMarkdown(main!, others, extra));
     await Deno.stdout.write(new TextEncoder().encode(md));
     Deno.exit(0);
   }

@@ -69,7 +69,7 @@ startup() {
     /etc/vulkan/icd.d/nvidia_icd.json 2>/dev/null | head -1)
   (
     cd "$dir" || exit 1
-    export BENCH_DRIVER_FILES=$driver BENCH_LAYER_PATH=/tmp/vvl-layers
+    export BENCH_DRIVER_FILES=$driver BENCH_LAYER_PATH=/tmp/vvl-layers BENCH_PIN_DRIVER=1
     export LD_LIBRARY_PATH=/tmp/rd/usr/lib/x86_64-linux-gnu:/tmp/rd/lib/x86_64-linux-gnu
     for s in "Time to first instance:bench/first_bench.ts" "Instance and device creation:bench/create_bench.ts"; do
       timeout 240 deno run --cached-only -A bench/report.ts --paired --runs "${GPU_STARTUP_RUNS:-3}" \
