@@ -303,7 +303,8 @@ function beforeAfterSection(
     "The targets of issue 16 measured by the same bench files on the checkout before its speed work " +
     `(commit 1f808ac; runs kept in \`${beforeDir}/\`) and now (runs kept in \`${afterDir}/\`). Ratios against ` +
     "libvulkan in the same runs; the peak RSS row is a difference in MiB. What changed, and where the time " +
-    "went, is in the Time to first instance section.",
+    "went, is in the Time to first instance section. Where the load average (below) is far above the core " +
+    "count, single rows can swing widely between runs (see each section's range over runs).",
     "",
     "| target | before | after | goal | now |",
     "|---|---:|---:|---:|---|",
