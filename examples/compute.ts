@@ -8,15 +8,10 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { allocStruct, check, readPointer, readStruct, type VulkanCommands, writeStruct } from "../mod.ts";
-import {
-  createInstance,
-  describeDevice,
-  type DeviceDescription,
-  findDevice,
-  memoryTypeIndex,
-} from "./_helpers.ts";
-import { VkScope } from "../mod.ts";
+import { allocStruct, check, readPointer, readStruct, VkScope, writeStruct } from "../mod.ts";
+import type { VulkanCommands } from "../mod.ts";
+import { createInstance, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
+import type { DeviceDescription } from "./_helpers.ts";
 import { INSTALL_HINT, NoDeviceError, runExample } from "./_loader.ts";
 import { DOUBLE_SPV } from "./shaders/double_spv.ts";
 

@@ -30,16 +30,9 @@ import { explainEnumeratedOrder, readDevicePolicy } from "../chain/device_order.
 import { readDeviceRecord } from "../chain/device_record.ts";
 import { address } from "../ffi/memory.ts";
 import * as vkc from "../mod.ts";
-import {
-  check,
-  enumerate,
-  type EnvironmentSnapshot,
-  formatApiVersion,
-  snapshotProcessEnvironment,
-} from "../mod.ts";
-import { VkError, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
+import { check, enumerate, formatApiVersion, snapshotProcessEnvironment, VkError, VkScope } from "../mod.ts";
+import { type EnvironmentSnapshot, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
 import { describeDevice } from "./_helpers.ts";
-import { VkScope } from "../mod.ts";
 import { loaderArg, openLoader } from "./_loader.ts";
 
 /** One instance layer. */

@@ -14,12 +14,11 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { allocStruct, check, enumerate, readPointer, readStruct, writeStruct } from "../mod.ts";
+import { allocStruct, check, enumerate, readPointer, readStruct, VkScope, writeStruct } from "../mod.ts";
 import type { Arena, StructInput, VkCommandBuffer, VkImage, VkInstance, VulkanCommands } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
 import { describeDevice } from "./_helpers.ts";
-import { VkScope } from "../mod.ts";
 import { runExample } from "./_loader.ts";
 
 /** What {@linkcode presentFrames} accepts besides the target. */

@@ -11,11 +11,11 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { allocStruct, check, readPointer, readStruct, type VulkanCommands, writeStruct } from "../mod.ts";
+import { allocStruct, check, readPointer, readStruct, VkScope, writeStruct } from "../mod.ts";
+import type { VulkanCommands } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import type { RgbaImage } from "../wsi/x11.ts";
 import { createInstance, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
-import { VkScope } from "../mod.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { TRIANGLE_FRAG_SPV, TRIANGLE_VERT_SPV } from "./shaders/triangle_spv.ts";
 

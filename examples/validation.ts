@@ -12,9 +12,8 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { enumerate, readPointer, type VulkanCommands, writeStruct } from "../mod.ts";
+import { enumerate, readPointer, VkScope, type VulkanCommands, writeStruct } from "../mod.ts";
 import { createInstance, findDevice } from "./_helpers.ts";
-import { VkScope } from "../mod.ts";
 import { runExample } from "./_loader.ts";
 
 /** The layer this example enables. */
