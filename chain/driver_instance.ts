@@ -9,7 +9,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { type Arena, pointerFromAddress, readCString, readPointer, readU32 } from "../ffi/memory.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import type { Driver } from "../loading/driver.ts";
-import { skipLoaderNodes } from "./terminator.ts";
+import { skipLoaderNodes } from "./layer_nodes.ts";
 import { commandDef, SLOT_COUNT } from "./stubs.ts";
 import {
   majorMinor,

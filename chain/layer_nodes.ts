@@ -58,6 +58,25 @@ export const LOADER_DEVICE_CREATE_INFO: number = ENUMS["VK_STRUCTURE_TYPE_LOADER
 const DEVICE_GROUP_DEVICE_CREATE_INFO: number = ENUMS["VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO"] ??
   1000070001;
 
+/**
+ * The first `pNext` node after the loader's own layer nodes (what drivers get).
+ *
+ * @example A chain without loader nodes is returned as is
+ * ```ts
+ * import { skipLoaderNodes } from "./layer_nodes.ts";
+ * console.log(skipLoaderNodes(null)); // null
+ * ```
+ */
+export function skipLoaderNodes(pNext: Deno.PointerValue): Deno.PointerValue {
+  let p = pNext;
+  for (let guard = 0; p !== null && guard < 64; guard++) {
+    const sType = readU32(p, 0);
+    if (sType !== LOADER_INSTANCE_CREATE_INFO && sType !== LOADER_DEVICE_CREATE_INFO) break;
+    p = readPointer(p, 8);
+  }
+  return p;
+}
+
 /** Byte offsets (LP64) of `VkLayerInstanceCreateInfo`; the tests check them against vk_layer.h. */
 export const LAYER_INSTANCE_CREATE_INFO_LAYOUT = {
   size: 40,

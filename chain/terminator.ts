@@ -21,6 +21,7 @@ import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
 import { instances, key, termPhysicalDevices } from "./_registry.ts";
 import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
+import { skipLoaderNodes } from "./layer_nodes.ts";
 
 type P = Deno.PointerValue;
 
@@ -341,20 +342,6 @@ export function replaceGroupDevices(
     key(arena.pointerArray(mapped)),
   );
   return copies[0]!;
-}
-
-const LOADER_NODE_TYPES = new Set([
-  structureType("VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO"),
-  structureType("VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO"),
-]);
-
-/** The first `pNext` node after the loader's own layer nodes (what drivers get). */
-export function skipLoaderNodes(pNext: P): P {
-  let p = pNext;
-  for (let guard = 0; p !== null && guard < 64 && LOADER_NODE_TYPES.has(readU32(p, 0)); guard++) {
-    p = readPointer(p, 8);
-  }
-  return p;
 }
 
 /**

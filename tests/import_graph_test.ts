@@ -32,7 +32,6 @@ const KNOWN: readonly string[] = [
   "chain/_registry.ts -> chain/instance.ts",
   "chain/_registry.ts -> chain/physical_device.ts",
   "chain/device.ts -> chain/instance.ts",
-  "chain/driver_instance.ts -> chain/terminator.ts",
   "chain/physical_device.ts -> chain/instance.ts",
   "layers/_commands.ts -> layers/layer.ts",
   "layers/state.ts -> layers/layer.ts",
