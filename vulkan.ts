@@ -29,7 +29,8 @@ import type { Logger } from "./loading/log.ts";
 import { deviceProcAddrRule } from "./chain/proc_addr.ts";
 import { commandDef, type VulkanCommand } from "./chain/stubs.ts";
 import { stampingTrampolines } from "./chain/trampoline.ts";
-import { devices, key } from "./chain/_registry.ts";
+import { key } from "./chain/_registry.ts";
+import { devices } from "./chain/device.ts";
 import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.ts";
 import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
 

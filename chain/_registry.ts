@@ -1,24 +1,10 @@
 /**
- * Process-wide lookups from native handle addresses to the loader's objects. Terminators and
- * trampolines receive bare handles from C; these maps find what they belong to (cold paths only).
+ * The key of the process-wide handle maps: a handle's address. Each loader object keeps the map of its
+ * kind beside its class (`instances` in instance.ts, the physical-device maps in physical_device.ts,
+ * `devices` in device.ts): terminators and trampolines receive bare handles from C and look them up there.
  *
  * @module
  */
-
-import type { LoaderDevice } from "./device.ts";
-import type { LoaderInstance } from "./instance.ts";
-import type { TermPhysicalDevice, TrampPhysicalDevice } from "./physical_device.ts";
-
-/** Loader instances by the address of their `VkInstance`. */
-export const instances: Map<bigint, LoaderInstance> = new Map();
-/** Application-visible physical devices by address. */
-export const trampPhysicalDevices: Map<bigint, TrampPhysicalDevice> = new Map();
-/** Terminator physical devices by address. */
-export const termPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
-/** Terminator physical devices by the address of the driver's own `VkPhysicalDevice`. */
-export const driverPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
-/** Devices by the address of their `VkDevice` (the driver's object, stamped with the loader's table). */
-export const devices: Map<bigint, LoaderDevice> = new Map();
 
 /** The address of a handle (0n for null). */
 export function key(handle: Deno.PointerValue | unknown): bigint {

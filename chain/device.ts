@@ -14,7 +14,7 @@ import { readCString, readPointer, readU32, readU64, writeU64 } from "../ffi/mem
 import type { DriverInstance } from "./driver_instance.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
-import { devices, key } from "./_registry.ts";
+import { key } from "./_registry.ts";
 import { ICD_LOADER_MAGIC, offsetOf } from "../loading/_layout.ts";
 import { type ChainStubs, chainStubs, DEVICE_TABLE_SLOTS } from "./stubs.ts";
 import { fillDeviceCommands } from "./table_fill.ts";
@@ -51,6 +51,9 @@ export function findDevice(handle: Deno.PointerValue): LoaderDevice | undefined 
 export function hasLoaderMagic(handle: Deno.PointerValue): boolean {
   return handle !== null && readU64(handle, 0) === ICD_LOADER_MAGIC;
 }
+
+/** Devices by the address of their `VkDevice` (the driver's object, stamped with the loader's table). */
+export const devices: Map<bigint, LoaderDevice> = new Map();
 
 /** A device made by the loader. */
 export class LoaderDevice {

@@ -24,7 +24,7 @@ import { describeDevice, type DeviceRecord, idFilterRejections } from "./device_
 import { recordOf } from "./device_policy.ts";
 import type { LoaderInstance } from "./instance.ts";
 import { type ChainStubs, commandDef } from "./stubs.ts";
-import { termPhysicalDevices } from "./_registry.ts";
+import { termPhysicalDevices } from "./physical_device.ts";
 import { structureType, VK_API_VERSION_1_1 } from "../loading/_layout.ts";
 
 // VkPhysicalDeviceProperties: apiVersion, driverVersion, vendorID @8, deviceID @12, deviceType @16,

@@ -18,10 +18,10 @@ import type { DevicePolicy } from "./device_order.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import type { Logger } from "../loading/log.ts";
 import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
-import { TermPhysicalDevice, TrampPhysicalDevice } from "./physical_device.ts";
+import { TermPhysicalDevice, termPhysicalDevices, TrampPhysicalDevice } from "./physical_device.ts";
 import type { LoaderDevice } from "./device.ts";
 import type { InstanceLayers } from "./layer_instance.ts";
-import { instances, key, termPhysicalDevices } from "./_registry.ts";
+import { key } from "./_registry.ts";
 import { SLOT_COUNT } from "./stubs.ts";
 
 /** One link of the instance chain: what fills the dispatch table of the link above it. */
@@ -29,6 +29,9 @@ export interface InstanceLink {
   /** The link's `vkGetInstanceProcAddr` for `name` (null when it has nothing). */
   getInstanceProcAddr(instance: Deno.PointerValue, name: string): Deno.PointerValue;
 }
+
+/** Loader instances by the address of their `VkInstance`. */
+export const instances: Map<bigint, LoaderInstance> = new Map();
 
 /** A loader instance. */
 export class LoaderInstance {

@@ -28,7 +28,7 @@ import {
 } from "../loading/direct_driver.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
-import { LoaderInstance } from "./instance.ts";
+import { instances, LoaderInstance } from "./instance.ts";
 import { createDriverInstances, destroyDriverInstances } from "./terminator_instance.ts";
 import {
   allocateCommandBuffers,
@@ -53,7 +53,7 @@ import {
   enumerateInstanceLayers,
   enumerateInstanceVersion,
 } from "./layer_enumeration.ts";
-import { findDevice, pendingDevices } from "./device.ts";
+import { devices, findDevice, pendingDevices } from "./device.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
@@ -67,7 +67,8 @@ import {
   unknownPhysicalDeviceSlots,
   unknownSlotDef,
 } from "./unknown.ts";
-import { devices, instances, key, trampPhysicalDevices } from "./_registry.ts";
+import { key } from "./_registry.ts";
+import { trampPhysicalDevices } from "./physical_device.ts";
 import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;

@@ -18,7 +18,7 @@
 import type { Arena } from "../ffi/memory.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import type { LoaderInstance } from "./instance.ts";
-import { driverPhysicalDevices, key, termPhysicalDevices, trampPhysicalDevices } from "./_registry.ts";
+import { key } from "./_registry.ts";
 
 function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerObject; address: bigint } {
   const buf = arena.alloc(words.length * 8, 8);
@@ -27,6 +27,15 @@ function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerO
   const handle = arena.pointer(buf);
   return { handle, address: BigInt(Deno.UnsafePointer.value(handle)) };
 }
+
+/** Application-visible physical devices by address. */
+export const trampPhysicalDevices: Map<bigint, TrampPhysicalDevice> = new Map();
+
+/** Terminator physical devices by address. */
+export const termPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
+
+/** Terminator physical devices by the address of the driver's own `VkPhysicalDevice`. */
+export const driverPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
 
 /** A driver's physical device as the bottom of the chain sees it. */
 export class TermPhysicalDevice {

@@ -19,7 +19,9 @@ import { withoutIdFilters } from "./device_order.ts";
 import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevices } from "./device.ts";
 import type { LoaderInstance } from "./instance.ts";
 import type { TermPhysicalDevice } from "./physical_device.ts";
-import { instances, key, termPhysicalDevices } from "./_registry.ts";
+import { key } from "./_registry.ts";
+import { instances } from "./instance.ts";
+import { termPhysicalDevices } from "./physical_device.ts";
 import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
 import { skipLoaderNodes } from "./layer_nodes.ts";
 

@@ -18,7 +18,9 @@ import { type ChainStubs, commandDef } from "./stubs.ts";
 import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
 import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
 import { hasIdFilters } from "./device_order.ts";
-import { instances, key, trampPhysicalDevices } from "./_registry.ts";
+import { key } from "./_registry.ts";
+import { instances } from "./instance.ts";
+import { trampPhysicalDevices } from "./physical_device.ts";
 import { offsetOf, VK } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;

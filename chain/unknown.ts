@@ -22,7 +22,8 @@ import {
   UNKNOWN_PHYSICAL_DEVICE_BASE,
   UNKNOWN_PHYSICAL_DEVICE_SLOTS,
 } from "./stubs.ts";
-import { devices, instances } from "./_registry.ts";
+import { devices } from "./device.ts";
+import { instances } from "./instance.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 
 const deviceSlots = new Map<string, number>();
