@@ -41,7 +41,7 @@
  * ```ts
  * import { readLoaderSettings } from "./settings_file.ts";
  * const found = readLoaderSettings({ vars: { HOME: "/nonexistent" }, elevated: false, root: "/nonexistent" });
- * console.log(found.settings === undefined, found.searched.length); // true 7
+ * console.log(found.settings === undefined, found.searched.length); // true 6
  * ```
  *
  * @module

@@ -31,7 +31,8 @@ import { type FSWatcher, watch } from "node:fs";
 import type { EnvironmentSnapshot } from "./environment.ts";
 import { discoverDrivers } from "./drivers.ts";
 import { discoverLayers } from "./layers.ts";
-import { dirName } from "./search_paths.ts";
+import { PACKAGE_METADATA_PATH } from "./packages.ts";
+import { dirName, joinPath } from "./search_paths.ts";
 import { readLoaderSettings } from "./settings_file.ts";
 
 /** What kind of file changed. */
@@ -56,7 +57,7 @@ export interface DiscoveryChange {
   readonly kind: DiscoveryChangeKind;
   /** What happened to it. */
   readonly change: "added" | "removed" | "edited";
-  /** The manifest, package metadata or settings file. */
+  /** The manifest or settings file; for a driver package, its folder. */
   readonly path: string;
 }
 
@@ -77,7 +78,16 @@ export function discoveryState(
     if (!state.has(path)) state.set(path, { kind, contents: fingerprint(path) });
   };
   for (const c of discoverDrivers(env).candidates) {
-    add(c.manifestPath, c.origin.package ? "driver package" : "driver");
+    const pkg = c.origin.package;
+    if (pkg === undefined) {
+      add(c.manifestPath, "driver");
+      continue;
+    }
+    // A package is one thing, keyed by its folder: there while the folder is, edited when its metadata or
+    // manifest is.
+    if (state.has(pkg) || !isFolder(pkg)) continue;
+    const contents = `${fingerprint(joinPath(pkg, PACKAGE_METADATA_PATH))}\0${fingerprint(c.manifestPath)}`;
+    state.set(pkg, { kind: "driver package", contents });
   }
   for (const c of discoverLayers(env).candidates) {
     add(c.manifestPath, c.implicit ? "implicit layer" : "explicit layer");
@@ -318,6 +328,14 @@ function fingerprint(path: string): string {
     return `${info.size}:${info.mtime?.getTime()}:${info.ino}`;
   } catch (error) {
     return error instanceof Error ? error.name : "unreadable";
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
   }
 }
 

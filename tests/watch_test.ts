@@ -90,6 +90,49 @@ Deno.test("watch() yields an added layer manifest, a removed driver manifest and
   assert(watcher.closed);
 });
 
+Deno.test("watch() reports a driver package (VK_LOADER_DRIVER_PACKAGES) added, edited and removed", async () => {
+  await using env = await MockEnvironment.create();
+  const pkg = env.path("packages/example");
+  using l = load(env.snapshot({ VK_LOADER_DRIVER_PACKAGES: pkg }));
+  const watcher = l.vk.watch({ debounceMs: 50 });
+  const files: Record<string, string> = {
+    "lib/libvulkan_example.so": "not loaded by discovery",
+    "meta/icd.d/example.json": JSON.stringify({
+      file_format_version: "1.0.0",
+      ICD: { library_path: "libvulkan_example.so", api_version: "1.3.0" },
+    }),
+    "meta/metadata/metadata.json": JSON.stringify({
+      file_path: "lib/libvulkan_example.so",
+      version: 1,
+      manifest_path: "meta/icd.d/example.json",
+    }),
+  };
+  for (const [name, text] of Object.entries(files)) {
+    mkdirFor(`${pkg}/${name}`);
+    Deno.writeTextFileSync(`${pkg}/${name}`, text);
+  }
+  assertEquals(await nextBatch(watcher, "the new package"), [{
+    kind: "driver package",
+    change: "added",
+    path: pkg,
+  }]);
+  Deno.writeTextFileSync(
+    `${pkg}/meta/icd.d/example.json`,
+    JSON.stringify({
+      file_format_version: "1.0.0",
+      ICD: { library_path: "libvulkan_example.so", api_version: "1.4.0" },
+    }),
+  );
+  assertEquals(await nextBatch(watcher, "the edited package manifest"), [
+    { kind: "driver package", change: "edited", path: pkg },
+  ]);
+  Deno.removeSync(pkg, { recursive: true });
+  assertEquals(await nextBatch(watcher, "the removed package"), [
+    { kind: "driver package", change: "removed", path: pkg },
+  ]);
+  watcher.close();
+});
+
 Deno.test("waitForDevices resolves true when a driver manifest is copied into $XDG_DATA_HOME/vulkan/icd.d", async () => {
   await using env = await MockEnvironment.create();
   const drv = await env.addDriver({ name: "late", physicalDevices: [{ name: "Late GPU" }] }, {
