@@ -1,6 +1,6 @@
 /**
  * The key of the process-wide handle maps: a handle's address. Each loader object keeps the map of its
- * kind beside its class (`instances` in instance.ts, the physical-device maps in physical_device.ts,
+ * kind beside its class (`instances` in instance.ts, the physical-device maps beside them,
  * `devices` in device.ts): terminators and trampolines receive bare handles from C and look them up there.
  *
  * @module

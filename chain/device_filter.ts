@@ -22,9 +22,8 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { readCString, readU32 } from "../ffi/memory.ts";
 import { describeDevice, type DeviceRecord, idFilterRejections } from "./device_order.ts";
 import { recordOf } from "./device_policy.ts";
-import type { LoaderInstance } from "./instance.ts";
+import { type LoaderInstance, termPhysicalDevices } from "./instance.ts";
 import { type ChainStubs, commandDef } from "./stubs.ts";
-import { termPhysicalDevices } from "./physical_device.ts";
 import { structureType, VK_API_VERSION_1_1 } from "../loading/_layout.ts";
 
 // VkPhysicalDeviceProperties: apiVersion, driverVersion, vendorID @8, deviceID @12, deviceType @16,

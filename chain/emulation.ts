@@ -13,7 +13,7 @@
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { nativeBytes, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
 import { key } from "./_registry.ts";
-import { driverPhysicalDevices } from "./physical_device.ts";
+import { driverPhysicalDevices } from "./instance.ts";
 import { offsetOf, sizeOf, VK } from "../loading/_layout.ts";
 
 type Body = (...args: unknown[]) => unknown;

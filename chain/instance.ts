@@ -7,6 +7,19 @@
  * filled from the top of the chain; the terminator's `vkCreateInstance` leaves this same handle in
  * `*pInstance`, as the Khronos loader's does, so layers can key on its first word.
  *
+ * Its physical devices are two kinds of loader object, as the Khronos loader has them:
+ *
+ * - a terminator physical device wraps one driver's `VkPhysicalDevice`:
+ *   `{ word0: instance dispatch table, word1: the driver's function table, word2: the driver's handle }`.
+ *   Layers see these (their first word is the instance's dispatch table, so they can key on it); the
+ *   terminator unwrap stubs jump from them into the driver's function with the driver's handle.
+ * - a trampoline physical device is what the application holds:
+ *   `{ word0: instance dispatch table, word1: the next level's handle }` (a terminator physical device,
+ *   or whatever a layer handed up). The trampoline unwrap stubs pass word1 to the top of the chain.
+ *
+ * Both live in their instance's arena and keep their address for the instance's lifetime: the same
+ * device gives the same handle on every enumeration.
+ *
  * @module
  */
 
@@ -18,8 +31,6 @@ import type { DevicePolicy } from "./device_order.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import type { Logger } from "../loading/log.ts";
 import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
-import { TermPhysicalDevice, termPhysicalDevices, TrampPhysicalDevice } from "./physical_device.ts";
-import type { LoaderDevice } from "./device.ts";
 import type { InstanceLayers } from "./layer_instance.ts";
 import { key } from "./_registry.ts";
 import { SLOT_COUNT } from "./stubs.ts";
@@ -32,6 +43,15 @@ export interface InstanceLink {
 
 /** Loader instances by the address of their `VkInstance`. */
 export const instances: Map<bigint, LoaderInstance> = new Map();
+
+/**
+ * A device as its instance keeps it (device.ts's `LoaderDevice`): named here, below device.ts, so that
+ * the instance need not import the module of the devices it outlives.
+ */
+export interface InstanceDevice {
+  /** Destroys what the loader made for the device (when the instance goes first). */
+  dispose(): void;
+}
 
 /** A loader instance. */
 export class LoaderInstance {
@@ -57,7 +77,7 @@ export class LoaderInstance {
   wsi: InstanceWsi | undefined;
   readonly #wsiSupport: WsiSupport | undefined;
   /** Devices created from it and not yet destroyed. */
-  readonly devices: Set<LoaderDevice> = new Set();
+  readonly devices: Set<InstanceDevice> = new Set();
   /** Order and filters for physical devices (chain/device_order.ts), read at creation. */
   readonly devicePolicy: DevicePolicy;
   /** Set once the chain's `vkCreateInstance` reached the terminator. */
@@ -166,5 +186,94 @@ export class LoaderInstance {
     for (const d of this.drivers) d.dispose();
     this.table.dispose();
     this.arena.dispose();
+  }
+}
+
+function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerObject; address: bigint } {
+  const buf = arena.alloc(words.length * 8, 8);
+  const view = new BigUint64Array(buf.buffer, buf.byteOffset, words.length);
+  words.forEach((w, i) => view[i] = w);
+  const handle = arena.pointer(buf);
+  return { handle, address: BigInt(Deno.UnsafePointer.value(handle)) };
+}
+
+/** Application-visible physical devices by address. */
+export const trampPhysicalDevices: Map<bigint, TrampPhysicalDevice> = new Map();
+
+/** Terminator physical devices by address. */
+export const termPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
+
+/** Terminator physical devices by the address of the driver's own `VkPhysicalDevice`. */
+export const driverPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
+
+/** A driver's physical device as the bottom of the chain sees it. */
+export class TermPhysicalDevice {
+  /** The loader object's handle. */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** The driver instance it belongs to. */
+  readonly driverInstance: DriverInstance;
+  /** The driver's own `VkPhysicalDevice`. */
+  readonly driverHandle: Deno.PointerObject;
+  /** The loader instance. */
+  readonly instance: LoaderInstance;
+
+  constructor(instance: LoaderInstance, driverInstance: DriverInstance, driverHandle: Deno.PointerObject) {
+    this.instance = instance;
+    const o = object(instance.arena, [
+      instance.table.address,
+      driverInstance.table.address,
+      key(driverHandle),
+    ]);
+    this.handle = o.handle;
+    this.address = o.address;
+    this.driverInstance = driverInstance;
+    this.driverHandle = driverHandle;
+    termPhysicalDevices.set(this.address, this);
+    driverPhysicalDevices.set(key(driverHandle), this);
+  }
+
+  /** Forgets the object (its memory goes with the instance's arena). */
+  unregister(): void {
+    termPhysicalDevices.delete(this.address);
+    const k = key(this.driverHandle);
+    if (driverPhysicalDevices.get(k) === this) {
+      // A driver may hand the same VkPhysicalDevice to several instances: keep one that lives.
+      const other = [...termPhysicalDevices.values()].find((t) => key(t.driverHandle) === k);
+      if (other) driverPhysicalDevices.set(k, other);
+      else driverPhysicalDevices.delete(k);
+    }
+  }
+}
+
+/** An application-visible physical device. */
+export class TrampPhysicalDevice {
+  /** The application's `VkPhysicalDevice`. */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** The handle the top of the chain gets. */
+  readonly next: Deno.PointerObject;
+  /** The instance it belongs to. */
+  readonly instance: LoaderInstance;
+
+  constructor(instance: LoaderInstance, next: Deno.PointerObject) {
+    const o = object(instance.arena, [instance.table.address, key(next)]);
+    this.handle = o.handle;
+    this.address = o.address;
+    this.next = next;
+    this.instance = instance;
+    trampPhysicalDevices.set(this.address, this);
+  }
+
+  /** The terminator physical device below, when no layer wrapped it. */
+  get term(): TermPhysicalDevice | undefined {
+    return termPhysicalDevices.get(key(this.next));
+  }
+
+  /** Forgets the object. */
+  unregister(): void {
+    trampPhysicalDevices.delete(this.address);
   }
 }

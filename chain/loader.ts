@@ -15,10 +15,9 @@ import { isOtherPlatformExtension } from "./platform_extensions.ts";
 import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { readCString, writeU32, writeU64 } from "../ffi/memory.ts";
-import { discoverDrivers } from "../discovery/drivers.ts";
+import { discoverDrivers, type DiscoveredDriver } from "../discovery/drivers.ts";
 import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "../loading/driver.ts";
-import type { DiscoveredDriver } from "../discovery/drivers.ts";
 import {
   acquireDirectDrivers,
   apiDriverManifests,
@@ -28,7 +27,7 @@ import {
 } from "../loading/direct_driver.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
-import { instances, LoaderInstance } from "./instance.ts";
+import { instances, LoaderInstance, trampPhysicalDevices } from "./instance.ts";
 import { createDriverInstances, destroyDriverInstances } from "./terminator_instance.ts";
 import {
   allocateCommandBuffers,
@@ -68,7 +67,6 @@ import {
   unknownSlotDef,
 } from "./unknown.ts";
 import { key } from "./_registry.ts";
-import { trampPhysicalDevices } from "./physical_device.ts";
 import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;

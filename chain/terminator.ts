@@ -17,11 +17,8 @@ import type { DriverInstance } from "./driver_instance.ts";
 import { applyDevicePolicy, applyGroupPolicy } from "./device_policy.ts";
 import { withoutIdFilters } from "./device_order.ts";
 import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevices } from "./device.ts";
-import type { LoaderInstance } from "./instance.ts";
-import type { TermPhysicalDevice } from "./physical_device.ts";
+import { instances, type LoaderInstance, type TermPhysicalDevice, termPhysicalDevices } from "./instance.ts";
 import { key } from "./_registry.ts";
-import { instances } from "./instance.ts";
-import { termPhysicalDevices } from "./physical_device.ts";
 import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
 import { skipLoaderNodes } from "./layer_nodes.ts";
 

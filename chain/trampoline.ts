@@ -12,15 +12,13 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { pointerFromAddress, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "../loading/driver.ts";
 import { findDevice, pendingDevices } from "./device.ts";
-import type { LoaderInstance } from "./instance.ts";
+import { instances, type LoaderInstance, trampPhysicalDevices } from "./instance.ts";
 import type { Logger } from "../loading/log.ts";
 import { type ChainStubs, commandDef } from "./stubs.ts";
 import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
 import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
 import { hasIdFilters } from "./device_order.ts";
 import { key } from "./_registry.ts";
-import { instances } from "./instance.ts";
-import { trampPhysicalDevices } from "./physical_device.ts";
 import { offsetOf, VK } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;

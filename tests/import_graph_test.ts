@@ -28,8 +28,6 @@ const PUBLIC_LEVEL = 5;
  * and an entry whose import is gone fails the test so that it is deleted here too.
  */
 const KNOWN: readonly string[] = [
-  "chain/device.ts -> chain/instance.ts",
-  "chain/physical_device.ts -> chain/instance.ts",
   "layers/_commands.ts -> layers/layer.ts",
   "layers/state.ts -> layers/layer.ts",
 ];

@@ -10,8 +10,7 @@ import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
 import { Arena, readU32, writeU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { EMULATED_SLOTS, emulation } from "../chain/emulation.ts";
-import { driverPhysicalDevices } from "../chain/physical_device.ts";
-import type { TermPhysicalDevice } from "../chain/physical_device.ts";
+import { driverPhysicalDevices, type TermPhysicalDevice } from "../chain/instance.ts";
 import { addr } from "./_chain.ts";
 
 type P = Deno.PointerValue;
