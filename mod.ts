@@ -81,6 +81,7 @@ export type {
   RuntimeStructName,
   StructField,
   StructInput,
+  StructPointer,
   StructValue,
 } from "./ffi/structs.ts";
 export {

@@ -20,9 +20,10 @@ import { Arena } from "./memory.ts";
 import { findLayout, layoutOf } from "./_structs_layout.ts";
 import { readInto, type StructField, type StructValue } from "./_structs_read.ts";
 import { type ChainInput, type StructInput, StructWriter } from "./_structs_write.ts";
-import type { VkPointer } from "./generated/vk_types.ts";
+import type { VkPointer, VkStructPointer } from "./generated/vk_types.ts";
 import type {
   VkChain,
+  VkStructCanonical,
   VkStructChains,
   VkStructInputs,
   VkStructName,
@@ -42,6 +43,13 @@ export type RuntimeStructName<S extends string> = S & (string extends S ? unknow
 export type ChainRead<P extends keyof VkStructChains> = {
   [N in VkStructChains[P]]: N extends VkStructName ? VkStructs[N] & { readonly type: N } : never;
 }[VkStructChains[P]];
+
+/**
+ * The pointer {@linkcode writeStruct} and {@linkcode allocStruct} return for struct `N`: never null, and
+ * branded with the struct's name, so a command parameter for another struct (`vkCreateBuffer`'s
+ * `pCreateInfo` given a `VkImageCreateInfo`) fails `deno check`.
+ */
+export type StructPointer<N extends VkStructName> = NonNullable<VkStructPointer<VkStructCanonical[N]>>;
 
 /** The pNext chain `allocStruct` may link into struct `N`: only structs extending `N` (none if it has none). */
 export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? VkChain<N>
@@ -84,7 +92,7 @@ export function writeStruct<N extends VkStructName>(
   arena: Arena,
   name: N,
   value?: VkStructInputs[N],
-): Deno.PointerObject;
+): StructPointer<N>;
 /**
  * Writes struct `name` given as a run-time string (untyped members, checked when written).
  *
@@ -125,7 +133,7 @@ export function writeStructArray<N extends VkStructName>(
   arena: Arena,
   name: N,
   values: readonly VkStructInputs[N][],
-): Deno.PointerObject;
+): StructPointer<N>;
 /**
  * Writes an array of structs `name` given as a run-time string (untyped members).
  *
@@ -180,7 +188,7 @@ export function allocStruct<N extends VkStructName>(
   arena: Arena,
   name: N,
   options?: AllocStructOptions<N>,
-): Deno.PointerObject;
+): StructPointer<N>;
 /**
  * Allocates output struct(s) `name` given as a run-time string.
  *

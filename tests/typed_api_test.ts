@@ -207,6 +207,12 @@ export function structTypeCases(vk: VulkanCommands, arena: Arena, instance: VkIn
   const images: VkImage[] = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
   void [gpus, images];
 
+  // A struct pointer goes where its struct is expected, and not elsewhere.
+  vk.vkCreateBuffer(null, writeStruct(arena, "VkBufferCreateInfo", { size: 1n }), null, null);
+  vk.vkGetPhysicalDeviceProperties2KHR(null, allocStruct(arena, "VkPhysicalDeviceProperties2"));
+  vk.vkGetPhysicalDeviceFeatures2(null, allocStruct(arena, "VkPhysicalDeviceFeatures2KHR"));
+  // @ts-expect-error a VkImageCreateInfo pointer is not a VkBufferCreateInfo pointer
+  vk.vkCreateBuffer(null, writeStruct(arena, "VkImageCreateInfo", {}), null, null);
   // @ts-expect-error misspelled member (size)
   writeStruct(arena, "VkBufferCreateInfo", { sise: 4096n });
   // @ts-expect-error unknown struct name

@@ -79,7 +79,10 @@ Deno.test("through vkdeno, an interface-2 driver reads the xlib and xcb fields f
   for (const { command, info, container } of platforms) {
     env.clearCallLog();
     const out = surfaceOut(arena);
-    assert.equal(vk[command as "vkCreateXlibSurfaceKHR"](instance, info, null, out.pointer), 0);
+    assert.equal(
+      vk[command as "vkCreateXlibSurfaceKHR"](instance, info as Deno.PointerObject, null, out.pointer),
+      0,
+    );
     const surface = out.read();
     const created = calls(env.callLog(), command);
     assert.equal(created.length, 1, "only the interface-7 driver creates a surface");

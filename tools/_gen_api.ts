@@ -37,6 +37,7 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
   // ---- vk_types.ts
   const typeLines: string[] = [];
   map.declared.add("VkPointer");
+  map.declared.add("VkStructPointer");
   const handles = [...reg.types.values()].filter((t) => t.category === "handle").sort(byName);
   for (const t of handles) {
     const target = layouts.resolve(t.name)!;
@@ -130,6 +131,15 @@ export declare const pointee: unique symbol;
  * return the handles typed.
  */
 export type VkPointer<T> = (Deno.PointerObject & { readonly [pointee]?: T }) | null;
+
+/** The brand key of {@linkcode VkStructPointer}: the struct's name (optional, never present at run time). */
+export declare const structType: unique symbol;
+
+/**
+ * A pointer to struct(s) \`N\` (\`const VkBufferCreateInfo*\`), as \`writeStruct\` / \`allocStruct\` return it:
+ * a pointer to another struct is rejected, an unbranded pointer is accepted.
+ */
+export type VkStructPointer<N extends string> = (Deno.PointerObject & { readonly [structType]?: N }) | null;
 
 ${typeLines.join("\n")}
 `,

@@ -100,6 +100,13 @@ export class TypeMapper {
       if (p.pointer === 1 && !p.const && !p.dims.length && this.resolve(p.type)?.category === "handle") {
         return `VkPointer<${p.type}>`;
       }
+      // A struct pointer carries the struct's (canonical) name: passing another struct's pointer fails.
+      const pointee = this.resolve(p.type);
+      if (
+        p.pointer === 1 && !p.dims.length && (pointee?.category === "struct" || pointee?.category === "union")
+      ) {
+        return `VkStructPointer<"${pointee.name}">`;
+      }
       return "Deno.PointerValue";
     }
     const ts = this.value(p.type, "param");

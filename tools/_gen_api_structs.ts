@@ -128,10 +128,15 @@ export function emitStructs(
   const readLines: string[] = [];
   const inputLines: string[] = [];
   const nameLines: string[] = [];
+  const canonicalLines: string[] = [];
   let count = 0;
   for (const t of all) {
     count++;
     nameLines.push(`  /** Read form of \`${t.name}\`. */`, `  ${t.name}: ${t.name};`);
+    canonicalLines.push(
+      `  /** Canonical name of \`${t.name}\`. */`,
+      `  ${t.name}: "${layouts.resolve(t.name)!.name}";`,
+    );
     if (t.alias) {
       readLines.push(doc(`Alias of {@linkcode ${t.alias}}.`), `export type ${t.name} = ${t.alias};`);
       inputLines.push(
@@ -184,6 +189,11 @@ ${nameLines.join("\n")}
 
 /** A struct or union name the registry knows (aliases included). */
 export type VkStructName = keyof VkStructs;
+
+/** Struct or union name (aliases included) -> its canonical name (the brand of its pointers). */
+export interface VkStructCanonical {
+${canonicalLines.join("\n")}
+}
 
 /**
  * Every struct and union name -> the plain object {@linkcode writeStruct} takes for it: members optional

@@ -124,6 +124,7 @@ import type {
   VkShaderStageFlags,
   VkStencilFaceFlags,
   VkStencilOp,
+  VkStructPointer,
   VkSubpassContents,
   VkSurfaceCounterFlagBitsEXT,
   VkSurfaceKHR,
@@ -140,12 +141,15 @@ import type {
 export interface VkCommands {
   /** `vkCreateInstance` (VK_VERSION_1_0; global level). Success codes: VK_SUCCESS. */
   readonly vkCreateInstance: (
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkInstanceCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pInstance: VkPointer<VkInstance>,
   ) => VkResult;
   /** `vkDestroyInstance` (VK_VERSION_1_0; instance level). */
-  readonly vkDestroyInstance: (instance: VkInstance | null, pAllocator: Deno.PointerValue) => void;
+  readonly vkDestroyInstance: (
+    instance: VkInstance | null,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ) => void;
   /** `vkEnumeratePhysicalDevices` (VK_VERSION_1_0; instance level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDevices: (
     instance: VkInstance | null,
@@ -155,13 +159,13 @@ export interface VkCommands {
   /** `vkGetPhysicalDeviceFeatures` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceFeatures: (
     physicalDevice: VkPhysicalDevice | null,
-    pFeatures: Deno.PointerValue,
+    pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures">,
   ) => void;
   /** `vkGetPhysicalDeviceFormatProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceFormatProperties: (
     physicalDevice: VkPhysicalDevice | null,
     format: VkFormat,
-    pFormatProperties: Deno.PointerValue,
+    pFormatProperties: VkStructPointer<"VkFormatProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceImageFormatProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceImageFormatProperties: (
@@ -171,23 +175,23 @@ export interface VkCommands {
     tiling: VkImageTiling,
     usage: VkImageUsageFlags,
     flags: VkImageCreateFlags,
-    pImageFormatProperties: Deno.PointerValue,
+    pImageFormatProperties: VkStructPointer<"VkImageFormatProperties">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceProperties: (
     physicalDevice: VkPhysicalDevice | null,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkPhysicalDeviceProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceQueueFamilyProperties: (
     physicalDevice: VkPhysicalDevice | null,
     pQueueFamilyPropertyCount: Deno.PointerValue,
-    pQueueFamilyProperties: Deno.PointerValue,
+    pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceMemoryProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceMemoryProperties: (
     physicalDevice: VkPhysicalDevice | null,
-    pMemoryProperties: Deno.PointerValue,
+    pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties">,
   ) => void;
   /** `vkGetInstanceProcAddr` (VK_VERSION_1_0; global level). */
   readonly vkGetInstanceProcAddr: (
@@ -202,35 +206,38 @@ export interface VkCommands {
   /** `vkCreateDevice` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDevice: (
     physicalDevice: VkPhysicalDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDeviceCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDevice: VkPointer<VkDevice>,
   ) => VkResult;
   /** `vkDestroyDevice` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyDevice: (device: VkDevice | null, pAllocator: Deno.PointerValue) => void;
+  readonly vkDestroyDevice: (
+    device: VkDevice | null,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ) => void;
   /** `vkEnumerateInstanceExtensionProperties` (VK_VERSION_1_0; global level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumerateInstanceExtensionProperties: (
     pLayerName: Deno.PointerValue,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkExtensionProperties">,
   ) => VkResult;
   /** `vkEnumerateDeviceExtensionProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumerateDeviceExtensionProperties: (
     physicalDevice: VkPhysicalDevice | null,
     pLayerName: Deno.PointerValue,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkExtensionProperties">,
   ) => VkResult;
   /** `vkEnumerateInstanceLayerProperties` (VK_VERSION_1_0; global level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumerateInstanceLayerProperties: (
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkLayerProperties">,
   ) => VkResult;
   /** `vkEnumerateDeviceLayerProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumerateDeviceLayerProperties: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkLayerProperties">,
   ) => VkResult;
   /** `vkGetDeviceQueue` (VK_VERSION_1_0; device level). */
   readonly vkGetDeviceQueue: (
@@ -243,7 +250,7 @@ export interface VkCommands {
   readonly vkQueueSubmit: (
     queue: VkQueue | null,
     submitCount: number,
-    pSubmits: Deno.PointerValue,
+    pSubmits: VkStructPointer<"VkSubmitInfo">,
     fence: VkFence | null,
   ) => VkResult;
   /** `vkQueueWaitIdle` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
@@ -253,15 +260,15 @@ export interface VkCommands {
   /** `vkAllocateMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkAllocateMemory: (
     device: VkDevice | null,
-    pAllocateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pAllocateInfo: VkStructPointer<"VkMemoryAllocateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMemory: VkPointer<VkDeviceMemory>,
   ) => VkResult;
   /** `vkFreeMemory` (VK_VERSION_1_0; device level). */
   readonly vkFreeMemory: (
     device: VkDevice | null,
     memory: VkDeviceMemory | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkMapMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkMapMemory: (
@@ -278,13 +285,13 @@ export interface VkCommands {
   readonly vkFlushMappedMemoryRanges: (
     device: VkDevice | null,
     memoryRangeCount: number,
-    pMemoryRanges: Deno.PointerValue,
+    pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
   ) => VkResult;
   /** `vkInvalidateMappedMemoryRanges` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkInvalidateMappedMemoryRanges: (
     device: VkDevice | null,
     memoryRangeCount: number,
-    pMemoryRanges: Deno.PointerValue,
+    pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
   ) => VkResult;
   /** `vkGetDeviceMemoryCommitment` (VK_VERSION_1_0; device level). */
   readonly vkGetDeviceMemoryCommitment: (
@@ -310,20 +317,20 @@ export interface VkCommands {
   readonly vkGetBufferMemoryRequirements: (
     device: VkDevice | null,
     buffer: VkBuffer | null,
-    pMemoryRequirements: Deno.PointerValue,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
   ) => void;
   /** `vkGetImageMemoryRequirements` (VK_VERSION_1_0; device level). */
   readonly vkGetImageMemoryRequirements: (
     device: VkDevice | null,
     image: VkImage | null,
-    pMemoryRequirements: Deno.PointerValue,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
   ) => void;
   /** `vkGetImageSparseMemoryRequirements` (VK_VERSION_1_0; device level). */
   readonly vkGetImageSparseMemoryRequirements: (
     device: VkDevice | null,
     image: VkImage | null,
     pSparseMemoryRequirementCount: Deno.PointerValue,
-    pSparseMemoryRequirements: Deno.PointerValue,
+    pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements">,
   ) => void;
   /** `vkGetPhysicalDeviceSparseImageFormatProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceSparseImageFormatProperties: (
@@ -334,27 +341,27 @@ export interface VkCommands {
     usage: VkImageUsageFlags,
     tiling: VkImageTiling,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkSparseImageFormatProperties">,
   ) => void;
   /** `vkQueueBindSparse` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkQueueBindSparse: (
     queue: VkQueue | null,
     bindInfoCount: number,
-    pBindInfo: Deno.PointerValue,
+    pBindInfo: VkStructPointer<"VkBindSparseInfo">,
     fence: VkFence | null,
   ) => VkResult;
   /** `vkCreateFence` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateFence: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkFenceCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkDestroyFence` (VK_VERSION_1_0; device level). */
   readonly vkDestroyFence: (
     device: VkDevice | null,
     fence: VkFence | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkResetFences` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkResetFences: (
@@ -375,28 +382,28 @@ export interface VkCommands {
   /** `vkCreateSemaphore` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSemaphore: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkSemaphoreCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSemaphore: VkPointer<VkSemaphore>,
   ) => VkResult;
   /** `vkDestroySemaphore` (VK_VERSION_1_0; device level). */
   readonly vkDestroySemaphore: (
     device: VkDevice | null,
     semaphore: VkSemaphore | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateQueryPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateQueryPool: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkQueryPoolCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pQueryPool: VkPointer<VkQueryPool>,
   ) => VkResult;
   /** `vkDestroyQueryPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyQueryPool: (
     device: VkDevice | null,
     queryPool: VkQueryPool | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetQueryPoolResults` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
   readonly vkGetQueryPoolResults: (
@@ -412,61 +419,61 @@ export interface VkCommands {
   /** `vkCreateBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateBuffer: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkBufferCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pBuffer: VkPointer<VkBuffer>,
   ) => VkResult;
   /** `vkDestroyBuffer` (VK_VERSION_1_0; device level). */
   readonly vkDestroyBuffer: (
     device: VkDevice | null,
     buffer: VkBuffer | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateImage` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateImage: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkImageCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pImage: VkPointer<VkImage>,
   ) => VkResult;
   /** `vkDestroyImage` (VK_VERSION_1_0; device level). */
   readonly vkDestroyImage: (
     device: VkDevice | null,
     image: VkImage | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetImageSubresourceLayout` (VK_VERSION_1_0; device level). */
   readonly vkGetImageSubresourceLayout: (
     device: VkDevice | null,
     image: VkImage | null,
-    pSubresource: Deno.PointerValue,
-    pLayout: Deno.PointerValue,
+    pSubresource: VkStructPointer<"VkImageSubresource">,
+    pLayout: VkStructPointer<"VkSubresourceLayout">,
   ) => void;
   /** `vkCreateImageView` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateImageView: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkImageViewCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pView: VkPointer<VkImageView>,
   ) => VkResult;
   /** `vkDestroyImageView` (VK_VERSION_1_0; device level). */
   readonly vkDestroyImageView: (
     device: VkDevice | null,
     imageView: VkImageView | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateCommandPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCommandPool: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkCommandPoolCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pCommandPool: VkPointer<VkCommandPool>,
   ) => VkResult;
   /** `vkDestroyCommandPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyCommandPool: (
     device: VkDevice | null,
     commandPool: VkCommandPool | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkResetCommandPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkResetCommandPool: (
@@ -477,7 +484,7 @@ export interface VkCommands {
   /** `vkAllocateCommandBuffers` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkAllocateCommandBuffers: (
     device: VkDevice | null,
-    pAllocateInfo: Deno.PointerValue,
+    pAllocateInfo: VkStructPointer<"VkCommandBufferAllocateInfo">,
     pCommandBuffers: VkPointer<VkCommandBuffer>,
   ) => VkResult;
   /** `vkFreeCommandBuffers` (VK_VERSION_1_0; device level). */
@@ -490,7 +497,7 @@ export interface VkCommands {
   /** `vkBeginCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkBeginCommandBuffer: (
     commandBuffer: VkCommandBuffer | null,
-    pBeginInfo: Deno.PointerValue,
+    pBeginInfo: VkStructPointer<"VkCommandBufferBeginInfo">,
   ) => VkResult;
   /** `vkEndCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkEndCommandBuffer: (commandBuffer: VkCommandBuffer | null) => VkResult;
@@ -505,7 +512,7 @@ export interface VkCommands {
     srcBuffer: VkBuffer | null,
     dstBuffer: VkBuffer | null,
     regionCount: number,
-    pRegions: Deno.PointerValue,
+    pRegions: VkStructPointer<"VkBufferCopy">,
   ) => void;
   /** `vkCmdCopyImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyImage: (
@@ -515,7 +522,7 @@ export interface VkCommands {
     dstImage: VkImage | null,
     dstImageLayout: VkImageLayout,
     regionCount: number,
-    pRegions: Deno.PointerValue,
+    pRegions: VkStructPointer<"VkImageCopy">,
   ) => void;
   /** `vkCmdCopyBufferToImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyBufferToImage: (
@@ -524,7 +531,7 @@ export interface VkCommands {
     dstImage: VkImage | null,
     dstImageLayout: VkImageLayout,
     regionCount: number,
-    pRegions: Deno.PointerValue,
+    pRegions: VkStructPointer<"VkBufferImageCopy">,
   ) => void;
   /** `vkCmdCopyImageToBuffer` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyImageToBuffer: (
@@ -533,7 +540,7 @@ export interface VkCommands {
     srcImageLayout: VkImageLayout,
     dstBuffer: VkBuffer | null,
     regionCount: number,
-    pRegions: Deno.PointerValue,
+    pRegions: VkStructPointer<"VkBufferImageCopy">,
   ) => void;
   /** `vkCmdUpdateBuffer` (VK_VERSION_1_0; device level). */
   readonly vkCmdUpdateBuffer: (
@@ -558,11 +565,11 @@ export interface VkCommands {
     dstStageMask: VkPipelineStageFlags,
     dependencyFlags: VkDependencyFlags,
     memoryBarrierCount: number,
-    pMemoryBarriers: Deno.PointerValue,
+    pMemoryBarriers: VkStructPointer<"VkMemoryBarrier">,
     bufferMemoryBarrierCount: number,
-    pBufferMemoryBarriers: Deno.PointerValue,
+    pBufferMemoryBarriers: VkStructPointer<"VkBufferMemoryBarrier">,
     imageMemoryBarrierCount: number,
-    pImageMemoryBarriers: Deno.PointerValue,
+    pImageMemoryBarriers: VkStructPointer<"VkImageMemoryBarrier">,
   ) => void;
   /** `vkCmdBeginQuery` (VK_VERSION_1_0; device level). */
   readonly vkCmdBeginQuery: (
@@ -611,15 +618,15 @@ export interface VkCommands {
   /** `vkCreateEvent` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateEvent: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkEventCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pEvent: VkPointer<VkEvent>,
   ) => VkResult;
   /** `vkDestroyEvent` (VK_VERSION_1_0; device level). */
   readonly vkDestroyEvent: (
     device: VkDevice | null,
     event: VkEvent | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetEventStatus` (VK_VERSION_1_0; device level). Success codes: VK_EVENT_SET, VK_EVENT_RESET. */
   readonly vkGetEventStatus: (device: VkDevice | null, event: VkEvent | null) => VkResult;
@@ -630,41 +637,41 @@ export interface VkCommands {
   /** `vkCreateBufferView` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateBufferView: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkBufferViewCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pView: VkPointer<VkBufferView>,
   ) => VkResult;
   /** `vkDestroyBufferView` (VK_VERSION_1_0; device level). */
   readonly vkDestroyBufferView: (
     device: VkDevice | null,
     bufferView: VkBufferView | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateShaderModule` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateShaderModule: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pShaderModule: VkPointer<VkShaderModule>,
   ) => VkResult;
   /** `vkDestroyShaderModule` (VK_VERSION_1_0; device level). */
   readonly vkDestroyShaderModule: (
     device: VkDevice | null,
     shaderModule: VkShaderModule | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreatePipelineCache` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreatePipelineCache: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkPipelineCacheCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelineCache: VkPointer<VkPipelineCache>,
   ) => VkResult;
   /** `vkDestroyPipelineCache` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipelineCache: (
     device: VkDevice | null,
     pipelineCache: VkPipelineCache | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetPipelineCacheData` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineCacheData: (
@@ -685,67 +692,67 @@ export interface VkCommands {
     device: VkDevice | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkComputePipelineCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkDestroyPipeline` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipeline: (
     device: VkDevice | null,
     pipeline: VkPipeline | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreatePipelineLayout` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreatePipelineLayout: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkPipelineLayoutCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelineLayout: VkPointer<VkPipelineLayout>,
   ) => VkResult;
   /** `vkDestroyPipelineLayout` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipelineLayout: (
     device: VkDevice | null,
     pipelineLayout: VkPipelineLayout | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateSampler` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSampler: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkSamplerCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSampler: VkPointer<VkSampler>,
   ) => VkResult;
   /** `vkDestroySampler` (VK_VERSION_1_0; device level). */
   readonly vkDestroySampler: (
     device: VkDevice | null,
     sampler: VkSampler | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateDescriptorSetLayout` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDescriptorSetLayout: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSetLayout: VkPointer<VkDescriptorSetLayout>,
   ) => VkResult;
   /** `vkDestroyDescriptorSetLayout` (VK_VERSION_1_0; device level). */
   readonly vkDestroyDescriptorSetLayout: (
     device: VkDevice | null,
     descriptorSetLayout: VkDescriptorSetLayout | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateDescriptorPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDescriptorPool: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDescriptorPoolCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDescriptorPool: VkPointer<VkDescriptorPool>,
   ) => VkResult;
   /** `vkDestroyDescriptorPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyDescriptorPool: (
     device: VkDevice | null,
     descriptorPool: VkDescriptorPool | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkResetDescriptorPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkResetDescriptorPool: (
@@ -756,7 +763,7 @@ export interface VkCommands {
   /** `vkAllocateDescriptorSets` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkAllocateDescriptorSets: (
     device: VkDevice | null,
-    pAllocateInfo: Deno.PointerValue,
+    pAllocateInfo: VkStructPointer<"VkDescriptorSetAllocateInfo">,
     pDescriptorSets: VkPointer<VkDescriptorSet>,
   ) => VkResult;
   /** `vkFreeDescriptorSets` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
@@ -770,9 +777,9 @@ export interface VkCommands {
   readonly vkUpdateDescriptorSets: (
     device: VkDevice | null,
     descriptorWriteCount: number,
-    pDescriptorWrites: Deno.PointerValue,
+    pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
     descriptorCopyCount: number,
-    pDescriptorCopies: Deno.PointerValue,
+    pDescriptorCopies: VkStructPointer<"VkCopyDescriptorSet">,
   ) => void;
   /** `vkCmdBindPipeline` (VK_VERSION_1_0; device level). */
   readonly vkCmdBindPipeline: (
@@ -796,9 +803,9 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     image: VkImage | null,
     imageLayout: VkImageLayout,
-    pColor: Deno.PointerValue,
+    pColor: VkStructPointer<"VkClearColorValue">,
     rangeCount: number,
-    pRanges: Deno.PointerValue,
+    pRanges: VkStructPointer<"VkImageSubresourceRange">,
   ) => void;
   /** `vkCmdDispatch` (VK_VERSION_1_0; device level). */
   readonly vkCmdDispatch: (
@@ -833,11 +840,11 @@ export interface VkCommands {
     srcStageMask: VkPipelineStageFlags,
     dstStageMask: VkPipelineStageFlags,
     memoryBarrierCount: number,
-    pMemoryBarriers: Deno.PointerValue,
+    pMemoryBarriers: VkStructPointer<"VkMemoryBarrier">,
     bufferMemoryBarrierCount: number,
-    pBufferMemoryBarriers: Deno.PointerValue,
+    pBufferMemoryBarriers: VkStructPointer<"VkBufferMemoryBarrier">,
     imageMemoryBarrierCount: number,
-    pImageMemoryBarriers: Deno.PointerValue,
+    pImageMemoryBarriers: VkStructPointer<"VkImageMemoryBarrier">,
   ) => void;
   /** `vkCmdPushConstants` (VK_VERSION_1_0; device level). */
   readonly vkCmdPushConstants: (
@@ -853,55 +860,55 @@ export interface VkCommands {
     device: VkDevice | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkGraphicsPipelineCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkCreateFramebuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateFramebuffer: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkFramebufferCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFramebuffer: VkPointer<VkFramebuffer>,
   ) => VkResult;
   /** `vkDestroyFramebuffer` (VK_VERSION_1_0; device level). */
   readonly vkDestroyFramebuffer: (
     device: VkDevice | null,
     framebuffer: VkFramebuffer | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateRenderPass` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateRenderPass: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pRenderPass: VkPointer<VkRenderPass>,
   ) => VkResult;
   /** `vkDestroyRenderPass` (VK_VERSION_1_0; device level). */
   readonly vkDestroyRenderPass: (
     device: VkDevice | null,
     renderPass: VkRenderPass | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetRenderAreaGranularity` (VK_VERSION_1_0; device level). */
   readonly vkGetRenderAreaGranularity: (
     device: VkDevice | null,
     renderPass: VkRenderPass | null,
-    pGranularity: Deno.PointerValue,
+    pGranularity: VkStructPointer<"VkExtent2D">,
   ) => void;
   /** `vkCmdSetViewport` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetViewport: (
     commandBuffer: VkCommandBuffer | null,
     firstViewport: number,
     viewportCount: number,
-    pViewports: Deno.PointerValue,
+    pViewports: VkStructPointer<"VkViewport">,
   ) => void;
   /** `vkCmdSetScissor` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetScissor: (
     commandBuffer: VkCommandBuffer | null,
     firstScissor: number,
     scissorCount: number,
-    pScissors: Deno.PointerValue,
+    pScissors: VkStructPointer<"VkRect2D">,
   ) => void;
   /** `vkCmdSetLineWidth` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetLineWidth: (commandBuffer: VkCommandBuffer | null, lineWidth: number) => void;
@@ -997,7 +1004,7 @@ export interface VkCommands {
     dstImage: VkImage | null,
     dstImageLayout: VkImageLayout,
     regionCount: number,
-    pRegions: Deno.PointerValue,
+    pRegions: VkStructPointer<"VkImageBlit">,
     filter: VkFilter,
   ) => void;
   /** `vkCmdClearDepthStencilImage` (VK_VERSION_1_0; device level). */
@@ -1005,17 +1012,17 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     image: VkImage | null,
     imageLayout: VkImageLayout,
-    pDepthStencil: Deno.PointerValue,
+    pDepthStencil: VkStructPointer<"VkClearDepthStencilValue">,
     rangeCount: number,
-    pRanges: Deno.PointerValue,
+    pRanges: VkStructPointer<"VkImageSubresourceRange">,
   ) => void;
   /** `vkCmdClearAttachments` (VK_VERSION_1_0; device level). */
   readonly vkCmdClearAttachments: (
     commandBuffer: VkCommandBuffer | null,
     attachmentCount: number,
-    pAttachments: Deno.PointerValue,
+    pAttachments: VkStructPointer<"VkClearAttachment">,
     rectCount: number,
-    pRects: Deno.PointerValue,
+    pRects: VkStructPointer<"VkClearRect">,
   ) => void;
   /** `vkCmdResolveImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdResolveImage: (
@@ -1025,12 +1032,12 @@ export interface VkCommands {
     dstImage: VkImage | null,
     dstImageLayout: VkImageLayout,
     regionCount: number,
-    pRegions: Deno.PointerValue,
+    pRegions: VkStructPointer<"VkImageResolve">,
   ) => void;
   /** `vkCmdBeginRenderPass` (VK_VERSION_1_0; device level). */
   readonly vkCmdBeginRenderPass: (
     commandBuffer: VkCommandBuffer | null,
-    pRenderPassBegin: Deno.PointerValue,
+    pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
     contents: VkSubpassContents,
   ) => void;
   /** `vkCmdNextSubpass` (VK_VERSION_1_0; device level). */
@@ -1043,7 +1050,7 @@ export interface VkCommands {
   readonly vkBindBufferMemory2: (
     device: VkDevice | null,
     bindInfoCount: number,
-    pBindInfos: Deno.PointerValue,
+    pBindInfos: VkStructPointer<"VkBindBufferMemoryInfo">,
   ) => VkResult;
   /** `vkBindBufferMemory2KHR` (VK_KHR_bind_memory2): alias of `vkBindBufferMemory2`. */
   readonly vkBindBufferMemory2KHR: VkCommands["vkBindBufferMemory2"];
@@ -1051,7 +1058,7 @@ export interface VkCommands {
   readonly vkBindImageMemory2: (
     device: VkDevice | null,
     bindInfoCount: number,
-    pBindInfos: Deno.PointerValue,
+    pBindInfos: VkStructPointer<"VkBindImageMemoryInfo">,
   ) => VkResult;
   /** `vkBindImageMemory2KHR` (VK_KHR_bind_memory2): alias of `vkBindImageMemory2`. */
   readonly vkBindImageMemory2KHR: VkCommands["vkBindImageMemory2"];
@@ -1073,46 +1080,46 @@ export interface VkCommands {
   readonly vkEnumeratePhysicalDeviceGroups: (
     instance: VkInstance | null,
     pPhysicalDeviceGroupCount: Deno.PointerValue,
-    pPhysicalDeviceGroupProperties: Deno.PointerValue,
+    pPhysicalDeviceGroupProperties: VkStructPointer<"VkPhysicalDeviceGroupProperties">,
   ) => VkResult;
   /** `vkEnumeratePhysicalDeviceGroupsKHR` (VK_KHR_device_group_creation): alias of `vkEnumeratePhysicalDeviceGroups`. */
   readonly vkEnumeratePhysicalDeviceGroupsKHR: VkCommands["vkEnumeratePhysicalDeviceGroups"];
   /** `vkGetImageMemoryRequirements2` (VK_VERSION_1_1; device level). */
   readonly vkGetImageMemoryRequirements2: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkImageMemoryRequirementsInfo2">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkGetImageMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of `vkGetImageMemoryRequirements2`. */
   readonly vkGetImageMemoryRequirements2KHR: VkCommands["vkGetImageMemoryRequirements2"];
   /** `vkGetBufferMemoryRequirements2` (VK_VERSION_1_1; device level). */
   readonly vkGetBufferMemoryRequirements2: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkBufferMemoryRequirementsInfo2">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkGetBufferMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of `vkGetBufferMemoryRequirements2`. */
   readonly vkGetBufferMemoryRequirements2KHR: VkCommands["vkGetBufferMemoryRequirements2"];
   /** `vkGetImageSparseMemoryRequirements2` (VK_VERSION_1_1; device level). */
   readonly vkGetImageSparseMemoryRequirements2: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkImageSparseMemoryRequirementsInfo2">,
     pSparseMemoryRequirementCount: Deno.PointerValue,
-    pSparseMemoryRequirements: Deno.PointerValue,
+    pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
   ) => void;
   /** `vkGetImageSparseMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of `vkGetImageSparseMemoryRequirements2`. */
   readonly vkGetImageSparseMemoryRequirements2KHR: VkCommands["vkGetImageSparseMemoryRequirements2"];
   /** `vkGetPhysicalDeviceFeatures2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceFeatures2: (
     physicalDevice: VkPhysicalDevice | null,
-    pFeatures: Deno.PointerValue,
+    pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures2">,
   ) => void;
   /** `vkGetPhysicalDeviceFeatures2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceFeatures2`. */
   readonly vkGetPhysicalDeviceFeatures2KHR: VkCommands["vkGetPhysicalDeviceFeatures2"];
   /** `vkGetPhysicalDeviceProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceProperties2: (
     physicalDevice: VkPhysicalDevice | null,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkPhysicalDeviceProperties2">,
   ) => void;
   /** `vkGetPhysicalDeviceProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceProperties2`. */
   readonly vkGetPhysicalDeviceProperties2KHR: VkCommands["vkGetPhysicalDeviceProperties2"];
@@ -1120,15 +1127,15 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceFormatProperties2: (
     physicalDevice: VkPhysicalDevice | null,
     format: VkFormat,
-    pFormatProperties: Deno.PointerValue,
+    pFormatProperties: VkStructPointer<"VkFormatProperties2">,
   ) => void;
   /** `vkGetPhysicalDeviceFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceFormatProperties2`. */
   readonly vkGetPhysicalDeviceFormatProperties2KHR: VkCommands["vkGetPhysicalDeviceFormatProperties2"];
   /** `vkGetPhysicalDeviceImageFormatProperties2` (VK_VERSION_1_1; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceImageFormatProperties2: (
     physicalDevice: VkPhysicalDevice | null,
-    pImageFormatInfo: Deno.PointerValue,
-    pImageFormatProperties: Deno.PointerValue,
+    pImageFormatInfo: VkStructPointer<"VkPhysicalDeviceImageFormatInfo2">,
+    pImageFormatProperties: VkStructPointer<"VkImageFormatProperties2">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceImageFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceImageFormatProperties2`. */
   readonly vkGetPhysicalDeviceImageFormatProperties2KHR:
@@ -1137,7 +1144,7 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceQueueFamilyProperties2: (
     physicalDevice: VkPhysicalDevice | null,
     pQueueFamilyPropertyCount: Deno.PointerValue,
-    pQueueFamilyProperties: Deno.PointerValue,
+    pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties2">,
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceQueueFamilyProperties2`. */
   readonly vkGetPhysicalDeviceQueueFamilyProperties2KHR:
@@ -1145,16 +1152,16 @@ export interface VkCommands {
   /** `vkGetPhysicalDeviceMemoryProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceMemoryProperties2: (
     physicalDevice: VkPhysicalDevice | null,
-    pMemoryProperties: Deno.PointerValue,
+    pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties2">,
   ) => void;
   /** `vkGetPhysicalDeviceMemoryProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceMemoryProperties2`. */
   readonly vkGetPhysicalDeviceMemoryProperties2KHR: VkCommands["vkGetPhysicalDeviceMemoryProperties2"];
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceSparseImageFormatProperties2: (
     physicalDevice: VkPhysicalDevice | null,
-    pFormatInfo: Deno.PointerValue,
+    pFormatInfo: VkStructPointer<"VkPhysicalDeviceSparseImageFormatInfo2">,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkSparseImageFormatProperties2">,
   ) => void;
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceSparseImageFormatProperties2`. */
   readonly vkGetPhysicalDeviceSparseImageFormatProperties2KHR:
@@ -1170,14 +1177,14 @@ export interface VkCommands {
   /** `vkGetDeviceQueue2` (VK_VERSION_1_1; device level). */
   readonly vkGetDeviceQueue2: (
     device: VkDevice | null,
-    pQueueInfo: Deno.PointerValue,
+    pQueueInfo: VkStructPointer<"VkDeviceQueueInfo2">,
     pQueue: VkPointer<VkQueue>,
   ) => void;
   /** `vkGetPhysicalDeviceExternalBufferProperties` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceExternalBufferProperties: (
     physicalDevice: VkPhysicalDevice | null,
-    pExternalBufferInfo: Deno.PointerValue,
-    pExternalBufferProperties: Deno.PointerValue,
+    pExternalBufferInfo: VkStructPointer<"VkPhysicalDeviceExternalBufferInfo">,
+    pExternalBufferProperties: VkStructPointer<"VkExternalBufferProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceExternalBufferPropertiesKHR` (VK_KHR_external_memory_capabilities): alias of `vkGetPhysicalDeviceExternalBufferProperties`. */
   readonly vkGetPhysicalDeviceExternalBufferPropertiesKHR:
@@ -1185,8 +1192,8 @@ export interface VkCommands {
   /** `vkGetPhysicalDeviceExternalFenceProperties` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceExternalFenceProperties: (
     physicalDevice: VkPhysicalDevice | null,
-    pExternalFenceInfo: Deno.PointerValue,
-    pExternalFenceProperties: Deno.PointerValue,
+    pExternalFenceInfo: VkStructPointer<"VkPhysicalDeviceExternalFenceInfo">,
+    pExternalFenceProperties: VkStructPointer<"VkExternalFenceProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceExternalFencePropertiesKHR` (VK_KHR_external_fence_capabilities): alias of `vkGetPhysicalDeviceExternalFenceProperties`. */
   readonly vkGetPhysicalDeviceExternalFencePropertiesKHR:
@@ -1194,8 +1201,8 @@ export interface VkCommands {
   /** `vkGetPhysicalDeviceExternalSemaphoreProperties` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceExternalSemaphoreProperties: (
     physicalDevice: VkPhysicalDevice | null,
-    pExternalSemaphoreInfo: Deno.PointerValue,
-    pExternalSemaphoreProperties: Deno.PointerValue,
+    pExternalSemaphoreInfo: VkStructPointer<"VkPhysicalDeviceExternalSemaphoreInfo">,
+    pExternalSemaphoreProperties: VkStructPointer<"VkExternalSemaphoreProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceExternalSemaphorePropertiesKHR` (VK_KHR_external_semaphore_capabilities): alias of `vkGetPhysicalDeviceExternalSemaphoreProperties`. */
   readonly vkGetPhysicalDeviceExternalSemaphorePropertiesKHR:
@@ -1215,8 +1222,8 @@ export interface VkCommands {
   /** `vkCreateDescriptorUpdateTemplate` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDescriptorUpdateTemplate: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDescriptorUpdateTemplateCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDescriptorUpdateTemplate: VkPointer<VkDescriptorUpdateTemplate>,
   ) => VkResult;
   /** `vkCreateDescriptorUpdateTemplateKHR` (VK_KHR_descriptor_update_template): alias of `vkCreateDescriptorUpdateTemplate`. */
@@ -1225,7 +1232,7 @@ export interface VkCommands {
   readonly vkDestroyDescriptorUpdateTemplate: (
     device: VkDevice | null,
     descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDestroyDescriptorUpdateTemplateKHR` (VK_KHR_descriptor_update_template): alias of `vkDestroyDescriptorUpdateTemplate`. */
   readonly vkDestroyDescriptorUpdateTemplateKHR: VkCommands["vkDestroyDescriptorUpdateTemplate"];
@@ -1241,16 +1248,16 @@ export interface VkCommands {
   /** `vkGetDescriptorSetLayoutSupport` (VK_VERSION_1_1; device level). */
   readonly vkGetDescriptorSetLayoutSupport: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pSupport: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
+    pSupport: VkStructPointer<"VkDescriptorSetLayoutSupport">,
   ) => void;
   /** `vkGetDescriptorSetLayoutSupportKHR` (VK_KHR_maintenance3): alias of `vkGetDescriptorSetLayoutSupport`. */
   readonly vkGetDescriptorSetLayoutSupportKHR: VkCommands["vkGetDescriptorSetLayoutSupport"];
   /** `vkCreateSamplerYcbcrConversion` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSamplerYcbcrConversion: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkSamplerYcbcrConversionCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pYcbcrConversion: VkPointer<VkSamplerYcbcrConversion>,
   ) => VkResult;
   /** `vkCreateSamplerYcbcrConversionKHR` (VK_KHR_sampler_ycbcr_conversion): alias of `vkCreateSamplerYcbcrConversion`. */
@@ -1259,7 +1266,7 @@ export interface VkCommands {
   readonly vkDestroySamplerYcbcrConversion: (
     device: VkDevice | null,
     ycbcrConversion: VkSamplerYcbcrConversion | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDestroySamplerYcbcrConversionKHR` (VK_KHR_sampler_ycbcr_conversion): alias of `vkDestroySamplerYcbcrConversion`. */
   readonly vkDestroySamplerYcbcrConversionKHR: VkCommands["vkDestroySamplerYcbcrConversion"];
@@ -1283,29 +1290,38 @@ export interface VkCommands {
   /** `vkWaitSemaphores` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS, VK_TIMEOUT. */
   readonly vkWaitSemaphores: (
     device: VkDevice | null,
-    pWaitInfo: Deno.PointerValue,
+    pWaitInfo: VkStructPointer<"VkSemaphoreWaitInfo">,
     timeout: bigint,
   ) => VkResult;
   /** `vkWaitSemaphoresKHR` (VK_KHR_timeline_semaphore): alias of `vkWaitSemaphores`. */
   readonly vkWaitSemaphoresKHR: VkCommands["vkWaitSemaphores"];
   /** `vkSignalSemaphore` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
-  readonly vkSignalSemaphore: (device: VkDevice | null, pSignalInfo: Deno.PointerValue) => VkResult;
+  readonly vkSignalSemaphore: (
+    device: VkDevice | null,
+    pSignalInfo: VkStructPointer<"VkSemaphoreSignalInfo">,
+  ) => VkResult;
   /** `vkSignalSemaphoreKHR` (VK_KHR_timeline_semaphore): alias of `vkSignalSemaphore`. */
   readonly vkSignalSemaphoreKHR: VkCommands["vkSignalSemaphore"];
   /** `vkGetBufferDeviceAddress` (VK_VERSION_1_2; device level). */
-  readonly vkGetBufferDeviceAddress: (device: VkDevice | null, pInfo: Deno.PointerValue) => VkDeviceAddress;
+  readonly vkGetBufferDeviceAddress: (
+    device: VkDevice | null,
+    pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
+  ) => VkDeviceAddress;
   /** `vkGetBufferDeviceAddressEXT` (VK_EXT_buffer_device_address): alias of `vkGetBufferDeviceAddress`. */
   readonly vkGetBufferDeviceAddressEXT: VkCommands["vkGetBufferDeviceAddress"];
   /** `vkGetBufferDeviceAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetBufferDeviceAddress`. */
   readonly vkGetBufferDeviceAddressKHR: VkCommands["vkGetBufferDeviceAddress"];
   /** `vkGetBufferOpaqueCaptureAddress` (VK_VERSION_1_2; device level). */
-  readonly vkGetBufferOpaqueCaptureAddress: (device: VkDevice | null, pInfo: Deno.PointerValue) => bigint;
+  readonly vkGetBufferOpaqueCaptureAddress: (
+    device: VkDevice | null,
+    pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
+  ) => bigint;
   /** `vkGetBufferOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetBufferOpaqueCaptureAddress`. */
   readonly vkGetBufferOpaqueCaptureAddressKHR: VkCommands["vkGetBufferOpaqueCaptureAddress"];
   /** `vkGetDeviceMemoryOpaqueCaptureAddress` (VK_VERSION_1_2; device level). */
   readonly vkGetDeviceMemoryOpaqueCaptureAddress: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDeviceMemoryOpaqueCaptureAddressInfo">,
   ) => bigint;
   /** `vkGetDeviceMemoryOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetDeviceMemoryOpaqueCaptureAddress`. */
   readonly vkGetDeviceMemoryOpaqueCaptureAddressKHR: VkCommands["vkGetDeviceMemoryOpaqueCaptureAddress"];
@@ -1340,8 +1356,8 @@ export interface VkCommands {
   /** `vkCreateRenderPass2` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateRenderPass2: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo2">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pRenderPass: VkPointer<VkRenderPass>,
   ) => VkResult;
   /** `vkCreateRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCreateRenderPass2`. */
@@ -1349,23 +1365,23 @@ export interface VkCommands {
   /** `vkCmdBeginRenderPass2` (VK_VERSION_1_2; device level). */
   readonly vkCmdBeginRenderPass2: (
     commandBuffer: VkCommandBuffer | null,
-    pRenderPassBegin: Deno.PointerValue,
-    pSubpassBeginInfo: Deno.PointerValue,
+    pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
+    pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
   ) => void;
   /** `vkCmdBeginRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCmdBeginRenderPass2`. */
   readonly vkCmdBeginRenderPass2KHR: VkCommands["vkCmdBeginRenderPass2"];
   /** `vkCmdNextSubpass2` (VK_VERSION_1_2; device level). */
   readonly vkCmdNextSubpass2: (
     commandBuffer: VkCommandBuffer | null,
-    pSubpassBeginInfo: Deno.PointerValue,
-    pSubpassEndInfo: Deno.PointerValue,
+    pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
+    pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
   ) => void;
   /** `vkCmdNextSubpass2KHR` (VK_KHR_create_renderpass2): alias of `vkCmdNextSubpass2`. */
   readonly vkCmdNextSubpass2KHR: VkCommands["vkCmdNextSubpass2"];
   /** `vkCmdEndRenderPass2` (VK_VERSION_1_2; device level). */
   readonly vkCmdEndRenderPass2: (
     commandBuffer: VkCommandBuffer | null,
-    pSubpassEndInfo: Deno.PointerValue,
+    pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
   ) => void;
   /** `vkCmdEndRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCmdEndRenderPass2`. */
   readonly vkCmdEndRenderPass2KHR: VkCommands["vkCmdEndRenderPass2"];
@@ -1373,15 +1389,15 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceToolProperties: (
     physicalDevice: VkPhysicalDevice | null,
     pToolCount: Deno.PointerValue,
-    pToolProperties: Deno.PointerValue,
+    pToolProperties: VkStructPointer<"VkPhysicalDeviceToolProperties">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceToolPropertiesEXT` (VK_EXT_tooling_info): alias of `vkGetPhysicalDeviceToolProperties`. */
   readonly vkGetPhysicalDeviceToolPropertiesEXT: VkCommands["vkGetPhysicalDeviceToolProperties"];
   /** `vkCreatePrivateDataSlot` (VK_VERSION_1_3; device level). Success codes: VK_SUCCESS. */
   readonly vkCreatePrivateDataSlot: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkPrivateDataSlotCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPrivateDataSlot: VkPointer<VkPrivateDataSlot>,
   ) => VkResult;
   /** `vkCreatePrivateDataSlotEXT` (VK_EXT_private_data): alias of `vkCreatePrivateDataSlot`. */
@@ -1390,7 +1406,7 @@ export interface VkCommands {
   readonly vkDestroyPrivateDataSlot: (
     device: VkDevice | null,
     privateDataSlot: VkPrivateDataSlot | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDestroyPrivateDataSlotEXT` (VK_EXT_private_data): alias of `vkDestroyPrivateDataSlot`. */
   readonly vkDestroyPrivateDataSlotEXT: VkCommands["vkDestroyPrivateDataSlot"];
@@ -1417,7 +1433,7 @@ export interface VkCommands {
   /** `vkCmdPipelineBarrier2` (VK_VERSION_1_3; device level). */
   readonly vkCmdPipelineBarrier2: (
     commandBuffer: VkCommandBuffer | null,
-    pDependencyInfo: Deno.PointerValue,
+    pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
   ) => void;
   /** `vkCmdPipelineBarrier2KHR` (VK_KHR_synchronization2): alias of `vkCmdPipelineBarrier2`. */
   readonly vkCmdPipelineBarrier2KHR: VkCommands["vkCmdPipelineBarrier2"];
@@ -1434,7 +1450,7 @@ export interface VkCommands {
   readonly vkQueueSubmit2: (
     queue: VkQueue | null,
     submitCount: number,
-    pSubmits: Deno.PointerValue,
+    pSubmits: VkStructPointer<"VkSubmitInfo2">,
     fence: VkFence | null,
   ) => VkResult;
   /** `vkQueueSubmit2KHR` (VK_KHR_synchronization2): alias of `vkQueueSubmit2`. */
@@ -1442,53 +1458,53 @@ export interface VkCommands {
   /** `vkCmdCopyBuffer2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyBuffer2: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyBufferInfo: Deno.PointerValue,
+    pCopyBufferInfo: VkStructPointer<"VkCopyBufferInfo2">,
   ) => void;
   /** `vkCmdCopyBuffer2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyBuffer2`. */
   readonly vkCmdCopyBuffer2KHR: VkCommands["vkCmdCopyBuffer2"];
   /** `vkCmdCopyImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyImage2: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyImageInfo: Deno.PointerValue,
+    pCopyImageInfo: VkStructPointer<"VkCopyImageInfo2">,
   ) => void;
   /** `vkCmdCopyImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyImage2`. */
   readonly vkCmdCopyImage2KHR: VkCommands["vkCmdCopyImage2"];
   /** `vkCmdCopyBufferToImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyBufferToImage2: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyBufferToImageInfo: Deno.PointerValue,
+    pCopyBufferToImageInfo: VkStructPointer<"VkCopyBufferToImageInfo2">,
   ) => void;
   /** `vkCmdCopyBufferToImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyBufferToImage2`. */
   readonly vkCmdCopyBufferToImage2KHR: VkCommands["vkCmdCopyBufferToImage2"];
   /** `vkCmdCopyImageToBuffer2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyImageToBuffer2: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyImageToBufferInfo: Deno.PointerValue,
+    pCopyImageToBufferInfo: VkStructPointer<"VkCopyImageToBufferInfo2">,
   ) => void;
   /** `vkCmdCopyImageToBuffer2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyImageToBuffer2`. */
   readonly vkCmdCopyImageToBuffer2KHR: VkCommands["vkCmdCopyImageToBuffer2"];
   /** `vkGetDeviceBufferMemoryRequirements` (VK_VERSION_1_3; device level). */
   readonly vkGetDeviceBufferMemoryRequirements: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDeviceBufferMemoryRequirements">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkGetDeviceBufferMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of `vkGetDeviceBufferMemoryRequirements`. */
   readonly vkGetDeviceBufferMemoryRequirementsKHR: VkCommands["vkGetDeviceBufferMemoryRequirements"];
   /** `vkGetDeviceImageMemoryRequirements` (VK_VERSION_1_3; device level). */
   readonly vkGetDeviceImageMemoryRequirements: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkGetDeviceImageMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of `vkGetDeviceImageMemoryRequirements`. */
   readonly vkGetDeviceImageMemoryRequirementsKHR: VkCommands["vkGetDeviceImageMemoryRequirements"];
   /** `vkGetDeviceImageSparseMemoryRequirements` (VK_VERSION_1_3; device level). */
   readonly vkGetDeviceImageSparseMemoryRequirements: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
     pSparseMemoryRequirementCount: Deno.PointerValue,
-    pSparseMemoryRequirements: Deno.PointerValue,
+    pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
   ) => void;
   /** `vkGetDeviceImageSparseMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of `vkGetDeviceImageSparseMemoryRequirements`. */
   readonly vkGetDeviceImageSparseMemoryRequirementsKHR:
@@ -1497,7 +1513,7 @@ export interface VkCommands {
   readonly vkCmdSetEvent2: (
     commandBuffer: VkCommandBuffer | null,
     event: VkEvent | null,
-    pDependencyInfo: Deno.PointerValue,
+    pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
   ) => void;
   /** `vkCmdSetEvent2KHR` (VK_KHR_synchronization2): alias of `vkCmdSetEvent2`. */
   readonly vkCmdSetEvent2KHR: VkCommands["vkCmdSetEvent2"];
@@ -1514,28 +1530,28 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     eventCount: number,
     pEvents: Deno.PointerValue,
-    pDependencyInfos: Deno.PointerValue,
+    pDependencyInfos: VkStructPointer<"VkDependencyInfo">,
   ) => void;
   /** `vkCmdWaitEvents2KHR` (VK_KHR_synchronization2): alias of `vkCmdWaitEvents2`. */
   readonly vkCmdWaitEvents2KHR: VkCommands["vkCmdWaitEvents2"];
   /** `vkCmdBlitImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdBlitImage2: (
     commandBuffer: VkCommandBuffer | null,
-    pBlitImageInfo: Deno.PointerValue,
+    pBlitImageInfo: VkStructPointer<"VkBlitImageInfo2">,
   ) => void;
   /** `vkCmdBlitImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdBlitImage2`. */
   readonly vkCmdBlitImage2KHR: VkCommands["vkCmdBlitImage2"];
   /** `vkCmdResolveImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdResolveImage2: (
     commandBuffer: VkCommandBuffer | null,
-    pResolveImageInfo: Deno.PointerValue,
+    pResolveImageInfo: VkStructPointer<"VkResolveImageInfo2">,
   ) => void;
   /** `vkCmdResolveImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdResolveImage2`. */
   readonly vkCmdResolveImage2KHR: VkCommands["vkCmdResolveImage2"];
   /** `vkCmdBeginRendering` (VK_VERSION_1_3; device level). */
   readonly vkCmdBeginRendering: (
     commandBuffer: VkCommandBuffer | null,
-    pRenderingInfo: Deno.PointerValue,
+    pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
   ) => void;
   /** `vkCmdBeginRenderingKHR` (VK_KHR_dynamic_rendering): alias of `vkCmdBeginRendering`. */
   readonly vkCmdBeginRenderingKHR: VkCommands["vkCmdBeginRendering"];
@@ -1562,7 +1578,7 @@ export interface VkCommands {
   readonly vkCmdSetViewportWithCount: (
     commandBuffer: VkCommandBuffer | null,
     viewportCount: number,
-    pViewports: Deno.PointerValue,
+    pViewports: VkStructPointer<"VkViewport">,
   ) => void;
   /** `vkCmdSetViewportWithCountEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetViewportWithCount`. */
   readonly vkCmdSetViewportWithCountEXT: VkCommands["vkCmdSetViewportWithCount"];
@@ -1570,7 +1586,7 @@ export interface VkCommands {
   readonly vkCmdSetScissorWithCount: (
     commandBuffer: VkCommandBuffer | null,
     scissorCount: number,
-    pScissors: Deno.PointerValue,
+    pScissors: VkStructPointer<"VkRect2D">,
   ) => void;
   /** `vkCmdSetScissorWithCountEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetScissorWithCount`. */
   readonly vkCmdSetScissorWithCountEXT: VkCommands["vkCmdSetScissorWithCount"];
@@ -1656,20 +1672,23 @@ export interface VkCommands {
   /** `vkMapMemory2` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkMapMemory2: (
     device: VkDevice | null,
-    pMemoryMapInfo: Deno.PointerValue,
+    pMemoryMapInfo: VkStructPointer<"VkMemoryMapInfo">,
     ppData: Deno.PointerValue,
   ) => VkResult;
   /** `vkMapMemory2KHR` (VK_KHR_map_memory2): alias of `vkMapMemory2`. */
   readonly vkMapMemory2KHR: VkCommands["vkMapMemory2"];
   /** `vkUnmapMemory2` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
-  readonly vkUnmapMemory2: (device: VkDevice | null, pMemoryUnmapInfo: Deno.PointerValue) => VkResult;
+  readonly vkUnmapMemory2: (
+    device: VkDevice | null,
+    pMemoryUnmapInfo: VkStructPointer<"VkMemoryUnmapInfo">,
+  ) => VkResult;
   /** `vkUnmapMemory2KHR` (VK_KHR_map_memory2): alias of `vkUnmapMemory2`. */
   readonly vkUnmapMemory2KHR: VkCommands["vkUnmapMemory2"];
   /** `vkGetDeviceImageSubresourceLayout` (VK_VERSION_1_4; device level). */
   readonly vkGetDeviceImageSubresourceLayout: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pLayout: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDeviceImageSubresourceInfo">,
+    pLayout: VkStructPointer<"VkSubresourceLayout2">,
   ) => void;
   /** `vkGetDeviceImageSubresourceLayoutKHR` (VK_KHR_maintenance5): alias of `vkGetDeviceImageSubresourceLayout`. */
   readonly vkGetDeviceImageSubresourceLayoutKHR: VkCommands["vkGetDeviceImageSubresourceLayout"];
@@ -1677,8 +1696,8 @@ export interface VkCommands {
   readonly vkGetImageSubresourceLayout2: (
     device: VkDevice | null,
     image: VkImage | null,
-    pSubresource: Deno.PointerValue,
-    pLayout: Deno.PointerValue,
+    pSubresource: VkStructPointer<"VkImageSubresource2">,
+    pLayout: VkStructPointer<"VkSubresourceLayout2">,
   ) => void;
   /** `vkGetImageSubresourceLayout2EXT` (VK_EXT_host_image_copy, VK_EXT_image_compression_control): alias of `vkGetImageSubresourceLayout2`. */
   readonly vkGetImageSubresourceLayout2EXT: VkCommands["vkGetImageSubresourceLayout2"];
@@ -1687,21 +1706,21 @@ export interface VkCommands {
   /** `vkCopyMemoryToImage` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkCopyMemoryToImage: (
     device: VkDevice | null,
-    pCopyMemoryToImageInfo: Deno.PointerValue,
+    pCopyMemoryToImageInfo: VkStructPointer<"VkCopyMemoryToImageInfo">,
   ) => VkResult;
   /** `vkCopyMemoryToImageEXT` (VK_EXT_host_image_copy): alias of `vkCopyMemoryToImage`. */
   readonly vkCopyMemoryToImageEXT: VkCommands["vkCopyMemoryToImage"];
   /** `vkCopyImageToMemory` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkCopyImageToMemory: (
     device: VkDevice | null,
-    pCopyImageToMemoryInfo: Deno.PointerValue,
+    pCopyImageToMemoryInfo: VkStructPointer<"VkCopyImageToMemoryInfo">,
   ) => VkResult;
   /** `vkCopyImageToMemoryEXT` (VK_EXT_host_image_copy): alias of `vkCopyImageToMemory`. */
   readonly vkCopyImageToMemoryEXT: VkCommands["vkCopyImageToMemory"];
   /** `vkCopyImageToImage` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkCopyImageToImage: (
     device: VkDevice | null,
-    pCopyImageToImageInfo: Deno.PointerValue,
+    pCopyImageToImageInfo: VkStructPointer<"VkCopyImageToImageInfo">,
   ) => VkResult;
   /** `vkCopyImageToImageEXT` (VK_EXT_host_image_copy): alias of `vkCopyImageToImage`. */
   readonly vkCopyImageToImageEXT: VkCommands["vkCopyImageToImage"];
@@ -1709,7 +1728,7 @@ export interface VkCommands {
   readonly vkTransitionImageLayout: (
     device: VkDevice | null,
     transitionCount: number,
-    pTransitions: Deno.PointerValue,
+    pTransitions: VkStructPointer<"VkHostImageLayoutTransitionInfo">,
   ) => VkResult;
   /** `vkTransitionImageLayoutEXT` (VK_EXT_host_image_copy): alias of `vkTransitionImageLayout`. */
   readonly vkTransitionImageLayoutEXT: VkCommands["vkTransitionImageLayout"];
@@ -1720,7 +1739,7 @@ export interface VkCommands {
     layout: VkPipelineLayout | null,
     set: number,
     descriptorWriteCount: number,
-    pDescriptorWrites: Deno.PointerValue,
+    pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
   ) => void;
   /** `vkCmdPushDescriptorSetKHR` (VK_KHR_push_descriptor): alias of `vkCmdPushDescriptorSet`. */
   readonly vkCmdPushDescriptorSetKHR: VkCommands["vkCmdPushDescriptorSet"];
@@ -1737,28 +1756,28 @@ export interface VkCommands {
   /** `vkCmdBindDescriptorSets2` (VK_VERSION_1_4; device level). */
   readonly vkCmdBindDescriptorSets2: (
     commandBuffer: VkCommandBuffer | null,
-    pBindDescriptorSetsInfo: Deno.PointerValue,
+    pBindDescriptorSetsInfo: VkStructPointer<"VkBindDescriptorSetsInfo">,
   ) => void;
   /** `vkCmdBindDescriptorSets2KHR` (VK_KHR_maintenance6): alias of `vkCmdBindDescriptorSets2`. */
   readonly vkCmdBindDescriptorSets2KHR: VkCommands["vkCmdBindDescriptorSets2"];
   /** `vkCmdPushConstants2` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushConstants2: (
     commandBuffer: VkCommandBuffer | null,
-    pPushConstantsInfo: Deno.PointerValue,
+    pPushConstantsInfo: VkStructPointer<"VkPushConstantsInfo">,
   ) => void;
   /** `vkCmdPushConstants2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushConstants2`. */
   readonly vkCmdPushConstants2KHR: VkCommands["vkCmdPushConstants2"];
   /** `vkCmdPushDescriptorSet2` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushDescriptorSet2: (
     commandBuffer: VkCommandBuffer | null,
-    pPushDescriptorSetInfo: Deno.PointerValue,
+    pPushDescriptorSetInfo: VkStructPointer<"VkPushDescriptorSetInfo">,
   ) => void;
   /** `vkCmdPushDescriptorSet2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushDescriptorSet2`. */
   readonly vkCmdPushDescriptorSet2KHR: VkCommands["vkCmdPushDescriptorSet2"];
   /** `vkCmdPushDescriptorSetWithTemplate2` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushDescriptorSetWithTemplate2: (
     commandBuffer: VkCommandBuffer | null,
-    pPushDescriptorSetWithTemplateInfo: Deno.PointerValue,
+    pPushDescriptorSetWithTemplateInfo: VkStructPointer<"VkPushDescriptorSetWithTemplateInfo">,
   ) => void;
   /** `vkCmdPushDescriptorSetWithTemplate2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushDescriptorSetWithTemplate2`. */
   readonly vkCmdPushDescriptorSetWithTemplate2KHR: VkCommands["vkCmdPushDescriptorSetWithTemplate2"];
@@ -1785,22 +1804,22 @@ export interface VkCommands {
   /** `vkGetRenderingAreaGranularity` (VK_VERSION_1_4; device level). */
   readonly vkGetRenderingAreaGranularity: (
     device: VkDevice | null,
-    pRenderingAreaInfo: Deno.PointerValue,
-    pGranularity: Deno.PointerValue,
+    pRenderingAreaInfo: VkStructPointer<"VkRenderingAreaInfo">,
+    pGranularity: VkStructPointer<"VkExtent2D">,
   ) => void;
   /** `vkGetRenderingAreaGranularityKHR` (VK_KHR_maintenance5): alias of `vkGetRenderingAreaGranularity`. */
   readonly vkGetRenderingAreaGranularityKHR: VkCommands["vkGetRenderingAreaGranularity"];
   /** `vkCmdSetRenderingAttachmentLocations` (VK_VERSION_1_4; device level). */
   readonly vkCmdSetRenderingAttachmentLocations: (
     commandBuffer: VkCommandBuffer | null,
-    pLocationInfo: Deno.PointerValue,
+    pLocationInfo: VkStructPointer<"VkRenderingAttachmentLocationInfo">,
   ) => void;
   /** `vkCmdSetRenderingAttachmentLocationsKHR` (VK_KHR_dynamic_rendering_local_read): alias of `vkCmdSetRenderingAttachmentLocations`. */
   readonly vkCmdSetRenderingAttachmentLocationsKHR: VkCommands["vkCmdSetRenderingAttachmentLocations"];
   /** `vkCmdSetRenderingInputAttachmentIndices` (VK_VERSION_1_4; device level). */
   readonly vkCmdSetRenderingInputAttachmentIndices: (
     commandBuffer: VkCommandBuffer | null,
-    pInputAttachmentIndexInfo: Deno.PointerValue,
+    pInputAttachmentIndexInfo: VkStructPointer<"VkRenderingInputAttachmentIndexInfo">,
   ) => void;
   /** `vkCmdSetRenderingInputAttachmentIndicesKHR` (VK_KHR_dynamic_rendering_local_read): alias of `vkCmdSetRenderingInputAttachmentIndices`. */
   readonly vkCmdSetRenderingInputAttachmentIndicesKHR: VkCommands["vkCmdSetRenderingInputAttachmentIndices"];
@@ -1808,7 +1827,7 @@ export interface VkCommands {
   readonly vkDestroySurfaceKHR: (
     instance: VkInstance | null,
     surface: VkSurfaceKHR | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetPhysicalDeviceSurfaceSupportKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceSurfaceSupportKHR: (
@@ -1821,14 +1840,14 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceSurfaceCapabilitiesKHR: (
     physicalDevice: VkPhysicalDevice | null,
     surface: VkSurfaceKHR | null,
-    pSurfaceCapabilities: Deno.PointerValue,
+    pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilitiesKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfaceFormatsKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfaceFormatsKHR: (
     physicalDevice: VkPhysicalDevice | null,
     surface: VkSurfaceKHR | null,
     pSurfaceFormatCount: Deno.PointerValue,
-    pSurfaceFormats: Deno.PointerValue,
+    pSurfaceFormats: VkStructPointer<"VkSurfaceFormatKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfacePresentModesKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfacePresentModesKHR: (
@@ -1840,15 +1859,15 @@ export interface VkCommands {
   /** `vkCreateSwapchainKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSwapchainKHR: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkSwapchainCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSwapchain: VkPointer<VkSwapchainKHR>,
   ) => VkResult;
   /** `vkDestroySwapchainKHR` (VK_KHR_swapchain; device level). */
   readonly vkDestroySwapchainKHR: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetSwapchainImagesKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetSwapchainImagesKHR: (
@@ -1867,11 +1886,14 @@ export interface VkCommands {
     pImageIndex: Deno.PointerValue,
   ) => VkResult;
   /** `vkQueuePresentKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR. */
-  readonly vkQueuePresentKHR: (queue: VkQueue | null, pPresentInfo: Deno.PointerValue) => VkResult;
+  readonly vkQueuePresentKHR: (
+    queue: VkQueue | null,
+    pPresentInfo: VkStructPointer<"VkPresentInfoKHR">,
+  ) => VkResult;
   /** `vkGetDeviceGroupPresentCapabilitiesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceGroupPresentCapabilitiesKHR: (
     device: VkDevice | null,
-    pDeviceGroupPresentCapabilities: Deno.PointerValue,
+    pDeviceGroupPresentCapabilities: VkStructPointer<"VkDeviceGroupPresentCapabilitiesKHR">,
   ) => VkResult;
   /** `vkGetDeviceGroupSurfacePresentModesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceGroupSurfacePresentModesKHR: (
@@ -1884,25 +1906,25 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     surface: VkSurfaceKHR | null,
     pRectCount: Deno.PointerValue,
-    pRects: Deno.PointerValue,
+    pRects: VkStructPointer<"VkRect2D">,
   ) => VkResult;
   /** `vkAcquireNextImage2KHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR. */
   readonly vkAcquireNextImage2KHR: (
     device: VkDevice | null,
-    pAcquireInfo: Deno.PointerValue,
+    pAcquireInfo: VkStructPointer<"VkAcquireNextImageInfoKHR">,
     pImageIndex: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayPropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayPropertiesKHR: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkDisplayPropertiesKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayPlanePropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayPlanePropertiesKHR: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkDisplayPlanePropertiesKHR">,
   ) => VkResult;
   /** `vkGetDisplayPlaneSupportedDisplaysKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDisplayPlaneSupportedDisplaysKHR: (
@@ -1916,14 +1938,14 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     display: VkDisplayKHR | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkDisplayModePropertiesKHR">,
   ) => VkResult;
   /** `vkCreateDisplayModeKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDisplayModeKHR: (
     physicalDevice: VkPhysicalDevice | null,
     display: VkDisplayKHR | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDisplayModeCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMode: VkPointer<VkDisplayModeKHR>,
   ) => VkResult;
   /** `vkGetDisplayPlaneCapabilitiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS. */
@@ -1931,28 +1953,28 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     mode: VkDisplayModeKHR | null,
     planeIndex: number,
-    pCapabilities: Deno.PointerValue,
+    pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilitiesKHR">,
   ) => VkResult;
   /** `vkCreateDisplayPlaneSurfaceKHR` (VK_KHR_display; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDisplayPlaneSurfaceKHR: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDisplaySurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateSharedSwapchainsKHR` (VK_KHR_display_swapchain; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSharedSwapchainsKHR: (
     device: VkDevice | null,
     swapchainCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkSwapchainCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSwapchains: VkPointer<VkSwapchainKHR>,
   ) => VkResult;
   /** `vkCreateXlibSurfaceKHR` (VK_KHR_xlib_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateXlibSurfaceKHR: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkXlibSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceXlibPresentationSupportKHR` (VK_KHR_xlib_surface; physical device level). */
@@ -1965,8 +1987,8 @@ export interface VkCommands {
   /** `vkCreateXcbSurfaceKHR` (VK_KHR_xcb_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateXcbSurfaceKHR: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkXcbSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceXcbPresentationSupportKHR` (VK_KHR_xcb_surface; physical device level). */
@@ -1979,8 +2001,8 @@ export interface VkCommands {
   /** `vkCreateWaylandSurfaceKHR` (VK_KHR_wayland_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateWaylandSurfaceKHR: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkWaylandSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceWaylandPresentationSupportKHR` (VK_KHR_wayland_surface; physical device level). */
@@ -1992,15 +2014,15 @@ export interface VkCommands {
   /** `vkCreateAndroidSurfaceKHR` (VK_KHR_android_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateAndroidSurfaceKHR: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkAndroidSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateWin32SurfaceKHR` (VK_KHR_win32_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateWin32SurfaceKHR: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkWin32SurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceWin32PresentationSupportKHR` (VK_KHR_win32_surface; physical device level). */
@@ -2011,15 +2033,15 @@ export interface VkCommands {
   /** `vkCreateDebugReportCallbackEXT` (VK_EXT_debug_report; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDebugReportCallbackEXT: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDebugReportCallbackCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pCallback: VkPointer<VkDebugReportCallbackEXT>,
   ) => VkResult;
   /** `vkDestroyDebugReportCallbackEXT` (VK_EXT_debug_report; instance level). */
   readonly vkDestroyDebugReportCallbackEXT: (
     instance: VkInstance | null,
     callback: VkDebugReportCallbackEXT | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDebugReportMessageEXT` (VK_EXT_debug_report; instance level). */
   readonly vkDebugReportMessageEXT: (
@@ -2033,99 +2055,105 @@ export interface VkCommands {
     pMessage: Deno.PointerValue,
   ) => void;
   /** `vkDebugMarkerSetObjectTagEXT` (VK_EXT_debug_marker; device level). Success codes: VK_SUCCESS. */
-  readonly vkDebugMarkerSetObjectTagEXT: (device: VkDevice | null, pTagInfo: Deno.PointerValue) => VkResult;
+  readonly vkDebugMarkerSetObjectTagEXT: (
+    device: VkDevice | null,
+    pTagInfo: VkStructPointer<"VkDebugMarkerObjectTagInfoEXT">,
+  ) => VkResult;
   /** `vkDebugMarkerSetObjectNameEXT` (VK_EXT_debug_marker; device level). Success codes: VK_SUCCESS. */
-  readonly vkDebugMarkerSetObjectNameEXT: (device: VkDevice | null, pNameInfo: Deno.PointerValue) => VkResult;
+  readonly vkDebugMarkerSetObjectNameEXT: (
+    device: VkDevice | null,
+    pNameInfo: VkStructPointer<"VkDebugMarkerObjectNameInfoEXT">,
+  ) => VkResult;
   /** `vkCmdDebugMarkerBeginEXT` (VK_EXT_debug_marker; device level). */
   readonly vkCmdDebugMarkerBeginEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pMarkerInfo: Deno.PointerValue,
+    pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
   ) => void;
   /** `vkCmdDebugMarkerEndEXT` (VK_EXT_debug_marker; device level). */
   readonly vkCmdDebugMarkerEndEXT: (commandBuffer: VkCommandBuffer | null) => void;
   /** `vkCmdDebugMarkerInsertEXT` (VK_EXT_debug_marker; device level). */
   readonly vkCmdDebugMarkerInsertEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pMarkerInfo: Deno.PointerValue,
+    pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceVideoCapabilitiesKHR` (VK_KHR_video_queue; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceVideoCapabilitiesKHR: (
     physicalDevice: VkPhysicalDevice | null,
-    pVideoProfile: Deno.PointerValue,
-    pCapabilities: Deno.PointerValue,
+    pVideoProfile: VkStructPointer<"VkVideoProfileInfoKHR">,
+    pCapabilities: VkStructPointer<"VkVideoCapabilitiesKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceVideoFormatPropertiesKHR` (VK_KHR_video_queue; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceVideoFormatPropertiesKHR: (
     physicalDevice: VkPhysicalDevice | null,
-    pVideoFormatInfo: Deno.PointerValue,
+    pVideoFormatInfo: VkStructPointer<"VkPhysicalDeviceVideoFormatInfoKHR">,
     pVideoFormatPropertyCount: Deno.PointerValue,
-    pVideoFormatProperties: Deno.PointerValue,
+    pVideoFormatProperties: VkStructPointer<"VkVideoFormatPropertiesKHR">,
   ) => VkResult;
   /** `vkCreateVideoSessionKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateVideoSessionKHR: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkVideoSessionCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pVideoSession: VkPointer<VkVideoSessionKHR>,
   ) => VkResult;
   /** `vkDestroyVideoSessionKHR` (VK_KHR_video_queue; device level). */
   readonly vkDestroyVideoSessionKHR: (
     device: VkDevice | null,
     videoSession: VkVideoSessionKHR | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetVideoSessionMemoryRequirementsKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetVideoSessionMemoryRequirementsKHR: (
     device: VkDevice | null,
     videoSession: VkVideoSessionKHR | null,
     pMemoryRequirementsCount: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pMemoryRequirements: VkStructPointer<"VkVideoSessionMemoryRequirementsKHR">,
   ) => VkResult;
   /** `vkBindVideoSessionMemoryKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkBindVideoSessionMemoryKHR: (
     device: VkDevice | null,
     videoSession: VkVideoSessionKHR | null,
     bindSessionMemoryInfoCount: number,
-    pBindSessionMemoryInfos: Deno.PointerValue,
+    pBindSessionMemoryInfos: VkStructPointer<"VkBindVideoSessionMemoryInfoKHR">,
   ) => VkResult;
   /** `vkCreateVideoSessionParametersKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateVideoSessionParametersKHR: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkVideoSessionParametersCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pVideoSessionParameters: VkPointer<VkVideoSessionParametersKHR>,
   ) => VkResult;
   /** `vkUpdateVideoSessionParametersKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkUpdateVideoSessionParametersKHR: (
     device: VkDevice | null,
     videoSessionParameters: VkVideoSessionParametersKHR | null,
-    pUpdateInfo: Deno.PointerValue,
+    pUpdateInfo: VkStructPointer<"VkVideoSessionParametersUpdateInfoKHR">,
   ) => VkResult;
   /** `vkDestroyVideoSessionParametersKHR` (VK_KHR_video_queue; device level). */
   readonly vkDestroyVideoSessionParametersKHR: (
     device: VkDevice | null,
     videoSessionParameters: VkVideoSessionParametersKHR | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBeginVideoCodingKHR` (VK_KHR_video_queue; device level). */
   readonly vkCmdBeginVideoCodingKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pBeginInfo: Deno.PointerValue,
+    pBeginInfo: VkStructPointer<"VkVideoBeginCodingInfoKHR">,
   ) => void;
   /** `vkCmdEndVideoCodingKHR` (VK_KHR_video_queue; device level). */
   readonly vkCmdEndVideoCodingKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pEndCodingInfo: Deno.PointerValue,
+    pEndCodingInfo: VkStructPointer<"VkVideoEndCodingInfoKHR">,
   ) => void;
   /** `vkCmdControlVideoCodingKHR` (VK_KHR_video_queue; device level). */
   readonly vkCmdControlVideoCodingKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pCodingControlInfo: Deno.PointerValue,
+    pCodingControlInfo: VkStructPointer<"VkVideoCodingControlInfoKHR">,
   ) => void;
   /** `vkCmdDecodeVideoKHR` (VK_KHR_video_decode_queue; device level). */
   readonly vkCmdDecodeVideoKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pDecodeInfo: Deno.PointerValue,
+    pDecodeInfo: VkStructPointer<"VkVideoDecodeInfoKHR">,
   ) => void;
   /** `vkCmdBindTransformFeedbackBuffersEXT` (VK_EXT_transform_feedback; device level). */
   readonly vkCmdBindTransformFeedbackBuffersEXT: (
@@ -2180,43 +2208,49 @@ export interface VkCommands {
   /** `vkCreateCuModuleNVX` (VK_NVX_binary_import; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCuModuleNVX: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkCuModuleCreateInfoNVX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pModule: VkPointer<VkCuModuleNVX>,
   ) => VkResult;
   /** `vkCreateCuFunctionNVX` (VK_NVX_binary_import; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCuFunctionNVX: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkCuFunctionCreateInfoNVX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFunction: VkPointer<VkCuFunctionNVX>,
   ) => VkResult;
   /** `vkDestroyCuModuleNVX` (VK_NVX_binary_import; device level). */
   readonly vkDestroyCuModuleNVX: (
     device: VkDevice | null,
     module_: VkCuModuleNVX | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDestroyCuFunctionNVX` (VK_NVX_binary_import; device level). */
   readonly vkDestroyCuFunctionNVX: (
     device: VkDevice | null,
     function_: VkCuFunctionNVX | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdCuLaunchKernelNVX` (VK_NVX_binary_import; device level). */
   readonly vkCmdCuLaunchKernelNVX: (
     commandBuffer: VkCommandBuffer | null,
-    pLaunchInfo: Deno.PointerValue,
+    pLaunchInfo: VkStructPointer<"VkCuLaunchInfoNVX">,
   ) => void;
   /** `vkGetImageViewHandleNVX` (VK_NVX_image_view_handle; device level). */
-  readonly vkGetImageViewHandleNVX: (device: VkDevice | null, pInfo: Deno.PointerValue) => number;
+  readonly vkGetImageViewHandleNVX: (
+    device: VkDevice | null,
+    pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
+  ) => number;
   /** `vkGetImageViewHandle64NVX` (VK_NVX_image_view_handle; device level). */
-  readonly vkGetImageViewHandle64NVX: (device: VkDevice | null, pInfo: Deno.PointerValue) => bigint;
+  readonly vkGetImageViewHandle64NVX: (
+    device: VkDevice | null,
+    pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
+  ) => bigint;
   /** `vkGetImageViewAddressNVX` (VK_NVX_image_view_handle; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageViewAddressNVX: (
     device: VkDevice | null,
     imageView: VkImageView | null,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkImageViewAddressPropertiesNVX">,
   ) => VkResult;
   /** `vkGetDeviceCombinedImageSamplerIndexNVX` (VK_NVX_image_view_handle; device level). */
   readonly vkGetDeviceCombinedImageSamplerIndexNVX: (
@@ -2236,8 +2270,8 @@ export interface VkCommands {
   /** `vkCreateStreamDescriptorSurfaceGGP` (VK_GGP_stream_descriptor_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateStreamDescriptorSurfaceGGP: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkStreamDescriptorSurfaceCreateInfoGGP">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceExternalImageFormatPropertiesNV` (VK_NV_external_memory_capabilities; physical device level). Success codes: VK_SUCCESS. */
@@ -2249,7 +2283,7 @@ export interface VkCommands {
     usage: VkImageUsageFlags,
     flags: VkImageCreateFlags,
     externalHandleType: VkExternalMemoryHandleTypeFlagsNV,
-    pExternalImageFormatProperties: Deno.PointerValue,
+    pExternalImageFormatProperties: VkStructPointer<"VkExternalImageFormatPropertiesNV">,
   ) => VkResult;
   /** `vkGetMemoryWin32HandleNV` (VK_NV_external_memory_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryWin32HandleNV: (
@@ -2261,14 +2295,14 @@ export interface VkCommands {
   /** `vkCreateViSurfaceNN` (VK_NN_vi_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateViSurfaceNN: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkViSurfaceCreateInfoNN">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetMemoryWin32HandleKHR` (VK_KHR_external_memory_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryWin32HandleKHR: (
     device: VkDevice | null,
-    pGetWin32HandleInfo: Deno.PointerValue,
+    pGetWin32HandleInfo: VkStructPointer<"VkMemoryGetWin32HandleInfoKHR">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryWin32HandlePropertiesKHR` (VK_KHR_external_memory_win32; device level). Success codes: VK_SUCCESS. */
@@ -2276,12 +2310,12 @@ export interface VkCommands {
     device: VkDevice | null,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     handle: Deno.PointerValue,
-    pMemoryWin32HandleProperties: Deno.PointerValue,
+    pMemoryWin32HandleProperties: VkStructPointer<"VkMemoryWin32HandlePropertiesKHR">,
   ) => VkResult;
   /** `vkGetMemoryFdKHR` (VK_KHR_external_memory_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryFdKHR: (
     device: VkDevice | null,
-    pGetFdInfo: Deno.PointerValue,
+    pGetFdInfo: VkStructPointer<"VkMemoryGetFdInfoKHR">,
     pFd: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryFdPropertiesKHR` (VK_KHR_external_memory_fd; device level). Success codes: VK_SUCCESS. */
@@ -2289,34 +2323,34 @@ export interface VkCommands {
     device: VkDevice | null,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     fd: number,
-    pMemoryFdProperties: Deno.PointerValue,
+    pMemoryFdProperties: VkStructPointer<"VkMemoryFdPropertiesKHR">,
   ) => VkResult;
   /** `vkImportSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkImportSemaphoreWin32HandleKHR: (
     device: VkDevice | null,
-    pImportSemaphoreWin32HandleInfo: Deno.PointerValue,
+    pImportSemaphoreWin32HandleInfo: VkStructPointer<"VkImportSemaphoreWin32HandleInfoKHR">,
   ) => VkResult;
   /** `vkGetSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSemaphoreWin32HandleKHR: (
     device: VkDevice | null,
-    pGetWin32HandleInfo: Deno.PointerValue,
+    pGetWin32HandleInfo: VkStructPointer<"VkSemaphoreGetWin32HandleInfoKHR">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkImportSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkImportSemaphoreFdKHR: (
     device: VkDevice | null,
-    pImportSemaphoreFdInfo: Deno.PointerValue,
+    pImportSemaphoreFdInfo: VkStructPointer<"VkImportSemaphoreFdInfoKHR">,
   ) => VkResult;
   /** `vkGetSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSemaphoreFdKHR: (
     device: VkDevice | null,
-    pGetFdInfo: Deno.PointerValue,
+    pGetFdInfo: VkStructPointer<"VkSemaphoreGetFdInfoKHR">,
     pFd: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdBeginConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level). */
   readonly vkCmdBeginConditionalRenderingEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pConditionalRenderingBegin: Deno.PointerValue,
+    pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfoEXT">,
   ) => void;
   /** `vkCmdEndConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level). */
   readonly vkCmdEndConditionalRenderingEXT: (commandBuffer: VkCommandBuffer | null) => void;
@@ -2325,7 +2359,7 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     firstViewport: number,
     viewportCount: number,
-    pViewportWScalings: Deno.PointerValue,
+    pViewportWScalings: VkStructPointer<"VkViewportWScalingNV">,
   ) => void;
   /** `vkReleaseDisplayEXT` (VK_EXT_direct_mode_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkReleaseDisplayEXT: (
@@ -2349,27 +2383,27 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceSurfaceCapabilities2EXT: (
     physicalDevice: VkPhysicalDevice | null,
     surface: VkSurfaceKHR | null,
-    pSurfaceCapabilities: Deno.PointerValue,
+    pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2EXT">,
   ) => VkResult;
   /** `vkDisplayPowerControlEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkDisplayPowerControlEXT: (
     device: VkDevice | null,
     display: VkDisplayKHR | null,
-    pDisplayPowerInfo: Deno.PointerValue,
+    pDisplayPowerInfo: VkStructPointer<"VkDisplayPowerInfoEXT">,
   ) => VkResult;
   /** `vkRegisterDeviceEventEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkRegisterDeviceEventEXT: (
     device: VkDevice | null,
-    pDeviceEventInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pDeviceEventInfo: VkStructPointer<"VkDeviceEventInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkRegisterDisplayEventEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkRegisterDisplayEventEXT: (
     device: VkDevice | null,
     display: VkDisplayKHR | null,
-    pDisplayEventInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pDisplayEventInfo: VkStructPointer<"VkDisplayEventInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkGetSwapchainCounterEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
@@ -2383,21 +2417,21 @@ export interface VkCommands {
   readonly vkGetRefreshCycleDurationGOOGLE: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pDisplayTimingProperties: Deno.PointerValue,
+    pDisplayTimingProperties: VkStructPointer<"VkRefreshCycleDurationGOOGLE">,
   ) => VkResult;
   /** `vkGetPastPresentationTimingGOOGLE` (VK_GOOGLE_display_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPastPresentationTimingGOOGLE: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
     pPresentationTimingCount: Deno.PointerValue,
-    pPresentationTimings: Deno.PointerValue,
+    pPresentationTimings: VkStructPointer<"VkPastPresentationTimingGOOGLE">,
   ) => VkResult;
   /** `vkCmdSetDiscardRectangleEXT` (VK_EXT_discard_rectangles; device level). */
   readonly vkCmdSetDiscardRectangleEXT: (
     commandBuffer: VkCommandBuffer | null,
     firstDiscardRectangle: number,
     discardRectangleCount: number,
-    pDiscardRectangles: Deno.PointerValue,
+    pDiscardRectangles: VkStructPointer<"VkRect2D">,
   ) => void;
   /** `vkCmdSetDiscardRectangleEnableEXT` (VK_EXT_discard_rectangles; device level). */
   readonly vkCmdSetDiscardRectangleEnableEXT: (
@@ -2414,27 +2448,30 @@ export interface VkCommands {
     device: VkDevice | null,
     swapchainCount: number,
     pSwapchains: Deno.PointerValue,
-    pMetadata: Deno.PointerValue,
+    pMetadata: VkStructPointer<"VkHdrMetadataEXT">,
   ) => void;
   /** `vkGetSwapchainStatusKHR` (VK_KHR_shared_presentable_image; device level). Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR. */
   readonly vkGetSwapchainStatusKHR: (device: VkDevice | null, swapchain: VkSwapchainKHR | null) => VkResult;
   /** `vkImportFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkImportFenceWin32HandleKHR: (
     device: VkDevice | null,
-    pImportFenceWin32HandleInfo: Deno.PointerValue,
+    pImportFenceWin32HandleInfo: VkStructPointer<"VkImportFenceWin32HandleInfoKHR">,
   ) => VkResult;
   /** `vkGetFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetFenceWin32HandleKHR: (
     device: VkDevice | null,
-    pGetWin32HandleInfo: Deno.PointerValue,
+    pGetWin32HandleInfo: VkStructPointer<"VkFenceGetWin32HandleInfoKHR">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkImportFenceFdKHR` (VK_KHR_external_fence_fd; device level). Success codes: VK_SUCCESS. */
-  readonly vkImportFenceFdKHR: (device: VkDevice | null, pImportFenceFdInfo: Deno.PointerValue) => VkResult;
+  readonly vkImportFenceFdKHR: (
+    device: VkDevice | null,
+    pImportFenceFdInfo: VkStructPointer<"VkImportFenceFdInfoKHR">,
+  ) => VkResult;
   /** `vkGetFenceFdKHR` (VK_KHR_external_fence_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkGetFenceFdKHR: (
     device: VkDevice | null,
-    pGetFdInfo: Deno.PointerValue,
+    pGetFdInfo: VkStructPointer<"VkFenceGetFdInfoKHR">,
     pFd: Deno.PointerValue,
   ) => VkResult;
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR` (VK_KHR_performance_query; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
@@ -2442,142 +2479,163 @@ export interface VkCommands {
     physicalDevice: VkPhysicalDevice | null,
     queueFamilyIndex: number,
     pCounterCount: Deno.PointerValue,
-    pCounters: Deno.PointerValue,
-    pCounterDescriptions: Deno.PointerValue,
+    pCounters: VkStructPointer<"VkPerformanceCounterKHR">,
+    pCounterDescriptions: VkStructPointer<"VkPerformanceCounterDescriptionKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR` (VK_KHR_performance_query; physical device level). */
   readonly vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR: (
     physicalDevice: VkPhysicalDevice | null,
-    pPerformanceQueryCreateInfo: Deno.PointerValue,
+    pPerformanceQueryCreateInfo: VkStructPointer<"VkQueryPoolPerformanceCreateInfoKHR">,
     pNumPasses: Deno.PointerValue,
   ) => void;
   /** `vkAcquireProfilingLockKHR` (VK_KHR_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireProfilingLockKHR: (device: VkDevice | null, pInfo: Deno.PointerValue) => VkResult;
+  readonly vkAcquireProfilingLockKHR: (
+    device: VkDevice | null,
+    pInfo: VkStructPointer<"VkAcquireProfilingLockInfoKHR">,
+  ) => VkResult;
   /** `vkReleaseProfilingLockKHR` (VK_KHR_performance_query; device level). */
   readonly vkReleaseProfilingLockKHR: (device: VkDevice | null) => void;
   /** `vkGetPhysicalDeviceSurfaceCapabilities2KHR` (VK_KHR_get_surface_capabilities2; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceSurfaceCapabilities2KHR: (
     physicalDevice: VkPhysicalDevice | null,
-    pSurfaceInfo: Deno.PointerValue,
-    pSurfaceCapabilities: Deno.PointerValue,
+    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
+    pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2KHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfaceFormats2KHR` (VK_KHR_get_surface_capabilities2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfaceFormats2KHR: (
     physicalDevice: VkPhysicalDevice | null,
-    pSurfaceInfo: Deno.PointerValue,
+    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
     pSurfaceFormatCount: Deno.PointerValue,
-    pSurfaceFormats: Deno.PointerValue,
+    pSurfaceFormats: VkStructPointer<"VkSurfaceFormat2KHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayProperties2KHR: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkDisplayProperties2KHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayPlaneProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayPlaneProperties2KHR: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkDisplayPlaneProperties2KHR">,
   ) => VkResult;
   /** `vkGetDisplayModeProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDisplayModeProperties2KHR: (
     physicalDevice: VkPhysicalDevice | null,
     display: VkDisplayKHR | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkDisplayModeProperties2KHR">,
   ) => VkResult;
   /** `vkGetDisplayPlaneCapabilities2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetDisplayPlaneCapabilities2KHR: (
     physicalDevice: VkPhysicalDevice | null,
-    pDisplayPlaneInfo: Deno.PointerValue,
-    pCapabilities: Deno.PointerValue,
+    pDisplayPlaneInfo: VkStructPointer<"VkDisplayPlaneInfo2KHR">,
+    pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilities2KHR">,
   ) => VkResult;
   /** `vkCreateIOSSurfaceMVK` (VK_MVK_ios_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateIOSSurfaceMVK: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkIOSSurfaceCreateInfoMVK">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateMacOSSurfaceMVK` (VK_MVK_macos_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateMacOSSurfaceMVK: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkMacOSSurfaceCreateInfoMVK">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkSetDebugUtilsObjectNameEXT` (VK_EXT_debug_utils; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetDebugUtilsObjectNameEXT: (device: VkDevice | null, pNameInfo: Deno.PointerValue) => VkResult;
+  readonly vkSetDebugUtilsObjectNameEXT: (
+    device: VkDevice | null,
+    pNameInfo: VkStructPointer<"VkDebugUtilsObjectNameInfoEXT">,
+  ) => VkResult;
   /** `vkSetDebugUtilsObjectTagEXT` (VK_EXT_debug_utils; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetDebugUtilsObjectTagEXT: (device: VkDevice | null, pTagInfo: Deno.PointerValue) => VkResult;
+  readonly vkSetDebugUtilsObjectTagEXT: (
+    device: VkDevice | null,
+    pTagInfo: VkStructPointer<"VkDebugUtilsObjectTagInfoEXT">,
+  ) => VkResult;
   /** `vkQueueBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkQueueBeginDebugUtilsLabelEXT: (queue: VkQueue | null, pLabelInfo: Deno.PointerValue) => void;
+  readonly vkQueueBeginDebugUtilsLabelEXT: (
+    queue: VkQueue | null,
+    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
+  ) => void;
   /** `vkQueueEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkQueueEndDebugUtilsLabelEXT: (queue: VkQueue | null) => void;
   /** `vkQueueInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkQueueInsertDebugUtilsLabelEXT: (queue: VkQueue | null, pLabelInfo: Deno.PointerValue) => void;
+  readonly vkQueueInsertDebugUtilsLabelEXT: (
+    queue: VkQueue | null,
+    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
+  ) => void;
   /** `vkCmdBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkCmdBeginDebugUtilsLabelEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pLabelInfo: Deno.PointerValue,
+    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
   ) => void;
   /** `vkCmdEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkCmdEndDebugUtilsLabelEXT: (commandBuffer: VkCommandBuffer | null) => void;
   /** `vkCmdInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkCmdInsertDebugUtilsLabelEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pLabelInfo: Deno.PointerValue,
+    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
   ) => void;
   /** `vkCreateDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDebugUtilsMessengerEXT: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDebugUtilsMessengerCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMessenger: VkPointer<VkDebugUtilsMessengerEXT>,
   ) => VkResult;
   /** `vkDestroyDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level). */
   readonly vkDestroyDebugUtilsMessengerEXT: (
     instance: VkInstance | null,
     messenger: VkDebugUtilsMessengerEXT | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkSubmitDebugUtilsMessageEXT` (VK_EXT_debug_utils; instance level). */
   readonly vkSubmitDebugUtilsMessageEXT: (
     instance: VkInstance | null,
     messageSeverity: VkDebugUtilsMessageSeverityFlagBitsEXT,
     messageTypes: VkDebugUtilsMessageTypeFlagsEXT,
-    pCallbackData: Deno.PointerValue,
+    pCallbackData: VkStructPointer<"VkDebugUtilsMessengerCallbackDataEXT">,
   ) => void;
   /** `vkGetAndroidHardwareBufferPropertiesANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetAndroidHardwareBufferPropertiesANDROID: (
     device: VkDevice | null,
     buffer: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkAndroidHardwareBufferPropertiesANDROID">,
   ) => VkResult;
   /** `vkGetMemoryAndroidHardwareBufferANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryAndroidHardwareBufferANDROID: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkMemoryGetAndroidHardwareBufferInfoANDROID">,
     pBuffer: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateGpaSessionAMD: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkGpaSessionCreateInfoAMD">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pGpaSession: VkPointer<VkGpaSessionAMD>,
   ) => VkResult;
   /** `vkDestroyGpaSessionAMD` (VK_AMD_gpa_interface; device level). */
   readonly vkDestroyGpaSessionAMD: (
     device: VkDevice | null,
     gpaSession: VkGpaSessionAMD | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkSetGpaDeviceClockModeAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetGpaDeviceClockModeAMD: (device: VkDevice | null, pInfo: Deno.PointerValue) => VkResult;
+  readonly vkSetGpaDeviceClockModeAMD: (
+    device: VkDevice | null,
+    pInfo: VkStructPointer<"VkGpaDeviceClockModeInfoAMD">,
+  ) => VkResult;
   /** `vkGetGpaDeviceClockInfoAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetGpaDeviceClockInfoAMD: (device: VkDevice | null, pInfo: Deno.PointerValue) => VkResult;
+  readonly vkGetGpaDeviceClockInfoAMD: (
+    device: VkDevice | null,
+    pInfo: VkStructPointer<"VkGpaDeviceGetClockInfoAMD">,
+  ) => VkResult;
   /** `vkCmdBeginGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdBeginGpaSessionAMD: (
     commandBuffer: VkCommandBuffer | null,
@@ -2592,7 +2650,7 @@ export interface VkCommands {
   readonly vkCmdBeginGpaSampleAMD: (
     commandBuffer: VkCommandBuffer | null,
     gpaSession: VkGpaSessionAMD | null,
-    pGpaSampleBeginInfo: Deno.PointerValue,
+    pGpaSampleBeginInfo: VkStructPointer<"VkGpaSampleBeginInfoAMD">,
     pSampleID: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdEndGpaSampleAMD` (VK_AMD_gpa_interface; device level). */
@@ -2626,21 +2684,21 @@ export interface VkCommands {
     device: VkDevice | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkExecutionGraphPipelineCreateInfoAMDX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkGetExecutionGraphPipelineScratchSizeAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS. */
   readonly vkGetExecutionGraphPipelineScratchSizeAMDX: (
     device: VkDevice | null,
     executionGraph: VkPipeline | null,
-    pSizeInfo: Deno.PointerValue,
+    pSizeInfo: VkStructPointer<"VkExecutionGraphPipelineScratchSizeAMDX">,
   ) => VkResult;
   /** `vkGetExecutionGraphPipelineNodeIndexAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS. */
   readonly vkGetExecutionGraphPipelineNodeIndexAMDX: (
     device: VkDevice | null,
     executionGraph: VkPipeline | null,
-    pNodeInfo: Deno.PointerValue,
+    pNodeInfo: VkStructPointer<"VkPipelineShaderStageNodeCreateInfoAMDX">,
     pNodeIndex: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdInitializeGraphScratchMemoryAMDX` (VK_AMDX_shader_enqueue; device level). */
@@ -2655,14 +2713,14 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
-    pCountInfo: Deno.PointerValue,
+    pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
   ) => void;
   /** `vkCmdDispatchGraphIndirectAMDX` (VK_AMDX_shader_enqueue; device level). */
   readonly vkCmdDispatchGraphIndirectAMDX: (
     commandBuffer: VkCommandBuffer | null,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
-    pCountInfo: Deno.PointerValue,
+    pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
   ) => void;
   /** `vkCmdDispatchGraphIndirectCountAMDX` (VK_AMDX_shader_enqueue; device level). */
   readonly vkCmdDispatchGraphIndirectCountAMDX: (
@@ -2675,37 +2733,37 @@ export interface VkCommands {
   readonly vkWriteSamplerDescriptorsEXT: (
     device: VkDevice | null,
     samplerCount: number,
-    pSamplers: Deno.PointerValue,
-    pDescriptors: Deno.PointerValue,
+    pSamplers: VkStructPointer<"VkSamplerCreateInfo">,
+    pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkWriteResourceDescriptorsEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkWriteResourceDescriptorsEXT: (
     device: VkDevice | null,
     resourceCount: number,
-    pResources: Deno.PointerValue,
-    pDescriptors: Deno.PointerValue,
+    pResources: VkStructPointer<"VkResourceDescriptorInfoEXT">,
+    pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkCmdBindSamplerHeapEXT` (VK_EXT_descriptor_heap; device level). */
   readonly vkCmdBindSamplerHeapEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pBindInfo: Deno.PointerValue,
+    pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
   ) => void;
   /** `vkCmdBindResourceHeapEXT` (VK_EXT_descriptor_heap; device level). */
   readonly vkCmdBindResourceHeapEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pBindInfo: Deno.PointerValue,
+    pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
   ) => void;
   /** `vkCmdPushDataEXT` (VK_EXT_descriptor_heap; device level). */
   readonly vkCmdPushDataEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pPushDataInfo: Deno.PointerValue,
+    pPushDataInfo: VkStructPointer<"VkPushDataInfoEXT">,
   ) => void;
   /** `vkGetImageOpaqueCaptureDataEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageOpaqueCaptureDataEXT: (
     device: VkDevice | null,
     imageCount: number,
     pImages: Deno.PointerValue,
-    pDatas: Deno.PointerValue,
+    pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDescriptorSizeEXT` (VK_EXT_descriptor_heap; physical device level). */
   readonly vkGetPhysicalDeviceDescriptorSizeEXT: (
@@ -2715,7 +2773,7 @@ export interface VkCommands {
   /** `vkRegisterCustomBorderColorEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkRegisterCustomBorderColorEXT: (
     device: VkDevice | null,
-    pBorderColor: Deno.PointerValue,
+    pBorderColor: VkStructPointer<"VkSamplerCustomBorderColorCreateInfoEXT">,
     requestIndex: VkBool32,
     pIndex: Deno.PointerValue,
   ) => VkResult;
@@ -2726,44 +2784,44 @@ export interface VkCommands {
     device: VkDevice | null,
     tensorCount: number,
     pTensors: Deno.PointerValue,
-    pDatas: Deno.PointerValue,
+    pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkCmdSetSampleLocationsEXT` (VK_EXT_sample_locations; device level). */
   readonly vkCmdSetSampleLocationsEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pSampleLocationsInfo: Deno.PointerValue,
+    pSampleLocationsInfo: VkStructPointer<"VkSampleLocationsInfoEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceMultisamplePropertiesEXT` (VK_EXT_sample_locations; physical device level). */
   readonly vkGetPhysicalDeviceMultisamplePropertiesEXT: (
     physicalDevice: VkPhysicalDevice | null,
     samples: VkSampleCountFlagBits,
-    pMultisampleProperties: Deno.PointerValue,
+    pMultisampleProperties: VkStructPointer<"VkMultisamplePropertiesEXT">,
   ) => void;
   /** `vkCreateAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateAccelerationStructureKHR: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
   ) => VkResult;
   /** `vkDestroyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkDestroyAccelerationStructureKHR: (
     device: VkDevice | null,
     accelerationStructure: VkAccelerationStructureKHR | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBuildAccelerationStructuresKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdBuildAccelerationStructuresKHR: (
     commandBuffer: VkCommandBuffer | null,
     infoCount: number,
-    pInfos: Deno.PointerValue,
+    pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
     ppBuildRangeInfos: Deno.PointerValue,
   ) => void;
   /** `vkCmdBuildAccelerationStructuresIndirectKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdBuildAccelerationStructuresIndirectKHR: (
     commandBuffer: VkCommandBuffer | null,
     infoCount: number,
-    pInfos: Deno.PointerValue,
+    pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
     pIndirectDeviceAddresses: Deno.PointerValue,
     pIndirectStrides: Deno.PointerValue,
     ppMaxPrimitiveCounts: Deno.PointerValue,
@@ -2773,26 +2831,26 @@ export interface VkCommands {
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
     infoCount: number,
-    pInfos: Deno.PointerValue,
+    pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
     ppBuildRangeInfos: Deno.PointerValue,
   ) => VkResult;
   /** `vkCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyAccelerationStructureKHR: (
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
   ) => VkResult;
   /** `vkCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyAccelerationStructureToMemoryKHR: (
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
   ) => VkResult;
   /** `vkCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMemoryToAccelerationStructureKHR: (
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
   ) => VkResult;
   /** `vkWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS. */
   readonly vkWriteAccelerationStructuresPropertiesKHR: (
@@ -2807,22 +2865,22 @@ export interface VkCommands {
   /** `vkCmdCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdCopyAccelerationStructureKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
   ) => void;
   /** `vkCmdCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdCopyAccelerationStructureToMemoryKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdCopyMemoryToAccelerationStructureKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
   ) => void;
   /** `vkGetAccelerationStructureDeviceAddressKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkGetAccelerationStructureDeviceAddressKHR: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkAccelerationStructureDeviceAddressInfoKHR">,
   ) => VkDeviceAddress;
   /** `vkCmdWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdWriteAccelerationStructuresPropertiesKHR: (
@@ -2836,35 +2894,35 @@ export interface VkCommands {
   /** `vkGetDeviceAccelerationStructureCompatibilityKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkGetDeviceAccelerationStructureCompatibilityKHR: (
     device: VkDevice | null,
-    pVersionInfo: Deno.PointerValue,
+    pVersionInfo: VkStructPointer<"VkAccelerationStructureVersionInfoKHR">,
     pCompatibility: Deno.PointerValue,
   ) => void;
   /** `vkGetAccelerationStructureBuildSizesKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkGetAccelerationStructureBuildSizesKHR: (
     device: VkDevice | null,
     buildType: VkAccelerationStructureBuildTypeKHR,
-    pBuildInfo: Deno.PointerValue,
+    pBuildInfo: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
     pMaxPrimitiveCounts: Deno.PointerValue,
-    pSizeInfo: Deno.PointerValue,
+    pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
   ) => void;
   /** `vkGetImageDrmFormatModifierPropertiesEXT` (VK_EXT_image_drm_format_modifier; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageDrmFormatModifierPropertiesEXT: (
     device: VkDevice | null,
     image: VkImage | null,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkImageDrmFormatModifierPropertiesEXT">,
   ) => VkResult;
   /** `vkCreateValidationCacheEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateValidationCacheEXT: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkValidationCacheCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pValidationCache: VkPointer<VkValidationCacheEXT>,
   ) => VkResult;
   /** `vkDestroyValidationCacheEXT` (VK_EXT_validation_cache; device level). */
   readonly vkDestroyValidationCacheEXT: (
     device: VkDevice | null,
     validationCache: VkValidationCacheEXT | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkMergeValidationCachesEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS. */
   readonly vkMergeValidationCachesEXT: (
@@ -2891,44 +2949,44 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     firstViewport: number,
     viewportCount: number,
-    pShadingRatePalettes: Deno.PointerValue,
+    pShadingRatePalettes: VkStructPointer<"VkShadingRatePaletteNV">,
   ) => void;
   /** `vkCmdSetCoarseSampleOrderNV` (VK_NV_shading_rate_image; device level). */
   readonly vkCmdSetCoarseSampleOrderNV: (
     commandBuffer: VkCommandBuffer | null,
     sampleOrderType: VkCoarseSampleOrderTypeNV,
     customSampleOrderCount: number,
-    pCustomSampleOrders: Deno.PointerValue,
+    pCustomSampleOrders: VkStructPointer<"VkCoarseSampleOrderCustomNV">,
   ) => void;
   /** `vkCreateAccelerationStructureNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateAccelerationStructureNV: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pAccelerationStructure: VkPointer<VkAccelerationStructureNV>,
   ) => VkResult;
   /** `vkDestroyAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
   readonly vkDestroyAccelerationStructureNV: (
     device: VkDevice | null,
     accelerationStructure: VkAccelerationStructureNV | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetAccelerationStructureMemoryRequirementsNV` (VK_NV_ray_tracing; device level). */
   readonly vkGetAccelerationStructureMemoryRequirementsNV: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkAccelerationStructureMemoryRequirementsInfoNV">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkBindAccelerationStructureMemoryNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
   readonly vkBindAccelerationStructureMemoryNV: (
     device: VkDevice | null,
     bindInfoCount: number,
-    pBindInfos: Deno.PointerValue,
+    pBindInfos: VkStructPointer<"VkBindAccelerationStructureMemoryInfoNV">,
   ) => VkResult;
   /** `vkCmdBuildAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
   readonly vkCmdBuildAccelerationStructureNV: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkAccelerationStructureInfoNV">,
     instanceData: VkBuffer | null,
     instanceOffset: VkDeviceSize,
     update: VkBool32,
@@ -2967,8 +3025,8 @@ export interface VkCommands {
     device: VkDevice | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkGetRayTracingShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
@@ -3009,7 +3067,7 @@ export interface VkCommands {
     device: VkDevice | null,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     pHostPointer: Deno.PointerValue,
-    pMemoryHostPointerProperties: Deno.PointerValue,
+    pMemoryHostPointerProperties: VkStructPointer<"VkMemoryHostPointerPropertiesEXT">,
   ) => VkResult;
   /** `vkCmdWriteBufferMarkerAMD` (VK_AMD_buffer_marker; device level). */
   readonly vkCmdWriteBufferMarkerAMD: (
@@ -3040,7 +3098,7 @@ export interface VkCommands {
   readonly vkGetCalibratedTimestampsKHR: (
     device: VkDevice | null,
     timestampCount: number,
-    pTimestampInfos: Deno.PointerValue,
+    pTimestampInfos: VkStructPointer<"VkCalibratedTimestampInfoKHR">,
     pTimestamps: Deno.PointerValue,
     pMaxDeviation: Deno.PointerValue,
   ) => VkResult;
@@ -3082,7 +3140,7 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     firstExclusiveScissor: number,
     exclusiveScissorCount: number,
-    pExclusiveScissors: Deno.PointerValue,
+    pExclusiveScissors: VkStructPointer<"VkRect2D">,
   ) => void;
   /** `vkCmdSetCheckpointNV` (VK_NV_device_diagnostic_checkpoints; device level). */
   readonly vkCmdSetCheckpointNV: (
@@ -3093,13 +3151,13 @@ export interface VkCommands {
   readonly vkGetQueueCheckpointDataNV: (
     queue: VkQueue | null,
     pCheckpointDataCount: Deno.PointerValue,
-    pCheckpointData: Deno.PointerValue,
+    pCheckpointData: VkStructPointer<"VkCheckpointDataNV">,
   ) => void;
   /** `vkGetQueueCheckpointData2NV` (VK_NV_device_diagnostic_checkpoints; device level). */
   readonly vkGetQueueCheckpointData2NV: (
     queue: VkQueue | null,
     pCheckpointDataCount: Deno.PointerValue,
-    pCheckpointData: Deno.PointerValue,
+    pCheckpointData: VkStructPointer<"VkCheckpointData2NV">,
   ) => void;
   /** `vkSetSwapchainPresentTimingQueueSizeEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
   readonly vkSetSwapchainPresentTimingQueueSizeEXT: (
@@ -3111,48 +3169,48 @@ export interface VkCommands {
   readonly vkGetSwapchainTimingPropertiesEXT: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pSwapchainTimingProperties: Deno.PointerValue,
+    pSwapchainTimingProperties: VkStructPointer<"VkSwapchainTimingPropertiesEXT">,
     pSwapchainTimingPropertiesCounter: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetSwapchainTimeDomainPropertiesEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetSwapchainTimeDomainPropertiesEXT: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pSwapchainTimeDomainProperties: Deno.PointerValue,
+    pSwapchainTimeDomainProperties: VkStructPointer<"VkSwapchainTimeDomainPropertiesEXT">,
     pTimeDomainsCounter: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPastPresentationTimingEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPastPresentationTimingEXT: (
     device: VkDevice | null,
-    pPastPresentationTimingInfo: Deno.PointerValue,
-    pPastPresentationTimingProperties: Deno.PointerValue,
+    pPastPresentationTimingInfo: VkStructPointer<"VkPastPresentationTimingInfoEXT">,
+    pPastPresentationTimingProperties: VkStructPointer<"VkPastPresentationTimingPropertiesEXT">,
   ) => VkResult;
   /** `vkInitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkInitializePerformanceApiINTEL: (
     device: VkDevice | null,
-    pInitializeInfo: Deno.PointerValue,
+    pInitializeInfo: VkStructPointer<"VkInitializePerformanceApiInfoINTEL">,
   ) => VkResult;
   /** `vkUninitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level). */
   readonly vkUninitializePerformanceApiINTEL: (device: VkDevice | null) => void;
   /** `vkCmdSetPerformanceMarkerINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdSetPerformanceMarkerINTEL: (
     commandBuffer: VkCommandBuffer | null,
-    pMarkerInfo: Deno.PointerValue,
+    pMarkerInfo: VkStructPointer<"VkPerformanceMarkerInfoINTEL">,
   ) => VkResult;
   /** `vkCmdSetPerformanceStreamMarkerINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdSetPerformanceStreamMarkerINTEL: (
     commandBuffer: VkCommandBuffer | null,
-    pMarkerInfo: Deno.PointerValue,
+    pMarkerInfo: VkStructPointer<"VkPerformanceStreamMarkerInfoINTEL">,
   ) => VkResult;
   /** `vkCmdSetPerformanceOverrideINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdSetPerformanceOverrideINTEL: (
     commandBuffer: VkCommandBuffer | null,
-    pOverrideInfo: Deno.PointerValue,
+    pOverrideInfo: VkStructPointer<"VkPerformanceOverrideInfoINTEL">,
   ) => VkResult;
   /** `vkAcquirePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkAcquirePerformanceConfigurationINTEL: (
     device: VkDevice | null,
-    pAcquireInfo: Deno.PointerValue,
+    pAcquireInfo: VkStructPointer<"VkPerformanceConfigurationAcquireInfoINTEL">,
     pConfiguration: VkPointer<VkPerformanceConfigurationINTEL>,
   ) => VkResult;
   /** `vkReleasePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
@@ -3169,7 +3227,7 @@ export interface VkCommands {
   readonly vkGetPerformanceParameterINTEL: (
     device: VkDevice | null,
     parameter: VkPerformanceParameterTypeINTEL,
-    pValue: Deno.PointerValue,
+    pValue: VkStructPointer<"VkPerformanceValueINTEL">,
   ) => VkResult;
   /** `vkSetLocalDimmingAMD` (VK_AMD_display_native_hdr; device level). */
   readonly vkSetLocalDimmingAMD: (
@@ -3180,27 +3238,27 @@ export interface VkCommands {
   /** `vkCreateImagePipeSurfaceFUCHSIA` (VK_FUCHSIA_imagepipe_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateImagePipeSurfaceFUCHSIA: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkImagePipeSurfaceCreateInfoFUCHSIA">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateMetalSurfaceEXT` (VK_EXT_metal_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateMetalSurfaceEXT: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkMetalSurfaceCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceFragmentShadingRatesKHR` (VK_KHR_fragment_shading_rate; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceFragmentShadingRatesKHR: (
     physicalDevice: VkPhysicalDevice | null,
     pFragmentShadingRateCount: Deno.PointerValue,
-    pFragmentShadingRates: Deno.PointerValue,
+    pFragmentShadingRates: VkStructPointer<"VkPhysicalDeviceFragmentShadingRateKHR">,
   ) => VkResult;
   /** `vkCmdSetFragmentShadingRateKHR` (VK_KHR_fragment_shading_rate; device level). */
   readonly vkCmdSetFragmentShadingRateKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pFragmentSize: Deno.PointerValue,
+    pFragmentSize: VkStructPointer<"VkExtent2D">,
     combinerOps: Deno.PointerValue,
   ) => void;
   /** `vkWaitForPresentKHR` (VK_KHR_present_wait; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR. */
@@ -3214,18 +3272,18 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesNV: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesNV">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV` (VK_NV_coverage_reduction_mode; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV: (
     physicalDevice: VkPhysicalDevice | null,
     pCombinationCount: Deno.PointerValue,
-    pCombinations: Deno.PointerValue,
+    pCombinations: VkStructPointer<"VkFramebufferMixedSamplesCombinationNV">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfacePresentModes2EXT: (
     physicalDevice: VkPhysicalDevice | null,
-    pSurfaceInfo: Deno.PointerValue,
+    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
     pPresentModeCount: Deno.PointerValue,
     pPresentModes: Deno.PointerValue,
   ) => VkResult;
@@ -3242,27 +3300,27 @@ export interface VkCommands {
   /** `vkGetDeviceGroupSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceGroupSurfacePresentModes2EXT: (
     device: VkDevice | null,
-    pSurfaceInfo: Deno.PointerValue,
+    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
     pModes: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateHeadlessSurfaceEXT` (VK_EXT_headless_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateHeadlessSurfaceEXT: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkHeadlessSurfaceCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDeferredOperationKHR: (
     device: VkDevice | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDeferredOperation: VkPointer<VkDeferredOperationKHR>,
   ) => VkResult;
   /** `vkDestroyDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). */
   readonly vkDestroyDeferredOperationKHR: (
     device: VkDevice | null,
     operation: VkDeferredOperationKHR | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetDeferredOperationMaxConcurrencyKHR` (VK_KHR_deferred_host_operations; device level). */
   readonly vkGetDeferredOperationMaxConcurrencyKHR: (
@@ -3282,47 +3340,47 @@ export interface VkCommands {
   /** `vkGetPipelineExecutablePropertiesKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineExecutablePropertiesKHR: (
     device: VkDevice | null,
-    pPipelineInfo: Deno.PointerValue,
+    pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
     pExecutableCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkPipelineExecutablePropertiesKHR">,
   ) => VkResult;
   /** `vkGetPipelineExecutableStatisticsKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineExecutableStatisticsKHR: (
     device: VkDevice | null,
-    pExecutableInfo: Deno.PointerValue,
+    pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
     pStatisticCount: Deno.PointerValue,
-    pStatistics: Deno.PointerValue,
+    pStatistics: VkStructPointer<"VkPipelineExecutableStatisticKHR">,
   ) => VkResult;
   /** `vkGetPipelineExecutableInternalRepresentationsKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineExecutableInternalRepresentationsKHR: (
     device: VkDevice | null,
-    pExecutableInfo: Deno.PointerValue,
+    pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
     pInternalRepresentationCount: Deno.PointerValue,
-    pInternalRepresentations: Deno.PointerValue,
+    pInternalRepresentations: VkStructPointer<"VkPipelineExecutableInternalRepresentationKHR">,
   ) => VkResult;
   /** `vkReleaseSwapchainImagesKHR` (VK_KHR_swapchain_maintenance1; device level). Success codes: VK_SUCCESS. */
   readonly vkReleaseSwapchainImagesKHR: (
     device: VkDevice | null,
-    pReleaseInfo: Deno.PointerValue,
+    pReleaseInfo: VkStructPointer<"VkReleaseSwapchainImagesInfoKHR">,
   ) => VkResult;
   /** `vkReleaseSwapchainImagesEXT` (VK_EXT_swapchain_maintenance1): alias of `vkReleaseSwapchainImagesKHR`. */
   readonly vkReleaseSwapchainImagesEXT: VkCommands["vkReleaseSwapchainImagesKHR"];
   /** `vkGetGeneratedCommandsMemoryRequirementsNV` (VK_NV_device_generated_commands; device level). */
   readonly vkGetGeneratedCommandsMemoryRequirementsNV: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoNV">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdPreprocessGeneratedCommandsNV` (VK_NV_device_generated_commands; device level). */
   readonly vkCmdPreprocessGeneratedCommandsNV: (
     commandBuffer: VkCommandBuffer | null,
-    pGeneratedCommandsInfo: Deno.PointerValue,
+    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
   ) => void;
   /** `vkCmdExecuteGeneratedCommandsNV` (VK_NV_device_generated_commands; device level). */
   readonly vkCmdExecuteGeneratedCommandsNV: (
     commandBuffer: VkCommandBuffer | null,
     isPreprocessed: VkBool32,
-    pGeneratedCommandsInfo: Deno.PointerValue,
+    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
   ) => void;
   /** `vkCmdBindPipelineShaderGroupNV` (VK_NV_device_generated_commands; device level). */
   readonly vkCmdBindPipelineShaderGroupNV: (
@@ -3334,20 +3392,20 @@ export interface VkCommands {
   /** `vkCreateIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateIndirectCommandsLayoutNV: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutNV>,
   ) => VkResult;
   /** `vkDestroyIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level). */
   readonly vkDestroyIndirectCommandsLayoutNV: (
     device: VkDevice | null,
     indirectCommandsLayout: VkIndirectCommandsLayoutNV | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdSetDepthBias2EXT` (VK_EXT_depth_bias_control; device level). */
   readonly vkCmdSetDepthBias2EXT: (
     commandBuffer: VkCommandBuffer | null,
-    pDepthBiasInfo: Deno.PointerValue,
+    pDepthBiasInfo: VkStructPointer<"VkDepthBiasInfoEXT">,
   ) => void;
   /** `vkAcquireDrmDisplayEXT` (VK_EXT_acquire_drm_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkAcquireDrmDisplayEXT: (
@@ -3365,29 +3423,32 @@ export interface VkCommands {
   /** `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR` (VK_KHR_video_encode_queue; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR: (
     physicalDevice: VkPhysicalDevice | null,
-    pQualityLevelInfo: Deno.PointerValue,
-    pQualityLevelProperties: Deno.PointerValue,
+    pQualityLevelInfo: VkStructPointer<"VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR">,
+    pQualityLevelProperties: VkStructPointer<"VkVideoEncodeQualityLevelPropertiesKHR">,
   ) => VkResult;
   /** `vkGetEncodedVideoSessionParametersKHR` (VK_KHR_video_encode_queue; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetEncodedVideoSessionParametersKHR: (
     device: VkDevice | null,
-    pVideoSessionParametersInfo: Deno.PointerValue,
-    pFeedbackInfo: Deno.PointerValue,
+    pVideoSessionParametersInfo: VkStructPointer<"VkVideoEncodeSessionParametersGetInfoKHR">,
+    pFeedbackInfo: VkStructPointer<"VkVideoEncodeSessionParametersFeedbackInfoKHR">,
     pDataSize: Deno.PointerValue,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdEncodeVideoKHR` (VK_KHR_video_encode_queue; device level). */
   readonly vkCmdEncodeVideoKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pEncodeInfo: Deno.PointerValue,
+    pEncodeInfo: VkStructPointer<"VkVideoEncodeInfoKHR">,
   ) => void;
   /** `vkQueueSetPerfHintQCOM` (VK_QCOM_queue_perf_hint; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueSetPerfHintQCOM: (queue: VkQueue | null, pPerfHintInfo: Deno.PointerValue) => VkResult;
+  readonly vkQueueSetPerfHintQCOM: (
+    queue: VkQueue | null,
+    pPerfHintInfo: VkStructPointer<"VkPerfHintInfoQCOM">,
+  ) => VkResult;
   /** `vkCreateCudaModuleNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCudaModuleNV: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkCudaModuleCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pModule: VkPointer<VkCudaModuleNV>,
   ) => VkResult;
   /** `vkGetCudaModuleCacheNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
@@ -3400,41 +3461,41 @@ export interface VkCommands {
   /** `vkCreateCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCudaFunctionNV: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkCudaFunctionCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFunction: VkPointer<VkCudaFunctionNV>,
   ) => VkResult;
   /** `vkDestroyCudaModuleNV` (VK_NV_cuda_kernel_launch; device level). */
   readonly vkDestroyCudaModuleNV: (
     device: VkDevice | null,
     module_: VkCudaModuleNV | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDestroyCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level). */
   readonly vkDestroyCudaFunctionNV: (
     device: VkDevice | null,
     function_: VkCudaFunctionNV | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdCudaLaunchKernelNV` (VK_NV_cuda_kernel_launch; device level). */
   readonly vkCmdCudaLaunchKernelNV: (
     commandBuffer: VkCommandBuffer | null,
-    pLaunchInfo: Deno.PointerValue,
+    pLaunchInfo: VkStructPointer<"VkCudaLaunchInfoNV">,
   ) => void;
   /** `vkCmdDispatchTileQCOM` (VK_QCOM_tile_shading; device level). */
   readonly vkCmdDispatchTileQCOM: (
     commandBuffer: VkCommandBuffer | null,
-    pDispatchTileInfo: Deno.PointerValue,
+    pDispatchTileInfo: VkStructPointer<"VkDispatchTileInfoQCOM">,
   ) => void;
   /** `vkCmdBeginPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level). */
   readonly vkCmdBeginPerTileExecutionQCOM: (
     commandBuffer: VkCommandBuffer | null,
-    pPerTileBeginInfo: Deno.PointerValue,
+    pPerTileBeginInfo: VkStructPointer<"VkPerTileBeginInfoQCOM">,
   ) => void;
   /** `vkCmdEndPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level). */
   readonly vkCmdEndPerTileExecutionQCOM: (
     commandBuffer: VkCommandBuffer | null,
-    pPerTileEndInfo: Deno.PointerValue,
+    pPerTileEndInfo: VkStructPointer<"VkPerTileEndInfoQCOM">,
   ) => void;
   /** `vkSetLatencySleepModeLegacyNV` (VK_NV_low_latency; device level). */
   readonly vkSetLatencySleepModeLegacyNV: (
@@ -3460,7 +3521,10 @@ export interface VkCommands {
   /** `vkShutdownLatencyDeviceLegacyNV` (VK_NV_low_latency; device level). */
   readonly vkShutdownLatencyDeviceLegacyNV: (device: VkDevice | null) => void;
   /** `vkExportMetalObjectsEXT` (VK_EXT_metal_objects; device level). */
-  readonly vkExportMetalObjectsEXT: (device: VkDevice | null, pMetalObjectsInfo: Deno.PointerValue) => void;
+  readonly vkExportMetalObjectsEXT: (
+    device: VkDevice | null,
+    pMetalObjectsInfo: VkStructPointer<"VkExportMetalObjectsInfoEXT">,
+  ) => void;
   /** `vkGetDescriptorSetLayoutSizeEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkGetDescriptorSetLayoutSizeEXT: (
     device: VkDevice | null,
@@ -3477,7 +3541,7 @@ export interface VkCommands {
   /** `vkGetDescriptorEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkGetDescriptorEXT: (
     device: VkDevice | null,
-    pDescriptorInfo: Deno.PointerValue,
+    pDescriptorInfo: VkStructPointer<"VkDescriptorGetInfoEXT">,
     dataSize: number | bigint,
     pDescriptor: Deno.PointerValue,
   ) => void;
@@ -3485,7 +3549,7 @@ export interface VkCommands {
   readonly vkCmdBindDescriptorBuffersEXT: (
     commandBuffer: VkCommandBuffer | null,
     bufferCount: number,
-    pBindingInfos: Deno.PointerValue,
+    pBindingInfos: VkStructPointer<"VkDescriptorBufferBindingInfoEXT">,
   ) => void;
   /** `vkCmdSetDescriptorBufferOffsetsEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkCmdSetDescriptorBufferOffsetsEXT: (
@@ -3507,76 +3571,79 @@ export interface VkCommands {
   /** `vkGetBufferOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetBufferOpaqueCaptureDescriptorDataEXT: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkBufferCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetImageOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageOpaqueCaptureDescriptorDataEXT: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkImageCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetImageViewOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageViewOpaqueCaptureDescriptorDataEXT: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkImageViewCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetSamplerOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSamplerOpaqueCaptureDescriptorDataEXT: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkSamplerCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkAccelerationStructureCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdBindIndexBuffer3KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBindIndexBuffer3KHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkBindIndexBuffer3InfoKHR">,
   ) => void;
   /** `vkCmdBindVertexBuffers3KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBindVertexBuffers3KHR: (
     commandBuffer: VkCommandBuffer | null,
     firstBinding: number,
     bindingCount: number,
-    pBindingInfos: Deno.PointerValue,
+    pBindingInfos: VkStructPointer<"VkBindVertexBuffer3InfoKHR">,
   ) => void;
   /** `vkCmdDrawIndirect2KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawIndirect2KHR: (commandBuffer: VkCommandBuffer | null, pInfo: Deno.PointerValue) => void;
+  readonly vkCmdDrawIndirect2KHR: (
+    commandBuffer: VkCommandBuffer | null,
+    pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
+  ) => void;
   /** `vkCmdDrawIndexedIndirect2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndexedIndirect2KHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
   ) => void;
   /** `vkCmdDispatchIndirect2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDispatchIndirect2KHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDispatchIndirect2InfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdCopyMemoryKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyMemoryInfo: Deno.PointerValue,
+    pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryInfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryToImageKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdCopyMemoryToImageKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyMemoryInfo: Deno.PointerValue,
+    pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
   ) => void;
   /** `vkCmdCopyImageToMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdCopyImageToMemoryKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyMemoryInfo: Deno.PointerValue,
+    pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
   ) => void;
   /** `vkCmdUpdateMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdUpdateMemoryKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pDstRange: Deno.PointerValue,
+    pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
     dstFlags: VkAddressCommandFlagsKHR,
     dataSize: VkDeviceSize,
     pData: Deno.PointerValue,
@@ -3584,7 +3651,7 @@ export interface VkCommands {
   /** `vkCmdFillMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdFillMemoryKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pDstRange: Deno.PointerValue,
+    pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
     dstFlags: VkAddressCommandFlagsKHR,
     data: number,
   ) => void;
@@ -3594,75 +3661,75 @@ export interface VkCommands {
     queryPool: VkQueryPool | null,
     firstQuery: number,
     queryCount: number,
-    pDstRange: Deno.PointerValue,
+    pDstRange: VkStructPointer<"VkStridedDeviceAddressRangeKHR">,
     dstFlags: VkAddressCommandFlagsKHR,
     queryResultFlags: VkQueryResultFlags,
   ) => void;
   /** `vkCmdDrawIndirectCount2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndirectCount2KHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
   ) => void;
   /** `vkCmdDrawIndexedIndirectCount2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndexedIndirectCount2KHR: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
   ) => void;
   /** `vkCmdBeginConditionalRendering2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBeginConditionalRendering2EXT: (
     commandBuffer: VkCommandBuffer | null,
-    pConditionalRenderingBegin: Deno.PointerValue,
+    pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfo2EXT">,
   ) => void;
   /** `vkCmdBindTransformFeedbackBuffers2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBindTransformFeedbackBuffers2EXT: (
     commandBuffer: VkCommandBuffer | null,
     firstBinding: number,
     bindingCount: number,
-    pBindingInfos: Deno.PointerValue,
+    pBindingInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
   ) => void;
   /** `vkCmdBeginTransformFeedback2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBeginTransformFeedback2EXT: (
     commandBuffer: VkCommandBuffer | null,
     firstCounterRange: number,
     counterRangeCount: number,
-    pCounterInfos: Deno.PointerValue,
+    pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
   ) => void;
   /** `vkCmdEndTransformFeedback2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdEndTransformFeedback2EXT: (
     commandBuffer: VkCommandBuffer | null,
     firstCounterRange: number,
     counterRangeCount: number,
-    pCounterInfos: Deno.PointerValue,
+    pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
   ) => void;
   /** `vkCmdDrawIndirectByteCount2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndirectByteCount2EXT: (
     commandBuffer: VkCommandBuffer | null,
     instanceCount: number,
     firstInstance: number,
-    pCounterInfo: Deno.PointerValue,
+    pCounterInfo: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
     counterOffset: number,
     vertexStride: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirect2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawMeshTasksIndirect2EXT: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectCount2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawMeshTasksIndirectCount2EXT: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
   ) => void;
   /** `vkCmdWriteMarkerToMemoryAMD` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdWriteMarkerToMemoryAMD: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkMemoryMarkerInfoAMD">,
   ) => void;
   /** `vkCreateAccelerationStructure2KHR` (VK_KHR_device_address_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateAccelerationStructure2KHR: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfo2KHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
   ) => VkResult;
   /** `vkCmdSetFragmentShadingRateEnumNV` (VK_NV_fragment_shading_rate_enums; device level). */
@@ -3699,8 +3766,8 @@ export interface VkCommands {
   /** `vkGetDeviceFaultInfoEXT` (VK_EXT_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDeviceFaultInfoEXT: (
     device: VkDevice | null,
-    pFaultCounts: Deno.PointerValue,
-    pFaultInfo: Deno.PointerValue,
+    pFaultCounts: VkStructPointer<"VkDeviceFaultCountsEXT">,
+    pFaultInfo: VkStructPointer<"VkDeviceFaultInfoEXT">,
   ) => VkResult;
   /** `vkAcquireWinrtDisplayNV` (VK_NV_acquire_winrt_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkAcquireWinrtDisplayNV: (
@@ -3716,8 +3783,8 @@ export interface VkCommands {
   /** `vkCreateDirectFBSurfaceEXT` (VK_EXT_directfb_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDirectFBSurfaceEXT: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDirectFBSurfaceCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDirectFBPresentationSupportEXT` (VK_EXT_directfb_surface; physical device level). */
@@ -3729,10 +3796,10 @@ export interface VkCommands {
   /** `vkCmdTraceRaysKHR` (VK_KHR_ray_tracing_pipeline; device level). */
   readonly vkCmdTraceRaysKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pRaygenShaderBindingTable: Deno.PointerValue,
-    pMissShaderBindingTable: Deno.PointerValue,
-    pHitShaderBindingTable: Deno.PointerValue,
-    pCallableShaderBindingTable: Deno.PointerValue,
+    pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+    pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+    pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+    pCallableShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
     width: number,
     height: number,
     depth: number,
@@ -3743,8 +3810,8 @@ export interface VkCommands {
     deferredOperation: VkDeferredOperationKHR | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
@@ -3759,10 +3826,10 @@ export interface VkCommands {
   /** `vkCmdTraceRaysIndirectKHR` (VK_KHR_ray_tracing_pipeline; device level). */
   readonly vkCmdTraceRaysIndirectKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pRaygenShaderBindingTable: Deno.PointerValue,
-    pMissShaderBindingTable: Deno.PointerValue,
-    pHitShaderBindingTable: Deno.PointerValue,
-    pCallableShaderBindingTable: Deno.PointerValue,
+    pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+    pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+    pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+    pCallableShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
     indirectDeviceAddress: VkDeviceAddress,
   ) => void;
   /** `vkGetRayTracingShaderGroupStackSizeKHR` (VK_KHR_ray_tracing_pipeline; device level). */
@@ -3781,14 +3848,14 @@ export interface VkCommands {
   readonly vkCmdSetVertexInputEXT: (
     commandBuffer: VkCommandBuffer | null,
     vertexBindingDescriptionCount: number,
-    pVertexBindingDescriptions: Deno.PointerValue,
+    pVertexBindingDescriptions: VkStructPointer<"VkVertexInputBindingDescription2EXT">,
     vertexAttributeDescriptionCount: number,
-    pVertexAttributeDescriptions: Deno.PointerValue,
+    pVertexAttributeDescriptions: VkStructPointer<"VkVertexInputAttributeDescription2EXT">,
   ) => void;
   /** `vkGetMemoryZirconHandleFUCHSIA` (VK_FUCHSIA_external_memory; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryZirconHandleFUCHSIA: (
     device: VkDevice | null,
-    pGetZirconHandleInfo: Deno.PointerValue,
+    pGetZirconHandleInfo: VkStructPointer<"VkMemoryGetZirconHandleInfoFUCHSIA">,
     pZirconHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryZirconHandlePropertiesFUCHSIA` (VK_FUCHSIA_external_memory; device level). Success codes: VK_SUCCESS. */
@@ -3796,55 +3863,55 @@ export interface VkCommands {
     device: VkDevice | null,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     zirconHandle: number,
-    pMemoryZirconHandleProperties: Deno.PointerValue,
+    pMemoryZirconHandleProperties: VkStructPointer<"VkMemoryZirconHandlePropertiesFUCHSIA">,
   ) => VkResult;
   /** `vkImportSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level). Success codes: VK_SUCCESS. */
   readonly vkImportSemaphoreZirconHandleFUCHSIA: (
     device: VkDevice | null,
-    pImportSemaphoreZirconHandleInfo: Deno.PointerValue,
+    pImportSemaphoreZirconHandleInfo: VkStructPointer<"VkImportSemaphoreZirconHandleInfoFUCHSIA">,
   ) => VkResult;
   /** `vkGetSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSemaphoreZirconHandleFUCHSIA: (
     device: VkDevice | null,
-    pGetZirconHandleInfo: Deno.PointerValue,
+    pGetZirconHandleInfo: VkStructPointer<"VkSemaphoreGetZirconHandleInfoFUCHSIA">,
     pZirconHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateBufferCollectionFUCHSIA: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkBufferCollectionCreateInfoFUCHSIA">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pCollection: VkPointer<VkBufferCollectionFUCHSIA>,
   ) => VkResult;
   /** `vkSetBufferCollectionImageConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkSetBufferCollectionImageConstraintsFUCHSIA: (
     device: VkDevice | null,
     collection: VkBufferCollectionFUCHSIA | null,
-    pImageConstraintsInfo: Deno.PointerValue,
+    pImageConstraintsInfo: VkStructPointer<"VkImageConstraintsInfoFUCHSIA">,
   ) => VkResult;
   /** `vkSetBufferCollectionBufferConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkSetBufferCollectionBufferConstraintsFUCHSIA: (
     device: VkDevice | null,
     collection: VkBufferCollectionFUCHSIA | null,
-    pBufferConstraintsInfo: Deno.PointerValue,
+    pBufferConstraintsInfo: VkStructPointer<"VkBufferConstraintsInfoFUCHSIA">,
   ) => VkResult;
   /** `vkDestroyBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). */
   readonly vkDestroyBufferCollectionFUCHSIA: (
     device: VkDevice | null,
     collection: VkBufferCollectionFUCHSIA | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetBufferCollectionPropertiesFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkGetBufferCollectionPropertiesFUCHSIA: (
     device: VkDevice | null,
     collection: VkBufferCollectionFUCHSIA | null,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkBufferCollectionPropertiesFUCHSIA">,
   ) => VkResult;
   /** `vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI` (VK_HUAWEI_subpass_shading; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI: (
     device: VkDevice | null,
     renderpass: VkRenderPass | null,
-    pMaxWorkgroupSize: Deno.PointerValue,
+    pMaxWorkgroupSize: VkStructPointer<"VkExtent2D">,
   ) => VkResult;
   /** `vkCmdSubpassShadingHUAWEI` (VK_HUAWEI_subpass_shading; device level). */
   readonly vkCmdSubpassShadingHUAWEI: (commandBuffer: VkCommandBuffer | null) => void;
@@ -3857,14 +3924,14 @@ export interface VkCommands {
   /** `vkGetMemoryRemoteAddressNV` (VK_NV_external_memory_rdma; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryRemoteAddressNV: (
     device: VkDevice | null,
-    pMemoryGetRemoteAddressInfo: Deno.PointerValue,
+    pMemoryGetRemoteAddressInfo: VkStructPointer<"VkMemoryGetRemoteAddressInfoNV">,
     pAddress: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPipelinePropertiesEXT` (VK_EXT_pipeline_properties; device level). Success codes: VK_SUCCESS. */
   readonly vkGetPipelinePropertiesEXT: (
     device: VkDevice | null,
-    pPipelineInfo: Deno.PointerValue,
-    pPipelineProperties: Deno.PointerValue,
+    pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
+    pPipelineProperties: VkStructPointer<"VkBaseOutStructure">,
   ) => VkResult;
   /** `vkCmdSetPatchControlPointsEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object; device level). */
   readonly vkCmdSetPatchControlPointsEXT: (
@@ -3876,8 +3943,8 @@ export interface VkCommands {
   /** `vkCreateScreenSurfaceQNX` (VK_QNX_screen_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateScreenSurfaceQNX: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkScreenSurfaceCreateInfoQNX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceScreenPresentationSupportQNX` (VK_QNX_screen_surface; physical device level). */
@@ -3901,7 +3968,7 @@ export interface VkCommands {
   readonly vkCmdDrawMultiEXT: (
     commandBuffer: VkCommandBuffer | null,
     drawCount: number,
-    pVertexInfo: Deno.PointerValue,
+    pVertexInfo: VkStructPointer<"VkMultiDrawInfoEXT">,
     instanceCount: number,
     firstInstance: number,
     stride: number,
@@ -3910,7 +3977,7 @@ export interface VkCommands {
   readonly vkCmdDrawMultiIndexedEXT: (
     commandBuffer: VkCommandBuffer | null,
     drawCount: number,
-    pIndexInfo: Deno.PointerValue,
+    pIndexInfo: VkStructPointer<"VkMultiDrawIndexedInfoEXT">,
     instanceCount: number,
     firstInstance: number,
     stride: number,
@@ -3919,46 +3986,46 @@ export interface VkCommands {
   /** `vkCreateMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateMicromapEXT: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkMicromapCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMicromap: VkPointer<VkMicromapEXT>,
   ) => VkResult;
   /** `vkDestroyMicromapEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkDestroyMicromapEXT: (
     device: VkDevice | null,
     micromap: VkMicromapEXT | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdBuildMicromapsEXT: (
     commandBuffer: VkCommandBuffer | null,
     infoCount: number,
-    pInfos: Deno.PointerValue,
+    pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
   ) => void;
   /** `vkBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkBuildMicromapsEXT: (
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
     infoCount: number,
-    pInfos: Deno.PointerValue,
+    pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
   ) => VkResult;
   /** `vkCopyMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMicromapEXT: (
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
   ) => VkResult;
   /** `vkCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMicromapToMemoryEXT: (
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
   ) => VkResult;
   /** `vkCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMemoryToMicromapEXT: (
     device: VkDevice | null,
     deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
   ) => VkResult;
   /** `vkWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS. */
   readonly vkWriteMicromapsPropertiesEXT: (
@@ -3971,16 +4038,19 @@ export interface VkCommands {
     stride: number | bigint,
   ) => VkResult;
   /** `vkCmdCopyMicromapEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkCmdCopyMicromapEXT: (commandBuffer: VkCommandBuffer | null, pInfo: Deno.PointerValue) => void;
+  readonly vkCmdCopyMicromapEXT: (
+    commandBuffer: VkCommandBuffer | null,
+    pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
+  ) => void;
   /** `vkCmdCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdCopyMicromapToMemoryEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
   ) => void;
   /** `vkCmdCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdCopyMemoryToMicromapEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
   ) => void;
   /** `vkCmdWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdWriteMicromapsPropertiesEXT: (
@@ -3994,15 +4064,15 @@ export interface VkCommands {
   /** `vkGetDeviceMicromapCompatibilityEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkGetDeviceMicromapCompatibilityEXT: (
     device: VkDevice | null,
-    pVersionInfo: Deno.PointerValue,
+    pVersionInfo: VkStructPointer<"VkMicromapVersionInfoEXT">,
     pCompatibility: Deno.PointerValue,
   ) => void;
   /** `vkGetMicromapBuildSizesEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkGetMicromapBuildSizesEXT: (
     device: VkDevice | null,
     buildType: VkAccelerationStructureBuildTypeKHR,
-    pBuildInfo: Deno.PointerValue,
-    pSizeInfo: Deno.PointerValue,
+    pBuildInfo: VkStructPointer<"VkMicromapBuildInfoEXT">,
+    pSizeInfo: VkStructPointer<"VkMicromapBuildSizesInfoEXT">,
   ) => void;
   /** `vkCmdDrawClusterHUAWEI` (VK_HUAWEI_cluster_culling_shader; device level). */
   readonly vkCmdDrawClusterHUAWEI: (
@@ -4026,13 +4096,13 @@ export interface VkCommands {
   /** `vkCmdSetDispatchParametersARM` (VK_ARM_scheduling_controls; device level). */
   readonly vkCmdSetDispatchParametersARM: (
     commandBuffer: VkCommandBuffer | null,
-    pDispatchParameters: Deno.PointerValue,
+    pDispatchParameters: VkStructPointer<"VkDispatchParametersARM">,
   ) => void;
   /** `vkGetDescriptorSetLayoutHostMappingInfoVALVE` (VK_VALVE_descriptor_set_host_mapping; device level). */
   readonly vkGetDescriptorSetLayoutHostMappingInfoVALVE: (
     device: VkDevice | null,
-    pBindingReference: Deno.PointerValue,
-    pHostMapping: Deno.PointerValue,
+    pBindingReference: VkStructPointer<"VkDescriptorSetBindingReferenceVALVE">,
+    pHostMapping: VkStructPointer<"VkDescriptorSetLayoutHostMappingInfoVALVE">,
   ) => void;
   /** `vkGetDescriptorSetHostMappingVALVE` (VK_VALVE_descriptor_set_host_mapping; device level). */
   readonly vkGetDescriptorSetHostMappingVALVE: (
@@ -4055,13 +4125,13 @@ export interface VkCommands {
     stride: number,
     dstImage: VkImage | null,
     dstImageLayout: VkImageLayout,
-    pImageSubresources: Deno.PointerValue,
+    pImageSubresources: VkStructPointer<"VkImageSubresourceLayers">,
   ) => void;
   /** `vkCmdDecompressMemoryNV` (VK_NV_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryNV: (
     commandBuffer: VkCommandBuffer | null,
     decompressRegionCount: number,
-    pDecompressMemoryRegions: Deno.PointerValue,
+    pDecompressMemoryRegions: VkStructPointer<"VkDecompressMemoryRegionNV">,
   ) => void;
   /** `vkCmdDecompressMemoryIndirectCountNV` (VK_NV_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryIndirectCountNV: (
@@ -4073,8 +4143,8 @@ export interface VkCommands {
   /** `vkGetPipelineIndirectMemoryRequirementsNV` (VK_NV_device_generated_commands_compute; device level). */
   readonly vkGetPipelineIndirectMemoryRequirementsNV: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkComputePipelineCreateInfo">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdUpdatePipelineIndirectBufferNV` (VK_NV_device_generated_commands_compute; device level). */
   readonly vkCmdUpdatePipelineIndirectBufferNV: (
@@ -4085,18 +4155,18 @@ export interface VkCommands {
   /** `vkGetPipelineIndirectDeviceAddressNV` (VK_NV_device_generated_commands_compute; device level). */
   readonly vkGetPipelineIndirectDeviceAddressNV: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkPipelineIndirectDeviceAddressInfoNV">,
   ) => VkDeviceAddress;
   /** `vkGetNativeBufferPropertiesOHOS` (VK_OHOS_external_memory; device level). Success codes: VK_SUCCESS. */
   readonly vkGetNativeBufferPropertiesOHOS: (
     device: VkDevice | null,
     buffer: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkNativeBufferPropertiesOHOS">,
   ) => VkResult;
   /** `vkGetMemoryNativeBufferOHOS` (VK_OHOS_external_memory; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryNativeBufferOHOS: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkMemoryGetNativeBufferInfoOHOS">,
     pBuffer: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdSetDepthClampEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
@@ -4144,7 +4214,7 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     firstAttachment: number,
     attachmentCount: number,
-    pColorBlendEquations: Deno.PointerValue,
+    pColorBlendEquations: VkStructPointer<"VkColorBlendEquationEXT">,
   ) => void;
   /** `vkCmdSetColorWriteMaskEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetColorWriteMaskEXT: (
@@ -4188,7 +4258,7 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     firstAttachment: number,
     attachmentCount: number,
-    pColorBlendAdvanced: Deno.PointerValue,
+    pColorBlendAdvanced: VkStructPointer<"VkColorBlendAdvancedEXT">,
   ) => void;
   /** `vkCmdSetProvokingVertexModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetProvokingVertexModeEXT: (
@@ -4220,7 +4290,7 @@ export interface VkCommands {
     commandBuffer: VkCommandBuffer | null,
     firstViewport: number,
     viewportCount: number,
-    pViewportSwizzles: Deno.PointerValue,
+    pViewportSwizzles: VkStructPointer<"VkViewportSwizzleNV">,
   ) => void;
   /** `vkCmdSetCoverageToColorEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetCoverageToColorEnableNV: (
@@ -4266,101 +4336,101 @@ export interface VkCommands {
   /** `vkCreateTensorARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateTensorARM: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkTensorCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pTensor: VkPointer<VkTensorARM>,
   ) => VkResult;
   /** `vkDestroyTensorARM` (VK_ARM_tensors; device level). */
   readonly vkDestroyTensorARM: (
     device: VkDevice | null,
     tensor: VkTensorARM | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateTensorViewARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateTensorViewARM: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkTensorViewCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pView: VkPointer<VkTensorViewARM>,
   ) => VkResult;
   /** `vkDestroyTensorViewARM` (VK_ARM_tensors; device level). */
   readonly vkDestroyTensorViewARM: (
     device: VkDevice | null,
     tensorView: VkTensorViewARM | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetTensorMemoryRequirementsARM` (VK_ARM_tensors; device level). */
   readonly vkGetTensorMemoryRequirementsARM: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkTensorMemoryRequirementsInfoARM">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkBindTensorMemoryARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkBindTensorMemoryARM: (
     device: VkDevice | null,
     bindInfoCount: number,
-    pBindInfos: Deno.PointerValue,
+    pBindInfos: VkStructPointer<"VkBindTensorMemoryInfoARM">,
   ) => VkResult;
   /** `vkGetDeviceTensorMemoryRequirementsARM` (VK_ARM_tensors; device level). */
   readonly vkGetDeviceTensorMemoryRequirementsARM: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDeviceTensorMemoryRequirementsARM">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdCopyTensorARM` (VK_ARM_tensors; device level). */
   readonly vkCmdCopyTensorARM: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyTensorInfo: Deno.PointerValue,
+    pCopyTensorInfo: VkStructPointer<"VkCopyTensorInfoARM">,
   ) => void;
   /** `vkGetPhysicalDeviceExternalTensorPropertiesARM` (VK_ARM_tensors; physical device level). */
   readonly vkGetPhysicalDeviceExternalTensorPropertiesARM: (
     physicalDevice: VkPhysicalDevice | null,
-    pExternalTensorInfo: Deno.PointerValue,
-    pExternalTensorProperties: Deno.PointerValue,
+    pExternalTensorInfo: VkStructPointer<"VkPhysicalDeviceExternalTensorInfoARM">,
+    pExternalTensorProperties: VkStructPointer<"VkExternalTensorPropertiesARM">,
   ) => void;
   /** `vkGetTensorOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkGetTensorOpaqueCaptureDescriptorDataARM: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkTensorCaptureDescriptorDataInfoARM">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetTensorViewOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkGetTensorViewOpaqueCaptureDescriptorDataARM: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkTensorViewCaptureDescriptorDataInfoARM">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetShaderModuleIdentifierEXT` (VK_EXT_shader_module_identifier; device level). */
   readonly vkGetShaderModuleIdentifierEXT: (
     device: VkDevice | null,
     shaderModule: VkShaderModule | null,
-    pIdentifier: Deno.PointerValue,
+    pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
   ) => void;
   /** `vkGetShaderModuleCreateInfoIdentifierEXT` (VK_EXT_shader_module_identifier; device level). */
   readonly vkGetShaderModuleCreateInfoIdentifierEXT: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pIdentifier: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
+    pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceOpticalFlowImageFormatsNV` (VK_NV_optical_flow; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceOpticalFlowImageFormatsNV: (
     physicalDevice: VkPhysicalDevice | null,
-    pOpticalFlowImageFormatInfo: Deno.PointerValue,
+    pOpticalFlowImageFormatInfo: VkStructPointer<"VkOpticalFlowImageFormatInfoNV">,
     pFormatCount: Deno.PointerValue,
-    pImageFormatProperties: Deno.PointerValue,
+    pImageFormatProperties: VkStructPointer<"VkOpticalFlowImageFormatPropertiesNV">,
   ) => VkResult;
   /** `vkCreateOpticalFlowSessionNV` (VK_NV_optical_flow; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateOpticalFlowSessionNV: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkOpticalFlowSessionCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSession: VkPointer<VkOpticalFlowSessionNV>,
   ) => VkResult;
   /** `vkDestroyOpticalFlowSessionNV` (VK_NV_optical_flow; device level). */
   readonly vkDestroyOpticalFlowSessionNV: (
     device: VkDevice | null,
     session: VkOpticalFlowSessionNV | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkBindOpticalFlowSessionImageNV` (VK_NV_optical_flow; device level). Success codes: VK_SUCCESS. */
   readonly vkBindOpticalFlowSessionImageNV: (
@@ -4374,29 +4444,29 @@ export interface VkCommands {
   readonly vkCmdOpticalFlowExecuteNV: (
     commandBuffer: VkCommandBuffer | null,
     session: VkOpticalFlowSessionNV | null,
-    pExecuteInfo: Deno.PointerValue,
+    pExecuteInfo: VkStructPointer<"VkOpticalFlowExecuteInfoNV">,
   ) => void;
   /** `vkAntiLagUpdateAMD` (VK_AMD_anti_lag; device level). */
-  readonly vkAntiLagUpdateAMD: (device: VkDevice | null, pData: Deno.PointerValue) => void;
+  readonly vkAntiLagUpdateAMD: (device: VkDevice | null, pData: VkStructPointer<"VkAntiLagDataAMD">) => void;
   /** `vkWaitForPresent2KHR` (VK_KHR_present_wait2; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR. */
   readonly vkWaitForPresent2KHR: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pPresentWait2Info: Deno.PointerValue,
+    pPresentWait2Info: VkStructPointer<"VkPresentWait2InfoKHR">,
   ) => VkResult;
   /** `vkCreateShadersEXT` (VK_EXT_shader_object; device level). Success codes: VK_SUCCESS, VK_INCOMPATIBLE_SHADER_BINARY_EXT. */
   readonly vkCreateShadersEXT: (
     device: VkDevice | null,
     createInfoCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkShaderCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pShaders: VkPointer<VkShaderEXT>,
   ) => VkResult;
   /** `vkDestroyShaderEXT` (VK_EXT_shader_object; device level). */
   readonly vkDestroyShaderEXT: (
     device: VkDevice | null,
     shader: VkShaderEXT | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetShaderBinaryDataEXT` (VK_EXT_shader_object; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetShaderBinaryDataEXT: (
@@ -4416,102 +4486,105 @@ export interface VkCommands {
   readonly vkCmdSetDepthClampRangeEXT: (
     commandBuffer: VkCommandBuffer | null,
     depthClampMode: VkDepthClampModeEXT,
-    pDepthClampRange: Deno.PointerValue,
+    pDepthClampRange: VkStructPointer<"VkDepthClampRangeEXT">,
   ) => void;
   /** `vkCreatePipelineBinariesKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_PIPELINE_BINARY_MISSING_KHR. */
   readonly vkCreatePipelineBinariesKHR: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
-    pBinaries: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkPipelineBinaryCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+    pBinaries: VkStructPointer<"VkPipelineBinaryHandlesInfoKHR">,
   ) => VkResult;
   /** `vkDestroyPipelineBinaryKHR` (VK_KHR_pipeline_binary; device level). */
   readonly vkDestroyPipelineBinaryKHR: (
     device: VkDevice | null,
     pipelineBinary: VkPipelineBinaryKHR | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetPipelineKeyKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
   readonly vkGetPipelineKeyKHR: (
     device: VkDevice | null,
-    pPipelineCreateInfo: Deno.PointerValue,
-    pPipelineKey: Deno.PointerValue,
+    pPipelineCreateInfo: VkStructPointer<"VkPipelineCreateInfoKHR">,
+    pPipelineKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
   ) => VkResult;
   /** `vkGetPipelineBinaryDataKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
   readonly vkGetPipelineBinaryDataKHR: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pPipelineBinaryKey: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkPipelineBinaryDataInfoKHR">,
+    pPipelineBinaryKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
     pPipelineBinaryDataSize: Deno.PointerValue,
     pPipelineBinaryData: Deno.PointerValue,
   ) => VkResult;
   /** `vkReleaseCapturedPipelineDataKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
   readonly vkReleaseCapturedPipelineDataKHR: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkReleaseCapturedPipelineDataInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => VkResult;
   /** `vkGetFramebufferTilePropertiesQCOM` (VK_QCOM_tile_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetFramebufferTilePropertiesQCOM: (
     device: VkDevice | null,
     framebuffer: VkFramebuffer | null,
     pPropertiesCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
   ) => VkResult;
   /** `vkGetDynamicRenderingTilePropertiesQCOM` (VK_QCOM_tile_properties; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDynamicRenderingTilePropertiesQCOM: (
     device: VkDevice | null,
-    pRenderingInfo: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
+    pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceCooperativeVectorPropertiesNV` (VK_NV_cooperative_vector; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeVectorPropertiesNV: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkCooperativeVectorPropertiesNV">,
   ) => VkResult;
   /** `vkConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkConvertCooperativeVectorMatrixNV: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
   ) => VkResult;
   /** `vkCmdConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level). */
   readonly vkCmdConvertCooperativeVectorMatrixNV: (
     commandBuffer: VkCommandBuffer | null,
     infoCount: number,
-    pInfos: Deno.PointerValue,
+    pInfos: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
   ) => void;
   /** `vkSetLatencySleepModeNV` (VK_NV_low_latency2; device level). Success codes: VK_SUCCESS. */
   readonly vkSetLatencySleepModeNV: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pSleepModeInfo: Deno.PointerValue,
+    pSleepModeInfo: VkStructPointer<"VkLatencySleepModeInfoNV">,
   ) => VkResult;
   /** `vkLatencySleepNV` (VK_NV_low_latency2; device level). Success codes: VK_SUCCESS. */
   readonly vkLatencySleepNV: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pSleepInfo: Deno.PointerValue,
+    pSleepInfo: VkStructPointer<"VkLatencySleepInfoNV">,
   ) => VkResult;
   /** `vkSetLatencyMarkerNV` (VK_NV_low_latency2; device level). */
   readonly vkSetLatencyMarkerNV: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pLatencyMarkerInfo: Deno.PointerValue,
+    pLatencyMarkerInfo: VkStructPointer<"VkSetLatencyMarkerInfoNV">,
   ) => void;
   /** `vkGetLatencyTimingsNV` (VK_NV_low_latency2; device level). */
   readonly vkGetLatencyTimingsNV: (
     device: VkDevice | null,
     swapchain: VkSwapchainKHR | null,
-    pLatencyMarkerInfo: Deno.PointerValue,
+    pLatencyMarkerInfo: VkStructPointer<"VkGetLatencyMarkerInfoNV">,
   ) => void;
   /** `vkQueueNotifyOutOfBandNV` (VK_NV_low_latency2; device level). */
-  readonly vkQueueNotifyOutOfBandNV: (queue: VkQueue | null, pQueueTypeInfo: Deno.PointerValue) => void;
+  readonly vkQueueNotifyOutOfBandNV: (
+    queue: VkQueue | null,
+    pQueueTypeInfo: VkStructPointer<"VkOutOfBandQueueTypeInfoNV">,
+  ) => void;
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR` (VK_KHR_cooperative_matrix; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesKHR">,
   ) => VkResult;
   /** `vkCreateDataGraphPipelinesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
   readonly vkCreateDataGraphPipelinesARM: (
@@ -4519,81 +4592,85 @@ export interface VkCommands {
     deferredOperation: VkDeferredOperationKHR | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
-    pCreateInfos: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfos: VkStructPointer<"VkDataGraphPipelineCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelines: VkPointer<VkPipeline>,
   ) => VkResult;
   /** `vkCreateDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDataGraphPipelineSessionARM: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkDataGraphPipelineSessionCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSession: VkPointer<VkDataGraphPipelineSessionARM>,
   ) => VkResult;
   /** `vkGetDataGraphPipelineSessionBindPointRequirementsARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDataGraphPipelineSessionBindPointRequirementsARM: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementsInfoARM">,
     pBindPointRequirementCount: Deno.PointerValue,
-    pBindPointRequirements: Deno.PointerValue,
+    pBindPointRequirements: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementARM">,
   ) => VkResult;
   /** `vkGetDataGraphPipelineSessionMemoryRequirementsARM` (VK_ARM_data_graph; device level). */
   readonly vkGetDataGraphPipelineSessionMemoryRequirementsARM: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDataGraphPipelineSessionMemoryRequirementsInfoARM">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkBindDataGraphPipelineSessionMemoryARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS. */
   readonly vkBindDataGraphPipelineSessionMemoryARM: (
     device: VkDevice | null,
     bindInfoCount: number,
-    pBindInfos: Deno.PointerValue,
+    pBindInfos: VkStructPointer<"VkBindDataGraphPipelineSessionMemoryInfoARM">,
   ) => VkResult;
   /** `vkDestroyDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level). */
   readonly vkDestroyDataGraphPipelineSessionARM: (
     device: VkDevice | null,
     session: VkDataGraphPipelineSessionARM | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdDispatchDataGraphARM` (VK_ARM_data_graph; device level). */
   readonly vkCmdDispatchDataGraphARM: (
     commandBuffer: VkCommandBuffer | null,
     session: VkDataGraphPipelineSessionARM | null,
-    pInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkDataGraphPipelineDispatchInfoARM">,
   ) => void;
   /** `vkGetDataGraphPipelineAvailablePropertiesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDataGraphPipelineAvailablePropertiesARM: (
     device: VkDevice | null,
-    pPipelineInfo: Deno.PointerValue,
+    pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
     pPropertiesCount: Deno.PointerValue,
     pProperties: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetDataGraphPipelinePropertiesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDataGraphPipelinePropertiesARM: (
     device: VkDevice | null,
-    pPipelineInfo: Deno.PointerValue,
+    pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
     propertiesCount: number,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkDataGraphPipelinePropertyQueryResultARM">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM` (VK_ARM_data_graph; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM: (
     physicalDevice: VkPhysicalDevice | null,
     queueFamilyIndex: number,
     pQueueFamilyDataGraphPropertyCount: Deno.PointerValue,
-    pQueueFamilyDataGraphProperties: Deno.PointerValue,
+    pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM` (VK_ARM_data_graph; physical device level). */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM: (
     physicalDevice: VkPhysicalDevice | null,
-    pQueueFamilyDataGraphProcessingEngineInfo: Deno.PointerValue,
-    pQueueFamilyDataGraphProcessingEngineProperties: Deno.PointerValue,
+    pQueueFamilyDataGraphProcessingEngineInfo: VkStructPointer<
+      "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM"
+    >,
+    pQueueFamilyDataGraphProcessingEngineProperties: VkStructPointer<
+      "VkQueueFamilyDataGraphProcessingEnginePropertiesARM"
+    >,
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM` (VK_ARM_data_graph_instruction_set_tosa, VK_ARM_data_graph_optical_flow; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM: (
     physicalDevice: VkPhysicalDevice | null,
     queueFamilyIndex: number,
-    pQueueFamilyDataGraphProperties: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
+    pProperties: VkStructPointer<"VkBaseOutStructure">,
   ) => VkResult;
   /** `vkCmdSetAttachmentFeedbackLoopEnableEXT` (VK_EXT_attachment_feedback_loop_dynamic_state; device level). */
   readonly vkCmdSetAttachmentFeedbackLoopEnableEXT: (
@@ -4604,37 +4681,39 @@ export interface VkCommands {
   readonly vkGetScreenBufferPropertiesQNX: (
     device: VkDevice | null,
     buffer: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkScreenBufferPropertiesQNX">,
   ) => VkResult;
   /** `vkCmdSetDescriptorBufferOffsets2EXT` (VK_KHR_maintenance6; device level). */
   readonly vkCmdSetDescriptorBufferOffsets2EXT: (
     commandBuffer: VkCommandBuffer | null,
-    pSetDescriptorBufferOffsetsInfo: Deno.PointerValue,
+    pSetDescriptorBufferOffsetsInfo: VkStructPointer<"VkSetDescriptorBufferOffsetsInfoEXT">,
   ) => void;
   /** `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT` (VK_KHR_maintenance6; device level). */
   readonly vkCmdBindDescriptorBufferEmbeddedSamplers2EXT: (
     commandBuffer: VkCommandBuffer | null,
-    pBindDescriptorBufferEmbeddedSamplersInfo: Deno.PointerValue,
+    pBindDescriptorBufferEmbeddedSamplersInfo: VkStructPointer<
+      "VkBindDescriptorBufferEmbeddedSamplersInfoEXT"
+    >,
   ) => void;
   /** `vkCmdBindTileMemoryQCOM` (VK_QCOM_tile_memory_heap; device level). */
   readonly vkCmdBindTileMemoryQCOM: (
     commandBuffer: VkCommandBuffer | null,
-    pTileMemoryBindInfo: Deno.PointerValue,
+    pTileMemoryBindInfo: VkStructPointer<"VkTileMemoryBindInfoQCOM">,
   ) => void;
   /** `vkCmdCopyMemoryIndirectKHR` (VK_KHR_copy_memory_indirect; device level). */
   readonly vkCmdCopyMemoryIndirectKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyMemoryIndirectInfo: Deno.PointerValue,
+    pCopyMemoryIndirectInfo: VkStructPointer<"VkCopyMemoryIndirectInfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryToImageIndirectKHR` (VK_KHR_copy_memory_indirect; device level). */
   readonly vkCmdCopyMemoryToImageIndirectKHR: (
     commandBuffer: VkCommandBuffer | null,
-    pCopyMemoryToImageIndirectInfo: Deno.PointerValue,
+    pCopyMemoryToImageIndirectInfo: VkStructPointer<"VkCopyMemoryToImageIndirectInfoKHR">,
   ) => void;
   /** `vkCmdDecompressMemoryEXT` (VK_EXT_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pDecompressMemoryInfoEXT: Deno.PointerValue,
+    pDecompressMemoryInfoEXT: VkStructPointer<"VkDecompressMemoryInfoEXT">,
   ) => void;
   /** `vkCmdDecompressMemoryIndirectCountEXT` (VK_EXT_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryIndirectCountEXT: (
@@ -4648,128 +4727,131 @@ export interface VkCommands {
   /** `vkCreateExternalComputeQueueNV` (VK_NV_external_compute_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateExternalComputeQueueNV: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkExternalComputeQueueCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pExternalQueue: VkPointer<VkExternalComputeQueueNV>,
   ) => VkResult;
   /** `vkDestroyExternalComputeQueueNV` (VK_NV_external_compute_queue; device level). */
   readonly vkDestroyExternalComputeQueueNV: (
     device: VkDevice | null,
     externalQueue: VkExternalComputeQueueNV | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetExternalComputeQueueDataNV` (VK_NV_external_compute_queue; device level). */
   readonly vkGetExternalComputeQueueDataNV: (
     externalQueue: VkExternalComputeQueueNV | null,
-    params: Deno.PointerValue,
+    params: VkStructPointer<"VkExternalComputeQueueDataParamsNV">,
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetClusterAccelerationStructureBuildSizesNV` (VK_NV_cluster_acceleration_structure; device level). */
   readonly vkGetClusterAccelerationStructureBuildSizesNV: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pSizeInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkClusterAccelerationStructureInputInfoNV">,
+    pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
   ) => void;
   /** `vkCmdBuildClusterAccelerationStructureIndirectNV` (VK_NV_cluster_acceleration_structure; device level). */
   readonly vkCmdBuildClusterAccelerationStructureIndirectNV: (
     commandBuffer: VkCommandBuffer | null,
-    pCommandInfos: Deno.PointerValue,
+    pCommandInfos: VkStructPointer<"VkClusterAccelerationStructureCommandsInfoNV">,
   ) => void;
   /** `vkGetPartitionedAccelerationStructuresBuildSizesNV` (VK_NV_partitioned_acceleration_structure; device level). */
   readonly vkGetPartitionedAccelerationStructuresBuildSizesNV: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pSizeInfo: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkPartitionedAccelerationStructureInstancesInputNV">,
+    pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
   ) => void;
   /** `vkCmdBuildPartitionedAccelerationStructuresNV` (VK_NV_partitioned_acceleration_structure; device level). */
   readonly vkCmdBuildPartitionedAccelerationStructuresNV: (
     commandBuffer: VkCommandBuffer | null,
-    pBuildInfo: Deno.PointerValue,
+    pBuildInfo: VkStructPointer<"VkBuildPartitionedAccelerationStructureInfoNV">,
   ) => void;
   /** `vkGetGeneratedCommandsMemoryRequirementsEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkGetGeneratedCommandsMemoryRequirementsEXT: (
     device: VkDevice | null,
-    pInfo: Deno.PointerValue,
-    pMemoryRequirements: Deno.PointerValue,
+    pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoEXT">,
+    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdPreprocessGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkCmdPreprocessGeneratedCommandsEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pGeneratedCommandsInfo: Deno.PointerValue,
+    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
     stateCommandBuffer: VkCommandBuffer | null,
   ) => void;
   /** `vkCmdExecuteGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkCmdExecuteGeneratedCommandsEXT: (
     commandBuffer: VkCommandBuffer | null,
     isPreprocessed: VkBool32,
-    pGeneratedCommandsInfo: Deno.PointerValue,
+    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
   ) => void;
   /** `vkCreateIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateIndirectCommandsLayoutEXT: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutEXT>,
   ) => VkResult;
   /** `vkDestroyIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkDestroyIndirectCommandsLayoutEXT: (
     device: VkDevice | null,
     indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateIndirectExecutionSetEXT: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkIndirectExecutionSetCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pIndirectExecutionSet: VkPointer<VkIndirectExecutionSetEXT>,
   ) => VkResult;
   /** `vkDestroyIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkDestroyIndirectExecutionSetEXT: (
     device: VkDevice | null,
     indirectExecutionSet: VkIndirectExecutionSetEXT | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkUpdateIndirectExecutionSetPipelineEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkUpdateIndirectExecutionSetPipelineEXT: (
     device: VkDevice | null,
     indirectExecutionSet: VkIndirectExecutionSetEXT | null,
     executionSetWriteCount: number,
-    pExecutionSetWrites: Deno.PointerValue,
+    pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetPipelineEXT">,
   ) => void;
   /** `vkUpdateIndirectExecutionSetShaderEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkUpdateIndirectExecutionSetShaderEXT: (
     device: VkDevice | null,
     indirectExecutionSet: VkIndirectExecutionSetEXT | null,
     executionSetWriteCount: number,
-    pExecutionSetWrites: Deno.PointerValue,
+    pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetShaderEXT">,
   ) => void;
   /** `vkGetDeviceFaultReportsKHR` (VK_KHR_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_TIMEOUT. */
   readonly vkGetDeviceFaultReportsKHR: (
     device: VkDevice | null,
     timeout: bigint,
     pFaultCounts: Deno.PointerValue,
-    pFaultInfo: Deno.PointerValue,
+    pFaultInfo: VkStructPointer<"VkDeviceFaultInfoKHR">,
   ) => VkResult;
   /** `vkGetDeviceFaultDebugInfoKHR` (VK_KHR_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDeviceFaultDebugInfoKHR: (device: VkDevice | null, pDebugInfo: Deno.PointerValue) => VkResult;
+  readonly vkGetDeviceFaultDebugInfoKHR: (
+    device: VkDevice | null,
+    pDebugInfo: VkStructPointer<"VkDeviceFaultDebugInfoKHR">,
+  ) => VkResult;
   /** `vkCreateSurfaceOHOS` (VK_OHOS_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateSurfaceOHOS: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkSurfaceCreateInfoOHOS">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV` (VK_NV_cooperative_matrix2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV: (
     physicalDevice: VkPhysicalDevice | null,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkCooperativeMatrixFlexibleDimensionsPropertiesNV">,
   ) => VkResult;
   /** `vkGetMemoryMetalHandleEXT` (VK_EXT_external_memory_metal; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryMetalHandleEXT: (
     device: VkDevice | null,
-    pGetMetalHandleInfo: Deno.PointerValue,
+    pGetMetalHandleInfo: VkStructPointer<"VkMemoryGetMetalHandleInfoEXT">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryMetalHandlePropertiesEXT` (VK_EXT_external_memory_metal; device level). Success codes: VK_SUCCESS. */
@@ -4777,34 +4859,34 @@ export interface VkCommands {
     device: VkDevice | null,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     pHandle: Deno.PointerValue,
-    pMemoryMetalHandleProperties: Deno.PointerValue,
+    pMemoryMetalHandleProperties: VkStructPointer<"VkMemoryMetalHandlePropertiesEXT">,
   ) => VkResult;
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM` (VK_ARM_performance_counters_by_region; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM: (
     physicalDevice: VkPhysicalDevice | null,
     queueFamilyIndex: number,
     pCounterCount: Deno.PointerValue,
-    pCounters: Deno.PointerValue,
-    pCounterDescriptions: Deno.PointerValue,
+    pCounters: VkStructPointer<"VkPerformanceCounterARM">,
+    pCounterDescriptions: VkStructPointer<"VkPerformanceCounterDescriptionARM">,
   ) => VkResult;
   /** `vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM` (VK_ARM_shader_instrumentation; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM: (
     physicalDevice: VkPhysicalDevice | null,
     pDescriptionCount: Deno.PointerValue,
-    pDescriptions: Deno.PointerValue,
+    pDescriptions: VkStructPointer<"VkShaderInstrumentationMetricDescriptionARM">,
   ) => VkResult;
   /** `vkCreateShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateShaderInstrumentationARM: (
     device: VkDevice | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkShaderInstrumentationCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pInstrumentation: VkPointer<VkShaderInstrumentationARM>,
   ) => VkResult;
   /** `vkDestroyShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
   readonly vkDestroyShaderInstrumentationARM: (
     device: VkDevice | null,
     instrumentation: VkShaderInstrumentationARM | null,
-    pAllocator: Deno.PointerValue,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBeginShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
   readonly vkCmdBeginShaderInstrumentationARM: (
@@ -4829,41 +4911,41 @@ export interface VkCommands {
   /** `vkCmdEndRendering2KHR` (VK_KHR_maintenance10; device level). */
   readonly vkCmdEndRendering2KHR: (
     commandBuffer: VkCommandBuffer | null,
-    pRenderingEndInfo: Deno.PointerValue,
+    pRenderingEndInfo: VkStructPointer<"VkRenderingEndInfoKHR">,
   ) => void;
   /** `vkCmdEndRendering2EXT` (VK_EXT_fragment_density_map_offset): alias of `vkCmdEndRendering2KHR`. */
   readonly vkCmdEndRendering2EXT: VkCommands["vkCmdEndRendering2KHR"];
   /** `vkCmdBeginCustomResolveEXT` (VK_EXT_custom_resolve; device level). */
   readonly vkCmdBeginCustomResolveEXT: (
     commandBuffer: VkCommandBuffer | null,
-    pBeginCustomResolveInfo: Deno.PointerValue,
+    pBeginCustomResolveInfo: VkStructPointer<"VkBeginCustomResolveInfoEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM` (VK_ARM_data_graph_optical_flow; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM: (
     physicalDevice: VkPhysicalDevice | null,
     queueFamilyIndex: number,
-    pQueueFamilyDataGraphProperties: Deno.PointerValue,
-    pOpticalFlowImageFormatInfo: Deno.PointerValue,
+    pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
+    pOpticalFlowImageFormatInfo: VkStructPointer<"VkDataGraphOpticalFlowImageFormatInfoARM">,
     pFormatCount: Deno.PointerValue,
-    pImageFormatProperties: Deno.PointerValue,
+    pImageFormatProperties: VkStructPointer<"VkDataGraphOpticalFlowImageFormatPropertiesARM">,
   ) => VkResult;
   /** `vkCmdSetComputeOccupancyPriorityNV` (VK_NV_compute_occupancy_priority; device level). */
   readonly vkCmdSetComputeOccupancyPriorityNV: (
     commandBuffer: VkCommandBuffer | null,
-    pParameters: Deno.PointerValue,
+    pParameters: VkStructPointer<"VkComputeOccupancyPriorityParametersNV">,
   ) => void;
   /** `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT` (VK_EXT_cooperative_matrix_maintenance1; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixProperties2EXT: (
     physicalDevice: VkPhysicalDevice | null,
-    pCooperativeMatrixInfo: Deno.PointerValue,
+    pCooperativeMatrixInfo: VkStructPointer<"VkPhysicalDeviceCooperativeMatrixInfo2EXT">,
     pPropertyCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
+    pProperties: VkStructPointer<"VkCooperativeMatrixProperties2EXT">,
   ) => VkResult;
   /** `vkCreateUbmSurfaceSEC` (VK_SEC_ubm_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateUbmSurfaceSEC: (
     instance: VkInstance | null,
-    pCreateInfo: Deno.PointerValue,
-    pAllocator: Deno.PointerValue,
+    pCreateInfo: VkStructPointer<"VkUbmSurfaceCreateInfoSEC">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceUbmPresentationSupportSEC` (VK_SEC_ubm_surface; physical device level). */

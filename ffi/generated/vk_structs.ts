@@ -16771,6 +16771,3649 @@ export interface VkStructs {
 /** A struct or union name the registry knows (aliases included). */
 export type VkStructName = keyof VkStructs;
 
+/** Struct or union name (aliases included) -> its canonical name (the brand of its pointers). */
+export interface VkStructCanonical {
+  /** Canonical name of `VkAabbPositionsKHR`. */
+  VkAabbPositionsKHR: "VkAabbPositionsKHR";
+  /** Canonical name of `VkAabbPositionsNV`. */
+  VkAabbPositionsNV: "VkAabbPositionsKHR";
+  /** Canonical name of `VkAccelerationStructureBuildGeometryInfoKHR`. */
+  VkAccelerationStructureBuildGeometryInfoKHR: "VkAccelerationStructureBuildGeometryInfoKHR";
+  /** Canonical name of `VkAccelerationStructureBuildRangeInfoKHR`. */
+  VkAccelerationStructureBuildRangeInfoKHR: "VkAccelerationStructureBuildRangeInfoKHR";
+  /** Canonical name of `VkAccelerationStructureBuildSizesInfoKHR`. */
+  VkAccelerationStructureBuildSizesInfoKHR: "VkAccelerationStructureBuildSizesInfoKHR";
+  /** Canonical name of `VkAccelerationStructureCaptureDescriptorDataInfoEXT`. */
+  VkAccelerationStructureCaptureDescriptorDataInfoEXT: "VkAccelerationStructureCaptureDescriptorDataInfoEXT";
+  /** Canonical name of `VkAccelerationStructureCreateInfo2KHR`. */
+  VkAccelerationStructureCreateInfo2KHR: "VkAccelerationStructureCreateInfo2KHR";
+  /** Canonical name of `VkAccelerationStructureCreateInfoKHR`. */
+  VkAccelerationStructureCreateInfoKHR: "VkAccelerationStructureCreateInfoKHR";
+  /** Canonical name of `VkAccelerationStructureCreateInfoNV`. */
+  VkAccelerationStructureCreateInfoNV: "VkAccelerationStructureCreateInfoNV";
+  /** Canonical name of `VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX`. */
+  VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX:
+    "VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX";
+  /** Canonical name of `VkAccelerationStructureDeviceAddressInfoKHR`. */
+  VkAccelerationStructureDeviceAddressInfoKHR: "VkAccelerationStructureDeviceAddressInfoKHR";
+  /** Canonical name of `VkAccelerationStructureGeometryAabbsDataKHR`. */
+  VkAccelerationStructureGeometryAabbsDataKHR: "VkAccelerationStructureGeometryAabbsDataKHR";
+  /** Canonical name of `VkAccelerationStructureGeometryDataKHR`. */
+  VkAccelerationStructureGeometryDataKHR: "VkAccelerationStructureGeometryDataKHR";
+  /** Canonical name of `VkAccelerationStructureGeometryInstancesDataKHR`. */
+  VkAccelerationStructureGeometryInstancesDataKHR: "VkAccelerationStructureGeometryInstancesDataKHR";
+  /** Canonical name of `VkAccelerationStructureGeometryKHR`. */
+  VkAccelerationStructureGeometryKHR: "VkAccelerationStructureGeometryKHR";
+  /** Canonical name of `VkAccelerationStructureGeometryLinearSweptSpheresDataNV`. */
+  VkAccelerationStructureGeometryLinearSweptSpheresDataNV:
+    "VkAccelerationStructureGeometryLinearSweptSpheresDataNV";
+  /** Canonical name of `VkAccelerationStructureGeometryMicromapDataKHR`. */
+  VkAccelerationStructureGeometryMicromapDataKHR: "VkAccelerationStructureGeometryMicromapDataKHR";
+  /** Canonical name of `VkAccelerationStructureGeometryMotionTrianglesDataNV`. */
+  VkAccelerationStructureGeometryMotionTrianglesDataNV:
+    "VkAccelerationStructureGeometryMotionTrianglesDataNV";
+  /** Canonical name of `VkAccelerationStructureGeometrySpheresDataNV`. */
+  VkAccelerationStructureGeometrySpheresDataNV: "VkAccelerationStructureGeometrySpheresDataNV";
+  /** Canonical name of `VkAccelerationStructureGeometryTrianglesDataKHR`. */
+  VkAccelerationStructureGeometryTrianglesDataKHR: "VkAccelerationStructureGeometryTrianglesDataKHR";
+  /** Canonical name of `VkAccelerationStructureInfoNV`. */
+  VkAccelerationStructureInfoNV: "VkAccelerationStructureInfoNV";
+  /** Canonical name of `VkAccelerationStructureInstanceKHR`. */
+  VkAccelerationStructureInstanceKHR: "VkAccelerationStructureInstanceKHR";
+  /** Canonical name of `VkAccelerationStructureInstanceNV`. */
+  VkAccelerationStructureInstanceNV: "VkAccelerationStructureInstanceKHR";
+  /** Canonical name of `VkAccelerationStructureMatrixMotionInstanceNV`. */
+  VkAccelerationStructureMatrixMotionInstanceNV: "VkAccelerationStructureMatrixMotionInstanceNV";
+  /** Canonical name of `VkAccelerationStructureMemoryRequirementsInfoNV`. */
+  VkAccelerationStructureMemoryRequirementsInfoNV: "VkAccelerationStructureMemoryRequirementsInfoNV";
+  /** Canonical name of `VkAccelerationStructureMotionInfoNV`. */
+  VkAccelerationStructureMotionInfoNV: "VkAccelerationStructureMotionInfoNV";
+  /** Canonical name of `VkAccelerationStructureMotionInstanceDataNV`. */
+  VkAccelerationStructureMotionInstanceDataNV: "VkAccelerationStructureMotionInstanceDataNV";
+  /** Canonical name of `VkAccelerationStructureMotionInstanceNV`. */
+  VkAccelerationStructureMotionInstanceNV: "VkAccelerationStructureMotionInstanceNV";
+  /** Canonical name of `VkAccelerationStructureSRTMotionInstanceNV`. */
+  VkAccelerationStructureSRTMotionInstanceNV: "VkAccelerationStructureSRTMotionInstanceNV";
+  /** Canonical name of `VkAccelerationStructureTrianglesDisplacementMicromapNV`. */
+  VkAccelerationStructureTrianglesDisplacementMicromapNV:
+    "VkAccelerationStructureTrianglesDisplacementMicromapNV";
+  /** Canonical name of `VkAccelerationStructureTrianglesOpacityMicromapEXT`. */
+  VkAccelerationStructureTrianglesOpacityMicromapEXT: "VkAccelerationStructureTrianglesOpacityMicromapEXT";
+  /** Canonical name of `VkAccelerationStructureTrianglesOpacityMicromapKHR`. */
+  VkAccelerationStructureTrianglesOpacityMicromapKHR: "VkAccelerationStructureTrianglesOpacityMicromapKHR";
+  /** Canonical name of `VkAccelerationStructureVersionInfoKHR`. */
+  VkAccelerationStructureVersionInfoKHR: "VkAccelerationStructureVersionInfoKHR";
+  /** Canonical name of `VkAcquireNextImageInfoKHR`. */
+  VkAcquireNextImageInfoKHR: "VkAcquireNextImageInfoKHR";
+  /** Canonical name of `VkAcquireProfilingLockInfoKHR`. */
+  VkAcquireProfilingLockInfoKHR: "VkAcquireProfilingLockInfoKHR";
+  /** Canonical name of `VkAllocationCallbacks`. */
+  VkAllocationCallbacks: "VkAllocationCallbacks";
+  /** Canonical name of `VkAmigoProfilingSubmitInfoSEC`. */
+  VkAmigoProfilingSubmitInfoSEC: "VkAmigoProfilingSubmitInfoSEC";
+  /** Canonical name of `VkAndroidHardwareBufferFormatProperties2ANDROID`. */
+  VkAndroidHardwareBufferFormatProperties2ANDROID: "VkAndroidHardwareBufferFormatProperties2ANDROID";
+  /** Canonical name of `VkAndroidHardwareBufferFormatPropertiesANDROID`. */
+  VkAndroidHardwareBufferFormatPropertiesANDROID: "VkAndroidHardwareBufferFormatPropertiesANDROID";
+  /** Canonical name of `VkAndroidHardwareBufferFormatResolvePropertiesANDROID`. */
+  VkAndroidHardwareBufferFormatResolvePropertiesANDROID:
+    "VkAndroidHardwareBufferFormatResolvePropertiesANDROID";
+  /** Canonical name of `VkAndroidHardwareBufferPropertiesANDROID`. */
+  VkAndroidHardwareBufferPropertiesANDROID: "VkAndroidHardwareBufferPropertiesANDROID";
+  /** Canonical name of `VkAndroidHardwareBufferUsageANDROID`. */
+  VkAndroidHardwareBufferUsageANDROID: "VkAndroidHardwareBufferUsageANDROID";
+  /** Canonical name of `VkAndroidSurfaceCreateInfoKHR`. */
+  VkAndroidSurfaceCreateInfoKHR: "VkAndroidSurfaceCreateInfoKHR";
+  /** Canonical name of `VkAntiLagDataAMD`. */
+  VkAntiLagDataAMD: "VkAntiLagDataAMD";
+  /** Canonical name of `VkAntiLagPresentationInfoAMD`. */
+  VkAntiLagPresentationInfoAMD: "VkAntiLagPresentationInfoAMD";
+  /** Canonical name of `VkApplicationInfo`. */
+  VkApplicationInfo: "VkApplicationInfo";
+  /** Canonical name of `VkApplicationParametersEXT`. */
+  VkApplicationParametersEXT: "VkApplicationParametersEXT";
+  /** Canonical name of `VkAttachmentDescription`. */
+  VkAttachmentDescription: "VkAttachmentDescription";
+  /** Canonical name of `VkAttachmentDescription2`. */
+  VkAttachmentDescription2: "VkAttachmentDescription2";
+  /** Canonical name of `VkAttachmentDescription2KHR`. */
+  VkAttachmentDescription2KHR: "VkAttachmentDescription2";
+  /** Canonical name of `VkAttachmentDescriptionStencilLayout`. */
+  VkAttachmentDescriptionStencilLayout: "VkAttachmentDescriptionStencilLayout";
+  /** Canonical name of `VkAttachmentDescriptionStencilLayoutKHR`. */
+  VkAttachmentDescriptionStencilLayoutKHR: "VkAttachmentDescriptionStencilLayout";
+  /** Canonical name of `VkAttachmentFeedbackLoopInfoEXT`. */
+  VkAttachmentFeedbackLoopInfoEXT: "VkAttachmentFeedbackLoopInfoEXT";
+  /** Canonical name of `VkAttachmentReference`. */
+  VkAttachmentReference: "VkAttachmentReference";
+  /** Canonical name of `VkAttachmentReference2`. */
+  VkAttachmentReference2: "VkAttachmentReference2";
+  /** Canonical name of `VkAttachmentReference2KHR`. */
+  VkAttachmentReference2KHR: "VkAttachmentReference2";
+  /** Canonical name of `VkAttachmentReferenceStencilLayout`. */
+  VkAttachmentReferenceStencilLayout: "VkAttachmentReferenceStencilLayout";
+  /** Canonical name of `VkAttachmentReferenceStencilLayoutKHR`. */
+  VkAttachmentReferenceStencilLayoutKHR: "VkAttachmentReferenceStencilLayout";
+  /** Canonical name of `VkAttachmentSampleCountInfoAMD`. */
+  VkAttachmentSampleCountInfoAMD: "VkAttachmentSampleCountInfoAMD";
+  /** Canonical name of `VkAttachmentSampleCountInfoNV`. */
+  VkAttachmentSampleCountInfoNV: "VkAttachmentSampleCountInfoAMD";
+  /** Canonical name of `VkAttachmentSampleLocationsEXT`. */
+  VkAttachmentSampleLocationsEXT: "VkAttachmentSampleLocationsEXT";
+  /** Canonical name of `VkBaseInStructure`. */
+  VkBaseInStructure: "VkBaseInStructure";
+  /** Canonical name of `VkBaseOutStructure`. */
+  VkBaseOutStructure: "VkBaseOutStructure";
+  /** Canonical name of `VkBeginCustomResolveInfoEXT`. */
+  VkBeginCustomResolveInfoEXT: "VkBeginCustomResolveInfoEXT";
+  /** Canonical name of `VkBindAccelerationStructureMemoryInfoNV`. */
+  VkBindAccelerationStructureMemoryInfoNV: "VkBindAccelerationStructureMemoryInfoNV";
+  /** Canonical name of `VkBindBufferMemoryDeviceGroupInfo`. */
+  VkBindBufferMemoryDeviceGroupInfo: "VkBindBufferMemoryDeviceGroupInfo";
+  /** Canonical name of `VkBindBufferMemoryDeviceGroupInfoKHR`. */
+  VkBindBufferMemoryDeviceGroupInfoKHR: "VkBindBufferMemoryDeviceGroupInfo";
+  /** Canonical name of `VkBindBufferMemoryInfo`. */
+  VkBindBufferMemoryInfo: "VkBindBufferMemoryInfo";
+  /** Canonical name of `VkBindBufferMemoryInfoKHR`. */
+  VkBindBufferMemoryInfoKHR: "VkBindBufferMemoryInfo";
+  /** Canonical name of `VkBindDataGraphPipelineSessionMemoryInfoARM`. */
+  VkBindDataGraphPipelineSessionMemoryInfoARM: "VkBindDataGraphPipelineSessionMemoryInfoARM";
+  /** Canonical name of `VkBindDescriptorBufferEmbeddedSamplersInfoEXT`. */
+  VkBindDescriptorBufferEmbeddedSamplersInfoEXT: "VkBindDescriptorBufferEmbeddedSamplersInfoEXT";
+  /** Canonical name of `VkBindDescriptorSetsInfo`. */
+  VkBindDescriptorSetsInfo: "VkBindDescriptorSetsInfo";
+  /** Canonical name of `VkBindDescriptorSetsInfoKHR`. */
+  VkBindDescriptorSetsInfoKHR: "VkBindDescriptorSetsInfo";
+  /** Canonical name of `VkBindHeapInfoEXT`. */
+  VkBindHeapInfoEXT: "VkBindHeapInfoEXT";
+  /** Canonical name of `VkBindImageMemoryDeviceGroupInfo`. */
+  VkBindImageMemoryDeviceGroupInfo: "VkBindImageMemoryDeviceGroupInfo";
+  /** Canonical name of `VkBindImageMemoryDeviceGroupInfoKHR`. */
+  VkBindImageMemoryDeviceGroupInfoKHR: "VkBindImageMemoryDeviceGroupInfo";
+  /** Canonical name of `VkBindImageMemoryInfo`. */
+  VkBindImageMemoryInfo: "VkBindImageMemoryInfo";
+  /** Canonical name of `VkBindImageMemoryInfoKHR`. */
+  VkBindImageMemoryInfoKHR: "VkBindImageMemoryInfo";
+  /** Canonical name of `VkBindImageMemorySwapchainInfoKHR`. */
+  VkBindImageMemorySwapchainInfoKHR: "VkBindImageMemorySwapchainInfoKHR";
+  /** Canonical name of `VkBindImagePlaneMemoryInfo`. */
+  VkBindImagePlaneMemoryInfo: "VkBindImagePlaneMemoryInfo";
+  /** Canonical name of `VkBindImagePlaneMemoryInfoKHR`. */
+  VkBindImagePlaneMemoryInfoKHR: "VkBindImagePlaneMemoryInfo";
+  /** Canonical name of `VkBindIndexBuffer3InfoKHR`. */
+  VkBindIndexBuffer3InfoKHR: "VkBindIndexBuffer3InfoKHR";
+  /** Canonical name of `VkBindIndexBufferIndirectCommandEXT`. */
+  VkBindIndexBufferIndirectCommandEXT: "VkBindIndexBufferIndirectCommandEXT";
+  /** Canonical name of `VkBindIndexBufferIndirectCommandNV`. */
+  VkBindIndexBufferIndirectCommandNV: "VkBindIndexBufferIndirectCommandNV";
+  /** Canonical name of `VkBindMemoryStatus`. */
+  VkBindMemoryStatus: "VkBindMemoryStatus";
+  /** Canonical name of `VkBindMemoryStatusKHR`. */
+  VkBindMemoryStatusKHR: "VkBindMemoryStatus";
+  /** Canonical name of `VkBindPipelineIndirectCommandNV`. */
+  VkBindPipelineIndirectCommandNV: "VkBindPipelineIndirectCommandNV";
+  /** Canonical name of `VkBindShaderGroupIndirectCommandNV`. */
+  VkBindShaderGroupIndirectCommandNV: "VkBindShaderGroupIndirectCommandNV";
+  /** Canonical name of `VkBindSparseInfo`. */
+  VkBindSparseInfo: "VkBindSparseInfo";
+  /** Canonical name of `VkBindTensorMemoryInfoARM`. */
+  VkBindTensorMemoryInfoARM: "VkBindTensorMemoryInfoARM";
+  /** Canonical name of `VkBindTransformFeedbackBuffer2InfoEXT`. */
+  VkBindTransformFeedbackBuffer2InfoEXT: "VkBindTransformFeedbackBuffer2InfoEXT";
+  /** Canonical name of `VkBindVertexBuffer3InfoKHR`. */
+  VkBindVertexBuffer3InfoKHR: "VkBindVertexBuffer3InfoKHR";
+  /** Canonical name of `VkBindVertexBufferIndirectCommandEXT`. */
+  VkBindVertexBufferIndirectCommandEXT: "VkBindVertexBufferIndirectCommandEXT";
+  /** Canonical name of `VkBindVertexBufferIndirectCommandNV`. */
+  VkBindVertexBufferIndirectCommandNV: "VkBindVertexBufferIndirectCommandNV";
+  /** Canonical name of `VkBindVideoSessionMemoryInfoKHR`. */
+  VkBindVideoSessionMemoryInfoKHR: "VkBindVideoSessionMemoryInfoKHR";
+  /** Canonical name of `VkBlitImageCubicWeightsInfoQCOM`. */
+  VkBlitImageCubicWeightsInfoQCOM: "VkBlitImageCubicWeightsInfoQCOM";
+  /** Canonical name of `VkBlitImageInfo2`. */
+  VkBlitImageInfo2: "VkBlitImageInfo2";
+  /** Canonical name of `VkBlitImageInfo2KHR`. */
+  VkBlitImageInfo2KHR: "VkBlitImageInfo2";
+  /** Canonical name of `VkBufferCaptureDescriptorDataInfoEXT`. */
+  VkBufferCaptureDescriptorDataInfoEXT: "VkBufferCaptureDescriptorDataInfoEXT";
+  /** Canonical name of `VkBufferCollectionBufferCreateInfoFUCHSIA`. */
+  VkBufferCollectionBufferCreateInfoFUCHSIA: "VkBufferCollectionBufferCreateInfoFUCHSIA";
+  /** Canonical name of `VkBufferCollectionConstraintsInfoFUCHSIA`. */
+  VkBufferCollectionConstraintsInfoFUCHSIA: "VkBufferCollectionConstraintsInfoFUCHSIA";
+  /** Canonical name of `VkBufferCollectionCreateInfoFUCHSIA`. */
+  VkBufferCollectionCreateInfoFUCHSIA: "VkBufferCollectionCreateInfoFUCHSIA";
+  /** Canonical name of `VkBufferCollectionImageCreateInfoFUCHSIA`. */
+  VkBufferCollectionImageCreateInfoFUCHSIA: "VkBufferCollectionImageCreateInfoFUCHSIA";
+  /** Canonical name of `VkBufferCollectionPropertiesFUCHSIA`. */
+  VkBufferCollectionPropertiesFUCHSIA: "VkBufferCollectionPropertiesFUCHSIA";
+  /** Canonical name of `VkBufferConstraintsInfoFUCHSIA`. */
+  VkBufferConstraintsInfoFUCHSIA: "VkBufferConstraintsInfoFUCHSIA";
+  /** Canonical name of `VkBufferCopy`. */
+  VkBufferCopy: "VkBufferCopy";
+  /** Canonical name of `VkBufferCopy2`. */
+  VkBufferCopy2: "VkBufferCopy2";
+  /** Canonical name of `VkBufferCopy2KHR`. */
+  VkBufferCopy2KHR: "VkBufferCopy2";
+  /** Canonical name of `VkBufferCreateInfo`. */
+  VkBufferCreateInfo: "VkBufferCreateInfo";
+  /** Canonical name of `VkBufferDeviceAddressCreateInfoEXT`. */
+  VkBufferDeviceAddressCreateInfoEXT: "VkBufferDeviceAddressCreateInfoEXT";
+  /** Canonical name of `VkBufferDeviceAddressInfo`. */
+  VkBufferDeviceAddressInfo: "VkBufferDeviceAddressInfo";
+  /** Canonical name of `VkBufferDeviceAddressInfoEXT`. */
+  VkBufferDeviceAddressInfoEXT: "VkBufferDeviceAddressInfo";
+  /** Canonical name of `VkBufferDeviceAddressInfoKHR`. */
+  VkBufferDeviceAddressInfoKHR: "VkBufferDeviceAddressInfo";
+  /** Canonical name of `VkBufferImageCopy`. */
+  VkBufferImageCopy: "VkBufferImageCopy";
+  /** Canonical name of `VkBufferImageCopy2`. */
+  VkBufferImageCopy2: "VkBufferImageCopy2";
+  /** Canonical name of `VkBufferImageCopy2KHR`. */
+  VkBufferImageCopy2KHR: "VkBufferImageCopy2";
+  /** Canonical name of `VkBufferMemoryBarrier`. */
+  VkBufferMemoryBarrier: "VkBufferMemoryBarrier";
+  /** Canonical name of `VkBufferMemoryBarrier2`. */
+  VkBufferMemoryBarrier2: "VkBufferMemoryBarrier2";
+  /** Canonical name of `VkBufferMemoryBarrier2KHR`. */
+  VkBufferMemoryBarrier2KHR: "VkBufferMemoryBarrier2";
+  /** Canonical name of `VkBufferMemoryRequirementsInfo2`. */
+  VkBufferMemoryRequirementsInfo2: "VkBufferMemoryRequirementsInfo2";
+  /** Canonical name of `VkBufferMemoryRequirementsInfo2KHR`. */
+  VkBufferMemoryRequirementsInfo2KHR: "VkBufferMemoryRequirementsInfo2";
+  /** Canonical name of `VkBufferOpaqueCaptureAddressCreateInfo`. */
+  VkBufferOpaqueCaptureAddressCreateInfo: "VkBufferOpaqueCaptureAddressCreateInfo";
+  /** Canonical name of `VkBufferOpaqueCaptureAddressCreateInfoKHR`. */
+  VkBufferOpaqueCaptureAddressCreateInfoKHR: "VkBufferOpaqueCaptureAddressCreateInfo";
+  /** Canonical name of `VkBufferUsageFlags2CreateInfo`. */
+  VkBufferUsageFlags2CreateInfo: "VkBufferUsageFlags2CreateInfo";
+  /** Canonical name of `VkBufferUsageFlags2CreateInfoKHR`. */
+  VkBufferUsageFlags2CreateInfoKHR: "VkBufferUsageFlags2CreateInfo";
+  /** Canonical name of `VkBufferViewCreateInfo`. */
+  VkBufferViewCreateInfo: "VkBufferViewCreateInfo";
+  /** Canonical name of `VkBuildPartitionedAccelerationStructureIndirectCommandNV`. */
+  VkBuildPartitionedAccelerationStructureIndirectCommandNV:
+    "VkBuildPartitionedAccelerationStructureIndirectCommandNV";
+  /** Canonical name of `VkBuildPartitionedAccelerationStructureInfoNV`. */
+  VkBuildPartitionedAccelerationStructureInfoNV: "VkBuildPartitionedAccelerationStructureInfoNV";
+  /** Canonical name of `VkCalibratedTimestampInfoEXT`. */
+  VkCalibratedTimestampInfoEXT: "VkCalibratedTimestampInfoKHR";
+  /** Canonical name of `VkCalibratedTimestampInfoKHR`. */
+  VkCalibratedTimestampInfoKHR: "VkCalibratedTimestampInfoKHR";
+  /** Canonical name of `VkCheckpointData2NV`. */
+  VkCheckpointData2NV: "VkCheckpointData2NV";
+  /** Canonical name of `VkCheckpointDataNV`. */
+  VkCheckpointDataNV: "VkCheckpointDataNV";
+  /** Canonical name of `VkClearAttachment`. */
+  VkClearAttachment: "VkClearAttachment";
+  /** Canonical name of `VkClearColorValue`. */
+  VkClearColorValue: "VkClearColorValue";
+  /** Canonical name of `VkClearDepthStencilValue`. */
+  VkClearDepthStencilValue: "VkClearDepthStencilValue";
+  /** Canonical name of `VkClearRect`. */
+  VkClearRect: "VkClearRect";
+  /** Canonical name of `VkClearValue`. */
+  VkClearValue: "VkClearValue";
+  /** Canonical name of `VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV`. */
+  VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV:
+    "VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureBuildTriangleClusterInfoNV`. */
+  VkClusterAccelerationStructureBuildTriangleClusterInfoNV:
+    "VkClusterAccelerationStructureBuildTriangleClusterInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV`. */
+  VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV:
+    "VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureClustersBottomLevelInputNV`. */
+  VkClusterAccelerationStructureClustersBottomLevelInputNV:
+    "VkClusterAccelerationStructureClustersBottomLevelInputNV";
+  /** Canonical name of `VkClusterAccelerationStructureCommandsInfoNV`. */
+  VkClusterAccelerationStructureCommandsInfoNV: "VkClusterAccelerationStructureCommandsInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV`. */
+  VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV:
+    "VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV";
+  /** Canonical name of `VkClusterAccelerationStructureGetTemplateIndicesInfoNV`. */
+  VkClusterAccelerationStructureGetTemplateIndicesInfoNV:
+    "VkClusterAccelerationStructureGetTemplateIndicesInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureInputInfoNV`. */
+  VkClusterAccelerationStructureInputInfoNV: "VkClusterAccelerationStructureInputInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureInstantiateClusterInfoNV`. */
+  VkClusterAccelerationStructureInstantiateClusterInfoNV:
+    "VkClusterAccelerationStructureInstantiateClusterInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureMoveObjectsInfoNV`. */
+  VkClusterAccelerationStructureMoveObjectsInfoNV: "VkClusterAccelerationStructureMoveObjectsInfoNV";
+  /** Canonical name of `VkClusterAccelerationStructureMoveObjectsInputNV`. */
+  VkClusterAccelerationStructureMoveObjectsInputNV: "VkClusterAccelerationStructureMoveObjectsInputNV";
+  /** Canonical name of `VkClusterAccelerationStructureOpInputNV`. */
+  VkClusterAccelerationStructureOpInputNV: "VkClusterAccelerationStructureOpInputNV";
+  /** Canonical name of `VkClusterAccelerationStructureTriangleClusterInputNV`. */
+  VkClusterAccelerationStructureTriangleClusterInputNV:
+    "VkClusterAccelerationStructureTriangleClusterInputNV";
+  /** Canonical name of `VkCoarseSampleLocationNV`. */
+  VkCoarseSampleLocationNV: "VkCoarseSampleLocationNV";
+  /** Canonical name of `VkCoarseSampleOrderCustomNV`. */
+  VkCoarseSampleOrderCustomNV: "VkCoarseSampleOrderCustomNV";
+  /** Canonical name of `VkColorBlendAdvancedEXT`. */
+  VkColorBlendAdvancedEXT: "VkColorBlendAdvancedEXT";
+  /** Canonical name of `VkColorBlendEquationEXT`. */
+  VkColorBlendEquationEXT: "VkColorBlendEquationEXT";
+  /** Canonical name of `VkCommandBufferAllocateInfo`. */
+  VkCommandBufferAllocateInfo: "VkCommandBufferAllocateInfo";
+  /** Canonical name of `VkCommandBufferBeginInfo`. */
+  VkCommandBufferBeginInfo: "VkCommandBufferBeginInfo";
+  /** Canonical name of `VkCommandBufferInheritanceConditionalRenderingInfoEXT`. */
+  VkCommandBufferInheritanceConditionalRenderingInfoEXT:
+    "VkCommandBufferInheritanceConditionalRenderingInfoEXT";
+  /** Canonical name of `VkCommandBufferInheritanceDescriptorHeapInfoEXT`. */
+  VkCommandBufferInheritanceDescriptorHeapInfoEXT: "VkCommandBufferInheritanceDescriptorHeapInfoEXT";
+  /** Canonical name of `VkCommandBufferInheritanceInfo`. */
+  VkCommandBufferInheritanceInfo: "VkCommandBufferInheritanceInfo";
+  /** Canonical name of `VkCommandBufferInheritanceRenderPassTransformInfoQCOM`. */
+  VkCommandBufferInheritanceRenderPassTransformInfoQCOM:
+    "VkCommandBufferInheritanceRenderPassTransformInfoQCOM";
+  /** Canonical name of `VkCommandBufferInheritanceRenderingInfo`. */
+  VkCommandBufferInheritanceRenderingInfo: "VkCommandBufferInheritanceRenderingInfo";
+  /** Canonical name of `VkCommandBufferInheritanceRenderingInfoKHR`. */
+  VkCommandBufferInheritanceRenderingInfoKHR: "VkCommandBufferInheritanceRenderingInfo";
+  /** Canonical name of `VkCommandBufferInheritanceViewportScissorInfoNV`. */
+  VkCommandBufferInheritanceViewportScissorInfoNV: "VkCommandBufferInheritanceViewportScissorInfoNV";
+  /** Canonical name of `VkCommandBufferSubmitInfo`. */
+  VkCommandBufferSubmitInfo: "VkCommandBufferSubmitInfo";
+  /** Canonical name of `VkCommandBufferSubmitInfoKHR`. */
+  VkCommandBufferSubmitInfoKHR: "VkCommandBufferSubmitInfo";
+  /** Canonical name of `VkCommandPoolCreateInfo`. */
+  VkCommandPoolCreateInfo: "VkCommandPoolCreateInfo";
+  /** Canonical name of `VkCommandPoolMemoryConsumption`. */
+  VkCommandPoolMemoryConsumption: "VkCommandPoolMemoryConsumption";
+  /** Canonical name of `VkCommandPoolMemoryReservationCreateInfo`. */
+  VkCommandPoolMemoryReservationCreateInfo: "VkCommandPoolMemoryReservationCreateInfo";
+  /** Canonical name of `VkComponentMapping`. */
+  VkComponentMapping: "VkComponentMapping";
+  /** Canonical name of `VkComputeOccupancyPriorityParametersNV`. */
+  VkComputeOccupancyPriorityParametersNV: "VkComputeOccupancyPriorityParametersNV";
+  /** Canonical name of `VkComputePipelineCreateInfo`. */
+  VkComputePipelineCreateInfo: "VkComputePipelineCreateInfo";
+  /** Canonical name of `VkComputePipelineIndirectBufferInfoNV`. */
+  VkComputePipelineIndirectBufferInfoNV: "VkComputePipelineIndirectBufferInfoNV";
+  /** Canonical name of `VkConditionalRenderingBeginInfo2EXT`. */
+  VkConditionalRenderingBeginInfo2EXT: "VkConditionalRenderingBeginInfo2EXT";
+  /** Canonical name of `VkConditionalRenderingBeginInfoEXT`. */
+  VkConditionalRenderingBeginInfoEXT: "VkConditionalRenderingBeginInfoEXT";
+  /** Canonical name of `VkConformanceVersion`. */
+  VkConformanceVersion: "VkConformanceVersion";
+  /** Canonical name of `VkConformanceVersionKHR`. */
+  VkConformanceVersionKHR: "VkConformanceVersion";
+  /** Canonical name of `VkConvertCooperativeVectorMatrixInfoNV`. */
+  VkConvertCooperativeVectorMatrixInfoNV: "VkConvertCooperativeVectorMatrixInfoNV";
+  /** Canonical name of `VkCooperativeMatrixFlexibleDimensionsPropertiesNV`. */
+  VkCooperativeMatrixFlexibleDimensionsPropertiesNV: "VkCooperativeMatrixFlexibleDimensionsPropertiesNV";
+  /** Canonical name of `VkCooperativeMatrixProperties2EXT`. */
+  VkCooperativeMatrixProperties2EXT: "VkCooperativeMatrixProperties2EXT";
+  /** Canonical name of `VkCooperativeMatrixPropertiesKHR`. */
+  VkCooperativeMatrixPropertiesKHR: "VkCooperativeMatrixPropertiesKHR";
+  /** Canonical name of `VkCooperativeMatrixPropertiesNV`. */
+  VkCooperativeMatrixPropertiesNV: "VkCooperativeMatrixPropertiesNV";
+  /** Canonical name of `VkCooperativeVectorPropertiesNV`. */
+  VkCooperativeVectorPropertiesNV: "VkCooperativeVectorPropertiesNV";
+  /** Canonical name of `VkCopyAccelerationStructureInfoKHR`. */
+  VkCopyAccelerationStructureInfoKHR: "VkCopyAccelerationStructureInfoKHR";
+  /** Canonical name of `VkCopyAccelerationStructureToMemoryInfoKHR`. */
+  VkCopyAccelerationStructureToMemoryInfoKHR: "VkCopyAccelerationStructureToMemoryInfoKHR";
+  /** Canonical name of `VkCopyBufferInfo2`. */
+  VkCopyBufferInfo2: "VkCopyBufferInfo2";
+  /** Canonical name of `VkCopyBufferInfo2KHR`. */
+  VkCopyBufferInfo2KHR: "VkCopyBufferInfo2";
+  /** Canonical name of `VkCopyBufferToImageInfo2`. */
+  VkCopyBufferToImageInfo2: "VkCopyBufferToImageInfo2";
+  /** Canonical name of `VkCopyBufferToImageInfo2KHR`. */
+  VkCopyBufferToImageInfo2KHR: "VkCopyBufferToImageInfo2";
+  /** Canonical name of `VkCopyCommandTransformInfoQCOM`. */
+  VkCopyCommandTransformInfoQCOM: "VkCopyCommandTransformInfoQCOM";
+  /** Canonical name of `VkCopyDescriptorSet`. */
+  VkCopyDescriptorSet: "VkCopyDescriptorSet";
+  /** Canonical name of `VkCopyDeviceMemoryImageInfoKHR`. */
+  VkCopyDeviceMemoryImageInfoKHR: "VkCopyDeviceMemoryImageInfoKHR";
+  /** Canonical name of `VkCopyDeviceMemoryInfoKHR`. */
+  VkCopyDeviceMemoryInfoKHR: "VkCopyDeviceMemoryInfoKHR";
+  /** Canonical name of `VkCopyImageInfo2`. */
+  VkCopyImageInfo2: "VkCopyImageInfo2";
+  /** Canonical name of `VkCopyImageInfo2KHR`. */
+  VkCopyImageInfo2KHR: "VkCopyImageInfo2";
+  /** Canonical name of `VkCopyImageToBufferInfo2`. */
+  VkCopyImageToBufferInfo2: "VkCopyImageToBufferInfo2";
+  /** Canonical name of `VkCopyImageToBufferInfo2KHR`. */
+  VkCopyImageToBufferInfo2KHR: "VkCopyImageToBufferInfo2";
+  /** Canonical name of `VkCopyImageToImageInfo`. */
+  VkCopyImageToImageInfo: "VkCopyImageToImageInfo";
+  /** Canonical name of `VkCopyImageToImageInfoEXT`. */
+  VkCopyImageToImageInfoEXT: "VkCopyImageToImageInfo";
+  /** Canonical name of `VkCopyImageToMemoryInfo`. */
+  VkCopyImageToMemoryInfo: "VkCopyImageToMemoryInfo";
+  /** Canonical name of `VkCopyImageToMemoryInfoEXT`. */
+  VkCopyImageToMemoryInfoEXT: "VkCopyImageToMemoryInfo";
+  /** Canonical name of `VkCopyMemoryIndirectCommandKHR`. */
+  VkCopyMemoryIndirectCommandKHR: "VkCopyMemoryIndirectCommandKHR";
+  /** Canonical name of `VkCopyMemoryIndirectCommandNV`. */
+  VkCopyMemoryIndirectCommandNV: "VkCopyMemoryIndirectCommandKHR";
+  /** Canonical name of `VkCopyMemoryIndirectInfoKHR`. */
+  VkCopyMemoryIndirectInfoKHR: "VkCopyMemoryIndirectInfoKHR";
+  /** Canonical name of `VkCopyMemoryToAccelerationStructureInfoKHR`. */
+  VkCopyMemoryToAccelerationStructureInfoKHR: "VkCopyMemoryToAccelerationStructureInfoKHR";
+  /** Canonical name of `VkCopyMemoryToImageIndirectCommandKHR`. */
+  VkCopyMemoryToImageIndirectCommandKHR: "VkCopyMemoryToImageIndirectCommandKHR";
+  /** Canonical name of `VkCopyMemoryToImageIndirectCommandNV`. */
+  VkCopyMemoryToImageIndirectCommandNV: "VkCopyMemoryToImageIndirectCommandKHR";
+  /** Canonical name of `VkCopyMemoryToImageIndirectInfoKHR`. */
+  VkCopyMemoryToImageIndirectInfoKHR: "VkCopyMemoryToImageIndirectInfoKHR";
+  /** Canonical name of `VkCopyMemoryToImageInfo`. */
+  VkCopyMemoryToImageInfo: "VkCopyMemoryToImageInfo";
+  /** Canonical name of `VkCopyMemoryToImageInfoEXT`. */
+  VkCopyMemoryToImageInfoEXT: "VkCopyMemoryToImageInfo";
+  /** Canonical name of `VkCopyMemoryToMicromapInfoEXT`. */
+  VkCopyMemoryToMicromapInfoEXT: "VkCopyMemoryToMicromapInfoEXT";
+  /** Canonical name of `VkCopyMicromapInfoEXT`. */
+  VkCopyMicromapInfoEXT: "VkCopyMicromapInfoEXT";
+  /** Canonical name of `VkCopyMicromapToMemoryInfoEXT`. */
+  VkCopyMicromapToMemoryInfoEXT: "VkCopyMicromapToMemoryInfoEXT";
+  /** Canonical name of `VkCopyTensorInfoARM`. */
+  VkCopyTensorInfoARM: "VkCopyTensorInfoARM";
+  /** Canonical name of `VkCuFunctionCreateInfoNVX`. */
+  VkCuFunctionCreateInfoNVX: "VkCuFunctionCreateInfoNVX";
+  /** Canonical name of `VkCuLaunchInfoNVX`. */
+  VkCuLaunchInfoNVX: "VkCuLaunchInfoNVX";
+  /** Canonical name of `VkCuModuleCreateInfoNVX`. */
+  VkCuModuleCreateInfoNVX: "VkCuModuleCreateInfoNVX";
+  /** Canonical name of `VkCuModuleTexturingModeCreateInfoNVX`. */
+  VkCuModuleTexturingModeCreateInfoNVX: "VkCuModuleTexturingModeCreateInfoNVX";
+  /** Canonical name of `VkCudaFunctionCreateInfoNV`. */
+  VkCudaFunctionCreateInfoNV: "VkCudaFunctionCreateInfoNV";
+  /** Canonical name of `VkCudaLaunchInfoNV`. */
+  VkCudaLaunchInfoNV: "VkCudaLaunchInfoNV";
+  /** Canonical name of `VkCudaModuleCreateInfoNV`. */
+  VkCudaModuleCreateInfoNV: "VkCudaModuleCreateInfoNV";
+  /** Canonical name of `VkCustomResolveCreateInfoEXT`. */
+  VkCustomResolveCreateInfoEXT: "VkCustomResolveCreateInfoEXT";
+  /** Canonical name of `VkD3D12FenceSubmitInfoKHR`. */
+  VkD3D12FenceSubmitInfoKHR: "VkD3D12FenceSubmitInfoKHR";
+  /** Canonical name of `VkDataGraphOpticalFlowImageFormatInfoARM`. */
+  VkDataGraphOpticalFlowImageFormatInfoARM: "VkDataGraphOpticalFlowImageFormatInfoARM";
+  /** Canonical name of `VkDataGraphOpticalFlowImageFormatPropertiesARM`. */
+  VkDataGraphOpticalFlowImageFormatPropertiesARM: "VkDataGraphOpticalFlowImageFormatPropertiesARM";
+  /** Canonical name of `VkDataGraphPipelineBuiltinModelCreateInfoQCOM`. */
+  VkDataGraphPipelineBuiltinModelCreateInfoQCOM: "VkDataGraphPipelineBuiltinModelCreateInfoQCOM";
+  /** Canonical name of `VkDataGraphPipelineCompilerControlCreateInfoARM`. */
+  VkDataGraphPipelineCompilerControlCreateInfoARM: "VkDataGraphPipelineCompilerControlCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineConstantARM`. */
+  VkDataGraphPipelineConstantARM: "VkDataGraphPipelineConstantARM";
+  /** Canonical name of `VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM`. */
+  VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM:
+    "VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM";
+  /** Canonical name of `VkDataGraphPipelineCreateInfoARM`. */
+  VkDataGraphPipelineCreateInfoARM: "VkDataGraphPipelineCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineDispatchInfoARM`. */
+  VkDataGraphPipelineDispatchInfoARM: "VkDataGraphPipelineDispatchInfoARM";
+  /** Canonical name of `VkDataGraphPipelineIdentifierCreateInfoARM`. */
+  VkDataGraphPipelineIdentifierCreateInfoARM: "VkDataGraphPipelineIdentifierCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineInfoARM`. */
+  VkDataGraphPipelineInfoARM: "VkDataGraphPipelineInfoARM";
+  /** Canonical name of `VkDataGraphPipelineNeuralStatisticsCreateInfoARM`. */
+  VkDataGraphPipelineNeuralStatisticsCreateInfoARM: "VkDataGraphPipelineNeuralStatisticsCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineOpticalFlowCreateInfoARM`. */
+  VkDataGraphPipelineOpticalFlowCreateInfoARM: "VkDataGraphPipelineOpticalFlowCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineOpticalFlowDispatchInfoARM`. */
+  VkDataGraphPipelineOpticalFlowDispatchInfoARM: "VkDataGraphPipelineOpticalFlowDispatchInfoARM";
+  /** Canonical name of `VkDataGraphPipelinePropertyQueryResultARM`. */
+  VkDataGraphPipelinePropertyQueryResultARM: "VkDataGraphPipelinePropertyQueryResultARM";
+  /** Canonical name of `VkDataGraphPipelineResourceInfoARM`. */
+  VkDataGraphPipelineResourceInfoARM: "VkDataGraphPipelineResourceInfoARM";
+  /** Canonical name of `VkDataGraphPipelineResourceInfoImageLayoutARM`. */
+  VkDataGraphPipelineResourceInfoImageLayoutARM: "VkDataGraphPipelineResourceInfoImageLayoutARM";
+  /** Canonical name of `VkDataGraphPipelineSessionBindPointRequirementARM`. */
+  VkDataGraphPipelineSessionBindPointRequirementARM: "VkDataGraphPipelineSessionBindPointRequirementARM";
+  /** Canonical name of `VkDataGraphPipelineSessionBindPointRequirementsInfoARM`. */
+  VkDataGraphPipelineSessionBindPointRequirementsInfoARM:
+    "VkDataGraphPipelineSessionBindPointRequirementsInfoARM";
+  /** Canonical name of `VkDataGraphPipelineSessionCreateInfoARM`. */
+  VkDataGraphPipelineSessionCreateInfoARM: "VkDataGraphPipelineSessionCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineSessionMemoryRequirementsInfoARM`. */
+  VkDataGraphPipelineSessionMemoryRequirementsInfoARM: "VkDataGraphPipelineSessionMemoryRequirementsInfoARM";
+  /** Canonical name of `VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM`. */
+  VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM:
+    "VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineShaderModuleCreateInfoARM`. */
+  VkDataGraphPipelineShaderModuleCreateInfoARM: "VkDataGraphPipelineShaderModuleCreateInfoARM";
+  /** Canonical name of `VkDataGraphPipelineSingleNodeConnectionARM`. */
+  VkDataGraphPipelineSingleNodeConnectionARM: "VkDataGraphPipelineSingleNodeConnectionARM";
+  /** Canonical name of `VkDataGraphPipelineSingleNodeCreateInfoARM`. */
+  VkDataGraphPipelineSingleNodeCreateInfoARM: "VkDataGraphPipelineSingleNodeCreateInfoARM";
+  /** Canonical name of `VkDataGraphProcessingEngineCreateInfoARM`. */
+  VkDataGraphProcessingEngineCreateInfoARM: "VkDataGraphProcessingEngineCreateInfoARM";
+  /** Canonical name of `VkDataGraphTOSANameQualityARM`. */
+  VkDataGraphTOSANameQualityARM: "VkDataGraphTOSANameQualityARM";
+  /** Canonical name of `VkDebugMarkerMarkerInfoEXT`. */
+  VkDebugMarkerMarkerInfoEXT: "VkDebugMarkerMarkerInfoEXT";
+  /** Canonical name of `VkDebugMarkerObjectNameInfoEXT`. */
+  VkDebugMarkerObjectNameInfoEXT: "VkDebugMarkerObjectNameInfoEXT";
+  /** Canonical name of `VkDebugMarkerObjectTagInfoEXT`. */
+  VkDebugMarkerObjectTagInfoEXT: "VkDebugMarkerObjectTagInfoEXT";
+  /** Canonical name of `VkDebugReportCallbackCreateInfoEXT`. */
+  VkDebugReportCallbackCreateInfoEXT: "VkDebugReportCallbackCreateInfoEXT";
+  /** Canonical name of `VkDebugUtilsLabelEXT`. */
+  VkDebugUtilsLabelEXT: "VkDebugUtilsLabelEXT";
+  /** Canonical name of `VkDebugUtilsMessengerCallbackDataEXT`. */
+  VkDebugUtilsMessengerCallbackDataEXT: "VkDebugUtilsMessengerCallbackDataEXT";
+  /** Canonical name of `VkDebugUtilsMessengerCreateInfoEXT`. */
+  VkDebugUtilsMessengerCreateInfoEXT: "VkDebugUtilsMessengerCreateInfoEXT";
+  /** Canonical name of `VkDebugUtilsObjectNameInfoEXT`. */
+  VkDebugUtilsObjectNameInfoEXT: "VkDebugUtilsObjectNameInfoEXT";
+  /** Canonical name of `VkDebugUtilsObjectTagInfoEXT`. */
+  VkDebugUtilsObjectTagInfoEXT: "VkDebugUtilsObjectTagInfoEXT";
+  /** Canonical name of `VkDecompressMemoryInfoEXT`. */
+  VkDecompressMemoryInfoEXT: "VkDecompressMemoryInfoEXT";
+  /** Canonical name of `VkDecompressMemoryRegionEXT`. */
+  VkDecompressMemoryRegionEXT: "VkDecompressMemoryRegionEXT";
+  /** Canonical name of `VkDecompressMemoryRegionNV`. */
+  VkDecompressMemoryRegionNV: "VkDecompressMemoryRegionNV";
+  /** Canonical name of `VkDedicatedAllocationBufferCreateInfoNV`. */
+  VkDedicatedAllocationBufferCreateInfoNV: "VkDedicatedAllocationBufferCreateInfoNV";
+  /** Canonical name of `VkDedicatedAllocationImageCreateInfoNV`. */
+  VkDedicatedAllocationImageCreateInfoNV: "VkDedicatedAllocationImageCreateInfoNV";
+  /** Canonical name of `VkDedicatedAllocationMemoryAllocateInfoNV`. */
+  VkDedicatedAllocationMemoryAllocateInfoNV: "VkDedicatedAllocationMemoryAllocateInfoNV";
+  /** Canonical name of `VkDependencyInfo`. */
+  VkDependencyInfo: "VkDependencyInfo";
+  /** Canonical name of `VkDependencyInfoKHR`. */
+  VkDependencyInfoKHR: "VkDependencyInfo";
+  /** Canonical name of `VkDepthBiasInfoEXT`. */
+  VkDepthBiasInfoEXT: "VkDepthBiasInfoEXT";
+  /** Canonical name of `VkDepthBiasRepresentationInfoEXT`. */
+  VkDepthBiasRepresentationInfoEXT: "VkDepthBiasRepresentationInfoEXT";
+  /** Canonical name of `VkDepthClampRangeEXT`. */
+  VkDepthClampRangeEXT: "VkDepthClampRangeEXT";
+  /** Canonical name of `VkDescriptorAddressInfoEXT`. */
+  VkDescriptorAddressInfoEXT: "VkDescriptorAddressInfoEXT";
+  /** Canonical name of `VkDescriptorBufferBindingInfoEXT`. */
+  VkDescriptorBufferBindingInfoEXT: "VkDescriptorBufferBindingInfoEXT";
+  /** Canonical name of `VkDescriptorBufferBindingPushDescriptorBufferHandleEXT`. */
+  VkDescriptorBufferBindingPushDescriptorBufferHandleEXT:
+    "VkDescriptorBufferBindingPushDescriptorBufferHandleEXT";
+  /** Canonical name of `VkDescriptorBufferInfo`. */
+  VkDescriptorBufferInfo: "VkDescriptorBufferInfo";
+  /** Canonical name of `VkDescriptorDataEXT`. */
+  VkDescriptorDataEXT: "VkDescriptorDataEXT";
+  /** Canonical name of `VkDescriptorGetInfoEXT`. */
+  VkDescriptorGetInfoEXT: "VkDescriptorGetInfoEXT";
+  /** Canonical name of `VkDescriptorGetTensorInfoARM`. */
+  VkDescriptorGetTensorInfoARM: "VkDescriptorGetTensorInfoARM";
+  /** Canonical name of `VkDescriptorImageInfo`. */
+  VkDescriptorImageInfo: "VkDescriptorImageInfo";
+  /** Canonical name of `VkDescriptorMappingSourceConstantOffsetEXT`. */
+  VkDescriptorMappingSourceConstantOffsetEXT: "VkDescriptorMappingSourceConstantOffsetEXT";
+  /** Canonical name of `VkDescriptorMappingSourceDataEXT`. */
+  VkDescriptorMappingSourceDataEXT: "VkDescriptorMappingSourceDataEXT";
+  /** Canonical name of `VkDescriptorMappingSourceHeapDataEXT`. */
+  VkDescriptorMappingSourceHeapDataEXT: "VkDescriptorMappingSourceHeapDataEXT";
+  /** Canonical name of `VkDescriptorMappingSourceIndirectAddressEXT`. */
+  VkDescriptorMappingSourceIndirectAddressEXT: "VkDescriptorMappingSourceIndirectAddressEXT";
+  /** Canonical name of `VkDescriptorMappingSourceIndirectIndexArrayEXT`. */
+  VkDescriptorMappingSourceIndirectIndexArrayEXT: "VkDescriptorMappingSourceIndirectIndexArrayEXT";
+  /** Canonical name of `VkDescriptorMappingSourceIndirectIndexEXT`. */
+  VkDescriptorMappingSourceIndirectIndexEXT: "VkDescriptorMappingSourceIndirectIndexEXT";
+  /** Canonical name of `VkDescriptorMappingSourcePushIndexEXT`. */
+  VkDescriptorMappingSourcePushIndexEXT: "VkDescriptorMappingSourcePushIndexEXT";
+  /** Canonical name of `VkDescriptorMappingSourceShaderRecordIndexEXT`. */
+  VkDescriptorMappingSourceShaderRecordIndexEXT: "VkDescriptorMappingSourceShaderRecordIndexEXT";
+  /** Canonical name of `VkDescriptorPoolCreateInfo`. */
+  VkDescriptorPoolCreateInfo: "VkDescriptorPoolCreateInfo";
+  /** Canonical name of `VkDescriptorPoolInlineUniformBlockCreateInfo`. */
+  VkDescriptorPoolInlineUniformBlockCreateInfo: "VkDescriptorPoolInlineUniformBlockCreateInfo";
+  /** Canonical name of `VkDescriptorPoolInlineUniformBlockCreateInfoEXT`. */
+  VkDescriptorPoolInlineUniformBlockCreateInfoEXT: "VkDescriptorPoolInlineUniformBlockCreateInfo";
+  /** Canonical name of `VkDescriptorPoolSize`. */
+  VkDescriptorPoolSize: "VkDescriptorPoolSize";
+  /** Canonical name of `VkDescriptorSetAllocateInfo`. */
+  VkDescriptorSetAllocateInfo: "VkDescriptorSetAllocateInfo";
+  /** Canonical name of `VkDescriptorSetAndBindingMappingEXT`. */
+  VkDescriptorSetAndBindingMappingEXT: "VkDescriptorSetAndBindingMappingEXT";
+  /** Canonical name of `VkDescriptorSetBindingReferenceVALVE`. */
+  VkDescriptorSetBindingReferenceVALVE: "VkDescriptorSetBindingReferenceVALVE";
+  /** Canonical name of `VkDescriptorSetLayoutBinding`. */
+  VkDescriptorSetLayoutBinding: "VkDescriptorSetLayoutBinding";
+  /** Canonical name of `VkDescriptorSetLayoutBindingFlagsCreateInfo`. */
+  VkDescriptorSetLayoutBindingFlagsCreateInfo: "VkDescriptorSetLayoutBindingFlagsCreateInfo";
+  /** Canonical name of `VkDescriptorSetLayoutBindingFlagsCreateInfoEXT`. */
+  VkDescriptorSetLayoutBindingFlagsCreateInfoEXT: "VkDescriptorSetLayoutBindingFlagsCreateInfo";
+  /** Canonical name of `VkDescriptorSetLayoutCreateInfo`. */
+  VkDescriptorSetLayoutCreateInfo: "VkDescriptorSetLayoutCreateInfo";
+  /** Canonical name of `VkDescriptorSetLayoutHostMappingInfoVALVE`. */
+  VkDescriptorSetLayoutHostMappingInfoVALVE: "VkDescriptorSetLayoutHostMappingInfoVALVE";
+  /** Canonical name of `VkDescriptorSetLayoutSupport`. */
+  VkDescriptorSetLayoutSupport: "VkDescriptorSetLayoutSupport";
+  /** Canonical name of `VkDescriptorSetLayoutSupportKHR`. */
+  VkDescriptorSetLayoutSupportKHR: "VkDescriptorSetLayoutSupport";
+  /** Canonical name of `VkDescriptorSetVariableDescriptorCountAllocateInfo`. */
+  VkDescriptorSetVariableDescriptorCountAllocateInfo: "VkDescriptorSetVariableDescriptorCountAllocateInfo";
+  /** Canonical name of `VkDescriptorSetVariableDescriptorCountAllocateInfoEXT`. */
+  VkDescriptorSetVariableDescriptorCountAllocateInfoEXT: "VkDescriptorSetVariableDescriptorCountAllocateInfo";
+  /** Canonical name of `VkDescriptorSetVariableDescriptorCountLayoutSupport`. */
+  VkDescriptorSetVariableDescriptorCountLayoutSupport: "VkDescriptorSetVariableDescriptorCountLayoutSupport";
+  /** Canonical name of `VkDescriptorSetVariableDescriptorCountLayoutSupportEXT`. */
+  VkDescriptorSetVariableDescriptorCountLayoutSupportEXT:
+    "VkDescriptorSetVariableDescriptorCountLayoutSupport";
+  /** Canonical name of `VkDescriptorUpdateTemplateCreateInfo`. */
+  VkDescriptorUpdateTemplateCreateInfo: "VkDescriptorUpdateTemplateCreateInfo";
+  /** Canonical name of `VkDescriptorUpdateTemplateCreateInfoKHR`. */
+  VkDescriptorUpdateTemplateCreateInfoKHR: "VkDescriptorUpdateTemplateCreateInfo";
+  /** Canonical name of `VkDescriptorUpdateTemplateEntry`. */
+  VkDescriptorUpdateTemplateEntry: "VkDescriptorUpdateTemplateEntry";
+  /** Canonical name of `VkDescriptorUpdateTemplateEntryKHR`. */
+  VkDescriptorUpdateTemplateEntryKHR: "VkDescriptorUpdateTemplateEntry";
+  /** Canonical name of `VkDeviceAddressBindingCallbackDataEXT`. */
+  VkDeviceAddressBindingCallbackDataEXT: "VkDeviceAddressBindingCallbackDataEXT";
+  /** Canonical name of `VkDeviceAddressRangeEXT`. */
+  VkDeviceAddressRangeEXT: "VkDeviceAddressRangeKHR";
+  /** Canonical name of `VkDeviceAddressRangeKHR`. */
+  VkDeviceAddressRangeKHR: "VkDeviceAddressRangeKHR";
+  /** Canonical name of `VkDeviceBufferMemoryRequirements`. */
+  VkDeviceBufferMemoryRequirements: "VkDeviceBufferMemoryRequirements";
+  /** Canonical name of `VkDeviceBufferMemoryRequirementsKHR`. */
+  VkDeviceBufferMemoryRequirementsKHR: "VkDeviceBufferMemoryRequirements";
+  /** Canonical name of `VkDeviceCreateInfo`. */
+  VkDeviceCreateInfo: "VkDeviceCreateInfo";
+  /** Canonical name of `VkDeviceDeviceMemoryReportCreateInfoEXT`. */
+  VkDeviceDeviceMemoryReportCreateInfoEXT: "VkDeviceDeviceMemoryReportCreateInfoEXT";
+  /** Canonical name of `VkDeviceDiagnosticsConfigCreateInfoNV`. */
+  VkDeviceDiagnosticsConfigCreateInfoNV: "VkDeviceDiagnosticsConfigCreateInfoNV";
+  /** Canonical name of `VkDeviceEventInfoEXT`. */
+  VkDeviceEventInfoEXT: "VkDeviceEventInfoEXT";
+  /** Canonical name of `VkDeviceFaultAddressInfoEXT`. */
+  VkDeviceFaultAddressInfoEXT: "VkDeviceFaultAddressInfoKHR";
+  /** Canonical name of `VkDeviceFaultAddressInfoKHR`. */
+  VkDeviceFaultAddressInfoKHR: "VkDeviceFaultAddressInfoKHR";
+  /** Canonical name of `VkDeviceFaultCountsEXT`. */
+  VkDeviceFaultCountsEXT: "VkDeviceFaultCountsEXT";
+  /** Canonical name of `VkDeviceFaultDebugInfoKHR`. */
+  VkDeviceFaultDebugInfoKHR: "VkDeviceFaultDebugInfoKHR";
+  /** Canonical name of `VkDeviceFaultInfoEXT`. */
+  VkDeviceFaultInfoEXT: "VkDeviceFaultInfoEXT";
+  /** Canonical name of `VkDeviceFaultInfoKHR`. */
+  VkDeviceFaultInfoKHR: "VkDeviceFaultInfoKHR";
+  /** Canonical name of `VkDeviceFaultShaderAbortMessageInfoKHR`. */
+  VkDeviceFaultShaderAbortMessageInfoKHR: "VkDeviceFaultShaderAbortMessageInfoKHR";
+  /** Canonical name of `VkDeviceFaultVendorBinaryHeaderVersionOneEXT`. */
+  VkDeviceFaultVendorBinaryHeaderVersionOneEXT: "VkDeviceFaultVendorBinaryHeaderVersionOneKHR";
+  /** Canonical name of `VkDeviceFaultVendorBinaryHeaderVersionOneKHR`. */
+  VkDeviceFaultVendorBinaryHeaderVersionOneKHR: "VkDeviceFaultVendorBinaryHeaderVersionOneKHR";
+  /** Canonical name of `VkDeviceFaultVendorInfoEXT`. */
+  VkDeviceFaultVendorInfoEXT: "VkDeviceFaultVendorInfoKHR";
+  /** Canonical name of `VkDeviceFaultVendorInfoKHR`. */
+  VkDeviceFaultVendorInfoKHR: "VkDeviceFaultVendorInfoKHR";
+  /** Canonical name of `VkDeviceGroupBindSparseInfo`. */
+  VkDeviceGroupBindSparseInfo: "VkDeviceGroupBindSparseInfo";
+  /** Canonical name of `VkDeviceGroupBindSparseInfoKHR`. */
+  VkDeviceGroupBindSparseInfoKHR: "VkDeviceGroupBindSparseInfo";
+  /** Canonical name of `VkDeviceGroupCommandBufferBeginInfo`. */
+  VkDeviceGroupCommandBufferBeginInfo: "VkDeviceGroupCommandBufferBeginInfo";
+  /** Canonical name of `VkDeviceGroupCommandBufferBeginInfoKHR`. */
+  VkDeviceGroupCommandBufferBeginInfoKHR: "VkDeviceGroupCommandBufferBeginInfo";
+  /** Canonical name of `VkDeviceGroupDeviceCreateInfo`. */
+  VkDeviceGroupDeviceCreateInfo: "VkDeviceGroupDeviceCreateInfo";
+  /** Canonical name of `VkDeviceGroupDeviceCreateInfoKHR`. */
+  VkDeviceGroupDeviceCreateInfoKHR: "VkDeviceGroupDeviceCreateInfo";
+  /** Canonical name of `VkDeviceGroupPresentCapabilitiesKHR`. */
+  VkDeviceGroupPresentCapabilitiesKHR: "VkDeviceGroupPresentCapabilitiesKHR";
+  /** Canonical name of `VkDeviceGroupPresentInfoKHR`. */
+  VkDeviceGroupPresentInfoKHR: "VkDeviceGroupPresentInfoKHR";
+  /** Canonical name of `VkDeviceGroupRenderPassBeginInfo`. */
+  VkDeviceGroupRenderPassBeginInfo: "VkDeviceGroupRenderPassBeginInfo";
+  /** Canonical name of `VkDeviceGroupRenderPassBeginInfoKHR`. */
+  VkDeviceGroupRenderPassBeginInfoKHR: "VkDeviceGroupRenderPassBeginInfo";
+  /** Canonical name of `VkDeviceGroupSubmitInfo`. */
+  VkDeviceGroupSubmitInfo: "VkDeviceGroupSubmitInfo";
+  /** Canonical name of `VkDeviceGroupSubmitInfoKHR`. */
+  VkDeviceGroupSubmitInfoKHR: "VkDeviceGroupSubmitInfo";
+  /** Canonical name of `VkDeviceGroupSwapchainCreateInfoKHR`. */
+  VkDeviceGroupSwapchainCreateInfoKHR: "VkDeviceGroupSwapchainCreateInfoKHR";
+  /** Canonical name of `VkDeviceImageMemoryRequirements`. */
+  VkDeviceImageMemoryRequirements: "VkDeviceImageMemoryRequirements";
+  /** Canonical name of `VkDeviceImageMemoryRequirementsKHR`. */
+  VkDeviceImageMemoryRequirementsKHR: "VkDeviceImageMemoryRequirements";
+  /** Canonical name of `VkDeviceImageSubresourceInfo`. */
+  VkDeviceImageSubresourceInfo: "VkDeviceImageSubresourceInfo";
+  /** Canonical name of `VkDeviceImageSubresourceInfoKHR`. */
+  VkDeviceImageSubresourceInfoKHR: "VkDeviceImageSubresourceInfo";
+  /** Canonical name of `VkDeviceMemoryCopyKHR`. */
+  VkDeviceMemoryCopyKHR: "VkDeviceMemoryCopyKHR";
+  /** Canonical name of `VkDeviceMemoryImageCopyKHR`. */
+  VkDeviceMemoryImageCopyKHR: "VkDeviceMemoryImageCopyKHR";
+  /** Canonical name of `VkDeviceMemoryOpaqueCaptureAddressInfo`. */
+  VkDeviceMemoryOpaqueCaptureAddressInfo: "VkDeviceMemoryOpaqueCaptureAddressInfo";
+  /** Canonical name of `VkDeviceMemoryOpaqueCaptureAddressInfoKHR`. */
+  VkDeviceMemoryOpaqueCaptureAddressInfoKHR: "VkDeviceMemoryOpaqueCaptureAddressInfo";
+  /** Canonical name of `VkDeviceMemoryOverallocationCreateInfoAMD`. */
+  VkDeviceMemoryOverallocationCreateInfoAMD: "VkDeviceMemoryOverallocationCreateInfoAMD";
+  /** Canonical name of `VkDeviceMemoryReportCallbackDataEXT`. */
+  VkDeviceMemoryReportCallbackDataEXT: "VkDeviceMemoryReportCallbackDataEXT";
+  /** Canonical name of `VkDeviceObjectReservationCreateInfo`. */
+  VkDeviceObjectReservationCreateInfo: "VkDeviceObjectReservationCreateInfo";
+  /** Canonical name of `VkDeviceOrHostAddressConstAMDX`. */
+  VkDeviceOrHostAddressConstAMDX: "VkDeviceOrHostAddressConstAMDX";
+  /** Canonical name of `VkDeviceOrHostAddressConstKHR`. */
+  VkDeviceOrHostAddressConstKHR: "VkDeviceOrHostAddressConstKHR";
+  /** Canonical name of `VkDeviceOrHostAddressKHR`. */
+  VkDeviceOrHostAddressKHR: "VkDeviceOrHostAddressKHR";
+  /** Canonical name of `VkDevicePipelineBinaryInternalCacheControlKHR`. */
+  VkDevicePipelineBinaryInternalCacheControlKHR: "VkDevicePipelineBinaryInternalCacheControlKHR";
+  /** Canonical name of `VkDevicePrivateDataCreateInfo`. */
+  VkDevicePrivateDataCreateInfo: "VkDevicePrivateDataCreateInfo";
+  /** Canonical name of `VkDevicePrivateDataCreateInfoEXT`. */
+  VkDevicePrivateDataCreateInfoEXT: "VkDevicePrivateDataCreateInfo";
+  /** Canonical name of `VkDeviceQueueCreateInfo`. */
+  VkDeviceQueueCreateInfo: "VkDeviceQueueCreateInfo";
+  /** Canonical name of `VkDeviceQueueGlobalPriorityCreateInfo`. */
+  VkDeviceQueueGlobalPriorityCreateInfo: "VkDeviceQueueGlobalPriorityCreateInfo";
+  /** Canonical name of `VkDeviceQueueGlobalPriorityCreateInfoEXT`. */
+  VkDeviceQueueGlobalPriorityCreateInfoEXT: "VkDeviceQueueGlobalPriorityCreateInfo";
+  /** Canonical name of `VkDeviceQueueGlobalPriorityCreateInfoKHR`. */
+  VkDeviceQueueGlobalPriorityCreateInfoKHR: "VkDeviceQueueGlobalPriorityCreateInfo";
+  /** Canonical name of `VkDeviceQueueInfo2`. */
+  VkDeviceQueueInfo2: "VkDeviceQueueInfo2";
+  /** Canonical name of `VkDeviceQueueShaderCoreControlCreateInfoARM`. */
+  VkDeviceQueueShaderCoreControlCreateInfoARM: "VkDeviceQueueShaderCoreControlCreateInfoARM";
+  /** Canonical name of `VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV`. */
+  VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV: "VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV";
+  /** Canonical name of `VkDeviceTensorMemoryRequirementsARM`. */
+  VkDeviceTensorMemoryRequirementsARM: "VkDeviceTensorMemoryRequirementsARM";
+  /** Canonical name of `VkDirectDriverLoadingInfoLUNARG`. */
+  VkDirectDriverLoadingInfoLUNARG: "VkDirectDriverLoadingInfoLUNARG";
+  /** Canonical name of `VkDirectDriverLoadingListLUNARG`. */
+  VkDirectDriverLoadingListLUNARG: "VkDirectDriverLoadingListLUNARG";
+  /** Canonical name of `VkDirectFBSurfaceCreateInfoEXT`. */
+  VkDirectFBSurfaceCreateInfoEXT: "VkDirectFBSurfaceCreateInfoEXT";
+  /** Canonical name of `VkDispatchGraphCountInfoAMDX`. */
+  VkDispatchGraphCountInfoAMDX: "VkDispatchGraphCountInfoAMDX";
+  /** Canonical name of `VkDispatchGraphInfoAMDX`. */
+  VkDispatchGraphInfoAMDX: "VkDispatchGraphInfoAMDX";
+  /** Canonical name of `VkDispatchIndirect2InfoKHR`. */
+  VkDispatchIndirect2InfoKHR: "VkDispatchIndirect2InfoKHR";
+  /** Canonical name of `VkDispatchIndirectCommand`. */
+  VkDispatchIndirectCommand: "VkDispatchIndirectCommand";
+  /** Canonical name of `VkDispatchParametersARM`. */
+  VkDispatchParametersARM: "VkDispatchParametersARM";
+  /** Canonical name of `VkDispatchTileInfoQCOM`. */
+  VkDispatchTileInfoQCOM: "VkDispatchTileInfoQCOM";
+  /** Canonical name of `VkDisplayEventInfoEXT`. */
+  VkDisplayEventInfoEXT: "VkDisplayEventInfoEXT";
+  /** Canonical name of `VkDisplayModeCreateInfoKHR`. */
+  VkDisplayModeCreateInfoKHR: "VkDisplayModeCreateInfoKHR";
+  /** Canonical name of `VkDisplayModeParametersKHR`. */
+  VkDisplayModeParametersKHR: "VkDisplayModeParametersKHR";
+  /** Canonical name of `VkDisplayModeProperties2KHR`. */
+  VkDisplayModeProperties2KHR: "VkDisplayModeProperties2KHR";
+  /** Canonical name of `VkDisplayModePropertiesKHR`. */
+  VkDisplayModePropertiesKHR: "VkDisplayModePropertiesKHR";
+  /** Canonical name of `VkDisplayModeStereoPropertiesNV`. */
+  VkDisplayModeStereoPropertiesNV: "VkDisplayModeStereoPropertiesNV";
+  /** Canonical name of `VkDisplayNativeHdrSurfaceCapabilitiesAMD`. */
+  VkDisplayNativeHdrSurfaceCapabilitiesAMD: "VkDisplayNativeHdrSurfaceCapabilitiesAMD";
+  /** Canonical name of `VkDisplayPlaneCapabilities2KHR`. */
+  VkDisplayPlaneCapabilities2KHR: "VkDisplayPlaneCapabilities2KHR";
+  /** Canonical name of `VkDisplayPlaneCapabilitiesKHR`. */
+  VkDisplayPlaneCapabilitiesKHR: "VkDisplayPlaneCapabilitiesKHR";
+  /** Canonical name of `VkDisplayPlaneInfo2KHR`. */
+  VkDisplayPlaneInfo2KHR: "VkDisplayPlaneInfo2KHR";
+  /** Canonical name of `VkDisplayPlaneProperties2KHR`. */
+  VkDisplayPlaneProperties2KHR: "VkDisplayPlaneProperties2KHR";
+  /** Canonical name of `VkDisplayPlanePropertiesKHR`. */
+  VkDisplayPlanePropertiesKHR: "VkDisplayPlanePropertiesKHR";
+  /** Canonical name of `VkDisplayPowerInfoEXT`. */
+  VkDisplayPowerInfoEXT: "VkDisplayPowerInfoEXT";
+  /** Canonical name of `VkDisplayPresentInfoKHR`. */
+  VkDisplayPresentInfoKHR: "VkDisplayPresentInfoKHR";
+  /** Canonical name of `VkDisplayProperties2KHR`. */
+  VkDisplayProperties2KHR: "VkDisplayProperties2KHR";
+  /** Canonical name of `VkDisplayPropertiesKHR`. */
+  VkDisplayPropertiesKHR: "VkDisplayPropertiesKHR";
+  /** Canonical name of `VkDisplaySurfaceCreateInfoKHR`. */
+  VkDisplaySurfaceCreateInfoKHR: "VkDisplaySurfaceCreateInfoKHR";
+  /** Canonical name of `VkDisplaySurfaceStereoCreateInfoNV`. */
+  VkDisplaySurfaceStereoCreateInfoNV: "VkDisplaySurfaceStereoCreateInfoNV";
+  /** Canonical name of `VkDrawIndexedIndirectCommand`. */
+  VkDrawIndexedIndirectCommand: "VkDrawIndexedIndirectCommand";
+  /** Canonical name of `VkDrawIndirect2InfoKHR`. */
+  VkDrawIndirect2InfoKHR: "VkDrawIndirect2InfoKHR";
+  /** Canonical name of `VkDrawIndirectCommand`. */
+  VkDrawIndirectCommand: "VkDrawIndirectCommand";
+  /** Canonical name of `VkDrawIndirectCount2InfoKHR`. */
+  VkDrawIndirectCount2InfoKHR: "VkDrawIndirectCount2InfoKHR";
+  /** Canonical name of `VkDrawIndirectCountIndirectCommandEXT`. */
+  VkDrawIndirectCountIndirectCommandEXT: "VkDrawIndirectCountIndirectCommandEXT";
+  /** Canonical name of `VkDrawMeshTasksIndirectCommandEXT`. */
+  VkDrawMeshTasksIndirectCommandEXT: "VkDrawMeshTasksIndirectCommandEXT";
+  /** Canonical name of `VkDrawMeshTasksIndirectCommandNV`. */
+  VkDrawMeshTasksIndirectCommandNV: "VkDrawMeshTasksIndirectCommandNV";
+  /** Canonical name of `VkDrmFormatModifierProperties2EXT`. */
+  VkDrmFormatModifierProperties2EXT: "VkDrmFormatModifierProperties2EXT";
+  /** Canonical name of `VkDrmFormatModifierPropertiesEXT`. */
+  VkDrmFormatModifierPropertiesEXT: "VkDrmFormatModifierPropertiesEXT";
+  /** Canonical name of `VkDrmFormatModifierPropertiesList2EXT`. */
+  VkDrmFormatModifierPropertiesList2EXT: "VkDrmFormatModifierPropertiesList2EXT";
+  /** Canonical name of `VkDrmFormatModifierPropertiesListEXT`. */
+  VkDrmFormatModifierPropertiesListEXT: "VkDrmFormatModifierPropertiesListEXT";
+  /** Canonical name of `VkEventCreateInfo`. */
+  VkEventCreateInfo: "VkEventCreateInfo";
+  /** Canonical name of `VkExecutionGraphPipelineCreateInfoAMDX`. */
+  VkExecutionGraphPipelineCreateInfoAMDX: "VkExecutionGraphPipelineCreateInfoAMDX";
+  /** Canonical name of `VkExecutionGraphPipelineScratchSizeAMDX`. */
+  VkExecutionGraphPipelineScratchSizeAMDX: "VkExecutionGraphPipelineScratchSizeAMDX";
+  /** Canonical name of `VkExportFenceCreateInfo`. */
+  VkExportFenceCreateInfo: "VkExportFenceCreateInfo";
+  /** Canonical name of `VkExportFenceCreateInfoKHR`. */
+  VkExportFenceCreateInfoKHR: "VkExportFenceCreateInfo";
+  /** Canonical name of `VkExportFenceSciSyncInfoNV`. */
+  VkExportFenceSciSyncInfoNV: "VkExportFenceSciSyncInfoNV";
+  /** Canonical name of `VkExportFenceWin32HandleInfoKHR`. */
+  VkExportFenceWin32HandleInfoKHR: "VkExportFenceWin32HandleInfoKHR";
+  /** Canonical name of `VkExportMemoryAllocateInfo`. */
+  VkExportMemoryAllocateInfo: "VkExportMemoryAllocateInfo";
+  /** Canonical name of `VkExportMemoryAllocateInfoKHR`. */
+  VkExportMemoryAllocateInfoKHR: "VkExportMemoryAllocateInfo";
+  /** Canonical name of `VkExportMemoryAllocateInfoNV`. */
+  VkExportMemoryAllocateInfoNV: "VkExportMemoryAllocateInfoNV";
+  /** Canonical name of `VkExportMemorySciBufInfoNV`. */
+  VkExportMemorySciBufInfoNV: "VkExportMemorySciBufInfoNV";
+  /** Canonical name of `VkExportMemoryWin32HandleInfoKHR`. */
+  VkExportMemoryWin32HandleInfoKHR: "VkExportMemoryWin32HandleInfoKHR";
+  /** Canonical name of `VkExportMemoryWin32HandleInfoNV`. */
+  VkExportMemoryWin32HandleInfoNV: "VkExportMemoryWin32HandleInfoNV";
+  /** Canonical name of `VkExportMetalBufferInfoEXT`. */
+  VkExportMetalBufferInfoEXT: "VkExportMetalBufferInfoEXT";
+  /** Canonical name of `VkExportMetalCommandQueueInfoEXT`. */
+  VkExportMetalCommandQueueInfoEXT: "VkExportMetalCommandQueueInfoEXT";
+  /** Canonical name of `VkExportMetalDeviceInfoEXT`. */
+  VkExportMetalDeviceInfoEXT: "VkExportMetalDeviceInfoEXT";
+  /** Canonical name of `VkExportMetalIOSurfaceInfoEXT`. */
+  VkExportMetalIOSurfaceInfoEXT: "VkExportMetalIOSurfaceInfoEXT";
+  /** Canonical name of `VkExportMetalObjectCreateInfoEXT`. */
+  VkExportMetalObjectCreateInfoEXT: "VkExportMetalObjectCreateInfoEXT";
+  /** Canonical name of `VkExportMetalObjectsInfoEXT`. */
+  VkExportMetalObjectsInfoEXT: "VkExportMetalObjectsInfoEXT";
+  /** Canonical name of `VkExportMetalSharedEventInfoEXT`. */
+  VkExportMetalSharedEventInfoEXT: "VkExportMetalSharedEventInfoEXT";
+  /** Canonical name of `VkExportMetalTextureInfoEXT`. */
+  VkExportMetalTextureInfoEXT: "VkExportMetalTextureInfoEXT";
+  /** Canonical name of `VkExportSemaphoreCreateInfo`. */
+  VkExportSemaphoreCreateInfo: "VkExportSemaphoreCreateInfo";
+  /** Canonical name of `VkExportSemaphoreCreateInfoKHR`. */
+  VkExportSemaphoreCreateInfoKHR: "VkExportSemaphoreCreateInfo";
+  /** Canonical name of `VkExportSemaphoreSciSyncInfoNV`. */
+  VkExportSemaphoreSciSyncInfoNV: "VkExportSemaphoreSciSyncInfoNV";
+  /** Canonical name of `VkExportSemaphoreWin32HandleInfoKHR`. */
+  VkExportSemaphoreWin32HandleInfoKHR: "VkExportSemaphoreWin32HandleInfoKHR";
+  /** Canonical name of `VkExtensionProperties`. */
+  VkExtensionProperties: "VkExtensionProperties";
+  /** Canonical name of `VkExtent2D`. */
+  VkExtent2D: "VkExtent2D";
+  /** Canonical name of `VkExtent3D`. */
+  VkExtent3D: "VkExtent3D";
+  /** Canonical name of `VkExternalBufferProperties`. */
+  VkExternalBufferProperties: "VkExternalBufferProperties";
+  /** Canonical name of `VkExternalBufferPropertiesKHR`. */
+  VkExternalBufferPropertiesKHR: "VkExternalBufferProperties";
+  /** Canonical name of `VkExternalComputeQueueCreateInfoNV`. */
+  VkExternalComputeQueueCreateInfoNV: "VkExternalComputeQueueCreateInfoNV";
+  /** Canonical name of `VkExternalComputeQueueDataParamsNV`. */
+  VkExternalComputeQueueDataParamsNV: "VkExternalComputeQueueDataParamsNV";
+  /** Canonical name of `VkExternalComputeQueueDeviceCreateInfoNV`. */
+  VkExternalComputeQueueDeviceCreateInfoNV: "VkExternalComputeQueueDeviceCreateInfoNV";
+  /** Canonical name of `VkExternalFenceProperties`. */
+  VkExternalFenceProperties: "VkExternalFenceProperties";
+  /** Canonical name of `VkExternalFencePropertiesKHR`. */
+  VkExternalFencePropertiesKHR: "VkExternalFenceProperties";
+  /** Canonical name of `VkExternalFormatANDROID`. */
+  VkExternalFormatANDROID: "VkExternalFormatANDROID";
+  /** Canonical name of `VkExternalFormatOHOS`. */
+  VkExternalFormatOHOS: "VkExternalFormatOHOS";
+  /** Canonical name of `VkExternalFormatQNX`. */
+  VkExternalFormatQNX: "VkExternalFormatQNX";
+  /** Canonical name of `VkExternalImageFormatProperties`. */
+  VkExternalImageFormatProperties: "VkExternalImageFormatProperties";
+  /** Canonical name of `VkExternalImageFormatPropertiesKHR`. */
+  VkExternalImageFormatPropertiesKHR: "VkExternalImageFormatProperties";
+  /** Canonical name of `VkExternalImageFormatPropertiesNV`. */
+  VkExternalImageFormatPropertiesNV: "VkExternalImageFormatPropertiesNV";
+  /** Canonical name of `VkExternalMemoryAcquireUnmodifiedEXT`. */
+  VkExternalMemoryAcquireUnmodifiedEXT: "VkExternalMemoryAcquireUnmodifiedEXT";
+  /** Canonical name of `VkExternalMemoryBufferCreateInfo`. */
+  VkExternalMemoryBufferCreateInfo: "VkExternalMemoryBufferCreateInfo";
+  /** Canonical name of `VkExternalMemoryBufferCreateInfoKHR`. */
+  VkExternalMemoryBufferCreateInfoKHR: "VkExternalMemoryBufferCreateInfo";
+  /** Canonical name of `VkExternalMemoryImageCreateInfo`. */
+  VkExternalMemoryImageCreateInfo: "VkExternalMemoryImageCreateInfo";
+  /** Canonical name of `VkExternalMemoryImageCreateInfoKHR`. */
+  VkExternalMemoryImageCreateInfoKHR: "VkExternalMemoryImageCreateInfo";
+  /** Canonical name of `VkExternalMemoryImageCreateInfoNV`. */
+  VkExternalMemoryImageCreateInfoNV: "VkExternalMemoryImageCreateInfoNV";
+  /** Canonical name of `VkExternalMemoryProperties`. */
+  VkExternalMemoryProperties: "VkExternalMemoryProperties";
+  /** Canonical name of `VkExternalMemoryPropertiesKHR`. */
+  VkExternalMemoryPropertiesKHR: "VkExternalMemoryProperties";
+  /** Canonical name of `VkExternalMemoryTensorCreateInfoARM`. */
+  VkExternalMemoryTensorCreateInfoARM: "VkExternalMemoryTensorCreateInfoARM";
+  /** Canonical name of `VkExternalSemaphoreProperties`. */
+  VkExternalSemaphoreProperties: "VkExternalSemaphoreProperties";
+  /** Canonical name of `VkExternalSemaphorePropertiesKHR`. */
+  VkExternalSemaphorePropertiesKHR: "VkExternalSemaphoreProperties";
+  /** Canonical name of `VkExternalTensorPropertiesARM`. */
+  VkExternalTensorPropertiesARM: "VkExternalTensorPropertiesARM";
+  /** Canonical name of `VkFaultCallbackInfo`. */
+  VkFaultCallbackInfo: "VkFaultCallbackInfo";
+  /** Canonical name of `VkFaultData`. */
+  VkFaultData: "VkFaultData";
+  /** Canonical name of `VkFenceCreateInfo`. */
+  VkFenceCreateInfo: "VkFenceCreateInfo";
+  /** Canonical name of `VkFenceGetFdInfoKHR`. */
+  VkFenceGetFdInfoKHR: "VkFenceGetFdInfoKHR";
+  /** Canonical name of `VkFenceGetSciSyncInfoNV`. */
+  VkFenceGetSciSyncInfoNV: "VkFenceGetSciSyncInfoNV";
+  /** Canonical name of `VkFenceGetWin32HandleInfoKHR`. */
+  VkFenceGetWin32HandleInfoKHR: "VkFenceGetWin32HandleInfoKHR";
+  /** Canonical name of `VkFilterCubicImageViewImageFormatPropertiesEXT`. */
+  VkFilterCubicImageViewImageFormatPropertiesEXT: "VkFilterCubicImageViewImageFormatPropertiesEXT";
+  /** Canonical name of `VkFormatProperties`. */
+  VkFormatProperties: "VkFormatProperties";
+  /** Canonical name of `VkFormatProperties2`. */
+  VkFormatProperties2: "VkFormatProperties2";
+  /** Canonical name of `VkFormatProperties2KHR`. */
+  VkFormatProperties2KHR: "VkFormatProperties2";
+  /** Canonical name of `VkFormatProperties3`. */
+  VkFormatProperties3: "VkFormatProperties3";
+  /** Canonical name of `VkFormatProperties3KHR`. */
+  VkFormatProperties3KHR: "VkFormatProperties3";
+  /** Canonical name of `VkFormatProperties4KHR`. */
+  VkFormatProperties4KHR: "VkFormatProperties4KHR";
+  /** Canonical name of `VkFragmentShadingRateAttachmentInfoKHR`. */
+  VkFragmentShadingRateAttachmentInfoKHR: "VkFragmentShadingRateAttachmentInfoKHR";
+  /** Canonical name of `VkFrameBoundaryEXT`. */
+  VkFrameBoundaryEXT: "VkFrameBoundaryEXT";
+  /** Canonical name of `VkFrameBoundaryTensorsARM`. */
+  VkFrameBoundaryTensorsARM: "VkFrameBoundaryTensorsARM";
+  /** Canonical name of `VkFramebufferAttachmentImageInfo`. */
+  VkFramebufferAttachmentImageInfo: "VkFramebufferAttachmentImageInfo";
+  /** Canonical name of `VkFramebufferAttachmentImageInfoKHR`. */
+  VkFramebufferAttachmentImageInfoKHR: "VkFramebufferAttachmentImageInfo";
+  /** Canonical name of `VkFramebufferAttachmentsCreateInfo`. */
+  VkFramebufferAttachmentsCreateInfo: "VkFramebufferAttachmentsCreateInfo";
+  /** Canonical name of `VkFramebufferAttachmentsCreateInfoKHR`. */
+  VkFramebufferAttachmentsCreateInfoKHR: "VkFramebufferAttachmentsCreateInfo";
+  /** Canonical name of `VkFramebufferCreateInfo`. */
+  VkFramebufferCreateInfo: "VkFramebufferCreateInfo";
+  /** Canonical name of `VkFramebufferMixedSamplesCombinationNV`. */
+  VkFramebufferMixedSamplesCombinationNV: "VkFramebufferMixedSamplesCombinationNV";
+  /** Canonical name of `VkGeneratedCommandsInfoEXT`. */
+  VkGeneratedCommandsInfoEXT: "VkGeneratedCommandsInfoEXT";
+  /** Canonical name of `VkGeneratedCommandsInfoNV`. */
+  VkGeneratedCommandsInfoNV: "VkGeneratedCommandsInfoNV";
+  /** Canonical name of `VkGeneratedCommandsMemoryRequirementsInfoEXT`. */
+  VkGeneratedCommandsMemoryRequirementsInfoEXT: "VkGeneratedCommandsMemoryRequirementsInfoEXT";
+  /** Canonical name of `VkGeneratedCommandsMemoryRequirementsInfoNV`. */
+  VkGeneratedCommandsMemoryRequirementsInfoNV: "VkGeneratedCommandsMemoryRequirementsInfoNV";
+  /** Canonical name of `VkGeneratedCommandsPipelineInfoEXT`. */
+  VkGeneratedCommandsPipelineInfoEXT: "VkGeneratedCommandsPipelineInfoEXT";
+  /** Canonical name of `VkGeneratedCommandsShaderInfoEXT`. */
+  VkGeneratedCommandsShaderInfoEXT: "VkGeneratedCommandsShaderInfoEXT";
+  /** Canonical name of `VkGeometryAABBNV`. */
+  VkGeometryAABBNV: "VkGeometryAABBNV";
+  /** Canonical name of `VkGeometryDataNV`. */
+  VkGeometryDataNV: "VkGeometryDataNV";
+  /** Canonical name of `VkGeometryNV`. */
+  VkGeometryNV: "VkGeometryNV";
+  /** Canonical name of `VkGeometryTrianglesNV`. */
+  VkGeometryTrianglesNV: "VkGeometryTrianglesNV";
+  /** Canonical name of `VkGetLatencyMarkerInfoNV`. */
+  VkGetLatencyMarkerInfoNV: "VkGetLatencyMarkerInfoNV";
+  /** Canonical name of `VkGpaDeviceClockModeInfoAMD`. */
+  VkGpaDeviceClockModeInfoAMD: "VkGpaDeviceClockModeInfoAMD";
+  /** Canonical name of `VkGpaDeviceGetClockInfoAMD`. */
+  VkGpaDeviceGetClockInfoAMD: "VkGpaDeviceGetClockInfoAMD";
+  /** Canonical name of `VkGpaPerfBlockPropertiesAMD`. */
+  VkGpaPerfBlockPropertiesAMD: "VkGpaPerfBlockPropertiesAMD";
+  /** Canonical name of `VkGpaPerfCounterAMD`. */
+  VkGpaPerfCounterAMD: "VkGpaPerfCounterAMD";
+  /** Canonical name of `VkGpaSampleBeginInfoAMD`. */
+  VkGpaSampleBeginInfoAMD: "VkGpaSampleBeginInfoAMD";
+  /** Canonical name of `VkGpaSessionCreateInfoAMD`. */
+  VkGpaSessionCreateInfoAMD: "VkGpaSessionCreateInfoAMD";
+  /** Canonical name of `VkGraphicsPipelineCreateInfo`. */
+  VkGraphicsPipelineCreateInfo: "VkGraphicsPipelineCreateInfo";
+  /** Canonical name of `VkGraphicsPipelineLibraryCreateInfoEXT`. */
+  VkGraphicsPipelineLibraryCreateInfoEXT: "VkGraphicsPipelineLibraryCreateInfoEXT";
+  /** Canonical name of `VkGraphicsPipelineShaderGroupsCreateInfoNV`. */
+  VkGraphicsPipelineShaderGroupsCreateInfoNV: "VkGraphicsPipelineShaderGroupsCreateInfoNV";
+  /** Canonical name of `VkGraphicsShaderGroupCreateInfoNV`. */
+  VkGraphicsShaderGroupCreateInfoNV: "VkGraphicsShaderGroupCreateInfoNV";
+  /** Canonical name of `VkHdrMetadataEXT`. */
+  VkHdrMetadataEXT: "VkHdrMetadataEXT";
+  /** Canonical name of `VkHdrVividDynamicMetadataHUAWEI`. */
+  VkHdrVividDynamicMetadataHUAWEI: "VkHdrVividDynamicMetadataHUAWEI";
+  /** Canonical name of `VkHeadlessSurfaceCreateInfoEXT`. */
+  VkHeadlessSurfaceCreateInfoEXT: "VkHeadlessSurfaceCreateInfoEXT";
+  /** Canonical name of `VkHostAddressRangeConstEXT`. */
+  VkHostAddressRangeConstEXT: "VkHostAddressRangeConstEXT";
+  /** Canonical name of `VkHostAddressRangeEXT`. */
+  VkHostAddressRangeEXT: "VkHostAddressRangeEXT";
+  /** Canonical name of `VkHostImageCopyDevicePerformanceQuery`. */
+  VkHostImageCopyDevicePerformanceQuery: "VkHostImageCopyDevicePerformanceQuery";
+  /** Canonical name of `VkHostImageCopyDevicePerformanceQueryEXT`. */
+  VkHostImageCopyDevicePerformanceQueryEXT: "VkHostImageCopyDevicePerformanceQuery";
+  /** Canonical name of `VkHostImageLayoutTransitionInfo`. */
+  VkHostImageLayoutTransitionInfo: "VkHostImageLayoutTransitionInfo";
+  /** Canonical name of `VkHostImageLayoutTransitionInfoEXT`. */
+  VkHostImageLayoutTransitionInfoEXT: "VkHostImageLayoutTransitionInfo";
+  /** Canonical name of `VkIOSSurfaceCreateInfoMVK`. */
+  VkIOSSurfaceCreateInfoMVK: "VkIOSSurfaceCreateInfoMVK";
+  /** Canonical name of `VkImageAlignmentControlCreateInfoMESA`. */
+  VkImageAlignmentControlCreateInfoMESA: "VkImageAlignmentControlCreateInfoMESA";
+  /** Canonical name of `VkImageBlit`. */
+  VkImageBlit: "VkImageBlit";
+  /** Canonical name of `VkImageBlit2`. */
+  VkImageBlit2: "VkImageBlit2";
+  /** Canonical name of `VkImageBlit2KHR`. */
+  VkImageBlit2KHR: "VkImageBlit2";
+  /** Canonical name of `VkImageCaptureDescriptorDataInfoEXT`. */
+  VkImageCaptureDescriptorDataInfoEXT: "VkImageCaptureDescriptorDataInfoEXT";
+  /** Canonical name of `VkImageCompressionControlEXT`. */
+  VkImageCompressionControlEXT: "VkImageCompressionControlEXT";
+  /** Canonical name of `VkImageCompressionPropertiesEXT`. */
+  VkImageCompressionPropertiesEXT: "VkImageCompressionPropertiesEXT";
+  /** Canonical name of `VkImageConstraintsInfoFUCHSIA`. */
+  VkImageConstraintsInfoFUCHSIA: "VkImageConstraintsInfoFUCHSIA";
+  /** Canonical name of `VkImageCopy`. */
+  VkImageCopy: "VkImageCopy";
+  /** Canonical name of `VkImageCopy2`. */
+  VkImageCopy2: "VkImageCopy2";
+  /** Canonical name of `VkImageCopy2KHR`. */
+  VkImageCopy2KHR: "VkImageCopy2";
+  /** Canonical name of `VkImageCreateFlags2CreateInfoKHR`. */
+  VkImageCreateFlags2CreateInfoKHR: "VkImageCreateFlags2CreateInfoKHR";
+  /** Canonical name of `VkImageCreateInfo`. */
+  VkImageCreateInfo: "VkImageCreateInfo";
+  /** Canonical name of `VkImageDescriptorInfoEXT`. */
+  VkImageDescriptorInfoEXT: "VkImageDescriptorInfoEXT";
+  /** Canonical name of `VkImageDrmFormatModifierExplicitCreateInfoEXT`. */
+  VkImageDrmFormatModifierExplicitCreateInfoEXT: "VkImageDrmFormatModifierExplicitCreateInfoEXT";
+  /** Canonical name of `VkImageDrmFormatModifierListCreateInfoEXT`. */
+  VkImageDrmFormatModifierListCreateInfoEXT: "VkImageDrmFormatModifierListCreateInfoEXT";
+  /** Canonical name of `VkImageDrmFormatModifierPropertiesEXT`. */
+  VkImageDrmFormatModifierPropertiesEXT: "VkImageDrmFormatModifierPropertiesEXT";
+  /** Canonical name of `VkImageFormatConstraintsInfoFUCHSIA`. */
+  VkImageFormatConstraintsInfoFUCHSIA: "VkImageFormatConstraintsInfoFUCHSIA";
+  /** Canonical name of `VkImageFormatListCreateInfo`. */
+  VkImageFormatListCreateInfo: "VkImageFormatListCreateInfo";
+  /** Canonical name of `VkImageFormatListCreateInfoKHR`. */
+  VkImageFormatListCreateInfoKHR: "VkImageFormatListCreateInfo";
+  /** Canonical name of `VkImageFormatProperties`. */
+  VkImageFormatProperties: "VkImageFormatProperties";
+  /** Canonical name of `VkImageFormatProperties2`. */
+  VkImageFormatProperties2: "VkImageFormatProperties2";
+  /** Canonical name of `VkImageFormatProperties2KHR`. */
+  VkImageFormatProperties2KHR: "VkImageFormatProperties2";
+  /** Canonical name of `VkImageMemoryBarrier`. */
+  VkImageMemoryBarrier: "VkImageMemoryBarrier";
+  /** Canonical name of `VkImageMemoryBarrier2`. */
+  VkImageMemoryBarrier2: "VkImageMemoryBarrier2";
+  /** Canonical name of `VkImageMemoryBarrier2KHR`. */
+  VkImageMemoryBarrier2KHR: "VkImageMemoryBarrier2";
+  /** Canonical name of `VkImageMemoryRequirementsInfo2`. */
+  VkImageMemoryRequirementsInfo2: "VkImageMemoryRequirementsInfo2";
+  /** Canonical name of `VkImageMemoryRequirementsInfo2KHR`. */
+  VkImageMemoryRequirementsInfo2KHR: "VkImageMemoryRequirementsInfo2";
+  /** Canonical name of `VkImagePipeSurfaceCreateInfoFUCHSIA`. */
+  VkImagePipeSurfaceCreateInfoFUCHSIA: "VkImagePipeSurfaceCreateInfoFUCHSIA";
+  /** Canonical name of `VkImagePlaneMemoryRequirementsInfo`. */
+  VkImagePlaneMemoryRequirementsInfo: "VkImagePlaneMemoryRequirementsInfo";
+  /** Canonical name of `VkImagePlaneMemoryRequirementsInfoKHR`. */
+  VkImagePlaneMemoryRequirementsInfoKHR: "VkImagePlaneMemoryRequirementsInfo";
+  /** Canonical name of `VkImageResolve`. */
+  VkImageResolve: "VkImageResolve";
+  /** Canonical name of `VkImageResolve2`. */
+  VkImageResolve2: "VkImageResolve2";
+  /** Canonical name of `VkImageResolve2KHR`. */
+  VkImageResolve2KHR: "VkImageResolve2";
+  /** Canonical name of `VkImageSparseMemoryRequirementsInfo2`. */
+  VkImageSparseMemoryRequirementsInfo2: "VkImageSparseMemoryRequirementsInfo2";
+  /** Canonical name of `VkImageSparseMemoryRequirementsInfo2KHR`. */
+  VkImageSparseMemoryRequirementsInfo2KHR: "VkImageSparseMemoryRequirementsInfo2";
+  /** Canonical name of `VkImageStencilUsage2CreateInfoKHR`. */
+  VkImageStencilUsage2CreateInfoKHR: "VkImageStencilUsage2CreateInfoKHR";
+  /** Canonical name of `VkImageStencilUsageCreateInfo`. */
+  VkImageStencilUsageCreateInfo: "VkImageStencilUsageCreateInfo";
+  /** Canonical name of `VkImageStencilUsageCreateInfoEXT`. */
+  VkImageStencilUsageCreateInfoEXT: "VkImageStencilUsageCreateInfo";
+  /** Canonical name of `VkImageSubresource`. */
+  VkImageSubresource: "VkImageSubresource";
+  /** Canonical name of `VkImageSubresource2`. */
+  VkImageSubresource2: "VkImageSubresource2";
+  /** Canonical name of `VkImageSubresource2EXT`. */
+  VkImageSubresource2EXT: "VkImageSubresource2";
+  /** Canonical name of `VkImageSubresource2KHR`. */
+  VkImageSubresource2KHR: "VkImageSubresource2";
+  /** Canonical name of `VkImageSubresourceLayers`. */
+  VkImageSubresourceLayers: "VkImageSubresourceLayers";
+  /** Canonical name of `VkImageSubresourceRange`. */
+  VkImageSubresourceRange: "VkImageSubresourceRange";
+  /** Canonical name of `VkImageSwapchainCreateInfoKHR`. */
+  VkImageSwapchainCreateInfoKHR: "VkImageSwapchainCreateInfoKHR";
+  /** Canonical name of `VkImageTilingControlCreateInfoEXT`. */
+  VkImageTilingControlCreateInfoEXT: "VkImageTilingControlCreateInfoEXT";
+  /** Canonical name of `VkImageToMemoryCopy`. */
+  VkImageToMemoryCopy: "VkImageToMemoryCopy";
+  /** Canonical name of `VkImageToMemoryCopyEXT`. */
+  VkImageToMemoryCopyEXT: "VkImageToMemoryCopy";
+  /** Canonical name of `VkImageUsageFlags2CreateInfoKHR`. */
+  VkImageUsageFlags2CreateInfoKHR: "VkImageUsageFlags2CreateInfoKHR";
+  /** Canonical name of `VkImageViewASTCDecodeModeEXT`. */
+  VkImageViewASTCDecodeModeEXT: "VkImageViewASTCDecodeModeEXT";
+  /** Canonical name of `VkImageViewAddressPropertiesNVX`. */
+  VkImageViewAddressPropertiesNVX: "VkImageViewAddressPropertiesNVX";
+  /** Canonical name of `VkImageViewCaptureDescriptorDataInfoEXT`. */
+  VkImageViewCaptureDescriptorDataInfoEXT: "VkImageViewCaptureDescriptorDataInfoEXT";
+  /** Canonical name of `VkImageViewCreateInfo`. */
+  VkImageViewCreateInfo: "VkImageViewCreateInfo";
+  /** Canonical name of `VkImageViewHandleInfoNVX`. */
+  VkImageViewHandleInfoNVX: "VkImageViewHandleInfoNVX";
+  /** Canonical name of `VkImageViewMinLodCreateInfoEXT`. */
+  VkImageViewMinLodCreateInfoEXT: "VkImageViewMinLodCreateInfoEXT";
+  /** Canonical name of `VkImageViewSampleWeightCreateInfoQCOM`. */
+  VkImageViewSampleWeightCreateInfoQCOM: "VkImageViewSampleWeightCreateInfoQCOM";
+  /** Canonical name of `VkImageViewSlicedCreateInfoEXT`. */
+  VkImageViewSlicedCreateInfoEXT: "VkImageViewSlicedCreateInfoEXT";
+  /** Canonical name of `VkImageViewUsage2CreateInfoKHR`. */
+  VkImageViewUsage2CreateInfoKHR: "VkImageViewUsage2CreateInfoKHR";
+  /** Canonical name of `VkImageViewUsageCreateInfo`. */
+  VkImageViewUsageCreateInfo: "VkImageViewUsageCreateInfo";
+  /** Canonical name of `VkImageViewUsageCreateInfoKHR`. */
+  VkImageViewUsageCreateInfoKHR: "VkImageViewUsageCreateInfo";
+  /** Canonical name of `VkImportAndroidHardwareBufferInfoANDROID`. */
+  VkImportAndroidHardwareBufferInfoANDROID: "VkImportAndroidHardwareBufferInfoANDROID";
+  /** Canonical name of `VkImportFenceFdInfoKHR`. */
+  VkImportFenceFdInfoKHR: "VkImportFenceFdInfoKHR";
+  /** Canonical name of `VkImportFenceSciSyncInfoNV`. */
+  VkImportFenceSciSyncInfoNV: "VkImportFenceSciSyncInfoNV";
+  /** Canonical name of `VkImportFenceWin32HandleInfoKHR`. */
+  VkImportFenceWin32HandleInfoKHR: "VkImportFenceWin32HandleInfoKHR";
+  /** Canonical name of `VkImportMemoryBufferCollectionFUCHSIA`. */
+  VkImportMemoryBufferCollectionFUCHSIA: "VkImportMemoryBufferCollectionFUCHSIA";
+  /** Canonical name of `VkImportMemoryFdInfoKHR`. */
+  VkImportMemoryFdInfoKHR: "VkImportMemoryFdInfoKHR";
+  /** Canonical name of `VkImportMemoryHostPointerInfoEXT`. */
+  VkImportMemoryHostPointerInfoEXT: "VkImportMemoryHostPointerInfoEXT";
+  /** Canonical name of `VkImportMemoryMetalHandleInfoEXT`. */
+  VkImportMemoryMetalHandleInfoEXT: "VkImportMemoryMetalHandleInfoEXT";
+  /** Canonical name of `VkImportMemorySciBufInfoNV`. */
+  VkImportMemorySciBufInfoNV: "VkImportMemorySciBufInfoNV";
+  /** Canonical name of `VkImportMemoryWin32HandleInfoKHR`. */
+  VkImportMemoryWin32HandleInfoKHR: "VkImportMemoryWin32HandleInfoKHR";
+  /** Canonical name of `VkImportMemoryWin32HandleInfoNV`. */
+  VkImportMemoryWin32HandleInfoNV: "VkImportMemoryWin32HandleInfoNV";
+  /** Canonical name of `VkImportMemoryZirconHandleInfoFUCHSIA`. */
+  VkImportMemoryZirconHandleInfoFUCHSIA: "VkImportMemoryZirconHandleInfoFUCHSIA";
+  /** Canonical name of `VkImportMetalBufferInfoEXT`. */
+  VkImportMetalBufferInfoEXT: "VkImportMetalBufferInfoEXT";
+  /** Canonical name of `VkImportMetalIOSurfaceInfoEXT`. */
+  VkImportMetalIOSurfaceInfoEXT: "VkImportMetalIOSurfaceInfoEXT";
+  /** Canonical name of `VkImportMetalSharedEventInfoEXT`. */
+  VkImportMetalSharedEventInfoEXT: "VkImportMetalSharedEventInfoEXT";
+  /** Canonical name of `VkImportMetalTextureInfoEXT`. */
+  VkImportMetalTextureInfoEXT: "VkImportMetalTextureInfoEXT";
+  /** Canonical name of `VkImportNativeBufferInfoOHOS`. */
+  VkImportNativeBufferInfoOHOS: "VkImportNativeBufferInfoOHOS";
+  /** Canonical name of `VkImportScreenBufferInfoQNX`. */
+  VkImportScreenBufferInfoQNX: "VkImportScreenBufferInfoQNX";
+  /** Canonical name of `VkImportSemaphoreFdInfoKHR`. */
+  VkImportSemaphoreFdInfoKHR: "VkImportSemaphoreFdInfoKHR";
+  /** Canonical name of `VkImportSemaphoreSciSyncInfoNV`. */
+  VkImportSemaphoreSciSyncInfoNV: "VkImportSemaphoreSciSyncInfoNV";
+  /** Canonical name of `VkImportSemaphoreWin32HandleInfoKHR`. */
+  VkImportSemaphoreWin32HandleInfoKHR: "VkImportSemaphoreWin32HandleInfoKHR";
+  /** Canonical name of `VkImportSemaphoreZirconHandleInfoFUCHSIA`. */
+  VkImportSemaphoreZirconHandleInfoFUCHSIA: "VkImportSemaphoreZirconHandleInfoFUCHSIA";
+  /** Canonical name of `VkIndirectCommandsExecutionSetTokenEXT`. */
+  VkIndirectCommandsExecutionSetTokenEXT: "VkIndirectCommandsExecutionSetTokenEXT";
+  /** Canonical name of `VkIndirectCommandsIndexBufferTokenEXT`. */
+  VkIndirectCommandsIndexBufferTokenEXT: "VkIndirectCommandsIndexBufferTokenEXT";
+  /** Canonical name of `VkIndirectCommandsLayoutCreateInfoEXT`. */
+  VkIndirectCommandsLayoutCreateInfoEXT: "VkIndirectCommandsLayoutCreateInfoEXT";
+  /** Canonical name of `VkIndirectCommandsLayoutCreateInfoNV`. */
+  VkIndirectCommandsLayoutCreateInfoNV: "VkIndirectCommandsLayoutCreateInfoNV";
+  /** Canonical name of `VkIndirectCommandsLayoutPushDataTokenNV`. */
+  VkIndirectCommandsLayoutPushDataTokenNV: "VkIndirectCommandsLayoutPushDataTokenNV";
+  /** Canonical name of `VkIndirectCommandsLayoutTokenEXT`. */
+  VkIndirectCommandsLayoutTokenEXT: "VkIndirectCommandsLayoutTokenEXT";
+  /** Canonical name of `VkIndirectCommandsLayoutTokenNV`. */
+  VkIndirectCommandsLayoutTokenNV: "VkIndirectCommandsLayoutTokenNV";
+  /** Canonical name of `VkIndirectCommandsPushConstantTokenEXT`. */
+  VkIndirectCommandsPushConstantTokenEXT: "VkIndirectCommandsPushConstantTokenEXT";
+  /** Canonical name of `VkIndirectCommandsStreamNV`. */
+  VkIndirectCommandsStreamNV: "VkIndirectCommandsStreamNV";
+  /** Canonical name of `VkIndirectCommandsTokenDataEXT`. */
+  VkIndirectCommandsTokenDataEXT: "VkIndirectCommandsTokenDataEXT";
+  /** Canonical name of `VkIndirectCommandsVertexBufferTokenEXT`. */
+  VkIndirectCommandsVertexBufferTokenEXT: "VkIndirectCommandsVertexBufferTokenEXT";
+  /** Canonical name of `VkIndirectExecutionSetCreateInfoEXT`. */
+  VkIndirectExecutionSetCreateInfoEXT: "VkIndirectExecutionSetCreateInfoEXT";
+  /** Canonical name of `VkIndirectExecutionSetInfoEXT`. */
+  VkIndirectExecutionSetInfoEXT: "VkIndirectExecutionSetInfoEXT";
+  /** Canonical name of `VkIndirectExecutionSetPipelineInfoEXT`. */
+  VkIndirectExecutionSetPipelineInfoEXT: "VkIndirectExecutionSetPipelineInfoEXT";
+  /** Canonical name of `VkIndirectExecutionSetShaderInfoEXT`. */
+  VkIndirectExecutionSetShaderInfoEXT: "VkIndirectExecutionSetShaderInfoEXT";
+  /** Canonical name of `VkIndirectExecutionSetShaderLayoutInfoEXT`. */
+  VkIndirectExecutionSetShaderLayoutInfoEXT: "VkIndirectExecutionSetShaderLayoutInfoEXT";
+  /** Canonical name of `VkInitializePerformanceApiInfoINTEL`. */
+  VkInitializePerformanceApiInfoINTEL: "VkInitializePerformanceApiInfoINTEL";
+  /** Canonical name of `VkInputAttachmentAspectReference`. */
+  VkInputAttachmentAspectReference: "VkInputAttachmentAspectReference";
+  /** Canonical name of `VkInputAttachmentAspectReferenceKHR`. */
+  VkInputAttachmentAspectReferenceKHR: "VkInputAttachmentAspectReference";
+  /** Canonical name of `VkInstanceCreateInfo`. */
+  VkInstanceCreateInfo: "VkInstanceCreateInfo";
+  /** Canonical name of `VkLatencySleepInfoNV`. */
+  VkLatencySleepInfoNV: "VkLatencySleepInfoNV";
+  /** Canonical name of `VkLatencySleepModeInfoNV`. */
+  VkLatencySleepModeInfoNV: "VkLatencySleepModeInfoNV";
+  /** Canonical name of `VkLatencySubmissionPresentIdNV`. */
+  VkLatencySubmissionPresentIdNV: "VkLatencySubmissionPresentIdNV";
+  /** Canonical name of `VkLatencySurfaceCapabilitiesNV`. */
+  VkLatencySurfaceCapabilitiesNV: "VkLatencySurfaceCapabilitiesNV";
+  /** Canonical name of `VkLatencyTimingsFrameReportNV`. */
+  VkLatencyTimingsFrameReportNV: "VkLatencyTimingsFrameReportNV";
+  /** Canonical name of `VkLayerProperties`. */
+  VkLayerProperties: "VkLayerProperties";
+  /** Canonical name of `VkLayerSettingEXT`. */
+  VkLayerSettingEXT: "VkLayerSettingEXT";
+  /** Canonical name of `VkLayerSettingsCreateInfoEXT`. */
+  VkLayerSettingsCreateInfoEXT: "VkLayerSettingsCreateInfoEXT";
+  /** Canonical name of `VkMacOSSurfaceCreateInfoMVK`. */
+  VkMacOSSurfaceCreateInfoMVK: "VkMacOSSurfaceCreateInfoMVK";
+  /** Canonical name of `VkMappedMemoryRange`. */
+  VkMappedMemoryRange: "VkMappedMemoryRange";
+  /** Canonical name of `VkMemoryAllocateFlagsInfo`. */
+  VkMemoryAllocateFlagsInfo: "VkMemoryAllocateFlagsInfo";
+  /** Canonical name of `VkMemoryAllocateFlagsInfoKHR`. */
+  VkMemoryAllocateFlagsInfoKHR: "VkMemoryAllocateFlagsInfo";
+  /** Canonical name of `VkMemoryAllocateInfo`. */
+  VkMemoryAllocateInfo: "VkMemoryAllocateInfo";
+  /** Canonical name of `VkMemoryBarrier`. */
+  VkMemoryBarrier: "VkMemoryBarrier";
+  /** Canonical name of `VkMemoryBarrier2`. */
+  VkMemoryBarrier2: "VkMemoryBarrier2";
+  /** Canonical name of `VkMemoryBarrier2KHR`. */
+  VkMemoryBarrier2KHR: "VkMemoryBarrier2";
+  /** Canonical name of `VkMemoryBarrierAccessFlags3KHR`. */
+  VkMemoryBarrierAccessFlags3KHR: "VkMemoryBarrierAccessFlags3KHR";
+  /** Canonical name of `VkMemoryDedicatedAllocateInfo`. */
+  VkMemoryDedicatedAllocateInfo: "VkMemoryDedicatedAllocateInfo";
+  /** Canonical name of `VkMemoryDedicatedAllocateInfoKHR`. */
+  VkMemoryDedicatedAllocateInfoKHR: "VkMemoryDedicatedAllocateInfo";
+  /** Canonical name of `VkMemoryDedicatedAllocateInfoTensorARM`. */
+  VkMemoryDedicatedAllocateInfoTensorARM: "VkMemoryDedicatedAllocateInfoTensorARM";
+  /** Canonical name of `VkMemoryDedicatedRequirements`. */
+  VkMemoryDedicatedRequirements: "VkMemoryDedicatedRequirements";
+  /** Canonical name of `VkMemoryDedicatedRequirementsKHR`. */
+  VkMemoryDedicatedRequirementsKHR: "VkMemoryDedicatedRequirements";
+  /** Canonical name of `VkMemoryFdPropertiesKHR`. */
+  VkMemoryFdPropertiesKHR: "VkMemoryFdPropertiesKHR";
+  /** Canonical name of `VkMemoryGetAndroidHardwareBufferInfoANDROID`. */
+  VkMemoryGetAndroidHardwareBufferInfoANDROID: "VkMemoryGetAndroidHardwareBufferInfoANDROID";
+  /** Canonical name of `VkMemoryGetFdInfoKHR`. */
+  VkMemoryGetFdInfoKHR: "VkMemoryGetFdInfoKHR";
+  /** Canonical name of `VkMemoryGetMetalHandleInfoEXT`. */
+  VkMemoryGetMetalHandleInfoEXT: "VkMemoryGetMetalHandleInfoEXT";
+  /** Canonical name of `VkMemoryGetNativeBufferInfoOHOS`. */
+  VkMemoryGetNativeBufferInfoOHOS: "VkMemoryGetNativeBufferInfoOHOS";
+  /** Canonical name of `VkMemoryGetRemoteAddressInfoNV`. */
+  VkMemoryGetRemoteAddressInfoNV: "VkMemoryGetRemoteAddressInfoNV";
+  /** Canonical name of `VkMemoryGetSciBufInfoNV`. */
+  VkMemoryGetSciBufInfoNV: "VkMemoryGetSciBufInfoNV";
+  /** Canonical name of `VkMemoryGetWin32HandleInfoKHR`. */
+  VkMemoryGetWin32HandleInfoKHR: "VkMemoryGetWin32HandleInfoKHR";
+  /** Canonical name of `VkMemoryGetZirconHandleInfoFUCHSIA`. */
+  VkMemoryGetZirconHandleInfoFUCHSIA: "VkMemoryGetZirconHandleInfoFUCHSIA";
+  /** Canonical name of `VkMemoryHeap`. */
+  VkMemoryHeap: "VkMemoryHeap";
+  /** Canonical name of `VkMemoryHostPointerPropertiesEXT`. */
+  VkMemoryHostPointerPropertiesEXT: "VkMemoryHostPointerPropertiesEXT";
+  /** Canonical name of `VkMemoryMapInfo`. */
+  VkMemoryMapInfo: "VkMemoryMapInfo";
+  /** Canonical name of `VkMemoryMapInfoKHR`. */
+  VkMemoryMapInfoKHR: "VkMemoryMapInfo";
+  /** Canonical name of `VkMemoryMapPlacedInfoEXT`. */
+  VkMemoryMapPlacedInfoEXT: "VkMemoryMapPlacedInfoEXT";
+  /** Canonical name of `VkMemoryMarkerInfoAMD`. */
+  VkMemoryMarkerInfoAMD: "VkMemoryMarkerInfoAMD";
+  /** Canonical name of `VkMemoryMetalHandlePropertiesEXT`. */
+  VkMemoryMetalHandlePropertiesEXT: "VkMemoryMetalHandlePropertiesEXT";
+  /** Canonical name of `VkMemoryOpaqueCaptureAddressAllocateInfo`. */
+  VkMemoryOpaqueCaptureAddressAllocateInfo: "VkMemoryOpaqueCaptureAddressAllocateInfo";
+  /** Canonical name of `VkMemoryOpaqueCaptureAddressAllocateInfoKHR`. */
+  VkMemoryOpaqueCaptureAddressAllocateInfoKHR: "VkMemoryOpaqueCaptureAddressAllocateInfo";
+  /** Canonical name of `VkMemoryPriorityAllocateInfoEXT`. */
+  VkMemoryPriorityAllocateInfoEXT: "VkMemoryPriorityAllocateInfoEXT";
+  /** Canonical name of `VkMemoryRangeBarrierKHR`. */
+  VkMemoryRangeBarrierKHR: "VkMemoryRangeBarrierKHR";
+  /** Canonical name of `VkMemoryRangeBarriersInfoKHR`. */
+  VkMemoryRangeBarriersInfoKHR: "VkMemoryRangeBarriersInfoKHR";
+  /** Canonical name of `VkMemoryRequirements`. */
+  VkMemoryRequirements: "VkMemoryRequirements";
+  /** Canonical name of `VkMemoryRequirements2`. */
+  VkMemoryRequirements2: "VkMemoryRequirements2";
+  /** Canonical name of `VkMemoryRequirements2KHR`. */
+  VkMemoryRequirements2KHR: "VkMemoryRequirements2";
+  /** Canonical name of `VkMemorySciBufPropertiesNV`. */
+  VkMemorySciBufPropertiesNV: "VkMemorySciBufPropertiesNV";
+  /** Canonical name of `VkMemoryToImageCopy`. */
+  VkMemoryToImageCopy: "VkMemoryToImageCopy";
+  /** Canonical name of `VkMemoryToImageCopyEXT`. */
+  VkMemoryToImageCopyEXT: "VkMemoryToImageCopy";
+  /** Canonical name of `VkMemoryType`. */
+  VkMemoryType: "VkMemoryType";
+  /** Canonical name of `VkMemoryUnmapInfo`. */
+  VkMemoryUnmapInfo: "VkMemoryUnmapInfo";
+  /** Canonical name of `VkMemoryUnmapInfoKHR`. */
+  VkMemoryUnmapInfoKHR: "VkMemoryUnmapInfo";
+  /** Canonical name of `VkMemoryWin32HandlePropertiesKHR`. */
+  VkMemoryWin32HandlePropertiesKHR: "VkMemoryWin32HandlePropertiesKHR";
+  /** Canonical name of `VkMemoryZirconHandlePropertiesFUCHSIA`. */
+  VkMemoryZirconHandlePropertiesFUCHSIA: "VkMemoryZirconHandlePropertiesFUCHSIA";
+  /** Canonical name of `VkMetalSurfaceCreateInfoEXT`. */
+  VkMetalSurfaceCreateInfoEXT: "VkMetalSurfaceCreateInfoEXT";
+  /** Canonical name of `VkMicromapBuildInfoEXT`. */
+  VkMicromapBuildInfoEXT: "VkMicromapBuildInfoEXT";
+  /** Canonical name of `VkMicromapBuildSizesInfoEXT`. */
+  VkMicromapBuildSizesInfoEXT: "VkMicromapBuildSizesInfoEXT";
+  /** Canonical name of `VkMicromapCreateInfoEXT`. */
+  VkMicromapCreateInfoEXT: "VkMicromapCreateInfoEXT";
+  /** Canonical name of `VkMicromapTriangleEXT`. */
+  VkMicromapTriangleEXT: "VkMicromapTriangleKHR";
+  /** Canonical name of `VkMicromapTriangleKHR`. */
+  VkMicromapTriangleKHR: "VkMicromapTriangleKHR";
+  /** Canonical name of `VkMicromapUsageEXT`. */
+  VkMicromapUsageEXT: "VkMicromapUsageEXT";
+  /** Canonical name of `VkMicromapUsageKHR`. */
+  VkMicromapUsageKHR: "VkMicromapUsageKHR";
+  /** Canonical name of `VkMicromapVersionInfoEXT`. */
+  VkMicromapVersionInfoEXT: "VkMicromapVersionInfoEXT";
+  /** Canonical name of `VkMultiDrawIndexedInfoEXT`. */
+  VkMultiDrawIndexedInfoEXT: "VkMultiDrawIndexedInfoEXT";
+  /** Canonical name of `VkMultiDrawInfoEXT`. */
+  VkMultiDrawInfoEXT: "VkMultiDrawInfoEXT";
+  /** Canonical name of `VkMultisamplePropertiesEXT`. */
+  VkMultisamplePropertiesEXT: "VkMultisamplePropertiesEXT";
+  /** Canonical name of `VkMultisampledRenderToSingleSampledInfoEXT`. */
+  VkMultisampledRenderToSingleSampledInfoEXT: "VkMultisampledRenderToSingleSampledInfoEXT";
+  /** Canonical name of `VkMultiviewPerViewAttributesInfoNVX`. */
+  VkMultiviewPerViewAttributesInfoNVX: "VkMultiviewPerViewAttributesInfoNVX";
+  /** Canonical name of `VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM`. */
+  VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM:
+    "VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM";
+  /** Canonical name of `VkMutableDescriptorTypeCreateInfoEXT`. */
+  VkMutableDescriptorTypeCreateInfoEXT: "VkMutableDescriptorTypeCreateInfoEXT";
+  /** Canonical name of `VkMutableDescriptorTypeCreateInfoVALVE`. */
+  VkMutableDescriptorTypeCreateInfoVALVE: "VkMutableDescriptorTypeCreateInfoEXT";
+  /** Canonical name of `VkMutableDescriptorTypeListEXT`. */
+  VkMutableDescriptorTypeListEXT: "VkMutableDescriptorTypeListEXT";
+  /** Canonical name of `VkMutableDescriptorTypeListVALVE`. */
+  VkMutableDescriptorTypeListVALVE: "VkMutableDescriptorTypeListEXT";
+  /** Canonical name of `VkNativeBufferANDROID`. */
+  VkNativeBufferANDROID: "VkNativeBufferANDROID";
+  /** Canonical name of `VkNativeBufferFormatPropertiesOHOS`. */
+  VkNativeBufferFormatPropertiesOHOS: "VkNativeBufferFormatPropertiesOHOS";
+  /** Canonical name of `VkNativeBufferOHOS`. */
+  VkNativeBufferOHOS: "VkNativeBufferOHOS";
+  /** Canonical name of `VkNativeBufferPropertiesOHOS`. */
+  VkNativeBufferPropertiesOHOS: "VkNativeBufferPropertiesOHOS";
+  /** Canonical name of `VkNativeBufferUsage2ANDROID`. */
+  VkNativeBufferUsage2ANDROID: "VkNativeBufferUsage2ANDROID";
+  /** Canonical name of `VkNativeBufferUsageOHOS`. */
+  VkNativeBufferUsageOHOS: "VkNativeBufferUsageOHOS";
+  /** Canonical name of `VkOffset2D`. */
+  VkOffset2D: "VkOffset2D";
+  /** Canonical name of `VkOffset3D`. */
+  VkOffset3D: "VkOffset3D";
+  /** Canonical name of `VkOpaqueCaptureDataCreateInfoEXT`. */
+  VkOpaqueCaptureDataCreateInfoEXT: "VkOpaqueCaptureDataCreateInfoEXT";
+  /** Canonical name of `VkOpaqueCaptureDescriptorDataCreateInfoEXT`. */
+  VkOpaqueCaptureDescriptorDataCreateInfoEXT: "VkOpaqueCaptureDescriptorDataCreateInfoEXT";
+  /** Canonical name of `VkOpticalFlowExecuteInfoNV`. */
+  VkOpticalFlowExecuteInfoNV: "VkOpticalFlowExecuteInfoNV";
+  /** Canonical name of `VkOpticalFlowImageFormatInfoNV`. */
+  VkOpticalFlowImageFormatInfoNV: "VkOpticalFlowImageFormatInfoNV";
+  /** Canonical name of `VkOpticalFlowImageFormatPropertiesNV`. */
+  VkOpticalFlowImageFormatPropertiesNV: "VkOpticalFlowImageFormatPropertiesNV";
+  /** Canonical name of `VkOpticalFlowSessionCreateInfoNV`. */
+  VkOpticalFlowSessionCreateInfoNV: "VkOpticalFlowSessionCreateInfoNV";
+  /** Canonical name of `VkOpticalFlowSessionCreatePrivateDataInfoNV`. */
+  VkOpticalFlowSessionCreatePrivateDataInfoNV: "VkOpticalFlowSessionCreatePrivateDataInfoNV";
+  /** Canonical name of `VkOutOfBandQueueTypeInfoNV`. */
+  VkOutOfBandQueueTypeInfoNV: "VkOutOfBandQueueTypeInfoNV";
+  /** Canonical name of `VkPartitionedAccelerationStructureFlagsNV`. */
+  VkPartitionedAccelerationStructureFlagsNV: "VkPartitionedAccelerationStructureFlagsNV";
+  /** Canonical name of `VkPartitionedAccelerationStructureInstancesInputNV`. */
+  VkPartitionedAccelerationStructureInstancesInputNV: "VkPartitionedAccelerationStructureInstancesInputNV";
+  /** Canonical name of `VkPartitionedAccelerationStructureUpdateInstanceDataNV`. */
+  VkPartitionedAccelerationStructureUpdateInstanceDataNV:
+    "VkPartitionedAccelerationStructureUpdateInstanceDataNV";
+  /** Canonical name of `VkPartitionedAccelerationStructureWriteInstanceDataNV`. */
+  VkPartitionedAccelerationStructureWriteInstanceDataNV:
+    "VkPartitionedAccelerationStructureWriteInstanceDataNV";
+  /** Canonical name of `VkPartitionedAccelerationStructureWritePartitionTranslationDataNV`. */
+  VkPartitionedAccelerationStructureWritePartitionTranslationDataNV:
+    "VkPartitionedAccelerationStructureWritePartitionTranslationDataNV";
+  /** Canonical name of `VkPastPresentationTimingEXT`. */
+  VkPastPresentationTimingEXT: "VkPastPresentationTimingEXT";
+  /** Canonical name of `VkPastPresentationTimingGOOGLE`. */
+  VkPastPresentationTimingGOOGLE: "VkPastPresentationTimingGOOGLE";
+  /** Canonical name of `VkPastPresentationTimingInfoEXT`. */
+  VkPastPresentationTimingInfoEXT: "VkPastPresentationTimingInfoEXT";
+  /** Canonical name of `VkPastPresentationTimingPropertiesEXT`. */
+  VkPastPresentationTimingPropertiesEXT: "VkPastPresentationTimingPropertiesEXT";
+  /** Canonical name of `VkPerTileBeginInfoQCOM`. */
+  VkPerTileBeginInfoQCOM: "VkPerTileBeginInfoQCOM";
+  /** Canonical name of `VkPerTileEndInfoQCOM`. */
+  VkPerTileEndInfoQCOM: "VkPerTileEndInfoQCOM";
+  /** Canonical name of `VkPerfHintInfoQCOM`. */
+  VkPerfHintInfoQCOM: "VkPerfHintInfoQCOM";
+  /** Canonical name of `VkPerformanceConfigurationAcquireInfoINTEL`. */
+  VkPerformanceConfigurationAcquireInfoINTEL: "VkPerformanceConfigurationAcquireInfoINTEL";
+  /** Canonical name of `VkPerformanceCounterARM`. */
+  VkPerformanceCounterARM: "VkPerformanceCounterARM";
+  /** Canonical name of `VkPerformanceCounterDescriptionARM`. */
+  VkPerformanceCounterDescriptionARM: "VkPerformanceCounterDescriptionARM";
+  /** Canonical name of `VkPerformanceCounterDescriptionKHR`. */
+  VkPerformanceCounterDescriptionKHR: "VkPerformanceCounterDescriptionKHR";
+  /** Canonical name of `VkPerformanceCounterKHR`. */
+  VkPerformanceCounterKHR: "VkPerformanceCounterKHR";
+  /** Canonical name of `VkPerformanceCounterResultKHR`. */
+  VkPerformanceCounterResultKHR: "VkPerformanceCounterResultKHR";
+  /** Canonical name of `VkPerformanceMarkerInfoINTEL`. */
+  VkPerformanceMarkerInfoINTEL: "VkPerformanceMarkerInfoINTEL";
+  /** Canonical name of `VkPerformanceOverrideInfoINTEL`. */
+  VkPerformanceOverrideInfoINTEL: "VkPerformanceOverrideInfoINTEL";
+  /** Canonical name of `VkPerformanceQueryReservationInfoKHR`. */
+  VkPerformanceQueryReservationInfoKHR: "VkPerformanceQueryReservationInfoKHR";
+  /** Canonical name of `VkPerformanceQuerySubmitInfoKHR`. */
+  VkPerformanceQuerySubmitInfoKHR: "VkPerformanceQuerySubmitInfoKHR";
+  /** Canonical name of `VkPerformanceStreamMarkerInfoINTEL`. */
+  VkPerformanceStreamMarkerInfoINTEL: "VkPerformanceStreamMarkerInfoINTEL";
+  /** Canonical name of `VkPerformanceValueDataINTEL`. */
+  VkPerformanceValueDataINTEL: "VkPerformanceValueDataINTEL";
+  /** Canonical name of `VkPerformanceValueINTEL`. */
+  VkPerformanceValueINTEL: "VkPerformanceValueINTEL";
+  /** Canonical name of `VkPhysicalDevice16BitStorageFeatures`. */
+  VkPhysicalDevice16BitStorageFeatures: "VkPhysicalDevice16BitStorageFeatures";
+  /** Canonical name of `VkPhysicalDevice16BitStorageFeaturesKHR`. */
+  VkPhysicalDevice16BitStorageFeaturesKHR: "VkPhysicalDevice16BitStorageFeatures";
+  /** Canonical name of `VkPhysicalDevice4444FormatsFeaturesEXT`. */
+  VkPhysicalDevice4444FormatsFeaturesEXT: "VkPhysicalDevice4444FormatsFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevice8BitStorageFeatures`. */
+  VkPhysicalDevice8BitStorageFeatures: "VkPhysicalDevice8BitStorageFeatures";
+  /** Canonical name of `VkPhysicalDevice8BitStorageFeaturesKHR`. */
+  VkPhysicalDevice8BitStorageFeaturesKHR: "VkPhysicalDevice8BitStorageFeatures";
+  /** Canonical name of `VkPhysicalDeviceASTCDecodeFeaturesEXT`. */
+  VkPhysicalDeviceASTCDecodeFeaturesEXT: "VkPhysicalDeviceASTCDecodeFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceAccelerationStructureFeaturesKHR`. */
+  VkPhysicalDeviceAccelerationStructureFeaturesKHR: "VkPhysicalDeviceAccelerationStructureFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceAccelerationStructurePropertiesKHR`. */
+  VkPhysicalDeviceAccelerationStructurePropertiesKHR: "VkPhysicalDeviceAccelerationStructurePropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceAddressBindingReportFeaturesEXT`. */
+  VkPhysicalDeviceAddressBindingReportFeaturesEXT: "VkPhysicalDeviceAddressBindingReportFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceAmigoProfilingFeaturesSEC`. */
+  VkPhysicalDeviceAmigoProfilingFeaturesSEC: "VkPhysicalDeviceAmigoProfilingFeaturesSEC";
+  /** Canonical name of `VkPhysicalDeviceAntiLagFeaturesAMD`. */
+  VkPhysicalDeviceAntiLagFeaturesAMD: "VkPhysicalDeviceAntiLagFeaturesAMD";
+  /** Canonical name of `VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT`. */
+  VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT:
+    "VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT`. */
+  VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT:
+    "VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT`. */
+  VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT: "VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT`. */
+  VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT: "VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceBorderColorSwizzleFeaturesEXT`. */
+  VkPhysicalDeviceBorderColorSwizzleFeaturesEXT: "VkPhysicalDeviceBorderColorSwizzleFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceBufferAddressFeaturesEXT`. */
+  VkPhysicalDeviceBufferAddressFeaturesEXT: "VkPhysicalDeviceBufferDeviceAddressFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceBufferDeviceAddressFeatures`. */
+  VkPhysicalDeviceBufferDeviceAddressFeatures: "VkPhysicalDeviceBufferDeviceAddressFeatures";
+  /** Canonical name of `VkPhysicalDeviceBufferDeviceAddressFeaturesEXT`. */
+  VkPhysicalDeviceBufferDeviceAddressFeaturesEXT: "VkPhysicalDeviceBufferDeviceAddressFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceBufferDeviceAddressFeaturesKHR`. */
+  VkPhysicalDeviceBufferDeviceAddressFeaturesKHR: "VkPhysicalDeviceBufferDeviceAddressFeatures";
+  /** Canonical name of `VkPhysicalDeviceClusterAccelerationStructureFeaturesNV`. */
+  VkPhysicalDeviceClusterAccelerationStructureFeaturesNV:
+    "VkPhysicalDeviceClusterAccelerationStructureFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceClusterAccelerationStructurePropertiesNV`. */
+  VkPhysicalDeviceClusterAccelerationStructurePropertiesNV:
+    "VkPhysicalDeviceClusterAccelerationStructurePropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI`. */
+  VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI: "VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI";
+  /** Canonical name of `VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI`. */
+  VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI:
+    "VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI";
+  /** Canonical name of `VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI`. */
+  VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI:
+    "VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI";
+  /** Canonical name of `VkPhysicalDeviceCoherentMemoryFeaturesAMD`. */
+  VkPhysicalDeviceCoherentMemoryFeaturesAMD: "VkPhysicalDeviceCoherentMemoryFeaturesAMD";
+  /** Canonical name of `VkPhysicalDeviceColorWriteEnableFeaturesEXT`. */
+  VkPhysicalDeviceColorWriteEnableFeaturesEXT: "VkPhysicalDeviceColorWriteEnableFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceCommandBufferInheritanceFeaturesNV`. */
+  VkPhysicalDeviceCommandBufferInheritanceFeaturesNV: "VkPhysicalDeviceCommandBufferInheritanceFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV`. */
+  VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV: "VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR`. */
+  VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR: "VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceComputeShaderDerivativesFeaturesNV`. */
+  VkPhysicalDeviceComputeShaderDerivativesFeaturesNV: "VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR`. */
+  VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR:
+    "VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceConditionalRenderingFeaturesEXT`. */
+  VkPhysicalDeviceConditionalRenderingFeaturesEXT: "VkPhysicalDeviceConditionalRenderingFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceConservativeRasterizationPropertiesEXT`. */
+  VkPhysicalDeviceConservativeRasterizationPropertiesEXT:
+    "VkPhysicalDeviceConservativeRasterizationPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrix2FeaturesNV`. */
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV: "VkPhysicalDeviceCooperativeMatrix2FeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrix2PropertiesNV`. */
+  VkPhysicalDeviceCooperativeMatrix2PropertiesNV: "VkPhysicalDeviceCooperativeMatrix2PropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM`. */
+  VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM:
+    "VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV`. */
+  VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV:
+    "VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixFeaturesKHR`. */
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR: "VkPhysicalDeviceCooperativeMatrixFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixFeaturesNV`. */
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV: "VkPhysicalDeviceCooperativeMatrixFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixInfo2EXT`. */
+  VkPhysicalDeviceCooperativeMatrixInfo2EXT: "VkPhysicalDeviceCooperativeMatrixInfo2EXT";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT`. */
+  VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT:
+    "VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixPropertiesKHR`. */
+  VkPhysicalDeviceCooperativeMatrixPropertiesKHR: "VkPhysicalDeviceCooperativeMatrixPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceCooperativeMatrixPropertiesNV`. */
+  VkPhysicalDeviceCooperativeMatrixPropertiesNV: "VkPhysicalDeviceCooperativeMatrixPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceCooperativeVectorFeaturesNV`. */
+  VkPhysicalDeviceCooperativeVectorFeaturesNV: "VkPhysicalDeviceCooperativeVectorFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCooperativeVectorPropertiesNV`. */
+  VkPhysicalDeviceCooperativeVectorPropertiesNV: "VkPhysicalDeviceCooperativeVectorPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR`. */
+  VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR: "VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceCopyMemoryIndirectFeaturesNV`. */
+  VkPhysicalDeviceCopyMemoryIndirectFeaturesNV: "VkPhysicalDeviceCopyMemoryIndirectFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR`. */
+  VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR: "VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceCopyMemoryIndirectPropertiesNV`. */
+  VkPhysicalDeviceCopyMemoryIndirectPropertiesNV: "VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceCornerSampledImageFeaturesNV`. */
+  VkPhysicalDeviceCornerSampledImageFeaturesNV: "VkPhysicalDeviceCornerSampledImageFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCoverageReductionModeFeaturesNV`. */
+  VkPhysicalDeviceCoverageReductionModeFeaturesNV: "VkPhysicalDeviceCoverageReductionModeFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCubicClampFeaturesQCOM`. */
+  VkPhysicalDeviceCubicClampFeaturesQCOM: "VkPhysicalDeviceCubicClampFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceCubicWeightsFeaturesQCOM`. */
+  VkPhysicalDeviceCubicWeightsFeaturesQCOM: "VkPhysicalDeviceCubicWeightsFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceCudaKernelLaunchFeaturesNV`. */
+  VkPhysicalDeviceCudaKernelLaunchFeaturesNV: "VkPhysicalDeviceCudaKernelLaunchFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceCudaKernelLaunchPropertiesNV`. */
+  VkPhysicalDeviceCudaKernelLaunchPropertiesNV: "VkPhysicalDeviceCudaKernelLaunchPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceCustomBorderColorFeaturesEXT`. */
+  VkPhysicalDeviceCustomBorderColorFeaturesEXT: "VkPhysicalDeviceCustomBorderColorFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceCustomBorderColorPropertiesEXT`. */
+  VkPhysicalDeviceCustomBorderColorPropertiesEXT: "VkPhysicalDeviceCustomBorderColorPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceCustomResolveFeaturesEXT`. */
+  VkPhysicalDeviceCustomResolveFeaturesEXT: "VkPhysicalDeviceCustomResolveFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDataGraphFeaturesARM`. */
+  VkPhysicalDeviceDataGraphFeaturesARM: "VkPhysicalDeviceDataGraphFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceDataGraphModelFeaturesQCOM`. */
+  VkPhysicalDeviceDataGraphModelFeaturesQCOM: "VkPhysicalDeviceDataGraphModelFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM`. */
+  VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM:
+    "VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceDataGraphOperationSupportARM`. */
+  VkPhysicalDeviceDataGraphOperationSupportARM: "VkPhysicalDeviceDataGraphOperationSupportARM";
+  /** Canonical name of `VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM`. */
+  VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM: "VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceDataGraphProcessingEngineARM`. */
+  VkPhysicalDeviceDataGraphProcessingEngineARM: "VkPhysicalDeviceDataGraphProcessingEngineARM";
+  /** Canonical name of `VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV`. */
+  VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV:
+    "VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX`. */
+  VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX: "VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX";
+  /** Canonical name of `VkPhysicalDeviceDepthBiasControlFeaturesEXT`. */
+  VkPhysicalDeviceDepthBiasControlFeaturesEXT: "VkPhysicalDeviceDepthBiasControlFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDepthClampControlFeaturesEXT`. */
+  VkPhysicalDeviceDepthClampControlFeaturesEXT: "VkPhysicalDeviceDepthClampControlFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDepthClampZeroOneFeaturesEXT`. */
+  VkPhysicalDeviceDepthClampZeroOneFeaturesEXT: "VkPhysicalDeviceDepthClampZeroOneFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceDepthClampZeroOneFeaturesKHR`. */
+  VkPhysicalDeviceDepthClampZeroOneFeaturesKHR: "VkPhysicalDeviceDepthClampZeroOneFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceDepthClipControlFeaturesEXT`. */
+  VkPhysicalDeviceDepthClipControlFeaturesEXT: "VkPhysicalDeviceDepthClipControlFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDepthClipEnableFeaturesEXT`. */
+  VkPhysicalDeviceDepthClipEnableFeaturesEXT: "VkPhysicalDeviceDepthClipEnableFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDepthStencilResolveProperties`. */
+  VkPhysicalDeviceDepthStencilResolveProperties: "VkPhysicalDeviceDepthStencilResolveProperties";
+  /** Canonical name of `VkPhysicalDeviceDepthStencilResolvePropertiesKHR`. */
+  VkPhysicalDeviceDepthStencilResolvePropertiesKHR: "VkPhysicalDeviceDepthStencilResolveProperties";
+  /** Canonical name of `VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT`. */
+  VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT:
+    "VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceDescriptorBufferFeaturesEXT`. */
+  VkPhysicalDeviceDescriptorBufferFeaturesEXT: "VkPhysicalDeviceDescriptorBufferFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDescriptorBufferPropertiesEXT`. */
+  VkPhysicalDeviceDescriptorBufferPropertiesEXT: "VkPhysicalDeviceDescriptorBufferPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceDescriptorBufferTensorFeaturesARM`. */
+  VkPhysicalDeviceDescriptorBufferTensorFeaturesARM: "VkPhysicalDeviceDescriptorBufferTensorFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceDescriptorBufferTensorPropertiesARM`. */
+  VkPhysicalDeviceDescriptorBufferTensorPropertiesARM: "VkPhysicalDeviceDescriptorBufferTensorPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceDescriptorHeapFeaturesEXT`. */
+  VkPhysicalDeviceDescriptorHeapFeaturesEXT: "VkPhysicalDeviceDescriptorHeapFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDescriptorHeapPropertiesEXT`. */
+  VkPhysicalDeviceDescriptorHeapPropertiesEXT: "VkPhysicalDeviceDescriptorHeapPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceDescriptorHeapTensorPropertiesARM`. */
+  VkPhysicalDeviceDescriptorHeapTensorPropertiesARM: "VkPhysicalDeviceDescriptorHeapTensorPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceDescriptorIndexingFeatures`. */
+  VkPhysicalDeviceDescriptorIndexingFeatures: "VkPhysicalDeviceDescriptorIndexingFeatures";
+  /** Canonical name of `VkPhysicalDeviceDescriptorIndexingFeaturesEXT`. */
+  VkPhysicalDeviceDescriptorIndexingFeaturesEXT: "VkPhysicalDeviceDescriptorIndexingFeatures";
+  /** Canonical name of `VkPhysicalDeviceDescriptorIndexingProperties`. */
+  VkPhysicalDeviceDescriptorIndexingProperties: "VkPhysicalDeviceDescriptorIndexingProperties";
+  /** Canonical name of `VkPhysicalDeviceDescriptorIndexingPropertiesEXT`. */
+  VkPhysicalDeviceDescriptorIndexingPropertiesEXT: "VkPhysicalDeviceDescriptorIndexingProperties";
+  /** Canonical name of `VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV`. */
+  VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV:
+    "VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE`. */
+  VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE:
+    "VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE";
+  /** Canonical name of `VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR`. */
+  VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR: "VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV`. */
+  VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV:
+    "VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT`. */
+  VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT: "VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV`. */
+  VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV: "VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT`. */
+  VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT:
+    "VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV`. */
+  VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV: "VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceDeviceMemoryReportFeaturesEXT`. */
+  VkPhysicalDeviceDeviceMemoryReportFeaturesEXT: "VkPhysicalDeviceDeviceMemoryReportFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceDiagnosticsConfigFeaturesNV`. */
+  VkPhysicalDeviceDiagnosticsConfigFeaturesNV: "VkPhysicalDeviceDiagnosticsConfigFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceDiscardRectanglePropertiesEXT`. */
+  VkPhysicalDeviceDiscardRectanglePropertiesEXT: "VkPhysicalDeviceDiscardRectanglePropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceDisplacementMicromapFeaturesNV`. */
+  VkPhysicalDeviceDisplacementMicromapFeaturesNV: "VkPhysicalDeviceDisplacementMicromapFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceDisplacementMicromapPropertiesNV`. */
+  VkPhysicalDeviceDisplacementMicromapPropertiesNV: "VkPhysicalDeviceDisplacementMicromapPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceDriverProperties`. */
+  VkPhysicalDeviceDriverProperties: "VkPhysicalDeviceDriverProperties";
+  /** Canonical name of `VkPhysicalDeviceDriverPropertiesKHR`. */
+  VkPhysicalDeviceDriverPropertiesKHR: "VkPhysicalDeviceDriverProperties";
+  /** Canonical name of `VkPhysicalDeviceDrmPropertiesEXT`. */
+  VkPhysicalDeviceDrmPropertiesEXT: "VkPhysicalDeviceDrmPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceDynamicRenderingFeatures`. */
+  VkPhysicalDeviceDynamicRenderingFeatures: "VkPhysicalDeviceDynamicRenderingFeatures";
+  /** Canonical name of `VkPhysicalDeviceDynamicRenderingFeaturesKHR`. */
+  VkPhysicalDeviceDynamicRenderingFeaturesKHR: "VkPhysicalDeviceDynamicRenderingFeatures";
+  /** Canonical name of `VkPhysicalDeviceDynamicRenderingLocalReadFeatures`. */
+  VkPhysicalDeviceDynamicRenderingLocalReadFeatures: "VkPhysicalDeviceDynamicRenderingLocalReadFeatures";
+  /** Canonical name of `VkPhysicalDeviceDynamicRenderingLocalReadFeaturesKHR`. */
+  VkPhysicalDeviceDynamicRenderingLocalReadFeaturesKHR: "VkPhysicalDeviceDynamicRenderingLocalReadFeatures";
+  /** Canonical name of `VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT`. */
+  VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT:
+    "VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM`. */
+  VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM: "VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceExclusiveScissorFeaturesNV`. */
+  VkPhysicalDeviceExclusiveScissorFeaturesNV: "VkPhysicalDeviceExclusiveScissorFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceExtendedDynamicState2FeaturesEXT`. */
+  VkPhysicalDeviceExtendedDynamicState2FeaturesEXT: "VkPhysicalDeviceExtendedDynamicState2FeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceExtendedDynamicState3FeaturesEXT`. */
+  VkPhysicalDeviceExtendedDynamicState3FeaturesEXT: "VkPhysicalDeviceExtendedDynamicState3FeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceExtendedDynamicState3PropertiesEXT`. */
+  VkPhysicalDeviceExtendedDynamicState3PropertiesEXT: "VkPhysicalDeviceExtendedDynamicState3PropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceExtendedDynamicStateFeaturesEXT`. */
+  VkPhysicalDeviceExtendedDynamicStateFeaturesEXT: "VkPhysicalDeviceExtendedDynamicStateFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceExtendedFlagsFeaturesKHR`. */
+  VkPhysicalDeviceExtendedFlagsFeaturesKHR: "VkPhysicalDeviceExtendedFlagsFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV`. */
+  VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV:
+    "VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV`. */
+  VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV:
+    "VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceExternalBufferInfo`. */
+  VkPhysicalDeviceExternalBufferInfo: "VkPhysicalDeviceExternalBufferInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalBufferInfoKHR`. */
+  VkPhysicalDeviceExternalBufferInfoKHR: "VkPhysicalDeviceExternalBufferInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalComputeQueuePropertiesNV`. */
+  VkPhysicalDeviceExternalComputeQueuePropertiesNV: "VkPhysicalDeviceExternalComputeQueuePropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceExternalFenceInfo`. */
+  VkPhysicalDeviceExternalFenceInfo: "VkPhysicalDeviceExternalFenceInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalFenceInfoKHR`. */
+  VkPhysicalDeviceExternalFenceInfoKHR: "VkPhysicalDeviceExternalFenceInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalFormatResolveFeaturesANDROID`. */
+  VkPhysicalDeviceExternalFormatResolveFeaturesANDROID:
+    "VkPhysicalDeviceExternalFormatResolveFeaturesANDROID";
+  /** Canonical name of `VkPhysicalDeviceExternalFormatResolvePropertiesANDROID`. */
+  VkPhysicalDeviceExternalFormatResolvePropertiesANDROID:
+    "VkPhysicalDeviceExternalFormatResolvePropertiesANDROID";
+  /** Canonical name of `VkPhysicalDeviceExternalImageFormatInfo`. */
+  VkPhysicalDeviceExternalImageFormatInfo: "VkPhysicalDeviceExternalImageFormatInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalImageFormatInfoKHR`. */
+  VkPhysicalDeviceExternalImageFormatInfoKHR: "VkPhysicalDeviceExternalImageFormatInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalMemoryHostPropertiesEXT`. */
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT: "VkPhysicalDeviceExternalMemoryHostPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceExternalMemoryRDMAFeaturesNV`. */
+  VkPhysicalDeviceExternalMemoryRDMAFeaturesNV: "VkPhysicalDeviceExternalMemoryRDMAFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceExternalMemorySciBufFeaturesNV`. */
+  VkPhysicalDeviceExternalMemorySciBufFeaturesNV: "VkPhysicalDeviceExternalMemorySciBufFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX`. */
+  VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX:
+    "VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX";
+  /** Canonical name of `VkPhysicalDeviceExternalSciBufFeaturesNV`. */
+  VkPhysicalDeviceExternalSciBufFeaturesNV: "VkPhysicalDeviceExternalMemorySciBufFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceExternalSciSync2FeaturesNV`. */
+  VkPhysicalDeviceExternalSciSync2FeaturesNV: "VkPhysicalDeviceExternalSciSync2FeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceExternalSciSyncFeaturesNV`. */
+  VkPhysicalDeviceExternalSciSyncFeaturesNV: "VkPhysicalDeviceExternalSciSyncFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceExternalSemaphoreInfo`. */
+  VkPhysicalDeviceExternalSemaphoreInfo: "VkPhysicalDeviceExternalSemaphoreInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalSemaphoreInfoKHR`. */
+  VkPhysicalDeviceExternalSemaphoreInfoKHR: "VkPhysicalDeviceExternalSemaphoreInfo";
+  /** Canonical name of `VkPhysicalDeviceExternalTensorInfoARM`. */
+  VkPhysicalDeviceExternalTensorInfoARM: "VkPhysicalDeviceExternalTensorInfoARM";
+  /** Canonical name of `VkPhysicalDeviceFaultFeaturesEXT`. */
+  VkPhysicalDeviceFaultFeaturesEXT: "VkPhysicalDeviceFaultFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceFaultFeaturesKHR`. */
+  VkPhysicalDeviceFaultFeaturesKHR: "VkPhysicalDeviceFaultFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceFaultPropertiesKHR`. */
+  VkPhysicalDeviceFaultPropertiesKHR: "VkPhysicalDeviceFaultPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceFeatures`. */
+  VkPhysicalDeviceFeatures: "VkPhysicalDeviceFeatures";
+  /** Canonical name of `VkPhysicalDeviceFeatures2`. */
+  VkPhysicalDeviceFeatures2: "VkPhysicalDeviceFeatures2";
+  /** Canonical name of `VkPhysicalDeviceFeatures2KHR`. */
+  VkPhysicalDeviceFeatures2KHR: "VkPhysicalDeviceFeatures2";
+  /** Canonical name of `VkPhysicalDeviceFloat16Int8FeaturesKHR`. */
+  VkPhysicalDeviceFloat16Int8FeaturesKHR: "VkPhysicalDeviceShaderFloat16Int8Features";
+  /** Canonical name of `VkPhysicalDeviceFloatControlsProperties`. */
+  VkPhysicalDeviceFloatControlsProperties: "VkPhysicalDeviceFloatControlsProperties";
+  /** Canonical name of `VkPhysicalDeviceFloatControlsPropertiesKHR`. */
+  VkPhysicalDeviceFloatControlsPropertiesKHR: "VkPhysicalDeviceFloatControlsProperties";
+  /** Canonical name of `VkPhysicalDeviceFormatPackFeaturesARM`. */
+  VkPhysicalDeviceFormatPackFeaturesARM: "VkPhysicalDeviceFormatPackFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMap2FeaturesEXT`. */
+  VkPhysicalDeviceFragmentDensityMap2FeaturesEXT: "VkPhysicalDeviceFragmentDensityMap2FeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMap2PropertiesEXT`. */
+  VkPhysicalDeviceFragmentDensityMap2PropertiesEXT: "VkPhysicalDeviceFragmentDensityMap2PropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapFeaturesEXT`. */
+  VkPhysicalDeviceFragmentDensityMapFeaturesEXT: "VkPhysicalDeviceFragmentDensityMapFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE`. */
+  VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE:
+    "VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE`. */
+  VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE:
+    "VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT`. */
+  VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT: "VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM`. */
+  VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM: "VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT`. */
+  VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT:
+    "VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM`. */
+  VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM:
+    "VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentDensityMapPropertiesEXT`. */
+  VkPhysicalDeviceFragmentDensityMapPropertiesEXT: "VkPhysicalDeviceFragmentDensityMapPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR`. */
+  VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR:
+    "VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceFragmentShaderBarycentricFeaturesNV`. */
+  VkPhysicalDeviceFragmentShaderBarycentricFeaturesNV: "VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR`. */
+  VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR:
+    "VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT`. */
+  VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT: "VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV`. */
+  VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV: "VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV`. */
+  VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV:
+    "VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceFragmentShadingRateFeaturesKHR`. */
+  VkPhysicalDeviceFragmentShadingRateFeaturesKHR: "VkPhysicalDeviceFragmentShadingRateFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceFragmentShadingRateKHR`. */
+  VkPhysicalDeviceFragmentShadingRateKHR: "VkPhysicalDeviceFragmentShadingRateKHR";
+  /** Canonical name of `VkPhysicalDeviceFragmentShadingRatePropertiesKHR`. */
+  VkPhysicalDeviceFragmentShadingRatePropertiesKHR: "VkPhysicalDeviceFragmentShadingRatePropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceFrameBoundaryFeaturesEXT`. */
+  VkPhysicalDeviceFrameBoundaryFeaturesEXT: "VkPhysicalDeviceFrameBoundaryFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceGlobalPriorityQueryFeatures`. */
+  VkPhysicalDeviceGlobalPriorityQueryFeatures: "VkPhysicalDeviceGlobalPriorityQueryFeatures";
+  /** Canonical name of `VkPhysicalDeviceGlobalPriorityQueryFeaturesEXT`. */
+  VkPhysicalDeviceGlobalPriorityQueryFeaturesEXT: "VkPhysicalDeviceGlobalPriorityQueryFeatures";
+  /** Canonical name of `VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR`. */
+  VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR: "VkPhysicalDeviceGlobalPriorityQueryFeatures";
+  /** Canonical name of `VkPhysicalDeviceGpaFeaturesAMD`. */
+  VkPhysicalDeviceGpaFeaturesAMD: "VkPhysicalDeviceGpaFeaturesAMD";
+  /** Canonical name of `VkPhysicalDeviceGpaProperties2AMD`. */
+  VkPhysicalDeviceGpaProperties2AMD: "VkPhysicalDeviceGpaProperties2AMD";
+  /** Canonical name of `VkPhysicalDeviceGpaPropertiesAMD`. */
+  VkPhysicalDeviceGpaPropertiesAMD: "VkPhysicalDeviceGpaPropertiesAMD";
+  /** Canonical name of `VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT`. */
+  VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT: "VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT`. */
+  VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT:
+    "VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceGroupProperties`. */
+  VkPhysicalDeviceGroupProperties: "VkPhysicalDeviceGroupProperties";
+  /** Canonical name of `VkPhysicalDeviceGroupPropertiesKHR`. */
+  VkPhysicalDeviceGroupPropertiesKHR: "VkPhysicalDeviceGroupProperties";
+  /** Canonical name of `VkPhysicalDeviceHdrVividFeaturesHUAWEI`. */
+  VkPhysicalDeviceHdrVividFeaturesHUAWEI: "VkPhysicalDeviceHdrVividFeaturesHUAWEI";
+  /** Canonical name of `VkPhysicalDeviceHostImageCopyFeatures`. */
+  VkPhysicalDeviceHostImageCopyFeatures: "VkPhysicalDeviceHostImageCopyFeatures";
+  /** Canonical name of `VkPhysicalDeviceHostImageCopyFeaturesEXT`. */
+  VkPhysicalDeviceHostImageCopyFeaturesEXT: "VkPhysicalDeviceHostImageCopyFeatures";
+  /** Canonical name of `VkPhysicalDeviceHostImageCopyProperties`. */
+  VkPhysicalDeviceHostImageCopyProperties: "VkPhysicalDeviceHostImageCopyProperties";
+  /** Canonical name of `VkPhysicalDeviceHostImageCopyPropertiesEXT`. */
+  VkPhysicalDeviceHostImageCopyPropertiesEXT: "VkPhysicalDeviceHostImageCopyProperties";
+  /** Canonical name of `VkPhysicalDeviceHostQueryResetFeatures`. */
+  VkPhysicalDeviceHostQueryResetFeatures: "VkPhysicalDeviceHostQueryResetFeatures";
+  /** Canonical name of `VkPhysicalDeviceHostQueryResetFeaturesEXT`. */
+  VkPhysicalDeviceHostQueryResetFeaturesEXT: "VkPhysicalDeviceHostQueryResetFeatures";
+  /** Canonical name of `VkPhysicalDeviceIDProperties`. */
+  VkPhysicalDeviceIDProperties: "VkPhysicalDeviceIDProperties";
+  /** Canonical name of `VkPhysicalDeviceIDPropertiesKHR`. */
+  VkPhysicalDeviceIDPropertiesKHR: "VkPhysicalDeviceIDProperties";
+  /** Canonical name of `VkPhysicalDeviceImage2DViewOf3DFeaturesEXT`. */
+  VkPhysicalDeviceImage2DViewOf3DFeaturesEXT: "VkPhysicalDeviceImage2DViewOf3DFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceImageAlignmentControlFeaturesMESA`. */
+  VkPhysicalDeviceImageAlignmentControlFeaturesMESA: "VkPhysicalDeviceImageAlignmentControlFeaturesMESA";
+  /** Canonical name of `VkPhysicalDeviceImageAlignmentControlPropertiesMESA`. */
+  VkPhysicalDeviceImageAlignmentControlPropertiesMESA: "VkPhysicalDeviceImageAlignmentControlPropertiesMESA";
+  /** Canonical name of `VkPhysicalDeviceImageCompressionControlFeaturesEXT`. */
+  VkPhysicalDeviceImageCompressionControlFeaturesEXT: "VkPhysicalDeviceImageCompressionControlFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT`. */
+  VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT:
+    "VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceImageDrmFormatModifierInfoEXT`. */
+  VkPhysicalDeviceImageDrmFormatModifierInfoEXT: "VkPhysicalDeviceImageDrmFormatModifierInfoEXT";
+  /** Canonical name of `VkPhysicalDeviceImageFormatInfo2`. */
+  VkPhysicalDeviceImageFormatInfo2: "VkPhysicalDeviceImageFormatInfo2";
+  /** Canonical name of `VkPhysicalDeviceImageFormatInfo2KHR`. */
+  VkPhysicalDeviceImageFormatInfo2KHR: "VkPhysicalDeviceImageFormatInfo2";
+  /** Canonical name of `VkPhysicalDeviceImageProcessing2FeaturesQCOM`. */
+  VkPhysicalDeviceImageProcessing2FeaturesQCOM: "VkPhysicalDeviceImageProcessing2FeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceImageProcessing2PropertiesQCOM`. */
+  VkPhysicalDeviceImageProcessing2PropertiesQCOM: "VkPhysicalDeviceImageProcessing2PropertiesQCOM";
+  /** Canonical name of `VkPhysicalDeviceImageProcessing3FeaturesQCOM`. */
+  VkPhysicalDeviceImageProcessing3FeaturesQCOM: "VkPhysicalDeviceImageProcessing3FeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceImageProcessingFeaturesQCOM`. */
+  VkPhysicalDeviceImageProcessingFeaturesQCOM: "VkPhysicalDeviceImageProcessingFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceImageProcessingPropertiesQCOM`. */
+  VkPhysicalDeviceImageProcessingPropertiesQCOM: "VkPhysicalDeviceImageProcessingPropertiesQCOM";
+  /** Canonical name of `VkPhysicalDeviceImageRobustnessFeatures`. */
+  VkPhysicalDeviceImageRobustnessFeatures: "VkPhysicalDeviceImageRobustnessFeatures";
+  /** Canonical name of `VkPhysicalDeviceImageRobustnessFeaturesEXT`. */
+  VkPhysicalDeviceImageRobustnessFeaturesEXT: "VkPhysicalDeviceImageRobustnessFeatures";
+  /** Canonical name of `VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT`. */
+  VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT: "VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceImageTilingControlFeaturesEXT`. */
+  VkPhysicalDeviceImageTilingControlFeaturesEXT: "VkPhysicalDeviceImageTilingControlFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceImageViewImageFormatInfoEXT`. */
+  VkPhysicalDeviceImageViewImageFormatInfoEXT: "VkPhysicalDeviceImageViewImageFormatInfoEXT";
+  /** Canonical name of `VkPhysicalDeviceImageViewMinLodFeaturesEXT`. */
+  VkPhysicalDeviceImageViewMinLodFeaturesEXT: "VkPhysicalDeviceImageViewMinLodFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceImagelessFramebufferFeatures`. */
+  VkPhysicalDeviceImagelessFramebufferFeatures: "VkPhysicalDeviceImagelessFramebufferFeatures";
+  /** Canonical name of `VkPhysicalDeviceImagelessFramebufferFeaturesKHR`. */
+  VkPhysicalDeviceImagelessFramebufferFeaturesKHR: "VkPhysicalDeviceImagelessFramebufferFeatures";
+  /** Canonical name of `VkPhysicalDeviceIndexTypeUint8Features`. */
+  VkPhysicalDeviceIndexTypeUint8Features: "VkPhysicalDeviceIndexTypeUint8Features";
+  /** Canonical name of `VkPhysicalDeviceIndexTypeUint8FeaturesEXT`. */
+  VkPhysicalDeviceIndexTypeUint8FeaturesEXT: "VkPhysicalDeviceIndexTypeUint8Features";
+  /** Canonical name of `VkPhysicalDeviceIndexTypeUint8FeaturesKHR`. */
+  VkPhysicalDeviceIndexTypeUint8FeaturesKHR: "VkPhysicalDeviceIndexTypeUint8Features";
+  /** Canonical name of `VkPhysicalDeviceInheritedViewportScissorFeaturesNV`. */
+  VkPhysicalDeviceInheritedViewportScissorFeaturesNV: "VkPhysicalDeviceInheritedViewportScissorFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceInlineUniformBlockFeatures`. */
+  VkPhysicalDeviceInlineUniformBlockFeatures: "VkPhysicalDeviceInlineUniformBlockFeatures";
+  /** Canonical name of `VkPhysicalDeviceInlineUniformBlockFeaturesEXT`. */
+  VkPhysicalDeviceInlineUniformBlockFeaturesEXT: "VkPhysicalDeviceInlineUniformBlockFeatures";
+  /** Canonical name of `VkPhysicalDeviceInlineUniformBlockProperties`. */
+  VkPhysicalDeviceInlineUniformBlockProperties: "VkPhysicalDeviceInlineUniformBlockProperties";
+  /** Canonical name of `VkPhysicalDeviceInlineUniformBlockPropertiesEXT`. */
+  VkPhysicalDeviceInlineUniformBlockPropertiesEXT: "VkPhysicalDeviceInlineUniformBlockProperties";
+  /** Canonical name of `VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR`. */
+  VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR:
+    "VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceInvocationMaskFeaturesHUAWEI`. */
+  VkPhysicalDeviceInvocationMaskFeaturesHUAWEI: "VkPhysicalDeviceInvocationMaskFeaturesHUAWEI";
+  /** Canonical name of `VkPhysicalDeviceLayeredApiPropertiesKHR`. */
+  VkPhysicalDeviceLayeredApiPropertiesKHR: "VkPhysicalDeviceLayeredApiPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceLayeredApiPropertiesListKHR`. */
+  VkPhysicalDeviceLayeredApiPropertiesListKHR: "VkPhysicalDeviceLayeredApiPropertiesListKHR";
+  /** Canonical name of `VkPhysicalDeviceLayeredApiVulkanPropertiesKHR`. */
+  VkPhysicalDeviceLayeredApiVulkanPropertiesKHR: "VkPhysicalDeviceLayeredApiVulkanPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceLayeredDriverPropertiesMSFT`. */
+  VkPhysicalDeviceLayeredDriverPropertiesMSFT: "VkPhysicalDeviceLayeredDriverPropertiesMSFT";
+  /** Canonical name of `VkPhysicalDeviceLegacyDitheringFeaturesEXT`. */
+  VkPhysicalDeviceLegacyDitheringFeaturesEXT: "VkPhysicalDeviceLegacyDitheringFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT`. */
+  VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT: "VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT`. */
+  VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT: "VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceLimits`. */
+  VkPhysicalDeviceLimits: "VkPhysicalDeviceLimits";
+  /** Canonical name of `VkPhysicalDeviceLineRasterizationFeatures`. */
+  VkPhysicalDeviceLineRasterizationFeatures: "VkPhysicalDeviceLineRasterizationFeatures";
+  /** Canonical name of `VkPhysicalDeviceLineRasterizationFeaturesEXT`. */
+  VkPhysicalDeviceLineRasterizationFeaturesEXT: "VkPhysicalDeviceLineRasterizationFeatures";
+  /** Canonical name of `VkPhysicalDeviceLineRasterizationFeaturesKHR`. */
+  VkPhysicalDeviceLineRasterizationFeaturesKHR: "VkPhysicalDeviceLineRasterizationFeatures";
+  /** Canonical name of `VkPhysicalDeviceLineRasterizationProperties`. */
+  VkPhysicalDeviceLineRasterizationProperties: "VkPhysicalDeviceLineRasterizationProperties";
+  /** Canonical name of `VkPhysicalDeviceLineRasterizationPropertiesEXT`. */
+  VkPhysicalDeviceLineRasterizationPropertiesEXT: "VkPhysicalDeviceLineRasterizationProperties";
+  /** Canonical name of `VkPhysicalDeviceLineRasterizationPropertiesKHR`. */
+  VkPhysicalDeviceLineRasterizationPropertiesKHR: "VkPhysicalDeviceLineRasterizationProperties";
+  /** Canonical name of `VkPhysicalDeviceLinearColorAttachmentFeaturesNV`. */
+  VkPhysicalDeviceLinearColorAttachmentFeaturesNV: "VkPhysicalDeviceLinearColorAttachmentFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceMaintenance10FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance10FeaturesKHR: "VkPhysicalDeviceMaintenance10FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceMaintenance10PropertiesKHR`. */
+  VkPhysicalDeviceMaintenance10PropertiesKHR: "VkPhysicalDeviceMaintenance10PropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceMaintenance11FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance11FeaturesKHR: "VkPhysicalDeviceMaintenance11FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceMaintenance3Properties`. */
+  VkPhysicalDeviceMaintenance3Properties: "VkPhysicalDeviceMaintenance3Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance3PropertiesKHR`. */
+  VkPhysicalDeviceMaintenance3PropertiesKHR: "VkPhysicalDeviceMaintenance3Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance4Features`. */
+  VkPhysicalDeviceMaintenance4Features: "VkPhysicalDeviceMaintenance4Features";
+  /** Canonical name of `VkPhysicalDeviceMaintenance4FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance4FeaturesKHR: "VkPhysicalDeviceMaintenance4Features";
+  /** Canonical name of `VkPhysicalDeviceMaintenance4Properties`. */
+  VkPhysicalDeviceMaintenance4Properties: "VkPhysicalDeviceMaintenance4Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance4PropertiesKHR`. */
+  VkPhysicalDeviceMaintenance4PropertiesKHR: "VkPhysicalDeviceMaintenance4Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance5Features`. */
+  VkPhysicalDeviceMaintenance5Features: "VkPhysicalDeviceMaintenance5Features";
+  /** Canonical name of `VkPhysicalDeviceMaintenance5FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance5FeaturesKHR: "VkPhysicalDeviceMaintenance5Features";
+  /** Canonical name of `VkPhysicalDeviceMaintenance5Properties`. */
+  VkPhysicalDeviceMaintenance5Properties: "VkPhysicalDeviceMaintenance5Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance5PropertiesKHR`. */
+  VkPhysicalDeviceMaintenance5PropertiesKHR: "VkPhysicalDeviceMaintenance5Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance6Features`. */
+  VkPhysicalDeviceMaintenance6Features: "VkPhysicalDeviceMaintenance6Features";
+  /** Canonical name of `VkPhysicalDeviceMaintenance6FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance6FeaturesKHR: "VkPhysicalDeviceMaintenance6Features";
+  /** Canonical name of `VkPhysicalDeviceMaintenance6Properties`. */
+  VkPhysicalDeviceMaintenance6Properties: "VkPhysicalDeviceMaintenance6Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance6PropertiesKHR`. */
+  VkPhysicalDeviceMaintenance6PropertiesKHR: "VkPhysicalDeviceMaintenance6Properties";
+  /** Canonical name of `VkPhysicalDeviceMaintenance7FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance7FeaturesKHR: "VkPhysicalDeviceMaintenance7FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceMaintenance7PropertiesKHR`. */
+  VkPhysicalDeviceMaintenance7PropertiesKHR: "VkPhysicalDeviceMaintenance7PropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceMaintenance8FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance8FeaturesKHR: "VkPhysicalDeviceMaintenance8FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceMaintenance9FeaturesKHR`. */
+  VkPhysicalDeviceMaintenance9FeaturesKHR: "VkPhysicalDeviceMaintenance9FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceMaintenance9PropertiesKHR`. */
+  VkPhysicalDeviceMaintenance9PropertiesKHR: "VkPhysicalDeviceMaintenance9PropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceMapMemoryPlacedFeaturesEXT`. */
+  VkPhysicalDeviceMapMemoryPlacedFeaturesEXT: "VkPhysicalDeviceMapMemoryPlacedFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMapMemoryPlacedPropertiesEXT`. */
+  VkPhysicalDeviceMapMemoryPlacedPropertiesEXT: "VkPhysicalDeviceMapMemoryPlacedPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceMemoryBudgetPropertiesEXT`. */
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT: "VkPhysicalDeviceMemoryBudgetPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceMemoryDecompressionFeaturesEXT`. */
+  VkPhysicalDeviceMemoryDecompressionFeaturesEXT: "VkPhysicalDeviceMemoryDecompressionFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMemoryDecompressionFeaturesNV`. */
+  VkPhysicalDeviceMemoryDecompressionFeaturesNV: "VkPhysicalDeviceMemoryDecompressionFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMemoryDecompressionPropertiesEXT`. */
+  VkPhysicalDeviceMemoryDecompressionPropertiesEXT: "VkPhysicalDeviceMemoryDecompressionPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceMemoryDecompressionPropertiesNV`. */
+  VkPhysicalDeviceMemoryDecompressionPropertiesNV: "VkPhysicalDeviceMemoryDecompressionPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceMemoryPriorityFeaturesEXT`. */
+  VkPhysicalDeviceMemoryPriorityFeaturesEXT: "VkPhysicalDeviceMemoryPriorityFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMemoryProperties`. */
+  VkPhysicalDeviceMemoryProperties: "VkPhysicalDeviceMemoryProperties";
+  /** Canonical name of `VkPhysicalDeviceMemoryProperties2`. */
+  VkPhysicalDeviceMemoryProperties2: "VkPhysicalDeviceMemoryProperties2";
+  /** Canonical name of `VkPhysicalDeviceMemoryProperties2KHR`. */
+  VkPhysicalDeviceMemoryProperties2KHR: "VkPhysicalDeviceMemoryProperties2";
+  /** Canonical name of `VkPhysicalDeviceMeshShaderFeaturesEXT`. */
+  VkPhysicalDeviceMeshShaderFeaturesEXT: "VkPhysicalDeviceMeshShaderFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMeshShaderFeaturesNV`. */
+  VkPhysicalDeviceMeshShaderFeaturesNV: "VkPhysicalDeviceMeshShaderFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceMeshShaderPropertiesEXT`. */
+  VkPhysicalDeviceMeshShaderPropertiesEXT: "VkPhysicalDeviceMeshShaderPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceMeshShaderPropertiesNV`. */
+  VkPhysicalDeviceMeshShaderPropertiesNV: "VkPhysicalDeviceMeshShaderPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceMultiDrawFeaturesEXT`. */
+  VkPhysicalDeviceMultiDrawFeaturesEXT: "VkPhysicalDeviceMultiDrawFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMultiDrawPropertiesEXT`. */
+  VkPhysicalDeviceMultiDrawPropertiesEXT: "VkPhysicalDeviceMultiDrawPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT`. */
+  VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT:
+    "VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT`. */
+  VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT:
+    "VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMultiviewFeatures`. */
+  VkPhysicalDeviceMultiviewFeatures: "VkPhysicalDeviceMultiviewFeatures";
+  /** Canonical name of `VkPhysicalDeviceMultiviewFeaturesKHR`. */
+  VkPhysicalDeviceMultiviewFeaturesKHR: "VkPhysicalDeviceMultiviewFeatures";
+  /** Canonical name of `VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX`. */
+  VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX:
+    "VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX";
+  /** Canonical name of `VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM`. */
+  VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM:
+    "VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM`. */
+  VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM:
+    "VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceMultiviewProperties`. */
+  VkPhysicalDeviceMultiviewProperties: "VkPhysicalDeviceMultiviewProperties";
+  /** Canonical name of `VkPhysicalDeviceMultiviewPropertiesKHR`. */
+  VkPhysicalDeviceMultiviewPropertiesKHR: "VkPhysicalDeviceMultiviewProperties";
+  /** Canonical name of `VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT`. */
+  VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT: "VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceMutableDescriptorTypeFeaturesVALVE`. */
+  VkPhysicalDeviceMutableDescriptorTypeFeaturesVALVE: "VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceNestedCommandBufferFeaturesEXT`. */
+  VkPhysicalDeviceNestedCommandBufferFeaturesEXT: "VkPhysicalDeviceNestedCommandBufferFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceNestedCommandBufferPropertiesEXT`. */
+  VkPhysicalDeviceNestedCommandBufferPropertiesEXT: "VkPhysicalDeviceNestedCommandBufferPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT`. */
+  VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT: "VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceOpacityMicromapFeaturesEXT`. */
+  VkPhysicalDeviceOpacityMicromapFeaturesEXT: "VkPhysicalDeviceOpacityMicromapFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceOpacityMicromapFeaturesKHR`. */
+  VkPhysicalDeviceOpacityMicromapFeaturesKHR: "VkPhysicalDeviceOpacityMicromapFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceOpacityMicromapPropertiesEXT`. */
+  VkPhysicalDeviceOpacityMicromapPropertiesEXT: "VkPhysicalDeviceOpacityMicromapPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceOpacityMicromapPropertiesKHR`. */
+  VkPhysicalDeviceOpacityMicromapPropertiesKHR: "VkPhysicalDeviceOpacityMicromapPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceOpticalFlowFeaturesNV`. */
+  VkPhysicalDeviceOpticalFlowFeaturesNV: "VkPhysicalDeviceOpticalFlowFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceOpticalFlowPropertiesNV`. */
+  VkPhysicalDeviceOpticalFlowPropertiesNV: "VkPhysicalDeviceOpticalFlowPropertiesNV";
+  /** Canonical name of `VkPhysicalDevicePCIBusInfoPropertiesEXT`. */
+  VkPhysicalDevicePCIBusInfoPropertiesEXT: "VkPhysicalDevicePCIBusInfoPropertiesEXT";
+  /** Canonical name of `VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT`. */
+  VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT:
+    "VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV`. */
+  VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV:
+    "VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV";
+  /** Canonical name of `VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV`. */
+  VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV:
+    "VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV";
+  /** Canonical name of `VkPhysicalDevicePerStageDescriptorSetFeaturesNV`. */
+  VkPhysicalDevicePerStageDescriptorSetFeaturesNV: "VkPhysicalDevicePerStageDescriptorSetFeaturesNV";
+  /** Canonical name of `VkPhysicalDevicePerformanceCountersByRegionFeaturesARM`. */
+  VkPhysicalDevicePerformanceCountersByRegionFeaturesARM:
+    "VkPhysicalDevicePerformanceCountersByRegionFeaturesARM";
+  /** Canonical name of `VkPhysicalDevicePerformanceCountersByRegionPropertiesARM`. */
+  VkPhysicalDevicePerformanceCountersByRegionPropertiesARM:
+    "VkPhysicalDevicePerformanceCountersByRegionPropertiesARM";
+  /** Canonical name of `VkPhysicalDevicePerformanceQueryFeaturesKHR`. */
+  VkPhysicalDevicePerformanceQueryFeaturesKHR: "VkPhysicalDevicePerformanceQueryFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePerformanceQueryPropertiesKHR`. */
+  VkPhysicalDevicePerformanceQueryPropertiesKHR: "VkPhysicalDevicePerformanceQueryPropertiesKHR";
+  /** Canonical name of `VkPhysicalDevicePipelineBinaryFeaturesKHR`. */
+  VkPhysicalDevicePipelineBinaryFeaturesKHR: "VkPhysicalDevicePipelineBinaryFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePipelineBinaryPropertiesKHR`. */
+  VkPhysicalDevicePipelineBinaryPropertiesKHR: "VkPhysicalDevicePipelineBinaryPropertiesKHR";
+  /** Canonical name of `VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC`. */
+  VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC:
+    "VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC";
+  /** Canonical name of `VkPhysicalDevicePipelineCreationCacheControlFeatures`. */
+  VkPhysicalDevicePipelineCreationCacheControlFeatures:
+    "VkPhysicalDevicePipelineCreationCacheControlFeatures";
+  /** Canonical name of `VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT`. */
+  VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT:
+    "VkPhysicalDevicePipelineCreationCacheControlFeatures";
+  /** Canonical name of `VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR`. */
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR:
+    "VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT`. */
+  VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT:
+    "VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevicePipelineOpacityMicromapFeaturesARM`. */
+  VkPhysicalDevicePipelineOpacityMicromapFeaturesARM: "VkPhysicalDevicePipelineOpacityMicromapFeaturesARM";
+  /** Canonical name of `VkPhysicalDevicePipelinePropertiesFeaturesEXT`. */
+  VkPhysicalDevicePipelinePropertiesFeaturesEXT: "VkPhysicalDevicePipelinePropertiesFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevicePipelineProtectedAccessFeatures`. */
+  VkPhysicalDevicePipelineProtectedAccessFeatures: "VkPhysicalDevicePipelineProtectedAccessFeatures";
+  /** Canonical name of `VkPhysicalDevicePipelineProtectedAccessFeaturesEXT`. */
+  VkPhysicalDevicePipelineProtectedAccessFeaturesEXT: "VkPhysicalDevicePipelineProtectedAccessFeatures";
+  /** Canonical name of `VkPhysicalDevicePipelineRobustnessFeatures`. */
+  VkPhysicalDevicePipelineRobustnessFeatures: "VkPhysicalDevicePipelineRobustnessFeatures";
+  /** Canonical name of `VkPhysicalDevicePipelineRobustnessFeaturesEXT`. */
+  VkPhysicalDevicePipelineRobustnessFeaturesEXT: "VkPhysicalDevicePipelineRobustnessFeatures";
+  /** Canonical name of `VkPhysicalDevicePipelineRobustnessProperties`. */
+  VkPhysicalDevicePipelineRobustnessProperties: "VkPhysicalDevicePipelineRobustnessProperties";
+  /** Canonical name of `VkPhysicalDevicePipelineRobustnessPropertiesEXT`. */
+  VkPhysicalDevicePipelineRobustnessPropertiesEXT: "VkPhysicalDevicePipelineRobustnessProperties";
+  /** Canonical name of `VkPhysicalDevicePointClippingProperties`. */
+  VkPhysicalDevicePointClippingProperties: "VkPhysicalDevicePointClippingProperties";
+  /** Canonical name of `VkPhysicalDevicePointClippingPropertiesKHR`. */
+  VkPhysicalDevicePointClippingPropertiesKHR: "VkPhysicalDevicePointClippingProperties";
+  /** Canonical name of `VkPhysicalDevicePortabilitySubsetFeaturesKHR`. */
+  VkPhysicalDevicePortabilitySubsetFeaturesKHR: "VkPhysicalDevicePortabilitySubsetFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePortabilitySubsetPropertiesKHR`. */
+  VkPhysicalDevicePortabilitySubsetPropertiesKHR: "VkPhysicalDevicePortabilitySubsetPropertiesKHR";
+  /** Canonical name of `VkPhysicalDevicePresentBarrierFeaturesNV`. */
+  VkPhysicalDevicePresentBarrierFeaturesNV: "VkPhysicalDevicePresentBarrierFeaturesNV";
+  /** Canonical name of `VkPhysicalDevicePresentId2FeaturesKHR`. */
+  VkPhysicalDevicePresentId2FeaturesKHR: "VkPhysicalDevicePresentId2FeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePresentIdFeaturesKHR`. */
+  VkPhysicalDevicePresentIdFeaturesKHR: "VkPhysicalDevicePresentIdFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePresentMeteringFeaturesNV`. */
+  VkPhysicalDevicePresentMeteringFeaturesNV: "VkPhysicalDevicePresentMeteringFeaturesNV";
+  /** Canonical name of `VkPhysicalDevicePresentModeFifoLatestReadyFeaturesEXT`. */
+  VkPhysicalDevicePresentModeFifoLatestReadyFeaturesEXT:
+    "VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR`. */
+  VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR:
+    "VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePresentTimingFeaturesEXT`. */
+  VkPhysicalDevicePresentTimingFeaturesEXT: "VkPhysicalDevicePresentTimingFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevicePresentWait2FeaturesKHR`. */
+  VkPhysicalDevicePresentWait2FeaturesKHR: "VkPhysicalDevicePresentWait2FeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePresentWaitFeaturesKHR`. */
+  VkPhysicalDevicePresentWaitFeaturesKHR: "VkPhysicalDevicePresentWaitFeaturesKHR";
+  /** Canonical name of `VkPhysicalDevicePresentationPropertiesANDROID`. */
+  VkPhysicalDevicePresentationPropertiesANDROID: "VkPhysicalDevicePresentationPropertiesANDROID";
+  /** Canonical name of `VkPhysicalDevicePresentationPropertiesOHOS`. */
+  VkPhysicalDevicePresentationPropertiesOHOS: "VkPhysicalDevicePresentationPropertiesOHOS";
+  /** Canonical name of `VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT`. */
+  VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT: "VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT`. */
+  VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT:
+    "VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT`. */
+  VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT: "VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT";
+  /** Canonical name of `VkPhysicalDevicePrivateDataFeatures`. */
+  VkPhysicalDevicePrivateDataFeatures: "VkPhysicalDevicePrivateDataFeatures";
+  /** Canonical name of `VkPhysicalDevicePrivateDataFeaturesEXT`. */
+  VkPhysicalDevicePrivateDataFeaturesEXT: "VkPhysicalDevicePrivateDataFeatures";
+  /** Canonical name of `VkPhysicalDeviceProperties`. */
+  VkPhysicalDeviceProperties: "VkPhysicalDeviceProperties";
+  /** Canonical name of `VkPhysicalDeviceProperties2`. */
+  VkPhysicalDeviceProperties2: "VkPhysicalDeviceProperties2";
+  /** Canonical name of `VkPhysicalDeviceProperties2KHR`. */
+  VkPhysicalDeviceProperties2KHR: "VkPhysicalDeviceProperties2";
+  /** Canonical name of `VkPhysicalDeviceProtectedMemoryFeatures`. */
+  VkPhysicalDeviceProtectedMemoryFeatures: "VkPhysicalDeviceProtectedMemoryFeatures";
+  /** Canonical name of `VkPhysicalDeviceProtectedMemoryProperties`. */
+  VkPhysicalDeviceProtectedMemoryProperties: "VkPhysicalDeviceProtectedMemoryProperties";
+  /** Canonical name of `VkPhysicalDeviceProvokingVertexFeaturesEXT`. */
+  VkPhysicalDeviceProvokingVertexFeaturesEXT: "VkPhysicalDeviceProvokingVertexFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceProvokingVertexPropertiesEXT`. */
+  VkPhysicalDeviceProvokingVertexPropertiesEXT: "VkPhysicalDeviceProvokingVertexPropertiesEXT";
+  /** Canonical name of `VkPhysicalDevicePushConstantBankFeaturesNV`. */
+  VkPhysicalDevicePushConstantBankFeaturesNV: "VkPhysicalDevicePushConstantBankFeaturesNV";
+  /** Canonical name of `VkPhysicalDevicePushConstantBankPropertiesNV`. */
+  VkPhysicalDevicePushConstantBankPropertiesNV: "VkPhysicalDevicePushConstantBankPropertiesNV";
+  /** Canonical name of `VkPhysicalDevicePushDescriptorProperties`. */
+  VkPhysicalDevicePushDescriptorProperties: "VkPhysicalDevicePushDescriptorProperties";
+  /** Canonical name of `VkPhysicalDevicePushDescriptorPropertiesKHR`. */
+  VkPhysicalDevicePushDescriptorPropertiesKHR: "VkPhysicalDevicePushDescriptorProperties";
+  /** Canonical name of `VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM`. */
+  VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM:
+    "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM";
+  /** Canonical name of `VkPhysicalDeviceQueuePerfHintFeaturesQCOM`. */
+  VkPhysicalDeviceQueuePerfHintFeaturesQCOM: "VkPhysicalDeviceQueuePerfHintFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceQueuePerfHintPropertiesQCOM`. */
+  VkPhysicalDeviceQueuePerfHintPropertiesQCOM: "VkPhysicalDeviceQueuePerfHintPropertiesQCOM";
+  /** Canonical name of `VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT`. */
+  VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT: "VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesARM`. */
+  VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesARM:
+    "VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT`. */
+  VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT:
+    "VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceRawAccessChainsFeaturesNV`. */
+  VkPhysicalDeviceRawAccessChainsFeaturesNV: "VkPhysicalDeviceRawAccessChainsFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceRayQueryFeaturesKHR`. */
+  VkPhysicalDeviceRayQueryFeaturesKHR: "VkPhysicalDeviceRayQueryFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT`. */
+  VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT:
+    "VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV`. */
+  VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV:
+    "VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT`. */
+  VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT:
+    "VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV`. */
+  VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV:
+    "VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV`. */
+  VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV:
+    "VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR`. */
+  VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR: "VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceRayTracingMotionBlurFeaturesNV`. */
+  VkPhysicalDeviceRayTracingMotionBlurFeaturesNV: "VkPhysicalDeviceRayTracingMotionBlurFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceRayTracingPipelineFeaturesKHR`. */
+  VkPhysicalDeviceRayTracingPipelineFeaturesKHR: "VkPhysicalDeviceRayTracingPipelineFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceRayTracingPipelinePropertiesKHR`. */
+  VkPhysicalDeviceRayTracingPipelinePropertiesKHR: "VkPhysicalDeviceRayTracingPipelinePropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR`. */
+  VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR: "VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceRayTracingPropertiesNV`. */
+  VkPhysicalDeviceRayTracingPropertiesNV: "VkPhysicalDeviceRayTracingPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceRayTracingValidationFeaturesNV`. */
+  VkPhysicalDeviceRayTracingValidationFeaturesNV: "VkPhysicalDeviceRayTracingValidationFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG`. */
+  VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG: "VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG";
+  /** Canonical name of `VkPhysicalDeviceRenderPassStripedFeaturesARM`. */
+  VkPhysicalDeviceRenderPassStripedFeaturesARM: "VkPhysicalDeviceRenderPassStripedFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceRenderPassStripedPropertiesARM`. */
+  VkPhysicalDeviceRenderPassStripedPropertiesARM: "VkPhysicalDeviceRenderPassStripedPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV`. */
+  VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV:
+    "VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceRobustness2FeaturesEXT`. */
+  VkPhysicalDeviceRobustness2FeaturesEXT: "VkPhysicalDeviceRobustness2FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceRobustness2FeaturesKHR`. */
+  VkPhysicalDeviceRobustness2FeaturesKHR: "VkPhysicalDeviceRobustness2FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceRobustness2PropertiesEXT`. */
+  VkPhysicalDeviceRobustness2PropertiesEXT: "VkPhysicalDeviceRobustness2PropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceRobustness2PropertiesKHR`. */
+  VkPhysicalDeviceRobustness2PropertiesKHR: "VkPhysicalDeviceRobustness2PropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceSampleLocationsPropertiesEXT`. */
+  VkPhysicalDeviceSampleLocationsPropertiesEXT: "VkPhysicalDeviceSampleLocationsPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceSamplerFilterMinmaxProperties`. */
+  VkPhysicalDeviceSamplerFilterMinmaxProperties: "VkPhysicalDeviceSamplerFilterMinmaxProperties";
+  /** Canonical name of `VkPhysicalDeviceSamplerFilterMinmaxPropertiesEXT`. */
+  VkPhysicalDeviceSamplerFilterMinmaxPropertiesEXT: "VkPhysicalDeviceSamplerFilterMinmaxProperties";
+  /** Canonical name of `VkPhysicalDeviceSamplerYcbcrConversionFeatures`. */
+  VkPhysicalDeviceSamplerYcbcrConversionFeatures: "VkPhysicalDeviceSamplerYcbcrConversionFeatures";
+  /** Canonical name of `VkPhysicalDeviceSamplerYcbcrConversionFeaturesKHR`. */
+  VkPhysicalDeviceSamplerYcbcrConversionFeaturesKHR: "VkPhysicalDeviceSamplerYcbcrConversionFeatures";
+  /** Canonical name of `VkPhysicalDeviceScalarBlockLayoutFeatures`. */
+  VkPhysicalDeviceScalarBlockLayoutFeatures: "VkPhysicalDeviceScalarBlockLayoutFeatures";
+  /** Canonical name of `VkPhysicalDeviceScalarBlockLayoutFeaturesEXT`. */
+  VkPhysicalDeviceScalarBlockLayoutFeaturesEXT: "VkPhysicalDeviceScalarBlockLayoutFeatures";
+  /** Canonical name of `VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM`. */
+  VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM:
+    "VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceSchedulingControlsFeaturesARM`. */
+  VkPhysicalDeviceSchedulingControlsFeaturesARM: "VkPhysicalDeviceSchedulingControlsFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceSchedulingControlsPropertiesARM`. */
+  VkPhysicalDeviceSchedulingControlsPropertiesARM: "VkPhysicalDeviceSchedulingControlsPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures`. */
+  VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures: "VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures";
+  /** Canonical name of `VkPhysicalDeviceSeparateDepthStencilLayoutsFeaturesKHR`. */
+  VkPhysicalDeviceSeparateDepthStencilLayoutsFeaturesKHR:
+    "VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures";
+  /** Canonical name of `VkPhysicalDeviceShader64BitIndexingFeaturesEXT`. */
+  VkPhysicalDeviceShader64BitIndexingFeaturesEXT: "VkPhysicalDeviceShader64BitIndexingFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderAbortFeaturesKHR`. */
+  VkPhysicalDeviceShaderAbortFeaturesKHR: "VkPhysicalDeviceShaderAbortFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderAbortPropertiesKHR`. */
+  VkPhysicalDeviceShaderAbortPropertiesKHR: "VkPhysicalDeviceShaderAbortPropertiesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV`. */
+  VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV: "VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT`. */
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT: "VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderAtomicFloatFeaturesEXT`. */
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT: "VkPhysicalDeviceShaderAtomicFloatFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderAtomicInt64Features`. */
+  VkPhysicalDeviceShaderAtomicInt64Features: "VkPhysicalDeviceShaderAtomicInt64Features";
+  /** Canonical name of `VkPhysicalDeviceShaderAtomicInt64FeaturesKHR`. */
+  VkPhysicalDeviceShaderAtomicInt64FeaturesKHR: "VkPhysicalDeviceShaderAtomicInt64Features";
+  /** Canonical name of `VkPhysicalDeviceShaderBfloat16FeaturesKHR`. */
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR: "VkPhysicalDeviceShaderBfloat16FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderClockFeaturesKHR`. */
+  VkPhysicalDeviceShaderClockFeaturesKHR: "VkPhysicalDeviceShaderClockFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderConstantDataFeaturesKHR`. */
+  VkPhysicalDeviceShaderConstantDataFeaturesKHR: "VkPhysicalDeviceShaderConstantDataFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM`. */
+  VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM: "VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM`. */
+  VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM: "VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceShaderCoreProperties2AMD`. */
+  VkPhysicalDeviceShaderCoreProperties2AMD: "VkPhysicalDeviceShaderCoreProperties2AMD";
+  /** Canonical name of `VkPhysicalDeviceShaderCorePropertiesAMD`. */
+  VkPhysicalDeviceShaderCorePropertiesAMD: "VkPhysicalDeviceShaderCorePropertiesAMD";
+  /** Canonical name of `VkPhysicalDeviceShaderCorePropertiesARM`. */
+  VkPhysicalDeviceShaderCorePropertiesARM: "VkPhysicalDeviceShaderCorePropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures`. */
+  VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures:
+    "VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT`. */
+  VkPhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT:
+    "VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderDrawParameterFeatures`. */
+  VkPhysicalDeviceShaderDrawParameterFeatures: "VkPhysicalDeviceShaderDrawParametersFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderDrawParametersFeatures`. */
+  VkPhysicalDeviceShaderDrawParametersFeatures: "VkPhysicalDeviceShaderDrawParametersFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD`. */
+  VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD:
+    "VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD";
+  /** Canonical name of `VkPhysicalDeviceShaderEnqueueFeaturesAMDX`. */
+  VkPhysicalDeviceShaderEnqueueFeaturesAMDX: "VkPhysicalDeviceShaderEnqueueFeaturesAMDX";
+  /** Canonical name of `VkPhysicalDeviceShaderEnqueuePropertiesAMDX`. */
+  VkPhysicalDeviceShaderEnqueuePropertiesAMDX: "VkPhysicalDeviceShaderEnqueuePropertiesAMDX";
+  /** Canonical name of `VkPhysicalDeviceShaderExpectAssumeFeatures`. */
+  VkPhysicalDeviceShaderExpectAssumeFeatures: "VkPhysicalDeviceShaderExpectAssumeFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderExpectAssumeFeaturesKHR`. */
+  VkPhysicalDeviceShaderExpectAssumeFeaturesKHR: "VkPhysicalDeviceShaderExpectAssumeFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderFloat16Int8Features`. */
+  VkPhysicalDeviceShaderFloat16Int8Features: "VkPhysicalDeviceShaderFloat16Int8Features";
+  /** Canonical name of `VkPhysicalDeviceShaderFloat16Int8FeaturesKHR`. */
+  VkPhysicalDeviceShaderFloat16Int8FeaturesKHR: "VkPhysicalDeviceShaderFloat16Int8Features";
+  /** Canonical name of `VkPhysicalDeviceShaderFloat8FeaturesEXT`. */
+  VkPhysicalDeviceShaderFloat8FeaturesEXT: "VkPhysicalDeviceShaderFloat8FeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderFloatControls2Features`. */
+  VkPhysicalDeviceShaderFloatControls2Features: "VkPhysicalDeviceShaderFloatControls2Features";
+  /** Canonical name of `VkPhysicalDeviceShaderFloatControls2FeaturesKHR`. */
+  VkPhysicalDeviceShaderFloatControls2FeaturesKHR: "VkPhysicalDeviceShaderFloatControls2Features";
+  /** Canonical name of `VkPhysicalDeviceShaderFmaFeaturesKHR`. */
+  VkPhysicalDeviceShaderFmaFeaturesKHR: "VkPhysicalDeviceShaderFmaFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT`. */
+  VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT: "VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderImageFootprintFeaturesNV`. */
+  VkPhysicalDeviceShaderImageFootprintFeaturesNV: "VkPhysicalDeviceShaderImageFootprintFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceShaderInstrumentationFeaturesARM`. */
+  VkPhysicalDeviceShaderInstrumentationFeaturesARM: "VkPhysicalDeviceShaderInstrumentationFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceShaderInstrumentationPropertiesARM`. */
+  VkPhysicalDeviceShaderInstrumentationPropertiesARM: "VkPhysicalDeviceShaderInstrumentationPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceShaderIntegerDotProductFeatures`. */
+  VkPhysicalDeviceShaderIntegerDotProductFeatures: "VkPhysicalDeviceShaderIntegerDotProductFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR`. */
+  VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR: "VkPhysicalDeviceShaderIntegerDotProductFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderIntegerDotProductProperties`. */
+  VkPhysicalDeviceShaderIntegerDotProductProperties: "VkPhysicalDeviceShaderIntegerDotProductProperties";
+  /** Canonical name of `VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR`. */
+  VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR: "VkPhysicalDeviceShaderIntegerDotProductProperties";
+  /** Canonical name of `VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL`. */
+  VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL:
+    "VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL";
+  /** Canonical name of `VkPhysicalDeviceShaderLongVectorFeaturesEXT`. */
+  VkPhysicalDeviceShaderLongVectorFeaturesEXT: "VkPhysicalDeviceShaderLongVectorFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderLongVectorPropertiesEXT`. */
+  VkPhysicalDeviceShaderLongVectorPropertiesEXT: "VkPhysicalDeviceShaderLongVectorPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR`. */
+  VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR:
+    "VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE`. */
+  VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE:
+    "VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE";
+  /** Canonical name of `VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT`. */
+  VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT: "VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT`. */
+  VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT: "VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM`. */
+  VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM:
+    "VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM`. */
+  VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM:
+    "VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM";
+  /** Canonical name of `VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT`. */
+  VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT:
+    "VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderObjectFeaturesEXT`. */
+  VkPhysicalDeviceShaderObjectFeaturesEXT: "VkPhysicalDeviceShaderObjectFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderObjectPropertiesEXT`. */
+  VkPhysicalDeviceShaderObjectPropertiesEXT: "VkPhysicalDeviceShaderObjectPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderQuadControlFeaturesKHR`. */
+  VkPhysicalDeviceShaderQuadControlFeaturesKHR: "VkPhysicalDeviceShaderQuadControlFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR`. */
+  VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR:
+    "VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT`. */
+  VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT:
+    "VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderSMBuiltinsFeaturesNV`. */
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV: "VkPhysicalDeviceShaderSMBuiltinsFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceShaderSMBuiltinsPropertiesNV`. */
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV: "VkPhysicalDeviceShaderSMBuiltinsPropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceShaderSplitBarrierFeaturesEXT`. */
+  VkPhysicalDeviceShaderSplitBarrierFeaturesEXT: "VkPhysicalDeviceShaderSplitBarrierFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderSplitBarrierPropertiesEXT`. */
+  VkPhysicalDeviceShaderSplitBarrierPropertiesEXT: "VkPhysicalDeviceShaderSplitBarrierPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures`. */
+  VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures: "VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderSubgroupExtendedTypesFeaturesKHR`. */
+  VkPhysicalDeviceShaderSubgroupExtendedTypesFeaturesKHR:
+    "VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT`. */
+  VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT:
+    "VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderSubgroupRotateFeatures`. */
+  VkPhysicalDeviceShaderSubgroupRotateFeatures: "VkPhysicalDeviceShaderSubgroupRotateFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR`. */
+  VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR: "VkPhysicalDeviceShaderSubgroupRotateFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR`. */
+  VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR:
+    "VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShaderTerminateInvocationFeatures`. */
+  VkPhysicalDeviceShaderTerminateInvocationFeatures: "VkPhysicalDeviceShaderTerminateInvocationFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderTerminateInvocationFeaturesKHR`. */
+  VkPhysicalDeviceShaderTerminateInvocationFeaturesKHR: "VkPhysicalDeviceShaderTerminateInvocationFeatures";
+  /** Canonical name of `VkPhysicalDeviceShaderTileImageFeaturesEXT`. */
+  VkPhysicalDeviceShaderTileImageFeaturesEXT: "VkPhysicalDeviceShaderTileImageFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderTileImagePropertiesEXT`. */
+  VkPhysicalDeviceShaderTileImagePropertiesEXT: "VkPhysicalDeviceShaderTileImagePropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT`. */
+  VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT:
+    "VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceShaderUntypedPointersFeaturesKHR`. */
+  VkPhysicalDeviceShaderUntypedPointersFeaturesKHR: "VkPhysicalDeviceShaderUntypedPointersFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceShadingRateImageFeaturesNV`. */
+  VkPhysicalDeviceShadingRateImageFeaturesNV: "VkPhysicalDeviceShadingRateImageFeaturesNV";
+  /** Canonical name of `VkPhysicalDeviceShadingRateImagePropertiesNV`. */
+  VkPhysicalDeviceShadingRateImagePropertiesNV: "VkPhysicalDeviceShadingRateImagePropertiesNV";
+  /** Canonical name of `VkPhysicalDeviceSparseImageFormatInfo2`. */
+  VkPhysicalDeviceSparseImageFormatInfo2: "VkPhysicalDeviceSparseImageFormatInfo2";
+  /** Canonical name of `VkPhysicalDeviceSparseImageFormatInfo2KHR`. */
+  VkPhysicalDeviceSparseImageFormatInfo2KHR: "VkPhysicalDeviceSparseImageFormatInfo2";
+  /** Canonical name of `VkPhysicalDeviceSparseProperties`. */
+  VkPhysicalDeviceSparseProperties: "VkPhysicalDeviceSparseProperties";
+  /** Canonical name of `VkPhysicalDeviceSubgroupProperties`. */
+  VkPhysicalDeviceSubgroupProperties: "VkPhysicalDeviceSubgroupProperties";
+  /** Canonical name of `VkPhysicalDeviceSubgroupSizeControlFeatures`. */
+  VkPhysicalDeviceSubgroupSizeControlFeatures: "VkPhysicalDeviceSubgroupSizeControlFeatures";
+  /** Canonical name of `VkPhysicalDeviceSubgroupSizeControlFeaturesEXT`. */
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT: "VkPhysicalDeviceSubgroupSizeControlFeatures";
+  /** Canonical name of `VkPhysicalDeviceSubgroupSizeControlProperties`. */
+  VkPhysicalDeviceSubgroupSizeControlProperties: "VkPhysicalDeviceSubgroupSizeControlProperties";
+  /** Canonical name of `VkPhysicalDeviceSubgroupSizeControlPropertiesEXT`. */
+  VkPhysicalDeviceSubgroupSizeControlPropertiesEXT: "VkPhysicalDeviceSubgroupSizeControlProperties";
+  /** Canonical name of `VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT`. */
+  VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT: "VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceSubpassShadingFeaturesHUAWEI`. */
+  VkPhysicalDeviceSubpassShadingFeaturesHUAWEI: "VkPhysicalDeviceSubpassShadingFeaturesHUAWEI";
+  /** Canonical name of `VkPhysicalDeviceSubpassShadingPropertiesHUAWEI`. */
+  VkPhysicalDeviceSubpassShadingPropertiesHUAWEI: "VkPhysicalDeviceSubpassShadingPropertiesHUAWEI";
+  /** Canonical name of `VkPhysicalDeviceSurfaceInfo2KHR`. */
+  VkPhysicalDeviceSurfaceInfo2KHR: "VkPhysicalDeviceSurfaceInfo2KHR";
+  /** Canonical name of `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT`. */
+  VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT: "VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR`. */
+  VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR: "VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceSynchronization2Features`. */
+  VkPhysicalDeviceSynchronization2Features: "VkPhysicalDeviceSynchronization2Features";
+  /** Canonical name of `VkPhysicalDeviceSynchronization2FeaturesKHR`. */
+  VkPhysicalDeviceSynchronization2FeaturesKHR: "VkPhysicalDeviceSynchronization2Features";
+  /** Canonical name of `VkPhysicalDeviceTensorFeaturesARM`. */
+  VkPhysicalDeviceTensorFeaturesARM: "VkPhysicalDeviceTensorFeaturesARM";
+  /** Canonical name of `VkPhysicalDeviceTensorPropertiesARM`. */
+  VkPhysicalDeviceTensorPropertiesARM: "VkPhysicalDeviceTensorPropertiesARM";
+  /** Canonical name of `VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT`. */
+  VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT: "VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceTexelBufferAlignmentProperties`. */
+  VkPhysicalDeviceTexelBufferAlignmentProperties: "VkPhysicalDeviceTexelBufferAlignmentProperties";
+  /** Canonical name of `VkPhysicalDeviceTexelBufferAlignmentPropertiesEXT`. */
+  VkPhysicalDeviceTexelBufferAlignmentPropertiesEXT: "VkPhysicalDeviceTexelBufferAlignmentProperties";
+  /** Canonical name of `VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT`. */
+  VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT: "VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceTextureCompressionASTCHDRFeatures`. */
+  VkPhysicalDeviceTextureCompressionASTCHDRFeatures: "VkPhysicalDeviceTextureCompressionASTCHDRFeatures";
+  /** Canonical name of `VkPhysicalDeviceTextureCompressionASTCHDRFeaturesEXT`. */
+  VkPhysicalDeviceTextureCompressionASTCHDRFeaturesEXT: "VkPhysicalDeviceTextureCompressionASTCHDRFeatures";
+  /** Canonical name of `VkPhysicalDeviceThrottleHintFeaturesSEC`. */
+  VkPhysicalDeviceThrottleHintFeaturesSEC: "VkPhysicalDeviceThrottleHintFeaturesSEC";
+  /** Canonical name of `VkPhysicalDeviceTileMemoryHeapFeaturesQCOM`. */
+  VkPhysicalDeviceTileMemoryHeapFeaturesQCOM: "VkPhysicalDeviceTileMemoryHeapFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceTileMemoryHeapPropertiesQCOM`. */
+  VkPhysicalDeviceTileMemoryHeapPropertiesQCOM: "VkPhysicalDeviceTileMemoryHeapPropertiesQCOM";
+  /** Canonical name of `VkPhysicalDeviceTilePropertiesFeaturesQCOM`. */
+  VkPhysicalDeviceTilePropertiesFeaturesQCOM: "VkPhysicalDeviceTilePropertiesFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceTileShadingFeaturesQCOM`. */
+  VkPhysicalDeviceTileShadingFeaturesQCOM: "VkPhysicalDeviceTileShadingFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceTileShadingPropertiesQCOM`. */
+  VkPhysicalDeviceTileShadingPropertiesQCOM: "VkPhysicalDeviceTileShadingPropertiesQCOM";
+  /** Canonical name of `VkPhysicalDeviceTimelineSemaphoreFeatures`. */
+  VkPhysicalDeviceTimelineSemaphoreFeatures: "VkPhysicalDeviceTimelineSemaphoreFeatures";
+  /** Canonical name of `VkPhysicalDeviceTimelineSemaphoreFeaturesKHR`. */
+  VkPhysicalDeviceTimelineSemaphoreFeaturesKHR: "VkPhysicalDeviceTimelineSemaphoreFeatures";
+  /** Canonical name of `VkPhysicalDeviceTimelineSemaphoreProperties`. */
+  VkPhysicalDeviceTimelineSemaphoreProperties: "VkPhysicalDeviceTimelineSemaphoreProperties";
+  /** Canonical name of `VkPhysicalDeviceTimelineSemaphorePropertiesKHR`. */
+  VkPhysicalDeviceTimelineSemaphorePropertiesKHR: "VkPhysicalDeviceTimelineSemaphoreProperties";
+  /** Canonical name of `VkPhysicalDeviceToolProperties`. */
+  VkPhysicalDeviceToolProperties: "VkPhysicalDeviceToolProperties";
+  /** Canonical name of `VkPhysicalDeviceToolPropertiesEXT`. */
+  VkPhysicalDeviceToolPropertiesEXT: "VkPhysicalDeviceToolProperties";
+  /** Canonical name of `VkPhysicalDeviceTransformFeedbackFeaturesEXT`. */
+  VkPhysicalDeviceTransformFeedbackFeaturesEXT: "VkPhysicalDeviceTransformFeedbackFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceTransformFeedbackPropertiesEXT`. */
+  VkPhysicalDeviceTransformFeedbackPropertiesEXT: "VkPhysicalDeviceTransformFeedbackPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR`. */
+  VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR: "VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceUniformBufferStandardLayoutFeatures`. */
+  VkPhysicalDeviceUniformBufferStandardLayoutFeatures: "VkPhysicalDeviceUniformBufferStandardLayoutFeatures";
+  /** Canonical name of `VkPhysicalDeviceUniformBufferStandardLayoutFeaturesKHR`. */
+  VkPhysicalDeviceUniformBufferStandardLayoutFeaturesKHR:
+    "VkPhysicalDeviceUniformBufferStandardLayoutFeatures";
+  /** Canonical name of `VkPhysicalDeviceVariablePointerFeatures`. */
+  VkPhysicalDeviceVariablePointerFeatures: "VkPhysicalDeviceVariablePointersFeatures";
+  /** Canonical name of `VkPhysicalDeviceVariablePointerFeaturesKHR`. */
+  VkPhysicalDeviceVariablePointerFeaturesKHR: "VkPhysicalDeviceVariablePointersFeatures";
+  /** Canonical name of `VkPhysicalDeviceVariablePointersFeatures`. */
+  VkPhysicalDeviceVariablePointersFeatures: "VkPhysicalDeviceVariablePointersFeatures";
+  /** Canonical name of `VkPhysicalDeviceVariablePointersFeaturesKHR`. */
+  VkPhysicalDeviceVariablePointersFeaturesKHR: "VkPhysicalDeviceVariablePointersFeatures";
+  /** Canonical name of `VkPhysicalDeviceVertexAttributeDivisorFeatures`. */
+  VkPhysicalDeviceVertexAttributeDivisorFeatures: "VkPhysicalDeviceVertexAttributeDivisorFeatures";
+  /** Canonical name of `VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT`. */
+  VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT: "VkPhysicalDeviceVertexAttributeDivisorFeatures";
+  /** Canonical name of `VkPhysicalDeviceVertexAttributeDivisorFeaturesKHR`. */
+  VkPhysicalDeviceVertexAttributeDivisorFeaturesKHR: "VkPhysicalDeviceVertexAttributeDivisorFeatures";
+  /** Canonical name of `VkPhysicalDeviceVertexAttributeDivisorProperties`. */
+  VkPhysicalDeviceVertexAttributeDivisorProperties: "VkPhysicalDeviceVertexAttributeDivisorProperties";
+  /** Canonical name of `VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT`. */
+  VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT: "VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT";
+  /** Canonical name of `VkPhysicalDeviceVertexAttributeDivisorPropertiesKHR`. */
+  VkPhysicalDeviceVertexAttributeDivisorPropertiesKHR: "VkPhysicalDeviceVertexAttributeDivisorProperties";
+  /** Canonical name of `VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT`. */
+  VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT:
+    "VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT`. */
+  VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT: "VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceVideoDecodeVP9FeaturesKHR`. */
+  VkPhysicalDeviceVideoDecodeVP9FeaturesKHR: "VkPhysicalDeviceVideoDecodeVP9FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoEncodeAV1FeaturesKHR`. */
+  VkPhysicalDeviceVideoEncodeAV1FeaturesKHR: "VkPhysicalDeviceVideoEncodeAV1FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR`. */
+  VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR: "VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR`. */
+  VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR: "VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR`. */
+  VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR: "VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR`. */
+  VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR:
+    "VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE`. */
+  VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE:
+    "VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE";
+  /** Canonical name of `VkPhysicalDeviceVideoFormatInfoKHR`. */
+  VkPhysicalDeviceVideoFormatInfoKHR: "VkPhysicalDeviceVideoFormatInfoKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoMaintenance1FeaturesKHR`. */
+  VkPhysicalDeviceVideoMaintenance1FeaturesKHR: "VkPhysicalDeviceVideoMaintenance1FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceVideoMaintenance2FeaturesKHR`. */
+  VkPhysicalDeviceVideoMaintenance2FeaturesKHR: "VkPhysicalDeviceVideoMaintenance2FeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceVulkan11Features`. */
+  VkPhysicalDeviceVulkan11Features: "VkPhysicalDeviceVulkan11Features";
+  /** Canonical name of `VkPhysicalDeviceVulkan11Properties`. */
+  VkPhysicalDeviceVulkan11Properties: "VkPhysicalDeviceVulkan11Properties";
+  /** Canonical name of `VkPhysicalDeviceVulkan12Features`. */
+  VkPhysicalDeviceVulkan12Features: "VkPhysicalDeviceVulkan12Features";
+  /** Canonical name of `VkPhysicalDeviceVulkan12Properties`. */
+  VkPhysicalDeviceVulkan12Properties: "VkPhysicalDeviceVulkan12Properties";
+  /** Canonical name of `VkPhysicalDeviceVulkan13Features`. */
+  VkPhysicalDeviceVulkan13Features: "VkPhysicalDeviceVulkan13Features";
+  /** Canonical name of `VkPhysicalDeviceVulkan13Properties`. */
+  VkPhysicalDeviceVulkan13Properties: "VkPhysicalDeviceVulkan13Properties";
+  /** Canonical name of `VkPhysicalDeviceVulkan14Features`. */
+  VkPhysicalDeviceVulkan14Features: "VkPhysicalDeviceVulkan14Features";
+  /** Canonical name of `VkPhysicalDeviceVulkan14Properties`. */
+  VkPhysicalDeviceVulkan14Properties: "VkPhysicalDeviceVulkan14Properties";
+  /** Canonical name of `VkPhysicalDeviceVulkanMemoryModelFeatures`. */
+  VkPhysicalDeviceVulkanMemoryModelFeatures: "VkPhysicalDeviceVulkanMemoryModelFeatures";
+  /** Canonical name of `VkPhysicalDeviceVulkanMemoryModelFeaturesKHR`. */
+  VkPhysicalDeviceVulkanMemoryModelFeaturesKHR: "VkPhysicalDeviceVulkanMemoryModelFeatures";
+  /** Canonical name of `VkPhysicalDeviceVulkanSC10Features`. */
+  VkPhysicalDeviceVulkanSC10Features: "VkPhysicalDeviceVulkanSC10Features";
+  /** Canonical name of `VkPhysicalDeviceVulkanSC10Properties`. */
+  VkPhysicalDeviceVulkanSC10Properties: "VkPhysicalDeviceVulkanSC10Properties";
+  /** Canonical name of `VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR`. */
+  VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR:
+    "VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR";
+  /** Canonical name of `VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT`. */
+  VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT: "VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceYcbcrDegammaFeaturesQCOM`. */
+  VkPhysicalDeviceYcbcrDegammaFeaturesQCOM: "VkPhysicalDeviceYcbcrDegammaFeaturesQCOM";
+  /** Canonical name of `VkPhysicalDeviceYcbcrImageArraysFeaturesEXT`. */
+  VkPhysicalDeviceYcbcrImageArraysFeaturesEXT: "VkPhysicalDeviceYcbcrImageArraysFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT`. */
+  VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT:
+    "VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT";
+  /** Canonical name of `VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures`. */
+  VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures:
+    "VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures";
+  /** Canonical name of `VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeaturesKHR`. */
+  VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeaturesKHR:
+    "VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures";
+  /** Canonical name of `VkPipelineBinaryCreateInfoKHR`. */
+  VkPipelineBinaryCreateInfoKHR: "VkPipelineBinaryCreateInfoKHR";
+  /** Canonical name of `VkPipelineBinaryDataInfoKHR`. */
+  VkPipelineBinaryDataInfoKHR: "VkPipelineBinaryDataInfoKHR";
+  /** Canonical name of `VkPipelineBinaryDataKHR`. */
+  VkPipelineBinaryDataKHR: "VkPipelineBinaryDataKHR";
+  /** Canonical name of `VkPipelineBinaryHandlesInfoKHR`. */
+  VkPipelineBinaryHandlesInfoKHR: "VkPipelineBinaryHandlesInfoKHR";
+  /** Canonical name of `VkPipelineBinaryInfoKHR`. */
+  VkPipelineBinaryInfoKHR: "VkPipelineBinaryInfoKHR";
+  /** Canonical name of `VkPipelineBinaryKeyKHR`. */
+  VkPipelineBinaryKeyKHR: "VkPipelineBinaryKeyKHR";
+  /** Canonical name of `VkPipelineBinaryKeysAndDataKHR`. */
+  VkPipelineBinaryKeysAndDataKHR: "VkPipelineBinaryKeysAndDataKHR";
+  /** Canonical name of `VkPipelineCacheCreateInfo`. */
+  VkPipelineCacheCreateInfo: "VkPipelineCacheCreateInfo";
+  /** Canonical name of `VkPipelineCacheHeaderVersionDataGraphQCOM`. */
+  VkPipelineCacheHeaderVersionDataGraphQCOM: "VkPipelineCacheHeaderVersionDataGraphQCOM";
+  /** Canonical name of `VkPipelineCacheHeaderVersionOne`. */
+  VkPipelineCacheHeaderVersionOne: "VkPipelineCacheHeaderVersionOne";
+  /** Canonical name of `VkPipelineCacheHeaderVersionSafetyCriticalOne`. */
+  VkPipelineCacheHeaderVersionSafetyCriticalOne: "VkPipelineCacheHeaderVersionSafetyCriticalOne";
+  /** Canonical name of `VkPipelineCacheSafetyCriticalIndexEntry`. */
+  VkPipelineCacheSafetyCriticalIndexEntry: "VkPipelineCacheSafetyCriticalIndexEntry";
+  /** Canonical name of `VkPipelineCacheStageValidationIndexEntry`. */
+  VkPipelineCacheStageValidationIndexEntry: "VkPipelineCacheStageValidationIndexEntry";
+  /** Canonical name of `VkPipelineColorBlendAdvancedStateCreateInfoEXT`. */
+  VkPipelineColorBlendAdvancedStateCreateInfoEXT: "VkPipelineColorBlendAdvancedStateCreateInfoEXT";
+  /** Canonical name of `VkPipelineColorBlendAttachmentState`. */
+  VkPipelineColorBlendAttachmentState: "VkPipelineColorBlendAttachmentState";
+  /** Canonical name of `VkPipelineColorBlendStateCreateInfo`. */
+  VkPipelineColorBlendStateCreateInfo: "VkPipelineColorBlendStateCreateInfo";
+  /** Canonical name of `VkPipelineColorWriteCreateInfoEXT`. */
+  VkPipelineColorWriteCreateInfoEXT: "VkPipelineColorWriteCreateInfoEXT";
+  /** Canonical name of `VkPipelineCompilerControlCreateInfoAMD`. */
+  VkPipelineCompilerControlCreateInfoAMD: "VkPipelineCompilerControlCreateInfoAMD";
+  /** Canonical name of `VkPipelineCoverageModulationStateCreateInfoNV`. */
+  VkPipelineCoverageModulationStateCreateInfoNV: "VkPipelineCoverageModulationStateCreateInfoNV";
+  /** Canonical name of `VkPipelineCoverageReductionStateCreateInfoNV`. */
+  VkPipelineCoverageReductionStateCreateInfoNV: "VkPipelineCoverageReductionStateCreateInfoNV";
+  /** Canonical name of `VkPipelineCoverageToColorStateCreateInfoNV`. */
+  VkPipelineCoverageToColorStateCreateInfoNV: "VkPipelineCoverageToColorStateCreateInfoNV";
+  /** Canonical name of `VkPipelineCreateFlags2CreateInfo`. */
+  VkPipelineCreateFlags2CreateInfo: "VkPipelineCreateFlags2CreateInfo";
+  /** Canonical name of `VkPipelineCreateFlags2CreateInfoKHR`. */
+  VkPipelineCreateFlags2CreateInfoKHR: "VkPipelineCreateFlags2CreateInfo";
+  /** Canonical name of `VkPipelineCreateInfoKHR`. */
+  VkPipelineCreateInfoKHR: "VkPipelineCreateInfoKHR";
+  /** Canonical name of `VkPipelineCreationFeedback`. */
+  VkPipelineCreationFeedback: "VkPipelineCreationFeedback";
+  /** Canonical name of `VkPipelineCreationFeedbackCreateInfo`. */
+  VkPipelineCreationFeedbackCreateInfo: "VkPipelineCreationFeedbackCreateInfo";
+  /** Canonical name of `VkPipelineCreationFeedbackCreateInfoEXT`. */
+  VkPipelineCreationFeedbackCreateInfoEXT: "VkPipelineCreationFeedbackCreateInfo";
+  /** Canonical name of `VkPipelineCreationFeedbackEXT`. */
+  VkPipelineCreationFeedbackEXT: "VkPipelineCreationFeedback";
+  /** Canonical name of `VkPipelineDepthStencilStateCreateInfo`. */
+  VkPipelineDepthStencilStateCreateInfo: "VkPipelineDepthStencilStateCreateInfo";
+  /** Canonical name of `VkPipelineDiscardRectangleStateCreateInfoEXT`. */
+  VkPipelineDiscardRectangleStateCreateInfoEXT: "VkPipelineDiscardRectangleStateCreateInfoEXT";
+  /** Canonical name of `VkPipelineDynamicStateCreateInfo`. */
+  VkPipelineDynamicStateCreateInfo: "VkPipelineDynamicStateCreateInfo";
+  /** Canonical name of `VkPipelineExecutableInfoKHR`. */
+  VkPipelineExecutableInfoKHR: "VkPipelineExecutableInfoKHR";
+  /** Canonical name of `VkPipelineExecutableInternalRepresentationKHR`. */
+  VkPipelineExecutableInternalRepresentationKHR: "VkPipelineExecutableInternalRepresentationKHR";
+  /** Canonical name of `VkPipelineExecutablePropertiesKHR`. */
+  VkPipelineExecutablePropertiesKHR: "VkPipelineExecutablePropertiesKHR";
+  /** Canonical name of `VkPipelineExecutableStatisticKHR`. */
+  VkPipelineExecutableStatisticKHR: "VkPipelineExecutableStatisticKHR";
+  /** Canonical name of `VkPipelineExecutableStatisticValueKHR`. */
+  VkPipelineExecutableStatisticValueKHR: "VkPipelineExecutableStatisticValueKHR";
+  /** Canonical name of `VkPipelineFragmentDensityMapLayeredCreateInfoVALVE`. */
+  VkPipelineFragmentDensityMapLayeredCreateInfoVALVE: "VkPipelineFragmentDensityMapLayeredCreateInfoVALVE";
+  /** Canonical name of `VkPipelineFragmentShadingRateEnumStateCreateInfoNV`. */
+  VkPipelineFragmentShadingRateEnumStateCreateInfoNV: "VkPipelineFragmentShadingRateEnumStateCreateInfoNV";
+  /** Canonical name of `VkPipelineFragmentShadingRateStateCreateInfoKHR`. */
+  VkPipelineFragmentShadingRateStateCreateInfoKHR: "VkPipelineFragmentShadingRateStateCreateInfoKHR";
+  /** Canonical name of `VkPipelineIndirectDeviceAddressInfoNV`. */
+  VkPipelineIndirectDeviceAddressInfoNV: "VkPipelineIndirectDeviceAddressInfoNV";
+  /** Canonical name of `VkPipelineInfoEXT`. */
+  VkPipelineInfoEXT: "VkPipelineInfoKHR";
+  /** Canonical name of `VkPipelineInfoKHR`. */
+  VkPipelineInfoKHR: "VkPipelineInfoKHR";
+  /** Canonical name of `VkPipelineInputAssemblyStateCreateInfo`. */
+  VkPipelineInputAssemblyStateCreateInfo: "VkPipelineInputAssemblyStateCreateInfo";
+  /** Canonical name of `VkPipelineLayoutCreateInfo`. */
+  VkPipelineLayoutCreateInfo: "VkPipelineLayoutCreateInfo";
+  /** Canonical name of `VkPipelineLibraryCreateInfoKHR`. */
+  VkPipelineLibraryCreateInfoKHR: "VkPipelineLibraryCreateInfoKHR";
+  /** Canonical name of `VkPipelineMultisampleStateCreateInfo`. */
+  VkPipelineMultisampleStateCreateInfo: "VkPipelineMultisampleStateCreateInfo";
+  /** Canonical name of `VkPipelineOfflineCreateInfo`. */
+  VkPipelineOfflineCreateInfo: "VkPipelineOfflineCreateInfo";
+  /** Canonical name of `VkPipelinePoolSize`. */
+  VkPipelinePoolSize: "VkPipelinePoolSize";
+  /** Canonical name of `VkPipelinePropertiesIdentifierEXT`. */
+  VkPipelinePropertiesIdentifierEXT: "VkPipelinePropertiesIdentifierEXT";
+  /** Canonical name of `VkPipelineRasterizationConservativeStateCreateInfoEXT`. */
+  VkPipelineRasterizationConservativeStateCreateInfoEXT:
+    "VkPipelineRasterizationConservativeStateCreateInfoEXT";
+  /** Canonical name of `VkPipelineRasterizationDepthClipStateCreateInfoEXT`. */
+  VkPipelineRasterizationDepthClipStateCreateInfoEXT: "VkPipelineRasterizationDepthClipStateCreateInfoEXT";
+  /** Canonical name of `VkPipelineRasterizationLineStateCreateInfo`. */
+  VkPipelineRasterizationLineStateCreateInfo: "VkPipelineRasterizationLineStateCreateInfo";
+  /** Canonical name of `VkPipelineRasterizationLineStateCreateInfoEXT`. */
+  VkPipelineRasterizationLineStateCreateInfoEXT: "VkPipelineRasterizationLineStateCreateInfo";
+  /** Canonical name of `VkPipelineRasterizationLineStateCreateInfoKHR`. */
+  VkPipelineRasterizationLineStateCreateInfoKHR: "VkPipelineRasterizationLineStateCreateInfo";
+  /** Canonical name of `VkPipelineRasterizationProvokingVertexStateCreateInfoEXT`. */
+  VkPipelineRasterizationProvokingVertexStateCreateInfoEXT:
+    "VkPipelineRasterizationProvokingVertexStateCreateInfoEXT";
+  /** Canonical name of `VkPipelineRasterizationStateCreateInfo`. */
+  VkPipelineRasterizationStateCreateInfo: "VkPipelineRasterizationStateCreateInfo";
+  /** Canonical name of `VkPipelineRasterizationStateRasterizationOrderAMD`. */
+  VkPipelineRasterizationStateRasterizationOrderAMD: "VkPipelineRasterizationStateRasterizationOrderAMD";
+  /** Canonical name of `VkPipelineRasterizationStateStreamCreateInfoEXT`. */
+  VkPipelineRasterizationStateStreamCreateInfoEXT: "VkPipelineRasterizationStateStreamCreateInfoEXT";
+  /** Canonical name of `VkPipelineRenderingCreateInfo`. */
+  VkPipelineRenderingCreateInfo: "VkPipelineRenderingCreateInfo";
+  /** Canonical name of `VkPipelineRenderingCreateInfoKHR`. */
+  VkPipelineRenderingCreateInfoKHR: "VkPipelineRenderingCreateInfo";
+  /** Canonical name of `VkPipelineRepresentativeFragmentTestStateCreateInfoNV`. */
+  VkPipelineRepresentativeFragmentTestStateCreateInfoNV:
+    "VkPipelineRepresentativeFragmentTestStateCreateInfoNV";
+  /** Canonical name of `VkPipelineRobustnessCreateInfo`. */
+  VkPipelineRobustnessCreateInfo: "VkPipelineRobustnessCreateInfo";
+  /** Canonical name of `VkPipelineRobustnessCreateInfoEXT`. */
+  VkPipelineRobustnessCreateInfoEXT: "VkPipelineRobustnessCreateInfo";
+  /** Canonical name of `VkPipelineSampleLocationsStateCreateInfoEXT`. */
+  VkPipelineSampleLocationsStateCreateInfoEXT: "VkPipelineSampleLocationsStateCreateInfoEXT";
+  /** Canonical name of `VkPipelineShaderStageCreateInfo`. */
+  VkPipelineShaderStageCreateInfo: "VkPipelineShaderStageCreateInfo";
+  /** Canonical name of `VkPipelineShaderStageModuleIdentifierCreateInfoEXT`. */
+  VkPipelineShaderStageModuleIdentifierCreateInfoEXT: "VkPipelineShaderStageModuleIdentifierCreateInfoEXT";
+  /** Canonical name of `VkPipelineShaderStageNodeCreateInfoAMDX`. */
+  VkPipelineShaderStageNodeCreateInfoAMDX: "VkPipelineShaderStageNodeCreateInfoAMDX";
+  /** Canonical name of `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo`. */
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo: "VkPipelineShaderStageRequiredSubgroupSizeCreateInfo";
+  /** Canonical name of `VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT`. */
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT:
+    "VkPipelineShaderStageRequiredSubgroupSizeCreateInfo";
+  /** Canonical name of `VkPipelineTessellationDomainOriginStateCreateInfo`. */
+  VkPipelineTessellationDomainOriginStateCreateInfo: "VkPipelineTessellationDomainOriginStateCreateInfo";
+  /** Canonical name of `VkPipelineTessellationDomainOriginStateCreateInfoKHR`. */
+  VkPipelineTessellationDomainOriginStateCreateInfoKHR: "VkPipelineTessellationDomainOriginStateCreateInfo";
+  /** Canonical name of `VkPipelineTessellationStateCreateInfo`. */
+  VkPipelineTessellationStateCreateInfo: "VkPipelineTessellationStateCreateInfo";
+  /** Canonical name of `VkPipelineVertexInputDivisorStateCreateInfo`. */
+  VkPipelineVertexInputDivisorStateCreateInfo: "VkPipelineVertexInputDivisorStateCreateInfo";
+  /** Canonical name of `VkPipelineVertexInputDivisorStateCreateInfoEXT`. */
+  VkPipelineVertexInputDivisorStateCreateInfoEXT: "VkPipelineVertexInputDivisorStateCreateInfo";
+  /** Canonical name of `VkPipelineVertexInputDivisorStateCreateInfoKHR`. */
+  VkPipelineVertexInputDivisorStateCreateInfoKHR: "VkPipelineVertexInputDivisorStateCreateInfo";
+  /** Canonical name of `VkPipelineVertexInputStateCreateInfo`. */
+  VkPipelineVertexInputStateCreateInfo: "VkPipelineVertexInputStateCreateInfo";
+  /** Canonical name of `VkPipelineViewportCoarseSampleOrderStateCreateInfoNV`. */
+  VkPipelineViewportCoarseSampleOrderStateCreateInfoNV:
+    "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV";
+  /** Canonical name of `VkPipelineViewportDepthClampControlCreateInfoEXT`. */
+  VkPipelineViewportDepthClampControlCreateInfoEXT: "VkPipelineViewportDepthClampControlCreateInfoEXT";
+  /** Canonical name of `VkPipelineViewportDepthClipControlCreateInfoEXT`. */
+  VkPipelineViewportDepthClipControlCreateInfoEXT: "VkPipelineViewportDepthClipControlCreateInfoEXT";
+  /** Canonical name of `VkPipelineViewportExclusiveScissorStateCreateInfoNV`. */
+  VkPipelineViewportExclusiveScissorStateCreateInfoNV: "VkPipelineViewportExclusiveScissorStateCreateInfoNV";
+  /** Canonical name of `VkPipelineViewportShadingRateImageStateCreateInfoNV`. */
+  VkPipelineViewportShadingRateImageStateCreateInfoNV: "VkPipelineViewportShadingRateImageStateCreateInfoNV";
+  /** Canonical name of `VkPipelineViewportStateCreateInfo`. */
+  VkPipelineViewportStateCreateInfo: "VkPipelineViewportStateCreateInfo";
+  /** Canonical name of `VkPipelineViewportSwizzleStateCreateInfoNV`. */
+  VkPipelineViewportSwizzleStateCreateInfoNV: "VkPipelineViewportSwizzleStateCreateInfoNV";
+  /** Canonical name of `VkPipelineViewportWScalingStateCreateInfoNV`. */
+  VkPipelineViewportWScalingStateCreateInfoNV: "VkPipelineViewportWScalingStateCreateInfoNV";
+  /** Canonical name of `VkPresentFrameTokenGGP`. */
+  VkPresentFrameTokenGGP: "VkPresentFrameTokenGGP";
+  /** Canonical name of `VkPresentId2KHR`. */
+  VkPresentId2KHR: "VkPresentId2KHR";
+  /** Canonical name of `VkPresentIdKHR`. */
+  VkPresentIdKHR: "VkPresentIdKHR";
+  /** Canonical name of `VkPresentInfoKHR`. */
+  VkPresentInfoKHR: "VkPresentInfoKHR";
+  /** Canonical name of `VkPresentRegionKHR`. */
+  VkPresentRegionKHR: "VkPresentRegionKHR";
+  /** Canonical name of `VkPresentRegionsKHR`. */
+  VkPresentRegionsKHR: "VkPresentRegionsKHR";
+  /** Canonical name of `VkPresentStageTimeEXT`. */
+  VkPresentStageTimeEXT: "VkPresentStageTimeEXT";
+  /** Canonical name of `VkPresentTimeGOOGLE`. */
+  VkPresentTimeGOOGLE: "VkPresentTimeGOOGLE";
+  /** Canonical name of `VkPresentTimesInfoGOOGLE`. */
+  VkPresentTimesInfoGOOGLE: "VkPresentTimesInfoGOOGLE";
+  /** Canonical name of `VkPresentTimingInfoEXT`. */
+  VkPresentTimingInfoEXT: "VkPresentTimingInfoEXT";
+  /** Canonical name of `VkPresentTimingSurfaceCapabilitiesEXT`. */
+  VkPresentTimingSurfaceCapabilitiesEXT: "VkPresentTimingSurfaceCapabilitiesEXT";
+  /** Canonical name of `VkPresentTimingsInfoEXT`. */
+  VkPresentTimingsInfoEXT: "VkPresentTimingsInfoEXT";
+  /** Canonical name of `VkPresentWait2InfoKHR`. */
+  VkPresentWait2InfoKHR: "VkPresentWait2InfoKHR";
+  /** Canonical name of `VkPrivateDataSlotCreateInfo`. */
+  VkPrivateDataSlotCreateInfo: "VkPrivateDataSlotCreateInfo";
+  /** Canonical name of `VkPrivateDataSlotCreateInfoEXT`. */
+  VkPrivateDataSlotCreateInfoEXT: "VkPrivateDataSlotCreateInfo";
+  /** Canonical name of `VkProtectedSubmitInfo`. */
+  VkProtectedSubmitInfo: "VkProtectedSubmitInfo";
+  /** Canonical name of `VkPushConstantBankInfoNV`. */
+  VkPushConstantBankInfoNV: "VkPushConstantBankInfoNV";
+  /** Canonical name of `VkPushConstantRange`. */
+  VkPushConstantRange: "VkPushConstantRange";
+  /** Canonical name of `VkPushConstantsInfo`. */
+  VkPushConstantsInfo: "VkPushConstantsInfo";
+  /** Canonical name of `VkPushConstantsInfoKHR`. */
+  VkPushConstantsInfoKHR: "VkPushConstantsInfo";
+  /** Canonical name of `VkPushDataInfoEXT`. */
+  VkPushDataInfoEXT: "VkPushDataInfoEXT";
+  /** Canonical name of `VkPushDescriptorSetInfo`. */
+  VkPushDescriptorSetInfo: "VkPushDescriptorSetInfo";
+  /** Canonical name of `VkPushDescriptorSetInfoKHR`. */
+  VkPushDescriptorSetInfoKHR: "VkPushDescriptorSetInfo";
+  /** Canonical name of `VkPushDescriptorSetWithTemplateInfo`. */
+  VkPushDescriptorSetWithTemplateInfo: "VkPushDescriptorSetWithTemplateInfo";
+  /** Canonical name of `VkPushDescriptorSetWithTemplateInfoKHR`. */
+  VkPushDescriptorSetWithTemplateInfoKHR: "VkPushDescriptorSetWithTemplateInfo";
+  /** Canonical name of `VkQueryLowLatencySupportNV`. */
+  VkQueryLowLatencySupportNV: "VkQueryLowLatencySupportNV";
+  /** Canonical name of `VkQueryPoolCreateInfo`. */
+  VkQueryPoolCreateInfo: "VkQueryPoolCreateInfo";
+  /** Canonical name of `VkQueryPoolCreateInfoINTEL`. */
+  VkQueryPoolCreateInfoINTEL: "VkQueryPoolPerformanceQueryCreateInfoINTEL";
+  /** Canonical name of `VkQueryPoolPerformanceCreateInfoKHR`. */
+  VkQueryPoolPerformanceCreateInfoKHR: "VkQueryPoolPerformanceCreateInfoKHR";
+  /** Canonical name of `VkQueryPoolPerformanceQueryCreateInfoINTEL`. */
+  VkQueryPoolPerformanceQueryCreateInfoINTEL: "VkQueryPoolPerformanceQueryCreateInfoINTEL";
+  /** Canonical name of `VkQueryPoolVideoEncodeFeedbackCreateInfoKHR`. */
+  VkQueryPoolVideoEncodeFeedbackCreateInfoKHR: "VkQueryPoolVideoEncodeFeedbackCreateInfoKHR";
+  /** Canonical name of `VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR`. */
+  VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR:
+    "VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR";
+  /** Canonical name of `VkQueueFamilyCheckpointProperties2NV`. */
+  VkQueueFamilyCheckpointProperties2NV: "VkQueueFamilyCheckpointProperties2NV";
+  /** Canonical name of `VkQueueFamilyCheckpointPropertiesNV`. */
+  VkQueueFamilyCheckpointPropertiesNV: "VkQueueFamilyCheckpointPropertiesNV";
+  /** Canonical name of `VkQueueFamilyDataGraphOpticalFlowPropertiesARM`. */
+  VkQueueFamilyDataGraphOpticalFlowPropertiesARM: "VkQueueFamilyDataGraphOpticalFlowPropertiesARM";
+  /** Canonical name of `VkQueueFamilyDataGraphProcessingEnginePropertiesARM`. */
+  VkQueueFamilyDataGraphProcessingEnginePropertiesARM: "VkQueueFamilyDataGraphProcessingEnginePropertiesARM";
+  /** Canonical name of `VkQueueFamilyDataGraphPropertiesARM`. */
+  VkQueueFamilyDataGraphPropertiesARM: "VkQueueFamilyDataGraphPropertiesARM";
+  /** Canonical name of `VkQueueFamilyDataGraphTOSAPropertiesARM`. */
+  VkQueueFamilyDataGraphTOSAPropertiesARM: "VkQueueFamilyDataGraphTOSAPropertiesARM";
+  /** Canonical name of `VkQueueFamilyGlobalPriorityProperties`. */
+  VkQueueFamilyGlobalPriorityProperties: "VkQueueFamilyGlobalPriorityProperties";
+  /** Canonical name of `VkQueueFamilyGlobalPriorityPropertiesEXT`. */
+  VkQueueFamilyGlobalPriorityPropertiesEXT: "VkQueueFamilyGlobalPriorityProperties";
+  /** Canonical name of `VkQueueFamilyGlobalPriorityPropertiesKHR`. */
+  VkQueueFamilyGlobalPriorityPropertiesKHR: "VkQueueFamilyGlobalPriorityProperties";
+  /** Canonical name of `VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR`. */
+  VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR:
+    "VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR";
+  /** Canonical name of `VkQueueFamilyOwnershipTransferPropertiesKHR`. */
+  VkQueueFamilyOwnershipTransferPropertiesKHR: "VkQueueFamilyOwnershipTransferPropertiesKHR";
+  /** Canonical name of `VkQueueFamilyProperties`. */
+  VkQueueFamilyProperties: "VkQueueFamilyProperties";
+  /** Canonical name of `VkQueueFamilyProperties2`. */
+  VkQueueFamilyProperties2: "VkQueueFamilyProperties2";
+  /** Canonical name of `VkQueueFamilyProperties2KHR`. */
+  VkQueueFamilyProperties2KHR: "VkQueueFamilyProperties2";
+  /** Canonical name of `VkQueueFamilyQueryResultStatusPropertiesKHR`. */
+  VkQueueFamilyQueryResultStatusPropertiesKHR: "VkQueueFamilyQueryResultStatusPropertiesKHR";
+  /** Canonical name of `VkQueueFamilyVideoPropertiesKHR`. */
+  VkQueueFamilyVideoPropertiesKHR: "VkQueueFamilyVideoPropertiesKHR";
+  /** Canonical name of `VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV`. */
+  VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV:
+    "VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV";
+  /** Canonical name of `VkRayTracingPipelineCreateInfoKHR`. */
+  VkRayTracingPipelineCreateInfoKHR: "VkRayTracingPipelineCreateInfoKHR";
+  /** Canonical name of `VkRayTracingPipelineCreateInfoNV`. */
+  VkRayTracingPipelineCreateInfoNV: "VkRayTracingPipelineCreateInfoNV";
+  /** Canonical name of `VkRayTracingPipelineInterfaceCreateInfoKHR`. */
+  VkRayTracingPipelineInterfaceCreateInfoKHR: "VkRayTracingPipelineInterfaceCreateInfoKHR";
+  /** Canonical name of `VkRayTracingShaderGroupCreateInfoKHR`. */
+  VkRayTracingShaderGroupCreateInfoKHR: "VkRayTracingShaderGroupCreateInfoKHR";
+  /** Canonical name of `VkRayTracingShaderGroupCreateInfoNV`. */
+  VkRayTracingShaderGroupCreateInfoNV: "VkRayTracingShaderGroupCreateInfoNV";
+  /** Canonical name of `VkRect2D`. */
+  VkRect2D: "VkRect2D";
+  /** Canonical name of `VkRectLayerKHR`. */
+  VkRectLayerKHR: "VkRectLayerKHR";
+  /** Canonical name of `VkRefreshCycleDurationGOOGLE`. */
+  VkRefreshCycleDurationGOOGLE: "VkRefreshCycleDurationGOOGLE";
+  /** Canonical name of `VkRefreshObjectKHR`. */
+  VkRefreshObjectKHR: "VkRefreshObjectKHR";
+  /** Canonical name of `VkRefreshObjectListKHR`. */
+  VkRefreshObjectListKHR: "VkRefreshObjectListKHR";
+  /** Canonical name of `VkReleaseCapturedPipelineDataInfoKHR`. */
+  VkReleaseCapturedPipelineDataInfoKHR: "VkReleaseCapturedPipelineDataInfoKHR";
+  /** Canonical name of `VkReleaseSwapchainImagesInfoEXT`. */
+  VkReleaseSwapchainImagesInfoEXT: "VkReleaseSwapchainImagesInfoKHR";
+  /** Canonical name of `VkReleaseSwapchainImagesInfoKHR`. */
+  VkReleaseSwapchainImagesInfoKHR: "VkReleaseSwapchainImagesInfoKHR";
+  /** Canonical name of `VkRenderPassAttachmentBeginInfo`. */
+  VkRenderPassAttachmentBeginInfo: "VkRenderPassAttachmentBeginInfo";
+  /** Canonical name of `VkRenderPassAttachmentBeginInfoKHR`. */
+  VkRenderPassAttachmentBeginInfoKHR: "VkRenderPassAttachmentBeginInfo";
+  /** Canonical name of `VkRenderPassBeginInfo`. */
+  VkRenderPassBeginInfo: "VkRenderPassBeginInfo";
+  /** Canonical name of `VkRenderPassCreateInfo`. */
+  VkRenderPassCreateInfo: "VkRenderPassCreateInfo";
+  /** Canonical name of `VkRenderPassCreateInfo2`. */
+  VkRenderPassCreateInfo2: "VkRenderPassCreateInfo2";
+  /** Canonical name of `VkRenderPassCreateInfo2KHR`. */
+  VkRenderPassCreateInfo2KHR: "VkRenderPassCreateInfo2";
+  /** Canonical name of `VkRenderPassCreationControlEXT`. */
+  VkRenderPassCreationControlEXT: "VkRenderPassCreationControlEXT";
+  /** Canonical name of `VkRenderPassCreationFeedbackCreateInfoEXT`. */
+  VkRenderPassCreationFeedbackCreateInfoEXT: "VkRenderPassCreationFeedbackCreateInfoEXT";
+  /** Canonical name of `VkRenderPassCreationFeedbackInfoEXT`. */
+  VkRenderPassCreationFeedbackInfoEXT: "VkRenderPassCreationFeedbackInfoEXT";
+  /** Canonical name of `VkRenderPassFragmentDensityMapCreateInfoEXT`. */
+  VkRenderPassFragmentDensityMapCreateInfoEXT: "VkRenderPassFragmentDensityMapCreateInfoEXT";
+  /** Canonical name of `VkRenderPassFragmentDensityMapOffsetEndInfoEXT`. */
+  VkRenderPassFragmentDensityMapOffsetEndInfoEXT: "VkRenderPassFragmentDensityMapOffsetEndInfoEXT";
+  /** Canonical name of `VkRenderPassInputAttachmentAspectCreateInfo`. */
+  VkRenderPassInputAttachmentAspectCreateInfo: "VkRenderPassInputAttachmentAspectCreateInfo";
+  /** Canonical name of `VkRenderPassInputAttachmentAspectCreateInfoKHR`. */
+  VkRenderPassInputAttachmentAspectCreateInfoKHR: "VkRenderPassInputAttachmentAspectCreateInfo";
+  /** Canonical name of `VkRenderPassMultiviewCreateInfo`. */
+  VkRenderPassMultiviewCreateInfo: "VkRenderPassMultiviewCreateInfo";
+  /** Canonical name of `VkRenderPassMultiviewCreateInfoKHR`. */
+  VkRenderPassMultiviewCreateInfoKHR: "VkRenderPassMultiviewCreateInfo";
+  /** Canonical name of `VkRenderPassPerformanceCountersByRegionBeginInfoARM`. */
+  VkRenderPassPerformanceCountersByRegionBeginInfoARM: "VkRenderPassPerformanceCountersByRegionBeginInfoARM";
+  /** Canonical name of `VkRenderPassSampleLocationsBeginInfoEXT`. */
+  VkRenderPassSampleLocationsBeginInfoEXT: "VkRenderPassSampleLocationsBeginInfoEXT";
+  /** Canonical name of `VkRenderPassStripeBeginInfoARM`. */
+  VkRenderPassStripeBeginInfoARM: "VkRenderPassStripeBeginInfoARM";
+  /** Canonical name of `VkRenderPassStripeInfoARM`. */
+  VkRenderPassStripeInfoARM: "VkRenderPassStripeInfoARM";
+  /** Canonical name of `VkRenderPassStripeSubmitInfoARM`. */
+  VkRenderPassStripeSubmitInfoARM: "VkRenderPassStripeSubmitInfoARM";
+  /** Canonical name of `VkRenderPassSubpassFeedbackCreateInfoEXT`. */
+  VkRenderPassSubpassFeedbackCreateInfoEXT: "VkRenderPassSubpassFeedbackCreateInfoEXT";
+  /** Canonical name of `VkRenderPassSubpassFeedbackInfoEXT`. */
+  VkRenderPassSubpassFeedbackInfoEXT: "VkRenderPassSubpassFeedbackInfoEXT";
+  /** Canonical name of `VkRenderPassTileShadingCreateInfoQCOM`. */
+  VkRenderPassTileShadingCreateInfoQCOM: "VkRenderPassTileShadingCreateInfoQCOM";
+  /** Canonical name of `VkRenderPassTransformBeginInfoQCOM`. */
+  VkRenderPassTransformBeginInfoQCOM: "VkRenderPassTransformBeginInfoQCOM";
+  /** Canonical name of `VkRenderingAreaInfo`. */
+  VkRenderingAreaInfo: "VkRenderingAreaInfo";
+  /** Canonical name of `VkRenderingAreaInfoKHR`. */
+  VkRenderingAreaInfoKHR: "VkRenderingAreaInfo";
+  /** Canonical name of `VkRenderingAttachmentFlagsInfoKHR`. */
+  VkRenderingAttachmentFlagsInfoKHR: "VkRenderingAttachmentFlagsInfoKHR";
+  /** Canonical name of `VkRenderingAttachmentInfo`. */
+  VkRenderingAttachmentInfo: "VkRenderingAttachmentInfo";
+  /** Canonical name of `VkRenderingAttachmentInfoKHR`. */
+  VkRenderingAttachmentInfoKHR: "VkRenderingAttachmentInfo";
+  /** Canonical name of `VkRenderingAttachmentLocationInfo`. */
+  VkRenderingAttachmentLocationInfo: "VkRenderingAttachmentLocationInfo";
+  /** Canonical name of `VkRenderingAttachmentLocationInfoKHR`. */
+  VkRenderingAttachmentLocationInfoKHR: "VkRenderingAttachmentLocationInfo";
+  /** Canonical name of `VkRenderingEndInfoEXT`. */
+  VkRenderingEndInfoEXT: "VkRenderingEndInfoKHR";
+  /** Canonical name of `VkRenderingEndInfoKHR`. */
+  VkRenderingEndInfoKHR: "VkRenderingEndInfoKHR";
+  /** Canonical name of `VkRenderingFragmentDensityMapAttachmentInfoEXT`. */
+  VkRenderingFragmentDensityMapAttachmentInfoEXT: "VkRenderingFragmentDensityMapAttachmentInfoEXT";
+  /** Canonical name of `VkRenderingFragmentShadingRateAttachmentInfoKHR`. */
+  VkRenderingFragmentShadingRateAttachmentInfoKHR: "VkRenderingFragmentShadingRateAttachmentInfoKHR";
+  /** Canonical name of `VkRenderingInfo`. */
+  VkRenderingInfo: "VkRenderingInfo";
+  /** Canonical name of `VkRenderingInfoKHR`. */
+  VkRenderingInfoKHR: "VkRenderingInfo";
+  /** Canonical name of `VkRenderingInputAttachmentIndexInfo`. */
+  VkRenderingInputAttachmentIndexInfo: "VkRenderingInputAttachmentIndexInfo";
+  /** Canonical name of `VkRenderingInputAttachmentIndexInfoKHR`. */
+  VkRenderingInputAttachmentIndexInfoKHR: "VkRenderingInputAttachmentIndexInfo";
+  /** Canonical name of `VkResolveImageInfo2`. */
+  VkResolveImageInfo2: "VkResolveImageInfo2";
+  /** Canonical name of `VkResolveImageInfo2KHR`. */
+  VkResolveImageInfo2KHR: "VkResolveImageInfo2";
+  /** Canonical name of `VkResolveImageModeInfoKHR`. */
+  VkResolveImageModeInfoKHR: "VkResolveImageModeInfoKHR";
+  /** Canonical name of `VkResourceDescriptorDataEXT`. */
+  VkResourceDescriptorDataEXT: "VkResourceDescriptorDataEXT";
+  /** Canonical name of `VkResourceDescriptorInfoEXT`. */
+  VkResourceDescriptorInfoEXT: "VkResourceDescriptorInfoEXT";
+  /** Canonical name of `VkSRTDataNV`. */
+  VkSRTDataNV: "VkSRTDataNV";
+  /** Canonical name of `VkSampleLocationEXT`. */
+  VkSampleLocationEXT: "VkSampleLocationEXT";
+  /** Canonical name of `VkSampleLocationsInfoEXT`. */
+  VkSampleLocationsInfoEXT: "VkSampleLocationsInfoEXT";
+  /** Canonical name of `VkSamplerBlockMatchWindowCreateInfoQCOM`. */
+  VkSamplerBlockMatchWindowCreateInfoQCOM: "VkSamplerBlockMatchWindowCreateInfoQCOM";
+  /** Canonical name of `VkSamplerBorderColorComponentMappingCreateInfoEXT`. */
+  VkSamplerBorderColorComponentMappingCreateInfoEXT: "VkSamplerBorderColorComponentMappingCreateInfoEXT";
+  /** Canonical name of `VkSamplerCaptureDescriptorDataInfoEXT`. */
+  VkSamplerCaptureDescriptorDataInfoEXT: "VkSamplerCaptureDescriptorDataInfoEXT";
+  /** Canonical name of `VkSamplerCreateInfo`. */
+  VkSamplerCreateInfo: "VkSamplerCreateInfo";
+  /** Canonical name of `VkSamplerCubicWeightsCreateInfoQCOM`. */
+  VkSamplerCubicWeightsCreateInfoQCOM: "VkSamplerCubicWeightsCreateInfoQCOM";
+  /** Canonical name of `VkSamplerCustomBorderColorCreateInfoEXT`. */
+  VkSamplerCustomBorderColorCreateInfoEXT: "VkSamplerCustomBorderColorCreateInfoEXT";
+  /** Canonical name of `VkSamplerCustomBorderColorIndexCreateInfoEXT`. */
+  VkSamplerCustomBorderColorIndexCreateInfoEXT: "VkSamplerCustomBorderColorIndexCreateInfoEXT";
+  /** Canonical name of `VkSamplerReductionModeCreateInfo`. */
+  VkSamplerReductionModeCreateInfo: "VkSamplerReductionModeCreateInfo";
+  /** Canonical name of `VkSamplerReductionModeCreateInfoEXT`. */
+  VkSamplerReductionModeCreateInfoEXT: "VkSamplerReductionModeCreateInfo";
+  /** Canonical name of `VkSamplerYcbcrConversionCreateInfo`. */
+  VkSamplerYcbcrConversionCreateInfo: "VkSamplerYcbcrConversionCreateInfo";
+  /** Canonical name of `VkSamplerYcbcrConversionCreateInfoKHR`. */
+  VkSamplerYcbcrConversionCreateInfoKHR: "VkSamplerYcbcrConversionCreateInfo";
+  /** Canonical name of `VkSamplerYcbcrConversionImageFormatProperties`. */
+  VkSamplerYcbcrConversionImageFormatProperties: "VkSamplerYcbcrConversionImageFormatProperties";
+  /** Canonical name of `VkSamplerYcbcrConversionImageFormatPropertiesKHR`. */
+  VkSamplerYcbcrConversionImageFormatPropertiesKHR: "VkSamplerYcbcrConversionImageFormatProperties";
+  /** Canonical name of `VkSamplerYcbcrConversionInfo`. */
+  VkSamplerYcbcrConversionInfo: "VkSamplerYcbcrConversionInfo";
+  /** Canonical name of `VkSamplerYcbcrConversionInfoKHR`. */
+  VkSamplerYcbcrConversionInfoKHR: "VkSamplerYcbcrConversionInfo";
+  /** Canonical name of `VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM`. */
+  VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM: "VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM";
+  /** Canonical name of `VkSciSyncAttributesInfoNV`. */
+  VkSciSyncAttributesInfoNV: "VkSciSyncAttributesInfoNV";
+  /** Canonical name of `VkScreenBufferFormatPropertiesQNX`. */
+  VkScreenBufferFormatPropertiesQNX: "VkScreenBufferFormatPropertiesQNX";
+  /** Canonical name of `VkScreenBufferPropertiesQNX`. */
+  VkScreenBufferPropertiesQNX: "VkScreenBufferPropertiesQNX";
+  /** Canonical name of `VkScreenSurfaceCreateInfoQNX`. */
+  VkScreenSurfaceCreateInfoQNX: "VkScreenSurfaceCreateInfoQNX";
+  /** Canonical name of `VkSemaphoreCreateInfo`. */
+  VkSemaphoreCreateInfo: "VkSemaphoreCreateInfo";
+  /** Canonical name of `VkSemaphoreGetFdInfoKHR`. */
+  VkSemaphoreGetFdInfoKHR: "VkSemaphoreGetFdInfoKHR";
+  /** Canonical name of `VkSemaphoreGetSciSyncInfoNV`. */
+  VkSemaphoreGetSciSyncInfoNV: "VkSemaphoreGetSciSyncInfoNV";
+  /** Canonical name of `VkSemaphoreGetWin32HandleInfoKHR`. */
+  VkSemaphoreGetWin32HandleInfoKHR: "VkSemaphoreGetWin32HandleInfoKHR";
+  /** Canonical name of `VkSemaphoreGetZirconHandleInfoFUCHSIA`. */
+  VkSemaphoreGetZirconHandleInfoFUCHSIA: "VkSemaphoreGetZirconHandleInfoFUCHSIA";
+  /** Canonical name of `VkSemaphoreSciSyncCreateInfoNV`. */
+  VkSemaphoreSciSyncCreateInfoNV: "VkSemaphoreSciSyncCreateInfoNV";
+  /** Canonical name of `VkSemaphoreSciSyncPoolCreateInfoNV`. */
+  VkSemaphoreSciSyncPoolCreateInfoNV: "VkSemaphoreSciSyncPoolCreateInfoNV";
+  /** Canonical name of `VkSemaphoreSignalInfo`. */
+  VkSemaphoreSignalInfo: "VkSemaphoreSignalInfo";
+  /** Canonical name of `VkSemaphoreSignalInfoKHR`. */
+  VkSemaphoreSignalInfoKHR: "VkSemaphoreSignalInfo";
+  /** Canonical name of `VkSemaphoreSubmitInfo`. */
+  VkSemaphoreSubmitInfo: "VkSemaphoreSubmitInfo";
+  /** Canonical name of `VkSemaphoreSubmitInfoKHR`. */
+  VkSemaphoreSubmitInfoKHR: "VkSemaphoreSubmitInfo";
+  /** Canonical name of `VkSemaphoreTypeCreateInfo`. */
+  VkSemaphoreTypeCreateInfo: "VkSemaphoreTypeCreateInfo";
+  /** Canonical name of `VkSemaphoreTypeCreateInfoKHR`. */
+  VkSemaphoreTypeCreateInfoKHR: "VkSemaphoreTypeCreateInfo";
+  /** Canonical name of `VkSemaphoreWaitInfo`. */
+  VkSemaphoreWaitInfo: "VkSemaphoreWaitInfo";
+  /** Canonical name of `VkSemaphoreWaitInfoKHR`. */
+  VkSemaphoreWaitInfoKHR: "VkSemaphoreWaitInfo";
+  /** Canonical name of `VkSetDescriptorBufferOffsetsInfoEXT`. */
+  VkSetDescriptorBufferOffsetsInfoEXT: "VkSetDescriptorBufferOffsetsInfoEXT";
+  /** Canonical name of `VkSetLatencyMarkerInfoNV`. */
+  VkSetLatencyMarkerInfoNV: "VkSetLatencyMarkerInfoNV";
+  /** Canonical name of `VkSetPresentConfigNV`. */
+  VkSetPresentConfigNV: "VkSetPresentConfigNV";
+  /** Canonical name of `VkSetStateFlagsIndirectCommandNV`. */
+  VkSetStateFlagsIndirectCommandNV: "VkSetStateFlagsIndirectCommandNV";
+  /** Canonical name of `VkShaderCreateInfoEXT`. */
+  VkShaderCreateInfoEXT: "VkShaderCreateInfoEXT";
+  /** Canonical name of `VkShaderDescriptorSetAndBindingMappingInfoEXT`. */
+  VkShaderDescriptorSetAndBindingMappingInfoEXT: "VkShaderDescriptorSetAndBindingMappingInfoEXT";
+  /** Canonical name of `VkShaderInstrumentationCreateInfoARM`. */
+  VkShaderInstrumentationCreateInfoARM: "VkShaderInstrumentationCreateInfoARM";
+  /** Canonical name of `VkShaderInstrumentationMetricDataHeaderARM`. */
+  VkShaderInstrumentationMetricDataHeaderARM: "VkShaderInstrumentationMetricDataHeaderARM";
+  /** Canonical name of `VkShaderInstrumentationMetricDescriptionARM`. */
+  VkShaderInstrumentationMetricDescriptionARM: "VkShaderInstrumentationMetricDescriptionARM";
+  /** Canonical name of `VkShaderModuleCreateInfo`. */
+  VkShaderModuleCreateInfo: "VkShaderModuleCreateInfo";
+  /** Canonical name of `VkShaderModuleIdentifierEXT`. */
+  VkShaderModuleIdentifierEXT: "VkShaderModuleIdentifierEXT";
+  /** Canonical name of `VkShaderModuleValidationCacheCreateInfoEXT`. */
+  VkShaderModuleValidationCacheCreateInfoEXT: "VkShaderModuleValidationCacheCreateInfoEXT";
+  /** Canonical name of `VkShaderRequiredSubgroupSizeCreateInfoEXT`. */
+  VkShaderRequiredSubgroupSizeCreateInfoEXT: "VkPipelineShaderStageRequiredSubgroupSizeCreateInfo";
+  /** Canonical name of `VkShaderResourceUsageAMD`. */
+  VkShaderResourceUsageAMD: "VkShaderResourceUsageAMD";
+  /** Canonical name of `VkShaderStatisticsInfoAMD`. */
+  VkShaderStatisticsInfoAMD: "VkShaderStatisticsInfoAMD";
+  /** Canonical name of `VkShadingRatePaletteNV`. */
+  VkShadingRatePaletteNV: "VkShadingRatePaletteNV";
+  /** Canonical name of `VkSharedPresentSurfaceCapabilities2KHR`. */
+  VkSharedPresentSurfaceCapabilities2KHR: "VkSharedPresentSurfaceCapabilities2KHR";
+  /** Canonical name of `VkSharedPresentSurfaceCapabilitiesKHR`. */
+  VkSharedPresentSurfaceCapabilitiesKHR: "VkSharedPresentSurfaceCapabilitiesKHR";
+  /** Canonical name of `VkSparseBufferMemoryBindInfo`. */
+  VkSparseBufferMemoryBindInfo: "VkSparseBufferMemoryBindInfo";
+  /** Canonical name of `VkSparseImageFormatProperties`. */
+  VkSparseImageFormatProperties: "VkSparseImageFormatProperties";
+  /** Canonical name of `VkSparseImageFormatProperties2`. */
+  VkSparseImageFormatProperties2: "VkSparseImageFormatProperties2";
+  /** Canonical name of `VkSparseImageFormatProperties2KHR`. */
+  VkSparseImageFormatProperties2KHR: "VkSparseImageFormatProperties2";
+  /** Canonical name of `VkSparseImageMemoryBind`. */
+  VkSparseImageMemoryBind: "VkSparseImageMemoryBind";
+  /** Canonical name of `VkSparseImageMemoryBindInfo`. */
+  VkSparseImageMemoryBindInfo: "VkSparseImageMemoryBindInfo";
+  /** Canonical name of `VkSparseImageMemoryRequirements`. */
+  VkSparseImageMemoryRequirements: "VkSparseImageMemoryRequirements";
+  /** Canonical name of `VkSparseImageMemoryRequirements2`. */
+  VkSparseImageMemoryRequirements2: "VkSparseImageMemoryRequirements2";
+  /** Canonical name of `VkSparseImageMemoryRequirements2KHR`. */
+  VkSparseImageMemoryRequirements2KHR: "VkSparseImageMemoryRequirements2";
+  /** Canonical name of `VkSparseImageOpaqueMemoryBindInfo`. */
+  VkSparseImageOpaqueMemoryBindInfo: "VkSparseImageOpaqueMemoryBindInfo";
+  /** Canonical name of `VkSparseMemoryBind`. */
+  VkSparseMemoryBind: "VkSparseMemoryBind";
+  /** Canonical name of `VkSpecializationInfo`. */
+  VkSpecializationInfo: "VkSpecializationInfo";
+  /** Canonical name of `VkSpecializationMapEntry`. */
+  VkSpecializationMapEntry: "VkSpecializationMapEntry";
+  /** Canonical name of `VkStencilOpState`. */
+  VkStencilOpState: "VkStencilOpState";
+  /** Canonical name of `VkStreamDescriptorSurfaceCreateInfoGGP`. */
+  VkStreamDescriptorSurfaceCreateInfoGGP: "VkStreamDescriptorSurfaceCreateInfoGGP";
+  /** Canonical name of `VkStridedDeviceAddressNV`. */
+  VkStridedDeviceAddressNV: "VkStridedDeviceAddressNV";
+  /** Canonical name of `VkStridedDeviceAddressRangeKHR`. */
+  VkStridedDeviceAddressRangeKHR: "VkStridedDeviceAddressRangeKHR";
+  /** Canonical name of `VkStridedDeviceAddressRegionKHR`. */
+  VkStridedDeviceAddressRegionKHR: "VkStridedDeviceAddressRegionKHR";
+  /** Canonical name of `VkSubmitInfo`. */
+  VkSubmitInfo: "VkSubmitInfo";
+  /** Canonical name of `VkSubmitInfo2`. */
+  VkSubmitInfo2: "VkSubmitInfo2";
+  /** Canonical name of `VkSubmitInfo2KHR`. */
+  VkSubmitInfo2KHR: "VkSubmitInfo2";
+  /** Canonical name of `VkSubpassBeginInfo`. */
+  VkSubpassBeginInfo: "VkSubpassBeginInfo";
+  /** Canonical name of `VkSubpassBeginInfoKHR`. */
+  VkSubpassBeginInfoKHR: "VkSubpassBeginInfo";
+  /** Canonical name of `VkSubpassDependency`. */
+  VkSubpassDependency: "VkSubpassDependency";
+  /** Canonical name of `VkSubpassDependency2`. */
+  VkSubpassDependency2: "VkSubpassDependency2";
+  /** Canonical name of `VkSubpassDependency2KHR`. */
+  VkSubpassDependency2KHR: "VkSubpassDependency2";
+  /** Canonical name of `VkSubpassDescription`. */
+  VkSubpassDescription: "VkSubpassDescription";
+  /** Canonical name of `VkSubpassDescription2`. */
+  VkSubpassDescription2: "VkSubpassDescription2";
+  /** Canonical name of `VkSubpassDescription2KHR`. */
+  VkSubpassDescription2KHR: "VkSubpassDescription2";
+  /** Canonical name of `VkSubpassDescriptionDepthStencilResolve`. */
+  VkSubpassDescriptionDepthStencilResolve: "VkSubpassDescriptionDepthStencilResolve";
+  /** Canonical name of `VkSubpassDescriptionDepthStencilResolveKHR`. */
+  VkSubpassDescriptionDepthStencilResolveKHR: "VkSubpassDescriptionDepthStencilResolve";
+  /** Canonical name of `VkSubpassEndInfo`. */
+  VkSubpassEndInfo: "VkSubpassEndInfo";
+  /** Canonical name of `VkSubpassEndInfoKHR`. */
+  VkSubpassEndInfoKHR: "VkSubpassEndInfo";
+  /** Canonical name of `VkSubpassFragmentDensityMapOffsetEndInfoQCOM`. */
+  VkSubpassFragmentDensityMapOffsetEndInfoQCOM: "VkRenderPassFragmentDensityMapOffsetEndInfoEXT";
+  /** Canonical name of `VkSubpassResolvePerformanceQueryEXT`. */
+  VkSubpassResolvePerformanceQueryEXT: "VkSubpassResolvePerformanceQueryEXT";
+  /** Canonical name of `VkSubpassSampleLocationsEXT`. */
+  VkSubpassSampleLocationsEXT: "VkSubpassSampleLocationsEXT";
+  /** Canonical name of `VkSubpassShadingPipelineCreateInfoHUAWEI`. */
+  VkSubpassShadingPipelineCreateInfoHUAWEI: "VkSubpassShadingPipelineCreateInfoHUAWEI";
+  /** Canonical name of `VkSubresourceHostMemcpySize`. */
+  VkSubresourceHostMemcpySize: "VkSubresourceHostMemcpySize";
+  /** Canonical name of `VkSubresourceHostMemcpySizeEXT`. */
+  VkSubresourceHostMemcpySizeEXT: "VkSubresourceHostMemcpySize";
+  /** Canonical name of `VkSubresourceLayout`. */
+  VkSubresourceLayout: "VkSubresourceLayout";
+  /** Canonical name of `VkSubresourceLayout2`. */
+  VkSubresourceLayout2: "VkSubresourceLayout2";
+  /** Canonical name of `VkSubresourceLayout2EXT`. */
+  VkSubresourceLayout2EXT: "VkSubresourceLayout2";
+  /** Canonical name of `VkSubresourceLayout2KHR`. */
+  VkSubresourceLayout2KHR: "VkSubresourceLayout2";
+  /** Canonical name of `VkSubsampledImageFormatPropertiesEXT`. */
+  VkSubsampledImageFormatPropertiesEXT: "VkSubsampledImageFormatPropertiesEXT";
+  /** Canonical name of `VkSurfaceCapabilities2EXT`. */
+  VkSurfaceCapabilities2EXT: "VkSurfaceCapabilities2EXT";
+  /** Canonical name of `VkSurfaceCapabilities2KHR`. */
+  VkSurfaceCapabilities2KHR: "VkSurfaceCapabilities2KHR";
+  /** Canonical name of `VkSurfaceCapabilitiesFullScreenExclusiveEXT`. */
+  VkSurfaceCapabilitiesFullScreenExclusiveEXT: "VkSurfaceCapabilitiesFullScreenExclusiveEXT";
+  /** Canonical name of `VkSurfaceCapabilitiesKHR`. */
+  VkSurfaceCapabilitiesKHR: "VkSurfaceCapabilitiesKHR";
+  /** Canonical name of `VkSurfaceCapabilitiesPresentBarrierNV`. */
+  VkSurfaceCapabilitiesPresentBarrierNV: "VkSurfaceCapabilitiesPresentBarrierNV";
+  /** Canonical name of `VkSurfaceCapabilitiesPresentId2KHR`. */
+  VkSurfaceCapabilitiesPresentId2KHR: "VkSurfaceCapabilitiesPresentId2KHR";
+  /** Canonical name of `VkSurfaceCapabilitiesPresentWait2KHR`. */
+  VkSurfaceCapabilitiesPresentWait2KHR: "VkSurfaceCapabilitiesPresentWait2KHR";
+  /** Canonical name of `VkSurfaceCreateInfoOHOS`. */
+  VkSurfaceCreateInfoOHOS: "VkSurfaceCreateInfoOHOS";
+  /** Canonical name of `VkSurfaceFormat2KHR`. */
+  VkSurfaceFormat2KHR: "VkSurfaceFormat2KHR";
+  /** Canonical name of `VkSurfaceFormatKHR`. */
+  VkSurfaceFormatKHR: "VkSurfaceFormatKHR";
+  /** Canonical name of `VkSurfaceFullScreenExclusiveInfoEXT`. */
+  VkSurfaceFullScreenExclusiveInfoEXT: "VkSurfaceFullScreenExclusiveInfoEXT";
+  /** Canonical name of `VkSurfaceFullScreenExclusiveWin32InfoEXT`. */
+  VkSurfaceFullScreenExclusiveWin32InfoEXT: "VkSurfaceFullScreenExclusiveWin32InfoEXT";
+  /** Canonical name of `VkSurfacePresentModeCompatibilityEXT`. */
+  VkSurfacePresentModeCompatibilityEXT: "VkSurfacePresentModeCompatibilityKHR";
+  /** Canonical name of `VkSurfacePresentModeCompatibilityKHR`. */
+  VkSurfacePresentModeCompatibilityKHR: "VkSurfacePresentModeCompatibilityKHR";
+  /** Canonical name of `VkSurfacePresentModeEXT`. */
+  VkSurfacePresentModeEXT: "VkSurfacePresentModeKHR";
+  /** Canonical name of `VkSurfacePresentModeKHR`. */
+  VkSurfacePresentModeKHR: "VkSurfacePresentModeKHR";
+  /** Canonical name of `VkSurfacePresentScalingCapabilitiesEXT`. */
+  VkSurfacePresentScalingCapabilitiesEXT: "VkSurfacePresentScalingCapabilitiesKHR";
+  /** Canonical name of `VkSurfacePresentScalingCapabilitiesKHR`. */
+  VkSurfacePresentScalingCapabilitiesKHR: "VkSurfacePresentScalingCapabilitiesKHR";
+  /** Canonical name of `VkSurfaceProtectedCapabilitiesKHR`. */
+  VkSurfaceProtectedCapabilitiesKHR: "VkSurfaceProtectedCapabilitiesKHR";
+  /** Canonical name of `VkSwapchainCalibratedTimestampInfoEXT`. */
+  VkSwapchainCalibratedTimestampInfoEXT: "VkSwapchainCalibratedTimestampInfoEXT";
+  /** Canonical name of `VkSwapchainCounterCreateInfoEXT`. */
+  VkSwapchainCounterCreateInfoEXT: "VkSwapchainCounterCreateInfoEXT";
+  /** Canonical name of `VkSwapchainCreateInfoKHR`. */
+  VkSwapchainCreateInfoKHR: "VkSwapchainCreateInfoKHR";
+  /** Canonical name of `VkSwapchainDisplayNativeHdrCreateInfoAMD`. */
+  VkSwapchainDisplayNativeHdrCreateInfoAMD: "VkSwapchainDisplayNativeHdrCreateInfoAMD";
+  /** Canonical name of `VkSwapchainFlagsSurfaceCapabilitiesEXT`. */
+  VkSwapchainFlagsSurfaceCapabilitiesEXT: "VkSwapchainFlagsSurfaceCapabilitiesEXT";
+  /** Canonical name of `VkSwapchainImageCreateInfoANDROID`. */
+  VkSwapchainImageCreateInfoANDROID: "VkSwapchainImageCreateInfoANDROID";
+  /** Canonical name of `VkSwapchainImageCreateInfoOHOS`. */
+  VkSwapchainImageCreateInfoOHOS: "VkSwapchainImageCreateInfoOHOS";
+  /** Canonical name of `VkSwapchainLatencyCreateInfoNV`. */
+  VkSwapchainLatencyCreateInfoNV: "VkSwapchainLatencyCreateInfoNV";
+  /** Canonical name of `VkSwapchainPresentBarrierCreateInfoNV`. */
+  VkSwapchainPresentBarrierCreateInfoNV: "VkSwapchainPresentBarrierCreateInfoNV";
+  /** Canonical name of `VkSwapchainPresentFenceInfoEXT`. */
+  VkSwapchainPresentFenceInfoEXT: "VkSwapchainPresentFenceInfoKHR";
+  /** Canonical name of `VkSwapchainPresentFenceInfoKHR`. */
+  VkSwapchainPresentFenceInfoKHR: "VkSwapchainPresentFenceInfoKHR";
+  /** Canonical name of `VkSwapchainPresentModeInfoEXT`. */
+  VkSwapchainPresentModeInfoEXT: "VkSwapchainPresentModeInfoKHR";
+  /** Canonical name of `VkSwapchainPresentModeInfoKHR`. */
+  VkSwapchainPresentModeInfoKHR: "VkSwapchainPresentModeInfoKHR";
+  /** Canonical name of `VkSwapchainPresentModesCreateInfoEXT`. */
+  VkSwapchainPresentModesCreateInfoEXT: "VkSwapchainPresentModesCreateInfoKHR";
+  /** Canonical name of `VkSwapchainPresentModesCreateInfoKHR`. */
+  VkSwapchainPresentModesCreateInfoKHR: "VkSwapchainPresentModesCreateInfoKHR";
+  /** Canonical name of `VkSwapchainPresentScalingCreateInfoEXT`. */
+  VkSwapchainPresentScalingCreateInfoEXT: "VkSwapchainPresentScalingCreateInfoKHR";
+  /** Canonical name of `VkSwapchainPresentScalingCreateInfoKHR`. */
+  VkSwapchainPresentScalingCreateInfoKHR: "VkSwapchainPresentScalingCreateInfoKHR";
+  /** Canonical name of `VkSwapchainTimeDomainPropertiesEXT`. */
+  VkSwapchainTimeDomainPropertiesEXT: "VkSwapchainTimeDomainPropertiesEXT";
+  /** Canonical name of `VkSwapchainTimingPropertiesEXT`. */
+  VkSwapchainTimingPropertiesEXT: "VkSwapchainTimingPropertiesEXT";
+  /** Canonical name of `VkSysmemColorSpaceFUCHSIA`. */
+  VkSysmemColorSpaceFUCHSIA: "VkSysmemColorSpaceFUCHSIA";
+  /** Canonical name of `VkTensorCaptureDescriptorDataInfoARM`. */
+  VkTensorCaptureDescriptorDataInfoARM: "VkTensorCaptureDescriptorDataInfoARM";
+  /** Canonical name of `VkTensorCopyARM`. */
+  VkTensorCopyARM: "VkTensorCopyARM";
+  /** Canonical name of `VkTensorCreateInfoARM`. */
+  VkTensorCreateInfoARM: "VkTensorCreateInfoARM";
+  /** Canonical name of `VkTensorDependencyInfoARM`. */
+  VkTensorDependencyInfoARM: "VkTensorDependencyInfoARM";
+  /** Canonical name of `VkTensorDescriptionARM`. */
+  VkTensorDescriptionARM: "VkTensorDescriptionARM";
+  /** Canonical name of `VkTensorExplicitTilingFormatPropertiesARM`. */
+  VkTensorExplicitTilingFormatPropertiesARM: "VkTensorExplicitTilingFormatPropertiesARM";
+  /** Canonical name of `VkTensorFormatPropertiesARM`. */
+  VkTensorFormatPropertiesARM: "VkTensorFormatPropertiesARM";
+  /** Canonical name of `VkTensorMemoryBarrierARM`. */
+  VkTensorMemoryBarrierARM: "VkTensorMemoryBarrierARM";
+  /** Canonical name of `VkTensorMemoryRequirementsInfoARM`. */
+  VkTensorMemoryRequirementsInfoARM: "VkTensorMemoryRequirementsInfoARM";
+  /** Canonical name of `VkTensorRollingBackingCreateInfoARM`. */
+  VkTensorRollingBackingCreateInfoARM: "VkTensorRollingBackingCreateInfoARM";
+  /** Canonical name of `VkTensorViewCaptureDescriptorDataInfoARM`. */
+  VkTensorViewCaptureDescriptorDataInfoARM: "VkTensorViewCaptureDescriptorDataInfoARM";
+  /** Canonical name of `VkTensorViewCreateInfoARM`. */
+  VkTensorViewCreateInfoARM: "VkTensorViewCreateInfoARM";
+  /** Canonical name of `VkTexelBufferDescriptorInfoEXT`. */
+  VkTexelBufferDescriptorInfoEXT: "VkTexelBufferDescriptorInfoEXT";
+  /** Canonical name of `VkTextureLODGatherFormatPropertiesAMD`. */
+  VkTextureLODGatherFormatPropertiesAMD: "VkTextureLODGatherFormatPropertiesAMD";
+  /** Canonical name of `VkThrottleHintSubmitInfoSEC`. */
+  VkThrottleHintSubmitInfoSEC: "VkThrottleHintSubmitInfoSEC";
+  /** Canonical name of `VkTileMemoryBindInfoQCOM`. */
+  VkTileMemoryBindInfoQCOM: "VkTileMemoryBindInfoQCOM";
+  /** Canonical name of `VkTileMemoryRequirementsQCOM`. */
+  VkTileMemoryRequirementsQCOM: "VkTileMemoryRequirementsQCOM";
+  /** Canonical name of `VkTileMemorySizeInfoQCOM`. */
+  VkTileMemorySizeInfoQCOM: "VkTileMemorySizeInfoQCOM";
+  /** Canonical name of `VkTilePropertiesQCOM`. */
+  VkTilePropertiesQCOM: "VkTilePropertiesQCOM";
+  /** Canonical name of `VkTimelineSemaphoreSubmitInfo`. */
+  VkTimelineSemaphoreSubmitInfo: "VkTimelineSemaphoreSubmitInfo";
+  /** Canonical name of `VkTimelineSemaphoreSubmitInfoKHR`. */
+  VkTimelineSemaphoreSubmitInfoKHR: "VkTimelineSemaphoreSubmitInfo";
+  /** Canonical name of `VkTraceRaysIndirectCommand2KHR`. */
+  VkTraceRaysIndirectCommand2KHR: "VkTraceRaysIndirectCommand2KHR";
+  /** Canonical name of `VkTraceRaysIndirectCommandKHR`. */
+  VkTraceRaysIndirectCommandKHR: "VkTraceRaysIndirectCommandKHR";
+  /** Canonical name of `VkTransformMatrixKHR`. */
+  VkTransformMatrixKHR: "VkTransformMatrixKHR";
+  /** Canonical name of `VkTransformMatrixNV`. */
+  VkTransformMatrixNV: "VkTransformMatrixKHR";
+  /** Canonical name of `VkUbmSurfaceCreateInfoSEC`. */
+  VkUbmSurfaceCreateInfoSEC: "VkUbmSurfaceCreateInfoSEC";
+  /** Canonical name of `VkValidationCacheCreateInfoEXT`. */
+  VkValidationCacheCreateInfoEXT: "VkValidationCacheCreateInfoEXT";
+  /** Canonical name of `VkValidationFeaturesEXT`. */
+  VkValidationFeaturesEXT: "VkValidationFeaturesEXT";
+  /** Canonical name of `VkValidationFlagsEXT`. */
+  VkValidationFlagsEXT: "VkValidationFlagsEXT";
+  /** Canonical name of `VkVertexInputAttributeDescription`. */
+  VkVertexInputAttributeDescription: "VkVertexInputAttributeDescription";
+  /** Canonical name of `VkVertexInputAttributeDescription2EXT`. */
+  VkVertexInputAttributeDescription2EXT: "VkVertexInputAttributeDescription2EXT";
+  /** Canonical name of `VkVertexInputBindingDescription`. */
+  VkVertexInputBindingDescription: "VkVertexInputBindingDescription";
+  /** Canonical name of `VkVertexInputBindingDescription2EXT`. */
+  VkVertexInputBindingDescription2EXT: "VkVertexInputBindingDescription2EXT";
+  /** Canonical name of `VkVertexInputBindingDivisorDescription`. */
+  VkVertexInputBindingDivisorDescription: "VkVertexInputBindingDivisorDescription";
+  /** Canonical name of `VkVertexInputBindingDivisorDescriptionEXT`. */
+  VkVertexInputBindingDivisorDescriptionEXT: "VkVertexInputBindingDivisorDescription";
+  /** Canonical name of `VkVertexInputBindingDivisorDescriptionKHR`. */
+  VkVertexInputBindingDivisorDescriptionKHR: "VkVertexInputBindingDivisorDescription";
+  /** Canonical name of `VkViSurfaceCreateInfoNN`. */
+  VkViSurfaceCreateInfoNN: "VkViSurfaceCreateInfoNN";
+  /** Canonical name of `VkVideoBeginCodingInfoKHR`. */
+  VkVideoBeginCodingInfoKHR: "VkVideoBeginCodingInfoKHR";
+  /** Canonical name of `VkVideoCapabilitiesKHR`. */
+  VkVideoCapabilitiesKHR: "VkVideoCapabilitiesKHR";
+  /** Canonical name of `VkVideoCodingControlInfoKHR`. */
+  VkVideoCodingControlInfoKHR: "VkVideoCodingControlInfoKHR";
+  /** Canonical name of `VkVideoDecodeAV1CapabilitiesKHR`. */
+  VkVideoDecodeAV1CapabilitiesKHR: "VkVideoDecodeAV1CapabilitiesKHR";
+  /** Canonical name of `VkVideoDecodeAV1DpbSlotInfoKHR`. */
+  VkVideoDecodeAV1DpbSlotInfoKHR: "VkVideoDecodeAV1DpbSlotInfoKHR";
+  /** Canonical name of `VkVideoDecodeAV1InlineSessionParametersInfoKHR`. */
+  VkVideoDecodeAV1InlineSessionParametersInfoKHR: "VkVideoDecodeAV1InlineSessionParametersInfoKHR";
+  /** Canonical name of `VkVideoDecodeAV1PictureInfoKHR`. */
+  VkVideoDecodeAV1PictureInfoKHR: "VkVideoDecodeAV1PictureInfoKHR";
+  /** Canonical name of `VkVideoDecodeAV1ProfileInfoKHR`. */
+  VkVideoDecodeAV1ProfileInfoKHR: "VkVideoDecodeAV1ProfileInfoKHR";
+  /** Canonical name of `VkVideoDecodeAV1SessionParametersCreateInfoKHR`. */
+  VkVideoDecodeAV1SessionParametersCreateInfoKHR: "VkVideoDecodeAV1SessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoDecodeCapabilitiesKHR`. */
+  VkVideoDecodeCapabilitiesKHR: "VkVideoDecodeCapabilitiesKHR";
+  /** Canonical name of `VkVideoDecodeH264CapabilitiesKHR`. */
+  VkVideoDecodeH264CapabilitiesKHR: "VkVideoDecodeH264CapabilitiesKHR";
+  /** Canonical name of `VkVideoDecodeH264DpbSlotInfoKHR`. */
+  VkVideoDecodeH264DpbSlotInfoKHR: "VkVideoDecodeH264DpbSlotInfoKHR";
+  /** Canonical name of `VkVideoDecodeH264InlineSessionParametersInfoKHR`. */
+  VkVideoDecodeH264InlineSessionParametersInfoKHR: "VkVideoDecodeH264InlineSessionParametersInfoKHR";
+  /** Canonical name of `VkVideoDecodeH264PictureInfoKHR`. */
+  VkVideoDecodeH264PictureInfoKHR: "VkVideoDecodeH264PictureInfoKHR";
+  /** Canonical name of `VkVideoDecodeH264ProfileInfoKHR`. */
+  VkVideoDecodeH264ProfileInfoKHR: "VkVideoDecodeH264ProfileInfoKHR";
+  /** Canonical name of `VkVideoDecodeH264SessionParametersAddInfoKHR`. */
+  VkVideoDecodeH264SessionParametersAddInfoKHR: "VkVideoDecodeH264SessionParametersAddInfoKHR";
+  /** Canonical name of `VkVideoDecodeH264SessionParametersCreateInfoKHR`. */
+  VkVideoDecodeH264SessionParametersCreateInfoKHR: "VkVideoDecodeH264SessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoDecodeH265CapabilitiesKHR`. */
+  VkVideoDecodeH265CapabilitiesKHR: "VkVideoDecodeH265CapabilitiesKHR";
+  /** Canonical name of `VkVideoDecodeH265DpbSlotInfoKHR`. */
+  VkVideoDecodeH265DpbSlotInfoKHR: "VkVideoDecodeH265DpbSlotInfoKHR";
+  /** Canonical name of `VkVideoDecodeH265InlineSessionParametersInfoKHR`. */
+  VkVideoDecodeH265InlineSessionParametersInfoKHR: "VkVideoDecodeH265InlineSessionParametersInfoKHR";
+  /** Canonical name of `VkVideoDecodeH265PictureInfoKHR`. */
+  VkVideoDecodeH265PictureInfoKHR: "VkVideoDecodeH265PictureInfoKHR";
+  /** Canonical name of `VkVideoDecodeH265ProfileInfoKHR`. */
+  VkVideoDecodeH265ProfileInfoKHR: "VkVideoDecodeH265ProfileInfoKHR";
+  /** Canonical name of `VkVideoDecodeH265SessionParametersAddInfoKHR`. */
+  VkVideoDecodeH265SessionParametersAddInfoKHR: "VkVideoDecodeH265SessionParametersAddInfoKHR";
+  /** Canonical name of `VkVideoDecodeH265SessionParametersCreateInfoKHR`. */
+  VkVideoDecodeH265SessionParametersCreateInfoKHR: "VkVideoDecodeH265SessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoDecodeInfoKHR`. */
+  VkVideoDecodeInfoKHR: "VkVideoDecodeInfoKHR";
+  /** Canonical name of `VkVideoDecodeUsageInfoKHR`. */
+  VkVideoDecodeUsageInfoKHR: "VkVideoDecodeUsageInfoKHR";
+  /** Canonical name of `VkVideoDecodeVP9CapabilitiesKHR`. */
+  VkVideoDecodeVP9CapabilitiesKHR: "VkVideoDecodeVP9CapabilitiesKHR";
+  /** Canonical name of `VkVideoDecodeVP9PictureInfoKHR`. */
+  VkVideoDecodeVP9PictureInfoKHR: "VkVideoDecodeVP9PictureInfoKHR";
+  /** Canonical name of `VkVideoDecodeVP9ProfileInfoKHR`. */
+  VkVideoDecodeVP9ProfileInfoKHR: "VkVideoDecodeVP9ProfileInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1CapabilitiesKHR`. */
+  VkVideoEncodeAV1CapabilitiesKHR: "VkVideoEncodeAV1CapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeAV1DpbSlotInfoKHR`. */
+  VkVideoEncodeAV1DpbSlotInfoKHR: "VkVideoEncodeAV1DpbSlotInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1FrameSizeKHR`. */
+  VkVideoEncodeAV1FrameSizeKHR: "VkVideoEncodeAV1FrameSizeKHR";
+  /** Canonical name of `VkVideoEncodeAV1GopRemainingFrameInfoKHR`. */
+  VkVideoEncodeAV1GopRemainingFrameInfoKHR: "VkVideoEncodeAV1GopRemainingFrameInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1PictureInfoKHR`. */
+  VkVideoEncodeAV1PictureInfoKHR: "VkVideoEncodeAV1PictureInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1ProfileInfoKHR`. */
+  VkVideoEncodeAV1ProfileInfoKHR: "VkVideoEncodeAV1ProfileInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1QIndexKHR`. */
+  VkVideoEncodeAV1QIndexKHR: "VkVideoEncodeAV1QIndexKHR";
+  /** Canonical name of `VkVideoEncodeAV1QualityLevelPropertiesKHR`. */
+  VkVideoEncodeAV1QualityLevelPropertiesKHR: "VkVideoEncodeAV1QualityLevelPropertiesKHR";
+  /** Canonical name of `VkVideoEncodeAV1QuantizationMapCapabilitiesKHR`. */
+  VkVideoEncodeAV1QuantizationMapCapabilitiesKHR: "VkVideoEncodeAV1QuantizationMapCapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeAV1RateControlInfoKHR`. */
+  VkVideoEncodeAV1RateControlInfoKHR: "VkVideoEncodeAV1RateControlInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1RateControlLayerInfoKHR`. */
+  VkVideoEncodeAV1RateControlLayerInfoKHR: "VkVideoEncodeAV1RateControlLayerInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1SessionCreateInfoKHR`. */
+  VkVideoEncodeAV1SessionCreateInfoKHR: "VkVideoEncodeAV1SessionCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeAV1SessionParametersCreateInfoKHR`. */
+  VkVideoEncodeAV1SessionParametersCreateInfoKHR: "VkVideoEncodeAV1SessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeCapabilitiesKHR`. */
+  VkVideoEncodeCapabilitiesKHR: "VkVideoEncodeCapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeFeedback2CapabilitiesKHR`. */
+  VkVideoEncodeFeedback2CapabilitiesKHR: "VkVideoEncodeFeedback2CapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeH264CapabilitiesKHR`. */
+  VkVideoEncodeH264CapabilitiesKHR: "VkVideoEncodeH264CapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeH264DpbSlotInfoKHR`. */
+  VkVideoEncodeH264DpbSlotInfoKHR: "VkVideoEncodeH264DpbSlotInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264FrameSizeKHR`. */
+  VkVideoEncodeH264FrameSizeKHR: "VkVideoEncodeH264FrameSizeKHR";
+  /** Canonical name of `VkVideoEncodeH264GopRemainingFrameInfoKHR`. */
+  VkVideoEncodeH264GopRemainingFrameInfoKHR: "VkVideoEncodeH264GopRemainingFrameInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264NaluSliceInfoKHR`. */
+  VkVideoEncodeH264NaluSliceInfoKHR: "VkVideoEncodeH264NaluSliceInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264PictureInfoKHR`. */
+  VkVideoEncodeH264PictureInfoKHR: "VkVideoEncodeH264PictureInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264ProfileInfoKHR`. */
+  VkVideoEncodeH264ProfileInfoKHR: "VkVideoEncodeH264ProfileInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264QpKHR`. */
+  VkVideoEncodeH264QpKHR: "VkVideoEncodeH264QpKHR";
+  /** Canonical name of `VkVideoEncodeH264QualityLevelPropertiesKHR`. */
+  VkVideoEncodeH264QualityLevelPropertiesKHR: "VkVideoEncodeH264QualityLevelPropertiesKHR";
+  /** Canonical name of `VkVideoEncodeH264QuantizationMapCapabilitiesKHR`. */
+  VkVideoEncodeH264QuantizationMapCapabilitiesKHR: "VkVideoEncodeH264QuantizationMapCapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeH264RateControlInfoKHR`. */
+  VkVideoEncodeH264RateControlInfoKHR: "VkVideoEncodeH264RateControlInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264RateControlLayerInfoKHR`. */
+  VkVideoEncodeH264RateControlLayerInfoKHR: "VkVideoEncodeH264RateControlLayerInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264SessionCreateInfoKHR`. */
+  VkVideoEncodeH264SessionCreateInfoKHR: "VkVideoEncodeH264SessionCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264SessionParametersAddInfoKHR`. */
+  VkVideoEncodeH264SessionParametersAddInfoKHR: "VkVideoEncodeH264SessionParametersAddInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264SessionParametersCreateInfoKHR`. */
+  VkVideoEncodeH264SessionParametersCreateInfoKHR: "VkVideoEncodeH264SessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264SessionParametersFeedbackInfoKHR`. */
+  VkVideoEncodeH264SessionParametersFeedbackInfoKHR: "VkVideoEncodeH264SessionParametersFeedbackInfoKHR";
+  /** Canonical name of `VkVideoEncodeH264SessionParametersGetInfoKHR`. */
+  VkVideoEncodeH264SessionParametersGetInfoKHR: "VkVideoEncodeH264SessionParametersGetInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265CapabilitiesKHR`. */
+  VkVideoEncodeH265CapabilitiesKHR: "VkVideoEncodeH265CapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeH265DpbSlotInfoKHR`. */
+  VkVideoEncodeH265DpbSlotInfoKHR: "VkVideoEncodeH265DpbSlotInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265FrameSizeKHR`. */
+  VkVideoEncodeH265FrameSizeKHR: "VkVideoEncodeH265FrameSizeKHR";
+  /** Canonical name of `VkVideoEncodeH265GopRemainingFrameInfoKHR`. */
+  VkVideoEncodeH265GopRemainingFrameInfoKHR: "VkVideoEncodeH265GopRemainingFrameInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265NaluSliceSegmentInfoKHR`. */
+  VkVideoEncodeH265NaluSliceSegmentInfoKHR: "VkVideoEncodeH265NaluSliceSegmentInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265PictureInfoKHR`. */
+  VkVideoEncodeH265PictureInfoKHR: "VkVideoEncodeH265PictureInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265ProfileInfoKHR`. */
+  VkVideoEncodeH265ProfileInfoKHR: "VkVideoEncodeH265ProfileInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265QpKHR`. */
+  VkVideoEncodeH265QpKHR: "VkVideoEncodeH265QpKHR";
+  /** Canonical name of `VkVideoEncodeH265QualityLevelPropertiesKHR`. */
+  VkVideoEncodeH265QualityLevelPropertiesKHR: "VkVideoEncodeH265QualityLevelPropertiesKHR";
+  /** Canonical name of `VkVideoEncodeH265QuantizationMapCapabilitiesKHR`. */
+  VkVideoEncodeH265QuantizationMapCapabilitiesKHR: "VkVideoEncodeH265QuantizationMapCapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeH265RateControlInfoKHR`. */
+  VkVideoEncodeH265RateControlInfoKHR: "VkVideoEncodeH265RateControlInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265RateControlLayerInfoKHR`. */
+  VkVideoEncodeH265RateControlLayerInfoKHR: "VkVideoEncodeH265RateControlLayerInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265SessionCreateInfoKHR`. */
+  VkVideoEncodeH265SessionCreateInfoKHR: "VkVideoEncodeH265SessionCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265SessionParametersAddInfoKHR`. */
+  VkVideoEncodeH265SessionParametersAddInfoKHR: "VkVideoEncodeH265SessionParametersAddInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265SessionParametersCreateInfoKHR`. */
+  VkVideoEncodeH265SessionParametersCreateInfoKHR: "VkVideoEncodeH265SessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265SessionParametersFeedbackInfoKHR`. */
+  VkVideoEncodeH265SessionParametersFeedbackInfoKHR: "VkVideoEncodeH265SessionParametersFeedbackInfoKHR";
+  /** Canonical name of `VkVideoEncodeH265SessionParametersGetInfoKHR`. */
+  VkVideoEncodeH265SessionParametersGetInfoKHR: "VkVideoEncodeH265SessionParametersGetInfoKHR";
+  /** Canonical name of `VkVideoEncodeInfoKHR`. */
+  VkVideoEncodeInfoKHR: "VkVideoEncodeInfoKHR";
+  /** Canonical name of `VkVideoEncodeIntraRefreshCapabilitiesKHR`. */
+  VkVideoEncodeIntraRefreshCapabilitiesKHR: "VkVideoEncodeIntraRefreshCapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeIntraRefreshInfoKHR`. */
+  VkVideoEncodeIntraRefreshInfoKHR: "VkVideoEncodeIntraRefreshInfoKHR";
+  /** Canonical name of `VkVideoEncodeProfileRgbConversionInfoVALVE`. */
+  VkVideoEncodeProfileRgbConversionInfoVALVE: "VkVideoEncodeProfileRgbConversionInfoVALVE";
+  /** Canonical name of `VkVideoEncodeQualityLevelInfoKHR`. */
+  VkVideoEncodeQualityLevelInfoKHR: "VkVideoEncodeQualityLevelInfoKHR";
+  /** Canonical name of `VkVideoEncodeQualityLevelPropertiesKHR`. */
+  VkVideoEncodeQualityLevelPropertiesKHR: "VkVideoEncodeQualityLevelPropertiesKHR";
+  /** Canonical name of `VkVideoEncodeQuantizationMapCapabilitiesKHR`. */
+  VkVideoEncodeQuantizationMapCapabilitiesKHR: "VkVideoEncodeQuantizationMapCapabilitiesKHR";
+  /** Canonical name of `VkVideoEncodeQuantizationMapInfoKHR`. */
+  VkVideoEncodeQuantizationMapInfoKHR: "VkVideoEncodeQuantizationMapInfoKHR";
+  /** Canonical name of `VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR`. */
+  VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR:
+    "VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeRateControlInfoKHR`. */
+  VkVideoEncodeRateControlInfoKHR: "VkVideoEncodeRateControlInfoKHR";
+  /** Canonical name of `VkVideoEncodeRateControlLayerInfoKHR`. */
+  VkVideoEncodeRateControlLayerInfoKHR: "VkVideoEncodeRateControlLayerInfoKHR";
+  /** Canonical name of `VkVideoEncodeRgbConversionCapabilitiesVALVE`. */
+  VkVideoEncodeRgbConversionCapabilitiesVALVE: "VkVideoEncodeRgbConversionCapabilitiesVALVE";
+  /** Canonical name of `VkVideoEncodeSessionIntraRefreshCreateInfoKHR`. */
+  VkVideoEncodeSessionIntraRefreshCreateInfoKHR: "VkVideoEncodeSessionIntraRefreshCreateInfoKHR";
+  /** Canonical name of `VkVideoEncodeSessionParametersFeedbackInfoKHR`. */
+  VkVideoEncodeSessionParametersFeedbackInfoKHR: "VkVideoEncodeSessionParametersFeedbackInfoKHR";
+  /** Canonical name of `VkVideoEncodeSessionParametersGetInfoKHR`. */
+  VkVideoEncodeSessionParametersGetInfoKHR: "VkVideoEncodeSessionParametersGetInfoKHR";
+  /** Canonical name of `VkVideoEncodeSessionRgbConversionCreateInfoVALVE`. */
+  VkVideoEncodeSessionRgbConversionCreateInfoVALVE: "VkVideoEncodeSessionRgbConversionCreateInfoVALVE";
+  /** Canonical name of `VkVideoEncodeUsageInfoKHR`. */
+  VkVideoEncodeUsageInfoKHR: "VkVideoEncodeUsageInfoKHR";
+  /** Canonical name of `VkVideoEndCodingInfoKHR`. */
+  VkVideoEndCodingInfoKHR: "VkVideoEndCodingInfoKHR";
+  /** Canonical name of `VkVideoFormatAV1QuantizationMapPropertiesKHR`. */
+  VkVideoFormatAV1QuantizationMapPropertiesKHR: "VkVideoFormatAV1QuantizationMapPropertiesKHR";
+  /** Canonical name of `VkVideoFormatH265QuantizationMapPropertiesKHR`. */
+  VkVideoFormatH265QuantizationMapPropertiesKHR: "VkVideoFormatH265QuantizationMapPropertiesKHR";
+  /** Canonical name of `VkVideoFormatPropertiesKHR`. */
+  VkVideoFormatPropertiesKHR: "VkVideoFormatPropertiesKHR";
+  /** Canonical name of `VkVideoFormatQuantizationMapPropertiesKHR`. */
+  VkVideoFormatQuantizationMapPropertiesKHR: "VkVideoFormatQuantizationMapPropertiesKHR";
+  /** Canonical name of `VkVideoInlineQueryInfoKHR`. */
+  VkVideoInlineQueryInfoKHR: "VkVideoInlineQueryInfoKHR";
+  /** Canonical name of `VkVideoPictureResourceInfoKHR`. */
+  VkVideoPictureResourceInfoKHR: "VkVideoPictureResourceInfoKHR";
+  /** Canonical name of `VkVideoProfileInfoKHR`. */
+  VkVideoProfileInfoKHR: "VkVideoProfileInfoKHR";
+  /** Canonical name of `VkVideoProfileListInfoKHR`. */
+  VkVideoProfileListInfoKHR: "VkVideoProfileListInfoKHR";
+  /** Canonical name of `VkVideoReferenceIntraRefreshInfoKHR`. */
+  VkVideoReferenceIntraRefreshInfoKHR: "VkVideoReferenceIntraRefreshInfoKHR";
+  /** Canonical name of `VkVideoReferenceSlotInfoKHR`. */
+  VkVideoReferenceSlotInfoKHR: "VkVideoReferenceSlotInfoKHR";
+  /** Canonical name of `VkVideoSessionCreateInfoKHR`. */
+  VkVideoSessionCreateInfoKHR: "VkVideoSessionCreateInfoKHR";
+  /** Canonical name of `VkVideoSessionMemoryRequirementsKHR`. */
+  VkVideoSessionMemoryRequirementsKHR: "VkVideoSessionMemoryRequirementsKHR";
+  /** Canonical name of `VkVideoSessionParametersCreateInfoKHR`. */
+  VkVideoSessionParametersCreateInfoKHR: "VkVideoSessionParametersCreateInfoKHR";
+  /** Canonical name of `VkVideoSessionParametersUpdateInfoKHR`. */
+  VkVideoSessionParametersUpdateInfoKHR: "VkVideoSessionParametersUpdateInfoKHR";
+  /** Canonical name of `VkViewport`. */
+  VkViewport: "VkViewport";
+  /** Canonical name of `VkViewportSwizzleNV`. */
+  VkViewportSwizzleNV: "VkViewportSwizzleNV";
+  /** Canonical name of `VkViewportWScalingNV`. */
+  VkViewportWScalingNV: "VkViewportWScalingNV";
+  /** Canonical name of `VkWaylandSurfaceCreateInfoKHR`. */
+  VkWaylandSurfaceCreateInfoKHR: "VkWaylandSurfaceCreateInfoKHR";
+  /** Canonical name of `VkWin32KeyedMutexAcquireReleaseInfoKHR`. */
+  VkWin32KeyedMutexAcquireReleaseInfoKHR: "VkWin32KeyedMutexAcquireReleaseInfoKHR";
+  /** Canonical name of `VkWin32KeyedMutexAcquireReleaseInfoNV`. */
+  VkWin32KeyedMutexAcquireReleaseInfoNV: "VkWin32KeyedMutexAcquireReleaseInfoNV";
+  /** Canonical name of `VkWin32SurfaceCreateInfoKHR`. */
+  VkWin32SurfaceCreateInfoKHR: "VkWin32SurfaceCreateInfoKHR";
+  /** Canonical name of `VkWriteDescriptorSet`. */
+  VkWriteDescriptorSet: "VkWriteDescriptorSet";
+  /** Canonical name of `VkWriteDescriptorSetAccelerationStructureKHR`. */
+  VkWriteDescriptorSetAccelerationStructureKHR: "VkWriteDescriptorSetAccelerationStructureKHR";
+  /** Canonical name of `VkWriteDescriptorSetAccelerationStructureNV`. */
+  VkWriteDescriptorSetAccelerationStructureNV: "VkWriteDescriptorSetAccelerationStructureNV";
+  /** Canonical name of `VkWriteDescriptorSetInlineUniformBlock`. */
+  VkWriteDescriptorSetInlineUniformBlock: "VkWriteDescriptorSetInlineUniformBlock";
+  /** Canonical name of `VkWriteDescriptorSetInlineUniformBlockEXT`. */
+  VkWriteDescriptorSetInlineUniformBlockEXT: "VkWriteDescriptorSetInlineUniformBlock";
+  /** Canonical name of `VkWriteDescriptorSetPartitionedAccelerationStructureNV`. */
+  VkWriteDescriptorSetPartitionedAccelerationStructureNV:
+    "VkWriteDescriptorSetPartitionedAccelerationStructureNV";
+  /** Canonical name of `VkWriteDescriptorSetTensorARM`. */
+  VkWriteDescriptorSetTensorARM: "VkWriteDescriptorSetTensorARM";
+  /** Canonical name of `VkWriteIndirectExecutionSetPipelineEXT`. */
+  VkWriteIndirectExecutionSetPipelineEXT: "VkWriteIndirectExecutionSetPipelineEXT";
+  /** Canonical name of `VkWriteIndirectExecutionSetShaderEXT`. */
+  VkWriteIndirectExecutionSetShaderEXT: "VkWriteIndirectExecutionSetShaderEXT";
+  /** Canonical name of `VkXYColorEXT`. */
+  VkXYColorEXT: "VkXYColorEXT";
+  /** Canonical name of `VkXcbSurfaceCreateInfoKHR`. */
+  VkXcbSurfaceCreateInfoKHR: "VkXcbSurfaceCreateInfoKHR";
+  /** Canonical name of `VkXlibSurfaceCreateInfoKHR`. */
+  VkXlibSurfaceCreateInfoKHR: "VkXlibSurfaceCreateInfoKHR";
+}
+
 /**
  * Every struct and union name -> the plain object {@linkcode writeStruct} takes for it: members optional
  * (absent ones are zero), `sType` automatic, pointer members given as a pointer or as what they point to

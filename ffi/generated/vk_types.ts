@@ -23,6 +23,15 @@ export declare const pointee: unique symbol;
  */
 export type VkPointer<T> = (Deno.PointerObject & { readonly [pointee]?: T }) | null;
 
+/** The brand key of {@linkcode VkStructPointer}: the struct's name (optional, never present at run time). */
+export declare const structType: unique symbol;
+
+/**
+ * A pointer to struct(s) `N` (`const VkBufferCreateInfo*`), as `writeStruct` / `allocStruct` return it:
+ * a pointer to another struct is rejected, an unbranded pointer is accepted.
+ */
+export type VkStructPointer<N extends string> = (Deno.PointerObject & { readonly [structType]?: N }) | null;
+
 /** Handle `VkAccelerationStructureKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
 export type VkAccelerationStructureKHR = Deno.PointerObject & {
   readonly [handleType]?: "VkAccelerationStructureKHR";
