@@ -26,22 +26,27 @@ interface DeviceNames {
   readonly commands: readonly { readonly slot: number; readonly first: number; readonly count: number }[];
 }
 
-let names: DeviceNames | undefined;
+/** Levels whose tables are filled by name: a device's, and a driver instance's physical-device slots. */
+type FilledLevel = "device" | "physical_device";
 
-function deviceNames(): DeviceNames {
-  if (names) return names;
+const names = new Map<FilledLevel, DeviceNames>();
+
+function commandNames(level: FilledLevel): DeviceNames {
+  const made = names.get(level);
+  if (made) return made;
   const text: string[] = [];
   const commands: { slot: number; first: number; count: number }[] = [];
   for (const info of COMMANDS) {
-    if (info.level !== "device") continue;
+    if (info.level !== level) continue;
     commands.push({ slot: info.index, first: text.length, count: 1 + info.aliases.length });
     text.push(info.name, ...info.aliases);
   }
   const strings = text.map((n) => cstringBuffer(n) as Uint8Array);
   const array = new BigUint64Array(new ArrayBuffer(strings.length * 8));
   strings.forEach((s, i) => array[i] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(s))));
-  names = { array, strings, text, commands };
-  return names;
+  const out = { array, strings, text, commands };
+  names.set(level, out);
+  return out;
 }
 
 /**
@@ -62,7 +67,37 @@ export function fillDeviceCommands(
   set: (slot: number, fn: P) => void,
   slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
 ): void {
-  const n = deviceNames();
+  fillCommands("device", stubs, gdpa, handle, set, slow);
+}
+
+/**
+ * Looks up every physical-device-level command in a driver through its `vkGetInstanceProcAddr(instance,
+ * name)` (each command's name, then its aliases) and hands each slot and function (null when none) to
+ * `set`: the driver instance's table, in one native call.
+ *
+ * @example Usage
+ * ```ts ignore
+ * fillPhysicalDeviceCommands(stubs, driver.getInstanceProcAddr, driverInstance, (slot, fn) => table.set(slot, fn));
+ * ```
+ */
+export function fillPhysicalDeviceCommands(
+  stubs: ChainStubs,
+  gipa: Deno.PointerObject,
+  instance: P,
+  set: (slot: number, fn: P) => void,
+): void {
+  fillCommands("physical_device", stubs, gipa, instance, set);
+}
+
+function fillCommands(
+  level: FilledLevel,
+  stubs: ChainStubs,
+  gdpa: Deno.PointerObject,
+  handle: P,
+  set: (slot: number, fn: P) => void,
+  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
+): void {
+  const n = commandNames(level);
   const out = new BigUint64Array(n.array.length);
   const fill = stubs.unwrap.fillTable;
   if (fill) {

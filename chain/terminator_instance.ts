@@ -6,12 +6,13 @@
  * @module
  */
 
-import { COMMANDS } from "../ffi/generated/commands.ts";
 import { Arena, pointerFromAddress } from "../ffi/memory.ts";
 import { recordOf } from "./device_policy.ts";
 import { driverCreateInfo, DriverInstance, readInstanceCreateInfo } from "./driver_instance.ts";
 import type { LoaderInstance } from "./instance.ts";
 import { termPhysicalDevicesOf } from "./terminator.ts";
+import { chainStubs } from "./stubs.ts";
+import { fillPhysicalDeviceCommands } from "./table_fill.ts";
 import { VK } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;
@@ -108,10 +109,12 @@ export function destroyDriverInstances(inst: LoaderInstance, pAllocator: P): voi
   for (const d of inst.drivers) d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
 }
 
-/** The driver's functions for every physical-device slot; `missing` answers the empty ones. */
+/**
+ * The driver's functions for every physical-device slot (its `vkGetInstanceProcAddr` asked for each name and
+ * alias, in one native call: chain/table_fill.ts); `missing` answers the empty ones.
+ */
 function fillDriverTable(d: DriverInstance, missing: (slot: number) => P): void {
-  for (const info of COMMANDS) {
-    if (info.level !== "physical_device") continue;
-    d.table.set(info.index, d.commandAddress(info.index) ?? missing(info.index));
-  }
+  fillPhysicalDeviceCommands(chainStubs(), d.driver.getInstanceProcAddr, d.handle, (slot, fn) => {
+    d.table.set(slot, fn ?? missing(slot));
+  });
 }
