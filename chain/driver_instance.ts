@@ -6,7 +6,7 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { type Arena, pointerFromAddress, readCString, readPointer, readU32 } from "../ffi/memory.ts";
+import { type Arena, readCString, readPointer, readU32 } from "../ffi/memory.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import type { Driver } from "../loading/driver.ts";
 import { skipLoaderNodes } from "./layer_nodes.ts";
@@ -205,9 +205,4 @@ export class DriverInstance {
   dispose(): void {
     this.table.dispose();
   }
-}
-
-/** The driver's `VkInstance` written by `vkCreateInstance` into an 8-byte slot. */
-export function handleFromSlot(slot: BigUint64Array): Deno.PointerValue {
-  return pointerFromAddress(slot[0]!);
 }

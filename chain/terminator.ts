@@ -10,7 +10,6 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { Arena, pointerFromAddress, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
 import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { DriverInstance } from "./driver_instance.ts";
@@ -285,11 +284,6 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
   },
 };
 
-/** Command slots that have a terminator body. */
-export const TERMINATOR_SLOTS: ReadonlyMap<number, string> = new Map(
-  Object.keys(TERMINATOR_BODIES).map((n) => [COMMAND_INDEX[n]!, n]),
-);
-
 /**
  * A copy of `VkDeviceCreateInfo` whose `VkDeviceGroupDeviceCreateInfo` lists other handles (`map` of each
  * address), or the original pointer when it has no such struct (or `map` knows none of them).
@@ -394,10 +388,4 @@ export function driverDeviceCreateInfo(arena: Arena, pCreateInfo: P, offered: re
   writeU32(copy, offsetOf(s, "enabledExtensionCount"), kept.length);
   writeU64(copy, offsetOf(s, "ppEnabledExtensionNames"), key(arena.cstringArray(kept)));
   return copy;
-}
-
-/** The definition of a command by name. */
-export function defOf(name: string): Deno.ForeignFunction {
-  const info = COMMANDS[COMMAND_INDEX[name]!]!;
-  return { parameters: info.ffi.parameters, result: info.ffi.result };
 }

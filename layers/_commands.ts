@@ -131,13 +131,3 @@ export function destroyRule(info: CommandDescription): DestroyRule | null {
   destroyRules.set(info.index, rule);
   return rule;
 }
-
-/** Names of every command that creates or destroys a tracked handle. */
-export function lifetimeCommands(): string[] {
-  const out: string[] = [];
-  for (const [name, index] of Object.entries(COMMAND_INDEX)) {
-    const info = COMMANDS[index]!;
-    if (createRule(info) || destroyRule(info)) out.push(name);
-  }
-  return out;
-}
