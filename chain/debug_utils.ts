@@ -32,6 +32,7 @@ import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { LOG_BITS, type Logger, type LogRecord } from "../loading/log.ts";
+import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
 const UTILS_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT"] ?? 1000128004;
 const REPORT_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT"] ?? 1000011000;
@@ -51,8 +52,6 @@ export const REPORT_FLAGS = {
 
 const VK_OBJECT_TYPE_INSTANCE = 1;
 const VK_DEBUG_REPORT_OBJECT_TYPE_INSTANCE_EXT = 1;
-const VK_SUCCESS = 0;
-const VK_ERROR_INITIALIZATION_FAILED = -3;
 
 function offset(struct: string, member: string): number {
   const m = STRUCTS[struct]?.members.find((x) => x.name === member);

@@ -49,9 +49,8 @@ import {
 } from "./layer_nodes.ts";
 import { nativeSetLoaderData } from "../loading/loader_data.ts";
 import type { Logger } from "../loading/log.ts";
+import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
-const VK_SUCCESS = 0;
-const VK_ERROR_INITIALIZATION_FAILED = -3;
 const encoder = new TextEncoder();
 
 const GET_PROC_ADDR = { parameters: ["pointer", "buffer"], result: "pointer" } as const;

@@ -25,13 +25,15 @@ import { discoverLayers, enumerateInstanceLayerProperties } from "../discovery/l
 import { nativeBytes, readCString, readU32, writeU32 } from "../ffi/memory.ts";
 import { type ExtensionEntry, layerExtensions, withImplicitLayerExtensions } from "./layer_extensions.ts";
 import { callPreInstance } from "./layer_pre_instance.ts";
+import {
+  VK_ERROR_INITIALIZATION_FAILED,
+  VK_ERROR_LAYER_NOT_PRESENT,
+  VK_INCOMPLETE,
+  VK_SUCCESS,
+} from "../ffi/generated/vk_constants.js";
 
 type P = Deno.PointerValue;
 
-const VK_SUCCESS = 0;
-const VK_INCOMPLETE = 5;
-const VK_ERROR_INITIALIZATION_FAILED = -3;
-const VK_ERROR_LAYER_NOT_PRESENT = -6;
 const LAYER_PROPERTIES_SIZE = 520;
 const EXTENSION_PROPERTIES_SIZE = 260;
 

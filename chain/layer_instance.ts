@@ -56,12 +56,14 @@ import {
 } from "./layer_extensions.ts";
 import { writeExtensionProperties, writeLayerProperties } from "./layer_enumeration.ts";
 import type { Logger } from "../loading/log.ts";
+import {
+  VK_ERROR_INITIALIZATION_FAILED,
+  VK_ERROR_LAYER_NOT_PRESENT,
+  VK_SUCCESS,
+} from "../ffi/generated/vk_constants.js";
 
 type P = Deno.PointerValue;
 
-const VK_SUCCESS = 0;
-const VK_ERROR_INITIALIZATION_FAILED = -3;
-const VK_ERROR_LAYER_NOT_PRESENT = -6;
 /** `VkDeviceCreateInfo.enabledLayerCount` / `ppEnabledLayerNames` (LP64). */
 const DEVICE_LAYER_COUNT_OFFSET = 32;
 const DEVICE_LAYER_NAMES_OFFSET = 40;

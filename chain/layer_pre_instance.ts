@@ -34,6 +34,7 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer, Library } from "../ffi/library.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import type { Logger } from "../loading/log.ts";
+import { VK_ERROR_INITIALIZATION_FAILED } from "../ffi/generated/vk_constants.js";
 
 type P = Deno.PointerValue;
 
@@ -59,7 +60,6 @@ const PARAMETERS: Readonly<Record<PreInstanceCommand, readonly "pointer"[]>> = {
 const CHAIN_VERSION = 1;
 /** `sizeof(Vk*Chain)` (LP64): header 12 bytes, padding, two pointers. */
 const CHAIN_SIZE = 32;
-const VK_ERROR_INITIALIZATION_FAILED = -3;
 
 /**
  * Calls `command` through the enabled implicit layers' pre-instance

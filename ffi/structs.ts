@@ -29,6 +29,7 @@ import type {
   VkStructName,
   VkStructs,
 } from "./generated/vk_structs.ts";
+import { VK_INCOMPLETE } from "./generated/vk_constants.js";
 
 export type { ChainInput, StructField, StructInput, StructValue };
 
@@ -56,7 +57,6 @@ export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? 
   : Deno.PointerValue;
 
 /** `VK_INCOMPLETE`: the array was too small; not an error, but the enumeration must be retried. */
-const VK_INCOMPLETE = 5;
 
 /**
  * Writes `value` as the Vulkan struct `name` into `arena` and returns its address. Everything it points to

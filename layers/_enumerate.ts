@@ -7,10 +7,8 @@
 import { type Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
 import type { TsLayer, TsLayerExtension, VulkanCommand } from "./layer.ts";
+import { VK_ERROR_INITIALIZATION_FAILED, VK_INCOMPLETE, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
-const VK_SUCCESS = 0;
-const VK_INCOMPLETE = 5;
-const VK_ERROR_INITIALIZATION_FAILED = -3;
 const encoder = new TextEncoder();
 
 /** `VkLayerProperties` as read or written. */

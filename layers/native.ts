@@ -35,12 +35,11 @@ import { callWith } from "./_call.ts";
 import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
+import { VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN } from "../ffi/generated/vk_constants.js";
 
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
 const VK_LAYER_LINK_INFO = 0;
-const VK_ERROR_INITIALIZATION_FAILED = -3;
-const VK_ERROR_UNKNOWN = -13;
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const GET_PROC_ADDR_CALL = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 

@@ -35,6 +35,7 @@ import {
   readHandles,
 } from "./_commands.ts";
 import type { CallContext, CommandDescription, CommandHooks, ValidationObject } from "./layer.ts";
+import { VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
 export type { HandleKey };
 
@@ -141,8 +142,6 @@ export class StateObject {
     return this.#sub;
   }
 }
-
-const VK_SUCCESS = 0;
 
 /** The shared state tracker (a validation object itself, run by the chassis with the order rule). */
 export class StateTracker implements ValidationObject {

@@ -29,6 +29,11 @@ import type { LogEntry } from "../loading/log.ts";
 import type { InstanceWsi, WsiDriver, WsiInstanceOptions, WsiSupport } from "../chain/wsi_interface.ts";
 import { SURFACE_CREATE_COMMANDS, type SurfaceContainer, SurfaceTable } from "./surface.ts";
 import { type Emulation, emulation } from "./_emulate.ts";
+import {
+  VK_ERROR_EXTENSION_NOT_PRESENT,
+  VK_ERROR_UNKNOWN,
+  VK_SUCCESS,
+} from "../ffi/generated/vk_constants.js";
 
 /** A C function called through `UnsafeFnPointer` with its C parameters (cold path). */
 // deno-lint-ignore no-explicit-any
@@ -38,10 +43,6 @@ function nativeFn(pointer: Deno.PointerObject, info: CommandInfo): NativeFn {
   const fn = new Deno.UnsafeFnPointer(pointer as Deno.PointerObject<never>, info.ffi);
   return fn.call.bind(fn) as NativeFn;
 }
-
-const VK_SUCCESS = 0;
-const VK_ERROR_EXTENSION_NOT_PRESENT = -7;
-const VK_ERROR_UNKNOWN = -13;
 
 /** Where a command carries its surface: a handle parameter, or a struct (array) with a surface member. */
 export interface SurfaceUse {
