@@ -7,8 +7,39 @@
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
-import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readStruct } from "../ffi/structs.ts";
+
+/** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it. */
+export interface CommandParameter {
+  /** Parameter name (`pCreateInfo`). */
+  readonly name: string;
+  /** C type without qualifiers or pointers (`VkBufferCreateInfo`). */
+  readonly type: string;
+  /** Pointer depth: 0 for a value, 1 for `T*`, 2 for `const char* const*`. */
+  readonly pointer: number;
+  /** Whether the pointee is const (an input). */
+  readonly const: boolean;
+  /** vk.xml `len`: another parameter, `pInfo->member`, or `null-terminated`. */
+  readonly len?: string;
+  /** Whether vk.xml marks it optional. */
+  readonly optional?: boolean;
+  /** Fixed array length (`blendConstants[4]`). */
+  readonly array?: number;
+}
+
+/** A command as the generated tables describe it (`ffi/generated/commands.ts`). */
+export interface CommandDescription {
+  /** The command's name (an alias's target). */
+  readonly name: string;
+  /** Position in the generated table, shared by the command's aliases. */
+  readonly index: number;
+  /** Dispatch level: which dispatchable handle its first parameter descends from. */
+  readonly level: "global" | "instance" | "physical_device" | "device";
+  /** C result type (`VkResult`, `void`, ...). */
+  readonly result: string;
+  /** Parameters in order. */
+  readonly params: readonly CommandParameter[];
+}
 
 /** A handle as a map key: a number when the address is a safe integer, else a bigint. */
 export type HandleKey = number | bigint;

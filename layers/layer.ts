@@ -28,6 +28,9 @@
 import type { VkCommandName as VulkanCommandName } from "../ffi/generated/vk_commands.ts";
 import type { VulkanCommand } from "../chain/stubs.ts";
 import type { StateTracker } from "./state.ts";
+import type { CommandDescription, CommandParameter } from "./_commands.ts";
+
+export type { CommandDescription, CommandParameter };
 
 export type { VulkanCommand, VulkanCommandName };
 
@@ -56,38 +59,6 @@ export interface ValidationMessage {
   readonly text: string;
   /** The command being called when it was reported, if any. */
   readonly command?: string;
-}
-
-/** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it. */
-export interface CommandParameter {
-  /** Parameter name (`pCreateInfo`). */
-  readonly name: string;
-  /** C type without qualifiers or pointers (`VkBufferCreateInfo`). */
-  readonly type: string;
-  /** Pointer depth: 0 for a value, 1 for `T*`, 2 for `const char* const*`. */
-  readonly pointer: number;
-  /** Whether the pointee is const (an input). */
-  readonly const: boolean;
-  /** vk.xml `len`: another parameter, `pInfo->member`, or `null-terminated`. */
-  readonly len?: string;
-  /** Whether vk.xml marks it optional. */
-  readonly optional?: boolean;
-  /** Fixed array length (`blendConstants[4]`). */
-  readonly array?: number;
-}
-
-/** A command as the generated tables describe it (`ffi/generated/commands.ts`). */
-export interface CommandDescription {
-  /** The command's name (an alias's target). */
-  readonly name: string;
-  /** Position in the generated table, shared by the command's aliases. */
-  readonly index: number;
-  /** Dispatch level: which dispatchable handle its first parameter descends from. */
-  readonly level: "global" | "instance" | "physical_device" | "device";
-  /** C result type (`VkResult`, `void`, ...). */
-  readonly result: string;
-  /** Parameters in order. */
-  readonly params: readonly CommandParameter[];
 }
 
 /**

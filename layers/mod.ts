@@ -34,7 +34,15 @@ export type {
 } from "./layer.ts";
 export { defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "./layer.ts";
 export { Chassis, type ChassisOptions } from "./chassis.ts";
-export { type CallRecord, type HandleKey, StateObject, StateTracker, SubStateSlot } from "./state.ts";
+export {
+  type CallRecord,
+  type HandleKey,
+  StateObject,
+  StateTracker,
+  SubStateSlot,
+  type TrackedCall,
+  type TrackerHooks,
+} from "./state.ts";
 export { type CommandObject, installLayers, type InstallLayersOptions, type LayeredCommands } from "./top.ts";
 export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
 export { BUILTIN_LAYERS, loadLayerModules } from "./registry.ts";

@@ -34,7 +34,7 @@ import {
   handleText,
   readHandles,
 } from "./_commands.ts";
-import type { CallContext, CommandDescription, CommandHooks, ValidationObject } from "./layer.ts";
+import type { CommandDescription } from "./_commands.ts";
 import { VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
 export type { HandleKey };
@@ -143,17 +143,42 @@ export class StateObject {
   }
 }
 
+/**
+ * What the tracker's hooks read of a call: the chassis's `CallContext` (layer.ts) carries all of it, so
+ * the tracker runs as one of the chassis's validation objects without importing the layer API.
+ */
+export interface TrackedCall {
+  /** The command's name as called. */
+  readonly command: string;
+  /** Sequence number of the call in its chassis. */
+  readonly serial: number;
+  /** The command's generated description. */
+  readonly info: CommandDescription;
+  /** The next link's return value (set before `postCallRecord`). */
+  readonly result: unknown;
+}
+
+/** The tracker's hooks for one command (a subset of layer.ts's `CommandHooks`). */
+export interface TrackerHooks {
+  /** Records what the call is about to destroy. */
+  // deno-lint-ignore no-explicit-any
+  preCallRecord?(ctx: TrackedCall, ...args: any[]): void;
+  /** Records what the call created. */
+  // deno-lint-ignore no-explicit-any
+  postCallRecord?(ctx: TrackedCall, ...args: any[]): void;
+}
+
 /** The shared state tracker (a validation object itself, run by the chassis with the order rule). */
-export class StateTracker implements ValidationObject {
+export class StateTracker {
   readonly #live = new Map<HandleKey, StateObject>();
   readonly #destroyed = new Map<HandleKey, StateObject>();
   readonly #slots: SubStateSlot<unknown>[] = [];
   /** Hooks for every lifetime command. */
-  readonly intercepts: { readonly [command: string]: CommandHooks };
+  readonly intercepts: { readonly [command: string]: TrackerHooks };
 
   /** A tracker with nothing tracked. */
   constructor() {
-    const intercepts: Record<string, CommandHooks> = {};
+    const intercepts: Record<string, TrackerHooks> = {};
     for (const [name, index] of Object.entries(COMMAND_INDEX)) {
       const info = COMMANDS[index]!;
       const create = createRule(info);
@@ -234,7 +259,7 @@ export class StateTracker implements ValidationObject {
     return first && first.pointer === 0 ? this.get(args[0] as Deno.PointerValue) ?? null : null;
   }
 
-  #recordCreate(ctx: CallContext, args: readonly unknown[]): void {
+  #recordCreate(ctx: TrackedCall, args: readonly unknown[]): void {
     if (typeof ctx.result === "number" && ctx.result < VK_SUCCESS) return;
     const rule = createRule(ctx.info)!;
     const out = args[rule.param] as Deno.PointerValue;
@@ -256,7 +281,7 @@ export class StateTracker implements ValidationObject {
     }
   }
 
-  #recordDestroy(ctx: CallContext, args: readonly unknown[]): void {
+  #recordDestroy(ctx: TrackedCall, args: readonly unknown[]): void {
     const rule = destroyRule(ctx.info)!;
     const value = args[rule.param] as Deno.PointerValue;
     let handles: Deno.PointerValue[] = [value];
