@@ -298,6 +298,17 @@ export class InstanceLayers implements Disposable {
   }
 
   /**
+   * What {@linkcode InstanceLayers.getInstanceProcAddr} calls: the top of the chain's
+   * `vkGetInstanceProcAddr` and the instance it answers for (to ask many names in one native call).
+   */
+  get top(): { readonly getInstanceProcAddr: P; readonly instance: P } {
+    return {
+      getInstanceProcAddr: this.chain.topGetInstanceProcAddr(this.#bottomLink()),
+      instance: this.#topInstance,
+    };
+  }
+
+  /**
    * The answer of the first layer with interface 2 and a
    * `vk_layerGetPhysicalDeviceProcAddr` for `name` (which calls down the
    * chain itself), or null: what classifies an unknown command as a

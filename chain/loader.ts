@@ -57,6 +57,7 @@ import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
 import { type ChainStubs, chainStubs, commandDef } from "./stubs.ts";
+import { fillInstanceCommands } from "./table_fill.ts";
 import { TERMINATOR_BODIES } from "./terminator.ts";
 import {
   fillPhysicalSlot,
@@ -341,10 +342,11 @@ export class Loader implements Disposable {
     writeU64(inst.handle, 8, key(layers.topInstance ?? inst.handle));
     // The top of the chain fills the table; the loader's device-layer and layer-extension answers go
     // above it.
-    for (const c of COMMANDS) {
-      if (c.level !== "instance" && c.level !== "physical_device") continue;
-      inst.table.set(c.index, layers.getInstanceProcAddr(c.name) ?? this.stubs.errorFunction);
-    }
+    // One native call asks the top for every instance and physical-device command (chain/table_fill.ts).
+    const top = layers.top;
+    fillInstanceCommands(this.stubs, top.getInstanceProcAddr, top.instance, (at, fn) => {
+      inst.table.set(at, fn ?? this.stubs.errorFunction);
+    });
     const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
     for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);
     for (const [name, s] of unknownPhysicalDeviceSlots()) {

@@ -26,8 +26,12 @@ interface DeviceNames {
   readonly commands: readonly { readonly slot: number; readonly first: number; readonly count: number }[];
 }
 
-/** Levels whose tables are filled by name: a device's, and a driver instance's physical-device slots. */
-type FilledLevel = "device" | "physical_device";
+/**
+ * Tables filled by name: a device's, a driver instance's physical-device slots (names and aliases), and
+ * the loader instance's instance and physical-device slots (each command's own name only, as the chain's
+ * top is asked for it).
+ */
+type FilledLevel = "device" | "physical_device" | "instance_table";
 
 const names = new Map<FilledLevel, DeviceNames>();
 
@@ -37,6 +41,12 @@ function commandNames(level: FilledLevel): DeviceNames {
   const text: string[] = [];
   const commands: { slot: number; first: number; count: number }[] = [];
   for (const info of COMMANDS) {
+    if (level === "instance_table") {
+      if (info.level !== "instance" && info.level !== "physical_device") continue;
+      commands.push({ slot: info.index, first: text.length, count: 1 });
+      text.push(info.name);
+      continue;
+    }
     if (info.level !== level) continue;
     commands.push({ slot: info.index, first: text.length, count: 1 + info.aliases.length });
     text.push(info.name, ...info.aliases);
@@ -87,6 +97,28 @@ export function fillPhysicalDeviceCommands(
   set: (slot: number, fn: P) => void,
 ): void {
   fillCommands("physical_device", stubs, gipa, instance, set);
+}
+
+/**
+ * Asks the top of an instance chain (`gipa(instance, name)`) for every instance and physical-device command
+ * by its own name, and hands each slot and answer (null when none) to `set`, in one native call.
+ *
+ * @example Usage
+ * ```ts ignore
+ * fillInstanceCommands(stubs, topGipa, topInstance, (slot, fn) => table.set(slot, fn ?? empty));
+ * ```
+ */
+export function fillInstanceCommands(
+  stubs: ChainStubs,
+  gipa: P,
+  instance: P,
+  set: (slot: number, fn: P) => void,
+): void {
+  if (gipa === null) {
+    for (const c of commandNames("instance_table").commands) set(c.slot, null);
+    return;
+  }
+  fillCommands("instance_table", stubs, gipa, instance, set);
 }
 
 function fillCommands(
