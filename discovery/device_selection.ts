@@ -105,7 +105,7 @@ function readId(text: string, start: number): { value: number; end: number } | u
  *
  * @example Usage
  * ```ts
- * import { parseIdFilter } from "./device_order.ts";
+ * import { parseIdFilter } from "./device_selection.ts";
  * parseIdFilter("0x1001-0x1003, 42").ranges; // [{ first: 4097, last: 4099 }, { first: 42, last: 42 }]
  * ```
  */
@@ -145,7 +145,7 @@ export function parseIdFilter(text: string): { ranges: IdRange[]; invalid: strin
  *
  * @example Usage
  * ```ts
- * import { parseDeviceSelect } from "./device_order.ts";
+ * import { parseDeviceSelect } from "./device_selection.ts";
  * parseDeviceSelect("0x10de:1f91"); // { vendorID: 4318, deviceID: 8081, text: "0x10de:1f91" }
  * ```
  */
@@ -209,7 +209,7 @@ function idFilterFrom(
  *
  * @example Usage
  * ```ts
- * import { readDevicePolicy } from "./device_order.ts";
+ * import { readDevicePolicy } from "./device_selection.ts";
  * const p = readDevicePolicy({ vars: { VK_LOADER_VENDOR_ID_FILTER: "0x10de" }, elevated: false });
  * console.log(p.vendorIdFilter?.ranges); // [{ first: 4318, last: 4318 }]
  * ```
