@@ -27,12 +27,13 @@ import type { VkCommandName as VulkanCommandName } from "./ffi/generated/vk_comm
 import { Loader } from "./chain/loader.ts";
 import type { Logger } from "./loading/log.ts";
 import { deviceProcAddrRule } from "./chain/proc_addr.ts";
-import { commandDef, type VulkanCommand } from "./chain/stubs.ts";
+import type { VulkanCommand } from "./chain/stubs.ts";
 import { stampingTrampolines } from "./chain/trampoline.ts";
 import { key } from "./chain/_registry.ts";
 import { devices } from "./chain/device.ts";
 import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.ts";
 import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
+import { commandDef } from "./ffi/command_ffi.ts";
 
 export type { VulkanCommand };
 

@@ -23,8 +23,9 @@ import { readCString, readU32 } from "../ffi/memory.ts";
 import { describeDevice, type DeviceRecord, idFilterRejections } from "./device_order.ts";
 import { recordOf } from "./device_policy.ts";
 import { type LoaderInstance, termPhysicalDevices } from "./instance.ts";
-import { type ChainStubs, commandDef } from "./stubs.ts";
+import type { ChainStubs } from "./stubs.ts";
 import { structureType, VK_API_VERSION_1_1 } from "../loading/_layout.ts";
+import { commandDef } from "../ffi/command_ffi.ts";
 
 // VkPhysicalDeviceProperties: apiVersion, driverVersion, vendorID @8, deviceID @12, deviceType @16,
 // deviceName @20 (824 bytes in all). VkPhysicalDeviceProperties2: sType, pNext, properties @16.

@@ -10,7 +10,7 @@ import { type Arena, readCString, readPointer, readU32 } from "../ffi/memory.ts"
 import { DispatchTable } from "../ffi/dispatch.ts";
 import type { Driver } from "../loading/driver.ts";
 import { skipLoaderNodes } from "./layer_nodes.ts";
-import { commandDef, SLOT_COUNT } from "./stubs.ts";
+import { SLOT_COUNT } from "./stubs.ts";
 import {
   majorMinor,
   offsetOf,
@@ -19,6 +19,7 @@ import {
   VK_API_VERSION_1_0,
   VK_API_VERSION_1_1,
 } from "../loading/_layout.ts";
+import { commandDef } from "../ffi/command_ffi.ts";
 
 /** `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR`. */
 export const ENUMERATE_PORTABILITY_BIT = 0x1;

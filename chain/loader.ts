@@ -56,7 +56,7 @@ import { devices, findDevice, pendingDevices } from "./device.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
-import { type ChainStubs, chainStubs, commandDef } from "./stubs.ts";
+import { type ChainStubs, chainStubs } from "./stubs.ts";
 import { fillInstanceCommands } from "./table_fill.ts";
 import { TERMINATOR_BODIES } from "./terminator.ts";
 import {
@@ -69,6 +69,7 @@ import {
 } from "./unknown.ts";
 import { key } from "./_registry.ts";
 import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
+import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
 
 type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
@@ -480,7 +481,7 @@ export class Loader implements Disposable {
 
   #callback(name: string, body: Fn, label: string): Deno.PointerObject {
     const info = COMMANDS[slot(name)]!;
-    const d = { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition;
+    const d = commandCallbackDef(info);
     const onError = info.ffi.result === "i32"
       ? VK.ERROR_UNKNOWN
       : info.ffi.result === "pointer"

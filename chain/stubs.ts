@@ -18,7 +18,6 @@
  */
 
 import { COMMAND_COUNT, COMMANDS } from "../ffi/generated/commands.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
 import { DispatchStubs } from "../ffi/dispatch.ts";
 import { STAMPED_QUEUE_SYMBOLS, UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 
@@ -57,11 +56,6 @@ export const TERM_HANDLE_OFFSET = 16;
 
 const TRAMP_SET = 0;
 const TERM_SET = 1;
-
-/** The FFI definition of a command. */
-export function commandDef(info: CommandInfo): Deno.ForeignFunction {
-  return { parameters: info.ffi.parameters, result: info.ffi.result };
-}
 
 /**
  * A Vulkan command as an untyped JavaScript function taking the C parameter list: what layer dispatch

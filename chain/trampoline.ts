@@ -14,12 +14,13 @@ import { releaseDriver } from "../loading/driver.ts";
 import { findDevice, pendingDevices } from "./device.ts";
 import { instances, type LoaderInstance, trampPhysicalDevices } from "./instance.ts";
 import type { Logger } from "../loading/log.ts";
-import { type ChainStubs, commandDef } from "./stubs.ts";
+import type { ChainStubs } from "./stubs.ts";
 import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
 import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
 import { hasIdFilters } from "./device_order.ts";
 import { key } from "./_registry.ts";
 import { offsetOf, VK } from "../loading/_layout.ts";
+import { commandDef } from "../ffi/command_ffi.ts";
 
 type P = Deno.PointerValue;
 

@@ -36,6 +36,7 @@ import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN } from "../ffi/generated/vk_constants.js";
+import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
 
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
@@ -107,10 +108,7 @@ function callGpa(gpa: Deno.PointerObject, handle: Deno.PointerValue, name: strin
 
 function callable(pointer: Deno.PointerValue, info: CommandInfo): VulkanCommand | null {
   if (pointer === null) return null;
-  const fn = new Deno.UnsafeFnPointer(pointer as Deno.PointerObject<never>, {
-    parameters: info.ffi.parameters,
-    result: info.ffi.result,
-  });
+  const fn = new Deno.UnsafeFnPointer(pointer as Deno.PointerObject<never>, commandDef(info));
   return fn.call.bind(fn) as VulkanCommand;
 }
 
@@ -253,7 +251,7 @@ export class NativeLayerBridge implements Disposable {
       ? undefined
       : 0;
     p = this.#callbacks.create(
-      { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition,
+      commandCallbackDef(info),
       fn as Deno.UnsafeCallbackFunction,
       { name: `TS layer ${name}`, onError: onError as never },
     ).pointer;
@@ -388,10 +386,7 @@ export class NativeLayerBridge implements Disposable {
     return (...args: unknown[]) => {
       const handle = args[0] as Deno.PointerValue;
       const address = addressOf(lookup(handle));
-      stub ??= this.#stubs.bind(0, slot, {
-        parameters: info.ffi.parameters,
-        result: info.ffi.result,
-      }) as VulkanCommand;
+      stub ??= this.#stubs.bind(0, slot, commandDef(info)) as VulkanCommand;
       this.#table[slot] = address;
       this.#proxy[1] = BigInt(Deno.UnsafePointer.value(handle));
       const p = this.#proxyPointer;

@@ -45,6 +45,7 @@ import {
   readLayers,
   withNames,
 } from "./_enumerate.ts";
+import { commandCallbackDef } from "../ffi/command_ffi.ts";
 
 const COMMAND_NAMES = Object.keys(COMMAND_INDEX);
 
@@ -255,7 +256,7 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
       ? 0n
       : 0;
     p = state.callbacks.create(
-      { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition,
+      commandCallbackDef(info),
       ((...args: unknown[]) => (host[name] as VulkanCommand)(...args)) as Deno.UnsafeCallbackFunction,
       {
         name: `TS layers ${name}`,

@@ -11,8 +11,8 @@
  * @module
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
 import type { DeviceTable, VulkanCommand, VulkanCommands } from "../vulkan.ts";
+import { commandDef } from "../ffi/command_ffi.ts";
 
 export type { DeviceTable, VulkanCommand };
 
@@ -41,10 +41,6 @@ export interface OpenLibvulkanOptions {
 
 type SymbolDefs = Record<string, Deno.ForeignFunction & { optional: true }>;
 
-function definition(info: CommandInfo): Deno.ForeignFunction {
-  return { parameters: info.ffi.parameters, result: info.ffi.result };
-}
-
 /**
  * Opens `libvulkan.so.1` and returns its commands in vkdeno's command-object shape.
  *
@@ -62,7 +58,7 @@ export function openLibvulkan(options: OpenLibvulkanOptions = {}): LibvulkanComm
   const libraryPath = options.path ?? "libvulkan.so.1";
   const defs: SymbolDefs = {};
   for (const [name, index] of Object.entries(COMMAND_INDEX)) {
-    defs[name] = { ...definition(COMMANDS[index]!), optional: true };
+    defs[name] = { ...commandDef(COMMANDS[index]!), optional: true };
   }
   let library: Deno.DynamicLibrary<SymbolDefs>;
   try {
@@ -109,7 +105,7 @@ export function openLibvulkan(options: OpenLibvulkanOptions = {}): LibvulkanComm
         }
         resolved = new Deno.UnsafeFnPointer(
           pointer as Deno.PointerObject<Deno.ForeignFunction>,
-          definition(info),
+          commandDef(info),
         );
       }
       return (resolved.call as VulkanCommand)(...args);
@@ -139,7 +135,7 @@ export function openLibvulkan(options: OpenLibvulkanOptions = {}): LibvulkanComm
       } else {
         const fn = new Deno.UnsafeFnPointer(
           pointer as Deno.PointerObject<Deno.ForeignFunction>,
-          definition(info),
+          commandDef(info),
         );
         table[name] = fn.call.bind(fn) as VulkanCommand;
       }

@@ -34,6 +34,7 @@ import {
   VK_ERROR_UNKNOWN,
   VK_SUCCESS,
 } from "../ffi/generated/vk_constants.js";
+import { commandCallbackDef } from "../ffi/command_ffi.ts";
 
 /** A C function called through `UnsafeFnPointer` with its C parameters (cold path). */
 // deno-lint-ignore no-explicit-any
@@ -220,7 +221,7 @@ export class WsiTerminators implements InstanceWsi {
   }
 
   #callback(info: CommandInfo, body: (...args: unknown[]) => unknown): Deno.PointerObject {
-    const def = { parameters: info.ffi.parameters, result: info.ffi.result } as Deno.UnsafeCallbackDefinition;
+    const def = commandCallbackDef(info);
     const onError = info.ffi.result === "i32" ? VK_ERROR_UNKNOWN : undefined;
     const cb = this.#callbacks.create(
       def,
