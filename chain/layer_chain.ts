@@ -50,8 +50,7 @@ import {
 import { nativeSetLoaderData } from "../loading/loader_data.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
-
-const encoder = new TextEncoder();
+import { cstringBuffer } from "../ffi/libc.ts";
 
 const GET_PROC_ADDR = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
@@ -63,13 +62,6 @@ const LAYER_CREATE_DEVICE = {
   result: "i32",
 } as const;
 const LAYER_DESTROY_DEVICE = { parameters: ["pointer", "pointer", "pointer"], result: "void" } as const;
-
-function cname(name: string): Uint8Array<ArrayBuffer> {
-  const bytes = encoder.encode(name);
-  const out = new Uint8Array(bytes.length + 1);
-  out.set(bytes);
-  return out;
-}
 
 /**
  * Calls a `vkGetInstanceProcAddr`-shaped function pointer (cold path).
@@ -86,7 +78,7 @@ export function callGetProcAddr(
   handle: Deno.PointerValue,
   name: string,
 ): Deno.PointerValue {
-  return fnFromPointer(gpa, GET_PROC_ADDR).call(handle, cname(name));
+  return fnFromPointer(gpa, GET_PROC_ADDR).call(handle, cstringBuffer(name));
 }
 
 /**

@@ -37,6 +37,7 @@ import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN } from "../ffi/generated/vk_constants.js";
 import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
+import { cstringBuffer } from "../ffi/libc.ts";
 
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
@@ -73,7 +74,7 @@ function resolveAll(
     if (!levels.includes(info.level)) continue;
     let p: Deno.PointerValue = null;
     for (const name of [info.name, ...info.aliases]) {
-      p = fn.call(handle, cname(name)) as Deno.PointerValue;
+      p = fn.call(handle, cstringBuffer(name)) as Deno.PointerValue;
       if (p !== null) break;
     }
     out.set(info.name, BigInt(Deno.UnsafePointer.value(p)));
@@ -92,17 +93,10 @@ const DEVICE_LEVELS = ["device"] as const;
  */
 const NEXT_SET = [{ prefix: "tsl_next_", tableOffset: 0, handleOffset: 8 }] as const;
 
-const encoder = new TextEncoder();
-function cname(name: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(new ArrayBuffer(name.length + 1));
-  encoder.encodeInto(name, out);
-  return out;
-}
-
 function callGpa(gpa: Deno.PointerObject, handle: Deno.PointerValue, name: string): Deno.PointerValue {
   return new Deno.UnsafeFnPointer(gpa as Deno.PointerObject<never>, GET_PROC_ADDR_CALL).call(
     handle,
-    cname(name),
+    cstringBuffer(name),
   );
 }
 
