@@ -27,10 +27,8 @@
  * @module
  */
 
-// The full specifier lets scripts outside this project import mod.ts by path (no import map needed).
-// deno-lint-ignore no-import-prefix
-import { parse, type ParseError, parseTree, printParseErrorCode, visit } from "npm:jsonc-parser@3.3.1";
 import { openByBytes } from "../ffi/raw_files.ts";
+import { readJsonc } from "./jsonc.ts";
 
 /** Manifests whose file name is not valid UTF-8: the lossy path discovery reports -> folder and name bytes. */
 const rawFileNames = new Map<string, { readonly dir: string; readonly name: Uint8Array }>();
@@ -189,59 +187,40 @@ export function parseManifestText(text: Uint8Array | string, path: string): Mani
   if (source.trim() === "") return failure(path, "file is empty", warnings);
 
   // Fast path: nearly every manifest is strict JSON, which the engine's parser reads at native speed
-  // (jsonc-parser took ~10 ms of a first vkCreateInstance for the host's dozen manifests). Strict JSON has
-  // no comments or trailing commas; a repeated key shows as more keys in the text than in the result.
+  // (a JavaScript reader took ~10 ms of a first vkCreateInstance for the host's dozen manifests). Strict
+  // JSON has no comments or trailing commas; a repeated key shows as more keys in the text than in the
+  // result.
   const strict = strictJsonObject(source);
   if (strict !== undefined) return { ok: true, path, value: strict, warnings };
 
-  let value: unknown;
-  const errors: ParseError[] = [];
-  try {
-    value = parse(source, errors, {
-      allowTrailingComma: true,
-      disallowComments: false,
-      allowEmptyContent: false,
-    });
-  } catch (error) {
-    // jsonc-parser recurses once per nesting level: very deep input overflows the stack.
-    const detail = error instanceof RangeError ? "nesting is too deep" : String(error);
-    return failure(path, `file is not valid JSON: ${detail}`, warnings);
+  const read = readJsonc(source);
+  if (!read.ok) {
+    const where = read.defect === "nesting is too deep" ? "" : ` at ${position(source, read.offset)}`;
+    return failure(path, `file is not valid JSON: ${read.defect}${where}`, warnings);
   }
-  // Text after the top-level value is ignored, as the Khronos loader's parser ignores it (it stops at the
-  // closing brace); errors inside the value still make the file unusable.
-  const end = errors.length > 0 ? topLevelEnd(source) : undefined;
-  const inside = end === undefined ? errors : errors.filter((e) => e.offset < end);
-  if (end !== undefined && inside.length === 0) {
-    const { line, column } = lineAndColumn(source, end);
+  const value = read.value;
+  // Text after the top-level object is ignored, as the Khronos loader's parser ignores it (it stops at
+  // the closing brace); defects inside the object still make the file unusable.
+  if (read.ignoredFrom !== undefined) {
     warnings.push(
-      `file has text after the closing brace of its top-level object (from line ${line}, column ${column}); ` +
+      `file has text after the closing brace of its top-level object (from ${
+        position(source, read.ignoredFrom)
+      }); ` +
         "it is ignored, as the Khronos loader ignores it",
-    );
-  }
-  const first = inside[0];
-  if (first !== undefined) {
-    const { line, column } = lineAndColumn(source, first.offset);
-    return failure(
-      path,
-      `file is not valid JSON: ${
-        describeParseError(printParseErrorCode(first.error))
-      } at line ${line}, column ${column}`,
-      warnings,
     );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return failure(path, `file holds ${describeJsonType(value)}, expected a JSON object`, warnings);
   }
-  const extensions = jsonExtensions(source);
-  if (extensions.comments > 0) {
-    warnings.push(`file has ${plural(extensions.comments, "comment")}, which the Khronos loader rejects`);
+  if (read.comments > 0) {
+    warnings.push(`file has ${plural(read.comments, "comment")}, which the Khronos loader rejects`);
   }
-  if (extensions.trailingCommas > 0) {
+  if (read.trailingCommas > 0) {
     warnings.push(
-      `file has ${plural(extensions.trailingCommas, "trailing comma")}, which the Khronos loader rejects`,
+      `file has ${plural(read.trailingCommas, "trailing comma")}, which the Khronos loader rejects`,
     );
   }
-  for (const key of extensions.repeatedKeys) {
+  for (const key of read.repeatedKeys) {
     warnings.push(
       `file repeats key ${JSON.stringify(key.slice(0, 80))} in one object; the last value is used ` +
         "(the Khronos loader uses the first)",
@@ -359,20 +338,8 @@ function fileErrorReason(error: unknown): string {
   return `file cannot be read: ${message}`;
 }
 
-/** Where the top-level object ends (just after its closing brace), or undefined when it never closes. */
-function topLevelEnd(source: string): number | undefined {
-  const root = parseTree(source, [], { allowTrailingComma: true, disallowComments: false });
-  if (root?.type !== "object") return undefined;
-  const end = root.offset + root.length;
-  return source[end - 1] === "}" ? end : undefined;
-}
-
-function describeParseError(code: string): string {
-  // printParseErrorCode gives identifiers such as "CloseBraceExpected".
-  return code.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
-}
-
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+/** `line L, column C` (both from 1; columns count UTF-16 units) of `offset` in `text`. */
+function position(text: string, offset: number): string {
   let line = 1;
   let lineStart = 0;
   const end = Math.min(offset, text.length);
@@ -382,7 +349,7 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
       lineStart = i + 1;
     }
   }
-  return { line, column: end - lineStart + 1 };
+  return `line ${line}, column ${end - lineStart + 1}`;
 }
 
 /** `source` parsed when it is strict JSON holding an object with no key repeated in any object, else undefined. */
@@ -413,49 +380,6 @@ function countKeys(value: unknown): number {
     for (const k in value) n += 1 + countKeys((value as Record<string, unknown>)[k]);
   }
   return n;
-}
-
-function jsonExtensions(text: string): { comments: number; trailingCommas: number; repeatedKeys: string[] } {
-  let comments = 0;
-  let trailingCommas = 0;
-  const repeatedKeys: string[] = [];
-  const keys: Set<string>[] = [];
-  // A comma directly followed (comments aside) by a closing bracket is a trailing comma.
-  let pendingComma = false;
-  visit(text, {
-    onComment: () => {
-      comments++;
-    },
-    onSeparator: (character) => {
-      pendingComma = character === ",";
-    },
-    onObjectEnd: () => {
-      if (pendingComma) trailingCommas++;
-      pendingComma = false;
-      keys.pop();
-    },
-    onArrayEnd: () => {
-      if (pendingComma) trailingCommas++;
-      pendingComma = false;
-    },
-    onObjectBegin: () => {
-      pendingComma = false;
-      keys.push(new Set());
-    },
-    onArrayBegin: () => {
-      pendingComma = false;
-    },
-    onObjectProperty: (name) => {
-      pendingComma = false;
-      const current = keys[keys.length - 1];
-      if (current?.has(name) && !repeatedKeys.includes(name)) repeatedKeys.push(name);
-      current?.add(name);
-    },
-    onLiteralValue: () => {
-      pendingComma = false;
-    },
-  }, { allowTrailingComma: true, disallowComments: false });
-  return { comments, trailingCommas, repeatedKeys };
 }
 
 function firstInvalidUtf8(bytes: Uint8Array): number {

@@ -8,8 +8,8 @@
  * running it gets euid 0 and `AT_SECURE`, and the deno it execs keeps both. A plain copy is the
  * unprivileged control. `nobody` may not be able to enter the checkout (a clone under `mktemp -d` is mode
  * 0700) nor the folder deno lives in, so the tree gets its own world-readable copies: the deno binary, the
- * repository modules the probe imports (found with `deno info --json`), deno.json, and a DENO_DIR holding
- * the npm packages discovery imports.
+ * repository modules the probe imports (found with `deno info --json`), deno.json, and an empty DENO_DIR
+ * (discovery imports no npm package).
  *
  * Two more ways to get `AT_SECURE` (setuid to another user, a file capability on deno) leave the process
  * unable to read its own `/proc/self/auxv` (it is not dumpable), so `isProcessElevated()` answers false
@@ -102,15 +102,8 @@ class ElevatedTree implements AsyncDisposable {
     Deno.chownSync(`${d}/launcher_suid_daemon`, DAEMON, DAEMON);
     Deno.chmodSync(`${d}/launcher_suid_daemon`, 0o6755);
     await this.copyRunnables();
-    // DENO_DIR with the npm packages discovery imports, writable by whoever runs deno.
-    const npm = `${d}/deno_dir/npm/registry.npmjs.org`;
-    Deno.mkdirSync(npm, { recursive: true });
-    const cache = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache/deno`;
-    for (const pkg of ["jsonc-parser"]) {
-      const r = await new Deno.Command("cp", { args: ["-r", `${cache}/npm/registry.npmjs.org/${pkg}`, npm] })
-        .output();
-      if (!r.success) throw new Error(`Cannot copy npm package "${pkg}" from "${cache}"`);
-    }
+    // Deno's own cache for this run, writable by whoever runs deno.
+    Deno.mkdirSync(`${d}/deno_dir`, { recursive: true });
     await new Deno.Command("chmod", { args: ["-R", "a+rwX", `${d}/deno_dir`] }).output();
     // User-controlled places, each holding a manifest named after the variable that points there.
     const manifest = (name: string) => goodDriverManifest(`/usr/lib/x86_64-linux-gnu/libvulkan_${name}.so`);
