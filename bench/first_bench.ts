@@ -15,9 +15,10 @@
  * with jsonc-parser. Now: the generated tables are JSON text parsed on first use (structs one line each,
  * parsed per struct read), strict-JSON manifests go through `JSON.parse`, and the stubs are emitted
  * without per-stub allocations; manifests with comments go through discovery/jsonc.ts instead of
- * npm:jsonc-parser (import ~6 ms faster, ~1.5 MiB less). Still paid: the Node built-ins (node:fs,
- * node:path, node:url load Deno's Node layer, ~17 ms and ~12 MiB), the module graph itself, and emitting
- * the stubs.
+ * npm:jsonc-parser, and mod.ts's graph imports no Node built-in at start (node:fs and node:url are
+ * imported when a watcher or a TypeScript layer first needs them; node:path is gone): Deno's Node layer
+ * cost ~17 ms and ~12 MiB at every start. Still paid: the module graph itself (105 modules, 5.9 MB) and
+ * emitting the stubs.
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
@@ -120,8 +121,8 @@ if (import.meta.main) {
           op: "<=",
           limit: 1.1,
           whyMissed:
-            "the vkdeno script still imports 105 modules (5.9 MB of TypeScript and generated tables) and " +
-            "Deno's Node built-ins (node:fs, node:path, node:url: ~17 ms of CPU alone), emits and loads its two stub objects at " +
+            "the vkdeno script still imports 105 modules (5.9 MB of TypeScript and generated tables; " +
+            "ffi/generated/vk_constants.js alone ~12 ms), emits and loads its two stub objects at " +
             "Vulkan.load() (~6-10 ms), and runs discovery and the instance chain in JavaScript; the libvulkan " +
             "script only starts Deno and calls C",
         },
@@ -134,7 +135,7 @@ if (import.meta.main) {
           limit: 15,
           difference: true,
           whyMissed: "the module graph, its compiled code and the stub objects' bindings stay resident; " +
-            "the Node built-ins bring Deno's Node compatibility layer (~12 MiB)",
+            "the generated tables' source text is held in full",
         },
       ],
     });
