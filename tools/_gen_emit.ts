@@ -350,6 +350,12 @@ export const EXTENSIONS: Readonly<Record<string, ExtensionInfo>> = lazyRecord(${
 `,
   );
 
+  for (const name of ["commands.ts", "structs.ts", "enums.ts", "extensions.ts"]) {
+    const split = splitTableTexts(reg, name, files.get(name)!);
+    files.set(name, split.module);
+    files.set(split.textName, split.text);
+  }
+
   return {
     files,
     counts: {
@@ -364,4 +370,44 @@ export const EXTENSIONS: Readonly<Record<string, ExtensionInfo>> = lazyRecord(${
       extensions: Object.keys(extRows).length,
     },
   };
+}
+
+/**
+ * Moves the JSON texts of a generated module's lazy tables (`export const X: T = lazyRecord(\`...\``) into
+ * a sibling plain-JavaScript module, `<stem>_text.js`, imported back by name (`X_TEXT`). Deno runs
+ * JavaScript as it is, but gives every TypeScript module it transpiles an inline source map holding the
+ * whole source again, base64-encoded: for these tables that more than doubled the text loaded at every
+ * start (structs.ts 0.6 MB became 1.5 MB).
+ */
+export function splitTableTexts(
+  reg: Registry,
+  name: string,
+  module: string,
+): { module: string; textName: string; text: string } {
+  const stem = name.replace(/\.ts$/, "");
+  const textName = `${stem}_text.js`;
+  const texts: string[] = [];
+  const names: string[] = [];
+  let out = "";
+  let from = 0;
+  const start = /export const (\w+)[^=]*= lazy\w+\(\s*`/g;
+  for (let m = start.exec(module); m !== null; m = start.exec(module)) {
+    const open = m.index + m[0].length - 1;
+    let close = open + 1;
+    while (module[close] !== "`") close += module[close] === "\\" ? 2 : 1;
+    const id = `${m[1]}_TEXT`;
+    names.push(id);
+    texts.push(`/** @type {string} */\nexport const ${id} = ${module.slice(open, close + 1)};\n`);
+    out += module.slice(from, open) + id;
+    from = close + 1;
+    start.lastIndex = from;
+  }
+  out += module.slice(from);
+  if (names.length === 0) throw new Error(`Generated module "${name}" has no lazy table text to move`);
+  const importLine = `import { ${names.join(", ")} } from "./${textName}";\n`;
+  const at = out.indexOf("import ");
+  const text = `${
+    header(reg, `The JSON texts of ${name}'s tables, kept as plain JavaScript so no source map doubles them.`)
+  }\n${texts.join("\n")}`;
+  return { module: out.slice(0, at) + importLine + out.slice(at), textName, text };
 }
