@@ -203,6 +203,9 @@ export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = la
       l.members.map((m) => compact({ ...m }, ["name", "type", "offset", "size", "pointer", "const"])),
     ];
   }
+  const surfaceStructs = Object.keys(structRows).filter((name) =>
+    layouts.layout(name).members.some((m) => m.type === "VkSurfaceKHR" && m.pointer === 0)
+  );
   files.set(
     "structs.ts",
     `${header(reg, 'LP64 (x86-64 and aarch64) layouts of every api="vulkan" struct and union of vk.xml.')}
@@ -222,6 +225,10 @@ export const STRUCT_ALIASES: Readonly<Record<string, string>> = lazyRecord(${jso
 
 /** Names of the structs whose sType value is known, by name. */
 export const STYPED_STRUCTS: readonly string[] = ${lit(styped.map((l) => l.name))};
+
+/** Structs and unions holding a VkSurfaceKHR member (not a pointer to one), so the WSI terminators find
+ * the commands that carry a surface in a struct without reading every struct's layout. */
+export const SURFACE_STRUCTS: readonly string[] = ${lit(surfaceStructs)};
 
 /** VkStructureType value -> struct name. */
 export const STRUCT_BY_STYPE: Readonly<Record<number, string>> = lazyRecord(${
