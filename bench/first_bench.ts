@@ -14,11 +14,15 @@
  * lavapipe's own `dlopen` (LLVM; libvulkan pays the same) and ~10-13 ms parsing the host's layer manifests
  * with jsonc-parser. Now: the generated tables are JSON text parsed on first use (structs one line each,
  * parsed per struct read), strict-JSON manifests go through `JSON.parse`, and the stubs are emitted
- * without per-stub allocations; manifests with comments go through discovery/jsonc.ts instead of
- * npm:jsonc-parser, and mod.ts's graph imports no Node built-in at start (node:fs and node:url are
- * imported when a watcher or a TypeScript layer first needs them; node:path is gone): Deno's Node layer
- * cost ~17 ms and ~12 MiB at every start. Still paid: the module graph itself (105 modules, 5.9 MB) and
- * emitting the stubs.
+ * without per-stub allocations. Then (perf2): manifests with comments go through discovery/jsonc.ts
+ * instead of npm:jsonc-parser (~6 ms); mod.ts's graph imports no Node built-in at start (node:fs and
+ * node:url are imported when a watcher or a TypeScript layer first needs them, node:path is gone): Deno's
+ * Node layer cost ~17 ms and ~12 MiB at every start; the generated tables' JSON texts are plain-JS
+ * modules (ffi/generated/*_text.js), since Deno gives every transpiled TypeScript module an inline source
+ * map repeating its source (~4-5 ms); the WSI terminators read only the layouts of structs that hold a
+ * surface (~5 ms). Still paid: the module graph itself (97 modules loaded at start, 2.7 MB; the 5,621
+ * exports of ffi/generated/vk_constants.js alone ~5 ms, their number not their values), `Vulkan.load()`
+ * emitting and loading the stub objects (~10 ms), and discovery and the instance chain in JavaScript.
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
@@ -120,9 +124,8 @@ if (import.meta.main) {
           against: REF,
           op: "<=",
           limit: 1.1,
-          whyMissed:
-            "the vkdeno script still imports 105 modules (5.9 MB of TypeScript and generated tables; " +
-            "ffi/generated/vk_constants.js alone ~12 ms), emits and loads its two stub objects at " +
+          whyMissed: "the vkdeno script still imports 97 modules at start (2.7 MB; the 5,621 exports of " +
+            "ffi/generated/vk_constants.js alone ~5 ms), emits and loads its two stub objects at " +
             "Vulkan.load() (~6-10 ms), and runs discovery and the instance chain in JavaScript; the libvulkan " +
             "script only starts Deno and calls C",
         },
@@ -135,7 +138,7 @@ if (import.meta.main) {
           limit: 15,
           difference: true,
           whyMissed: "the module graph, its compiled code and the stub objects' bindings stay resident; " +
-            "the generated tables' source text is held in full",
+            "the generated tables' text is held in full",
         },
       ],
     });
