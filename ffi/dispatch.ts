@@ -20,8 +20,7 @@
 
 import { CallbackRegistry } from "./callback.ts";
 import { emitStubObject, type StubArch } from "./elf.ts";
-import { cstringBuffer, libcSymbols } from "./libc.ts";
-import { Library } from "./library.ts";
+import { EmittedObject } from "./emitted_object.ts";
 
 /**
  * A table of function pointers indexed by command index, in memory that stays
@@ -162,47 +161,6 @@ export function nativeStubArch(): StubArch | undefined {
   return Deno.build.arch === "x86_64" || Deno.build.arch === "aarch64" ? Deno.build.arch : undefined;
 }
 
-interface LoadedObject {
-  path: string;
-  fd: number | undefined;
-  tempFile: string | undefined;
-  library: Library;
-}
-
-const MFD_CLOEXEC = 1;
-
-function loadObject(bytes: Uint8Array<ArrayBuffer>, source: "memfd" | "tempfile"): LoadedObject {
-  const libc = libcSymbols();
-  const fd = source === "memfd" ? libc.memfd_create(cstringBuffer("vkdeno-stubs"), MFD_CLOEXEC) : -1;
-  if (fd >= 0) {
-    let done = 0;
-    while (done < bytes.length) {
-      const n = Number(libc.write(fd, bytes.subarray(done), BigInt(bytes.length - done)));
-      if (n <= 0) break;
-      done += n;
-    }
-    if (done === bytes.length) {
-      // The fd stays open while the object is loaded: glibc matches a later
-      // dlopen of a reused "/proc/self/fd/N" to the old library by name.
-      const path = `/proc/self/fd/${fd}`;
-      try {
-        return { path, fd, tempFile: undefined, library: Library.open(path) };
-      } catch {
-        // Fall through to a temp file (e.g. /proc not mounted).
-      }
-    }
-    libc.close(fd);
-  }
-  const tempFile = Deno.makeTempFileSync({ prefix: "vkdeno-stubs-", suffix: ".so" });
-  try {
-    Deno.writeFileSync(tempFile, bytes);
-    return { path: tempFile, fd: undefined, tempFile, library: Library.open(tempFile) };
-  } catch (error) {
-    Deno.removeSync(tempFile);
-    throw error;
-  }
-}
-
 /**
  * One native stub per command index, or the `UnsafeFnPointer` fallback.
  *
@@ -217,7 +175,7 @@ function loadObject(bytes: Uint8Array<ArrayBuffer>, source: "memfd" | "tempfile"
 export class DispatchStubs implements Disposable {
   #names: readonly string[];
   #index: Map<string, number>;
-  #object: LoadedObject | undefined;
+  #object: EmittedObject | undefined;
   #bound = new Map<number, unknown>();
   #libraries: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[] = [];
   #addresses = new Map<number, Deno.PointerObject>();
@@ -226,7 +184,7 @@ export class DispatchStubs implements Disposable {
 
   #fallbackReason: string | undefined;
 
-  private constructor(names: readonly string[], object: LoadedObject | undefined, fallbackReason?: string) {
+  private constructor(names: readonly string[], object: EmittedObject | undefined, fallbackReason?: string) {
     this.#names = names;
     this.#index = new Map(names.map((n, i) => [n, i]));
     this.#object = object;
@@ -263,9 +221,10 @@ export class DispatchStubs implements Disposable {
         `no native stubs for "${Deno.build.os}" on "${Deno.build.arch}"`,
       );
     }
-    let object: LoadedObject;
+    let object: EmittedObject;
     try {
-      object = loadObject(bytes as Uint8Array<ArrayBuffer>, options.source ?? "memfd");
+      const from = options.source === "tempfile" ? "tempfile" : "memfd-or-tempfile";
+      object = EmittedObject.open(bytes, { name: "vkdeno-stubs", from });
     } catch (error) {
       return new DispatchStubs([...names], undefined, error instanceof Error ? error.message : String(error));
     }
@@ -291,12 +250,7 @@ export class DispatchStubs implements Disposable {
     if (path === undefined) {
       return new DispatchStubs([...names], undefined, "the loading isolate uses the fallback");
     }
-    return new DispatchStubs([...names], {
-      path,
-      fd: undefined,
-      tempFile: undefined,
-      library: Library.open(path),
-    });
+    return new DispatchStubs([...names], EmittedObject.attach(path));
   }
 
   /** True when calls go through native stubs; false for the `UnsafeFnPointer` fallback. */
@@ -428,12 +382,7 @@ export class DispatchStubs implements Disposable {
     this.#bound.clear();
     this.#addresses.clear();
     this.#callbacks.dispose();
-    const obj = this.#object;
-    if (obj !== undefined) {
-      obj.library.close();
-      if (obj.fd !== undefined) libcSymbols().close(obj.fd);
-      if (obj.tempFile !== undefined) Deno.removeSync(obj.tempFile);
-    }
+    this.#object?.close();
   }
 
   /** Same as {@linkcode DispatchStubs.dispose}, for `using`. */

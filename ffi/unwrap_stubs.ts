@@ -27,8 +27,7 @@
 import { CallbackRegistry } from "./callback.ts";
 import { nativeStubArch } from "./dispatch.ts";
 import { emitStubObject, STUB_SIZE, type StubArch } from "./elf.ts";
-import { cstringBuffer, libcSymbols } from "./libc.ts";
-import { Library } from "./library.ts";
+import { EmittedObject } from "./emitted_object.ts";
 
 /** What the error function returns: `VK_ERROR_EXTENSION_NOT_PRESENT`. */
 export const UNWRAP_ERROR_RESULT = -7;
@@ -450,35 +449,6 @@ const HELPER_FALLBACKS: Record<keyof typeof UNWRAP_HELPERS, (...args: never[]) =
   vkdeno_read_u32: (p: Deno.PointerValue, offset: number | bigint) => view(p).getUint32(Number(offset)),
 };
 
-interface Loaded {
-  path: string;
-  fd: number;
-  library: Library;
-}
-
-function loadBytes(bytes: Uint8Array): Loaded {
-  const libc = libcSymbols();
-  const fd = libc.memfd_create(cstringBuffer("vkdeno-unwrap"), 1 /* MFD_CLOEXEC */);
-  if (fd < 0) throw new Error("Cannot create a memfd for the unwrap stubs");
-  let done = 0;
-  while (done < bytes.length) {
-    const n = Number(
-      libc.write(fd, bytes.subarray(done) as Uint8Array<ArrayBuffer>, BigInt(bytes.length - done)),
-    );
-    if (n <= 0) break;
-    done += n;
-  }
-  const path = `/proc/self/fd/${fd}`;
-  try {
-    if (done !== bytes.length) throw new Error(`Cannot write the unwrap stubs to "${path}"`);
-    // The fd stays open while loaded: glibc matches a reused "/proc/self/fd/N" by name.
-    return { path, fd, library: Library.open(path) };
-  } catch (error) {
-    libc.close(fd);
-    throw error;
-  }
-}
-
 /**
  * Unwrap stubs for a list of slot names, in one or more sets (offset pairs).
  *
@@ -494,7 +464,7 @@ function loadBytes(bytes: Uint8Array): Loaded {
 export class UnwrapStubs implements Disposable {
   #names: readonly string[];
   #sets: readonly UnwrapSet[];
-  #loaded: Loaded | undefined;
+  #loaded: EmittedObject | undefined;
   #bound = new Map<string, unknown>();
   #libraries: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[] = [];
   #addresses = new Map<string, Deno.PointerObject>();
@@ -505,7 +475,7 @@ export class UnwrapStubs implements Disposable {
   private constructor(
     names: readonly string[],
     sets: readonly UnwrapSet[],
-    loaded?: Loaded,
+    loaded?: EmittedObject,
     reason?: string,
   ) {
     this.#names = names;
@@ -543,7 +513,7 @@ export class UnwrapStubs implements Disposable {
       );
     }
     try {
-      return new UnwrapStubs(names, sets, loadBytes(bytes));
+      return new UnwrapStubs(names, sets, EmittedObject.open(bytes, { name: "vkdeno-unwrap" }));
     } catch (error) {
       return new UnwrapStubs(names, sets, undefined, error instanceof Error ? error.message : String(error));
     }
@@ -770,10 +740,7 @@ export class UnwrapStubs implements Disposable {
     this.#bound.clear();
     this.#addresses.clear();
     this.#callbacks.dispose();
-    if (this.#loaded) {
-      this.#loaded.library.close();
-      libcSymbols().close(this.#loaded.fd);
-    }
+    this.#loaded?.close();
   }
 
   /** Same as {@linkcode UnwrapStubs.dispose}. */

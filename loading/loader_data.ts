@@ -24,7 +24,7 @@
  */
 
 import { emitStubObject, STUB_SIZE } from "../ffi/elf.ts";
-import { cstringBuffer, libcSymbols, RTLD_LOCAL, RTLD_NOW } from "../ffi/libc.ts";
+import { EmittedObject } from "../ffi/emitted_object.ts";
 
 const SYMBOL = "vkdeno_set_loader_data";
 
@@ -81,29 +81,10 @@ export function nativeSetLoaderData(): Deno.PointerValue {
     if (X86_64_CODE.length > 2 * STUB_SIZE) throw new RangeError("set-loader-data code does not fit");
     bytes.fill(0xcc, textAddress, textAddress + 2 * STUB_SIZE);
     bytes.set(X86_64_CODE, textAddress);
-    const libc = libcSymbols();
-    const fd = libc.memfd_create(cstringBuffer("vkdeno-loader-data"), 1 /* MFD_CLOEXEC */);
-    if (fd < 0) return null;
-    let done = 0;
-    while (done < bytes.length) {
-      const n = Number(
-        libc.write(fd, bytes.subarray(done) as Uint8Array<ArrayBuffer>, BigInt(bytes.length - done)),
-      );
-      if (n <= 0) break;
-      done += n;
-    }
-    if (done !== bytes.length) {
-      libc.close(fd);
-      return null;
-    }
-    // Never closed, and the fd stays open: glibc matches a reused "/proc/self/fd/N" by name.
-    const handle = libc.dlopen(cstringBuffer(`/proc/self/fd/${fd}`), RTLD_NOW | RTLD_LOCAL);
-    if (handle === null) {
-      libc.close(fd);
-      return null;
-    }
-    const fn = libc.dlsym(handle, cstringBuffer(SYMBOL));
-    loaded = { fn, keep: handle };
+    // Never closed: layers may keep the pointer.
+    const object = EmittedObject.open(bytes, { name: "vkdeno-loader-data" });
+    const fn = object.library.symbolAddress(SYMBOL);
+    loaded = { fn, keep: object };
     return fn;
   } catch {
     return null;

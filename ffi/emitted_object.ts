@@ -1,0 +1,160 @@
+/**
+ * Loading a shared object that vkdeno emitted in memory (`ffi/elf.ts`): the
+ * bytes go into a memfd and are `dlopen`ed as `/proc/self/fd/N`, so nothing
+ * touches the disk; where that is refused (no memfd, `/proc` not mounted) a
+ * caller may allow a temp file instead. Used by the dispatch stubs, the
+ * unwrap stubs and the native `vkSetInstanceLoaderData`.
+ *
+ * @example Usage
+ * ```ts
+ * import { emitStubObject } from "./elf.ts";
+ * import { EmittedObject } from "./emitted_object.ts";
+ * if (Deno.build.os === "linux" && Deno.build.arch === "x86_64") {
+ *   const { bytes } = emitStubObject(["vkdeno_example"], "x86_64");
+ *   using object = EmittedObject.open(bytes, { name: "vkdeno-example" });
+ *   console.log(object.library.symbolAddress("vkdeno_example") !== null); // true
+ * }
+ * ```
+ *
+ * @module
+ */
+
+import { cstringBuffer, libcSymbols } from "./libc.ts";
+import { Library } from "./library.ts";
+
+const MFD_CLOEXEC = 1;
+
+/** Options of {@linkcode EmittedObject.open}. */
+export interface EmittedObjectOptions {
+  /** The memfd's name (shown in `/proc/self/maps`) and the temp file's prefix. */
+  name: string;
+  /**
+   * Where the object is loaded from: `"memfd"` only (the default),
+   * `"memfd-or-tempfile"` (a temp file where the memfd fails) or `"tempfile"`.
+   */
+  from?: "memfd" | "memfd-or-tempfile" | "tempfile";
+}
+
+/**
+ * An emitted object loaded with `dlopen`. The memfd stays open while the
+ * object is loaded: glibc matches a later `dlopen` of a reused
+ * `/proc/self/fd/N` to the old library by name.
+ *
+ * @example Usage
+ * ```ts
+ * import { EmittedObject } from "./emitted_object.ts";
+ * const object = EmittedObject.attach("libm.so.6");
+ * console.log(object.path); // libm.so.6
+ * object.close();
+ * ```
+ */
+export class EmittedObject implements Disposable {
+  /** The path the object was opened with (`/proc/self/fd/N`, a temp file, or an attached path). */
+  readonly path: string;
+  /** The opened library. */
+  readonly library: Library;
+  #fd: number | undefined;
+  #tempFile: string | undefined;
+
+  private constructor(path: string, library: Library, fd?: number, tempFile?: string) {
+    this.path = path;
+    this.library = library;
+    this.#fd = fd;
+    this.#tempFile = tempFile;
+  }
+
+  /**
+   * Writes `bytes` to a memfd (or temp file) and opens it.
+   *
+   * @example Usage
+   * ```ts
+   * import { EmittedObject } from "./emitted_object.ts";
+   * try {
+   *   EmittedObject.open(new Uint8Array(4), { name: "vkdeno-not-elf" });
+   * } catch (error) {
+   *   console.log((error as Error).message.startsWith("Cannot load library")); // true
+   * }
+   * ```
+   * @throws {Error} Naming the object when the memfd cannot be made or
+   * written, or `Library.open`'s error when `dlopen` refuses it.
+   */
+  static open(bytes: Uint8Array, options: EmittedObjectOptions): EmittedObject {
+    const from = options.from ?? "memfd";
+    if (from !== "tempfile") {
+      try {
+        return EmittedObject.#fromMemfd(bytes, options.name);
+      } catch (error) {
+        if (from === "memfd") throw error;
+      }
+    }
+    const tempFile = Deno.makeTempFileSync({ prefix: `${options.name}-`, suffix: ".so" });
+    try {
+      Deno.writeFileSync(tempFile, bytes);
+      return new EmittedObject(tempFile, Library.open(tempFile), undefined, tempFile);
+    } catch (error) {
+      Deno.removeSync(tempFile);
+      throw error;
+    }
+  }
+
+  static #fromMemfd(bytes: Uint8Array, name: string): EmittedObject {
+    const libc = libcSymbols();
+    const fd = libc.memfd_create(cstringBuffer(name), MFD_CLOEXEC);
+    if (fd < 0) throw new Error(`Cannot create a memfd for "${name}"`);
+    const path = `/proc/self/fd/${fd}`;
+    try {
+      let done = 0;
+      while (done < bytes.length) {
+        const rest = bytes.subarray(done) as Uint8Array<ArrayBuffer>;
+        const n = Number(libc.write(fd, rest, BigInt(bytes.length - done)));
+        if (n <= 0) break;
+        done += n;
+      }
+      if (done !== bytes.length) throw new Error(`Cannot write "${name}" to "${path}"`);
+      return new EmittedObject(path, Library.open(path), fd);
+    } catch (error) {
+      libc.close(fd);
+      throw error;
+    }
+  }
+
+  /**
+   * Opens an object another isolate of this process loaded (by its path);
+   * closing it here leaves that isolate's memfd or temp file alone.
+   *
+   * @example Usage
+   * ```ts
+   * import { EmittedObject } from "./emitted_object.ts";
+   * using object = EmittedObject.attach("libm.so.6");
+   * console.log(object.library.symbolAddress("cos") !== null); // true
+   * ```
+   * @throws {Error} If `path` cannot be opened.
+   */
+  static attach(path: string): EmittedObject {
+    return new EmittedObject(path, Library.open(path));
+  }
+
+  /**
+   * Closes the library, then its memfd or temp file. Nothing may call into
+   * the object afterwards.
+   *
+   * @example Usage
+   * ```ts
+   * import { EmittedObject } from "./emitted_object.ts";
+   * EmittedObject.attach("libm.so.6").close();
+   * ```
+   */
+  close(): void {
+    if (this.library.closed) return;
+    this.library.close();
+    if (this.#fd !== undefined) libcSymbols().close(this.#fd);
+    if (this.#tempFile !== undefined) Deno.removeSync(this.#tempFile);
+    this.#fd = undefined;
+    this.#tempFile = undefined;
+  }
+
+  /** Same as {@linkcode EmittedObject.close}, for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
