@@ -22,15 +22,11 @@
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import { discoverLayers, enumerateInstanceLayerProperties } from "../discovery/layers.ts";
-import { nativeBytes, readCString, readU32, writeU32 } from "../ffi/memory.ts";
+import { nativeBytes, readCString, writeU32 } from "../ffi/memory.ts";
+import { writeTwoCall } from "../ffi/two_call.ts";
 import { type ExtensionEntry, layerExtensions, withImplicitLayerExtensions } from "./layer_extensions.ts";
 import { callPreInstance } from "./layer_pre_instance.ts";
-import {
-  VK_ERROR_INITIALIZATION_FAILED,
-  VK_ERROR_LAYER_NOT_PRESENT,
-  VK_INCOMPLETE,
-  VK_SUCCESS,
-} from "../ffi/generated/vk_constants.js";
+import { VK_ERROR_LAYER_NOT_PRESENT } from "../ffi/generated/vk_constants.js";
 
 type P = Deno.PointerValue;
 
@@ -119,18 +115,6 @@ export function enumerateInstanceExtensions(
   );
 }
 
-function fill<T>(items: readonly T[], pCount: P, pOut: P, write: (i: number, item: T) => void): number {
-  if (pCount === null) return VK_ERROR_INITIALIZATION_FAILED;
-  if (pOut === null) {
-    writeU32(pCount, 0, items.length);
-    return VK_SUCCESS;
-  }
-  const n = Math.min(readU32(pCount, 0), items.length);
-  for (let i = 0; i < n; i++) write(i, items[i]!);
-  writeU32(pCount, 0, n);
-  return n < items.length ? VK_INCOMPLETE : VK_SUCCESS;
-}
-
 const encoder = new TextEncoder();
 
 function putString(out: Uint8Array, offset: number, text: string): void {
@@ -156,7 +140,7 @@ export function writeLayerProperties(layers: readonly LayerManifest[], pCount: P
     messages: [],
     manifestReads: { parsed: 0, cached: 0 },
   });
-  return fill(props, pCount, pProperties, (i, p) => {
+  return writeTwoCall(pCount, pProperties, props, (i, p) => {
     const out = nativeBytes(pProperties, LAYER_PROPERTIES_SIZE, i * LAYER_PROPERTIES_SIZE);
     putString(out, 0, p.layerName);
     new DataView(out.buffer, out.byteOffset).setUint32(256, p.specVersion, true);
@@ -176,7 +160,7 @@ export function writeLayerProperties(layers: readonly LayerManifest[], pCount: P
  * ```
  */
 export function writeExtensionProperties(list: readonly ExtensionEntry[], pCount: P, pProperties: P): number {
-  return fill(list, pCount, pProperties, (i, e) => {
+  return writeTwoCall(pCount, pProperties, list, (i, e) => {
     const out = nativeBytes(pProperties, EXTENSION_PROPERTIES_SIZE, i * EXTENSION_PROPERTIES_SIZE);
     putString(out, 0, e.name);
     writeU32(pProperties, i * EXTENSION_PROPERTIES_SIZE + 256, e.specVersion);

@@ -18,28 +18,11 @@ import { withoutIdFilters } from "./device_order.ts";
 import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevices } from "./device.ts";
 import { instances, type LoaderInstance, type TermPhysicalDevice, termPhysicalDevices } from "./instance.ts";
 import { key } from "./_registry.ts";
+import { writeTwoCall } from "../ffi/two_call.ts";
 import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
 import { skipLoaderNodes } from "./layer_nodes.ts";
 
 type P = Deno.PointerValue;
-
-/** Writes `items` with the two-call idiom: count only, or up to `*pCount` items and `VK_INCOMPLETE`. */
-export function fillOut<T>(
-  pCount: P,
-  pOut: P,
-  items: readonly T[],
-  write: (i: number, item: T) => void,
-): number {
-  if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
-  if (pOut === null) {
-    writeU32(pCount, 0, items.length);
-    return VK.SUCCESS;
-  }
-  const n = Math.min(readU32(pCount, 0), items.length);
-  for (let i = 0; i < n; i++) write(i, items[i]!);
-  writeU32(pCount, 0, n);
-  return n < items.length ? VK.INCOMPLETE : VK.SUCCESS;
-}
 
 /** Calls a two-call enumeration until it stops saying `VK_INCOMPLETE`; returns the raw 8-byte items. */
 export function enumerateHandles(
@@ -185,7 +168,12 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     // The Khronos loader's order on Linux (sorted, selected): chain/device_policy.ts. The id filters apply
     // at the top of the chain, after the layers, as there (chain/device_filter.ts).
     const terms = applyDevicePolicy(inst, all, withoutIdFilters(inst.devicePolicy));
-    return fillOut(pCount as P, pDevices as P, terms, (i, t) => writeU64(pDevices as P, i * 8, t.address));
+    return writeTwoCall(
+      pCount as P,
+      pDevices as P,
+      terms,
+      (i, t) => writeU64(pDevices as P, i * 8, t.address),
+    );
   },
 
   vkEnumeratePhysicalDeviceGroups(instance, pCount, pGroups) {
@@ -194,7 +182,7 @@ export const TERMINATOR_BODIES: Readonly<Record<string, (...args: unknown[]) => 
     const driverGroupList = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
     if (driverGroupList.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
     const groups = applyGroupPolicy(inst, driverGroupList, withoutIdFilters(inst.devicePolicy));
-    return fillOut(
+    return writeTwoCall(
       pCount as P,
       pGroups as P,
       groups,

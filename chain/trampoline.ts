@@ -15,7 +15,8 @@ import { findDevice, pendingDevices } from "./device.ts";
 import { instances, type LoaderInstance, trampPhysicalDevices } from "./instance.ts";
 import type { Logger } from "../loading/log.ts";
 import type { ChainStubs } from "./stubs.ts";
-import { enumerateHandles, fillOut, groupStructs, readGroups, writeGroup } from "./terminator.ts";
+import { enumerateHandles, groupStructs, readGroups, writeGroup } from "./terminator.ts";
+import { writeTwoCall } from "../ffi/two_call.ts";
 import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
 import { hasIdFilters } from "./device_order.ts";
 import { key } from "./_registry.ts";
@@ -100,7 +101,7 @@ export function enumeratePhysicalDevices(
     const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
     if (result < 0) return result;
     const kept = filterChainDevices(inst, ctx.stubs, handles);
-    return fillOut(pPhysicalDeviceCount, pPhysicalDevices, kept, (i, h) => {
+    return writeTwoCall(pPhysicalDeviceCount, pPhysicalDevices, kept, (i, h) => {
       writeU64(pPhysicalDevices, i * 8, inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address);
     });
   }
@@ -147,7 +148,7 @@ export function enumeratePhysicalDeviceGroups(
       ctx.stubs,
       readGroups(Deno.UnsafePointer.of(all), count[0]!, (h) => h),
     );
-    return fillOut(pCount, pGroups, kept, (i, g) => {
+    return writeTwoCall(pCount, pGroups, kept, (i, g) => {
       const handles = g.devices.map((h) =>
         inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address
       );

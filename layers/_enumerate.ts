@@ -7,7 +7,7 @@
 import { type Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
 import type { TsLayer, TsLayerExtension, VulkanCommand } from "./layer.ts";
-import { VK_ERROR_INITIALIZATION_FAILED, VK_INCOMPLETE, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
+import { writeTwoCall } from "../ffi/two_call.ts";
 
 const encoder = new TextEncoder();
 
@@ -34,7 +34,7 @@ function writeString(view: DataView, offset: number, text: string, size: number)
   for (let i = 0; i < size; i++) view.setUint8(offset + i, i < bytes.length ? bytes[i]! : 0);
 }
 
-/** The two-call idiom's answer: the count, or up to `*pCount` items and `VK_INCOMPLETE` when short. */
+/** The two-call idiom's answer for items of `size` bytes, each written through a view of its own bytes. */
 function fill<T>(
   pCount: Deno.PointerValue,
   pItems: Deno.PointerValue,
@@ -42,19 +42,9 @@ function fill<T>(
   size: number,
   write: (view: DataView, offset: number, item: T) => void,
 ): number {
-  if (pCount === null) return VK_ERROR_INITIALIZATION_FAILED;
-  const count = new DataView(Deno.UnsafePointerView.getArrayBuffer(pCount, 4));
-  if (pItems === null) {
-    count.setUint32(0, items.length, true);
-    return VK_SUCCESS;
-  }
-  const n = Math.min(count.getUint32(0, true), items.length);
-  if (n > 0) {
-    const view = new DataView(Deno.UnsafePointerView.getArrayBuffer(pItems, n * size));
-    for (let i = 0; i < n; i++) write(view, i * size, items[i]!);
-  }
-  count.setUint32(0, n, true);
-  return n < items.length ? VK_INCOMPLETE : VK_SUCCESS;
+  return writeTwoCall(pCount, pItems, items, (i, item) => {
+    write(new DataView(Deno.UnsafePointerView.getArrayBuffer(pItems!, size, i * size)), 0, item);
+  });
 }
 
 /** Writes `VkLayerProperties` for `layers` with the two-call idiom. */
