@@ -180,8 +180,20 @@ export interface SettingsFileResult {
   readonly messages: readonly SettingsMessage[];
 }
 
-const LOG_FILTER_BITS: Readonly<Record<string, number>> = {
-  all: 0xff,
+/**
+ * The loader's message bits (`VULKAN_LOADER_*_BIT`), by the names
+ * `VK_LOADER_DEBUG` and the settings file's `stderr_log` use. Defined here,
+ * below loading/log.ts, which re-exports it.
+ *
+ * @example Usage
+ * ```ts
+ * import { LOG_BITS } from "./settings_file.ts";
+ * console.log(LOG_BITS.warn | LOG_BITS.driver); // 66
+ * ```
+ */
+export const LOG_BITS: Readonly<
+  Record<"info" | "warn" | "perf" | "error" | "debug" | "layer" | "driver" | "validation", number>
+> = {
   info: 0x01,
   warn: 0x02,
   perf: 0x04,
@@ -191,6 +203,8 @@ const LOG_FILTER_BITS: Readonly<Record<string, number>> = {
   driver: 0x40,
   validation: 0x80,
 };
+
+const LOG_FILTER_BITS: Readonly<Record<string, number>> = { all: 0xff, ...LOG_BITS };
 
 /**
  * The settings-file paths for a snapshot, in search order, with the variable

@@ -27,24 +27,15 @@
  */
 
 import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
-import { readLoaderSettings } from "../discovery/settings_file.ts";
+import { LOG_BITS, readLoaderSettings } from "../discovery/settings_file.ts";
 
 /** Message severities. */
 export type LogLevel = "error" | "warn" | "info" | "debug";
 /** Message categories; `general` has no bit of its own. */
 export type LogCategory = "perf" | "driver" | "layer" | "validation" | "general";
 
-/** The loader's message bits (`VULKAN_LOADER_*_BIT`). */
-export const LOG_BITS: Readonly<Record<Exclude<LogLevel | LogCategory, "general">, number>> = {
-  info: 0x01,
-  warn: 0x02,
-  perf: 0x04,
-  error: 0x08,
-  debug: 0x10,
-  layer: 0x20,
-  driver: 0x40,
-  validation: 0x80,
-};
+/** The loader's message bits (`VULKAN_LOADER_*_BIT`), defined with the settings file's `stderr_log` names. */
+export { LOG_BITS };
 
 const LEVEL_NAMES: Readonly<Record<LogLevel, string>> = {
   error: "ERROR",
