@@ -33,6 +33,8 @@ export interface EmittedObjectOptions {
    * `"memfd-or-tempfile"` (a temp file where the memfd fails) or `"tempfile"`.
    */
   from?: "memfd" | "memfd-or-tempfile" | "tempfile";
+  /** Never closed: see `LibraryOpenOptions.permanent`. */
+  permanent?: boolean;
 }
 
 /**
@@ -82,7 +84,7 @@ export class EmittedObject implements Disposable {
     const from = options.from ?? "memfd";
     if (from !== "tempfile") {
       try {
-        return EmittedObject.#fromMemfd(bytes, options.name);
+        return EmittedObject.#fromMemfd(bytes, options);
       } catch (error) {
         if (from === "memfd") throw error;
       }
@@ -90,14 +92,15 @@ export class EmittedObject implements Disposable {
     const tempFile = Deno.makeTempFileSync({ prefix: `${options.name}-`, suffix: ".so" });
     try {
       Deno.writeFileSync(tempFile, bytes);
-      return new EmittedObject(tempFile, Library.open(tempFile), undefined, tempFile);
+      return new EmittedObject(tempFile, Library.open(tempFile, options), undefined, tempFile);
     } catch (error) {
       Deno.removeSync(tempFile);
       throw error;
     }
   }
 
-  static #fromMemfd(bytes: Uint8Array, name: string): EmittedObject {
+  static #fromMemfd(bytes: Uint8Array, options: EmittedObjectOptions): EmittedObject {
+    const name = options.name;
     const libc = libcSymbols();
     const fd = libc.memfd_create(cstringBuffer(name), MFD_CLOEXEC);
     if (fd < 0) throw new Error(`Cannot create a memfd for "${name}"`);
@@ -111,7 +114,7 @@ export class EmittedObject implements Disposable {
         done += n;
       }
       if (done !== bytes.length) throw new Error(`Cannot write "${name}" to "${path}"`);
-      return new EmittedObject(path, Library.open(path), fd);
+      return new EmittedObject(path, Library.open(path, options), fd);
     } catch (error) {
       libc.close(fd);
       throw error;

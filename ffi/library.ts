@@ -19,6 +19,12 @@ export interface LibraryOpenOptions {
    * for tools that report leaks by symbol).
    */
   noDelete?: boolean;
+  /**
+   * The library stays loaded for the life of the process (layers may keep
+   * pointers into it): it is left out of {@linkcode Library.liveCount}, which
+   * leak checks expect to go back down.
+   */
+  permanent?: boolean;
 }
 
 /**
@@ -39,11 +45,13 @@ export class Library implements Disposable {
   #handle: Deno.PointerValue;
   #path: string;
   #fns = new Map<string, Deno.UnsafeFnPointer<Deno.ForeignFunction>>();
+  #counted: boolean;
 
-  private constructor(path: string, handle: Deno.PointerObject) {
+  private constructor(path: string, handle: Deno.PointerObject, counted: boolean) {
     this.#path = path;
     this.#handle = handle;
-    Library.#live++;
+    this.#counted = counted;
+    if (counted) Library.#live++;
   }
 
   /**
@@ -64,7 +72,7 @@ export class Library implements Disposable {
     if (handle === null) {
       throw new Error(`Cannot load library "${path}": ${lastDlError() || "unknown dlopen error"}`);
     }
-    return new Library(path, handle);
+    return new Library(path, handle, !options.permanent);
   }
 
   /** How many libraries are open through this class. */
@@ -145,7 +153,7 @@ export class Library implements Disposable {
     libcSymbols().dlclose(this.#handle);
     this.#handle = null;
     this.#fns.clear();
-    Library.#live--;
+    if (this.#counted) Library.#live--;
   }
 
   /** Same as {@linkcode Library.close}, for `using`. */

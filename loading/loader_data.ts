@@ -82,7 +82,7 @@ export function nativeSetLoaderData(): Deno.PointerValue {
     bytes.fill(0xcc, textAddress, textAddress + 2 * STUB_SIZE);
     bytes.set(X86_64_CODE, textAddress);
     // Never closed: layers may keep the pointer.
-    const object = EmittedObject.open(bytes, { name: "vkdeno-loader-data" });
+    const object = EmittedObject.open(bytes, { name: "vkdeno-loader-data", permanent: true });
     const fn = object.library.symbolAddress(SYMBOL);
     loaded = { fn, keep: object };
     return fn;
