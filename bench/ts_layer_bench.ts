@@ -32,6 +32,7 @@ import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 import { installShim } from "../tests/_ts_layer_harness.ts";
+import { ccSync } from "../tests/c/build.ts";
 
 type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
 type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };
@@ -56,11 +57,7 @@ function noopLibrary(): Deno.DynamicLibrary<
     `${dir}/noop.c`,
     "void vkCmdSetLineWidth(void *cb, float w) { (void)cb; (void)w; }\n",
   );
-  const cc = new Deno.Command("cc", {
-    args: ["-shared", "-fPIC", "-O2", "-o", `${dir}/noop.so`, `${dir}/noop.c`],
-  })
-    .outputSync();
-  if (!cc.success) throw new Error(`Cannot build the no-op library: ${new TextDecoder().decode(cc.stderr)}`);
+  ccSync(["-shared", "-fPIC", "-O2", "-o", `${dir}/noop.so`, `${dir}/noop.c`]);
   const lib = Deno.dlopen(`${dir}/noop.so`, {
     vkCmdSetLineWidth: { parameters: ["pointer", "f32"], result: "void" },
   });

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { cc } from "./c/build.ts";
+
 /** A mock driver library build; each exports a different set of loader entry points. */
 export type MockDriverVariant = "v0" | "v1" | "export" | "export_nophys" | "v7";
 
@@ -99,21 +101,13 @@ async function sourceHash(): Promise<string> {
   return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function cc(args: string[], output: string): Promise<void> {
-  const result = await new Deno.Command("cc", { args, stdout: "piped", stderr: "piped" }).output();
-  if (!result.success) {
-    const text = new TextDecoder().decode(result.stderr);
-    throw new Error(`Cannot build mock "${output}": cc failed\n${text}`);
-  }
-}
-
 function compileLibrary(source: string, define: string, output: string): Promise<void> {
-  return cc([...MOCK_CFLAGS, `-D${define}`, "-o", output, source, "-ldl", "-lpthread"], output);
+  return cc([...MOCK_CFLAGS, `-D${define}`, "-o", output, source, "-ldl", "-lpthread"]);
 }
 
 function compileProgram(program: MockProgram, output: string): Promise<void> {
   const flags = MOCK_CFLAGS.filter((f) => !["-shared", "-fPIC", "-fvisibility=hidden"].includes(f));
-  return cc([...flags, "-o", output, `${MOCK_SOURCE_DIR}/${program}.c`, ...PROGRAMS[program]], output);
+  return cc([...flags, "-o", output, `${MOCK_SOURCE_DIR}/${program}.c`, ...PROGRAMS[program]]);
 }
 
 function layout(dir: string): MockBuild {

@@ -12,6 +12,7 @@
  */
 
 import { MockEnvironment } from "./_mock.ts";
+import { cc, tryCc } from "./c/build.ts";
 
 /** Lavapipe's manifest, the good driver every fault sits beside. */
 export const LAVAPIPE_MANIFEST = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -39,16 +40,6 @@ export interface FaultBuild {
 }
 
 let pending: Promise<FaultBuild> | undefined;
-
-async function cc(args: string[]): Promise<{ ok: boolean; text: string }> {
-  const out = await new Deno.Command("cc", { args, stdout: "piped", stderr: "piped" }).output();
-  return { ok: out.success, text: new TextDecoder().decode(out.stderr) };
-}
-
-async function must(args: string[]): Promise<void> {
-  const r = await cc(args);
-  if (!r.ok) throw new Error(`Cannot build fault library: cc ${args.join(" ")}: ${r.text}`);
-}
 
 async function hash(names: string[]): Promise<string> {
   const parts = names.map((n) => `${n}\0${Deno.readTextFileSync(`${C_DIR}/${n}`)}`).join("\0");
@@ -78,11 +69,11 @@ async function build(): Promise<FaultBuild> {
   Deno.mkdirSync(`${work}/gone`, { recursive: true });
   const flags = ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-fvisibility=hidden"];
   const icd = `${C_DIR}/reliab_fault_icd.c`;
-  await must([...flags, "-o", `${work}/libreliab_fault_icd.so`, icd, "-ldl", "-lpthread"]);
-  await must([...flags, "-DRELIAB_NO_EXPORTS", "-o", `${work}/libreliab_no_exports.so`, icd]);
+  await cc([...flags, "-o", `${work}/libreliab_fault_icd.so`, icd, "-ldl", "-lpthread"]);
+  await cc([...flags, "-DRELIAB_NO_EXPORTS", "-o", `${work}/libreliab_no_exports.so`, icd]);
   // The dependency is built into a folder no search path names, then the folder is deleted.
-  await must([...flags, "-o", `${work}/gone/libreliab_gone.so`, `${C_DIR}/reliab_gone.c`]);
-  await must([
+  await cc([...flags, "-o", `${work}/gone/libreliab_gone.so`, `${C_DIR}/reliab_gone.c`]);
+  await cc([
     ...flags,
     "-DRELIAB_NEEDS_GONE",
     "-Wl,--no-as-needed",
@@ -95,9 +86,9 @@ async function build(): Promise<FaultBuild> {
     "-lpthread",
   ]);
   Deno.removeSync(`${work}/gone`, { recursive: true });
-  await must([...flags, "-o", `${work}/libreliab_fault_layer.so`, `${C_DIR}/reliab_fault_layer.c`, "-ldl"]);
+  await cc([...flags, "-o", `${work}/libreliab_fault_layer.so`, `${C_DIR}/reliab_fault_layer.c`, "-ldl"]);
   // 32-bit: no 32-bit libc here, so no libc at all (-nostdlib); the ELF class is what matters.
-  const m32 = await cc([
+  const m32 = await tryCc([
     "-m32",
     "-nostdlib",
     ...flags,
@@ -108,7 +99,7 @@ async function build(): Promise<FaultBuild> {
   const bytes = Deno.readFileSync(`${work}/libreliab_fault_icd.so`);
   new DataView(bytes.buffer).setUint16(18, 183, true); // e_machine = EM_AARCH64
   Deno.writeFileSync(`${work}/libreliab_aarch64.so`, bytes);
-  const final: FaultBuild = { ...result, elf32: m32.ok ? result.elf32 : undefined };
+  const final: FaultBuild = { ...result, elf32: m32.success ? result.elf32 : undefined };
   Deno.writeTextFileSync(`${work}/done.json`, JSON.stringify(final));
   try {
     Deno.mkdirSync(`${REPO}/.cache/reliab`, { recursive: true });

@@ -5,6 +5,7 @@
  * @module
  */
 import type { NativeLayerBridge } from "../layers/native.ts";
+import { ccSync } from "./c/build.ts";
 
 const SHIM_C = `
 #include <stddef.h>
@@ -30,9 +31,7 @@ export function installShim(dir: string, layerName: string, bridge: NativeLayerB
   const source = `${dir}/${layerName}.c`;
   const library = `${dir}/lib${layerName}.so`;
   Deno.writeTextFileSync(source, SHIM_C);
-  const cc = new Deno.Command("cc", { args: ["-shared", "-fPIC", "-O1", "-o", library, source] })
-    .outputSync();
-  if (!cc.success) throw new Error(`Cannot build the TS layer shim: ${new TextDecoder().decode(cc.stderr)}`);
+  ccSync(["-shared", "-fPIC", "-O1", "-o", library, source]);
   Deno.writeTextFileSync(
     `${dir}/${layerName}.json`,
     JSON.stringify({

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { inflateSync } from "node:zlib";
+import { buildProgram } from "./c/build.ts";
 
 /**
  * Compiles `source` with `cc` in a temp folder, runs it and returns its stdout parsed as
@@ -10,10 +11,7 @@ import { inflateSync } from "node:zlib";
 export async function runC(source: string, libs: string[] = []): Promise<Record<string, number>> {
   const dir = await Deno.makeTempDir({ prefix: "vkdeno-wsi-c-" });
   try {
-    await Deno.writeTextFile(`${dir}/probe.c`, source);
-    const cc = await new Deno.Command("cc", { args: [`${dir}/probe.c`, "-o", `${dir}/probe`, ...libs] })
-      .output();
-    assert.equal(cc.code, 0, new TextDecoder().decode(cc.stderr));
+    await buildProgram(dir, source, libs);
     const run = await new Deno.Command(`${dir}/probe`).output();
     assert.equal(run.code, 0);
     const values: Record<string, number> = {};

@@ -15,6 +15,7 @@ import { type DeviceRecord, orderPhysicalDevices, readDevicePolicy } from "../ch
 import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
 import { addr, createInstance, load, physicalDevices, u32Slot } from "./_chain.ts";
 import { MockEnvironment } from "./_mock.ts";
+import { buildProgram } from "./c/build.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
@@ -101,13 +102,7 @@ function buildProbe(): Promise<string> {
   probePath ??= (async () => {
     const dir = await Deno.makeTempDir({ prefix: "vkdeno_order_probe_" });
     globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-    await Deno.writeTextFile(`${dir}/probe.c`, PROBE);
-    const cc = await new Deno.Command("cc", { args: [`${dir}/probe.c`, "-o", `${dir}/probe`, "-lvulkan"] })
-      .output();
-    if (cc.code !== 0) {
-      throw new Error(`Cannot build the order probe: ${new TextDecoder().decode(cc.stderr)}`);
-    }
-    return `${dir}/probe`;
+    return await buildProgram(dir, PROBE, ["-lvulkan"]);
   })();
   return probePath;
 }

@@ -18,6 +18,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { goodDriverManifest, goodLayerManifest } from "./_reliability_manifests.ts";
+import { cc } from "./c/build.ts";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const DENO = Deno.execPath();
@@ -42,6 +43,7 @@ import { snapshotProcessEnvironment } from "${root}/discovery/environment.ts";
 import { discoverDrivers } from "${root}/discovery/drivers.ts";
 import { discoverLayers } from "${root}/discovery/layers.ts";
 import { activateLayers } from "${root}/discovery/layer_activation.ts";
+
 const libc = Deno.dlopen("libc.so.6", {
   getauxval: { parameters: ["u64"], result: "u64" },
   geteuid: { parameters: [], result: "u32" },
@@ -63,10 +65,8 @@ console.log(JSON.stringify({
 }));
 `;
 
-async function cc(source: string, output: string): Promise<void> {
-  const r = await new Deno.Command("cc", { args: ["-O1", "-Wall", "-o", output, source], stderr: "piped" })
-    .output();
-  if (!r.success) throw new Error(`Cannot build "${source}": ${new TextDecoder().decode(r.stderr)}`);
+function build(source: string, output: string): Promise<void> {
+  return cc(["-O1", "-Wall", "-o", output, source]);
 }
 
 /**
@@ -93,8 +93,8 @@ class ElevatedTree implements AsyncDisposable {
 
   async setup(): Promise<void> {
     const d = this.dir;
-    await cc(`${REPO}/tests/c/reliab_drop.c`, `${d}/drop`);
-    await cc(`${REPO}/tests/c/reliab_launcher.c`, `${d}/launcher`);
+    await build(`${REPO}/tests/c/reliab_drop.c`, `${d}/drop`);
+    await build(`${REPO}/tests/c/reliab_launcher.c`, `${d}/launcher`);
     Deno.copyFileSync(`${d}/launcher`, `${d}/launcher_suid_root`);
     Deno.chownSync(`${d}/launcher_suid_root`, 0, 0);
     Deno.chmodSync(`${d}/launcher_suid_root`, 0o4755);

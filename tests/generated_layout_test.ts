@@ -5,6 +5,7 @@ import { STRUCT_ALIASES, STRUCT_COUNT, STRUCTS } from "../ffi/generated/structs.
 import type { StructInfo } from "../ffi/generated/types.ts";
 import { API_CONSTANTS, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
+import { cc } from "./c/build.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CACHE = join(ROOT, ".cache/generated_layout");
@@ -153,11 +154,7 @@ async function runLayoutProgram(source: string): Promise<string> {
   const base = join(CACHE, `layout_${await sha256(source)}`);
   if (!exists(base)) {
     await Deno.writeTextFile(`${base}.c`, source);
-    const cc = await new Deno.Command("cc", {
-      args: ["-std=c11", "-O0", "-w", "-o", `${base}.tmp`, `${base}.c`],
-      stderr: "piped",
-    }).output();
-    if (!cc.success) throw new Error(`Cannot compile "${base}.c": ${new TextDecoder().decode(cc.stderr)}`);
+    await cc(["-std=c11", "-O0", "-w", "-o", `${base}.tmp`, `${base}.c`]);
     await Deno.rename(`${base}.tmp`, base);
   }
   const run = await new Deno.Command(base, { stdout: "piped", stderr: "piped" }).output();

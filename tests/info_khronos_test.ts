@@ -5,6 +5,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { buildProgram } from "./c/build.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -153,11 +154,7 @@ function buildProbe(): Promise<string> {
   probePath ??= (async () => {
     const dir = await Deno.makeTempDir({ prefix: "vkdeno_info_probe_" });
     globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-    await Deno.writeTextFile(`${dir}/probe.c`, PROBE);
-    const cc = await new Deno.Command("cc", { args: [`${dir}/probe.c`, "-o", `${dir}/probe`, "-lvulkan"] })
-      .output();
-    if (cc.code !== 0) throw new Error(`Cannot build the info probe: ${new TextDecoder().decode(cc.stderr)}`);
-    return `${dir}/probe`;
+    return await buildProgram(dir, PROBE, ["-lvulkan"]);
   })();
   return probePath;
 }

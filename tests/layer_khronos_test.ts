@@ -19,6 +19,7 @@ import {
 } from "../discovery/layers.ts";
 import { TempTree } from "./_discovery_tree.ts";
 import { implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
+import { ccSync } from "./c/build.ts";
 
 const SOURCE = `
 #include <vulkan/vulkan.h>
@@ -62,7 +63,8 @@ function buildProgram(name: string, source: string): string | undefined {
   Deno.writeTextFileSync(`${dir}/${name}.c`, source);
   try {
     const args = [`${dir}/${name}.c`, "-o", `${dir}/${name}`, "-lvulkan"];
-    return new Deno.Command("cc", { args }).outputSync().success ? `${dir}/${name}` : undefined;
+    ccSync(args);
+    return `${dir}/${name}`;
   } catch {
     return undefined;
   }

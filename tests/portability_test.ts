@@ -15,6 +15,7 @@ import {
 import { allocStruct, readStruct } from "../ffi/structs.ts";
 import { MockEnvironment } from "./_mock.ts";
 import { createInstance, fields, load, type Loaded, physicalDevices } from "./_chain.ts";
+import { buildProgram } from "./c/build.ts";
 
 const REGULAR = { fileName: "lvp_icd.x86_64.json", isPortabilityDriver: false };
 const PORTABLE = { fileName: "MoltenVK_icd.json", isPortabilityDriver: true };
@@ -300,13 +301,7 @@ function buildProbe(): Promise<string> {
   probe ??= (async () => {
     const dir = await Deno.makeTempDir({ prefix: "vkdeno_portability_probe_" });
     globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
-    await Deno.writeTextFile(`${dir}/probe.c`, PROBE);
-    const cc = await new Deno.Command("cc", { args: [`${dir}/probe.c`, "-o", `${dir}/probe`, "-lvulkan"] })
-      .output();
-    if (cc.code !== 0) {
-      throw new Error(`Cannot build the portability probe: ${new TextDecoder().decode(cc.stderr)}`);
-    }
-    return `${dir}/probe`;
+    return await buildProgram(dir, PROBE, ["-lvulkan"]);
   })();
   return probe;
 }

@@ -17,6 +17,7 @@ import {
   writeStruct,
   writeStructArray,
 } from "../ffi/structs.ts";
+import { buildProgram } from "./c/build.ts";
 
 function assertThrows<E extends Error>(
   fn: () => unknown,
@@ -426,9 +427,7 @@ const C_LAYOUT_VALUES: Record<string, StructInput> = {
 Deno.test("written bytes equal what C writes through the installed headers, and read back", async () => {
   const dir = await Deno.makeTempDir({ prefix: "vkdeno_structs_" });
   try {
-    await Deno.writeTextFile(`${dir}/probe.c`, C_LAYOUT_PROBE);
-    const cc = await new Deno.Command("cc", { args: [`${dir}/probe.c`, "-o", `${dir}/probe`] }).output();
-    assert(cc.code === 0, new TextDecoder().decode(cc.stderr));
+    await buildProgram(dir, C_LAYOUT_PROBE);
     const out = await new Deno.Command(`${dir}/probe`).output();
     const dumps = new Map(
       new TextDecoder().decode(out.stdout).trim().split("\n").map((line) => {

@@ -8,6 +8,7 @@ import {
   VK_ICD_WSI_PLATFORM,
 } from "../wsi/surface.ts";
 import { runC } from "./_wsi.ts";
+import { cc } from "./c/build.ts";
 
 const ICD_TYPES: Record<string, string> = {
   xlib: "VkIcdSurfaceXlib",
@@ -129,10 +130,7 @@ unsigned display_sum(VkIcdSurfaceDisplay *s) {
 float display_alpha(VkIcdSurfaceDisplay *s) { return s->globalAlpha; }
 `,
   );
-  const cc = await new Deno.Command("cc", {
-    args: ["-shared", "-fPIC", `${dir}/reader.c`, "-o", `${dir}/reader.so`],
-  }).output();
-  assert.equal(cc.code, 0, new TextDecoder().decode(cc.stderr));
+  await cc(["-shared", "-fPIC", `${dir}/reader.c`, "-o", `${dir}/reader.so`]);
   const lib = Deno.dlopen(`${dir}/reader.so`, {
     platform: { parameters: ["pointer"], result: "i32" },
     xlib_dpy: { parameters: ["pointer"], result: "u64" },
