@@ -26,7 +26,7 @@ import type { LoaderDevice } from "./chain/device.ts";
 import type { VkCommandName as VulkanCommandName } from "./ffi/generated/vk_commands.ts";
 import { Loader } from "./chain/loader.ts";
 import type { Logger } from "./loading/log.ts";
-import { deviceProcAddrRule } from "./chain/proc_addr.ts";
+import { deviceProcAddrRule, isLoaderTrampoline } from "./chain/proc_addr.ts";
 import type { VulkanCommand } from "./chain/stubs.ts";
 import { stampingTrampolines } from "./chain/trampoline.ts";
 import { key } from "./chain/_registry.ts";
@@ -156,39 +156,6 @@ export class Vulkan implements Disposable {
     const l = this.#loader;
     const stubs = l.stubs;
     switch (info.name) {
-      case "vkCreateInstance":
-        fn = (a: P, b: P, c: P) => l.createInstance(a, b, c);
-        break;
-      case "vkEnumerateInstanceExtensionProperties":
-        fn = (a: P, b: P, c: P) => l.enumerateInstanceExtensionProperties(a, b, c);
-        break;
-      case "vkEnumerateInstanceLayerProperties":
-        fn = (a: P, b: P) => l.enumerateInstanceLayerProperties(a, b);
-        break;
-      case "vkEnumerateInstanceVersion":
-        fn = (a: P) => l.enumerateInstanceVersion(a);
-        break;
-      case "vkGetInstanceProcAddr":
-        fn = (a: P, b: P | string) => l.getInstanceProcAddr(a, b);
-        break;
-      case "vkGetDeviceProcAddr":
-        fn = (a: P, b: P | string) => l.getDeviceProcAddr(a, b);
-        break;
-      case "vkDestroyInstance":
-        fn = (a: P, b: P) => l.destroyInstance(a, b);
-        break;
-      case "vkEnumeratePhysicalDevices":
-        fn = (a: P, b: P, c: P) => l.enumeratePhysicalDevices(a, b, c);
-        break;
-      case "vkEnumeratePhysicalDeviceGroups":
-        fn = (a: P, b: P, c: P) => l.enumeratePhysicalDeviceGroups(a, b, c);
-        break;
-      case "vkCreateDevice":
-        fn = (a: P, b: P, c: P, d: P) => l.createDevice(a, b, c, d);
-        break;
-      case "vkDestroyDevice":
-        fn = (a: P, b: P) => l.destroyDevice(a, b);
-        break;
       case "vkGetDeviceQueue":
       case "vkGetDeviceQueue2":
         // The device table's slot stamps natively where it can (chain/stubs.ts stampedQueueSlots): then
@@ -202,7 +169,9 @@ export class Vulkan implements Disposable {
         fn = stampingTrampolines(stubs)[info.name];
         break;
       default:
-        if (info.level === "physical_device") {
+        if (isLoaderTrampoline(info.name)) {
+          fn = l.trampolineCall(info.name) as VulkanCommand;
+        } else if (info.level === "physical_device") {
           fn = stubs.bindTrampoline(info.index, commandDef(info)) as VulkanCommand;
         } else if (info.level === "instance") {
           // Word 1 of the loader's VkInstance is the handle the top of the chain knows (a layer may wrap it).

@@ -55,7 +55,12 @@ import {
 import { devices, findDevice, pendingDevices } from "./device.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
-import { deviceProcAddrRule, instanceProcAddrRule } from "./proc_addr.ts";
+import {
+  deviceProcAddrRule,
+  instanceProcAddrRule,
+  isLoaderTrampoline,
+  type LoaderTrampolineName,
+} from "./proc_addr.ts";
 import { type ChainStubs, chainStubs } from "./stubs.ts";
 import { fillInstanceCommands } from "./table_fill.ts";
 import { TERMINATOR_BODIES } from "./terminator.ts";
@@ -598,14 +603,19 @@ export class Loader implements Disposable {
     const primary = COMMANDS[slot(name)]!.name;
     let p = this.#trampolines.get(primary);
     if (!p) {
-      p = this.#callback(primary, this.#trampolineBody(primary), `trampoline ${primary}`);
+      if (!isLoaderTrampoline(primary)) throw new RangeError(`No loader trampoline for "${name}"`);
+      p = this.#callback(primary, this.trampolineCall(primary), `trampoline ${primary}`);
       this.#trampolines.set(primary, p);
     }
     return p;
   }
 
-  #trampolineBody(name: string): Fn {
-    const bodies: Record<string, Fn> = {
+  /**
+   * The JavaScript body of one of the loader's trampolines (chain/proc_addr.ts LOADER_TRAMPOLINES):
+   * what its C pointer from {@linkcode Loader.trampoline} runs, and what vulkan.ts binds.
+   */
+  trampolineCall(name: LoaderTrampolineName): Fn {
+    const bodies: Record<LoaderTrampolineName, Fn> = {
       vkCreateInstance: (a, b, c) => this.createInstance(a as P, b as P, c as P),
       vkEnumerateInstanceExtensionProperties: (a, b, c) =>
         this.enumerateInstanceExtensionProperties(a as P, b as P, c as P),
@@ -623,9 +633,7 @@ export class Loader implements Disposable {
       vkGetDeviceQueue2: (a, b, c) => this.getDeviceQueue2(a as P, b as P, c as P),
       vkAllocateCommandBuffers: (a, b, c) => this.allocateCommandBuffers(a as P, b as P, c as P),
     };
-    const body = bodies[name];
-    if (!body) throw new RangeError(`No loader trampoline for "${name}"`);
-    return body;
+    return bodies[name];
   }
 
   /**

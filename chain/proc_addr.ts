@@ -21,38 +21,55 @@ import { EXTENSIONS } from "../ffi/generated/extensions.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import { majorMinor, VK_API_VERSION_1_3 } from "../loading/_layout.ts";
 
+/**
+ * The one table of the loader's own trampolines, by primary name, with the level they answer at:
+ * `global` (callable without an instance), `instance` or `device` (also what `vkGetDeviceProcAddr`
+ * returns). chain/loader.ts gives each its body (`Loader.trampolineCall`, typed against this table),
+ * vulkan.ts binds them, and the sets below are read from it.
+ */
+export const LOADER_TRAMPOLINES = {
+  vkCreateInstance: "global",
+  vkEnumerateInstanceExtensionProperties: "global",
+  vkEnumerateInstanceLayerProperties: "global",
+  vkEnumerateInstanceVersion: "global",
+  vkGetInstanceProcAddr: "instance",
+  vkDestroyInstance: "instance",
+  vkEnumeratePhysicalDevices: "instance",
+  vkEnumeratePhysicalDeviceGroups: "instance",
+  vkCreateDevice: "instance",
+  vkGetDeviceProcAddr: "device",
+  vkDestroyDevice: "device",
+  vkGetDeviceQueue: "device",
+  vkGetDeviceQueue2: "device",
+  vkAllocateCommandBuffers: "device",
+} as const satisfies Readonly<Record<string, "global" | "instance" | "device">>;
+
+/** A primary command name the loader answers with its own trampoline. */
+export type LoaderTrampolineName = keyof typeof LOADER_TRAMPOLINES;
+
+/** Alias names of trampolines (the application may ask for either name). */
+const TRAMPOLINE_ALIASES = ["vkEnumeratePhysicalDeviceGroupsKHR"] as const;
+
+/** True when `name` (a primary name) is one of {@linkcode LOADER_TRAMPOLINES}. */
+export function isLoaderTrampoline(name: string): name is LoaderTrampolineName {
+  return Object.hasOwn(LOADER_TRAMPOLINES, name);
+}
+
+function trampolinesAt(level: "global" | "device"): ReadonlySet<string> {
+  return new Set(Object.entries(LOADER_TRAMPOLINES).filter(([, l]) => l === level).map(([n]) => n));
+}
+
 /** Commands callable without an instance. */
-export const GLOBAL_COMMANDS: ReadonlySet<string> = new Set([
-  "vkCreateInstance",
-  "vkEnumerateInstanceExtensionProperties",
-  "vkEnumerateInstanceLayerProperties",
-  "vkEnumerateInstanceVersion",
-]);
+export const GLOBAL_COMMANDS: ReadonlySet<string> = trampolinesAt("global");
 
 /** Commands where the application always gets the loader's own trampoline. */
 export const TRAMPOLINE_COMMANDS: ReadonlySet<string> = new Set([
-  ...GLOBAL_COMMANDS,
-  "vkGetInstanceProcAddr",
-  "vkDestroyInstance",
-  "vkEnumeratePhysicalDevices",
-  "vkEnumeratePhysicalDeviceGroups",
-  "vkEnumeratePhysicalDeviceGroupsKHR",
-  "vkCreateDevice",
-  "vkGetDeviceProcAddr",
-  "vkDestroyDevice",
-  "vkGetDeviceQueue",
-  "vkGetDeviceQueue2",
-  "vkAllocateCommandBuffers",
+  ...Object.keys(LOADER_TRAMPOLINES),
+  ...TRAMPOLINE_ALIASES,
 ]);
 
 /** Device commands `vkGetDeviceProcAddr` answers with a loader trampoline. */
-export const DEVICE_TRAMPOLINES: ReadonlySet<string> = new Set([
-  "vkGetDeviceProcAddr",
-  "vkDestroyDevice",
-  "vkGetDeviceQueue",
-  "vkGetDeviceQueue2",
-  "vkAllocateCommandBuffers",
-]);
+export const DEVICE_TRAMPOLINES: ReadonlySet<string> = trampolinesAt("device");
 
 /** What a name resolves to. */
 export type ProcAddrAnswer =
