@@ -18,7 +18,8 @@
  *
  * @example Sorting two devices
  * ```ts
- * import { orderPhysicalDevices, readDevicePolicy } from "./device_order.ts";
+ * import { orderPhysicalDevices } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const policy = readDevicePolicy({ vars: {}, elevated: false });
  * const order = orderPhysicalDevices([
  *   { name: "llvmpipe", vendorID: 0x10005, deviceID: 0, deviceType: 4 },
@@ -32,19 +33,6 @@
 
 import type { LogEntry } from "../loading/log.ts";
 import type { DevicePolicy, DeviceSelection, IdFilter } from "../discovery/device_selection.ts";
-
-// The variables are read in discovery/device_selection.ts; these names stay importable from here.
-export {
-  DEVICE_POLICY_VARIABLES,
-  type DevicePolicy,
-  type DeviceSelection,
-  type IdFilter,
-  type IdRange,
-  MAX_ID_FILTER_ENTRIES,
-  parseDeviceSelect,
-  parseIdFilter,
-  readDevicePolicy,
-} from "../discovery/device_selection.ts";
 
 /** `VkPhysicalDeviceType` values. */
 export const PHYSICAL_DEVICE_TYPE = {
@@ -275,7 +263,8 @@ function explain(
  *
  * @example Usage
  * ```ts
- * import { readDevicePolicy, withoutIdFilters } from "./device_order.ts";
+ * import { withoutIdFilters } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const p = withoutIdFilters(readDevicePolicy({ vars: { VK_LOADER_VENDOR_ID_FILTER: "0x10de" }, elevated: false }));
  * console.log(p.vendorIdFilter); // undefined
  * ```
@@ -290,7 +279,8 @@ export function withoutIdFilters(policy: DevicePolicy): DevicePolicy {
  *
  * @example Usage
  * ```ts
- * import { hasIdFilters, readDevicePolicy } from "./device_order.ts";
+ * import { hasIdFilters } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * console.log(hasIdFilters(readDevicePolicy({ vars: {}, elevated: false }))); // false
  * ```
  */
@@ -304,7 +294,8 @@ export function hasIdFilters(policy: DevicePolicy): boolean {
  *
  * @example Usage
  * ```ts
- * import { idFilterRejections, readDevicePolicy } from "./device_order.ts";
+ * import { idFilterRejections } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const p = readDevicePolicy({ vars: { VK_LOADER_DEVICE_ID_FILTER: "1" }, elevated: false });
  * console.log(idFilterRejections({ vendorID: 1, deviceID: 2, deviceType: 1 }, p).length); // 1
  * ```
@@ -412,7 +403,8 @@ function placeList<T extends DeviceRecord>(
  *
  * @example Usage
  * ```ts
- * import { orderPhysicalDevices, readDevicePolicy } from "./device_order.ts";
+ * import { orderPhysicalDevices } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const policy = readDevicePolicy({ vars: { VK_LOADER_DEVICE_SELECT: "10005:0" }, elevated: false });
  * const order = orderPhysicalDevices([
  *   { name: "GPU", vendorID: 0x10de, deviceID: 0x2204, deviceType: 2 },
@@ -509,7 +501,8 @@ export interface GroupOrder<T extends DeviceRecord> {
  *
  * @example Usage
  * ```ts
- * import { orderPhysicalDeviceGroups, readDevicePolicy } from "./device_order.ts";
+ * import { orderPhysicalDeviceGroups } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const policy = readDevicePolicy({ vars: {}, elevated: false });
  * const order = orderPhysicalDeviceGroups([
  *   [{ name: "llvmpipe", vendorID: 0x10005, deviceID: 0, deviceType: 4 }],
@@ -593,7 +586,8 @@ export interface ExplainedDevice<T extends DeviceRecord> {
  *
  * @example Usage
  * ```ts
- * import { explainEnumeratedOrder, readDevicePolicy } from "./device_order.ts";
+ * import { explainEnumeratedOrder } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const policy = readDevicePolicy({ vars: {}, elevated: false });
  * const list = explainEnumeratedOrder([
  *   { name: "llvmpipe", vendorID: 0x10005, deviceID: 0, deviceType: 4 },
@@ -650,7 +644,8 @@ export interface DevicePolicyReport {
  *
  * @example Usage
  * ```ts
- * import { describeDevicePolicy, readDevicePolicy } from "./device_order.ts";
+ * import { describeDevicePolicy } from "./device_order.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const report = describeDevicePolicy(readDevicePolicy({ vars: { VK_LOADER_DEVICE_SELECT: "10de:2204" }, elevated: false }));
  * console.log(report.lines.join("\n"));
  * ```

@@ -15,12 +15,12 @@
 
 import {
   type DeviceOrder,
-  type DevicePolicy,
   type GroupOrder,
   instanceCanSort,
   orderPhysicalDeviceGroups,
   orderPhysicalDevices,
 } from "./device_order.ts";
+import type { DevicePolicy } from "../discovery/device_selection.ts";
 import {
   type DriverFunctions,
   type PhysicalDeviceRecord,

@@ -27,7 +27,7 @@ import { COMMANDS } from "../ffi/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { Arena } from "../ffi/memory.ts";
 import type { Driver } from "../loading/driver.ts";
-import type { DevicePolicy } from "./device_order.ts";
+import type { DevicePolicy } from "../discovery/device_selection.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import type { Logger } from "../loading/log.ts";
 import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";

@@ -42,7 +42,7 @@ import {
 import { Logger } from "../loading/log.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
 import type { ModuleLayerLoader } from "./layer_chain.ts";
-import { readDevicePolicy } from "./device_order.ts";
+import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import { VkError } from "../ffi/errors.ts";

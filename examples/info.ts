@@ -26,7 +26,8 @@
  *
  * @module
  */
-import { explainEnumeratedOrder, readDevicePolicy } from "../chain/device_order.ts";
+import { explainEnumeratedOrder } from "../chain/device_order.ts";
+import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { readDeviceRecord } from "../chain/device_record.ts";
 import { address } from "../ffi/memory.ts";
 import * as vkc from "../mod.ts";

@@ -13,11 +13,9 @@ import {
   instanceCanSort,
   orderPhysicalDeviceGroups,
   orderPhysicalDevices,
-  parseDeviceSelect,
-  parseIdFilter,
   PHYSICAL_DEVICE_TYPE as T,
-  readDevicePolicy,
 } from "../chain/device_order.ts";
+import { parseDeviceSelect, parseIdFilter, readDevicePolicy } from "../discovery/device_selection.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";

@@ -7,34 +7,7 @@
 
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { MockEnvironment } from "./_mock.ts";
-
-/** Names of the host's implicit layers (the Khronos loader searches the real system folders). */
-function hostImplicitLayers(): string[] {
-  const names: string[] = [];
-  for (
-    const dir of [
-      "/etc/vulkan/implicit_layer.d",
-      "/usr/local/share/vulkan/implicit_layer.d",
-      "/usr/share/vulkan/implicit_layer.d",
-    ]
-  ) {
-    let entries: Deno.DirEntry[] = [];
-    try {
-      entries = [...Deno.readDirSync(dir)];
-    } catch {
-      continue;
-    }
-    for (const e of entries.filter((e) => e.name.endsWith(".json"))) {
-      try {
-        const json = JSON.parse(Deno.readTextFileSync(`${dir}/${e.name}`));
-        for (const layer of json.layers ?? [json.layer]) if (layer?.name) names.push(layer.name);
-      } catch {
-        // an unreadable host manifest is the host's business
-      }
-    }
-  }
-  return names;
-}
+import { hostImplicitLayers } from "./_conform.ts";
 
 /**
  * Runs a program with only the snapshot's variables (plus PATH), the host's implicit layers disabled

@@ -11,7 +11,8 @@
  * @module
  */
 
-import { describeDevicePolicy, DEVICE_POLICY_VARIABLES, readDevicePolicy } from "../chain/device_order.ts";
+import { describeDevicePolicy } from "../chain/device_order.ts";
+import { DEVICE_POLICY_VARIABLES, readDevicePolicy } from "../discovery/device_selection.ts";
 import { snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { buildInspectReport, formatInspectReport } from "../discovery/inspect.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
