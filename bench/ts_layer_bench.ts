@@ -31,8 +31,8 @@ import { defineLayer } from "../layers/layer.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { installShim } from "../tests/_ts_layer_harness.ts";
-import { ccSync } from "../tests/c/build.ts";
+import { installShim } from "../testing/ts_layer_harness.ts";
+import { ccSync } from "../testing/c_build.ts";
 
 type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
 type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };

@@ -1,13 +1,13 @@
 /**
  * Side-by-side runs for the conformance tests (issue 17): the same mock environment seen by the Khronos
  * loader (`conform_client`, linked against libvulkan.so.1) and by vkdeno, printed in the same line format
- * (see tests/mock/conform_client.c), so a test compares what an application would see, line by line.
+ * (see testing/mock/conform_client.c), so a test compares what an application would see, line by line.
  *
  * @module
  */
 
 import { createInstance, load, type Loaded, u32Slot } from "./_chain.ts";
-import type { MockEnvironment } from "./_mock.ts";
+import type { MockEnvironment } from "../testing/mock.ts";
 import { readCString, readPointer, readU32 } from "../ffi/memory.ts";
 
 type P = Deno.PointerValue;

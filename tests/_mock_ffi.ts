@@ -168,7 +168,7 @@ function z(s: string): Uint8Array {
  *
  * @example Negotiate and list devices
  * ```ts
- * import { MockEnvironment } from "./_mock.ts";
+ * import { MockEnvironment } from "../testing/mock.ts";
  * import { DirectDriver } from "./_mock_ffi.ts";
  * await using env = await MockEnvironment.create();
  * const drv = await env.addDriver();

@@ -18,7 +18,7 @@ import { loadVulkan } from "../vulkan.ts";
 import { chainStubs } from "../chain/stubs.ts";
 import { address, Arena } from "../ffi/memory.ts";
 import { enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
-import { cycle } from "./_reliability_soak.ts";
+import { cycle } from "../testing/reliability_soak.ts";
 import type { InstanceJob, RecordJob, WorkerReport } from "./_reliability_threads_worker.ts";
 
 const VARS = {

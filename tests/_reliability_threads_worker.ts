@@ -10,7 +10,7 @@ import { DispatchStubs } from "../ffi/dispatch.ts";
 import { Arena, pointerFromAddress } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { SLOT_NAMES } from "../chain/stubs.ts";
-import { cycle } from "./_reliability_soak.ts";
+import { cycle } from "../testing/reliability_soak.ts";
 
 /** A record-and-submit job: handles made on the main thread, as addresses. */
 export interface RecordJob {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { inflateSync } from "node:zlib";
-import { buildProgram } from "./c/build.ts";
+import { buildProgram } from "../testing/c_build.ts";
 
 /**
  * Compiles `source` with `cc` in a temp folder, runs it and returns its stdout parsed as

@@ -5,7 +5,7 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 
 Deno.test("the chain on the UnsafeFnPointer fallback: instance, physical device, device, queue", async () => {
   await using env = await MockEnvironment.create();

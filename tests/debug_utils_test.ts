@@ -14,7 +14,7 @@ import {
 } from "../chain/debug_utils.ts";
 import { LOG_BITS, Logger } from "../loading/log.ts";
 import { addr, createDevice, load, physicalDevices } from "./_chain.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 
 interface Seen {
   kind: "utils" | "report";

@@ -6,7 +6,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readPointer } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import {
   addr,
   calls,

@@ -8,7 +8,7 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { replaceGroupDevices } from "../chain/terminator.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { addr, calls, createDevice, createInstance, fields, load, physicalDevices } from "./_chain.ts";
 
 Deno.test("the group struct is copied with mapped handles; the pNext chain is relinked; the original stays", () => {

@@ -7,7 +7,7 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { only, vkdenoProbe } from "./_conform.ts";
 
 async function twoDevices(env: MockEnvironment): Promise<void> {

@@ -9,7 +9,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { Library } from "../ffi/library.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { loaderOf } from "../vulkan.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { addr, createDevice, createInstance, firstWord, load, physicalDevices } from "./_chain.ts";
 
 const DEVICE_COMMANDS = [

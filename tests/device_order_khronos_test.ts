@@ -15,8 +15,8 @@ import { type DeviceRecord, orderPhysicalDevices } from "../chain/device_order.t
 import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
 import { addr, createInstance, load, physicalDevices, u32Slot } from "./_chain.ts";
-import { MockEnvironment } from "./_mock.ts";
-import { buildProgram } from "./c/build.ts";
+import { MockEnvironment } from "../testing/mock.ts";
+import { buildProgram } from "../testing/c_build.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 

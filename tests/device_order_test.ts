@@ -19,7 +19,7 @@ import { parseDeviceSelect, parseIdFilter, readDevicePolicy } from "../discovery
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { Vulkan } from "../vulkan.ts";
 import { collectInfo, formatInfo } from "../examples/info.ts";
 import type { VulkanCommands } from "../mod.ts";

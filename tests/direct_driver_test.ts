@@ -15,7 +15,7 @@ import { loadedDriverCount } from "../loading/driver.ts";
 import { runCompute } from "../examples/compute.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { type Loaded, physicalDevices } from "./_chain.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 
 type P = Deno.PointerValue;
 const EXT = "VK_LUNARG_direct_driver_loading";

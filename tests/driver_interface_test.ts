@@ -6,7 +6,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { acquireDriver, DriverLoadError, loadedDriverCount, releaseDriver } from "../loading/driver.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { calls, createInstance, fields, load, physicalDevices } from "./_chain.ts";
 
 const VK_ERROR_INCOMPATIBLE_DRIVER = -9;

@@ -17,8 +17,8 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { goodDriverManifest, goodLayerManifest } from "./_reliability_manifests.ts";
-import { cc } from "./c/build.ts";
+import { goodDriverManifest, goodLayerManifest } from "../testing/reliability_manifests.ts";
+import { cc } from "../testing/c_build.ts";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const DENO = Deno.execPath();
@@ -93,8 +93,8 @@ class ElevatedTree implements AsyncDisposable {
 
   async setup(): Promise<void> {
     const d = this.dir;
-    await build(`${REPO}/tests/c/reliab_drop.c`, `${d}/drop`);
-    await build(`${REPO}/tests/c/reliab_launcher.c`, `${d}/launcher`);
+    await build(`${REPO}/testing/c/reliab_drop.c`, `${d}/drop`);
+    await build(`${REPO}/testing/c/reliab_launcher.c`, `${d}/launcher`);
     Deno.copyFileSync(`${d}/launcher`, `${d}/launcher_suid_root`);
     Deno.chownSync(`${d}/launcher_suid_root`, 0, 0);
     Deno.chmodSync(`${d}/launcher_suid_root`, 0o4755);

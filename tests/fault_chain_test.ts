@@ -1,13 +1,13 @@
 /**
  * Fault catalogue, driver and layer half, through vkdeno: each fault beside lavapipe ends in a logged
  * reason naming the driver or layer at fault, a working lavapipe instance and device, and nothing left
- * behind (see `_reliability_chain.ts` for the expectations). Each fault runs as its own process with a
+ * behind (see `testing/reliability_chain.ts` for the expectations). Each fault runs as its own process with a
  * time limit, so a crash or a hang fails that fault with its signal.
  */
 
-import { LIBRARY_FAULTS } from "./_reliability_faults.ts";
+import { LIBRARY_FAULTS } from "../testing/reliability_faults.ts";
 
-const CHILD = new URL("./_reliability_chain.ts", import.meta.url).pathname;
+const CHILD = new URL("../testing/reliability_chain.ts", import.meta.url).pathname;
 const LIMIT_S = 30;
 const decoder = new TextDecoder();
 

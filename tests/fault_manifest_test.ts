@@ -13,7 +13,7 @@ import {
   MANIFEST_FAULTS,
   type ManifestFault,
   runningAsRoot,
-} from "./_reliability_manifests.ts";
+} from "../testing/reliability_manifests.ts";
 
 function tree(): string {
   const dir = Deno.makeTempDirSync({ prefix: "vkdeno_fault_" });

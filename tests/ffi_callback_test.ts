@@ -1,7 +1,7 @@
 /** Callback registry: throws become error values for C, callbacks live until dispose. */
 
 import assert from "node:assert/strict";
-import { buildTestLibrary } from "./c/build.ts";
+import { buildTestLibrary } from "../testing/c_build.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Library } from "../ffi/library.ts";
 import { address, Arena, readCString } from "../ffi/memory.ts";

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildTestLibrary } from "./c/build.ts";
+import { buildTestLibrary } from "../testing/c_build.ts";
 import { fnFromPointer, Library } from "../ffi/library.ts";
 
 Deno.test("a missing library file names the path and the dlerror text", () => {

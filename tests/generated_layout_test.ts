@@ -5,7 +5,7 @@ import { STRUCT_ALIASES, STRUCT_COUNT, STRUCTS } from "../ffi/generated/structs.
 import type { StructInfo } from "../ffi/generated/types.ts";
 import { API_CONSTANTS, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
-import { cc } from "./c/build.ts";
+import { cc } from "../testing/c_build.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CACHE = join(ROOT, ".cache/generated_layout");

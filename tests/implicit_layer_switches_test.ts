@@ -8,7 +8,7 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { khronosProbe, vkdenoProbe } from "./_conform.ts";
 
 async function withImplicitLayer(): Promise<{ env: MockEnvironment; name: string }> {

@@ -5,6 +5,11 @@
  * cycle (naming its modules in order) and on an import from a lower folder to a higher or sibling one
  * (naming the importing module and the imported one). Type-only imports count: they tie modules together
  * for the reader and the type checker just the same.
+ *
+ * The development folders sit beside the library and import it, never the other way round: testing/ (the C
+ * builder, mock driver and layer, fault and soak harnesses) is shared by tests/, bench/ and tools/, so
+ * tools/, bench/, examples/ and testing/ never import (or run a helper of) tests/, and testing/ imports
+ * nothing of the other development folders.
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
@@ -28,6 +33,16 @@ const PUBLIC_LEVEL = 5;
  * had entries, an entry whose import was gone failed the test so that the list could only shrink.
  */
 const KNOWN: readonly string[] = [];
+
+/** Development folders: beside the library, never imported by it. tests/ comes first: it may import the rest. */
+const DEVELOPMENT = ["tests/", "testing/", "tools/", "bench/", "examples/"] as const;
+/** Development folders that must not import tests/ (tests/ holds tests and test-only helpers). */
+const NOT_TESTS = ["tools/", "bench/", "examples/", "testing/"] as const;
+
+/** Whether `path` is a development module (under a development folder) rather than part of the library. */
+function isDevelopment(path: string): boolean {
+  return DEVELOPMENT.some((prefix) => path.startsWith(prefix));
+}
 
 /** Folder of a repository-relative path: "chain/", "ffi/" (ffi/generated/ included), or "" at the root. */
 function folderOf(path: string): string {
@@ -55,7 +70,7 @@ function entryPoints(): string[] {
   return Object.values(exports).map((p) => p.replace(/^\.\//, ""));
 }
 
-/** Repository-relative import graph of the local modules reachable from `entries`. */
+/** Repository-relative import graph of the local modules reachable from `entries` (paths or URLs). */
 function readGraph(entries: string[]): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   const rootHref = root.href;
@@ -169,8 +184,80 @@ function upwardEdges(graph: Map<string, Set<string>>): string[] {
   return bad.sort();
 }
 
+/** Library modules importing a development module: the library must stand without its development folders. */
+function libraryToDevelopment(graph: Map<string, Set<string>>): string[] {
+  return [...graph].flatMap(([from, targets]) =>
+    isDevelopment(from) ? [] : [...targets].filter(isDevelopment).map((to) => `${from} -> ${to}`)
+  ).sort();
+}
+
+/** Imports among the development folders that break their order: tests/ on top, testing/ at the bottom. */
+function developmentEdges(graph: Map<string, Set<string>>): string[] {
+  const bad: string[] = [];
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      if (to.startsWith("tests/") && NOT_TESTS.some((prefix) => from.startsWith(prefix))) {
+        bad.push(`imports tests/ (take shared helpers from testing/): ${from} -> ${to}`);
+      } else if (from.startsWith("testing/") && isDevelopment(to) && !to.startsWith("testing/")) {
+        bad.push(`testing/ imports another development folder: ${from} -> ${to}`);
+      }
+    }
+  }
+  return bad.sort();
+}
+
+/**
+ * Paths under tests/ named in string literals of a development module's text, other than test files
+ * (`*_test.ts`, which a tool may run): a helper spawned as a script is a dependency just as an import is.
+ */
+function testHelperPaths(path: string, text: string): string[] {
+  const found: string[] = [];
+  // Static imports are the graph's business; what is left are spawned scripts and paths built at run time.
+  const code = text.replace(/^\s*(import|export)\b[^;]*;/gm, "");
+  for (const match of code.matchAll(/["'`][^"'`\n]*?\btests\/([\w./-]*)/g)) {
+    const rest = match[1]!;
+    if (!rest.endsWith("_test.ts")) found.push(`names a path under tests/: ${path} -> tests/${rest}`);
+  }
+  return found;
+}
+
+/** The TypeScript and JavaScript modules under `folder` (repository-relative), generated registry left out. */
+function modulesUnder(folder: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of Deno.readDirSync(new URL(dir, root))) {
+      const path = `${dir}${entry.name}`;
+      if (entry.isDirectory && path !== "tools/registry") walk(`${path}/`);
+      else if (entry.isFile && /\.(ts|js|mjs)$/.test(entry.name)) found.push(path);
+    }
+  };
+  walk(folder);
+  return found.sort();
+}
+
+/** One `deno info` over many modules: a temporary module that imports each of them. */
+function readGraphOf(modules: string[]): Map<string, Set<string>> {
+  const dir = Deno.makeTempDirSync({ prefix: "vkdeno_import_graph_" });
+  try {
+    const entry = `${dir}/all.ts`;
+    Deno.writeTextFileSync(
+      entry,
+      modules.map((m) => `import ${JSON.stringify(new URL(m, root).href)};\n`).join(""),
+    );
+    return readGraph([entry]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+}
+
 Deno.test("library imports form no cycle and never point from a lower folder to a higher one", () => {
   const graph = readGraph(entryPoints());
+  const intoDevelopment = libraryToDevelopment(graph);
+  // Reported on their own; what a development module imports in turn is no part of the library's order.
+  for (const [from, targets] of graph) {
+    if (isDevelopment(from)) graph.delete(from);
+    else for (const to of targets) if (isDevelopment(to)) targets.delete(to);
+  }
   const known = new Set(KNOWN);
   const edges = new Set(
     [...graph].flatMap(([from, targets]) => [...targets].map((to) => `${from} -> ${to}`)),
@@ -183,6 +270,7 @@ Deno.test("library imports form no cycle and never point from a lower folder to 
     ) => [from, new Set([...targets].filter((to) => !known.has(`${from} -> ${to}`)))]),
   );
   const problems = [
+    ...intoDevelopment.map((e) => `the library imports a development module: ${e}`),
     ...cycles(pruned).map((c) =>
       `import cycle of ${c.length} modules (${c.join(", ")}), for one: ${cyclePath(pruned, c)}`
     ),
@@ -203,4 +291,36 @@ Deno.test("the cycle finder names a cycle and the order check an upward import",
   assertEquals(found, [["chain/a.ts", "chain/b.ts"]]);
   assertEquals(cyclePath(graph, found[0]!), "chain/a.ts -> chain/b.ts -> chain/a.ts");
   assertEquals(upwardEdges(graph), ["ffi/x.ts -> discovery/y.ts"]);
+});
+
+Deno.test("tools/, bench/, examples/ and testing/ never import tests/, and testing/ only the library", () => {
+  const modules = NOT_TESTS.flatMap(modulesUnder);
+  const graph = readGraphOf(modules);
+  const problems = [
+    ...developmentEdges(graph),
+    ...libraryToDevelopment(graph).map((e) => `the library imports a development module: ${e}`),
+    ...modules.flatMap((m) => testHelperPaths(m, Deno.readTextFileSync(new URL(m, root)))),
+  ];
+  assertEquals(problems, []);
+  // The walk reached the folders it checks: the shared builder and a tool that uses it through testing/.
+  assertEquals(graph.get("tools/gpu_check.ts")?.has("testing/mock.ts"), true);
+  assertEquals(graph.get("bench/_native.ts")?.has("testing/c_build.ts"), true);
+});
+
+Deno.test("the development-folder check names an import of tests/ and a spawned test helper", () => {
+  const graph = new Map([
+    ["tools/a.ts", new Set(["tests/_chain.ts", "testing/mock.ts", "chain/loader.ts"])],
+    ["testing/mock.ts", new Set(["bench/_native.ts", "ffi/memory.ts"])],
+    ["tests/x_test.ts", new Set(["testing/mock.ts", "tests/_chain.ts", "tools/a.ts"])],
+    ["chain/loader.ts", new Set(["testing/c_build.ts"])],
+  ]);
+  assertEquals(developmentEdges(graph), [
+    "imports tests/ (take shared helpers from testing/): tools/a.ts -> tests/_chain.ts",
+    "testing/ imports another development folder: testing/mock.ts -> bench/_native.ts",
+  ]);
+  assertEquals(libraryToDevelopment(graph), ["chain/loader.ts -> testing/c_build.ts"]);
+  assertEquals(
+    testHelperPaths("tools/r.ts", 'run(`${REPO}/tests/_helper.ts`, "tests/property_env_test.ts")'),
+    ["names a path under tests/: tools/r.ts -> tests/_helper.ts"],
+  );
 });

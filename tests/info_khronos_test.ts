@@ -5,7 +5,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { buildProgram } from "./c/build.ts";
+import { buildProgram } from "../testing/c_build.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";

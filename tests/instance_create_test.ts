@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readCString, readU32 } from "../ffi/memory.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { addr, calls, createInstance, fields, firstWord, load, physicalDevices, u32Slot } from "./_chain.ts";
 
 const VK_INCOMPLETE = 5;

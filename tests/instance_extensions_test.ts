@@ -10,7 +10,7 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { khronosProbe, only, vkdenoProbe } from "./_conform.ts";
 
 /**

@@ -9,7 +9,7 @@ import {
   ok as assert,
 } from "node:assert/strict";
 import { readCString, readPointer, readU32 } from "../ffi/memory.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { addr, calls, createInstance, fields, load, physicalDevices, u32Slot } from "./_chain.ts";
 import type { Loaded } from "./_chain.ts";
 

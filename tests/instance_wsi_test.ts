@@ -7,7 +7,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { calls, createDevice, createInstance, fields, load, physicalDevices } from "./_chain.ts";
 
 const EXTENSIONS = ["VK_KHR_surface", "VK_EXT_headless_surface"];

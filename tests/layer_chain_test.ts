@@ -18,8 +18,8 @@ import {
   physicalDevices,
   u32Slot,
 } from "./_chain.ts";
-import { MockEnvironment } from "./_mock.ts";
-import { buildTestLibrary } from "./c/build.ts";
+import { MockEnvironment } from "../testing/mock.ts";
+import { buildTestLibrary } from "../testing/c_build.ts";
 
 type P = Deno.PointerValue;
 const VK_ERROR_LAYER_NOT_PRESENT = -6;

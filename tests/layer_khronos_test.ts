@@ -19,7 +19,7 @@ import {
 } from "../discovery/layers.ts";
 import { TempTree } from "./_discovery_tree.ts";
 import { implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
-import { ccSync } from "./c/build.ts";
+import { ccSync } from "../testing/c_build.ts";
 
 const SOURCE = `
 #include <vulkan/vulkan.h>

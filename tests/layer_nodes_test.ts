@@ -1,5 +1,5 @@
 // Layer negotiation (loading/layer_library.ts) and the loader's pNext nodes (chain/layer_nodes.ts), checked
-// against vk_layer.h through tests/c/layer_iface.c.
+// against vk_layer.h through testing/c/layer_iface.c.
 import {
   deepStrictEqual as assertEquals,
   ok as assert,
@@ -47,7 +47,7 @@ import {
   VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK,
 } from "../chain/layer_nodes.ts";
 import { nativeSetLoaderData } from "../loading/loader_data.ts";
-import { buildTestLibrary } from "./c/build.ts";
+import { buildTestLibrary } from "../testing/c_build.ts";
 
 const libPath = await buildTestLibrary("layer_iface");
 const lib = Library.open(libPath);

@@ -6,7 +6,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { khronosProbe, only, vkdenoProbe } from "./_conform.ts";
 
 /** Renames `path` to the same folder with a name holding the byte 0xFF (no Deno API writes such a name). */

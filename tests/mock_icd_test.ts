@@ -10,7 +10,7 @@ import {
   ok as assert,
   throws as assertThrows,
 } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { addressOf, callable, DirectDriver, loaderWord, Scratch, VK } from "./_mock_ffi.ts";
 
 function lastLine(lines: string[], command: string): string {

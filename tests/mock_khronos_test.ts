@@ -6,7 +6,7 @@
  */
 
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { hostImplicitLayers } from "./_conform.ts";
 
 /**

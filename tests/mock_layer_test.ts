@@ -10,7 +10,7 @@ import {
   notDeepStrictEqual as assertNotEquals,
   ok as assert,
 } from "node:assert/strict";
-import { LAYER_PRE_INSTANCE_FUNCTIONS, MockEnvironment, RENAMED_LAYER_FUNCTIONS } from "./_mock.ts";
+import { LAYER_PRE_INSTANCE_FUNCTIONS, MockEnvironment, RENAMED_LAYER_FUNCTIONS } from "../testing/mock.ts";
 import { addressOf, callable, DirectDriver, loaderWord, Scratch, VK } from "./_mock_ffi.ts";
 import { DirectChain, DirectLayer } from "./_mock_ffi_layer.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { khronosProbe, only, vkdenoProbe } from "./_conform.ts";
 import { createInstance, load, u32Slot } from "./_chain.ts";
 

@@ -13,9 +13,9 @@ import {
   VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR as FLAG,
 } from "../chain/portability.ts";
 import { allocStruct, readStruct } from "../ffi/structs.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { createInstance, fields, load, type Loaded, physicalDevices } from "./_chain.ts";
-import { buildProgram } from "./c/build.ts";
+import { buildProgram } from "../testing/c_build.ts";
 
 const REGULAR = { fileName: "lvp_icd.x86_64.json", isPortabilityDriver: false };
 const PORTABLE = { fileName: "MoltenVK_icd.json", isPortabilityDriver: true };

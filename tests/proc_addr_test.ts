@@ -10,7 +10,7 @@ import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
 import { Library } from "../ffi/library.ts";
 import { loaderOf } from "../vulkan.ts";
 import { TRAMPOLINE_COMMANDS } from "../chain/proc_addr.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { addr, createDevice, createInstance, load, physicalDevices, u32Slot } from "./_chain.ts";
 
 type Kind = "null" | "trampoline" | "dispatch stub" | "physical-device stub" | "driver" | "loader terminator";

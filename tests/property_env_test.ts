@@ -15,7 +15,7 @@ import { parseManifestText } from "../discovery/manifest_file.ts";
 import { parseLayerManifest } from "../discovery/layer_manifest.ts";
 import { type DeviceRecord, orderPhysicalDevices } from "../chain/device_order.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
-import { goodDriverManifest, goodLayerManifest } from "./_reliability_manifests.ts";
+import { goodDriverManifest, goodLayerManifest } from "../testing/reliability_manifests.ts";
 
 /** Counts for the README (printed at the end). */
 const counted = {
@@ -597,11 +597,11 @@ Deno.test("property: mixed sets of good and bad driver and layer manifests are e
 // ------------------------------------------------------------------------- mixed sets through the loader
 
 Deno.test("property: mixed sets of good and faulty mock drivers and layers through vkdeno: a result code, never a throw; devices and messages as the parts say (200 sets)", async () => {
-  const { MockEnvironment } = await import("./_mock.ts");
+  const { MockEnvironment } = await import("../testing/mock.ts");
   const { loadVulkan, Logger } = await import("../mod.ts");
   const { Arena } = await import("../ffi/memory.ts");
   const { writeStruct } = await import("../ffi/structs.ts");
-  const { loadCounters, resourceCounts } = await import("./_reliability_soak.ts");
+  const { loadCounters, resourceCounts } = await import("../testing/reliability_soak.ts");
   await loadCounters();
   type DriverKind =
     | "good7"

@@ -11,8 +11,8 @@ import {
   LAVAPIPE_MANIFEST,
   LIBRARY_FAULTS,
   MockEnvironment,
-} from "./_reliability_faults.ts";
-import { goodDriverManifest, MANIFEST_FAULTS } from "./_reliability_manifests.ts";
+} from "../testing/reliability_faults.ts";
+import { goodDriverManifest, MANIFEST_FAULTS } from "../testing/reliability_manifests.ts";
 
 /** What the Khronos loader did. */
 interface Outcome {

@@ -13,7 +13,7 @@ import { discoverDrivers } from "../discovery/drivers.ts";
 import { buildInspectReport, formatInspectReport } from "../discovery/inspect.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { createInstance, load, physicalDevices } from "./_chain.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { TempTree } from "./_discovery_tree.ts";
 
 const FILE = "vulkan/loader_settings.d/vk_loader_settings.json";

@@ -17,7 +17,7 @@ import {
   writeStruct,
   writeStructArray,
 } from "../ffi/structs.ts";
-import { buildProgram } from "./c/build.ts";
+import { buildProgram } from "../testing/c_build.ts";
 
 function assertThrows<E extends Error>(
   fn: () => unknown,

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildTestLibrary } from "./c/build.ts";
+import { buildTestLibrary } from "../testing/c_build.ts";
 import { DispatchStubs, DispatchTable, nativeStubArch } from "../ffi/dispatch.ts";
 import { emitStubObject, STUB_SIZE, stubCode } from "../ffi/elf.ts";
 import { Library } from "../ffi/library.ts";
@@ -177,7 +177,7 @@ for (const native of MODES) {
     fillTable(table);
     using arena = new Arena();
     const h = makeHandle(arena, table);
-    const worker = new Worker(import.meta.resolve("./c/stubs_worker.ts"), { type: "module" });
+    const worker = new Worker(import.meta.resolve("./_stubs_worker.ts"), { type: "module" });
     try {
       const reply = new Promise<string>((resolve) => worker.onmessage = (e) => resolve(e.data));
       worker.postMessage({

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { referenceLoaderTest } from "./_ts_layer_harness.ts";
+import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 interface DumpLine {
   serial: number;

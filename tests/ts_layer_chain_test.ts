@@ -13,7 +13,7 @@ import { objectLifetimesLayer } from "../layers/object_lifetimes.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { installShim, referenceLoaderTest } from "./_ts_layer_harness.ts";
+import { installShim, referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;

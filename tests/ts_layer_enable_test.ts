@@ -11,7 +11,7 @@ import { defineLayer } from "../layers/layer.ts";
 import { loadLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { referenceLoaderTest } from "./_ts_layer_harness.ts";
+import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 type P = Deno.PointerValue;
 // deno-lint-ignore no-explicit-any

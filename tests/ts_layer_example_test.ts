@@ -8,7 +8,7 @@ import { myLayer } from "../examples/my_layer.ts";
 import type { ValidationMessage } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { referenceLoaderTest } from "./_ts_layer_harness.ts";
+import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 Deno.test("my_layer skips an empty dispatch and reports it", () => {
   const calls: number[] = [];

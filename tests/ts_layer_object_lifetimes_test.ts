@@ -9,7 +9,7 @@ import { allocStruct, check, enumerate, writeStruct } from "../ffi/structs.ts";
 import { type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
-import { referenceLoaderTest } from "./_ts_layer_harness.ts";
+import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;

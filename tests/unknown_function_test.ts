@@ -7,7 +7,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { loaderOf } from "../vulkan.ts";
 import { UNKNOWN_DEVICE_BASE, UNKNOWN_PHYSICAL_DEVICE_BASE } from "../chain/stubs.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { addr, calls, createDevice, createInstance, fields, load, physicalDevices } from "./_chain.ts";
 
 const DEF = { parameters: ["pointer", "u32"], result: "u32" } as const;

@@ -8,8 +8,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import type { DiscoveryChange, DiscoveryWatcher } from "../discovery/watch.ts";
 import { createInstance, load, physicalDevices } from "./_chain.ts";
-import { MockEnvironment } from "./_mock.ts";
-import { REPO_ROOT } from "./_mock_build.ts";
+import { MockEnvironment } from "../testing/mock.ts";
+import { REPO_ROOT } from "../testing/mock_build.ts";
 
 const TIMEOUT_MS = 10_000;
 

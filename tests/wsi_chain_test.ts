@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type Arena, readPointer } from "../ffi/memory.ts";
 import { allocStruct, writeStruct } from "../ffi/structs.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { calls, createDevice, createInstance, fields, load, physicalDevices, u32Slot } from "./_chain.ts";
 
 type P = Deno.PointerValue;

@@ -8,7 +8,7 @@ import {
   VK_ICD_WSI_PLATFORM,
 } from "../wsi/surface.ts";
 import { runC } from "./_wsi.ts";
-import { cc } from "./c/build.ts";
+import { cc } from "../testing/c_build.ts";
 
 const ICD_TYPES: Record<string, string> = {
   xlib: "VkIcdSurfaceXlib",

@@ -16,7 +16,7 @@ import {
   WsiTerminators,
 } from "../wsi/terminators.ts";
 import type { WsiDriver, WsiPhysicalDevice } from "../wsi/terminators.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 import { DirectDriver } from "./_mock_ffi.ts";
 
 const EXTENSIONS = ["VK_KHR_surface", "VK_KHR_xcb_surface", "VK_KHR_xlib_surface", "VK_EXT_headless_surface"];

@@ -15,8 +15,8 @@
  * @module
  */
 
-import { LIBRARY_FAULTS } from "../tests/_reliability_faults.ts";
-import { MANIFEST_FAULTS } from "../tests/_reliability_manifests.ts";
+import { LIBRARY_FAULTS } from "../testing/reliability_faults.ts";
+import { MANIFEST_FAULTS } from "../testing/reliability_manifests.ts";
 import type { SoakOutput } from "./soak.ts";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -24,7 +24,7 @@ const decoder = new TextDecoder();
 
 /** What running one fault of the catalogue through vkdeno gave. */
 export interface FaultOutcome {
-  /** The fault's id in `tests/_reliability_faults.ts`. */
+  /** The fault's id in `testing/reliability_faults.ts`. */
   id: string;
   /** Expectations met, missed, or the process crashed or hung. */
   result: "ok" | "failed" | "crashed" | "hung";
@@ -41,7 +41,7 @@ async function runFault(id: string): Promise<FaultOutcome> {
       Deno.execPath(),
       "run",
       "--allow-all",
-      `${REPO}/tests/_reliability_chain.ts`,
+      `${REPO}/testing/reliability_chain.ts`,
       id,
     ],
     stdout: "piped",

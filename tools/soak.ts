@@ -30,7 +30,7 @@ import {
   resourceCounts,
   soak,
   type SoakReport,
-} from "../tests/_reliability_soak.ts";
+} from "../testing/reliability_soak.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 

@@ -11,8 +11,8 @@
  * @module
  */
 
-import { MockEnvironment } from "./_mock.ts";
-import { cc, tryCc } from "./c/build.ts";
+import { MockEnvironment } from "./mock.ts";
+import { cc, tryCc } from "./c_build.ts";
 
 /** Lavapipe's manifest, the good driver every fault sits beside. */
 export const LAVAPIPE_MANIFEST = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -20,7 +20,7 @@ export const LAVAPIPE_MANIFEST = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 export const LAVAPIPE_LIBRARY = "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const C_DIR = `${REPO}/tests/c`;
+const C_DIR = `${REPO}/testing/c`;
 
 /** The built fault libraries. */
 export interface FaultBuild {
@@ -116,7 +116,7 @@ async function build(): Promise<FaultBuild> {
  *
  * @example Usage
  * ```ts ignore
- * import { buildFaultLibraries } from "./_reliability_faults.ts";
+ * import { buildFaultLibraries } from "./reliability_faults.ts";
  * const b = await buildFaultLibraries();
  * ```
  */
@@ -242,7 +242,7 @@ function mockLayer(name: string, config: Parameters<MockEnvironment["addLayer"]>
  *
  * @example Usage
  * ```ts ignore
- * import { LIBRARY_FAULTS } from "./_reliability_faults.ts";
+ * import { LIBRARY_FAULTS } from "./reliability_faults.ts";
  * console.log(LIBRARY_FAULTS.map((f) => f.id));
  * ```
  */

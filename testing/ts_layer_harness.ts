@@ -5,7 +5,7 @@
  * @module
  */
 import type { NativeLayerBridge } from "../layers/native.ts";
-import { ccSync } from "./c/build.ts";
+import { ccSync } from "./c_build.ts";
 
 const SHIM_C = `
 #include <stddef.h>

@@ -4,7 +4,7 @@
  *
  * @example A driver and a layer, as discovery sees them
  * ```ts
- * import { MockEnvironment } from "./_mock.ts";
+ * import { MockEnvironment } from "./mock.ts";
  * await using env = await MockEnvironment.create();
  * const drv = await env.addDriver({ physicalDevices: [{ type: "discrete" }] });
  * await env.addLayer({ name: "VK_LAYER_MOCK_a" });
@@ -16,7 +16,7 @@
  */
 
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
-import { buildMocks, type MockBuild, type MockDriverVariant, type MockLayerVariant } from "./_mock_build.ts";
+import { buildMocks, type MockBuild, type MockDriverVariant, type MockLayerVariant } from "./mock_build.ts";
 import {
   driverConfigText,
   driverVariant,
@@ -24,10 +24,10 @@ import {
   layerVariant,
   type MockDriverConfig,
   type MockLayerConfig,
-} from "./_mock_config.ts";
+} from "./mock_config.ts";
 
-export * from "./_mock_config.ts";
-export { buildMocks, type MockBuild, type MockDriverVariant, type MockLayerVariant } from "./_mock_build.ts";
+export * from "./mock_config.ts";
+export { buildMocks, type MockBuild, type MockDriverVariant, type MockLayerVariant } from "./mock_build.ts";
 
 /**
  * Where a driver manifest goes and how the snapshot finds it.
@@ -210,7 +210,7 @@ function setField(target: Record<string, unknown>, key: string, value: unknown, 
  *
  * @example Usage
  * ```ts
- * import { MockEnvironment } from "./_mock.ts";
+ * import { MockEnvironment } from "./mock.ts";
  * await using env = await MockEnvironment.create();
  * await env.addDriver({ interfaceVersion: 5, physicalDevices: [{}, { type: "cpu" }] });
  * console.log(env.snapshot().vars.VK_DRIVER_FILES);
@@ -243,7 +243,7 @@ export class MockEnvironment implements AsyncDisposable, Disposable {
    *
    * @example Usage
    * ```ts
-   * import { MockEnvironment } from "./_mock.ts";
+   * import { MockEnvironment } from "./mock.ts";
    * const env = await MockEnvironment.create();
    * env.dispose();
    * ```
@@ -315,7 +315,7 @@ export class MockEnvironment implements AsyncDisposable, Disposable {
    *
    * @example Usage
    * ```ts
-   * import { MockEnvironment } from "./_mock.ts";
+   * import { MockEnvironment } from "./mock.ts";
    * await using env = await MockEnvironment.create();
    * const drv = await env.addDriver({ name: "old", interfaceVersion: 1 }, { manifest: { apiVersion: "1.0.0" } });
    * console.log(drv.manifestPath, drv.libraryPath);
@@ -397,7 +397,7 @@ export class MockEnvironment implements AsyncDisposable, Disposable {
    *
    * @example Usage
    * ```ts
-   * import { MockEnvironment } from "./_mock.ts";
+   * import { MockEnvironment } from "./mock.ts";
    * await using env = await MockEnvironment.create();
    * await env.addDriver();
    * const layer = await env.addLayer({ name: "VK_LAYER_MOCK_implicit" }, { implicit: true });
@@ -480,7 +480,7 @@ export class MockEnvironment implements AsyncDisposable, Disposable {
    *
    * @example Usage
    * ```ts
-   * import { MockEnvironment } from "./_mock.ts";
+   * import { MockEnvironment } from "./mock.ts";
    * await using env = await MockEnvironment.create();
    * await env.addDriver();
    * const snap = env.snapshot({ VK_LOADER_DEBUG: "all" });
@@ -505,7 +505,7 @@ export class MockEnvironment implements AsyncDisposable, Disposable {
    *
    * @example Usage
    * ```ts
-   * import { MockEnvironment } from "./_mock.ts";
+   * import { MockEnvironment } from "./mock.ts";
    * await using env = await MockEnvironment.create();
    * console.log(env.callLog()); // []
    * ```

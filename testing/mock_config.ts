@@ -1,11 +1,11 @@
 /**
  * Typed configuration of the mock driver and mock layer, and its text form
- * (the `<library>.conf` file the C mocks read, see `tests/mock/mock_icd.c`).
+ * (the `<library>.conf` file the C mocks read, see `testing/mock/mock_icd.c`).
  *
  * @module
  */
 
-import type { MockDriverVariant, MockLayerVariant } from "./_mock_build.ts";
+import type { MockDriverVariant, MockLayerVariant } from "./mock_build.ts";
 
 /** An extension with an optional spec version (default 1). */
 export type MockExtension = string | { readonly name: string; readonly specVersion?: number };
@@ -191,7 +191,7 @@ const DEVICE_TYPES = { integrated: 1, discrete: 2, virtual: 3, cpu: 4, other: 0 
  *
  * @example Usage
  * ```ts
- * import { driverVariant } from "./_mock_config.ts";
+ * import { driverVariant } from "./mock_config.ts";
  * driverVariant({ interfaceVersion: 5 }); // "export"
  * ```
  */
@@ -209,7 +209,7 @@ export function driverVariant(config: MockDriverConfig): MockDriverVariant {
  *
  * @example Usage
  * ```ts
- * import { layerVariant } from "./_mock_config.ts";
+ * import { layerVariant } from "./mock_config.ts";
  * layerVariant({ interfaceVersion: 1 }); // "layer_nonego"
  * ```
  */
@@ -223,7 +223,7 @@ export function layerVariant(config: MockLayerConfig): MockLayerVariant {
  *
  * @example Usage
  * ```ts
- * import { driverConfigText } from "./_mock_config.ts";
+ * import { driverConfigText } from "./mock_config.ts";
  * const text = driverConfigText({ physicalDevices: [{ type: "discrete" }] }, "drv", "/tmp/log");
  * ```
  */
@@ -302,7 +302,7 @@ export function driverConfigText(config: MockDriverConfig, name: string, logPath
  *
  * @example Usage
  * ```ts
- * import { layerConfigText } from "./_mock_config.ts";
+ * import { layerConfigText } from "./mock_config.ts";
  * const text = layerConfigText({ reversePhysicalDevices: true }, "VK_LAYER_MOCK_a", "/tmp/log");
  * ```
  */

@@ -3,7 +3,7 @@
  * crash fails one fault with its signal instead of the test runner):
  *
  * ```sh
- * deno run -A tests/_reliability_chain.ts <fault id>   # prints "ok" or the failed expectation; exit 0 / 1
+ * deno run -A testing/reliability_chain.ts <fault id>   # prints "ok" or the failed expectation; exit 0 / 1
  * ```
  *
  * Each faulty driver or layer sits beside lavapipe; the loader must log a reason naming the file or layer
@@ -25,8 +25,8 @@ import {
   LIBRARY_FAULTS,
   type LibraryFault,
   MockEnvironment,
-} from "./_reliability_faults.ts";
-import { loadCounters, resourceCounts } from "./_reliability_soak.ts";
+} from "./reliability_faults.ts";
+import { loadCounters, resourceCounts } from "./reliability_soak.ts";
 
 await loadCounters();
 

@@ -35,7 +35,7 @@ function padded(good: string, value: string): string {
  *
  * @example Usage
  * ```ts ignore
- * import { MANIFEST_FAULTS } from "./_reliability_manifests.ts";
+ * import { MANIFEST_FAULTS } from "./reliability_manifests.ts";
  * for (const f of MANIFEST_FAULTS) f.write("/tmp/x", "{}");
  * ```
  */
@@ -126,7 +126,7 @@ export const MANIFEST_FAULTS: readonly ManifestFault[] = [
  *
  * @example Usage
  * ```ts ignore
- * import { goodDriverManifest } from "./_reliability_manifests.ts";
+ * import { goodDriverManifest } from "./reliability_manifests.ts";
  * goodDriverManifest("/usr/lib/libvulkan_lvp.so");
  * ```
  */
@@ -143,7 +143,7 @@ export function goodDriverManifest(libraryPath: string, apiVersion = "1.3.0"): s
  *
  * @example Usage
  * ```ts ignore
- * import { goodLayerManifest } from "./_reliability_manifests.ts";
+ * import { goodLayerManifest } from "./reliability_manifests.ts";
  * goodLayerManifest("VK_LAYER_x", "/tmp/libx.so");
  * ```
  */

@@ -1,5 +1,5 @@
 /**
- * Builds the mock driver and mock layer libraries from `tests/mock/*.c` with
+ * Builds the mock driver and mock layer libraries from `testing/mock/*.c` with
  * `cc`, once per set of sources: the output lives in `.cache/mock/<hash>/`,
  * keyed by a hash of the sources and flags, so an edit rebuilds and a rerun
  * does not. Parallel test processes build into private folders and rename.
@@ -7,7 +7,7 @@
  * @module
  */
 
-import { cc } from "./c/build.ts";
+import { cc } from "./c_build.ts";
 
 /** A mock driver library build; each exports a different set of loader entry points. */
 export type MockDriverVariant = "v0" | "v1" | "export" | "export_nophys" | "v7";
@@ -41,11 +41,11 @@ const PROGRAMS: Record<MockProgram, string[]> = {
   conform_client: ["-lvulkan"],
 };
 
-/** The repository root (this file is `tests/_mock_build.ts`). */
+/** The repository root (this file is `testing/mock_build.ts`). */
 export const REPO_ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
 /** The folder with the mock C sources. */
-export const MOCK_SOURCE_DIR: string = `${REPO_ROOT}/tests/mock`;
+export const MOCK_SOURCE_DIR: string = `${REPO_ROOT}/testing/mock`;
 
 const SOURCES = [
   "mock_common.h",
@@ -191,7 +191,7 @@ async function build(): Promise<MockBuild> {
  *
  * @example Build once per test file
  * ```ts
- * import { buildMocks } from "./_mock_build.ts";
+ * import { buildMocks } from "./mock_build.ts";
  * const build = await buildMocks();
  * console.log(build.drivers.v7);
  * ```

@@ -1,7 +1,7 @@
 /** Worker side of the stub test "a worker calls the main thread's stubs on its handles". */
 
-import { DispatchStubs } from "../../ffi/dispatch.ts";
-import { pointerFromAddress } from "../../ffi/memory.ts";
+import { DispatchStubs } from "../ffi/dispatch.ts";
+import { pointerFromAddress } from "../ffi/memory.ts";
 
 interface Request {
   path: string | undefined;

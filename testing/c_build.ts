@@ -1,8 +1,8 @@
 /**
- * The one place tests and benches run `cc`: the C test libraries of tests/c/
- * into `.cache/c/` (rebuilt only when the source is newer than the library),
- * probe programs built from C text, and plain `cc` runs with the caller's
- * arguments (mocks, fault libraries).
+ * The one place tests, benches and tools run `cc`: the C test libraries of
+ * testing/c/ into `.cache/c/` (rebuilt only when the source is newer than the
+ * library), probe programs built from C text, and plain `cc` runs with the
+ * caller's arguments (mocks, fault libraries).
  *
  * @module
  */
@@ -10,20 +10,20 @@
 import { join } from "node:path";
 
 const here = import.meta.dirname!;
-const cacheDir = join(here, "..", "..", ".cache", "c");
+const cacheDir = join(here, "..", ".cache", "c");
 
 /**
- * Compiles `tests/c/<name>.c` to a shared library and returns its path.
+ * Compiles `testing/c/<name>.c` to a shared library and returns its path.
  *
  * @example Usage
  * ```ts ignore
- * import { buildTestLibrary } from "./build.ts";
+ * import { buildTestLibrary } from "./c_build.ts";
  * const path = await buildTestLibrary("stub_target");
  * ```
  * @throws {Error} If `cc` fails, with its output.
  */
 export function buildTestLibrary(name: string): Promise<string> {
-  return buildSharedLibrary(join(here, `${name}.c`), cacheDir);
+  return buildSharedLibrary(join(here, "c", `${name}.c`), cacheDir);
 }
 
 /**
@@ -31,7 +31,7 @@ export function buildTestLibrary(name: string): Promise<string> {
  *
  * @example Usage
  * ```ts ignore
- * import { buildSharedLibrary } from "./build.ts";
+ * import { buildSharedLibrary } from "./c_build.ts";
  * const path = await buildSharedLibrary("/tmp/noop.c", "/tmp/cache", ["-fvisibility=hidden"]);
  * ```
  * @throws {Error} If `cc` fails, with its output.
@@ -72,7 +72,7 @@ export interface CcResult {
  *
  * @example Usage
  * ```ts ignore
- * import { tryCc } from "./build.ts";
+ * import { tryCc } from "./c_build.ts";
  * const m32 = await tryCc(["-m32", "-shared", "-o", "/tmp/x.so", "/tmp/x.c"]);
  * ```
  */
@@ -91,8 +91,8 @@ function ccError(args: readonly string[], stderr: string): Error {
  *
  * @example Usage
  * ```ts ignore
- * import { cc } from "./build.ts";
- * await cc(["-O1", "-o", "/tmp/drop", "tests/c/reliab_drop.c"]);
+ * import { cc } from "./c_build.ts";
+ * await cc(["-O1", "-o", "/tmp/drop", "testing/c/reliab_drop.c"]);
  * ```
  * @throws {Error} Naming the output and the command, with `cc`'s stderr, when it fails.
  */
@@ -106,7 +106,7 @@ export async function cc(args: readonly string[]): Promise<void> {
  *
  * @example Usage
  * ```ts ignore
- * import { ccSync } from "./build.ts";
+ * import { ccSync } from "./c_build.ts";
  * ccSync(["-shared", "-fPIC", "-o", "/tmp/libnoop.so", "/tmp/noop.c"]);
  * ```
  * @throws {Error} Naming the output and the command, with `cc`'s stderr, when it fails.
@@ -121,7 +121,7 @@ export function ccSync(args: readonly string[]): void {
  *
  * @example Usage
  * ```ts ignore
- * import { buildProgram } from "./build.ts";
+ * import { buildProgram } from "./c_build.ts";
  * const probe = await buildProgram(dir, "int main(void) { return 0; }", ["-lvulkan"]);
  * ```
  * @throws {Error} If `cc` fails, with its output.
