@@ -20,7 +20,8 @@
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { readCString, readU32 } from "../ffi/memory.ts";
-import { describeDevice, type DeviceRecord, idFilterRejections } from "./device_order.ts";
+import { describeDevice, type DeviceRecord } from "./device_sort.ts";
+import { idFilterRejections } from "./device_id_filters.ts";
 import { recordOf } from "./device_policy.ts";
 import { type LoaderInstance, termPhysicalDevices } from "./instance.ts";
 import type { ChainStubs } from "./stubs.ts";

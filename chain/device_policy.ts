@@ -1,5 +1,5 @@
 /**
- * The physical-device policy (chain/device_order.ts) applied to the terminator's own objects: the
+ * The physical-device policy (chain/device_order.ts, chain/device_group_order.ts) applied to the terminator's own objects: the
  * enumeration terminators hand over their drivers' physical devices (or groups) and get back the list to
  * return. The loader order is the Khronos loader's (drivers in reverse discovery order, each driver's
  * devices in its own order); each device's record is read once (chain/device_record.ts) and cached.
@@ -13,13 +13,9 @@
  * @module
  */
 
-import {
-  type DeviceOrder,
-  type GroupOrder,
-  instanceCanSort,
-  orderPhysicalDeviceGroups,
-  orderPhysicalDevices,
-} from "./device_order.ts";
+import { type DeviceOrder, orderPhysicalDevices } from "./device_order.ts";
+import { type GroupOrder, orderPhysicalDeviceGroups } from "./device_group_order.ts";
+import { instanceCanSort } from "./device_sort.ts";
 import type { DevicePolicy } from "../discovery/device_selection.ts";
 import {
   type DriverFunctions,

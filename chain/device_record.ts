@@ -18,7 +18,7 @@
 
 import { Arena } from "../ffi/memory.ts";
 import { allocStruct, enumerate, readChain, readStruct } from "../ffi/structs.ts";
-import type { DeviceRecord } from "./device_order.ts";
+import type { DeviceRecord } from "./device_sort.ts";
 
 /** A driver's instance-level functions, callable from TypeScript (e.g. `DriverInstance.fn`). */
 export interface DriverFunctions {

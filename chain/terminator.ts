@@ -14,7 +14,7 @@ import { Arena, pointerFromAddress, readPointer, readU32, writeU32, writeU64 } f
 import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { DriverInstance } from "./driver_instance.ts";
 import { applyDevicePolicy, applyGroupPolicy } from "./device_policy.ts";
-import { withoutIdFilters } from "./device_order.ts";
+import { withoutIdFilters } from "./device_id_filters.ts";
 import { deviceCreateInfoExtensions, hasLoaderMagic, LoaderDevice, pendingDevices } from "./device.ts";
 import { instances, type LoaderInstance, type TermPhysicalDevice, termPhysicalDevices } from "./instance.ts";
 import { key } from "./_registry.ts";

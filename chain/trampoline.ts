@@ -18,7 +18,7 @@ import type { ChainStubs } from "./stubs.ts";
 import { enumerateHandles, groupStructs, readGroups, writeGroup } from "./terminator.ts";
 import { writeTwoCall } from "../ffi/two_call.ts";
 import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
-import { hasIdFilters } from "./device_order.ts";
+import { hasIdFilters } from "./device_id_filters.ts";
 import { key } from "./_registry.ts";
 import { offsetOf, VK } from "../loading/_layout.ts";
 import { commandDef } from "../ffi/command_ffi.ts";

@@ -2,7 +2,7 @@
  * The physical-device variables of one environment, read into a {@linkcode DevicePolicy}:
  * `VK_LOADER_DEVICE_SELECT`, `VK_LOADER_DISABLE_SELECT`, and the id filters `VK_LOADER_DEVICE_ID_FILTER`,
  * `VK_LOADER_VENDOR_ID_FILTER`, `VK_LOADER_DRIVER_ID_FILTER`, with a message for each malformed value.
- * chain/device_order.ts applies the policy to the devices of an instance.
+ * chain/device_order.ts and chain/device_group_order.ts apply the policy to the devices of an instance.
  *
  * @example No variables: sorting on, no filters
  * ```ts

@@ -8,7 +8,7 @@
  * drivers are listed too. If the instance cannot be created, `--json` prints `{"error":"VK_ERROR_..."}` and
  * the exit code is 1.
  *
- * Each device is listed with the rule that put it at its position (chain/device_order.ts): the
+ * Each device is listed with the rule that put it at its position (chain/device_sort.ts): the
  * `VK_LOADER_DEVICE_SELECT` match, device type, PCI bus, `deviceID ^ vendorID`, the loader order when
  * sorting is off, or `layer` when something above the loader (such as Mesa's device-select layer)
  * reordered the list.
@@ -26,7 +26,7 @@
  *
  * @module
  */
-import { explainEnumeratedOrder } from "../chain/device_order.ts";
+import { explainEnumeratedOrder } from "../chain/device_order_report.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { readDeviceRecord } from "../chain/device_record.ts";
 import { address } from "../ffi/memory.ts";
@@ -141,7 +141,7 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
   return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups, order };
 }
 
-/** The policy's explanation of the order the loader returned (chain/device_order.ts). */
+/** The policy's explanation of the order the loader returned (chain/device_order_report.ts). */
 function deviceOrder(
   vk: VulkanCommands,
   handles: VkPhysicalDevice[],

@@ -11,7 +11,8 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { type DeviceRecord, orderPhysicalDevices } from "../chain/device_order.ts";
+import { orderPhysicalDevices } from "../chain/device_order.ts";
+import type { DeviceRecord } from "../chain/device_sort.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { allocStruct, readStruct, sizeOfStruct } from "../ffi/structs.ts";
 import { addr, createInstance, load, physicalDevices, u32Slot } from "./_chain.ts";

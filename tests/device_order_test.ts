@@ -1,20 +1,16 @@
 /**
- * Physical-device policy as pure functions (chain/device_order.ts): Linux sort keys, VK_LOADER_DEVICE_SELECT,
+ * Physical-device policy as pure functions (chain/device_sort.ts, device_id_filters.ts, device_order.ts,
+ * device_group_order.ts, device_order_report.ts): Linux sort keys, VK_LOADER_DEVICE_SELECT,
  * VK_LOADER_DISABLE_SELECT, the three id filters, groups, and the "why" of each placement.
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import fc from "fast-check";
-import {
-  describeDevicePolicy,
-  type DeviceRecord,
-  enumerationWindow,
-  explainEnumeratedOrder,
-  instanceCanSort,
-  orderPhysicalDeviceGroups,
-  orderPhysicalDevices,
-  PHYSICAL_DEVICE_TYPE as T,
-} from "../chain/device_order.ts";
+import { orderPhysicalDevices } from "../chain/device_order.ts";
+import { orderPhysicalDeviceGroups } from "../chain/device_group_order.ts";
+import { describeDevicePolicy, explainEnumeratedOrder } from "../chain/device_order_report.ts";
+import { type DeviceRecord, instanceCanSort, PHYSICAL_DEVICE_TYPE as T } from "../chain/device_sort.ts";
+import { writeTwoCall } from "../ffi/two_call.ts";
 import { parseDeviceSelect, parseIdFilter, readDevicePolicy } from "../discovery/device_selection.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readPointer } from "../ffi/memory.ts";
@@ -439,11 +435,23 @@ Deno.test("the two-call idiom over a filtered list: count, then VK_INCOMPLETE be
   const order = sortWith(FILTERED, { VK_LOADER_VENDOR_ID_FILTER: "0x1002,0x8086" });
   const total = order.devices.length;
   assertEquals(total, 3);
-  assertEquals(enumerationWindow(total, undefined), { count: 3, result: 0 });
-  assertEquals(enumerationWindow(total, 2), { count: 2, result: 5 });
-  assertEquals(enumerationWindow(total, 3), { count: 3, result: 0 });
-  assertEquals(enumerationWindow(total, 8), { count: 3, result: 0 });
-  assertEquals(enumerationWindow(0, 0), { count: 0, result: 0 });
+  // What the trampoline answers with (ffi/two_call.ts): count, then `capacity` items and VK_INCOMPLETE (5).
+  const window = (list: readonly unknown[], capacity: number | undefined) => {
+    const count = new Uint32Array([capacity ?? 0]);
+    const out = new Uint32Array(8);
+    const result = writeTwoCall(
+      Deno.UnsafePointer.of(count),
+      capacity === undefined ? null : Deno.UnsafePointer.of(out),
+      list,
+      (i) => out[i] = i + 1,
+    );
+    return { count: count[0], result, written: [...out].filter((v) => v !== 0).length };
+  };
+  assertEquals(window(order.devices, undefined), { count: 3, result: 0, written: 0 });
+  assertEquals(window(order.devices, 2), { count: 2, result: 5, written: 2 });
+  assertEquals(window(order.devices, 3), { count: 3, result: 0, written: 3 });
+  assertEquals(window(order.devices, 8), { count: 3, result: 0, written: 3 });
+  assertEquals(window([], 0), { count: 0, result: 0, written: 0 });
 });
 
 Deno.test("the order log lists each device with its rule's sentence", () => {

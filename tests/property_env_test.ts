@@ -13,7 +13,8 @@ import { discoverLayers } from "../discovery/layers.ts";
 import { activateLayers } from "../discovery/layer_activation.ts";
 import { parseManifestText } from "../discovery/manifest_file.ts";
 import { parseLayerManifest } from "../discovery/layer_manifest.ts";
-import { type DeviceRecord, orderPhysicalDevices } from "../chain/device_order.ts";
+import { orderPhysicalDevices } from "../chain/device_order.ts";
+import type { DeviceRecord } from "../chain/device_sort.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { goodDriverManifest, goodLayerManifest } from "../testing/reliability_manifests.ts";
 
