@@ -22,15 +22,13 @@ import type { EnvironmentSnapshot } from "./discovery/environment.ts";
 import { WSI_SUPPORT } from "./wsi/terminators.ts";
 import { moduleLayerLoader } from "./layers/module_layer.ts";
 import type { NativeLayerBridgeOptions } from "./layers/native.ts";
-import type { LoaderDevice } from "./chain/device.ts";
+import { key, type LoaderDevice } from "./chain/objects.ts";
 import type { VkCommandName as VulkanCommandName } from "./ffi/generated/vk_commands.ts";
 import { Loader } from "./chain/loader.ts";
 import type { Logger } from "./loading/log.ts";
 import { deviceProcAddrRule, isLoaderTrampoline } from "./chain/proc_addr.ts";
 import type { VulkanCommand } from "./chain/stubs.ts";
 import { stampingTrampolines } from "./chain/trampoline.ts";
-import { key } from "./chain/_registry.ts";
-import { devices } from "./chain/device.ts";
 import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.ts";
 import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
 import { commandDef } from "./ffi/command_ffi.ts";
@@ -197,10 +195,10 @@ export class Vulkan implements Disposable {
    * const d = vk.deviceTable(device);
    * d.vkCmdDraw?.(commandBuffer, 3, 1, 0, 0); // typed; absent when the device lacks it
    * ```
-   * @throws {TypeError} If `device` is not a device this process's loader created.
+   * @throws {TypeError} If `device` is not a device this object's loader created.
    */
   deviceTable(device: VkDevice): DeviceTable {
-    const ld = devices.get(key(device));
+    const ld = this.#loader.registry.devices.get(key(device));
     if (!ld) {
       throw new TypeError(`Cannot make a device table: "0x${key(device).toString(16)}" is not a VkDevice`);
     }

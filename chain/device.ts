@@ -1,27 +1,278 @@
 /**
- * Devices: the driver's `VkDevice` handed to the application, its first word (the driver's
- * `ICD_LOADER_MAGIC`) replaced by the loader's device dispatch table, which is filled from the top of the
- * device chain. Without layers the chain's only link is the driver's own `vkGetDeviceProcAddr`, so every
- * slot holds the driver's function and a dispatch stub jumps straight into the driver.
+ * Device creation and destruction, owned by one {@linkcode LoaderDevices} per loader: the `vkCreateDevice`
+ * trampoline, the device chain's bottom (the terminator `vkCreateDevice` and the loader's
+ * `vkGetDeviceProcAddr` below the device layers), the device dispatch table filled once the device came
+ * back up the chain, and `vkDestroyDevice`. The device object itself is chain/objects.ts's `LoaderDevice`.
+ *
+ * One `vkCreateDevice`, in order:
+ * 1. {@linkcode LoaderDevices.createDevice} (the trampoline) runs the instance's device chain
+ *    (chain/layer_instance.ts `InstanceLayers.createDevice`);
+ * 2. at its bottom, {@linkcode LoaderDevices.terminatorCreateDevice} calls the driver with a create info
+ *    rewritten for it, makes the `LoaderDevice` and stamps its table into the driver's `VkDevice`;
+ * 3. back at the top, the layer chain calls the `deviceCreated` hook ({@linkcode LoaderDevices.hooks}),
+ *    which fills the table from the top of the chain's `vkGetDeviceProcAddr`;
+ * 4. the trampoline hands the top's handle to the application.
+ *
+ * A layer's `pfnLayerCreateDevice` runs steps 1-3 below that layer, so creations nest: the devices made by
+ * the terminator and not yet back at the top are kept innermost last (the Khronos loader passes its
+ * `loader_device` down in `*pDevice`; layers here may not keep it, so the loader keeps the order itself).
  *
  * @module
  */
 
-import { DispatchTable } from "../ffi/dispatch.ts";
+import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
-import { readCString, readPointer, readU32, readU64, writeU64 } from "../ffi/memory.ts";
-import type { DriverInstance } from "./driver_instance.ts";
-import type { LoaderInstance, TermPhysicalDevice } from "./instance.ts";
-import { key } from "./_registry.ts";
-import { ICD_LOADER_MAGIC, offsetOf } from "../loading/_layout.ts";
-import { type ChainStubs, chainStubs, DEVICE_TABLE_SLOTS } from "./stubs.ts";
+import {
+  Arena,
+  pointerFromAddress,
+  readCString,
+  readPointer,
+  readU32,
+  readU64,
+  writeU32,
+  writeU64,
+} from "../ffi/memory.ts";
+import { commandDef } from "../ffi/command_ffi.ts";
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import type { Logger } from "../loading/log.ts";
+import { ICD_LOADER_MAGIC, offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
+import type { CoreHooks } from "./layer_instance.ts";
+import { skipLoaderNodes } from "./layer_nodes.ts";
+import {
+  type HandleRegistry,
+  key,
+  LoaderDevice,
+  type LoaderInstance,
+  type TermPhysicalDevice,
+} from "./objects.ts";
+import type { ChainStubs } from "./stubs.ts";
 import { fillDeviceCommands } from "./table_fill.ts";
+import { unknownDeviceSlots } from "./unknown.ts";
+import type { WsiSupport } from "./wsi_interface.ts";
+
+type P = Deno.PointerValue;
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
+/** The device side of {@linkcode CoreHooks}: what the layer chain asks the core about devices. */
+export type DeviceHooks = Pick<
+  CoreHooks,
+  "deviceProcAddr" | "unwrapPhysicalDevice" | "deviceCreated" | "deviceDestroyed" | "deviceTableOf"
+>;
+
+/** What {@linkcode LoaderDevices} needs from its loader. */
+export interface LoaderDevicesOptions {
+  /** The loader's handle maps. */
+  readonly registry: HandleRegistry;
+  /** The process's stubs. */
+  readonly stubs: ChainStubs;
+  /** The loader's log. */
+  readonly log: Logger;
+  /** Window-system support, whose terminators take the surface commands; none when left out. */
+  readonly wsi?: WsiSupport;
+}
+
+/**
+ * The devices of one loader: creation through the device chain and destruction.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { LoaderDevices } from "./device.ts";
+ * const devices = new LoaderDevices({ registry, stubs, log });
+ * devices.createDevice(physicalDevice, pCreateInfo, null, pDevice);
+ * ```
+ */
+export class LoaderDevices {
+  readonly #registry: HandleRegistry;
+  readonly #stubs: ChainStubs;
+  readonly #log: Logger;
+  readonly #wsi: WsiSupport | undefined;
+  /** Devices the terminator made whose chain has not returned yet (innermost last). */
+  readonly #inFlight: LoaderDevice[] = [];
+
+  constructor(options: LoaderDevicesOptions) {
+    this.#registry = options.registry;
+    this.#stubs = options.stubs;
+    this.#log = options.log;
+    this.#wsi = options.wsi;
+  }
+
+  /** `vkCreateDevice`: the instance's device chain, then the top's handle to the application. */
+  createDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+    const tramp = this.#registry.trampPhysicalDevices.get(key(physicalDevice));
+    if (!tramp) {
+      this.#log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
+      return VK.ERROR_INITIALIZATION_FAILED;
+    }
+    if (pDevice === null) return VK.ERROR_INITIALIZATION_FAILED;
+    const layers = tramp.instance.layers;
+    if (!layers) return VK.ERROR_INITIALIZATION_FAILED;
+    const depth = this.#inFlight.length;
+    const made = layers.createDevice({ physicalDevice: tramp.next, pCreateInfo, pAllocator });
+    // A device the terminator made that never came back up (a layer failed after its down-call).
+    while (this.#inFlight.length > depth) this.#inFlight.pop();
+    if (made.result < 0) {
+      // Logged, as by the Khronos loader ("vkCreateDevice: Failed to create device chain."), issue 17 rule 7.
+      this.#log.error(`vkCreateDevice: the device chain returned "${made.result}": no device was created`);
+      return made.result;
+    }
+    writeU64(pDevice, 0, key(made.device));
+    return made.result;
+  }
+
+  /**
+   * The terminator of `vkCreateDevice`: the driver's, with the create info rewritten for it (no loader
+   * nodes, only its extensions, its own physical-device handles in a device group); the `LoaderDevice`
+   * made and its table stamped into the driver's `VkDevice`.
+   */
+  terminatorCreateDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+    const term = this.#registry.termPhysicalDevices.get(key(physicalDevice));
+    if (!term) {
+      throw new TypeError(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
+    }
+    const d = term.driverInstance;
+    const fn = d.fn("vkCreateDevice");
+    if (!fn) return VK.ERROR_INITIALIZATION_FAILED;
+    // The copies only have to live through the driver's call.
+    using arena = new Arena();
+    const requested = deviceCreateInfoExtensions(pCreateInfo);
+    const offered = driverDeviceExtensions(term);
+    const layers = term.instance.layers;
+    const missing = layers
+      ? layers.unsupportedExtension(requested, offered, "device")
+      : requested.find((e) => !offered.includes(e));
+    if (missing !== undefined) {
+      term.instance.log.error(
+        `vkCreateDevice: device extension "${missing}" is offered by neither driver "${d.name}" nor an enabled layer`,
+      );
+      return VK.ERROR_EXTENSION_NOT_PRESENT;
+    }
+    const bare = driverDeviceCreateInfo(arena, pCreateInfo, offered);
+    const terms = this.#registry.termPhysicalDevices;
+    const info = replaceGroupDevices(arena, bare, (h) => terms.get(h)?.driverHandle);
+    const result = fn(term.driverHandle, info, pAllocator, pDevice) as number;
+    if (result < 0) {
+      // An error, as in the Khronos loader ("terminator_CreateDevice: Failed in ICD ... vkCreateDevice call").
+      term.instance.log.error(
+        `Driver "${d.name}" ("${d.driver.manifest.libraryPath}"): vkCreateDevice failed with "${result}"`,
+        "driver",
+      );
+      return result;
+    }
+    const device = readPointer(pDevice, 0);
+    if (!hasLoaderMagic(device)) {
+      term.instance.log.error(
+        `Driver "${d.name}" returned a VkDevice without ICD_LOADER_MAGIC in its first word: destroying it`,
+        "driver",
+      );
+      const gdpaAddress = d.driver.procAddr(d.handle, "vkGetDeviceProcAddr");
+      if (gdpaAddress && device) {
+        const destroy = fnFromPointer(gdpaAddress, GDPA_DEF).call(device, cstringBuffer("vkDestroyDevice"));
+        if (destroy) {
+          fnFromPointer(destroy, { parameters: ["pointer", "pointer"], result: "void" } as const)
+            .call(device, pAllocator);
+        }
+      }
+      writeU64(pDevice, 0, 0n);
+      return VK.ERROR_INITIALIZATION_FAILED;
+    }
+    const ld = new LoaderDevice(term.instance, term, device as Deno.PointerObject);
+    ld.enabledExtensions = new Set(requested);
+    ld.stamp();
+    this.#inFlight.push(ld);
+    return result;
+  }
+
+  /** What the layer chain of `inst` asks about its devices (the device half of its `CoreHooks`). */
+  hooks(inst: LoaderInstance): DeviceHooks {
+    const registry = this.#registry;
+    return {
+      // The bottom of the device chain: the driver's function, or the WSI terminator taking its place.
+      deviceProcAddr: (device, name) => {
+        const ld = registry.devices.get(key(device));
+        if (!ld) return null;
+        const fn = ld.driverProcAddr(name);
+        return inst.wsi ? inst.wsi.deviceProcAddr(name, ld.driverInstance.index, fn) : fn;
+      },
+      unwrapPhysicalDevice: (pd) => registry.trampPhysicalDevices.get(key(pd))?.next ?? pd,
+      deviceCreated: (device, getDeviceProcAddr) => this.#created(inst, device, getDeviceProcAddr),
+      deviceDestroyed: (device) => registry.findDevice(device)?.dispose(),
+      deviceTableOf: (device) => registry.findDevice(device)?.table.pointer ?? null,
+    };
+  }
+
+  /** A device came back up the chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
+  #created(inst: LoaderInstance, device: P, getDeviceProcAddr: P): number {
+    const ld = this.#inFlight.pop() ?? this.#registry.findDevice(device);
+    if (!ld) {
+      this.#log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
+      return VK.ERROR_INITIALIZATION_FAILED;
+    }
+    ld.addAlias(device);
+    if (getDeviceProcAddr === null) return VK.ERROR_INITIALIZATION_FAILED;
+    const gdpa = fnFromPointer(getDeviceProcAddr, GDPA_DEF);
+    const top = (name: string) => gdpa.call(device, cstringBuffer(name));
+    ld.top = { getDeviceProcAddr: top };
+    const bottom = inst.layers?.bottomDeviceProcAddr ?? null;
+    if (bottom !== null && key(bottom) === key(getDeviceProcAddr) && ld.driverGetDeviceProcAddr !== null) {
+      // No device layers: the loader's bottom link answers the driver's functions, except the commands
+      // the WSI terminators take; ask the driver directly for the rest, in one native call.
+      const wsi = this.#wsi;
+      this.#fillTable(
+        ld,
+        ld.driverGetDeviceProcAddr,
+        ld.handle,
+        top,
+        // The surface-taking commands, which the WSI terminators answer in place of the driver.
+        wsi ? (name) => wsi.callsJavaScript(name) : undefined,
+      );
+    } else {
+      this.#fillTable(ld, getDeviceProcAddr, device, top);
+    }
+    return VK.SUCCESS;
+  }
+
+  /**
+   * Fills every device slot through `gdpa(handle, name)` in one native call (chain/table_fill.ts); with
+   * `slow`, the names it accepts are asked through `procAddr` instead. Unknown device commands taken so
+   * far fill their reserved slots through `procAddr`.
+   */
+  #fillTable(
+    ld: LoaderDevice,
+    gdpa: Deno.PointerObject,
+    handle: P,
+    procAddr: (name: string) => P,
+    slow?: (name: string) => boolean,
+  ): void {
+    const empty = this.#stubs.errorFunction;
+    fillDeviceCommands(
+      this.#stubs,
+      gdpa,
+      handle,
+      (slot, fn) => ld.setSlot(slot, fn, empty),
+      slow ? { asks: slow, procAddr } : undefined,
+    );
+    for (const [name, slot] of unknownDeviceSlots()) ld.setSlot(slot, procAddr(name), empty);
+  }
+
+  /** `vkDestroyDevice`: the driver's (down the device chain), then the loader's table goes. */
+  destroyDevice(device: P, pAllocator: P): void {
+    if (device === null) return;
+    const ld = this.#registry.findDevice(device);
+    if (!ld) {
+      this.#log.error(`vkDestroyDevice: invalid VkDevice "0x${key(device).toString(16)}"`);
+      return;
+    }
+    const slot = COMMAND_INDEX.vkDestroyDevice!;
+    this.#stubs.bindDispatch(slot, commandDef(COMMANDS[slot]!))(device, pAllocator);
+    ld.instance.layers?.chain.forgetDevice(ld.table.pointer);
+    ld.dispose();
+  }
+}
+
 /** The extensions named in a `VkDeviceCreateInfo`. */
-export function deviceCreateInfoExtensions(p: Deno.PointerValue): string[] {
+export function deviceCreateInfoExtensions(p: P): string[] {
   if (p === null) return [];
   const s = "VkDeviceCreateInfo";
   const n = readU32(p, offsetOf(s, "enabledExtensionCount"));
@@ -31,130 +282,113 @@ export function deviceCreateInfoExtensions(p: Deno.PointerValue): string[] {
   return out;
 }
 
-/**
- * Devices the terminator made whose chain has not returned yet (innermost last): the trampoline's
- * `deviceCreated` takes them, whatever handle the top of the chain hands back.
- */
-export const pendingDevices: LoaderDevice[] = [];
-
-/** A device by any of its handles, or by the dispatch table in its first word. */
-export function findDevice(handle: Deno.PointerValue): LoaderDevice | undefined {
-  const direct = devices.get(key(handle));
-  if (direct || handle === null) return direct;
-  const word = readU64(handle, 0);
-  for (const d of devices.values()) if (d.table.address === word) return d;
-  return undefined;
-}
-
 /** Whether a driver's dispatchable object starts with `ICD_LOADER_MAGIC`. */
-export function hasLoaderMagic(handle: Deno.PointerValue): boolean {
+export function hasLoaderMagic(handle: P): boolean {
   return handle !== null && readU64(handle, 0) === ICD_LOADER_MAGIC;
 }
 
-/** Devices by the address of their `VkDevice` (the driver's object, stamped with the loader's table). */
-export const devices: Map<bigint, LoaderDevice> = new Map();
-
-/** A device made by the loader. */
-export class LoaderDevice {
-  /** The `VkDevice` (the driver's object). */
-  readonly handle: Deno.PointerObject;
-  /** Its address. */
-  readonly address: bigint;
-  /** The device dispatch table (word 0 of the device, its queues and command buffers). */
-  readonly table: DispatchTable = new DispatchTable(DEVICE_TABLE_SLOTS);
-  /** The instance. */
-  readonly instance: LoaderInstance;
-  /** The physical device below it. */
-  readonly physicalDevice: TermPhysicalDevice;
-  /** Device extensions enabled at creation. */
-  enabledExtensions: ReadonlySet<string> = new Set();
-  /** Slots the chain filled with a real function. */
-  readonly supported: Set<number> = new Set();
-  /** The top of the device chain's `vkGetDeviceProcAddr` and the handle it knows (set by the trampoline). */
-  top: { getDeviceProcAddr: (name: string) => Deno.PointerValue } | undefined;
-  /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
-  readonly driverGetDeviceProcAddr: Deno.PointerValue;
-  #gdpa: Deno.UnsafeFnPointer<typeof GDPA_DEF> | undefined;
-  #aliases = new Set<bigint>();
-
-  constructor(instance: LoaderInstance, physicalDevice: TermPhysicalDevice, handle: Deno.PointerObject) {
-    this.instance = instance;
-    this.physicalDevice = physicalDevice;
-    this.handle = handle;
-    this.address = key(handle);
-    this.driverGetDeviceProcAddr = physicalDevice.driverInstance.procAddr("vkGetDeviceProcAddr");
-    if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GDPA_DEF);
-    devices.set(this.address, this);
-    instance.devices.add(this);
-  }
-
-  /** The driver instance. */
-  get driverInstance(): DriverInstance {
-    return this.physicalDevice.driverInstance;
-  }
-
-  /** The driver's `vkGetDeviceProcAddr(device, name)`. */
-  driverProcAddr(name: string): Deno.PointerValue {
-    return this.#gdpa ? this.#gdpa.call(this.handle, cstringBuffer(name)) : null;
-  }
-
-  /** Writes the table's address into the device's first word. */
-  stamp(): void {
-    writeU64(this.handle, 0, this.table.address);
-  }
-
-  /**
-   * Fills every device slot through `gdpa(handle, name)` in one native call (chain/table_fill.ts); with
-   * `slow`, the names it accepts are asked through `procAddr` instead. Unknown device commands taken so
-   * far fill their reserved slots through `procAddr`.
-   */
-  fillTableFrom(
-    stubs: ChainStubs,
-    empty: Deno.PointerValue,
-    gdpa: Deno.PointerObject,
-    handle: Deno.PointerValue,
-    procAddr: (name: string) => Deno.PointerValue,
-    unknown: Iterable<[string, number]> = [],
-    slow?: (name: string) => boolean,
-  ): void {
-    fillDeviceCommands(
-      stubs,
-      gdpa,
-      handle,
-      (slot, fn) => this.setSlot(slot, fn, empty),
-      slow ? { asks: slow, procAddr } : undefined,
-    );
-    for (const [name, slot] of unknown) this.setSlot(slot, procAddr(name), empty);
-  }
-
-  /** Also finds this device by `handle` (a layer's wrapper handed to the application). */
-  addAlias(handle: Deno.PointerValue): void {
-    const k = key(handle);
-    if (k === 0n || k === this.address) return;
-    this.#aliases.add(k);
-    devices.set(k, this);
-  }
-
-  /** Sets one slot (`empty` for null). */
-  setSlot(slot: number, fn: Deno.PointerValue, empty: Deno.PointerValue): void {
-    if (fn === null) this.supported.delete(slot);
-    else this.supported.add(slot);
-    const stamped = fn === null ? undefined : chainStubs().stampedQueueSlots.get(slot);
-    if (stamped) {
-      // The slot runs native code that calls `fn` (kept in a hidden word) and stamps the queue.
-      this.table.set(stamped.next, fn);
-      this.table.set(slot, stamped.helper);
-    } else {
-      this.table.set(slot, fn ?? empty);
+/**
+ * A copy of `VkDeviceCreateInfo` whose `VkDeviceGroupDeviceCreateInfo` lists other handles (`map` of each
+ * address), or the original pointer when it has no such struct (or `map` knows none of them).
+ */
+export function replaceGroupDevices(
+  arena: Arena,
+  pCreateInfo: P,
+  map: (h: bigint) => Deno.PointerValue | undefined,
+): P {
+  if (pCreateInfo === null) return null;
+  const groupType = structureType("VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO");
+  const nodes: P[] = [pCreateInfo];
+  let found = false;
+  for (
+    let p = readPointer(pCreateInfo, 8), guard = 0;
+    p !== null && guard < 64;
+    p = readPointer(p, 8), guard++
+  ) {
+    nodes.push(p);
+    if (readU32(p, 0) === groupType) {
+      found = true;
+      break;
     }
   }
-
-  /** Forgets the device and frees its table (the driver's device must be destroyed already). */
-  dispose(): void {
-    if (this.table.disposed) return;
-    devices.delete(this.address);
-    for (const k of this.#aliases) if (devices.get(k) === this) devices.delete(k);
-    this.instance.devices.delete(this);
-    this.table.dispose();
+  if (!found) return pCreateInfo;
+  const group = nodes[nodes.length - 1]!;
+  const count = readU32(group, offsetOf("VkDeviceGroupDeviceCreateInfo", "physicalDeviceCount"));
+  const list = readPointer(group, offsetOf("VkDeviceGroupDeviceCreateInfo", "pPhysicalDevices"));
+  const mapped: Deno.PointerValue[] = [];
+  let changed = false;
+  for (let i = 0; i < count && list !== null; i++) {
+    const h = key(readPointer(list, i * 8));
+    const m = map(h);
+    changed ||= m !== undefined;
+    mapped.push(m ?? pointerFromAddress(h));
   }
+  if (!changed) return pCreateInfo;
+  // Copy every node up to the group struct, relinked, so the caller's memory is never written.
+  const copies = nodes.map((p, i) => {
+    const name = i === 0 ? "VkDeviceCreateInfo" : STRUCT_BY_STYPE[readU32(p, 0)];
+    const size = name ? STRUCTS[name]?.size ?? 16 : 16;
+    return arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p!, size)));
+  });
+  for (let i = 0; i + 1 < copies.length; i++) writeU64(copies[i]!, 8, key(copies[i + 1]!));
+  const lastCopy = copies[copies.length - 1]!;
+  writeU64(
+    lastCopy,
+    offsetOf("VkDeviceGroupDeviceCreateInfo", "pPhysicalDevices"),
+    key(arena.pointerArray(mapped)),
+  );
+  return copies[0]!;
+}
+
+/**
+ * A copy of a create info (`struct`) whose `pNext` starts after the loader's layer nodes, or the
+ * original pointer when it has none: drivers never see the chain-building structs.
+ */
+export function withoutLoaderNodes(arena: Arena, pCreateInfo: P, struct: string): P {
+  if (pCreateInfo === null) return null;
+  const next = readPointer(pCreateInfo, 8);
+  const bare = skipLoaderNodes(next);
+  if (key(bare) === key(next)) return pCreateInfo;
+  const copy = arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pCreateInfo, sizeOf(struct))));
+  writeU64(copy, 8, key(bare));
+  return copy;
+}
+
+/** The device extensions a driver offers for one of its physical devices (NULL layer name). */
+export function driverDeviceExtensions(term: TermPhysicalDevice): string[] {
+  const fn = term.driverInstance.fn("vkEnumerateDeviceExtensionProperties");
+  if (!fn) return [];
+  const count = new Uint32Array(new ArrayBuffer(4));
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if ((fn(term.driverHandle, null, Deno.UnsafePointer.of(count), null) as number) < 0) return [];
+    const buf = new Uint8Array(new ArrayBuffer(Math.max(1, count[0]!) * 260));
+    const r = fn(term.driverHandle, null, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
+    if (r === VK.INCOMPLETE) continue;
+    if (r < 0) return [];
+    const out: string[] = [];
+    for (let i = 0; i < count[0]!; i++) {
+      const name = buf.subarray(i * 260, i * 260 + 256);
+      const end = name.indexOf(0);
+      out.push(new TextDecoder().decode(name.subarray(0, end < 0 ? 256 : end)));
+    }
+    return out;
+  }
+  return [];
+}
+
+/**
+ * What the driver's `vkCreateDevice` gets: the create info without the loader's layer nodes, and with
+ * only the device extensions the driver offers (the rest belong to layers, checked before).
+ */
+export function driverDeviceCreateInfo(arena: Arena, pCreateInfo: P, offered: readonly string[]): P {
+  const bare = withoutLoaderNodes(arena, pCreateInfo, "VkDeviceCreateInfo");
+  if (bare === null) return null;
+  const s = "VkDeviceCreateInfo";
+  const requested = deviceCreateInfoExtensions(bare);
+  const kept = requested.filter((e) => offered.includes(e));
+  if (kept.length === requested.length) return bare;
+  const copy = arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(bare, sizeOf(s))));
+  writeU32(copy, offsetOf(s, "enabledExtensionCount"), kept.length);
+  writeU64(copy, offsetOf(s, "ppEnabledExtensionNames"), key(arena.cstringArray(kept)));
+  return copy;
 }

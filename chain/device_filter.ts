@@ -23,7 +23,7 @@ import { readCString, readU32 } from "../ffi/memory.ts";
 import { describeDevice, type DeviceRecord } from "./device_sort.ts";
 import { idFilterRejections } from "./device_id_filters.ts";
 import { recordOf } from "./device_policy.ts";
-import { type LoaderInstance, termPhysicalDevices } from "./instance.ts";
+import type { LoaderInstance } from "./objects.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { structureType, VK_API_VERSION_1_1 } from "../loading/_layout.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
@@ -85,7 +85,7 @@ function chainRecord(
 
 /** The record of a chain handle: the terminator's when it is the loader's own, else asked through the chain. */
 function recordFor(inst: LoaderInstance, stubs: ChainStubs, handle: bigint): DeviceRecord {
-  const term = termPhysicalDevices.get(handle);
+  const term = inst.registry.termPhysicalDevices.get(handle);
   if (term !== undefined) return recordOf(inst, term);
   return chainRecord(inst, stubs, handle, inst.devicePolicy.driverIdFilter !== undefined);
 }

@@ -1,16 +1,14 @@
 /**
- * One driver's part of a loader instance: the driver's `VkInstance`, created with a create info rewritten
- * for that driver (LDP_LOADER_7, LDP_LOADER_9), and its function table for physical-device commands.
+ * The create info of one driver's `VkInstance`: the application's `VkInstanceCreateInfo` read, and rewritten
+ * for each driver (LDP_LOADER_7, LDP_LOADER_9). The driver's instance itself is chain/objects.ts's
+ * `DriverInstance`, made by chain/terminator_instance.ts.
  *
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { type Arena, readCString, readPointer, readU32 } from "../ffi/memory.ts";
-import { DispatchTable } from "../ffi/dispatch.ts";
 import type { Driver } from "../loading/driver.ts";
 import { skipLoaderNodes } from "./layer_nodes.ts";
-import { SLOT_COUNT } from "./stubs.ts";
 import {
   majorMinor,
   offsetOf,
@@ -19,7 +17,6 @@ import {
   VK_API_VERSION_1_0,
   VK_API_VERSION_1_1,
 } from "../loading/_layout.ts";
-import { commandDef } from "../ffi/command_ffi.ts";
 
 /** `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR`. */
 export const ENUMERATE_PORTABILITY_BIT = 0x1;
@@ -130,80 +127,4 @@ export function driverCreateInfo(arena: Arena, info: InstanceCreateInfo, driver:
   dv.setUint32(offsetOf(s, "enabledExtensionCount"), extensions.length, true);
   ptr(offsetOf(s, "ppEnabledExtensionNames"), arena.cstringArray(extensions));
   return { pointer: arena.pointer(buf), extensions, apiVersion };
-}
-
-type NativeFn = (...args: unknown[]) => unknown;
-
-/**
- * A driver's `VkInstance` inside a loader instance, with the driver's function table (physical-device
- * slots) that terminator physical devices point to.
- */
-export class DriverInstance {
-  /** The driver. */
-  readonly driver: Driver;
-  /** Position among the instance's drivers. */
-  readonly index: number;
-  /** The driver's `VkInstance`. */
-  readonly handle: Deno.PointerObject;
-  /** Extensions it was created with. */
-  readonly enabledExtensions: readonly string[];
-  /** The driver's functions by slot (physical-device commands; empty slots hold the error function). */
-  readonly table: DispatchTable = new DispatchTable(SLOT_COUNT);
-  #fns = new Map<string, NativeFn | null>();
-
-  constructor(
-    driver: Driver,
-    index: number,
-    handle: Deno.PointerObject,
-    enabledExtensions: readonly string[],
-  ) {
-    this.driver = driver;
-    this.index = index;
-    this.handle = handle;
-    this.enabledExtensions = enabledExtensions;
-  }
-
-  /** `vk_icdGetInstanceProcAddr(this instance, name)`. */
-  procAddr(name: string): Deno.PointerValue {
-    return this.driver.procAddr(this.handle, name);
-  }
-
-  /** The driver's function for a known command (trying its aliases), first non-null. */
-  commandAddress(slot: number): Deno.PointerValue {
-    const info = COMMANDS[slot];
-    if (!info) return null;
-    for (const name of [info.name, ...info.aliases]) {
-      const p = this.procAddr(name);
-      if (p !== null) return p;
-    }
-    return null;
-  }
-
-  /** The driver's function `name` (or an alias), callable from TypeScript (cold path), or null. */
-  fn(name: string): NativeFn | null {
-    let fn = this.#fns.get(name);
-    if (fn === undefined) {
-      const slot = COMMAND_INDEX[name];
-      const info = slot === undefined ? undefined : COMMANDS[slot];
-      const p = info ? this.commandAddress(slot!) : null;
-      if (p === null || !info) {
-        fn = null;
-      } else {
-        const f = new Deno.UnsafeFnPointer(p as Deno.PointerObject<never>, commandDef(info));
-        fn = f.call.bind(f) as NativeFn;
-      }
-      this.#fns.set(name, fn);
-    }
-    return fn;
-  }
-
-  /** A name for messages. */
-  get name(): string {
-    return this.driver.name;
-  }
-
-  /** Frees the function table. */
-  dispose(): void {
-    this.table.dispose();
-  }
 }

@@ -12,15 +12,16 @@
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { nativeBytes, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
-import { key } from "./_registry.ts";
-import { driverPhysicalDevices } from "./instance.ts";
+import { type HandleRegistry, key } from "./objects.ts";
 import { offsetOf, sizeOf, VK } from "../loading/_layout.ts";
 
 type Body = (...args: unknown[]) => unknown;
 type P = Deno.PointerValue;
+/** The loader's terminator physical devices by the driver's handle: where a body finds the driver. */
+type Devices = HandleRegistry["driverPhysicalDevices"];
 
-function original(pd: P, name: string): ((...args: unknown[]) => unknown) | undefined {
-  const term = driverPhysicalDevices.get(key(pd));
+function original(devices: Devices, pd: P, name: string): ((...args: unknown[]) => unknown) | undefined {
+  const term = devices.get(key(pd));
   if (!term) throw new TypeError(`${name}: unknown driver VkPhysicalDevice "0x${key(pd).toString(16)}"`);
   return term.driverInstance.fn(name) ?? undefined;
 }
@@ -29,24 +30,32 @@ function at(p: P, offset: number): P {
   return p === null ? null : pointerFromAddress(key(p) + BigInt(offset));
 }
 
-function embedded(name: string, original: string, outParam: number, outStruct: string, member: string): Body {
+function embedded(
+  devices: Devices,
+  name: string,
+  original: string,
+  outParam: number,
+  outStruct: string,
+  member: string,
+): Body {
   const offset = offsetOf(outStruct, member);
   return (...args) => {
-    const fn = requireOriginal(args[0] as P, name, original);
+    const fn = requireOriginal(devices, args[0] as P, name, original);
     const next = [...args];
     next[outParam] = at(args[outParam] as P, offset);
     return fn(...next);
   };
 }
 
-function requireOriginal(pd: P, name: string, originalName: string) {
-  const fn = original(pd, originalName);
+function requireOriginal(devices: Devices, pd: P, name: string, originalName: string) {
+  const fn = original(devices, pd, originalName);
   if (!fn) throw new TypeError(`${name}: the driver lacks "${originalName}" as well`);
   return fn;
 }
 
 /** Two-call queries: the 1.0 array is read into a scratch buffer, then copied into the `*2` structs. */
 function arrayQuery(
+  devices: Devices,
   name: string,
   originalName: string,
   countParam: number,
@@ -59,7 +68,7 @@ function arrayQuery(
   const inner = offsetOf(outStruct, member);
   const size = sizeOf(elementStruct);
   return (...args) => {
-    const fn = requireOriginal(args[0] as P, name, originalName);
+    const fn = requireOriginal(devices, args[0] as P, name, originalName);
     const pCount = args[countParam] as P;
     const pOut = args[countParam + 1] as P;
     if (pOut === null) return fn(...makeArgs(args, pCount, null));
@@ -74,40 +83,44 @@ function arrayQuery(
   };
 }
 
-const BODIES: Record<string, () => Body> = {
-  vkGetPhysicalDeviceFeatures2: () =>
+const BODIES: Record<string, (devices: Devices) => Body> = {
+  vkGetPhysicalDeviceFeatures2: (devices) =>
     embedded(
+      devices,
       "vkGetPhysicalDeviceFeatures2",
       "vkGetPhysicalDeviceFeatures",
       1,
       "VkPhysicalDeviceFeatures2",
       "features",
     ),
-  vkGetPhysicalDeviceProperties2: () =>
+  vkGetPhysicalDeviceProperties2: (devices) =>
     embedded(
+      devices,
       "vkGetPhysicalDeviceProperties2",
       "vkGetPhysicalDeviceProperties",
       1,
       "VkPhysicalDeviceProperties2",
       "properties",
     ),
-  vkGetPhysicalDeviceFormatProperties2: () =>
+  vkGetPhysicalDeviceFormatProperties2: (devices) =>
     embedded(
+      devices,
       "vkGetPhysicalDeviceFormatProperties2",
       "vkGetPhysicalDeviceFormatProperties",
       2,
       "VkFormatProperties2",
       "formatProperties",
     ),
-  vkGetPhysicalDeviceMemoryProperties2: () =>
+  vkGetPhysicalDeviceMemoryProperties2: (devices) =>
     embedded(
+      devices,
       "vkGetPhysicalDeviceMemoryProperties2",
       "vkGetPhysicalDeviceMemoryProperties",
       1,
       "VkPhysicalDeviceMemoryProperties2",
       "memoryProperties",
     ),
-  vkGetPhysicalDeviceImageFormatProperties2: () => {
+  vkGetPhysicalDeviceImageFormatProperties2: (devices) => {
     const s = "VkPhysicalDeviceImageFormatInfo2";
     const [format, type, tiling, usage, flags] = ["format", "type", "tiling", "usage", "flags"].map((m) =>
       offsetOf(s, m)
@@ -115,6 +128,7 @@ const BODIES: Record<string, () => Body> = {
     const out = offsetOf("VkImageFormatProperties2", "imageFormatProperties");
     return (pd, pInfo, pProps) => {
       const fn = requireOriginal(
+        devices,
         pd as P,
         "vkGetPhysicalDeviceImageFormatProperties2",
         "vkGetPhysicalDeviceImageFormatProperties",
@@ -131,8 +145,9 @@ const BODIES: Record<string, () => Body> = {
       );
     };
   },
-  vkGetPhysicalDeviceQueueFamilyProperties2: () =>
+  vkGetPhysicalDeviceQueueFamilyProperties2: (devices) =>
     arrayQuery(
+      devices,
       "vkGetPhysicalDeviceQueueFamilyProperties2",
       "vkGetPhysicalDeviceQueueFamilyProperties",
       1,
@@ -141,12 +156,13 @@ const BODIES: Record<string, () => Body> = {
       "VkQueueFamilyProperties",
       (args, count, out) => [args[0], count, out],
     ),
-  vkGetPhysicalDeviceSparseImageFormatProperties2: () => {
+  vkGetPhysicalDeviceSparseImageFormatProperties2: (devices) => {
     const s = "VkPhysicalDeviceSparseImageFormatInfo2";
     const [format, type, samples, usage, tiling] = ["format", "type", "samples", "usage", "tiling"].map((m) =>
       offsetOf(s, m)
     ) as [number, number, number, number, number];
     return arrayQuery(
+      devices,
       "vkGetPhysicalDeviceSparseImageFormatProperties2",
       "vkGetPhysicalDeviceSparseImageFormatProperties",
       2,
@@ -178,17 +194,20 @@ const BODIES: Record<string, () => Body> = {
 export const EMULATED_SLOTS: ReadonlySet<number> = new Set(Object.keys(BODIES).map((n) => COMMAND_INDEX[n]!));
 
 /**
- * The emulation body for the command in `slot`, or undefined when the loader cannot supply it.
+ * The emulation body for the command in `slot`, or undefined when the loader cannot supply it. The body
+ * finds the driver behind the `VkPhysicalDevice` it is called with in `registry` (its loader's).
  *
  * @example Usage
  * ```ts
  * import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
  * import { emulation } from "./emulation.ts";
- * console.log(emulation(COMMAND_INDEX.vkGetPhysicalDeviceProperties2KHR!) !== undefined); // true
+ * import { HandleRegistry } from "./objects.ts";
+ * const registry = new HandleRegistry();
+ * console.log(emulation(COMMAND_INDEX.vkGetPhysicalDeviceProperties2KHR!, registry) !== undefined); // true
  * ```
  */
-export function emulation(slot: number): Body | undefined {
+export function emulation(slot: number, registry: HandleRegistry): Body | undefined {
   const name = COMMANDS[slot]?.name;
   const make = name === undefined ? undefined : BODIES[name];
-  return make?.();
+  return make?.(registry.driverPhysicalDevices);
 }

@@ -1,8 +1,9 @@
 /**
- * One loader: an environment snapshot, a log, and the application-facing side of the chain: the global
- * commands, the trampolines (commands where the loader acts above the chain: instance creation and
- * destruction, physical-device wrapping, device creation, handle stamping, proc-addr queries), and the
- * C callbacks handed to drivers, layers and applications for them.
+ * One loader: an environment snapshot, a log, its handle maps (chain/objects.ts `HandleRegistry`: its
+ * objects are unknown to every other loader), and the application-facing side of the chain: the global
+ * commands, instance creation, the proc-addr queries, and the C callbacks handed to drivers, layers and
+ * applications for them. The other trampolines get their bodies in chain/trampoline.ts, device creation
+ * and destruction in chain/device.ts (`LoaderDevices`, one per loader).
  *
  * Everything else reaches the chain through native stubs and never enters TypeScript.
  *
@@ -27,18 +28,9 @@ import {
 } from "../loading/direct_driver.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { emulation } from "./emulation.ts";
-import { instances, LoaderInstance, trampPhysicalDevices } from "./instance.ts";
+import { HandleRegistry, key, LoaderInstance } from "./objects.ts";
 import { createDriverInstances, destroyDriverInstances } from "./terminator_instance.ts";
-import {
-  allocateCommandBuffers,
-  createDevice,
-  destroyDevice,
-  destroyInstance,
-  enumeratePhysicalDeviceGroups,
-  enumeratePhysicalDevices,
-  getDeviceQueue,
-  getDeviceQueue2,
-} from "./trampoline.ts";
+import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";
 import { Logger } from "../loading/log.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
 import type { ModuleLayerLoader } from "./layer_chain.ts";
@@ -52,9 +44,7 @@ import {
   enumerateInstanceLayers,
   enumerateInstanceVersion,
 } from "./layer_enumeration.ts";
-import { devices, findDevice, pendingDevices } from "./device.ts";
-import { cstringBuffer } from "../ffi/libc.ts";
-import { fnFromPointer } from "../ffi/library.ts";
+import { LoaderDevices } from "./device.ts";
 import {
   deviceProcAddrRule,
   instanceProcAddrRule,
@@ -63,16 +53,14 @@ import {
 } from "./proc_addr.ts";
 import { type ChainStubs, chainStubs } from "./stubs.ts";
 import { fillInstanceCommands } from "./table_fill.ts";
-import { TERMINATOR_BODIES } from "./terminator.ts";
+import { terminatorBodies } from "./terminator.ts";
 import {
   fillPhysicalSlot,
   resolveUnknown,
-  unknownDeviceSlots,
-  unknownPhysicalDeviceSlot,
+  unknownPhysicalDeviceSlotIn,
   unknownPhysicalDeviceSlots,
   unknownSlotDef,
 } from "./unknown.ts";
-import { key } from "./_registry.ts";
 import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
 import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
 
@@ -108,8 +96,6 @@ export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
   { name: DIRECT_DRIVER_LOADING_EXTENSION, specVersion: 1 },
 ];
 
-const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
-
 function slot(name: string): number {
   return COMMAND_INDEX[name]!;
 }
@@ -123,7 +109,7 @@ function slot(name: string): number {
  * using loader = new Loader({ env: { vars: {}, elevated: false } });
  * ```
  */
-export class Loader implements Disposable {
+export class Loader implements Disposable, TrampolineContext {
   /** The environment discovery reads. */
   readonly env: EnvironmentSnapshot;
   /** The log. */
@@ -136,7 +122,13 @@ export class Loader implements Disposable {
   readonly stubs: ChainStubs;
   /** Instances this loader made that are alive. */
   readonly instances: Set<LoaderInstance> = new Set();
+  /** This loader's handle maps: another loader's handles are unknown here. */
+  readonly registry: HandleRegistry = new HandleRegistry();
+  /** Device creation and destruction (chain/device.ts). */
+  readonly devices: LoaderDevices;
   #callbacks: CallbackRegistry;
+  #terminatorBodies: Readonly<Record<string, Fn>>;
+  #trampolineBodies: TrampolineBodies | undefined;
   #trampolines = new Map<string, Deno.PointerObject>();
   #terminators = new Map<string, Deno.PointerObject>();
   #emulations = new Map<number, Deno.PointerObject>();
@@ -154,6 +146,16 @@ export class Loader implements Disposable {
     this.moduleLayers = options.moduleLayers;
     this.stubs = chainStubs({ native: options.nativeStubs });
     this.#callbacks = new CallbackRegistry({ report: (text) => this.log.error(text) });
+    this.devices = new LoaderDevices({
+      registry: this.registry,
+      stubs: this.stubs,
+      log: this.log,
+      wsi: this.wsi,
+    });
+    this.#terminatorBodies = {
+      ...terminatorBodies(this.registry),
+      vkCreateDevice: (a, b, c, d) => this.devices.terminatorCreateDevice(a as P, b as P, c as P, d as P),
+    };
     if (!this.stubs.native) {
       this.log.warn(
         `Native dispatch stubs are unavailable (${
@@ -310,6 +312,7 @@ export class Loader implements Disposable {
       return fail(VK.ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
     }
     const inst = new LoaderInstance({
+      registry: this.registry,
       enabledExtensions: info.extensions,
       apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
       log: this.log,
@@ -371,28 +374,18 @@ export class Loader implements Disposable {
     return result;
   }
 
-  /** What the layer chain needs from the core for `inst`. */
+  /** What the layer chain needs from the core for `inst` (the device half from chain/device.ts). */
   #hooks(inst: LoaderInstance): CoreHooks {
     return {
       terminatorProcAddr: (name) => this.#terminatorProcAddr(inst, name),
       terminatorPhysicalDeviceProcAddr: (name) => {
-        const s = unknownPhysicalDeviceSlot(name);
+        const s = unknownPhysicalDeviceSlotIn(this.registry, name, this.stubs);
         return s === undefined
           ? this.#terminatorProcAddr(inst, name)
           : this.stubs.terminatorAddress(s, unknownSlotDef(s));
       },
       terminatorCreateInstance: (pCreateInfo, pAllocator) =>
         this.#terminatorCreateInstance(inst, pCreateInfo, pAllocator),
-      deviceProcAddr: (device, name) => {
-        const ld = devices.get(key(device));
-        if (!ld) return null;
-        const fn = ld.driverProcAddr(name);
-        return inst.wsi ? inst.wsi.deviceProcAddr(name, ld.driverInstance.index, fn) : fn;
-      },
-      unwrapPhysicalDevice: (pd) => trampPhysicalDevices.get(key(pd))?.next ?? pd,
-      deviceCreated: (device, getDeviceProcAddr) => this.#deviceCreated(inst, device, getDeviceProcAddr),
-      deviceDestroyed: (device) => findDevice(device)?.dispose(),
-      deviceTableOf: (device) => findDevice(device)?.table.pointer ?? null,
       // Drivers that enabled a debug extension get the application's messengers too (their own messages).
       driverInstances: () =>
         inst.drivers
@@ -401,46 +394,8 @@ export class Loader implements Disposable {
             d.enabledExtensions.includes("VK_EXT_debug_report")
           )
           .map((d) => ({ handle: d.handle, procAddr: (name: string) => d.procAddr(name) })),
+      ...this.devices.hooks(inst),
     };
-  }
-
-  /** A device came back up the chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
-  #deviceCreated(inst: LoaderInstance, device: P, getDeviceProcAddr: P): number {
-    const ld = pendingDevices.pop() ?? findDevice(device);
-    if (!ld) {
-      this.log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
-      return VK.ERROR_INITIALIZATION_FAILED;
-    }
-    ld.addAlias(device);
-    if (getDeviceProcAddr === null) return VK.ERROR_INITIALIZATION_FAILED;
-    const gdpa = fnFromPointer(getDeviceProcAddr, GDPA_DEF);
-    const top = (name: string) => gdpa.call(device, cstringBuffer(name));
-    ld.top = { getDeviceProcAddr: top };
-    const bottom = inst.layers?.bottomDeviceProcAddr ?? null;
-    if (bottom !== null && key(bottom) === key(getDeviceProcAddr) && ld.driverGetDeviceProcAddr !== null) {
-      // No device layers: the loader's bottom link answers the driver's functions, except the commands
-      // the WSI terminators take; ask the driver directly for the rest, in one native call.
-      ld.fillTableFrom(
-        this.stubs,
-        this.stubs.errorFunction,
-        ld.driverGetDeviceProcAddr,
-        ld.handle,
-        top,
-        unknownDeviceSlots(),
-        // The surface-taking commands, which the WSI terminators answer in place of the driver.
-        this.wsi ? (name) => this.wsi!.callsJavaScript(name) : undefined,
-      );
-    } else {
-      ld.fillTableFrom(
-        this.stubs,
-        this.stubs.errorFunction,
-        getDeviceProcAddr,
-        device,
-        top,
-        unknownDeviceSlots(),
-      );
-    }
-    return VK.SUCCESS;
   }
 
   /** The terminator of `vkCreateInstance` (chain/terminator_instance.ts), with the loader's emulations. */
@@ -456,7 +411,7 @@ export class Loader implements Disposable {
   #emulation(s: number): P {
     let p = this.#emulations.get(s);
     if (p) return p;
-    const body = emulation(s);
+    const body = emulation(s, this.registry);
     if (!body) return null;
     p = this.#callback(COMMANDS[s]!.name, body, `emulated ${COMMANDS[s]!.name}`);
     this.#emulations.set(s, p);
@@ -468,7 +423,7 @@ export class Loader implements Disposable {
     const s = COMMAND_INDEX[name];
     const info = s === undefined ? undefined : COMMANDS[s];
     if (!info) return null;
-    if (info.name in TERMINATOR_BODIES) return this.#terminator(info.name);
+    if (info.name in this.#terminatorBodies) return this.#terminator(info.name);
     const wsi = inst.wsi?.terminator(info.name);
     if (wsi !== undefined) return wsi;
     if (info.level === "physical_device") return this.stubs.terminatorAddress(info.index, commandDef(info));
@@ -478,7 +433,7 @@ export class Loader implements Disposable {
   #terminator(name: string): Deno.PointerObject {
     let p = this.#terminators.get(name);
     if (!p) {
-      p = this.#callback(name, TERMINATOR_BODIES[name]!, `terminator ${name}`);
+      p = this.#callback(name, this.#terminatorBodies[name]!, `terminator ${name}`);
       this.#terminators.set(name, p);
     }
     return p;
@@ -497,48 +452,8 @@ export class Loader implements Disposable {
 
   // ----------------------------------------------------------------------------------------- trampolines
 
-  /** `vkDestroyInstance` (chain/trampoline.ts). */
-  destroyInstance(instance: P, pAllocator: P): void {
-    destroyInstance(this, instance, pAllocator);
-  }
-
-  /** `vkEnumeratePhysicalDevices` (chain/trampoline.ts). */
-  enumeratePhysicalDevices(instance: P, pPhysicalDeviceCount: P, pPhysicalDevices: P): number {
-    return enumeratePhysicalDevices(this, instance, pPhysicalDeviceCount, pPhysicalDevices);
-  }
-
-  /** `vkEnumeratePhysicalDeviceGroups(KHR)` (chain/trampoline.ts). */
-  enumeratePhysicalDeviceGroups(instance: P, pCount: P, pGroups: P): number {
-    return enumeratePhysicalDeviceGroups(this, instance, pCount, pGroups);
-  }
-
-  /** `vkCreateDevice` (chain/trampoline.ts). */
-  createDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
-    return createDevice(this, physicalDevice, pCreateInfo, pAllocator, pDevice);
-  }
-
-  /** `vkDestroyDevice` (chain/trampoline.ts). */
-  destroyDevice(device: P, pAllocator: P): void {
-    destroyDevice(this, device, pAllocator);
-  }
-
-  /** `vkGetDeviceQueue` (chain/trampoline.ts). */
-  getDeviceQueue(device: P, queueFamilyIndex: number, queueIndex: number, pQueue: P): void {
-    getDeviceQueue(this, device, queueFamilyIndex, queueIndex, pQueue);
-  }
-
-  /** `vkGetDeviceQueue2` (chain/trampoline.ts). */
-  getDeviceQueue2(device: P, pQueueInfo: P, pQueue: P): void {
-    getDeviceQueue2(this, device, pQueueInfo, pQueue);
-  }
-
-  /** `vkAllocateCommandBuffers` (chain/trampoline.ts). */
-  allocateCommandBuffers(device: P, pAllocateInfo: P, pCommandBuffers: P): number {
-    return allocateCommandBuffers(this, device, pAllocateInfo, pCommandBuffers);
-  }
-
   #instance(handle: P, command: string): LoaderInstance | undefined {
-    const inst = instances.get(key(handle));
+    const inst = this.registry.instances.get(key(handle));
     if (!inst) this.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
     return inst;
   }
@@ -579,7 +494,7 @@ export class Loader implements Disposable {
   /** `vkGetDeviceProcAddr` (`pName` as a C string or a JavaScript string). */
   getDeviceProcAddr(device: P, pName: P | string): P {
     const name = typeof pName === "string" ? pName : pName === null ? "" : readCString(pName);
-    const ld = devices.get(key(device));
+    const ld = this.registry.devices.get(key(device));
     if (!ld) {
       this.log.error(`vkGetDeviceProcAddr: invalid VkDevice "0x${key(device).toString(16)}"`);
       return null;
@@ -611,29 +526,13 @@ export class Loader implements Disposable {
   }
 
   /**
-   * The JavaScript body of one of the loader's trampolines (chain/proc_addr.ts LOADER_TRAMPOLINES):
-   * what its C pointer from {@linkcode Loader.trampoline} runs, and what vulkan.ts binds.
+   * The JavaScript body of one of the loader's trampolines (chain/proc_addr.ts LOADER_TRAMPOLINES,
+   * chain/trampoline.ts `trampolineBodies`): what its C pointer from {@linkcode Loader.trampoline} runs,
+   * and what vulkan.ts binds.
    */
   trampolineCall(name: LoaderTrampolineName): Fn {
-    const bodies: Record<LoaderTrampolineName, Fn> = {
-      vkCreateInstance: (a, b, c) => this.createInstance(a as P, b as P, c as P),
-      vkEnumerateInstanceExtensionProperties: (a, b, c) =>
-        this.enumerateInstanceExtensionProperties(a as P, b as P, c as P),
-      vkEnumerateInstanceLayerProperties: (a, b) => this.enumerateInstanceLayerProperties(a as P, b as P),
-      vkEnumerateInstanceVersion: (a) => this.enumerateInstanceVersion(a as P),
-      vkGetInstanceProcAddr: (a, b) => this.getInstanceProcAddr(a as P, b as P),
-      vkDestroyInstance: (a, b) => this.destroyInstance(a as P, b as P),
-      vkEnumeratePhysicalDevices: (a, b, c) => this.enumeratePhysicalDevices(a as P, b as P, c as P),
-      vkEnumeratePhysicalDeviceGroups: (a, b, c) =>
-        this.enumeratePhysicalDeviceGroups(a as P, b as P, c as P),
-      vkCreateDevice: (a, b, c, d) => this.createDevice(a as P, b as P, c as P, d as P),
-      vkGetDeviceProcAddr: (a, b) => this.getDeviceProcAddr(a as P, b as P),
-      vkDestroyDevice: (a, b) => this.destroyDevice(a as P, b as P),
-      vkGetDeviceQueue: (a, b, c, d) => this.getDeviceQueue(a as P, b as number, c as number, d as P),
-      vkGetDeviceQueue2: (a, b, c) => this.getDeviceQueue2(a as P, b as P, c as P),
-      vkAllocateCommandBuffers: (a, b, c) => this.allocateCommandBuffers(a as P, b as P, c as P),
-    };
-    return bodies[name];
+    this.#trampolineBodies ??= trampolineBodies(this);
+    return this.#trampolineBodies[name];
   }
 
   /**

@@ -24,8 +24,8 @@ import { majorMinor, VK_API_VERSION_1_3 } from "../loading/_layout.ts";
 /**
  * The one table of the loader's own trampolines, by primary name, with the level they answer at:
  * `global` (callable without an instance), `instance` or `device` (also what `vkGetDeviceProcAddr`
- * returns). chain/loader.ts gives each its body (`Loader.trampolineCall`, typed against this table),
- * vulkan.ts binds them, and the sets below are read from it.
+ * returns). chain/trampoline.ts gives each its body (`trampolineBodies`, typed against this table, as
+ * are its stamping trampolines), vulkan.ts binds them, and the sets below are read from it.
  */
 export const LOADER_TRAMPOLINES = {
   vkCreateInstance: "global",

@@ -8,8 +8,8 @@
 
 import { Arena, pointerFromAddress } from "../ffi/memory.ts";
 import { recordOf } from "./device_policy.ts";
-import { driverCreateInfo, DriverInstance, readInstanceCreateInfo } from "./driver_instance.ts";
-import type { LoaderInstance } from "./instance.ts";
+import { driverCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
+import { DriverInstance, type LoaderInstance } from "./objects.ts";
 import { termPhysicalDevicesOf } from "./terminator.ts";
 import { chainStubs } from "./stubs.ts";
 import { fillPhysicalDeviceCommands } from "./table_fill.ts";

@@ -1,9 +1,13 @@
 /**
  * The loader's trampolines: what the application's commands do above the chain where the loader has
  * work there: instance destruction, wrapping the chain's physical devices in stable application handles,
- * device creation through the device chain, device destruction, and stamping the device's dispatch table
- * into every `VkQueue` and `VkCommandBuffer`. Each calls down the chain through the same native stubs
- * the application's other commands use.
+ * and stamping the device's dispatch table into every `VkQueue` and `VkCommandBuffer`. Each calls down the
+ * chain through the same native stubs the application's other commands use.
+ *
+ * {@linkcode trampolineBodies} is the one place every trampoline of chain/proc_addr.ts's
+ * `LOADER_TRAMPOLINES` gets its body (the global commands and the proc-addr queries from the `Loader`,
+ * device creation and destruction from chain/device.ts, the rest from here): its type is keyed by that
+ * table, so a trampoline added to one and not the other fails `deno check`.
  *
  * @module
  */
@@ -11,26 +15,78 @@
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { pointerFromAddress, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "../loading/driver.ts";
-import { findDevice, pendingDevices } from "./device.ts";
-import { instances, type LoaderInstance, trampPhysicalDevices } from "./instance.ts";
+import type { LoaderDevices } from "./device.ts";
+import { type HandleRegistry, key, type LoaderInstance } from "./objects.ts";
 import type { Logger } from "../loading/log.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { enumerateHandles, groupStructs, readGroups, writeGroup } from "./terminator.ts";
 import { writeTwoCall } from "../ffi/two_call.ts";
 import { filterChainDevices, filterChainGroups } from "./device_filter.ts";
 import { hasIdFilters } from "./device_id_filters.ts";
-import { key } from "./_registry.ts";
+import type { LoaderTrampolineName } from "./proc_addr.ts";
 import { offsetOf, VK } from "../loading/_layout.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
 
 type P = Deno.PointerValue;
+type Fn = (...args: unknown[]) => unknown;
 
-/** What the trampolines need from their loader. */
+/** What the trampolines need from their loader (chain/loader.ts's `Loader` is one). */
 export interface TrampolineContext {
   readonly stubs: ChainStubs;
   readonly log: Logger;
+  /** The loader's handle maps. */
+  readonly registry: HandleRegistry;
   /** The loader's live instances (a destroyed one is removed). */
   readonly instances: Set<LoaderInstance>;
+  /** The loader's device creation and destruction. */
+  readonly devices: LoaderDevices;
+  /** `vkCreateInstance`. */
+  createInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number;
+  /** `vkEnumerateInstanceExtensionProperties`. */
+  enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number;
+  /** `vkEnumerateInstanceLayerProperties`. */
+  enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number;
+  /** `vkEnumerateInstanceVersion`. */
+  enumerateInstanceVersion(pApiVersion: P): number;
+  /** `vkGetInstanceProcAddr`. */
+  getInstanceProcAddr(instance: P, pName: P): P;
+  /** `vkGetDeviceProcAddr`. */
+  getDeviceProcAddr(device: P, pName: P): P;
+}
+
+/** The JavaScript body of every loader trampoline, keyed by chain/proc_addr.ts's `LOADER_TRAMPOLINES`. */
+export type TrampolineBodies = { readonly [K in LoaderTrampolineName]: Fn };
+
+/**
+ * The bodies of the loader's trampolines over `ctx`: what their C pointers run and what vulkan.ts binds.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const bodies = trampolineBodies(loader);
+ * bodies.vkDestroyInstance(instance, null);
+ * ```
+ */
+export function trampolineBodies(ctx: TrampolineContext): TrampolineBodies {
+  return {
+    vkCreateInstance: (a, b, c) => ctx.createInstance(a as P, b as P, c as P),
+    vkEnumerateInstanceExtensionProperties: (a, b, c) =>
+      ctx.enumerateInstanceExtensionProperties(a as P, b as P, c as P),
+    vkEnumerateInstanceLayerProperties: (a, b) => ctx.enumerateInstanceLayerProperties(a as P, b as P),
+    vkEnumerateInstanceVersion: (a) => ctx.enumerateInstanceVersion(a as P),
+    vkGetInstanceProcAddr: (a, b) => ctx.getInstanceProcAddr(a as P, b as P),
+    vkDestroyInstance: (a, b) => destroyInstance(ctx, a as P, b as P),
+    vkEnumeratePhysicalDevices: (a, b, c) => enumeratePhysicalDevices(ctx, a as P, b as P, c as P),
+    vkEnumeratePhysicalDeviceGroups: (a, b, c) => enumeratePhysicalDeviceGroups(ctx, a as P, b as P, c as P),
+    vkCreateDevice: (a, b, c, d) => ctx.devices.createDevice(a as P, b as P, c as P, d as P),
+    vkGetDeviceProcAddr: (a, b) => ctx.getDeviceProcAddr(a as P, b as P),
+    vkDestroyDevice: (a, b) => ctx.devices.destroyDevice(a as P, b as P),
+    // The stamping trampolines bind their stubs on first call, not when the table is made.
+    vkGetDeviceQueue: (a, b, c, d) =>
+      stampingTrampolines(ctx.stubs).vkGetDeviceQueue(a as P, b as number, c as number, d as P),
+    vkGetDeviceQueue2: (a, b, c) => stampingTrampolines(ctx.stubs).vkGetDeviceQueue2(a as P, b as P, c as P),
+    vkAllocateCommandBuffers: (a, b, c) =>
+      stampingTrampolines(ctx.stubs).vkAllocateCommandBuffers(a as P, b as P, c as P),
+  };
 }
 
 function slot(name: string): number {
@@ -42,13 +98,13 @@ function def(name: string): Deno.ForeignFunction {
 }
 
 function instanceOf(ctx: TrampolineContext, handle: P, command: string): LoaderInstance | undefined {
-  const inst = instances.get(key(handle));
+  const inst = ctx.registry.instances.get(key(handle));
   if (!inst) ctx.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
   return inst;
 }
 
 /** `vkDestroyInstance`: calls down the chain, then frees the loader's objects and drivers. */
-export function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): void {
+function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): void {
   if (instance === null) return;
   const inst = instanceOf(ctx, instance, "vkDestroyInstance");
   if (!inst) return;
@@ -79,7 +135,7 @@ export function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator:
  * call of the application, with its count (issue 17, rule 5: a capture layer records exactly the
  * application's calls, as under the Khronos loader); the loader's own needs are met at terminator level.
  */
-export function enumeratePhysicalDevices(
+function enumeratePhysicalDevices(
   ctx: TrampolineContext,
   instance: P,
   pPhysicalDeviceCount: P,
@@ -122,7 +178,7 @@ export function enumeratePhysicalDevices(
  * `vkEnumeratePhysicalDeviceGroups(KHR)`: the chain's groups with the application's handles, one call down
  * per call of the application (the structs it passes keep their `sType` and `pNext`).
  */
-export function enumeratePhysicalDeviceGroups(
+function enumeratePhysicalDeviceGroups(
   ctx: TrampolineContext,
   instance: P,
   pCount: P,
@@ -175,48 +231,6 @@ export function enumeratePhysicalDeviceGroups(
   return result;
 }
 
-/** `vkCreateDevice`: calls down the chain, then fills the device table from the chain's bottom link. */
-export function createDevice(
-  ctx: TrampolineContext,
-  physicalDevice: P,
-  pCreateInfo: P,
-  pAllocator: P,
-  pDevice: P,
-): number {
-  const tramp = trampPhysicalDevices.get(key(physicalDevice));
-  if (!tramp) {
-    ctx.log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
-    return VK.ERROR_INITIALIZATION_FAILED;
-  }
-  if (pDevice === null) return VK.ERROR_INITIALIZATION_FAILED;
-  const layers = tramp.instance.layers;
-  if (!layers) return VK.ERROR_INITIALIZATION_FAILED;
-  const depth = pendingDevices.length;
-  const made = layers.createDevice({ physicalDevice: tramp.next, pCreateInfo, pAllocator });
-  // A device the terminator made that never came back up (a layer failed after its down-call).
-  while (pendingDevices.length > depth) pendingDevices.pop();
-  if (made.result < 0) {
-    // Logged, as by the Khronos loader ("vkCreateDevice: Failed to create device chain."), issue 17 rule 7.
-    ctx.log.error(`vkCreateDevice: the device chain returned "${made.result}": no device was created`);
-    return made.result;
-  }
-  writeU64(pDevice, 0, key(made.device));
-  return made.result;
-}
-
-/** `vkDestroyDevice`: the driver's, then the loader's table goes. */
-export function destroyDevice(ctx: TrampolineContext, device: P, pAllocator: P): void {
-  if (device === null) return;
-  const ld = findDevice(device);
-  if (!ld) {
-    ctx.log.error(`vkDestroyDevice: invalid VkDevice "0x${key(device).toString(16)}"`);
-    return;
-  }
-  ctx.stubs.bindDispatch(slot("vkDestroyDevice"), def("vkDestroyDevice"))(device, pAllocator);
-  ld.instance.layers?.chain.forgetDevice(ld.table.pointer);
-  ld.dispose();
-}
-
 /**
  * The hot trampolines as closures over their bound stub and the native stamping helpers
  * (ffi/unwrap_stubs.ts): two native calls each, no JavaScript memory access.
@@ -236,12 +250,18 @@ export function stampingTrampolines(stubs: ChainStubs): StampingTrampolines {
   return made;
 }
 
-/** The trampolines that stamp the device's table into new handles. */
-export interface StampingTrampolines {
-  vkGetDeviceQueue: (device: P, family: number, index: number, pQueue: P) => void;
-  vkGetDeviceQueue2: (device: P, pQueueInfo: P, pQueue: P) => void;
-  vkAllocateCommandBuffers: (device: P, pAllocateInfo: P, pCommandBuffers: P) => number;
-}
+/**
+ * `T`, when each of its keys is a name of `LOADER_TRAMPOLINES` (chain/proc_addr.ts); a key that is not
+ * makes its member `never` and `deno check` fails where `T` is written.
+ */
+type TrampolinesOnly<T extends { [K in keyof T]: K extends LoaderTrampolineName ? unknown : never }> = T;
+
+/** The trampolines that stamp the device's table into the handles they return. */
+export type StampingTrampolines = TrampolinesOnly<{
+  readonly vkGetDeviceQueue: (device: P, family: number, index: number, pQueue: P) => void;
+  readonly vkGetDeviceQueue2: (device: P, pQueueInfo: P, pQueue: P) => void;
+  readonly vkAllocateCommandBuffers: (device: P, pAllocateInfo: P, pCommandBuffers: P) => number;
+}>;
 
 const stamping = new WeakMap<ChainStubs, StampingTrampolines>();
 
@@ -270,30 +290,4 @@ function makeStampingTrampolines(stubs: ChainStubs): StampingTrampolines {
       return result;
     },
   };
-}
-
-/** `vkGetDeviceQueue`: the driver's queue, stamped with the device's table. */
-export function getDeviceQueue(
-  ctx: TrampolineContext,
-  device: P,
-  queueFamilyIndex: number,
-  queueIndex: number,
-  pQueue: P,
-): void {
-  stampingTrampolines(ctx.stubs).vkGetDeviceQueue(device, queueFamilyIndex, queueIndex, pQueue);
-}
-
-/** `vkGetDeviceQueue2`, stamped likewise. */
-export function getDeviceQueue2(ctx: TrampolineContext, device: P, pQueueInfo: P, pQueue: P): void {
-  stampingTrampolines(ctx.stubs).vkGetDeviceQueue2(device, pQueueInfo, pQueue);
-}
-
-/** `vkAllocateCommandBuffers`: every command buffer stamped with the device's table. */
-export function allocateCommandBuffers(
-  ctx: TrampolineContext,
-  device: P,
-  pAllocateInfo: P,
-  pCommandBuffers: P,
-): number {
-  return stampingTrampolines(ctx.stubs).vkAllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers);
 }

@@ -8,13 +8,17 @@
  * instance tables point that slot at its terminator unwrap stub, and each driver's function table at the
  * driver's function. Otherwise a driver's `vk_icdGetInstanceProcAddr` that answers makes it a device
  * command: the application gets the dispatch stub of a device slot and every device's table points that
- * slot at the device's `vkGetDeviceProcAddr` answer. Live instances and devices are updated when a slot is
- * taken; later ones fill taken slots when they are made.
+ * slot at the device's `vkGetDeviceProcAddr` answer.
+ *
+ * The name -> slot maps are per process, because the stubs they index are (chain/stubs.ts), as the Khronos
+ * loader's unknown-function trampolines are per process: the same name has the same slot in every loader.
+ * What the slots hold is per loader object: new instances and devices fill every taken slot when they are
+ * made, and a loader's live ones are filled the first time a name is resolved through that loader (its
+ * {@linkcode HandleRegistry}), so one loader never reaches into another's objects.
  *
  * @module
  */
 
-import type { LoaderInstance } from "./instance.ts";
 import type { ChainStubs } from "./stubs.ts";
 import {
   UNKNOWN_DEVICE_BASE,
@@ -22,12 +26,12 @@ import {
   UNKNOWN_PHYSICAL_DEVICE_BASE,
   UNKNOWN_PHYSICAL_DEVICE_SLOTS,
 } from "./stubs.ts";
-import { devices } from "./device.ts";
-import { instances } from "./instance.ts";
-import type { DriverInstance } from "./driver_instance.ts";
+import type { DriverInstance, HandleRegistry, LoaderInstance } from "./objects.ts";
 
 const deviceSlots = new Map<string, number>();
 const physicalSlots = new Map<string, number>();
+/** The slots each loader's live objects hold (filled once per loader, at the first resolution through it). */
+const filledIn = new WeakMap<HandleRegistry, Set<number>>();
 
 /** A resolved unknown command. */
 export interface UnknownCommand {
@@ -100,9 +104,15 @@ export function resolveUnknown(
   def?: Deno.ForeignFunction,
 ): UnknownCommand | undefined {
   const known = physicalSlots.get(name);
-  if (known !== undefined) return { kind: "physical_device", slot: known };
+  if (known !== undefined) {
+    fillLive(instance.registry, name, { kind: "physical_device", slot: known }, stubs);
+    return { kind: "physical_device", slot: known };
+  }
   const knownDevice = deviceSlots.get(name);
-  if (knownDevice !== undefined) return { kind: "device", slot: knownDevice };
+  if (knownDevice !== undefined) {
+    fillLive(instance.registry, name, { kind: "device", slot: knownDevice }, stubs);
+    return { kind: "device", slot: knownDevice };
+  }
   const physical =
     instance.drivers.some((d) =>
       d.driver.classifiesPhysicalDeviceFunctions && d.driver.physicalDeviceProcAddr(d.handle, name) !== null
@@ -116,7 +126,7 @@ export function resolveUnknown(
     const d = def ?? unknownSlotDef(slot);
     defs.set(slot, d);
     physicalSlots.set(name, slot);
-    for (const inst of instances.values()) fillPhysicalSlot(inst, name, slot, stubs, d);
+    fillLive(instance.registry, name, { kind: "physical_device", slot }, stubs);
     instance.log.debug(`Unknown physical-device function "${name}" takes slot ${slot}`);
     return { kind: "physical_device", slot };
   }
@@ -131,14 +141,42 @@ export function resolveUnknown(
   const slot = UNKNOWN_DEVICE_BASE + deviceSlots.size;
   if (def) defs.set(slot, def);
   deviceSlots.set(name, slot);
+  fillLive(instance.registry, name, { kind: "device", slot }, stubs);
+  instance.log.debug(`Unknown device function "${name}" takes slot ${slot}`);
+  return { kind: "device", slot };
+}
+
+/**
+ * The slot of an unknown physical-device command for a layer's `vk_layerGetPhysicalDeviceProcAddr` through
+ * a loader (its live objects filled first), or undefined when the name has none.
+ */
+export function unknownPhysicalDeviceSlotIn(
+  registry: HandleRegistry,
+  name: string,
+  stubs: ChainStubs,
+): number | undefined {
+  const slot = physicalSlots.get(name);
+  if (slot !== undefined) fillLive(registry, name, { kind: "physical_device", slot }, stubs);
+  return slot;
+}
+
+/** Points the slot of `unknown` at `name`'s functions in every live object of one loader, once. */
+function fillLive(registry: HandleRegistry, name: string, unknown: UnknownCommand, stubs: ChainStubs): void {
+  let filled = filledIn.get(registry);
+  if (!filled) filledIn.set(registry, filled = new Set());
+  if (filled.has(unknown.slot)) return;
+  filled.add(unknown.slot);
+  if (unknown.kind === "physical_device") {
+    const d = unknownSlotDef(unknown.slot);
+    for (const inst of registry.instances.values()) fillPhysicalSlot(inst, name, unknown.slot, stubs, d);
+    return;
+  }
   const empty = stubs.errorFunction;
-  for (const device of new Set(devices.values())) {
+  for (const device of new Set(registry.devices.values())) {
     device.setSlot(
-      slot,
+      unknown.slot,
       device.top ? device.top.getDeviceProcAddr(name) : device.driverProcAddr(name),
       empty,
     );
   }
-  instance.log.debug(`Unknown device function "${name}" takes slot ${slot}`);
-  return { kind: "device", slot };
 }

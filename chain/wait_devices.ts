@@ -56,10 +56,10 @@ export function countDevicesNow(options: LoaderOptions & { env: EnvironmentSnaps
   const instance = readPointer(out, 0);
   try {
     const count = arena.pointer(arena.alloc(4));
-    const result = loader.enumeratePhysicalDevices(instance, count, null);
+    const result = loader.trampolineCall("vkEnumeratePhysicalDevices")(instance, count, null);
     return result === VK.SUCCESS || result === VK.INCOMPLETE ? readU32(count, 0) : 0;
   } finally {
-    loader.destroyInstance(instance, null);
+    loader.trampolineCall("vkDestroyInstance")(instance, null);
   }
 }
 

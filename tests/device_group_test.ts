@@ -7,7 +7,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
-import { replaceGroupDevices } from "../chain/terminator.ts";
+import { replaceGroupDevices } from "../chain/device.ts";
 import { MockEnvironment } from "../testing/mock.ts";
 import { addr, calls, createDevice, createInstance, fields, load, physicalDevices } from "./_chain.ts";
 

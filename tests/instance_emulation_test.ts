@@ -10,26 +10,29 @@ import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
 import { Arena, readU32, writeU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { EMULATED_SLOTS, emulation } from "../chain/emulation.ts";
-import { driverPhysicalDevices, type TermPhysicalDevice } from "../chain/instance.ts";
+import { HandleRegistry, type TermPhysicalDevice } from "../chain/objects.ts";
 import { addr } from "./_chain.ts";
 
 type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
 
+/** The loader objects the emulation bodies look the driver up in. */
+const registry = new HandleRegistry();
+
 function withDriver(originals: Record<string, Fn>, body: (pd: P, arena: Arena) => void): void {
   using arena = new Arena();
   const pd = arena.pointer(arena.alloc(8));
   const stand = { driverInstance: { fn: (name: string) => originals[name] ?? null } };
-  driverPhysicalDevices.set(addr(pd), stand as unknown as TermPhysicalDevice);
+  registry.driverPhysicalDevices.set(addr(pd), stand as unknown as TermPhysicalDevice);
   try {
     body(pd, arena);
   } finally {
-    driverPhysicalDevices.delete(addr(pd));
+    registry.driverPhysicalDevices.delete(addr(pd));
   }
 }
 
 function run(name: string, ...args: unknown[]): unknown {
-  return emulation(COMMAND_INDEX[name]!)!(...args);
+  return emulation(COMMAND_INDEX[name]!, registry)!(...args);
 }
 
 Deno.test("every get_physical_device_properties2 query and the tool query can be emulated", () => {
@@ -44,7 +47,7 @@ Deno.test("every get_physical_device_properties2 query and the tool query can be
     "vkGetPhysicalDeviceToolPropertiesEXT",
   ];
   assertEquals(names.filter((n) => !EMULATED_SLOTS.has(COMMAND_INDEX[n]!)), []);
-  assertEquals(emulation(COMMAND_INDEX.vkCmdDraw!), undefined);
+  assertEquals(emulation(COMMAND_INDEX.vkCmdDraw!, registry), undefined);
 });
 
 Deno.test("single-struct queries land in the embedded 1.0 struct, sType and pNext untouched", () => {

@@ -1,0 +1,483 @@
+/**
+ * The loader's objects, in one place as the Khronos loader keeps them in one header (loader_common.h:
+ * `loader_instance`, `loader_icd_term`, `loader_physical_device_tramp` / `_term`, `loader_device`): their
+ * fields, their memory layout and the small invariants that keep them consistent. What acts on them lives
+ * in the modules that do the work: instance creation in loader.ts, the drivers' instances in
+ * terminator_instance.ts, the instance terminators in terminator.ts, device creation in device.ts, the
+ * trampolines in trampoline.ts.
+ *
+ * - {@linkcode HandleRegistry}: the handle maps of one `Loader` (each `Vulkan.load()` has its own), keyed
+ *   by address, where trampolines and terminators look up the bare handles C hands them.
+ * - {@linkcode LoaderInstance}: the `VkInstance` the application holds: a native object whose first word
+ *   is the instance dispatch table (filled from the top of the instance chain), the drivers' instances
+ *   behind it, and its physical devices.
+ * - {@linkcode DriverInstance}: one driver's `VkInstance` and its function table for physical-device slots.
+ * - {@linkcode TermPhysicalDevice}: wraps one driver's `VkPhysicalDevice`:
+ *   `{ word0: instance dispatch table, word1: the driver's function table, word2: the driver's handle }`.
+ *   Layers see these (their first word is the instance's table, so layers can key on it); the terminator
+ *   unwrap stubs jump from them into the driver's function with the driver's handle.
+ * - {@linkcode TrampPhysicalDevice}: what the application holds:
+ *   `{ word0: instance dispatch table, word1: the next level's handle }` (a terminator physical device, or
+ *   whatever a layer handed up). The trampoline unwrap stubs pass word1 to the top of the chain.
+ * - {@linkcode LoaderDevice}: the driver's `VkDevice`, its first word (`ICD_LOADER_MAGIC`) replaced by the
+ *   loader's device dispatch table.
+ *
+ * Physical-device objects live in their instance's arena and keep their address for the instance's
+ * lifetime: the same device gives the same handle on every enumeration.
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { DispatchTable } from "../ffi/dispatch.ts";
+import { cstringBuffer } from "../ffi/libc.ts";
+import { fnFromPointer } from "../ffi/library.ts";
+import { Arena, readU64, writeU64 } from "../ffi/memory.ts";
+import { commandDef } from "../ffi/command_ffi.ts";
+import type { Driver } from "../loading/driver.ts";
+import type { Logger } from "../loading/log.ts";
+import type { DevicePolicy } from "../discovery/device_selection.ts";
+import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
+import type { InstanceLayers } from "./layer_instance.ts";
+import { chainStubs, DEVICE_TABLE_SLOTS, SLOT_COUNT } from "./stubs.ts";
+
+/**
+ * The address of a handle (0n for null): the key of every handle map.
+ *
+ * @example Usage
+ * ```ts
+ * import { key } from "./objects.ts";
+ * console.log(key(null)); // 0n
+ * ```
+ */
+export function key(handle: Deno.PointerValue | unknown): bigint {
+  return handle === null || handle === undefined
+    ? 0n
+    : BigInt(Deno.UnsafePointer.value(handle as Deno.PointerValue));
+}
+
+/**
+ * The handle maps of one loader (a `Loader`, so one per `Vulkan.load()`): terminators and trampolines
+ * receive bare handles from C and look them up here, so a handle one loader made is unknown to another's
+ * (and gets the invalid-handle answer the trampolines give any unknown handle). Objects add and remove
+ * themselves as they are made and disposed.
+ *
+ * @example Usage
+ * ```ts
+ * import { HandleRegistry } from "./objects.ts";
+ * const registry = new HandleRegistry();
+ * console.log(registry.instances.size, registry.findDevice(null)); // 0 undefined
+ * ```
+ */
+export class HandleRegistry {
+  /** Loader instances by the address of their `VkInstance`. */
+  readonly instances: Map<bigint, LoaderInstance> = new Map();
+  /** Application-visible physical devices by address. */
+  readonly trampPhysicalDevices: Map<bigint, TrampPhysicalDevice> = new Map();
+  /** Terminator physical devices by address. */
+  readonly termPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
+  /** Terminator physical devices by the address of the driver's own `VkPhysicalDevice`. */
+  readonly driverPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
+  /** Devices by the address of their `VkDevice` (the driver's object) and of any layer wrapper of it. */
+  readonly devices: Map<bigint, LoaderDevice> = new Map();
+
+  /** A device by any of its handles, or by the dispatch table in its first word. */
+  findDevice(handle: Deno.PointerValue): LoaderDevice | undefined {
+    const direct = this.devices.get(key(handle));
+    if (direct || handle === null) return direct;
+    const word = readU64(handle, 0);
+    for (const d of this.devices.values()) if (d.table.address === word) return d;
+    return undefined;
+  }
+}
+
+/** One link of the instance chain: what fills the dispatch table of the link above it. */
+export interface InstanceLink {
+  /** The link's `vkGetInstanceProcAddr` for `name` (null when it has nothing). */
+  getInstanceProcAddr(instance: Deno.PointerValue, name: string): Deno.PointerValue;
+}
+
+/** Writes `words` into a fresh 8-byte-aligned object in `arena`; its handle and address. */
+function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerObject; address: bigint } {
+  const buf = arena.alloc(words.length * 8, 8);
+  const view = new BigUint64Array(buf.buffer, buf.byteOffset, words.length);
+  words.forEach((w, i) => view[i] = w);
+  const handle = arena.pointer(buf);
+  return { handle, address: key(handle) };
+}
+
+/**
+ * A loader instance: the application's `VkInstance`, its chain, its drivers' instances and its physical
+ * devices.
+ *
+ * The instance chain is the active layers (chain/layer_instance.ts, an empty chain when none are active)
+ * above the terminator link (the loader's terminators). The terminator's `vkCreateInstance` leaves this same
+ * handle in `*pInstance`, as the Khronos loader's does, so layers can key on its first word.
+ */
+export class LoaderInstance {
+  /** The registry of the loader that made it. */
+  readonly registry: HandleRegistry;
+  /** Holds the native object and the physical-device objects. */
+  readonly arena: Arena = new Arena();
+  /** The instance dispatch table (word 0 of the handle and of every physical-device object). */
+  readonly table: DispatchTable = new DispatchTable(SLOT_COUNT);
+  /** The application's `VkInstance`. */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** Instance extensions the application enabled. */
+  readonly enabledExtensions: ReadonlySet<string>;
+  /** `VkApplicationInfo::apiVersion` (1.0 when absent or 0). */
+  readonly apiVersion: number;
+  /** The log. */
+  readonly log: Logger;
+  /** Drivers whose `vkCreateInstance` succeeded. */
+  drivers: DriverInstance[] = [];
+  /** Every driver held for this instance (released at destruction). */
+  readonly heldDrivers: Driver[];
+  /** Window-system terminators and surfaces (set once the drivers are known). */
+  wsi: InstanceWsi | undefined;
+  readonly #wsiSupport: WsiSupport | undefined;
+  /** Devices created from it and not yet destroyed. */
+  readonly devices: Set<LoaderDevice> = new Set();
+  /** Order and filters for physical devices (discovery/device_selection.ts), read at creation. */
+  readonly devicePolicy: DevicePolicy;
+  /** Set once the chain's `vkCreateInstance` reached the terminator. */
+  terminatorReached = false;
+  /** Set once the drivers' instances were destroyed (by the terminator, or after a failed create). */
+  driverInstancesDestroyed = false;
+  /** The layers of this instance (an empty chain when none are active). */
+  layers: InstanceLayers | undefined;
+  /** The chain, top first; the last link is the terminator. */
+  chain: InstanceLink[] = [];
+  #terms = new Map<string, TermPhysicalDevice>();
+  #tramps = new Map<bigint, TrampPhysicalDevice>();
+  #destroyed = false;
+
+  constructor(options: {
+    registry: HandleRegistry;
+    enabledExtensions: Iterable<string>;
+    apiVersion: number;
+    log: Logger;
+    heldDrivers: Driver[];
+    devicePolicy: DevicePolicy;
+    /** Window-system support; none when left out. */
+    wsi?: WsiSupport;
+  }) {
+    this.registry = options.registry;
+    this.#wsiSupport = options.wsi;
+    this.enabledExtensions = new Set(options.enabledExtensions);
+    this.apiVersion = options.apiVersion;
+    this.log = options.log;
+    this.heldDrivers = options.heldDrivers;
+    this.devicePolicy = options.devicePolicy;
+    // Word 0: the dispatch table; word 1: the handle instance commands pass down (set after creation).
+    const buf = this.arena.alloc(16, 16);
+    new BigUint64Array(buf.buffer, buf.byteOffset, 2)[0] = this.table.address;
+    this.handle = this.arena.pointer(buf);
+    this.address = key(this.handle);
+    this.registry.instances.set(this.address, this);
+  }
+
+  /** Starts the window-system terminators once the drivers are known. */
+  startWsi(): void {
+    this.wsi = this.#wsiSupport?.forInstance({
+      drivers: this.drivers.map((d) => ({
+        index: d.index,
+        interfaceVersion: d.driver.interfaceVersion,
+        instance: d.handle,
+        procAddr: (name: string) => d.procAddr(name),
+        name: d.name,
+      })),
+      enabledExtensions: this.enabledExtensions,
+      physicalDevice: (handle) => {
+        const term = this.registry.termPhysicalDevices.get(key(handle));
+        return term ? { driverIndex: term.driverInstance.index, handle: term.driverHandle } : undefined;
+      },
+      log: (entry) => this.log.log(entry),
+    });
+  }
+
+  /** The terminator physical device for a driver's handle (made once, then the same object). */
+  termFor(driverInstance: DriverInstance, driverHandle: Deno.PointerObject): TermPhysicalDevice {
+    const k = `${driverInstance.index}/${key(driverHandle)}`;
+    let term = this.#terms.get(k);
+    if (!term) {
+      term = new TermPhysicalDevice(this, driverInstance, driverHandle);
+      this.#terms.set(k, term);
+    }
+    return term;
+  }
+
+  /** The application's physical device for a next-level handle (made once, then the same object). */
+  trampFor(next: Deno.PointerObject): TrampPhysicalDevice {
+    const k = key(next);
+    let tramp = this.#tramps.get(k);
+    if (!tramp) {
+      tramp = new TrampPhysicalDevice(this, next);
+      this.#tramps.set(k, tramp);
+    }
+    return tramp;
+  }
+
+  /** Every terminator physical device made so far. */
+  get termPhysicalDevices(): Iterable<TermPhysicalDevice> {
+    return this.#terms.values();
+  }
+
+  /** True once destroyed. */
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  /** Forgets every object and frees the tables (the drivers' instances must be destroyed already). */
+  dispose(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.registry.instances.delete(this.address);
+    for (const t of this.#terms.values()) t.unregister();
+    for (const t of this.#tramps.values()) t.unregister();
+    this.wsi?.dispose();
+    for (const d of this.drivers) d.dispose();
+    this.table.dispose();
+    this.arena.dispose();
+  }
+}
+
+type NativeFn = (...args: unknown[]) => unknown;
+
+/**
+ * A driver's `VkInstance` inside a loader instance (created by terminator_instance.ts with a create info
+ * rewritten for that driver, driver_instance.ts), with the driver's function table (physical-device slots)
+ * that terminator physical devices point to.
+ */
+export class DriverInstance {
+  /** The driver. */
+  readonly driver: Driver;
+  /** Position among the instance's drivers. */
+  readonly index: number;
+  /** The driver's `VkInstance`. */
+  readonly handle: Deno.PointerObject;
+  /** Extensions it was created with. */
+  readonly enabledExtensions: readonly string[];
+  /** The driver's functions by slot (physical-device commands; empty slots hold the error function). */
+  readonly table: DispatchTable = new DispatchTable(SLOT_COUNT);
+  #fns = new Map<string, NativeFn | null>();
+
+  constructor(
+    driver: Driver,
+    index: number,
+    handle: Deno.PointerObject,
+    enabledExtensions: readonly string[],
+  ) {
+    this.driver = driver;
+    this.index = index;
+    this.handle = handle;
+    this.enabledExtensions = enabledExtensions;
+  }
+
+  /** `vk_icdGetInstanceProcAddr(this instance, name)`. */
+  procAddr(name: string): Deno.PointerValue {
+    return this.driver.procAddr(this.handle, name);
+  }
+
+  /** The driver's function for a known command (trying its aliases), first non-null. */
+  commandAddress(slot: number): Deno.PointerValue {
+    const info = COMMANDS[slot];
+    if (!info) return null;
+    for (const name of [info.name, ...info.aliases]) {
+      const p = this.procAddr(name);
+      if (p !== null) return p;
+    }
+    return null;
+  }
+
+  /** The driver's function `name` (or an alias), callable from TypeScript (cold path), or null. */
+  fn(name: string): NativeFn | null {
+    let fn = this.#fns.get(name);
+    if (fn === undefined) {
+      const slot = COMMAND_INDEX[name];
+      const info = slot === undefined ? undefined : COMMANDS[slot];
+      const p = info ? this.commandAddress(slot!) : null;
+      if (p === null || !info) {
+        fn = null;
+      } else {
+        const f = new Deno.UnsafeFnPointer(p as Deno.PointerObject<never>, commandDef(info));
+        fn = f.call.bind(f) as NativeFn;
+      }
+      this.#fns.set(name, fn);
+    }
+    return fn;
+  }
+
+  /** A name for messages. */
+  get name(): string {
+    return this.driver.name;
+  }
+
+  /** Frees the function table. */
+  dispose(): void {
+    this.table.dispose();
+  }
+}
+
+/** A driver's physical device as the bottom of the chain sees it. */
+export class TermPhysicalDevice {
+  /** The loader object's handle. */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** The driver instance it belongs to. */
+  readonly driverInstance: DriverInstance;
+  /** The driver's own `VkPhysicalDevice`. */
+  readonly driverHandle: Deno.PointerObject;
+  /** The loader instance. */
+  readonly instance: LoaderInstance;
+
+  constructor(instance: LoaderInstance, driverInstance: DriverInstance, driverHandle: Deno.PointerObject) {
+    this.instance = instance;
+    const o = object(instance.arena, [
+      instance.table.address,
+      driverInstance.table.address,
+      key(driverHandle),
+    ]);
+    this.handle = o.handle;
+    this.address = o.address;
+    this.driverInstance = driverInstance;
+    this.driverHandle = driverHandle;
+    instance.registry.termPhysicalDevices.set(this.address, this);
+    instance.registry.driverPhysicalDevices.set(key(driverHandle), this);
+  }
+
+  /** Forgets the object (its memory goes with the instance's arena). */
+  unregister(): void {
+    const registry = this.instance.registry;
+    registry.termPhysicalDevices.delete(this.address);
+    const k = key(this.driverHandle);
+    if (registry.driverPhysicalDevices.get(k) === this) {
+      // A driver may hand the same VkPhysicalDevice to several instances: keep one that lives.
+      const other = [...registry.termPhysicalDevices.values()].find((t) => key(t.driverHandle) === k);
+      if (other) registry.driverPhysicalDevices.set(k, other);
+      else registry.driverPhysicalDevices.delete(k);
+    }
+  }
+}
+
+/** An application-visible physical device. */
+export class TrampPhysicalDevice {
+  /** The application's `VkPhysicalDevice`. */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** The handle the top of the chain gets. */
+  readonly next: Deno.PointerObject;
+  /** The instance it belongs to. */
+  readonly instance: LoaderInstance;
+
+  constructor(instance: LoaderInstance, next: Deno.PointerObject) {
+    const o = object(instance.arena, [instance.table.address, key(next)]);
+    this.handle = o.handle;
+    this.address = o.address;
+    this.next = next;
+    this.instance = instance;
+    instance.registry.trampPhysicalDevices.set(this.address, this);
+  }
+
+  /** The terminator physical device below, when no layer wrapped it. */
+  get term(): TermPhysicalDevice | undefined {
+    return this.instance.registry.termPhysicalDevices.get(key(this.next));
+  }
+
+  /** Forgets the object. */
+  unregister(): void {
+    this.instance.registry.trampPhysicalDevices.delete(this.address);
+  }
+}
+
+const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
+
+/**
+ * A device made by the loader: the driver's `VkDevice` handed to the application, its first word (the
+ * driver's `ICD_LOADER_MAGIC`) replaced by the loader's device dispatch table ({@linkcode LoaderDevice.stamp}),
+ * which device.ts fills from the top of the device chain.
+ */
+export class LoaderDevice {
+  /** The `VkDevice` (the driver's object). */
+  readonly handle: Deno.PointerObject;
+  /** Its address. */
+  readonly address: bigint;
+  /** The device dispatch table (word 0 of the device, its queues and command buffers). */
+  readonly table: DispatchTable = new DispatchTable(DEVICE_TABLE_SLOTS);
+  /** The instance. */
+  readonly instance: LoaderInstance;
+  /** The physical device below it. */
+  readonly physicalDevice: TermPhysicalDevice;
+  /** Device extensions enabled at creation. */
+  enabledExtensions: ReadonlySet<string> = new Set();
+  /** Slots the chain filled with a real function. */
+  readonly supported: Set<number> = new Set();
+  /** The top of the device chain's `vkGetDeviceProcAddr` (set once the device came back up the chain). */
+  top: { getDeviceProcAddr: (name: string) => Deno.PointerValue } | undefined;
+  /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
+  readonly driverGetDeviceProcAddr: Deno.PointerValue;
+  #gdpa: Deno.UnsafeFnPointer<typeof GDPA_DEF> | undefined;
+  #aliases = new Set<bigint>();
+
+  constructor(instance: LoaderInstance, physicalDevice: TermPhysicalDevice, handle: Deno.PointerObject) {
+    this.instance = instance;
+    this.physicalDevice = physicalDevice;
+    this.handle = handle;
+    this.address = key(handle);
+    this.driverGetDeviceProcAddr = physicalDevice.driverInstance.procAddr("vkGetDeviceProcAddr");
+    if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GDPA_DEF);
+    instance.registry.devices.set(this.address, this);
+    instance.devices.add(this);
+  }
+
+  /** The driver instance. */
+  get driverInstance(): DriverInstance {
+    return this.physicalDevice.driverInstance;
+  }
+
+  /** The driver's `vkGetDeviceProcAddr(device, name)`. */
+  driverProcAddr(name: string): Deno.PointerValue {
+    return this.#gdpa ? this.#gdpa.call(this.handle, cstringBuffer(name)) : null;
+  }
+
+  /** Writes the table's address into the device's first word. */
+  stamp(): void {
+    writeU64(this.handle, 0, this.table.address);
+  }
+
+  /** Also finds this device by `handle` (a layer's wrapper handed to the application). */
+  addAlias(handle: Deno.PointerValue): void {
+    const k = key(handle);
+    if (k === 0n || k === this.address) return;
+    this.#aliases.add(k);
+    this.instance.registry.devices.set(k, this);
+  }
+
+  /** Sets one slot (`empty` for null), keeping {@linkcode LoaderDevice.supported} in step. */
+  setSlot(slot: number, fn: Deno.PointerValue, empty: Deno.PointerValue): void {
+    if (fn === null) this.supported.delete(slot);
+    else this.supported.add(slot);
+    const stamped = fn === null ? undefined : chainStubs().stampedQueueSlots.get(slot);
+    if (stamped) {
+      // The slot runs native code that calls `fn` (kept in a hidden word) and stamps the queue.
+      this.table.set(stamped.next, fn);
+      this.table.set(slot, stamped.helper);
+    } else {
+      this.table.set(slot, fn ?? empty);
+    }
+  }
+
+  /** Forgets the device and frees its table (the driver's device must be destroyed already). */
+  dispose(): void {
+    if (this.table.disposed) return;
+    const devices = this.instance.registry.devices;
+    devices.delete(this.address);
+    for (const k of this.#aliases) if (devices.get(k) === this) devices.delete(k);
+    this.instance.devices.delete(this);
+    this.table.dispose();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Each loader (each `Vulkan.load()`) owns its handle maps (chain/objects.ts `HandleRegistry`): a handle
+ * one loader made is unknown to another's trampolines, which answer it as any invalid handle (an error
+ * line and NULL / `VK_ERROR_INITIALIZATION_FAILED`, nothing done), while the loader that made it goes on
+ * using it.
+ */
+
+import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
+import type { VkDevice } from "../ffi/generated/vk_types.ts";
+import { loaderOf } from "../vulkan.ts";
+import { MockEnvironment } from "../testing/mock.ts";
+import { addr, createDevice, createInstance, load, physicalDevices, u32Slot } from "./_chain.ts";
+
+const VK_ERROR_INITIALIZATION_FAILED = -3;
+
+Deno.test("a handle from one loader is an invalid handle to another, and stays valid in its own", async () => {
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ physicalDevices: [{}] });
+  using a = load(env.snapshot());
+  using b = load(env.snapshot());
+  const { instance } = createInstance(a);
+  const [pd] = physicalDevices(a, instance);
+  const { result, device } = createDevice(a, pd!);
+  assertEquals(result, 0);
+  // b has objects of its own, so its maps are not simply empty.
+  const own = createInstance(b);
+  const [ownPd] = physicalDevices(b, own.instance);
+  const ownDevice = createDevice(b, ownPd!).device;
+  const errors = () => b.lines.filter((l) => l.includes("invalid Vk"));
+
+  assertEquals(b.vk.vkGetInstanceProcAddr(instance, "vkCmdDraw"), null);
+  const count = u32Slot(b);
+  assertEquals(
+    b.vk.vkEnumeratePhysicalDevices(instance, count.pointer, null),
+    VK_ERROR_INITIALIZATION_FAILED,
+  );
+  const out = b.arena.pointer(b.arena.alloc(8));
+  assertEquals(b.vk.vkCreateDevice(pd!, null, null, out), VK_ERROR_INITIALIZATION_FAILED);
+  assertEquals(b.vk.vkGetDeviceProcAddr(device, "vkCmdDraw"), null);
+  b.vk.vkDestroyDevice(device, null);
+  b.vk.vkDestroyInstance(instance, null);
+  assertThrows(() => b.vk.deviceTable(device as VkDevice), TypeError);
+  assertEquals(errors().map((l) => l.replace(/.*: invalid (\w+).*/, "$1")), [
+    "VkInstance", // vkGetInstanceProcAddr
+    "VkInstance", // vkEnumeratePhysicalDevices
+    "VkPhysicalDevice", // vkCreateDevice
+    "VkDevice", // vkGetDeviceProcAddr
+    "VkDevice", // vkDestroyDevice
+    "VkInstance", // vkDestroyInstance
+  ]);
+  assert(!a.lines.some((l) => l.includes("invalid Vk")), a.lines.join("\n"));
+
+  // b's calls did nothing to a's objects: they still answer through a.
+  assert(a.vk.vkGetDeviceProcAddr(device, "vkCmdDraw") !== null);
+  assert(a.vk.deviceTable(device as VkDevice).vkCmdDraw !== undefined);
+  assertEquals(physicalDevices(a, instance).map(addr), [addr(pd!)]);
+  assertEquals(loaderOf(a.vk).registry.instances.size, 1);
+  assertEquals(loaderOf(b.vk).registry.instances.has(addr(instance)), false);
+
+  a.vk.vkDestroyDevice(device, null);
+  a.vk.vkDestroyInstance(instance, null);
+  b.vk.vkDestroyDevice(ownDevice, null);
+  b.vk.vkDestroyInstance(own.instance, null);
+  assertEquals(loaderOf(a.vk).registry.devices.size + loaderOf(b.vk).registry.devices.size, 0);
+  assertEquals(loaderOf(a.vk).registry.instances.size + loaderOf(b.vk).registry.instances.size, 0);
+});
