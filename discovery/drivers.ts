@@ -55,6 +55,7 @@ import {
   splitPathList,
 } from "./search_paths.ts";
 import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
+import { markUncacheable, ScanMemo, snapshotKey } from "./scan_memo.ts";
 
 /**
  * Where a candidate came from.
@@ -228,6 +229,15 @@ export function discoverDrivers(
   env: EnvironmentSnapshot,
   options: DiscoverDriversOptions = {},
 ): DriverDiscovery {
+  if (options.settings !== undefined || (options.packages?.length ?? 0) > 0) return scanDrivers(env, options);
+  const key = `${options.pointerBits ?? 64}\0${snapshotKey(env)}`;
+  return driverMemo.get(key, () => scanDrivers(env, options)).value;
+}
+
+/** Driver discoveries per snapshot, reused while every path they read is unchanged (scan_memo.ts). */
+const driverMemo = new ScanMemo<DriverDiscovery>();
+
+function scanDrivers(env: EnvironmentSnapshot, options: DiscoverDriversOptions): DriverDiscovery {
   const messages: DiscoveryMessage[] = [];
   const log = (level: DiscoveryMessage["level"], text: string, file?: string) =>
     messages.push(
@@ -338,6 +348,8 @@ export function discoverDrivers(
       manifestPath = entry.found.path;
     } else {
       origin = { source: entry.source, location: entry.folder, defaulted: false, package: entry.folder };
+      // A package is read through resolved links, which stamps do not cover: this scan is not kept.
+      markUncacheable();
       const result = readDriverPackage(entry.folder);
       warnings.push(...result.warnings);
       if (!result.ok) {

@@ -22,10 +22,13 @@
  * `blacklisted_layers` are removed, then invalid meta layers. Every manifest and
  * layer seen is kept in `candidates` with what became of it.
  *
- * Parsed manifests are cached per process by path, modification time, change
- * time, size and inode, so a warm call only lists folders and stats files; a
- * file changed in the last {@linkcode RACY_WINDOW_MS} milliseconds is always
- * read again, because file times are too coarse to tell two quick writes apart.
+ * A whole discovery is kept per snapshot and options (scan_memo.ts) and given
+ * again while the stamp of every folder and file it read is unchanged, so a
+ * warm call costs one `statx` per path. Parsed manifests are also cached per
+ * process by their stamp (kind, device, inode, size, modification and change
+ * times), so a scan after a change parses only what changed; a file changed in
+ * the last {@linkcode RACY_WINDOW_MS} milliseconds is always read again,
+ * because file times are too coarse to tell two quick writes apart.
  *
  * @example Discovering the layers of a fake root
  * ```ts
@@ -59,6 +62,14 @@ import {
   readManifestFile,
 } from "./manifest_file.ts";
 import { mergedExtensions, validateMetaLayers } from "./meta_layers.ts";
+import type { FileStamp } from "../ffi/file_stamp.ts";
+import {
+  clearScanMemos,
+  observePath,
+  RACY_WINDOW_MS as SCAN_RACY_WINDOW_MS,
+  ScanMemo,
+  snapshotKey,
+} from "./scan_memo.ts";
 import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
 import { combineSettingsLayers, type SettingsLayerCombination } from "./settings_layers.ts";
 import {
@@ -71,7 +82,7 @@ import {
 } from "./search_paths.ts";
 
 /** Files changed this recently are re-read even when their stat looks unchanged. */
-export const RACY_WINDOW_MS = 2000;
+export const RACY_WINDOW_MS: number = SCAN_RACY_WINDOW_MS;
 
 /**
  * What became of a manifest file or of one layer in it.
@@ -197,6 +208,19 @@ export function discoverLayers(
   env: EnvironmentSnapshot,
   options: DiscoverLayersOptions = {},
 ): LayerDiscovery {
+  if (options.cache === false || options.settings !== undefined) return scanLayers(env, options);
+  const key = `${options.executablePath ?? ""}\0${options.pointerBits ?? 64}\0${snapshotKey(env)}`;
+  const { value, reused } = layerMemo.get(key, () => scanLayers(env, options));
+  if (!reused) return value;
+  // Nothing was parsed this time: every manifest came from the kept scan.
+  const { parsed, cached } = value.manifestReads;
+  return { ...value, manifestReads: { parsed: 0, cached: parsed + cached } };
+}
+
+/** Layer discoveries per snapshot and options, reused while every path they read is unchanged. */
+const layerMemo = new ScanMemo<LayerDiscovery>();
+
+function scanLayers(env: EnvironmentSnapshot, options: DiscoverLayersOptions): LayerDiscovery {
   const messages: LayerMessage[] = [];
   const candidates: LayerCandidate[] = [];
   const filters = readLayerFilters(env);
@@ -429,10 +453,8 @@ function markCandidate(
 }
 
 interface CacheEntry {
-  readonly mtime: number;
-  readonly ctime: number;
-  readonly size: number;
-  readonly ino: number;
+  /** The file's stamp when it was read (kind, device, inode, size, times). */
+  readonly stamp: string;
   readonly result: LayerManifestResult;
   readonly fileReason?: string;
 }
@@ -450,6 +472,7 @@ const manifestCache = new Map<string, CacheEntry>();
  */
 export function clearLayerManifestCache(): void {
   manifestCache.clear();
+  clearScanMemos();
 }
 
 class ManifestReader {
@@ -517,31 +540,21 @@ class ManifestReader {
 
   #read(path: string, implicit: boolean, now: number): { result: LayerManifestResult; fileReason?: string } {
     const key = (implicit ? "i:" : "e:") + path;
-    let stat: Deno.FileInfo | undefined;
-    if (this.#useCache) {
-      try {
-        stat = Deno.statSync(path);
-      } catch {
-        stat = undefined;
-      }
+    // Also stamps the file for the scan memo (scan_memo.ts).
+    const stamp = observePath(path);
+    if (this.#useCache && stamp.kind === "file") {
       const cached = manifestCache.get(key);
-      if (
-        stat !== undefined && cached !== undefined && stat.isFile &&
-        cached.mtime === (stat.mtime?.getTime() ?? -1) && cached.ctime === (stat.ctime?.getTime() ?? -1) &&
-        cached.size === stat.size && cached.ino === (stat.ino ?? -1)
-      ) {
+      if (cached !== undefined && cached.stamp === stamp.text) {
         this.cached++;
         return cached;
       }
     }
-    const entry = readLayerFile(path, implicit, this.#pointerBits, stat);
+    const entry = readLayerFile(path, implicit, this.#pointerBits, stamp);
     this.parsed++;
-    if (this.#useCache && stat !== undefined && stat.isFile) {
-      const mtime = stat.mtime?.getTime() ?? -1;
-      const ctime = stat.ctime?.getTime() ?? -1;
+    if (this.#useCache && stamp.kind === "file") {
       // A file written within the racy window may change again within the same tick unseen.
-      if (now - Math.max(mtime, ctime) > RACY_WINDOW_MS) {
-        manifestCache.set(key, { mtime, ctime, size: stat.size, ino: stat.ino ?? -1, ...entry });
+      if (now - stamp.changedMs > RACY_WINDOW_MS) {
+        manifestCache.set(key, { stamp: stamp.text, ...entry });
       } else {
         manifestCache.delete(key);
       }
@@ -554,10 +567,10 @@ function readLayerFile(
   path: string,
   implicit: boolean,
   pointerBits: 32 | 64,
-  stat: Deno.FileInfo | undefined,
+  stat: FileStamp,
 ): { result: LayerManifestResult; fileReason?: string } {
   let bytes: Uint8Array | undefined;
-  if (stat !== undefined && stat.isFile && stat.size <= MAX_MANIFEST_BYTES) {
+  if (stat.kind === "file" && stat.size <= MAX_MANIFEST_BYTES) {
     try {
       bytes = Deno.readFileSync(path);
     } catch {

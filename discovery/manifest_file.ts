@@ -29,6 +29,7 @@
 
 import { openByBytes } from "../ffi/raw_files.ts";
 import { readJsonc } from "./jsonc.ts";
+import { observePath } from "./scan_memo.ts";
 
 /** Manifests whose file name is not valid UTF-8: the lossy path discovery reports -> folder and name bytes. */
 const rawFileNames = new Map<string, { readonly dir: string; readonly name: Uint8Array }>();
@@ -134,10 +135,15 @@ export function readManifestFile(path: string, options: ReadManifestOptions = {}
   }
   const maxBytes = options.maxBytes ?? MAX_MANIFEST_BYTES;
   let bytes: Uint8Array;
+  // Stamped for the scan memo (scan_memo.ts); a missing file is told without a thrown NotFound.
+  const stamp = observePath(path);
+  if (stamp.kind === "missing") return failure(path, "file does not exist");
   try {
-    const info = Deno.statSync(path);
-    if (info.isDirectory) return failure(path, "is a folder, not a file");
-    if (!info.isFile) return failure(path, "is not a regular file");
+    // Deno's error words the other failures (permission, link loop, a parent that is a file).
+    if (stamp.kind === "error" || stamp.kind === "not a folder") Deno.statSync(path);
+    if (stamp.kind === "folder") return failure(path, "is a folder, not a file");
+    if (stamp.kind !== "file") return failure(path, "is not a regular file");
+    const info = stamp;
     if (info.size > maxBytes) {
       return failure(
         path,

@@ -41,6 +41,7 @@
 import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
 import { rawDirectoryNames } from "../ffi/raw_files.ts";
 import { registerRawFileName } from "./manifest_file.ts";
+import { observePath } from "./scan_memo.ts";
 
 /** The three kinds of manifest the loader searches for. */
 export type ManifestKind = "driver" | "implicit_layer" | "explicit_layer";
@@ -337,6 +338,17 @@ export function scanSearchLocations(locations: readonly SearchLocation[]): ScanR
     if (location.isFile) {
       files.push({ path: location.path, fileName: baseName(location.path), location });
       reports.push({ location, status: "file", fileCount: 1 });
+      continue;
+    }
+    // Stamped for the scan memo (scan_memo.ts): an entry added or removed changes the folder's stamp. The
+    // stamp also tells a missing folder without the cost of a thrown NotFound.
+    const stamp = observePath(location.path);
+    if (stamp.kind === "missing") {
+      reports.push({ location, status: "missing", fileCount: 0 });
+      continue;
+    }
+    if (stamp.kind === "not a folder" || stamp.kind === "file") {
+      reports.push({ location, status: "not a folder", fileCount: 0 });
       continue;
     }
     let names: string[];

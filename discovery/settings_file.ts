@@ -50,6 +50,7 @@
 import type { EnvironmentSnapshot } from "./environment.ts";
 import { secureGetenv } from "./environment.ts";
 import { describeJsonType, readManifestFile } from "./manifest_file.ts";
+import { observePath, ScanMemo, snapshotKey } from "./scan_memo.ts";
 import { joinPath, resolveEntry, splitPathList, SYSCONFDIR, underRoot } from "./search_paths.ts";
 
 /** The file name the loader looks for. */
@@ -264,6 +265,13 @@ export function settingsFileLocations(
  * ```
  */
 export function readLoaderSettings(env: EnvironmentSnapshot): SettingsFileResult {
+  return settingsMemo.get(snapshotKey(env), () => searchLoaderSettings(env)).value;
+}
+
+/** Settings results per snapshot, reused while the searched paths are unchanged (scan_memo.ts). */
+const settingsMemo = new ScanMemo<SettingsFileResult>();
+
+function searchLoaderSettings(env: EnvironmentSnapshot): SettingsFileResult {
   const searched: SettingsLocation[] = [];
   const messages: SettingsMessage[] = [];
   let settings: LoaderSettings | undefined;
@@ -492,13 +500,10 @@ export function parseLoaderSettingsFile(
 }
 
 function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch (error) {
-    // A file we may not stat still exists for the loader's access() check only if it is there at all.
-    return !(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory);
-  }
+  // Stamped for the scan memo (scan_memo.ts). A file we may not stat still exists for the loader's
+  // access() check only if it is there at all.
+  const kind = observePath(path).kind;
+  return kind !== "missing" && kind !== "not a folder";
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,0 +1,162 @@
+/**
+ * Discovery computed once per scan and reused: a result (plain data) kept with the stamps
+ * (ffi/file_stamp.ts) of every folder and file its computation looked at, and given again while every
+ * one of those stamps is unchanged. An unchanged system then costs one `statx` per path instead of
+ * listing folders and parsing manifests; a manifest added, changed or removed changes the stamp of its
+ * folder or of itself, and the next call computes afresh.
+ *
+ * Readers call {@linkcode observePath} before they list or read a path. Memos nest: a result reused
+ * inside another memo's computation hands its stamps to the outer one, so the outer result is checked
+ * against them too. A result whose stamps include a change in the last {@linkcode RACY_WINDOW_MS}
+ * milliseconds is not kept, because file times are too coarse to tell two quick writes apart.
+ *
+ * @module
+ */
+
+import { type FileStamp, fileStamp } from "../ffi/file_stamp.ts";
+import type { EnvironmentSnapshot } from "./environment.ts";
+
+/** Paths changed this recently make a result too young to keep. */
+export const RACY_WINDOW_MS = 2000;
+
+/** What one computation looked at. */
+class Recording {
+  readonly stamps = new Map<string, string>();
+  newestMs = -Infinity;
+  uncacheable = false;
+
+  add(path: string, text: string, changedMs: number): void {
+    // The first stamp counts: if the path changed while the computation ran, the result is stale.
+    if (!this.stamps.has(path)) this.stamps.set(path, text);
+    if (changedMs > this.newestMs) this.newestMs = changedMs;
+  }
+}
+
+const open: Recording[] = [];
+const memos = new Set<ScanMemo<unknown>>();
+
+/**
+ * Stamps `path` for every computation under way, and returns the stamp (so the caller need not `stat`
+ * again). Call it before listing or reading the path.
+ *
+ * @example Usage
+ * ```ts
+ * import { observePath } from "./scan_memo.ts";
+ * console.log(observePath("/nonexistent").kind); // "missing"
+ * ```
+ */
+export function observePath(path: string): FileStamp {
+  const stamp = fileStamp(path);
+  for (const r of open) r.add(path, stamp.text, stamp.changedMs);
+  return stamp;
+}
+
+/**
+ * Marks every computation under way as not reusable (it read something stamps do not cover, such as a
+ * driver package's resolved links).
+ *
+ * @example Usage
+ * ```ts
+ * import { markUncacheable } from "./scan_memo.ts";
+ * markUncacheable();
+ * ```
+ */
+export function markUncacheable(): void {
+  for (const r of open) r.uncacheable = true;
+}
+
+/**
+ * A key for a snapshot: every field, so two equal snapshots share results and a changed one does not.
+ *
+ * @example Usage
+ * ```ts
+ * import { snapshotKey } from "./scan_memo.ts";
+ * snapshotKey({ vars: { A: "1" }, elevated: false }) === snapshotKey({ vars: { A: "1" }, elevated: false }); // true
+ * ```
+ */
+export function snapshotKey(env: EnvironmentSnapshot): string {
+  // Built at every call (~5 us), not kept per object: a caller may have changed its `vars` in place.
+  return JSON.stringify([env.vars, env.elevated, env.root, env.cwd, env.executablePaths]);
+}
+
+interface Entry<T> {
+  readonly value: T;
+  readonly stamps: ReadonlyMap<string, string>;
+  readonly newestMs: number;
+}
+
+/**
+ * Results of one discovery function, by key.
+ *
+ * @example Usage
+ * ```ts
+ * import { ScanMemo } from "./scan_memo.ts";
+ * const memo = new ScanMemo<number>();
+ * console.log(memo.get("k", () => 1).value); // 1
+ * ```
+ */
+export class ScanMemo<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+  readonly #max: number;
+
+  /** A memo keeping at most `max` results (the oldest goes first). */
+  constructor(max = 16) {
+    this.#max = max;
+    memos.add(this as ScanMemo<unknown>);
+  }
+
+  /**
+   * The kept result for `key` when every stamp it depends on is unchanged (`reused: true`), or the
+   * result of `compute()` (kept when it may be).
+   */
+  get(key: string, compute: () => T): { readonly value: T; readonly reused: boolean } {
+    const kept = this.#entries.get(key);
+    if (kept !== undefined) {
+      if (stillHolds(kept.stamps)) {
+        for (const r of open) {
+          for (const [path, text] of kept.stamps) r.add(path, text, kept.newestMs);
+        }
+        return { value: kept.value, reused: true };
+      }
+      this.#entries.delete(key);
+    }
+    const recording = new Recording();
+    open.push(recording);
+    let value: T;
+    try {
+      value = compute();
+    } finally {
+      open.splice(open.lastIndexOf(recording), 1);
+    }
+    if (!recording.uncacheable && recording.newestMs < Date.now() - RACY_WINDOW_MS) {
+      if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+      this.#entries.set(key, { value, stamps: recording.stamps, newestMs: recording.newestMs });
+    }
+    return { value, reused: false };
+  }
+
+  /** Forgets every kept result. */
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+function stillHolds(stamps: ReadonlyMap<string, string>): boolean {
+  for (const [path, text] of stamps) {
+    if (fileStamp(path).text !== text) return false;
+  }
+  return true;
+}
+
+/**
+ * Forgets every kept discovery result (tests use it to compare warm and cold results).
+ *
+ * @example Usage
+ * ```ts
+ * import { clearScanMemos } from "./scan_memo.ts";
+ * clearScanMemos();
+ * ```
+ */
+export function clearScanMemos(): void {
+  for (const m of memos) m.clear();
+}

@@ -1,0 +1,149 @@
+/**
+ * A file's stamp: what `stat` says about a path (kind, device, inode, size, modification and change times),
+ * as one comparable string. Discovery keeps the stamps of every folder and file a scan read, so an
+ * unchanged system is recognised by a few stamps instead of a new scan (discovery/scan_memo.ts).
+ *
+ * Taken with libc's `statx` when `--allow-ffi` is granted on Linux (nanosecond times, and a missing path is
+ * an error number rather than a thrown `Deno.errors.NotFound`, whose construction costs tens of
+ * microseconds); otherwise with `Deno.statSync`.
+ *
+ * @module
+ */
+
+/** What a path is, as far as a stamp tells. */
+export type FileKind = "file" | "folder" | "other" | "missing" | "not a folder" | "error";
+
+/**
+ * One `stat` of a path.
+ *
+ * @example Usage
+ * ```ts
+ * import { fileStamp, type FileStamp } from "./file_stamp.ts";
+ * const s: FileStamp = fileStamp("/nonexistent");
+ * console.log(s.kind); // "missing"
+ * ```
+ */
+export interface FileStamp {
+  /** Everything below in one string: equal strings mean an unchanged path. */
+  readonly text: string;
+  /** The kind; `missing` for ENOENT, `not a folder` for ENOTDIR (a file where a folder was expected). */
+  readonly kind: FileKind;
+  /** Size in bytes (0 unless `kind` is `file`, `folder` or `other`). */
+  readonly size: number;
+  /** The later of the modification and change times, in milliseconds since the epoch (`-Infinity` when none). */
+  readonly changedMs: number;
+}
+
+// struct statx (linux/stat.h, the same on every architecture): stx_mode u16 at 28, stx_ino u64 at 32,
+// stx_size u64 at 40, stx_ctime at 96, stx_mtime at 112 ({ i64 tv_sec; u32 tv_nsec; }), stx_dev_major and
+// stx_dev_minor u32 at 136 and 140.
+const STATX_SIZE = 256;
+const AT_FDCWD = -100;
+const STATX_BASIC_STATS = 0x7ff;
+const ENOENT = 2;
+const ENOTDIR = 20;
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+
+const SYMBOLS = {
+  statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
+  __errno_location: { parameters: [], result: "pointer" },
+} as const satisfies Deno.ForeignLibraryInterface;
+
+let libc: Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null | undefined;
+
+function symbols(): Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null {
+  if (libc !== undefined) return libc;
+  try {
+    // Asked first, so a run without --allow-ffi (e.g. `deno task inspect`) is never prompted.
+    const allowed = Deno.permissions.querySync({ name: "ffi" }).state === "granted";
+    libc = allowed && Deno.build.os === "linux" ? Deno.dlopen("libc.so.6", SYMBOLS).symbols : null;
+  } catch {
+    // no --allow-ffi, or no glibc (statx is glibc 2.28+): Deno.statSync instead
+    libc = null;
+  }
+  return libc;
+}
+
+const buffer = new Uint8Array(STATX_SIZE);
+const view = new DataView(buffer.buffer);
+const encoder = new TextEncoder();
+/** Encoded paths: discovery stamps the same few paths at every scan. */
+const encoded = new Map<string, Uint8Array<ArrayBuffer>>();
+const MAX_ENCODED = 4096;
+
+function cPath(path: string): Uint8Array<ArrayBuffer> {
+  let bytes = encoded.get(path);
+  if (bytes === undefined) {
+    const text = encoder.encode(path);
+    bytes = new Uint8Array(text.length + 1);
+    bytes.set(text);
+    if (encoded.size >= MAX_ENCODED) encoded.clear();
+    encoded.set(path, bytes);
+  }
+  return bytes;
+}
+
+function failed(kind: FileKind, detail: string | number): FileStamp {
+  return { text: `!${detail}`, kind, size: 0, changedMs: -Infinity };
+}
+
+function kindOfMode(mode: number): FileKind {
+  const type = mode & S_IFMT;
+  return type === S_IFREG ? "file" : type === S_IFDIR ? "folder" : "other";
+}
+
+function viaStatx(lib: NonNullable<typeof libc>, path: string): FileStamp {
+  if (path.includes("\0")) return failed("error", "NUL in path");
+  if (lib.statx(AT_FDCWD, cPath(path), 0, STATX_BASIC_STATS, buffer) !== 0) {
+    const where = lib.__errno_location();
+    const errno = where === null ? 0 : new Deno.UnsafePointerView(where).getInt32(0);
+    return failed(errno === ENOENT ? "missing" : errno === ENOTDIR ? "not a folder" : "error", errno);
+  }
+  const mode = view.getUint16(28, true);
+  const ino = view.getBigUint64(32, true);
+  const size = Number(view.getBigUint64(40, true));
+  const cs = Number(view.getBigInt64(96, true)), cn = view.getUint32(104, true);
+  const ms = Number(view.getBigInt64(112, true)), mn = view.getUint32(120, true);
+  const dev = `${view.getUint32(136, true)}.${view.getUint32(140, true)}`;
+  return {
+    text: `${mode}:${dev}:${ino}:${size}:${ms}.${mn}:${cs}.${cn}`,
+    kind: kindOfMode(mode),
+    size,
+    changedMs: Math.max(ms * 1000 + mn / 1e6, cs * 1000 + cn / 1e6),
+  };
+}
+
+function viaDeno(path: string): FileStamp {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return failed("missing", ENOENT);
+    if (error instanceof Deno.errors.NotADirectory) return failed("not a folder", ENOTDIR);
+    return failed("error", error instanceof Error ? error.name : "unknown");
+  }
+  const m = info.mtime?.getTime() ?? -1, c = info.ctime?.getTime() ?? -1;
+  return {
+    text: `${info.mode}:${info.dev}:${info.ino}:${info.size}:${m}:${c}:${info.isFile}:${info.isDirectory}`,
+    kind: info.isFile ? "file" : info.isDirectory ? "folder" : "other",
+    size: info.size,
+    changedMs: Math.max(m, c),
+  };
+}
+
+/**
+ * Stamps `path` (following symbolic links, as opening it would). Never throws.
+ *
+ * @example Usage
+ * ```ts
+ * import { fileStamp } from "./file_stamp.ts";
+ * const a = fileStamp("/etc/hostname");
+ * console.log(a.text === fileStamp("/etc/hostname").text); // true while the file is unchanged
+ * ```
+ */
+export function fileStamp(path: string): FileStamp {
+  const lib = symbols();
+  return lib ? viaStatx(lib, path) : viaDeno(path);
+}
