@@ -16,8 +16,9 @@
  * @module
  */
 
+import { STRUCTS } from "../ffi/generated/structs.ts";
 import { Arena } from "../ffi/memory.ts";
-import { allocStruct, enumerate, readChain, readStruct } from "../ffi/structs.ts";
+import { allocStruct, readChain } from "../ffi/structs.ts";
 import type { DeviceRecord } from "./device_sort.ts";
 
 /** A driver's instance-level functions, callable from TypeScript (e.g. `DriverInstance.fn`). */
@@ -79,34 +80,29 @@ export function readDeviceRecord(
   if (!getProperties) {
     throw new TypeError("Cannot read a physical device: the driver has no vkGetPhysicalDeviceProperties");
   }
-  const props = allocStruct(arena, "VkPhysicalDeviceProperties");
-  getProperties(physicalDevice, props);
-  const p = readStruct("VkPhysicalDeviceProperties", props);
+  // Read by offset, not through readStruct: this runs for every device at every vkCreateInstance, and the
+  // generic reader would decode the whole struct (limits and sparse properties included).
+  const at = propertyOffsets();
+  const props = arena.alloc(at.size);
+  getProperties(physicalDevice, arena.pointer(props));
+  const p = new DataView(props.buffer, props.byteOffset, props.byteLength);
   const record = {
-    name: p.deviceName as string,
-    vendorID: p.vendorID as number,
-    deviceID: p.deviceID as number,
-    deviceType: p.deviceType as number,
-    apiVersion: p.apiVersion as number,
+    name: cString(props, at.deviceName, 256),
+    vendorID: p.getUint32(at.vendorID, true),
+    deviceID: p.getUint32(at.deviceID, true),
+    deviceType: p.getInt32(at.deviceType, true),
+    apiVersion: p.getUint32(at.apiVersion, true),
   };
   const getProperties2 = options.properties2 ? driver.fn("vkGetPhysicalDeviceProperties2") : null;
   if (!getProperties2) return record;
   const enumerateExtensions = driver.fn("vkEnumerateDeviceExtensionProperties");
-  let extensions: string[] = [];
-  if (enumerateExtensions) {
-    try {
-      extensions = enumerate(enumerateExtensions, [physicalDevice, null], {
-        struct: "VkExtensionProperties",
-        name: "vkEnumerateDeviceExtensionProperties",
-      }).map((e) => e.extensionName as string);
-    } catch {
-      // A device that cannot list its extensions is sorted without PCI info, as in the Khronos loader.
-    }
-  }
-  const wantPci = extensions.includes("VK_EXT_pci_bus_info");
+  // A device that cannot list its extensions is sorted without PCI info, as in the Khronos loader.
+  const offered = enumerateExtensions
+    ? offersExtensions(arena, enumerateExtensions, physicalDevice, [PCI_BUS_INFO, DRIVER_PROPERTIES])
+    : [false, false];
+  const wantPci = offered[0];
   const major = (record.apiVersion >>> 22) & 0x7f, minor = (record.apiVersion >>> 12) & 0x3ff;
-  const wantDriver = major > 1 || (major === 1 && minor >= 2) ||
-    extensions.includes("VK_KHR_driver_properties");
+  const wantDriver = major > 1 || (major === 1 && minor >= 2) || offered[1];
   if (!wantPci && !wantDriver) return record;
   const chain = [
     ...(wantPci ? [{ type: "VkPhysicalDevicePCIBusInfoPropertiesEXT" as const }] : []),
@@ -128,4 +124,85 @@ export function readDeviceRecord(
     }
   }
   return { ...record, ...out };
+}
+
+const PCI_BUS_INFO = "VK_EXT_pci_bus_info";
+const DRIVER_PROPERTIES = "VK_KHR_driver_properties";
+/** `sizeof(VkExtensionProperties)`: `char extensionName[256]; uint32_t specVersion;`. */
+const EXTENSION_STRIDE = 260;
+const VK_INCOMPLETE = 5;
+
+interface PropertyOffsets {
+  readonly size: number;
+  readonly apiVersion: number;
+  readonly vendorID: number;
+  readonly deviceID: number;
+  readonly deviceType: number;
+  readonly deviceName: number;
+}
+
+let offsets: PropertyOffsets | undefined;
+
+/** Where `VkPhysicalDeviceProperties` keeps what a record needs (from the generated layout). */
+function propertyOffsets(): PropertyOffsets {
+  if (offsets) return offsets;
+  const layout = STRUCTS.VkPhysicalDeviceProperties!;
+  const of = (name: string) => layout.members.find((m) => m.name === name)!.offset;
+  offsets = {
+    size: layout.size,
+    apiVersion: of("apiVersion"),
+    vendorID: of("vendorID"),
+    deviceID: of("deviceID"),
+    deviceType: of("deviceType"),
+    deviceName: of("deviceName"),
+  };
+  return offsets;
+}
+
+/** The NUL-terminated text at `offset` (at most `max` bytes). */
+function cString(bytes: Uint8Array, offset: number, max: number): string {
+  let end = offset;
+  while (end < offset + max && bytes[end] !== 0) end++;
+  return new TextDecoder().decode(bytes.subarray(offset, end));
+}
+
+/**
+ * Whether the device offers each of `names`, from `vkEnumerateDeviceExtensionProperties(device, NULL)`,
+ * compared as bytes in place (a device lists ~100-200 extensions; decoding each name would cost more than
+ * the call). All false when the list cannot be read.
+ */
+function offersExtensions(
+  arena: Arena,
+  enumerateExtensions: (...args: unknown[]) => unknown,
+  physicalDevice: Deno.PointerValue,
+  names: readonly string[],
+): boolean[] {
+  const none = names.map(() => false);
+  const countBytes = arena.alloc(4);
+  const pCount = arena.pointer(countBytes);
+  const count = new DataView(countBytes.buffer, countBytes.byteOffset, 4);
+  let list: Uint8Array | undefined;
+  // The list may grow between the two calls (VK_INCOMPLETE): ask again, a few times at most.
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (enumerateExtensions(physicalDevice, null, pCount, null) !== 0) return none;
+    const n = count.getUint32(0, true);
+    if (n === 0) return none;
+    list = arena.alloc(n * EXTENSION_STRIDE);
+    const result = enumerateExtensions(physicalDevice, null, pCount, arena.pointer(list));
+    if (result === 0) break;
+    if (result !== VK_INCOMPLETE) return none;
+    list = undefined;
+  }
+  if (list === undefined) return none;
+  const n = count.getUint32(0, true);
+  const wanted = names.map((name) => new TextEncoder().encode(name + "\0"));
+  return wanted.map((want) => {
+    for (let i = 0; i < n; i++) {
+      const at = i * EXTENSION_STRIDE;
+      let k = 0;
+      while (k < want.length && list![at + k] === want[k]) k++;
+      if (k === want.length) return true;
+    }
+    return false;
+  });
 }
