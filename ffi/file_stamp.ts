@@ -67,7 +67,8 @@ function symbols(): Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null {
 }
 
 const buffer = new Uint8Array(STATX_SIZE);
-const view = new DataView(buffer.buffer);
+/** The buffer as 32-bit words (little-endian hosts: x86-64 and aarch64 Linux). */
+const words = new Uint32Array(buffer.buffer);
 const encoder = new TextEncoder();
 /** Encoded paths: discovery stamps the same few paths at every scan. */
 const encoded = new Map<string, Uint8Array<ArrayBuffer>>();
@@ -101,14 +102,14 @@ function viaStatx(lib: NonNullable<typeof libc>, path: string): FileStamp {
     const errno = where === null ? 0 : new Deno.UnsafePointerView(where).getInt32(0);
     return failed(errno === ENOENT ? "missing" : errno === ENOTDIR ? "not a folder" : "error", errno);
   }
-  const mode = view.getUint16(28, true);
-  const ino = view.getBigUint64(32, true);
-  const size = Number(view.getBigUint64(40, true));
-  const cs = Number(view.getBigInt64(96, true)), cn = view.getUint32(104, true);
-  const ms = Number(view.getBigInt64(112, true)), mn = view.getUint32(120, true);
-  const dev = `${view.getUint32(136, true)}.${view.getUint32(140, true)}`;
+  // 32-bit words, not BigInts: this runs for every path of every kept scan at every vkCreateInstance.
+  const w = words;
+  const mode = w[7]! & 0xffff;
+  const size = w[10]! + w[11]! * 2 ** 32;
+  const cs = w[24]! + (w[25]! | 0) * 2 ** 32, cn = w[26]!;
+  const ms = w[28]! + (w[29]! | 0) * 2 ** 32, mn = w[30]!;
   return {
-    text: `${mode}:${dev}:${ino}:${size}:${ms}.${mn}:${cs}.${cn}`,
+    text: `${mode}:${w[34]}.${w[35]}:${w[8]}.${w[9]}:${size}:${ms}.${mn}:${cs}.${cn}`,
     kind: kindOfMode(mode),
     size,
     changedMs: Math.max(ms * 1000 + mn / 1e6, cs * 1000 + cn / 1e6),

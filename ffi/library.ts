@@ -9,7 +9,7 @@
  * @module
  */
 
-import { cstringBuffer, lastDlError, libcSymbols, RTLD_LOCAL, RTLD_NODELETE, RTLD_NOW } from "./libc.ts";
+import { cstringBuffer, lastDlError, libcSymbols, RTLD_LAZY, RTLD_LOCAL, RTLD_NODELETE } from "./libc.ts";
 
 /** Options of {@linkcode Library.open}. */
 export interface LibraryOpenOptions {
@@ -28,9 +28,12 @@ export interface LibraryOpenOptions {
 }
 
 /**
- * A shared library opened with `dlopen(path, RTLD_NOW | RTLD_LOCAL)`: RTLD_NOW
- * as the Khronos loader uses, so a library with unresolved references fails
- * here, with its dlerror text, rather than crashing at a later call.
+ * A shared library opened with `dlopen(path, RTLD_LAZY | RTLD_LOCAL)`, the
+ * Khronos loader's `LOADER_DLOPEN_MODE` for drivers and layers: functions are
+ * bound at their first call, so a driver linked against a large library (lavapipe
+ * and LLVM) loads without resolving thousands of symbols it may never call. A
+ * missing dependency still fails here; `LD_BIND_NOW=1` resolves everything at
+ * load, as with libvulkan.
  *
  * @example Usage
  * ```ts
@@ -67,7 +70,7 @@ export class Library implements Disposable {
    */
   static open(path: string, options: LibraryOpenOptions = {}): Library {
     const libc = libcSymbols();
-    const flags = RTLD_NOW | RTLD_LOCAL | (options.noDelete ? RTLD_NODELETE : 0);
+    const flags = RTLD_LAZY | RTLD_LOCAL | (options.noDelete ? RTLD_NODELETE : 0);
     const handle = libc.dlopen(cstringBuffer(path), flags);
     if (handle === null) {
       throw new Error(`Cannot load library "${path}": ${lastDlError() || "unknown dlopen error"}`);
