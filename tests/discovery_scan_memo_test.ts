@@ -12,7 +12,7 @@ import { discoverLayers } from "../discovery/layers.ts";
 import { RACY_WINDOW_MS } from "../discovery/scan_memo.ts";
 import { fileStamp } from "../ffi/file_stamp.ts";
 import { createInstance, load, physicalDevices } from "./_chain.ts";
-import { MockEnvironment } from "./_mock.ts";
+import { MockEnvironment } from "../testing/mock.ts";
 
 const VK_ERROR_LAYER_NOT_PRESENT = -6;
 
