@@ -113,6 +113,26 @@ function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerO
  * The instance chain is the active layers (chain/layer_instance.ts, an empty chain when none are active)
  * above the terminator link (the loader's terminators). The terminator's `vkCreateInstance` leaves this same
  * handle in `*pInstance`, as the Khronos loader's does, so layers can key on its first word.
+ *
+ * @example Made in a registry, found there by its handle until disposed
+ * ```ts
+ * import { HandleRegistry, LoaderInstance } from "./objects.ts";
+ * import { Logger } from "../loading/log.ts";
+ * import { readDevicePolicy } from "../discovery/device_selection.ts";
+ * const env = { vars: {}, elevated: false, root: "/nonexistent" };
+ * const registry = new HandleRegistry();
+ * const inst = new LoaderInstance({
+ *   registry,
+ *   enabledExtensions: [],
+ *   apiVersion: 1 << 22,
+ *   log: new Logger(env),
+ *   heldDrivers: [],
+ *   devicePolicy: readDevicePolicy(env),
+ * });
+ * console.log(registry.instances.get(inst.address) === inst); // true
+ * inst.dispose();
+ * console.log(registry.instances.size); // 0
+ * ```
  */
 export class LoaderInstance {
   /** The registry of the loader that made it. */
@@ -250,6 +270,12 @@ type NativeFn = (...args: unknown[]) => unknown;
  * A driver's `VkInstance` inside a loader instance (created by terminator_instance.ts with a create info
  * rewritten for that driver, driver_instance.ts), with the driver's function table (physical-device slots)
  * that terminator physical devices point to.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const d = new DriverInstance(driver, inst.drivers.length, driverHandle, ci.extensions);
+ * d.fn("vkDestroyInstance")?.(d.handle, null);
+ * ```
  */
 export class DriverInstance {
   /** The driver. */
@@ -321,7 +347,15 @@ export class DriverInstance {
   }
 }
 
-/** A driver's physical device as the bottom of the chain sees it. */
+/**
+ * A driver's physical device as the bottom of the chain sees it.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const term = inst.termFor(driverInstance, driverHandle); // made once per driver handle
+ * console.log(term.address === inst.termFor(driverInstance, driverHandle).address); // true
+ * ```
+ */
 export class TermPhysicalDevice {
   /** The loader object's handle. */
   readonly handle: Deno.PointerObject;
@@ -363,7 +397,15 @@ export class TermPhysicalDevice {
   }
 }
 
-/** An application-visible physical device. */
+/**
+ * An application-visible physical device.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const tramp = inst.trampFor(next); // what vkEnumeratePhysicalDevices hands the application
+ * console.log(tramp.term?.driverHandle);
+ * ```
+ */
 export class TrampPhysicalDevice {
   /** The application's `VkPhysicalDevice`. */
   readonly handle: Deno.PointerObject;
@@ -400,6 +442,12 @@ const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as con
  * A device made by the loader: the driver's `VkDevice` handed to the application, its first word (the
  * driver's `ICD_LOADER_MAGIC`) replaced by the loader's device dispatch table ({@linkcode LoaderDevice.stamp}),
  * which device.ts fills from the top of the device chain.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const ld = new LoaderDevice(term.instance, term, driverDevice);
+ * ld.stamp(); // the driver's VkDevice now dispatches through ld.table
+ * ```
  */
 export class LoaderDevice {
   /** The `VkDevice` (the driver's object). */

@@ -64,3 +64,30 @@ Deno.test("a handle from one loader is an invalid handle to another, and stays v
   assertEquals(loaderOf(a.vk).registry.devices.size + loaderOf(b.vk).registry.devices.size, 0);
   assertEquals(loaderOf(a.vk).registry.instances.size + loaderOf(b.vk).registry.instances.size, 0);
 });
+
+Deno.test("an unknown command first resolved through one loader reaches the driver from another loader's objects", async () => {
+  // The slots of unknown commands are per process (chain/unknown.ts); what they hold is per loader object.
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ physicalDevices: [{}] });
+  using a = load(env.snapshot());
+  using b = load(env.snapshot());
+  const made = [a, b].map((l) => {
+    const { instance } = createInstance(l);
+    const [pd] = physicalDevices(l, instance);
+    return { instance, pd: pd!, device: createDevice(l, pd!).device };
+  });
+  const def = { parameters: ["pointer", "u32"], result: "u32" } as const;
+  const [aPhysical, bPhysical] = [a, b].map((l) =>
+    l.vk.getUnknownCommand("vkMockUnknownPhysicalDeviceFn2", def)
+  );
+  const [aDevice, bDevice] = [a, b].map((l) => l.vk.getUnknownCommand("vkMockUnknownDeviceFn2", def));
+  // Same slot, so the same stub; b's instance and device, made before a took the slot, answer too.
+  assertEquals(bPhysical, aPhysical);
+  assertEquals(bDevice, aDevice);
+  assertEquals(made.map((m) => bPhysical!(m.pd, 1)), [0x10000 + 0x2000 + 1, 0x10000 + 0x2000 + 1]);
+  assertEquals(made.map((m) => bDevice!(m.device, 2)), [0x18000 + 0x2000 + 2, 0x18000 + 0x2000 + 2]);
+  for (const [l, m] of [[a, made[0]!], [b, made[1]!]] as const) {
+    l.vk.vkDestroyDevice(m.device, null);
+    l.vk.vkDestroyInstance(m.instance, null);
+  }
+});
