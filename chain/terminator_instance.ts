@@ -7,10 +7,8 @@
  */
 
 import { Arena, pointerFromAddress } from "../ffi/memory.ts";
-import { recordOf } from "./device_policy.ts";
 import { driverCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { DriverInstance, type LoaderInstance } from "./objects.ts";
-import { termPhysicalDevicesOf } from "./terminator.ts";
 import { chainStubs } from "./stubs.ts";
 import { fillPhysicalDeviceCommands } from "./table_fill.ts";
 import { VK } from "../loading/_layout.ts";
@@ -89,9 +87,9 @@ export function createDriverInstances(
   }
   // Layers fill their dispatch from the terminators right after this returns: WSI must be ready.
   inst.startWsi();
-  // The sort keys are read from the drivers now, so that later calls through the chain are the
-  // application's alone.
-  for (const term of termPhysicalDevicesOf(inst)) recordOf(inst, term);
+  // Physical devices are not asked for here: as in the Khronos loader, the drivers enumerate them (and the
+  // sort keys are read from them, at terminator level, unseen by layers) when the application first asks.
+  // Lavapipe makes its device on first enumeration, which costs an instance that never asks ~1 ms.
   return VK.SUCCESS;
 }
 
