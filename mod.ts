@@ -101,3 +101,4 @@ export {
 export type { DiscoveryChange, DiscoveryChangeKind, DiscoveryWatchOptions } from "./discovery/watch.ts";
 export type { DiscoveryWatcher } from "./discovery/watch.ts";
 export type { NativeLayerBridgeOptions } from "./layers/native.ts";
+export type { TsLayer } from "./layers/layer.ts";

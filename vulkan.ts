@@ -22,6 +22,7 @@ import type { EnvironmentSnapshot } from "./discovery/environment.ts";
 import { WSI_SUPPORT } from "./wsi/terminators.ts";
 import { moduleLayerLoader } from "./layers/module_layer.ts";
 import type { NativeLayerBridgeOptions } from "./layers/native.ts";
+import type { TsLayer } from "./layers/layer.ts";
 import { key, type LoaderDevice } from "./chain/objects.ts";
 import type { VkCommandName as VulkanCommandName } from "./ffi/generated/vk_commands.ts";
 import { Loader } from "./chain/loader.ts";
@@ -72,9 +73,13 @@ export interface VulkanOptions {
   /** How `drivers` mix with discovered ones (default `"exclusive"`). */
   driversMode?: "exclusive" | "inclusive";
   /**
-   * For layers whose manifest's `library_path` names a `.ts` module (imported first, `loadLayerModules`):
-   * where their messages and output go, and their settings.
+   * The TS layers that layer manifests naming a `.ts` module stand for: a manifest enabled in the chain
+   * loads the layer of its name from this list (the shipped layers are always there). Loading is
+   * synchronous, so the modules are imported first: `(await importLayerModules(env)).layers` from
+   * `@vkdeno/loader/layers`. Only this object's chains see them.
    */
+  layerModules?: readonly TsLayer[];
+  /** For layers whose manifest's `library_path` names a `.ts` module: where their messages and output go, and their settings. */
   moduleLayerOptions?: NativeLayerBridgeOptions;
 }
 
@@ -136,7 +141,7 @@ export class Vulkan implements Disposable {
       new Loader({
         ...options,
         wsi: WSI_SUPPORT,
-        moduleLayers: moduleLayerLoader(options.moduleLayerOptions),
+        moduleLayers: moduleLayerLoader(options.moduleLayerOptions, options.layerModules),
       }),
       options,
     ) as Vulkan & VulkanCommands;

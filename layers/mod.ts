@@ -2,8 +2,9 @@
  * Writing Vulkan layers in TypeScript: {@linkcode defineLayer} and the hooks of a validation-style
  * chassis, the shared state tracker, the shipped layers (api_dump, draw_stats, object_lifetimes), and the
  * two ways to run them: {@linkcode installLayers} around a command object in the same script, or a layer
- * manifest whose `library_path` names the module, which `Vulkan.load` puts in its native chain once
- * {@linkcode loadLayerModules} has imported it.
+ * manifest whose `library_path` names the module, which `Vulkan.load` puts in its native chain when
+ * given the layer: {@linkcode importLayerModules} imports such modules and returns their layers, for
+ * `Vulkan.load({ env, layerModules: layers })`.
  *
  * @example A layer that counts draws
  * ```ts
@@ -45,7 +46,7 @@ export {
 } from "./state.ts";
 export { type CommandObject, installLayers, type InstallLayersOptions, type LayeredCommands } from "./top.ts";
 export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
-export { BUILTIN_LAYERS, loadLayerModules } from "./registry.ts";
+export { BUILTIN_LAYERS, importLayerModules } from "./registry.ts";
 export { apiDumpLayer } from "./api_dump.ts";
 export { type CommandStats, drawStatsLayer } from "./draw_stats.ts";
 export { objectLifetimesLayer } from "./object_lifetimes.ts";

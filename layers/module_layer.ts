@@ -3,8 +3,9 @@
  * chain assembly loads instead of a shared library ({@linkcode ModuleLayerLibrary}, shaped like
  * `loading/layer_library.ts`'s `LayerLibrary`), a {@linkcode NativeLayerBridge} around the module's layer.
  *
- * Loading is synchronous, so the module must be imported first: the shipped layers are registered
- * already; others through `loadLayerModules(env)` (`layers/registry.ts`).
+ * Loading is synchronous, so the module must be imported first: the shipped layers are there already;
+ * others are imported by `importLayerModules(env)` (`layers/registry.ts`) and handed to the loader
+ * (`Vulkan.load({ layerModules })`), which is the only place a chain looks for them.
  *
  * @example What the chain assembly does with a manifest
  * ```ts ignore
@@ -20,6 +21,7 @@
  */
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import type { ModuleLayerLink, ModuleLayerLoader } from "../chain/layer_chain.ts";
+import type { TsLayer } from "./layer.ts";
 import { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
 import { findLayer, isModuleLayer } from "./registry.ts";
 
@@ -27,8 +29,8 @@ export { isModuleLayer };
 
 /**
  * The loader of `.ts` layer manifests that the public `Vulkan` object gives the chain: each manifest's
- * layer (imported already) becomes a {@linkcode ModuleLayerLibrary} with `options` (where its messages
- * and output go, its settings).
+ * layer, found by name among `layers` (imported already) and the shipped ones, becomes a
+ * {@linkcode ModuleLayerLibrary} with `options` (where its messages and output go, its settings).
  *
  * @example Usage
  * ```ts
@@ -37,17 +39,21 @@ export { isModuleLayer };
  * console.log(loader.handles({ libraryPath: "/opt/layers/mine.ts" })); // true
  * ```
  */
-export function moduleLayerLoader(options: NativeLayerBridgeOptions = {}): ModuleLayerLoader {
+export function moduleLayerLoader(
+  options: NativeLayerBridgeOptions = {},
+  layers: readonly TsLayer[] = [],
+): ModuleLayerLoader {
   return {
     handles: isModuleLayer,
-    load: (manifest) => new ModuleLayerLibrary(manifest, options),
+    load: (manifest) => new ModuleLayerLibrary(manifest, options, layers),
   };
 }
 
 /**
  * A TS layer shaped like `loading/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
  * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
- * have been imported already (`loadLayerModules(env)` in `layers/registry.ts`), since loading is synchronous.
+ * have been imported already (`importLayerModules(env)` in `layers/registry.ts`) and its layer given, since
+ * loading is synchronous.
  */
 export class ModuleLayerLibrary implements ModuleLayerLink {
   /** The layer's manifest record. */
@@ -57,15 +63,19 @@ export class ModuleLayerLibrary implements ModuleLayerLink {
   #released = false;
 
   /**
-   * Finds the imported module layer for `manifest` and makes its chain link.
+   * Finds the layer for `manifest` among `layers` and the shipped ones, and makes its chain link.
    *
-   * @throws {TypeError} If the layer's module was not imported (no TS layer of that name is registered).
+   * @throws {TypeError} If no layer of the manifest's name was given (its module was not imported).
    */
-  constructor(manifest: LayerManifest, options: NativeLayerBridgeOptions = {}) {
-    const layer = findLayer(manifest.name);
+  constructor(
+    manifest: LayerManifest,
+    options: NativeLayerBridgeOptions = {},
+    layers: readonly TsLayer[] = [],
+  ) {
+    const layer = findLayer(manifest.name, layers);
     if (!layer) {
       throw new TypeError(
-        `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${manifest.libraryPath}" was not imported (await loadLayerModules(env) first)`,
+        `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${manifest.libraryPath}" was not imported (pass the layers of await importLayerModules(env) as Vulkan.load's layerModules)`,
       );
     }
     this.layer = manifest;

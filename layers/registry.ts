@@ -1,8 +1,10 @@
 /**
  * TS layers by name: the three shipped with vkdeno (`VK_LAYER_VKDENO_api_dump`,
- * `VK_LAYER_VKDENO_draw_stats`, `VK_LAYER_VKDENO_object_lifetimes`), those registered by the application,
- * and those whose manifest's `library_path` names a `.ts` (or `.js`) module, imported by
- * {@linkcode loadLayerModules}. A layer module's default export (or its `layer` export) is the layer.
+ * `VK_LAYER_VKDENO_draw_stats`, `VK_LAYER_VKDENO_object_lifetimes`) and those the caller passes (the
+ * `available` lists of `installLayers` and `Vulkan.load`'s `layerModules`). {@linkcode importLayerModules}
+ * imports the layers whose manifest's `library_path` names a `.ts` (or `.js`) module and returns them;
+ * a layer module's default export (or its `layer` export) is the layer. Nothing here is process-wide:
+ * what one loader or wrapper may enable is what it was given.
  *
  * @example Enabling by name
  * ```ts
@@ -23,52 +25,40 @@ import { objectLifetimesLayer } from "./object_lifetimes.ts";
 /** The layers shipped with vkdeno. */
 export const BUILTIN_LAYERS: readonly TsLayer[] = [apiDumpLayer, drawStatsLayer, objectLifetimesLayer];
 
-const registered = new Map<string, TsLayer>(BUILTIN_LAYERS.map((l) => [l.name, l]));
-const byModule = new Map<string, TsLayer>();
-
 /**
- * Makes `layer` findable by name (replacing a registered layer of that name).
- *
- * @example Usage
- * ```ts
- * import { findLayer, registerLayer } from "./registry.ts";
- * registerLayer({ name: "VK_LAYER_x_none", description: "none", create: () => ({ intercepts: {} }) });
- * console.log(findLayer("VK_LAYER_x_none") !== undefined); // true
- * ```
- */
-export function registerLayer(layer: TsLayer): void {
-  registered.set(layer.name, layer);
-}
-
-/**
- * The registered TS layer named `name`, or undefined.
+ * The TS layer named `name` among `available` (first) and the shipped ones, or undefined.
  *
  * @example Usage
  * ```ts
  * import { findLayer } from "./registry.ts";
  * console.log(findLayer("VK_LAYER_VKDENO_api_dump")?.name); // "VK_LAYER_VKDENO_api_dump"
+ * console.log(findLayer("VK_LAYER_x_mine")); // undefined: not given, not shipped
  * ```
  */
-export function findLayer(name: string): TsLayer | undefined {
-  return registered.get(name);
+export function findLayer(name: string, available: readonly TsLayer[] = []): TsLayer | undefined {
+  return available.find((l) => l.name === name) ?? BUILTIN_LAYERS.find((l) => l.name === name);
 }
 
 /**
- * Every registered TS layer, shipped ones first.
+ * `available` and the shipped layers, each name once (the first of a name wins).
  *
  * @example Usage
  * ```ts
- * import { registeredLayers } from "./registry.ts";
- * console.log(registeredLayers().length >= 3); // true
+ * import { knownLayers } from "./registry.ts";
+ * console.log(knownLayers().length); // 3
  * ```
  */
-export function registeredLayers(): TsLayer[] {
-  return [...registered.values()];
+export function knownLayers(available: readonly TsLayer[] = []): TsLayer[] {
+  const byName = new Map<string, TsLayer>();
+  for (const layer of [...available, ...BUILTIN_LAYERS]) {
+    if (!byName.has(layer.name)) byName.set(layer.name, layer);
+  }
+  return [...byName.values()];
 }
 
 /**
- * The registered TS layers named in `VK_INSTANCE_LAYERS` (colon-separated, first closest to the
- * application); other names are left to the loader.
+ * The TS layers (of `available` and the shipped ones) named in `VK_INSTANCE_LAYERS` (colon-separated,
+ * first closest to the application); other names are left to the loader.
  *
  * @example Usage
  * ```ts
@@ -77,9 +67,12 @@ export function registeredLayers(): TsLayer[] {
  * console.log(layersFromEnvironment(env).map((l) => l.name)); // ["VK_LAYER_VKDENO_api_dump"]
  * ```
  */
-export function layersFromEnvironment(env: EnvironmentSnapshot): TsLayer[] {
+export function layersFromEnvironment(
+  env: EnvironmentSnapshot,
+  available: readonly TsLayer[] = [],
+): TsLayer[] {
   const names = (getenv(env, "VK_INSTANCE_LAYERS") ?? "").split(":").filter((n) => n !== "");
-  return names.map((n) => registered.get(n)).filter((l): l is TsLayer => l !== undefined);
+  return names.map((n) => findLayer(n, available)).filter((l): l is TsLayer => l !== undefined);
 }
 
 /**
@@ -96,8 +89,8 @@ export function isModuleLayer(manifest: Pick<LayerManifest, "libraryPath">): boo
 }
 
 /**
- * Imports the module a layer manifest names and registers its layer under the manifest's name. The
- * module's default export (or `layer` export) must be a {@linkcode TsLayer} of that name.
+ * Imports the module a layer manifest names and returns its layer. The module's default export (or
+ * `layer` export) must be a {@linkcode TsLayer} of the manifest's name.
  *
  * @example Usage
  * ```ts ignore
@@ -112,43 +105,41 @@ export async function importLayerModule(manifest: LayerManifest): Promise<TsLaye
   if (path === undefined || !isModuleLayer(manifest)) {
     throw new TypeError(`Cannot import layer "${manifest.name}": its library is not a TS/JS module`);
   }
-  let layer = byModule.get(path);
-  if (layer === undefined) {
-    // Imported here, not with this module: node:url loads Deno's Node layer (~17 ms, ~12 MiB) at start.
-    const { pathToFileURL } = await import("node:url");
-    const url = pathToFileURL(path).href;
-    const module = await import(url) as { default?: TsLayer; layer?: TsLayer };
-    const found = module.default ?? module.layer;
-    if (found === undefined || typeof found.create !== "function") {
-      throw new TypeError(
-        `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${path}" exports no layer`,
-      );
-    }
-    layer = found;
-    byModule.set(path, layer);
+  // Imported here, not with this module: node:url loads Deno's Node layer (~17 ms, ~12 MiB) at start.
+  const { pathToFileURL } = await import("node:url");
+  // Deno keeps each module once per process, so importing a path again is cheap and gives the same layer.
+  const module = await import(pathToFileURL(path).href) as { default?: TsLayer; layer?: TsLayer };
+  const layer = module.default ?? module.layer;
+  if (layer === undefined || typeof layer.create !== "function") {
+    throw new TypeError(
+      `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${path}" exports no layer`,
+    );
   }
   if (layer.name !== manifest.name) {
     throw new TypeError(
       `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${path}" exports layer "${layer.name}"`,
     );
   }
-  registerLayer(layer);
   return layer;
 }
 
 /**
- * Finds the layer manifests of `env` whose `library_path` is a TS/JS module, imports them and registers
- * their layers, so they can be enabled by name. Returns the layers loaded; failures are returned as
- * messages, never thrown.
+ * Finds the layer manifests of `env` whose `library_path` is a TS/JS module and imports them. Returns the
+ * layers; failures are returned as messages, never thrown. Nothing is registered anywhere: pass the
+ * layers to `Vulkan.load({ env, layerModules: layers })` (its native chain loads a manifest's module
+ * layer from that list) or to `installLayers(base, { available: layers })`.
  *
  * @example Usage
  * ```ts ignore
- * import { loadLayerModules } from "./registry.ts";
+ * import { importLayerModules } from "./registry.ts";
+ * import { Vulkan } from "../vulkan.ts";
  * import { snapshotProcessEnvironment } from "../discovery/environment.ts";
- * const { layers, errors } = await loadLayerModules(snapshotProcessEnvironment());
+ * const env = snapshotProcessEnvironment();
+ * const { layers, errors } = await importLayerModules(env);
+ * using vk = Vulkan.load({ env, layerModules: layers });
  * ```
  */
-export async function loadLayerModules(
+export async function importLayerModules(
   env: EnvironmentSnapshot,
 ): Promise<{ layers: TsLayer[]; errors: string[] }> {
   const layers: TsLayer[] = [];

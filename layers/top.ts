@@ -35,7 +35,7 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { commandInfo } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
-import { findLayer, layersFromEnvironment, registeredLayers } from "./registry.ts";
+import { findLayer, knownLayers, layersFromEnvironment } from "./registry.ts";
 import {
   fillExtensions,
   fillLayers,
@@ -54,11 +54,14 @@ export type CommandObject = object;
 
 /** Options of {@linkcode installLayers}. */
 export interface InstallLayersOptions extends ChassisOptions {
-  /** Layers to enable now, in order (first closest to the application): objects or registered names. */
+  /** Layers to enable now, in order (first closest to the application): objects, or names of `available` or shipped layers. */
   layers?: readonly (TsLayer | string)[];
   /** Enable the TS layers named in this snapshot's `VK_INSTANCE_LAYERS` (after `layers`). */
   env?: EnvironmentSnapshot;
-  /** Layers `ppEnabledLayerNames` may enable besides the registered ones. */
+  /**
+   * Layers that names (in `layers`, `VK_INSTANCE_LAYERS` and `ppEnabledLayerNames`) may enable besides the
+   * shipped ones, e.g. those `importLayerModules(env)` imported.
+   */
   available?: readonly TsLayer[];
   /** Dispose the wrapped object too when the wrapper is disposed (default false). */
   disposeBase?: boolean;
@@ -102,8 +105,10 @@ export function installLayers<T extends CommandObject>(
   const host: Record<string | symbol, unknown> = {};
   const resolve = (layer: TsLayer | string): TsLayer => {
     if (typeof layer !== "string") return layer;
-    const found = options.available?.find((l) => l.name === layer) ?? findLayer(layer);
-    if (!found) throw new TypeError(`Cannot enable layer "${layer}": no TS layer of that name is registered`);
+    const found = findLayer(layer, options.available);
+    if (!found) {
+      throw new TypeError(`Cannot enable layer "${layer}": no TS layer of that name is available or shipped`);
+    }
     return found;
   };
   /** Device tables of the base, and the objects handed out for them. */
@@ -143,7 +148,7 @@ export function installLayers<T extends CommandObject>(
 
   for (const layer of options.layers ?? []) chassis.add(resolve(layer));
   if (options.env) {
-    for (const layer of layersFromEnvironment(options.env)) {
+    for (const layer of layersFromEnvironment(options.env, options.available)) {
       if (!chassis.layers.some((l) => l.name === layer.name)) chassis.add(layer);
     }
   }
@@ -155,7 +160,7 @@ export function installLayers<T extends CommandObject>(
     arena,
     callbacks,
     intercepted: () => intercepted,
-    known: () => [...(options.available ?? []), ...registeredLayers()],
+    known: () => knownLayers(options.available),
     enabled: () => chassis.layers,
     enable: (name) => {
       if (!chassis.layers.some((l) => l.name === name)) enable(name);

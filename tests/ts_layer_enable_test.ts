@@ -8,7 +8,7 @@ import { Arena, readPointer, writePointer } from "../ffi/memory.ts";
 import { check, enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
 import { fillExtensions, fillLayers, namesOf } from "../layers/_enumerate.ts";
 import { defineLayer } from "../layers/layer.ts";
-import { loadLayerModules } from "../layers/registry.ts";
+import { importLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tools/libvulkan.ts";
 import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
@@ -90,15 +90,18 @@ export default {
       }),
     );
     const env = { vars: { VK_LAYER_PATH: `${dir}/layers` }, elevated: false, root: dir };
-    const { layers, errors } = await loadLayerModules(env);
+    const { layers, errors } = await importLayerModules(env);
     assert.deepEqual(errors, []);
     assert.deepEqual(layers.map((l) => l.name), ["VK_LAYER_test_module_counter"]);
     const lines: string[] = [];
     const base = { vkEnumerateInstanceVersion: (_p: P) => 0 };
-    using vk = installLayers(base, {
-      env: { vars: { VK_INSTANCE_LAYERS: "VK_LAYER_test_module_counter" }, elevated: false },
-      output: (l) => void lines.push(l),
-    });
+    const enabling = { vars: { VK_INSTANCE_LAYERS: "VK_LAYER_test_module_counter" }, elevated: false };
+    // Importing registers nothing process-wide: a wrapper not given the layer cannot enable it.
+    assert.throws(
+      () => installLayers(base, { layers: ["VK_LAYER_test_module_counter"] }),
+      /Cannot enable layer "VK_LAYER_test_module_counter": no TS layer of that name is available or shipped/,
+    );
+    using vk = installLayers(base, { env: enabling, available: layers, output: (l) => void lines.push(l) });
     vk.vkEnumerateInstanceVersion(null);
     vk.vkEnumerateInstanceVersion(null);
     assert.deepEqual(lines, ["call 1", "call 2"]);

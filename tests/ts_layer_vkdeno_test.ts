@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { defineLayer, type ValidationMessage } from "../layers/layer.ts";
-import { loadLayerModules } from "../layers/registry.ts";
+import { importLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
 import { Vulkan } from "../mod.ts";
+import { Logger } from "../loading/log.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
@@ -89,9 +90,10 @@ export default {
         VK_ADD_LAYER_PATH: dir,
         VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_test_below",
       });
-      assert.deepEqual((await loadLayerModules(env)).errors, []);
+      const { layers, errors } = await importLayerModules(env);
+      assert.deepEqual(errors, []);
       const { calls } = await import(`file://${dir}/below.ts`) as { calls: string[] };
-      using base = Vulkan.load({ env });
+      using base = Vulkan.load({ env, layerModules: layers });
       const above: string[] = [];
       const hooks = { preCallRecord: (ctx: { command: string }) => void above.push(ctx.command) };
       using vk = installLayers(base, {
@@ -113,6 +115,24 @@ export default {
         "vkQueueSubmit",
         "vkDestroyDevice",
       ]);
+      // The layer went to that loader only: another over the same environment, not given it, skips the
+      // manifest with an error saying its module was not imported, and the layer sees none of its calls.
+      const printed: string[] = [];
+      const logger = new Logger({ ...env, vars: { ...env.vars, VK_LOADER_DEBUG: "error" } }, {
+        write: (l) => void printed.push(l),
+      });
+      {
+        using other = Vulkan.load({ env, logger });
+        assert.equal(runCompute(other as never, { count: 256 }).wrong, 0);
+      }
+      assert.ok(
+        printed.some((l) =>
+          l.includes('Requested layer "VK_LAYER_VKDENO_test_below" failed to load') &&
+          l.includes("was not imported")
+        ),
+        printed.join("\n"),
+      );
+      assert.equal(calls.length, 6);
     } finally {
       Deno.removeSync(dir, { recursive: true });
     }
