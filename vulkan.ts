@@ -67,7 +67,8 @@ export interface VulkanOptions {
   /**
    * Exactly these drivers: library paths (`.so`, loaded and negotiated as a manifest's library would be) or
    * driver manifest paths (`.json`). With the default `driversMode: "exclusive"` nothing is discovered from
-   * the system (no search folders, no driver variables); `"inclusive"` adds them after the found drivers.
+   * the system (no search folders, no driver variables); `"inclusive"` adds them to the found drivers, and
+   * their devices enumerate after the found drivers' ones (when device sorting is off or ties).
    */
   drivers?: readonly string[];
   /** How `drivers` mix with discovered ones (default `"exclusive"`). */

@@ -77,7 +77,7 @@ export interface LoaderOptions {
   nativeStubs?: boolean;
   /** Driver libraries (`.so`) or manifests (`.json`) to use (loading/direct_driver.ts). */
   drivers?: readonly string[];
-  /** With `drivers`: `exclusive` (default) uses only them, `inclusive` adds them after the found ones. */
+  /** With `drivers`: `exclusive` (default) uses only them, `inclusive` adds them (their devices after the found ones'). */
   driversMode?: DirectDriverMode;
   /** Window-system support (wsi/terminators.ts's `WSI_SUPPORT`); none when left out. */
   wsi?: WsiSupport;
@@ -190,13 +190,17 @@ export class Loader implements Disposable, TrampolineContext {
     return acquireDrivers(this.#driverManifests(), this.log);
   }
 
-  /** The found drivers, and `options.drivers` (after them, or alone when exclusive). */
+  /**
+   * The found drivers and `options.drivers` (alone when exclusive). Inclusive, the given drivers come
+   * first in this scan order, as VK_LUNARG_direct_driver_loading's do in the Khronos loader: drivers are
+   * then listed in reverse (LOADER_BEHAVIOUR A16), so their devices enumerate after the found ones' (D10).
+   */
   #driverManifests(): DiscoveredDriver[] {
     const api = this.#apiDrivers === undefined ? [] : apiDriverManifests(this.#apiDrivers, this.log);
     if (this.#apiDrivers !== undefined && this.#apiDriversMode === "exclusive") return api;
     const discovery = discoverDrivers(this.env);
     this.log.logAll(discovery.messages);
-    return [...discovery.drivers, ...api];
+    return [...api, ...discovery.drivers];
   }
 
   /** The instance extensions of every driver (known ones unless the filter is off) and the loader's own. */
@@ -274,7 +278,7 @@ export class Loader implements Disposable, TrampolineContext {
     checkApiVersion(this.log, info.appApiVersion);
     const devicePolicy = readDevicePolicy(this.env);
     this.log.logAll(devicePolicy.messages);
-    // VK_LUNARG_direct_driver_loading: the application's drivers, after the found ones or alone.
+    // VK_LUNARG_direct_driver_loading: the application's drivers, with the found ones or alone.
     const direct = readDirectDriverList(info.pNext, info.extensions, this.log);
     const found = direct?.mode === "exclusive" ? [] : this.#driverManifests();
     // VK_KHR_portability_enumeration: portability drivers only when the application asked for them.
@@ -283,8 +287,11 @@ export class Loader implements Disposable, TrampolineContext {
       enabledExtensions: info.extensions,
     });
     this.log.logAll(portability.messages);
-    const held = acquireDrivers(portability.used, this.log);
-    if (direct !== undefined) held.push(...acquireDirectDrivers(direct, this.log));
+    // Scanned as the Khronos loader scans them (loader_icd_scan): the direct drivers first, in pDrivers
+    // order, then the found ones. Listing drivers reverses that (A16), so with sorting off the direct
+    // drivers' devices come last (D10), in reverse pDrivers order.
+    const held = direct === undefined ? [] : acquireDirectDrivers(direct, this.log);
+    held.push(...acquireDrivers(portability.used, this.log));
     const fail = (result: number, text: string) => {
       this.log.error(text);
       held.forEach(releaseDriver);

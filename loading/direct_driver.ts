@@ -6,8 +6,8 @@
  *   `VkDirectDriverLoadingListLUNARG` in the pNext chain of `VkInstanceCreateInfo` gives drivers'
  *   `vkGetInstanceProcAddr` pointers. `EXCLUSIVE` mode uses only those drivers (no search, and the driver
  *   variables `VK_DRIVER_FILES`, `VK_ICD_FILENAMES`, `VK_ADD_DRIVER_FILES`, `VK_LOADER_DRIVERS_SELECT`,
- *   `VK_LOADER_DRIVERS_DISABLE` have no effect); `INCLUSIVE` adds them after the found drivers, so their
- *   physical devices come last. Each must answer `vk_icdNegotiateLoaderICDInterfaceVersion` through that
+ *   `VK_LOADER_DRIVERS_DISABLE` have no effect); `INCLUSIVE` adds them to the found drivers, scanned first so that,
+ *   listed in reverse as every driver is, their physical devices come last (in reverse pDrivers order). Each must answer `vk_icdNegotiateLoaderICDInterfaceVersion` through that
  *   pointer and settle on interface 7 or newer, as the Khronos loader requires; anything else is skipped
  *   with a message naming its index. A list without the extension enabled is ignored, with a warning.
  *   As documented, these drivers' instance extensions are not part of

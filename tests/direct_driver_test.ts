@@ -141,22 +141,92 @@ Deno.test("exclusive mode: only the given driver, driver variables have no effec
   }
 });
 
-Deno.test("inclusive mode: found drivers first, the given driver's devices after them", async () => {
+Deno.test("inclusive mode: the found and the given drivers' devices together, vkCreateInstance in the Khronos loader's scan order", async () => {
   const { env, library, gipa } = await setup();
   try {
-    // (Device sorting may reorder the devices themselves; the drivers' order shows in their calls.)
+    // (Device sorting may reorder the devices themselves: the discrete direct device comes first here.)
     using l = loadWith(env.snapshot());
     const { result, instance } = createDirect(l, [gipa], INCLUSIVE);
     assertEquals(result, 0, l.lines.join("\n"));
     const names = deviceNames(l, instance);
     assertEquals([...names].sort(), ["Direct GPU", "System GPU"]);
+    // vkCreateInstance goes down in the Khronos loader's scan order: direct drivers first (loader_icd_scan),
+    // which listing reverses so that their devices come after (the next test pins that order).
     const order = env.callLog().filter((x) => x.split(" ")[1] === "vkCreateInstance").map((x) =>
       x.split(" ")[0]
     );
-    assertEquals(order, ["system", "direct"]);
+    assertEquals(order, ["direct", "system"]);
     l.vk.vkDestroyInstance(instance, null);
   } finally {
     library.close();
+    env.dispose();
+  }
+});
+
+/**
+ * Two found drivers (VK_DRIVER_FILES, in that order) and two drivers the application gives, one CPU device
+ * each. With sorting off (VK_LOADER_DISABLE_SELECT), the order is the loader's own: LOADER_BEHAVIOUR A16
+ * (drivers are prepended, so unsorted devices come in reverse discovery order) and D10 (inclusive: the given
+ * drivers' devices enumerate after the system drivers'). The Khronos loader scans the direct drivers first,
+ * in pDrivers order, then the manifests, and prepends each: found drivers reversed, then given ones reversed.
+ */
+async function inclusiveSetup() {
+  const env = await MockEnvironment.create();
+  for (const name of ["found0", "found1"]) {
+    await env.addDriver({ name, physicalDevices: [{ name: `${name} CPU`, type: "cpu" }] });
+  }
+  const given = [];
+  for (const name of ["given0", "given1"]) {
+    given.push(
+      await env.addDriver({ name, physicalDevices: [{ name: `${name} CPU`, type: "cpu" }] }, {
+        placement: "none",
+      }),
+    );
+  }
+  return { env, given };
+}
+
+const LOADER_ORDER = ["found1 CPU", "found0 CPU", "given1 CPU", "given0 CPU"];
+
+Deno.test("inclusive mode, sorting off: found drivers' devices in reverse discovery order, then the given drivers' in reverse pDrivers order", async () => {
+  const { env, given } = await inclusiveSetup();
+  const libraries = given.map((g) => Library.open(g.libraryPath));
+  try {
+    using l = loadWith(env.snapshot({ VK_LOADER_DISABLE_SELECT: "1" }));
+    const gipas = libraries.map((lib) => lib.symbolAddress("vk_icdGetInstanceProcAddr"));
+    const { result, instance } = createDirect(l, gipas, INCLUSIVE);
+    assertEquals(result, 0, l.lines.join("\n"));
+    assertEquals(deviceNames(l, instance), LOADER_ORDER);
+    l.vk.vkDestroyInstance(instance, null);
+    // With sorting on the type decides first: a discrete given driver comes before the found CPUs.
+    const discrete = await env.addDriver(
+      { name: "given_gpu", physicalDevices: [{ name: "given GPU", type: "discrete" }] },
+      { placement: "none" },
+    );
+    using gpu = Library.open(discrete.libraryPath);
+    using sorted = loadWith(env.snapshot());
+    const both = createDirect(sorted, [...gipas, gpu.symbolAddress("vk_icdGetInstanceProcAddr")], INCLUSIVE);
+    assertEquals(both.result, 0, sorted.lines.join("\n"));
+    assertEquals(deviceNames(sorted, both.instance)[0], "given GPU");
+    sorted.vk.vkDestroyInstance(both.instance, null);
+  } finally {
+    for (const lib of libraries) lib.close();
+    env.dispose();
+  }
+});
+
+Deno.test("Vulkan.load({ drivers, driversMode: \"inclusive\" }), sorting off: the given drivers' devices after the found ones, as the extension's", async () => {
+  const { env, given } = await inclusiveSetup();
+  try {
+    using l = loadWith(env.snapshot({ VK_LOADER_DISABLE_SELECT: "1" }), {
+      drivers: given.map((g) => g.libraryPath),
+      driversMode: "inclusive",
+    });
+    const { result, instance } = createDirect(l, [], INCLUSIVE, false);
+    assertEquals(result, 0, l.lines.join("\n"));
+    assertEquals(deviceNames(l, instance), LOADER_ORDER);
+    l.vk.vkDestroyInstance(instance, null);
+  } finally {
     env.dispose();
   }
 });
