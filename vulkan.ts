@@ -9,8 +9,9 @@
  *   `vkEnumeratePhysicalDevices`, `vkEnumeratePhysicalDeviceGroups`, `vkCreateDevice`, `vkDestroyDevice`,
  *   `vkGetDeviceQueue`, `vkGetDeviceQueue2`, `vkAllocateCommandBuffers`, `vkGet*ProcAddr`) are TypeScript.
  *
- * Commands are bound on first use (declaring a stub costs ~80 us): a getter per name, defined once on the
- * prototype from the generated table, binds and caches. Raw commands return `VkResult` as C does.
+ * Commands are bound on first use (declaring a stub costs ~80 us): reading a name the object lacks reaches
+ * a proxy at the end of its prototype chain, which binds the command and caches it as an own data property
+ * (nothing is defined per name at import). Raw commands return `VkResult` as C does.
  *
  * @module
  */
@@ -313,18 +314,22 @@ export class Vulkan implements Disposable {
   }
 
   static {
-    for (const name of Object.keys(COMMAND_INDEX)) {
-      Object.defineProperty(Vulkan.prototype, name, {
-        configurable: true,
-        enumerable: false,
-        get(this: Vulkan) {
-          const fn = this.#command(name);
-          // Later reads find an own data property: no getter call on the hot path.
-          Object.defineProperty(this, name, { value: fn, enumerable: false, configurable: true });
-          return fn;
-        },
-      });
-    }
+    // Commands are found through a proxy at the end of the prototype chain instead of 842 getters defined
+    // at import: a property the object lacks reaches the proxy, which binds the command (when the name is
+    // one) and defines it as an own data property, so later reads never leave the object.
+    const commands = new Proxy(Object.create(Object.getPrototypeOf(Vulkan.prototype)) as object, {
+      get(target, name, receiver) {
+        if (typeof name !== "string" || !Object.hasOwn(COMMAND_INDEX, name) || !(#loader in receiver)) {
+          return Reflect.get(target, name, receiver);
+        }
+        const fn = (receiver as Vulkan).#command(name);
+        Object.defineProperty(receiver, name, { value: fn, enumerable: false, configurable: true });
+        return fn;
+      },
+      has: (target, name) =>
+        (typeof name === "string" && Object.hasOwn(COMMAND_INDEX, name)) || name in target,
+    });
+    Object.setPrototypeOf(Vulkan.prototype, commands);
   }
 }
 

@@ -25,17 +25,21 @@
  * @module
  */
 
-import { ENUMS } from "../ffi/generated/enums.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { LOG_BITS, type Logger, type LogRecord } from "../loading/log.ts";
-import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
+import {
+  VK_ERROR_INITIALIZATION_FAILED,
+  VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT,
+  VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+  VK_SUCCESS,
+} from "../ffi/generated/vk_constants.js";
 
-const UTILS_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT"] ?? 1000128004;
-const REPORT_CREATE_INFO = ENUMS["VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT"] ?? 1000011000;
+const UTILS_CREATE_INFO = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
+const REPORT_CREATE_INFO = VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT;
 
 /** `VkDebugUtilsMessageSeverityFlagBitsEXT`. */
 export const SEVERITY = { verbose: 0x1, info: 0x10, warning: 0x100, error: 0x1000 } as const;
@@ -59,17 +63,22 @@ function offset(struct: string, member: string): number {
   return m.offset;
 }
 
-const U = {
-  severity: offset("VkDebugUtilsMessengerCreateInfoEXT", "messageSeverity"),
-  type: offset("VkDebugUtilsMessengerCreateInfoEXT", "messageType"),
-  callback: offset("VkDebugUtilsMessengerCreateInfoEXT", "pfnUserCallback"),
-  userData: offset("VkDebugUtilsMessengerCreateInfoEXT", "pUserData"),
-};
-const R = {
-  flags: offset("VkDebugReportCallbackCreateInfoEXT", "flags"),
-  callback: offset("VkDebugReportCallbackCreateInfoEXT", "pfnCallback"),
-  userData: offset("VkDebugReportCallbackCreateInfoEXT", "pUserData"),
-};
+// Read on first use: at import they would make every start index the struct table.
+let utilsOffsets: { severity: number; type: number; callback: number; userData: number } | undefined;
+let reportOffsets: { flags: number; callback: number; userData: number } | undefined;
+const U = () =>
+  utilsOffsets ??= {
+    severity: offset("VkDebugUtilsMessengerCreateInfoEXT", "messageSeverity"),
+    type: offset("VkDebugUtilsMessengerCreateInfoEXT", "messageType"),
+    callback: offset("VkDebugUtilsMessengerCreateInfoEXT", "pfnUserCallback"),
+    userData: offset("VkDebugUtilsMessengerCreateInfoEXT", "pUserData"),
+  };
+const R = () =>
+  reportOffsets ??= {
+    flags: offset("VkDebugReportCallbackCreateInfoEXT", "flags"),
+    callback: offset("VkDebugReportCallbackCreateInfoEXT", "pfnCallback"),
+    userData: offset("VkDebugReportCallbackCreateInfoEXT", "pUserData"),
+  };
 
 const UTILS_CALLBACK = { parameters: ["u32", "u32", "pointer", "pointer"], result: "u32" } as const;
 const REPORT_CALLBACK = {
@@ -121,20 +130,20 @@ export function readMessengerCreateInfos(next: Deno.PointerValue): DebugMessenge
 function readUtils(p: Deno.PointerObject): DebugMessenger {
   return {
     kind: "utils",
-    severities: readU32(p, U.severity),
-    types: readU32(p, U.type),
-    callback: readPointer(p, U.callback),
-    userData: readPointer(p, U.userData),
+    severities: readU32(p, U().severity),
+    types: readU32(p, U().type),
+    callback: readPointer(p, U().callback),
+    userData: readPointer(p, U().userData),
   };
 }
 
 function readReport(p: Deno.PointerObject): DebugMessenger {
   return {
     kind: "report",
-    severities: readU32(p, R.flags),
+    severities: readU32(p, R().flags),
     types: 0,
-    callback: readPointer(p, R.callback),
-    userData: readPointer(p, R.userData),
+    callback: readPointer(p, R().callback),
+    userData: readPointer(p, R().userData),
   };
 }
 

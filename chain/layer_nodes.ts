@@ -35,7 +35,11 @@
  * @module
  */
 
-import { ENUMS } from "../ffi/generated/enums.ts";
+import {
+  VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO,
+  VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO,
+  VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
+} from "../ffi/generated/vk_constants.js";
 import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import { address, type Arena, readPointer, readU32, writePointer } from "../ffi/memory.ts";
 
@@ -51,12 +55,10 @@ export const VK_LOADER_FEATURES = 3;
 export const VK_LOADER_FEATURE_PHYSICAL_DEVICE_SORTING = 1;
 
 /** `VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO`. */
-export const LOADER_INSTANCE_CREATE_INFO: number = ENUMS["VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO"] ??
-  47;
+export const LOADER_INSTANCE_CREATE_INFO: number = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO;
 /** `VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO`. */
-export const LOADER_DEVICE_CREATE_INFO: number = ENUMS["VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO"] ?? 48;
-const DEVICE_GROUP_DEVICE_CREATE_INFO: number = ENUMS["VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO"] ??
-  1000070001;
+export const LOADER_DEVICE_CREATE_INFO: number = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO;
+const DEVICE_GROUP_DEVICE_CREATE_INFO: number = VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO;
 
 /**
  * The first `pNext` node after the loader's own layer nodes (what drivers get).

@@ -12,7 +12,7 @@ import type { LogEntry } from "../loading/log.ts";
 import {
   requiredInstanceExtensions,
   unsupportedSurfaceExtensions,
-  WSI_COMMANDS,
+  wsiCommands,
   WsiTerminators,
 } from "../wsi/terminators.ts";
 import type { WsiDriver, WsiPhysicalDevice } from "../wsi/terminators.ts";
@@ -412,10 +412,10 @@ Deno.test("every physical-device WSI command reaches the driver with its physica
   const OWN = 0x5eedn;
   const seen = new Map<string, { pd: bigint; surface?: bigint }>();
   const callbacks: Deno.UnsafeCallback[] = [];
-  const commands = [...WSI_COMMANDS.values()].filter((c) => c.info.level === "physical_device");
+  const commands = [...wsiCommands().values()].filter((c) => c.info.level === "physical_device");
   // A driver whose every WSI command is a recording stand-in.
   const procAddr = (name: string): Deno.PointerValue => {
-    const command = WSI_COMMANDS.get(name);
+    const command = wsiCommands().get(name);
     if (!command || command.info.level !== "physical_device") return null;
     const cb = new Deno.UnsafeCallback(
       {

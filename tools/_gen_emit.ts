@@ -203,9 +203,7 @@ export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = la
       l.members.map((m) => compact({ ...m }, ["name", "type", "offset", "size", "pointer", "const"])),
     ];
   }
-  const surfaceStructs = Object.keys(structRows).filter((name) =>
-    layouts.layout(name).members.some((m) => m.type === "VkSurfaceKHR" && m.pointer === 0)
-  );
+  files.set("wsi_commands.ts", emitWsiCommands(reg, layouts, new Set(Object.keys(structRows))));
   files.set(
     "structs.ts",
     `${header(reg, 'LP64 (x86-64 and aarch64) layouts of every api="vulkan" struct and union of vk.xml.')}
@@ -225,10 +223,6 @@ export const STRUCT_ALIASES: Readonly<Record<string, string>> = lazyRecord(${jso
 
 /** Names of the structs whose sType value is known, by name. */
 export const STYPED_STRUCTS: readonly string[] = ${lit(styped.map((l) => l.name))};
-
-/** Structs and unions holding a VkSurfaceKHR member (not a pointer to one), so the WSI terminators find
- * the commands that carry a surface in a struct without reading every struct's layout. */
-export const SURFACE_STRUCTS: readonly string[] = ${lit(surfaceStructs)};
 
 /** VkStructureType value -> struct name. */
 export const STRUCT_BY_STYPE: Readonly<Record<number, string>> = lazyRecord(${
@@ -377,6 +371,62 @@ export const EXTENSIONS: Readonly<Record<string, ExtensionInfo>> = lazyRecord(${
       extensions: Object.keys(extRows).length,
     },
   };
+}
+
+/** Extensions whose commands the WSI terminators handle although they take no surface (wsi/terminators.ts). */
+const WSI_DISPLAY_EXTENSIONS = new Set(["VK_KHR_display", "VK_KHR_get_display_properties2"]);
+
+/**
+ * wsi_commands.ts: the commands that carry a VkSurfaceKHR (a parameter by value, or a const struct or array
+ * of structs holding one) with where it is, and the display commands, read from the registry here so the
+ * WSI terminators do not decode every command and struct layout at import.
+ */
+function emitWsiCommands(reg: Registry, layouts: Layouts, structs: ReadonlySet<string>): string {
+  const surfaceOffset = (type: string): { size: number; surfaceOffset: number } | undefined => {
+    if (!structs.has(type)) return undefined;
+    const l = layouts.layout(type);
+    const m = l.members.find((x) => x.type === "VkSurfaceKHR" && x.pointer === 0);
+    return m ? { size: l.size, surfaceOffset: m.offset } : undefined;
+  };
+  const surfaces: string[] = [];
+  const display: string[] = [];
+  for (const name of reg.order) {
+    const params = reg.commands.get(name)!.params;
+    let use: Record<string, unknown> | undefined;
+    for (const [i, p] of params.entries()) {
+      if (p.type === "VkSurfaceKHR" && p.pointer === 0 && p.dims.length === 0) {
+        use = { param: i };
+        break;
+      }
+      const s = p.pointer === 1 && p.const ? surfaceOffset(p.type) : undefined;
+      if (s) {
+        const countParam = p.len ? params.findIndex((q) => q.name === p.len) : -1;
+        use = { param: i, struct: countParam < 0 ? s : { ...s, countParam } };
+        break;
+      }
+    }
+    if (use) surfaces.push(`  ${name}: ${lit(use)},`);
+    else if ((reg.providers.get(name) ?? []).some((x) => WSI_DISPLAY_EXTENSIONS.has(x))) display.push(name);
+  }
+  return `${
+    header(reg, "The commands the WSI terminators handle, found in the registry (wsi/terminators.ts).")
+  }
+/** Where a command carries its surface: a handle parameter, or a struct (array) with a surface member. */
+export interface SurfaceUse {
+  /** Index of the parameter (the handle, or the pointer to the struct or array). */
+  readonly param: number;
+  /** Struct holding the surface, for pointer parameters. */
+  readonly struct?: { readonly size: number; readonly surfaceOffset: number; readonly countParam?: number };
+}
+
+/** Command -> where it carries a VkSurfaceKHR: by value, or in a const struct (array) parameter. */
+export const SURFACE_COMMANDS: Readonly<Record<string, SurfaceUse>> = {
+${surfaces.join("\n")}
+};
+
+/** The other commands of VK_KHR_display and VK_KHR_get_display_properties2 (they take no surface). */
+export const DISPLAY_COMMANDS: readonly string[] = ${lit(display)};
+`;
 }
 
 /**

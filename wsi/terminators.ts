@@ -21,7 +21,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { EXTENSIONS } from "../ffi/generated/extensions.ts";
-import { STRUCTS, SURFACE_STRUCTS } from "../ffi/generated/structs.ts";
+import { DISPLAY_COMMANDS, SURFACE_COMMANDS, type SurfaceUse } from "../ffi/generated/wsi_commands.ts";
 import type { CommandInfo } from "../ffi/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { address, Arena, nativeBytes, pointerFromAddress, writeU32, writeU64 } from "../ffi/memory.ts";
@@ -45,50 +45,60 @@ function nativeFn(pointer: Deno.PointerObject, info: CommandInfo): NativeFn {
   return fn.call.bind(fn) as NativeFn;
 }
 
-/** Where a command carries its surface: a handle parameter, or a struct (array) with a surface member. */
-export interface SurfaceUse {
-  /** Index of the parameter (the handle, or the pointer to the struct or array). */
-  readonly param: number;
-  /** Struct holding the surface, for pointer parameters. */
-  readonly struct?: { readonly size: number; readonly surfaceOffset: number; readonly countParam?: number };
-}
-
-/** Size and surface offset of struct `name` when it holds a VkSurfaceKHR (reads only that struct's layout). */
-function surfaceStruct(name: string): { size: number; surfaceOffset: number } | undefined {
-  // Checked first: reading every parameter struct's layout cost ~5 ms of the first instance.
-  if (!SURFACE_STRUCT_NAMES.has(name)) return undefined;
-  const s = STRUCTS[name];
-  const m = s?.members.find((x) => x.type === "VkSurfaceKHR" && x.pointer === 0);
-  return s && m ? { size: s.size, surfaceOffset: m.offset } : undefined;
-}
-
-const SURFACE_STRUCT_NAMES: ReadonlySet<string> = new Set(SURFACE_STRUCTS);
-
-function surfaceUse(info: CommandInfo): SurfaceUse | undefined {
-  for (const [i, p] of info.params.entries()) {
-    if (p.type === "VkSurfaceKHR" && p.pointer === 0) return { param: i };
-    const s = p.pointer === 1 && p.const ? surfaceStruct(p.type) : undefined;
-    if (s) {
-      const countParam = p.len ? info.params.findIndex((q) => q.name === p.len) : -1;
-      return { param: i, struct: countParam < 0 ? s : { ...s, countParam } };
-    }
-  }
-  return undefined;
-}
+export type { SurfaceUse };
 
 const WSI_EXTENSIONS = new Set(["VK_KHR_display", "VK_KHR_get_display_properties2"]);
 
 export type { WsiDriver, WsiInstanceOptions, WsiPhysicalDevice } from "../chain/wsi_interface.ts";
 
-/** Every command these terminators handle, with where its surface is (if it takes one). */
-export const WSI_COMMANDS: ReadonlyMap<string, { info: CommandInfo; surface?: SurfaceUse }> = new Map(
-  COMMANDS.flatMap((info) => {
-    const surface = surfaceUse(info);
-    const create = info.name in SURFACE_CREATE_COMMANDS;
-    const display = info.providers.some((p) => WSI_EXTENSIONS.has(p));
-    return surface || create || display ? [[info.name, { info, surface }] as const] : [];
-  }),
-);
+/** A command these terminators handle, with where its surface is (if it takes one). */
+export interface WsiCommand {
+  /** The command's generated entry. */
+  readonly info: CommandInfo;
+  /** Where it carries its surface; absent for the surface-creating and display commands. */
+  readonly surface?: SurfaceUse;
+}
+
+let wsiTable: Map<string, WsiCommand> | undefined;
+
+/**
+ * Every command these terminators handle, with where its surface is (if it takes one): the generated
+ * ffi/generated/wsi_commands.ts tables plus the surface-creating commands of wsi/surface.ts, in command
+ * order. Built on first use: it decodes each command's entry.
+ *
+ * @example Usage
+ * ```ts
+ * import { wsiCommands } from "./terminators.ts";
+ * console.log(wsiCommands().get("vkCreateSwapchainKHR")?.surface); // { param: 1, struct: { size: 104, surfaceOffset: 24 } }
+ * ```
+ */
+export function wsiCommands(): ReadonlyMap<string, WsiCommand> {
+  if (wsiTable) return wsiTable;
+  const names = new Set([
+    ...Object.keys(SURFACE_COMMANDS),
+    ...DISPLAY_COMMANDS,
+    ...Object.keys(SURFACE_CREATE_COMMANDS),
+  ]);
+  const infos = [...names].map((n) => COMMANDS[COMMAND_INDEX[n]!]!).sort((a, b) => a.index - b.index);
+  wsiTable = new Map(infos.map((info) => {
+    const surface = SURFACE_COMMANDS[info.name];
+    return [info.name, surface ? { info, surface } : { info }];
+  }));
+  return wsiTable;
+}
+
+/** The entry of a WSI command by its name, without building the whole table. */
+function wsiCommand(name: string): WsiCommand | undefined {
+  if (wsiTable) return wsiTable.get(name);
+  const surface = Object.hasOwn(SURFACE_COMMANDS, name) ? SURFACE_COMMANDS[name] : undefined;
+  if (!surface && !DISPLAY_COMMANDS.includes(name) && !Object.hasOwn(SURFACE_CREATE_COMMANDS, name)) {
+    return undefined;
+  }
+  const info = COMMANDS[COMMAND_INDEX[name]!]!;
+  // Aliases are not WSI commands by their alias name (the table is keyed by primary names).
+  if (info.name !== name) return undefined;
+  return surface ? { info, surface } : { info };
+}
 
 /**
  * The instance extension a WSI command needs enabled before it resolves, or undefined when it needs none
@@ -101,7 +111,7 @@ export const WSI_COMMANDS: ReadonlyMap<string, { info: CommandInfo; surface?: Su
  * ```
  */
 export function requiredInstanceExtensions(name: string): readonly string[] | undefined {
-  const providers = WSI_COMMANDS.get(name)?.info.providers ?? [];
+  const providers = wsiCommand(name)?.info.providers ?? [];
   const instance = providers.filter((p) => EXTENSIONS[p]?.type === "instance");
   return instance.length > 0 && instance.length === providers.length ? instance : undefined;
 }
@@ -175,7 +185,7 @@ export class WsiTerminators implements InstanceWsi {
    * {@linkcode WsiTerminators.deviceProcAddr}).
    */
   terminator(name: string): Deno.PointerValue | undefined {
-    const command = WSI_COMMANDS.get(name);
+    const command = wsiCommand(name);
     if (!command || command.info.level === "device" || command.info.level === "global") return undefined;
     const needs = requiredInstanceExtensions(name);
     if (needs && !needs.some((e) => this.#enabled.has(e))) return null;
@@ -193,7 +203,7 @@ export class WsiTerminators implements InstanceWsi {
    * for the surface-taking commands, `driverFunction` unchanged for every other command.
    */
   deviceProcAddr(name: string, driverIndex: number, driverFunction: Deno.PointerValue): Deno.PointerValue {
-    const command = WSI_COMMANDS.get(name);
+    const command = wsiCommand(name);
     if (!command?.surface || command.info.level !== "device" || driverFunction === null) {
       return driverFunction;
     }
@@ -367,5 +377,5 @@ export class WsiTerminators implements InstanceWsi {
 export const WSI_SUPPORT: WsiSupport = {
   forInstance: (options) => new WsiTerminators(options),
   unsupportedExtensions: unsupportedSurfaceExtensions,
-  callsJavaScript: (name) => WSI_COMMANDS.get(name)?.surface !== undefined,
+  callsJavaScript: (name) => Object.hasOwn(SURFACE_COMMANDS, name),
 };

@@ -1277,12 +1277,5 @@ export const STYPED_STRUCTS: readonly string[] = [
   "VkXlibSurfaceCreateInfoKHR",
 ];
 
-/** Structs and unions holding a VkSurfaceKHR member (not a pointer to one), so the WSI terminators find
- * the commands that carry a surface in a struct without reading every struct's layout. */
-export const SURFACE_STRUCTS: readonly string[] = [
-  "VkPhysicalDeviceSurfaceInfo2KHR",
-  "VkSwapchainCreateInfoKHR",
-];
-
 /** VkStructureType value -> struct name. */
 export const STRUCT_BY_STYPE: Readonly<Record<number, string>> = lazyRecord(STRUCT_BY_STYPE_TEXT);
