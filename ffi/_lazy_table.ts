@@ -9,7 +9,14 @@
  *
  * @module
  */
-import type { CommandInfo, CommandLevel, MemberInfo, ParamInfo, StructInfo } from "./generated/types.ts";
+import type {
+  CommandInfo,
+  CommandLevel,
+  EnumTypeInfo,
+  MemberInfo,
+  ParamInfo,
+  StructInfo,
+} from "./generated/types.ts";
 
 /** Types a lazily built table may hold (what the generated tables hold). */
 type Entry = object | string | number | boolean | readonly unknown[];
@@ -234,4 +241,88 @@ export function decodeCommand(raw: unknown, index: number): CommandInfo {
     aliases,
     providers,
   };
+}
+
+/** An enum type's line of ffi/generated/enums.ts: `[bitmask (0/1), bitwidth, prefix, [suffix, value, ...]]`. */
+type RawEnumType = [number, 32 | 64, string, (string | number)[]];
+
+/**
+ * An enum type of ffi/generated/enums.ts from its compact entry `[bitmask (0/1), bitwidth, prefix,
+ * [suffix, value, suffix, value, ...]]`: each enumerant is the prefix plus a suffix (64-bit values are
+ * decimal strings).
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeEnumType } from "./_lazy_table.ts";
+ * console.log(decodeEnumType([0, 32, "VK_FRONT_FACE_", ["COUNTER_CLOCKWISE", 0, "CLOCKWISE", 1]]).values);
+ * // ["VK_FRONT_FACE_COUNTER_CLOCKWISE", "VK_FRONT_FACE_CLOCKWISE"]
+ * ```
+ */
+export function decodeEnumType(raw: unknown): EnumTypeInfo {
+  const [bitmask, bitwidth, prefix, pairs] = raw as RawEnumType;
+  const values: string[] = [];
+  for (let i = 0; i < pairs.length; i += 2) values.push(prefix + pairs[i]);
+  return { bitmask: bitmask === 1, bitwidth, values };
+}
+
+/**
+ * An enum type's enumerants with their values, from the compact entry {@linkcode decodeEnumType} reads
+ * (64-bit values as bigint).
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeEnumValues } from "./_lazy_table.ts";
+ * console.log(decodeEnumValues([0, 32, "VK_FRONT_FACE_", ["COUNTER_CLOCKWISE", 0, "CLOCKWISE", 1]]));
+ * // { VK_FRONT_FACE_COUNTER_CLOCKWISE: 0, VK_FRONT_FACE_CLOCKWISE: 1 }
+ * ```
+ */
+export function decodeEnumValues(raw: unknown): Readonly<Record<string, number | bigint>> {
+  const [, bitwidth, prefix, pairs] = raw as RawEnumType;
+  const out: Record<string, number | bigint> = {};
+  for (let i = 0; i < pairs.length; i += 2) {
+    const name = prefix + pairs[i];
+    if (!Object.hasOwn(out, name)) {
+      out[name] = bitwidth === 64 ? BigInt(pairs[i + 1]!) : pairs[i + 1] as number;
+    }
+  }
+  return out;
+}
+
+/**
+ * Every enumerant's value, from the enum-type lines of ffi/generated/enums.ts (`type<TAB>JSON`, the
+ * entries {@linkcode decodeEnumType} reads), built on first use: the 32-bit ones as numbers or the 64-bit
+ * ones as bigints.
+ *
+ * @param text The enum-type lines.
+ * @param bitwidth Which enumerants: those of 32-bit or of 64-bit types.
+ * @returns A proxy that behaves as the plain record.
+ *
+ * @example Usage
+ * ```ts
+ * import { enumValues } from "./_lazy_table.ts";
+ * const lines = 'VkFrontFace\t[0,32,"VK_FRONT_FACE_",["COUNTER_CLOCKWISE",0,"CLOCKWISE",1]]';
+ * console.log(enumValues(lines, 32).VK_FRONT_FACE_CLOCKWISE); // 1
+ * ```
+ */
+export function enumValues(text: string, bitwidth: 32): Readonly<Record<string, number>>;
+export function enumValues(text: string, bitwidth: 64): Readonly<Record<string, bigint>>;
+export function enumValues(text: string, bitwidth: 32 | 64): Readonly<Record<string, number | bigint>> {
+  let values: Map<string, number | bigint> | undefined;
+  const all = (): Map<string, number | bigint> => {
+    if (values) return values;
+    values = new Map();
+    for (const line of text.split("\n")) {
+      const [, width, prefix, pairs] = JSON.parse(line.slice(line.indexOf("\t") + 1)) as RawEnumType;
+      if (width !== bitwidth) continue;
+      for (let i = 0; i < pairs.length; i += 2) {
+        const name = prefix + pairs[i];
+        // A name listed twice (an alias in two groups) keeps its first value, as the registry has one.
+        if (!values.has(name)) {
+          values.set(name, width === 64 ? BigInt(pairs[i + 1]!) : pairs[i + 1] as number);
+        }
+      }
+    }
+    return values;
+  };
+  return readOnlyRecord((key) => all().get(key), () => (key) => all().has(key), () => [...all().keys()]);
 }

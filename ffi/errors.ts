@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ENUMS, RESULT_NAMES } from "../ffi/generated/enums.ts";
+import { ENUM_VALUES, RESULT_NAMES } from "../ffi/generated/enums.ts";
 
 /**
  * The name of a `VkResult` code, e.g. `-6` → `"VK_ERROR_LAYER_NOT_PRESENT"`;
@@ -35,8 +35,8 @@ export function resultName(code: number): string {
  * @throws {RangeError} If the name is not a `VkResult`.
  */
 export function resultCode(name: string): number {
-  const code = ENUMS[name];
-  if (code === undefined || RESULT_NAMES[code] === undefined) {
+  const code = Object.hasOwn(ENUM_VALUES.VkResult!, name) ? ENUM_VALUES.VkResult![name] : undefined;
+  if (typeof code !== "number" || RESULT_NAMES[code] === undefined) {
     throw new RangeError(`Unknown VkResult "${name}"`);
   }
   return code;

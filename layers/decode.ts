@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { ENUM_TYPES, ENUMS, RESULT_NAMES } from "../ffi/generated/enums.ts";
+import { ENUM_TYPES, ENUM_VALUES, RESULT_NAMES } from "../ffi/generated/enums.ts";
 import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { MemberInfo } from "../ffi/generated/types.ts";
 import type { CommandDescription, CommandParameter } from "./layer.ts";
@@ -39,9 +39,8 @@ function enumName(type: string, value: number): string | undefined {
   let names = enumNames.get(type);
   if (!names) {
     names = new Map();
-    for (const n of ENUM_TYPES[type]?.values ?? []) {
-      const v = ENUMS[n];
-      if (v !== undefined && !names.has(v)) names.set(v, n);
+    for (const [n, v] of Object.entries(ENUM_VALUES[type] ?? {})) {
+      if (typeof v === "number" && !names.has(v)) names.set(v, n);
     }
     enumNames.set(type, names);
   }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { ENUMS } from "../ffi/generated/enums.ts";
+import { ENUM_VALUES } from "../ffi/generated/enums.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 
 /** Byte offset of `member` in `struct` (LP64). */
@@ -23,8 +23,10 @@ export function sizeOf(struct: string): number {
 
 /** A `VkStructureType` value by enumerant name. */
 export function structureType(name: string): number {
-  const v = ENUMS[name];
-  if (v === undefined) throw new RangeError(`Unknown VkStructureType "${name}"`);
+  // Only VkStructureType's line is read, not every enum's.
+  const types = ENUM_VALUES.VkStructureType!;
+  const v = Object.hasOwn(types, name) ? types[name] : undefined;
+  if (typeof v !== "number") throw new RangeError(`Unknown VkStructureType "${name}"`);
   return v;
 }
 

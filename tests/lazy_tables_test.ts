@@ -7,6 +7,8 @@ import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows }
 import { lazyArray, lazyLines, lazyRecord } from "../ffi/_lazy_table.ts";
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
+import { API_CONSTANTS, ENUM_TYPES, ENUM_VALUES, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
+import * as VK from "../ffi/generated/vk_constants.js";
 
 Deno.test("a lazy record reads as the plain record and refuses writes", () => {
   let decoded = 0;
@@ -64,4 +66,27 @@ Deno.test("the generated tables decode to their documented shapes", () => {
   });
   assertEquals(STRUCTS.VkApplicationInfo?.sType, 0);
   assertEquals(STRUCTS.VkClearColorValue?.union, true);
+});
+
+Deno.test("enum values are read from the one enum-type text and agree with the exported constants", () => {
+  const constants = VK as unknown as Record<string, unknown>;
+  // Every 32-bit enumerant is the same number as the constant of that name, and the constants that are
+  // numbers but not enumerants are the API constants, versions and extension spec versions.
+  for (const [name, value] of Object.entries(ENUMS)) assertEquals(constants[name], value, name);
+  const others = Object.keys(constants).filter((n) => typeof constants[n] === "number" && !(n in ENUMS));
+  for (const n of others) {
+    assert(n.endsWith("_SPEC_VERSION") || n in API_CONSTANTS || /^VK_(API|HEADER)_VERSION/.test(n), n);
+  }
+  for (const [name, value] of Object.entries(ENUMS64)) assertEquals(constants[name], value, name);
+  assertEquals(Object.keys(ENUMS).length + Object.keys(ENUMS64).length > 4500, true);
+  // A type's values match its names, in order, and its bit width.
+  for (const type of ["VkStructureType", "VkResult", "VkPipelineStageFlagBits2", "VkFormat"]) {
+    const info = ENUM_TYPES[type]!;
+    const values = ENUM_VALUES[type]!;
+    assertEquals(Object.keys(values), [...new Set(info.values)], type);
+    for (const n of info.values) assertEquals(values[n], info.bitwidth === 64 ? ENUMS64[n] : ENUMS[n], n);
+  }
+  assertEquals(ENUM_VALUES.VkStructureType!.VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, 1);
+  assertEquals(ENUM_VALUES.VkPipelineStageFlagBits2!.VK_PIPELINE_STAGE_2_HOST_BIT, 0x4000n);
+  assertEquals(ENUM_VALUES.VkNotAnEnum, undefined);
 });

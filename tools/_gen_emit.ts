@@ -221,9 +221,6 @@ export const STRUCTS: Readonly<Record<string, StructInfo>> = lazyLines(${
 /** Struct alias (e.g. VkPhysicalDeviceFeatures2KHR) -> the struct it names. */
 export const STRUCT_ALIASES: Readonly<Record<string, string>> = lazyRecord(${jsonLiteral(aliasRows)});
 
-/** Names of the structs whose sType value is known, by name. */
-export const STYPED_STRUCTS: readonly string[] = ${lit(styped.map((l) => l.name))};
-
 /** VkStructureType value -> struct name. */
 export const STRUCT_BY_STYPE: Readonly<Record<number, string>> = lazyRecord(${
       jsonLiteral(
@@ -256,25 +253,26 @@ ${handleRows.join("\n")}
 `,
   );
 
-  // enums.ts
-  const enumRows = Object.fromEntries([...reg.enumValues.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1));
-  const enum64Rows = [...reg.enumValues64.entries()].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([n, v]) =>
-    `  ${n}: ${v}n,`
-  );
+  // enums.ts: one line per enum type, its values written once as a common prefix plus suffixes; the
+  // name -> value records are built from these lines when first read (vk_constants.js holds the same
+  // values for scripts; a second copy as its own text cost every start ~240 KB more to load).
   const groups = [...reg.enumGroups.values()].filter((g) => reg.types.has(g.name)).sort((a, b) =>
     a.name < b.name ? -1 : 1
   );
-  const groupRows = Object.fromEntries(
-    groups.map((g) => [g.name, { bitmask: g.bitmask, bitwidth: g.bitwidth, values: g.names }]),
-  );
-  const bitmaskRows = [...reg.types.values()].filter((t) => t.category === "bitmask").sort((a, b) =>
-    a.name < b.name ? -1 : 1
-  ).map((t) => {
-    const target = layouts.resolve(t.name)!;
-    return `  ${t.name}: ${
-      lit({ flagBits: target.flagBits, bitwidth: target.underlying === "VkFlags64" ? 64 : 32 })
-    },`;
-  });
+  const enumTypeRows: Record<string, unknown> = {};
+  let enumerants = 0;
+  for (const g of groups) {
+    let prefix = g.names[0] ?? "";
+    for (const n of g.names) while (!n.startsWith(prefix)) prefix = prefix.slice(0, -1);
+    const pairs: (string | number)[] = [];
+    for (const n of g.names) {
+      const v = g.bitwidth === 64 ? reg.enumValues64.get(n) : reg.enumValues.get(n);
+      if (v === undefined) throw new Error(`Enumerant "${n}" of "${g.name}" has no value`);
+      pairs.push(n.slice(prefix.length), typeof v === "bigint" ? String(v) : v);
+    }
+    enumerants += g.names.length;
+    enumTypeRows[g.name] = [g.bitmask ? 1 : 0, g.bitwidth, prefix, pairs];
+  }
   const results = new Map<number, string>();
   for (const n of reg.enumGroups.get("VkResult")?.names ?? []) {
     const v = reg.enumValues.get(n);
@@ -286,9 +284,9 @@ ${handleRows.join("\n")}
   const complete = ((variant << 29) | (major << 22) | (minor << 12) | reg.headerVersion) >>> 0;
   files.set(
     "enums.ts",
-    `${header(reg, 'Enumerants, bitmasks, VkResult names and API constants of vk.xml (api="vulkan").')}
-import { lazyRecord } from "../_lazy_table.ts";
-import type { BitmaskInfo, EnumTypeInfo } from "./types.ts";
+    `${header(reg, 'Enumerants, VkResult names and API constants of vk.xml (api="vulkan").')}
+import { decodeEnumType, decodeEnumValues, enumValues, lazyLines } from "../_lazy_table.ts";
+import type { EnumTypeInfo } from "./types.ts";
 
 /** VK_HEADER_VERSION of the registry this was generated from. */
 export const HEADER_VERSION = ${reg.headerVersion};
@@ -296,21 +294,25 @@ export const HEADER_VERSION = ${reg.headerVersion};
 /** VK_HEADER_VERSION_COMPLETE, packed as VK_MAKE_API_VERSION(${variant}, ${major}, ${minor}, ${reg.headerVersion}). */
 export const HEADER_VERSION_COMPLETE = ${complete};
 
-/** Every enumerant of 32-bit enums and bitmasks (aliases included) -> value. */
-export const ENUMS: Readonly<Record<string, number>> = lazyRecord(${jsonLiteral(enumRows)});
+/** Enum or FlagBits type -> its enumerant names in registry order. */
+export const ENUM_TYPES: Readonly<Record<string, EnumTypeInfo>> = lazyLines(${
+      linesLiteral(enumTypeRows)
+    }, decodeEnumType);
+
+/** Enum or FlagBits type -> its enumerants' values (64-bit ones as bigint); reads only that type's line. */
+export const ENUM_VALUES: Readonly<Record<string, Readonly<Record<string, number | bigint>>>> = lazyLines(
+  ENUM_TYPES_TEXT,
+  decodeEnumValues,
+);
+
+/**
+ * Every enumerant of 32-bit enums and bitmasks (aliases included) -> value. The first read builds it from
+ * every type's line (~3 ms): where the type is known, {@linkcode ENUM_VALUES} reads only that line.
+ */
+export const ENUMS: Readonly<Record<string, number>> = enumValues(ENUM_TYPES_TEXT, 32);
 
 /** Every enumerant of 64-bit bitmasks (VkPipelineStageFlagBits2, ...) -> value. */
-export const ENUMS64: Readonly<Record<string, bigint>> = {
-${enum64Rows.join("\n")}
-};
-
-/** Enum or FlagBits type -> its enumerant names in registry order. */
-export const ENUM_TYPES: Readonly<Record<string, EnumTypeInfo>> = lazyRecord(${jsonLiteral(groupRows)});
-
-/** Flags type -> its FlagBits type (if any) and width. */
-export const BITMASKS: Readonly<Record<string, BitmaskInfo>> = {
-${bitmaskRows.join("\n")}
-};
+export const ENUMS64: Readonly<Record<string, bigint>> = enumValues(ENUM_TYPES_TEXT, 64);
 
 /** VkResult value -> name (the first, non-alias name). */
 export const RESULT_NAMES: Readonly<Record<number, string>> = {
@@ -366,7 +368,7 @@ export const EXTENSIONS: Readonly<Record<string, ExtensionInfo>> = lazyRecord(${
       structAliases: Object.keys(aliasRows).length,
       styped: styped.length,
       handles: handleRows.length,
-      enumerants: Object.keys(enumRows).length + enum64Rows.length,
+      enumerants,
       constants: constRows.length,
       extensions: Object.keys(extRows).length,
     },

@@ -92,14 +92,8 @@ export interface HandleInfo {
 export interface EnumTypeInfo {
   readonly bitmask: boolean;
   readonly bitwidth: 32 | 64;
-  /** Enumerant names (aliases included), values in ENUMS or ENUMS64. */
+  /** Enumerant names (aliases included), values in ENUM_VALUES (and ENUMS or ENUMS64). */
   readonly values: readonly string[];
-}
-
-/** A Flags type. */
-export interface BitmaskInfo {
-  readonly flagBits?: string;
-  readonly bitwidth: 32 | 64;
 }
 
 /** An extension. */
