@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildTestLibrary } from "../testing/c_build.ts";
 import { DispatchStubs, DispatchTable, nativeStubArch } from "../ffi/dispatch.ts";
-import { emitStubObject, STUB_SIZE, stubCode } from "../ffi/elf.ts";
+import { elfHash, emitStubObject, STUB_SIZE, stubCode } from "../ffi/elf.ts";
+import { EmittedObject } from "../ffi/emitted_object.ts";
 import { Library } from "../ffi/library.ts";
 import { COMMANDS } from "../ffi/generated/commands.ts";
 import { address, Arena, readCString, readPointer, readU64 } from "../ffi/memory.ts";
@@ -332,6 +333,27 @@ Deno.test("stubs: bind rejects a first parameter that cannot be a handle", () =>
 Deno.test("stubs: repeated or empty names are refused", () => {
   assert.throws(() => DispatchStubs.load(["vkA", "vkA"]), /Duplicate stub name "vkA"/);
   assert.throws(() => emitStubObject([""], "x86_64"), /Invalid stub name ""/);
+});
+
+Deno.test("every name is in its SysV hash bucket's chain, and the dynamic linker finds each one", () => {
+  // The chain's real name list (three sets of ~1,240) and names that are not ASCII (UTF-8 in .dynstr).
+  const names = [...ALL_NAMES, ...ALL_NAMES.map((n) => `vkdeno_tramp_${n}`), "vkdéno_ünïcode", "vk_日本"];
+  const { bytes } = emitStubObject(names, "x86_64");
+  const dv = new DataView(bytes.buffer);
+  const hashOff = 64 + 4 * 56;
+  const nbucket = dv.getUint32(hashOff, true);
+  const nchain = dv.getUint32(hashOff + 4, true);
+  assert.equal(nchain, names.length + 1);
+  for (const [i, name] of names.entries()) {
+    let sym = dv.getUint32(hashOff + 8 + 4 * (elfHash(name) % nbucket), true);
+    while (sym !== 0 && sym !== i + 1) sym = dv.getUint32(hashOff + 8 + 4 * nbucket + 4 * sym, true);
+    assert.equal(sym, i + 1, `"${name}" is not in its bucket's chain`);
+  }
+  if (nativeStubArch() !== "x86_64") return;
+  using object = EmittedObject.open(bytes, { name: "vkdeno-hash-test" });
+  for (const name of [names[0]!, names[names.length - 3]!, "vkdéno_ünïcode", "vk_日本"]) {
+    assert.notEqual(object.library.symbolAddress(name), null, name);
+  }
 });
 
 Deno.test("readelf -Ws lists every stub as a global function in a real section", async () => {
