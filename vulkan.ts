@@ -328,6 +328,18 @@ export class Vulkan implements Disposable {
       },
       has: (target, name) =>
         (typeof name === "string" && Object.hasOwn(COMMAND_INDEX, name)) || name in target,
+      // Code that walks the prototype chain for descriptors (layers/top.ts) sees each command as an accessor,
+      // as it would a getter defined per name.
+      getOwnPropertyDescriptor: (target, name) =>
+        typeof name === "string" && Object.hasOwn(COMMAND_INDEX, name)
+          ? {
+            get(this: Vulkan) {
+              return (this as unknown as Record<string, unknown>)[name];
+            },
+            enumerable: false,
+            configurable: true,
+          }
+          : Reflect.getOwnPropertyDescriptor(target, name),
     });
     Object.setPrototypeOf(Vulkan.prototype, commands);
   }

@@ -38,6 +38,12 @@ Deno.test("every generated name is a command of the object, other names are not"
   assert.equal(typeof vk.deviceTable, "function");
   assert.equal(typeof vk.toString, "function");
   assert.equal(Object.hasOwn(vk, "vkNotACommand"), false);
+  // Walking the prototype chain for descriptors (as layers/top.ts does) finds an accessor per command.
+  const holder = Object.getPrototypeOf(Vulkan.prototype) as object;
+  const d = Object.getOwnPropertyDescriptor(holder, "vkCmdDispatch");
+  assert.equal(typeof d?.get, "function");
+  assert.equal(d?.get?.call(vk), vk.vkCmdDispatch);
+  assert.equal(Object.getOwnPropertyDescriptor(holder, "vkNotACommand"), undefined);
 });
 
 Deno.test("reading a command from the prototype binds nothing; each loader binds its own", () => {
