@@ -57,7 +57,8 @@ import { terminatorBodies } from "./terminator.ts";
 import {
   fillPhysicalSlot,
   resolveUnknown,
-  unknownPhysicalDeviceSlotIn,
+  trackUnknownSlots,
+  unknownPhysicalDeviceSlot,
   unknownPhysicalDeviceSlots,
   unknownSlotDef,
 } from "./unknown.ts";
@@ -146,6 +147,7 @@ export class Loader implements Disposable, TrampolineContext {
     this.moduleLayers = options.moduleLayers;
     this.stubs = chainStubs({ native: options.nativeStubs });
     this.#callbacks = new CallbackRegistry({ report: (text) => this.log.error(text) });
+    trackUnknownSlots(this.registry);
     this.devices = new LoaderDevices({
       registry: this.registry,
       stubs: this.stubs,
@@ -386,7 +388,7 @@ export class Loader implements Disposable, TrampolineContext {
     return {
       terminatorProcAddr: (name) => this.#terminatorProcAddr(inst, name),
       terminatorPhysicalDeviceProcAddr: (name) => {
-        const s = unknownPhysicalDeviceSlotIn(this.registry, name, this.stubs);
+        const s = unknownPhysicalDeviceSlot(name);
         return s === undefined
           ? this.#terminatorProcAddr(inst, name)
           : this.stubs.terminatorAddress(s, unknownSlotDef(s));

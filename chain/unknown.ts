@@ -13,8 +13,10 @@
  * The name -> slot maps are per process, because the stubs they index are (chain/stubs.ts), as the Khronos
  * loader's unknown-function trampolines are per process: the same name has the same slot in every loader.
  * What the slots hold is per loader object: new instances and devices fill every taken slot when they are
- * made, and a loader's live ones are filled the first time a name is resolved through that loader (its
- * {@linkcode HandleRegistry}), so one loader never reaches into another's objects.
+ * made, and when a slot is taken the live objects of every loader are filled (each loader's
+ * {@linkcode HandleRegistry}, held weakly here: {@linkcode trackUnknownSlots}), since the stub a loader hands
+ * out is the same function for every loader's handles. This is the one place that reaches into other
+ * loaders' objects; their trampolines never see each other's handles.
  *
  * @module
  */
@@ -30,8 +32,22 @@ import type { DriverInstance, HandleRegistry, LoaderInstance } from "./objects.t
 
 const deviceSlots = new Map<string, number>();
 const physicalSlots = new Map<string, number>();
-/** The slots each loader's live objects hold (filled once per loader, at the first resolution through it). */
-const filledIn = new WeakMap<HandleRegistry, Set<number>>();
+/** Every loader's handle maps, weakly (a dropped loader's go with it). */
+const registries = new Set<WeakRef<HandleRegistry>>();
+
+/**
+ * Has `registry`'s live objects filled whenever an unknown-command slot is taken, through any loader.
+ *
+ * @example Usage
+ * ```ts
+ * import { trackUnknownSlots } from "./unknown.ts";
+ * import { HandleRegistry } from "./objects.ts";
+ * trackUnknownSlots(new HandleRegistry());
+ * ```
+ */
+export function trackUnknownSlots(registry: HandleRegistry): void {
+  registries.add(new WeakRef(registry));
+}
 
 /** A resolved unknown command. */
 export interface UnknownCommand {
@@ -104,15 +120,9 @@ export function resolveUnknown(
   def?: Deno.ForeignFunction,
 ): UnknownCommand | undefined {
   const known = physicalSlots.get(name);
-  if (known !== undefined) {
-    fillLive(instance.registry, name, { kind: "physical_device", slot: known }, stubs);
-    return { kind: "physical_device", slot: known };
-  }
+  if (known !== undefined) return { kind: "physical_device", slot: known };
   const knownDevice = deviceSlots.get(name);
-  if (knownDevice !== undefined) {
-    fillLive(instance.registry, name, { kind: "device", slot: knownDevice }, stubs);
-    return { kind: "device", slot: knownDevice };
-  }
+  if (knownDevice !== undefined) return { kind: "device", slot: knownDevice };
   const physical =
     instance.drivers.some((d) =>
       d.driver.classifiesPhysicalDeviceFunctions && d.driver.physicalDeviceProcAddr(d.handle, name) !== null
@@ -146,37 +156,27 @@ export function resolveUnknown(
   return { kind: "device", slot };
 }
 
-/**
- * The slot of an unknown physical-device command for a layer's `vk_layerGetPhysicalDeviceProcAddr` through
- * a loader (its live objects filled first), or undefined when the name has none.
- */
-export function unknownPhysicalDeviceSlotIn(
-  registry: HandleRegistry,
-  name: string,
-  stubs: ChainStubs,
-): number | undefined {
-  const slot = physicalSlots.get(name);
-  if (slot !== undefined) fillLive(registry, name, { kind: "physical_device", slot }, stubs);
-  return slot;
-}
-
-/** Points the slot of `unknown` at `name`'s functions in every live object of one loader, once. */
-function fillLive(registry: HandleRegistry, name: string, unknown: UnknownCommand, stubs: ChainStubs): void {
-  let filled = filledIn.get(registry);
-  if (!filled) filledIn.set(registry, filled = new Set());
-  if (filled.has(unknown.slot)) return;
-  filled.add(unknown.slot);
-  if (unknown.kind === "physical_device") {
-    const d = unknownSlotDef(unknown.slot);
-    for (const inst of registry.instances.values()) fillPhysicalSlot(inst, name, unknown.slot, stubs, d);
-    return;
+/** Points a newly taken slot at `name`'s functions in the live objects of `taker` and every other loader. */
+function fillLive(taker: HandleRegistry, name: string, unknown: UnknownCommand, stubs: ChainStubs): void {
+  const live = new Set<HandleRegistry>([taker]);
+  for (const ref of registries) {
+    const registry = ref.deref();
+    if (registry === undefined) registries.delete(ref);
+    else live.add(registry);
   }
   const empty = stubs.errorFunction;
-  for (const device of new Set(registry.devices.values())) {
-    device.setSlot(
-      unknown.slot,
-      device.top ? device.top.getDeviceProcAddr(name) : device.driverProcAddr(name),
-      empty,
-    );
+  const d = unknownSlotDef(unknown.slot);
+  for (const registry of live) {
+    if (unknown.kind === "physical_device") {
+      for (const inst of registry.instances.values()) fillPhysicalSlot(inst, name, unknown.slot, stubs, d);
+      continue;
+    }
+    for (const device of new Set(registry.devices.values())) {
+      device.setSlot(
+        unknown.slot,
+        device.top ? device.top.getDeviceProcAddr(name) : device.driverProcAddr(name),
+        empty,
+      );
+    }
   }
 }
