@@ -40,6 +40,7 @@ import type { DevicePolicy } from "../discovery/device_selection.ts";
 import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
 import type { InstanceLayers } from "./layer_instance.ts";
 import { chainStubs, DEVICE_TABLE_SLOTS, SLOT_COUNT } from "./stubs.ts";
+import { deviceCommandAnswers } from "./table_fill.ts";
 
 /**
  * The address of a handle (0n for null): the key of every handle map.
@@ -489,8 +490,14 @@ export class LoaderDevice {
 
   /** The driver's `vkGetDeviceProcAddr(device, name)`. */
   driverProcAddr(name: string): Deno.PointerValue {
-    return this.#gdpa ? this.#gdpa.call(this.handle, cstringBuffer(name)) : null;
+    if (!this.#gdpa) return null;
+    // Layers ask the bottom of the device chain for every command: answer from one native fill.
+    this.#answers ??= deviceCommandAnswers(chainStubs(), this.driverGetDeviceProcAddr!, this.handle) ?? null;
+    const known = this.#answers?.(name);
+    return known !== undefined ? known : this.#gdpa.call(this.handle, cstringBuffer(name));
   }
+
+  #answers: ((name: string) => Deno.PointerValue | undefined) | null | undefined;
 
   /** Writes the table's address into the device's first word. */
   stamp(): void {
