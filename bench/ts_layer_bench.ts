@@ -30,7 +30,7 @@ import { check, enumerate, writeStruct } from "../ffi/structs.ts";
 import { defineLayer } from "../layers/layer.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../tools/libvulkan.ts";
+import { openLibvulkan } from "../testing/libvulkan.ts";
 import { installShim } from "../testing/ts_layer_harness.ts";
 import { ccSync } from "../testing/c_build.ts";
 

@@ -85,7 +85,7 @@ export interface InfoOptions {
  *
  * @example On the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../tools/libvulkan.ts";
+ * import { openLibvulkan } from "../testing/libvulkan.ts";
  * import { collectInfo } from "./info.ts";
  * using vk = openLibvulkan();
  * console.log(collectInfo(vk as never).devices.map((d) => d.name));

@@ -9,7 +9,7 @@
  * ```
  *
  * {@linkcode presentFrames} takes a command object, so the same code runs on vkdeno and on the reference
- * loader (`tools/libvulkan.ts`) for comparison.
+ * loader (`testing/libvulkan.ts`) for comparison.
  *
  * @module
  */
@@ -124,7 +124,7 @@ export interface PresentReport {
  *
  * @example Present on the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../tools/libvulkan.ts";
+ * import { openLibvulkan } from "../testing/libvulkan.ts";
  * import { XlibWindow } from "../wsi/x11.ts";
  * import { presentFrames } from "./present.ts";
  * using vk = openLibvulkan();

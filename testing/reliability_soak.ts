@@ -221,7 +221,7 @@ export function cycle(vk: SoakCommands, layers: readonly string[] = []): string 
  *
  * @example Usage
  * ```ts ignore
- * import { openLibvulkan } from "../tools/libvulkan.ts";
+ * import { openLibvulkan } from "./libvulkan.ts";
  * import { soak } from "./reliability_soak.ts";
  * using vk = openLibvulkan();
  * console.log(soak(vk as never, { cycles: 100, warmup: 20 }).growth);

@@ -7,9 +7,9 @@
  * for the reader and the type checker just the same.
  *
  * The development folders sit beside the library and import it, never the other way round: testing/ (the C
- * builder, mock driver and layer, fault and soak harnesses) is shared by tests/, bench/ and tools/, so
- * tools/, bench/, examples/ and testing/ never import (or run a helper of) tests/, and testing/ imports
- * nothing of the other development folders.
+ * builder, mock driver and layer, reference loader, fault and soak harnesses) is shared by tests/, bench/,
+ * tools/ and examples/, so tools/, bench/, examples/ and testing/ never import (or run a helper of)
+ * tests/; bench/ and examples/ import no development folder but testing/, and testing/ none at all.
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
@@ -38,6 +38,13 @@ const KNOWN: readonly string[] = [];
 const DEVELOPMENT = ["tests/", "testing/", "tools/", "bench/", "examples/"] as const;
 /** Development folders that must not import tests/ (tests/ holds tests and test-only helpers). */
 const NOT_TESTS = ["tools/", "bench/", "examples/", "testing/"] as const;
+/** The development folders each may import besides its own and the library (tests/ may import them all). */
+const DEVELOPMENT_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+  "testing/": [],
+  "bench/": ["testing/"],
+  "examples/": ["testing/"],
+  "tools/": ["testing/", "bench/", "examples/"],
+};
 
 /** Whether `path` is a development module (under a development folder) rather than part of the library. */
 function isDevelopment(path: string): boolean {
@@ -191,15 +198,21 @@ function libraryToDevelopment(graph: Map<string, Set<string>>): string[] {
   ).sort();
 }
 
-/** Imports among the development folders that break their order: tests/ on top, testing/ at the bottom. */
+/**
+ * Imports among the development folders that break their order: tests/ on top (it may import any of
+ * them), then tools/, then bench/ and examples/, and testing/ at the bottom (it imports only the library).
+ */
 function developmentEdges(graph: Map<string, Set<string>>): string[] {
   const bad: string[] = [];
   for (const [from, targets] of graph) {
     for (const to of targets) {
-      if (to.startsWith("tests/") && NOT_TESTS.some((prefix) => from.startsWith(prefix))) {
+      const folder = Object.keys(DEVELOPMENT_IMPORTS).find((prefix) => from.startsWith(prefix));
+      if (folder === undefined || !isDevelopment(to) || to.startsWith(folder)) continue;
+      if (to.startsWith("tests/")) {
         bad.push(`imports tests/ (take shared helpers from testing/): ${from} -> ${to}`);
-      } else if (from.startsWith("testing/") && isDevelopment(to) && !to.startsWith("testing/")) {
-        bad.push(`testing/ imports another development folder: ${from} -> ${to}`);
+      } else if (!DEVELOPMENT_IMPORTS[folder]!.some((prefix) => to.startsWith(prefix))) {
+        const allowed = ["the library", ...DEVELOPMENT_IMPORTS[folder]!].join(", ");
+        bad.push(`${folder} imports only ${allowed}: ${from} -> ${to}`);
       }
     }
   }
@@ -293,7 +306,7 @@ Deno.test("the cycle finder names a cycle and the order check an upward import",
   assertEquals(upwardEdges(graph), ["ffi/x.ts -> discovery/y.ts"]);
 });
 
-Deno.test("tools/, bench/, examples/ and testing/ never import tests/, and testing/ only the library", () => {
+Deno.test("tools/, bench/, examples/ and testing/ never import tests/, bench/ and examples/ only testing/, testing/ only the library", () => {
   const modules = NOT_TESTS.flatMap(modulesUnder);
   const graph = readGraphOf(modules);
   const problems = [
@@ -312,11 +325,13 @@ Deno.test("the development-folder check names an import of tests/ and a spawned 
     ["tools/a.ts", new Set(["tests/_chain.ts", "testing/mock.ts", "chain/loader.ts"])],
     ["testing/mock.ts", new Set(["bench/_native.ts", "ffi/memory.ts"])],
     ["tests/x_test.ts", new Set(["testing/mock.ts", "tests/_chain.ts", "tools/a.ts"])],
+    ["bench/b.ts", new Set(["testing/libvulkan.ts", "tools/a.ts", "bench/_native.ts"])],
     ["chain/loader.ts", new Set(["testing/c_build.ts"])],
   ]);
   assertEquals(developmentEdges(graph), [
+    "bench/ imports only the library, testing/: bench/b.ts -> tools/a.ts",
     "imports tests/ (take shared helpers from testing/): tools/a.ts -> tests/_chain.ts",
-    "testing/ imports another development folder: testing/mock.ts -> bench/_native.ts",
+    "testing/ imports only the library: testing/mock.ts -> bench/_native.ts",
   ]);
   assertEquals(libraryToDevelopment(graph), ["chain/loader.ts -> testing/c_build.ts"]);
   assertEquals(

@@ -1,10 +1,10 @@
-/** tools/libvulkan.ts: the reference loader behind vkdeno's command-object shape. */
+/** testing/libvulkan.ts: the reference loader behind vkdeno's command-object shape. */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { allocStruct, check, enumerate, makeApiVersion, readStruct, writeStruct } from "../ffi/structs.ts";
 import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
-import { openLibvulkan } from "../tools/libvulkan.ts";
+import { openLibvulkan } from "../testing/libvulkan.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 

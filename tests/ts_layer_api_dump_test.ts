@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../examples/compute.ts";
 import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../tools/libvulkan.ts";
+import { openLibvulkan } from "../testing/libvulkan.ts";
 import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 interface DumpLine {

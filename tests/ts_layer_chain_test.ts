@@ -12,7 +12,7 @@ import { defineLayer, type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } f
 import { objectLifetimesLayer } from "../layers/object_lifetimes.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../tools/libvulkan.ts";
+import { openLibvulkan } from "../testing/libvulkan.ts";
 import { installShim, referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 // deno-lint-ignore no-explicit-any

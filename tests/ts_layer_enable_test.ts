@@ -10,7 +10,7 @@ import { fillExtensions, fillLayers, namesOf } from "../layers/_enumerate.ts";
 import { defineLayer } from "../layers/layer.ts";
 import { importLayerModules } from "../layers/registry.ts";
 import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../tools/libvulkan.ts";
+import { openLibvulkan } from "../testing/libvulkan.ts";
 import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 type P = Deno.PointerValue;

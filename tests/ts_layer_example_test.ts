@@ -7,7 +7,7 @@ import { runCompute } from "../examples/compute.ts";
 import { myLayer } from "../examples/my_layer.ts";
 import type { ValidationMessage } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../tools/libvulkan.ts";
+import { openLibvulkan } from "../testing/libvulkan.ts";
 import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 Deno.test("my_layer skips an empty dispatch and reports it", () => {

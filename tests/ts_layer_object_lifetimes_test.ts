@@ -8,7 +8,7 @@ import { Arena, readPointer, writePointer } from "../ffi/memory.ts";
 import { allocStruct, check, enumerate, writeStruct } from "../ffi/structs.ts";
 import { type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../layers/layer.ts";
 import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../tools/libvulkan.ts";
+import { openLibvulkan } from "../testing/libvulkan.ts";
 import { referenceLoaderTest } from "../testing/ts_layer_harness.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -123,7 +123,7 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
   let vk: any;
   if (args.loader === "libvulkan") {
     for (const [k, v] of Object.entries(vars)) Deno.env.set(k, v);
-    const { openLibvulkan } = await import("./libvulkan.ts");
+    const { openLibvulkan } = await import("../testing/libvulkan.ts");
     vk = openLibvulkan();
   } else if (args.loader === "vkdeno") {
     const { loadVulkan } = await import("../vulkan.ts");
