@@ -164,6 +164,7 @@ export class InstanceLayers implements Disposable {
   #hooks: CoreHooks | undefined;
   #topInstance: P = null;
   #bottomGipa: P = null;
+  #bottomAnswer: ((name: string) => P) | undefined;
   #bottomGdpa: P = null;
   #bottomGpdpa: P = null;
   #released = false;
@@ -301,10 +302,18 @@ export class InstanceLayers implements Disposable {
    * What {@linkcode InstanceLayers.getInstanceProcAddr} calls: the top of the chain's
    * `vkGetInstanceProcAddr` and the instance it answers for (to ask many names in one native call).
    */
-  get top(): { readonly getInstanceProcAddr: P; readonly instance: P } {
+  get top(): {
+    readonly getInstanceProcAddr: P;
+    readonly instance: P;
+    readonly answer?: (name: string) => P;
+  } {
+    const getInstanceProcAddr = this.chain.topGetInstanceProcAddr(this.#bottomLink());
+    // No layer: the top is the loader's own bottom link, whose answers need no trip through C.
+    const own = getInstanceProcAddr === this.#bottomGipa && this.#bottomAnswer !== undefined;
     return {
-      getInstanceProcAddr: this.chain.topGetInstanceProcAddr(this.#bottomLink()),
+      getInstanceProcAddr,
       instance: this.#topInstance,
+      ...(own ? { answer: this.#bottomAnswer } : {}),
     };
   }
 
@@ -569,10 +578,9 @@ export class InstanceLayers implements Disposable {
     if (this.#bottomGipa !== null) return this.#bottomGipa;
     let createInstance: P = null;
     let debug: Record<string, Deno.PointerObject> | undefined;
-    const self = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
+    const answer = (name: string): P => {
       const hooks = this.#hooks;
-      if (hooks === undefined || pName === null) return null;
-      const name = readCString(pName);
+      if (hooks === undefined) return null;
       if (name === "vkGetInstanceProcAddr") return this.#bottomGipa;
       if (name === "vkCreateInstance") {
         createInstance ??= this.#callbacks.create(
@@ -582,12 +590,18 @@ export class InstanceLayers implements Disposable {
         ).pointer;
         return createInstance;
       }
-      const answer = hooks.terminatorProcAddr(name);
-      if (answer !== null) return answer;
+      const found = hooks.terminatorProcAddr(name);
+      if (found !== null) return found;
       debug ??= this.messengers.terminators(() => this.#hooks?.driverInstances?.() ?? []);
       return debug[name] ?? null;
-    }, { name: "terminator vkGetInstanceProcAddr" });
+    };
+    const self = this.#callbacks.create(
+      GET_PROC_ADDR,
+      (_instance, pName) => pName === null ? null : answer(readCString(pName)),
+      { name: "terminator vkGetInstanceProcAddr" },
+    );
     this.#bottomGipa = self.pointer;
+    this.#bottomAnswer = answer;
     return this.#bottomGipa;
   }
 

@@ -364,7 +364,7 @@ export class Loader implements Disposable, TrampolineContext {
     const top = layers.top;
     fillInstanceCommands(this.stubs, top.getInstanceProcAddr, top.instance, (at, fn) => {
       inst.table.set(at, fn ?? this.stubs.errorFunction);
-    });
+    }, top.answer);
     const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
     for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);
     for (const [name, s] of unknownPhysicalDeviceSlots()) {
@@ -429,15 +429,33 @@ export class Loader implements Disposable, TrampolineContext {
 
   /** The terminator link's `vkGetInstanceProcAddr`. */
   #terminatorProcAddr(inst: LoaderInstance, name: string): P {
+    // Asked for every instance command at every vkCreateInstance: what does not depend on the instance is
+    // worked out once per name.
+    let fixed = this.#fixedTerminators.get(name);
+    if (fixed === undefined) {
+      fixed = this.#fixedTerminator(name);
+      this.#fixedTerminators.set(name, fixed);
+    }
+    if (fixed.name === undefined || fixed.body !== undefined) return fixed.body ?? null;
+    const wsi = inst.wsi?.terminator(fixed.name);
+    return wsi !== undefined ? wsi : fixed.stub;
+  }
+
+  /** A command's terminator answers that are the same for every instance (its canonical name first). */
+  #fixedTerminator(name: string): { name?: string; body?: P; stub: P } {
     const s = COMMAND_INDEX[name];
     const info = s === undefined ? undefined : COMMANDS[s];
-    if (!info) return null;
-    if (info.name in this.#terminatorBodies) return this.#terminator(info.name);
-    const wsi = inst.wsi?.terminator(info.name);
-    if (wsi !== undefined) return wsi;
-    if (info.level === "physical_device") return this.stubs.terminatorAddress(info.index, commandDef(info));
-    return null;
+    if (!info) return { stub: null };
+    if (info.name in this.#terminatorBodies) {
+      return { name: info.name, body: this.#terminator(info.name), stub: null };
+    }
+    const stub = info.level === "physical_device"
+      ? this.stubs.terminatorAddress(info.index, commandDef(info))
+      : null;
+    return { name: info.name, stub };
   }
+
+  #fixedTerminators = new Map<string, { name?: string; body?: P; stub: P }>();
 
   #terminator(name: string): Deno.PointerObject {
     let p = this.#terminators.get(name);

@@ -103,7 +103,8 @@ export function fillPhysicalDeviceCommands(
 
 /**
  * Asks the top of an instance chain (`gipa(instance, name)`) for every instance and physical-device command
- * by its own name, and hands each slot and answer (null when none) to `set`, in one native call.
+ * by its own name, and hands each slot and answer (null when none) to `set`, in one native call; or asks
+ * `answer(name)` when given (the top is the loader's own link: what `gipa` would answer).
  *
  * @example Usage
  * ```ts ignore
@@ -115,9 +116,17 @@ export function fillInstanceCommands(
   gipa: P,
   instance: P,
   set: (slot: number, fn: P) => void,
+  answer?: (name: string) => P,
 ): void {
   if (gipa === null) {
     for (const c of commandNames("instance_table").commands) set(c.slot, null);
+    return;
+  }
+  if (answer !== undefined) {
+    // The top is the loader's own link (no layer): its answers are TypeScript, so asking it from C would
+    // only add a trip into a callback per name.
+    const n = commandNames("instance_table");
+    for (const c of n.commands) set(c.slot, answer(n.text[c.first]!));
     return;
   }
   fillCommands("instance_table", stubs, gipa, instance, set);

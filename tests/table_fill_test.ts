@@ -1,6 +1,7 @@
 /**
  * Dispatch tables filled in one native call (chain/table_fill.ts) hold what asking name by name holds: the
- * loader instance's table (each instance and physical-device command by its own name), a driver's
+ * loader instance's table (each instance and physical-device command by its own name; asked in TypeScript
+ * when the top of the chain is the loader's own link), a driver's
  * physical-device slots and a device's slots (each command's name, then its aliases, first answer wins),
  * and the answers the device chain's bottom `vkGetDeviceProcAddr` gives layers. Where the native filler is
  * missing (not x86-64) the name-by-name path is the only one and is checked against the same expectation.
@@ -73,6 +74,15 @@ Deno.test("native table fills hold what asking name by name holds: instance, phy
         name: "instance",
         fill: (s: ChainStubs, set: (slot: number, fn: P) => void) =>
           fillInstanceCommands(s, gpa.pointer, handle, set),
+        want: expected((l) => l === "instance" || l === "physical_device", false, gpa.answer),
+      },
+      {
+        name: "instance, answered by the loader's own link",
+        fill: (s: ChainStubs, set: (slot: number, fn: P) => void) =>
+          fillInstanceCommands(s, gpa.pointer, handle, set, (name) => {
+            const a = gpa.answer(name);
+            return a === 0n ? null : Deno.UnsafePointer.create(a);
+          }),
         want: expected((l) => l === "instance" || l === "physical_device", false, gpa.answer),
       },
       {
