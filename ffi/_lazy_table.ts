@@ -164,42 +164,45 @@ export function lazyArray<T extends Entry>(
 
 /**
  * A struct of ffi/generated/structs.ts from its compact entry
- * `[size, align, union (0/1), sType or null, extends or null, members]`, each member
- * `[name, type, offset, size, pointer, const (0/1), {count, len, bits, bitOffset}?]` (tools/_gen_emit.ts
- * writes them).
+ * `[size, align, flags, sType or null, extends or null, members]`, each member
+ * `[name, type index, offset, size, pointer, const (0/1), {count, len, bits, bitOffset}?]` (tools/_gen_emit.ts
+ * writes them). Flags: 1 a union; 2 the struct opens with `VkStructureType sType` and `void* pNext`, which
+ * the list leaves out; 4 that `pNext` is `const void*`. Types are indices into `types`.
  *
  * @example Usage
  * ```ts
  * import { decodeStruct } from "./_lazy_table.ts";
- * console.log(decodeStruct([8, 4, 0, null, null, [["width", "uint32_t", 0, 4, 0, 0]]]).members[0]!.name);
- * // "width"
+ * const s = decodeStruct([24, 8, 6, 7, null, [["width", 0, 16, 4, 0, 0]]], ["uint32_t"]);
+ * console.log(s.members.map((m) => `${m.type} ${m.name}`)); // ["VkStructureType sType", "void pNext", "uint32_t width"]
  * ```
  */
-export function decodeStruct(raw: unknown): StructInfo {
-  const [size, align, union, sType, ext, members] = raw as [
+export function decodeStruct(raw: unknown, types: readonly string[]): StructInfo {
+  const [size, align, flags, sType, ext, members] = raw as [
     number,
     number,
     number,
     number | null,
     string[] | null,
-    [string, string, number, number, number, number, Partial<MemberInfo>?][],
+    [string, number, number, number, number, number, Partial<MemberInfo>?][],
   ];
-  return {
+  const out: MemberInfo[] = [];
+  if (flags & 2) {
+    out.push({ name: "sType", type: "VkStructureType", offset: 0, size: 4, pointer: 0, const: false });
+    out.push({ name: "pNext", type: "void", offset: 8, size: 8, pointer: 1, const: (flags & 4) !== 0 });
+  }
+  for (const [name, type, offset, size, pointer, isConst, rest] of members) {
+    const m = { name, type: types[type]!, offset, size, pointer, const: isConst === 1 };
+    out.push(rest === undefined ? m : { ...m, ...rest });
+  }
+  const s: { -readonly [K in keyof StructInfo]: StructInfo[K] } = {
     size,
     align,
-    union: union === 1,
-    ...(sType === null ? {} : { sType }),
-    ...(ext === null ? {} : { extends: ext }),
-    members: members.map(([name, type, offset, size, pointer, isConst, rest]) => ({
-      name,
-      type,
-      offset,
-      size,
-      pointer,
-      const: isConst === 1,
-      ...rest,
-    })),
+    union: (flags & 1) !== 0,
+    members: out,
   };
+  if (sType !== null) s.sType = sType;
+  if (ext !== null) s.extends = ext;
+  return s;
 }
 
 /**
@@ -228,6 +231,7 @@ type RawCommand = [
   Deno.NativeResultType,
   string[],
   string[],
+  string[][]?,
 ];
 
 /**
@@ -245,6 +249,8 @@ class DecodedCommand implements CommandInfo {
   readonly providers: readonly string[];
   #raw: RawParam[];
   #params: ParamInfo[] | undefined;
+  /** The providers of each alias, in {@linkcode DecodedCommand.aliases} order. */
+  readonly aliasProviders: readonly (readonly string[])[];
 
   constructor(raw: RawCommand, index: number) {
     this.name = raw[0];
@@ -255,6 +261,7 @@ class DecodedCommand implements CommandInfo {
     this.ffi = { parameters: raw[4], result: raw[5] };
     this.aliases = raw[6];
     this.providers = raw[7];
+    this.aliasProviders = raw[8] ?? [];
   }
 
   get params(): readonly ParamInfo[] {
@@ -270,6 +277,63 @@ class DecodedCommand implements CommandInfo {
     const { name, index, level, result, params, ffi, aliases, providers } = this;
     return { name, index, level, result, params, ffi, aliases, providers };
   }
+}
+
+/**
+ * A read-only record that `build` makes on first use: for tables derived from another (commands.ts's
+ * name index and providers come from the command entries instead of texts of their own).
+ *
+ * @example Usage
+ * ```ts
+ * import { lazyBuilt } from "./_lazy_table.ts";
+ * const t = lazyBuilt(() => new Map([["a", 1]]));
+ * console.log(t.a, "b" in t); // 1 false
+ * ```
+ */
+export function lazyBuilt<T>(build: () => ReadonlyMap<string, T>): Readonly<Record<string, T>> {
+  let map: ReadonlyMap<string, T> | undefined;
+  const all = () => map ??= build();
+  return readOnlyRecord((key) => all().get(key), () => (key) => all().has(key), () => [...all().keys()]);
+}
+
+/**
+ * Command name or alias -> its index, from the decoded commands (each name, then its aliases).
+ *
+ * @example Usage
+ * ```ts
+ * import { commandIndex, decodeCommand } from "./_lazy_table.ts";
+ * const c = decodeCommand(["vkF", "device", "void", [], [], "void", ["vkFKHR"], [], [["X"]]], 0);
+ * console.log(commandIndex([c]).get("vkFKHR")); // 0
+ * ```
+ */
+export function commandIndex(commands: readonly CommandInfo[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of commands) {
+    out.set(c.name, c.index);
+    for (const a of c.aliases) out.set(a, c.index);
+  }
+  return out;
+}
+
+/**
+ * Command name or alias -> the versions and extensions that require that exact name, from the decoded
+ * commands (an alias's own providers are kept with its command).
+ *
+ * @example Usage
+ * ```ts
+ * import { commandProviders, decodeCommand } from "./_lazy_table.ts";
+ * const c = decodeCommand(["vkF", "device", "void", [], [], "void", ["vkFKHR"], ["VK_VERSION_1_1"], [["VK_KHR_f"]]], 0);
+ * console.log(commandProviders([c]).get("vkFKHR")); // ["VK_KHR_f"]
+ * ```
+ */
+export function commandProviders(commands: readonly CommandInfo[]): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>();
+  for (const c of commands) {
+    out.set(c.name, c.providers);
+    const own = c instanceof DecodedCommand ? c.aliasProviders : [];
+    c.aliases.forEach((a, i) => out.set(a, own[i] ?? []));
+  }
+  return out;
 }
 
 /** An enum type's line of ffi/generated/enums.ts: `[bitmask (0/1), bitwidth, prefix, [suffix, value, ...]]`. */

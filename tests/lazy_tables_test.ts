@@ -4,8 +4,8 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
-import { lazyArray, lazyLines, lazyRecord } from "../ffi/_lazy_table.ts";
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { decodeStruct, lazyArray, lazyLines, lazyRecord } from "../ffi/_lazy_table.ts";
+import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import { API_CONSTANTS, ENUM_TYPES, ENUM_VALUES, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
 import * as VK from "../ffi/generated/vk_constants.js";
@@ -89,4 +89,40 @@ Deno.test("enum values are read from the one enum-type text and agree with the e
   assertEquals(ENUM_VALUES.VkStructureType!.VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, 1);
   assertEquals(ENUM_VALUES.VkPipelineStageFlagBits2!.VK_PIPELINE_STAGE_2_HOST_BIT, 0x4000n);
   assertEquals(ENUM_VALUES.VkNotAnEnum, undefined);
+});
+
+Deno.test("struct entries name member types by index and leave out the sType and pNext they open with", () => {
+  const types = ["uint32_t", "float"];
+  const out = decodeStruct([24, 8, 2, 5, ["VkX"], [["a", 1, 16, 4, 0, 0, { count: 1 }]]], types);
+  assertEquals(out.members, [
+    { name: "sType", type: "VkStructureType", offset: 0, size: 4, pointer: 0, const: false },
+    { name: "pNext", type: "void", offset: 8, size: 8, pointer: 1, const: false },
+    { name: "a", type: "float", offset: 16, size: 4, pointer: 0, const: false, count: 1 },
+  ]);
+  assertEquals([out.sType, out.extends, out.union], [5, ["VkX"], false]);
+  assertEquals(decodeStruct([8, 8, 1 | 2 | 4, null, null, []], types).members[1]!.const, true);
+  assertEquals(decodeStruct([8, 8, 1, null, null, []], types).union, true);
+  // In the generated table every struct with an sType opens with sType and pNext.
+  for (const name of Object.keys(STRUCTS)) {
+    const s = STRUCTS[name]!;
+    if (s.sType === undefined) continue;
+    assertEquals(s.members.slice(0, 2).map((m) => `${m.type}${"*".repeat(m.pointer)} ${m.name}`), [
+      "VkStructureType sType",
+      "void* pNext",
+    ], name);
+  }
+  assertEquals(STRUCTS.VkInstanceCreateInfo!.members[1]!.const, true);
+  assertEquals(STRUCTS.VkPhysicalDeviceProperties2!.members[1]!.const, false);
+});
+
+Deno.test("the command index and providers are built from the command entries, aliases included", () => {
+  assertEquals(
+    Object.keys(COMMAND_INDEX).length,
+    COMMANDS.length + COMMANDS.reduce((n, c) => n + c.aliases.length, 0),
+  );
+  const draw = COMMANDS[COMMAND_INDEX.vkCmdDrawIndirectCount!]!;
+  for (const alias of draw.aliases) assertEquals(COMMAND_INDEX[alias], draw.index);
+  assertEquals(COMMAND_PROVIDERS.vkCmdDrawIndirectCount, ["VK_VERSION_1_2"]);
+  assertEquals(COMMAND_PROVIDERS.vkCmdDrawIndirectCountKHR, ["VK_KHR_draw_indirect_count"]);
+  assertEquals(COMMAND_PROVIDERS.vkNotACommand, undefined);
 });

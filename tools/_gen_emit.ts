@@ -110,7 +110,6 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
   const index = new Map(reg.order.map((n, i) => [n, i]));
   const rows: unknown[] = [];
   const indexRows: Record<string, number> = {};
-  const providerRows: Record<string, readonly string[]> = {};
   for (const [i, name] of reg.order.entries()) {
     const cmd = reg.commands.get(name)!;
     const params = cmd.params.map((p) => ({
@@ -141,10 +140,11 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
       ffi.result,
       aliases,
       reg.providers.get(name) ?? [],
+      // Each alias's own providers, when there are aliases (COMMAND_PROVIDERS is built from these rows).
+      ...(aliases.length > 0 ? [aliases.map((a) => reg.providers.get(a) ?? [])] : []),
     ]);
     for (const n of [name, ...aliases]) {
       indexRows[n] = index.get(name)!;
-      providerRows[n] = reg.providers.get(n) ?? [];
     }
   }
   const aliasCount = Object.keys(indexRows).length - rows.length;
@@ -156,7 +156,7 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
         'Every api="vulkan" command of vk.xml: signature, FFI types, dispatch level, index, providers.',
       )
     }
-import { decodeCommand, lazyArray, lazyRecord } from "../_lazy_table.ts";
+import { commandIndex, commandProviders, decodeCommand, lazyArray, lazyBuilt } from "../_lazy_table.ts";
 import type { CommandInfo } from "./types.ts";
 
 /** Number of commands (aliases share their target's entry). */
@@ -169,11 +169,11 @@ export const COMMAND_ALIAS_COUNT = ${aliasCount};
 export const COMMANDS: readonly CommandInfo[] = lazyArray(${jsonLiteral(rows)}, decodeCommand);
 
 /** Command name or alias -> index into {@linkcode COMMANDS} (an alias shares its target's slot). */
-export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyRecord(${jsonLiteral(indexRows)});
+export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyBuilt(() => commandIndex(COMMANDS));
 
 /** Command name or alias -> the core versions and extensions that require that exact name. */
-export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = lazyRecord(
-  ${jsonLiteral(providerRows)},
+export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = lazyBuilt(() =>
+  commandProviders(COMMANDS)
 );
 `,
   );
@@ -186,6 +186,7 @@ export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = la
   const structRows: Record<string, unknown> = {};
   const aliasRows: Record<string, string> = {};
   const styped: StructLayout[] = [];
+  const layoutsByName = new Map<string, { layout: StructLayout; structExtends?: string[] }>();
   for (const name of structNames) {
     const t = reg.types.get(name)!;
     if (t.alias) {
@@ -194,20 +195,41 @@ export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = la
     }
     const l = layouts.layout(name);
     if (l.sType !== undefined) styped.push(l);
+    layoutsByName.set(name, { layout: l, structExtends: t.structExtends });
+  }
+  // Member types are written as indices into one list, most used first (they were a quarter of the text),
+  // and the `sType` and `pNext` members that open 1,250 structs as two flag bits.
+  const typeUses = new Map<string, number>();
+  for (const { layout } of layoutsByName.values()) {
+    for (const m of layout.members) typeUses.set(m.type, (typeUses.get(m.type) ?? 0) + 1);
+  }
+  const memberTypes = [...typeUses.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([type]) => type);
+  const typeIndex = new Map(memberTypes.map((type, i) => [type, i]));
+  for (const [name, { layout: l, structExtends }] of layoutsByName) {
+    const [first, second] = l.members;
+    const header = l.sType !== undefined && first !== undefined && second !== undefined &&
+      first.name === "sType" && first.type === "VkStructureType" && first.offset === 0 && first.size === 4 &&
+      first.pointer === 0 && !first.const && Object.keys(first).length === 6 &&
+      second.name === "pNext" && second.type === "void" && second.offset === 8 && second.size === 8 &&
+      second.pointer === 1 && Object.keys(second).length === 6;
+    const members = header ? l.members.slice(2) : l.members;
     structRows[name] = [
       l.size,
       l.align,
-      l.union ? 1 : 0,
+      (l.union ? 1 : 0) | (header ? 2 : 0) | (header && second.const ? 4 : 0),
       l.sType ?? null,
-      t.structExtends ?? null,
-      l.members.map((m) => compact({ ...m }, ["name", "type", "offset", "size", "pointer", "const"])),
+      structExtends ?? null,
+      members.map((m) =>
+        compact({ ...m, type: typeIndex.get(m.type) }, ["name", "type", "offset", "size", "pointer", "const"])
+      ),
     ];
   }
   files.set("wsi_commands.ts", emitWsiCommands(reg, layouts, new Set(Object.keys(structRows))));
   files.set(
     "structs.ts",
     `${header(reg, 'LP64 (x86-64 and aarch64) layouts of every api="vulkan" struct and union of vk.xml.')}
-import { decodeStruct, lazyLines, lazyRecord } from "../_lazy_table.ts";
+import { decodeStruct, lazyArray, lazyLines, lazyRecord } from "../_lazy_table.ts";
 import type { StructInfo } from "./types.ts";
 
 /** Number of structs and unions in {@linkcode STRUCTS} (aliases excluded). */
@@ -216,7 +238,10 @@ export const STRUCT_COUNT = ${Object.keys(structRows).length};
 /** Struct or union name -> size, alignment, sType and member layout. */
 export const STRUCTS: Readonly<Record<string, StructInfo>> = lazyLines(${
       linesLiteral(structRows)
-    }, decodeStruct);
+    }, (raw) => decodeStruct(raw, STRUCT_MEMBER_TYPES));
+
+/** The member types of {@linkcode STRUCTS}' entries, which name them by index (most used first). */
+export const STRUCT_MEMBER_TYPES: readonly string[] = lazyArray(${jsonLiteral(memberTypes)}, String);
 
 /** Struct alias (e.g. VkPhysicalDeviceFeatures2KHR) -> the struct it names. */
 export const STRUCT_ALIASES: Readonly<Record<string, string>> = lazyRecord(${jsonLiteral(aliasRows)});

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { COMMAND_INDEX_TEXT, COMMAND_PROVIDERS_TEXT, COMMANDS_TEXT } from "./commands_text.js";
-import { decodeCommand, lazyArray, lazyRecord } from "../_lazy_table.ts";
+import { COMMANDS_TEXT } from "./commands_text.js";
+import { commandIndex, commandProviders, decodeCommand, lazyArray, lazyBuilt } from "../_lazy_table.ts";
 import type { CommandInfo } from "./types.ts";
 
 /** Number of commands (aliases share their target's entry). */
@@ -21,9 +21,9 @@ export const COMMAND_ALIAS_COUNT = 105;
 export const COMMANDS: readonly CommandInfo[] = lazyArray(COMMANDS_TEXT, decodeCommand);
 
 /** Command name or alias -> index into {@linkcode COMMANDS} (an alias shares its target's slot). */
-export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyRecord(COMMAND_INDEX_TEXT);
+export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyBuilt(() => commandIndex(COMMANDS));
 
 /** Command name or alias -> the core versions and extensions that require that exact name. */
-export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = lazyRecord(
-  COMMAND_PROVIDERS_TEXT,
+export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = lazyBuilt(() =>
+  commandProviders(COMMANDS)
 );

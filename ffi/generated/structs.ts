@@ -7,15 +7,26 @@
  * @module
  */
 
-import { STRUCT_ALIASES_TEXT, STRUCT_BY_STYPE_TEXT, STRUCTS_TEXT } from "./structs_text.js";
-import { decodeStruct, lazyLines, lazyRecord } from "../_lazy_table.ts";
+import {
+  STRUCT_ALIASES_TEXT,
+  STRUCT_BY_STYPE_TEXT,
+  STRUCT_MEMBER_TYPES_TEXT,
+  STRUCTS_TEXT,
+} from "./structs_text.js";
+import { decodeStruct, lazyArray, lazyLines, lazyRecord } from "../_lazy_table.ts";
 import type { StructInfo } from "./types.ts";
 
 /** Number of structs and unions in {@linkcode STRUCTS} (aliases excluded). */
 export const STRUCT_COUNT = 1490;
 
 /** Struct or union name -> size, alignment, sType and member layout. */
-export const STRUCTS: Readonly<Record<string, StructInfo>> = lazyLines(STRUCTS_TEXT, decodeStruct);
+export const STRUCTS: Readonly<Record<string, StructInfo>> = lazyLines(
+  STRUCTS_TEXT,
+  (raw) => decodeStruct(raw, STRUCT_MEMBER_TYPES),
+);
+
+/** The member types of {@linkcode STRUCTS}' entries, which name them by index (most used first). */
+export const STRUCT_MEMBER_TYPES: readonly string[] = lazyArray(STRUCT_MEMBER_TYPES_TEXT, String);
 
 /** Struct alias (e.g. VkPhysicalDeviceFeatures2KHR) -> the struct it names. */
 export const STRUCT_ALIASES: Readonly<Record<string, string>> = lazyRecord(STRUCT_ALIASES_TEXT);
