@@ -126,3 +126,21 @@ Deno.test("the command index and providers are built from the command entries, a
   assertEquals(COMMAND_PROVIDERS.vkCmdDrawIndirectCountKHR, ["VK_KHR_draw_indirect_count"]);
   assertEquals(COMMAND_PROVIDERS.vkNotACommand, undefined);
 });
+
+Deno.test("a line table finds each key by a binary search over its sorted lines", () => {
+  const keys = ["A", "Vk", "VkA", "VkAB", "VkB", "Vkb", "a", "b\u00e9", "z"];
+  const text = keys.map((k, i) => `${k}\t${i}`).join("\n");
+  const t = lazyLines<number>(text, (raw) => raw as number);
+  for (const [i, k] of keys.entries()) assertEquals(t[k], i, k);
+  for (const missing of ["", "0", "B", "V", "VkAA", "VkC", "Z", "zz", "\uffff"]) {
+    assertEquals(t[missing], undefined, missing);
+    assert(!(missing in t) && !Object.hasOwn(t, missing), missing);
+  }
+  assertEquals(Object.keys(t), keys);
+  const one = lazyLines<number>("only\t7", (raw) => raw as number);
+  assertEquals([one.only, one.other, Object.keys(one)], [7, undefined, ["only"]]);
+  assertEquals(Object.keys(lazyLines<number>("", (raw) => raw as number)), []);
+  // Every generated struct and enum type is found.
+  for (const name of Object.keys(STRUCTS)) assert(STRUCTS[name] !== undefined, name);
+  for (const name of Object.keys(ENUM_TYPES)) assert(ENUM_VALUES[name] !== undefined, name);
+});

@@ -59,6 +59,12 @@ export function jsonLiteral(value: unknown): string {
 
 /** A record as lines `key<TAB>JSON` in a template literal, for `lazyLines` (ffi/_lazy_table.ts). */
 export function linesLiteral(record: Record<string, unknown>): string {
+  const keys = Object.keys(record);
+  // lazyLines finds an entry by a binary search: the lines must be sorted as `<` compares strings.
+  keys.forEach((k, i) => {
+    if (i > 0 && !(keys[i - 1]! < k)) throw new Error(`Table lines out of order at "${k}"`);
+    if (k.includes("\t") || k.includes("\n")) throw new Error(`Table key "${k}" holds a tab or newline`);
+  });
   const text = Object.entries(record).map(([k, v]) => `${k}\t${JSON.stringify(v)}`).join("\n")
     .replace(/[`\\]|\$\{/g, (m) => `\\${m}`);
   return `\`${text}\``;
