@@ -1,5 +1,5 @@
 /**
- * Builds the mock driver and mock layer libraries from `testing/mock/*.c` with
+ * Builds the mock driver and mock layer libraries from `tests/mock/*.c` with
  * `cc`, once per set of sources: the output lives in `.cache/mock/<hash>/`,
  * keyed by a hash of the sources and flags, so an edit rebuilds and a rerun
  * does not. Parallel test processes build into private folders and rename.
@@ -44,8 +44,8 @@ const PROGRAMS: Record<MockProgram, string[]> = {
 /** The repository root (this file is `testing/mock_build.ts`). */
 export const REPO_ROOT: string = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-/** The folder with the mock C sources. */
-export const MOCK_SOURCE_DIR: string = `${REPO_ROOT}/testing/mock`;
+/** The folder with the mock C sources: they live beside the tests, which build them through this module. */
+export const MOCK_SOURCE_DIR: string = `${REPO_ROOT}/tests/mock`;
 
 const SOURCES = [
   "mock_common.h",
