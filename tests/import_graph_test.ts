@@ -231,7 +231,9 @@ function testHelperPaths(path: string, text: string): string[] {
   const code = text.replace(/^\s*(import|export)\b[^;]*;/gm, "");
   for (const match of code.matchAll(/["'`][^"'`\n]*?\btests\/([\w./-]*)/g)) {
     const rest = match[1]!;
-    if (!rest.endsWith("_test.ts") && !rest.startsWith("mock")) found.push(`names a path under tests/: ${path} -> tests/${rest}`);
+    if (!rest.endsWith("_test.ts") && !rest.startsWith("mock")) {
+      found.push(`names a path under tests/: ${path} -> tests/${rest}`);
+    }
   }
   return found;
 }
