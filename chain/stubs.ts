@@ -81,11 +81,14 @@ export class ChainStubs {
   readonly unwrap: UnwrapStubs;
 
   constructor(options: { native?: boolean } = {}) {
-    this.dispatch = DispatchStubs.load(SLOT_NAMES, { native: options.native });
+    // Symbols only where a stub is bound by name (Deno.dlopen): the commands' dispatch and trampoline
+    // stubs. Reserved slots and terminator stubs are found by address; each symbol costs every start a
+    // name to hash and write (3,700 names took ~3 ms and ~2 MiB).
+    this.dispatch = DispatchStubs.load(SLOT_NAMES, { native: options.native, exported: COMMAND_COUNT });
     this.unwrap = UnwrapStubs.load(SLOT_NAMES, [
       { prefix: "vkdeno_tramp_", tableOffset: TRAMP_TABLE_OFFSET, handleOffset: TRAMP_HANDLE_OFFSET },
       { prefix: "vkdeno_term_", tableOffset: TERM_TABLE_OFFSET, handleOffset: TERM_HANDLE_OFFSET },
-    ], { native: options.native });
+    ], { native: options.native, exported: [COMMAND_COUNT, 0] });
   }
 
   /** True when both stub objects are native code. */

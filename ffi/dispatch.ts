@@ -19,7 +19,7 @@
  */
 
 import { CallbackRegistry } from "./callback.ts";
-import { emitStubObject, type StubArch } from "./elf.ts";
+import { emitStubObject, STUB_SIZE, type StubArch, stubCode, validateNames } from "./elf.ts";
 import { EmittedObject } from "./emitted_object.ts";
 
 /**
@@ -153,6 +153,14 @@ export interface DispatchStubsOptions {
    * default, falling back to a temp file) or straight from a temp file.
    */
   source?: "memfd" | "tempfile";
+  /**
+   * How many leading names get a symbol in the object (default all, at least
+   * one). The others are code only: their addresses are computed, and
+   * binding one loads a one-stub object of its own. Each symbol costs every
+   * start a name to hash and write; the chain names its ~740 commands and
+   * leaves its 500 reserved slots unnamed.
+   */
+  exported?: number;
 }
 
 /** The architecture stubs can be emitted for in this process, or `undefined`. */
@@ -178,7 +186,10 @@ export class DispatchStubs implements Disposable {
   #object: EmittedObject | undefined;
   #bound = new Map<number, unknown>();
   #libraries: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[] = [];
+  /** One-stub objects made to bind stubs that have no symbol in the main object. */
+  #singles: EmittedObject[] = [];
   #addresses = new Map<number, Deno.PointerObject>();
+  #stub0: bigint | undefined;
   #callbacks = new CallbackRegistry();
   #disposed = false;
 
@@ -210,7 +221,10 @@ export class DispatchStubs implements Disposable {
    */
   static load(names: readonly string[], options: DispatchStubsOptions = {}): DispatchStubs {
     const arch = nativeStubArch();
-    const { bytes } = emitStubObject(names, arch ?? "x86_64"); // validates names in both modes
+    const named = Math.min(names.length, Math.max(1, options.exported ?? names.length));
+    if (named < names.length) validateNames(names); // the unnamed ones too, and against the named
+    // validates the names in both modes
+    const { bytes } = emitStubObject(names.slice(0, named), arch ?? "x86_64", undefined, names.length);
     if (options.native === false) {
       return new DispatchStubs([...names], undefined, "native stubs were turned off");
     }
@@ -315,7 +329,19 @@ export class DispatchStubs implements Disposable {
     }
     let fn: unknown;
     if (this.#object !== undefined) {
-      const lib = Deno.dlopen(this.#object.path, {
+      let path = this.#object.path;
+      if (this.#object.library.symbolAddress(name) === null) {
+        // A stub without a symbol (a reserved slot): Deno.dlopen binds by name, so give it an object of its
+        // own holding the same code.
+        const arch = nativeStubArch() ?? "x86_64";
+        const single = EmittedObject.open(
+          emitStubObject([name], arch, (out, at) => out.set(stubCode(index, arch), at)).bytes,
+          { name: "vkdeno-stub", from: "memfd-or-tempfile" },
+        );
+        this.#singles.push(single);
+        path = single.path;
+      }
+      const lib = Deno.dlopen(path, {
         [name]: { parameters: def.parameters, result: def.result },
       } as Deno.ForeignLibraryInterface);
       this.#libraries.push(lib);
@@ -346,8 +372,15 @@ export class DispatchStubs implements Disposable {
     if (cached !== undefined) return cached;
     let ptr: Deno.PointerValue;
     if (this.#object !== undefined) {
-      ptr = this.#object.library.symbolAddress(name);
-      if (ptr === null) throw new Error(`Stub "${name}" is missing from "${this.#object.path}"`);
+      // Stubs are STUB_SIZE apart from stub 0, named or not.
+      if (this.#stub0 === undefined) {
+        const first = this.#object.library.symbolAddress(this.#names[0]!);
+        if (first === null) {
+          throw new Error(`Stub "${this.#names[0]}" is missing from "${this.#object.path}"`);
+        }
+        this.#stub0 = Deno.UnsafePointer.value(first);
+      }
+      ptr = Deno.UnsafePointer.create(this.#stub0 + BigInt(index * STUB_SIZE))!;
     } else {
       if (def === undefined) {
         throw new TypeError(
@@ -379,6 +412,8 @@ export class DispatchStubs implements Disposable {
     this.#disposed = true;
     for (const lib of this.#libraries) lib.close();
     this.#libraries = [];
+    for (const single of this.#singles) single.close();
+    this.#singles = [];
     this.#bound.clear();
     this.#addresses.clear();
     this.#callbacks.dispose();

@@ -69,6 +69,25 @@ export function elfHash(name: string | Uint8Array): number {
 }
 
 /**
+ * Checks stub names: none empty, none holding NUL, none repeated.
+ *
+ * @example Usage
+ * ```ts
+ * import { validateNames } from "./elf.ts";
+ * validateNames(["vkA", "vkB"]);
+ * ```
+ * @throws {TypeError} Naming the first name at fault.
+ */
+export function validateNames(names: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (n.length === 0 || n.includes("\0")) throw new TypeError(`Invalid stub name "${n}"`);
+    if (seen.has(n)) throw new TypeError(`Duplicate stub name "${n}"`);
+    seen.add(n);
+  }
+}
+
+/**
  * The {@linkcode elfHash} of the NUL-terminated name at byte `at` of `bytes`. A function of its own, called
  * once per name: V8 compiles a small function called thousands of times sooner than it replaces a long
  * loop already running, and emission runs once per process, mostly before anything is optimised.
@@ -152,6 +171,10 @@ export interface StubObject {
 /**
  * Emits an ELF64 `ET_DYN` object exporting one stub per name: stub N (named
  * `names[N]`) jumps to slot N of the table its first argument points to.
+ * With `stubs` past `names.length`, some stubs are code only, found by
+ * address (`textAddress + N * STUB_SIZE` from the load base): each symbol
+ * costs every start a name to hash and write. `positions[K]` is then the stub
+ * that name K labels (default K).
  *
  * @example Usage
  * ```ts
@@ -165,15 +188,18 @@ export function emitStubObject(
   names: readonly string[],
   arch: StubArch,
   write?: (out: Uint8Array, at: number, index: number) => void,
+  stubs: number = names.length,
+  positions?: readonly number[],
 ): StubObject {
+  if (!Number.isInteger(stubs) || stubs < names.length) {
+    throw new RangeError(`Invalid stub count "${stubs}": expected at least the ${names.length} names`);
+  }
+  if (positions && (positions.length !== names.length || positions.some((p) => !(p >= 0 && p < stubs)))) {
+    throw new RangeError(`Invalid stub positions: expected one from 0 to ${stubs - 1} per name`);
+  }
   const enc = new TextEncoder();
   const page = arch === "aarch64" ? 0x10000 : 0x1000;
-  const seen = new Set<string>();
-  for (const n of names) {
-    if (n.length === 0 || n.includes("\0")) throw new TypeError(`Invalid stub name "${n}"`);
-    if (seen.has(n)) throw new TypeError(`Duplicate stub name "${n}"`);
-    seen.add(n);
-  }
+  validateNames(names);
 
   // .dynstr: "\0" then every name, each NUL-terminated, encoded in one call (the names are ASCII here: one
   // encode per name cost ~1 ms of every start for the ~2,500 chain stub names).
@@ -199,7 +225,7 @@ export function emitStubObject(
   const dynsymOff = alignUp(hashOff + hashSize, 8);
   const dynstrOff = dynsymOff + nsyms * SYM_SIZE;
   const textOff = alignUp(dynstrOff + strSize, 16);
-  const textSize = names.length * STUB_SIZE;
+  const textSize = stubs * STUB_SIZE;
   const rxEnd = textOff + textSize;
   const dynOff = alignUp(rxEnd, 8);
   // Same offset within a page as in the file, but on a page of its own.
@@ -295,13 +321,13 @@ export function emitStubObject(
     out[o + 4] = (STB_GLOBAL << 4) | STT_FUNC;
     out[o + 5] = 0; // STV_DEFAULT
     out[o + 6] = SEC.text;
-    words[w + 2] = textOff + i * STUB_SIZE; // st_value (the high word stays 0)
+    words[w + 2] = textOff + (positions ? positions[i]! : i) * STUB_SIZE; // st_value (the high word stays 0)
     words[w + 4] = STUB_SIZE; // st_size
   }
   out.set(dynstr, dynstrOff);
 
   // .text
-  for (let i = 0; i < names.length; i++) {
+  for (let i = 0; i < stubs; i++) {
     if (write) write(out, textOff + i * STUB_SIZE, i);
     else writeStub(out, dv, textOff + i * STUB_SIZE, i, arch);
   }

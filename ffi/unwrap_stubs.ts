@@ -46,6 +46,11 @@ export interface UnwrapSet {
 export interface UnwrapStubsOptions {
   /** `false` forces the TypeScript fallback. Default: native where supported. */
   native?: boolean;
+  /**
+   * Per set, how many leading names get a symbol (default all). The others are code only: their addresses
+   * are computed, and binding one loads a one-stub object of its own (see `DispatchStubsOptions.exported`).
+   */
+  exported?: readonly number[];
 }
 
 const ERROR_SYMBOL = "vkdeno_unwrap_error";
@@ -368,7 +373,8 @@ function helperCode(name: keyof typeof UNWRAP_HELPERS, arch: StubArch): Uint8Arr
 
 /**
  * Emits an ELF object with every set's stubs for `names` (in set order), then the error function and
- * the {@linkcode UNWRAP_HELPERS}.
+ * the {@linkcode UNWRAP_HELPERS}. Stub `i` of set `k` gets the symbol `<prefix><names[i]>` when `i` is below
+ * `exported[k]` (default: every name); the others are code only, found by address.
  *
  * @example Usage
  * ```ts
@@ -383,9 +389,23 @@ export function emitUnwrapObject(
   names: readonly string[],
   sets: readonly UnwrapSet[],
   arch: StubArch,
+  exported?: readonly number[],
 ): Uint8Array {
-  const symbols = sets.flatMap((s) => names.map((n) => `${s.prefix}${n}`));
+  const perSet = names.length;
+  const stubs = sets.length * perSet;
+  if (perSet > 4096) throw new RangeError(`Invalid unwrap stub index "${perSet - 1}": expected 0 to 4095`);
+  const symbols: string[] = [];
+  const positions: number[] = [];
+  sets.forEach((s, k) => {
+    const count = Math.min(perSet, exported?.[k] ?? perSet);
+    for (let i = 0; i < count; i++) {
+      symbols.push(`${s.prefix}${names[i]}`);
+      positions.push(k * perSet + i);
+    }
+  });
+  let at = stubs;
   symbols.push(ERROR_SYMBOL);
+  positions.push(at++);
   // Helpers longer than a slot take the following ones too, under filler names.
   const helpers = (Object.keys(UNWRAP_HELPERS) as (keyof typeof UNWRAP_HELPERS)[]).map((name) => ({
     name,
@@ -400,28 +420,35 @@ export function emitUnwrapObject(
   const fill = fillTableCode(arch);
   if (fill) helpers.push({ name: FILL_TABLE_SYMBOL as keyof typeof UNWRAP_HELPERS, code: fill, at: 0 });
   for (const h of helpers) {
-    h.at = symbols.length;
+    h.at = at;
     symbols.push(h.name);
-    for (let k = 1; k < h.code.length / STUB_SIZE; k++) symbols.push(`${h.name}_part${k}`);
+    positions.push(at++);
+    for (let k = 1; k < h.code.length / STUB_SIZE; k++) {
+      symbols.push(`${h.name}_part${k}`);
+      positions.push(at++);
+    }
   }
   // Each set's first stub is built (and its offsets checked) once; the others differ only in the slot.
   const firsts = sets.map((s) => unwrapStubCode(0, s.tableOffset, s.handleOffset, arch));
-  const perSet = names.length;
-  const stubs = sets.length * perSet;
-  if (perSet > 4096) throw new RangeError(`Invalid unwrap stub index "${perSet - 1}": expected 0 to 4095`);
   let dv: DataView | undefined;
-  const { bytes, textAddress } = emitStubObject(symbols, arch, (out, at, n) => {
-    if (n >= stubs) return; // the error function and helpers are written below
-    const i = n % perSet;
-    out.set(firsts[(n - i) / perSet]!, at);
-    if (i === 0) return;
-    if (arch === "x86_64") {
-      (dv ??= new DataView(out.buffer, out.byteOffset)).setInt32(at + 10, i * 8, true);
-    } else {
-      const s = sets[(n - i) / perSet]!;
-      out.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
-    }
-  });
+  const { bytes, textAddress } = emitStubObject(
+    symbols,
+    arch,
+    (out, at, n) => {
+      if (n >= stubs) return; // the error function and helpers are written below
+      const i = n % perSet;
+      out.set(firsts[(n - i) / perSet]!, at);
+      if (i === 0) return;
+      if (arch === "x86_64") {
+        (dv ??= new DataView(out.buffer, out.byteOffset)).setInt32(at + 10, i * 8, true);
+      } else {
+        const s = sets[(n - i) / perSet]!;
+        out.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
+      }
+    },
+    at,
+    positions,
+  );
   bytes.set(errorCode(arch), textAddress + stubs * STUB_SIZE);
   for (const h of helpers) bytes.set(h.code, textAddress + h.at * STUB_SIZE);
   return bytes;
@@ -467,7 +494,10 @@ export class UnwrapStubs implements Disposable {
   #loaded: EmittedObject | undefined;
   #bound = new Map<string, unknown>();
   #libraries: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[] = [];
+  /** One-stub objects made to bind stubs that have no symbol in the main object. */
+  #singles: EmittedObject[] = [];
   #addresses = new Map<string, Deno.PointerObject>();
+  #stub0: bigint | undefined;
   #callbacks = new CallbackRegistry();
   #disposed = false;
   readonly #fallbackReason: string | undefined;
@@ -500,7 +530,7 @@ export class UnwrapStubs implements Disposable {
     options: UnwrapStubsOptions = {},
   ): UnwrapStubs {
     const arch = nativeStubArch();
-    const bytes = emitUnwrapObject(names, sets, arch ?? "x86_64");
+    const bytes = emitUnwrapObject(names, sets, arch ?? "x86_64", options.exported);
     if (options.native === false) {
       return new UnwrapStubs(names, sets, undefined, "native stubs were turned off");
     }
@@ -564,7 +594,20 @@ export class UnwrapStubs implements Disposable {
     if (cached !== undefined) return cached as Deno.StaticForeignSymbol<T>;
     let fn: unknown;
     if (this.#loaded) {
-      const lib = Deno.dlopen(this.#loaded.path, { [symbol]: def } as Deno.ForeignLibraryInterface);
+      let path = this.#loaded.path;
+      if (this.#loaded.library.symbolAddress(symbol) === null) {
+        // A stub without a symbol: Deno.dlopen binds by name, so give it an object of its own, same code.
+        const arch = nativeStubArch() ?? "x86_64";
+        const s = this.#sets[set]!;
+        const code = unwrapStubCode(index, s.tableOffset, s.handleOffset, arch);
+        const single = EmittedObject.open(
+          emitStubObject([symbol], arch, (out, at) => out.set(code, at)).bytes,
+          { name: "vkdeno-unwrap-stub", from: "memfd-or-tempfile" },
+        );
+        this.#singles.push(single);
+        path = single.path;
+      }
+      const lib = Deno.dlopen(path, { [symbol]: def } as Deno.ForeignLibraryInterface);
       this.#libraries.push(lib);
       fn = lib.symbols[symbol];
     } else {
@@ -591,8 +634,15 @@ export class UnwrapStubs implements Disposable {
     if (cached) return cached;
     let ptr: Deno.PointerValue;
     if (this.#loaded) {
-      ptr = this.#loaded.library.symbolAddress(symbol);
-      if (ptr === null) throw new Error(`Unwrap stub "${symbol}" is missing from "${this.#loaded.path}"`);
+      // Stubs are STUB_SIZE apart, set after set; the error function follows the last one.
+      if (this.#stub0 === undefined) {
+        const error = this.errorFunction;
+        if (error === null) throw new Error(`Unwrap stub "${symbol}" is missing from "${this.#loaded.path}"`);
+        this.#stub0 = Deno.UnsafePointer.value(error) -
+          BigInt(this.#sets.length * this.#names.length * STUB_SIZE);
+      }
+      const n = set * this.#names.length + index;
+      ptr = Deno.UnsafePointer.create(this.#stub0 + BigInt(n * STUB_SIZE))!;
     } else {
       if (!def) {
         throw new TypeError(
@@ -737,6 +787,8 @@ export class UnwrapStubs implements Disposable {
     this.#disposed = true;
     for (const lib of this.#libraries) lib.close();
     this.#libraries = [];
+    for (const single of this.#singles) single.close();
+    this.#singles = [];
     this.#bound.clear();
     this.#addresses.clear();
     this.#callbacks.dispose();

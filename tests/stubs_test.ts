@@ -137,6 +137,30 @@ for (const native of MODES) {
     assert.equal(lastCall(), `vkCmdSetDepthBias(${hex(h)}, 1.000, 2.000, 3.000)`);
   });
 
+  Deno.test(`${mode}: reserved slots left without a symbol dispatch like named ones`, () => {
+    using stubs = DispatchStubs.load(ALL_NAMES, { native, exported: COMMAND_NAMES.length });
+    using table = new DispatchTable(ALL_NAMES.length);
+    const index = stubs.indexOf("vkdeno_unknown_200")!;
+    table.set(index, target.symbolAddress("vkCmdSetDepthBias"));
+    using arena = new Arena();
+    const h = makeHandle(arena, table);
+    stubs.bind(index, SIGNATURES.vkCmdSetDepthBias)(h, 4, 5, 6);
+    assert.equal(lastCall(), `vkCmdSetDepthBias(${hex(h)}, 4.000, 5.000, 6.000)`);
+    if (!native) return;
+    using object = Library.open(stubs.path!);
+    assert.equal(object.symbolAddress("vkdeno_unknown_200"), null);
+    assert.notEqual(object.symbolAddress(COMMAND_NAMES[0]!), null);
+    // The address handed to C is the reserved stub in the main object, where its symbol would be.
+    const first = address(stubs.address(0));
+    assert.equal(address(stubs.address(index)), first + BigInt(index * STUB_SIZE));
+    const viaC = new Deno.UnsafeFnPointer(
+      stubs.address(index) as Deno.PointerObject<never>,
+      SIGNATURES.vkCmdSetDepthBias,
+    );
+    viaC.call(h, 7, 8, 9);
+    assert.equal(lastCall(), `vkCmdSetDepthBias(${hex(h)}, 7.000, 8.000, 9.000)`);
+  });
+
   Deno.test(`${mode}: two handles with different tables reach different functions`, () => {
     using stubs = DispatchStubs.load(ALL_NAMES, { native });
     using t1 = new DispatchTable(ALL_NAMES.length);
