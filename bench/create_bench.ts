@@ -246,16 +246,20 @@ if (import.meta.main) {
           op: "<=",
           limit: validation ? 1.05 : 1.0,
           whyMissed: validation
-            ? "both loaders load and unload the validation layer's 22 MB library at every instance (dlopen + " +
-              "dlclose ~17 ms here, alike); the gap is vkdeno's own work in JavaScript: layer discovery at each " +
-              "vkCreateInstance, the chain's nodes, and the instance table filled one name at a time through " +
-              "the layer's vkGetInstanceProcAddr called with Deno.UnsafeFnPointer (~1-2 us a call; the device " +
-              "table is one native call since issue 16)"
-            : "the device table is now one native call (chain/table_fill.ts), but each vkCreateInstance still " +
-              "runs driver and layer discovery in JavaScript (reading the manifest folders, ~0.7 ms), builds the " +
-              "instance chain's nodes and terminator callbacks, fills the instance table and the drivers' " +
-              "tables one name at a time through Deno.UnsafeFnPointer, and enumerates physical devices through " +
-              "TypeScript terminators; libvulkan does the same in C",
+            ? "both loaders load and unload the validation layer's 22 MB library at every instance (both " +
+              "with RTLD_LAZY since issue 16; dlopen + dlclose are most of the time, alike); what is left is " +
+              "vkdeno's own work in JavaScript: the chain's nodes and callbacks per instance, and the loader's " +
+              "bottom vkGetInstanceProcAddr and vkGetDeviceProcAddr, which the layer asks for each command " +
+              "through a C-to-JavaScript callback (the device's answers come from one native fill of the " +
+              "driver's table), where libvulkan answers in C"
+            : "lavapipe's own work (dlopen of its library, instance and device creation) is most of an " +
+              "iteration and the same for both loaders; since issue 16 vkdeno reuses the kept discovery scan " +
+              "(one statx per searched path, discovery/scan_memo.ts), opens the driver with RTLD_LAZY and " +
+              "enumerates physical devices only when asked, as libvulkan does, and fills every table natively " +
+              "or from its own answers. What remains is its JavaScript around the driver's calls: the chain's " +
+              "nodes and callbacks per instance, the instance table's ~230 answers, the physical-device " +
+              "records and sort, and the device table's slot bookkeeping, a few tenths of a millisecond that " +
+              "the machine's load moves as much",
         });
       }
     }
@@ -295,9 +299,9 @@ if (import.meta.main) {
           op: "<=",
           limit: 1.05,
           whyMissed: "both loaders load and unload RenderDoc's library at every instance; what remains is " +
-            "vkdeno's own JavaScript on the instance chain: layer discovery, the chain's nodes, and the " +
-            "instance table filled one name at a time through the layer's vkGetInstanceProcAddr with " +
-            "Deno.UnsafeFnPointer (the device table is one native call)",
+            "vkdeno's own JavaScript on the instance chain: the chain's nodes and callbacks, and the layer's " +
+            "questions to the loader's bottom vkGetInstanceProcAddr and vkGetDeviceProcAddr, each a " +
+            "C-to-JavaScript callback (the device's answers come from one native fill)",
         });
       }
     }
