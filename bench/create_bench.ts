@@ -213,6 +213,8 @@ if (import.meta.main) {
         baseline: REF,
         unit: "ms",
         rounds: validation ? 9 : 21,
+        // A warm process: vkdeno's JavaScript reaches its optimized code after a few dozen instances.
+        warmup: validation ? 4 : 15,
         ...(note ? { note } : {}),
         cases: [
           { name: REF, run: () => iteration(libvulkan, layers, true), batch: 1 },
