@@ -20,9 +20,26 @@
  * Node layer cost ~17 ms and ~12 MiB at every start; the generated tables' JSON texts are plain-JS
  * modules (ffi/generated/*_text.js), since Deno gives every transpiled TypeScript module an inline source
  * map repeating its source (~4-5 ms); the WSI terminators read only the layouts of structs that hold a
- * surface (~5 ms). Still paid: the module graph itself (97 modules loaded at start, 2.7 MB; the 5,621
- * exports of ffi/generated/vk_constants.js alone ~5 ms, their number not their values), `Vulkan.load()`
- * emitting and loading the stub objects (~10 ms), and discovery and the instance chain in JavaScript.
+ * surface (~5 ms). Then (startup, stop 20; marks paired with the previous main, 15 rounds, load ~1.3):
+ * import 34.9 -> 27.3 ms and `Vulkan.load()` 10.0 -> 7.2 ms; mod.ts imported alone 35.6 -> 26.4 ms and
+ * VmHWM 54.1 -> 47.5 MiB. Nothing is decoded at import any more: the WSI command table is generated
+ * (ffi/generated/wsi_commands.ts) where it decoded all 737 commands and read struct layouts at import
+ * (~4-5 ms), the command object finds its commands through a proxy at the end of its prototype chain
+ * instead of 842 getters defined at import, and no module reads an enum or struct table at import. The
+ * texts loaded at every start shrank from 1.4 to 0.8 MB (each 100 KB of text cost ~0.5 ms and ~0.6 MiB:
+ * the module source and the literal are both held): enum types one line each with their values (the
+ * separate name -> value text is gone), struct member types by index and the sType/pNext pair as flags,
+ * the command index and providers built from the command entries; unused eager literals (BITMASKS,
+ * STYPED_STRUCTS) are gone. First reads got cheaper: a command decodes its parameters when first read
+ * (decoding all 737 took ~3 ms), line tables find an entry by a binary search (indexing 1,490 struct lines
+ * took ~2 ms). `Vulkan.load()` emits 2,200 stub symbols instead of 4,900 (reserved slots and terminator
+ * stubs are found by address) and hashes them in a small function V8 compiles early (~3-5 ms cold before).
+ * Still paid, import (~27 ms): Deno and V8 loading and compiling the module graph (104 modules, 2.2 MB at
+ * start; the profile shows it as "(program)" and "(idle)", no JavaScript), the 5,621 exports of
+ * ffi/generated/vk_constants.js (~3-4 ms, their number not their values) and the remaining 0.8 MB of table
+ * text (~3-4 ms). `Vulkan.load()` (~7 ms): the process's first `Deno.dlopen` (~1 ms and ~4.7 MiB of FFI
+ * set-up; the libvulkan script pays it too), emitting and loading the two stub objects (~2.5 ms) and the
+ * settings-file lookup. Then discovery and the instance chain in JavaScript (bench/create_bench.ts).
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
@@ -124,10 +141,10 @@ if (import.meta.main) {
           against: REF,
           op: "<=",
           limit: 1.1,
-          whyMissed: "the vkdeno script still imports 97 modules at start (2.7 MB; the 5,621 exports of " +
-            "ffi/generated/vk_constants.js alone ~5 ms), emits and loads its two stub objects at " +
-            "Vulkan.load() (~6-10 ms), and runs discovery and the instance chain in JavaScript; the libvulkan " +
-            "script only starts Deno and calls C",
+          whyMissed: "the vkdeno script imports 104 modules at start (2.2 MB, ~27 ms: Deno and V8 loading " +
+            "and compiling them, the 5,621 exports of ffi/generated/vk_constants.js ~3-4 ms, 0.8 MB of table " +
+            "text ~3-4 ms), emits and loads its two stub objects at Vulkan.load() (~2.5 ms of ~7), and runs " +
+            "discovery and the instance chain in JavaScript; the libvulkan script only starts Deno and calls C",
         },
         {
           label: "time to first instance: peak RSS, vkdeno script - libvulkan script (MiB)",
@@ -137,8 +154,9 @@ if (import.meta.main) {
           op: "<=",
           limit: 15,
           difference: true,
-          whyMissed: "the module graph, its compiled code and the stub objects' bindings stay resident; " +
-            "the generated tables' text is held in full",
+          whyMissed: "importing mod.ts adds ~19 MiB over an empty script (the module graph's sources and " +
+            "compiled code; the 0.8 MB of table text is held twice, as module source and as the string), and " +
+            "Vulkan.load() ~4 MiB more than the libvulkan script's dlopen (stub emission and the stub objects)",
         },
       ],
     });
