@@ -26,17 +26,17 @@
  * (ffi/generated/wsi_commands.ts) where it decoded all 737 commands and read struct layouts at import
  * (~4-5 ms), the command object finds its commands through a proxy at the end of its prototype chain
  * instead of 842 getters defined at import, and no module reads an enum or struct table at import. The
- * texts loaded at every start shrank from 1.4 to 0.8 MB (each 100 KB of text cost ~0.5 ms and ~0.6 MiB:
+ * texts loaded at every start shrank from 1.4 to 0.9 MB (each 100 KB of text cost ~0.5 ms and ~0.6 MiB:
  * the module source and the literal are both held): enum types one line each with their values (the
  * separate name -> value text is gone), struct member types by index and the sType/pNext pair as flags,
  * the command index and providers built from the command entries; unused eager literals (BITMASKS,
  * STYPED_STRUCTS) are gone. First reads got cheaper: a command decodes its parameters when first read
  * (decoding all 737 took ~3 ms), line tables find an entry by a binary search (indexing 1,490 struct lines
- * took ~2 ms). `Vulkan.load()` emits 2,200 stub symbols instead of 4,900 (reserved slots and terminator
+ * took ~2 ms). `Vulkan.load()` emits 1,480 stub symbols instead of 3,720 (reserved slots and terminator
  * stubs are found by address) and hashes them in a small function V8 compiles early (~3-5 ms cold before).
  * Still paid, import (~27 ms): Deno and V8 loading and compiling the module graph (104 modules, 2.2 MB at
  * start; the profile shows it as "(program)" and "(idle)", no JavaScript), the 5,621 exports of
- * ffi/generated/vk_constants.js (~3-4 ms, their number not their values) and the remaining 0.8 MB of table
+ * ffi/generated/vk_constants.js (~3-4 ms, their number not their values) and the remaining 0.9 MB of table
  * text (~3-4 ms). `Vulkan.load()` (~7 ms): the process's first `Deno.dlopen` (~1 ms and ~4.7 MiB of FFI
  * set-up; the libvulkan script pays it too), emitting and loading the two stub objects (~2.5 ms) and the
  * settings-file lookup. Then discovery and the instance chain in JavaScript (bench/create_bench.ts).
@@ -155,7 +155,7 @@ if (import.meta.main) {
           limit: 15,
           difference: true,
           whyMissed: "importing mod.ts adds ~19 MiB over an empty script (the module graph's sources and " +
-            "compiled code; the 0.8 MB of table text is held twice, as module source and as the string), and " +
+            "compiled code; the 0.9 MB of table text is held twice, as module source and as the string), and " +
             "Vulkan.load() ~4 MiB more than the libvulkan script's dlopen (stub emission and the stub objects)",
         },
       ],
