@@ -142,7 +142,7 @@ if (import.meta.main) {
           op: "<=",
           limit: 1.1,
           whyMissed: "the vkdeno script imports 104 modules at start (2.2 MB, ~27 ms: Deno and V8 loading " +
-            "and compiling them, the 5,621 exports of ffi/generated/vk_constants.js ~3-4 ms, 0.8 MB of table " +
+            "and compiling them, the 5,621 exports of ffi/generated/vk_constants.js ~3-4 ms, 0.9 MB of table " +
             "text ~3-4 ms), emits and loads its two stub objects at Vulkan.load() (~2.5 ms of ~7), and runs " +
             "discovery and the instance chain in JavaScript; the libvulkan script only starts Deno and calls C",
         },
