@@ -407,14 +407,32 @@ export function decodeEnumType(raw: unknown): EnumTypeInfo {
  */
 export function decodeEnumValues(raw: unknown): Readonly<Record<string, number | bigint>> {
   const [, bitwidth, prefix, pairs] = raw as RawEnumType;
-  const out: Record<string, number | bigint> = {};
-  for (let i = 0; i < pairs.length; i += 2) {
-    const name = prefix + pairs[i];
-    if (!Object.hasOwn(out, name)) {
-      out[name] = bitwidth === 64 ? BigInt(pairs[i + 1]!) : pairs[i + 1] as number;
+  const value = (i: number) => bitwidth === 64 ? BigInt(pairs[i + 1]!) : pairs[i + 1] as number;
+  // A name is looked up by its suffix, without building the type's ~1,300 names (VkStructureType) unless
+  // they are listed: the loader reads a few sTypes per instance.
+  let all: Map<string, number | bigint> | undefined;
+  let scans = 0;
+  const read = (key: string): number | bigint | undefined => {
+    if (all) return all.get(key);
+    // Past a few lookups (a decoder naming every value) the map pays for itself.
+    if (++scans > 8) return (keys(), all!.get(key));
+    if (!key.startsWith(prefix)) return undefined;
+    const suffix = key.slice(prefix.length);
+    for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === suffix) return value(i);
+    return undefined;
+  };
+  // Listing the names (Object.keys, Object.entries) builds them all once; reads then use that map.
+  const keys = (): string[] => {
+    if (!all) {
+      all = new Map();
+      for (let i = 0; i < pairs.length; i += 2) {
+        const name = prefix + pairs[i];
+        if (!all.has(name)) all.set(name, value(i));
+      }
     }
-  }
-  return out;
+    return [...all.keys()];
+  };
+  return readOnlyRecord(read, () => (key) => read(key) !== undefined, keys);
 }
 
 /**

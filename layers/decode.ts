@@ -39,7 +39,9 @@ function enumName(type: string, value: number): string | undefined {
   let names = enumNames.get(type);
   if (!names) {
     names = new Map();
-    for (const [n, v] of Object.entries(ENUM_VALUES[type] ?? {})) {
+    const values = ENUM_VALUES[type];
+    for (const n of ENUM_TYPES[type]?.values ?? []) {
+      const v = values?.[n];
       if (typeof v === "number" && !names.has(v)) names.set(v, n);
     }
     enumNames.set(type, names);
