@@ -137,7 +137,8 @@ export class LoaderDevices {
     // The copies only have to live through the driver's call.
     using arena = new Arena();
     const requested = deviceCreateInfoExtensions(pCreateInfo);
-    const offered = driverDeviceExtensions(term);
+    // The driver's list is only needed to check (and filter) what was asked.
+    const offered = requested.length === 0 ? [] : driverDeviceExtensions(term);
     const layers = term.instance.layers;
     const missing = layers
       ? layers.unsupportedExtension(requested, offered, "device")

@@ -104,6 +104,8 @@ export function firstUnsupportedExtension(
   enabledLayers: readonly LayerManifest[],
   kind: "instance" | "device",
 ): string | undefined {
+  // Nothing asked (the common vkCreateDevice): no set of the driver's ~150 names to build.
+  if (requested.length === 0) return undefined;
   const available = new Set(driverExtensions);
   for (const layer of enabledLayers) {
     for (const ext of kind === "instance" ? layer.instanceExtensions : layer.deviceExtensions) {

@@ -132,7 +132,7 @@ export class Loader implements Disposable, TrampolineContext {
   #trampolineBodies: TrampolineBodies | undefined;
   #trampolines = new Map<string, Deno.PointerObject>();
   #terminators = new Map<string, Deno.PointerObject>();
-  #emulations = new Map<number, Deno.PointerObject>();
+  #emulations = new Map<number, Deno.PointerObject | null>();
   #disposed = false;
   #apiDrivers: readonly string[] | undefined;
   #apiDriversMode: DirectDriverMode;
@@ -418,11 +418,11 @@ export class Loader implements Disposable, TrampolineContext {
   }
 
   #emulation(s: number): P {
-    let p = this.#emulations.get(s);
-    if (p) return p;
+    // Asked for every slot a driver leaves empty at every vkCreateInstance: "none" is kept too.
+    const kept = this.#emulations.get(s);
+    if (kept !== undefined) return kept;
     const body = emulation(s, this.registry);
-    if (!body) return null;
-    p = this.#callback(COMMANDS[s]!.name, body, `emulated ${COMMANDS[s]!.name}`);
+    const p = body ? this.#callback(COMMANDS[s]!.name, body, `emulated ${COMMANDS[s]!.name}`) : null;
     this.#emulations.set(s, p);
     return p;
   }

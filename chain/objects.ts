@@ -491,13 +491,17 @@ export class LoaderDevice {
   /** The driver's `vkGetDeviceProcAddr(device, name)`. */
   driverProcAddr(name: string): Deno.PointerValue {
     if (!this.#gdpa) return null;
-    // Layers ask the bottom of the device chain for every command: answer from one native fill.
-    this.#answers ??= deviceCommandAnswers(chainStubs(), this.driverGetDeviceProcAddr!, this.handle) ?? null;
+    // Layers ask the bottom of the device chain for every command: past a few names (the loader's own
+    // few WSI questions), answer from one native fill of them all.
+    if (this.#answers === undefined && ++this.#asked > 32) {
+      this.#answers = deviceCommandAnswers(chainStubs(), this.driverGetDeviceProcAddr!, this.handle) ?? null;
+    }
     const known = this.#answers?.(name);
     return known !== undefined ? known : this.#gdpa.call(this.handle, cstringBuffer(name));
   }
 
   #answers: ((name: string) => Deno.PointerValue | undefined) | null | undefined;
+  #asked = 0;
 
   /** Writes the table's address into the device's first word. */
   stamp(): void {
