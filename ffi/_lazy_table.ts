@@ -243,18 +243,23 @@ export function decodeStruct(raw: unknown, types: readonly string[]): StructInfo
 
 /**
  * A command of ffi/generated/commands.ts from its compact entry
- * `[name, level, result, params, ffi parameters, ffi result, aliases, providers]` (its index is its
- * position), each parameter `[name, type, pointer, const (0/1), {len, optional, array}?]`.
+ * `[name, level, result, ffi parameters, ffi result, aliases, providers, alias providers?]` (its index is
+ * its position); its parameters come from `params` (by name) when first read.
  *
  * @example Usage
  * ```ts
- * import { decodeCommand } from "./_lazy_table.ts";
- * const c = decodeCommand(["vkF", "device", "void", [["device", "VkDevice", 0, 0]], ["pointer"], "void", [], []], 7);
+ * import { decodeCommand, decodeParams } from "./_lazy_table.ts";
+ * const params = { vkF: decodeParams([["device", "VkDevice", 0, 0]]) };
+ * const c = decodeCommand(["vkF", "device", "void", ["pointer"], "void", [], []], 7, params);
  * console.log(c.index, c.params[0]!.type); // 7 "VkDevice"
  * ```
  */
-export function decodeCommand(raw: unknown, index: number): CommandInfo {
-  return new DecodedCommand(raw as RawCommand, index);
+export function decodeCommand(
+  raw: unknown,
+  index: number,
+  params: Readonly<Record<string, readonly ParamInfo[]>> = {},
+): CommandInfo {
+  return new DecodedCommand(raw as RawCommand, index, params);
 }
 
 type RawParam = [string, string, number, number, Partial<ParamInfo>?];
@@ -262,7 +267,6 @@ type RawCommand = [
   string,
   CommandLevel,
   string,
-  RawParam[],
   Deno.NativeType[],
   Deno.NativeResultType,
   string[],
@@ -271,9 +275,27 @@ type RawCommand = [
 ];
 
 /**
- * A decoded command whose parameters are decoded when first read: the chain walks every command's name,
- * level and aliases at the first instance, and only a few commands' parameters (decoding all 737 took
- * ~3 ms of a cold start, twice the text's `JSON.parse`).
+ * A command's parameters from their compact entries `[name, type, pointer, const (0/1), {len, optional,
+ * array}?]`.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeParams } from "./_lazy_table.ts";
+ * console.log(decodeParams([["pName", "char", 1, 1, { len: "null-terminated" }]])[0]!.len); // "null-terminated"
+ * ```
+ */
+export function decodeParams(raw: unknown): readonly ParamInfo[] {
+  return (raw as RawParam[]).map(([name, type, pointer, isConst, rest]) =>
+    rest === undefined
+      ? { name, type, pointer, const: isConst === 1 }
+      : { name, type, pointer, const: isConst === 1, ...rest }
+  );
+}
+
+/**
+ * A decoded command whose parameters are read when first asked for: the chain walks every command's
+ * name, level and aliases at the first instance, and only TypeScript layers read parameters (decoding all
+ * 737 commands' took ~3 ms of a cold start).
  */
 class DecodedCommand implements CommandInfo {
   readonly name: string;
@@ -283,29 +305,24 @@ class DecodedCommand implements CommandInfo {
   readonly ffi: { parameters: Deno.NativeType[]; result: Deno.NativeResultType };
   readonly aliases: readonly string[];
   readonly providers: readonly string[];
-  #raw: RawParam[];
-  #params: ParamInfo[] | undefined;
   /** The providers of each alias, in {@linkcode DecodedCommand.aliases} order. */
   readonly aliasProviders: readonly (readonly string[])[];
+  #params: Readonly<Record<string, readonly ParamInfo[]>>;
 
-  constructor(raw: RawCommand, index: number) {
+  constructor(raw: RawCommand, index: number, params: Readonly<Record<string, readonly ParamInfo[]>>) {
     this.name = raw[0];
     this.index = index;
     this.level = raw[1];
     this.result = raw[2];
-    this.#raw = raw[3];
-    this.ffi = { parameters: raw[4], result: raw[5] };
-    this.aliases = raw[6];
-    this.providers = raw[7];
-    this.aliasProviders = raw[8] ?? [];
+    this.ffi = { parameters: raw[3], result: raw[4] };
+    this.aliases = raw[5];
+    this.providers = raw[6];
+    this.aliasProviders = raw[7] ?? [];
+    this.#params = params;
   }
 
   get params(): readonly ParamInfo[] {
-    return this.#params ??= this.#raw.map(([name, type, pointer, isConst, rest]) =>
-      rest === undefined
-        ? { name, type, pointer, const: isConst === 1 }
-        : { name, type, pointer, const: isConst === 1, ...rest }
-    );
+    return this.#params[this.name] ?? [];
   }
 
   /** The plain object, with the parameters (for `JSON.stringify` and logs). */
@@ -338,7 +355,7 @@ export function lazyBuilt<T>(build: () => ReadonlyMap<string, T>): Readonly<Reco
  * @example Usage
  * ```ts
  * import { commandIndex, decodeCommand } from "./_lazy_table.ts";
- * const c = decodeCommand(["vkF", "device", "void", [], [], "void", ["vkFKHR"], [], [["X"]]], 0);
+ * const c = decodeCommand(["vkF", "device", "void", [], "void", ["vkFKHR"], [], [["X"]]], 0);
  * console.log(commandIndex([c]).get("vkFKHR")); // 0
  * ```
  */
@@ -358,7 +375,7 @@ export function commandIndex(commands: readonly CommandInfo[]): Map<string, numb
  * @example Usage
  * ```ts
  * import { commandProviders, decodeCommand } from "./_lazy_table.ts";
- * const c = decodeCommand(["vkF", "device", "void", [], [], "void", ["vkFKHR"], ["VK_VERSION_1_1"], [["VK_KHR_f"]]], 0);
+ * const c = decodeCommand(["vkF", "device", "void", [], "void", ["vkFKHR"], ["VK_VERSION_1_1"], [["VK_KHR_f"]]], 0);
  * console.log(commandProviders([c]).get("vkFKHR")); // ["VK_KHR_f"]
  * ```
  */

@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import { decodeStruct, lazyArray, lazyLines, lazyRecord } from "../ffi/_lazy_table.ts";
-import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMAND_PARAMS, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import { API_CONSTANTS, ENUM_TYPES, ENUM_VALUES, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
 import * as VK from "../ffi/generated/vk_constants.js";
@@ -143,4 +143,13 @@ Deno.test("a line table finds each key by a binary search over its sorted lines"
   // Every generated struct and enum type is found.
   for (const name of Object.keys(STRUCTS)) assert(STRUCTS[name] !== undefined, name);
   for (const name of Object.keys(ENUM_TYPES)) assert(ENUM_VALUES[name] !== undefined, name);
+});
+
+Deno.test("a command's parameters come from their own line table, read when first asked for", () => {
+  const create = COMMANDS[COMMAND_INDEX.vkCreateDevice!]!;
+  assertEquals(create.params.map((p) => p.name), ["physicalDevice", "pCreateInfo", "pAllocator", "pDevice"]);
+  assert(create.params === create.params, "the same array on every read");
+  assertEquals(COMMAND_PARAMS.vkCreateDevice, create.params);
+  for (const c of COMMANDS) assertEquals(c.params.length, c.ffi.parameters.length, c.name);
+  assertEquals(JSON.parse(JSON.stringify(create)).params[3].name, "pDevice");
 });

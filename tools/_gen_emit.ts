@@ -116,6 +116,9 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
   const index = new Map(reg.order.map((n, i) => [n, i]));
   const rows: unknown[] = [];
   const indexRows: Record<string, number> = {};
+  // Parameters are a line table of their own, read per command: only TypeScript layers read them, and
+  // parsing them with the rest made every start parse twice the text and build ~3,000 arrays.
+  const paramRows: Record<string, unknown> = {};
   for (const [i, name] of reg.order.entries()) {
     const cmd = reg.commands.get(name)!;
     const params = cmd.params.map((p) => ({
@@ -137,11 +140,11 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
     };
     const aliases = [...cmd.aliases].sort();
     if (i !== index.get(name)) throw new Error(`Command "${name}" is out of order`);
+    paramRows[name] = params.map((p) => compact(p, ["name", "type", "pointer", "const"]));
     rows.push([
       name,
       commandLevel(reg, layouts, name),
       cmd.result,
-      params.map((p) => compact(p, ["name", "type", "pointer", "const"])),
       ffi.parameters,
       ffi.result,
       aliases,
@@ -162,8 +165,16 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
         'Every api="vulkan" command of vk.xml: signature, FFI types, dispatch level, index, providers.',
       )
     }
-import { commandIndex, commandProviders, decodeCommand, lazyArray, lazyBuilt } from "../_lazy_table.ts";
-import type { CommandInfo } from "./types.ts";
+import {
+  commandIndex,
+  commandProviders,
+  decodeCommand,
+  decodeParams,
+  lazyArray,
+  lazyBuilt,
+  lazyLines,
+} from "../_lazy_table.ts";
+import type { CommandInfo, ParamInfo } from "./types.ts";
 
 /** Number of commands (aliases share their target's entry). */
 export const COMMAND_COUNT = ${rows.length};
@@ -172,7 +183,15 @@ export const COMMAND_COUNT = ${rows.length};
 export const COMMAND_ALIAS_COUNT = ${aliasCount};
 
 /** Commands in index order (\`COMMANDS[i].index === i\`): core versions first, then extensions by number. */
-export const COMMANDS: readonly CommandInfo[] = lazyArray(${jsonLiteral(rows)}, decodeCommand);
+export const COMMANDS: readonly CommandInfo[] = lazyArray(
+  ${jsonLiteral(rows)},
+  (raw, i) => decodeCommand(raw, i, COMMAND_PARAMS),
+);
+
+/** Command name -> its parameters (spec names, types, pointer depth, const, len, optional, array). */
+export const COMMAND_PARAMS: Readonly<Record<string, readonly ParamInfo[]>> = lazyLines(${
+      linesLiteral(Object.fromEntries(Object.entries(paramRows).sort((a, b) => a[0] < b[0] ? -1 : 1)))
+    }, decodeParams);
 
 /** Command name or alias -> index into {@linkcode COMMANDS} (an alias shares its target's slot). */
 export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyBuilt(() => commandIndex(COMMANDS));

@@ -7,9 +7,17 @@
  * @module
  */
 
-import { COMMANDS_TEXT } from "./commands_text.js";
-import { commandIndex, commandProviders, decodeCommand, lazyArray, lazyBuilt } from "../_lazy_table.ts";
-import type { CommandInfo } from "./types.ts";
+import { COMMAND_PARAMS_TEXT, COMMANDS_TEXT } from "./commands_text.js";
+import {
+  commandIndex,
+  commandProviders,
+  decodeCommand,
+  decodeParams,
+  lazyArray,
+  lazyBuilt,
+  lazyLines,
+} from "../_lazy_table.ts";
+import type { CommandInfo, ParamInfo } from "./types.ts";
 
 /** Number of commands (aliases share their target's entry). */
 export const COMMAND_COUNT = 737;
@@ -18,7 +26,16 @@ export const COMMAND_COUNT = 737;
 export const COMMAND_ALIAS_COUNT = 105;
 
 /** Commands in index order (`COMMANDS[i].index === i`): core versions first, then extensions by number. */
-export const COMMANDS: readonly CommandInfo[] = lazyArray(COMMANDS_TEXT, decodeCommand);
+export const COMMANDS: readonly CommandInfo[] = lazyArray(
+  COMMANDS_TEXT,
+  (raw, i) => decodeCommand(raw, i, COMMAND_PARAMS),
+);
+
+/** Command name -> its parameters (spec names, types, pointer depth, const, len, optional, array). */
+export const COMMAND_PARAMS: Readonly<Record<string, readonly ParamInfo[]>> = lazyLines(
+  COMMAND_PARAMS_TEXT,
+  decodeParams,
+);
 
 /** Command name or alias -> index into {@linkcode COMMANDS} (an alias shares its target's slot). */
 export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyBuilt(() => commandIndex(COMMANDS));
