@@ -222,9 +222,11 @@ export class DispatchStubs implements Disposable {
   static load(names: readonly string[], options: DispatchStubsOptions = {}): DispatchStubs {
     const arch = nativeStubArch();
     const named = Math.min(names.length, Math.max(1, options.exported ?? names.length));
-    if (named < names.length) validateNames(names); // the unnamed ones too, and against the named
-    // validates the names in both modes
-    const { bytes } = emitStubObject(names.slice(0, named), arch ?? "x86_64", undefined, names.length);
+    validateNames(names); // in both modes, the unnamed ones too
+    const { bytes } = emitStubObject(names.slice(0, named), arch ?? "x86_64", undefined, {
+      stubs: names.length,
+      validated: true,
+    });
     if (options.native === false) {
       return new DispatchStubs([...names], undefined, "native stubs were turned off");
     }

@@ -26,7 +26,7 @@
 
 import { CallbackRegistry } from "./callback.ts";
 import { nativeStubArch } from "./dispatch.ts";
-import { emitStubObject, STUB_SIZE, type StubArch } from "./elf.ts";
+import { emitStubObject, STUB_SIZE, type StubArch, validateNames } from "./elf.ts";
 import { EmittedObject } from "./emitted_object.ts";
 
 /** What the error function returns: `VK_ERROR_EXTENSION_NOT_PRESENT`. */
@@ -372,6 +372,31 @@ function helperCode(name: keyof typeof UNWRAP_HELPERS, arch: StubArch): Uint8Arr
 }
 
 /**
+ * Checks the symbols an unwrap object would hold without hashing every joined name (a Set of ~1,500
+ * strings joined from a prefix and a name cost ~4 ms cold): the names are checked, no set's prefix may
+ * start another's (so two sets never make the same symbol), and the fixed symbols must not be a set's.
+ */
+function validateSymbols(names: readonly string[], sets: readonly UnwrapSet[]): void {
+  validateNames(names);
+  const nameSet = new Set(names);
+  for (const a of sets) {
+    for (const b of sets) {
+      if (a !== b && b.prefix.startsWith(a.prefix)) {
+        throw new TypeError(`Unwrap set prefixes "${a.prefix}" and "${b.prefix}" can make the same symbol`);
+      }
+    }
+  }
+  const fixed = [ERROR_SYMBOL, ...Object.keys(UNWRAP_HELPERS), ...STAMPED_QUEUE_SYMBOLS, FILL_TABLE_SYMBOL];
+  for (const f of fixed) {
+    for (const s of sets) {
+      if (f.startsWith(s.prefix) && nameSet.has(f.slice(s.prefix.length))) {
+        throw new TypeError(`Duplicate stub name "${f}"`);
+      }
+    }
+  }
+}
+
+/**
  * Emits an ELF object with every set's stubs for `names` (in set order), then the error function and
  * the {@linkcode UNWRAP_HELPERS}. Stub `i` of set `k` gets the symbol `<prefix><names[i]>` when `i` is below
  * `exported[k]` (default: every name); the others are code only, found by address.
@@ -394,6 +419,7 @@ export function emitUnwrapObject(
   const perSet = names.length;
   const stubs = sets.length * perSet;
   if (perSet > 4096) throw new RangeError(`Invalid unwrap stub index "${perSet - 1}": expected 0 to 4095`);
+  validateSymbols(names, sets);
   const symbols: string[] = [];
   const positions: number[] = [];
   sets.forEach((s, k) => {
@@ -446,8 +472,7 @@ export function emitUnwrapObject(
         out.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
       }
     },
-    at,
-    positions,
+    { stubs: at, positions, validated: true },
   );
   bytes.set(errorCode(arch), textAddress + stubs * STUB_SIZE);
   for (const h of helpers) bytes.set(h.code, textAddress + h.at * STUB_SIZE);

@@ -7,7 +7,7 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { unwrapStubCode, UnwrapStubs } from "../ffi/unwrap_stubs.ts";
+import { emitUnwrapObject, unwrapStubCode, UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 import { STUB_SIZE } from "../ffi/elf.ts";
 import { Library } from "../ffi/library.ts";
 
@@ -90,6 +90,19 @@ Deno.test("stubs left without a symbol are reached by address and bound through 
   tramp.set([instanceTable.address, BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(term)))]);
   assertEquals(stubs.bind(0, 2, DEF)(Deno.UnsafePointer.of(tramp), 5), 1005);
   assertEquals(stubs.bind(0, 2, DEF), stubs.bind(0, 2, DEF));
+});
+
+Deno.test("an unwrap object refuses names that would give two stubs one symbol", () => {
+  assertThrows(() => emitUnwrapObject(["a", "a"], SETS, "x86_64"), /Duplicate stub name "a"/);
+  assertThrows(
+    () => emitUnwrapObject(["a"], [SETS[0]!, { prefix: "t_x", tableOffset: 0, handleOffset: 8 }], "x86_64"),
+    /prefixes "t_" and "t_x" can make the same symbol/,
+  );
+  assertThrows(
+    () =>
+      emitUnwrapObject(["unwrap_error"], [{ prefix: "vkdeno_", tableOffset: 0, handleOffset: 8 }], "x86_64"),
+    /Duplicate stub name "vkdeno_unwrap_error"/,
+  );
 });
 
 Deno.test("empty slots hold the error function, which returns VK_ERROR_EXTENSION_NOT_PRESENT", () => {
