@@ -163,8 +163,11 @@ function propertyOffsets(): PropertyOffsets {
 function cString(bytes: Uint8Array, offset: number, max: number): string {
   let end = offset;
   while (end < offset + max && bytes[end] !== 0) end++;
-  return new TextDecoder().decode(bytes.subarray(offset, end));
+  return decoder.decode(bytes.subarray(offset, end));
 }
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
  * Whether the device offers each of `names`, from `vkEnumerateDeviceExtensionProperties(device, NULL)`,
@@ -195,7 +198,7 @@ function offersExtensions(
   }
   if (list === undefined) return none;
   const n = count.getUint32(0, true);
-  const wanted = names.map((name) => new TextEncoder().encode(name + "\0"));
+  const wanted = names.map((name) => encoder.encode(name + "\0"));
   return wanted.map((want) => {
     for (let i = 0; i < n; i++) {
       const at = i * EXTENSION_STRIDE;
