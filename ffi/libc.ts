@@ -40,7 +40,30 @@ let libc: LibcSymbols | undefined;
  * ```
  */
 export function libcSymbols(): LibcSymbols {
-  libc ??= Deno.dlopen("libc.so.6", LIBC_SYMBOLS).symbols;
+  if (libc) return libc;
+  // Only dlsym is a fast-call symbol: Deno compiles a trampoline per declared symbol (~0.1 ms each at every
+  // start), and the others are called a few times per process, through UnsafeFnPointer (~2 us a call).
+  const { dlsym } = Deno.dlopen("libc.so.6", { dlsym: LIBC_SYMBOLS.dlsym }).symbols;
+  // Looked up now, not at first call: a dlsym at dlerror's first call would clear the error it reports.
+  const cold = <K extends Exclude<keyof typeof LIBC_SYMBOLS, "dlsym">>(name: K): LibcSymbols[K] => {
+    const p = dlsym(null, cstringBuffer(name));
+    if (p === null) {
+      return (() => {
+        throw new Error(`Cannot find "${name}" in libc`);
+      }) as LibcSymbols[K];
+    }
+    const fn = new Deno.UnsafeFnPointer(p as Deno.PointerObject<never>, LIBC_SYMBOLS[name]);
+    return fn.call.bind(fn) as unknown as LibcSymbols[K];
+  };
+  libc = {
+    dlsym,
+    dlopen: cold("dlopen"),
+    dlclose: cold("dlclose"),
+    dlerror: cold("dlerror"),
+    memfd_create: cold("memfd_create"),
+    write: cold("write"),
+    close: cold("close"),
+  };
   return libc;
 }
 
