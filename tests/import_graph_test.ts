@@ -13,8 +13,7 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-
-const root = new URL("../", import.meta.url);
+import { modulesUnder, REPO_ROOT as root } from "./_source_tree.ts";
 
 /** Folder prefix -> level; a module may import only from its own folder or from lower levels. */
 const LEVELS: readonly (readonly [prefix: string, level: number])[] = [
@@ -236,20 +235,6 @@ function testHelperPaths(path: string, text: string): string[] {
     }
   }
   return found;
-}
-
-/** The TypeScript and JavaScript modules under `folder` (repository-relative), generated registry left out. */
-function modulesUnder(folder: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of Deno.readDirSync(new URL(dir, root))) {
-      const path = `${dir}${entry.name}`;
-      if (entry.isDirectory && path !== "tools/registry") walk(`${path}/`);
-      else if (entry.isFile && /\.(ts|js|mjs)$/.test(entry.name)) found.push(path);
-    }
-  };
-  walk(folder);
-  return found.sort();
 }
 
 /** One `deno info` over many modules: a temporary module that imports each of them. */

@@ -5,25 +5,12 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { modulesUnder, REPO_ROOT as root } from "./_source_tree.ts";
 
-const root = new URL("../", import.meta.url);
 const BUILDER = "testing/c_build.ts";
 const FOLDERS = ["tests/", "testing/", "bench/", "tools/", "examples/"];
 /** A compiler named as the program of a `Deno.Command` (or `new Deno.Command`) in TypeScript source. */
 const COMPILER_RUN = /Command\(\s*["'`](cc|gcc|clang|clang\+\+|g\+\+|c\+\+)["'`]/;
-
-function modulesUnder(folder: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of Deno.readDirSync(new URL(dir, root))) {
-      const path = `${dir}${entry.name}`;
-      if (entry.isDirectory && path !== "tools/registry") walk(`${path}/`);
-      else if (entry.isFile && /\.(ts|js|mjs)$/.test(entry.name)) found.push(path);
-    }
-  };
-  walk(folder);
-  return found;
-}
 
 /** `path:line: text` for each line of `text` that runs a compiler. */
 function compilerRuns(path: string, text: string): string[] {
