@@ -212,7 +212,8 @@ if (import.meta.main) {
         name: repeated,
         baseline: REF,
         unit: "ms",
-        rounds: validation ? 9 : 21,
+        // Each sample is one iteration: 41 of them keep the median steadier on a shared machine.
+        rounds: validation ? 9 : 41,
         // A warm process: vkdeno's JavaScript reaches its optimized code after a few dozen instances.
         warmup: validation ? 4 : 15,
         ...(note ? { note } : {}),
