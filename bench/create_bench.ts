@@ -215,7 +215,7 @@ if (import.meta.main) {
         // Each sample is one iteration: 41 of them keep the median steadier on a shared machine.
         rounds: validation ? 9 : 41,
         // A warm process: vkdeno's JavaScript reaches its optimized code after a few dozen instances.
-        warmup: validation ? 4 : 15,
+        warmup: validation ? 4 : 40,
         ...(note ? { note } : {}),
         cases: [
           { name: REF, run: () => iteration(libvulkan, layers, true), batch: 1 },
