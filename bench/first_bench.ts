@@ -20,9 +20,10 @@
  * Node layer cost ~17 ms and ~12 MiB at every start; the generated tables' JSON texts are plain-JS
  * modules (ffi/generated/*_text.js), since Deno gives every transpiled TypeScript module an inline source
  * map repeating its source (~4-5 ms); the WSI terminators read only the layouts of structs that hold a
- * surface (~5 ms). Then (startup, stop 20; marks paired with the previous main, 15 rounds, load ~1.3):
- * import 34.9 -> 27.3 ms and `Vulkan.load()` 10.0 -> 7.2 ms; mod.ts imported alone 35.6 -> 26.4 ms and
- * VmHWM 54.1 -> 47.5 MiB. Nothing is decoded at import any more: the WSI command table is generated
+ * surface (~5 ms). Then (startup, stop 20; both scripts' marks paired with the stop's first main, 15
+ * rounds, this bench's environment, load ~3): import 35.7 -> 24.5 ms and `Vulkan.load()` 11.1 -> 8.3 ms;
+ * mod.ts imported alone 35.6 -> 26.4 ms and VmHWM 54.1 -> 47.5 MiB; the whole script 106.6 -> 84.9 ms and
+ * 121.6 -> 111.6 MiB (the instance step's share is the create helper's). Nothing is decoded at import any more: the WSI command table is generated
  * (ffi/generated/wsi_commands.ts) where it decoded all 737 commands and read struct layouts at import
  * (~4-5 ms), the command object finds its commands through a proxy at the end of its prototype chain
  * instead of 842 getters defined at import, and no module reads an enum or struct table at import. The
@@ -35,12 +36,13 @@
  * instead of 206 KB), line tables find an entry by a binary search (indexing 1,490 struct lines took ~2
  * ms). `Vulkan.load()` emits 1,480 stub symbols instead of 3,720 (reserved slots and terminator
  * stubs are found by address) and hashes them in a small function V8 compiles early (~3-5 ms cold before).
- * Still paid, import (~27 ms): Deno and V8 loading and compiling the module graph (104 modules, 2.2 MB at
+ * Still paid, import (~25 ms): Deno and V8 loading and compiling the module graph (104 modules, 2.2 MB at
  * start; the profile shows it as "(program)" and "(idle)", no JavaScript), the 5,621 exports of
  * ffi/generated/vk_constants.js (~3-4 ms, their number not their values) and the remaining 0.9 MB of table
- * text (~3-4 ms). `Vulkan.load()` (~7 ms): the process's first `Deno.dlopen` (~1 ms and ~4.7 MiB of FFI
- * set-up; the libvulkan script pays it too), emitting and loading the two stub objects (~2.5 ms) and the
- * settings-file lookup. Then discovery and the instance chain in JavaScript (bench/create_bench.ts).
+ * text (~3-4 ms). `Vulkan.load()` (~7-8 ms): the process's first `Deno.dlopen` (~1 ms and ~4.7 MiB of FFI
+ * set-up; the libvulkan script pays it too; each further fast-call symbol declared costs ~0.1-0.4 ms, so
+ * libc's cold functions and the table filler go through UnsafeFnPointer), emitting and loading the two
+ * stub objects (~2.5 ms) and the settings-file lookup. Then discovery and the instance chain in JavaScript (bench/create_bench.ts).
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
@@ -142,7 +144,7 @@ if (import.meta.main) {
           against: REF,
           op: "<=",
           limit: 1.1,
-          whyMissed: "the vkdeno script imports 104 modules at start (2.2 MB, ~27 ms: Deno and V8 loading " +
+          whyMissed: "the vkdeno script imports 104 modules at start (2.2 MB, ~25 ms: Deno and V8 loading " +
             "and compiling them, the 5,621 exports of ffi/generated/vk_constants.js ~3-4 ms, 0.9 MB of table " +
             "text ~3-4 ms), emits and loads its two stub objects at Vulkan.load() (~2.5 ms of ~7), and runs " +
             "discovery and the instance chain in JavaScript; the libvulkan script only starts Deno and calls C",
