@@ -182,7 +182,7 @@ export function nativeStubArch(): StubArch | undefined {
  */
 export class DispatchStubs implements Disposable {
   #names: readonly string[];
-  #index: Map<string, number>;
+  #index: Map<string, number> | undefined;
   #object: EmittedObject | undefined;
   #bound = new Map<number, unknown>();
   #libraries: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[] = [];
@@ -197,7 +197,6 @@ export class DispatchStubs implements Disposable {
 
   private constructor(names: readonly string[], object: EmittedObject | undefined, fallbackReason?: string) {
     this.#names = names;
-    this.#index = new Map(names.map((n, i) => [n, i]));
     this.#object = object;
     this.#fallbackReason = object === undefined ? fallbackReason ?? "no stub object" : undefined;
   }
@@ -295,6 +294,8 @@ export class DispatchStubs implements Disposable {
    * ```
    */
   indexOf(name: string): number | undefined {
+    // Built on first use: the loader addresses stubs by slot, never by name.
+    this.#index ??= new Map(this.#names.map((n, i) => [n, i]));
     return this.#index.get(name);
   }
 
