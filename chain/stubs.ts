@@ -109,6 +109,25 @@ export class ChainStubs {
     return this.unwrap.bind(TRAMP_SET, slot, def) as (...args: unknown[]) => unknown;
   }
 
+  /**
+   * A slow-call function for trampoline unwrap stub `slot`, for the loader's own calls down the chain made
+   * once per instance or per application call (vkEnumeratePhysicalDevices, vkDestroyInstance): declaring a
+   * fast-call symbol costs every start ~0.1-0.3 ms, a call through UnsafeFnPointer ~2 us.
+   */
+  trampolineCaller(slot: number, def: Deno.ForeignFunction): (...args: unknown[]) => unknown {
+    if (!this.unwrap.native) return this.bindTrampoline(slot, def);
+    let fn = this.#callers.get(slot);
+    if (fn === undefined) {
+      const address = this.trampolineAddress(slot, def) as Deno.PointerObject<never>;
+      const pointer = new Deno.UnsafeFnPointer(address, { parameters: def.parameters, result: def.result });
+      fn = pointer.call.bind(pointer) as (...args: unknown[]) => unknown;
+      this.#callers.set(slot, fn);
+    }
+    return fn;
+  }
+
+  #callers = new Map<number, (...args: unknown[]) => unknown>();
+
   /** The C address of dispatch stub `slot`. */
   dispatchAddress(slot: number, def: Deno.ForeignFunction): Deno.PointerObject {
     return this.dispatch.address(slot, def as Deno.UnsafeCallbackDefinition);

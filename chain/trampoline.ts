@@ -117,7 +117,7 @@ function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): vo
       );
     }
     // Instance commands pass the handle the top of the chain gave back (word 1: a layer may wrap it).
-    const down = ctx.stubs.bindTrampoline(slot("vkDestroyInstance"), def("vkDestroyInstance"));
+    const down = ctx.stubs.trampolineCaller(slot("vkDestroyInstance"), def("vkDestroyInstance"));
     down(instance, pAllocator);
   } finally {
     done?.();
@@ -147,7 +147,7 @@ function enumeratePhysicalDevices(
   }
   const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDevices");
   if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
-  const down = ctx.stubs.bindTrampoline(
+  const down = ctx.stubs.trampolineCaller(
     slot("vkEnumeratePhysicalDevices"),
     def("vkEnumeratePhysicalDevices"),
   );
@@ -187,7 +187,7 @@ function enumeratePhysicalDeviceGroups(
   if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
   const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDeviceGroups");
   if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
-  const down = ctx.stubs.bindTrampoline(
+  const down = ctx.stubs.trampolineCaller(
     slot("vkEnumeratePhysicalDeviceGroups"),
     def("vkEnumeratePhysicalDeviceGroups"),
   );
