@@ -41,8 +41,9 @@
  * ffi/generated/vk_constants.js (~3-4 ms, their number not their values) and the remaining 0.9 MB of table
  * text (~3-4 ms). `Vulkan.load()` (~7-8 ms): the process's first `Deno.dlopen` (~1 ms and ~4.7 MiB of FFI
  * set-up; the libvulkan script pays it too; each further fast-call symbol declared costs ~0.1-0.4 ms, so
- * libc's cold functions and the table filler go through UnsafeFnPointer), emitting and loading the two
- * stub objects (~2.5 ms) and the settings-file lookup. Then discovery and the instance chain in JavaScript (bench/create_bench.ts).
+ * libc's cold functions, the table filler and the loader's own down-calls go through UnsafeFnPointer),
+ * emitting and loading the two stub objects (~2.5 ms) and the settings-file lookup. Then discovery and the
+ * instance chain in JavaScript (bench/create_bench.ts).
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
