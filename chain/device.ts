@@ -88,6 +88,8 @@ export class LoaderDevices {
   readonly #stubs: ChainStubs;
   readonly #log: Logger;
   readonly #wsi: WsiSupport | undefined;
+  /** The names the WSI terminators take, one function for the life of the loader (table_fill.ts keeps its answers). */
+  readonly #wsiAsks: ((name: string) => boolean) | undefined;
   /** Devices the terminator made whose chain has not returned yet (innermost last). */
   readonly #inFlight: LoaderDevice[] = [];
 
@@ -96,6 +98,8 @@ export class LoaderDevices {
     this.#stubs = options.stubs;
     this.#log = options.log;
     this.#wsi = options.wsi;
+    const wsi = options.wsi;
+    this.#wsiAsks = wsi ? (name) => wsi.callsJavaScript(name) : undefined;
   }
 
   /** `vkCreateDevice`: the instance's device chain, then the top's handle to the application. */
@@ -219,14 +223,13 @@ export class LoaderDevices {
     if (bottom !== null && key(bottom) === key(getDeviceProcAddr) && ld.driverGetDeviceProcAddr !== null) {
       // No device layers: the loader's bottom link answers the driver's functions, except the commands
       // the WSI terminators take; ask the driver directly for the rest, in one native call.
-      const wsi = this.#wsi;
       this.#fillTable(
         ld,
         ld.driverGetDeviceProcAddr,
         ld.handle,
         top,
         // The surface-taking commands, which the WSI terminators answer in place of the driver.
-        wsi ? (name) => wsi.callsJavaScript(name) : undefined,
+        this.#wsiAsks,
       );
     } else {
       this.#fillTable(ld, getDeviceProcAddr, device, top);

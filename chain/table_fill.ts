@@ -65,7 +65,8 @@ function commandNames(level: FilledLevel): DeviceNames {
  * Looks up every device-level command through `gdpa(handle, name)` and hands each command's slot and
  * function (the first of its names the link answers; null when none) to `set`. Names that `slow.asks`
  * are asked through `slow.procAddr` instead (the loader's own answers, such as its WSI
- * terminators, which a native lookup from the driver would miss).
+ * terminators, which a native lookup from the driver would miss). `slow.asks` must depend on the name
+ * alone: it is asked once per name and kept for that function object, so pass the same one each time.
  *
  * @example Usage
  * ```ts ignore
@@ -162,6 +163,25 @@ export function deviceCommandAnswers(
   };
 }
 
+/** Per predicate and level: 1 where `asks(name)` of the level's name at that index is true. */
+const askedMasks = new WeakMap<(name: string) => boolean, Map<FilledLevel, Uint8Array>>();
+
+/**
+ * Which of the level's names `asks` takes, worked out once per predicate (it depends on the name alone):
+ * a device fill is made at every vkCreateDevice, and asking ~500 names each time showed in the profile.
+ */
+function askedNames(level: FilledLevel, n: DeviceNames, asks: (name: string) => boolean): Uint8Array {
+  let perLevel = askedMasks.get(asks);
+  if (!perLevel) askedMasks.set(asks, perLevel = new Map());
+  let mask = perLevel.get(level);
+  if (!mask) {
+    mask = new Uint8Array(n.text.length);
+    n.text.forEach((name, i) => mask![i] = asks(name) ? 1 : 0);
+    perLevel.set(level, mask);
+  }
+  return mask;
+}
+
 function fillCommands(
   level: FilledLevel,
   stubs: ChainStubs,
@@ -179,11 +199,11 @@ function fillCommands(
     const fn = fnFromPointer(gdpa, GDPA_DEF);
     n.strings.forEach((s, i) => out[i] = BigInt(Deno.UnsafePointer.value(fn.call(handle, s))));
   }
+  const asked = slow ? askedNames(level, n, slow.asks) : undefined;
   for (const c of n.commands) {
     let fn: P = null;
     for (let i = c.first; i < c.first + c.count; i++) {
-      const name = n.text[i]!;
-      if (slow?.asks(name)) fn = slow.procAddr(name);
+      if (asked?.[i] === 1) fn = slow!.procAddr(n.text[i]!);
       else if (out[i] !== 0n) fn = Deno.UnsafePointer.create(out[i]!);
       if (fn !== null) break;
     }

@@ -131,3 +131,36 @@ Deno.test("the device chain's bottom answers come from one native fill and equal
     gpa.close();
   }
 });
+
+Deno.test("a device fill takes the names its slow predicate accepts from procAddr, asking the predicate once per name", () => {
+  const gpa = fakeProcAddr();
+  const handle = Deno.UnsafePointer.create(0xd0n);
+  // The WSI-like names: the loader's own answer (a distinct address) replaces the driver's.
+  const taken = new Set(["vkCreateSwapchainKHR", "vkGetDeviceGroupSurfacePresentModesKHR"]);
+  const asked = new Map<string, number>();
+  const asks = (name: string) => {
+    asked.set(name, (asked.get(name) ?? 0) + 1);
+    return taken.has(name);
+  };
+  const own = (name: string) => 0x7000n + BigInt(name.length);
+  const procAddr = (name: string) => Deno.UnsafePointer.create(own(name));
+  const want = expected((l) => l === "device", true, gpa.answer);
+  for (const c of COMMANDS) if (taken.has(c.name)) want.set(c.index, own(c.name));
+  try {
+    for (const stubs of [chainStubs(), new ChainStubs({ native: false })]) {
+      for (let round = 0; round < 2; round++) {
+        assertEquals(
+          filled((set) => fillDeviceCommands(stubs, gpa.pointer, handle, set, { asks, procAddr })),
+          want,
+          `native ${stubs.native}, round ${round}`,
+        );
+      }
+    }
+    // Each device name was put to the predicate once, however many fills followed.
+    const names = COMMANDS.filter((c) => c.level === "device").flatMap((c) => [c.name, ...c.aliases]);
+    assertEquals(asked.size, names.length);
+    assert([...asked.values()].every((n) => n === 1));
+  } finally {
+    gpa.close();
+  }
+});
