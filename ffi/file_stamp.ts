@@ -10,6 +10,8 @@
  * @module
  */
 
+import { libcIfGranted, type LibcSymbols } from "./libc.ts";
+
 /** What a path is, as far as a stamp tells. */
 export type FileKind = "file" | "folder" | "other" | "missing" | "not a folder" | "error";
 
@@ -46,21 +48,25 @@ const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 
-const SYMBOLS = {
-  statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
-  __errno_location: { parameters: [], result: "pointer" },
-} as const satisfies Deno.ForeignLibraryInterface;
+interface Statx {
+  statx: LibcSymbols["statx"];
+  /** errno's address: thread-local, and FFI calls run on this thread, so it is asked once. */
+  errno: Deno.UnsafePointerView | null;
+}
 
-let libc: Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null | undefined;
+let libc: Statx | null | undefined;
 
-function symbols(): Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null {
+function symbols(): Statx | null {
   if (libc !== undefined) return libc;
+  libc = null;
+  const c = libcIfGranted();
+  if (c === null) return libc;
   try {
-    // Asked first, so a run without --allow-ffi (e.g. `deno task inspect`) is never prompted.
-    const allowed = Deno.permissions.querySync({ name: "ffi" }).state === "granted";
-    libc = allowed && Deno.build.os === "linux" ? Deno.dlopen("libc.so.6", SYMBOLS).symbols : null;
+    // Tried once: a glibc before 2.28 has no statx, and the call throws (Deno.statSync instead).
+    c.statx(AT_FDCWD, cPath("/"), 0, STATX_BASIC_STATS, buffer);
+    const where = c.__errno_location();
+    libc = { statx: c.statx, errno: where === null ? null : new Deno.UnsafePointerView(where) };
   } catch {
-    // no --allow-ffi, or no glibc (statx is glibc 2.28+): Deno.statSync instead
     libc = null;
   }
   return libc;
@@ -98,8 +104,7 @@ function kindOfMode(mode: number): FileKind {
 function viaStatx(lib: NonNullable<typeof libc>, path: string): FileStamp {
   if (path.includes("\0")) return failed("error", "NUL in path");
   if (lib.statx(AT_FDCWD, cPath(path), 0, STATX_BASIC_STATS, buffer) !== 0) {
-    const where = lib.__errno_location();
-    const errno = where === null ? 0 : new Deno.UnsafePointerView(where).getInt32(0);
+    const errno = lib.errno === null ? 0 : lib.errno.getInt32(0);
     return failed(errno === ENOENT ? "missing" : errno === ENOTDIR ? "not a folder" : "error", errno);
   }
   // 32-bit words, not BigInts: this runs for every path of every kept scan at every vkCreateInstance.

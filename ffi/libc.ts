@@ -1,6 +1,7 @@
 /**
- * The few libc functions the ffi core needs (`dlopen` family, `memfd_create`),
- * bound once on first use.
+ * The libc functions the ffi core needs (`dlopen` family, `memfd_create`, `statx` for file stamps), bound
+ * once on first use, from one `Deno.dlopen` for the whole process: each `Deno.dlopen` costs ~0.3 ms at
+ * start, and each symbol it declares ~0.1 ms more (Deno compiles a trampoline per symbol).
  *
  * @module
  */
@@ -14,6 +15,8 @@ export const LIBC_SYMBOLS = {
   memfd_create: { parameters: ["buffer", "u32"], result: "i32" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   close: { parameters: ["i32"], result: "i32" },
+  statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
+  __errno_location: { parameters: [], result: "pointer" },
 } as const satisfies Deno.ForeignLibraryInterface;
 
 /** `dlopen` flags of glibc. */
@@ -41,20 +44,19 @@ let libc: LibcSymbols | undefined;
  */
 export function libcSymbols(): LibcSymbols {
   if (libc) return libc;
-  // Only dlsym is a fast-call symbol: Deno compiles a trampoline per declared symbol (~0.1 ms each at every
-  // start), and the others are called a few times per process, through UnsafeFnPointer (~2 us a call).
-  const { dlsym } = Deno.dlopen("libc.so.6", { dlsym: LIBC_SYMBOLS.dlsym }).symbols;
+  // Fast calls only where calls are many: dlsym (every command bound) and statx (every path of every kept
+  // scan at every vkCreateInstance). The others are called a few times per process, through UnsafeFnPointer
+  // (~2 us a call). statx is glibc 2.28+; without it, it is bound like the others and throws when called.
+  let fast: { dlsym: LibcSymbols["dlsym"]; statx?: LibcSymbols["statx"] };
+  try {
+    fast = Deno.dlopen("libc.so.6", { dlsym: LIBC_SYMBOLS.dlsym, statx: LIBC_SYMBOLS.statx }).symbols;
+  } catch {
+    fast = Deno.dlopen("libc.so.6", { dlsym: LIBC_SYMBOLS.dlsym }).symbols;
+  }
+  const { dlsym } = fast;
   // Looked up now, not at first call: a dlsym at dlerror's first call would clear the error it reports.
-  const cold = <K extends Exclude<keyof typeof LIBC_SYMBOLS, "dlsym">>(name: K): LibcSymbols[K] => {
-    const p = dlsym(null, cstringBuffer(name));
-    if (p === null) {
-      return (() => {
-        throw new Error(`Cannot find "${name}" in libc`);
-      }) as LibcSymbols[K];
-    }
-    const fn = new Deno.UnsafeFnPointer(p as Deno.PointerObject<never>, LIBC_SYMBOLS[name]);
-    return fn.call.bind(fn) as unknown as LibcSymbols[K];
-  };
+  const cold = <K extends Exclude<keyof typeof LIBC_SYMBOLS, "dlsym">>(name: K): LibcSymbols[K] =>
+    libcFunction(dlsym, name, LIBC_SYMBOLS[name]) as LibcSymbols[K];
   libc = {
     dlsym,
     dlopen: cold("dlopen"),
@@ -63,8 +65,70 @@ export function libcSymbols(): LibcSymbols {
     memfd_create: cold("memfd_create"),
     write: cold("write"),
     close: cold("close"),
+    statx: fast.statx ?? cold("statx"),
+    __errno_location: cold("__errno_location"),
   };
   return libc;
+}
+
+/** A call of a libc function found by dlsym, or one that throws naming it when libc has none. */
+function libcFunction<const D extends Deno.ForeignFunction>(
+  dlsym: LibcSymbols["dlsym"],
+  name: string,
+  definition: D,
+): (...args: Deno.ToNativeParameterTypes<D["parameters"]>) => Deno.FromNativeResultType<D["result"]> {
+  const p = dlsym(null, cstringBuffer(name));
+  if (p === null) {
+    return () => {
+      throw new Error(`Cannot find "${name}" in libc`);
+    };
+  }
+  const fn = new Deno.UnsafeFnPointer(p as Deno.PointerObject<never>, definition);
+  return fn.call.bind(fn) as never;
+}
+
+let granted: boolean | undefined;
+
+/**
+ * The bound libc functions when `--allow-ffi` is granted on Linux, else `null`: for code with a fallback
+ * that must not prompt for the permission (e.g. `deno task inspect` without `--allow-ffi`).
+ *
+ * @example Usage
+ * ```ts
+ * import { libcIfGranted } from "./libc.ts";
+ * console.log(libcIfGranted() === null); // true without --allow-ffi
+ * ```
+ */
+export function libcIfGranted(): LibcSymbols | null {
+  if (granted === undefined) {
+    try {
+      // Asked first, so a run without --allow-ffi is never prompted.
+      granted = Deno.build.os === "linux" && Deno.permissions.querySync({ name: "ffi" }).state === "granted";
+      if (granted) libcSymbols();
+    } catch {
+      // no glibc (libc.so.6 cannot be opened)
+      granted = false;
+    }
+  }
+  return granted ? libcSymbols() : null;
+}
+
+/**
+ * A libc function not in {@linkcode LIBC_SYMBOLS}, found by `dlsym` and called through `UnsafeFnPointer`
+ * (a slow call, ~2 us): for functions a process calls a few times. Calling it throws when libc has none.
+ *
+ * @example Usage
+ * ```ts
+ * import { libcFunctionOf } from "./libc.ts";
+ * const getpid = libcFunctionOf("getpid", { parameters: [], result: "i32" });
+ * console.log(getpid() === Deno.pid); // true
+ * ```
+ */
+export function libcFunctionOf<const D extends Deno.ForeignFunction>(
+  name: string,
+  definition: D,
+): (...args: Deno.ToNativeParameterTypes<D["parameters"]>) => Deno.FromNativeResultType<D["result"]> {
+  return libcFunction(libcSymbols().dlsym, name, definition);
 }
 
 const encoder = new TextEncoder();

@@ -26,6 +26,8 @@
  * @module
  */
 
+import { libcFunctionOf, libcIfGranted } from "./libc.ts";
+
 const SYMBOLS = {
   opendir: { parameters: ["buffer"], result: "pointer" },
   readdir: { parameters: ["pointer"], result: "pointer" },
@@ -40,18 +42,20 @@ const D_NAME = 19;
 const O_RDONLY = 0;
 const O_CLOEXEC = 0o2000000;
 
-let libc: Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null | undefined;
+type RawSymbols = { [K in keyof typeof SYMBOLS]: ReturnType<typeof libcFunctionOf<(typeof SYMBOLS)[K]>> };
 
-function symbols(): Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null {
+let libc: RawSymbols | null | undefined;
+
+/** Bound on first use through ffi/libc.ts's dlsym: slow calls, as few are made (only for non-UTF-8 names). */
+function symbols(): RawSymbols | null {
   if (libc !== undefined) return libc;
-  try {
-    // Asked first, so a run without --allow-ffi (e.g. `deno task inspect`) is never prompted.
-    const allowed = Deno.permissions.querySync({ name: "ffi" }).state === "granted";
-    libc = allowed && Deno.build.os === "linux" ? Deno.dlopen("libc.so.6", SYMBOLS).symbols : null;
-  } catch {
-    // no --allow-ffi, or no glibc: names stay strings
-    libc = null;
-  }
+  libc = libcIfGranted() === null ? null : {
+    opendir: libcFunctionOf("opendir", SYMBOLS.opendir),
+    readdir: libcFunctionOf("readdir", SYMBOLS.readdir),
+    closedir: libcFunctionOf("closedir", SYMBOLS.closedir),
+    open: libcFunctionOf("open", SYMBOLS.open),
+    close: libcFunctionOf("close", SYMBOLS.close),
+  };
   return libc;
 }
 
