@@ -18,7 +18,7 @@
 
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import { Arena } from "../ffi/memory.ts";
-import { allocStruct, readChain } from "../ffi/structs.ts";
+import { structureType } from "../loading/_layout.ts";
 import type { DeviceRecord } from "./device_sort.ts";
 
 /** A driver's instance-level functions, callable from TypeScript (e.g. `DriverInstance.fn`). */
@@ -104,26 +104,85 @@ export function readDeviceRecord(
   const major = (record.apiVersion >>> 22) & 0x7f, minor = (record.apiVersion >>> 12) & 0x3ff;
   const wantDriver = major > 1 || (major === 1 && minor >= 2) || offered[1];
   if (!wantPci && !wantDriver) return record;
-  const chain = [
-    ...(wantPci ? [{ type: "VkPhysicalDevicePCIBusInfoPropertiesEXT" as const }] : []),
-    ...(wantDriver ? [{ type: "VkPhysicalDeviceDriverProperties" as const }] : []),
-  ];
-  const props2 = allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext: chain });
-  getProperties2(physicalDevice, props2);
-  const out: { pciBus?: DeviceRecord["pciBus"]; driverID?: number } = {};
-  for (const link of readChain(props2)) {
-    if (link.type === "VkPhysicalDevicePCIBusInfoPropertiesEXT") {
-      out.pciBus = {
-        domain: link.pciDomain as number,
-        bus: link.pciBus as number,
-        device: link.pciDevice as number,
-        function: link.pciFunction as number,
-      };
-    } else if (link.type === "VkPhysicalDeviceDriverProperties") {
-      out.driverID = link.driverID as number;
-    }
+  // Read by offset too: the generic chain writer and reader showed ~0.05 ms per instance in the profile.
+  const l = properties2Layout();
+  const buf = arena.alloc(l.size);
+  const base = Deno.UnsafePointer.value(arena.pointer(buf));
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  // The chain: properties2 -> [PCI bus info] -> [driver properties], each struct at its own offset.
+  const links = [...(wantPci ? [l.pci] : []), ...(wantDriver ? [l.driver] : [])];
+  v.setUint32(0, l.sType, true);
+  let next = l.pNext;
+  for (const link of links) {
+    v.setBigUint64(next, BigInt(base) + BigInt(link.at), true);
+    v.setUint32(link.at, link.sType, true);
+    next = link.at + l.pNext;
   }
+  getProperties2(physicalDevice, arena.pointer(buf));
+  const out: { pciBus?: DeviceRecord["pciBus"]; driverID?: number } = {};
+  if (wantPci) {
+    const at = l.pci.at;
+    out.pciBus = {
+      domain: v.getUint32(at + l.pci.domain, true),
+      bus: v.getUint32(at + l.pci.bus, true),
+      device: v.getUint32(at + l.pci.device, true),
+      function: v.getUint32(at + l.pci.function, true),
+    };
+  }
+  if (wantDriver) out.driverID = v.getInt32(l.driver.at + l.driver.driverID, true);
   return { ...record, ...out };
+}
+
+interface Properties2Layout {
+  /** Bytes for the three structs, each 8-aligned. */
+  readonly size: number;
+  readonly sType: number;
+  /** Offset of `pNext` in every struct (after `sType`). */
+  readonly pNext: number;
+  readonly pci: {
+    readonly at: number;
+    readonly sType: number;
+    readonly domain: number;
+    readonly bus: number;
+    readonly device: number;
+    readonly function: number;
+  };
+  readonly driver: { readonly at: number; readonly sType: number; readonly driverID: number };
+}
+
+let layout2: Properties2Layout | undefined;
+
+/** Where `VkPhysicalDeviceProperties2` and the two structs chained to it sit in one buffer. */
+function properties2Layout(): Properties2Layout {
+  if (layout2) return layout2;
+  const member = (struct: string, name: string) => {
+    const m = STRUCTS[struct]!.members.find((x) => x.name === name);
+    if (!m) throw new RangeError(`Unknown struct member "${struct}.${name}"`);
+    return m.offset;
+  };
+  const align8 = (n: number) => (n + 7) & ~7;
+  const PCI = "VkPhysicalDevicePCIBusInfoPropertiesEXT", DRIVER = "VkPhysicalDeviceDriverProperties";
+  const pciAt = align8(STRUCTS.VkPhysicalDeviceProperties2!.size);
+  const driverAt = pciAt + align8(STRUCTS[PCI]!.size);
+  layout2 = {
+    size: driverAt + align8(STRUCTS[DRIVER]!.size),
+    sType: structureType("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2"),
+    pNext: member("VkPhysicalDeviceProperties2", "pNext"),
+    pci: {
+      at: pciAt,
+      sType: structureType("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT"),
+      domain: member(PCI, "pciDomain"),
+      bus: member(PCI, "pciBus"),
+      device: member(PCI, "pciDevice"),
+      function: member(PCI, "pciFunction"),
+    },
+    driver: {
+      at: driverAt,
+      sType: structureType("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES"),
+      driverID: member(DRIVER, "driverID"),
+    },
+  };
+  return layout2;
 }
 
 const PCI_BUS_INFO = "VK_EXT_pci_bus_info";
