@@ -87,11 +87,15 @@ export function wsiCommands(): ReadonlyMap<string, WsiCommand> {
   return wsiTable;
 }
 
+let displayCommands: Set<string> | undefined;
+
 /** The entry of a WSI command by its name, without building the whole table. */
 function wsiCommand(name: string): WsiCommand | undefined {
   if (wsiTable) return wsiTable.get(name);
   const surface = Object.hasOwn(SURFACE_COMMANDS, name) ? SURFACE_COMMANDS[name] : undefined;
-  if (!surface && !DISPLAY_COMMANDS.includes(name) && !Object.hasOwn(SURFACE_CREATE_COMMANDS, name)) {
+  // Asked for every instance command at every vkCreateInstance: a set, not a scan of the list.
+  displayCommands ??= new Set(DISPLAY_COMMANDS);
+  if (!surface && !displayCommands.has(name) && !Object.hasOwn(SURFACE_CREATE_COMMANDS, name)) {
     return undefined;
   }
   const info = COMMANDS[COMMAND_INDEX[name]!]!;
@@ -111,10 +115,19 @@ function wsiCommand(name: string): WsiCommand | undefined {
  * ```
  */
 export function requiredInstanceExtensions(name: string): readonly string[] | undefined {
-  const providers = wsiCommand(name)?.info.providers ?? [];
+  // Asked for each WSI command at every vkCreateInstance; the answer depends on the name alone.
+  const known = requiredMemo.get(name);
+  if (known !== undefined) return known ?? undefined;
+  const command = wsiCommand(name);
+  const providers = command?.info.providers ?? [];
   const instance = providers.filter((p) => EXTENSIONS[p]?.type === "instance");
-  return instance.length > 0 && instance.length === providers.length ? instance : undefined;
+  const out = instance.length > 0 && instance.length === providers.length ? instance : undefined;
+  // Kept for WSI commands only: other names are answered by the lookup above, and are not bounded.
+  if (command) requiredMemo.set(name, out ?? null);
+  return out;
 }
+
+const requiredMemo = new Map<string, readonly string[] | null>();
 
 /**
  * The surface extensions in `requested` that no driver offers: `vkCreateInstance` must fail with
