@@ -38,12 +38,12 @@ export const SLOT_COUNT: number = UNKNOWN_PHYSICAL_DEVICE_BASE + UNKNOWN_PHYSICA
  */
 export const DEVICE_TABLE_SLOTS: number = SLOT_COUNT + STAMPED_QUEUE_SYMBOLS.length;
 
-/** The symbol name of every slot, in slot order. */
-export const SLOT_NAMES: readonly string[] = [
+/** The symbol name of every slot, in slot order (frozen: both stub objects check it, once: ffi/elf.ts). */
+export const SLOT_NAMES: readonly string[] = Object.freeze([
   ...COMMANDS.map((c) => c.name),
   ...Array.from({ length: UNKNOWN_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_device_${i}`),
   ...Array.from({ length: UNKNOWN_PHYSICAL_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_physical_device_${i}`),
-];
+]);
 
 /** Byte layout of the loader's physical-device objects. */
 export const TRAMP_TABLE_OFFSET = 0;

@@ -378,7 +378,6 @@ function helperCode(name: keyof typeof UNWRAP_HELPERS, arch: StubArch): Uint8Arr
  */
 function validateSymbols(names: readonly string[], sets: readonly UnwrapSet[]): void {
   validateNames(names);
-  const nameSet = new Set(names);
   for (const a of sets) {
     for (const b of sets) {
       if (a !== b && b.prefix.startsWith(a.prefix)) {
@@ -389,7 +388,8 @@ function validateSymbols(names: readonly string[], sets: readonly UnwrapSet[]): 
   const fixed = [ERROR_SYMBOL, ...Object.keys(UNWRAP_HELPERS), ...STAMPED_QUEUE_SYMBOLS, FILL_TABLE_SYMBOL];
   for (const f of fixed) {
     for (const s of sets) {
-      if (f.startsWith(s.prefix) && nameSet.has(f.slice(s.prefix.length))) {
+      // A linear search, made only for a fixed symbol that starts with a prefix: no Set of every name.
+      if (f.startsWith(s.prefix) && names.includes(f.slice(s.prefix.length))) {
         throw new TypeError(`Duplicate stub name "${f}"`);
       }
     }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildTestLibrary } from "../testing/c_build.ts";
 import { DispatchStubs, DispatchTable, nativeStubArch } from "../ffi/dispatch.ts";
-import { elfHash, emitStubObject, STUB_SIZE, stubCode } from "../ffi/elf.ts";
+import { elfHash, emitStubObject, STUB_SIZE, stubCode, validateNames } from "../ffi/elf.ts";
 import { EmittedObject } from "../ffi/emitted_object.ts";
 import { Library } from "../ffi/library.ts";
 import { COMMANDS } from "../ffi/generated/commands.ts";
@@ -357,6 +357,23 @@ Deno.test("stubs: bind rejects a first parameter that cannot be a handle", () =>
 Deno.test("stubs: repeated or empty names are refused", () => {
   assert.throws(() => DispatchStubs.load(["vkA", "vkA"]), /Duplicate stub name "vkA"/);
   assert.throws(() => emitStubObject([""], "x86_64"), /Invalid stub name ""/);
+});
+
+Deno.test("stubs: only a frozen name list is checked once; a list that can change is checked at every use", () => {
+  const open = ["vkA", "vkB"];
+  validateNames(open);
+  open.push("vkA");
+  assert.throws(() => validateNames(open), /Duplicate stub name "vkA"/);
+  const frozenBad = Object.freeze(["vkA", "vkA"]);
+  assert.throws(() => validateNames(frozenBad), /Duplicate stub name "vkA"/);
+  assert.throws(
+    () => validateNames(frozenBad),
+    /Duplicate stub name "vkA"/,
+    "a bad list is never remembered",
+  );
+  const frozen = Object.freeze(["vkA", "vkB"]);
+  validateNames(frozen);
+  assert.doesNotThrow(() => emitStubObject(frozen, "x86_64"));
 });
 
 Deno.test("every name is in its SysV hash bucket's chain, and the dynamic linker finds each one", () => {
