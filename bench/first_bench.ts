@@ -36,19 +36,28 @@
  * instead of 206 KB), line tables find an entry by a binary search (indexing 1,490 struct lines took ~2
  * ms). `Vulkan.load()` emits 1,480 stub symbols instead of 3,720 (reserved slots and terminator
  * stubs are found by address) and hashes them in a small function V8 compiles early (~3-5 ms cold before).
+ * Then (startup2): file stamps' statx and the non-UTF-8 name functions share ffi/libc.ts's one libc
+ * `Deno.dlopen` (it was one each), and the chain's frozen slot-name list is checked once instead of three
+ * times: `Vulkan.load()` alone 7.08 -> 6.73 ms (medians of 41 paired runs, load ~1.2).
  * Still paid, import (~25 ms): Deno and V8 loading and compiling the module graph (104 modules, 2.2 MB at
  * start; the profile shows it as "(program)" and "(idle)", no JavaScript), the 5,621 exports of
- * ffi/generated/vk_constants.js (~3-4 ms, their number not their values) and the remaining 0.9 MB of table
- * text (~3-4 ms). `Vulkan.load()` (~7-8 ms): the process's first `Deno.dlopen` (~1 ms and ~4.7 MiB of FFI
+ * ffi/generated/vk_constants.js (~3.4 ms and ~3 MiB imported alone, their number not their form: `var`,
+ * `let`, one line, a `const` list then one `export { ... }`, or short locals exported `as` the names all
+ * measured the same or worse) and the remaining 0.9 MB of table text (~3-4 ms). `Vulkan.load()` (~7-8 ms): the process's first `Deno.dlopen` (~1 ms and ~4.7 MiB of FFI
  * set-up; the libvulkan script pays it too; each further fast-call symbol declared costs ~0.1-0.4 ms, so
  * libc's cold functions, the table filler and the loader's own down-calls go through UnsafeFnPointer),
- * emitting and loading the two stub objects (~2.5 ms) and the settings-file lookup. Then discovery and the
+ * emitting and loading the two stub objects (~2.5-3 ms: dispatch object emitted ~1.4 ms, unwrap object
+ * ~1.2 ms), the settings-file lookup (~0.45 ms once libc is bound) and the environment snapshot (~0.5 ms). Then discovery and the
  * instance chain in JavaScript (bench/create_bench.ts). Across all steps, V8 compiles ~510 of the
  * project's functions lazily at every run, ~10 ms (`--v8-flags=--log-function-events`, second of two runs
  * with the same flags, so with a warm code cache: parse-function 6.8 ms, bytecode 3.5 ms; deserializing the
  * 105 scripts' cache 4.5 ms): Deno's code cache holds what was compiled when a module finished evaluating,
  * not the functions first called later, and V8's `//# allFunctionsCalledOnLoad` hint is not followed
- * (Deno does not ask for it; tried on chain/loader.ts).
+ * (Deno does not ask for it; tried on chain/loader.ts). What the cache does hold: functions V8 compiles
+ * eagerly, i.e. parenthesised function expressions (`const f = (function f() {...})`, also assigned to a
+ * prototype or as a class field). In a two-module test a plain function and a class method first called
+ * after evaluation were parsed and compiled again at every run; the parenthesised ones came from the cache.
+ * Converting the first-instance path's ~510 functions to that form is the lever left (not done).
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
