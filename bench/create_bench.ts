@@ -205,11 +205,12 @@ if (import.meta.main) {
     for (const validation of [false, true]) {
       const layers = validation ? [VALIDATION] : [];
       const suffix = validation ? "validation layer" : "no layers";
-      // Both probes run before any group is measured, and that order matters to libvulkan: loading and
-      // unloading the validation layer's library once raises glibc's dynamic mmap threshold (the two loaders
-      // share one malloc), after which the Khronos loader's own allocations come from the heap. Without it,
-      // libvulkan's no-layer iteration takes ~610 minor page faults instead of ~200 (vkdeno's: ~200 either
-      // way) and ~0.7 ms longer, and the ratio reads ~0.92x. The bench keeps libvulkan in its faster state.
+      // Both probes run before any group is measured, and that order matters to libvulkan: loading the
+      // validation layer's library once leaves glibc's malloc (which the two loaders share) in a state where
+      // the Khronos loader's own allocations reuse heap pages (its thresholds raised and the heap's top held
+      // by what the layer keeps). Without it, libvulkan's no-layer iteration takes ~610 minor page faults
+      // instead of ~200 (vkdeno's: ~200 either way) and ~0.7 ms longer, and the ratio reads ~0.92x. Fixed
+      // GLIBC_TUNABLES mmap and trim thresholds remove the difference. The bench keeps libvulkan's faster state.
       const missing = vkdeno ? probe(vkdeno, layers) : "mod.ts has no loadVulkan yet";
       const note = missing ? `vkdeno is not measured here: ${missing}` : undefined;
       const repeated = `repeated, ${suffix}`;
@@ -270,8 +271,8 @@ if (import.meta.main) {
               "from JavaScript; vkCreateInstance and the two destroys +0.05 each: the chain's nodes and " +
               "callbacks, the instance table's answers, the discovery stamps), spread thinly with no item " +
               "above ~0.03 ms. libvulkan is measured in its faster state here: after the validation probe, " +
-              "glibc's raised mmap threshold spares its own allocations ~400 page faults per iteration; in a " +
-              "process that never loaded a large library vkdeno reads ~0.92x",
+              "glibc's malloc state spares its own allocations ~400 page faults per iteration; in a process " +
+              "that never loaded a large library vkdeno reads ~0.92x",
         });
       }
     }
