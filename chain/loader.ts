@@ -363,7 +363,7 @@ export class Loader implements Disposable, TrampolineContext {
     // One native call asks the top for every instance and physical-device command (chain/table_fill.ts).
     const top = layers.top;
     fillInstanceCommands(this.stubs, top.getInstanceProcAddr, top.instance, (at, fn) => {
-      inst.table.set(at, fn ?? this.stubs.errorFunction);
+      inst.table.set(at, fn === 0n ? this.stubs.errorFunction : fn);
     }, top.answer);
     const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
     for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);

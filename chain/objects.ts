@@ -517,16 +517,18 @@ export class LoaderDevice {
   }
 
   /** Sets one slot (`empty` for null), keeping {@linkcode LoaderDevice.supported} in step. */
-  setSlot(slot: number, fn: Deno.PointerValue, empty: Deno.PointerValue): void {
-    if (fn === null) this.supported.delete(slot);
+  setSlot(slot: number, fn: Deno.PointerValue | bigint, empty: Deno.PointerValue): void {
+    // An address (from the table fills) or a pointer; 0n and null alike mean none.
+    const none = fn === null || fn === 0n;
+    if (none) this.supported.delete(slot);
     else this.supported.add(slot);
-    const stamped = fn === null ? undefined : chainStubs().stampedQueueSlots.get(slot);
+    const stamped = none ? undefined : chainStubs().stampedQueueSlots.get(slot);
     if (stamped) {
       // The slot runs native code that calls `fn` (kept in a hidden word) and stamps the queue.
       this.table.set(stamped.next, fn);
       this.table.set(slot, stamped.helper);
     } else {
-      this.table.set(slot, fn ?? empty);
+      this.table.set(slot, none ? empty : fn);
     }
   }
 

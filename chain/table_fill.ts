@@ -63,7 +63,7 @@ function commandNames(level: FilledLevel): DeviceNames {
 
 /**
  * Looks up every device-level command through `gdpa(handle, name)` and hands each command's slot and
- * function (the first of its names the link answers; null when none) to `set`. Names that `slow.asks`
+ * address (the first of its names the link answers; 0n when none) to `set`. Names that `slow.asks`
  * are asked through `slow.procAddr` instead (the loader's own answers, such as its WSI
  * terminators, which a native lookup from the driver would miss). `slow.asks` must depend on the name
  * alone: it is asked once per name and kept for that function object, so pass the same one each time.
@@ -77,7 +77,7 @@ export function fillDeviceCommands(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
   handle: P,
-  set: (slot: number, fn: P) => void,
+  set: (slot: number, fn: bigint) => void,
   slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
 ): void {
   fillCommands("device", stubs, gdpa, handle, set, slow);
@@ -85,7 +85,7 @@ export function fillDeviceCommands(
 
 /**
  * Looks up every physical-device-level command in a driver through its `vkGetInstanceProcAddr(instance,
- * name)` (each command's name, then its aliases) and hands each slot and function (null when none) to
+ * name)` (each command's name, then its aliases) and hands each slot and function address (0n when none) to
  * `set`: the driver instance's table, in one native call.
  *
  * @example Usage
@@ -97,37 +97,37 @@ export function fillPhysicalDeviceCommands(
   stubs: ChainStubs,
   gipa: Deno.PointerObject,
   instance: P,
-  set: (slot: number, fn: P) => void,
+  set: (slot: number, fn: bigint) => void,
 ): void {
   fillCommands("physical_device", stubs, gipa, instance, set);
 }
 
 /**
  * Asks the top of an instance chain (`gipa(instance, name)`) for every instance and physical-device command
- * by its own name, and hands each slot and answer (null when none) to `set`, in one native call; or asks
+ * by its own name, and hands each slot and answer's address (0n when none) to `set`, in one native call; or asks
  * `answer(name)` when given (the top is the loader's own link: what `gipa` would answer).
  *
  * @example Usage
  * ```ts ignore
- * fillInstanceCommands(stubs, topGipa, topInstance, (slot, fn) => table.set(slot, fn ?? empty));
+ * fillInstanceCommands(stubs, topGipa, topInstance, (slot, fn) => table.set(slot, fn || empty));
  * ```
  */
 export function fillInstanceCommands(
   stubs: ChainStubs,
   gipa: P,
   instance: P,
-  set: (slot: number, fn: P) => void,
+  set: (slot: number, fn: bigint) => void,
   answer?: (name: string) => P,
 ): void {
   if (gipa === null) {
-    for (const c of commandNames("instance_table").commands) set(c.slot, null);
+    for (const c of commandNames("instance_table").commands) set(c.slot, 0n);
     return;
   }
   if (answer !== undefined) {
     // The top is the loader's own link (no layer): its answers are TypeScript, so asking it from C would
     // only add a trip into a callback per name.
     const n = commandNames("instance_table");
-    for (const c of n.commands) set(c.slot, answer(n.text[c.first]!));
+    for (const c of n.commands) set(c.slot, address(answer(n.text[c.first]!)));
     return;
   }
   fillCommands("instance_table", stubs, gipa, instance, set);
@@ -187,7 +187,7 @@ function fillCommands(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
   handle: P,
-  set: (slot: number, fn: P) => void,
+  set: (slot: number, fn: bigint) => void,
   slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
 ): void {
   const n = commandNames(level);
@@ -200,13 +200,19 @@ function fillCommands(
     n.strings.forEach((s, i) => out[i] = BigInt(Deno.UnsafePointer.value(fn.call(handle, s))));
   }
   const asked = slow ? askedNames(level, n, slow.asks) : undefined;
+  // Addresses stay bigints down to the table: a pointer object made and read back per slot (~900 per
+  // instance and device) showed in the profile.
   for (const c of n.commands) {
-    let fn: P = null;
+    let fn = 0n;
     for (let i = c.first; i < c.first + c.count; i++) {
-      if (asked?.[i] === 1) fn = slow!.procAddr(n.text[i]!);
-      else if (out[i] !== 0n) fn = Deno.UnsafePointer.create(out[i]!);
-      if (fn !== null) break;
+      fn = asked?.[i] === 1 ? address(slow!.procAddr(n.text[i]!)) : out[i]!;
+      if (fn !== 0n) break;
     }
     set(c.slot, fn);
   }
+}
+
+/** A function pointer as an address (0n for null). */
+function address(p: P): bigint {
+  return p === null ? 0n : BigInt(Deno.UnsafePointer.value(p));
 }

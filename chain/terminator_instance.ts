@@ -113,6 +113,6 @@ export function destroyDriverInstances(inst: LoaderInstance, pAllocator: P): voi
  */
 function fillDriverTable(d: DriverInstance, missing: (slot: number) => P): void {
   fillPhysicalDeviceCommands(chainStubs(), d.driver.getInstanceProcAddr, d.handle, (slot, fn) => {
-    d.table.set(slot, fn ?? missing(slot));
+    d.table.set(slot, fn === 0n ? missing(slot) : fn);
   });
 }

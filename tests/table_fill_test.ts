@@ -45,10 +45,10 @@ function fakeProcAddr(): {
   return { pointer: cb.pointer, answer, asked, close: () => cb.close() };
 }
 
-/** The table `fill` makes, as slot -> address (0 for null). */
-function filled(fill: (set: (slot: number, fn: P) => void) => void): Map<number, bigint> {
+/** The table `fill` makes, as slot -> address (0 for none). */
+function filled(fill: (set: (slot: number, fn: bigint) => void) => void): Map<number, bigint> {
   const out = new Map<number, bigint>();
-  fill((slot, fn) => out.set(slot, fn === null ? 0n : BigInt(Deno.UnsafePointer.value(fn))));
+  fill((slot, fn) => out.set(slot, fn));
   return out;
 }
 
@@ -72,13 +72,13 @@ Deno.test("native table fills hold what asking name by name holds: instance, phy
     const cases = [
       {
         name: "instance",
-        fill: (s: ChainStubs, set: (slot: number, fn: P) => void) =>
+        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
           fillInstanceCommands(s, gpa.pointer, handle, set),
         want: expected((l) => l === "instance" || l === "physical_device", false, gpa.answer),
       },
       {
         name: "instance, answered by the loader's own link",
-        fill: (s: ChainStubs, set: (slot: number, fn: P) => void) =>
+        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
           fillInstanceCommands(s, gpa.pointer, handle, set, (name) => {
             const a = gpa.answer(name);
             return a === 0n ? null : Deno.UnsafePointer.create(a);
@@ -87,13 +87,13 @@ Deno.test("native table fills hold what asking name by name holds: instance, phy
       },
       {
         name: "physical device",
-        fill: (s: ChainStubs, set: (slot: number, fn: P) => void) =>
+        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
           fillPhysicalDeviceCommands(s, gpa.pointer, handle, set),
         want: expected((l) => l === "physical_device", true, gpa.answer),
       },
       {
         name: "device",
-        fill: (s: ChainStubs, set: (slot: number, fn: P) => void) =>
+        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
           fillDeviceCommands(s, gpa.pointer, handle, set),
         want: expected((l) => l === "device", true, gpa.answer),
       },
