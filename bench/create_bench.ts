@@ -265,9 +265,9 @@ if (import.meta.main) {
               "iteration and the same for both loaders; since issue 16 vkdeno reuses the kept discovery scan " +
               "(one statx per searched path, discovery/scan_memo.ts), opens the driver with RTLD_LAZY and " +
               "enumerates physical devices only when asked, as libvulkan does, and fills every table natively " +
-              "or from its own answers. What remains is its JavaScript around the driver's calls, ~0.35 ms " +
+              "or from its own answers. What remains is its JavaScript around the driver's calls, ~0.3 ms " +
               "per iteration measured phase by phase in this process (enumeration +0.13: the FFI calls and " +
-              "records of the physical-device sort; vkCreateDevice +0.12: the device table's ~500 slots set " +
+              "records of the physical-device sort; vkCreateDevice +0.09: the device table's ~500 slots set " +
               "from JavaScript; vkCreateInstance and the two destroys +0.05 each: the chain's nodes and " +
               "callbacks, the instance table's answers, the discovery stamps), spread thinly with no item " +
               "above ~0.03 ms. libvulkan is measured in its faster state here: after the validation probe, " +
