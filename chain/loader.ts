@@ -11,18 +11,12 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { EXTENSIONS } from "../ffi/generated/extensions.ts";
-import { isOtherPlatformExtension } from "./platform_extensions.ts";
-import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { readCString, writeU32, writeU64 } from "../ffi/memory.ts";
-import { discoverDrivers, type DiscoveredDriver } from "../discovery/drivers.ts";
-import { type EnvironmentSnapshot, getenv, snapshotProcessEnvironment } from "../discovery/environment.ts";
-import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "../loading/driver.ts";
+import { readCString, writeU64 } from "../ffi/memory.ts";
+import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
+import { acquireDrivers, releaseDriver } from "../loading/driver.ts";
 import {
   acquireDirectDrivers,
-  apiDriverManifests,
-  DIRECT_DRIVER_LOADING_EXTENSION,
   type DirectDriverMode,
   readDirectDriverList,
 } from "../loading/direct_driver.ts";
@@ -39,11 +33,7 @@ import { decidePortability, portabilityError } from "./portability.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import { VkError } from "../ffi/errors.ts";
 import { type CoreHooks, InstanceLayers } from "./layer_instance.ts";
-import {
-  enumerateInstanceExtensions,
-  enumerateInstanceLayers,
-  enumerateInstanceVersion,
-} from "./layer_enumeration.ts";
+import { GlobalCommands } from "./global_commands.ts";
 import { LoaderDevices } from "./device.ts";
 import {
   deviceProcAddrRule,
@@ -86,17 +76,6 @@ export interface LoaderOptions {
   moduleLayers?: ModuleLayerLoader;
 }
 
-/**
- * Instance extensions the loader implements itself, in the Khronos loader's order (LOADER_BEHAVIOUR A02):
- * the debug messengers (chain/debug_utils.ts) and portability enumeration (chain/portability.ts).
- */
-export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
-  { name: "VK_EXT_debug_report", specVersion: 10 },
-  { name: "VK_EXT_debug_utils", specVersion: 2 },
-  { name: "VK_KHR_portability_enumeration", specVersion: 1 },
-  { name: DIRECT_DRIVER_LOADING_EXTENSION, specVersion: 1 },
-];
-
 function slot(name: string): number {
   return COMMAND_INDEX[name]!;
 }
@@ -127,6 +106,8 @@ export class Loader implements Disposable, TrampolineContext {
   readonly registry: HandleRegistry = new HandleRegistry();
   /** Device creation and destruction (chain/device.ts). */
   readonly devices: LoaderDevices;
+  /** The global commands and the driver scan (chain/global_commands.ts). */
+  readonly global: GlobalCommands;
   #callbacks: CallbackRegistry;
   #terminatorBodies: Readonly<Record<string, Fn>>;
   #trampolineBodies: TrampolineBodies | undefined;
@@ -134,15 +115,17 @@ export class Loader implements Disposable, TrampolineContext {
   #terminators = new Map<string, Deno.PointerObject>();
   #emulations = new Map<number, Deno.PointerObject | null>();
   #disposed = false;
-  #apiDrivers: readonly string[] | undefined;
-  #apiDriversMode: DirectDriverMode;
 
   /** A loader over `options.env`. */
   constructor(options: LoaderOptions = {}) {
-    this.#apiDrivers = options.drivers;
-    this.#apiDriversMode = options.driversMode ?? "exclusive";
     this.env = options.env ?? snapshotProcessEnvironment();
     this.log = options.logger ?? new Logger(this.env);
+    this.global = new GlobalCommands({
+      env: this.env,
+      log: this.log,
+      drivers: options.drivers,
+      driversMode: options.driversMode ?? "exclusive",
+    });
     this.wsi = options.wsi;
     this.moduleLayers = options.moduleLayers;
     this.stubs = chainStubs({ native: options.nativeStubs });
@@ -170,71 +153,19 @@ export class Loader implements Disposable, TrampolineContext {
 
   // ------------------------------------------------------------------------------------- global commands
 
-  /** `vkEnumerateInstanceVersion`: the loader's own version, unless an implicit layer's pre-instance hook answers. */
+  /** `vkEnumerateInstanceVersion` (chain/global_commands.ts). */
   enumerateInstanceVersion(pApiVersion: P): number {
-    if (pApiVersion === null) {
-      this.log.error("vkEnumerateInstanceVersion: pApiVersion is NULL");
-      return VK.ERROR_OUT_OF_HOST_MEMORY;
-    }
-    // Enabled implicit layers' pre-instance functions may answer instead (LOADER_BEHAVIOUR.md LI09).
-    return enumerateInstanceVersion(this.env, pApiVersion, (p) => {
-      writeU32(p, 0, HEADER_VERSION_COMPLETE);
-      return VK.SUCCESS;
-    });
+    return this.global.enumerateInstanceVersion(pApiVersion);
   }
 
-  /** `vkEnumerateInstanceLayerProperties`: every available layer (chain/layer_instance.ts). */
+  /** `vkEnumerateInstanceLayerProperties` (chain/global_commands.ts). */
   enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number {
-    return enumerateInstanceLayers(this.env, pPropertyCount, pProperties);
+    return this.global.enumerateInstanceLayerProperties(pPropertyCount, pProperties);
   }
 
-  #discover(): Driver[] {
-    return acquireDrivers(this.#driverManifests(), this.log);
-  }
-
-  /**
-   * The found drivers and `options.drivers` (alone when exclusive). Inclusive, the given drivers come
-   * first in this scan order, as VK_LUNARG_direct_driver_loading's do in the Khronos loader: drivers are
-   * then listed in reverse (LOADER_BEHAVIOUR A16), so their devices enumerate after the found ones' (D10).
-   */
-  #driverManifests(): DiscoveredDriver[] {
-    const api = this.#apiDrivers === undefined ? [] : apiDriverManifests(this.#apiDrivers, this.log);
-    if (this.#apiDrivers !== undefined && this.#apiDriversMode === "exclusive") return api;
-    const discovery = discoverDrivers(this.env);
-    this.log.logAll(discovery.messages);
-    return [...api, ...discovery.drivers];
-  }
-
-  /** The instance extensions of every driver (known ones unless the filter is off) and the loader's own. */
-  instanceExtensions(drivers: readonly Driver[]): ExtensionProperty[] {
-    const filterOff = Number.parseInt(getenv(this.env, "VK_LOADER_DISABLE_INST_EXT_FILTER") ?? "0", 10) || 0;
-    const seen = new Set<string>();
-    const out: ExtensionProperty[] = [];
-    const add = (e: ExtensionProperty) => {
-      if (seen.has(e.name) || isOtherPlatformExtension(e.name)) return;
-      if (!filterOff && EXTENSIONS[e.name]?.type !== "instance") return;
-      seen.add(e.name);
-      out.push(e);
-    };
-    for (const d of drivers) d.instanceExtensions().forEach(add);
-    LOADER_INSTANCE_EXTENSIONS.forEach(add);
-    return out;
-  }
-
-  /**
-   * `vkEnumerateInstanceExtensionProperties`: the drivers' union, the loader's own and active implicit
-   * layers', deduplicated; a layer's own list for `pLayerName`.
-   */
+  /** `vkEnumerateInstanceExtensionProperties` (chain/global_commands.ts). */
   enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number {
-    const base = () => {
-      const drivers = this.#discover();
-      try {
-        return this.instanceExtensions(drivers);
-      } finally {
-        drivers.forEach(releaseDriver);
-      }
-    };
-    return enumerateInstanceExtensions(this.env, base, pLayerName, pPropertyCount, pProperties);
+    return this.global.enumerateInstanceExtensionProperties(pLayerName, pPropertyCount, pProperties);
   }
 
   /**
@@ -282,7 +213,7 @@ export class Loader implements Disposable, TrampolineContext {
     this.log.logAll(devicePolicy.messages);
     // VK_LUNARG_direct_driver_loading: the application's drivers, with the found ones or alone.
     const direct = readDirectDriverList(info.pNext, info.extensions, this.log);
-    const found = direct?.mode === "exclusive" ? [] : this.#driverManifests();
+    const found = direct?.mode === "exclusive" ? [] : this.global.driverManifests();
     // VK_KHR_portability_enumeration: portability drivers only when the application asked for them.
     const portability = decidePortability(found, {
       flags: info.flags,
@@ -305,7 +236,7 @@ export class Loader implements Disposable, TrampolineContext {
       if (onlyPortability) return fail(onlyPortability.code, onlyPortability.message);
       return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
     }
-    const offered = this.instanceExtensions(held).map((e) => e.name);
+    const offered = this.global.instanceExtensions(held).map((e) => e.name);
     const missing = layers.unsupportedExtension(info.extensions, offered, "instance");
     if (missing !== undefined) {
       return fail(

@@ -1,0 +1,144 @@
+/**
+ * The global commands a loader answers before any instance exists (the loader docs' "pre-instance"
+ * functions): `vkEnumerateInstanceVersion`, `vkEnumerateInstanceLayerProperties` and
+ * `vkEnumerateInstanceExtensionProperties`, with the driver scan they and instance creation share (the
+ * found drivers and the application's direct drivers).
+ *
+ * @module
+ */
+
+import { EXTENSIONS } from "../ffi/generated/extensions.ts";
+import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
+import { writeU32 } from "../ffi/memory.ts";
+import { discoverDrivers, type DiscoveredDriver } from "../discovery/drivers.ts";
+import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
+import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "../loading/driver.ts";
+import {
+  apiDriverManifests,
+  DIRECT_DRIVER_LOADING_EXTENSION,
+  type DirectDriverMode,
+} from "../loading/direct_driver.ts";
+import type { Logger } from "../loading/log.ts";
+import { VK } from "../loading/_layout.ts";
+import { isOtherPlatformExtension } from "./platform_extensions.ts";
+import {
+  enumerateInstanceExtensions,
+  enumerateInstanceLayers,
+  enumerateInstanceVersion,
+} from "./layer_enumeration.ts";
+
+type P = Deno.PointerValue;
+
+/**
+ * Instance extensions the loader implements itself, in the Khronos loader's order (LOADER_BEHAVIOUR A02):
+ * the debug messengers (chain/debug_utils.ts) and portability enumeration (chain/portability.ts).
+ */
+export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
+  { name: "VK_EXT_debug_report", specVersion: 10 },
+  { name: "VK_EXT_debug_utils", specVersion: 2 },
+  { name: "VK_KHR_portability_enumeration", specVersion: 1 },
+  { name: DIRECT_DRIVER_LOADING_EXTENSION, specVersion: 1 },
+];
+
+/** What {@linkcode GlobalCommands} reads. */
+export interface GlobalCommandsOptions {
+  /** What discovery reads. */
+  env: EnvironmentSnapshot;
+  /** The log. */
+  log: Logger;
+  /** Driver libraries (`.so`) or manifests (`.json`) given to the loader (loading/direct_driver.ts). */
+  drivers?: readonly string[];
+  /** With `drivers`: `exclusive` uses only them, `inclusive` adds them. */
+  driversMode: DirectDriverMode;
+}
+
+/**
+ * One loader's global commands, answered from its environment snapshot.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { GlobalCommands } from "./global_commands.ts";
+ * import { Logger } from "../loading/log.ts";
+ * const env = { vars: {}, elevated: false };
+ * const global = new GlobalCommands({ env, log: new Logger(env), driversMode: "exclusive" });
+ * console.log(global.driverManifests().length);
+ * ```
+ */
+export class GlobalCommands {
+  readonly #env: EnvironmentSnapshot;
+  readonly #log: Logger;
+  readonly #apiDrivers: readonly string[] | undefined;
+  readonly #apiDriversMode: DirectDriverMode;
+
+  /** The global commands over `options.env`. */
+  constructor(options: GlobalCommandsOptions) {
+    this.#env = options.env;
+    this.#log = options.log;
+    this.#apiDrivers = options.drivers;
+    this.#apiDriversMode = options.driversMode;
+  }
+
+  /** `vkEnumerateInstanceVersion`: the loader's own version, unless an implicit layer's pre-instance hook answers. */
+  enumerateInstanceVersion(pApiVersion: P): number {
+    if (pApiVersion === null) {
+      this.#log.error("vkEnumerateInstanceVersion: pApiVersion is NULL");
+      return VK.ERROR_OUT_OF_HOST_MEMORY;
+    }
+    // Enabled implicit layers' pre-instance functions may answer instead (LOADER_BEHAVIOUR.md LI09).
+    return enumerateInstanceVersion(this.#env, pApiVersion, (p) => {
+      writeU32(p, 0, HEADER_VERSION_COMPLETE);
+      return VK.SUCCESS;
+    });
+  }
+
+  /** `vkEnumerateInstanceLayerProperties`: every available layer (chain/layer_enumeration.ts). */
+  enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number {
+    return enumerateInstanceLayers(this.#env, pPropertyCount, pProperties);
+  }
+
+  /**
+   * `vkEnumerateInstanceExtensionProperties`: the drivers' union, the loader's own and active implicit
+   * layers', deduplicated; a layer's own list for `pLayerName`.
+   */
+  enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number {
+    const base = () => {
+      const drivers = acquireDrivers(this.driverManifests(), this.#log);
+      try {
+        return this.instanceExtensions(drivers);
+      } finally {
+        drivers.forEach(releaseDriver);
+      }
+    };
+    return enumerateInstanceExtensions(this.#env, base, pLayerName, pPropertyCount, pProperties);
+  }
+
+  /**
+   * The found drivers and the loader's `drivers` option (alone when exclusive). Inclusive, the given
+   * drivers come first in this scan order, as VK_LUNARG_direct_driver_loading's do in the Khronos loader:
+   * drivers are then listed in reverse (LOADER_BEHAVIOUR A16), so their devices enumerate after the found
+   * ones' (D10).
+   */
+  driverManifests(): DiscoveredDriver[] {
+    const api = this.#apiDrivers === undefined ? [] : apiDriverManifests(this.#apiDrivers, this.#log);
+    if (this.#apiDrivers !== undefined && this.#apiDriversMode === "exclusive") return api;
+    const discovery = discoverDrivers(this.#env);
+    this.#log.logAll(discovery.messages);
+    return [...api, ...discovery.drivers];
+  }
+
+  /** The instance extensions of every driver (known ones unless the filter is off) and the loader's own. */
+  instanceExtensions(drivers: readonly Driver[]): ExtensionProperty[] {
+    const filterOff = Number.parseInt(getenv(this.#env, "VK_LOADER_DISABLE_INST_EXT_FILTER") ?? "0", 10) || 0;
+    const seen = new Set<string>();
+    const out: ExtensionProperty[] = [];
+    const add = (e: ExtensionProperty) => {
+      if (seen.has(e.name) || isOtherPlatformExtension(e.name)) return;
+      if (!filterOff && EXTENSIONS[e.name]?.type !== "instance") return;
+      seen.add(e.name);
+      out.push(e);
+    };
+    for (const d of drivers) d.instanceExtensions().forEach(add);
+    LOADER_INSTANCE_EXTENSIONS.forEach(add);
+    return out;
+  }
+}
