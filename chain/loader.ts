@@ -1,9 +1,11 @@
 /**
  * One loader: an environment snapshot, a log, its handle maps (chain/objects.ts `HandleRegistry`: its
- * objects are unknown to every other loader), and the application-facing side of the chain: the global
- * commands, instance creation, the proc-addr queries, and the C callbacks handed to drivers, layers and
- * applications for them. The other trampolines get their bodies in chain/trampoline.ts, device creation
- * and destruction in chain/device.ts (`LoaderDevices`, one per loader).
+ * objects are unknown to every other loader), and the application-facing side of the chain, from the
+ * modules that own each part: the global commands (chain/global_commands.ts), instance creation
+ * (chain/instance_create.ts), device creation and destruction (chain/device.ts, `LoaderDevices`), the C
+ * callbacks it hands to drivers, layers and applications (chain/loader_callbacks.ts). Here: the proc-addr
+ * queries (`vkGetInstanceProcAddr`, `vkGetDeviceProcAddr`) and the loader's trampolines, whose bodies are
+ * in chain/trampoline.ts.
  *
  * Everything else reaches the chain through native stubs and never enters TypeScript.
  *
@@ -11,29 +13,19 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { CallbackRegistry } from "../ffi/callback.ts";
-import { readCString, writeU64 } from "../ffi/memory.ts";
+import { readCString } from "../ffi/memory.ts";
+import { commandDef } from "../ffi/command_ffi.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
-import { acquireDrivers, releaseDriver } from "../loading/driver.ts";
-import {
-  acquireDirectDrivers,
-  type DirectDriverMode,
-  readDirectDriverList,
-} from "../loading/direct_driver.ts";
-import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
-import { emulation } from "./emulation.ts";
-import { HandleRegistry, key, LoaderInstance } from "./objects.ts";
-import { createDriverInstances, destroyDriverInstances } from "./terminator_instance.ts";
-import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";
+import type { DirectDriverMode } from "../loading/direct_driver.ts";
 import { Logger } from "../loading/log.ts";
+import { apiVersion as makeVersion } from "../loading/_layout.ts";
+import { HandleRegistry, key, type LoaderInstance } from "./objects.ts";
+import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
 import type { ModuleLayerLoader } from "./layer_chain.ts";
-import { readDevicePolicy } from "../discovery/device_selection.ts";
-import { decidePortability, portabilityError } from "./portability.ts";
-import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
-import { VkError } from "../ffi/errors.ts";
-import { type CoreHooks, InstanceLayers } from "./layer_instance.ts";
 import { GlobalCommands } from "./global_commands.ts";
+import { createInstance, type InstanceCreationContext } from "./instance_create.ts";
+import { LoaderCallbacks } from "./loader_callbacks.ts";
 import { LoaderDevices } from "./device.ts";
 import {
   deviceProcAddrRule,
@@ -42,18 +34,8 @@ import {
   type LoaderTrampolineName,
 } from "./proc_addr.ts";
 import { type ChainStubs, chainStubs } from "./stubs.ts";
-import { fillInstanceCommands } from "./table_fill.ts";
 import { terminatorBodies } from "./terminator.ts";
-import {
-  fillPhysicalSlot,
-  resolveUnknown,
-  trackUnknownSlots,
-  unknownPhysicalDeviceSlot,
-  unknownPhysicalDeviceSlots,
-  unknownSlotDef,
-} from "./unknown.ts";
-import { apiVersion as makeVersion, versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
-import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
+import { resolveUnknown, trackUnknownSlots, unknownSlotDef } from "./unknown.ts";
 
 type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
@@ -89,7 +71,7 @@ function slot(name: string): number {
  * using loader = new Loader({ env: { vars: {}, elevated: false } });
  * ```
  */
-export class Loader implements Disposable, TrampolineContext {
+export class Loader implements Disposable, TrampolineContext, InstanceCreationContext {
   /** The environment discovery reads. */
   readonly env: EnvironmentSnapshot;
   /** The log. */
@@ -108,12 +90,9 @@ export class Loader implements Disposable, TrampolineContext {
   readonly devices: LoaderDevices;
   /** The global commands and the driver scan (chain/global_commands.ts). */
   readonly global: GlobalCommands;
-  #callbacks: CallbackRegistry;
-  #terminatorBodies: Readonly<Record<string, Fn>>;
+  /** The C callbacks it hands out: terminators, emulations, trampolines (chain/loader_callbacks.ts). */
+  readonly callbacks: LoaderCallbacks;
   #trampolineBodies: TrampolineBodies | undefined;
-  #trampolines = new Map<string, Deno.PointerObject>();
-  #terminators = new Map<string, Deno.PointerObject>();
-  #emulations = new Map<number, Deno.PointerObject | null>();
   #disposed = false;
 
   /** A loader over `options.env`. */
@@ -129,7 +108,6 @@ export class Loader implements Disposable, TrampolineContext {
     this.wsi = options.wsi;
     this.moduleLayers = options.moduleLayers;
     this.stubs = chainStubs({ native: options.nativeStubs });
-    this.#callbacks = new CallbackRegistry({ report: (text) => this.log.error(text) });
     trackUnknownSlots(this.registry);
     this.devices = new LoaderDevices({
       registry: this.registry,
@@ -137,10 +115,15 @@ export class Loader implements Disposable, TrampolineContext {
       log: this.log,
       wsi: this.wsi,
     });
-    this.#terminatorBodies = {
-      ...terminatorBodies(this.registry),
-      vkCreateDevice: (a, b, c, d) => this.devices.terminatorCreateDevice(a as P, b as P, c as P, d as P),
-    };
+    this.callbacks = new LoaderCallbacks({
+      registry: this.registry,
+      stubs: this.stubs,
+      log: this.log,
+      terminatorBodies: {
+        ...terminatorBodies(this.registry),
+        vkCreateDevice: (a, b, c, d) => this.devices.terminatorCreateDevice(a as P, b as P, c as P, d as P),
+      },
+    });
     if (!this.stubs.native) {
       this.log.warn(
         `Native dispatch stubs are unavailable (${
@@ -168,244 +151,9 @@ export class Loader implements Disposable, TrampolineContext {
     return this.global.enumerateInstanceExtensionProperties(pLayerName, pPropertyCount, pProperties);
   }
 
-  /**
-   * `vkCreateInstance`: layers prepared (discovery, activation, libraries), drivers loaded, extensions
-   * checked, then the chain: the layers' `vkCreateInstance` down to the terminator, which makes every
-   * driver's instance. The instance dispatch table is filled from the top of the chain.
-   */
+  /** `vkCreateInstance` (chain/instance_create.ts). */
   createInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number {
-    if (pInstance === null) return VK.ERROR_INITIALIZATION_FAILED;
-    const info = readInstanceCreateInfo(pCreateInfo);
-    // The create info's messengers hear everything the loader says during the call (A17).
-    const made: { instance: P } = { instance: null };
-    const done = activateMessengers(this.log, readMessengerCreateInfos(info.pNext), () => made.instance);
-    try {
-      return this.#createInstance(info, pAllocator, pInstance, made);
-    } finally {
-      done();
-    }
-  }
-
-  #createInstance(
-    info: InstanceCreateInfo,
-    pAllocator: P,
-    pInstance: Deno.PointerObject,
-    made: { instance: P },
-  ): number {
-    const pCreateInfo = info.pointer;
-    let layers: InstanceLayers;
-    try {
-      layers = InstanceLayers.prepare({
-        env: this.env,
-        log: this.log,
-        requestedLayers: info.layers,
-        apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
-        createMessengers: readMessengerCreateInfos(info.pNext),
-        moduleLayers: this.moduleLayers,
-      });
-    } catch (error) {
-      if (!(error instanceof VkError)) throw error;
-      this.log.error(`vkCreateInstance: ${error.message}`, "layer");
-      return error.code;
-    }
-    checkApiVersion(this.log, info.appApiVersion);
-    const devicePolicy = readDevicePolicy(this.env);
-    this.log.logAll(devicePolicy.messages);
-    // VK_LUNARG_direct_driver_loading: the application's drivers, with the found ones or alone.
-    const direct = readDirectDriverList(info.pNext, info.extensions, this.log);
-    const found = direct?.mode === "exclusive" ? [] : this.global.driverManifests();
-    // VK_KHR_portability_enumeration: portability drivers only when the application asked for them.
-    const portability = decidePortability(found, {
-      flags: info.flags,
-      enabledExtensions: info.extensions,
-    });
-    this.log.logAll(portability.messages);
-    // Scanned as the Khronos loader scans them (loader_icd_scan): the direct drivers first, in pDrivers
-    // order, then the found ones. Listing drivers reverses that (A16), so with sorting off the direct
-    // drivers' devices come last (D10), in reverse pDrivers order.
-    const held = direct === undefined ? [] : acquireDirectDrivers(direct, this.log);
-    held.push(...acquireDrivers(portability.used, this.log));
-    const fail = (result: number, text: string) => {
-      this.log.error(text);
-      held.forEach(releaseDriver);
-      layers.release();
-      return result;
-    };
-    if (held.length === 0) {
-      const onlyPortability = portability.used.length === 0 ? portabilityError(portability) : undefined;
-      if (onlyPortability) return fail(onlyPortability.code, onlyPortability.message);
-      return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
-    }
-    const offered = this.global.instanceExtensions(held).map((e) => e.name);
-    const missing = layers.unsupportedExtension(info.extensions, offered, "instance");
-    if (missing !== undefined) {
-      return fail(
-        VK.ERROR_EXTENSION_NOT_PRESENT,
-        `vkCreateInstance: instance extension "${missing}" is not supported`,
-      );
-    }
-    const surfaces = this.wsi?.unsupportedExtensions(
-      info.extensions,
-      held.map((d) => d.instanceExtensions().map((e) => e.name)),
-    ) ?? [];
-    if (surfaces.length > 0) {
-      return fail(VK.ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
-    }
-    const inst = new LoaderInstance({
-      registry: this.registry,
-      enabledExtensions: info.extensions,
-      apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
-      log: this.log,
-      heldDrivers: held,
-      devicePolicy,
-      wsi: this.wsi,
-    });
-    inst.layers = layers;
-    made.instance = inst.handle;
-    inst.chain = [{ getInstanceProcAddr: (_i, name) => this.#terminatorProcAddr(inst, name) }];
-    const result = layers.createInstance(this.#hooks(inst), {
-      pCreateInfo,
-      pAllocator,
-      loaderInstance: inst.handle,
-      instanceTable: inst.table.pointer,
-    });
-    let failure = result;
-    if (result >= 0 && !inst.terminatorReached) {
-      this.log.error(
-        `vkCreateInstance: a layer of "${
-          layers.enabledLayers.map((l) => l.name).join('", "')
-        }" returned success without calling down the chain to the terminator: no driver has an instance`,
-        "layer",
-      );
-      failure = VK.ERROR_INITIALIZATION_FAILED;
-    }
-    if (failure < 0) {
-      // A layer may fail after the drivers' instances were made.
-      destroyDriverInstances(inst, pAllocator);
-      inst.dispose();
-      layers.release();
-      held.forEach(releaseDriver);
-      return failure;
-    }
-    // Word 1: the handle instance commands pass down (the loader's own unless a layer wrapped it).
-    writeU64(inst.handle, 8, key(layers.topInstance ?? inst.handle));
-    // The top of the chain fills the table; the loader's device-layer and layer-extension answers go
-    // above it.
-    // One native call asks the top for every instance and physical-device command (chain/table_fill.ts).
-    const top = layers.top;
-    fillInstanceCommands(this.stubs, top.getInstanceProcAddr, top.instance, (at, fn) => {
-      inst.table.set(at, fn === 0n ? this.stubs.errorFunction : fn);
-    }, top.answer);
-    const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
-    for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);
-    for (const [name, s] of unknownPhysicalDeviceSlots()) {
-      fillPhysicalSlot(inst, name, s, this.stubs, unknownSlotDef(s));
-    }
-    layers.messengers.attach(this.log, inst.handle);
-    this.instances.add(inst);
-    writeU64(pInstance, 0, inst.address);
-    this.log.info(
-      `vkCreateInstance: Vulkan ${
-        versionText(inst.apiVersion)
-      } instance over ${inst.drivers.length} driver(s)${
-        layers.active ? ` and ${layers.enabledLayers.length} layer(s)` : ""
-      }`,
-    );
-    return result;
-  }
-
-  /** What the layer chain needs from the core for `inst` (the device half from chain/device.ts). */
-  #hooks(inst: LoaderInstance): CoreHooks {
-    return {
-      terminatorProcAddr: (name) => this.#terminatorProcAddr(inst, name),
-      terminatorPhysicalDeviceProcAddr: (name) => {
-        const s = unknownPhysicalDeviceSlot(name);
-        return s === undefined
-          ? this.#terminatorProcAddr(inst, name)
-          : this.stubs.terminatorAddress(s, unknownSlotDef(s));
-      },
-      terminatorCreateInstance: (pCreateInfo, pAllocator) =>
-        this.#terminatorCreateInstance(inst, pCreateInfo, pAllocator),
-      // Drivers that enabled a debug extension get the application's messengers too (their own messages).
-      driverInstances: () =>
-        inst.drivers
-          .filter((d) =>
-            d.enabledExtensions.includes("VK_EXT_debug_utils") ||
-            d.enabledExtensions.includes("VK_EXT_debug_report")
-          )
-          .map((d) => ({ handle: d.handle, procAddr: (name: string) => d.procAddr(name) })),
-      ...this.devices.hooks(inst),
-    };
-  }
-
-  /** The terminator of `vkCreateInstance` (chain/terminator_instance.ts), with the loader's emulations. */
-  #terminatorCreateInstance(inst: LoaderInstance, pCreateInfo: P, pAllocator: P): number {
-    return createDriverInstances(
-      inst,
-      pCreateInfo,
-      pAllocator,
-      (s) => this.#emulation(s) ?? this.stubs.errorFunction,
-    );
-  }
-
-  #emulation(s: number): P {
-    // Asked for every slot a driver leaves empty at every vkCreateInstance: "none" is kept too.
-    const kept = this.#emulations.get(s);
-    if (kept !== undefined) return kept;
-    const body = emulation(s, this.registry);
-    const p = body ? this.#callback(COMMANDS[s]!.name, body, `emulated ${COMMANDS[s]!.name}`) : null;
-    this.#emulations.set(s, p);
-    return p;
-  }
-
-  /** The terminator link's `vkGetInstanceProcAddr`. */
-  #terminatorProcAddr(inst: LoaderInstance, name: string): P {
-    // Asked for every instance command at every vkCreateInstance: what does not depend on the instance is
-    // worked out once per name.
-    let fixed = this.#fixedTerminators.get(name);
-    if (fixed === undefined) {
-      fixed = this.#fixedTerminator(name);
-      this.#fixedTerminators.set(name, fixed);
-    }
-    if (fixed.name === undefined || fixed.body !== undefined) return fixed.body ?? null;
-    const wsi = inst.wsi?.terminator(fixed.name);
-    return wsi !== undefined ? wsi : fixed.stub;
-  }
-
-  /** A command's terminator answers that are the same for every instance (its canonical name first). */
-  #fixedTerminator(name: string): { name?: string; body?: P; stub: P } {
-    const s = COMMAND_INDEX[name];
-    const info = s === undefined ? undefined : COMMANDS[s];
-    if (!info) return { stub: null };
-    if (info.name in this.#terminatorBodies) {
-      return { name: info.name, body: this.#terminator(info.name), stub: null };
-    }
-    const stub = info.level === "physical_device"
-      ? this.stubs.terminatorAddress(info.index, commandDef(info))
-      : null;
-    return { name: info.name, stub };
-  }
-
-  #fixedTerminators = new Map<string, { name?: string; body?: P; stub: P }>();
-
-  #terminator(name: string): Deno.PointerObject {
-    let p = this.#terminators.get(name);
-    if (!p) {
-      p = this.#callback(name, this.#terminatorBodies[name]!, `terminator ${name}`);
-      this.#terminators.set(name, p);
-    }
-    return p;
-  }
-
-  #callback(name: string, body: Fn, label: string): Deno.PointerObject {
-    const info = COMMANDS[slot(name)]!;
-    const d = commandCallbackDef(info);
-    const onError = info.ffi.result === "i32"
-      ? VK.ERROR_UNKNOWN
-      : info.ffi.result === "pointer"
-      ? null
-      : undefined;
-    return this.#callbacks.create(d, body as never, { name: label, onError } as never).pointer;
+    return createInstance(this, pCreateInfo, pAllocator, pInstance);
   }
 
   // ----------------------------------------------------------------------------------------- trampolines
@@ -474,13 +222,8 @@ export class Loader implements Disposable, TrampolineContext {
   /** The C function pointer of the loader's trampoline for `name`. */
   trampoline(name: string): Deno.PointerObject {
     const primary = COMMANDS[slot(name)]!.name;
-    let p = this.#trampolines.get(primary);
-    if (!p) {
-      if (!isLoaderTrampoline(primary)) throw new RangeError(`No loader trampoline for "${name}"`);
-      p = this.#callback(primary, this.trampolineCall(primary), `trampoline ${primary}`);
-      this.#trampolines.set(primary, p);
-    }
-    return p;
+    if (!isLoaderTrampoline(primary)) throw new RangeError(`No loader trampoline for "${name}"`);
+    return this.callbacks.trampoline(primary, () => this.trampolineCall(primary));
   }
 
   /**
@@ -526,7 +269,7 @@ export class Loader implements Disposable, TrampolineContext {
       );
       return;
     }
-    this.#callbacks.dispose();
+    this.callbacks.dispose();
   }
 
   /** Same as {@linkcode Loader.dispose}. */
@@ -537,24 +280,3 @@ export class Loader implements Disposable, TrampolineContext {
 
 /** Makes a packed version (re-exported for tests). */
 export const makeApiVersion = makeVersion;
-
-/**
- * What the Khronos loader says about `VkApplicationInfo::apiVersion` (LOADER_BEHAVIOUR.md A06): a value
- * below 1.0 other than 0 is an error (creation continues), a non-zero variant a warning.
- */
-function checkApiVersion(log: Logger, version: number): void {
-  if (version !== 0 && version < VK_API_VERSION_1_0) {
-    log.error(
-      `vkCreateInstance: VkApplicationInfo::apiVersion "${version}" is below VK_API_VERSION_1_0 ` +
-        "(VUID-VkApplicationInfo-apiVersion-04010): treated as 1.0",
-      "validation",
-    );
-  } else if (version >>> 29 !== 0) {
-    log.warn(
-      `vkCreateInstance: VkApplicationInfo::apiVersion "${versionText(version)}" has variant "${
-        version >>> 29
-      }": only variant 0 (Vulkan) is supported`,
-      "validation",
-    );
-  }
-}

@@ -1,0 +1,270 @@
+/**
+ * `vkCreateInstance` for one loader: layers prepared (discovery, activation, libraries), drivers loaded,
+ * extensions checked, then the chain, the layers' `vkCreateInstance` down to the terminator, which makes
+ * every driver's instance (chain/terminator_instance.ts). The instance dispatch table is then filled from
+ * the top of the chain. Also what the layer chain needs from the core for that instance
+ * ({@linkcode CoreHooks}).
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+import { writeU64 } from "../ffi/memory.ts";
+import { VkError } from "../ffi/errors.ts";
+import type { EnvironmentSnapshot } from "../discovery/environment.ts";
+import { readDevicePolicy } from "../discovery/device_selection.ts";
+import { acquireDrivers, releaseDriver } from "../loading/driver.ts";
+import { acquireDirectDrivers, readDirectDriverList } from "../loading/direct_driver.ts";
+import type { Logger } from "../loading/log.ts";
+import { versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
+import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
+import type { LoaderDevices } from "./device.ts";
+import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
+import type { GlobalCommands } from "./global_commands.ts";
+import type { ModuleLayerLoader } from "./layer_chain.ts";
+import { type CoreHooks, InstanceLayers } from "./layer_instance.ts";
+import type { LoaderCallbacks } from "./loader_callbacks.ts";
+import { type HandleRegistry, key, LoaderInstance } from "./objects.ts";
+import { decidePortability, portabilityError } from "./portability.ts";
+import type { ChainStubs } from "./stubs.ts";
+import { fillInstanceCommands } from "./table_fill.ts";
+import { createDriverInstances, destroyDriverInstances } from "./terminator_instance.ts";
+import { fillPhysicalSlot, unknownPhysicalDeviceSlots, unknownSlotDef } from "./unknown.ts";
+import type { WsiSupport } from "./wsi_interface.ts";
+
+type P = Deno.PointerValue;
+
+/** What instance creation needs from its loader (chain/loader.ts `Loader` is one). */
+export interface InstanceCreationContext {
+  /** The environment discovery reads. */
+  readonly env: EnvironmentSnapshot;
+  /** The log. */
+  readonly log: Logger;
+  /** Window-system support, if any. */
+  readonly wsi: WsiSupport | undefined;
+  /** Loader of script-module layers, if any. */
+  readonly moduleLayers: ModuleLayerLoader | undefined;
+  /** The process's stubs. */
+  readonly stubs: ChainStubs;
+  /** The loader's handle maps. */
+  readonly registry: HandleRegistry;
+  /** The loader's live instances: a made one is added. */
+  readonly instances: Set<LoaderInstance>;
+  /** The driver scan and the instance extensions offered. */
+  readonly global: GlobalCommands;
+  /** Device creation (the device half of the hooks). */
+  readonly devices: LoaderDevices;
+  /** The terminator link's entry points and the emulations. */
+  readonly callbacks: LoaderCallbacks;
+}
+
+function slot(name: string): number {
+  return COMMAND_INDEX[name]!;
+}
+
+/**
+ * `vkCreateInstance` on `ctx`: writes the new instance to `*pInstance` and returns a `VkResult`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { createInstance, type InstanceCreationContext } from "./instance_create.ts";
+ * declare const loader: InstanceCreationContext;
+ * declare const pCreateInfo: Deno.PointerValue, pInstance: Deno.PointerValue;
+ * const result = createInstance(loader, pCreateInfo, null, pInstance);
+ * ```
+ */
+export function createInstance(
+  ctx: InstanceCreationContext,
+  pCreateInfo: P,
+  pAllocator: P,
+  pInstance: P,
+): number {
+  if (pInstance === null) return VK.ERROR_INITIALIZATION_FAILED;
+  const info = readInstanceCreateInfo(pCreateInfo);
+  // The create info's messengers hear everything the loader says during the call (A17).
+  const made: { instance: P } = { instance: null };
+  const done = activateMessengers(ctx.log, readMessengerCreateInfos(info.pNext), () => made.instance);
+  try {
+    return createWithMessengers(ctx, info, pAllocator, pInstance, made);
+  } finally {
+    done();
+  }
+}
+
+function createWithMessengers(
+  ctx: InstanceCreationContext,
+  info: InstanceCreateInfo,
+  pAllocator: P,
+  pInstance: Deno.PointerObject,
+  made: { instance: P },
+): number {
+  const pCreateInfo = info.pointer;
+  const log = ctx.log;
+  let layers: InstanceLayers;
+  try {
+    layers = InstanceLayers.prepare({
+      env: ctx.env,
+      log,
+      requestedLayers: info.layers,
+      apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
+      createMessengers: readMessengerCreateInfos(info.pNext),
+      moduleLayers: ctx.moduleLayers,
+    });
+  } catch (error) {
+    if (!(error instanceof VkError)) throw error;
+    log.error(`vkCreateInstance: ${error.message}`, "layer");
+    return error.code;
+  }
+  checkApiVersion(log, info.appApiVersion);
+  const devicePolicy = readDevicePolicy(ctx.env);
+  log.logAll(devicePolicy.messages);
+  // VK_LUNARG_direct_driver_loading: the application's drivers, with the found ones or alone.
+  const direct = readDirectDriverList(info.pNext, info.extensions, log);
+  const found = direct?.mode === "exclusive" ? [] : ctx.global.driverManifests();
+  // VK_KHR_portability_enumeration: portability drivers only when the application asked for them.
+  const portability = decidePortability(found, {
+    flags: info.flags,
+    enabledExtensions: info.extensions,
+  });
+  log.logAll(portability.messages);
+  // Scanned as the Khronos loader scans them (loader_icd_scan): the direct drivers first, in pDrivers
+  // order, then the found ones. Listing drivers reverses that (A16), so with sorting off the direct
+  // drivers' devices come last (D10), in reverse pDrivers order.
+  const held = direct === undefined ? [] : acquireDirectDrivers(direct, log);
+  held.push(...acquireDrivers(portability.used, log));
+  const fail = (result: number, text: string) => {
+    log.error(text);
+    held.forEach(releaseDriver);
+    layers.release();
+    return result;
+  };
+  if (held.length === 0) {
+    const onlyPortability = portability.used.length === 0 ? portabilityError(portability) : undefined;
+    if (onlyPortability) return fail(onlyPortability.code, onlyPortability.message);
+    return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
+  }
+  const offered = ctx.global.instanceExtensions(held).map((e) => e.name);
+  const missing = layers.unsupportedExtension(info.extensions, offered, "instance");
+  if (missing !== undefined) {
+    return fail(
+      VK.ERROR_EXTENSION_NOT_PRESENT,
+      `vkCreateInstance: instance extension "${missing}" is not supported`,
+    );
+  }
+  const surfaces = ctx.wsi?.unsupportedExtensions(
+    info.extensions,
+    held.map((d) => d.instanceExtensions().map((e) => e.name)),
+  ) ?? [];
+  if (surfaces.length > 0) {
+    return fail(VK.ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
+  }
+  const inst = new LoaderInstance({
+    registry: ctx.registry,
+    enabledExtensions: info.extensions,
+    apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
+    log,
+    heldDrivers: held,
+    devicePolicy,
+    wsi: ctx.wsi,
+  });
+  inst.layers = layers;
+  made.instance = inst.handle;
+  const callbacks = ctx.callbacks;
+  inst.chain = [{ getInstanceProcAddr: (_i, name) => callbacks.terminatorProcAddr(inst, name) }];
+  const result = layers.createInstance(coreHooks(ctx, inst), {
+    pCreateInfo,
+    pAllocator,
+    loaderInstance: inst.handle,
+    instanceTable: inst.table.pointer,
+  });
+  let failure = result;
+  if (result >= 0 && !inst.terminatorReached) {
+    log.error(
+      `vkCreateInstance: a layer of "${
+        layers.enabledLayers.map((l) => l.name).join('", "')
+      }" returned success without calling down the chain to the terminator: no driver has an instance`,
+      "layer",
+    );
+    failure = VK.ERROR_INITIALIZATION_FAILED;
+  }
+  if (failure < 0) {
+    // A layer may fail after the drivers' instances were made.
+    destroyDriverInstances(inst, pAllocator);
+    inst.dispose();
+    layers.release();
+    held.forEach(releaseDriver);
+    return failure;
+  }
+  // Word 1: the handle instance commands pass down (the loader's own unless a layer wrapped it).
+  writeU64(inst.handle, 8, key(layers.topInstance ?? inst.handle));
+  // The top of the chain fills the table; the loader's device-layer and layer-extension answers go
+  // above it.
+  // One native call asks the top for every instance and physical-device command (chain/table_fill.ts).
+  const stubs = ctx.stubs;
+  const top = layers.top;
+  fillInstanceCommands(stubs, top.getInstanceProcAddr, top.instance, (at, fn) => {
+    inst.table.set(at, fn === 0n ? stubs.errorFunction : fn);
+  }, top.answer);
+  const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
+  for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);
+  for (const [name, s] of unknownPhysicalDeviceSlots()) {
+    fillPhysicalSlot(inst, name, s, stubs, unknownSlotDef(s));
+  }
+  layers.messengers.attach(log, inst.handle);
+  ctx.instances.add(inst);
+  writeU64(pInstance, 0, inst.address);
+  log.info(
+    `vkCreateInstance: Vulkan ${versionText(inst.apiVersion)} instance over ${inst.drivers.length} driver(s)${
+      layers.active ? ` and ${layers.enabledLayers.length} layer(s)` : ""
+    }`,
+  );
+  return result;
+}
+
+/** What the layer chain needs from the core for `inst` (the device half from chain/device.ts). */
+function coreHooks(ctx: InstanceCreationContext, inst: LoaderInstance): CoreHooks {
+  const callbacks = ctx.callbacks;
+  const stubs = ctx.stubs;
+  return {
+    terminatorProcAddr: (name) => callbacks.terminatorProcAddr(inst, name),
+    terminatorPhysicalDeviceProcAddr: (name) => callbacks.terminatorPhysicalDeviceProcAddr(inst, name),
+    // The terminator of vkCreateInstance (chain/terminator_instance.ts), with the loader's emulations.
+    terminatorCreateInstance: (pCreateInfo, pAllocator) =>
+      createDriverInstances(
+        inst,
+        pCreateInfo,
+        pAllocator,
+        (s) => callbacks.emulation(s) ?? stubs.errorFunction,
+      ),
+    // Drivers that enabled a debug extension get the application's messengers too (their own messages).
+    driverInstances: () =>
+      inst.drivers
+        .filter((d) =>
+          d.enabledExtensions.includes("VK_EXT_debug_utils") ||
+          d.enabledExtensions.includes("VK_EXT_debug_report")
+        )
+        .map((d) => ({ handle: d.handle, procAddr: (name: string) => d.procAddr(name) })),
+    ...ctx.devices.hooks(inst),
+  };
+}
+
+/**
+ * What the Khronos loader says about `VkApplicationInfo::apiVersion` (LOADER_BEHAVIOUR.md A06): a value
+ * below 1.0 other than 0 is an error (creation continues), a non-zero variant a warning.
+ */
+function checkApiVersion(log: Logger, version: number): void {
+  if (version !== 0 && version < VK_API_VERSION_1_0) {
+    log.error(
+      `vkCreateInstance: VkApplicationInfo::apiVersion "${version}" is below VK_API_VERSION_1_0 ` +
+        "(VUID-VkApplicationInfo-apiVersion-04010): treated as 1.0",
+      "validation",
+    );
+  } else if (version >>> 29 !== 0) {
+    log.warn(
+      `vkCreateInstance: VkApplicationInfo::apiVersion "${versionText(version)}" has variant "${
+        version >>> 29
+      }": only variant 0 (Vulkan) is supported`,
+      "validation",
+    );
+  }
+}
