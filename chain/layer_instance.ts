@@ -8,7 +8,7 @@
  *   core's terminators, with the create info's debug messengers active (A17);
  * - {@linkcode InstanceLayers.createDevice}: the device chain, also run for a
  *   layer's `pfnLayerCreateDevice`;
- * - extension checks and enumerations with layers (A02, A04, A05, F11);
+ * - extension checks (A02, A05) and the device-layer answers (chain/device_layers.ts: A04, F11);
  * - {@linkcode InstanceLayers.activateDestroyMessengers} / {@linkcode InstanceLayers.release}.
  *
  * The core describes its side with {@linkcode CoreHooks}: its terminator
@@ -33,8 +33,7 @@ import { activateLayers } from "../discovery/layer_activation.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import { discoverLayers, type LayerDiscovery } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { fnFromPointer } from "../ffi/library.ts";
-import { readCString, readPointer, readU32 } from "../ffi/memory.ts";
+import { readCString } from "../ffi/memory.ts";
 import {
   activateMessengers,
   type DebugMessenger,
@@ -48,32 +47,15 @@ import {
   LayerChain,
   type ModuleLayerLoader,
 } from "./layer_chain.ts";
-import {
-  type ExtensionEntry,
-  firstUnsupportedExtension,
-  layerExtensions,
-  mergeExtensions,
-} from "./layer_extensions.ts";
-import { writeExtensionProperties, writeLayerProperties } from "./layer_enumeration.ts";
+import { firstUnsupportedExtension } from "./layer_extensions.ts";
+import { checkDeviceLayerNames, deviceLayerSlots } from "./device_layers.ts";
 import type { Logger } from "../loading/log.ts";
-import {
-  VK_ERROR_INITIALIZATION_FAILED,
-  VK_ERROR_LAYER_NOT_PRESENT,
-  VK_SUCCESS,
-} from "../ffi/generated/vk_constants.js";
+import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
 type P = Deno.PointerValue;
 
-/** `VkDeviceCreateInfo.enabledLayerCount` / `ppEnabledLayerNames` (LP64). */
-const DEVICE_LAYER_COUNT_OFFSET = 32;
-const DEVICE_LAYER_NAMES_OFFSET = 40;
-const EXTENSION_PROPERTIES_SIZE = 260;
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
-const ENUMERATE_EXTENSIONS = {
-  parameters: ["pointer", "pointer", "pointer", "pointer"],
-  result: "i32",
-} as const;
 
 /**
  * The loader core's side of an instance, as the layer chain needs it.
@@ -362,7 +344,7 @@ export class InstanceLayers implements Disposable {
    */
   createDevice(args: { physicalDevice: P; pCreateInfo: P; pAllocator: P; below?: P }): DeviceChainResult {
     const hooks = this.#hooks;
-    if (args.below === undefined) this.#checkDeviceLayerNames(args.pCreateInfo);
+    if (args.below === undefined) checkDeviceLayerNames(this.#log, this.enabledLayers, args.pCreateInfo);
     if (hooks === undefined) {
       return { result: VK_ERROR_INITIALIZATION_FAILED, device: null, getDeviceProcAddr: null };
     }
@@ -384,82 +366,10 @@ export class InstanceLayers implements Disposable {
     return filled === VK_SUCCESS ? made : { result: filled, device: null, getDeviceProcAddr: null };
   }
 
-  /** F11: device layers are deprecated; a list that differs from the instance's only gets a warning. */
-  #checkDeviceLayerNames(pCreateInfo: P): void {
-    if (pCreateInfo === null) return;
-    const count = readU32(pCreateInfo, DEVICE_LAYER_COUNT_OFFSET);
-    if (count === 0) return;
-    const list = readPointer(pCreateInfo, DEVICE_LAYER_NAMES_OFFSET);
-    const names = Array.from(
-      { length: list === null ? 0 : count },
-      (_, i) => readCString(readPointer(list, i * 8)),
-    );
-    const active = this.enabledLayers.map((l) => l.name);
-    if (names.length === active.length && names.every((n, i) => n === active[i])) return;
-    this.#log.warn(
-      `vkCreateDevice: ppEnabledLayerNames (${names.join(", ")}) differs from the instance's layers (${
-        active.join(", ") || "none"
-      }); device layers are deprecated and the list is ignored`,
-      "layer",
-    );
-  }
-
   /**
-   * `vkEnumerateDeviceLayerProperties`: the instance's activated layers, in order (F11).
-   *
-   * @example Usage
-   * ```ts ignore
-   * import type { InstanceLayers } from "./layer_instance.ts";
-   * declare const layers: InstanceLayers;
-   * declare const pCount: Deno.PointerObject;
-   * layers.enumerateDeviceLayerProperties(pCount, null);
-   * ```
-   */
-  enumerateDeviceLayerProperties(pCount: P, pProperties: P): number {
-    return writeLayerProperties(this.enabledLayers, pCount, pProperties);
-  }
-
-  /**
-   * `vkEnumerateDeviceExtensionProperties(pLayerName)` for a named layer: its
-   * manifest's device extensions; `VK_ERROR_LAYER_NOT_PRESENT` for a layer
-   * that is not available.
-   *
-   * @example Usage
-   * ```ts ignore
-   * import type { InstanceLayers } from "./layer_instance.ts";
-   * declare const layers: InstanceLayers;
-   * declare const name: Deno.PointerObject, pCount: Deno.PointerObject;
-   * layers.enumerateLayerDeviceExtensions(name, pCount, null);
-   * ```
-   */
-  enumerateLayerDeviceExtensions(pLayerName: P, pCount: P, pProperties: P): number {
-    const list = layerExtensions(this.discovery, readCString(pLayerName), "device");
-    if (list === undefined) return VK_ERROR_LAYER_NOT_PRESENT;
-    return writeExtensionProperties(list, pCount, pProperties);
-  }
-
-  /**
-   * The device extensions the enabled implicit layers add to a driver's list
-   * for `vkEnumerateDeviceExtensionProperties(NULL)` (A04).
-   *
-   * @example Usage
-   * ```ts ignore
-   * import type { InstanceLayers } from "./layer_instance.ts";
-   * declare const layers: InstanceLayers;
-   * layers.withImplicitDeviceExtensions([{ name: "VK_KHR_swapchain", specVersion: 70 }]);
-   * ```
-   */
-  withImplicitDeviceExtensions(base: readonly ExtensionEntry[]): ExtensionEntry[] {
-    const implicit = this.enabledLayers.filter((l) => l.implicit).flatMap((l) => l.deviceExtensions);
-    return mergeExtensions(base, implicit);
-  }
-
-  /**
-   * Replacements for the instance table's `vkEnumerateDeviceLayerProperties`
-   * and `vkEnumerateDeviceExtensionProperties` slots (the loader answers the
-   * first and the `pLayerName` form of the second, and adds the implicit
-   * layers' device extensions to the chain's list). `current(name)` is what
-   * the slot held, called for the chain's own list.
+   * Replacements for the instance table's `vkEnumerateDeviceLayerProperties` and
+   * `vkEnumerateDeviceExtensionProperties` slots (chain/device_layers.ts `deviceLayerSlots`); `current(name)`
+   * is what the slot held.
    *
    * @example Usage
    * ```ts ignore
@@ -470,46 +380,7 @@ export class InstanceLayers implements Disposable {
    * ```
    */
   instanceSlotOverrides(current: (name: string) => P): Record<string, Deno.PointerObject> {
-    const layerProps = this.#callbacks.create(
-      { parameters: ["pointer", "pointer", "pointer"], result: "i32" },
-      (_physicalDevice, pCount, pProperties) => this.enumerateDeviceLayerProperties(pCount, pProperties),
-      { name: "vkEnumerateDeviceLayerProperties", onError: VK_ERROR_INITIALIZATION_FAILED },
-    ).pointer as Deno.PointerObject;
-    const below = current("vkEnumerateDeviceExtensionProperties");
-    const extensionProps = this.#callbacks.create(
-      { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" },
-      (physicalDevice, pLayerName, pCount, pProperties) => {
-        if (pLayerName !== null && readCString(pLayerName) !== "") {
-          return this.enumerateLayerDeviceExtensions(pLayerName, pCount, pProperties);
-        }
-        if (below === null) return VK_ERROR_INITIALIZATION_FAILED;
-        const extra = this.withImplicitDeviceExtensions([]);
-        const call = fnFromPointer(below, ENUMERATE_EXTENSIONS);
-        if (extra.length === 0) return call.call(physicalDevice, null, pCount, pProperties);
-        const count = new Uint32Array(1);
-        let r = call.call(physicalDevice, null, Deno.UnsafePointer.of(count), null);
-        if (r < 0) return r;
-        const buf = new Uint8Array(Math.max(1, count[0]!) * EXTENSION_PROPERTIES_SIZE);
-        r = call.call(physicalDevice, null, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf));
-        if (r < 0) return r;
-        const base: ExtensionEntry[] = [];
-        const dv = new DataView(buf.buffer);
-        for (let i = 0; i < count[0]!; i++) {
-          const name = buf.subarray(i * EXTENSION_PROPERTIES_SIZE, i * EXTENSION_PROPERTIES_SIZE + 256);
-          const end = name.indexOf(0);
-          base.push({
-            name: new TextDecoder().decode(name.subarray(0, end < 0 ? 256 : end)),
-            specVersion: dv.getUint32(i * EXTENSION_PROPERTIES_SIZE + 256, true),
-          });
-        }
-        return writeExtensionProperties(this.withImplicitDeviceExtensions(base), pCount, pProperties);
-      },
-      { name: "vkEnumerateDeviceExtensionProperties", onError: VK_ERROR_INITIALIZATION_FAILED },
-    ).pointer as Deno.PointerObject;
-    return {
-      vkEnumerateDeviceLayerProperties: layerProps,
-      vkEnumerateDeviceExtensionProperties: extensionProps,
-    };
+    return deviceLayerSlots(this, this.#callbacks, current);
   }
 
   /**
