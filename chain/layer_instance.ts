@@ -14,7 +14,8 @@
  * The core describes its side with {@linkcode CoreHooks}: its terminator
  * `vkGetInstanceProcAddr` answers and `vkCreateInstance` body, the bottom of
  * the device chain (the driver's `vkGetDeviceProcAddr`), and what to do once a
- * device came back up the chain.
+ * device came back up the chain. The C callbacks the last layer calls down
+ * into over those answers are chain/layer_bottom.ts's `ChainBottom`.
  *
  * @example Preparing the layers of an instance
  * ```ts
@@ -33,13 +34,7 @@ import { activateLayers } from "../discovery/layer_activation.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import { discoverLayers, type LayerDiscovery } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { readCString } from "../ffi/memory.ts";
-import {
-  activateMessengers,
-  type DebugMessenger,
-  DebugMessengers,
-  type DriverMessengerTarget,
-} from "./debug_utils.ts";
+import { activateMessengers, type DebugMessenger, DebugMessengers } from "./debug_utils.ts";
 import { VkError } from "../ffi/errors.ts";
 import {
   callGetProcAddr,
@@ -48,52 +43,14 @@ import {
   type ModuleLayerLoader,
 } from "./layer_chain.ts";
 import { firstUnsupportedExtension } from "./layer_extensions.ts";
+import { ChainBottom, type CoreHooks } from "./layer_bottom.ts";
 import { checkDeviceLayerNames, deviceLayerSlots } from "./device_layers.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
 type P = Deno.PointerValue;
 
-const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
-const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
-
-/**
- * The loader core's side of an instance, as the layer chain needs it.
- *
- * @example Usage
- * ```ts ignore
- * import type { CoreHooks } from "./layer_instance.ts";
- * declare const hooks: CoreHooks;
- * hooks.terminatorProcAddr("vkEnumeratePhysicalDevices");
- * ```
- */
-export interface CoreHooks {
-  /** The terminator link's C entry point for `name` (`vkCreateDevice`, physical-device commands...), or null. */
-  terminatorProcAddr(name: string): P;
-  /** The terminator `vkCreateInstance` body (the drivers' instances); the loader's `*pInstance` stays. */
-  terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number;
-  /** The bottom of device chains: the driver's `vkGetDeviceProcAddr` for a driver's `VkDevice` (WSI swapped in). */
-  deviceProcAddr(device: P, name: string): P;
-  /** An application `VkPhysicalDevice` to the handle the top of the chain knows. */
-  unwrapPhysicalDevice(physicalDevice: P): P;
-  /** A device came up the chain: fill its dispatch table from `getDeviceProcAddr`; returns a `VkResult`. */
-  deviceCreated(device: P, getDeviceProcAddr: P): number;
-  /** A layer destroyed a device it made through `pfnLayerCreateDevice`. */
-  deviceDestroyed?(device: P): void;
-  /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
-  deviceTableOf?(device: P): P;
-  /**
-   * The terminator's entry point for a physical-device command asked through
-   * `vk_layerGetPhysicalDeviceProcAddr` (the unknown-command slot's terminator
-   * stub once it has one), or null (LI08).
-   */
-  terminatorPhysicalDeviceProcAddr?(name: string): P;
-  /**
-   * The drivers' instances that enabled `VK_EXT_debug_utils` / `VK_EXT_debug_report`: a messenger made
-   * through the terminators is made in them too, so the drivers' own messages reach it.
-   */
-  driverInstances?(): readonly DriverMessengerTarget[];
-}
+export type { CoreHooks } from "./layer_bottom.ts";
 
 /**
  * Options of {@linkcode InstanceLayers.prepare}.
@@ -143,12 +100,8 @@ export class InstanceLayers implements Disposable {
   readonly #log: Logger;
   readonly #callbacks = new CallbackRegistry();
   readonly #createMessengers: readonly DebugMessenger[];
-  #hooks: CoreHooks | undefined;
+  readonly #bottom: ChainBottom;
   #topInstance: P = null;
-  #bottomGipa: P = null;
-  #bottomAnswer: ((name: string) => P) | undefined;
-  #bottomGdpa: P = null;
-  #bottomGpdpa: P = null;
   #released = false;
 
   private constructor(
@@ -161,6 +114,7 @@ export class InstanceLayers implements Disposable {
     this.chain = chain;
     this.#log = log;
     this.#createMessengers = createMessengers;
+    this.#bottom = new ChainBottom(this.#callbacks, this.messengers);
   }
 
   /**
@@ -251,9 +205,9 @@ export class InstanceLayers implements Disposable {
     hooks: CoreHooks,
     args: { pCreateInfo: P; pAllocator: P; loaderInstance: P; instanceTable: P },
   ): number {
-    this.#hooks = hooks;
+    this.#bottom.hooks = hooks;
     const made = this.chain.createInstance({
-      bottom: this.#bottomLink(),
+      bottom: this.#bottom.link(),
       createInfo: args.pCreateInfo,
       allocator: args.pAllocator,
       loaderInstance: args.loaderInstance,
@@ -277,7 +231,7 @@ export class InstanceLayers implements Disposable {
 
   /** The top of the instance chain's answer for `name` (what the instance table slot gets). */
   getInstanceProcAddr(name: string): P {
-    return callGetProcAddr(this.chain.topGetInstanceProcAddr(this.#bottomLink()), this.#topInstance, name);
+    return callGetProcAddr(this.chain.topGetInstanceProcAddr(this.#bottom.link()), this.#topInstance, name);
   }
 
   /**
@@ -289,13 +243,13 @@ export class InstanceLayers implements Disposable {
     readonly instance: P;
     readonly answer?: (name: string) => P;
   } {
-    const getInstanceProcAddr = this.chain.topGetInstanceProcAddr(this.#bottomLink());
+    const getInstanceProcAddr = this.chain.topGetInstanceProcAddr(this.#bottom.link());
     // No layer: the top is the loader's own bottom link, whose answers need no trip through C.
-    const own = getInstanceProcAddr === this.#bottomGipa && this.#bottomAnswer !== undefined;
+    const own = this.#bottom.isOwnInstanceProcAddr(getInstanceProcAddr);
     return {
       getInstanceProcAddr,
       instance: this.#topInstance,
-      ...(own ? { answer: this.#bottomAnswer } : {}),
+      ...(own ? { answer: this.#bottom.answer } : {}),
     };
   }
 
@@ -322,7 +276,7 @@ export class InstanceLayers implements Disposable {
 
   /** The core's device dispatch table for a device-level handle, or null. */
   deviceTableOf(device: P): P {
-    return this.#hooks?.deviceTableOf?.(device) ?? null;
+    return this.#bottom.hooks?.deviceTableOf?.(device) ?? null;
   }
 
   /** The instance handle the top layer gave back (the loader's own unless a layer wraps it). */
@@ -343,15 +297,15 @@ export class InstanceLayers implements Disposable {
    * ```
    */
   createDevice(args: { physicalDevice: P; pCreateInfo: P; pAllocator: P; below?: P }): DeviceChainResult {
-    const hooks = this.#hooks;
+    const hooks = this.#bottom.hooks;
     if (args.below === undefined) checkDeviceLayerNames(this.#log, this.enabledLayers, args.pCreateInfo);
     if (hooks === undefined) {
       return { result: VK_ERROR_INITIALIZATION_FAILED, device: null, getDeviceProcAddr: null };
     }
     const made = this.chain.createDevice({
       bottom: {
-        getInstanceProcAddr: this.#bottomGetInstanceProcAddr(),
-        getDeviceProcAddr: this.#bottomGetDeviceProcAddr(),
+        getInstanceProcAddr: this.#bottom.getInstanceProcAddr(),
+        getDeviceProcAddr: this.#bottom.getDeviceProcAddr(),
       },
       instance: this.#topInstance,
       physicalDevice: args.physicalDevice,
@@ -418,7 +372,7 @@ export class InstanceLayers implements Disposable {
     this.chain.release();
     this.messengers.dispose();
     this.#callbacks.dispose();
-    this.#hooks = undefined;
+    this.#bottom.hooks = undefined;
   }
 
   /** Same as {@linkcode InstanceLayers.release}, for `using`. */
@@ -426,71 +380,11 @@ export class InstanceLayers implements Disposable {
     this.release();
   }
 
-  #bottomLink() {
-    return {
-      getInstanceProcAddr: this.#bottomGetInstanceProcAddr(),
-      getPhysicalDeviceProcAddr: this.#bottomGetPhysicalDeviceProcAddr(),
-    };
-  }
-
-  /** The terminator `vk_layerGetPhysicalDeviceProcAddr` layers call down into (LI08). */
-  #bottomGetPhysicalDeviceProcAddr(): P {
-    if (this.#bottomGpdpa !== null) return this.#bottomGpdpa;
-    this.#bottomGpdpa = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
-      const hooks = this.#hooks;
-      if (hooks === undefined || pName === null) return null;
-      return hooks.terminatorPhysicalDeviceProcAddr?.(readCString(pName)) ?? null;
-    }, { name: "terminator vk_layerGetPhysicalDeviceProcAddr" }).pointer;
-    return this.#bottomGpdpa;
-  }
-
-  /** The terminator `vkGetInstanceProcAddr` layers call down into (a C callback over the core's answers). */
-  #bottomGetInstanceProcAddr(): P {
-    if (this.#bottomGipa !== null) return this.#bottomGipa;
-    let createInstance: P = null;
-    let debug: Record<string, Deno.PointerObject> | undefined;
-    const answer = (name: string): P => {
-      const hooks = this.#hooks;
-      if (hooks === undefined) return null;
-      if (name === "vkGetInstanceProcAddr") return this.#bottomGipa;
-      if (name === "vkCreateInstance") {
-        createInstance ??= this.#callbacks.create(
-          CREATE_INSTANCE,
-          (pCreateInfo, pAllocator) => hooks.terminatorCreateInstance(pCreateInfo, pAllocator),
-          { name: "terminator vkCreateInstance", onError: VK_ERROR_INITIALIZATION_FAILED },
-        ).pointer;
-        return createInstance;
-      }
-      const found = hooks.terminatorProcAddr(name);
-      if (found !== null) return found;
-      debug ??= this.messengers.terminators(() => this.#hooks?.driverInstances?.() ?? []);
-      return debug[name] ?? null;
-    };
-    const self = this.#callbacks.create(
-      GET_PROC_ADDR,
-      (_instance, pName) => pName === null ? null : answer(readCString(pName)),
-      { name: "terminator vkGetInstanceProcAddr" },
-    );
-    this.#bottomGipa = self.pointer;
-    this.#bottomAnswer = answer;
-    return this.#bottomGipa;
-  }
-
   /**
    * The loader's own `vkGetDeviceProcAddr` at the bottom of this instance's device chains (null before the
    * first device): a device whose chain's top is this has no device layers.
    */
   get bottomDeviceProcAddr(): P {
-    return this.#bottomGdpa;
-  }
-
-  #bottomGetDeviceProcAddr(): P {
-    if (this.#bottomGdpa !== null) return this.#bottomGdpa;
-    this.#bottomGdpa = this.#callbacks.create(GET_PROC_ADDR, (device, pName) => {
-      const hooks = this.#hooks;
-      if (hooks === undefined || pName === null) return null;
-      return hooks.deviceProcAddr(device, readCString(pName));
-    }, { name: "terminator vkGetDeviceProcAddr" }).pointer;
-    return this.#bottomGdpa;
+    return this.#bottom.deviceProcAddr;
   }
 }

@@ -1,0 +1,166 @@
+/**
+ * The bottom of one instance's layer chains: the loader's own `vkGetInstanceProcAddr`,
+ * `vk_layerGetPhysicalDeviceProcAddr` (LI08) and `vkGetDeviceProcAddr` that the last layer calls down
+ * into, as C callbacks over the core's answers ({@linkcode CoreHooks}): the terminators, the terminator
+ * `vkCreateInstance`, the loader's debug-messenger terminators, and the drivers' device functions.
+ * Each callback is made once per instance, the first time a chain needs it.
+ *
+ * @module
+ */
+
+import type { CallbackRegistry } from "../ffi/callback.ts";
+import { readCString } from "../ffi/memory.ts";
+import { VK_ERROR_INITIALIZATION_FAILED } from "../ffi/generated/vk_constants.js";
+import type { DebugMessengers, DriverMessengerTarget } from "./debug_utils.ts";
+
+type P = Deno.PointerValue;
+
+const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
+const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
+
+/**
+ * The loader core's side of an instance, as the layer chain needs it.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import type { CoreHooks } from "./layer_bottom.ts";
+ * declare const hooks: CoreHooks;
+ * hooks.terminatorProcAddr("vkEnumeratePhysicalDevices");
+ * ```
+ */
+export interface CoreHooks {
+  /** The terminator link's C entry point for `name` (`vkCreateDevice`, physical-device commands...), or null. */
+  terminatorProcAddr(name: string): P;
+  /** The terminator `vkCreateInstance` body (the drivers' instances); the loader's `*pInstance` stays. */
+  terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number;
+  /** The bottom of device chains: the driver's `vkGetDeviceProcAddr` for a driver's `VkDevice` (WSI swapped in). */
+  deviceProcAddr(device: P, name: string): P;
+  /** An application `VkPhysicalDevice` to the handle the top of the chain knows. */
+  unwrapPhysicalDevice(physicalDevice: P): P;
+  /** A device came up the chain: fill its dispatch table from `getDeviceProcAddr`; returns a `VkResult`. */
+  deviceCreated(device: P, getDeviceProcAddr: P): number;
+  /** A layer destroyed a device it made through `pfnLayerCreateDevice`. */
+  deviceDestroyed?(device: P): void;
+  /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
+  deviceTableOf?(device: P): P;
+  /**
+   * The terminator's entry point for a physical-device command asked through
+   * `vk_layerGetPhysicalDeviceProcAddr` (the unknown-command slot's terminator
+   * stub once it has one), or null (LI08).
+   */
+  terminatorPhysicalDeviceProcAddr?(name: string): P;
+  /**
+   * The drivers' instances that enabled `VK_EXT_debug_utils` / `VK_EXT_debug_report`: a messenger made
+   * through the terminators is made in them too, so the drivers' own messages reach it.
+   */
+  driverInstances?(): readonly DriverMessengerTarget[];
+}
+
+/**
+ * One instance's bottom link. Its callbacks live in the instance's registry (closed with the layers).
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { ChainBottom } from "./layer_bottom.ts";
+ * declare const callbacks: import("../ffi/callback.ts").CallbackRegistry;
+ * declare const messengers: import("./debug_utils.ts").DebugMessengers;
+ * const bottom = new ChainBottom(callbacks, messengers);
+ * console.log(bottom.deviceProcAddr); // null: no device chain yet
+ * ```
+ */
+export class ChainBottom {
+  /** The core's answers; `undefined` before `vkCreateInstance` and after release (the callbacks answer null). */
+  hooks: CoreHooks | undefined;
+  readonly #callbacks: CallbackRegistry;
+  readonly #messengers: DebugMessengers;
+  #gipa: P = null;
+  #answer: ((name: string) => P) | undefined;
+  #gdpa: P = null;
+  #gpdpa: P = null;
+
+  /** A bottom link making its callbacks in `callbacks`, with `messengers`' terminators. */
+  constructor(callbacks: CallbackRegistry, messengers: DebugMessengers) {
+    this.#callbacks = callbacks;
+    this.#messengers = messengers;
+  }
+
+  /** The instance chain's bottom: what the last layer's `VkLayerInstanceLink` points at. */
+  link(): { getInstanceProcAddr: P; getPhysicalDeviceProcAddr: P } {
+    return {
+      getInstanceProcAddr: this.getInstanceProcAddr(),
+      getPhysicalDeviceProcAddr: this.getPhysicalDeviceProcAddr(),
+    };
+  }
+
+  /** True when `p` is this bottom's `vkGetInstanceProcAddr` (the chain has no instance layer above it). */
+  isOwnInstanceProcAddr(p: P): boolean {
+    return p === this.#gipa && this.#answer !== undefined;
+  }
+
+  /** The answers behind the `vkGetInstanceProcAddr` callback, callable without a trip through C. */
+  get answer(): ((name: string) => P) | undefined {
+    return this.#answer;
+  }
+
+  /** The terminator `vk_layerGetPhysicalDeviceProcAddr` layers call down into (LI08). */
+  getPhysicalDeviceProcAddr(): P {
+    if (this.#gpdpa !== null) return this.#gpdpa;
+    this.#gpdpa = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
+      const hooks = this.hooks;
+      if (hooks === undefined || pName === null) return null;
+      return hooks.terminatorPhysicalDeviceProcAddr?.(readCString(pName)) ?? null;
+    }, { name: "terminator vk_layerGetPhysicalDeviceProcAddr" }).pointer;
+    return this.#gpdpa;
+  }
+
+  /** The terminator `vkGetInstanceProcAddr` layers call down into (a C callback over the core's answers). */
+  getInstanceProcAddr(): P {
+    if (this.#gipa !== null) return this.#gipa;
+    let createInstance: P = null;
+    let debug: Record<string, Deno.PointerObject> | undefined;
+    const answer = (name: string): P => {
+      const hooks = this.hooks;
+      if (hooks === undefined) return null;
+      if (name === "vkGetInstanceProcAddr") return this.#gipa;
+      if (name === "vkCreateInstance") {
+        createInstance ??= this.#callbacks.create(
+          CREATE_INSTANCE,
+          (pCreateInfo, pAllocator) => hooks.terminatorCreateInstance(pCreateInfo, pAllocator),
+          { name: "terminator vkCreateInstance", onError: VK_ERROR_INITIALIZATION_FAILED },
+        ).pointer;
+        return createInstance;
+      }
+      const found = hooks.terminatorProcAddr(name);
+      if (found !== null) return found;
+      debug ??= this.#messengers.terminators(() => this.hooks?.driverInstances?.() ?? []);
+      return debug[name] ?? null;
+    };
+    const self = this.#callbacks.create(
+      GET_PROC_ADDR,
+      (_instance, pName) => pName === null ? null : answer(readCString(pName)),
+      { name: "terminator vkGetInstanceProcAddr" },
+    );
+    this.#gipa = self.pointer;
+    this.#answer = answer;
+    return this.#gipa;
+  }
+
+  /**
+   * The loader's own `vkGetDeviceProcAddr` at the bottom of this instance's device chains (null before the
+   * first device): a device whose chain's top is this has no device layers.
+   */
+  get deviceProcAddr(): P {
+    return this.#gdpa;
+  }
+
+  /** The bottom `vkGetDeviceProcAddr` of the device chains, made the first time. */
+  getDeviceProcAddr(): P {
+    if (this.#gdpa !== null) return this.#gdpa;
+    this.#gdpa = this.#callbacks.create(GET_PROC_ADDR, (device, pName) => {
+      const hooks = this.hooks;
+      if (hooks === undefined || pName === null) return null;
+      return hooks.deviceProcAddr(device, readCString(pName));
+    }, { name: "terminator vkGetDeviceProcAddr" }).pointer;
+    return this.#gdpa;
+  }
+}
