@@ -21,7 +21,7 @@ import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import type { LoaderDevices } from "./device.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import type { GlobalCommands } from "./global_commands.ts";
-import type { ModuleLayerLoader } from "./layer_chain.ts";
+import type { ModuleLayerLoader } from "./module_layer_interface.ts";
 import { type CoreHooks, InstanceLayers } from "./layer_instance.ts";
 import type { LoaderCallbacks } from "./loader_callbacks.ts";
 import { type HandleRegistry, key, LoaderInstance } from "./objects.ts";

@@ -34,6 +34,7 @@
 
 import type { LayerActivationOk } from "../discovery/layer_activation.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
+import type { ModuleLayerLoader } from "./module_layer_interface.ts";
 import { enumerateInstanceLayerProperties, type LayerProperties } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
@@ -105,58 +106,6 @@ export interface LayerChainOptions {
   readonly keepLoaded?: boolean;
   /** Loads the layers whose library is a script module (layers/module_layer.ts provides one). */
   readonly moduleLayers?: ModuleLayerLoader;
-}
-
-/**
- * A layer's chain link that is no shared library (a TS layer): the entry points a negotiated
- * {@linkcode LayerLibrary} offers, which the chain reads from it the same way.
- */
-export interface ModuleLayerLink extends Disposable {
-  /** The layer's manifest record. */
-  readonly layer: LayerManifest;
-  /** Where the layer came from (its module path). */
-  readonly path: string;
-  /** The loader/layer interface version it speaks. */
-  readonly interfaceVersion: number;
-  /** Its `vkGetInstanceProcAddr`. */
-  readonly getInstanceProcAddr: Deno.PointerObject;
-  /** Its `vkGetDeviceProcAddr`, or null. */
-  readonly getDeviceProcAddr: Deno.PointerValue;
-  /** Its `vk_layerGetPhysicalDeviceProcAddr`, or null. */
-  readonly getPhysicalDeviceProcAddr: Deno.PointerValue;
-  /** True once released. */
-  readonly released: boolean;
-  /** An exported C symbol (pre-instance functions), or null. */
-  symbolAddress(name: string): Deno.PointerValue;
-  /** Disposes the link (after the instance is destroyed). */
-  release(): void;
-}
-
-/**
- * Loads layers whose manifest's `library_path` is not a shared library. The chain defines it and layers/
- * implements it, so that the chain never imports the TS layer API.
- *
- * @example A loader that takes no manifest
- * ```ts
- * import type { ModuleLayerLoader } from "./layer_chain.ts";
- * const none: ModuleLayerLoader = {
- *   handles: () => false,
- *   load: (m) => {
- *     throw new TypeError(`Cannot load layer "${m.name}"`);
- *   },
- * };
- * console.log(none.handles({ libraryPath: "/opt/mine.ts" })); // false
- * ```
- */
-export interface ModuleLayerLoader {
-  /** Whether `manifest`'s library is one this loader loads. */
-  handles(manifest: Pick<LayerManifest, "libraryPath">): boolean;
-  /**
-   * The layer's chain link.
-   *
-   * @throws {Error} If the layer cannot be loaded (the chain reports it as a layer that failed to load).
-   */
-  load(manifest: LayerManifest): ModuleLayerLink;
 }
 
 /**

@@ -36,12 +36,8 @@ import { discoverLayers, type LayerDiscovery } from "../discovery/layers.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { activateMessengers, type DebugMessenger, DebugMessengers } from "./debug_utils.ts";
 import { VkError } from "../ffi/errors.ts";
-import {
-  callGetProcAddr,
-  type DeviceChainResult,
-  LayerChain,
-  type ModuleLayerLoader,
-} from "./layer_chain.ts";
+import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
+import type { ModuleLayerLoader } from "./module_layer_interface.ts";
 import { firstUnsupportedExtension } from "./layer_extensions.ts";
 import { ChainBottom, type CoreHooks } from "./layer_bottom.ts";
 import { checkDeviceLayerNames, deviceLayerSlots } from "./device_layers.ts";
