@@ -271,7 +271,7 @@ if (import.meta.main) {
               "from JavaScript; vkCreateInstance and the two destroys +0.05 each: the chain's nodes and " +
               "callbacks, the instance table's answers, the discovery stamps), spread thinly with no item " +
               "above ~0.03 ms, and not in garbage collection (~230 KB of JavaScript garbage per iteration, " +
-              "~0.04 ms of scavenges; a process with a young generation too large to collect is no faster). " +
+              "~0.03-0.04 ms of scavenges: under 1% of an iteration in a CPU profile). " +
               "libvulkan is measured in its faster state here: after the validation probe, " +
               "glibc's malloc state spares its own allocations ~400 page faults per iteration; in a process " +
               "that never loaded a large library vkdeno reads ~0.92x",
