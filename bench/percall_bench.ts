@@ -21,7 +21,7 @@ import { openLibvulkan } from "../testing/libvulkan.ts";
 
 const QUEUE_WHY =
   "on x86-64, vkdeno's public vkGetDeviceQueue is a plain dispatch stub into native code that calls the " +
-  "driver (or top layer) and stamps the queue (ffi/unwrap_stubs.ts stampedQueueCode), as libvulkan's " +
+  "driver (or top layer) and stamps the queue (ffi/native_helpers.ts stampedQueueCode), as libvulkan's " +
   "trampoline does in C: one stub jump more than libvulkan's exported function; elsewhere it is a " +
   "JavaScript trampoline making two native calls (chain/trampoline.ts)";
 

@@ -19,7 +19,8 @@
 
 import { COMMAND_COUNT, COMMANDS } from "../ffi/generated/commands.ts";
 import { DispatchStubs } from "../ffi/dispatch.ts";
-import { STAMPED_QUEUE_SYMBOLS, UnwrapStubs } from "../ffi/unwrap_stubs.ts";
+import { STAMPED_QUEUE_SYMBOLS } from "../ffi/native_helpers.ts";
+import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 
 /** Reserved slots for unknown device commands (as the Khronos loader's `MAX_NUM_UNKNOWN_EXTS`). */
 export const UNKNOWN_DEVICE_SLOTS = 250;

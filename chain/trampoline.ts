@@ -233,7 +233,7 @@ function enumeratePhysicalDeviceGroups(
 
 /**
  * The hot trampolines as closures over their bound stub and the native stamping helpers
- * (ffi/unwrap_stubs.ts): two native calls each, no JavaScript memory access.
+ * (ffi/unwrap_stubs.ts, ffi/native_helpers.ts): two native calls each, no JavaScript memory access.
  *
  * @example Usage
  * ```ts ignore

@@ -7,7 +7,9 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { emitUnwrapObject, unwrapStubCode, UnwrapStubs } from "../ffi/unwrap_stubs.ts";
+import { emitUnwrapObject } from "../ffi/unwrap_object.ts";
+import { unwrapStubCode } from "../ffi/unwrap_stub_code.ts";
+import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 import { STUB_SIZE } from "../ffi/elf.ts";
 import { Library } from "../ffi/library.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The native helpers that keep JavaScript off device creation and queue retrieval (ffi/unwrap_stubs.ts):
+ * The native helpers that keep JavaScript off device creation and queue retrieval (ffi/native_helpers.ts):
  * the table filler asks one `vkGetDeviceProcAddr` for every name in a single foreign call, and the stamped
  * `vkGetDeviceQueue`/`vkGetDeviceQueue2` call the next function kept in the table's hidden words, then write
  * the device's first word into the new queue. x86-64 only; elsewhere the loader does both in TypeScript.

@@ -1,0 +1,145 @@
+/**
+ * The layout of the unwrap object file: every set's stubs for a list of names, set after set, then the
+ * error function, then the native helpers (`ffi/native_helpers.ts`). The ELF file comes from
+ * {@linkcode emitStubObject} (`ffi/elf.ts`), whose stubs are then rewritten in place: same size, same
+ * symbols. `UnwrapStubs` (`ffi/unwrap_stubs.ts`) computes stub addresses from this order.
+ *
+ * @module
+ */
+
+import { emitStubObject, STUB_SIZE, type StubArch, validateNames } from "./elf.ts";
+import {
+  FILL_TABLE_SYMBOL,
+  fillTableCode,
+  helperCode,
+  STAMPED_QUEUE_SYMBOLS,
+  stampedQueueCode,
+  UNWRAP_HELPERS,
+} from "./native_helpers.ts";
+import { errorCode, unwrapStubCode } from "./unwrap_stub_code.ts";
+
+/** One set of unwrap stubs inside an object file. */
+export interface UnwrapSet {
+  /** Symbol prefix: stub N of the set is `<prefix><names[N]>`. */
+  readonly prefix: string;
+  /** Byte offset of the table pointer inside the object the first argument points to. */
+  readonly tableOffset: number;
+  /** Byte offset of the next handle inside that object. */
+  readonly handleOffset: number;
+}
+
+/** Symbol of the error function that empty table slots point to. */
+export const UNWRAP_ERROR_SYMBOL = "vkdeno_unwrap_error";
+
+/**
+ * Checks the symbols an unwrap object would hold without hashing every joined name (a Set of ~1,500
+ * strings joined from a prefix and a name cost ~4 ms cold): the names are checked, no set's prefix may
+ * start another's (so two sets never make the same symbol), and the fixed symbols must not be a set's.
+ */
+function validateSymbols(names: readonly string[], sets: readonly UnwrapSet[]): void {
+  validateNames(names);
+  for (const a of sets) {
+    for (const b of sets) {
+      if (a !== b && b.prefix.startsWith(a.prefix)) {
+        throw new TypeError(`Unwrap set prefixes "${a.prefix}" and "${b.prefix}" can make the same symbol`);
+      }
+    }
+  }
+  const fixed = [
+    UNWRAP_ERROR_SYMBOL,
+    ...Object.keys(UNWRAP_HELPERS),
+    ...STAMPED_QUEUE_SYMBOLS,
+    FILL_TABLE_SYMBOL,
+  ];
+  for (const f of fixed) {
+    for (const s of sets) {
+      // A linear search, made only for a fixed symbol that starts with a prefix: no Set of every name.
+      if (f.startsWith(s.prefix) && names.includes(f.slice(s.prefix.length))) {
+        throw new TypeError(`Duplicate stub name "${f}"`);
+      }
+    }
+  }
+}
+
+/**
+ * Emits an ELF object with every set's stubs for `names` (in set order), then the error function and
+ * the {@linkcode UNWRAP_HELPERS}. Stub `i` of set `k` gets the symbol `<prefix><names[i]>` when `i` is below
+ * `exported[k]` (default: every name); the others are code only, found by address.
+ *
+ * @example Usage
+ * ```ts
+ * import { emitUnwrapObject } from "./unwrap_object.ts";
+ * const bytes = emitUnwrapObject(["vkGetPhysicalDeviceProperties"], [
+ *   { prefix: "tramp_", tableOffset: 0, handleOffset: 8 },
+ * ], "x86_64");
+ * console.log(bytes.length > 0);
+ * ```
+ */
+export function emitUnwrapObject(
+  names: readonly string[],
+  sets: readonly UnwrapSet[],
+  arch: StubArch,
+  exported?: readonly number[],
+): Uint8Array {
+  const perSet = names.length;
+  const stubs = sets.length * perSet;
+  if (perSet > 4096) throw new RangeError(`Invalid unwrap stub index "${perSet - 1}": expected 0 to 4095`);
+  validateSymbols(names, sets);
+  const symbols: string[] = [];
+  const positions: number[] = [];
+  sets.forEach((s, k) => {
+    const count = Math.min(perSet, exported?.[k] ?? perSet);
+    for (let i = 0; i < count; i++) {
+      symbols.push(`${s.prefix}${names[i]}`);
+      positions.push(k * perSet + i);
+    }
+  });
+  let at = stubs;
+  symbols.push(UNWRAP_ERROR_SYMBOL);
+  positions.push(at++);
+  // Helpers longer than a slot take the following ones too, under filler names.
+  const helpers = (Object.keys(UNWRAP_HELPERS) as (keyof typeof UNWRAP_HELPERS)[]).map((name) => ({
+    name,
+    code: helperCode(name, arch),
+    at: 0,
+  }));
+  // The stamped-queue helpers call the hidden table words right after the named slots.
+  STAMPED_QUEUE_SYMBOLS.forEach((name, which) => {
+    const code = stampedQueueCode(which as 0 | 1, names.length + which, arch);
+    if (code) helpers.push({ name: name as keyof typeof UNWRAP_HELPERS, code, at: 0 });
+  });
+  const fill = fillTableCode(arch);
+  if (fill) helpers.push({ name: FILL_TABLE_SYMBOL as keyof typeof UNWRAP_HELPERS, code: fill, at: 0 });
+  for (const h of helpers) {
+    h.at = at;
+    symbols.push(h.name);
+    positions.push(at++);
+    for (let k = 1; k < h.code.length / STUB_SIZE; k++) {
+      symbols.push(`${h.name}_part${k}`);
+      positions.push(at++);
+    }
+  }
+  // Each set's first stub is built (and its offsets checked) once; the others differ only in the slot.
+  const firsts = sets.map((s) => unwrapStubCode(0, s.tableOffset, s.handleOffset, arch));
+  let dv: DataView | undefined;
+  const { bytes, textAddress } = emitStubObject(
+    symbols,
+    arch,
+    (out, at, n) => {
+      if (n >= stubs) return; // the error function and helpers are written below
+      const i = n % perSet;
+      out.set(firsts[(n - i) / perSet]!, at);
+      if (i === 0) return;
+      if (arch === "x86_64") {
+        (dv ??= new DataView(out.buffer, out.byteOffset)).setInt32(at + 10, i * 8, true);
+      } else {
+        const s = sets[(n - i) / perSet]!;
+        out.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
+      }
+    },
+    { stubs: at, positions, validated: true },
+  );
+  bytes.set(errorCode(arch), textAddress + stubs * STUB_SIZE);
+  for (const h of helpers) bytes.set(h.code, textAddress + h.at * STUB_SIZE);
+  return bytes;
+}
