@@ -13,7 +13,8 @@
  */
 
 import { snapshotProcessEnvironment } from "../discovery/environment.ts";
-import { discoverLayers, enumerateInstanceLayerProperties } from "../discovery/layers.ts";
+import { discoverLayers } from "../discovery/layers.ts";
+import { enumerateInstanceLayerProperties } from "../discovery/layer_properties.ts";
 
 const SIZES = [10, 100, 1_000, 10_000];
 const PROPERTIES_SIZE = 256 + 4 + 4 + 256;

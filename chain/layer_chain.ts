@@ -35,7 +35,7 @@
 import type { LayerActivationOk } from "../discovery/layer_activation.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import type { ModuleLayerLoader } from "./module_layer_interface.ts";
-import { enumerateInstanceLayerProperties, type LayerProperties } from "../discovery/layers.ts";
+import { enumerateInstanceLayerProperties, type LayerProperties } from "../discovery/layer_properties.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, writePointer } from "../ffi/memory.ts";
@@ -342,13 +342,7 @@ export class LayerChain implements Disposable {
    * ```
    */
   enumerateDeviceLayerProperties(): LayerProperties[] {
-    return enumerateInstanceLayerProperties({
-      layers: this.activatedLayers,
-      candidates: [],
-      locations: { implicit: [], explicit: [] },
-      messages: [],
-      manifestReads: { parsed: 0, cached: 0 },
-    });
+    return enumerateInstanceLayerProperties({ layers: this.activatedLayers });
   }
 
   /**

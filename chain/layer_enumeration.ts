@@ -21,7 +21,8 @@
 
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
-import { discoverLayers, enumerateInstanceLayerProperties } from "../discovery/layers.ts";
+import { discoverLayers } from "../discovery/layers.ts";
+import { enumerateInstanceLayerProperties } from "../discovery/layer_properties.ts";
 import { nativeBytes, readCString, writeU32 } from "../ffi/memory.ts";
 import { writeTwoCall } from "../ffi/two_call.ts";
 import { type ExtensionEntry, layerExtensions, withImplicitLayerExtensions } from "./layer_extensions.ts";
@@ -133,13 +134,7 @@ function putString(out: Uint8Array, offset: number, text: string): void {
  * ```
  */
 export function writeLayerProperties(layers: readonly LayerManifest[], pCount: P, pProperties: P): number {
-  const props = enumerateInstanceLayerProperties({
-    layers,
-    candidates: [],
-    locations: { implicit: [], explicit: [] },
-    messages: [],
-    manifestReads: { parsed: 0, cached: 0 },
-  });
+  const props = enumerateInstanceLayerProperties({ layers });
   return writeTwoCall(pCount, pProperties, props, (i, p) => {
     const out = nativeBytes(pProperties, LAYER_PROPERTIES_SIZE, i * LAYER_PROPERTIES_SIZE);
     putString(out, 0, p.layerName);

@@ -19,7 +19,8 @@
 
 import { implicitLayerInstanceExtensions } from "../discovery/layer_activation.ts";
 import type { LayerExtension, LayerManifest } from "../discovery/layer_manifest.ts";
-import { type LayerDiscovery, layerExtensionProperties } from "../discovery/layers.ts";
+import type { LayerDiscovery } from "../discovery/layers.ts";
+import { layerExtensionProperties } from "../discovery/layer_properties.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { isOtherPlatformExtension } from "./platform_extensions.ts";
 

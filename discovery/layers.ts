@@ -25,10 +25,11 @@
  * A whole discovery is kept per snapshot and options (scan_memo.ts) and given
  * again while the stamp of every folder and file it read is unchanged, so a
  * warm call costs one `statx` per path. Parsed manifests are also cached per
- * process by their stamp (kind, device, inode, size, modification and change
- * times), so a scan after a change parses only what changed; a file changed in
- * the last {@linkcode RACY_WINDOW_MS} milliseconds is always read again,
- * because file times are too coarse to tell two quick writes apart.
+ * process by their stamp (layer_manifest_cache.ts), so a scan after a change
+ * parses only what changed; a file changed in the last {@linkcode RACY_WINDOW_MS}
+ * milliseconds is always read again, because file times are too coarse to tell
+ * two quick writes apart. What `vkEnumerateInstanceLayerProperties` and the
+ * layer extension queries answer from a discovery is in layer_properties.ts.
  *
  * @example Discovering the layers of a fake root
  * ```ts
@@ -47,29 +48,10 @@ import {
   layerFilterVerdict,
   readLayerFilters,
 } from "./_layer_filters.ts";
-import {
-  isOverrideLayer,
-  type LayerExtension,
-  type LayerManifest,
-  type LayerManifestResult,
-  type LayerMessage,
-  parseLayerManifest,
-} from "./layer_manifest.ts";
-import {
-  type ManifestFileResult,
-  MAX_MANIFEST_BYTES,
-  parseManifestText,
-  readManifestFile,
-} from "./manifest_file.ts";
-import { mergedExtensions, validateMetaLayers } from "./meta_layers.ts";
-import type { FileStamp } from "../ffi/file_stamp.ts";
-import {
-  clearScanMemos,
-  observePath,
-  RACY_WINDOW_MS as SCAN_RACY_WINDOW_MS,
-  ScanMemo,
-  snapshotKey,
-} from "./scan_memo.ts";
+import { isOverrideLayer, type LayerManifest, type LayerMessage } from "./layer_manifest.ts";
+import { type LayerManifestReadCounts, readLayerManifestCached } from "./layer_manifest_cache.ts";
+import { validateMetaLayers } from "./meta_layers.ts";
+import { RACY_WINDOW_MS as SCAN_RACY_WINDOW_MS, ScanMemo, snapshotKey } from "./scan_memo.ts";
 import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
 import { combineSettingsLayers, type SettingsLayerCombination } from "./settings_layers.ts";
 import {
@@ -451,31 +433,7 @@ function markCandidate(
   const candidate = candidates.find((c) => c.layer === layer);
   if (candidate !== undefined) Object.assign(candidate, { status, reason });
 }
-
-interface CacheEntry {
-  /** The file's stamp when it was read (kind, device, inode, size, times). */
-  readonly stamp: string;
-  readonly result: LayerManifestResult;
-  readonly fileReason?: string;
-}
-
-const manifestCache = new Map<string, CacheEntry>();
-
-/**
- * Forgets every cached manifest (tests use it to compare warm and cold results).
- *
- * @example Usage
- * ```ts
- * import { clearLayerManifestCache } from "./layers.ts";
- * clearLayerManifestCache();
- * ```
- */
-export function clearLayerManifestCache(): void {
-  manifestCache.clear();
-  clearScanMemos();
-}
-
-class ManifestReader {
+class ManifestReader implements LayerManifestReadCounts {
   parsed = 0;
   cached = 0;
   readonly #useCache: boolean;
@@ -494,7 +452,14 @@ class ManifestReader {
     const out: LayerManifest[] = [];
     const now = Date.now();
     for (const file of files) {
-      const { result, fileReason } = this.#read(file.path, implicit, now);
+      const { result, fileReason } = readLayerManifestCached(
+        file.path,
+        implicit,
+        this.#pointerBits,
+        this.#useCache,
+        now,
+        this,
+      );
       const source = file.location.source;
       if (fileReason !== undefined) {
         this.#candidates.push({
@@ -537,74 +502,6 @@ class ManifestReader {
     }
     return out;
   }
-
-  #read(path: string, implicit: boolean, now: number): { result: LayerManifestResult; fileReason?: string } {
-    const key = (implicit ? "i:" : "e:") + path;
-    // Also stamps the file for the scan memo (scan_memo.ts).
-    const stamp = observePath(path);
-    if (this.#useCache && stamp.kind === "file") {
-      const cached = manifestCache.get(key);
-      if (cached !== undefined && cached.stamp === stamp.text) {
-        this.cached++;
-        return cached;
-      }
-    }
-    const entry = readLayerFile(path, implicit, this.#pointerBits, stamp);
-    this.parsed++;
-    if (this.#useCache && stamp.kind === "file") {
-      // A file written within the racy window may change again within the same tick unseen.
-      if (now - stamp.changedMs > RACY_WINDOW_MS) {
-        manifestCache.set(key, { stamp: stamp.text, ...entry });
-      } else {
-        manifestCache.delete(key);
-      }
-    }
-    return entry;
-  }
-}
-
-function readLayerFile(
-  path: string,
-  implicit: boolean,
-  pointerBits: 32 | 64,
-  stat: FileStamp,
-): { result: LayerManifestResult; fileReason?: string } {
-  let bytes: Uint8Array | undefined;
-  if (stat.kind === "file" && stat.size <= MAX_MANIFEST_BYTES) {
-    try {
-      bytes = Deno.readFileSync(path);
-    } catch {
-      bytes = undefined;
-    }
-  }
-  // The slow path lets the shared reader word every failure the same way for drivers and layers.
-  const file: ManifestFileResult = bytes === undefined
-    ? readManifestFile(path)
-    : parseManifestText(bytes, path);
-  if (!file.ok) return { result: { layers: [], skipped: [], messages: [] }, fileReason: file.reason };
-  let text: string | undefined;
-  if (mayRepeatLayerKey(file.value)) {
-    text = bytes === undefined ? readTextOrUndefined(path) : new TextDecoder().decode(bytes);
-  }
-  const parsed = parseLayerManifest(file.value, { manifestPath: path, implicit, pointerBits, text });
-  const warnings: LayerMessage[] = file.warnings.map((w) => ({
-    level: "warn",
-    category: "layer",
-    text: `Layer manifest "${path}": ${w}`,
-  }));
-  return { result: { ...parsed, messages: [...warnings, ...parsed.messages] } };
-}
-
-function mayRepeatLayerKey(value: Readonly<Record<string, unknown>>): boolean {
-  return value["layer"] !== undefined && value["layers"] === undefined;
-}
-
-function readTextOrUndefined(path: string): string | undefined {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function info(text: string): LayerMessage {
@@ -613,85 +510,4 @@ function info(text: string): LayerMessage {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
-}
-
-/**
- * One entry of `vkEnumerateInstanceLayerProperties` (`VkLayerProperties`).
- *
- * @example Usage
- * ```ts
- * import type { LayerProperties } from "./layers.ts";
- * const p: LayerProperties = {
- *   layerName: "VK_LAYER_KHRONOS_validation",
- *   specVersion: 4206831,
- *   implementationVersion: 1,
- *   description: "Khronos Validation Layer",
- * };
- * ```
- */
-export interface LayerProperties {
-  /** The manifest's `name`. */
-  readonly layerName: string;
-  /** The manifest's `api_version`, packed. */
-  readonly specVersion: number;
-  /** The manifest's `implementation_version`. */
-  readonly implementationVersion: number;
-  /** The manifest's `description`, cut to 255 UTF-8 bytes like the C array it fills. */
-  readonly description: string;
-}
-
-/**
- * What `vkEnumerateInstanceLayerProperties` returns: every layer discovery
- * kept (implicit ones whatever their variables say; disabled and blacklisted
- * ones absent), implicit layers first, in discovery order. Any `{ layers }`
- * works, e.g. an activation's `activatedLayers` for `vkEnumerateDeviceLayerProperties`.
- *
- * @example Usage
- * ```ts
- * import { discoverLayers, enumerateInstanceLayerProperties } from "./layers.ts";
- * const env = { vars: {}, elevated: false, root: "/nonexistent" };
- * console.log(enumerateInstanceLayerProperties(discoverLayers(env))); // []
- * ```
- */
-export function enumerateInstanceLayerProperties(
-  discovery: LayerDiscovery | { readonly layers: readonly LayerManifest[] },
-): LayerProperties[] {
-  return discovery.layers.map((layer) => ({
-    layerName: layer.name,
-    specVersion: layer.apiVersion,
-    implementationVersion: layer.implementationVersion,
-    description: cutUtf8(layer.description, 255),
-  }));
-}
-
-/**
- * What `vkEnumerateInstanceExtensionProperties(pLayerName)` (`kind`
- * `"instance"`) or `vkEnumerateDeviceExtensionProperties(pLayerName)` (`"device"`)
- * returns for a layer: its manifest's list, merged with its components' for a
- * meta layer. `undefined` when no such layer is available
- * (`VK_ERROR_LAYER_NOT_PRESENT`).
- *
- * @example Usage
- * ```ts
- * import { discoverLayers, layerExtensionProperties } from "./layers.ts";
- * const env = { vars: {}, elevated: false, root: "/nonexistent" };
- * console.log(layerExtensionProperties(discoverLayers(env), "VK_LAYER_x", "instance")); // undefined
- * ```
- */
-export function layerExtensionProperties(
-  discovery: LayerDiscovery,
-  layerName: string,
-  kind: "instance" | "device",
-): LayerExtension[] | undefined {
-  const layer = discovery.layers.find((l) => l.name === layerName);
-  if (layer === undefined) return undefined;
-  return mergedExtensions(layer, new Map(discovery.layers.map((l) => [l.name, l])), kind);
-}
-
-function cutUtf8(text: string, maxBytes: number): string {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return new TextDecoder().decode(bytes.subarray(0, end));
 }

@@ -39,9 +39,10 @@ export type {
   LayerCandidate,
   LayerCandidateStatus,
   LayerDiscovery,
-  LayerProperties,
 } from "./layers.ts";
-export { discoverLayers, enumerateInstanceLayerProperties } from "./layers.ts";
+export { discoverLayers } from "./layers.ts";
+export type { LayerProperties } from "./layer_properties.ts";
+export { enumerateInstanceLayerProperties } from "./layer_properties.ts";
 export type {
   LoaderSettings,
   SettingsFileResult,

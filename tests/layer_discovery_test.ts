@@ -1,11 +1,7 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import {
-  clearLayerManifestCache,
-  discoverLayers,
-  enumerateInstanceLayerProperties,
-  type LayerDiscovery,
-  layerExtensionProperties,
-} from "../discovery/layers.ts";
+import { discoverLayers, type LayerDiscovery } from "../discovery/layers.ts";
+import { clearLayerManifestCache } from "../discovery/layer_manifest_cache.ts";
+import { enumerateInstanceLayerProperties, layerExtensionProperties } from "../discovery/layer_properties.ts";
 import { TempTree } from "./_discovery_tree.ts";
 import { EXPLICIT_DIR, IMPLICIT_DIR, implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
 

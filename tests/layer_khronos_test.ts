@@ -12,11 +12,8 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { activateLayers, implicitLayerInstanceExtensions } from "../discovery/layer_activation.ts";
-import {
-  discoverLayers,
-  enumerateInstanceLayerProperties,
-  layerExtensionProperties,
-} from "../discovery/layers.ts";
+import { discoverLayers } from "../discovery/layers.ts";
+import { enumerateInstanceLayerProperties, layerExtensionProperties } from "../discovery/layer_properties.ts";
 import { TempTree } from "./_discovery_tree.ts";
 import { implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
 import { ccSync } from "../testing/c_build.ts";

@@ -1,0 +1,172 @@
+/**
+ * The per-process cache of parsed layer manifests (layers.ts reads every manifest through it).
+ *
+ * A manifest is kept by its path and by whether it was found as implicit or explicit, with the stamp of
+ * the file when it was read (kind, device, inode, size, modification and change times), and given again
+ * while the stamp is unchanged, so a scan after a change parses only what changed. A file changed in the
+ * last {@linkcode RACY_WINDOW_MS} milliseconds is always read again, because file times are too coarse to
+ * tell two quick writes apart. A cached manifest is the same object on every read, which is how the scan
+ * tells one file found twice from two files naming the same layer.
+ *
+ * @example Reading one manifest through the cache
+ * ```ts
+ * import { readLayerManifestCached } from "./layer_manifest_cache.ts";
+ * const counts = { parsed: 0, cached: 0 };
+ * const read = readLayerManifestCached("/nonexistent.json", false, 64, true, Date.now(), counts);
+ * console.log(read.fileReason !== undefined, counts.parsed); // true 1
+ * ```
+ *
+ * @module
+ */
+
+import type { FileStamp } from "../ffi/file_stamp.ts";
+import { type LayerManifestResult, type LayerMessage, parseLayerManifest } from "./layer_manifest.ts";
+import {
+  type ManifestFileResult,
+  MAX_MANIFEST_BYTES,
+  parseManifestText,
+  readManifestFile,
+} from "./manifest_file.ts";
+import { clearScanMemos, observePath, RACY_WINDOW_MS } from "./scan_memo.ts";
+
+/**
+ * One manifest file as read: its layers, skipped layers and messages, or why the whole file was skipped.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LayerFileRead } from "./layer_manifest_cache.ts";
+ * const read: LayerFileRead = { result: { layers: [], skipped: [], messages: [] }, fileReason: "it is empty" };
+ * ```
+ */
+export interface LayerFileRead {
+  /** The manifest's layers (empty when `fileReason` is set). */
+  readonly result: LayerManifestResult;
+  /** Why the whole file was skipped (unreadable, not JSON, no layer), if it was. */
+  readonly fileReason?: string;
+}
+
+/**
+ * How many manifests one scan parsed and how many it took from the cache; {@linkcode readLayerManifestCached}
+ * adds to them.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LayerManifestReadCounts } from "./layer_manifest_cache.ts";
+ * const counts: LayerManifestReadCounts = { parsed: 0, cached: 0 };
+ * ```
+ */
+export interface LayerManifestReadCounts {
+  /** Manifests read and parsed. */
+  parsed: number;
+  /** Manifests given again from the cache. */
+  cached: number;
+}
+
+interface CacheEntry extends LayerFileRead {
+  /** The file's stamp when it was read (kind, device, inode, size, times). */
+  readonly stamp: string;
+}
+
+const manifestCache = new Map<string, CacheEntry>();
+
+/**
+ * Forgets every cached manifest, and the kept scans built on them (scan_memo.ts); tests use it to compare
+ * warm and cold results.
+ *
+ * @example Usage
+ * ```ts
+ * import { clearLayerManifestCache } from "./layer_manifest_cache.ts";
+ * clearLayerManifestCache();
+ * ```
+ */
+export function clearLayerManifestCache(): void {
+  manifestCache.clear();
+  clearScanMemos();
+}
+
+/**
+ * Reads the layer manifest at `path` as found implicit or explicit, from the cache when `useCache` is set
+ * and the file's stamp is unchanged, else by parsing it (and keeping it unless it changed within the racy
+ * window before `now`). Stamps the file for the scan memo either way, and counts the read in `counts`.
+ *
+ * @example Usage
+ * ```ts
+ * import { readLayerManifestCached } from "./layer_manifest_cache.ts";
+ * const counts = { parsed: 0, cached: 0 };
+ * readLayerManifestCached("/etc/vulkan/implicit_layer.d/x.json", true, 64, true, Date.now(), counts);
+ * ```
+ */
+export function readLayerManifestCached(
+  path: string,
+  implicit: boolean,
+  pointerBits: 32 | 64,
+  useCache: boolean,
+  now: number,
+  counts: LayerManifestReadCounts,
+): LayerFileRead {
+  const key = (implicit ? "i:" : "e:") + path;
+  // Also stamps the file for the scan memo (scan_memo.ts).
+  const stamp = observePath(path);
+  if (useCache && stamp.kind === "file") {
+    const cached = manifestCache.get(key);
+    if (cached !== undefined && cached.stamp === stamp.text) {
+      counts.cached++;
+      return cached;
+    }
+  }
+  const entry = readLayerFile(path, implicit, pointerBits, stamp);
+  counts.parsed++;
+  if (useCache && stamp.kind === "file") {
+    // A file written within the racy window may change again within the same tick unseen.
+    if (now - stamp.changedMs > RACY_WINDOW_MS) {
+      manifestCache.set(key, { stamp: stamp.text, ...entry });
+    } else {
+      manifestCache.delete(key);
+    }
+  }
+  return entry;
+}
+
+function readLayerFile(
+  path: string,
+  implicit: boolean,
+  pointerBits: 32 | 64,
+  stat: FileStamp,
+): LayerFileRead {
+  let bytes: Uint8Array | undefined;
+  if (stat.kind === "file" && stat.size <= MAX_MANIFEST_BYTES) {
+    try {
+      bytes = Deno.readFileSync(path);
+    } catch {
+      bytes = undefined;
+    }
+  }
+  // The slow path lets the shared reader word every failure the same way for drivers and layers.
+  const file: ManifestFileResult = bytes === undefined
+    ? readManifestFile(path)
+    : parseManifestText(bytes, path);
+  if (!file.ok) return { result: { layers: [], skipped: [], messages: [] }, fileReason: file.reason };
+  let text: string | undefined;
+  if (mayRepeatLayerKey(file.value)) {
+    text = bytes === undefined ? readTextOrUndefined(path) : new TextDecoder().decode(bytes);
+  }
+  const parsed = parseLayerManifest(file.value, { manifestPath: path, implicit, pointerBits, text });
+  const warnings: LayerMessage[] = file.warnings.map((w) => ({
+    level: "warn",
+    category: "layer",
+    text: `Layer manifest "${path}": ${w}`,
+  }));
+  return { result: { ...parsed, messages: [...warnings, ...parsed.messages] } };
+}
+
+function mayRepeatLayerKey(value: Readonly<Record<string, unknown>>): boolean {
+  return value["layer"] !== undefined && value["layers"] === undefined;
+}
+
+function readTextOrUndefined(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
