@@ -6,26 +6,11 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
+import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
 import { readStruct } from "../ffi/structs.ts";
 
-/** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it. */
-export interface CommandParameter {
-  /** Parameter name (`pCreateInfo`). */
-  readonly name: string;
-  /** C type without qualifiers or pointers (`VkBufferCreateInfo`). */
-  readonly type: string;
-  /** Pointer depth: 0 for a value, 1 for `T*`, 2 for `const char* const*`. */
-  readonly pointer: number;
-  /** Whether the pointee is const (an input). */
-  readonly const: boolean;
-  /** vk.xml `len`: another parameter, `pInfo->member`, or `null-terminated`. */
-  readonly len?: string;
-  /** Whether vk.xml marks it optional. */
-  readonly optional?: boolean;
-  /** Fixed array length (`blendConstants[4]`). */
-  readonly array?: number;
-}
+/** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it: the generated table's own record. */
+export type { ParamInfo as CommandParameter };
 
 /** A command as the generated tables describe it (`ffi/generated/commands.ts`). */
 export interface CommandDescription {
@@ -38,7 +23,7 @@ export interface CommandDescription {
   /** C result type (`VkResult`, `void`, ...). */
   readonly result: string;
   /** Parameters in order. */
-  readonly params: readonly CommandParameter[];
+  readonly params: readonly ParamInfo[];
 }
 
 /** A handle as a map key: a number when the address is a safe integer, else a bigint. */
@@ -135,7 +120,7 @@ export function createRule(info: CommandDescription): CreateRule | null {
   if (rule !== undefined) return rule;
   rule = null;
   const last = info.params.length - 1;
-  const out: CommandParameter | undefined = info.params[last];
+  const out: ParamInfo | undefined = info.params[last];
   const creates = /^vk(Create|Allocate)/.test(info.name) || IMPLICIT_CREATORS.has(info.name);
   if (creates && out && !out.const && out.pointer === 1 && isHandleType(out.type)) {
     rule = { param: last, type: canonicalHandle(out.type), implicit: IMPLICIT_CREATORS.has(info.name) };
