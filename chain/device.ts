@@ -9,8 +9,9 @@
  *    (chain/layer_instance.ts `InstanceLayers.createDevice`);
  * 2. at its bottom, {@linkcode LoaderDevices.terminatorCreateDevice} calls the driver with a create info
  *    rewritten for it, makes the `LoaderDevice` and stamps its table into the driver's `VkDevice`;
- * 3. back at the top, the layer chain calls the `deviceCreated` hook ({@linkcode LoaderDevices.hooks}),
- *    which fills the table from the top of the chain's `vkGetDeviceProcAddr`;
+ * 3. back at the top, the layer chain calls the instance's `deviceCreated` terminator step
+ *    ({@linkcode LoaderDevices.deviceCreated}), which fills the table from the top of the chain's
+ *    `vkGetDeviceProcAddr`;
  * 4. the trampoline hands the top's handle to the application.
  *
  * A layer's `pfnLayerCreateDevice` runs steps 1-3 below that layer, so creations nest: the devices made by
@@ -37,7 +38,6 @@ import { commandDef } from "../ffi/command_ffi.ts";
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { Logger } from "../loading/log.ts";
 import { ICD_LOADER_MAGIC, offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
-import type { CoreHooks } from "./layer_instance.ts";
 import { skipLoaderNodes } from "./layer_nodes.ts";
 import {
   type HandleRegistry,
@@ -54,12 +54,6 @@ import type { WsiSupport } from "./wsi_interface.ts";
 type P = Deno.PointerValue;
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
-
-/** The device side of {@linkcode CoreHooks}: what the layer chain asks the core about devices. */
-export type DeviceHooks = Pick<
-  CoreHooks,
-  "deviceProcAddr" | "unwrapPhysicalDevice" | "deviceCreated" | "deviceDestroyed" | "deviceTableOf"
->;
 
 /** What {@linkcode LoaderDevices} needs from its loader. */
 export interface LoaderDevicesOptions {
@@ -189,24 +183,35 @@ export class LoaderDevices {
     return result;
   }
 
-  /** What the layer chain of `inst` asks about its devices (the device half of its `CoreHooks`). */
-  hooks(inst: LoaderInstance): DeviceHooks {
-    const registry = this.#registry;
-    return {
-      // The bottom of the device chain: the driver's function, or the WSI terminator taking its place.
-      deviceProcAddr: (device, name) => {
-        const ld = registry.devices.get(key(device));
-        return ld ? bottomProcAddr(inst, ld, name) : null;
-      },
-      unwrapPhysicalDevice: (pd) => registry.trampPhysicalDevices.get(key(pd))?.next ?? pd,
-      deviceCreated: (device, getDeviceProcAddr) => this.#created(inst, device, getDeviceProcAddr),
-      deviceDestroyed: (device) => registry.findDevice(device)?.dispose(),
-      deviceTableOf: (device) => registry.findDevice(device)?.table.pointer ?? null,
-    };
+  // The device half of an instance's `LoaderTerminators` (chain/layer_bottom.ts), which
+  // chain/instance_create.ts `InstanceTerminators` forwards here with its instance.
+
+  /**
+   * The down-call to the driver at the bottom of `inst`'s device chains: the driver's function for `name`,
+   * or the WSI terminator taking its place; null for a device the loader does not know.
+   */
+  driverDeviceProcAddr(inst: LoaderInstance, device: P, name: string): P {
+    const ld = this.#registry.devices.get(key(device));
+    return ld ? bottomProcAddr(inst, ld, name) : null;
   }
 
-  /** A device came back up the chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
-  #created(inst: LoaderInstance, device: P, getDeviceProcAddr: P): number {
+  /** An application `VkPhysicalDevice` to the handle the top of the device chain knows. */
+  unwrapPhysicalDevice(physicalDevice: P): P {
+    return this.#registry.trampPhysicalDevices.get(key(physicalDevice))?.next ?? physicalDevice;
+  }
+
+  /** A layer destroyed a device it made through `pfnLayerCreateDevice`: the loader's device goes too. */
+  layerDestroyedDevice(device: P): void {
+    this.#registry.findDevice(device)?.dispose();
+  }
+
+  /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
+  deviceDispatchTable(device: P): P {
+    return this.#registry.findDevice(device)?.table.pointer ?? null;
+  }
+
+  /** A device came back up `inst`'s chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
+  deviceCreated(inst: LoaderInstance, device: P, getDeviceProcAddr: P): number {
     const ld = this.#inFlight.pop() ?? this.#registry.findDevice(device);
     if (!ld) {
       this.#log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");

@@ -2,8 +2,7 @@
  * `vkCreateInstance` for one loader: layers prepared (discovery, activation, libraries), drivers loaded,
  * extensions checked, then the chain, the layers' `vkCreateInstance` down to the terminator, which makes
  * every driver's instance (chain/terminator_instance.ts). The instance dispatch table is then filled from
- * the top of the chain. Also what the layer chain needs from the core for that instance
- * ({@linkcode CoreHooks}).
+ * the top of the chain. The instance's layers get its terminators (chain/instance_terminators.ts).
  *
  * @module
  */
@@ -22,13 +21,14 @@ import type { LoaderDevices } from "./device.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import type { GlobalCommands } from "./global_commands.ts";
 import type { ModuleLayerLoader } from "./module_layer_interface.ts";
-import { type CoreHooks, InstanceLayers } from "./layer_instance.ts";
+import { InstanceLayers } from "./layer_instance.ts";
 import type { LoaderCallbacks } from "./loader_callbacks.ts";
 import { type HandleRegistry, key, LoaderInstance } from "./objects.ts";
 import { decidePortability, portabilityError } from "./portability.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { fillInstanceCommands } from "./table_fill.ts";
-import { createDriverInstances, destroyDriverInstances } from "./terminator_instance.ts";
+import { InstanceTerminators } from "./instance_terminators.ts";
+import { destroyDriverInstances } from "./terminator_instance.ts";
 import { fillPhysicalSlot, unknownPhysicalDeviceSlots, unknownSlotDef } from "./unknown.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
 
@@ -52,7 +52,7 @@ export interface InstanceCreationContext {
   readonly instances: Set<LoaderInstance>;
   /** The driver scan and the instance extensions offered. */
   readonly global: GlobalCommands;
-  /** Device creation (the device half of the hooks). */
+  /** Device creation (the device half of the instance's terminators). */
   readonly devices: LoaderDevices;
   /** The terminator link's entry points and the emulations. */
   readonly callbacks: LoaderCallbacks;
@@ -171,7 +171,7 @@ function createWithMessengers(
   made.instance = inst.handle;
   const callbacks = ctx.callbacks;
   inst.chain = [{ getInstanceProcAddr: (_i, name) => callbacks.terminatorProcAddr(inst, name) }];
-  const result = layers.createInstance(coreHooks(ctx, inst), {
+  const result = layers.createInstance(new InstanceTerminators(ctx, inst), {
     pCreateInfo,
     pAllocator,
     loaderInstance: inst.handle,
@@ -219,33 +219,6 @@ function createWithMessengers(
     }`,
   );
   return result;
-}
-
-/** What the layer chain needs from the core for `inst` (the device half from chain/device.ts). */
-function coreHooks(ctx: InstanceCreationContext, inst: LoaderInstance): CoreHooks {
-  const callbacks = ctx.callbacks;
-  const stubs = ctx.stubs;
-  return {
-    terminatorProcAddr: (name) => callbacks.terminatorProcAddr(inst, name),
-    terminatorPhysicalDeviceProcAddr: (name) => callbacks.terminatorPhysicalDeviceProcAddr(inst, name),
-    // The terminator of vkCreateInstance (chain/terminator_instance.ts), with the loader's emulations.
-    terminatorCreateInstance: (pCreateInfo, pAllocator) =>
-      createDriverInstances(
-        inst,
-        pCreateInfo,
-        pAllocator,
-        (s) => callbacks.emulation(s) ?? stubs.errorFunction,
-      ),
-    // Drivers that enabled a debug extension get the application's messengers too (their own messages).
-    driverInstances: () =>
-      inst.drivers
-        .filter((d) =>
-          d.enabledExtensions.includes("VK_EXT_debug_utils") ||
-          d.enabledExtensions.includes("VK_EXT_debug_report")
-        )
-        .map((d) => ({ handle: d.handle, procAddr: (name: string) => d.procAddr(name) })),
-    ...ctx.devices.hooks(inst),
-  };
 }
 
 /**

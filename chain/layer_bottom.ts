@@ -1,7 +1,7 @@
 /**
  * The bottom of one instance's layer chains: the loader's own `vkGetInstanceProcAddr`,
  * `vk_layerGetPhysicalDeviceProcAddr` (LI08) and `vkGetDeviceProcAddr` that the last layer calls down
- * into, as C callbacks over the core's answers ({@linkcode CoreHooks}): the terminators, the terminator
+ * into, as C callbacks over the core's answers ({@linkcode LoaderTerminators}): the terminators, the terminator
  * `vkCreateInstance`, the loader's debug-messenger terminators, and the drivers' device functions.
  * Each callback is made once per instance, the first time a chain needs it.
  *
@@ -19,41 +19,48 @@ const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } 
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
 
 /**
- * The loader core's side of an instance, as the layer chain needs it.
+ * The loader core's side of one instance's chains, as the layers reach it at their bottom: the loader's
+ * terminators (the answers of the terminator `vkGetInstanceProcAddr` and `vk_layerGetPhysicalDeviceProcAddr`,
+ * the terminator `vkCreateInstance`), the down-call to the driver at the bottom of a device chain (the
+ * driver's `vkGetDeviceProcAddr`), and the loader's steps around a device chain (unwrapping the application's
+ * physical devices, filling the device dispatch table once the device came back up, a device a layer made
+ * and destroyed through `pfnLayerCreateDevice` / `pfnLayerDestroyDevice`, the table
+ * `vkSetDeviceLoaderData` writes). The chain defines it; the loader objects above implement it
+ * (chain/instance_terminators.ts `InstanceTerminators`, over chain/device.ts `LoaderDevices`).
  *
  * @example Usage
  * ```ts ignore
- * import type { CoreHooks } from "./layer_bottom.ts";
- * declare const hooks: CoreHooks;
- * hooks.terminatorProcAddr("vkEnumeratePhysicalDevices");
+ * import type { LoaderTerminators } from "./layer_bottom.ts";
+ * declare const terminators: LoaderTerminators;
+ * terminators.terminatorProcAddr("vkEnumeratePhysicalDevices");
  * ```
  */
-export interface CoreHooks {
+export interface LoaderTerminators {
   /** The terminator link's C entry point for `name` (`vkCreateDevice`, physical-device commands...), or null. */
   terminatorProcAddr(name: string): P;
-  /** The terminator `vkCreateInstance` body (the drivers' instances); the loader's `*pInstance` stays. */
-  terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number;
-  /** The bottom of device chains: the driver's `vkGetDeviceProcAddr` for a driver's `VkDevice` (WSI swapped in). */
-  deviceProcAddr(device: P, name: string): P;
-  /** An application `VkPhysicalDevice` to the handle the top of the chain knows. */
-  unwrapPhysicalDevice(physicalDevice: P): P;
-  /** A device came up the chain: fill its dispatch table from `getDeviceProcAddr`; returns a `VkResult`. */
-  deviceCreated(device: P, getDeviceProcAddr: P): number;
-  /** A layer destroyed a device it made through `pfnLayerCreateDevice`. */
-  deviceDestroyed?(device: P): void;
-  /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
-  deviceTableOf?(device: P): P;
   /**
    * The terminator's entry point for a physical-device command asked through
    * `vk_layerGetPhysicalDeviceProcAddr` (the unknown-command slot's terminator
    * stub once it has one), or null (LI08).
    */
-  terminatorPhysicalDeviceProcAddr?(name: string): P;
+  terminatorPhysicalDeviceProcAddr(name: string): P;
+  /** The terminator `vkCreateInstance` body (the drivers' instances); the loader's `*pInstance` stays. */
+  terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number;
   /**
    * The drivers' instances that enabled `VK_EXT_debug_utils` / `VK_EXT_debug_report`: a messenger made
    * through the terminators is made in them too, so the drivers' own messages reach it.
    */
-  driverInstances?(): readonly DriverMessengerTarget[];
+  debugDriverInstances(): readonly DriverMessengerTarget[];
+  /** The down-call to the driver at the bottom of device chains: its `vkGetDeviceProcAddr` (WSI swapped in). */
+  driverDeviceProcAddr(device: P, name: string): P;
+  /** An application `VkPhysicalDevice` to the handle the top of the chain knows. */
+  unwrapPhysicalDevice(physicalDevice: P): P;
+  /** A device came up the chain: fill its dispatch table from `getDeviceProcAddr`; returns a `VkResult`. */
+  deviceCreated(device: P, getDeviceProcAddr: P): number;
+  /** A layer destroyed a device it made through `pfnLayerCreateDevice` (`pfnLayerDestroyDevice`). */
+  layerDestroyedDevice(device: P): void;
+  /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
+  deviceDispatchTable(device: P): P;
 }
 
 /**
@@ -70,7 +77,7 @@ export interface CoreHooks {
  */
 export class ChainBottom {
   /** The core's answers; `undefined` before `vkCreateInstance` and after release (the callbacks answer null). */
-  hooks: CoreHooks | undefined;
+  terminators: LoaderTerminators | undefined;
   readonly #callbacks: CallbackRegistry;
   readonly #messengers: DebugMessengers;
   #gipa: P = null;
@@ -106,9 +113,9 @@ export class ChainBottom {
   getPhysicalDeviceProcAddr(): P {
     if (this.#gpdpa !== null) return this.#gpdpa;
     this.#gpdpa = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
-      const hooks = this.hooks;
-      if (hooks === undefined || pName === null) return null;
-      return hooks.terminatorPhysicalDeviceProcAddr?.(readCString(pName)) ?? null;
+      const terminators = this.terminators;
+      if (terminators === undefined || pName === null) return null;
+      return terminators.terminatorPhysicalDeviceProcAddr(readCString(pName));
     }, { name: "terminator vk_layerGetPhysicalDeviceProcAddr" }).pointer;
     return this.#gpdpa;
   }
@@ -119,20 +126,20 @@ export class ChainBottom {
     let createInstance: P = null;
     let debug: Record<string, Deno.PointerObject> | undefined;
     const answer = (name: string): P => {
-      const hooks = this.hooks;
-      if (hooks === undefined) return null;
+      const terminators = this.terminators;
+      if (terminators === undefined) return null;
       if (name === "vkGetInstanceProcAddr") return this.#gipa;
       if (name === "vkCreateInstance") {
         createInstance ??= this.#callbacks.create(
           CREATE_INSTANCE,
-          (pCreateInfo, pAllocator) => hooks.terminatorCreateInstance(pCreateInfo, pAllocator),
+          (pCreateInfo, pAllocator) => terminators.terminatorCreateInstance(pCreateInfo, pAllocator),
           { name: "terminator vkCreateInstance", onError: VK_ERROR_INITIALIZATION_FAILED },
         ).pointer;
         return createInstance;
       }
-      const found = hooks.terminatorProcAddr(name);
+      const found = terminators.terminatorProcAddr(name);
       if (found !== null) return found;
-      debug ??= this.#messengers.terminators(() => this.hooks?.driverInstances?.() ?? []);
+      debug ??= this.#messengers.terminators(() => this.terminators?.debugDriverInstances() ?? []);
       return debug[name] ?? null;
     };
     const self = this.#callbacks.create(
@@ -157,9 +164,9 @@ export class ChainBottom {
   getDeviceProcAddr(): P {
     if (this.#gdpa !== null) return this.#gdpa;
     this.#gdpa = this.#callbacks.create(GET_PROC_ADDR, (device, pName) => {
-      const hooks = this.hooks;
-      if (hooks === undefined || pName === null) return null;
-      return hooks.deviceProcAddr(device, readCString(pName));
+      const terminators = this.terminators;
+      if (terminators === undefined || pName === null) return null;
+      return terminators.driverDeviceProcAddr(device, readCString(pName));
     }, { name: "terminator vkGetDeviceProcAddr" }).pointer;
     return this.#gdpa;
   }

@@ -1,6 +1,6 @@
 /**
  * Everything layers add to one loader instance, behind a few entry points the
- * loader core calls from its trampolines (so its hooks stay a few lines each):
+ * loader core calls from its trampolines (so its side stays a few lines each):
  *
  * - {@linkcode InstanceLayers.prepare}: discovery, activation (F01 to F12) and
  *   library loading for `vkCreateInstance` (`VK_ERROR_LAYER_NOT_PRESENT`);
@@ -11,7 +11,7 @@
  * - extension checks (A02, A05) and the device-layer answers (chain/device_layers.ts: A04, F11);
  * - {@linkcode InstanceLayers.activateDestroyMessengers} / {@linkcode InstanceLayers.release}.
  *
- * The core describes its side with {@linkcode CoreHooks}: its terminator
+ * The core implements its side as {@linkcode LoaderTerminators}: its terminator
  * `vkGetInstanceProcAddr` answers and `vkCreateInstance` body, the bottom of
  * the device chain (the driver's `vkGetDeviceProcAddr`), and what to do once a
  * device came back up the chain. The C callbacks the last layer calls down
@@ -39,14 +39,12 @@ import { VkError } from "../ffi/errors.ts";
 import { callGetProcAddr, type DeviceChainResult, LayerChain } from "./layer_chain.ts";
 import type { ModuleLayerLoader } from "./module_layer_interface.ts";
 import { firstUnsupportedExtension } from "./layer_extensions.ts";
-import { ChainBottom, type CoreHooks } from "./layer_bottom.ts";
+import { ChainBottom, type LoaderTerminators } from "./layer_bottom.ts";
 import { checkDeviceLayerNames, deviceLayerSlots } from "./device_layers.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../ffi/generated/vk_constants.js";
 
 type P = Deno.PointerValue;
-
-export type { CoreHooks } from "./layer_bottom.ts";
 
 /**
  * Options of {@linkcode InstanceLayers.prepare}.
@@ -190,18 +188,19 @@ export class InstanceLayers implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import type { CoreHooks, InstanceLayers } from "./layer_instance.ts";
+   * import type { InstanceLayers } from "./layer_instance.ts";
+   * import type { LoaderTerminators } from "./layer_bottom.ts";
    * declare const layers: InstanceLayers;
-   * declare const hooks: CoreHooks;
+   * declare const terminators: LoaderTerminators;
    * declare const info: Deno.PointerObject, handle: Deno.PointerObject, table: Deno.PointerObject;
-   * layers.createInstance(hooks, { pCreateInfo: info, pAllocator: null, loaderInstance: handle, instanceTable: table });
+   * layers.createInstance(terminators, { pCreateInfo: info, pAllocator: null, loaderInstance: handle, instanceTable: table });
    * ```
    */
   createInstance(
-    hooks: CoreHooks,
+    terminators: LoaderTerminators,
     args: { pCreateInfo: P; pAllocator: P; loaderInstance: P; instanceTable: P },
   ): number {
-    this.#bottom.hooks = hooks;
+    this.#bottom.terminators = terminators;
     const made = this.chain.createInstance({
       bottom: this.#bottom.link(),
       createInfo: args.pCreateInfo,
@@ -210,7 +209,7 @@ export class InstanceLayers implements Disposable {
       instanceTable: args.instanceTable,
       createDeviceForLayer: (request) => {
         const physicalDevice = request.instance === null
-          ? hooks.unwrapPhysicalDevice(request.physicalDevice)
+          ? terminators.unwrapPhysicalDevice(request.physicalDevice)
           : request.physicalDevice;
         return this.createDevice({
           physicalDevice,
@@ -219,7 +218,7 @@ export class InstanceLayers implements Disposable {
           below: request.below,
         });
       },
-      deviceDestroyedByLayer: (device) => hooks.deviceDestroyed?.(device),
+      deviceDestroyedByLayer: (device) => terminators.layerDestroyedDevice(device),
     });
     this.#topInstance = made.result === VK_SUCCESS ? made.instance : null;
     return made.result;
@@ -272,7 +271,7 @@ export class InstanceLayers implements Disposable {
 
   /** The core's device dispatch table for a device-level handle, or null. */
   deviceTableOf(device: P): P {
-    return this.#bottom.hooks?.deviceTableOf?.(device) ?? null;
+    return this.#bottom.terminators?.deviceDispatchTable(device) ?? null;
   }
 
   /** The instance handle the top layer gave back (the loader's own unless a layer wraps it). */
@@ -293,9 +292,9 @@ export class InstanceLayers implements Disposable {
    * ```
    */
   createDevice(args: { physicalDevice: P; pCreateInfo: P; pAllocator: P; below?: P }): DeviceChainResult {
-    const hooks = this.#bottom.hooks;
+    const terminators = this.#bottom.terminators;
     if (args.below === undefined) checkDeviceLayerNames(this.#log, this.enabledLayers, args.pCreateInfo);
-    if (hooks === undefined) {
+    if (terminators === undefined) {
       return { result: VK_ERROR_INITIALIZATION_FAILED, device: null, getDeviceProcAddr: null };
     }
     const made = this.chain.createDevice({
@@ -308,11 +307,11 @@ export class InstanceLayers implements Disposable {
       createInfo: args.pCreateInfo,
       allocator: args.pAllocator,
       loaderDevice: null,
-      unwrapPhysicalDevice: (pd) => hooks.unwrapPhysicalDevice(pd),
+      unwrapPhysicalDevice: (pd) => terminators.unwrapPhysicalDevice(pd),
       below: args.below,
     });
     if (made.result !== VK_SUCCESS) return made;
-    const filled = hooks.deviceCreated(made.device, made.getDeviceProcAddr);
+    const filled = terminators.deviceCreated(made.device, made.getDeviceProcAddr);
     return filled === VK_SUCCESS ? made : { result: filled, device: null, getDeviceProcAddr: null };
   }
 
@@ -368,7 +367,7 @@ export class InstanceLayers implements Disposable {
     this.chain.release();
     this.messengers.dispose();
     this.#callbacks.dispose();
-    this.#bottom.hooks = undefined;
+    this.#bottom.terminators = undefined;
   }
 
   /** Same as {@linkcode InstanceLayers.release}, for `using`. */
