@@ -217,7 +217,7 @@ export class Vulkan implements Disposable {
       const info = COMMANDS[index]!;
       if (info.level !== "device") continue;
       const answer = deviceProcAddrRule(name, instanceExtensions, ld.enabledExtensions);
-      if (answer.kind === "null" || (answer.kind === "device_table" && !ld.supported.has(index))) continue;
+      if (answer.kind === "null" || (answer.kind === "device_table" && !ld.supports(index))) continue;
       Object.defineProperty(table, name, {
         enumerable: true,
         configurable: true,

@@ -255,12 +255,9 @@ export class LoaderDevices {
     slow?: (name: string) => boolean,
   ): void {
     const empty = this.#stubs.errorFunction;
-    fillDeviceCommands(
-      this.#stubs,
-      gdpa,
-      handle,
-      (slot, fn) => ld.setSlot(slot, fn, empty),
-      slow ? { asks: slow, procAddr } : undefined,
+    ld.setSlots(
+      fillDeviceCommands(this.#stubs, gdpa, handle, slow ? { asks: slow, procAddr } : undefined),
+      empty,
     );
     for (const [name, slot] of unknownDeviceSlots()) ld.setSlot(slot, procAddr(name), empty);
   }

@@ -202,9 +202,8 @@ function createWithMessengers(
   // One native call asks the top for every instance and physical-device command (chain/table_fill.ts).
   const stubs = ctx.stubs;
   const top = layers.top;
-  fillInstanceCommands(stubs, top.getInstanceProcAddr, top.instance, (at, fn) => {
-    inst.table.set(at, fn === 0n ? stubs.errorFunction : fn);
-  }, top.answer);
+  const filled = fillInstanceCommands(stubs, top.getInstanceProcAddr, top.instance, top.answer);
+  inst.table.setAll(filled.slots, filled.fns, stubs.errorFunction);
   const overrides = layers.instanceSlotOverrides((name) => inst.table.get(slot(name)));
   for (const [name, fn] of Object.entries(overrides)) inst.table.set(slot(name), fn);
   for (const [name, s] of unknownPhysicalDeviceSlots()) {

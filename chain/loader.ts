@@ -210,7 +210,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
       case "trampoline":
         return this.trampoline(name);
       case "device_table":
-        return ld.supported.has(answer.info.index) ? ld.table.get(answer.info.index) : null;
+        return ld.supports(answer.info.index) ? ld.table.get(answer.info.index) : null;
       case "unknown":
         // Names the tables do not know: the top of the device chain answers (a layer's or the driver's).
         return ld.top ? ld.top.getDeviceProcAddr(name) : ld.driverProcAddr(name);

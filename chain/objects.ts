@@ -463,8 +463,8 @@ export class LoaderDevice {
   readonly physicalDevice: TermPhysicalDevice;
   /** Device extensions enabled at creation. */
   enabledExtensions: ReadonlySet<string> = new Set();
-  /** Slots the chain filled with a real function. */
-  readonly supported: Set<number> = new Set();
+  /** 1 at each slot the chain filled with a real function. */
+  readonly #supported = new Uint8Array(DEVICE_TABLE_SLOTS);
   /** The top of the device chain's `vkGetDeviceProcAddr` (set once the device came back up the chain). */
   top: { getDeviceProcAddr: (name: string) => Deno.PointerValue } | undefined;
   /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
@@ -516,12 +516,37 @@ export class LoaderDevice {
     this.instance.registry.devices.set(k, this);
   }
 
-  /** Sets one slot (`empty` for null), keeping {@linkcode LoaderDevice.supported} in step. */
+  /** Whether the chain filled `slot` with a real function (not the empty slot's error function). */
+  supports(slot: number): boolean {
+    return this.#supported[slot] === 1;
+  }
+
+  /**
+   * Sets every slot a table fill answered (`empty` where it found none), in one copy
+   * (`DispatchTable.setAll`); the queue-stamping slots as {@linkcode LoaderDevice.setSlot} would.
+   */
+  setSlots(
+    filled: { readonly slots: Uint32Array; readonly fns: BigUint64Array },
+    empty: Deno.PointerValue,
+  ): void {
+    const { slots, fns } = filled;
+    this.table.setAll(slots, fns, empty);
+    const halves = new Uint32Array(fns.buffer, fns.byteOffset, fns.length * 2);
+    for (let k = 0; k < slots.length; k++) {
+      this.#supported[slots[k]!] = (halves[k * 2]! | halves[k * 2 + 1]!) === 0 ? 0 : 1;
+    }
+    for (const [slot, stamped] of chainStubs().stampedQueueSlots) {
+      if (this.#supported[slot] !== 1) continue;
+      this.table.set(stamped.next, this.table.get(slot));
+      this.table.set(slot, stamped.helper);
+    }
+  }
+
+  /** Sets one slot (`empty` for null), keeping {@linkcode LoaderDevice.supports} in step. */
   setSlot(slot: number, fn: Deno.PointerValue | bigint, empty: Deno.PointerValue): void {
     // An address (from the table fills) or a pointer; 0n and null alike mean none.
     const none = fn === null || fn === 0n;
-    if (none) this.supported.delete(slot);
-    else this.supported.add(slot);
+    this.#supported[slot] = none ? 0 : 1;
     const stamped = none ? undefined : chainStubs().stampedQueueSlots.get(slot);
     if (stamped) {
       // The slot runs native code that calls `fn` (kept in a hidden word) and stamps the queue.

@@ -24,8 +24,21 @@ interface DeviceNames {
   readonly text: readonly string[];
   /** Where each name is in `text`. */
   readonly index: ReadonlyMap<string, number>;
-  /** Per command: its slot and the range of its names in `array`. */
-  readonly commands: readonly { readonly slot: number; readonly first: number; readonly count: number }[];
+  /** Per command: its slot. */
+  readonly slots: Uint32Array;
+  /** Per command: where its names start in `array`, and the end of the last one's (`count + 1` entries). */
+  readonly firsts: Uint32Array;
+}
+
+/**
+ * What a fill found, ready for `DispatchTable.setAll` (ffi/dispatch.ts): per command, its slot and its function's
+ * address (the first of its names answered; 0n when none).
+ */
+export interface FilledCommands {
+  /** Per command: its slot. */
+  readonly slots: Uint32Array;
+  /** Per command: the address (0n for none). */
+  readonly fns: BigUint64Array<ArrayBuffer>;
 }
 
 /**
@@ -41,96 +54,105 @@ function commandNames(level: FilledLevel): DeviceNames {
   const made = names.get(level);
   if (made) return made;
   const text: string[] = [];
-  const commands: { slot: number; first: number; count: number }[] = [];
+  const slots: number[] = [];
+  const firsts: number[] = [];
   for (const info of COMMANDS) {
     if (level === "instance_table") {
       if (info.level !== "instance" && info.level !== "physical_device") continue;
-      commands.push({ slot: info.index, first: text.length, count: 1 });
+      slots.push(info.index);
+      firsts.push(text.length);
       text.push(info.name);
       continue;
     }
     if (info.level !== level) continue;
-    commands.push({ slot: info.index, first: text.length, count: 1 + info.aliases.length });
+    slots.push(info.index);
+    firsts.push(text.length);
     text.push(info.name, ...info.aliases);
   }
+  firsts.push(text.length);
   const strings = text.map((n) => cstringBuffer(n) as Uint8Array);
   const array = new BigUint64Array(new ArrayBuffer(strings.length * 8));
   strings.forEach((s, i) => array[i] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(s))));
-  const out = { array, strings, text, index: new Map(text.map((name, i) => [name, i])), commands };
+  const out = {
+    array,
+    strings,
+    text,
+    index: new Map(text.map((name, i) => [name, i])),
+    slots: Uint32Array.from(slots),
+    firsts: Uint32Array.from(firsts),
+  };
   names.set(level, out);
   return out;
 }
 
 /**
- * Looks up every device-level command through `gdpa(handle, name)` and hands each command's slot and
- * address (the first of its names the link answers; 0n when none) to `set`. Names that `slow.asks`
- * are asked through `slow.procAddr` instead (the loader's own answers, such as its WSI
+ * Looks up every device-level command through `gdpa(handle, name)`: each command's slot and address (the
+ * first of its names the link answers; 0n when none), for `DispatchTable.setAll` (ffi/dispatch.ts). Names that
+ * `slow.asks` are asked through `slow.procAddr` instead (the loader's own answers, such as its WSI
  * terminators, which a native lookup from the driver would miss). `slow.asks` must depend on the name
  * alone: it is asked once per name and kept for that function object, so pass the same one each time.
  *
  * @example Usage
  * ```ts ignore
- * fillDeviceCommands(stubs, driverGdpa, driverDevice, (slot, fn) => table.set(slot, fn));
+ * const filled = fillDeviceCommands(stubs, driverGdpa, driverDevice);
+ * table.setAll(filled.slots, filled.fns, stubs.errorFunction);
  * ```
  */
 export function fillDeviceCommands(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
   handle: P,
-  set: (slot: number, fn: bigint) => void,
   slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
-): void {
-  fillCommands("device", stubs, gdpa, handle, set, slow);
+): FilledCommands {
+  return fillCommands("device", stubs, gdpa, handle, slow);
 }
 
 /**
  * Looks up every physical-device-level command in a driver through its `vkGetInstanceProcAddr(instance,
- * name)` (each command's name, then its aliases) and hands each slot and function address (0n when none) to
- * `set`: the driver instance's table, in one native call.
+ * name)` (each command's name, then its aliases): each slot and function address (0n when none) of the
+ * driver instance's table, in one native call.
  *
  * @example Usage
  * ```ts ignore
- * fillPhysicalDeviceCommands(stubs, driver.getInstanceProcAddr, driverInstance, (slot, fn) => table.set(slot, fn));
+ * const filled = fillPhysicalDeviceCommands(stubs, driver.getInstanceProcAddr, driverInstance);
+ * table.setAll(filled.slots, filled.fns, 0n);
  * ```
  */
 export function fillPhysicalDeviceCommands(
   stubs: ChainStubs,
   gipa: Deno.PointerObject,
   instance: P,
-  set: (slot: number, fn: bigint) => void,
-): void {
-  fillCommands("physical_device", stubs, gipa, instance, set);
+): FilledCommands {
+  return fillCommands("physical_device", stubs, gipa, instance);
 }
 
 /**
  * Asks the top of an instance chain (`gipa(instance, name)`) for every instance and physical-device command
- * by its own name, and hands each slot and answer's address (0n when none) to `set`, in one native call; or asks
+ * by its own name: each slot and answer's address (0n when none), in one native call; or asks
  * `answer(name)` when given (the top is the loader's own link: what `gipa` would answer).
  *
  * @example Usage
  * ```ts ignore
- * fillInstanceCommands(stubs, topGipa, topInstance, (slot, fn) => table.set(slot, fn || empty));
+ * const filled = fillInstanceCommands(stubs, topGipa, topInstance);
+ * table.setAll(filled.slots, filled.fns, stubs.errorFunction);
  * ```
  */
 export function fillInstanceCommands(
   stubs: ChainStubs,
   gipa: P,
   instance: P,
-  set: (slot: number, fn: bigint) => void,
   answer?: (name: string) => P,
-): void {
-  if (gipa === null) {
-    for (const c of commandNames("instance_table").commands) set(c.slot, 0n);
-    return;
-  }
+): FilledCommands {
+  const n = commandNames("instance_table");
+  if (gipa === null) return { slots: n.slots, fns: new BigUint64Array(n.slots.length) };
   if (answer !== undefined) {
     // The top is the loader's own link (no layer): its answers are TypeScript, so asking it from C would
     // only add a trip into a callback per name.
-    const n = commandNames("instance_table");
-    for (const c of n.commands) set(c.slot, address(answer(n.text[c.first]!)));
-    return;
+    const fns = new BigUint64Array(n.slots.length);
+    for (let k = 0; k < fns.length; k++) fns[k] = address(answer(n.text[n.firsts[k]!]!));
+    return { slots: n.slots, fns };
   }
-  fillCommands("instance_table", stubs, gipa, instance, set);
+  return fillCommands("instance_table", stubs, gipa, instance);
 }
 
 /**
@@ -187,9 +209,8 @@ function fillCommands(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
   handle: P,
-  set: (slot: number, fn: bigint) => void,
   slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
-): void {
+): FilledCommands {
   const n = commandNames(level);
   const out = new BigUint64Array(n.array.length);
   const fill = stubs.unwrap.fillTable;
@@ -200,16 +221,23 @@ function fillCommands(
     n.strings.forEach((s, i) => out[i] = BigInt(Deno.UnsafePointer.value(fn.call(handle, s))));
   }
   const asked = slow ? askedNames(level, n, slow.asks) : undefined;
-  // Addresses stay bigints down to the table: a pointer object made and read back per slot (~900 per
-  // instance and device) showed in the profile.
-  for (const c of n.commands) {
-    let fn = 0n;
-    for (let i = c.first; i < c.first + c.count; i++) {
-      fn = asked?.[i] === 1 ? address(slow!.procAddr(n.text[i]!)) : out[i]!;
-      if (fn !== 0n) break;
+  const fns = new BigUint64Array(n.slots.length);
+  // Addresses are copied as their two 32-bit words, in memory order: a BigInt made per name (~1,500 per
+  // instance and device) and a pointer object per slot showed in the profile.
+  const from = new Uint32Array(out.buffer);
+  const to = new Uint32Array(fns.buffer);
+  const firsts = n.firsts;
+  for (let k = 0; k < fns.length; k++) {
+    for (let i = firsts[k]!; i < firsts[k + 1]!; i++) {
+      if (asked !== undefined && asked[i] === 1) out[i] = address(slow!.procAddr(n.text[i]!));
+      const a = from[i * 2]!, b = from[i * 2 + 1]!;
+      if ((a | b) === 0) continue;
+      to[k * 2] = a;
+      to[k * 2 + 1] = b;
+      break;
     }
-    set(c.slot, fn);
   }
+  return { slots: n.slots, fns };
 }
 
 /** A function pointer as an address (0n for null). */

@@ -112,7 +112,6 @@ export function destroyDriverInstances(inst: LoaderInstance, pAllocator: P): voi
  * alias, in one native call: chain/table_fill.ts); `missing` answers the empty ones.
  */
 function fillDriverTable(d: DriverInstance, missing: (slot: number) => P): void {
-  fillPhysicalDeviceCommands(chainStubs(), d.driver.getInstanceProcAddr, d.handle, (slot, fn) => {
-    d.table.set(slot, fn === 0n ? missing(slot) : fn);
-  });
+  const { slots, fns } = fillPhysicalDeviceCommands(chainStubs(), d.driver.getInstanceProcAddr, d.handle);
+  for (let k = 0; k < slots.length; k++) d.table.set(slots[k]!, fns[k] === 0n ? missing(slots[k]!) : fns[k]!);
 }

@@ -105,6 +105,40 @@ export class DispatchTable implements Disposable {
   }
 
   /**
+   * Stores `fns[k]` in slot `slots[k]` for every `k`, and `empty` where `fns[k]` is 0: a whole table in one
+   * loop that copies 32-bit words, where ~500 {@linkcode DispatchTable.set} calls (a BigInt read and a range
+   * check each) showed at every `vkCreateDevice` in the profile.
+   *
+   * @example Usage
+   * ```ts
+   * import { DispatchTable } from "./dispatch.ts";
+   * using table = new DispatchTable(4);
+   * table.setAll(Uint32Array.of(1, 3), BigUint64Array.of(0x1000n, 0n), 0x2000n);
+   * console.log(Deno.UnsafePointer.value(table.get(1)), Deno.UnsafePointer.value(table.get(3))); // 4096n 8192n
+   * ```
+   * @throws {RangeError} If the lists differ in length or a slot is out of range (nothing is written then).
+   */
+  setAll(slots: Uint32Array, fns: BigUint64Array, empty: Deno.PointerValue | bigint): void {
+    const size = this.#words.length;
+    if (slots.length !== fns.length) {
+      throw new RangeError(`Cannot fill a dispatch table: ${slots.length} slots for ${fns.length} functions`);
+    }
+    for (let k = 0; k < slots.length; k++) if (slots[k]! >= size) this.#check(slots[k]!);
+    const none = new BigUint64Array(1);
+    none[0] = typeof empty === "bigint" ? empty : Deno.UnsafePointer.value(empty);
+    const [emptyA, emptyB] = new Uint32Array(none.buffer);
+    // Each address as its two 32-bit words, copied in memory order (no BigInt made per slot).
+    const to = new Uint32Array(this.#words.buffer);
+    const from = new Uint32Array(fns.buffer, fns.byteOffset, fns.length * 2);
+    for (let k = 0; k < slots.length; k++) {
+      const s = slots[k]! * 2, a = from[k * 2]!, b = from[k * 2 + 1]!;
+      const isNone = (a | b) === 0;
+      to[s] = isNone ? emptyA! : a;
+      to[s + 1] = isNone ? emptyB! : b;
+    }
+  }
+
+  /**
    * The function pointer in slot `i` (`null` when empty).
    *
    * @example Usage

@@ -14,6 +14,7 @@ import { ChainStubs, chainStubs } from "../chain/stubs.ts";
 import {
   deviceCommandAnswers,
   fillDeviceCommands,
+  type FilledCommands,
   fillInstanceCommands,
   fillPhysicalDeviceCommands,
 } from "../chain/table_fill.ts";
@@ -45,10 +46,11 @@ function fakeProcAddr(): {
   return { pointer: cb.pointer, answer, asked, close: () => cb.close() };
 }
 
-/** The table `fill` makes, as slot -> address (0 for none). */
-function filled(fill: (set: (slot: number, fn: bigint) => void) => void): Map<number, bigint> {
+/** What a fill found, as slot -> address (0 for none). */
+function filled(f: FilledCommands): Map<number, bigint> {
+  assertEquals(f.slots.length, f.fns.length);
   const out = new Map<number, bigint>();
-  fill((slot, fn) => out.set(slot, fn));
+  f.slots.forEach((slot, k) => out.set(slot, f.fns[k]!));
   return out;
 }
 
@@ -72,14 +74,13 @@ Deno.test("native table fills hold what asking name by name holds: instance, phy
     const cases = [
       {
         name: "instance",
-        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
-          fillInstanceCommands(s, gpa.pointer, handle, set),
+        fill: (s: ChainStubs) => fillInstanceCommands(s, gpa.pointer, handle),
         want: expected((l) => l === "instance" || l === "physical_device", false, gpa.answer),
       },
       {
         name: "instance, answered by the loader's own link",
-        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
-          fillInstanceCommands(s, gpa.pointer, handle, set, (name) => {
+        fill: (s: ChainStubs) =>
+          fillInstanceCommands(s, gpa.pointer, handle, (name) => {
             const a = gpa.answer(name);
             return a === 0n ? null : Deno.UnsafePointer.create(a);
           }),
@@ -87,21 +88,19 @@ Deno.test("native table fills hold what asking name by name holds: instance, phy
       },
       {
         name: "physical device",
-        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
-          fillPhysicalDeviceCommands(s, gpa.pointer, handle, set),
+        fill: (s: ChainStubs) => fillPhysicalDeviceCommands(s, gpa.pointer, handle),
         want: expected((l) => l === "physical_device", true, gpa.answer),
       },
       {
         name: "device",
-        fill: (s: ChainStubs, set: (slot: number, fn: bigint) => void) =>
-          fillDeviceCommands(s, gpa.pointer, handle, set),
+        fill: (s: ChainStubs) => fillDeviceCommands(s, gpa.pointer, handle),
         want: expected((l) => l === "device", true, gpa.answer),
       },
     ];
     for (const c of cases) {
       assert(c.want.size > 50, `${c.name}: too few commands`);
-      assertEquals(filled((set) => c.fill(fallback, set)), c.want, `${c.name}, name by name`);
-      assertEquals(filled((set) => c.fill(native, set)), c.want, `${c.name}, native`);
+      assertEquals(filled(c.fill(fallback)), c.want, `${c.name}, name by name`);
+      assertEquals(filled(c.fill(native)), c.want, `${c.name}, native`);
     }
     assertEquals(native.unwrap.fillTable !== undefined, Deno.build.arch === "x86_64" && native.native);
   } finally {
@@ -150,7 +149,7 @@ Deno.test("a device fill takes the names its slow predicate accepts from procAdd
     for (const stubs of [chainStubs(), new ChainStubs({ native: false })]) {
       for (let round = 0; round < 2; round++) {
         assertEquals(
-          filled((set) => fillDeviceCommands(stubs, gpa.pointer, handle, set, { asks, procAddr })),
+          filled(fillDeviceCommands(stubs, gpa.pointer, handle, { asks, procAddr })),
           want,
           `native ${stubs.native}, round ${round}`,
         );
