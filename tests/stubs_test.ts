@@ -487,3 +487,21 @@ Deno.test("dispatch table: slots read back, out-of-range slots are refused, live
   table.dispose();
   assert.equal(DispatchTable.liveCount, before);
 });
+
+Deno.test("dispatch table: setAll writes every listed slot, the empty function where the address is 0, and nothing when a slot is out of range", () => {
+  using table = new DispatchTable(4);
+  // Addresses above 32 bits: both halves of each word are copied.
+  table.setAll(Uint32Array.of(3, 0, 1), BigUint64Array.of(0x7f12_3456_7890n, 0n, 0x10n), 0xdead_0000_beefn);
+  assert.equal(readU64(table.pointer, 24), 0x7f12_3456_7890n);
+  assert.equal(readU64(table.pointer, 0), 0xdead_0000_beefn);
+  assert.equal(readU64(table.pointer, 8), 0x10n);
+  assert.equal(table.get(2), null, "a slot not listed is left alone");
+  assert.throws(
+    () => table.setAll(Uint32Array.of(1, 4), BigUint64Array.of(0x20n, 0x30n), null),
+    /Dispatch slot "4" is out of range 0..3/,
+  );
+  assert.equal(readU64(table.pointer, 8), 0x10n, "nothing written when a slot is refused");
+  assert.throws(() => table.setAll(Uint32Array.of(1), BigUint64Array.of(), null), /1 slots for 0 functions/);
+  table.setAll(Uint32Array.of(2), BigUint64Array.of(0n), null);
+  assert.equal(table.get(2), null, "a null empty function leaves 0");
+});
