@@ -18,6 +18,32 @@ import type {
   StructInfo,
 } from "./generated/types.ts";
 
+/**
+ * The text a function returns as its one `String.raw` template, read from the function's source: V8
+ * keeps a module's source for as long as its functions live, and `Function.prototype.toString` answers a
+ * slice of it, not a copy, where calling the function would build the string again (a string literal is
+ * held twice: the source and the string). The generated `*_text.js` modules hold their tables this way
+ * (tools/_gen_emit.ts `splitTableTexts`); a raw template's text is its source, character for character.
+ * If the source does not show the template (a tool rewrote the module), the function is called.
+ *
+ * @param source A function whose body is `return String.raw\`...\`;`.
+ * @returns The template's text.
+ *
+ * @example Usage
+ * ```ts
+ * import { sourceText } from "./_lazy_table.ts";
+ * const text = () => String.raw`a\tb`;
+ * console.log(sourceText(text)); // "a\\tb" (a, backslash, t, b)
+ * ```
+ */
+export function sourceText(source: () => string): string {
+  const s = Function.prototype.toString.call(source);
+  // The first backtick opens the template (`deno fmt` may break `String.raw` over two lines).
+  const open = s.indexOf("`");
+  const close = s.lastIndexOf("`");
+  return open > 3 && close > open && s.startsWith(".raw", open - 4) ? s.slice(open + 1, close) : source();
+}
+
 /** Types a lazily built table may hold (what the generated tables hold). */
 type Entry = object | string | number | boolean | readonly unknown[];
 

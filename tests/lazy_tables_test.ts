@@ -4,7 +4,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
-import { decodeStruct, lazyArray, lazyLines, lazyRecord } from "../ffi/_lazy_table.ts";
+import { decodeStruct, lazyArray, lazyLines, lazyRecord, sourceText } from "../ffi/_lazy_table.ts";
 import { COMMAND_INDEX, COMMAND_PARAMS, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import { API_CONSTANTS, ENUM_TYPES, ENUM_VALUES, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
@@ -152,4 +152,43 @@ Deno.test("a command's parameters come from their own line table, read when firs
   assertEquals(COMMAND_PARAMS.vkCreateDevice, create.params);
   for (const c of COMMANDS) assertEquals(c.params.length, c.ffi.parameters.length, c.name);
   assertEquals(JSON.parse(JSON.stringify(create)).params[3].name, "pDevice");
+});
+
+Deno.test("a table text is read from its function's source, not built by calling the function", () => {
+  let calls = 0;
+  const text = () => {
+    calls++;
+    return String.raw`Vk\tA	["latexmath:[\\lceil x \\rceil]"]
+next "line"`;
+  };
+  const read = sourceText(text);
+  assertEquals(read, text());
+  assertEquals(calls, 1, "sourceText read the source without calling the function");
+  // As `deno fmt` writes a long line: `String` and `.raw` on two lines.
+  // deno-fmt-ignore
+  const broken = () => String
+    .raw`a\b`;
+  assertEquals(sourceText(broken), "a\\b");
+  // A function whose source shows no template (a bound function prints as native code) is called instead.
+  assertEquals(sourceText(text.bind(null)), text());
+  assertEquals(sourceText(() => "plain"), "plain");
+});
+
+Deno.test("every generated table text is a raw template that sourceText reads from the source", () => {
+  const dir = new URL("../ffi/generated/", import.meta.url);
+  let seen = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    if (!entry.name.endsWith("_text.js")) continue;
+    const src = Deno.readTextFileSync(new URL(entry.name, dir));
+    for (const m of src.matchAll(/function (\w+)_SOURCE\(\) \{\s*return String\s*\.raw`/g)) {
+      seen++;
+      const end = src.indexOf("`;\n}", m.index + m[0].length);
+      assert(end > 0 && !src.slice(m.index + m[0].length, end).includes("`"), `${m[1]} is one raw template`);
+      assert(
+        src.includes(`export const ${m[1]} = sourceText(${m[1]}_SOURCE);`),
+        `${m[1]} is read by sourceText`,
+      );
+    }
+  }
+  assertEquals(seen, 8);
 });

@@ -487,6 +487,13 @@ export const DISPLAY_COMMANDS: readonly string[] = ${lit(display)};
  * JavaScript as it is, but gives every TypeScript module it transpiles an inline source map holding the
  * whole source again, base64-encoded: for these tables that more than doubled the text loaded at every
  * start (structs.ts 0.6 MB became 1.5 MB).
+ *
+ * In that module each text is the `String.raw` template of a function that is never called, and
+ * `sourceText` (ffi/_lazy_table.ts) reads it from the function's source: V8 keeps every module's source
+ * anyway, and `Function.prototype.toString` answers a slice of it, not a copy. A string literal was held
+ * twice (the source and the literal's own string, ~0.9 MiB over the four modules at every start) and its
+ * module's code cache carried it a third time. A raw template's text is its source character for
+ * character, so the texts must hold no backtick, no `${` and no trailing backslash (checked here).
  */
 export function splitTableTexts(
   reg: Registry,
@@ -506,7 +513,13 @@ export function splitTableTexts(
     while (module[close] !== "`") close += module[close] === "\\" ? 2 : 1;
     const id = `${m[1]}_TEXT`;
     names.push(id);
-    texts.push(`/** @type {string} */\nexport const ${id} = ${module.slice(open, close + 1)};\n`);
+    texts.push(`/** Never called: {@linkcode ${id}} is read from this function's source. */
+function ${id}_SOURCE() {
+  return String.raw\`${rawTemplateText(id, module.slice(open + 1, close))}\`;
+}
+/** @type {string} */
+export const ${id} = sourceText(${id}_SOURCE);
+`);
     out += module.slice(from, open) + id;
     from = close + 1;
     start.lastIndex = from;
@@ -516,7 +529,19 @@ export function splitTableTexts(
   const importLine = `import { ${names.join(", ")} } from "./${textName}";\n`;
   const at = out.indexOf("import ");
   const text = `${
-    header(reg, `The JSON texts of ${name}'s tables, kept as plain JavaScript so no source map doubles them.`)
-  }\n${texts.join("\n")}`;
+    header(reg, `The JSON texts of ${name}'s tables, read from this module's source by \`sourceText\`.`)
+  }\nimport { sourceText } from "../_lazy_table.ts";\n\n${texts.join("\n")}`;
   return { module: out.slice(0, at) + importLine + out.slice(at), textName, text };
+}
+
+/**
+ * The text of a template literal's body as written by `jsonLiteral`/`linesLiteral` (which escape only
+ * `\\`, a backtick and `${`), for a `String.raw` template: unescaped, and checked to need no escape.
+ */
+function rawTemplateText(id: string, body: string): string {
+  const text = body.replace(/\\([\\`$])/g, "$1");
+  if (/`|\$\{|\\$|\r/.test(text)) {
+    throw new Error(`Table text ${id} holds a backtick, "\${", a carriage return or a trailing backslash`);
+  }
+  return text;
 }

@@ -2,14 +2,17 @@
 // Regenerate with `deno task gen`; CI runs `deno task gen --check`.
 
 /**
- * The JSON texts of enums.ts's tables, kept as plain JavaScript so no source map doubles them.
+ * The JSON texts of enums.ts's tables, read from this module's source by `sourceText`.
  *
  * @module
  */
 
-/** @type {string} */
-export const ENUM_TYPES_TEXT =
-  `VkAccelerationStructureBuildTypeKHR	[0,32,"VK_ACCELERATION_STRUCTURE_BUILD_TYPE_",["HOST_KHR",0,"DEVICE_KHR",1,"HOST_OR_DEVICE_KHR",2]]
+import { sourceText } from "../_lazy_table.ts";
+
+/** Never called: {@linkcode ENUM_TYPES_TEXT} is read from this function's source. */
+function ENUM_TYPES_TEXT_SOURCE() {
+  return String
+    .raw`VkAccelerationStructureBuildTypeKHR	[0,32,"VK_ACCELERATION_STRUCTURE_BUILD_TYPE_",["HOST_KHR",0,"DEVICE_KHR",1,"HOST_OR_DEVICE_KHR",2]]
 VkAccelerationStructureCompatibilityKHR	[0,32,"VK_ACCELERATION_STRUCTURE_COMPATIBILITY_",["COMPATIBLE_KHR",0,"INCOMPATIBLE_KHR",1]]
 VkAccelerationStructureCreateFlagBitsKHR	[1,32,"VK_ACCELERATION_STRUCTURE_CREATE_",["DEVICE_ADDRESS_CAPTURE_REPLAY_BIT_KHR",1,"DESCRIPTOR_BUFFER_CAPTURE_REPLAY_BIT_EXT",8,"MOTION_BIT_NV",4]]
 VkAccelerationStructureMemoryRequirementsTypeNV	[0,32,"VK_ACCELERATION_STRUCTURE_MEMORY_REQUIREMENTS_TYPE_",["OBJECT_NV",0,"BUILD_SCRATCH_NV",1,"UPDATE_SCRATCH_NV",2]]
@@ -365,3 +368,6 @@ VkVideoSessionCreateFlagBitsKHR	[1,32,"VK_VIDEO_SESSION_CREATE_",["PROTECTED_CON
 VkVideoSessionParametersCreateFlagBitsKHR	[1,32,"VK_VIDEO_SESSION_PARAMETERS_CREATE_QUANTIZATION_MAP_COMPATIBLE_BIT_KHR",["",1]]
 VkViewportCoordinateSwizzleNV	[0,32,"VK_VIEWPORT_COORDINATE_SWIZZLE_",["POSITIVE_X_NV",0,"NEGATIVE_X_NV",1,"POSITIVE_Y_NV",2,"NEGATIVE_Y_NV",3,"POSITIVE_Z_NV",4,"NEGATIVE_Z_NV",5,"POSITIVE_W_NV",6,"NEGATIVE_W_NV",7]]
 VkWaylandSurfaceCreateFlagBitsKHR	[1,32,"",[]]`;
+}
+/** @type {string} */
+export const ENUM_TYPES_TEXT = sourceText(ENUM_TYPES_TEXT_SOURCE);
