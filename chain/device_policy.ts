@@ -24,6 +24,13 @@ import {
   supportsProperties2,
 } from "./device_record.ts";
 import type { LogEntry } from "../loading/log.ts";
+import {
+  type ConfiguredDevices,
+  type DeviceIdentity,
+  dropHiddenGroups,
+  readDeviceIdentity,
+  selectConfiguredDevices,
+} from "./device_configurations.ts";
 
 /** What the policy needs of a loader instance. */
 export interface PolicyInstance {
@@ -110,18 +117,31 @@ export function orderTermDevices<T extends PolicyPhysicalDevice>(
   inst: PolicyInstance,
   terms: readonly T[],
   policy: DevicePolicy = inst.devicePolicy,
-): { devices: T[]; order: DeviceOrder<Tagged<T>> } {
+): { devices: T[]; order: DeviceOrder<Tagged<T>>; configured?: ConfiguredDevices<T> } {
   const tagged = loaderOrder(terms, (t) => t.driverInstance.index).map((term) => ({
     ...recordOf(inst, term),
     term,
   }));
   const order = orderPhysicalDevices(tagged, policy, { canSort: canSort(inst) });
   inst.log.logAll(order.messages);
-  return { devices: order.devices.map((p) => p.device.term), order };
+  const devices = order.devices.map((p) => p.device.term);
+  const list = policy.deviceConfigurations;
+  if (list === undefined) return { devices, order };
+  // The settings file's list has the last word on which devices and in what order.
+  const configured = selectConfiguredDevices(
+    devices,
+    (t) => identityOf(inst, t),
+    list,
+    (t) => recordOf(inst, t).name,
+  );
+  inst.log.logAll(configured.messages);
+  return { devices: [...configured.devices], order, configured };
 }
 
 /**
- * {@linkcode orderTermDevices}, returning only the devices.
+ * {@linkcode orderTermDevices}, returning only the devices; undefined when the settings file's
+ * `device_configurations` name devices and none is present (the enumeration then fails, as in the
+ * Khronos loader: chain/device_configurations.ts).
  *
  * @example Usage
  * ```ts ignore
@@ -132,8 +152,21 @@ export function applyDevicePolicy<T extends PolicyPhysicalDevice>(
   inst: PolicyInstance,
   terms: readonly T[],
   policy: DevicePolicy = inst.devicePolicy,
-): T[] {
-  return orderTermDevices(inst, terms, policy).devices;
+): T[] | undefined {
+  const { devices, configured } = orderTermDevices(inst, terms, policy);
+  return configured?.failed ? undefined : devices;
+}
+
+const identities = new WeakMap<PolicyPhysicalDevice, DeviceIdentity | string>();
+
+/** A terminator device's identity for the settings file's device list (read on first use, then cached). */
+function identityOf(inst: PolicyInstance, term: PolicyPhysicalDevice): DeviceIdentity | string {
+  let id = identities.get(term);
+  if (id === undefined) {
+    id = readDeviceIdentity(term.driverInstance, term.driverHandle, recordOf(inst, term).apiVersion);
+    identities.set(term, id);
+  }
+  return id;
 }
 
 /**
@@ -174,11 +207,16 @@ export function orderTermGroups<T extends PolicyPhysicalDevice, G extends { read
   const tagged = inLoaderOrder.map((g) => g.devices.map((term) => ({ ...recordOf(inst, term), term })));
   const order = orderPhysicalDeviceGroups(tagged, policy, { canSort: canSort(inst) });
   inst.log.logAll(order.messages);
-  return {
-    groups: order.groups.map((g) => ({
-      ...inLoaderOrder[g.inputIndex]!,
-      devices: g.devices.map((p) => p.device.term),
-    })),
-    order,
-  };
+  const ordered = order.groups.map((g) => ({
+    ...inLoaderOrder[g.inputIndex]!,
+    devices: g.devices.map((p) => p.device.term),
+  }));
+  const list = policy.deviceConfigurations;
+  if (list === undefined) return { groups: ordered, order };
+  // A group holding a device the settings file's list hides is not reported (Vulkan-Loader PR #2011).
+  const all = ordered.flatMap((g) => g.devices);
+  const visible = new Set(selectConfiguredDevices(all, (t) => identityOf(inst, t), list).devices);
+  const kept = dropHiddenGroups(ordered, visible, list.settingsPath, (t) => `"${recordOf(inst, t).name}"`);
+  inst.log.logAll(kept.messages);
+  return { groups: kept.groups, order };
 }

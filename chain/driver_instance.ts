@@ -81,14 +81,21 @@ export interface DriverCreateInfo {
  * The create info for one driver: only the extensions it offers (plus
  * `VK_KHR_get_physical_device_properties2` where the app or the driver is 1.0 and the driver has it), no
  * layers, the portability bit only for drivers offering `VK_KHR_portability_enumeration`, and for a 1.0
- * driver a copy of `VkApplicationInfo` with `apiVersion` 1.0.
+ * driver a copy of `VkApplicationInfo` with `apiVersion` 1.0. With `raiseTo11` (the settings file has
+ * `device_configurations`, which are matched through Vulkan 1.1 properties) a 1.0 application's instance
+ * is made at 1.1 on every 1.1+ driver, as the Khronos loader does.
  *
  * @example Usage
  * ```ts ignore
  * const { pointer } = driverCreateInfo(arena, info, driver);
  * ```
  */
-export function driverCreateInfo(arena: Arena, info: InstanceCreateInfo, driver: Driver): DriverCreateInfo {
+export function driverCreateInfo(
+  arena: Arena,
+  info: InstanceCreateInfo,
+  driver: Driver,
+  options: { readonly raiseTo11?: boolean } = {},
+): DriverCreateInfo {
   const offered = new Set(driver.instanceExtensions().map((e) => e.name));
   const extensions = info.extensions.filter((e) => offered.has(e));
   const gpdp2 = "VK_KHR_get_physical_device_properties2";
@@ -112,6 +119,9 @@ export function driverCreateInfo(arena: Arena, info: InstanceCreateInfo, driver:
     );
     app = arena.pointer(copy);
     apiVersion = VK_API_VERSION_1_0;
+  } else if (options.raiseTo11 && appIs10 && !driver.isVulkan10) {
+    app = applicationInfoAt(arena, app, VK_API_VERSION_1_1);
+    apiVersion = VK_API_VERSION_1_1;
   }
 
   const s = "VkInstanceCreateInfo";
@@ -127,4 +137,19 @@ export function driverCreateInfo(arena: Arena, info: InstanceCreateInfo, driver:
   dv.setUint32(offsetOf(s, "enabledExtensionCount"), extensions.length, true);
   ptr(offsetOf(s, "ppEnabledExtensionNames"), arena.cstringArray(extensions));
   return { pointer: arena.pointer(buf), extensions, apiVersion };
+}
+
+/** A copy of the application's `VkApplicationInfo` (a blank one when it gave none) with `apiVersion` set. */
+function applicationInfoAt(arena: Arena, app: Deno.PointerValue, apiVersion: number): Deno.PointerObject {
+  const size = sizeOf("VkApplicationInfo");
+  const copy = arena.alloc(size);
+  const dv = new DataView(copy.buffer, copy.byteOffset, size);
+  if (app !== null) copy.set(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(app, size)));
+  else {dv.setUint32(
+      offsetOf("VkApplicationInfo", "sType"),
+      structureType("VK_STRUCTURE_TYPE_APPLICATION_INFO"),
+      true,
+    );}
+  dv.setUint32(offsetOf("VkApplicationInfo", "apiVersion"), apiVersion, true);
+  return arena.pointer(copy);
 }

@@ -12,6 +12,11 @@ import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { writeU32 } from "../ffi/memory.ts";
 import { discoverDrivers, type DiscoveredDriver } from "../discovery/drivers.ts";
 import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
+import {
+  type DeviceConfigurations,
+  deviceConfigurationsOf,
+  readLoaderSettings,
+} from "../discovery/settings_file.ts";
 import { acquireDrivers, type Driver, type ExtensionProperty, releaseDriver } from "../loading/driver.ts";
 import {
   apiDriverManifests,
@@ -119,11 +124,23 @@ export class GlobalCommands {
    * ones' (D10).
    */
   driverManifests(): DiscoveredDriver[] {
+    return this.driverDiscovery().drivers;
+  }
+
+  /**
+   * {@linkcode driverManifests}, with the settings file's `device_configurations` that come with them
+   * (read with the driver scan, so an instance without them costs nothing more).
+   */
+  driverDiscovery(): { drivers: DiscoveredDriver[]; deviceConfigurations?: DeviceConfigurations } {
     const api = this.#apiDrivers === undefined ? [] : apiDriverManifests(this.#apiDrivers, this.#log);
-    if (this.#apiDrivers !== undefined && this.#apiDriversMode === "exclusive") return api;
+    if (this.#apiDrivers !== undefined && this.#apiDriversMode === "exclusive") {
+      return { drivers: api, ...settingsDevices(this.#env) };
+    }
     const discovery = discoverDrivers(this.#env);
     this.#log.logAll(discovery.messages);
-    return [...api, ...discovery.drivers];
+    const drivers = [...api, ...discovery.drivers];
+    const list = discovery.deviceConfigurations;
+    return list === undefined ? { drivers } : { drivers, deviceConfigurations: list };
   }
 
   /** The instance extensions of every driver (known ones unless the filter is off) and the loader's own. */
@@ -141,4 +158,19 @@ export class GlobalCommands {
     LOADER_INSTANCE_EXTENSIONS.forEach(add);
     return out;
   }
+}
+
+/**
+ * The settings file's device list where no driver scan read it (drivers given by the application alone):
+ * the Khronos loader applies it to whatever drivers it has.
+ *
+ * @example Usage
+ * ```ts
+ * import { settingsDevices } from "./global_commands.ts";
+ * console.log(settingsDevices({ vars: {}, elevated: false, root: "/nonexistent" })); // {}
+ * ```
+ */
+export function settingsDevices(env: EnvironmentSnapshot): { deviceConfigurations?: DeviceConfigurations } {
+  const list = deviceConfigurationsOf(readLoaderSettings(env).settings);
+  return list === undefined ? {} : { deviceConfigurations: list };
 }

@@ -19,7 +19,7 @@ import { versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
 import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
 import type { LoaderDevices } from "./device.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
-import type { GlobalCommands } from "./global_commands.ts";
+import { type GlobalCommands, settingsDevices } from "./global_commands.ts";
 import type { ModuleLayerLoader } from "./module_layer_interface.ts";
 import { InstanceLayers } from "./layer_instance.ts";
 import type { LoaderCallbacks } from "./loader_callbacks.ts";
@@ -120,7 +120,10 @@ function createWithMessengers(
   log.logAll(devicePolicy.messages);
   // VK_LUNARG_direct_driver_loading: the application's drivers, with the found ones or alone.
   const direct = readDirectDriverList(info.pNext, info.extensions, log);
-  const found = direct?.mode === "exclusive" ? [] : ctx.global.driverManifests();
+  const discovered = direct?.mode === "exclusive"
+    ? { drivers: [], ...settingsDevices(ctx.env) }
+    : ctx.global.driverDiscovery();
+  const found = discovered.drivers;
   // VK_KHR_portability_enumeration: portability drivers only when the application asked for them.
   const portability = decidePortability(found, {
     flags: info.flags,
@@ -164,7 +167,10 @@ function createWithMessengers(
     apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
     log,
     heldDrivers: held,
-    devicePolicy,
+    // The settings file's device list rides on the policy (chain/device_configurations.ts applies it).
+    devicePolicy: discovered.deviceConfigurations === undefined
+      ? devicePolicy
+      : { ...devicePolicy, deviceConfigurations: discovered.deviceConfigurations },
     wsi: ctx.wsi,
   });
   inst.layers = layers;

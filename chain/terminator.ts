@@ -182,6 +182,8 @@ export function terminatorBodies(
       // The Khronos loader's order on Linux (sorted, selected): chain/device_policy.ts. The id filters apply
       // at the top of the chain, after the layers, as there (chain/device_filter.ts).
       const terms = applyDevicePolicy(inst, all, withoutIdFilters(inst.devicePolicy));
+      // The settings file's device_configurations named devices and none is here (device_configurations.ts).
+      if (terms === undefined) return VK.ERROR_INITIALIZATION_FAILED;
       return writeTwoCall(
         pCount as P,
         pDevices as P,

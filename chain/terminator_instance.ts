@@ -51,7 +51,10 @@ export function createDriverInstances(
   const info = readInstanceCreateInfo(pCreateInfo);
   using arena = new Arena();
   for (const driver of inst.heldDrivers) {
-    const ci = driverCreateInfo(arena, info, driver);
+    // The settings file's device list is matched through Vulkan 1.1 properties (chain/device_configurations.ts).
+    const ci = driverCreateInfo(arena, info, driver, {
+      raiseTo11: inst.devicePolicy.deviceConfigurations !== undefined,
+    });
     const out = new BigUint64Array(new ArrayBuffer(8));
     const result = driver.createInstance(ci.pointer, pAllocator, out);
     if (result === VK.ERROR_OUT_OF_HOST_MEMORY) {

@@ -15,6 +15,7 @@
  */
 
 import type { DiscoveryMessage } from "./drivers.ts";
+import type { DeviceConfigurations } from "./settings_file.ts";
 import { type EnvironmentSnapshot, getenv, secureGetenv } from "./environment.ts";
 
 /** An inclusive id range of an id filter. */
@@ -61,6 +62,12 @@ export interface DevicePolicy {
   readonly driverIdFilter?: IdFilter;
   /** Warnings about malformed values and notes on what is active, for `loading/log.ts`. */
   readonly messages: readonly DiscoveryMessage[];
+  /**
+   * The loader settings file's `device_configurations`, when it has them (set at `vkCreateInstance` from
+   * driver discovery, not from the variables): they select and order the devices enumerated
+   * (chain/device_configurations.ts).
+   */
+  readonly deviceConfigurations?: DeviceConfigurations;
 }
 
 /** The variables this module reads. */

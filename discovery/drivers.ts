@@ -54,7 +54,12 @@ import {
   scanSearchLocations,
   splitPathList,
 } from "./search_paths.ts";
-import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
+import {
+  type DeviceConfigurations,
+  deviceConfigurationsOf,
+  readLoaderSettings,
+  type SettingsFileResult,
+} from "./settings_file.ts";
 import { markUncacheable, ScanMemo, snapshotKey } from "./scan_memo.ts";
 
 /**
@@ -177,6 +182,11 @@ export interface DriverDiscovery {
   readonly messages: readonly DiscoveryMessage[];
   /** Every location searched, in order, with what came of it. */
   readonly locations: readonly LocationReport[];
+  /**
+   * The settings file's `device_configurations`, when it has them: the enumeration selects and orders
+   * devices by them, and the driver variables were ignored for this scan.
+   */
+  readonly deviceConfigurations?: DeviceConfigurations;
 }
 
 /**
@@ -237,12 +247,28 @@ export function discoverDrivers(
 /** Driver discoveries per snapshot, reused while every path they read is unchanged (scan_memo.ts). */
 const driverMemo = new ScanMemo<DriverDiscovery>();
 
-function scanDrivers(env: EnvironmentSnapshot, options: DiscoverDriversOptions): DriverDiscovery {
+function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOptions): DriverDiscovery {
   const messages: DiscoveryMessage[] = [];
   const log = (level: DiscoveryMessage["level"], text: string, file?: string) =>
     messages.push(
       file === undefined ? { level, category: "driver", text } : { level, category: "driver", text, file },
     );
+  const settings = options.settings === null
+    ? undefined
+    : (options.settings ?? readLoaderSettings(processEnv)).settings;
+  const deviceConfigurations = deviceConfigurationsOf(settings);
+  // A settings file with device_configurations has the last word on devices: the Khronos loader then
+  // ignores every driver variable (loader_settings_should_use_driver_environment_variables; LOADER_BEHAVIOUR
+  // D08), and vkdeno's own VK_LOADER_DRIVER_PACKAGES with them.
+  const env = deviceConfigurations === undefined
+    ? processEnv
+    : withoutDriverVariables(processEnv, (name) =>
+      log(
+        "warn",
+        `Ignoring env var '${name}' because the loader settings file "${deviceConfigurations.settingsPath}" ` +
+          "has device_configurations",
+        deviceConfigurations.settingsPath,
+      ));
   const read = (name: string) => nonEmpty(secureGetenv(env, name));
 
   if (env.elevated) {
@@ -267,9 +293,6 @@ function scanDrivers(env: EnvironmentSnapshot, options: DiscoverDriversOptions):
   }
 
   // The settings file's additional_drivers come first; "use exclusively" drops every other source.
-  const settings = options.settings === null
-    ? undefined
-    : (options.settings ?? readLoaderSettings(env)).settings;
   const additional = settings?.additionalDrivers ?? [];
   const exclusive = settings?.additionalDriversExclusive === true && additional.length > 0;
   const settingsScan = scanSearchLocations(additional.map((entry) => ({
@@ -475,7 +498,26 @@ function scanDrivers(env: EnvironmentSnapshot, options: DiscoverDriversOptions):
     drivers.push({ ...manifest, origin, ...(pkg === undefined ? {} : { package: pkg }) });
   }
   if (drivers.length === 0) log("warn", "No driver manifest was found or accepted");
-  return { drivers, candidates, messages, locations };
+  return {
+    drivers,
+    candidates,
+    messages,
+    locations,
+    ...(deviceConfigurations === undefined ? {} : { deviceConfigurations }),
+  };
+}
+
+/** `env` with every driver variable unset; `ignored` hears each one that was set. */
+function withoutDriverVariables(
+  env: EnvironmentSnapshot,
+  ignored: (name: string) => void,
+): EnvironmentSnapshot {
+  const vars: Record<string, string> = { ...env.vars };
+  for (const name of DRIVER_VARIABLES) {
+    if (nonEmpty(secureGetenv(env, name)) !== undefined) ignored(name);
+    delete vars[name];
+  }
+  return { ...env, vars };
 }
 
 function filterVariable(

@@ -44,7 +44,9 @@ export { discoverLayers } from "./layers.ts";
 export type { LayerProperties } from "./layer_properties.ts";
 export { enumerateInstanceLayerProperties } from "./layer_properties.ts";
 export type {
+  DeviceConfigurations,
   LoaderSettings,
+  SettingsDeviceConfiguration,
   SettingsFileResult,
   SettingsLayer,
   SettingsLayerControl,

@@ -4,7 +4,7 @@
  * chosen, and what its fields say. Plain data; nothing is loaded here.
  *
  * Followed: the Khronos loader's `loader/settings.c` and its tests as of the
- * 1.4.3xx loaders (LOADER_BEHAVIOUR.md G05 to G09); Debian's libvulkan1 1.3.239
+ * 1.4.3xx loaders (LOADER_BEHAVIOUR.md G05 to G10); Debian's libvulkan1 1.3.239
  * predates the file and never reads it.
  *
  * **Search** (first existing file wins, later ones are not opened), each with
@@ -34,8 +34,11 @@
  * `driver`, `validation`: replaces `VK_LOADER_DEBUG`'s filter when it names at
  * least one), `additional_drivers` (`[{ path }]`, driver manifests searched
  * before every other driver) with `additional_drivers_use_exclusively`, and
- * `log_locations` (parsed, unused, as in the C loader). `device_configurations`
- * is recognised and reported but not applied (vkdeno does not implement it).
+ * `log_locations` (parsed, unused, as in the C loader), and
+ * `device_configurations` (`[{ deviceUUID, driverUUID, driverVersion,
+ * deviceName?, driverName? }]`: the physical devices applications see, in that
+ * order; chain/device_configurations.ts applies it, and while it is present the
+ * driver variables are ignored, discovery/drivers.ts).
  *
  * @example Reading the settings for a snapshot
  * ```ts
@@ -84,6 +87,80 @@ export interface SettingsLayer {
 }
 
 /**
+ * One entry of a settings `device_configurations` list: the physical device it names, matched by
+ * `VkPhysicalDeviceIDProperties::deviceUUID` and `driverUUID` and `VkPhysicalDeviceProperties::driverVersion`.
+ *
+ * @example Usage
+ * ```ts
+ * import type { SettingsDeviceConfiguration } from "./settings_file.ts";
+ * const uuid = Array.from({ length: 16 }, (_, i) => i);
+ * const c: SettingsDeviceConfiguration = { index: 0, deviceUUID: uuid, driverUUID: uuid, driverVersion: 1 };
+ * ```
+ */
+export interface SettingsDeviceConfiguration {
+  /** Position in the list (malformed entries keep their place in the numbering). */
+  readonly index: number;
+  /** `deviceUUID`: 16 bytes. */
+  readonly deviceUUID: readonly number[];
+  /** `driverUUID`: 16 bytes. */
+  readonly driverUUID: readonly number[];
+  /** `driverVersion`, as the driver reports it. */
+  readonly driverVersion: number;
+  /** `deviceName`, for messages only (matching ignores it). */
+  readonly deviceName?: string;
+  /** `driverName`, for messages only. */
+  readonly driverName?: string;
+}
+
+/**
+ * A settings file's device list with the file it came from: what the physical-device enumeration applies
+ * (chain/device_configurations.ts) and its messages name.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DeviceConfigurations } from "./settings_file.ts";
+ * const none: DeviceConfigurations = { settingsPath: "/etc/vulkan/loader_settings.d/vk_loader_settings.json", entries: [] };
+ * ```
+ */
+export interface DeviceConfigurations {
+  /** The settings file. */
+  readonly settingsPath: string;
+  /** Its well-formed entries, in order (empty: no device is shown). */
+  readonly entries: readonly SettingsDeviceConfiguration[];
+}
+
+/**
+ * A UUID as messages print it: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lower-case hex.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatUuid } from "./settings_file.ts";
+ * console.log(formatUuid(Array.from({ length: 16 }, (_, i) => i))); // "00010203-0405-0607-0809-0a0b0c0d0e0f"
+ * ```
+ */
+export function formatUuid(bytes: ArrayLike<number>): string {
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The device list of the settings in force, or undefined when there is none (the file's entry has no
+ * `device_configurations`, or no settings are active).
+ *
+ * @example Usage
+ * ```ts
+ * import { deviceConfigurationsOf } from "./settings_file.ts";
+ * console.log(deviceConfigurationsOf(undefined)); // undefined
+ * ```
+ */
+export function deviceConfigurationsOf(
+  settings: LoaderSettings | undefined,
+): DeviceConfigurations | undefined {
+  const entries = settings?.deviceConfigurations;
+  return entries === undefined ? undefined : { settingsPath: settings!.path, entries };
+}
+
+/**
  * The settings in force: the file and the entry chosen in it.
  *
  * @example Usage
@@ -113,8 +190,13 @@ export interface LoaderSettings {
   readonly additionalDrivers: readonly string[];
   /** `additional_drivers_use_exclusively`: only the additional drivers are used. */
   readonly additionalDriversExclusive: boolean;
-  /** How many `device_configurations` the entry has (recognised, not applied). */
-  readonly deviceConfigurations: number;
+  /**
+   * The `device_configurations` list, its well-formed entries in order; absent when the entry has no such
+   * key (devices are then not selected by the file). Present, even empty, it selects and orders the
+   * physical devices (chain/device_configurations.ts) and turns the driver variables off
+   * (discovery/drivers.ts).
+   */
+  readonly deviceConfigurations?: readonly SettingsDeviceConfiguration[];
   /** Oddities that did not stop the file from applying, one sentence each. */
   readonly warnings: readonly string[];
 }
@@ -475,11 +557,7 @@ export function parseLoaderSettingsFile(
     }
   }
   const exclusive = entry["additional_drivers_use_exclusively"] === true;
-  const devices = entry["device_configurations"];
-  const deviceConfigurations = Array.isArray(devices) ? devices.length : 0;
-  if (deviceConfigurations > 0) {
-    warnings.push(`"${where}.device_configurations" is not implemented by vkdeno: ignored`);
-  }
+  const deviceConfigurations = parseDeviceConfigurations(entry["device_configurations"], where, warnings);
   return {
     ok: true,
     settings: {
@@ -493,10 +571,81 @@ export function parseLoaderSettingsFile(
       logMask,
       additionalDrivers,
       additionalDriversExclusive: exclusive,
-      deviceConfigurations,
+      ...(deviceConfigurations === undefined ? {} : { deviceConfigurations }),
       warnings,
     },
   };
+}
+
+/**
+ * The `device_configurations` list: absent stays absent, a value that is not an array is ignored with a
+ * warning, and each malformed entry is skipped with a warning naming it while the rest apply (the
+ * Khronos loader skips such entries too; LOADER_BEHAVIOUR.md G10).
+ */
+function parseDeviceConfigurations(
+  list: unknown,
+  where: string,
+  warnings: string[],
+): SettingsDeviceConfiguration[] | undefined {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list)) {
+    warnings.push(`"${where}.device_configurations" is ${describeJsonType(list)}, not an array: ignored`);
+    return undefined;
+  }
+  const out: SettingsDeviceConfiguration[] = [];
+  list.forEach((item, index) => {
+    const at = `"${where}.device_configurations[${index}]"`;
+    if (!isObject(item)) {
+      warnings.push(`${at} is ${describeJsonType(item)}, not an object: skipped`);
+      return;
+    }
+    const problems: string[] = [];
+    const uuid = (field: string): number[] | undefined => {
+      const v = item[field];
+      const ok = Array.isArray(v) && v.length === 16 &&
+        v.every((b) => typeof b === "number" && Number.isInteger(b) && b >= 0 && b <= 255);
+      if (ok) return v as number[];
+      problems.push(
+        v === undefined ? `has no "${field}"` : `"${field}" is not an array of 16 integers from 0 to 255`,
+      );
+      return undefined;
+    };
+    const deviceUUID = uuid("deviceUUID");
+    const driverUUID = uuid("driverUUID");
+    const version = item["driverVersion"];
+    const versionOk = typeof version === "number" && Number.isInteger(version) && version >= 0 &&
+      version <= 0xffffffff;
+    if (!versionOk) {
+      problems.push(
+        version === undefined
+          ? 'has no "driverVersion"'
+          : `"driverVersion" is ${describeJsonType(version)}, not an unsigned 32-bit integer`,
+      );
+    }
+    const name = (field: string): string | undefined => {
+      const v = item[field];
+      if (v === undefined || typeof v === "string") return v;
+      // Names only label messages: a wrong one is dropped, the entry still applies.
+      warnings.push(`${at}.${field} is ${describeJsonType(v)}, not a string: ignored`);
+      return undefined;
+    };
+    const deviceName = name("deviceName");
+    const driverName = name("driverName");
+    if (deviceUUID === undefined || driverUUID === undefined || !versionOk) {
+      const label = deviceName === undefined ? "" : ` ("${deviceName}")`;
+      warnings.push(`${at}${label} ${problems.join(", ")}: skipped`);
+      return;
+    }
+    out.push({
+      index,
+      deviceUUID,
+      driverUUID,
+      driverVersion: version as number,
+      ...(deviceName === undefined ? {} : { deviceName }),
+      ...(driverName === undefined ? {} : { driverName }),
+    });
+  });
+  return out;
 }
 
 function exists(path: string): boolean {

@@ -17,7 +17,7 @@ import type { EnvironmentSnapshot } from "./environment.ts";
 import type { InspectEntry, InspectSection, InspectValue } from "./inspect_section.ts";
 import { discoverDrivers } from "./drivers.ts";
 import { discoverLayers } from "./layers.ts";
-import { readLoaderSettings } from "./settings_file.ts";
+import { formatUuid, readLoaderSettings } from "./settings_file.ts";
 
 /**
  * Builds the settings-file section for a snapshot (runs layer and driver
@@ -94,6 +94,41 @@ export function settingsInspectSection(env: EnvironmentSnapshot): InspectSection
           warnings: [],
         });
       }
+    }
+    if (settings.deviceConfigurations !== undefined) {
+      // Which devices these name is known only once drivers are loaded (`deno task info`, VK_LOADER_DEBUG).
+      if (settings.deviceConfigurations.length === 0) {
+        entries.push({
+          path: settings.path,
+          source: "device_configurations",
+          location: settings.path,
+          status: "used",
+          reason: "an empty list: no physical device is shown; the driver variables are ignored",
+          fields: {},
+          warnings: [],
+        });
+      }
+      settings.deviceConfigurations.forEach((c, position) => {
+        entries.push({
+          path: settings.path,
+          source: `device_configurations[${c.index}]`,
+          location: settings.path,
+          status: "used",
+          reason: `${c.deviceName === undefined ? "" : `("${c.deviceName}"): `}deviceUUID ${
+            formatUuid(c.deviceUUID)
+          }, driverUUID ${
+            formatUuid(c.driverUUID)
+          }, driverVersion ${c.driverVersion}: enumerated at position ${position} when present; unlisted devices are hidden and the driver variables ignored`,
+          fields: {
+            deviceUUID: formatUuid(c.deviceUUID),
+            driverUUID: formatUuid(c.driverUUID),
+            driverVersion: c.driverVersion,
+            ...(c.deviceName === undefined ? {} : { deviceName: c.deviceName }),
+            ...(c.driverName === undefined ? {} : { driverName: c.driverName }),
+          },
+          warnings: [],
+        });
+      });
     }
     if (settings.additionalDrivers.length > 0) {
       const drivers = discoverDrivers(env).candidates.filter((c) =>
