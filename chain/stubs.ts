@@ -18,6 +18,7 @@
  */
 
 import { COMMAND_COUNT, COMMANDS } from "../ffi/generated/commands.ts";
+import { commandNameHashes, TRAMP_SYMBOL_PREFIX, trampSymbolHashes } from "../ffi/generated/stub_hashes.ts";
 import { DispatchStubs } from "../ffi/dispatch.ts";
 import { STAMPED_QUEUE_SYMBOLS } from "../ffi/native_helpers.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
@@ -85,9 +86,19 @@ export class ChainStubs {
     // Symbols only where a stub is bound by name (Deno.dlopen): the commands' dispatch and trampoline
     // stubs. Reserved slots and terminator stubs are found by address; each symbol costs every start a
     // name to hash and write (3,700 names took ~3 ms and ~2 MiB).
-    this.dispatch = DispatchStubs.load(SLOT_NAMES, { native: options.native, exported: COMMAND_COUNT });
+    // Their hashes come from tools/gen.ts (ffi/generated/stub_hashes.ts), in SLOT_NAMES order.
+    this.dispatch = DispatchStubs.load(SLOT_NAMES, {
+      native: options.native,
+      exported: COMMAND_COUNT,
+      hashes: commandNameHashes(),
+    });
     this.unwrap = UnwrapStubs.load(SLOT_NAMES, [
-      { prefix: "vkdeno_tramp_", tableOffset: TRAMP_TABLE_OFFSET, handleOffset: TRAMP_HANDLE_OFFSET },
+      {
+        prefix: TRAMP_SYMBOL_PREFIX,
+        tableOffset: TRAMP_TABLE_OFFSET,
+        handleOffset: TRAMP_HANDLE_OFFSET,
+        hashes: trampSymbolHashes(),
+      },
       { prefix: "vkdeno_term_", tableOffset: TERM_TABLE_OFFSET, handleOffset: TERM_HANDLE_OFFSET },
     ], { native: options.native, exported: [COMMAND_COUNT, 0] });
   }

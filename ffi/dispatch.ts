@@ -195,6 +195,8 @@ export interface DispatchStubsOptions {
    * leaves its 500 reserved slots unnamed.
    */
   exported?: number;
+  /** The `elfHash` of each exported name where the caller has it (see `StubLayout.hashes`). */
+  hashes?: ArrayLike<number | undefined>;
 }
 
 /** The architecture stubs can be emitted for in this process, or `undefined`. */
@@ -259,6 +261,7 @@ export class DispatchStubs implements Disposable {
     const { bytes } = emitStubObject(names.slice(0, named), arch ?? "x86_64", undefined, {
       stubs: names.length,
       validated: true,
+      hashes: options.hashes,
     });
     if (options.native === false) {
       return new DispatchStubs([...names], undefined, "native stubs were turned off");

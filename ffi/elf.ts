@@ -188,6 +188,13 @@ export interface StubLayout {
    * and a name cost ~4 ms cold: a Set hashes each joined string after flattening it.
    */
   validated?: boolean;
+  /**
+   * The {@linkcode elfHash} of name K, where the caller has it (`undefined` or past the end: hashed here).
+   * The chain's command symbols come hashed from tools/gen.ts (ffi/generated/stub_hashes.ts): hashing
+   * ~1,500 names here ran one small function ~40,000 times, and that alone made V8 compile it with
+   * TurboFan, which touched ~2 MiB more of Deno's code at every start.
+   */
+  hashes?: ArrayLike<number | undefined>;
 }
 
 /**
@@ -329,9 +336,10 @@ export function emitStubObject(
   const bucket = hashOff / 4 + 2;
   const chain = bucket + nbucket;
   // Plain loops below: emission runs once per process, mostly before the JIT warms up.
+  const known = layout.hashes;
   for (let i = 0; i < names.length; i++) {
     const sym = i + 1;
-    const b = bucket + (elfHashAt(dynstr, nameOffsets[i]!) % nbucket);
+    const b = bucket + ((known?.[i] ?? elfHashAt(dynstr, nameOffsets[i]!)) % nbucket);
     // Prepend to the bucket's chain.
     words[chain + sym] = words[b]!;
     words[b] = sym;

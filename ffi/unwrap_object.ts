@@ -26,6 +26,8 @@ export interface UnwrapSet {
   readonly tableOffset: number;
   /** Byte offset of the next handle inside that object. */
   readonly handleOffset: number;
+  /** The `elfHash` of `<prefix><names[N]>` for each N, where the caller has it (see `StubLayout.hashes`). */
+  readonly hashes?: ArrayLike<number>;
 }
 
 /** Symbol of the error function that empty table slots point to. */
@@ -87,11 +89,13 @@ export function emitUnwrapObject(
   validateSymbols(names, sets);
   const symbols: string[] = [];
   const positions: number[] = [];
+  const hashes: (number | undefined)[] = [];
   sets.forEach((s, k) => {
     const count = Math.min(perSet, exported?.[k] ?? perSet);
     for (let i = 0; i < count; i++) {
       symbols.push(`${s.prefix}${names[i]}`);
       positions.push(k * perSet + i);
+      hashes.push(s.hashes?.[i]);
     }
   });
   let at = stubs;
@@ -137,7 +141,7 @@ export function emitUnwrapObject(
         out.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
       }
     },
-    { stubs: at, positions, validated: true },
+    { stubs: at, positions, validated: true, hashes },
   );
   bytes.set(errorCode(arch), textAddress + stubs * STUB_SIZE);
   for (const h of helpers) bytes.set(h.code, textAddress + h.at * STUB_SIZE);

@@ -11,6 +11,7 @@ import { elfHash, emitStubObject, STUB_SIZE, stubCode, validateNames } from "../
 import { EmittedObject } from "../ffi/emitted_object.ts";
 import { Library } from "../ffi/library.ts";
 import { COMMANDS } from "../ffi/generated/commands.ts";
+import { commandNameHashes, TRAMP_SYMBOL_PREFIX, trampSymbolHashes } from "../ffi/generated/stub_hashes.ts";
 import { address, Arena, readCString, readPointer, readU64 } from "../ffi/memory.ts";
 
 /**
@@ -395,6 +396,32 @@ Deno.test("every name is in its SysV hash bucket's chain, and the dynamic linker
   for (const name of [names[0]!, names[names.length - 3]!, "vkdéno_ünïcode", "vk_日本"]) {
     assert.notEqual(object.library.symbolAddress(name), null, name);
   }
+});
+
+Deno.test("the chain's stub symbols come hashed from the generator, and the hashes given are the ones used", () => {
+  const names = COMMANDS.map((c) => c.name);
+  const tramp = names.map((n) => `${TRAMP_SYMBOL_PREFIX}${n}`);
+  assert.deepEqual(commandNameHashes(), names.map((n) => elfHash(n)));
+  assert.deepEqual(trampSymbolHashes(), tramp.map((n) => elfHash(n)));
+  // A given hash places its name, a missing one is computed: with every given hash wrong by one bucket,
+  // no given name is where the true hash puts it, and the last (not given) one is.
+  const given = names.slice(0, 40).map((n) => elfHash(n) + 1);
+  const { bytes } = emitStubObject(names.slice(0, 41), "x86_64", undefined, { hashes: given });
+  const dv = new DataView(bytes.buffer);
+  const hashOff = 64 + 4 * 56;
+  const nbucket = dv.getUint32(hashOff, true);
+  const head = (h: number) => dv.getUint32(hashOff + 8 + 4 * (h % nbucket), true);
+  const inChain = (h: number, sym: number) => {
+    for (let s = head(h); s !== 0; s = dv.getUint32(hashOff + 8 + 4 * nbucket + 4 * s, true)) {
+      if (s === sym) return true;
+    }
+    return false;
+  };
+  for (let i = 0; i < 40; i++) {
+    assert.ok(inChain(given[i]!, i + 1), `"${names[i]}" is in the given hash's chain`);
+    assert.ok(!inChain(elfHash(names[i]!), i + 1), `"${names[i]}" is not in its true hash's chain`);
+  }
+  assert.ok(inChain(elfHash(names[40]!), 41));
 });
 
 Deno.test("readelf -Ws lists every stub as a global function in a real section", async () => {

@@ -5,6 +5,7 @@
  */
 import type { Registry } from "./_gen_registry.ts";
 import { Layouts, type StructLayout } from "./_gen_layout.ts";
+import { elfHash } from "../ffi/elf.ts";
 
 /** Dispatch level names, exactly as the chain expects them. */
 export type Level = "global" | "instance" | "physical_device" | "device";
@@ -200,6 +201,36 @@ export const COMMAND_INDEX: Readonly<Record<string, number>> = lazyBuilt(() => c
 export const COMMAND_PROVIDERS: Readonly<Record<string, readonly string[]>> = lazyBuilt(() =>
   commandProviders(COMMANDS)
 );
+`,
+  );
+
+  // stub_hashes.ts
+  const hashes = (prefix: string) => JSON.stringify(reg.order.map((n) => elfHash(`${prefix}${n}`)));
+  const trampPrefix = "vkdeno_tramp_";
+  files.set(
+    "stub_hashes.ts",
+    `${
+      header(
+        reg,
+        "The SysV ELF hash (`DT_HASH`) of each command's stub symbols, in `COMMANDS` order: emitting the stub\n" +
+          " * objects at `Vulkan.load()` hashes no name (ffi/elf.ts `StubLayout.hashes`).",
+      )
+    }
+/** Prefix of the trampoline unwrap stubs' symbols (chain/stubs.ts), as in \`vkdeno_tramp_vkCreateDevice\`. */
+export const TRAMP_SYMBOL_PREFIX = "${trampPrefix}";
+
+let named: readonly number[] | undefined;
+let tramp: readonly number[] | undefined;
+
+/** The hash of each command's name: the dispatch stubs' symbols. */
+export function commandNameHashes(): readonly number[] {
+  return named ??= JSON.parse("${hashes("")}") as number[];
+}
+
+/** The hash of {@linkcode TRAMP_SYMBOL_PREFIX} + each command's name: the trampoline stubs' symbols. */
+export function trampSymbolHashes(): readonly number[] {
+  return tramp ??= JSON.parse("${hashes(trampPrefix)}") as number[];
+}
 `,
   );
 
