@@ -58,6 +58,20 @@
  * prototype or as a class field). In a two-module test a plain function and a class method first called
  * after evaluation were parsed and compiled again at every run; the parenthesised ones came from the cache.
  * Converting the first-instance path's ~510 functions to that form is the lever left (not done).
+ * Peak RSS (rss helper; /proc/self/smaps at the end of both scripts, heaptrack, heap snapshots, lavapipe
+ * machine): the vkdeno script's extra ~23-25 MiB is ~11 MiB more anonymous memory (the V8 heap: module
+ * sources, names, compiled code, a young generation grown by the import's survivors), ~7-9 MiB more of
+ * Deno's own executable paged in (module loading, the code cache, V8's parser and Maglev, FFI callbacks)
+ * and ~5 MiB more malloc (Deno keeps each module's source, ~2.2 MB, besides V8's copy, plus code-cache
+ * data). Every byte of module text loaded at start costs ~5 bytes of RSS. Cut: the table texts are
+ * `String.raw` templates read from their module's source (ffi/_lazy_table.ts `sourceText`), so V8 holds
+ * them once instead of as source and literal (~0.8 MiB at import), and the stub symbols' ELF hashes are
+ * generated (ffi/generated/stub_hashes.ts): hashing ~1,500 names at `Vulkan.load()` made V8 compile the
+ * hash loop with TurboFan, which alone paged in ~2-2.5 MiB of Deno's code (`--v8-flags=--no-opt` showed
+ * it; `--trace-opt` now lists no TurboFan compile in the script). The script's peak went 111.4 -> 108.7
+ * MiB against the libvulkan script's 85.8 (11 paired rounds, load ~8). Measured and not kept: text
+ * imports (`with { type: "text" }`) of the tables cost as much as the JavaScript modules (46.1 against
+ * 46.3 MiB for mod.ts alone); dropping the texts entirely would save ~4.5 MiB, the constants ~2 MiB.
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
@@ -172,9 +186,11 @@ if (import.meta.main) {
           op: "<=",
           limit: 15,
           difference: true,
-          whyMissed: "importing mod.ts adds ~19 MiB over an empty script (the module graph's sources and " +
-            "compiled code; the 0.9 MB of table text is held twice, as module source and as the string), and " +
-            "Vulkan.load() ~4 MiB more than the libvulkan script's dlopen (stub emission and the stub objects)",
+          whyMissed: "importing mod.ts adds ~18 MiB over an empty script: Deno keeps each module's source " +
+            "(2.2 MB) on its side and V8 its own copy, with the compiled code and ~5,600 constant names " +
+            "(every byte of module text costs ~5 bytes of RSS), and module loading pages in ~5 MiB of Deno's " +
+            "executable; the rest of the script adds ~5 MiB more than the libvulkan script (Maglev and the " +
+            "JavaScript chain paging in more of Deno's code, stub emission)",
         },
       ],
     });
