@@ -269,3 +269,37 @@ export function readDeviceIdentity(
     driverUUID: bytes(idAt + offsetOf(ID, "driverUUID")),
   };
 }
+
+/**
+ * Explains an order a loader already returned by a settings file's device list: when applying the list to
+ * the enumerated devices gives them back unchanged (the list's order, nothing hidden), each device gets the
+ * entry that placed it; otherwise undefined (the list did not make this order: a loader that does not read
+ * the file, or a layer above it reordered). For `deno task info`.
+ *
+ * @example Usage
+ * ```ts
+ * import { explainConfiguredOrder } from "./device_configurations.ts";
+ * const u = new Array(16).fill(1);
+ * const d = { name: "GPU", deviceUUID: u, driverUUID: u, driverVersion: 1 };
+ * const why = explainConfiguredOrder([d], (x) => x, { settingsPath: "/x.json", entries: [{ index: 0, deviceUUID: u, driverUUID: u, driverVersion: 1 }] });
+ * console.log(why?.[0]?.rule); // "settings"
+ * ```
+ */
+export function explainConfiguredOrder<T>(
+  enumerated: readonly T[],
+  identityOf: (device: T) => DeviceIdentity | string,
+  list: DeviceConfigurations,
+): { readonly rule: "settings"; readonly why: string }[] | undefined {
+  const identities = enumerated.map(identityOf);
+  const selected = selectConfiguredDevices(identities.map((_, i) => i), (i) => identities[i]!, list);
+  if (selected.hidden.length > 0 || selected.devices.some((d, i) => d !== i)) return undefined;
+  return enumerated.map((_, i) => {
+    const id = identities[i] as DeviceIdentity;
+    const entry = list.entries.find((e) => matchesConfiguration(id, e))!;
+    return {
+      rule: "settings" as const,
+      why: `device_configurations[${entry.index}] of the loader settings file "${list.settingsPath}" ` +
+        `puts it at position ${i}`,
+    };
+  });
+}

@@ -10,8 +10,8 @@
  *
  * Each device is listed with the rule that put it at its position (chain/device_sort.ts): the
  * `VK_LOADER_DEVICE_SELECT` match, device type, PCI bus, `deviceID ^ vendorID`, the loader order when
- * sorting is off, or `layer` when something above the loader (such as Mesa's device-select layer)
- * reordered the list.
+ * sorting is off, `settings` when the loader settings file's `device_configurations` placed it, or `layer`
+ * when something above the loader (such as Mesa's device-select layer) reordered the list.
  *
  * ```
  * {"instanceVersion":"M.m.p",
@@ -20,7 +20,7 @@
  *  "devices":[{"name","type":"CPU|DISCRETE_GPU|INTEGRATED_GPU|VIRTUAL_GPU|OTHER","apiVersion":"M.m.p",
  *              "driverVersion":N,"vendorID":N,"deviceID":N,"extensions":["..."]}],
  *  "groups":[{"devices":[index]}],
- *  "order":[ (only with --order){"device":index,"rule":"select|type|pci-bus|pci-bus-missing|id-xor|tie|only|unsorted|layer",
+ *  "order":[ (only with --order){"device":index,"rule":"select|type|pci-bus|pci-bus-missing|id-xor|tie|only|unsorted|settings|layer",
  *            "why":"..."}]}
  * ```
  *
@@ -28,6 +28,8 @@
  */
 import { explainEnumeratedOrder } from "../chain/device_order_report.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
+import { deviceConfigurationsOf, readLoaderSettings } from "../discovery/settings_file.ts";
+import { explainConfiguredOrder, readDeviceIdentity } from "../chain/device_configurations.ts";
 import { readDeviceRecord } from "../chain/device_record.ts";
 import { address } from "../ffi/memory.ts";
 import * as vkc from "../mod.ts";
@@ -137,7 +139,7 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
       .map((h) => indexOf.get(address(h)) ?? -1),
   }));
   const env = options.env ?? snapshotProcessEnvironment();
-  const order = deviceOrder(vk, handles, properties2, env);
+  const order = deviceOrder(vk, handles, properties2, env, instanceVersion);
   return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups, order };
 }
 
@@ -147,11 +149,22 @@ function deviceOrder(
   handles: VkPhysicalDevice[],
   properties2: boolean,
   env: EnvironmentSnapshot,
+  instanceVersion: number,
 ): InfoReport["order"] {
   const commands = vk as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>;
-  const records = handles.map((h) =>
-    readDeviceRecord({ fn: (name) => commands[name] ?? null }, h, { properties2 })
-  );
+  const fn = (name: string) => commands[name] ?? null;
+  const records = handles.map((h) => readDeviceRecord({ fn }, h, { properties2 }));
+  // A settings file's device_configurations place devices before any sort (chain/device_configurations.ts).
+  const list = deviceConfigurationsOf(readLoaderSettings(env).settings);
+  if (list !== undefined && properties2) {
+    const driver = { fn, driver: { apiVersion: instanceVersion } };
+    const configured = explainConfiguredOrder(
+      handles.map((h, i) => ({ h, apiVersion: records[i]!.apiVersion })),
+      (d) => readDeviceIdentity(driver, d.h, d.apiVersion),
+      list,
+    );
+    if (configured) return configured.map((e, device) => ({ device, rule: e.rule, why: e.why }));
+  }
   const policy = readDevicePolicy(env);
   return explainEnumeratedOrder(records, policy, { canSort: properties2 }).map((e, device) => ({
     device,

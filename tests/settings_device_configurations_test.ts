@@ -14,6 +14,8 @@ import type { MockDriverConfig } from "../testing/mock_config.ts";
 import { readLoaderSettings } from "../discovery/settings_file.ts";
 import { buildInspectReport, formatInspectReport } from "../discovery/inspect.ts";
 import { only, type ProbeOptions, vkdenoProbe } from "./_conform.ts";
+import { collectInfo } from "../examples/info.ts";
+import { Vulkan, type VulkanCommands } from "../vulkan.ts";
 
 const FILE = "vulkan/loader_settings.d/vk_loader_settings.json";
 const SYSTEM = { system: "usr/share/vulkan/icd.d" } as const;
@@ -239,4 +241,26 @@ Deno.test("device_configurations: a 1.0 application gets the matching (instance 
     env.callLog("a").filter((l) => l.split(" ")[1] === "vkCreateInstance")[0] ?? "",
     /apiVersion=1\.0\.0/,
   );
+});
+
+Deno.test("device_configurations: deno task info says which entry placed each device", async () => {
+  await using env = await MockEnvironment.create();
+  await twoDrivers(env);
+  const path = writeSettings(env, { device_configurations: [entry(2), entry(3)] });
+  const snapshot = env.snapshot();
+  using vk = Vulkan.load({ env: snapshot });
+  const report = collectInfo(vk as unknown as VulkanCommands, { env: snapshot });
+  assertEquals(report.devices.map((d) => d.name), ["A2", "B3"]);
+  assertEquals(report.order, [
+    {
+      device: 0,
+      rule: "settings",
+      why: `device_configurations[0] of the loader settings file "${path}" puts it at position 0`,
+    },
+    {
+      device: 1,
+      rule: "settings",
+      why: `device_configurations[1] of the loader settings file "${path}" puts it at position 1`,
+    },
+  ]);
 });
