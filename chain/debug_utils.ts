@@ -29,7 +29,7 @@ import { STRUCTS } from "../ffi/generated/structs.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
-import { writeStruct } from "../ffi/structs.ts";
+import { writeStruct } from "../ffi/struct_write.ts";
 import { LOG_BITS, type Logger, type LogRecord } from "../loading/log.ts";
 import {
   VK_ERROR_INITIALIZATION_FAILED,

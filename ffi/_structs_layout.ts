@@ -1,12 +1,20 @@
 /**
- * Lookups over the generated struct layouts shared by the struct writer and reader: how to treat one
- * member (scalar, handle, nested struct, string, array), and which member a `len` names.
+ * Lookups over the generated struct layouts shared by the struct writer and reader: a struct by name
+ * (with the type of a name known only at run time), how to treat one member (scalar, handle, nested
+ * struct, string, array), and which member a `len` names.
  *
  * @module
  */
 import { HANDLES } from "./generated/handles.ts";
 import { STRUCT_ALIASES, STRUCTS } from "./generated/structs.ts";
 import type { MemberInfo, StructInfo } from "./generated/types.ts";
+
+/**
+ * A struct name typed `string` (known only at run time, e.g. read from a command description): the
+ * untyped overloads accept it and check it when called. A string literal is never a `RuntimeStructName`,
+ * so a literal must be a `VkStructName` and a misspelled one fails `deno check`.
+ */
+export type RuntimeStructName<S extends string> = S & (string extends S ? unknown : never);
 
 /** One member as `ffi/generated/structs.ts` lays it out (`size` covers the whole fixed array). */
 export type MemberLayout = MemberInfo;

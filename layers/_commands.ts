@@ -7,7 +7,7 @@
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
 import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
-import { readStruct } from "../ffi/structs.ts";
+import { readStruct } from "../ffi/struct_read.ts";
 
 /** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it: the generated table's own record. */
 export type { ParamInfo as CommandParameter };

@@ -5,7 +5,9 @@
  * @module
  */
 import { type Arena, readCString, readPointer } from "../ffi/memory.ts";
-import { enumerate, readStruct, writeStruct } from "../ffi/structs.ts";
+import { enumerate } from "../ffi/enumerate.ts";
+import { readStruct } from "../ffi/struct_read.ts";
+import { writeStruct } from "../ffi/struct_write.ts";
 import type { TsLayer, TsLayerExtension, VulkanCommand } from "./layer.ts";
 import { writeTwoCall } from "../ffi/two_call.ts";
 

@@ -17,7 +17,7 @@ import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
 import type { MemberInfo } from "../ffi/generated/types.ts";
 import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readCString } from "../ffi/memory.ts";
-import { readStruct } from "../ffi/structs.ts";
+import { readStruct } from "../ffi/struct_read.ts";
 import { evaluateLen, handleKey, handleText, isHandleType } from "./_commands.ts";
 
 /** A decoded value: JSON-compatible. */

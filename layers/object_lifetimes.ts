@@ -27,7 +27,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
-import { readStruct } from "../ffi/structs.ts";
+import { readStruct } from "../ffi/struct_read.ts";
 import { createRule, evaluateLen, isHandleType, readHandles } from "./_commands.ts";
 import {
   type CallContext,

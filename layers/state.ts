@@ -24,7 +24,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { HANDLES } from "../ffi/generated/handles.ts";
-import { readStruct } from "../ffi/structs.ts";
+import { readStruct } from "../ffi/struct_read.ts";
 import {
   createRule,
   destroyRule,

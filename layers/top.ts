@@ -29,7 +29,7 @@
  */
 import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
 import { Arena, readCString } from "../ffi/memory.ts";
-import { readStruct } from "../ffi/structs.ts";
+import { readStruct } from "../ffi/struct_read.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { commandInfo } from "./_commands.ts";

@@ -1,0 +1,198 @@
+/**
+ * Writing Vulkan structs from plain objects (the public side of `ffi/_structs_write.ts`'s `StructWriter`):
+ * {@linkcode writeStruct} and {@linkcode writeStructArray} for inputs, {@linkcode allocStruct} for zeroed
+ * outputs with `sType` set and an optional pNext chain. Re-exported by `ffi/structs.ts`.
+ *
+ * @module
+ */
+import type { Arena } from "./memory.ts";
+import { layoutOf, type RuntimeStructName } from "./_structs_layout.ts";
+import { type ChainInput, type StructInput, StructWriter } from "./_structs_write.ts";
+import type { VkStructPointer } from "./generated/vk_types.ts";
+import type {
+  VkChain,
+  VkStructCanonical,
+  VkStructChains,
+  VkStructInputs,
+  VkStructName,
+} from "./generated/vk_structs.ts";
+
+/**
+ * The pointer {@linkcode writeStruct} and {@linkcode allocStruct} return for struct `N`: never null, and
+ * branded with the struct's name, so a command parameter for another struct (`vkCreateBuffer`'s
+ * `pCreateInfo` given a `VkImageCreateInfo`) fails `deno check`.
+ */
+export type StructPointer<N extends VkStructName> = NonNullable<VkStructPointer<VkStructCanonical[N]>>;
+
+/** The pNext chain `allocStruct` may link into struct `N`: only structs extending `N` (none if it has none). */
+export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? VkChain<N>
+  : Deno.PointerValue;
+
+/**
+ * Writes `value` as the Vulkan struct `name` into `arena` and returns its address. Everything it points to
+ * (nested structs, strings, arrays, the pNext chain) is allocated in the same arena and stays valid until
+ * the arena is disposed.
+ *
+ * - `sType` is filled in from the registry unless given.
+ * - A pointer member accepts a `Deno.PointerValue`, or: a string (`const char*`), an array of strings
+ *   (`const char* const*`), an object or an array of objects (pointer to struct(s)), an array of numbers,
+ *   bigints or handles, or a typed array (copied).
+ * - A count member named by an array's `len` (`enabledExtensionCount`, `codeSize` in bytes) is filled
+ *   from the array when not given; two arrays sharing one count must agree.
+ * - `pNext` accepts a pointer, one object with a `type` naming its struct (which may carry its own
+ *   `pNext`), or a list of such objects, linked in order.
+ * - Unknown member names throw, so typos do not pass silently.
+ *
+ * @example Instance create info
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { makeApiVersion, readStruct, writeStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const info = writeStruct(arena, "VkInstanceCreateInfo", {
+ *   pApplicationInfo: { apiVersion: makeApiVersion(1, 3), pApplicationName: "demo" },
+ *   ppEnabledExtensionNames: ["VK_KHR_surface"],
+ * });
+ * console.log(readStruct("VkInstanceCreateInfo", info).enabledExtensionCount); // 1
+ * ```
+ * @throws {TypeError} If `name` is not a struct, a member is unknown, or a value has the wrong shape.
+ * @throws {RangeError} If a string or array does not fit its fixed-size member, or arrays sharing a
+ * count member differ in length.
+ */
+export function writeStruct<N extends VkStructName>(
+  arena: Arena,
+  name: N,
+  value?: VkStructInputs[N],
+): StructPointer<N>;
+/**
+ * Writes struct `name` given as a run-time string (untyped members, checked when written).
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { writeStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * writeStruct(arena, name, { width: 1 });
+ * ```
+ * @throws {TypeError} If `name` is not a struct, a member is unknown, or a value has the wrong shape.
+ */
+export function writeStruct<S extends string>(
+  arena: Arena,
+  name: RuntimeStructName<S>,
+  value?: StructInput,
+): Deno.PointerObject;
+export function writeStruct(arena: Arena, name: string, value?: StructInput): Deno.PointerObject {
+  return new StructWriter(arena).array(name, [value ?? {}]);
+}
+
+/**
+ * Writes an array of structs `name` (consecutive in memory) and returns the first one's address.
+ *
+ * @example Queue create infos
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { writeStructArray } from "./structs.ts";
+ * using arena = new Arena();
+ * const infos = writeStructArray(arena, "VkDeviceQueueCreateInfo", [
+ *   { queueFamilyIndex: 0, pQueuePriorities: [1] },
+ * ]);
+ * ```
+ * @throws {TypeError} As {@linkcode writeStruct}.
+ */
+export function writeStructArray<N extends VkStructName>(
+  arena: Arena,
+  name: N,
+  values: readonly VkStructInputs[N][],
+): StructPointer<N>;
+/**
+ * Writes an array of structs `name` given as a run-time string (untyped members).
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { writeStructArray } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * writeStructArray(arena, name, [{ width: 1 }]);
+ * ```
+ * @throws {TypeError} As {@linkcode writeStruct}.
+ */
+export function writeStructArray<S extends string>(
+  arena: Arena,
+  name: RuntimeStructName<S>,
+  values: readonly StructInput[],
+): Deno.PointerObject;
+export function writeStructArray(
+  arena: Arena,
+  name: string,
+  values: readonly StructInput[],
+): Deno.PointerObject {
+  return new StructWriter(arena).array(name, values);
+}
+
+/** Options of {@linkcode allocStruct} for struct `N`. */
+export interface AllocStructOptions<N extends VkStructName = VkStructName> {
+  /** How many consecutive structs (default 1), each with its sType set. */
+  count?: number;
+  /** A pNext chain to link into the (first) struct, as for {@linkcode writeStruct}: structs extending `N`. */
+  pNext?: ChainFor<N>;
+}
+
+/**
+ * Allocates zeroed output struct(s) `name` in `arena` with `sType` prefilled, ready for a command to
+ * fill; read them back with {@linkcode readStruct}.
+ *
+ * @example Properties with a pNext chain
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { allocStruct, readStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
+ *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
+ * });
+ * console.log(readStruct("VkPhysicalDeviceProperties2", props).sType); // 1000059001
+ * ```
+ * @throws {TypeError} If `name` is not a struct.
+ */
+export function allocStruct<N extends VkStructName>(
+  arena: Arena,
+  name: N,
+  options?: AllocStructOptions<N>,
+): StructPointer<N>;
+/**
+ * Allocates output struct(s) `name` given as a run-time string.
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "./memory.ts";
+ * import { allocStruct } from "./structs.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * allocStruct(arena, name, { count: 2 });
+ * ```
+ * @throws {TypeError} If `name` is not a struct.
+ */
+export function allocStruct<S extends string>(
+  arena: Arena,
+  name: RuntimeStructName<S>,
+  options?: { count?: number; pNext?: ChainInput | readonly ChainInput[] | Deno.PointerValue },
+): Deno.PointerObject;
+export function allocStruct(
+  arena: Arena,
+  name: string,
+  options: { count?: number; pNext?: unknown } = {},
+): Deno.PointerObject {
+  const writer = new StructWriter(arena);
+  const count = options.count ?? 1;
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`Invalid struct count "${count}"`);
+  const pointer = writer.zeroed(name, count);
+  if (options.pNext !== undefined) {
+    const layout = layoutOf(name);
+    const pNext = layout.members.find((m) => m.name === "pNext");
+    if (!pNext) throw new TypeError(`Cannot link pNext of "${name}": it has no pNext member`);
+    const head = writer.chain(options.pNext, name);
+    new DataView(Deno.UnsafePointerView.getArrayBuffer(pointer, 8, pNext.offset))
+      .setBigUint64(0, BigInt(Deno.UnsafePointer.value(head)), true);
+  }
+  return pointer;
+}
