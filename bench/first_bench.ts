@@ -71,7 +71,15 @@
  * it; `--trace-opt` now lists no TurboFan compile in the script). The script's peak went 111.4 -> 108.7
  * MiB against the libvulkan script's 85.8 (11 paired rounds, load ~8). Measured and not kept: text
  * imports (`with { type: "text" }`) of the tables cost as much as the JavaScript modules (46.1 against
- * 46.3 MiB for mod.ts alone); dropping the texts entirely would save ~4.5 MiB, the constants ~2 MiB.
+ * 46.3 MiB for mod.ts alone). What is left: the texts still cost ~3.8 MiB at import (one copy on each
+ * side, 0.9 MB), the constants ~2 MiB; the import's two scavenges free nothing because Deno allocates
+ * every module source under 128 KB in V8's young generation (100 comment-only 10 KB modules do the
+ * same), which grows it to ~4 MB; and V8's optimising tiers: one hot loop in an empty script pages in
+ * ~2.4 MiB of Deno's code for Maglev and ~3 MiB more for TurboFan, and the script still sends ~11
+ * functions to Maglev (command decoding for SLOT_NAMES at import, the lazy tables' proxy traps, stub
+ * writers at emission, the manifest reader's strict-JSON checks): `--v8-flags=--no-maglev,--no-opt`
+ * shows ~2.6 MiB, the lever left for RSS (each of those loops would have to run below V8's tier-up
+ * budget).
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
