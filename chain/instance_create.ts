@@ -16,7 +16,7 @@ import { acquireDrivers, releaseDriver } from "../loading/driver.ts";
 import { acquireDirectDrivers, readDirectDriverList } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
 import { versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
-import { activateMessengers, readMessengerCreateInfos } from "./debug_utils.ts";
+import { activateMessengers, readMessengerCreateInfos } from "./debug_messenger.ts";
 import type { LoaderDevices } from "./device.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instance.ts";
 import { type GlobalCommands, settingsDevices } from "./global_commands.ts";
