@@ -4,7 +4,14 @@
  * Two facts shape this module: a `Deno.UnsafeCallback` that throws returns 0
  * to C (`VK_SUCCESS` for a `VkResult`), and a closed callback that C still
  * calls crashes the process. So every callback is wrapped to return a chosen
- * error value on a throw, and is closed only when its owner is disposed.
+ * error value on a throw, and is released only when its owner is disposed.
+ *
+ * A released callback is not closed but kept, by signature, for the next
+ * registry that asks for one of that signature: every `vkCreateInstance` makes
+ * ~16 callbacks and its `vkDestroyInstance` drops them, and making and closing a
+ * `Deno.UnsafeCallback` costs ~1-2 us each. A kept callback that C still calls
+ * answers its last error value (NULL, the `VkResult`, or nothing) without running
+ * the released body, where a closed one would crash the process.
  *
  * @module
  */
@@ -36,6 +43,61 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+type Body = (...args: unknown[]) => unknown;
+
+/** One open `Deno.UnsafeCallback`, running whatever its current owner put in it. */
+interface Cell {
+  readonly callback: Deno.UnsafeCallback;
+  body: Body;
+  onError: unknown;
+  name: string;
+  report: (message: string, error: unknown) => void;
+}
+
+/** Released cells by signature, reused last in first out. */
+const released = new Map<string, Cell[]>();
+/** Cells kept per signature at most; more are closed. */
+const MAX_RELEASED = 32;
+
+function signature(def: Deno.UnsafeCallbackDefinition): string {
+  let key = String(def.result);
+  for (const p of def.parameters) key += "," + (typeof p === "string" ? p : JSON.stringify(p));
+  return key;
+}
+
+/** A new cell for `def`: its C entry calls the cell's current body, and its error value when that throws. */
+function openCell(def: Deno.UnsafeCallbackDefinition): Cell {
+  const cell: Cell = {
+    callback: undefined as unknown as Deno.UnsafeCallback,
+    body: () => cell.onError,
+    onError: undefined,
+    name: "",
+    report: () => {},
+  };
+  const entry = (...args: unknown[]) => {
+    try {
+      return cell.body(...args);
+    } catch (error) {
+      const onError = cell.onError;
+      const shown = typeof onError === "bigint" ? `${onError}n` : String(onError ?? "nothing");
+      cell.report(`Callback "${cell.name}" threw: ${describe(error)}; returning ${shown} to C`, error);
+      return onError;
+    }
+  };
+  (cell as { callback: Deno.UnsafeCallback }).callback = new Deno.UnsafeCallback(def, entry as never);
+  return cell;
+}
+
+/** Drops the owner's body (its closures can be collected) and keeps the cell for reuse, or closes it. */
+function release(cell: Cell, key: string): void {
+  cell.body = () => cell.onError;
+  cell.report = () => {};
+  let list = released.get(key);
+  if (list === undefined) released.set(key, list = []);
+  if (list.length < MAX_RELEASED) list.push(cell);
+  else cell.callback.close();
+}
+
 /**
  * Owns `Deno.UnsafeCallback`s: creates them wrapped in try/catch and closes
  * them all on {@linkcode CallbackRegistry.dispose}, never earlier.
@@ -54,6 +116,8 @@ function describe(error: unknown): string {
 export class CallbackRegistry implements Disposable {
   static #live = 0;
   #callbacks = new Set<Deno.UnsafeCallback>();
+  /** The reusable callbacks among them, with their signatures. */
+  #cells: { cell: Cell; key: string }[] = [];
   #report: (message: string, error: unknown) => void;
   #disposed = false;
 
@@ -105,26 +169,37 @@ export class CallbackRegistry implements Disposable {
     }
     const report = this.#report;
     const name = options.name;
-    const body = fn as (...args: unknown[]) => unknown;
-    const wrapped = ((...args: unknown[]) => {
-      try {
-        return body(...args);
-      } catch (error) {
-        const shown = typeof onError === "bigint" ? `${onError}n` : String(onError ?? "nothing");
-        report(`Callback "${name}" threw: ${describe(error)}; returning ${shown} to C`, error);
-        return onError;
-      }
-    }) as unknown as Deno.UnsafeCallbackFunction<D["parameters"], D["result"]>;
-    const cb = options.threadSafe
-      ? Deno.UnsafeCallback.threadSafe(def, wrapped) as Deno.UnsafeCallback<D>
-      : new Deno.UnsafeCallback(def, wrapped);
-    this.#callbacks.add(cb as unknown as Deno.UnsafeCallback);
+    const body = fn as Body;
+    if (options.threadSafe) {
+      const wrapped = ((...args: unknown[]) => {
+        try {
+          return body(...args);
+        } catch (error) {
+          const shown = typeof onError === "bigint" ? `${onError}n` : String(onError ?? "nothing");
+          report(`Callback "${name}" threw: ${describe(error)}; returning ${shown} to C`, error);
+          return onError;
+        }
+      }) as unknown as Deno.UnsafeCallbackFunction<D["parameters"], D["result"]>;
+      const cb = Deno.UnsafeCallback.threadSafe(def, wrapped) as Deno.UnsafeCallback<D>;
+      this.#callbacks.add(cb as unknown as Deno.UnsafeCallback);
+      CallbackRegistry.#live++;
+      return cb;
+    }
+    const key = signature(def);
+    const cell = released.get(key)?.pop() ?? openCell(def);
+    cell.body = body;
+    cell.onError = onError;
+    cell.name = name;
+    cell.report = report;
+    this.#cells.push({ cell, key });
+    this.#callbacks.add(cell.callback);
     CallbackRegistry.#live++;
-    return cb;
+    return cell.callback as unknown as Deno.UnsafeCallback<D>;
   }
 
   /**
-   * Closes every callback. C must not call any of them afterwards.
+   * Releases every callback. C must not call any of them afterwards (one that is called anyway returns its
+   * error value, or runs the body of the registry that reused it).
    *
    * @example Usage
    * ```ts
@@ -137,9 +212,15 @@ export class CallbackRegistry implements Disposable {
    */
   dispose(): void {
     this.#disposed = true;
-    for (const cb of this.#callbacks) cb.close();
+    const reusable = new Set<Deno.UnsafeCallback>();
+    for (const { cell, key } of this.#cells) {
+      reusable.add(cell.callback);
+      release(cell, key);
+    }
+    for (const cb of this.#callbacks) if (!reusable.has(cb)) cb.close();
     CallbackRegistry.#live -= this.#callbacks.size;
     this.#callbacks.clear();
+    this.#cells = [];
   }
 
   /** Same as {@linkcode CallbackRegistry.dispose}, for `using`. */

@@ -78,3 +78,34 @@ Deno.test("a void callback that throws is reported and returns", () => {
   assert.equal(cb.callback(), undefined);
   assert.deepEqual(reports, ['Callback "vkDestroyThing" threw: boom; returning nothing to C']);
 });
+
+Deno.test("a released callback is reused by the next registry asking for its signature: the new body runs, the old one never again", () => {
+  const first = new CallbackRegistry();
+  let oldCalls = 0;
+  const old = first.create(RESULT_DEF, (_h, v) => {
+    oldCalls++;
+    return v + 1;
+  }, { name: "old", onError: -7 });
+  assert.equal(callResult.call(old.pointer, null, 1), 2);
+  first.dispose();
+  // Called after its owner is gone (a C caller's mistake): the error value, without running the old body.
+  assert.equal(callResult.call(old.pointer, null, 1), -7);
+  assert.equal(oldCalls, 1);
+  const reports: string[] = [];
+  using second = new CallbackRegistry({ report: (m) => reports.push(m) });
+  const reused = second.create(RESULT_DEF, (_h, v) => {
+    if (v === 0) throw new Error("zero");
+    return v * 10;
+  }, { name: "new", onError: -3 });
+  assert.equal(address(reused.pointer), address(old.pointer), "the released callback is taken again");
+  assert.equal(callResult.call(reused.pointer, null, 4), 40);
+  // A throw is still contained, and reported by the registry that holds the callback now.
+  assert.equal(callResult.call(reused.pointer, null, 0), -3);
+  assert.deepEqual(reports, ['Callback "new" threw: zero; returning -3 to C']);
+  assert.equal(oldCalls, 1);
+  // Another signature gets a callback of its own.
+  const pointerCb = second.create({ parameters: ["pointer", "pointer"], result: "pointer" }, (_h, p) => p, {
+    name: "pointer",
+  });
+  assert.notEqual(address(pointerCb.pointer), address(old.pointer));
+});

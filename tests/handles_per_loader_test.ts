@@ -91,3 +91,34 @@ Deno.test("an unknown command first resolved through one loader reaches the driv
     l.vk.vkDestroyInstance(m.instance, null);
   }
 });
+
+Deno.test("instances destroyed and made again in one loader leave another loader's live instance answering through its callbacks", async () => {
+  // The callbacks an instance makes are released at vkDestroyInstance and taken again by the next one
+  // (ffi/callback.ts): a live instance's must never be among them.
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ physicalDevices: [{}] });
+  using a = load(env.snapshot());
+  using b = load(env.snapshot());
+  const kept = createInstance(b);
+  const [keptPd] = physicalDevices(b, kept.instance);
+  for (let round = 0; round < 3; round++) {
+    const { instance } = createInstance(a);
+    const [pd] = physicalDevices(a, instance);
+    const made = createDevice(a, pd!);
+    assertEquals(made.result, 0, `round ${round}`);
+    a.vk.vkDestroyDevice(made.device, null);
+    a.vk.vkDestroyInstance(instance, null);
+    // b's instance still enumerates through its own chain (its terminator callbacks) and makes devices.
+    assertEquals(physicalDevices(b, kept.instance).map(addr), [addr(keptPd!)], `round ${round}`);
+    const own = createDevice(b, keptPd!);
+    assertEquals(own.result, 0, `round ${round}`);
+    assert(b.vk.vkGetDeviceProcAddr(own.device, "vkCmdDraw") !== null);
+    b.vk.vkDestroyDevice(own.device, null);
+  }
+  b.vk.vkDestroyInstance(kept.instance, null);
+  // And a loader whose instances all went makes a working one again.
+  const again = createInstance(a);
+  assertEquals(physicalDevices(a, again.instance).length, 1);
+  a.vk.vkDestroyInstance(again.instance, null);
+  assert(![...a.lines, ...b.lines].some((l) => l.includes("threw") || l.includes("invalid Vk")));
+});
