@@ -12,6 +12,7 @@ import { writeU64 } from "../ffi/memory.ts";
 import { VkError } from "../ffi/errors.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
+import { stampScope } from "../discovery/scan_memo.ts";
 import { acquireDrivers, releaseDriver } from "../loading/driver.ts";
 import { acquireDirectDrivers, readDirectDriverList } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
@@ -80,6 +81,8 @@ export function createInstance(
   pInstance: P,
 ): number {
   if (pInstance === null) return VK.ERROR_INITIALIZATION_FAILED;
+  // The driver and layer results are checked against the same settings files: stamped once per call.
+  using _stamps = stampScope();
   const info = readInstanceCreateInfo(pCreateInfo);
   // The create info's messengers hear everything the loader says during the call (A17).
   const made: { instance: P } = { instance: null };

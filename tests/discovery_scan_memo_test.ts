@@ -9,7 +9,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { discoverLayers } from "../discovery/layers.ts";
-import { RACY_WINDOW_MS } from "../discovery/scan_memo.ts";
+import { observePath, RACY_WINDOW_MS, ScanMemo, stampScope } from "../discovery/scan_memo.ts";
 import { fileStamp } from "../ffi/file_stamp.ts";
 import { createInstance, load, physicalDevices } from "./_chain.ts";
 import { MockEnvironment } from "../testing/mock.ts";
@@ -112,5 +112,35 @@ Deno.test("file stamps: missing, folder and file are told apart, and a path that
     assert(fileStamp(file).changedMs > Date.now() - 60_000);
   } finally {
     Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("scan memo: inside one stamp scope a path one memo checked is not stamped again by the next; the next check outside it sees the change", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/settings.json`;
+    await Deno.writeTextFile(path, "{}");
+    await outlastRacyWindow();
+    const a = new ScanMemo<number>(), b = new ScanMemo<number>();
+    let computed = 0;
+    const compute = () => {
+      observePath(path);
+      return ++computed;
+    };
+    a.get("k", compute);
+    b.get("k", compute);
+    assertEquals(computed, 2);
+    {
+      using _scope = stampScope();
+      assertEquals(a.get("k", compute).reused, true);
+      await Deno.writeTextFile(path, '{"changed": true}');
+      // The file changed after a's check: b is checked against the stamp a's check took.
+      assertEquals(b.get("k", compute).reused, true);
+    }
+    assertEquals(b.get("k", compute).reused, false, "the change is seen once the scope ended");
+    assertEquals(a.get("k", compute).reused, false);
+    assertEquals(computed, 4);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
