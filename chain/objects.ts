@@ -319,13 +319,42 @@ export class DriverInstance {
     return null;
   }
 
+  /**
+   * Fills the function table from one fill of the driver's physical-device commands (chain/table_fill.ts);
+   * `missing(slot)` answers the slots the driver leaves empty. {@linkcode DriverInstance.fn} then takes
+   * these commands' addresses from the fill instead of asking the driver again, name by name.
+   */
+  setTable(
+    filled: { readonly slots: Uint32Array; readonly fns: BigUint64Array },
+    missing: (slot: number) => Deno.PointerValue,
+  ): void {
+    const { slots, fns } = filled;
+    this.table.setAll(slots, fns, 0n);
+    const halves = new Uint32Array(fns.buffer, fns.byteOffset, fns.length * 2);
+    const answered = new Uint8Array(SLOT_COUNT);
+    for (let k = 0; k < slots.length; k++) {
+      if ((halves[k * 2]! | halves[k * 2 + 1]!) !== 0) answered[slots[k]!] = 1;
+      else this.table.set(slots[k]!, missing(slots[k]!));
+    }
+    this.#answered = answered;
+  }
+
+  /** 1 at each physical-device slot the driver answered in {@linkcode DriverInstance.setTable}'s fill. */
+  #answered: Uint8Array | undefined;
+
   /** The driver's function `name` (or an alias), callable from TypeScript (cold path), or null. */
   fn(name: string): NativeFn | null {
     let fn = this.#fns.get(name);
     if (fn === undefined) {
       const slot = COMMAND_INDEX[name];
       const info = slot === undefined ? undefined : COMMANDS[slot];
-      const p = info ? this.commandAddress(slot!) : null;
+      // A physical-device command's address is in the filled table (the same question, asked natively).
+      const filled = this.#answered !== undefined && info?.level === "physical_device";
+      const p = !info
+        ? null
+        : filled
+        ? (this.#answered![slot!] === 1 ? this.table.get(slot!) : null)
+        : this.commandAddress(slot!);
       if (p === null || !info) {
         fn = null;
       } else {

@@ -115,6 +115,5 @@ export function destroyDriverInstances(inst: LoaderInstance, pAllocator: P): voi
  * alias, in one native call: chain/table_fill.ts); `missing` answers the empty ones.
  */
 function fillDriverTable(d: DriverInstance, missing: (slot: number) => P): void {
-  const { slots, fns } = fillPhysicalDeviceCommands(chainStubs(), d.driver.getInstanceProcAddr, d.handle);
-  for (let k = 0; k < slots.length; k++) d.table.set(slots[k]!, fns[k] === 0n ? missing(slots[k]!) : fns[k]!);
+  d.setTable(fillPhysicalDeviceCommands(chainStubs(), d.driver.getInstanceProcAddr, d.handle), missing);
 }
