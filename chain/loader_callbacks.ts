@@ -25,6 +25,8 @@ interface FixedTerminator {
   name?: string;
   body?: P;
   stub: P;
+  /** Set once an instance's WSI said the name is not a WSI command (that depends on the name alone). */
+  notWsi?: boolean;
 }
 
 /** What {@linkcode LoaderCallbacks} needs from its loader. */
@@ -79,8 +81,12 @@ export class LoaderCallbacks {
       this.#fixedTerminators.set(name, fixed);
     }
     if (fixed.name === undefined || fixed.body !== undefined) return fixed.body ?? null;
-    const wsi = inst.wsi?.terminator(fixed.name);
-    return wsi !== undefined ? wsi : fixed.stub;
+    if (fixed.notWsi === true || inst.wsi === undefined) return fixed.stub;
+    const wsi = inst.wsi.terminator(fixed.name);
+    if (wsi !== undefined) return wsi;
+    // Most of the ~380 names asked at every vkCreateInstance are not WSI commands: asked once.
+    fixed.notWsi = true;
+    return fixed.stub;
   }
 
   /**

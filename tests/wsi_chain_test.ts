@@ -231,3 +231,37 @@ Deno.test("through a mock layer, surface queries and vkCreateSwapchainKHR still 
   vk.vkDestroySurfaceKHR(instance, surface, null);
   vk.vkDestroyInstance(instance, null);
 });
+
+Deno.test("through vkdeno, an instance without surface extensions leaves the next one's surface queries to the WSI terminators", async () => {
+  // The loader keeps, per command name, what does not depend on the instance (chain/loader_callbacks.ts):
+  // a WSI command whose extension one instance did not enable is still a WSI command for the next.
+  await using env = await MockEnvironment.create();
+  await env.addDriver({ name: "own", interfaceVersion: 7 });
+  using l = load(env.snapshot());
+  const { arena, vk } = l;
+  const plain = createInstance(l);
+  assert.equal(plain.result, 0);
+  vk.vkDestroyInstance(plain.instance, null);
+  const { instance } = createInstance(l, { extensions: ["VK_KHR_surface", "VK_EXT_headless_surface"] });
+  const out = surfaceOut(arena);
+  assert.equal(
+    vk.vkCreateHeadlessSurfaceEXT(
+      instance,
+      writeStruct(arena, "VkHeadlessSurfaceCreateInfoEXT", {}),
+      null,
+      out.pointer,
+    ),
+    0,
+  );
+  const [pd] = physicalDevices(l, instance);
+  querySurface(l, pd!, out.read());
+  for (const query of SURFACE_QUERIES) {
+    assert.deepEqual(
+      kinds(env.callLog(), query).map(([d, k]) => `${d} ${k!.replace(/:\d+:/, ":N:")}`),
+      ["own own:N:headless"],
+      query,
+    );
+  }
+  vk.vkDestroySurfaceKHR(instance, out.read(), null);
+  vk.vkDestroyInstance(instance, null);
+});
