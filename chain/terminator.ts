@@ -25,21 +25,58 @@ import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
 
 type P = Deno.PointerValue;
 
-/** Calls a two-call enumeration until it stops saying `VK_INCOMPLETE`; returns the raw 8-byte items. */
+/** A count word and a few handle words whose addresses are taken once (see {@linkcode enumerateHandles}). */
+interface Scratch {
+  readonly words: BigUint64Array<ArrayBuffer>;
+  readonly count: Uint32Array<ArrayBuffer>;
+  readonly pCount: Deno.PointerObject;
+  readonly pWords: Deno.PointerObject;
+}
+
+const SCRATCH_HANDLES = 8;
+/** Free while no enumeration runs; a nested one (a layer enumerating inside the call) makes its own. */
+let scratch: Scratch | undefined;
+
+function takeScratch(): Scratch {
+  const kept = scratch;
+  scratch = undefined;
+  if (kept !== undefined) return kept;
+  // Off the V8 heap (an explicit ArrayBuffer): its address never moves.
+  const buffer = new ArrayBuffer((SCRATCH_HANDLES + 1) * 8);
+  const words = new BigUint64Array(buffer, 8, SCRATCH_HANDLES);
+  const count = new Uint32Array(buffer, 0, 1);
+  return { words, count, pCount: Deno.UnsafePointer.of(count)!, pWords: Deno.UnsafePointer.of(words)! };
+}
+
+/**
+ * Calls a two-call enumeration until it stops saying `VK_INCOMPLETE`; returns the raw 8-byte items. It runs
+ * four times per `vkEnumeratePhysicalDevices` pair of the application: the count and the list are asked in
+ * memory whose addresses are kept (taking a fresh buffer's address costs ~1 us, three per call).
+ */
 export function enumerateHandles(
   call: (pCount: P, pOut: P) => number,
 ): { result: number; handles: bigint[] } {
-  const count = new Uint32Array(new ArrayBuffer(4));
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const r = call(Deno.UnsafePointer.of(count), null);
-    if (r < 0) return { result: r, handles: [] };
-    const out = new BigUint64Array(new ArrayBuffer(Math.max(1, count[0]!) * 8));
-    const r2 = call(Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(out));
-    if (r2 === VK.INCOMPLETE) continue;
-    if (r2 < 0) return { result: r2, handles: [] };
-    return { result: VK.SUCCESS, handles: [...out.subarray(0, count[0]!)] };
+  const s = takeScratch();
+  try {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      s.count[0] = 0;
+      const r = call(s.pCount, null);
+      if (r < 0) return { result: r, handles: [] };
+      const wanted = s.count[0]!;
+      const big = wanted > SCRATCH_HANDLES ? new BigUint64Array(new ArrayBuffer(wanted * 8)) : undefined;
+      const r2 = call(s.pCount, big ? Deno.UnsafePointer.of(big) : s.pWords);
+      if (r2 === VK.INCOMPLETE) continue;
+      if (r2 < 0) return { result: r2, handles: [] };
+      const n = Math.min(s.count[0]!, wanted);
+      const out = big ?? s.words;
+      const handles: bigint[] = [];
+      for (let i = 0; i < n; i++) handles.push(out[i]!);
+      return { result: VK.SUCCESS, handles };
+    }
+    return { result: VK.INCOMPLETE, handles: [] };
+  } finally {
+    scratch = s;
   }
-  return { result: VK.INCOMPLETE, handles: [] };
 }
 
 function instanceOf(registry: HandleRegistry, handle: P, command: string): LoaderInstance {

@@ -218,3 +218,17 @@ Deno.test("two instances have distinct physical-device handles", async () => {
   assertEquals(deviceName(l, pb!), "Mock Device 0");
   l.vk.vkDestroyInstance(b.instance, null);
 });
+
+Deno.test("a driver with more devices than the enumeration's kept buffer holds lists every one, twice alike", async () => {
+  // chain/terminator.ts asks drivers into a kept 8-handle buffer, and into a fresh one for longer lists.
+  await using env = await MockEnvironment.create();
+  const names = Array.from({ length: 12 }, (_, i) => `D${i}`);
+  await env.addDriver({ name: "many", physicalDevices: names.map((name) => ({ name, type: "cpu" })) });
+  await env.addDriver({ name: "few", physicalDevices: [{ name: "F0", type: "cpu" }] });
+  using l = load(env.snapshot({ VK_LOADER_DISABLE_SELECT: "1" }));
+  const { instance } = createInstance(l);
+  const first = physicalDevices(l, instance);
+  assertEquals(first.map((pd) => deviceName(l, pd)), ["F0", ...names]);
+  assertEquals(physicalDevices(l, instance).map(addr), first.map(addr));
+  l.vk.vkDestroyInstance(instance, null);
+});
