@@ -5,7 +5,7 @@
  * @module
  */
 import { deflateSync } from "node:zlib";
-import type { RgbaImage } from "./x11.ts";
+import type { RgbaImage } from "./x11_window.ts";
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256);
