@@ -28,7 +28,7 @@ import {
   DRIVER_VARIABLES,
   type DriverDiscovery,
 } from "./drivers.ts";
-import { LAYER_VARIABLES, layerInspectSection } from "./layer_activation.ts";
+import { LAYER_VARIABLES, layerInspectSection } from "./layer_inspect.ts";
 import { settingsInspectSection } from "./settings_inspect.ts";
 import type { InspectEntry, InspectSection, InspectValue } from "./inspect_section.ts";
 import { inspectLocation } from "./inspect_section.ts";
@@ -70,7 +70,7 @@ export interface InspectReport {
  * ```
  */
 export interface InspectOptions extends DiscoverDriversOptions {
-  /** A layer section built by layer discovery (default: `layerInspectSection(env)` of layer_activation.ts). */
+  /** A layer section built by layer discovery (default: `layerInspectSection(env)` of layer_inspect.ts). */
   readonly layers?: InspectSection;
   /** More variable names to list in the environment part (layer variables, ...). */
   readonly variables?: readonly string[];

@@ -4,8 +4,8 @@ import {
   implicitLayerInstanceExtensions,
   type LayerActivation,
   type LayerActivationOk,
-  layerInspectSection,
 } from "../discovery/layer_activation.ts";
+import { layerInspectSection } from "../discovery/layer_inspect.ts";
 import { discoverLayers } from "../discovery/layers.ts";
 import { TempTree } from "./_discovery_tree.ts";
 import { EXPLICIT_DIR, IMPLICIT_DIR, implicitFields, layerManifest, layersManifest } from "./_layer_tree.ts";
