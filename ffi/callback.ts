@@ -59,16 +59,9 @@ const released = new Map<string, Cell[]>();
 /** Cells kept per signature at most; more are closed. */
 const MAX_RELEASED = 32;
 
-/** Signatures already worked out, by definition object (most are module constants). */
-const signatures = new WeakMap<Deno.UnsafeCallbackDefinition, string>();
-
 function signature(def: Deno.UnsafeCallbackDefinition): string {
-  let key = signatures.get(def);
-  if (key === undefined) {
-    key = String(def.result);
-    for (const p of def.parameters) key += "," + (typeof p === "string" ? p : JSON.stringify(p));
-    signatures.set(def, key);
-  }
+  let key = String(def.result);
+  for (const p of def.parameters) key += "," + (typeof p === "string" ? p : JSON.stringify(p));
   return key;
 }
 
