@@ -75,8 +75,13 @@ export function markUncacheable(): void {
  * ```
  */
 export function snapshotKey(env: EnvironmentSnapshot): string {
-  // Built at every call (~5 us), not kept per object: a caller may have changed its `vars` in place.
-  return JSON.stringify([env.vars, env.elevated, env.root, env.cwd, env.executablePaths]);
+  // Built at every call (~5 us), not kept per object: a caller may have changed its `vars` in place. Inside
+  // a stamp scope (one vkCreateInstance, which asks two or three memos) the snapshot stays as it is.
+  const kept = scopedKeys?.get(env);
+  if (kept !== undefined) return kept;
+  const made = JSON.stringify([env.vars, env.elevated, env.root, env.cwd, env.executablePaths]);
+  scopedKeys?.set(env, made);
+  return made;
 }
 
 interface Entry<T> {
@@ -143,13 +148,16 @@ export class ScanMemo<T> {
 
 /** Stamps the memos checked inside the open {@linkcode stampScope} took, by path. */
 let scoped: Map<string, string> | undefined;
+/** {@linkcode snapshotKey}'s answers inside the open scope, by snapshot object. */
+let scopedKeys: Map<EnvironmentSnapshot, string> | undefined;
 let scopeDepth = 0;
 
 /**
  * Opens a scope (until disposed) in which a path already stamped by one memo's check is not stamped again
  * by the next memo's: one `vkCreateInstance` checks the driver and the layer results, and both depend on
  * the same six settings files (12 of its 34 `statx` calls). A change between two checks a few microseconds
- * apart is seen by the next scope, as if the two had been one check. Scopes nest; the outermost one ends it.
+ * apart is seen by the next scope, as if the two had been one check. A snapshot's {@linkcode snapshotKey}
+ * is built once in a scope, too. Scopes nest; the outermost one ends it.
  *
  * @example Usage
  * ```ts
@@ -161,13 +169,16 @@ let scopeDepth = 0;
  * ```
  */
 export function stampScope(): Disposable {
-  if (scopeDepth++ === 0) scoped = new Map();
+  if (scopeDepth++ === 0) {
+    scoped = new Map();
+    scopedKeys = new Map();
+  }
   let open = true;
   return {
     [Symbol.dispose]() {
       if (!open) return;
       open = false;
-      if (--scopeDepth === 0) scoped = undefined;
+      if (--scopeDepth === 0) scoped = scopedKeys = undefined;
     },
   };
 }

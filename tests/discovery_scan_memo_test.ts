@@ -9,7 +9,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { discoverDrivers } from "../discovery/drivers.ts";
 import { discoverLayers } from "../discovery/layers.ts";
-import { observePath, RACY_WINDOW_MS, ScanMemo, stampScope } from "../discovery/scan_memo.ts";
+import { observePath, RACY_WINDOW_MS, ScanMemo, snapshotKey, stampScope } from "../discovery/scan_memo.ts";
 import { fileStamp } from "../ffi/file_stamp.ts";
 import { createInstance, load, physicalDevices } from "./_chain.ts";
 import { MockEnvironment } from "../testing/mock.ts";
@@ -138,6 +138,16 @@ Deno.test("scan memo: inside one stamp scope a path one memo checked is not stam
       assertEquals(b.get("k", compute).reused, true);
     }
     assertEquals(b.get("k", compute).reused, false, "the change is seen once the scope ended");
+    // A snapshot's key is built once per scope; outside one, at every call (its vars may change in place).
+    const env = { vars: { VK_ICD_FILENAMES: "a.json" }, elevated: false };
+    const before = snapshotKey(env);
+    {
+      using _scope = stampScope();
+      assertEquals(snapshotKey(env), before);
+      env.vars.VK_ICD_FILENAMES = "b.json";
+      assertEquals(snapshotKey(env), before);
+    }
+    assert(snapshotKey(env) !== before);
     assertEquals(a.get("k", compute).reused, false);
     assertEquals(computed, 4);
   } finally {
