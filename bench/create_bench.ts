@@ -263,15 +263,17 @@ if (import.meta.main) {
               "driver's table), where libvulkan answers in C"
             : "lavapipe's own work (dlopen of its library, instance and device creation) is most of an " +
               "iteration and the same for both loaders; since issue 16 vkdeno reuses the kept discovery scan " +
-              "(one statx per searched path, discovery/scan_memo.ts), opens the driver with RTLD_LAZY and " +
-              "enumerates physical devices only when asked, as libvulkan does, and fills every table natively " +
-              "or from its own answers. What remains is its JavaScript around the driver's calls, ~0.3 ms " +
-              "per iteration measured phase by phase in this process (enumeration +0.13: the FFI calls and " +
-              "records of the physical-device sort; vkCreateDevice +0.09: the device table's ~500 slots set " +
-              "from JavaScript; vkCreateInstance and the two destroys +0.05 each: the chain's nodes and " +
-              "callbacks, the instance table's answers, the discovery stamps), spread thinly with no item " +
-              "above ~0.03 ms, and not in garbage collection (~230 KB of JavaScript garbage per iteration, " +
-              "~0.03-0.04 ms of scavenges: under 1% of an iteration in a CPU profile). " +
+              "(one statx per searched path, discovery/scan_memo.ts, the settings files once per instance), " +
+              "opens the driver with RTLD_LAZY and enumerates physical devices only when asked, as libvulkan " +
+              "does, fills every table natively or from its own answers and copies the device table in one " +
+              "loop, and reuses the ~16 C callbacks of earlier instances instead of making and closing them. " +
+              "What remains is its JavaScript around the driver's calls, ~0.2 ms per iteration measured phase " +
+              "by phase in this process (enumeration ~+0.1: the FFI calls and records of the physical-device " +
+              "sort, at each of the application's two calls; vkCreateDevice ~+0.04: the chain's callbacks and " +
+              "the device's record; the two destroys ~+0.05 together; vkCreateInstance within ~0.05 of " +
+              "libvulkan's either way), spread thinly with no item above ~0.03 ms, and not in garbage " +
+              "collection (~230 KB of JavaScript garbage per iteration, ~0.03-0.04 ms of scavenges: under 1% " +
+              "of an iteration in a CPU profile). " +
               "libvulkan is measured in its faster state here: after the validation probe, " +
               "glibc's malloc state spares its own allocations ~400 page faults per iteration; in a process " +
               "that never loaded a large library vkdeno reads ~0.92x",
