@@ -190,8 +190,22 @@ const BODIES: Record<string, (devices: Devices) => Body> = {
   },
 };
 
-/** Slots (command indices) the loader can emulate. */
-export const EMULATED_SLOTS: ReadonlySet<number> = new Set(Object.keys(BODIES).map((n) => COMMAND_INDEX[n]!));
+let emulatedSlotSet: ReadonlySet<number> | undefined;
+
+/**
+ * Slots (command indices) the loader can emulate. Built on first use, not at import: the command index
+ * decodes all 737 command entries (see chain/stubs.ts `slotNames`).
+ *
+ * @example Usage
+ * ```ts
+ * import { emulatedSlots } from "./emulation.ts";
+ * import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+ * console.log(emulatedSlots().has(COMMAND_INDEX.vkGetPhysicalDeviceFeatures2KHR!)); // true
+ * ```
+ */
+export function emulatedSlots(): ReadonlySet<number> {
+  return emulatedSlotSet ??= new Set(Object.keys(BODIES).map((n) => COMMAND_INDEX[n]!));
+}
 
 /**
  * The emulation body for the command in `slot`, or undefined when the loader cannot supply it. The body

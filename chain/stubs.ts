@@ -40,12 +40,27 @@ export const SLOT_COUNT: number = UNKNOWN_PHYSICAL_DEVICE_BASE + UNKNOWN_PHYSICA
  */
 export const DEVICE_TABLE_SLOTS: number = SLOT_COUNT + STAMPED_QUEUE_SYMBOLS.length;
 
-/** The symbol name of every slot, in slot order (frozen: both stub objects check it, once: ffi/elf.ts). */
-export const SLOT_NAMES: readonly string[] = Object.freeze([
-  ...COMMANDS.map((c) => c.name),
-  ...Array.from({ length: UNKNOWN_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_device_${i}`),
-  ...Array.from({ length: UNKNOWN_PHYSICAL_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_physical_device_${i}`),
-]);
+let slotNameList: readonly string[] | undefined;
+
+/**
+ * The symbol name of every slot, in slot order (one frozen list: both stub objects check it, once:
+ * ffi/elf.ts). Built when the first stubs are loaded, not at import: listing the names decodes all 737
+ * command entries, which made V8 compile the decoders with Maglev during the import, paging in ~2.5 MiB
+ * of Deno's code for a script that only imports mod.ts.
+ *
+ * @example Usage
+ * ```ts
+ * import { slotNames } from "./stubs.ts";
+ * console.log(slotNames()[0], slotNames() === slotNames()); // "vkCreateInstance" true
+ * ```
+ */
+export function slotNames(): readonly string[] {
+  return slotNameList ??= Object.freeze([
+    ...COMMANDS.map((c) => c.name),
+    ...Array.from({ length: UNKNOWN_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_device_${i}`),
+    ...Array.from({ length: UNKNOWN_PHYSICAL_DEVICE_SLOTS }, (_, i) => `vkdeno_unknown_physical_device_${i}`),
+  ]);
+}
 
 /** Byte layout of the loader's physical-device objects. */
 export const TRAMP_TABLE_OFFSET = 0;
@@ -86,13 +101,13 @@ export class ChainStubs {
     // Symbols only where a stub is bound by name (Deno.dlopen): the commands' dispatch and trampoline
     // stubs. Reserved slots and terminator stubs are found by address; each symbol costs every start a
     // name to hash and write (3,700 names took ~3 ms and ~2 MiB).
-    // Their hashes come from tools/gen.ts (ffi/generated/stub_hashes.ts), in SLOT_NAMES order.
-    this.dispatch = DispatchStubs.load(SLOT_NAMES, {
+    // Their hashes come from tools/gen.ts (ffi/generated/stub_hashes.ts), in slot order.
+    this.dispatch = DispatchStubs.load(slotNames(), {
       native: options.native,
       exported: COMMAND_COUNT,
       hashes: commandNameHashes(),
     });
-    this.unwrap = UnwrapStubs.load(SLOT_NAMES, [
+    this.unwrap = UnwrapStubs.load(slotNames(), [
       {
         prefix: TRAMP_SYMBOL_PREFIX,
         tableOffset: TRAMP_TABLE_OFFSET,

@@ -9,7 +9,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { DispatchStubs } from "../ffi/dispatch.ts";
 import { Arena, pointerFromAddress } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
-import { SLOT_NAMES } from "../chain/stubs.ts";
+import { slotNames } from "../chain/stubs.ts";
 import { cycle } from "../testing/reliability_soak.ts";
 
 /** A record-and-submit job: handles made on the main thread, as addresses. */
@@ -63,7 +63,7 @@ function bind(stubs: DispatchStubs, name: string): Fn {
 
 function record(job: RecordJob): WorkerReport {
   const report: WorkerReport = { worker: job.worker, ok: 0, errors: [] };
-  using stubs = DispatchStubs.attach(job.stubsPath, SLOT_NAMES);
+  using stubs = DispatchStubs.attach(job.stubsPath, slotNames());
   const begin = bind(stubs, "vkBeginCommandBuffer");
   const fill = bind(stubs, "vkCmdFillBuffer");
   const end = bind(stubs, "vkEndCommandBuffer");
