@@ -16,7 +16,8 @@
  * answers both calls with the matched devices, which an application sizing its array from the count
  * handles the same way. As in the loader, a non-empty list matching no device makes the call fail with
  * `VK_ERROR_INITIALIZATION_FAILED` (Vulkan-Loader issue #1743 asks to change that; vkdeno follows the
- * loader); an empty list shows no device and succeeds (PR #1826: "no devices" is a setting).
+ * loader; `vkEnumeratePhysicalDeviceGroups` fails with it, since the loader's group path calls the same
+ * function); an empty list shows no device and succeeds (PR #1826: "no devices" is a setting).
  *
  * Only runs when the settings file has the list: the no-settings path never reaches this module.
  *

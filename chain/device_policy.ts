@@ -172,7 +172,9 @@ function identityOf(inst: PolicyInstance, term: PolicyPhysicalDevice): DeviceIde
 /**
  * Filters and orders the drivers' physical-device groups for `vkEnumeratePhysicalDeviceGroups`: devices
  * sorted inside each group, groups by their first device, a group removed when any member fails an id
- * filter. Other fields of a group (e.g. `subsetAllocation`) are kept.
+ * filter. Other fields of a group (e.g. `subsetAllocation`) are kept. Undefined when the settings file's
+ * `device_configurations` name devices and none is present: the call fails as the device enumeration does
+ * (the Khronos loader's group path reuses the device list's function, Vulkan-Loader PR #2011).
  *
  * @example Usage
  * ```ts ignore
@@ -186,8 +188,9 @@ export function applyGroupPolicy<
   inst: PolicyInstance,
   groups: readonly G[],
   policy: DevicePolicy = inst.devicePolicy,
-): G[] {
-  return orderTermGroups(inst, groups, policy).groups;
+): G[] | undefined {
+  const { groups: kept, failed } = orderTermGroups(inst, groups, policy);
+  return failed ? undefined : kept;
 }
 
 /**
@@ -202,7 +205,7 @@ export function orderTermGroups<T extends PolicyPhysicalDevice, G extends { read
   inst: PolicyInstance,
   groups: readonly G[],
   policy: DevicePolicy = inst.devicePolicy,
-): { groups: G[]; order: GroupOrder<Tagged<T>> } {
+): { groups: G[]; order: GroupOrder<Tagged<T>>; failed?: boolean } {
   const inLoaderOrder = loaderOrder(groups, (g) => g.devices[0]?.driverInstance.index ?? 0);
   const tagged = inLoaderOrder.map((g) => g.devices.map((term) => ({ ...recordOf(inst, term), term })));
   const order = orderPhysicalDeviceGroups(tagged, policy, { canSort: canSort(inst) });
@@ -215,8 +218,9 @@ export function orderTermGroups<T extends PolicyPhysicalDevice, G extends { read
   if (list === undefined) return { groups: ordered, order };
   // A group holding a device the settings file's list hides is not reported (Vulkan-Loader PR #2011).
   const all = ordered.flatMap((g) => g.devices);
-  const visible = new Set(selectConfiguredDevices(all, (t) => identityOf(inst, t), list).devices);
+  const selected = selectConfiguredDevices(all, (t) => identityOf(inst, t), list);
+  const visible = new Set(selected.devices);
   const kept = dropHiddenGroups(ordered, visible, list.settingsPath, (t) => `"${recordOf(inst, t).name}"`);
   inst.log.logAll(kept.messages);
-  return { groups: kept.groups, order };
+  return { groups: kept.groups, order, ...(selected.failed ? { failed: true } : {}) };
 }

@@ -235,6 +235,7 @@ export function terminatorBodies(
       const driverGroupList = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
       if (driverGroupList.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
       const groups = applyGroupPolicy(inst, driverGroupList, withoutIdFilters(inst.devicePolicy));
+      if (groups === undefined) return VK.ERROR_INITIALIZATION_FAILED; // as for devices, just above
       return writeTwoCall(
         pCount as P,
         pGroups as P,

@@ -14,6 +14,7 @@ import type { MockDriverConfig } from "../testing/mock_config.ts";
 import { readLoaderSettings } from "../discovery/settings_file.ts";
 import { buildInspectReport, formatInspectReport } from "../discovery/inspect.ts";
 import { only, type ProbeOptions, vkdenoProbe } from "./_conform.ts";
+import { createInstance, load, u32Slot } from "./_chain.ts";
 import { collectInfo } from "../examples/info.ts";
 import { Vulkan, type VulkanCommands } from "../vulkan.ts";
 
@@ -64,6 +65,7 @@ function probe(env: MockEnvironment, o: ProbeOptions = {}) {
   return {
     devices: only(r.lines, "device ").map((l) => l.slice(7)),
     result: only(r.lines, "devices result=")[0],
+    groupsResult: only(r.lines, "groups result=")[0],
     groups: only(r.lines, "group ").map((l) => l.slice(6)),
     log: r.log,
   };
@@ -86,6 +88,18 @@ Deno.test("device_configurations: the list decides which devices are enumerated 
   assert(p.log.some((l) => /\[0\] "B3": device_configurations\[0\]/.test(l)), p.log.join("\n"));
   writeSettings(env, { device_configurations: [entry(2), entry(3), entry(1)] });
   assertEquals(probe(env).devices, ["A2", "B3", "A1"]);
+  // The count query gives the matched count (the Khronos loader gives min(entries, devices), an upper
+  // bound: 2 here; vkdeno's exact count is within the two-call contract, see device_configurations.ts).
+  writeSettings(env, { device_configurations: [entry(3), entry(9, "Gone")] });
+  {
+    using l = load(env.snapshot());
+    const { result, instance } = createInstance(l);
+    assertEquals(result, 0);
+    const count = u32Slot(l);
+    assertEquals(l.vk.vkEnumeratePhysicalDevices(instance, count.pointer, null), 0);
+    assertEquals(count.read(), 1);
+    l.vk.vkDestroyInstance(instance, null);
+  }
   // driverVersion is part of the match: a different one names no device; the rest still apply.
   const path = writeSettings(env, {
     device_configurations: [entry(1, "A1", DRIVER_VERSION + 1), entry(3, "B3")],
@@ -112,6 +126,8 @@ Deno.test("device_configurations: an empty list shows no device; a list matching
   writeSettings(env, { device_configurations: [entry(9, "Gone")] });
   const none = probe(env);
   assertEquals(none.result, "devices result=-3 count=0");
+  // The group enumeration fails alike (the Khronos loader's group path reuses the device list's function).
+  assertEquals(none.groupsResult, "groups result=-3 count=0");
   assert(none.log.some((l) => /None of the device_configurations .* matches a physical device/.test(l)));
   // A settings file without the key leaves devices alone (PR #1826: "has devices" is its own setting).
   writeSettings(env, { stderr_log: ["error"] });
