@@ -280,3 +280,21 @@ Deno.test("device_configurations: deno task info says which entry placed each de
     },
   ]);
 });
+
+Deno.test("device_configurations: drivers the application hands over alone are selected by the list too", async () => {
+  await using env = await MockEnvironment.create();
+  const drv = await env.addDriver({
+    name: "given",
+    physicalDevices: [{ name: "G1", uuid: uuid(1) }, { name: "G2", uuid: uuid(2) }],
+  }, { placement: "none" });
+  const snapshot = env.snapshot();
+  const names = () => {
+    using vk = Vulkan.load({ env: snapshot, drivers: [drv.manifestPath] });
+    return collectInfo(vk as unknown as VulkanCommands, { env: snapshot }).devices.map((d) => d.name);
+  };
+  assertEquals(names().sort(), ["G1", "G2"]);
+  // No driver scan reads the file here (driversMode "exclusive"): the list still applies, as the Khronos
+  // loader applies it whatever drivers it has.
+  writeSettings(env, { device_configurations: [entry(2)] });
+  assertEquals(names(), ["G2"]);
+});
