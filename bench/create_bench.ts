@@ -269,8 +269,9 @@ if (import.meta.main) {
               "loop, and reuses the ~16 C callbacks of earlier instances instead of making and closing them. " +
               "What remains is its JavaScript around the driver's calls, ~0.2 ms per iteration measured phase " +
               "by phase in this process (enumeration ~+0.1: the FFI calls and records of the physical-device " +
-              "sort, at each of the application's two calls; vkCreateDevice ~+0.04: the chain's callbacks and " +
-              "the device's record; the two destroys ~+0.05 together; vkCreateInstance within ~0.05 of " +
+              "sort, at each of the application's two calls; vkCreateDevice ~+0.04: its trampoline, terminator " +
+              "and chain steps in JavaScript, the device's new 10 KB table and its fill; the two destroys " +
+              "~+0.05 together; vkCreateInstance within ~0.05 of " +
               "libvulkan's either way), spread thinly with no item above ~0.03 ms, and not in garbage " +
               "collection (~230 KB of JavaScript garbage per iteration, ~0.03-0.04 ms of scavenges: under 1% " +
               "of an iteration in a CPU profile). " +
