@@ -22,6 +22,9 @@ import { CallbackRegistry } from "./callback.ts";
 import { emitStubObject, STUB_SIZE, type StubArch, stubCode, validateNames } from "./elf.ts";
 import { EmittedObject } from "./emitted_object.ts";
 
+/** Disposed tables' memory kept per size at most (an instance and its device hold three). */
+const MAX_RELEASED_TABLES = 8;
+
 /**
  * A table of function pointers indexed by command index, in memory that stays
  * valid (and at the same address) until {@linkcode DispatchTable.dispose}:
@@ -38,6 +41,11 @@ import { EmittedObject } from "./emitted_object.ts";
  */
 export class DispatchTable implements Disposable {
   static #live = new Set<DispatchTable>();
+  /**
+   * Memory of disposed tables, by size, for the next table of that size: every instance and device makes
+   * three ~10 KB tables, and a fresh buffer and its address cost more than zeroing a kept one.
+   */
+  static #released = new Map<number, { words: BigUint64Array<ArrayBuffer>; pointer: Deno.PointerObject }[]>();
   #words: BigUint64Array<ArrayBuffer>;
   #pointer: Deno.PointerObject;
   #disposed = false;
@@ -51,9 +59,16 @@ export class DispatchTable implements Disposable {
     if (!Number.isInteger(slots) || slots <= 0) {
       throw new RangeError(`Invalid dispatch table size "${slots}"`);
     }
-    // An explicit ArrayBuffer lives off the V8 heap: never moved by the GC.
-    this.#words = new BigUint64Array(new ArrayBuffer(slots * 8));
-    this.#pointer = Deno.UnsafePointer.of(this.#words)!;
+    const kept = DispatchTable.#released.get(slots)?.pop();
+    if (kept) {
+      kept.words.fill(0n);
+      this.#words = kept.words;
+      this.#pointer = kept.pointer;
+    } else {
+      // An explicit ArrayBuffer lives off the V8 heap: never moved by the GC.
+      this.#words = new BigUint64Array(new ArrayBuffer(slots * 8));
+      this.#pointer = Deno.UnsafePointer.of(this.#words)!;
+    }
     DispatchTable.#live.add(this);
   }
 
@@ -167,6 +182,12 @@ export class DispatchTable implements Disposable {
     if (this.#disposed) return;
     this.#disposed = true;
     DispatchTable.#live.delete(this);
+    const size = this.#words.length;
+    let list = DispatchTable.#released.get(size);
+    if (list === undefined) DispatchTable.#released.set(size, list = []);
+    if (list.length < MAX_RELEASED_TABLES) list.push({ words: this.#words, pointer: this.#pointer });
+    // The memory may be another table's now: a late set or get is refused as out of range.
+    this.#words = new BigUint64Array(0);
   }
 
   /** Same as {@linkcode DispatchTable.dispose}, for `using`. */

@@ -532,3 +532,19 @@ Deno.test("dispatch table: setAll writes every listed slot, the empty function w
   table.setAll(Uint32Array.of(2), BigUint64Array.of(0n), null);
   assert.equal(table.get(2), null, "a null empty function leaves 0");
 });
+
+Deno.test("dispatch table: a disposed table's memory goes to the next table of its size, zeroed, and the disposed one refuses slots", () => {
+  const size = 7; // a size no other test uses, so its released memory is this test's own
+  const first = new DispatchTable(size);
+  first.set(3, 0x1234n);
+  const address = first.address;
+  first.dispose();
+  assert.throws(() => first.set(3, 0x5678n), RangeError);
+  assert.throws(() => first.get(3), RangeError);
+  using second = new DispatchTable(size);
+  assert.equal(second.address, address, "the released memory is taken again");
+  assert.equal(second.slots, size);
+  for (let i = 0; i < size; i++) assert.equal(second.get(i), null, `slot ${i} is zeroed`);
+  using other = new DispatchTable(size + 1);
+  assert.notEqual(other.address, address);
+});
