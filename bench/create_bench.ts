@@ -266,18 +266,18 @@ if (import.meta.main) {
               "(one statx per searched path, discovery/scan_memo.ts, the settings files once per instance), " +
               "opens the driver with RTLD_LAZY and enumerates physical devices only when asked, as libvulkan " +
               "does, fills every table natively or from its own answers and copies the device table in one " +
-              "loop, and reuses the ~16 C callbacks of earlier instances instead of making and closing them. " +
-              "What remains is its JavaScript around the driver's calls, ~0.2 ms per iteration measured phase " +
-              "by phase in this process (enumeration ~+0.1: the FFI calls and records of the physical-device " +
-              "sort, at each of the application's two calls; vkCreateDevice ~+0.04: its trampoline, terminator " +
-              "and chain steps in JavaScript, the device's new 10 KB table and its fill; the two destroys " +
-              "~+0.05 together; vkCreateInstance within ~0.05 of " +
-              "libvulkan's either way), spread thinly with no item above ~0.03 ms, and not in garbage " +
-              "collection (~230 KB of JavaScript garbage per iteration, ~0.03-0.04 ms of scavenges: under 1% " +
-              "of an iteration in a CPU profile). " +
+              "loop, and reuses the ~16 C callbacks and three dispatch tables of earlier instances. " +
+              "What remains is ~0.1-0.2 ms per iteration, measured phase by phase in this process: the " +
+              "enumeration (+0.1: the FFI calls and records of the physical-device sort, at each of the " +
+              "application's two calls), vkCreateDevice (+0.02-0.04) and the two destroys (+0.05 together), " +
+              "while vkCreateInstance takes up to ~0.05 ms less than libvulkan's; spread thinly with no item " +
+              "above ~0.03 ms, " +
+              "and not in garbage collection (~230 KB of JavaScript garbage per iteration, ~0.03-0.04 ms of " +
+              "scavenges: under 1% of an iteration in a CPU profile). " +
               "libvulkan is measured in its faster state here: after the validation probe, " +
               "glibc's malloc state spares its own allocations ~400 page faults per iteration; in a process " +
-              "that never loaded a large library vkdeno reads ~0.92x",
+              "that never loaded a large library libvulkan's state varies from run to run, and vkdeno read " +
+              "0.87x and 1.02x in two runs of the same harness",
         });
       }
     }
