@@ -17,7 +17,6 @@
  */
 
 import { STRUCTS } from "../ffi/generated/structs.ts";
-import { Arena } from "../ffi/memory.ts";
 import { structureType } from "../loading/_layout.ts";
 import type { DeviceRecord } from "./device_sort.ts";
 
@@ -75,16 +74,31 @@ export function readDeviceRecord(
   physicalDevice: Deno.PointerValue,
   options: { readonly properties2: boolean },
 ): PhysicalDeviceRecord {
-  using arena = new Arena();
   const getProperties = driver.fn("vkGetPhysicalDeviceProperties");
   if (!getProperties) {
     throw new TypeError("Cannot read a physical device: the driver has no vkGetPhysicalDeviceProperties");
   }
+  const s = takeScratch();
+  try {
+    return readWith(s, driver, getProperties, physicalDevice, options);
+  } finally {
+    scratch = s;
+  }
+}
+
+function readWith(
+  s: Scratch,
+  driver: DriverFunctions,
+  getProperties: (...args: unknown[]) => unknown,
+  physicalDevice: Deno.PointerValue,
+  options: { readonly properties2: boolean },
+): PhysicalDeviceRecord {
   // Read by offset, not through readStruct: this runs for every device at every vkCreateInstance, and the
   // generic reader would decode the whole struct (limits and sparse properties included).
   const at = propertyOffsets();
-  const props = arena.alloc(at.size);
-  getProperties(physicalDevice, arena.pointer(props));
+  const props = s.props;
+  props.fill(0);
+  getProperties(physicalDevice, s.pProps);
   const p = new DataView(props.buffer, props.byteOffset, props.byteLength);
   const record = {
     name: cString(props, at.deviceName, 256),
@@ -98,7 +112,7 @@ export function readDeviceRecord(
   const enumerateExtensions = driver.fn("vkEnumerateDeviceExtensionProperties");
   // A device that cannot list its extensions is sorted without PCI info, as in the Khronos loader.
   const offered = enumerateExtensions
-    ? offersExtensions(arena, enumerateExtensions, physicalDevice, [PCI_BUS_INFO, DRIVER_PROPERTIES])
+    ? offersExtensions(s, enumerateExtensions, physicalDevice)
     : [false, false];
   const wantPci = offered[0];
   const major = (record.apiVersion >>> 22) & 0x7f, minor = (record.apiVersion >>> 12) & 0x3ff;
@@ -106,19 +120,20 @@ export function readDeviceRecord(
   if (!wantPci && !wantDriver) return record;
   // Read by offset too: the generic chain writer and reader showed ~0.05 ms per instance in the profile.
   const l = properties2Layout();
-  const buf = arena.alloc(l.size);
-  const base = Deno.UnsafePointer.value(arena.pointer(buf));
+  const buf = s.chain;
+  buf.fill(0);
+  const base = s.chainAddress;
   const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // The chain: properties2 -> [PCI bus info] -> [driver properties], each struct at its own offset.
   const links = [...(wantPci ? [l.pci] : []), ...(wantDriver ? [l.driver] : [])];
   v.setUint32(0, l.sType, true);
   let next = l.pNext;
   for (const link of links) {
-    v.setBigUint64(next, BigInt(base) + BigInt(link.at), true);
+    v.setBigUint64(next, base + BigInt(link.at), true);
     v.setUint32(link.at, link.sType, true);
     next = link.at + l.pNext;
   }
-  getProperties2(physicalDevice, arena.pointer(buf));
+  getProperties2(physicalDevice, s.pChain);
   const out: { pciBus?: DeviceRecord["pciBus"]; driverID?: number } = {};
   if (wantPci) {
     const at = l.pci.at;
@@ -131,6 +146,53 @@ export function readDeviceRecord(
   }
   if (wantDriver) out.driverID = v.getInt32(l.driver.at + l.driver.driverID, true);
   return { ...record, ...out };
+}
+
+/**
+ * The memory one record's queries use, kept with the addresses taken once: a record is read for every
+ * device at every instance, and four fresh buffers (the extension list ~40 KB on lavapipe) and their
+ * addresses showed in the enumeration's profile.
+ */
+interface Scratch {
+  readonly props: Uint8Array<ArrayBuffer>;
+  readonly pProps: Deno.PointerObject;
+  readonly count: DataView;
+  readonly pCount: Deno.PointerObject;
+  readonly chain: Uint8Array<ArrayBuffer>;
+  readonly pChain: Deno.PointerObject;
+  readonly chainAddress: bigint;
+  /** The extension list, grown as a device needs. */
+  list: Uint8Array<ArrayBuffer> | undefined;
+  pList: Deno.PointerObject | undefined;
+}
+
+/** Free while no record is being read (a nested read, from a driver calling back, makes its own). */
+let scratch: Scratch | undefined;
+
+/** Off the V8 heap (an explicit ArrayBuffer): the address never moves. */
+function pinned(size: number): { bytes: Uint8Array<ArrayBuffer>; pointer: Deno.PointerObject } {
+  const bytes = new Uint8Array(new ArrayBuffer(size));
+  return { bytes, pointer: Deno.UnsafePointer.of(bytes)! };
+}
+
+function takeScratch(): Scratch {
+  const kept = scratch;
+  scratch = undefined;
+  if (kept !== undefined) return kept;
+  const props = pinned(propertyOffsets().size);
+  const count = pinned(4);
+  const chain = pinned(properties2Layout().size);
+  return {
+    props: props.bytes,
+    pProps: props.pointer,
+    count: new DataView(count.bytes.buffer),
+    pCount: count.pointer,
+    chain: chain.bytes,
+    pChain: chain.pointer,
+    chainAddress: BigInt(Deno.UnsafePointer.value(chain.pointer)),
+    list: undefined,
+    pList: undefined,
+  };
 }
 
 interface Properties2Layout {
@@ -228,37 +290,41 @@ function cString(bytes: Uint8Array, offset: number, max: number): string {
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
+/** `VK_EXT_pci_bus_info` and `VK_KHR_driver_properties` as the NUL-terminated bytes a list entry holds. */
+const WANTED = [PCI_BUS_INFO, DRIVER_PROPERTIES].map((name) => encoder.encode(name + "\0"));
+
 /**
- * Whether the device offers each of `names`, from `vkEnumerateDeviceExtensionProperties(device, NULL)`,
- * compared as bytes in place (a device lists ~100-200 extensions; decoding each name would cost more than
- * the call). All false when the list cannot be read.
+ * Whether the device offers `VK_EXT_pci_bus_info` and `VK_KHR_driver_properties`, from
+ * `vkEnumerateDeviceExtensionProperties(device, NULL)`, compared as bytes in place (a device lists ~100-200
+ * extensions; decoding each name would cost more than the call). Both false when the list cannot be read.
  */
 function offersExtensions(
-  arena: Arena,
+  s: Scratch,
   enumerateExtensions: (...args: unknown[]) => unknown,
   physicalDevice: Deno.PointerValue,
-  names: readonly string[],
 ): boolean[] {
-  const none = names.map(() => false);
-  const countBytes = arena.alloc(4);
-  const pCount = arena.pointer(countBytes);
-  const count = new DataView(countBytes.buffer, countBytes.byteOffset, 4);
+  const none = [false, false];
   let list: Uint8Array | undefined;
   // The list may grow between the two calls (VK_INCOMPLETE): ask again, a few times at most.
   for (let attempt = 0; attempt < 4; attempt++) {
-    if (enumerateExtensions(physicalDevice, null, pCount, null) !== 0) return none;
-    const n = count.getUint32(0, true);
+    s.count.setUint32(0, 0, true);
+    if (enumerateExtensions(physicalDevice, null, s.pCount, null) !== 0) return none;
+    const n = s.count.getUint32(0, true);
     if (n === 0) return none;
-    list = arena.alloc(n * EXTENSION_STRIDE);
-    const result = enumerateExtensions(physicalDevice, null, pCount, arena.pointer(list));
+    if (s.list === undefined || s.list.length < n * EXTENSION_STRIDE) {
+      const made = pinned(n * EXTENSION_STRIDE);
+      s.list = made.bytes;
+      s.pList = made.pointer;
+    }
+    list = s.list;
+    const result = enumerateExtensions(physicalDevice, null, s.pCount, s.pList);
     if (result === 0) break;
     if (result !== VK_INCOMPLETE) return none;
     list = undefined;
   }
   if (list === undefined) return none;
-  const n = count.getUint32(0, true);
-  const wanted = names.map((name) => encoder.encode(name + "\0"));
-  return wanted.map((want) => {
+  const n = s.count.getUint32(0, true);
+  return WANTED.map((want) => {
     for (let i = 0; i < n; i++) {
       const at = i * EXTENSION_STRIDE;
       let k = 0;
