@@ -48,11 +48,14 @@ type Body = (...args: unknown[]) => unknown;
 /** One open `Deno.UnsafeCallback`, running whatever its current owner put in it. */
 interface Cell {
   readonly callback: Deno.UnsafeCallback;
-  body: Body;
+  /** The owner's body; undefined while the cell waits to be reused (it then answers `onError`). */
+  body: Body | undefined;
   onError: unknown;
   name: string;
   report: (message: string, error: unknown) => void;
 }
+
+function ignore(): void {}
 
 /** Released cells by signature, reused last in first out. */
 const released = new Map<string, Cell[]>();
@@ -69,14 +72,16 @@ function signature(def: Deno.UnsafeCallbackDefinition): string {
 function openCell(def: Deno.UnsafeCallbackDefinition): Cell {
   const cell: Cell = {
     callback: undefined as unknown as Deno.UnsafeCallback,
-    body: () => cell.onError,
+    body: undefined,
     onError: undefined,
     name: "",
-    report: () => {},
+    report: ignore,
   };
   const entry = (...args: unknown[]) => {
+    const body = cell.body;
+    if (body === undefined) return cell.onError;
     try {
-      return cell.body(...args);
+      return body(...args);
     } catch (error) {
       const onError = cell.onError;
       const shown = typeof onError === "bigint" ? `${onError}n` : String(onError ?? "nothing");
@@ -90,8 +95,8 @@ function openCell(def: Deno.UnsafeCallbackDefinition): Cell {
 
 /** Drops the owner's body (its closures can be collected) and keeps the cell for reuse, or closes it. */
 function release(cell: Cell, key: string): void {
-  cell.body = () => cell.onError;
-  cell.report = () => {};
+  cell.body = undefined;
+  cell.report = ignore;
   let list = released.get(key);
   if (list === undefined) released.set(key, list = []);
   if (list.length < MAX_RELEASED) list.push(cell);
@@ -115,7 +120,8 @@ function release(cell: Cell, key: string): void {
  */
 export class CallbackRegistry implements Disposable {
   static #live = 0;
-  #callbacks = new Set<Deno.UnsafeCallback>();
+  /** Thread-safe callbacks, made for this registry alone and closed with it. */
+  #threadSafe = new Set<Deno.UnsafeCallback>();
   /** The reusable callbacks among them, with their signatures. */
   #cells: { cell: Cell; key: string }[] = [];
   #report: (message: string, error: unknown) => void;
@@ -133,7 +139,7 @@ export class CallbackRegistry implements Disposable {
 
   /** Callbacks open in this registry. */
   get size(): number {
-    return this.#callbacks.size;
+    return this.#cells.length + this.#threadSafe.size;
   }
 
   /**
@@ -181,7 +187,7 @@ export class CallbackRegistry implements Disposable {
         }
       }) as unknown as Deno.UnsafeCallbackFunction<D["parameters"], D["result"]>;
       const cb = Deno.UnsafeCallback.threadSafe(def, wrapped) as Deno.UnsafeCallback<D>;
-      this.#callbacks.add(cb as unknown as Deno.UnsafeCallback);
+      this.#threadSafe.add(cb as unknown as Deno.UnsafeCallback);
       CallbackRegistry.#live++;
       return cb;
     }
@@ -192,7 +198,6 @@ export class CallbackRegistry implements Disposable {
     cell.name = name;
     cell.report = report;
     this.#cells.push({ cell, key });
-    this.#callbacks.add(cell.callback);
     CallbackRegistry.#live++;
     return cell.callback as unknown as Deno.UnsafeCallback<D>;
   }
@@ -212,14 +217,10 @@ export class CallbackRegistry implements Disposable {
    */
   dispose(): void {
     this.#disposed = true;
-    const reusable = new Set<Deno.UnsafeCallback>();
-    for (const { cell, key } of this.#cells) {
-      reusable.add(cell.callback);
-      release(cell, key);
-    }
-    for (const cb of this.#callbacks) if (!reusable.has(cb)) cb.close();
-    CallbackRegistry.#live -= this.#callbacks.size;
-    this.#callbacks.clear();
+    CallbackRegistry.#live -= this.size;
+    for (const { cell, key } of this.#cells) release(cell, key);
+    for (const cb of this.#threadSafe) cb.close();
+    this.#threadSafe.clear();
     this.#cells = [];
   }
 
