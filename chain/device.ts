@@ -232,7 +232,7 @@ export class LoaderDevices {
         ld.handle,
         // What the top (the bottom link) would answer, asked in JavaScript: through the link's C stub,
         // each name cost a foreign call and a callback back into the loader (~6-10 us, 4 names a device).
-        (name) => bottomProcAddr(inst, ld, name),
+        (name, driverFunction) => bottomProcAddr(inst, ld, name, driverFunction),
         // The surface-taking commands, which the WSI terminators answer in place of the driver.
         this.#wsiAsks,
       );
@@ -251,7 +251,7 @@ export class LoaderDevices {
     ld: LoaderDevice,
     gdpa: Deno.PointerObject,
     handle: P,
-    procAddr: (name: string) => P,
+    procAddr: (name: string, linked?: P) => P,
     slow?: (name: string) => boolean,
   ): void {
     const empty = this.#stubs.errorFunction;
@@ -403,7 +403,11 @@ export function driverDeviceCreateInfo(arena: Arena, pCreateInfo: P, offered: re
  * What the bottom of `inst`'s device chain answers for `name` on `ld`: the driver's function, or the WSI
  * terminator that takes its place.
  */
-function bottomProcAddr(inst: LoaderInstance, ld: LoaderDevice, name: string): P {
-  const fn = ld.driverProcAddr(name);
+function bottomProcAddr(
+  inst: LoaderInstance,
+  ld: LoaderDevice,
+  name: string,
+  fn: P = ld.driverProcAddr(name),
+): P {
   return inst.wsi ? inst.wsi.deviceProcAddr(name, ld.driverInstance.index, fn) : fn;
 }

@@ -87,10 +87,11 @@ function commandNames(level: FilledLevel): DeviceNames {
 
 /**
  * Looks up every device-level command through `gdpa(handle, name)`: each command's slot and address (the
- * first of its names the link answers; 0n when none), for `DispatchTable.setAll` (ffi/dispatch.ts). Names that
- * `slow.asks` are asked through `slow.procAddr` instead (the loader's own answers, such as its WSI
- * terminators, which a native lookup from the driver would miss). `slow.asks` must depend on the name
- * alone: it is asked once per name and kept for that function object, so pass the same one each time.
+ * first of its names the link answers; 0n when none), for `DispatchTable.setAll` (ffi/dispatch.ts). Names
+ * that `slow.asks` are asked through `slow.procAddr` instead, given what `gdpa` answered for them (the
+ * loader's own answers, such as its WSI terminators, which a native lookup from the driver would miss).
+ * `slow.asks` must depend on the name alone: it is asked once per name and kept for that function object,
+ * so pass the same one each time.
  *
  * @example Usage
  * ```ts ignore
@@ -102,7 +103,7 @@ export function fillDeviceCommands(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
   handle: P,
-  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
+  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string, linked: P) => P },
 ): FilledCommands {
   return fillCommands("device", stubs, gdpa, handle, slow);
 }
@@ -209,7 +210,7 @@ function fillCommands(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
   handle: P,
-  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string) => P },
+  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string, linked: P) => P },
 ): FilledCommands {
   const n = commandNames(level);
   const out = new BigUint64Array(n.array.length);
@@ -229,7 +230,11 @@ function fillCommands(
   const firsts = n.firsts;
   for (let k = 0; k < fns.length; k++) {
     for (let i = firsts[k]!; i < firsts[k + 1]!; i++) {
-      if (asked !== undefined && asked[i] === 1) out[i] = address(slow!.procAddr(n.text[i]!));
+      if (asked !== undefined && asked[i] === 1) {
+        // `linked`: what the link itself answered, so the loader need not ask it again (~3 us a name).
+        const linked = out[i] === 0n ? null : Deno.UnsafePointer.create(out[i]!);
+        out[i] = address(slow!.procAddr(n.text[i]!, linked));
+      }
       const a = from[i * 2]!, b = from[i * 2 + 1]!;
       if ((a | b) === 0) continue;
       to[k * 2] = a;

@@ -142,7 +142,12 @@ Deno.test("a device fill takes the names its slow predicate accepts from procAdd
     return taken.has(name);
   };
   const own = (name: string) => 0x7000n + BigInt(name.length);
-  const procAddr = (name: string) => Deno.UnsafePointer.create(own(name));
+  // What the link answered for each taken name, handed to procAddr with it.
+  const linked = new Map<string, bigint>();
+  const procAddr = (name: string, link: P) => {
+    linked.set(name, link === null ? 0n : BigInt(Deno.UnsafePointer.value(link)));
+    return Deno.UnsafePointer.create(own(name));
+  };
   const want = expected((l) => l === "device", true, gpa.answer);
   for (const c of COMMANDS) if (taken.has(c.name)) want.set(c.index, own(c.name));
   try {
@@ -155,6 +160,7 @@ Deno.test("a device fill takes the names its slow predicate accepts from procAdd
         );
       }
     }
+    assertEquals([...linked].sort(), [...taken].map((name) => [name, gpa.answer(name)]).sort());
     // Each device name was put to the predicate once, however many fills followed.
     const names = COMMANDS.filter((c) => c.level === "device").flatMap((c) => [c.name, ...c.aliases]);
     assertEquals(asked.size, names.length);
