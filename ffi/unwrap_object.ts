@@ -90,14 +90,17 @@ export function emitUnwrapObject(
   const symbols: string[] = [];
   const positions: number[] = [];
   const hashes: (number | undefined)[] = [];
-  sets.forEach((s, k) => {
+  // Plain loops in this function's body (not per-set callbacks): a small function looping ~1,500 times is
+  // compiled by Maglev.
+  for (let k = 0; k < sets.length; k++) {
+    const s = sets[k]!;
     const count = Math.min(perSet, exported?.[k] ?? perSet);
     for (let i = 0; i < count; i++) {
       symbols.push(`${s.prefix}${names[i]}`);
       positions.push(k * perSet + i);
       hashes.push(s.hashes?.[i]);
     }
-  });
+  }
   let at = stubs;
   symbols.push(UNWRAP_ERROR_SYMBOL);
   positions.push(at++);
@@ -123,26 +126,32 @@ export function emitUnwrapObject(
       positions.push(at++);
     }
   }
-  // Each set's first stub is built (and its offsets checked) once; the others differ only in the slot.
-  const firsts = sets.map((s) => unwrapStubCode(0, s.tableOffset, s.handleOffset, arch));
-  let dv: DataView | undefined;
-  const { bytes, textAddress } = emitStubObject(
-    symbols,
-    arch,
-    (out, at, n) => {
-      if (n >= stubs) return; // the error function and helpers are written below
-      const i = n % perSet;
-      out.set(firsts[(n - i) / perSet]!, at);
-      if (i === 0) return;
-      if (arch === "x86_64") {
-        (dv ??= new DataView(out.buffer, out.byteOffset)).setInt32(at + 10, i * 8, true);
-      } else {
-        const s = sets[(n - i) / perSet]!;
-        out.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), at);
+  const { bytes, textAddress } = emitStubObject(symbols, arch, undefined, {
+    stubs: at,
+    positions,
+    validated: true,
+    hashes,
+    writeText: false,
+  });
+  // Each set's stubs: the first built (and its offsets checked) once, copied over the rest in doubling runs,
+  // then each one's slot offset patched; inline loops, where a per-stub callback ran ~3,000 times and was
+  // compiled by Maglev (the process's first optimising compile pages in ~2.4 MiB of Deno's code).
+  const dv = new DataView(bytes.buffer, bytes.byteOffset);
+  for (let k = 0; k < sets.length; k++) {
+    const s = sets[k]!;
+    const base = textAddress + k * perSet * STUB_SIZE;
+    if (arch === "x86_64") {
+      bytes.set(unwrapStubCode(0, s.tableOffset, s.handleOffset, arch), base);
+      for (let n = 1; n < perSet; n *= 2) {
+        bytes.copyWithin(base + n * STUB_SIZE, base, base + Math.min(n, perSet - n) * STUB_SIZE);
       }
-    },
-    { stubs: at, positions, validated: true, hashes },
-  );
+      for (let i = 1; i < perSet; i++) dv.setInt32(base + i * STUB_SIZE + 10, i * 8, true);
+    } else {
+      for (let i = 0; i < perSet; i++) {
+        bytes.set(unwrapStubCode(i, s.tableOffset, s.handleOffset, arch), base + i * STUB_SIZE);
+      }
+    }
+  }
   bytes.set(errorCode(arch), textAddress + stubs * STUB_SIZE);
   for (const h of helpers) bytes.set(h.code, textAddress + h.at * STUB_SIZE);
   return bytes;
