@@ -145,3 +145,28 @@ for (const native of [true, false]) {
     assertEquals(stubs.helper("vkdeno_read_u32")(Deno.UnsafePointer.of(ints), 8n), 11);
   });
 }
+
+Deno.test("every unwrap stub of an emitted object is unwrapStubCode of its slot, per set, on both architectures", () => {
+  // 37 names per set, two sets: each set's text is its first stub copied in doubling runs, then patched.
+  const names = Array.from({ length: 37 }, (_, i) => `vkCommand${i}`);
+  const sets = [
+    { prefix: "a_", tableOffset: 0, handleOffset: 8 },
+    { prefix: "b_", tableOffset: 16, handleOffset: 24 },
+  ];
+  for (const arch of ["x86_64", "aarch64"] as const) {
+    const bytes = emitUnwrapObject(names, sets, arch);
+    const dv = new DataView(bytes.buffer, bytes.byteOffset);
+    // Section header 4 is .text; its file offset is at byte 24 of the header.
+    const text = Number(dv.getBigUint64(Number(dv.getBigUint64(40, true)) + 4 * 64 + 24, true));
+    sets.forEach((s, k) => {
+      for (let i = 0; i < names.length; i++) {
+        const at = text + (k * names.length + i) * STUB_SIZE;
+        assertEquals(
+          [...bytes.subarray(at, at + STUB_SIZE)],
+          [...unwrapStubCode(i, s.tableOffset, s.handleOffset, arch)],
+          `${arch} set ${k} stub ${i}`,
+        );
+      }
+    });
+  }
+});

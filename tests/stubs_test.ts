@@ -548,3 +548,15 @@ Deno.test("dispatch table: a disposed table's memory goes to the next table of i
   using other = new DispatchTable(size + 1);
   assert.notEqual(other.address, address);
 });
+
+Deno.test("every stub of an emitted object's text is stubCode of its slot, on both architectures", () => {
+  // 77 stubs, 41 named: the text is copied in doubling runs (1, 2, 4, ... 64, then the last 13) and patched.
+  const names = COMMANDS.slice(0, 41).map((c) => c.name);
+  for (const arch of ["x86_64", "aarch64"] as const) {
+    const { bytes, textAddress } = emitStubObject(names, arch, undefined, { stubs: 77 });
+    for (let i = 0; i < 77; i++) {
+      const at = textAddress + i * STUB_SIZE;
+      assert.deepEqual([...bytes.subarray(at, at + STUB_SIZE)], [...stubCode(i, arch)], `${arch} stub ${i}`);
+    }
+  }
+});
