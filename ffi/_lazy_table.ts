@@ -249,6 +249,26 @@ export function lazyArray<T extends Entry>(
   text: string,
   decode: (raw: unknown, index: number) => T,
 ): readonly T[] {
+  return lazyList(text, (raws) => raws.map(decode));
+}
+
+/**
+ * A read-only array whose text is parsed and decoded on first use by one call of `decodeAll` (for tables
+ * with hundreds of entries: a per-entry callback run that often is compiled by Maglev, and the process's
+ * first optimising compile pages in ~2.4 MiB of Deno's code).
+ *
+ * @param text JSON text of an array of raw entries.
+ * @param decodeAll Turns the raw entries into the public ones.
+ * @returns A proxy that behaves as the plain array, frozen once read.
+ *
+ * @example Usage
+ * ```ts
+ * import { lazyList } from "./_lazy_table.ts";
+ * const a = lazyList<string>("[1,2]", (raws) => raws.map(String));
+ * console.log(a.length, a[1]); // 2 "2"
+ * ```
+ */
+export function lazyList<T extends Entry>(text: string, decodeAll: (raws: unknown[]) => T[]): readonly T[] {
   const target: T[] = [];
   const handler: ProxyHandler<T[]> = {
     set: () => false,
@@ -256,7 +276,7 @@ export function lazyArray<T extends Entry>(
     deleteProperty: () => false,
     setPrototypeOf: () => false,
   };
-  settleOnFirstUse(target, handler, (t) => t.push(...(JSON.parse(text) as unknown[]).map(decode)));
+  settleOnFirstUse(target, handler, (t) => t.push(...decodeAll(JSON.parse(text) as unknown[])));
   return new Proxy(target, handler);
 }
 
@@ -321,8 +341,53 @@ export function decodeCommand(
   index: number,
   params: Readonly<Record<string, readonly ParamInfo[]>> = {},
 ): CommandInfo {
-  return new DecodedCommand(raw as RawCommand, index, params);
+  return decodeCommands([raw], params, index)[0]!;
 }
+
+/**
+ * Every command of ffi/generated/commands.ts from its compact entries (see {@linkcode decodeCommand}), in
+ * one loop: the chain reads all 737 at the first instance, and a per-entry function or constructor run
+ * that often is compiled by Maglev (the process's first optimising compile pages in ~2.4 MiB of Deno's
+ * code). Each command is a plain object whose prototype reads its parameters from `params` when asked.
+ *
+ * @param raws The entries, in index order.
+ * @param params Command name -> its parameters.
+ * @param first The index of the first entry.
+ * @returns The commands.
+ *
+ * @example Usage
+ * ```ts
+ * import { decodeCommands } from "./_lazy_table.ts";
+ * const [a, b] = decodeCommands([["vkA", "device", "void", [], "void", [], []], ["vkB", "instance", "void", [], "void", [], []]], {});
+ * console.log(a!.index, b!.index, b!.level); // 0 1 "instance"
+ * ```
+ */
+export function decodeCommands(
+  raws: readonly unknown[],
+  params: Readonly<Record<string, readonly ParamInfo[]>>,
+  first = 0,
+): CommandInfo[] {
+  const proto: DecodedCommand = Object.create(DecodedCommand.prototype, { [PARAMS]: { value: params } });
+  const out: CommandInfo[] = [];
+  for (let i = 0; i < raws.length; i++) {
+    const r = raws[i] as RawCommand;
+    out.push(Object.setPrototypeOf({
+      name: r[0],
+      index: first + i,
+      level: r[1],
+      result: r[2],
+      ffi: { parameters: r[3], result: r[4] },
+      aliases: r[5],
+      providers: r[6],
+      aliasProviders: r[7] ?? NO_ALIAS_PROVIDERS,
+    }, proto));
+  }
+  return out;
+}
+
+/** The parameter table a command's prototype reads from. */
+const PARAMS: unique symbol = Symbol("params");
+const NO_ALIAS_PROVIDERS: readonly (readonly string[])[] = Object.freeze([]);
 
 type RawParam = [string, string, number, number, Partial<ParamInfo>?];
 type RawCommand = [
@@ -355,36 +420,27 @@ export function decodeParams(raw: unknown): readonly ParamInfo[] {
 }
 
 /**
- * A decoded command whose parameters are read when first asked for: the chain walks every command's
- * name, level and aliases at the first instance, and only TypeScript layers read parameters (decoding all
- * 737 commands' took ~3 ms of a cold start).
+ * The prototype of a decoded command (never constructed: {@linkcode decodeCommands} sets it on plain
+ * objects): its parameters are read when first asked for: the chain walks every command's name, level and
+ * aliases at the first instance, and only TypeScript layers read parameters (decoding all 737 commands'
+ * took ~3 ms of a cold start).
  */
 class DecodedCommand implements CommandInfo {
-  readonly name: string;
-  readonly index: number;
-  readonly level: CommandLevel;
-  readonly result: string;
-  readonly ffi: { parameters: Deno.NativeType[]; result: Deno.NativeResultType };
-  readonly aliases: readonly string[];
-  readonly providers: readonly string[];
+  declare readonly name: string;
+  declare readonly index: number;
+  declare readonly level: CommandLevel;
+  declare readonly result: string;
+  declare readonly ffi: { parameters: Deno.NativeType[]; result: Deno.NativeResultType };
+  declare readonly aliases: readonly string[];
+  declare readonly providers: readonly string[];
   /** The providers of each alias, in {@linkcode DecodedCommand.aliases} order. */
-  readonly aliasProviders: readonly (readonly string[])[];
-  #params: Readonly<Record<string, readonly ParamInfo[]>>;
+  declare readonly aliasProviders: readonly (readonly string[])[];
+  declare readonly [PARAMS]: Readonly<Record<string, readonly ParamInfo[]>>;
 
-  constructor(raw: RawCommand, index: number, params: Readonly<Record<string, readonly ParamInfo[]>>) {
-    this.name = raw[0];
-    this.index = index;
-    this.level = raw[1];
-    this.result = raw[2];
-    this.ffi = { parameters: raw[3], result: raw[4] };
-    this.aliases = raw[5];
-    this.providers = raw[6];
-    this.aliasProviders = raw[7] ?? [];
-    this.#params = params;
-  }
+  private constructor() {}
 
   get params(): readonly ParamInfo[] {
-    return this.#params[this.name] ?? [];
+    return this[PARAMS][this.name] ?? [];
   }
 
   /** The plain object, with the parameters (for `JSON.stringify` and logs). */
@@ -501,9 +557,13 @@ export function decodeEnumValues(raw: unknown): Readonly<Record<string, number |
     // Past a few lookups (a decoder naming every value) the map pays for itself.
     if (++scans > 8) return (keys(), all!.get(key));
     if (!key.startsWith(prefix)) return undefined;
+    // The engine's own search, not a loop here: a scan of VkStructureType's ~2,600 entries run in a small
+    // function is compiled by Maglev (the process's first optimising compile pages in ~2.4 MiB of Deno's
+    // code). Suffixes are at even positions; a value equal to a suffix is skipped.
     const suffix = key.slice(prefix.length);
-    for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === suffix) return value(i);
-    return undefined;
+    let i = pairs.indexOf(suffix);
+    while (i % 2 === 1) i = pairs.indexOf(suffix, i + 1);
+    return i < 0 ? undefined : value(i);
   };
   // Listing the names (Object.keys, Object.entries) builds them all once; reads then use that map.
   const keys = (): string[] => {

@@ -4,7 +4,17 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
-import { decodeStruct, lazyArray, lazyLines, lazyRecord, sourceText } from "../ffi/_lazy_table.ts";
+import {
+  decodeCommands,
+  decodeEnumValues,
+  decodeStruct,
+  lazyArray,
+  lazyBuilt,
+  lazyLines,
+  lazyList,
+  lazyRecord,
+  sourceText,
+} from "../ffi/_lazy_table.ts";
 import { COMMAND_INDEX, COMMAND_PARAMS, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import { API_CONSTANTS, ENUM_TYPES, ENUM_VALUES, ENUMS, ENUMS64 } from "../ffi/generated/enums.ts";
@@ -191,4 +201,50 @@ Deno.test("every generated table text is a raw template that sourceText reads fr
     }
   }
   assertEquals(seen, 8);
+});
+
+Deno.test("a table built whole becomes a frozen plain record or array at its first read, with the same answers", () => {
+  let builds = 0;
+  const record = lazyBuilt(() => (builds++, new Map([["a", 1], ["b", 2]])));
+  const list = lazyList<string>('["x","y"]', (raws) => (builds++, raws.map(String)));
+  const plain = lazyRecord<number>('{"a":1}');
+  assertEquals(builds, 0);
+  assertEquals([record.a, "b" in record, "c" in record, Object.keys(record)], [1, true, false, ["a", "b"]]);
+  assertEquals([list.length, list[1], [...list], Array.isArray(list)], [2, "y", ["x", "y"], true]);
+  assertEquals([plain.a, Object.hasOwn(plain, "a")], [1, true]);
+  assertEquals(builds, 2);
+  for (const [t, key] of [[record, "a"], [list, "0"], [plain, "a"]] as const) {
+    assert(Object.isFrozen(t));
+    assertThrows(() => ((t as Record<string, unknown>)[key] = 3), TypeError);
+    assertThrows(() => delete (t as Record<string, unknown>)[key], TypeError);
+  }
+  assertThrows(() => (list as string[]).push("z"), TypeError);
+  assertEquals([COMMAND_INDEX.vkCreateInstance, COMMANDS[0]!.name], [0, "vkCreateInstance"]);
+  assert(Object.isFrozen(COMMAND_INDEX) && Object.isFrozen(COMMANDS));
+});
+
+Deno.test("decodeCommands numbers the commands from the first index and reads parameters through their prototype", () => {
+  const params = { vkB: [{ name: "device", type: "VkDevice", pointer: 0, const: false }] };
+  const [a, b] = decodeCommands(
+    [
+      ["vkA", "device", "void", [], "void", [], ["VK_VERSION_1_0"]],
+      ["vkB", "instance", "VkResult", ["pointer"], "i32", ["vkBKHR"], [], [["VK_KHR_b"]]],
+    ],
+    params,
+    5,
+  );
+  assertEquals([a!.index, b!.index, a!.params, b!.params[0]!.type, b!.ffi.result], [
+    5,
+    6,
+    [],
+    "VkDevice",
+    "i32",
+  ]);
+  assertEquals(JSON.parse(JSON.stringify(b)).params, params.vkB);
+  assertEquals(Object.keys(a!).slice(0, 3), ["name", "index", "level"]);
+});
+
+Deno.test("an enum value looked up by name skips a 64-bit value written as the same text as the suffix", () => {
+  const values = decodeEnumValues([0, 64, "P_", ["X", "1", "1", "2"]]);
+  assertEquals([values.P_X, values.P_1, values.P_2], [1n, 2n, undefined]);
 });

@@ -169,11 +169,11 @@ export function emitAll(reg: Registry, typesText: string): Emitted {
 import {
   commandIndex,
   commandProviders,
-  decodeCommand,
+  decodeCommands,
   decodeParams,
-  lazyArray,
   lazyBuilt,
   lazyLines,
+  lazyList,
 } from "../_lazy_table.ts";
 import type { CommandInfo, ParamInfo } from "./types.ts";
 
@@ -184,9 +184,9 @@ export const COMMAND_COUNT = ${rows.length};
 export const COMMAND_ALIAS_COUNT = ${aliasCount};
 
 /** Commands in index order (\`COMMANDS[i].index === i\`): core versions first, then extensions by number. */
-export const COMMANDS: readonly CommandInfo[] = lazyArray(
+export const COMMANDS: readonly CommandInfo[] = lazyList(
   ${jsonLiteral(rows)},
-  (raw, i) => decodeCommand(raw, i, COMMAND_PARAMS),
+  (raws) => decodeCommands(raws, COMMAND_PARAMS),
 );
 
 /** Command name -> its parameters (spec names, types, pointer depth, const, len, optional, array). */

@@ -11,11 +11,11 @@ import { COMMAND_PARAMS_TEXT, COMMANDS_TEXT } from "./commands_text.js";
 import {
   commandIndex,
   commandProviders,
-  decodeCommand,
+  decodeCommands,
   decodeParams,
-  lazyArray,
   lazyBuilt,
   lazyLines,
+  lazyList,
 } from "../_lazy_table.ts";
 import type { CommandInfo, ParamInfo } from "./types.ts";
 
@@ -26,9 +26,9 @@ export const COMMAND_COUNT = 737;
 export const COMMAND_ALIAS_COUNT = 105;
 
 /** Commands in index order (`COMMANDS[i].index === i`): core versions first, then extensions by number. */
-export const COMMANDS: readonly CommandInfo[] = lazyArray(
+export const COMMANDS: readonly CommandInfo[] = lazyList(
   COMMANDS_TEXT,
-  (raw, i) => decodeCommand(raw, i, COMMAND_PARAMS),
+  (raws) => decodeCommands(raws, COMMAND_PARAMS),
 );
 
 /** Command name -> its parameters (spec names, types, pointer depth, const, len, optional, array). */
