@@ -207,11 +207,22 @@ Deno.test("a table built whole becomes a frozen plain record or array at its fir
   let builds = 0;
   const record = lazyBuilt(() => (builds++, new Map([["a", 1], ["b", 2]])));
   const list = lazyList<string>('["x","y"]', (raws) => (builds++, raws.map(String)));
-  const plain = lazyRecord<number>('{"a":1}');
+  const plain = lazyRecord<number>('{"a":1,"__proto__":2}');
   assertEquals(builds, 0);
+  // Only own keys, before and after the first read: nothing from Object.prototype.
+  assertEquals([(record as Record<string, unknown>).constructor, "toString" in record], [undefined, false]);
   assertEquals([record.a, "b" in record, "c" in record, Object.keys(record)], [1, true, false, ["a", "b"]]);
   assertEquals([list.length, list[1], [...list], Array.isArray(list)], [2, "y", ["x", "y"], true]);
-  assertEquals([plain.a, Object.hasOwn(plain, "a")], [1, true]);
+  assertEquals([plain.a, Object.hasOwn(plain, "a"), Object.hasOwn(plain, "__proto__")], [1, true, true]);
+  assertEquals([(record as Record<string, unknown>).constructor, "toString" in record], [undefined, false]);
+  assertEquals(
+    [COMMAND_INDEX.vkCreateInstance, COMMAND_INDEX.constructor, "hasOwnProperty" in COMMAND_INDEX],
+    [
+      0,
+      undefined,
+      false,
+    ],
+  );
   assertEquals(builds, 2);
   for (const [t, key] of [[record, "a"], [list, "0"], [plain, "a"]] as const) {
     assert(Object.isFrozen(t));
