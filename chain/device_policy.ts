@@ -118,15 +118,30 @@ export function orderTermDevices<T extends PolicyPhysicalDevice>(
   terms: readonly T[],
   policy: DevicePolicy = inst.devicePolicy,
 ): { devices: T[]; order: DeviceOrder<Tagged<T>>; configured?: ConfiguredDevices<T> } {
+  const decision = decideTermDevices(inst, terms, policy);
+  inst.log.logAll(decision.messages);
+  return decision;
+}
+
+/** {@linkcode orderTermDevices} without the logging: its log lines are returned, in order. */
+function decideTermDevices<T extends PolicyPhysicalDevice>(
+  inst: PolicyInstance,
+  terms: readonly T[],
+  policy: DevicePolicy,
+): {
+  devices: T[];
+  order: DeviceOrder<Tagged<T>>;
+  configured?: ConfiguredDevices<T>;
+  messages: readonly LogEntry[];
+} {
   const tagged = loaderOrder(terms, (t) => t.driverInstance.index).map((term) => ({
     ...recordOf(inst, term),
     term,
   }));
   const order = orderPhysicalDevices(tagged, policy, { canSort: canSort(inst) });
-  inst.log.logAll(order.messages);
   const devices = order.devices.map((p) => p.device.term);
   const list = policy.deviceConfigurations;
-  if (list === undefined) return { devices, order };
+  if (list === undefined) return { devices, order, messages: order.messages };
   // The settings file's list has the last word on which devices and in what order.
   const configured = selectConfiguredDevices(
     devices,
@@ -134,8 +149,12 @@ export function orderTermDevices<T extends PolicyPhysicalDevice>(
     list,
     (t) => recordOf(inst, t).name,
   );
-  inst.log.logAll(configured.messages);
-  return { devices: [...configured.devices], order, configured };
+  return {
+    devices: [...configured.devices],
+    order,
+    configured,
+    messages: [...order.messages, ...configured.messages],
+  };
 }
 
 /**
@@ -153,8 +172,34 @@ export function applyDevicePolicy<T extends PolicyPhysicalDevice>(
   terms: readonly T[],
   policy: DevicePolicy = inst.devicePolicy,
 ): T[] | undefined {
-  const { devices, configured } = orderTermDevices(inst, terms, policy);
-  return configured?.failed ? undefined : devices;
+  // An application calls twice (count, then list), and the drivers report the same devices both times:
+  // the order is a function of the devices (their records are read once per object), the policy and the
+  // instance, so the second call gets the first call's decision and its log lines again, as if re-sorted.
+  const last = decided.get(inst);
+  if (last !== undefined && last.policy === policy && sameItems(last.terms, terms)) {
+    inst.log.logAll(last.messages);
+    return last.devices === undefined ? undefined : [...last.devices] as T[];
+  }
+  const { devices, configured, messages } = decideTermDevices(inst, terms, policy);
+  inst.log.logAll(messages);
+  const kept = configured?.failed ? undefined : devices;
+  decided.set(inst, { terms: [...terms], policy, devices: kept && [...kept], messages });
+  return kept;
+}
+
+/** The last device decision per instance (see {@linkcode applyDevicePolicy}). */
+const decided = new WeakMap<PolicyInstance, {
+  readonly terms: readonly PolicyPhysicalDevice[];
+  readonly policy: DevicePolicy;
+  readonly devices: readonly PolicyPhysicalDevice[] | undefined;
+  readonly messages: readonly LogEntry[];
+}>();
+
+/** The same objects in the same order. */
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 const identities = new WeakMap<PolicyPhysicalDevice, DeviceIdentity | string>();
