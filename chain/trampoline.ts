@@ -162,16 +162,40 @@ function enumeratePhysicalDevices(
     });
   }
   if (pPhysicalDevices === null) return down(instance, pPhysicalDeviceCount, null) as number;
-  // The chain writes its handles here; the application gets the loader's wrappers of them.
-  const handles = new BigUint64Array(Math.max(1, readU32(pPhysicalDeviceCount, 0)));
-  const result = down(instance, pPhysicalDeviceCount, Deno.UnsafePointer.of(handles)) as number;
-  if (result < 0) return result;
-  const n = Math.min(readU32(pPhysicalDeviceCount, 0), handles.length);
-  for (let i = 0; i < n; i++) {
-    const tramp = inst.trampFor(pointerFromAddress(handles[i]!) as Deno.PointerObject);
-    writeU64(pPhysicalDevices, i * 8, tramp.address);
+  // The chain writes its handles here; the application gets the loader's wrappers of them. A few handles
+  // go into kept memory whose address was taken once (a fresh buffer's address costs ~1 us).
+  const wanted = Math.max(1, readU32(pPhysicalDeviceCount, 0));
+  const kept = wanted <= KEPT_HANDLES ? takeKeptHandles() : undefined;
+  const handles = kept?.words ?? new BigUint64Array(wanted);
+  try {
+    const result = down(
+      instance,
+      pPhysicalDeviceCount,
+      kept?.pointer ?? Deno.UnsafePointer.of(handles),
+    ) as number;
+    if (result < 0) return result;
+    const n = Math.min(readU32(pPhysicalDeviceCount, 0), wanted);
+    for (let i = 0; i < n; i++) {
+      const tramp = inst.trampFor(pointerFromAddress(handles[i]!) as Deno.PointerObject);
+      writeU64(pPhysicalDevices, i * 8, tramp.address);
+    }
+    return result;
+  } finally {
+    if (kept !== undefined) keptHandles = kept;
   }
-  return result;
+}
+
+const KEPT_HANDLES = 8;
+/** Free while no application enumeration runs through a trampoline; off the V8 heap, so it never moves. */
+let keptHandles: { words: BigUint64Array<ArrayBuffer>; pointer: Deno.PointerObject } | undefined;
+
+/** The kept handle words, taken until given back (a layer enumerating from inside the call gets its own). */
+function takeKeptHandles(): { words: BigUint64Array<ArrayBuffer>; pointer: Deno.PointerObject } {
+  const kept = keptHandles;
+  keptHandles = undefined;
+  if (kept !== undefined) return kept;
+  const words = new BigUint64Array(new ArrayBuffer(KEPT_HANDLES * 8));
+  return { words, pointer: Deno.UnsafePointer.of(words)! };
 }
 
 /**
