@@ -52,7 +52,7 @@ function chainRecord(
   handle: bigint,
   driverId: boolean,
 ): DeviceRecord {
-  const tramp = inst.trampFor(Deno.UnsafePointer.create(handle) as Deno.PointerObject);
+  const tramp = inst.trampFor(handle);
   const props = new Uint8Array(PROPERTIES_SIZE);
   bind(stubs, "vkGetPhysicalDeviceProperties")(
     Deno.UnsafePointer.create(tramp.address),

@@ -32,7 +32,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
-import { Arena, readU64, writeU64 } from "../ffi/memory.ts";
+import { Arena, pointerFromAddress, readU64, writeU64 } from "../ffi/memory.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
 import type { Driver } from "../loading/driver.ts";
 import type { Logger } from "../loading/log.ts";
@@ -171,7 +171,8 @@ export class LoaderInstance {
   layers: InstanceLayers | undefined;
   /** The chain, top first; the last link is the terminator. */
   chain: InstanceLink[] = [];
-  #terms = new Map<string, TermPhysicalDevice>();
+  /** Per driver instance (by index), its terminator physical devices by the driver's handle. */
+  #terms: Map<bigint, TermPhysicalDevice>[] = [];
   #tramps = new Map<bigint, TrampPhysicalDevice>();
   #destroyed = false;
 
@@ -219,31 +220,34 @@ export class LoaderInstance {
     });
   }
 
-  /** The terminator physical device for a driver's handle (made once, then the same object). */
-  termFor(driverInstance: DriverInstance, driverHandle: Deno.PointerObject): TermPhysicalDevice {
-    const k = `${driverInstance.index}/${key(driverHandle)}`;
-    let term = this.#terms.get(k);
+  /**
+   * The terminator physical device for a driver's handle, given by its address (made once, then the same
+   * object). Addresses, not pointer objects: both enumerations read them as numbers, and a pointer object
+   * made per handle per call only to be turned back into a number showed in the enumeration's profile.
+   */
+  termFor(driverInstance: DriverInstance, driverHandle: bigint): TermPhysicalDevice {
+    const terms = this.#terms[driverInstance.index] ??= new Map();
+    let term = terms.get(driverHandle);
     if (!term) {
-      term = new TermPhysicalDevice(this, driverInstance, driverHandle);
-      this.#terms.set(k, term);
+      term = new TermPhysicalDevice(this, driverInstance, pointerFromAddress(driverHandle)!);
+      terms.set(driverHandle, term);
     }
     return term;
   }
 
-  /** The application's physical device for a next-level handle (made once, then the same object). */
-  trampFor(next: Deno.PointerObject): TrampPhysicalDevice {
-    const k = key(next);
-    let tramp = this.#tramps.get(k);
+  /** The application's physical device for a next-level handle's address (made once, then the same object). */
+  trampFor(next: bigint): TrampPhysicalDevice {
+    let tramp = this.#tramps.get(next);
     if (!tramp) {
-      tramp = new TrampPhysicalDevice(this, next);
-      this.#tramps.set(k, tramp);
+      tramp = new TrampPhysicalDevice(this, pointerFromAddress(next)!);
+      this.#tramps.set(next, tramp);
     }
     return tramp;
   }
 
   /** Every terminator physical device made so far. */
   get termPhysicalDevices(): Iterable<TermPhysicalDevice> {
-    return this.#terms.values();
+    return this.#terms.flatMap((terms) => [...terms.values()]);
   }
 
   /** True once destroyed. */
@@ -256,7 +260,7 @@ export class LoaderInstance {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.registry.instances.delete(this.address);
-    for (const t of this.#terms.values()) t.unregister();
+    for (const terms of this.#terms) for (const t of terms?.values() ?? []) t.unregister();
     for (const t of this.#tramps.values()) t.unregister();
     this.wsi?.dispose();
     for (const d of this.drivers) d.dispose();
@@ -382,8 +386,8 @@ export class DriverInstance {
  *
  * @example Usage
  * ```ts ignore
- * const term = inst.termFor(driverInstance, driverHandle); // made once per driver handle
- * console.log(term.address === inst.termFor(driverInstance, driverHandle).address); // true
+ * const term = inst.termFor(driverInstance, 0x1234n); // made once per driver handle
+ * console.log(term.address === inst.termFor(driverInstance, 0x1234n).address); // true
  * ```
  */
 export class TermPhysicalDevice {
@@ -432,7 +436,7 @@ export class TermPhysicalDevice {
  *
  * @example Usage
  * ```ts ignore
- * const tramp = inst.trampFor(next); // what vkEnumeratePhysicalDevices hands the application
+ * const tramp = inst.trampFor(0x5678n); // what vkEnumeratePhysicalDevices hands the application
  * console.log(tramp.term?.driverHandle);
  * ```
  */

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { pointerFromAddress, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
+import { readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
 import { applyDevicePolicy, applyGroupPolicy } from "./device_policy.ts";
 import { withoutIdFilters } from "./device_id_filters.ts";
 import {
@@ -105,7 +105,7 @@ export function termPhysicalDevicesOf(inst: LoaderInstance): TermPhysicalDevice[
       );
       continue;
     }
-    for (const h of handles) out.push(inst.termFor(d, pointerFromAddress(h) as Deno.PointerObject));
+    for (const h of handles) out.push(inst.termFor(d, h));
   }
   return out;
 }

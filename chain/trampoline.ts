@@ -13,7 +13,7 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { pointerFromAddress, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
+import { readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "../loading/driver.ts";
 import type { LoaderDevices } from "./device.ts";
 import { type HandleRegistry, key, type LoaderInstance } from "./objects.ts";
@@ -158,7 +158,7 @@ function enumeratePhysicalDevices(
     if (result < 0) return result;
     const kept = filterChainDevices(inst, ctx.stubs, handles);
     return writeTwoCall(pPhysicalDeviceCount, pPhysicalDevices, kept, (i, h) => {
-      writeU64(pPhysicalDevices, i * 8, inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address);
+      writeU64(pPhysicalDevices, i * 8, inst.trampFor(h).address);
     });
   }
   if (pPhysicalDevices === null) return down(instance, pPhysicalDeviceCount, null) as number;
@@ -176,7 +176,7 @@ function enumeratePhysicalDevices(
     if (result < 0) return result;
     const n = Math.min(readU32(pPhysicalDeviceCount, 0), wanted);
     for (let i = 0; i < n; i++) {
-      const tramp = inst.trampFor(pointerFromAddress(handles[i]!) as Deno.PointerObject);
+      const tramp = inst.trampFor(handles[i]!);
       writeU64(pPhysicalDevices, i * 8, tramp.address);
     }
     return result;
@@ -229,9 +229,7 @@ function enumeratePhysicalDeviceGroups(
       readGroups(Deno.UnsafePointer.of(all), count[0]!, (h) => h),
     );
     return writeTwoCall(pCount, pGroups, kept, (i, g) => {
-      const handles = g.devices.map((h) =>
-        inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address
-      );
+      const handles = g.devices.map((h) => inst.trampFor(h).address);
       writeGroup(pGroups, i, handles, g.subsetAllocation);
     });
   }
@@ -249,7 +247,7 @@ function enumeratePhysicalDeviceGroups(
   const groups = readGroups(
     Deno.UnsafePointer.of(buf),
     Math.min(readU32(pCount, 0), capacity),
-    (h) => inst.trampFor(pointerFromAddress(h) as Deno.PointerObject).address,
+    (h) => inst.trampFor(h).address,
   );
   groups.forEach((g, i) => writeGroup(pGroups, i, g.devices, g.subsetAllocation));
   return result;
