@@ -75,12 +75,22 @@
  * side, 0.9 MB), the constants ~2 MiB; the import's two scavenges free nothing because Deno allocates
  * every module source under 128 KB in V8's young generation (100 comment-only 10 KB modules do the
  * same), which grows it to ~4 MB; and V8's optimising tiers: one hot loop in an empty script pages in
- * ~2.4 MiB of Deno's code for Maglev and ~3 MiB more for TurboFan. The import itself now sends no
- * function to Maglev (the slot names and the emulated slots, which decoded all 737 commands, are built
- * at first use: mod.ts imported alone 45.5 -> 42.9 MiB), but the script still sends ~11 to Maglev later
- * (command decoding, the lazy tables' proxy traps, stub writers at emission, the manifest reader's
- * strict-JSON checks): `--v8-flags=--no-maglev,--no-opt` shows ~2.6 MiB, the lever left for RSS (each
- * of those loops would have to run below V8's tier-up budget: ~400 calls, or ~100 for a loop).
+ * ~2.4 MiB of Deno's code for Maglev and ~3 MiB more for TurboFan. Then (rss2): the whole script compiles
+ * nothing with Maglev or TurboFan (`--v8-flags=--trace-opt` lists nothing; the import already did not).
+ * V8 tiers a function up once it has run ~400 times its own bytecode, so each first-instance loop that
+ * ran a small function per entry now runs inline in a larger one or in the engine: the commands are
+ * decoded in one loop onto a shared prototype (no constructor per command), the lazy tables built whole
+ * (the command index and providers, the commands, plain records) copy themselves into their proxy's
+ * frozen target at first use and drop their traps, the stub objects' text is stub 0 copied in doubling
+ * runs with each slot offset patched inline, enum names are found with `indexOf`, and a strict manifest's
+ * keys are counted by the engine's string operations instead of a match loop and a walk of the value.
+ * Copying a settled table through a descriptor object per key made ~1.6 MB more garbage at the first
+ * instance, and the young generation grew by that much, cancelling the saving; `Object.assign` does not.
+ * Paired with the stop's previous main (15 rounds, load ~3): peak RSS 108.7 -> 106.7 MiB against the
+ * libvulkan script's 86.0 (Deno's executable paged in at the end 33.2 -> 31.1 MB, the V8 heap's pages
+ * unchanged), and the whole process 109.7 -> 105.0 ms (`Vulkan.load()` 9.4 -> 8.1 ms, `vkCreateInstance`
+ * 35.3 -> 31.9 ms). Still left: the module texts and count (above), the constants, and the young
+ * generation the import grows.
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
@@ -195,11 +205,12 @@ if (import.meta.main) {
           op: "<=",
           limit: 15,
           difference: true,
-          whyMissed: "importing mod.ts adds ~18 MiB over an empty script: Deno keeps each module's source " +
+          whyMissed:
+            "importing mod.ts adds ~14 MiB over an empty script (~44.9 against ~31.0 MiB): Deno keeps each module's source " +
             "(2.2 MB) on its side and V8 its own copy, with the compiled code and ~5,600 constant names " +
             "(every byte of module text costs ~5 bytes of RSS), and module loading pages in ~5 MiB of Deno's " +
-            "executable; the rest of the script adds ~5 MiB more than the libvulkan script (Maglev and the " +
-            "JavaScript chain paging in more of Deno's code, stub emission)",
+            "executable; the rest of the script adds ~6-7 MiB more than the libvulkan script (the JavaScript chain " +
+            "and stub emission paging in more of Deno's code and heap; nothing is compiled by Maglev or TurboFan)",
         },
       ],
     });
