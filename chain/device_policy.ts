@@ -78,6 +78,8 @@ export function recordOf(inst: PolicyInstance, term: PolicyPhysicalDevice): Phys
     const d = term.driverInstance;
     record = readDeviceRecord(d, term.driverHandle, {
       properties2: supportsProperties2(inst.apiVersion, d.driver.apiVersion, d.enabledExtensions),
+      // The instance's policy is fixed at vkCreateInstance: a record read without it is never asked for it.
+      driverID: inst.devicePolicy.driverIdFilter !== undefined,
     });
     records.set(term, record);
   }

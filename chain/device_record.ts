@@ -2,8 +2,8 @@
  * Reads what the physical-device policy needs ({@linkcode DeviceRecord}) from a driver, the way the
  * Khronos loader does before sorting: `vkGetPhysicalDeviceProperties` for the IDs, type and name; PCI
  * bus info only when the device advertises `VK_EXT_pci_bus_info` and the driver can answer
- * `vkGetPhysicalDeviceProperties2` for this instance; `driverID` only when the device is 1.2+ or offers
- * `VK_KHR_driver_properties`, through the same query.
+ * `vkGetPhysicalDeviceProperties2` for this instance; `driverID` only when asked for (the driver id
+ * filter) and the device is 1.2+ or offers `VK_KHR_driver_properties`, through the same query.
  *
  * @example In an enumeration terminator
  * ```ts ignore
@@ -60,6 +60,18 @@ export function supportsProperties2(
   return (atLeast11(appApiVersion) && atLeast11(driverApiVersion)) || enabledExtensions.includes(GPDP2);
 }
 
+/** What {@linkcode readDeviceRecord} reads besides `vkGetPhysicalDeviceProperties`. */
+export interface RecordOptions {
+  /** Whether the driver answers `vkGetPhysicalDeviceProperties2` for the instance (PCI bus info). */
+  readonly properties2: boolean;
+  /**
+   * Whether to read `driverID` (default true). Of the enumeration's rules only `VK_LOADER_DRIVER_ID_FILTER`
+   * needs it: without that filter, a device without `VK_EXT_pci_bus_info` (lavapipe) costs no
+   * `vkGetPhysicalDeviceProperties2` call at each enumeration.
+   */
+  readonly driverID?: boolean;
+}
+
 /**
  * Reads one driver physical device's record (cold path: a few FFI calls).
  *
@@ -72,7 +84,7 @@ export function supportsProperties2(
 export function readDeviceRecord(
   driver: DriverFunctions,
   physicalDevice: Deno.PointerValue,
-  options: { readonly properties2: boolean },
+  options: RecordOptions,
 ): PhysicalDeviceRecord {
   const getProperties = driver.fn("vkGetPhysicalDeviceProperties");
   if (!getProperties) {
@@ -91,7 +103,7 @@ function readWith(
   driver: DriverFunctions,
   getProperties: (...args: unknown[]) => unknown,
   physicalDevice: Deno.PointerValue,
-  options: { readonly properties2: boolean },
+  options: RecordOptions,
 ): PhysicalDeviceRecord {
   // Read by offset, not through readStruct: this runs for every device at every vkCreateInstance, and the
   // generic reader would decode the whole struct (limits and sparse properties included).
@@ -116,7 +128,7 @@ function readWith(
     : [false, false];
   const wantPci = offered[0];
   const major = (record.apiVersion >>> 22) & 0x7f, minor = (record.apiVersion >>> 12) & 0x3ff;
-  const wantDriver = major > 1 || (major === 1 && minor >= 2) || offered[1];
+  const wantDriver = (options.driverID ?? true) && (major > 1 || (major === 1 && minor >= 2) || offered[1]);
   if (!wantPci && !wantDriver) return record;
   // Read by offset too: the generic chain writer and reader showed ~0.05 ms per instance in the profile.
   const l = properties2Layout();

@@ -1,0 +1,71 @@
+// What the physical-device sort reads of each driver device: driverID (a vkGetPhysicalDeviceProperties2
+// call on a device without VK_EXT_pci_bus_info) only when the instance's policy has a driver id filter.
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { type PolicyDriverInstance, recordOf } from "../chain/device_policy.ts";
+import { readDeviceRecord } from "../chain/device_record.ts";
+import { readDevicePolicy } from "../discovery/device_selection.ts";
+import { readPointer, writeI32, writeU32 } from "../ffi/memory.ts";
+import { offsetOf } from "../loading/_layout.ts";
+
+const V1_3 = (1 << 22) | (3 << 12);
+const PROPS = "VkPhysicalDeviceProperties";
+const DRIVER_ID_VENDOR_MESA_LLVMPIPE = 13;
+
+/** A 1.3 driver with one 1.3 device offering no extensions; counts its vkGetPhysicalDeviceProperties2 calls. */
+function driver(): PolicyDriverInstance & { properties2Calls: number } {
+  const d = {
+    index: 0,
+    enabledExtensions: [] as string[],
+    driver: { apiVersion: V1_3 },
+    properties2Calls: 0,
+    fn(name: string): ((...args: unknown[]) => unknown) | null {
+      if (name === "vkGetPhysicalDeviceProperties") {
+        return (_pd, p) => writeU32(p as Deno.PointerObject, offsetOf(PROPS, "apiVersion"), V1_3);
+      }
+      if (name === "vkEnumerateDeviceExtensionProperties") {
+        return (_pd, _layer, pCount) => (writeU32(pCount as Deno.PointerObject, 0, 0), 0);
+      }
+      if (name === "vkGetPhysicalDeviceProperties2") {
+        return (_pd, p) => {
+          d.properties2Calls++;
+          // The chain's next struct is VkPhysicalDeviceDriverProperties: driverID at 16.
+          writeI32(readPointer(p as Deno.PointerObject, 8), 16, DRIVER_ID_VENDOR_MESA_LLVMPIPE);
+        };
+      }
+      return null;
+    },
+  };
+  return d;
+}
+
+const handle = Deno.UnsafePointer.create(0x40n);
+
+Deno.test("a record asked without driverID makes no vkGetPhysicalDeviceProperties2 call", () => {
+  const d = driver();
+  const record = readDeviceRecord(d, handle, { properties2: true, driverID: false });
+  assertEquals(record.driverID, undefined);
+  assertEquals(d.properties2Calls, 0);
+  // By default (deno task info) it is read.
+  assertEquals(readDeviceRecord(d, handle, { properties2: true }).driverID, DRIVER_ID_VENDOR_MESA_LLVMPIPE);
+  assertEquals(d.properties2Calls, 1);
+});
+
+Deno.test("the enumeration reads driverID only when VK_LOADER_DRIVER_ID_FILTER is set", () => {
+  for (
+    const [vars, driverID, calls] of [[{}, undefined, 0], [
+      { VK_LOADER_DRIVER_ID_FILTER: "13" },
+      13,
+      1,
+    ]] as const
+  ) {
+    const d = driver();
+    const inst = {
+      apiVersion: V1_3,
+      devicePolicy: readDevicePolicy({ vars, elevated: false }),
+      drivers: [d],
+      log: { logAll() {} },
+    };
+    const record = recordOf(inst, { driverInstance: d, driverHandle: handle });
+    assertEquals([record.driverID, d.properties2Calls], [driverID, calls]);
+  }
+});
