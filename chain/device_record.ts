@@ -124,7 +124,7 @@ function readWith(
   const enumerateExtensions = driver.fn("vkEnumerateDeviceExtensionProperties");
   // A device that cannot list its extensions is sorted without PCI info, as in the Khronos loader.
   const offered = enumerateExtensions
-    ? offersExtensions(s, enumerateExtensions, physicalDevice)
+    ? offersExtensions(s, enumerateExtensions, physicalDevice, options.driverID ?? true)
     : [false, false];
   const wantPci = offered[0];
   const major = (record.apiVersion >>> 22) & 0x7f, minor = (record.apiVersion >>> 12) & 0x3ff;
@@ -306,7 +306,7 @@ const encoder = new TextEncoder();
 const WANTED = [PCI_BUS_INFO, DRIVER_PROPERTIES].map((name) => encoder.encode(name + "\0"));
 
 /**
- * Whether the device offers `VK_EXT_pci_bus_info` and `VK_KHR_driver_properties`, from
+ * Whether the device offers `VK_EXT_pci_bus_info` and (when `driverID` is asked) `VK_KHR_driver_properties`, from
  * `vkEnumerateDeviceExtensionProperties(device, NULL)`, compared as bytes in place (a device lists ~100-200
  * extensions; decoding each name would cost more than the call). Both false when the list cannot be read.
  */
@@ -314,6 +314,7 @@ function offersExtensions(
   s: Scratch,
   enumerateExtensions: (...args: unknown[]) => unknown,
   physicalDevice: Deno.PointerValue,
+  driverID: boolean,
 ): boolean[] {
   const none = [false, false];
   let list: Uint8Array | undefined;
@@ -336,13 +337,20 @@ function offersExtensions(
   }
   if (list === undefined) return none;
   const n = s.count.getUint32(0, true);
-  return WANTED.map((want) => {
-    for (let i = 0; i < n; i++) {
-      const at = i * EXTENSION_STRIDE;
-      let k = 0;
-      while (k < want.length && list![at + k] === want[k]) k++;
-      if (k === want.length) return true;
-    }
-    return false;
-  });
+  return [offers(list, n, WANTED[0]!), driverID && offers(list, n, WANTED[1]!)];
+}
+
+/** Whether one of the first `n` entries of `list` is `want` (NUL included). */
+function offers(list: Uint8Array, n: number, want: Uint8Array): boolean {
+  const end = want.length - 1;
+  for (let i = 0; i < n; i++) {
+    const at = i * EXTENSION_STRIDE;
+    // Names share their first bytes ("VK_KHR_..."): the terminating NUL's place rules out most at once
+    // (the whole scan ~10 us -> ~1 us on lavapipe's list).
+    if (list[at + end] !== 0) continue;
+    let k = 0;
+    while (k < end && list[at + k] === want[k]) k++;
+    if (k === end) return true;
+  }
+  return false;
 }
