@@ -86,11 +86,11 @@
  * keys are counted by the engine's string operations instead of a match loop and a walk of the value.
  * Copying a settled table through a descriptor object per key made ~1.6 MB more garbage at the first
  * instance, and the young generation grew by that much, cancelling the saving; `Object.assign` does not.
- * Paired with the stop's previous main (15 rounds, load ~3): peak RSS 108.7 -> 106.7 MiB against the
- * libvulkan script's 86.0 (Deno's executable paged in at the end 33.2 -> 31.1 MB, the V8 heap's pages
- * unchanged), and the whole process 109.7 -> 105.0 ms (`Vulkan.load()` 9.4 -> 8.1 ms, `vkCreateInstance`
- * 35.3 -> 31.9 ms). Still left: the module texts and count (above), the constants, and the young
- * generation the import grows.
+ * Paired with the stop's previous main (fresh `git archive` copies, 21 rounds, load ~3.4): peak RSS 109.0
+ * -> 107.0 MiB against the libvulkan script's 85.7 (Deno's executable paged in at the end 33.2 -> 31.1
+ * MB, the V8 heap's pages unchanged); the whole process unchanged within the noise (paired ratio 1.006;
+ * 0.96 in an earlier 15-round run). Still left: the module texts and count (above), the constants, and
+ * the young generation the import grows.
  */
 
 import { median, type PairedCase, runPaired } from "./_paired.ts";
