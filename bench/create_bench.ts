@@ -267,9 +267,14 @@ if (import.meta.main) {
               "opens the driver with RTLD_LAZY and enumerates physical devices only when asked, as libvulkan " +
               "does, fills every table natively or from its own answers and copies the device table in one " +
               "loop, and reuses the ~16 C callbacks and three dispatch tables of earlier instances. " +
+              "The enumeration's sort reads only what its policy needs (no vkGetPhysicalDeviceProperties2 " +
+              "on lavapipe without a driver id filter), scans the extension list without comparing every " +
+              "name byte by byte, and answers the application's second call with the first call's decision " +
+              "when the drivers report the same devices (~0.01 ms less per iteration, in-process A/B). " +
               "What remains is ~0.1-0.2 ms per iteration, measured phase by phase in this process: the " +
-              "enumeration (+0.1: the FFI calls and records of the physical-device sort, at each of the " +
-              "application's two calls), vkCreateDevice (+0.02-0.04) and the two destroys (+0.05 together), " +
+              "enumeration (+0.1 in the paired harness, of which vkdeno's own JavaScript is ~0.03-0.04 ms " +
+              "in a CPU profile of a warm loop; the rest is not yet placed), vkCreateDevice (+0.02-0.04) and " +
+              "the two destroys (+0.05 together), " +
               "while vkCreateInstance takes up to ~0.05 ms less than libvulkan's; spread thinly with no item " +
               "above ~0.03 ms, " +
               "and not in garbage collection (~230 KB of JavaScript garbage per iteration, ~0.03-0.04 ms of " +
