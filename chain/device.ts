@@ -272,7 +272,6 @@ export class LoaderDevices {
     }
     const slot = COMMAND_INDEX.vkDestroyDevice!;
     this.#stubs.bindDispatch(slot, commandDef(COMMANDS[slot]!))(device, pAllocator);
-    ld.instance.layers?.chain.forgetDevice(ld.table.pointer);
     ld.dispose();
   }
 }

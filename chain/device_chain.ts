@@ -47,11 +47,6 @@ export interface DeviceChainArgs {
   readonly allocator: Deno.PointerValue;
   /** The first `*pDevice` (the loader's device object, or null). */
   readonly loaderDevice: Deno.PointerValue;
-  /**
-   * The device dispatch table the terminator stamps into the driver's device,
-   * when the core has it before the call (else `findDeviceTable` answers).
-   */
-  readonly deviceTable?: Deno.PointerValue;
   /** Maps an application physical device to the one layers know (`VkDeviceGroupDeviceCreateInfo`). */
   readonly unwrapPhysicalDevice: (physicalDevice: Deno.PointerValue) => Deno.PointerValue;
   /** Build only the layers below the layer with this `vkGetInstanceProcAddr` (`pfnLayerCreateDevice`). */
@@ -93,13 +88,11 @@ export class DeviceLoaderData {
   readonly #callbacks: CallbackRegistry;
   readonly #log: Logger | undefined;
   readonly #findDeviceTable: ((handle: P) => P) | undefined;
-  readonly #deviceTables = new Set<bigint>();
-  readonly #deviceTableByHandle = new Map<bigint, bigint>();
   #setDeviceLoaderData: P = null;
 
   /**
-   * Tables kept for a chain whose callbacks live in `callbacks`; `findDeviceTable` answers for a handle whose
-   * table was not passed to a device chain (the core knows its devices).
+   * The callback of a chain whose callbacks live in `callbacks`; `findDeviceTable` answers with a device's
+   * dispatch table (the core knows its devices).
    */
   constructor(
     callbacks: CallbackRegistry,
@@ -111,36 +104,6 @@ export class DeviceLoaderData {
     this.#findDeviceTable = findDeviceTable;
   }
 
-  /** A table passed to a device chain before the driver made the device. */
-  add(table: bigint): void {
-    this.#deviceTables.add(table);
-  }
-
-  /** A table whose device chain failed. */
-  delete(table: bigint): void {
-    this.#deviceTables.delete(table);
-  }
-
-  /** The device a chain made with `table`. */
-  bind(device: P, table: bigint): void {
-    this.#deviceTableByHandle.set(address(device), table);
-  }
-
-  /** Forgets a device's dispatch table (after `vkDestroyDevice`). */
-  forget(deviceTable: P): void {
-    const key = address(deviceTable);
-    this.#deviceTables.delete(key);
-    for (const [handle, table] of this.#deviceTableByHandle) {
-      if (table === key) this.#deviceTableByHandle.delete(handle);
-    }
-  }
-
-  /** Forgets every table (the chain is released). */
-  clear(): void {
-    this.#deviceTables.clear();
-    this.#deviceTableByHandle.clear();
-  }
-
   /** The `vkSetDeviceLoaderData` callback the device nodes carry. */
   callback(): P {
     if (this.#setDeviceLoaderData !== null) return this.#setDeviceLoaderData;
@@ -150,20 +113,15 @@ export class DeviceLoaderData {
     this.#setDeviceLoaderData = this.#callbacks.create(SET_LOADER_DATA, (device, object) => {
       if (device === null || object === null) return VK_ERROR_INITIALIZATION_FAILED;
       // The terminator stamped the table into the driver's device; a wrapping layer copies it.
-      const word = address(readPointer(device, 0));
-      let table = this.#deviceTables.has(word) ? word : this.#deviceTableByHandle.get(address(device));
-      if (table === undefined && this.#findDeviceTable !== undefined) {
-        const found = this.#findDeviceTable(device);
-        if (found !== null) table = address(found);
-      }
-      if (table === undefined) {
+      const table = this.#findDeviceTable?.(device) ?? null;
+      if (table === null) {
         this.#log?.error(
           `vkSetDeviceLoaderData: device "0x${address(device).toString(16)}" is unknown`,
           "layer",
         );
         return VK_ERROR_INITIALIZATION_FAILED;
       }
-      writePointer(object, 0, Deno.UnsafePointer.create(table));
+      writePointer(object, 0, table);
       return VK_SUCCESS;
     }, { name: "vkSetDeviceLoaderData", onError: VK_ERROR_INITIALIZATION_FAILED }).pointer;
     return this.#setDeviceLoaderData;
@@ -201,8 +159,6 @@ export function runDeviceChain(
       : { getInstanceProcAddr: below.getInstanceProcAddr, getDeviceProcAddr: below.getDeviceProcAddr };
   });
   const setDeviceLoaderData = loaderData.callback();
-  const tableKey = args.deviceTable === undefined ? undefined : address(args.deviceTable);
-  if (tableKey !== undefined) loaderData.add(tableKey);
   const info = copyWithNext(arena, args.createInfo, 72, (next) =>
     buildDeviceNodes(arena, {
       next: unwrapDeviceGroup(arena, next, args.unwrapPhysicalDevice),
@@ -213,7 +169,6 @@ export function runDeviceChain(
   const topGdpa = layers[0]?.getDeviceProcAddr ?? args.bottom.getDeviceProcAddr;
   const create = callGetProcAddr(topGipa, args.instance, "vkCreateDevice");
   if (create === null) {
-    if (tableKey !== undefined) loaderData.delete(tableKey);
     return { result: VK_ERROR_INITIALIZATION_FAILED, device: null, getDeviceProcAddr: topGdpa };
   }
   for (const l of layers) log?.debug(`Inserted device layer "${l.layer.name}" (${l.path})`, "layer");
@@ -226,9 +181,7 @@ export function runDeviceChain(
   );
   const device = readPointer(pDevice, 0);
   if (result !== VK_SUCCESS) {
-    if (tableKey !== undefined) loaderData.delete(tableKey);
     return { result, device: null, getDeviceProcAddr: topGdpa };
   }
-  if (tableKey !== undefined) loaderData.bind(device, tableKey);
   return { result, device, getDeviceProcAddr: topGdpa };
 }

@@ -249,21 +249,6 @@ export class LayerChain implements Disposable {
   }
 
   /**
-   * Forgets a device's dispatch table (after `vkDestroyDevice`).
-   *
-   * @example Usage
-   * ```ts ignore
-   * import type { LayerChain } from "./layer_chain.ts";
-   * declare const chain: LayerChain;
-   * declare const table: Deno.PointerValue;
-   * chain.forgetDevice(table);
-   * ```
-   */
-  forgetDevice(deviceTable: Deno.PointerValue): void {
-    this.#deviceLoaderData.forget(deviceTable);
-  }
-
-  /**
    * Releases the libraries and closes the loader callbacks. Call it after
    * `vkDestroyInstance` went down the chain (or after a failed
    * `vkCreateInstance`): nothing may call into the layers afterwards.
@@ -282,7 +267,6 @@ export class LayerChain implements Disposable {
     this.#callbacks.dispose();
     for (const a of this.#arenas) a.dispose();
     this.#arenas.length = 0;
-    this.#deviceLoaderData.clear();
   }
 
   /** Same as {@linkcode LayerChain.release}, for `using`. */
