@@ -68,8 +68,11 @@ function signature(def: Deno.UnsafeCallbackDefinition): string {
   return key;
 }
 
-/** A new cell for `def`: its C entry calls the cell's current body, and its error value when that throws. */
-function openCell(def: Deno.UnsafeCallbackDefinition): Cell {
+/**
+ * A new cell for `def`: its C entry calls the cell's current body, and its error value when that throws.
+ * A thread-safe cell is its registry's alone (closed with it, never reused).
+ */
+function openCell(def: Deno.UnsafeCallbackDefinition, threadSafe = false): Cell {
   const cell: Cell = {
     callback: undefined as unknown as Deno.UnsafeCallback,
     body: undefined,
@@ -89,7 +92,9 @@ function openCell(def: Deno.UnsafeCallbackDefinition): Cell {
       return onError;
     }
   };
-  (cell as { callback: Deno.UnsafeCallback }).callback = new Deno.UnsafeCallback(def, entry as never);
+  (cell as { callback: Deno.UnsafeCallback }).callback = threadSafe
+    ? Deno.UnsafeCallback.threadSafe(def, entry as never)
+    : new Deno.UnsafeCallback(def, entry as never);
   return cell;
 }
 
@@ -173,31 +178,19 @@ export class CallbackRegistry implements Disposable {
         );
       }
     }
-    const report = this.#report;
-    const name = options.name;
-    const body = fn as Body;
+    let cell: Cell;
     if (options.threadSafe) {
-      const wrapped = ((...args: unknown[]) => {
-        try {
-          return body(...args);
-        } catch (error) {
-          const shown = typeof onError === "bigint" ? `${onError}n` : String(onError ?? "nothing");
-          report(`Callback "${name}" threw: ${describe(error)}; returning ${shown} to C`, error);
-          return onError;
-        }
-      }) as unknown as Deno.UnsafeCallbackFunction<D["parameters"], D["result"]>;
-      const cb = Deno.UnsafeCallback.threadSafe(def, wrapped) as Deno.UnsafeCallback<D>;
-      this.#threadSafe.add(cb as unknown as Deno.UnsafeCallback);
-      CallbackRegistry.#live++;
-      return cb;
+      cell = openCell(def, true);
+      this.#threadSafe.add(cell.callback);
+    } else {
+      const key = signature(def);
+      cell = released.get(key)?.pop() ?? openCell(def);
+      this.#cells.push({ cell, key });
     }
-    const key = signature(def);
-    const cell = released.get(key)?.pop() ?? openCell(def);
-    cell.body = body;
+    cell.body = fn as Body;
     cell.onError = onError;
-    cell.name = name;
-    cell.report = report;
-    this.#cells.push({ cell, key });
+    cell.name = options.name;
+    cell.report = this.#report;
     CallbackRegistry.#live++;
     return cell.callback as unknown as Deno.UnsafeCallback<D>;
   }
