@@ -70,7 +70,16 @@ export interface ConfiguredDevices<T> {
   readonly messages: readonly LogEntry[];
 }
 
-function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+/**
+ * The same elements (by `===`) in the same order: UUID bytes here, device lists in chain/device_policy.ts.
+ *
+ * @example Usage
+ * ```ts
+ * import { sameElements } from "./device_configurations.ts";
+ * console.log(sameElements([1, 2], new Uint8Array([1, 2]))); // true
+ * ```
+ */
+export function sameElements(a: ArrayLike<unknown>, b: ArrayLike<unknown>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -88,8 +97,8 @@ function sameBytes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
  * ```
  */
 export function matchesConfiguration(device: DeviceIdentity, entry: SettingsDeviceConfiguration): boolean {
-  return device.driverVersion === entry.driverVersion && sameBytes(device.deviceUUID, entry.deviceUUID) &&
-    sameBytes(device.driverUUID, entry.driverUUID);
+  return device.driverVersion === entry.driverVersion && sameElements(device.deviceUUID, entry.deviceUUID) &&
+    sameElements(device.driverUUID, entry.driverUUID);
 }
 
 /** An entry as messages name it. */

@@ -29,6 +29,7 @@ import {
   type DeviceIdentity,
   dropHiddenGroups,
   readDeviceIdentity,
+  sameElements,
   selectConfiguredDevices,
 } from "./device_configurations.ts";
 
@@ -178,7 +179,7 @@ export function applyDevicePolicy<T extends PolicyPhysicalDevice>(
   // the order is a function of the devices (their records are read once per object), the policy and the
   // instance, so the second call gets the first call's decision and its log lines again, as if re-sorted.
   const last = decided.get(inst);
-  if (last !== undefined && last.policy === policy && sameItems(last.terms, terms)) {
+  if (last !== undefined && last.policy === policy && sameElements(last.terms, terms)) {
     inst.log.logAll(last.messages);
     return last.devices === undefined ? undefined : [...last.devices] as T[];
   }
@@ -196,13 +197,6 @@ const decided = new WeakMap<PolicyInstance, {
   readonly devices: readonly PolicyPhysicalDevice[] | undefined;
   readonly messages: readonly LogEntry[];
 }>();
-
-/** The same objects in the same order. */
-function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 const identities = new WeakMap<PolicyPhysicalDevice, DeviceIdentity | string>();
 
