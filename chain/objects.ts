@@ -568,10 +568,9 @@ export class LoaderDevice {
     for (let k = 0; k < slots.length; k++) {
       this.#supported[slots[k]!] = (halves[k * 2]! | halves[k * 2 + 1]!) === 0 ? 0 : 1;
     }
-    for (const [slot, stamped] of chainStubs().stampedQueueSlots) {
-      if (this.#supported[slot] !== 1) continue;
-      this.table.set(stamped.next, this.table.get(slot));
-      this.table.set(slot, stamped.helper);
+    // The queue-stamping slots take what the copy put there, through the one rule for them.
+    for (const slot of chainStubs().stampedQueueSlots.keys()) {
+      if (this.#supported[slot] === 1) this.setSlot(slot, this.table.get(slot), empty);
     }
   }
 
