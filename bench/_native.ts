@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import { buildSharedLibrary } from "../testing/c_build.ts";
+import { buildSharedLibrary } from "../tests/support/c_build.ts";
 
 const here = import.meta.dirname!;
 const cacheDir = join(here, "..", ".cache", "bench");

@@ -28,7 +28,7 @@ const scope = self as unknown as {
 
 async function commands(side: WorkerSetup["side"]): Promise<Commands> {
   if (side === "libvulkan") {
-    const { openLibvulkan } = await import("../testing/libvulkan.ts");
+    const { openLibvulkan } = await import("../tests/support/libvulkan.ts");
     return openLibvulkan() as unknown as Commands;
   }
   // A loader of its own in this isolate with no drivers: its dispatch stubs read the table from the

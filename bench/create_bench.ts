@@ -15,7 +15,7 @@
 
 import { Arena } from "../ffi/memory.ts";
 import { enumerate } from "../ffi/structs.ts";
-import { openLibvulkan } from "../testing/libvulkan.ts";
+import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import { loadVkdeno } from "./_percall.ts";
 import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { type Commands, createDevice, createInstance, setBenchEnvironment, VALIDATION } from "./_vulkan.ts";

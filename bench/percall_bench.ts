@@ -17,7 +17,7 @@ import { passthroughLayers } from "./_native.ts";
 import { floorCase, floorSymbols, loadVkdeno, type Measured, Subject, trySubject } from "./_percall.ts";
 import { type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { setBenchEnvironment } from "./_vulkan.ts";
-import { openLibvulkan } from "../testing/libvulkan.ts";
+import { openLibvulkan } from "../tests/support/libvulkan.ts";
 
 const QUEUE_WHY =
   "on x86-64, vkdeno's public vkGetDeviceQueue is a plain dispatch stub into native code that calls the " +

@@ -12,7 +12,7 @@ import { passthroughLayers } from "./_native.ts";
 import { loadVkdeno, type Measured, type Subject, trySubject } from "./_percall.ts";
 import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { setBenchEnvironment } from "./_vulkan.ts";
-import { openLibvulkan } from "../testing/libvulkan.ts";
+import { openLibvulkan } from "../tests/support/libvulkan.ts";
 
 const COUNTS = [0, 1, 3, 5];
 const COMMANDS: Measured[] = ["vkCmdSetLineWidth", "vkGetDeviceQueue"];

@@ -8,7 +8,7 @@
  * from the bench harness; BENCHMARKS.md divides by it (bench/report.ts).
  */
 
-import { buildTestLibrary } from "../testing/c_build.ts";
+import { buildTestLibrary } from "../tests/support/c_build.ts";
 import { DispatchStubs, DispatchTable } from "../ffi/dispatch.ts";
 import { Library } from "../ffi/library.ts";
 import { Arena } from "../ffi/memory.ts";

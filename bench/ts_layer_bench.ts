@@ -30,9 +30,9 @@ import { check, enumerate, writeStruct } from "../ffi/structs.ts";
 import { defineLayer } from "../layers/layer.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../testing/libvulkan.ts";
-import { installShim } from "../testing/ts_layer_harness.ts";
-import { ccSync } from "../testing/c_build.ts";
+import { openLibvulkan } from "../tests/support/libvulkan.ts";
+import { installShim } from "../tests/support/ts_layer_harness.ts";
+import { ccSync } from "../tests/support/c_build.ts";
 
 type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
 type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };

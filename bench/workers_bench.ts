@@ -13,7 +13,7 @@
 
 import process from "node:process";
 import { address } from "../ffi/memory.ts";
-import { openLibvulkan } from "../testing/libvulkan.ts";
+import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import { loadVkdeno } from "./_percall.ts";
 import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import type { WorkerSetup } from "./_workers_worker.ts";

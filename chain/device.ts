@@ -38,7 +38,7 @@ import { commandDef } from "../ffi/command_ffi.ts";
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import type { Logger } from "../loading/log.ts";
 import { ICD_LOADER_MAGIC, offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
-import { skipLoaderNodes } from "./layer_nodes.ts";
+import { skipLoaderNodes } from "./layer_chain/nodes.ts";
 import {
   type HandleRegistry,
   key,

@@ -8,7 +8,7 @@
 
 import { type Arena, readCString, readPointer, readU32 } from "../ffi/memory.ts";
 import type { Driver } from "../loading/driver.ts";
-import { skipLoaderNodes } from "./layer_nodes.ts";
+import { skipLoaderNodes } from "./layer_chain/nodes.ts";
 import {
   majorMinor,
   offsetOf,

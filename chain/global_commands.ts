@@ -25,12 +25,12 @@ import {
 } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK } from "../loading/_layout.ts";
-import { isOtherPlatformExtension } from "./platform_extensions.ts";
+import { isOtherPlatformExtension } from "./extensions/platform.ts";
 import {
   enumerateInstanceExtensions,
   enumerateInstanceLayers,
   enumerateInstanceVersion,
-} from "./layer_enumeration.ts";
+} from "./layer_chain/enumeration.ts";
 
 type P = Deno.PointerValue;
 

@@ -22,7 +22,7 @@ import { apiVersion as makeVersion } from "../loading/_layout.ts";
 import { HandleRegistry, key, type LoaderInstance } from "./objects.ts";
 import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
-import type { ModuleLayerLoader } from "./module_layer_interface.ts";
+import type { ModuleLayerLoader } from "./layer_chain/module_interface.ts";
 import { GlobalCommands } from "./global_commands.ts";
 import { createInstance, type InstanceCreationContext } from "./instance_create.ts";
 import { LoaderCallbacks } from "./loader_callbacks.ts";

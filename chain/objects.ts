@@ -38,7 +38,7 @@ import type { Driver } from "../loading/driver.ts";
 import type { Logger } from "../loading/log.ts";
 import type { DevicePolicy } from "../discovery/device_selection.ts";
 import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
-import type { InstanceLayers } from "./layer_instance.ts";
+import type { InstanceLayers } from "./layer_chain/instance_layers.ts";
 import { chainStubs, DEVICE_TABLE_SLOTS, SLOT_COUNT } from "./stubs.ts";
 import { deviceCommandAnswers } from "./table_fill.ts";
 

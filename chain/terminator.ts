@@ -11,8 +11,8 @@
  */
 
 import { readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
-import { applyDevicePolicy, applyGroupPolicy } from "./device_policy.ts";
-import { withoutIdFilters } from "./device_id_filters.ts";
+import { applyDevicePolicy, applyGroupPolicy } from "./order/policy.ts";
+import { withoutIdFilters } from "./order/id_filters.ts";
 import {
   type DriverInstance,
   type HandleRegistry,

@@ -53,7 +53,7 @@ export async function openLoader(name: string): Promise<LoaderCommands & Disposa
     return Vulkan.load();
   }
   if (name === "libvulkan") {
-    const { openLibvulkan } = await import("../testing/libvulkan.ts");
+    const { openLibvulkan } = await import("../tests/support/libvulkan.ts");
     return openLibvulkan();
   }
   throw new TypeError(`Unknown loader "${name}": expected "vkdeno" or "libvulkan"`);

@@ -44,7 +44,7 @@ export interface ComputeReport {
  *
  * @example On the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../testing/libvulkan.ts";
+ * import { openLibvulkan } from "../tests/support/libvulkan.ts";
  * import { runCompute } from "./compute.ts";
  * using vk = openLibvulkan();
  * console.log(runCompute(vk, { count: 4096 }).wrong); // 0

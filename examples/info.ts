@@ -26,11 +26,11 @@
  *
  * @module
  */
-import { explainEnumeratedOrder } from "../chain/device_order_report.ts";
+import { explainEnumeratedOrder } from "../chain/order/report.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { deviceConfigurationsOf, readLoaderSettings } from "../discovery/settings_file.ts";
-import { explainConfiguredOrder, readDeviceIdentity } from "../chain/device_configurations.ts";
-import { readDeviceRecord } from "../chain/device_record.ts";
+import { explainConfiguredOrder, readDeviceIdentity } from "../chain/order/configurations.ts";
+import { readDeviceRecord } from "../chain/order/record.ts";
 import { address } from "../ffi/memory.ts";
 import * as vkc from "../mod.ts";
 import { check, enumerate, formatApiVersion, snapshotProcessEnvironment, VkError, VkScope } from "../mod.ts";
@@ -87,7 +87,7 @@ export interface InfoOptions {
  *
  * @example On the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../testing/libvulkan.ts";
+ * import { openLibvulkan } from "../tests/support/libvulkan.ts";
  * import { collectInfo } from "./info.ts";
  * using vk = openLibvulkan();
  * console.log(collectInfo(vk as never).devices.map((d) => d.name));

@@ -124,7 +124,7 @@ export interface PresentReport {
  *
  * @example Present on the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../testing/libvulkan.ts";
+ * import { openLibvulkan } from "../tests/support/libvulkan.ts";
  * import { XlibWindow } from "../wsi/x11.ts";
  * import { presentFrames } from "./present.ts";
  * using vk = openLibvulkan();

@@ -7,9 +7,9 @@
  */
 import { VkError } from "./errors.ts";
 import { Arena } from "./memory.ts";
-import { layoutOf, type RuntimeStructName } from "./_structs_layout.ts";
-import type { StructValue } from "./_structs_read.ts";
-import { StructWriter } from "./_structs_write.ts";
+import { layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
+import type { StructValue } from "./_struct_reader.ts";
+import { StructWriter } from "./_struct_writer.ts";
 import { readStructArray } from "./struct_read.ts";
 import type { VkPointer } from "./generated/vk_types.ts";
 import type { VkStructName, VkStructs } from "./generated/vk_structs.ts";

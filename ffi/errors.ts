@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ENUM_VALUES, RESULT_NAMES } from "../ffi/generated/enums.ts";
+import { ENUM_VALUES, RESULT_NAMES } from "./generated/enums.ts";
 
 /**
  * The name of a `VkResult` code, e.g. `-6` → `"VK_ERROR_LAYER_NOT_PRESENT"`;

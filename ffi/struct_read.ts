@@ -6,8 +6,8 @@
  * @module
  */
 import { STRUCT_BY_STYPE } from "./generated/structs.ts";
-import { findLayout, layoutOf, type RuntimeStructName } from "./_structs_layout.ts";
-import { readInto, type StructValue } from "./_structs_read.ts";
+import { findLayout, layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
+import { readInto, type StructValue } from "./_struct_reader.ts";
 import type { VkStructChains, VkStructName, VkStructs } from "./generated/vk_structs.ts";
 
 /** One link of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is. */

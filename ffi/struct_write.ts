@@ -6,8 +6,8 @@
  * @module
  */
 import type { Arena } from "./memory.ts";
-import { layoutOf, type RuntimeStructName } from "./_structs_layout.ts";
-import { type ChainInput, type StructInput, StructWriter } from "./_structs_write.ts";
+import { layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
+import { type ChainInput, type StructInput, StructWriter } from "./_struct_writer.ts";
 import type { VkStructPointer } from "./generated/vk_types.ts";
 import type {
   VkChain,

@@ -20,9 +20,9 @@
  * @module
  */
 export { resultName } from "./errors.ts";
-export type { RuntimeStructName } from "./_structs_layout.ts";
-export type { StructField, StructValue } from "./_structs_read.ts";
-export type { ChainInput, StructInput } from "./_structs_write.ts";
+export type { RuntimeStructName } from "./_struct_layout.ts";
+export type { StructField, StructValue } from "./_struct_reader.ts";
+export type { ChainInput, StructInput } from "./_struct_writer.ts";
 export {
   allocStruct,
   type AllocStructOptions,

@@ -11,8 +11,8 @@ import { CallbackRegistry } from "./callback.ts";
 import { CALLBACK_DEFS } from "./generated/callbacks.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
 import { readCString } from "./memory.ts";
-import { countMemberOf, findLayout, layoutOf } from "./_structs_layout.ts";
-import { readInto, type StructValue } from "./_structs_read.ts";
+import { countMemberOf, findLayout, layoutOf } from "./_struct_layout.ts";
+import { readInto, type StructValue } from "./_struct_reader.ts";
 
 /** Options of {@linkcode makeCallback}. */
 export interface MakeCallbackOptions {

@@ -20,7 +20,7 @@
  * @module
  */
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
-import type { ModuleLayerLink, ModuleLayerLoader } from "../chain/module_layer_interface.ts";
+import type { ModuleLayerLink, ModuleLayerLoader } from "../chain/layer_chain/module_interface.ts";
 import type { TsLayer } from "./layer.ts";
 import { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
 import { findLayer, isModuleLayer } from "./registry.ts";

@@ -18,7 +18,7 @@
  *
  * @example api_dump over the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../testing/libvulkan.ts";
+ * import { openLibvulkan } from "../tests/support/libvulkan.ts";
  * import { installLayers } from "./top.ts";
  * using base = openLibvulkan();
  * using vk = installLayers(base, { layers: ["VK_LAYER_VKDENO_api_dump"] });

@@ -6,24 +6,38 @@
  * (naming the importing module and the imported one). Type-only imports count: they tie modules together
  * for the reader and the type checker just the same.
  *
- * The development folders sit beside the library and import it, never the other way round: testing/ (the C
- * builder, mock driver and layer, reference loader, fault and soak harnesses) is shared by tests/, bench/,
- * tools/ and examples/, so tools/, bench/, examples/ and testing/ never import (or run a helper of)
- * tests/; bench/ and examples/ import no development folder but testing/, and testing/ none at all.
+ * chain/ holds rooms below its core (chain/ itself): chain/extensions/, chain/order/ and chain/layer_chain/.
+ * The core imports them; a room imports the lower folders and the rooms below it, and from the core only types
+ * (`import type`), so that a room can be read without the core's internals.
+ *
+ * The development folders sit beside the library and import it, never the other way round: tests/support/
+ * (the C builder, mock driver and layer, reference loader, fault and soak harnesses, test helpers) is shared
+ * by tests/, bench/, tools/ and examples/, so tools/, bench/ and examples/ never import (or run a helper of)
+ * tests/ outside tests/support/; bench/ and examples/ import no development folder but tests/support/, and
+ * tests/support/ none at all.
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { modulesUnder, REPO_ROOT as root } from "./_source_tree.ts";
+import { modulesUnder, REPO_ROOT as root } from "./support/source_tree.ts";
 
-/** Folder prefix -> level; a module may import only from its own folder or from lower levels. */
+/**
+ * Folder prefix -> level; a module may import only from its own folder or from lower levels (the longest
+ * prefix names a module's folder). The rooms of chain/ sit below its core; a room may import types from the
+ * folder it lies in ({@linkcode upwardEdges}).
+ */
 const LEVELS: readonly (readonly [prefix: string, level: number])[] = [
   ["ffi/", 0],
   ["discovery/", 1],
   ["loading/", 2],
-  ["chain/", 3],
+  ["chain/extensions/", 3],
+  ["chain/order/", 3],
+  ["chain/layer_chain/", 3.5],
+  ["chain/", 3.9],
   ["wsi/", 4],
   ["layers/", 4],
 ];
+/** The prefixes longest first, so that chain/order/x.ts falls in chain/order/ rather than chain/. */
+const BY_LENGTH = [...LEVELS].sort(([a], [b]) => b.length - a.length);
 /** Modules at the repository root (mod.ts and its peers) are the public surface, above everything. */
 const PUBLIC_LEVEL = 5;
 
@@ -35,14 +49,16 @@ const KNOWN: readonly string[] = [];
 
 /** Development folders: beside the library, never imported by it. tests/ comes first: it may import the rest. */
 const DEVELOPMENT = ["tests/", "testing/", "tools/", "bench/", "examples/"] as const;
-/** Development folders that must not import tests/ (tests/ holds tests and test-only helpers). */
-const NOT_TESTS = ["tools/", "bench/", "examples/", "testing/"] as const;
+/** Development folders that must not import tests/ outside tests/support/ (the tests themselves). */
+const NOT_TESTS = ["tools/", "bench/", "examples/", "tests/support/"] as const;
+/** The shared development helpers: the one part of tests/ the other development folders may import. */
+const SUPPORT = "tests/support/";
 /** The development folders each may import besides its own and the library (tests/ may import them all). */
 const DEVELOPMENT_IMPORTS: Readonly<Record<string, readonly string[]>> = {
-  "testing/": [],
-  "bench/": ["testing/"],
-  "examples/": ["testing/"],
-  "tools/": ["testing/", "bench/", "examples/"],
+  [SUPPORT]: [],
+  "bench/": [SUPPORT],
+  "examples/": [SUPPORT],
+  "tools/": [SUPPORT, "bench/", "examples/"],
 };
 
 /** Whether `path` is a development module (under a development folder) rather than part of the library. */
@@ -52,7 +68,7 @@ function isDevelopment(path: string): boolean {
 
 /** Folder of a repository-relative path: "chain/", "ffi/" (ffi/generated/ included), or "" at the root. */
 function folderOf(path: string): string {
-  const entry = LEVELS.find(([prefix]) => path.startsWith(prefix));
+  const entry = BY_LENGTH.find(([prefix]) => path.startsWith(prefix));
   if (entry) return entry[0];
   if (!path.includes("/")) return "";
   throw new RangeError(`Module "${path}" is in no layer of tests/import_graph_test.ts`);
@@ -76,8 +92,11 @@ function entryPoints(): string[] {
   return Object.values(exports).map((p) => p.replace(/^\.\//, ""));
 }
 
-/** Repository-relative import graph of the local modules reachable from `entries` (paths or URLs). */
-function readGraph(entries: string[]): Map<string, Set<string>> {
+/**
+ * Repository-relative import graph of the local modules reachable from `entries` (paths or URLs); the edges
+ * that only import types ("from -> to") are added to `typeOnly` when it is given.
+ */
+function readGraph(entries: string[], typeOnly?: Set<string>): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   const rootHref = root.href;
   for (const entry of entries) {
@@ -99,6 +118,10 @@ function readGraph(entries: string[]): Map<string, Set<string>> {
       for (const dep of module.dependencies ?? []) {
         for (const to of [dep.code?.specifier, dep.type?.specifier]) {
           if (to?.startsWith(rootHref)) targets.add(to.slice(rootHref.length));
+        }
+        const onlyType = dep.type?.specifier;
+        if (typeOnly && dep.code === undefined && onlyType?.startsWith(rootHref)) {
+          typeOnly.add(`${from} -> ${onlyType.slice(rootHref.length)}`);
         }
       }
     }
@@ -176,15 +199,23 @@ function cyclePath(graph: Map<string, Set<string>>, component: string[]): string
   return component.join(", ");
 }
 
-/** Imports that point to a higher folder or a sibling of the same level. */
-function upwardEdges(graph: Map<string, Set<string>>): string[] {
+/**
+ * Imports that point to a higher folder or a sibling of the same level, but for a room's type-only imports
+ * (in `typeOnly`) from the folder it lies in (chain/order/ may import types from chain/).
+ */
+function upwardEdges(graph: Map<string, Set<string>>, typeOnly: ReadonlySet<string> = new Set()): string[] {
   const bad: string[] = [];
   for (const [from, targets] of graph) {
     const fromFolder = folderOf(from);
     for (const to of targets) {
       const toFolder = folderOf(to);
-      if (toFolder === fromFolder) continue;
-      if (levelOf(toFolder) >= levelOf(fromFolder)) bad.push(`${from} -> ${to}`);
+      if (toFolder === fromFolder || levelOf(toFolder) < levelOf(fromFolder)) continue;
+      const edge = `${from} -> ${to}`;
+      if (toFolder !== "" && fromFolder.startsWith(toFolder)) {
+        if (!typeOnly.has(edge)) bad.push(`${edge} (a room imports only types from ${toFolder})`);
+      } else {
+        bad.push(edge);
+      }
     }
   }
   return bad.sort();
@@ -199,7 +230,8 @@ function libraryToDevelopment(graph: Map<string, Set<string>>): string[] {
 
 /**
  * Imports among the development folders that break their order: tests/ on top (it may import any of
- * them), then tools/, then bench/ and examples/, and testing/ at the bottom (it imports only the library).
+ * them), then tools/, then bench/ and examples/, and tests/support/ at the bottom (it imports only the
+ * library).
  */
 function developmentEdges(graph: Map<string, Set<string>>): string[] {
   const bad: string[] = [];
@@ -207,8 +239,8 @@ function developmentEdges(graph: Map<string, Set<string>>): string[] {
     for (const to of targets) {
       const folder = Object.keys(DEVELOPMENT_IMPORTS).find((prefix) => from.startsWith(prefix));
       if (folder === undefined || !isDevelopment(to) || to.startsWith(folder)) continue;
-      if (to.startsWith("tests/")) {
-        bad.push(`imports tests/ (take shared helpers from testing/): ${from} -> ${to}`);
+      if (to.startsWith("tests/") && !to.startsWith(SUPPORT)) {
+        bad.push(`imports tests/ (take shared helpers from ${SUPPORT}): ${from} -> ${to}`);
       } else if (!DEVELOPMENT_IMPORTS[folder]!.some((prefix) => to.startsWith(prefix))) {
         const allowed = ["the library", ...DEVELOPMENT_IMPORTS[folder]!].join(", ");
         bad.push(`${folder} imports only ${allowed}: ${from} -> ${to}`);
@@ -220,9 +252,8 @@ function developmentEdges(graph: Map<string, Set<string>>): string[] {
 
 /**
  * Paths under tests/ named in string literals of a development module's text, other than test files
- * (`*_test.ts`, which a tool may run) and the mock C sources in tests/mock/ (data the team keeps beside the
- * tests that build them, compiled by testing/mock_build.ts): a helper spawned as a script is a dependency just
- * as an import is.
+ * (`*_test.ts`, which a tool may run) and tests/support/ (the shared helpers, the C test libraries and the
+ * mock C sources): a helper spawned as a script is a dependency just as an import is.
  */
 function testHelperPaths(path: string, text: string): string[] {
   const found: string[] = [];
@@ -230,7 +261,7 @@ function testHelperPaths(path: string, text: string): string[] {
   const code = text.replace(/^\s*(import|export)\b[^;]*;/gm, "");
   for (const match of code.matchAll(/["'`][^"'`\n]*?\btests\/([\w./-]*)/g)) {
     const rest = match[1]!;
-    if (!rest.endsWith("_test.ts") && !rest.startsWith("mock")) {
+    if (!rest.endsWith("_test.ts") && !`tests/${rest}`.startsWith(SUPPORT)) {
       found.push(`names a path under tests/: ${path} -> tests/${rest}`);
     }
   }
@@ -253,7 +284,8 @@ function readGraphOf(modules: string[]): Map<string, Set<string>> {
 }
 
 Deno.test("library imports form no cycle and never point from a lower folder to a higher one", () => {
-  const graph = readGraph(entryPoints());
+  const typeOnly = new Set<string>();
+  const graph = readGraph(entryPoints(), typeOnly);
   const intoDevelopment = libraryToDevelopment(graph);
   // Reported on their own; what a development module imports in turn is no part of the library's order.
   for (const [from, targets] of graph) {
@@ -276,10 +308,13 @@ Deno.test("library imports form no cycle and never point from a lower folder to 
     ...cycles(pruned).map((c) =>
       `import cycle of ${c.length} modules (${c.join(", ")}), for one: ${cyclePath(pruned, c)}`
     ),
-    ...upwardEdges(pruned).map((e) => `import against the layer order: ${e}`),
+    ...upwardEdges(pruned, typeOnly).map((e) => `import against the layer order: ${e}`),
     ...stale.map((e) => `known edge no longer exists (delete it from KNOWN): ${e}`),
   ];
   assertEquals(problems, []);
+  // The rooms are seen: the core imports them, and a room's type-only import of the core is told apart.
+  assertEquals(graph.get("chain/trampoline.ts")?.has("chain/order/chain_filter.ts"), true);
+  assertEquals(typeOnly.has("chain/order/chain_filter.ts -> chain/objects.ts"), true);
 });
 
 Deno.test("the cycle finder names a cycle and the order check an upward import", () => {
@@ -295,7 +330,26 @@ Deno.test("the cycle finder names a cycle and the order check an upward import",
   assertEquals(upwardEdges(graph), ["ffi/x.ts -> discovery/y.ts"]);
 });
 
-Deno.test("tools/, bench/, examples/ and testing/ never import tests/, bench/ and examples/ only testing/, testing/ only the library", () => {
+Deno.test("a room of chain/ imports the core's types only, lower rooms and folders freely, no sibling room", () => {
+  const graph = new Map([
+    ["chain/core.ts", new Set(["chain/order/sort.ts", "chain/layer_chain/chain.ts"])],
+    [
+      "chain/order/sort.ts",
+      new Set(["chain/core.ts", "chain/objects.ts", "ffi/memory.ts", "chain/extensions/debug.ts"]),
+    ],
+    ["chain/layer_chain/chain.ts", new Set(["chain/extensions/debug.ts", "chain/order/sort.ts"])],
+    ["chain/extensions/debug.ts", new Set(["chain/layer_chain/chain.ts"])],
+    ["wsi/surface.ts", new Set(["chain/layer_chain/chain.ts"])],
+  ]);
+  const typeOnly = new Set(["chain/order/sort.ts -> chain/objects.ts"]);
+  assertEquals(upwardEdges(graph, typeOnly), [
+    "chain/extensions/debug.ts -> chain/layer_chain/chain.ts",
+    "chain/order/sort.ts -> chain/core.ts (a room imports only types from chain/)",
+    "chain/order/sort.ts -> chain/extensions/debug.ts",
+  ]);
+});
+
+Deno.test("tools/, bench/, examples/ import of tests/ only tests/support/, bench/ and examples/ no other development folder, tests/support/ only the library", () => {
   const modules = NOT_TESTS.flatMap(modulesUnder);
   const graph = readGraphOf(modules);
   const problems = [
@@ -305,26 +359,29 @@ Deno.test("tools/, bench/, examples/ and testing/ never import tests/, bench/ an
   ];
   assertEquals(problems, []);
   // The walk reached the folders it checks: the shared builder and a tool that uses it through testing/.
-  assertEquals(graph.get("tools/gpu_check.ts")?.has("testing/mock.ts"), true);
-  assertEquals(graph.get("bench/_native.ts")?.has("testing/c_build.ts"), true);
+  assertEquals(graph.get("tools/gpu_check.ts")?.has("tests/support/mock.ts"), true);
+  assertEquals(graph.get("bench/_native.ts")?.has("tests/support/c_build.ts"), true);
 });
 
 Deno.test("the development-folder check names an import of tests/ and a spawned test helper", () => {
   const graph = new Map([
-    ["tools/a.ts", new Set(["tests/_chain.ts", "testing/mock.ts", "chain/loader.ts"])],
-    ["testing/mock.ts", new Set(["bench/_native.ts", "ffi/memory.ts"])],
-    ["tests/x_test.ts", new Set(["testing/mock.ts", "tests/_chain.ts", "tools/a.ts"])],
-    ["bench/b.ts", new Set(["testing/libvulkan.ts", "tools/a.ts", "bench/_native.ts"])],
-    ["chain/loader.ts", new Set(["testing/c_build.ts"])],
+    ["tools/a.ts", new Set(["tests/chain/x_test.ts", "tests/support/mock.ts", "chain/loader.ts"])],
+    ["tests/support/mock.ts", new Set(["bench/_native.ts", "ffi/memory.ts"])],
+    ["tests/x_test.ts", new Set(["tests/support/mock.ts", "tests/chain/y_test.ts", "tools/a.ts"])],
+    ["bench/b.ts", new Set(["tests/support/libvulkan.ts", "tools/a.ts", "bench/_native.ts"])],
+    ["chain/loader.ts", new Set(["tests/support/c_build.ts"])],
   ]);
   assertEquals(developmentEdges(graph), [
-    "bench/ imports only the library, testing/: bench/b.ts -> tools/a.ts",
-    "imports tests/ (take shared helpers from testing/): tools/a.ts -> tests/_chain.ts",
-    "testing/ imports only the library: testing/mock.ts -> bench/_native.ts",
+    "bench/ imports only the library, tests/support/: bench/b.ts -> tools/a.ts",
+    "imports tests/ (take shared helpers from tests/support/): tools/a.ts -> tests/chain/x_test.ts",
+    "tests/support/ imports only the library: tests/support/mock.ts -> bench/_native.ts",
   ]);
-  assertEquals(libraryToDevelopment(graph), ["chain/loader.ts -> testing/c_build.ts"]);
+  assertEquals(libraryToDevelopment(graph), ["chain/loader.ts -> tests/support/c_build.ts"]);
   assertEquals(
-    testHelperPaths("tools/r.ts", 'run(`${REPO}/tests/_helper.ts`, "tests/property_env_test.ts")'),
-    ["names a path under tests/: tools/r.ts -> tests/_helper.ts"],
+    testHelperPaths(
+      "tools/r.ts",
+      'run(`${REPO}/tests/chain/helper.ts`, "tests/x/property_env_test.ts", `${REPO}/tests/support/c/a.c`)',
+    ),
+    ["names a path under tests/: tools/r.ts -> tests/chain/helper.ts"],
   );
 });

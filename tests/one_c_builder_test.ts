@@ -5,10 +5,10 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { modulesUnder, REPO_ROOT as root } from "./_source_tree.ts";
+import { modulesUnder, REPO_ROOT as root } from "./support/source_tree.ts";
 
-const BUILDER = "testing/c_build.ts";
-const FOLDERS = ["tests/", "testing/", "bench/", "tools/", "examples/"];
+const BUILDER = "tests/support/c_build.ts";
+const FOLDERS = ["tests/", "bench/", "tools/", "examples/"];
 /** A compiler named as the program of a `Deno.Command` (or `new Deno.Command`) in TypeScript source. */
 const COMPILER_RUN = /Command\(\s*["'`](cc|gcc|clang|clang\+\+|g\+\+|c\+\+)["'`]/;
 
@@ -19,7 +19,7 @@ function compilerRuns(path: string, text: string): string[] {
   );
 }
 
-Deno.test("only testing/c_build.ts runs a C compiler", () => {
+Deno.test("only tests/support/c_build.ts runs a C compiler", () => {
   const runs = FOLDERS.flatMap(modulesUnder).sort().flatMap((path) =>
     compilerRuns(path, Deno.readTextFileSync(new URL(path, root)))
   );

@@ -19,7 +19,7 @@ import {
 } from "../bench/_percall.ts";
 import { passthroughLayers } from "../bench/_native.ts";
 import { type PairedGroup, runPaired } from "../bench/_paired.ts";
-import { openLibvulkan } from "../testing/libvulkan.ts";
+import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import { BENCH_CASES } from "./_gpu_compare.ts";
 
 const COMMANDS: Measured[] = ["vkCmdSetLineWidth", "vkGetDeviceQueue"];

@@ -441,7 +441,7 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
     if (options.cpuDriver) second = { manifest: options.cpuDriver, label: options.cpuDriver };
     if (!second) {
       try {
-        const { MockEnvironment } = await import("../testing/mock.ts");
+        const { MockEnvironment } = await import("../tests/support/mock.ts");
         const env = await MockEnvironment.create();
         const mock = await env.addDriver({
           name: "cpu",

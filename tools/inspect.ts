@@ -11,7 +11,7 @@
  * @module
  */
 
-import { describeDevicePolicy } from "../chain/device_order_report.ts";
+import { describeDevicePolicy } from "../chain/order/report.ts";
 import { DEVICE_POLICY_VARIABLES, readDevicePolicy } from "../discovery/device_selection.ts";
 import { snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { buildInspectReport, formatInspectReport } from "../discovery/inspect.ts";

@@ -15,8 +15,8 @@
  * @module
  */
 
-import { LIBRARY_FAULTS } from "../testing/reliability_faults.ts";
-import { MANIFEST_FAULTS } from "../testing/reliability_manifests.ts";
+import { LIBRARY_FAULTS } from "../tests/support/reliability_faults.ts";
+import { MANIFEST_FAULTS } from "../tests/support/reliability_manifests.ts";
 import type { SoakOutput } from "./soak.ts";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -41,7 +41,7 @@ async function runFault(id: string): Promise<FaultOutcome> {
       Deno.execPath(),
       "run",
       "--allow-all",
-      `${REPO}/testing/reliability_chain.ts`,
+      `${REPO}/tests/support/reliability_chain.ts`,
       id,
     ],
     stdout: "piped",
@@ -57,7 +57,7 @@ async function runFault(id: string): Promise<FaultOutcome> {
 
 async function propertyCounts(): Promise<Record<string, number>> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "--allow-all", `${REPO}/tests/property_env_test.ts`],
+    args: ["test", "--allow-all", `${REPO}/tests/discovery/property_env_test.ts`],
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },

@@ -30,7 +30,7 @@ import {
   resourceCounts,
   soak,
   type SoakReport,
-} from "../testing/reliability_soak.ts";
+} from "../tests/support/reliability_soak.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
@@ -123,7 +123,7 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
   let vk: any;
   if (args.loader === "libvulkan") {
     for (const [k, v] of Object.entries(vars)) Deno.env.set(k, v);
-    const { openLibvulkan } = await import("../testing/libvulkan.ts");
+    const { openLibvulkan } = await import("../tests/support/libvulkan.ts");
     vk = openLibvulkan();
   } else if (args.loader === "vkdeno") {
     const { loadVulkan } = await import("../vulkan.ts");

@@ -1,0 +1,106 @@
+/** testing/libvulkan.ts: the reference loader behind vkdeno's command-object shape. */
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { Arena, readPointer } from "../../ffi/memory.ts";
+import { allocStruct, check, enumerate, makeApiVersion, readStruct, writeStruct } from "../../ffi/structs.ts";
+import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
+import { openLibvulkan } from "./libvulkan.ts";
+
+const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+/** Runs `fn` with VK_DRIVER_FILES set to lavapipe (libvulkan reads it at vkCreateInstance). */
+function withLavapipe<T>(fn: () => T): T {
+  const old = Deno.env.get("VK_DRIVER_FILES");
+  Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
+  try {
+    return fn();
+  } finally {
+    if (old === undefined) Deno.env.delete("VK_DRIVER_FILES");
+    else Deno.env.set("VK_DRIVER_FILES", old);
+  }
+}
+
+function createInstance(vk: ReturnType<typeof openLibvulkan>, arena: Arena, extensions: string[] = []) {
+  const slot = arena.pointer(arena.alloc(8));
+  check(
+    vk.vkCreateInstance(
+      writeStruct(arena, "VkInstanceCreateInfo", {
+        pApplicationInfo: { apiVersion: makeApiVersion(1, 3) },
+        ppEnabledExtensionNames: extensions,
+      }),
+      null,
+      slot,
+    ),
+    "vkCreateInstance",
+  );
+  return readPointer(slot);
+}
+
+Deno.test("every generated command name is a method; libvulkan's exports are fast symbols", () => {
+  using vk = openLibvulkan();
+  for (const name of Object.keys(COMMAND_INDEX)) {
+    assertEquals(typeof (vk as unknown as Record<string, unknown>)[name], "function", name);
+  }
+  assert(vk.exported.has("vkCreateInstance") && vk.exported.has("vkCmdDispatch"));
+  assert(!vk.exported.has("vkCreateDebugUtilsMessengerEXT"));
+  assert(vk.exported.size > 200, `${vk.exported.size} exports`);
+});
+
+Deno.test("commands libvulkan does not export resolve through vkGetInstanceProcAddr on first call", () => {
+  using arena = new Arena();
+  using vk = openLibvulkan();
+  withLavapipe(() => {
+    const instance = createInstance(vk, arena, ["VK_KHR_get_physical_device_properties2"]);
+    try {
+      const [device] = enumerate(vk.vkEnumeratePhysicalDevices!, [instance]);
+      const direct = allocStruct(arena, "VkPhysicalDeviceProperties");
+      vk.vkGetPhysicalDeviceProperties(device!, direct);
+      const viaKhr = allocStruct(arena, "VkPhysicalDeviceProperties2");
+      assert(!vk.exported.has("vkGetPhysicalDeviceProperties2KHR"));
+      vk.vkGetPhysicalDeviceProperties2KHR(device!, viaKhr);
+      const name = readStruct("VkPhysicalDeviceProperties", direct).deviceName;
+      assertEquals(
+        (readStruct("VkPhysicalDeviceProperties2", viaKhr).properties as { deviceName: string }).deviceName,
+        name,
+      );
+    } finally {
+      vk.vkDestroyInstance(instance, null);
+    }
+  });
+});
+
+Deno.test("deviceTable holds the device's commands: exports, and enabled extensions through vkGetDeviceProcAddr", () => {
+  using arena = new Arena();
+  using vk = openLibvulkan();
+  withLavapipe(() => {
+    const instance = createInstance(vk, arena);
+    try {
+      const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices!, [instance]);
+      const slot = arena.pointer(arena.alloc(8));
+      check(
+        vk.vkCreateDevice(
+          physicalDevice!,
+          writeStruct(arena, "VkDeviceCreateInfo", {
+            pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+            ppEnabledExtensionNames: ["VK_KHR_push_descriptor"],
+          }),
+          null,
+          slot,
+        ),
+        "vkCreateDevice",
+      );
+      const device = readPointer(slot);
+      const table = vk.deviceTable(device);
+      assertEquals(table.vkGetDeviceQueue!, vk.vkGetDeviceQueue);
+      assertEquals(typeof table.vkCmdPushDescriptorSetKHR, "function");
+      assertEquals(table.vkCreateSwapchainKHR, undefined);
+      assertEquals((table as Record<string, unknown>).vkCreateInstance, undefined);
+      const queue = arena.pointer(arena.alloc(8));
+      table.vkGetDeviceQueue!(device, 0, 0, queue);
+      assert(readPointer(queue) !== null);
+      table.vkDestroyDevice!(device, null);
+    } finally {
+      vk.vkDestroyInstance(instance, null);
+    }
+  });
+});
