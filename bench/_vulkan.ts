@@ -1,6 +1,6 @@
 /**
  * What every benchmark needs on either loader: the lavapipe environment, an instance and a device made
- * through a loader's command object (vkdeno's `vk` or testing/libvulkan.ts's), and command buffers in the
+ * through a loader's command object (vkdeno's `vk` or tests/support/libvulkan.ts's), and command buffers in the
  * recording state.
  *
  * @module

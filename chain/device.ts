@@ -6,7 +6,7 @@
  *
  * One `vkCreateDevice`, in order:
  * 1. {@linkcode LoaderDevices.createDevice} (the trampoline) runs the instance's device chain
- *    (chain/layer_instance.ts `InstanceLayers.createDevice`);
+ *    (chain/layer_chain/instance_layers.ts `InstanceLayers.createDevice`);
  * 2. at its bottom, {@linkcode LoaderDevices.terminatorCreateDevice} calls the driver with a create info
  *    rewritten for it, makes the `LoaderDevice` and stamps its table into the driver's `VkDevice`;
  * 3. back at the top, the layer chain calls the instance's `deviceCreated` terminator step
@@ -183,7 +183,7 @@ export class LoaderDevices {
     return result;
   }
 
-  // The device half of an instance's `LoaderTerminators` (chain/layer_bottom.ts), which
+  // The device half of an instance's `LoaderTerminators` (chain/layer_chain/bottom.ts), which
   // chain/instance_create.ts `InstanceTerminators` forwards here with its instance.
 
   /**

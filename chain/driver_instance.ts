@@ -1,7 +1,7 @@
 /**
  * The create info of one driver's `VkInstance`: the application's `VkInstanceCreateInfo` read, and rewritten
  * for each driver (LDP_LOADER_7, LDP_LOADER_9). The driver's instance itself is chain/objects.ts's
- * `DriverInstance`, made by chain/terminator_instance.ts.
+ * `DriverInstance`, made by chain/driver_instances.ts.
  *
  * @module
  */

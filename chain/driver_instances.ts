@@ -51,7 +51,7 @@ export function createDriverInstances(
   const info = readInstanceCreateInfo(pCreateInfo);
   using arena = new Arena();
   for (const driver of inst.heldDrivers) {
-    // The settings file's device list is matched through Vulkan 1.1 properties (chain/device_configurations.ts).
+    // The settings file's device list is matched through Vulkan 1.1 properties (chain/order/configurations.ts).
     const ci = driverCreateInfo(arena, info, driver, {
       raiseTo11: inst.devicePolicy.deviceConfigurations !== undefined,
     });

@@ -36,7 +36,7 @@ type P = Deno.PointerValue;
 
 /**
  * Instance extensions the loader implements itself, in the Khronos loader's order (LOADER_BEHAVIOUR A02):
- * the debug messengers (chain/debug_utils.ts) and portability enumeration (chain/portability.ts).
+ * the debug messengers (chain/extensions/debug.ts) and portability enumeration (chain/extensions/portability.ts).
  */
 export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
   { name: "VK_EXT_debug_report", specVersion: 10 },
@@ -96,7 +96,7 @@ export class GlobalCommands {
     });
   }
 
-  /** `vkEnumerateInstanceLayerProperties`: every available layer (chain/layer_enumeration.ts). */
+  /** `vkEnumerateInstanceLayerProperties`: every available layer (chain/layer_chain/enumeration.ts). */
   enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number {
     return enumerateInstanceLayers(this.#env, pPropertyCount, pProperties);
   }

@@ -1,8 +1,8 @@
 /**
  * `vkCreateInstance` for one loader: layers prepared (discovery, activation, libraries), drivers loaded,
  * extensions checked, then the chain, the layers' `vkCreateInstance` down to the terminator, which makes
- * every driver's instance (chain/terminator_instance.ts). The instance dispatch table is then filled from
- * the top of the chain. The instance's layers get its terminators (chain/instance_terminators.ts).
+ * every driver's instance (chain/driver_instances.ts). The instance dispatch table is then filled from
+ * the top of the chain. The instance's layers get its terminators (chain/layer_terminators.ts).
  *
  * @module
  */
@@ -170,7 +170,7 @@ function createWithMessengers(
     apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
     log,
     heldDrivers: held,
-    // The settings file's device list rides on the policy (chain/device_configurations.ts applies it).
+    // The settings file's device list rides on the policy (chain/order/configurations.ts applies it).
     devicePolicy: discovered.deviceConfigurations === undefined
       ? devicePolicy
       : { ...devicePolicy, deviceConfigurations: discovered.deviceConfigurations },

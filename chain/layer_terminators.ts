@@ -1,8 +1,8 @@
 /**
  * The loader's side of one instance's layer chains: {@linkcode InstanceTerminators} implements
- * chain/layer_bottom.ts `LoaderTerminators` (the terminators, the down-call to the driver at the bottom of
+ * chain/layer_chain/bottom.ts `LoaderTerminators` (the terminators, the down-call to the driver at the bottom of
  * a device chain, the steps around a device chain) over the loader's parts: the terminator answers and
- * emulations of chain/loader_callbacks.ts, the drivers' instances (chain/terminator_instance.ts) and the
+ * emulations of chain/loader_callbacks.ts, the drivers' instances (chain/driver_instances.ts) and the
  * devices of chain/device.ts.
  *
  * @module
@@ -61,7 +61,7 @@ export class InstanceTerminators implements LoaderTerminators {
     return this.#loader.callbacks.terminatorPhysicalDeviceProcAddr(this.#inst, name);
   }
 
-  /** The terminator of vkCreateInstance (chain/terminator_instance.ts), with the loader's emulations. */
+  /** The terminator of vkCreateInstance (chain/driver_instances.ts), with the loader's emulations. */
   terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number {
     const callbacks = this.#loader.callbacks;
     const stubs = this.#loader.stubs;

@@ -3,7 +3,7 @@
  * `loader_instance`, `loader_icd_term`, `loader_physical_device_tramp` / `_term`, `loader_device`): their
  * fields, their memory layout and the small invariants that keep them consistent. What acts on them lives
  * in the modules that do the work: instance creation in loader.ts, the drivers' instances in
- * terminator_instance.ts, the instance terminators in terminator.ts, device creation in device.ts, the
+ * chain/driver_instances.ts, the instance terminators in terminator.ts, device creation in device.ts, the
  * trampolines in trampoline.ts.
  *
  * - {@linkcode HandleRegistry}: the handle maps of one `Loader` (each `Vulkan.load()` has its own), keyed
@@ -111,7 +111,7 @@ function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerO
  * A loader instance: the application's `VkInstance`, its chain, its drivers' instances and its physical
  * devices.
  *
- * The instance chain is the active layers (chain/layer_instance.ts, an empty chain when none are active)
+ * The instance chain is the active layers (chain/layer_chain/instance_layers.ts, an empty chain when none are active)
  * above the terminator link (the loader's terminators). The terminator's `vkCreateInstance` leaves this same
  * handle in `*pInstance`, as the Khronos loader's does, so layers can key on its first word.
  *
@@ -272,7 +272,7 @@ export class LoaderInstance {
 type NativeFn = (...args: unknown[]) => unknown;
 
 /**
- * A driver's `VkInstance` inside a loader instance (created by terminator_instance.ts with a create info
+ * A driver's `VkInstance` inside a loader instance (created by chain/driver_instances.ts with a create info
  * rewritten for that driver, driver_instance.ts), with the driver's function table (physical-device slots)
  * that terminator physical devices point to.
  *

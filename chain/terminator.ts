@@ -216,10 +216,10 @@ export function terminatorBodies(
         inst.log.error("vkEnumeratePhysicalDevices: no driver reported a physical device");
         return VK.ERROR_INITIALIZATION_FAILED;
       }
-      // The Khronos loader's order on Linux (sorted, selected): chain/device_policy.ts. The id filters apply
-      // at the top of the chain, after the layers, as there (chain/device_filter.ts).
+      // The Khronos loader's order on Linux (sorted, selected): chain/order/policy.ts. The id filters apply
+      // at the top of the chain, after the layers, as there (chain/order/chain_filter.ts).
       const terms = applyDevicePolicy(inst, all, withoutIdFilters(inst.devicePolicy));
-      // The settings file's device_configurations named devices and none is here (device_configurations.ts).
+      // The settings file's device_configurations named devices and none is here (chain/order/configurations.ts).
       if (terms === undefined) return VK.ERROR_INITIALIZATION_FAILED;
       return writeTwoCall(
         pCount as P,

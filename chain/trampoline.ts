@@ -152,7 +152,7 @@ function enumeratePhysicalDevices(
     def("vkEnumeratePhysicalDevices"),
   );
   if (hasIdFilters(inst.devicePolicy)) {
-    // The id filters apply here, to what the layers return (chain/device_filter.ts); they need the whole
+    // The id filters apply here, to what the layers return (chain/order/chain_filter.ts); they need the whole
     // list, so the chain is asked for all of it, as the Khronos loader's trampoline does then.
     const { result, handles } = enumerateHandles((c, o) => down(instance, c, o) as number);
     if (result < 0) return result;

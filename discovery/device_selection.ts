@@ -2,7 +2,7 @@
  * The physical-device variables of one environment, read into a {@linkcode DevicePolicy}:
  * `VK_LOADER_DEVICE_SELECT`, `VK_LOADER_DISABLE_SELECT`, and the id filters `VK_LOADER_DEVICE_ID_FILTER`,
  * `VK_LOADER_VENDOR_ID_FILTER`, `VK_LOADER_DRIVER_ID_FILTER`, with a message for each malformed value.
- * chain/device_order.ts and chain/device_group_order.ts apply the policy to the devices of an instance.
+ * chain/order/devices.ts and chain/order/groups.ts apply the policy to the devices of an instance.
  *
  * @example No variables: sorting on, no filters
  * ```ts
@@ -65,7 +65,7 @@ export interface DevicePolicy {
   /**
    * The loader settings file's `device_configurations`, when it has them (set at `vkCreateInstance` from
    * driver discovery, not from the variables): they select and order the devices enumerated
-   * (chain/device_configurations.ts).
+   * (chain/order/configurations.ts).
    */
   readonly deviceConfigurations?: DeviceConfigurations;
 }

@@ -37,7 +37,7 @@
  * `log_locations` (parsed, unused, as in the C loader), and
  * `device_configurations` (`[{ deviceUUID, driverUUID, driverVersion,
  * deviceName?, driverName? }]`: the physical devices applications see, in that
- * order; chain/device_configurations.ts applies it, and while it is present the
+ * order; chain/order/configurations.ts applies it, and while it is present the
  * driver variables are ignored, discovery/drivers.ts).
  *
  * @example Reading the settings for a snapshot
@@ -114,7 +114,7 @@ export interface SettingsDeviceConfiguration {
 
 /**
  * A settings file's device list with the file it came from: what the physical-device enumeration applies
- * (chain/device_configurations.ts) and its messages name.
+ * (chain/order/configurations.ts) and its messages name.
  *
  * @example Usage
  * ```ts
@@ -193,7 +193,7 @@ export interface LoaderSettings {
   /**
    * The `device_configurations` list, its well-formed entries in order; absent when the entry has no such
    * key (devices are then not selected by the file). Present, even empty, it selects and orders the
-   * physical devices (chain/device_configurations.ts) and turns the driver variables off
+   * physical devices (chain/order/configurations.ts) and turns the driver variables off
    * (discovery/drivers.ts).
    */
   readonly deviceConfigurations?: readonly SettingsDeviceConfiguration[];

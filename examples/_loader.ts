@@ -1,6 +1,6 @@
 /**
  * What every example does before its first Vulkan call: opens the loader named by `--loader=` (vkdeno, or
- * the reference `libvulkan.so.1` through `testing/libvulkan.ts`, for comparing), and says how to install a
+ * the reference `libvulkan.so.1` through `tests/support/libvulkan.ts`, for comparing), and says how to install a
  * driver when there is none.
  *
  * @module
@@ -38,7 +38,7 @@ export function loaderArg(args: readonly string[]): string {
 
 /**
  * Opens the loader named by a `--loader=` value: `"vkdeno"` (this project's loader) or `"libvulkan"` (the
- * reference, through `testing/libvulkan.ts`).
+ * reference, through `tests/support/libvulkan.ts`).
  *
  * @example Usage
  * ```ts ignore

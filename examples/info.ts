@@ -8,7 +8,7 @@
  * drivers are listed too. If the instance cannot be created, `--json` prints `{"error":"VK_ERROR_..."}` and
  * the exit code is 1.
  *
- * Each device is listed with the rule that put it at its position (chain/device_sort.ts): the
+ * Each device is listed with the rule that put it at its position (chain/order/sort.ts): the
  * `VK_LOADER_DEVICE_SELECT` match, device type, PCI bus, `deviceID ^ vendorID`, the loader order when
  * sorting is off, `settings` when the loader settings file's `device_configurations` placed it, or `layer`
  * when something above the loader (such as Mesa's device-select layer) reordered the list.
@@ -143,7 +143,7 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
   return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups, order };
 }
 
-/** The policy's explanation of the order the loader returned (chain/device_order_report.ts). */
+/** The policy's explanation of the order the loader returned (chain/order/report.ts). */
 function deviceOrder(
   vk: VulkanCommands,
   handles: VkPhysicalDevice[],
@@ -154,7 +154,7 @@ function deviceOrder(
   const commands = vk as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>;
   const fn = (name: string) => commands[name] ?? null;
   const records = handles.map((h) => readDeviceRecord({ fn }, h, { properties2 }));
-  // A settings file's device_configurations place devices before any sort (chain/device_configurations.ts).
+  // A settings file's device_configurations place devices before any sort (chain/order/configurations.ts).
   const list = deviceConfigurationsOf(readLoaderSettings(env).settings);
   if (list !== undefined && properties2) {
     const driver = { fn, driver: { apiVersion: instanceVersion } };

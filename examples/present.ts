@@ -9,7 +9,7 @@
  * ```
  *
  * {@linkcode presentFrames} takes a command object, so the same code runs on vkdeno and on the reference
- * loader (`testing/libvulkan.ts`) for comparison.
+ * loader (`tests/support/libvulkan.ts`) for comparison.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Reading Vulkan structs back into plain objects (the public side of `ffi/_structs_read.ts`'s `readInto`):
+ * Reading Vulkan structs back into plain objects (the public side of `ffi/_struct_reader.ts`'s `readInto`):
  * {@linkcode readStruct}, {@linkcode readStructArray}, the pNext chain hanging off a struct
  * ({@linkcode readChain}), and a struct's size ({@linkcode sizeOfStruct}). Re-exported by `ffi/structs.ts`.
  *

@@ -1,5 +1,5 @@
 /**
- * Writing Vulkan structs from plain objects (the public side of `ffi/_structs_write.ts`'s `StructWriter`):
+ * Writing Vulkan structs from plain objects (the public side of `ffi/_struct_writer.ts`'s `StructWriter`):
  * {@linkcode writeStruct} and {@linkcode writeStructArray} for inputs, {@linkcode allocStruct} for zeroed
  * outputs with `sType` set and an optional pNext chain. Re-exported by `ffi/structs.ts`.
  *

@@ -15,7 +15,7 @@
  * This module is the one path they are imported by; each idea has its own module: writing
  * (`ffi/struct_write.ts`), reading and pNext chains (`ffi/struct_read.ts`), command helpers
  * (`ffi/enumerate.ts`), versions (`ffi/api_version.ts`), over the layout lookups, writer and reader of
- * `ffi/_structs_layout.ts`, `ffi/_structs_write.ts` and `ffi/_structs_read.ts`.
+ * `ffi/_struct_layout.ts`, `ffi/_struct_writer.ts` and `ffi/_struct_reader.ts`.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * TS layers at the top of the chain, with no FFI crossing: {@linkcode installLayers} wraps a loader's
- * command object (vkdeno's `vk`, or `testing/libvulkan.ts`'s) so that each intercepted command runs the
+ * command object (vkdeno's `vk`, or `tests/support/libvulkan.ts`'s) so that each intercepted command runs the
  * chassis, then the wrapped object's function (the native stub). Every command no layer intercepts is
  * the very same function object as on the wrapped object: it costs nothing. Eight cold commands are the
  * host's own: `vkCreateInstance`, `vkCreateDevice`, the four layer/extension enumerations (which list TS

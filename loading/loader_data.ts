@@ -9,7 +9,7 @@
  * crashes the process, so this one is machine code with no JavaScript in it.
  *
  * x86-64 only (elsewhere {@linkcode nativeSetLoaderData} is null and
- * chain/instance_chain.ts and chain/device_chain.ts keep their `Deno.UnsafeCallback`s). The code is emitted
+ * chain/layer_chain/instance.ts and chain/layer_chain/device.ts keep their `Deno.UnsafeCallback`s). The code is emitted
  * into an ELF object by `ffi/elf.ts`, loaded from a memfd once per process
  * and never unloaded: layers may keep the pointer.
  *

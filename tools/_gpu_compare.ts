@@ -1,6 +1,6 @@
 /**
  * The judging side of tools/gpu_check.ts, kept free of processes and drivers so that
- * tests/gpu_check_test.ts can feed it made-up inputs: the negotiated interface from `VK_LOADER_DEBUG=driver`
+ * tests/tools/gpu_check_test.ts can feed it made-up inputs: the negotiated interface from `VK_LOADER_DEBUG=driver`
  * lines, the comparison of two `deno task info --json` reports, the physical-device ordering verdict, and
  * the per-call benchmark summary.
  *

@@ -4,7 +4,7 @@
  * calls `vkCreateBuffer` with size 0 and usage 0 (invalid: VUID-VkBufferCreateInfo-size-00912). Prints one
  * line `GPU_VUID <json>` with the message IDs the messenger received and the results of each step. The
  * drivers and layers come from the process environment (`VK_DRIVER_FILES`, `VK_LAYER_PATH`). The steps
- * are those of tests/layer_real_test.ts on lavapipe.
+ * are those of tests/chain/layer_chain/real_layers_test.ts on lavapipe.
  *
  * @module
  */

@@ -10,7 +10,7 @@
  * 4. the Khronos validation layer: the compute example runs clean through it, and an invalid
  *    `vkCreateBuffer` (size 0) reaches a debug-utils messenger (tools/_gpu_layer.ts);
  * 5. physical-device ordering: NVIDIA plus a CPU device (a given CPU driver such as lavapipe, else the mock
- *    driver of tests/mock configured as a CPU), through both loaders: the discrete GPU first, same order;
+ *    driver of tests/support/mock configured as a CPU), through both loaders: the discrete GPU first, same order;
  * 6. the per-call benchmark (tools/_gpu_bench.ts): vkdeno public command vs libvulkan export vs floor.
  *
  * Usage: `deno run -A tools/gpu_check.ts [--out DIR] [--driver MANIFEST] [--layer-path DIR]
@@ -449,7 +449,7 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
         });
         second = {
           manifest: mock.manifestPath,
-          label: "the mock driver (tests/mock) as a CPU device",
+          label: "the mock driver (tests/support/mock) as a CPU device",
           dispose: () => env.dispose(),
         };
       } catch (error) {

@@ -41,7 +41,7 @@ chmod +x /tmp/bin/deno
 export PATH=/tmp/bin:$PATH
 rm -rf /tmp/deno_dir && cp -r .carry/api/deno_dir /tmp/deno_dir
 export DENO_DIR=/tmp/deno_dir
-# Prebuilt test and bench libraries count as fresh (testing/c_build.ts rebuilds when the source is newer).
+# Prebuilt test and bench libraries count as fresh (tests/support/c_build.ts rebuilds when the source is newer).
 touch .cache/bench/*.so .cache/c/*.so 2>/dev/null
 deno --version | head -1
 ldconfig -p | grep -E 'libvulkan.so.1|libGLdispatch' | head

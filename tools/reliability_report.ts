@@ -1,7 +1,7 @@
 /**
  * Writes the "Reliability" section of BENCHMARKS.md: faults tried and crashes (every fault of the
  * catalogue run through vkdeno, each in its own process), manifests and environment values fuzzed (the
- * counts `tests/property_env_test.ts` prints), and the soak figures of `tools/soak.ts --json` runs.
+ * counts `tests/discovery/property_env_test.ts` prints), and the soak figures of `tools/soak.ts --json` runs.
  *
  * ```sh
  * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=10000 --json > soak_10k.json
@@ -24,7 +24,7 @@ const decoder = new TextDecoder();
 
 /** What running one fault of the catalogue through vkdeno gave. */
 export interface FaultOutcome {
-  /** The fault's id in `testing/reliability_faults.ts`. */
+  /** The fault's id in `tests/support/reliability_faults.ts`. */
   id: string;
   /** Expectations met, missed, or the process crashed or hung. */
   result: "ok" | "failed" | "crashed" | "hung";

@@ -68,7 +68,7 @@ const XCB_SYMBOLS = {
 
 const LIBC_FREE = { free: { parameters: ["pointer"], result: "void" } } as const;
 
-/** xcb_screen_t and xcb_setup_t field offsets (checked against <xcb/xcb.h> by tests/wsi_x11_test.ts). */
+/** xcb_screen_t and xcb_setup_t field offsets (checked against <xcb/xcb.h> by tests/wsi/x11_test.ts). */
 export const XCB_OFFSETS = {
   screen_root: 0,
   screen_root_visual: 32,

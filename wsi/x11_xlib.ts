@@ -55,7 +55,7 @@ const XLIB_SYMBOLS = {
   XCloseDisplay: { parameters: ["pointer"], result: "i32" },
 } as const;
 
-/** XImage field offsets on LP64 (checked against <X11/Xlib.h> by tests/wsi_x11_test.ts). */
+/** XImage field offsets on LP64 (checked against <X11/Xlib.h> by tests/wsi/x11_test.ts). */
 export const XIMAGE_OFFSETS = {
   width: 0,
   height: 4,

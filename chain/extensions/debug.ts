@@ -7,7 +7,7 @@
  * `vkCreateDebugReportCallbackEXT` (through {@linkcode DebugMessengers.terminators})
  * are active until destroyed. While active, every loader log message
  * ({@linkcode Logger} sink) reaches them, whatever `VK_LOADER_DEBUG` says, as
- * chain/debug_messenger.ts delivers it. This module keeps one instance's messengers
+ * chain/extensions/debug_messenger.ts delivers it. This module keeps one instance's messengers
  * and the debug-utils and debug-report terminators that make them.
  *
  * @example Messengers from a create info, active around a call

@@ -3,7 +3,7 @@
  * `VkDebugUtilsMessengerCreateInfoEXT` or `VkDebugReportCallbackCreateInfoEXT` an application gives, and
  * how one loader log message reaches it: `pMessageIdName` "Loader Message", one `VK_OBJECT_TYPE_INSTANCE`
  * object, severity from the message level, type from its category. The messengers of one instance are
- * chain/debug_utils.ts `DebugMessengers`.
+ * chain/extensions/debug.ts `DebugMessengers`.
  *
  * @example The create info's messengers, active around a call
  * ```ts ignore

@@ -26,7 +26,7 @@ const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result:
  * physical devices, filling the device dispatch table once the device came back up, a device a layer made
  * and destroyed through `pfnLayerCreateDevice` / `pfnLayerDestroyDevice`, the table
  * `vkSetDeviceLoaderData` writes). The chain defines it; the loader objects above implement it
- * (chain/instance_terminators.ts `InstanceTerminators`, over chain/device.ts `LoaderDevices`).
+ * (chain/layer_terminators.ts `InstanceTerminators`, over chain/device.ts `LoaderDevices`).
  *
  * @example Usage
  * ```ts ignore

@@ -1,5 +1,5 @@
 /**
- * The two steps every layer-chain creation shares (chain/instance_chain.ts, chain/device_chain.ts): asking a
+ * The two steps every layer-chain creation shares (chain/layer_chain/instance.ts, chain/layer_chain/device.ts): asking a
  * link's `vkGetInstanceProcAddr` for the create command, and copying the application's create info with the
  * loader's nodes in front of its `pNext`.
  *

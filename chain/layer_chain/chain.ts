@@ -11,14 +11,14 @@
  * addresses, which `vkSetInstanceLoaderData` / `vkSetDeviceLoaderData` write
  * into the dispatchable objects layers make. A layer asking the loader to make
  * a device below it (`pfnLayerCreateDevice`) is routed back to the core
- * through chain/instance_chain.ts `InstanceChainArgs.createDeviceForLayer`.
+ * through chain/layer_chain/instance.ts `InstanceChainArgs.createDeviceForLayer`.
  *
  * Libraries are released by {@linkcode LayerChain.release}, which the core
  * calls after `vkDestroyInstance` has gone down the chain.
  *
  * This module loads the libraries and keeps what lives as long as the chain (its callbacks, create infos
- * and device tables); building and running each chain is chain/instance_chain.ts and
- * chain/device_chain.ts.
+ * and device tables); building and running each chain is chain/layer_chain/instance.ts and
+ * chain/layer_chain/device.ts.
  *
  * @example Loading the chain for an activation
  * ```ts ignore
@@ -46,12 +46,7 @@ import { VkError } from "../../ffi/errors.ts";
 import { LayerLibrary, LayerLoadError } from "../../loading/layer_library.ts";
 import type { InstanceLink } from "./nodes.ts";
 import type { Logger } from "../../loading/log.ts";
-import {
-  type DeviceChainArgs,
-  type DeviceChainResult,
-  DeviceLoaderData,
-  runDeviceChain,
-} from "./device.ts";
+import { type DeviceChainArgs, type DeviceChainResult, DeviceLoaderData, runDeviceChain } from "./device.ts";
 import { type InstanceChainArgs, type InstanceChainResult, runInstanceChain } from "./instance.ts";
 
 /**
@@ -206,7 +201,7 @@ export class LayerChain implements Disposable {
   }
 
   /**
-   * Runs `vkCreateInstance` down the chain (chain/instance_chain.ts `runInstanceChain`): builds the loader
+   * Runs `vkCreateInstance` down the chain (chain/layer_chain/instance.ts `runInstanceChain`): builds the loader
    * nodes, asks the first layer's `vkGetInstanceProcAddr` (with the loader's non-null instance, as the C
    * loader does) for `vkCreateInstance`, and calls it.
    *
@@ -230,7 +225,7 @@ export class LayerChain implements Disposable {
    * Runs `vkCreateDevice` down the device-capable layers (all of them, or
    * those below `args.below`) to the bottom link, with the device nodes in
    * front of the application's `pNext` and its device group unwrapped
-   * (chain/device_chain.ts `runDeviceChain`).
+   * (chain/layer_chain/device.ts `runDeviceChain`).
    *
    * @example Usage
    * ```ts ignore

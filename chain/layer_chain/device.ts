@@ -3,7 +3,7 @@
  * device-capable layers (all of them, or those below the layer calling `pfnLayerCreateDevice`) to the loader's
  * bottom link, with the device nodes in front of the application's `pNext` and its device group unwrapped;
  * and the device dispatch tables `vkSetDeviceLoaderData` writes into the dispatchable objects layers make
- * ({@linkcode DeviceLoaderData}). chain/layer_chain.ts `LayerChain.createDevice` runs it over the chain's
+ * ({@linkcode DeviceLoaderData}). chain/layer_chain/chain.ts `LayerChain.createDevice` runs it over the chain's
  * libraries.
  *
  * @module
@@ -25,7 +25,7 @@ const CREATE_DEVICE = { parameters: ["pointer", "pointer", "pointer", "pointer"]
 const SET_LOADER_DATA = { parameters: ["pointer", "pointer"], result: "i32" } as const;
 
 /**
- * What `LayerChain.createDevice` (chain/layer_chain.ts) needs from the loader core.
+ * What `LayerChain.createDevice` (chain/layer_chain/chain.ts) needs from the loader core.
  *
  * @example Usage
  * ```ts ignore
@@ -37,7 +37,7 @@ const SET_LOADER_DATA = { parameters: ["pointer", "pointer"], result: "i32" } as
 export interface DeviceChainArgs {
   /** Terminator `vkGetInstanceProcAddr` (answering `vkCreateDevice`) and the driver's `vkGetDeviceProcAddr`. */
   readonly bottom: DeviceLink;
-  /** The instance handle the layers know (chain/instance_chain.ts `InstanceChainResult.instance`). */
+  /** The instance handle the layers know (chain/layer_chain/instance.ts `InstanceChainResult.instance`). */
   readonly instance: Deno.PointerValue;
   /** The physical device as the top device layer knows it. */
   readonly physicalDevice: Deno.PointerValue;
@@ -54,7 +54,7 @@ export interface DeviceChainArgs {
 }
 
 /**
- * What `LayerChain.createDevice` (chain/layer_chain.ts) returns.
+ * What `LayerChain.createDevice` (chain/layer_chain/chain.ts) returns.
  *
  * @example Usage
  * ```ts ignore

@@ -14,7 +14,10 @@ import type { CallbackRegistry } from "../../ffi/callback.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { readCString, readPointer, readU32 } from "../../ffi/memory.ts";
 import type { Logger } from "../../loading/log.ts";
-import { VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_LAYER_NOT_PRESENT } from "../../ffi/generated/vk_constants.js";
+import {
+  VK_ERROR_INITIALIZATION_FAILED,
+  VK_ERROR_LAYER_NOT_PRESENT,
+} from "../../ffi/generated/vk_constants.js";
 import { type ExtensionEntry, layerExtensions, mergeExtensions } from "./extensions.ts";
 import { writeExtensionProperties, writeLayerProperties } from "./enumeration.ts";
 

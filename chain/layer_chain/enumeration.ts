@@ -4,9 +4,9 @@
  * `vkEnumerateInstanceExtensionProperties(pLayerName)` and the enabled
  * implicit layers' extensions after the core's list for a null name (A02);
  * each through the enabled implicit layers' pre-instance functions (LI09,
- * chain/layer_pre_instance.ts), `vkEnumerateInstanceVersion` included. The
+ * chain/layer_chain/pre_instance.ts), `vkEnumerateInstanceVersion` included. The
  * `VkLayerProperties` / `VkExtensionProperties` writers serve the device-level
- * answers of chain/layer_instance.ts too.
+ * answers of chain/layer_chain/instance_layers.ts too.
  *
  * @example Layers of an empty tree
  * ```ts

@@ -3,7 +3,7 @@
  * (a layer without `vk_layerGetPhysicalDeviceProcAddr` passes on the one below it), the loader's instance
  * nodes in front of the application's `pNext` with the callbacks layers call back into
  * (`vkSetInstanceLoaderData`, `pfnLayerCreateDevice`, `pfnLayerDestroyDevice`), and `vkCreateInstance` run
- * down from the first layer. chain/layer_chain.ts `LayerChain.createInstance` runs it over the chain's
+ * down from the first layer. chain/layer_chain/chain.ts `LayerChain.createInstance` runs it over the chain's
  * libraries.
  *
  * @module
@@ -32,7 +32,7 @@ const LAYER_CREATE_DEVICE = {
 const LAYER_DESTROY_DEVICE = { parameters: ["pointer", "pointer", "pointer"], result: "void" } as const;
 
 /**
- * What `LayerChain.createInstance` (chain/layer_chain.ts) needs from the loader core.
+ * What `LayerChain.createInstance` (chain/layer_chain/chain.ts) needs from the loader core.
  *
  * @example Usage
  * ```ts ignore
@@ -86,7 +86,7 @@ export interface LayerCreateDeviceRequest {
 }
 
 /**
- * What `LayerChain.createInstance` (chain/layer_chain.ts) returns.
+ * What `LayerChain.createInstance` (chain/layer_chain/chain.ts) returns.
  *
  * @example Usage
  * ```ts ignore

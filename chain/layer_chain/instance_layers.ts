@@ -8,14 +8,14 @@
  *   core's terminators, with the create info's debug messengers active (A17);
  * - {@linkcode InstanceLayers.createDevice}: the device chain, also run for a
  *   layer's `pfnLayerCreateDevice`;
- * - extension checks (A02, A05) and the device-layer answers (chain/device_layers.ts: A04, F11);
+ * - extension checks (A02, A05) and the device-layer answers (chain/layer_chain/device_layers.ts: A04, F11);
  * - {@linkcode InstanceLayers.activateDestroyMessengers} / {@linkcode InstanceLayers.release}.
  *
  * The core implements its side as {@linkcode LoaderTerminators}: its terminator
  * `vkGetInstanceProcAddr` answers and `vkCreateInstance` body, the bottom of
  * the device chain (the driver's `vkGetDeviceProcAddr`), and what to do once a
  * device came back up the chain. The C callbacks the last layer calls down
- * into over those answers are chain/layer_bottom.ts's `ChainBottom`.
+ * into over those answers are chain/layer_chain/bottom.ts's `ChainBottom`.
  *
  * @example Preparing the layers of an instance
  * ```ts
@@ -320,7 +320,7 @@ export class InstanceLayers implements Disposable {
 
   /**
    * Replacements for the instance table's `vkEnumerateDeviceLayerProperties` and
-   * `vkEnumerateDeviceExtensionProperties` slots (chain/device_layers.ts `deviceLayerSlots`); `current(name)`
+   * `vkEnumerateDeviceExtensionProperties` slots (chain/layer_chain/device_layers.ts `deviceLayerSlots`); `current(name)`
    * is what the slot held.
    *
    * @example Usage

@@ -1,6 +1,6 @@
 /**
  * The interface through which layers written as script modules plug into the layer chain
- * (chain/layer_chain.ts): the chain defines it and layers/ implements it (layers/module_layer.ts
+ * (chain/layer_chain/chain.ts): the chain defines it and layers/ implements it (layers/module_layer.ts
  * `moduleLayerLoader`), so the chain never imports the TS layer API, as wsi/ plugs in through
  * chain/wsi_interface.ts.
  *

@@ -71,7 +71,7 @@ export interface ConfiguredDevices<T> {
 }
 
 /**
- * The same elements (by `===`) in the same order: UUID bytes here, device lists in chain/device_policy.ts.
+ * The same elements (by `===`) in the same order: UUID bytes here, device lists in chain/order/policy.ts.
  *
  * @example Usage
  * ```ts

@@ -1,9 +1,9 @@
 /**
  * The order `vkEnumeratePhysicalDevices` returns on Linux, and which devices it returns: the id filters
- * (chain/device_id_filters.ts) remove devices, the Linux sort (chain/device_sort.ts) orders the rest, and
+ * (chain/order/id_filters.ts) remove devices, the Linux sort (chain/order/sort.ts) orders the rest, and
  * the result carries log lines (driver category) saying why each device is where it is and why each
- * removed one went. Groups are ordered in chain/device_group_order.ts, reports of an order in
- * chain/device_order_report.ts.
+ * removed one went. Groups are ordered in chain/order/groups.ts, reports of an order in
+ * chain/order/report.ts.
  *
  * @example Sorting two devices
  * ```ts

@@ -3,7 +3,7 @@
  * document's "Multiple Filtering"): `VK_LOADER_DEVICE_ID_FILTER`, `VK_LOADER_VENDOR_ID_FILTER` and
  * `VK_LOADER_DRIVER_ID_FILTER` are comma lists of ids and ranges (parsed in
  * discovery/device_selection.ts); a device stays only when every filter that is set matches it, a group
- * only when all its devices do. chain/device_filter.ts applies them at the top of the chain, where the
+ * only when all its devices do. chain/order/chain_filter.ts applies them at the top of the chain, where the
  * current Khronos loader does; the terminator sorts without them.
  *
  * @module
@@ -14,7 +14,7 @@ import { type DeviceRecord, hexId } from "./sort.ts";
 
 /**
  * The policy without its id filters: what the terminator applies, since the Khronos loader filters the
- * list at the top of the chain, after the layers (see chain/device_filter.ts).
+ * list at the top of the chain, after the layers (see chain/order/chain_filter.ts).
  *
  * @example Usage
  * ```ts

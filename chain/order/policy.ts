@@ -1,8 +1,8 @@
 /**
- * The physical-device policy (chain/device_order.ts, chain/device_group_order.ts) applied to the terminator's own objects: the
+ * The physical-device policy (chain/order/devices.ts, chain/order/groups.ts) applied to the terminator's own objects: the
  * enumeration terminators hand over their drivers' physical devices (or groups) and get back the list to
  * return. The loader order is the Khronos loader's (drivers in reverse discovery order, each driver's
- * devices in its own order); each device's record is read once (chain/device_record.ts) and cached.
+ * devices in its own order); each device's record is read once (chain/order/record.ts) and cached.
  *
  * @example In `vkEnumeratePhysicalDevices`' terminator
  * ```ts ignore
@@ -163,7 +163,7 @@ function decideTermDevices<T extends PolicyPhysicalDevice>(
 /**
  * {@linkcode orderTermDevices}, returning only the devices; undefined when the settings file's
  * `device_configurations` name devices and none is present (the enumeration then fails, as in the
- * Khronos loader: chain/device_configurations.ts).
+ * Khronos loader: chain/order/configurations.ts).
  *
  * @example Usage
  * ```ts ignore

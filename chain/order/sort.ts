@@ -10,8 +10,8 @@
  *
  * Pure: plain device records in, placed records out, each with the rule that put it there and a sentence
  * saying why, so the terminators, logs and `deno task info` tell the same story. The id filters are in
- * chain/device_id_filters.ts, the device and group orders built from both in chain/device_order.ts and
- * chain/device_group_order.ts.
+ * chain/order/id_filters.ts, the device and group orders built from both in chain/order/devices.ts and
+ * chain/order/groups.ts.
  *
  * @module
  */

@@ -9,7 +9,15 @@ import { Arena, readPointer, readU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { replaceGroupDevices } from "../../chain/device.ts";
 import { MockEnvironment } from "../support/mock.ts";
-import { addr, calls, createDevice, createInstance, fields, load, physicalDevices } from "../support/chain.ts";
+import {
+  addr,
+  calls,
+  createDevice,
+  createInstance,
+  fields,
+  load,
+  physicalDevices,
+} from "../support/chain.ts";
 
 Deno.test("the group struct is copied with mapped handles; the pNext chain is relinked; the original stays", () => {
   using arena = new Arena();

@@ -6,7 +6,16 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readCString, readU32 } from "../../ffi/memory.ts";
 import { MockEnvironment } from "../support/mock.ts";
-import { addr, calls, createInstance, fields, firstWord, load, physicalDevices, u32Slot } from "../support/chain.ts";
+import {
+  addr,
+  calls,
+  createInstance,
+  fields,
+  firstWord,
+  load,
+  physicalDevices,
+  u32Slot,
+} from "../support/chain.ts";
 
 const VK_INCOMPLETE = 5;
 const VK_ERROR_LAYER_NOT_PRESENT = -6;

@@ -5,7 +5,7 @@
  *   ...) are not listed on Linux even when a driver lists them, and enabling one fails with
  *   `VK_ERROR_EXTENSION_NOT_PRESENT`;
  * - rule 7: the loader lists its own instance extensions, `VK_EXT_debug_report` and `VK_EXT_debug_utils`
- *   (it implements both: chain/debug_utils.ts), after the drivers', as the Khronos loader does
+ *   (it implements both: chain/extensions/debug.ts), after the drivers', as the Khronos loader does
  *   (LOADER_BEHAVIOUR A02), and an application can enable them with a driver that has neither.
  */
 

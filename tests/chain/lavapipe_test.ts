@@ -7,7 +7,15 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readPointer, readU32 } from "../../ffi/memory.ts";
 import { readStruct, writeStruct } from "../../ffi/structs.ts";
-import { addr, createDevice, createInstance, firstWord, load, physicalDevices, u32Slot } from "../support/chain.ts";
+import {
+  addr,
+  createDevice,
+  createInstance,
+  firstWord,
+  load,
+  physicalDevices,
+  u32Slot,
+} from "../support/chain.ts";
 
 const LVP = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const present = (() => {

@@ -5,7 +5,7 @@
  * filters, groups) it asks the drivers at terminator level. The same mock layer logs every physical-device
  * command on entry under both loaders; the sequences must be equal, except that Debian's libvulkan1
  * 1.3.239 also sends its device-extension check of vkCreateDevice through the layers. The real-layer side of this rule (a
- * gfxreconstruct capture of the compute example) is in tests/layer_capture_real_test.ts.
+ * gfxreconstruct capture of the compute example) is in tests/chain/layer_chain/capture_real_test.ts.
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";

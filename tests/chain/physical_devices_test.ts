@@ -32,7 +32,7 @@ Deno.test("devices of every driver are aggregated as loader handles, sorted as t
   using l = load(env.snapshot());
   const { instance } = createInstance(l);
   const pds = physicalDevices(l, instance);
-  // Discrete, integrated, ..., CPU (chain/device_sort.ts).
+  // Discrete, integrated, ..., CPU (chain/order/sort.ts).
   assertEquals(pds.map((pd) => deviceName(l, pd)), ["A1", "B0", "A0"]);
   const driverHandles = calls(env.callLog(), "vkEnumeratePhysicalDevices")
     .flatMap((x) => (fields(x).devices ?? "").split(",").filter(Boolean))

@@ -8,7 +8,15 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { loaderOf } from "../../vulkan.ts";
 import { UNKNOWN_DEVICE_BASE, UNKNOWN_PHYSICAL_DEVICE_BASE } from "../../chain/stubs.ts";
 import { MockEnvironment } from "../support/mock.ts";
-import { addr, calls, createDevice, createInstance, fields, load, physicalDevices } from "../support/chain.ts";
+import {
+  addr,
+  calls,
+  createDevice,
+  createInstance,
+  fields,
+  load,
+  physicalDevices,
+} from "../support/chain.ts";
 
 const DEF = { parameters: ["pointer", "u32"], result: "u32" } as const;
 

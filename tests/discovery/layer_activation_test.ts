@@ -8,7 +8,13 @@ import {
 import { layerInspectSection } from "../../discovery/layer_inspect.ts";
 import { discoverLayers } from "../../discovery/layers.ts";
 import { TempTree } from "../support/discovery_tree.ts";
-import { EXPLICIT_DIR, IMPLICIT_DIR, implicitFields, layerManifest, layersManifest } from "../support/layer_tree.ts";
+import {
+  EXPLICIT_DIR,
+  IMPLICIT_DIR,
+  implicitFields,
+  layerManifest,
+  layersManifest,
+} from "../support/layer_tree.ts";
 
 function activate(
   tree: TempTree,

@@ -13,7 +13,10 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { activateLayers, implicitLayerInstanceExtensions } from "../../discovery/layer_activation.ts";
 import { discoverLayers } from "../../discovery/layers.ts";
-import { enumerateInstanceLayerProperties, layerExtensionProperties } from "../../discovery/layer_properties.ts";
+import {
+  enumerateInstanceLayerProperties,
+  layerExtensionProperties,
+} from "../../discovery/layer_properties.ts";
 import { TempTree } from "../support/discovery_tree.ts";
 import { implicitFields, layerManifest, layersManifest } from "../support/layer_tree.ts";
 import { ccSync } from "../support/c_build.ts";

@@ -1,9 +1,18 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { discoverLayers, type LayerDiscovery } from "../../discovery/layers.ts";
 import { clearLayerManifestCache } from "../../discovery/layer_manifest_cache.ts";
-import { enumerateInstanceLayerProperties, layerExtensionProperties } from "../../discovery/layer_properties.ts";
+import {
+  enumerateInstanceLayerProperties,
+  layerExtensionProperties,
+} from "../../discovery/layer_properties.ts";
 import { TempTree } from "../support/discovery_tree.ts";
-import { EXPLICIT_DIR, IMPLICIT_DIR, implicitFields, layerManifest, layersManifest } from "../support/layer_tree.ts";
+import {
+  EXPLICIT_DIR,
+  IMPLICIT_DIR,
+  implicitFields,
+  layerManifest,
+  layersManifest,
+} from "../support/layer_tree.ts";
 
 function names(d: LayerDiscovery): string[] {
   return enumerateInstanceLayerProperties(d).map((p) => p.layerName);

@@ -11,7 +11,11 @@ import { elfHash, emitStubObject, STUB_SIZE, stubCode, validateNames } from "../
 import { EmittedObject } from "../../ffi/emitted_object.ts";
 import { Library } from "../../ffi/library.ts";
 import { COMMANDS } from "../../ffi/generated/commands.ts";
-import { commandNameHashes, TRAMP_SYMBOL_PREFIX, trampSymbolHashes } from "../../ffi/generated/stub_hashes.ts";
+import {
+  commandNameHashes,
+  TRAMP_SYMBOL_PREFIX,
+  trampSymbolHashes,
+} from "../../ffi/generated/stub_hashes.ts";
 import { address, Arena, readCString, readPointer, readU64 } from "../../ffi/memory.ts";
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Fault catalogue, driver and layer half, through vkdeno: each fault beside lavapipe ends in a logged
  * reason naming the driver or layer at fault, a working lavapipe instance and device, and nothing left
- * behind (see `testing/reliability_chain.ts` for the expectations). Each fault runs as its own process with a
+ * behind (see `tests/support/reliability_chain.ts` for the expectations). Each fault runs as its own process with a
  * time limit, so a crash or a hang fails that fault with its signal.
  */
 

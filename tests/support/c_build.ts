@@ -1,6 +1,6 @@
 /**
  * The one place tests, benches and tools run `cc`: the C test libraries of
- * testing/c/ into `.cache/c/` (rebuilt only when the source is newer than the
+ * tests/support/c/ into `.cache/c/` (rebuilt only when the source is newer than the
  * library), probe programs built from C text, and plain `cc` runs with the
  * caller's arguments (mocks, fault libraries).
  *
@@ -13,7 +13,7 @@ const here = import.meta.dirname!;
 const cacheDir = join(here, "../..", ".cache", "c");
 
 /**
- * Compiles `testing/c/<name>.c` to a shared library and returns its path.
+ * Compiles `tests/support/c/<name>.c` to a shared library and returns its path.
  *
  * @example Usage
  * ```ts ignore
@@ -92,7 +92,7 @@ function ccError(args: readonly string[], stderr: string): Error {
  * @example Usage
  * ```ts ignore
  * import { cc } from "./c_build.ts";
- * await cc(["-O1", "-o", "/tmp/drop", "testing/c/reliab_drop.c"]);
+ * await cc(["-O1", "-o", "/tmp/drop", "tests/support/c/reliab_drop.c"]);
  * ```
  * @throws {Error} Naming the output and the command, with `cc`'s stderr, when it fails.
  */

@@ -1,5 +1,5 @@
 /**
- * Child process of tests/chain_fallback_test.ts: the whole chain on the UnsafeFnPointer fallback (the
+ * Child process of tests/chain/fallback_test.ts: the whole chain on the UnsafeFnPointer fallback (the
  * first load of the process asks for it), over the environment given as JSON in the first argument.
  * Prints one JSON line of results.
  *

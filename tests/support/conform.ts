@@ -1,7 +1,7 @@
 /**
  * Side-by-side runs for the conformance tests (issue 17): the same mock environment seen by the Khronos
  * loader (`conform_client`, linked against libvulkan.so.1) and by vkdeno, printed in the same line format
- * (see tests/mock/conform_client.c), so a test compares what an application would see, line by line.
+ * (see tests/support/mock/conform_client.c), so a test compares what an application would see, line by line.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Builds the mock driver and mock layer libraries from `tests/mock/*.c` with
+ * Builds the mock driver and mock layer libraries from `tests/support/mock/*.c` with
  * `cc`, once per set of sources: the output lives in `.cache/mock/<hash>/`,
  * keyed by a hash of the sources and flags, so an edit rebuilds and a rerun
  * does not. Parallel test processes build into private folders and rename.
@@ -27,7 +27,7 @@ export interface MockBuild {
    * Helper programs: `khronos_client` (a small app linked against the Khronos loader, `libvulkan.so.1`;
    * argument `surface` adds a headless surface and a swapchain) and `harness` (a loader-free
    * create/destroy cycle: `harness <driver.so> [layer.so ...]`, for valgrind) and `conform_client` (what an
-   * application checks, printed line by line under the Khronos loader; see tests/_conform.ts).
+   * application checks, printed line by line under the Khronos loader; see tests/support/conform.ts).
    */
   readonly programs: Readonly<Record<MockProgram, string>>;
 }
@@ -41,7 +41,7 @@ const PROGRAMS: Record<MockProgram, string[]> = {
   conform_client: ["-lvulkan"],
 };
 
-/** The repository root (this file is `testing/mock_build.ts`). */
+/** The repository root (this file is `tests/support/mock_build.ts`). */
 export const REPO_ROOT: string = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 /** The folder with the mock C sources: they live beside the tests, which build them through this module. */

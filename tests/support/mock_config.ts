@@ -1,6 +1,6 @@
 /**
  * Typed configuration of the mock driver and mock layer, and its text form
- * (the `<library>.conf` file the C mocks read, see `tests/mock/mock_icd.c`).
+ * (the `<library>.conf` file the C mocks read, see `tests/support/mock/mock_icd.c`).
  *
  * @module
  */

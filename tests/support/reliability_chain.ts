@@ -3,7 +3,7 @@
  * crash fails one fault with its signal instead of the test runner):
  *
  * ```sh
- * deno run -A testing/reliability_chain.ts <fault id>   # prints "ok" or the failed expectation; exit 0 / 1
+ * deno run -A tests/support/reliability_chain.ts <fault id>   # prints "ok" or the failed expectation; exit 0 / 1
  * ```
  *
  * Each faulty driver or layer sits beside lavapipe; the loader must log a reason naming the file or layer

@@ -1,5 +1,5 @@
 /**
- * The soak loop shared by `tests/soak_test.ts` (short) and `tools/soak.ts` (long): instance + device
+ * The soak loop shared by `tests/reliability/soak_test.ts` (short) and `tools/soak.ts` (long): instance + device
  * create/destroy cycles through a loader's command object, with resident memory and the native-resource
  * counters (callbacks, arenas, libraries, dispatch tables, layer libraries, drivers) read before, after
  * warm-up and at the end.

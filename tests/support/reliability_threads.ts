@@ -1,5 +1,5 @@
 /**
- * Main side of `threads_test.ts`, run as its own process (`deno run -A tests/_reliability_threads.ts
+ * Main side of `threads_test.ts`, run as its own process (`deno run -A tests/support/reliability_threads.ts
  * <scenario> [workers] [iterations]`) so a crash or a deadlock fails one scenario, not the test runner.
  * Prints one JSON line: `{ scenario, reports, error? }`.
  *

@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { type Arena, readPointer } from "../../ffi/memory.ts";
 import { allocStruct, writeStruct } from "../../ffi/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
-import { calls, createDevice, createInstance, fields, load, physicalDevices, u32Slot } from "../support/chain.ts";
+import {
+  calls,
+  createDevice,
+  createInstance,
+  fields,
+  load,
+  physicalDevices,
+  u32Slot,
+} from "../support/chain.ts";
 
 type P = Deno.PointerValue;
 

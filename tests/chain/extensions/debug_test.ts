@@ -1,4 +1,4 @@
-// Loader log messages reach debug-utils and debug-report messengers (chain/debug_messenger.ts, chain/debug_utils.ts).
+// Loader log messages reach debug-utils and debug-report messengers (chain/extensions/debug_messenger.ts, chain/extensions/debug.ts).
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { CallbackRegistry } from "../../../ffi/callback.ts";
 import { fnFromPointer } from "../../../ffi/library.ts";

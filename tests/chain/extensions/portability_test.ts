@@ -1,5 +1,5 @@
 /**
- * VK_KHR_portability_enumeration as pure decisions (chain/portability.ts): which drivers an instance uses
+ * VK_KHR_portability_enumeration as pure decisions (chain/extensions/portability.ts): which drivers an instance uses
  * for flag only, extension only, both and neither, with mixed drivers; the per-driver flag stripping; and
  * one distinct message per misuse.
  */

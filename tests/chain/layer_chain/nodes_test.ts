@@ -1,5 +1,5 @@
-// Layer negotiation (loading/layer_library.ts) and the loader's pNext nodes (chain/layer_nodes.ts), checked
-// against vk_layer.h through testing/c/layer_iface.c.
+// Layer negotiation (loading/layer_library.ts) and the loader's pNext nodes (chain/layer_chain/nodes.ts), checked
+// against vk_layer.h through tests/support/c/layer_iface.c.
 import {
   deepStrictEqual as assertEquals,
   ok as assert,
@@ -132,7 +132,7 @@ Deno.test("layouts match vk_layer.h as the C compiler lays it out", () => {
     VK_LOADER_FEATURES,
     LAYER_NEGOTIATE_INTERFACE_STRUCT,
     CURRENT_LOADER_LAYER_INTERFACE_VERSION,
-    // Vk*Chain of chain/layer_pre_instance.ts: header 12 bytes, pfnNextLayer at 16, pNextLink at 24.
+    // Vk*Chain of chain/layer_chain/pre_instance.ts: header 12 bytes, pfnNextLayer at 16, pNextLink at 24.
     32,
     16,
     24,

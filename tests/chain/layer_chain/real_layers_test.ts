@@ -2,7 +2,7 @@
 // deliberate VUID reaches a debug-utils messenger), Mesa's implicit device-select layer (instance chain only,
 // NODEVICE_SELECT), Mesa's overlay layer (interface 0/1), MangoHud and vkBasalt (renamed entry points, $LIB,
 // enable variables), and primus-vk (a layer whose failure reaches the application and leaves nothing behind).
-// Third-party layers other than validation run in a subprocess (tests/_layer_probe.ts).
+// Third-party layers other than validation run in a subprocess (tests/support/layer_probe.ts).
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { Vulkan } from "../../../vulkan.ts";
 import { COMMANDS } from "../../../ffi/generated/commands.ts";

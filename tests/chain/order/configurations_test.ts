@@ -89,7 +89,7 @@ Deno.test("device_configurations: the list decides which devices are enumerated 
   writeSettings(env, { device_configurations: [entry(2), entry(3), entry(1)] });
   assertEquals(probe(env).devices, ["A2", "B3", "A1"]);
   // The count query gives the matched count (the Khronos loader gives min(entries, devices), an upper
-  // bound: 2 here; vkdeno's exact count is within the two-call contract, see device_configurations.ts).
+  // bound: 2 here; vkdeno's exact count is within the two-call contract, see chain/order/configurations.ts).
   writeSettings(env, { device_configurations: [entry(3), entry(9, "Gone")] });
   {
     using l = load(env.snapshot());

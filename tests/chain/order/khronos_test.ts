@@ -7,7 +7,7 @@
  * Both sides run with `VK_LOADER_LAYERS_DISABLE=~implicit~`: Mesa's implicit `VK_LAYER_MESA_device_select`
  * (installed here) reorders devices above the loader by its own rules, which would hide the loader's order.
  * libvulkan1 1.3.239 predates the id filters, so only the order, the select and the disable-select are
- * compared here (the filters are pinned by tests/device_order_test.ts).
+ * compared here (the filters are pinned by tests/chain/order/linux_order_test.ts).
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";

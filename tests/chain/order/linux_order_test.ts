@@ -1,6 +1,6 @@
 /**
- * Physical-device policy as pure functions (chain/device_sort.ts, device_id_filters.ts, device_order.ts,
- * device_group_order.ts, device_order_report.ts): Linux sort keys, VK_LOADER_DEVICE_SELECT,
+ * Physical-device policy as pure functions (chain/order/sort.ts, chain/order/id_filters.ts, chain/order/devices.ts,
+ * chain/order/groups.ts, chain/order/report.ts): Linux sort keys, VK_LOADER_DEVICE_SELECT,
  * VK_LOADER_DISABLE_SELECT, the three id filters, groups, and the "why" of each placement.
  */
 

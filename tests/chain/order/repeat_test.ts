@@ -1,7 +1,11 @@
 // The device order at the application's second enumeration call: the same devices and the same policy get
 // the first call's decision and its log lines again; a new device or another policy is decided afresh.
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { applyDevicePolicy, type PolicyDriverInstance, type PolicyInstance } from "../../../chain/order/policy.ts";
+import {
+  applyDevicePolicy,
+  type PolicyDriverInstance,
+  type PolicyInstance,
+} from "../../../chain/order/policy.ts";
 import { PHYSICAL_DEVICE_TYPE as T } from "../../../chain/order/sort.ts";
 import { readDevicePolicy } from "../../../discovery/device_selection.ts";
 import { writeI32 } from "../../../ffi/memory.ts";

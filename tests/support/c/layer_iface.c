@@ -1,4 +1,4 @@
-// Test partner for loading/layer_library.ts and chain/layer_nodes.ts: the layouts of vk_layer.h as the C
+// Test partner for loading/layer_library.ts and chain/layer_chain/nodes.ts: the layouts of vk_layer.h as the C
 // compiler sees them, a walker that reads the loader's nodes the way a layer does, and negotiation entry
 // points under custom names (the manifest's "functions" picks one; the standard name is not exported, so
 // a manifest without a rename sees a library without negotiation).

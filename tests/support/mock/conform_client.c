@@ -1,6 +1,6 @@
 /*
  * The conformance probe: a small Vulkan application linked against the Khronos loader (libvulkan.so.1) that
- * prints what a user would check, one fact per line, and never stops at a failing call. tests/_conform.ts
+ * prints what a user would check, one fact per line, and never stops at a failing call. tests/support/conform.ts
  * prints the same lines for vkdeno, so a test compares the two outputs line by line.
  *
  * usage: conform_client [enable=EXT,EXT] [app_layers=NAME,NAME] [api=1.3]
