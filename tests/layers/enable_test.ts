@@ -246,7 +246,7 @@ Deno.test("object_lifetimes with stacks: a leak names the script line that creat
     messages[0]!,
     /^VkBuffer 0x7010 created by vkCreateBuffer \(call #2\) is still alive at vkDestroyDevice/,
   );
-  assert.match(messages[0]!, /ts_layer_enable_test\.ts:\d+/);
+  assert.match(messages[0]!, /layers\/enable_test\.ts:\d+/);
 });
 
 Deno.test("api_dump appends to the file its settings name", () => {
