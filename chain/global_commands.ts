@@ -7,11 +7,10 @@
  * @module
  */
 
-import { EXTENSIONS } from "../ffi/generated/extensions.ts";
 import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
 import { writeU32 } from "../ffi/memory.ts";
 import { discoverDrivers, type DiscoveredDriver } from "../discovery/drivers.ts";
-import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
+import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import {
   type DeviceConfigurations,
   deviceConfigurationsOf,
@@ -25,7 +24,12 @@ import {
 } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK } from "../loading/_layout.ts";
-import { isOtherPlatformExtension } from "./extensions/platform.ts";
+import {
+  DISABLE_INST_EXT_FILTER,
+  isInstanceExtensionFilterLifted,
+  listsDriverExtension,
+  UNBUILT_SURFACE_EXTENSIONS,
+} from "./extensions/platform.ts";
 import {
   enumerateInstanceExtensions,
   enumerateInstanceLayers,
@@ -33,6 +37,13 @@ import {
 } from "./layer_chain/enumeration.ts";
 
 type P = Deno.PointerValue;
+
+/** What `VK_LOADER_DEBUG` (info) says once per loader when the variable lifts the filter. */
+const FILTER_LIFTED_NOTE = `${DISABLE_INST_EXT_FILTER} is set: the instance extension filter is lifted, ` +
+  "so drivers' and layers' instance extensions are listed and can be enabled even when vk.xml does not " +
+  `know them or they belong to another platform (VK_KHR_win32_surface, ...); ${
+    [...UNBUILT_SURFACE_EXTENSIONS].join(" and ")
+  } stay out (no support for them in a Linux loader)`;
 
 /**
  * Instance extensions the loader implements itself, in the Khronos loader's order (LOADER_BEHAVIOUR A02):
@@ -74,6 +85,7 @@ export class GlobalCommands {
   readonly #log: Logger;
   readonly #apiDrivers: readonly string[] | undefined;
   readonly #apiDriversMode: DirectDriverMode;
+  #liftNoted = false;
 
   /** The global commands over `options.env`. */
   constructor(options: GlobalCommandsOptions) {
@@ -143,14 +155,20 @@ export class GlobalCommands {
     return list === undefined ? { drivers } : { drivers, deviceConfigurations: list };
   }
 
-  /** The instance extensions of every driver (known ones unless the filter is off) and the loader's own. */
+  /**
+   * The instance extensions of every driver that the filter lets through (chain/extensions/platform.ts:
+   * every one when `VK_LOADER_DISABLE_INST_EXT_FILTER` lifts it), then the loader's own.
+   */
   instanceExtensions(drivers: readonly Driver[]): ExtensionProperty[] {
-    const filterOff = Number.parseInt(getenv(this.#env, "VK_LOADER_DISABLE_INST_EXT_FILTER") ?? "0", 10) || 0;
+    const lifted = isInstanceExtensionFilterLifted(this.#env);
+    if (lifted && !this.#liftNoted) {
+      this.#liftNoted = true;
+      this.#log.log({ level: "info", text: FILTER_LIFTED_NOTE });
+    }
     const seen = new Set<string>();
     const out: ExtensionProperty[] = [];
     const add = (e: ExtensionProperty) => {
-      if (seen.has(e.name) || isOtherPlatformExtension(e.name)) return;
-      if (!filterOff && EXTENSIONS[e.name]?.type !== "instance") return;
+      if (seen.has(e.name) || !listsDriverExtension(e.name, lifted)) return;
       seen.add(e.name);
       out.push(e);
     };

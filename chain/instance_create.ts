@@ -25,6 +25,11 @@ import type { ModuleLayerLoader } from "./layer_chain/module_interface.ts";
 import { InstanceLayers } from "./layer_chain/instance_layers.ts";
 import type { LoaderCallbacks } from "./loader_callbacks.ts";
 import { type HandleRegistry, key, LoaderInstance } from "./objects.ts";
+import {
+  firstRefusedExtension,
+  isInstanceExtensionFilterLifted,
+  UNBUILT_SURFACE_EXTENSIONS,
+} from "./extensions/platform.ts";
 import { decidePortability, portabilityError } from "./extensions/portability.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { fillInstanceCommands } from "./table_fill.ts";
@@ -148,6 +153,16 @@ function createWithMessengers(
     const onlyPortability = portability.used.length === 0 ? portabilityError(portability) : undefined;
     if (onlyPortability) return fail(onlyPortability.code, onlyPortability.message);
     return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
+  }
+  const refused = firstRefusedExtension(info.extensions, isInstanceExtensionFilterLifted(ctx.env));
+  if (refused !== undefined) {
+    return fail(
+      VK.ERROR_EXTENSION_NOT_PRESENT,
+      `vkCreateInstance: instance extension "${refused}" is filtered out on Linux` +
+        (UNBUILT_SURFACE_EXTENSIONS.has(refused)
+          ? ""
+          : " (VK_LOADER_DISABLE_INST_EXT_FILTER=1 lets it through)"),
+    );
   }
   const offered = ctx.global.instanceExtensions(held).map((e) => e.name);
   const missing = layers.unsupportedExtension(info.extensions, offered, "instance");

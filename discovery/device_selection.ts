@@ -16,7 +16,7 @@
 
 import type { DiscoveryMessage } from "./drivers.ts";
 import type { DeviceConfigurations } from "./settings_file.ts";
-import { type EnvironmentSnapshot, getenv, secureGetenv } from "./environment.ts";
+import { atoi, type EnvironmentSnapshot, getenv, secureGetenv } from "./environment.ts";
 
 /** An inclusive id range of an id filter. */
 export interface IdRange {
@@ -165,12 +165,6 @@ export function parseDeviceSelect(text: string): (DeviceSelection & { ignored?: 
   if (vendorID > 0xffffffff || deviceID > 0xffffffff) return undefined;
   const rest = text.slice(m[0].length);
   return rest === "" ? { vendorID, deviceID, text } : { vendorID, deviceID, text, ignored: rest };
-}
-
-/** C `atoi`: leading blanks, an optional sign, then decimal digits; 0 when there are none. */
-function atoi(text: string): number {
-  const m = /^\s*([+-]?\d+)/.exec(text);
-  return m ? parseInt(m[1]!, 10) : 0;
 }
 
 function idFilterFrom(

@@ -163,3 +163,25 @@ export function secureGetenv(env: EnvironmentSnapshot, name: string): string | u
 export function getenv(env: EnvironmentSnapshot, name: string): string | undefined {
   return env.vars[name];
 }
+
+const LONG_MAX = (1n << 63n) - 1n;
+const LONG_MIN = -(1n << 63n);
+
+/**
+ * Reads a number the way the Khronos loader reads its on/off variables, with glibc's `atoi`: leading
+ * white space, an optional sign, decimal digits, the rest ignored; 0 where no digit comes. `strtol`
+ * clamps to a 64-bit `long` and `atoi` keeps the low 32 bits, so `"4294967296"` is 0 (off).
+ *
+ * @example Usage
+ * ```ts
+ * import { atoi } from "./environment.ts";
+ * console.log(atoi(" 2x"), atoi("yes"), atoi("4294967296"), atoi("-1")); // 2 0 0 -1
+ * ```
+ */
+export function atoi(text: string): number {
+  const m = /^[\t\n\v\f\r ]*([+-]?\d+)/.exec(text);
+  if (m === null) return 0;
+  let value = BigInt(m[1]!);
+  value = value > LONG_MAX ? LONG_MAX : value < LONG_MIN ? LONG_MIN : value;
+  return Number(BigInt.asIntN(32, value));
+}

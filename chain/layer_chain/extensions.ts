@@ -22,7 +22,7 @@ import type { LayerExtension, LayerManifest } from "../../discovery/layer_manife
 import type { LayerDiscovery } from "../../discovery/layers.ts";
 import { layerExtensionProperties } from "../../discovery/layer_properties.ts";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
-import { isOtherPlatformExtension } from "../extensions/platform.ts";
+import { isInstanceExtensionFilterLifted, listsLayerExtension } from "../extensions/platform.ts";
 
 /**
  * An extension as enumeration returns it.
@@ -59,9 +59,11 @@ export function withImplicitLayerExtensions(
   env: EnvironmentSnapshot,
   discovery: LayerDiscovery,
 ): ExtensionEntry[] {
-  // Other platforms' window-system extensions are dropped from layers' lists too (LOADER_BEHAVIOUR LM06).
+  // Other platforms' window-system extensions are dropped from layers' lists too (LOADER_BEHAVIOUR LM06),
+  // unless VK_LOADER_DISABLE_INST_EXT_FILTER lifts the filter (chain/extensions/platform.ts).
+  const lifted = isInstanceExtensionFilterLifted(env);
   const layers = implicitLayerInstanceExtensions(env, discovery).filter((e) =>
-    !isOtherPlatformExtension(e.name)
+    listsLayerExtension(e.name, lifted)
   );
   return mergeExtensions(base, layers);
 }
