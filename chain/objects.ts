@@ -273,7 +273,7 @@ type NativeFn = (...args: unknown[]) => unknown;
 
 /**
  * A driver's `VkInstance` inside a loader instance (created by chain/driver_instances.ts with a create info
- * rewritten for that driver, driver_instance.ts), with the driver's function table (physical-device slots)
+ * rewritten for that driver, driver_instances.ts), with the driver's function table (physical-device slots)
  * that terminator physical devices point to.
  *
  * @example Usage

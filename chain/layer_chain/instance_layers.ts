@@ -34,7 +34,7 @@ import { activateLayers } from "../../discovery/layer_activation.ts";
 import type { LayerManifest } from "../../discovery/layer_manifest.ts";
 import { discoverLayers, type LayerDiscovery } from "../../discovery/layers.ts";
 import { CallbackRegistry } from "../../ffi/callback.ts";
-import { activateMessengers, type DebugMessenger } from "../extensions/debug_messenger.ts";
+import { activateMessengers, type DebugMessenger } from "../extensions/debug.ts";
 import { DebugMessengers } from "../extensions/debug.ts";
 import { VkError } from "../../ffi/errors.ts";
 import { callGetProcAddr } from "./call.ts";

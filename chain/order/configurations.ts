@@ -9,7 +9,7 @@
  *
  * Matching needs Vulkan 1.1 properties: the device must be 1.1+ and its driver's instance 1.1+ (the loader
  * raises a 1.0 application's instance to 1.1 on 1.1+ drivers while the list is present:
- * chain/driver_instance.ts). A device it cannot ask is hidden, with a line saying why.
+ * chain/driver_instances.ts). A device it cannot ask is hidden, with a line saying why.
  *
  * Where vkdeno and the Khronos loader part, on purpose: the loader answers a count query with
  * `min(entries, devices)` (an upper bound) and writes the matched devices on the second call; vkdeno

@@ -1,17 +1,17 @@
-// Loader log messages reach debug-utils and debug-report messengers (chain/extensions/debug_messenger.ts, chain/extensions/debug.ts).
+// Loader log messages reach debug-utils and debug-report messengers (chain/extensions/debug.ts).
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { CallbackRegistry } from "../../../ffi/callback.ts";
 import { fnFromPointer } from "../../../ffi/library.ts";
 import { Arena, readCString, readPointer, readU32, readU64 } from "../../../ffi/memory.ts";
 import { readStruct, writeStruct } from "../../../ffi/structs.ts";
-import { DebugMessengers } from "../../../chain/extensions/debug.ts";
 import {
+  DebugMessengers,
   MESSAGE_TYPE,
   messageSeverityAndType,
   readMessengerCreateInfos,
   REPORT_FLAGS,
   SEVERITY,
-} from "../../../chain/extensions/debug_messenger.ts";
+} from "../../../chain/extensions/debug.ts";
 import { LOG_BITS, Logger } from "../../../loading/log.ts";
 import { addr, createDevice, load, physicalDevices } from "../../support/chain.ts";
 import { MockEnvironment } from "../../support/mock.ts";
