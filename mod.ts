@@ -49,6 +49,7 @@ export type { EnvironmentSnapshot } from "./discovery/environment.ts";
 export { snapshotProcessEnvironment } from "./discovery/environment.ts";
 export type {
   DeviceTable,
+  DriverEntryPoint,
   UnknownCommand,
   VulkanCommand,
   VulkanCommandName,

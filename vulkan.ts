@@ -20,6 +20,7 @@ import { COMMAND_INDEX, COMMANDS } from "./ffi/generated/commands.ts";
 import type { VkCommands, VkDeviceCommandName } from "./ffi/generated/vk_commands.ts";
 import type { VkDevice } from "./ffi/generated/vk_types.ts";
 import type { EnvironmentSnapshot } from "./discovery/environment.ts";
+import type { DriverEntryPoint } from "./loading/direct_driver.ts";
 import { WSI_SUPPORT } from "./wsi/terminators.ts";
 import { moduleLayerLoader } from "./layers/module_layer.ts";
 import type { NativeLayerBridgeOptions } from "./layers/native.ts";
@@ -35,7 +36,7 @@ import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.
 import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
 import { commandDef } from "./ffi/command_ffi.ts";
 
-export type { VulkanCommand };
+export type { DriverEntryPoint, VulkanCommand };
 
 /**
  * Every command of the registry (names and aliases) with its typed signature (generated from vk.xml into
@@ -66,12 +67,13 @@ export interface VulkanOptions {
   /** `false` forces the `UnsafeFnPointer` fallback (only effective before the process's first load). */
   nativeStubs?: boolean;
   /**
-   * Exactly these drivers: library paths (`.so`, loaded and negotiated as a manifest's library would be) or
-   * driver manifest paths (`.json`). With the default `driversMode: "exclusive"` nothing is discovered from
+   * Exactly these drivers: library paths (`.so`, loaded and negotiated as a manifest's library would be),
+   * driver manifest paths (`.json`), or driver objects that give their `vk_icdGetInstanceProcAddr` (the
+   * testing kit's mock drivers, `@vkdeno/loader/testing`). With the default `driversMode: "exclusive"` nothing is discovered from
    * the system (no search folders, no driver variables); `"inclusive"` adds them to the found drivers, and
    * their devices enumerate after the found drivers' ones (when device sorting is off or ties).
    */
-  drivers?: readonly string[];
+  drivers?: readonly (string | DriverEntryPoint)[];
   /** How `drivers` mix with discovered ones (default `"exclusive"`). */
   driversMode?: "exclusive" | "inclusive";
   /**

@@ -21,6 +21,7 @@ import {
   apiDriverManifests,
   DIRECT_DRIVER_LOADING_EXTENSION,
   type DirectDriverMode,
+  type DriverEntryPoint,
 } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK } from "../loading/_layout.ts";
@@ -63,7 +64,7 @@ export interface GlobalCommandsOptions {
   /** The log. */
   log: Logger;
   /** Driver libraries (`.so`) or manifests (`.json`) given to the loader (loading/direct_driver.ts). */
-  drivers?: readonly string[];
+  drivers?: readonly (string | DriverEntryPoint)[];
   /** With `drivers`: `exclusive` uses only them, `inclusive` adds them. */
   driversMode: DirectDriverMode;
 }
@@ -83,7 +84,7 @@ export interface GlobalCommandsOptions {
 export class GlobalCommands {
   readonly #env: EnvironmentSnapshot;
   readonly #log: Logger;
-  readonly #apiDrivers: readonly string[] | undefined;
+  readonly #apiDrivers: readonly (string | DriverEntryPoint)[] | undefined;
   readonly #apiDriversMode: DirectDriverMode;
   #liftNoted = false;
 

@@ -16,7 +16,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { readCString } from "../ffi/memory.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
-import type { DirectDriverMode } from "../loading/direct_driver.ts";
+import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_driver.ts";
 import { Logger } from "../loading/log.ts";
 import { apiVersion as makeVersion } from "../loading/_layout.ts";
 import { HandleRegistry, key, type LoaderInstance } from "./objects.ts";
@@ -49,7 +49,7 @@ export interface LoaderOptions {
   /** `false` forces the `UnsafeFnPointer` fallback for the process's stubs (only before the first load). */
   nativeStubs?: boolean;
   /** Driver libraries (`.so`) or manifests (`.json`) to use (loading/direct_driver.ts). */
-  drivers?: readonly string[];
+  drivers?: readonly (string | DriverEntryPoint)[];
   /** With `drivers`: `exclusive` (default) uses only them, `inclusive` adds them (their devices after the found ones'). */
   driversMode?: DirectDriverMode;
   /** Window-system support (wsi/terminators.ts's `WSI_SUPPORT`); none when left out. */

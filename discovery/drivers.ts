@@ -103,6 +103,12 @@ export interface DiscoveredDriver extends DriverManifest {
   readonly origin: DriverOrigin;
   /** The package it came from, when it did. */
   readonly package?: DriverPackage;
+  /**
+   * A driver handed over as its `vk_icdGetInstanceProcAddr` (`Vulkan.load({ drivers })` given a driver
+   * object, such as a testing-kit mock): there is no library to open, and the driver is negotiated through
+   * this pointer.
+   */
+  readonly entryPoint?: Deno.PointerObject;
 }
 
 /** Why a candidate was skipped. */

@@ -12,8 +12,9 @@
  *   with a message naming its index. A list without the extension enabled is ignored, with a warning.
  *   As documented, these drivers' instance extensions are not part of
  *   `vkEnumerateInstanceExtensionProperties`.
- * - `Vulkan.load({ drivers })`: library paths (a `.so` loaded and negotiated like a manifest's library)
- *   or driver manifest paths (`.json`), exclusive by default.
+ * - `Vulkan.load({ drivers })`: library paths (a `.so` loaded and negotiated like a manifest's library),
+ *   driver manifest paths (`.json`), or driver objects giving their `vk_icdGetInstanceProcAddr`
+ *   ({@linkcode DriverEntryPoint}, e.g. the testing kit's mock drivers), exclusive by default.
  *
  * @module
  */
@@ -37,6 +38,23 @@ export const STRUCTURE_TYPE_DIRECT_DRIVER_LOADING_LIST = 1000459001;
 export const STRUCTURE_TYPE_DIRECT_DRIVER_LOADING_INFO = 1000459000;
 /** The interface version a directly loaded driver must support. */
 export const DIRECT_DRIVER_MIN_INTERFACE_VERSION = 7;
+
+/**
+ * A driver handed to `Vulkan.load({ drivers })` as code rather than a file: its name (for messages and the
+ * driver filters) and its `vk_icdGetInstanceProcAddr`, which must stay callable while the loader uses it.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DriverEntryPoint } from "./direct_driver.ts";
+ * const describe = (d: DriverEntryPoint) => `${d.name} at 0x${Deno.UnsafePointer.value(d.getInstanceProcAddr).toString(16)}`;
+ * ```
+ */
+export interface DriverEntryPoint {
+  /** The driver's name, standing for its manifest's file name. */
+  readonly name: string;
+  /** Its `vk_icdGetInstanceProcAddr`; `vk_icdNegotiateLoaderICDInterfaceVersion` is asked of it. */
+  readonly getInstanceProcAddr: Deno.PointerObject;
+}
 
 /** How application-given drivers mix with found ones. */
 export type DirectDriverMode = "exclusive" | "inclusive";
@@ -203,9 +221,36 @@ function enumerateVersion(lookup: Deno.UnsafeFnPointer<typeof GIPA_DEF>): number
  * console.log(apiDriverManifests(["/nonexistent.json"]).length); // 0
  * ```
  */
-export function apiDriverManifests(paths: readonly string[], log?: Logger): DiscoveredDriver[] {
+export function apiDriverManifests(
+  paths: readonly (string | DriverEntryPoint)[],
+  log?: Logger,
+): DiscoveredDriver[] {
   const out: DiscoveredDriver[] = [];
   paths.forEach((path, index) => {
+    if (typeof path !== "string") {
+      const where = `Vulkan.load drivers[${index}]`;
+      if (path === null || typeof path !== "object" || typeof path.getInstanceProcAddr !== "object") {
+        log?.warn(
+          `Skipping ${where}: expected a path or a driver with a getInstanceProcAddr pointer`,
+          "driver",
+        );
+        return;
+      }
+      out.push({
+        manifestPath: `${where} (${path.name})`,
+        fileName: path.name,
+        fileFormatVersion: "",
+        libraryPathField: "",
+        libraryPath: "",
+        libraryPathKind: "absolute",
+        apiVersion: VK_API_VERSION_1_1,
+        apiVersionText: versionText(VK_API_VERSION_1_1),
+        isPortabilityDriver: false,
+        origin: { source: "Vulkan.load drivers", location: where, defaulted: false },
+        entryPoint: path.getInstanceProcAddr,
+      });
+      return;
+    }
     const origin = { source: "Vulkan.load drivers", location: path, defaulted: false };
     if (path.endsWith(".json")) {
       const file = readManifestFile(path);

@@ -287,7 +287,55 @@ function driverApiVersion(manifest: DiscoveredDriver, gipa: Deno.PointerObject):
   return majorMinor(out[0]!) < majorMinor(VK_API_VERSION_1_1) ? VK_API_VERSION_1_0 : out[0]!;
 }
 
+/**
+ * A driver given as its `vk_icdGetInstanceProcAddr` (no library): negotiated through it, as an interface 7
+ * driver is (an answer for `vk_icdNegotiateLoaderICDInterfaceVersion`, else interface 1).
+ */
+function loadEntryPoint(manifest: DiscoveredDriver, gipa: Deno.PointerObject, log?: Logger): Driver {
+  const where = manifest.manifestPath;
+  const lookup = fnFromPointer(gipa, GIPA_DEF);
+  const negotiateFn = lookup.call(null, cstringBuffer("vk_icdNegotiateLoaderICDInterfaceVersion"));
+  let interfaceVersion = 1;
+  if (negotiateFn) {
+    const version = new Uint32Array(new ArrayBuffer(4));
+    version[0] = CURRENT_LOADER_ICD_INTERFACE_VERSION;
+    const result = fnFromPointer(negotiateFn, NEGOTIATE_DEF).call(version);
+    if (result !== VK.SUCCESS) {
+      throw new DriverLoadError(where, `interface negotiation failed with VkResult "${result}"`);
+    }
+    interfaceVersion = version[0]!;
+    if (interfaceVersion < 1 || interfaceVersion > CURRENT_LOADER_ICD_INTERFACE_VERSION) {
+      throw new DriverLoadError(
+        where,
+        `driver answered interface version "${interfaceVersion}": a driver given by its entry point needs 1 to ${CURRENT_LOADER_ICD_INTERFACE_VERSION}`,
+      );
+    }
+  }
+  const gpdpa = interfaceVersion >= 3
+    ? lookup.call(null, cstringBuffer("vk_icdGetPhysicalDeviceProcAddr"))
+    : null;
+  const driver = new Driver({
+    manifest,
+    library: null,
+    interfaceVersion,
+    getInstanceProcAddr: gipa,
+    getPhysicalDeviceProcAddr: gpdpa,
+    apiVersion: driverApiVersion(manifest, gipa),
+  });
+  for (const name of ["vkCreateInstance", "vkEnumerateInstanceExtensionProperties"]) {
+    if (!driver.procAddr(null, name)) throw new DriverLoadError(where, `"${name}" is missing`);
+  }
+  log?.info(
+    `Driver "${manifest.fileName}" (entry point 0x${
+      Deno.UnsafePointer.value(gipa).toString(16)
+    }) negotiated interface ${interfaceVersion}, Vulkan ${versionText(driver.apiVersion)}`,
+    "driver",
+  );
+  return driver;
+}
+
 function load(manifest: DiscoveredDriver, log?: Logger): Driver {
+  if (manifest.entryPoint) return loadEntryPoint(manifest, manifest.entryPoint, log);
   let library: Library;
   try {
     library = Library.open(manifest.libraryPath);
@@ -352,9 +400,11 @@ function load(manifest: DiscoveredDriver, log?: Logger): Driver {
  * @throws {DriverLoadError} If the library cannot be loaded, negotiated or lacks required entry points.
  */
 export function acquireDriver(manifest: DiscoveredDriver, log?: Logger): Driver {
-  const key = `${manifest.manifestPath}\0${manifest.libraryPath}`;
+  const key = manifest.entryPoint
+    ? `\0entry\0${Deno.UnsafePointer.value(manifest.entryPoint)}`
+    : `${manifest.manifestPath}\0${manifest.libraryPath}`;
   let driver = loaded.get(key);
-  if (!driver || driver.library?.closed !== false) {
+  if (!driver || (driver.library !== null && driver.library.closed)) {
     driver = load(manifest, log);
     loaded.set(key, driver);
   }

@@ -1,0 +1,515 @@
+/**
+ * What a mock physical device reports: {@linkcode MockDeviceOptions} (plain data, in the vocabulary of
+ * Vulkan structs and of Khronos Vulkan Profiles) and {@linkcode MockDeviceModel}, which fills the
+ * application's output structs (properties, features, queue families, memory, formats) from it.
+ *
+ * @module
+ */
+import { Arena, readPointer, readU32, writeU32 } from "../ffi/memory.ts";
+import { writeStruct } from "../ffi/struct_write.ts";
+import { findLayout, layoutOf } from "../ffi/_structs_layout.ts";
+import { ENUM_TYPES, ENUMS } from "../ffi/generated/enums.ts";
+import { STRUCT_ALIASES, STRUCT_BY_STYPE } from "../ffi/generated/structs.ts";
+import type { StructLayout } from "../ffi/_structs_layout.ts";
+
+/** A struct's members as plain values: numbers, booleans, bigints, strings, arrays, nested structs. */
+export type MockStructValue = { readonly [member: string]: unknown };
+
+/**
+ * Structs by their Vulkan name, each with the members it sets (`{ VkPhysicalDeviceFeatures: {
+ * samplerAnisotropy: true }, VkPhysicalDeviceVulkan12Features: { bufferDeviceAddress: true } }`). Enum and
+ * flag members take numbers or their names (`"VK_QUEUE_GRAPHICS_BIT"`, or a list of bit names), as profiles
+ * write them.
+ */
+export type MockStructs = { readonly [struct: string]: MockStructValue };
+
+/** A `VkPhysicalDeviceType` by its short name. */
+export type MockDeviceType = "discrete-gpu" | "integrated-gpu" | "virtual-gpu" | "cpu" | "other";
+
+/** One queue family of a mock device. */
+export interface MockQueueFamily {
+  /** `VkQueueFlags` (a number, or bit names). */
+  readonly queueFlags: number | readonly string[];
+  /** Queues in the family (default 1). */
+  readonly queueCount?: number;
+  /** `timestampValidBits` (default 64). */
+  readonly timestampValidBits?: number;
+}
+
+/** One memory heap: its size in bytes and `VkMemoryHeapFlags`. */
+export interface MockMemoryHeap {
+  /** Bytes. */
+  readonly size: bigint | number;
+  /** `VkMemoryHeapFlags` (1: device-local). */
+  readonly flags?: number;
+}
+
+/** One memory type: its heap and `VkMemoryPropertyFlags`. */
+export interface MockMemoryType {
+  /** The heap it takes memory from. */
+  readonly heapIndex: number;
+  /** `VkMemoryPropertyFlags` (1 device-local, 2 host-visible, 4 host-coherent, 8 host-cached). */
+  readonly propertyFlags: number;
+}
+
+/** A format's `VkFormatProperties` (numbers, or lists of `VkFormatFeatureFlagBits` names). */
+export interface MockFormatProperties {
+  /** Features with linear tiling. */
+  readonly linearTilingFeatures?: number | readonly string[];
+  /** Features with optimal tiling. */
+  readonly optimalTilingFeatures?: number | readonly string[];
+  /** Features in texel and vertex buffers. */
+  readonly bufferFeatures?: number | readonly string[];
+}
+
+/**
+ * A mock physical device. Every field has a default: a Vulkan 1.3 discrete GPU named "vkdeno mock GPU"
+ * with one graphics+compute+transfer queue family, a 256 MiB device-local heap and a 256 MiB host-visible
+ * heap, and the common color and depth formats.
+ *
+ * @example A small GPU without geometry shaders
+ * ```ts
+ * import type { MockDeviceOptions } from "@vkdeno/loader/testing";
+ * const small: MockDeviceOptions = {
+ *   name: "Tiny GPU",
+ *   type: "integrated-gpu",
+ *   features: { VkPhysicalDeviceFeatures: { geometryShader: false } },
+ *   memoryHeaps: [{ size: 64n << 20n, flags: 1 }],
+ *   memoryTypes: [{ heapIndex: 0, propertyFlags: 0x7 }],
+ * };
+ * ```
+ */
+export interface MockDeviceOptions {
+  /** `deviceName`. */
+  readonly name?: string;
+  /** `deviceType` (default `"discrete-gpu"`). */
+  readonly type?: MockDeviceType;
+  /** `vendorID` (default 0x10005, `VK_VENDOR_ID_MESA` style for a made-up vendor). */
+  readonly vendorID?: number;
+  /** `deviceID`. */
+  readonly deviceID?: number;
+  /** `apiVersion` the device supports (default Vulkan 1.3). */
+  readonly apiVersion?: number;
+  /** `driverVersion`. */
+  readonly driverVersion?: number;
+  /** Device extensions, by name (spec version 1) or with their spec version. */
+  readonly extensions?: readonly (string | { readonly name: string; readonly specVersion: number })[];
+  /**
+   * Supported features, by struct (`VkPhysicalDeviceFeatures`, `VkPhysicalDeviceVulkan12Features`, any
+   * `pNext` feature struct). A struct the application chains that is not listed here reads its members from
+   * the listed structs that have members of the same names (so `VkPhysicalDeviceBufferDeviceAddressFeatures`
+   * answers from `VkPhysicalDeviceVulkan12Features`), else false.
+   */
+  readonly features?: MockStructs;
+  /** Properties by struct: `VkPhysicalDeviceProperties` (with `limits`) and any `pNext` property struct. */
+  readonly properties?: MockStructs;
+  /** Queue families (default one with graphics, compute and transfer). */
+  readonly queueFamilies?: readonly MockQueueFamily[];
+  /** Memory heaps (default 256 MiB device-local, 256 MiB host). */
+  readonly memoryHeaps?: readonly MockMemoryHeap[];
+  /** Memory types (default device-local on heap 0, host-visible coherent cached on heap 1). */
+  readonly memoryTypes?: readonly MockMemoryType[];
+  /**
+   * Format properties by format name (`"VK_FORMAT_R8G8B8A8_UNORM"`). Listed formats replace the defaults;
+   * with `onlyListedFormats`, every other format has no features.
+   */
+  readonly formats?: { readonly [format: string]: MockFormatProperties };
+  /** Only `formats` have features (a profile's formats are exact). */
+  readonly onlyListedFormats?: boolean;
+}
+
+const DEVICE_TYPES: Record<MockDeviceType, number> = {
+  "other": 0,
+  "integrated-gpu": 1,
+  "discrete-gpu": 2,
+  "virtual-gpu": 3,
+  "cpu": 4,
+};
+
+/** Limits a working desktop-class device reports; the rest are 0 unless set. */
+const DEFAULT_LIMITS: MockStructValue = {
+  maxImageDimension1D: 16384,
+  maxImageDimension2D: 16384,
+  maxImageDimension3D: 2048,
+  maxImageDimensionCube: 16384,
+  maxImageArrayLayers: 2048,
+  maxTexelBufferElements: 1 << 27,
+  maxUniformBufferRange: 65536,
+  maxStorageBufferRange: 0x7fffffff,
+  maxPushConstantsSize: 256,
+  maxMemoryAllocationCount: 4096,
+  maxSamplerAllocationCount: 4000,
+  bufferImageGranularity: 1024n,
+  maxBoundDescriptorSets: 8,
+  maxPerStageDescriptorSamplers: 16,
+  maxPerStageDescriptorUniformBuffers: 15,
+  maxPerStageDescriptorStorageBuffers: 16,
+  maxPerStageDescriptorSampledImages: 128,
+  maxPerStageDescriptorStorageImages: 8,
+  maxPerStageResources: 200,
+  maxDescriptorSetSamplers: 80,
+  maxDescriptorSetUniformBuffers: 90,
+  maxDescriptorSetStorageBuffers: 96,
+  maxDescriptorSetSampledImages: 256,
+  maxDescriptorSetStorageImages: 48,
+  maxVertexInputAttributes: 32,
+  maxVertexInputBindings: 32,
+  maxVertexOutputComponents: 128,
+  maxFragmentOutputAttachments: 8,
+  maxComputeSharedMemorySize: 32768,
+  maxComputeWorkGroupCount: [65535, 65535, 65535],
+  maxComputeWorkGroupInvocations: 1024,
+  maxComputeWorkGroupSize: [1024, 1024, 64],
+  maxSamplerAnisotropy: 16,
+  maxViewports: 16,
+  maxViewportDimensions: [16384, 16384],
+  viewportBoundsRange: [-32768, 32767],
+  minMemoryMapAlignment: 64n,
+  minTexelBufferOffsetAlignment: 16n,
+  minUniformBufferOffsetAlignment: 64n,
+  minStorageBufferOffsetAlignment: 16n,
+  maxFramebufferWidth: 16384,
+  maxFramebufferHeight: 16384,
+  maxFramebufferLayers: 1024,
+  framebufferColorSampleCounts: 0xf,
+  framebufferDepthSampleCounts: 0xf,
+  sampledImageColorSampleCounts: 0xf,
+  sampledImageDepthSampleCounts: 0xf,
+  maxColorAttachments: 8,
+  timestampComputeAndGraphics: 1,
+  timestampPeriod: 1,
+  maxClipDistances: 8,
+  maxCullDistances: 8,
+  discreteQueuePriorities: 2,
+  lineWidthRange: [1, 1],
+  pointSizeRange: [1, 64],
+  optimalBufferCopyOffsetAlignment: 128n,
+  optimalBufferCopyRowPitchAlignment: 128n,
+  nonCoherentAtomSize: 64n,
+};
+
+const DEFAULT_FEATURES: MockStructValue = {
+  robustBufferAccess: true,
+  fullDrawIndexUint32: true,
+  imageCubeArray: true,
+  independentBlend: true,
+  geometryShader: true,
+  tessellationShader: true,
+  sampleRateShading: true,
+  multiDrawIndirect: true,
+  depthClamp: true,
+  fillModeNonSolid: true,
+  samplerAnisotropy: true,
+  textureCompressionBC: true,
+  shaderInt64: true,
+  shaderFloat64: true,
+};
+
+const COLOR = ["VK_FORMAT_R8G8B8A8_UNORM", "VK_FORMAT_R8G8B8A8_SRGB", "VK_FORMAT_B8G8R8A8_UNORM"]
+  .concat(["VK_FORMAT_B8G8R8A8_SRGB", "VK_FORMAT_R16G16B16A16_SFLOAT", "VK_FORMAT_R32G32B32A32_SFLOAT"])
+  .concat(["VK_FORMAT_R32_SFLOAT", "VK_FORMAT_R32_UINT", "VK_FORMAT_R8_UNORM", "VK_FORMAT_R32G32_SFLOAT"]);
+const DEPTH = ["VK_FORMAT_D32_SFLOAT", "VK_FORMAT_D24_UNORM_S8_UINT", "VK_FORMAT_D16_UNORM"];
+// SAMPLED_IMAGE | STORAGE_IMAGE | COLOR_ATTACHMENT | COLOR_ATTACHMENT_BLEND | BLIT_SRC | BLIT_DST |
+// SAMPLED_IMAGE_FILTER_LINEAR | TRANSFER_SRC | TRANSFER_DST
+const COLOR_FEATURES = 0x1 | 0x2 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x4000 | 0x8000;
+// SAMPLED_IMAGE | DEPTH_STENCIL_ATTACHMENT | BLIT_SRC | TRANSFER_SRC | TRANSFER_DST
+const DEPTH_FEATURES = 0x1 | 0x200 | 0x400 | 0x4000 | 0x8000;
+// UNIFORM_TEXEL_BUFFER | STORAGE_TEXEL_BUFFER | VERTEX_BUFFER
+const BUFFER_FEATURES = 0x8 | 0x10 | 0x40;
+
+/** A number from a number, boolean, bigint, an enum/flag name, or a list of flag names. */
+function enumValue(value: unknown, what: string): unknown {
+  if (typeof value === "string") {
+    const v = ENUMS[value];
+    if (v === undefined) {
+      throw new TypeError(`Invalid mock device: ${what} "${value}" is not a Vulkan enum name`);
+    }
+    return v;
+  }
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) {
+    let bits = 0;
+    for (const v of value) bits |= enumValue(v, what) as number;
+    return bits >>> 0;
+  }
+  return value;
+}
+
+function isEnumType(type: string): boolean {
+  return Object.hasOwn(ENUM_TYPES, type) ||
+    Object.hasOwn(ENUM_TYPES, type.replace(/Flags(\d*)/, "FlagBits$1"));
+}
+
+/** `value` with enum and flag names turned into numbers, following `layout`'s members. */
+function normalise(name: string, layout: StructLayout, value: MockStructValue): MockStructValue {
+  const out: Record<string, unknown> = {};
+  for (const [member, v] of Object.entries(value)) {
+    const m = layout.members.find((x) => x.name === member);
+    if (!m) throw new TypeError(`Invalid mock device: "${name}" has no member "${member}"`);
+    const nested = m.pointer === 0 ? findLayout(m.type) : undefined;
+    if (nested && !nested.union && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      out[member] = normalise(m.type, nested, v as MockStructValue);
+    } else if (m.type === "VkBool32" || isEnumType(m.type)) {
+      out[member] = enumValue(v, `member "${member}" of "${name}"`);
+    } else {
+      out[member] = v;
+    }
+  }
+  return out;
+}
+
+function canonical(name: string): string {
+  return STRUCT_ALIASES[name] ?? name;
+}
+
+function normaliseAll(structs: MockStructs | undefined, what: string): Map<string, MockStructValue> {
+  const out = new Map<string, MockStructValue>();
+  for (const [name, value] of Object.entries(structs ?? {})) {
+    const layout = findLayout(canonical(name));
+    if (!layout) throw new TypeError(`Invalid mock device: ${what} struct "${name}" is not a Vulkan struct`);
+    out.set(canonical(name), normalise(name, layout, value));
+  }
+  return out;
+}
+
+const FEATURES = "VkPhysicalDeviceFeatures";
+/** Property structs answered with defaults when the options do not list them. */
+const ANSWERED = new Set(["VkPhysicalDeviceDriverProperties", "VkPhysicalDeviceIDProperties"]);
+const PROPERTIES = "VkPhysicalDeviceProperties";
+
+/** The byte offset past `sType` and `pNext` for a chainable struct (those two stay the caller's). */
+function bodyStart(layout: StructLayout): number {
+  return layout.members[0]?.name === "sType" && layout.members[1]?.name === "pNext" ? 16 : 0;
+}
+
+/**
+ * A mock device's answers: byte images of its structs, written into the application's memory.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const model = new MockDeviceModel({ name: "Tiny GPU" });
+ * model.writeStruct("VkPhysicalDeviceProperties", pProperties);
+ * ```
+ */
+export class MockDeviceModel {
+  /** The options it was made from. */
+  readonly options: MockDeviceOptions;
+  /** `apiVersion`. */
+  readonly apiVersion: number;
+  /** Device extensions with spec versions. */
+  readonly extensions: readonly { readonly name: string; readonly specVersion: number }[];
+  /** Queue families as `VkQueueFamilyProperties` values. */
+  readonly queueFamilies: readonly { queueFlags: number; queueCount: number; timestampValidBits: number }[];
+  /** Heaps: size and flags. */
+  readonly memoryHeaps: readonly { size: bigint; flags: number }[];
+  /** Memory types. */
+  readonly memoryTypes: readonly MockMemoryType[];
+  readonly #features: Map<string, MockStructValue>;
+  readonly #properties: Map<string, MockStructValue>;
+  readonly #formats = new Map<number, [number, number, number]>();
+  readonly #images = new Map<string, Uint8Array>();
+
+  /** A model of `options`, checked: a name that is no Vulkan struct, member or enum throws. */
+  constructor(options: MockDeviceOptions = {}) {
+    this.options = options;
+    this.apiVersion = options.apiVersion ?? ((1 << 22) | (3 << 12));
+    this.extensions = (options.extensions ?? []).map((e) =>
+      typeof e === "string" ? { name: e, specVersion: 1 } : e
+    );
+    this.queueFamilies = (options.queueFamilies ?? [{ queueFlags: 0x7 }]).map((f) => ({
+      queueFlags: enumValue(f.queueFlags, "queueFlags") as number,
+      queueCount: f.queueCount ?? 1,
+      timestampValidBits: f.timestampValidBits ?? 64,
+    }));
+    this.memoryHeaps = (options.memoryHeaps ?? [{ size: 256n << 20n, flags: 1 }, { size: 256n << 20n }])
+      .map((h) => ({ size: BigInt(h.size), flags: h.flags ?? 0 }));
+    this.memoryTypes = options.memoryTypes ??
+      [{ heapIndex: 0, propertyFlags: 0x1 }, { heapIndex: 1, propertyFlags: 0x2 | 0x4 | 0x8 }];
+    for (const t of this.memoryTypes) {
+      if (t.heapIndex >= this.memoryHeaps.length) {
+        throw new TypeError(`Invalid mock device: memory type heapIndex ${t.heapIndex} has no heap`);
+      }
+    }
+    this.#features = normaliseAll(options.features, "feature");
+    this.#properties = normaliseAll(options.properties, "property");
+    if (!options.onlyListedFormats) {
+      for (const f of COLOR) {
+        this.#formats.set(ENUMS[f]!, [0x1 | 0x4000 | 0x8000, COLOR_FEATURES, BUFFER_FEATURES]);
+      }
+      for (const f of DEPTH) this.#formats.set(ENUMS[f]!, [0, DEPTH_FEATURES, 0]);
+    }
+    for (const [name, f] of Object.entries(options.formats ?? {})) {
+      const format = ENUMS[name];
+      if (format === undefined || !name.startsWith("VK_FORMAT_")) {
+        throw new TypeError(`Invalid mock device: format "${name}" is not a VkFormat name`);
+      }
+      this.#formats.set(format, [
+        enumValue(f.linearTilingFeatures ?? 0, "linearTilingFeatures") as number,
+        enumValue(f.optimalTilingFeatures ?? 0, "optimalTilingFeatures") as number,
+        enumValue(f.bufferFeatures ?? 0, "bufferFeatures") as number,
+      ]);
+    }
+  }
+
+  /** `deviceName`. */
+  get name(): string {
+    return String(this.#properties.get(PROPERTIES)?.deviceName ?? this.options.name ?? "vkdeno mock GPU");
+  }
+
+  /** Whether the device offers `extension`. */
+  hasExtension(extension: string): boolean {
+    return this.extensions.some((e) => e.name === extension);
+  }
+
+  /** The struct's value: the options' own members over the defaults (properties) or the other structs (features). */
+  #value(name: string): MockStructValue {
+    const o = this.options;
+    if (name === PROPERTIES) {
+      const given = this.#properties.get(PROPERTIES) ?? {};
+      return {
+        apiVersion: this.apiVersion,
+        driverVersion: o.driverVersion ?? 1,
+        vendorID: o.vendorID ?? 0x10005,
+        deviceID: o.deviceID ?? 0x1,
+        deviceType: DEVICE_TYPES[o.type ?? "discrete-gpu"],
+        deviceName: o.name ?? "vkdeno mock GPU",
+        pipelineCacheUUID: [...new TextEncoder().encode("vkdeno-mock-cach")],
+        ...given,
+        limits: { ...DEFAULT_LIMITS, ...(given.limits as MockStructValue | undefined) },
+      };
+    }
+    if (name === FEATURES) {
+      return { ...DEFAULT_FEATURES, ...this.#features.get(FEATURES) };
+    }
+    const own = this.#features.get(name) ?? this.#properties.get(name);
+    if (own) return own;
+    if (name === "VkPhysicalDeviceDriverProperties") {
+      return { driverID: 0, driverName: "vkdeno mock", driverInfo: `mock device "${this.name}"` };
+    }
+    if (name === "VkPhysicalDeviceIDProperties") {
+      const uuid = [...new TextEncoder().encode(`mock:${this.name}`.padEnd(16, "\0").slice(0, 16))];
+      return { deviceUUID: uuid, driverUUID: [...new TextEncoder().encode("vkdeno-mock-drvr")] };
+    }
+    // Not listed: members of the same name in the listed feature structs (core VulkanNN structs and
+    // the extension structs they absorbed share member names).
+    const layout = layoutOf(name);
+    if (!isFeatureStruct(name)) return {};
+    const out: Record<string, unknown> = {};
+    for (const m of layout.members) {
+      if (m.type !== "VkBool32") continue;
+      for (const [, v] of this.#features) if (m.name in v) out[m.name] = v[m.name];
+    }
+    return out;
+  }
+
+  /**
+   * The value of one feature struct as the device reports it (for checking what an application enables).
+   *
+   * @example Usage
+   * ```ts ignore
+   * model.featureValue("VkPhysicalDeviceVulkan12Features").bufferDeviceAddress; // 1 or undefined
+   * ```
+   */
+  featureValue(name: string): MockStructValue {
+    return this.#value(canonical(name));
+  }
+
+  /** Whether the options name the property or feature struct (a chained struct not listed keeps its zeroes). */
+  lists(name: string): boolean {
+    const n = canonical(name);
+    return n === PROPERTIES || n === FEATURES || this.#features.has(n) || this.#properties.has(n);
+  }
+
+  /** The struct's bytes after `sType`/`pNext` (cached per struct). */
+  #image(name: string): Uint8Array {
+    let bytes = this.#images.get(name);
+    if (bytes) return bytes;
+    const layout = layoutOf(name);
+    using arena = new Arena();
+    const p = writeStruct(arena, name as string, this.#value(name));
+    const all = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p, layout.size));
+    bytes = all.slice(bodyStart(layout));
+    this.#images.set(name, bytes);
+    return bytes;
+  }
+
+  /**
+   * Writes struct `name` at `pointer` (keeping a chainable struct's `sType` and `pNext`).
+   *
+   * @example Usage
+   * ```ts ignore
+   * model.writeStruct("VkPhysicalDeviceFeatures", pFeatures);
+   * ```
+   */
+  writeStruct(name: string, pointer: Deno.PointerObject): void {
+    const n = canonical(name);
+    const layout = layoutOf(n);
+    const image = this.#image(n);
+    new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pointer, layout.size)).set(image, bodyStart(layout));
+  }
+
+  /**
+   * Fills a `pNext` chain of output structs: each struct this model knows is written, others are left as
+   * the application wrote them. `skip` names structs the caller fills itself.
+   */
+  writeChain(pNext: Deno.PointerValue, skip: ReadonlySet<string> = new Set()): void {
+    for (let p = pNext, guard = 0; p !== null && guard < 256; p = readPointer(p, 8), guard++) {
+      const name = STRUCT_BY_STYPE[readU32(p, 0)];
+      if (name === undefined || skip.has(name)) continue;
+      if (isFeatureStruct(name) || this.lists(name) || ANSWERED.has(name)) this.writeStruct(name, p);
+    }
+  }
+
+  /** `VkFormatProperties` of `format`: linear, optimal and buffer features. */
+  formatFeatures(format: number): readonly [number, number, number] {
+    return this.#formats.get(format) ?? [0, 0, 0];
+  }
+
+  /** Writes `VkQueueFamilyProperties` `index` at `pointer` (24 bytes). */
+  writeQueueFamily(index: number, pointer: Deno.PointerObject): void {
+    const f = this.queueFamilies[index]!;
+    writeU32(pointer, 0, f.queueFlags);
+    writeU32(pointer, 4, f.queueCount);
+    writeU32(pointer, 8, f.timestampValidBits);
+    writeU32(pointer, 12, 1);
+    writeU32(pointer, 16, 1);
+    writeU32(pointer, 20, 1);
+  }
+}
+
+/** Whether `name` is a features struct (extends `VkPhysicalDeviceFeatures2`). */
+function isFeatureStruct(name: string): boolean {
+  return layoutOf(name).extends?.includes("VkPhysicalDeviceFeatures2") ?? false;
+}
+
+/**
+ * The features an application asks for that the device lacks: each as `"Struct.member"`, read from a
+ * `VkPhysicalDeviceFeatures` and the feature structs of a `VkDeviceCreateInfo` pNext chain.
+ *
+ * @example Usage
+ * ```ts ignore
+ * missingFeatures(model, pEnabledFeatures, pNext); // ["VkPhysicalDeviceFeatures.geometryShader"]
+ * ```
+ */
+export function missingFeatures(
+  model: MockDeviceModel,
+  pEnabledFeatures: Deno.PointerValue,
+  pNext: Deno.PointerValue,
+): string[] {
+  const missing: string[] = [];
+  const check = (name: string, p: Deno.PointerObject) => {
+    const layout = layoutOf(name);
+    const have = model.featureValue(name);
+    const view = new Deno.UnsafePointerView(p);
+    for (const m of layout.members) {
+      if (m.type !== "VkBool32" || m.pointer !== 0) continue;
+      if (view.getUint32(m.offset) !== 0 && !have[m.name]) missing.push(`${name}.${m.name}`);
+    }
+  };
+  if (pEnabledFeatures !== null) check(FEATURES, pEnabledFeatures);
+  for (let p = pNext, guard = 0; p !== null && guard < 256; p = readPointer(p, 8), guard++) {
+    const name = STRUCT_BY_STYPE[readU32(p, 0)];
+    if (name === "VkPhysicalDeviceFeatures2") check(FEATURES, Deno.UnsafePointer.offset(p, 16)!);
+    else if (name !== undefined && isFeatureStruct(name)) check(name, p);
+  }
+  return missing;
+}
