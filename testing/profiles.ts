@@ -13,7 +13,7 @@ import type {
   MockStructs,
   MockStructValue,
 } from "./device.ts";
-import { layoutOf } from "../ffi/_structs_layout.ts";
+import { layoutOf } from "../ffi/_struct_layout.ts";
 import desktopRayTracing from "./profiles/desktop_ray_tracing.json" with { type: "json" };
 import mobile from "./profiles/mobile.json" with { type: "json" };
 import vulkan10 from "./profiles/vulkan10.json" with { type: "json" };
