@@ -35,6 +35,8 @@ const LEVELS: readonly (readonly [prefix: string, level: number])[] = [
   ["chain/", 3.9],
   ["wsi/", 4],
   ["layers/", 4],
+  // The public testing kit: mock drivers over the whole library, below the root API, imported by nothing in it.
+  ["testing/", 4.5],
 ];
 /** The prefixes longest first, so that chain/order/x.ts falls in chain/order/ rather than chain/. */
 const BY_LENGTH = [...LEVELS].sort(([a], [b]) => b.length - a.length);
@@ -48,7 +50,7 @@ const PUBLIC_LEVEL = 5;
 const KNOWN: readonly string[] = [];
 
 /** Development folders: beside the library, never imported by it. tests/ comes first: it may import the rest. */
-const DEVELOPMENT = ["tests/", "testing/", "tools/", "bench/", "examples/"] as const;
+const DEVELOPMENT = ["tests/", "tools/", "bench/", "examples/"] as const;
 /** Development folders that must not import tests/ outside tests/support/ (the tests themselves). */
 const NOT_TESTS = ["tools/", "bench/", "examples/", "tests/support/"] as const;
 /** The shared development helpers: the one part of tests/ the other development folders may import. */
