@@ -71,6 +71,7 @@ export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink
 export { Logger } from "./loading/log.ts";
 export { resultName, VkError } from "./ffi/errors.ts";
 export { Arena, readCString, readPointer } from "./ffi/memory.ts";
+export { asHandle } from "./ffi/handle.ts";
 export type {
   AllocStructOptions,
   ChainFor,

@@ -8,6 +8,7 @@
 
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { check, enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
+import { readHandle } from "../ffi/handle.ts";
 
 /** A Vulkan command as a function of its C parameter list. */
 // deno-lint-ignore no-explicit-any
@@ -126,7 +127,7 @@ export class BenchDevice implements Disposable {
       ),
       "vkCreateCommandPool",
     );
-    const pool = readPointer(slot);
+    const pool = readHandle("VkCommandPool", slot);
     this.#pools.push(pool);
     check(
       t.vkAllocateCommandBuffers!(

@@ -33,6 +33,7 @@ import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import { installShim } from "../tests/support/ts_layer_harness.ts";
 import { ccSync } from "../tests/support/c_build.ts";
+import { readHandle } from "../ffi/handle.ts";
 
 type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
 type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };
@@ -141,7 +142,7 @@ function lavapipe(
   );
   const pCb = slot();
   const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
-    commandPool: readPointer(pPool, 0),
+    commandPool: readHandle("VkCommandPool", pPool),
     commandBufferCount: 1,
   });
   check(vk.vkAllocateCommandBuffers!(device, allocate, pCb), "vkAllocateCommandBuffers");

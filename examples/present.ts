@@ -14,7 +14,16 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { allocStruct, check, enumerate, readPointer, readStruct, VkScope, writeStruct } from "../mod.ts";
+import {
+  allocStruct,
+  asHandle,
+  check,
+  enumerate,
+  readPointer,
+  readStruct,
+  VkScope,
+  writeStruct,
+} from "../mod.ts";
 import type { Arena, StructInput, VkCommandBuffer, VkImage, VkInstance, VulkanCommands } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
@@ -217,7 +226,9 @@ export function presentFrames(
   });
   check(vk.vkAllocateCommandBuffers(device, allocInfo, commandBuffers), "vkAllocateCommandBuffers");
   const rgb = [(colour >> 16) & 0xff, (colour >> 8) & 0xff, colour & 0xff].map((v) => v / 255);
-  images.forEach((image, i) => recordClear(vk, arena, readPointer(commandBuffers, 8 * i), image, rgb));
+  images.forEach((image, i) =>
+    recordClear(vk, arena, asHandle("VkCommandBuffer", readPointer(commandBuffers, 8 * i))!, image, rgb)
+  );
 
   const semaphore = () =>
     scope.create("vkCreateSemaphore", [device, writeStruct(arena, "VkSemaphoreCreateInfo"), null]);
@@ -246,7 +257,7 @@ export function presentFrames(
     const submit = writeStruct(arena, "VkSubmitInfo", {
       pWaitSemaphores: [acquired],
       pWaitDstStageMask: [vkc.VK_PIPELINE_STAGE_TRANSFER_BIT],
-      pCommandBuffers: [readPointer(commandBuffers, 8 * index)],
+      pCommandBuffers: [asHandle("VkCommandBuffer", readPointer(commandBuffers, 8 * index))],
       pSignalSemaphores: [rendered[index]!],
     });
     check(vk.vkQueueSubmit(queue, 1, submit, fence), "vkQueueSubmit");
@@ -296,7 +307,7 @@ function pickDevice(vk: VulkanCommands, instance: VkInstance, surface: vkc.VkSur
 function recordClear(
   vk: VulkanCommands,
   arena: Arena,
-  commandBuffer: VkCommandBuffer | null,
+  commandBuffer: VkCommandBuffer,
   image: VkImage | null,
   rgb: number[],
 ): void {
@@ -324,7 +335,7 @@ function recordClear(
   const clear = writeStruct(arena, "VkClearColorValue", { float32: [...rgb, 1] });
   vk.vkCmdClearColorImage(
     commandBuffer,
-    image,
+    image!,
     DST,
     clear,
     1,

@@ -58,9 +58,10 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
   const queue = scope.create("vkGetDeviceQueue", [device, queueFamilyIndex, 0]); // queues have no destroy
 
   // Memory of a type the resource allows, with the wanted property flags, bound to it.
-  const bindMemory = (kind: "Buffer" | "Image", resource: Deno.PointerObject, flags: number) => {
+  const bindMemory = (resource: { buffer: vkc.VkBuffer } | { image: vkc.VkImage }, flags: number) => {
     const reqs = allocStruct(arena, "VkMemoryRequirements");
-    vk[`vkGet${kind}MemoryRequirements`](device, resource, reqs);
+    if ("buffer" in resource) vk.vkGetBufferMemoryRequirements(device, resource.buffer, reqs);
+    else vk.vkGetImageMemoryRequirements(device, resource.image, reqs);
     const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
     const typeIndex = memoryTypeIndex(vk, gpu, memoryTypeBits, flags);
     if (typeIndex < 0) throw new NoDeviceError(`"${deviceName}" has no memory with flags ${flags}`);
@@ -70,7 +71,9 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
       writeStruct(arena, "VkMemoryAllocateInfo", info),
       null,
     ]);
-    check(vk[`vkBind${kind}Memory`](device, resource, memory, 0n), `vkBind${kind}Memory`);
+    if ("buffer" in resource) {
+      check(vk.vkBindBufferMemory(device, resource.buffer, memory, 0n), "vkBindBufferMemory");
+    } else check(vk.vkBindImageMemory(device, resource.image, memory, 0n), "vkBindImageMemory");
     return memory;
   };
 
@@ -85,7 +88,7 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     usage: vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
   });
   const image = scope.create("vkCreateImage", [device, imageInfo, null]);
-  bindMemory("Image", image, 0);
+  bindMemory({ image }, 0);
   const subresourceRange = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
   const viewInfo = { image, viewType: vkc.VK_IMAGE_VIEW_TYPE_2D, format, subresourceRange };
   const view = scope.create("vkCreateImageView", [
@@ -101,7 +104,7 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     null,
   ]);
   const hostVisible = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  const bufferMemory = bindMemory("Buffer", buffer, hostVisible);
+  const bufferMemory = bindMemory({ buffer }, hostVisible);
 
   // One subpass clearing and drawing into the attachment, which ends in TRANSFER_SRC_OPTIMAL; the
   // dependency makes the colour writes visible to the copy recorded after the render pass.

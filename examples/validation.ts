@@ -12,7 +12,7 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { enumerate, readPointer, VkScope, type VulkanCommands, writeStruct } from "../mod.ts";
+import { asHandle, enumerate, readPointer, VkScope, type VulkanCommands, writeStruct } from "../mod.ts";
 import { createInstance, findDevice } from "./_helpers.ts";
 import { runExample } from "./_loader.ts";
 
@@ -97,7 +97,7 @@ export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
   const bufferInfo = { size: 0n, usage: vkc.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT };
   const out = arena.pointer(arena.alloc(8));
   const result = vk.vkCreateBuffer(device, writeStruct(arena, "VkBufferCreateInfo", bufferInfo), null, out);
-  const buffer = readPointer(out);
+  const buffer = asHandle("VkBuffer", readPointer(out));
   if (result === vkc.VK_SUCCESS && buffer !== null) vk.vkDestroyBuffer(device, buffer, null);
   return reports;
 }

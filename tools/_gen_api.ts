@@ -39,6 +39,7 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
   map.declared.add("VkPointer");
   map.declared.add("VkStructPointer");
   const handles = [...reg.types.values()].filter((t) => t.category === "handle").sort(byName);
+  const handleNames: string[] = [];
   for (const t of handles) {
     const target = layouts.resolve(t.name)!;
     map.declared.add(t.name);
@@ -50,11 +51,13 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
     const parent = target.parent ? `, child of {@linkcode ${target.parent}}` : "";
     typeLines.push(
       doc(
-        `Handle \`${t.name}\` (${kind}${parent}): a pointer branded so no other handle type is assignable ` +
-          `(an unbranded \`Deno.PointerObject\` is); \`VK_NULL_HANDLE\` is \`null\`.`,
+        `Handle \`${t.name}\` (${kind}${parent}): a pointer branded with its type, so neither another handle ` +
+          `nor a raw pointer is assignable (\`asHandle("${t.name}", pointer)\` converts one); ` +
+          `\`VK_NULL_HANDLE\` is \`null\`, taken where vk.xml marks the parameter optional.`,
       ),
-      `export type ${t.name} = Deno.PointerObject & { readonly [handleType]?: "${t.name}" };`,
+      `export type ${t.name} = Deno.PointerObject & { readonly [handleType]: "${t.name}" };`,
     );
+    handleNames.push(t.name);
   }
   let enumCount = 0;
   const enumTypes = [...reg.types.values()].filter((t) => t.category === "enum").sort(byName);
@@ -117,8 +120,9 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
       )
     }
 /**
- * The brand key of handle types: a handle's type name under this key (optional and never present at run
- * time, so a plain \`Deno.PointerObject\` is assignable to every handle type, and no handle type to another).
+ * The brand key of handle types: a handle's type name under this key (required in the type, never present
+ * at run time), so no handle type is assignable to another and a raw \`Deno.PointerObject\` to none:
+ * \`asHandle(type, pointer)\` is the one conversion.
  */
 export declare const handleType: unique symbol;
 
@@ -127,21 +131,33 @@ export declare const pointee: unique symbol;
 
 /**
  * A pointer to values of type \`T\` that a command writes (\`VkPhysicalDevice*\` of
- * vkEnumeratePhysicalDevices): any pointer is accepted; the type lets helpers such as \`enumerate\`
- * return the handles typed.
+ * vkEnumeratePhysicalDevices): any pointer but a handle is accepted; the type lets helpers such as
+ * \`enumerate\` return the handles typed.
  */
-export type VkPointer<T> = (Deno.PointerObject & { readonly [pointee]?: T }) | null;
+export type VkPointer<T> =
+  | (Deno.PointerObject & { readonly [pointee]?: T; readonly [handleType]?: never })
+  | null;
 
 /** The brand key of {@linkcode VkStructPointer}: the struct's name (optional, never present at run time). */
 export declare const structType: unique symbol;
 
 /**
  * A pointer to struct(s) \`N\` (\`const VkBufferCreateInfo*\`), as \`writeStruct\` / \`allocStruct\` return it:
- * a pointer to another struct is rejected, an unbranded pointer is accepted.
+ * a pointer to another struct or a handle is rejected, an unbranded pointer is accepted.
  */
-export type VkStructPointer<N extends string> = (Deno.PointerObject & { readonly [structType]?: N }) | null;
+export type VkStructPointer<N extends string> =
+  | (Deno.PointerObject & { readonly [structType]?: N; readonly [handleType]?: never })
+  | null;
 
 ${typeLines.join("\n")}
+
+/** Every handle type name -> its type (what {@linkcode handleType} brands; \`asHandle\` converts to). */
+export interface VkHandleTypes {
+${handleNames.map((n) => `  /** {@linkcode ${n}}. */\n  ${n}: ${n};`).join("\n")}
+}
+
+/** A handle type name (aliases resolved: \`VkDescriptorUpdateTemplate\`, not its KHR alias). */
+export type VkHandleName = keyof VkHandleTypes;
 `,
   );
 

@@ -111,9 +111,9 @@ export class TypeMapper {
     }
     const ts = this.value(p.type, "param");
     const t = this.resolve(p.type);
-    // VK_NULL_HANDLE is null. C's type system accepts it for every handle parameter, and so does this one:
-    // where a null handle is valid is a valid-usage rule (the registry's `optional`), not a type.
-    if (t?.category === "handle") return `${ts} | null`;
+    // VK_NULL_HANDLE is null, taken only where vk.xml marks the handle `optional` (C takes it everywhere;
+    // the spec's implicit valid usage says "must be a valid handle" for the rest).
+    if (t?.category === "handle") return p.optional ? `${ts} | null` : ts;
     return ts;
   }
 }

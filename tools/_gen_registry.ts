@@ -16,6 +16,8 @@ export interface Decl {
   bits?: number;
   len?: string;
   optional?: boolean;
+  /** vk.xml \`noautovalidity="true"\`: no implicit valid usage (the member's rules are written by hand). */
+  noautovalidity?: boolean;
   values?: string;
 }
 
@@ -145,6 +147,7 @@ function parseDecl(e: XmlElement, constants: Map<string, { type: string; value: 
   if (bits) decl.bits = Number(bits[1]);
   if (e.attrs.len !== undefined) decl.len = e.attrs.len;
   if (e.attrs.optional?.startsWith("true")) decl.optional = true;
+  if (e.attrs.noautovalidity === "true") decl.noautovalidity = true;
   if (e.attrs.values !== undefined) decl.values = e.attrs.values;
   return decl;
 }

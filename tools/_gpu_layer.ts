@@ -13,6 +13,7 @@ import { Vulkan } from "../vulkan.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
+import { asHandle, readHandle } from "../ffi/handle.ts";
 
 /** What the child prints after `GPU_VUID `. */
 export interface VuidProbe {
@@ -50,7 +51,7 @@ function probe(): VuidProbe {
     slot,
   );
   if (results.vkCreateInstance !== 0) return { results, ids };
-  const instance = readPointer(slot, 0);
+  const instance = readHandle("VkInstance", slot, 0)!;
   const handle = arena.pointer(arena.alloc(8));
   results.vkCreateDebugUtilsMessengerEXT = vk.vkCreateDebugUtilsMessengerEXT(
     instance,
@@ -72,7 +73,7 @@ function probe(): VuidProbe {
   const dslot = arena.pointer(arena.alloc(8));
   results.vkCreateDevice = count[0]! > 0
     ? vk.vkCreateDevice(
-      Deno.UnsafePointer.create(pds[0]!),
+      asHandle("VkPhysicalDevice", Deno.UnsafePointer.create(pds[0]!))!,
       writeStruct(arena, "VkDeviceCreateInfo", {
         pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
       }),
@@ -81,7 +82,7 @@ function probe(): VuidProbe {
     )
     : -1;
   if (results.vkCreateDevice === 0) {
-    const device = readPointer(dslot, 0);
+    const device = readHandle("VkDevice", dslot, 0)!;
     // The layer calls the messenger (JavaScript) from inside vkCreateBuffer: a callback-capable FFI call.
     const createBuffer = new Deno.UnsafeFnPointer(
       vk.vkGetDeviceProcAddr(device, "vkCreateBuffer") as Deno.PointerObject<never>,
@@ -99,11 +100,13 @@ function probe(): VuidProbe {
       null,
       buffer,
     );
-    if (readPointer(buffer, 0) !== null) vk.vkDestroyBuffer(device, readPointer(buffer, 0), null);
+    if (readPointer(buffer, 0) !== null) {
+      vk.vkDestroyBuffer(device, readHandle("VkBuffer", buffer, 0), null);
+    }
     vk.vkDestroyDevice(device, null);
   }
   if (results.vkCreateDebugUtilsMessengerEXT === 0) {
-    vk.vkDestroyDebugUtilsMessengerEXT(instance, readPointer(handle, 0), null);
+    vk.vkDestroyDebugUtilsMessengerEXT(instance, readHandle("VkDebugUtilsMessengerEXT", handle, 0), null);
   }
   vk.vkDestroyInstance(instance, null);
   return firstMessage === undefined ? { results, ids } : { results, ids, firstMessage };

@@ -11,6 +11,7 @@
 import { Vulkan } from "../vulkan.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { allocStruct, readStruct, writeStruct } from "../ffi/structs.ts";
+import { asHandle, readHandle } from "../ffi/handle.ts";
 
 /** What the child prints after `GPU_LIFECYCLE `. */
 export interface LifecycleProbe {
@@ -29,22 +30,29 @@ function makeInstance(vk: Vk, arena: Arena, steps: LifecycleProbe["steps"], labe
   );
   steps.push({ name: `vkCreateInstance ${label}`, result: r });
   if (r !== 0) throw new Error(`vkCreateInstance ${label} returned ${r}`);
-  const instance = readPointer(slot, 0);
+  const instance = readHandle("VkInstance", slot, 0)!;
   const count = new Uint32Array([8]);
   const pds = new BigUint64Array(8);
   steps.push({
     name: `vkEnumeratePhysicalDevices ${label}`,
-    result: vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(pds)),
+    result: vk.vkEnumeratePhysicalDevices(
+      instance,
+      Deno.UnsafePointer.of(count),
+      Deno.UnsafePointer.of(pds),
+    ),
   });
   const names: string[] = [];
   for (let i = 0; i < count[0]!; i++) {
     const props = allocStruct(arena, "VkPhysicalDeviceProperties");
-    vk.vkGetPhysicalDeviceProperties(Deno.UnsafePointer.create(pds[i]!), props);
+    vk.vkGetPhysicalDeviceProperties(
+      asHandle("VkPhysicalDevice", Deno.UnsafePointer.create(pds[i]!))!,
+      props,
+    );
     names.push(readStruct("VkPhysicalDeviceProperties", props).deviceName as string);
   }
   const dslot = arena.pointer(arena.alloc(8));
   const d = vk.vkCreateDevice(
-    Deno.UnsafePointer.create(pds[0]!),
+    asHandle("VkPhysicalDevice", Deno.UnsafePointer.create(pds[0]!))!,
     writeStruct(arena, "VkDeviceCreateInfo", {
       pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
     }),
@@ -52,12 +60,15 @@ function makeInstance(vk: Vk, arena: Arena, steps: LifecycleProbe["steps"], labe
     dslot,
   );
   steps.push({ name: `vkCreateDevice ${label}`, result: d });
-  const device = d === 0 ? readPointer(dslot, 0) : null;
+  const device = asHandle("VkDevice", d === 0 ? readPointer(dslot, 0) : null)!;
   if (device) {
     const q = arena.pointer(arena.alloc(8));
     vk.vkGetDeviceQueue(device, 0, 0, q);
     steps.push({ name: `vkGetDeviceQueue ${label}`, result: readPointer(q, 0) === null ? "null queue" : 0 });
-    steps.push({ name: `vkDeviceWaitIdle ${label}`, result: vk.vkDeviceWaitIdle(device) });
+    steps.push({
+      name: `vkDeviceWaitIdle ${label}`,
+      result: vk.vkDeviceWaitIdle(device),
+    });
   }
   return {
     names,

@@ -6,7 +6,16 @@
  *
  * @module
  */
-import { Arena, check, enumerate, makeApiVersion, readStruct, Vulkan, writeStruct } from "../../mod.ts";
+import {
+  Arena,
+  asHandle,
+  check,
+  enumerate,
+  makeApiVersion,
+  readStruct,
+  Vulkan,
+  writeStruct,
+} from "../../mod.ts";
 // Imports are evaluated before the module body: this first mark is when mod.ts was imported.
 const marks: Record<string, number> = { imported: performance.now() };
 
@@ -24,9 +33,9 @@ check(
   ),
   "vkCreateInstance",
 );
-const instance = new Deno.UnsafePointerView(slot!).getPointer();
+const instance = asHandle("VkInstance", new Deno.UnsafePointerView(slot!).getPointer())!;
 marks.instance = performance.now();
-const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices, [instance]) as Deno.PointerValue[];
+const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
 const properties = arena.alloc(1024);
 vk.vkGetPhysicalDeviceProperties(physicalDevice!, arena.pointer(properties));
 const name = readStruct("VkPhysicalDeviceProperties", properties).deviceName as string;

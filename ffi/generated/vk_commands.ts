@@ -152,24 +152,24 @@ export interface VkCommands {
   ) => void;
   /** `vkEnumeratePhysicalDevices` (VK_VERSION_1_0; instance level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDevices: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pPhysicalDeviceCount: Deno.PointerValue,
     pPhysicalDevices: VkPointer<VkPhysicalDevice>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceFeatures` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceFeatures: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures">,
   ) => void;
   /** `vkGetPhysicalDeviceFormatProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceFormatProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     pFormatProperties: VkStructPointer<"VkFormatProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceImageFormatProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceImageFormatProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     type: VkImageType,
     tiling: VkImageTiling,
@@ -179,18 +179,18 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkGetPhysicalDeviceProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pProperties: VkStructPointer<"VkPhysicalDeviceProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceQueueFamilyProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pQueueFamilyPropertyCount: Deno.PointerValue,
     pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties">,
   ) => void;
   /** `vkGetPhysicalDeviceMemoryProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceMemoryProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties">,
   ) => void;
   /** `vkGetInstanceProcAddr` (VK_VERSION_1_0; global level). */
@@ -199,13 +199,10 @@ export interface VkCommands {
     pName: Deno.PointerValue | string,
   ) => Deno.PointerValue;
   /** `vkGetDeviceProcAddr` (VK_VERSION_1_0; device level). */
-  readonly vkGetDeviceProcAddr: (
-    device: VkDevice | null,
-    pName: Deno.PointerValue | string,
-  ) => Deno.PointerValue;
+  readonly vkGetDeviceProcAddr: (device: VkDevice, pName: Deno.PointerValue | string) => Deno.PointerValue;
   /** `vkCreateDevice` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDevice: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pCreateInfo: VkStructPointer<"VkDeviceCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDevice: VkPointer<VkDevice>,
@@ -223,7 +220,7 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkEnumerateDeviceExtensionProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumerateDeviceExtensionProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pLayerName: Deno.PointerValue,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkExtensionProperties">,
@@ -235,106 +232,106 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkEnumerateDeviceLayerProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumerateDeviceLayerProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkLayerProperties">,
   ) => VkResult;
   /** `vkGetDeviceQueue` (VK_VERSION_1_0; device level). */
   readonly vkGetDeviceQueue: (
-    device: VkDevice | null,
+    device: VkDevice,
     queueFamilyIndex: number,
     queueIndex: number,
     pQueue: VkPointer<VkQueue>,
   ) => void;
   /** `vkQueueSubmit` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkQueueSubmit: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     submitCount: number,
     pSubmits: VkStructPointer<"VkSubmitInfo">,
     fence: VkFence | null,
   ) => VkResult;
   /** `vkQueueWaitIdle` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueWaitIdle: (queue: VkQueue | null) => VkResult;
+  readonly vkQueueWaitIdle: (queue: VkQueue) => VkResult;
   /** `vkDeviceWaitIdle` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkDeviceWaitIdle: (device: VkDevice | null) => VkResult;
+  readonly vkDeviceWaitIdle: (device: VkDevice) => VkResult;
   /** `vkAllocateMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkAllocateMemory: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAllocateInfo: VkStructPointer<"VkMemoryAllocateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMemory: VkPointer<VkDeviceMemory>,
   ) => VkResult;
   /** `vkFreeMemory` (VK_VERSION_1_0; device level). */
   readonly vkFreeMemory: (
-    device: VkDevice | null,
+    device: VkDevice,
     memory: VkDeviceMemory | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkMapMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkMapMemory: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    memory: VkDeviceMemory,
     offset: VkDeviceSize,
     size: VkDeviceSize,
     flags: VkMemoryMapFlags,
     ppData: Deno.PointerValue,
   ) => VkResult;
   /** `vkUnmapMemory` (VK_VERSION_1_0; device level). */
-  readonly vkUnmapMemory: (device: VkDevice | null, memory: VkDeviceMemory | null) => void;
+  readonly vkUnmapMemory: (device: VkDevice, memory: VkDeviceMemory) => void;
   /** `vkFlushMappedMemoryRanges` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkFlushMappedMemoryRanges: (
-    device: VkDevice | null,
+    device: VkDevice,
     memoryRangeCount: number,
     pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
   ) => VkResult;
   /** `vkInvalidateMappedMemoryRanges` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkInvalidateMappedMemoryRanges: (
-    device: VkDevice | null,
+    device: VkDevice,
     memoryRangeCount: number,
     pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
   ) => VkResult;
   /** `vkGetDeviceMemoryCommitment` (VK_VERSION_1_0; device level). */
   readonly vkGetDeviceMemoryCommitment: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    memory: VkDeviceMemory,
     pCommittedMemoryInBytes: Deno.PointerValue,
   ) => void;
   /** `vkBindBufferMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkBindBufferMemory: (
-    device: VkDevice | null,
-    buffer: VkBuffer | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    buffer: VkBuffer,
+    memory: VkDeviceMemory,
     memoryOffset: VkDeviceSize,
   ) => VkResult;
   /** `vkBindImageMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkBindImageMemory: (
-    device: VkDevice | null,
-    image: VkImage | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    image: VkImage,
+    memory: VkDeviceMemory,
     memoryOffset: VkDeviceSize,
   ) => VkResult;
   /** `vkGetBufferMemoryRequirements` (VK_VERSION_1_0; device level). */
   readonly vkGetBufferMemoryRequirements: (
-    device: VkDevice | null,
-    buffer: VkBuffer | null,
+    device: VkDevice,
+    buffer: VkBuffer,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
   ) => void;
   /** `vkGetImageMemoryRequirements` (VK_VERSION_1_0; device level). */
   readonly vkGetImageMemoryRequirements: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
   ) => void;
   /** `vkGetImageSparseMemoryRequirements` (VK_VERSION_1_0; device level). */
   readonly vkGetImageSparseMemoryRequirements: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
     pSparseMemoryRequirementCount: Deno.PointerValue,
     pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements">,
   ) => void;
   /** `vkGetPhysicalDeviceSparseImageFormatProperties` (VK_VERSION_1_0; physical device level). */
   readonly vkGetPhysicalDeviceSparseImageFormatProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     type: VkImageType,
     samples: VkSampleCountFlagBits,
@@ -345,35 +342,31 @@ export interface VkCommands {
   ) => void;
   /** `vkQueueBindSparse` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkQueueBindSparse: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     bindInfoCount: number,
     pBindInfo: VkStructPointer<"VkBindSparseInfo">,
     fence: VkFence | null,
   ) => VkResult;
   /** `vkCreateFence` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateFence: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkFenceCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkDestroyFence` (VK_VERSION_1_0; device level). */
   readonly vkDestroyFence: (
-    device: VkDevice | null,
+    device: VkDevice,
     fence: VkFence | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkResetFences` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetFences: (
-    device: VkDevice | null,
-    fenceCount: number,
-    pFences: Deno.PointerValue,
-  ) => VkResult;
+  readonly vkResetFences: (device: VkDevice, fenceCount: number, pFences: Deno.PointerValue) => VkResult;
   /** `vkGetFenceStatus` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
-  readonly vkGetFenceStatus: (device: VkDevice | null, fence: VkFence | null) => VkResult;
+  readonly vkGetFenceStatus: (device: VkDevice, fence: VkFence) => VkResult;
   /** `vkWaitForFences` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_TIMEOUT. */
   readonly vkWaitForFences: (
-    device: VkDevice | null,
+    device: VkDevice,
     fenceCount: number,
     pFences: Deno.PointerValue,
     waitAll: VkBool32,
@@ -381,34 +374,34 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCreateSemaphore` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSemaphore: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkSemaphoreCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSemaphore: VkPointer<VkSemaphore>,
   ) => VkResult;
   /** `vkDestroySemaphore` (VK_VERSION_1_0; device level). */
   readonly vkDestroySemaphore: (
-    device: VkDevice | null,
+    device: VkDevice,
     semaphore: VkSemaphore | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateQueryPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateQueryPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkQueryPoolCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pQueryPool: VkPointer<VkQueryPool>,
   ) => VkResult;
   /** `vkDestroyQueryPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyQueryPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     queryPool: VkQueryPool | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetQueryPoolResults` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
   readonly vkGetQueryPoolResults: (
-    device: VkDevice | null,
-    queryPool: VkQueryPool | null,
+    device: VkDevice,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
     dataSize: number | bigint,
@@ -418,149 +411,149 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCreateBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateBuffer: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkBufferCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pBuffer: VkPointer<VkBuffer>,
   ) => VkResult;
   /** `vkDestroyBuffer` (VK_VERSION_1_0; device level). */
   readonly vkDestroyBuffer: (
-    device: VkDevice | null,
+    device: VkDevice,
     buffer: VkBuffer | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateImage` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateImage: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkImageCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pImage: VkPointer<VkImage>,
   ) => VkResult;
   /** `vkDestroyImage` (VK_VERSION_1_0; device level). */
   readonly vkDestroyImage: (
-    device: VkDevice | null,
+    device: VkDevice,
     image: VkImage | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetImageSubresourceLayout` (VK_VERSION_1_0; device level). */
   readonly vkGetImageSubresourceLayout: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
     pSubresource: VkStructPointer<"VkImageSubresource">,
     pLayout: VkStructPointer<"VkSubresourceLayout">,
   ) => void;
   /** `vkCreateImageView` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateImageView: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkImageViewCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pView: VkPointer<VkImageView>,
   ) => VkResult;
   /** `vkDestroyImageView` (VK_VERSION_1_0; device level). */
   readonly vkDestroyImageView: (
-    device: VkDevice | null,
+    device: VkDevice,
     imageView: VkImageView | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateCommandPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCommandPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkCommandPoolCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pCommandPool: VkPointer<VkCommandPool>,
   ) => VkResult;
   /** `vkDestroyCommandPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyCommandPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     commandPool: VkCommandPool | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkResetCommandPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkResetCommandPool: (
-    device: VkDevice | null,
-    commandPool: VkCommandPool | null,
+    device: VkDevice,
+    commandPool: VkCommandPool,
     flags: VkCommandPoolResetFlags,
   ) => VkResult;
   /** `vkAllocateCommandBuffers` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkAllocateCommandBuffers: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAllocateInfo: VkStructPointer<"VkCommandBufferAllocateInfo">,
     pCommandBuffers: VkPointer<VkCommandBuffer>,
   ) => VkResult;
   /** `vkFreeCommandBuffers` (VK_VERSION_1_0; device level). */
   readonly vkFreeCommandBuffers: (
-    device: VkDevice | null,
-    commandPool: VkCommandPool | null,
+    device: VkDevice,
+    commandPool: VkCommandPool,
     commandBufferCount: number,
     pCommandBuffers: Deno.PointerValue,
   ) => void;
   /** `vkBeginCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkBeginCommandBuffer: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBeginInfo: VkStructPointer<"VkCommandBufferBeginInfo">,
   ) => VkResult;
   /** `vkEndCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkEndCommandBuffer: (commandBuffer: VkCommandBuffer | null) => VkResult;
+  readonly vkEndCommandBuffer: (commandBuffer: VkCommandBuffer) => VkResult;
   /** `vkResetCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkResetCommandBuffer: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     flags: VkCommandBufferResetFlags,
   ) => VkResult;
   /** `vkCmdCopyBuffer` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    srcBuffer: VkBuffer | null,
-    dstBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    srcBuffer: VkBuffer,
+    dstBuffer: VkBuffer,
     regionCount: number,
     pRegions: VkStructPointer<"VkBufferCopy">,
   ) => void;
   /** `vkCmdCopyImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     regionCount: number,
     pRegions: VkStructPointer<"VkImageCopy">,
   ) => void;
   /** `vkCmdCopyBufferToImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyBufferToImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcBuffer: VkBuffer | null,
-    dstImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcBuffer: VkBuffer,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     regionCount: number,
     pRegions: VkStructPointer<"VkBufferImageCopy">,
   ) => void;
   /** `vkCmdCopyImageToBuffer` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyImageToBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     regionCount: number,
     pRegions: VkStructPointer<"VkBufferImageCopy">,
   ) => void;
   /** `vkCmdUpdateBuffer` (VK_VERSION_1_0; device level). */
   readonly vkCmdUpdateBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    dstBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     dataSize: VkDeviceSize,
     pData: Deno.PointerValue,
   ) => void;
   /** `vkCmdFillBuffer` (VK_VERSION_1_0; device level). */
   readonly vkCmdFillBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    dstBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     size: VkDeviceSize,
     data: number,
   ) => void;
   /** `vkCmdPipelineBarrier` (VK_VERSION_1_0; device level). */
   readonly vkCmdPipelineBarrier: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     srcStageMask: VkPipelineStageFlags,
     dstStageMask: VkPipelineStageFlags,
     dependencyFlags: VkDependencyFlags,
@@ -573,123 +566,119 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdBeginQuery` (VK_VERSION_1_0; device level). */
   readonly vkCmdBeginQuery: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     query: number,
     flags: VkQueryControlFlags,
   ) => void;
   /** `vkCmdEndQuery` (VK_VERSION_1_0; device level). */
-  readonly vkCmdEndQuery: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
-    query: number,
-  ) => void;
+  readonly vkCmdEndQuery: (commandBuffer: VkCommandBuffer, queryPool: VkQueryPool, query: number) => void;
   /** `vkCmdResetQueryPool` (VK_VERSION_1_0; device level). */
   readonly vkCmdResetQueryPool: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
   ) => void;
   /** `vkCmdWriteTimestamp` (VK_VERSION_1_0; device level). */
   readonly vkCmdWriteTimestamp: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineStage: VkPipelineStageFlagBits,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     query: number,
   ) => void;
   /** `vkCmdCopyQueryPoolResults` (VK_VERSION_1_0; device level). */
   readonly vkCmdCopyQueryPoolResults: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     stride: VkDeviceSize,
     flags: VkQueryResultFlags,
   ) => void;
   /** `vkCmdExecuteCommands` (VK_VERSION_1_0; device level). */
   readonly vkCmdExecuteCommands: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     commandBufferCount: number,
     pCommandBuffers: Deno.PointerValue,
   ) => void;
   /** `vkCreateEvent` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateEvent: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkEventCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pEvent: VkPointer<VkEvent>,
   ) => VkResult;
   /** `vkDestroyEvent` (VK_VERSION_1_0; device level). */
   readonly vkDestroyEvent: (
-    device: VkDevice | null,
+    device: VkDevice,
     event: VkEvent | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetEventStatus` (VK_VERSION_1_0; device level). Success codes: VK_EVENT_SET, VK_EVENT_RESET. */
-  readonly vkGetEventStatus: (device: VkDevice | null, event: VkEvent | null) => VkResult;
+  readonly vkGetEventStatus: (device: VkDevice, event: VkEvent) => VkResult;
   /** `vkSetEvent` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetEvent: (device: VkDevice | null, event: VkEvent | null) => VkResult;
+  readonly vkSetEvent: (device: VkDevice, event: VkEvent) => VkResult;
   /** `vkResetEvent` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetEvent: (device: VkDevice | null, event: VkEvent | null) => VkResult;
+  readonly vkResetEvent: (device: VkDevice, event: VkEvent) => VkResult;
   /** `vkCreateBufferView` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateBufferView: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkBufferViewCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pView: VkPointer<VkBufferView>,
   ) => VkResult;
   /** `vkDestroyBufferView` (VK_VERSION_1_0; device level). */
   readonly vkDestroyBufferView: (
-    device: VkDevice | null,
+    device: VkDevice,
     bufferView: VkBufferView | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateShaderModule` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateShaderModule: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pShaderModule: VkPointer<VkShaderModule>,
   ) => VkResult;
   /** `vkDestroyShaderModule` (VK_VERSION_1_0; device level). */
   readonly vkDestroyShaderModule: (
-    device: VkDevice | null,
+    device: VkDevice,
     shaderModule: VkShaderModule | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreatePipelineCache` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreatePipelineCache: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkPipelineCacheCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelineCache: VkPointer<VkPipelineCache>,
   ) => VkResult;
   /** `vkDestroyPipelineCache` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipelineCache: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetPipelineCacheData` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineCacheData: (
-    device: VkDevice | null,
-    pipelineCache: VkPipelineCache | null,
+    device: VkDevice,
+    pipelineCache: VkPipelineCache,
     pDataSize: Deno.PointerValue,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkMergePipelineCaches` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkMergePipelineCaches: (
-    device: VkDevice | null,
-    dstCache: VkPipelineCache | null,
+    device: VkDevice,
+    dstCache: VkPipelineCache,
     srcCacheCount: number,
     pSrcCaches: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateComputePipelines` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
   readonly vkCreateComputePipelines: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
     pCreateInfos: VkStructPointer<"VkComputePipelineCreateInfo">,
@@ -698,84 +687,84 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkDestroyPipeline` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipeline: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipeline: VkPipeline | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreatePipelineLayout` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreatePipelineLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkPipelineLayoutCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPipelineLayout: VkPointer<VkPipelineLayout>,
   ) => VkResult;
   /** `vkDestroyPipelineLayout` (VK_VERSION_1_0; device level). */
   readonly vkDestroyPipelineLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineLayout: VkPipelineLayout | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateSampler` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSampler: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkSamplerCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSampler: VkPointer<VkSampler>,
   ) => VkResult;
   /** `vkDestroySampler` (VK_VERSION_1_0; device level). */
   readonly vkDestroySampler: (
-    device: VkDevice | null,
+    device: VkDevice,
     sampler: VkSampler | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateDescriptorSetLayout` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDescriptorSetLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSetLayout: VkPointer<VkDescriptorSetLayout>,
   ) => VkResult;
   /** `vkDestroyDescriptorSetLayout` (VK_VERSION_1_0; device level). */
   readonly vkDestroyDescriptorSetLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     descriptorSetLayout: VkDescriptorSetLayout | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateDescriptorPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDescriptorPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkDescriptorPoolCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDescriptorPool: VkPointer<VkDescriptorPool>,
   ) => VkResult;
   /** `vkDestroyDescriptorPool` (VK_VERSION_1_0; device level). */
   readonly vkDestroyDescriptorPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     descriptorPool: VkDescriptorPool | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkResetDescriptorPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkResetDescriptorPool: (
-    device: VkDevice | null,
-    descriptorPool: VkDescriptorPool | null,
+    device: VkDevice,
+    descriptorPool: VkDescriptorPool,
     flags: VkDescriptorPoolResetFlags,
   ) => VkResult;
   /** `vkAllocateDescriptorSets` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkAllocateDescriptorSets: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAllocateInfo: VkStructPointer<"VkDescriptorSetAllocateInfo">,
     pDescriptorSets: VkPointer<VkDescriptorSet>,
   ) => VkResult;
   /** `vkFreeDescriptorSets` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkFreeDescriptorSets: (
-    device: VkDevice | null,
-    descriptorPool: VkDescriptorPool | null,
+    device: VkDevice,
+    descriptorPool: VkDescriptorPool,
     descriptorSetCount: number,
     pDescriptorSets: Deno.PointerValue,
   ) => VkResult;
   /** `vkUpdateDescriptorSets` (VK_VERSION_1_0; device level). */
   readonly vkUpdateDescriptorSets: (
-    device: VkDevice | null,
+    device: VkDevice,
     descriptorWriteCount: number,
     pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
     descriptorCopyCount: number,
@@ -783,15 +772,15 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdBindPipeline` (VK_VERSION_1_0; device level). */
   readonly vkCmdBindPipeline: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline | null,
+    pipeline: VkPipeline,
   ) => void;
   /** `vkCmdBindDescriptorSets` (VK_VERSION_1_0; device level). */
   readonly vkCmdBindDescriptorSets: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     firstSet: number,
     descriptorSetCount: number,
     pDescriptorSets: Deno.PointerValue,
@@ -800,8 +789,8 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdClearColorImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdClearColorImage: (
-    commandBuffer: VkCommandBuffer | null,
-    image: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    image: VkImage,
     imageLayout: VkImageLayout,
     pColor: VkStructPointer<"VkClearColorValue">,
     rangeCount: number,
@@ -809,32 +798,32 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdDispatch` (VK_VERSION_1_0; device level). */
   readonly vkCmdDispatch: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     groupCountX: number,
     groupCountY: number,
     groupCountZ: number,
   ) => void;
   /** `vkCmdDispatchIndirect` (VK_VERSION_1_0; device level). */
   readonly vkCmdDispatchIndirect: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
   ) => void;
   /** `vkCmdSetEvent` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetEvent: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     stageMask: VkPipelineStageFlags,
   ) => void;
   /** `vkCmdResetEvent` (VK_VERSION_1_0; device level). */
   readonly vkCmdResetEvent: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     stageMask: VkPipelineStageFlags,
   ) => void;
   /** `vkCmdWaitEvents` (VK_VERSION_1_0; device level). */
   readonly vkCmdWaitEvents: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     eventCount: number,
     pEvents: Deno.PointerValue,
     srcStageMask: VkPipelineStageFlags,
@@ -848,8 +837,8 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdPushConstants` (VK_VERSION_1_0; device level). */
   readonly vkCmdPushConstants: (
-    commandBuffer: VkCommandBuffer | null,
-    layout: VkPipelineLayout | null,
+    commandBuffer: VkCommandBuffer,
+    layout: VkPipelineLayout,
     stageFlags: VkShaderStageFlags,
     offset: number,
     size: number,
@@ -857,7 +846,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCreateGraphicsPipelines` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
   readonly vkCreateGraphicsPipelines: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
     pCreateInfos: VkStructPointer<"VkGraphicsPipelineCreateInfo">,
@@ -866,98 +855,98 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCreateFramebuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateFramebuffer: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkFramebufferCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFramebuffer: VkPointer<VkFramebuffer>,
   ) => VkResult;
   /** `vkDestroyFramebuffer` (VK_VERSION_1_0; device level). */
   readonly vkDestroyFramebuffer: (
-    device: VkDevice | null,
+    device: VkDevice,
     framebuffer: VkFramebuffer | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateRenderPass` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateRenderPass: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pRenderPass: VkPointer<VkRenderPass>,
   ) => VkResult;
   /** `vkDestroyRenderPass` (VK_VERSION_1_0; device level). */
   readonly vkDestroyRenderPass: (
-    device: VkDevice | null,
+    device: VkDevice,
     renderPass: VkRenderPass | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetRenderAreaGranularity` (VK_VERSION_1_0; device level). */
   readonly vkGetRenderAreaGranularity: (
-    device: VkDevice | null,
-    renderPass: VkRenderPass | null,
+    device: VkDevice,
+    renderPass: VkRenderPass,
     pGranularity: VkStructPointer<"VkExtent2D">,
   ) => void;
   /** `vkCmdSetViewport` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetViewport: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     viewportCount: number,
     pViewports: VkStructPointer<"VkViewport">,
   ) => void;
   /** `vkCmdSetScissor` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetScissor: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstScissor: number,
     scissorCount: number,
     pScissors: VkStructPointer<"VkRect2D">,
   ) => void;
   /** `vkCmdSetLineWidth` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetLineWidth: (commandBuffer: VkCommandBuffer | null, lineWidth: number) => void;
+  readonly vkCmdSetLineWidth: (commandBuffer: VkCommandBuffer, lineWidth: number) => void;
   /** `vkCmdSetDepthBias` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetDepthBias: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     depthBiasConstantFactor: number,
     depthBiasClamp: number,
     depthBiasSlopeFactor: number,
   ) => void;
   /** `vkCmdSetBlendConstants` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetBlendConstants: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     blendConstants: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetDepthBounds` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetDepthBounds: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     minDepthBounds: number,
     maxDepthBounds: number,
   ) => void;
   /** `vkCmdSetStencilCompareMask` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetStencilCompareMask: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     compareMask: number,
   ) => void;
   /** `vkCmdSetStencilWriteMask` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetStencilWriteMask: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     writeMask: number,
   ) => void;
   /** `vkCmdSetStencilReference` (VK_VERSION_1_0; device level). */
   readonly vkCmdSetStencilReference: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     reference: number,
   ) => void;
   /** `vkCmdBindIndexBuffer` (VK_VERSION_1_0; device level). */
   readonly vkCmdBindIndexBuffer: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     buffer: VkBuffer | null,
     offset: VkDeviceSize,
     indexType: VkIndexType,
   ) => void;
   /** `vkCmdBindVertexBuffers` (VK_VERSION_1_0; device level). */
   readonly vkCmdBindVertexBuffers: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     bindingCount: number,
     pBuffers: Deno.PointerValue,
@@ -965,7 +954,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdDraw` (VK_VERSION_1_0; device level). */
   readonly vkCmdDraw: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     vertexCount: number,
     instanceCount: number,
     firstVertex: number,
@@ -973,7 +962,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdDrawIndexed` (VK_VERSION_1_0; device level). */
   readonly vkCmdDrawIndexed: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     indexCount: number,
     instanceCount: number,
     firstIndex: number,
@@ -982,26 +971,26 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdDrawIndirect` (VK_VERSION_1_0; device level). */
   readonly vkCmdDrawIndirect: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdDrawIndexedIndirect` (VK_VERSION_1_0; device level). */
   readonly vkCmdDrawIndexedIndirect: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdBlitImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdBlitImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     regionCount: number,
     pRegions: VkStructPointer<"VkImageBlit">,
@@ -1009,8 +998,8 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdClearDepthStencilImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdClearDepthStencilImage: (
-    commandBuffer: VkCommandBuffer | null,
-    image: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    image: VkImage,
     imageLayout: VkImageLayout,
     pDepthStencil: VkStructPointer<"VkClearDepthStencilValue">,
     rangeCount: number,
@@ -1018,7 +1007,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdClearAttachments` (VK_VERSION_1_0; device level). */
   readonly vkCmdClearAttachments: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     attachmentCount: number,
     pAttachments: VkStructPointer<"VkClearAttachment">,
     rectCount: number,
@@ -1026,29 +1015,29 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdResolveImage` (VK_VERSION_1_0; device level). */
   readonly vkCmdResolveImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     regionCount: number,
     pRegions: VkStructPointer<"VkImageResolve">,
   ) => void;
   /** `vkCmdBeginRenderPass` (VK_VERSION_1_0; device level). */
   readonly vkCmdBeginRenderPass: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
     contents: VkSubpassContents,
   ) => void;
   /** `vkCmdNextSubpass` (VK_VERSION_1_0; device level). */
-  readonly vkCmdNextSubpass: (commandBuffer: VkCommandBuffer | null, contents: VkSubpassContents) => void;
+  readonly vkCmdNextSubpass: (commandBuffer: VkCommandBuffer, contents: VkSubpassContents) => void;
   /** `vkCmdEndRenderPass` (VK_VERSION_1_0; device level). */
-  readonly vkCmdEndRenderPass: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly vkCmdEndRenderPass: (commandBuffer: VkCommandBuffer) => void;
   /** `vkEnumerateInstanceVersion` (VK_VERSION_1_1; global level). Success codes: VK_SUCCESS. */
   readonly vkEnumerateInstanceVersion: (pApiVersion: Deno.PointerValue) => VkResult;
   /** `vkBindBufferMemory2` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
   readonly vkBindBufferMemory2: (
-    device: VkDevice | null,
+    device: VkDevice,
     bindInfoCount: number,
     pBindInfos: VkStructPointer<"VkBindBufferMemoryInfo">,
   ) => VkResult;
@@ -1056,7 +1045,7 @@ export interface VkCommands {
   readonly vkBindBufferMemory2KHR: VkCommands["vkBindBufferMemory2"];
   /** `vkBindImageMemory2` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
   readonly vkBindImageMemory2: (
-    device: VkDevice | null,
+    device: VkDevice,
     bindInfoCount: number,
     pBindInfos: VkStructPointer<"VkBindImageMemoryInfo">,
   ) => VkResult;
@@ -1064,7 +1053,7 @@ export interface VkCommands {
   readonly vkBindImageMemory2KHR: VkCommands["vkBindImageMemory2"];
   /** `vkGetDeviceGroupPeerMemoryFeatures` (VK_VERSION_1_1; device level). */
   readonly vkGetDeviceGroupPeerMemoryFeatures: (
-    device: VkDevice | null,
+    device: VkDevice,
     heapIndex: number,
     localDeviceIndex: number,
     remoteDeviceIndex: number,
@@ -1073,12 +1062,12 @@ export interface VkCommands {
   /** `vkGetDeviceGroupPeerMemoryFeaturesKHR` (VK_KHR_device_group): alias of `vkGetDeviceGroupPeerMemoryFeatures`. */
   readonly vkGetDeviceGroupPeerMemoryFeaturesKHR: VkCommands["vkGetDeviceGroupPeerMemoryFeatures"];
   /** `vkCmdSetDeviceMask` (VK_VERSION_1_1; device level). */
-  readonly vkCmdSetDeviceMask: (commandBuffer: VkCommandBuffer | null, deviceMask: number) => void;
+  readonly vkCmdSetDeviceMask: (commandBuffer: VkCommandBuffer, deviceMask: number) => void;
   /** `vkCmdSetDeviceMaskKHR` (VK_KHR_device_group): alias of `vkCmdSetDeviceMask`. */
   readonly vkCmdSetDeviceMaskKHR: VkCommands["vkCmdSetDeviceMask"];
   /** `vkEnumeratePhysicalDeviceGroups` (VK_VERSION_1_1; instance level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDeviceGroups: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pPhysicalDeviceGroupCount: Deno.PointerValue,
     pPhysicalDeviceGroupProperties: VkStructPointer<"VkPhysicalDeviceGroupProperties">,
   ) => VkResult;
@@ -1086,7 +1075,7 @@ export interface VkCommands {
   readonly vkEnumeratePhysicalDeviceGroupsKHR: VkCommands["vkEnumeratePhysicalDeviceGroups"];
   /** `vkGetImageMemoryRequirements2` (VK_VERSION_1_1; device level). */
   readonly vkGetImageMemoryRequirements2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkImageMemoryRequirementsInfo2">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
@@ -1094,7 +1083,7 @@ export interface VkCommands {
   readonly vkGetImageMemoryRequirements2KHR: VkCommands["vkGetImageMemoryRequirements2"];
   /** `vkGetBufferMemoryRequirements2` (VK_VERSION_1_1; device level). */
   readonly vkGetBufferMemoryRequirements2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkBufferMemoryRequirementsInfo2">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
@@ -1102,7 +1091,7 @@ export interface VkCommands {
   readonly vkGetBufferMemoryRequirements2KHR: VkCommands["vkGetBufferMemoryRequirements2"];
   /** `vkGetImageSparseMemoryRequirements2` (VK_VERSION_1_1; device level). */
   readonly vkGetImageSparseMemoryRequirements2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkImageSparseMemoryRequirementsInfo2">,
     pSparseMemoryRequirementCount: Deno.PointerValue,
     pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
@@ -1111,21 +1100,21 @@ export interface VkCommands {
   readonly vkGetImageSparseMemoryRequirements2KHR: VkCommands["vkGetImageSparseMemoryRequirements2"];
   /** `vkGetPhysicalDeviceFeatures2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceFeatures2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures2">,
   ) => void;
   /** `vkGetPhysicalDeviceFeatures2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceFeatures2`. */
   readonly vkGetPhysicalDeviceFeatures2KHR: VkCommands["vkGetPhysicalDeviceFeatures2"];
   /** `vkGetPhysicalDeviceProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pProperties: VkStructPointer<"VkPhysicalDeviceProperties2">,
   ) => void;
   /** `vkGetPhysicalDeviceProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceProperties2`. */
   readonly vkGetPhysicalDeviceProperties2KHR: VkCommands["vkGetPhysicalDeviceProperties2"];
   /** `vkGetPhysicalDeviceFormatProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceFormatProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     pFormatProperties: VkStructPointer<"VkFormatProperties2">,
   ) => void;
@@ -1133,7 +1122,7 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceFormatProperties2KHR: VkCommands["vkGetPhysicalDeviceFormatProperties2"];
   /** `vkGetPhysicalDeviceImageFormatProperties2` (VK_VERSION_1_1; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceImageFormatProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pImageFormatInfo: VkStructPointer<"VkPhysicalDeviceImageFormatInfo2">,
     pImageFormatProperties: VkStructPointer<"VkImageFormatProperties2">,
   ) => VkResult;
@@ -1142,7 +1131,7 @@ export interface VkCommands {
     VkCommands["vkGetPhysicalDeviceImageFormatProperties2"];
   /** `vkGetPhysicalDeviceQueueFamilyProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceQueueFamilyProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pQueueFamilyPropertyCount: Deno.PointerValue,
     pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties2">,
   ) => void;
@@ -1151,14 +1140,14 @@ export interface VkCommands {
     VkCommands["vkGetPhysicalDeviceQueueFamilyProperties2"];
   /** `vkGetPhysicalDeviceMemoryProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceMemoryProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties2">,
   ) => void;
   /** `vkGetPhysicalDeviceMemoryProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceMemoryProperties2`. */
   readonly vkGetPhysicalDeviceMemoryProperties2KHR: VkCommands["vkGetPhysicalDeviceMemoryProperties2"];
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceSparseImageFormatProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pFormatInfo: VkStructPointer<"VkPhysicalDeviceSparseImageFormatInfo2">,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkSparseImageFormatProperties2">,
@@ -1168,21 +1157,21 @@ export interface VkCommands {
     VkCommands["vkGetPhysicalDeviceSparseImageFormatProperties2"];
   /** `vkTrimCommandPool` (VK_VERSION_1_1; device level). */
   readonly vkTrimCommandPool: (
-    device: VkDevice | null,
-    commandPool: VkCommandPool | null,
+    device: VkDevice,
+    commandPool: VkCommandPool,
     flags: VkCommandPoolTrimFlags,
   ) => void;
   /** `vkTrimCommandPoolKHR` (VK_KHR_maintenance1): alias of `vkTrimCommandPool`. */
   readonly vkTrimCommandPoolKHR: VkCommands["vkTrimCommandPool"];
   /** `vkGetDeviceQueue2` (VK_VERSION_1_1; device level). */
   readonly vkGetDeviceQueue2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pQueueInfo: VkStructPointer<"VkDeviceQueueInfo2">,
     pQueue: VkPointer<VkQueue>,
   ) => void;
   /** `vkGetPhysicalDeviceExternalBufferProperties` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceExternalBufferProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalBufferInfo: VkStructPointer<"VkPhysicalDeviceExternalBufferInfo">,
     pExternalBufferProperties: VkStructPointer<"VkExternalBufferProperties">,
   ) => void;
@@ -1191,7 +1180,7 @@ export interface VkCommands {
     VkCommands["vkGetPhysicalDeviceExternalBufferProperties"];
   /** `vkGetPhysicalDeviceExternalFenceProperties` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceExternalFenceProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalFenceInfo: VkStructPointer<"VkPhysicalDeviceExternalFenceInfo">,
     pExternalFenceProperties: VkStructPointer<"VkExternalFenceProperties">,
   ) => void;
@@ -1200,7 +1189,7 @@ export interface VkCommands {
     VkCommands["vkGetPhysicalDeviceExternalFenceProperties"];
   /** `vkGetPhysicalDeviceExternalSemaphoreProperties` (VK_VERSION_1_1; physical device level). */
   readonly vkGetPhysicalDeviceExternalSemaphoreProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalSemaphoreInfo: VkStructPointer<"VkPhysicalDeviceExternalSemaphoreInfo">,
     pExternalSemaphoreProperties: VkStructPointer<"VkExternalSemaphoreProperties">,
   ) => void;
@@ -1209,7 +1198,7 @@ export interface VkCommands {
     VkCommands["vkGetPhysicalDeviceExternalSemaphoreProperties"];
   /** `vkCmdDispatchBase` (VK_VERSION_1_1; device level). */
   readonly vkCmdDispatchBase: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     baseGroupX: number,
     baseGroupY: number,
     baseGroupZ: number,
@@ -1221,7 +1210,7 @@ export interface VkCommands {
   readonly vkCmdDispatchBaseKHR: VkCommands["vkCmdDispatchBase"];
   /** `vkCreateDescriptorUpdateTemplate` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDescriptorUpdateTemplate: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkDescriptorUpdateTemplateCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDescriptorUpdateTemplate: VkPointer<VkDescriptorUpdateTemplate>,
@@ -1230,7 +1219,7 @@ export interface VkCommands {
   readonly vkCreateDescriptorUpdateTemplateKHR: VkCommands["vkCreateDescriptorUpdateTemplate"];
   /** `vkDestroyDescriptorUpdateTemplate` (VK_VERSION_1_1; device level). */
   readonly vkDestroyDescriptorUpdateTemplate: (
-    device: VkDevice | null,
+    device: VkDevice,
     descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
@@ -1238,16 +1227,16 @@ export interface VkCommands {
   readonly vkDestroyDescriptorUpdateTemplateKHR: VkCommands["vkDestroyDescriptorUpdateTemplate"];
   /** `vkUpdateDescriptorSetWithTemplate` (VK_VERSION_1_1; device level). */
   readonly vkUpdateDescriptorSetWithTemplate: (
-    device: VkDevice | null,
-    descriptorSet: VkDescriptorSet | null,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
+    device: VkDevice,
+    descriptorSet: VkDescriptorSet,
+    descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
     pData: Deno.PointerValue,
   ) => void;
   /** `vkUpdateDescriptorSetWithTemplateKHR` (VK_KHR_descriptor_update_template): alias of `vkUpdateDescriptorSetWithTemplate`. */
   readonly vkUpdateDescriptorSetWithTemplateKHR: VkCommands["vkUpdateDescriptorSetWithTemplate"];
   /** `vkGetDescriptorSetLayoutSupport` (VK_VERSION_1_1; device level). */
   readonly vkGetDescriptorSetLayoutSupport: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
     pSupport: VkStructPointer<"VkDescriptorSetLayoutSupport">,
   ) => void;
@@ -1255,7 +1244,7 @@ export interface VkCommands {
   readonly vkGetDescriptorSetLayoutSupportKHR: VkCommands["vkGetDescriptorSetLayoutSupport"];
   /** `vkCreateSamplerYcbcrConversion` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSamplerYcbcrConversion: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkSamplerYcbcrConversionCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pYcbcrConversion: VkPointer<VkSamplerYcbcrConversion>,
@@ -1264,7 +1253,7 @@ export interface VkCommands {
   readonly vkCreateSamplerYcbcrConversionKHR: VkCommands["vkCreateSamplerYcbcrConversion"];
   /** `vkDestroySamplerYcbcrConversion` (VK_VERSION_1_1; device level). */
   readonly vkDestroySamplerYcbcrConversion: (
-    device: VkDevice | null,
+    device: VkDevice,
     ycbcrConversion: VkSamplerYcbcrConversion | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
@@ -1272,8 +1261,8 @@ export interface VkCommands {
   readonly vkDestroySamplerYcbcrConversionKHR: VkCommands["vkDestroySamplerYcbcrConversion"];
   /** `vkResetQueryPool` (VK_VERSION_1_2; device level). */
   readonly vkResetQueryPool: (
-    device: VkDevice | null,
-    queryPool: VkQueryPool | null,
+    device: VkDevice,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
   ) => void;
@@ -1281,15 +1270,15 @@ export interface VkCommands {
   readonly vkResetQueryPoolEXT: VkCommands["vkResetQueryPool"];
   /** `vkGetSemaphoreCounterValue` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSemaphoreCounterValue: (
-    device: VkDevice | null,
-    semaphore: VkSemaphore | null,
+    device: VkDevice,
+    semaphore: VkSemaphore,
     pValue: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetSemaphoreCounterValueKHR` (VK_KHR_timeline_semaphore): alias of `vkGetSemaphoreCounterValue`. */
   readonly vkGetSemaphoreCounterValueKHR: VkCommands["vkGetSemaphoreCounterValue"];
   /** `vkWaitSemaphores` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS, VK_TIMEOUT. */
   readonly vkWaitSemaphores: (
-    device: VkDevice | null,
+    device: VkDevice,
     pWaitInfo: VkStructPointer<"VkSemaphoreWaitInfo">,
     timeout: bigint,
   ) => VkResult;
@@ -1297,14 +1286,14 @@ export interface VkCommands {
   readonly vkWaitSemaphoresKHR: VkCommands["vkWaitSemaphores"];
   /** `vkSignalSemaphore` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
   readonly vkSignalSemaphore: (
-    device: VkDevice | null,
+    device: VkDevice,
     pSignalInfo: VkStructPointer<"VkSemaphoreSignalInfo">,
   ) => VkResult;
   /** `vkSignalSemaphoreKHR` (VK_KHR_timeline_semaphore): alias of `vkSignalSemaphore`. */
   readonly vkSignalSemaphoreKHR: VkCommands["vkSignalSemaphore"];
   /** `vkGetBufferDeviceAddress` (VK_VERSION_1_2; device level). */
   readonly vkGetBufferDeviceAddress: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
   ) => VkDeviceAddress;
   /** `vkGetBufferDeviceAddressEXT` (VK_EXT_buffer_device_address): alias of `vkGetBufferDeviceAddress`. */
@@ -1313,24 +1302,24 @@ export interface VkCommands {
   readonly vkGetBufferDeviceAddressKHR: VkCommands["vkGetBufferDeviceAddress"];
   /** `vkGetBufferOpaqueCaptureAddress` (VK_VERSION_1_2; device level). */
   readonly vkGetBufferOpaqueCaptureAddress: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
   ) => bigint;
   /** `vkGetBufferOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetBufferOpaqueCaptureAddress`. */
   readonly vkGetBufferOpaqueCaptureAddressKHR: VkCommands["vkGetBufferOpaqueCaptureAddress"];
   /** `vkGetDeviceMemoryOpaqueCaptureAddress` (VK_VERSION_1_2; device level). */
   readonly vkGetDeviceMemoryOpaqueCaptureAddress: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDeviceMemoryOpaqueCaptureAddressInfo">,
   ) => bigint;
   /** `vkGetDeviceMemoryOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetDeviceMemoryOpaqueCaptureAddress`. */
   readonly vkGetDeviceMemoryOpaqueCaptureAddressKHR: VkCommands["vkGetDeviceMemoryOpaqueCaptureAddress"];
   /** `vkCmdDrawIndirectCount` (VK_VERSION_1_2; device level). */
   readonly vkCmdDrawIndirectCount: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
@@ -1341,10 +1330,10 @@ export interface VkCommands {
   readonly vkCmdDrawIndirectCountKHR: VkCommands["vkCmdDrawIndirectCount"];
   /** `vkCmdDrawIndexedIndirectCount` (VK_VERSION_1_2; device level). */
   readonly vkCmdDrawIndexedIndirectCount: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
@@ -1355,7 +1344,7 @@ export interface VkCommands {
   readonly vkCmdDrawIndexedIndirectCountKHR: VkCommands["vkCmdDrawIndexedIndirectCount"];
   /** `vkCreateRenderPass2` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateRenderPass2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo2">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pRenderPass: VkPointer<VkRenderPass>,
@@ -1364,7 +1353,7 @@ export interface VkCommands {
   readonly vkCreateRenderPass2KHR: VkCommands["vkCreateRenderPass2"];
   /** `vkCmdBeginRenderPass2` (VK_VERSION_1_2; device level). */
   readonly vkCmdBeginRenderPass2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
     pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
   ) => void;
@@ -1372,7 +1361,7 @@ export interface VkCommands {
   readonly vkCmdBeginRenderPass2KHR: VkCommands["vkCmdBeginRenderPass2"];
   /** `vkCmdNextSubpass2` (VK_VERSION_1_2; device level). */
   readonly vkCmdNextSubpass2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
     pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
   ) => void;
@@ -1380,14 +1369,14 @@ export interface VkCommands {
   readonly vkCmdNextSubpass2KHR: VkCommands["vkCmdNextSubpass2"];
   /** `vkCmdEndRenderPass2` (VK_VERSION_1_2; device level). */
   readonly vkCmdEndRenderPass2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
   ) => void;
   /** `vkCmdEndRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCmdEndRenderPass2`. */
   readonly vkCmdEndRenderPass2KHR: VkCommands["vkCmdEndRenderPass2"];
   /** `vkGetPhysicalDeviceToolProperties` (VK_VERSION_1_3; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceToolProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pToolCount: Deno.PointerValue,
     pToolProperties: VkStructPointer<"VkPhysicalDeviceToolProperties">,
   ) => VkResult;
@@ -1395,7 +1384,7 @@ export interface VkCommands {
   readonly vkGetPhysicalDeviceToolPropertiesEXT: VkCommands["vkGetPhysicalDeviceToolProperties"];
   /** `vkCreatePrivateDataSlot` (VK_VERSION_1_3; device level). Success codes: VK_SUCCESS. */
   readonly vkCreatePrivateDataSlot: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkPrivateDataSlotCreateInfo">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pPrivateDataSlot: VkPointer<VkPrivateDataSlot>,
@@ -1404,7 +1393,7 @@ export interface VkCommands {
   readonly vkCreatePrivateDataSlotEXT: VkCommands["vkCreatePrivateDataSlot"];
   /** `vkDestroyPrivateDataSlot` (VK_VERSION_1_3; device level). */
   readonly vkDestroyPrivateDataSlot: (
-    device: VkDevice | null,
+    device: VkDevice,
     privateDataSlot: VkPrivateDataSlot | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
@@ -1412,43 +1401,43 @@ export interface VkCommands {
   readonly vkDestroyPrivateDataSlotEXT: VkCommands["vkDestroyPrivateDataSlot"];
   /** `vkSetPrivateData` (VK_VERSION_1_3; device level). Success codes: VK_SUCCESS. */
   readonly vkSetPrivateData: (
-    device: VkDevice | null,
+    device: VkDevice,
     objectType: VkObjectType,
     objectHandle: bigint,
-    privateDataSlot: VkPrivateDataSlot | null,
+    privateDataSlot: VkPrivateDataSlot,
     data: bigint,
   ) => VkResult;
   /** `vkSetPrivateDataEXT` (VK_EXT_private_data): alias of `vkSetPrivateData`. */
   readonly vkSetPrivateDataEXT: VkCommands["vkSetPrivateData"];
   /** `vkGetPrivateData` (VK_VERSION_1_3; device level). */
   readonly vkGetPrivateData: (
-    device: VkDevice | null,
+    device: VkDevice,
     objectType: VkObjectType,
     objectHandle: bigint,
-    privateDataSlot: VkPrivateDataSlot | null,
+    privateDataSlot: VkPrivateDataSlot,
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetPrivateDataEXT` (VK_EXT_private_data): alias of `vkGetPrivateData`. */
   readonly vkGetPrivateDataEXT: VkCommands["vkGetPrivateData"];
   /** `vkCmdPipelineBarrier2` (VK_VERSION_1_3; device level). */
   readonly vkCmdPipelineBarrier2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
   ) => void;
   /** `vkCmdPipelineBarrier2KHR` (VK_KHR_synchronization2): alias of `vkCmdPipelineBarrier2`. */
   readonly vkCmdPipelineBarrier2KHR: VkCommands["vkCmdPipelineBarrier2"];
   /** `vkCmdWriteTimestamp2` (VK_VERSION_1_3; device level). */
   readonly vkCmdWriteTimestamp2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     stage: VkPipelineStageFlags2,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     query: number,
   ) => void;
   /** `vkCmdWriteTimestamp2KHR` (VK_KHR_synchronization2): alias of `vkCmdWriteTimestamp2`. */
   readonly vkCmdWriteTimestamp2KHR: VkCommands["vkCmdWriteTimestamp2"];
   /** `vkQueueSubmit2` (VK_VERSION_1_3; device level). Success codes: VK_SUCCESS. */
   readonly vkQueueSubmit2: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     submitCount: number,
     pSubmits: VkStructPointer<"VkSubmitInfo2">,
     fence: VkFence | null,
@@ -1457,35 +1446,35 @@ export interface VkCommands {
   readonly vkQueueSubmit2KHR: VkCommands["vkQueueSubmit2"];
   /** `vkCmdCopyBuffer2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyBuffer2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyBufferInfo: VkStructPointer<"VkCopyBufferInfo2">,
   ) => void;
   /** `vkCmdCopyBuffer2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyBuffer2`. */
   readonly vkCmdCopyBuffer2KHR: VkCommands["vkCmdCopyBuffer2"];
   /** `vkCmdCopyImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyImageInfo: VkStructPointer<"VkCopyImageInfo2">,
   ) => void;
   /** `vkCmdCopyImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyImage2`. */
   readonly vkCmdCopyImage2KHR: VkCommands["vkCmdCopyImage2"];
   /** `vkCmdCopyBufferToImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyBufferToImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyBufferToImageInfo: VkStructPointer<"VkCopyBufferToImageInfo2">,
   ) => void;
   /** `vkCmdCopyBufferToImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyBufferToImage2`. */
   readonly vkCmdCopyBufferToImage2KHR: VkCommands["vkCmdCopyBufferToImage2"];
   /** `vkCmdCopyImageToBuffer2` (VK_VERSION_1_3; device level). */
   readonly vkCmdCopyImageToBuffer2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyImageToBufferInfo: VkStructPointer<"VkCopyImageToBufferInfo2">,
   ) => void;
   /** `vkCmdCopyImageToBuffer2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyImageToBuffer2`. */
   readonly vkCmdCopyImageToBuffer2KHR: VkCommands["vkCmdCopyImageToBuffer2"];
   /** `vkGetDeviceBufferMemoryRequirements` (VK_VERSION_1_3; device level). */
   readonly vkGetDeviceBufferMemoryRequirements: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDeviceBufferMemoryRequirements">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
@@ -1493,7 +1482,7 @@ export interface VkCommands {
   readonly vkGetDeviceBufferMemoryRequirementsKHR: VkCommands["vkGetDeviceBufferMemoryRequirements"];
   /** `vkGetDeviceImageMemoryRequirements` (VK_VERSION_1_3; device level). */
   readonly vkGetDeviceImageMemoryRequirements: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
@@ -1501,7 +1490,7 @@ export interface VkCommands {
   readonly vkGetDeviceImageMemoryRequirementsKHR: VkCommands["vkGetDeviceImageMemoryRequirements"];
   /** `vkGetDeviceImageSparseMemoryRequirements` (VK_VERSION_1_3; device level). */
   readonly vkGetDeviceImageSparseMemoryRequirements: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
     pSparseMemoryRequirementCount: Deno.PointerValue,
     pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
@@ -1511,23 +1500,23 @@ export interface VkCommands {
     VkCommands["vkGetDeviceImageSparseMemoryRequirements"];
   /** `vkCmdSetEvent2` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetEvent2: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
   ) => void;
   /** `vkCmdSetEvent2KHR` (VK_KHR_synchronization2): alias of `vkCmdSetEvent2`. */
   readonly vkCmdSetEvent2KHR: VkCommands["vkCmdSetEvent2"];
   /** `vkCmdResetEvent2` (VK_VERSION_1_3; device level). */
   readonly vkCmdResetEvent2: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     stageMask: VkPipelineStageFlags2,
   ) => void;
   /** `vkCmdResetEvent2KHR` (VK_KHR_synchronization2): alias of `vkCmdResetEvent2`. */
   readonly vkCmdResetEvent2KHR: VkCommands["vkCmdResetEvent2"];
   /** `vkCmdWaitEvents2` (VK_VERSION_1_3; device level). */
   readonly vkCmdWaitEvents2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     eventCount: number,
     pEvents: Deno.PointerValue,
     pDependencyInfos: VkStructPointer<"VkDependencyInfo">,
@@ -1536,47 +1525,47 @@ export interface VkCommands {
   readonly vkCmdWaitEvents2KHR: VkCommands["vkCmdWaitEvents2"];
   /** `vkCmdBlitImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdBlitImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBlitImageInfo: VkStructPointer<"VkBlitImageInfo2">,
   ) => void;
   /** `vkCmdBlitImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdBlitImage2`. */
   readonly vkCmdBlitImage2KHR: VkCommands["vkCmdBlitImage2"];
   /** `vkCmdResolveImage2` (VK_VERSION_1_3; device level). */
   readonly vkCmdResolveImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pResolveImageInfo: VkStructPointer<"VkResolveImageInfo2">,
   ) => void;
   /** `vkCmdResolveImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdResolveImage2`. */
   readonly vkCmdResolveImage2KHR: VkCommands["vkCmdResolveImage2"];
   /** `vkCmdBeginRendering` (VK_VERSION_1_3; device level). */
   readonly vkCmdBeginRendering: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
   ) => void;
   /** `vkCmdBeginRenderingKHR` (VK_KHR_dynamic_rendering): alias of `vkCmdBeginRendering`. */
   readonly vkCmdBeginRenderingKHR: VkCommands["vkCmdBeginRendering"];
   /** `vkCmdEndRendering` (VK_VERSION_1_3; device level). */
-  readonly vkCmdEndRendering: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly vkCmdEndRendering: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdEndRenderingKHR` (VK_KHR_dynamic_rendering): alias of `vkCmdEndRendering`. */
   readonly vkCmdEndRenderingKHR: VkCommands["vkCmdEndRendering"];
   /** `vkCmdSetCullMode` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetCullMode: (commandBuffer: VkCommandBuffer | null, cullMode: VkCullModeFlags) => void;
+  readonly vkCmdSetCullMode: (commandBuffer: VkCommandBuffer, cullMode: VkCullModeFlags) => void;
   /** `vkCmdSetCullModeEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetCullMode`. */
   readonly vkCmdSetCullModeEXT: VkCommands["vkCmdSetCullMode"];
   /** `vkCmdSetFrontFace` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetFrontFace: (commandBuffer: VkCommandBuffer | null, frontFace: VkFrontFace) => void;
+  readonly vkCmdSetFrontFace: (commandBuffer: VkCommandBuffer, frontFace: VkFrontFace) => void;
   /** `vkCmdSetFrontFaceEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetFrontFace`. */
   readonly vkCmdSetFrontFaceEXT: VkCommands["vkCmdSetFrontFace"];
   /** `vkCmdSetPrimitiveTopology` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetPrimitiveTopology: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     primitiveTopology: VkPrimitiveTopology,
   ) => void;
   /** `vkCmdSetPrimitiveTopologyEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetPrimitiveTopology`. */
   readonly vkCmdSetPrimitiveTopologyEXT: VkCommands["vkCmdSetPrimitiveTopology"];
   /** `vkCmdSetViewportWithCount` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetViewportWithCount: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     viewportCount: number,
     pViewports: VkStructPointer<"VkViewport">,
   ) => void;
@@ -1584,7 +1573,7 @@ export interface VkCommands {
   readonly vkCmdSetViewportWithCountEXT: VkCommands["vkCmdSetViewportWithCount"];
   /** `vkCmdSetScissorWithCount` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetScissorWithCount: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     scissorCount: number,
     pScissors: VkStructPointer<"VkRect2D">,
   ) => void;
@@ -1592,7 +1581,7 @@ export interface VkCommands {
   readonly vkCmdSetScissorWithCountEXT: VkCommands["vkCmdSetScissorWithCount"];
   /** `vkCmdBindVertexBuffers2` (VK_VERSION_1_3; device level). */
   readonly vkCmdBindVertexBuffers2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     bindingCount: number,
     pBuffers: Deno.PointerValue,
@@ -1603,43 +1592,31 @@ export interface VkCommands {
   /** `vkCmdBindVertexBuffers2EXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdBindVertexBuffers2`. */
   readonly vkCmdBindVertexBuffers2EXT: VkCommands["vkCmdBindVertexBuffers2"];
   /** `vkCmdSetDepthTestEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthTestEnable: (
-    commandBuffer: VkCommandBuffer | null,
-    depthTestEnable: VkBool32,
-  ) => void;
+  readonly vkCmdSetDepthTestEnable: (commandBuffer: VkCommandBuffer, depthTestEnable: VkBool32) => void;
   /** `vkCmdSetDepthTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthTestEnable`. */
   readonly vkCmdSetDepthTestEnableEXT: VkCommands["vkCmdSetDepthTestEnable"];
   /** `vkCmdSetDepthWriteEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthWriteEnable: (
-    commandBuffer: VkCommandBuffer | null,
-    depthWriteEnable: VkBool32,
-  ) => void;
+  readonly vkCmdSetDepthWriteEnable: (commandBuffer: VkCommandBuffer, depthWriteEnable: VkBool32) => void;
   /** `vkCmdSetDepthWriteEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthWriteEnable`. */
   readonly vkCmdSetDepthWriteEnableEXT: VkCommands["vkCmdSetDepthWriteEnable"];
   /** `vkCmdSetDepthCompareOp` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthCompareOp: (
-    commandBuffer: VkCommandBuffer | null,
-    depthCompareOp: VkCompareOp,
-  ) => void;
+  readonly vkCmdSetDepthCompareOp: (commandBuffer: VkCommandBuffer, depthCompareOp: VkCompareOp) => void;
   /** `vkCmdSetDepthCompareOpEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthCompareOp`. */
   readonly vkCmdSetDepthCompareOpEXT: VkCommands["vkCmdSetDepthCompareOp"];
   /** `vkCmdSetDepthBoundsTestEnable` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetDepthBoundsTestEnable: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     depthBoundsTestEnable: VkBool32,
   ) => void;
   /** `vkCmdSetDepthBoundsTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthBoundsTestEnable`. */
   readonly vkCmdSetDepthBoundsTestEnableEXT: VkCommands["vkCmdSetDepthBoundsTestEnable"];
   /** `vkCmdSetStencilTestEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetStencilTestEnable: (
-    commandBuffer: VkCommandBuffer | null,
-    stencilTestEnable: VkBool32,
-  ) => void;
+  readonly vkCmdSetStencilTestEnable: (commandBuffer: VkCommandBuffer, stencilTestEnable: VkBool32) => void;
   /** `vkCmdSetStencilTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetStencilTestEnable`. */
   readonly vkCmdSetStencilTestEnableEXT: VkCommands["vkCmdSetStencilTestEnable"];
   /** `vkCmdSetStencilOp` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetStencilOp: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     failOp: VkStencilOp,
     passOp: VkStencilOp,
@@ -1650,28 +1627,25 @@ export interface VkCommands {
   readonly vkCmdSetStencilOpEXT: VkCommands["vkCmdSetStencilOp"];
   /** `vkCmdSetRasterizerDiscardEnable` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetRasterizerDiscardEnable: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     rasterizerDiscardEnable: VkBool32,
   ) => void;
   /** `vkCmdSetRasterizerDiscardEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of `vkCmdSetRasterizerDiscardEnable`. */
   readonly vkCmdSetRasterizerDiscardEnableEXT: VkCommands["vkCmdSetRasterizerDiscardEnable"];
   /** `vkCmdSetDepthBiasEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthBiasEnable: (
-    commandBuffer: VkCommandBuffer | null,
-    depthBiasEnable: VkBool32,
-  ) => void;
+  readonly vkCmdSetDepthBiasEnable: (commandBuffer: VkCommandBuffer, depthBiasEnable: VkBool32) => void;
   /** `vkCmdSetDepthBiasEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of `vkCmdSetDepthBiasEnable`. */
   readonly vkCmdSetDepthBiasEnableEXT: VkCommands["vkCmdSetDepthBiasEnable"];
   /** `vkCmdSetPrimitiveRestartEnable` (VK_VERSION_1_3; device level). */
   readonly vkCmdSetPrimitiveRestartEnable: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     primitiveRestartEnable: VkBool32,
   ) => void;
   /** `vkCmdSetPrimitiveRestartEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of `vkCmdSetPrimitiveRestartEnable`. */
   readonly vkCmdSetPrimitiveRestartEnableEXT: VkCommands["vkCmdSetPrimitiveRestartEnable"];
   /** `vkMapMemory2` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkMapMemory2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMemoryMapInfo: VkStructPointer<"VkMemoryMapInfo">,
     ppData: Deno.PointerValue,
   ) => VkResult;
@@ -1679,14 +1653,14 @@ export interface VkCommands {
   readonly vkMapMemory2KHR: VkCommands["vkMapMemory2"];
   /** `vkUnmapMemory2` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkUnmapMemory2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMemoryUnmapInfo: VkStructPointer<"VkMemoryUnmapInfo">,
   ) => VkResult;
   /** `vkUnmapMemory2KHR` (VK_KHR_map_memory2): alias of `vkUnmapMemory2`. */
   readonly vkUnmapMemory2KHR: VkCommands["vkUnmapMemory2"];
   /** `vkGetDeviceImageSubresourceLayout` (VK_VERSION_1_4; device level). */
   readonly vkGetDeviceImageSubresourceLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDeviceImageSubresourceInfo">,
     pLayout: VkStructPointer<"VkSubresourceLayout2">,
   ) => void;
@@ -1694,8 +1668,8 @@ export interface VkCommands {
   readonly vkGetDeviceImageSubresourceLayoutKHR: VkCommands["vkGetDeviceImageSubresourceLayout"];
   /** `vkGetImageSubresourceLayout2` (VK_VERSION_1_4; device level). */
   readonly vkGetImageSubresourceLayout2: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
     pSubresource: VkStructPointer<"VkImageSubresource2">,
     pLayout: VkStructPointer<"VkSubresourceLayout2">,
   ) => void;
@@ -1705,28 +1679,28 @@ export interface VkCommands {
   readonly vkGetImageSubresourceLayout2KHR: VkCommands["vkGetImageSubresourceLayout2"];
   /** `vkCopyMemoryToImage` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkCopyMemoryToImage: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCopyMemoryToImageInfo: VkStructPointer<"VkCopyMemoryToImageInfo">,
   ) => VkResult;
   /** `vkCopyMemoryToImageEXT` (VK_EXT_host_image_copy): alias of `vkCopyMemoryToImage`. */
   readonly vkCopyMemoryToImageEXT: VkCommands["vkCopyMemoryToImage"];
   /** `vkCopyImageToMemory` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkCopyImageToMemory: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCopyImageToMemoryInfo: VkStructPointer<"VkCopyImageToMemoryInfo">,
   ) => VkResult;
   /** `vkCopyImageToMemoryEXT` (VK_EXT_host_image_copy): alias of `vkCopyImageToMemory`. */
   readonly vkCopyImageToMemoryEXT: VkCommands["vkCopyImageToMemory"];
   /** `vkCopyImageToImage` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkCopyImageToImage: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCopyImageToImageInfo: VkStructPointer<"VkCopyImageToImageInfo">,
   ) => VkResult;
   /** `vkCopyImageToImageEXT` (VK_EXT_host_image_copy): alias of `vkCopyImageToImage`. */
   readonly vkCopyImageToImageEXT: VkCommands["vkCopyImageToImage"];
   /** `vkTransitionImageLayout` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
   readonly vkTransitionImageLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     transitionCount: number,
     pTransitions: VkStructPointer<"VkHostImageLayoutTransitionInfo">,
   ) => VkResult;
@@ -1734,9 +1708,9 @@ export interface VkCommands {
   readonly vkTransitionImageLayoutEXT: VkCommands["vkTransitionImageLayout"];
   /** `vkCmdPushDescriptorSet` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushDescriptorSet: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     set: number,
     descriptorWriteCount: number,
     pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
@@ -1745,9 +1719,9 @@ export interface VkCommands {
   readonly vkCmdPushDescriptorSetKHR: VkCommands["vkCmdPushDescriptorSet"];
   /** `vkCmdPushDescriptorSetWithTemplate` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushDescriptorSetWithTemplate: (
-    commandBuffer: VkCommandBuffer | null,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
-    layout: VkPipelineLayout | null,
+    commandBuffer: VkCommandBuffer,
+    descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
+    layout: VkPipelineLayout,
     set: number,
     pData: Deno.PointerValue,
   ) => void;
@@ -1755,35 +1729,35 @@ export interface VkCommands {
   readonly vkCmdPushDescriptorSetWithTemplateKHR: VkCommands["vkCmdPushDescriptorSetWithTemplate"];
   /** `vkCmdBindDescriptorSets2` (VK_VERSION_1_4; device level). */
   readonly vkCmdBindDescriptorSets2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindDescriptorSetsInfo: VkStructPointer<"VkBindDescriptorSetsInfo">,
   ) => void;
   /** `vkCmdBindDescriptorSets2KHR` (VK_KHR_maintenance6): alias of `vkCmdBindDescriptorSets2`. */
   readonly vkCmdBindDescriptorSets2KHR: VkCommands["vkCmdBindDescriptorSets2"];
   /** `vkCmdPushConstants2` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushConstants2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushConstantsInfo: VkStructPointer<"VkPushConstantsInfo">,
   ) => void;
   /** `vkCmdPushConstants2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushConstants2`. */
   readonly vkCmdPushConstants2KHR: VkCommands["vkCmdPushConstants2"];
   /** `vkCmdPushDescriptorSet2` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushDescriptorSet2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushDescriptorSetInfo: VkStructPointer<"VkPushDescriptorSetInfo">,
   ) => void;
   /** `vkCmdPushDescriptorSet2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushDescriptorSet2`. */
   readonly vkCmdPushDescriptorSet2KHR: VkCommands["vkCmdPushDescriptorSet2"];
   /** `vkCmdPushDescriptorSetWithTemplate2` (VK_VERSION_1_4; device level). */
   readonly vkCmdPushDescriptorSetWithTemplate2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushDescriptorSetWithTemplateInfo: VkStructPointer<"VkPushDescriptorSetWithTemplateInfo">,
   ) => void;
   /** `vkCmdPushDescriptorSetWithTemplate2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushDescriptorSetWithTemplate2`. */
   readonly vkCmdPushDescriptorSetWithTemplate2KHR: VkCommands["vkCmdPushDescriptorSetWithTemplate2"];
   /** `vkCmdSetLineStipple` (VK_VERSION_1_4; device level). */
   readonly vkCmdSetLineStipple: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     lineStippleFactor: number,
     lineStipplePattern: number,
   ) => void;
@@ -1793,7 +1767,7 @@ export interface VkCommands {
   readonly vkCmdSetLineStippleKHR: VkCommands["vkCmdSetLineStipple"];
   /** `vkCmdBindIndexBuffer2` (VK_VERSION_1_4; device level). */
   readonly vkCmdBindIndexBuffer2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     buffer: VkBuffer | null,
     offset: VkDeviceSize,
     size: VkDeviceSize,
@@ -1803,7 +1777,7 @@ export interface VkCommands {
   readonly vkCmdBindIndexBuffer2KHR: VkCommands["vkCmdBindIndexBuffer2"];
   /** `vkGetRenderingAreaGranularity` (VK_VERSION_1_4; device level). */
   readonly vkGetRenderingAreaGranularity: (
-    device: VkDevice | null,
+    device: VkDevice,
     pRenderingAreaInfo: VkStructPointer<"VkRenderingAreaInfo">,
     pGranularity: VkStructPointer<"VkExtent2D">,
   ) => void;
@@ -1811,160 +1785,157 @@ export interface VkCommands {
   readonly vkGetRenderingAreaGranularityKHR: VkCommands["vkGetRenderingAreaGranularity"];
   /** `vkCmdSetRenderingAttachmentLocations` (VK_VERSION_1_4; device level). */
   readonly vkCmdSetRenderingAttachmentLocations: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLocationInfo: VkStructPointer<"VkRenderingAttachmentLocationInfo">,
   ) => void;
   /** `vkCmdSetRenderingAttachmentLocationsKHR` (VK_KHR_dynamic_rendering_local_read): alias of `vkCmdSetRenderingAttachmentLocations`. */
   readonly vkCmdSetRenderingAttachmentLocationsKHR: VkCommands["vkCmdSetRenderingAttachmentLocations"];
   /** `vkCmdSetRenderingInputAttachmentIndices` (VK_VERSION_1_4; device level). */
   readonly vkCmdSetRenderingInputAttachmentIndices: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInputAttachmentIndexInfo: VkStructPointer<"VkRenderingInputAttachmentIndexInfo">,
   ) => void;
   /** `vkCmdSetRenderingInputAttachmentIndicesKHR` (VK_KHR_dynamic_rendering_local_read): alias of `vkCmdSetRenderingInputAttachmentIndices`. */
   readonly vkCmdSetRenderingInputAttachmentIndicesKHR: VkCommands["vkCmdSetRenderingInputAttachmentIndices"];
   /** `vkDestroySurfaceKHR` (VK_KHR_surface; instance level). */
   readonly vkDestroySurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     surface: VkSurfaceKHR | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetPhysicalDeviceSurfaceSupportKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceSurfaceSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
-    surface: VkSurfaceKHR | null,
+    surface: VkSurfaceKHR,
     pSupported: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfaceCapabilitiesKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceSurfaceCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    surface: VkSurfaceKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    surface: VkSurfaceKHR,
     pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilitiesKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfaceFormatsKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfaceFormatsKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     surface: VkSurfaceKHR | null,
     pSurfaceFormatCount: Deno.PointerValue,
     pSurfaceFormats: VkStructPointer<"VkSurfaceFormatKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfacePresentModesKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfacePresentModesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     surface: VkSurfaceKHR | null,
     pPresentModeCount: Deno.PointerValue,
     pPresentModes: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateSwapchainKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSwapchainKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkSwapchainCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSwapchain: VkPointer<VkSwapchainKHR>,
   ) => VkResult;
   /** `vkDestroySwapchainKHR` (VK_KHR_swapchain; device level). */
   readonly vkDestroySwapchainKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     swapchain: VkSwapchainKHR | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetSwapchainImagesKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetSwapchainImagesKHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pSwapchainImageCount: Deno.PointerValue,
     pSwapchainImages: VkPointer<VkImage>,
   ) => VkResult;
   /** `vkAcquireNextImageKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR. */
   readonly vkAcquireNextImageKHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     timeout: bigint,
     semaphore: VkSemaphore | null,
     fence: VkFence | null,
     pImageIndex: Deno.PointerValue,
   ) => VkResult;
   /** `vkQueuePresentKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR. */
-  readonly vkQueuePresentKHR: (
-    queue: VkQueue | null,
-    pPresentInfo: VkStructPointer<"VkPresentInfoKHR">,
-  ) => VkResult;
+  readonly vkQueuePresentKHR: (queue: VkQueue, pPresentInfo: VkStructPointer<"VkPresentInfoKHR">) => VkResult;
   /** `vkGetDeviceGroupPresentCapabilitiesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceGroupPresentCapabilitiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pDeviceGroupPresentCapabilities: VkStructPointer<"VkDeviceGroupPresentCapabilitiesKHR">,
   ) => VkResult;
   /** `vkGetDeviceGroupSurfacePresentModesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceGroupSurfacePresentModesKHR: (
-    device: VkDevice | null,
-    surface: VkSurfaceKHR | null,
+    device: VkDevice,
+    surface: VkSurfaceKHR,
     pModes: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPhysicalDevicePresentRectanglesKHR` (VK_KHR_swapchain, VK_KHR_device_group; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDevicePresentRectanglesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    surface: VkSurfaceKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    surface: VkSurfaceKHR,
     pRectCount: Deno.PointerValue,
     pRects: VkStructPointer<"VkRect2D">,
   ) => VkResult;
   /** `vkAcquireNextImage2KHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR. */
   readonly vkAcquireNextImage2KHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAcquireInfo: VkStructPointer<"VkAcquireNextImageInfoKHR">,
     pImageIndex: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayPropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkDisplayPropertiesKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayPlanePropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayPlanePropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkDisplayPlanePropertiesKHR">,
   ) => VkResult;
   /** `vkGetDisplayPlaneSupportedDisplaysKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDisplayPlaneSupportedDisplaysKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     planeIndex: number,
     pDisplayCount: Deno.PointerValue,
     pDisplays: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkGetDisplayModePropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDisplayModePropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    display: VkDisplayKHR,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkDisplayModePropertiesKHR">,
   ) => VkResult;
   /** `vkCreateDisplayModeKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDisplayModeKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    display: VkDisplayKHR,
     pCreateInfo: VkStructPointer<"VkDisplayModeCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMode: VkPointer<VkDisplayModeKHR>,
   ) => VkResult;
   /** `vkGetDisplayPlaneCapabilitiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetDisplayPlaneCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    mode: VkDisplayModeKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    mode: VkDisplayModeKHR,
     planeIndex: number,
     pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilitiesKHR">,
   ) => VkResult;
   /** `vkCreateDisplayPlaneSurfaceKHR` (VK_KHR_display; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDisplayPlaneSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkDisplaySurfaceCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateSharedSwapchainsKHR` (VK_KHR_display_swapchain; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateSharedSwapchainsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     swapchainCount: number,
     pCreateInfos: VkStructPointer<"VkSwapchainCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
@@ -1972,80 +1943,80 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCreateXlibSurfaceKHR` (VK_KHR_xlib_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateXlibSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkXlibSurfaceCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceXlibPresentationSupportKHR` (VK_KHR_xlib_surface; physical device level). */
   readonly vkGetPhysicalDeviceXlibPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     dpy: Deno.PointerValue,
     visualID: bigint,
   ) => VkBool32;
   /** `vkCreateXcbSurfaceKHR` (VK_KHR_xcb_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateXcbSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkXcbSurfaceCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceXcbPresentationSupportKHR` (VK_KHR_xcb_surface; physical device level). */
   readonly vkGetPhysicalDeviceXcbPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     connection: Deno.PointerValue,
     visual_id: number,
   ) => VkBool32;
   /** `vkCreateWaylandSurfaceKHR` (VK_KHR_wayland_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateWaylandSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkWaylandSurfaceCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceWaylandPresentationSupportKHR` (VK_KHR_wayland_surface; physical device level). */
   readonly vkGetPhysicalDeviceWaylandPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     display: Deno.PointerValue,
   ) => VkBool32;
   /** `vkCreateAndroidSurfaceKHR` (VK_KHR_android_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateAndroidSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkAndroidSurfaceCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateWin32SurfaceKHR` (VK_KHR_win32_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateWin32SurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkWin32SurfaceCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceWin32PresentationSupportKHR` (VK_KHR_win32_surface; physical device level). */
   readonly vkGetPhysicalDeviceWin32PresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
   ) => VkBool32;
   /** `vkCreateDebugReportCallbackEXT` (VK_EXT_debug_report; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDebugReportCallbackEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkDebugReportCallbackCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pCallback: VkPointer<VkDebugReportCallbackEXT>,
   ) => VkResult;
   /** `vkDestroyDebugReportCallbackEXT` (VK_EXT_debug_report; instance level). */
   readonly vkDestroyDebugReportCallbackEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     callback: VkDebugReportCallbackEXT | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDebugReportMessageEXT` (VK_EXT_debug_report; instance level). */
   readonly vkDebugReportMessageEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     flags: VkDebugReportFlagsEXT,
     objectType: VkDebugReportObjectTypeEXT,
     object_: bigint,
@@ -2056,108 +2027,108 @@ export interface VkCommands {
   ) => void;
   /** `vkDebugMarkerSetObjectTagEXT` (VK_EXT_debug_marker; device level). Success codes: VK_SUCCESS. */
   readonly vkDebugMarkerSetObjectTagEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pTagInfo: VkStructPointer<"VkDebugMarkerObjectTagInfoEXT">,
   ) => VkResult;
   /** `vkDebugMarkerSetObjectNameEXT` (VK_EXT_debug_marker; device level). Success codes: VK_SUCCESS. */
   readonly vkDebugMarkerSetObjectNameEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pNameInfo: VkStructPointer<"VkDebugMarkerObjectNameInfoEXT">,
   ) => VkResult;
   /** `vkCmdDebugMarkerBeginEXT` (VK_EXT_debug_marker; device level). */
   readonly vkCmdDebugMarkerBeginEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
   ) => void;
   /** `vkCmdDebugMarkerEndEXT` (VK_EXT_debug_marker; device level). */
-  readonly vkCmdDebugMarkerEndEXT: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly vkCmdDebugMarkerEndEXT: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdDebugMarkerInsertEXT` (VK_EXT_debug_marker; device level). */
   readonly vkCmdDebugMarkerInsertEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceVideoCapabilitiesKHR` (VK_KHR_video_queue; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceVideoCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pVideoProfile: VkStructPointer<"VkVideoProfileInfoKHR">,
     pCapabilities: VkStructPointer<"VkVideoCapabilitiesKHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceVideoFormatPropertiesKHR` (VK_KHR_video_queue; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceVideoFormatPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pVideoFormatInfo: VkStructPointer<"VkPhysicalDeviceVideoFormatInfoKHR">,
     pVideoFormatPropertyCount: Deno.PointerValue,
     pVideoFormatProperties: VkStructPointer<"VkVideoFormatPropertiesKHR">,
   ) => VkResult;
   /** `vkCreateVideoSessionKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateVideoSessionKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkVideoSessionCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pVideoSession: VkPointer<VkVideoSessionKHR>,
   ) => VkResult;
   /** `vkDestroyVideoSessionKHR` (VK_KHR_video_queue; device level). */
   readonly vkDestroyVideoSessionKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     videoSession: VkVideoSessionKHR | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetVideoSessionMemoryRequirementsKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetVideoSessionMemoryRequirementsKHR: (
-    device: VkDevice | null,
-    videoSession: VkVideoSessionKHR | null,
+    device: VkDevice,
+    videoSession: VkVideoSessionKHR,
     pMemoryRequirementsCount: Deno.PointerValue,
     pMemoryRequirements: VkStructPointer<"VkVideoSessionMemoryRequirementsKHR">,
   ) => VkResult;
   /** `vkBindVideoSessionMemoryKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkBindVideoSessionMemoryKHR: (
-    device: VkDevice | null,
-    videoSession: VkVideoSessionKHR | null,
+    device: VkDevice,
+    videoSession: VkVideoSessionKHR,
     bindSessionMemoryInfoCount: number,
     pBindSessionMemoryInfos: VkStructPointer<"VkBindVideoSessionMemoryInfoKHR">,
   ) => VkResult;
   /** `vkCreateVideoSessionParametersKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateVideoSessionParametersKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkVideoSessionParametersCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pVideoSessionParameters: VkPointer<VkVideoSessionParametersKHR>,
   ) => VkResult;
   /** `vkUpdateVideoSessionParametersKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkUpdateVideoSessionParametersKHR: (
-    device: VkDevice | null,
-    videoSessionParameters: VkVideoSessionParametersKHR | null,
+    device: VkDevice,
+    videoSessionParameters: VkVideoSessionParametersKHR,
     pUpdateInfo: VkStructPointer<"VkVideoSessionParametersUpdateInfoKHR">,
   ) => VkResult;
   /** `vkDestroyVideoSessionParametersKHR` (VK_KHR_video_queue; device level). */
   readonly vkDestroyVideoSessionParametersKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     videoSessionParameters: VkVideoSessionParametersKHR | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBeginVideoCodingKHR` (VK_KHR_video_queue; device level). */
   readonly vkCmdBeginVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBeginInfo: VkStructPointer<"VkVideoBeginCodingInfoKHR">,
   ) => void;
   /** `vkCmdEndVideoCodingKHR` (VK_KHR_video_queue; device level). */
   readonly vkCmdEndVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pEndCodingInfo: VkStructPointer<"VkVideoEndCodingInfoKHR">,
   ) => void;
   /** `vkCmdControlVideoCodingKHR` (VK_KHR_video_queue; device level). */
   readonly vkCmdControlVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCodingControlInfo: VkStructPointer<"VkVideoCodingControlInfoKHR">,
   ) => void;
   /** `vkCmdDecodeVideoKHR` (VK_KHR_video_decode_queue; device level). */
   readonly vkCmdDecodeVideoKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDecodeInfo: VkStructPointer<"VkVideoDecodeInfoKHR">,
   ) => void;
   /** `vkCmdBindTransformFeedbackBuffersEXT` (VK_EXT_transform_feedback; device level). */
   readonly vkCmdBindTransformFeedbackBuffersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     bindingCount: number,
     pBuffers: Deno.PointerValue,
@@ -2166,7 +2137,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdBeginTransformFeedbackEXT` (VK_EXT_transform_feedback; device level). */
   readonly vkCmdBeginTransformFeedbackEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterBuffer: number,
     counterBufferCount: number,
     pCounterBuffers: Deno.PointerValue,
@@ -2174,7 +2145,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdEndTransformFeedbackEXT` (VK_EXT_transform_feedback; device level). */
   readonly vkCmdEndTransformFeedbackEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterBuffer: number,
     counterBufferCount: number,
     pCounterBuffers: Deno.PointerValue,
@@ -2182,86 +2153,86 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdBeginQueryIndexedEXT` (VK_EXT_transform_feedback; device level). */
   readonly vkCmdBeginQueryIndexedEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     query: number,
     flags: VkQueryControlFlags,
     index: number,
   ) => void;
   /** `vkCmdEndQueryIndexedEXT` (VK_EXT_transform_feedback; device level). */
   readonly vkCmdEndQueryIndexedEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     query: number,
     index: number,
   ) => void;
   /** `vkCmdDrawIndirectByteCountEXT` (VK_EXT_transform_feedback; device level). */
   readonly vkCmdDrawIndirectByteCountEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     instanceCount: number,
     firstInstance: number,
-    counterBuffer: VkBuffer | null,
+    counterBuffer: VkBuffer,
     counterBufferOffset: VkDeviceSize,
     counterOffset: number,
     vertexStride: number,
   ) => void;
   /** `vkCreateCuModuleNVX` (VK_NVX_binary_import; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCuModuleNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkCuModuleCreateInfoNVX">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pModule: VkPointer<VkCuModuleNVX>,
   ) => VkResult;
   /** `vkCreateCuFunctionNVX` (VK_NVX_binary_import; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCuFunctionNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkCuFunctionCreateInfoNVX">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFunction: VkPointer<VkCuFunctionNVX>,
   ) => VkResult;
   /** `vkDestroyCuModuleNVX` (VK_NVX_binary_import; device level). */
   readonly vkDestroyCuModuleNVX: (
-    device: VkDevice | null,
-    module_: VkCuModuleNVX | null,
+    device: VkDevice,
+    module_: VkCuModuleNVX,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDestroyCuFunctionNVX` (VK_NVX_binary_import; device level). */
   readonly vkDestroyCuFunctionNVX: (
-    device: VkDevice | null,
-    function_: VkCuFunctionNVX | null,
+    device: VkDevice,
+    function_: VkCuFunctionNVX,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdCuLaunchKernelNVX` (VK_NVX_binary_import; device level). */
   readonly vkCmdCuLaunchKernelNVX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLaunchInfo: VkStructPointer<"VkCuLaunchInfoNVX">,
   ) => void;
   /** `vkGetImageViewHandleNVX` (VK_NVX_image_view_handle; device level). */
   readonly vkGetImageViewHandleNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
   ) => number;
   /** `vkGetImageViewHandle64NVX` (VK_NVX_image_view_handle; device level). */
   readonly vkGetImageViewHandle64NVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
   ) => bigint;
   /** `vkGetImageViewAddressNVX` (VK_NVX_image_view_handle; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageViewAddressNVX: (
-    device: VkDevice | null,
-    imageView: VkImageView | null,
+    device: VkDevice,
+    imageView: VkImageView,
     pProperties: VkStructPointer<"VkImageViewAddressPropertiesNVX">,
   ) => VkResult;
   /** `vkGetDeviceCombinedImageSamplerIndexNVX` (VK_NVX_image_view_handle; device level). */
   readonly vkGetDeviceCombinedImageSamplerIndexNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     imageViewIndex: bigint,
     samplerIndex: bigint,
   ) => bigint;
   /** `vkGetShaderInfoAMD` (VK_AMD_shader_info; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetShaderInfoAMD: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     shaderStage: VkShaderStageFlagBits,
     infoType: VkShaderInfoTypeAMD,
     pInfoSize: Deno.PointerValue,
@@ -2269,14 +2240,14 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCreateStreamDescriptorSurfaceGGP` (VK_GGP_stream_descriptor_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateStreamDescriptorSurfaceGGP: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkStreamDescriptorSurfaceCreateInfoGGP">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceExternalImageFormatPropertiesNV` (VK_NV_external_memory_capabilities; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceExternalImageFormatPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     type: VkImageType,
     tiling: VkImageTiling,
@@ -2287,196 +2258,193 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkGetMemoryWin32HandleNV` (VK_NV_external_memory_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryWin32HandleNV: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    memory: VkDeviceMemory,
     handleType: VkExternalMemoryHandleTypeFlagsNV,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateViSurfaceNN` (VK_NN_vi_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateViSurfaceNN: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkViSurfaceCreateInfoNN">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetMemoryWin32HandleKHR` (VK_KHR_external_memory_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetWin32HandleInfo: VkStructPointer<"VkMemoryGetWin32HandleInfoKHR">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryWin32HandlePropertiesKHR` (VK_KHR_external_memory_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryWin32HandlePropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     handle: Deno.PointerValue,
     pMemoryWin32HandleProperties: VkStructPointer<"VkMemoryWin32HandlePropertiesKHR">,
   ) => VkResult;
   /** `vkGetMemoryFdKHR` (VK_KHR_external_memory_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetFdInfo: VkStructPointer<"VkMemoryGetFdInfoKHR">,
     pFd: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryFdPropertiesKHR` (VK_KHR_external_memory_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryFdPropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     fd: number,
     pMemoryFdProperties: VkStructPointer<"VkMemoryFdPropertiesKHR">,
   ) => VkResult;
   /** `vkImportSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkImportSemaphoreWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportSemaphoreWin32HandleInfo: VkStructPointer<"VkImportSemaphoreWin32HandleInfoKHR">,
   ) => VkResult;
   /** `vkGetSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSemaphoreWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetWin32HandleInfo: VkStructPointer<"VkSemaphoreGetWin32HandleInfoKHR">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkImportSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkImportSemaphoreFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportSemaphoreFdInfo: VkStructPointer<"VkImportSemaphoreFdInfoKHR">,
   ) => VkResult;
   /** `vkGetSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSemaphoreFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetFdInfo: VkStructPointer<"VkSemaphoreGetFdInfoKHR">,
     pFd: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdBeginConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level). */
   readonly vkCmdBeginConditionalRenderingEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfoEXT">,
   ) => void;
   /** `vkCmdEndConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level). */
-  readonly vkCmdEndConditionalRenderingEXT: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly vkCmdEndConditionalRenderingEXT: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdSetViewportWScalingNV` (VK_NV_clip_space_w_scaling; device level). */
   readonly vkCmdSetViewportWScalingNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     viewportCount: number,
     pViewportWScalings: VkStructPointer<"VkViewportWScalingNV">,
   ) => void;
   /** `vkReleaseDisplayEXT` (VK_EXT_direct_mode_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkReleaseDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
-  ) => VkResult;
+  readonly vkReleaseDisplayEXT: (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => VkResult;
   /** `vkAcquireXlibDisplayEXT` (VK_EXT_acquire_xlib_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkAcquireXlibDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     dpy: Deno.PointerValue,
-    display: VkDisplayKHR | null,
+    display: VkDisplayKHR,
   ) => VkResult;
   /** `vkGetRandROutputDisplayEXT` (VK_EXT_acquire_xlib_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetRandROutputDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     dpy: Deno.PointerValue,
     rrOutput: bigint,
     pDisplay: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfaceCapabilities2EXT` (VK_EXT_display_surface_counter; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceSurfaceCapabilities2EXT: (
-    physicalDevice: VkPhysicalDevice | null,
-    surface: VkSurfaceKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    surface: VkSurfaceKHR,
     pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2EXT">,
   ) => VkResult;
   /** `vkDisplayPowerControlEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkDisplayPowerControlEXT: (
-    device: VkDevice | null,
-    display: VkDisplayKHR | null,
+    device: VkDevice,
+    display: VkDisplayKHR,
     pDisplayPowerInfo: VkStructPointer<"VkDisplayPowerInfoEXT">,
   ) => VkResult;
   /** `vkRegisterDeviceEventEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkRegisterDeviceEventEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pDeviceEventInfo: VkStructPointer<"VkDeviceEventInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkRegisterDisplayEventEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkRegisterDisplayEventEXT: (
-    device: VkDevice | null,
-    display: VkDisplayKHR | null,
+    device: VkDevice,
+    display: VkDisplayKHR,
     pDisplayEventInfo: VkStructPointer<"VkDisplayEventInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFence: VkPointer<VkFence>,
   ) => VkResult;
   /** `vkGetSwapchainCounterEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSwapchainCounterEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     counter: VkSurfaceCounterFlagBitsEXT,
     pCounterValue: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetRefreshCycleDurationGOOGLE` (VK_GOOGLE_display_timing; device level). Success codes: VK_SUCCESS. */
   readonly vkGetRefreshCycleDurationGOOGLE: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pDisplayTimingProperties: VkStructPointer<"VkRefreshCycleDurationGOOGLE">,
   ) => VkResult;
   /** `vkGetPastPresentationTimingGOOGLE` (VK_GOOGLE_display_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPastPresentationTimingGOOGLE: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pPresentationTimingCount: Deno.PointerValue,
     pPresentationTimings: VkStructPointer<"VkPastPresentationTimingGOOGLE">,
   ) => VkResult;
   /** `vkCmdSetDiscardRectangleEXT` (VK_EXT_discard_rectangles; device level). */
   readonly vkCmdSetDiscardRectangleEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstDiscardRectangle: number,
     discardRectangleCount: number,
     pDiscardRectangles: VkStructPointer<"VkRect2D">,
   ) => void;
   /** `vkCmdSetDiscardRectangleEnableEXT` (VK_EXT_discard_rectangles; device level). */
   readonly vkCmdSetDiscardRectangleEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     discardRectangleEnable: VkBool32,
   ) => void;
   /** `vkCmdSetDiscardRectangleModeEXT` (VK_EXT_discard_rectangles; device level). */
   readonly vkCmdSetDiscardRectangleModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     discardRectangleMode: VkDiscardRectangleModeEXT,
   ) => void;
   /** `vkSetHdrMetadataEXT` (VK_EXT_hdr_metadata; device level). */
   readonly vkSetHdrMetadataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     swapchainCount: number,
     pSwapchains: Deno.PointerValue,
     pMetadata: VkStructPointer<"VkHdrMetadataEXT">,
   ) => void;
   /** `vkGetSwapchainStatusKHR` (VK_KHR_shared_presentable_image; device level). Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR. */
-  readonly vkGetSwapchainStatusKHR: (device: VkDevice | null, swapchain: VkSwapchainKHR | null) => VkResult;
+  readonly vkGetSwapchainStatusKHR: (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
   /** `vkImportFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkImportFenceWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportFenceWin32HandleInfo: VkStructPointer<"VkImportFenceWin32HandleInfoKHR">,
   ) => VkResult;
   /** `vkGetFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level). Success codes: VK_SUCCESS. */
   readonly vkGetFenceWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetWin32HandleInfo: VkStructPointer<"VkFenceGetWin32HandleInfoKHR">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkImportFenceFdKHR` (VK_KHR_external_fence_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkImportFenceFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportFenceFdInfo: VkStructPointer<"VkImportFenceFdInfoKHR">,
   ) => VkResult;
   /** `vkGetFenceFdKHR` (VK_KHR_external_fence_fd; device level). Success codes: VK_SUCCESS. */
   readonly vkGetFenceFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetFdInfo: VkStructPointer<"VkFenceGetFdInfoKHR">,
     pFd: Deno.PointerValue,
   ) => VkResult;
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR` (VK_KHR_performance_query; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     pCounterCount: Deno.PointerValue,
     pCounters: VkStructPointer<"VkPerformanceCounterKHR">,
@@ -2484,204 +2452,195 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR` (VK_KHR_performance_query; physical device level). */
   readonly vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPerformanceQueryCreateInfo: VkStructPointer<"VkQueryPoolPerformanceCreateInfoKHR">,
     pNumPasses: Deno.PointerValue,
   ) => void;
   /** `vkAcquireProfilingLockKHR` (VK_KHR_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkAcquireProfilingLockKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkAcquireProfilingLockInfoKHR">,
   ) => VkResult;
   /** `vkReleaseProfilingLockKHR` (VK_KHR_performance_query; device level). */
-  readonly vkReleaseProfilingLockKHR: (device: VkDevice | null) => void;
+  readonly vkReleaseProfilingLockKHR: (device: VkDevice) => void;
   /** `vkGetPhysicalDeviceSurfaceCapabilities2KHR` (VK_KHR_get_surface_capabilities2; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceSurfaceCapabilities2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
     pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2KHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfaceFormats2KHR` (VK_KHR_get_surface_capabilities2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfaceFormats2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
     pSurfaceFormatCount: Deno.PointerValue,
     pSurfaceFormats: VkStructPointer<"VkSurfaceFormat2KHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayProperties2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkDisplayProperties2KHR">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDisplayPlaneProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceDisplayPlaneProperties2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkDisplayPlaneProperties2KHR">,
   ) => VkResult;
   /** `vkGetDisplayModeProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDisplayModeProperties2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    display: VkDisplayKHR,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkDisplayModeProperties2KHR">,
   ) => VkResult;
   /** `vkGetDisplayPlaneCapabilities2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetDisplayPlaneCapabilities2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pDisplayPlaneInfo: VkStructPointer<"VkDisplayPlaneInfo2KHR">,
     pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilities2KHR">,
   ) => VkResult;
   /** `vkCreateIOSSurfaceMVK` (VK_MVK_ios_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateIOSSurfaceMVK: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkIOSSurfaceCreateInfoMVK">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateMacOSSurfaceMVK` (VK_MVK_macos_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateMacOSSurfaceMVK: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkMacOSSurfaceCreateInfoMVK">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkSetDebugUtilsObjectNameEXT` (VK_EXT_debug_utils; device level). Success codes: VK_SUCCESS. */
   readonly vkSetDebugUtilsObjectNameEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pNameInfo: VkStructPointer<"VkDebugUtilsObjectNameInfoEXT">,
   ) => VkResult;
   /** `vkSetDebugUtilsObjectTagEXT` (VK_EXT_debug_utils; device level). Success codes: VK_SUCCESS. */
   readonly vkSetDebugUtilsObjectTagEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pTagInfo: VkStructPointer<"VkDebugUtilsObjectTagInfoEXT">,
   ) => VkResult;
   /** `vkQueueBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkQueueBeginDebugUtilsLabelEXT: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
   ) => void;
   /** `vkQueueEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkQueueEndDebugUtilsLabelEXT: (queue: VkQueue | null) => void;
+  readonly vkQueueEndDebugUtilsLabelEXT: (queue: VkQueue) => void;
   /** `vkQueueInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkQueueInsertDebugUtilsLabelEXT: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
   ) => void;
   /** `vkCmdBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkCmdBeginDebugUtilsLabelEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
   ) => void;
   /** `vkCmdEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkCmdEndDebugUtilsLabelEXT: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly vkCmdEndDebugUtilsLabelEXT: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
   readonly vkCmdInsertDebugUtilsLabelEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
   ) => void;
   /** `vkCreateDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDebugUtilsMessengerEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkDebugUtilsMessengerCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMessenger: VkPointer<VkDebugUtilsMessengerEXT>,
   ) => VkResult;
   /** `vkDestroyDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level). */
   readonly vkDestroyDebugUtilsMessengerEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     messenger: VkDebugUtilsMessengerEXT | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkSubmitDebugUtilsMessageEXT` (VK_EXT_debug_utils; instance level). */
   readonly vkSubmitDebugUtilsMessageEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     messageSeverity: VkDebugUtilsMessageSeverityFlagBitsEXT,
     messageTypes: VkDebugUtilsMessageTypeFlagsEXT,
     pCallbackData: VkStructPointer<"VkDebugUtilsMessengerCallbackDataEXT">,
   ) => void;
   /** `vkGetAndroidHardwareBufferPropertiesANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetAndroidHardwareBufferPropertiesANDROID: (
-    device: VkDevice | null,
+    device: VkDevice,
     buffer: Deno.PointerValue,
     pProperties: VkStructPointer<"VkAndroidHardwareBufferPropertiesANDROID">,
   ) => VkResult;
   /** `vkGetMemoryAndroidHardwareBufferANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryAndroidHardwareBufferANDROID: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkMemoryGetAndroidHardwareBufferInfoANDROID">,
     pBuffer: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateGpaSessionAMD: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkGpaSessionCreateInfoAMD">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pGpaSession: VkPointer<VkGpaSessionAMD>,
   ) => VkResult;
   /** `vkDestroyGpaSessionAMD` (VK_AMD_gpa_interface; device level). */
   readonly vkDestroyGpaSessionAMD: (
-    device: VkDevice | null,
+    device: VkDevice,
     gpaSession: VkGpaSessionAMD | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkSetGpaDeviceClockModeAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
   readonly vkSetGpaDeviceClockModeAMD: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkGpaDeviceClockModeInfoAMD">,
   ) => VkResult;
   /** `vkGetGpaDeviceClockInfoAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
   readonly vkGetGpaDeviceClockInfoAMD: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkGpaDeviceGetClockInfoAMD">,
   ) => VkResult;
   /** `vkCmdBeginGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdBeginGpaSessionAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
-  ) => VkResult;
+  readonly vkCmdBeginGpaSessionAMD: (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => VkResult;
   /** `vkCmdEndGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdEndGpaSessionAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
-  ) => VkResult;
+  readonly vkCmdEndGpaSessionAMD: (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => VkResult;
   /** `vkCmdBeginGpaSampleAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdBeginGpaSampleAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
+    commandBuffer: VkCommandBuffer,
+    gpaSession: VkGpaSessionAMD,
     pGpaSampleBeginInfo: VkStructPointer<"VkGpaSampleBeginInfoAMD">,
     pSampleID: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdEndGpaSampleAMD` (VK_AMD_gpa_interface; device level). */
   readonly vkCmdEndGpaSampleAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
+    commandBuffer: VkCommandBuffer,
+    gpaSession: VkGpaSessionAMD,
     sampleID: number,
   ) => void;
   /** `vkGetGpaSessionStatusAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetGpaSessionStatusAMD: (
-    device: VkDevice | null,
-    gpaSession: VkGpaSessionAMD | null,
-  ) => VkResult;
+  readonly vkGetGpaSessionStatusAMD: (device: VkDevice, gpaSession: VkGpaSessionAMD) => VkResult;
   /** `vkGetGpaSessionResultsAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
   readonly vkGetGpaSessionResultsAMD: (
-    device: VkDevice | null,
-    gpaSession: VkGpaSessionAMD | null,
+    device: VkDevice,
+    gpaSession: VkGpaSessionAMD,
     sampleID: number,
     pSizeInBytes: Deno.PointerValue,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkResetGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetGpaSessionAMD: (device: VkDevice | null, gpaSession: VkGpaSessionAMD | null) => VkResult;
+  readonly vkResetGpaSessionAMD: (device: VkDevice, gpaSession: VkGpaSessionAMD) => VkResult;
   /** `vkCmdCopyGpaSessionResultsAMD` (VK_AMD_gpa_interface; device level). */
   readonly vkCmdCopyGpaSessionResultsAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
+    commandBuffer: VkCommandBuffer,
+    gpaSession: VkGpaSessionAMD,
   ) => void;
   /** `vkCreateExecutionGraphPipelinesAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
   readonly vkCreateExecutionGraphPipelinesAMDX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
     pCreateInfos: VkStructPointer<"VkExecutionGraphPipelineCreateInfoAMDX">,
@@ -2690,136 +2649,136 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkGetExecutionGraphPipelineScratchSizeAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS. */
   readonly vkGetExecutionGraphPipelineScratchSizeAMDX: (
-    device: VkDevice | null,
-    executionGraph: VkPipeline | null,
+    device: VkDevice,
+    executionGraph: VkPipeline,
     pSizeInfo: VkStructPointer<"VkExecutionGraphPipelineScratchSizeAMDX">,
   ) => VkResult;
   /** `vkGetExecutionGraphPipelineNodeIndexAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS. */
   readonly vkGetExecutionGraphPipelineNodeIndexAMDX: (
-    device: VkDevice | null,
-    executionGraph: VkPipeline | null,
+    device: VkDevice,
+    executionGraph: VkPipeline,
     pNodeInfo: VkStructPointer<"VkPipelineShaderStageNodeCreateInfoAMDX">,
     pNodeIndex: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdInitializeGraphScratchMemoryAMDX` (VK_AMDX_shader_enqueue; device level). */
   readonly vkCmdInitializeGraphScratchMemoryAMDX: (
-    commandBuffer: VkCommandBuffer | null,
-    executionGraph: VkPipeline | null,
+    commandBuffer: VkCommandBuffer,
+    executionGraph: VkPipeline,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
   ) => void;
   /** `vkCmdDispatchGraphAMDX` (VK_AMDX_shader_enqueue; device level). */
   readonly vkCmdDispatchGraphAMDX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
     pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
   ) => void;
   /** `vkCmdDispatchGraphIndirectAMDX` (VK_AMDX_shader_enqueue; device level). */
   readonly vkCmdDispatchGraphIndirectAMDX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
     pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
   ) => void;
   /** `vkCmdDispatchGraphIndirectCountAMDX` (VK_AMDX_shader_enqueue; device level). */
   readonly vkCmdDispatchGraphIndirectCountAMDX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
     countInfo: VkDeviceAddress,
   ) => void;
   /** `vkWriteSamplerDescriptorsEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkWriteSamplerDescriptorsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     samplerCount: number,
     pSamplers: VkStructPointer<"VkSamplerCreateInfo">,
     pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkWriteResourceDescriptorsEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkWriteResourceDescriptorsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     resourceCount: number,
     pResources: VkStructPointer<"VkResourceDescriptorInfoEXT">,
     pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkCmdBindSamplerHeapEXT` (VK_EXT_descriptor_heap; device level). */
   readonly vkCmdBindSamplerHeapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
   ) => void;
   /** `vkCmdBindResourceHeapEXT` (VK_EXT_descriptor_heap; device level). */
   readonly vkCmdBindResourceHeapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
   ) => void;
   /** `vkCmdPushDataEXT` (VK_EXT_descriptor_heap; device level). */
   readonly vkCmdPushDataEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushDataInfo: VkStructPointer<"VkPushDataInfoEXT">,
   ) => void;
   /** `vkGetImageOpaqueCaptureDataEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageOpaqueCaptureDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     imageCount: number,
     pImages: Deno.PointerValue,
     pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDescriptorSizeEXT` (VK_EXT_descriptor_heap; physical device level). */
   readonly vkGetPhysicalDeviceDescriptorSizeEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     descriptorType: VkDescriptorType,
   ) => VkDeviceSize;
   /** `vkRegisterCustomBorderColorEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkRegisterCustomBorderColorEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBorderColor: VkStructPointer<"VkSamplerCustomBorderColorCreateInfoEXT">,
     requestIndex: VkBool32,
     pIndex: Deno.PointerValue,
   ) => VkResult;
   /** `vkUnregisterCustomBorderColorEXT` (VK_EXT_descriptor_heap; device level). */
-  readonly vkUnregisterCustomBorderColorEXT: (device: VkDevice | null, index: number) => void;
+  readonly vkUnregisterCustomBorderColorEXT: (device: VkDevice, index: number) => void;
   /** `vkGetTensorOpaqueCaptureDataARM` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
   readonly vkGetTensorOpaqueCaptureDataARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     tensorCount: number,
     pTensors: Deno.PointerValue,
     pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
   ) => VkResult;
   /** `vkCmdSetSampleLocationsEXT` (VK_EXT_sample_locations; device level). */
   readonly vkCmdSetSampleLocationsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSampleLocationsInfo: VkStructPointer<"VkSampleLocationsInfoEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceMultisamplePropertiesEXT` (VK_EXT_sample_locations; physical device level). */
   readonly vkGetPhysicalDeviceMultisamplePropertiesEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     samples: VkSampleCountFlagBits,
     pMultisampleProperties: VkStructPointer<"VkMultisamplePropertiesEXT">,
   ) => void;
   /** `vkCreateAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
   ) => VkResult;
   /** `vkDestroyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkDestroyAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     accelerationStructure: VkAccelerationStructureKHR | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBuildAccelerationStructuresKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdBuildAccelerationStructuresKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     infoCount: number,
     pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
     ppBuildRangeInfos: Deno.PointerValue,
   ) => void;
   /** `vkCmdBuildAccelerationStructuresIndirectKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdBuildAccelerationStructuresIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     infoCount: number,
     pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
     pIndirectDeviceAddresses: Deno.PointerValue,
@@ -2828,7 +2787,7 @@ export interface VkCommands {
   ) => void;
   /** `vkBuildAccelerationStructuresKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkBuildAccelerationStructuresKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     infoCount: number,
     pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
@@ -2836,25 +2795,25 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
   ) => VkResult;
   /** `vkCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyAccelerationStructureToMemoryKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
   ) => VkResult;
   /** `vkCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMemoryToAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
   ) => VkResult;
   /** `vkWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS. */
   readonly vkWriteAccelerationStructuresPropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     accelerationStructureCount: number,
     pAccelerationStructures: Deno.PointerValue,
     queryType: VkQueryType,
@@ -2864,42 +2823,42 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCmdCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdCopyAccelerationStructureKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
   ) => void;
   /** `vkCmdCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdCopyAccelerationStructureToMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdCopyMemoryToAccelerationStructureKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
   ) => void;
   /** `vkGetAccelerationStructureDeviceAddressKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkGetAccelerationStructureDeviceAddressKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkAccelerationStructureDeviceAddressInfoKHR">,
   ) => VkDeviceAddress;
   /** `vkCmdWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkCmdWriteAccelerationStructuresPropertiesKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     accelerationStructureCount: number,
     pAccelerationStructures: Deno.PointerValue,
     queryType: VkQueryType,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     firstQuery: number,
   ) => void;
   /** `vkGetDeviceAccelerationStructureCompatibilityKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkGetDeviceAccelerationStructureCompatibilityKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pVersionInfo: VkStructPointer<"VkAccelerationStructureVersionInfoKHR">,
     pCompatibility: Deno.PointerValue,
   ) => void;
   /** `vkGetAccelerationStructureBuildSizesKHR` (VK_KHR_acceleration_structure; device level). */
   readonly vkGetAccelerationStructureBuildSizesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     buildType: VkAccelerationStructureBuildTypeKHR,
     pBuildInfo: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
     pMaxPrimitiveCounts: Deno.PointerValue,
@@ -2907,105 +2866,105 @@ export interface VkCommands {
   ) => void;
   /** `vkGetImageDrmFormatModifierPropertiesEXT` (VK_EXT_image_drm_format_modifier; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageDrmFormatModifierPropertiesEXT: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
     pProperties: VkStructPointer<"VkImageDrmFormatModifierPropertiesEXT">,
   ) => VkResult;
   /** `vkCreateValidationCacheEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateValidationCacheEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkValidationCacheCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pValidationCache: VkPointer<VkValidationCacheEXT>,
   ) => VkResult;
   /** `vkDestroyValidationCacheEXT` (VK_EXT_validation_cache; device level). */
   readonly vkDestroyValidationCacheEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     validationCache: VkValidationCacheEXT | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkMergeValidationCachesEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS. */
   readonly vkMergeValidationCachesEXT: (
-    device: VkDevice | null,
-    dstCache: VkValidationCacheEXT | null,
+    device: VkDevice,
+    dstCache: VkValidationCacheEXT,
     srcCacheCount: number,
     pSrcCaches: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetValidationCacheDataEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetValidationCacheDataEXT: (
-    device: VkDevice | null,
-    validationCache: VkValidationCacheEXT | null,
+    device: VkDevice,
+    validationCache: VkValidationCacheEXT,
     pDataSize: Deno.PointerValue,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdBindShadingRateImageNV` (VK_NV_shading_rate_image; device level). */
   readonly vkCmdBindShadingRateImageNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     imageView: VkImageView | null,
     imageLayout: VkImageLayout,
   ) => void;
   /** `vkCmdSetViewportShadingRatePaletteNV` (VK_NV_shading_rate_image; device level). */
   readonly vkCmdSetViewportShadingRatePaletteNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     viewportCount: number,
     pShadingRatePalettes: VkStructPointer<"VkShadingRatePaletteNV">,
   ) => void;
   /** `vkCmdSetCoarseSampleOrderNV` (VK_NV_shading_rate_image; device level). */
   readonly vkCmdSetCoarseSampleOrderNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     sampleOrderType: VkCoarseSampleOrderTypeNV,
     customSampleOrderCount: number,
     pCustomSampleOrders: VkStructPointer<"VkCoarseSampleOrderCustomNV">,
   ) => void;
   /** `vkCreateAccelerationStructureNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateAccelerationStructureNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoNV">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pAccelerationStructure: VkPointer<VkAccelerationStructureNV>,
   ) => VkResult;
   /** `vkDestroyAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
   readonly vkDestroyAccelerationStructureNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     accelerationStructure: VkAccelerationStructureNV | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetAccelerationStructureMemoryRequirementsNV` (VK_NV_ray_tracing; device level). */
   readonly vkGetAccelerationStructureMemoryRequirementsNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkAccelerationStructureMemoryRequirementsInfoNV">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkBindAccelerationStructureMemoryNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
   readonly vkBindAccelerationStructureMemoryNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     bindInfoCount: number,
     pBindInfos: VkStructPointer<"VkBindAccelerationStructureMemoryInfoNV">,
   ) => VkResult;
   /** `vkCmdBuildAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
   readonly vkCmdBuildAccelerationStructureNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkAccelerationStructureInfoNV">,
     instanceData: VkBuffer | null,
     instanceOffset: VkDeviceSize,
     update: VkBool32,
-    dst: VkAccelerationStructureNV | null,
+    dst: VkAccelerationStructureNV,
     src: VkAccelerationStructureNV | null,
-    scratch: VkBuffer | null,
+    scratch: VkBuffer,
     scratchOffset: VkDeviceSize,
   ) => void;
   /** `vkCmdCopyAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
   readonly vkCmdCopyAccelerationStructureNV: (
-    commandBuffer: VkCommandBuffer | null,
-    dst: VkAccelerationStructureNV | null,
-    src: VkAccelerationStructureNV | null,
+    commandBuffer: VkCommandBuffer,
+    dst: VkAccelerationStructureNV,
+    src: VkAccelerationStructureNV,
     mode: VkCopyAccelerationStructureModeKHR,
   ) => void;
   /** `vkCmdTraceRaysNV` (VK_NV_ray_tracing; device level). */
   readonly vkCmdTraceRaysNV: (
-    commandBuffer: VkCommandBuffer | null,
-    raygenShaderBindingTableBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    raygenShaderBindingTableBuffer: VkBuffer,
     raygenShaderBindingOffset: VkDeviceSize,
     missShaderBindingTableBuffer: VkBuffer | null,
     missShaderBindingOffset: VkDeviceSize,
@@ -3022,7 +2981,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCreateRayTracingPipelinesNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
   readonly vkCreateRayTracingPipelinesNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
     pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoNV">,
@@ -3031,8 +2990,8 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkGetRayTracingShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
   readonly vkGetRayTracingShaderGroupHandlesKHR: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     firstGroup: number,
     groupCount: number,
     dataSize: number | bigint,
@@ -3042,52 +3001,48 @@ export interface VkCommands {
   readonly vkGetRayTracingShaderGroupHandlesNV: VkCommands["vkGetRayTracingShaderGroupHandlesKHR"];
   /** `vkGetAccelerationStructureHandleNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
   readonly vkGetAccelerationStructureHandleNV: (
-    device: VkDevice | null,
-    accelerationStructure: VkAccelerationStructureNV | null,
+    device: VkDevice,
+    accelerationStructure: VkAccelerationStructureNV,
     dataSize: number | bigint,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdWriteAccelerationStructuresPropertiesNV` (VK_NV_ray_tracing; device level). */
   readonly vkCmdWriteAccelerationStructuresPropertiesNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     accelerationStructureCount: number,
     pAccelerationStructures: Deno.PointerValue,
     queryType: VkQueryType,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     firstQuery: number,
   ) => void;
   /** `vkCompileDeferredNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
-  readonly vkCompileDeferredNV: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
-    shader: number,
-  ) => VkResult;
+  readonly vkCompileDeferredNV: (device: VkDevice, pipeline: VkPipeline, shader: number) => VkResult;
   /** `vkGetMemoryHostPointerPropertiesEXT` (VK_EXT_external_memory_host; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryHostPointerPropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     pHostPointer: Deno.PointerValue,
     pMemoryHostPointerProperties: VkStructPointer<"VkMemoryHostPointerPropertiesEXT">,
   ) => VkResult;
   /** `vkCmdWriteBufferMarkerAMD` (VK_AMD_buffer_marker; device level). */
   readonly vkCmdWriteBufferMarkerAMD: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineStage: VkPipelineStageFlagBits,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     marker: number,
   ) => void;
   /** `vkCmdWriteBufferMarker2AMD` (VK_AMD_buffer_marker; device level). */
   readonly vkCmdWriteBufferMarker2AMD: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     stage: VkPipelineStageFlags2,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     marker: number,
   ) => void;
   /** `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR` (VK_KHR_calibrated_timestamps; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCalibrateableTimeDomainsKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pTimeDomainCount: Deno.PointerValue,
     pTimeDomains: Deno.PointerValue,
   ) => VkResult;
@@ -3096,7 +3051,7 @@ export interface VkCommands {
     VkCommands["vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"];
   /** `vkGetCalibratedTimestampsKHR` (VK_KHR_calibrated_timestamps; device level). Success codes: VK_SUCCESS. */
   readonly vkGetCalibratedTimestampsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     timestampCount: number,
     pTimestampInfos: VkStructPointer<"VkCalibratedTimestampInfoKHR">,
     pTimestamps: Deno.PointerValue,
@@ -3106,329 +3061,317 @@ export interface VkCommands {
   readonly vkGetCalibratedTimestampsEXT: VkCommands["vkGetCalibratedTimestampsKHR"];
   /** `vkCmdDrawMeshTasksNV` (VK_NV_mesh_shader; device level). */
   readonly vkCmdDrawMeshTasksNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     taskCount: number,
     firstTask: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectNV` (VK_NV_mesh_shader; device level). */
   readonly vkCmdDrawMeshTasksIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectCountNV` (VK_NV_mesh_shader; device level). */
   readonly vkCmdDrawMeshTasksIndirectCountNV: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdSetExclusiveScissorEnableNV` (VK_NV_scissor_exclusive; device level). */
   readonly vkCmdSetExclusiveScissorEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstExclusiveScissor: number,
     exclusiveScissorCount: number,
     pExclusiveScissorEnables: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetExclusiveScissorNV` (VK_NV_scissor_exclusive; device level). */
   readonly vkCmdSetExclusiveScissorNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstExclusiveScissor: number,
     exclusiveScissorCount: number,
     pExclusiveScissors: VkStructPointer<"VkRect2D">,
   ) => void;
   /** `vkCmdSetCheckpointNV` (VK_NV_device_diagnostic_checkpoints; device level). */
   readonly vkCmdSetCheckpointNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCheckpointMarker: Deno.PointerValue,
   ) => void;
   /** `vkGetQueueCheckpointDataNV` (VK_NV_device_diagnostic_checkpoints; device level). */
   readonly vkGetQueueCheckpointDataNV: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pCheckpointDataCount: Deno.PointerValue,
     pCheckpointData: VkStructPointer<"VkCheckpointDataNV">,
   ) => void;
   /** `vkGetQueueCheckpointData2NV` (VK_NV_device_diagnostic_checkpoints; device level). */
   readonly vkGetQueueCheckpointData2NV: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pCheckpointDataCount: Deno.PointerValue,
     pCheckpointData: VkStructPointer<"VkCheckpointData2NV">,
   ) => void;
   /** `vkSetSwapchainPresentTimingQueueSizeEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
   readonly vkSetSwapchainPresentTimingQueueSizeEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     size: number,
   ) => VkResult;
   /** `vkGetSwapchainTimingPropertiesEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
   readonly vkGetSwapchainTimingPropertiesEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pSwapchainTimingProperties: VkStructPointer<"VkSwapchainTimingPropertiesEXT">,
     pSwapchainTimingPropertiesCounter: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetSwapchainTimeDomainPropertiesEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetSwapchainTimeDomainPropertiesEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pSwapchainTimeDomainProperties: VkStructPointer<"VkSwapchainTimeDomainPropertiesEXT">,
     pTimeDomainsCounter: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPastPresentationTimingEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPastPresentationTimingEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPastPresentationTimingInfo: VkStructPointer<"VkPastPresentationTimingInfoEXT">,
     pPastPresentationTimingProperties: VkStructPointer<"VkPastPresentationTimingPropertiesEXT">,
   ) => VkResult;
   /** `vkInitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkInitializePerformanceApiINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInitializeInfo: VkStructPointer<"VkInitializePerformanceApiInfoINTEL">,
   ) => VkResult;
   /** `vkUninitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level). */
-  readonly vkUninitializePerformanceApiINTEL: (device: VkDevice | null) => void;
+  readonly vkUninitializePerformanceApiINTEL: (device: VkDevice) => void;
   /** `vkCmdSetPerformanceMarkerINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdSetPerformanceMarkerINTEL: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructPointer<"VkPerformanceMarkerInfoINTEL">,
   ) => VkResult;
   /** `vkCmdSetPerformanceStreamMarkerINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdSetPerformanceStreamMarkerINTEL: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructPointer<"VkPerformanceStreamMarkerInfoINTEL">,
   ) => VkResult;
   /** `vkCmdSetPerformanceOverrideINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkCmdSetPerformanceOverrideINTEL: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pOverrideInfo: VkStructPointer<"VkPerformanceOverrideInfoINTEL">,
   ) => VkResult;
   /** `vkAcquirePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkAcquirePerformanceConfigurationINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAcquireInfo: VkStructPointer<"VkPerformanceConfigurationAcquireInfoINTEL">,
     pConfiguration: VkPointer<VkPerformanceConfigurationINTEL>,
   ) => VkResult;
   /** `vkReleasePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkReleasePerformanceConfigurationINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     configuration: VkPerformanceConfigurationINTEL | null,
   ) => VkResult;
   /** `vkQueueSetPerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkQueueSetPerformanceConfigurationINTEL: (
-    queue: VkQueue | null,
-    configuration: VkPerformanceConfigurationINTEL | null,
+    queue: VkQueue,
+    configuration: VkPerformanceConfigurationINTEL,
   ) => VkResult;
   /** `vkGetPerformanceParameterINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
   readonly vkGetPerformanceParameterINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     parameter: VkPerformanceParameterTypeINTEL,
     pValue: VkStructPointer<"VkPerformanceValueINTEL">,
   ) => VkResult;
   /** `vkSetLocalDimmingAMD` (VK_AMD_display_native_hdr; device level). */
   readonly vkSetLocalDimmingAMD: (
-    device: VkDevice | null,
-    swapChain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapChain: VkSwapchainKHR,
     localDimmingEnable: VkBool32,
   ) => void;
   /** `vkCreateImagePipeSurfaceFUCHSIA` (VK_FUCHSIA_imagepipe_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateImagePipeSurfaceFUCHSIA: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkImagePipeSurfaceCreateInfoFUCHSIA">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateMetalSurfaceEXT` (VK_EXT_metal_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateMetalSurfaceEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkMetalSurfaceCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceFragmentShadingRatesKHR` (VK_KHR_fragment_shading_rate; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceFragmentShadingRatesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pFragmentShadingRateCount: Deno.PointerValue,
     pFragmentShadingRates: VkStructPointer<"VkPhysicalDeviceFragmentShadingRateKHR">,
   ) => VkResult;
   /** `vkCmdSetFragmentShadingRateKHR` (VK_KHR_fragment_shading_rate; device level). */
   readonly vkCmdSetFragmentShadingRateKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pFragmentSize: VkStructPointer<"VkExtent2D">,
     combinerOps: Deno.PointerValue,
   ) => void;
   /** `vkWaitForPresentKHR` (VK_KHR_present_wait; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR. */
   readonly vkWaitForPresentKHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     presentId: bigint,
     timeout: bigint,
   ) => VkResult;
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesNV` (VK_NV_cooperative_matrix; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesNV">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV` (VK_NV_coverage_reduction_mode; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pCombinationCount: Deno.PointerValue,
     pCombinations: VkStructPointer<"VkFramebufferMixedSamplesCombinationNV">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceSurfacePresentModes2EXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
     pPresentModeCount: Deno.PointerValue,
     pPresentModes: Deno.PointerValue,
   ) => VkResult;
   /** `vkAcquireFullScreenExclusiveModeEXT` (VK_EXT_full_screen_exclusive; device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireFullScreenExclusiveModeEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
-  ) => VkResult;
+  readonly vkAcquireFullScreenExclusiveModeEXT: (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
   /** `vkReleaseFullScreenExclusiveModeEXT` (VK_EXT_full_screen_exclusive; device level). Success codes: VK_SUCCESS. */
-  readonly vkReleaseFullScreenExclusiveModeEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
-  ) => VkResult;
+  readonly vkReleaseFullScreenExclusiveModeEXT: (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
   /** `vkGetDeviceGroupSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceGroupSurfacePresentModes2EXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
     pModes: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateHeadlessSurfaceEXT` (VK_EXT_headless_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateHeadlessSurfaceEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkHeadlessSurfaceCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkCreateDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDeferredOperationKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pDeferredOperation: VkPointer<VkDeferredOperationKHR>,
   ) => VkResult;
   /** `vkDestroyDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). */
   readonly vkDestroyDeferredOperationKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     operation: VkDeferredOperationKHR | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetDeferredOperationMaxConcurrencyKHR` (VK_KHR_deferred_host_operations; device level). */
   readonly vkGetDeferredOperationMaxConcurrencyKHR: (
-    device: VkDevice | null,
-    operation: VkDeferredOperationKHR | null,
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
   ) => number;
   /** `vkGetDeferredOperationResultKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
-  readonly vkGetDeferredOperationResultKHR: (
-    device: VkDevice | null,
-    operation: VkDeferredOperationKHR | null,
-  ) => VkResult;
+  readonly vkGetDeferredOperationResultKHR: (device: VkDevice, operation: VkDeferredOperationKHR) => VkResult;
   /** `vkDeferredOperationJoinKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS, VK_THREAD_DONE_KHR, VK_THREAD_IDLE_KHR. */
-  readonly vkDeferredOperationJoinKHR: (
-    device: VkDevice | null,
-    operation: VkDeferredOperationKHR | null,
-  ) => VkResult;
+  readonly vkDeferredOperationJoinKHR: (device: VkDevice, operation: VkDeferredOperationKHR) => VkResult;
   /** `vkGetPipelineExecutablePropertiesKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineExecutablePropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
     pExecutableCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkPipelineExecutablePropertiesKHR">,
   ) => VkResult;
   /** `vkGetPipelineExecutableStatisticsKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineExecutableStatisticsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
     pStatisticCount: Deno.PointerValue,
     pStatistics: VkStructPointer<"VkPipelineExecutableStatisticKHR">,
   ) => VkResult;
   /** `vkGetPipelineExecutableInternalRepresentationsKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPipelineExecutableInternalRepresentationsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
     pInternalRepresentationCount: Deno.PointerValue,
     pInternalRepresentations: VkStructPointer<"VkPipelineExecutableInternalRepresentationKHR">,
   ) => VkResult;
   /** `vkReleaseSwapchainImagesKHR` (VK_KHR_swapchain_maintenance1; device level). Success codes: VK_SUCCESS. */
   readonly vkReleaseSwapchainImagesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pReleaseInfo: VkStructPointer<"VkReleaseSwapchainImagesInfoKHR">,
   ) => VkResult;
   /** `vkReleaseSwapchainImagesEXT` (VK_EXT_swapchain_maintenance1): alias of `vkReleaseSwapchainImagesKHR`. */
   readonly vkReleaseSwapchainImagesEXT: VkCommands["vkReleaseSwapchainImagesKHR"];
   /** `vkGetGeneratedCommandsMemoryRequirementsNV` (VK_NV_device_generated_commands; device level). */
   readonly vkGetGeneratedCommandsMemoryRequirementsNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoNV">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdPreprocessGeneratedCommandsNV` (VK_NV_device_generated_commands; device level). */
   readonly vkCmdPreprocessGeneratedCommandsNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
   ) => void;
   /** `vkCmdExecuteGeneratedCommandsNV` (VK_NV_device_generated_commands; device level). */
   readonly vkCmdExecuteGeneratedCommandsNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     isPreprocessed: VkBool32,
     pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
   ) => void;
   /** `vkCmdBindPipelineShaderGroupNV` (VK_NV_device_generated_commands; device level). */
   readonly vkCmdBindPipelineShaderGroupNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline | null,
+    pipeline: VkPipeline,
     groupIndex: number,
   ) => void;
   /** `vkCreateIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateIndirectCommandsLayoutNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoNV">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutNV>,
   ) => VkResult;
   /** `vkDestroyIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level). */
   readonly vkDestroyIndirectCommandsLayoutNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     indirectCommandsLayout: VkIndirectCommandsLayoutNV | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdSetDepthBias2EXT` (VK_EXT_depth_bias_control; device level). */
   readonly vkCmdSetDepthBias2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDepthBiasInfo: VkStructPointer<"VkDepthBiasInfoEXT">,
   ) => void;
   /** `vkAcquireDrmDisplayEXT` (VK_EXT_acquire_drm_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkAcquireDrmDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     drmFd: number,
-    display: VkDisplayKHR | null,
+    display: VkDisplayKHR,
   ) => VkResult;
   /** `vkGetDrmDisplayEXT` (VK_EXT_acquire_drm_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetDrmDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     drmFd: number,
     connectorId: number,
     display: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR` (VK_KHR_video_encode_queue; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pQualityLevelInfo: VkStructPointer<"VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR">,
     pQualityLevelProperties: VkStructPointer<"VkVideoEncodeQualityLevelPropertiesKHR">,
   ) => VkResult;
   /** `vkGetEncodedVideoSessionParametersKHR` (VK_KHR_video_encode_queue; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetEncodedVideoSessionParametersKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pVideoSessionParametersInfo: VkStructPointer<"VkVideoEncodeSessionParametersGetInfoKHR">,
     pFeedbackInfo: VkStructPointer<"VkVideoEncodeSessionParametersFeedbackInfoKHR">,
     pDataSize: Deno.PointerValue,
@@ -3436,126 +3379,122 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCmdEncodeVideoKHR` (VK_KHR_video_encode_queue; device level). */
   readonly vkCmdEncodeVideoKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pEncodeInfo: VkStructPointer<"VkVideoEncodeInfoKHR">,
   ) => void;
   /** `vkQueueSetPerfHintQCOM` (VK_QCOM_queue_perf_hint; device level). Success codes: VK_SUCCESS. */
   readonly vkQueueSetPerfHintQCOM: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pPerfHintInfo: VkStructPointer<"VkPerfHintInfoQCOM">,
   ) => VkResult;
   /** `vkCreateCudaModuleNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCudaModuleNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkCudaModuleCreateInfoNV">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pModule: VkPointer<VkCudaModuleNV>,
   ) => VkResult;
   /** `vkGetCudaModuleCacheNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetCudaModuleCacheNV: (
-    device: VkDevice | null,
-    module_: VkCudaModuleNV | null,
+    device: VkDevice,
+    module_: VkCudaModuleNV,
     pCacheSize: Deno.PointerValue,
     pCacheData: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateCudaFunctionNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkCudaFunctionCreateInfoNV">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pFunction: VkPointer<VkCudaFunctionNV>,
   ) => VkResult;
   /** `vkDestroyCudaModuleNV` (VK_NV_cuda_kernel_launch; device level). */
   readonly vkDestroyCudaModuleNV: (
-    device: VkDevice | null,
-    module_: VkCudaModuleNV | null,
+    device: VkDevice,
+    module_: VkCudaModuleNV,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkDestroyCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level). */
   readonly vkDestroyCudaFunctionNV: (
-    device: VkDevice | null,
-    function_: VkCudaFunctionNV | null,
+    device: VkDevice,
+    function_: VkCudaFunctionNV,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdCudaLaunchKernelNV` (VK_NV_cuda_kernel_launch; device level). */
   readonly vkCmdCudaLaunchKernelNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLaunchInfo: VkStructPointer<"VkCudaLaunchInfoNV">,
   ) => void;
   /** `vkCmdDispatchTileQCOM` (VK_QCOM_tile_shading; device level). */
   readonly vkCmdDispatchTileQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDispatchTileInfo: VkStructPointer<"VkDispatchTileInfoQCOM">,
   ) => void;
   /** `vkCmdBeginPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level). */
   readonly vkCmdBeginPerTileExecutionQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPerTileBeginInfo: VkStructPointer<"VkPerTileBeginInfoQCOM">,
   ) => void;
   /** `vkCmdEndPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level). */
   readonly vkCmdEndPerTileExecutionQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPerTileEndInfo: VkStructPointer<"VkPerTileEndInfoQCOM">,
   ) => void;
   /** `vkSetLatencySleepModeLegacyNV` (VK_NV_low_latency; device level). */
   readonly vkSetLatencySleepModeLegacyNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     lowLatencyMode: VkBool32,
     lowLatencyBoost: VkBool32,
     minimumIntervalUs: number,
   ) => void;
   /** `vkLatencySleepLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkLatencySleepLegacyNV: (
-    device: VkDevice | null,
-    signalSemaphore: VkSemaphore | null,
-    value: bigint,
-  ) => void;
+  readonly vkLatencySleepLegacyNV: (device: VkDevice, signalSemaphore: VkSemaphore, value: bigint) => void;
   /** `vkSetLatencyMarkerLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkSetLatencyMarkerLegacyNV: (device: VkDevice | null, frameID: bigint, marker: number) => void;
+  readonly vkSetLatencyMarkerLegacyNV: (device: VkDevice, frameID: bigint, marker: number) => void;
   /** `vkGetLatencyTimingsLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkGetLatencyTimingsLegacyNV: (device: VkDevice | null, pTimings: Deno.PointerValue) => void;
+  readonly vkGetLatencyTimingsLegacyNV: (device: VkDevice, pTimings: Deno.PointerValue) => void;
   /** `vkQueueNotifyOutOfBandLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkQueueNotifyOutOfBandLegacyNV: (queue: VkQueue | null, queueType: number) => void;
+  readonly vkQueueNotifyOutOfBandLegacyNV: (queue: VkQueue, queueType: number) => void;
   /** `vkGetSleepStatusLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkGetSleepStatusLegacyNV: (device: VkDevice | null, pLowLatencyMode: Deno.PointerValue) => void;
+  readonly vkGetSleepStatusLegacyNV: (device: VkDevice, pLowLatencyMode: Deno.PointerValue) => void;
   /** `vkShutdownLatencyDeviceLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkShutdownLatencyDeviceLegacyNV: (device: VkDevice | null) => void;
+  readonly vkShutdownLatencyDeviceLegacyNV: (device: VkDevice) => void;
   /** `vkExportMetalObjectsEXT` (VK_EXT_metal_objects; device level). */
   readonly vkExportMetalObjectsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMetalObjectsInfo: VkStructPointer<"VkExportMetalObjectsInfoEXT">,
   ) => void;
   /** `vkGetDescriptorSetLayoutSizeEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkGetDescriptorSetLayoutSizeEXT: (
-    device: VkDevice | null,
-    layout: VkDescriptorSetLayout | null,
+    device: VkDevice,
+    layout: VkDescriptorSetLayout,
     pLayoutSizeInBytes: Deno.PointerValue,
   ) => void;
   /** `vkGetDescriptorSetLayoutBindingOffsetEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkGetDescriptorSetLayoutBindingOffsetEXT: (
-    device: VkDevice | null,
-    layout: VkDescriptorSetLayout | null,
+    device: VkDevice,
+    layout: VkDescriptorSetLayout,
     binding: number,
     pOffset: Deno.PointerValue,
   ) => void;
   /** `vkGetDescriptorEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkGetDescriptorEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pDescriptorInfo: VkStructPointer<"VkDescriptorGetInfoEXT">,
     dataSize: number | bigint,
     pDescriptor: Deno.PointerValue,
   ) => void;
   /** `vkCmdBindDescriptorBuffersEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkCmdBindDescriptorBuffersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     bufferCount: number,
     pBindingInfos: VkStructPointer<"VkDescriptorBufferBindingInfoEXT">,
   ) => void;
   /** `vkCmdSetDescriptorBufferOffsetsEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkCmdSetDescriptorBufferOffsetsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     firstSet: number,
     setCount: number,
     pBufferIndices: Deno.PointerValue,
@@ -3563,86 +3502,86 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdBindDescriptorBufferEmbeddedSamplersEXT` (VK_EXT_descriptor_buffer; device level). */
   readonly vkCmdBindDescriptorBufferEmbeddedSamplersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     set: number,
   ) => void;
   /** `vkGetBufferOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetBufferOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkBufferCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetImageOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkImageCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetImageViewOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetImageViewOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkImageViewCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetSamplerOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSamplerOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkSamplerCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkAccelerationStructureCaptureDescriptorDataInfoEXT">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdBindIndexBuffer3KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBindIndexBuffer3KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkBindIndexBuffer3InfoKHR">,
   ) => void;
   /** `vkCmdBindVertexBuffers3KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBindVertexBuffers3KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     bindingCount: number,
     pBindingInfos: VkStructPointer<"VkBindVertexBuffer3InfoKHR">,
   ) => void;
   /** `vkCmdDrawIndirect2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
   ) => void;
   /** `vkCmdDrawIndexedIndirect2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndexedIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
   ) => void;
   /** `vkCmdDispatchIndirect2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDispatchIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkDispatchIndirect2InfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdCopyMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryInfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryToImageKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdCopyMemoryToImageKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
   ) => void;
   /** `vkCmdCopyImageToMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdCopyImageToMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
   ) => void;
   /** `vkCmdUpdateMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdUpdateMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
     dstFlags: VkAddressCommandFlagsKHR,
     dataSize: VkDeviceSize,
@@ -3650,15 +3589,15 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdFillMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdFillMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
     dstFlags: VkAddressCommandFlagsKHR,
     data: number,
   ) => void;
   /** `vkCmdCopyQueryPoolResultsToMemoryKHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdCopyQueryPoolResultsToMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
     pDstRange: VkStructPointer<"VkStridedDeviceAddressRangeKHR">,
@@ -3667,43 +3606,43 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdDrawIndirectCount2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndirectCount2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
   ) => void;
   /** `vkCmdDrawIndexedIndirectCount2KHR` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndexedIndirectCount2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
   ) => void;
   /** `vkCmdBeginConditionalRendering2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBeginConditionalRendering2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfo2EXT">,
   ) => void;
   /** `vkCmdBindTransformFeedbackBuffers2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBindTransformFeedbackBuffers2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     bindingCount: number,
     pBindingInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
   ) => void;
   /** `vkCmdBeginTransformFeedback2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdBeginTransformFeedback2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterRange: number,
     counterRangeCount: number,
     pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
   ) => void;
   /** `vkCmdEndTransformFeedback2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdEndTransformFeedback2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterRange: number,
     counterRangeCount: number,
     pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
   ) => void;
   /** `vkCmdDrawIndirectByteCount2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawIndirectByteCount2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     instanceCount: number,
     firstInstance: number,
     pCounterInfo: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
@@ -3712,90 +3651,87 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdDrawMeshTasksIndirect2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawMeshTasksIndirect2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectCount2EXT` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdDrawMeshTasksIndirectCount2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
   ) => void;
   /** `vkCmdWriteMarkerToMemoryAMD` (VK_KHR_device_address_commands; device level). */
   readonly vkCmdWriteMarkerToMemoryAMD: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkMemoryMarkerInfoAMD">,
   ) => void;
   /** `vkCreateAccelerationStructure2KHR` (VK_KHR_device_address_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateAccelerationStructure2KHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfo2KHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
   ) => VkResult;
   /** `vkCmdSetFragmentShadingRateEnumNV` (VK_NV_fragment_shading_rate_enums; device level). */
   readonly vkCmdSetFragmentShadingRateEnumNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     shadingRate: VkFragmentShadingRateNV,
     combinerOps: Deno.PointerValue,
   ) => void;
   /** `vkCmdDrawMeshTasksEXT` (VK_EXT_mesh_shader; device level). */
   readonly vkCmdDrawMeshTasksEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     groupCountX: number,
     groupCountY: number,
     groupCountZ: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectEXT` (VK_EXT_mesh_shader; device level). */
   readonly vkCmdDrawMeshTasksIndirectEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectCountEXT` (VK_EXT_mesh_shader; device level). */
   readonly vkCmdDrawMeshTasksIndirectCountEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
   ) => void;
   /** `vkGetDeviceFaultInfoEXT` (VK_EXT_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDeviceFaultInfoEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pFaultCounts: VkStructPointer<"VkDeviceFaultCountsEXT">,
     pFaultInfo: VkStructPointer<"VkDeviceFaultInfoEXT">,
   ) => VkResult;
   /** `vkAcquireWinrtDisplayNV` (VK_NV_acquire_winrt_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireWinrtDisplayNV: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
-  ) => VkResult;
+  readonly vkAcquireWinrtDisplayNV: (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => VkResult;
   /** `vkGetWinrtDisplayNV` (VK_NV_acquire_winrt_display; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetWinrtDisplayNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     deviceRelativeId: number,
     pDisplay: VkPointer<VkDisplayKHR>,
   ) => VkResult;
   /** `vkCreateDirectFBSurfaceEXT` (VK_EXT_directfb_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateDirectFBSurfaceEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkDirectFBSurfaceCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceDirectFBPresentationSupportEXT` (VK_EXT_directfb_surface; physical device level). */
   readonly vkGetPhysicalDeviceDirectFBPresentationSupportEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     dfb: Deno.PointerValue,
   ) => VkBool32;
   /** `vkCmdTraceRaysKHR` (VK_KHR_ray_tracing_pipeline; device level). */
   readonly vkCmdTraceRaysKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
     pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
     pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
@@ -3806,7 +3742,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCreateRayTracingPipelinesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
   readonly vkCreateRayTracingPipelinesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
@@ -3816,8 +3752,8 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
   readonly vkGetRayTracingCaptureReplayShaderGroupHandlesKHR: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     firstGroup: number,
     groupCount: number,
     dataSize: number | bigint,
@@ -3825,7 +3761,7 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCmdTraceRaysIndirectKHR` (VK_KHR_ray_tracing_pipeline; device level). */
   readonly vkCmdTraceRaysIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
     pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
     pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
@@ -3834,19 +3770,19 @@ export interface VkCommands {
   ) => void;
   /** `vkGetRayTracingShaderGroupStackSizeKHR` (VK_KHR_ray_tracing_pipeline; device level). */
   readonly vkGetRayTracingShaderGroupStackSizeKHR: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     group: number,
     groupShader: VkShaderGroupShaderKHR,
   ) => VkDeviceSize;
   /** `vkCmdSetRayTracingPipelineStackSizeKHR` (VK_KHR_ray_tracing_pipeline; device level). */
   readonly vkCmdSetRayTracingPipelineStackSizeKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineStackSize: number,
   ) => void;
   /** `vkCmdSetVertexInputEXT` (VK_EXT_vertex_input_dynamic_state, VK_EXT_shader_object; device level). */
   readonly vkCmdSetVertexInputEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     vertexBindingDescriptionCount: number,
     pVertexBindingDescriptions: VkStructPointer<"VkVertexInputBindingDescription2EXT">,
     vertexAttributeDescriptionCount: number,
@@ -3854,119 +3790,119 @@ export interface VkCommands {
   ) => void;
   /** `vkGetMemoryZirconHandleFUCHSIA` (VK_FUCHSIA_external_memory; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryZirconHandleFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetZirconHandleInfo: VkStructPointer<"VkMemoryGetZirconHandleInfoFUCHSIA">,
     pZirconHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryZirconHandlePropertiesFUCHSIA` (VK_FUCHSIA_external_memory; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryZirconHandlePropertiesFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     zirconHandle: number,
     pMemoryZirconHandleProperties: VkStructPointer<"VkMemoryZirconHandlePropertiesFUCHSIA">,
   ) => VkResult;
   /** `vkImportSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level). Success codes: VK_SUCCESS. */
   readonly vkImportSemaphoreZirconHandleFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportSemaphoreZirconHandleInfo: VkStructPointer<"VkImportSemaphoreZirconHandleInfoFUCHSIA">,
   ) => VkResult;
   /** `vkGetSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level). Success codes: VK_SUCCESS. */
   readonly vkGetSemaphoreZirconHandleFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetZirconHandleInfo: VkStructPointer<"VkSemaphoreGetZirconHandleInfoFUCHSIA">,
     pZirconHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkCreateBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateBufferCollectionFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkBufferCollectionCreateInfoFUCHSIA">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pCollection: VkPointer<VkBufferCollectionFUCHSIA>,
   ) => VkResult;
   /** `vkSetBufferCollectionImageConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkSetBufferCollectionImageConstraintsFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
+    device: VkDevice,
+    collection: VkBufferCollectionFUCHSIA,
     pImageConstraintsInfo: VkStructPointer<"VkImageConstraintsInfoFUCHSIA">,
   ) => VkResult;
   /** `vkSetBufferCollectionBufferConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkSetBufferCollectionBufferConstraintsFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
+    device: VkDevice,
+    collection: VkBufferCollectionFUCHSIA,
     pBufferConstraintsInfo: VkStructPointer<"VkBufferConstraintsInfoFUCHSIA">,
   ) => VkResult;
   /** `vkDestroyBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). */
   readonly vkDestroyBufferCollectionFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
+    device: VkDevice,
+    collection: VkBufferCollectionFUCHSIA,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetBufferCollectionPropertiesFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
   readonly vkGetBufferCollectionPropertiesFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
+    device: VkDevice,
+    collection: VkBufferCollectionFUCHSIA,
     pProperties: VkStructPointer<"VkBufferCollectionPropertiesFUCHSIA">,
   ) => VkResult;
   /** `vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI` (VK_HUAWEI_subpass_shading; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI: (
-    device: VkDevice | null,
-    renderpass: VkRenderPass | null,
+    device: VkDevice,
+    renderpass: VkRenderPass,
     pMaxWorkgroupSize: VkStructPointer<"VkExtent2D">,
   ) => VkResult;
   /** `vkCmdSubpassShadingHUAWEI` (VK_HUAWEI_subpass_shading; device level). */
-  readonly vkCmdSubpassShadingHUAWEI: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly vkCmdSubpassShadingHUAWEI: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdBindInvocationMaskHUAWEI` (VK_HUAWEI_invocation_mask; device level). */
   readonly vkCmdBindInvocationMaskHUAWEI: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     imageView: VkImageView | null,
     imageLayout: VkImageLayout,
   ) => void;
   /** `vkGetMemoryRemoteAddressNV` (VK_NV_external_memory_rdma; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryRemoteAddressNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMemoryGetRemoteAddressInfo: VkStructPointer<"VkMemoryGetRemoteAddressInfoNV">,
     pAddress: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetPipelinePropertiesEXT` (VK_EXT_pipeline_properties; device level). Success codes: VK_SUCCESS. */
   readonly vkGetPipelinePropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
     pPipelineProperties: VkStructPointer<"VkBaseOutStructure">,
   ) => VkResult;
   /** `vkCmdSetPatchControlPointsEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object; device level). */
   readonly vkCmdSetPatchControlPointsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     patchControlPoints: number,
   ) => void;
   /** `vkCmdSetLogicOpEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetLogicOpEXT: (commandBuffer: VkCommandBuffer | null, logicOp: VkLogicOp) => void;
+  readonly vkCmdSetLogicOpEXT: (commandBuffer: VkCommandBuffer, logicOp: VkLogicOp) => void;
   /** `vkCreateScreenSurfaceQNX` (VK_QNX_screen_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateScreenSurfaceQNX: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkScreenSurfaceCreateInfoQNX">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceScreenPresentationSupportQNX` (VK_QNX_screen_surface; physical device level). */
   readonly vkGetPhysicalDeviceScreenPresentationSupportQNX: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     window: Deno.PointerValue,
   ) => VkBool32;
   /** `vkCmdSetColorWriteEnableEXT` (VK_EXT_color_write_enable; device level). */
   readonly vkCmdSetColorWriteEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     attachmentCount: number,
     pColorWriteEnables: Deno.PointerValue,
   ) => void;
   /** `vkCmdTraceRaysIndirect2KHR` (VK_KHR_ray_tracing_maintenance1; device level). */
   readonly vkCmdTraceRaysIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     indirectDeviceAddress: VkDeviceAddress,
   ) => void;
   /** `vkCmdDrawMultiEXT` (VK_EXT_multi_draw; device level). */
   readonly vkCmdDrawMultiEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     drawCount: number,
     pVertexInfo: VkStructPointer<"VkMultiDrawInfoEXT">,
     instanceCount: number,
@@ -3975,7 +3911,7 @@ export interface VkCommands {
   ) => void;
   /** `vkCmdDrawMultiIndexedEXT` (VK_EXT_multi_draw; device level). */
   readonly vkCmdDrawMultiIndexedEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     drawCount: number,
     pIndexInfo: VkStructPointer<"VkMultiDrawIndexedInfoEXT">,
     instanceCount: number,
@@ -3985,51 +3921,51 @@ export interface VkCommands {
   ) => void;
   /** `vkCreateMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateMicromapEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkMicromapCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pMicromap: VkPointer<VkMicromapEXT>,
   ) => VkResult;
   /** `vkDestroyMicromapEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkDestroyMicromapEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     micromap: VkMicromapEXT | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdBuildMicromapsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     infoCount: number,
     pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
   ) => void;
   /** `vkBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkBuildMicromapsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     infoCount: number,
     pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
   ) => VkResult;
   /** `vkCopyMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMicromapEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
   ) => VkResult;
   /** `vkCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMicromapToMemoryEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
   ) => VkResult;
   /** `vkCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
   readonly vkCopyMemoryToMicromapEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
   ) => VkResult;
   /** `vkWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS. */
   readonly vkWriteMicromapsPropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     micromapCount: number,
     pMicromaps: Deno.PointerValue,
     queryType: VkQueryType,
@@ -4039,424 +3975,408 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCmdCopyMicromapEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdCopyMicromapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
   ) => void;
   /** `vkCmdCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdCopyMicromapToMemoryEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
   ) => void;
   /** `vkCmdCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdCopyMemoryToMicromapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
   ) => void;
   /** `vkCmdWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkCmdWriteMicromapsPropertiesEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     micromapCount: number,
     pMicromaps: Deno.PointerValue,
     queryType: VkQueryType,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     firstQuery: number,
   ) => void;
   /** `vkGetDeviceMicromapCompatibilityEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkGetDeviceMicromapCompatibilityEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pVersionInfo: VkStructPointer<"VkMicromapVersionInfoEXT">,
     pCompatibility: Deno.PointerValue,
   ) => void;
   /** `vkGetMicromapBuildSizesEXT` (VK_EXT_opacity_micromap; device level). */
   readonly vkGetMicromapBuildSizesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     buildType: VkAccelerationStructureBuildTypeKHR,
     pBuildInfo: VkStructPointer<"VkMicromapBuildInfoEXT">,
     pSizeInfo: VkStructPointer<"VkMicromapBuildSizesInfoEXT">,
   ) => void;
   /** `vkCmdDrawClusterHUAWEI` (VK_HUAWEI_cluster_culling_shader; device level). */
   readonly vkCmdDrawClusterHUAWEI: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     groupCountX: number,
     groupCountY: number,
     groupCountZ: number,
   ) => void;
   /** `vkCmdDrawClusterIndirectHUAWEI` (VK_HUAWEI_cluster_culling_shader; device level). */
   readonly vkCmdDrawClusterIndirectHUAWEI: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
   ) => void;
   /** `vkSetDeviceMemoryPriorityEXT` (VK_EXT_pageable_device_local_memory; device level). */
-  readonly vkSetDeviceMemoryPriorityEXT: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
-    priority: number,
-  ) => void;
+  readonly vkSetDeviceMemoryPriorityEXT: (device: VkDevice, memory: VkDeviceMemory, priority: number) => void;
   /** `vkCmdSetDispatchParametersARM` (VK_ARM_scheduling_controls; device level). */
   readonly vkCmdSetDispatchParametersARM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDispatchParameters: VkStructPointer<"VkDispatchParametersARM">,
   ) => void;
   /** `vkGetDescriptorSetLayoutHostMappingInfoVALVE` (VK_VALVE_descriptor_set_host_mapping; device level). */
   readonly vkGetDescriptorSetLayoutHostMappingInfoVALVE: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBindingReference: VkStructPointer<"VkDescriptorSetBindingReferenceVALVE">,
     pHostMapping: VkStructPointer<"VkDescriptorSetLayoutHostMappingInfoVALVE">,
   ) => void;
   /** `vkGetDescriptorSetHostMappingVALVE` (VK_VALVE_descriptor_set_host_mapping; device level). */
   readonly vkGetDescriptorSetHostMappingVALVE: (
-    device: VkDevice | null,
-    descriptorSet: VkDescriptorSet | null,
+    device: VkDevice,
+    descriptorSet: VkDescriptorSet,
     ppData: Deno.PointerValue,
   ) => void;
   /** `vkCmdCopyMemoryIndirectNV` (VK_NV_copy_memory_indirect; device level). */
   readonly vkCmdCopyMemoryIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     copyBufferAddress: VkDeviceAddress,
     copyCount: number,
     stride: number,
   ) => void;
   /** `vkCmdCopyMemoryToImageIndirectNV` (VK_NV_copy_memory_indirect; device level). */
   readonly vkCmdCopyMemoryToImageIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     copyBufferAddress: VkDeviceAddress,
     copyCount: number,
     stride: number,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     pImageSubresources: VkStructPointer<"VkImageSubresourceLayers">,
   ) => void;
   /** `vkCmdDecompressMemoryNV` (VK_NV_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     decompressRegionCount: number,
     pDecompressMemoryRegions: VkStructPointer<"VkDecompressMemoryRegionNV">,
   ) => void;
   /** `vkCmdDecompressMemoryIndirectCountNV` (VK_NV_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryIndirectCountNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     indirectCommandsAddress: VkDeviceAddress,
     indirectCommandsCountAddress: VkDeviceAddress,
     stride: number,
   ) => void;
   /** `vkGetPipelineIndirectMemoryRequirementsNV` (VK_NV_device_generated_commands_compute; device level). */
   readonly vkGetPipelineIndirectMemoryRequirementsNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkComputePipelineCreateInfo">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdUpdatePipelineIndirectBufferNV` (VK_NV_device_generated_commands_compute; device level). */
   readonly vkCmdUpdatePipelineIndirectBufferNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline | null,
+    pipeline: VkPipeline,
   ) => void;
   /** `vkGetPipelineIndirectDeviceAddressNV` (VK_NV_device_generated_commands_compute; device level). */
   readonly vkGetPipelineIndirectDeviceAddressNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkPipelineIndirectDeviceAddressInfoNV">,
   ) => VkDeviceAddress;
   /** `vkGetNativeBufferPropertiesOHOS` (VK_OHOS_external_memory; device level). Success codes: VK_SUCCESS. */
   readonly vkGetNativeBufferPropertiesOHOS: (
-    device: VkDevice | null,
+    device: VkDevice,
     buffer: Deno.PointerValue,
     pProperties: VkStructPointer<"VkNativeBufferPropertiesOHOS">,
   ) => VkResult;
   /** `vkGetMemoryNativeBufferOHOS` (VK_OHOS_external_memory; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryNativeBufferOHOS: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkMemoryGetNativeBufferInfoOHOS">,
     pBuffer: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdSetDepthClampEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetDepthClampEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    depthClampEnable: VkBool32,
-  ) => void;
+  readonly vkCmdSetDepthClampEnableEXT: (commandBuffer: VkCommandBuffer, depthClampEnable: VkBool32) => void;
   /** `vkCmdSetPolygonModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetPolygonModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    polygonMode: VkPolygonMode,
-  ) => void;
+  readonly vkCmdSetPolygonModeEXT: (commandBuffer: VkCommandBuffer, polygonMode: VkPolygonMode) => void;
   /** `vkCmdSetRasterizationSamplesEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetRasterizationSamplesEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     rasterizationSamples: VkSampleCountFlagBits,
   ) => void;
   /** `vkCmdSetSampleMaskEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetSampleMaskEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     samples: VkSampleCountFlagBits,
     pSampleMask: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetAlphaToCoverageEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetAlphaToCoverageEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     alphaToCoverageEnable: VkBool32,
   ) => void;
   /** `vkCmdSetAlphaToOneEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetAlphaToOneEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    alphaToOneEnable: VkBool32,
-  ) => void;
+  readonly vkCmdSetAlphaToOneEnableEXT: (commandBuffer: VkCommandBuffer, alphaToOneEnable: VkBool32) => void;
   /** `vkCmdSetLogicOpEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetLogicOpEnableEXT: (commandBuffer: VkCommandBuffer | null, logicOpEnable: VkBool32) => void;
+  readonly vkCmdSetLogicOpEnableEXT: (commandBuffer: VkCommandBuffer, logicOpEnable: VkBool32) => void;
   /** `vkCmdSetColorBlendEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetColorBlendEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     attachmentCount: number,
     pColorBlendEnables: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetColorBlendEquationEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetColorBlendEquationEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     attachmentCount: number,
     pColorBlendEquations: VkStructPointer<"VkColorBlendEquationEXT">,
   ) => void;
   /** `vkCmdSetColorWriteMaskEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetColorWriteMaskEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     attachmentCount: number,
     pColorWriteMasks: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetTessellationDomainOriginEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetTessellationDomainOriginEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     domainOrigin: VkTessellationDomainOrigin,
   ) => void;
   /** `vkCmdSetRasterizationStreamEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetRasterizationStreamEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     rasterizationStream: number,
   ) => void;
   /** `vkCmdSetConservativeRasterizationModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetConservativeRasterizationModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     conservativeRasterizationMode: VkConservativeRasterizationModeEXT,
   ) => void;
   /** `vkCmdSetExtraPrimitiveOverestimationSizeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetExtraPrimitiveOverestimationSizeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     extraPrimitiveOverestimationSize: number,
   ) => void;
   /** `vkCmdSetDepthClipEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetDepthClipEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    depthClipEnable: VkBool32,
-  ) => void;
+  readonly vkCmdSetDepthClipEnableEXT: (commandBuffer: VkCommandBuffer, depthClipEnable: VkBool32) => void;
   /** `vkCmdSetSampleLocationsEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetSampleLocationsEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     sampleLocationsEnable: VkBool32,
   ) => void;
   /** `vkCmdSetColorBlendAdvancedEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetColorBlendAdvancedEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     attachmentCount: number,
     pColorBlendAdvanced: VkStructPointer<"VkColorBlendAdvancedEXT">,
   ) => void;
   /** `vkCmdSetProvokingVertexModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetProvokingVertexModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     provokingVertexMode: VkProvokingVertexModeEXT,
   ) => void;
   /** `vkCmdSetLineRasterizationModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetLineRasterizationModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     lineRasterizationMode: VkLineRasterizationModeEXT,
   ) => void;
   /** `vkCmdSetLineStippleEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetLineStippleEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     stippledLineEnable: VkBool32,
   ) => void;
   /** `vkCmdSetDepthClipNegativeOneToOneEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetDepthClipNegativeOneToOneEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     negativeOneToOne: VkBool32,
   ) => void;
   /** `vkCmdSetViewportWScalingEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetViewportWScalingEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     viewportWScalingEnable: VkBool32,
   ) => void;
   /** `vkCmdSetViewportSwizzleNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetViewportSwizzleNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     viewportCount: number,
     pViewportSwizzles: VkStructPointer<"VkViewportSwizzleNV">,
   ) => void;
   /** `vkCmdSetCoverageToColorEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetCoverageToColorEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageToColorEnable: VkBool32,
   ) => void;
   /** `vkCmdSetCoverageToColorLocationNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetCoverageToColorLocationNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageToColorLocation: number,
   ) => void;
   /** `vkCmdSetCoverageModulationModeNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetCoverageModulationModeNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageModulationMode: VkCoverageModulationModeNV,
   ) => void;
   /** `vkCmdSetCoverageModulationTableEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetCoverageModulationTableEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageModulationTableEnable: VkBool32,
   ) => void;
   /** `vkCmdSetCoverageModulationTableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetCoverageModulationTableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageModulationTableCount: number,
     pCoverageModulationTable: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetShadingRateImageEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetShadingRateImageEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     shadingRateImageEnable: VkBool32,
   ) => void;
   /** `vkCmdSetRepresentativeFragmentTestEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetRepresentativeFragmentTestEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     representativeFragmentTestEnable: VkBool32,
   ) => void;
   /** `vkCmdSetCoverageReductionModeNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
   readonly vkCmdSetCoverageReductionModeNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageReductionMode: VkCoverageReductionModeNV,
   ) => void;
   /** `vkCreateTensorARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateTensorARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkTensorCreateInfoARM">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pTensor: VkPointer<VkTensorARM>,
   ) => VkResult;
   /** `vkDestroyTensorARM` (VK_ARM_tensors; device level). */
   readonly vkDestroyTensorARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     tensor: VkTensorARM | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateTensorViewARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateTensorViewARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkTensorViewCreateInfoARM">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pView: VkPointer<VkTensorViewARM>,
   ) => VkResult;
   /** `vkDestroyTensorViewARM` (VK_ARM_tensors; device level). */
   readonly vkDestroyTensorViewARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     tensorView: VkTensorViewARM | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetTensorMemoryRequirementsARM` (VK_ARM_tensors; device level). */
   readonly vkGetTensorMemoryRequirementsARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkTensorMemoryRequirementsInfoARM">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkBindTensorMemoryARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkBindTensorMemoryARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     bindInfoCount: number,
     pBindInfos: VkStructPointer<"VkBindTensorMemoryInfoARM">,
   ) => VkResult;
   /** `vkGetDeviceTensorMemoryRequirementsARM` (VK_ARM_tensors; device level). */
   readonly vkGetDeviceTensorMemoryRequirementsARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDeviceTensorMemoryRequirementsARM">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdCopyTensorARM` (VK_ARM_tensors; device level). */
   readonly vkCmdCopyTensorARM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyTensorInfo: VkStructPointer<"VkCopyTensorInfoARM">,
   ) => void;
   /** `vkGetPhysicalDeviceExternalTensorPropertiesARM` (VK_ARM_tensors; physical device level). */
   readonly vkGetPhysicalDeviceExternalTensorPropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalTensorInfo: VkStructPointer<"VkPhysicalDeviceExternalTensorInfoARM">,
     pExternalTensorProperties: VkStructPointer<"VkExternalTensorPropertiesARM">,
   ) => void;
   /** `vkGetTensorOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkGetTensorOpaqueCaptureDescriptorDataARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkTensorCaptureDescriptorDataInfoARM">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetTensorViewOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
   readonly vkGetTensorViewOpaqueCaptureDescriptorDataARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkTensorViewCaptureDescriptorDataInfoARM">,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetShaderModuleIdentifierEXT` (VK_EXT_shader_module_identifier; device level). */
   readonly vkGetShaderModuleIdentifierEXT: (
-    device: VkDevice | null,
-    shaderModule: VkShaderModule | null,
+    device: VkDevice,
+    shaderModule: VkShaderModule,
     pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
   ) => void;
   /** `vkGetShaderModuleCreateInfoIdentifierEXT` (VK_EXT_shader_module_identifier; device level). */
   readonly vkGetShaderModuleCreateInfoIdentifierEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
     pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceOpticalFlowImageFormatsNV` (VK_NV_optical_flow; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceOpticalFlowImageFormatsNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pOpticalFlowImageFormatInfo: VkStructPointer<"VkOpticalFlowImageFormatInfoNV">,
     pFormatCount: Deno.PointerValue,
     pImageFormatProperties: VkStructPointer<"VkOpticalFlowImageFormatPropertiesNV">,
   ) => VkResult;
   /** `vkCreateOpticalFlowSessionNV` (VK_NV_optical_flow; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateOpticalFlowSessionNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkOpticalFlowSessionCreateInfoNV">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSession: VkPointer<VkOpticalFlowSessionNV>,
   ) => VkResult;
   /** `vkDestroyOpticalFlowSessionNV` (VK_NV_optical_flow; device level). */
   readonly vkDestroyOpticalFlowSessionNV: (
-    device: VkDevice | null,
-    session: VkOpticalFlowSessionNV | null,
+    device: VkDevice,
+    session: VkOpticalFlowSessionNV,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkBindOpticalFlowSessionImageNV` (VK_NV_optical_flow; device level). Success codes: VK_SUCCESS. */
   readonly vkBindOpticalFlowSessionImageNV: (
-    device: VkDevice | null,
-    session: VkOpticalFlowSessionNV | null,
+    device: VkDevice,
+    session: VkOpticalFlowSessionNV,
     bindingPoint: VkOpticalFlowSessionBindingPointNV,
     view: VkImageView | null,
     layout: VkImageLayout,
   ) => VkResult;
   /** `vkCmdOpticalFlowExecuteNV` (VK_NV_optical_flow; device level). */
   readonly vkCmdOpticalFlowExecuteNV: (
-    commandBuffer: VkCommandBuffer | null,
-    session: VkOpticalFlowSessionNV | null,
+    commandBuffer: VkCommandBuffer,
+    session: VkOpticalFlowSessionNV,
     pExecuteInfo: VkStructPointer<"VkOpticalFlowExecuteInfoNV">,
   ) => void;
   /** `vkAntiLagUpdateAMD` (VK_AMD_anti_lag; device level). */
-  readonly vkAntiLagUpdateAMD: (device: VkDevice | null, pData: VkStructPointer<"VkAntiLagDataAMD">) => void;
+  readonly vkAntiLagUpdateAMD: (device: VkDevice, pData: VkStructPointer<"VkAntiLagDataAMD">) => void;
   /** `vkWaitForPresent2KHR` (VK_KHR_present_wait2; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR. */
   readonly vkWaitForPresent2KHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pPresentWait2Info: VkStructPointer<"VkPresentWait2InfoKHR">,
   ) => VkResult;
   /** `vkCreateShadersEXT` (VK_EXT_shader_object; device level). Success codes: VK_SUCCESS, VK_INCOMPATIBLE_SHADER_BINARY_EXT. */
   readonly vkCreateShadersEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     createInfoCount: number,
     pCreateInfos: VkStructPointer<"VkShaderCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
@@ -4464,52 +4384,52 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkDestroyShaderEXT` (VK_EXT_shader_object; device level). */
   readonly vkDestroyShaderEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     shader: VkShaderEXT | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetShaderBinaryDataEXT` (VK_EXT_shader_object; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetShaderBinaryDataEXT: (
-    device: VkDevice | null,
-    shader: VkShaderEXT | null,
+    device: VkDevice,
+    shader: VkShaderEXT,
     pDataSize: Deno.PointerValue,
     pData: Deno.PointerValue,
   ) => VkResult;
   /** `vkCmdBindShadersEXT` (VK_EXT_shader_object; device level). */
   readonly vkCmdBindShadersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     stageCount: number,
     pStages: Deno.PointerValue,
     pShaders: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetDepthClampRangeEXT` (VK_EXT_shader_object, VK_EXT_depth_clamp_control; device level). */
   readonly vkCmdSetDepthClampRangeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     depthClampMode: VkDepthClampModeEXT,
     pDepthClampRange: VkStructPointer<"VkDepthClampRangeEXT">,
   ) => void;
   /** `vkCreatePipelineBinariesKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_PIPELINE_BINARY_MISSING_KHR. */
   readonly vkCreatePipelineBinariesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkPipelineBinaryCreateInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pBinaries: VkStructPointer<"VkPipelineBinaryHandlesInfoKHR">,
   ) => VkResult;
   /** `vkDestroyPipelineBinaryKHR` (VK_KHR_pipeline_binary; device level). */
   readonly vkDestroyPipelineBinaryKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineBinary: VkPipelineBinaryKHR | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetPipelineKeyKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
   readonly vkGetPipelineKeyKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineCreateInfo: VkStructPointer<"VkPipelineCreateInfoKHR">,
     pPipelineKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
   ) => VkResult;
   /** `vkGetPipelineBinaryDataKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
   readonly vkGetPipelineBinaryDataKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkPipelineBinaryDataInfoKHR">,
     pPipelineBinaryKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
     pPipelineBinaryDataSize: Deno.PointerValue,
@@ -4517,78 +4437,78 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkReleaseCapturedPipelineDataKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
   readonly vkReleaseCapturedPipelineDataKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkReleaseCapturedPipelineDataInfoKHR">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => VkResult;
   /** `vkGetFramebufferTilePropertiesQCOM` (VK_QCOM_tile_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetFramebufferTilePropertiesQCOM: (
-    device: VkDevice | null,
-    framebuffer: VkFramebuffer | null,
+    device: VkDevice,
+    framebuffer: VkFramebuffer,
     pPropertiesCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
   ) => VkResult;
   /** `vkGetDynamicRenderingTilePropertiesQCOM` (VK_QCOM_tile_properties; device level). Success codes: VK_SUCCESS. */
   readonly vkGetDynamicRenderingTilePropertiesQCOM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
     pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceCooperativeVectorPropertiesNV` (VK_NV_cooperative_vector; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeVectorPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkCooperativeVectorPropertiesNV">,
   ) => VkResult;
   /** `vkConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkConvertCooperativeVectorMatrixNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
   ) => VkResult;
   /** `vkCmdConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level). */
   readonly vkCmdConvertCooperativeVectorMatrixNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     infoCount: number,
     pInfos: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
   ) => void;
   /** `vkSetLatencySleepModeNV` (VK_NV_low_latency2; device level). Success codes: VK_SUCCESS. */
   readonly vkSetLatencySleepModeNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pSleepModeInfo: VkStructPointer<"VkLatencySleepModeInfoNV">,
   ) => VkResult;
   /** `vkLatencySleepNV` (VK_NV_low_latency2; device level). Success codes: VK_SUCCESS. */
   readonly vkLatencySleepNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pSleepInfo: VkStructPointer<"VkLatencySleepInfoNV">,
   ) => VkResult;
   /** `vkSetLatencyMarkerNV` (VK_NV_low_latency2; device level). */
   readonly vkSetLatencyMarkerNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pLatencyMarkerInfo: VkStructPointer<"VkSetLatencyMarkerInfoNV">,
   ) => void;
   /** `vkGetLatencyTimingsNV` (VK_NV_low_latency2; device level). */
   readonly vkGetLatencyTimingsNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pLatencyMarkerInfo: VkStructPointer<"VkGetLatencyMarkerInfoNV">,
   ) => void;
   /** `vkQueueNotifyOutOfBandNV` (VK_NV_low_latency2; device level). */
   readonly vkQueueNotifyOutOfBandNV: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pQueueTypeInfo: VkStructPointer<"VkOutOfBandQueueTypeInfoNV">,
   ) => void;
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR` (VK_KHR_cooperative_matrix; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesKHR">,
   ) => VkResult;
   /** `vkCreateDataGraphPipelinesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
   readonly vkCreateDataGraphPipelinesARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null,
     pipelineCache: VkPipelineCache | null,
     createInfoCount: number,
@@ -4598,66 +4518,66 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCreateDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateDataGraphPipelineSessionARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkDataGraphPipelineSessionCreateInfoARM">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSession: VkPointer<VkDataGraphPipelineSessionARM>,
   ) => VkResult;
   /** `vkGetDataGraphPipelineSessionBindPointRequirementsARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDataGraphPipelineSessionBindPointRequirementsARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementsInfoARM">,
     pBindPointRequirementCount: Deno.PointerValue,
     pBindPointRequirements: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementARM">,
   ) => VkResult;
   /** `vkGetDataGraphPipelineSessionMemoryRequirementsARM` (VK_ARM_data_graph; device level). */
   readonly vkGetDataGraphPipelineSessionMemoryRequirementsARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkDataGraphPipelineSessionMemoryRequirementsInfoARM">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkBindDataGraphPipelineSessionMemoryARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS. */
   readonly vkBindDataGraphPipelineSessionMemoryARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     bindInfoCount: number,
     pBindInfos: VkStructPointer<"VkBindDataGraphPipelineSessionMemoryInfoARM">,
   ) => VkResult;
   /** `vkDestroyDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level). */
   readonly vkDestroyDataGraphPipelineSessionARM: (
-    device: VkDevice | null,
-    session: VkDataGraphPipelineSessionARM | null,
+    device: VkDevice,
+    session: VkDataGraphPipelineSessionARM,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdDispatchDataGraphARM` (VK_ARM_data_graph; device level). */
   readonly vkCmdDispatchDataGraphARM: (
-    commandBuffer: VkCommandBuffer | null,
-    session: VkDataGraphPipelineSessionARM | null,
+    commandBuffer: VkCommandBuffer,
+    session: VkDataGraphPipelineSessionARM,
     pInfo: VkStructPointer<"VkDataGraphPipelineDispatchInfoARM">,
   ) => void;
   /** `vkGetDataGraphPipelineAvailablePropertiesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDataGraphPipelineAvailablePropertiesARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
     pPropertiesCount: Deno.PointerValue,
     pProperties: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetDataGraphPipelinePropertiesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDataGraphPipelinePropertiesARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
     propertiesCount: number,
     pProperties: VkStructPointer<"VkDataGraphPipelinePropertyQueryResultARM">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM` (VK_ARM_data_graph; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     pQueueFamilyDataGraphPropertyCount: Deno.PointerValue,
     pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
   ) => VkResult;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM` (VK_ARM_data_graph; physical device level). */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pQueueFamilyDataGraphProcessingEngineInfo: VkStructPointer<
       "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM"
     >,
@@ -4667,57 +4587,57 @@ export interface VkCommands {
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM` (VK_ARM_data_graph_instruction_set_tosa, VK_ARM_data_graph_optical_flow; physical device level). Success codes: VK_SUCCESS. */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
     pProperties: VkStructPointer<"VkBaseOutStructure">,
   ) => VkResult;
   /** `vkCmdSetAttachmentFeedbackLoopEnableEXT` (VK_EXT_attachment_feedback_loop_dynamic_state; device level). */
   readonly vkCmdSetAttachmentFeedbackLoopEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     aspectMask: VkImageAspectFlags,
   ) => void;
   /** `vkGetScreenBufferPropertiesQNX` (VK_QNX_external_memory_screen_buffer; device level). Success codes: VK_SUCCESS. */
   readonly vkGetScreenBufferPropertiesQNX: (
-    device: VkDevice | null,
+    device: VkDevice,
     buffer: Deno.PointerValue,
     pProperties: VkStructPointer<"VkScreenBufferPropertiesQNX">,
   ) => VkResult;
   /** `vkCmdSetDescriptorBufferOffsets2EXT` (VK_KHR_maintenance6; device level). */
   readonly vkCmdSetDescriptorBufferOffsets2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSetDescriptorBufferOffsetsInfo: VkStructPointer<"VkSetDescriptorBufferOffsetsInfoEXT">,
   ) => void;
   /** `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT` (VK_KHR_maintenance6; device level). */
   readonly vkCmdBindDescriptorBufferEmbeddedSamplers2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindDescriptorBufferEmbeddedSamplersInfo: VkStructPointer<
       "VkBindDescriptorBufferEmbeddedSamplersInfoEXT"
     >,
   ) => void;
   /** `vkCmdBindTileMemoryQCOM` (VK_QCOM_tile_memory_heap; device level). */
   readonly vkCmdBindTileMemoryQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pTileMemoryBindInfo: VkStructPointer<"VkTileMemoryBindInfoQCOM">,
   ) => void;
   /** `vkCmdCopyMemoryIndirectKHR` (VK_KHR_copy_memory_indirect; device level). */
   readonly vkCmdCopyMemoryIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryIndirectInfo: VkStructPointer<"VkCopyMemoryIndirectInfoKHR">,
   ) => void;
   /** `vkCmdCopyMemoryToImageIndirectKHR` (VK_KHR_copy_memory_indirect; device level). */
   readonly vkCmdCopyMemoryToImageIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryToImageIndirectInfo: VkStructPointer<"VkCopyMemoryToImageIndirectInfoKHR">,
   ) => void;
   /** `vkCmdDecompressMemoryEXT` (VK_EXT_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDecompressMemoryInfoEXT: VkStructPointer<"VkDecompressMemoryInfoEXT">,
   ) => void;
   /** `vkCmdDecompressMemoryIndirectCountEXT` (VK_EXT_memory_decompression; device level). */
   readonly vkCmdDecompressMemoryIndirectCountEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     decompressionMethod: VkMemoryDecompressionMethodFlagsEXT,
     indirectCommandsAddress: VkDeviceAddress,
     indirectCommandsCountAddress: VkDeviceAddress,
@@ -4726,144 +4646,144 @@ export interface VkCommands {
   ) => void;
   /** `vkCreateExternalComputeQueueNV` (VK_NV_external_compute_queue; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateExternalComputeQueueNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkExternalComputeQueueCreateInfoNV">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pExternalQueue: VkPointer<VkExternalComputeQueueNV>,
   ) => VkResult;
   /** `vkDestroyExternalComputeQueueNV` (VK_NV_external_compute_queue; device level). */
   readonly vkDestroyExternalComputeQueueNV: (
-    device: VkDevice | null,
-    externalQueue: VkExternalComputeQueueNV | null,
+    device: VkDevice,
+    externalQueue: VkExternalComputeQueueNV,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkGetExternalComputeQueueDataNV` (VK_NV_external_compute_queue; device level). */
   readonly vkGetExternalComputeQueueDataNV: (
-    externalQueue: VkExternalComputeQueueNV | null,
+    externalQueue: VkExternalComputeQueueNV,
     params: VkStructPointer<"VkExternalComputeQueueDataParamsNV">,
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetClusterAccelerationStructureBuildSizesNV` (VK_NV_cluster_acceleration_structure; device level). */
   readonly vkGetClusterAccelerationStructureBuildSizesNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkClusterAccelerationStructureInputInfoNV">,
     pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
   ) => void;
   /** `vkCmdBuildClusterAccelerationStructureIndirectNV` (VK_NV_cluster_acceleration_structure; device level). */
   readonly vkCmdBuildClusterAccelerationStructureIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCommandInfos: VkStructPointer<"VkClusterAccelerationStructureCommandsInfoNV">,
   ) => void;
   /** `vkGetPartitionedAccelerationStructuresBuildSizesNV` (VK_NV_partitioned_acceleration_structure; device level). */
   readonly vkGetPartitionedAccelerationStructuresBuildSizesNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkPartitionedAccelerationStructureInstancesInputNV">,
     pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
   ) => void;
   /** `vkCmdBuildPartitionedAccelerationStructuresNV` (VK_NV_partitioned_acceleration_structure; device level). */
   readonly vkCmdBuildPartitionedAccelerationStructuresNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBuildInfo: VkStructPointer<"VkBuildPartitionedAccelerationStructureInfoNV">,
   ) => void;
   /** `vkGetGeneratedCommandsMemoryRequirementsEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkGetGeneratedCommandsMemoryRequirementsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoEXT">,
     pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
   ) => void;
   /** `vkCmdPreprocessGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkCmdPreprocessGeneratedCommandsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
-    stateCommandBuffer: VkCommandBuffer | null,
+    stateCommandBuffer: VkCommandBuffer,
   ) => void;
   /** `vkCmdExecuteGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkCmdExecuteGeneratedCommandsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     isPreprocessed: VkBool32,
     pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
   ) => void;
   /** `vkCreateIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateIndirectCommandsLayoutEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutEXT>,
   ) => VkResult;
   /** `vkDestroyIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkDestroyIndirectCommandsLayoutEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCreateIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateIndirectExecutionSetEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkIndirectExecutionSetCreateInfoEXT">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pIndirectExecutionSet: VkPointer<VkIndirectExecutionSetEXT>,
   ) => VkResult;
   /** `vkDestroyIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkDestroyIndirectExecutionSetEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     indirectExecutionSet: VkIndirectExecutionSetEXT | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkUpdateIndirectExecutionSetPipelineEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkUpdateIndirectExecutionSetPipelineEXT: (
-    device: VkDevice | null,
-    indirectExecutionSet: VkIndirectExecutionSetEXT | null,
+    device: VkDevice,
+    indirectExecutionSet: VkIndirectExecutionSetEXT,
     executionSetWriteCount: number,
     pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetPipelineEXT">,
   ) => void;
   /** `vkUpdateIndirectExecutionSetShaderEXT` (VK_EXT_device_generated_commands; device level). */
   readonly vkUpdateIndirectExecutionSetShaderEXT: (
-    device: VkDevice | null,
-    indirectExecutionSet: VkIndirectExecutionSetEXT | null,
+    device: VkDevice,
+    indirectExecutionSet: VkIndirectExecutionSetEXT,
     executionSetWriteCount: number,
     pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetShaderEXT">,
   ) => void;
   /** `vkGetDeviceFaultReportsKHR` (VK_KHR_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_TIMEOUT. */
   readonly vkGetDeviceFaultReportsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     timeout: bigint,
     pFaultCounts: Deno.PointerValue,
     pFaultInfo: VkStructPointer<"VkDeviceFaultInfoKHR">,
   ) => VkResult;
   /** `vkGetDeviceFaultDebugInfoKHR` (VK_KHR_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetDeviceFaultDebugInfoKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pDebugInfo: VkStructPointer<"VkDeviceFaultDebugInfoKHR">,
   ) => VkResult;
   /** `vkCreateSurfaceOHOS` (VK_OHOS_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateSurfaceOHOS: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkSurfaceCreateInfoOHOS">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV` (VK_NV_cooperative_matrix2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkCooperativeMatrixFlexibleDimensionsPropertiesNV">,
   ) => VkResult;
   /** `vkGetMemoryMetalHandleEXT` (VK_EXT_external_memory_metal; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryMetalHandleEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetMetalHandleInfo: VkStructPointer<"VkMemoryGetMetalHandleInfoEXT">,
     pHandle: Deno.PointerValue,
   ) => VkResult;
   /** `vkGetMemoryMetalHandlePropertiesEXT` (VK_EXT_external_memory_metal; device level). Success codes: VK_SUCCESS. */
   readonly vkGetMemoryMetalHandlePropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     pHandle: Deno.PointerValue,
     pMemoryMetalHandleProperties: VkStructPointer<"VkMemoryMetalHandlePropertiesEXT">,
   ) => VkResult;
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM` (VK_ARM_performance_counters_by_region; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     pCounterCount: Deno.PointerValue,
     pCounters: VkStructPointer<"VkPerformanceCounterARM">,
@@ -4871,58 +4791,58 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM` (VK_ARM_shader_instrumentation; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pDescriptionCount: Deno.PointerValue,
     pDescriptions: VkStructPointer<"VkShaderInstrumentationMetricDescriptionARM">,
   ) => VkResult;
   /** `vkCreateShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). Success codes: VK_SUCCESS. */
   readonly vkCreateShaderInstrumentationARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructPointer<"VkShaderInstrumentationCreateInfoARM">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pInstrumentation: VkPointer<VkShaderInstrumentationARM>,
   ) => VkResult;
   /** `vkDestroyShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
   readonly vkDestroyShaderInstrumentationARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     instrumentation: VkShaderInstrumentationARM | null,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
   ) => void;
   /** `vkCmdBeginShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
   readonly vkCmdBeginShaderInstrumentationARM: (
-    commandBuffer: VkCommandBuffer | null,
-    instrumentation: VkShaderInstrumentationARM | null,
+    commandBuffer: VkCommandBuffer,
+    instrumentation: VkShaderInstrumentationARM,
   ) => void;
   /** `vkCmdEndShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
-  readonly vkCmdEndShaderInstrumentationARM: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly vkCmdEndShaderInstrumentationARM: (commandBuffer: VkCommandBuffer) => void;
   /** `vkGetShaderInstrumentationValuesARM` (VK_ARM_shader_instrumentation; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetShaderInstrumentationValuesARM: (
-    device: VkDevice | null,
-    instrumentation: VkShaderInstrumentationARM | null,
+    device: VkDevice,
+    instrumentation: VkShaderInstrumentationARM,
     pMetricBlockCount: Deno.PointerValue,
     pMetricValues: Deno.PointerValue,
     flags: VkShaderInstrumentationValuesFlagsARM,
   ) => VkResult;
   /** `vkClearShaderInstrumentationMetricsARM` (VK_ARM_shader_instrumentation; device level). */
   readonly vkClearShaderInstrumentationMetricsARM: (
-    device: VkDevice | null,
-    instrumentation: VkShaderInstrumentationARM | null,
+    device: VkDevice,
+    instrumentation: VkShaderInstrumentationARM,
   ) => void;
   /** `vkCmdEndRendering2KHR` (VK_KHR_maintenance10; device level). */
   readonly vkCmdEndRendering2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderingEndInfo: VkStructPointer<"VkRenderingEndInfoKHR">,
   ) => void;
   /** `vkCmdEndRendering2EXT` (VK_EXT_fragment_density_map_offset): alias of `vkCmdEndRendering2KHR`. */
   readonly vkCmdEndRendering2EXT: VkCommands["vkCmdEndRendering2KHR"];
   /** `vkCmdBeginCustomResolveEXT` (VK_EXT_custom_resolve; device level). */
   readonly vkCmdBeginCustomResolveEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBeginCustomResolveInfo: VkStructPointer<"VkBeginCustomResolveInfoEXT">,
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM` (VK_ARM_data_graph_optical_flow; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
     pOpticalFlowImageFormatInfo: VkStructPointer<"VkDataGraphOpticalFlowImageFormatInfoARM">,
@@ -4931,32 +4851,32 @@ export interface VkCommands {
   ) => VkResult;
   /** `vkCmdSetComputeOccupancyPriorityNV` (VK_NV_compute_occupancy_priority; device level). */
   readonly vkCmdSetComputeOccupancyPriorityNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pParameters: VkStructPointer<"VkComputeOccupancyPriorityParametersNV">,
   ) => void;
   /** `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT` (VK_EXT_cooperative_matrix_maintenance1; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
   readonly vkGetPhysicalDeviceCooperativeMatrixProperties2EXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pCooperativeMatrixInfo: VkStructPointer<"VkPhysicalDeviceCooperativeMatrixInfo2EXT">,
     pPropertyCount: Deno.PointerValue,
     pProperties: VkStructPointer<"VkCooperativeMatrixProperties2EXT">,
   ) => VkResult;
   /** `vkCreateUbmSurfaceSEC` (VK_SEC_ubm_surface; instance level). Success codes: VK_SUCCESS. */
   readonly vkCreateUbmSurfaceSEC: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructPointer<"VkUbmSurfaceCreateInfoSEC">,
     pAllocator: VkStructPointer<"VkAllocationCallbacks">,
     pSurface: VkPointer<VkSurfaceKHR>,
   ) => VkResult;
   /** `vkGetPhysicalDeviceUbmPresentationSupportSEC` (VK_SEC_ubm_surface; physical device level). */
   readonly vkGetPhysicalDeviceUbmPresentationSupportSEC: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     device: Deno.PointerValue,
   ) => VkBool32;
   /** `vkCmdSetPrimitiveRestartIndexEXT` (VK_EXT_primitive_restart_index; device level). */
   readonly vkCmdSetPrimitiveRestartIndexEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     primitiveRestartIndex: number,
   ) => void;
 }

@@ -8,8 +8,9 @@
  */
 
 /**
- * The brand key of handle types: a handle's type name under this key (optional and never present at run
- * time, so a plain `Deno.PointerObject` is assignable to every handle type, and no handle type to another).
+ * The brand key of handle types: a handle's type name under this key (required in the type, never present
+ * at run time), so no handle type is assignable to another and a raw `Deno.PointerObject` to none:
+ * `asHandle(type, pointer)` is the one conversion.
  */
 export declare const handleType: unique symbol;
 
@@ -18,181 +19,181 @@ export declare const pointee: unique symbol;
 
 /**
  * A pointer to values of type `T` that a command writes (`VkPhysicalDevice*` of
- * vkEnumeratePhysicalDevices): any pointer is accepted; the type lets helpers such as `enumerate`
- * return the handles typed.
+ * vkEnumeratePhysicalDevices): any pointer but a handle is accepted; the type lets helpers such as
+ * `enumerate` return the handles typed.
  */
-export type VkPointer<T> = (Deno.PointerObject & { readonly [pointee]?: T }) | null;
+export type VkPointer<T> =
+  | (Deno.PointerObject & { readonly [pointee]?: T; readonly [handleType]?: never })
+  | null;
 
 /** The brand key of {@linkcode VkStructPointer}: the struct's name (optional, never present at run time). */
 export declare const structType: unique symbol;
 
 /**
  * A pointer to struct(s) `N` (`const VkBufferCreateInfo*`), as `writeStruct` / `allocStruct` return it:
- * a pointer to another struct is rejected, an unbranded pointer is accepted.
+ * a pointer to another struct or a handle is rejected, an unbranded pointer is accepted.
  */
-export type VkStructPointer<N extends string> = (Deno.PointerObject & { readonly [structType]?: N }) | null;
+export type VkStructPointer<N extends string> =
+  | (Deno.PointerObject & { readonly [structType]?: N; readonly [handleType]?: never })
+  | null;
 
-/** Handle `VkAccelerationStructureKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkAccelerationStructureKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkAccelerationStructureKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkAccelerationStructureKHR = Deno.PointerObject & {
-  readonly [handleType]?: "VkAccelerationStructureKHR";
+  readonly [handleType]: "VkAccelerationStructureKHR";
 };
-/** Handle `VkAccelerationStructureNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkAccelerationStructureNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkAccelerationStructureNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkAccelerationStructureNV = Deno.PointerObject & {
-  readonly [handleType]?: "VkAccelerationStructureNV";
+  readonly [handleType]: "VkAccelerationStructureNV";
 };
-/** Handle `VkBuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkBuffer = Deno.PointerObject & { readonly [handleType]?: "VkBuffer" };
-/** Handle `VkBufferCollectionFUCHSIA` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkBuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkBuffer = Deno.PointerObject & { readonly [handleType]: "VkBuffer" };
+/** Handle `VkBufferCollectionFUCHSIA` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBufferCollectionFUCHSIA", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkBufferCollectionFUCHSIA = Deno.PointerObject & {
-  readonly [handleType]?: "VkBufferCollectionFUCHSIA";
+  readonly [handleType]: "VkBufferCollectionFUCHSIA";
 };
-/** Handle `VkBufferView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkBufferView = Deno.PointerObject & { readonly [handleType]?: "VkBufferView" };
-/** Handle `VkCommandBuffer` (dispatchable, child of {@linkcode VkCommandPool}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkCommandBuffer = Deno.PointerObject & { readonly [handleType]?: "VkCommandBuffer" };
-/** Handle `VkCommandPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkCommandPool = Deno.PointerObject & { readonly [handleType]?: "VkCommandPool" };
-/** Handle `VkCuFunctionNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkCuFunctionNVX = Deno.PointerObject & { readonly [handleType]?: "VkCuFunctionNVX" };
-/** Handle `VkCuModuleNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkCuModuleNVX = Deno.PointerObject & { readonly [handleType]?: "VkCuModuleNVX" };
-/** Handle `VkCudaFunctionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkCudaFunctionNV = Deno.PointerObject & { readonly [handleType]?: "VkCudaFunctionNV" };
-/** Handle `VkCudaModuleNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkCudaModuleNV = Deno.PointerObject & { readonly [handleType]?: "VkCudaModuleNV" };
-/** Handle `VkDataGraphPipelineSessionARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkBufferView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBufferView", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkBufferView = Deno.PointerObject & { readonly [handleType]: "VkBufferView" };
+/** Handle `VkCommandBuffer` (dispatchable, child of {@linkcode VkCommandPool}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCommandBuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkCommandBuffer = Deno.PointerObject & { readonly [handleType]: "VkCommandBuffer" };
+/** Handle `VkCommandPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCommandPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkCommandPool = Deno.PointerObject & { readonly [handleType]: "VkCommandPool" };
+/** Handle `VkCuFunctionNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCuFunctionNVX", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkCuFunctionNVX = Deno.PointerObject & { readonly [handleType]: "VkCuFunctionNVX" };
+/** Handle `VkCuModuleNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCuModuleNVX", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkCuModuleNVX = Deno.PointerObject & { readonly [handleType]: "VkCuModuleNVX" };
+/** Handle `VkCudaFunctionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCudaFunctionNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkCudaFunctionNV = Deno.PointerObject & { readonly [handleType]: "VkCudaFunctionNV" };
+/** Handle `VkCudaModuleNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCudaModuleNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkCudaModuleNV = Deno.PointerObject & { readonly [handleType]: "VkCudaModuleNV" };
+/** Handle `VkDataGraphPipelineSessionARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDataGraphPipelineSessionARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkDataGraphPipelineSessionARM = Deno.PointerObject & {
-  readonly [handleType]?: "VkDataGraphPipelineSessionARM";
+  readonly [handleType]: "VkDataGraphPipelineSessionARM";
 };
-/** Handle `VkDebugReportCallbackEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkDebugReportCallbackEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDebugReportCallbackEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkDebugReportCallbackEXT = Deno.PointerObject & {
-  readonly [handleType]?: "VkDebugReportCallbackEXT";
+  readonly [handleType]: "VkDebugReportCallbackEXT";
 };
-/** Handle `VkDebugUtilsMessengerEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkDebugUtilsMessengerEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDebugUtilsMessengerEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkDebugUtilsMessengerEXT = Deno.PointerObject & {
-  readonly [handleType]?: "VkDebugUtilsMessengerEXT";
+  readonly [handleType]: "VkDebugUtilsMessengerEXT";
 };
-/** Handle `VkDeferredOperationKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDeferredOperationKHR = Deno.PointerObject & {
-  readonly [handleType]?: "VkDeferredOperationKHR";
-};
-/** Handle `VkDescriptorPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDescriptorPool = Deno.PointerObject & { readonly [handleType]?: "VkDescriptorPool" };
-/** Handle `VkDescriptorSet` (non-dispatchable, child of {@linkcode VkDescriptorPool}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDescriptorSet = Deno.PointerObject & { readonly [handleType]?: "VkDescriptorSet" };
-/** Handle `VkDescriptorSetLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDescriptorSetLayout = Deno.PointerObject & { readonly [handleType]?: "VkDescriptorSetLayout" };
-/** Handle `VkDescriptorUpdateTemplate` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkDeferredOperationKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDeferredOperationKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDeferredOperationKHR = Deno.PointerObject & { readonly [handleType]: "VkDeferredOperationKHR" };
+/** Handle `VkDescriptorPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDescriptorPool = Deno.PointerObject & { readonly [handleType]: "VkDescriptorPool" };
+/** Handle `VkDescriptorSet` (non-dispatchable, child of {@linkcode VkDescriptorPool}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorSet", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDescriptorSet = Deno.PointerObject & { readonly [handleType]: "VkDescriptorSet" };
+/** Handle `VkDescriptorSetLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorSetLayout", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDescriptorSetLayout = Deno.PointerObject & { readonly [handleType]: "VkDescriptorSetLayout" };
+/** Handle `VkDescriptorUpdateTemplate` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorUpdateTemplate", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkDescriptorUpdateTemplate = Deno.PointerObject & {
-  readonly [handleType]?: "VkDescriptorUpdateTemplate";
+  readonly [handleType]: "VkDescriptorUpdateTemplate";
 };
 /** Alias of {@linkcode VkDescriptorUpdateTemplate}. */
 export type VkDescriptorUpdateTemplateKHR = VkDescriptorUpdateTemplate;
-/** Handle `VkDevice` (dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDevice = Deno.PointerObject & { readonly [handleType]?: "VkDevice" };
-/** Handle `VkDeviceMemory` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDeviceMemory = Deno.PointerObject & { readonly [handleType]?: "VkDeviceMemory" };
-/** Handle `VkDisplayKHR` (non-dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDisplayKHR = Deno.PointerObject & { readonly [handleType]?: "VkDisplayKHR" };
-/** Handle `VkDisplayModeKHR` (non-dispatchable, child of {@linkcode VkDisplayKHR}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkDisplayModeKHR = Deno.PointerObject & { readonly [handleType]?: "VkDisplayModeKHR" };
-/** Handle `VkEvent` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkEvent = Deno.PointerObject & { readonly [handleType]?: "VkEvent" };
-/** Handle `VkExternalComputeQueueNV` (dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkDevice` (dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDevice", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDevice = Deno.PointerObject & { readonly [handleType]: "VkDevice" };
+/** Handle `VkDeviceMemory` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDeviceMemory", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDeviceMemory = Deno.PointerObject & { readonly [handleType]: "VkDeviceMemory" };
+/** Handle `VkDisplayKHR` (non-dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDisplayKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDisplayKHR = Deno.PointerObject & { readonly [handleType]: "VkDisplayKHR" };
+/** Handle `VkDisplayModeKHR` (non-dispatchable, child of {@linkcode VkDisplayKHR}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDisplayModeKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkDisplayModeKHR = Deno.PointerObject & { readonly [handleType]: "VkDisplayModeKHR" };
+/** Handle `VkEvent` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkEvent", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkEvent = Deno.PointerObject & { readonly [handleType]: "VkEvent" };
+/** Handle `VkExternalComputeQueueNV` (dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkExternalComputeQueueNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkExternalComputeQueueNV = Deno.PointerObject & {
-  readonly [handleType]?: "VkExternalComputeQueueNV";
+  readonly [handleType]: "VkExternalComputeQueueNV";
 };
-/** Handle `VkFence` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkFence = Deno.PointerObject & { readonly [handleType]?: "VkFence" };
-/** Handle `VkFramebuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkFramebuffer = Deno.PointerObject & { readonly [handleType]?: "VkFramebuffer" };
-/** Handle `VkGpaSessionAMD` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkGpaSessionAMD = Deno.PointerObject & { readonly [handleType]?: "VkGpaSessionAMD" };
-/** Handle `VkImage` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkImage = Deno.PointerObject & { readonly [handleType]?: "VkImage" };
-/** Handle `VkImageView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkImageView = Deno.PointerObject & { readonly [handleType]?: "VkImageView" };
-/** Handle `VkIndirectCommandsLayoutEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkFence` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkFence", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkFence = Deno.PointerObject & { readonly [handleType]: "VkFence" };
+/** Handle `VkFramebuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkFramebuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkFramebuffer = Deno.PointerObject & { readonly [handleType]: "VkFramebuffer" };
+/** Handle `VkGpaSessionAMD` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkGpaSessionAMD", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkGpaSessionAMD = Deno.PointerObject & { readonly [handleType]: "VkGpaSessionAMD" };
+/** Handle `VkImage` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkImage", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkImage = Deno.PointerObject & { readonly [handleType]: "VkImage" };
+/** Handle `VkImageView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkImageView", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkImageView = Deno.PointerObject & { readonly [handleType]: "VkImageView" };
+/** Handle `VkIndirectCommandsLayoutEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectCommandsLayoutEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkIndirectCommandsLayoutEXT = Deno.PointerObject & {
-  readonly [handleType]?: "VkIndirectCommandsLayoutEXT";
+  readonly [handleType]: "VkIndirectCommandsLayoutEXT";
 };
-/** Handle `VkIndirectCommandsLayoutNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkIndirectCommandsLayoutNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectCommandsLayoutNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkIndirectCommandsLayoutNV = Deno.PointerObject & {
-  readonly [handleType]?: "VkIndirectCommandsLayoutNV";
+  readonly [handleType]: "VkIndirectCommandsLayoutNV";
 };
-/** Handle `VkIndirectExecutionSetEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkIndirectExecutionSetEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectExecutionSetEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkIndirectExecutionSetEXT = Deno.PointerObject & {
-  readonly [handleType]?: "VkIndirectExecutionSetEXT";
+  readonly [handleType]: "VkIndirectExecutionSetEXT";
 };
-/** Handle `VkInstance` (dispatchable): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkInstance = Deno.PointerObject & { readonly [handleType]?: "VkInstance" };
-/** Handle `VkMicromapEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkMicromapEXT = Deno.PointerObject & { readonly [handleType]?: "VkMicromapEXT" };
-/** Handle `VkOpticalFlowSessionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkOpticalFlowSessionNV = Deno.PointerObject & {
-  readonly [handleType]?: "VkOpticalFlowSessionNV";
-};
-/** Handle `VkPerformanceConfigurationINTEL` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkInstance` (dispatchable): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkInstance", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkInstance = Deno.PointerObject & { readonly [handleType]: "VkInstance" };
+/** Handle `VkMicromapEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkMicromapEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkMicromapEXT = Deno.PointerObject & { readonly [handleType]: "VkMicromapEXT" };
+/** Handle `VkOpticalFlowSessionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkOpticalFlowSessionNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkOpticalFlowSessionNV = Deno.PointerObject & { readonly [handleType]: "VkOpticalFlowSessionNV" };
+/** Handle `VkPerformanceConfigurationINTEL` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPerformanceConfigurationINTEL", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkPerformanceConfigurationINTEL = Deno.PointerObject & {
-  readonly [handleType]?: "VkPerformanceConfigurationINTEL";
+  readonly [handleType]: "VkPerformanceConfigurationINTEL";
 };
-/** Handle `VkPhysicalDevice` (dispatchable, child of {@linkcode VkInstance}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkPhysicalDevice = Deno.PointerObject & { readonly [handleType]?: "VkPhysicalDevice" };
-/** Handle `VkPipeline` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkPipeline = Deno.PointerObject & { readonly [handleType]?: "VkPipeline" };
-/** Handle `VkPipelineBinaryKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkPipelineBinaryKHR = Deno.PointerObject & { readonly [handleType]?: "VkPipelineBinaryKHR" };
-/** Handle `VkPipelineCache` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkPipelineCache = Deno.PointerObject & { readonly [handleType]?: "VkPipelineCache" };
-/** Handle `VkPipelineLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkPipelineLayout = Deno.PointerObject & { readonly [handleType]?: "VkPipelineLayout" };
-/** Handle `VkPrivateDataSlot` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkPrivateDataSlot = Deno.PointerObject & { readonly [handleType]?: "VkPrivateDataSlot" };
+/** Handle `VkPhysicalDevice` (dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPhysicalDevice", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkPhysicalDevice = Deno.PointerObject & { readonly [handleType]: "VkPhysicalDevice" };
+/** Handle `VkPipeline` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipeline", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkPipeline = Deno.PointerObject & { readonly [handleType]: "VkPipeline" };
+/** Handle `VkPipelineBinaryKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineBinaryKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkPipelineBinaryKHR = Deno.PointerObject & { readonly [handleType]: "VkPipelineBinaryKHR" };
+/** Handle `VkPipelineCache` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineCache", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkPipelineCache = Deno.PointerObject & { readonly [handleType]: "VkPipelineCache" };
+/** Handle `VkPipelineLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineLayout", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkPipelineLayout = Deno.PointerObject & { readonly [handleType]: "VkPipelineLayout" };
+/** Handle `VkPrivateDataSlot` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPrivateDataSlot", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkPrivateDataSlot = Deno.PointerObject & { readonly [handleType]: "VkPrivateDataSlot" };
 /** Alias of {@linkcode VkPrivateDataSlot}. */
 export type VkPrivateDataSlotEXT = VkPrivateDataSlot;
-/** Handle `VkQueryPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkQueryPool = Deno.PointerObject & { readonly [handleType]?: "VkQueryPool" };
-/** Handle `VkQueue` (dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkQueue = Deno.PointerObject & { readonly [handleType]?: "VkQueue" };
-/** Handle `VkRenderPass` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkRenderPass = Deno.PointerObject & { readonly [handleType]?: "VkRenderPass" };
-/** Handle `VkSampler` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkSampler = Deno.PointerObject & { readonly [handleType]?: "VkSampler" };
-/** Handle `VkSamplerYcbcrConversion` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkQueryPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkQueryPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkQueryPool = Deno.PointerObject & { readonly [handleType]: "VkQueryPool" };
+/** Handle `VkQueue` (dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkQueue", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkQueue = Deno.PointerObject & { readonly [handleType]: "VkQueue" };
+/** Handle `VkRenderPass` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkRenderPass", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkRenderPass = Deno.PointerObject & { readonly [handleType]: "VkRenderPass" };
+/** Handle `VkSampler` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSampler", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkSampler = Deno.PointerObject & { readonly [handleType]: "VkSampler" };
+/** Handle `VkSamplerYcbcrConversion` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSamplerYcbcrConversion", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkSamplerYcbcrConversion = Deno.PointerObject & {
-  readonly [handleType]?: "VkSamplerYcbcrConversion";
+  readonly [handleType]: "VkSamplerYcbcrConversion";
 };
 /** Alias of {@linkcode VkSamplerYcbcrConversion}. */
 export type VkSamplerYcbcrConversionKHR = VkSamplerYcbcrConversion;
-/** Handle `VkSemaphore` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkSemaphore = Deno.PointerObject & { readonly [handleType]?: "VkSemaphore" };
-/** Handle `VkSemaphoreSciSyncPoolNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkSemaphore` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSemaphore", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkSemaphore = Deno.PointerObject & { readonly [handleType]: "VkSemaphore" };
+/** Handle `VkSemaphoreSciSyncPoolNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSemaphoreSciSyncPoolNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkSemaphoreSciSyncPoolNV = Deno.PointerObject & {
-  readonly [handleType]?: "VkSemaphoreSciSyncPoolNV";
+  readonly [handleType]: "VkSemaphoreSciSyncPoolNV";
 };
-/** Handle `VkShaderEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkShaderEXT = Deno.PointerObject & { readonly [handleType]?: "VkShaderEXT" };
-/** Handle `VkShaderInstrumentationARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkShaderEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkShaderEXT = Deno.PointerObject & { readonly [handleType]: "VkShaderEXT" };
+/** Handle `VkShaderInstrumentationARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderInstrumentationARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkShaderInstrumentationARM = Deno.PointerObject & {
-  readonly [handleType]?: "VkShaderInstrumentationARM";
+  readonly [handleType]: "VkShaderInstrumentationARM";
 };
-/** Handle `VkShaderModule` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkShaderModule = Deno.PointerObject & { readonly [handleType]?: "VkShaderModule" };
-/** Handle `VkSurfaceKHR` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkSurfaceKHR = Deno.PointerObject & { readonly [handleType]?: "VkSurfaceKHR" };
-/** Handle `VkSwapchainKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkSwapchainKHR = Deno.PointerObject & { readonly [handleType]?: "VkSwapchainKHR" };
-/** Handle `VkTensorARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkTensorARM = Deno.PointerObject & { readonly [handleType]?: "VkTensorARM" };
-/** Handle `VkTensorViewARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkTensorViewARM = Deno.PointerObject & { readonly [handleType]?: "VkTensorViewARM" };
-/** Handle `VkValidationCacheEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkValidationCacheEXT = Deno.PointerObject & { readonly [handleType]?: "VkValidationCacheEXT" };
-/** Handle `VkVideoSessionKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
-export type VkVideoSessionKHR = Deno.PointerObject & { readonly [handleType]?: "VkVideoSessionKHR" };
-/** Handle `VkVideoSessionParametersKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded so no other handle type is assignable (an unbranded `Deno.PointerObject` is); `VK_NULL_HANDLE` is `null`. */
+/** Handle `VkShaderModule` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderModule", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkShaderModule = Deno.PointerObject & { readonly [handleType]: "VkShaderModule" };
+/** Handle `VkSurfaceKHR` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSurfaceKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkSurfaceKHR = Deno.PointerObject & { readonly [handleType]: "VkSurfaceKHR" };
+/** Handle `VkSwapchainKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSwapchainKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkSwapchainKHR = Deno.PointerObject & { readonly [handleType]: "VkSwapchainKHR" };
+/** Handle `VkTensorARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkTensorARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkTensorARM = Deno.PointerObject & { readonly [handleType]: "VkTensorARM" };
+/** Handle `VkTensorViewARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkTensorViewARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkTensorViewARM = Deno.PointerObject & { readonly [handleType]: "VkTensorViewARM" };
+/** Handle `VkValidationCacheEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkValidationCacheEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkValidationCacheEXT = Deno.PointerObject & { readonly [handleType]: "VkValidationCacheEXT" };
+/** Handle `VkVideoSessionKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkVideoSessionKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+export type VkVideoSessionKHR = Deno.PointerObject & { readonly [handleType]: "VkVideoSessionKHR" };
+/** Handle `VkVideoSessionParametersKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkVideoSessionParametersKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
 export type VkVideoSessionParametersKHR = Deno.PointerObject & {
-  readonly [handleType]?: "VkVideoSessionParametersKHR";
+  readonly [handleType]: "VkVideoSessionParametersKHR";
 };
 /** Enum `VkAccelerationStructureBuildTypeKHR`: one of its `VK_*` constants (3 values). */
 export type VkAccelerationStructureBuildTypeKHR = 0 | 1 | 2;
@@ -3671,3 +3672,130 @@ export type VkFlags64 = bigint;
 export type VkRemoteAddressNV = Deno.PointerValue;
 /** Base type `VkSampleMask` (C `uint32_t`). */
 export type VkSampleMask = number;
+
+/** Every handle type name -> its type (what {@linkcode handleType} brands; `asHandle` converts to). */
+export interface VkHandleTypes {
+  /** {@linkcode VkAccelerationStructureKHR}. */
+  VkAccelerationStructureKHR: VkAccelerationStructureKHR;
+  /** {@linkcode VkAccelerationStructureNV}. */
+  VkAccelerationStructureNV: VkAccelerationStructureNV;
+  /** {@linkcode VkBuffer}. */
+  VkBuffer: VkBuffer;
+  /** {@linkcode VkBufferCollectionFUCHSIA}. */
+  VkBufferCollectionFUCHSIA: VkBufferCollectionFUCHSIA;
+  /** {@linkcode VkBufferView}. */
+  VkBufferView: VkBufferView;
+  /** {@linkcode VkCommandBuffer}. */
+  VkCommandBuffer: VkCommandBuffer;
+  /** {@linkcode VkCommandPool}. */
+  VkCommandPool: VkCommandPool;
+  /** {@linkcode VkCuFunctionNVX}. */
+  VkCuFunctionNVX: VkCuFunctionNVX;
+  /** {@linkcode VkCuModuleNVX}. */
+  VkCuModuleNVX: VkCuModuleNVX;
+  /** {@linkcode VkCudaFunctionNV}. */
+  VkCudaFunctionNV: VkCudaFunctionNV;
+  /** {@linkcode VkCudaModuleNV}. */
+  VkCudaModuleNV: VkCudaModuleNV;
+  /** {@linkcode VkDataGraphPipelineSessionARM}. */
+  VkDataGraphPipelineSessionARM: VkDataGraphPipelineSessionARM;
+  /** {@linkcode VkDebugReportCallbackEXT}. */
+  VkDebugReportCallbackEXT: VkDebugReportCallbackEXT;
+  /** {@linkcode VkDebugUtilsMessengerEXT}. */
+  VkDebugUtilsMessengerEXT: VkDebugUtilsMessengerEXT;
+  /** {@linkcode VkDeferredOperationKHR}. */
+  VkDeferredOperationKHR: VkDeferredOperationKHR;
+  /** {@linkcode VkDescriptorPool}. */
+  VkDescriptorPool: VkDescriptorPool;
+  /** {@linkcode VkDescriptorSet}. */
+  VkDescriptorSet: VkDescriptorSet;
+  /** {@linkcode VkDescriptorSetLayout}. */
+  VkDescriptorSetLayout: VkDescriptorSetLayout;
+  /** {@linkcode VkDescriptorUpdateTemplate}. */
+  VkDescriptorUpdateTemplate: VkDescriptorUpdateTemplate;
+  /** {@linkcode VkDevice}. */
+  VkDevice: VkDevice;
+  /** {@linkcode VkDeviceMemory}. */
+  VkDeviceMemory: VkDeviceMemory;
+  /** {@linkcode VkDisplayKHR}. */
+  VkDisplayKHR: VkDisplayKHR;
+  /** {@linkcode VkDisplayModeKHR}. */
+  VkDisplayModeKHR: VkDisplayModeKHR;
+  /** {@linkcode VkEvent}. */
+  VkEvent: VkEvent;
+  /** {@linkcode VkExternalComputeQueueNV}. */
+  VkExternalComputeQueueNV: VkExternalComputeQueueNV;
+  /** {@linkcode VkFence}. */
+  VkFence: VkFence;
+  /** {@linkcode VkFramebuffer}. */
+  VkFramebuffer: VkFramebuffer;
+  /** {@linkcode VkGpaSessionAMD}. */
+  VkGpaSessionAMD: VkGpaSessionAMD;
+  /** {@linkcode VkImage}. */
+  VkImage: VkImage;
+  /** {@linkcode VkImageView}. */
+  VkImageView: VkImageView;
+  /** {@linkcode VkIndirectCommandsLayoutEXT}. */
+  VkIndirectCommandsLayoutEXT: VkIndirectCommandsLayoutEXT;
+  /** {@linkcode VkIndirectCommandsLayoutNV}. */
+  VkIndirectCommandsLayoutNV: VkIndirectCommandsLayoutNV;
+  /** {@linkcode VkIndirectExecutionSetEXT}. */
+  VkIndirectExecutionSetEXT: VkIndirectExecutionSetEXT;
+  /** {@linkcode VkInstance}. */
+  VkInstance: VkInstance;
+  /** {@linkcode VkMicromapEXT}. */
+  VkMicromapEXT: VkMicromapEXT;
+  /** {@linkcode VkOpticalFlowSessionNV}. */
+  VkOpticalFlowSessionNV: VkOpticalFlowSessionNV;
+  /** {@linkcode VkPerformanceConfigurationINTEL}. */
+  VkPerformanceConfigurationINTEL: VkPerformanceConfigurationINTEL;
+  /** {@linkcode VkPhysicalDevice}. */
+  VkPhysicalDevice: VkPhysicalDevice;
+  /** {@linkcode VkPipeline}. */
+  VkPipeline: VkPipeline;
+  /** {@linkcode VkPipelineBinaryKHR}. */
+  VkPipelineBinaryKHR: VkPipelineBinaryKHR;
+  /** {@linkcode VkPipelineCache}. */
+  VkPipelineCache: VkPipelineCache;
+  /** {@linkcode VkPipelineLayout}. */
+  VkPipelineLayout: VkPipelineLayout;
+  /** {@linkcode VkPrivateDataSlot}. */
+  VkPrivateDataSlot: VkPrivateDataSlot;
+  /** {@linkcode VkQueryPool}. */
+  VkQueryPool: VkQueryPool;
+  /** {@linkcode VkQueue}. */
+  VkQueue: VkQueue;
+  /** {@linkcode VkRenderPass}. */
+  VkRenderPass: VkRenderPass;
+  /** {@linkcode VkSampler}. */
+  VkSampler: VkSampler;
+  /** {@linkcode VkSamplerYcbcrConversion}. */
+  VkSamplerYcbcrConversion: VkSamplerYcbcrConversion;
+  /** {@linkcode VkSemaphore}. */
+  VkSemaphore: VkSemaphore;
+  /** {@linkcode VkSemaphoreSciSyncPoolNV}. */
+  VkSemaphoreSciSyncPoolNV: VkSemaphoreSciSyncPoolNV;
+  /** {@linkcode VkShaderEXT}. */
+  VkShaderEXT: VkShaderEXT;
+  /** {@linkcode VkShaderInstrumentationARM}. */
+  VkShaderInstrumentationARM: VkShaderInstrumentationARM;
+  /** {@linkcode VkShaderModule}. */
+  VkShaderModule: VkShaderModule;
+  /** {@linkcode VkSurfaceKHR}. */
+  VkSurfaceKHR: VkSurfaceKHR;
+  /** {@linkcode VkSwapchainKHR}. */
+  VkSwapchainKHR: VkSwapchainKHR;
+  /** {@linkcode VkTensorARM}. */
+  VkTensorARM: VkTensorARM;
+  /** {@linkcode VkTensorViewARM}. */
+  VkTensorViewARM: VkTensorViewARM;
+  /** {@linkcode VkValidationCacheEXT}. */
+  VkValidationCacheEXT: VkValidationCacheEXT;
+  /** {@linkcode VkVideoSessionKHR}. */
+  VkVideoSessionKHR: VkVideoSessionKHR;
+  /** {@linkcode VkVideoSessionParametersKHR}. */
+  VkVideoSessionParametersKHR: VkVideoSessionParametersKHR;
+}
+
+/** A handle type name (aliases resolved: `VkDescriptorUpdateTemplate`, not its KHR alias). */
+export type VkHandleName = keyof VkHandleTypes;

@@ -18,6 +18,7 @@ import {
   type Loaded,
   physicalDevices,
 } from "../support/chain.ts";
+import { asHandle, readHandle } from "../../ffi/handle.ts";
 
 const ICD_LOADER_MAGIC = 0x01cdc0den;
 const VK_ERROR_INITIALIZATION_FAILED = -3;
@@ -50,15 +51,15 @@ function commandBuffers(l: Loaded, device: Deno.PointerValue, n: number) {
   const { arena, vk } = l;
   const poolOut = arena.pointer(arena.alloc(8));
   const poolInfo = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex: 0 });
-  assertEquals(vk.vkCreateCommandPool(device, poolInfo, null, poolOut), 0);
-  const pool = readPointer(poolOut, 0);
+  assertEquals(vk.vkCreateCommandPool(asHandle("VkDevice", device)!, poolInfo, null, poolOut), 0);
+  const pool = readHandle("VkCommandPool", poolOut, 0)!;
   const info = writeStruct(arena, "VkCommandBufferAllocateInfo", {
     commandPool: pool,
     level: 0,
     commandBufferCount: n,
   });
   const out = arena.pointer(arena.alloc(8 * n));
-  assertEquals(vk.vkAllocateCommandBuffers(device, info, out), 0);
+  assertEquals(vk.vkAllocateCommandBuffers(asHandle("VkDevice", device)!, info, out), 0);
   return { pool, buffers: Array.from({ length: n }, (_, i) => readPointer(out, i * 8)) };
 }
 
@@ -86,7 +87,7 @@ Deno.test("queues from vkGetDeviceQueue and vkGetDeviceQueue2 carry the device's
   const { arena, vk } = t.l;
   const out = arena.pointer(arena.alloc(8));
   vk.vkGetDeviceQueue(device, 0, 1, out);
-  const q1 = readPointer(out, 0);
+  const q1 = readHandle("VkQueue", out, 0)!;
   assertEquals(firstWord(q1), firstWord(device));
   const info = writeStruct(arena, "VkDeviceQueueInfo2", { queueFamilyIndex: 0, queueIndex: 0 });
   vk.vkGetDeviceQueue2(device, info, out);
@@ -104,8 +105,14 @@ Deno.test("command buffers from vkAllocateCommandBuffers carry the device's tabl
   const { vk, arena } = t.l;
   const { pool, buffers } = commandBuffers(t.l, device, 3);
   for (const cb of buffers) assertEquals(firstWord(cb), firstWord(device));
-  const cb = buffers[1]!;
-  assertEquals(vk.vkBeginCommandBuffer(cb, writeStruct(arena, "VkCommandBufferBeginInfo", { flags: 1 })), 0);
+  const cb = asHandle("VkCommandBuffer", buffers[1]!)!;
+  assertEquals(
+    vk.vkBeginCommandBuffer(
+      cb,
+      writeStruct(arena, "VkCommandBufferBeginInfo", { flags: 1 }),
+    ),
+    0,
+  );
   vk.vkCmdDraw(cb, 3, 1, 0, 0);
   vk.vkCmdSetLineWidth(cb, 2.5);
   assertEquals(vk.vkEndCommandBuffer(cb), 0);

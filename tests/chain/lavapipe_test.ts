@@ -5,7 +5,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { readPointer, readU32 } from "../../ffi/memory.ts";
+import { readU32 } from "../../ffi/memory.ts";
 import { readStruct, writeStruct } from "../../ffi/structs.ts";
 import {
   addr,
@@ -16,6 +16,7 @@ import {
   physicalDevices,
   u32Slot,
 } from "../support/chain.ts";
+import { readHandle } from "../../ffi/handle.ts";
 
 const LVP = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const present = (() => {
@@ -60,7 +61,7 @@ Deno.test({
     assertEquals(dr, 0);
     const queueOut = arena.pointer(arena.alloc(8));
     vk.vkGetDeviceQueue(device, 0, 0, queueOut);
-    const queue = readPointer(queueOut, 0);
+    const queue = readHandle("VkQueue", queueOut, 0)!;
     assertEquals(firstWord(queue), firstWord(device));
 
     const poolOut = arena.pointer(arena.alloc(8));
@@ -73,17 +74,20 @@ Deno.test({
       ),
       0,
     );
-    const pool = readPointer(poolOut, 0);
+    const pool = readHandle("VkCommandPool", poolOut, 0)!;
     const cbOut = arena.pointer(arena.alloc(8));
     const allocInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", {
       commandPool: pool,
       commandBufferCount: 1,
     });
     assertEquals(vk.vkAllocateCommandBuffers(device, allocInfo, cbOut), 0);
-    const cb = readPointer(cbOut, 0);
+    const cb = readHandle("VkCommandBuffer", cbOut, 0)!;
     assertEquals(firstWord(cb), firstWord(device));
     assertEquals(
-      vk.vkBeginCommandBuffer(cb, writeStruct(arena, "VkCommandBufferBeginInfo", { flags: 1 })),
+      vk.vkBeginCommandBuffer(
+        cb,
+        writeStruct(arena, "VkCommandBufferBeginInfo", { flags: 1 }),
+      ),
       0,
     );
     vk.vkCmdPipelineBarrier(cb, 0x1, 0x1, 0, 0, null, 0, null, 0, null);
@@ -91,7 +95,7 @@ Deno.test({
 
     const fenceOut = arena.pointer(arena.alloc(8));
     assertEquals(vk.vkCreateFence(device, writeStruct(arena, "VkFenceCreateInfo", {}), null, fenceOut), 0);
-    const fence = readPointer(fenceOut, 0);
+    const fence = readHandle("VkFence", fenceOut, 0)!;
     const submit = writeStruct(arena, "VkSubmitInfo", { commandBufferCount: 1, pCommandBuffers: cbOut });
     assertEquals(vk.vkQueueSubmit(queue, 1, submit, fence), 0);
     assertEquals(vk.vkWaitForFences(device, 1, fenceOut, 1, 5_000_000_000n), 0);

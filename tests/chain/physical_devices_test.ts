@@ -12,13 +12,14 @@ import { readCString, readPointer, readU32 } from "../../ffi/memory.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { addr, calls, createInstance, fields, load, physicalDevices, u32Slot } from "../support/chain.ts";
 import type { Loaded } from "../support/chain.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 const VK_INCOMPLETE = 5;
 const VK_ERROR_INITIALIZATION_FAILED = -3;
 
 function deviceName(l: Loaded, pd: Deno.PointerValue): string {
   const props = l.arena.pointer(l.arena.alloc(1024));
-  l.vk.vkGetPhysicalDeviceProperties(pd, props);
+  l.vk.vkGetPhysicalDeviceProperties(asHandle("VkPhysicalDevice", pd)!, props);
   return readCString(Deno.UnsafePointer.create(addr(props) + 20n));
 }
 
@@ -131,7 +132,10 @@ Deno.test("a driver failing enumeration is skipped, the others' devices are list
 
 function groups(l: Loaded, instance: Deno.PointerValue, capacity?: number) {
   const count = u32Slot(l);
-  assertEquals(l.vk.vkEnumeratePhysicalDeviceGroups(instance, count.pointer, null), 0);
+  assertEquals(
+    l.vk.vkEnumeratePhysicalDeviceGroups(asHandle("VkInstance", instance)!, count.pointer, null),
+    0,
+  );
   const n = capacity ?? count.read();
   const size = 288;
   const buf = l.arena.alloc(size * Math.max(1, n));
@@ -139,7 +143,7 @@ function groups(l: Loaded, instance: Deno.PointerValue, capacity?: number) {
   for (let i = 0; i < n; i++) dv.setUint32(i * size, 1000070000, true);
   const p = l.arena.pointer(buf);
   const capped = u32Slot(l, n);
-  const result = l.vk.vkEnumeratePhysicalDeviceGroups(instance, capped.pointer, p);
+  const result = l.vk.vkEnumeratePhysicalDeviceGroups(asHandle("VkInstance", instance)!, capped.pointer, p);
   const list = Array.from({ length: capped.read() }, (_, i) => {
     const k = readU32(p, i * size + 16);
     return Array.from({ length: k }, (_, j) => addr(readPointer(p, i * size + 24 + j * 8)));
@@ -162,7 +166,10 @@ Deno.test("device groups: the drivers' groups, one group per device for drivers 
   const pair = g.list.find((x) => x.length === 2)!;
   const owner = (h: bigint) => {
     env.clearCallLog();
-    l.vk.vkGetPhysicalDeviceProperties(Deno.UnsafePointer.create(h), l.arena.pointer(l.arena.alloc(1024)));
+    l.vk.vkGetPhysicalDeviceProperties(
+      asHandle("VkPhysicalDevice", Deno.UnsafePointer.create(h))!,
+      l.arena.pointer(l.arena.alloc(1024)),
+    );
     return calls(env.callLog(), "vkGetPhysicalDeviceProperties")[0]!.split(" ")[0];
   };
   assertEquals(pair.map(owner), ["grouped", "grouped"]);

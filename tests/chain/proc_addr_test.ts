@@ -12,6 +12,7 @@ import { loaderOf } from "../../vulkan.ts";
 import { TRAMPOLINE_COMMANDS } from "../../chain/proc_addr.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { addr, createDevice, createInstance, load, physicalDevices, u32Slot } from "../support/chain.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 type Kind = "null" | "trampoline" | "dispatch stub" | "physical-device stub" | "driver" | "loader terminator";
 type Row = readonly [
@@ -166,7 +167,7 @@ Deno.test("an invalid VkInstance gives NULL and an error line", async () => {
   await using env = await MockEnvironment.create();
   await env.addDriver();
   using l = load(env.snapshot());
-  const bogus = l.arena.pointer(l.arena.alloc(16));
+  const bogus = asHandle("VkInstance", l.arena.pointer(l.arena.alloc(16)))!;
   assertEquals(l.vk.vkGetInstanceProcAddr(bogus, "vkCmdDraw"), null);
   assert(l.lines.some((x) => x.includes("invalid VkInstance")));
 });

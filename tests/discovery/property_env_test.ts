@@ -17,6 +17,7 @@ import { orderPhysicalDevices } from "../../chain/order/devices.ts";
 import type { DeviceRecord } from "../../chain/order/sort.ts";
 import { readDevicePolicy } from "../../discovery/device_selection.ts";
 import { goodDriverManifest, goodLayerManifest } from "../support/reliability_manifests.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 /** Counts for the README (printed at the end). */
 const counted = {
@@ -706,9 +707,13 @@ Deno.test("property: mixed sets of good and faulty mock drivers and layers throu
         assert(created < 0, `${what}: vkCreateInstance gave ${created} with no usable driver`);
       } else if (layerKinds.includes("chain_error")) assertEquals(created, -3, what);
       if (created === 0) {
-        const instance = Deno.UnsafePointer.create(slot[0]!);
+        const instance = asHandle("VkInstance", Deno.UnsafePointer.create(slot[0]!))!;
         const count = new Uint32Array(new ArrayBuffer(4));
-        const r = vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), null);
+        const r = vk.vkEnumeratePhysicalDevices(
+          instance,
+          Deno.UnsafePointer.of(count),
+          null,
+        );
         const want = driverKinds.reduce((n, k) => n + devicesOf[k], 0);
         if (want === 0) assert(r < 0, `${what}: vkEnumeratePhysicalDevices gave ${r} with no device`);
         else assertEquals([r, count[0]], [0, want], what);

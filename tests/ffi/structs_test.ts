@@ -18,6 +18,7 @@ import {
   writeStructArray,
 } from "../../ffi/structs.ts";
 import { buildProgram } from "../support/c_build.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 function assertThrows<E extends Error>(
   fn: () => unknown,
@@ -120,9 +121,11 @@ Deno.test("count members are filled from the arrays they count, unless given", (
   const submit = readStruct(
     "VkSubmitInfo",
     writeStruct(arena, "VkSubmitInfo", {
-      pWaitSemaphores: [Deno.UnsafePointer.create(0x1000n)],
+      pWaitSemaphores: [asHandle("VkSemaphore", Deno.UnsafePointer.create(0x1000n))],
       pWaitDstStageMask: [0x800],
-      pCommandBuffers: [Deno.UnsafePointer.create(0x2000n), Deno.UnsafePointer.create(0x3000n)],
+      pCommandBuffers: [0x2000n, 0x3000n].map((a) =>
+        asHandle("VkCommandBuffer", Deno.UnsafePointer.create(a))
+      ),
     }),
   );
   assertEquals([submit.waitSemaphoreCount, submit.commandBufferCount, submit.signalSemaphoreCount], [

@@ -8,6 +8,7 @@ import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
 import {
   allocStruct,
   Arena,
+  asHandle,
   enumerate,
   loadVulkan,
   readChain,
@@ -116,8 +117,8 @@ export function commandTypeCases(
   const usage: number = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | 1;
   // Aliases are typed like their target.
   vk.vkCmdDrawIndirectCountKHR(cmd, buffer, 0n, buffer, 0n, 1, 16);
-  // A raw pointer (unbranded) is accepted where a handle goes, for code that reads handles from memory.
-  vk.vkDestroyBuffer(device, Deno.UnsafePointer.create(8n), null);
+  // A raw pointer becomes a handle through asHandle, named at the call (for code that reads handles from memory).
+  vk.vkDestroyBuffer(device, asHandle("VkBuffer", Deno.UnsafePointer.create(8n)), null);
 
   // @ts-expect-error a VkBuffer is not a VkImage
   vk.vkDestroyImage(device, buffer, null);
@@ -193,7 +194,13 @@ Deno.test("typed enumerate: struct results are typed, leading arguments checked 
 });
 
 // Type-level struct cases: checked by `deno check`, never called.
-export function structTypeCases(vk: VulkanCommands, arena: Arena, instance: VkInstance): void {
+export function structTypeCases(
+  vk: VulkanCommands,
+  arena: Arena,
+  instance: VkInstance,
+  device: VkDevice,
+  gpu: VkPhysicalDevice,
+): void {
   writeStruct(arena, "VkImageCreateInfo", { format: VK_FORMAT_R8G8B8A8_UNORM, extent: { width: 1 } });
   writeStruct(arena, "VkDeviceCreateInfo", {
     pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
@@ -208,11 +215,11 @@ export function structTypeCases(vk: VulkanCommands, arena: Arena, instance: VkIn
   void [gpus, images];
 
   // A struct pointer goes where its struct is expected, and not elsewhere.
-  vk.vkCreateBuffer(null, writeStruct(arena, "VkBufferCreateInfo", { size: 1n }), null, null);
-  vk.vkGetPhysicalDeviceProperties2KHR(null, allocStruct(arena, "VkPhysicalDeviceProperties2"));
-  vk.vkGetPhysicalDeviceFeatures2(null, allocStruct(arena, "VkPhysicalDeviceFeatures2KHR"));
+  vk.vkCreateBuffer(device, writeStruct(arena, "VkBufferCreateInfo", { size: 1n }), null, null);
+  vk.vkGetPhysicalDeviceProperties2KHR(gpu, allocStruct(arena, "VkPhysicalDeviceProperties2"));
+  vk.vkGetPhysicalDeviceFeatures2(gpu, allocStruct(arena, "VkPhysicalDeviceFeatures2KHR"));
   // @ts-expect-error a VkImageCreateInfo pointer is not a VkBufferCreateInfo pointer
-  vk.vkCreateBuffer(null, writeStruct(arena, "VkImageCreateInfo", {}), null, null);
+  vk.vkCreateBuffer(device, writeStruct(arena, "VkImageCreateInfo", {}), null, null);
   // @ts-expect-error misspelled member (size)
   writeStruct(arena, "VkBufferCreateInfo", { sise: 4096n });
   // @ts-expect-error unknown struct name

@@ -5,6 +5,7 @@ import { deepEqual as assertEquals, ok as assert, throws as assertThrows } from 
 import { CallbackRegistry } from "../../ffi/callback.ts";
 import { CALLBACK_DEFS } from "../../ffi/generated/callbacks.ts";
 import {
+  asHandle,
   create,
   createMany,
   enumerate,
@@ -19,6 +20,7 @@ import {
   VK_SUCCESS,
   type VkBuffer,
   type VkCallbackStructs,
+  type VkDevice,
   VkError,
   type VkImage,
   VkScope,
@@ -141,7 +143,7 @@ function recorder(fail?: number) {
 
 Deno.test("VkScope destroys what it created in reverse order, with each create command's destroy", () => {
   const { vk, log } = recorder();
-  const device = Deno.UnsafePointer.create(0xd0n);
+  const device = asHandle("VkDevice", Deno.UnsafePointer.create(0xd0n))!;
   {
     using scope = new VkScope(vk);
     const a: VkBuffer = scope.create("vkCreateBuffer", [device, null, null]);
@@ -167,21 +169,25 @@ Deno.test("VkScope destroys what it created in reverse order, with each create c
 
 Deno.test("create throws a VkError naming the command and result; createMany checks its count", () => {
   const { vk } = recorder(-2);
+  const device = asHandle("VkDevice", Deno.UnsafePointer.create(0xd0n))!;
   assertThrows(
-    () => create(vk, "vkCreateBuffer", [null, null, null]),
+    () => create(vk, "vkCreateBuffer", [device, null, null]),
     (e: unknown) => e instanceof VkError && e.message.includes('"vkCreateBuffer"'),
   );
   try {
-    create(vk, "vkCreateBuffer", [null, null, null]);
+    create(vk, "vkCreateBuffer", [device, null, null]);
   } catch (e) {
     assertEquals([(e as VkError).code, (e as VkError).result], [-2, "VK_ERROR_OUT_OF_DEVICE_MEMORY"]);
     assert((e as Error).message.includes("VK_ERROR_OUT_OF_DEVICE_MEMORY"), (e as Error).message);
   }
-  assertThrows(() => create({}, "vkCreateBuffer", [null, null, null]), {
+  assertThrows(() => create({}, "vkCreateBuffer", [device, null, null]), {
     name: "TypeError",
     message: /vkCreateBuffer/,
   });
-  assertThrows(() => createMany(vk, "vkCreateComputePipelines", [null, null, 0, null, null], 0), RangeError);
+  assertThrows(
+    () => createMany(vk, "vkCreateComputePipelines", [device, null, 0, null, null], 0),
+    RangeError,
+  );
 });
 
 Deno.test({
@@ -310,12 +316,12 @@ Deno.test({
 });
 
 // Type-level cases: checked by `deno check`, never called.
-export function helperTypeCases(vk: VulkanCommands, device: VkBuffer): void {
-  const buffer: VkBuffer = create(vk, "vkCreateBuffer", [null, null, null]);
+export function helperTypeCases(vk: VulkanCommands, device: VkDevice): void {
+  const buffer: VkBuffer = create(vk, "vkCreateBuffer", [device, null, null]);
   // @ts-expect-error vkCreateBuffer makes a VkBuffer, not a VkImage
-  const image: VkImage = create(vk, "vkCreateBuffer", [null, null, null]);
+  const image: VkImage = create(vk, "vkCreateBuffer", [device, null, null]);
   // @ts-expect-error wrong argument count for vkCreateBuffer (the output slot is the helper's)
-  create(vk, "vkCreateBuffer", [null, null, null, null]);
+  create(vk, "vkCreateBuffer", [device, null, null, null]);
   // @ts-expect-error vkCmdDraw makes no handle
   create(vk, "vkCmdDraw", [null, 3, 1, 0, 0]);
   // @ts-expect-error the messenger callback receives a number severity, not a string

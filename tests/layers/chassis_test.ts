@@ -9,6 +9,7 @@ import { writeStruct } from "../../ffi/structs.ts";
 import { Chassis } from "../../layers/chassis.ts";
 import { type CommandHooks, defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "../../layers/layer.ts";
 import { installLayers } from "../../layers/top.ts";
+import { readHandle } from "../../ffi/handle.ts";
 
 type P = Deno.PointerValue;
 
@@ -156,7 +157,7 @@ Deno.test("destroying a command pool ends its command buffers, and their sub-sta
   const device = Deno.UnsafePointer.create(0x900n);
   const poolOut = arena.pointer(arena.alloc(8));
   chassis.wrap("vkCreateCommandPool", () => next.vkCreateCommandPool)(device, null, null, poolOut);
-  const pool = readPointer(poolOut, 0);
+  const pool = readHandle("VkCommandPool", poolOut);
   const cbs = arena.pointer(arena.alloc(16));
   const info = writeStruct(arena, "VkCommandBufferAllocateInfo", {
     commandPool: pool,

@@ -8,6 +8,7 @@ import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
 import { Arena, writePointer } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { decodeCall, decodeResult } from "../../layers/decode.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 const info = (name: string) => COMMANDS[COMMAND_INDEX[name]!]!;
 
@@ -36,7 +37,7 @@ Deno.test("decode: an instance create info with its application info and name li
 Deno.test("decode: outputs counted by a member of an input struct, 64-bit values and enums", () => {
   using arena = new Arena();
   const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
-    commandPool: Deno.UnsafePointer.create(0x10n),
+    commandPool: asHandle("VkCommandPool", Deno.UnsafePointer.create(0x10n)),
     commandBufferCount: 2,
   });
   const out = arena.pointer(arena.alloc(16));

@@ -12,6 +12,7 @@ import { importLayerModules } from "../../layers/registry.ts";
 import { installLayers } from "../../layers/top.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { referenceLoaderTest } from "../support/ts_layer_harness.ts";
+import { readHandle } from "../../ffi/handle.ts";
 
 type P = Deno.PointerValue;
 // deno-lint-ignore no-explicit-any
@@ -137,7 +138,7 @@ Deno.test("draw_stats prints the draws, instances and vertices of each recording
   vk.vkCreateCommandPool!(device, null, null, poolOut);
   const cbOut = arena.pointer(arena.alloc(8));
   const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
-    commandPool: readPointer(poolOut, 0),
+    commandPool: readHandle("VkCommandPool", poolOut),
     commandBufferCount: 1,
   });
   vk.vkAllocateCommandBuffers!(device, allocate, cbOut);

@@ -10,6 +10,7 @@ import { type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../../la
 import { installLayers } from "../../layers/top.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { referenceLoaderTest } from "../support/ts_layer_harness.ts";
+import { asHandle, readHandle } from "../../ffi/handle.ts";
 
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;
@@ -110,10 +111,10 @@ Deno.test("object_lifetimes finds a destroyed buffer two pointers deep in a desc
   const out = arena.pointer(arena.alloc(8));
   const device = Deno.UnsafePointer.create(0x900n);
   vk.vkCreateBuffer!(device, null, null, out);
-  const buffer = readPointer(out, 0);
+  const buffer = readHandle("VkBuffer", out);
   vk.vkDestroyBuffer!(device, buffer, null);
   const write = writeStruct(arena, "VkWriteDescriptorSet", {
-    dstSet: Deno.UnsafePointer.create(0x6000n),
+    dstSet: asHandle("VkDescriptorSet", Deno.UnsafePointer.create(0x6000n)),
     descriptorType: 7,
     pBufferInfo: [{ buffer, offset: 0n, range: 64n }],
   });

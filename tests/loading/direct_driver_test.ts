@@ -16,6 +16,7 @@ import { runCompute } from "../../examples/compute.ts";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 type P = Deno.PointerValue;
 const EXT = "VK_LUNARG_direct_driver_loading";
@@ -76,7 +77,7 @@ function createDirect(
 }
 
 function deviceNames(l: Loaded, instance: P): string[] {
-  return physicalDevices(l, instance).map((pd) => {
+  return physicalDevices(l, asHandle("VkInstance", instance)!).map((pd) => {
     const props = l.arena.pointer(l.arena.alloc(1024));
     l.vk.vkGetPhysicalDeviceProperties(pd, props);
     return String(readStruct("VkPhysicalDeviceProperties", props).deviceName);
@@ -134,7 +135,7 @@ Deno.test("exclusive mode: only the given driver, driver variables have no effec
       ),
     );
     assertEquals(env.callLog("system"), []);
-    l.vk.vkDestroyInstance(instance, null);
+    l.vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
   } finally {
     library.close();
     env.dispose();
@@ -156,7 +157,7 @@ Deno.test("inclusive mode: the found and the given drivers' devices together, vk
       x.split(" ")[0]
     );
     assertEquals(order, ["direct", "system"]);
-    l.vk.vkDestroyInstance(instance, null);
+    l.vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
   } finally {
     library.close();
     env.dispose();
@@ -197,7 +198,7 @@ Deno.test("inclusive mode, sorting off: found drivers' devices in reverse discov
     const { result, instance } = createDirect(l, gipas, INCLUSIVE);
     assertEquals(result, 0, l.lines.join("\n"));
     assertEquals(deviceNames(l, instance), LOADER_ORDER);
-    l.vk.vkDestroyInstance(instance, null);
+    l.vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
     // With sorting on the type decides first: a discrete given driver comes before the found CPUs.
     const discrete = await env.addDriver(
       { name: "given_gpu", physicalDevices: [{ name: "given GPU", type: "discrete" }] },
@@ -208,7 +209,7 @@ Deno.test("inclusive mode, sorting off: found drivers' devices in reverse discov
     const both = createDirect(sorted, [...gipas, gpu.symbolAddress("vk_icdGetInstanceProcAddr")], INCLUSIVE);
     assertEquals(both.result, 0, sorted.lines.join("\n"));
     assertEquals(deviceNames(sorted, both.instance)[0], "given GPU");
-    sorted.vk.vkDestroyInstance(both.instance, null);
+    sorted.vk.vkDestroyInstance(asHandle("VkInstance", both.instance), null);
   } finally {
     for (const lib of libraries) lib.close();
     env.dispose();
@@ -225,7 +226,7 @@ Deno.test("Vulkan.load({ drivers, driversMode: \"inclusive\" }), sorting off: th
     const { result, instance } = createDirect(l, [], INCLUSIVE, false);
     assertEquals(result, 0, l.lines.join("\n"));
     assertEquals(deviceNames(l, instance), LOADER_ORDER);
-    l.vk.vkDestroyInstance(instance, null);
+    l.vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
   } finally {
     env.dispose();
   }
@@ -247,7 +248,7 @@ Deno.test("a list without the extension enabled is ignored with a warning; a NUL
         /holds a VkDirectDriverLoadingListLUNARG but the application did not enable/.test(x)
       ),
     );
-    l.vk.vkDestroyInstance(off.instance, null);
+    l.vk.vkDestroyInstance(asHandle("VkInstance", off.instance), null);
     l.lines.length = 0;
     const mixed = createDirect(
       l,
@@ -261,7 +262,7 @@ Deno.test("a list without the extension enabled is ignored with a warning; a NUL
       l.lines.some((x) => /pDrivers\[1\]: .*vk_icdNegotiateLoaderICDInterfaceVersion/.test(x)),
       l.lines.join("\n"),
     );
-    l.vk.vkDestroyInstance(mixed.instance, null);
+    l.vk.vkDestroyInstance(asHandle("VkInstance", mixed.instance), null);
     // Nothing usable in exclusive mode: no driver at all.
     assertEquals(createDirect(l, [null], EXCLUSIVE).result, -9);
   } finally {
@@ -285,13 +286,13 @@ Deno.test("Vulkan.load({ drivers }): a library path or a manifest path, exclusiv
     const { result, instance } = createDirect(l, [], INCLUSIVE, false);
     assertEquals(result, 0, l.lines.join("\n"));
     assertEquals(deviceNames(l, instance), ["Given GPU"], path);
-    l.vk.vkDestroyInstance(instance, null);
+    l.vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
   }
   using l = loadWith(env.snapshot(), { drivers: [given.libraryPath], driversMode: "inclusive" });
   const { result, instance } = createDirect(l, [], INCLUSIVE, false);
   assertEquals(result, 0);
   assertEquals(deviceNames(l, instance).sort(), ["Given GPU", "System GPU"]);
-  l.vk.vkDestroyInstance(instance, null);
+  l.vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
   assertEquals(loadedDriverCount(), before);
   // A path that is not there: logged, and no driver.
   using bad = loadWith(env.snapshot(), { drivers: [env.path("nope.json")] });

@@ -11,6 +11,8 @@ import { Logger } from "../../loading/log.ts";
 import { Vulkan, type VulkanCommands } from "../../vulkan.ts";
 import { Arena, readPointer, readU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
+import { asHandle } from "../../ffi/handle.ts";
+import type { VkDevice, VkInstance, VkPhysicalDevice } from "../../ffi/generated/vk_types.ts";
 
 type P = Deno.PointerValue;
 
@@ -55,8 +57,11 @@ export interface InstanceOptions {
   noApplicationInfo?: boolean;
 }
 
-/** `vkCreateInstance`; returns the result and the handle. */
-export function createInstance(l: Loaded, o: InstanceOptions = {}): { result: number; instance: P } {
+/**
+ * `vkCreateInstance`; returns the result and the handle (typed as created: the tests that expect a failure
+ * read `result` only).
+ */
+export function createInstance(l: Loaded, o: InstanceOptions = {}): { result: number; instance: VkInstance } {
   const { arena, vk } = l;
   const app = o.noApplicationInfo ? null : writeStruct(arena, "VkApplicationInfo", {
     pApplicationName: arena.cstring("chain test"),
@@ -72,7 +77,7 @@ export function createInstance(l: Loaded, o: InstanceOptions = {}): { result: nu
   });
   const out = arena.pointer(arena.alloc(8));
   const result = vk.vkCreateInstance(ci, null, out) as number;
-  return { result, instance: readPointer(out, 0) };
+  return { result, instance: asHandle("VkInstance", readPointer(out, 0)) as VkInstance };
 }
 
 /** A u32 out-parameter. */
@@ -84,22 +89,25 @@ export function u32Slot(l: Loaded, value = 0): { pointer: Deno.PointerObject; re
 }
 
 /** `vkEnumeratePhysicalDevices` with the two-call idiom; asserts success. */
-export function physicalDevices(l: Loaded, instance: P): P[] {
+export function physicalDevices(l: Loaded, instance: VkInstance): VkPhysicalDevice[] {
   const count = u32Slot(l);
   const r = l.vk.vkEnumeratePhysicalDevices(instance, count.pointer, null);
   assert(r === 0, `vkEnumeratePhysicalDevices returned ${r}`);
   const n = count.read();
   const arr = l.arena.pointer(l.arena.alloc(8 * Math.max(1, n)));
   assert(l.vk.vkEnumeratePhysicalDevices(instance, count.pointer, arr) === 0);
-  return Array.from({ length: count.read() }, (_, i) => readPointer(arr, i * 8));
+  return Array.from(
+    { length: count.read() },
+    (_, i) => asHandle("VkPhysicalDevice", readPointer(arr, i * 8))!,
+  );
 }
 
 /** `vkCreateDevice` with one queue family 0 of `queues` queues. */
 export function createDevice(
   l: Loaded,
-  physicalDevice: P,
+  physicalDevice: VkPhysicalDevice,
   o: { extensions?: string[]; queues?: number; pNext?: P } = {},
-): { result: number; device: P } {
+): { result: number; device: VkDevice } {
   const { arena, vk } = l;
   const priorities = new Float32Array(new ArrayBuffer(4 * (o.queues ?? 1))).fill(1);
   const queue = writeStruct(arena, "VkDeviceQueueCreateInfo", {
@@ -116,7 +124,7 @@ export function createDevice(
   });
   const out = arena.pointer(arena.alloc(8));
   const result = vk.vkCreateDevice(physicalDevice, ci, null, out) as number;
-  return { result, device: readPointer(out, 0) };
+  return { result, device: asHandle("VkDevice", readPointer(out, 0)) as VkDevice };
 }
 
 /** The first word of a dispatchable handle. */

@@ -7,8 +7,9 @@
  */
 
 import { Vulkan } from "../../vulkan.ts";
-import { Arena, readPointer, readU32 } from "../../ffi/memory.ts";
+import { Arena, readU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
+import { readHandle } from "../../ffi/handle.ts";
 
 const env = JSON.parse(Deno.args[0]!);
 using vk = Vulkan.load({ env, nativeStubs: false });
@@ -20,13 +21,13 @@ const ci = writeStruct(arena, "VkInstanceCreateInfo", {
 });
 const results: Record<string, unknown> = { native: vk.native };
 results.createInstance = vk.vkCreateInstance(ci, null, pInstance);
-const instance = readPointer(pInstance, 0);
+const instance = readHandle("VkInstance", pInstance, 0)!;
 const count = arena.pointer(arena.alloc(4));
 const pds = arena.pointer(arena.alloc(64));
 results.enumerate = vk.vkEnumeratePhysicalDevices(instance, count, null);
 vk.vkEnumeratePhysicalDevices(instance, count, pds);
 results.count = readU32(count, 0);
-const pd = readPointer(pds, 0);
+const pd = readHandle("VkPhysicalDevice", pds, 0)!;
 const props = arena.pointer(arena.alloc(1024));
 vk.vkGetPhysicalDeviceProperties(pd, props);
 results.deviceName = new Deno.UnsafePointerView(props).getCString(20);
@@ -41,10 +42,10 @@ results.createDevice = vk.vkCreateDevice(
   null,
   pDevice,
 );
-const device = readPointer(pDevice, 0);
+const device = readHandle("VkDevice", pDevice, 0)!;
 const pQueue = out();
 vk.vkGetDeviceQueue(device, 0, 0, pQueue);
-results.queueWaitIdle = vk.vkQueueWaitIdle(readPointer(pQueue, 0));
+results.queueWaitIdle = vk.vkQueueWaitIdle(readHandle("VkQueue", pQueue, 0)!);
 results.deviceWaitIdle = vk.vkDeviceWaitIdle(device);
 vk.vkDestroyDevice(device, null);
 vk.vkDestroyInstance(instance, null);

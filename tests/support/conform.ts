@@ -9,6 +9,7 @@
 import { createInstance, load, type Loaded, u32Slot } from "./chain.ts";
 import type { MockEnvironment } from "./mock.ts";
 import { readCString, readPointer, readU32 } from "../../ffi/memory.ts";
+import { asHandle, readHandle } from "../../ffi/handle.ts";
 
 type P = Deno.PointerValue;
 
@@ -129,7 +130,7 @@ export function vkdenoProbe(env: MockEnvironment, o: ProbeOptions = {}): ProbeRe
   // VkPhysicalDeviceProperties: five u32 fields, then char deviceName[256] at offset 20.
   const props = l.arena.pointer(l.arena.alloc(1024));
   const deviceNames = devices.map((d) => {
-    vk.vkGetPhysicalDeviceProperties(d, props);
+    vk.vkGetPhysicalDeviceProperties(asHandle("VkPhysicalDevice", d)!, props);
     return readCString(Deno.UnsafePointer.offset(props!, 20));
   });
   for (const n of deviceNames) lines.push(`device ${n}`);
@@ -177,9 +178,14 @@ export function vkdenoProbe(env: MockEnvironment, o: ProbeOptions = {}): ProbeRe
   d.setBigUint64(24, BigInt(Deno.UnsafePointer.value(l.arena.pointer(qci))), true);
   const out = l.arena.pointer(l.arena.alloc(8));
   devices.forEach((pd, i) => {
-    const result = vk.vkCreateDevice(pd, l.arena.pointer(dci), null, out) as number;
+    const result = vk.vkCreateDevice(
+      asHandle("VkPhysicalDevice", pd)!,
+      l.arena.pointer(dci),
+      null,
+      out,
+    ) as number;
     lines.push(`create_device ${deviceNames[i]} result=${result}`);
-    if (result === 0) vk.vkDestroyDevice(readPointer(out, 0), null);
+    if (result === 0) vk.vkDestroyDevice(readHandle("VkDevice", out, 0), null);
   });
   vk.vkDestroyInstance(instance, null);
   lines.push("ok");

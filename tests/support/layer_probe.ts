@@ -15,9 +15,10 @@ import { Logger } from "../../loading/log.ts";
 import { LayerLibrary } from "../../loading/layer_library.ts";
 import { CallbackRegistry } from "../../ffi/callback.ts";
 import { Library } from "../../ffi/library.ts";
-import { Arena, readPointer } from "../../ffi/memory.ts";
+import { Arena } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { snapshotProcessEnvironment } from "../../discovery/environment.ts";
+import { asHandle, readHandle } from "../../ffi/handle.ts";
 
 interface ProbeArgs {
   layers?: string[];
@@ -52,11 +53,13 @@ function cycle(): Record<string, unknown> {
     slot,
   );
   if (out.create !== 0) return out;
-  const instance = readPointer(slot, 0);
+  const instance = readHandle("VkInstance", slot, 0)!;
   out.during = { openPaths: LayerLibrary.openPaths(), ...live() };
   if (args.gipaAll) {
     let found = 0;
-    for (const c of COMMANDS) if (vk.vkGetInstanceProcAddr(instance, c.name) !== null) found++;
+    for (const c of COMMANDS) {
+      if (vk.vkGetInstanceProcAddr(instance, c.name) !== null) found++;
+    }
     out.gipaFound = found;
     out.gipaUnknown = ["vkGetPhysicalDeviceNotARealFunctionVENDOR", "vkNotAFunctionAtAll"].map((n) =>
       vk.vkGetInstanceProcAddr(instance, n) === null
@@ -64,7 +67,11 @@ function cycle(): Record<string, unknown> {
   }
   if (args.enumerate || args.device) {
     const count = new Uint32Array(1);
-    out.enumerate = vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), null);
+    out.enumerate = vk.vkEnumeratePhysicalDevices(
+      instance,
+      Deno.UnsafePointer.of(count),
+      null,
+    );
     const list = new BigUint64Array(Math.max(1, count[0]!));
     if (out.enumerate === 0) {
       out.enumerate = vk.vkEnumeratePhysicalDevices(
@@ -75,11 +82,15 @@ function cycle(): Record<string, unknown> {
     }
     out.physicalDevices = count[0];
     if (args.device && out.enumerate === 0) {
-      const pd = Deno.UnsafePointer.create(list[0]!);
+      const pd = asHandle("VkPhysicalDevice", Deno.UnsafePointer.create(list[0]!))!;
       const n = new Uint32Array(1);
       vk.vkEnumerateDeviceLayerProperties(pd, Deno.UnsafePointer.of(n), null);
       const props = new Uint8Array(520 * Math.max(1, n[0]!));
-      vk.vkEnumerateDeviceLayerProperties(pd, Deno.UnsafePointer.of(n), Deno.UnsafePointer.of(props));
+      vk.vkEnumerateDeviceLayerProperties(
+        pd,
+        Deno.UnsafePointer.of(n),
+        Deno.UnsafePointer.of(props),
+      );
       out.deviceLayers = Array.from({ length: n[0]! }, (_, i) => {
         const b = props.subarray(i * 520, i * 520 + 256);
         return new TextDecoder().decode(b.subarray(0, b.indexOf(0)));
@@ -94,7 +105,7 @@ function cycle(): Record<string, unknown> {
         dslot,
       );
       if (out.device === 0) {
-        const device = readPointer(dslot, 0);
+        const device = readHandle("VkDevice", dslot, 0)!;
         const queue = arena.pointer(arena.alloc(8));
         vk.vkGetDeviceQueue(device, 0, 0, queue);
         out.deviceWaitIdle = vk.vkDeviceWaitIdle(device);

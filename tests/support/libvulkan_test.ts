@@ -5,6 +5,7 @@ import { Arena, readPointer } from "../../ffi/memory.ts";
 import { allocStruct, check, enumerate, makeApiVersion, readStruct, writeStruct } from "../../ffi/structs.ts";
 import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
 import { openLibvulkan } from "./libvulkan.ts";
+import { readHandle } from "../../ffi/handle.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
@@ -33,7 +34,7 @@ function createInstance(vk: ReturnType<typeof openLibvulkan>, arena: Arena, exte
     ),
     "vkCreateInstance",
   );
-  return readPointer(slot);
+  return readHandle("VkInstance", slot)!;
 }
 
 Deno.test("every generated command name is a method; libvulkan's exports are fast symbols", () => {
@@ -89,7 +90,7 @@ Deno.test("deviceTable holds the device's commands: exports, and enabled extensi
         ),
         "vkCreateDevice",
       );
-      const device = readPointer(slot);
+      const device = readHandle("VkDevice", slot)!;
       const table = vk.deviceTable(device);
       assertEquals(table.vkGetDeviceQueue!, vk.vkGetDeviceQueue);
       assertEquals(typeof table.vkCmdPushDescriptorSetKHR, "function");

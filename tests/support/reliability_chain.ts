@@ -27,6 +27,7 @@ import {
   MockEnvironment,
 } from "./reliability_faults.ts";
 import { loadCounters, resourceCounts } from "./reliability_soak.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 await loadCounters();
 
@@ -65,10 +66,14 @@ function run(env: EnvironmentSnapshot, layers: readonly string[] = []): Run {
   ) as number;
   const out: Run = { createInstance, devices: {}, log };
   if (createInstance !== 0) return out;
-  const instance = Deno.UnsafePointer.create(slot[0]!);
+  const instance = asHandle("VkInstance", Deno.UnsafePointer.create(slot[0]!))!;
   try {
     const count = new Uint32Array(new ArrayBuffer(4));
-    out.enumerate = vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), null) as number;
+    out.enumerate = vk.vkEnumeratePhysicalDevices(
+      instance,
+      Deno.UnsafePointer.of(count),
+      null,
+    ) as number;
     if (out.enumerate !== 0) return out;
     for (
       const pd of enumerate(vk.vkEnumeratePhysicalDevices, [instance], { name: "vkEnumeratePhysicalDevices" })
@@ -85,7 +90,7 @@ function run(env: EnvironmentSnapshot, layers: readonly string[] = []): Run {
         Deno.UnsafePointer.of(device),
       ) as number;
       out.devices[deviceName(props)] = r;
-      if (r === 0) vk.vkDestroyDevice(Deno.UnsafePointer.create(device[0]!), null);
+      if (r === 0) vk.vkDestroyDevice(asHandle("VkDevice", Deno.UnsafePointer.create(device[0]!)), null);
     }
   } finally {
     vk.vkDestroyInstance(instance, null);

@@ -20,6 +20,7 @@ import { address, Arena } from "../../ffi/memory.ts";
 import { enumerate, makeApiVersion, writeStruct } from "../../ffi/structs.ts";
 import { cycle } from "./reliability_soak.ts";
 import type { InstanceJob, RecordJob, WorkerReport } from "./reliability_threads_worker.ts";
+import { asHandle } from "../../ffi/handle.ts";
 
 const VARS = {
   VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
@@ -159,7 +160,7 @@ async function scenario(name: string, workers: number, iterations: number): Prom
         vk.vkAllocateCommandBuffers!(
           device,
           writeStruct(arena, "VkCommandBufferAllocateInfo", {
-            commandPool: pool,
+            commandPool: asHandle("VkCommandPool", pool),
             level: 0,
             commandBufferCount: 1,
           }),

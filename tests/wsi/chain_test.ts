@@ -4,7 +4,7 @@
  * reads), for every surface command and swapchain creation, and surface destruction.
  */
 import assert from "node:assert/strict";
-import { type Arena, readPointer } from "../../ffi/memory.ts";
+import type { Arena } from "../../ffi/memory.ts";
 import { allocStruct, writeStruct } from "../../ffi/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import {
@@ -16,6 +16,8 @@ import {
   physicalDevices,
   u32Slot,
 } from "../support/chain.ts";
+import { asHandle, readHandle } from "../../ffi/handle.ts";
+import type { VkPhysicalDevice, VkSurfaceKHR, VkSwapchainKHR } from "../../ffi/generated/vk_types.ts";
 
 type P = Deno.PointerValue;
 
@@ -26,22 +28,53 @@ const SURFACE_QUERIES = [
   "vkGetPhysicalDeviceSurfacePresentModesKHR",
 ];
 
-function surfaceOut(arena: Arena): { pointer: Deno.PointerObject; read(): P } {
+function surfaceOut(arena: Arena): { pointer: Deno.PointerObject; read(): VkSurfaceKHR } {
   const pointer = arena.pointer(arena.alloc(8));
-  return { pointer, read: () => readPointer(pointer, 0) };
+  return { pointer, read: () => readHandle("VkSurfaceKHR", pointer)! };
 }
 
 /** Calls the four VK_KHR_surface queries on `pd`; each must succeed. */
-function querySurface(l: ReturnType<typeof load>, pd: P, surface: P): void {
+function querySurface(l: ReturnType<typeof load>, pd: VkPhysicalDevice, surface: VkSurfaceKHR): void {
   const { vk, arena } = l;
   const count = u32Slot(l);
-  assert.equal(vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd, 0, surface, count.pointer), 0);
+  assert.equal(
+    vk.vkGetPhysicalDeviceSurfaceSupportKHR(
+      pd,
+      0,
+      surface,
+      count.pointer,
+    ),
+    0,
+  );
   assert.equal(count.read(), 1);
   const caps = allocStruct(arena, "VkSurfaceCapabilitiesKHR");
-  assert.equal(vk.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(pd, surface, caps), 0);
-  assert.equal(vk.vkGetPhysicalDeviceSurfaceFormatsKHR(pd, surface, count.pointer, null), 0);
+  assert.equal(
+    vk.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(
+      pd,
+      surface,
+      caps,
+    ),
+    0,
+  );
+  assert.equal(
+    vk.vkGetPhysicalDeviceSurfaceFormatsKHR(
+      pd,
+      surface,
+      count.pointer,
+      null,
+    ),
+    0,
+  );
   assert.equal(count.read(), 2);
-  assert.equal(vk.vkGetPhysicalDeviceSurfacePresentModesKHR(pd, surface, count.pointer, null), 0);
+  assert.equal(
+    vk.vkGetPhysicalDeviceSurfacePresentModesKHR(
+      pd,
+      surface,
+      count.pointer,
+      null,
+    ),
+    0,
+  );
 }
 
 /** `[driver, kind]` of every call-log line of `command`, sorted (physical-device order is the loader's). */
@@ -99,7 +132,7 @@ Deno.test("through vkdeno, an interface-2 driver reads the xlib and xcb fields f
     const platform = command === "vkCreateXlibSurfaceKHR" ? "xlib" : "xcb";
 
     for (const pd of [pdOwn, pdLegacy]) querySurface(l, pd!, surface);
-    const swapchains: P[] = [];
+    const swapchains: (VkSwapchainKHR | null)[] = [];
     for (const device of devices) {
       const info = writeStruct(arena, "VkSwapchainCreateInfoKHR", {
         surface,
@@ -108,13 +141,13 @@ Deno.test("through vkdeno, an interface-2 driver reads the xlib and xcb fields f
       });
       const sc = surfaceOut(arena);
       assert.equal(vk.vkCreateSwapchainKHR(device, info, null, sc.pointer), 0);
-      swapchains.push(sc.read());
+      swapchains.push(readHandle("VkSwapchainKHR", sc.pointer));
     }
     const log = env.callLog();
     for (const query of [...SURFACE_QUERIES, "vkCreateSwapchainKHR"]) {
       assert.deepEqual(kinds(log, query), [["legacy", container], ["own", `own:${id}:${platform}`]], query);
     }
-    devices.forEach((device, i) => vk.vkDestroySwapchainKHR(device, swapchains[i]!, null));
+    devices.forEach((device, i) => vk.vkDestroySwapchainKHR(device, swapchains[i] ?? null, null));
 
     env.clearCallLog();
     vk.vkDestroySurfaceKHR(instance, surface, null);
@@ -215,14 +248,17 @@ Deno.test("through a mock layer, surface queries and vkCreateSwapchainKHR still 
   const pds = physicalDevices(l, instance);
   const supported = u32Slot(l);
   for (const pd of pds) {
-    assert.equal(vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd, 0, surface, supported.pointer), 0);
+    assert.equal(
+      vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd, 0, surface, supported.pointer),
+      0,
+    );
   }
   for (const pd of pds) {
     const { device } = createDevice(l, pd, { extensions: ["VK_KHR_swapchain"] });
     const sc = surfaceOut(arena);
     const create = writeStruct(arena, "VkSwapchainCreateInfoKHR", { surface, minImageCount: 2 });
     assert.equal(vk.vkCreateSwapchainKHR(device, create, null, sc.pointer), 0);
-    vk.vkDestroySwapchainKHR(device, sc.read(), null);
+    vk.vkDestroySwapchainKHR(device, asHandle("VkSwapchainKHR", sc.read()), null);
     vk.vkDestroyDevice(device, null);
   }
   const log = env.callLog();
@@ -270,6 +306,6 @@ Deno.test("through vkdeno, an instance without surface extensions leaves the nex
       query,
     );
   }
-  vk.vkDestroySurfaceKHR(instance, out.read(), null);
+  vk.vkDestroySurfaceKHR(instance, asHandle("VkSurfaceKHR", out.read()), null);
   vk.vkDestroyInstance(instance, null);
 });

@@ -5,10 +5,11 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { readPointer, readU32 } from "../../ffi/memory.ts";
+import { readU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { calls, createDevice, createInstance, fields, load, physicalDevices } from "../support/chain.ts";
+import { readHandle } from "../../ffi/handle.ts";
 
 const EXTENSIONS = ["VK_KHR_surface", "VK_EXT_headless_surface"];
 
@@ -31,12 +32,15 @@ Deno.test("headless surfaces, surface queries and swapchains reach each driver w
     ),
     0,
   );
-  const surface = readPointer(out, 0);
+  const surface = readHandle("VkSurfaceKHR", out, 0)!;
   assert(surface !== null);
   const [a, b] = physicalDevices(l, instance);
   const supported = arena.pointer(arena.alloc(4));
   for (const pd of [a, b]) {
-    assertEquals(vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd!, 0, surface, supported), 0);
+    assertEquals(
+      vk.vkGetPhysicalDeviceSurfaceSupportKHR(pd!, 0, surface, supported),
+      0,
+    );
     assertEquals(readU32(supported, 0), 1);
   }
   const kinds = calls(env.callLog(), "vkGetPhysicalDeviceSurfaceSupportKHR").map((x) => [
@@ -61,7 +65,7 @@ Deno.test("headless surfaces, surface queries and swapchains reach each driver w
   assertEquals(vk.vkCreateSwapchainKHR(device, swapchainInfo, null, swapchainOut), 0);
   const created = calls(env.callLog(), "vkCreateSwapchainKHR")[0]!;
   assertEquals([created.split(" ")[0], fields(created).kind!.split(":")[0]], ["legacy", "icd"]);
-  vk.vkDestroySwapchainKHR(device, readPointer(swapchainOut, 0), null);
+  vk.vkDestroySwapchainKHR(device, readHandle("VkSwapchainKHR", swapchainOut, 0), null);
   vk.vkDestroyDevice(device, null);
   vk.vkDestroySurfaceKHR(instance, surface, null);
   assertEquals(calls(env.callLog(), "vkDestroySurfaceKHR").map((x) => x.split(" ")[0]), ["own"]);

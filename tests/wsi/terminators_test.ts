@@ -18,6 +18,7 @@ import {
 import type { WsiDriver, WsiPhysicalDevice } from "../../wsi/terminators.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { DirectDriver } from "../support/mock_ffi.ts";
+import { asHandle, readHandle } from "../../ffi/handle.ts";
 
 const EXTENSIONS = ["VK_KHR_surface", "VK_KHR_xcb_surface", "VK_KHR_xlib_surface", "VK_EXT_headless_surface"];
 
@@ -113,7 +114,7 @@ function createSurface(s: Scenario, command: string, info: string, fields: Recor
     s.arena.pointer(pSurface),
   );
   assert.equal(result, 0);
-  return Deno.UnsafePointer.create(new DataView(pSurface.buffer, pSurface.byteOffset).getBigUint64(0, true))!;
+  return readHandle("VkSurfaceKHR", s.arena.pointer(pSurface))!;
 }
 
 function ownId(log: string[], driver: string, command: string): string {
@@ -450,7 +451,9 @@ Deno.test("every physical-device WSI command reaches the driver with its physica
   const container = wsi.surfaces.createEmpty("xlib");
   container.setDriverSurface(0, OWN);
   using arena = new Arena();
-  const info = writeStruct(arena, "VkPhysicalDeviceSurfaceInfo2KHR", { surface: container.handle });
+  const info = writeStruct(arena, "VkPhysicalDeviceSurfaceInfo2KHR", {
+    surface: asHandle("VkSurfaceKHR", container.handle),
+  });
   for (const { info: command, surface } of commands) {
     const args: unknown[] = command.params.map(() => null);
     command.ffi.parameters.forEach((t: Deno.NativeType, i: number) => {

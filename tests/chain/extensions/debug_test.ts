@@ -15,6 +15,8 @@ import {
 import { LOG_BITS, Logger } from "../../../loading/log.ts";
 import { addr, createDevice, load, physicalDevices } from "../../support/chain.ts";
 import { MockEnvironment } from "../../support/mock.ts";
+import { asHandle } from "../../../ffi/handle.ts";
+import { readHandle } from "../../../ffi/handle.ts";
 
 interface Seen {
   kind: "utils" | "report";
@@ -252,12 +254,12 @@ Deno.test({
   assert(l.lines.every((line) => line.startsWith("ERROR")), l.lines.join("\n"));
   // Between create and destroy the create info's messenger is not active.
   app.seen.length = 0;
-  assertEquals(vk.vkEnumeratePhysicalDevices(instance, null, null), -3);
+  assertEquals(vk.vkEnumeratePhysicalDevices(asHandle("VkInstance", instance)!, null, null), -3);
   assertEquals(app.seen.length, 0);
   // During destroy it is again: a device left alive makes the loader warn.
-  const [pd] = physicalDevices(l, instance);
+  const [pd] = physicalDevices(l, asHandle("VkInstance", instance)!);
   assertEquals(createDevice(l, pd!).result, 0);
-  vk.vkDestroyInstance(instance, null);
+  vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
   assert(
     app.seen.some((s) => s.severity === SEVERITY.warning && s.message.includes("not destroyed")),
     app.seen.map((s) => s.message).join("\n"),
@@ -294,18 +296,22 @@ Deno.test({
     messageType: ALL_TYPES,
     pfnUserCallback: app.utils,
   });
-  assertEquals(vk.vkCreateDebugUtilsMessengerEXT(instance, create, null, handle), 0);
+  assertEquals(vk.vkCreateDebugUtilsMessengerEXT(asHandle("VkInstance", instance)!, create, null, handle), 0);
   // A loader error (a NULL count) reaches the messenger, naming the instance.
-  assertEquals(vk.vkEnumeratePhysicalDevices(instance, null, null), -3);
+  assertEquals(vk.vkEnumeratePhysicalDevices(asHandle("VkInstance", instance)!, null, null), -3);
   const heard = app.seen.filter((s) => s.idName === "Loader Message" && s.message.includes("NULL"));
   assertEquals(heard.length, 1, app.seen.map((s) => s.message).join("\n"));
   assertEquals(heard[0]!.severity, SEVERITY.error);
   assertEquals(heard[0]!.objects, [addr(instance)]);
-  vk.vkDestroyDebugUtilsMessengerEXT(instance, readPointer(handle, 0), null);
+  vk.vkDestroyDebugUtilsMessengerEXT(
+    asHandle("VkInstance", instance)!,
+    readHandle("VkDebugUtilsMessengerEXT", handle, 0),
+    null,
+  );
   const before = app.seen.length;
-  assertEquals(vk.vkEnumeratePhysicalDevices(instance, null, null), -3);
+  assertEquals(vk.vkEnumeratePhysicalDevices(asHandle("VkInstance", instance)!, null, null), -3);
   assertEquals(app.seen.length, before);
-  vk.vkDestroyInstance(instance, null);
+  vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
 });
 
 Deno.test("terminator messengers are made in drivers that have the command too, and undone when one fails", () => {

@@ -16,6 +16,7 @@ import { allocStruct, readStruct } from "../../../ffi/structs.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { createInstance, fields, load, type Loaded, physicalDevices } from "../../support/chain.ts";
 import { buildProgram } from "../../support/c_build.ts";
+import { asHandle } from "../../../ffi/handle.ts";
 
 const REGULAR = { fileName: "lvp_icd.x86_64.json", isPortabilityDriver: false };
 const PORTABLE = { fileName: "MoltenVK_icd.json", isPortabilityDriver: true };
@@ -161,7 +162,7 @@ async function drivers(which: { regular?: boolean; portable?: boolean }): Promis
 }
 
 function devicesThrough(l: Loaded, instance: Deno.PointerValue): string[] {
-  return physicalDevices(l, instance).map((pd) => {
+  return physicalDevices(l, asHandle("VkInstance", instance)!).map((pd) => {
     const props = allocStruct(l.arena, "VkPhysicalDeviceProperties");
     l.vk.vkGetPhysicalDeviceProperties(pd, props);
     return readStruct("VkPhysicalDeviceProperties", props).deviceName as string;

@@ -20,6 +20,7 @@ import {
 } from "../../support/chain.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { buildTestLibrary } from "../../support/c_build.ts";
+import { readHandle } from "../../../ffi/handle.ts";
 
 type P = Deno.PointerValue;
 const VK_ERROR_LAYER_NOT_PRESENT = -6;
@@ -250,17 +251,23 @@ test("a layer wrapping VkDevice and command buffers: the loader's table is stamp
   );
   const cbs = l.arena.pointer(l.arena.alloc(16));
   const alloc = writeStruct(l.arena, "VkCommandBufferAllocateInfo", {
-    commandPool: readPointer(pool, 0),
+    commandPool: readHandle("VkCommandPool", pool),
     commandBufferCount: 2,
   });
   assertEquals(l.vk.vkAllocateCommandBuffers(device, alloc, cbs), 0);
-  const cb = readPointer(cbs, 0);
+  const cb = readHandle("VkCommandBuffer", cbs, 0)!;
   assertEquals(firstWord(cb), firstWord(device));
-  assertEquals(l.vk.vkBeginCommandBuffer(cb, writeStruct(l.arena, "VkCommandBufferBeginInfo", {})), 0);
+  assertEquals(
+    l.vk.vkBeginCommandBuffer(
+      cb,
+      writeStruct(l.arena, "VkCommandBufferBeginInfo", {}),
+    ),
+    0,
+  );
   assertEquals(order(env, "vkBeginCommandBuffer"), ["VK_LAYER_MOCK_wrap", "drv"]);
   assertEquals(l.vk.vkEndCommandBuffer(cb), 0);
-  l.vk.vkFreeCommandBuffers(device, readPointer(pool, 0), 2, cbs);
-  l.vk.vkDestroyCommandPool(device, readPointer(pool, 0), null);
+  l.vk.vkFreeCommandBuffers(device, readHandle("VkCommandPool", pool, 0)!, 2, cbs);
+  l.vk.vkDestroyCommandPool(device, readHandle("VkCommandPool", pool, 0), null);
   l.vk.vkDestroyDevice(device, null);
   l.vk.vkDestroyInstance(instance, null);
 });
@@ -420,7 +427,7 @@ test("device layers are deprecated: a differing VkDeviceCreateInfo.ppEnabledLaye
   assertEquals(l.vk.vkCreateDevice(pd!, info, null, out), 0);
   assertEquals(order(env, "vkCreateDevice"), ["VK_LAYER_MOCK_x", "drv"]);
   assert(l.lines.some((x) => x.includes("device layers are deprecated")), l.lines.join("\n"));
-  l.vk.vkDestroyDevice(readPointer(out, 0), null);
+  l.vk.vkDestroyDevice(readHandle("VkDevice", out, 0), null);
   l.vk.vkDestroyInstance(instance, null);
 });
 

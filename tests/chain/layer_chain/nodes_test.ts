@@ -48,6 +48,7 @@ import {
 } from "../../../chain/layer_chain/nodes.ts";
 import { nativeSetLoaderData } from "../../../loading/loader_data.ts";
 import { buildTestLibrary } from "../../support/c_build.ts";
+import { asHandle } from "../../../ffi/handle.ts";
 
 const libPath = await buildTestLibrary("layer_iface");
 const lib = Library.open(libPath);
@@ -291,7 +292,9 @@ Deno.test("instance nodes: FEATURES, CREATE_DEVICE_CALLBACK, DATA_CALLBACK, LINK
 Deno.test("device nodes: DATA_CALLBACK, LINK_INFO, then the app's structs with the device group unwrapped", () => {
   using arena = new Arena();
   const appPds = [fake(0xa1n), fake(0xa2n)];
-  const group = writeStruct(arena, "VkDeviceGroupDeviceCreateInfo", { pPhysicalDevices: appPds });
+  const group = writeStruct(arena, "VkDeviceGroupDeviceCreateInfo", {
+    pPhysicalDevices: appPds.map((p) => asHandle("VkPhysicalDevice", p)),
+  });
   const features = writeStruct(arena, "VkPhysicalDeviceFeatures2", { pNext: group });
   const before = describe(
     iface.describeDevice,

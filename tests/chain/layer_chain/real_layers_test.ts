@@ -11,6 +11,7 @@ import { CallbackRegistry } from "../../../ffi/callback.ts";
 import { Library } from "../../../ffi/library.ts";
 import { Arena, readCString, readPointer } from "../../../ffi/memory.ts";
 import { writeStruct } from "../../../ffi/structs.ts";
+import { asHandle, readHandle } from "../../../ffi/handle.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../../..", import.meta.url).pathname;
@@ -135,11 +136,14 @@ Deno.test({
     ),
     0,
   );
-  const instance = readPointer(slot, 0);
+  const instance = readHandle("VkInstance", slot, 0)!;
   // Volk-style lookups of every command and of unknown names go through the layer without a crash.
   const found = COMMANDS.filter((c) => vk.vkGetInstanceProcAddr(instance, c.name) !== null).length;
   assert(found > 100, String(found));
-  assertEquals(vk.vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceNotARealFunctionVENDOR"), null);
+  assertEquals(
+    vk.vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceNotARealFunctionVENDOR"),
+    null,
+  );
   const handle = arena.pointer(arena.alloc(8));
   assertEquals(
     vk.vkCreateDebugUtilsMessengerEXT(
@@ -157,13 +161,17 @@ Deno.test({
   const count = new Uint32Array([4]);
   const pds = new BigUint64Array(4);
   assertEquals(
-    vk.vkEnumeratePhysicalDevices(instance, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(pds)),
+    vk.vkEnumeratePhysicalDevices(
+      instance,
+      Deno.UnsafePointer.of(count),
+      Deno.UnsafePointer.of(pds),
+    ),
     0,
   );
   const dslot = arena.pointer(arena.alloc(8));
   assertEquals(
     vk.vkCreateDevice(
-      Deno.UnsafePointer.create(pds[0]!),
+      asHandle("VkPhysicalDevice", Deno.UnsafePointer.create(pds[0]!))!,
       writeStruct(arena, "VkDeviceCreateInfo", {
         pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
       }),
@@ -172,7 +180,7 @@ Deno.test({
     ),
     0,
   );
-  const device = readPointer(dslot, 0);
+  const device = readHandle("VkDevice", dslot, 0)!;
   // The layer calls the messenger (JavaScript) from inside vkCreateBuffer: call it as a callback-capable FFI call.
   const createBuffer = new Deno.UnsafeFnPointer(
     vk.vkGetDeviceProcAddr(device, "vkCreateBuffer") as Deno.PointerObject<never>,
@@ -186,9 +194,11 @@ Deno.test({
   const buffer = arena.pointer(arena.alloc(8));
   createBuffer.call(device, writeStruct(arena, "VkBufferCreateInfo", { size: 0n, usage: 0 }), null, buffer);
   assert(ids.includes("VUID-VkBufferCreateInfo-size-00912"), ids.join("\n"));
-  if (readPointer(buffer, 0) !== null) vk.vkDestroyBuffer(device, readPointer(buffer, 0), null);
+  if (readPointer(buffer, 0) !== null) {
+    vk.vkDestroyBuffer(device, readHandle("VkBuffer", buffer, 0), null);
+  }
   vk.vkDestroyDevice(device, null);
-  vk.vkDestroyDebugUtilsMessengerEXT(instance, readPointer(handle, 0), null);
+  vk.vkDestroyDebugUtilsMessengerEXT(instance, readHandle("VkDebugUtilsMessengerEXT", handle, 0), null);
   vk.vkDestroyInstance(instance, null);
   assertEquals({ layers: LayerLibrary.liveCount, libraries: Library.liveCount }, start);
 });

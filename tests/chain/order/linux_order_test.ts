@@ -28,6 +28,7 @@ import {
   physicalDevices,
   u32Slot,
 } from "../../support/chain.ts";
+import { asHandle } from "../../../ffi/handle.ts";
 
 interface Dev extends DeviceRecord {
   readonly name: string;
@@ -541,7 +542,7 @@ type P = Deno.PointerValue;
 
 function deviceNameOf(l: Loaded, pd: P): string {
   const props = allocStruct(l.arena, "VkPhysicalDeviceProperties");
-  l.vk.vkGetPhysicalDeviceProperties(pd, props);
+  l.vk.vkGetPhysicalDeviceProperties(asHandle("VkPhysicalDevice", pd)!, props);
   return readStruct("VkPhysicalDeviceProperties", props).deviceName as string;
 }
 

@@ -1,0 +1,61 @@
+/**
+ * `asHandle`: the one conversion from a raw pointer to a typed Vulkan handle.
+ *
+ * @module
+ */
+import type { VkHandleName, VkHandleTypes } from "./generated/vk_types.ts";
+import { readPointer } from "./memory.ts";
+
+/**
+ * Treats `pointer` as a handle of type `type` (`"VkBuffer"`, `"VkDevice"`, ...). Handle types carry a
+ * brand that no raw pointer has, so a pointer read from memory (an out-parameter slot, a C callback's
+ * argument, another library) becomes a handle only here, named at the call: the one place a wrong handle
+ * type can enter. Nothing is checked or copied at run time; a null pointer stays `null` (`VK_NULL_HANDLE`).
+ *
+ * @example Usage
+ * ```ts
+ * import { asHandle, readPointer, type VkBuffer } from "@vkdeno/loader";
+ * const slot = new BigUint64Array([0x1000n]);
+ * const buffer: VkBuffer | null = asHandle("VkBuffer", readPointer(Deno.UnsafePointer.of(slot)));
+ * console.log(Deno.UnsafePointer.value(buffer)); // 4096n
+ * ```
+ */
+export function asHandle<N extends VkHandleName>(type: N, pointer: Deno.PointerObject): VkHandleTypes[N];
+/**
+ * Treats `pointer`, which may be null, as a handle of type `type`: `null` stays `null` (`VK_NULL_HANDLE`).
+ *
+ * @example Usage
+ * ```ts
+ * import { asHandle } from "@vkdeno/loader";
+ * console.log(asHandle("VkFence", null)); // null
+ * ```
+ */
+export function asHandle<N extends VkHandleName>(
+  type: N,
+  pointer: Deno.PointerValue,
+): VkHandleTypes[N] | null;
+export function asHandle<N extends VkHandleName>(
+  _type: N,
+  pointer: Deno.PointerValue,
+): VkHandleTypes[N] | null {
+  return pointer as VkHandleTypes[N] | null;
+}
+
+/**
+ * Reads the handle a command wrote at `pointer + offset` (an out-parameter slot) as type `type`:
+ * {@linkcode asHandle} of `readPointer(pointer, offset)`.
+ *
+ * @example Usage
+ * ```ts
+ * import { readHandle } from "./handle.ts";
+ * const slot = new BigUint64Array([0x2000n]);
+ * console.log(readHandle("VkDevice", Deno.UnsafePointer.of(slot)) !== null); // true
+ * ```
+ */
+export function readHandle<N extends VkHandleName>(
+  type: N,
+  pointer: Deno.PointerValue,
+  offset = 0,
+): VkHandleTypes[N] | null {
+  return asHandle(type, readPointer(pointer, offset));
+}
