@@ -43,6 +43,8 @@ const XCB_SYMBOLS = {
     result: COOKIE,
   },
   xcb_map_window: { parameters: ["pointer", "u32"], result: COOKIE },
+  // xcb_connection_t *c, xcb_window_t window, uint16_t value_mask, const void *value_list
+  xcb_configure_window: { parameters: ["pointer", "u32", "u16", "buffer"], result: COOKIE },
   xcb_destroy_window: { parameters: ["pointer", "u32"], result: COOKIE },
   xcb_flush: { parameters: ["pointer"], result: "i32" },
   xcb_get_input_focus: { parameters: ["pointer"], result: COOKIE },
@@ -79,6 +81,8 @@ export const XCB_OFFSETS = {
 
 const XCB_WINDOW_CLASS_INPUT_OUTPUT = 1;
 const XCB_CW_BACK_PIXEL = 2;
+const XCB_CONFIG_WINDOW_WIDTH = 4;
+const XCB_CONFIG_WINDOW_HEIGHT = 8;
 
 /**
  * A window opened through libxcb (`xcb_connect`, `xcb_create_window`,
@@ -98,10 +102,8 @@ export class XcbWindow implements Disposable {
   #connection: Deno.PointerObject | null;
   #window: number;
   #lsbFirst: boolean;
-  /** Width in pixels. */
-  readonly width: number;
-  /** Height in pixels. */
-  readonly height: number;
+  #width: number;
+  #height: number;
 
   private constructor(
     libs: { xcb: Deno.DynamicLibrary<typeof XCB_SYMBOLS>; libc: Deno.DynamicLibrary<typeof LIBC_FREE> },
@@ -113,8 +115,31 @@ export class XcbWindow implements Disposable {
     this.#connection = connection;
     this.#window = window.id;
     this.#lsbFirst = window.lsbFirst;
-    this.width = window.width;
-    this.height = window.height;
+    this.#width = window.width;
+    this.#height = window.height;
+  }
+
+  /** Width in pixels. */
+  get width(): number {
+    return this.#width;
+  }
+
+  /** Height in pixels. */
+  get height(): number {
+    return this.#height;
+  }
+
+  /** `xcb_configure_window` (width and height), then a round trip: the server has the new size on return. */
+  resize(width: number, height: number): void {
+    this.#lib.symbols.xcb_configure_window(
+      this.connection,
+      this.#window,
+      XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT,
+      new Uint32Array([width, height]),
+    );
+    this.sync();
+    this.#width = width;
+    this.#height = height;
   }
 
   /**

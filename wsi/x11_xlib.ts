@@ -35,6 +35,7 @@ const XLIB_SYMBOLS = {
     result: "u64",
   },
   XMapWindow: { parameters: ["pointer", "u64"], result: "i32" },
+  XResizeWindow: { parameters: ["pointer", "u64", "u32", "u32"], result: "i32" },
   XFlush: { parameters: ["pointer"], result: "i32" },
   XSync: { parameters: ["pointer", "i32"], result: "i32" }, // Bool discard
   XGetImage: {
@@ -86,10 +87,8 @@ export class XlibWindow implements Disposable {
   #lib: Deno.DynamicLibrary<typeof XLIB_SYMBOLS>;
   #display: Deno.PointerObject | null;
   #window: bigint;
-  /** Width in pixels. */
-  readonly width: number;
-  /** Height in pixels. */
-  readonly height: number;
+  #width: number;
+  #height: number;
 
   private constructor(
     lib: Deno.DynamicLibrary<typeof XLIB_SYMBOLS>,
@@ -100,8 +99,26 @@ export class XlibWindow implements Disposable {
     this.#lib = lib;
     this.#display = display;
     this.#window = window;
-    this.width = size.width;
-    this.height = size.height;
+    this.#width = size.width;
+    this.#height = size.height;
+  }
+
+  /** Width in pixels. */
+  get width(): number {
+    return this.#width;
+  }
+
+  /** Height in pixels. */
+  get height(): number {
+    return this.#height;
+  }
+
+  /** `XResizeWindow`, then `XSync`: the server has the new size when this returns. */
+  resize(width: number, height: number): void {
+    this.#lib.symbols.XResizeWindow(this.display, this.#window, width, height);
+    this.sync();
+    this.#width = width;
+    this.#height = height;
   }
 
   /**

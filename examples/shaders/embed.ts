@@ -1,7 +1,7 @@
 /**
  * Compiles the examples' GLSL shaders with `glslangValidator -V` and rewrites the TypeScript modules that
  * embed their SPIR-V (`double_spv.ts` for `examples/compute.ts`, `triangle_spv.ts` for
- * `examples/triangle.ts`), so the examples need no shader compiler at run time.
+ * `examples/triangle.ts`, `cube_spv.ts` for `examples/cube.ts`), so the examples need no shader compiler at run time.
  *
  * Run: `deno run --allow-read --allow-write --allow-run examples/shaders/embed.ts`
  *
@@ -22,6 +22,10 @@ export const SHADER_MODULES: Readonly<Record<string, readonly EmbeddedShader[]>>
   "triangle_spv.ts": [
     { constName: "TRIANGLE_VERT_SPV", sourceName: "triangle.vert" },
     { constName: "TRIANGLE_FRAG_SPV", sourceName: "triangle.frag" },
+  ],
+  "cube_spv.ts": [
+    { constName: "CUBE_VERT_SPV", sourceName: "cube.vert" },
+    { constName: "CUBE_FRAG_SPV", sourceName: "cube.frag" },
   ],
 };
 
