@@ -9,8 +9,10 @@
  * ```sh
  * deno run --allow-all examples/cube.ts [--frames 60] [--wsi=xlib|xcb|wayland] [--resize[=driver]]
  *   [--screenshot out.png] [--size 256] [--present-mode fifo|mailbox|immediate] [--validate]
- *   [--loader=vkdeno|libvulkan]
+ *   [--json] [--loader=vkdeno|libvulkan]
  * ```
+ *
+ * `--json` prints the report as one JSON line (for bench/cube_bench.ts) before the summary.
  *
  * `--resize=driver` recreates only when the driver reports the swapchain suboptimal or out of date (the
  * application ignores its window's size). Without `--wsi`, the session decides: Wayland when `WAYLAND_DISPLAY` is set, else Xlib when `DISPLAY` is.
@@ -1007,6 +1009,7 @@ async function main(args: string[]): Promise<void> {
   const size = Number(value("--size") ?? 256);
   const screenshot = value("--screenshot");
   const presentMode = value("--present-mode") as CubeOptions["presentMode"];
+  const json = args.includes("--json");
   await runExample(args, async (vk, loader) => {
     using win = openWindow(wsi, { width: size, height: size });
     const report = runCube(vk, win, {
@@ -1016,8 +1019,12 @@ async function main(args: string[]): Promise<void> {
       screenshot: screenshot !== undefined,
       presentMode,
       validate: args.includes("--validate"),
-      log: (line) => console.log(line),
+      log: json ? undefined : (line) => console.log(line),
     });
+    if (json) {
+      const { image: _, ...rest } = report;
+      console.log(JSON.stringify({ loader, wsi, ...rest }));
+    }
     const r = report.recreations;
     console.log(
       `${loader}, ${wsi}: ${report.frames} frames on "${report.deviceName}" in ${
