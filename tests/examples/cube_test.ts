@@ -7,17 +7,16 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { openWindow, runCube } from "../examples/cube.ts";
-import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "../examples/shaders/cube_spv.ts";
-import { compileGlsl } from "../examples/shaders/embed.ts";
-import { loadVulkan, Logger, type VulkanCommands } from "../mod.ts";
-import { startWeston } from "../wsi/weston.ts";
-import { XDG_SHELL } from "../wsi/xdg_shell.ts";
-import { startXvfb } from "../wsi/xvfb.ts";
-import { decodePng } from "./_wsi.ts";
+import { openWindow, runCube } from "../../examples/cube.ts";
+import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "../../examples/shaders/cube_spv.ts";
+import { compileGlsl } from "../../examples/shaders/embed.ts";
+import { loadVulkan, Logger, type VulkanCommands } from "../../mod.ts";
+import { startWeston } from "../../wsi/weston.ts";
+import { startXvfb } from "../../wsi/xvfb.ts";
+import { decodePng } from "../support/wsi.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-const root = new URL("../", import.meta.url).pathname;
+const root = new URL("../../", import.meta.url).pathname;
 const SIZE = 128;
 const FRAMES = 8;
 
@@ -194,56 +193,4 @@ Deno.test({
 Deno.test("the embedded cube shaders are their GLSL sources compiled", async () => {
   assertEquals(await compileGlsl(`${root}examples/shaders/cube.vert`), CUBE_VERT_SPV);
   assertEquals(await compileGlsl(`${root}examples/shaders/cube.frag`), CUBE_FRAG_SPV);
-});
-
-const XDG_XML = "/usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml";
-const hasXml = (() => {
-  try {
-    return Deno.statSync(XDG_XML).isFile;
-  } catch {
-    return false;
-  }
-})();
-Deno.test({
-  name: `wsi/xdg_shell.ts's tables are xdg-shell.xml's version-1 messages${
-    hasXml ? "" : ' (skipped: Debian package "wayland-protocols" not installed)'
-  }`,
-  ignore: !hasXml,
-  fn() {
-    const xml = Deno.readTextFileSync(XDG_XML);
-    const codes: Record<string, string> = {
-      uint: "u",
-      int: "i",
-      fixed: "f",
-      string: "s",
-      object: "o",
-      new_id: "n",
-    };
-    Object.assign(codes, { array: "a", fd: "h" });
-    for (const iface of XDG_SHELL) {
-      const body = xml.split(`<interface name="${iface.name}"`)[1]!.split("</interface>")[0]!;
-      for (const kind of ["request", "event"] as const) {
-        const expected = [
-          ...body.matchAll(new RegExp(`<${kind} name="(\\w+)"([^>]*)>([\\s\\S]*?)</${kind}>`, "g")),
-        ]
-          .filter((m) => !/since="([2-9])"/.test(m[2]!))
-          .map((m) => {
-            const args = [...m[3]!.matchAll(/<arg ([^>]*?)\/?>/g)].map((a) => a[1]!);
-            const signature = args.map((a) =>
-              (/allow-null="true"/.test(a) ? "?" : "") + codes[/type="(\w+)"/.exec(a)![1]!]!
-            ).join("");
-            const types = args.map((a) => /interface="(\w+)"/.exec(a)?.[1] ?? null);
-            return { name: m[1]!, signature, types };
-          });
-        const ours = kind === "request" ? iface.requests : iface.events;
-        assertEquals(ours.map((r) => [r.name, r.signature]), expected.map((r) => [r.name, r.signature]));
-        // A type we leave null is one for objects never created here (popups, positioners).
-        ours.forEach((r, i) =>
-          r.types.forEach((t, k) =>
-            assert(t === null || t === expected[i]!.types[k], `${iface.name}.${r.name}`)
-          )
-        );
-      }
-    }
-  },
 });
