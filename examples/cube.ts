@@ -425,7 +425,7 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       writeStruct(arena, "VkBufferCreateInfo", { size: 64n, usage: vkc.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT }),
       null,
     ]);
-    const memory = bindMemory(vk, scope, { device, gpu, deviceName }, "Buffer", buffer, hostVisible);
+    const memory = bindMemory(vk, scope, { device, gpu, deviceName }, { buffer }, hostVisible);
     const mapped = mapMemory(vk, arena, device, memory, 64);
     vk.vkUpdateDescriptorSets(
       device,
@@ -702,12 +702,12 @@ function allocateFor(
   vk: VulkanCommands,
   arena: Arena,
   ref: DeviceRef,
-  kind: "Buffer" | "Image",
-  resource: Deno.PointerObject,
+  resource: { buffer: vkc.VkBuffer } | { image: VkImage },
   flags: number,
 ): VkDeviceMemory {
   const reqs = arena.pointer(arena.alloc(24)); // VkMemoryRequirements
-  vk[`vkGet${kind}MemoryRequirements`](ref.device, resource, reqs);
+  if ("buffer" in resource) vk.vkGetBufferMemoryRequirements(ref.device, resource.buffer, reqs);
+  else vk.vkGetImageMemoryRequirements(ref.device, resource.image, reqs);
   const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
   const typeIndex = memoryTypeIndex(vk, ref.gpu, memoryTypeBits, flags);
   if (typeIndex < 0) throw new NoDeviceError(`"${ref.deviceName}" has no memory with flags ${flags}`);
@@ -716,7 +716,9 @@ function allocateFor(
     writeStruct(arena, "VkMemoryAllocateInfo", { allocationSize, memoryTypeIndex: typeIndex }),
     null,
   ]);
-  check(vk[`vkBind${kind}Memory`](ref.device, resource, memory, 0n), `vkBind${kind}Memory`);
+  if ("buffer" in resource) {
+    check(vk.vkBindBufferMemory(ref.device, resource.buffer, memory, 0n), "vkBindBufferMemory");
+  } else check(vk.vkBindImageMemory(ref.device, resource.image, memory, 0n), "vkBindImageMemory");
   return memory;
 }
 
@@ -724,11 +726,10 @@ function bindMemory(
   vk: VulkanCommands,
   scope: VkScope,
   ref: DeviceRef,
-  kind: "Buffer" | "Image",
-  resource: Deno.PointerObject,
+  resource: { buffer: vkc.VkBuffer },
   flags: number,
 ): VkDeviceMemory {
-  const memory = allocateFor(vk, scope.arena, ref, kind, resource, flags);
+  const memory = allocateFor(vk, scope.arena, ref, resource, flags);
   scope.defer(() => vk.vkFreeMemory(ref.device, memory, null));
   return memory;
 }
@@ -828,7 +829,13 @@ function swapchainState(
     }),
     null,
   ]);
-  const depthMemory = allocateFor(vk, arena, s, "Image", depthImage, vkc.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  const depthMemory = allocateFor(
+    vk,
+    arena,
+    s,
+    { image: depthImage },
+    vkc.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+  );
   const depth = {
     image: depthImage,
     memory: depthMemory,
@@ -923,7 +930,7 @@ function makeReadback(vk: VulkanCommands, arena: Arena, ref: DeviceRef, s: Swapc
     null,
   ]);
   const flags = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  const memory = allocateFor(vk, arena, ref, "Buffer", buffer, flags);
+  const memory = allocateFor(vk, arena, ref, { buffer }, flags);
   const range = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
   const barrier = (
     image: VkImage,
