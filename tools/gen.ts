@@ -1,9 +1,8 @@
 /**
  * `deno task gen`: writes ffi/generated/ from the Vulkan registry (vk.xml, api="vulkan").
  *
- * Options: `--registry PATH` (default tools/registry/vk.xml, the project's copy of the 1.4 registry; then
- * ../shared/registry/vk.xml, then /usr/share/vulkan/registry/vk.xml), `--out DIR` (default ffi/generated), `--check` (write nothing; exit 1
- * and list the files that differ from what the registry produces).
+ * Options: `--registry PATH` (default tools/registry/vk.xml, the project's copy of the 1.4 registry),
+ * `--out DIR` (default ffi/generated), `--check` (write nothing; exit 1 and list the files that differ).
  *
  * @example Usage
  * ```sh
@@ -21,17 +20,12 @@ import { emitApi } from "./_gen_api.ts";
 import { Layouts } from "./_gen_layout.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-// The vendored copy (tools/registry/, the project's 1.4 registry) comes first so a fresh clone generates
-// exactly what is committed; the shared copy and Debian's older registry are fallbacks.
-const DEFAULT_REGISTRIES = [
-  resolve(ROOT, "tools/registry/vk.xml"),
-  resolve(ROOT, "../shared/registry/vk.xml"),
-  "/usr/share/vulkan/registry/vk.xml",
-];
+// Only the project's own copy, so every checkout generates exactly what is committed.
+const DEFAULT_REGISTRY = resolve(ROOT, "tools/registry/vk.xml");
 
 /** Options of {@linkcode generate}. */
 export interface GenerateOptions {
-  /** vk.xml path; the defaults are tried in order when absent. */
+  /** vk.xml path; tools/registry/vk.xml when absent. */
   registry?: string;
 }
 
@@ -83,9 +77,8 @@ async function format(name: string, text: string): Promise<string> {
  * @throws {Error} If no registry is found or a type cannot be laid out.
  */
 export async function generate(options: GenerateOptions = {}): Promise<Generated> {
-  const candidates = options.registry ? [resolve(options.registry)] : DEFAULT_REGISTRIES;
-  const registry = candidates.find(exists);
-  if (!registry) throw new Error(`Cannot read registry: none of "${candidates.join('", "')}" exists`);
+  const registry = options.registry ? resolve(options.registry) : DEFAULT_REGISTRY;
+  if (!exists(registry)) throw new Error(`Cannot read registry: "${registry}" does not exist`);
   const videoPath = join(dirname(registry), "video.xml");
   const reg = readRegistry(
     Deno.readTextFileSync(registry),
