@@ -1,11 +1,6 @@
 /**
- * Paired measurement for the benchmarks that compare paths: every case of a group runs a batch in each
- * round (the order rotating from round to round), so a busy machine slows all cases of a round alike;
- * per case the median of per-batch times, per pair the median of per-round ratios. `deno bench` reports
- * no median and times each bench on its own, minutes apart on a shared machine.
- *
- * A bench file calls {@linkcode runPaired} when run as a script (`deno run -A bench/x_bench.ts --json`
- * prints the JSON that bench/report.ts turns into a BENCHMARKS.md section).
+ * Paired measurement: each case of a group runs a batch per round, in rotating order, so a busy machine
+ * slows a round's cases alike; per case the median batch, per pair the median per-round ratio.
  *
  * @module
  */
@@ -80,6 +75,8 @@ export interface Machine {
   runtime: string;
   /** 1-minute load average when the run started. */
   load: number;
+  /** The checkout's commit (`git rev-parse --short HEAD`, with `+` when it has local changes). */
+  commit?: string;
 }
 
 /** The machine's description. */
@@ -96,7 +93,23 @@ export function machine(): Machine {
     os: `${Deno.build.os} ${Deno.osRelease()}`,
     runtime: `Deno ${Deno.version.deno} (V8 ${Deno.version.v8})`,
     load: Deno.loadavg()[0] ?? 0,
+    ...commit(),
   };
+}
+
+function commit(): { commit?: string } {
+  try {
+    const git = (...args: string[]) =>
+      new TextDecoder().decode(
+        new Deno.Command("git", { args, stdout: "piped", stderr: "null" }).outputSync().stdout,
+      )
+        .trim();
+    const head = git("rev-parse", "--short", "HEAD");
+    if (!head) return {};
+    return { commit: git("status", "--porcelain", "--untracked-files=no") ? `${head}+` : head };
+  } catch {
+    return {}; // not a git checkout
+  }
 }
 
 /**

@@ -1,16 +1,6 @@
 /**
- * Instance and device creation and destruction on lavapipe, vkdeno against libvulkan, with no layers and
- * with the Khronos validation layer (`VK_LAYER_KHRONOS_validation`, enabled in `ppEnabledLayerNames`), and
- * with RenderDoc's capture layer (implicit, enabled by `ENABLE_VULKAN_RENDERDOC_CAPTURE=1`).
- * One iteration: `vkCreateInstance` (API 1.3), `vkEnumeratePhysicalDevices`, `vkCreateDevice` (one
- * queue), `vkDestroyDevice`, `vkDestroyInstance`; the "instance only" rows skip the device.
- *
- * "First": a fresh process per sample (the two loaders alternate), timed from before the loader is
- * loaded (vkdeno: `import("mod.ts")` and `loadVulkan()`; libvulkan: `Deno.dlopen` of the five commands
- * used) to the instance's destruction; both pay lavapipe's first load (LLVM) alike. "Repeated": the
- * same iteration again and again in one warm process holding both loaders (each loads and unloads the
- * driver's library at every instance, except on the GPU machine, where the bench keeps it loaded:
- * `BENCH_PIN_DRIVER=1`).
+ * Instance and device creation and destruction, vkdeno against libvulkan: first in a fresh process and
+ * repeated in a warm one, with no layer, the Khronos validation layer and RenderDoc's capture layer.
  */
 
 import { Arena } from "../ffi/memory.ts";
@@ -255,34 +245,12 @@ if (import.meta.main) {
           op: "<=",
           limit: validation ? 1.05 : 1.0,
           whyMissed: validation
-            ? "both loaders load and unload the validation layer's 22 MB library at every instance (both " +
-              "with RTLD_LAZY since issue 16; dlopen + dlclose are most of the time, alike); what is left is " +
-              "vkdeno's own work in JavaScript: the chain's nodes and callbacks per instance, and the loader's " +
-              "bottom vkGetInstanceProcAddr and vkGetDeviceProcAddr, which the layer asks for each command " +
-              "through a C-to-JavaScript callback (the device's answers come from one native fill of the " +
-              "driver's table), where libvulkan answers in C"
-            : "lavapipe's own work (dlopen of its library, instance and device creation) is most of an " +
-              "iteration and the same for both loaders; since issue 16 vkdeno reuses the kept discovery scan " +
-              "(one statx per searched path, discovery/scan_memo.ts, the settings files once per instance), " +
-              "opens the driver with RTLD_LAZY and enumerates physical devices only when asked, as libvulkan " +
-              "does, fills every table natively or from its own answers and copies the device table in one " +
-              "loop, and reuses the ~16 C callbacks and three dispatch tables of earlier instances. " +
-              "The enumeration's sort reads only what its policy needs (no vkGetPhysicalDeviceProperties2 " +
-              "on lavapipe without a driver id filter), scans the extension list without comparing every " +
-              "name byte by byte, and answers the application's second call with the first call's decision " +
-              "when the drivers report the same devices (~0.01 ms less per iteration, in-process A/B). " +
-              "What remains is ~0.1-0.2 ms per iteration, measured phase by phase in this process: the " +
-              "enumeration (+0.1 in the paired harness, of which vkdeno's own JavaScript is ~0.03-0.04 ms " +
-              "in a CPU profile of a warm loop; the rest is not yet placed), vkCreateDevice (+0.02-0.04) and " +
-              "the two destroys (+0.05 together), " +
-              "while vkCreateInstance takes up to ~0.05 ms less than libvulkan's; spread thinly with no item " +
-              "above ~0.03 ms, " +
-              "and not in garbage collection (~230 KB of JavaScript garbage per iteration, ~0.03-0.04 ms of " +
-              "scavenges: under 1% of an iteration in a CPU profile). " +
-              "libvulkan is measured in its faster state here: after the validation probe, " +
-              "glibc's malloc state spares its own allocations ~400 page faults per iteration; in a process " +
-              "that never loaded a large library libvulkan's state varies from run to run, and vkdeno read " +
-              "0.87x and 1.02x in two runs of the same harness",
+            ? "both loaders load and unload the validation layer's 22 MB library at every instance; what is left " +
+              "is vkdeno's chain built in JavaScript and the layer's lookups through a C-to-JavaScript callback " +
+              "(docs/performance.md)"
+            : "lavapipe's own work is most of an iteration and the same for both loaders; vkdeno's extra " +
+              "~0.1-0.2 ms is spread thinly over enumeration, device creation and the destroys " +
+              "(docs/performance.md)",
         });
       }
     }

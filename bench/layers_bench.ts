@@ -1,15 +1,6 @@
 /**
- * Layer enumeration: vkdeno's `discoverLayers` + `enumerateInstanceLayerProperties` against libvulkan's
- * `vkEnumerateInstanceLayerProperties` (the installed Khronos loader, called twice: count, then fill) over
- * the same generated tree of 10, 100, 1,000 and 10,000 explicit layer manifests (`VK_LAYER_PATH` set with
- * `Deno.env.set` in this process, which libvulkan reads at each call). Both sides run in-process and warm,
- * and both re-read the environment at each call (vkdeno takes a fresh `snapshotProcessEnvironment()`).
- * `HOME` and the XDG folders point at an empty folder, so neither side sees this machine's own layers.
- *
- * libvulkan parses every manifest again at each call. vkdeno keeps parsed manifests keyed by path, mtime,
- * ctime, size and inode, so a warm call lists the folder and stats each file; files changed in the last 2 s
- * are always parsed again (the tree is generated, then the bench waits 2.1 s). The "cold" rows turn the
- * cache off to show the parse cost.
+ * Layer enumeration over 10 to 10,000 explicit layer manifests: vkdeno's `discoverLayers` and
+ * `enumerateInstanceLayerProperties` against libvulkan's `vkEnumerateInstanceLayerProperties`, warm.
  */
 
 import { snapshotProcessEnvironment } from "../discovery/environment.ts";

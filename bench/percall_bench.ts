@@ -1,16 +1,7 @@
 /**
- * Per call, on lavapipe: `vkCmdSetLineWidth` on a recording command buffer (lavapipe appends the command
- * to the buffer: real driver work on every call) and `vkGetDeviceQueue` (a lookup; both loaders'
- * public `vkGetDeviceQueue` also write the dispatch word into the queue; vkdeno's, on x86-64, in native code
- * behind the device table's slot). Paths: the FFI floor (a C no-op
- * with the same signature, declared with `Deno.dlopen`); libvulkan's exported symbol on a device made
- * through libvulkan (the reference, declared with `Deno.dlopen`: a fast call into libvulkan's trampoline);
- * vkdeno's public command and its per-device table (`vk.deviceTable(device)`), both dispatch stubs into
- * the driver; the naive path (`Deno.UnsafeFnPointer` on what `vkGetDeviceProcAddr` returns). Then the same
- * with one pass-through layer (bench/c/passthrough_layer.c: intercepts the two commands and calls down
- * through its per-device data, like real layers) enabled in both loaders' chains.
- *
- * The command buffers are reset (untimed) before every batch, so each batch records into an empty buffer.
+ * Per call on lavapipe: `vkCmdSetLineWidth` (driver work) and `vkGetDeviceQueue` (a lookup) through
+ * libvulkan's export, vkdeno's public command and device table, the naive `Deno.UnsafeFnPointer` path and
+ * the FFI floor (a C no-op), without and with one pass-through layer.
  */
 
 import { passthroughLayers } from "./_native.ts";

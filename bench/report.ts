@@ -1,45 +1,15 @@
 /**
- * Writes one section of BENCHMARKS.md from `deno bench --json` runs, so the
- * file is never edited by hand.
- *
- * ```sh
- * deno run --allow-all bench/report.ts --section "Dispatch stubs" --runs 5 bench/stubs_bench.ts
- * ```
- *
- * The bench file runs `--runs` times (default 5); every bench gets the median
- * over runs of its 75th percentile, and the best (minimum) time seen.
- * `deno bench --json` reports no median; its p75 bounds the median from above
- * and, unlike the average, is not dragged by the outliers a shared machine
- * causes (other processes taking the CPU). A name
- * ending in `(xN)` means one iteration makes N calls: times are divided by N
- * and shown per call. Ratios are against the group's `baseline: true` bench.
- * The section (`## <name>` up to the next `## `) is replaced or appended; the
- * intro text is the bench file's leading `/** ... *\/` comment. The file is then
- * run through `deno fmt`.
- *
- * `--paired` runs a paired bench file (bench/_paired.ts: `deno run <file> --json`, each run a process of
- * its own) instead and renders medians and median paired ratios, and the targets the file declares; the
- * runs are kept in bench/out/ (ignored by git: `--reuse` renders them again without measuring), and the
- * "Targets" section at the top is rebuilt from every file's kept runs. `--all` writes every section
- * (what `deno task bench` runs):
- *
- * ```sh
- * deno run --allow-all bench/report.ts --paired --section "Per call" --runs 5 bench/percall_bench.ts
- * deno run --allow-all bench/report.ts --all
- * ```
+ * Writes BENCHMARKS.md (and README's figures paragraph) from bench runs, never by hand: `--all` measures
+ * every file, `--reuse` renders kept runs (bench/out/), `--render` only rebuilds the targets table and intros.
+ * The method is in docs/performance.md.
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
 import type { PairedOutput } from "./_paired.ts";
-import {
-  beforeAfterRows,
-  machineLine,
-  renderPairedSection,
-  runPairedOnce,
-  targetsTable,
-} from "./_report_paired.ts";
+import { renderPairedSection, runPairedOnce } from "./_report_paired.ts";
+import { type Column, readmeFigures, RETIRED, targetsSection } from "./_report_targets.ts";
 
 interface BenchStats {
   n: number;
@@ -162,12 +132,11 @@ export function replaceSection(doc: string, section: string, body: string): stri
 
 const HEADER = `# Benchmarks
 
-Every section is written by a script from measured output, never by hand: \`deno task bench\` runs
-\`deno run --allow-all bench/report.ts --all\`, which writes the targets summary and every benchmark section
-(a section names the command that reproduces it alone); a section written by another tool names that tool.
-The machine is shared with other work, so every comparison is a ratio measured in the same run: the paired
-sections alternate the compared paths batch by batch and take medians, over rounds and then over several
-runs.
+Written by \`deno task bench\` (\`deno run --allow-all bench/report.ts --all\`), never by hand. It runs every
+bench file, keeps the raw runs in bench/out/ (ignored by git) and renders the targets table and one section per
+file; \`--reuse\` renders kept runs again without measuring. Every figure is a ratio against libvulkan (or a
+floor) measured in the same run, since the machines are shared with other work. Why the numbers are what they
+are: docs/performance.md.
 `;
 
 /** The sections `--all` writes, in order. */
@@ -185,15 +154,21 @@ const SECTIONS: readonly { section: string; file: string; paired: boolean; runs:
 
 const OUT_DIR = "bench/out";
 
-/**
- * Kept runs of the paired files measured on the checkout before issue 16's speed work (commit 1f808ac, the
- * same bench files copied in), committed so the "Before and after" section can be rebuilt.
- */
-const BEFORE_DIR = "bench/before";
-const BEFORE_AFTER = "Before and after (issue 16)";
-/** Kept runs from the H100 machine (tools/gpu_run.sh), and under `before/` those of commit 1f808ac there. */
-const GPU_DIR = "bench/h100";
-const GPU_BEFORE_AFTER = "Before and after on the H100 (issue 16)";
+/** The machine columns of the targets table; the GPU machine's runs come back from tools/gpu_run.sh. */
+const COLUMNS: readonly Column[] = [
+  { name: "lavapipe", dir: OUT_DIR },
+  { name: "H100", dir: `${OUT_DIR}/h100` },
+];
+
+/** Sections written by other runs of this script, with the bench file whose header is their intro. */
+const OTHER_SECTIONS: readonly { section: string; file: string }[] = [
+  { section: "On the H100: time to first instance", file: "bench/first_bench.ts" },
+  { section: "On the H100: instance and device creation", file: "bench/create_bench.ts" },
+];
+
+/** README.md's figures paragraph sits between these lines. */
+const README_START = "<!-- figures: written by bench/report.ts from BENCHMARKS.md -->";
+const README_END = "<!-- end of figures -->";
 
 function stem(file: string): string {
   return file.replace(/^.*\//, "").replace(/\.ts$/, "");
@@ -206,8 +181,7 @@ function reorder(doc: string): string {
   const parts = doc.slice(i).split(/^(?=## )/m);
   const rank = (part: string) => {
     const title = part.slice(3, part.indexOf("\n")).trim();
-    if (title === "Targets") return -2;
-    if (title === BEFORE_AFTER || title === GPU_BEFORE_AFTER) return -1;
+    if (title === "Targets") return -1;
     const k = SECTIONS.findIndex((s) => s.section === title);
     return k < 0 ? SECTIONS.length : k;
   };
@@ -221,98 +195,40 @@ function withHeader(doc: string): string {
   return HEADER + "\n" + (i < 0 ? "" : doc.slice(i));
 }
 
-/** The runs saved by the last paired report of every file (bench/out/, ignored by git). */
-function savedRuns(): PairedOutput[][] {
-  const all: PairedOutput[][] = [];
-  for (const s of SECTIONS.filter((s) => s.paired)) {
-    try {
-      all.push(JSON.parse(Deno.readTextFileSync(`${OUT_DIR}/${stem(s.file)}.json`)) as PairedOutput[]);
-    } catch {
-      // not run yet
-    }
-  }
-  return all;
-}
-
 /**
- * The Targets section: from every paired file's kept runs; a file with none kept here keeps its block of
- * the current section (`doc`), so re-running one file does not drop the others' rows.
+ * Gives a section kept from an earlier run its bench file's current header as intro (the text between the
+ * heading and "Generated by"), and drops the rows and reasons of retired targets from its tables.
  */
-function summarySection(doc = ""): string {
-  const kept = new Map(savedRuns().filter((r) => r.length > 0).map((r) => [r[0]!.file, r]));
-  const previous = previousTargetBlocks(doc);
-  const lines = [
-    "## Targets",
-    "",
-    "Targets of the issue, as ratios of medians measured in the same runs (details in each section below).",
-    "",
-  ];
-  for (const s of SECTIONS.filter((s) => s.paired)) {
-    const runs = kept.get(s.file);
-    if (runs && runs[0]!.targets.length > 0) {
-      lines.push(`From \`${runs[0]!.file}\`, ${machineLine(runs)}:`, "", ...targetsTable([runs]));
-    } else if (!runs && previous.has(s.file)) {
-      lines.push(previous.get(s.file)!, "");
-    }
-  }
-  return lines.join("\n");
+function refreshSection(doc: string, section: string, file: string): string {
+  const lines = doc.split("\n");
+  const start = lines.findIndex((l) => l.trim() === `## ${section}`);
+  if (start < 0) return doc;
+  let end = lines.findIndex((l, i) => i > start && l.startsWith("## "));
+  if (end < 0) end = lines.length;
+  let body = lines.slice(start + 1, end);
+  const generated = body.findIndex((l) => l.startsWith("Generated by"));
+  if (generated >= 0) body = ["", intro(file), "", ...body.slice(generated)];
+  const retired = (l: string) =>
+    [...RETIRED.keys()].some((t) => l.startsWith(`| ${t} `) || l.startsWith(`- ${t}:`));
+  body = body.filter((l, i) => {
+    if (retired(l)) return false;
+    // a wrapped reason continues on lines indented by two spaces
+    let k = i;
+    while (k > 0 && /^ {2}\S/.test(body[k]!)) k--;
+    return k === i || !retired(body[k]!);
+  });
+  return [...lines.slice(0, start + 1), ...body, ...lines.slice(end)].join("\n");
 }
 
-/** The blocks of the current Targets section, by bench file (each starts "From `file`"). */
-function previousTargetBlocks(doc: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const start = doc.indexOf("\n## Targets\n");
-  if (start < 0) return out;
-  const end = doc.indexOf("\n## ", start + 1);
-  const body = doc.slice(start, end < 0 ? doc.length : end);
-  for (const block of body.split(/^(?=From `)/m).slice(1)) {
-    const file = /^From `([^`]+)`/.exec(block)?.[1];
-    if (file) out.set(file, block.trimEnd());
-  }
-  return out;
-}
-
-/**
- * Every target's ratio on the kept runs of `beforeDir` against those of `afterDir` (by default the runs
- * before issue 16's speed work on this machine, and the current ones).
- */
-function beforeAfterSection(
-  title = BEFORE_AFTER,
-  beforeDir = BEFORE_DIR,
-  afterDir = OUT_DIR,
-): string | undefined {
-  const rows: string[] = [];
-  const froms: string[] = [];
-  for (const s of SECTIONS.filter((s) => s.paired)) {
-    let before: PairedOutput[];
-    let after: PairedOutput[];
-    try {
-      before = JSON.parse(Deno.readTextFileSync(`${beforeDir}/${stem(s.file)}.json`)) as PairedOutput[];
-      after = JSON.parse(Deno.readTextFileSync(`${afterDir}/${stem(s.file)}.json`)) as PairedOutput[];
-    } catch {
-      continue;
-    }
-    const r = beforeAfterRows(before, after);
-    if (r.length === 0) continue;
-    rows.push(...r);
-    froms.push(`\`${s.file}\`: before ${machineLine(before)}; after ${machineLine(after)}`);
-  }
-  if (rows.length === 0) return undefined;
-  return [
-    `## ${title}`,
-    "",
-    "The targets of issue 16 measured by the same bench files on the checkout before its speed work " +
-    `(commit 1f808ac; runs kept in \`${beforeDir}/\`) and now (runs kept in \`${afterDir}/\`). Ratios against ` +
-    "libvulkan in the same runs; the peak RSS row is a difference in MiB. What changed, and where the time " +
-    "went, is in the Time to first instance section. Where the load average (below) is far above the core " +
-    "count, single rows can swing widely between runs (see each section's range over runs).",
-    "",
-    "| target | before | after | goal | now |",
-    "|---|---:|---:|---:|---|",
-    ...rows,
-    "",
-    ...froms.map((f) => `- ${f}.`),
-  ].join("\n");
+/** Rewrites README.md's figures paragraph from the targets table. */
+async function writeReadme(doc: string): Promise<void> {
+  const readme = await Deno.readTextFile("README.md");
+  const a = readme.indexOf(README_START);
+  const b = readme.indexOf(README_END);
+  if (a < 0 || b < a) return;
+  const text = `${readme.slice(0, a + README_START.length)}\n${readmeFigures(doc)}\n${readme.slice(b)}`;
+  await Deno.writeTextFile("README.md", text);
+  await new Deno.Command(deno, { args: ["fmt", "--quiet", "README.md"] }).output();
 }
 
 async function writeSection(output: string, section: string, body: string): Promise<void> {
@@ -322,17 +238,20 @@ async function writeSection(output: string, section: string, body: string): Prom
   } catch {
     // first section: start from the header
   }
-  doc = replaceSection(withHeader(doc), section, body);
-  const summary = summarySection(doc);
-  if (summary.includes("| target |")) doc = replaceSection(doc, "Targets", summary);
-  const beforeAfter = beforeAfterSection();
-  if (beforeAfter) doc = replaceSection(doc, BEFORE_AFTER, beforeAfter);
-  const onGpu = beforeAfterSection(GPU_BEFORE_AFTER, `${GPU_DIR}/before`, GPU_DIR);
-  if (onGpu) doc = replaceSection(doc, GPU_BEFORE_AFTER, onGpu);
+  doc = section ? replaceSection(withHeader(doc), section, body) : withHeader(doc);
+  for (const s of [...SECTIONS, ...OTHER_SECTIONS]) {
+    if (s.section !== section) doc = refreshSection(doc, s.section, s.file);
+  }
+  doc = replaceSection(
+    doc,
+    "Targets",
+    targetsSection(doc, SECTIONS.filter((s) => s.paired).map((s) => s.file), COLUMNS),
+  );
   doc = reorder(doc);
   await Deno.writeTextFile(output, doc);
   // `deno task check` runs `deno fmt --check` over the repository, this file included.
   await new Deno.Command(deno, { args: ["fmt", "--quiet", output] }).output();
+  if (output === "BENCHMARKS.md") await writeReadme(await Deno.readTextFile(output));
 }
 
 async function report(
@@ -383,9 +302,15 @@ if (import.meta.main) {
       all: { type: "boolean", default: false },
       reuse: { type: "boolean", default: false },
       kept: { type: "string", default: OUT_DIR },
+      render: { type: "boolean", default: false },
     },
     allowPositionals: true,
   });
+  if (values.render) {
+    // No measuring: the targets table, the sections' intros and README's figures from what is kept.
+    await writeSection(values.output, "", "");
+    Deno.exit(0);
+  }
   if (values.all) {
     // A section that fails keeps its previous text; the others are still written.
     const failed: string[] = [];
@@ -405,7 +330,7 @@ if (import.meta.main) {
   const file = positionals[0];
   if (!values.section || !file) {
     console.error(
-      'Usage: bench/report.ts --all [--runs N] | --section "<name>" [--paired] [--runs N] [--reuse] ' +
+      'Usage: bench/report.ts --all [--runs N] [--reuse] | --render | --section "<name>" [--paired] [--runs N] [--reuse] ' +
         "[--output BENCHMARKS.md] [--kept DIR] <bench file>",
     );
     Deno.exit(2);

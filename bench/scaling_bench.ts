@@ -1,11 +1,6 @@
 /**
- * Per-call cost against the number of layers: `vkCmdSetLineWidth` on a recording command buffer and
- * `vkGetDeviceQueue` with 0, 1, 3 and 5 pass-through layers (bench/c/passthrough_layer.c, each a copy of
- * the library of its own) enabled in both loaders' chains, through each loader's public command (libvulkan:
- * its exported symbol). Every layer adds one indirect call and a lookup of its per-device data: the cost
- * should grow the same on both loaders, since in both the chain below the public command is C only.
- *
- * Discovery scaling (10 to 10,000 layer manifests) is the "Layer enumeration" section (bench/layers_bench.ts).
+ * Per-call cost (`vkCmdSetLineWidth`, `vkGetDeviceQueue`) against the number of pass-through layers
+ * (0, 1, 3, 5) in both loaders' chains.
  */
 
 import { passthroughLayers } from "./_native.ts";

@@ -1,11 +1,6 @@
 /**
- * Dispatch stubs against the FFI floor: the same C no-op (the signature of
- * vkGetDeviceQueue) called through a native stub and a dispatch table,
- * declared directly with Deno.dlopen, through Deno.UnsafeFnPointer, and
- * through the stubs' UnsafeFnPointer fallback.
- *
- * Each measured function makes many calls (the `(xN)` in its name) so the per-call cost stands out
- * from the bench harness; BENCHMARKS.md divides by it (bench/report.ts).
+ * Dispatch stubs against the FFI floor: one C no-op through a native stub and table, `Deno.dlopen`,
+ * `Deno.UnsafeFnPointer` and the stubs' fallback; BENCHMARKS.md divides by the `(xN)` calls per iteration.
  */
 
 import { buildTestLibrary } from "../tests/support/c_build.ts";

@@ -1,14 +1,6 @@
 /**
- * Workers recording at once: 1, 2 and 4 Workers, each recording command buffers on its own command pool
- * of the same lavapipe device (a cycle: `vkResetCommandPool`, `vkBeginCommandBuffer`, 1,000
- * `vkCmdSetLineWidth`, `vkEndCommandBuffer`), all started together; the time is the wall time until the
- * last one is done, per recorded command over all Workers. The main thread makes the device and the
- * pools; each Worker calls through its own loader object on those handles (vkdeno: a loader in the
- * Worker's isolate whose dispatch stubs read the main thread's tables from the handles; libvulkan: its
- * exported symbols). Ratios are times per command: "1 Worker / 2 Workers" is the speed-up.
- *
- * The machine has 2 cores shared with other work: 4 Workers cannot beat 2, and a busy machine caps the
- * speed-up of 2.
+ * 1, 2 and 4 Workers recording command buffers at once, each on its own pool of one lavapipe device,
+ * through each loader; time per recorded command over all Workers.
  */
 
 import process from "node:process";

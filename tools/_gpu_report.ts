@@ -356,7 +356,7 @@ function sections(r: GpuReport): string[] {
       "",
       "`vkCmdSetLineWidth` records into a command buffer (driver work on every call); `vkGetDeviceQueue` is a " +
         "lookup. Both loaders' public `vkGetDeviceQueue` stamp the dispatch word into the queue: libvulkan's in " +
-        "one C function, vkdeno's (x86-64, since issue 16) in native code behind the device table's slot, " +
+        "one C function, vkdeno's (x86-64) in native code behind the device table's slot, " +
         "reached through a plain dispatch stub (before: a TypeScript trampoline making two native calls).",
       "",
     );
@@ -383,11 +383,11 @@ const HOW_TO_RUN: readonly string[] = [
   "(the mock driver and the bench libraries built here, used when the machine has no `cc`). Without a GPU: " +
   "`deno run -A tools/gpu_check.ts --driver /usr/share/vulkan/icd.d/lvp_icd.x86_64.json --out /tmp/gpu`.",
   "",
-  "Startup and creation (issue 16): `GPU_STARTUP=. GPU_STARTUP_OUT=h100 bash tools/gpu_run.sh` also runs " +
+  "Startup and creation: `GPU_STARTUP=. GPU_STARTUP_OUT=h100 bash tools/gpu_run.sh` also runs " +
   "bench/first_bench.ts and bench/create_bench.ts (`GPU_STARTUP_ONLY=1`: only those) and keeps their runs " +
   "in `$OUT/h100`; `GPU_STARTUP=DIR` runs another checkout carried under `.carry/` (the before runs: commit " +
   "1f808ac). RenderDoc's capture layer is measured when `.gl` also holds librenderdoc and its libraries " +
   "(libx11-6, libx11-data, libxcb1, libxcb-keysyms1, libstb0, libxau6, libxdmcp6, libbsd0, libmd0). The " +
-  "kept runs go to bench/h100/ (and bench/h100/before/); render with `--startup bench/h100`.",
+  "kept runs go to bench/out/h100/ (ignored by git); render with `--startup bench/out/h100`.",
   "",
 ];

@@ -532,8 +532,8 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
 
 /**
  * The "Startup and creation" section from the kept runs of bench/first_bench.ts and bench/create_bench.ts
- * that `GPU_STARTUP=. bash tools/gpu_run.sh` leaves (bench/report.ts --kept), in `dir`, and those of the
- * checkout before issue 16's speed work in `dir/before`.
+ * that `GPU_STARTUP=. bash tools/gpu_run.sh` leaves (bench/report.ts --kept), in `dir`, and those of an
+ * earlier checkout in `dir/before` when there are some.
  */
 function startupSection(dir: string): string[] {
   const read = (path: string): PairedOutput[] | undefined => {
@@ -553,7 +553,7 @@ function startupSection(dir: string): string[] {
   }
   if (rows.length === 0) return [];
   return [
-    "## Startup and creation (issue 16)",
+    "## Startup and creation",
     "",
     "Time to first instance (bench/first_bench.ts: a whole process creating an instance and reading the device " +
     "name, vkdeno script against a libvulkan-through-Deno.dlopen script) and repeated instance + device " +
@@ -565,7 +565,7 @@ function startupSection(dir: string): string[] {
     "|---|---:|---:|---:|---|",
     ...rows,
     "",
-    `Kept runs: \`${dir}\` (before: \`${dir}/before\`); BENCHMARKS.md renders them in full.`,
+    `Kept runs: \`${dir}\` (ignored by git); BENCHMARKS.md's targets table and H100 sections render them.`,
     "",
   ];
 }

@@ -46,10 +46,10 @@ touch .cache/bench/*.so .cache/c/*.so 2>/dev/null
 deno --version | head -1
 ldconfig -p | grep -E 'libvulkan.so.1|libGLdispatch' | head
 
-# Issue 16's startup and creation benchmarks (bench/first_bench.ts, bench/create_bench.ts) on this
+# The startup and creation benchmarks (bench/first_bench.ts, bench/create_bench.ts) on this
 # machine's driver, with RenderDoc's capture layer when its debs are carried: GPU_STARTUP=DIR runs them in
 # the checkout DIR (`.` for this one; another, e.g. an older commit's, carried under .carry/) and keeps the
-# runs in $OUT/$GPU_STARTUP_OUT (bench/report.ts --kept), for bench/h100/ here.
+# runs in $OUT/$GPU_STARTUP_OUT (bench/report.ts --kept), for bench/out/h100/ here.
 startup() {
   local dir=$1 kept=$2
   rm -rf /tmp/rd && mkdir -p /tmp/rd
