@@ -4,8 +4,8 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import type { PairedOutput } from "../bench/_paired.ts";
-import { parseTargets, readmeFigures, RETIRED, targetsSection } from "../bench/_report_targets.ts";
+import type { PairedOutput } from "../../bench/_paired.ts";
+import { parseTargets, readmeFigures, RETIRED, targetsSection } from "../../bench/_report_targets.ts";
 
 const RETIRED_LABEL = [...RETIRED.keys()][0]!;
 
