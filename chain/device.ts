@@ -111,7 +111,7 @@ export class LoaderDevices {
     // A device the terminator made that never came back up (a layer failed after its down-call).
     while (this.#inFlight.length > depth) this.#inFlight.pop();
     if (made.result < 0) {
-      // Logged, as by the Khronos loader ("vkCreateDevice: Failed to create device chain."), issue 17 rule 7.
+      // Logged, as by the Khronos loader ("vkCreateDevice: Failed to create device chain."), docs/behaviour.md G11.
       this.#log.error(`vkCreateDevice: the device chain returned "${made.result}": no device was created`);
       return made.result;
     }

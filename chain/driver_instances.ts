@@ -1,7 +1,7 @@
 /**
  * The bottom of `vkCreateInstance`: the drivers' own instances (chain/objects.ts `DriverInstance`), each made
  * with the application's `VkInstanceCreateInfo` read and rewritten for that driver (LDP_LOADER_7,
- * LDP_LOADER_9), the drivers lacking required entry points dropped (LOADER_BEHAVIOUR.md I08, I11), and the
+ * LDP_LOADER_9), the drivers lacking required entry points dropped (docs/behaviour.md I08, I11), and the
  * drivers' function tables that terminator physical devices jump through.
  *
  * @module
@@ -161,7 +161,7 @@ function applicationInfoAt(arena: Arena, app: Deno.PointerValue, apiVersion: num
 
 type P = Deno.PointerValue;
 
-/** Physical-device commands the loader must see at instance creation (LOADER_BEHAVIOUR.md I08). */
+/** Physical-device commands the loader must see at instance creation (docs/behaviour.md I08). */
 export const REQUIRED_DRIVER_COMMANDS: readonly string[] = [
   "vkDestroyInstance",
   "vkEnumeratePhysicalDevices",

@@ -47,7 +47,7 @@ const FILTER_LIFTED_NOTE = `${DISABLE_INST_EXT_FILTER} is set: the instance exte
   } stay out (no support for them in a Linux loader)`;
 
 /**
- * Instance extensions the loader implements itself, in the Khronos loader's order (LOADER_BEHAVIOUR A02):
+ * Instance extensions the loader implements itself, in the Khronos loader's order (docs/behaviour.md A02):
  * the debug messengers (chain/extensions/debug.ts) and portability enumeration (chain/extensions/portability.ts).
  */
 export const LOADER_INSTANCE_EXTENSIONS: readonly ExtensionProperty[] = [
@@ -102,7 +102,7 @@ export class GlobalCommands {
       this.#log.error("vkEnumerateInstanceVersion: pApiVersion is NULL");
       return VK.ERROR_OUT_OF_HOST_MEMORY;
     }
-    // Enabled implicit layers' pre-instance functions may answer instead (LOADER_BEHAVIOUR.md LI09).
+    // Enabled implicit layers' pre-instance functions may answer instead (docs/behaviour.md LI09).
     return enumerateInstanceVersion(this.#env, pApiVersion, (p) => {
       writeU32(p, 0, HEADER_VERSION_COMPLETE);
       return VK.SUCCESS;
@@ -133,7 +133,7 @@ export class GlobalCommands {
   /**
    * The found drivers and the loader's `drivers` option (alone when exclusive). Inclusive, the given
    * drivers come first in this scan order, as VK_LUNARG_direct_driver_loading's do in the Khronos loader:
-   * drivers are then listed in reverse (LOADER_BEHAVIOUR A16), so their devices enumerate after the found
+   * drivers are then listed in reverse (docs/behaviour.md A16), so their devices enumerate after the found
    * ones' (D10).
    */
   driverManifests(): DiscoveredDriver[] {

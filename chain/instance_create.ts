@@ -245,7 +245,7 @@ function createWithMessengers(
 }
 
 /**
- * What the Khronos loader says about `VkApplicationInfo::apiVersion` (LOADER_BEHAVIOUR.md A06): a value
+ * What the Khronos loader says about `VkApplicationInfo::apiVersion` (docs/behaviour.md A06): a value
  * below 1.0 other than 0 is an error (creation continues), a non-zero variant a warning.
  */
 function checkApiVersion(log: Logger, version: number): void {

@@ -1,6 +1,6 @@
 /**
  * The rules of `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr`, as data-free functions over the
- * generated command table (the Khronos loader's behaviour, LOADER_BEHAVIOUR.md A07-A09):
+ * generated command table (the Khronos loader's behaviour, docs/behaviour.md A07-A09):
  *
  * - `vkGetInstanceProcAddr` is always returned;
  * - with a NULL instance only the global commands (`vkCreateInstance`,

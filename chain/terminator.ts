@@ -167,7 +167,7 @@ function driverGroups(inst: LoaderInstance, d: DriverInstance, all: TermPhysical
       const buf = groupStructs(count[0]!);
       r = fn(d.handle, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
       if (r >= 0) {
-        // Only devices vkEnumeratePhysicalDevices returned (issue 17, rule 1): a driver whose device
+        // Only devices vkEnumeratePhysicalDevices returned (docs/behaviour.md A15): a driver whose device
         // enumeration failed, or a handle it never listed there, adds nothing; a group left empty goes.
         const byHandle = new Map(mine.map((t) => [key(t.driverHandle), t]));
         return readGroups(Deno.UnsafePointer.of(buf), count[0]!, (h) => byHandle.get(h))

@@ -108,7 +108,7 @@ function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): vo
   if (instance === null) return;
   const inst = instanceOf(ctx, instance, "vkDestroyInstance");
   if (!inst) return;
-  // The create info's messengers hear about the destruction too (LOADER_BEHAVIOUR.md A17).
+  // The create info's messengers hear about the destruction too (docs/behaviour.md A17).
   const done = inst.layers?.activateDestroyMessengers(instance);
   try {
     if (inst.devices.size > 0) {
@@ -132,7 +132,7 @@ function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): vo
 
 /**
  * `vkEnumeratePhysicalDevices`: the chain's devices, wrapped in stable loader handles. One call down per
- * call of the application, with its count (issue 17, rule 5: a capture layer records exactly the
+ * call of the application, with its count (docs/behaviour.md A19: a capture layer records exactly the
  * application's calls, as under the Khronos loader); the loader's own needs are met at terminator level.
  */
 function enumeratePhysicalDevices(

@@ -1,6 +1,6 @@
 /**
  * Commands the generated tables do not know (newer extensions, vendor experiments): each gets a reserved
- * stub slot, process-wide, the first time a name is resolved through an instance (LOADER_BEHAVIOUR.md
+ * stub slot, process-wide, the first time a name is resolved through an instance (docs/behaviour.md
  * A11, A12).
  *
  * A driver with interface >= 4 and `vk_icdGetPhysicalDeviceProcAddr` that answers the name makes it a

@@ -1,5 +1,5 @@
 /**
- * Waiting for a GPU to appear (the Fuchsia loader service's "wait for devices", issue 18): resolves `true`
+ * Waiting for a GPU to appear (the Fuchsia loader service's "wait for devices", docs/behaviour.md V04): resolves `true`
  * as soon as an instance created now would see at least one physical device, `false` when the time is up.
  *
  * A probe makes a throw-away instance through its own silent loader (same environment and drivers), counts

@@ -1,5 +1,5 @@
 /**
- * The driver (ICD) manifest, file format 1.0.0 and 1.0.1 (LOADER_BEHAVIOUR M01-M04):
+ * The driver (ICD) manifest, file format 1.0.0 and 1.0.1 (docs/behaviour.md M01-M04):
  *
  * ```json
  * {
@@ -20,7 +20,7 @@
  * non-zero variant (`"1.1.3.0"`: variant 1) belongs to another API and is a
  * defect. Fields this version does not know are ignored.
  *
- * Lenient where the Khronos loader is (issue 17, rule 2): a field of the wrong
+ * Lenient where the Khronos loader is (docs/behaviour.md M06): a field of the wrong
  * type is ignored with a warning naming it, and the manifest is skipped only
  * when it cannot be used without that field. The loader reads version fields
  * as the JSON text of whatever value is there, so a version given as a number

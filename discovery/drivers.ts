@@ -3,7 +3,7 @@
  * ordered list of driver manifests to load, with every file seen and why it
  * was used or skipped. Pure data: no library is opened here.
  *
- * Order (first to last), LOADER_BEHAVIOUR D01-D09:
+ * Order (first to last), docs/behaviour.md D01-D09:
  *
  * 1. `VK_DRIVER_FILES` (or, when it is unset, the deprecated `VK_ICD_FILENAMES`):
  *    when set, it replaces steps 2, 4 and 5.
@@ -264,7 +264,7 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
     : (options.settings ?? readLoaderSettings(processEnv)).settings;
   const deviceConfigurations = deviceConfigurationsOf(settings);
   // A settings file with device_configurations has the last word on devices: the Khronos loader then
-  // ignores every driver variable (loader_settings_should_use_driver_environment_variables; LOADER_BEHAVIOUR
+  // ignores every driver variable (loader_settings_should_use_driver_environment_variables; docs/behaviour.md
   // D08), and vkdeno's own VK_LOADER_DRIVER_PACKAGES with them.
   const env = deviceConfigurations === undefined
     ? processEnv

@@ -1,6 +1,6 @@
 /**
  * The glob filters of `VK_LOADER_DRIVERS_SELECT`, `VK_LOADER_DRIVERS_DISABLE`,
- * `VK_LOADER_LAYERS_ENABLE` and `VK_LOADER_LAYERS_DISABLE` (LOADER_BEHAVIOUR D07).
+ * `VK_LOADER_LAYERS_ENABLE` and `VK_LOADER_LAYERS_DISABLE` (docs/behaviour.md D07).
  *
  * A variable holds a comma-separated list of filters; each is one of
  *

@@ -1,5 +1,5 @@
 /**
- * Which layers an instance gets, in chain order, and why (LOADER_BEHAVIOUR
+ * Which layers an instance gets, in chain order, and why (docs/behaviour.md
  * F01 to F10, O03, O05): a pure function of the environment snapshot, the
  * discovered layers, the application's requested layer names and its
  * executable path.
@@ -368,7 +368,7 @@ function implicitLayerVerdict(
   if (overrideLayer !== undefined && overrideLayer.componentLayers?.includes(layer.name)) {
     return { enabled: true, reason: `component of the override layer (${verdict.reason}, ignored)` };
   }
-  // The disable variable beats VK_LOADER_LAYERS_ENABLE (issue 17, rule 4): the current Khronos loader
+  // The disable variable beats VK_LOADER_LAYERS_ENABLE (docs/behaviour.md F08): the current Khronos loader
   // applies the forced enable first, then turns the layer off again when disable_environment is set.
   const disable = layer.disableEnvironment;
   const disabledByVariable = disable !== undefined && getenv(env, disable.name) !== undefined;

@@ -1,6 +1,6 @@
 /**
  * Layer manifests (file format 1.0.0 to 1.2.1) turned into plain layer
- * records, following the Khronos loader's Linux rules (LOADER_BEHAVIOUR LM01 to
+ * records, following the Khronos loader's Linux rules (docs/behaviour.md LM01 to
  * LM08, O01, O04 to O06).
  *
  * A manifest holds one `layer` object or, from 1.0.1, a `layers` array. Every

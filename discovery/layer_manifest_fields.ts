@@ -1,5 +1,5 @@
 /**
- * The fields of one layer object of a layer manifest (LOADER_BEHAVIOUR LM02 to LM08, O01, O05, O06) read
+ * The fields of one layer object of a layer manifest (docs/behaviour.md LM02 to LM08, O01, O05, O06) read
  * into a layer record ({@linkcode LayerManifest}) or a skip reason naming the field; layer_manifest.ts reads
  * the file around them (its version, `layer` or `layers`). Also how `library_path` resolves against the
  * manifest's folder. Nothing here reads the file system.

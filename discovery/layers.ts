@@ -1,5 +1,5 @@
 /**
- * Layer discovery on Linux (LOADER_BEHAVIOUR L01 to L07, F05, F06, O02 to O06):
+ * Layer discovery on Linux (docs/behaviour.md L01 to L07, F05, F06, O02 to O06):
  * which layer manifests exist, which layers they hold, and which of those the
  * loader shows to the application.
  *

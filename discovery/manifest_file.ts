@@ -36,7 +36,7 @@ const rawFileNames = new Map<string, { readonly dir: string; readonly name: Uint
 
 /**
  * Records that `path` (a folder and a lossily decoded file name, as Deno lists it) stands for the file
- * named by the bytes `name` in `dir`, so {@linkcode readManifestFile} can open it (issue 17, rule 7: the
+ * named by the bytes `name` in `dir`, so {@linkcode readManifestFile} can open it (docs/behaviour.md M05: the
  * Khronos loader reads manifests whatever bytes their names hold).
  *
  * @example Usage

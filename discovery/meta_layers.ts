@@ -1,5 +1,5 @@
 /**
- * Meta layers (LOADER_BEHAVIOUR O01, O02): layers with `component_layers`
+ * Meta layers (docs/behaviour.md O01, O02): layers with `component_layers`
  * instead of a library. A meta layer is valid when every component exists, it
  * does not list itself, no chain of meta layers loops back to it, and every
  * component's API major.minor is at least the meta layer's. Invalid meta layers

@@ -4,7 +4,7 @@
  * One set of rules serves drivers and both kinds of layers; only the folder
  * suffix differs (`vulkan/icd.d`, `vulkan/implicit_layer.d`,
  * `vulkan/explicit_layer.d`). The order is the Khronos loader's
- * (LOADER_BEHAVIOUR D01, D02):
+ * (docs/behaviour.md D01, D02):
  *
  * 1. `$XDG_CONFIG_HOME`, else `$HOME/.config`
  * 2. each `$XDG_CONFIG_DIRS` entry, else `/etc/xdg`
@@ -374,7 +374,7 @@ export function scanSearchLocations(locations: readonly SearchLocation[]): ScanR
 /**
  * Deno decodes a file name that is not valid UTF-8 lossily (U+FFFD per bad byte), and that string opens
  * nothing. The folder is listed again as bytes (ffi/raw_files.ts); each such name is recorded with its
- * bytes so the manifest reader opens the real file (issue 17, rule 7). Names that merely contain U+FFFD
+ * bytes so the manifest reader opens the real file (docs/behaviour.md M05). Names that merely contain U+FFFD
  * stay as they are. Without `--allow-ffi` nothing changes and reading reports the file as missing.
  */
 function withRawNames(dir: string, names: string[]): string[] {

@@ -4,7 +4,7 @@
  * chosen, and what its fields say. Plain data; nothing is loaded here.
  *
  * Followed: the Khronos loader's `loader/settings.c` and its tests as of the
- * 1.4.3xx loaders (LOADER_BEHAVIOUR.md G05 to G10); Debian's libvulkan1 1.3.239
+ * 1.4.3xx loaders (docs/behaviour.md G05 to G10); Debian's libvulkan1 1.3.239
  * predates the file and never reads it.
  *
  * **Search** (first existing file wins, later ones are not opened), each with
@@ -580,7 +580,7 @@ export function parseLoaderSettingsFile(
 /**
  * The `device_configurations` list: absent stays absent, a value that is not an array is ignored with a
  * warning, and each malformed entry is skipped with a warning naming it while the rest apply (the
- * Khronos loader skips such entries too; LOADER_BEHAVIOUR.md G10).
+ * Khronos loader skips such entries too; docs/behaviour.md G10).
  */
 function parseDeviceConfigurations(
   list: unknown,

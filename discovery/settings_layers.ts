@@ -1,7 +1,7 @@
 /**
  * What a loader settings file's `layers` list does to the layer list
  * (the Khronos loader's `get_settings_layers` and
- * `combine_settings_layers_with_regular_layers`, LOADER_BEHAVIOUR G07):
+ * `combine_settings_layers_with_regular_layers`, docs/behaviour.md G07):
  *
  * - Each entry names a layer manifest (`path`) and the layer in it (`name`);
  *   the manifest is read as an implicit one when `treat_as_implicit_manifest`

@@ -2,7 +2,7 @@
  * Layer libraries: each opened once per process however many layers and
  * instances use it, negotiated with (`vkNegotiateLoaderLayerInterfaceVersion`,
  * interface 0 to 2), and closed when the last user releases it
- * (LOADER_BEHAVIOUR LI01, LI02, LM05, LI11, F12).
+ * (docs/behaviour.md LI01, LI02, LM05, LI11, F12).
  *
  * Negotiation: when the library exports the negotiation function (or the
  * manifest's `functions` renames it, file format 1.1.0 and later), the loader

@@ -15,7 +15,7 @@
  *   joined with " | ", a colon, padded to 18 columns, then the text:
  *   `WARNING | DRIVER: message`, `INFO:             message`.
  *
- * One message per fault (issue 17, rule 6): a warning or error whose text was
+ * One message per fault (docs/behaviour.md V01): a warning or error whose text was
  * already printed is not printed again, unless the file it is about (the
  * entry's `file`) changed since (modification time, size, inode). The Khronos
  * loader re-reads every manifest on every global call and so repeats each

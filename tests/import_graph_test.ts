@@ -44,7 +44,7 @@ const BY_LENGTH = [...LEVELS].sort(([a], [b]) => b.length - a.length);
 const PUBLIC_LEVEL = 5;
 
 /**
- * Edges allowed to break the rules. Empty since the re-layering of issue 16, and meant to stay so; while it
+ * Edges allowed to break the rules. Empty since the re-layering of the library, and meant to stay so; while it
  * had entries, an entry whose import was gone failed the test so that the list could only shrink.
  */
 const KNOWN: readonly string[] = [];

@@ -1,6 +1,6 @@
 /**
  * Every C compiler run of the tests, benches, tools and examples goes through the one builder,
- * tests/support/c_build.ts (issue 16 counted 13 files spawning `cc` beside it): a module that starts `cc`,
+ * tests/support/c_build.ts (13 files once spawned `cc` beside it): a module that starts `cc`,
  * `gcc`, `clang` or `c++` itself fails this test, naming the module and the line.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Importing mod.ts loads no Node built-in (`node:*`) and no npm package (issue 16, time to first
+ * Importing mod.ts loads no Node built-in (`node:*`) and no npm package (time to first
  * instance): either one loads Deno's Node compatibility layer, ~17 ms of CPU and ~12 MiB of peak RSS at
  * every start (measured on the lavapipe machine, BENCHMARKS.md "Time to first instance"). Modules that need
  * one for a feature few scripts use import it with a dynamic `import()` when that feature runs. The graph is

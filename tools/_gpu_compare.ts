@@ -329,7 +329,7 @@ export interface NameSetComparison {
   onlyLibvulkan: string[];
   /**
    * Only libvulkan, for a name libvulkan does not know: it hands such names to the driver's
-   * `vkGetDeviceProcAddr` untouched (LOADER_BEHAVIOUR.md A09), where vkdeno, knowing the command, answers
+   * `vkGetDeviceProcAddr` untouched (docs/behaviour.md A09), where vkdeno, knowing the command, answers
    * NULL unless its extension is enabled, as libvulkan does for the names it knows.
    */
   passedToDriver: string[];

@@ -1,5 +1,5 @@
 /**
- * The loader's debug messengers (LOADER_BEHAVIOUR A17, G03). One messenger is read from the
+ * The loader's debug messengers (docs/behaviour.md A17, G03). One messenger is read from the
  * `VkDebugUtilsMessengerCreateInfoEXT` or `VkDebugReportCallbackCreateInfoEXT` an application gives; a loader
  * log message reaches it with `pMessageIdName` "Loader Message", one `VK_OBJECT_TYPE_INSTANCE` object,
  * severity from the message level and type from its category. One instance's messengers

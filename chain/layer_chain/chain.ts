@@ -1,5 +1,5 @@
 /**
- * The layer part of the instance and device call chains (LOADER_BEHAVIOUR F11,
+ * The layer part of the instance and device call chains (docs/behaviour.md F11,
  * F12, LI01 to LI07, LI11): loads the active layers' libraries, runs
  * `vkCreateInstance` and `vkCreateDevice` down through them with the loader's
  * pNext nodes, and gives the caller the top of each chain to fill its
@@ -149,7 +149,7 @@ export class LayerChain implements Disposable {
           throw new VkError("VK_ERROR_LAYER_NOT_PRESENT", error.message, { cause: error });
         }
         // A layer someone asked for (VK_INSTANCE_LAYERS, VK_LOADER_LAYERS_ENABLE, the settings file) that
-        // cannot be loaded is an error the user must see (issue 17, rule 7); an implicit one only informs.
+        // cannot be loaded is an error the user must see (docs/behaviour.md G11); an implicit one only informs.
         const text = `Requested layer "${active.layer.name}" ${error.failure}: ${error.message}`;
         if (active.source === "implicit") log?.info(text, "layer");
         else log?.error(text, "layer");

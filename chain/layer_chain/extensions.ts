@@ -1,5 +1,5 @@
 /**
- * Layer extensions in enumeration and at create time (LOADER_BEHAVIOUR A02,
+ * Layer extensions in enumeration and at create time (docs/behaviour.md A02,
  * A04, A05): the global instance extension list ends with the extensions of
  * the implicit layers that would load; `pLayerName` lists one layer's
  * manifest extensions (`VK_ERROR_LAYER_NOT_PRESENT` for an unknown layer); an
@@ -59,7 +59,7 @@ export function withImplicitLayerExtensions(
   env: EnvironmentSnapshot,
   discovery: LayerDiscovery,
 ): ExtensionEntry[] {
-  // Other platforms' window-system extensions are dropped from layers' lists too (LOADER_BEHAVIOUR LM06),
+  // Other platforms' window-system extensions are dropped from layers' lists too (docs/behaviour.md LM06),
   // unless VK_LOADER_DISABLE_INST_EXT_FILTER lifts the filter (chain/extensions/platform.ts).
   const lifted = isInstanceExtensionFilterLifted(env);
   const layers = implicitLayerInstanceExtensions(env, discovery).filter((e) =>

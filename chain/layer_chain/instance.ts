@@ -1,5 +1,5 @@
 /**
- * The instance half of a layer chain (LOADER_BEHAVIOUR LI01 to LI07): the links each layer calls down into
+ * The instance half of a layer chain (docs/behaviour.md LI01 to LI07): the links each layer calls down into
  * (a layer without `vk_layerGetPhysicalDeviceProcAddr` passes on the one below it), the loader's instance
  * nodes in front of the application's `pNext` with the callbacks layers call back into
  * (`vkSetInstanceLoaderData`, `pfnLayerCreateDevice`, `pfnLayerDestroyDevice`), and `vkCreateInstance` run

@@ -1,7 +1,7 @@
 /**
  * The loader's `VkLayerInstanceCreateInfo` and `VkLayerDeviceCreateInfo`
  * nodes (vk_layer.h), built in native memory and put in front of the
- * application's `pNext` chain (LOADER_BEHAVIOUR LI03 to LI06):
+ * application's `pNext` chain (docs/behaviour.md LI03 to LI06):
  *
  * - instance: `VK_LOADER_FEATURES` → `VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK`
  *   → `VK_LOADER_DATA_CALLBACK` → `VK_LAYER_LINK_INFO` → the application's structs;

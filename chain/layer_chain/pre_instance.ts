@@ -1,5 +1,5 @@
 /**
- * Pre-instance functions (LOADER_BEHAVIOUR LI09): enabled implicit layers
+ * Pre-instance functions (docs/behaviour.md LI09): enabled implicit layers
  * whose manifest (file format 1.1.2 and later) names `pre_instance_functions`
  * intercept `vkEnumerateInstanceExtensionProperties`,
  * `vkEnumerateInstanceLayerProperties` and `vkEnumerateInstanceVersion`

@@ -1,5 +1,5 @@
 /**
- * The loader settings file's `device_configurations` applied to the physical devices (LOADER_BEHAVIOUR.md
+ * The loader settings file's `device_configurations` applied to the physical devices (docs/behaviour.md
  * G10; the Khronos loader's `loader_apply_settings_device_configurations`): the list selects AND orders
  * what `vkEnumeratePhysicalDevices` returns. Each entry, in list order, takes the first device not yet
  * taken (in the loader's sorted order) whose `VkPhysicalDeviceIDProperties::deviceUUID` and `driverUUID`

@@ -1,5 +1,5 @@
 /**
- * The order `vkEnumeratePhysicalDeviceGroups` returns on Linux (LOADER_BEHAVIOUR A15: groups are "sorted
+ * The order `vkEnumeratePhysicalDeviceGroups` returns on Linux (docs/behaviour.md A15: groups are "sorted
  * like devices; filters apply"): each group's devices are sorted as devices are (chain/order/sort.ts),
  * then the groups by their first device; a group is removed when any of its devices fails an id filter
  * (chain/order/id_filters.ts), since an application uses a group as a whole.

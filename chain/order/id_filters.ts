@@ -1,5 +1,5 @@
 /**
- * The device id filters as rules over plain device records (LOADER_BEHAVIOUR P03; the architecture
+ * The device id filters as rules over plain device records (docs/behaviour.md P03; the architecture
  * document's "Multiple Filtering"): `VK_LOADER_DEVICE_ID_FILTER`, `VK_LOADER_VENDOR_ID_FILTER` and
  * `VK_LOADER_DRIVER_ID_FILTER` are comma lists of ids and ranges (parsed in
  * discovery/device_selection.ts); a device stays only when every filter that is set matches it, a group

@@ -1,5 +1,5 @@
 /**
- * The Linux sort of physical devices, as the Khronos loader's `loader_linux.c` does it (LOADER_BEHAVIOUR
+ * The Linux sort of physical devices, as the Khronos loader's `loader_linux.c` does it (docs/behaviour.md
  * P01, P02; the application interface's "Physical Device Ordering"), when the instance can query
  * `VkPhysicalDeviceProperties2`: the device named by `VK_LOADER_DEVICE_SELECT` first; then discrete >
  * integrated > virtual > other > CPU; then devices with PCI bus info before those without, ascending

@@ -1,12 +1,12 @@
 /**
- * The instance extension list an application sees, side by side with the Khronos loader (issue 17):
+ * The instance extension list an application sees, side by side with the Khronos loader (docs/behaviour.md A02, A03):
  *
- * - rule 3: other platforms' window-system extensions (`VK_KHR_win32_surface`, `VK_EXT_metal_surface`,
+ * - A03: other platforms' window-system extensions (`VK_KHR_win32_surface`, `VK_EXT_metal_surface`,
  *   ...) are not listed on Linux even when a driver lists them, and enabling one fails with
  *   `VK_ERROR_EXTENSION_NOT_PRESENT`;
- * - rule 7: the loader lists its own instance extensions, `VK_EXT_debug_report` and `VK_EXT_debug_utils`
+ * - A02: the loader lists its own instance extensions, `VK_EXT_debug_report` and `VK_EXT_debug_utils`
  *   (it implements both: chain/extensions/debug.ts), after the drivers', as the Khronos loader does
- *   (LOADER_BEHAVIOUR A02), and an application can enable them with a driver that has neither;
+ *   (docs/behaviour.md A02), and an application can enable them with a driver that has neither;
  * - `VK_LOADER_DISABLE_INST_EXT_FILTER` (non-zero for `atoi`) lifts the filter for drivers, layers and
  *   `vkCreateInstance`, except for the surface extensions a Linux build of the Khronos loader lacks.
  */
@@ -17,7 +17,7 @@ import { khronosProbe, only, vkdenoProbe } from "../support/conform.ts";
 
 /**
  * The instance extension lines, without `VK_LUNARG_direct_driver_loading`: the current Khronos loader lists
- * it last among its own (LOADER_BEHAVIOUR A02), Debian's libvulkan1 1.3.239 predates it.
+ * it last among its own (docs/behaviour.md A02), Debian's libvulkan1 1.3.239 predates it.
  */
 function extensionLines(lines: readonly string[]): string[] {
   return only(lines, "instance_extension ").filter((l) =>

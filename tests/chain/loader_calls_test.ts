@@ -1,5 +1,5 @@
 /**
- * The loader's own calls never pass through layers (issue 17, rule 5): a layer sees exactly the calls the
+ * The loader's own calls never pass through layers (docs/behaviour.md A19): a layer sees exactly the calls the
  * application made, as under the Khronos loader (one `vkEnumeratePhysicalDevices` down the chain per
  * application call, Vulkan-Loader PR #770); what the loader itself needs from physical devices (sorting,
  * filters, groups) it asks the drivers at terminator level. The same mock layer logs every physical-device

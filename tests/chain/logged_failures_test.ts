@@ -1,5 +1,5 @@
 /**
- * Failures a user must see are logged at error, as by the Khronos loader (issue 17, rule 7): a driver's
+ * Failures a user must see are logged at error, as by the Khronos loader (docs/behaviour.md G11): a driver's
  * failing `vkCreateDevice` (Khronos: `terminator_CreateDevice: Failed in ICD ... vkCreateDevice call`), and a
  * requested layer whose library cannot be loaded, whether the application or `VK_INSTANCE_LAYERS` asked for
  * it (Khronos: `... cannot open shared object file`). Both sides run the same mock setup.

@@ -1,5 +1,5 @@
 /**
- * One message per fault (issue 17, rule 6; DESIGN.md "Logging and errors"): the same warning about the
+ * One message per fault (docs/behaviour.md V01): the same warning about the
  * same unchanged manifest or driver is printed once per process, not once per global call. The Khronos
  * loader re-reads every manifest and re-asks every driver on each global call and prints the warning each
  * time: there vkdeno differs on purpose and the test counts both. Once the file changes, the warning is

@@ -1,5 +1,5 @@
 /**
- * `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` rules, table-driven (LOADER_BEHAVIOUR.md A07-A09):
+ * `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` rules, table-driven (docs/behaviour.md A07-A09):
  * global commands for a NULL instance and for instances below 1.3, NULL for unknown names and for
  * commands of extensions that were not enabled, device commands through either, loader trampolines where
  * the loader must act, the driver's own function through `vkGetDeviceProcAddr`.

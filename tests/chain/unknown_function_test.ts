@@ -1,5 +1,5 @@
 /**
- * Commands the generated tables do not know, resolved through reserved stub slots (LOADER_BEHAVIOUR.md
+ * Commands the generated tables do not know, resolved through reserved stub slots (docs/behaviour.md
  * A11, A12): drivers' `vk_icdGetPhysicalDeviceProcAddr` decides physical-device from device commands; the
  * caller gives the signature. Slots are process-wide, so each test uses its own mock function names.
  */

@@ -109,7 +109,7 @@ Deno.test("each defect names the field and what was expected", () => {
   for (const [value, expected] of cases) assertEquals(reason(parseDriverManifest(value, PATH)), expected);
 });
 
-Deno.test("a field of the wrong type the manifest can do without is ignored with a warning naming it (issue 17, rule 2)", () => {
+Deno.test("a field of the wrong type the manifest can do without is ignored with a warning naming it (docs/behaviour.md M06)", () => {
   const icd = (extra: Record<string, unknown>) => ({
     file_format_version: "1.0.1",
     ICD: { library_path: "l.so", api_version: "1.0.0", ...extra },

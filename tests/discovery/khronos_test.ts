@@ -20,7 +20,7 @@
  * duplicate, so the multiset of *found* files still matches.
  *
  * Not compared, because this machine's loader (Debian libvulkan1 1.3.239) is
- * older than the behaviour vkdeno follows (LOADER_BEHAVIOUR M02, M05): it does
+ * older than the behaviour vkdeno follows (docs/behaviour.md M02, M05): it does
  * not know `library_arch` (a `"32"` driver is parsed and dlopen'd), and one
  * manifest with a JSON syntax error ends its whole driver scan, where vkdeno
  * skips that file and goes on.

@@ -165,7 +165,7 @@ Deno.test("layer activation: VK_LOADER_LAYERS_ENABLE forces an implicit layer on
   assertMatch(r.layers[0]?.reason ?? "", /forced on by VK_LOADER_LAYERS_ENABLE/);
 });
 
-Deno.test("layer activation: a set disable_environment variable beats VK_LOADER_LAYERS_ENABLE (issue 17, rule 4)", () => {
+Deno.test("layer activation: a set disable_environment variable beats VK_LOADER_LAYERS_ENABLE (docs/behaviour.md F08)", () => {
   using tree = new TempTree({
     [`${IMPLICIT_DIR}/a.json`]: layerManifest(
       implicitFields("VK_LAYER_IMP", { enable_environment: { ENABLE_IMP: "1" } }),

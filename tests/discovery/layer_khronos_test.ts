@@ -226,7 +226,7 @@ Deno.test({
     "VK_LAYER_TEST_meta",
   ]);
   // libvulkan 1.3.239 lists a repeated layer name twice; newer loaders (1.3.247+, and
-  // LOADER_BEHAVIOUR L05) keep the first only, as vkdeno does. Compare names as sets.
+  // docs/behaviour.md L05) keep the first only, as vkdeno does. Compare names as sets.
   tree.add({ "layers/g.json": layerManifest({ name: "VK_LAYER_TEST_a", description: "duplicate" }) });
   const nameSet = (list: string[]) => [...new Set(list.map((l) => l.split("\t")[0]))].sort();
   const withDuplicate = vkdeno(vars);
@@ -318,7 +318,7 @@ Deno.test({
     "khronos side by side: an implicit layer in VK_INSTANCE_LAYERS takes its env position (libvulkan 1.3.239 differs)",
   ignore: createProgram === undefined || !hostHasLayers || !hasActivationLayers,
 }, () => {
-  // LOADER_BEHAVIOUR F03 (current loader, fixed in 1.3.247 "Fix ordering regression for
+  // docs/behaviour.md F03 (current loader, fixed in 1.3.247 "Fix ordering regression for
   // VK_INSTANCE_LAYERS"): the implicit layer moves to its VK_INSTANCE_LAYERS position. The
   // installed 1.3.239 still puts it with the implicit layers. vkdeno follows the current loader.
   const vars = { ...base(), VK_INSTANCE_LAYERS: "VK_LAYER_MESA_overlay:VK_LAYER_MESA_device_select" };

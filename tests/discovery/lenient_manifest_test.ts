@@ -1,5 +1,5 @@
 /**
- * Lenient manifest fields (issue 17, rule 2): a manifest the Khronos loader uses, vkdeno uses too, with a
+ * Lenient manifest fields (docs/behaviour.md M06): a manifest the Khronos loader uses, vkdeno uses too, with a
  * warning naming the field. A field of the wrong type is ignored with a warning; the manifest is skipped
  * only when it cannot be used without that field. Each case runs a mock driver under both loaders.
  */

@@ -35,7 +35,7 @@ Deno.test("defects give a reason with line and column", () => {
   assertEquals(reason('{"a": 1'), "file is not valid JSON: close brace expected at line 1, column 8");
 });
 
-Deno.test("text after the top-level object's closing brace is ignored with a warning (issue 17, rule 2)", () => {
+Deno.test("text after the top-level object's closing brace is ignored with a warning (docs/behaviour.md M06)", () => {
   const r = parseManifestText('{"a": 1}\n} {} and a note', "t.json");
   assert(r.ok);
   assertEquals(r.value, { a: 1 });

@@ -1,6 +1,6 @@
 /**
- * Manifest file names that are not valid UTF-8 are found and read (issue 17, rule 7), as the Khronos
- * loader reads them (Linux file names are bytes; LOADER_BEHAVIOUR M05). Deno lists such a name lossily
+ * Manifest file names that are not valid UTF-8 are found and read (docs/behaviour.md M05), as the Khronos
+ * loader reads them (Linux file names are bytes; docs/behaviour.md M05). Deno lists such a name lossily
  * (U+FFFD per bad byte), so discovery opens the file by its bytes (ffi/raw_files.ts). A driver and a layer
  * manifest named `bad\xff...json` in folders the variables name, under vkdeno and the Khronos loader.
  */

@@ -47,7 +47,7 @@ const DRIVER_FILES = [
   "mock-a.json",
 ];
 
-/** The glob rule of LOADER_BEHAVIOUR D07, for tokens made by `cleanToken`. */
+/** The glob rule of docs/behaviour.md D07, for tokens made by `cleanToken`. */
 function globMatches(token: string, name: string): boolean {
   const t = token.toLowerCase();
   const n = name.toLowerCase();

@@ -2,7 +2,7 @@
  * The loader settings file (`vk_loader_settings.json`, what vkconfig writes): where it is found, which
  * entry applies, what `layers` (on / off / auto / unordered_layer_location), `stderr_log` and
  * `additional_drivers` do, environment variables against the file, and bad files. Checked against the
- * current Khronos loader's documented and coded behaviour (LOADER_BEHAVIOUR.md G05 to G09): Debian's
+ * current Khronos loader's documented and coded behaviour (docs/behaviour.md G05 to G09): Debian's
  * libvulkan1 1.3.239 predates the file, and the last test shows it ignores it.
  */
 

@@ -1,4 +1,4 @@
-// The typed API (issue 15): every registry command typed on the command object, constants and types
+// The typed API: every registry command typed on the command object, constants and types
 // importable from mod.ts, and mistakes a user makes rejected by `deno check` (`deno task check` type-checks
 // this file: each `@ts-expect-error` fails the check when its line stops being an error).
 import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Typed helpers (issue 15): makeCallback (every PFN type, typed decoded arguments, owned lifetime),
+// Typed helpers: makeCallback (every PFN type, typed decoded arguments, owned lifetime),
 // create / createMany (create-and-read-back, VkError naming command and result), VkScope (reverse-order
 // destruction with the destroy command vk.xml pairs with each create command).
 import { deepEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";

@@ -166,7 +166,7 @@ Deno.test("inclusive mode: the found and the given drivers' devices together, vk
 
 /**
  * Two found drivers (VK_DRIVER_FILES, in that order) and two drivers the application gives, one CPU device
- * each. With sorting off (VK_LOADER_DISABLE_SELECT), the order is the loader's own: LOADER_BEHAVIOUR A16
+ * each. With sorting off (VK_LOADER_DISABLE_SELECT), the order is the loader's own: docs/behaviour.md A16
  * (drivers are prepended, so unsorted devices come in reverse discovery order) and D10 (inclusive: the given
  * drivers' devices enumerate after the system drivers'). The Khronos loader scans the direct drivers first,
  * in pDrivers order, then the manifests, and prepends each: found drivers reversed, then given ones reversed.

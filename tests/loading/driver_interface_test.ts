@@ -1,5 +1,5 @@
 /**
- * Loader/driver interface negotiation (LDP_LOADER_1, 3, 5; LOADER_BEHAVIOUR.md I01, I02, I05, I07, I08):
+ * Loader/driver interface negotiation (LDP_LOADER_1, 3, 5; docs/behaviour.md I01, I02, I05, I07, I08):
  * interfaces 0-7 detected or negotiated, failures skipped with a log line naming the manifest.
  */
 

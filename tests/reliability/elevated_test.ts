@@ -1,6 +1,6 @@
 /**
  * Elevated privileges, for real: discovery run in a process the kernel started with `AT_SECURE` ignores
- * the user-controlled variables and paths (LOADER_BEHAVIOUR D09), and the same run unprivileged honours
+ * the user-controlled variables and paths (docs/behaviour.md D09), and the same run unprivileged honours
  * them.
  *
  * The test (running as root) builds two tiny C programs: `reliab_drop` (setuid() down to `nobody`, then

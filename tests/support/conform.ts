@@ -1,5 +1,5 @@
 /**
- * Side-by-side runs for the conformance tests (issue 17): the same mock environment seen by the Khronos
+ * Side-by-side runs for the conformance tests (the rules of docs/behaviour.md): the same mock environment seen by the Khronos
  * loader (`conform_client`, linked against libvulkan.so.1) and by vkdeno, printed in the same line format
  * (see tests/support/mock/conform_client.c), so a test compares what an application would see, line by line.
  *

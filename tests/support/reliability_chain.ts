@@ -134,7 +134,7 @@ export const EXPECTED: Record<string, Expected> = {
   create_device_fails: {
     createInstance: 0,
     devices: { "Reliab failing device": -3, llvmpipe: 0 },
-    // logged at error, as by the Khronos loader (issue 17, rule 7)
+    // logged at error, as by the Khronos loader (docs/behaviour.md G11)
     log: /vkCreateDevice failed with "-3"/,
   },
   layer_chain_error: { createInstance: -3 },

@@ -1,5 +1,5 @@
 /**
- * Real capture layers from Debian over lavapipe (issue 17, rules 5 and 8):
+ * Real capture layers from Debian over lavapipe (docs/behaviour.md A19):
  *
  * - gfxreconstruct (package `gfxreconstruct`): the compute example captured under vkdeno and under
  *   libvulkan (`VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct`, `GFXRECON_CAPTURE_FILE`), both captures

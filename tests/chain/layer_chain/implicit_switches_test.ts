@@ -1,6 +1,6 @@
 /**
- * Implicit layer switches (issue 17, rule 4): an implicit layer whose `disable_environment` variable is set
- * (to any value, even "0": LOADER_BEHAVIOUR F08, §1.15 item 3) stays off even when
+ * Implicit layer switches (docs/behaviour.md F08): an implicit layer whose `disable_environment` variable is set
+ * (to any value, even "0": docs/behaviour.md F08, and its "Docs and code disagree" 3) stays off even when
  * `VK_LOADER_LAYERS_ENABLE` matches it. The current Khronos loader applies the forced enable first and the
  * disable variable after it (`loader_implicit_layer_is_enabled`: "The disable_environment has priority over
  * everything else"). Without the disable variable, `VK_LOADER_LAYERS_ENABLE` does force the layer on. Each

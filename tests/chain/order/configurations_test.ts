@@ -1,5 +1,5 @@
 /**
- * The loader settings file's `device_configurations` (LOADER_BEHAVIOUR.md G10, D08; the Khronos loader's
+ * The loader settings file's `device_configurations` (docs/behaviour.md G10, D08; the Khronos loader's
  * `loader_apply_settings_device_configurations`, Vulkan-Loader PRs #1826 and #2011): the list selects and
  * orders the physical devices, matched by deviceUUID + driverUUID + driverVersion; an empty list shows
  * none; a malformed entry is skipped with a warning naming it; a group holding a hidden device is not

@@ -1,11 +1,11 @@
 /**
- * Device groups are consistent with devices (issue 17, rule 1): `vkEnumeratePhysicalDeviceGroups` returns
+ * Device groups are consistent with devices (docs/behaviour.md A15): `vkEnumeratePhysicalDeviceGroups` returns
  * only physical devices that `vkEnumeratePhysicalDevices` returns, whatever removed the others: a driver
  * whose `vkEnumeratePhysicalDevices` failed (skipped, as the current Khronos loader skips it: Vulkan-Loader
- * PR #1468), the device ID filters (LOADER_BEHAVIOUR P03: "applied to devices and groups"), or the
+ * PR #1468), the device ID filters (docs/behaviour.md P03: "applied to devices and groups"), or the
  * portability rules (M03). The probe checks every group member against the devices it got. The failing
  * driver and portability cases run under the Khronos loader too; the ID filter case runs vkdeno only:
- * Debian's libvulkan1 1.3.239 predates the filters (Vulkan-Loader PR #1759, 2025; LOADER_BEHAVIOUR P03).
+ * Debian's libvulkan1 1.3.239 predates the filters (Vulkan-Loader PR #1759, 2025; docs/behaviour.md P03).
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";

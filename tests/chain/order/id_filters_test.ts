@@ -1,7 +1,7 @@
 /**
- * The device id filters apply where the current Khronos loader applies them (issue 17, rule 7): at the
+ * The device id filters apply where the current Khronos loader applies them (docs/behaviour.md P03): at the
  * top of the chain, to what the layers return (its filter functions walk the handles
- * `layer_inst_disp.EnumeratePhysicalDevices` gave: Vulkan-Loader PR #2038; LOADER_BEHAVIOUR P03). So a
+ * `layer_inst_disp.EnumeratePhysicalDevices` gave: Vulkan-Loader PR #2038; docs/behaviour.md P03). So a
  * layer sees every device in its own enumeration, and a device a layer adds is filtered like a driver's.
  * Debian's libvulkan1 1.3.239 predates the filters (PR #1759, 2025), so these run vkdeno only.
  */
