@@ -4,11 +4,15 @@
  *
  * ```
  * for every object: skip ||= preCallValidate(...)     (all run, so every problem is reported)
- * if skip: return VK_ERROR_VALIDATION_FAILED_EXT
- * for every object: preCallRecord(...)
- * result = next(...)
- * for every object: postCallRecord(...)
+ * if skip: return ctx.result (ctx.skip(result)) or VK_ERROR_VALIDATION_FAILED_EXT
+ * for every object: preCallRecord(...)               (until one calls ctx.skip(result))
+ * result = next(...ctx.args)                         (arguments as the hooks replaced them)
+ * for every object: postCallRecord(...)              (which may replace ctx.result)
+ * return ctx.result
  * ```
+ *
+ * A hook that throws is reported (`Layer-HookThrew`); before the call, the call returns `VK_ERROR_UNKNOWN`
+ * (see `CallContext` in `layers/call.ts`). The same rules hold wherever the chassis sits.
  *
  * The state tracker runs first, except for commands that destroy objects, where it runs last so the
  * other objects still see the object being destroyed. Where the chassis sits (above the loader's
@@ -33,20 +37,18 @@
  *
  * @module
  */
-import type { CommandInfo } from "../ffi/generated/types.ts";
 import { callWith } from "./_call.ts";
 import { commandInfo, destroyRule } from "./_commands.ts";
-import {
-  type CallContext,
-  type CommandHooks,
-  type Dispatch,
-  type ReportOptions,
-  type TsLayer,
-  type ValidationMessage,
-  type ValidationObject,
-  VK_ERROR_VALIDATION_FAILED_EXT,
-  type VulkanCommand,
+import type {
+  CommandHooks,
+  Dispatch,
+  ReportOptions,
+  TsLayer,
+  ValidationMessage,
+  ValidationObject,
+  VulkanCommand,
 } from "./layer.ts";
+import { Call, errorValue, skipValue } from "./call.ts";
 import { StateTracker } from "./state.ts";
 
 /** Options of {@linkcode Chassis}. */
@@ -57,50 +59,6 @@ export interface ChassisOptions {
   output?: (line: string) => void;
   /** Per-layer settings, by layer name. */
   settings?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-}
-
-class Call implements CallContext {
-  readonly command: string;
-  readonly info: CommandInfo;
-  readonly serial: number;
-  readonly dispatch: Dispatch;
-  readonly state: StateTracker | null;
-  result: unknown = undefined;
-  #scratch: Map<object, unknown> | undefined;
-
-  constructor(
-    command: string,
-    info: CommandInfo,
-    serial: number,
-    dispatch: Dispatch,
-    state: StateTracker | null,
-  ) {
-    this.command = command;
-    this.info = info;
-    this.serial = serial;
-    this.dispatch = dispatch;
-    this.state = state;
-  }
-
-  get scratch(): Map<object, unknown> {
-    return this.#scratch ??= new Map();
-  }
-}
-
-function skipValue(info: CommandInfo): unknown {
-  switch (info.ffi.result) {
-    case "void":
-      return undefined;
-    case "pointer":
-    case "function":
-    case "buffer":
-      return null;
-    case "u64":
-    case "i64":
-      return 0n;
-    default:
-      return info.result === "VkResult" ? VK_ERROR_VALIDATION_FAILED_EXT : 0;
-  }
 }
 
 /**
@@ -181,7 +139,8 @@ export class Chassis implements Disposable {
 
   /** The hook sets for `name`, in run order (the tracker first, or last for destroying commands). */
   hooksFor(name: string): CommandHooks[] {
-    const own = this.objects.map((o) => o.intercepts[name]).filter((h): h is CommandHooks => h !== undefined);
+    const own = this.objects.map((o) => (o.intercepts as Record<string, CommandHooks | undefined>)[name])
+      .filter((h): h is CommandHooks => h !== undefined);
     const tracked = this.state?.intercepts[name];
     if (!tracked) return own;
     const destroys = destroyRule(commandInfo(name)) !== null || name === "vkResetDescriptorPool";
@@ -197,43 +156,90 @@ export class Chassis implements Disposable {
   wrap(name: string, next: () => VulkanCommand): VulkanCommand {
     const info = commandInfo(name);
     const hooks = this.hooksFor(name);
+    const owners = new Map<CommandHooks, string>();
+    this.objects.forEach((o, i) => {
+      const h = (o.intercepts as Record<string, CommandHooks | undefined>)[name];
+      if (h) owners.set(h, this.layers[i]!.name);
+    });
     const validators = hooks.filter((h) => h.preCallValidate !== undefined);
     const pre = hooks.filter((h) => h.preCallRecord !== undefined);
     const post = hooks.filter((h) => h.postCallRecord !== undefined);
     const skipped = skipValue(info);
+    const failed = errorValue(info);
     const dispatch = this.#dispatch;
     let fn: VulkanCommand | undefined;
     // deno-lint-ignore no-this-alias
     const chassis = this;
-    const state = () => chassis.state;
+    const threw = (hook: CommandHooks, phase: string, error: unknown) => {
+      const layer = owners.get(hook) ?? "the state tracker";
+      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      (chassis.#options.onMessage ?? defaultReport)({
+        layer,
+        severity: "error",
+        id: "Layer-HookThrew",
+        text: `${phase} of "${name}" threw ${why}`,
+        command: name,
+      });
+    };
     return function (...args: unknown[]): unknown {
-      const ctx = new Call(name, info, ++chassis.#serial, dispatch, state());
-      let skip = false;
-      for (let i = 0; i < validators.length; i++) {
-        if (validators[i]!.preCallValidate!(ctx, ...args) === true) skip = true;
+      const ctx = new Call(name, info, ++chassis.#serial, dispatch, chassis.state, args);
+      let hook: CommandHooks | undefined;
+      let phase = "preCallValidate";
+      try {
+        let skip = false;
+        for (let i = 0; i < validators.length; i++) {
+          hook = validators[i]!;
+          if (hook.preCallValidate!(ctx as never, ...args) === true) skip = true;
+        }
+        if (skip || ctx.skipped) return ctx.skipped ? ctx.result : skipped;
+        phase = "preCallRecord";
+        for (let i = 0; i < pre.length && !ctx.skipped; i++) {
+          hook = pre[i]!;
+          hook.preCallRecord!(ctx as never, ...args);
+        }
+      } catch (error) {
+        threw(hook!, phase, error);
+        ctx.end();
+        return failed;
       }
-      if (skip) return skipped;
-      for (let i = 0; i < pre.length; i++) pre[i]!.preCallRecord!(ctx, ...args);
+      if (ctx.skipped) {
+        ctx.end();
+        return ctx.result;
+      }
+      ctx.after = true;
       const f = fn ??= next();
       // Written out by length, not spread: a spread call into a Deno.dlopen function from this site,
       // shared by every intercepted command, takes V8's slow path (~110 ns instead of ~30-40 ns).
       const n = args.length;
-      const result = n === 2
-        ? f(args[0], args[1])
-        : n === 3
-        ? f(args[0], args[1], args[2])
-        : n === 4
-        ? f(args[0], args[1], args[2], args[3])
-        : n === 1
-        ? f(args[0])
-        : n === 5
-        ? f(args[0], args[1], args[2], args[3], args[4])
-        : n === 6
-        ? f(args[0], args[1], args[2], args[3], args[4], args[5])
-        : callWith(f, args);
+      let result: unknown;
+      try {
+        result = n === 2
+          ? f(args[0], args[1])
+          : n === 3
+          ? f(args[0], args[1], args[2])
+          : n === 4
+          ? f(args[0], args[1], args[2], args[3])
+          : n === 1
+          ? f(args[0])
+          : n === 5
+          ? f(args[0], args[1], args[2], args[3], args[4])
+          : n === 6
+          ? f(args[0], args[1], args[2], args[3], args[4], args[5])
+          : callWith(f, args);
+      } catch (error) {
+        ctx.end();
+        throw error;
+      }
       ctx.result = result;
-      for (let i = 0; i < post.length; i++) post[i]!.postCallRecord!(ctx, ...args);
-      return result;
+      for (let i = 0; i < post.length; i++) {
+        try {
+          post[i]!.postCallRecord!(ctx as never, ...args);
+        } catch (error) {
+          threw(post[i]!, "postCallRecord", error);
+        }
+      }
+      ctx.end();
+      return ctx.result;
     };
   }
 

@@ -29,20 +29,25 @@ import type { VkCommandName as VulkanCommandName } from "../ffi/generated/vk_com
 import type { VulkanCommand } from "../chain/stubs.ts";
 import type { StateTracker } from "./state.ts";
 import type { CommandDescription, CommandParameter } from "./_commands.ts";
+import type { CallContext, CommandArguments, Dispatch } from "./call.ts";
+import { COMMANDS } from "../ffi/generated/commands.ts";
 
 export type { CommandDescription, CommandParameter };
 
 export type { VulkanCommand, VulkanCommandName };
 
-/**
- * The next link of the chain: every Vulkan command by its name (`vkCmdDraw`, aliases too), taking the
- * C parameter list as the loaders' command objects do. A command the next link does not have is
- * `undefined` at run time.
- */
-export type Dispatch = { readonly [K in VulkanCommandName]: VulkanCommand };
-
-/** `VK_ERROR_VALIDATION_FAILED_EXT`: what a skipped command returning `VkResult` returns. */
-export const VK_ERROR_VALIDATION_FAILED_EXT: number = -1000011001;
+export { VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED_EXT } from "./call.ts";
+export type {
+  ArgumentIndex,
+  ArgumentValue,
+  CallContext,
+  ChainLink,
+  CommandArguments,
+  CommandResult,
+  Dispatch,
+  OutputValue,
+  StructMembers,
+} from "./call.ts";
 
 /** Severity of a {@linkcode ValidationMessage}, as `VkDebugUtilsMessageSeverityFlagBitsEXT` names them. */
 export type LayerSeverity = "error" | "warning" | "info" | "verbose";
@@ -62,50 +67,35 @@ export interface ValidationMessage {
 }
 
 /**
- * What a hook gets besides the command's C arguments. One object per call, shared by every validation
- * object of the chassis for that call.
+ * Hooks of one validation object for one command `K`. Each receives the call context, then the command's
+ * C arguments in order, typed from the generated signature (`CommandHooks` alone: any command, untyped).
+ * See {@linkcode CallContext} for what a hook may change.
  */
-export interface CallContext {
-  /** The command's name as called (an alias stays an alias). */
-  readonly command: string;
-  /** The command's generated description (parameter names, C types, pointer depth, `len`). */
-  readonly info: CommandDescription;
-  /** Sequence number of this call in its chassis (1 for the first intercepted call). */
-  readonly serial: number;
-  /** The next link. */
-  readonly dispatch: Dispatch;
-  /** The shared state tracker (null when no validation object asked for one). */
-  readonly state: StateTracker | null;
-  /** The next link's return value; set before `postCallRecord`. */
-  result: unknown;
-  /** Free slot for a validation object to pass data from its pre hooks to its post hook. */
-  readonly scratch: Map<object, unknown>;
-}
-
-/**
- * Hooks of one validation object for one command. Each receives the call context, then the command's C
- * arguments in order.
- */
-export interface CommandHooks {
+export interface CommandHooks<K extends VulkanCommandName = VulkanCommandName> {
   /**
    * Checks the call before anything is recorded. Return `true` to skip the call: the remaining
    * validators still run (every problem is reported), then nothing else does, and the command returns
-   * `VK_ERROR_VALIDATION_FAILED_EXT` (or nothing, for `void` commands).
+   * `VK_ERROR_VALIDATION_FAILED_EXT` (or nothing, for `void` commands) unless a hook chose a result with
+   * `ctx.skip(result)`.
    */
-  // deno-lint-ignore no-explicit-any
-  preCallValidate?(ctx: CallContext, ...args: any[]): boolean | void;
+  preCallValidate?(ctx: CallContext<K>, ...args: CommandArguments<K>): boolean | void;
   /** Records what the call is about to do (runs only when no validator skipped it). */
-  // deno-lint-ignore no-explicit-any
-  preCallRecord?(ctx: CallContext, ...args: any[]): void;
-  /** Records what the call did; `ctx.result` holds its return value. */
-  // deno-lint-ignore no-explicit-any
-  postCallRecord?(ctx: CallContext, ...args: any[]): void;
+  preCallRecord?(ctx: CallContext<K>, ...args: CommandArguments<K>): void;
+  /** Records what the call did; `ctx.result` holds its return value, which it may replace. */
+  postCallRecord?(ctx: CallContext<K>, ...args: CommandArguments<K>): void;
 }
+
+/**
+ * Hooks by command name, each typed for its command: a misspelled name (`vkAlocateMemory`) or a hook
+ * taking the wrong arguments fails `deno check`. Aliases are separate names: intercept both when a layer
+ * cares ({@linkcode everyCommand} intercepts every name).
+ */
+export type Intercepts = { readonly [K in VulkanCommandName]?: CommandHooks<K> };
 
 /** One validation object: the hooks of one layer in one chassis. */
 export interface ValidationObject {
-  /** Hooks by command name. Aliases are separate names: intercept both when a layer cares. */
-  readonly intercepts: { readonly [command: string]: CommandHooks };
+  /** Hooks by command name. */
+  readonly intercepts: Intercepts;
   /** Called when the chassis is disposed (print a summary, close a file). */
   dispose?(): void;
 }
@@ -179,4 +169,72 @@ export function defineLayer(layer: TsLayer): TsLayer {
     throw new TypeError(`Invalid layer name "${layer.name}": expected "VK_LAYER_<AUTHOR>_<name>"`);
   }
   return layer;
+}
+
+/** Vulkan command names (aliases included) by dispatch level, as the generated command table lists them. */
+export interface CommandNamesByLevel {
+  /** Commands called without a dispatchable handle (`vkCreateInstance`, the instance enumerations). */
+  readonly global: readonly VulkanCommandName[];
+  /** Commands whose first parameter is a `VkInstance`. */
+  readonly instance: readonly VulkanCommandName[];
+  /** Commands whose first parameter is a `VkPhysicalDevice`. */
+  readonly physical_device: readonly VulkanCommandName[];
+  /** Commands whose first parameter is a `VkDevice`, `VkQueue` or `VkCommandBuffer`. */
+  readonly device: readonly VulkanCommandName[];
+}
+
+function namesByLevel(): CommandNamesByLevel {
+  const out: Record<string, VulkanCommandName[]> = {
+    global: [],
+    instance: [],
+    physical_device: [],
+    device: [],
+  };
+  for (const info of COMMANDS) {
+    for (const name of [info.name, ...info.aliases]) out[info.level]!.push(name as VulkanCommandName);
+  }
+  for (const list of Object.values(out)) Object.freeze(list);
+  return Object.freeze(out) as unknown as CommandNamesByLevel;
+}
+
+/**
+ * Every Vulkan command name (aliases included) by dispatch level.
+ *
+ * @example Usage
+ * ```ts
+ * import { COMMAND_NAMES } from "./layer.ts";
+ * console.log(COMMAND_NAMES.device.includes("vkCmdDraw")); // true
+ * ```
+ */
+export const COMMAND_NAMES: CommandNamesByLevel = namesByLevel();
+
+/**
+ * The same hooks for every command of `levels` (default all), aliases included: `intercepts` for a layer
+ * that sees every call (a tracer, a call counter). `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` are
+ * left out: the host answers them. Hooks get untyped arguments; narrow on `ctx.command`.
+ *
+ * @example Count every call
+ * ```ts
+ * import { defineLayer, everyCommand } from "./layer.ts";
+ * const counts = new Map<string, number>();
+ * export default defineLayer({
+ *   name: "VK_LAYER_example_count",
+ *   description: "Counts every call",
+ *   create: () => ({
+ *     intercepts: everyCommand({ preCallRecord: (ctx) => void counts.set(ctx.command, (counts.get(ctx.command) ?? 0) + 1) }),
+ *   }),
+ * });
+ * ```
+ */
+export function everyCommand(
+  hooks: CommandHooks,
+  levels: readonly (keyof CommandNamesByLevel)[] = ["global", "instance", "physical_device", "device"],
+): Intercepts {
+  const out: Record<string, CommandHooks> = {};
+  for (const level of levels) {
+    for (const name of COMMAND_NAMES[level]) {
+      if (name !== "vkGetInstanceProcAddr" && name !== "vkGetDeviceProcAddr") out[name] = hooks;
+    }
+  }
+  return out as Intercepts;
 }

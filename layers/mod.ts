@@ -20,20 +20,35 @@
  * @module
  */
 export type {
+  ArgumentIndex,
+  ArgumentValue,
   CallContext,
+  ChainLink,
+  CommandArguments,
   CommandDescription,
   CommandHooks,
+  CommandNamesByLevel,
   CommandParameter,
+  CommandResult,
   Dispatch,
+  Intercepts,
   LayerEnv,
   LayerSeverity,
+  OutputValue,
   ReportOptions,
+  StructMembers,
   TsLayer,
   TsLayerExtension,
   ValidationMessage,
   ValidationObject,
 } from "./layer.ts";
-export { defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "./layer.ts";
+export {
+  COMMAND_NAMES,
+  defineLayer,
+  everyCommand,
+  VK_ERROR_UNKNOWN,
+  VK_ERROR_VALIDATION_FAILED_EXT,
+} from "./layer.ts";
 export { Chassis, type ChassisOptions } from "./chassis.ts";
 export {
   type CallRecord,

@@ -207,11 +207,11 @@ export const objectLifetimesLayer: TsLayer = defineLayer({
     // Leaks are judged before the tracker (which runs last for destroying commands) ends the children.
     intercepts.vkDestroyDevice = {
       ...intercepts.vkDestroyDevice,
-      preCallRecord: (ctx, device) => leaks(ctx, device),
+      preCallRecord: (ctx, device) => leaks(ctx, device as Deno.PointerValue),
     };
     intercepts.vkDestroyInstance = {
       ...intercepts.vkDestroyInstance,
-      preCallRecord: (ctx, instance) => leaks(ctx, instance),
+      preCallRecord: (ctx, instance) => leaks(ctx, instance as Deno.PointerValue),
     };
     return { intercepts };
   },

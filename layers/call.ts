@@ -1,0 +1,395 @@
+/**
+ * One intercepted call as its hooks see it ({@linkcode CallContext}): the arguments, which hooks may
+ * replace (values, handles, struct literals) and whose pNext chains they may read and edit; the result,
+ * which a pre hook may choose by skipping the call and a post hook may replace; outputs a skipping hook
+ * fills. Memory written for the call lives until the call returns. Both placements use this one class.
+ *
+ * @module
+ */
+import type { VkCommandName, VkCommands } from "../ffi/generated/vk_commands.ts";
+import type { VkStructInputs } from "../ffi/generated/vk_structs.ts";
+import type { pointee, structType } from "../ffi/generated/vk_types.ts";
+import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
+import { Arena, nativeBytes, readPointer, readU32, writePointer, writeU32, writeU64 } from "../ffi/memory.ts";
+import { readStruct, sizeOfStruct } from "../ffi/struct_read.ts";
+import { writeStruct, writeStructArray } from "../ffi/struct_write.ts";
+import { findLayout } from "../ffi/_struct_layout.ts";
+import { STRUCT_BY_STYPE } from "../ffi/generated/structs.ts";
+import type { StructValue } from "../ffi/_struct_reader.ts";
+import type { ChainInput } from "../ffi/_struct_writer.ts";
+import type { StateTracker } from "./state.ts";
+import type { CommandDescription } from "./_commands.ts";
+
+/** `VK_ERROR_VALIDATION_FAILED_EXT`: what a skipped command returning `VkResult` returns. */
+export const VK_ERROR_VALIDATION_FAILED_EXT: number = -1000011001;
+/** `VK_ERROR_UNKNOWN`: what a command returning `VkResult` returns when a hook before the call throws. */
+export const VK_ERROR_UNKNOWN: number = -13;
+
+/** `VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO` and `..._DEVICE_CREATE_INFO`: the loader's link structs. */
+const LOADER_INSTANCE_CREATE_INFO = 47;
+const LOADER_DEVICE_CREATE_INFO = 48;
+/** Sizes of `VkLayerInstanceCreateInfo` / `VkLayerDeviceCreateInfo` (LP64), which the registry does not lay out. */
+const LOADER_STRUCT_SIZE: Record<number, number> = {
+  [LOADER_INSTANCE_CREATE_INFO]: 40,
+  [LOADER_DEVICE_CREATE_INFO]: 32,
+};
+
+/** The next link: every Vulkan command by name (aliases too), typed as `Vulkan.load()` types them. */
+export type Dispatch = Readonly<VkCommands>;
+
+/** The C arguments of command `K` as its generated signature types them (`unknown[]` for any command). */
+export type CommandArguments<K extends VkCommandName> = VkCommandName extends K ? readonly unknown[]
+  : Parameters<VkCommands[K]>;
+
+/** The result of command `K` as its generated signature types it (`unknown` for any command). */
+export type CommandResult<K extends VkCommandName> = VkCommandName extends K ? unknown
+  : ReturnType<VkCommands[K]>;
+
+/** Positions of a tuple's elements (`0 | 1 | 2` for three parameters); `number` for an array. */
+export type ArgumentIndex<T extends readonly unknown[]> = number extends T["length"] ? number
+  : Exclude<Partial<T>["length"], T["length"]>;
+
+/** The members of struct `S` as `writeStruct` takes them (any object for a struct the types do not know). */
+export type StructMembers<S> = S extends keyof VkStructInputs ? VkStructInputs[S] : never;
+
+/**
+ * What {@linkcode CallContext.setArgument} accepts for a parameter typed `P`: a value of that type, or
+ * for a pointer to struct(s), the struct's members (one object, or an array for an array parameter).
+ */
+export type ArgumentValue<P> =
+  | P
+  | (NonNullable<P> extends { readonly [structType]?: infer S }
+    ? StructMembers<S> | readonly StructMembers<S>[]
+    : never);
+
+/** What {@linkcode CallContext.setOutput} writes through a parameter typed `P` (`VkDeviceMemory` for `pMemory`). */
+export type OutputValue<P> = NonNullable<P> extends { readonly [pointee]?: infer T } ? T
+  : NonNullable<P> extends { readonly [structType]?: infer S } ? StructMembers<S>
+  : never;
+
+/** One link of a pNext chain as {@linkcode CallContext.chain} reads it: `type` names the struct. */
+export type ChainLink = StructValue & { readonly type: string };
+
+/**
+ * What a hook gets besides the command's C arguments. One object per call, shared by every validation
+ * object of the chassis for that call, the same in both placements (over a command object in the script,
+ * or as a link of a native chain).
+ *
+ * Control of the call:
+ * - a pre hook (`preCallValidate`, `preCallRecord`) may {@linkcode CallContext.skip} the call with a chosen
+ *   result: no later pre hook runs, the next link is not called, no post hook runs, and the command
+ *   returns that result; it may fill the outputs first with {@linkcode CallContext.setOutput};
+ * - a post hook (`postCallRecord`) may replace `result`, which the command then returns;
+ * - a pre hook may replace arguments ({@linkcode CallContext.setArgument}) and edit pNext chains
+ *   ({@linkcode CallContext.extendChain}, {@linkcode CallContext.removeFromChain}): hooks after it and
+ *   the next link see the new values, the application's memory is never written;
+ * - a hook that throws is reported as an error message (id `Layer-HookThrew`, naming the layer and the
+ *   command); thrown before the call, the call is skipped and returns `VK_ERROR_UNKNOWN` (0 or null for
+ *   other results, nothing for `void`); thrown after it, the next link's result stands.
+ */
+export interface CallContext<K extends VkCommandName = VkCommandName> {
+  /** The command's name as called (an alias stays an alias). */
+  readonly command: K;
+  /** The command's generated description (parameter names, C types, pointer depth, `len`). */
+  readonly info: CommandDescription;
+  /** Sequence number of this call in its chassis (1 for the first intercepted call). */
+  readonly serial: number;
+  /** The next link. */
+  readonly dispatch: Dispatch;
+  /** The shared state tracker (null when no validation object asked for one). */
+  readonly state: StateTracker | null;
+  /** The arguments as the next link will get them (after replacements). */
+  readonly args: CommandArguments<K>;
+  /**
+   * The result: set by {@linkcode CallContext.skip}, or the next link's return value before the post
+   * hooks, which may replace it.
+   */
+  result: CommandResult<K> | undefined;
+  /** True once a pre hook skipped the call. */
+  readonly skipped: boolean;
+  /** Free slot for a validation object to pass data from its pre hooks to its post hook. */
+  readonly scratch: Map<object, unknown>;
+  /**
+   * Skips the call (pre hooks only): the next link is not called and the command returns `result`
+   * (default `VK_ERROR_VALIDATION_FAILED_EXT` for `VkResult`, nothing for `void`, else 0 or null).
+   *
+   * @throws {TypeError} In a post hook.
+   */
+  skip(result?: CommandResult<K>): void;
+  /**
+   * Replaces argument `index` (or the parameter of that name) for the next link and later hooks: a value
+   * of the parameter's type, or for a pointer to struct(s) the struct's members, written into memory that
+   * lives until the call returns.
+   *
+   * @throws {TypeError} After the call, for an unknown parameter, or a struct literal the struct writer refuses.
+   */
+  setArgument<I extends ArgumentIndex<CommandArguments<K>>>(
+    index: I,
+    value: ArgumentValue<CommandArguments<K>[I & keyof CommandArguments<K>]>,
+  ): void;
+  /** Same, by parameter name (checked when called). */
+  setArgument(name: string, value: unknown): void;
+  /**
+   * The pNext chain of the struct that argument `index` points to, one object per link with `type`
+   * naming the struct. The loader's link structs (`VkLayerInstanceCreateInfo`, `VkLayerDeviceCreateInfo`)
+   * and structs the registry does not know are left out. Empty for a null pointer.
+   */
+  chain(index: number | string): ChainLink[];
+  /**
+   * Puts `links` (`{ type: "VkPhysicalDeviceFeatures2", ... }`) at the front of the pNext chain of the
+   * struct argument `index` points to, by replacing the argument with a copy: the application's struct
+   * is not written.
+   */
+  extendChain(index: number | string, ...links: ChainInput[]): void;
+  /**
+   * Removes every link of struct `type` from the pNext chain of the struct argument `index` points to
+   * (copying the struct and the links before it). Returns whether any was found.
+   */
+  removeFromChain(index: number | string, type: string): boolean;
+  /**
+   * Writes `value` through the output pointer argument `index` (`pMemory` of `vkAllocateMemory`): a
+   * handle, a number (32 bits), a bigint (64 bits), or a struct's members (its `sType` and `pNext` kept).
+   * For a pre hook that skips the call and answers in its place.
+   *
+   * @throws {TypeError} If the argument is null or not a pointer to writable memory.
+   */
+  setOutput<I extends ArgumentIndex<CommandArguments<K>>>(
+    index: I,
+    value: OutputValue<CommandArguments<K>[I & keyof CommandArguments<K>]>,
+  ): void;
+  /** Same, by parameter name (checked when called). */
+  setOutput(name: string, value: unknown): void;
+  /** Memory that lives until the call returns, for values a hook hands to the next link. */
+  readonly memory: Arena;
+}
+
+/** What a skipped command returns unless its hook chose. */
+export function skipValue(info: CommandInfo): unknown {
+  switch (info.ffi.result) {
+    case "void":
+      return undefined;
+    case "pointer":
+    case "function":
+    case "buffer":
+      return null;
+    case "u64":
+    case "i64":
+      return 0n;
+    default:
+      return info.result === "VkResult" ? VK_ERROR_VALIDATION_FAILED_EXT : 0;
+  }
+}
+
+/** What a command returns when a hook before the call throws. */
+export function errorValue(info: CommandInfo): unknown {
+  return info.result === "VkResult" ? VK_ERROR_UNKNOWN : skipValue(info);
+}
+
+function isLiteral(v: unknown): v is object {
+  return v !== null && typeof v === "object" &&
+    (Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype);
+}
+
+/** The chassis's call record: one per intercepted call. */
+export class Call implements CallContext {
+  readonly command: VkCommandName;
+  readonly info: CommandInfo;
+  readonly serial: number;
+  readonly dispatch: Dispatch;
+  readonly state: StateTracker | null;
+  readonly args: unknown[];
+  result: unknown = undefined;
+  skipped = false;
+  /** True once the next link was called (or the call skipped): arguments are final. */
+  after = false;
+  #scratch: Map<object, unknown> | undefined;
+  #memory: Arena | undefined;
+
+  constructor(
+    command: string,
+    info: CommandInfo,
+    serial: number,
+    dispatch: Dispatch,
+    state: StateTracker | null,
+    args: unknown[],
+  ) {
+    this.command = command as VkCommandName;
+    this.info = info;
+    this.serial = serial;
+    this.dispatch = dispatch;
+    this.state = state;
+    this.args = args;
+  }
+
+  get scratch(): Map<object, unknown> {
+    return this.#scratch ??= new Map();
+  }
+
+  get memory(): Arena {
+    return this.#memory ??= new Arena();
+  }
+
+  /** Frees the call's memory (the chassis, once the call returned). */
+  end(): void {
+    this.#memory?.dispose();
+  }
+
+  skip(result?: unknown): void {
+    if (this.after) throw new TypeError(`Cannot skip "${this.command}" from a post hook: the call was made`);
+    this.skipped = true;
+    this.result = result === undefined ? skipValue(this.info) : result;
+  }
+
+  #param(which: number | string, verb: string): [number, ParamInfo] {
+    const params = this.info.params;
+    const index = typeof which === "number" ? which : params.findIndex((p) => p.name === which);
+    const param = params[index];
+    if (param === undefined) {
+      throw new TypeError(
+        `Cannot ${verb} argument ${JSON.stringify(which)} of "${this.command}": no such parameter (it has ${
+          params.map((p) => p.name).join(", ")
+        })`,
+      );
+    }
+    return [index, param];
+  }
+
+  #before(verb: string, param: ParamInfo): void {
+    if (this.after) {
+      throw new TypeError(
+        `Cannot ${verb} "${param.name}" of "${this.command}" from a post hook: the call was made`,
+      );
+    }
+  }
+
+  setArgument(which: number | string, value: unknown): void {
+    const [index, param] = this.#param(which, "replace");
+    this.#before("replace", param);
+    if (isLiteral(value) && param.pointer === 1 && findLayout(param.type) !== undefined) {
+      const name = param.type as never;
+      this.args[index] = Array.isArray(value)
+        ? writeStructArray(this.memory, name, value as never)
+        : writeStruct(this.memory, name, value as never);
+      return;
+    }
+    this.args[index] = value;
+  }
+
+  #struct(which: number | string, verb: string): [number, ParamInfo, Deno.PointerValue] {
+    const [index, param] = this.#param(which, verb);
+    const layout = findLayout(param.type);
+    if (param.pointer !== 1 || layout === undefined || layout.members[1]?.name !== "pNext") {
+      throw new TypeError(
+        `Cannot ${verb} the pNext chain of "${param.name}" of "${this.command}": it is not a pointer to a struct with pNext`,
+      );
+    }
+    return [index, param, this.args[index] as Deno.PointerValue];
+  }
+
+  chain(which: number | string): ChainLink[] {
+    const [, , pointer] = this.#struct(which, "read");
+    const out: ChainLink[] = [];
+    if (pointer === null) return out;
+    for (
+      let p = readPointer(pointer, 8), guard = 0;
+      p !== null && guard < 256;
+      p = readPointer(p, 8), guard++
+    ) {
+      const sType = readU32(p, 0);
+      const type = Object.hasOwn(STRUCT_BY_STYPE, sType) ? STRUCT_BY_STYPE[sType] : undefined;
+      if (type === undefined || findLayout(type) === undefined) continue;
+      out.push({ ...readStruct(type as string, p), type } as ChainLink);
+    }
+    return out;
+  }
+
+  /** A copy of `size` bytes at `from` in the call's memory. */
+  #copy(from: Deno.PointerObject, size: number): Deno.PointerObject {
+    const buffer = this.memory.alloc(size, 8);
+    buffer.set(nativeBytes(from, size));
+    return this.memory.pointer(buffer);
+  }
+
+  extendChain(which: number | string, ...links: ChainInput[]): void {
+    const [index, param, pointer] = this.#struct(which, "extend");
+    this.#before("extend the pNext chain of", param);
+    if (pointer === null) {
+      throw new TypeError(
+        `Cannot extend the pNext chain of "${param.name}" of "${this.command}": it is null`,
+      );
+    }
+    let next = readPointer(pointer, 8);
+    for (const { type, ...members } of [...links].reverse()) {
+      next = writeStruct(this.memory, type as never, { ...members, pNext: next } as never);
+    }
+    const copy = this.#copy(pointer, sizeOfStruct(param.type as never));
+    writePointer(copy, 8, next);
+    this.args[index] = copy;
+  }
+
+  removeFromChain(which: number | string, type: string): boolean {
+    const [index, param, pointer] = this.#struct(which, "edit");
+    this.#before("edit the pNext chain of", param);
+    const sType = findLayout(type)?.sType;
+    if (sType === undefined) {
+      throw new TypeError(`Cannot remove "${type}" from a pNext chain: no such struct`);
+    }
+    if (pointer === null) return false;
+    const links: Deno.PointerObject[] = [];
+    let last = -1;
+    for (let p = readPointer(pointer, 8); p !== null && links.length < 256; p = readPointer(p, 8)) {
+      if (readU32(p, 0) === sType) last = links.length;
+      links.push(p);
+    }
+    if (last < 0) return false;
+    const head = this.#copy(pointer, sizeOfStruct(param.type as never));
+    let tail: Deno.PointerObject = head;
+    for (let i = 0; i <= last; i++) {
+      const link = links[i]!;
+      const s = readU32(link, 0);
+      if (s === sType) continue;
+      const known = STRUCT_BY_STYPE[s];
+      const size = LOADER_STRUCT_SIZE[s] ?? (known === undefined ? undefined : findLayout(known)?.size);
+      if (size === undefined) {
+        throw new TypeError(
+          `Cannot remove "${type}" from the pNext chain of "${param.name}" of "${this.command}": an unknown struct (sType ${s}) comes before it`,
+        );
+      }
+      const copy = this.#copy(link, size);
+      writePointer(tail, 8, copy);
+      tail = copy;
+    }
+    writePointer(tail, 8, links[last + 1] ?? null);
+    this.args[index] = head;
+    return true;
+  }
+
+  setOutput(which: number | string, value: unknown): void {
+    const [index, param] = this.#param(which, "write");
+    const pointer = this.args[index] as Deno.PointerValue;
+    if (param.pointer < 1 || param.const) {
+      throw new TypeError(`Cannot write through "${param.name}" of "${this.command}": it is not an output`);
+    }
+    if (pointer === null) {
+      throw new TypeError(`Cannot write through "${param.name}" of "${this.command}": it is null`);
+    }
+    if (typeof value === "bigint") return writeU64(pointer, 0, value);
+    if (typeof value === "number") return writeU32(pointer, 0, value);
+    if (isLiteral(value) && !Array.isArray(value) && findLayout(param.type) !== undefined) {
+      const layout = findLayout(param.type)!;
+      using scratch = new Arena();
+      const written = writeStruct(scratch, param.type as never, value as never);
+      const header = layout.members[1]?.name === "pNext" ? 16 : 0;
+      nativeBytes(pointer, layout.size - header, header).set(
+        nativeBytes(written, layout.size - header, header),
+      );
+      return;
+    }
+    if (value === null || (typeof value === "object" && Object.getPrototypeOf(value) === null)) {
+      return writePointer(pointer, 0, value as Deno.PointerValue);
+    }
+    throw new TypeError(
+      `Cannot write through "${param.name}" of "${this.command}": expected a handle, a number, a bigint or a struct's members`,
+    );
+  }
+}

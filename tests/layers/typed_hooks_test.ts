@@ -1,0 +1,79 @@
+/**
+ * Hooks are typed from the generated command signatures: a misspelled command name or a hook taking the
+ * wrong argument types fails `deno check` (the `@ts-expect-error` lines below are checked by `deno test`);
+ * `everyCommand` intercepts every command, and `COMMAND_NAMES` lists them by level.
+ */
+import assert from "node:assert/strict";
+import {
+  COMMAND_NAMES,
+  defineLayer,
+  everyCommand,
+  installLayers,
+  type Intercepts,
+} from "../../layers/mod.ts";
+import type { VkDeviceMemory, VkResult } from "../../ffi/generated/vk_types.ts";
+
+Deno.test("a misspelled intercept and hooks with wrong argument or result types fail deno check", () => {
+  const misspelled = defineLayer({
+    name: "VK_LAYER_test_typo",
+    description: "typo",
+    create: () => ({
+      intercepts: {
+        // @ts-expect-error: no command "vkAlocateMemory"
+        vkAlocateMemory: { preCallRecord: () => {} },
+      },
+    }),
+  });
+  const wrongArgument: Intercepts = {
+    vkCmdSetLineWidth: {
+      // @ts-expect-error: lineWidth is a number, not a string
+      preCallRecord: (_ctx, _commandBuffer, _lineWidth: string) => {},
+    },
+  };
+  const wrongReplacement: Intercepts = {
+    vkAllocateMemory: {
+      preCallRecord(ctx) {
+        // @ts-expect-error: allocationSize is a VkDeviceSize (bigint)
+        ctx.setArgument(1, { allocationSize: "large" });
+        // @ts-expect-error: pMemory receives a VkDeviceMemory, not a number
+        ctx.setOutput(3, 7);
+        // @ts-expect-error: vkAllocateMemory has four parameters
+        ctx.setArgument(4, null);
+      },
+    },
+  };
+  const typed: Intercepts = {
+    vkAllocateMemory: {
+      postCallRecord(ctx, _device, _info, _allocator, pMemory) {
+        const result: VkResult | undefined = ctx.result;
+        const memory: VkDeviceMemory | null = pMemory === null ? null : null;
+        void [result, memory];
+      },
+    },
+  };
+  assert.equal(misspelled.name, "VK_LAYER_test_typo");
+  assert.ok(wrongArgument.vkCmdSetLineWidth && wrongReplacement.vkAllocateMemory && typed.vkAllocateMemory);
+});
+
+Deno.test("everyCommand sees every call of the command object, COMMAND_NAMES lists commands by level", () => {
+  const seen: string[] = [];
+  const base = {
+    vkCmdSetLineWidth: (_cb: Deno.PointerValue, _w: number) => {},
+    vkDeviceWaitIdle: (_d: Deno.PointerValue) => 0,
+  };
+  using vk = installLayers(base, {
+    layers: [defineLayer({
+      name: "VK_LAYER_test_every",
+      description: "every command",
+      create: () => ({ intercepts: everyCommand({ preCallRecord: (ctx) => void seen.push(ctx.command) }) }),
+    })],
+  });
+  vk.vkCmdSetLineWidth(null, 1);
+  vk.vkDeviceWaitIdle(null);
+  assert.deepEqual(seen, ["vkCmdSetLineWidth", "vkDeviceWaitIdle"]);
+  assert.ok(COMMAND_NAMES.device.includes("vkCmdDraw"));
+  assert.ok(COMMAND_NAMES.instance.includes("vkEnumeratePhysicalDevices"));
+  assert.ok(COMMAND_NAMES.physical_device.includes("vkGetPhysicalDeviceProperties2KHR"));
+  assert.ok(COMMAND_NAMES.global.includes("vkCreateInstance"));
+  assert.ok(!COMMAND_NAMES.device.includes("vkCreateInstance"));
+});
