@@ -19,6 +19,7 @@ import {
 import { Vulkan, type VulkanCommands } from "../../mod.ts";
 import { createDevice, createInstance, type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
+import type { VkDevice, VkDeviceMemory, VkQueue } from "../../ffi/generated/vk_types.ts";
 
 const VK_ERROR_OUT_OF_DEVICE_MEMORY = -2;
 const VK_ERROR_DEVICE_LOST = -4;
@@ -33,7 +34,7 @@ interface Run extends Loaded {
   readonly env: MockEnvironment;
   readonly messages: ValidationMessage[];
   readonly instance: Deno.PointerValue;
-  readonly device: Deno.PointerValue;
+  readonly device: VkDevice;
 }
 
 /**
@@ -89,9 +90,9 @@ async function withLayer(
   const made = createDevice(loaded, physicalDevice!, { pNext: devicePNext(arena) });
   assert.equal(made.result, 0);
   try {
-    body({ ...loaded, env, messages, instance, device: made.device });
+    body({ ...loaded, env, messages, instance, device: made.device as VkDevice });
   } finally {
-    vk.vkDestroyDevice(made.device, null);
+    vk.vkDestroyDevice(made.device as VkDevice, null);
     vk.vkDestroyInstance(instance, null);
   }
 }
@@ -123,7 +124,7 @@ for (const placement of PLACEMENTS) {
       // The next allocation goes through.
       assert.equal(vk.vkAllocateMemory(device, info, null, out), 0);
       assert.match(driverCalls(env, "vkAllocateMemory").join("\n"), /size=1234 /);
-      vk.vkFreeMemory(device, readPointer(out, 0), null);
+      vk.vkFreeMemory(device, readPointer(out, 0) as VkDeviceMemory, null);
     });
   });
 
@@ -131,7 +132,7 @@ for (const placement of PLACEMENTS) {
     await withLayer(placement, () => ({
       vkAllocateMemory: {
         preCallValidate(ctx) {
-          ctx.setOutput(3, Deno.UnsafePointer.create(0x5000n)!);
+          ctx.setOutput(3, Deno.UnsafePointer.create(0x5000n) as VkDeviceMemory);
           ctx.skip(0);
         },
       },
@@ -167,7 +168,7 @@ for (const placement of PLACEMENTS) {
       assert.equal(vk.vkAllocateMemory(device, info, null, out), 0);
       assert.match(driverCalls(env, "vkAllocateMemory").join("\n"), /size=4096 /);
       assert.deepEqual(nativeBytes(info, 32), before);
-      vk.vkFreeMemory(device, readPointer(out, 0), null);
+      vk.vkFreeMemory(device, readPointer(out, 0) as VkDeviceMemory, null);
     });
   });
 
@@ -224,7 +225,7 @@ for (const placement of PLACEMENTS) {
       assert.deepEqual(driverCalls(env, "vkDeviceWaitIdle"), []);
       const out = arena.pointer(arena.alloc(8));
       vk.vkGetDeviceQueue(device, 0, 0, out);
-      assert.equal(vk.vkQueueWaitIdle(readPointer(out, 0)), 0);
+      assert.equal(vk.vkQueueWaitIdle(readPointer(out, 0) as VkQueue), 0);
       assert.deepEqual(messages.map((m) => [m.layer, m.id, m.command, m.text]), [
         [
           LAYER,

@@ -3,6 +3,7 @@
  * and its destroy order, sub-state slots, and what the top-of-chain host leaves untouched. Driven by
  * plain JavaScript "next links", no driver needed.
  */
+import type { VkCommandBuffer } from "../../ffi/generated/vk_types.ts";
 import assert from "node:assert/strict";
 import { Arena, readPointer, writePointer } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
@@ -214,7 +215,9 @@ Deno.test("a layer calls a command it does not intercept through the dispatch ob
     description: "draws before present",
     create: () => ({
       intercepts: {
-        vkQueuePresentKHR: { preCallRecord: (ctx) => ctx.dispatch.vkCmdDraw(null, 3, 1, 0, 0) },
+        vkQueuePresentKHR: {
+          preCallRecord: (ctx) => ctx.dispatch.vkCmdDraw(null as unknown as VkCommandBuffer, 3, 1, 0, 0),
+        },
       },
     }),
   });
