@@ -1,40 +1,6 @@
 /**
- * The driver (ICD) manifest, file format 1.0.0 and 1.0.1 (docs/behaviour.md M01-M04):
- *
- * ```json
- * {
- *   "file_format_version": "1.0.1",
- *   "ICD": {
- *     "library_path": "libvulkan_example.so",
- *     "api_version": "1.3.230",
- *     "library_arch": "64",
- *     "is_portability_driver": false
- *   }
- * }
- * ```
- *
- * `file_format_version`, `ICD`, `ICD.library_path` (non-empty) and
- * `ICD.api_version` are required; `library_arch` (`"32"` or `"64"`) and
- * `is_portability_driver` (a boolean) are optional. A `file_format_version`
- * newer than 1.0.1 is read as 1.0.1 with a warning. An `api_version` with a
- * non-zero variant (`"1.1.3.0"`: variant 1) belongs to another API and is a
- * defect. Fields this version does not know are ignored.
- *
- * Lenient where the Khronos loader is (docs/behaviour.md M06): a field of the wrong
- * type is ignored with a warning naming it, and the manifest is skipped only
- * when it cannot be used without that field. The loader reads version fields
- * as the JSON text of whatever value is there, so a version given as a number
- * (`"api_version": 1.2`) is read from its text ("1.2") with a warning; it only
- * takes `is_portability_driver` when it is the JSON `true`, so `"true"` (a
- * string) leaves an ordinary driver, with a warning; and a `library_arch` other
- * than `"32"` or `"64"` never makes it skip a driver, so it is ignored with a
- * warning.
- *
- * `library_path` reaches the dynamic linker as follows: absolute paths as
- * written; a path with a `/` joined to the manifest's folder by plain string
- * concatenation (no `..` folding, like the C loader); a bare name unchanged, so
- * the linker's own search (`LD_LIBRARY_PATH`, `ld.so.cache`) and tokens such as
- * `$LIB` work as they do for `libvulkan.so.1`.
+ * The driver (ICD) manifest, file format 1.0.0 and 1.0.1, read into a plain record or a reason naming the
+ * field (docs/behaviour.md M01-M04, M06); how `library_path` reaches the dynamic linker.
  *
  * @example Parsing a manifest object
  * ```ts

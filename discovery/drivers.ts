@@ -1,32 +1,7 @@
 /**
- * Driver discovery: from an environment snapshot and the file system to the
- * ordered list of driver manifests to load, with every file seen and why it
- * was used or skipped. Pure data: no library is opened here.
- *
- * Order (first to last), docs/behaviour.md D01-D09:
- *
- * 1. `VK_DRIVER_FILES` (or, when it is unset, the deprecated `VK_ICD_FILENAMES`):
- *    when set, it replaces steps 2, 4 and 5.
- * 2. `VK_ADD_DRIVER_FILES`.
- * 3. Packages given to {@linkcode discoverDrivers} (`options.packages`), in order.
- * 4. Packages in `VK_LOADER_DRIVER_PACKAGES` (vkdeno's own variable; see `packages.ts`).
- * 5. The default search folders (`search_paths.ts`).
- *
- * Packages sit after the additions and before the system folders: like
- * `VK_ADD_DRIVER_FILES` they are something the user or application asked for,
- * so they come first, but an explicit `VK_DRIVER_FILES` still wins over the
- * variable. Packages passed through the API are the application's own choice
- * and are kept even with `VK_DRIVER_FILES` set or when elevated.
- *
- * Entries of the path variables are manifest files (ending in `.json`) or
- * folders to scan. Under elevated privileges (`env.elevated`) every variable
- * above, the filter variables and the home/XDG paths are ignored, as the C
- * loader's `secure_getenv` makes them.
- *
- * Each file is then read and checked; a file reached twice (the same path,
- * after folding `.`/`..`/`//`) is used once. `VK_LOADER_DRIVERS_SELECT` and
- * `VK_LOADER_DRIVERS_DISABLE` filter by manifest file name; a driver that both
- * lists match is kept.
+ * Driver discovery: from an environment snapshot and the file system to the ordered list of driver manifests
+ * to load, with every file seen and why it was used or skipped (docs/behaviour.md D01-D09, V02). Never opens a
+ * library.
  *
  * @example Discovering drivers
  * ```ts

@@ -1,26 +1,6 @@
 /**
- * The glob filters of `VK_LOADER_DRIVERS_SELECT`, `VK_LOADER_DRIVERS_DISABLE`,
- * `VK_LOADER_LAYERS_ENABLE` and `VK_LOADER_LAYERS_DISABLE` (docs/behaviour.md D07).
- *
- * A variable holds a comma-separated list of filters; each is one of
- *
- * | filter | matches |
- * |---|---|
- * | `x` | a name equal to `x` |
- * | `x*` | a name starting with `x` |
- * | `*x` | a name ending with `x` |
- * | `*x*` | a name containing `x` |
- * | `*`, `**`, `~all~` | every name |
- * | `~name~` (any other) | nothing here; kept as `special` for layer rules such as `~implicit~` |
- *
- * Matching is case-insensitive. A `*` anywhere else is a literal character.
- * As in the C loader, at most 16 filters are read from one variable and each
- * is cut to 255 characters; both cases add a warning. Spaces around a filter
- * are trimmed (the C loader keeps them, so `"a, b"` there never matches `b`:
- * a divergence that only makes a typo work).
- *
- * Drivers are matched by manifest file name (`lvp_icd.x86_64.json`, extension
- * included), layers by layer name.
+ * The glob filters of `VK_LOADER_DRIVERS_SELECT`, `VK_LOADER_DRIVERS_DISABLE`, `VK_LOADER_LAYERS_ENABLE`
+ * and `VK_LOADER_LAYERS_DISABLE` (docs/behaviour.md D07).
  *
  * @example Selecting drivers
  * ```ts

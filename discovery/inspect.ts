@@ -1,15 +1,6 @@
 /**
- * The inspect report: what discovery found and what it did with each file,
- * the equivalent of the Fuchsia loader service's inspect data. `deno task
- * inspect` prints it (tools/inspect.ts).
- *
- * The report is made of sections of one shape ({@linkcode InspectSection}):
- * the locations searched, then every candidate manifest with its origin,
- * parsed fields and status. Drivers fill `drivers`; layer discovery adds a
- * `layers` section of the same shape (build it with its own
- * `...InspectSection(discovery)` function and pass it to
- * {@linkcode buildInspectReport}), and {@linkcode formatInspectReport} prints
- * every section present.
+ * The inspect report (`deno task inspect`): what discovery found and what it did with each file, in sections
+ * of one shape, like the Fuchsia loader service's inspect data.
  *
  * @example Printing the report for a snapshot
  * ```ts

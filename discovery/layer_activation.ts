@@ -1,24 +1,6 @@
 /**
- * Which layers an instance gets, in chain order, and why (docs/behaviour.md
- * F01 to F10, O03, O05): a pure function of the environment snapshot, the
- * discovered layers, the application's requested layer names and its
- * executable path.
- *
- * Order (element 0 closest to the application), each name once, first
- * occurrence wins:
- *
- * 1. implicit layers in discovery order, when their variables allow it (or
- *    `VK_LOADER_LAYERS_ENABLE` names them and their `disable_environment`
- *    variable is not set: that one always wins); an implicit layer also named in
- *    `VK_INSTANCE_LAYERS` takes its place there instead (the current Khronos
- *    loader, F03; libvulkan 1.3.239 still kept it with the implicit layers);
- * 2. `VK_INSTANCE_LAYERS`, in list order (unknown or hidden names are logged);
- * 3. the other layers matching `VK_LOADER_LAYERS_ENABLE`, in discovery order;
- * 4. the application's layers, in its order (an unknown, disabled or
- *    blacklisted name fails with `VK_ERROR_LAYER_NOT_PRESENT`).
- *
- * A meta layer stands for its components, expanded in its order; an implicit
- * component still obeys its own variables, except under the override layer.
+ * Which layers an instance gets, in chain order, and why (docs/behaviour.md F01-F10, O03, O05): a pure
+ * function of the environment snapshot, the discovered layers, the requested layer names and the executable.
  *
  * @example Activating layers for an application
  * ```ts

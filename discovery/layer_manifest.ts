@@ -1,17 +1,6 @@
 /**
- * Layer manifests (file format 1.0.0 to 1.2.1) turned into plain layer
- * records, following the Khronos loader's Linux rules (docs/behaviour.md LM01 to
- * LM08, O01, O04 to O06).
- *
- * A manifest holds one `layer` object or, from 1.0.1, a `layers` array. Every
- * layer needs `name`, `type` (`INSTANCE` or `GLOBAL`; `DEVICE` is skipped as
- * deprecated), `api_version`, `implementation_version`, `description` and
- * exactly one of `library_path` and `component_layers` (a meta layer);
- * implicit layers also need `disable_environment`. A defective layer is skipped
- * with a message naming the file and the field; the other layers of the file
- * still load. Nothing here reads the file system or loads a library. One layer
- * object's fields are read in layer_manifest_fields.ts; the records are defined in
- * layer_manifest_types.ts, and re-exported here.
+ * Layer manifests (file format 1.0.0 to 1.2.1) turned into plain layer records (docs/behaviour.md LM01-LM08,
+ * O01, O04-O06); one layer object's fields are read in layer_manifest_fields.ts.
  *
  * @example Parsing a manifest's JSON
  * ```ts

@@ -1,12 +1,6 @@
 /**
- * The per-process cache of parsed layer manifests (layers.ts reads every manifest through it).
- *
- * A manifest is kept by its path and by whether it was found as implicit or explicit, with the stamp of
- * the file when it was read (kind, device, inode, size, modification and change times), and given again
- * while the stamp is unchanged, so a scan after a change parses only what changed. A file changed in the
- * last {@linkcode RACY_WINDOW_MS} milliseconds is always read again, because file times are too coarse to
- * tell two quick writes apart. A cached manifest is the same object on every read, which is how the scan
- * tells one file found twice from two files naming the same layer.
+ * The per-process cache of parsed layer manifests, kept by path, kind and file stamp, so a scan after a
+ * change parses only what changed.
  *
  * @example Reading one manifest through the cache
  * ```ts

@@ -1,35 +1,6 @@
 /**
- * Layer discovery on Linux (docs/behaviour.md L01 to L07, F05, F06, O02 to O06):
- * which layer manifests exist, which layers they hold, and which of those the
- * loader shows to the application.
- *
- * Implicit manifests are searched first, then explicit ones, on the same base
- * folders as drivers (`vulkan/implicit_layer.d`, `vulkan/explicit_layer.d`):
- *
- * - `VK_IMPLICIT_LAYER_PATH` replaces the implicit search; `VK_ADD_IMPLICIT_LAYER_PATH`
- *   is searched before the default folders (and ignored when the former is set).
- * - `VK_LAYER_PATH` replaces the explicit search (files or folders; whatever is found
- *   there is explicit); `VK_ADD_LAYER_PATH` is searched first (ignored when the former is set).
- * - An applicable, enabled override layer (`VK_LAYER_LUNARG_override`) with
- *   `override_paths` replaces the explicit search, `VK_LAYER_PATH` included.
- * - All four variables are ignored when the process is elevated.
- *
- * Within a folder, manifests are read in file-name order (search_paths.ts), where
- * the Khronos loader keeps `readdir` order: the same set, in a stable order.
- * A layer name found twice keeps its first occurrence. Layers hidden by
- * `VK_LOADER_LAYERS_DISABLE` (unless allowed by `VK_LOADER_LAYERS_ALLOW` or
- * forced on by `VK_LOADER_LAYERS_ENABLE`) and layers on the override layer's
- * `blacklisted_layers` are removed, then invalid meta layers. Every manifest and
- * layer seen is kept in `candidates` with what became of it.
- *
- * A whole discovery is kept per snapshot and options (scan_memo.ts) and given
- * again while the stamp of every folder and file it read is unchanged, so a
- * warm call costs one `statx` per path. Parsed manifests are also cached per
- * process by their stamp (layer_manifest_cache.ts), so a scan after a change
- * parses only what changed; a file changed in the last {@linkcode RACY_WINDOW_MS}
- * milliseconds is always read again, because file times are too coarse to tell
- * two quick writes apart. What `vkEnumerateInstanceLayerProperties` and the
- * layer extension queries answer from a discovery is in layer_properties.ts.
+ * Layer discovery on Linux (docs/behaviour.md L01-L07, F05, F06, O02-O06): which layer manifests exist,
+ * which layers they hold, and which of those the loader shows to the application.
  *
  * @example Discovering the layers of a fake root
  * ```ts

@@ -1,20 +1,6 @@
 /**
- * Reads one manifest file into a JSON object, never throwing: every failure
- * becomes a `reason` that says what was wrong, so discovery can skip that
- * file, log it, and go on with the others.
- *
- * The text must be UTF-8 (a leading byte order mark is dropped with a warning)
- * and hold one JSON object. Comments and trailing commas are accepted, with a
- * warning that the Khronos loader and other tools reject them. Text after the
- * object's closing brace is ignored with a warning, as the Khronos loader
- * ignores it. A key repeated
- * in one object keeps its last value (as `JSON.parse` does) with a warning,
- * since the Khronos loader keeps the first. Files larger than
- * {@linkcode MAX_MANIFEST_BYTES} are refused unread.
- *
- * The field helpers at the end ({@linkcode describeJsonType},
- * {@linkcode parseVersionString}) are shared by the driver and layer manifest
- * parsers so their messages read the same.
+ * Reads one manifest file into a JSON object, never throwing: every failure becomes a reason naming the file
+ * (docs/behaviour.md M05, M06); the field helpers the driver and layer parsers share.
  *
  * @example Reading a manifest
  * ```ts

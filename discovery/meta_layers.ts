@@ -1,10 +1,6 @@
 /**
- * Meta layers (docs/behaviour.md O01, O02): layers with `component_layers`
- * instead of a library. A meta layer is valid when every component exists, it
- * does not list itself, no chain of meta layers loops back to it, and every
- * component's API major.minor is at least the meta layer's. Invalid meta layers
- * are removed from the layer list, which may invalidate meta layers that list
- * them in turn.
+ * Meta layers: validating layers with `component_layers` and removing invalid ones (docs/behaviour.md O01,
+ * O02).
  *
  * @example Validating a list
  * ```ts

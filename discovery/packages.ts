@@ -1,27 +1,6 @@
 /**
- * Driver packages: the shape the Fuchsia Vulkan loader service takes drivers
- * in. A package is a folder holding the driver library, its Khronos manifest,
- * and `meta/metadata/metadata.json`:
- *
- * ```json
- * {
- *   "file_path": "lib/libvulkan_example.so",
- *   "version": 1,
- *   "manifest_path": "meta/icd.d/libvulkan_example.json"
- * }
- * ```
- *
- * `version` must be 1. `file_path` (the library) and `manifest_path` are
- * relative to the package folder and must stay inside it: not absolute, no
- * `..` component, and no symbolic link that leads out. Both must exist. The
- * library that is loaded is `file_path`; the manifest supplies everything
- * else (`api_version`, `library_arch`, ...), and its own `library_path` is
- * only compared against `file_path` (a mismatch is a warning).
- *
- * Packages reach discovery through `discoverDrivers(env, { packages })` and
- * through `VK_LOADER_DRIVER_PACKAGES`, a `:`-separated list of package folders.
- * That variable is vkdeno's own (the Khronos loader has no packages); see
- * `drivers.ts` for where packages sit in the search order.
+ * Driver packages, the shape the Fuchsia Vulkan loader service takes drivers in (docs/behaviour.md V02):
+ * reading and checking one package folder.
  *
  * @example Reading a package
  * ```ts

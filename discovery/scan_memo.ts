@@ -1,14 +1,6 @@
 /**
- * Discovery computed once per scan and reused: a result (plain data) kept with the stamps
- * (ffi/file_stamp.ts) of every folder and file its computation looked at, and given again while every
- * one of those stamps is unchanged. An unchanged system then costs one `statx` per path instead of
- * listing folders and parsing manifests; a manifest added, changed or removed changes the stamp of its
- * folder or of itself, and the next call computes afresh.
- *
- * Readers call {@linkcode observePath} before they list or read a path. Memos nest: a result reused
- * inside another memo's computation hands its stamps to the outer one, so the outer result is checked
- * against them too. A result whose stamps include a change in the last {@linkcode RACY_WINDOW_MS}
- * milliseconds is not kept, because file times are too coarse to tell two quick writes apart.
+ * Discovery computed once per scan and reused while the stamps of every folder and file it looked at are
+ * unchanged (docs/behaviour.md L07).
  *
  * @module
  */

@@ -1,30 +1,6 @@
 /**
- * Where manifests are looked for on Linux, and the folder scan that lists them.
- *
- * One set of rules serves drivers and both kinds of layers; only the folder
- * suffix differs (`vulkan/icd.d`, `vulkan/implicit_layer.d`,
- * `vulkan/explicit_layer.d`). The order is the Khronos loader's
- * (docs/behaviour.md D01, D02):
- *
- * 1. `$XDG_CONFIG_HOME`, else `$HOME/.config`
- * 2. each `$XDG_CONFIG_DIRS` entry, else `/etc/xdg`
- * 3. `SYSCONFDIR`: `/etc` (Debian builds the loader with `/etc`, so there is no
- *    separate `EXTRASYSCONFDIR`)
- * 4. `$XDG_DATA_HOME`, else `$HOME/.local/share`
- * 5. each `$XDG_DATA_DIRS` entry, else `/usr/local/share` then `/usr/share`
- *
- * Under elevated privileges (`env.elevated`, the kernel's `AT_SECURE`) every
- * variable above reads as unset, as the C loader's `secure_getenv` makes it:
- * the XDG lists fall back to their defaults and the two home folders drop out.
- *
- * Only the compiled-in defaults (`/etc/xdg`, `/etc`, `/usr/local/share`,
- * `/usr/share`) are placed under `env.root`: paths that come from variables
- * are used as written, so a test points them into its own temp tree, and a
- * test that sets `root` sees none of the host's manifests.
- *
- * Path lists are `:`-separated; empty segments are skipped, a trailing `/` is
- * dropped, and a folder that appears twice is searched once. An entry ending
- * in `.json` names a manifest file directly instead of a folder.
+ * Where manifests are looked for on Linux and the folder scan that lists them, for drivers and both kinds
+ * of layers (docs/behaviour.md D01, D02, D09).
  *
  * @example Listing the driver search folders
  * ```ts

@@ -1,44 +1,6 @@
 /**
- * The loader settings file, `vk_loader_settings.json`, that Vulkan Configurator
- * (vkconfig) writes: where it is looked for, how the entry for this process is
- * chosen, and what its fields say. Plain data; nothing is loaded here.
- *
- * Followed: the Khronos loader's `loader/settings.c` and its tests as of the
- * 1.4.3xx loaders (docs/behaviour.md G05 to G10); Debian's libvulkan1 1.3.239
- * predates the file and never reads it.
- *
- * **Search** (first existing file wins, later ones are not opened), each with
- * `vulkan/loader_settings.d/vk_loader_settings.json` appended:
- * `$XDG_CONFIG_HOME`, `$XDG_DATA_HOME`, `$HOME/.config`, `$HOME/.local/share`,
- * each `$XDG_CONFIG_DIRS` entry (else `/etc/xdg`), `/etc` (SYSCONFDIR), each
- * `$XDG_DATA_DIRS` entry (else `/usr/local/share`, `/usr/share`). Under
- * elevated privileges the variables read as unset (`secure_getenv`), so the
- * user's own files are never used; the system ones still are. A file that
- * exists but is unusable makes no settings active: the loader does not go on
- * to the next location.
- *
- * **Format**: an object with a string `file_format_version` and either
- * `settings` (one entry) or `settings_array` (several). The entry whose
- * `app_keys` holds this process's executable path wins; else the first entry
- * without `app_keys`; else no settings are active.
- *
- * **The executable, for Deno**: a process answers to every path in
- * `env.executablePaths` (`snapshotProcessEnvironment` gives Deno's own binary,
- * `/proc/self/exe`, which is what libvulkan in the same process would match,
- * and the file path of the main module, so an entry can name a script).
- *
- * **Fields of an entry** (all optional): `layers` (a list of
- * `{ name, path, control, treat_as_implicit_manifest }`, control `auto`, `on`,
- * `off` or `unordered_layer_location`; see `settings_layers.ts` for what they
- * do), `stderr_log` (`all`, `info`, `warn`, `perf`, `error`, `debug`, `layer`,
- * `driver`, `validation`: replaces `VK_LOADER_DEBUG`'s filter when it names at
- * least one), `additional_drivers` (`[{ path }]`, driver manifests searched
- * before every other driver) with `additional_drivers_use_exclusively`, and
- * `log_locations` (parsed, unused, as in the C loader), and
- * `device_configurations` (`[{ deviceUUID, driverUUID, driverVersion,
- * deviceName?, driverName? }]`: the physical devices applications see, in that
- * order; chain/order/configurations.ts applies it, and while it is present the
- * driver variables are ignored, discovery/drivers.ts).
+ * The loader settings file, `vk_loader_settings.json`, that vkconfig writes: where it is looked for, which
+ * entry applies to this process, and what its fields say (docs/behaviour.md G05-G10). Plain data.
  *
  * @example Reading the settings for a snapshot
  * ```ts

@@ -1,23 +1,5 @@
 /**
- * What a loader settings file's `layers` list does to the layer list
- * (the Khronos loader's `get_settings_layers` and
- * `combine_settings_layers_with_regular_layers`, docs/behaviour.md G07):
- *
- * - Each entry names a layer manifest (`path`) and the layer in it (`name`);
- *   the manifest is read as an implicit one when `treat_as_implicit_manifest`
- *   is true, else as an explicit one. An entry whose manifest cannot be used,
- *   or whose layer has another name, is dropped with a reason; a second entry
- *   for the same name and library is dropped too.
- * - The list **replaces** the layers found in the search folders, unless one
- *   entry is `unordered_layer_location`: the found layers that the list does
- *   not name are then put at that place, in discovery order.
- * - `off` hides the layer (a found layer of that name too); `on` enables it
- *   whatever its variables say; `auto` leaves it to the usual rules.
- * - An empty list means no layers at all; an entry without a `layers` key
- *   leaves discovery alone (see `settings_file.ts`).
- *
- * Chain order then follows this list, not the usual implicit-then-explicit
- * order (`activateLayers` in `layer_activation.ts`).
+ * What a loader settings file's `layers` list does to the layer list (docs/behaviour.md G07).
  *
  * @example Combining a settings list with found layers
  * ```ts

@@ -1,23 +1,6 @@
 /**
- * Being told when the drivers, layers or loader settings a process would find change: driver and layer
- * manifests added, removed or edited, driver packages, and the settings file, in the search locations the
- * environment snapshot uses (`VK_DRIVER_FILES`, the XDG folders, `VK_LAYER_PATH`, ...).
- *
- * How: every location discovery searches (or, where a folder does not exist yet, its nearest existing
- * parent, so its creation is seen) is watched without recursion with `node:fs`'s `watch`, which Deno
- * implements on `Deno.watchFs` and which, unlike `Deno.watchFs`, can be unref'd. File-system events only
- * wake the watcher up: after a quiet `debounceMs`, discovery runs again and its result is compared with
- * the previous one (each manifest's path and contents, each settings file's), so editor temp files and
- * other noise yield nothing, and a batch holds only real changes. The watched set is rebuilt after every
- * batch, so a folder created later is watched from then on.
- *
- * `node:fs` is imported by the first watcher, not with this module: importing it loads Deno's Node layer
- * (~17 ms and ~12 MiB at every start of a script that never watches). Until it has loaded, the first
- * watcher watches nothing; it then rescans once, so a change made in between still comes out.
- *
- * The watcher never keeps the process alive by itself (its watches and timers are unref'd): a script
- * that only waits on it ends; hold something else open to keep it running. It stops when iteration ends
- * (`break`, `return()`), on {@linkcode DiscoveryWatcher.close}, or when `options.signal` aborts.
+ * Being told when the drivers, layers or loader settings a process would find change, in the search locations
+ * the environment uses (docs/behaviour.md V05).
  *
  * @example Watching a snapshot's locations
  * ```ts ignore
