@@ -1,22 +1,6 @@
 /**
- * Device creation and destruction, owned by one {@linkcode LoaderDevices} per loader: the `vkCreateDevice`
- * trampoline, the device chain's bottom (the terminator `vkCreateDevice` and the loader's
- * `vkGetDeviceProcAddr` below the device layers), the device dispatch table filled once the device came
- * back up the chain, and `vkDestroyDevice`. The device object itself is chain/objects.ts's `LoaderDevice`.
- *
- * One `vkCreateDevice`, in order:
- * 1. {@linkcode LoaderDevices.createDevice} (the trampoline) runs the instance's device chain
- *    (chain/layer_chain/instance_layers.ts `InstanceLayers.createDevice`);
- * 2. at its bottom, {@linkcode LoaderDevices.terminatorCreateDevice} calls the driver with a create info
- *    rewritten for it, makes the `LoaderDevice` and stamps its table into the driver's `VkDevice`;
- * 3. back at the top, the layer chain calls the instance's `deviceCreated` terminator step
- *    ({@linkcode LoaderDevices.deviceCreated}), which fills the table from the top of the chain's
- *    `vkGetDeviceProcAddr`;
- * 4. the trampoline hands the top's handle to the application.
- *
- * A layer's `pfnLayerCreateDevice` runs steps 1-3 below that layer, so creations nest: the devices made by
- * the terminator and not yet back at the top are kept innermost last (the Khronos loader passes its
- * `loader_device` down in `*pDevice`; layers here may not keep it, so the loader keeps the order itself).
+ * Device creation and destruction, owned by one `LoaderDevices` per loader: the `vkCreateDevice` trampoline,
+ * the device chain's bottom, the device dispatch table, and `vkDestroyDevice`.
  *
  * @module
  */

@@ -1,11 +1,5 @@
 /**
- * Instance-level functionality the loader supplies for drivers that lack it (LDP_LOADER_8): the
- * `VK_KHR_get_physical_device_properties2` queries (core in 1.1) answered through their 1.0 originals, and
- * `vkGetPhysicalDeviceToolProperties` answered with no tools. The bodies are called with the driver's own
- * `VkPhysicalDevice` (they sit in the driver's function table), as the driver's function would be.
- *
- * The original's output goes into the `*2` struct's embedded 1.0 struct; the application's `pNext`
- * chains are left untouched, since a 1.0 driver knows none of them.
+ * Instance-level commands the loader answers for drivers that lack them (docs/behaviour.md I12).
  *
  * @module
  */

@@ -1,9 +1,6 @@
 /**
- * The loader's side of one instance's layer chains: {@linkcode InstanceTerminators} implements
- * chain/layer_chain/bottom.ts `LoaderTerminators` (the terminators, the down-call to the driver at the bottom of
- * a device chain, the steps around a device chain) over the loader's parts: the terminator answers and
- * emulations of chain/loader_callbacks.ts, the drivers' instances (chain/driver_instances.ts) and the
- * devices of chain/device.ts.
+ * The loader's side of one instance's layer chains: `InstanceTerminators` implements
+ * chain/layer_chain/bottom.ts `LoaderTerminators` over the loader's parts.
  *
  * @module
  */

@@ -1,13 +1,6 @@
 /**
- * One loader: an environment snapshot, a log, its handle maps (chain/objects.ts `HandleRegistry`: its
- * objects are unknown to every other loader), and the application-facing side of the chain, from the
- * modules that own each part: the global commands (chain/global_commands.ts), instance creation
- * (chain/instance_create.ts), device creation and destruction (chain/device.ts, `LoaderDevices`), the C
- * callbacks it hands to drivers, layers and applications (chain/loader_callbacks.ts). Here: the proc-addr
- * queries (`vkGetInstanceProcAddr`, `vkGetDeviceProcAddr`) and the loader's trampolines, whose bodies are
- * in chain/trampoline.ts.
- *
- * Everything else reaches the chain through native stubs and never enters TypeScript.
+ * One loader: its environment snapshot, log and handle maps, the proc-addr queries and the loader's
+ * trampolines, over the modules that own each part of the chain.
  *
  * @module
  */

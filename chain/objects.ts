@@ -1,29 +1,6 @@
 /**
- * The loader's objects, in one place as the Khronos loader keeps them in one header (loader_common.h:
- * `loader_instance`, `loader_icd_term`, `loader_physical_device_tramp` / `_term`, `loader_device`): their
- * fields, their memory layout and the small invariants that keep them consistent. What acts on them lives
- * in the modules that do the work: instance creation in loader.ts, the drivers' instances in
- * chain/driver_instances.ts, the instance terminators in terminator.ts, device creation in device.ts, the
- * trampolines in trampoline.ts.
- *
- * - {@linkcode HandleRegistry}: the handle maps of one `Loader` (each `Vulkan.load()` has its own), keyed
- *   by address, where trampolines and terminators look up the bare handles C hands them.
- * - {@linkcode LoaderInstance}: the `VkInstance` the application holds: a native object whose first word
- *   is the instance dispatch table (filled from the top of the instance chain), the drivers' instances
- *   behind it, and its physical devices.
- * - {@linkcode DriverInstance}: one driver's `VkInstance` and its function table for physical-device slots.
- * - {@linkcode TermPhysicalDevice}: wraps one driver's `VkPhysicalDevice`:
- *   `{ word0: instance dispatch table, word1: the driver's function table, word2: the driver's handle }`.
- *   Layers see these (their first word is the instance's table, so layers can key on it); the terminator
- *   unwrap stubs jump from them into the driver's function with the driver's handle.
- * - {@linkcode TrampPhysicalDevice}: what the application holds:
- *   `{ word0: instance dispatch table, word1: the next level's handle }` (a terminator physical device, or
- *   whatever a layer handed up). The trampoline unwrap stubs pass word1 to the top of the chain.
- * - {@linkcode LoaderDevice}: the driver's `VkDevice`, its first word (`ICD_LOADER_MAGIC`) replaced by the
- *   loader's device dispatch table.
- *
- * Physical-device objects live in their instance's arena and keep their address for the instance's
- * lifetime: the same device gives the same handle on every enumeration.
+ * The loader's objects (instance, driver instances, physical devices, device, the handle maps) with their
+ * fields, memory layout and invariants; what acts on them lives in the modules that do the work.
  *
  * @module
  */

@@ -1,17 +1,6 @@
 /**
- * The rules of `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr`, as data-free functions over the
- * generated command table (the Khronos loader's behaviour, docs/behaviour.md A07-A09):
- *
- * - `vkGetInstanceProcAddr` is always returned;
- * - with a NULL instance only the global commands (`vkCreateInstance`,
- *   `vkEnumerateInstance{ExtensionProperties,LayerProperties,Version}`) are, everything else is NULL;
- * - with an instance, the global commands are returned while its `apiVersion` is below 1.3, NULL from 1.3;
- *   instance, physical-device and device commands are returned when core, provided by a device extension
- *   (unknown at instance level), or provided by an instance extension the application enabled;
- * - `vkGetDeviceProcAddr` returns only device-level commands, core or of an enabled (device or instance)
- *   extension; `vkGetDeviceProcAddr`, `vkDestroyDevice`, `vkGetDeviceQueue(2)` and
- *   `vkAllocateCommandBuffers` are always the loader's trampolines;
- * - names the tables do not know are "unknown" and resolved through the drivers (see `unknown.ts`).
+ * The rules of `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` as data-free functions over the generated
+ * command table (docs/behaviour.md A07-A09), and the table of the loader's trampolines.
  *
  * @module
  */

@@ -1,19 +1,6 @@
 /**
  * The process-wide native stubs of the chain, and the slot numbering every dispatch table shares.
  *
- * Slots: command `i` of `COMMANDS` is slot `i` (aliases share it); then {@linkcode UNKNOWN_DEVICE_SLOTS}
- * reserved slots for device commands the generated tables do not know, then
- * {@linkcode UNKNOWN_PHYSICAL_DEVICE_SLOTS} for such physical-device commands.
- *
- * Three kinds of stubs jump through those slots:
- * - dispatch stubs (`ffi/dispatch.ts`): `table = [arg0]`: instance, device, queue and command-buffer commands;
- * - trampoline unwrap stubs: `table = [arg0]; arg0 = [arg0+8]`: what the application's `VkPhysicalDevice`
- *   commands are, forwarding the next level's handle to the top of the instance chain;
- * - terminator unwrap stubs: `table = [arg0+8]; arg0 = [arg0+16]`: the bottom of the chain for plain
- *   physical-device commands, jumping into the driver's own function with the driver's handle.
- *
- * The stubs are never unloaded: function pointers handed out by `vkGet*ProcAddr` point into them.
- *
  * @module
  */
 

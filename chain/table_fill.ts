@@ -1,9 +1,5 @@
 /**
- * Filling a device's dispatch table: every device-level command (and its aliases) looked up through one
- * `vkGetDeviceProcAddr`, in one foreign call where the native filler exists (ffi/native_helpers.ts
- * `fillTableCode`): libvulkan does these ~1,000 lookups in C, and one `UnsafeFnPointer` round trip per
- * name (~1.5 us, plus a TypeScript callback when the loader itself answers) made vkCreateDevice twice as
- * slow as libvulkan's on lavapipe.
+ * Filling a device's dispatch table through one `vkGetDeviceProcAddr`, natively where the filler exists.
  *
  * @module
  */

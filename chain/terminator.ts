@@ -1,11 +1,6 @@
 /**
- * The bottom of the instance chain: the terminators of the instance-level commands where the loader has
- * work to do (fan-out to drivers, physical-device aggregation); `vkCreateDevice`'s is in device.ts. Plain
- * physical-device commands need no TypeScript: their terminator is the terminator unwrap stub, which jumps
- * into the driver with the driver's handle.
- *
- * Terminators receive what the chain passes down: the loader's `VkInstance` and terminator physical
- * devices, which they look up in their loader's handle maps (chain/objects.ts `HandleRegistry`).
+ * The bottom of the instance chain: the terminators of the instance-level commands where the loader has work
+ * to do (fan-out to drivers, physical-device aggregation).
  *
  * @module
  */

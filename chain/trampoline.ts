@@ -1,13 +1,6 @@
 /**
- * The loader's trampolines: what the application's commands do above the chain where the loader has
- * work there: instance destruction, wrapping the chain's physical devices in stable application handles,
- * and stamping the device's dispatch table into every `VkQueue` and `VkCommandBuffer`. Each calls down the
- * chain through the same native stubs the application's other commands use.
- *
- * {@linkcode trampolineBodies} is the one place every trampoline of chain/proc_addr.ts's
- * `LOADER_TRAMPOLINES` gets its body (the global commands and the proc-addr queries from the `Loader`,
- * device creation and destruction from chain/device.ts, the rest from here): its type is keyed by that
- * table, so a trampoline added to one and not the other fails `deno check`.
+ * The loader's trampolines, where the loader has work above the chain (instance destruction, stable physical
+ * device handles, stamping queues and command buffers), and `trampolineBodies`, the one place each gets its body.
  *
  * @module
  */

@@ -1,22 +1,6 @@
 /**
- * Commands the generated tables do not know (newer extensions, vendor experiments): each gets a reserved
- * stub slot, process-wide, the first time a name is resolved through an instance (docs/behaviour.md
- * A11, A12).
- *
- * A driver with interface >= 4 and `vk_icdGetPhysicalDeviceProcAddr` that answers the name makes it a
- * physical-device command: the application gets the trampoline unwrap stub of a physical-device slot, the
- * instance tables point that slot at its terminator unwrap stub, and each driver's function table at the
- * driver's function. Otherwise a driver's `vk_icdGetInstanceProcAddr` that answers makes it a device
- * command: the application gets the dispatch stub of a device slot and every device's table points that
- * slot at the device's `vkGetDeviceProcAddr` answer.
- *
- * The name -> slot maps are per process, because the stubs they index are (chain/stubs.ts), as the Khronos
- * loader's unknown-function trampolines are per process: the same name has the same slot in every loader.
- * What the slots hold is per loader object: new instances and devices fill every taken slot when they are
- * made, and when a slot is taken the live objects of every loader are filled (each loader's
- * {@linkcode HandleRegistry}, held weakly here: {@linkcode trackUnknownSlots}), since the stub a loader hands
- * out is the same function for every loader's handles. This is the one place that reaches into other
- * loaders' objects; their trampolines never see each other's handles.
+ * Commands the generated tables do not know: each gets a reserved stub slot, process-wide, the first time a
+ * name is resolved through an instance (docs/behaviour.md A11, A12).
  *
  * @module
  */

@@ -1,12 +1,6 @@
 /**
- * Waiting for a GPU to appear (the Fuchsia loader service's "wait for devices", docs/behaviour.md V04): resolves `true`
- * as soon as an instance created now would see at least one physical device, `false` when the time is up.
- *
- * A probe makes a throw-away instance through its own silent loader (same environment and drivers), counts
- * its physical devices and destroys it. It runs at once, again after every change the discovery watcher
- * reports (a manifest, package or settings file added, removed or edited), and every `pollMs` in case a
- * device appears behind an unchanged manifest (a GPU plugged into a driver already installed). Instances
- * made earlier keep their device lists: nothing here touches them.
+ * Waiting for a GPU to appear (docs/behaviour.md V04): `true` once an instance created now would see a
+ * physical device, `false` when the time is up.
  *
  * @module
  */

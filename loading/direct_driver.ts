@@ -1,20 +1,6 @@
 /**
- * Drivers the application hands over itself, not found through manifests:
- *
- * - `VK_LUNARG_direct_driver_loading` (LoaderDriverInterface.md, "Driver Discovery using the
- *   VK_LUNARG_direct_driver_loading extension"): a loader instance extension; with it enabled, a
- *   `VkDirectDriverLoadingListLUNARG` in the pNext chain of `VkInstanceCreateInfo` gives drivers'
- *   `vkGetInstanceProcAddr` pointers. `EXCLUSIVE` mode uses only those drivers (no search, and the driver
- *   variables `VK_DRIVER_FILES`, `VK_ICD_FILENAMES`, `VK_ADD_DRIVER_FILES`, `VK_LOADER_DRIVERS_SELECT`,
- *   `VK_LOADER_DRIVERS_DISABLE` have no effect); `INCLUSIVE` adds them to the found drivers, scanned first so that,
- *   listed in reverse as every driver is, their physical devices come last (in reverse pDrivers order). Each must answer `vk_icdNegotiateLoaderICDInterfaceVersion` through that
- *   pointer and settle on interface 7 or newer, as the Khronos loader requires; anything else is skipped
- *   with a message naming its index. A list without the extension enabled is ignored, with a warning.
- *   As documented, these drivers' instance extensions are not part of
- *   `vkEnumerateInstanceExtensionProperties`.
- * - `Vulkan.load({ drivers })`: library paths (a `.so` loaded and negotiated like a manifest's library),
- *   driver manifest paths (`.json`), or driver objects giving their `vk_icdGetInstanceProcAddr`
- *   ({@linkcode DriverEntryPoint}, e.g. the testing kit's mock drivers), exclusive by default.
+ * Drivers the application hands over itself instead of manifests: `VK_LUNARG_direct_driver_loading` lists
+ * and `Vulkan.load({ drivers })` paths or driver objects (docs/behaviour.md D10, V03).
  *
  * @module
  */

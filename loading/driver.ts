@@ -1,14 +1,6 @@
 /**
- * Driver libraries: loading, loader/driver interface negotiation and the entry points the loader needs.
- *
- * Negotiation follows the driver-interface document (LDP_LOADER_5): `vk_icdNegotiateLoaderICDInterfaceVersion`
- * exported (interfaces 2-6) or reachable through `vk_icdGetInstanceProcAddr(NULL, ...)` (7) is offered 7;
- * without it, an exported `vk_icdGetInstanceProcAddr` means interface 1, and exported `vkGetInstanceProcAddr`,
- * `vkCreateInstance` and `vkEnumerateInstanceExtensionProperties` mean interface 0. A library that fails any
- * step is refused with a {@linkcode DriverLoadError} naming its manifest and the reason.
- *
- * A library is loaded once per process and kept while something holds it ({@linkcode acquireDriver} /
- * {@linkcode releaseDriver}); it is closed when the last holder lets go.
+ * Driver libraries: loading, loader/driver interface negotiation and the entry points the loader needs
+ * (docs/behaviour.md I01, I02, I05, I07, I09, D11); one library per process, closed when its last holder lets go.
  *
  * @module
  */

@@ -1,20 +1,6 @@
 /**
- * Layer libraries: each opened once per process however many layers and
- * instances use it, negotiated with (`vkNegotiateLoaderLayerInterfaceVersion`,
- * interface 0 to 2), and closed when the last user releases it
- * (docs/behaviour.md LI01, LI02, LM05, LI11, F12).
- *
- * Negotiation: when the library exports the negotiation function (or the
- * manifest's `functions` renames it, file format 1.1.0 and later), the loader
- * offers interface 2 in a `VkNegotiateLayerInterface`; a non-success result,
- * an answer below 1 or above the offer refuses the layer. From interface 2
- * the layer's `vkGetInstanceProcAddr`, `vkGetDeviceProcAddr` and
- * `vk_layerGetPhysicalDeviceProcAddr` come from the struct. Without
- * negotiation (interface 0/1), or when the struct left them empty, they are
- * looked up by name: the manifest's renames, else `vkGetInstanceProcAddr` and
- * `vkGetDeviceProcAddr`. A layer without `vkGetInstanceProcAddr` cannot be
- * loaded; one without `vkGetDeviceProcAddr` takes part in the instance chain
- * only.
+ * Layer libraries: each opened once per process however many layers and instances use it, negotiated with
+ * (interfaces 0 to 2) and closed when the last user releases it (docs/behaviour.md LI01, LI02, LM05, LI11, F12).
  *
  * @example Loading a layer
  * ```ts ignore

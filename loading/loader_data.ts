@@ -1,17 +1,6 @@
 /**
- * A native `vkSetInstanceLoaderData` / `vkSetDeviceLoaderData`: copies the
- * dispatch word of the handle a layer passes (the loader's table, which the
- * loader stamped there) into the dispatchable object the layer made, and
- * returns `VK_SUCCESS` (`VK_ERROR_INITIALIZATION_FAILED` for a null
- * argument). Layers call it from whatever thread they run on, such as when a
- * validation layer makes command buffers of its own inside a queue submit;
- * a JavaScript callback called from a thread other than its isolate's
- * crashes the process, so this one is machine code with no JavaScript in it.
- *
- * x86-64 only (elsewhere {@linkcode nativeSetLoaderData} is null and
- * chain/layer_chain/instance.ts and chain/layer_chain/device.ts keep their `Deno.UnsafeCallback`s). The code is emitted
- * into an ELF object by `ffi/elf.ts`, loaded from a memfd once per process
- * and never unloaded: layers may keep the pointer.
+ * A native `vkSetInstanceLoaderData` / `vkSetDeviceLoaderData` (docs/behaviour.md LI05): machine code, so
+ * layers may call it from any thread.
  *
  * @example Usage
  * ```ts

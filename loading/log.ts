@@ -1,27 +1,6 @@
 /**
- * The loader log: `VK_LOADER_DEBUG` filtering on stderr, plus sinks that see
- * every message (for `VK_EXT_debug_utils` messengers once an instance exists).
- *
- * Behaviour taken from the reference loader on Linux (libvulkan 1.3.239):
- * - `VK_LOADER_DEBUG` is a comma list of `all`, `warn`, `info`, `perf`,
- *   `error`, `debug`, `layer`, `driver` (aliases `implem`, `icd`); a token
- *   matches the first of these (in that order) it is a prefix of, so `e` is
- *   `error` and `d` is `debug`; tokens are case-sensitive and not trimmed;
- *   unknown ones are ignored. Kinds are exclusive, not cumulative (`warn` does
- *   not show errors). Read with `getenv`: honoured even when elevated.
- * - Unset, nothing is printed (messengers still get everything).
- * - Line: the severity name (`ERROR`, `WARNING`, `INFO`, `DEBUG`) then each
- *   category that is enabled (`PERF`, `DRIVER`, `LAYER`, `VALIDATION`),
- *   joined with " | ", a colon, padded to 18 columns, then the text:
- *   `WARNING | DRIVER: message`, `INFO:             message`.
- *
- * One message per fault (docs/behaviour.md V01): a warning or error whose text was
- * already printed is not printed again, unless the file it is about (the
- * entry's `file`) changed since (modification time, size, inode). The Khronos
- * loader re-reads every manifest on every global call and so repeats each
- * warning per call; vkdeno prints it once. Loggers writing to stderr share one
- * record per process; a logger given its own `write` keeps its own. Sinks
- * (debug messengers) still receive every message.
+ * The loader log: `VK_LOADER_DEBUG` filtering on stderr and sinks that see every message (docs/behaviour.md
+ * G01-G04, V01).
  *
  * @module
  */

@@ -1,19 +1,6 @@
 /**
- * Loader-owned `VkSurfaceKHR` containers.
- *
- * A surface is an instance-level object shared by every driver, so the loader
- * creates it: the handle the application sees is the address of a container
- * whose head is the `VkIcdSurface*` struct of `vk_icd.h` for its platform
- * (drivers of interface 2 and older cast the handle to that struct and read
- * the window from it, LDP_LOADER_10), followed by one 8-byte slot per driver
- * holding the driver's own surface when the driver created one
- * (interface >= 3 drivers exposing `vkCreate*SurfaceKHR`, LDP_LOADER_11).
- *
- * ```
- * offset 0   VkIcdSurfaceBase.platform (VK_ICD_WSI_PLATFORM_*)
- * offset 8   platform fields (VkIcdSurfaceXlib, Xcb, Wayland, Display, Headless)
- * offset 64  driver slot 0, slot 1, ... (VkSurfaceKHR, 0 when the driver uses the container)
- * ```
+ * Loader-owned `VkSurfaceKHR` containers (docs/behaviour.md W02): the `VkIcdSurface*` head drivers read, then
+ * one slot per driver for its own surface.
  *
  * @module
  */

@@ -1,21 +1,6 @@
 /**
- * The bottom of the instance chain for window-system commands: one set of
- * terminators per instance, fanning out to the instance's drivers.
- *
- * - `vkCreate*SurfaceKHR` / `vkCreateHeadlessSurfaceEXT` / `vkCreateDisplayPlaneSurfaceKHR` make a
- *   loader-owned container ({@linkcode SurfaceTable}); drivers of interface >= 3 that return the command
- *   from their `GetInstanceProcAddr` also create their own surface, stored in their slot
- *   (LDP_LOADER_11). `vkDestroySurfaceKHR` destroys every driver's surface, then the container.
- * - Every command taking a `VkSurfaceKHR`, by value or inside a struct (`VkPhysicalDeviceSurfaceInfo2KHR`,
- *   `VkSwapchainCreateInfoKHR`, arrays of them), reaches the driver with that driver's handle: its own, or
- *   the container (LDP_LOADER_10). The list is derived from the registry, not written out.
- * - `VK_KHR_display` and `VK_KHR_get_display_properties2` commands reach the physical device's driver;
- *   the `*2` ones, and `vkGetPhysicalDeviceSurface{Capabilities,Formats}2KHR`, are emulated through the
- *   original command when the driver lacks them.
- * - Commands of an instance extension resolve only when that extension is enabled (null otherwise).
- * - Device-level surface commands (`vkCreateSwapchainKHR`, `vkCreateSharedSwapchainsKHR`,
- *   `vkGetDeviceGroupSurfacePresentModes*`) get a terminator wrapping the driver's own function, for the
- *   chain to put below the layers and in the dispatch table ({@linkcode WsiTerminators.deviceProcAddr}).
+ * The bottom of the instance chain for window-system commands: one set of terminators per instance, fanning
+ * out to the instance's drivers (docs/behaviour.md W01-W05, I04).
  *
  * @module
  */

@@ -1,13 +1,6 @@
 /**
- * The loader's debug messengers (docs/behaviour.md A17, G03). One messenger is read from the
- * `VkDebugUtilsMessengerCreateInfoEXT` or `VkDebugReportCallbackCreateInfoEXT` an application gives; a loader
- * log message reaches it with `pMessageIdName` "Loader Message", one `VK_OBJECT_TYPE_INSTANCE` object,
- * severity from the message level and type from its category. One instance's messengers
- * ({@linkcode DebugMessengers}): those chained into `VkInstanceCreateInfo.pNext` are active while
- * `vkCreateInstance` runs and again while `vkDestroyInstance` runs, not in between; those made with
- * `vkCreateDebugUtilsMessengerEXT` / `vkCreateDebugReportCallbackEXT` (through
- * {@linkcode DebugMessengers.terminators}) are active until destroyed. While active, every loader log
- * message ({@linkcode Logger} sink) reaches them, whatever `VK_LOADER_DEBUG` says.
+ * The loader's debug messengers (docs/behaviour.md A17, G03): one messenger read from its create info, how a
+ * loader message reaches it, and one instance's messengers with their terminators.
  *
  * @example The create info's messengers, active around a call
  * ```ts ignore

@@ -1,12 +1,6 @@
 /**
- * `VK_KHR_portability_enumeration`, which the loader implements: drivers whose manifest says
- * `"is_portability_driver": true` are used only when the application both sets
- * `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR` in `VkInstanceCreateInfo::flags` and enables the
- * extension. Each way of getting it wrong has its own message; when the portability drivers were all
- * there was, instance creation fails with `VK_ERROR_INCOMPATIBLE_DRIVER` and says which half is missing.
- * Drivers that do not advertise the extension never see the flag.
- *
- * Pure decisions over plain data; the `vkCreateInstance` terminator applies them.
+ * `VK_KHR_portability_enumeration`, which the loader implements (docs/behaviour.md M03, A13): pure decisions
+ * over plain data that the `vkCreateInstance` terminator applies.
  *
  * @example Deciding which drivers to load
  * ```ts

@@ -1,9 +1,7 @@
 /**
- * The bottom of one instance's layer chains: the loader's own `vkGetInstanceProcAddr`,
- * `vk_layerGetPhysicalDeviceProcAddr` (LI08) and `vkGetDeviceProcAddr` that the last layer calls down
- * into, as C callbacks over the core's answers ({@linkcode LoaderTerminators}): the terminators, the terminator
- * `vkCreateInstance`, the loader's debug-messenger terminators, and the drivers' device functions.
- * Each callback is made once per instance, the first time a chain needs it.
+ * The bottom of one instance's layer chains: the loader's `vkGetInstanceProcAddr`,
+ * `vk_layerGetPhysicalDeviceProcAddr` (docs/behaviour.md LI08) and `vkGetDeviceProcAddr` that the last layer
+ * calls down into, as C callbacks over the core's answers (`LoaderTerminators`).
  *
  * @module
  */

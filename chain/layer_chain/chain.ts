@@ -1,24 +1,7 @@
 /**
- * The layer part of the instance and device call chains (docs/behaviour.md F11,
- * F12, LI01 to LI07, LI11): loads the active layers' libraries, runs
- * `vkCreateInstance` and `vkCreateDevice` down through them with the loader's
- * pNext nodes, and gives the caller the top of each chain to fill its
- * dispatch tables from.
- *
- * The loader core supplies the bottom links (its terminator
- * `vkGetInstanceProcAddr`, which answers `vkCreateInstance` and
- * `vkCreateDevice`; the driver's `vkGetDeviceProcAddr`) and its dispatch table
- * addresses, which `vkSetInstanceLoaderData` / `vkSetDeviceLoaderData` write
- * into the dispatchable objects layers make. A layer asking the loader to make
- * a device below it (`pfnLayerCreateDevice`) is routed back to the core
- * through chain/layer_chain/instance.ts `InstanceChainArgs.createDeviceForLayer`.
- *
- * Libraries are released by {@linkcode LayerChain.release}, which the core
- * calls after `vkDestroyInstance` has gone down the chain.
- *
- * This module loads the libraries and keeps what lives as long as the chain (its callbacks, create infos
- * and device tables); building and running each chain is chain/layer_chain/instance.ts and
- * chain/layer_chain/device.ts.
+ * The layer part of the instance and device chains (docs/behaviour.md F11, F12, LI01-LI07, LI11): loads the
+ * active layers' libraries and keeps what lives as long as the chain; chain/layer_chain/instance.ts and
+ * device.ts build and run each chain.
  *
  * @example Loading the chain for an activation
  * ```ts ignore

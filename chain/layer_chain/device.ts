@@ -1,10 +1,6 @@
 /**
- * The device half of a layer chain (docs/behaviour.md LI03 to LI07): `vkCreateDevice` run down the
- * device-capable layers (all of them, or those below the layer calling `pfnLayerCreateDevice`) to the loader's
- * bottom link, with the device nodes in front of the application's `pNext` and its device group unwrapped;
- * and the device dispatch tables `vkSetDeviceLoaderData` writes into the dispatchable objects layers make
- * ({@linkcode DeviceLoaderData}). chain/layer_chain/chain.ts `LayerChain.createDevice` runs it over the chain's
- * libraries.
+ * The device half of a layer chain (docs/behaviour.md LI03-LI07): `vkCreateDevice` run down the
+ * device-capable layers, and the device tables `vkSetDeviceLoaderData` writes into objects layers make.
  *
  * @module
  */

@@ -1,9 +1,6 @@
 /**
- * What the loader answers itself about device layers and the layers' device extensions, for one
- * instance's activated layers: device layers are deprecated, so `VkDeviceCreateInfo::ppEnabledLayerNames`
- * is only compared with the instance's list (F11), `vkEnumerateDeviceLayerProperties` lists the
- * instance's layers, and `vkEnumerateDeviceExtensionProperties` answers a layer's own list for
- * `pLayerName` and adds the enabled implicit layers' device extensions to the chain's (A04).
+ * What the loader answers itself about device layers and the layers' device extensions, for one instance's
+ * activated layers (docs/behaviour.md F11, A04).
  *
  * @module
  */

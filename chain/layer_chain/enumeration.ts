@@ -1,12 +1,6 @@
 /**
- * The global enumerations with layers, for the loader core: every available
- * layer for `vkEnumerateInstanceLayerProperties` (L06); a layer's own list for
- * `vkEnumerateInstanceExtensionProperties(pLayerName)` and the enabled
- * implicit layers' extensions after the core's list for a null name (A02);
- * each through the enabled implicit layers' pre-instance functions (LI09,
- * chain/layer_chain/pre_instance.ts), `vkEnumerateInstanceVersion` included. The
- * `VkLayerProperties` / `VkExtensionProperties` writers serve the device-level
- * answers of chain/layer_chain/instance_layers.ts too.
+ * The global enumerations with layers: layer properties (docs/behaviour.md L06), layer and implicit-layer
+ * instance extensions (A02), each through the pre-instance functions (LI09); the property writers.
  *
  * @example Layers of an empty tree
  * ```ts

@@ -1,11 +1,5 @@
 /**
- * Layer extensions in enumeration and at create time (docs/behaviour.md A02,
- * A04, A05): the global instance extension list ends with the extensions of
- * the implicit layers that would load; `pLayerName` lists one layer's
- * manifest extensions (`VK_ERROR_LAYER_NOT_PRESENT` for an unknown layer); an
- * extension requested at `vkCreateInstance` / `vkCreateDevice` must come from
- * a driver or from a layer enabled for the instance, else
- * `VK_ERROR_EXTENSION_NOT_PRESENT`.
+ * Layer extensions in enumeration and at create time (docs/behaviour.md A02, A04, A05).
  *
  * @example Checking requested extensions
  * ```ts

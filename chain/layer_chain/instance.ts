@@ -1,10 +1,6 @@
 /**
- * The instance half of a layer chain (docs/behaviour.md LI01 to LI07): the links each layer calls down into
- * (a layer without `vk_layerGetPhysicalDeviceProcAddr` passes on the one below it), the loader's instance
- * nodes in front of the application's `pNext` with the callbacks layers call back into
- * (`vkSetInstanceLoaderData`, `pfnLayerCreateDevice`, `pfnLayerDestroyDevice`), and `vkCreateInstance` run
- * down from the first layer. chain/layer_chain/chain.ts `LayerChain.createInstance` runs it over the chain's
- * libraries.
+ * The instance half of a layer chain (docs/behaviour.md LI01-LI07): the links layers call down into, the
+ * loader's instance nodes and callbacks, and `vkCreateInstance` run down from the first layer.
  *
  * @module
  */

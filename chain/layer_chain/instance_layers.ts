@@ -1,21 +1,6 @@
 /**
- * Everything layers add to one loader instance, behind a few entry points the
- * loader core calls from its trampolines (so its side stays a few lines each):
- *
- * - {@linkcode InstanceLayers.prepare}: discovery, activation (F01 to F12) and
- *   library loading for `vkCreateInstance` (`VK_ERROR_LAYER_NOT_PRESENT`);
- * - {@linkcode InstanceLayers.createInstance}: the instance chain down to the
- *   core's terminators, with the create info's debug messengers active (A17);
- * - {@linkcode InstanceLayers.createDevice}: the device chain, also run for a
- *   layer's `pfnLayerCreateDevice`;
- * - extension checks (A02, A05) and the device-layer answers (chain/layer_chain/device_layers.ts: A04, F11);
- * - {@linkcode InstanceLayers.activateDestroyMessengers} / {@linkcode InstanceLayers.release}.
- *
- * The core implements its side as {@linkcode LoaderTerminators}: its terminator
- * `vkGetInstanceProcAddr` answers and `vkCreateInstance` body, the bottom of
- * the device chain (the driver's `vkGetDeviceProcAddr`), and what to do once a
- * device came back up the chain. The C callbacks the last layer calls down
- * into over those answers are chain/layer_chain/bottom.ts's `ChainBottom`.
+ * Everything layers add to one loader instance, behind the few entry points the loader core calls from its
+ * trampolines (prepare, create the instance and device chains, extension checks, release).
  *
  * @example Preparing the layers of an instance
  * ```ts

@@ -1,17 +1,6 @@
 /**
- * The loader's `VkLayerInstanceCreateInfo` and `VkLayerDeviceCreateInfo`
- * nodes (vk_layer.h), built in native memory and put in front of the
- * application's `pNext` chain (docs/behaviour.md LI03 to LI06):
- *
- * - instance: `VK_LOADER_FEATURES` → `VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK`
- *   → `VK_LOADER_DATA_CALLBACK` → `VK_LAYER_LINK_INFO` → the application's structs;
- * - device: `VK_LOADER_DATA_CALLBACK` → `VK_LAYER_LINK_INFO` → the application's
- *   structs, with `VkDeviceGroupDeviceCreateInfo.pPhysicalDevices` unwrapped.
- *
- * Each layer's `vkCreateInstance`/`vkCreateDevice` advances the LINK_INFO
- * node's `u.pLayerInfo` in place, so a set of nodes serves one create call
- * only. Everything lives in the caller's {@linkcode Arena}, which must outlive
- * the call.
+ * The loader's `VkLayerInstanceCreateInfo` and `VkLayerDeviceCreateInfo` nodes, built in native memory in
+ * front of the application's `pNext` chain (docs/behaviour.md LI03-LI06); one set serves one create call.
  *
  * @example Instance nodes for two layers
  * ```ts

@@ -1,16 +1,6 @@
 /**
- * Pre-instance functions (docs/behaviour.md LI09): enabled implicit layers
- * whose manifest (file format 1.1.2 and later) names `pre_instance_functions`
- * intercept `vkEnumerateInstanceExtensionProperties`,
- * `vkEnumerateInstanceLayerProperties` and `vkEnumerateInstanceVersion`
- * before any instance exists.
- *
- * Each call builds a `Vk*Chain` list (`{header{type, version 1, size},
- * pfnNextLayer, pNextLink}`, vk_layer.h) ending in the loader's own answer,
- * opens the layers' libraries around the call and closes them after it, as
- * the Khronos loader does. Layers are taken in discovery order and each is
- * put in front of the list, so the last one is called first (the C loader's
- * order). Without such layers the loader's answer is called directly.
+ * Pre-instance functions of enabled implicit layers (docs/behaviour.md LI09): the `Vk*Chain` list around
+ * each global enumeration.
  *
  * @example The loader's answer alone
  * ```ts

@@ -1,14 +1,6 @@
 /**
- * The device id filters (`VK_LOADER_DEVICE_ID_FILTER`, `VK_LOADER_VENDOR_ID_FILTER`,
- * `VK_LOADER_DRIVER_ID_FILTER`) applied where the current Khronos loader applies them (docs/behaviour.md P03):
- * at the top of the chain, to the devices and groups the layers return. So a layer sees every device in
- * its own `vkEnumeratePhysicalDevices`, and a device a layer adds is filtered like the drivers' (the
- * Khronos loader's filter functions walk the handles `layer_inst_disp.EnumeratePhysicalDevices` returned:
- * Vulkan-Loader PR #2038). The terminator only sorts (chain/terminator.ts).
- *
- * A device's ids come from the terminator's record when the chain handed the loader's own terminator
- * handle back (no layer is asked, docs/behaviour.md A19); a handle a layer made is asked through the chain, as
- * the Khronos loader asks.
+ * The device id filters applied at the top of the chain, to the devices and groups the layers return
+ * (docs/behaviour.md P03, A18, A19).
  *
  * @example In the `vkEnumeratePhysicalDevices` trampoline
  * ```ts ignore

@@ -1,25 +1,6 @@
 /**
- * The loader settings file's `device_configurations` applied to the physical devices (docs/behaviour.md
- * G10; the Khronos loader's `loader_apply_settings_device_configurations`): the list selects AND orders
- * what `vkEnumeratePhysicalDevices` returns. Each entry, in list order, takes the first device not yet
- * taken (in the loader's sorted order) whose `VkPhysicalDeviceIDProperties::deviceUUID` and `driverUUID`
- * and `VkPhysicalDeviceProperties::driverVersion` equal the entry's; devices no entry takes are hidden.
- * `vkEnumeratePhysicalDeviceGroups` drops every group holding a hidden device (Vulkan-Loader PR #2011:
- * the members of a group are linked, a group missing one no longer describes the hardware).
- *
- * Matching needs Vulkan 1.1 properties: the device must be 1.1+ and its driver's instance 1.1+ (the loader
- * raises a 1.0 application's instance to 1.1 on 1.1+ drivers while the list is present:
- * chain/driver_instances.ts). A device it cannot ask is hidden, with a line saying why.
- *
- * Where vkdeno and the Khronos loader part, on purpose: the loader answers a count query with
- * `min(entries, devices)` (an upper bound) and writes the matched devices on the second call; vkdeno
- * answers both calls with the matched devices, which an application sizing its array from the count
- * handles the same way. As in the loader, a non-empty list matching no device makes the call fail with
- * `VK_ERROR_INITIALIZATION_FAILED` (Vulkan-Loader issue #1743 asks to change that; vkdeno follows the
- * loader; `vkEnumeratePhysicalDeviceGroups` fails with it, since the loader's group path calls the same
- * function); an empty list shows no device and succeeds (PR #1826: "no devices" is a setting).
- *
- * Only runs when the settings file has the list: the no-settings path never reaches this module.
+ * The loader settings file's `device_configurations` applied to the physical devices: which ones
+ * `vkEnumeratePhysicalDevices` returns, and in which order (docs/behaviour.md G10).
  *
  * @example Selecting two of three devices, in the list's order
  * ```ts

@@ -1,9 +1,6 @@
 /**
- * The order `vkEnumeratePhysicalDevices` returns on Linux, and which devices it returns: the id filters
- * (chain/order/id_filters.ts) remove devices, the Linux sort (chain/order/sort.ts) orders the rest, and
- * the result carries log lines (driver category) saying why each device is where it is and why each
- * removed one went. Groups are ordered in chain/order/groups.ts, reports of an order in
- * chain/order/report.ts.
+ * The devices `vkEnumeratePhysicalDevices` returns on Linux and their order, from the id filters and the
+ * Linux sort, with log lines saying why each device is where it is (docs/behaviour.md P01-P03).
  *
  * @example Sorting two devices
  * ```ts

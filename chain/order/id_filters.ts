@@ -1,10 +1,5 @@
 /**
- * The device id filters as rules over plain device records (docs/behaviour.md P03; the architecture
- * document's "Multiple Filtering"): `VK_LOADER_DEVICE_ID_FILTER`, `VK_LOADER_VENDOR_ID_FILTER` and
- * `VK_LOADER_DRIVER_ID_FILTER` are comma lists of ids and ranges (parsed in
- * discovery/device_selection.ts); a device stays only when every filter that is set matches it, a group
- * only when all its devices do. chain/order/chain_filter.ts applies them at the top of the chain, where the
- * current Khronos loader does; the terminator sorts without them.
+ * The device id filters as rules over plain device records (docs/behaviour.md P03).
  *
  * @module
  */

@@ -1,9 +1,6 @@
 /**
- * Reads what the physical-device policy needs ({@linkcode DeviceRecord}) from a driver, the way the
- * Khronos loader does before sorting: `vkGetPhysicalDeviceProperties` for the IDs, type and name; PCI
- * bus info only when the device advertises `VK_EXT_pci_bus_info` and the driver can answer
- * `vkGetPhysicalDeviceProperties2` for this instance; `driverID` only when asked for (the driver id
- * filter) and the device is 1.2+ or offers `VK_KHR_driver_properties`, through the same query.
+ * Reads what the physical-device policy needs (`DeviceRecord`) from a driver, the way the Khronos loader
+ * does before sorting (docs/behaviour.md P01, P03).
  *
  * @example In an enumeration terminator
  * ```ts ignore

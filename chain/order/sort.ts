@@ -1,17 +1,6 @@
 /**
- * The Linux sort of physical devices, as the Khronos loader's `loader_linux.c` does it (docs/behaviour.md
- * P01, P02; the application interface's "Physical Device Ordering"), when the instance can query
- * `VkPhysicalDeviceProperties2`: the device named by `VK_LOADER_DEVICE_SELECT` first; then discrete >
- * integrated > virtual > other > CPU; then devices with PCI bus info before those without, ascending
- * domain/bus/device/function; then `deviceID ^ vendorID` ascending; ties keep the input order.
- * `VK_LOADER_DISABLE_SELECT` (an integer other than 0) turns sorting off: devices keep the input order,
- * which the terminator builds the way the Khronos loader does (drivers in reverse discovery order, each
- * driver's devices in the order it gives them).
- *
- * Pure: plain device records in, placed records out, each with the rule that put it there and a sentence
- * saying why, so the terminators, logs and `deno task info` tell the same story. The id filters are in
- * chain/order/id_filters.ts, the device and group orders built from both in chain/order/devices.ts and
- * chain/order/groups.ts.
+ * The Linux sort of physical devices (docs/behaviour.md P01, P02, A16): plain device records in, placed
+ * records out, each with the rule that placed it and a sentence saying why.
  *
  * @module
  */
