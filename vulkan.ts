@@ -1,17 +1,6 @@
 /**
- * The public command object: every Vulkan command by its name, with its C parameter list.
- *
- * - Device, queue and command-buffer commands are the native dispatch stubs themselves (functions
- *   declared through `Deno.dlopen`): a call goes stub -> device table slot -> driver, no JavaScript.
- * - Instance commands are dispatch stubs too, physical-device commands trampoline unwrap stubs; both are
- *   declared `callback: true` since the chain's bottom may be a TypeScript terminator.
- * - The global commands and the loader's trampolines (`vkCreateInstance`, `vkDestroyInstance`,
- *   `vkEnumeratePhysicalDevices`, `vkEnumeratePhysicalDeviceGroups`, `vkCreateDevice`, `vkDestroyDevice`,
- *   `vkGetDeviceQueue`, `vkGetDeviceQueue2`, `vkAllocateCommandBuffers`, `vkGet*ProcAddr`) are TypeScript.
- *
- * Commands are bound on first use (declaring a stub costs ~80 us): reading a name the object lacks reaches
- * a proxy at the end of its prototype chain, which binds the command and caches it as an own data property
- * (nothing is defined per name at import). Raw commands return `VkResult` as C does.
+ * The public command object: every Vulkan command by its name with its C parameter list, bound on first use;
+ * device-level commands are the native dispatch stubs themselves.
  *
  * @module
  */

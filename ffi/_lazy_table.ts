@@ -1,11 +1,6 @@
 /**
- * Read-only tables built on first use, for ffi/generated/: the generated modules hold their data as one
- * compact JSON text each (a string literal costs V8 a scan, where an object literal of 37,000 lines costs
- * a full parse and the objects at import), and export a proxy that parses the text when a script first
- * reads the table, then turns each entry into its public shape when it is first read.
- *
- * Measured 2026-11-24 (lavapipe machine, Deno 2.9.6): importing mod.ts took ~55-85 ms, a third of it
- * evaluating the struct, command and enum literals; most scripts read a few dozen of the 1,490 structs.
+ * Read-only tables built on first use for ffi/generated/: each module holds its data as one compact JSON
+ * text and exports a proxy that parses it when a script first reads the table.
  *
  * @module
  */

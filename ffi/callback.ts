@@ -1,17 +1,6 @@
 /**
- * C-callable JavaScript functions with an owner.
- *
- * Two facts shape this module: a `Deno.UnsafeCallback` that throws returns 0
- * to C (`VK_SUCCESS` for a `VkResult`), and a closed callback that C still
- * calls crashes the process. So every callback is wrapped to return a chosen
- * error value on a throw, and is released only when its owner is disposed.
- *
- * A released callback is not closed but kept, by signature, for the next
- * registry that asks for one of that signature: every `vkCreateInstance` makes
- * ~16 callbacks and its `vkDestroyInstance` drops them, and making and closing a
- * `Deno.UnsafeCallback` costs ~1-2 us each. A kept callback that C still calls
- * answers its last error value (NULL, the `VkResult`, or nothing) without running
- * the released body, where a closed one would crash the process.
+ * C-callable JavaScript functions with an owner: wrapped to return a chosen error value on a throw, released
+ * only when the owner is disposed, and kept for reuse rather than closed.
  *
  * @module
  */

@@ -1,19 +1,6 @@
 /**
- * Dispatch tables and the native stubs that jump through them.
- *
- * Only symbols declared through `Deno.dlopen` get V8's fast-call path, so the
- * hot path is a native stub per command index (see `ffi/elf.ts`) that reads
- * the table pointer from the first word of the dispatchable handle and jumps
- * to the slot. TypeScript owns and fills the tables; no JavaScript runs
- * between the caller and the driver or layer.
- *
- * Where stubs cannot be emitted (another OS or architecture, or
- * `{ native: false }`), {@linkcode DispatchStubs.bind} returns functions that
- * do the same lookup in TypeScript and call through `Deno.UnsafeFnPointer`:
- * same results, some 300x slower (BENCHMARKS.md, "Dispatch stubs"). A stub
- * object that cannot be loaded (memfd and temp file both refused, e.g. a
- * noexec /tmp) also gives the fallback, with the reason in
- * {@linkcode DispatchStubs.fallbackReason} for the loader log.
+ * Dispatch tables and the native stubs that jump through them (one stub per command index), with the
+ * `Deno.UnsafeFnPointer` fallback where stubs cannot be emitted.
  *
  * @module
  */

@@ -1,22 +1,5 @@
 /**
- * Emits the dispatch stubs as a tiny ELF64 shared object, with no compiler.
- *
- * Stub N reads the table pointer from the first word of its first argument
- * (the dispatchable handle) and jumps to slot N of that table, leaving every
- * argument register untouched:
- *
- * - x86-64: `mov rax,[rdi]; jmp [rax+8*N]` (clobbers rax only)
- * - aarch64: `ldr x16,[x0]; ldr x16,[x16,#8N]; br x16` (x16 is the
- *   intra-procedure-call scratch register); for N > 4095 the offset goes
- *   through x17: `movz x17,#N; ldr x16,[x16,x17,lsl #3]`.
- *
- * What glibc needs (verified on glibc 2.36): a read+execute `PT_LOAD` with
- * headers, hash, dynsym, dynstr and code; a separate writable `PT_LOAD` for
- * `.dynamic` (the dynamic linker relocates its entries in place);
- * `PT_DYNAMIC`; `PT_GNU_STACK` (else the stack turns executable, or newer
- * glibc refuses the object); `DT_HASH`, `DT_SYMTAB`, `DT_STRTAB`,
- * `DT_STRSZ`; symbols in a real section (not `SHN_ABS`). Section headers are
- * only for tools such as `readelf -Ws`, and are emitted for them.
+ * Emits the dispatch stubs as a tiny ELF64 shared object, with no compiler (x86-64 and aarch64).
  *
  * @module
  */

@@ -1,9 +1,5 @@
 /**
- * Loading a shared object that vkdeno emitted in memory (`ffi/elf.ts`): the
- * bytes go into a memfd and are `dlopen`ed as `/proc/self/fd/N`, so nothing
- * touches the disk; where that is refused (no memfd, `/proc` not mounted) a
- * caller may allow a temp file instead. Used by the dispatch stubs, the
- * unwrap stubs and the native `vkSetInstanceLoaderData`.
+ * Loading a shared object vkdeno emitted in memory: through a memfd, or a temp file where a caller allows it.
  *
  * @example Usage
  * ```ts

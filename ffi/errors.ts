@@ -1,9 +1,5 @@
 /**
- * Errors of the public API that carry a `VkResult`.
- *
- * Raw commands return their `VkResult` (positive codes such as
- * `VK_SUBOPTIMAL_KHR` and `VK_INCOMPLETE` are results, not failures); only
- * convenience wrappers throw, and only for negative results.
+ * Errors of the public API that carry a `VkResult` (`VkError`), and `VkResult` names.
  *
  * @module
  */

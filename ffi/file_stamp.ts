@@ -1,11 +1,6 @@
 /**
- * A file's stamp: what `stat` says about a path (kind, device, inode, size, modification and change times),
- * as one comparable string. Discovery keeps the stamps of every folder and file a scan read, so an
- * unchanged system is recognised by a few stamps instead of a new scan (discovery/scan_memo.ts).
- *
- * Taken with libc's `statx` when `--allow-ffi` is granted on Linux (nanosecond times, and a missing path is
- * an error number rather than a thrown `Deno.errors.NotFound`, whose construction costs tens of
- * microseconds); otherwise with `Deno.statSync`.
+ * A file's stamp: what `stat` says about a path, as one comparable string (libc `statx` where FFI is
+ * allowed, else `Deno.statSync`).
  *
  * @module
  */

@@ -1,10 +1,6 @@
 /**
- * Shared libraries opened with libc's `dlopen`, with symbols looked up on
- * demand, and cold-path calls through C function pointers.
- *
- * Symbols found here are called through `Deno.UnsafeFnPointer`, which is
- * ~1.5 us per call: fine for negotiation and instance creation, never for a
- * hot path (see `ffi/dispatch.ts`).
+ * Shared libraries opened with libc's `dlopen`, symbols looked up on demand, and cold-path calls through C
+ * function pointers.
  *
  * @module
  */

@@ -1,11 +1,6 @@
 /**
- * Native memory that TypeScript hands to C: arenas, C strings, pointer arrays
- * and raw reads and writes at addresses.
- *
- * `Deno.UnsafePointer.of` does not keep its buffer alive: holding only an
- * address lets the garbage collector free the memory while C still reads it.
- * An {@linkcode Arena} therefore keeps every buffer it gave out strongly
- * referenced until it is disposed.
+ * Native memory that TypeScript hands to C: arenas (which keep every buffer alive until disposed), C strings,
+ * pointer arrays, raw reads and writes.
  *
  * @module
  */

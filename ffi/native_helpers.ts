@@ -1,10 +1,6 @@
 /**
- * The native helper routines the unwrap object carries beside its stubs, so that the loader's hot paths
- * need no JavaScript memory access: stamping a dispatchable child with its parent's table
- * ({@linkcode UNWRAP_HELPERS}), the stamped `vkGetDeviceQueue`/`vkGetDeviceQueue2`
- * ({@linkcode stampedQueueCode}) and the device table filler ({@linkcode fillTableCode}). Each is machine
- * code padded to whole stub slots; {@linkcode HELPER_FALLBACKS} are the TypeScript equivalents used
- * without native stubs.
+ * The native helper routines the unwrap object carries beside its stubs (stamping, the stamped
+ * `vkGetDeviceQueue`, the device table filler), and their TypeScript fallbacks.
  *
  * @module
  */

@@ -1,12 +1,6 @@
 /**
- * File names as bytes. Deno gives directory entries as strings, decoding a name that is not valid UTF-8
- * lossily (each bad byte becomes U+FFFD), and such a string opens nothing. Linux file names are bytes, and
- * the Khronos loader reads any of them; this module lists a folder's names as bytes (`opendir`/`readdir`)
- * and opens a file by its byte path (`open`), through libc. Reading then goes through
- * `/proc/self/fd/<fd>`, which Deno opens like any path.
- *
- * Needs `--allow-ffi`; without it (or off Linux) the functions answer `undefined`, and callers skip the
- * file with a reason.
+ * File names as bytes: listing a folder and opening a file by its byte path through libc, for names that are
+ * not valid UTF-8 (docs/behaviour.md M05).
  *
  * @example Reading every file of a folder by its byte name
  * ```ts

@@ -1,9 +1,6 @@
 /**
- * Scoped cleanup: a {@linkcode VkScope} creates handles (through {@linkcode create}) and callbacks, and on
- * `dispose()` / the end of a `using` block destroys them in reverse order of creation, with the destroy
- * command vk.xml pairs with each create command (`vkCreateBuffer` -> `vkDestroyBuffer(device, buffer,
- * pAllocator)`). Built on `DisposableStack`; errors from several destroys are all reported
- * (`SuppressedError`).
+ * Scoped cleanup: `VkScope` creates handles and callbacks and destroys them in reverse order with the destroy
+ * command vk.xml pairs with each create command.
  *
  * @module
  */

@@ -1,21 +1,6 @@
 /**
- * Struct helpers for calling Vulkan commands from TypeScript, driven by the generated layouts of
- * `ffi/generated/structs.ts`:
- *
- * - {@linkcode writeStruct} writes a plain object as a C struct in an {@linkcode Arena}: `sType` filled in,
- *   nested structs, strings, arrays and pNext chains allocated in the same arena, count members
- *   (`enabledExtensionCount`) filled from the arrays they count;
- * - {@linkcode allocStruct} allocates output structs with `sType` set, {@linkcode readStruct} reads them back
- *   (char arrays as strings, fixed arrays as arrays, 64-bit integers as bigints, handles as pointers);
- * - {@linkcode enumerate} runs the two-call enumeration idiom, {@linkcode check} turns a negative `VkResult`
- *   into a {@linkcode VkError}, and {@linkcode makeApiVersion} / {@linkcode formatApiVersion} pack versions.
- *
- * Raw commands keep returning `VkResult` as in C; only these helpers throw.
- *
- * This module is the one path they are imported by; each idea has its own module: writing
- * (`ffi/struct_write.ts`), reading and pNext chains (`ffi/struct_read.ts`), command helpers
- * (`ffi/enumerate.ts`), versions (`ffi/api_version.ts`), over the layout lookups, writer and reader of
- * `ffi/_struct_layout.ts`, `ffi/_struct_writer.ts` and `ffi/_struct_reader.ts`.
+ * Struct helpers for calling Vulkan commands from TypeScript (write, allocate, read, enumerate, check,
+ * versions): the one path they are imported by, over one module per idea.
  *
  * @module
  */

@@ -1,9 +1,5 @@
 /**
- * The writing side of Vulkan's two-call idiom, for the commands the loader
- * answers itself (`vkEnumeratePhysicalDevices`, layer and extension
- * enumeration, physical-device groups): a null array asks for the count; an
- * array gets up to `*pCount` items, `*pCount` is set to how many were written,
- * and the result is `VK_INCOMPLETE` when that was fewer than there are.
+ * The writing side of Vulkan's two-call idiom, for the commands the loader answers itself.
  *
  * @module
  */

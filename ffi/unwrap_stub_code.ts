@@ -1,14 +1,5 @@
 /**
- * The machine code of one "unwrap" stub and of the error function an empty slot points to.
- *
- * Stub N of a set with table offset `A` and handle offset `B` does
- * `table = [arg0 + A]; arg0 = [arg0 + B]; jump [table + 8N]`:
- *
- * - x86-64: `mov rax,[rdi+A]; mov rdi,[rdi+B]; jmp [rax+8N]` (clobbers rax)
- * - aarch64: `ldr x16,[x0,#A]; ldr x0,[x0,#B]; ldr x16,[x16,#8N]; br x16`
- *
- * The error function returns `VK_ERROR_EXTENSION_NOT_PRESENT` (-7) instead of the crash a NULL slot
- * would give the caller. The object that holds them is laid out by `ffi/unwrap_object.ts`.
+ * The machine code of one unwrap stub and of the error function an empty slot points to.
  *
  * @module
  */

@@ -1,25 +1,6 @@
 /**
- * "Unwrap" stubs: native stubs that swap the first argument for a handle the
- * object points to, then jump through a table the object also points to.
- *
- * Stub N of a set with table offset `A` and handle offset `B` does
- * `table = [arg0 + A]; arg0 = [arg0 + B]; jump [table + 8N]`:
- *
- * - x86-64: `mov rax,[rdi+A]; mov rdi,[rdi+B]; jmp [rax+8N]` (clobbers rax)
- * - aarch64: `ldr x16,[x0,#A]; ldr x0,[x0,#B]; ldr x16,[x16,#8N]; br x16`
- *
- * A loader object `{ word0: table, word1: next handle }` (A=0, B=8) then
- * forwards a call to the next level with no JavaScript in between; the same
- * shape with other offsets reaches a driver's own function table and handle.
- * The object file also holds one "error" function returning
- * `VK_ERROR_EXTENSION_NOT_PRESENT` (-7): what an empty table slot points to,
- * instead of a NULL that would crash the caller.
- *
- * The stub code is `ffi/unwrap_stub_code.ts`, the helpers beside it
- * `ffi/native_helpers.ts`, the object file's layout `ffi/unwrap_object.ts`.
- *
- * Without native stubs (another OS or architecture, or `native: false`) the
- * same forwarding runs in TypeScript through `Deno.UnsafeFnPointer`.
+ * Unwrap stubs: native stubs that swap the first argument for a handle the object points to, then jump
+ * through a table the object also points to.
  *
  * @module
  */

@@ -1,9 +1,6 @@
 /**
- * Typed Vulkan callbacks: {@linkcode makeCallback} turns a TypeScript function into the native function
- * pointer a `PFN_*` member or parameter wants, with the signature vk.xml gives that callback type, and owns
- * it until disposed. Arguments arrive typed: `const char*` as strings, `const T*` structs read into objects
- * (their strings decoded and the structs they point to read), so a debug messenger gets its message and
- * objects without reading memory at byte offsets.
+ * Typed Vulkan callbacks: `makeCallback` turns a TypeScript function into the native function pointer a
+ * `PFN_*` wants, with typed, decoded arguments, and owns it until disposed.
  *
  * @module
  */
