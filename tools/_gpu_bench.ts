@@ -1,10 +1,6 @@
 /**
- * Child process of tools/gpu_check.ts: the per-call benchmark of bench/percall_bench.ts on whatever driver
- * the environment names (`VK_DRIVER_FILES`: NVIDIA's on the GPU machine). `vkCmdSetLineWidth` on a
- * recording command buffer and `vkGetDeviceQueue`, each through libvulkan's export (the reference), the FFI
- * floor (a C no-op), vkdeno's public command and its device table, paired round by round
- * (bench/_paired.ts); then the same with one pass-through layer (bench/c/passthrough_layer.c) enabled in
- * both loaders' chains. `--json` prints the paired output.
+ * Child process of tools/gpu_check.ts: the per-call benchmark of bench/percall_bench.ts on the driver
+ * `VK_DRIVER_FILES` names; `--json` prints the paired output.
  *
  * @module
  */

@@ -1,9 +1,6 @@
 /**
- * Child process of tools/gpu_check.ts: the physical devices a loader lists on the drivers of
- * `VK_DRIVER_FILES`, in its order, each with what tells identical GPUs apart: `deviceUUID`
- * (`VkPhysicalDeviceIDProperties`) and the PCI address (`VK_EXT_pci_bus_info`, where the device has it).
- * The instance asks for Vulkan 1.1, so the loader's Linux sort is on. Prints `GPU_DEVICES <json>`.
- * Usage: `deno run -A tools/_gpu_devices.ts vkdeno|libvulkan`.
+ * Child process of tools/gpu_check.ts: the physical devices a loader lists, in its order, with `deviceUUID`
+ * and PCI address; prints `GPU_DEVICES <json>`.
  *
  * @module
  */

@@ -1,9 +1,5 @@
 /**
- * Finding NVIDIA's Vulkan driver manifest for tools/gpu_check.ts. Container images put it in different
- * places (`/usr/share/vulkan/icd.d`, `/etc/vulkan/icd.d`, `/usr/local/nvidia/share/vulkan/icd.d`, ...), so
- * the search looks in the usual folders first, then walks a few trees (bounded depth) for `*.json`
- * files in an `icd.d` folder or named like `nvidia*icd*.json`; the first manifest whose `library_path`
- * names an NVIDIA library wins. The result lists every file looked at, for the report.
+ * Finding NVIDIA's Vulkan driver manifest for tools/gpu_check.ts, wherever the container image put it.
  *
  * @module
  */

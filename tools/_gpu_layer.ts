@@ -1,10 +1,6 @@
 /**
- * Child process of tools/gpu_check.ts: through vkdeno, with `VK_LAYER_KHRONOS_validation` enabled by the
- * application and a `VK_EXT_debug_utils` messenger, creates a device on the first physical device and
- * calls `vkCreateBuffer` with size 0 and usage 0 (invalid: VUID-VkBufferCreateInfo-size-00912). Prints one
- * line `GPU_VUID <json>` with the message IDs the messenger received and the results of each step. The
- * drivers and layers come from the process environment (`VK_DRIVER_FILES`, `VK_LAYER_PATH`). The steps
- * are those of tests/chain/layer_chain/real_layers_test.ts on lavapipe.
+ * Child process of tools/gpu_check.ts: the validation layer through vkdeno reports an invalid
+ * `vkCreateBuffer` to a debug-utils messenger; prints `GPU_VUID <json>`.
  *
  * @module
  */

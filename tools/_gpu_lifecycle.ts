@@ -1,9 +1,6 @@
 /**
- * Child process of tools/gpu_check.ts: what one process does to a real driver over its life, through vkdeno
- * (drivers from `VK_DRIVER_FILES`). Two instances alive at once, each with a device and a queue, destroyed
- * in creation order (not reverse); then the loader is disposed (driver libraries closed) and loaded again,
- * and a third instance and device are made and destroyed. Prints `GPU_LIFECYCLE <json>`: each step's
- * VkResult (or the error), and whether the second load found the same devices.
+ * Child process of tools/gpu_check.ts: what one process does to a real driver over its life (two instances,
+ * reload, a third); prints `GPU_LIFECYCLE <json>`.
  *
  * @module
  */

@@ -1,10 +1,6 @@
 /**
- * Child process of tools/gpu_check.ts: which commands a loader hands out on the driver of `VK_DRIVER_FILES`.
- * With an instance that enables every instance extension the loader lists (Vulkan 1.3) and a device on
- * the first physical device (no extensions), asks `vkGetInstanceProcAddr(instance, name)` for every
- * instance-, physical-device- and device-level command of the registry, and `vkGetDeviceProcAddr(device,
- * name)` for every device-level command. Prints `GPU_PROCADDR <json>`: the names that came back non-NULL.
- * Usage: `deno run -A tools/_gpu_procaddr.ts vkdeno|libvulkan`.
+ * Child process of tools/gpu_check.ts: which commands a loader hands out through `vkGetInstanceProcAddr` and
+ * `vkGetDeviceProcAddr`; prints `GPU_PROCADDR <json>`.
  *
  * @module
  */

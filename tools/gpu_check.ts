@@ -1,23 +1,6 @@
 /**
- * `tools/gpu_check.ts`: runs vkdeno on a real GPU driver (NVIDIA's) next to the reference loader and writes
- * a report (`gpu_report.json`, `gpu_report.md`) into the output folder. Steps, each in a child process so
- * that one failure (or crash) leaves the others standing:
- *
- * 1. find NVIDIA's driver manifest (tools/_gpu_find.ts) and the driver version (`nvidia-smi`);
- * 2. `deno task info --json` through vkdeno (with `VK_LOADER_DEBUG=driver`: the negotiated interface) and
- *    through libvulkan; compare devices, versions and extension lists;
- * 3. the compute example (`deno task demo`) through both loaders;
- * 4. the Khronos validation layer: the compute example runs clean through it, and an invalid
- *    `vkCreateBuffer` (size 0) reaches a debug-utils messenger (tools/_gpu_layer.ts);
- * 5. physical-device ordering: NVIDIA plus a CPU device (a given CPU driver such as lavapipe, else the mock
- *    driver of tests/support/mock configured as a CPU), through both loaders: the discrete GPU first, same order;
- * 6. the per-call benchmark (tools/_gpu_bench.ts): vkdeno public command vs libvulkan export vs floor.
- *
- * Usage: `deno run -A tools/gpu_check.ts [--out DIR] [--driver MANIFEST] [--layer-path DIR]
- * [--cpu-driver MANIFEST] [--bench-runs N] [--bench-rounds N] [--skip step,...] [--cached-only]`;
- * `--render REPORT.json[,MORE.json...]` prints the Markdown of a report, the others as "also run on"
- * sections (how docs/gpu.md is made). Exit code 0 when no
- * step failed.
+ * `tools/gpu_check.ts`: runs vkdeno on a real GPU driver next to the reference loader, step by step in child
+ * processes, and writes `gpu_report.json` and `gpu_report.md`; `--render` prints docs/gpu.md (docs/tools.md).
  *
  * @module
  */

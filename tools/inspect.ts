@@ -1,12 +1,6 @@
 /**
- * `deno task inspect`: prints what driver discovery finds for this process
- * (its real environment and file system), as tables or, with `--json`, as JSON.
- *
- * Usage: `deno task inspect [--json] [--watch] [--package FOLDER]...`
- *
- * `--watch` keeps running and prints the report again after every change to the driver and layer
- * manifests, driver packages or loader settings file the environment leads to, headed by what changed
- * (discovery/watch.ts).
+ * `deno task inspect`: prints what discovery finds for this process, as tables or JSON; `--watch` prints it
+ * again after every change.
  *
  * @module
  */

@@ -1,16 +1,6 @@
 /**
- * Writes the "Reliability" section of BENCHMARKS.md: faults tried and crashes (every fault of the
- * catalogue run through vkdeno, each in its own process), manifests and environment values fuzzed (the
- * counts `tests/discovery/property_env_test.ts` prints), and the soak figures of `tools/soak.ts --json` runs.
- *
- * ```sh
- * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=10000 --json > soak_10k.json
- * deno run -A tools/reliability_report.ts soak_10k.json [more soak JSON files...]
- * deno run -A tools/reliability_report.ts --print soak_10k.json   # the section on stdout, file untouched
- * ```
- *
- * The section (`## Reliability` up to the next `## `) is replaced or appended; nothing else in the file
- * changes. The file is then run through `deno fmt`.
+ * Writes the "Reliability" section of BENCHMARKS.md from the fault catalogue, the fuzz counts and
+ * `tools/soak.ts --json` runs (docs/tools.md).
  *
  * @module
  */

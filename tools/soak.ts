@@ -1,25 +1,6 @@
 /**
  * Soak: instance + device create/destroy cycles on a real driver, measuring resident memory growth after
- * warm-up and the native resources (callbacks, arenas, libraries, dispatch tables, layer libraries,
- * drivers) left at the end.
- *
- * ```sh
- * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=10000            # lavapipe, vkdeno
- * deno run -A --v8-flags=--expose-gc tools/soak.ts --cycles=1000 --layer=VK_LAYER_KHRONOS_validation
- * deno run -A --v8-flags=--expose-gc tools/soak.ts --loader=libvulkan --cycles=1000  # the reference
- * ```
- *
- * Options: `--loader=vkdeno|libvulkan`, `--cycles=N`, `--warmup=N` (default 10% of cycles, at least 50),
- * `--layer=NAME` (repeatable), `--driver=PATH` (a manifest; default lavapipe's), `--json` (one JSON line),
- * `--hold` (keep one more instance alive throughout, so drivers stay loaded: the loader's own growth),
- * `--enumerate` (each "cycle" is one `vkEnumeratePhysicalDevices` count+fill on the held instance),
- * `--label=TEXT` (kept in the output, e.g. the V8 flags used: the report shows it).
- *
- * V8 grows its young generation (up to 3 x 16 MiB by default) when a program allocates fast, and keeps it:
- * that shows as resident growth in the first thousands of cycles. `--v8-flags=--max-semi-space-size=1`
- * holds it at its minimum, so what remains is the loader's own.
- * Host implicit layers are disabled (`VK_LOADER_LAYERS_DISABLE=~implicit~`) so the figures are the
- * loader's own. Without `--v8-flags=--expose-gc` the RSS figures include garbage not yet collected.
+ * warm-up and the native resources left at the end (options: docs/tools.md).
  *
  * @module
  */

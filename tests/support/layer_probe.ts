@@ -1,10 +1,6 @@
 /**
- * Subprocess side of tests/chain/layer_chain/real_layers_test.ts: loads vkdeno over this process's environment (the test sets
- * it), creates an instance (optionally with layers), enumerates physical devices, creates and destroys a
- * device, destroys the instance, and prints what it saw as one JSON line. Real third-party layers run here,
- * away from the test process (some start threads or print to stdout).
- *
- * Usage: `deno run -A tests/support/layer_probe.ts '{"layers":["VK_LAYER_MESA_overlay"],"device":true}'`
+ * Subprocess side of tests/chain/layer_chain/real_layers_test.ts: one instance and device through vkdeno,
+ * with the layers asked for, printed as one JSON line.
  *
  * @module
  */

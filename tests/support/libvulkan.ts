@@ -1,12 +1,6 @@
 /**
- * The reference loader, `libvulkan.so.1`, behind the same command-object shape as vkdeno's
- * (`vk.vkCreateInstance(pCreateInfo, pAllocator, pInstance)`, `vk.deviceTable(device)`, dispose): tests
- * and benchmarks run the same code on both loaders and compare.
- *
- * Every command libvulkan exports is declared through `Deno.dlopen` (V8 fast calls into libvulkan's
- * trampolines); the others are resolved on first call through `vkGetInstanceProcAddr` (with the most
- * recently created instance) or, in a device table, `vkGetDeviceProcAddr`, and called through
- * `Deno.UnsafeFnPointer` (correct, but ~1.5 us a call).
+ * The reference loader, `libvulkan.so.1`, behind the same command-object shape as vkdeno's, so tests and
+ * benchmarks run the same code on both loaders.
  *
  * @module
  */

@@ -1,15 +1,5 @@
 /**
- * The vkdeno side of the fault catalogue (`fault_chain_test.ts` runs each fault as its own process, so a
- * crash fails one fault with its signal instead of the test runner):
- *
- * ```sh
- * deno run -A tests/support/reliability_chain.ts <fault id>   # prints "ok" or the failed expectation; exit 0 / 1
- * ```
- *
- * Each faulty driver or layer sits beside lavapipe; the loader must log a reason naming the file or layer
- * at fault, lavapipe must still give an instance, a physical device and a device, and no callback, layer
- * library or driver may be left behind. The Khronos loader's behaviour for the same setups is pinned in
- * `reliability_khronos_test.ts`.
+ * The vkdeno side of the fault catalogue, one fault per process: prints "ok" or the failed expectation.
  *
  * @module
  */

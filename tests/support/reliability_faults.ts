@@ -1,12 +1,5 @@
 /**
- * The driver and layer half of the fault catalogue: libraries that are
- * missing, not ELF, for another machine, missing a dependency or exports, or
- * that negotiate badly, return NULL for required commands, lack the loader
- * magic, fail instance/device creation, or (layers) fail or skip the chain.
- *
- * Each fault is set up in a {@linkcode MockEnvironment} tree as a driver (or
- * layer) manifest; the good driver beside it is lavapipe, so the Khronos
- * loader (`vulkaninfo`) and vkdeno can run the same setup side by side.
+ * The driver and layer half of the fault catalogue: broken libraries and manifests set up beside lavapipe.
  *
  * @module
  */

@@ -1,15 +1,6 @@
 /**
- * Main side of `threads_test.ts`, run as its own process (`deno run -A tests/support/reliability_threads.ts
- * <scenario> [workers] [iterations]`) so a crash or a deadlock fails one scenario, not the test runner.
- * Prints one JSON line: `{ scenario, reports, error? }`.
- *
- * - `record`: one device per worker (lavapipe), each with its own queue, command pool, command buffer,
- *   fence and host-visible buffer made here; the workers record `vkCmdFillBuffer` and submit concurrently
- *   through this thread's dispatch stubs, and check the buffer after each fence, while this thread creates
- *   and destroys other instances and devices on the same loader (`churn` counts them).
- * - `own_loader`: each worker loads its own vkdeno and runs instance + device cycles, while this thread
- *   does the same.
- * - `main_instance`: workers give this thread's instance and physical device to loaders of their own.
+ * Main side of `threads_test.ts`, one scenario per process (`record`, `own_loader`, `main_instance`),
+ * printing one JSON line.
  *
  * @module
  */
