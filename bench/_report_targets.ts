@@ -7,7 +7,7 @@
  */
 
 import { median, type PairedOutput } from "./_paired.ts";
-import { judge, summarize } from "./_report_paired.ts";
+import { judge, sourceLine, summarize } from "./_report_paired.ts";
 
 /** A machine column: its name in the table and the folder its kept runs are in. */
 export interface Column {
@@ -81,15 +81,6 @@ export function parseTargets(doc: string): Table {
 
 function formatValue(x: number, difference: boolean | undefined): string {
   return difference ? `${x >= 0 ? "+" : ""}${x.toFixed(1)}` : `${x >= 100 ? x.toFixed(0) : x.toFixed(2)}x`;
-}
-
-/** Where and when runs happened, in one line: commit, date, machine, load. */
-export function sourceLine(runs: readonly PairedOutput[]): string {
-  const m = runs[0]!.machine;
-  const loads = runs.map((r) => r.machine.load);
-  return `commit ${m.commit ?? "unknown"}, ${runs[0]!.date.slice(0, 10)}, ${m.cpu} (${m.cores} cores), ` +
-    `${m.os}, ${m.runtime}; ${runs.length} runs, 1-minute load average ${Math.min(...loads).toFixed(1)}-` +
-    `${Math.max(...loads).toFixed(1)}`;
 }
 
 /** The rows one file's runs give: label, goal and the column's cell. */
