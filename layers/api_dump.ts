@@ -1,21 +1,6 @@
 /**
- * `VK_LAYER_VKDENO_api_dump`: every Vulkan call with its decoded parameters, its result and the time the
- * rest of the chain took, as text (the default) or as JSON lines.
- *
- * Settings (`installLayers(vk, { settings: { VK_LAYER_VKDENO_api_dump: {...} } })`):
- * - `format`: `"text"` or `"json"`;
- * - `timing`: `false` to leave out durations (stable output for diffs);
- * - `file`: append to this file instead of the host's output.
- *
- * Text:
- * ```
- * vkCreateFence(device, pCreateInfo, pAllocator, pFence) returns VkResult VK_SUCCESS (0) in 4.1 us:
- *     device: VkDevice = 0x55d0c0de1230
- *     pCreateInfo: const VkFenceCreateInfo* = {"sType":"VK_STRUCTURE_TYPE_FENCE_CREATE_INFO","pNext":null,"flags":"0x0"}
- *     pAllocator: const VkAllocationCallbacks* = null
- *     pFence: VkFence* = "0x55d0c0de2000"
- * ```
- * JSON lines: `{"serial":12,"command":"vkCreateFence","args":{...},"result":"VK_SUCCESS","us":4.1}`.
+ * `VK_LAYER_VKDENO_api_dump`: every Vulkan call with its decoded parameters, its result and the time the rest
+ * of the chain took, as text or JSON lines (settings and output: docs/internals.md).
  *
  * @example Usage
  * ```ts ignore

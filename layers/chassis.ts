@@ -1,22 +1,6 @@
 /**
- * The chassis: runs several validation objects, in order, around each intercepted command, over one
- * shared {@linkcode StateTracker}, in the validation layers' sequence:
- *
- * ```
- * for every object: skip ||= preCallValidate(...)     (all run, so every problem is reported)
- * if skip: return ctx.result (ctx.skip(result)) or VK_ERROR_VALIDATION_FAILED_EXT
- * for every object: preCallRecord(...)               (until one calls ctx.skip(result))
- * result = next(...ctx.args)                         (arguments as the hooks replaced them)
- * for every object: postCallRecord(...)              (which may replace ctx.result)
- * return ctx.result
- * ```
- *
- * A hook that throws is reported (`Layer-HookThrew`); before the call, the call returns `VK_ERROR_UNKNOWN`
- * (see `CallContext` in `layers/call.ts`). The same rules hold wherever the chassis sits.
- *
- * The state tracker runs first, except for commands that destroy objects, where it runs last so the
- * other objects still see the object being destroyed. Where the chassis sits (above the loader's
- * command object, or between native layers) is up to its host: `layers/top.ts`, `layers/native.ts`.
+ * The chassis: runs several validation objects, in order, around each intercepted command, over one shared
+ * `StateTracker`, in the validation layers' sequence; the rules of a call are in docs/layers.md.
  *
  * @example Two objects around one command
  * ```ts

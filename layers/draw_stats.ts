@@ -1,12 +1,6 @@
 /**
- * `VK_LAYER_VKDENO_draw_stats`: the layer guide's draw-call statistics. Counts the draws, instances and
- * vertices recorded in each command buffer (indexed and indirect draws too) and prints them when the
- * command buffer's recording ends; `vkBeginCommandBuffer` starts the counts again. The counts live in a
- * sub-state slot of the command buffer's state object, so they end with it (freed, or its pool destroyed).
- *
- * Output, one line per `vkEndCommandBuffer`:
- * `Command buffer 0x5581f6c0 ended with 2 draws, 3 instances and 108 vertices`
- * (and `, 1 indirect draw` when some counts were in a buffer the layer does not read).
+ * `VK_LAYER_VKDENO_draw_stats`: draws, instances and vertices recorded in each command buffer, printed when
+ * its recording ends (output: docs/internals.md).
  *
  * @example Usage
  * ```ts ignore

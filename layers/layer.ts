@@ -1,11 +1,6 @@
 /**
- * The TypeScript layer API: what a layer declares (name, description, extensions), and what its
- * validation object does per intercepted command, in the order of the validation layers' chassis:
- * `preCallValidate` (any object may ask to skip the call), `preCallRecord`, the next link, `postCallRecord`.
- *
- * A layer reaches the next link through {@linkcode CallContext.dispatch} (and {@linkcode LayerEnv.dispatch}
- * outside a call): every Vulkan command by name, intercepted or not, so a layer can call commands it does
- * not intercept, as a performance overlay records its own draws.
+ * The TypeScript layer API: what a layer declares, and the hooks its validation object runs per intercepted
+ * command (`preCallValidate`, `preCallRecord`, the next link, `postCallRecord`).
  *
  * @example A layer counting dispatches
  * ```ts

@@ -1,11 +1,6 @@
 /**
- * Layers whose manifest's `library_path` names a `.ts` (or `.js`) module, in a native chain: what the
- * chain assembly loads instead of a shared library ({@linkcode ModuleLayerLibrary}, shaped like
- * `loading/layer_library.ts`'s `LayerLibrary`), a {@linkcode NativeLayerBridge} around the module's layer.
- *
- * Loading is synchronous, so the module must be imported first: the shipped layers are there already;
- * others are imported by `importLayerModules(env)` (`layers/registry.ts`) and handed to the loader
- * (`Vulkan.load({ layerModules })`), which is the only place a chain looks for them.
+ * Layers whose manifest's `library_path` names a `.ts` (or `.js`) module, in a native chain: what the chain
+ * assembly loads instead of a shared library, a `NativeLayerBridge` around the module's layer.
  *
  * @example What the chain assembly does with a manifest
  * ```ts ignore

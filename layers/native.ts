@@ -1,20 +1,6 @@
 /**
- * TS layers between native layers: a `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` pair implemented in
- * TypeScript (C-callable `Deno.UnsafeCallback`s from `ffi/callback.ts`, with the generated signatures),
- * which a native chain treats like a C layer's. Intercepted commands are callbacks that run the chassis
- * and call the next link through its function pointers; every other name is answered with the next
- * link's own pointer, so calls the layers do not intercept never enter JavaScript.
- *
- * Like a C layer, the bridge reads its `VkLayerInstanceLink` / `VkLayerDeviceLink` from the loader's
- * create-info nodes in `vkCreateInstance` / `vkCreateDevice`, advances them for the layers below, and
- * keys its per-instance and per-device next links on the dispatch key (the first word of the handle).
- *
- * Costs: an intercepted call crosses C -> JS (a callback, ~90 ns bare) and back to C through a native
- * unwrap stub; with the chassis, ~0.25 us a call on lavapipe (`bench/ts_layer_bench.ts`), against ~4 ns
- * at the top of the chain (`layers/top.ts`), the placement to prefer when the layer can go first.
- * Commands the link does not intercept cost nothing: the next link's own pointers are handed up.
- *
- * The callbacks are not thread-safe: the chain must only call this link on the thread of its isolate.
+ * TS layers between native layers: a `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` pair in TypeScript
+ * that a native chain treats like a C layer's; calls the layers do not intercept never enter JavaScript.
  *
  * @example Handing a bridge to a native chain
  * ```ts ignore

@@ -1,18 +1,6 @@
 /**
- * `VK_LAYER_VKDENO_object_lifetimes`: reports Vulkan objects used after they were destroyed (and skips
- * that call, so the driver never sees the dead handle), and objects still alive at `vkDestroyDevice` /
- * `vkDestroyInstance`, each with the call that created it.
- *
- * Handles are checked where commands take them directly, in arrays (`pCommandBuffers`), and in the
- * structs they are given, two levels of pointers deep (`VkSubmitInfo.pCommandBuffers`,
- * `VkWriteDescriptorSet.pBufferInfo[0].buffer`, `VkComputePipelineCreateInfo.stage.module`).
- * Handles the shared state tracker never saw created (made before the layer was enabled) are not
- * judged. Physical devices, queues and swapchain images belong to their parent and never leak.
- *
- * Settings: `stacks: true` keeps the JavaScript stack of each creating call (in a sub-state slot) and
- * prints it with a leak.
- *
- * Message ids: `ObjectLifetimes-UseAfterDestroy`, `ObjectLifetimes-Leak`.
+ * `VK_LAYER_VKDENO_object_lifetimes`: objects used after they were destroyed (the call skipped) and objects
+ * still alive at `vkDestroyDevice` / `vkDestroyInstance` (settings and messages: docs/internals.md).
  *
  * @example Usage
  * ```ts ignore

@@ -1,10 +1,6 @@
 /**
- * TS layers by name: the three shipped with vkdeno (`VK_LAYER_VKDENO_api_dump`,
- * `VK_LAYER_VKDENO_draw_stats`, `VK_LAYER_VKDENO_object_lifetimes`) and those the caller passes (the
- * `available` lists of `installLayers` and `Vulkan.load`'s `layerModules`). {@linkcode importLayerModules}
- * imports the layers whose manifest's `library_path` names a `.ts` (or `.js`) module and returns them;
- * a layer module's default export (or its `layer` export) is the layer. Nothing here is process-wide:
- * what one loader or wrapper may enable is what it was given.
+ * TS layers by name: the three shipped with vkdeno and those the caller passes; `importLayerModules` imports
+ * layers whose manifest names a module.
  *
  * @example Enabling by name
  * ```ts

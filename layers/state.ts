@@ -1,16 +1,6 @@
 /**
- * The shared state tracker: one per chassis, read by every validation object that declares
- * `usesState`. It follows instances, physical devices, devices, queues, command buffers and every other
- * handle that a `vkCreate*` / `vkAllocate*` command makes and a `vkDestroy*` / `vkFree*` command ends,
- * from the generated command table (no per-command code).
- *
- * Order rule (the validation layers' chassis): the tracker records creation in `postCallRecord` before
- * the other validation objects, so they find the new object; it records destruction in `preCallRecord`
- * after them, so they still see the object they are told about. Destroying an object ends its
- * children (a pool's command buffers, a device's objects) with it.
- *
- * Objects that need extra data get it in sub-state slots ({@linkcode StateTracker.createSlot}), kept
- * on the state object and told about its destruction in slot order (the order of the layers).
+ * The shared state tracker: one per chassis, following every handle a create or allocate command makes and a
+ * destroy or free command ends, from the generated command table.
  *
  * @example Finding a buffer's creator
  * ```ts ignore

@@ -1,20 +1,6 @@
 /**
- * TS layers at the top of the chain, with no FFI crossing: {@linkcode installLayers} wraps a loader's
- * command object (vkdeno's `vk`, or `tests/support/libvulkan.ts`'s) so that each intercepted command runs the
- * chassis, then the wrapped object's function (the native stub). Every command no layer intercepts is
- * the very same function object as on the wrapped object: it costs nothing. Eight cold commands are the
- * host's own: `vkCreateInstance`, `vkCreateDevice`, the four layer/extension enumerations (which list TS
- * layers and keep their names and extensions from the loader below) and the two `vkGet*ProcAddr`.
- *
- * `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` answer an intercepted command with a C entry point into
- * the host (a callback, closed when the host is disposed), so native code calling through the pointer
- * runs the TS layers too; call it on this thread only. Calls made from other Workers do not see the
- * layers (they live in one isolate): put the layer in the native chain (`layers/native.ts`) for those.
- *
- * Layers are enabled by name like any layer: in `options.layers`, in `VK_INSTANCE_LAYERS` (given through
- * `options.env`), or in `VkInstanceCreateInfo.ppEnabledLayerNames`, where the wrapper removes the names
- * it serves before the loader sees them. A layer enabled at `vkCreateInstance` re-wraps the object's
- * commands and device tables made since; functions the application copied out earlier are not re-wrapped.
+ * TS layers at the top of the chain, with no FFI crossing: `installLayers` wraps a command object so that each
+ * intercepted command runs the chassis; every other command is the wrapped object's own function.
  *
  * @example api_dump over the reference loader
  * ```ts ignore
