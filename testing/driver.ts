@@ -146,7 +146,7 @@ function majorMinor(v: number): number {
  *
  * @example Instance and device on a mock
  * ```ts
- * import { Vulkan } from "@vkdeno/loader";
+ * import { asHandle, Vulkan } from "@vkdeno/loader";
  * import { MockDriver } from "@vkdeno/loader/testing";
  * using mock = new MockDriver({ devices: [{ name: "Test GPU" }] });
  * using vk = Vulkan.load({ drivers: [mock] });
@@ -154,7 +154,7 @@ function majorMinor(v: number): number {
  * const info = new Uint8Array(64); // a zeroed VkInstanceCreateInfo with sType 1
  * info[0] = 1;
  * console.log(vk.vkCreateInstance(Deno.UnsafePointer.of(info), null, Deno.UnsafePointer.of(out))); // 0
- * vk.vkDestroyInstance(Deno.UnsafePointer.create(out[0]!), null);
+ * vk.vkDestroyInstance(asHandle("VkInstance", Deno.UnsafePointer.create(out[0]!)), null);
  * ```
  */
 export class MockDriver implements DriverEntryPoint, Disposable {
