@@ -76,8 +76,6 @@ export interface VulkanOptions {
   moduleLayerOptions?: NativeLayerBridgeOptions;
 }
 
-type P = Deno.PointerValue;
-
 const loaders = new WeakMap<Vulkan, Loader>();
 
 /**
@@ -100,7 +98,7 @@ export function loaderOf(vk: Vulkan): Loader {
  * @example Instance version and instance creation
  * ```ts ignore
  * import { Vulkan } from "./vulkan.ts";
- * import { Arena } from "./ffi/memory.ts";
+ * import { Arena, type Pointer } from "./ffi/memory.ts";
  * using vk = Vulkan.load();
  * using arena = new Arena();
  * const version = arena.alloc(4);

@@ -10,6 +10,7 @@ import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import {
   Arena,
+  type Pointer,
   pointerFromAddress,
   readCString,
   readPointer,
@@ -34,8 +35,6 @@ import type { ChainStubs } from "./stubs.ts";
 import { fillDeviceCommands } from "./table_fill.ts";
 import { unknownDeviceSlots } from "./unknown.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
-
-type P = Deno.PointerValue;
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
@@ -81,7 +80,7 @@ export class LoaderDevices {
   }
 
   /** `vkCreateDevice`: the instance's device chain, then the top's handle to the application. */
-  createDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+  createDevice(physicalDevice: Pointer, pCreateInfo: Pointer, pAllocator: Pointer, pDevice: Pointer): number {
     const tramp = this.#registry.trampPhysicalDevices.get(key(physicalDevice));
     if (!tramp) {
       this.#log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
@@ -108,7 +107,12 @@ export class LoaderDevices {
    * nodes, only its extensions, its own physical-device handles in a device group); the `LoaderDevice`
    * made and its table stamped into the driver's `VkDevice`.
    */
-  terminatorCreateDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+  terminatorCreateDevice(
+    physicalDevice: Pointer,
+    pCreateInfo: Pointer,
+    pAllocator: Pointer,
+    pDevice: Pointer,
+  ): number {
     const term = this.#registry.termPhysicalDevices.get(key(physicalDevice));
     if (!term) {
       throw new TypeError(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
@@ -174,28 +178,28 @@ export class LoaderDevices {
    * The down-call to the driver at the bottom of `inst`'s device chains: the driver's function for `name`,
    * or the WSI terminator taking its place; null for a device the loader does not know.
    */
-  driverDeviceProcAddr(inst: LoaderInstance, device: P, name: string): P {
+  driverDeviceProcAddr(inst: LoaderInstance, device: Pointer, name: string): Pointer {
     const ld = this.#registry.devices.get(key(device));
     return ld ? bottomProcAddr(inst, ld, name) : null;
   }
 
   /** An application `VkPhysicalDevice` to the handle the top of the device chain knows. */
-  unwrapPhysicalDevice(physicalDevice: P): P {
+  unwrapPhysicalDevice(physicalDevice: Pointer): Pointer {
     return this.#registry.trampPhysicalDevices.get(key(physicalDevice))?.next ?? physicalDevice;
   }
 
   /** A layer destroyed a device it made through `pfnLayerCreateDevice`: the loader's device goes too. */
-  layerDestroyedDevice(device: P): void {
+  layerDestroyedDevice(device: Pointer): void {
     this.#registry.findDevice(device)?.dispose();
   }
 
   /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
-  deviceDispatchTable(device: P): P {
+  deviceDispatchTable(device: Pointer): Pointer {
     return this.#registry.findDevice(device)?.table.pointer ?? null;
   }
 
   /** A device came back up `inst`'s chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
-  deviceCreated(inst: LoaderInstance, device: P, getDeviceProcAddr: P): number {
+  deviceCreated(inst: LoaderInstance, device: Pointer, getDeviceProcAddr: Pointer): number {
     const ld = this.#inFlight.pop() ?? this.#registry.findDevice(device);
     if (!ld) {
       this.#log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
@@ -234,8 +238,8 @@ export class LoaderDevices {
   #fillTable(
     ld: LoaderDevice,
     gdpa: Deno.PointerObject,
-    handle: P,
-    procAddr: (name: string, linked?: P) => P,
+    handle: Pointer,
+    procAddr: (name: string, linked?: Pointer) => Pointer,
     slow?: (name: string) => boolean,
   ): void {
     const empty = this.#stubs.errorFunction;
@@ -247,7 +251,7 @@ export class LoaderDevices {
   }
 
   /** `vkDestroyDevice`: the driver's (down the device chain), then the loader's table goes. */
-  destroyDevice(device: P, pAllocator: P): void {
+  destroyDevice(device: Pointer, pAllocator: Pointer): void {
     if (device === null) return;
     const ld = this.#registry.findDevice(device);
     if (!ld) {
@@ -261,7 +265,7 @@ export class LoaderDevices {
 }
 
 /** The extensions named in a `VkDeviceCreateInfo`. */
-export function deviceCreateInfoExtensions(p: P): string[] {
+export function deviceCreateInfoExtensions(p: Pointer): string[] {
   if (p === null) return [];
   const s = "VkDeviceCreateInfo";
   const n = readU32(p, offsetOf(s, "enabledExtensionCount"));
@@ -272,7 +276,7 @@ export function deviceCreateInfoExtensions(p: P): string[] {
 }
 
 /** Whether a driver's dispatchable object starts with `ICD_LOADER_MAGIC`. */
-export function hasLoaderMagic(handle: P): boolean {
+export function hasLoaderMagic(handle: Pointer): boolean {
   return handle !== null && readU64(handle, 0) === ICD_LOADER_MAGIC;
 }
 
@@ -282,12 +286,12 @@ export function hasLoaderMagic(handle: P): boolean {
  */
 export function replaceGroupDevices(
   arena: Arena,
-  pCreateInfo: P,
+  pCreateInfo: Pointer,
   map: (h: bigint) => Deno.PointerValue | undefined,
-): P {
+): Pointer {
   if (pCreateInfo === null) return null;
   const groupType = structureType("VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO");
-  const nodes: P[] = [pCreateInfo];
+  const nodes: Pointer[] = [pCreateInfo];
   let found = false;
   for (
     let p = readPointer(pCreateInfo, 8), guard = 0;
@@ -333,7 +337,7 @@ export function replaceGroupDevices(
  * A copy of a create info (`struct`) whose `pNext` starts after the loader's layer nodes, or the
  * original pointer when it has none: drivers never see the chain-building structs.
  */
-export function withoutLoaderNodes(arena: Arena, pCreateInfo: P, struct: string): P {
+export function withoutLoaderNodes(arena: Arena, pCreateInfo: Pointer, struct: string): Pointer {
   if (pCreateInfo === null) return null;
   const next = readPointer(pCreateInfo, 8);
   const bare = skipLoaderNodes(next);
@@ -369,7 +373,11 @@ export function driverDeviceExtensions(term: TermPhysicalDevice): string[] {
  * What the driver's `vkCreateDevice` gets: the create info without the loader's layer nodes, and with
  * only the device extensions the driver offers (the rest belong to layers, checked before).
  */
-export function driverDeviceCreateInfo(arena: Arena, pCreateInfo: P, offered: readonly string[]): P {
+export function driverDeviceCreateInfo(
+  arena: Arena,
+  pCreateInfo: Pointer,
+  offered: readonly string[],
+): Pointer {
   const bare = withoutLoaderNodes(arena, pCreateInfo, "VkDeviceCreateInfo");
   if (bare === null) return null;
   const s = "VkDeviceCreateInfo";
@@ -390,7 +398,7 @@ function bottomProcAddr(
   inst: LoaderInstance,
   ld: LoaderDevice,
   name: string,
-  fn: P = ld.driverProcAddr(name),
-): P {
+  fn: Pointer = ld.driverProcAddr(name),
+): Pointer {
   return inst.wsi ? inst.wsi.deviceProcAddr(name, ld.driverInstance.index, fn) : fn;
 }

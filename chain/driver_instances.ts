@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Arena, pointerFromAddress, readCString, readPointer, readU32 } from "../ffi/memory.ts";
+import { Arena, type Pointer, pointerFromAddress, readCString, readPointer, readU32 } from "../ffi/memory.ts";
 import type { Driver } from "../loading/driver.ts";
 import { skipLoaderNodes } from "./layer_chain/nodes.ts";
 import { DriverInstance, type LoaderInstance } from "./objects.ts";
@@ -159,8 +159,6 @@ function applicationInfoAt(arena: Arena, app: Deno.PointerValue, apiVersion: num
   return arena.pointer(copy);
 }
 
-type P = Deno.PointerValue;
-
 /** Physical-device commands the loader must see at instance creation (docs/behaviour.md I08). */
 export const REQUIRED_DRIVER_COMMANDS: readonly string[] = [
   "vkDestroyInstance",
@@ -189,9 +187,9 @@ export const REQUIRED_DRIVER_COMMANDS: readonly string[] = [
  */
 export function createDriverInstances(
   inst: LoaderInstance,
-  pCreateInfo: P,
-  pAllocator: P,
-  missing: (slot: number) => P,
+  pCreateInfo: Pointer,
+  pAllocator: Pointer,
+  missing: (slot: number) => Pointer,
 ): number {
   inst.terminatorReached = true;
   const info = readInstanceCreateInfo(pCreateInfo);
@@ -250,7 +248,7 @@ export function createDriverInstances(
  * destroyDriverInstances(inst, null);
  * ```
  */
-export function destroyDriverInstances(inst: LoaderInstance, pAllocator: P): void {
+export function destroyDriverInstances(inst: LoaderInstance, pAllocator: Pointer): void {
   if (inst.driverInstancesDestroyed) return;
   inst.driverInstancesDestroyed = true;
   for (const d of inst.drivers) d.fn("vkDestroyInstance")?.(d.handle, pAllocator);
@@ -260,6 +258,6 @@ export function destroyDriverInstances(inst: LoaderInstance, pAllocator: P): voi
  * The driver's functions for every physical-device slot (its `vkGetInstanceProcAddr` asked for each name and
  * alias, in one native call: chain/table_fill.ts); `missing` answers the empty ones.
  */
-function fillDriverTable(d: DriverInstance, missing: (slot: number) => P): void {
+function fillDriverTable(d: DriverInstance, missing: (slot: number) => Pointer): void {
   d.setTable(fillPhysicalDeviceCommands(chainStubs(), d.driver.getInstanceProcAddr, d.handle), missing);
 }

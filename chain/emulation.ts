@@ -5,22 +5,25 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { nativeBytes, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
+import { nativeBytes, type Pointer, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
 import { type HandleRegistry, key } from "./objects.ts";
 import { offsetOf, sizeOf, VK } from "../loading/_layout.ts";
 
 type Body = (...args: unknown[]) => unknown;
-type P = Deno.PointerValue;
 /** The loader's terminator physical devices by the driver's handle: where a body finds the driver. */
 type Devices = HandleRegistry["driverPhysicalDevices"];
 
-function original(devices: Devices, pd: P, name: string): ((...args: unknown[]) => unknown) | undefined {
+function original(
+  devices: Devices,
+  pd: Pointer,
+  name: string,
+): ((...args: unknown[]) => unknown) | undefined {
   const term = devices.get(key(pd));
   if (!term) throw new TypeError(`${name}: unknown driver VkPhysicalDevice "0x${key(pd).toString(16)}"`);
   return term.driverInstance.fn(name) ?? undefined;
 }
 
-function at(p: P, offset: number): P {
+function at(p: Pointer, offset: number): Pointer {
   return p === null ? null : pointerFromAddress(key(p) + BigInt(offset));
 }
 
@@ -34,14 +37,14 @@ function embedded(
 ): Body {
   const offset = offsetOf(outStruct, member);
   return (...args) => {
-    const fn = requireOriginal(devices, args[0] as P, name, original);
+    const fn = requireOriginal(devices, args[0] as Pointer, name, original);
     const next = [...args];
-    next[outParam] = at(args[outParam] as P, offset);
+    next[outParam] = at(args[outParam] as Pointer, offset);
     return fn(...next);
   };
 }
 
-function requireOriginal(devices: Devices, pd: P, name: string, originalName: string) {
+function requireOriginal(devices: Devices, pd: Pointer, name: string, originalName: string) {
   const fn = original(devices, pd, originalName);
   if (!fn) throw new TypeError(`${name}: the driver lacks "${originalName}" as well`);
   return fn;
@@ -56,15 +59,15 @@ function arrayQuery(
   outStruct: string,
   member: string,
   elementStruct: string,
-  makeArgs: (args: unknown[], count: P, out: P) => unknown[],
+  makeArgs: (args: unknown[], count: Pointer, out: Pointer) => unknown[],
 ): Body {
   const stride = sizeOf(outStruct);
   const inner = offsetOf(outStruct, member);
   const size = sizeOf(elementStruct);
   return (...args) => {
-    const fn = requireOriginal(devices, args[0] as P, name, originalName);
-    const pCount = args[countParam] as P;
-    const pOut = args[countParam + 1] as P;
+    const fn = requireOriginal(devices, args[0] as Pointer, name, originalName);
+    const pCount = args[countParam] as Pointer;
+    const pOut = args[countParam + 1] as Pointer;
     if (pOut === null) return fn(...makeArgs(args, pCount, null));
     const n = readU32(pCount, 0);
     const scratch = new Uint8Array(new ArrayBuffer(Math.max(1, n * size)));
@@ -123,11 +126,11 @@ const BODIES: Record<string, (devices: Devices) => Body> = {
     return (pd, pInfo, pProps) => {
       const fn = requireOriginal(
         devices,
-        pd as P,
+        pd as Pointer,
         "vkGetPhysicalDeviceImageFormatProperties2",
         "vkGetPhysicalDeviceImageFormatProperties",
       );
-      const i = pInfo as P;
+      const i = pInfo as Pointer;
       return fn(
         pd,
         readU32(i, format),
@@ -135,7 +138,7 @@ const BODIES: Record<string, (devices: Devices) => Body> = {
         readU32(i, tiling),
         readU32(i, usage),
         readU32(i, flags),
-        at(pProps as P, out),
+        at(pProps as Pointer, out),
       );
     };
   },
@@ -164,7 +167,7 @@ const BODIES: Record<string, (devices: Devices) => Body> = {
       "properties",
       "VkSparseImageFormatProperties",
       (args, count, out) => {
-        const i = args[1] as P;
+        const i = args[1] as Pointer;
         return [
           args[0],
           readU32(i, format),
@@ -179,7 +182,7 @@ const BODIES: Record<string, (devices: Devices) => Body> = {
     );
   },
   vkGetPhysicalDeviceToolProperties: () => (_pd, pCount) => {
-    writeU32(pCount as P, 0, 0);
+    writeU32(pCount as Pointer, 0, 0);
     return VK.SUCCESS;
   },
 };

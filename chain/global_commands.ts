@@ -8,7 +8,7 @@
  */
 
 import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
-import { writeU32 } from "../ffi/memory.ts";
+import { type Pointer, writeU32 } from "../ffi/memory.ts";
 import { discoverDrivers, type DiscoveredDriver } from "../discovery/drivers.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import {
@@ -36,8 +36,6 @@ import {
   enumerateInstanceLayers,
   enumerateInstanceVersion,
 } from "./layer_chain/enumeration.ts";
-
-type P = Deno.PointerValue;
 
 /** What `VK_LOADER_DEBUG` (info) says once per loader when the variable lifts the filter. */
 const FILTER_LIFTED_NOTE = `${DISABLE_INST_EXT_FILTER} is set: the instance extension filter is lifted, ` +
@@ -97,7 +95,7 @@ export class GlobalCommands {
   }
 
   /** `vkEnumerateInstanceVersion`: the loader's own version, unless an implicit layer's pre-instance hook answers. */
-  enumerateInstanceVersion(pApiVersion: P): number {
+  enumerateInstanceVersion(pApiVersion: Pointer): number {
     if (pApiVersion === null) {
       this.#log.error("vkEnumerateInstanceVersion: pApiVersion is NULL");
       return VK.ERROR_OUT_OF_HOST_MEMORY;
@@ -110,7 +108,7 @@ export class GlobalCommands {
   }
 
   /** `vkEnumerateInstanceLayerProperties`: every available layer (chain/layer_chain/enumeration.ts). */
-  enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number {
+  enumerateInstanceLayerProperties(pPropertyCount: Pointer, pProperties: Pointer): number {
     return enumerateInstanceLayers(this.#env, pPropertyCount, pProperties);
   }
 
@@ -118,7 +116,11 @@ export class GlobalCommands {
    * `vkEnumerateInstanceExtensionProperties`: the drivers' union, the loader's own and active implicit
    * layers', deduplicated; a layer's own list for `pLayerName`.
    */
-  enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number {
+  enumerateInstanceExtensionProperties(
+    pLayerName: Pointer,
+    pPropertyCount: Pointer,
+    pProperties: Pointer,
+  ): number {
     const base = () => {
       const drivers = acquireDrivers(this.driverManifests(), this.#log);
       try {

@@ -8,7 +8,7 @@
  */
 
 import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
-import { writeU64 } from "../ffi/memory.ts";
+import { type Pointer, writeU64 } from "../ffi/memory.ts";
 import { VkError } from "../ffi/errors.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
@@ -37,8 +37,6 @@ import { InstanceTerminators } from "./layer_terminators.ts";
 import { destroyDriverInstances } from "./driver_instances.ts";
 import { fillPhysicalSlot, unknownPhysicalDeviceSlots, unknownSlotDef } from "./unknown.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
-
-type P = Deno.PointerValue;
 
 /** What instance creation needs from its loader (chain/loader.ts `Loader` is one). */
 export interface InstanceCreationContext {
@@ -81,16 +79,16 @@ function slot(name: string): number {
  */
 export function createInstance(
   ctx: InstanceCreationContext,
-  pCreateInfo: P,
-  pAllocator: P,
-  pInstance: P,
+  pCreateInfo: Pointer,
+  pAllocator: Pointer,
+  pInstance: Pointer,
 ): number {
   if (pInstance === null) return VK.ERROR_INITIALIZATION_FAILED;
   // The driver and layer results are checked against the same settings files: stamped once per call.
   using _stamps = stampScope();
   const info = readInstanceCreateInfo(pCreateInfo);
   // The create info's messengers hear everything the loader says during the call (A17).
-  const made: { instance: P } = { instance: null };
+  const made: { instance: Pointer } = { instance: null };
   const done = activateMessengers(ctx.log, readMessengerCreateInfos(info.pNext), () => made.instance);
   try {
     return createWithMessengers(ctx, info, pAllocator, pInstance, made);
@@ -102,9 +100,9 @@ export function createInstance(
 function createWithMessengers(
   ctx: InstanceCreationContext,
   info: InstanceCreateInfo,
-  pAllocator: P,
+  pAllocator: Pointer,
   pInstance: Deno.PointerObject,
-  made: { instance: P },
+  made: { instance: Pointer },
 ): number {
   const pCreateInfo = info.pointer;
   const log = ctx.log;

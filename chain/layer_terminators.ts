@@ -12,8 +12,7 @@ import type { LoaderCallbacks } from "./loader_callbacks.ts";
 import type { LoaderInstance } from "./objects.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { createDriverInstances } from "./driver_instances.ts";
-
-type P = Deno.PointerValue;
+import type { Pointer } from "../ffi/memory.ts";
 
 /** The loader's parts the terminators answer from (chain/loader.ts `Loader` has them). */
 export interface TerminatorParts {
@@ -49,17 +48,17 @@ export class InstanceTerminators implements LoaderTerminators {
   }
 
   /** See {@linkcode LoaderTerminators.terminatorProcAddr}. */
-  terminatorProcAddr(name: string): P {
+  terminatorProcAddr(name: string): Pointer {
     return this.#loader.callbacks.terminatorProcAddr(this.#inst, name);
   }
 
   /** See {@linkcode LoaderTerminators.terminatorPhysicalDeviceProcAddr}. */
-  terminatorPhysicalDeviceProcAddr(name: string): P {
+  terminatorPhysicalDeviceProcAddr(name: string): Pointer {
     return this.#loader.callbacks.terminatorPhysicalDeviceProcAddr(this.#inst, name);
   }
 
   /** The terminator of vkCreateInstance (chain/driver_instances.ts), with the loader's emulations. */
-  terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number {
+  terminatorCreateInstance(pCreateInfo: Pointer, pAllocator: Pointer): number {
     const callbacks = this.#loader.callbacks;
     const stubs = this.#loader.stubs;
     return createDriverInstances(
@@ -80,27 +79,27 @@ export class InstanceTerminators implements LoaderTerminators {
   }
 
   /** See {@linkcode LoaderTerminators.driverDeviceProcAddr}. */
-  driverDeviceProcAddr(device: P, name: string): P {
+  driverDeviceProcAddr(device: Pointer, name: string): Pointer {
     return this.#loader.devices.driverDeviceProcAddr(this.#inst, device, name);
   }
 
   /** See {@linkcode LoaderTerminators.unwrapPhysicalDevice}. */
-  unwrapPhysicalDevice(physicalDevice: P): P {
+  unwrapPhysicalDevice(physicalDevice: Pointer): Pointer {
     return this.#loader.devices.unwrapPhysicalDevice(physicalDevice);
   }
 
   /** See {@linkcode LoaderTerminators.deviceCreated}. */
-  deviceCreated(device: P, getDeviceProcAddr: P): number {
+  deviceCreated(device: Pointer, getDeviceProcAddr: Pointer): number {
     return this.#loader.devices.deviceCreated(this.#inst, device, getDeviceProcAddr);
   }
 
   /** See {@linkcode LoaderTerminators.layerDestroyedDevice}. */
-  layerDestroyedDevice(device: P): void {
+  layerDestroyedDevice(device: Pointer): void {
     this.#loader.devices.layerDestroyedDevice(device);
   }
 
   /** See {@linkcode LoaderTerminators.deviceDispatchTable}. */
-  deviceDispatchTable(device: P): P {
+  deviceDispatchTable(device: Pointer): Pointer {
     return this.#loader.devices.deviceDispatchTable(device);
   }
 }

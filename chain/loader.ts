@@ -6,7 +6,7 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { readCString } from "../ffi/memory.ts";
+import { type Pointer, readCString } from "../ffi/memory.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_driver.ts";
@@ -30,7 +30,6 @@ import { type ChainStubs, chainStubs } from "./stubs.ts";
 import { terminatorBodies } from "./terminator.ts";
 import { resolveUnknown, trackUnknownSlots, unknownSlotDef } from "./unknown.ts";
 
-type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
 
 /** Options of {@linkcode Loader}. */
@@ -114,7 +113,8 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
       log: this.log,
       terminatorBodies: {
         ...terminatorBodies(this.registry),
-        vkCreateDevice: (a, b, c, d) => this.devices.terminatorCreateDevice(a as P, b as P, c as P, d as P),
+        vkCreateDevice: (a, b, c, d) =>
+          this.devices.terminatorCreateDevice(a as Pointer, b as Pointer, c as Pointer, d as Pointer),
       },
     });
     if (!this.stubs.native) {
@@ -130,28 +130,32 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   // ------------------------------------------------------------------------------------- global commands
 
   /** `vkEnumerateInstanceVersion` (chain/global_commands.ts). */
-  enumerateInstanceVersion(pApiVersion: P): number {
+  enumerateInstanceVersion(pApiVersion: Pointer): number {
     return this.global.enumerateInstanceVersion(pApiVersion);
   }
 
   /** `vkEnumerateInstanceLayerProperties` (chain/global_commands.ts). */
-  enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number {
+  enumerateInstanceLayerProperties(pPropertyCount: Pointer, pProperties: Pointer): number {
     return this.global.enumerateInstanceLayerProperties(pPropertyCount, pProperties);
   }
 
   /** `vkEnumerateInstanceExtensionProperties` (chain/global_commands.ts). */
-  enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number {
+  enumerateInstanceExtensionProperties(
+    pLayerName: Pointer,
+    pPropertyCount: Pointer,
+    pProperties: Pointer,
+  ): number {
     return this.global.enumerateInstanceExtensionProperties(pLayerName, pPropertyCount, pProperties);
   }
 
   /** `vkCreateInstance` (chain/instance_create.ts). */
-  createInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number {
+  createInstance(pCreateInfo: Pointer, pAllocator: Pointer, pInstance: Pointer): number {
     return createInstance(this, pCreateInfo, pAllocator, pInstance);
   }
 
   // ----------------------------------------------------------------------------------------- trampolines
 
-  #instance(handle: P, command: string): LoaderInstance | undefined {
+  #instance(handle: Pointer, command: string): LoaderInstance | undefined {
     const inst = this.registry.instances.get(key(handle));
     if (!inst) this.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
     return inst;
@@ -160,7 +164,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   // ------------------------------------------------------------------------------------------ proc addr
 
   /** `vkGetInstanceProcAddr` (`pName` as a C string or a JavaScript string). */
-  getInstanceProcAddr(instance: P, pName: P | string): P {
+  getInstanceProcAddr(instance: Pointer, pName: Pointer | string): Pointer {
     const name = typeof pName === "string" ? pName : pName === null ? "" : readCString(pName);
     const inst = instance === null ? undefined : this.#instance(instance, "vkGetInstanceProcAddr");
     if (instance !== null && !inst) return null;
@@ -191,7 +195,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   }
 
   /** `vkGetDeviceProcAddr` (`pName` as a C string or a JavaScript string). */
-  getDeviceProcAddr(device: P, pName: P | string): P {
+  getDeviceProcAddr(device: Pointer, pName: Pointer | string): Pointer {
     const name = typeof pName === "string" ? pName : pName === null ? "" : readCString(pName);
     const ld = this.registry.devices.get(key(device));
     if (!ld) {

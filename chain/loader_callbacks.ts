@@ -16,15 +16,15 @@ import { emulation } from "./emulation.ts";
 import type { HandleRegistry, LoaderInstance } from "./objects.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { unknownPhysicalDeviceSlot, unknownSlotDef } from "./unknown.ts";
+import type { Pointer } from "../ffi/memory.ts";
 
-type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
 
 /** A command's terminator answers that are the same for every instance (its canonical name first). */
 interface FixedTerminator {
   name?: string;
-  body?: P;
-  stub: P;
+  body?: Pointer;
+  stub: Pointer;
   /** Set once an instance's WSI said the name is not a WSI command (that depends on the name alone). */
   notWsi?: boolean;
 }
@@ -72,7 +72,7 @@ export class LoaderCallbacks {
   }
 
   /** The terminator link's `vkGetInstanceProcAddr` for `inst`. */
-  terminatorProcAddr(inst: LoaderInstance, name: string): P {
+  terminatorProcAddr(inst: LoaderInstance, name: string): Pointer {
     // Asked for every instance command at every vkCreateInstance: what does not depend on the instance is
     // worked out once per name.
     let fixed = this.#fixedTerminators.get(name);
@@ -93,7 +93,7 @@ export class LoaderCallbacks {
    * The terminator's answer to `vk_layerGetPhysicalDeviceProcAddr`: an unknown physical-device command's
    * terminator stub, else the terminator link's entry point.
    */
-  terminatorPhysicalDeviceProcAddr(inst: LoaderInstance, name: string): P {
+  terminatorPhysicalDeviceProcAddr(inst: LoaderInstance, name: string): Pointer {
     const s = unknownPhysicalDeviceSlot(name);
     return s === undefined
       ? this.terminatorProcAddr(inst, name)
@@ -123,7 +123,7 @@ export class LoaderCallbacks {
   }
 
   /** The loader's emulation of the command in slot `s` (chain/emulation.ts), or null when it has none. */
-  emulation(s: number): P {
+  emulation(s: number): Pointer {
     // Asked for every slot a driver leaves empty at every vkCreateInstance: "none" is kept too.
     const kept = this.#emulations.get(s);
     if (kept !== undefined) return kept;

@@ -7,8 +7,7 @@ import { COMMANDS } from "../ffi/generated/commands.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import type { ChainStubs } from "./stubs.ts";
-
-type P = Deno.PointerValue;
+import type { Pointer } from "../ffi/memory.ts";
 
 const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
@@ -98,8 +97,11 @@ function commandNames(level: FilledLevel): DeviceNames {
 export function fillDeviceCommands(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
-  handle: P,
-  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string, linked: P) => P },
+  handle: Pointer,
+  slow?: {
+    readonly asks: (name: string) => boolean;
+    readonly procAddr: (name: string, linked: Pointer) => Pointer;
+  },
 ): FilledCommands {
   return fillCommands("device", stubs, gdpa, handle, slow);
 }
@@ -118,7 +120,7 @@ export function fillDeviceCommands(
 export function fillPhysicalDeviceCommands(
   stubs: ChainStubs,
   gipa: Deno.PointerObject,
-  instance: P,
+  instance: Pointer,
 ): FilledCommands {
   return fillCommands("physical_device", stubs, gipa, instance);
 }
@@ -136,9 +138,9 @@ export function fillPhysicalDeviceCommands(
  */
 export function fillInstanceCommands(
   stubs: ChainStubs,
-  gipa: P,
-  instance: P,
-  answer?: (name: string) => P,
+  gipa: Pointer,
+  instance: Pointer,
+  answer?: (name: string) => Pointer,
 ): FilledCommands {
   const n = commandNames("instance_table");
   if (gipa === null) return { slots: n.slots, fns: new BigUint64Array(n.slots.length) };
@@ -168,8 +170,8 @@ export function fillInstanceCommands(
 export function deviceCommandAnswers(
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
-  handle: P,
-): ((name: string) => P | undefined) | undefined {
+  handle: Pointer,
+): ((name: string) => Pointer | undefined) | undefined {
   const fill = stubs.unwrap.fillTable;
   if (!fill) return undefined;
   const n = commandNames("device");
@@ -205,8 +207,11 @@ function fillCommands(
   level: FilledLevel,
   stubs: ChainStubs,
   gdpa: Deno.PointerObject,
-  handle: P,
-  slow?: { readonly asks: (name: string) => boolean; readonly procAddr: (name: string, linked: P) => P },
+  handle: Pointer,
+  slow?: {
+    readonly asks: (name: string) => boolean;
+    readonly procAddr: (name: string, linked: Pointer) => Pointer;
+  },
 ): FilledCommands {
   const n = commandNames(level);
   const out = new BigUint64Array(n.array.length);
@@ -242,6 +247,6 @@ function fillCommands(
 }
 
 /** A function pointer as an address (0n for null). */
-function address(p: P): bigint {
+function address(p: Pointer): bigint {
   return p === null ? 0n : BigInt(Deno.UnsafePointer.value(p));
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
+import { type Pointer, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
 import { applyDevicePolicy, applyGroupPolicy } from "./order/policy.ts";
 import { withoutIdFilters } from "./order/id_filters.ts";
 import {
@@ -17,8 +17,6 @@ import {
 } from "./objects.ts";
 import { writeTwoCall } from "../ffi/two_call.ts";
 import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
-
-type P = Deno.PointerValue;
 
 /** A count word and a few handle words whose addresses are taken once (see {@linkcode enumerateHandles}). */
 interface Scratch {
@@ -49,7 +47,7 @@ function takeScratch(): Scratch {
  * memory whose addresses are kept (taking a fresh buffer's address costs ~1 us, three per call).
  */
 export function enumerateHandles(
-  call: (pCount: P, pOut: P) => number,
+  call: (pCount: Pointer, pOut: Pointer) => number,
 ): { result: number; handles: bigint[] } {
   const s = takeScratch();
   try {
@@ -74,13 +72,13 @@ export function enumerateHandles(
   }
 }
 
-function instanceOf(registry: HandleRegistry, handle: P, command: string): LoaderInstance {
+function instanceOf(registry: HandleRegistry, handle: Pointer, command: string): LoaderInstance {
   const inst = registry.instances.get(key(handle));
   if (!inst) throw new TypeError(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
   return inst;
 }
 
-function termOf(registry: HandleRegistry, handle: P, command: string): TermPhysicalDevice {
+function termOf(registry: HandleRegistry, handle: Pointer, command: string): TermPhysicalDevice {
   const term = registry.termPhysicalDevices.get(key(handle));
   if (!term) throw new TypeError(`${command}: invalid VkPhysicalDevice "0x${key(handle).toString(16)}"`);
   return term;
@@ -115,7 +113,7 @@ const GROUP = "VkPhysicalDeviceGroupProperties";
 
 /** Reads `n` group structs at `p`, mapping each device handle with `map`. */
 export function readGroups<T>(
-  p: P,
+  p: Pointer,
   n: number,
   map: (h: bigint) => T,
 ): { devices: T[]; subsetAllocation: boolean }[] {
@@ -135,7 +133,12 @@ export function readGroups<T>(
 }
 
 /** Writes group `g` into the caller's struct `i` at `p`, keeping its `sType` and `pNext`. */
-export function writeGroup(p: P, i: number, handles: readonly bigint[], subsetAllocation: boolean): void {
+export function writeGroup(
+  p: Pointer,
+  i: number,
+  handles: readonly bigint[],
+  subsetAllocation: boolean,
+): void {
   const base = i * sizeOf(GROUP);
   writeU32(p, base + offsetOf(GROUP, "physicalDeviceCount"), handles.length);
   handles.forEach((h, j) => writeU64(p, base + offsetOf(GROUP, "physicalDevices") + j * 8, h));
@@ -205,7 +208,7 @@ export function terminatorBodies(
     },
 
     vkEnumeratePhysicalDevices(instance, pCount, pDevices) {
-      const inst = instanceOf(registry, instance as P, "vkEnumeratePhysicalDevices");
+      const inst = instanceOf(registry, instance as Pointer, "vkEnumeratePhysicalDevices");
       const all = termPhysicalDevicesOf(inst);
       if (all.length === 0) {
         inst.log.error("vkEnumeratePhysicalDevices: no driver reported a physical device");
@@ -217,30 +220,30 @@ export function terminatorBodies(
       // The settings file's device_configurations named devices and none is here (chain/order/configurations.ts).
       if (terms === undefined) return VK.ERROR_INITIALIZATION_FAILED;
       return writeTwoCall(
-        pCount as P,
-        pDevices as P,
+        pCount as Pointer,
+        pDevices as Pointer,
         terms,
-        (i, t) => writeU64(pDevices as P, i * 8, t.address),
+        (i, t) => writeU64(pDevices as Pointer, i * 8, t.address),
       );
     },
 
     vkEnumeratePhysicalDeviceGroups(instance, pCount, pGroups) {
-      const inst = instanceOf(registry, instance as P, "vkEnumeratePhysicalDeviceGroups");
+      const inst = instanceOf(registry, instance as Pointer, "vkEnumeratePhysicalDeviceGroups");
       const all = termPhysicalDevicesOf(inst);
       const driverGroupList = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
       if (driverGroupList.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
       const groups = applyGroupPolicy(inst, driverGroupList, withoutIdFilters(inst.devicePolicy));
       if (groups === undefined) return VK.ERROR_INITIALIZATION_FAILED; // as for devices, just above
       return writeTwoCall(
-        pCount as P,
-        pGroups as P,
+        pCount as Pointer,
+        pGroups as Pointer,
         groups,
-        (i, g) => writeGroup(pGroups as P, i, g.devices.map((t) => t.address), g.subsetAllocation),
+        (i, g) => writeGroup(pGroups as Pointer, i, g.devices.map((t) => t.address), g.subsetAllocation),
       );
     },
 
     vkEnumerateDeviceExtensionProperties(physicalDevice, pLayerName, pCount, pProperties) {
-      const term = termOf(registry, physicalDevice as P, "vkEnumerateDeviceExtensionProperties");
+      const term = termOf(registry, physicalDevice as Pointer, "vkEnumerateDeviceExtensionProperties");
       // LDP_LOADER_12: a layer's extensions never come from the driver.
       if (pLayerName !== null) return VK.ERROR_LAYER_NOT_PRESENT;
       const fn = term.driverInstance.fn("vkEnumerateDeviceExtensionProperties");
@@ -250,7 +253,7 @@ export function terminatorBodies(
 
     vkEnumerateDeviceLayerProperties(_physicalDevice, pCount) {
       // Device layers are deprecated: the loader answers, drivers are never asked.
-      writeU32(pCount as P, 0, 0);
+      writeU32(pCount as Pointer, 0, 0);
       return VK.SUCCESS;
     },
   };

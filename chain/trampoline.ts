@@ -6,7 +6,7 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { readPointer, readU32, writeU64 } from "../ffi/memory.ts";
+import { type Pointer, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "../loading/driver.ts";
 import type { LoaderDevices } from "./device.ts";
 import { type HandleRegistry, key, type LoaderInstance } from "./objects.ts";
@@ -20,7 +20,6 @@ import type { LoaderTrampolineName } from "./proc_addr.ts";
 import { offsetOf, VK } from "../loading/_layout.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
 
-type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
 
 /** What the trampolines need from their loader (chain/loader.ts's `Loader` is one). */
@@ -34,17 +33,21 @@ export interface TrampolineContext {
   /** The loader's device creation and destruction. */
   readonly devices: LoaderDevices;
   /** `vkCreateInstance`. */
-  createInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number;
+  createInstance(pCreateInfo: Pointer, pAllocator: Pointer, pInstance: Pointer): number;
   /** `vkEnumerateInstanceExtensionProperties`. */
-  enumerateInstanceExtensionProperties(pLayerName: P, pPropertyCount: P, pProperties: P): number;
+  enumerateInstanceExtensionProperties(
+    pLayerName: Pointer,
+    pPropertyCount: Pointer,
+    pProperties: Pointer,
+  ): number;
   /** `vkEnumerateInstanceLayerProperties`. */
-  enumerateInstanceLayerProperties(pPropertyCount: P, pProperties: P): number;
+  enumerateInstanceLayerProperties(pPropertyCount: Pointer, pProperties: Pointer): number;
   /** `vkEnumerateInstanceVersion`. */
-  enumerateInstanceVersion(pApiVersion: P): number;
+  enumerateInstanceVersion(pApiVersion: Pointer): number;
   /** `vkGetInstanceProcAddr`. */
-  getInstanceProcAddr(instance: P, pName: P): P;
+  getInstanceProcAddr(instance: Pointer, pName: Pointer): Pointer;
   /** `vkGetDeviceProcAddr`. */
-  getDeviceProcAddr(device: P, pName: P): P;
+  getDeviceProcAddr(device: Pointer, pName: Pointer): Pointer;
 }
 
 /** The JavaScript body of every loader trampoline, keyed by chain/proc_addr.ts's `LOADER_TRAMPOLINES`. */
@@ -61,24 +64,29 @@ export type TrampolineBodies = { readonly [K in LoaderTrampolineName]: Fn };
  */
 export function trampolineBodies(ctx: TrampolineContext): TrampolineBodies {
   return {
-    vkCreateInstance: (a, b, c) => ctx.createInstance(a as P, b as P, c as P),
+    vkCreateInstance: (a, b, c) => ctx.createInstance(a as Pointer, b as Pointer, c as Pointer),
     vkEnumerateInstanceExtensionProperties: (a, b, c) =>
-      ctx.enumerateInstanceExtensionProperties(a as P, b as P, c as P),
-    vkEnumerateInstanceLayerProperties: (a, b) => ctx.enumerateInstanceLayerProperties(a as P, b as P),
-    vkEnumerateInstanceVersion: (a) => ctx.enumerateInstanceVersion(a as P),
-    vkGetInstanceProcAddr: (a, b) => ctx.getInstanceProcAddr(a as P, b as P),
-    vkDestroyInstance: (a, b) => destroyInstance(ctx, a as P, b as P),
-    vkEnumeratePhysicalDevices: (a, b, c) => enumeratePhysicalDevices(ctx, a as P, b as P, c as P),
-    vkEnumeratePhysicalDeviceGroups: (a, b, c) => enumeratePhysicalDeviceGroups(ctx, a as P, b as P, c as P),
-    vkCreateDevice: (a, b, c, d) => ctx.devices.createDevice(a as P, b as P, c as P, d as P),
-    vkGetDeviceProcAddr: (a, b) => ctx.getDeviceProcAddr(a as P, b as P),
-    vkDestroyDevice: (a, b) => ctx.devices.destroyDevice(a as P, b as P),
+      ctx.enumerateInstanceExtensionProperties(a as Pointer, b as Pointer, c as Pointer),
+    vkEnumerateInstanceLayerProperties: (a, b) =>
+      ctx.enumerateInstanceLayerProperties(a as Pointer, b as Pointer),
+    vkEnumerateInstanceVersion: (a) => ctx.enumerateInstanceVersion(a as Pointer),
+    vkGetInstanceProcAddr: (a, b) => ctx.getInstanceProcAddr(a as Pointer, b as Pointer),
+    vkDestroyInstance: (a, b) => destroyInstance(ctx, a as Pointer, b as Pointer),
+    vkEnumeratePhysicalDevices: (a, b, c) =>
+      enumeratePhysicalDevices(ctx, a as Pointer, b as Pointer, c as Pointer),
+    vkEnumeratePhysicalDeviceGroups: (a, b, c) =>
+      enumeratePhysicalDeviceGroups(ctx, a as Pointer, b as Pointer, c as Pointer),
+    vkCreateDevice: (a, b, c, d) =>
+      ctx.devices.createDevice(a as Pointer, b as Pointer, c as Pointer, d as Pointer),
+    vkGetDeviceProcAddr: (a, b) => ctx.getDeviceProcAddr(a as Pointer, b as Pointer),
+    vkDestroyDevice: (a, b) => ctx.devices.destroyDevice(a as Pointer, b as Pointer),
     // The stamping trampolines bind their stubs on first call, not when the table is made.
     vkGetDeviceQueue: (a, b, c, d) =>
-      stampingTrampolines(ctx.stubs).vkGetDeviceQueue(a as P, b as number, c as number, d as P),
-    vkGetDeviceQueue2: (a, b, c) => stampingTrampolines(ctx.stubs).vkGetDeviceQueue2(a as P, b as P, c as P),
+      stampingTrampolines(ctx.stubs).vkGetDeviceQueue(a as Pointer, b as number, c as number, d as Pointer),
+    vkGetDeviceQueue2: (a, b, c) =>
+      stampingTrampolines(ctx.stubs).vkGetDeviceQueue2(a as Pointer, b as Pointer, c as Pointer),
     vkAllocateCommandBuffers: (a, b, c) =>
-      stampingTrampolines(ctx.stubs).vkAllocateCommandBuffers(a as P, b as P, c as P),
+      stampingTrampolines(ctx.stubs).vkAllocateCommandBuffers(a as Pointer, b as Pointer, c as Pointer),
   };
 }
 
@@ -90,14 +98,14 @@ function def(name: string): Deno.ForeignFunction {
   return commandDef(COMMANDS[slot(name)]!);
 }
 
-function instanceOf(ctx: TrampolineContext, handle: P, command: string): LoaderInstance | undefined {
+function instanceOf(ctx: TrampolineContext, handle: Pointer, command: string): LoaderInstance | undefined {
   const inst = ctx.registry.instances.get(key(handle));
   if (!inst) ctx.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
   return inst;
 }
 
 /** `vkDestroyInstance`: calls down the chain, then frees the loader's objects and drivers. */
-function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): void {
+function destroyInstance(ctx: TrampolineContext, instance: Pointer, pAllocator: Pointer): void {
   if (instance === null) return;
   const inst = instanceOf(ctx, instance, "vkDestroyInstance");
   if (!inst) return;
@@ -130,9 +138,9 @@ function destroyInstance(ctx: TrampolineContext, instance: P, pAllocator: P): vo
  */
 function enumeratePhysicalDevices(
   ctx: TrampolineContext,
-  instance: P,
-  pPhysicalDeviceCount: P,
-  pPhysicalDevices: P,
+  instance: Pointer,
+  pPhysicalDeviceCount: Pointer,
+  pPhysicalDevices: Pointer,
 ): number {
   if (pPhysicalDeviceCount === null) {
     ctx.log.error("vkEnumeratePhysicalDevices: pPhysicalDeviceCount is NULL");
@@ -197,9 +205,9 @@ function takeKeptHandles(): { words: BigUint64Array<ArrayBuffer>; pointer: Deno.
  */
 function enumeratePhysicalDeviceGroups(
   ctx: TrampolineContext,
-  instance: P,
-  pCount: P,
-  pGroups: P,
+  instance: Pointer,
+  pCount: Pointer,
+  pGroups: Pointer,
 ): number {
   if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
   const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDeviceGroups");
@@ -273,9 +281,13 @@ type TrampolinesOnly<T extends { [K in keyof T]: K extends LoaderTrampolineName 
 
 /** The trampolines that stamp the device's table into the handles they return. */
 export type StampingTrampolines = TrampolinesOnly<{
-  readonly vkGetDeviceQueue: (device: P, family: number, index: number, pQueue: P) => void;
-  readonly vkGetDeviceQueue2: (device: P, pQueueInfo: P, pQueue: P) => void;
-  readonly vkAllocateCommandBuffers: (device: P, pAllocateInfo: P, pCommandBuffers: P) => number;
+  readonly vkGetDeviceQueue: (device: Pointer, family: number, index: number, pQueue: Pointer) => void;
+  readonly vkGetDeviceQueue2: (device: Pointer, pQueueInfo: Pointer, pQueue: Pointer) => void;
+  readonly vkAllocateCommandBuffers: (
+    device: Pointer,
+    pAllocateInfo: Pointer,
+    pCommandBuffers: Pointer,
+  ) => number;
 }>;
 
 const stamping = new WeakMap<ChainStubs, StampingTrampolines>();

@@ -5,6 +5,17 @@
  * @module
  */
 
+/**
+ * A native pointer as Deno's FFI passes it: a pointer object, or `null` for NULL.
+ *
+ * @example Usage
+ * ```ts
+ * import type { Pointer } from "./memory.ts";
+ * const none: Pointer = null;
+ * ```
+ */
+export type Pointer = Deno.PointerValue;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

@@ -12,6 +12,7 @@
  */
 import { handleKey, handleText } from "./_commands.ts";
 import { type CommandHooks, defineLayer, type TsLayer } from "./layer.ts";
+import type { Pointer } from "../ffi/memory.ts";
 
 /** Counts of one command buffer recording. */
 export interface CommandStats {
@@ -24,8 +25,6 @@ export interface CommandStats {
   /** Indirect draws, whose counts sit in GPU buffers. */
   indirect: number;
 }
-
-type P = Deno.PointerValue;
 
 /**
  * Formats a command buffer's counts as the layer prints them.
@@ -56,7 +55,7 @@ export const drawStatsLayer: TsLayer = defineLayer({
     const slot = state.createSlot<CommandStats>("VK_LAYER_VKDENO_draw_stats");
     // A command buffer the tracker never saw allocated (a layer enabled late) still gets counted.
     const loose = new Map<number | bigint, CommandStats>();
-    const stats = (cb: P): CommandStats => {
+    const stats = (cb: Pointer): CommandStats => {
       const o = state.get(cb);
       let s = o ? o.getSubState(slot) : loose.get(handleKey(cb));
       if (s === undefined) {
@@ -66,36 +65,38 @@ export const drawStatsLayer: TsLayer = defineLayer({
       }
       return s;
     };
-    const draw = (cb: P, vertices: number, instances: number) => {
+    const draw = (cb: Pointer, vertices: number, instances: number) => {
       const s = stats(cb);
       s.draws++;
       s.instances += instances;
       s.vertices += vertices * instances;
     };
-    const indirect = (cb: P, count: number) => {
+    const indirect = (cb: Pointer, count: number) => {
       const s = stats(cb);
       s.draws += count;
       s.indirect += count;
     };
     const intercepts: Record<string, CommandHooks> = {
       vkBeginCommandBuffer: {
-        preCallRecord: (_ctx, cb: P) =>
+        preCallRecord: (_ctx, cb: Pointer) =>
           Object.assign(stats(cb), { draws: 0, instances: 0, vertices: 0, indirect: 0 }),
       },
       vkCmdDraw: {
-        preCallRecord: (_ctx, cb: P, vertexCount: number, instanceCount: number) =>
+        preCallRecord: (_ctx, cb: Pointer, vertexCount: number, instanceCount: number) =>
           draw(cb, vertexCount, instanceCount),
       },
       vkCmdDrawIndexed: {
-        preCallRecord: (_ctx, cb: P, indexCount: number, instanceCount: number) =>
+        preCallRecord: (_ctx, cb: Pointer, indexCount: number, instanceCount: number) =>
           draw(cb, indexCount, instanceCount),
       },
-      vkCmdDrawIndirect: { preCallRecord: (_ctx, cb: P, _b: P, _o: bigint, n: number) => indirect(cb, n) },
+      vkCmdDrawIndirect: {
+        preCallRecord: (_ctx, cb: Pointer, _b: Pointer, _o: bigint, n: number) => indirect(cb, n),
+      },
       vkCmdDrawIndexedIndirect: {
-        preCallRecord: (_ctx, cb: P, _b: P, _o: bigint, n: number) => indirect(cb, n),
+        preCallRecord: (_ctx, cb: Pointer, _b: Pointer, _o: bigint, n: number) => indirect(cb, n),
       },
       vkEndCommandBuffer: {
-        preCallRecord: (_ctx, cb: P) => {
+        preCallRecord: (_ctx, cb: Pointer) => {
           env.write(formatCommandStats(cb, stats(cb)));
         },
       },

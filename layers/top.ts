@@ -14,7 +14,7 @@
  * @module
  */
 import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
-import { Arena, readCString } from "../ffi/memory.ts";
+import { Arena, type Pointer, readCString } from "../ffi/memory.ts";
 import { readStruct } from "../ffi/struct_read.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
@@ -231,9 +231,8 @@ interface HostState {
  * enabled from `ppEnabledLayerNames`, and their names and extensions kept from the loader below.
  */
 function defineHostCommands(host: Record<string | symbol, unknown>, state: HostState): void {
-  type P = Deno.PointerValue;
   const next = (name: string) => (Object.getPrototypeOf(host) as Record<string, VulkanCommand>)[name]!;
-  const named = (pLayerName: P) =>
+  const named = (pLayerName: Pointer) =>
     pLayerName === null ? undefined : state.known().find((l) => l.name === readCString(pLayerName));
   const entries = new Map<string, Deno.PointerObject>();
   /** A C entry point into the host's current function for `name` (so C callers see the TS layers). */
@@ -258,7 +257,8 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
     return p;
   };
   const procAddr =
-    (command: "vkGetInstanceProcAddr" | "vkGetDeviceProcAddr") => (handle: P, pName: P | string) => {
+    (command: "vkGetInstanceProcAddr" | "vkGetDeviceProcAddr") =>
+    (handle: Pointer, pName: Pointer | string) => {
       const found = next(command)(handle, pName) as Deno.PointerValue;
       const name = typeof pName === "string" ? pName : readCString(pName);
       return found !== null && state.intercepted().has(name) && name in COMMAND_INDEX ? entry(name) : found;
@@ -266,23 +266,28 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
   const own = {
     vkGetInstanceProcAddr: procAddr("vkGetInstanceProcAddr"),
     vkGetDeviceProcAddr: procAddr("vkGetDeviceProcAddr"),
-    vkEnumerateInstanceLayerProperties(pCount: P, pProps: P): number {
+    vkEnumerateInstanceLayerProperties(pCount: Pointer, pProps: Pointer): number {
       const below = readLayers(next("vkEnumerateInstanceLayerProperties"), []);
       const ours = state.known().filter((l, i, all) =>
         all.findIndex((o) => o.name === l.name) === i && !below.some((b) => b.layerName === l.name)
       );
       return fillLayers(pCount, pProps, [...ours.map(layerProperty), ...below]);
     },
-    vkEnumerateInstanceExtensionProperties(pLayerName: P, pCount: P, pProps: P): number {
+    vkEnumerateInstanceExtensionProperties(pLayerName: Pointer, pCount: Pointer, pProps: Pointer): number {
       const layer = named(pLayerName);
       if (layer) return fillExtensions(pCount, pProps, layer.instanceExtensions ?? []);
       return next("vkEnumerateInstanceExtensionProperties")(pLayerName, pCount, pProps);
     },
-    vkEnumerateDeviceLayerProperties(physicalDevice: P, pCount: P, pProps: P): number {
+    vkEnumerateDeviceLayerProperties(physicalDevice: Pointer, pCount: Pointer, pProps: Pointer): number {
       const below = readLayers(next("vkEnumerateDeviceLayerProperties"), [physicalDevice]);
       return fillLayers(pCount, pProps, [...state.enabled().map(layerProperty), ...below]);
     },
-    vkEnumerateDeviceExtensionProperties(physicalDevice: P, pLayerName: P, pCount: P, pProps: P): number {
+    vkEnumerateDeviceExtensionProperties(
+      physicalDevice: Pointer,
+      pLayerName: Pointer,
+      pCount: Pointer,
+      pProps: Pointer,
+    ): number {
       const layer = named(pLayerName);
       if (layer) return fillExtensions(pCount, pProps, layer.deviceExtensions ?? []);
       const below = readExtensions(next("vkEnumerateDeviceExtensionProperties"), [
@@ -293,7 +298,7 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
         .filter((e) => !below.some((b) => b.name === e.name));
       return fillExtensions(pCount, pProps, [...below, ...ours]);
     },
-    vkCreateInstance(pCreateInfo: P, pAllocator: P, pInstance: P): number {
+    vkCreateInstance(pCreateInfo: Pointer, pAllocator: Pointer, pInstance: Pointer): number {
       let info = pCreateInfo;
       if (pCreateInfo !== null) {
         const raw = readStruct("VkInstanceCreateInfo", pCreateInfo);
@@ -312,7 +317,12 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
       }
       return next("vkCreateInstance")(info, pAllocator, pInstance);
     },
-    vkCreateDevice(physicalDevice: P, pCreateInfo: P, pAllocator: P, pDevice: P): number {
+    vkCreateDevice(
+      physicalDevice: Pointer,
+      pCreateInfo: Pointer,
+      pAllocator: Pointer,
+      pDevice: Pointer,
+    ): number {
       let info = pCreateInfo;
       const served = new Set(state.enabled().flatMap((l) => l.deviceExtensions ?? []).map((e) => e.name));
       if (pCreateInfo !== null && served.size > 0) {

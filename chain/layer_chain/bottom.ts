@@ -7,11 +7,9 @@
  */
 
 import type { CallbackRegistry } from "../../ffi/callback.ts";
-import { readCString } from "../../ffi/memory.ts";
+import { type Pointer, readCString } from "../../ffi/memory.ts";
 import { VK_ERROR_INITIALIZATION_FAILED } from "../../ffi/generated/vk_constants.js";
 import type { DebugMessengers, DriverMessengerTarget } from "../extensions/debug.ts";
-
-type P = Deno.PointerValue;
 
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
@@ -35,30 +33,30 @@ const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result:
  */
 export interface LoaderTerminators {
   /** The terminator link's C entry point for `name` (`vkCreateDevice`, physical-device commands...), or null. */
-  terminatorProcAddr(name: string): P;
+  terminatorProcAddr(name: string): Pointer;
   /**
    * The terminator's entry point for a physical-device command asked through
    * `vk_layerGetPhysicalDeviceProcAddr` (the unknown-command slot's terminator
    * stub once it has one), or null (LI08).
    */
-  terminatorPhysicalDeviceProcAddr(name: string): P;
+  terminatorPhysicalDeviceProcAddr(name: string): Pointer;
   /** The terminator `vkCreateInstance` body (the drivers' instances); the loader's `*pInstance` stays. */
-  terminatorCreateInstance(pCreateInfo: P, pAllocator: P): number;
+  terminatorCreateInstance(pCreateInfo: Pointer, pAllocator: Pointer): number;
   /**
    * The drivers' instances that enabled `VK_EXT_debug_utils` / `VK_EXT_debug_report`: a messenger made
    * through the terminators is made in them too, so the drivers' own messages reach it.
    */
   debugDriverInstances(): readonly DriverMessengerTarget[];
   /** The down-call to the driver at the bottom of device chains: its `vkGetDeviceProcAddr` (WSI swapped in). */
-  driverDeviceProcAddr(device: P, name: string): P;
+  driverDeviceProcAddr(device: Pointer, name: string): Pointer;
   /** An application `VkPhysicalDevice` to the handle the top of the chain knows. */
-  unwrapPhysicalDevice(physicalDevice: P): P;
+  unwrapPhysicalDevice(physicalDevice: Pointer): Pointer;
   /** A device came up the chain: fill its dispatch table from `getDeviceProcAddr`; returns a `VkResult`. */
-  deviceCreated(device: P, getDeviceProcAddr: P): number;
+  deviceCreated(device: Pointer, getDeviceProcAddr: Pointer): number;
   /** A layer destroyed a device it made through `pfnLayerCreateDevice` (`pfnLayerDestroyDevice`). */
-  layerDestroyedDevice(device: P): void;
+  layerDestroyedDevice(device: Pointer): void;
   /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
-  deviceDispatchTable(device: P): P;
+  deviceDispatchTable(device: Pointer): Pointer;
 }
 
 /**
@@ -78,10 +76,10 @@ export class ChainBottom {
   terminators: LoaderTerminators | undefined;
   readonly #callbacks: CallbackRegistry;
   readonly #messengers: DebugMessengers;
-  #gipa: P = null;
-  #answer: ((name: string) => P) | undefined;
-  #gdpa: P = null;
-  #gpdpa: P = null;
+  #gipa: Pointer = null;
+  #answer: ((name: string) => Pointer) | undefined;
+  #gdpa: Pointer = null;
+  #gpdpa: Pointer = null;
 
   /** A bottom link making its callbacks in `callbacks`, with `messengers`' terminators. */
   constructor(callbacks: CallbackRegistry, messengers: DebugMessengers) {
@@ -90,7 +88,7 @@ export class ChainBottom {
   }
 
   /** The instance chain's bottom: what the last layer's `VkLayerInstanceLink` points at. */
-  link(): { getInstanceProcAddr: P; getPhysicalDeviceProcAddr: P } {
+  link(): { getInstanceProcAddr: Pointer; getPhysicalDeviceProcAddr: Pointer } {
     return {
       getInstanceProcAddr: this.getInstanceProcAddr(),
       getPhysicalDeviceProcAddr: this.getPhysicalDeviceProcAddr(),
@@ -98,17 +96,17 @@ export class ChainBottom {
   }
 
   /** True when `p` is this bottom's `vkGetInstanceProcAddr` (the chain has no instance layer above it). */
-  isOwnInstanceProcAddr(p: P): boolean {
+  isOwnInstanceProcAddr(p: Pointer): boolean {
     return p === this.#gipa && this.#answer !== undefined;
   }
 
   /** The answers behind the `vkGetInstanceProcAddr` callback, callable without a trip through C. */
-  get answer(): ((name: string) => P) | undefined {
+  get answer(): ((name: string) => Pointer) | undefined {
     return this.#answer;
   }
 
   /** The terminator `vk_layerGetPhysicalDeviceProcAddr` layers call down into (LI08). */
-  getPhysicalDeviceProcAddr(): P {
+  getPhysicalDeviceProcAddr(): Pointer {
     if (this.#gpdpa !== null) return this.#gpdpa;
     this.#gpdpa = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
       const terminators = this.terminators;
@@ -119,11 +117,11 @@ export class ChainBottom {
   }
 
   /** The terminator `vkGetInstanceProcAddr` layers call down into (a C callback over the core's answers). */
-  getInstanceProcAddr(): P {
+  getInstanceProcAddr(): Pointer {
     if (this.#gipa !== null) return this.#gipa;
-    let createInstance: P = null;
+    let createInstance: Pointer = null;
     let debug: Record<string, Deno.PointerObject> | undefined;
-    const answer = (name: string): P => {
+    const answer = (name: string): Pointer => {
       const terminators = this.terminators;
       if (terminators === undefined) return null;
       if (name === "vkGetInstanceProcAddr") return this.#gipa;
@@ -154,12 +152,12 @@ export class ChainBottom {
    * The loader's own `vkGetDeviceProcAddr` at the bottom of this instance's device chains (null before the
    * first device): a device whose chain's top is this has no device layers.
    */
-  get deviceProcAddr(): P {
+  get deviceProcAddr(): Pointer {
     return this.#gdpa;
   }
 
   /** The bottom `vkGetDeviceProcAddr` of the device chains, made the first time. */
-  getDeviceProcAddr(): P {
+  getDeviceProcAddr(): Pointer {
     if (this.#gdpa !== null) return this.#gdpa;
     this.#gdpa = this.#callbacks.create(GET_PROC_ADDR, (device, pName) => {
       const terminators = this.terminators;

@@ -7,15 +7,13 @@
 
 import type { CallbackRegistry } from "../../ffi/callback.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
-import { address, type Arena, readPointer, writePointer } from "../../ffi/memory.ts";
+import { address, type Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
 import type { LayerLibrary } from "../../loading/layer_library.ts";
 import { nativeSetLoaderData } from "../../loading/loader_data.ts";
 import type { Logger } from "../../loading/log.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../ffi/generated/vk_constants.js";
 import { callGetProcAddr, copyWithNext } from "./call.ts";
 import { buildDeviceNodes, type DeviceLink, unwrapDeviceGroup } from "./nodes.ts";
-
-type P = Deno.PointerValue;
 
 const CREATE_DEVICE = { parameters: ["pointer", "pointer", "pointer", "pointer"], result: "i32" } as const;
 const SET_LOADER_DATA = { parameters: ["pointer", "pointer"], result: "i32" } as const;
@@ -83,8 +81,8 @@ export interface DeviceChainResult {
 export class DeviceLoaderData {
   readonly #callbacks: CallbackRegistry;
   readonly #log: Logger | undefined;
-  readonly #findDeviceTable: ((handle: P) => P) | undefined;
-  #setDeviceLoaderData: P = null;
+  readonly #findDeviceTable: ((handle: Pointer) => Pointer) | undefined;
+  #setDeviceLoaderData: Pointer = null;
 
   /**
    * The callback of a chain whose callbacks live in `callbacks`; `findDeviceTable` answers with a device's
@@ -93,7 +91,7 @@ export class DeviceLoaderData {
   constructor(
     callbacks: CallbackRegistry,
     log: Logger | undefined,
-    findDeviceTable: ((handle: P) => P) | undefined,
+    findDeviceTable: ((handle: Pointer) => Pointer) | undefined,
   ) {
     this.#callbacks = callbacks;
     this.#log = log;
@@ -101,7 +99,7 @@ export class DeviceLoaderData {
   }
 
   /** The `vkSetDeviceLoaderData` callback the device nodes carry. */
-  callback(): P {
+  callback(): Pointer {
     if (this.#setDeviceLoaderData !== null) return this.#setDeviceLoaderData;
     // Native where possible: the device's first word is the loader's table (the terminator stamped it).
     this.#setDeviceLoaderData = nativeSetLoaderData();

@@ -9,7 +9,7 @@ import type { LayerManifest } from "../../discovery/layer_manifest.ts";
 import type { LayerDiscovery } from "../../discovery/layers.ts";
 import type { CallbackRegistry } from "../../ffi/callback.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
-import { readCString, readPointer, readU32 } from "../../ffi/memory.ts";
+import { type Pointer, readCString, readPointer, readU32 } from "../../ffi/memory.ts";
 import type { Logger } from "../../loading/log.ts";
 import {
   VK_ERROR_INITIALIZATION_FAILED,
@@ -17,8 +17,6 @@ import {
 } from "../../ffi/generated/vk_constants.js";
 import { type ExtensionEntry, layerExtensions, mergeExtensions } from "./extensions.ts";
 import { writeExtensionProperties, writeLayerProperties } from "./enumeration.ts";
-
-type P = Deno.PointerValue;
 
 /** `VkDeviceCreateInfo.enabledLayerCount` / `ppEnabledLayerNames` (LP64). */
 const DEVICE_LAYER_COUNT_OFFSET = 32;
@@ -40,7 +38,11 @@ const ENUMERATE_EXTENSIONS = {
  * checkDeviceLayerNames(log, [], null);
  * ```
  */
-export function checkDeviceLayerNames(log: Logger, active: readonly LayerManifest[], pCreateInfo: P): void {
+export function checkDeviceLayerNames(
+  log: Logger,
+  active: readonly LayerManifest[],
+  pCreateInfo: Pointer,
+): void {
   if (pCreateInfo === null) return;
   const count = readU32(pCreateInfo, DEVICE_LAYER_COUNT_OFFSET);
   if (count === 0) return;
@@ -93,7 +95,7 @@ function withImplicitDeviceExtensions(
 export function deviceLayerSlots(
   layers: DeviceLayerSource,
   callbacks: CallbackRegistry,
-  current: (name: string) => P,
+  current: (name: string) => Pointer,
 ): Record<string, Deno.PointerObject> {
   const layerProps = callbacks.create(
     { parameters: ["pointer", "pointer", "pointer"], result: "i32" },

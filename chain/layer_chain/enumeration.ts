@@ -17,13 +17,11 @@ import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import type { LayerManifest } from "../../discovery/layer_manifest.ts";
 import { discoverLayers } from "../../discovery/layers.ts";
 import { enumerateInstanceLayerProperties } from "../../discovery/layer_properties.ts";
-import { nativeBytes, readCString, writeU32 } from "../../ffi/memory.ts";
+import { nativeBytes, type Pointer, readCString, writeU32 } from "../../ffi/memory.ts";
 import { writeTwoCall } from "../../ffi/two_call.ts";
 import { type ExtensionEntry, layerExtensions, withImplicitLayerExtensions } from "./extensions.ts";
 import { callPreInstance } from "./pre_instance.ts";
 import { VK_ERROR_LAYER_NOT_PRESENT } from "../../ffi/generated/vk_constants.js";
-
-type P = Deno.PointerValue;
 
 const LAYER_PROPERTIES_SIZE = 520;
 const EXTENSION_PROPERTIES_SIZE = 260;
@@ -39,7 +37,11 @@ const EXTENSION_PROPERTIES_SIZE = 260;
  * console.log(count[0]); // 0
  * ```
  */
-export function enumerateInstanceLayers(env: EnvironmentSnapshot, pCount: P, pProperties: P): number {
+export function enumerateInstanceLayers(
+  env: EnvironmentSnapshot,
+  pCount: Pointer,
+  pProperties: Pointer,
+): number {
   return callPreInstance(
     env,
     "vkEnumerateInstanceLayerProperties",
@@ -66,8 +68,8 @@ export function enumerateInstanceLayers(env: EnvironmentSnapshot, pCount: P, pPr
  */
 export function enumerateInstanceVersion(
   env: EnvironmentSnapshot,
-  pApiVersion: P,
-  answer: (pApiVersion: P) => number,
+  pApiVersion: Pointer,
+  answer: (pApiVersion: Pointer) => number,
 ): number {
   return callPreInstance(env, "vkEnumerateInstanceVersion", [pApiVersion], (p) => answer(p));
 }
@@ -90,9 +92,9 @@ export function enumerateInstanceVersion(
 export function enumerateInstanceExtensions(
   env: EnvironmentSnapshot,
   base: () => readonly ExtensionEntry[],
-  pLayerName: P,
-  pCount: P,
-  pProperties: P,
+  pLayerName: Pointer,
+  pCount: Pointer,
+  pProperties: Pointer,
 ): number {
   return callPreInstance(
     env,
@@ -127,7 +129,11 @@ function putString(out: Uint8Array, offset: number, text: string): void {
  * console.log(writeLayerProperties([], Deno.UnsafePointer.of(count), null)); // 0
  * ```
  */
-export function writeLayerProperties(layers: readonly LayerManifest[], pCount: P, pProperties: P): number {
+export function writeLayerProperties(
+  layers: readonly LayerManifest[],
+  pCount: Pointer,
+  pProperties: Pointer,
+): number {
   const props = enumerateInstanceLayerProperties({ layers });
   return writeTwoCall(pCount, pProperties, props, (i, p) => {
     const out = nativeBytes(pProperties, LAYER_PROPERTIES_SIZE, i * LAYER_PROPERTIES_SIZE);
@@ -148,7 +154,11 @@ export function writeLayerProperties(layers: readonly LayerManifest[], pCount: P
  * console.log(writeExtensionProperties([], Deno.UnsafePointer.of(count), null)); // 0
  * ```
  */
-export function writeExtensionProperties(list: readonly ExtensionEntry[], pCount: P, pProperties: P): number {
+export function writeExtensionProperties(
+  list: readonly ExtensionEntry[],
+  pCount: Pointer,
+  pProperties: Pointer,
+): number {
   return writeTwoCall(pCount, pProperties, list, (i, e) => {
     const out = nativeBytes(pProperties, EXTENSION_PROPERTIES_SIZE, i * EXTENSION_PROPERTIES_SIZE);
     putString(out, 0, e.name);

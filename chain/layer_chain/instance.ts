@@ -7,7 +7,7 @@
 
 import type { CallbackRegistry } from "../../ffi/callback.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
-import { type Arena, readPointer, writePointer } from "../../ffi/memory.ts";
+import { type Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
 import type { LayerLibrary } from "../../loading/layer_library.ts";
 import { nativeSetLoaderData } from "../../loading/loader_data.ts";
 import type { Logger } from "../../loading/log.ts";
@@ -15,8 +15,6 @@ import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../ffi/generated/
 import { callGetProcAddr, copyWithNext } from "./call.ts";
 import type { DeviceChainResult } from "./device.ts";
 import { buildInstanceNodes, type InstanceLink } from "./nodes.ts";
-
-type P = Deno.PointerValue;
 
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
 const DESTROY_DEVICE = { parameters: ["pointer", "pointer"], result: "void" } as const;
@@ -158,9 +156,9 @@ export function runInstanceChain(
 
 /** The loader's callbacks the instance nodes carry. */
 interface InstanceNodeCallbacks {
-  readonly setInstanceLoaderData: P;
-  readonly layerCreateDevice: P;
-  readonly layerDestroyDevice: P;
+  readonly setInstanceLoaderData: Pointer;
+  readonly layerCreateDevice: Pointer;
+  readonly layerDestroyDevice: Pointer;
 }
 
 /**

@@ -31,8 +31,7 @@ import { ChainBottom, type LoaderTerminators } from "./bottom.ts";
 import { checkDeviceLayerNames, deviceLayerSlots } from "./device_layers.ts";
 import type { Logger } from "../../loading/log.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../ffi/generated/vk_constants.js";
-
-type P = Deno.PointerValue;
+import type { Pointer } from "../../ffi/memory.ts";
 
 /**
  * Options of {@linkcode InstanceLayers.prepare}.
@@ -83,7 +82,7 @@ export class InstanceLayers implements Disposable {
   readonly #callbacks = new CallbackRegistry();
   readonly #createMessengers: readonly DebugMessenger[];
   readonly #bottom: ChainBottom;
-  #topInstance: P = null;
+  #topInstance: Pointer = null;
   #released = false;
 
   private constructor(
@@ -186,7 +185,7 @@ export class InstanceLayers implements Disposable {
    */
   createInstance(
     terminators: LoaderTerminators,
-    args: { pCreateInfo: P; pAllocator: P; loaderInstance: P; instanceTable: P },
+    args: { pCreateInfo: Pointer; pAllocator: Pointer; loaderInstance: Pointer; instanceTable: Pointer },
   ): number {
     this.#bottom.terminators = terminators;
     const made = this.chain.createInstance({
@@ -213,7 +212,7 @@ export class InstanceLayers implements Disposable {
   }
 
   /** The top of the instance chain's answer for `name` (what the instance table slot gets). */
-  getInstanceProcAddr(name: string): P {
+  getInstanceProcAddr(name: string): Pointer {
     return callGetProcAddr(this.chain.topGetInstanceProcAddr(this.#bottom.link()), this.#topInstance, name);
   }
 
@@ -222,9 +221,9 @@ export class InstanceLayers implements Disposable {
    * `vkGetInstanceProcAddr` and the instance it answers for (to ask many names in one native call).
    */
   get top(): {
-    readonly getInstanceProcAddr: P;
-    readonly instance: P;
-    readonly answer?: (name: string) => P;
+    readonly getInstanceProcAddr: Pointer;
+    readonly instance: Pointer;
+    readonly answer?: (name: string) => Pointer;
   } {
     const getInstanceProcAddr = this.chain.topGetInstanceProcAddr(this.#bottom.link());
     // No layer: the top is the loader's own bottom link, whose answers need no trip through C.
@@ -249,7 +248,7 @@ export class InstanceLayers implements Disposable {
    * layers.physicalDeviceProcAddr("vkGetPhysicalDeviceFooVENDOR");
    * ```
    */
-  physicalDeviceProcAddr(name: string): P {
+  physicalDeviceProcAddr(name: string): Pointer {
     const first = this.chain.libraries.find((l) =>
       l.interfaceVersion >= 2 && l.getPhysicalDeviceProcAddr !== null
     );
@@ -258,12 +257,12 @@ export class InstanceLayers implements Disposable {
   }
 
   /** The core's device dispatch table for a device-level handle, or null. */
-  deviceTableOf(device: P): P {
+  deviceTableOf(device: Pointer): Pointer {
     return this.#bottom.terminators?.deviceDispatchTable(device) ?? null;
   }
 
   /** The instance handle the top layer gave back (the loader's own unless a layer wraps it). */
-  get topInstance(): P {
+  get topInstance(): Pointer {
     return this.#topInstance;
   }
 
@@ -279,7 +278,9 @@ export class InstanceLayers implements Disposable {
    * const made = layers.createDevice({ physicalDevice: pd, pCreateInfo: info, pAllocator: null });
    * ```
    */
-  createDevice(args: { physicalDevice: P; pCreateInfo: P; pAllocator: P; below?: P }): DeviceChainResult {
+  createDevice(
+    args: { physicalDevice: Pointer; pCreateInfo: Pointer; pAllocator: Pointer; below?: Pointer },
+  ): DeviceChainResult {
     const terminators = this.#bottom.terminators;
     if (args.below === undefined) checkDeviceLayerNames(this.#log, this.enabledLayers, args.pCreateInfo);
     if (terminators === undefined) {
@@ -316,7 +317,7 @@ export class InstanceLayers implements Disposable {
    * console.log(Object.keys(slots));
    * ```
    */
-  instanceSlotOverrides(current: (name: string) => P): Record<string, Deno.PointerObject> {
+  instanceSlotOverrides(current: (name: string) => Pointer): Record<string, Deno.PointerObject> {
     return deviceLayerSlots(this, this.#callbacks, current);
   }
 
@@ -333,7 +334,7 @@ export class InstanceLayers implements Disposable {
    * done();
    * ```
    */
-  activateDestroyMessengers(instance: P): () => void {
+  activateDestroyMessengers(instance: Pointer): () => void {
     return activateMessengers(this.#log, this.#createMessengers, () => instance);
   }
 
@@ -367,7 +368,7 @@ export class InstanceLayers implements Disposable {
    * The loader's own `vkGetDeviceProcAddr` at the bottom of this instance's device chains (null before the
    * first device): a device whose chain's top is this has no device layers.
    */
-  get bottomDeviceProcAddr(): P {
+  get bottomDeviceProcAddr(): Pointer {
     return this.#bottom.deviceProcAddr;
   }
 }

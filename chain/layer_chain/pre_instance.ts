@@ -22,11 +22,9 @@ import { implicitLayerState } from "../../discovery/layer_activation.ts";
 import { discoverLayers } from "../../discovery/layers.ts";
 import { CallbackRegistry } from "../../ffi/callback.ts";
 import { fnFromPointer, Library } from "../../ffi/library.ts";
-import { Arena, readPointer } from "../../ffi/memory.ts";
+import { Arena, type Pointer, readPointer } from "../../ffi/memory.ts";
 import type { Logger } from "../../loading/log.ts";
 import { VK_ERROR_INITIALIZATION_FAILED } from "../../ffi/generated/vk_constants.js";
-
-type P = Deno.PointerValue;
 
 /** The commands layers may intercept before an instance exists. */
 export type PreInstanceCommand =
@@ -67,8 +65,8 @@ const CHAIN_SIZE = 32;
 export function callPreInstance(
   env: EnvironmentSnapshot,
   command: PreInstanceCommand,
-  args: readonly P[],
-  answer: (...args: P[]) => number,
+  args: readonly Pointer[],
+  answer: (...args: Pointer[]) => number,
   log?: Logger,
 ): number {
   const discovery = discoverLayers(env);
@@ -84,7 +82,7 @@ export function callPreInstance(
     const definition = { parameters: ["pointer", ...PARAMETERS[command]], result: "i32" } as const;
     const terminator = callbacks.create(
       definition as Deno.UnsafeCallbackDefinition<["pointer", ...Deno.NativeType[]], "i32">,
-      (_chain: P, ...rest: unknown[]) => answer(...(rest as P[])),
+      (_chain: Pointer, ...rest: unknown[]) => answer(...(rest as Pointer[])),
       { name: `pre-instance terminator ${command}`, onError: VK_ERROR_INITIALIZATION_FAILED },
     );
     let head = link(arena, command, terminator.pointer, null);
@@ -120,7 +118,7 @@ export function callPreInstance(
 }
 
 /** One `Vk*Chain` link: `pfnNextLayer` is `fn`, `pNextLink` is `next`. */
-function link(arena: Arena, command: PreInstanceCommand, fn: P, next: P): Deno.PointerObject {
+function link(arena: Arena, command: PreInstanceCommand, fn: Pointer, next: Pointer): Deno.PointerObject {
   const buf = arena.alloc(CHAIN_SIZE, 8);
   const view = new DataView(buf.buffer, buf.byteOffset, CHAIN_SIZE);
   view.setUint32(0, CHAIN_TYPE[command], true);

@@ -7,19 +7,18 @@
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
-import { Arena, readU32, writeU32 } from "../../ffi/memory.ts";
+import { Arena, type Pointer, readU32, writeU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { emulatedSlots, emulation } from "../../chain/emulation.ts";
 import { HandleRegistry, type TermPhysicalDevice } from "../../chain/objects.ts";
 import { addr } from "../support/chain.ts";
 
-type P = Deno.PointerValue;
 type Fn = (...args: unknown[]) => unknown;
 
 /** The loader objects the emulation bodies look the driver up in. */
 const registry = new HandleRegistry();
 
-function withDriver(originals: Record<string, Fn>, body: (pd: P, arena: Arena) => void): void {
+function withDriver(originals: Record<string, Fn>, body: (pd: Pointer, arena: Arena) => void): void {
   using arena = new Arena();
   const pd = arena.pointer(arena.alloc(8));
   const stand = { driverInstance: { fn: (name: string) => originals[name] ?? null } };
@@ -54,14 +53,14 @@ Deno.test("single-struct queries land in the embedded 1.0 struct, sType and pNex
   const seen: string[] = [];
   withDriver({
     vkGetPhysicalDeviceProperties: (pd, p) => {
-      seen.push(`props ${addr(pd as P) !== 0n}`);
-      writeU32(p as P, 0, 0x00403000);
+      seen.push(`props ${addr(pd as Pointer) !== 0n}`);
+      writeU32(p as Pointer, 0, 0x00403000);
     },
-    vkGetPhysicalDeviceFeatures: (_pd, p) => writeU32(p as P, 0, 1),
-    vkGetPhysicalDeviceMemoryProperties: (_pd, p) => writeU32(p as P, 0, 3),
+    vkGetPhysicalDeviceFeatures: (_pd, p) => writeU32(p as Pointer, 0, 1),
+    vkGetPhysicalDeviceMemoryProperties: (_pd, p) => writeU32(p as Pointer, 0, 3),
     vkGetPhysicalDeviceFormatProperties: (_pd, format, p) => {
       seen.push(`format ${format}`);
-      writeU32(p as P, 0, 0xff);
+      writeU32(p as Pointer, 0, 0xff);
     },
   }, (pd, arena) => {
     const next = arena.pointer(arena.alloc(16));
@@ -94,7 +93,7 @@ Deno.test("image format queries unpack VkPhysicalDeviceImageFormatInfo2 into the
   withDriver({
     vkGetPhysicalDeviceImageFormatProperties: (...a) => {
       args = a.slice(1, 6);
-      writeU32(a[6] as P, 0, 64);
+      writeU32(a[6] as Pointer, 0, 64);
       return -11;
     },
   }, (pd, arena) => {
@@ -115,10 +114,10 @@ Deno.test("image format queries unpack VkPhysicalDeviceImageFormatInfo2 into the
 Deno.test("array queries keep the two-call idiom and copy into the *2 stride", () => {
   withDriver({
     vkGetPhysicalDeviceQueueFamilyProperties: (_pd, pCount, pOut) => {
-      if (pOut === null) return writeU32(pCount as P, 0, 3);
-      const n = Math.min(readU32(pCount as P, 0), 3);
-      for (let i = 0; i < n; i++) writeU32(pOut as P, i * 24, 0x10 + i);
-      writeU32(pCount as P, 0, n);
+      if (pOut === null) return writeU32(pCount as Pointer, 0, 3);
+      const n = Math.min(readU32(pCount as Pointer, 0), 3);
+      for (let i = 0; i < n; i++) writeU32(pOut as Pointer, i * 24, 0x10 + i);
+      writeU32(pCount as Pointer, 0, n);
     },
   }, (pd, arena) => {
     const count = arena.pointer(arena.alloc(4));

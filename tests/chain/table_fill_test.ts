@@ -9,7 +9,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { COMMANDS } from "../../ffi/generated/commands.ts";
-import { readCString } from "../../ffi/memory.ts";
+import { type Pointer, readCString } from "../../ffi/memory.ts";
 import { ChainStubs, chainStubs } from "../../chain/stubs.ts";
 import {
   deviceCommandAnswers,
@@ -18,8 +18,6 @@ import {
   fillInstanceCommands,
   fillPhysicalDeviceCommands,
 } from "../../chain/table_fill.ts";
-
-type P = Deno.PointerValue;
 
 /** A `vkGet*ProcAddr` that answers a made-up address for about half the names, and logs every call. */
 function fakeProcAddr(): {
@@ -144,7 +142,7 @@ Deno.test("a device fill takes the names its slow predicate accepts from procAdd
   const own = (name: string) => 0x7000n + BigInt(name.length);
   // What the link answered for each taken name, handed to procAddr with it.
   const linked = new Map<string, bigint>();
-  const procAddr = (name: string, link: P) => {
+  const procAddr = (name: string, link: Pointer) => {
     linked.set(name, link === null ? 0n : BigInt(Deno.UnsafePointer.value(link)));
     return Deno.UnsafePointer.create(own(name));
   };

@@ -5,14 +5,12 @@
  */
 import type { VkCommandBuffer } from "../../ffi/generated/vk_types.ts";
 import assert from "node:assert/strict";
-import { Arena, readPointer, writePointer } from "../../ffi/memory.ts";
+import { Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { Chassis } from "../../layers/chassis.ts";
 import { type CommandHooks, defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "../../layers/layer.ts";
 import { installLayers } from "../../layers/top.ts";
 import { readHandle } from "../../ffi/handle.ts";
-
-type P = Deno.PointerValue;
 
 /** A layer whose hooks log `<tag>.<phase>` for the given commands. */
 function tracer(tag: string, log: string[], commands: string[], options: { skip?: boolean } = {}) {
@@ -36,7 +34,7 @@ function tracer(tag: string, log: string[], commands: string[], options: { skip?
 Deno.test("chassis runs validate, then pre-record, then the next link, then post-record, objects in order", () => {
   const log: string[] = [];
   const next = {
-    vkQueueWaitIdle: (_q: P) => {
+    vkQueueWaitIdle: (_q: Pointer) => {
       log.push("next");
       return 0;
     },
@@ -74,16 +72,16 @@ Deno.test("a validator asking to skip stops the call after every validator ran",
 /** A fake driver making handles 0x1000, 0x1010, ... for create/allocate commands. */
 function fakeDevice() {
   let nextHandle = 0x1000n;
-  const make = (out: P, count = 1) => {
+  const make = (out: Pointer, count = 1) => {
     for (let i = 0; i < count; i++) writePointer(out, i * 8, Deno.UnsafePointer.create(nextHandle += 0x10n));
     return 0;
   };
   return {
-    vkCreateBuffer: (_d: P, _info: P, _a: P, pBuffer: P) => make(pBuffer),
+    vkCreateBuffer: (_d: Pointer, _info: Pointer, _a: Pointer, pBuffer: Pointer) => make(pBuffer),
     vkDestroyBuffer: () => {},
-    vkCreateCommandPool: (_d: P, _info: P, _a: P, pPool: P) => make(pPool),
+    vkCreateCommandPool: (_d: Pointer, _info: Pointer, _a: Pointer, pPool: Pointer) => make(pPool),
     vkDestroyCommandPool: () => {},
-    vkAllocateCommandBuffers: (_d: P, info: P, pBuffers: P) =>
+    vkAllocateCommandBuffers: (_d: Pointer, info: Pointer, pBuffers: Pointer) =>
       make(pBuffers, new Deno.UnsafePointerView(info!).getUint32(28)),
   };
 }
@@ -98,14 +96,14 @@ Deno.test("state tracker records creation before and destruction after the other
     create: (env) => ({
       intercepts: {
         vkCreateBuffer: {
-          postCallRecord: (_ctx, _d, _i, _a, pBuffer: P) => {
+          postCallRecord: (_ctx, _d, _i, _a, pBuffer: Pointer) => {
             seen.push(`create: ${env.state!.get(readPointer(pBuffer, 0))?.createdBy.command}`);
           },
         },
         vkDestroyBuffer: {
-          preCallRecord: (_ctx, _d, buffer: P) =>
+          preCallRecord: (_ctx, _d, buffer: Pointer) =>
             void seen.push(`pre-destroy alive: ${env.state!.get(buffer) !== undefined}`),
-          postCallRecord: (_ctx, _d, buffer: P) => {
+          postCallRecord: (_ctx, _d, buffer: Pointer) => {
             seen.push(
               `post-destroy: alive ${env.state!.get(buffer) !== undefined}, by ${
                 env.state!.destroyed(buffer)?.destroyedBy?.command
@@ -142,7 +140,7 @@ Deno.test("destroying a command pool ends its command buffers, and their sub-sta
         return {
           intercepts: {
             vkAllocateCommandBuffers: {
-              postCallRecord: (_ctx, _d, _info, pBuffers: P) => {
+              postCallRecord: (_ctx, _d, _info, pBuffers: Pointer) => {
                 for (let i = 0; i < 2; i++) {
                   env.state!.get(readPointer(pBuffers, i * 8))?.setSubState(slot, `cb${i}`);
                 }
@@ -182,8 +180,8 @@ Deno.test("destroying a command pool ends its command buffers, and their sub-sta
 
 Deno.test("top of chain: commands no layer intercepts are the very same functions", () => {
   const base = {
-    vkCmdSetLineWidth: (_cb: P, _w: number) => {},
-    vkCmdDraw: (_cb: P, _v: number, _i: number, _fv: number, _fi: number) => {},
+    vkCmdSetLineWidth: (_cb: Pointer, _w: number) => {},
+    vkCmdDraw: (_cb: Pointer, _v: number, _i: number, _fv: number, _fi: number) => {},
   };
   const idle = defineLayer({
     name: "VK_LAYER_test_idle",
@@ -204,11 +202,11 @@ Deno.test("top of chain: commands no layer intercepts are the very same function
 Deno.test("a layer calls a command it does not intercept through the dispatch object", () => {
   const calls: string[] = [];
   const base = {
-    vkQueuePresentKHR: (_q: P, _info: P) => {
+    vkQueuePresentKHR: (_q: Pointer, _info: Pointer) => {
       calls.push("present");
       return 0;
     },
-    vkCmdDraw: (_cb: P, v: number) => void calls.push(`draw ${v}`),
+    vkCmdDraw: (_cb: Pointer, v: number) => void calls.push(`draw ${v}`),
   };
   const overlay = defineLayer({
     name: "VK_LAYER_test_overlay",
@@ -229,14 +227,19 @@ Deno.test("a layer calls a command it does not intercept through the dispatch ob
 Deno.test("the tracker follows instances, physical devices, devices and queues, and ends them with their parent", () => {
   const h = (v: bigint) => Deno.UnsafePointer.create(v);
   const next = {
-    vkCreateInstance: (_i: P, _a: P, out: P) => (writePointer(out, 0, h(0x100n)), 0),
-    vkEnumeratePhysicalDevices: (_i: P, pCount: P, out: P) => {
+    vkCreateInstance: (_i: Pointer, _a: Pointer, out: Pointer) => (writePointer(out, 0, h(0x100n)), 0),
+    vkEnumeratePhysicalDevices: (_i: Pointer, pCount: Pointer, out: Pointer) => {
       if (out !== null) writePointer(out, 0, h(0x200n));
       new DataView(Deno.UnsafePointerView.getArrayBuffer(pCount!, 4)).setUint32(0, 1, true);
       return 0;
     },
-    vkCreateDevice: (_pd: P, _i: P, _a: P, out: P) => (writePointer(out, 0, h(0x300n)), 0),
-    vkGetDeviceQueue: (_d: P, _f: number, _q: number, out: P) => writePointer(out, 0, h(0x400n)),
+    vkCreateDevice: (
+      _pd: Pointer,
+      _i: Pointer,
+      _a: Pointer,
+      out: Pointer,
+    ) => (writePointer(out, 0, h(0x300n)), 0),
+    vkGetDeviceQueue: (_d: Pointer, _f: number, _q: number, out: Pointer) => writePointer(out, 0, h(0x400n)),
     vkDestroyDevice: () => {},
     vkDestroyInstance: () => {},
   };
@@ -279,8 +282,8 @@ Deno.test("top of chain: vkGetDeviceProcAddr answers an intercepted command with
   const log: string[] = [];
   const native = Deno.UnsafePointer.create(0x1234n);
   const base = {
-    vkGetDeviceProcAddr: (_d: P, _name: P | string) => native,
-    vkCmdSetLineWidth: (_cb: P, w: number) => void log.push(`next ${w}`),
+    vkGetDeviceProcAddr: (_d: Pointer, _name: Pointer | string) => native,
+    vkCmdSetLineWidth: (_cb: Pointer, w: number) => void log.push(`next ${w}`),
   };
   using vk = installLayers(base, { layers: [tracer("t", log, ["vkCmdSetLineWidth"])] });
   assert.equal(vk.vkGetDeviceProcAddr(null, "vkCmdDraw"), native);

@@ -4,7 +4,7 @@
  * `library_path` names a `.ts` module. Plus draw_stats, the layer guide's statistics.
  */
 import assert from "node:assert/strict";
-import { Arena, readPointer, writePointer } from "../../ffi/memory.ts";
+import { Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
 import { check, enumerate, readStruct, writeStruct } from "../../ffi/structs.ts";
 import { fillExtensions, fillLayers, namesOf } from "../../layers/_enumerate.ts";
 import { defineLayer } from "../../layers/layer.ts";
@@ -14,7 +14,6 @@ import { openLibvulkan } from "../support/libvulkan.ts";
 import { referenceLoaderTest } from "../support/ts_layer_harness.ts";
 import { readHandle } from "../../ffi/handle.ts";
 
-type P = Deno.PointerValue;
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;
 
@@ -95,7 +94,7 @@ export default {
     assert.deepEqual(errors, []);
     assert.deepEqual(layers.map((l) => l.name), ["VK_LAYER_test_module_counter"]);
     const lines: string[] = [];
-    const base = { vkEnumerateInstanceVersion: (_p: P) => 0 };
+    const base = { vkEnumerateInstanceVersion: (_p: Pointer) => 0 };
     const enabling = { vars: { VK_INSTANCE_LAYERS: "VK_LAYER_test_module_counter" }, elevated: false };
     // Importing registers nothing process-wide: a wrapper not given the layer cannot enable it.
     assert.throws(
@@ -113,13 +112,13 @@ export default {
 
 Deno.test("draw_stats prints the draws, instances and vertices of each recording, counted again after begin", () => {
   let handle = 0x5000n;
-  const make = (out: P, n: number) => {
+  const make = (out: Pointer, n: number) => {
     for (let i = 0; i < n; i++) writePointer(out, i * 8, Deno.UnsafePointer.create(handle += 0x40n));
     return 0;
   };
   const base = {
-    vkCreateCommandPool: (_d: P, _i: P, _a: P, out: P) => make(out, 1),
-    vkAllocateCommandBuffers: (_d: P, _i: P, out: P) => make(out, 1),
+    vkCreateCommandPool: (_d: Pointer, _i: Pointer, _a: Pointer, out: Pointer) => make(out, 1),
+    vkAllocateCommandBuffers: (_d: Pointer, _i: Pointer, out: Pointer) => make(out, 1),
     vkBeginCommandBuffer: () => 0,
     vkEndCommandBuffer: () => 0,
     vkCmdDraw: () => {},
@@ -161,7 +160,7 @@ Deno.test("draw_stats prints the draws, instances and vertices of each recording
 Deno.test("TS layers are listed by the enumeration commands, and their extensions kept from the loader below", () => {
   const seen: string[][] = [];
   const base = {
-    vkEnumerateInstanceLayerProperties: (pCount: P, pProps: P) =>
+    vkEnumerateInstanceLayerProperties: (pCount: Pointer, pProps: Pointer) =>
       fillLayers(pCount, pProps, [
         {
           layerName: "VK_LAYER_KHRONOS_validation",
@@ -170,9 +169,9 @@ Deno.test("TS layers are listed by the enumeration commands, and their extension
           description: "v",
         },
       ]),
-    vkEnumerateInstanceExtensionProperties: (_layer: P, pCount: P, pProps: P) =>
+    vkEnumerateInstanceExtensionProperties: (_layer: Pointer, pCount: Pointer, pProps: Pointer) =>
       fillExtensions(pCount, pProps, [{ name: "VK_KHR_surface", specVersion: 25 }]),
-    vkCreateInstance: (pCreateInfo: P, _a: P, _i: P) => {
+    vkCreateInstance: (pCreateInfo: Pointer, _a: Pointer, _i: Pointer) => {
       const info = readStruct("VkInstanceCreateInfo", pCreateInfo);
       seen.push([
         ...namesOf(info, "enabledLayerCount", "ppEnabledLayerNames"),
@@ -216,16 +215,16 @@ Deno.test("object_lifetimes with stacks: a leak names the script line that creat
   let handle = 0x7000n;
   const base = {
     vkCreateBuffer: (
-      _d: P,
-      _i: P,
-      _a: P,
-      out: P,
+      _d: Pointer,
+      _i: Pointer,
+      _a: Pointer,
+      out: Pointer,
     ) => (writePointer(out, 0, Deno.UnsafePointer.create(handle += 0x10n)), 0),
     vkCreateDevice: (
-      _pd: P,
-      _i: P,
-      _a: P,
-      out: P,
+      _pd: Pointer,
+      _i: Pointer,
+      _a: Pointer,
+      out: Pointer,
     ) => (writePointer(out, 0, Deno.UnsafePointer.create(0x900n)), 0),
     vkDestroyDevice: () => {},
   };
@@ -253,7 +252,7 @@ Deno.test("object_lifetimes with stacks: a leak names the script line that creat
 Deno.test("api_dump appends to the file its settings name", () => {
   const file = Deno.makeTempFileSync({ prefix: "ts_layer_api_dump_", suffix: ".jsonl" });
   try {
-    const base = { vkCmdSetLineWidth: (_cb: P, _w: number) => {} };
+    const base = { vkCmdSetLineWidth: (_cb: Pointer, _w: number) => {} };
     using vk = installLayers(base, {
       layers: ["VK_LAYER_VKDENO_api_dump"],
       settings: { VK_LAYER_VKDENO_api_dump: { format: "json", timing: false, file } },

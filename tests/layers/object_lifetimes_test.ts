@@ -4,7 +4,7 @@
  * never sees the dead handle), the leak reported at vkDestroyDevice with the call that created it.
  */
 import assert from "node:assert/strict";
-import { Arena, readPointer, writePointer } from "../../ffi/memory.ts";
+import { Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
 import { allocStruct, check, enumerate, writeStruct } from "../../ffi/structs.ts";
 import { type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../../layers/layer.ts";
 import { installLayers } from "../../layers/top.ts";
@@ -89,14 +89,13 @@ referenceLoaderTest(
 );
 
 Deno.test("object_lifetimes finds a destroyed buffer two pointers deep in a descriptor write", () => {
-  type P = Deno.PointerValue;
   const calls: string[] = [];
   const base = {
     vkCreateBuffer: (
-      _d: P,
-      _i: P,
-      _a: P,
-      out: P,
+      _d: Pointer,
+      _i: Pointer,
+      _a: Pointer,
+      out: Pointer,
     ) => (writePointer(out, 0, Deno.UnsafePointer.create(0x5000n)), 0),
     vkDestroyBuffer: () => void calls.push("destroy"),
     vkUpdateDescriptorSets: () => void calls.push("update"),

@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { Library } from "../../ffi/library.ts";
 import { readStruct, writeStruct } from "../../ffi/structs.ts";
-import { Arena, readPointer } from "../../ffi/memory.ts";
+import { Arena, type Pointer, readPointer } from "../../ffi/memory.ts";
 import { Logger } from "../../loading/log.ts";
 import { Vulkan } from "../../vulkan.ts";
 import { loadedDriverCount } from "../../loading/driver.ts";
@@ -18,7 +18,6 @@ import { type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { asHandle } from "../../ffi/handle.ts";
 
-type P = Deno.PointerValue;
 const EXT = "VK_LUNARG_direct_driver_loading";
 const EXCLUSIVE = 0;
 const INCLUSIVE = 1;
@@ -48,10 +47,10 @@ function loadWith(
 /** vkCreateInstance with the extension (unless `enable` is false) and a direct driver list in pNext. */
 function createDirect(
   l: Loaded,
-  gipas: P[],
+  gipas: Pointer[],
   mode: number,
   enable = true,
-): { result: number; instance: P } {
+): { result: number; instance: Pointer } {
   const a = l.arena;
   const infos = a.alloc(32 * Math.max(1, gipas.length));
   const base = a.pointer(infos);
@@ -76,7 +75,7 @@ function createDirect(
   return { result, instance: readPointer(out, 0) };
 }
 
-function deviceNames(l: Loaded, instance: P): string[] {
+function deviceNames(l: Loaded, instance: Pointer): string[] {
   return physicalDevices(l, asHandle("VkInstance", instance)!).map((pd) => {
     const props = l.arena.pointer(l.arena.alloc(1024));
     l.vk.vkGetPhysicalDeviceProperties(pd, props);

@@ -9,12 +9,10 @@ import { ok as assert } from "node:assert/strict";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { Logger } from "../../loading/log.ts";
 import { Vulkan, type VulkanCommands } from "../../vulkan.ts";
-import { Arena, readPointer, readU32 } from "../../ffi/memory.ts";
+import { Arena, type Pointer, readPointer, readU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { asHandle } from "../../ffi/handle.ts";
 import type { VkDevice, VkInstance, VkPhysicalDevice } from "../../ffi/generated/vk_types.ts";
-
-type P = Deno.PointerValue;
 
 /** A command object with its log lines kept. */
 export interface Loaded extends Disposable {
@@ -106,7 +104,7 @@ export function physicalDevices(l: Loaded, instance: VkInstance): VkPhysicalDevi
 export function createDevice(
   l: Loaded,
   physicalDevice: VkPhysicalDevice,
-  o: { extensions?: string[]; queues?: number; pNext?: P } = {},
+  o: { extensions?: string[]; queues?: number; pNext?: Pointer } = {},
 ): { result: number; device: VkDevice } {
   const { arena, vk } = l;
   const priorities = new Float32Array(new ArrayBuffer(4 * (o.queues ?? 1))).fill(1);
@@ -128,13 +126,13 @@ export function createDevice(
 }
 
 /** The first word of a dispatchable handle. */
-export function firstWord(handle: P): bigint {
+export function firstWord(handle: Pointer): bigint {
   assert(handle !== null, "null handle");
   return new Deno.UnsafePointerView(handle).getBigUint64(0);
 }
 
 /** The address of a pointer (0n for null). */
-export function addr(p: P): bigint {
+export function addr(p: Pointer): bigint {
   return p === null ? 0n : BigInt(Deno.UnsafePointer.value(p));
 }
 

@@ -8,10 +8,8 @@
 
 import { createInstance, load, type Loaded, u32Slot } from "./chain.ts";
 import type { MockEnvironment } from "./mock.ts";
-import { readCString, readPointer, readU32 } from "../../ffi/memory.ts";
+import { type Pointer, readCString, readPointer, readU32 } from "../../ffi/memory.ts";
 import { asHandle, readHandle } from "../../ffi/handle.ts";
-
-type P = Deno.PointerValue;
 
 /** What the probe does: extensions to enable, layers the application asks for, its apiVersion. */
 export interface ProbeOptions {
@@ -85,7 +83,7 @@ export async function khronosProbe(env: MockEnvironment, o: ProbeOptions = {}): 
   return { lines, log };
 }
 
-function names(l: Loaded, call: (count: Deno.PointerObject, arr: P) => number, size: number): string[] {
+function names(l: Loaded, call: (count: Deno.PointerObject, arr: Pointer) => number, size: number): string[] {
   const count = u32Slot(l);
   if (call(count.pointer, null) !== 0) return [];
   const arr = l.arena.pointer(l.arena.alloc(size * Math.max(1, count.read())));
@@ -120,7 +118,7 @@ export function vkdenoProbe(env: MockEnvironment, o: ProbeOptions = {}): ProbeRe
 
   const count = u32Slot(l);
   let r = vk.vkEnumeratePhysicalDevices(instance, count.pointer, null) as number;
-  let devices: P[] = [];
+  let devices: Pointer[] = [];
   if (r === 0) {
     const arr = l.arena.pointer(l.arena.alloc(8 * Math.max(1, count.read())));
     r = vk.vkEnumeratePhysicalDevices(instance, count.pointer, arr) as number;

@@ -4,7 +4,7 @@
  * reads), for every surface command and swapchain creation, and surface destruction.
  */
 import assert from "node:assert/strict";
-import type { Arena } from "../../ffi/memory.ts";
+import type { Arena, Pointer } from "../../ffi/memory.ts";
 import { allocStruct, writeStruct } from "../../ffi/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import {
@@ -18,8 +18,6 @@ import {
 } from "../support/chain.ts";
 import { asHandle, readHandle } from "../../ffi/handle.ts";
 import type { VkPhysicalDevice, VkSurfaceKHR, VkSwapchainKHR } from "../../ffi/generated/vk_types.ts";
-
-type P = Deno.PointerValue;
 
 const SURFACE_QUERIES = [
   "vkGetPhysicalDeviceSurfaceSupportKHR",

@@ -4,7 +4,7 @@
 import { deepStrictEqual as assertEquals, notStrictEqual, ok as assert } from "node:assert/strict";
 import { CallbackRegistry } from "../../../ffi/callback.ts";
 import { Library } from "../../../ffi/library.ts";
-import { readPointer } from "../../../ffi/memory.ts";
+import { type Pointer, readPointer } from "../../../ffi/memory.ts";
 import { readStruct, writeStruct } from "../../../ffi/structs.ts";
 import { LayerLibrary } from "../../../loading/layer_library.ts";
 import { enumerateInstanceVersion } from "../../../chain/layer_chain/enumeration.ts";
@@ -22,7 +22,6 @@ import { MockEnvironment } from "../../support/mock.ts";
 import { buildTestLibrary } from "../../support/c_build.ts";
 import { readHandle } from "../../../ffi/handle.ts";
 
-type P = Deno.PointerValue;
 const VK_ERROR_LAYER_NOT_PRESENT = -6;
 const VK_ERROR_EXTENSION_NOT_PRESENT = -7;
 const VK_ERROR_INITIALIZATION_FAILED = -3;
@@ -34,7 +33,7 @@ function order(env: MockEnvironment, command: string): string[] {
   return bottom < 0 ? who : who.slice(0, bottom + 1);
 }
 
-function layerNames(l: Loaded, fn: (count: P, props: P) => number): string[] {
+function layerNames(l: Loaded, fn: (count: Pointer, props: Pointer) => number): string[] {
   const count = u32Slot(l);
   assertEquals(fn(count.pointer, null), 0);
   const props = l.arena.pointer(l.arena.alloc(520 * Math.max(1, count.read())));
@@ -42,14 +41,17 @@ function layerNames(l: Loaded, fn: (count: P, props: P) => number): string[] {
   return Array.from({ length: count.read() }, (_, i) => readName(props, i, 520));
 }
 
-function readName(array: P, i: number, stride: number): string {
+function readName(array: Pointer, i: number, stride: number): string {
   const view = new Deno.UnsafePointerView(array!);
   const bytes = new Uint8Array(view.getArrayBuffer(256, i * stride));
   const end = bytes.indexOf(0);
   return new TextDecoder().decode(bytes.subarray(0, end < 0 ? 256 : end));
 }
 
-function extensionNames(l: Loaded, fn: (count: P, props: P) => number): { result: number; names: string[] } {
+function extensionNames(
+  l: Loaded,
+  fn: (count: Pointer, props: Pointer) => number,
+): { result: number; names: string[] } {
   const count = u32Slot(l);
   const r = fn(count.pointer, null);
   if (r < 0) return { result: r, names: [] };
@@ -354,7 +356,7 @@ test("layer extensions: pLayerName lists, implicit ones in the global list, crea
     instanceExtensions: [{ name: "VK_EXT_validation_features", specVersion: 5 }],
   }, { implicit: true });
   using l = load(env.snapshot());
-  const inst = (layer: string | null) => (c: P, p: P) =>
+  const inst = (layer: string | null) => (c: Pointer, p: Pointer) =>
     l.vk.vkEnumerateInstanceExtensionProperties(layer === null ? null : l.arena.cstring(layer), c, p);
   assertEquals(extensionNames(l, inst("VK_LAYER_MOCK_explicit")).names, ["VK_EXT_validation_flags"]);
   assertEquals(extensionNames(l, inst("VK_LAYER_MOCK_missing")).result, VK_ERROR_LAYER_NOT_PRESENT);
@@ -375,7 +377,7 @@ test("layer extensions: pLayerName lists, implicit ones in the global list, crea
   });
   assertEquals(ok.result, 0);
   const [pd] = physicalDevices(l, ok.instance);
-  const dev = (layer: string | null) => (c: P, p: P) =>
+  const dev = (layer: string | null) => (c: Pointer, p: Pointer) =>
     l.vk.vkEnumerateDeviceExtensionProperties(pd!, layer === null ? null : l.arena.cstring(layer), c, p);
   assertEquals(extensionNames(l, dev("VK_LAYER_MOCK_explicit")).names, ["VK_EXT_debug_marker"]);
   assertEquals(extensionNames(l, dev("VK_LAYER_MOCK_nope")).result, VK_ERROR_LAYER_NOT_PRESENT);
@@ -570,7 +572,7 @@ test("pre-instance functions of enabled implicit layers wrap the global enumerat
   );
   // vkEnumerateInstanceVersion: the layer's answer wins over the loader's.
   const version = new Uint32Array(1);
-  const loaderAnswer = (p: P) => {
+  const loaderAnswer = (p: Pointer) => {
     new DataView(new Deno.UnsafePointerView(p!).getArrayBuffer(4)).setUint32(0, (1 << 22) | (4 << 12), true);
     return 0;
   };

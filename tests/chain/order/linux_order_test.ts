@@ -13,7 +13,7 @@ import { type DeviceRecord, instanceCanSort, PHYSICAL_DEVICE_TYPE as T } from ".
 import { writeTwoCall } from "../../../ffi/two_call.ts";
 import { parseDeviceSelect, parseIdFilter, readDevicePolicy } from "../../../discovery/device_selection.ts";
 import type { EnvironmentSnapshot } from "../../../discovery/environment.ts";
-import { readPointer } from "../../../ffi/memory.ts";
+import { type Pointer, readPointer } from "../../../ffi/memory.ts";
 import { allocStruct, readStruct, sizeOfStruct } from "../../../ffi/structs.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { Vulkan } from "../../../vulkan.ts";
@@ -538,9 +538,7 @@ Deno.test("explainEnumeratedOrder: a policy order explains itself; another order
 // End to end: the same rules through vkdeno's enumeration terminators, over mock drivers.
 // ---------------------------------------------------------------------------------------------------
 
-type P = Deno.PointerValue;
-
-function deviceNameOf(l: Loaded, pd: P): string {
+function deviceNameOf(l: Loaded, pd: Pointer): string {
   const props = allocStruct(l.arena, "VkPhysicalDeviceProperties");
   l.vk.vkGetPhysicalDeviceProperties(asHandle("VkPhysicalDevice", pd)!, props);
   return readStruct("VkPhysicalDeviceProperties", props).deviceName as string;
@@ -762,7 +760,7 @@ function groupNamesThrough(env: MockEnvironment, vars: Record<string, string> = 
         "VkPhysicalDeviceGroupProperties",
         Deno.UnsafePointer.create(addr(p) + BigInt(i * size)),
       );
-      return (g.physicalDevices as P[]).slice(0, g.physicalDeviceCount as number).map((pd) =>
+      return (g.physicalDevices as Pointer[]).slice(0, g.physicalDeviceCount as number).map((pd) =>
         deviceNameOf(l, pd)
       );
     });
