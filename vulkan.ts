@@ -51,7 +51,7 @@ export type UnknownCommand<D extends Deno.ForeignFunction> = (
 export interface VulkanOptions {
   /** The environment driver discovery reads; default a snapshot of this process. */
   env?: EnvironmentSnapshot;
-  /** The log; default one reading `VK_LOADER_DEBUG` from `env`. */
+  /** The log; default one filtered by `VK_LOADER_DEBUG` from `env` or the settings file's `stderr_log`. */
   logger?: Logger;
   /** `false` forces the `UnsafeFnPointer` fallback (only effective before the process's first load). */
   nativeStubs?: boolean;

@@ -9,6 +9,7 @@ import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { type Pointer, readCString } from "../ffi/memory.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
+import { readLoaderSettings } from "../discovery/settings_file.ts";
 import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_driver.ts";
 import { Logger } from "../loading/log.ts";
 import { apiVersion as makeVersion } from "../loading/_layout.ts";
@@ -90,7 +91,8 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   /** A loader over `options.env`. */
   constructor(options: LoaderOptions = {}) {
     this.env = options.env ?? snapshotProcessEnvironment();
-    this.log = options.logger ?? new Logger(this.env);
+    this.log = options.logger ??
+      new Logger(this.env, { settingsLogMask: readLoaderSettings(this.env).settings?.logMask });
     this.global = new GlobalCommands({
       env: this.env,
       log: this.log,

@@ -6,7 +6,7 @@
  */
 
 import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
-import { LOG_BITS, readLoaderSettings } from "../discovery/settings_file.ts";
+import { LOG_BITS } from "../discovery/settings_file.ts";
 
 /** Message severities. */
 export type LogLevel = "error" | "warn" | "info" | "debug";
@@ -51,7 +51,10 @@ export type LogSink = (record: LogRecord) => void;
 export interface LoggerOptions {
   /** Where printed lines go (without newline); defaults to stderr. */
   write?: (line: string) => void;
-  /** The settings file's `stderr_log` bits (default: read from the file the snapshot leads to; 0 for none). */
+  /**
+   * The loader settings file's `stderr_log` bits, which replace `VK_LOADER_DEBUG`'s filter when not 0
+   * (default 0: no settings file). The loader passes those of the file its snapshot leads to.
+   */
   settingsLogMask?: number;
 }
 
@@ -166,11 +169,11 @@ export class Logger {
   #printed: Set<string>;
 
   /**
-   * Reads `VK_LOADER_DEBUG` from the snapshot (with `getenv`: honoured when elevated); a loader settings
-   * file whose entry has a `stderr_log` naming a known filter replaces it, as in the Khronos loader.
+   * Reads `VK_LOADER_DEBUG` from the snapshot (with `getenv`: honoured when elevated); the settings file's
+   * `stderr_log` bits (`options.settingsLogMask`), when not 0, replace it, as in the Khronos loader.
    */
   constructor(env: EnvironmentSnapshot, options: LoggerOptions = {}) {
-    const settingsMask = options.settingsLogMask ?? readLoaderSettings(env).settings?.logMask ?? 0;
+    const settingsMask = options.settingsLogMask ?? 0;
     this.#mask = settingsMask !== 0 ? settingsMask : parseLoaderDebug(getenv(env, "VK_LOADER_DEBUG"));
     this.#write = options.write ?? writeStderr;
     this.#printed = options.write ? new Set() : printedOnStderr;

@@ -14,6 +14,8 @@ import { buildInspectReport, formatInspectReport } from "../../discovery/inspect
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { createInstance, load, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
+import { LOG_BITS, Logger } from "../../loading/log.ts";
+import { loaderOf, Vulkan } from "../../vulkan.ts";
 import { TempTree } from "../support/discovery_tree.ts";
 
 const FILE = "vulkan/loader_settings.d/vk_loader_settings.json";
@@ -229,10 +231,16 @@ Deno.test("environment variables against the file: disable filter stops auto but
     instanceChain(env, env.snapshot({ VK_INSTANCE_LAYERS: auto.name, VK_LOADER_LAYERS_DISABLE: "*" })),
     [on.name, "drv"],
   );
-  // stderr_log replaces VK_LOADER_DEBUG's filter (the Khronos loader's rule): only errors print.
+  // stderr_log replaces VK_LOADER_DEBUG's filter (the Khronos loader's rule): the loader's own log takes
+  // the settings file's bits, and a log given them prints only errors.
+  const snapshot = env.snapshot({ VK_LOADER_DEBUG: "all" });
+  using vk = Vulkan.load({ env: snapshot });
+  assertEquals(loaderOf(vk).log.mask, LOG_BITS.error);
   const lines: string[] = [];
-  const { Logger } = await import("../../loading/log.ts");
-  const logger = new Logger(env.snapshot({ VK_LOADER_DEBUG: "all" }), { write: (l) => lines.push(l) });
+  const logger = new Logger(snapshot, {
+    write: (l) => lines.push(l),
+    settingsLogMask: loaderOf(vk).log.mask,
+  });
   logger.info("an info line");
   logger.error("an error line");
   assertEquals(lines.length, 1);
