@@ -7,7 +7,7 @@
 
 import { CallbackRegistry } from "./callback.ts";
 import { emitStubObject, STUB_SIZE, type StubArch, stubCode, validateNames } from "./elf.ts";
-import { EmittedObject } from "./emitted_object.ts";
+import { disposeStubParts, EmittedObject } from "./emitted_object.ts";
 
 /** Disposed tables' memory kept per size at most (an instance and its device hold three). */
 const MAX_RELEASED_TABLES = 8;
@@ -458,14 +458,14 @@ export class DispatchStubs implements Disposable {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    for (const lib of this.#libraries) lib.close();
-    this.#libraries = [];
-    for (const single of this.#singles) single.close();
-    this.#singles = [];
-    this.#bound.clear();
-    this.#addresses.clear();
-    this.#callbacks.dispose();
-    this.#object?.close();
+    disposeStubParts({
+      object: this.#object,
+      libraries: this.#libraries,
+      singles: this.#singles,
+      bound: this.#bound,
+      addresses: this.#addresses,
+      callbacks: this.#callbacks,
+    });
   }
 
   /** Same as {@linkcode DispatchStubs.dispose}, for `using`. */

@@ -15,6 +15,7 @@
  * @module
  */
 
+import type { CallbackRegistry } from "./callback.ts";
 import { cstringBuffer, libcSymbols } from "./libc.ts";
 import { Library } from "./library.ts";
 
@@ -156,4 +157,49 @@ export class EmittedObject implements Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** What a set of stubs (ffi/dispatch.ts `DispatchStubs`, ffi/unwrap_stubs.ts `UnwrapStubs`) holds open. */
+export interface StubParts<K> {
+  /** The emitted object the stubs live in (none on the fallback). */
+  readonly object: EmittedObject | undefined;
+  /** Libraries opened to bind stubs as FFI functions. */
+  readonly libraries: Deno.DynamicLibrary<Deno.ForeignLibraryInterface>[];
+  /** One-stub objects made to bind stubs that have no symbol in the main object. */
+  readonly singles: EmittedObject[];
+  /** The bound functions, by key. */
+  readonly bound: Map<K, unknown>;
+  /** The stubs' addresses, by key. */
+  readonly addresses: Map<K, Deno.PointerObject>;
+  /** The fallback's callbacks. */
+  readonly callbacks: CallbackRegistry;
+}
+
+/**
+ * Closes what a set of stubs holds: the libraries bound through it, the one-stub objects, the callbacks,
+ * then the object itself. Nothing may call the stubs afterwards.
+ *
+ * @example Usage
+ * ```ts
+ * import { CallbackRegistry } from "./callback.ts";
+ * import { disposeStubParts } from "./emitted_object.ts";
+ * disposeStubParts({
+ *   object: undefined,
+ *   libraries: [],
+ *   singles: [],
+ *   bound: new Map(),
+ *   addresses: new Map(),
+ *   callbacks: new CallbackRegistry(),
+ * });
+ * ```
+ */
+export function disposeStubParts<K>(parts: StubParts<K>): void {
+  for (const lib of parts.libraries) lib.close();
+  parts.libraries.length = 0;
+  for (const single of parts.singles) single.close();
+  parts.singles.length = 0;
+  parts.bound.clear();
+  parts.addresses.clear();
+  parts.callbacks.dispose();
+  parts.object?.close();
 }

@@ -8,7 +8,7 @@
 import { CallbackRegistry } from "./callback.ts";
 import { nativeStubArch } from "./dispatch.ts";
 import { emitStubObject, STUB_SIZE } from "./elf.ts";
-import { EmittedObject } from "./emitted_object.ts";
+import { disposeStubParts, EmittedObject } from "./emitted_object.ts";
 import {
   FILL_TABLE_DEF,
   FILL_TABLE_SYMBOL,
@@ -341,14 +341,14 @@ export class UnwrapStubs implements Disposable {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    for (const lib of this.#libraries) lib.close();
-    this.#libraries = [];
-    for (const single of this.#singles) single.close();
-    this.#singles = [];
-    this.#bound.clear();
-    this.#addresses.clear();
-    this.#callbacks.dispose();
-    this.#loaded?.close();
+    disposeStubParts({
+      object: this.#loaded,
+      libraries: this.#libraries,
+      singles: this.#singles,
+      bound: this.#bound,
+      addresses: this.#addresses,
+      callbacks: this.#callbacks,
+    });
   }
 
   /** Same as {@linkcode UnwrapStubs.dispose}. */
