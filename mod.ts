@@ -5,7 +5,7 @@
  * `Deno.dlopen`, builds the instance and device call chains, and hands scripts
  * every Vulkan command at the cost of one C call.
  *
- * `Vulkan.load()` (or `loadVulkan()`) returns an object with every Vulkan command as a method by its
+ * `Vulkan.load()` returns an object with every Vulkan command as a method by its
  * Vulkan name, taking the C parameter list and typed from vk.xml: handles as distinct branded pointers
  * (`VkBuffer` is not a `VkImage`; `null` is `VK_NULL_HANDLE`), enums as unions of their values, flags as
  * numbers, 64-bit values as bigints, pointers as `Deno.PointerValue` (build structs with `writeStruct`,

@@ -93,7 +93,7 @@ export function loaderOf(vk: Vulkan): Loader {
 }
 
 /**
- * The loader's command object. Get one with {@linkcode Vulkan.load} (or {@linkcode loadVulkan}).
+ * The loader's command object. Get one with {@linkcode Vulkan.load}.
  *
  * @example Instance version and instance creation
  * ```ts ignore
@@ -335,7 +335,9 @@ export class Vulkan implements Disposable {
 }
 
 /**
- * Same as {@linkcode Vulkan.load}.
+ * Same as {@linkcode Vulkan.load}, kept for scripts written against it.
+ *
+ * @deprecated Use {@linkcode Vulkan.load}, the one documented way to load.
  *
  * @example Usage
  * ```ts ignore

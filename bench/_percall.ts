@@ -111,17 +111,17 @@ export function floorCase(
 }
 
 /**
- * vkdeno's command object, or undefined while mod.ts does not export `loadVulkan` yet (the benches then
+ * vkdeno's command object, or undefined while mod.ts does not export `Vulkan` yet (the benches then
  * measure the reference side only).
  */
 export async function loadVkdeno(): Promise<(Commands & Disposable) | undefined> {
   const mod = await import("../mod.ts") as Record<string, unknown>;
-  const load = mod.loadVulkan as (() => Commands & Disposable) | undefined;
-  return load?.();
+  const Vulkan = mod.Vulkan as { load(): Commands & Disposable } | undefined;
+  return Vulkan?.load();
 }
 
 /**
- * A subject on `vk`, or the reason there is none: no command object yet (mod.ts without `loadVulkan`),
+ * A subject on `vk`, or the reason there is none: no command object yet (mod.ts without `Vulkan`),
  * or creation failed (a loader that does not support layers yet answers `VK_ERROR_LAYER_NOT_PRESENT`).
  */
 export function trySubject(
@@ -129,7 +129,7 @@ export function trySubject(
   vk: Commands | undefined,
   layers: readonly string[] = [],
 ): [Subject | undefined, string | undefined] {
-  if (!vk) return [undefined, "mod.ts has no loadVulkan yet"];
+  if (!vk) return [undefined, "mod.ts has no Vulkan yet"];
   try {
     return [new Subject(label, vk, layers), undefined];
   } catch (error) {

@@ -33,8 +33,8 @@ async function commands(side: WorkerSetup["side"]): Promise<Commands> {
   }
   // A loader of its own in this isolate with no drivers: its dispatch stubs read the table from the
   // handles the main thread's loader made, so the calls reach the same driver.
-  const { loadVulkan } = await import("../mod.ts") as unknown as { loadVulkan(o: unknown): Commands };
-  return loadVulkan({ env: { vars: {}, elevated: false } });
+  const { Vulkan } = await import("../mod.ts") as unknown as { Vulkan: { load(o: unknown): Commands } };
+  return Vulkan.load({ env: { vars: {}, elevated: false } });
 }
 
 /**

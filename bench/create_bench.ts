@@ -201,7 +201,7 @@ if (import.meta.main) {
       // by what the layer keeps). Without it, libvulkan's no-layer iteration takes ~610 minor page faults
       // instead of ~200 (vkdeno's: ~200 either way) and ~0.7 ms longer, and the ratio reads ~0.92x. Fixed
       // GLIBC_TUNABLES mmap and trim thresholds remove the difference. The bench keeps libvulkan's faster state.
-      const missing = vkdeno ? probe(vkdeno, layers) : "mod.ts has no loadVulkan yet";
+      const missing = vkdeno ? probe(vkdeno, layers) : "mod.ts has no Vulkan yet";
       const note = missing ? `vkdeno is not measured here: ${missing}` : undefined;
       const repeated = `repeated, ${suffix}`;
       groups.push({

@@ -49,9 +49,9 @@ export const myLayer = defineLayer({
 export default myLayer;
 
 if (import.meta.main) {
-  const { loadVulkan } = await import("../mod.ts");
+  const { Vulkan } = await import("../mod.ts");
   const { runCompute } = await import("./compute.ts");
-  using base = loadVulkan();
+  using base = Vulkan.load();
   using vk = installLayers(base, { layers: [myLayer] });
   console.log(`${runCompute(vk, { count: 1 << 20 }).wrong} wrong values`);
 }

@@ -107,9 +107,9 @@ export async function runSoak(argv: readonly string[]): Promise<SoakOutput> {
     const { openLibvulkan } = await import("../tests/support/libvulkan.ts");
     vk = openLibvulkan();
   } else if (args.loader === "vkdeno") {
-    const { loadVulkan } = await import("../vulkan.ts");
+    const { Vulkan } = await import("../vulkan.ts");
     const env = { vars: { ...Deno.env.toObject(), ...vars }, elevated: false };
-    vk = loadVulkan({ env });
+    vk = Vulkan.load({ env });
   } else {
     throw new TypeError(`Unknown loader "${args.loader}": expected "vkdeno" or "libvulkan"`);
   }

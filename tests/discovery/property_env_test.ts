@@ -600,7 +600,7 @@ Deno.test("property: mixed sets of good and bad driver and layer manifests are e
 
 Deno.test("property: mixed sets of good and faulty mock drivers and layers through vkdeno: a result code, never a throw; devices and messages as the parts say (200 sets)", async () => {
   const { MockEnvironment } = await import("../support/mock.ts");
-  const { loadVulkan, Logger } = await import("../../mod.ts");
+  const { Logger, Vulkan } = await import("../../mod.ts");
   const { Arena } = await import("../../ffi/memory.ts");
   const { writeStruct } = await import("../../ffi/structs.ts");
   const { loadCounters, resourceCounts } = await import("../support/reliability_soak.ts");
@@ -690,7 +690,7 @@ Deno.test("property: mixed sets of good and faulty mock drivers and layers throu
     });
     const what = `drivers [${driverKinds}] layers [${layerKinds}]`;
     {
-      using vk = loadVulkan({ env: snapshot, logger });
+      using vk = Vulkan.load({ env: snapshot, logger });
       using arena = new Arena();
       const slot = new BigUint64Array(new ArrayBuffer(8));
       const created = vk.vkCreateInstance(

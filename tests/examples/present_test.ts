@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { presentFrames, type PresentReport } from "../../examples/present.ts";
-import { loadVulkan, Logger, type VulkanCommands } from "../../mod.ts";
+import { Logger, Vulkan, type VulkanCommands } from "../../mod.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../../wsi/x11.ts";
 import { startXvfb } from "../../wsi/xvfb.ts";
 import { countColour, decodePng } from "../support/wsi.ts";
@@ -12,7 +12,7 @@ const SIZE = { width: 96, height: 64 };
 function onVkdeno<T>(vars: Record<string, string>, fn: (vk: VulkanCommands) => T, log?: string[]): T {
   const env = { vars: { VK_DRIVER_FILES: LAVAPIPE, ...vars }, elevated: false };
   const logger = new Logger(env, { write: (line) => log?.push(line) });
-  using vk = loadVulkan({ env, logger });
+  using vk = Vulkan.load({ env, logger });
   return fn(vk as unknown as VulkanCommands);
 }
 

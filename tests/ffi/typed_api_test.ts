@@ -10,7 +10,6 @@ import {
   Arena,
   asHandle,
   enumerate,
-  loadVulkan,
   readChain,
   readStruct,
   readStructArray,
@@ -38,6 +37,7 @@ import {
   type VkPhysicalDevice,
   type VkPhysicalDeviceProperties,
   type VkPipeline,
+  Vulkan,
   type VulkanCommands,
   writeStruct,
   writeStructArray,
@@ -90,7 +90,7 @@ Deno.test("constants carry the registry's values and are exported from mod.ts", 
 });
 
 Deno.test("a typed call runs: vkEnumerateInstanceVersion through the typed command object", () => {
-  using vk = loadVulkan({ env: { vars: {}, elevated: false } });
+  using vk = Vulkan.load({ env: { vars: {}, elevated: false } });
   const version = new Uint32Array(new ArrayBuffer(4));
   const result = vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version));
   assertEquals(result, VK_SUCCESS);
@@ -183,7 +183,7 @@ Deno.test("typed structs round-trip: nested structs, fixed arrays, strings, bigi
 });
 
 Deno.test("typed enumerate: struct results are typed, leading arguments checked against the command", () => {
-  using vk = loadVulkan({ env: { vars: {}, elevated: false } });
+  using vk = Vulkan.load({ env: { vars: {}, elevated: false } });
   const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" });
   const names: string[] = layers.map((l) => l.layerName);
   assert(names.every((n) => n.startsWith("VK_LAYER_")), names.join());

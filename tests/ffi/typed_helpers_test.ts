@@ -9,7 +9,6 @@ import {
   create,
   createMany,
   enumerate,
-  loadVulkan,
   makeCallback,
   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
   VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -24,6 +23,7 @@ import {
   VkError,
   type VkImage,
   VkScope,
+  Vulkan,
   type VulkanCommands,
   writeStruct,
 } from "../../mod.ts";
@@ -198,7 +198,7 @@ Deno.test({
   const heard: string[] = [];
   const before = CallbackRegistry.liveCount;
   {
-    using vk = loadVulkan({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
+    using vk = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
     using scope = new VkScope(vk);
     const pfn = scope.callback("PFN_vkDebugUtilsMessengerCallbackEXT", (_severity, _types, data) => {
       heard.push(`${data?.pMessageIdName}: ${data?.pMessage} [${data?.pObjects.map((o) => o.pObjectName)}]`);
@@ -288,7 +288,7 @@ Deno.test({
   const roundUp = (size: number | bigint, align: number | bigint) =>
     (BigInt(size) + BigInt(align) - 1n) / BigInt(align) * BigInt(align);
   {
-    using vk = loadVulkan({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
+    using vk = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
     using scope = new VkScope(vk);
     const allocator = writeStruct(scope.arena, "VkAllocationCallbacks", {
       pfnAllocation: scope.callback("PFN_vkAllocationFunction", (_user, size, alignment) => {

@@ -5,7 +5,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { loadVulkan, Logger } from "../../mod.ts";
+import { Logger, Vulkan } from "../../mod.ts";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { Arena } from "../../ffi/memory.ts";
 import { enumerate, makeApiVersion, writeStruct } from "../../ffi/structs.ts";
@@ -43,7 +43,7 @@ function run(env: EnvironmentSnapshot, layers: readonly string[] = []): Run {
   logger.addSink((r) => {
     if (r.level !== undefined && r.level !== "debug") log.push(`${r.level}: ${r.text}`);
   });
-  using vk = loadVulkan({ env, logger });
+  using vk = Vulkan.load({ env, logger });
   using arena = new Arena();
   const slot = new BigUint64Array(new ArrayBuffer(8));
   const createInstance = vk.vkCreateInstance(

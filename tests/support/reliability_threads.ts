@@ -5,7 +5,7 @@
  * @module
  */
 
-import { loadVulkan } from "../../vulkan.ts";
+import { Vulkan } from "../../vulkan.ts";
 import { chainStubs } from "../../chain/stubs.ts";
 import { address, Arena } from "../../ffi/memory.ts";
 import { enumerate, makeApiVersion, writeStruct } from "../../ffi/structs.ts";
@@ -52,7 +52,7 @@ let churn = 0;
 
 async function scenario(name: string, workers: number, iterations: number): Promise<WorkerReport[]> {
   const env = { vars: { ...Deno.env.toObject(), ...VARS }, elevated: false };
-  using vk = loadVulkan({ env }) as unknown as Record<string, Fn> & Disposable;
+  using vk = Vulkan.load({ env }) as unknown as Record<string, Fn> & Disposable;
   using arena = new Arena();
   const stubsPath = chainStubs().dispatch.path;
   const slot = new BigUint64Array(new ArrayBuffer(8));

@@ -119,8 +119,8 @@ function record(job: RecordJob): WorkerReport {
 async function instanceWork(job: InstanceJob): Promise<WorkerReport> {
   const report: WorkerReport = { worker: job.worker, ok: 0, errors: [] };
   if (job.kind === "own_loader") {
-    const { loadVulkan } = await import("../../vulkan.ts");
-    using vk = loadVulkan({ env: { vars: job.vars, elevated: false } });
+    const { Vulkan } = await import("../../vulkan.ts");
+    using vk = Vulkan.load({ env: { vars: job.vars, elevated: false } });
     for (let i = 0; i < job.iterations; i++) {
       try {
         cycle(vk as never);
@@ -134,7 +134,7 @@ async function instanceWork(job: InstanceJob): Promise<WorkerReport> {
   }
   // The main thread's instance and physical device, given to this worker's own loader: each call must
   // work, or fail with a result code and a logged reason; never crash or hang.
-  const { loadVulkan } = await import("../../vulkan.ts");
+  const { Vulkan } = await import("../../vulkan.ts");
   const { Logger } = await import("../../loading/log.ts");
   const env = { vars: job.vars, elevated: false };
   const logger = new Logger(env, { write: () => {} });
@@ -142,7 +142,7 @@ async function instanceWork(job: InstanceJob): Promise<WorkerReport> {
   logger.addSink((r) => {
     if (r.level === "error" || r.level === "warn") logged.push(r.text);
   });
-  using vk = loadVulkan({ env, logger }) as unknown as Record<string, Fn> & Disposable;
+  using vk = Vulkan.load({ env, logger }) as unknown as Record<string, Fn> & Disposable;
   const buf = new Uint8Array(new ArrayBuffer(824));
   const count = new Uint32Array(new ArrayBuffer(4));
   const slot = new BigUint64Array(new ArrayBuffer(8));
