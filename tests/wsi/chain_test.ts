@@ -4,7 +4,7 @@
  * reads), for every surface command and swapchain creation, and surface destruction.
  */
 import assert from "node:assert/strict";
-import type { Arena, Pointer } from "../../ffi/memory.ts";
+import type { Arena } from "../../ffi/memory.ts";
 import { allocStruct, writeStruct } from "../../ffi/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import {
