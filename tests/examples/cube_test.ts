@@ -10,7 +10,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { openWindow, runCube } from "../../examples/cube.ts";
 import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "../../examples/shaders/cube_spv.ts";
 import { compileGlsl } from "../../examples/shaders/embed.ts";
-import { loadVulkan, Logger, type VulkanCommands } from "../../mod.ts";
+import { Logger, Vulkan, type VulkanCommands } from "../../mod.ts";
 import { startWeston } from "../../wsi/weston.ts";
 import { startXvfb } from "../../wsi/xvfb.ts";
 import { decodePng } from "../support/wsi.ts";
@@ -60,7 +60,7 @@ async function runExampleCube(args: string[], vars: Record<string, string>) {
 /** vkdeno in this process over lavapipe alone. */
 function onVkdeno<T>(fn: (vk: VulkanCommands) => T): T {
   const env = { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false };
-  using vk = loadVulkan({ env, logger: new Logger(env, { write: () => {} }) });
+  using vk = Vulkan.load({ env, logger: new Logger(env, { write: () => {} }) });
   return fn(vk);
 }
 
