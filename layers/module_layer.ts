@@ -18,7 +18,7 @@ import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import type { ModuleLayerLink, ModuleLayerLoader } from "../chain/layer_chain/module_interface.ts";
 import type { TsLayer } from "./layer.ts";
 import { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
-import { findLayer, isModuleLayer } from "./registry.ts";
+import { findLayer, isModuleLayer, moduleProblem } from "./registry.ts";
 
 export { isModuleLayer };
 
@@ -60,7 +60,8 @@ export class ModuleLayerLibrary implements ModuleLayerLink {
   /**
    * Finds the layer for `manifest` among `layers` and the shipped ones, and makes its chain link.
    *
-   * @throws {TypeError} If no layer of the manifest's name was given (its module was not imported).
+   * @throws {TypeError} If no layer of the manifest's name was given: names the module and why (its
+   * import failed and how, the file does not exist, or it was never imported).
    */
   constructor(
     manifest: LayerManifest,
@@ -70,7 +71,9 @@ export class ModuleLayerLibrary implements ModuleLayerLink {
     const layer = findLayer(manifest.name, layers);
     if (!layer) {
       throw new TypeError(
-        `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${manifest.libraryPath}" was not imported (pass the layers of await importLayerModules(env) as Vulkan.load's layerModules)`,
+        `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${manifest.libraryPath}" ${
+          moduleProblem(manifest.libraryPath ?? "")
+        }`,
       );
     }
     this.layer = manifest;

@@ -18,6 +18,43 @@ import { apiDumpLayer } from "./api_dump.ts";
 import { drawStatsLayer } from "./draw_stats.ts";
 import { objectLifetimesLayer } from "./object_lifetimes.ts";
 
+/**
+ * Why importing a layer module failed, by module path: Deno keeps a failed import failed for the whole
+ * process, so the chain can name the real cause when it meets the manifest later.
+ */
+const IMPORT_FAILURES = new Map<string, string>();
+
+function importCause(path: string, error: unknown): string {
+  try {
+    Deno.statSync(path);
+  } catch {
+    return "does not exist";
+  }
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `failed to import (${text.split("\n")[0]})`;
+}
+
+/**
+ * What is wrong with the module of a layer manifest whose layer was not given: its import failed (the
+ * cause), the file does not exist, or it was never imported.
+ *
+ * @example Usage
+ * ```ts
+ * import { moduleProblem } from "./registry.ts";
+ * console.log(moduleProblem("/nonexistent/layer.ts")); // "does not exist"
+ * ```
+ */
+export function moduleProblem(path: string): string {
+  const failed = IMPORT_FAILURES.get(path);
+  if (failed !== undefined) return failed;
+  try {
+    Deno.statSync(path);
+  } catch {
+    return "does not exist";
+  }
+  return "was not imported (pass the layers of await importLayerModules(env) as Vulkan.load's layerModules)";
+}
+
 /** The layers shipped with vkdeno. */
 export const BUILTIN_LAYERS: readonly TsLayer[] = [apiDumpLayer, drawStatsLayer, objectLifetimesLayer];
 
@@ -104,7 +141,17 @@ export async function importLayerModule(manifest: LayerManifest): Promise<TsLaye
   // Imported here, not with this module: node:url loads Deno's Node layer (~17 ms, ~12 MiB) at start.
   const { pathToFileURL } = await import("node:url");
   // Deno keeps each module once per process, so importing a path again is cheap and gives the same layer.
-  const module = await import(pathToFileURL(path).href) as { default?: TsLayer; layer?: TsLayer };
+  let module: { default?: TsLayer; layer?: TsLayer };
+  try {
+    module = await import(pathToFileURL(path).href);
+  } catch (error) {
+    const cause = importCause(path, error);
+    IMPORT_FAILURES.set(path, cause);
+    throw new TypeError(
+      `Cannot load layer "${manifest.name}" ("${manifest.manifestPath}"): module "${path}" ${cause}`,
+      { cause: error },
+    );
+  }
   const layer = module.default ?? module.layer;
   if (layer === undefined || typeof layer.create !== "function") {
     throw new TypeError(

@@ -115,7 +115,7 @@ export class LayerChain implements Disposable {
       try {
         loaded.push(
           options.moduleLayers?.handles(active.layer)
-            ? loadModuleLayer(options.moduleLayers, active.layer)
+            ? loadModuleLayer(options.moduleLayers, active.layer, log)
             : LayerLibrary.load(active.layer, { log, keepLoaded: options.keepLoaded }),
         );
       } catch (error) {
@@ -265,10 +265,19 @@ export class LayerChain implements Disposable {
 }
 
 /** A layer whose `library_path` names a script module: its chain link, used as a library. */
-function loadModuleLayer(loader: ModuleLayerLoader, layer: LayerManifest): LayerLibrary {
+function loadModuleLayer(
+  loader: ModuleLayerLoader,
+  layer: LayerManifest,
+  log: Logger | undefined,
+): LayerLibrary {
   try {
+    const link = loader.load(layer);
+    log?.debug(
+      `Loaded layer "${layer.name}" from "${link.path}" (script module, interface ${link.interfaceVersion})`,
+      "layer",
+    );
     // The chain reads only the ModuleLayerLink members of a LayerLibrary.
-    return loader.load(layer) as unknown as LayerLibrary;
+    return link as unknown as LayerLibrary;
   } catch (error) {
     throw new LayerLoadError(layer.name, "failed to load", (error as Error).message, { cause: error });
   }
