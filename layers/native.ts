@@ -1,6 +1,7 @@
 /**
  * TS layers between native layers: a `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` pair in TypeScript
  * that a native chain treats like a C layer's; calls the layers do not intercept never enter JavaScript.
+ * Its entry points are thread guards (`ffi/thread_guard.ts`): calls from other threads fail fast.
  *
  * @example Handing a bridge to a native chain
  * ```ts ignore
@@ -24,6 +25,7 @@ import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN } from "../ffi/generated/vk_constants.js";
 import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
+import { ThreadGuards } from "../ffi/thread_guard.ts";
 
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
@@ -140,6 +142,9 @@ export class NativeLayerBridge implements Disposable {
   /** `{ table, handle }`: what the stubs' first argument points to. */
   readonly #proxy: BigUint64Array;
   readonly #proxyPointer: Deno.PointerObject;
+  /** Guards in front of every entry point handed out (undefined where guards are not written). */
+  readonly #guards: ThreadGuards | undefined;
+  readonly #names: string;
   #disposed = false;
 
   /** A link running `layers` (first closest to the application). */
@@ -154,16 +159,38 @@ export class NativeLayerBridge implements Disposable {
     this.#proxyPointer = this.#arena.pointer(proxy);
     this.chassis = new Chassis(layers, this.#routedDispatch(), options);
     this.#intercepted = this.chassis.intercepted();
-    this.getInstanceProcAddr = this.#callbacks.create(
-      GET_PROC_ADDR,
-      (instance, pName) => this.#gipa(instance, readCString(pName)),
-      { name: "TS layer vkGetInstanceProcAddr" },
-    ).pointer;
-    this.getDeviceProcAddr = this.#callbacks.create(
-      GET_PROC_ADDR,
-      (device, pName) => this.#gdpa(device, readCString(pName)),
-      { name: "TS layer vkGetDeviceProcAddr" },
-    ).pointer;
+    this.#names = layers.map((l) => `"${l.name}"`).join(", ");
+    // Every entry point: the intercepted names, the four the link always answers, the two proc-addrs.
+    this.#guards = ThreadGuards.create(this.#intercepted.size + 6);
+    this.getInstanceProcAddr = this.#guarded(
+      "vkGetInstanceProcAddr",
+      this.#callbacks.create(
+        GET_PROC_ADDR,
+        (instance, pName) => this.#gipa(instance, readCString(pName)),
+        { name: "TS layer vkGetInstanceProcAddr" },
+      ).pointer,
+      0n,
+    );
+    this.getDeviceProcAddr = this.#guarded(
+      "vkGetDeviceProcAddr",
+      this.#callbacks.create(
+        GET_PROC_ADDR,
+        (device, pName) => this.#gdpa(device, readCString(pName)),
+        { name: "TS layer vkGetDeviceProcAddr" },
+      ).pointer,
+      0n,
+    );
+  }
+
+  /** `callback` behind a thread guard answering `result` to other threads (itself without guards). */
+  #guarded(name: string, callback: Deno.PointerObject, result: bigint): Deno.PointerObject {
+    if (this.#guards === undefined) return callback;
+    const answer = result === -13n ? "VK_ERROR_UNKNOWN" : result === 0n ? "nothing" : String(result);
+    return this.#guards.guard(
+      callback,
+      `vkdeno: TS layer ${this.#names}: ${name} was called from a thread other than the one that loaded the layer (a Worker?); a TS layer in a native chain runs only on that thread, so the call was not made and returns ${answer}\n`,
+      result,
+    );
   }
 
   /** Instances and devices this link is part of now. */
@@ -230,11 +257,15 @@ export class NativeLayerBridge implements Disposable {
       : info.ffi.result === "void" || info.ffi.result === "pointer"
       ? undefined
       : 0;
-    p = this.#callbacks.create(
-      commandCallbackDef(info),
-      fn as Deno.UnsafeCallbackFunction,
-      { name: `TS layer ${name}`, onError: onError as never },
-    ).pointer;
+    p = this.#guarded(
+      name,
+      this.#callbacks.create(
+        commandCallbackDef(info),
+        fn as Deno.UnsafeCallbackFunction,
+        { name: `TS layer ${name}`, onError: onError as never },
+      ).pointer,
+      info.result === "VkResult" ? -13n : 0n,
+    );
     this.#own.set(name, p);
     return p;
   }
@@ -414,6 +445,7 @@ export class NativeLayerBridge implements Disposable {
     this.chassis.dispose();
     this.#callbacks.dispose();
     this.#stubs.dispose();
+    this.#guards?.dispose();
     this.#arena.dispose();
   }
 

@@ -1,0 +1,91 @@
+/**
+ * Child process of `tests/layers/worker_test.ts`: a TS layer in vkdeno's native chain over the mock driver,
+ * a Worker calling through it while this thread waits in `Atomics.wait` (up to 10 s). Prints one JSON
+ * line: how the wait ended, how long it took, what the Worker's call returned, what the layer saw.
+ *
+ * @module
+ */
+
+import { defineLayer } from "../../layers/mod.ts";
+import { Vulkan, type VulkanCommands } from "../../mod.ts";
+import { Arena, readPointer } from "../../ffi/memory.ts";
+import { writeStruct } from "../../ffi/structs.ts";
+import { createDevice, createInstance, physicalDevices } from "./chain.ts";
+import { MockEnvironment } from "./mock.ts";
+import type { VkCommandBuffer, VkDevice } from "../../ffi/generated/vk_types.ts";
+import type { WorkerJob } from "./ts_layer_worker.ts";
+
+const NAME = "VK_LAYER_VKDENO_test_threads";
+await using env = await MockEnvironment.create();
+await env.addDriver({});
+const dir = env.path("ts_layers");
+Deno.mkdirSync(dir);
+Deno.writeTextFileSync(
+  `${dir}/threads.json`,
+  JSON.stringify({
+    file_format_version: "1.2.0",
+    layer: {
+      name: NAME,
+      type: "GLOBAL",
+      library_path: "./threads.ts",
+      api_version: "1.3.0",
+      implementation_version: "1",
+      description: "threads",
+    },
+  }),
+);
+const seen: string[] = [];
+const record = { preCallRecord: (ctx: { command: string }) => void seen.push(ctx.command) };
+const layer = defineLayer({
+  name: NAME,
+  description: "threads",
+  create: () => ({ intercepts: { vkBeginCommandBuffer: record, vkCmdSetLineWidth: record } }),
+});
+using vk = Vulkan.load({
+  env: env.snapshot({ VK_ADD_LAYER_PATH: dir, VK_INSTANCE_LAYERS: NAME }),
+  layerModules: [layer],
+}) as Vulkan & VulkanCommands;
+using arena = new Arena();
+const loaded = { vk, lines: [], arena, [Symbol.dispose]() {} };
+const { instance } = createInstance(loaded);
+const device = createDevice(loaded, physicalDevices(loaded, instance)[0]!).device as VkDevice;
+const slot = () => arena.pointer(arena.alloc(8));
+const pPool = slot();
+vk.vkCreateCommandPool(
+  device,
+  writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex: 0 }),
+  null,
+  pPool,
+);
+const pCb = slot();
+vk.vkAllocateCommandBuffers(
+  device,
+  writeStruct(arena, "VkCommandBufferAllocateInfo", {
+    commandPool: readPointer(pPool, 0),
+    commandBufferCount: 1,
+  }),
+  pCb,
+);
+const cb = readPointer(pCb, 0) as VkCommandBuffer;
+const address = (name: string) =>
+  BigInt(Deno.UnsafePointer.value(vk.vkGetDeviceProcAddr(device, arena.cstring(name)) as Deno.PointerValue));
+// The main thread's own calls run the layer.
+vk.vkBeginCommandBuffer(cb, writeStruct(arena, "VkCommandBufferBeginInfo", {}));
+vk.vkEndCommandBuffer(cb);
+const shared = new SharedArrayBuffer(8);
+const worker = new Worker(new URL("./ts_layer_worker.ts", import.meta.url), { type: "module" });
+const job: WorkerJob = {
+  begin: address("vkBeginCommandBuffer"),
+  setLineWidth: address("vkCmdSetLineWidth"),
+  commandBuffer: BigInt(Deno.UnsafePointer.value(cb)),
+  shared,
+};
+worker.postMessage(job);
+const start = performance.now();
+const wait = Atomics.wait(new Int32Array(shared), 0, 0, 10_000);
+const ms = Math.round(performance.now() - start);
+const result = new Int32Array(shared)[1];
+worker.terminate();
+console.log(JSON.stringify({ wait, ms, result, seen }));
+vk.vkDestroyDevice(device, null);
+vk.vkDestroyInstance(instance, null);
