@@ -22,7 +22,7 @@ import {
 import { LAYER_VARIABLES, layerInspectSection } from "./layer_inspect.ts";
 import { settingsInspectSection } from "./settings_inspect.ts";
 import type { InspectEntry, InspectSection, InspectValue } from "./inspect_section.ts";
-import { inspectLocation } from "./inspect_section.ts";
+import { inspectLocation, missingLibraryWarning } from "./inspect_section.ts";
 
 export type { InspectEntry, InspectLocation, InspectSection, InspectValue } from "./inspect_section.ts";
 export { inspectLocation } from "./inspect_section.ts";
@@ -129,7 +129,7 @@ export function driverInspectSection(discovery: DriverDiscovery): InspectSection
       status: c.status,
       ...(c.reason === undefined ? {} : { reason: c.reason }),
       fields,
-      warnings: c.warnings,
+      warnings: withMissingLibrary(c.warnings, c.status === "used" ? m.libraryPath : undefined),
     };
   });
   return {
@@ -139,6 +139,11 @@ export function driverInspectSection(discovery: DriverDiscovery): InspectSection
     used: entries.filter((e) => e.status === "used").length,
     skipped: entries.filter((e) => e.status === "skipped").length,
   };
+}
+
+function withMissingLibrary(warnings: readonly string[], library: string | undefined): string[] {
+  const missing = missingLibraryWarning(library);
+  return missing === undefined ? [...warnings] : [...warnings, missing];
 }
 
 /**

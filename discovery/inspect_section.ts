@@ -116,3 +116,24 @@ export function inspectLocation(report: LocationReport): InspectLocation {
     files: report.fileCount,
   };
 }
+
+/**
+ * The warning for a manifest whose library file does not exist (a `stat`, nothing loaded), or undefined.
+ * A bare name (`libvulkan_lvp.so`) is found by the dynamic linker's search and is not checked.
+ *
+ * @example Usage
+ * ```ts
+ * import { missingLibraryWarning } from "./inspect_section.ts";
+ * console.log(missingLibraryWarning("/nonexistent/libx.so")); // library "/nonexistent/libx.so" does not exist: loading it will fail
+ * ```
+ */
+export function missingLibraryWarning(library: string | undefined): string | undefined {
+  if (library === undefined || !library.includes("/")) return undefined;
+  try {
+    Deno.statSync(library);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) return undefined;
+    return `library "${library}" does not exist: loading it will fail`;
+  }
+}

@@ -8,6 +8,7 @@
 
 import type { EnvironmentSnapshot } from "./environment.ts";
 import type { InspectEntry, InspectSection, InspectValue } from "./inspect_section.ts";
+import { missingLibraryWarning } from "./inspect_section.ts";
 import { activateLayers, implicitLayerState } from "./layer_activation.ts";
 import { layerApiVersionText } from "./layer_manifest.ts";
 import { discoverLayers } from "./layers.ts";
@@ -99,7 +100,9 @@ export function layerInspectSection(
       status: c.status === "used" ? "used" : "skipped",
       reason,
       fields,
-      warnings: [],
+      warnings: [missingLibraryWarning(c.status === "used" ? layer?.libraryPath : undefined)].filter((w): w is string =>
+        w !== undefined
+      ),
     };
   });
   const locations = [...discovery.locations.implicit, ...discovery.locations.explicit].map((r) => ({

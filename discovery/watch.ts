@@ -219,8 +219,12 @@ export class DiscoveryWatcher implements AsyncIterableIterator<DiscoveryChange[]
     }, () => this.close());
   }
 
-  /** The folders watched now. */
+  /**
+   * The folders watched: while `node:fs` still loads (just after the watcher is made), the folders it
+   * is setting up watches for (changes made meanwhile are caught by a rescan once they are in place).
+   */
   get folders(): string[] {
+    if (fsWatch === undefined && !this.#closed) return watchFolders(this.#env);
     return [...this.#watchers.keys()];
   }
 

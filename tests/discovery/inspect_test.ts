@@ -116,3 +116,21 @@ Deno.test("deno task inspect: tools/inspect.ts prints JSON of the real process e
   }).output();
   assert(new TextDecoder().decode(table.stdout).includes("Drivers: 2 used, 1 skipped"));
 });
+
+Deno.test("a manifest whose library file does not exist is marked in the report (a stat, nothing loaded)", () => {
+  using t = new TempTree({
+    "usr/share/vulkan/icd.d/gone.json": driverManifest("./libgone.so"),
+    "usr/share/vulkan/icd.d/here.json": driverManifest("./here.json"),
+    "usr/share/vulkan/icd.d/bare.json": driverManifest("libbare.so"),
+  });
+  const report = buildInspectReport(t.snapshot());
+  const warnings = Object.fromEntries(
+    report.drivers.entries.map((e) => [e.path.slice(e.path.lastIndexOf("/") + 1), e.warnings]),
+  );
+  assertEquals(warnings["gone.json"], [
+    `library "${t.root}/usr/share/vulkan/icd.d/./libgone.so" does not exist: loading it will fail`,
+  ]);
+  assertEquals(warnings["here.json"], []);
+  assertEquals(warnings["bare.json"], []);
+  assert(formatInspectReport(report).includes('libgone.so" does not exist'));
+});

@@ -266,6 +266,9 @@ Deno.test("deno task inspect --watch prints the report again with what changed",
     }
     reader.releaseLock();
     assert(text.includes(`added driver: ${dir}/icd/new.json`), text);
+    // The folders it watches are counted, the driver folder among them.
+    const watching = Number(text.match(/Watching (\d+) folder\(s\)/)?.[1]);
+    assert(watching > 0, text);
     const after = text.slice(text.indexOf("Changed at"));
     assert(after.includes("vkdeno loader inspect"), "the report is printed again after the change");
     assert(after.includes(`${dir}/icd/new.json`));
