@@ -100,9 +100,9 @@ export function layerInspectSection(
       status: c.status === "used" ? "used" : "skipped",
       reason,
       fields,
-      warnings: [missingLibraryWarning(c.status === "used" ? layer?.libraryPath : undefined)].filter((w): w is string =>
-        w !== undefined
-      ),
+      warnings: [missingLibraryWarning(c.status === "used" ? layer?.libraryPath : undefined)].filter((
+        w,
+      ): w is string => w !== undefined),
     };
   });
   const locations = [...discovery.locations.implicit, ...discovery.locations.explicit].map((r) => ({
