@@ -22,14 +22,17 @@ const scope = self as unknown as { onmessage: (e: MessageEvent<WorkerJob>) => vo
 scope.onmessage = ({ data: job }) => {
   const flags = new Int32Array(job.shared);
   using arena = new Arena();
-  const begin = new Deno.UnsafeFnPointer(pointerFromAddress(job.begin)!, {
+  const begin = new Deno.UnsafeFnPointer(pointerFromAddress(job.begin) as Deno.PointerObject<never>, {
     parameters: ["pointer", "pointer"],
     result: "i32",
   });
-  const setLineWidth = new Deno.UnsafeFnPointer(pointerFromAddress(job.setLineWidth)!, {
-    parameters: ["pointer", "f32"],
-    result: "void",
-  });
+  const setLineWidth = new Deno.UnsafeFnPointer(
+    pointerFromAddress(job.setLineWidth) as Deno.PointerObject<never>,
+    {
+      parameters: ["pointer", "f32"],
+      result: "void",
+    },
+  );
   const cb = pointerFromAddress(job.commandBuffer);
   flags[1] = begin.call(cb, writeStruct(arena, "VkCommandBufferBeginInfo", {}));
   setLineWidth.call(cb, 2);

@@ -12,7 +12,7 @@ import { Arena, readPointer } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { createDevice, createInstance, physicalDevices } from "./chain.ts";
 import { MockEnvironment } from "./mock.ts";
-import type { VkCommandBuffer, VkDevice } from "../../ffi/generated/vk_types.ts";
+import type { VkCommandBuffer, VkCommandPool, VkDevice } from "../../ffi/generated/vk_types.ts";
 import type { WorkerJob } from "./ts_layer_worker.ts";
 
 const NAME = "VK_LAYER_VKDENO_test_threads";
@@ -61,7 +61,7 @@ const pCb = slot();
 vk.vkAllocateCommandBuffers(
   device,
   writeStruct(arena, "VkCommandBufferAllocateInfo", {
-    commandPool: readPointer(pPool, 0),
+    commandPool: readPointer(pPool, 0) as VkCommandPool,
     commandBufferCount: 1,
   }),
   pCb,
