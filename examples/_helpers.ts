@@ -1,18 +1,25 @@
 /**
- * Chores the examples share: creating the instance (no driver becomes an install hint), finding a device
- * with a queue family, describing it, picking a memory type.
+ * Chores the examples share, on the idiomatic commands (`VkApi`): creating the instance (no driver becomes
+ * an install hint), finding a device with a queue family, describing it, picking a memory type.
  *
  * @module
  */
-import { allocStruct, Arena, enumerate, formatApiVersion, readStruct } from "../mod.ts";
 import {
+  formatApiVersion,
   VK_API_VERSION_1_2,
   VK_ERROR_INCOMPATIBLE_DRIVER,
   VK_ERROR_INITIALIZATION_FAILED,
+  VK_PHYSICAL_DEVICE_TYPE_CPU,
+  VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
+  VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+  VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU,
+  type VkApi,
   VkError,
+  type VkInstance,
+  type VkPhysicalDevice,
+  type VkScope,
+  type VkStructInputs,
 } from "../mod.ts";
-import type { VkInstance, VkPhysicalDevice, VkScope, VulkanCommands } from "../mod.ts";
-import { ENUM_TYPES, ENUMS } from "../ffi/generated/enums.ts";
 import { NoDeviceError } from "./_loader.ts";
 
 /**
@@ -24,20 +31,19 @@ import { NoDeviceError } from "./_loader.ts";
  * const index = memoryTypeIndex(vk, gpu, requirements.memoryTypeBits, 0x2 | 0x4);
  * ```
  */
-export function memoryTypeIndex(
-  vk: VulkanCommands,
-  gpu: VkPhysicalDevice,
-  typeBits: number,
-  flags: number,
-): number {
-  using arena = new Arena();
-  const props = allocStruct(arena, "VkPhysicalDeviceMemoryProperties");
-  vk.vkGetPhysicalDeviceMemoryProperties(gpu, props);
-  const { memoryTypes, memoryTypeCount } = readStruct("VkPhysicalDeviceMemoryProperties", props);
+export function memoryTypeIndex(vk: VkApi, gpu: VkPhysicalDevice, typeBits: number, flags: number): number {
+  const { memoryTypes, memoryTypeCount } = vk.getPhysicalDeviceMemoryProperties(gpu);
   return memoryTypes.findIndex((type, i) =>
     i < memoryTypeCount && (typeBits & (1 << i)) !== 0 && (type.propertyFlags & flags) === flags
   );
 }
+
+const DEVICE_TYPES: Readonly<Record<number, string>> = {
+  [VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU]: "INTEGRATED_GPU",
+  [VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU]: "DISCRETE_GPU",
+  [VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU]: "VIRTUAL_GPU",
+  [VK_PHYSICAL_DEVICE_TYPE_CPU]: "CPU",
+};
 
 /**
  * A `VkPhysicalDeviceType` as vulkaninfo prints it, without the `VK_PHYSICAL_DEVICE_TYPE_` prefix.
@@ -50,8 +56,7 @@ export function memoryTypeIndex(
  * ```
  */
 export function deviceTypeName(type: number): string {
-  const name = ENUM_TYPES.VkPhysicalDeviceType?.values.find((n) => ENUMS[n] === type);
-  return name?.slice("VK_PHYSICAL_DEVICE_TYPE_".length) ?? "OTHER";
+  return DEVICE_TYPES[type] ?? "OTHER";
 }
 
 /**
@@ -64,17 +69,11 @@ export function deviceTypeName(type: number): string {
  * ```
  * @throws {NoDeviceError} If no device has such a queue family.
  */
-export function findDevice(
-  vk: VulkanCommands,
-  instance: VkInstance,
-  queueFlags: number,
-): [VkPhysicalDevice, number] {
-  for (const gpu of enumerate(vk.vkEnumeratePhysicalDevices, [instance])) {
-    const families = enumerate(vk.vkGetPhysicalDeviceQueueFamilyProperties, [gpu], {
-      struct: "VkQueueFamilyProperties",
-    });
+export function findDevice(vk: VkApi, instance: VkInstance, queueFlags: number): [VkPhysicalDevice, number] {
+  for (const gpu of vk.enumeratePhysicalDevices(instance)) {
+    const families = vk.getPhysicalDeviceQueueFamilyProperties(gpu);
     const family = families.findIndex((f) => (f.queueFlags & queueFlags) === queueFlags);
-    if (family >= 0) return [gpu!, family];
+    if (family >= 0) return [gpu, family];
   }
   throw new NoDeviceError(`no Vulkan device with a queue family of flags 0x${queueFlags.toString(16)}`);
 }
@@ -99,15 +98,8 @@ export interface DeviceDescription {
  * console.log(describeDevice(vk, gpu, VK_API_VERSION_1_3).name); // "llvmpipe (LLVM 15.0.6, 256 bits)"
  * ```
  */
-export function describeDevice(
-  vk: VulkanCommands,
-  gpu: VkPhysicalDevice,
-  apiVersion: number,
-): DeviceDescription {
-  using arena = new Arena();
-  const out = allocStruct(arena, "VkPhysicalDeviceProperties");
-  vk.vkGetPhysicalDeviceProperties(gpu, out);
-  const props = readStruct("VkPhysicalDeviceProperties", out);
+export function describeDevice(vk: VkApi, gpu: VkPhysicalDevice, apiVersion: number): DeviceDescription {
+  const props = vk.getPhysicalDeviceProperties(gpu);
   const description: DeviceDescription = {
     name: props.deviceName,
     type: deviceTypeName(props.deviceType),
@@ -117,30 +109,49 @@ export function describeDevice(
     driver: { version: props.driverVersion },
   };
   if (Math.min(apiVersion, props.apiVersion) >= VK_API_VERSION_1_2) {
-    const driverProps = allocStruct(arena, "VkPhysicalDeviceDriverProperties");
-    vk.vkGetPhysicalDeviceProperties2(
-      gpu,
-      allocStruct(arena, "VkPhysicalDeviceProperties2", { pNext: driverProps }),
-    );
-    const { driverName, driverInfo } = readStruct("VkPhysicalDeviceDriverProperties", driverProps);
-    Object.assign(description.driver, { name: driverName, info: driverInfo });
+    const { chain } = vk.getPhysicalDeviceProperties2(gpu, ["VkPhysicalDeviceDriverProperties"]);
+    const { driverName: name, driverInfo: info } = chain.VkPhysicalDeviceDriverProperties;
+    Object.assign(description.driver, { name, info });
   }
   return description;
 }
 
 /**
- * Creates the instance in `scope`; a loader without drivers (`VK_ERROR_INCOMPATIBLE_DRIVER`, or
- * `VK_ERROR_INITIALIZATION_FAILED`) becomes a {@linkcode NoDeviceError}, which the examples answer with
- * an install hint.
+ * Creates the instance through `vk` (a scope destroys it); a loader without drivers
+ * (`VK_ERROR_INCOMPATIBLE_DRIVER`, or `VK_ERROR_INITIALIZATION_FAILED`) becomes a {@linkcode NoDeviceError},
+ * which the examples answer with an install hint.
  *
  * @example Usage
  * ```ts ignore
- * const instance = createInstance(scope, writeStruct(scope.arena, "VkInstanceCreateInfo", {}));
+ * const instance = createInstance(vk, { pApplicationInfo: { apiVersion: VK_API_VERSION_1_3 } });
  * ```
  * @throws {NoDeviceError} If there is no driver.
  * @throws {VkError} If vkCreateInstance fails otherwise.
  */
-export function createInstance(scope: VkScope, info: Deno.PointerValue): VkInstance {
+export function createInstance(vk: VkApi, info: VkStructInputs["VkInstanceCreateInfo"]): VkInstance {
+  try {
+    return vk.createInstance(info);
+  } catch (e) {
+    if (
+      e instanceof VkError &&
+      (e.code === VK_ERROR_INCOMPATIBLE_DRIVER || e.code === VK_ERROR_INITIALIZATION_FAILED)
+    ) {
+      throw new NoDeviceError(`vkCreateInstance returned ${e.result}`);
+    }
+    throw e;
+  }
+}
+
+/**
+ * {@linkcode createInstance} for the examples still on the raw commands: creates the instance in `scope`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * const instance = createInstanceIn(scope, writeStruct(scope.arena, "VkInstanceCreateInfo", {}));
+ * ```
+ * @throws {NoDeviceError} If there is no driver.
+ */
+export function createInstanceIn(scope: VkScope, info: Deno.PointerValue): VkInstance {
   try {
     return scope.create("vkCreateInstance", [info, null]);
   } catch (e) {

@@ -33,7 +33,15 @@ import { explainConfiguredOrder, readDeviceIdentity } from "../chain/order/confi
 import { readDeviceRecord } from "../chain/order/record.ts";
 import { address } from "../ffi/memory.ts";
 import * as vkc from "../mod.ts";
-import { check, enumerate, formatApiVersion, snapshotProcessEnvironment, VkError, VkScope } from "../mod.ts";
+import {
+  check,
+  enumerate,
+  formatApiVersion,
+  snapshotProcessEnvironment,
+  VkApi,
+  VkError,
+  VkScope,
+} from "../mod.ts";
 import { type EnvironmentSnapshot, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
 import { describeDevice } from "./_helpers.ts";
 import { loaderArg, openLoader } from "./_loader.ts";
@@ -120,7 +128,11 @@ export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): Info
   const handles = enumerate(vk.vkEnumeratePhysicalDevices, [instance]) as VkPhysicalDevice[];
   const devices = handles.map((physicalDevice): DeviceInfo => {
     // Instance version 0: VkPhysicalDeviceProperties only, as vulkaninfo --summary shows them.
-    const { name, type, apiVersion, driver, vendorID, deviceID } = describeDevice(vk, physicalDevice, 0);
+    const { name, type, apiVersion, driver, vendorID, deviceID } = describeDevice(
+      VkApi.of(vk),
+      physicalDevice,
+      0,
+    );
     const deviceExtensions = enumerate(vk.vkEnumerateDeviceExtensionProperties, [physicalDevice, null], {
       struct: "VkExtensionProperties",
     });

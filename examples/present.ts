@@ -21,6 +21,7 @@ import {
   enumerate,
   readPointer,
   readStruct,
+  VkApi,
   VkScope,
   writeStruct,
 } from "../mod.ts";
@@ -282,7 +283,7 @@ function pickDevice(vk: VulkanCommands, instance: VkInstance, surface: vkc.VkSur
   const supported = new Uint32Array(new ArrayBuffer(4));
   const names: string[] = [];
   for (const physicalDevice of devices) {
-    const deviceName = describeDevice(vk, physicalDevice!, vkc.VK_API_VERSION_1_1).name;
+    const deviceName = describeDevice(VkApi.of(vk), physicalDevice!, vkc.VK_API_VERSION_1_1).name;
     names.push(deviceName);
     const families = enumerate(vk.vkGetPhysicalDeviceQueueFamilyProperties, [physicalDevice], {
       struct: "VkQueueFamilyProperties",

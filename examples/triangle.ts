@@ -11,11 +11,11 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { allocStruct, check, readPointer, readStruct, VkScope, writeStruct } from "../mod.ts";
+import { allocStruct, check, readPointer, readStruct, VkApi, VkScope, writeStruct } from "../mod.ts";
 import type { VulkanCommands } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import type { RgbaImage } from "../wsi/x11.ts";
-import { createInstance, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
+import { createInstanceIn, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { TRIANGLE_FRAG_SPV, TRIANGLE_VERT_SPV } from "./shaders/triangle_spv.ts";
 
@@ -49,9 +49,9 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
   const format = vkc.VK_FORMAT_R8G8B8A8_UNORM;
   const apiVersion = vkc.VK_API_VERSION_1_0; // render passes are Vulkan 1.0: any driver will do
   const pApplicationInfo = { pApplicationName: "vkdeno triangle", apiVersion };
-  const instance = createInstance(scope, writeStruct(arena, "VkInstanceCreateInfo", { pApplicationInfo }));
-  const [gpu, queueFamilyIndex] = findDevice(vk, instance, vkc.VK_QUEUE_GRAPHICS_BIT);
-  const deviceName = describeDevice(vk, gpu, apiVersion).name;
+  const instance = createInstanceIn(scope, writeStruct(arena, "VkInstanceCreateInfo", { pApplicationInfo }));
+  const [gpu, queueFamilyIndex] = findDevice(VkApi.of(vk), instance, vkc.VK_QUEUE_GRAPHICS_BIT);
+  const deviceName = describeDevice(VkApi.of(vk), gpu, apiVersion).name;
   const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
   const deviceInfo = writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos });
   const device = scope.create("vkCreateDevice", [gpu, deviceInfo, null]);
@@ -63,7 +63,7 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     if ("buffer" in resource) vk.vkGetBufferMemoryRequirements(device, resource.buffer, reqs);
     else vk.vkGetImageMemoryRequirements(device, resource.image, reqs);
     const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
-    const typeIndex = memoryTypeIndex(vk, gpu, memoryTypeBits, flags);
+    const typeIndex = memoryTypeIndex(VkApi.of(vk), gpu, memoryTypeBits, flags);
     if (typeIndex < 0) throw new NoDeviceError(`"${deviceName}" has no memory with flags ${flags}`);
     const info = { allocationSize, memoryTypeIndex: typeIndex };
     const memory = scope.create("vkAllocateMemory", [

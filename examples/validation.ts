@@ -12,8 +12,16 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { asHandle, enumerate, readPointer, VkScope, type VulkanCommands, writeStruct } from "../mod.ts";
-import { createInstance, findDevice } from "./_helpers.ts";
+import {
+  asHandle,
+  enumerate,
+  readPointer,
+  VkApi,
+  VkScope,
+  type VulkanCommands,
+  writeStruct,
+} from "../mod.ts";
+import { createInstanceIn, findDevice } from "./_helpers.ts";
 import { runExample } from "./_loader.ts";
 
 /** The layer this example enables. */
@@ -81,10 +89,10 @@ export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
     ppEnabledLayerNames: [VALIDATION_LAYER],
     ppEnabledExtensionNames: [vkc.VK_EXT_DEBUG_UTILS_EXTENSION_NAME],
   });
-  const instance = createInstance(scope, instanceInfo);
+  const instance = createInstanceIn(scope, instanceInfo);
   const info = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", messengerInfo);
   scope.create("vkCreateDebugUtilsMessengerEXT", [instance, info, null]);
-  const [gpu, queueFamilyIndex] = findDevice(vk, instance, 0);
+  const [gpu, queueFamilyIndex] = findDevice(VkApi.of(vk), instance, 0);
   const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
   const device = scope.create("vkCreateDevice", [
     gpu,

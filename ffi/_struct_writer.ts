@@ -19,6 +19,12 @@ import {
   type StructLayout,
 } from "./_struct_layout.ts";
 
+/** What the writer allocates from: an {@linkcode Arena}, or any allocator with its methods. */
+export type StructMemory = Pick<
+  Arena,
+  "alloc" | "pointer" | "copy" | "cstring" | "cstringArray" | "pointerArray"
+>;
+
 /** A struct given as a plain object: member names to values. */
 export type StructInput = { readonly [member: string]: unknown };
 
@@ -107,9 +113,9 @@ function writeScalar(
  * A struct writer bound to one arena. Public entry points are in `ffi/structs.ts`.
  */
 export class StructWriter {
-  #arena: Arena;
+  #arena: StructMemory;
 
-  constructor(arena: Arena) {
+  constructor(arena: StructMemory) {
     this.#arena = arena;
   }
 

@@ -35,6 +35,8 @@ const LEVELS: readonly (readonly [prefix: string, level: number])[] = [
   ["chain/", 3.9],
   ["wsi/", 4],
   ["layers/", 4],
+  // The idiomatic command layer: imports only ffi/.
+  ["api/", 4.4],
   // The public testing kit: mock drivers over the whole library, below the root API, imported by nothing in it.
   ["testing/", 4.5],
 ];

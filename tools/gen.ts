@@ -18,6 +18,7 @@ import { emitAll } from "./_gen_emit.ts";
 import { TYPES_TEXT } from "./_gen_types.ts";
 import { emitApi } from "./_gen_api.ts";
 import { Layouts } from "./_gen_layout.ts";
+import { emitIdiomatic } from "./_gen_idiomatic.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // Only the project's own copy, so every checkout generates exactly what is committed.
@@ -96,9 +97,13 @@ export async function generate(options: GenerateOptions = {}): Promise<Generated
 
 `;
   const emitted = emitAll(reg, header + TYPES_TEXT);
-  const api = emitApi(reg, new Layouts(reg));
+  const layouts = new Layouts(reg);
+  const api = emitApi(reg, layouts);
   for (const [name, text] of api.files) emitted.files.set(name, text);
   Object.assign(emitted.counts, api.counts);
+  const idiomatic = emitIdiomatic(reg, layouts, api.files.get("vk_types.ts") ?? "");
+  for (const [name, text] of idiomatic.files) emitted.files.set(name, text);
+  Object.assign(emitted.counts, idiomatic.counts);
   const files = new Map<string, string>();
   await Promise.all(
     [...emitted.files.entries()].map(async ([name, text]) => files.set(name, await format(name, text))),

@@ -1,0 +1,692 @@
+/**
+ * Turns a command's marshalling plan (generated from vk.xml into ffi/generated/idiomatic.ts) into one
+ * JavaScript function, compiled on the command's first use: straight-line code per parameter role, so a
+ * call does no plan interpretation. The run-time helpers the compiled code calls are {@linkcode RUNTIME}.
+ *
+ * @module
+ */
+import { IDIOMATIC_PLANS, type IdiomaticPlan } from "../ffi/generated/idiomatic.ts";
+import { COMMAND_PARAMS } from "../ffi/generated/commands.ts";
+import { RESULT_NAMES } from "../ffi/generated/enums.ts";
+import { VkError } from "../ffi/errors.ts";
+import { findLayout, layoutOf } from "../ffi/_struct_layout.ts";
+import { readInto } from "../ffi/_struct_reader.ts";
+import { isPointerObject, type StructInput, StructWriter } from "../ffi/_struct_writer.ts";
+import { CallMemory } from "./call_memory.ts";
+
+/** A raw command as a command source holds it. */
+export type RawCommand = (...args: never[]) => unknown;
+
+/** What a compiled command needs from the object it belongs to. */
+export interface CommandOwner {
+  /** Records the size of device memory allocated through the object (for mapping `VK_WHOLE_SIZE`). */
+  noteAllocation(memory: Deno.PointerValue, size: unknown): void;
+  /** The size of device memory allocated through the object, if known. */
+  allocationSize(memory: Deno.PointerValue): bigint | undefined;
+}
+
+/** A compiled command before it is bound to a raw command and an owner. */
+export type CompiledCommand = (
+  rt: Runtime,
+  fn: RawCommand,
+  owner: CommandOwner,
+) => (...args: unknown[]) => unknown;
+
+type Runtime = typeof RUNTIME;
+
+const VK_WHOLE_SIZE = 0xffffffffffffffffn;
+const SIZES: Readonly<Record<string, number>> = {
+  u8: 1,
+  i8: 1,
+  u16: 2,
+  i16: 2,
+  u32: 4,
+  i32: 4,
+  bool: 4,
+  f32: 4,
+  u64: 8,
+  i64: 8,
+  usize: 8,
+  isize: 8,
+  f64: 8,
+  pointer: 8,
+  function: 8,
+};
+
+function fail(message: string): never {
+  throw new TypeError(message);
+}
+
+function at(command: string, param: string): string {
+  return `Cannot call "${command}": parameter "${param}"`;
+}
+
+function writeScalar(view: DataView, offset: number, kind: string, v: unknown, where: () => string): void {
+  switch (kind) {
+    case "u64":
+    case "i64":
+    case "usize":
+    case "isize":
+    case "pointer":
+    case "function": {
+      const b = typeof v === "bigint"
+        ? v
+        : typeof v === "number"
+        ? BigInt(v)
+        : v === null || isPointerObject(v)
+        ? BigInt(Deno.UnsafePointer.value(v))
+        : fail(`${where()} expected a bigint, got ${typeof v}`);
+      view.setBigUint64(offset, BigInt.asUintN(64, b), true);
+      return;
+    }
+  }
+  const n = typeof v === "number"
+    ? v
+    : typeof v === "boolean"
+    ? (v ? 1 : 0)
+    : typeof v === "bigint"
+    ? Number(v)
+    : fail(`${where()} expected a number, got ${typeof v}`);
+  switch (kind) {
+    case "f32":
+      return view.setFloat32(offset, n, true);
+    case "f64":
+      return view.setFloat64(offset, n, true);
+    case "u8":
+    case "i8":
+      return view.setUint8(offset, n & 0xff);
+    case "u16":
+    case "i16":
+      return view.setUint16(offset, n & 0xffff, true);
+    default:
+      return view.setUint32(offset, n >>> 0, true);
+  }
+}
+
+function readScalar(view: DataView, offset: number, kind: string): unknown {
+  switch (kind) {
+    case "u8":
+      return view.getUint8(offset);
+    case "i8":
+      return view.getInt8(offset);
+    case "u16":
+      return view.getUint16(offset, true);
+    case "i16":
+      return view.getInt16(offset, true);
+    case "i32":
+      return view.getInt32(offset, true);
+    case "bool":
+      return view.getUint32(offset, true) !== 0;
+    case "f32":
+      return view.getFloat32(offset, true);
+    case "f64":
+      return view.getFloat64(offset, true);
+    case "u64":
+      return view.getBigUint64(offset, true);
+    case "i64":
+      return view.getBigInt64(offset, true);
+    case "usize":
+    case "isize":
+      return Number(view.getBigUint64(offset, true));
+    case "pointer":
+    case "function":
+      return Deno.UnsafePointer.create(view.getBigUint64(offset, true));
+    default:
+      return view.getUint32(offset, true);
+  }
+}
+
+function elementSize(kind: string, element: string): number {
+  if (kind === "struct") return layoutOf(element).size;
+  if (kind === "handle") return 8;
+  if (kind === "bytes") return 1;
+  return SIZES[element] ?? 4;
+}
+
+function isBytes(v: unknown): v is ArrayBufferView | ArrayBuffer {
+  return ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
+}
+
+function bytesOf(v: ArrayBufferView | ArrayBuffer): Uint8Array {
+  return v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+let idle: CallMemory | undefined;
+const writers = new WeakMap<CallMemory, StructWriter>();
+
+function writerOf(m: CallMemory): StructWriter {
+  let w = writers.get(m);
+  if (!w) writers.set(m, w = new StructWriter(m));
+  return w;
+}
+
+/** The helpers compiled commands call. */
+export const RUNTIME = {
+  /** A scratch for one call with `reserved` bytes of outputs: the shared one, or a new one while it is in use. */
+  enter(reserved: number): CallMemory {
+    const m = idle ?? new CallMemory();
+    idle = undefined;
+    m.reset(reserved);
+    return m;
+  },
+  leave(m: CallMemory): void {
+    idle = m;
+  },
+  fail(code: number, command: string): never {
+    throw new VkError(
+      code,
+      `Command "${command}" failed with "${RESULT_NAMES[code] ?? `VkResult(${code})`}"`,
+    );
+  },
+  name(code: number): string {
+    return RESULT_NAMES[code] ?? `VkResult(${code})`;
+  },
+  str(m: CallMemory, v: unknown, opt: boolean, command: string, param: string): Deno.PointerValue {
+    if (typeof v === "string") return m.cstring(v);
+    if (v == null && opt) return null;
+    if (isPointerObject(v)) return v;
+    return fail(`${at(command, param)} expected a string, got ${v === null ? "null" : typeof v}`);
+  },
+  struct(m: CallMemory, name: string, v: unknown, opt: boolean, command: string, param: string) {
+    if (v == null) return opt ? null : fail(`${at(command, param)} expected a "${name}" object, got ${v}`);
+    if (isPointerObject(v)) return v;
+    if (typeof v !== "object" || Array.isArray(v)) {
+      return fail(
+        `${at(command, param)} expected a "${name}" object, got ${Array.isArray(v) ? "an array" : typeof v}`,
+      );
+    }
+    return writerOf(m).array(name, [v]);
+  },
+  /** The element count of an input array (bytes for byte buffers); 0 for an absent optional one. */
+  len(v: unknown, kind: string, command: string, param: string): number {
+    if (v == null) return 0;
+    if (kind === "bytes" || kind === "buf") {
+      if (isBytes(v)) return v.byteLength;
+      return fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
+    }
+    const n = (v as { length?: unknown }).length;
+    if (typeof n === "number" && typeof v === "object") return n;
+    return fail(`${at(command, param)} expected an array, got ${typeof v}`);
+  },
+  mismatch(command: string, a: string, na: number, b: string, nb: number): never {
+    throw new RangeError(
+      `Cannot call "${command}": parameters "${a}" and "${b}" share one count but have ${na} and ${nb} elements`,
+    );
+  },
+  array(
+    m: CallMemory,
+    kind: string,
+    element: string,
+    v: unknown,
+    opt: boolean,
+    command: string,
+    param: string,
+  ) {
+    if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
+    if (isPointerObject(v)) return v;
+    const where = () => at(command, param);
+    switch (kind) {
+      case "struct": {
+        if (!Array.isArray(v)) return fail(`${where()} expected an array of "${element}" objects`);
+        if (v.length === 0) return null;
+        for (let i = 0; i < v.length; i++) {
+          if (isPointerObject(v[i])) {
+            return fail(`${where()} element ${i}: expected a "${element}" object, got a pointer`);
+          }
+        }
+        return writerOf(m).array(element, v as StructInput[]);
+      }
+      case "handle": {
+        if (!Array.isArray(v)) return fail(`${where()} expected an array of ${element}`);
+        const buf = m.alloc(v.length * 8, 8);
+        const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        for (let i = 0; i < v.length; i++) {
+          const h: unknown = v[i];
+          if (h === null || h === undefined) continue;
+          if (!isPointerObject(h)) return fail(`${where()} element ${i}: expected a ${element} handle`);
+          view.setBigUint64(i * 8, BigInt(Deno.UnsafePointer.value(h)), true);
+        }
+        return m.pointer(buf);
+      }
+      case "bytes":
+        if (!isBytes(v)) return fail(`${where()} expected an ArrayBuffer or typed array`);
+        return m.copy(bytesOf(v));
+      case "strings":
+        if (!Array.isArray(v) || !v.every((s) => typeof s === "string")) {
+          return fail(`${where()} expected an array of strings`);
+        }
+        return m.cstringArray(v);
+      default:
+        return RUNTIME.scalars(m, element, v, -1, command, param);
+    }
+  },
+  /** Numbers (or bigints) as a C array of `kind`; `fixed` >= 0 is the length of a fixed-size array parameter. */
+  scalars(m: CallMemory, kind: string, v: unknown, fixed: number, command: string, param: string) {
+    const where = () => at(command, param);
+    if (isBytes(v) && !(v instanceof DataView) && !(v instanceof ArrayBuffer) && fixed < 0) {
+      return m.copy(v, Math.min(SIZES[kind] ?? 4, 8));
+    }
+    const list = v as ArrayLike<unknown>;
+    if (typeof list !== "object" || list === null || typeof list.length !== "number") {
+      return fail(`${where()} expected an array of numbers`);
+    }
+    const size = SIZES[kind] ?? 4;
+    if (fixed >= 0 && list.length > fixed) {
+      return fail(`${where()} has ${list.length} elements, room for ${fixed}`);
+    }
+    const n = fixed >= 0 ? fixed : list.length;
+    const buf = m.alloc(size * n, Math.min(size, 8));
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    for (let i = 0; i < list.length; i++) writeScalar(view, i * size, kind, list[i], where);
+    return m.pointer(buf);
+  },
+  /** A scratch copy of a buffer C writes into; {@linkcode RUNTIME.back} copies it back after the call. */
+  buffer(m: CallMemory, v: unknown, opt: boolean, command: string, param: string): Uint8Array | null {
+    if (v == null) return opt ? null : fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
+    if (!isBytes(v)) return fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
+    const bytes = bytesOf(v);
+    const buf = m.alloc(bytes.byteLength, 8);
+    buf.set(bytes);
+    return buf;
+  },
+  back(buf: Uint8Array | null, v: unknown): void {
+    if (buf && isBytes(v)) bytesOf(v).set(buf);
+  },
+  /** Prepares the output struct at `offset`: sType, and the chain of structs asked for. */
+  outStruct(m: CallMemory, name: string, offset: number, chain: unknown, command: string): void {
+    const layout = layoutOf(name);
+    if (layout.sType !== undefined) m.view.setUint32(offset, layout.sType, true);
+    if (chain == null) return;
+    if (!Array.isArray(chain)) return fail(`${at(command, "chain")} expected an array of struct names`);
+    const links = chain.map((c) => {
+      if (typeof c !== "string" || !findLayout(c)) {
+        return fail(`${at(command, "chain")} has an unknown struct "${c}"`);
+      }
+      return { type: c };
+    });
+    const head = writerOf(m).chain(links, name);
+    m.view.setBigUint64(offset + 8, BigInt(Deno.UnsafePointer.value(head)), true);
+  },
+  readStruct(m: CallMemory, name: string, offset: number, chain: unknown): unknown {
+    const out = readInto(layoutOf(name), m.view, offset);
+    if (chain === false) return out;
+    const read: Record<string, unknown> = {};
+    let next = m.view.getBigUint64(offset + 8, true);
+    for (const type of (chain ?? []) as string[]) {
+      const p = Deno.UnsafePointer.create(next);
+      if (p === null) break;
+      const layout = layoutOf(type);
+      const view = new DataView(Deno.UnsafePointerView.getArrayBuffer(p, layout.size));
+      read[type] = readInto(layout, view, 0);
+      next = view.getBigUint64(8, true);
+    }
+    out.chain = read as never;
+    return out;
+  },
+  handle(m: CallMemory, offset: number): Deno.PointerValue {
+    return Deno.UnsafePointer.create(m.view.getBigUint64(offset, true));
+  },
+  scalar(m: CallMemory, offset: number, kind: string): unknown {
+    return readScalar(m.view, offset, kind);
+  },
+  /** An element count given by a parameter (number or bigint). */
+  size(v: unknown): number {
+    return typeof v === "bigint" ? Number(v) : typeof v === "number" ? v : 0;
+  },
+  /** The count struct member `member` of the literal `v` gives: its value, or the length of the array it counts. */
+  memberCount(v: unknown, struct: string, member: string): number {
+    if (v == null || isPointerObject(v)) return 0;
+    const value = v as Record<string, unknown>;
+    if (value[member] !== undefined) return RUNTIME.size(value[member]);
+    const counted = layoutOf(struct).members.find((m) => m.len?.split(",")[0] === member);
+    const list = counted ? value[counted.name] : undefined;
+    return Array.isArray(list) ? list.length : 0;
+  },
+  outArray(m: CallMemory, kind: string, element: string, n: number): Uint8Array {
+    const size = elementSize(kind, element);
+    const buf = m.alloc(size * Math.max(n, 1), Math.min(size, 8));
+    if (kind === "struct") {
+      const layout = layoutOf(element);
+      if (layout.sType !== undefined) {
+        const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        for (let i = 0; i < n; i++) view.setUint32(i * size, layout.sType, true);
+      }
+    }
+    return buf;
+  },
+  readArray(kind: string, element: string, buf: Uint8Array, n: number): unknown {
+    if (kind === "bytes") return buf.slice(0, n);
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const out: unknown[] = new Array(n);
+    if (kind === "struct") {
+      const layout = layoutOf(element);
+      for (let i = 0; i < n; i++) out[i] = readInto(layout, view, i * layout.size);
+    } else if (kind === "handle") {
+      for (let i = 0; i < n; i++) out[i] = Deno.UnsafePointer.create(view.getBigUint64(i * 8, true));
+    } else {
+      const size = SIZES[element] ?? 4;
+      for (let i = 0; i < n; i++) out[i] = readScalar(view, i * size, element);
+    }
+    return out;
+  },
+  /** The mapped range as an ArrayBuffer: `size`, or for `VK_WHOLE_SIZE` the rest of the allocation. */
+  mapped(
+    owner: CommandOwner,
+    m: CallMemory,
+    offset: number,
+    memory: Deno.PointerValue,
+    start: unknown,
+    size: unknown,
+    command: string,
+  ): ArrayBuffer {
+    const p = Deno.UnsafePointer.create(m.view.getBigUint64(offset, true));
+    if (p === null) return fail(`Command "${command}" mapped no memory`);
+    let bytes = typeof size === "bigint" ? size : BigInt(RUNTIME.size(size));
+    if (bytes === VK_WHOLE_SIZE) {
+      const total = owner.allocationSize(memory);
+      if (total === undefined) {
+        return fail(
+          `${
+            at(command, "size")
+          } is VK_WHOLE_SIZE for memory not allocated through this object: give the size`,
+        );
+      }
+      bytes = total - (typeof start === "bigint" ? start : BigInt(RUNTIME.size(start)));
+    }
+    return Deno.UnsafePointerView.getArrayBuffer(p, Number(bytes));
+  },
+};
+
+/** `pPhysicalDevices` -> `physicalDevices` (as tools/_gen_idiomatic.ts names outputs). */
+export function outputName(param: string): string {
+  const m = /^p+([A-Z].*)$/.exec(param);
+  const base = m ? m[1]! : param;
+  return base[0]!.toLowerCase() + base.slice(1);
+}
+
+const compiled = new Map<string, CompiledCommand>();
+
+/**
+ * The compiled form of command `name` (no alias), built on first use and cached.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileCommand, RUNTIME } from "./compile.ts";
+ * const draw = compileCommand("vkCmdDraw");
+ * console.log(typeof draw(RUNTIME, () => undefined, { noteAllocation() {}, allocationSize: () => undefined })); // "function"
+ * ```
+ * @throws {TypeError} If `name` is not a command of the registry.
+ */
+export function compileCommand(name: string): CompiledCommand {
+  let c = compiled.get(name);
+  if (!c) compiled.set(name, c = build(targetOf(name)));
+  return c;
+}
+
+/**
+ * The plan of command `name`, or undefined if there is no such command (aliases are followed).
+ *
+ * @example Usage
+ * ```ts
+ * import { planOf } from "./compile.ts";
+ * console.log(planOf("vkCmdDraw")?.[0]); // 0 (returns void)
+ * ```
+ */
+export function planOf(name: string): IdiomaticPlan | undefined {
+  const plan = Object.hasOwn(IDIOMATIC_PLANS, name) ? IDIOMATIC_PLANS[name] : undefined;
+  return typeof plan === "string" ? planOf(plan) : plan;
+}
+
+/**
+ * The command an alias names (`vkCmdDrawIndirectCountKHR` -> `vkCmdDrawIndirectCount`), or `name` itself.
+ *
+ * @example Usage
+ * ```ts
+ * import { targetOf } from "./compile.ts";
+ * console.log(targetOf("vkGetPhysicalDeviceProperties2KHR")); // "vkGetPhysicalDeviceProperties2"
+ * ```
+ */
+export function targetOf(name: string): string {
+  const plan = Object.hasOwn(IDIOMATIC_PLANS, name) ? IDIOMATIC_PLANS[name] : undefined;
+  return typeof plan === "string" ? plan : name;
+}
+
+/**
+ * The JavaScript source of command `name`'s function (for tests and curious readers). */
+export function commandSource(name: string): string {
+  const plan = planOf(name);
+  const params = Object.hasOwn(COMMAND_PARAMS, name) ? COMMAND_PARAMS[name] : undefined;
+  if (!plan || !params) throw new TypeError(`Unknown command "${name}"`);
+  return source(name, plan, params.map((p) => ({ name: p.name, type: p.type })));
+}
+
+function build(name: string): CompiledCommand {
+  return new Function("rt", "fn", "owner", commandSource(name)) as CompiledCommand;
+}
+
+function source(
+  name: string,
+  plan: IdiomaticPlan,
+  params: readonly { name: string; type: string }[],
+): string {
+  const [resultKind, codes, roles] = plan;
+  const q = JSON.stringify;
+  const user: string[] = [];
+  const prep: string[] = [];
+  const counts: string[] = [];
+  const after: string[] = [];
+  const outputs: [string, string][] = [];
+  const args = roles.map((_, i) => `a${i}`);
+  const userOf: string[] = [];
+  let reserved = 0;
+  let memory = false;
+  let chain: string | undefined;
+  const slot = (bytes: number) => {
+    const off = reserved;
+    reserved += (bytes + 7) & ~7;
+    return off;
+  };
+  let twoCall: { count: number; kind: string; off: number; arrays: number[] } | undefined;
+  roles.forEach((role, i) => {
+    const p = params[i]!;
+    const P = q(p.name);
+    const kind = role[0] as string;
+    const takes = ["v", "b", "s", "st", "a", "fix", "buf", "raw"].includes(kind);
+    if (takes) {
+      userOf[i] = `u${user.length}`;
+      user.push(userOf[i]!);
+    }
+    const u = userOf[i];
+    switch (kind) {
+      case "v":
+        prep.push(role[1] === undefined ? `const a${i} = ${u};` : `const a${i} = ${u} ?? ${role[1]};`);
+        break;
+      case "b":
+        prep.push(`const a${i} = ${u} ? 1 : 0;`);
+        break;
+      case "n":
+        prep.push(`const a${i} = null;`);
+        break;
+      case "raw":
+        prep.push(`const a${i} = ${u} ?? null;`);
+        break;
+      case "s":
+        memory = true;
+        prep.push(`const a${i} = rt.str(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
+        break;
+      case "st":
+        memory = true;
+        prep.push(`const a${i} = rt.struct(m, ${q(role[1])}, ${u}, ${role[2] === true}, ${q(name)}, ${P});`);
+        break;
+      case "a":
+        memory = true;
+        prep.push(
+          `const a${i} = rt.array(m, ${q(role[1])}, ${q(role[2])}, ${u}, ${role[3] === true}, ${
+            q(name)
+          }, ${P});`,
+        );
+        break;
+      case "fix":
+        memory = true;
+        prep.push(`const a${i} = rt.scalars(m, ${q(role[1])}, ${u}, ${role[2]}, ${q(name)}, ${P});`);
+        break;
+      case "buf":
+        memory = true;
+        prep.push(`const b${i} = rt.buffer(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
+        prep.push(`const a${i} = b${i} === null ? null : m.pointer(b${i});`);
+        after.push(`rt.back(b${i}, ${u});`);
+        break;
+      case "c":
+        break;
+      case "oh": {
+        memory = true;
+        const off = slot(8);
+        prep.push(`const a${i} = m.at(${off});`);
+        after.push(`const o${i} = rt.handle(m, ${off});`);
+        const st = roles.findIndex((r) => r[0] === "st");
+        if (p.type === "VkDeviceMemory" && st >= 0) {
+          after.push(`owner.noteAllocation(o${i}, ${userOf[st]}?.allocationSize);`);
+        }
+        outputs.push([outputName(p.name), `o${i}`]);
+        break;
+      }
+      case "ox":
+      case "op": {
+        memory = true;
+        const off = slot(8);
+        prep.push(`const a${i} = m.at(${off});`);
+        after.push(`const o${i} = rt.scalar(m, ${off}, ${q(kind === "op" ? "pointer" : role[1])});`);
+        outputs.push([outputName(p.name), `o${i}`]);
+        break;
+      }
+      case "os": {
+        memory = true;
+        const off = slot(layoutOf(String(role[1])).size);
+        const takesChain = role[2] === 1 && chain === undefined;
+        if (takesChain) chain = `c${i}`;
+        prep.push(`rt.outStruct(m, ${q(role[1])}, ${off}, ${takesChain ? chain : "null"}, ${q(name)});`);
+        prep.push(`const a${i} = m.at(${off});`);
+        after.push(`const o${i} = rt.readStruct(m, ${q(role[1])}, ${off}, ${takesChain ? chain : "false"});`);
+        outputs.push([outputName(p.name), `o${i}`]);
+        break;
+      }
+      case "om": {
+        memory = true;
+        const off = slot(8);
+        prep.push(`const a${i} = m.at(${off});`);
+        const spec = role[1] as number[];
+        const [mem, at, size] = spec.length === 3
+          ? spec.map((k) => `a${k}`)
+          : [`${userOf[spec[0]!]}.memory`, `${userOf[spec[0]!]}.offset ?? 0n`, `${userOf[spec[0]!]}.size`];
+        after.push(`const o${i} = rt.mapped(owner, m, ${off}, ${mem}, ${at}, ${size}, ${q(name)});`);
+        outputs.push([outputName(p.name), `o${i}`]);
+        break;
+      }
+      case "oa": {
+        memory = true;
+        const spec = role[3] as [number, string?];
+        const n = spec.length === 1
+          ? `rt.size(a${spec[0]})`
+          : `rt.memberCount(${userOf[spec[0]]}, ${q(params[spec[0]]!.type)}, ${q(spec[1])})`;
+        prep.push(`const n${i} = ${n};`);
+        prep.push(`const b${i} = rt.outArray(m, ${q(role[1])}, ${q(role[2])}, n${i});`);
+        prep.push(`const a${i} = m.pointer(b${i});`);
+        after.push(`const o${i} = rt.readArray(${q(role[1])}, ${q(role[2])}, b${i}, n${i});`);
+        outputs.push([outputName(p.name), `o${i}`]);
+        break;
+      }
+      case "tc":
+        memory = true;
+        twoCall = { count: i, kind: String(role[1]), off: slot(8), arrays: [] };
+        break;
+      case "ta":
+        twoCall!.arrays.push(i);
+        outputs.push([outputName(p.name), `o${i}`]);
+        break;
+      default:
+        throw new TypeError(`Unknown role "${kind}" in the plan of "${name}"`);
+    }
+  });
+  // Counts after the arrays they are read from (they precede them in C order).
+  roles.forEach((role, i) => {
+    if (role[0] !== "c") return;
+    const arrays = role[2] as number[];
+    const kinds = arrays.map((k) => roles[k]![0] === "buf" ? "buf" : String(roles[k]![1]));
+    arrays.forEach((k, j) => {
+      counts.push(
+        `const n${i}_${j} = rt.len(${userOf[k]}, ${q(kinds[j])}, ${q(name)}, ${q(params[k]!.name)});`,
+      );
+      if (j > 0) {
+        counts.push(
+          `if (n${i}_${j} !== n${i}_0 && ${userOf[k]} != null) rt.mismatch(${q(name)}, ${
+            q(params[arrays[0]!]!.name)
+          }, n${i}_0, ${q(params[k]!.name)}, n${i}_${j});`,
+        );
+      }
+    });
+    const wide = ["u64", "i64"].includes(String(role[1]));
+    counts.push(`const a${i} = ${wide ? `BigInt(n${i}_0)` : `n${i}_0`};`);
+  });
+  // Counts must be known before output arrays sized by them: move count lines ahead of "oa" sizing.
+  const call = `fn(${args.join(", ")})`;
+  const check = resultKind === 1 ? `if (r < 0) rt.fail(r, ${q(name)});` : "";
+  const body: string[] = [];
+  body.push(...counts.length ? reorder(prep, counts) : prep);
+  if (twoCall) {
+    const t = twoCall;
+    const read = t.kind === "usize"
+      ? `Number(m.view.getBigUint64(${t.off}, true))`
+      : `m.view.getUint32(${t.off}, true)`;
+    body.push(`let r, a${t.count} = m.at(${t.off}), ${t.arrays.map((k) => `a${k}, o${k}`).join(", ")};`);
+    body.push(`for (let attempt = 0; ; attempt++) {`);
+    body.push(`m.view.setBigUint64(${t.off}, 0n, true);`);
+    body.push(...t.arrays.map((k) => `a${k} = null;`));
+    body.push(`r = ${call};`, check);
+    body.push(`const n = ${read};`);
+    body.push(`if (n === 0) { ${t.arrays.map((k) => `o${k} = [];`).join(" ")} break; }`);
+    for (const k of t.arrays) {
+      body.push(`const b${k} = rt.outArray(m, ${q(roles[k]![1])}, ${q(roles[k]![2])}, n);`);
+      body.push(`a${k} = m.pointer(b${k});`);
+    }
+    body.push(`r = ${call};`, check);
+    body.push(`if (r === 5 && attempt < 16) continue;`);
+    body.push(`const got = Math.min(${read}, n);`);
+    for (const k of t.arrays) {
+      body.push(`o${k} = rt.readArray(${q(roles[k]![1])}, ${q(roles[k]![2])}, b${k}, got);`);
+    }
+    body.push(`break;`, `}`);
+    // Still VK_INCOMPLETE after 16 rounds: the count keeps growing.
+    if (resultKind === 1) body.push(`if (r === 5) rt.fail(5, ${q(name)});`);
+  } else {
+    body.push(`${resultKind === 0 ? "" : "const r = "}${call};`);
+    if (check) body.push(check);
+  }
+  body.push(...after);
+  const parts: [string, string][] = [];
+  if (codes.length) parts.push(["result", "rt.name(r)"]);
+  if (resultKind === 2) parts.push(["value", "r"]);
+  if (resultKind === 3) parts.push(["value", "r !== 0"]);
+  parts.push(...outputs);
+  if (parts.length === 1) body.push(`return ${parts[0]![1]};`);
+  else if (parts.length > 1) body.push(`return { ${parts.map(([k, v]) => `${q(k)}: ${v}`).join(", ")} };`);
+  if (chain !== undefined) user.push(chain);
+  const fnName = name.slice(2, 3).toLowerCase() + name.slice(3);
+  if (!memory && !twoCall) {
+    return `return function ${fnName}(${user.join(", ")}) {\n${body.join("\n")}\n};`;
+  }
+  return `return function ${fnName}(${user.join(", ")}) {
+const m = rt.enter(${reserved});
+try {
+${body.join("\n")}
+} finally {
+rt.leave(m);
+}
+};`;
+}
+
+/** Puts the count lines before the first line that reads a count (an output array sized by one). */
+function reorder(prep: string[], counts: string[]): string[] {
+  const first = prep.findIndex((l) => /^const n\d+ = rt\.size\(a\d+\)/.test(l));
+  if (first < 0) return [...prep, ...counts];
+  return [...prep.slice(0, first), ...counts, ...prep.slice(first)];
+}

@@ -1,0 +1,198 @@
+/**
+ * {@linkcode VkApi}: every Vulkan command the idiomatic way, over any command source (vkdeno's `Vulkan`, the
+ * libvulkan wrapper, a device table): named without `vk`, throwing a `VkError` on a negative `VkResult`,
+ * arrays for count + pointer pairs, struct literals for struct pointers, outputs returned. Each command is
+ * compiled from its generated plan on first use (api/compile.ts).
+ *
+ * @module
+ */
+import type { VkCommands } from "../ffi/generated/vk_commands.ts";
+import type { VkIdiomaticCommands } from "../ffi/generated/vk_idiomatic.ts";
+import { DESTROYERS } from "../ffi/generated/lifecycles.ts";
+import { isPointerObject } from "../ffi/_struct_writer.ts";
+import { type CommandOwner, compileCommand, planOf, RUNTIME, targetOf } from "./compile.ts";
+
+/** Any object holding raw Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
+export type VkCommandSource = Partial<VkCommands>;
+
+type Fn = (...args: unknown[]) => unknown;
+
+/** `createBuffer` -> `vkCreateBuffer`. */
+function vkName(name: string): string {
+  return `vk${name[0]!.toUpperCase()}${name.slice(1)}`;
+}
+
+function isCommand(name: string): boolean {
+  return /^[a-z]/.test(name) && planOf(vkName(name)) !== undefined;
+}
+
+/** The commands of {@linkcode VkApi}: every Vulkan command and alias, idiomatic (generated from vk.xml). */
+export interface VkApi extends VkIdiomaticCommands {}
+
+/**
+ * Every Vulkan command the idiomatic way, beside the raw C-shaped ones of its command source. Get one with
+ * {@linkcode VkApi.of}; {@linkcode VkApi.scope} gives one that destroys what it creates.
+ *
+ * - Names drop the `vk` prefix: `vkCreateBuffer` is `createBuffer`; `pAllocator` is left out (always null).
+ * - A negative `VkResult` throws a `VkError` naming the command and the result. Commands whose other success
+ *   codes carry meaning (`VK_TIMEOUT`, `VK_NOT_READY`, `VK_SUBOPTIMAL_KHR`, ...) return the code's name;
+ *   `VK_INCOMPLETE` is handled inside two-call enumerations.
+ * - Outputs are returned: created handles (arrays sized from the inputs for `allocateCommandBuffers` or
+ *   `createGraphicsPipelines`), queried structs as objects (ask for pNext links by struct name), two-call
+ *   arrays, mapped memory as an `ArrayBuffer`. Several outputs (or a success code and outputs) come back as
+ *   one object keyed by the parameter names without their `p`: `{ result, pipelines }`.
+ * - Inputs are JavaScript values: arrays for count + pointer pairs (the count is filled in), struct literals
+ *   as `writeStruct` takes them, strings, `boolean` for `VkBool32`. Memory for a call lives for that call.
+ *
+ * @example A buffer and its memory requirements (lavapipe or any driver)
+ * ```ts ignore
+ * import { loadVulkan, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VkApi } from "@vkdeno/loader";
+ * using raw = loadVulkan();
+ * using vk = VkApi.of(raw).scope(); // destroys what it creates, last first
+ * const instance = vk.createInstance({ pApplicationInfo: { apiVersion: vk.enumerateInstanceVersion() } });
+ * const [gpu] = vk.enumeratePhysicalDevices(instance);
+ * const device = vk.createDevice(gpu!, { pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }] });
+ * const buffer = vk.createBuffer(device, { size: 4096n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
+ * console.log(vk.getBufferMemoryRequirements(device, buffer).size); // 4096n
+ * ```
+ */
+export class VkApi implements Disposable {
+  /** The command source: its raw commands, by their Vulkan names. */
+  readonly raw: VkCommandSource;
+  #stack: DisposableStack | undefined;
+  #sizes: Map<bigint, bigint>;
+  /** What compiled commands ask of this object: the sizes of the memory allocated through it. */
+  #hooks: CommandOwner = {
+    noteAllocation: (memory, size) => {
+      if (memory === null || (typeof size !== "bigint" && typeof size !== "number")) return;
+      this.#sizes.set(BigInt(Deno.UnsafePointer.value(memory)), BigInt(size));
+    },
+    allocationSize: (memory) =>
+      memory === null ? undefined : this.#sizes.get(BigInt(Deno.UnsafePointer.value(memory))),
+  };
+
+  private constructor(raw: VkCommandSource, owning: boolean, sizes: Map<bigint, bigint>) {
+    this.raw = raw;
+    this.#stack = owning ? new DisposableStack() : undefined;
+    this.#sizes = sizes;
+  }
+
+  /**
+   * The idiomatic commands over `source` (any object holding raw commands by name).
+   *
+   * @example Usage
+   * ```ts ignore
+   * import { loadVulkan, VkApi } from "@vkdeno/loader";
+   * using raw = loadVulkan();
+   * const vk = VkApi.of(raw);
+   * console.log(vk.enumerateInstanceExtensionProperties().map((e) => e.extensionName));
+   * ```
+   */
+  static of(source: VkCommandSource): VkApi {
+    return new VkApi(source, false, new Map());
+  }
+
+  /**
+   * The same commands, owning what they create: at `dispose()` (or the end of a `using` block) every handle
+   * its create commands made is destroyed, last first, with the destroy command vk.xml pairs with each
+   * (pool-allocated command buffers and descriptor sets go with their pool), with everything given to
+   * {@linkcode VkApi.use} and {@linkcode VkApi.defer} in the same order.
+   *
+   * @example Usage
+   * ```ts ignore
+   * {
+   *   using scope = vk.scope();
+   *   const fence = scope.createFence(device, {});
+   * } // vkDestroyFence(device, fence, null) runs here
+   * ```
+   */
+  scope(): VkApi {
+    return new VkApi(this.raw, true, this.#sizes);
+  }
+
+  /**
+   * Disposes `value` when this scope ends (in reverse order with what it created); returns it.
+   *
+   * @example Usage
+   * ```ts ignore
+   * const callback = vk.use(makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => false));
+   * ```
+   * @throws {TypeError} If this object is not a scope ({@linkcode VkApi.scope}).
+   */
+  use<T extends Disposable>(value: T): T {
+    return this.#owner("use").use(value);
+  }
+
+  /**
+   * Runs `fn` when this scope ends (in reverse order with what it created).
+   *
+   * @example Usage
+   * ```ts ignore
+   * vk.defer(() => vk.deviceWaitIdle(device));
+   * ```
+   * @throws {TypeError} If this object is not a scope ({@linkcode VkApi.scope}).
+   */
+  defer(fn: () => void): void {
+    this.#owner("defer").defer(fn);
+  }
+
+  /** Destroys what this scope created, last first (nothing for an object from {@linkcode VkApi.of}). */
+  dispose(): void {
+    this.#stack?.dispose();
+  }
+
+  /** Same as {@linkcode VkApi.dispose}, for `using`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  #owner(what: string): DisposableStack {
+    if (!this.#stack) throw new TypeError(`Cannot ${what}: this VkApi owns nothing (make one with scope())`);
+    return this.#stack;
+  }
+
+  #command(name: string): Fn {
+    const command = vkName(name);
+    const target = targetOf(command);
+    const source = this.raw as Record<string, unknown>;
+    const raw = source[command] ?? source[target];
+    if (typeof raw !== "function") {
+      return () => {
+        throw new TypeError(`Cannot call "${name}": the command source has no "${command}"`);
+      };
+    }
+    const fn = compileCommand(target)(RUNTIME, raw as Fn, this.#hooks);
+    const d = Object.hasOwn(DESTROYERS, target) ? DESTROYERS[target] : undefined;
+    const stack = this.#stack;
+    if (!stack || !d) return fn;
+    const destroy = source[d.destroy];
+    if (typeof destroy !== "function") return fn;
+    return (...args: unknown[]) => {
+      const out = fn(...args);
+      const handles = isPointerObject(out) ? [out] : Array.isArray(out) ? out : Object.values(out as object)
+        .flatMap((v) => isPointerObject(v) ? [v] : Array.isArray(v) ? v : []);
+      const parent = d.parent ? [args[0]] : [];
+      for (const h of handles) {
+        if (h !== null) stack.defer(() => (destroy as Fn)(...parent, h, ...(d.allocator ? [null] : [])));
+      }
+      return out;
+    };
+  }
+
+  static {
+    // As vulkan.ts: a proxy at the end of the prototype chain binds a command on its first read and defines
+    // it as an own property, so nothing is defined per name at import and later reads never reach the proxy.
+    const commands = new Proxy(Object.create(Object.getPrototypeOf(VkApi.prototype)) as object, {
+      get(target, name, receiver) {
+        if (typeof name !== "string" || !(receiver instanceof VkApi) || !isCommand(name)) {
+          return Reflect.get(target, name, receiver);
+        }
+        const fn = receiver.#command(name);
+        Object.defineProperty(receiver, name, { value: fn, enumerable: false, configurable: true });
+        return fn;
+      },
+      has: (target, name) => (typeof name === "string" && isCommand(name)) || name in target,
+    });
+    Object.setPrototypeOf(VkApi.prototype, commands);
+  }
+}

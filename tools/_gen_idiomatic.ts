@@ -1,0 +1,408 @@
+/**
+ * Emits the idiomatic command layer's per-command data from the registry: `vk_idiomatic.ts` (every
+ * command's idiomatic signature, type-only) and `idiomatic.ts` + `idiomatic_text.js` (the marshalling plan
+ * api/ compiles each command from, parsed on first use). One analysis per command feeds both, so the
+ * types and the run-time shape cannot disagree. docs/idiomatic.md describes the shapes.
+ *
+ * @module
+ */
+import type { Decl, Registry } from "./_gen_registry.ts";
+import type { Layouts } from "./_gen_layout.ts";
+import { doc, header, paramName, TypeMapper } from "./_gen_api_common.ts";
+import { splitTableTexts } from "./_gen_emit.ts";
+
+/**
+ * What a C parameter becomes (the plan's first element; the rest depends on the role):
+ * - `v` a value given as is; `b` a VkBool32 given as boolean; `n` pAllocator, always null;
+ * - `s` a C string [optional]; `st` a struct literal [struct, optional];
+ * - `a` an input array [element kind, element, optional]; `c` a count filled from arrays [ffi kind, array
+ *   parameters]; `fix` a fixed-size array [ffi kind, length]; `buf` bytes C writes into [optional];
+ *   `raw` a pointer given as is;
+ * - outputs: `oh` a handle; `os` a struct [struct, takes a chain]; `ox` a scalar [ffi kind or "bool"];
+ *   `om` mapped memory [how to find memory, offset and size]; `op` a pointer; `oa` an array of a size the
+ *   inputs give [element kind, element, size]; `tc` / `ta` a two-call count and its arrays [element kind,
+ *   element, count parameter].
+ */
+type Role = [string, ...unknown[]];
+
+/** The plan of one command: result kind (0 void, 1 VkResult, 2 value, 3 VkBool32), returned codes, roles. */
+type Plan = [number, string[], Role[]];
+
+interface Analysis {
+  plan: Plan;
+  signature: string;
+}
+
+const SCALAR_OUT_EXCLUDED = new Set(["void", "char"]);
+
+/** `vkCreateBuffer` -> `createBuffer`. */
+export function idiomaticName(command: string): string {
+  return command[2]!.toLowerCase() + command.slice(3);
+}
+
+/** `pPhysicalDevices` -> `physicalDevices`, `ppData` -> `data`. */
+function outputName(param: string): string {
+  const m = /^p+([A-Z].*)$/.exec(param);
+  const base = m ? m[1]! : param;
+  return paramName(base[0]!.toLowerCase() + base.slice(1));
+}
+
+class Analyzer {
+  #reg: Registry;
+  #layouts: Layouts;
+  #map: TypeMapper;
+  /** Struct names whose pNext chain other structs extend. */
+  #chained = new Set<string>();
+
+  constructor(reg: Registry, layouts: Layouts, map: TypeMapper) {
+    this.#reg = reg;
+    this.#layouts = layouts;
+    this.#map = map;
+    for (const t of reg.types.values()) for (const p of t.structExtends ?? []) this.#chained.add(p);
+  }
+
+  #category(type: string): string | undefined {
+    return this.#layouts.resolve(type)?.category;
+  }
+
+  #isStruct(type: string): boolean {
+    const c = this.#category(type);
+    return c === "struct" || c === "union";
+  }
+
+  #ffi(type: string): string {
+    if (type === "VkBool32") return "bool";
+    return String(this.#layouts.ffiType({ type, pointer: 0, dims: [] }));
+  }
+
+  /** Whether a value of `type` can be read or written by value (not an external struct such as X11's `Display`). */
+  #scalar(type: string): boolean {
+    try {
+      this.#ffi(type);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The TypeScript type of one element of kind `kind`. */
+  #elementTs(kind: string, type: string): string {
+    if (kind === "struct") return `VkStructs["${type}"]`;
+    if (kind === "handle") return type;
+    const ffi = this.#ffi(type);
+    if (ffi === "bool") return "boolean";
+    return this.#map.value(type, "result");
+  }
+
+  #elementKind(p: Decl): [string, string] {
+    if (p.type === "void" || !this.#scalar(p.type) && !this.#isStruct(p.type)) return ["bytes", ""];
+    if (p.type === "char" && p.pointer === 2) return ["strings", ""];
+    if (this.#isStruct(p.type)) return ["struct", p.type];
+    if (this.#category(p.type) === "handle") return ["handle", p.type];
+    return ["scalar", this.#ffi(p.type)];
+  }
+
+  analyze(name: string): Analysis {
+    const cmd = this.#reg.commands.get(name)!;
+    const params = cmd.params;
+    const index = new Map(params.map((p, i) => [p.name, i]));
+    const roles: (Role | undefined)[] = params.map(() => undefined);
+    // Count parameters: value parameters that input arrays are sized by, and count pointers of two-call pairs.
+    const countedBy = new Map<number, number[]>();
+    const twoCall = new Map<number, number[]>();
+    params.forEach((p, i) => {
+      if (p.pointer === 0 || !p.len || p.dims.length) return;
+      const len = p.len.split(",")[0]!;
+      const j = index.get(len);
+      if (j === undefined) return;
+      const q = params[j]!;
+      if (q.pointer === 0 && q.dims.length === 0 && (p.const || p.type === "void")) {
+        countedBy.set(j, [...countedBy.get(j) ?? [], i]);
+      } else if (q.pointer === 1 && !q.const && !p.const) {
+        twoCall.set(j, [...twoCall.get(j) ?? [], i]);
+      }
+    });
+    params.forEach((p, i) => {
+      if (roles[i]) return;
+      if (twoCall.has(i)) {
+        roles[i] = ["tc", this.#ffi(p.type)];
+        for (const k of twoCall.get(i)!) {
+          const [kind, element] = this.#elementKind(params[k]!);
+          roles[k] = ["ta", kind, element, i];
+        }
+        return;
+      }
+      if (countedBy.has(i)) {
+        const arrays = countedBy.get(i)!;
+        // A count that only sizes outputs C writes stays a parameter the caller gives.
+        if (arrays.some((k) => params[k]!.const || params[k]!.type === "void")) {
+          roles[i] = ["c", this.#ffi(p.type), arrays];
+          return;
+        }
+      }
+      roles[i] = this.#role(p, params, index, countedBy);
+    });
+    const plan: Plan = [0, [], roles as Role[]];
+    const successCodes = cmd.successCodes.filter((c) => c !== "VK_SUCCESS");
+    const hasTwoCall = twoCall.size > 0;
+    const codes = successCodes.filter((c) => !(hasTwoCall && c === "VK_INCOMPLETE"));
+    if (cmd.result === "VkResult") {
+      plan[0] = 1;
+      if (codes.length) plan[1] = ["VK_SUCCESS", ...codes];
+    } else if (cmd.result === "VkBool32") plan[0] = 3;
+    else if (cmd.result !== "void") plan[0] = 2;
+    return { plan, signature: this.#signature(name, cmd.result, params, plan) };
+  }
+
+  #role(p: Decl, params: Decl[], index: Map<string, number>, countedBy: Map<number, number[]>): Role {
+    const opt = p.optional === true;
+    if (p.dims.length) return ["fix", this.#ffi(p.type), p.dims.reduce((a, b) => a * b, 1)];
+    if (p.pointer === 0) {
+      if (p.type === "VkBool32") return ["b"];
+      if (!opt) return ["v"];
+      // vk.xml allows 0 (VK_NULL_HANDLE for a handle): the default when left out.
+      const ffi = this.#ffi(p.type);
+      return ["v", ffi === "pointer" ? "null" : ffi === "u64" || ffi === "i64" ? "0n" : "0"];
+    }
+    if (p.type === "VkAllocationCallbacks") return ["n"];
+    const len = p.len?.split(",")[0];
+    const lenIndex = len === undefined ? undefined : index.get(len);
+    if (p.const) {
+      if (p.type === "char" && p.pointer === 1) return ["s", opt];
+      if (p.pointer === 1 && this.#isStruct(p.type) && len === undefined) return ["st", p.type, opt];
+      if (p.type === "void" && p.pointer === 1 && len === undefined) return ["a", "bytes", "", opt];
+      if (len !== undefined && (p.pointer === 1 || (p.type === "char" && p.pointer === 2))) {
+        const [kind, element] = this.#elementKind(p);
+        const counted = lenIndex !== undefined && countedBy.has(lenIndex);
+        return ["a", kind, element, opt || (counted && params[lenIndex!]!.optional === true)];
+      }
+      return ["raw"];
+    }
+    // Non-const: C writes here.
+    if (p.pointer === 2 && p.type === "void") {
+      const memory = index.get("memory"), offset = index.get("offset"), size = index.get("size");
+      if (memory !== undefined && offset !== undefined && size !== undefined) {
+        return ["om", [memory, offset, size]];
+      }
+      const info = params.findIndex((q) =>
+        q.pointer === 1 && q.const && this.#isStruct(q.type) &&
+        ["memory", "offset", "size"].every((m) =>
+          this.#layouts.layout(q.type).members.some((x) => x.name === m)
+        )
+      );
+      return info >= 0 ? ["om", [info]] : ["op"];
+    }
+    if (p.pointer !== 1) return ["raw"];
+    if (len !== undefined) {
+      if (lenIndex !== undefined && params[lenIndex]!.pointer === 0) {
+        if (p.type === "void") return ["buf", opt];
+        const [kind, element] = this.#elementKind(p);
+        return ["oa", kind, element, [lenIndex]];
+      }
+      const arrow = /^(\w+)->(\w+)$/.exec(len);
+      const from = arrow ? index.get(arrow[1]!) : undefined;
+      if (arrow && from !== undefined && this.#isStruct(params[from]!.type)) {
+        const [kind, element] = this.#elementKind(p);
+        if (kind !== "bytes") return ["oa", kind, element, [from, arrow[2]]];
+      }
+      return ["raw"];
+    }
+    if (this.#category(p.type) === "handle") return ["oh"];
+    if (this.#isStruct(p.type)) return ["os", p.type, this.#chained.has(p.type) ? 1 : 0];
+    if (SCALAR_OUT_EXCLUDED.has(p.type) || !this.#scalar(p.type)) return ["raw"];
+    return ["ox", this.#ffi(p.type)];
+  }
+
+  #signature(name: string, result: string, params: Decl[], plan: Plan): string {
+    const [, codes, roles] = plan;
+    const inputs: { name: string; ts: string; optional: boolean }[] = [];
+    const outputs: { name: string; ts: string }[] = [];
+    let chainOf: string | undefined;
+    roles.forEach((role, i) => {
+      const p = params[i]!;
+      const pn = paramName(p.name);
+      switch (role[0]) {
+        case "v":
+          inputs.push({ name: pn, ts: this.#map.param(p, name), optional: role[1] !== undefined });
+          break;
+        case "b":
+          inputs.push({ name: pn, ts: "boolean", optional: false });
+          break;
+        case "s":
+          inputs.push({ name: pn, ts: "string", optional: role[1] === true });
+          break;
+        case "st":
+          inputs.push({ name: pn, ts: `VkStructInputs["${role[1]}"]`, optional: role[2] === true });
+          break;
+        case "a": {
+          const [, kind, element, opt] = role as [string, string, string, boolean];
+          let ts: string;
+          if (kind === "struct") ts = `readonly VkStructInputs["${element}"][]`;
+          else if (kind === "handle") ts = `readonly (${element} | null)[]`;
+          else if (kind === "bytes") ts = "BufferSource";
+          else if (kind === "strings") ts = "readonly string[]";
+          else ts = `ArrayLike<${this.#elementTs("scalar", p.type)}>`;
+          inputs.push({ name: pn, ts, optional: opt });
+          break;
+        }
+        case "fix":
+          inputs.push({ name: pn, ts: `ArrayLike<${this.#elementTs("scalar", p.type)}>`, optional: false });
+          break;
+        case "buf":
+          inputs.push({ name: pn, ts: "BufferSource", optional: role[1] === true });
+          break;
+        case "raw":
+          inputs.push({ name: pn, ts: "Deno.PointerValue", optional: p.optional === true });
+          break;
+        case "oh":
+          outputs.push({ name: outputName(p.name), ts: p.type });
+          break;
+        case "os":
+          if (role[2] === 1 && chainOf === undefined) {
+            chainOf = String(role[1]);
+            outputs.push({
+              name: outputName(p.name),
+              ts: `VkStructs["${role[1]}"] & { readonly chain: VkChained<C> }`,
+            });
+          } else outputs.push({ name: outputName(p.name), ts: `VkStructs["${role[1]}"]` });
+          break;
+        case "ox":
+          outputs.push({ name: outputName(p.name), ts: this.#elementTs("scalar", p.type) });
+          break;
+        case "om":
+          outputs.push({ name: outputName(p.name), ts: "ArrayBuffer" });
+          break;
+        case "op":
+          outputs.push({ name: outputName(p.name), ts: "Deno.PointerValue" });
+          break;
+        case "oa":
+        case "ta": {
+          const [, kind, element] = role as [string, string, string];
+          const ts = kind === "bytes"
+            ? "Uint8Array"
+            : `${wrapUnion(this.#elementTs(kind, kind === "scalar" ? p.type : element))}[]`;
+          outputs.push({ name: outputName(p.name), ts });
+          break;
+        }
+      }
+    });
+    // Optional parameters are `?` only where no required one follows.
+    let trailing = true;
+    for (let i = inputs.length - 1; i >= 0; i--) {
+      const input = inputs[i]!;
+      if (!input.optional) trailing = false;
+      else {
+        const nullable = input.ts.endsWith("| null") ? input.ts : `${input.ts} | null`;
+        input.ts = trailing ? nullable : `${nullable} | undefined`;
+      }
+      input.optional = input.optional && trailing;
+    }
+    const list = inputs.map((x) => `${x.name}${x.optional ? "?" : ""}: ${x.ts}`);
+    if (chainOf !== undefined) list.push(`chain?: readonly C[]`);
+    const parts: { name: string; ts: string }[] = [];
+    if (codes.length) parts.push({ name: "result", ts: codes.map((c) => `"${c}"`).join(" | ") });
+    if (plan[0] === 2) parts.push({ name: "value", ts: this.#map.value(result, "result") });
+    if (plan[0] === 3) parts.push({ name: "value", ts: "boolean" });
+    parts.push(...outputs);
+    const ret = parts.length === 0
+      ? "void"
+      : parts.length === 1
+      ? parts[0]!.ts
+      : `{ ${parts.map((x) => `readonly ${x.name}: ${x.ts}`).join("; ")} }`;
+    const generic = chainOf === undefined ? "" : `<C extends VkChainName<"${chainOf}"> = never>`;
+    return `${generic}(${list.join(", ")}) => ${ret}`;
+  }
+}
+
+function wrapUnion(ts: string): string {
+  return /[|&]/.test(ts) ? `(${ts})` : ts;
+}
+
+/** The generated files of the idiomatic layer, keyed by file name. */
+export interface EmittedIdiomatic {
+  files: Map<string, string>;
+  counts: Record<string, number>;
+}
+
+/**
+ * Builds vk_idiomatic.ts (types), idiomatic.ts and idiomatic_text.js (plans).
+ *
+ * @example Usage
+ * ```ts ignore
+ * const { files } = emitIdiomatic(reg, layouts, map);
+ * ```
+ */
+export function emitIdiomatic(reg: Registry, layouts: Layouts, typesText: string): EmittedIdiomatic {
+  // The type names vk_types.ts declares, read from its text so this emitter follows whatever it declares.
+  const map = new TypeMapper(reg, layouts);
+  for (const m of typesText.matchAll(/^export type (\w+)/gm)) map.declared.add(m[1]!);
+  const analyzer = new Analyzer(reg, layouts, map);
+  const members: string[] = [];
+  const planLines: string[] = [];
+  const used = new Set<string>();
+  let aliases = 0;
+  for (const name of reg.order) {
+    const cmd = reg.commands.get(name)!;
+    const { plan, signature } = analyzer.analyze(name);
+    for (const m of signature.matchAll(/\b([A-Za-z_]\w*)\b/g)) if (map.declared.has(m[1]!)) used.add(m[1]!);
+    const idiom = idiomaticName(name);
+    const codes = plan[1].length ? ` Returns its success code (${plan[1].join(", ")}).` : "";
+    members.push(
+      `  ${doc(`\`${name}\`, idiomatic.${codes}`)}`,
+      `  readonly ${idiom}: ${signature};`,
+    );
+    planLines.push(`${name}\t${JSON.stringify(plan)}`);
+    for (const alias of [...cmd.aliases].sort()) {
+      if (!reg.commandTarget.has(alias)) continue;
+      aliases++;
+      planLines.push(`${alias}\t${JSON.stringify(name)}`);
+      members.push(
+        `  ${doc(`\`${alias}\`: alias of {@linkcode VkIdiomaticCommands.${idiom}}.`)}`,
+        `  readonly ${idiomaticName(alias)}: VkIdiomaticCommands["${idiom}"];`,
+      );
+    }
+  }
+  const files = new Map<string, string>();
+  files.set(
+    "vk_idiomatic.ts",
+    `${
+      header(
+        reg,
+        "Every Vulkan command's idiomatic signature (type-only), as `VkApi` exposes it: named without `vk`, " +
+          "arrays for count + pointer pairs, struct literals for struct pointers, outputs returned.",
+      )
+    }
+import type { ${[...used].sort().join(", ")} } from "./vk_types.ts";
+import type { VkStructChains, VkStructInputs, VkStructName, VkStructs } from "./vk_structs.ts";
+
+/** The structs that may extend the pNext chain of \`P\` (by name). */
+export type VkChainName<P extends keyof VkStructChains> = VkStructChains[P] & VkStructName;
+
+/** The pNext chain a command filled, by struct name: one read-back struct per name asked for. */
+export type VkChained<C extends VkStructName> = { readonly [K in C]: VkStructs[K] };
+
+/** Every Vulkan command (${reg.order.length}) and alias (${aliases}), the idiomatic way. */
+export interface VkIdiomaticCommands {
+${members.join("\n")}
+}
+`,
+  );
+  const module = `${
+    header(reg, "The idiomatic layer's marshalling plan of every command (tools/_gen_idiomatic.ts).")
+  }
+import { lazyLines } from "../_lazy_table.ts";
+
+/** One plan: [result kind (0 void, 1 VkResult, 2 value, 3 VkBool32), returned success codes, parameter roles]. */
+export type IdiomaticPlan = readonly [number, readonly string[], readonly (readonly unknown[])[]];
+
+/** Command name -> its plan, parsed on first read; an alias -> the name of the command it aliases. */
+export const IDIOMATIC_PLANS: Readonly<Record<string, IdiomaticPlan | string>> = lazyLines(
+  \`${planLines.sort((a, b) => a < b ? -1 : a > b ? 1 : 0).join("\n")}\`,
+  (raw) => raw as IdiomaticPlan | string,
+);
+`;
+  const split = splitTableTexts(reg, "idiomatic.ts", module);
+  files.set("idiomatic.ts", split.module);
+  files.set(split.textName, split.text);
+  return { files, counts: { idiomaticCommands: reg.order.length + aliases } };
+}
