@@ -66,7 +66,7 @@ export { type CommandSource, create, type CreateArgs, createMany } from "./ffi/c
 export { VkScope } from "./ffi/scope.ts";
 export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./ffi/vk_callback.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
-export { type VkCommandSource, VkApi } from "./api/vk_api.ts";
+export { VkApi, type VkCommandSource } from "./api/vk_api.ts";
 export type { VkChained, VkChainName, VkIdiomaticCommands } from "./ffi/generated/vk_idiomatic.ts";
 export type { WaitForDevicesOptions } from "./chain/wait_devices.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./loading/log.ts";
