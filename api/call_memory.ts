@@ -69,11 +69,14 @@ export class CallMemory implements StructMemory {
    * ```
    */
   at(offset: number): Deno.PointerObject {
-    return this.#at[offset >> 3] ??= Deno.UnsafePointer.offset(this.#base, offset) ?? this.#base;
+    return this.#at[offset >> 3] ??= offset === 0
+      ? this.#base
+      : Deno.UnsafePointer.offset(this.#base, offset) ?? this.#base;
   }
 
   /**
-   * `size` zeroed bytes aligned to `align` (at most 64).
+   * `size` zeroed bytes aligned to `align` (at most 64; scratch allocations are 8-aligned at least, so
+   * their addresses come from {@linkcode CallMemory.at}'s cache).
    *
    * @example Usage
    * ```ts
@@ -82,18 +85,34 @@ export class CallMemory implements StructMemory {
    * ```
    */
   alloc(size: number, align = 8): Uint8Array {
-    const off = this.#top + ((-(this.#skew + this.#top)) & (align - 1));
-    if (off + size <= SIZE) {
-      this.#top = off + size;
-      const sub = this.u8.subarray(off, off + size);
-      sub.fill(0);
-      return sub;
-    }
+    const off = this.take(size, align);
+    if (off >= 0) return this.u8.subarray(off, off + size);
     const raw = new Uint8Array(new ArrayBuffer(Math.max(size, 1) + align - 1));
     const skew = Number(BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(raw))) % BigInt(align));
     const pad = skew === 0 ? 0 : align - skew;
     this.#extra.push(raw);
     return raw.subarray(pad, pad + size);
+  }
+
+  /**
+   * `size` zeroed bytes of the scratch buffer itself: their offset in {@linkcode CallMemory.view}, or -1
+   * when they do not fit (then use {@linkcode CallMemory.alloc}).
+   *
+   * @example Usage
+   * ```ts
+   * import { CallMemory } from "./call_memory.ts";
+   * const m = new CallMemory();
+   * m.reset(0);
+   * console.log(m.take(4)); // 0
+   * ```
+   */
+  take(size: number, align = 8): number {
+    const a = align < 8 ? 8 : align;
+    const off = this.#top + ((-(this.#skew + this.#top)) & (a - 1));
+    if (off + size > SIZE) return -1;
+    this.#top = off + size;
+    this.u8.fill(0, off, off + size);
+    return off;
   }
 
   /**
@@ -107,9 +126,7 @@ export class CallMemory implements StructMemory {
    * ```
    */
   pointer(buf: Uint8Array | ArrayBufferView): Deno.PointerObject {
-    if (buf.buffer === this.u8.buffer) {
-      return Deno.UnsafePointer.offset(this.#base, buf.byteOffset) ?? this.#base;
-    }
+    if (buf.buffer === this.u8.buffer && (buf.byteOffset & 7) === 0) return this.at(buf.byteOffset);
     const view = buf.byteLength === 0 ? new Uint8Array(buf.buffer, buf.byteOffset, 1) : buf;
     const p = Deno.UnsafePointer.of(view as Uint8Array<ArrayBuffer>);
     if (p === null) throw new TypeError("Cannot take the address of an empty buffer");

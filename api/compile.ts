@@ -236,18 +236,8 @@ export const RUNTIME = {
         }
         return writerOf(m).array(element, v as StructInput[]);
       }
-      case "handle": {
-        if (!Array.isArray(v)) return fail(`${where()} expected an array of ${element}`);
-        const buf = m.alloc(v.length * 8, 8);
-        const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-        for (let i = 0; i < v.length; i++) {
-          const h: unknown = v[i];
-          if (h === null || h === undefined) continue;
-          if (!isPointerObject(h)) return fail(`${where()} element ${i}: expected a ${element} handle`);
-          view.setBigUint64(i * 8, BigInt(Deno.UnsafePointer.value(h)), true);
-        }
-        return m.pointer(buf);
-      }
+      case "handle":
+        return RUNTIME.handles(m, element, v, command, param);
       case "bytes":
         if (!isBytes(v)) return fail(`${where()} expected an ArrayBuffer or typed array`);
         return m.copy(bytesOf(v));
@@ -259,6 +249,24 @@ export const RUNTIME = {
       default:
         return RUNTIME.scalars(m, element, v, -1, command, param);
     }
+  },
+  /** Handles as a C array (null entries as 0). */
+  handles(m: CallMemory, element: string, v: unknown, command: string, param: string): Deno.PointerObject {
+    if (!Array.isArray(v)) return fail(`${at(command, param)} expected an array of ${element}`);
+    const n = v.length;
+    let off = m.take(n * 8);
+    const view = off >= 0 ? m.view : new DataView(m.alloc(n * 8).buffer);
+    const buf = off >= 0 ? null : new Uint8Array(view.buffer);
+    if (off < 0) off = 0;
+    for (let i = 0; i < n; i++) {
+      const h: unknown = v[i];
+      if (h === null || h === undefined) continue;
+      if (!isPointerObject(h)) {
+        return fail(`${at(command, param)} element ${i}: expected a ${element} handle`);
+      }
+      view.setBigUint64(off + i * 8, BigInt(Deno.UnsafePointer.value(h)), true);
+    }
+    return buf === null ? m.at(off) : m.pointer(buf);
   },
   /** Numbers (or bigints) as a C array of `kind`; `fixed` >= 0 is the length of a fixed-size array parameter. */
   scalars(m: CallMemory, kind: string, v: unknown, fixed: number, command: string, param: string) {
@@ -405,6 +413,14 @@ export function outputName(param: string): string {
 }
 
 const compiled = new Map<string, CompiledCommand>();
+let resultCodes: Map<string, number> | undefined;
+/** `VkResult` name -> value (built on first compile). */
+const RESULT_CODES = {
+  get(name: string): number | undefined {
+    resultCodes ??= new Map(Object.entries(RESULT_NAMES).map(([v, n]) => [n, Number(v)]));
+    return resultCodes.get(name);
+  },
+};
 
 /**
  * The compiled form of command `name` (no alias), built on first use and cached.
@@ -643,7 +659,8 @@ function source(
     body.push(...t.arrays.map((k) => `a${k} = null;`));
     body.push(`r = ${call};`, check);
     body.push(`const n = ${read};`);
-    body.push(`if (n === 0) { ${t.arrays.map((k) => `o${k} = [];`).join(" ")} break; }`);
+    const empty = (k: number) => roles[k]![1] === "bytes" ? "new Uint8Array(0)" : "[]";
+    body.push(`if (n === 0) { ${t.arrays.map((k) => `o${k} = ${empty(k)};`).join(" ")} break; }`);
     for (const k of t.arrays) {
       body.push(`const b${k} = rt.outArray(m, ${q(roles[k]![1])}, ${q(roles[k]![2])}, n);`);
       body.push(`a${k} = m.pointer(b${k});`);
@@ -663,7 +680,10 @@ function source(
   }
   body.push(...after);
   const parts: [string, string][] = [];
-  if (codes.length) parts.push(["result", "rt.name(r)"]);
+  if (codes.length) {
+    const known = codes.map((c) => [RESULT_CODES.get(c), c] as const).filter(([v]) => v !== undefined);
+    parts.push(["result", `${known.map(([v, c]) => `r === ${v} ? ${q(c)} : `).join("")}rt.name(r)`]);
+  }
   if (resultKind === 2) parts.push(["value", "r"]);
   if (resultKind === 3) parts.push(["value", "r !== 0"]);
   parts.push(...outputs);

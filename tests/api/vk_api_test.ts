@@ -20,7 +20,8 @@ import {
   VkError,
 } from "../../mod.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
-import { commandSource } from "../../api/compile.ts";
+import { commandSource, compileCommand } from "../../api/compile.ts";
+import { COMMAND_ALIAS_COUNT, COMMAND_COUNT, COMMAND_INDEX } from "../../ffi/generated/commands.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const noLavapipe = (() => {
@@ -226,4 +227,13 @@ Deno.test("a command with nothing to marshal compiles to a direct call", () => {
   const body = commandSource("vkCmdDraw");
   assert(!body.includes("rt.enter"), body);
   assert(commandSource("vkQueueWaitIdle").includes("rt.fail"));
+});
+
+Deno.test("every command and alias compiles to a function", () => {
+  let count = 0;
+  for (const name of Object.keys(COMMAND_INDEX)) {
+    assertEquals(typeof compileCommand(name), "function", name);
+    count++;
+  }
+  assertEquals(count, COMMAND_COUNT + COMMAND_ALIAS_COUNT);
 });

@@ -200,7 +200,7 @@ Deno.test("every generated table text is a raw template that sourceText reads fr
       );
     }
   }
-  assertEquals(seen, 8);
+  assertEquals(seen, 9);
 });
 
 Deno.test("a table built whole becomes a frozen plain record or array at its first read, with the same answers", () => {

@@ -1,0 +1,138 @@
+/**
+ * The idiomatic layer's cost per call against the raw command it wraps, on vkdeno over lavapipe, for three
+ * shapes: no pointer (`vkCmdSetLineWidth`, void; `vkGetFenceStatus`, its result returned by name), one
+ * struct in (`vkCmdPipelineBarrier2` with a `VkDependencyInfo` holding one memory barrier) and an array in
+ * (`vkCmdSetViewport` with one viewport literal; `vkResetFences` with one fence). The raw baseline passes a
+ * struct or array written once before the loop; "raw + writeStruct" writes it on every call with the
+ * public struct writer (what a raw-layer program pays to marshal the same literal); the idiomatic layer
+ * marshals the literal on every call into its reused scratch memory.
+ *
+ * The command buffer is reset (untimed) before every batch, so each batch records into an empty buffer.
+ */
+
+import { callLoop, type PairedGroup, runPaired, type Target } from "./_paired.ts";
+import { BenchDevice, setBenchEnvironment } from "./_vulkan.ts";
+import { Arena, VK_ACCESS_2_SHADER_WRITE_BIT, VkApi, type VkCommandSource, writeStruct } from "../mod.ts";
+import { VK_FENCE_CREATE_SIGNALED_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT } from "../mod.ts";
+
+const RAW = "raw, written once";
+const MARSHAL = "raw + writeStruct per call";
+const IDIOMATIC = "idiomatic";
+
+if (import.meta.main) {
+  await runPaired("bench/idiomatic_bench.ts", async () => {
+    setBenchEnvironment();
+    const { loadVulkan } = await import("../mod.ts");
+    const raw = loadVulkan();
+    const bench = BenchDevice.create(raw);
+    const rec = bench.recording();
+    const cmd = rec.commandBuffer;
+    const device = bench.device;
+    const source = raw as unknown as VkCommandSource;
+    const vk = VkApi.of(source);
+    const t = raw as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const arena = new Arena();
+    const fence = vk.createFence(device, { flags: VK_FENCE_CREATE_SIGNALED_BIT });
+    const barrier = {
+      pMemoryBarriers: [{
+        srcStageMask: BigInt(VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT),
+        srcAccessMask: BigInt(VK_ACCESS_2_SHADER_WRITE_BIT),
+      }],
+    };
+    const viewport = { x: 0, y: 0, width: 64, height: 64, minDepth: 0, maxDepth: 1 };
+    const dependency = writeStruct(arena, "VkDependencyInfo", barrier);
+    const viewports = writeStruct(arena, "VkViewport", viewport);
+    const fences = arena.pointerArray([fence]);
+    const prepare = () => rec.restart();
+    const marshal = (fn: (a: Arena) => void) => {
+      return (n: number) => {
+        for (let i = 0; i < n; i++) {
+          using a = new Arena();
+          fn(a);
+        }
+      };
+    };
+    const groups: PairedGroup[] = [
+      {
+        name: "no pointer: vkCmdSetLineWidth (void)",
+        baseline: RAW,
+        cases: [
+          { name: RAW, prepare, run: callLoop("raw line", t.vkCmdSetLineWidth!, [cmd, 1]) },
+          { name: IDIOMATIC, prepare, run: callLoop("idiom line", vk.cmdSetLineWidth, [cmd, 1]) },
+        ],
+      },
+      {
+        name: "no pointer: vkGetFenceStatus (result returned by name)",
+        baseline: RAW,
+        cases: [
+          { name: RAW, run: callLoop("raw status", t.vkGetFenceStatus!, [device, fence]) },
+          { name: IDIOMATIC, run: callLoop("idiom status", vk.getFenceStatus, [device, fence]) },
+        ],
+      },
+      {
+        name: "one struct in: vkCmdPipelineBarrier2 (VkDependencyInfo, one VkMemoryBarrier2)",
+        baseline: RAW,
+        cases: [
+          { name: RAW, prepare, run: callLoop("raw barrier", t.vkCmdPipelineBarrier2!, [cmd, dependency]) },
+          {
+            name: MARSHAL,
+            prepare,
+            run: marshal((a) => t.vkCmdPipelineBarrier2!(cmd, writeStruct(a, "VkDependencyInfo", barrier))),
+          },
+          {
+            name: IDIOMATIC,
+            prepare,
+            run: callLoop("idiom barrier", vk.cmdPipelineBarrier2, [cmd, barrier]),
+          },
+        ],
+      },
+      {
+        name: "array in: vkCmdSetViewport (one VkViewport)",
+        baseline: RAW,
+        cases: [
+          { name: RAW, prepare, run: callLoop("raw viewport", t.vkCmdSetViewport!, [cmd, 0, 1, viewports]) },
+          {
+            name: MARSHAL,
+            prepare,
+            run: marshal((a) => t.vkCmdSetViewport!(cmd, 0, 1, writeStruct(a, "VkViewport", viewport))),
+          },
+          {
+            name: IDIOMATIC,
+            prepare,
+            run: callLoop("idiom viewport", vk.cmdSetViewport, [cmd, 0, [viewport]]),
+          },
+        ],
+      },
+      {
+        name: "array in: vkResetFences (one fence)",
+        baseline: RAW,
+        cases: [
+          { name: RAW, run: callLoop("raw reset", t.vkResetFences!, [device, 1, fences]) },
+          {
+            name: MARSHAL,
+            run: marshal((a) => t.vkResetFences!(device, 1, a.pointerArray([fence]))),
+          },
+          { name: IDIOMATIC, run: callLoop("idiom reset", vk.resetFences, [device, [fence]]) },
+        ],
+      },
+    ];
+    const targets: Target[] = groups.map((g) => ({
+      label: `${g.name}: idiomatic / ${g.cases.some((c) => c.name === MARSHAL) ? MARSHAL : RAW}`,
+      group: g.name,
+      case: IDIOMATIC,
+      against: g.cases.some((c) => c.name === MARSHAL) ? MARSHAL : RAW,
+      op: "<=",
+      limit: 1.3,
+    }));
+    return {
+      groups,
+      targets,
+      dispose: () => {
+        vk.destroyFence(device, fence);
+        arena.dispose();
+        bench[Symbol.dispose]();
+        raw[Symbol.dispose]();
+      },
+    };
+  });
+}
