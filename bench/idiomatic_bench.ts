@@ -12,7 +12,14 @@
 
 import { callLoop, type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { BenchDevice, setBenchEnvironment } from "./_vulkan.ts";
-import { Arena, VK_ACCESS_2_SHADER_WRITE_BIT, VkApi, type VkCommandSource, writeStruct } from "../mod.ts";
+import {
+  Arena,
+  asHandle,
+  VK_ACCESS_2_SHADER_WRITE_BIT,
+  VkApi,
+  type VkCommandSource,
+  writeStruct,
+} from "../mod.ts";
 import { VK_FENCE_CREATE_SIGNALED_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT } from "../mod.ts";
 
 const RAW = "raw, written once";
@@ -27,7 +34,7 @@ if (import.meta.main) {
     const bench = BenchDevice.create(raw);
     const rec = bench.recording();
     const cmd = rec.commandBuffer;
-    const device = bench.device;
+    const device = asHandle("VkDevice", bench.device);
     const source = raw as unknown as VkCommandSource;
     const vk = VkApi.of(source);
     const t = raw as unknown as Record<string, (...a: unknown[]) => unknown>;

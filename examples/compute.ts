@@ -70,19 +70,19 @@ export function runCompute(raw: VkCommandSource, { count = 1 << 20 } = {}): Comp
   const setLayout = vk.createDescriptorSetLayout(dev, { pBindings: [binding] });
   const layout = vk.createPipelineLayout(dev, { pSetLayouts: [setLayout] });
   const stage = { stage: COMPUTE, module, pName: "main" };
-  const { pipelines: [pipeline = null] } = vk.createComputePipelines(dev, null, [{ stage, layout }]);
+  const { pipelines: [pipeline] } = vk.createComputePipelines(dev, null, [{ stage, layout }]);
   const pPoolSizes = [{ type: STORAGE, descriptorCount: 1 }];
   const descriptorPool = vk.createDescriptorPool(dev, { maxSets: 1, pPoolSizes });
-  const sets = vk.allocateDescriptorSets(dev, { descriptorPool, pSetLayouts: [setLayout] });
+  const [set] = vk.allocateDescriptorSets(dev, { descriptorPool, pSetLayouts: [setLayout] });
   const pBufferInfo = [{ buffer, offset: 0n, range: vkc.VK_WHOLE_SIZE }];
-  vk.updateDescriptorSets(dev, [{ dstSet: sets[0], dstBinding: 0, descriptorType: STORAGE, pBufferInfo }]);
+  vk.updateDescriptorSets(dev, [{ dstSet: set, dstBinding: 0, descriptorType: STORAGE, pBufferInfo }]);
   // One command buffer: bind, dispatch one invocation per value; a fence to wait on.
   const commandPool = vk.createCommandPool(dev, { queueFamilyIndex });
-  const [cmd = null] = vk.allocateCommandBuffers(dev, { commandPool, commandBufferCount: 1 });
+  const [cmd] = vk.allocateCommandBuffers(dev, { commandPool, commandBufferCount: 1 });
   const fence = vk.createFence(dev, {});
   vk.beginCommandBuffer(cmd, { flags: vkc.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT });
   vk.cmdBindPipeline(cmd, vkc.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  vk.cmdBindDescriptorSets(cmd, vkc.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, sets);
+  vk.cmdBindDescriptorSets(cmd, vkc.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, [set]);
   vk.cmdDispatch(cmd, count / WORKGROUP_SIZE, 1, 1);
   vk.endCommandBuffer(cmd);
   timings.setup = lap();

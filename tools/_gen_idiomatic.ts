@@ -197,13 +197,16 @@ class Analyzer {
       if (lenIndex !== undefined && params[lenIndex]!.pointer === 0) {
         if (p.type === "void") return ["buf", opt];
         const [kind, element] = this.#elementKind(p);
-        return ["oa", kind, element, [lenIndex]];
+        // A count vk.xml requires is at least 1 (valid usage): the array type says so.
+        return ["oa", kind, element, [lenIndex], params[lenIndex]!.optional === true ? 0 : 1];
       }
       const arrow = /^(\w+)->(\w+)$/.exec(len);
       const from = arrow ? index.get(arrow[1]!) : undefined;
       if (arrow && from !== undefined && this.#isStruct(params[from]!.type)) {
         const [kind, element] = this.#elementKind(p);
-        if (kind !== "bytes") return ["oa", kind, element, [from, arrow[2]]];
+        const member = this.#layouts.resolve(params[from]!.type)?.members?.find((m) => m.name === arrow[2]);
+        const required = member !== undefined && member.optional !== true ? 1 : 0;
+        if (kind !== "bytes") return ["oa", kind, element, [from, arrow[2]], required];
       }
       return ["raw"];
     }
@@ -277,10 +280,11 @@ class Analyzer {
           break;
         case "oa":
         case "ta": {
-          const [, kind, element] = role as [string, string, string];
-          const ts = kind === "bytes"
-            ? "Uint8Array"
-            : `${wrapUnion(this.#elementTs(kind, kind === "scalar" ? p.type : element))}[]`;
+          const [, kind, element, , nonEmpty] = role as [string, string, string, unknown, number?];
+          const one = kind === "bytes"
+            ? ""
+            : wrapUnion(this.#elementTs(kind, kind === "scalar" ? p.type : element));
+          const ts = kind === "bytes" ? "Uint8Array" : nonEmpty === 1 ? `[${one}, ...${one}[]]` : `${one}[]`;
           outputs.push({ name: outputName(p.name), ts });
           break;
         }

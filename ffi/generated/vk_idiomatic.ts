@@ -157,19 +157,19 @@ export interface VkIdiomaticCommands {
   /** `vkDestroyInstance`, idiomatic. */
   readonly destroyInstance: (instance?: VkInstance | null) => void;
   /** `vkEnumeratePhysicalDevices`, idiomatic. */
-  readonly enumeratePhysicalDevices: (instance: VkInstance | null) => VkPhysicalDevice[];
+  readonly enumeratePhysicalDevices: (instance: VkInstance) => VkPhysicalDevice[];
   /** `vkGetPhysicalDeviceFeatures`, idiomatic. */
   readonly getPhysicalDeviceFeatures: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkPhysicalDeviceFeatures"];
   /** `vkGetPhysicalDeviceFormatProperties`, idiomatic. */
   readonly getPhysicalDeviceFormatProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
   ) => VkStructs["VkFormatProperties"];
   /** `vkGetPhysicalDeviceImageFormatProperties`, idiomatic. */
   readonly getPhysicalDeviceImageFormatProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     type: VkImageType,
     tiling: VkImageTiling,
@@ -178,23 +178,23 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkImageFormatProperties"];
   /** `vkGetPhysicalDeviceProperties`, idiomatic. */
   readonly getPhysicalDeviceProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkPhysicalDeviceProperties"];
   /** `vkGetPhysicalDeviceQueueFamilyProperties`, idiomatic. */
   readonly getPhysicalDeviceQueueFamilyProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkQueueFamilyProperties"][];
   /** `vkGetPhysicalDeviceMemoryProperties`, idiomatic. */
   readonly getPhysicalDeviceMemoryProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkPhysicalDeviceMemoryProperties"];
   /** `vkGetInstanceProcAddr`, idiomatic. */
   readonly getInstanceProcAddr: (instance: VkInstance | null | undefined, pName: string) => Deno.PointerValue;
   /** `vkGetDeviceProcAddr`, idiomatic. */
-  readonly getDeviceProcAddr: (device: VkDevice | null, pName: string) => Deno.PointerValue;
+  readonly getDeviceProcAddr: (device: VkDevice, pName: string) => Deno.PointerValue;
   /** `vkCreateDevice`, idiomatic. */
   readonly createDevice: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pCreateInfo: VkStructInputs["VkDeviceCreateInfo"],
   ) => VkDevice;
   /** `vkDestroyDevice`, idiomatic. */
@@ -205,91 +205,88 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkExtensionProperties"][];
   /** `vkEnumerateDeviceExtensionProperties`, idiomatic. */
   readonly enumerateDeviceExtensionProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pLayerName?: string | null,
   ) => VkStructs["VkExtensionProperties"][];
   /** `vkEnumerateInstanceLayerProperties`, idiomatic. */
   readonly enumerateInstanceLayerProperties: () => VkStructs["VkLayerProperties"][];
   /** `vkEnumerateDeviceLayerProperties`, idiomatic. */
   readonly enumerateDeviceLayerProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkLayerProperties"][];
   /** `vkGetDeviceQueue`, idiomatic. */
-  readonly getDeviceQueue: (device: VkDevice | null, queueFamilyIndex: number, queueIndex: number) => VkQueue;
+  readonly getDeviceQueue: (device: VkDevice, queueFamilyIndex: number, queueIndex: number) => VkQueue;
   /** `vkQueueSubmit`, idiomatic. */
   readonly queueSubmit: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pSubmits?: readonly VkStructInputs["VkSubmitInfo"][] | null,
     fence?: VkFence | null,
   ) => void;
   /** `vkQueueWaitIdle`, idiomatic. */
-  readonly queueWaitIdle: (queue: VkQueue | null) => void;
+  readonly queueWaitIdle: (queue: VkQueue) => void;
   /** `vkDeviceWaitIdle`, idiomatic. */
-  readonly deviceWaitIdle: (device: VkDevice | null) => void;
+  readonly deviceWaitIdle: (device: VkDevice) => void;
   /** `vkAllocateMemory`, idiomatic. */
   readonly allocateMemory: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAllocateInfo: VkStructInputs["VkMemoryAllocateInfo"],
   ) => VkDeviceMemory;
   /** `vkFreeMemory`, idiomatic. */
-  readonly freeMemory: (device: VkDevice | null, memory?: VkDeviceMemory | null) => void;
+  readonly freeMemory: (device: VkDevice, memory?: VkDeviceMemory | null) => void;
   /** `vkMapMemory`, idiomatic. */
   readonly mapMemory: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    memory: VkDeviceMemory,
     offset: VkDeviceSize,
     size: VkDeviceSize,
     flags?: VkMemoryMapFlags | null,
   ) => ArrayBuffer;
   /** `vkUnmapMemory`, idiomatic. */
-  readonly unmapMemory: (device: VkDevice | null, memory: VkDeviceMemory | null) => void;
+  readonly unmapMemory: (device: VkDevice, memory: VkDeviceMemory) => void;
   /** `vkFlushMappedMemoryRanges`, idiomatic. */
   readonly flushMappedMemoryRanges: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMemoryRanges: readonly VkStructInputs["VkMappedMemoryRange"][],
   ) => void;
   /** `vkInvalidateMappedMemoryRanges`, idiomatic. */
   readonly invalidateMappedMemoryRanges: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMemoryRanges: readonly VkStructInputs["VkMappedMemoryRange"][],
   ) => void;
   /** `vkGetDeviceMemoryCommitment`, idiomatic. */
-  readonly getDeviceMemoryCommitment: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
-  ) => VkDeviceSize;
+  readonly getDeviceMemoryCommitment: (device: VkDevice, memory: VkDeviceMemory) => VkDeviceSize;
   /** `vkBindBufferMemory`, idiomatic. */
   readonly bindBufferMemory: (
-    device: VkDevice | null,
-    buffer: VkBuffer | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    buffer: VkBuffer,
+    memory: VkDeviceMemory,
     memoryOffset: VkDeviceSize,
   ) => void;
   /** `vkBindImageMemory`, idiomatic. */
   readonly bindImageMemory: (
-    device: VkDevice | null,
-    image: VkImage | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    image: VkImage,
+    memory: VkDeviceMemory,
     memoryOffset: VkDeviceSize,
   ) => void;
   /** `vkGetBufferMemoryRequirements`, idiomatic. */
   readonly getBufferMemoryRequirements: (
-    device: VkDevice | null,
-    buffer: VkBuffer | null,
+    device: VkDevice,
+    buffer: VkBuffer,
   ) => VkStructs["VkMemoryRequirements"];
   /** `vkGetImageMemoryRequirements`, idiomatic. */
   readonly getImageMemoryRequirements: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
   ) => VkStructs["VkMemoryRequirements"];
   /** `vkGetImageSparseMemoryRequirements`, idiomatic. */
   readonly getImageSparseMemoryRequirements: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
   ) => VkStructs["VkSparseImageMemoryRequirements"][];
   /** `vkGetPhysicalDeviceSparseImageFormatProperties`, idiomatic. */
   readonly getPhysicalDeviceSparseImageFormatProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     type: VkImageType,
     samples: VkSampleCountFlagBits,
@@ -298,46 +295,43 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkSparseImageFormatProperties"][];
   /** `vkQueueBindSparse`, idiomatic. */
   readonly queueBindSparse: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pBindInfo?: readonly VkStructInputs["VkBindSparseInfo"][] | null,
     fence?: VkFence | null,
   ) => void;
   /** `vkCreateFence`, idiomatic. */
-  readonly createFence: (
-    device: VkDevice | null,
-    pCreateInfo: VkStructInputs["VkFenceCreateInfo"],
-  ) => VkFence;
+  readonly createFence: (device: VkDevice, pCreateInfo: VkStructInputs["VkFenceCreateInfo"]) => VkFence;
   /** `vkDestroyFence`, idiomatic. */
-  readonly destroyFence: (device: VkDevice | null, fence?: VkFence | null) => void;
+  readonly destroyFence: (device: VkDevice, fence?: VkFence | null) => void;
   /** `vkResetFences`, idiomatic. */
-  readonly resetFences: (device: VkDevice | null, pFences: readonly (VkFence | null)[]) => void;
+  readonly resetFences: (device: VkDevice, pFences: readonly (VkFence | null)[]) => void;
   /** `vkGetFenceStatus`, idiomatic. Returns its success code (VK_SUCCESS, VK_NOT_READY). */
-  readonly getFenceStatus: (device: VkDevice | null, fence: VkFence | null) => "VK_SUCCESS" | "VK_NOT_READY";
+  readonly getFenceStatus: (device: VkDevice, fence: VkFence) => "VK_SUCCESS" | "VK_NOT_READY";
   /** `vkWaitForFences`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT). */
   readonly waitForFences: (
-    device: VkDevice | null,
+    device: VkDevice,
     pFences: readonly (VkFence | null)[],
     waitAll: boolean,
     timeout: bigint,
   ) => "VK_SUCCESS" | "VK_TIMEOUT";
   /** `vkCreateSemaphore`, idiomatic. */
   readonly createSemaphore: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkSemaphoreCreateInfo"],
   ) => VkSemaphore;
   /** `vkDestroySemaphore`, idiomatic. */
-  readonly destroySemaphore: (device: VkDevice | null, semaphore?: VkSemaphore | null) => void;
+  readonly destroySemaphore: (device: VkDevice, semaphore?: VkSemaphore | null) => void;
   /** `vkCreateQueryPool`, idiomatic. */
   readonly createQueryPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkQueryPoolCreateInfo"],
   ) => VkQueryPool;
   /** `vkDestroyQueryPool`, idiomatic. */
-  readonly destroyQueryPool: (device: VkDevice | null, queryPool?: VkQueryPool | null) => void;
+  readonly destroyQueryPool: (device: VkDevice, queryPool?: VkQueryPool | null) => void;
   /** `vkGetQueryPoolResults`, idiomatic. Returns its success code (VK_SUCCESS, VK_NOT_READY). */
   readonly getQueryPoolResults: (
-    device: VkDevice | null,
-    queryPool: VkQueryPool | null,
+    device: VkDevice,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
     pData: BufferSource,
@@ -345,118 +339,112 @@ export interface VkIdiomaticCommands {
     flags?: VkQueryResultFlags | null,
   ) => "VK_SUCCESS" | "VK_NOT_READY";
   /** `vkCreateBuffer`, idiomatic. */
-  readonly createBuffer: (
-    device: VkDevice | null,
-    pCreateInfo: VkStructInputs["VkBufferCreateInfo"],
-  ) => VkBuffer;
+  readonly createBuffer: (device: VkDevice, pCreateInfo: VkStructInputs["VkBufferCreateInfo"]) => VkBuffer;
   /** `vkDestroyBuffer`, idiomatic. */
-  readonly destroyBuffer: (device: VkDevice | null, buffer?: VkBuffer | null) => void;
+  readonly destroyBuffer: (device: VkDevice, buffer?: VkBuffer | null) => void;
   /** `vkCreateImage`, idiomatic. */
-  readonly createImage: (
-    device: VkDevice | null,
-    pCreateInfo: VkStructInputs["VkImageCreateInfo"],
-  ) => VkImage;
+  readonly createImage: (device: VkDevice, pCreateInfo: VkStructInputs["VkImageCreateInfo"]) => VkImage;
   /** `vkDestroyImage`, idiomatic. */
-  readonly destroyImage: (device: VkDevice | null, image?: VkImage | null) => void;
+  readonly destroyImage: (device: VkDevice, image?: VkImage | null) => void;
   /** `vkGetImageSubresourceLayout`, idiomatic. */
   readonly getImageSubresourceLayout: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
     pSubresource: VkStructInputs["VkImageSubresource"],
   ) => VkStructs["VkSubresourceLayout"];
   /** `vkCreateImageView`, idiomatic. */
   readonly createImageView: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkImageViewCreateInfo"],
   ) => VkImageView;
   /** `vkDestroyImageView`, idiomatic. */
-  readonly destroyImageView: (device: VkDevice | null, imageView?: VkImageView | null) => void;
+  readonly destroyImageView: (device: VkDevice, imageView?: VkImageView | null) => void;
   /** `vkCreateCommandPool`, idiomatic. */
   readonly createCommandPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkCommandPoolCreateInfo"],
   ) => VkCommandPool;
   /** `vkDestroyCommandPool`, idiomatic. */
-  readonly destroyCommandPool: (device: VkDevice | null, commandPool?: VkCommandPool | null) => void;
+  readonly destroyCommandPool: (device: VkDevice, commandPool?: VkCommandPool | null) => void;
   /** `vkResetCommandPool`, idiomatic. */
   readonly resetCommandPool: (
-    device: VkDevice | null,
-    commandPool: VkCommandPool | null,
+    device: VkDevice,
+    commandPool: VkCommandPool,
     flags?: VkCommandPoolResetFlags | null,
   ) => void;
   /** `vkAllocateCommandBuffers`, idiomatic. */
   readonly allocateCommandBuffers: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAllocateInfo: VkStructInputs["VkCommandBufferAllocateInfo"],
-  ) => VkCommandBuffer[];
+  ) => [VkCommandBuffer, ...VkCommandBuffer[]];
   /** `vkFreeCommandBuffers`, idiomatic. */
   readonly freeCommandBuffers: (
-    device: VkDevice | null,
-    commandPool: VkCommandPool | null,
+    device: VkDevice,
+    commandPool: VkCommandPool,
     pCommandBuffers: readonly (VkCommandBuffer | null)[],
   ) => void;
   /** `vkBeginCommandBuffer`, idiomatic. */
   readonly beginCommandBuffer: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBeginInfo: VkStructInputs["VkCommandBufferBeginInfo"],
   ) => void;
   /** `vkEndCommandBuffer`, idiomatic. */
-  readonly endCommandBuffer: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly endCommandBuffer: (commandBuffer: VkCommandBuffer) => void;
   /** `vkResetCommandBuffer`, idiomatic. */
   readonly resetCommandBuffer: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     flags?: VkCommandBufferResetFlags | null,
   ) => void;
   /** `vkCmdCopyBuffer`, idiomatic. */
   readonly cmdCopyBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    srcBuffer: VkBuffer | null,
-    dstBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    srcBuffer: VkBuffer,
+    dstBuffer: VkBuffer,
     pRegions: readonly VkStructInputs["VkBufferCopy"][],
   ) => void;
   /** `vkCmdCopyImage`, idiomatic. */
   readonly cmdCopyImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     pRegions: readonly VkStructInputs["VkImageCopy"][],
   ) => void;
   /** `vkCmdCopyBufferToImage`, idiomatic. */
   readonly cmdCopyBufferToImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcBuffer: VkBuffer | null,
-    dstImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcBuffer: VkBuffer,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     pRegions: readonly VkStructInputs["VkBufferImageCopy"][],
   ) => void;
   /** `vkCmdCopyImageToBuffer`, idiomatic. */
   readonly cmdCopyImageToBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     pRegions: readonly VkStructInputs["VkBufferImageCopy"][],
   ) => void;
   /** `vkCmdUpdateBuffer`, idiomatic. */
   readonly cmdUpdateBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    dstBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     pData: BufferSource,
   ) => void;
   /** `vkCmdFillBuffer`, idiomatic. */
   readonly cmdFillBuffer: (
-    commandBuffer: VkCommandBuffer | null,
-    dstBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     size: VkDeviceSize,
     data: number,
   ) => void;
   /** `vkCmdPipelineBarrier`, idiomatic. */
   readonly cmdPipelineBarrier: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     srcStageMask?: VkPipelineStageFlags | null,
     dstStageMask?: VkPipelineStageFlags | null,
     dependencyFlags?: VkDependencyFlags | null,
@@ -466,211 +454,198 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdBeginQuery`, idiomatic. */
   readonly cmdBeginQuery: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     query: number,
     flags?: VkQueryControlFlags | null,
   ) => void;
   /** `vkCmdEndQuery`, idiomatic. */
-  readonly cmdEndQuery: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
-    query: number,
-  ) => void;
+  readonly cmdEndQuery: (commandBuffer: VkCommandBuffer, queryPool: VkQueryPool, query: number) => void;
   /** `vkCmdResetQueryPool`, idiomatic. */
   readonly cmdResetQueryPool: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
   ) => void;
   /** `vkCmdWriteTimestamp`, idiomatic. */
   readonly cmdWriteTimestamp: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineStage: VkPipelineStageFlagBits,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     query: number,
   ) => void;
   /** `vkCmdCopyQueryPoolResults`, idiomatic. */
   readonly cmdCopyQueryPoolResults: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     stride: VkDeviceSize,
     flags?: VkQueryResultFlags | null,
   ) => void;
   /** `vkCmdExecuteCommands`, idiomatic. */
   readonly cmdExecuteCommands: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCommandBuffers: readonly (VkCommandBuffer | null)[],
   ) => void;
   /** `vkCreateEvent`, idiomatic. */
-  readonly createEvent: (
-    device: VkDevice | null,
-    pCreateInfo: VkStructInputs["VkEventCreateInfo"],
-  ) => VkEvent;
+  readonly createEvent: (device: VkDevice, pCreateInfo: VkStructInputs["VkEventCreateInfo"]) => VkEvent;
   /** `vkDestroyEvent`, idiomatic. */
-  readonly destroyEvent: (device: VkDevice | null, event?: VkEvent | null) => void;
+  readonly destroyEvent: (device: VkDevice, event?: VkEvent | null) => void;
   /** `vkGetEventStatus`, idiomatic. Returns its success code (VK_SUCCESS, VK_EVENT_SET, VK_EVENT_RESET). */
   readonly getEventStatus: (
-    device: VkDevice | null,
-    event: VkEvent | null,
+    device: VkDevice,
+    event: VkEvent,
   ) => "VK_SUCCESS" | "VK_EVENT_SET" | "VK_EVENT_RESET";
   /** `vkSetEvent`, idiomatic. */
-  readonly setEvent: (device: VkDevice | null, event: VkEvent | null) => void;
+  readonly setEvent: (device: VkDevice, event: VkEvent) => void;
   /** `vkResetEvent`, idiomatic. */
-  readonly resetEvent: (device: VkDevice | null, event: VkEvent | null) => void;
+  readonly resetEvent: (device: VkDevice, event: VkEvent) => void;
   /** `vkCreateBufferView`, idiomatic. */
   readonly createBufferView: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkBufferViewCreateInfo"],
   ) => VkBufferView;
   /** `vkDestroyBufferView`, idiomatic. */
-  readonly destroyBufferView: (device: VkDevice | null, bufferView?: VkBufferView | null) => void;
+  readonly destroyBufferView: (device: VkDevice, bufferView?: VkBufferView | null) => void;
   /** `vkCreateShaderModule`, idiomatic. */
   readonly createShaderModule: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkShaderModuleCreateInfo"],
   ) => VkShaderModule;
   /** `vkDestroyShaderModule`, idiomatic. */
-  readonly destroyShaderModule: (device: VkDevice | null, shaderModule?: VkShaderModule | null) => void;
+  readonly destroyShaderModule: (device: VkDevice, shaderModule?: VkShaderModule | null) => void;
   /** `vkCreatePipelineCache`, idiomatic. */
   readonly createPipelineCache: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkPipelineCacheCreateInfo"],
   ) => VkPipelineCache;
   /** `vkDestroyPipelineCache`, idiomatic. */
-  readonly destroyPipelineCache: (device: VkDevice | null, pipelineCache?: VkPipelineCache | null) => void;
+  readonly destroyPipelineCache: (device: VkDevice, pipelineCache?: VkPipelineCache | null) => void;
   /** `vkGetPipelineCacheData`, idiomatic. */
-  readonly getPipelineCacheData: (
-    device: VkDevice | null,
-    pipelineCache: VkPipelineCache | null,
-  ) => Uint8Array;
+  readonly getPipelineCacheData: (device: VkDevice, pipelineCache: VkPipelineCache) => Uint8Array;
   /** `vkMergePipelineCaches`, idiomatic. */
   readonly mergePipelineCaches: (
-    device: VkDevice | null,
-    dstCache: VkPipelineCache | null,
+    device: VkDevice,
+    dstCache: VkPipelineCache,
     pSrcCaches: readonly (VkPipelineCache | null)[],
   ) => void;
   /** `vkCreateComputePipelines`, idiomatic. Returns its success code (VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT). */
   readonly createComputePipelines: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null | undefined,
     pCreateInfos: readonly VkStructInputs["VkComputePipelineCreateInfo"][],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_PIPELINE_COMPILE_REQUIRED_EXT";
-    readonly pipelines: VkPipeline[];
+    readonly pipelines: [VkPipeline, ...VkPipeline[]];
   };
   /** `vkDestroyPipeline`, idiomatic. */
-  readonly destroyPipeline: (device: VkDevice | null, pipeline?: VkPipeline | null) => void;
+  readonly destroyPipeline: (device: VkDevice, pipeline?: VkPipeline | null) => void;
   /** `vkCreatePipelineLayout`, idiomatic. */
   readonly createPipelineLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkPipelineLayoutCreateInfo"],
   ) => VkPipelineLayout;
   /** `vkDestroyPipelineLayout`, idiomatic. */
-  readonly destroyPipelineLayout: (device: VkDevice | null, pipelineLayout?: VkPipelineLayout | null) => void;
+  readonly destroyPipelineLayout: (device: VkDevice, pipelineLayout?: VkPipelineLayout | null) => void;
   /** `vkCreateSampler`, idiomatic. */
-  readonly createSampler: (
-    device: VkDevice | null,
-    pCreateInfo: VkStructInputs["VkSamplerCreateInfo"],
-  ) => VkSampler;
+  readonly createSampler: (device: VkDevice, pCreateInfo: VkStructInputs["VkSamplerCreateInfo"]) => VkSampler;
   /** `vkDestroySampler`, idiomatic. */
-  readonly destroySampler: (device: VkDevice | null, sampler?: VkSampler | null) => void;
+  readonly destroySampler: (device: VkDevice, sampler?: VkSampler | null) => void;
   /** `vkCreateDescriptorSetLayout`, idiomatic. */
   readonly createDescriptorSetLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkDescriptorSetLayoutCreateInfo"],
   ) => VkDescriptorSetLayout;
   /** `vkDestroyDescriptorSetLayout`, idiomatic. */
   readonly destroyDescriptorSetLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     descriptorSetLayout?: VkDescriptorSetLayout | null,
   ) => void;
   /** `vkCreateDescriptorPool`, idiomatic. */
   readonly createDescriptorPool: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkDescriptorPoolCreateInfo"],
   ) => VkDescriptorPool;
   /** `vkDestroyDescriptorPool`, idiomatic. */
-  readonly destroyDescriptorPool: (device: VkDevice | null, descriptorPool?: VkDescriptorPool | null) => void;
+  readonly destroyDescriptorPool: (device: VkDevice, descriptorPool?: VkDescriptorPool | null) => void;
   /** `vkResetDescriptorPool`, idiomatic. */
   readonly resetDescriptorPool: (
-    device: VkDevice | null,
-    descriptorPool: VkDescriptorPool | null,
+    device: VkDevice,
+    descriptorPool: VkDescriptorPool,
     flags?: VkDescriptorPoolResetFlags | null,
   ) => void;
   /** `vkAllocateDescriptorSets`, idiomatic. */
   readonly allocateDescriptorSets: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAllocateInfo: VkStructInputs["VkDescriptorSetAllocateInfo"],
-  ) => VkDescriptorSet[];
+  ) => [VkDescriptorSet, ...VkDescriptorSet[]];
   /** `vkFreeDescriptorSets`, idiomatic. */
   readonly freeDescriptorSets: (
-    device: VkDevice | null,
-    descriptorPool: VkDescriptorPool | null,
+    device: VkDevice,
+    descriptorPool: VkDescriptorPool,
     pDescriptorSets: readonly (VkDescriptorSet | null)[],
   ) => void;
   /** `vkUpdateDescriptorSets`, idiomatic. */
   readonly updateDescriptorSets: (
-    device: VkDevice | null,
+    device: VkDevice,
     pDescriptorWrites?: readonly VkStructInputs["VkWriteDescriptorSet"][] | null,
     pDescriptorCopies?: readonly VkStructInputs["VkCopyDescriptorSet"][] | null,
   ) => void;
   /** `vkCmdBindPipeline`, idiomatic. */
   readonly cmdBindPipeline: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline | null,
+    pipeline: VkPipeline,
   ) => void;
   /** `vkCmdBindDescriptorSets`, idiomatic. */
   readonly cmdBindDescriptorSets: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     firstSet: number,
     pDescriptorSets: readonly (VkDescriptorSet | null)[],
     pDynamicOffsets?: ArrayLike<number> | null,
   ) => void;
   /** `vkCmdClearColorImage`, idiomatic. */
   readonly cmdClearColorImage: (
-    commandBuffer: VkCommandBuffer | null,
-    image: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    image: VkImage,
     imageLayout: VkImageLayout,
     pColor: VkStructInputs["VkClearColorValue"],
     pRanges: readonly VkStructInputs["VkImageSubresourceRange"][],
   ) => void;
   /** `vkCmdDispatch`, idiomatic. */
   readonly cmdDispatch: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     groupCountX: number,
     groupCountY: number,
     groupCountZ: number,
   ) => void;
   /** `vkCmdDispatchIndirect`, idiomatic. */
   readonly cmdDispatchIndirect: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
   ) => void;
   /** `vkCmdSetEvent`, idiomatic. */
   readonly cmdSetEvent: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     stageMask?: VkPipelineStageFlags | null,
   ) => void;
   /** `vkCmdResetEvent`, idiomatic. */
   readonly cmdResetEvent: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     stageMask?: VkPipelineStageFlags | null,
   ) => void;
   /** `vkCmdWaitEvents`, idiomatic. */
   readonly cmdWaitEvents: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pEvents: readonly (VkEvent | null)[],
     srcStageMask?: VkPipelineStageFlags | null,
     dstStageMask?: VkPipelineStageFlags | null,
@@ -680,107 +655,101 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdPushConstants`, idiomatic. */
   readonly cmdPushConstants: (
-    commandBuffer: VkCommandBuffer | null,
-    layout: VkPipelineLayout | null,
+    commandBuffer: VkCommandBuffer,
+    layout: VkPipelineLayout,
     stageFlags: VkShaderStageFlags,
     offset: number,
     pValues: BufferSource,
   ) => void;
   /** `vkCreateGraphicsPipelines`, idiomatic. Returns its success code (VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT). */
   readonly createGraphicsPipelines: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null | undefined,
     pCreateInfos: readonly VkStructInputs["VkGraphicsPipelineCreateInfo"][],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_PIPELINE_COMPILE_REQUIRED_EXT";
-    readonly pipelines: VkPipeline[];
+    readonly pipelines: [VkPipeline, ...VkPipeline[]];
   };
   /** `vkCreateFramebuffer`, idiomatic. */
   readonly createFramebuffer: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkFramebufferCreateInfo"],
   ) => VkFramebuffer;
   /** `vkDestroyFramebuffer`, idiomatic. */
-  readonly destroyFramebuffer: (device: VkDevice | null, framebuffer?: VkFramebuffer | null) => void;
+  readonly destroyFramebuffer: (device: VkDevice, framebuffer?: VkFramebuffer | null) => void;
   /** `vkCreateRenderPass`, idiomatic. */
   readonly createRenderPass: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkRenderPassCreateInfo"],
   ) => VkRenderPass;
   /** `vkDestroyRenderPass`, idiomatic. */
-  readonly destroyRenderPass: (device: VkDevice | null, renderPass?: VkRenderPass | null) => void;
+  readonly destroyRenderPass: (device: VkDevice, renderPass?: VkRenderPass | null) => void;
   /** `vkGetRenderAreaGranularity`, idiomatic. */
-  readonly getRenderAreaGranularity: (
-    device: VkDevice | null,
-    renderPass: VkRenderPass | null,
-  ) => VkStructs["VkExtent2D"];
+  readonly getRenderAreaGranularity: (device: VkDevice, renderPass: VkRenderPass) => VkStructs["VkExtent2D"];
   /** `vkCmdSetViewport`, idiomatic. */
   readonly cmdSetViewport: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     pViewports: readonly VkStructInputs["VkViewport"][],
   ) => void;
   /** `vkCmdSetScissor`, idiomatic. */
   readonly cmdSetScissor: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstScissor: number,
     pScissors: readonly VkStructInputs["VkRect2D"][],
   ) => void;
   /** `vkCmdSetLineWidth`, idiomatic. */
-  readonly cmdSetLineWidth: (commandBuffer: VkCommandBuffer | null, lineWidth: number) => void;
+  readonly cmdSetLineWidth: (commandBuffer: VkCommandBuffer, lineWidth: number) => void;
   /** `vkCmdSetDepthBias`, idiomatic. */
   readonly cmdSetDepthBias: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     depthBiasConstantFactor: number,
     depthBiasClamp: number,
     depthBiasSlopeFactor: number,
   ) => void;
   /** `vkCmdSetBlendConstants`, idiomatic. */
-  readonly cmdSetBlendConstants: (
-    commandBuffer: VkCommandBuffer | null,
-    blendConstants: ArrayLike<number>,
-  ) => void;
+  readonly cmdSetBlendConstants: (commandBuffer: VkCommandBuffer, blendConstants: ArrayLike<number>) => void;
   /** `vkCmdSetDepthBounds`, idiomatic. */
   readonly cmdSetDepthBounds: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     minDepthBounds: number,
     maxDepthBounds: number,
   ) => void;
   /** `vkCmdSetStencilCompareMask`, idiomatic. */
   readonly cmdSetStencilCompareMask: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     compareMask: number,
   ) => void;
   /** `vkCmdSetStencilWriteMask`, idiomatic. */
   readonly cmdSetStencilWriteMask: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     writeMask: number,
   ) => void;
   /** `vkCmdSetStencilReference`, idiomatic. */
   readonly cmdSetStencilReference: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     reference: number,
   ) => void;
   /** `vkCmdBindIndexBuffer`, idiomatic. */
   readonly cmdBindIndexBuffer: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     buffer: VkBuffer | null | undefined,
     offset: VkDeviceSize,
     indexType: VkIndexType,
   ) => void;
   /** `vkCmdBindVertexBuffers`, idiomatic. */
   readonly cmdBindVertexBuffers: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBuffers: readonly (VkBuffer | null)[],
     pOffsets: ArrayLike<VkDeviceSize>,
   ) => void;
   /** `vkCmdDraw`, idiomatic. */
   readonly cmdDraw: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     vertexCount: number,
     instanceCount: number,
     firstVertex: number,
@@ -788,7 +757,7 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdDrawIndexed`, idiomatic. */
   readonly cmdDrawIndexed: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     indexCount: number,
     instanceCount: number,
     firstIndex: number,
@@ -797,82 +766,82 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdDrawIndirect`, idiomatic. */
   readonly cmdDrawIndirect: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdDrawIndexedIndirect`, idiomatic. */
   readonly cmdDrawIndexedIndirect: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdBlitImage`, idiomatic. */
   readonly cmdBlitImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     pRegions: readonly VkStructInputs["VkImageBlit"][],
     filter: VkFilter,
   ) => void;
   /** `vkCmdClearDepthStencilImage`, idiomatic. */
   readonly cmdClearDepthStencilImage: (
-    commandBuffer: VkCommandBuffer | null,
-    image: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    image: VkImage,
     imageLayout: VkImageLayout,
     pDepthStencil: VkStructInputs["VkClearDepthStencilValue"],
     pRanges: readonly VkStructInputs["VkImageSubresourceRange"][],
   ) => void;
   /** `vkCmdClearAttachments`, idiomatic. */
   readonly cmdClearAttachments: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pAttachments: readonly VkStructInputs["VkClearAttachment"][],
     pRects: readonly VkStructInputs["VkClearRect"][],
   ) => void;
   /** `vkCmdResolveImage`, idiomatic. */
   readonly cmdResolveImage: (
-    commandBuffer: VkCommandBuffer | null,
-    srcImage: VkImage | null,
+    commandBuffer: VkCommandBuffer,
+    srcImage: VkImage,
     srcImageLayout: VkImageLayout,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     pRegions: readonly VkStructInputs["VkImageResolve"][],
   ) => void;
   /** `vkCmdBeginRenderPass`, idiomatic. */
   readonly cmdBeginRenderPass: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderPassBegin: VkStructInputs["VkRenderPassBeginInfo"],
     contents: VkSubpassContents,
   ) => void;
   /** `vkCmdNextSubpass`, idiomatic. */
-  readonly cmdNextSubpass: (commandBuffer: VkCommandBuffer | null, contents: VkSubpassContents) => void;
+  readonly cmdNextSubpass: (commandBuffer: VkCommandBuffer, contents: VkSubpassContents) => void;
   /** `vkCmdEndRenderPass`, idiomatic. */
-  readonly cmdEndRenderPass: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly cmdEndRenderPass: (commandBuffer: VkCommandBuffer) => void;
   /** `vkEnumerateInstanceVersion`, idiomatic. */
   readonly enumerateInstanceVersion: () => number;
   /** `vkBindBufferMemory2`, idiomatic. */
   readonly bindBufferMemory2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBindInfos: readonly VkStructInputs["VkBindBufferMemoryInfo"][],
   ) => void;
   /** `vkBindBufferMemory2KHR`: alias of {@linkcode VkIdiomaticCommands.bindBufferMemory2}. */
   readonly bindBufferMemory2KHR: VkIdiomaticCommands["bindBufferMemory2"];
   /** `vkBindImageMemory2`, idiomatic. */
   readonly bindImageMemory2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBindInfos: readonly VkStructInputs["VkBindImageMemoryInfo"][],
   ) => void;
   /** `vkBindImageMemory2KHR`: alias of {@linkcode VkIdiomaticCommands.bindImageMemory2}. */
   readonly bindImageMemory2KHR: VkIdiomaticCommands["bindImageMemory2"];
   /** `vkGetDeviceGroupPeerMemoryFeatures`, idiomatic. */
   readonly getDeviceGroupPeerMemoryFeatures: (
-    device: VkDevice | null,
+    device: VkDevice,
     heapIndex: number,
     localDeviceIndex: number,
     remoteDeviceIndex: number,
@@ -880,18 +849,18 @@ export interface VkIdiomaticCommands {
   /** `vkGetDeviceGroupPeerMemoryFeaturesKHR`: alias of {@linkcode VkIdiomaticCommands.getDeviceGroupPeerMemoryFeatures}. */
   readonly getDeviceGroupPeerMemoryFeaturesKHR: VkIdiomaticCommands["getDeviceGroupPeerMemoryFeatures"];
   /** `vkCmdSetDeviceMask`, idiomatic. */
-  readonly cmdSetDeviceMask: (commandBuffer: VkCommandBuffer | null, deviceMask: number) => void;
+  readonly cmdSetDeviceMask: (commandBuffer: VkCommandBuffer, deviceMask: number) => void;
   /** `vkCmdSetDeviceMaskKHR`: alias of {@linkcode VkIdiomaticCommands.cmdSetDeviceMask}. */
   readonly cmdSetDeviceMaskKHR: VkIdiomaticCommands["cmdSetDeviceMask"];
   /** `vkEnumeratePhysicalDeviceGroups`, idiomatic. */
   readonly enumeratePhysicalDeviceGroups: (
-    instance: VkInstance | null,
+    instance: VkInstance,
   ) => VkStructs["VkPhysicalDeviceGroupProperties"][];
   /** `vkEnumeratePhysicalDeviceGroupsKHR`: alias of {@linkcode VkIdiomaticCommands.enumeratePhysicalDeviceGroups}. */
   readonly enumeratePhysicalDeviceGroupsKHR: VkIdiomaticCommands["enumeratePhysicalDeviceGroups"];
   /** `vkGetImageMemoryRequirements2`, idiomatic. */
   readonly getImageMemoryRequirements2: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkImageMemoryRequirementsInfo2"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
@@ -899,7 +868,7 @@ export interface VkIdiomaticCommands {
   readonly getImageMemoryRequirements2KHR: VkIdiomaticCommands["getImageMemoryRequirements2"];
   /** `vkGetBufferMemoryRequirements2`, idiomatic. */
   readonly getBufferMemoryRequirements2: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkBufferMemoryRequirementsInfo2"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
@@ -907,28 +876,28 @@ export interface VkIdiomaticCommands {
   readonly getBufferMemoryRequirements2KHR: VkIdiomaticCommands["getBufferMemoryRequirements2"];
   /** `vkGetImageSparseMemoryRequirements2`, idiomatic. */
   readonly getImageSparseMemoryRequirements2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkImageSparseMemoryRequirementsInfo2"],
   ) => VkStructs["VkSparseImageMemoryRequirements2"][];
   /** `vkGetImageSparseMemoryRequirements2KHR`: alias of {@linkcode VkIdiomaticCommands.getImageSparseMemoryRequirements2}. */
   readonly getImageSparseMemoryRequirements2KHR: VkIdiomaticCommands["getImageSparseMemoryRequirements2"];
   /** `vkGetPhysicalDeviceFeatures2`, idiomatic. */
   readonly getPhysicalDeviceFeatures2: <C extends VkChainName<"VkPhysicalDeviceFeatures2"> = never>(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     chain?: readonly C[],
   ) => VkStructs["VkPhysicalDeviceFeatures2"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceFeatures2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceFeatures2}. */
   readonly getPhysicalDeviceFeatures2KHR: VkIdiomaticCommands["getPhysicalDeviceFeatures2"];
   /** `vkGetPhysicalDeviceProperties2`, idiomatic. */
   readonly getPhysicalDeviceProperties2: <C extends VkChainName<"VkPhysicalDeviceProperties2"> = never>(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     chain?: readonly C[],
   ) => VkStructs["VkPhysicalDeviceProperties2"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceProperties2}. */
   readonly getPhysicalDeviceProperties2KHR: VkIdiomaticCommands["getPhysicalDeviceProperties2"];
   /** `vkGetPhysicalDeviceFormatProperties2`, idiomatic. */
   readonly getPhysicalDeviceFormatProperties2: <C extends VkChainName<"VkFormatProperties2"> = never>(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     chain?: readonly C[],
   ) => VkStructs["VkFormatProperties2"] & { readonly chain: VkChained<C> };
@@ -938,7 +907,7 @@ export interface VkIdiomaticCommands {
   readonly getPhysicalDeviceImageFormatProperties2: <
     C extends VkChainName<"VkImageFormatProperties2"> = never,
   >(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pImageFormatInfo: VkStructInputs["VkPhysicalDeviceImageFormatInfo2"],
     chain?: readonly C[],
   ) => VkStructs["VkImageFormatProperties2"] & { readonly chain: VkChained<C> };
@@ -947,7 +916,7 @@ export interface VkIdiomaticCommands {
     VkIdiomaticCommands["getPhysicalDeviceImageFormatProperties2"];
   /** `vkGetPhysicalDeviceQueueFamilyProperties2`, idiomatic. */
   readonly getPhysicalDeviceQueueFamilyProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkQueueFamilyProperties2"][];
   /** `vkGetPhysicalDeviceQueueFamilyProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceQueueFamilyProperties2}. */
   readonly getPhysicalDeviceQueueFamilyProperties2KHR:
@@ -956,14 +925,14 @@ export interface VkIdiomaticCommands {
   readonly getPhysicalDeviceMemoryProperties2: <
     C extends VkChainName<"VkPhysicalDeviceMemoryProperties2"> = never,
   >(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     chain?: readonly C[],
   ) => VkStructs["VkPhysicalDeviceMemoryProperties2"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceMemoryProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceMemoryProperties2}. */
   readonly getPhysicalDeviceMemoryProperties2KHR: VkIdiomaticCommands["getPhysicalDeviceMemoryProperties2"];
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2`, idiomatic. */
   readonly getPhysicalDeviceSparseImageFormatProperties2: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pFormatInfo: VkStructInputs["VkPhysicalDeviceSparseImageFormatInfo2"],
   ) => VkStructs["VkSparseImageFormatProperties2"][];
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceSparseImageFormatProperties2}. */
@@ -971,20 +940,17 @@ export interface VkIdiomaticCommands {
     VkIdiomaticCommands["getPhysicalDeviceSparseImageFormatProperties2"];
   /** `vkTrimCommandPool`, idiomatic. */
   readonly trimCommandPool: (
-    device: VkDevice | null,
-    commandPool: VkCommandPool | null,
+    device: VkDevice,
+    commandPool: VkCommandPool,
     flags?: VkCommandPoolTrimFlags | null,
   ) => void;
   /** `vkTrimCommandPoolKHR`: alias of {@linkcode VkIdiomaticCommands.trimCommandPool}. */
   readonly trimCommandPoolKHR: VkIdiomaticCommands["trimCommandPool"];
   /** `vkGetDeviceQueue2`, idiomatic. */
-  readonly getDeviceQueue2: (
-    device: VkDevice | null,
-    pQueueInfo: VkStructInputs["VkDeviceQueueInfo2"],
-  ) => VkQueue;
+  readonly getDeviceQueue2: (device: VkDevice, pQueueInfo: VkStructInputs["VkDeviceQueueInfo2"]) => VkQueue;
   /** `vkGetPhysicalDeviceExternalBufferProperties`, idiomatic. */
   readonly getPhysicalDeviceExternalBufferProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalBufferInfo: VkStructInputs["VkPhysicalDeviceExternalBufferInfo"],
   ) => VkStructs["VkExternalBufferProperties"];
   /** `vkGetPhysicalDeviceExternalBufferPropertiesKHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceExternalBufferProperties}. */
@@ -992,7 +958,7 @@ export interface VkIdiomaticCommands {
     VkIdiomaticCommands["getPhysicalDeviceExternalBufferProperties"];
   /** `vkGetPhysicalDeviceExternalFenceProperties`, idiomatic. */
   readonly getPhysicalDeviceExternalFenceProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalFenceInfo: VkStructInputs["VkPhysicalDeviceExternalFenceInfo"],
   ) => VkStructs["VkExternalFenceProperties"];
   /** `vkGetPhysicalDeviceExternalFencePropertiesKHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceExternalFenceProperties}. */
@@ -1000,7 +966,7 @@ export interface VkIdiomaticCommands {
     VkIdiomaticCommands["getPhysicalDeviceExternalFenceProperties"];
   /** `vkGetPhysicalDeviceExternalSemaphoreProperties`, idiomatic. */
   readonly getPhysicalDeviceExternalSemaphoreProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalSemaphoreInfo: VkStructInputs["VkPhysicalDeviceExternalSemaphoreInfo"],
   ) => VkStructs["VkExternalSemaphoreProperties"];
   /** `vkGetPhysicalDeviceExternalSemaphorePropertiesKHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceExternalSemaphoreProperties}. */
@@ -1008,7 +974,7 @@ export interface VkIdiomaticCommands {
     VkIdiomaticCommands["getPhysicalDeviceExternalSemaphoreProperties"];
   /** `vkCmdDispatchBase`, idiomatic. */
   readonly cmdDispatchBase: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     baseGroupX: number,
     baseGroupY: number,
     baseGroupZ: number,
@@ -1020,30 +986,30 @@ export interface VkIdiomaticCommands {
   readonly cmdDispatchBaseKHR: VkIdiomaticCommands["cmdDispatchBase"];
   /** `vkCreateDescriptorUpdateTemplate`, idiomatic. */
   readonly createDescriptorUpdateTemplate: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkDescriptorUpdateTemplateCreateInfo"],
   ) => VkDescriptorUpdateTemplate;
   /** `vkCreateDescriptorUpdateTemplateKHR`: alias of {@linkcode VkIdiomaticCommands.createDescriptorUpdateTemplate}. */
   readonly createDescriptorUpdateTemplateKHR: VkIdiomaticCommands["createDescriptorUpdateTemplate"];
   /** `vkDestroyDescriptorUpdateTemplate`, idiomatic. */
   readonly destroyDescriptorUpdateTemplate: (
-    device: VkDevice | null,
+    device: VkDevice,
     descriptorUpdateTemplate?: VkDescriptorUpdateTemplate | null,
   ) => void;
   /** `vkDestroyDescriptorUpdateTemplateKHR`: alias of {@linkcode VkIdiomaticCommands.destroyDescriptorUpdateTemplate}. */
   readonly destroyDescriptorUpdateTemplateKHR: VkIdiomaticCommands["destroyDescriptorUpdateTemplate"];
   /** `vkUpdateDescriptorSetWithTemplate`, idiomatic. */
   readonly updateDescriptorSetWithTemplate: (
-    device: VkDevice | null,
-    descriptorSet: VkDescriptorSet | null,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
+    device: VkDevice,
+    descriptorSet: VkDescriptorSet,
+    descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
     pData: BufferSource,
   ) => void;
   /** `vkUpdateDescriptorSetWithTemplateKHR`: alias of {@linkcode VkIdiomaticCommands.updateDescriptorSetWithTemplate}. */
   readonly updateDescriptorSetWithTemplateKHR: VkIdiomaticCommands["updateDescriptorSetWithTemplate"];
   /** `vkGetDescriptorSetLayoutSupport`, idiomatic. */
   readonly getDescriptorSetLayoutSupport: <C extends VkChainName<"VkDescriptorSetLayoutSupport"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkDescriptorSetLayoutCreateInfo"],
     chain?: readonly C[],
   ) => VkStructs["VkDescriptorSetLayoutSupport"] & { readonly chain: VkChained<C> };
@@ -1051,49 +1017,46 @@ export interface VkIdiomaticCommands {
   readonly getDescriptorSetLayoutSupportKHR: VkIdiomaticCommands["getDescriptorSetLayoutSupport"];
   /** `vkCreateSamplerYcbcrConversion`, idiomatic. */
   readonly createSamplerYcbcrConversion: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkSamplerYcbcrConversionCreateInfo"],
   ) => VkSamplerYcbcrConversion;
   /** `vkCreateSamplerYcbcrConversionKHR`: alias of {@linkcode VkIdiomaticCommands.createSamplerYcbcrConversion}. */
   readonly createSamplerYcbcrConversionKHR: VkIdiomaticCommands["createSamplerYcbcrConversion"];
   /** `vkDestroySamplerYcbcrConversion`, idiomatic. */
   readonly destroySamplerYcbcrConversion: (
-    device: VkDevice | null,
+    device: VkDevice,
     ycbcrConversion?: VkSamplerYcbcrConversion | null,
   ) => void;
   /** `vkDestroySamplerYcbcrConversionKHR`: alias of {@linkcode VkIdiomaticCommands.destroySamplerYcbcrConversion}. */
   readonly destroySamplerYcbcrConversionKHR: VkIdiomaticCommands["destroySamplerYcbcrConversion"];
   /** `vkResetQueryPool`, idiomatic. */
   readonly resetQueryPool: (
-    device: VkDevice | null,
-    queryPool: VkQueryPool | null,
+    device: VkDevice,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
   ) => void;
   /** `vkResetQueryPoolEXT`: alias of {@linkcode VkIdiomaticCommands.resetQueryPool}. */
   readonly resetQueryPoolEXT: VkIdiomaticCommands["resetQueryPool"];
   /** `vkGetSemaphoreCounterValue`, idiomatic. */
-  readonly getSemaphoreCounterValue: (device: VkDevice | null, semaphore: VkSemaphore | null) => bigint;
+  readonly getSemaphoreCounterValue: (device: VkDevice, semaphore: VkSemaphore) => bigint;
   /** `vkGetSemaphoreCounterValueKHR`: alias of {@linkcode VkIdiomaticCommands.getSemaphoreCounterValue}. */
   readonly getSemaphoreCounterValueKHR: VkIdiomaticCommands["getSemaphoreCounterValue"];
   /** `vkWaitSemaphores`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT). */
   readonly waitSemaphores: (
-    device: VkDevice | null,
+    device: VkDevice,
     pWaitInfo: VkStructInputs["VkSemaphoreWaitInfo"],
     timeout: bigint,
   ) => "VK_SUCCESS" | "VK_TIMEOUT";
   /** `vkWaitSemaphoresKHR`: alias of {@linkcode VkIdiomaticCommands.waitSemaphores}. */
   readonly waitSemaphoresKHR: VkIdiomaticCommands["waitSemaphores"];
   /** `vkSignalSemaphore`, idiomatic. */
-  readonly signalSemaphore: (
-    device: VkDevice | null,
-    pSignalInfo: VkStructInputs["VkSemaphoreSignalInfo"],
-  ) => void;
+  readonly signalSemaphore: (device: VkDevice, pSignalInfo: VkStructInputs["VkSemaphoreSignalInfo"]) => void;
   /** `vkSignalSemaphoreKHR`: alias of {@linkcode VkIdiomaticCommands.signalSemaphore}. */
   readonly signalSemaphoreKHR: VkIdiomaticCommands["signalSemaphore"];
   /** `vkGetBufferDeviceAddress`, idiomatic. */
   readonly getBufferDeviceAddress: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkBufferDeviceAddressInfo"],
   ) => VkDeviceAddress;
   /** `vkGetBufferDeviceAddressEXT`: alias of {@linkcode VkIdiomaticCommands.getBufferDeviceAddress}. */
@@ -1102,24 +1065,24 @@ export interface VkIdiomaticCommands {
   readonly getBufferDeviceAddressKHR: VkIdiomaticCommands["getBufferDeviceAddress"];
   /** `vkGetBufferOpaqueCaptureAddress`, idiomatic. */
   readonly getBufferOpaqueCaptureAddress: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkBufferDeviceAddressInfo"],
   ) => bigint;
   /** `vkGetBufferOpaqueCaptureAddressKHR`: alias of {@linkcode VkIdiomaticCommands.getBufferOpaqueCaptureAddress}. */
   readonly getBufferOpaqueCaptureAddressKHR: VkIdiomaticCommands["getBufferOpaqueCaptureAddress"];
   /** `vkGetDeviceMemoryOpaqueCaptureAddress`, idiomatic. */
   readonly getDeviceMemoryOpaqueCaptureAddress: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDeviceMemoryOpaqueCaptureAddressInfo"],
   ) => bigint;
   /** `vkGetDeviceMemoryOpaqueCaptureAddressKHR`: alias of {@linkcode VkIdiomaticCommands.getDeviceMemoryOpaqueCaptureAddress}. */
   readonly getDeviceMemoryOpaqueCaptureAddressKHR: VkIdiomaticCommands["getDeviceMemoryOpaqueCaptureAddress"];
   /** `vkCmdDrawIndirectCount`, idiomatic. */
   readonly cmdDrawIndirectCount: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
@@ -1130,10 +1093,10 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawIndirectCountKHR: VkIdiomaticCommands["cmdDrawIndirectCount"];
   /** `vkCmdDrawIndexedIndirectCount`, idiomatic. */
   readonly cmdDrawIndexedIndirectCount: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
@@ -1144,14 +1107,14 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawIndexedIndirectCountKHR: VkIdiomaticCommands["cmdDrawIndexedIndirectCount"];
   /** `vkCreateRenderPass2`, idiomatic. */
   readonly createRenderPass2: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkRenderPassCreateInfo2"],
   ) => VkRenderPass;
   /** `vkCreateRenderPass2KHR`: alias of {@linkcode VkIdiomaticCommands.createRenderPass2}. */
   readonly createRenderPass2KHR: VkIdiomaticCommands["createRenderPass2"];
   /** `vkCmdBeginRenderPass2`, idiomatic. */
   readonly cmdBeginRenderPass2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderPassBegin: VkStructInputs["VkRenderPassBeginInfo"],
     pSubpassBeginInfo: VkStructInputs["VkSubpassBeginInfo"],
   ) => void;
@@ -1159,7 +1122,7 @@ export interface VkIdiomaticCommands {
   readonly cmdBeginRenderPass2KHR: VkIdiomaticCommands["cmdBeginRenderPass2"];
   /** `vkCmdNextSubpass2`, idiomatic. */
   readonly cmdNextSubpass2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSubpassBeginInfo: VkStructInputs["VkSubpassBeginInfo"],
     pSubpassEndInfo: VkStructInputs["VkSubpassEndInfo"],
   ) => void;
@@ -1167,69 +1130,66 @@ export interface VkIdiomaticCommands {
   readonly cmdNextSubpass2KHR: VkIdiomaticCommands["cmdNextSubpass2"];
   /** `vkCmdEndRenderPass2`, idiomatic. */
   readonly cmdEndRenderPass2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSubpassEndInfo: VkStructInputs["VkSubpassEndInfo"],
   ) => void;
   /** `vkCmdEndRenderPass2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdEndRenderPass2}. */
   readonly cmdEndRenderPass2KHR: VkIdiomaticCommands["cmdEndRenderPass2"];
   /** `vkGetPhysicalDeviceToolProperties`, idiomatic. */
   readonly getPhysicalDeviceToolProperties: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkPhysicalDeviceToolProperties"][];
   /** `vkGetPhysicalDeviceToolPropertiesEXT`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceToolProperties}. */
   readonly getPhysicalDeviceToolPropertiesEXT: VkIdiomaticCommands["getPhysicalDeviceToolProperties"];
   /** `vkCreatePrivateDataSlot`, idiomatic. */
   readonly createPrivateDataSlot: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkPrivateDataSlotCreateInfo"],
   ) => VkPrivateDataSlot;
   /** `vkCreatePrivateDataSlotEXT`: alias of {@linkcode VkIdiomaticCommands.createPrivateDataSlot}. */
   readonly createPrivateDataSlotEXT: VkIdiomaticCommands["createPrivateDataSlot"];
   /** `vkDestroyPrivateDataSlot`, idiomatic. */
-  readonly destroyPrivateDataSlot: (
-    device: VkDevice | null,
-    privateDataSlot?: VkPrivateDataSlot | null,
-  ) => void;
+  readonly destroyPrivateDataSlot: (device: VkDevice, privateDataSlot?: VkPrivateDataSlot | null) => void;
   /** `vkDestroyPrivateDataSlotEXT`: alias of {@linkcode VkIdiomaticCommands.destroyPrivateDataSlot}. */
   readonly destroyPrivateDataSlotEXT: VkIdiomaticCommands["destroyPrivateDataSlot"];
   /** `vkSetPrivateData`, idiomatic. */
   readonly setPrivateData: (
-    device: VkDevice | null,
+    device: VkDevice,
     objectType: VkObjectType,
     objectHandle: bigint,
-    privateDataSlot: VkPrivateDataSlot | null,
+    privateDataSlot: VkPrivateDataSlot,
     data: bigint,
   ) => void;
   /** `vkSetPrivateDataEXT`: alias of {@linkcode VkIdiomaticCommands.setPrivateData}. */
   readonly setPrivateDataEXT: VkIdiomaticCommands["setPrivateData"];
   /** `vkGetPrivateData`, idiomatic. */
   readonly getPrivateData: (
-    device: VkDevice | null,
+    device: VkDevice,
     objectType: VkObjectType,
     objectHandle: bigint,
-    privateDataSlot: VkPrivateDataSlot | null,
+    privateDataSlot: VkPrivateDataSlot,
   ) => bigint;
   /** `vkGetPrivateDataEXT`: alias of {@linkcode VkIdiomaticCommands.getPrivateData}. */
   readonly getPrivateDataEXT: VkIdiomaticCommands["getPrivateData"];
   /** `vkCmdPipelineBarrier2`, idiomatic. */
   readonly cmdPipelineBarrier2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDependencyInfo: VkStructInputs["VkDependencyInfo"],
   ) => void;
   /** `vkCmdPipelineBarrier2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdPipelineBarrier2}. */
   readonly cmdPipelineBarrier2KHR: VkIdiomaticCommands["cmdPipelineBarrier2"];
   /** `vkCmdWriteTimestamp2`, idiomatic. */
   readonly cmdWriteTimestamp2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     stage: VkPipelineStageFlags2 | null | undefined,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     query: number,
   ) => void;
   /** `vkCmdWriteTimestamp2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdWriteTimestamp2}. */
   readonly cmdWriteTimestamp2KHR: VkIdiomaticCommands["cmdWriteTimestamp2"];
   /** `vkQueueSubmit2`, idiomatic. */
   readonly queueSubmit2: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pSubmits?: readonly VkStructInputs["VkSubmitInfo2"][] | null,
     fence?: VkFence | null,
   ) => void;
@@ -1237,35 +1197,35 @@ export interface VkIdiomaticCommands {
   readonly queueSubmit2KHR: VkIdiomaticCommands["queueSubmit2"];
   /** `vkCmdCopyBuffer2`, idiomatic. */
   readonly cmdCopyBuffer2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyBufferInfo: VkStructInputs["VkCopyBufferInfo2"],
   ) => void;
   /** `vkCmdCopyBuffer2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdCopyBuffer2}. */
   readonly cmdCopyBuffer2KHR: VkIdiomaticCommands["cmdCopyBuffer2"];
   /** `vkCmdCopyImage2`, idiomatic. */
   readonly cmdCopyImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyImageInfo: VkStructInputs["VkCopyImageInfo2"],
   ) => void;
   /** `vkCmdCopyImage2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdCopyImage2}. */
   readonly cmdCopyImage2KHR: VkIdiomaticCommands["cmdCopyImage2"];
   /** `vkCmdCopyBufferToImage2`, idiomatic. */
   readonly cmdCopyBufferToImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyBufferToImageInfo: VkStructInputs["VkCopyBufferToImageInfo2"],
   ) => void;
   /** `vkCmdCopyBufferToImage2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdCopyBufferToImage2}. */
   readonly cmdCopyBufferToImage2KHR: VkIdiomaticCommands["cmdCopyBufferToImage2"];
   /** `vkCmdCopyImageToBuffer2`, idiomatic. */
   readonly cmdCopyImageToBuffer2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyImageToBufferInfo: VkStructInputs["VkCopyImageToBufferInfo2"],
   ) => void;
   /** `vkCmdCopyImageToBuffer2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdCopyImageToBuffer2}. */
   readonly cmdCopyImageToBuffer2KHR: VkIdiomaticCommands["cmdCopyImageToBuffer2"];
   /** `vkGetDeviceBufferMemoryRequirements`, idiomatic. */
   readonly getDeviceBufferMemoryRequirements: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDeviceBufferMemoryRequirements"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
@@ -1273,7 +1233,7 @@ export interface VkIdiomaticCommands {
   readonly getDeviceBufferMemoryRequirementsKHR: VkIdiomaticCommands["getDeviceBufferMemoryRequirements"];
   /** `vkGetDeviceImageMemoryRequirements`, idiomatic. */
   readonly getDeviceImageMemoryRequirements: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDeviceImageMemoryRequirements"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
@@ -1281,7 +1241,7 @@ export interface VkIdiomaticCommands {
   readonly getDeviceImageMemoryRequirementsKHR: VkIdiomaticCommands["getDeviceImageMemoryRequirements"];
   /** `vkGetDeviceImageSparseMemoryRequirements`, idiomatic. */
   readonly getDeviceImageSparseMemoryRequirements: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDeviceImageMemoryRequirements"],
   ) => VkStructs["VkSparseImageMemoryRequirements2"][];
   /** `vkGetDeviceImageSparseMemoryRequirementsKHR`: alias of {@linkcode VkIdiomaticCommands.getDeviceImageSparseMemoryRequirements}. */
@@ -1289,23 +1249,23 @@ export interface VkIdiomaticCommands {
     VkIdiomaticCommands["getDeviceImageSparseMemoryRequirements"];
   /** `vkCmdSetEvent2`, idiomatic. */
   readonly cmdSetEvent2: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     pDependencyInfo: VkStructInputs["VkDependencyInfo"],
   ) => void;
   /** `vkCmdSetEvent2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdSetEvent2}. */
   readonly cmdSetEvent2KHR: VkIdiomaticCommands["cmdSetEvent2"];
   /** `vkCmdResetEvent2`, idiomatic. */
   readonly cmdResetEvent2: (
-    commandBuffer: VkCommandBuffer | null,
-    event: VkEvent | null,
+    commandBuffer: VkCommandBuffer,
+    event: VkEvent,
     stageMask?: VkPipelineStageFlags2 | null,
   ) => void;
   /** `vkCmdResetEvent2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdResetEvent2}. */
   readonly cmdResetEvent2KHR: VkIdiomaticCommands["cmdResetEvent2"];
   /** `vkCmdWaitEvents2`, idiomatic. */
   readonly cmdWaitEvents2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pEvents: readonly (VkEvent | null)[],
     pDependencyInfos: readonly VkStructInputs["VkDependencyInfo"][],
   ) => void;
@@ -1313,61 +1273,61 @@ export interface VkIdiomaticCommands {
   readonly cmdWaitEvents2KHR: VkIdiomaticCommands["cmdWaitEvents2"];
   /** `vkCmdBlitImage2`, idiomatic. */
   readonly cmdBlitImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBlitImageInfo: VkStructInputs["VkBlitImageInfo2"],
   ) => void;
   /** `vkCmdBlitImage2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdBlitImage2}. */
   readonly cmdBlitImage2KHR: VkIdiomaticCommands["cmdBlitImage2"];
   /** `vkCmdResolveImage2`, idiomatic. */
   readonly cmdResolveImage2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pResolveImageInfo: VkStructInputs["VkResolveImageInfo2"],
   ) => void;
   /** `vkCmdResolveImage2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdResolveImage2}. */
   readonly cmdResolveImage2KHR: VkIdiomaticCommands["cmdResolveImage2"];
   /** `vkCmdBeginRendering`, idiomatic. */
   readonly cmdBeginRendering: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderingInfo: VkStructInputs["VkRenderingInfo"],
   ) => void;
   /** `vkCmdBeginRenderingKHR`: alias of {@linkcode VkIdiomaticCommands.cmdBeginRendering}. */
   readonly cmdBeginRenderingKHR: VkIdiomaticCommands["cmdBeginRendering"];
   /** `vkCmdEndRendering`, idiomatic. */
-  readonly cmdEndRendering: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly cmdEndRendering: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdEndRenderingKHR`: alias of {@linkcode VkIdiomaticCommands.cmdEndRendering}. */
   readonly cmdEndRenderingKHR: VkIdiomaticCommands["cmdEndRendering"];
   /** `vkCmdSetCullMode`, idiomatic. */
-  readonly cmdSetCullMode: (commandBuffer: VkCommandBuffer | null, cullMode?: VkCullModeFlags | null) => void;
+  readonly cmdSetCullMode: (commandBuffer: VkCommandBuffer, cullMode?: VkCullModeFlags | null) => void;
   /** `vkCmdSetCullModeEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetCullMode}. */
   readonly cmdSetCullModeEXT: VkIdiomaticCommands["cmdSetCullMode"];
   /** `vkCmdSetFrontFace`, idiomatic. */
-  readonly cmdSetFrontFace: (commandBuffer: VkCommandBuffer | null, frontFace: VkFrontFace) => void;
+  readonly cmdSetFrontFace: (commandBuffer: VkCommandBuffer, frontFace: VkFrontFace) => void;
   /** `vkCmdSetFrontFaceEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetFrontFace}. */
   readonly cmdSetFrontFaceEXT: VkIdiomaticCommands["cmdSetFrontFace"];
   /** `vkCmdSetPrimitiveTopology`, idiomatic. */
   readonly cmdSetPrimitiveTopology: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     primitiveTopology: VkPrimitiveTopology,
   ) => void;
   /** `vkCmdSetPrimitiveTopologyEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetPrimitiveTopology}. */
   readonly cmdSetPrimitiveTopologyEXT: VkIdiomaticCommands["cmdSetPrimitiveTopology"];
   /** `vkCmdSetViewportWithCount`, idiomatic. */
   readonly cmdSetViewportWithCount: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pViewports: readonly VkStructInputs["VkViewport"][],
   ) => void;
   /** `vkCmdSetViewportWithCountEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetViewportWithCount}. */
   readonly cmdSetViewportWithCountEXT: VkIdiomaticCommands["cmdSetViewportWithCount"];
   /** `vkCmdSetScissorWithCount`, idiomatic. */
   readonly cmdSetScissorWithCount: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pScissors: readonly VkStructInputs["VkRect2D"][],
   ) => void;
   /** `vkCmdSetScissorWithCountEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetScissorWithCount}. */
   readonly cmdSetScissorWithCountEXT: VkIdiomaticCommands["cmdSetScissorWithCount"];
   /** `vkCmdBindVertexBuffers2`, idiomatic. */
   readonly cmdBindVertexBuffers2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBuffers: readonly (VkBuffer | null)[],
     pOffsets: ArrayLike<VkDeviceSize>,
@@ -1377,34 +1337,31 @@ export interface VkIdiomaticCommands {
   /** `vkCmdBindVertexBuffers2EXT`: alias of {@linkcode VkIdiomaticCommands.cmdBindVertexBuffers2}. */
   readonly cmdBindVertexBuffers2EXT: VkIdiomaticCommands["cmdBindVertexBuffers2"];
   /** `vkCmdSetDepthTestEnable`, idiomatic. */
-  readonly cmdSetDepthTestEnable: (commandBuffer: VkCommandBuffer | null, depthTestEnable: boolean) => void;
+  readonly cmdSetDepthTestEnable: (commandBuffer: VkCommandBuffer, depthTestEnable: boolean) => void;
   /** `vkCmdSetDepthTestEnableEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetDepthTestEnable}. */
   readonly cmdSetDepthTestEnableEXT: VkIdiomaticCommands["cmdSetDepthTestEnable"];
   /** `vkCmdSetDepthWriteEnable`, idiomatic. */
-  readonly cmdSetDepthWriteEnable: (commandBuffer: VkCommandBuffer | null, depthWriteEnable: boolean) => void;
+  readonly cmdSetDepthWriteEnable: (commandBuffer: VkCommandBuffer, depthWriteEnable: boolean) => void;
   /** `vkCmdSetDepthWriteEnableEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetDepthWriteEnable}. */
   readonly cmdSetDepthWriteEnableEXT: VkIdiomaticCommands["cmdSetDepthWriteEnable"];
   /** `vkCmdSetDepthCompareOp`, idiomatic. */
-  readonly cmdSetDepthCompareOp: (commandBuffer: VkCommandBuffer | null, depthCompareOp: VkCompareOp) => void;
+  readonly cmdSetDepthCompareOp: (commandBuffer: VkCommandBuffer, depthCompareOp: VkCompareOp) => void;
   /** `vkCmdSetDepthCompareOpEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetDepthCompareOp}. */
   readonly cmdSetDepthCompareOpEXT: VkIdiomaticCommands["cmdSetDepthCompareOp"];
   /** `vkCmdSetDepthBoundsTestEnable`, idiomatic. */
   readonly cmdSetDepthBoundsTestEnable: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     depthBoundsTestEnable: boolean,
   ) => void;
   /** `vkCmdSetDepthBoundsTestEnableEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetDepthBoundsTestEnable}. */
   readonly cmdSetDepthBoundsTestEnableEXT: VkIdiomaticCommands["cmdSetDepthBoundsTestEnable"];
   /** `vkCmdSetStencilTestEnable`, idiomatic. */
-  readonly cmdSetStencilTestEnable: (
-    commandBuffer: VkCommandBuffer | null,
-    stencilTestEnable: boolean,
-  ) => void;
+  readonly cmdSetStencilTestEnable: (commandBuffer: VkCommandBuffer, stencilTestEnable: boolean) => void;
   /** `vkCmdSetStencilTestEnableEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetStencilTestEnable}. */
   readonly cmdSetStencilTestEnableEXT: VkIdiomaticCommands["cmdSetStencilTestEnable"];
   /** `vkCmdSetStencilOp`, idiomatic. */
   readonly cmdSetStencilOp: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     faceMask: VkStencilFaceFlags,
     failOp: VkStencilOp,
     passOp: VkStencilOp,
@@ -1415,39 +1372,33 @@ export interface VkIdiomaticCommands {
   readonly cmdSetStencilOpEXT: VkIdiomaticCommands["cmdSetStencilOp"];
   /** `vkCmdSetRasterizerDiscardEnable`, idiomatic. */
   readonly cmdSetRasterizerDiscardEnable: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     rasterizerDiscardEnable: boolean,
   ) => void;
   /** `vkCmdSetRasterizerDiscardEnableEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetRasterizerDiscardEnable}. */
   readonly cmdSetRasterizerDiscardEnableEXT: VkIdiomaticCommands["cmdSetRasterizerDiscardEnable"];
   /** `vkCmdSetDepthBiasEnable`, idiomatic. */
-  readonly cmdSetDepthBiasEnable: (commandBuffer: VkCommandBuffer | null, depthBiasEnable: boolean) => void;
+  readonly cmdSetDepthBiasEnable: (commandBuffer: VkCommandBuffer, depthBiasEnable: boolean) => void;
   /** `vkCmdSetDepthBiasEnableEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetDepthBiasEnable}. */
   readonly cmdSetDepthBiasEnableEXT: VkIdiomaticCommands["cmdSetDepthBiasEnable"];
   /** `vkCmdSetPrimitiveRestartEnable`, idiomatic. */
   readonly cmdSetPrimitiveRestartEnable: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     primitiveRestartEnable: boolean,
   ) => void;
   /** `vkCmdSetPrimitiveRestartEnableEXT`: alias of {@linkcode VkIdiomaticCommands.cmdSetPrimitiveRestartEnable}. */
   readonly cmdSetPrimitiveRestartEnableEXT: VkIdiomaticCommands["cmdSetPrimitiveRestartEnable"];
   /** `vkMapMemory2`, idiomatic. */
-  readonly mapMemory2: (
-    device: VkDevice | null,
-    pMemoryMapInfo: VkStructInputs["VkMemoryMapInfo"],
-  ) => ArrayBuffer;
+  readonly mapMemory2: (device: VkDevice, pMemoryMapInfo: VkStructInputs["VkMemoryMapInfo"]) => ArrayBuffer;
   /** `vkMapMemory2KHR`: alias of {@linkcode VkIdiomaticCommands.mapMemory2}. */
   readonly mapMemory2KHR: VkIdiomaticCommands["mapMemory2"];
   /** `vkUnmapMemory2`, idiomatic. */
-  readonly unmapMemory2: (
-    device: VkDevice | null,
-    pMemoryUnmapInfo: VkStructInputs["VkMemoryUnmapInfo"],
-  ) => void;
+  readonly unmapMemory2: (device: VkDevice, pMemoryUnmapInfo: VkStructInputs["VkMemoryUnmapInfo"]) => void;
   /** `vkUnmapMemory2KHR`: alias of {@linkcode VkIdiomaticCommands.unmapMemory2}. */
   readonly unmapMemory2KHR: VkIdiomaticCommands["unmapMemory2"];
   /** `vkGetDeviceImageSubresourceLayout`, idiomatic. */
   readonly getDeviceImageSubresourceLayout: <C extends VkChainName<"VkSubresourceLayout2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDeviceImageSubresourceInfo"],
     chain?: readonly C[],
   ) => VkStructs["VkSubresourceLayout2"] & { readonly chain: VkChained<C> };
@@ -1455,8 +1406,8 @@ export interface VkIdiomaticCommands {
   readonly getDeviceImageSubresourceLayoutKHR: VkIdiomaticCommands["getDeviceImageSubresourceLayout"];
   /** `vkGetImageSubresourceLayout2`, idiomatic. */
   readonly getImageSubresourceLayout2: <C extends VkChainName<"VkSubresourceLayout2"> = never>(
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
     pSubresource: VkStructInputs["VkImageSubresource2"],
     chain?: readonly C[],
   ) => VkStructs["VkSubresourceLayout2"] & { readonly chain: VkChained<C> };
@@ -1466,37 +1417,37 @@ export interface VkIdiomaticCommands {
   readonly getImageSubresourceLayout2KHR: VkIdiomaticCommands["getImageSubresourceLayout2"];
   /** `vkCopyMemoryToImage`, idiomatic. */
   readonly copyMemoryToImage: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCopyMemoryToImageInfo: VkStructInputs["VkCopyMemoryToImageInfo"],
   ) => void;
   /** `vkCopyMemoryToImageEXT`: alias of {@linkcode VkIdiomaticCommands.copyMemoryToImage}. */
   readonly copyMemoryToImageEXT: VkIdiomaticCommands["copyMemoryToImage"];
   /** `vkCopyImageToMemory`, idiomatic. */
   readonly copyImageToMemory: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCopyImageToMemoryInfo: VkStructInputs["VkCopyImageToMemoryInfo"],
   ) => void;
   /** `vkCopyImageToMemoryEXT`: alias of {@linkcode VkIdiomaticCommands.copyImageToMemory}. */
   readonly copyImageToMemoryEXT: VkIdiomaticCommands["copyImageToMemory"];
   /** `vkCopyImageToImage`, idiomatic. */
   readonly copyImageToImage: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCopyImageToImageInfo: VkStructInputs["VkCopyImageToImageInfo"],
   ) => void;
   /** `vkCopyImageToImageEXT`: alias of {@linkcode VkIdiomaticCommands.copyImageToImage}. */
   readonly copyImageToImageEXT: VkIdiomaticCommands["copyImageToImage"];
   /** `vkTransitionImageLayout`, idiomatic. */
   readonly transitionImageLayout: (
-    device: VkDevice | null,
+    device: VkDevice,
     pTransitions: readonly VkStructInputs["VkHostImageLayoutTransitionInfo"][],
   ) => void;
   /** `vkTransitionImageLayoutEXT`: alias of {@linkcode VkIdiomaticCommands.transitionImageLayout}. */
   readonly transitionImageLayoutEXT: VkIdiomaticCommands["transitionImageLayout"];
   /** `vkCmdPushDescriptorSet`, idiomatic. */
   readonly cmdPushDescriptorSet: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     set: number,
     pDescriptorWrites: readonly VkStructInputs["VkWriteDescriptorSet"][],
   ) => void;
@@ -1504,9 +1455,9 @@ export interface VkIdiomaticCommands {
   readonly cmdPushDescriptorSetKHR: VkIdiomaticCommands["cmdPushDescriptorSet"];
   /** `vkCmdPushDescriptorSetWithTemplate`, idiomatic. */
   readonly cmdPushDescriptorSetWithTemplate: (
-    commandBuffer: VkCommandBuffer | null,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
-    layout: VkPipelineLayout | null,
+    commandBuffer: VkCommandBuffer,
+    descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
+    layout: VkPipelineLayout,
     set: number,
     pData: BufferSource,
   ) => void;
@@ -1514,35 +1465,35 @@ export interface VkIdiomaticCommands {
   readonly cmdPushDescriptorSetWithTemplateKHR: VkIdiomaticCommands["cmdPushDescriptorSetWithTemplate"];
   /** `vkCmdBindDescriptorSets2`, idiomatic. */
   readonly cmdBindDescriptorSets2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindDescriptorSetsInfo: VkStructInputs["VkBindDescriptorSetsInfo"],
   ) => void;
   /** `vkCmdBindDescriptorSets2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdBindDescriptorSets2}. */
   readonly cmdBindDescriptorSets2KHR: VkIdiomaticCommands["cmdBindDescriptorSets2"];
   /** `vkCmdPushConstants2`, idiomatic. */
   readonly cmdPushConstants2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushConstantsInfo: VkStructInputs["VkPushConstantsInfo"],
   ) => void;
   /** `vkCmdPushConstants2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdPushConstants2}. */
   readonly cmdPushConstants2KHR: VkIdiomaticCommands["cmdPushConstants2"];
   /** `vkCmdPushDescriptorSet2`, idiomatic. */
   readonly cmdPushDescriptorSet2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushDescriptorSetInfo: VkStructInputs["VkPushDescriptorSetInfo"],
   ) => void;
   /** `vkCmdPushDescriptorSet2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdPushDescriptorSet2}. */
   readonly cmdPushDescriptorSet2KHR: VkIdiomaticCommands["cmdPushDescriptorSet2"];
   /** `vkCmdPushDescriptorSetWithTemplate2`, idiomatic. */
   readonly cmdPushDescriptorSetWithTemplate2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushDescriptorSetWithTemplateInfo: VkStructInputs["VkPushDescriptorSetWithTemplateInfo"],
   ) => void;
   /** `vkCmdPushDescriptorSetWithTemplate2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdPushDescriptorSetWithTemplate2}. */
   readonly cmdPushDescriptorSetWithTemplate2KHR: VkIdiomaticCommands["cmdPushDescriptorSetWithTemplate2"];
   /** `vkCmdSetLineStipple`, idiomatic. */
   readonly cmdSetLineStipple: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     lineStippleFactor: number,
     lineStipplePattern: number,
   ) => void;
@@ -1552,7 +1503,7 @@ export interface VkIdiomaticCommands {
   readonly cmdSetLineStippleKHR: VkIdiomaticCommands["cmdSetLineStipple"];
   /** `vkCmdBindIndexBuffer2`, idiomatic. */
   readonly cmdBindIndexBuffer2: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     buffer: VkBuffer | null | undefined,
     offset: VkDeviceSize,
     size: VkDeviceSize,
@@ -1562,62 +1513,62 @@ export interface VkIdiomaticCommands {
   readonly cmdBindIndexBuffer2KHR: VkIdiomaticCommands["cmdBindIndexBuffer2"];
   /** `vkGetRenderingAreaGranularity`, idiomatic. */
   readonly getRenderingAreaGranularity: (
-    device: VkDevice | null,
+    device: VkDevice,
     pRenderingAreaInfo: VkStructInputs["VkRenderingAreaInfo"],
   ) => VkStructs["VkExtent2D"];
   /** `vkGetRenderingAreaGranularityKHR`: alias of {@linkcode VkIdiomaticCommands.getRenderingAreaGranularity}. */
   readonly getRenderingAreaGranularityKHR: VkIdiomaticCommands["getRenderingAreaGranularity"];
   /** `vkCmdSetRenderingAttachmentLocations`, idiomatic. */
   readonly cmdSetRenderingAttachmentLocations: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLocationInfo: VkStructInputs["VkRenderingAttachmentLocationInfo"],
   ) => void;
   /** `vkCmdSetRenderingAttachmentLocationsKHR`: alias of {@linkcode VkIdiomaticCommands.cmdSetRenderingAttachmentLocations}. */
   readonly cmdSetRenderingAttachmentLocationsKHR: VkIdiomaticCommands["cmdSetRenderingAttachmentLocations"];
   /** `vkCmdSetRenderingInputAttachmentIndices`, idiomatic. */
   readonly cmdSetRenderingInputAttachmentIndices: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInputAttachmentIndexInfo: VkStructInputs["VkRenderingInputAttachmentIndexInfo"],
   ) => void;
   /** `vkCmdSetRenderingInputAttachmentIndicesKHR`: alias of {@linkcode VkIdiomaticCommands.cmdSetRenderingInputAttachmentIndices}. */
   readonly cmdSetRenderingInputAttachmentIndicesKHR:
     VkIdiomaticCommands["cmdSetRenderingInputAttachmentIndices"];
   /** `vkDestroySurfaceKHR`, idiomatic. */
-  readonly destroySurfaceKHR: (instance: VkInstance | null, surface?: VkSurfaceKHR | null) => void;
+  readonly destroySurfaceKHR: (instance: VkInstance, surface?: VkSurfaceKHR | null) => void;
   /** `vkGetPhysicalDeviceSurfaceSupportKHR`, idiomatic. */
   readonly getPhysicalDeviceSurfaceSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
-    surface: VkSurfaceKHR | null,
+    surface: VkSurfaceKHR,
   ) => boolean;
   /** `vkGetPhysicalDeviceSurfaceCapabilitiesKHR`, idiomatic. */
   readonly getPhysicalDeviceSurfaceCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    surface: VkSurfaceKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    surface: VkSurfaceKHR,
   ) => VkStructs["VkSurfaceCapabilitiesKHR"];
   /** `vkGetPhysicalDeviceSurfaceFormatsKHR`, idiomatic. */
   readonly getPhysicalDeviceSurfaceFormatsKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     surface?: VkSurfaceKHR | null,
   ) => VkStructs["VkSurfaceFormatKHR"][];
   /** `vkGetPhysicalDeviceSurfacePresentModesKHR`, idiomatic. */
   readonly getPhysicalDeviceSurfacePresentModesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     surface?: VkSurfaceKHR | null,
   ) => VkPresentModeKHR[];
   /** `vkCreateSwapchainKHR`, idiomatic. */
   readonly createSwapchainKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkSwapchainCreateInfoKHR"],
   ) => VkSwapchainKHR;
   /** `vkDestroySwapchainKHR`, idiomatic. */
-  readonly destroySwapchainKHR: (device: VkDevice | null, swapchain?: VkSwapchainKHR | null) => void;
+  readonly destroySwapchainKHR: (device: VkDevice, swapchain?: VkSwapchainKHR | null) => void;
   /** `vkGetSwapchainImagesKHR`, idiomatic. */
-  readonly getSwapchainImagesKHR: (device: VkDevice | null, swapchain: VkSwapchainKHR | null) => VkImage[];
+  readonly getSwapchainImagesKHR: (device: VkDevice, swapchain: VkSwapchainKHR) => VkImage[];
   /** `vkAcquireNextImageKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR). */
   readonly acquireNextImageKHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     timeout: bigint,
     semaphore?: VkSemaphore | null,
     fence?: VkFence | null,
@@ -1627,26 +1578,26 @@ export interface VkIdiomaticCommands {
   };
   /** `vkQueuePresentKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_SUBOPTIMAL_KHR). */
   readonly queuePresentKHR: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pPresentInfo: VkStructInputs["VkPresentInfoKHR"],
   ) => "VK_SUCCESS" | "VK_SUBOPTIMAL_KHR";
   /** `vkGetDeviceGroupPresentCapabilitiesKHR`, idiomatic. */
   readonly getDeviceGroupPresentCapabilitiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
   ) => VkStructs["VkDeviceGroupPresentCapabilitiesKHR"];
   /** `vkGetDeviceGroupSurfacePresentModesKHR`, idiomatic. */
   readonly getDeviceGroupSurfacePresentModesKHR: (
-    device: VkDevice | null,
-    surface: VkSurfaceKHR | null,
+    device: VkDevice,
+    surface: VkSurfaceKHR,
   ) => VkDeviceGroupPresentModeFlagsKHR;
   /** `vkGetPhysicalDevicePresentRectanglesKHR`, idiomatic. */
   readonly getPhysicalDevicePresentRectanglesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    surface: VkSurfaceKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    surface: VkSurfaceKHR,
   ) => VkStructs["VkRect2D"][];
   /** `vkAcquireNextImage2KHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR). */
   readonly acquireNextImage2KHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAcquireInfo: VkStructInputs["VkAcquireNextImageInfoKHR"],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_TIMEOUT" | "VK_NOT_READY" | "VK_SUBOPTIMAL_KHR";
@@ -1654,107 +1605,107 @@ export interface VkIdiomaticCommands {
   };
   /** `vkGetPhysicalDeviceDisplayPropertiesKHR`, idiomatic. */
   readonly getPhysicalDeviceDisplayPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkDisplayPropertiesKHR"][];
   /** `vkGetPhysicalDeviceDisplayPlanePropertiesKHR`, idiomatic. */
   readonly getPhysicalDeviceDisplayPlanePropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkDisplayPlanePropertiesKHR"][];
   /** `vkGetDisplayPlaneSupportedDisplaysKHR`, idiomatic. */
   readonly getDisplayPlaneSupportedDisplaysKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     planeIndex: number,
   ) => VkDisplayKHR[];
   /** `vkGetDisplayModePropertiesKHR`, idiomatic. */
   readonly getDisplayModePropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    display: VkDisplayKHR,
   ) => VkStructs["VkDisplayModePropertiesKHR"][];
   /** `vkCreateDisplayModeKHR`, idiomatic. */
   readonly createDisplayModeKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    display: VkDisplayKHR,
     pCreateInfo: VkStructInputs["VkDisplayModeCreateInfoKHR"],
   ) => VkDisplayModeKHR;
   /** `vkGetDisplayPlaneCapabilitiesKHR`, idiomatic. */
   readonly getDisplayPlaneCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    mode: VkDisplayModeKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    mode: VkDisplayModeKHR,
     planeIndex: number,
   ) => VkStructs["VkDisplayPlaneCapabilitiesKHR"];
   /** `vkCreateDisplayPlaneSurfaceKHR`, idiomatic. */
   readonly createDisplayPlaneSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkDisplaySurfaceCreateInfoKHR"],
   ) => VkSurfaceKHR;
   /** `vkCreateSharedSwapchainsKHR`, idiomatic. */
   readonly createSharedSwapchainsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfos: readonly VkStructInputs["VkSwapchainCreateInfoKHR"][],
-  ) => VkSwapchainKHR[];
+  ) => [VkSwapchainKHR, ...VkSwapchainKHR[]];
   /** `vkCreateXlibSurfaceKHR`, idiomatic. */
   readonly createXlibSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkXlibSurfaceCreateInfoKHR"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceXlibPresentationSupportKHR`, idiomatic. */
   readonly getPhysicalDeviceXlibPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     dpy: Deno.PointerValue,
     visualID: bigint,
   ) => boolean;
   /** `vkCreateXcbSurfaceKHR`, idiomatic. */
   readonly createXcbSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkXcbSurfaceCreateInfoKHR"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceXcbPresentationSupportKHR`, idiomatic. */
   readonly getPhysicalDeviceXcbPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     connection: Deno.PointerValue,
     visual_id: number,
   ) => boolean;
   /** `vkCreateWaylandSurfaceKHR`, idiomatic. */
   readonly createWaylandSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkWaylandSurfaceCreateInfoKHR"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceWaylandPresentationSupportKHR`, idiomatic. */
   readonly getPhysicalDeviceWaylandPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     display: Deno.PointerValue,
   ) => boolean;
   /** `vkCreateAndroidSurfaceKHR`, idiomatic. */
   readonly createAndroidSurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkAndroidSurfaceCreateInfoKHR"],
   ) => VkSurfaceKHR;
   /** `vkCreateWin32SurfaceKHR`, idiomatic. */
   readonly createWin32SurfaceKHR: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkWin32SurfaceCreateInfoKHR"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceWin32PresentationSupportKHR`, idiomatic. */
   readonly getPhysicalDeviceWin32PresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
   ) => boolean;
   /** `vkCreateDebugReportCallbackEXT`, idiomatic. */
   readonly createDebugReportCallbackEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkDebugReportCallbackCreateInfoEXT"],
   ) => VkDebugReportCallbackEXT;
   /** `vkDestroyDebugReportCallbackEXT`, idiomatic. */
   readonly destroyDebugReportCallbackEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     callback?: VkDebugReportCallbackEXT | null,
   ) => void;
   /** `vkDebugReportMessageEXT`, idiomatic. */
   readonly debugReportMessageEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     flags: VkDebugReportFlagsEXT,
     objectType: VkDebugReportObjectTypeEXT,
     object_: bigint,
@@ -1765,94 +1716,94 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkDebugMarkerSetObjectTagEXT`, idiomatic. */
   readonly debugMarkerSetObjectTagEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pTagInfo: VkStructInputs["VkDebugMarkerObjectTagInfoEXT"],
   ) => void;
   /** `vkDebugMarkerSetObjectNameEXT`, idiomatic. */
   readonly debugMarkerSetObjectNameEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pNameInfo: VkStructInputs["VkDebugMarkerObjectNameInfoEXT"],
   ) => void;
   /** `vkCmdDebugMarkerBeginEXT`, idiomatic. */
   readonly cmdDebugMarkerBeginEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructInputs["VkDebugMarkerMarkerInfoEXT"],
   ) => void;
   /** `vkCmdDebugMarkerEndEXT`, idiomatic. */
-  readonly cmdDebugMarkerEndEXT: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly cmdDebugMarkerEndEXT: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdDebugMarkerInsertEXT`, idiomatic. */
   readonly cmdDebugMarkerInsertEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructInputs["VkDebugMarkerMarkerInfoEXT"],
   ) => void;
   /** `vkGetPhysicalDeviceVideoCapabilitiesKHR`, idiomatic. */
   readonly getPhysicalDeviceVideoCapabilitiesKHR: <C extends VkChainName<"VkVideoCapabilitiesKHR"> = never>(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pVideoProfile: VkStructInputs["VkVideoProfileInfoKHR"],
     chain?: readonly C[],
   ) => VkStructs["VkVideoCapabilitiesKHR"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceVideoFormatPropertiesKHR`, idiomatic. */
   readonly getPhysicalDeviceVideoFormatPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pVideoFormatInfo: VkStructInputs["VkPhysicalDeviceVideoFormatInfoKHR"],
   ) => VkStructs["VkVideoFormatPropertiesKHR"][];
   /** `vkCreateVideoSessionKHR`, idiomatic. */
   readonly createVideoSessionKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkVideoSessionCreateInfoKHR"],
   ) => VkVideoSessionKHR;
   /** `vkDestroyVideoSessionKHR`, idiomatic. */
-  readonly destroyVideoSessionKHR: (device: VkDevice | null, videoSession?: VkVideoSessionKHR | null) => void;
+  readonly destroyVideoSessionKHR: (device: VkDevice, videoSession?: VkVideoSessionKHR | null) => void;
   /** `vkGetVideoSessionMemoryRequirementsKHR`, idiomatic. */
   readonly getVideoSessionMemoryRequirementsKHR: (
-    device: VkDevice | null,
-    videoSession: VkVideoSessionKHR | null,
+    device: VkDevice,
+    videoSession: VkVideoSessionKHR,
   ) => VkStructs["VkVideoSessionMemoryRequirementsKHR"][];
   /** `vkBindVideoSessionMemoryKHR`, idiomatic. */
   readonly bindVideoSessionMemoryKHR: (
-    device: VkDevice | null,
-    videoSession: VkVideoSessionKHR | null,
+    device: VkDevice,
+    videoSession: VkVideoSessionKHR,
     pBindSessionMemoryInfos: readonly VkStructInputs["VkBindVideoSessionMemoryInfoKHR"][],
   ) => void;
   /** `vkCreateVideoSessionParametersKHR`, idiomatic. */
   readonly createVideoSessionParametersKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkVideoSessionParametersCreateInfoKHR"],
   ) => VkVideoSessionParametersKHR;
   /** `vkUpdateVideoSessionParametersKHR`, idiomatic. */
   readonly updateVideoSessionParametersKHR: (
-    device: VkDevice | null,
-    videoSessionParameters: VkVideoSessionParametersKHR | null,
+    device: VkDevice,
+    videoSessionParameters: VkVideoSessionParametersKHR,
     pUpdateInfo: VkStructInputs["VkVideoSessionParametersUpdateInfoKHR"],
   ) => void;
   /** `vkDestroyVideoSessionParametersKHR`, idiomatic. */
   readonly destroyVideoSessionParametersKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     videoSessionParameters?: VkVideoSessionParametersKHR | null,
   ) => void;
   /** `vkCmdBeginVideoCodingKHR`, idiomatic. */
   readonly cmdBeginVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBeginInfo: VkStructInputs["VkVideoBeginCodingInfoKHR"],
   ) => void;
   /** `vkCmdEndVideoCodingKHR`, idiomatic. */
   readonly cmdEndVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pEndCodingInfo: VkStructInputs["VkVideoEndCodingInfoKHR"],
   ) => void;
   /** `vkCmdControlVideoCodingKHR`, idiomatic. */
   readonly cmdControlVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCodingControlInfo: VkStructInputs["VkVideoCodingControlInfoKHR"],
   ) => void;
   /** `vkCmdDecodeVideoKHR`, idiomatic. */
   readonly cmdDecodeVideoKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDecodeInfo: VkStructInputs["VkVideoDecodeInfoKHR"],
   ) => void;
   /** `vkCmdBindTransformFeedbackBuffersEXT`, idiomatic. */
   readonly cmdBindTransformFeedbackBuffersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBuffers: readonly (VkBuffer | null)[],
     pOffsets: ArrayLike<VkDeviceSize>,
@@ -1860,98 +1811,98 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdBeginTransformFeedbackEXT`, idiomatic. */
   readonly cmdBeginTransformFeedbackEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterBuffer: number,
     pCounterBuffers?: readonly (VkBuffer | null)[] | null,
     pCounterBufferOffsets?: ArrayLike<VkDeviceSize> | null,
   ) => void;
   /** `vkCmdEndTransformFeedbackEXT`, idiomatic. */
   readonly cmdEndTransformFeedbackEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterBuffer: number,
     pCounterBuffers?: readonly (VkBuffer | null)[] | null,
     pCounterBufferOffsets?: ArrayLike<VkDeviceSize> | null,
   ) => void;
   /** `vkCmdBeginQueryIndexedEXT`, idiomatic. */
   readonly cmdBeginQueryIndexedEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     query: number,
     flags: VkQueryControlFlags | null | undefined,
     index: number,
   ) => void;
   /** `vkCmdEndQueryIndexedEXT`, idiomatic. */
   readonly cmdEndQueryIndexedEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     query: number,
     index: number,
   ) => void;
   /** `vkCmdDrawIndirectByteCountEXT`, idiomatic. */
   readonly cmdDrawIndirectByteCountEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     instanceCount: number,
     firstInstance: number,
-    counterBuffer: VkBuffer | null,
+    counterBuffer: VkBuffer,
     counterBufferOffset: VkDeviceSize,
     counterOffset: number,
     vertexStride: number,
   ) => void;
   /** `vkCreateCuModuleNVX`, idiomatic. */
   readonly createCuModuleNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkCuModuleCreateInfoNVX"],
   ) => VkCuModuleNVX;
   /** `vkCreateCuFunctionNVX`, idiomatic. */
   readonly createCuFunctionNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkCuFunctionCreateInfoNVX"],
   ) => VkCuFunctionNVX;
   /** `vkDestroyCuModuleNVX`, idiomatic. */
-  readonly destroyCuModuleNVX: (device: VkDevice | null, module_: VkCuModuleNVX | null) => void;
+  readonly destroyCuModuleNVX: (device: VkDevice, module_: VkCuModuleNVX) => void;
   /** `vkDestroyCuFunctionNVX`, idiomatic. */
-  readonly destroyCuFunctionNVX: (device: VkDevice | null, function_: VkCuFunctionNVX | null) => void;
+  readonly destroyCuFunctionNVX: (device: VkDevice, function_: VkCuFunctionNVX) => void;
   /** `vkCmdCuLaunchKernelNVX`, idiomatic. */
   readonly cmdCuLaunchKernelNVX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLaunchInfo: VkStructInputs["VkCuLaunchInfoNVX"],
   ) => void;
   /** `vkGetImageViewHandleNVX`, idiomatic. */
   readonly getImageViewHandleNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkImageViewHandleInfoNVX"],
   ) => number;
   /** `vkGetImageViewHandle64NVX`, idiomatic. */
   readonly getImageViewHandle64NVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkImageViewHandleInfoNVX"],
   ) => bigint;
   /** `vkGetImageViewAddressNVX`, idiomatic. */
   readonly getImageViewAddressNVX: (
-    device: VkDevice | null,
-    imageView: VkImageView | null,
+    device: VkDevice,
+    imageView: VkImageView,
   ) => VkStructs["VkImageViewAddressPropertiesNVX"];
   /** `vkGetDeviceCombinedImageSamplerIndexNVX`, idiomatic. */
   readonly getDeviceCombinedImageSamplerIndexNVX: (
-    device: VkDevice | null,
+    device: VkDevice,
     imageViewIndex: bigint,
     samplerIndex: bigint,
   ) => bigint;
   /** `vkGetShaderInfoAMD`, idiomatic. */
   readonly getShaderInfoAMD: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     shaderStage: VkShaderStageFlagBits,
     infoType: VkShaderInfoTypeAMD,
   ) => Uint8Array;
   /** `vkCreateStreamDescriptorSurfaceGGP`, idiomatic. */
   readonly createStreamDescriptorSurfaceGGP: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkStreamDescriptorSurfaceCreateInfoGGP"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceExternalImageFormatPropertiesNV`, idiomatic. */
   readonly getPhysicalDeviceExternalImageFormatPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     format: VkFormat,
     type: VkImageType,
     tiling: VkImageTiling,
@@ -1961,172 +1912,166 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkExternalImageFormatPropertiesNV"];
   /** `vkGetMemoryWin32HandleNV`, idiomatic. */
   readonly getMemoryWin32HandleNV: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
+    device: VkDevice,
+    memory: VkDeviceMemory,
     handleType: VkExternalMemoryHandleTypeFlagsNV,
   ) => Deno.PointerValue;
   /** `vkCreateViSurfaceNN`, idiomatic. */
   readonly createViSurfaceNN: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkViSurfaceCreateInfoNN"],
   ) => VkSurfaceKHR;
   /** `vkGetMemoryWin32HandleKHR`, idiomatic. */
   readonly getMemoryWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetWin32HandleInfo: VkStructInputs["VkMemoryGetWin32HandleInfoKHR"],
   ) => Deno.PointerValue;
   /** `vkGetMemoryWin32HandlePropertiesKHR`, idiomatic. */
   readonly getMemoryWin32HandlePropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     handle: Deno.PointerValue,
   ) => VkStructs["VkMemoryWin32HandlePropertiesKHR"];
   /** `vkGetMemoryFdKHR`, idiomatic. */
-  readonly getMemoryFdKHR: (
-    device: VkDevice | null,
-    pGetFdInfo: VkStructInputs["VkMemoryGetFdInfoKHR"],
-  ) => number;
+  readonly getMemoryFdKHR: (device: VkDevice, pGetFdInfo: VkStructInputs["VkMemoryGetFdInfoKHR"]) => number;
   /** `vkGetMemoryFdPropertiesKHR`, idiomatic. */
   readonly getMemoryFdPropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     fd: number,
   ) => VkStructs["VkMemoryFdPropertiesKHR"];
   /** `vkImportSemaphoreWin32HandleKHR`, idiomatic. */
   readonly importSemaphoreWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportSemaphoreWin32HandleInfo: VkStructInputs["VkImportSemaphoreWin32HandleInfoKHR"],
   ) => void;
   /** `vkGetSemaphoreWin32HandleKHR`, idiomatic. */
   readonly getSemaphoreWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetWin32HandleInfo: VkStructInputs["VkSemaphoreGetWin32HandleInfoKHR"],
   ) => Deno.PointerValue;
   /** `vkImportSemaphoreFdKHR`, idiomatic. */
   readonly importSemaphoreFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportSemaphoreFdInfo: VkStructInputs["VkImportSemaphoreFdInfoKHR"],
   ) => void;
   /** `vkGetSemaphoreFdKHR`, idiomatic. */
   readonly getSemaphoreFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetFdInfo: VkStructInputs["VkSemaphoreGetFdInfoKHR"],
   ) => number;
   /** `vkCmdBeginConditionalRenderingEXT`, idiomatic. */
   readonly cmdBeginConditionalRenderingEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pConditionalRenderingBegin: VkStructInputs["VkConditionalRenderingBeginInfoEXT"],
   ) => void;
   /** `vkCmdEndConditionalRenderingEXT`, idiomatic. */
-  readonly cmdEndConditionalRenderingEXT: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly cmdEndConditionalRenderingEXT: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdSetViewportWScalingNV`, idiomatic. */
   readonly cmdSetViewportWScalingNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     pViewportWScalings: readonly VkStructInputs["VkViewportWScalingNV"][],
   ) => void;
   /** `vkReleaseDisplayEXT`, idiomatic. */
-  readonly releaseDisplayEXT: (physicalDevice: VkPhysicalDevice | null, display: VkDisplayKHR | null) => void;
+  readonly releaseDisplayEXT: (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => void;
   /** `vkAcquireXlibDisplayEXT`, idiomatic. */
   readonly acquireXlibDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     dpy: Deno.PointerValue,
-    display: VkDisplayKHR | null,
+    display: VkDisplayKHR,
   ) => void;
   /** `vkGetRandROutputDisplayEXT`, idiomatic. */
   readonly getRandROutputDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     dpy: Deno.PointerValue,
     rrOutput: bigint,
   ) => VkDisplayKHR;
   /** `vkGetPhysicalDeviceSurfaceCapabilities2EXT`, idiomatic. */
   readonly getPhysicalDeviceSurfaceCapabilities2EXT: (
-    physicalDevice: VkPhysicalDevice | null,
-    surface: VkSurfaceKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    surface: VkSurfaceKHR,
   ) => VkStructs["VkSurfaceCapabilities2EXT"];
   /** `vkDisplayPowerControlEXT`, idiomatic. */
   readonly displayPowerControlEXT: (
-    device: VkDevice | null,
-    display: VkDisplayKHR | null,
+    device: VkDevice,
+    display: VkDisplayKHR,
     pDisplayPowerInfo: VkStructInputs["VkDisplayPowerInfoEXT"],
   ) => void;
   /** `vkRegisterDeviceEventEXT`, idiomatic. */
   readonly registerDeviceEventEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pDeviceEventInfo: VkStructInputs["VkDeviceEventInfoEXT"],
   ) => VkFence;
   /** `vkRegisterDisplayEventEXT`, idiomatic. */
   readonly registerDisplayEventEXT: (
-    device: VkDevice | null,
-    display: VkDisplayKHR | null,
+    device: VkDevice,
+    display: VkDisplayKHR,
     pDisplayEventInfo: VkStructInputs["VkDisplayEventInfoEXT"],
   ) => VkFence;
   /** `vkGetSwapchainCounterEXT`, idiomatic. */
   readonly getSwapchainCounterEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     counter: VkSurfaceCounterFlagBitsEXT,
   ) => bigint;
   /** `vkGetRefreshCycleDurationGOOGLE`, idiomatic. */
   readonly getRefreshCycleDurationGOOGLE: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
   ) => VkStructs["VkRefreshCycleDurationGOOGLE"];
   /** `vkGetPastPresentationTimingGOOGLE`, idiomatic. */
   readonly getPastPresentationTimingGOOGLE: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
   ) => VkStructs["VkPastPresentationTimingGOOGLE"][];
   /** `vkCmdSetDiscardRectangleEXT`, idiomatic. */
   readonly cmdSetDiscardRectangleEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstDiscardRectangle: number,
     pDiscardRectangles: readonly VkStructInputs["VkRect2D"][],
   ) => void;
   /** `vkCmdSetDiscardRectangleEnableEXT`, idiomatic. */
   readonly cmdSetDiscardRectangleEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     discardRectangleEnable: boolean,
   ) => void;
   /** `vkCmdSetDiscardRectangleModeEXT`, idiomatic. */
   readonly cmdSetDiscardRectangleModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     discardRectangleMode: VkDiscardRectangleModeEXT,
   ) => void;
   /** `vkSetHdrMetadataEXT`, idiomatic. */
   readonly setHdrMetadataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pSwapchains: readonly (VkSwapchainKHR | null)[],
     pMetadata: readonly VkStructInputs["VkHdrMetadataEXT"][],
   ) => void;
   /** `vkGetSwapchainStatusKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_SUBOPTIMAL_KHR). */
   readonly getSwapchainStatusKHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
   ) => "VK_SUCCESS" | "VK_SUBOPTIMAL_KHR";
   /** `vkImportFenceWin32HandleKHR`, idiomatic. */
   readonly importFenceWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportFenceWin32HandleInfo: VkStructInputs["VkImportFenceWin32HandleInfoKHR"],
   ) => void;
   /** `vkGetFenceWin32HandleKHR`, idiomatic. */
   readonly getFenceWin32HandleKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetWin32HandleInfo: VkStructInputs["VkFenceGetWin32HandleInfoKHR"],
   ) => Deno.PointerValue;
   /** `vkImportFenceFdKHR`, idiomatic. */
   readonly importFenceFdKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportFenceFdInfo: VkStructInputs["VkImportFenceFdInfoKHR"],
   ) => void;
   /** `vkGetFenceFdKHR`, idiomatic. */
-  readonly getFenceFdKHR: (
-    device: VkDevice | null,
-    pGetFdInfo: VkStructInputs["VkFenceGetFdInfoKHR"],
-  ) => number;
+  readonly getFenceFdKHR: (device: VkDevice, pGetFdInfo: VkStructInputs["VkFenceGetFdInfoKHR"]) => number;
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`, idiomatic. */
   readonly enumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
   ) => {
     readonly counters: VkStructs["VkPerformanceCounterKHR"][];
@@ -2134,104 +2079,104 @@ export interface VkIdiomaticCommands {
   };
   /** `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`, idiomatic. */
   readonly getPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pPerformanceQueryCreateInfo: VkStructInputs["VkQueryPoolPerformanceCreateInfoKHR"],
   ) => number;
   /** `vkAcquireProfilingLockKHR`, idiomatic. */
   readonly acquireProfilingLockKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkAcquireProfilingLockInfoKHR"],
   ) => void;
   /** `vkReleaseProfilingLockKHR`, idiomatic. */
-  readonly releaseProfilingLockKHR: (device: VkDevice | null) => void;
+  readonly releaseProfilingLockKHR: (device: VkDevice) => void;
   /** `vkGetPhysicalDeviceSurfaceCapabilities2KHR`, idiomatic. */
   readonly getPhysicalDeviceSurfaceCapabilities2KHR: <
     C extends VkChainName<"VkSurfaceCapabilities2KHR"> = never,
   >(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"],
     chain?: readonly C[],
   ) => VkStructs["VkSurfaceCapabilities2KHR"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceSurfaceFormats2KHR`, idiomatic. */
   readonly getPhysicalDeviceSurfaceFormats2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"],
   ) => VkStructs["VkSurfaceFormat2KHR"][];
   /** `vkGetPhysicalDeviceDisplayProperties2KHR`, idiomatic. */
   readonly getPhysicalDeviceDisplayProperties2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkDisplayProperties2KHR"][];
   /** `vkGetPhysicalDeviceDisplayPlaneProperties2KHR`, idiomatic. */
   readonly getPhysicalDeviceDisplayPlaneProperties2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkDisplayPlaneProperties2KHR"][];
   /** `vkGetDisplayModeProperties2KHR`, idiomatic. */
   readonly getDisplayModeProperties2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
+    physicalDevice: VkPhysicalDevice,
+    display: VkDisplayKHR,
   ) => VkStructs["VkDisplayModeProperties2KHR"][];
   /** `vkGetDisplayPlaneCapabilities2KHR`, idiomatic. */
   readonly getDisplayPlaneCapabilities2KHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pDisplayPlaneInfo: VkStructInputs["VkDisplayPlaneInfo2KHR"],
   ) => VkStructs["VkDisplayPlaneCapabilities2KHR"];
   /** `vkCreateIOSSurfaceMVK`, idiomatic. */
   readonly createIOSSurfaceMVK: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkIOSSurfaceCreateInfoMVK"],
   ) => VkSurfaceKHR;
   /** `vkCreateMacOSSurfaceMVK`, idiomatic. */
   readonly createMacOSSurfaceMVK: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkMacOSSurfaceCreateInfoMVK"],
   ) => VkSurfaceKHR;
   /** `vkSetDebugUtilsObjectNameEXT`, idiomatic. */
   readonly setDebugUtilsObjectNameEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pNameInfo: VkStructInputs["VkDebugUtilsObjectNameInfoEXT"],
   ) => void;
   /** `vkSetDebugUtilsObjectTagEXT`, idiomatic. */
   readonly setDebugUtilsObjectTagEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pTagInfo: VkStructInputs["VkDebugUtilsObjectTagInfoEXT"],
   ) => void;
   /** `vkQueueBeginDebugUtilsLabelEXT`, idiomatic. */
   readonly queueBeginDebugUtilsLabelEXT: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pLabelInfo: VkStructInputs["VkDebugUtilsLabelEXT"],
   ) => void;
   /** `vkQueueEndDebugUtilsLabelEXT`, idiomatic. */
-  readonly queueEndDebugUtilsLabelEXT: (queue: VkQueue | null) => void;
+  readonly queueEndDebugUtilsLabelEXT: (queue: VkQueue) => void;
   /** `vkQueueInsertDebugUtilsLabelEXT`, idiomatic. */
   readonly queueInsertDebugUtilsLabelEXT: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pLabelInfo: VkStructInputs["VkDebugUtilsLabelEXT"],
   ) => void;
   /** `vkCmdBeginDebugUtilsLabelEXT`, idiomatic. */
   readonly cmdBeginDebugUtilsLabelEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLabelInfo: VkStructInputs["VkDebugUtilsLabelEXT"],
   ) => void;
   /** `vkCmdEndDebugUtilsLabelEXT`, idiomatic. */
-  readonly cmdEndDebugUtilsLabelEXT: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly cmdEndDebugUtilsLabelEXT: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdInsertDebugUtilsLabelEXT`, idiomatic. */
   readonly cmdInsertDebugUtilsLabelEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLabelInfo: VkStructInputs["VkDebugUtilsLabelEXT"],
   ) => void;
   /** `vkCreateDebugUtilsMessengerEXT`, idiomatic. */
   readonly createDebugUtilsMessengerEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkDebugUtilsMessengerCreateInfoEXT"],
   ) => VkDebugUtilsMessengerEXT;
   /** `vkDestroyDebugUtilsMessengerEXT`, idiomatic. */
   readonly destroyDebugUtilsMessengerEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     messenger?: VkDebugUtilsMessengerEXT | null,
   ) => void;
   /** `vkSubmitDebugUtilsMessageEXT`, idiomatic. */
   readonly submitDebugUtilsMessageEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     messageSeverity: VkDebugUtilsMessageSeverityFlagBitsEXT,
     messageTypes: VkDebugUtilsMessageTypeFlagsEXT,
     pCallbackData: VkStructInputs["VkDebugUtilsMessengerCallbackDataEXT"],
@@ -2240,191 +2185,182 @@ export interface VkIdiomaticCommands {
   readonly getAndroidHardwareBufferPropertiesANDROID: <
     C extends VkChainName<"VkAndroidHardwareBufferPropertiesANDROID"> = never,
   >(
-    device: VkDevice | null,
+    device: VkDevice,
     buffer: Deno.PointerValue,
     chain?: readonly C[],
   ) => VkStructs["VkAndroidHardwareBufferPropertiesANDROID"] & { readonly chain: VkChained<C> };
   /** `vkGetMemoryAndroidHardwareBufferANDROID`, idiomatic. */
   readonly getMemoryAndroidHardwareBufferANDROID: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkMemoryGetAndroidHardwareBufferInfoANDROID"],
     pBuffer: Deno.PointerValue,
   ) => void;
   /** `vkCreateGpaSessionAMD`, idiomatic. */
   readonly createGpaSessionAMD: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkGpaSessionCreateInfoAMD"],
   ) => VkGpaSessionAMD;
   /** `vkDestroyGpaSessionAMD`, idiomatic. */
-  readonly destroyGpaSessionAMD: (device: VkDevice | null, gpaSession?: VkGpaSessionAMD | null) => void;
+  readonly destroyGpaSessionAMD: (device: VkDevice, gpaSession?: VkGpaSessionAMD | null) => void;
   /** `vkSetGpaDeviceClockModeAMD`, idiomatic. */
-  readonly setGpaDeviceClockModeAMD: (device: VkDevice | null) => VkStructs["VkGpaDeviceClockModeInfoAMD"];
+  readonly setGpaDeviceClockModeAMD: (device: VkDevice) => VkStructs["VkGpaDeviceClockModeInfoAMD"];
   /** `vkGetGpaDeviceClockInfoAMD`, idiomatic. */
-  readonly getGpaDeviceClockInfoAMD: (device: VkDevice | null) => VkStructs["VkGpaDeviceGetClockInfoAMD"];
+  readonly getGpaDeviceClockInfoAMD: (device: VkDevice) => VkStructs["VkGpaDeviceGetClockInfoAMD"];
   /** `vkCmdBeginGpaSessionAMD`, idiomatic. */
-  readonly cmdBeginGpaSessionAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
-  ) => void;
+  readonly cmdBeginGpaSessionAMD: (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => void;
   /** `vkCmdEndGpaSessionAMD`, idiomatic. */
-  readonly cmdEndGpaSessionAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
-  ) => void;
+  readonly cmdEndGpaSessionAMD: (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => void;
   /** `vkCmdBeginGpaSampleAMD`, idiomatic. */
   readonly cmdBeginGpaSampleAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
+    commandBuffer: VkCommandBuffer,
+    gpaSession: VkGpaSessionAMD,
     pGpaSampleBeginInfo: VkStructInputs["VkGpaSampleBeginInfoAMD"],
   ) => number;
   /** `vkCmdEndGpaSampleAMD`, idiomatic. */
   readonly cmdEndGpaSampleAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
+    commandBuffer: VkCommandBuffer,
+    gpaSession: VkGpaSessionAMD,
     sampleID: number,
   ) => void;
   /** `vkGetGpaSessionStatusAMD`, idiomatic. */
-  readonly getGpaSessionStatusAMD: (device: VkDevice | null, gpaSession: VkGpaSessionAMD | null) => void;
+  readonly getGpaSessionStatusAMD: (device: VkDevice, gpaSession: VkGpaSessionAMD) => void;
   /** `vkGetGpaSessionResultsAMD`, idiomatic. */
   readonly getGpaSessionResultsAMD: (
-    device: VkDevice | null,
-    gpaSession: VkGpaSessionAMD | null,
+    device: VkDevice,
+    gpaSession: VkGpaSessionAMD,
     sampleID: number,
   ) => Uint8Array;
   /** `vkResetGpaSessionAMD`, idiomatic. */
-  readonly resetGpaSessionAMD: (device: VkDevice | null, gpaSession: VkGpaSessionAMD | null) => void;
+  readonly resetGpaSessionAMD: (device: VkDevice, gpaSession: VkGpaSessionAMD) => void;
   /** `vkCmdCopyGpaSessionResultsAMD`, idiomatic. */
-  readonly cmdCopyGpaSessionResultsAMD: (
-    commandBuffer: VkCommandBuffer | null,
-    gpaSession: VkGpaSessionAMD | null,
-  ) => void;
+  readonly cmdCopyGpaSessionResultsAMD: (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => void;
   /** `vkCreateExecutionGraphPipelinesAMDX`, idiomatic. Returns its success code (VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT). */
   readonly createExecutionGraphPipelinesAMDX: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null | undefined,
     pCreateInfos: readonly VkStructInputs["VkExecutionGraphPipelineCreateInfoAMDX"][],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_PIPELINE_COMPILE_REQUIRED_EXT";
-    readonly pipelines: VkPipeline[];
+    readonly pipelines: [VkPipeline, ...VkPipeline[]];
   };
   /** `vkGetExecutionGraphPipelineScratchSizeAMDX`, idiomatic. */
   readonly getExecutionGraphPipelineScratchSizeAMDX: (
-    device: VkDevice | null,
-    executionGraph: VkPipeline | null,
+    device: VkDevice,
+    executionGraph: VkPipeline,
   ) => VkStructs["VkExecutionGraphPipelineScratchSizeAMDX"];
   /** `vkGetExecutionGraphPipelineNodeIndexAMDX`, idiomatic. */
   readonly getExecutionGraphPipelineNodeIndexAMDX: (
-    device: VkDevice | null,
-    executionGraph: VkPipeline | null,
+    device: VkDevice,
+    executionGraph: VkPipeline,
     pNodeInfo: VkStructInputs["VkPipelineShaderStageNodeCreateInfoAMDX"],
   ) => number;
   /** `vkCmdInitializeGraphScratchMemoryAMDX`, idiomatic. */
   readonly cmdInitializeGraphScratchMemoryAMDX: (
-    commandBuffer: VkCommandBuffer | null,
-    executionGraph: VkPipeline | null,
+    commandBuffer: VkCommandBuffer,
+    executionGraph: VkPipeline,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
   ) => void;
   /** `vkCmdDispatchGraphAMDX`, idiomatic. */
   readonly cmdDispatchGraphAMDX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
     pCountInfo: VkStructInputs["VkDispatchGraphCountInfoAMDX"],
   ) => void;
   /** `vkCmdDispatchGraphIndirectAMDX`, idiomatic. */
   readonly cmdDispatchGraphIndirectAMDX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
     pCountInfo: VkStructInputs["VkDispatchGraphCountInfoAMDX"],
   ) => void;
   /** `vkCmdDispatchGraphIndirectCountAMDX`, idiomatic. */
   readonly cmdDispatchGraphIndirectCountAMDX: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     scratch: VkDeviceAddress,
     scratchSize: VkDeviceSize,
     countInfo: VkDeviceAddress,
   ) => void;
   /** `vkWriteSamplerDescriptorsEXT`, idiomatic. */
   readonly writeSamplerDescriptorsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pSamplers: readonly VkStructInputs["VkSamplerCreateInfo"][],
     pDescriptors: readonly VkStructInputs["VkHostAddressRangeEXT"][],
   ) => void;
   /** `vkWriteResourceDescriptorsEXT`, idiomatic. */
   readonly writeResourceDescriptorsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pResources: readonly VkStructInputs["VkResourceDescriptorInfoEXT"][],
     pDescriptors: readonly VkStructInputs["VkHostAddressRangeEXT"][],
   ) => void;
   /** `vkCmdBindSamplerHeapEXT`, idiomatic. */
   readonly cmdBindSamplerHeapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindInfo: VkStructInputs["VkBindHeapInfoEXT"],
   ) => void;
   /** `vkCmdBindResourceHeapEXT`, idiomatic. */
   readonly cmdBindResourceHeapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindInfo: VkStructInputs["VkBindHeapInfoEXT"],
   ) => void;
   /** `vkCmdPushDataEXT`, idiomatic. */
   readonly cmdPushDataEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPushDataInfo: VkStructInputs["VkPushDataInfoEXT"],
   ) => void;
   /** `vkGetImageOpaqueCaptureDataEXT`, idiomatic. */
   readonly getImageOpaqueCaptureDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImages: readonly (VkImage | null)[],
-  ) => VkStructs["VkHostAddressRangeEXT"][];
+  ) => [VkStructs["VkHostAddressRangeEXT"], ...VkStructs["VkHostAddressRangeEXT"][]];
   /** `vkGetPhysicalDeviceDescriptorSizeEXT`, idiomatic. */
   readonly getPhysicalDeviceDescriptorSizeEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     descriptorType: VkDescriptorType,
   ) => VkDeviceSize;
   /** `vkRegisterCustomBorderColorEXT`, idiomatic. */
   readonly registerCustomBorderColorEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBorderColor: VkStructInputs["VkSamplerCustomBorderColorCreateInfoEXT"],
     requestIndex: boolean,
   ) => number;
   /** `vkUnregisterCustomBorderColorEXT`, idiomatic. */
-  readonly unregisterCustomBorderColorEXT: (device: VkDevice | null, index: number) => void;
+  readonly unregisterCustomBorderColorEXT: (device: VkDevice, index: number) => void;
   /** `vkGetTensorOpaqueCaptureDataARM`, idiomatic. */
   readonly getTensorOpaqueCaptureDataARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pTensors: readonly (VkTensorARM | null)[],
-  ) => VkStructs["VkHostAddressRangeEXT"][];
+  ) => [VkStructs["VkHostAddressRangeEXT"], ...VkStructs["VkHostAddressRangeEXT"][]];
   /** `vkCmdSetSampleLocationsEXT`, idiomatic. */
   readonly cmdSetSampleLocationsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSampleLocationsInfo: VkStructInputs["VkSampleLocationsInfoEXT"],
   ) => void;
   /** `vkGetPhysicalDeviceMultisamplePropertiesEXT`, idiomatic. */
   readonly getPhysicalDeviceMultisamplePropertiesEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     samples: VkSampleCountFlagBits,
   ) => VkStructs["VkMultisamplePropertiesEXT"];
   /** `vkCreateAccelerationStructureKHR`, idiomatic. */
   readonly createAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkAccelerationStructureCreateInfoKHR"],
   ) => VkAccelerationStructureKHR;
   /** `vkDestroyAccelerationStructureKHR`, idiomatic. */
   readonly destroyAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     accelerationStructure?: VkAccelerationStructureKHR | null,
   ) => void;
   /** `vkCmdBuildAccelerationStructuresKHR`, idiomatic. */
   readonly cmdBuildAccelerationStructuresKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfos: readonly VkStructInputs["VkAccelerationStructureBuildGeometryInfoKHR"][],
     ppBuildRangeInfos: Deno.PointerValue,
   ) => void;
   /** `vkCmdBuildAccelerationStructuresIndirectKHR`, idiomatic. */
   readonly cmdBuildAccelerationStructuresIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfos: readonly VkStructInputs["VkAccelerationStructureBuildGeometryInfoKHR"][],
     pIndirectDeviceAddresses: ArrayLike<VkDeviceAddress>,
     pIndirectStrides: ArrayLike<number>,
@@ -2432,32 +2368,32 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkBuildAccelerationStructuresKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly buildAccelerationStructuresKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfos: readonly VkStructInputs["VkAccelerationStructureBuildGeometryInfoKHR"][],
     ppBuildRangeInfos: Deno.PointerValue,
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkCopyAccelerationStructureKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly copyAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfo: VkStructInputs["VkCopyAccelerationStructureInfoKHR"],
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkCopyAccelerationStructureToMemoryKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly copyAccelerationStructureToMemoryKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfo: VkStructInputs["VkCopyAccelerationStructureToMemoryInfoKHR"],
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkCopyMemoryToAccelerationStructureKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly copyMemoryToAccelerationStructureKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfo: VkStructInputs["VkCopyMemoryToAccelerationStructureInfoKHR"],
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkWriteAccelerationStructuresPropertiesKHR`, idiomatic. */
   readonly writeAccelerationStructuresPropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAccelerationStructures: readonly (VkAccelerationStructureKHR | null)[],
     queryType: VkQueryType,
     pData: BufferSource,
@@ -2465,134 +2401,131 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdCopyAccelerationStructureKHR`, idiomatic. */
   readonly cmdCopyAccelerationStructureKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkCopyAccelerationStructureInfoKHR"],
   ) => void;
   /** `vkCmdCopyAccelerationStructureToMemoryKHR`, idiomatic. */
   readonly cmdCopyAccelerationStructureToMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkCopyAccelerationStructureToMemoryInfoKHR"],
   ) => void;
   /** `vkCmdCopyMemoryToAccelerationStructureKHR`, idiomatic. */
   readonly cmdCopyMemoryToAccelerationStructureKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkCopyMemoryToAccelerationStructureInfoKHR"],
   ) => void;
   /** `vkGetAccelerationStructureDeviceAddressKHR`, idiomatic. */
   readonly getAccelerationStructureDeviceAddressKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkAccelerationStructureDeviceAddressInfoKHR"],
   ) => VkDeviceAddress;
   /** `vkCmdWriteAccelerationStructuresPropertiesKHR`, idiomatic. */
   readonly cmdWriteAccelerationStructuresPropertiesKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pAccelerationStructures: readonly (VkAccelerationStructureKHR | null)[],
     queryType: VkQueryType,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     firstQuery: number,
   ) => void;
   /** `vkGetDeviceAccelerationStructureCompatibilityKHR`, idiomatic. */
   readonly getDeviceAccelerationStructureCompatibilityKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pVersionInfo: VkStructInputs["VkAccelerationStructureVersionInfoKHR"],
   ) => VkAccelerationStructureCompatibilityKHR;
   /** `vkGetAccelerationStructureBuildSizesKHR`, idiomatic. */
   readonly getAccelerationStructureBuildSizesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     buildType: VkAccelerationStructureBuildTypeKHR,
     pBuildInfo: VkStructInputs["VkAccelerationStructureBuildGeometryInfoKHR"],
     pMaxPrimitiveCounts?: ArrayLike<number> | null,
   ) => VkStructs["VkAccelerationStructureBuildSizesInfoKHR"];
   /** `vkGetImageDrmFormatModifierPropertiesEXT`, idiomatic. */
   readonly getImageDrmFormatModifierPropertiesEXT: (
-    device: VkDevice | null,
-    image: VkImage | null,
+    device: VkDevice,
+    image: VkImage,
   ) => VkStructs["VkImageDrmFormatModifierPropertiesEXT"];
   /** `vkCreateValidationCacheEXT`, idiomatic. */
   readonly createValidationCacheEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkValidationCacheCreateInfoEXT"],
   ) => VkValidationCacheEXT;
   /** `vkDestroyValidationCacheEXT`, idiomatic. */
   readonly destroyValidationCacheEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     validationCache?: VkValidationCacheEXT | null,
   ) => void;
   /** `vkMergeValidationCachesEXT`, idiomatic. */
   readonly mergeValidationCachesEXT: (
-    device: VkDevice | null,
-    dstCache: VkValidationCacheEXT | null,
+    device: VkDevice,
+    dstCache: VkValidationCacheEXT,
     pSrcCaches: readonly (VkValidationCacheEXT | null)[],
   ) => void;
   /** `vkGetValidationCacheDataEXT`, idiomatic. */
-  readonly getValidationCacheDataEXT: (
-    device: VkDevice | null,
-    validationCache: VkValidationCacheEXT | null,
-  ) => Uint8Array;
+  readonly getValidationCacheDataEXT: (device: VkDevice, validationCache: VkValidationCacheEXT) => Uint8Array;
   /** `vkCmdBindShadingRateImageNV`, idiomatic. */
   readonly cmdBindShadingRateImageNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     imageView: VkImageView | null | undefined,
     imageLayout: VkImageLayout,
   ) => void;
   /** `vkCmdSetViewportShadingRatePaletteNV`, idiomatic. */
   readonly cmdSetViewportShadingRatePaletteNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     pShadingRatePalettes: readonly VkStructInputs["VkShadingRatePaletteNV"][],
   ) => void;
   /** `vkCmdSetCoarseSampleOrderNV`, idiomatic. */
   readonly cmdSetCoarseSampleOrderNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     sampleOrderType: VkCoarseSampleOrderTypeNV,
     pCustomSampleOrders?: readonly VkStructInputs["VkCoarseSampleOrderCustomNV"][] | null,
   ) => void;
   /** `vkCreateAccelerationStructureNV`, idiomatic. */
   readonly createAccelerationStructureNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkAccelerationStructureCreateInfoNV"],
   ) => VkAccelerationStructureNV;
   /** `vkDestroyAccelerationStructureNV`, idiomatic. */
   readonly destroyAccelerationStructureNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     accelerationStructure?: VkAccelerationStructureNV | null,
   ) => void;
   /** `vkGetAccelerationStructureMemoryRequirementsNV`, idiomatic. */
   readonly getAccelerationStructureMemoryRequirementsNV: <
     C extends VkChainName<"VkMemoryRequirements2"> = never,
   >(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkAccelerationStructureMemoryRequirementsInfoNV"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkBindAccelerationStructureMemoryNV`, idiomatic. */
   readonly bindAccelerationStructureMemoryNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBindInfos: readonly VkStructInputs["VkBindAccelerationStructureMemoryInfoNV"][],
   ) => void;
   /** `vkCmdBuildAccelerationStructureNV`, idiomatic. */
   readonly cmdBuildAccelerationStructureNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkAccelerationStructureInfoNV"],
     instanceData: VkBuffer | null | undefined,
     instanceOffset: VkDeviceSize,
     update: boolean,
-    dst: VkAccelerationStructureNV | null,
+    dst: VkAccelerationStructureNV,
     src: VkAccelerationStructureNV | null | undefined,
-    scratch: VkBuffer | null,
+    scratch: VkBuffer,
     scratchOffset: VkDeviceSize,
   ) => void;
   /** `vkCmdCopyAccelerationStructureNV`, idiomatic. */
   readonly cmdCopyAccelerationStructureNV: (
-    commandBuffer: VkCommandBuffer | null,
-    dst: VkAccelerationStructureNV | null,
-    src: VkAccelerationStructureNV | null,
+    commandBuffer: VkCommandBuffer,
+    dst: VkAccelerationStructureNV,
+    src: VkAccelerationStructureNV,
     mode: VkCopyAccelerationStructureModeKHR,
   ) => void;
   /** `vkCmdTraceRaysNV`, idiomatic. */
   readonly cmdTraceRaysNV: (
-    commandBuffer: VkCommandBuffer | null,
-    raygenShaderBindingTableBuffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    raygenShaderBindingTableBuffer: VkBuffer,
     raygenShaderBindingOffset: VkDeviceSize,
     missShaderBindingTableBuffer: VkBuffer | null | undefined,
     missShaderBindingOffset: VkDeviceSize,
@@ -2609,17 +2542,17 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCreateRayTracingPipelinesNV`, idiomatic. Returns its success code (VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT). */
   readonly createRayTracingPipelinesNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pipelineCache: VkPipelineCache | null | undefined,
     pCreateInfos: readonly VkStructInputs["VkRayTracingPipelineCreateInfoNV"][],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_PIPELINE_COMPILE_REQUIRED_EXT";
-    readonly pipelines: VkPipeline[];
+    readonly pipelines: [VkPipeline, ...VkPipeline[]];
   };
   /** `vkGetRayTracingShaderGroupHandlesKHR`, idiomatic. */
   readonly getRayTracingShaderGroupHandlesKHR: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     firstGroup: number,
     groupCount: number,
     pData: BufferSource,
@@ -2628,111 +2561,104 @@ export interface VkIdiomaticCommands {
   readonly getRayTracingShaderGroupHandlesNV: VkIdiomaticCommands["getRayTracingShaderGroupHandlesKHR"];
   /** `vkGetAccelerationStructureHandleNV`, idiomatic. */
   readonly getAccelerationStructureHandleNV: (
-    device: VkDevice | null,
-    accelerationStructure: VkAccelerationStructureNV | null,
+    device: VkDevice,
+    accelerationStructure: VkAccelerationStructureNV,
     pData: BufferSource,
   ) => void;
   /** `vkCmdWriteAccelerationStructuresPropertiesNV`, idiomatic. */
   readonly cmdWriteAccelerationStructuresPropertiesNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pAccelerationStructures: readonly (VkAccelerationStructureNV | null)[],
     queryType: VkQueryType,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     firstQuery: number,
   ) => void;
   /** `vkCompileDeferredNV`, idiomatic. */
-  readonly compileDeferredNV: (device: VkDevice | null, pipeline: VkPipeline | null, shader: number) => void;
+  readonly compileDeferredNV: (device: VkDevice, pipeline: VkPipeline, shader: number) => void;
   /** `vkGetMemoryHostPointerPropertiesEXT`, idiomatic. */
   readonly getMemoryHostPointerPropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     pHostPointer: BufferSource,
   ) => VkStructs["VkMemoryHostPointerPropertiesEXT"];
   /** `vkCmdWriteBufferMarkerAMD`, idiomatic. */
   readonly cmdWriteBufferMarkerAMD: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineStage: VkPipelineStageFlagBits | null | undefined,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     marker: number,
   ) => void;
   /** `vkCmdWriteBufferMarker2AMD`, idiomatic. */
   readonly cmdWriteBufferMarker2AMD: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     stage: VkPipelineStageFlags2 | null | undefined,
-    dstBuffer: VkBuffer | null,
+    dstBuffer: VkBuffer,
     dstOffset: VkDeviceSize,
     marker: number,
   ) => void;
   /** `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`, idiomatic. */
   readonly getPhysicalDeviceCalibrateableTimeDomainsKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkTimeDomainKHR[];
   /** `vkGetPhysicalDeviceCalibrateableTimeDomainsEXT`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceCalibrateableTimeDomainsKHR}. */
   readonly getPhysicalDeviceCalibrateableTimeDomainsEXT:
     VkIdiomaticCommands["getPhysicalDeviceCalibrateableTimeDomainsKHR"];
   /** `vkGetCalibratedTimestampsKHR`, idiomatic. */
   readonly getCalibratedTimestampsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pTimestampInfos: readonly VkStructInputs["VkCalibratedTimestampInfoKHR"][],
-  ) => { readonly timestamps: bigint[]; readonly maxDeviation: bigint };
+  ) => { readonly timestamps: [bigint, ...bigint[]]; readonly maxDeviation: bigint };
   /** `vkGetCalibratedTimestampsEXT`: alias of {@linkcode VkIdiomaticCommands.getCalibratedTimestampsKHR}. */
   readonly getCalibratedTimestampsEXT: VkIdiomaticCommands["getCalibratedTimestampsKHR"];
   /** `vkCmdDrawMeshTasksNV`, idiomatic. */
-  readonly cmdDrawMeshTasksNV: (
-    commandBuffer: VkCommandBuffer | null,
-    taskCount: number,
-    firstTask: number,
-  ) => void;
+  readonly cmdDrawMeshTasksNV: (commandBuffer: VkCommandBuffer, taskCount: number, firstTask: number) => void;
   /** `vkCmdDrawMeshTasksIndirectNV`, idiomatic. */
   readonly cmdDrawMeshTasksIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectCountNV`, idiomatic. */
   readonly cmdDrawMeshTasksIndirectCountNV: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdSetExclusiveScissorEnableNV`, idiomatic. */
   readonly cmdSetExclusiveScissorEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstExclusiveScissor: number,
     pExclusiveScissorEnables: ArrayLike<boolean>,
   ) => void;
   /** `vkCmdSetExclusiveScissorNV`, idiomatic. */
   readonly cmdSetExclusiveScissorNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstExclusiveScissor: number,
     pExclusiveScissors: readonly VkStructInputs["VkRect2D"][],
   ) => void;
   /** `vkCmdSetCheckpointNV`, idiomatic. */
-  readonly cmdSetCheckpointNV: (
-    commandBuffer: VkCommandBuffer | null,
-    pCheckpointMarker: BufferSource,
-  ) => void;
+  readonly cmdSetCheckpointNV: (commandBuffer: VkCommandBuffer, pCheckpointMarker: BufferSource) => void;
   /** `vkGetQueueCheckpointDataNV`, idiomatic. */
-  readonly getQueueCheckpointDataNV: (queue: VkQueue | null) => VkStructs["VkCheckpointDataNV"][];
+  readonly getQueueCheckpointDataNV: (queue: VkQueue) => VkStructs["VkCheckpointDataNV"][];
   /** `vkGetQueueCheckpointData2NV`, idiomatic. */
-  readonly getQueueCheckpointData2NV: (queue: VkQueue | null) => VkStructs["VkCheckpointData2NV"][];
+  readonly getQueueCheckpointData2NV: (queue: VkQueue) => VkStructs["VkCheckpointData2NV"][];
   /** `vkSetSwapchainPresentTimingQueueSizeEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_NOT_READY). */
   readonly setSwapchainPresentTimingQueueSizeEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     size: number,
   ) => "VK_SUCCESS" | "VK_NOT_READY";
   /** `vkGetSwapchainTimingPropertiesEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_NOT_READY). */
   readonly getSwapchainTimingPropertiesEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
   ) => {
     readonly result: "VK_SUCCESS" | "VK_NOT_READY";
     readonly swapchainTimingProperties: VkStructs["VkSwapchainTimingPropertiesEXT"];
@@ -2740,8 +2666,8 @@ export interface VkIdiomaticCommands {
   };
   /** `vkGetSwapchainTimeDomainPropertiesEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
   readonly getSwapchainTimeDomainPropertiesEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
   ) => {
     readonly result: "VK_SUCCESS" | "VK_INCOMPLETE";
     readonly swapchainTimeDomainProperties: VkStructs["VkSwapchainTimeDomainPropertiesEXT"];
@@ -2749,7 +2675,7 @@ export interface VkIdiomaticCommands {
   };
   /** `vkGetPastPresentationTimingEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
   readonly getPastPresentationTimingEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPastPresentationTimingInfo: VkStructInputs["VkPastPresentationTimingInfoEXT"],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_INCOMPLETE";
@@ -2757,204 +2683,195 @@ export interface VkIdiomaticCommands {
   };
   /** `vkInitializePerformanceApiINTEL`, idiomatic. */
   readonly initializePerformanceApiINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInitializeInfo: VkStructInputs["VkInitializePerformanceApiInfoINTEL"],
   ) => void;
   /** `vkUninitializePerformanceApiINTEL`, idiomatic. */
-  readonly uninitializePerformanceApiINTEL: (device: VkDevice | null) => void;
+  readonly uninitializePerformanceApiINTEL: (device: VkDevice) => void;
   /** `vkCmdSetPerformanceMarkerINTEL`, idiomatic. */
   readonly cmdSetPerformanceMarkerINTEL: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructInputs["VkPerformanceMarkerInfoINTEL"],
   ) => void;
   /** `vkCmdSetPerformanceStreamMarkerINTEL`, idiomatic. */
   readonly cmdSetPerformanceStreamMarkerINTEL: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructInputs["VkPerformanceStreamMarkerInfoINTEL"],
   ) => void;
   /** `vkCmdSetPerformanceOverrideINTEL`, idiomatic. */
   readonly cmdSetPerformanceOverrideINTEL: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pOverrideInfo: VkStructInputs["VkPerformanceOverrideInfoINTEL"],
   ) => void;
   /** `vkAcquirePerformanceConfigurationINTEL`, idiomatic. */
   readonly acquirePerformanceConfigurationINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     pAcquireInfo: VkStructInputs["VkPerformanceConfigurationAcquireInfoINTEL"],
   ) => VkPerformanceConfigurationINTEL;
   /** `vkReleasePerformanceConfigurationINTEL`, idiomatic. */
   readonly releasePerformanceConfigurationINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     configuration?: VkPerformanceConfigurationINTEL | null,
   ) => void;
   /** `vkQueueSetPerformanceConfigurationINTEL`, idiomatic. */
   readonly queueSetPerformanceConfigurationINTEL: (
-    queue: VkQueue | null,
-    configuration: VkPerformanceConfigurationINTEL | null,
+    queue: VkQueue,
+    configuration: VkPerformanceConfigurationINTEL,
   ) => void;
   /** `vkGetPerformanceParameterINTEL`, idiomatic. */
   readonly getPerformanceParameterINTEL: (
-    device: VkDevice | null,
+    device: VkDevice,
     parameter: VkPerformanceParameterTypeINTEL,
   ) => VkStructs["VkPerformanceValueINTEL"];
   /** `vkSetLocalDimmingAMD`, idiomatic. */
   readonly setLocalDimmingAMD: (
-    device: VkDevice | null,
-    swapChain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapChain: VkSwapchainKHR,
     localDimmingEnable: boolean,
   ) => void;
   /** `vkCreateImagePipeSurfaceFUCHSIA`, idiomatic. */
   readonly createImagePipeSurfaceFUCHSIA: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkImagePipeSurfaceCreateInfoFUCHSIA"],
   ) => VkSurfaceKHR;
   /** `vkCreateMetalSurfaceEXT`, idiomatic. */
   readonly createMetalSurfaceEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkMetalSurfaceCreateInfoEXT"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceFragmentShadingRatesKHR`, idiomatic. */
   readonly getPhysicalDeviceFragmentShadingRatesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkPhysicalDeviceFragmentShadingRateKHR"][];
   /** `vkCmdSetFragmentShadingRateKHR`, idiomatic. */
   readonly cmdSetFragmentShadingRateKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pFragmentSize: VkStructInputs["VkExtent2D"],
     combinerOps: ArrayLike<VkFragmentShadingRateCombinerOpKHR>,
   ) => void;
   /** `vkWaitForPresentKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR). */
   readonly waitForPresentKHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     presentId: bigint,
     timeout: bigint,
   ) => "VK_SUCCESS" | "VK_TIMEOUT" | "VK_SUBOPTIMAL_KHR";
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesNV`, idiomatic. */
   readonly getPhysicalDeviceCooperativeMatrixPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkCooperativeMatrixPropertiesNV"][];
   /** `vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV`, idiomatic. */
   readonly getPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkFramebufferMixedSamplesCombinationNV"][];
   /** `vkGetPhysicalDeviceSurfacePresentModes2EXT`, idiomatic. */
   readonly getPhysicalDeviceSurfacePresentModes2EXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"],
   ) => VkPresentModeKHR[];
   /** `vkAcquireFullScreenExclusiveModeEXT`, idiomatic. */
-  readonly acquireFullScreenExclusiveModeEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
-  ) => void;
+  readonly acquireFullScreenExclusiveModeEXT: (device: VkDevice, swapchain: VkSwapchainKHR) => void;
   /** `vkReleaseFullScreenExclusiveModeEXT`, idiomatic. */
-  readonly releaseFullScreenExclusiveModeEXT: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
-  ) => void;
+  readonly releaseFullScreenExclusiveModeEXT: (device: VkDevice, swapchain: VkSwapchainKHR) => void;
   /** `vkGetDeviceGroupSurfacePresentModes2EXT`, idiomatic. */
   readonly getDeviceGroupSurfacePresentModes2EXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"],
   ) => VkDeviceGroupPresentModeFlagsKHR;
   /** `vkCreateHeadlessSurfaceEXT`, idiomatic. */
   readonly createHeadlessSurfaceEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkHeadlessSurfaceCreateInfoEXT"],
   ) => VkSurfaceKHR;
   /** `vkCreateDeferredOperationKHR`, idiomatic. */
-  readonly createDeferredOperationKHR: (device: VkDevice | null) => VkDeferredOperationKHR;
+  readonly createDeferredOperationKHR: (device: VkDevice) => VkDeferredOperationKHR;
   /** `vkDestroyDeferredOperationKHR`, idiomatic. */
-  readonly destroyDeferredOperationKHR: (
-    device: VkDevice | null,
-    operation?: VkDeferredOperationKHR | null,
-  ) => void;
+  readonly destroyDeferredOperationKHR: (device: VkDevice, operation?: VkDeferredOperationKHR | null) => void;
   /** `vkGetDeferredOperationMaxConcurrencyKHR`, idiomatic. */
   readonly getDeferredOperationMaxConcurrencyKHR: (
-    device: VkDevice | null,
-    operation: VkDeferredOperationKHR | null,
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
   ) => number;
   /** `vkGetDeferredOperationResultKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_NOT_READY). */
   readonly getDeferredOperationResultKHR: (
-    device: VkDevice | null,
-    operation: VkDeferredOperationKHR | null,
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
   ) => "VK_SUCCESS" | "VK_NOT_READY";
   /** `vkDeferredOperationJoinKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_THREAD_DONE_KHR, VK_THREAD_IDLE_KHR). */
   readonly deferredOperationJoinKHR: (
-    device: VkDevice | null,
-    operation: VkDeferredOperationKHR | null,
+    device: VkDevice,
+    operation: VkDeferredOperationKHR,
   ) => "VK_SUCCESS" | "VK_THREAD_DONE_KHR" | "VK_THREAD_IDLE_KHR";
   /** `vkGetPipelineExecutablePropertiesKHR`, idiomatic. */
   readonly getPipelineExecutablePropertiesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructInputs["VkPipelineInfoKHR"],
   ) => VkStructs["VkPipelineExecutablePropertiesKHR"][];
   /** `vkGetPipelineExecutableStatisticsKHR`, idiomatic. */
   readonly getPipelineExecutableStatisticsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pExecutableInfo: VkStructInputs["VkPipelineExecutableInfoKHR"],
   ) => VkStructs["VkPipelineExecutableStatisticKHR"][];
   /** `vkGetPipelineExecutableInternalRepresentationsKHR`, idiomatic. */
   readonly getPipelineExecutableInternalRepresentationsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pExecutableInfo: VkStructInputs["VkPipelineExecutableInfoKHR"],
   ) => VkStructs["VkPipelineExecutableInternalRepresentationKHR"][];
   /** `vkReleaseSwapchainImagesKHR`, idiomatic. */
   readonly releaseSwapchainImagesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pReleaseInfo: VkStructInputs["VkReleaseSwapchainImagesInfoKHR"],
   ) => void;
   /** `vkReleaseSwapchainImagesEXT`: alias of {@linkcode VkIdiomaticCommands.releaseSwapchainImagesKHR}. */
   readonly releaseSwapchainImagesEXT: VkIdiomaticCommands["releaseSwapchainImagesKHR"];
   /** `vkGetGeneratedCommandsMemoryRequirementsNV`, idiomatic. */
   readonly getGeneratedCommandsMemoryRequirementsNV: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkGeneratedCommandsMemoryRequirementsInfoNV"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkCmdPreprocessGeneratedCommandsNV`, idiomatic. */
   readonly cmdPreprocessGeneratedCommandsNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pGeneratedCommandsInfo: VkStructInputs["VkGeneratedCommandsInfoNV"],
   ) => void;
   /** `vkCmdExecuteGeneratedCommandsNV`, idiomatic. */
   readonly cmdExecuteGeneratedCommandsNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     isPreprocessed: boolean,
     pGeneratedCommandsInfo: VkStructInputs["VkGeneratedCommandsInfoNV"],
   ) => void;
   /** `vkCmdBindPipelineShaderGroupNV`, idiomatic. */
   readonly cmdBindPipelineShaderGroupNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline | null,
+    pipeline: VkPipeline,
     groupIndex: number,
   ) => void;
   /** `vkCreateIndirectCommandsLayoutNV`, idiomatic. */
   readonly createIndirectCommandsLayoutNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkIndirectCommandsLayoutCreateInfoNV"],
   ) => VkIndirectCommandsLayoutNV;
   /** `vkDestroyIndirectCommandsLayoutNV`, idiomatic. */
   readonly destroyIndirectCommandsLayoutNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     indirectCommandsLayout?: VkIndirectCommandsLayoutNV | null,
   ) => void;
   /** `vkCmdSetDepthBias2EXT`, idiomatic. */
   readonly cmdSetDepthBias2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDepthBiasInfo: VkStructInputs["VkDepthBiasInfoEXT"],
   ) => void;
   /** `vkAcquireDrmDisplayEXT`, idiomatic. */
   readonly acquireDrmDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     drmFd: number,
-    display: VkDisplayKHR | null,
+    display: VkDisplayKHR,
   ) => void;
   /** `vkGetDrmDisplayEXT`, idiomatic. */
   readonly getDrmDisplayEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     drmFd: number,
     connectorId: number,
   ) => VkDisplayKHR;
@@ -2962,7 +2879,7 @@ export interface VkIdiomaticCommands {
   readonly getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR: <
     C extends VkChainName<"VkVideoEncodeQualityLevelPropertiesKHR"> = never,
   >(
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pQualityLevelInfo: VkStructInputs["VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR"],
     chain?: readonly C[],
   ) => VkStructs["VkVideoEncodeQualityLevelPropertiesKHR"] & { readonly chain: VkChained<C> };
@@ -2970,7 +2887,7 @@ export interface VkIdiomaticCommands {
   readonly getEncodedVideoSessionParametersKHR: <
     C extends VkChainName<"VkVideoEncodeSessionParametersFeedbackInfoKHR"> = never,
   >(
-    device: VkDevice | null,
+    device: VkDevice,
     pVideoSessionParametersInfo: VkStructInputs["VkVideoEncodeSessionParametersGetInfoKHR"],
     chain?: readonly C[],
   ) => {
@@ -2981,205 +2898,198 @@ export interface VkIdiomaticCommands {
   };
   /** `vkCmdEncodeVideoKHR`, idiomatic. */
   readonly cmdEncodeVideoKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pEncodeInfo: VkStructInputs["VkVideoEncodeInfoKHR"],
   ) => void;
   /** `vkQueueSetPerfHintQCOM`, idiomatic. */
   readonly queueSetPerfHintQCOM: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pPerfHintInfo: VkStructInputs["VkPerfHintInfoQCOM"],
   ) => void;
   /** `vkCreateCudaModuleNV`, idiomatic. */
   readonly createCudaModuleNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkCudaModuleCreateInfoNV"],
   ) => VkCudaModuleNV;
   /** `vkGetCudaModuleCacheNV`, idiomatic. */
-  readonly getCudaModuleCacheNV: (device: VkDevice | null, module_: VkCudaModuleNV | null) => Uint8Array;
+  readonly getCudaModuleCacheNV: (device: VkDevice, module_: VkCudaModuleNV) => Uint8Array;
   /** `vkCreateCudaFunctionNV`, idiomatic. */
   readonly createCudaFunctionNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkCudaFunctionCreateInfoNV"],
   ) => VkCudaFunctionNV;
   /** `vkDestroyCudaModuleNV`, idiomatic. */
-  readonly destroyCudaModuleNV: (device: VkDevice | null, module_: VkCudaModuleNV | null) => void;
+  readonly destroyCudaModuleNV: (device: VkDevice, module_: VkCudaModuleNV) => void;
   /** `vkDestroyCudaFunctionNV`, idiomatic. */
-  readonly destroyCudaFunctionNV: (device: VkDevice | null, function_: VkCudaFunctionNV | null) => void;
+  readonly destroyCudaFunctionNV: (device: VkDevice, function_: VkCudaFunctionNV) => void;
   /** `vkCmdCudaLaunchKernelNV`, idiomatic. */
   readonly cmdCudaLaunchKernelNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pLaunchInfo: VkStructInputs["VkCudaLaunchInfoNV"],
   ) => void;
   /** `vkCmdDispatchTileQCOM`, idiomatic. */
   readonly cmdDispatchTileQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDispatchTileInfo: VkStructInputs["VkDispatchTileInfoQCOM"],
   ) => void;
   /** `vkCmdBeginPerTileExecutionQCOM`, idiomatic. */
   readonly cmdBeginPerTileExecutionQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPerTileBeginInfo: VkStructInputs["VkPerTileBeginInfoQCOM"],
   ) => void;
   /** `vkCmdEndPerTileExecutionQCOM`, idiomatic. */
   readonly cmdEndPerTileExecutionQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pPerTileEndInfo: VkStructInputs["VkPerTileEndInfoQCOM"],
   ) => void;
   /** `vkSetLatencySleepModeLegacyNV`, idiomatic. */
   readonly setLatencySleepModeLegacyNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     lowLatencyMode: boolean,
     lowLatencyBoost: boolean,
     minimumIntervalUs: number,
   ) => void;
   /** `vkLatencySleepLegacyNV`, idiomatic. */
-  readonly latencySleepLegacyNV: (
-    device: VkDevice | null,
-    signalSemaphore: VkSemaphore | null,
-    value: bigint,
-  ) => void;
+  readonly latencySleepLegacyNV: (device: VkDevice, signalSemaphore: VkSemaphore, value: bigint) => void;
   /** `vkSetLatencyMarkerLegacyNV`, idiomatic. */
-  readonly setLatencyMarkerLegacyNV: (device: VkDevice | null, frameID: bigint, marker: number) => void;
+  readonly setLatencyMarkerLegacyNV: (device: VkDevice, frameID: bigint, marker: number) => void;
   /** `vkGetLatencyTimingsLegacyNV`, idiomatic. */
-  readonly getLatencyTimingsLegacyNV: (device: VkDevice | null, pTimings: Deno.PointerValue) => void;
+  readonly getLatencyTimingsLegacyNV: (device: VkDevice, pTimings: Deno.PointerValue) => void;
   /** `vkQueueNotifyOutOfBandLegacyNV`, idiomatic. */
-  readonly queueNotifyOutOfBandLegacyNV: (queue: VkQueue | null, queueType: number) => void;
+  readonly queueNotifyOutOfBandLegacyNV: (queue: VkQueue, queueType: number) => void;
   /** `vkGetSleepStatusLegacyNV`, idiomatic. */
-  readonly getSleepStatusLegacyNV: (device: VkDevice | null) => boolean;
+  readonly getSleepStatusLegacyNV: (device: VkDevice) => boolean;
   /** `vkShutdownLatencyDeviceLegacyNV`, idiomatic. */
-  readonly shutdownLatencyDeviceLegacyNV: (device: VkDevice | null) => void;
+  readonly shutdownLatencyDeviceLegacyNV: (device: VkDevice) => void;
   /** `vkExportMetalObjectsEXT`, idiomatic. */
   readonly exportMetalObjectsEXT: <C extends VkChainName<"VkExportMetalObjectsInfoEXT"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     chain?: readonly C[],
   ) => VkStructs["VkExportMetalObjectsInfoEXT"] & { readonly chain: VkChained<C> };
   /** `vkGetDescriptorSetLayoutSizeEXT`, idiomatic. */
-  readonly getDescriptorSetLayoutSizeEXT: (
-    device: VkDevice | null,
-    layout: VkDescriptorSetLayout | null,
-  ) => VkDeviceSize;
+  readonly getDescriptorSetLayoutSizeEXT: (device: VkDevice, layout: VkDescriptorSetLayout) => VkDeviceSize;
   /** `vkGetDescriptorSetLayoutBindingOffsetEXT`, idiomatic. */
   readonly getDescriptorSetLayoutBindingOffsetEXT: (
-    device: VkDevice | null,
-    layout: VkDescriptorSetLayout | null,
+    device: VkDevice,
+    layout: VkDescriptorSetLayout,
     binding: number,
   ) => VkDeviceSize;
   /** `vkGetDescriptorEXT`, idiomatic. */
   readonly getDescriptorEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pDescriptorInfo: VkStructInputs["VkDescriptorGetInfoEXT"],
     pDescriptor: BufferSource,
   ) => void;
   /** `vkCmdBindDescriptorBuffersEXT`, idiomatic. */
   readonly cmdBindDescriptorBuffersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindingInfos: readonly VkStructInputs["VkDescriptorBufferBindingInfoEXT"][],
   ) => void;
   /** `vkCmdSetDescriptorBufferOffsetsEXT`, idiomatic. */
   readonly cmdSetDescriptorBufferOffsetsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     firstSet: number,
     pBufferIndices: ArrayLike<number>,
     pOffsets: ArrayLike<VkDeviceSize>,
   ) => void;
   /** `vkCmdBindDescriptorBufferEmbeddedSamplersEXT`, idiomatic. */
   readonly cmdBindDescriptorBufferEmbeddedSamplersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout | null,
+    layout: VkPipelineLayout,
     set: number,
   ) => void;
   /** `vkGetBufferOpaqueCaptureDescriptorDataEXT`, idiomatic. */
   readonly getBufferOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkBufferCaptureDescriptorDataInfoEXT"],
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetImageOpaqueCaptureDescriptorDataEXT`, idiomatic. */
   readonly getImageOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkImageCaptureDescriptorDataInfoEXT"],
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetImageViewOpaqueCaptureDescriptorDataEXT`, idiomatic. */
   readonly getImageViewOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkImageViewCaptureDescriptorDataInfoEXT"],
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetSamplerOpaqueCaptureDescriptorDataEXT`, idiomatic. */
   readonly getSamplerOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkSamplerCaptureDescriptorDataInfoEXT"],
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`, idiomatic. */
   readonly getAccelerationStructureOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkAccelerationStructureCaptureDescriptorDataInfoEXT"],
     pData: Deno.PointerValue,
   ) => void;
   /** `vkCmdBindIndexBuffer3KHR`, idiomatic. */
   readonly cmdBindIndexBuffer3KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkBindIndexBuffer3InfoKHR"],
   ) => void;
   /** `vkCmdBindVertexBuffers3KHR`, idiomatic. */
   readonly cmdBindVertexBuffers3KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBindingInfos: readonly VkStructInputs["VkBindVertexBuffer3InfoKHR"][],
   ) => void;
   /** `vkCmdDrawIndirect2KHR`, idiomatic. */
   readonly cmdDrawIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkDrawIndirect2InfoKHR"],
   ) => void;
   /** `vkCmdDrawIndexedIndirect2KHR`, idiomatic. */
   readonly cmdDrawIndexedIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkDrawIndirect2InfoKHR"],
   ) => void;
   /** `vkCmdDispatchIndirect2KHR`, idiomatic. */
   readonly cmdDispatchIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkDispatchIndirect2InfoKHR"],
   ) => void;
   /** `vkCmdCopyMemoryKHR`, idiomatic. */
   readonly cmdCopyMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryInfo?: VkStructInputs["VkCopyDeviceMemoryInfoKHR"] | null,
   ) => void;
   /** `vkCmdCopyMemoryToImageKHR`, idiomatic. */
   readonly cmdCopyMemoryToImageKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryInfo?: VkStructInputs["VkCopyDeviceMemoryImageInfoKHR"] | null,
   ) => void;
   /** `vkCmdCopyImageToMemoryKHR`, idiomatic. */
   readonly cmdCopyImageToMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryInfo?: VkStructInputs["VkCopyDeviceMemoryImageInfoKHR"] | null,
   ) => void;
   /** `vkCmdUpdateMemoryKHR`, idiomatic. */
   readonly cmdUpdateMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDstRange: VkStructInputs["VkDeviceAddressRangeKHR"],
     dstFlags: VkAddressCommandFlagsKHR | null | undefined,
     pData: BufferSource,
   ) => void;
   /** `vkCmdFillMemoryKHR`, idiomatic. */
   readonly cmdFillMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDstRange: VkStructInputs["VkDeviceAddressRangeKHR"],
     dstFlags: VkAddressCommandFlagsKHR | null | undefined,
     data: number,
   ) => void;
   /** `vkCmdCopyQueryPoolResultsToMemoryKHR`, idiomatic. */
   readonly cmdCopyQueryPoolResultsToMemoryKHR: (
-    commandBuffer: VkCommandBuffer | null,
-    queryPool: VkQueryPool | null,
+    commandBuffer: VkCommandBuffer,
+    queryPool: VkQueryPool,
     firstQuery: number,
     queryCount: number,
     pDstRange: VkStructInputs["VkStridedDeviceAddressRangeKHR"],
@@ -3188,40 +3098,40 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdDrawIndirectCount2KHR`, idiomatic. */
   readonly cmdDrawIndirectCount2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkDrawIndirectCount2InfoKHR"],
   ) => void;
   /** `vkCmdDrawIndexedIndirectCount2KHR`, idiomatic. */
   readonly cmdDrawIndexedIndirectCount2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkDrawIndirectCount2InfoKHR"],
   ) => void;
   /** `vkCmdBeginConditionalRendering2EXT`, idiomatic. */
   readonly cmdBeginConditionalRendering2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pConditionalRenderingBegin: VkStructInputs["VkConditionalRenderingBeginInfo2EXT"],
   ) => void;
   /** `vkCmdBindTransformFeedbackBuffers2EXT`, idiomatic. */
   readonly cmdBindTransformFeedbackBuffers2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBindingInfos?: readonly VkStructInputs["VkBindTransformFeedbackBuffer2InfoEXT"][] | null,
   ) => void;
   /** `vkCmdBeginTransformFeedback2EXT`, idiomatic. */
   readonly cmdBeginTransformFeedback2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterRange: number,
     pCounterInfos?: readonly VkStructInputs["VkBindTransformFeedbackBuffer2InfoEXT"][] | null,
   ) => void;
   /** `vkCmdEndTransformFeedback2EXT`, idiomatic. */
   readonly cmdEndTransformFeedback2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstCounterRange: number,
     pCounterInfos?: readonly VkStructInputs["VkBindTransformFeedbackBuffer2InfoEXT"][] | null,
   ) => void;
   /** `vkCmdDrawIndirectByteCount2EXT`, idiomatic. */
   readonly cmdDrawIndirectByteCount2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     instanceCount: number,
     firstInstance: number,
     pCounterInfo: VkStructInputs["VkBindTransformFeedbackBuffer2InfoEXT"],
@@ -3230,87 +3140,81 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdDrawMeshTasksIndirect2EXT`, idiomatic. */
   readonly cmdDrawMeshTasksIndirect2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkDrawIndirect2InfoKHR"],
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectCount2EXT`, idiomatic. */
   readonly cmdDrawMeshTasksIndirectCount2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkDrawIndirectCount2InfoKHR"],
   ) => void;
   /** `vkCmdWriteMarkerToMemoryAMD`, idiomatic. */
   readonly cmdWriteMarkerToMemoryAMD: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkMemoryMarkerInfoAMD"],
   ) => void;
   /** `vkCreateAccelerationStructure2KHR`, idiomatic. */
   readonly createAccelerationStructure2KHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkAccelerationStructureCreateInfo2KHR"],
   ) => VkAccelerationStructureKHR;
   /** `vkCmdSetFragmentShadingRateEnumNV`, idiomatic. */
   readonly cmdSetFragmentShadingRateEnumNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     shadingRate: VkFragmentShadingRateNV,
     combinerOps: ArrayLike<VkFragmentShadingRateCombinerOpKHR>,
   ) => void;
   /** `vkCmdDrawMeshTasksEXT`, idiomatic. */
   readonly cmdDrawMeshTasksEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     groupCountX: number,
     groupCountY: number,
     groupCountZ: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectEXT`, idiomatic. */
   readonly cmdDrawMeshTasksIndirectEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
     drawCount: number,
     stride: number,
   ) => void;
   /** `vkCmdDrawMeshTasksIndirectCountEXT`, idiomatic. */
   readonly cmdDrawMeshTasksIndirectCountEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
-    countBuffer: VkBuffer | null,
+    countBuffer: VkBuffer,
     countBufferOffset: VkDeviceSize,
     maxDrawCount: number,
     stride: number,
   ) => void;
   /** `vkGetDeviceFaultInfoEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
   readonly getDeviceFaultInfoEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
   ) => {
     readonly result: "VK_SUCCESS" | "VK_INCOMPLETE";
     readonly faultCounts: VkStructs["VkDeviceFaultCountsEXT"];
     readonly faultInfo: VkStructs["VkDeviceFaultInfoEXT"];
   };
   /** `vkAcquireWinrtDisplayNV`, idiomatic. */
-  readonly acquireWinrtDisplayNV: (
-    physicalDevice: VkPhysicalDevice | null,
-    display: VkDisplayKHR | null,
-  ) => void;
+  readonly acquireWinrtDisplayNV: (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => void;
   /** `vkGetWinrtDisplayNV`, idiomatic. */
-  readonly getWinrtDisplayNV: (
-    physicalDevice: VkPhysicalDevice | null,
-    deviceRelativeId: number,
-  ) => VkDisplayKHR;
+  readonly getWinrtDisplayNV: (physicalDevice: VkPhysicalDevice, deviceRelativeId: number) => VkDisplayKHR;
   /** `vkCreateDirectFBSurfaceEXT`, idiomatic. */
   readonly createDirectFBSurfaceEXT: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkDirectFBSurfaceCreateInfoEXT"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceDirectFBPresentationSupportEXT`, idiomatic. */
   readonly getPhysicalDeviceDirectFBPresentationSupportEXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     dfb: Deno.PointerValue,
   ) => boolean;
   /** `vkCmdTraceRaysKHR`, idiomatic. */
   readonly cmdTraceRaysKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRaygenShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
     pMissShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
     pHitShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
@@ -3321,7 +3225,7 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCreateRayTracingPipelinesKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR, VK_PIPELINE_COMPILE_REQUIRED_EXT). */
   readonly createRayTracingPipelinesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pipelineCache: VkPipelineCache | null | undefined,
     pCreateInfos: readonly VkStructInputs["VkRayTracingPipelineCreateInfoKHR"][],
@@ -3331,19 +3235,19 @@ export interface VkIdiomaticCommands {
       | "VK_OPERATION_DEFERRED_KHR"
       | "VK_OPERATION_NOT_DEFERRED_KHR"
       | "VK_PIPELINE_COMPILE_REQUIRED_EXT";
-    readonly pipelines: VkPipeline[];
+    readonly pipelines: [VkPipeline, ...VkPipeline[]];
   };
   /** `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`, idiomatic. */
   readonly getRayTracingCaptureReplayShaderGroupHandlesKHR: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     firstGroup: number,
     groupCount: number,
     pData: BufferSource,
   ) => void;
   /** `vkCmdTraceRaysIndirectKHR`, idiomatic. */
   readonly cmdTraceRaysIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRaygenShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
     pMissShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
     pHitShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
@@ -3352,125 +3256,119 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkGetRayTracingShaderGroupStackSizeKHR`, idiomatic. */
   readonly getRayTracingShaderGroupStackSizeKHR: (
-    device: VkDevice | null,
-    pipeline: VkPipeline | null,
+    device: VkDevice,
+    pipeline: VkPipeline,
     group: number,
     groupShader: VkShaderGroupShaderKHR,
   ) => VkDeviceSize;
   /** `vkCmdSetRayTracingPipelineStackSizeKHR`, idiomatic. */
   readonly cmdSetRayTracingPipelineStackSizeKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineStackSize: number,
   ) => void;
   /** `vkCmdSetVertexInputEXT`, idiomatic. */
   readonly cmdSetVertexInputEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pVertexBindingDescriptions?: readonly VkStructInputs["VkVertexInputBindingDescription2EXT"][] | null,
     pVertexAttributeDescriptions?: readonly VkStructInputs["VkVertexInputAttributeDescription2EXT"][] | null,
   ) => void;
   /** `vkGetMemoryZirconHandleFUCHSIA`, idiomatic. */
   readonly getMemoryZirconHandleFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetZirconHandleInfo: VkStructInputs["VkMemoryGetZirconHandleInfoFUCHSIA"],
   ) => number;
   /** `vkGetMemoryZirconHandlePropertiesFUCHSIA`, idiomatic. */
   readonly getMemoryZirconHandlePropertiesFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     zirconHandle: number,
   ) => VkStructs["VkMemoryZirconHandlePropertiesFUCHSIA"];
   /** `vkImportSemaphoreZirconHandleFUCHSIA`, idiomatic. */
   readonly importSemaphoreZirconHandleFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pImportSemaphoreZirconHandleInfo: VkStructInputs["VkImportSemaphoreZirconHandleInfoFUCHSIA"],
   ) => void;
   /** `vkGetSemaphoreZirconHandleFUCHSIA`, idiomatic. */
   readonly getSemaphoreZirconHandleFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetZirconHandleInfo: VkStructInputs["VkSemaphoreGetZirconHandleInfoFUCHSIA"],
   ) => number;
   /** `vkCreateBufferCollectionFUCHSIA`, idiomatic. */
   readonly createBufferCollectionFUCHSIA: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkBufferCollectionCreateInfoFUCHSIA"],
   ) => VkBufferCollectionFUCHSIA;
   /** `vkSetBufferCollectionImageConstraintsFUCHSIA`, idiomatic. */
   readonly setBufferCollectionImageConstraintsFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
+    device: VkDevice,
+    collection: VkBufferCollectionFUCHSIA,
     pImageConstraintsInfo: VkStructInputs["VkImageConstraintsInfoFUCHSIA"],
   ) => void;
   /** `vkSetBufferCollectionBufferConstraintsFUCHSIA`, idiomatic. */
   readonly setBufferCollectionBufferConstraintsFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
+    device: VkDevice,
+    collection: VkBufferCollectionFUCHSIA,
     pBufferConstraintsInfo: VkStructInputs["VkBufferConstraintsInfoFUCHSIA"],
   ) => void;
   /** `vkDestroyBufferCollectionFUCHSIA`, idiomatic. */
-  readonly destroyBufferCollectionFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
-  ) => void;
+  readonly destroyBufferCollectionFUCHSIA: (device: VkDevice, collection: VkBufferCollectionFUCHSIA) => void;
   /** `vkGetBufferCollectionPropertiesFUCHSIA`, idiomatic. */
   readonly getBufferCollectionPropertiesFUCHSIA: (
-    device: VkDevice | null,
-    collection: VkBufferCollectionFUCHSIA | null,
+    device: VkDevice,
+    collection: VkBufferCollectionFUCHSIA,
   ) => VkStructs["VkBufferCollectionPropertiesFUCHSIA"];
   /** `vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI`, idiomatic. */
   readonly getDeviceSubpassShadingMaxWorkgroupSizeHUAWEI: (
-    device: VkDevice | null,
-    renderpass: VkRenderPass | null,
+    device: VkDevice,
+    renderpass: VkRenderPass,
     pMaxWorkgroupSize: Deno.PointerValue,
   ) => void;
   /** `vkCmdSubpassShadingHUAWEI`, idiomatic. */
-  readonly cmdSubpassShadingHUAWEI: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly cmdSubpassShadingHUAWEI: (commandBuffer: VkCommandBuffer) => void;
   /** `vkCmdBindInvocationMaskHUAWEI`, idiomatic. */
   readonly cmdBindInvocationMaskHUAWEI: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     imageView: VkImageView | null | undefined,
     imageLayout: VkImageLayout,
   ) => void;
   /** `vkGetMemoryRemoteAddressNV`, idiomatic. */
   readonly getMemoryRemoteAddressNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMemoryGetRemoteAddressInfo: VkStructInputs["VkMemoryGetRemoteAddressInfoNV"],
   ) => VkRemoteAddressNV;
   /** `vkGetPipelinePropertiesEXT`, idiomatic. */
   readonly getPipelinePropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructInputs["VkPipelineInfoKHR"],
   ) => VkStructs["VkBaseOutStructure"];
   /** `vkCmdSetPatchControlPointsEXT`, idiomatic. */
-  readonly cmdSetPatchControlPointsEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    patchControlPoints: number,
-  ) => void;
+  readonly cmdSetPatchControlPointsEXT: (commandBuffer: VkCommandBuffer, patchControlPoints: number) => void;
   /** `vkCmdSetLogicOpEXT`, idiomatic. */
-  readonly cmdSetLogicOpEXT: (commandBuffer: VkCommandBuffer | null, logicOp: VkLogicOp) => void;
+  readonly cmdSetLogicOpEXT: (commandBuffer: VkCommandBuffer, logicOp: VkLogicOp) => void;
   /** `vkCreateScreenSurfaceQNX`, idiomatic. */
   readonly createScreenSurfaceQNX: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkScreenSurfaceCreateInfoQNX"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceScreenPresentationSupportQNX`, idiomatic. */
   readonly getPhysicalDeviceScreenPresentationSupportQNX: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     window: Deno.PointerValue,
   ) => boolean;
   /** `vkCmdSetColorWriteEnableEXT`, idiomatic. */
   readonly cmdSetColorWriteEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pColorWriteEnables: ArrayLike<boolean>,
   ) => void;
   /** `vkCmdTraceRaysIndirect2KHR`, idiomatic. */
   readonly cmdTraceRaysIndirect2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     indirectDeviceAddress: VkDeviceAddress,
   ) => void;
   /** `vkCmdDrawMultiEXT`, idiomatic. */
   readonly cmdDrawMultiEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pVertexInfo: readonly VkStructInputs["VkMultiDrawInfoEXT"][] | null | undefined,
     instanceCount: number,
     firstInstance: number,
@@ -3478,7 +3376,7 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdDrawMultiIndexedEXT`, idiomatic. */
   readonly cmdDrawMultiIndexedEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pIndexInfo: readonly VkStructInputs["VkMultiDrawIndexedInfoEXT"][] | null | undefined,
     instanceCount: number,
     firstInstance: number,
@@ -3487,43 +3385,43 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCreateMicromapEXT`, idiomatic. */
   readonly createMicromapEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkMicromapCreateInfoEXT"],
   ) => VkMicromapEXT;
   /** `vkDestroyMicromapEXT`, idiomatic. */
-  readonly destroyMicromapEXT: (device: VkDevice | null, micromap?: VkMicromapEXT | null) => void;
+  readonly destroyMicromapEXT: (device: VkDevice, micromap?: VkMicromapEXT | null) => void;
   /** `vkCmdBuildMicromapsEXT`, idiomatic. */
   readonly cmdBuildMicromapsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfos: readonly VkStructInputs["VkMicromapBuildInfoEXT"][],
   ) => void;
   /** `vkBuildMicromapsEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly buildMicromapsEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfos: readonly VkStructInputs["VkMicromapBuildInfoEXT"][],
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkCopyMicromapEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly copyMicromapEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfo: VkStructInputs["VkCopyMicromapInfoEXT"],
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkCopyMicromapToMemoryEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly copyMicromapToMemoryEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfo: VkStructInputs["VkCopyMicromapToMemoryInfoEXT"],
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkCopyMemoryToMicromapEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR). */
   readonly copyMemoryToMicromapEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pInfo: VkStructInputs["VkCopyMemoryToMicromapInfoEXT"],
   ) => "VK_SUCCESS" | "VK_OPERATION_DEFERRED_KHR" | "VK_OPERATION_NOT_DEFERRED_KHR";
   /** `vkWriteMicromapsPropertiesEXT`, idiomatic. */
   readonly writeMicromapsPropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pMicromaps: readonly (VkMicromapEXT | null)[],
     queryType: VkQueryType,
     pData: BufferSource,
@@ -3531,429 +3429,407 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdCopyMicromapEXT`, idiomatic. */
   readonly cmdCopyMicromapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkCopyMicromapInfoEXT"],
   ) => void;
   /** `vkCmdCopyMicromapToMemoryEXT`, idiomatic. */
   readonly cmdCopyMicromapToMemoryEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkCopyMicromapToMemoryInfoEXT"],
   ) => void;
   /** `vkCmdCopyMemoryToMicromapEXT`, idiomatic. */
   readonly cmdCopyMemoryToMicromapEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkCopyMemoryToMicromapInfoEXT"],
   ) => void;
   /** `vkCmdWriteMicromapsPropertiesEXT`, idiomatic. */
   readonly cmdWriteMicromapsPropertiesEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pMicromaps: readonly (VkMicromapEXT | null)[],
     queryType: VkQueryType,
-    queryPool: VkQueryPool | null,
+    queryPool: VkQueryPool,
     firstQuery: number,
   ) => void;
   /** `vkGetDeviceMicromapCompatibilityEXT`, idiomatic. */
   readonly getDeviceMicromapCompatibilityEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pVersionInfo: VkStructInputs["VkMicromapVersionInfoEXT"],
   ) => VkAccelerationStructureCompatibilityKHR;
   /** `vkGetMicromapBuildSizesEXT`, idiomatic. */
   readonly getMicromapBuildSizesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     buildType: VkAccelerationStructureBuildTypeKHR,
     pBuildInfo: VkStructInputs["VkMicromapBuildInfoEXT"],
   ) => VkStructs["VkMicromapBuildSizesInfoEXT"];
   /** `vkCmdDrawClusterHUAWEI`, idiomatic. */
   readonly cmdDrawClusterHUAWEI: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     groupCountX: number,
     groupCountY: number,
     groupCountZ: number,
   ) => void;
   /** `vkCmdDrawClusterIndirectHUAWEI`, idiomatic. */
   readonly cmdDrawClusterIndirectHUAWEI: (
-    commandBuffer: VkCommandBuffer | null,
-    buffer: VkBuffer | null,
+    commandBuffer: VkCommandBuffer,
+    buffer: VkBuffer,
     offset: VkDeviceSize,
   ) => void;
   /** `vkSetDeviceMemoryPriorityEXT`, idiomatic. */
-  readonly setDeviceMemoryPriorityEXT: (
-    device: VkDevice | null,
-    memory: VkDeviceMemory | null,
-    priority: number,
-  ) => void;
+  readonly setDeviceMemoryPriorityEXT: (device: VkDevice, memory: VkDeviceMemory, priority: number) => void;
   /** `vkCmdSetDispatchParametersARM`, idiomatic. */
   readonly cmdSetDispatchParametersARM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDispatchParameters: VkStructInputs["VkDispatchParametersARM"],
   ) => void;
   /** `vkGetDescriptorSetLayoutHostMappingInfoVALVE`, idiomatic. */
   readonly getDescriptorSetLayoutHostMappingInfoVALVE: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBindingReference: VkStructInputs["VkDescriptorSetBindingReferenceVALVE"],
   ) => VkStructs["VkDescriptorSetLayoutHostMappingInfoVALVE"];
   /** `vkGetDescriptorSetHostMappingVALVE`, idiomatic. */
   readonly getDescriptorSetHostMappingVALVE: (
-    device: VkDevice | null,
-    descriptorSet: VkDescriptorSet | null,
+    device: VkDevice,
+    descriptorSet: VkDescriptorSet,
   ) => Deno.PointerValue;
   /** `vkCmdCopyMemoryIndirectNV`, idiomatic. */
   readonly cmdCopyMemoryIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     copyBufferAddress: VkDeviceAddress,
     copyCount: number,
     stride: number,
   ) => void;
   /** `vkCmdCopyMemoryToImageIndirectNV`, idiomatic. */
   readonly cmdCopyMemoryToImageIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     copyBufferAddress: VkDeviceAddress,
     stride: number,
-    dstImage: VkImage | null,
+    dstImage: VkImage,
     dstImageLayout: VkImageLayout,
     pImageSubresources: readonly VkStructInputs["VkImageSubresourceLayers"][],
   ) => void;
   /** `vkCmdDecompressMemoryNV`, idiomatic. */
   readonly cmdDecompressMemoryNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDecompressMemoryRegions: readonly VkStructInputs["VkDecompressMemoryRegionNV"][],
   ) => void;
   /** `vkCmdDecompressMemoryIndirectCountNV`, idiomatic. */
   readonly cmdDecompressMemoryIndirectCountNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     indirectCommandsAddress: VkDeviceAddress,
     indirectCommandsCountAddress: VkDeviceAddress,
     stride: number,
   ) => void;
   /** `vkGetPipelineIndirectMemoryRequirementsNV`, idiomatic. */
   readonly getPipelineIndirectMemoryRequirementsNV: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkComputePipelineCreateInfo"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkCmdUpdatePipelineIndirectBufferNV`, idiomatic. */
   readonly cmdUpdatePipelineIndirectBufferNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline | null,
+    pipeline: VkPipeline,
   ) => void;
   /** `vkGetPipelineIndirectDeviceAddressNV`, idiomatic. */
   readonly getPipelineIndirectDeviceAddressNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkPipelineIndirectDeviceAddressInfoNV"],
   ) => VkDeviceAddress;
   /** `vkGetNativeBufferPropertiesOHOS`, idiomatic. */
   readonly getNativeBufferPropertiesOHOS: <C extends VkChainName<"VkNativeBufferPropertiesOHOS"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     buffer: Deno.PointerValue,
     chain?: readonly C[],
   ) => VkStructs["VkNativeBufferPropertiesOHOS"] & { readonly chain: VkChained<C> };
   /** `vkGetMemoryNativeBufferOHOS`, idiomatic. */
   readonly getMemoryNativeBufferOHOS: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkMemoryGetNativeBufferInfoOHOS"],
     pBuffer: Deno.PointerValue,
   ) => void;
   /** `vkCmdSetDepthClampEnableEXT`, idiomatic. */
-  readonly cmdSetDepthClampEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    depthClampEnable: boolean,
-  ) => void;
+  readonly cmdSetDepthClampEnableEXT: (commandBuffer: VkCommandBuffer, depthClampEnable: boolean) => void;
   /** `vkCmdSetPolygonModeEXT`, idiomatic. */
-  readonly cmdSetPolygonModeEXT: (commandBuffer: VkCommandBuffer | null, polygonMode: VkPolygonMode) => void;
+  readonly cmdSetPolygonModeEXT: (commandBuffer: VkCommandBuffer, polygonMode: VkPolygonMode) => void;
   /** `vkCmdSetRasterizationSamplesEXT`, idiomatic. */
   readonly cmdSetRasterizationSamplesEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     rasterizationSamples: VkSampleCountFlagBits,
   ) => void;
   /** `vkCmdSetSampleMaskEXT`, idiomatic. */
   readonly cmdSetSampleMaskEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     samples: VkSampleCountFlagBits,
     pSampleMask?: ArrayLike<VkSampleMask> | null,
   ) => void;
   /** `vkCmdSetAlphaToCoverageEnableEXT`, idiomatic. */
   readonly cmdSetAlphaToCoverageEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     alphaToCoverageEnable: boolean,
   ) => void;
   /** `vkCmdSetAlphaToOneEnableEXT`, idiomatic. */
-  readonly cmdSetAlphaToOneEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    alphaToOneEnable: boolean,
-  ) => void;
+  readonly cmdSetAlphaToOneEnableEXT: (commandBuffer: VkCommandBuffer, alphaToOneEnable: boolean) => void;
   /** `vkCmdSetLogicOpEnableEXT`, idiomatic. */
-  readonly cmdSetLogicOpEnableEXT: (commandBuffer: VkCommandBuffer | null, logicOpEnable: boolean) => void;
+  readonly cmdSetLogicOpEnableEXT: (commandBuffer: VkCommandBuffer, logicOpEnable: boolean) => void;
   /** `vkCmdSetColorBlendEnableEXT`, idiomatic. */
   readonly cmdSetColorBlendEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     pColorBlendEnables: ArrayLike<boolean>,
   ) => void;
   /** `vkCmdSetColorBlendEquationEXT`, idiomatic. */
   readonly cmdSetColorBlendEquationEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     pColorBlendEquations: readonly VkStructInputs["VkColorBlendEquationEXT"][],
   ) => void;
   /** `vkCmdSetColorWriteMaskEXT`, idiomatic. */
   readonly cmdSetColorWriteMaskEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     pColorWriteMasks: ArrayLike<VkColorComponentFlags>,
   ) => void;
   /** `vkCmdSetTessellationDomainOriginEXT`, idiomatic. */
   readonly cmdSetTessellationDomainOriginEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     domainOrigin: VkTessellationDomainOrigin,
   ) => void;
   /** `vkCmdSetRasterizationStreamEXT`, idiomatic. */
   readonly cmdSetRasterizationStreamEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     rasterizationStream: number,
   ) => void;
   /** `vkCmdSetConservativeRasterizationModeEXT`, idiomatic. */
   readonly cmdSetConservativeRasterizationModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     conservativeRasterizationMode: VkConservativeRasterizationModeEXT,
   ) => void;
   /** `vkCmdSetExtraPrimitiveOverestimationSizeEXT`, idiomatic. */
   readonly cmdSetExtraPrimitiveOverestimationSizeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     extraPrimitiveOverestimationSize: number,
   ) => void;
   /** `vkCmdSetDepthClipEnableEXT`, idiomatic. */
-  readonly cmdSetDepthClipEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    depthClipEnable: boolean,
-  ) => void;
+  readonly cmdSetDepthClipEnableEXT: (commandBuffer: VkCommandBuffer, depthClipEnable: boolean) => void;
   /** `vkCmdSetSampleLocationsEnableEXT`, idiomatic. */
   readonly cmdSetSampleLocationsEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     sampleLocationsEnable: boolean,
   ) => void;
   /** `vkCmdSetColorBlendAdvancedEXT`, idiomatic. */
   readonly cmdSetColorBlendAdvancedEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstAttachment: number,
     pColorBlendAdvanced: readonly VkStructInputs["VkColorBlendAdvancedEXT"][],
   ) => void;
   /** `vkCmdSetProvokingVertexModeEXT`, idiomatic. */
   readonly cmdSetProvokingVertexModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     provokingVertexMode: VkProvokingVertexModeEXT,
   ) => void;
   /** `vkCmdSetLineRasterizationModeEXT`, idiomatic. */
   readonly cmdSetLineRasterizationModeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     lineRasterizationMode: VkLineRasterizationModeEXT,
   ) => void;
   /** `vkCmdSetLineStippleEnableEXT`, idiomatic. */
-  readonly cmdSetLineStippleEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
-    stippledLineEnable: boolean,
-  ) => void;
+  readonly cmdSetLineStippleEnableEXT: (commandBuffer: VkCommandBuffer, stippledLineEnable: boolean) => void;
   /** `vkCmdSetDepthClipNegativeOneToOneEXT`, idiomatic. */
   readonly cmdSetDepthClipNegativeOneToOneEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     negativeOneToOne: boolean,
   ) => void;
   /** `vkCmdSetViewportWScalingEnableNV`, idiomatic. */
   readonly cmdSetViewportWScalingEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     viewportWScalingEnable: boolean,
   ) => void;
   /** `vkCmdSetViewportSwizzleNV`, idiomatic. */
   readonly cmdSetViewportSwizzleNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     firstViewport: number,
     pViewportSwizzles: readonly VkStructInputs["VkViewportSwizzleNV"][],
   ) => void;
   /** `vkCmdSetCoverageToColorEnableNV`, idiomatic. */
   readonly cmdSetCoverageToColorEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageToColorEnable: boolean,
   ) => void;
   /** `vkCmdSetCoverageToColorLocationNV`, idiomatic. */
   readonly cmdSetCoverageToColorLocationNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageToColorLocation: number,
   ) => void;
   /** `vkCmdSetCoverageModulationModeNV`, idiomatic. */
   readonly cmdSetCoverageModulationModeNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageModulationMode: VkCoverageModulationModeNV,
   ) => void;
   /** `vkCmdSetCoverageModulationTableEnableNV`, idiomatic. */
   readonly cmdSetCoverageModulationTableEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageModulationTableEnable: boolean,
   ) => void;
   /** `vkCmdSetCoverageModulationTableNV`, idiomatic. */
   readonly cmdSetCoverageModulationTableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCoverageModulationTable: ArrayLike<number>,
   ) => void;
   /** `vkCmdSetShadingRateImageEnableNV`, idiomatic. */
   readonly cmdSetShadingRateImageEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     shadingRateImageEnable: boolean,
   ) => void;
   /** `vkCmdSetRepresentativeFragmentTestEnableNV`, idiomatic. */
   readonly cmdSetRepresentativeFragmentTestEnableNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     representativeFragmentTestEnable: boolean,
   ) => void;
   /** `vkCmdSetCoverageReductionModeNV`, idiomatic. */
   readonly cmdSetCoverageReductionModeNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     coverageReductionMode: VkCoverageReductionModeNV,
   ) => void;
   /** `vkCreateTensorARM`, idiomatic. */
   readonly createTensorARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkTensorCreateInfoARM"],
   ) => VkTensorARM;
   /** `vkDestroyTensorARM`, idiomatic. */
-  readonly destroyTensorARM: (device: VkDevice | null, tensor?: VkTensorARM | null) => void;
+  readonly destroyTensorARM: (device: VkDevice, tensor?: VkTensorARM | null) => void;
   /** `vkCreateTensorViewARM`, idiomatic. */
   readonly createTensorViewARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkTensorViewCreateInfoARM"],
   ) => VkTensorViewARM;
   /** `vkDestroyTensorViewARM`, idiomatic. */
-  readonly destroyTensorViewARM: (device: VkDevice | null, tensorView?: VkTensorViewARM | null) => void;
+  readonly destroyTensorViewARM: (device: VkDevice, tensorView?: VkTensorViewARM | null) => void;
   /** `vkGetTensorMemoryRequirementsARM`, idiomatic. */
   readonly getTensorMemoryRequirementsARM: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkTensorMemoryRequirementsInfoARM"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkBindTensorMemoryARM`, idiomatic. */
   readonly bindTensorMemoryARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBindInfos: readonly VkStructInputs["VkBindTensorMemoryInfoARM"][],
   ) => void;
   /** `vkGetDeviceTensorMemoryRequirementsARM`, idiomatic. */
   readonly getDeviceTensorMemoryRequirementsARM: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDeviceTensorMemoryRequirementsARM"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkCmdCopyTensorARM`, idiomatic. */
   readonly cmdCopyTensorARM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyTensorInfo: VkStructInputs["VkCopyTensorInfoARM"],
   ) => void;
   /** `vkGetPhysicalDeviceExternalTensorPropertiesARM`, idiomatic. */
   readonly getPhysicalDeviceExternalTensorPropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pExternalTensorInfo: VkStructInputs["VkPhysicalDeviceExternalTensorInfoARM"],
   ) => VkStructs["VkExternalTensorPropertiesARM"];
   /** `vkGetTensorOpaqueCaptureDescriptorDataARM`, idiomatic. */
   readonly getTensorOpaqueCaptureDescriptorDataARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkTensorCaptureDescriptorDataInfoARM"],
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetTensorViewOpaqueCaptureDescriptorDataARM`, idiomatic. */
   readonly getTensorViewOpaqueCaptureDescriptorDataARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkTensorViewCaptureDescriptorDataInfoARM"],
     pData: Deno.PointerValue,
   ) => void;
   /** `vkGetShaderModuleIdentifierEXT`, idiomatic. */
   readonly getShaderModuleIdentifierEXT: (
-    device: VkDevice | null,
-    shaderModule: VkShaderModule | null,
+    device: VkDevice,
+    shaderModule: VkShaderModule,
   ) => VkStructs["VkShaderModuleIdentifierEXT"];
   /** `vkGetShaderModuleCreateInfoIdentifierEXT`, idiomatic. */
   readonly getShaderModuleCreateInfoIdentifierEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkShaderModuleCreateInfo"],
   ) => VkStructs["VkShaderModuleIdentifierEXT"];
   /** `vkGetPhysicalDeviceOpticalFlowImageFormatsNV`, idiomatic. */
   readonly getPhysicalDeviceOpticalFlowImageFormatsNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pOpticalFlowImageFormatInfo: VkStructInputs["VkOpticalFlowImageFormatInfoNV"],
   ) => VkStructs["VkOpticalFlowImageFormatPropertiesNV"][];
   /** `vkCreateOpticalFlowSessionNV`, idiomatic. */
   readonly createOpticalFlowSessionNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkOpticalFlowSessionCreateInfoNV"],
   ) => VkOpticalFlowSessionNV;
   /** `vkDestroyOpticalFlowSessionNV`, idiomatic. */
-  readonly destroyOpticalFlowSessionNV: (
-    device: VkDevice | null,
-    session: VkOpticalFlowSessionNV | null,
-  ) => void;
+  readonly destroyOpticalFlowSessionNV: (device: VkDevice, session: VkOpticalFlowSessionNV) => void;
   /** `vkBindOpticalFlowSessionImageNV`, idiomatic. */
   readonly bindOpticalFlowSessionImageNV: (
-    device: VkDevice | null,
-    session: VkOpticalFlowSessionNV | null,
+    device: VkDevice,
+    session: VkOpticalFlowSessionNV,
     bindingPoint: VkOpticalFlowSessionBindingPointNV,
     view: VkImageView | null | undefined,
     layout: VkImageLayout,
   ) => void;
   /** `vkCmdOpticalFlowExecuteNV`, idiomatic. */
   readonly cmdOpticalFlowExecuteNV: (
-    commandBuffer: VkCommandBuffer | null,
-    session: VkOpticalFlowSessionNV | null,
+    commandBuffer: VkCommandBuffer,
+    session: VkOpticalFlowSessionNV,
     pExecuteInfo: VkStructInputs["VkOpticalFlowExecuteInfoNV"],
   ) => void;
   /** `vkAntiLagUpdateAMD`, idiomatic. */
-  readonly antiLagUpdateAMD: (device: VkDevice | null, pData: VkStructInputs["VkAntiLagDataAMD"]) => void;
+  readonly antiLagUpdateAMD: (device: VkDevice, pData: VkStructInputs["VkAntiLagDataAMD"]) => void;
   /** `vkWaitForPresent2KHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR). */
   readonly waitForPresent2KHR: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pPresentWait2Info: VkStructInputs["VkPresentWait2InfoKHR"],
   ) => "VK_SUCCESS" | "VK_TIMEOUT" | "VK_SUBOPTIMAL_KHR";
   /** `vkCreateShadersEXT`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPATIBLE_SHADER_BINARY_EXT). */
   readonly createShadersEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfos: readonly VkStructInputs["VkShaderCreateInfoEXT"][],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_INCOMPATIBLE_SHADER_BINARY_EXT";
-    readonly shaders: VkShaderEXT[];
+    readonly shaders: [VkShaderEXT, ...VkShaderEXT[]];
   };
   /** `vkDestroyShaderEXT`, idiomatic. */
-  readonly destroyShaderEXT: (device: VkDevice | null, shader?: VkShaderEXT | null) => void;
+  readonly destroyShaderEXT: (device: VkDevice, shader?: VkShaderEXT | null) => void;
   /** `vkGetShaderBinaryDataEXT`, idiomatic. */
-  readonly getShaderBinaryDataEXT: (device: VkDevice | null, shader: VkShaderEXT | null) => Uint8Array;
+  readonly getShaderBinaryDataEXT: (device: VkDevice, shader: VkShaderEXT) => Uint8Array;
   /** `vkCmdBindShadersEXT`, idiomatic. */
   readonly cmdBindShadersEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pStages: ArrayLike<VkShaderStageFlagBits>,
     pShaders?: readonly (VkShaderEXT | null)[] | null,
   ) => void;
   /** `vkCmdSetDepthClampRangeEXT`, idiomatic. */
   readonly cmdSetDepthClampRangeEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     depthClampMode: VkDepthClampModeEXT,
     pDepthClampRange?: VkStructInputs["VkDepthClampRangeEXT"] | null,
   ) => void;
   /** `vkCreatePipelineBinariesKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE, VK_PIPELINE_BINARY_MISSING_KHR). */
   readonly createPipelineBinariesKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkPipelineBinaryCreateInfoKHR"],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_INCOMPLETE" | "VK_PIPELINE_BINARY_MISSING_KHR";
     readonly binaries: VkStructs["VkPipelineBinaryHandlesInfoKHR"];
   };
   /** `vkDestroyPipelineBinaryKHR`, idiomatic. */
-  readonly destroyPipelineBinaryKHR: (
-    device: VkDevice | null,
-    pipelineBinary?: VkPipelineBinaryKHR | null,
-  ) => void;
+  readonly destroyPipelineBinaryKHR: (device: VkDevice, pipelineBinary?: VkPipelineBinaryKHR | null) => void;
   /** `vkGetPipelineKeyKHR`, idiomatic. */
   readonly getPipelineKeyKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineCreateInfo?: VkStructInputs["VkPipelineCreateInfoKHR"] | null,
   ) => VkStructs["VkPipelineBinaryKeyKHR"];
   /** `vkGetPipelineBinaryDataKHR`, idiomatic. */
   readonly getPipelineBinaryDataKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkPipelineBinaryDataInfoKHR"],
   ) => {
     readonly pipelineBinaryKey: VkStructs["VkPipelineBinaryKeyKHR"];
@@ -3961,185 +3837,188 @@ export interface VkIdiomaticCommands {
   };
   /** `vkReleaseCapturedPipelineDataKHR`, idiomatic. */
   readonly releaseCapturedPipelineDataKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkReleaseCapturedPipelineDataInfoKHR"],
   ) => void;
   /** `vkGetFramebufferTilePropertiesQCOM`, idiomatic. */
   readonly getFramebufferTilePropertiesQCOM: (
-    device: VkDevice | null,
-    framebuffer: VkFramebuffer | null,
+    device: VkDevice,
+    framebuffer: VkFramebuffer,
   ) => VkStructs["VkTilePropertiesQCOM"][];
   /** `vkGetDynamicRenderingTilePropertiesQCOM`, idiomatic. */
   readonly getDynamicRenderingTilePropertiesQCOM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pRenderingInfo: VkStructInputs["VkRenderingInfo"],
   ) => VkStructs["VkTilePropertiesQCOM"];
   /** `vkGetPhysicalDeviceCooperativeVectorPropertiesNV`, idiomatic. */
   readonly getPhysicalDeviceCooperativeVectorPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkCooperativeVectorPropertiesNV"][];
   /** `vkConvertCooperativeVectorMatrixNV`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
   readonly convertCooperativeVectorMatrixNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkConvertCooperativeVectorMatrixInfoNV"],
   ) => "VK_SUCCESS" | "VK_INCOMPLETE";
   /** `vkCmdConvertCooperativeVectorMatrixNV`, idiomatic. */
   readonly cmdConvertCooperativeVectorMatrixNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pInfos: readonly VkStructInputs["VkConvertCooperativeVectorMatrixInfoNV"][],
   ) => void;
   /** `vkSetLatencySleepModeNV`, idiomatic. */
   readonly setLatencySleepModeNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pSleepModeInfo: VkStructInputs["VkLatencySleepModeInfoNV"],
   ) => void;
   /** `vkLatencySleepNV`, idiomatic. */
   readonly latencySleepNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pSleepInfo: VkStructInputs["VkLatencySleepInfoNV"],
   ) => void;
   /** `vkSetLatencyMarkerNV`, idiomatic. */
   readonly setLatencyMarkerNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
     pLatencyMarkerInfo: VkStructInputs["VkSetLatencyMarkerInfoNV"],
   ) => void;
   /** `vkGetLatencyTimingsNV`, idiomatic. */
   readonly getLatencyTimingsNV: (
-    device: VkDevice | null,
-    swapchain: VkSwapchainKHR | null,
+    device: VkDevice,
+    swapchain: VkSwapchainKHR,
   ) => VkStructs["VkGetLatencyMarkerInfoNV"];
   /** `vkQueueNotifyOutOfBandNV`, idiomatic. */
   readonly queueNotifyOutOfBandNV: (
-    queue: VkQueue | null,
+    queue: VkQueue,
     pQueueTypeInfo: VkStructInputs["VkOutOfBandQueueTypeInfoNV"],
   ) => void;
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`, idiomatic. */
   readonly getPhysicalDeviceCooperativeMatrixPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkCooperativeMatrixPropertiesKHR"][];
   /** `vkCreateDataGraphPipelinesARM`, idiomatic. Returns its success code (VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT). */
   readonly createDataGraphPipelinesARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     deferredOperation: VkDeferredOperationKHR | null | undefined,
     pipelineCache: VkPipelineCache | null | undefined,
     pCreateInfos: readonly VkStructInputs["VkDataGraphPipelineCreateInfoARM"][],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_PIPELINE_COMPILE_REQUIRED_EXT";
-    readonly pipelines: VkPipeline[];
+    readonly pipelines: [VkPipeline, ...VkPipeline[]];
   };
   /** `vkCreateDataGraphPipelineSessionARM`, idiomatic. */
   readonly createDataGraphPipelineSessionARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkDataGraphPipelineSessionCreateInfoARM"],
   ) => VkDataGraphPipelineSessionARM;
   /** `vkGetDataGraphPipelineSessionBindPointRequirementsARM`, idiomatic. */
   readonly getDataGraphPipelineSessionBindPointRequirementsARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDataGraphPipelineSessionBindPointRequirementsInfoARM"],
   ) => VkStructs["VkDataGraphPipelineSessionBindPointRequirementARM"][];
   /** `vkGetDataGraphPipelineSessionMemoryRequirementsARM`, idiomatic. */
   readonly getDataGraphPipelineSessionMemoryRequirementsARM: <
     C extends VkChainName<"VkMemoryRequirements2"> = never,
   >(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkDataGraphPipelineSessionMemoryRequirementsInfoARM"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkBindDataGraphPipelineSessionMemoryARM`, idiomatic. */
   readonly bindDataGraphPipelineSessionMemoryARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pBindInfos: readonly VkStructInputs["VkBindDataGraphPipelineSessionMemoryInfoARM"][],
   ) => void;
   /** `vkDestroyDataGraphPipelineSessionARM`, idiomatic. */
   readonly destroyDataGraphPipelineSessionARM: (
-    device: VkDevice | null,
-    session: VkDataGraphPipelineSessionARM | null,
+    device: VkDevice,
+    session: VkDataGraphPipelineSessionARM,
   ) => void;
   /** `vkCmdDispatchDataGraphARM`, idiomatic. */
   readonly cmdDispatchDataGraphARM: (
-    commandBuffer: VkCommandBuffer | null,
-    session: VkDataGraphPipelineSessionARM | null,
+    commandBuffer: VkCommandBuffer,
+    session: VkDataGraphPipelineSessionARM,
     pInfo?: VkStructInputs["VkDataGraphPipelineDispatchInfoARM"] | null,
   ) => void;
   /** `vkGetDataGraphPipelineAvailablePropertiesARM`, idiomatic. */
   readonly getDataGraphPipelineAvailablePropertiesARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructInputs["VkDataGraphPipelineInfoARM"],
   ) => VkDataGraphPipelinePropertyARM[];
   /** `vkGetDataGraphPipelinePropertiesARM`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
   readonly getDataGraphPipelinePropertiesARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pPipelineInfo: VkStructInputs["VkDataGraphPipelineInfoARM"],
     propertiesCount: number,
   ) => {
     readonly result: "VK_SUCCESS" | "VK_INCOMPLETE";
-    readonly properties: VkStructs["VkDataGraphPipelinePropertyQueryResultARM"][];
+    readonly properties: [
+      VkStructs["VkDataGraphPipelinePropertyQueryResultARM"],
+      ...VkStructs["VkDataGraphPipelinePropertyQueryResultARM"][],
+    ];
   };
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`, idiomatic. */
   readonly getPhysicalDeviceQueueFamilyDataGraphPropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
   ) => VkStructs["VkQueueFamilyDataGraphPropertiesARM"][];
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`, idiomatic. */
   readonly getPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pQueueFamilyDataGraphProcessingEngineInfo:
       VkStructInputs["VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM"],
   ) => VkStructs["VkQueueFamilyDataGraphProcessingEnginePropertiesARM"];
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`, idiomatic. */
   readonly getPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     pQueueFamilyDataGraphProperties: VkStructInputs["VkQueueFamilyDataGraphPropertiesARM"],
   ) => VkStructs["VkBaseOutStructure"];
   /** `vkCmdSetAttachmentFeedbackLoopEnableEXT`, idiomatic. */
   readonly cmdSetAttachmentFeedbackLoopEnableEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     aspectMask?: VkImageAspectFlags | null,
   ) => void;
   /** `vkGetScreenBufferPropertiesQNX`, idiomatic. */
   readonly getScreenBufferPropertiesQNX: <C extends VkChainName<"VkScreenBufferPropertiesQNX"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     buffer: Deno.PointerValue,
     chain?: readonly C[],
   ) => VkStructs["VkScreenBufferPropertiesQNX"] & { readonly chain: VkChained<C> };
   /** `vkCmdSetDescriptorBufferOffsets2EXT`, idiomatic. */
   readonly cmdSetDescriptorBufferOffsets2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pSetDescriptorBufferOffsetsInfo: VkStructInputs["VkSetDescriptorBufferOffsetsInfoEXT"],
   ) => void;
   /** `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`, idiomatic. */
   readonly cmdBindDescriptorBufferEmbeddedSamplers2EXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBindDescriptorBufferEmbeddedSamplersInfo:
       VkStructInputs["VkBindDescriptorBufferEmbeddedSamplersInfoEXT"],
   ) => void;
   /** `vkCmdBindTileMemoryQCOM`, idiomatic. */
   readonly cmdBindTileMemoryQCOM: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pTileMemoryBindInfo?: VkStructInputs["VkTileMemoryBindInfoQCOM"] | null,
   ) => void;
   /** `vkCmdCopyMemoryIndirectKHR`, idiomatic. */
   readonly cmdCopyMemoryIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryIndirectInfo: VkStructInputs["VkCopyMemoryIndirectInfoKHR"],
   ) => void;
   /** `vkCmdCopyMemoryToImageIndirectKHR`, idiomatic. */
   readonly cmdCopyMemoryToImageIndirectKHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCopyMemoryToImageIndirectInfo: VkStructInputs["VkCopyMemoryToImageIndirectInfoKHR"],
   ) => void;
   /** `vkCmdDecompressMemoryEXT`, idiomatic. */
   readonly cmdDecompressMemoryEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pDecompressMemoryInfoEXT: VkStructInputs["VkDecompressMemoryInfoEXT"],
   ) => void;
   /** `vkCmdDecompressMemoryIndirectCountEXT`, idiomatic. */
   readonly cmdDecompressMemoryIndirectCountEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     decompressionMethod: VkMemoryDecompressionMethodFlagsEXT,
     indirectCommandsAddress: VkDeviceAddress,
     indirectCommandsCountAddress: VkDeviceAddress,
@@ -4148,94 +4027,91 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCreateExternalComputeQueueNV`, idiomatic. */
   readonly createExternalComputeQueueNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkExternalComputeQueueCreateInfoNV"],
   ) => VkExternalComputeQueueNV;
   /** `vkDestroyExternalComputeQueueNV`, idiomatic. */
-  readonly destroyExternalComputeQueueNV: (
-    device: VkDevice | null,
-    externalQueue: VkExternalComputeQueueNV | null,
-  ) => void;
+  readonly destroyExternalComputeQueueNV: (device: VkDevice, externalQueue: VkExternalComputeQueueNV) => void;
   /** `vkGetExternalComputeQueueDataNV`, idiomatic. */
   readonly getExternalComputeQueueDataNV: (
-    externalQueue: VkExternalComputeQueueNV | null,
+    externalQueue: VkExternalComputeQueueNV,
     pData: Deno.PointerValue,
   ) => VkStructs["VkExternalComputeQueueDataParamsNV"];
   /** `vkGetClusterAccelerationStructureBuildSizesNV`, idiomatic. */
   readonly getClusterAccelerationStructureBuildSizesNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkClusterAccelerationStructureInputInfoNV"],
   ) => VkStructs["VkAccelerationStructureBuildSizesInfoKHR"];
   /** `vkCmdBuildClusterAccelerationStructureIndirectNV`, idiomatic. */
   readonly cmdBuildClusterAccelerationStructureIndirectNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pCommandInfos: VkStructInputs["VkClusterAccelerationStructureCommandsInfoNV"],
   ) => void;
   /** `vkGetPartitionedAccelerationStructuresBuildSizesNV`, idiomatic. */
   readonly getPartitionedAccelerationStructuresBuildSizesNV: (
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkPartitionedAccelerationStructureInstancesInputNV"],
   ) => VkStructs["VkAccelerationStructureBuildSizesInfoKHR"];
   /** `vkCmdBuildPartitionedAccelerationStructuresNV`, idiomatic. */
   readonly cmdBuildPartitionedAccelerationStructuresNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBuildInfo: VkStructInputs["VkBuildPartitionedAccelerationStructureInfoNV"],
   ) => void;
   /** `vkGetGeneratedCommandsMemoryRequirementsEXT`, idiomatic. */
   readonly getGeneratedCommandsMemoryRequirementsEXT: <
     C extends VkChainName<"VkMemoryRequirements2"> = never,
   >(
-    device: VkDevice | null,
+    device: VkDevice,
     pInfo: VkStructInputs["VkGeneratedCommandsMemoryRequirementsInfoEXT"],
     chain?: readonly C[],
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkCmdPreprocessGeneratedCommandsEXT`, idiomatic. */
   readonly cmdPreprocessGeneratedCommandsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pGeneratedCommandsInfo: VkStructInputs["VkGeneratedCommandsInfoEXT"],
-    stateCommandBuffer: VkCommandBuffer | null,
+    stateCommandBuffer: VkCommandBuffer,
   ) => void;
   /** `vkCmdExecuteGeneratedCommandsEXT`, idiomatic. */
   readonly cmdExecuteGeneratedCommandsEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     isPreprocessed: boolean,
     pGeneratedCommandsInfo: VkStructInputs["VkGeneratedCommandsInfoEXT"],
   ) => void;
   /** `vkCreateIndirectCommandsLayoutEXT`, idiomatic. */
   readonly createIndirectCommandsLayoutEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkIndirectCommandsLayoutCreateInfoEXT"],
   ) => VkIndirectCommandsLayoutEXT;
   /** `vkDestroyIndirectCommandsLayoutEXT`, idiomatic. */
   readonly destroyIndirectCommandsLayoutEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     indirectCommandsLayout?: VkIndirectCommandsLayoutEXT | null,
   ) => void;
   /** `vkCreateIndirectExecutionSetEXT`, idiomatic. */
   readonly createIndirectExecutionSetEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkIndirectExecutionSetCreateInfoEXT"],
   ) => VkIndirectExecutionSetEXT;
   /** `vkDestroyIndirectExecutionSetEXT`, idiomatic. */
   readonly destroyIndirectExecutionSetEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     indirectExecutionSet?: VkIndirectExecutionSetEXT | null,
   ) => void;
   /** `vkUpdateIndirectExecutionSetPipelineEXT`, idiomatic. */
   readonly updateIndirectExecutionSetPipelineEXT: (
-    device: VkDevice | null,
-    indirectExecutionSet: VkIndirectExecutionSetEXT | null,
+    device: VkDevice,
+    indirectExecutionSet: VkIndirectExecutionSetEXT,
     pExecutionSetWrites: readonly VkStructInputs["VkWriteIndirectExecutionSetPipelineEXT"][],
   ) => void;
   /** `vkUpdateIndirectExecutionSetShaderEXT`, idiomatic. */
   readonly updateIndirectExecutionSetShaderEXT: (
-    device: VkDevice | null,
-    indirectExecutionSet: VkIndirectExecutionSetEXT | null,
+    device: VkDevice,
+    indirectExecutionSet: VkIndirectExecutionSetEXT,
     pExecutionSetWrites: readonly VkStructInputs["VkWriteIndirectExecutionSetShaderEXT"][],
   ) => void;
   /** `vkGetDeviceFaultReportsKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT). */
   readonly getDeviceFaultReportsKHR: (
-    device: VkDevice | null,
+    device: VkDevice,
     timeout: bigint,
   ) => {
     readonly result: "VK_SUCCESS" | "VK_TIMEOUT";
@@ -4243,7 +4119,7 @@ export interface VkIdiomaticCommands {
   };
   /** `vkGetDeviceFaultDebugInfoKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
   readonly getDeviceFaultDebugInfoKHR: <C extends VkChainName<"VkDeviceFaultDebugInfoKHR"> = never>(
-    device: VkDevice | null,
+    device: VkDevice,
     chain?: readonly C[],
   ) => {
     readonly result: "VK_SUCCESS" | "VK_INCOMPLETE";
@@ -4251,27 +4127,27 @@ export interface VkIdiomaticCommands {
   };
   /** `vkCreateSurfaceOHOS`, idiomatic. */
   readonly createSurfaceOHOS: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkSurfaceCreateInfoOHOS"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`, idiomatic. */
   readonly getPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkCooperativeMatrixFlexibleDimensionsPropertiesNV"][];
   /** `vkGetMemoryMetalHandleEXT`, idiomatic. */
   readonly getMemoryMetalHandleEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     pGetMetalHandleInfo: VkStructInputs["VkMemoryGetMetalHandleInfoEXT"],
   ) => Deno.PointerValue;
   /** `vkGetMemoryMetalHandlePropertiesEXT`, idiomatic. */
   readonly getMemoryMetalHandlePropertiesEXT: (
-    device: VkDevice | null,
+    device: VkDevice,
     handleType: VkExternalMemoryHandleTypeFlagBits,
     pHandle: BufferSource,
   ) => VkStructs["VkMemoryMetalHandlePropertiesEXT"];
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM`, idiomatic. */
   readonly enumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
   ) => {
     readonly counters: VkStructs["VkPerformanceCounterARM"][];
@@ -4279,80 +4155,80 @@ export interface VkIdiomaticCommands {
   };
   /** `vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM`, idiomatic. */
   readonly enumeratePhysicalDeviceShaderInstrumentationMetricsARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkShaderInstrumentationMetricDescriptionARM"][];
   /** `vkCreateShaderInstrumentationARM`, idiomatic. */
   readonly createShaderInstrumentationARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     pCreateInfo: VkStructInputs["VkShaderInstrumentationCreateInfoARM"],
   ) => VkShaderInstrumentationARM;
   /** `vkDestroyShaderInstrumentationARM`, idiomatic. */
   readonly destroyShaderInstrumentationARM: (
-    device: VkDevice | null,
+    device: VkDevice,
     instrumentation?: VkShaderInstrumentationARM | null,
   ) => void;
   /** `vkCmdBeginShaderInstrumentationARM`, idiomatic. */
   readonly cmdBeginShaderInstrumentationARM: (
-    commandBuffer: VkCommandBuffer | null,
-    instrumentation: VkShaderInstrumentationARM | null,
+    commandBuffer: VkCommandBuffer,
+    instrumentation: VkShaderInstrumentationARM,
   ) => void;
   /** `vkCmdEndShaderInstrumentationARM`, idiomatic. */
-  readonly cmdEndShaderInstrumentationARM: (commandBuffer: VkCommandBuffer | null) => void;
+  readonly cmdEndShaderInstrumentationARM: (commandBuffer: VkCommandBuffer) => void;
   /** `vkGetShaderInstrumentationValuesARM`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
   readonly getShaderInstrumentationValuesARM: (
-    device: VkDevice | null,
-    instrumentation: VkShaderInstrumentationARM | null,
+    device: VkDevice,
+    instrumentation: VkShaderInstrumentationARM,
     pMetricValues: Deno.PointerValue,
     flags?: VkShaderInstrumentationValuesFlagsARM | null,
   ) => { readonly result: "VK_SUCCESS" | "VK_INCOMPLETE"; readonly metricBlockCount: number };
   /** `vkClearShaderInstrumentationMetricsARM`, idiomatic. */
   readonly clearShaderInstrumentationMetricsARM: (
-    device: VkDevice | null,
-    instrumentation: VkShaderInstrumentationARM | null,
+    device: VkDevice,
+    instrumentation: VkShaderInstrumentationARM,
   ) => void;
   /** `vkCmdEndRendering2KHR`, idiomatic. */
   readonly cmdEndRendering2KHR: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pRenderingEndInfo?: VkStructInputs["VkRenderingEndInfoKHR"] | null,
   ) => void;
   /** `vkCmdEndRendering2EXT`: alias of {@linkcode VkIdiomaticCommands.cmdEndRendering2KHR}. */
   readonly cmdEndRendering2EXT: VkIdiomaticCommands["cmdEndRendering2KHR"];
   /** `vkCmdBeginCustomResolveEXT`, idiomatic. */
   readonly cmdBeginCustomResolveEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pBeginCustomResolveInfo?: VkStructInputs["VkBeginCustomResolveInfoEXT"] | null,
   ) => void;
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`, idiomatic. */
   readonly getPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     pQueueFamilyDataGraphProperties: VkStructInputs["VkQueueFamilyDataGraphPropertiesARM"],
     pOpticalFlowImageFormatInfo: VkStructInputs["VkDataGraphOpticalFlowImageFormatInfoARM"],
   ) => VkStructs["VkDataGraphOpticalFlowImageFormatPropertiesARM"][];
   /** `vkCmdSetComputeOccupancyPriorityNV`, idiomatic. */
   readonly cmdSetComputeOccupancyPriorityNV: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     pParameters: VkStructInputs["VkComputeOccupancyPriorityParametersNV"],
   ) => void;
   /** `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`, idiomatic. */
   readonly getPhysicalDeviceCooperativeMatrixProperties2EXT: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     pCooperativeMatrixInfo: VkStructInputs["VkPhysicalDeviceCooperativeMatrixInfo2EXT"],
   ) => VkStructs["VkCooperativeMatrixProperties2EXT"][];
   /** `vkCreateUbmSurfaceSEC`, idiomatic. */
   readonly createUbmSurfaceSEC: (
-    instance: VkInstance | null,
+    instance: VkInstance,
     pCreateInfo: VkStructInputs["VkUbmSurfaceCreateInfoSEC"],
   ) => VkSurfaceKHR;
   /** `vkGetPhysicalDeviceUbmPresentationSupportSEC`, idiomatic. */
   readonly getPhysicalDeviceUbmPresentationSupportSEC: (
-    physicalDevice: VkPhysicalDevice | null,
+    physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     device: Deno.PointerValue,
   ) => boolean;
   /** `vkCmdSetPrimitiveRestartIndexEXT`, idiomatic. */
   readonly cmdSetPrimitiveRestartIndexEXT: (
-    commandBuffer: VkCommandBuffer | null,
+    commandBuffer: VkCommandBuffer,
     primitiveRestartIndex?: number | null,
   ) => void;
 }

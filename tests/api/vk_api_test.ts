@@ -4,6 +4,7 @@
 // values (arrays for count + pointer pairs, struct literals, strings, booleans), and scoped destruction.
 import { deepEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import {
+  asHandle,
   loadVulkan,
   VK_API_VERSION_1_3,
   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -214,10 +215,11 @@ Deno.test("arrays sharing one count must agree, and the count is filled from the
   const vk = VkApi.of({
     vkCmdBindVertexBuffers: (...args: unknown[]) => void calls.push(args),
   } as unknown as VkCommandSource);
-  const b = Deno.UnsafePointer.create(0x1000n);
-  vk.cmdBindVertexBuffers(null, 2, [b, b], [0n, 16n]);
-  assertEquals(calls[0]!.slice(0, 3), [null, 2, 2]);
-  assertThrows(() => vk.cmdBindVertexBuffers(null, 0, [b], [0n, 1n]), {
+  const b = asHandle("VkBuffer", Deno.UnsafePointer.create(0x1000n)!);
+  const cmd = asHandle("VkCommandBuffer", Deno.UnsafePointer.create(0x2000n)!);
+  vk.cmdBindVertexBuffers(cmd, 2, [b, b], [0n, 16n]);
+  assertEquals(calls[0]!.slice(0, 3), [cmd, 2, 2]);
+  assertThrows(() => vk.cmdBindVertexBuffers(cmd, 0, [b], [0n, 1n]), {
     name: "RangeError",
     message: /"pBuffers" and "pOffsets" share one count but have 1 and 2 elements/,
   });
