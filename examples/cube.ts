@@ -20,7 +20,17 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { Arena, check, create, enumerate, readPointer, readStruct, VkScope, writeStruct } from "../mod.ts";
+import {
+  Arena,
+  check,
+  create,
+  enumerate,
+  readPointer,
+  readStruct,
+  VkApi,
+  VkScope,
+  writeStruct,
+} from "../mod.ts";
 import type {
   VkCommandBuffer,
   VkDevice,
@@ -38,7 +48,7 @@ import type {
 import { encodePng } from "../wsi/png.ts";
 import { WaylandWindow } from "../wsi/wayland.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
-import { createInstance, describeDevice, memoryTypeIndex } from "./_helpers.ts";
+import { createInstanceIn, describeDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "./shaders/cube_spv.ts";
 
@@ -293,7 +303,7 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       pfnUserCallback: callback,
     };
   }
-  const instance = createInstance(
+  const instance = createInstanceIn(
     scope,
     writeStruct(arena, "VkInstanceCreateInfo", {
       pNext: messengerInfo ? [{ type: "VkDebugUtilsMessengerCreateInfoEXT", ...messengerInfo }] : undefined,
@@ -308,7 +318,7 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
   }
   const surface = createSurface(scope, instance, window);
   const { gpu, family } = pickDevice(vk, instance, surface);
-  const deviceName = describeDevice(vk, gpu, vkc.VK_API_VERSION_1_1).name;
+  const deviceName = describeDevice(VkApi.of(vk), gpu, vkc.VK_API_VERSION_1_1).name;
   const device = scope.create("vkCreateDevice", [
     gpu,
     writeStruct(arena, "VkDeviceCreateInfo", {
@@ -718,7 +728,7 @@ function allocateFor(
   if ("buffer" in resource) vk.vkGetBufferMemoryRequirements(ref.device, resource.buffer, reqs);
   else vk.vkGetImageMemoryRequirements(ref.device, resource.image, reqs);
   const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
-  const typeIndex = memoryTypeIndex(vk, ref.gpu, memoryTypeBits, flags);
+  const typeIndex = memoryTypeIndex(VkApi.of(vk), ref.gpu, memoryTypeBits, flags);
   if (typeIndex < 0) throw new NoDeviceError(`"${ref.deviceName}" has no memory with flags ${flags}`);
   const memory = create(vk, "vkAllocateMemory", [
     ref.device,
