@@ -2,7 +2,7 @@
  * Emits the idiomatic command layer's per-command data from the registry: `vk_idiomatic.ts` (every
  * command's idiomatic signature, type-only) and `idiomatic.ts` + `idiomatic_text.js` (the marshalling plan
  * api/ compiles each command from, parsed on first use). One analysis per command feeds both, so the
- * types and the run-time shape cannot disagree. docs/idiomatic.md describes the shapes.
+ * types and the run-time shape cannot disagree (api/README.md describes the shapes).
  *
  * @module
  */
