@@ -46,8 +46,8 @@ export interface VkApi extends VkIdiomaticCommands {}
  *
  * @example A buffer and its memory requirements (lavapipe or any driver)
  * ```ts ignore
- * import { loadVulkan, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VkApi } from "@vkdeno/loader";
- * using raw = loadVulkan();
+ * import { VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VkApi, Vulkan } from "@vkdeno/loader";
+ * using raw = Vulkan.load();
  * using vk = VkApi.of(raw).scope(); // destroys what it creates, last first
  * const instance = vk.createInstance({ pApplicationInfo: { apiVersion: vk.enumerateInstanceVersion() } });
  * const [gpu] = vk.enumeratePhysicalDevices(instance);
@@ -82,8 +82,8 @@ export class VkApi implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { loadVulkan, VkApi } from "@vkdeno/loader";
-   * using raw = loadVulkan();
+   * import { VkApi, Vulkan } from "@vkdeno/loader";
+   * using raw = Vulkan.load();
    * const vk = VkApi.of(raw);
    * console.log(vk.enumerateInstanceExtensionProperties().map((e) => e.extensionName));
    * ```

@@ -29,8 +29,8 @@ const IDIOMATIC = "idiomatic";
 if (import.meta.main) {
   await runPaired("bench/idiomatic_bench.ts", async () => {
     setBenchEnvironment();
-    const { loadVulkan } = await import("../mod.ts");
-    const raw = loadVulkan();
+    const { Vulkan } = await import("../mod.ts");
+    const raw = Vulkan.load();
     const bench = BenchDevice.create(raw);
     const rec = bench.recording();
     const cmd = rec.commandBuffer;

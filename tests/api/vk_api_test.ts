@@ -5,7 +5,6 @@
 import { deepEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import {
   asHandle,
-  loadVulkan,
   VK_API_VERSION_1_3,
   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -19,6 +18,7 @@ import {
   VkApi,
   type VkCommandSource,
   VkError,
+  Vulkan,
 } from "../../mod.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { commandSource, compileCommand } from "../../api/compile.ts";
@@ -37,7 +37,7 @@ const noLavapipe = (() => {
 /** Runs `body` with each loader's command object over lavapipe. */
 function onBothLoaders(body: (raw: VkCommandSource, loader: string) => void): void {
   {
-    using raw = loadVulkan({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
+    using raw = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
     body(raw, "vkdeno");
   }
   const old = Deno.env.get("VK_DRIVER_FILES");
@@ -193,7 +193,7 @@ Deno.test({
 });
 
 Deno.test("misuse of an idiomatic command throws a TypeError naming the command and the parameter", () => {
-  using raw = loadVulkan({ env: { vars: { VK_DRIVER_FILES: "/nonexistent.json" }, elevated: false } });
+  using raw = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: "/nonexistent.json" }, elevated: false } });
   const vk = VkApi.of(raw);
   assertThrows(() => vk.createInstance(7 as never), {
     name: "TypeError",
