@@ -34,11 +34,22 @@
  *
  * @example Typed structs and constants
  * ```ts
- * import { Arena, readStruct, VK_FORMAT_R8G8B8A8_UNORM, writeStruct } from "@vkdeno/loader";
+ * import {
+ *   Arena,
+ *   flags,
+ *   readStruct,
+ *   VK_FORMAT_R8G8B8A8_UNORM,
+ *   VK_IMAGE_USAGE_SAMPLED_BIT,
+ *   VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+ *   VK_SAMPLE_COUNT_1_BIT,
+ *   writeStruct,
+ * } from "@vkdeno/loader";
  * using arena = new Arena();
  * const info = writeStruct(arena, "VkImageCreateInfo", {
  *   format: VK_FORMAT_R8G8B8A8_UNORM,
  *   extent: { width: 4, height: 4, depth: 1 },
+ *   samples: VK_SAMPLE_COUNT_1_BIT, // required: no VkSampleCountFlagBits is 0
+ *   usage: flags(VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_USAGE_TRANSFER_DST_BIT), // flags of one type
  * });
  * console.log(readStruct("VkImageCreateInfo", info).extent.width); // 4
  * ```
@@ -74,6 +85,8 @@ export { Logger } from "./loading/log.ts";
 export { resultName, VkError } from "./ffi/errors.ts";
 export { Arena, readCString, readPointer } from "./ffi/memory.ts";
 export { asHandle } from "./ffi/handle.ts";
+export { flags } from "./ffi/flags.ts";
+export { enumName, flagNames } from "./ffi/names.ts";
 export type {
   AllocStructOptions,
   ChainFor,

@@ -14,6 +14,7 @@ import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import { installShim } from "../tests/support/ts_layer_harness.ts";
 import { ccSync } from "../tests/support/c_build.ts";
 import { readHandle } from "../ffi/handle.ts";
+import { VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT } from "../mod.ts";
 
 type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
 type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };
@@ -114,7 +115,10 @@ function lavapipe(
   check(
     vk.vkCreateCommandPool!(
       device,
-      writeStruct(arena, "VkCommandPoolCreateInfo", { flags: 0x2, queueFamilyIndex: 0 }),
+      writeStruct(arena, "VkCommandPoolCreateInfo", {
+        flags: VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        queueFamilyIndex: 0,
+      }),
       null,
       pPool,
     ),

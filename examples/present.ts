@@ -197,7 +197,7 @@ export function presentFrames(
   const opaque = vkc.VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
   const compositeAlpha = c.supportedCompositeAlpha & opaque
     ? opaque
-    : c.supportedCompositeAlpha & -c.supportedCompositeAlpha;
+    : (c.supportedCompositeAlpha & -c.supportedCompositeAlpha) as vkc.VkCompositeAlphaFlagBitsKHR; // lowest bit
   log(`format ${chosen.format}, extent ${extent.width}x${extent.height}, ${imageCount} images`);
 
   const swapchainInfo = writeStruct(arena, "VkSwapchainCreateInfoKHR", {
@@ -313,7 +313,12 @@ function recordClear(
   rgb: number[],
 ): void {
   const range = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
-  const barrier = (oldLayout: vkc.VkImageLayout, newLayout: vkc.VkImageLayout, src: number, dst: number) =>
+  const barrier = (
+    oldLayout: vkc.VkImageLayout,
+    newLayout: vkc.VkImageLayout,
+    src: vkc.VkAccessFlags,
+    dst: vkc.VkAccessFlags,
+  ) =>
     writeStruct(arena, "VkImageMemoryBarrier", {
       srcAccessMask: src,
       dstAccessMask: dst,

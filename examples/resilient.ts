@@ -15,6 +15,7 @@ import {
   readStruct,
   VK_API_VERSION_1_1,
   VK_API_VERSION_1_3,
+  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
   VK_ERROR_DEVICE_LOST,
   VK_ERROR_OUT_OF_DEVICE_MEMORY,
   VK_ERROR_OUT_OF_HOST_MEMORY,
@@ -199,7 +200,10 @@ function runOnDevice(
     null,
   ]);
   const queue = scope.create("vkGetDeviceQueue", [device, chosen.queueFamily, 0]);
-  const bufferInfo = writeStruct(arena, "VkBufferCreateInfo", { size: BigInt(size), usage: 0x20 });
+  const bufferInfo = writeStruct(arena, "VkBufferCreateInfo", {
+    size: BigInt(size),
+    usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+  });
   const buffer = scope.create("vkCreateBuffer", [device, bufferInfo, null]);
   const reqs = allocStruct(arena, "VkMemoryRequirements");
   vk.vkGetBufferMemoryRequirements(device, buffer, reqs);

@@ -85,7 +85,7 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     mipLevels: 1,
     arrayLayers: 1,
     samples: vkc.VK_SAMPLE_COUNT_1_BIT,
-    usage: vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+    usage: vkc.flags(vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
   });
   const image = scope.create("vkCreateImage", [device, imageInfo, null]);
   bindMemory({ image }, 0);
@@ -153,8 +153,12 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     writeStruct(arena, "VkPipelineLayoutCreateInfo"),
     null,
   ]);
-  const RGBA = vkc.VK_COLOR_COMPONENT_R_BIT | vkc.VK_COLOR_COMPONENT_G_BIT | vkc.VK_COLOR_COMPONENT_B_BIT |
-    vkc.VK_COLOR_COMPONENT_A_BIT;
+  const RGBA = vkc.flags(
+    vkc.VK_COLOR_COMPONENT_R_BIT,
+    vkc.VK_COLOR_COMPONENT_G_BIT,
+    vkc.VK_COLOR_COMPONENT_B_BIT,
+    vkc.VK_COLOR_COMPONENT_A_BIT,
+  );
   const pipelineInfo = writeStruct(arena, "VkGraphicsPipelineCreateInfo", {
     pStages: [
       { stage: vkc.VK_SHADER_STAGE_VERTEX_BIT, module: shader(TRIANGLE_VERT_SPV), pName: "main" },

@@ -76,11 +76,15 @@ export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
     return false; // VK_FALSE: the call that triggered the message goes on
   });
   const messengerInfo = {
-    messageSeverity: vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+    messageSeverity: vkc.flags(
+      vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
       vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-    messageType: vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-      vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+    ),
+    messageType: vkc.flags(
+      vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+      vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
       vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+    ),
     pfnUserCallback: callback,
   };
 

@@ -11,8 +11,8 @@ import { layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
 import type { StructValue } from "./_struct_reader.ts";
 import { StructWriter } from "./_struct_writer.ts";
 import { readStructArray } from "./struct_read.ts";
-import type { VkPointer } from "./generated/vk_types.ts";
-import type { VkStructName, VkStructs } from "./generated/vk_structs.ts";
+import type { VkPointer, VkStructPointer } from "./generated/vk_types.ts";
+import type { VkStructCanonical, VkStructName, VkStructs } from "./generated/vk_structs.ts";
 import { VK_INCOMPLETE } from "./generated/vk_constants.js";
 
 /**
@@ -76,7 +76,8 @@ export function enumerate<A extends readonly unknown[], H = Deno.PointerObject>(
 ): NonNullable<H>[];
 /**
  * Runs the two-call enumeration idiom for a command filling an array of structs `options.struct`, and
- * returns them read back as typed objects.
+ * returns them read back as typed objects. The struct must be the one the command writes: another fails
+ * `deno check`.
  *
  * @example Instance extensions
  * ```ts ignore
@@ -89,7 +90,7 @@ export function enumerate<A extends readonly unknown[], H = Deno.PointerObject>(
  * @throws {VkError} If the command returns a negative `VkResult`.
  */
 export function enumerate<A extends readonly unknown[], N extends VkStructName>(
-  command: EnumerateCommand<A>,
+  command: (...args: [...A, Deno.PointerObject, VkStructPointer<VkStructCanonical[N]>]) => unknown,
   args: A,
   options: EnumerateOptions<N> & { struct: N },
 ): VkStructs[N][];

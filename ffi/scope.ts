@@ -10,6 +10,7 @@ import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbac
 import type { VkCreateManyOutputs, VkCreateOutputs } from "./generated/vk_create.ts";
 import { Arena } from "./memory.ts";
 import { makeCallback, type MakeCallbackOptions } from "./vk_callback.ts";
+import type { VkCallbackPointer } from "./generated/vk_types.ts";
 
 /**
  * Owns what a block creates: handles, callbacks, an arena for the structs it writes, any disposable, and
@@ -89,7 +90,7 @@ export class VkScope implements Disposable {
     type: N,
     fn: VkCallbackFunctions[N],
     options?: MakeCallbackOptions,
-  ): Deno.PointerObject {
+  ): VkCallbackPointer<N> {
     return this.#stack.use(makeCallback(type, fn, options)).pointer;
   }
 

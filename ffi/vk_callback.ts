@@ -7,6 +7,7 @@
 import { CallbackRegistry } from "./callback.ts";
 import { CALLBACK_DEFS } from "./generated/callbacks.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
+import type { VkCallbackPointer } from "./generated/vk_types.ts";
 import { readCString } from "./memory.ts";
 import { countMemberOf, findLayout, layoutOf } from "./_struct_layout.ts";
 import { readInto, type StructValue } from "./_struct_reader.ts";
@@ -31,14 +32,14 @@ export interface MakeCallbackOptions {
 export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Disposable {
   /** The callback type, e.g. `"PFN_vkDebugUtilsMessengerCallbackEXT"`. */
   readonly type: N;
-  /** The function pointer to give C (`pfnUserCallback: cb.pointer`). */
-  readonly pointer: Deno.PointerObject;
+  /** The function pointer to give C (`pfnUserCallback: cb.pointer`), typed so only an `N` member takes it. */
+  readonly pointer: VkCallbackPointer<N>;
   #registry: CallbackRegistry;
 
   /** Use {@linkcode makeCallback}. */
   constructor(type: N, pointer: Deno.PointerObject, registry: CallbackRegistry) {
     this.type = type;
-    this.pointer = pointer;
+    this.pointer = pointer as VkCallbackPointer<N>;
     this.#registry = registry;
   }
 

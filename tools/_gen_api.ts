@@ -38,6 +38,8 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
   const typeLines: string[] = [];
   map.declared.add("VkPointer");
   map.declared.add("VkStructPointer");
+  map.declared.add("VkCallbackPointer");
+  map.declared.add("VkFunctionPointer");
   const handles = [...reg.types.values()].filter((t) => t.category === "handle").sort(byName);
   const handleNames: string[] = [];
   for (const t of handles) {
@@ -60,6 +62,8 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
     handleNames.push(t.name);
   }
   let enumCount = 0;
+  const enumNames: string[] = [];
+  const flagsNames: string[] = [];
   const enumTypes = [...reg.types.values()].filter((t) => t.category === "enum").sort(byName);
   for (const t of enumTypes) map.declared.add(t.name);
   for (const t of enumTypes) {
@@ -73,16 +77,25 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
       const wide = group?.bitwidth === 64;
       typeLines.push(
         doc(
-          `Bits of \`${t.name}\`${wide ? " (64-bit)" : ""}: combine the \`VK_*_BIT\` constants with \`|\`.`,
+          `Bits of \`${t.name}\`${
+            wide ? " (64-bit)" : ""
+          }: its \`VK_*_BIT\` constants, branded so that no other ` +
+            `type's bits are accepted; combine them with \`flags(A, B)\`.`,
         ),
-        `export type ${t.name} = ${wide ? "bigint" : "number"};`,
+        `export type ${t.name} = VkBits<"${t.name}"${wide ? ", bigint" : ""}>;`,
       );
       continue;
     }
     const values = [...new Set(group.names.map((n) => reg.enumValues.get(n)).filter((v) => v !== undefined))];
+    enumNames.push(t.name);
     typeLines.push(
-      doc(`Enum \`${t.name}\`: one of its \`VK_*\` constants (${values.length} values).`),
-      `export type ${t.name} = ${values.length ? values.map((v) => literal(v!)).join(" | ") : "number"};`,
+      doc(
+        `Enum \`${t.name}\`: one of its \`VK_*\` constants (${values.length} values), branded so that another ` +
+          `enum's constant or a bare number is refused.`,
+      ),
+      `export type ${t.name} = VkEnum<"${t.name}", ${
+        values.length ? values.map((v) => literal(v!)).join(" | ") : "number"
+      }>;`,
     );
   }
   const bitmasks = [...reg.types.values()].filter((t) => t.category === "bitmask").sort(byName);
@@ -93,10 +106,17 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
       continue;
     }
     const wide = map.is64(t);
+    const bitsName = t.flagBits ? (map.resolve(t.flagBits)?.name ?? t.flagBits) : t.name;
     const bits = t.flagBits ? `{@linkcode ${t.flagBits}}` : "no bits defined yet";
+    if (t.flagBits && reg.enumGroups.get(bitsName)?.names.length) flagsNames.push(t.name, bitsName);
     typeLines.push(
-      doc(`Flags \`${t.name}\`${wide ? " (64-bit)" : ""}: a combination of ${bits}.`),
-      `export type ${t.name} = ${wide ? "bigint" : "number"};`,
+      doc(
+        `Flags \`${t.name}\`${wide ? " (64-bit)" : ""}: \`${
+          wide ? "0n" : "0"
+        }\` or a combination of ${bits} ` +
+          `(one constant, or several through \`flags(A, B)\`).`,
+      ),
+      `export type ${t.name} = ${wide ? "0n" : "0"} | VkBits<"${bitsName}"${wide ? ", bigint" : ""}>;`,
     );
   }
   const basetypes = [...reg.types.values()].filter((t) =>
@@ -125,6 +145,41 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
  * \`asHandle(type, pointer)\` is the one conversion.
  */
 export declare const handleType: unique symbol;
+
+/** The brand key of enum values: the enum's name (required in the type, never present at run time). */
+export declare const enumType: unique symbol;
+
+/**
+ * A value of enum \`N\` (one of \`V\`): the constants carry the brand, so \`VK_IMAGE_LAYOUT_GENERAL\` (1) is
+ * refused where a \`VkDescriptorType\` goes although \`VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER\` is also 1.
+ */
+export type VkEnum<N extends string, V extends number = number> = V & { readonly [enumType]: N };
+
+/** The brand key of flag bits: the FlagBits type's name (required in the type, never present at run time). */
+export declare const flagType: unique symbol;
+
+/**
+ * Bits of FlagBits type \`N\` (one bit, or several combined by \`flags\`): \`VK_IMAGE_USAGE_SAMPLED_BIT\` is
+ * refused where \`VkBufferUsageFlags\` go. \`V\` is \`bigint\` for 64-bit flags.
+ */
+export type VkBits<N extends string, V extends number | bigint = number> = V & { readonly [flagType]: N };
+
+/** The brand key of callback pointers: the \`PFN_*\` type's name (required in the type, never present at run time). */
+export declare const callbackType: unique symbol;
+
+/**
+ * A native function pointer of callback type \`N\` (\`PFN_vkDebugUtilsMessengerCallbackEXT\`), as
+ * \`makeCallback(N, fn).pointer\` gives it: a callback member takes only its own \`PFN_*\` type.
+ */
+export type VkCallbackPointer<N extends string> = Deno.PointerObject & { readonly [callbackType]: N };
+
+/**
+ * What a callback member of type \`N\` takes: \`makeCallback(N, fn).pointer\`, or a raw function pointer
+ * (a native library's); a callback made for another \`PFN_*\` type, or a handle, is rejected.
+ */
+export type VkFunctionPointer<N extends string> =
+  | (Deno.PointerObject & { readonly [callbackType]?: N; readonly [handleType]?: never })
+  | null;
 
 /** The brand key of {@linkcode VkPointer}: the pointee type (optional, never present at run time). */
 export declare const pointee: unique symbol;
@@ -158,6 +213,16 @@ ${handleNames.map((n) => `  /** {@linkcode ${n}}. */\n  ${n}: ${n};`).join("\n")
 
 /** A handle type name (aliases resolved: \`VkDescriptorUpdateTemplate\`, not its KHR alias). */
 export type VkHandleName = keyof VkHandleTypes;
+
+/** Every enum type name -> its type (the names \`enumName\` takes). */
+export interface VkEnumTypes {
+${enumNames.map((n) => `  /** {@linkcode ${n}}. */\n  ${n}: ${n};`).join("\n")}
+}
+
+/** Every flags type with defined bits, and its FlagBits type, by name -> its type (the names \`flagNames\` takes). */
+export interface VkFlagsTypes {
+${[...new Set(flagsNames)].sort().map((n) => `  /** {@linkcode ${n}}. */\n  ${n}: ${n};`).join("\n")}
+}
 `,
   );
 
@@ -231,11 +296,11 @@ ${deviceNames.map((n) => `  | "${n}"`).join("\n")};
   const declLines: string[] = [];
   const values: string[] = [];
   const seen = new Set<string>();
-  const add = (name: string, value: number | bigint | string, text: string) => {
+  const add = (name: string, value: number | bigint | string, text: string, type = literal(value)) => {
     if (seen.has(name)) return;
     seen.add(name);
     values.push(`${name} = ${literal(value)}`);
-    declLines.push(doc(text), `export declare const ${name}: ${literal(value)};`);
+    declLines.push(doc(text), `export declare const ${name}: ${type};`);
   };
   add("VK_HEADER_VERSION", reg.headerVersion, "VK_HEADER_VERSION of the registry these were generated from.");
   for (const v of reg.apiVersions) {
@@ -252,7 +317,9 @@ ${deviceNames.map((n) => `  | "${n}"`).join("\n")};
     if (!reg.types.has(g.name)) continue;
     for (const n of g.names) {
       const v = g.bitwidth === 64 ? reg.enumValues64.get(n) : reg.enumValues.get(n);
-      if (v !== undefined) add(n, v, `{@linkcode ${g.name}} value.`);
+      if (v === undefined) continue;
+      const brand = g.bitmask ? `VkBits<"${g.name}", ${literal(v)}>` : `VkEnum<"${g.name}", ${literal(v)}>`;
+      add(n, v, `{@linkcode ${g.name}} ${g.bitmask ? "bit" : "value"} (${literal(v)}).`, brand);
     }
   }
   for (const [name, v] of [...reg.extensionConstants].sort((a, b) => a[0] < b[0] ? -1 : 1)) {
@@ -272,6 +339,8 @@ export const ${values.join(",\n  ")};
   files.set(
     "vk_constants.d.ts",
     `${header(reg, `${what}.`)}
+import type { VkBits, VkEnum } from "./vk_types.ts";
+
 ${declLines.join("\n")}
 `,
   );

@@ -61,13 +61,14 @@ export function emitStructs(
     const t = layouts.resolve(m.type);
     if (isStruct(m.type)) return `VkStructInputs["${m.type}"]`;
     if (t?.category === "handle") return named(`${m.type} | null`);
-    if (t?.category === "funcpointer") return "Deno.PointerValue";
+    // A callback member takes \`makeCallback(N, fn).pointer\` or a raw pointer, not another PFN's callback.
+    if (t?.category === "funcpointer") return named(`VkFunctionPointer<"${t.name}">`);
     if (FLOAT_TYPES.has(m.type)) return "number";
     if (m.type === "VkBool32") return "VkBool32 | boolean";
     const wide = layouts.sizeOf(m.type).size === 8;
     if (t && map.declared.has(m.type)) {
-      // Enums stay strict; 64-bit integers also take a (safe integer) number.
-      return named(wide && t.category !== "enum" ? `${m.type} | number` : m.type);
+      // Enums and flags stay strict; other 64-bit integers also take a (safe integer) number.
+      return named(wide && t.category === "basetype" ? `${m.type} | number` : m.type);
     }
     if (reg.videoEnums.has(m.type)) return "number";
     return wide ? "bigint | number" : "number";
@@ -102,6 +103,47 @@ export function emitStructs(
       ? "Deno.PointerValue"
       : inputElement({ ...m, pointer: 0 });
     return `readonly ${wrap(e)}[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue`;
+  };
+
+  // Which members a literal must give: those whose zero value the spec's implicit valid usage forbids.
+  // vk.xml marks a member that may be zero (or null) \`optional\`; the rest must be a valid handle, a
+  // non-null pointer, non-zero flags, a defined enum value or a valid callback, unless the member is
+  // \`noautovalidity\` (rules written by hand, often "ignored unless ..."). Counts are filled from their
+  // arrays, and an array is required only when its count member is (\`pQueueCreateInfos\`, not
+  // \`ppEnabledLayerNames\`). Numbers, VkBool32 and enums with a zero value are valid as zero.
+  const requiredMemo = new Map<string, Set<string>>();
+  const requiredOf = (struct: string): Set<string> => {
+    const canonical = layouts.resolve(struct)!;
+    const memo = requiredMemo.get(canonical.name);
+    if (memo) return memo;
+    const required = new Set<string>();
+    requiredMemo.set(canonical.name, required);
+    if (canonical.category === "union" || canonical.returnedOnly) return required;
+    const members = canonical.members ?? [];
+    const counts = new Set(members.flatMap((m) => m.len ? [m.len.split(",")[0]!] : []));
+    const byName = new Map(members.map((m) => [m.name, m]));
+    for (const m of members) {
+      if (m.name === "sType" || m.name === "pNext" || m.optional || m.noautovalidity) continue;
+      if (m.bits !== undefined || m.dims.length || counts.has(m.name)) continue;
+      const t = layouts.resolve(m.type);
+      let must = false;
+      if (m.pointer > 0) {
+        // The count a \`len\` names (\`queueCreateInfoCount\`, or \`codeSize\` inside pCode's latexmath).
+        const ref = m.len?.match(/[A-Za-z_]\w*/g)?.find((w) => byName.has(w));
+        must = ref === undefined || !byName.get(ref)!.optional;
+      } else if (t?.category === "handle" || t?.category === "funcpointer" || t?.category === "bitmask") {
+        must = true;
+      } else if (t?.category === "enum") {
+        const group = reg.enumGroups.get(t.name);
+        // FlagBits by value (a shader stage) must be a bit; an enum must be one of its values.
+        must = group !== undefined &&
+          (group.bitmask || !group.names.some((n) => reg.enumValues.get(n) === 0));
+      } else if (isStruct(m.type)) {
+        must = requiredOf(m.type).size > 0;
+      }
+      if (must) required.add(m.name);
+    }
+    return required;
   };
 
   // Parent -> the structs (and their aliases) that may extend its pNext chain.
@@ -160,9 +202,11 @@ export function emitStructs(
       `};`,
     );
     inputLines.push(
-      `  /** \`${t.name}\` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */`,
+      `  /** \`${t.name}\` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */`,
       `  ${t.name}: {`,
-      ...members.map((m) => `    ${m.name}?: ${inputMember(t.name, m)};`),
+      ...members.map((m) =>
+        `    ${m.name}${requiredOf(t.name).has(m.name) ? "" : "?"}: ${inputMember(t.name, m)};`
+      ),
       `  };`,
     );
   }

@@ -10,6 +10,14 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/structs.ts";
 import { asHandle, readHandle } from "../ffi/handle.ts";
+import {
+  flags,
+  VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+} from "../mod.ts";
 
 /** What the child prints after `GPU_VUID `. */
 export interface VuidProbe {
@@ -52,8 +60,15 @@ function probe(): VuidProbe {
   results.vkCreateDebugUtilsMessengerEXT = vk.vkCreateDebugUtilsMessengerEXT(
     instance,
     writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
-      messageSeverity: 0x1100,
-      messageType: 0x7,
+      messageSeverity: flags(
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+      ),
+      messageType: flags(
+        VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+      ),
       pfnUserCallback: messenger.pointer,
     }),
     null,

@@ -10,6 +10,7 @@ import { Arena, readPointer } from "../ffi/memory.ts";
 import { check, enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
 import { openLoader } from "../examples/_loader.ts";
 import type { Commands } from "../bench/_vulkan.ts";
+import { VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR } from "../mod.ts";
 
 /** What the child prints after `GPU_PROCADDR `. */
 export interface ProcAddrProbe {
@@ -35,7 +36,9 @@ async function probe(loader: string): Promise<ProcAddrProbe> {
   check(
     vk.vkCreateInstance!(
       writeStruct(arena, "VkInstanceCreateInfo", {
-        flags: extensions.includes("VK_KHR_portability_enumeration") ? 1 : 0,
+        flags: extensions.includes("VK_KHR_portability_enumeration")
+          ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
+          : 0,
         pApplicationInfo: { pApplicationName: "vkdeno gpu_check", apiVersion: makeApiVersion(1, 3) },
         ppEnabledExtensionNames: extensions,
       }),

@@ -33,6 +33,7 @@ import { STRUCTS } from "../../ffi/generated/structs.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/struct_write.ts";
+import type { VkObjectType } from "../../ffi/generated/vk_types.ts";
 import { LOG_BITS, type Logger, type LogRecord } from "../../loading/log.ts";
 import {
   VK_ERROR_INITIALIZATION_FAILED,
@@ -57,7 +58,7 @@ export const REPORT_FLAGS = {
   debug: 0x10,
 } as const;
 
-const VK_OBJECT_TYPE_INSTANCE = 1;
+const VK_OBJECT_TYPE_INSTANCE = 1 as VkObjectType;
 const VK_DEBUG_REPORT_OBJECT_TYPE_INSTANCE_EXT = 1;
 
 function offset(struct: string, member: string): number {

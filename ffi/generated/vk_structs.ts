@@ -187,6 +187,7 @@ import type {
   VkFramebufferCreateFlags,
   VkFrontFace,
   VkFullScreenExclusiveEXT,
+  VkFunctionPointer,
   VkGeometryFlagsKHR,
   VkGeometryTypeKHR,
   VkGpaDeviceClockModeAMD,
@@ -20421,7 +20422,7 @@ export interface VkStructCanonical {
  * count members filled from the arrays they count.
  */
 export interface VkStructInputs {
-  /** `VkAabbPositionsKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAabbPositionsKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAabbPositionsKHR: {
     minX?: number;
     minY?: number;
@@ -20432,7 +20433,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkAabbPositionsNV` (alias of VkAabbPositionsKHR). */
   VkAabbPositionsNV: VkStructInputs["VkAabbPositionsKHR"];
-  /** `VkAccelerationStructureBuildGeometryInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureBuildGeometryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureBuildGeometryInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20451,14 +20452,14 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     scratchData?: VkStructInputs["VkDeviceOrHostAddressKHR"];
   };
-  /** `VkAccelerationStructureBuildRangeInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureBuildRangeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureBuildRangeInfoKHR: {
     primitiveCount?: number;
     primitiveOffset?: number;
     firstVertex?: number;
     transformOffset?: number;
   };
-  /** `VkAccelerationStructureBuildSizesInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureBuildSizesInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureBuildSizesInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20466,14 +20467,14 @@ export interface VkStructInputs {
     updateScratchSize?: VkDeviceSize | number;
     buildScratchSize?: VkDeviceSize | number;
   };
-  /** `VkAccelerationStructureCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     accelerationStructure?: VkAccelerationStructureKHR | null;
     accelerationStructureNV?: VkAccelerationStructureNV | null;
   };
-  /** `VkAccelerationStructureCreateInfo2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureCreateInfo2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureCreateInfo2KHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAccelerationStructureCreateInfo2KHR">;
@@ -20482,25 +20483,25 @@ export interface VkStructInputs {
     addressFlags?: VkAddressCommandFlagsKHR;
     type?: VkAccelerationStructureTypeKHR;
   };
-  /** `VkAccelerationStructureCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAccelerationStructureCreateInfoKHR">;
     createFlags?: VkAccelerationStructureCreateFlagsKHR;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
     type?: VkAccelerationStructureTypeKHR;
     deviceAddress?: VkDeviceAddress | number;
   };
-  /** `VkAccelerationStructureCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAccelerationStructureCreateInfoNV">;
     compactedSize?: VkDeviceSize | number;
     info?: VkStructInputs["VkAccelerationStructureInfoNV"];
   };
-  /** `VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX">;
@@ -20512,33 +20513,33 @@ export interface VkStructInputs {
     maxGeometryIndex?: number;
     format?: VkCompressedTriangleFormatAMDX;
   };
-  /** `VkAccelerationStructureDeviceAddressInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureDeviceAddressInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureDeviceAddressInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    accelerationStructure?: VkAccelerationStructureKHR | null;
+    accelerationStructure: VkAccelerationStructureKHR | null;
   };
-  /** `VkAccelerationStructureGeometryAabbsDataKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryAabbsDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryAabbsDataKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     data?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     stride?: VkDeviceSize | number;
   };
-  /** `VkAccelerationStructureGeometryDataKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryDataKHR: {
     triangles?: VkStructInputs["VkAccelerationStructureGeometryTrianglesDataKHR"];
     aabbs?: VkStructInputs["VkAccelerationStructureGeometryAabbsDataKHR"];
     instances?: VkStructInputs["VkAccelerationStructureGeometryInstancesDataKHR"];
   };
-  /** `VkAccelerationStructureGeometryInstancesDataKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryInstancesDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryInstancesDataKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     arrayOfPointers?: VkBool32 | boolean;
     data?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
   };
-  /** `VkAccelerationStructureGeometryKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAccelerationStructureGeometryKHR">;
@@ -20546,7 +20547,7 @@ export interface VkStructInputs {
     geometry?: VkStructInputs["VkAccelerationStructureGeometryDataKHR"];
     flags?: VkGeometryFlagsKHR;
   };
-  /** `VkAccelerationStructureGeometryLinearSweptSpheresDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryLinearSweptSpheresDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryLinearSweptSpheresDataNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20562,7 +20563,7 @@ export interface VkStructInputs {
     indexingMode?: VkRayTracingLssIndexingModeNV;
     endCapsMode?: VkRayTracingLssPrimitiveEndCapsModeNV;
   };
-  /** `VkAccelerationStructureGeometryMicromapDataKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryMicromapDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryMicromapDataKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20576,13 +20577,13 @@ export interface VkStructInputs {
     triangleArray?: VkDeviceAddress | number;
     triangleArrayStride?: VkDeviceSize | number;
   };
-  /** `VkAccelerationStructureGeometryMotionTrianglesDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryMotionTrianglesDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryMotionTrianglesDataNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     vertexData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
   };
-  /** `VkAccelerationStructureGeometrySpheresDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometrySpheresDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometrySpheresDataNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20596,7 +20597,7 @@ export interface VkStructInputs {
     indexData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     indexStride?: VkDeviceSize | number;
   };
-  /** `VkAccelerationStructureGeometryTrianglesDataKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureGeometryTrianglesDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryTrianglesDataKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAccelerationStructureGeometryTrianglesDataKHR">;
@@ -20608,7 +20609,7 @@ export interface VkStructInputs {
     indexData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     transformData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
   };
-  /** `VkAccelerationStructureInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20621,7 +20622,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkGeometryNV"][]
       | Deno.PointerValue;
   };
-  /** `VkAccelerationStructureInstanceKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureInstanceKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureInstanceKHR: {
     transform?: VkStructInputs["VkTransformMatrixKHR"];
     instanceCustomIndex?: number;
@@ -20632,7 +20633,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkAccelerationStructureInstanceNV` (alias of VkAccelerationStructureInstanceKHR). */
   VkAccelerationStructureInstanceNV: VkStructInputs["VkAccelerationStructureInstanceKHR"];
-  /** `VkAccelerationStructureMatrixMotionInstanceNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureMatrixMotionInstanceNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMatrixMotionInstanceNV: {
     transformT0?: VkStructInputs["VkTransformMatrixKHR"];
     transformT1?: VkStructInputs["VkTransformMatrixKHR"];
@@ -20642,33 +20643,33 @@ export interface VkStructInputs {
     flags?: number;
     accelerationStructureReference?: bigint | number;
   };
-  /** `VkAccelerationStructureMemoryRequirementsInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureMemoryRequirementsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMemoryRequirementsInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     type?: VkAccelerationStructureMemoryRequirementsTypeNV;
-    accelerationStructure?: VkAccelerationStructureNV | null;
+    accelerationStructure: VkAccelerationStructureNV | null;
   };
-  /** `VkAccelerationStructureMotionInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureMotionInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMotionInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxInstances?: number;
     flags?: VkAccelerationStructureMotionInfoFlagsNV;
   };
-  /** `VkAccelerationStructureMotionInstanceDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureMotionInstanceDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMotionInstanceDataNV: {
     staticInstance?: VkStructInputs["VkAccelerationStructureInstanceKHR"];
     matrixMotionInstance?: VkStructInputs["VkAccelerationStructureMatrixMotionInstanceNV"];
     srtMotionInstance?: VkStructInputs["VkAccelerationStructureSRTMotionInstanceNV"];
   };
-  /** `VkAccelerationStructureMotionInstanceNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureMotionInstanceNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMotionInstanceNV: {
     type?: VkAccelerationStructureMotionInstanceTypeNV;
     flags?: VkAccelerationStructureMotionInstanceFlagsNV;
     data?: VkStructInputs["VkAccelerationStructureMotionInstanceDataNV"];
   };
-  /** `VkAccelerationStructureSRTMotionInstanceNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureSRTMotionInstanceNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureSRTMotionInstanceNV: {
     transformT0?: VkStructInputs["VkSRTDataNV"];
     transformT1?: VkStructInputs["VkSRTDataNV"];
@@ -20678,7 +20679,7 @@ export interface VkStructInputs {
     flags?: number;
     accelerationStructureReference?: bigint | number;
   };
-  /** `VkAccelerationStructureTrianglesDisplacementMicromapNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureTrianglesDisplacementMicromapNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureTrianglesDisplacementMicromapNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20702,7 +20703,7 @@ export interface VkStructInputs {
     ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | Deno.PointerValue)[] | Deno.PointerValue;
     micromap?: VkMicromapEXT | null;
   };
-  /** `VkAccelerationStructureTrianglesOpacityMicromapEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureTrianglesOpacityMicromapEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureTrianglesOpacityMicromapEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20718,7 +20719,7 @@ export interface VkStructInputs {
     ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | Deno.PointerValue)[] | Deno.PointerValue;
     micromap?: VkMicromapEXT | null;
   };
-  /** `VkAccelerationStructureTrianglesOpacityMicromapKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureTrianglesOpacityMicromapKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureTrianglesOpacityMicromapKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20728,59 +20729,59 @@ export interface VkStructInputs {
     baseTriangle?: number;
     micromap?: VkAccelerationStructureKHR | null;
   };
-  /** `VkAccelerationStructureVersionInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAccelerationStructureVersionInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureVersionInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pVersionData?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pVersionData: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkAcquireNextImageInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAcquireNextImageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAcquireNextImageInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    swapchain?: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR | null;
     timeout?: bigint | number;
     semaphore?: VkSemaphore | null;
     fence?: VkFence | null;
     deviceMask?: number;
   };
-  /** `VkAcquireProfilingLockInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAcquireProfilingLockInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAcquireProfilingLockInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkAcquireProfilingLockFlagsKHR;
     timeout?: bigint | number;
   };
-  /** `VkAllocationCallbacks` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAllocationCallbacks` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAllocationCallbacks: {
     pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
-    pfnAllocation?: Deno.PointerValue;
-    pfnReallocation?: Deno.PointerValue;
-    pfnFree?: Deno.PointerValue;
-    pfnInternalAllocation?: Deno.PointerValue;
-    pfnInternalFree?: Deno.PointerValue;
+    pfnAllocation?: VkFunctionPointer<"PFN_vkAllocationFunction">;
+    pfnReallocation?: VkFunctionPointer<"PFN_vkReallocationFunction">;
+    pfnFree?: VkFunctionPointer<"PFN_vkFreeFunction">;
+    pfnInternalAllocation?: VkFunctionPointer<"PFN_vkInternalAllocationNotification">;
+    pfnInternalFree?: VkFunctionPointer<"PFN_vkInternalFreeNotification">;
   };
-  /** `VkAmigoProfilingSubmitInfoSEC` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAmigoProfilingSubmitInfoSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAmigoProfilingSubmitInfoSEC: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     firstDrawTimestamp?: bigint | number;
     swapBufferTimestamp?: bigint | number;
   };
-  /** `VkAndroidHardwareBufferFormatProperties2ANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAndroidHardwareBufferFormatProperties2ANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferFormatProperties2ANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     format?: VkFormat;
     externalFormat?: bigint | number;
-    formatFeatures?: VkFormatFeatureFlags2 | number;
+    formatFeatures?: VkFormatFeatureFlags2;
     samplerYcbcrConversionComponents?: VkStructInputs["VkComponentMapping"];
     suggestedYcbcrModel?: VkSamplerYcbcrModelConversion;
     suggestedYcbcrRange?: VkSamplerYcbcrRange;
     suggestedXChromaOffset?: VkChromaLocation;
     suggestedYChromaOffset?: VkChromaLocation;
   };
-  /** `VkAndroidHardwareBufferFormatPropertiesANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAndroidHardwareBufferFormatPropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferFormatPropertiesANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20793,33 +20794,33 @@ export interface VkStructInputs {
     suggestedXChromaOffset?: VkChromaLocation;
     suggestedYChromaOffset?: VkChromaLocation;
   };
-  /** `VkAndroidHardwareBufferFormatResolvePropertiesANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAndroidHardwareBufferFormatResolvePropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferFormatResolvePropertiesANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     colorAttachmentFormat?: VkFormat;
   };
-  /** `VkAndroidHardwareBufferPropertiesANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAndroidHardwareBufferPropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferPropertiesANDROID: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAndroidHardwareBufferPropertiesANDROID">;
     allocationSize?: VkDeviceSize | number;
     memoryTypeBits?: number;
   };
-  /** `VkAndroidHardwareBufferUsageANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAndroidHardwareBufferUsageANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferUsageANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     androidHardwareBufferUsage?: bigint | number;
   };
-  /** `VkAndroidSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAndroidSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkAndroidSurfaceCreateFlagsKHR;
     window?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkAntiLagDataAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAntiLagDataAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAntiLagDataAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20830,14 +20831,14 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkAntiLagPresentationInfoAMD"][]
       | Deno.PointerValue;
   };
-  /** `VkAntiLagPresentationInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAntiLagPresentationInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAntiLagPresentationInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stage?: VkAntiLagStageAMD;
     frameIndex?: bigint | number;
   };
-  /** `VkApplicationInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkApplicationInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkApplicationInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkApplicationInfo">;
@@ -20847,7 +20848,7 @@ export interface VkStructInputs {
     engineVersion?: number;
     apiVersion?: number;
   };
-  /** `VkApplicationParametersEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkApplicationParametersEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkApplicationParametersEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20856,11 +20857,11 @@ export interface VkStructInputs {
     key?: number;
     value?: bigint | number;
   };
-  /** `VkAttachmentDescription` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentDescription` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentDescription: {
     flags?: VkAttachmentDescriptionFlags;
     format?: VkFormat;
-    samples?: VkSampleCountFlagBits;
+    samples: VkSampleCountFlagBits;
     loadOp?: VkAttachmentLoadOp;
     storeOp?: VkAttachmentStoreOp;
     stencilLoadOp?: VkAttachmentLoadOp;
@@ -20868,13 +20869,13 @@ export interface VkStructInputs {
     initialLayout?: VkImageLayout;
     finalLayout?: VkImageLayout;
   };
-  /** `VkAttachmentDescription2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentDescription2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentDescription2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAttachmentDescription2">;
     flags?: VkAttachmentDescriptionFlags;
     format?: VkFormat;
-    samples?: VkSampleCountFlagBits;
+    samples: VkSampleCountFlagBits;
     loadOp?: VkAttachmentLoadOp;
     storeOp?: VkAttachmentStoreOp;
     stencilLoadOp?: VkAttachmentLoadOp;
@@ -20884,7 +20885,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkAttachmentDescription2KHR` (alias of VkAttachmentDescription2). */
   VkAttachmentDescription2KHR: VkStructInputs["VkAttachmentDescription2"];
-  /** `VkAttachmentDescriptionStencilLayout` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentDescriptionStencilLayout` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentDescriptionStencilLayout: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20893,18 +20894,18 @@ export interface VkStructInputs {
   };
   /** Input form of `VkAttachmentDescriptionStencilLayoutKHR` (alias of VkAttachmentDescriptionStencilLayout). */
   VkAttachmentDescriptionStencilLayoutKHR: VkStructInputs["VkAttachmentDescriptionStencilLayout"];
-  /** `VkAttachmentFeedbackLoopInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentFeedbackLoopInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentFeedbackLoopInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     feedbackLoopEnable?: VkBool32 | boolean;
   };
-  /** `VkAttachmentReference` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentReference` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentReference: {
     attachment?: number;
     layout?: VkImageLayout;
   };
-  /** `VkAttachmentReference2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentReference2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentReference2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAttachmentReference2">;
@@ -20914,7 +20915,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkAttachmentReference2KHR` (alias of VkAttachmentReference2). */
   VkAttachmentReference2KHR: VkStructInputs["VkAttachmentReference2"];
-  /** `VkAttachmentReferenceStencilLayout` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentReferenceStencilLayout` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentReferenceStencilLayout: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20922,7 +20923,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkAttachmentReferenceStencilLayoutKHR` (alias of VkAttachmentReferenceStencilLayout). */
   VkAttachmentReferenceStencilLayoutKHR: VkStructInputs["VkAttachmentReferenceStencilLayout"];
-  /** `VkAttachmentSampleCountInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentSampleCountInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentSampleCountInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20936,37 +20937,37 @@ export interface VkStructInputs {
   };
   /** Input form of `VkAttachmentSampleCountInfoNV` (alias of VkAttachmentSampleCountInfoAMD). */
   VkAttachmentSampleCountInfoNV: VkStructInputs["VkAttachmentSampleCountInfoAMD"];
-  /** `VkAttachmentSampleLocationsEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkAttachmentSampleLocationsEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentSampleLocationsEXT: {
     attachmentIndex?: number;
     sampleLocationsInfo?: VkStructInputs["VkSampleLocationsInfoEXT"];
   };
-  /** `VkBaseInStructure` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBaseInStructure` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBaseInStructure: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkBaseOutStructure` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBaseOutStructure` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBaseOutStructure: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkBeginCustomResolveInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBeginCustomResolveInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBeginCustomResolveInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkBindAccelerationStructureMemoryInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindAccelerationStructureMemoryInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindAccelerationStructureMemoryInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    accelerationStructure?: VkAccelerationStructureNV | null;
-    memory?: VkDeviceMemory | null;
+    accelerationStructure: VkAccelerationStructureNV | null;
+    memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
     deviceIndexCount?: number;
     pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkBindBufferMemoryDeviceGroupInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindBufferMemoryDeviceGroupInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindBufferMemoryDeviceGroupInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -20975,49 +20976,49 @@ export interface VkStructInputs {
   };
   /** Input form of `VkBindBufferMemoryDeviceGroupInfoKHR` (alias of VkBindBufferMemoryDeviceGroupInfo). */
   VkBindBufferMemoryDeviceGroupInfoKHR: VkStructInputs["VkBindBufferMemoryDeviceGroupInfo"];
-  /** `VkBindBufferMemoryInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindBufferMemoryInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindBufferMemoryInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindBufferMemoryInfo">;
-    buffer?: VkBuffer | null;
-    memory?: VkDeviceMemory | null;
+    buffer: VkBuffer | null;
+    memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
   };
   /** Input form of `VkBindBufferMemoryInfoKHR` (alias of VkBindBufferMemoryInfo). */
   VkBindBufferMemoryInfoKHR: VkStructInputs["VkBindBufferMemoryInfo"];
-  /** `VkBindDataGraphPipelineSessionMemoryInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindDataGraphPipelineSessionMemoryInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindDataGraphPipelineSessionMemoryInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    session?: VkDataGraphPipelineSessionARM | null;
+    session: VkDataGraphPipelineSessionARM | null;
     bindPoint?: VkDataGraphPipelineSessionBindPointARM;
     objectIndex?: number;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
   };
-  /** `VkBindDescriptorBufferEmbeddedSamplersInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindDescriptorBufferEmbeddedSamplersInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindDescriptorBufferEmbeddedSamplersInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindDescriptorBufferEmbeddedSamplersInfoEXT">;
-    stageFlags?: VkShaderStageFlags;
+    stageFlags: VkShaderStageFlags;
     layout?: VkPipelineLayout | null;
     set?: number;
   };
-  /** `VkBindDescriptorSetsInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindDescriptorSetsInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindDescriptorSetsInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindDescriptorSetsInfo">;
-    stageFlags?: VkShaderStageFlags;
+    stageFlags: VkShaderStageFlags;
     layout?: VkPipelineLayout | null;
     firstSet?: number;
     descriptorSetCount?: number;
-    pDescriptorSets?: readonly (VkDescriptorSet | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDescriptorSets: readonly (VkDescriptorSet | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     dynamicOffsetCount?: number;
     pDynamicOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
   /** Input form of `VkBindDescriptorSetsInfoKHR` (alias of VkBindDescriptorSetsInfo). */
   VkBindDescriptorSetsInfoKHR: VkStructInputs["VkBindDescriptorSetsInfo"];
-  /** `VkBindHeapInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindHeapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindHeapInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21025,7 +21026,7 @@ export interface VkStructInputs {
     reservedRangeOffset?: VkDeviceSize | number;
     reservedRangeSize?: VkDeviceSize | number;
   };
-  /** `VkBindImageMemoryDeviceGroupInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindImageMemoryDeviceGroupInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindImageMemoryDeviceGroupInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21039,32 +21040,32 @@ export interface VkStructInputs {
   };
   /** Input form of `VkBindImageMemoryDeviceGroupInfoKHR` (alias of VkBindImageMemoryDeviceGroupInfo). */
   VkBindImageMemoryDeviceGroupInfoKHR: VkStructInputs["VkBindImageMemoryDeviceGroupInfo"];
-  /** `VkBindImageMemoryInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindImageMemoryInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindImageMemoryInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindImageMemoryInfo">;
-    image?: VkImage | null;
+    image: VkImage | null;
     memory?: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
   };
   /** Input form of `VkBindImageMemoryInfoKHR` (alias of VkBindImageMemoryInfo). */
   VkBindImageMemoryInfoKHR: VkStructInputs["VkBindImageMemoryInfo"];
-  /** `VkBindImageMemorySwapchainInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindImageMemorySwapchainInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindImageMemorySwapchainInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    swapchain?: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR | null;
     imageIndex?: number;
   };
-  /** `VkBindImagePlaneMemoryInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindImagePlaneMemoryInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindImagePlaneMemoryInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    planeAspect?: VkImageAspectFlagBits;
+    planeAspect: VkImageAspectFlagBits;
   };
   /** Input form of `VkBindImagePlaneMemoryInfoKHR` (alias of VkBindImagePlaneMemoryInfo). */
   VkBindImagePlaneMemoryInfoKHR: VkStructInputs["VkBindImagePlaneMemoryInfo"];
-  /** `VkBindIndexBuffer3InfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindIndexBuffer3InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindIndexBuffer3InfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21072,35 +21073,35 @@ export interface VkStructInputs {
     addressFlags?: VkAddressCommandFlagsKHR;
     indexType?: VkIndexType;
   };
-  /** `VkBindIndexBufferIndirectCommandEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindIndexBufferIndirectCommandEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindIndexBufferIndirectCommandEXT: {
     bufferAddress?: VkDeviceAddress | number;
     size?: number;
     indexType?: VkIndexType;
   };
-  /** `VkBindIndexBufferIndirectCommandNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindIndexBufferIndirectCommandNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindIndexBufferIndirectCommandNV: {
     bufferAddress?: VkDeviceAddress | number;
     size?: number;
     indexType?: VkIndexType;
   };
-  /** `VkBindMemoryStatus` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindMemoryStatus` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindMemoryStatus: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pResult?: readonly VkResult[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pResult: readonly VkResult[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
   /** Input form of `VkBindMemoryStatusKHR` (alias of VkBindMemoryStatus). */
   VkBindMemoryStatusKHR: VkStructInputs["VkBindMemoryStatus"];
-  /** `VkBindPipelineIndirectCommandNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindPipelineIndirectCommandNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindPipelineIndirectCommandNV: {
     pipelineAddress?: VkDeviceAddress | number;
   };
-  /** `VkBindShaderGroupIndirectCommandNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindShaderGroupIndirectCommandNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindShaderGroupIndirectCommandNV: {
     groupIndex?: number;
   };
-  /** `VkBindSparseInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindSparseInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindSparseInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindSparseInfo">;
@@ -21124,22 +21125,22 @@ export interface VkStructInputs {
     signalSemaphoreCount?: number;
     pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkBindTensorMemoryInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindTensorMemoryInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindTensorMemoryInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    tensor?: VkTensorARM | null;
-    memory?: VkDeviceMemory | null;
+    tensor: VkTensorARM | null;
+    memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
   };
-  /** `VkBindTransformFeedbackBuffer2InfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindTransformFeedbackBuffer2InfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindTransformFeedbackBuffer2InfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     addressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
   };
-  /** `VkBindVertexBuffer3InfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindVertexBuffer3InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindVertexBuffer3InfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21147,61 +21148,61 @@ export interface VkStructInputs {
     addressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
   };
-  /** `VkBindVertexBufferIndirectCommandEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindVertexBufferIndirectCommandEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindVertexBufferIndirectCommandEXT: {
     bufferAddress?: VkDeviceAddress | number;
     size?: number;
     stride?: number;
   };
-  /** `VkBindVertexBufferIndirectCommandNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindVertexBufferIndirectCommandNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindVertexBufferIndirectCommandNV: {
     bufferAddress?: VkDeviceAddress | number;
     size?: number;
     stride?: number;
   };
-  /** `VkBindVideoSessionMemoryInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBindVideoSessionMemoryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindVideoSessionMemoryInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryBindIndex?: number;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
     memorySize?: VkDeviceSize | number;
   };
-  /** `VkBlitImageCubicWeightsInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBlitImageCubicWeightsInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBlitImageCubicWeightsInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cubicWeights?: VkCubicFilterWeightsQCOM;
   };
-  /** `VkBlitImageInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBlitImageInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBlitImageInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBlitImageInfo2">;
-    srcImage?: VkImage | null;
+    srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
-    dstImage?: VkImage | null;
+    dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions?: VkStructInputs["VkImageBlit2"] | readonly VkStructInputs["VkImageBlit2"][] | Deno.PointerValue;
+    pRegions: VkStructInputs["VkImageBlit2"] | readonly VkStructInputs["VkImageBlit2"][] | Deno.PointerValue;
     filter?: VkFilter;
   };
   /** Input form of `VkBlitImageInfo2KHR` (alias of VkBlitImageInfo2). */
   VkBlitImageInfo2KHR: VkStructInputs["VkBlitImageInfo2"];
-  /** `VkBufferCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
   };
-  /** `VkBufferCollectionBufferCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCollectionBufferCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionBufferCreateInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    collection?: VkBufferCollectionFUCHSIA | null;
+    collection: VkBufferCollectionFUCHSIA | null;
     index?: number;
   };
-  /** `VkBufferCollectionConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCollectionConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21211,20 +21212,20 @@ export interface VkStructInputs {
     minBufferCountForDedicatedSlack?: number;
     minBufferCountForSharedSlack?: number;
   };
-  /** `VkBufferCollectionCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCollectionCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionCreateInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     collectionToken?: number;
   };
-  /** `VkBufferCollectionImageCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCollectionImageCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionImageCreateInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    collection?: VkBufferCollectionFUCHSIA | null;
+    collection: VkBufferCollectionFUCHSIA | null;
     index?: number;
   };
-  /** `VkBufferCollectionPropertiesFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCollectionPropertiesFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionPropertiesFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21240,7 +21241,7 @@ export interface VkStructInputs {
     suggestedXChromaOffset?: VkChromaLocation;
     suggestedYChromaOffset?: VkChromaLocation;
   };
-  /** `VkBufferConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21248,13 +21249,13 @@ export interface VkStructInputs {
     requiredFormatFeatures?: VkFormatFeatureFlags;
     bufferCollectionConstraints?: VkStructInputs["VkBufferCollectionConstraintsInfoFUCHSIA"];
   };
-  /** `VkBufferCopy` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCopy` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCopy: {
     srcOffset?: VkDeviceSize | number;
     dstOffset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
-  /** `VkBufferCopy2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCopy2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCopy2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21264,7 +21265,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkBufferCopy2KHR` (alias of VkBufferCopy2). */
   VkBufferCopy2KHR: VkStructInputs["VkBufferCopy2"];
-  /** `VkBufferCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBufferCreateInfo">;
@@ -21275,45 +21276,45 @@ export interface VkStructInputs {
     queueFamilyIndexCount?: number;
     pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkBufferDeviceAddressCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferDeviceAddressCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferDeviceAddressCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceAddress?: VkDeviceAddress | number;
   };
-  /** `VkBufferDeviceAddressInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferDeviceAddressInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferDeviceAddressInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
   };
   /** Input form of `VkBufferDeviceAddressInfoEXT` (alias of VkBufferDeviceAddressInfo). */
   VkBufferDeviceAddressInfoEXT: VkStructInputs["VkBufferDeviceAddressInfo"];
   /** Input form of `VkBufferDeviceAddressInfoKHR` (alias of VkBufferDeviceAddressInfo). */
   VkBufferDeviceAddressInfoKHR: VkStructInputs["VkBufferDeviceAddressInfo"];
-  /** `VkBufferImageCopy` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferImageCopy` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferImageCopy: {
     bufferOffset?: VkDeviceSize | number;
     bufferRowLength?: number;
     bufferImageHeight?: number;
-    imageSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
     imageOffset?: VkStructInputs["VkOffset3D"];
     imageExtent?: VkStructInputs["VkExtent3D"];
   };
-  /** `VkBufferImageCopy2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferImageCopy2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferImageCopy2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBufferImageCopy2">;
     bufferOffset?: VkDeviceSize | number;
     bufferRowLength?: number;
     bufferImageHeight?: number;
-    imageSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
     imageOffset?: VkStructInputs["VkOffset3D"];
     imageExtent?: VkStructInputs["VkExtent3D"];
   };
   /** Input form of `VkBufferImageCopy2KHR` (alias of VkBufferImageCopy2). */
   VkBufferImageCopy2KHR: VkStructInputs["VkBufferImageCopy2"];
-  /** `VkBufferMemoryBarrier` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferMemoryBarrier` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferMemoryBarrier: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBufferMemoryBarrier">;
@@ -21321,35 +21322,35 @@ export interface VkStructInputs {
     dstAccessMask?: VkAccessFlags;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
-  /** `VkBufferMemoryBarrier2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferMemoryBarrier2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferMemoryBarrier2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBufferMemoryBarrier2">;
-    srcStageMask?: VkPipelineStageFlags2 | number;
-    srcAccessMask?: VkAccessFlags2 | number;
-    dstStageMask?: VkPipelineStageFlags2 | number;
-    dstAccessMask?: VkAccessFlags2 | number;
+    srcStageMask?: VkPipelineStageFlags2;
+    srcAccessMask?: VkAccessFlags2;
+    dstStageMask?: VkPipelineStageFlags2;
+    dstAccessMask?: VkAccessFlags2;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
   /** Input form of `VkBufferMemoryBarrier2KHR` (alias of VkBufferMemoryBarrier2). */
   VkBufferMemoryBarrier2KHR: VkStructInputs["VkBufferMemoryBarrier2"];
-  /** `VkBufferMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferMemoryRequirementsInfo2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
   };
   /** Input form of `VkBufferMemoryRequirementsInfo2KHR` (alias of VkBufferMemoryRequirementsInfo2). */
   VkBufferMemoryRequirementsInfo2KHR: VkStructInputs["VkBufferMemoryRequirementsInfo2"];
-  /** `VkBufferOpaqueCaptureAddressCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferOpaqueCaptureAddressCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferOpaqueCaptureAddressCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21357,31 +21358,31 @@ export interface VkStructInputs {
   };
   /** Input form of `VkBufferOpaqueCaptureAddressCreateInfoKHR` (alias of VkBufferOpaqueCaptureAddressCreateInfo). */
   VkBufferOpaqueCaptureAddressCreateInfoKHR: VkStructInputs["VkBufferOpaqueCaptureAddressCreateInfo"];
-  /** `VkBufferUsageFlags2CreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferUsageFlags2CreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferUsageFlags2CreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkBufferUsageFlags2 | number;
+    usage: VkBufferUsageFlags2;
   };
   /** Input form of `VkBufferUsageFlags2CreateInfoKHR` (alias of VkBufferUsageFlags2CreateInfo). */
   VkBufferUsageFlags2CreateInfoKHR: VkStructInputs["VkBufferUsageFlags2CreateInfo"];
-  /** `VkBufferViewCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBufferViewCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferViewCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBufferViewCreateInfo">;
     flags?: VkBufferViewCreateFlags;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     format?: VkFormat;
     offset?: VkDeviceSize | number;
     range?: VkDeviceSize | number;
   };
-  /** `VkBuildPartitionedAccelerationStructureIndirectCommandNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBuildPartitionedAccelerationStructureIndirectCommandNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBuildPartitionedAccelerationStructureIndirectCommandNV: {
     opType?: VkPartitionedAccelerationStructureOpTypeNV;
     argCount?: number;
     argData?: VkStructInputs["VkStridedDeviceAddressNV"];
   };
-  /** `VkBuildPartitionedAccelerationStructureInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkBuildPartitionedAccelerationStructureInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBuildPartitionedAccelerationStructureInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21394,61 +21395,61 @@ export interface VkStructInputs {
   };
   /** Input form of `VkCalibratedTimestampInfoEXT` (alias of VkCalibratedTimestampInfoKHR). */
   VkCalibratedTimestampInfoEXT: VkStructInputs["VkCalibratedTimestampInfoKHR"];
-  /** `VkCalibratedTimestampInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCalibratedTimestampInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCalibratedTimestampInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCalibratedTimestampInfoKHR">;
     timeDomain?: VkTimeDomainKHR;
   };
-  /** `VkCheckpointData2NV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCheckpointData2NV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCheckpointData2NV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    stage?: VkPipelineStageFlags2 | number;
+    stage?: VkPipelineStageFlags2;
     pCheckpointMarker?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkCheckpointDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCheckpointDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCheckpointDataNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stage?: VkPipelineStageFlagBits;
     pCheckpointMarker?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkClearAttachment` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClearAttachment` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClearAttachment: {
-    aspectMask?: VkImageAspectFlags;
+    aspectMask: VkImageAspectFlags;
     colorAttachment?: number;
     clearValue?: VkStructInputs["VkClearValue"];
   };
-  /** `VkClearColorValue` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClearColorValue` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClearColorValue: {
     float32?: readonly number[] | ArrayBufferView;
     int32?: readonly number[] | ArrayBufferView;
     uint32?: readonly number[] | ArrayBufferView;
   };
-  /** `VkClearDepthStencilValue` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClearDepthStencilValue` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClearDepthStencilValue: {
     depth?: number;
     stencil?: number;
   };
-  /** `VkClearRect` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClearRect` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClearRect: {
     rect?: VkStructInputs["VkRect2D"];
     baseArrayLayer?: number;
     layerCount?: number;
   };
-  /** `VkClearValue` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClearValue` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClearValue: {
     color?: VkStructInputs["VkClearColorValue"];
     depthStencil?: VkStructInputs["VkClearDepthStencilValue"];
   };
-  /** `VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV: {
     clusterReferencesCount?: number;
     clusterReferencesStride?: number;
     clusterReferences?: VkDeviceAddress | number;
   };
-  /** `VkClusterAccelerationStructureBuildTriangleClusterInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureBuildTriangleClusterInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureBuildTriangleClusterInfoNV: {
     clusterID?: number;
     clusterFlags?: VkClusterAccelerationStructureClusterFlagsNV;
@@ -21469,7 +21470,7 @@ export interface VkStructInputs {
     opacityMicromapArray?: VkDeviceAddress | number;
     opacityMicromapIndexBuffer?: VkDeviceAddress | number;
   };
-  /** `VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV: {
     clusterID?: number;
     clusterFlags?: VkClusterAccelerationStructureClusterFlagsNV;
@@ -21491,14 +21492,14 @@ export interface VkStructInputs {
     opacityMicromapIndexBuffer?: VkDeviceAddress | number;
     instantiationBoundingBoxLimit?: VkDeviceAddress | number;
   };
-  /** `VkClusterAccelerationStructureClustersBottomLevelInputNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureClustersBottomLevelInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureClustersBottomLevelInputNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxTotalClusterCount?: number;
     maxClusterCountPerAccelerationStructure?: number;
   };
-  /** `VkClusterAccelerationStructureCommandsInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureCommandsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureCommandsInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21511,17 +21512,17 @@ export interface VkStructInputs {
     srcInfosCount?: VkDeviceAddress | number;
     addressResolutionFlags?: VkClusterAccelerationStructureAddressResolutionFlagsNV;
   };
-  /** `VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV: {
     geometryIndex?: number;
     reserved?: number;
     geometryFlags?: number;
   };
-  /** `VkClusterAccelerationStructureGetTemplateIndicesInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureGetTemplateIndicesInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureGetTemplateIndicesInfoNV: {
     clusterTemplateAddress?: VkDeviceAddress | number;
   };
-  /** `VkClusterAccelerationStructureInputInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureInputInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureInputInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21531,7 +21532,7 @@ export interface VkStructInputs {
     opMode?: VkClusterAccelerationStructureOpModeNV;
     opInput?: VkStructInputs["VkClusterAccelerationStructureOpInputNV"];
   };
-  /** `VkClusterAccelerationStructureInstantiateClusterInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureInstantiateClusterInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureInstantiateClusterInfoNV: {
     clusterIdOffset?: number;
     geometryIndexOffset?: number;
@@ -21539,11 +21540,11 @@ export interface VkStructInputs {
     clusterTemplateAddress?: VkDeviceAddress | number;
     vertexBuffer?: VkStructInputs["VkStridedDeviceAddressNV"];
   };
-  /** `VkClusterAccelerationStructureMoveObjectsInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureMoveObjectsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureMoveObjectsInfoNV: {
     srcAccelerationStructure?: VkDeviceAddress | number;
   };
-  /** `VkClusterAccelerationStructureMoveObjectsInputNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureMoveObjectsInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureMoveObjectsInputNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21551,7 +21552,7 @@ export interface VkStructInputs {
     noMoveOverlap?: VkBool32 | boolean;
     maxMovedBytes?: VkDeviceSize | number;
   };
-  /** `VkClusterAccelerationStructureOpInputNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureOpInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureOpInputNV: {
     pClustersBottomLevel?:
       | VkStructInputs["VkClusterAccelerationStructureClustersBottomLevelInputNV"]
@@ -21566,7 +21567,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkClusterAccelerationStructureMoveObjectsInputNV"][]
       | Deno.PointerValue;
   };
-  /** `VkClusterAccelerationStructureTriangleClusterInputNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkClusterAccelerationStructureTriangleClusterInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureTriangleClusterInputNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21579,23 +21580,23 @@ export interface VkStructInputs {
     maxTotalVertexCount?: number;
     minPositionTruncateBitCount?: number;
   };
-  /** `VkCoarseSampleLocationNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCoarseSampleLocationNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCoarseSampleLocationNV: {
     pixelX?: number;
     pixelY?: number;
     sample?: number;
   };
-  /** `VkCoarseSampleOrderCustomNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCoarseSampleOrderCustomNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCoarseSampleOrderCustomNV: {
     shadingRate?: VkShadingRatePaletteEntryNV;
     sampleCount?: number;
     sampleLocationCount?: number;
-    pSampleLocations?:
+    pSampleLocations:
       | VkStructInputs["VkCoarseSampleLocationNV"]
       | readonly VkStructInputs["VkCoarseSampleLocationNV"][]
       | Deno.PointerValue;
   };
-  /** `VkColorBlendAdvancedEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkColorBlendAdvancedEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkColorBlendAdvancedEXT: {
     advancedBlendOp?: VkBlendOp;
     srcPremultiplied?: VkBool32 | boolean;
@@ -21603,7 +21604,7 @@ export interface VkStructInputs {
     blendOverlap?: VkBlendOverlapEXT;
     clampResults?: VkBool32 | boolean;
   };
-  /** `VkColorBlendEquationEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkColorBlendEquationEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkColorBlendEquationEXT: {
     srcColorBlendFactor?: VkBlendFactor;
     dstColorBlendFactor?: VkBlendFactor;
@@ -21612,15 +21613,15 @@ export interface VkStructInputs {
     dstAlphaBlendFactor?: VkBlendFactor;
     alphaBlendOp?: VkBlendOp;
   };
-  /** `VkCommandBufferAllocateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferAllocateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    commandPool?: VkCommandPool | null;
+    commandPool: VkCommandPool | null;
     level?: VkCommandBufferLevel;
     commandBufferCount?: number;
   };
-  /** `VkCommandBufferBeginInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferBeginInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCommandBufferBeginInfo">;
@@ -21630,13 +21631,13 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkCommandBufferInheritanceInfo"][]
       | Deno.PointerValue;
   };
-  /** `VkCommandBufferInheritanceConditionalRenderingInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferInheritanceConditionalRenderingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceConditionalRenderingInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     conditionalRenderingEnable?: VkBool32 | boolean;
   };
-  /** `VkCommandBufferInheritanceDescriptorHeapInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferInheritanceDescriptorHeapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceDescriptorHeapInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21649,7 +21650,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkBindHeapInfoEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkCommandBufferInheritanceInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferInheritanceInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCommandBufferInheritanceInfo">;
@@ -21660,14 +21661,14 @@ export interface VkStructInputs {
     queryFlags?: VkQueryControlFlags;
     pipelineStatistics?: VkQueryPipelineStatisticFlags;
   };
-  /** `VkCommandBufferInheritanceRenderPassTransformInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferInheritanceRenderPassTransformInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceRenderPassTransformInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     transform?: VkSurfaceTransformFlagBitsKHR;
     renderArea?: VkStructInputs["VkRect2D"];
   };
-  /** `VkCommandBufferInheritanceRenderingInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferInheritanceRenderingInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceRenderingInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21681,7 +21682,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkCommandBufferInheritanceRenderingInfoKHR` (alias of VkCommandBufferInheritanceRenderingInfo). */
   VkCommandBufferInheritanceRenderingInfoKHR: VkStructInputs["VkCommandBufferInheritanceRenderingInfo"];
-  /** `VkCommandBufferInheritanceViewportScissorInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferInheritanceViewportScissorInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceViewportScissorInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21692,23 +21693,23 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkViewport"][]
       | Deno.PointerValue;
   };
-  /** `VkCommandBufferSubmitInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandBufferSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferSubmitInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCommandBufferSubmitInfo">;
-    commandBuffer?: VkCommandBuffer | null;
+    commandBuffer: VkCommandBuffer | null;
     deviceMask?: number;
   };
   /** Input form of `VkCommandBufferSubmitInfoKHR` (alias of VkCommandBufferSubmitInfo). */
   VkCommandBufferSubmitInfoKHR: VkStructInputs["VkCommandBufferSubmitInfo"];
-  /** `VkCommandPoolCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandPoolCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandPoolCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCommandPoolCreateInfo">;
     flags?: VkCommandPoolCreateFlags;
     queueFamilyIndex?: number;
   };
-  /** `VkCommandPoolMemoryConsumption` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandPoolMemoryConsumption` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandPoolMemoryConsumption: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21716,38 +21717,38 @@ export interface VkStructInputs {
     commandPoolReservedSize?: VkDeviceSize | number;
     commandBufferAllocated?: VkDeviceSize | number;
   };
-  /** `VkCommandPoolMemoryReservationCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCommandPoolMemoryReservationCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandPoolMemoryReservationCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     commandPoolReservedSize?: VkDeviceSize | number;
     commandPoolMaxCommandBuffers?: number;
   };
-  /** `VkComponentMapping` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkComponentMapping` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkComponentMapping: {
     r?: VkComponentSwizzle;
     g?: VkComponentSwizzle;
     b?: VkComponentSwizzle;
     a?: VkComponentSwizzle;
   };
-  /** `VkComputeOccupancyPriorityParametersNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkComputeOccupancyPriorityParametersNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkComputeOccupancyPriorityParametersNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     occupancyPriority?: number;
     occupancyThrottling?: number;
   };
-  /** `VkComputePipelineCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkComputePipelineCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkComputePipelineCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkComputePipelineCreateInfo">;
     flags?: VkPipelineCreateFlags;
-    stage?: VkStructInputs["VkPipelineShaderStageCreateInfo"];
+    stage: VkStructInputs["VkPipelineShaderStageCreateInfo"];
     layout?: VkPipelineLayout | null;
     basePipelineHandle?: VkPipeline | null;
     basePipelineIndex?: number;
   };
-  /** `VkComputePipelineIndirectBufferInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkComputePipelineIndirectBufferInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkComputePipelineIndirectBufferInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21755,7 +21756,7 @@ export interface VkStructInputs {
     size?: VkDeviceSize | number;
     pipelineDeviceAddressCaptureReplay?: VkDeviceAddress | number;
   };
-  /** `VkConditionalRenderingBeginInfo2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkConditionalRenderingBeginInfo2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkConditionalRenderingBeginInfo2EXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21763,15 +21764,15 @@ export interface VkStructInputs {
     addressFlags?: VkAddressCommandFlagsKHR;
     flags?: VkConditionalRenderingFlagsEXT;
   };
-  /** `VkConditionalRenderingBeginInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkConditionalRenderingBeginInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkConditionalRenderingBeginInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
     flags?: VkConditionalRenderingFlagsEXT;
   };
-  /** `VkConformanceVersion` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkConformanceVersion` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkConformanceVersion: {
     major?: number;
     minor?: number;
@@ -21780,13 +21781,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkConformanceVersionKHR` (alias of VkConformanceVersion). */
   VkConformanceVersionKHR: VkStructInputs["VkConformanceVersion"];
-  /** `VkConvertCooperativeVectorMatrixInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkConvertCooperativeVectorMatrixInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkConvertCooperativeVectorMatrixInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     srcSize?: bigint | number;
     srcData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
-    pDstSize?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDstSize: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     dstData?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     srcComponentType?: VkComponentTypeKHR;
     dstComponentType?: VkComponentTypeKHR;
@@ -21797,7 +21798,7 @@ export interface VkStructInputs {
     dstLayout?: VkCooperativeVectorMatrixLayoutNV;
     dstStride?: bigint | number;
   };
-  /** `VkCooperativeMatrixFlexibleDimensionsPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCooperativeMatrixFlexibleDimensionsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixFlexibleDimensionsPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21812,7 +21813,7 @@ export interface VkStructInputs {
     scope?: VkScopeKHR;
     workgroupInvocations?: number;
   };
-  /** `VkCooperativeMatrixProperties2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCooperativeMatrixProperties2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixProperties2EXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21824,7 +21825,7 @@ export interface VkStructInputs {
     CType?: VkComponentTypeKHR;
     ResultType?: VkComponentTypeKHR;
   };
-  /** `VkCooperativeMatrixPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCooperativeMatrixPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21838,7 +21839,7 @@ export interface VkStructInputs {
     saturatingAccumulation?: VkBool32 | boolean;
     scope?: VkScopeKHR;
   };
-  /** `VkCooperativeMatrixPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCooperativeMatrixPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21851,7 +21852,7 @@ export interface VkStructInputs {
     DType?: VkComponentTypeNV;
     scope?: VkScopeNV;
   };
-  /** `VkCooperativeVectorPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCooperativeVectorPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeVectorPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -21862,148 +21863,148 @@ export interface VkStructInputs {
     resultType?: VkComponentTypeKHR;
     transpose?: VkBool32 | boolean;
   };
-  /** `VkCopyAccelerationStructureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyAccelerationStructureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyAccelerationStructureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    src?: VkAccelerationStructureKHR | null;
-    dst?: VkAccelerationStructureKHR | null;
+    src: VkAccelerationStructureKHR | null;
+    dst: VkAccelerationStructureKHR | null;
     mode?: VkCopyAccelerationStructureModeKHR;
   };
-  /** `VkCopyAccelerationStructureToMemoryInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyAccelerationStructureToMemoryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyAccelerationStructureToMemoryInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    src?: VkAccelerationStructureKHR | null;
+    src: VkAccelerationStructureKHR | null;
     dst?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     mode?: VkCopyAccelerationStructureModeKHR;
   };
-  /** `VkCopyBufferInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyBufferInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyBufferInfo2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcBuffer?: VkBuffer | null;
-    dstBuffer?: VkBuffer | null;
+    srcBuffer: VkBuffer | null;
+    dstBuffer: VkBuffer | null;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkBufferCopy2"]
       | readonly VkStructInputs["VkBufferCopy2"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkCopyBufferInfo2KHR` (alias of VkCopyBufferInfo2). */
   VkCopyBufferInfo2KHR: VkStructInputs["VkCopyBufferInfo2"];
-  /** `VkCopyBufferToImageInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyBufferToImageInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyBufferToImageInfo2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcBuffer?: VkBuffer | null;
-    dstImage?: VkImage | null;
+    srcBuffer: VkBuffer | null;
+    dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkBufferImageCopy2"]
       | readonly VkStructInputs["VkBufferImageCopy2"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkCopyBufferToImageInfo2KHR` (alias of VkCopyBufferToImageInfo2). */
   VkCopyBufferToImageInfo2KHR: VkStructInputs["VkCopyBufferToImageInfo2"];
-  /** `VkCopyCommandTransformInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyCommandTransformInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyCommandTransformInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     transform?: VkSurfaceTransformFlagBitsKHR;
   };
-  /** `VkCopyDescriptorSet` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyDescriptorSet` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyDescriptorSet: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcSet?: VkDescriptorSet | null;
+    srcSet: VkDescriptorSet | null;
     srcBinding?: number;
     srcArrayElement?: number;
-    dstSet?: VkDescriptorSet | null;
+    dstSet: VkDescriptorSet | null;
     dstBinding?: number;
     dstArrayElement?: number;
     descriptorCount?: number;
   };
-  /** `VkCopyDeviceMemoryImageInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyDeviceMemoryImageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyDeviceMemoryImageInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    image?: VkImage | null;
+    image: VkImage | null;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkDeviceMemoryImageCopyKHR"]
       | readonly VkStructInputs["VkDeviceMemoryImageCopyKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkCopyDeviceMemoryInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyDeviceMemoryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyDeviceMemoryInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkDeviceMemoryCopyKHR"]
       | readonly VkStructInputs["VkDeviceMemoryCopyKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkCopyImageInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyImageInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageInfo2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcImage?: VkImage | null;
+    srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
-    dstImage?: VkImage | null;
+    dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions?: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | Deno.PointerValue;
+    pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | Deno.PointerValue;
   };
   /** Input form of `VkCopyImageInfo2KHR` (alias of VkCopyImageInfo2). */
   VkCopyImageInfo2KHR: VkStructInputs["VkCopyImageInfo2"];
-  /** `VkCopyImageToBufferInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyImageToBufferInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageToBufferInfo2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcImage?: VkImage | null;
+    srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
-    dstBuffer?: VkBuffer | null;
+    dstBuffer: VkBuffer | null;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkBufferImageCopy2"]
       | readonly VkStructInputs["VkBufferImageCopy2"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkCopyImageToBufferInfo2KHR` (alias of VkCopyImageToBufferInfo2). */
   VkCopyImageToBufferInfo2KHR: VkStructInputs["VkCopyImageToBufferInfo2"];
-  /** `VkCopyImageToImageInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyImageToImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageToImageInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkHostImageCopyFlags;
-    srcImage?: VkImage | null;
+    srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
-    dstImage?: VkImage | null;
+    dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions?: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | Deno.PointerValue;
+    pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | Deno.PointerValue;
   };
   /** Input form of `VkCopyImageToImageInfoEXT` (alias of VkCopyImageToImageInfo). */
   VkCopyImageToImageInfoEXT: VkStructInputs["VkCopyImageToImageInfo"];
-  /** `VkCopyImageToMemoryInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyImageToMemoryInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageToMemoryInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkHostImageCopyFlags;
-    srcImage?: VkImage | null;
+    srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkImageToMemoryCopy"]
       | readonly VkStructInputs["VkImageToMemoryCopy"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkCopyImageToMemoryInfoEXT` (alias of VkCopyImageToMemoryInfo). */
   VkCopyImageToMemoryInfoEXT: VkStructInputs["VkCopyImageToMemoryInfo"];
-  /** `VkCopyMemoryIndirectCommandKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMemoryIndirectCommandKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryIndirectCommandKHR: {
     srcAddress?: VkDeviceAddress | number;
     dstAddress?: VkDeviceAddress | number;
@@ -22011,7 +22012,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkCopyMemoryIndirectCommandNV` (alias of VkCopyMemoryIndirectCommandKHR). */
   VkCopyMemoryIndirectCommandNV: VkStructInputs["VkCopyMemoryIndirectCommandKHR"];
-  /** `VkCopyMemoryIndirectInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMemoryIndirectInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryIndirectInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22020,102 +22021,102 @@ export interface VkStructInputs {
     copyCount?: number;
     copyAddressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
   };
-  /** `VkCopyMemoryToAccelerationStructureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMemoryToAccelerationStructureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToAccelerationStructureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     src?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
-    dst?: VkAccelerationStructureKHR | null;
+    dst: VkAccelerationStructureKHR | null;
     mode?: VkCopyAccelerationStructureModeKHR;
   };
-  /** `VkCopyMemoryToImageIndirectCommandKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMemoryToImageIndirectCommandKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToImageIndirectCommandKHR: {
     srcAddress?: VkDeviceAddress | number;
     bufferRowLength?: number;
     bufferImageHeight?: number;
-    imageSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
     imageOffset?: VkStructInputs["VkOffset3D"];
     imageExtent?: VkStructInputs["VkExtent3D"];
   };
   /** Input form of `VkCopyMemoryToImageIndirectCommandNV` (alias of VkCopyMemoryToImageIndirectCommandKHR). */
   VkCopyMemoryToImageIndirectCommandNV: VkStructInputs["VkCopyMemoryToImageIndirectCommandKHR"];
-  /** `VkCopyMemoryToImageIndirectInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMemoryToImageIndirectInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToImageIndirectInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     srcCopyFlags?: VkAddressCopyFlagsKHR;
     copyCount?: number;
     copyAddressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
-    dstImage?: VkImage | null;
+    dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
-    pImageSubresources?:
+    pImageSubresources:
       | VkStructInputs["VkImageSubresourceLayers"]
       | readonly VkStructInputs["VkImageSubresourceLayers"][]
       | Deno.PointerValue;
   };
-  /** `VkCopyMemoryToImageInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMemoryToImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToImageInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkHostImageCopyFlags;
-    dstImage?: VkImage | null;
+    dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkMemoryToImageCopy"]
       | readonly VkStructInputs["VkMemoryToImageCopy"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkCopyMemoryToImageInfoEXT` (alias of VkCopyMemoryToImageInfo). */
   VkCopyMemoryToImageInfoEXT: VkStructInputs["VkCopyMemoryToImageInfo"];
-  /** `VkCopyMemoryToMicromapInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMemoryToMicromapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToMicromapInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     src?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
-    dst?: VkMicromapEXT | null;
+    dst: VkMicromapEXT | null;
     mode?: VkCopyMicromapModeEXT;
   };
-  /** `VkCopyMicromapInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMicromapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMicromapInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    src?: VkMicromapEXT | null;
-    dst?: VkMicromapEXT | null;
+    src: VkMicromapEXT | null;
+    dst: VkMicromapEXT | null;
     mode?: VkCopyMicromapModeEXT;
   };
-  /** `VkCopyMicromapToMemoryInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyMicromapToMemoryInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMicromapToMemoryInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    src?: VkMicromapEXT | null;
+    src: VkMicromapEXT | null;
     dst?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     mode?: VkCopyMicromapModeEXT;
   };
-  /** `VkCopyTensorInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCopyTensorInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyTensorInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcTensor?: VkTensorARM | null;
-    dstTensor?: VkTensorARM | null;
+    srcTensor: VkTensorARM | null;
+    dstTensor: VkTensorARM | null;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkTensorCopyARM"]
       | readonly VkStructInputs["VkTensorCopyARM"][]
       | Deno.PointerValue;
   };
-  /** `VkCuFunctionCreateInfoNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCuFunctionCreateInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuFunctionCreateInfoNVX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    module?: VkCuModuleNVX | null;
-    pName?: string | Deno.PointerValue;
+    module: VkCuModuleNVX | null;
+    pName: string | Deno.PointerValue;
   };
-  /** `VkCuLaunchInfoNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCuLaunchInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuLaunchInfoNVX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    function?: VkCuFunctionNVX | null;
+    function: VkCuFunctionNVX | null;
     gridDimX?: number;
     gridDimY?: number;
     gridDimZ?: number;
@@ -22128,31 +22129,31 @@ export interface VkStructInputs {
     extraCount?: bigint | number;
     pExtras?: readonly Deno.PointerValue[] | Deno.PointerValue;
   };
-  /** `VkCuModuleCreateInfoNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCuModuleCreateInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuModuleCreateInfoNVX: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCuModuleCreateInfoNVX">;
     dataSize?: bigint | number;
     pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkCuModuleTexturingModeCreateInfoNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCuModuleTexturingModeCreateInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuModuleTexturingModeCreateInfoNVX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     use64bitTexturing?: VkBool32 | boolean;
   };
-  /** `VkCudaFunctionCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCudaFunctionCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCudaFunctionCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    module?: VkCudaModuleNV | null;
-    pName?: string | Deno.PointerValue;
+    module: VkCudaModuleNV | null;
+    pName: string | Deno.PointerValue;
   };
-  /** `VkCudaLaunchInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCudaLaunchInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCudaLaunchInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    function?: VkCudaFunctionNV | null;
+    function: VkCudaFunctionNV | null;
     gridDimX?: number;
     gridDimY?: number;
     gridDimZ?: number;
@@ -22165,14 +22166,14 @@ export interface VkStructInputs {
     extraCount?: bigint | number;
     pExtras?: readonly Deno.PointerValue[] | Deno.PointerValue;
   };
-  /** `VkCudaModuleCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCudaModuleCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCudaModuleCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dataSize?: bigint | number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkCustomResolveCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkCustomResolveCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCustomResolveCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22182,7 +22183,7 @@ export interface VkStructInputs {
     depthAttachmentFormat?: VkFormat;
     stencilAttachmentFormat?: VkFormat;
   };
-  /** `VkD3D12FenceSubmitInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkD3D12FenceSubmitInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkD3D12FenceSubmitInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22191,41 +22192,41 @@ export interface VkStructInputs {
     signalSemaphoreValuesCount?: number;
     pSignalSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkDataGraphOpticalFlowImageFormatInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphOpticalFlowImageFormatInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphOpticalFlowImageFormatInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkDataGraphOpticalFlowImageUsageFlagsARM;
+    usage: VkDataGraphOpticalFlowImageUsageFlagsARM;
   };
-  /** `VkDataGraphOpticalFlowImageFormatPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphOpticalFlowImageFormatPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphOpticalFlowImageFormatPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     format?: VkFormat;
   };
-  /** `VkDataGraphPipelineBuiltinModelCreateInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineBuiltinModelCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineBuiltinModelCreateInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pOperation?:
+    pOperation:
       | VkStructInputs["VkPhysicalDeviceDataGraphOperationSupportARM"]
       | readonly VkStructInputs["VkPhysicalDeviceDataGraphOperationSupportARM"][]
       | Deno.PointerValue;
   };
-  /** `VkDataGraphPipelineCompilerControlCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineCompilerControlCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineCompilerControlCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pVendorOptions?: string | Deno.PointerValue;
+    pVendorOptions: string | Deno.PointerValue;
   };
-  /** `VkDataGraphPipelineConstantARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineConstantARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineConstantARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineConstantARM">;
     id?: number;
-    pConstantData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pConstantData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22233,44 +22234,44 @@ export interface VkStructInputs {
     zeroCount?: number;
     groupSize?: number;
   };
-  /** `VkDataGraphPipelineCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineCreateInfoARM">;
-    flags?: VkPipelineCreateFlags2 | number;
-    layout?: VkPipelineLayout | null;
+    flags?: VkPipelineCreateFlags2;
+    layout: VkPipelineLayout | null;
     resourceInfoCount?: number;
     pResourceInfos?:
       | VkStructInputs["VkDataGraphPipelineResourceInfoARM"]
       | readonly VkStructInputs["VkDataGraphPipelineResourceInfoARM"][]
       | Deno.PointerValue;
   };
-  /** `VkDataGraphPipelineDispatchInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineDispatchInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineDispatchInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineDispatchInfoARM">;
-    flags?: VkDataGraphPipelineDispatchFlagsARM | number;
+    flags?: VkDataGraphPipelineDispatchFlagsARM;
   };
-  /** `VkDataGraphPipelineIdentifierCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineIdentifierCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineIdentifierCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     identifierSize?: number;
-    pIdentifier?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pIdentifier: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkDataGraphPipelineInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    dataGraphPipeline?: VkPipeline | null;
+    dataGraphPipeline: VkPipeline | null;
   };
-  /** `VkDataGraphPipelineNeuralStatisticsCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineNeuralStatisticsCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineNeuralStatisticsCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     allowNeuralStatistics?: VkBool32 | boolean;
   };
-  /** `VkDataGraphPipelineOpticalFlowCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineOpticalFlowCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineOpticalFlowCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22284,14 +22285,14 @@ export interface VkStructInputs {
     performanceLevel?: VkDataGraphOpticalFlowPerformanceLevelARM;
     flags?: VkDataGraphOpticalFlowCreateFlagsARM;
   };
-  /** `VkDataGraphPipelineOpticalFlowDispatchInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineOpticalFlowDispatchInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineOpticalFlowDispatchInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkDataGraphOpticalFlowExecuteFlagsARM;
     meanFlowL1NormHint?: number;
   };
-  /** `VkDataGraphPipelinePropertyQueryResultARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelinePropertyQueryResultARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelinePropertyQueryResultARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22300,7 +22301,7 @@ export interface VkStructInputs {
     dataSize?: bigint | number;
     pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDataGraphPipelineResourceInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineResourceInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineResourceInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineResourceInfoARM">;
@@ -22308,13 +22309,13 @@ export interface VkStructInputs {
     binding?: number;
     arrayElement?: number;
   };
-  /** `VkDataGraphPipelineResourceInfoImageLayoutARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineResourceInfoImageLayoutARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineResourceInfoImageLayoutARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     layout?: VkImageLayout;
   };
-  /** `VkDataGraphPipelineSessionBindPointRequirementARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineSessionBindPointRequirementARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionBindPointRequirementARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22322,39 +22323,39 @@ export interface VkStructInputs {
     bindPointType?: VkDataGraphPipelineSessionBindPointTypeARM;
     numObjects?: number;
   };
-  /** `VkDataGraphPipelineSessionBindPointRequirementsInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineSessionBindPointRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionBindPointRequirementsInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    session?: VkDataGraphPipelineSessionARM | null;
+    session: VkDataGraphPipelineSessionARM | null;
   };
-  /** `VkDataGraphPipelineSessionCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineSessionCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineSessionCreateInfoARM">;
-    flags?: VkDataGraphPipelineSessionCreateFlagsARM | number;
-    dataGraphPipeline?: VkPipeline | null;
+    flags?: VkDataGraphPipelineSessionCreateFlagsARM;
+    dataGraphPipeline: VkPipeline | null;
   };
-  /** `VkDataGraphPipelineSessionMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineSessionMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionMemoryRequirementsInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    session?: VkDataGraphPipelineSessionARM | null;
+    session: VkDataGraphPipelineSessionARM | null;
     bindPoint?: VkDataGraphPipelineSessionBindPointARM;
     objectIndex?: number;
   };
-  /** `VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     mode?: VkNeuralAcceleratorStatisticsModeARM;
   };
-  /** `VkDataGraphPipelineShaderModuleCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineShaderModuleCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineShaderModuleCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     module?: VkShaderModule | null;
-    pName?: string | Deno.PointerValue;
+    pName: string | Deno.PointerValue;
     pSpecializationInfo?:
       | VkStructInputs["VkSpecializationInfo"]
       | readonly VkStructInputs["VkSpecializationInfo"][]
@@ -22365,56 +22366,56 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDataGraphPipelineConstantARM"][]
       | Deno.PointerValue;
   };
-  /** `VkDataGraphPipelineSingleNodeConnectionARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineSingleNodeConnectionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSingleNodeConnectionARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     set?: number;
     binding?: number;
-    connection?: VkDataGraphPipelineNodeConnectionTypeARM;
+    connection: VkDataGraphPipelineNodeConnectionTypeARM;
   };
-  /** `VkDataGraphPipelineSingleNodeCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphPipelineSingleNodeCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSingleNodeCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    nodeType?: VkDataGraphPipelineNodeTypeARM;
+    nodeType: VkDataGraphPipelineNodeTypeARM;
     connectionCount?: number;
-    pConnections?:
+    pConnections:
       | VkStructInputs["VkDataGraphPipelineSingleNodeConnectionARM"]
       | readonly VkStructInputs["VkDataGraphPipelineSingleNodeConnectionARM"][]
       | Deno.PointerValue;
   };
-  /** `VkDataGraphProcessingEngineCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphProcessingEngineCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphProcessingEngineCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     processingEngineCount?: number;
-    pProcessingEngines?:
+    pProcessingEngines:
       | VkStructInputs["VkPhysicalDeviceDataGraphProcessingEngineARM"]
       | readonly VkStructInputs["VkPhysicalDeviceDataGraphProcessingEngineARM"][]
       | Deno.PointerValue;
   };
-  /** `VkDataGraphTOSANameQualityARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDataGraphTOSANameQualityARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphTOSANameQualityARM: {
     name?: string;
     qualityFlags?: VkDataGraphTOSAQualityFlagsARM;
   };
-  /** `VkDebugMarkerMarkerInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugMarkerMarkerInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugMarkerMarkerInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pMarkerName?: string | Deno.PointerValue;
+    pMarkerName: string | Deno.PointerValue;
     color?: readonly number[] | ArrayBufferView;
   };
-  /** `VkDebugMarkerObjectNameInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugMarkerObjectNameInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugMarkerObjectNameInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     objectType?: VkDebugReportObjectTypeEXT;
     object?: bigint | number;
-    pObjectName?: string | Deno.PointerValue;
+    pObjectName: string | Deno.PointerValue;
   };
-  /** `VkDebugMarkerObjectTagInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugMarkerObjectTagInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugMarkerObjectTagInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22422,24 +22423,24 @@ export interface VkStructInputs {
     object?: bigint | number;
     tagName?: bigint | number;
     tagSize?: bigint | number;
-    pTag?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pTag: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDebugReportCallbackCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugReportCallbackCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugReportCallbackCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkDebugReportFlagsEXT;
-    pfnCallback?: Deno.PointerValue;
+    pfnCallback: VkFunctionPointer<"PFN_vkDebugReportCallbackEXT">;
     pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDebugUtilsLabelEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugUtilsLabelEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsLabelEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pLabelName?: string | Deno.PointerValue;
+    pLabelName: string | Deno.PointerValue;
     color?: readonly number[] | ArrayBufferView;
   };
-  /** `VkDebugUtilsMessengerCallbackDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugUtilsMessengerCallbackDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsMessengerCallbackDataEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDebugUtilsMessengerCallbackDataEXT">;
@@ -22463,17 +22464,17 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDebugUtilsObjectNameInfoEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkDebugUtilsMessengerCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugUtilsMessengerCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsMessengerCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkDebugUtilsMessengerCreateFlagsEXT;
-    messageSeverity?: VkDebugUtilsMessageSeverityFlagsEXT;
-    messageType?: VkDebugUtilsMessageTypeFlagsEXT;
-    pfnUserCallback?: Deno.PointerValue;
+    messageSeverity: VkDebugUtilsMessageSeverityFlagsEXT;
+    messageType: VkDebugUtilsMessageTypeFlagsEXT;
+    pfnUserCallback: VkFunctionPointer<"PFN_vkDebugUtilsMessengerCallbackEXT">;
     pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDebugUtilsObjectNameInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugUtilsObjectNameInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsObjectNameInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22481,7 +22482,7 @@ export interface VkStructInputs {
     objectHandle?: bigint | number;
     pObjectName?: string | Deno.PointerValue;
   };
-  /** `VkDebugUtilsObjectTagInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDebugUtilsObjectTagInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsObjectTagInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22489,54 +22490,54 @@ export interface VkStructInputs {
     objectHandle?: bigint | number;
     tagName?: bigint | number;
     tagSize?: bigint | number;
-    pTag?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pTag: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDecompressMemoryInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDecompressMemoryInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDecompressMemoryInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    decompressionMethod?: VkMemoryDecompressionMethodFlagsEXT | number;
+    decompressionMethod: VkMemoryDecompressionMethodFlagsEXT;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkDecompressMemoryRegionEXT"]
       | readonly VkStructInputs["VkDecompressMemoryRegionEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkDecompressMemoryRegionEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDecompressMemoryRegionEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDecompressMemoryRegionEXT: {
     srcAddress?: VkDeviceAddress | number;
     dstAddress?: VkDeviceAddress | number;
     compressedSize?: VkDeviceSize | number;
     decompressedSize?: VkDeviceSize | number;
   };
-  /** `VkDecompressMemoryRegionNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDecompressMemoryRegionNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDecompressMemoryRegionNV: {
     srcAddress?: VkDeviceAddress | number;
     dstAddress?: VkDeviceAddress | number;
     compressedSize?: VkDeviceSize | number;
     decompressedSize?: VkDeviceSize | number;
-    decompressionMethod?: VkMemoryDecompressionMethodFlagsEXT | number;
+    decompressionMethod: VkMemoryDecompressionMethodFlagsEXT;
   };
-  /** `VkDedicatedAllocationBufferCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDedicatedAllocationBufferCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDedicatedAllocationBufferCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dedicatedAllocation?: VkBool32 | boolean;
   };
-  /** `VkDedicatedAllocationImageCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDedicatedAllocationImageCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDedicatedAllocationImageCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dedicatedAllocation?: VkBool32 | boolean;
   };
-  /** `VkDedicatedAllocationMemoryAllocateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDedicatedAllocationMemoryAllocateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDedicatedAllocationMemoryAllocateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     image?: VkImage | null;
     buffer?: VkBuffer | null;
   };
-  /** `VkDependencyInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDependencyInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDependencyInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDependencyInfo">;
@@ -22559,7 +22560,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDependencyInfoKHR` (alias of VkDependencyInfo). */
   VkDependencyInfoKHR: VkStructInputs["VkDependencyInfo"];
-  /** `VkDepthBiasInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDepthBiasInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDepthBiasInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDepthBiasInfoEXT">;
@@ -22567,19 +22568,19 @@ export interface VkStructInputs {
     depthBiasClamp?: number;
     depthBiasSlopeFactor?: number;
   };
-  /** `VkDepthBiasRepresentationInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDepthBiasRepresentationInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDepthBiasRepresentationInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     depthBiasRepresentation?: VkDepthBiasRepresentationEXT;
     depthBiasExact?: VkBool32 | boolean;
   };
-  /** `VkDepthClampRangeEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDepthClampRangeEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDepthClampRangeEXT: {
     minDepthClamp?: number;
     maxDepthClamp?: number;
   };
-  /** `VkDescriptorAddressInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorAddressInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorAddressInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22587,26 +22588,26 @@ export interface VkStructInputs {
     range?: VkDeviceSize | number;
     format?: VkFormat;
   };
-  /** `VkDescriptorBufferBindingInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorBufferBindingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorBufferBindingInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorBufferBindingInfoEXT">;
     address?: VkDeviceAddress | number;
     usage?: VkBufferUsageFlags;
   };
-  /** `VkDescriptorBufferBindingPushDescriptorBufferHandleEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorBufferBindingPushDescriptorBufferHandleEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorBufferBindingPushDescriptorBufferHandleEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
   };
-  /** `VkDescriptorBufferInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorBufferInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorBufferInfo: {
     buffer?: VkBuffer | null;
     offset?: VkDeviceSize | number;
     range?: VkDeviceSize | number;
   };
-  /** `VkDescriptorDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorDataEXT: {
     pSampler?: readonly (VkSampler | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pCombinedImageSampler?:
@@ -22643,26 +22644,26 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     accelerationStructure?: VkDeviceAddress | number;
   };
-  /** `VkDescriptorGetInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorGetInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorGetInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorGetInfoEXT">;
     type?: VkDescriptorType;
     data?: VkStructInputs["VkDescriptorDataEXT"];
   };
-  /** `VkDescriptorGetTensorInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorGetTensorInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorGetTensorInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tensorView?: VkTensorViewARM | null;
   };
-  /** `VkDescriptorImageInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorImageInfo: {
     sampler?: VkSampler | null;
     imageView?: VkImageView | null;
     imageLayout?: VkImageLayout;
   };
-  /** `VkDescriptorMappingSourceConstantOffsetEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourceConstantOffsetEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourceConstantOffsetEXT: {
     heapOffset?: number;
     heapArrayStride?: number;
@@ -22673,7 +22674,7 @@ export interface VkStructInputs {
     samplerHeapOffset?: number;
     samplerHeapArrayStride?: number;
   };
-  /** `VkDescriptorMappingSourceDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourceDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourceDataEXT: {
     constantOffset?: VkStructInputs["VkDescriptorMappingSourceConstantOffsetEXT"];
     pushIndex?: VkStructInputs["VkDescriptorMappingSourcePushIndexEXT"];
@@ -22687,17 +22688,17 @@ export interface VkStructInputs {
     shaderRecordDataOffset?: number;
     shaderRecordAddressOffset?: number;
   };
-  /** `VkDescriptorMappingSourceHeapDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourceHeapDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourceHeapDataEXT: {
     heapOffset?: number;
     pushOffset?: number;
   };
-  /** `VkDescriptorMappingSourceIndirectAddressEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourceIndirectAddressEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourceIndirectAddressEXT: {
     pushOffset?: number;
     addressOffset?: number;
   };
-  /** `VkDescriptorMappingSourceIndirectIndexArrayEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourceIndirectIndexArrayEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourceIndirectIndexArrayEXT: {
     heapOffset?: number;
     pushOffset?: number;
@@ -22713,7 +22714,7 @@ export interface VkStructInputs {
     samplerAddressOffset?: number;
     samplerHeapIndexStride?: number;
   };
-  /** `VkDescriptorMappingSourceIndirectIndexEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourceIndirectIndexEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourceIndirectIndexEXT: {
     heapOffset?: number;
     pushOffset?: number;
@@ -22731,7 +22732,7 @@ export interface VkStructInputs {
     samplerHeapIndexStride?: number;
     samplerHeapArrayStride?: number;
   };
-  /** `VkDescriptorMappingSourcePushIndexEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourcePushIndexEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourcePushIndexEXT: {
     heapOffset?: number;
     pushOffset?: number;
@@ -22747,7 +22748,7 @@ export interface VkStructInputs {
     samplerHeapIndexStride?: number;
     samplerHeapArrayStride?: number;
   };
-  /** `VkDescriptorMappingSourceShaderRecordIndexEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorMappingSourceShaderRecordIndexEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorMappingSourceShaderRecordIndexEXT: {
     heapOffset?: number;
     shaderRecordOffset?: number;
@@ -22763,7 +22764,7 @@ export interface VkStructInputs {
     samplerHeapIndexStride?: number;
     samplerHeapArrayStride?: number;
   };
-  /** `VkDescriptorPoolCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorPoolCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorPoolCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorPoolCreateInfo">;
@@ -22775,7 +22776,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDescriptorPoolSize"][]
       | Deno.PointerValue;
   };
-  /** `VkDescriptorPoolInlineUniformBlockCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorPoolInlineUniformBlockCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorPoolInlineUniformBlockCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22784,42 +22785,42 @@ export interface VkStructInputs {
   /** Input form of `VkDescriptorPoolInlineUniformBlockCreateInfoEXT` (alias of VkDescriptorPoolInlineUniformBlockCreateInfo). */
   VkDescriptorPoolInlineUniformBlockCreateInfoEXT:
     VkStructInputs["VkDescriptorPoolInlineUniformBlockCreateInfo"];
-  /** `VkDescriptorPoolSize` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorPoolSize` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorPoolSize: {
     type?: VkDescriptorType;
     descriptorCount?: number;
   };
-  /** `VkDescriptorSetAllocateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetAllocateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorSetAllocateInfo">;
-    descriptorPool?: VkDescriptorPool | null;
+    descriptorPool: VkDescriptorPool | null;
     descriptorSetCount?: number;
-    pSetLayouts?:
+    pSetLayouts:
       | readonly (VkDescriptorSetLayout | null)[]
       | ArrayBufferView
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkDescriptorSetAndBindingMappingEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetAndBindingMappingEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetAndBindingMappingEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorSetAndBindingMappingEXT">;
     descriptorSet?: number;
     firstBinding?: number;
     bindingCount?: number;
-    resourceMask?: VkSpirvResourceTypeFlagsEXT;
+    resourceMask: VkSpirvResourceTypeFlagsEXT;
     source?: VkDescriptorMappingSourceEXT;
     sourceData?: VkStructInputs["VkDescriptorMappingSourceDataEXT"];
   };
-  /** `VkDescriptorSetBindingReferenceVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetBindingReferenceVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetBindingReferenceVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    descriptorSetLayout?: VkDescriptorSetLayout | null;
+    descriptorSetLayout: VkDescriptorSetLayout | null;
     binding?: number;
   };
-  /** `VkDescriptorSetLayoutBinding` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetLayoutBinding` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetLayoutBinding: {
     binding?: number;
     descriptorType?: VkDescriptorType;
@@ -22827,7 +22828,7 @@ export interface VkStructInputs {
     stageFlags?: VkShaderStageFlags;
     pImmutableSamplers?: readonly (VkSampler | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkDescriptorSetLayoutBindingFlagsCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetLayoutBindingFlagsCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetLayoutBindingFlagsCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22837,7 +22838,7 @@ export interface VkStructInputs {
   /** Input form of `VkDescriptorSetLayoutBindingFlagsCreateInfoEXT` (alias of VkDescriptorSetLayoutBindingFlagsCreateInfo). */
   VkDescriptorSetLayoutBindingFlagsCreateInfoEXT:
     VkStructInputs["VkDescriptorSetLayoutBindingFlagsCreateInfo"];
-  /** `VkDescriptorSetLayoutCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetLayoutCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetLayoutCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorSetLayoutCreateInfo">;
@@ -22848,14 +22849,14 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDescriptorSetLayoutBinding"][]
       | Deno.PointerValue;
   };
-  /** `VkDescriptorSetLayoutHostMappingInfoVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetLayoutHostMappingInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetLayoutHostMappingInfoVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     descriptorOffset?: bigint | number;
     descriptorSize?: number;
   };
-  /** `VkDescriptorSetLayoutSupport` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetLayoutSupport` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetLayoutSupport: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorSetLayoutSupport">;
@@ -22863,7 +22864,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDescriptorSetLayoutSupportKHR` (alias of VkDescriptorSetLayoutSupport). */
   VkDescriptorSetLayoutSupportKHR: VkStructInputs["VkDescriptorSetLayoutSupport"];
-  /** `VkDescriptorSetVariableDescriptorCountAllocateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetVariableDescriptorCountAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetVariableDescriptorCountAllocateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22873,7 +22874,7 @@ export interface VkStructInputs {
   /** Input form of `VkDescriptorSetVariableDescriptorCountAllocateInfoEXT` (alias of VkDescriptorSetVariableDescriptorCountAllocateInfo). */
   VkDescriptorSetVariableDescriptorCountAllocateInfoEXT:
     VkStructInputs["VkDescriptorSetVariableDescriptorCountAllocateInfo"];
-  /** `VkDescriptorSetVariableDescriptorCountLayoutSupport` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorSetVariableDescriptorCountLayoutSupport` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetVariableDescriptorCountLayoutSupport: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22882,13 +22883,13 @@ export interface VkStructInputs {
   /** Input form of `VkDescriptorSetVariableDescriptorCountLayoutSupportEXT` (alias of VkDescriptorSetVariableDescriptorCountLayoutSupport). */
   VkDescriptorSetVariableDescriptorCountLayoutSupportEXT:
     VkStructInputs["VkDescriptorSetVariableDescriptorCountLayoutSupport"];
-  /** `VkDescriptorUpdateTemplateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorUpdateTemplateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorUpdateTemplateCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkDescriptorUpdateTemplateCreateFlags;
     descriptorUpdateEntryCount?: number;
-    pDescriptorUpdateEntries?:
+    pDescriptorUpdateEntries:
       | VkStructInputs["VkDescriptorUpdateTemplateEntry"]
       | readonly VkStructInputs["VkDescriptorUpdateTemplateEntry"][]
       | Deno.PointerValue;
@@ -22900,7 +22901,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDescriptorUpdateTemplateCreateInfoKHR` (alias of VkDescriptorUpdateTemplateCreateInfo). */
   VkDescriptorUpdateTemplateCreateInfoKHR: VkStructInputs["VkDescriptorUpdateTemplateCreateInfo"];
-  /** `VkDescriptorUpdateTemplateEntry` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDescriptorUpdateTemplateEntry` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorUpdateTemplateEntry: {
     dstBinding?: number;
     dstArrayElement?: number;
@@ -22911,7 +22912,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDescriptorUpdateTemplateEntryKHR` (alias of VkDescriptorUpdateTemplateEntry). */
   VkDescriptorUpdateTemplateEntryKHR: VkStructInputs["VkDescriptorUpdateTemplateEntry"];
-  /** `VkDeviceAddressBindingCallbackDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceAddressBindingCallbackDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceAddressBindingCallbackDataEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22922,23 +22923,23 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceAddressRangeEXT` (alias of VkDeviceAddressRangeKHR). */
   VkDeviceAddressRangeEXT: VkStructInputs["VkDeviceAddressRangeKHR"];
-  /** `VkDeviceAddressRangeKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceAddressRangeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceAddressRangeKHR: {
     address?: VkDeviceAddress | number;
     size?: VkDeviceSize | number;
   };
-  /** `VkDeviceBufferMemoryRequirements` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceBufferMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceBufferMemoryRequirements: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pCreateInfo?:
+    pCreateInfo:
       | VkStructInputs["VkBufferCreateInfo"]
       | readonly VkStructInputs["VkBufferCreateInfo"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkDeviceBufferMemoryRequirementsKHR` (alias of VkDeviceBufferMemoryRequirements). */
   VkDeviceBufferMemoryRequirementsKHR: VkStructInputs["VkDeviceBufferMemoryRequirements"];
-  /** `VkDeviceCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDeviceCreateInfo">;
@@ -22957,21 +22958,21 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPhysicalDeviceFeatures"][]
       | Deno.PointerValue;
   };
-  /** `VkDeviceDeviceMemoryReportCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceDeviceMemoryReportCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceDeviceMemoryReportCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    flags?: VkDeviceMemoryReportFlagsEXT;
-    pfnUserCallback?: Deno.PointerValue;
+    flags: VkDeviceMemoryReportFlagsEXT;
+    pfnUserCallback: VkFunctionPointer<"PFN_vkDeviceMemoryReportCallbackEXT">;
     pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDeviceDiagnosticsConfigCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceDiagnosticsConfigCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceDiagnosticsConfigCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkDeviceDiagnosticsConfigFlagsNV;
   };
-  /** `VkDeviceEventInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceEventInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22979,13 +22980,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceFaultAddressInfoEXT` (alias of VkDeviceFaultAddressInfoKHR). */
   VkDeviceFaultAddressInfoEXT: VkStructInputs["VkDeviceFaultAddressInfoKHR"];
-  /** `VkDeviceFaultAddressInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultAddressInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultAddressInfoKHR: {
     addressType?: VkDeviceFaultAddressTypeKHR;
     reportedAddress?: VkDeviceAddress | number;
     addressPrecision?: VkDeviceSize | number;
   };
-  /** `VkDeviceFaultCountsEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultCountsEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultCountsEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -22993,14 +22994,14 @@ export interface VkStructInputs {
     vendorInfoCount?: number;
     vendorBinarySize?: VkDeviceSize | number;
   };
-  /** `VkDeviceFaultDebugInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultDebugInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultDebugInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDeviceFaultDebugInfoKHR">;
     vendorBinarySize?: number;
     pVendorBinaryData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDeviceFaultInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23015,7 +23016,7 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     pVendorBinaryData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDeviceFaultInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23026,7 +23027,7 @@ export interface VkStructInputs {
     instructionAddressInfo?: VkStructInputs["VkDeviceFaultAddressInfoKHR"];
     vendorInfo?: VkStructInputs["VkDeviceFaultVendorInfoKHR"];
   };
-  /** `VkDeviceFaultShaderAbortMessageInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultShaderAbortMessageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultShaderAbortMessageInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23036,10 +23037,10 @@ export interface VkStructInputs {
   /** Input form of `VkDeviceFaultVendorBinaryHeaderVersionOneEXT` (alias of VkDeviceFaultVendorBinaryHeaderVersionOneKHR). */
   VkDeviceFaultVendorBinaryHeaderVersionOneEXT:
     VkStructInputs["VkDeviceFaultVendorBinaryHeaderVersionOneKHR"];
-  /** `VkDeviceFaultVendorBinaryHeaderVersionOneKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultVendorBinaryHeaderVersionOneKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultVendorBinaryHeaderVersionOneKHR: {
     headerSize?: number;
-    headerVersion?: VkDeviceFaultVendorBinaryHeaderVersionKHR;
+    headerVersion: VkDeviceFaultVendorBinaryHeaderVersionKHR;
     vendorID?: number;
     deviceID?: number;
     driverVersion?: number;
@@ -23052,13 +23053,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceFaultVendorInfoEXT` (alias of VkDeviceFaultVendorInfoKHR). */
   VkDeviceFaultVendorInfoEXT: VkStructInputs["VkDeviceFaultVendorInfoKHR"];
-  /** `VkDeviceFaultVendorInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceFaultVendorInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultVendorInfoKHR: {
     description?: string;
     vendorFaultCode?: bigint | number;
     vendorFaultData?: bigint | number;
   };
-  /** `VkDeviceGroupBindSparseInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupBindSparseInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupBindSparseInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23067,7 +23068,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceGroupBindSparseInfoKHR` (alias of VkDeviceGroupBindSparseInfo). */
   VkDeviceGroupBindSparseInfoKHR: VkStructInputs["VkDeviceGroupBindSparseInfo"];
-  /** `VkDeviceGroupCommandBufferBeginInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupCommandBufferBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupCommandBufferBeginInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23075,7 +23076,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceGroupCommandBufferBeginInfoKHR` (alias of VkDeviceGroupCommandBufferBeginInfo). */
   VkDeviceGroupCommandBufferBeginInfoKHR: VkStructInputs["VkDeviceGroupCommandBufferBeginInfo"];
-  /** `VkDeviceGroupDeviceCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupDeviceCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupDeviceCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23088,22 +23089,22 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceGroupDeviceCreateInfoKHR` (alias of VkDeviceGroupDeviceCreateInfo). */
   VkDeviceGroupDeviceCreateInfoKHR: VkStructInputs["VkDeviceGroupDeviceCreateInfo"];
-  /** `VkDeviceGroupPresentCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupPresentCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupPresentCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentMask?: readonly number[] | ArrayBufferView;
     modes?: VkDeviceGroupPresentModeFlagsKHR;
   };
-  /** `VkDeviceGroupPresentInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupPresentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupPresentInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchainCount?: number;
     pDeviceMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    mode?: VkDeviceGroupPresentModeFlagBitsKHR;
+    mode: VkDeviceGroupPresentModeFlagBitsKHR;
   };
-  /** `VkDeviceGroupRenderPassBeginInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupRenderPassBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupRenderPassBeginInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23116,7 +23117,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceGroupRenderPassBeginInfoKHR` (alias of VkDeviceGroupRenderPassBeginInfo). */
   VkDeviceGroupRenderPassBeginInfoKHR: VkStructInputs["VkDeviceGroupRenderPassBeginInfo"];
-  /** `VkDeviceGroupSubmitInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupSubmitInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23129,17 +23130,17 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceGroupSubmitInfoKHR` (alias of VkDeviceGroupSubmitInfo). */
   VkDeviceGroupSubmitInfoKHR: VkStructInputs["VkDeviceGroupSubmitInfo"];
-  /** `VkDeviceGroupSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceGroupSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupSwapchainCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    modes?: VkDeviceGroupPresentModeFlagsKHR;
+    modes: VkDeviceGroupPresentModeFlagsKHR;
   };
-  /** `VkDeviceImageMemoryRequirements` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceImageMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceImageMemoryRequirements: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pCreateInfo?:
+    pCreateInfo:
       | VkStructInputs["VkImageCreateInfo"]
       | readonly VkStructInputs["VkImageCreateInfo"][]
       | Deno.PointerValue;
@@ -23147,22 +23148,22 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDeviceImageMemoryRequirementsKHR` (alias of VkDeviceImageMemoryRequirements). */
   VkDeviceImageMemoryRequirementsKHR: VkStructInputs["VkDeviceImageMemoryRequirements"];
-  /** `VkDeviceImageSubresourceInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceImageSubresourceInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceImageSubresourceInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pCreateInfo?:
+    pCreateInfo:
       | VkStructInputs["VkImageCreateInfo"]
       | readonly VkStructInputs["VkImageCreateInfo"][]
       | Deno.PointerValue;
-    pSubresource?:
+    pSubresource:
       | VkStructInputs["VkImageSubresource2"]
       | readonly VkStructInputs["VkImageSubresource2"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkDeviceImageSubresourceInfoKHR` (alias of VkDeviceImageSubresourceInfo). */
   VkDeviceImageSubresourceInfoKHR: VkStructInputs["VkDeviceImageSubresourceInfo"];
-  /** `VkDeviceMemoryCopyKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceMemoryCopyKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryCopyKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23171,7 +23172,7 @@ export interface VkStructInputs {
     dstRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     dstFlags?: VkAddressCommandFlagsKHR;
   };
-  /** `VkDeviceMemoryImageCopyKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceMemoryImageCopyKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryImageCopyKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDeviceMemoryImageCopyKHR">;
@@ -23179,26 +23180,26 @@ export interface VkStructInputs {
     addressFlags?: VkAddressCommandFlagsKHR;
     addressRowLength?: number;
     addressImageHeight?: number;
-    imageSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
     imageLayout?: VkImageLayout;
     imageOffset?: VkStructInputs["VkOffset3D"];
     imageExtent?: VkStructInputs["VkExtent3D"];
   };
-  /** `VkDeviceMemoryOpaqueCaptureAddressInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceMemoryOpaqueCaptureAddressInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryOpaqueCaptureAddressInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
   };
   /** Input form of `VkDeviceMemoryOpaqueCaptureAddressInfoKHR` (alias of VkDeviceMemoryOpaqueCaptureAddressInfo). */
   VkDeviceMemoryOpaqueCaptureAddressInfoKHR: VkStructInputs["VkDeviceMemoryOpaqueCaptureAddressInfo"];
-  /** `VkDeviceMemoryOverallocationCreateInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceMemoryOverallocationCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryOverallocationCreateInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     overallocationBehavior?: VkMemoryOverallocationBehaviorAMD;
   };
-  /** `VkDeviceMemoryReportCallbackDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceMemoryReportCallbackDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryReportCallbackDataEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23210,7 +23211,7 @@ export interface VkStructInputs {
     objectHandle?: bigint | number;
     heapIndex?: number;
   };
-  /** `VkDeviceObjectReservationCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceObjectReservationCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceObjectReservationCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23262,28 +23263,28 @@ export interface VkStructInputs {
     maxTimestampQueriesPerPool?: number;
     maxImmutableSamplersPerDescriptorSetLayout?: number;
   };
-  /** `VkDeviceOrHostAddressConstAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceOrHostAddressConstAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceOrHostAddressConstAMDX: {
     deviceAddress?: VkDeviceAddress | number;
     hostAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDeviceOrHostAddressConstKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceOrHostAddressConstKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceOrHostAddressConstKHR: {
     deviceAddress?: VkDeviceAddress | number;
     hostAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDeviceOrHostAddressKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceOrHostAddressKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceOrHostAddressKHR: {
     deviceAddress?: VkDeviceAddress | number;
     hostAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkDevicePipelineBinaryInternalCacheControlKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDevicePipelineBinaryInternalCacheControlKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDevicePipelineBinaryInternalCacheControlKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     disableInternalCache?: VkBool32 | boolean;
   };
-  /** `VkDevicePrivateDataCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDevicePrivateDataCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDevicePrivateDataCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23291,26 +23292,26 @@ export interface VkStructInputs {
   };
   /** Input form of `VkDevicePrivateDataCreateInfoEXT` (alias of VkDevicePrivateDataCreateInfo). */
   VkDevicePrivateDataCreateInfoEXT: VkStructInputs["VkDevicePrivateDataCreateInfo"];
-  /** `VkDeviceQueueCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceQueueCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceQueueCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDeviceQueueCreateInfo">;
     flags?: VkDeviceQueueCreateFlags;
     queueFamilyIndex?: number;
     queueCount?: number;
-    pQueuePriorities?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pQueuePriorities: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkDeviceQueueGlobalPriorityCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceQueueGlobalPriorityCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceQueueGlobalPriorityCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    globalPriority?: VkQueueGlobalPriority;
+    globalPriority: VkQueueGlobalPriority;
   };
   /** Input form of `VkDeviceQueueGlobalPriorityCreateInfoEXT` (alias of VkDeviceQueueGlobalPriorityCreateInfo). */
   VkDeviceQueueGlobalPriorityCreateInfoEXT: VkStructInputs["VkDeviceQueueGlobalPriorityCreateInfo"];
   /** Input form of `VkDeviceQueueGlobalPriorityCreateInfoKHR` (alias of VkDeviceQueueGlobalPriorityCreateInfo). */
   VkDeviceQueueGlobalPriorityCreateInfoKHR: VkStructInputs["VkDeviceQueueGlobalPriorityCreateInfo"];
-  /** `VkDeviceQueueInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceQueueInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceQueueInfo2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23318,46 +23319,46 @@ export interface VkStructInputs {
     queueFamilyIndex?: number;
     queueIndex?: number;
   };
-  /** `VkDeviceQueueShaderCoreControlCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceQueueShaderCoreControlCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceQueueShaderCoreControlCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderCoreCount?: number;
   };
-  /** `VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     semaphoreSciSyncPoolRequestCount?: number;
   };
-  /** `VkDeviceTensorMemoryRequirementsARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDeviceTensorMemoryRequirementsARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceTensorMemoryRequirementsARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pCreateInfo?:
+    pCreateInfo:
       | VkStructInputs["VkTensorCreateInfoARM"]
       | readonly VkStructInputs["VkTensorCreateInfoARM"][]
       | Deno.PointerValue;
   };
-  /** `VkDirectDriverLoadingInfoLUNARG` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDirectDriverLoadingInfoLUNARG` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDirectDriverLoadingInfoLUNARG: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    flags?: VkDirectDriverLoadingFlagsLUNARG;
-    pfnGetInstanceProcAddr?: Deno.PointerValue;
+    flags: VkDirectDriverLoadingFlagsLUNARG;
+    pfnGetInstanceProcAddr?: VkFunctionPointer<"PFN_vkGetInstanceProcAddrLUNARG">;
   };
-  /** `VkDirectDriverLoadingListLUNARG` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDirectDriverLoadingListLUNARG` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDirectDriverLoadingListLUNARG: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     mode?: VkDirectDriverLoadingModeLUNARG;
     driverCount?: number;
-    pDrivers?:
+    pDrivers:
       | VkStructInputs["VkDirectDriverLoadingInfoLUNARG"]
       | readonly VkStructInputs["VkDirectDriverLoadingInfoLUNARG"][]
       | Deno.PointerValue;
   };
-  /** `VkDirectFBSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDirectFBSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDirectFBSurfaceCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23365,33 +23366,33 @@ export interface VkStructInputs {
     dfb?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     surface?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkDispatchGraphCountInfoAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDispatchGraphCountInfoAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchGraphCountInfoAMDX: {
     count?: number;
     infos?: VkStructInputs["VkDeviceOrHostAddressConstAMDX"];
     stride?: bigint | number;
   };
-  /** `VkDispatchGraphInfoAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDispatchGraphInfoAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchGraphInfoAMDX: {
     nodeIndex?: number;
     payloadCount?: number;
     payloads?: VkStructInputs["VkDeviceOrHostAddressConstAMDX"];
     payloadStride?: bigint | number;
   };
-  /** `VkDispatchIndirect2InfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDispatchIndirect2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchIndirect2InfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     addressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
   };
-  /** `VkDispatchIndirectCommand` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDispatchIndirectCommand` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchIndirectCommand: {
     x?: number;
     y?: number;
     z?: number;
   };
-  /** `VkDispatchParametersARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDispatchParametersARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchParametersARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23399,59 +23400,59 @@ export interface VkStructInputs {
     maxQueuedWorkGroupBatches?: number;
     maxWarpsPerShaderCore?: number;
   };
-  /** `VkDispatchTileInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDispatchTileInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchTileInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkDisplayEventInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayEventInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     displayEvent?: VkDisplayEventTypeEXT;
   };
-  /** `VkDisplayModeCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayModeCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayModeCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkDisplayModeCreateFlagsKHR;
     parameters?: VkStructInputs["VkDisplayModeParametersKHR"];
   };
-  /** `VkDisplayModeParametersKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayModeParametersKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayModeParametersKHR: {
     visibleRegion?: VkStructInputs["VkExtent2D"];
     refreshRate?: number;
   };
-  /** `VkDisplayModeProperties2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayModeProperties2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayModeProperties2KHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDisplayModeProperties2KHR">;
     displayModeProperties?: VkStructInputs["VkDisplayModePropertiesKHR"];
   };
-  /** `VkDisplayModePropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayModePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayModePropertiesKHR: {
     displayMode?: VkDisplayModeKHR | null;
     parameters?: VkStructInputs["VkDisplayModeParametersKHR"];
   };
-  /** `VkDisplayModeStereoPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayModeStereoPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayModeStereoPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     hdmi3DSupported?: VkBool32 | boolean;
   };
-  /** `VkDisplayNativeHdrSurfaceCapabilitiesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayNativeHdrSurfaceCapabilitiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayNativeHdrSurfaceCapabilitiesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     localDimmingSupport?: VkBool32 | boolean;
   };
-  /** `VkDisplayPlaneCapabilities2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPlaneCapabilities2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlaneCapabilities2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     capabilities?: VkStructInputs["VkDisplayPlaneCapabilitiesKHR"];
   };
-  /** `VkDisplayPlaneCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPlaneCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlaneCapabilitiesKHR: {
     supportedAlpha?: VkDisplayPlaneAlphaFlagsKHR;
     minSrcPosition?: VkStructInputs["VkOffset2D"];
@@ -23463,31 +23464,31 @@ export interface VkStructInputs {
     minDstExtent?: VkStructInputs["VkExtent2D"];
     maxDstExtent?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkDisplayPlaneInfo2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPlaneInfo2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlaneInfo2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    mode?: VkDisplayModeKHR | null;
+    mode: VkDisplayModeKHR | null;
     planeIndex?: number;
   };
-  /** `VkDisplayPlaneProperties2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPlaneProperties2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlaneProperties2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     displayPlaneProperties?: VkStructInputs["VkDisplayPlanePropertiesKHR"];
   };
-  /** `VkDisplayPlanePropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPlanePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlanePropertiesKHR: {
     currentDisplay?: VkDisplayKHR | null;
     currentStackIndex?: number;
   };
-  /** `VkDisplayPowerInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPowerInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPowerInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     powerState?: VkDisplayPowerStateEXT;
   };
-  /** `VkDisplayPresentInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPresentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPresentInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23495,13 +23496,13 @@ export interface VkStructInputs {
     dstRect?: VkStructInputs["VkRect2D"];
     persistent?: VkBool32 | boolean;
   };
-  /** `VkDisplayProperties2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayProperties2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayProperties2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     displayProperties?: VkStructInputs["VkDisplayPropertiesKHR"];
   };
-  /** `VkDisplayPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplayPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPropertiesKHR: {
     display?: VkDisplayKHR | null;
     displayName?: string | Deno.PointerValue;
@@ -23511,26 +23512,26 @@ export interface VkStructInputs {
     planeReorderPossible?: VkBool32 | boolean;
     persistentContent?: VkBool32 | boolean;
   };
-  /** `VkDisplaySurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplaySurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplaySurfaceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDisplaySurfaceCreateInfoKHR">;
     flags?: VkDisplaySurfaceCreateFlagsKHR;
-    displayMode?: VkDisplayModeKHR | null;
+    displayMode: VkDisplayModeKHR | null;
     planeIndex?: number;
     planeStackIndex?: number;
-    transform?: VkSurfaceTransformFlagBitsKHR;
+    transform: VkSurfaceTransformFlagBitsKHR;
     globalAlpha?: number;
-    alphaMode?: VkDisplayPlaneAlphaFlagBitsKHR;
+    alphaMode: VkDisplayPlaneAlphaFlagBitsKHR;
     imageExtent?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkDisplaySurfaceStereoCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDisplaySurfaceStereoCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplaySurfaceStereoCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stereoType?: VkDisplaySurfaceStereoTypeNV;
   };
-  /** `VkDrawIndexedIndirectCommand` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrawIndexedIndirectCommand` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawIndexedIndirectCommand: {
     indexCount?: number;
     instanceCount?: number;
@@ -23538,7 +23539,7 @@ export interface VkStructInputs {
     vertexOffset?: number;
     firstInstance?: number;
   };
-  /** `VkDrawIndirect2InfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrawIndirect2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawIndirect2InfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23546,14 +23547,14 @@ export interface VkStructInputs {
     addressFlags?: VkAddressCommandFlagsKHR;
     drawCount?: number;
   };
-  /** `VkDrawIndirectCommand` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrawIndirectCommand` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawIndirectCommand: {
     vertexCount?: number;
     instanceCount?: number;
     firstVertex?: number;
     firstInstance?: number;
   };
-  /** `VkDrawIndirectCount2InfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrawIndirectCount2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawIndirectCount2InfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23563,36 +23564,36 @@ export interface VkStructInputs {
     countAddressFlags?: VkAddressCommandFlagsKHR;
     maxDrawCount?: number;
   };
-  /** `VkDrawIndirectCountIndirectCommandEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrawIndirectCountIndirectCommandEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawIndirectCountIndirectCommandEXT: {
     bufferAddress?: VkDeviceAddress | number;
     stride?: number;
     commandCount?: number;
   };
-  /** `VkDrawMeshTasksIndirectCommandEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrawMeshTasksIndirectCommandEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawMeshTasksIndirectCommandEXT: {
     groupCountX?: number;
     groupCountY?: number;
     groupCountZ?: number;
   };
-  /** `VkDrawMeshTasksIndirectCommandNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrawMeshTasksIndirectCommandNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawMeshTasksIndirectCommandNV: {
     taskCount?: number;
     firstTask?: number;
   };
-  /** `VkDrmFormatModifierProperties2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrmFormatModifierProperties2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrmFormatModifierProperties2EXT: {
     drmFormatModifier?: bigint | number;
     drmFormatModifierPlaneCount?: number;
-    drmFormatModifierTilingFeatures?: VkFormatFeatureFlags2 | number;
+    drmFormatModifierTilingFeatures?: VkFormatFeatureFlags2;
   };
-  /** `VkDrmFormatModifierPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrmFormatModifierPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrmFormatModifierPropertiesEXT: {
     drmFormatModifier?: bigint | number;
     drmFormatModifierPlaneCount?: number;
     drmFormatModifierTilingFeatures?: VkFormatFeatureFlags;
   };
-  /** `VkDrmFormatModifierPropertiesList2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrmFormatModifierPropertiesList2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrmFormatModifierPropertiesList2EXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23602,7 +23603,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDrmFormatModifierProperties2EXT"][]
       | Deno.PointerValue;
   };
-  /** `VkDrmFormatModifierPropertiesListEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkDrmFormatModifierPropertiesListEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrmFormatModifierPropertiesListEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23612,13 +23613,13 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDrmFormatModifierPropertiesEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkEventCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkEventCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkEventCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkEventCreateInfo">;
     flags?: VkEventCreateFlags;
   };
-  /** `VkExecutionGraphPipelineCreateInfoAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExecutionGraphPipelineCreateInfoAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExecutionGraphPipelineCreateInfoAMDX: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkExecutionGraphPipelineCreateInfoAMDX">;
@@ -23636,7 +23637,7 @@ export interface VkStructInputs {
     basePipelineHandle?: VkPipeline | null;
     basePipelineIndex?: number;
   };
-  /** `VkExecutionGraphPipelineScratchSizeAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExecutionGraphPipelineScratchSizeAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExecutionGraphPipelineScratchSizeAMDX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23644,7 +23645,7 @@ export interface VkStructInputs {
     maxSize?: VkDeviceSize | number;
     sizeGranularity?: VkDeviceSize | number;
   };
-  /** `VkExportFenceCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportFenceCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportFenceCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23652,13 +23653,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExportFenceCreateInfoKHR` (alias of VkExportFenceCreateInfo). */
   VkExportFenceCreateInfoKHR: VkStructInputs["VkExportFenceCreateInfo"];
-  /** `VkExportFenceSciSyncInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportFenceSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportFenceSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pAttributes?: bigint | number;
   };
-  /** `VkExportFenceWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportFenceWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportFenceWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23666,7 +23667,7 @@ export interface VkStructInputs {
     dwAccess?: number;
     name?: bigint | number;
   };
-  /** `VkExportMemoryAllocateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMemoryAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryAllocateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23674,19 +23675,19 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExportMemoryAllocateInfoKHR` (alias of VkExportMemoryAllocateInfo). */
   VkExportMemoryAllocateInfoKHR: VkStructInputs["VkExportMemoryAllocateInfo"];
-  /** `VkExportMemoryAllocateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMemoryAllocateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryAllocateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handleTypes?: VkExternalMemoryHandleTypeFlagsNV;
   };
-  /** `VkExportMemorySciBufInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMemorySciBufInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemorySciBufInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pAttributes?: bigint | number;
   };
-  /** `VkExportMemoryWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMemoryWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23694,52 +23695,52 @@ export interface VkStructInputs {
     dwAccess?: number;
     name?: bigint | number;
   };
-  /** `VkExportMemoryWin32HandleInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMemoryWin32HandleInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryWin32HandleInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pAttributes?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     dwAccess?: number;
   };
-  /** `VkExportMetalBufferInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalBufferInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalBufferInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
     mtlBuffer?: MTLBuffer_id | number;
   };
-  /** `VkExportMetalCommandQueueInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalCommandQueueInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalCommandQueueInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    queue?: VkQueue | null;
+    queue: VkQueue | null;
     mtlCommandQueue?: MTLCommandQueue_id | number;
   };
-  /** `VkExportMetalDeviceInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalDeviceInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalDeviceInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     mtlDevice?: MTLDevice_id | number;
   };
-  /** `VkExportMetalIOSurfaceInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalIOSurfaceInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalIOSurfaceInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    image?: VkImage | null;
+    image: VkImage | null;
     ioSurface?: IOSurfaceRef | number;
   };
-  /** `VkExportMetalObjectCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalObjectCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalObjectCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     exportObjectType?: VkExportMetalObjectTypeFlagBitsEXT;
   };
-  /** `VkExportMetalObjectsInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalObjectsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalObjectsInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkExportMetalObjectsInfoEXT">;
   };
-  /** `VkExportMetalSharedEventInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalSharedEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalSharedEventInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23747,17 +23748,17 @@ export interface VkStructInputs {
     event?: VkEvent | null;
     mtlSharedEvent?: MTLSharedEvent_id | number;
   };
-  /** `VkExportMetalTextureInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportMetalTextureInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalTextureInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     image?: VkImage | null;
     imageView?: VkImageView | null;
     bufferView?: VkBufferView | null;
-    plane?: VkImageAspectFlagBits;
+    plane: VkImageAspectFlagBits;
     mtlTexture?: MTLTexture_id | number;
   };
-  /** `VkExportSemaphoreCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportSemaphoreCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportSemaphoreCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23765,13 +23766,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExportSemaphoreCreateInfoKHR` (alias of VkExportSemaphoreCreateInfo). */
   VkExportSemaphoreCreateInfoKHR: VkStructInputs["VkExportSemaphoreCreateInfo"];
-  /** `VkExportSemaphoreSciSyncInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportSemaphoreSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportSemaphoreSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pAttributes?: bigint | number;
   };
-  /** `VkExportSemaphoreWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExportSemaphoreWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportSemaphoreWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23779,23 +23780,23 @@ export interface VkStructInputs {
     dwAccess?: number;
     name?: bigint | number;
   };
-  /** `VkExtensionProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExtensionProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExtensionProperties: {
     extensionName?: string;
     specVersion?: number;
   };
-  /** `VkExtent2D` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExtent2D` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExtent2D: {
     width?: number;
     height?: number;
   };
-  /** `VkExtent3D` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExtent3D` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExtent3D: {
     width?: number;
     height?: number;
     depth?: number;
   };
-  /** `VkExternalBufferProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalBufferProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalBufferProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23803,25 +23804,25 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExternalBufferPropertiesKHR` (alias of VkExternalBufferProperties). */
   VkExternalBufferPropertiesKHR: VkStructInputs["VkExternalBufferProperties"];
-  /** `VkExternalComputeQueueCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalComputeQueueCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalComputeQueueCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    preferredQueue?: VkQueue | null;
+    preferredQueue: VkQueue | null;
   };
-  /** `VkExternalComputeQueueDataParamsNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalComputeQueueDataParamsNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalComputeQueueDataParamsNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceIndex?: number;
   };
-  /** `VkExternalComputeQueueDeviceCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalComputeQueueDeviceCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalComputeQueueDeviceCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     reservedExternalQueues?: number;
   };
-  /** `VkExternalFenceProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalFenceProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFenceProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23831,25 +23832,25 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExternalFencePropertiesKHR` (alias of VkExternalFenceProperties). */
   VkExternalFencePropertiesKHR: VkStructInputs["VkExternalFenceProperties"];
-  /** `VkExternalFormatANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalFormatANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFormatANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     externalFormat?: bigint | number;
   };
-  /** `VkExternalFormatOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalFormatOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFormatOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     externalFormat?: bigint | number;
   };
-  /** `VkExternalFormatQNX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalFormatQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFormatQNX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     externalFormat?: bigint | number;
   };
-  /** `VkExternalImageFormatProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalImageFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalImageFormatProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23857,20 +23858,20 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExternalImageFormatPropertiesKHR` (alias of VkExternalImageFormatProperties). */
   VkExternalImageFormatPropertiesKHR: VkStructInputs["VkExternalImageFormatProperties"];
-  /** `VkExternalImageFormatPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalImageFormatPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalImageFormatPropertiesNV: {
     imageFormatProperties?: VkStructInputs["VkImageFormatProperties"];
     externalMemoryFeatures?: VkExternalMemoryFeatureFlagsNV;
     exportFromImportedHandleTypes?: VkExternalMemoryHandleTypeFlagsNV;
     compatibleHandleTypes?: VkExternalMemoryHandleTypeFlagsNV;
   };
-  /** `VkExternalMemoryAcquireUnmodifiedEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalMemoryAcquireUnmodifiedEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryAcquireUnmodifiedEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     acquireUnmodifiedMemory?: VkBool32 | boolean;
   };
-  /** `VkExternalMemoryBufferCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalMemoryBufferCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryBufferCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23878,7 +23879,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExternalMemoryBufferCreateInfoKHR` (alias of VkExternalMemoryBufferCreateInfo). */
   VkExternalMemoryBufferCreateInfoKHR: VkStructInputs["VkExternalMemoryBufferCreateInfo"];
-  /** `VkExternalMemoryImageCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalMemoryImageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryImageCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23886,13 +23887,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExternalMemoryImageCreateInfoKHR` (alias of VkExternalMemoryImageCreateInfo). */
   VkExternalMemoryImageCreateInfoKHR: VkStructInputs["VkExternalMemoryImageCreateInfo"];
-  /** `VkExternalMemoryImageCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalMemoryImageCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryImageCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handleTypes?: VkExternalMemoryHandleTypeFlagsNV;
   };
-  /** `VkExternalMemoryProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalMemoryProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryProperties: {
     externalMemoryFeatures?: VkExternalMemoryFeatureFlags;
     exportFromImportedHandleTypes?: VkExternalMemoryHandleTypeFlags;
@@ -23900,13 +23901,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExternalMemoryPropertiesKHR` (alias of VkExternalMemoryProperties). */
   VkExternalMemoryPropertiesKHR: VkStructInputs["VkExternalMemoryProperties"];
-  /** `VkExternalMemoryTensorCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalMemoryTensorCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryTensorCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handleTypes?: VkExternalMemoryHandleTypeFlags;
   };
-  /** `VkExternalSemaphoreProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalSemaphoreProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalSemaphoreProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -23916,68 +23917,68 @@ export interface VkStructInputs {
   };
   /** Input form of `VkExternalSemaphorePropertiesKHR` (alias of VkExternalSemaphoreProperties). */
   VkExternalSemaphorePropertiesKHR: VkStructInputs["VkExternalSemaphoreProperties"];
-  /** `VkExternalTensorPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkExternalTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalTensorPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     externalMemoryProperties?: VkStructInputs["VkExternalMemoryProperties"];
   };
-  /** `VkFaultCallbackInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFaultCallbackInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFaultCallbackInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     faultCount?: number;
     pFaults?: VkStructInputs["VkFaultData"] | readonly VkStructInputs["VkFaultData"][] | Deno.PointerValue;
-    pfnFaultCallback?: Deno.PointerValue;
+    pfnFaultCallback: VkFunctionPointer<"PFN_vkFaultCallbackFunction">;
   };
-  /** `VkFaultData` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFaultData` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFaultData: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     faultLevel?: VkFaultLevel;
     faultType?: VkFaultType;
   };
-  /** `VkFenceCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFenceCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkFenceCreateInfo">;
     flags?: VkFenceCreateFlags;
   };
-  /** `VkFenceGetFdInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFenceGetFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    fence?: VkFence | null;
-    handleType?: VkExternalFenceHandleTypeFlagBits;
+    fence: VkFence | null;
+    handleType: VkExternalFenceHandleTypeFlagBits;
   };
-  /** `VkFenceGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFenceGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    fence?: VkFence | null;
-    handleType?: VkExternalFenceHandleTypeFlagBits;
+    fence: VkFence | null;
+    handleType: VkExternalFenceHandleTypeFlagBits;
   };
-  /** `VkFenceGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFenceGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    fence?: VkFence | null;
-    handleType?: VkExternalFenceHandleTypeFlagBits;
+    fence: VkFence | null;
+    handleType: VkExternalFenceHandleTypeFlagBits;
   };
-  /** `VkFilterCubicImageViewImageFormatPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFilterCubicImageViewImageFormatPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFilterCubicImageViewImageFormatPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     filterCubic?: VkBool32 | boolean;
     filterCubicMinmax?: VkBool32 | boolean;
   };
-  /** `VkFormatProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFormatProperties: {
     linearTilingFeatures?: VkFormatFeatureFlags;
     optimalTilingFeatures?: VkFormatFeatureFlags;
     bufferFeatures?: VkFormatFeatureFlags;
   };
-  /** `VkFormatProperties2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFormatProperties2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFormatProperties2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkFormatProperties2">;
@@ -23985,25 +23986,25 @@ export interface VkStructInputs {
   };
   /** Input form of `VkFormatProperties2KHR` (alias of VkFormatProperties2). */
   VkFormatProperties2KHR: VkStructInputs["VkFormatProperties2"];
-  /** `VkFormatProperties3` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFormatProperties3` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFormatProperties3: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    linearTilingFeatures?: VkFormatFeatureFlags2 | number;
-    optimalTilingFeatures?: VkFormatFeatureFlags2 | number;
-    bufferFeatures?: VkFormatFeatureFlags2 | number;
+    linearTilingFeatures?: VkFormatFeatureFlags2;
+    optimalTilingFeatures?: VkFormatFeatureFlags2;
+    bufferFeatures?: VkFormatFeatureFlags2;
   };
   /** Input form of `VkFormatProperties3KHR` (alias of VkFormatProperties3). */
   VkFormatProperties3KHR: VkStructInputs["VkFormatProperties3"];
-  /** `VkFormatProperties4KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFormatProperties4KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFormatProperties4KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    linearTilingFeatures?: VkFormatFeatureFlags4KHR | number;
-    optimalTilingFeatures?: VkFormatFeatureFlags4KHR | number;
-    bufferFeatures?: VkFormatFeatureFlags4KHR | number;
+    linearTilingFeatures?: VkFormatFeatureFlags4KHR;
+    optimalTilingFeatures?: VkFormatFeatureFlags4KHR;
+    bufferFeatures?: VkFormatFeatureFlags4KHR;
   };
-  /** `VkFragmentShadingRateAttachmentInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFragmentShadingRateAttachmentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFragmentShadingRateAttachmentInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24013,7 +24014,7 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     shadingRateAttachmentTexelSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkFrameBoundaryEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFrameBoundaryEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFrameBoundaryEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24027,19 +24028,19 @@ export interface VkStructInputs {
     tagSize?: bigint | number;
     pTag?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkFrameBoundaryTensorsARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFrameBoundaryTensorsARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFrameBoundaryTensorsARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tensorCount?: number;
-    pTensors?: readonly (VkTensorARM | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTensors: readonly (VkTensorARM | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkFramebufferAttachmentImageInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFramebufferAttachmentImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferAttachmentImageInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkFramebufferAttachmentImageInfo">;
     flags?: VkImageCreateFlags;
-    usage?: VkImageUsageFlags;
+    usage: VkImageUsageFlags;
     width?: number;
     height?: number;
     layerCount?: number;
@@ -24048,7 +24049,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkFramebufferAttachmentImageInfoKHR` (alias of VkFramebufferAttachmentImageInfo). */
   VkFramebufferAttachmentImageInfoKHR: VkStructInputs["VkFramebufferAttachmentImageInfo"];
-  /** `VkFramebufferAttachmentsCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFramebufferAttachmentsCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferAttachmentsCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24060,19 +24061,19 @@ export interface VkStructInputs {
   };
   /** Input form of `VkFramebufferAttachmentsCreateInfoKHR` (alias of VkFramebufferAttachmentsCreateInfo). */
   VkFramebufferAttachmentsCreateInfoKHR: VkStructInputs["VkFramebufferAttachmentsCreateInfo"];
-  /** `VkFramebufferCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFramebufferCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkFramebufferCreateInfo">;
     flags?: VkFramebufferCreateFlags;
-    renderPass?: VkRenderPass | null;
+    renderPass: VkRenderPass | null;
     attachmentCount?: number;
     pAttachments?: readonly (VkImageView | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     width?: number;
     height?: number;
     layers?: number;
   };
-  /** `VkFramebufferMixedSamplesCombinationNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkFramebufferMixedSamplesCombinationNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferMixedSamplesCombinationNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24081,13 +24082,13 @@ export interface VkStructInputs {
     depthStencilSamples?: VkSampleCountFlags;
     colorSamples?: VkSampleCountFlags;
   };
-  /** `VkGeneratedCommandsInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeneratedCommandsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkGeneratedCommandsInfoEXT">;
-    shaderStages?: VkShaderStageFlags;
+    shaderStages: VkShaderStageFlags;
     indirectExecutionSet?: VkIndirectExecutionSetEXT | null;
-    indirectCommandsLayout?: VkIndirectCommandsLayoutEXT | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null;
     indirectAddress?: VkDeviceAddress | number;
     indirectAddressSize?: VkDeviceSize | number;
     preprocessAddress?: VkDeviceAddress | number;
@@ -24096,20 +24097,20 @@ export interface VkStructInputs {
     sequenceCountAddress?: VkDeviceAddress | number;
     maxDrawCount?: number;
   };
-  /** `VkGeneratedCommandsInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeneratedCommandsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineBindPoint?: VkPipelineBindPoint;
     pipeline?: VkPipeline | null;
-    indirectCommandsLayout?: VkIndirectCommandsLayoutNV | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutNV | null;
     streamCount?: number;
-    pStreams?:
+    pStreams:
       | VkStructInputs["VkIndirectCommandsStreamNV"]
       | readonly VkStructInputs["VkIndirectCommandsStreamNV"][]
       | Deno.PointerValue;
     sequencesCount?: number;
-    preprocessBuffer?: VkBuffer | null;
+    preprocessBuffer: VkBuffer | null;
     preprocessOffset?: VkDeviceSize | number;
     preprocessSize?: VkDeviceSize | number;
     sequencesCountBuffer?: VkBuffer | null;
@@ -24117,38 +24118,38 @@ export interface VkStructInputs {
     sequencesIndexBuffer?: VkBuffer | null;
     sequencesIndexOffset?: VkDeviceSize | number;
   };
-  /** `VkGeneratedCommandsMemoryRequirementsInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeneratedCommandsMemoryRequirementsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsMemoryRequirementsInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkGeneratedCommandsMemoryRequirementsInfoEXT">;
     indirectExecutionSet?: VkIndirectExecutionSetEXT | null;
-    indirectCommandsLayout?: VkIndirectCommandsLayoutEXT | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null;
     maxSequenceCount?: number;
     maxDrawCount?: number;
   };
-  /** `VkGeneratedCommandsMemoryRequirementsInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeneratedCommandsMemoryRequirementsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsMemoryRequirementsInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineBindPoint?: VkPipelineBindPoint;
     pipeline?: VkPipeline | null;
-    indirectCommandsLayout?: VkIndirectCommandsLayoutNV | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutNV | null;
     maxSequencesCount?: number;
   };
-  /** `VkGeneratedCommandsPipelineInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeneratedCommandsPipelineInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsPipelineInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pipeline?: VkPipeline | null;
+    pipeline: VkPipeline | null;
   };
-  /** `VkGeneratedCommandsShaderInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeneratedCommandsShaderInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsShaderInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderCount?: number;
-    pShaders?: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkGeometryAABBNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeometryAABBNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryAABBNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24157,12 +24158,12 @@ export interface VkStructInputs {
     stride?: number;
     offset?: VkDeviceSize | number;
   };
-  /** `VkGeometryDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeometryDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryDataNV: {
     triangles?: VkStructInputs["VkGeometryTrianglesNV"];
     aabbs?: VkStructInputs["VkGeometryAABBNV"];
   };
-  /** `VkGeometryNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeometryNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24170,7 +24171,7 @@ export interface VkStructInputs {
     geometry?: VkStructInputs["VkGeometryDataNV"];
     flags?: VkGeometryFlagsKHR;
   };
-  /** `VkGeometryTrianglesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGeometryTrianglesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryTrianglesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24186,7 +24187,7 @@ export interface VkStructInputs {
     transformData?: VkBuffer | null;
     transformOffset?: VkDeviceSize | number;
   };
-  /** `VkGetLatencyMarkerInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGetLatencyMarkerInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGetLatencyMarkerInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24196,7 +24197,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkLatencyTimingsFrameReportNV"][]
       | Deno.PointerValue;
   };
-  /** `VkGpaDeviceClockModeInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGpaDeviceClockModeInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaDeviceClockModeInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24204,7 +24205,7 @@ export interface VkStructInputs {
     memoryClockRatioToPeak?: number;
     engineClockRatioToPeak?: number;
   };
-  /** `VkGpaDeviceGetClockInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGpaDeviceGetClockInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaDeviceGetClockInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24213,23 +24214,23 @@ export interface VkStructInputs {
     memoryClockFrequency?: number;
     engineClockFrequency?: number;
   };
-  /** `VkGpaPerfBlockPropertiesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGpaPerfBlockPropertiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaPerfBlockPropertiesAMD: {
     blockType?: VkGpaPerfBlockAMD;
-    flags?: VkGpaPerfBlockPropertiesFlagsAMD;
+    flags: VkGpaPerfBlockPropertiesFlagsAMD;
     instanceCount?: number;
     maxEventID?: number;
     maxGlobalOnlyCounters?: number;
     maxGlobalSharedCounters?: number;
     maxStreamingCounters?: number;
   };
-  /** `VkGpaPerfCounterAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGpaPerfCounterAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaPerfCounterAMD: {
     blockType?: VkGpaPerfBlockAMD;
     blockInstance?: number;
     eventID?: number;
   };
-  /** `VkGpaSampleBeginInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGpaSampleBeginInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaSampleBeginInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24239,7 +24240,7 @@ export interface VkStructInputs {
     sqShaderMaskEnable?: VkBool32 | boolean;
     sqShaderMask?: VkGpaSqShaderStageFlagsAMD;
     perfCounterCount?: number;
-    pPerfCounters?:
+    pPerfCounters:
       | VkStructInputs["VkGpaPerfCounterAMD"]
       | readonly VkStructInputs["VkGpaPerfCounterAMD"][]
       | Deno.PointerValue;
@@ -24251,13 +24252,13 @@ export interface VkStructInputs {
     timingPreSample?: VkPipelineStageFlags;
     timingPostSample?: VkPipelineStageFlags;
   };
-  /** `VkGpaSessionCreateInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGpaSessionCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaSessionCreateInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     secondaryCopySource?: VkGpaSessionAMD | null;
   };
-  /** `VkGraphicsPipelineCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGraphicsPipelineCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsPipelineCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkGraphicsPipelineCreateInfo">;
@@ -24309,13 +24310,13 @@ export interface VkStructInputs {
     basePipelineHandle?: VkPipeline | null;
     basePipelineIndex?: number;
   };
-  /** `VkGraphicsPipelineLibraryCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGraphicsPipelineLibraryCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsPipelineLibraryCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    flags?: VkGraphicsPipelineLibraryFlagsEXT;
+    flags: VkGraphicsPipelineLibraryFlagsEXT;
   };
-  /** `VkGraphicsPipelineShaderGroupsCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGraphicsPipelineShaderGroupsCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsPipelineShaderGroupsCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24327,12 +24328,12 @@ export interface VkStructInputs {
     pipelineCount?: number;
     pPipelines?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkGraphicsShaderGroupCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkGraphicsShaderGroupCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsShaderGroupCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stageCount?: number;
-    pStages?:
+    pStages:
       | VkStructInputs["VkPipelineShaderStageCreateInfo"]
       | readonly VkStructInputs["VkPipelineShaderStageCreateInfo"][]
       | Deno.PointerValue;
@@ -24345,7 +24346,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPipelineTessellationStateCreateInfo"][]
       | Deno.PointerValue;
   };
-  /** `VkHdrMetadataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkHdrMetadataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHdrMetadataEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkHdrMetadataEXT">;
@@ -24358,30 +24359,30 @@ export interface VkStructInputs {
     maxContentLightLevel?: number;
     maxFrameAverageLightLevel?: number;
   };
-  /** `VkHdrVividDynamicMetadataHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkHdrVividDynamicMetadataHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHdrVividDynamicMetadataHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dynamicMetadataSize?: bigint | number;
-    pDynamicMetadata?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pDynamicMetadata: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkHeadlessSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkHeadlessSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHeadlessSurfaceCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkHeadlessSurfaceCreateFlagsEXT;
   };
-  /** `VkHostAddressRangeConstEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkHostAddressRangeConstEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostAddressRangeConstEXT: {
-    address?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    address: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
     size?: bigint | number;
   };
-  /** `VkHostAddressRangeEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkHostAddressRangeEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostAddressRangeEXT: {
-    address?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    address: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
     size?: bigint | number;
   };
-  /** `VkHostImageCopyDevicePerformanceQuery` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkHostImageCopyDevicePerformanceQuery` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostImageCopyDevicePerformanceQuery: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24390,55 +24391,55 @@ export interface VkStructInputs {
   };
   /** Input form of `VkHostImageCopyDevicePerformanceQueryEXT` (alias of VkHostImageCopyDevicePerformanceQuery). */
   VkHostImageCopyDevicePerformanceQueryEXT: VkStructInputs["VkHostImageCopyDevicePerformanceQuery"];
-  /** `VkHostImageLayoutTransitionInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkHostImageLayoutTransitionInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostImageLayoutTransitionInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    image?: VkImage | null;
+    image: VkImage | null;
     oldLayout?: VkImageLayout;
     newLayout?: VkImageLayout;
-    subresourceRange?: VkStructInputs["VkImageSubresourceRange"];
+    subresourceRange: VkStructInputs["VkImageSubresourceRange"];
   };
   /** Input form of `VkHostImageLayoutTransitionInfoEXT` (alias of VkHostImageLayoutTransitionInfo). */
   VkHostImageLayoutTransitionInfoEXT: VkStructInputs["VkHostImageLayoutTransitionInfo"];
-  /** `VkIOSSurfaceCreateInfoMVK` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIOSSurfaceCreateInfoMVK` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIOSSurfaceCreateInfoMVK: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkIOSSurfaceCreateFlagsMVK;
     pView?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkImageAlignmentControlCreateInfoMESA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageAlignmentControlCreateInfoMESA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageAlignmentControlCreateInfoMESA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maximumRequestedAlignment?: number;
   };
-  /** `VkImageBlit` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageBlit` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageBlit: {
-    srcSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffsets?: readonly VkStructInputs["VkOffset3D"][];
-    dstSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
     dstOffsets?: readonly VkStructInputs["VkOffset3D"][];
   };
-  /** `VkImageBlit2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageBlit2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageBlit2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageBlit2">;
-    srcSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffsets?: readonly VkStructInputs["VkOffset3D"][];
-    dstSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
     dstOffsets?: readonly VkStructInputs["VkOffset3D"][];
   };
   /** Input form of `VkImageBlit2KHR` (alias of VkImageBlit2). */
   VkImageBlit2KHR: VkStructInputs["VkImageBlit2"];
-  /** `VkImageCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    image?: VkImage | null;
+    image: VkImage | null;
   };
-  /** `VkImageCompressionControlEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageCompressionControlEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCompressionControlEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24450,52 +24451,52 @@ export interface VkStructInputs {
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkImageCompressionPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageCompressionPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCompressionPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageCompressionFlags?: VkImageCompressionFlagsEXT;
     imageCompressionFixedRateFlags?: VkImageCompressionFixedRateFlagsEXT;
   };
-  /** `VkImageConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     formatConstraintsCount?: number;
-    pFormatConstraints?:
+    pFormatConstraints:
       | VkStructInputs["VkImageFormatConstraintsInfoFUCHSIA"]
       | readonly VkStructInputs["VkImageFormatConstraintsInfoFUCHSIA"][]
       | Deno.PointerValue;
     bufferCollectionConstraints?: VkStructInputs["VkBufferCollectionConstraintsInfoFUCHSIA"];
     flags?: VkImageConstraintsInfoFlagsFUCHSIA;
   };
-  /** `VkImageCopy` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageCopy` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCopy: {
-    srcSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffset?: VkStructInputs["VkOffset3D"];
-    dstSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
     dstOffset?: VkStructInputs["VkOffset3D"];
     extent?: VkStructInputs["VkExtent3D"];
   };
-  /** `VkImageCopy2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageCopy2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCopy2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffset?: VkStructInputs["VkOffset3D"];
-    dstSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
     dstOffset?: VkStructInputs["VkOffset3D"];
     extent?: VkStructInputs["VkExtent3D"];
   };
   /** Input form of `VkImageCopy2KHR` (alias of VkImageCopy2). */
   VkImageCopy2KHR: VkStructInputs["VkImageCopy2"];
-  /** `VkImageCreateFlags2CreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageCreateFlags2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCreateFlags2CreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    flags?: VkImageCreateFlags2KHR | number;
+    flags: VkImageCreateFlags2KHR;
   };
-  /** `VkImageCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageCreateInfo">;
@@ -24505,63 +24506,63 @@ export interface VkStructInputs {
     extent?: VkStructInputs["VkExtent3D"];
     mipLevels?: number;
     arrayLayers?: number;
-    samples?: VkSampleCountFlagBits;
+    samples: VkSampleCountFlagBits;
     tiling?: VkImageTiling;
-    usage?: VkImageUsageFlags;
+    usage: VkImageUsageFlags;
     sharingMode?: VkSharingMode;
     queueFamilyIndexCount?: number;
     pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     initialLayout?: VkImageLayout;
   };
-  /** `VkImageDescriptorInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageDescriptorInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDescriptorInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pView?:
+    pView:
       | VkStructInputs["VkImageViewCreateInfo"]
       | readonly VkStructInputs["VkImageViewCreateInfo"][]
       | Deno.PointerValue;
     layout?: VkImageLayout;
   };
-  /** `VkImageDrmFormatModifierExplicitCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageDrmFormatModifierExplicitCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDrmFormatModifierExplicitCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     drmFormatModifier?: bigint | number;
     drmFormatModifierPlaneCount?: number;
-    pPlaneLayouts?:
+    pPlaneLayouts:
       | VkStructInputs["VkSubresourceLayout"]
       | readonly VkStructInputs["VkSubresourceLayout"][]
       | Deno.PointerValue;
   };
-  /** `VkImageDrmFormatModifierListCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageDrmFormatModifierListCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDrmFormatModifierListCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     drmFormatModifierCount?: number;
-    pDrmFormatModifiers?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDrmFormatModifiers: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkImageDrmFormatModifierPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageDrmFormatModifierPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDrmFormatModifierPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     drmFormatModifier?: bigint | number;
   };
-  /** `VkImageFormatConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageFormatConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageFormatConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    imageCreateInfo?: VkStructInputs["VkImageCreateInfo"];
-    requiredFormatFeatures?: VkFormatFeatureFlags;
+    imageCreateInfo: VkStructInputs["VkImageCreateInfo"];
+    requiredFormatFeatures: VkFormatFeatureFlags;
     flags?: VkImageFormatConstraintsFlagsFUCHSIA;
     sysmemPixelFormat?: bigint | number;
     colorSpaceCount?: number;
-    pColorSpaces?:
+    pColorSpaces:
       | VkStructInputs["VkSysmemColorSpaceFUCHSIA"]
       | readonly VkStructInputs["VkSysmemColorSpaceFUCHSIA"][]
       | Deno.PointerValue;
   };
-  /** `VkImageFormatListCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageFormatListCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageFormatListCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24570,7 +24571,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkImageFormatListCreateInfoKHR` (alias of VkImageFormatListCreateInfo). */
   VkImageFormatListCreateInfoKHR: VkStructInputs["VkImageFormatListCreateInfo"];
-  /** `VkImageFormatProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageFormatProperties: {
     maxExtent?: VkStructInputs["VkExtent3D"];
     maxMipLevels?: number;
@@ -24578,7 +24579,7 @@ export interface VkStructInputs {
     sampleCounts?: VkSampleCountFlags;
     maxResourceSize?: VkDeviceSize | number;
   };
-  /** `VkImageFormatProperties2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageFormatProperties2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageFormatProperties2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageFormatProperties2">;
@@ -24586,7 +24587,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkImageFormatProperties2KHR` (alias of VkImageFormatProperties2). */
   VkImageFormatProperties2KHR: VkStructInputs["VkImageFormatProperties2"];
-  /** `VkImageMemoryBarrier` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageMemoryBarrier` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageMemoryBarrier: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageMemoryBarrier">;
@@ -24596,198 +24597,198 @@ export interface VkStructInputs {
     newLayout?: VkImageLayout;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    image?: VkImage | null;
-    subresourceRange?: VkStructInputs["VkImageSubresourceRange"];
+    image: VkImage | null;
+    subresourceRange: VkStructInputs["VkImageSubresourceRange"];
   };
-  /** `VkImageMemoryBarrier2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageMemoryBarrier2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageMemoryBarrier2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageMemoryBarrier2">;
-    srcStageMask?: VkPipelineStageFlags2 | number;
-    srcAccessMask?: VkAccessFlags2 | number;
-    dstStageMask?: VkPipelineStageFlags2 | number;
-    dstAccessMask?: VkAccessFlags2 | number;
+    srcStageMask?: VkPipelineStageFlags2;
+    srcAccessMask?: VkAccessFlags2;
+    dstStageMask?: VkPipelineStageFlags2;
+    dstAccessMask?: VkAccessFlags2;
     oldLayout?: VkImageLayout;
     newLayout?: VkImageLayout;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    image?: VkImage | null;
-    subresourceRange?: VkStructInputs["VkImageSubresourceRange"];
+    image: VkImage | null;
+    subresourceRange: VkStructInputs["VkImageSubresourceRange"];
   };
   /** Input form of `VkImageMemoryBarrier2KHR` (alias of VkImageMemoryBarrier2). */
   VkImageMemoryBarrier2KHR: VkStructInputs["VkImageMemoryBarrier2"];
-  /** `VkImageMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageMemoryRequirementsInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageMemoryRequirementsInfo2">;
-    image?: VkImage | null;
+    image: VkImage | null;
   };
   /** Input form of `VkImageMemoryRequirementsInfo2KHR` (alias of VkImageMemoryRequirementsInfo2). */
   VkImageMemoryRequirementsInfo2KHR: VkStructInputs["VkImageMemoryRequirementsInfo2"];
-  /** `VkImagePipeSurfaceCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImagePipeSurfaceCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImagePipeSurfaceCreateInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkImagePipeSurfaceCreateFlagsFUCHSIA;
     imagePipeHandle?: number;
   };
-  /** `VkImagePlaneMemoryRequirementsInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImagePlaneMemoryRequirementsInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImagePlaneMemoryRequirementsInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    planeAspect?: VkImageAspectFlagBits;
+    planeAspect: VkImageAspectFlagBits;
   };
   /** Input form of `VkImagePlaneMemoryRequirementsInfoKHR` (alias of VkImagePlaneMemoryRequirementsInfo). */
   VkImagePlaneMemoryRequirementsInfoKHR: VkStructInputs["VkImagePlaneMemoryRequirementsInfo"];
-  /** `VkImageResolve` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageResolve` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageResolve: {
-    srcSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffset?: VkStructInputs["VkOffset3D"];
-    dstSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
     dstOffset?: VkStructInputs["VkOffset3D"];
     extent?: VkStructInputs["VkExtent3D"];
   };
-  /** `VkImageResolve2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageResolve2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageResolve2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffset?: VkStructInputs["VkOffset3D"];
-    dstSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
     dstOffset?: VkStructInputs["VkOffset3D"];
     extent?: VkStructInputs["VkExtent3D"];
   };
   /** Input form of `VkImageResolve2KHR` (alias of VkImageResolve2). */
   VkImageResolve2KHR: VkStructInputs["VkImageResolve2"];
-  /** `VkImageSparseMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageSparseMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSparseMemoryRequirementsInfo2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    image?: VkImage | null;
+    image: VkImage | null;
   };
   /** Input form of `VkImageSparseMemoryRequirementsInfo2KHR` (alias of VkImageSparseMemoryRequirementsInfo2). */
   VkImageSparseMemoryRequirementsInfo2KHR: VkStructInputs["VkImageSparseMemoryRequirementsInfo2"];
-  /** `VkImageStencilUsage2CreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageStencilUsage2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageStencilUsage2CreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    stencilUsage?: VkImageUsageFlags2KHR | number;
+    stencilUsage: VkImageUsageFlags2KHR;
   };
-  /** `VkImageStencilUsageCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageStencilUsageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageStencilUsageCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    stencilUsage?: VkImageUsageFlags;
+    stencilUsage: VkImageUsageFlags;
   };
   /** Input form of `VkImageStencilUsageCreateInfoEXT` (alias of VkImageStencilUsageCreateInfo). */
   VkImageStencilUsageCreateInfoEXT: VkStructInputs["VkImageStencilUsageCreateInfo"];
-  /** `VkImageSubresource` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageSubresource` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSubresource: {
-    aspectMask?: VkImageAspectFlags;
+    aspectMask: VkImageAspectFlags;
     mipLevel?: number;
     arrayLayer?: number;
   };
-  /** `VkImageSubresource2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageSubresource2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSubresource2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    imageSubresource?: VkStructInputs["VkImageSubresource"];
+    imageSubresource: VkStructInputs["VkImageSubresource"];
   };
   /** Input form of `VkImageSubresource2EXT` (alias of VkImageSubresource2). */
   VkImageSubresource2EXT: VkStructInputs["VkImageSubresource2"];
   /** Input form of `VkImageSubresource2KHR` (alias of VkImageSubresource2). */
   VkImageSubresource2KHR: VkStructInputs["VkImageSubresource2"];
-  /** `VkImageSubresourceLayers` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageSubresourceLayers` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSubresourceLayers: {
-    aspectMask?: VkImageAspectFlags;
+    aspectMask: VkImageAspectFlags;
     mipLevel?: number;
     baseArrayLayer?: number;
     layerCount?: number;
   };
-  /** `VkImageSubresourceRange` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageSubresourceRange` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSubresourceRange: {
-    aspectMask?: VkImageAspectFlags;
+    aspectMask: VkImageAspectFlags;
     baseMipLevel?: number;
     levelCount?: number;
     baseArrayLayer?: number;
     layerCount?: number;
   };
-  /** `VkImageSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSwapchainCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchain?: VkSwapchainKHR | null;
   };
-  /** `VkImageTilingControlCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageTilingControlCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageTilingControlCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tilingControl?: VkImageTilingControlEXT;
   };
-  /** `VkImageToMemoryCopy` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageToMemoryCopy` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageToMemoryCopy: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pHostPointer?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pHostPointer: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
     memoryRowLength?: number;
     memoryImageHeight?: number;
-    imageSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
     imageOffset?: VkStructInputs["VkOffset3D"];
     imageExtent?: VkStructInputs["VkExtent3D"];
   };
   /** Input form of `VkImageToMemoryCopyEXT` (alias of VkImageToMemoryCopy). */
   VkImageToMemoryCopyEXT: VkStructInputs["VkImageToMemoryCopy"];
-  /** `VkImageUsageFlags2CreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageUsageFlags2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageUsageFlags2CreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkImageUsageFlags2KHR | number;
+    usage: VkImageUsageFlags2KHR;
   };
-  /** `VkImageViewASTCDecodeModeEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewASTCDecodeModeEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewASTCDecodeModeEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     decodeMode?: VkFormat;
   };
-  /** `VkImageViewAddressPropertiesNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewAddressPropertiesNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewAddressPropertiesNVX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceAddress?: VkDeviceAddress | number;
     size?: VkDeviceSize | number;
   };
-  /** `VkImageViewCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    imageView?: VkImageView | null;
+    imageView: VkImageView | null;
   };
-  /** `VkImageViewCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageViewCreateInfo">;
     flags?: VkImageViewCreateFlags;
-    image?: VkImage | null;
+    image: VkImage | null;
     viewType?: VkImageViewType;
     format?: VkFormat;
     components?: VkStructInputs["VkComponentMapping"];
-    subresourceRange?: VkStructInputs["VkImageSubresourceRange"];
+    subresourceRange: VkStructInputs["VkImageSubresourceRange"];
   };
-  /** `VkImageViewHandleInfoNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewHandleInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewHandleInfoNVX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    imageView?: VkImageView | null;
+    imageView: VkImageView | null;
     descriptorType?: VkDescriptorType;
     sampler?: VkSampler | null;
   };
-  /** `VkImageViewMinLodCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewMinLodCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewMinLodCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minLod?: number;
   };
-  /** `VkImageViewSampleWeightCreateInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewSampleWeightCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewSampleWeightCreateInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24795,96 +24796,96 @@ export interface VkStructInputs {
     filterSize?: VkStructInputs["VkExtent2D"];
     numPhases?: number;
   };
-  /** `VkImageViewSlicedCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewSlicedCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewSlicedCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     sliceOffset?: number;
     sliceCount?: number;
   };
-  /** `VkImageViewUsage2CreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewUsage2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewUsage2CreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkImageUsageFlags2KHR | number;
+    usage: VkImageUsageFlags2KHR;
   };
-  /** `VkImageViewUsageCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImageViewUsageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewUsageCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkImageUsageFlags;
+    usage: VkImageUsageFlags;
   };
   /** Input form of `VkImageViewUsageCreateInfoKHR` (alias of VkImageViewUsageCreateInfo). */
   VkImageViewUsageCreateInfoKHR: VkStructInputs["VkImageViewUsageCreateInfo"];
-  /** `VkImportAndroidHardwareBufferInfoANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportAndroidHardwareBufferInfoANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportAndroidHardwareBufferInfoANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    buffer?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    buffer: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkImportFenceFdInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportFenceFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportFenceFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    fence?: VkFence | null;
+    fence: VkFence | null;
     flags?: VkFenceImportFlags;
-    handleType?: VkExternalFenceHandleTypeFlagBits;
+    handleType: VkExternalFenceHandleTypeFlagBits;
     fd?: number;
   };
-  /** `VkImportFenceSciSyncInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportFenceSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportFenceSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    fence?: VkFence | null;
-    handleType?: VkExternalFenceHandleTypeFlagBits;
-    handle?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    fence: VkFence | null;
+    handleType: VkExternalFenceHandleTypeFlagBits;
+    handle: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkImportFenceWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportFenceWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportFenceWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    fence?: VkFence | null;
+    fence: VkFence | null;
     flags?: VkFenceImportFlags;
     handleType?: VkExternalFenceHandleTypeFlagBits;
     handle?: bigint | number;
     name?: bigint | number;
   };
-  /** `VkImportMemoryBufferCollectionFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemoryBufferCollectionFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryBufferCollectionFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    collection?: VkBufferCollectionFUCHSIA | null;
+    collection: VkBufferCollectionFUCHSIA | null;
     index?: number;
   };
-  /** `VkImportMemoryFdInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemoryFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
     fd?: number;
   };
-  /** `VkImportMemoryHostPointerInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemoryHostPointerInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryHostPointerInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
-    pHostPointer?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
+    pHostPointer: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkImportMemoryMetalHandleInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemoryMetalHandleInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryMetalHandleInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
     handle?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkImportMemorySciBufInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemorySciBufInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemorySciBufInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
     handle?: bigint | number;
   };
-  /** `VkImportMemoryWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemoryWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -24892,138 +24893,138 @@ export interface VkStructInputs {
     handle?: bigint | number;
     name?: bigint | number;
   };
-  /** `VkImportMemoryWin32HandleInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemoryWin32HandleInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryWin32HandleInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handleType?: VkExternalMemoryHandleTypeFlagsNV;
     handle?: bigint | number;
   };
-  /** `VkImportMemoryZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMemoryZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
     handle?: number;
   };
-  /** `VkImportMetalBufferInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMetalBufferInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalBufferInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     mtlBuffer?: MTLBuffer_id | number;
   };
-  /** `VkImportMetalIOSurfaceInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMetalIOSurfaceInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalIOSurfaceInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     ioSurface?: IOSurfaceRef | number;
   };
-  /** `VkImportMetalSharedEventInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMetalSharedEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalSharedEventInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     mtlSharedEvent?: MTLSharedEvent_id | number;
   };
-  /** `VkImportMetalTextureInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportMetalTextureInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalTextureInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    plane?: VkImageAspectFlagBits;
+    plane: VkImageAspectFlagBits;
     mtlTexture?: MTLTexture_id | number;
   };
-  /** `VkImportNativeBufferInfoOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportNativeBufferInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportNativeBufferInfoOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    buffer?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    buffer: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkImportScreenBufferInfoQNX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportScreenBufferInfoQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportScreenBufferInfoQNX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     buffer?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkImportSemaphoreFdInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportSemaphoreFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
+    semaphore: VkSemaphore | null;
     flags?: VkSemaphoreImportFlags;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
     fd?: number;
   };
-  /** `VkImportSemaphoreSciSyncInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportSemaphoreSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
-    handle?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    semaphore: VkSemaphore | null;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
+    handle: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkImportSemaphoreWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportSemaphoreWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
+    semaphore: VkSemaphore | null;
     flags?: VkSemaphoreImportFlags;
     handleType?: VkExternalSemaphoreHandleTypeFlagBits;
     handle?: bigint | number;
     name?: bigint | number;
   };
-  /** `VkImportSemaphoreZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkImportSemaphoreZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
+    semaphore: VkSemaphore | null;
     flags?: VkSemaphoreImportFlags;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
     zirconHandle?: number;
   };
-  /** `VkIndirectCommandsExecutionSetTokenEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsExecutionSetTokenEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsExecutionSetTokenEXT: {
     type?: VkIndirectExecutionSetInfoTypeEXT;
-    shaderStages?: VkShaderStageFlags;
+    shaderStages: VkShaderStageFlags;
   };
-  /** `VkIndirectCommandsIndexBufferTokenEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsIndexBufferTokenEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsIndexBufferTokenEXT: {
-    mode?: VkIndirectCommandsInputModeFlagBitsEXT;
+    mode: VkIndirectCommandsInputModeFlagBitsEXT;
   };
-  /** `VkIndirectCommandsLayoutCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsLayoutCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsLayoutCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkIndirectCommandsLayoutCreateInfoEXT">;
     flags?: VkIndirectCommandsLayoutUsageFlagsEXT;
-    shaderStages?: VkShaderStageFlags;
+    shaderStages: VkShaderStageFlags;
     indirectStride?: number;
     pipelineLayout?: VkPipelineLayout | null;
     tokenCount?: number;
-    pTokens?:
+    pTokens:
       | VkStructInputs["VkIndirectCommandsLayoutTokenEXT"]
       | readonly VkStructInputs["VkIndirectCommandsLayoutTokenEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkIndirectCommandsLayoutCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsLayoutCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsLayoutCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkIndirectCommandsLayoutUsageFlagsNV;
     pipelineBindPoint?: VkPipelineBindPoint;
     tokenCount?: number;
-    pTokens?:
+    pTokens:
       | VkStructInputs["VkIndirectCommandsLayoutTokenNV"]
       | readonly VkStructInputs["VkIndirectCommandsLayoutTokenNV"][]
       | Deno.PointerValue;
     streamCount?: number;
-    pStreamStrides?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStreamStrides: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkIndirectCommandsLayoutPushDataTokenNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsLayoutPushDataTokenNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsLayoutPushDataTokenNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pushDataOffset?: number;
     pushDataSize?: number;
   };
-  /** `VkIndirectCommandsLayoutTokenEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsLayoutTokenEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsLayoutTokenEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkIndirectCommandsLayoutTokenEXT">;
@@ -25031,7 +25032,7 @@ export interface VkStructInputs {
     data?: VkStructInputs["VkIndirectCommandsTokenDataEXT"];
     offset?: number;
   };
-  /** `VkIndirectCommandsLayoutTokenNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsLayoutTokenNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsLayoutTokenNV: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkIndirectCommandsLayoutTokenNV">;
@@ -25049,16 +25050,16 @@ export interface VkStructInputs {
     pIndexTypes?: readonly VkIndexType[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pIndexTypeValues?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkIndirectCommandsPushConstantTokenEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsPushConstantTokenEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsPushConstantTokenEXT: {
-    updateRange?: VkStructInputs["VkPushConstantRange"];
+    updateRange: VkStructInputs["VkPushConstantRange"];
   };
-  /** `VkIndirectCommandsStreamNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsStreamNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsStreamNV: {
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
   };
-  /** `VkIndirectCommandsTokenDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsTokenDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsTokenDataEXT: {
     pPushConstant?:
       | VkStructInputs["VkIndirectCommandsPushConstantTokenEXT"]
@@ -25077,18 +25078,18 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkIndirectCommandsExecutionSetTokenEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkIndirectCommandsVertexBufferTokenEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectCommandsVertexBufferTokenEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsVertexBufferTokenEXT: {
     vertexBindingUnit?: number;
   };
-  /** `VkIndirectExecutionSetCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectExecutionSetCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     type?: VkIndirectExecutionSetInfoTypeEXT;
     info?: VkStructInputs["VkIndirectExecutionSetInfoEXT"];
   };
-  /** `VkIndirectExecutionSetInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectExecutionSetInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetInfoEXT: {
     pPipelineInfo?:
       | VkStructInputs["VkIndirectExecutionSetPipelineInfoEXT"]
@@ -25099,19 +25100,19 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkIndirectExecutionSetShaderInfoEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkIndirectExecutionSetPipelineInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectExecutionSetPipelineInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetPipelineInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    initialPipeline?: VkPipeline | null;
+    initialPipeline: VkPipeline | null;
     maxPipelineCount?: number;
   };
-  /** `VkIndirectExecutionSetShaderInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectExecutionSetShaderInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetShaderInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderCount?: number;
-    pInitialShaders?: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pInitialShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pSetLayoutInfos?:
       | VkStructInputs["VkIndirectExecutionSetShaderLayoutInfoEXT"]
       | readonly VkStructInputs["VkIndirectExecutionSetShaderLayoutInfoEXT"][]
@@ -25123,7 +25124,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPushConstantRange"][]
       | Deno.PointerValue;
   };
-  /** `VkIndirectExecutionSetShaderLayoutInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkIndirectExecutionSetShaderLayoutInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetShaderLayoutInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25134,21 +25135,21 @@ export interface VkStructInputs {
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkInitializePerformanceApiInfoINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkInitializePerformanceApiInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkInitializePerformanceApiInfoINTEL: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkInputAttachmentAspectReference` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkInputAttachmentAspectReference` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkInputAttachmentAspectReference: {
     subpass?: number;
     inputAttachmentIndex?: number;
-    aspectMask?: VkImageAspectFlags;
+    aspectMask: VkImageAspectFlags;
   };
   /** Input form of `VkInputAttachmentAspectReferenceKHR` (alias of VkInputAttachmentAspectReference). */
   VkInputAttachmentAspectReferenceKHR: VkStructInputs["VkInputAttachmentAspectReference"];
-  /** `VkInstanceCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkInstanceCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkInstanceCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkInstanceCreateInfo">;
@@ -25162,14 +25163,14 @@ export interface VkStructInputs {
     enabledExtensionCount?: number;
     ppEnabledExtensionNames?: readonly string[] | Deno.PointerValue;
   };
-  /** `VkLatencySleepInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLatencySleepInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySleepInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    signalSemaphore?: VkSemaphore | null;
+    signalSemaphore: VkSemaphore | null;
     value?: bigint | number;
   };
-  /** `VkLatencySleepModeInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLatencySleepModeInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySleepModeInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25177,20 +25178,20 @@ export interface VkStructInputs {
     lowLatencyBoost?: VkBool32 | boolean;
     minimumIntervalUs?: number;
   };
-  /** `VkLatencySubmissionPresentIdNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLatencySubmissionPresentIdNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySubmissionPresentIdNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentID?: bigint | number;
   };
-  /** `VkLatencySurfaceCapabilitiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLatencySurfaceCapabilitiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySurfaceCapabilitiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentModeCount?: number;
     pPresentModes?: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkLatencyTimingsFrameReportNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLatencyTimingsFrameReportNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencyTimingsFrameReportNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25209,22 +25210,22 @@ export interface VkStructInputs {
     gpuRenderStartTimeUs?: bigint | number;
     gpuRenderEndTimeUs?: bigint | number;
   };
-  /** `VkLayerProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLayerProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLayerProperties: {
     layerName?: string;
     specVersion?: number;
     implementationVersion?: number;
     description?: string;
   };
-  /** `VkLayerSettingEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLayerSettingEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLayerSettingEXT: {
-    pLayerName?: string | Deno.PointerValue;
-    pSettingName?: string | Deno.PointerValue;
+    pLayerName: string | Deno.PointerValue;
+    pSettingName: string | Deno.PointerValue;
     type?: VkLayerSettingTypeEXT;
     valueCount?: number;
     pValues?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkLayerSettingsCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkLayerSettingsCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLayerSettingsCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25234,22 +25235,22 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkLayerSettingEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkMacOSSurfaceCreateInfoMVK` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMacOSSurfaceCreateInfoMVK` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMacOSSurfaceCreateInfoMVK: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkMacOSSurfaceCreateFlagsMVK;
     pView?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkMappedMemoryRange` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMappedMemoryRange` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMappedMemoryRange: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
-  /** `VkMemoryAllocateFlagsInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryAllocateFlagsInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryAllocateFlagsInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25258,39 +25259,39 @@ export interface VkStructInputs {
   };
   /** Input form of `VkMemoryAllocateFlagsInfoKHR` (alias of VkMemoryAllocateFlagsInfo). */
   VkMemoryAllocateFlagsInfoKHR: VkStructInputs["VkMemoryAllocateFlagsInfo"];
-  /** `VkMemoryAllocateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryAllocateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkMemoryAllocateInfo">;
     allocationSize?: VkDeviceSize | number;
     memoryTypeIndex?: number;
   };
-  /** `VkMemoryBarrier` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryBarrier` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryBarrier: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     srcAccessMask?: VkAccessFlags;
     dstAccessMask?: VkAccessFlags;
   };
-  /** `VkMemoryBarrier2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryBarrier2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryBarrier2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcStageMask?: VkPipelineStageFlags2 | number;
-    srcAccessMask?: VkAccessFlags2 | number;
-    dstStageMask?: VkPipelineStageFlags2 | number;
-    dstAccessMask?: VkAccessFlags2 | number;
+    srcStageMask?: VkPipelineStageFlags2;
+    srcAccessMask?: VkAccessFlags2;
+    dstStageMask?: VkPipelineStageFlags2;
+    dstAccessMask?: VkAccessFlags2;
   };
   /** Input form of `VkMemoryBarrier2KHR` (alias of VkMemoryBarrier2). */
   VkMemoryBarrier2KHR: VkStructInputs["VkMemoryBarrier2"];
-  /** `VkMemoryBarrierAccessFlags3KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryBarrierAccessFlags3KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryBarrierAccessFlags3KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcAccessMask3?: VkAccessFlags3KHR | number;
-    dstAccessMask3?: VkAccessFlags3KHR | number;
+    srcAccessMask3?: VkAccessFlags3KHR;
+    dstAccessMask3?: VkAccessFlags3KHR;
   };
-  /** `VkMemoryDedicatedAllocateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryDedicatedAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryDedicatedAllocateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25299,13 +25300,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkMemoryDedicatedAllocateInfoKHR` (alias of VkMemoryDedicatedAllocateInfo). */
   VkMemoryDedicatedAllocateInfoKHR: VkStructInputs["VkMemoryDedicatedAllocateInfo"];
-  /** `VkMemoryDedicatedAllocateInfoTensorARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryDedicatedAllocateInfoTensorARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryDedicatedAllocateInfoTensorARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    tensor?: VkTensorARM | null;
+    tensor: VkTensorARM | null;
   };
-  /** `VkMemoryDedicatedRequirements` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryDedicatedRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryDedicatedRequirements: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25314,110 +25315,110 @@ export interface VkStructInputs {
   };
   /** Input form of `VkMemoryDedicatedRequirementsKHR` (alias of VkMemoryDedicatedRequirements). */
   VkMemoryDedicatedRequirementsKHR: VkStructInputs["VkMemoryDedicatedRequirements"];
-  /** `VkMemoryFdPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryFdPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryFdPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryTypeBits?: number;
   };
-  /** `VkMemoryGetAndroidHardwareBufferInfoANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetAndroidHardwareBufferInfoANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetAndroidHardwareBufferInfoANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
   };
-  /** `VkMemoryGetFdInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    memory: VkDeviceMemory | null;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
-  /** `VkMemoryGetMetalHandleInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetMetalHandleInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetMetalHandleInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    memory: VkDeviceMemory | null;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
-  /** `VkMemoryGetNativeBufferInfoOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetNativeBufferInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetNativeBufferInfoOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
   };
-  /** `VkMemoryGetRemoteAddressInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetRemoteAddressInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetRemoteAddressInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    memory: VkDeviceMemory | null;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
-  /** `VkMemoryGetSciBufInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetSciBufInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetSciBufInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    memory: VkDeviceMemory | null;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
-  /** `VkMemoryGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    memory: VkDeviceMemory | null;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
-  /** `VkMemoryGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    memory: VkDeviceMemory | null;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
-  /** `VkMemoryHeap` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryHeap` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryHeap: {
     size?: VkDeviceSize | number;
     flags?: VkMemoryHeapFlags;
   };
-  /** `VkMemoryHostPointerPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryHostPointerPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryHostPointerPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryTypeBits?: number;
   };
-  /** `VkMemoryMapInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryMapInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryMapInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkMemoryMapInfo">;
     flags?: VkMemoryMapFlags;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
   /** Input form of `VkMemoryMapInfoKHR` (alias of VkMemoryMapInfo). */
   VkMemoryMapInfoKHR: VkStructInputs["VkMemoryMapInfo"];
-  /** `VkMemoryMapPlacedInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryMapPlacedInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryMapPlacedInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pPlacedAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkMemoryMarkerInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryMarkerInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryMarkerInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    stage?: VkPipelineStageFlags2KHR | number;
+    stage: VkPipelineStageFlags2KHR;
     dstRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     dstFlags?: VkAddressCommandFlagsKHR;
     marker?: number;
   };
-  /** `VkMemoryMetalHandlePropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryMetalHandlePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryMetalHandlePropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryTypeBits?: number;
   };
-  /** `VkMemoryOpaqueCaptureAddressAllocateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryOpaqueCaptureAddressAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryOpaqueCaptureAddressAllocateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25425,26 +25426,26 @@ export interface VkStructInputs {
   };
   /** Input form of `VkMemoryOpaqueCaptureAddressAllocateInfoKHR` (alias of VkMemoryOpaqueCaptureAddressAllocateInfo). */
   VkMemoryOpaqueCaptureAddressAllocateInfoKHR: VkStructInputs["VkMemoryOpaqueCaptureAddressAllocateInfo"];
-  /** `VkMemoryPriorityAllocateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryPriorityAllocateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryPriorityAllocateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     priority?: number;
   };
-  /** `VkMemoryRangeBarrierKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryRangeBarrierKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryRangeBarrierKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcStageMask?: VkPipelineStageFlags2 | number;
-    srcAccessMask?: VkAccessFlags2 | number;
-    dstStageMask?: VkPipelineStageFlags2 | number;
-    dstAccessMask?: VkAccessFlags2 | number;
+    srcStageMask?: VkPipelineStageFlags2;
+    srcAccessMask?: VkAccessFlags2;
+    dstStageMask?: VkPipelineStageFlags2;
+    dstAccessMask?: VkAccessFlags2;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
     addressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
   };
-  /** `VkMemoryRangeBarriersInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryRangeBarriersInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryRangeBarriersInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkMemoryRangeBarriersInfoKHR">;
@@ -25454,13 +25455,13 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkMemoryRangeBarrierKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkMemoryRequirements` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryRequirements: {
     size?: VkDeviceSize | number;
     alignment?: VkDeviceSize | number;
     memoryTypeBits?: number;
   };
-  /** `VkMemoryRequirements2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryRequirements2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryRequirements2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkMemoryRequirements2">;
@@ -25468,59 +25469,59 @@ export interface VkStructInputs {
   };
   /** Input form of `VkMemoryRequirements2KHR` (alias of VkMemoryRequirements2). */
   VkMemoryRequirements2KHR: VkStructInputs["VkMemoryRequirements2"];
-  /** `VkMemorySciBufPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemorySciBufPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemorySciBufPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryTypeBits?: number;
   };
-  /** `VkMemoryToImageCopy` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryToImageCopy` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryToImageCopy: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pHostPointer?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pHostPointer: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
     memoryRowLength?: number;
     memoryImageHeight?: number;
-    imageSubresource?: VkStructInputs["VkImageSubresourceLayers"];
+    imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
     imageOffset?: VkStructInputs["VkOffset3D"];
     imageExtent?: VkStructInputs["VkExtent3D"];
   };
   /** Input form of `VkMemoryToImageCopyEXT` (alias of VkMemoryToImageCopy). */
   VkMemoryToImageCopyEXT: VkStructInputs["VkMemoryToImageCopy"];
-  /** `VkMemoryType` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryType` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryType: {
     propertyFlags?: VkMemoryPropertyFlags;
     heapIndex?: number;
   };
-  /** `VkMemoryUnmapInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryUnmapInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryUnmapInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkMemoryUnmapFlags;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
   };
   /** Input form of `VkMemoryUnmapInfoKHR` (alias of VkMemoryUnmapInfo). */
   VkMemoryUnmapInfoKHR: VkStructInputs["VkMemoryUnmapInfo"];
-  /** `VkMemoryWin32HandlePropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryWin32HandlePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryWin32HandlePropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryTypeBits?: number;
   };
-  /** `VkMemoryZirconHandlePropertiesFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMemoryZirconHandlePropertiesFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryZirconHandlePropertiesFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryTypeBits?: number;
   };
-  /** `VkMetalSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMetalSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMetalSurfaceCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkMetalSurfaceCreateFlagsEXT;
     pLayer?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkMicromapBuildInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMicromapBuildInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapBuildInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25539,7 +25540,7 @@ export interface VkStructInputs {
     triangleArray?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     triangleArrayStride?: VkDeviceSize | number;
   };
-  /** `VkMicromapBuildSizesInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMicromapBuildSizesInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapBuildSizesInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25547,12 +25548,12 @@ export interface VkStructInputs {
     buildScratchSize?: VkDeviceSize | number;
     discardable?: VkBool32 | boolean;
   };
-  /** `VkMicromapCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMicromapCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     createFlags?: VkMicromapCreateFlagsEXT;
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
     type?: VkMicromapTypeEXT;
@@ -25560,62 +25561,62 @@ export interface VkStructInputs {
   };
   /** Input form of `VkMicromapTriangleEXT` (alias of VkMicromapTriangleKHR). */
   VkMicromapTriangleEXT: VkStructInputs["VkMicromapTriangleKHR"];
-  /** `VkMicromapTriangleKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMicromapTriangleKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapTriangleKHR: {
     dataOffset?: number;
     subdivisionLevel?: number;
     format?: number;
   };
-  /** `VkMicromapUsageEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMicromapUsageEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapUsageEXT: {
     count?: number;
     subdivisionLevel?: number;
     format?: number;
   };
-  /** `VkMicromapUsageKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMicromapUsageKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapUsageKHR: {
     count?: number;
     subdivisionLevel?: number;
-    format?: VkOpacityMicromapFormatKHR;
+    format: VkOpacityMicromapFormatKHR;
   };
-  /** `VkMicromapVersionInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMicromapVersionInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapVersionInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pVersionData?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pVersionData: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkMultiDrawIndexedInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMultiDrawIndexedInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultiDrawIndexedInfoEXT: {
     firstIndex?: number;
     indexCount?: number;
     vertexOffset?: number;
   };
-  /** `VkMultiDrawInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMultiDrawInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultiDrawInfoEXT: {
     firstVertex?: number;
     vertexCount?: number;
   };
-  /** `VkMultisamplePropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMultisamplePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultisamplePropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxSampleLocationGridSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkMultisampledRenderToSingleSampledInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMultisampledRenderToSingleSampledInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultisampledRenderToSingleSampledInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     multisampledRenderToSingleSampledEnable?: VkBool32 | boolean;
-    rasterizationSamples?: VkSampleCountFlagBits;
+    rasterizationSamples: VkSampleCountFlagBits;
   };
-  /** `VkMultiviewPerViewAttributesInfoNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMultiviewPerViewAttributesInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultiviewPerViewAttributesInfoNVX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     perViewAttributes?: VkBool32 | boolean;
     perViewAttributesPositionXOnly?: VkBool32 | boolean;
   };
-  /** `VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25625,7 +25626,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkRect2D"][]
       | Deno.PointerValue;
   };
-  /** `VkMutableDescriptorTypeCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMutableDescriptorTypeCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMutableDescriptorTypeCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25637,24 +25638,24 @@ export interface VkStructInputs {
   };
   /** Input form of `VkMutableDescriptorTypeCreateInfoVALVE` (alias of VkMutableDescriptorTypeCreateInfoEXT). */
   VkMutableDescriptorTypeCreateInfoVALVE: VkStructInputs["VkMutableDescriptorTypeCreateInfoEXT"];
-  /** `VkMutableDescriptorTypeListEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkMutableDescriptorTypeListEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMutableDescriptorTypeListEXT: {
     descriptorTypeCount?: number;
     pDescriptorTypes?: readonly VkDescriptorType[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
   /** Input form of `VkMutableDescriptorTypeListVALVE` (alias of VkMutableDescriptorTypeListEXT). */
   VkMutableDescriptorTypeListVALVE: VkStructInputs["VkMutableDescriptorTypeListEXT"];
-  /** `VkNativeBufferANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkNativeBufferANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    handle?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    handle: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
     stride?: number;
     format?: number;
     usage?: number;
     usage2?: VkStructInputs["VkNativeBufferUsage2ANDROID"];
   };
-  /** `VkNativeBufferFormatPropertiesOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkNativeBufferFormatPropertiesOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferFormatPropertiesOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25667,42 +25668,42 @@ export interface VkStructInputs {
     suggestedXChromaOffset?: VkChromaLocation;
     suggestedYChromaOffset?: VkChromaLocation;
   };
-  /** `VkNativeBufferOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkNativeBufferOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    handle?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    handle: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkNativeBufferPropertiesOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkNativeBufferPropertiesOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferPropertiesOHOS: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkNativeBufferPropertiesOHOS">;
     allocationSize?: VkDeviceSize | number;
     memoryTypeBits?: number;
   };
-  /** `VkNativeBufferUsage2ANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkNativeBufferUsage2ANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferUsage2ANDROID: {
     consumer?: bigint | number;
     producer?: bigint | number;
   };
-  /** `VkNativeBufferUsageOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkNativeBufferUsageOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferUsageOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     OHOSNativeBufferUsage?: bigint | number;
   };
-  /** `VkOffset2D` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOffset2D` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOffset2D: {
     x?: number;
     y?: number;
   };
-  /** `VkOffset3D` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOffset3D` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOffset3D: {
     x?: number;
     y?: number;
     z?: number;
   };
-  /** `VkOpaqueCaptureDataCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOpaqueCaptureDataCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpaqueCaptureDataCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25711,13 +25712,13 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkHostAddressRangeConstEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkOpaqueCaptureDescriptorDataCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOpaqueCaptureDescriptorDataCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpaqueCaptureDescriptorDataCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    opaqueCaptureDescriptorData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    opaqueCaptureDescriptorData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkOpticalFlowExecuteInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOpticalFlowExecuteInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowExecuteInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25725,19 +25726,19 @@ export interface VkStructInputs {
     regionCount?: number;
     pRegions?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | Deno.PointerValue;
   };
-  /** `VkOpticalFlowImageFormatInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOpticalFlowImageFormatInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowImageFormatInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkOpticalFlowUsageFlagsNV;
+    usage: VkOpticalFlowUsageFlagsNV;
   };
-  /** `VkOpticalFlowImageFormatPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOpticalFlowImageFormatPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowImageFormatPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     format?: VkFormat;
   };
-  /** `VkOpticalFlowSessionCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOpticalFlowSessionCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowSessionCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkOpticalFlowSessionCreateInfoNV">;
@@ -25746,32 +25747,32 @@ export interface VkStructInputs {
     imageFormat?: VkFormat;
     flowVectorFormat?: VkFormat;
     costFormat?: VkFormat;
-    outputGridSize?: VkOpticalFlowGridSizeFlagsNV;
+    outputGridSize: VkOpticalFlowGridSizeFlagsNV;
     hintGridSize?: VkOpticalFlowGridSizeFlagsNV;
     performanceLevel?: VkOpticalFlowPerformanceLevelNV;
     flags?: VkOpticalFlowSessionCreateFlagsNV;
   };
-  /** `VkOpticalFlowSessionCreatePrivateDataInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOpticalFlowSessionCreatePrivateDataInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowSessionCreatePrivateDataInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     id?: number;
     size?: number;
-    pPrivateData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pPrivateData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkOutOfBandQueueTypeInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkOutOfBandQueueTypeInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOutOfBandQueueTypeInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     queueType?: VkOutOfBandQueueTypeNV;
   };
-  /** `VkPartitionedAccelerationStructureFlagsNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPartitionedAccelerationStructureFlagsNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPartitionedAccelerationStructureFlagsNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     enablePartitionTranslation?: VkBool32 | boolean;
   };
-  /** `VkPartitionedAccelerationStructureInstancesInputNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPartitionedAccelerationStructureInstancesInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPartitionedAccelerationStructureInstancesInputNV: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPartitionedAccelerationStructureInstancesInputNV">;
@@ -25781,13 +25782,13 @@ export interface VkStructInputs {
     partitionCount?: number;
     maxInstanceInGlobalPartitionCount?: number;
   };
-  /** `VkPartitionedAccelerationStructureUpdateInstanceDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPartitionedAccelerationStructureUpdateInstanceDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPartitionedAccelerationStructureUpdateInstanceDataNV: {
     instanceIndex?: number;
     instanceContributionToHitGroupIndex?: number;
     accelerationStructure?: VkDeviceAddress | number;
   };
-  /** `VkPartitionedAccelerationStructureWriteInstanceDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPartitionedAccelerationStructureWriteInstanceDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPartitionedAccelerationStructureWriteInstanceDataNV: {
     transform?: VkStructInputs["VkTransformMatrixKHR"];
     explicitAABB?: readonly number[] | ArrayBufferView;
@@ -25799,12 +25800,12 @@ export interface VkStructInputs {
     partitionIndex?: number;
     accelerationStructure?: VkDeviceAddress | number;
   };
-  /** `VkPartitionedAccelerationStructureWritePartitionTranslationDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPartitionedAccelerationStructureWritePartitionTranslationDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPartitionedAccelerationStructureWritePartitionTranslationDataNV: {
     partitionIndex?: number;
     partitionTranslation?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPastPresentationTimingEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPastPresentationTimingEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25819,7 +25820,7 @@ export interface VkStructInputs {
     timeDomainId?: bigint | number;
     reportComplete?: VkBool32 | boolean;
   };
-  /** `VkPastPresentationTimingGOOGLE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPastPresentationTimingGOOGLE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingGOOGLE: {
     presentID?: number;
     desiredPresentTime?: bigint | number;
@@ -25827,14 +25828,14 @@ export interface VkStructInputs {
     earliestPresentTime?: bigint | number;
     presentMargin?: bigint | number;
   };
-  /** `VkPastPresentationTimingInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPastPresentationTimingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkPastPresentationTimingFlagsEXT;
-    swapchain?: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR | null;
   };
-  /** `VkPastPresentationTimingPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPastPresentationTimingPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25846,43 +25847,43 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPastPresentationTimingEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkPerTileBeginInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerTileBeginInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerTileBeginInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkPerTileEndInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerTileEndInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerTileEndInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkPerfHintInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerfHintInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerfHintInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     type?: VkPerfHintTypeQCOM;
     scale?: number;
   };
-  /** `VkPerformanceConfigurationAcquireInfoINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceConfigurationAcquireInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceConfigurationAcquireInfoINTEL: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     type?: VkPerformanceConfigurationTypeINTEL;
   };
-  /** `VkPerformanceCounterARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceCounterARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     counterID?: number;
   };
-  /** `VkPerformanceCounterDescriptionARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceCounterDescriptionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterDescriptionARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkPerformanceCounterDescriptionFlagsARM;
     name?: string;
   };
-  /** `VkPerformanceCounterDescriptionKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceCounterDescriptionKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterDescriptionKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25891,7 +25892,7 @@ export interface VkStructInputs {
     category?: string;
     description?: string;
   };
-  /** `VkPerformanceCounterKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceCounterKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25900,7 +25901,7 @@ export interface VkStructInputs {
     storage?: VkPerformanceCounterStorageKHR;
     uuid?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPerformanceCounterResultKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceCounterResultKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterResultKHR: {
     int32?: number;
     int64?: bigint | number;
@@ -25909,13 +25910,13 @@ export interface VkStructInputs {
     float32?: number;
     float64?: number;
   };
-  /** `VkPerformanceMarkerInfoINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceMarkerInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceMarkerInfoINTEL: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     marker?: bigint | number;
   };
-  /** `VkPerformanceOverrideInfoINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceOverrideInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceOverrideInfoINTEL: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25923,25 +25924,25 @@ export interface VkStructInputs {
     enable?: VkBool32 | boolean;
     parameter?: bigint | number;
   };
-  /** `VkPerformanceQueryReservationInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceQueryReservationInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceQueryReservationInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxPerformanceQueriesPerPool?: number;
   };
-  /** `VkPerformanceQuerySubmitInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceQuerySubmitInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceQuerySubmitInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     counterPassIndex?: number;
   };
-  /** `VkPerformanceStreamMarkerInfoINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceStreamMarkerInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceStreamMarkerInfoINTEL: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     marker?: number;
   };
-  /** `VkPerformanceValueDataINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceValueDataINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceValueDataINTEL: {
     value32?: number;
     value64?: bigint | number;
@@ -25949,12 +25950,12 @@ export interface VkStructInputs {
     valueBool?: VkBool32 | boolean;
     valueString?: string | Deno.PointerValue;
   };
-  /** `VkPerformanceValueINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPerformanceValueINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceValueINTEL: {
     type?: VkPerformanceValueTypeINTEL;
     data?: VkStructInputs["VkPerformanceValueDataINTEL"];
   };
-  /** `VkPhysicalDevice16BitStorageFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevice16BitStorageFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevice16BitStorageFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25965,14 +25966,14 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDevice16BitStorageFeaturesKHR` (alias of VkPhysicalDevice16BitStorageFeatures). */
   VkPhysicalDevice16BitStorageFeaturesKHR: VkStructInputs["VkPhysicalDevice16BitStorageFeatures"];
-  /** `VkPhysicalDevice4444FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevice4444FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevice4444FormatsFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     formatA4R4G4B4?: VkBool32 | boolean;
     formatA4B4G4R4?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevice8BitStorageFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevice8BitStorageFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevice8BitStorageFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25982,13 +25983,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDevice8BitStorageFeaturesKHR` (alias of VkPhysicalDevice8BitStorageFeatures). */
   VkPhysicalDevice8BitStorageFeaturesKHR: VkStructInputs["VkPhysicalDevice8BitStorageFeatures"];
-  /** `VkPhysicalDeviceASTCDecodeFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceASTCDecodeFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceASTCDecodeFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     decodeModeSharedExponent?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceAccelerationStructureFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceAccelerationStructureFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAccelerationStructureFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -25998,7 +25999,7 @@ export interface VkStructInputs {
     accelerationStructureHostCommands?: VkBool32 | boolean;
     descriptorBindingAccelerationStructureUpdateAfterBind?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceAccelerationStructurePropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceAccelerationStructurePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAccelerationStructurePropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26011,43 +26012,43 @@ export interface VkStructInputs {
     maxDescriptorSetUpdateAfterBindAccelerationStructures?: number;
     minAccelerationStructureScratchOffsetAlignment?: number;
   };
-  /** `VkPhysicalDeviceAddressBindingReportFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceAddressBindingReportFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAddressBindingReportFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     reportAddressBinding?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceAmigoProfilingFeaturesSEC` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceAmigoProfilingFeaturesSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAmigoProfilingFeaturesSEC: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     amigoProfiling?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceAntiLagFeaturesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceAntiLagFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAntiLagFeaturesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     antiLag?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     attachmentFeedbackLoopDynamicState?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     attachmentFeedbackLoopLayout?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     advancedBlendCoherentOperations?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26058,7 +26059,7 @@ export interface VkStructInputs {
     advancedBlendCorrelatedOverlap?: VkBool32 | boolean;
     advancedBlendAllOperations?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceBorderColorSwizzleFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceBorderColorSwizzleFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBorderColorSwizzleFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26067,7 +26068,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceBufferAddressFeaturesEXT` (alias of VkPhysicalDeviceBufferDeviceAddressFeaturesEXT). */
   VkPhysicalDeviceBufferAddressFeaturesEXT: VkStructInputs["VkPhysicalDeviceBufferDeviceAddressFeaturesEXT"];
-  /** `VkPhysicalDeviceBufferDeviceAddressFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceBufferDeviceAddressFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBufferDeviceAddressFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26075,7 +26076,7 @@ export interface VkStructInputs {
     bufferDeviceAddressCaptureReplay?: VkBool32 | boolean;
     bufferDeviceAddressMultiDevice?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceBufferDeviceAddressFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceBufferDeviceAddressFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBufferDeviceAddressFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26086,13 +26087,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceBufferDeviceAddressFeaturesKHR` (alias of VkPhysicalDeviceBufferDeviceAddressFeatures). */
   VkPhysicalDeviceBufferDeviceAddressFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceBufferDeviceAddressFeatures"];
-  /** `VkPhysicalDeviceClusterAccelerationStructureFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceClusterAccelerationStructureFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterAccelerationStructureFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     clusterAccelerationStructure?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceClusterAccelerationStructurePropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceClusterAccelerationStructurePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterAccelerationStructurePropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26105,14 +26106,14 @@ export interface VkStructInputs {
     clusterTemplateBoundsByteAlignment?: number;
     maxClusterGeometryIndex?: number;
   };
-  /** `VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI">;
     clustercullingShader?: VkBool32 | boolean;
     multiviewClusterCullingShader?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26121,37 +26122,37 @@ export interface VkStructInputs {
     maxOutputClusterCount?: number;
     indirectBufferOffsetAlignment?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     clusterShadingRate?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCoherentMemoryFeaturesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCoherentMemoryFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCoherentMemoryFeaturesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceCoherentMemory?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceColorWriteEnableFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceColorWriteEnableFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceColorWriteEnableFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     colorWriteEnable?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCommandBufferInheritanceFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCommandBufferInheritanceFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCommandBufferInheritanceFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     commandBufferInheritance?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     computeOccupancyPriority?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26161,20 +26162,20 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceComputeShaderDerivativesFeaturesNV` (alias of VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR). */
   VkPhysicalDeviceComputeShaderDerivativesFeaturesNV:
     VkStructInputs["VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR"];
-  /** `VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     meshAndTaskShaderDerivatives?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceConditionalRenderingFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceConditionalRenderingFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceConditionalRenderingFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     conditionalRendering?: VkBool32 | boolean;
     inheritedConditionalRendering?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceConservativeRasterizationPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceConservativeRasterizationPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceConservativeRasterizationPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26188,7 +26189,7 @@ export interface VkStructInputs {
     fullyCoveredFragmentShaderInputVariable?: VkBool32 | boolean;
     conservativeRasterizationPostDepthCoverage?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeMatrix2FeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrix2FeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26200,7 +26201,7 @@ export interface VkStructInputs {
     cooperativeMatrixTensorAddressing?: VkBool32 | boolean;
     cooperativeMatrixBlockLoads?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeMatrix2PropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrix2PropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrix2PropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26208,42 +26209,42 @@ export interface VkStructInputs {
     cooperativeMatrixFlexibleDimensionsMaxDimension?: number;
     cooperativeMatrixWorkgroupScopeReservedSharedMemory?: number;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cooperativeMatrixConversion?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cooperativeMatrixDecodeVector?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cooperativeMatrix?: VkBool32 | boolean;
     cooperativeMatrixRobustBufferAccess?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cooperativeMatrix?: VkBool32 | boolean;
     cooperativeMatrixRobustBufferAccess?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixInfo2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixInfo2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixInfo2EXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    scope?: VkScopeKHR;
+    scope: VkScopeKHR;
     invocations?: number;
     subgroupSize?: number;
     flags?: VkCooperativeMatrixFlagsEXT;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26253,26 +26254,26 @@ export interface VkStructInputs {
     cooperativeMatrixPerElementOperations?: VkBool32 | boolean;
     cooperativeMatrixGetCoordinate?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cooperativeMatrixSupportedStages?: VkShaderStageFlags;
   };
-  /** `VkPhysicalDeviceCooperativeMatrixPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeMatrixPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cooperativeMatrixSupportedStages?: VkShaderStageFlags;
   };
-  /** `VkPhysicalDeviceCooperativeVectorFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeVectorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeVectorFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cooperativeVector?: VkBool32 | boolean;
     cooperativeVectorTraining?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCooperativeVectorPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCooperativeVectorPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeVectorPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26281,20 +26282,20 @@ export interface VkStructInputs {
     cooperativeVectorTrainingFloat32Accumulation?: VkBool32 | boolean;
     maxCooperativeVectorComponents?: number;
   };
-  /** `VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     indirectMemoryCopy?: VkBool32 | boolean;
     indirectMemoryToImageCopy?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCopyMemoryIndirectFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCopyMemoryIndirectFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCopyMemoryIndirectFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     indirectCopy?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26303,63 +26304,63 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceCopyMemoryIndirectPropertiesNV` (alias of VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR). */
   VkPhysicalDeviceCopyMemoryIndirectPropertiesNV:
     VkStructInputs["VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR"];
-  /** `VkPhysicalDeviceCornerSampledImageFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCornerSampledImageFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCornerSampledImageFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cornerSampledImage?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCoverageReductionModeFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCoverageReductionModeFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCoverageReductionModeFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     coverageReductionMode?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCubicClampFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCubicClampFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCubicClampFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cubicRangeClamp?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCubicWeightsFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCubicWeightsFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCubicWeightsFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     selectableCubicWeights?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCudaKernelLaunchFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCudaKernelLaunchFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCudaKernelLaunchFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cudaKernelLaunchFeatures?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCudaKernelLaunchPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCudaKernelLaunchPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCudaKernelLaunchPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     computeCapabilityMinor?: number;
     computeCapabilityMajor?: number;
   };
-  /** `VkPhysicalDeviceCustomBorderColorFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCustomBorderColorFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCustomBorderColorFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     customBorderColors?: VkBool32 | boolean;
     customBorderColorWithoutFormat?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceCustomBorderColorPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCustomBorderColorPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCustomBorderColorPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxCustomBorderColorSamplers?: number;
   };
-  /** `VkPhysicalDeviceCustomResolveFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceCustomResolveFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCustomResolveFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     customResolve?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDataGraphFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDataGraphFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26369,48 +26370,48 @@ export interface VkStructInputs {
     dataGraphDescriptorBuffer?: VkBool32 | boolean;
     dataGraphShaderModule?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDataGraphModelFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDataGraphModelFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphModelFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dataGraphModel?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dataGraphNeuralAcceleratorStatistics?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDataGraphOperationSupportARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDataGraphOperationSupportARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphOperationSupportARM: {
     operationType?: VkPhysicalDeviceDataGraphOperationTypeARM;
     name?: string;
     version?: number;
   };
-  /** `VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dataGraphOpticalFlow?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDataGraphProcessingEngineARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDataGraphProcessingEngineARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphProcessingEngineARM: {
     type?: VkPhysicalDeviceDataGraphProcessingEngineTypeARM;
     isForeign?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dedicatedAllocationImageAliasing?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     denseGeometryFormat?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDepthBiasControlFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDepthBiasControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthBiasControlFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26419,7 +26420,7 @@ export interface VkStructInputs {
     floatRepresentation?: VkBool32 | boolean;
     depthBiasExact?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDepthClampControlFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDepthClampControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClampControlFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26428,25 +26429,25 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceDepthClampZeroOneFeaturesEXT` (alias of VkPhysicalDeviceDepthClampZeroOneFeaturesKHR). */
   VkPhysicalDeviceDepthClampZeroOneFeaturesEXT:
     VkStructInputs["VkPhysicalDeviceDepthClampZeroOneFeaturesKHR"];
-  /** `VkPhysicalDeviceDepthClampZeroOneFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDepthClampZeroOneFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClampZeroOneFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     depthClampZeroOne?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDepthClipControlFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDepthClipControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClipControlFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     depthClipControl?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDepthClipEnableFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDepthClipEnableFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClipEnableFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     depthClipEnable?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDepthStencilResolveProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDepthStencilResolveProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthStencilResolveProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26458,13 +26459,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceDepthStencilResolvePropertiesKHR` (alias of VkPhysicalDeviceDepthStencilResolveProperties). */
   VkPhysicalDeviceDepthStencilResolvePropertiesKHR:
     VkStructInputs["VkPhysicalDeviceDepthStencilResolveProperties"];
-  /** `VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     combinedImageSamplerDensityMapDescriptorSize?: bigint | number;
   };
-  /** `VkPhysicalDeviceDescriptorBufferFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorBufferFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26473,7 +26474,7 @@ export interface VkStructInputs {
     descriptorBufferImageLayoutIgnored?: VkBool32 | boolean;
     descriptorBufferPushDescriptors?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDescriptorBufferPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorBufferPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26511,13 +26512,13 @@ export interface VkStructInputs {
     resourceDescriptorBufferAddressSpaceSize?: VkDeviceSize | number;
     descriptorBufferAddressSpaceSize?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceDescriptorBufferTensorFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorBufferTensorFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferTensorFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     descriptorBufferTensorDescriptors?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDescriptorBufferTensorPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorBufferTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferTensorPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26525,14 +26526,14 @@ export interface VkStructInputs {
     tensorViewCaptureReplayDescriptorDataSize?: bigint | number;
     tensorDescriptorSize?: bigint | number;
   };
-  /** `VkPhysicalDeviceDescriptorHeapFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorHeapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorHeapFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     descriptorHeap?: VkBool32 | boolean;
     descriptorHeapCaptureReplay?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDescriptorHeapPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorHeapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorHeapPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26556,7 +26557,7 @@ export interface VkStructInputs {
     sparseDescriptorHeaps?: VkBool32 | boolean;
     protectedDescriptorHeaps?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDescriptorHeapTensorPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorHeapTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorHeapTensorPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26564,7 +26565,7 @@ export interface VkStructInputs {
     tensorDescriptorAlignment?: VkDeviceSize | number;
     tensorCaptureReplayOpaqueDataSize?: bigint | number;
   };
-  /** `VkPhysicalDeviceDescriptorIndexingFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorIndexingFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorIndexingFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26591,7 +26592,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceDescriptorIndexingFeaturesEXT` (alias of VkPhysicalDeviceDescriptorIndexingFeatures). */
   VkPhysicalDeviceDescriptorIndexingFeaturesEXT: VkStructInputs["VkPhysicalDeviceDescriptorIndexingFeatures"];
-  /** `VkPhysicalDeviceDescriptorIndexingProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorIndexingProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorIndexingProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26622,25 +26623,25 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceDescriptorIndexingPropertiesEXT` (alias of VkPhysicalDeviceDescriptorIndexingProperties). */
   VkPhysicalDeviceDescriptorIndexingPropertiesEXT:
     VkStructInputs["VkPhysicalDeviceDescriptorIndexingProperties"];
-  /** `VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     descriptorPoolOverallocation?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     descriptorSetHostMapping?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceAddressCommands?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26648,20 +26649,20 @@ export interface VkStructInputs {
     deviceGeneratedComputePipelines?: VkBool32 | boolean;
     deviceGeneratedComputeCaptureReplay?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceGeneratedCommands?: VkBool32 | boolean;
     dynamicGeneratedPipelineLayout?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceGeneratedCommands?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26678,7 +26679,7 @@ export interface VkStructInputs {
     deviceGeneratedCommandsTransformFeedback?: VkBool32 | boolean;
     deviceGeneratedCommandsMultiDrawIndirectCount?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26692,37 +26693,37 @@ export interface VkStructInputs {
     minSequencesIndexBufferOffsetAlignment?: number;
     minIndirectCommandsBufferOffsetAlignment?: number;
   };
-  /** `VkPhysicalDeviceDeviceMemoryReportFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDeviceMemoryReportFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceMemoryReportFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceMemoryReport?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDiagnosticsConfigFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDiagnosticsConfigFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDiagnosticsConfigFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     diagnosticsConfig?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDiscardRectanglePropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDiscardRectanglePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDiscardRectanglePropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxDiscardRectangles?: number;
   };
-  /** `VkPhysicalDeviceDisplacementMicromapFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDisplacementMicromapFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDisplacementMicromapFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     displacementMicromap?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceDisplacementMicromapPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDisplacementMicromapPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDisplacementMicromapPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxDisplacementMicromapSubdivisionLevel?: number;
   };
-  /** `VkPhysicalDeviceDriverProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDriverProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDriverProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26733,7 +26734,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceDriverPropertiesKHR` (alias of VkPhysicalDeviceDriverProperties). */
   VkPhysicalDeviceDriverPropertiesKHR: VkStructInputs["VkPhysicalDeviceDriverProperties"];
-  /** `VkPhysicalDeviceDrmPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDrmPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDrmPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26744,7 +26745,7 @@ export interface VkStructInputs {
     renderMajor?: bigint | number;
     renderMinor?: bigint | number;
   };
-  /** `VkPhysicalDeviceDynamicRenderingFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDynamicRenderingFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDynamicRenderingFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26752,7 +26753,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceDynamicRenderingFeaturesKHR` (alias of VkPhysicalDeviceDynamicRenderingFeatures). */
   VkPhysicalDeviceDynamicRenderingFeaturesKHR: VkStructInputs["VkPhysicalDeviceDynamicRenderingFeatures"];
-  /** `VkPhysicalDeviceDynamicRenderingLocalReadFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDynamicRenderingLocalReadFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDynamicRenderingLocalReadFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26761,25 +26762,25 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceDynamicRenderingLocalReadFeaturesKHR` (alias of VkPhysicalDeviceDynamicRenderingLocalReadFeatures). */
   VkPhysicalDeviceDynamicRenderingLocalReadFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceDynamicRenderingLocalReadFeatures"];
-  /** `VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dynamicRenderingUnusedAttachments?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     elapsedTimerQuery?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExclusiveScissorFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExclusiveScissorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExclusiveScissorFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     exclusiveScissor?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExtendedDynamicState2FeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExtendedDynamicState2FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicState2FeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26787,7 +26788,7 @@ export interface VkStructInputs {
     extendedDynamicState2LogicOp?: VkBool32 | boolean;
     extendedDynamicState2PatchControlPoints?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExtendedDynamicState3FeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExtendedDynamicState3FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicState3FeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26823,31 +26824,31 @@ export interface VkStructInputs {
     extendedDynamicState3RepresentativeFragmentTestEnable?: VkBool32 | boolean;
     extendedDynamicState3ShadingRateImageEnable?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExtendedDynamicState3PropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExtendedDynamicState3PropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicState3PropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dynamicPrimitiveTopologyUnrestricted?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExtendedDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExtendedDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicStateFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     extendedDynamicState?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExtendedFlagsFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExtendedFlagsFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedFlagsFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     extendedFlags?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     extendedSparseAddressSpace?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26855,38 +26856,38 @@ export interface VkStructInputs {
     extendedSparseImageUsageFlags?: VkImageUsageFlags;
     extendedSparseBufferUsageFlags?: VkBufferUsageFlags;
   };
-  /** `VkPhysicalDeviceExternalBufferInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalBufferInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalBufferInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceExternalBufferInfo">;
     flags?: VkBufferCreateFlags;
     usage?: VkBufferUsageFlags;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** Input form of `VkPhysicalDeviceExternalBufferInfoKHR` (alias of VkPhysicalDeviceExternalBufferInfo). */
   VkPhysicalDeviceExternalBufferInfoKHR: VkStructInputs["VkPhysicalDeviceExternalBufferInfo"];
-  /** `VkPhysicalDeviceExternalComputeQueuePropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalComputeQueuePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalComputeQueuePropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     externalDataSize?: number;
     maxExternalQueues?: number;
   };
-  /** `VkPhysicalDeviceExternalFenceInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalFenceInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalFenceInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    handleType?: VkExternalFenceHandleTypeFlagBits;
+    handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** Input form of `VkPhysicalDeviceExternalFenceInfoKHR` (alias of VkPhysicalDeviceExternalFenceInfo). */
   VkPhysicalDeviceExternalFenceInfoKHR: VkStructInputs["VkPhysicalDeviceExternalFenceInfo"];
-  /** `VkPhysicalDeviceExternalFormatResolveFeaturesANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalFormatResolveFeaturesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalFormatResolveFeaturesANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     externalFormatResolve?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExternalFormatResolvePropertiesANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalFormatResolvePropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalFormatResolvePropertiesANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26894,7 +26895,7 @@ export interface VkStructInputs {
     externalFormatResolveChromaOffsetX?: VkChromaLocation;
     externalFormatResolveChromaOffsetY?: VkChromaLocation;
   };
-  /** `VkPhysicalDeviceExternalImageFormatInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalImageFormatInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalImageFormatInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26902,26 +26903,26 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceExternalImageFormatInfoKHR` (alias of VkPhysicalDeviceExternalImageFormatInfo). */
   VkPhysicalDeviceExternalImageFormatInfoKHR: VkStructInputs["VkPhysicalDeviceExternalImageFormatInfo"];
-  /** `VkPhysicalDeviceExternalMemoryHostPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalMemoryHostPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemoryHostPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minImportedHostPointerAlignment?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceExternalMemoryRDMAFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalMemoryRDMAFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemoryRDMAFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     externalMemoryRDMA?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExternalMemorySciBufFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalMemorySciBufFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemorySciBufFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     sciBufImport?: VkBool32 | boolean;
     sciBufExport?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26929,7 +26930,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceExternalSciBufFeaturesNV` (alias of VkPhysicalDeviceExternalMemorySciBufFeaturesNV). */
   VkPhysicalDeviceExternalSciBufFeaturesNV: VkStructInputs["VkPhysicalDeviceExternalMemorySciBufFeaturesNV"];
-  /** `VkPhysicalDeviceExternalSciSync2FeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalSciSync2FeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalSciSync2FeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26938,7 +26939,7 @@ export interface VkStructInputs {
     sciSyncImport?: VkBool32 | boolean;
     sciSyncExport?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExternalSciSyncFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalSciSyncFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalSciSyncFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26947,33 +26948,33 @@ export interface VkStructInputs {
     sciSyncImport?: VkBool32 | boolean;
     sciSyncExport?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceExternalSemaphoreInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalSemaphoreInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalSemaphoreInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceExternalSemaphoreInfo">;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** Input form of `VkPhysicalDeviceExternalSemaphoreInfoKHR` (alias of VkPhysicalDeviceExternalSemaphoreInfo). */
   VkPhysicalDeviceExternalSemaphoreInfoKHR: VkStructInputs["VkPhysicalDeviceExternalSemaphoreInfo"];
-  /** `VkPhysicalDeviceExternalTensorInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceExternalTensorInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalTensorInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    flags?: VkTensorCreateFlagsARM | number;
-    pDescription?:
+    flags?: VkTensorCreateFlagsARM;
+    pDescription:
       | VkStructInputs["VkTensorDescriptionARM"]
       | readonly VkStructInputs["VkTensorDescriptionARM"][]
       | Deno.PointerValue;
-    handleType?: VkExternalMemoryHandleTypeFlagBits;
+    handleType: VkExternalMemoryHandleTypeFlagBits;
   };
-  /** `VkPhysicalDeviceFaultFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFaultFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFaultFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     deviceFault?: VkBool32 | boolean;
     deviceFaultVendorBinary?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFaultFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFaultFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFaultFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -26982,13 +26983,13 @@ export interface VkStructInputs {
     deviceFaultReportMasked?: VkBool32 | boolean;
     deviceFaultDeviceLostOnMasked?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFaultPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFaultPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFaultPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxDeviceFaultCount?: number;
   };
-  /** `VkPhysicalDeviceFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFeatures: {
     robustBufferAccess?: VkBool32 | boolean;
     fullDrawIndexUint32?: VkBool32 | boolean;
@@ -27046,7 +27047,7 @@ export interface VkStructInputs {
     variableMultisampleRate?: VkBool32 | boolean;
     inheritedQueries?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFeatures2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFeatures2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFeatures2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceFeatures2">;
@@ -27056,7 +27057,7 @@ export interface VkStructInputs {
   VkPhysicalDeviceFeatures2KHR: VkStructInputs["VkPhysicalDeviceFeatures2"];
   /** Input form of `VkPhysicalDeviceFloat16Int8FeaturesKHR` (alias of VkPhysicalDeviceShaderFloat16Int8Features). */
   VkPhysicalDeviceFloat16Int8FeaturesKHR: VkStructInputs["VkPhysicalDeviceShaderFloat16Int8Features"];
-  /** `VkPhysicalDeviceFloatControlsProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFloatControlsProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFloatControlsProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27080,19 +27081,19 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceFloatControlsPropertiesKHR` (alias of VkPhysicalDeviceFloatControlsProperties). */
   VkPhysicalDeviceFloatControlsPropertiesKHR: VkStructInputs["VkPhysicalDeviceFloatControlsProperties"];
-  /** `VkPhysicalDeviceFormatPackFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFormatPackFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFormatPackFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     formatPack?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentDensityMap2FeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMap2FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMap2FeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     fragmentDensityMapDeferred?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentDensityMap2PropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMap2PropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMap2PropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27101,7 +27102,7 @@ export interface VkStructInputs {
     maxSubsampledArrayLayers?: number;
     maxDescriptorSetSubsampledSamplers?: number;
   };
-  /** `VkPhysicalDeviceFragmentDensityMapFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27109,19 +27110,19 @@ export interface VkStructInputs {
     fragmentDensityMapDynamic?: VkBool32 | boolean;
     fragmentDensityMapNonSubsampledImages?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     fragmentDensityMapLayered?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxFragmentDensityMapLayers?: number;
   };
-  /** `VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27130,7 +27131,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM` (alias of VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT). */
   VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM:
     VkStructInputs["VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT"];
-  /** `VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27139,7 +27140,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM` (alias of VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT). */
   VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM:
     VkStructInputs["VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT"];
-  /** `VkPhysicalDeviceFragmentDensityMapPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentDensityMapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27147,7 +27148,7 @@ export interface VkStructInputs {
     maxFragmentDensityTexelSize?: VkStructInputs["VkExtent2D"];
     fragmentDensityInvocations?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27156,13 +27157,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceFragmentShaderBarycentricFeaturesNV` (alias of VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR). */
   VkPhysicalDeviceFragmentShaderBarycentricFeaturesNV:
     VkStructInputs["VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR"];
-  /** `VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     triStripVertexOrderIndependentOfProvokingVertex?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27170,7 +27171,7 @@ export interface VkStructInputs {
     fragmentShaderPixelInterlock?: VkBool32 | boolean;
     fragmentShaderShadingRateInterlock?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27178,13 +27179,13 @@ export interface VkStructInputs {
     supersampleFragmentShadingRates?: VkBool32 | boolean;
     noInvocationFragmentShadingRates?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxFragmentShadingRateInvocationCount?: VkSampleCountFlagBits;
   };
-  /** `VkPhysicalDeviceFragmentShadingRateFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShadingRateFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27192,14 +27193,14 @@ export interface VkStructInputs {
     primitiveFragmentShadingRate?: VkBool32 | boolean;
     attachmentFragmentShadingRate?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFragmentShadingRateKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShadingRateKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     sampleCounts?: VkSampleCountFlags;
     fragmentSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkPhysicalDeviceFragmentShadingRatePropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFragmentShadingRatePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRatePropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27221,13 +27222,13 @@ export interface VkStructInputs {
     fragmentShadingRateWithCustomSampleLocations?: VkBool32 | boolean;
     fragmentShadingRateStrictMultiplyCombiner?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceFrameBoundaryFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceFrameBoundaryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFrameBoundaryFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     frameBoundary?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceGlobalPriorityQueryFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceGlobalPriorityQueryFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGlobalPriorityQueryFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27239,7 +27240,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR` (alias of VkPhysicalDeviceGlobalPriorityQueryFeatures). */
   VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceGlobalPriorityQueryFeatures"];
-  /** `VkPhysicalDeviceGpaFeaturesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceGpaFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGpaFeaturesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27248,13 +27249,13 @@ export interface VkStructInputs {
     sqThreadTracing?: VkBool32 | boolean;
     clockModes?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceGpaProperties2AMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceGpaProperties2AMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGpaProperties2AMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     revisionId?: number;
   };
-  /** `VkPhysicalDeviceGpaPropertiesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceGpaPropertiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGpaPropertiesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27267,20 +27268,20 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkGpaPerfBlockPropertiesAMD"][]
       | Deno.PointerValue;
   };
-  /** `VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     graphicsPipelineLibrary?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     graphicsPipelineLibraryFastLinking?: VkBool32 | boolean;
     graphicsPipelineLibraryIndependentInterpolationDecoration?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceGroupProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceGroupProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGroupProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27290,13 +27291,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceGroupPropertiesKHR` (alias of VkPhysicalDeviceGroupProperties). */
   VkPhysicalDeviceGroupPropertiesKHR: VkStructInputs["VkPhysicalDeviceGroupProperties"];
-  /** `VkPhysicalDeviceHdrVividFeaturesHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceHdrVividFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHdrVividFeaturesHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     hdrVivid?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceHostImageCopyFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceHostImageCopyFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHostImageCopyFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27304,7 +27305,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceHostImageCopyFeaturesEXT` (alias of VkPhysicalDeviceHostImageCopyFeatures). */
   VkPhysicalDeviceHostImageCopyFeaturesEXT: VkStructInputs["VkPhysicalDeviceHostImageCopyFeatures"];
-  /** `VkPhysicalDeviceHostImageCopyProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceHostImageCopyProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHostImageCopyProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27317,7 +27318,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceHostImageCopyPropertiesEXT` (alias of VkPhysicalDeviceHostImageCopyProperties). */
   VkPhysicalDeviceHostImageCopyPropertiesEXT: VkStructInputs["VkPhysicalDeviceHostImageCopyProperties"];
-  /** `VkPhysicalDeviceHostQueryResetFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceHostQueryResetFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHostQueryResetFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27325,7 +27326,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceHostQueryResetFeaturesEXT` (alias of VkPhysicalDeviceHostQueryResetFeatures). */
   VkPhysicalDeviceHostQueryResetFeaturesEXT: VkStructInputs["VkPhysicalDeviceHostQueryResetFeatures"];
-  /** `VkPhysicalDeviceIDProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceIDProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceIDProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27337,38 +27338,38 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceIDPropertiesKHR` (alias of VkPhysicalDeviceIDProperties). */
   VkPhysicalDeviceIDPropertiesKHR: VkStructInputs["VkPhysicalDeviceIDProperties"];
-  /** `VkPhysicalDeviceImage2DViewOf3DFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImage2DViewOf3DFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImage2DViewOf3DFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     image2DViewOf3D?: VkBool32 | boolean;
     sampler2DViewOf3D?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageAlignmentControlFeaturesMESA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageAlignmentControlFeaturesMESA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageAlignmentControlFeaturesMESA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageAlignmentControl?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageAlignmentControlPropertiesMESA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageAlignmentControlPropertiesMESA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageAlignmentControlPropertiesMESA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     supportedImageAlignmentMask?: number;
   };
-  /** `VkPhysicalDeviceImageCompressionControlFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageCompressionControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageCompressionControlFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageCompressionControl?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageCompressionControlSwapchain?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageDrmFormatModifierInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageDrmFormatModifierInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageDrmFormatModifierInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27377,31 +27378,31 @@ export interface VkStructInputs {
     queueFamilyIndexCount?: number;
     pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPhysicalDeviceImageFormatInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageFormatInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageFormatInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceImageFormatInfo2">;
     format?: VkFormat;
     type?: VkImageType;
     tiling?: VkImageTiling;
-    usage?: VkImageUsageFlags;
+    usage: VkImageUsageFlags;
     flags?: VkImageCreateFlags;
   };
   /** Input form of `VkPhysicalDeviceImageFormatInfo2KHR` (alias of VkPhysicalDeviceImageFormatInfo2). */
   VkPhysicalDeviceImageFormatInfo2KHR: VkStructInputs["VkPhysicalDeviceImageFormatInfo2"];
-  /** `VkPhysicalDeviceImageProcessing2FeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageProcessing2FeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessing2FeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     textureBlockMatch2?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageProcessing2PropertiesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageProcessing2PropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessing2PropertiesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxBlockMatchWindow?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkPhysicalDeviceImageProcessing3FeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageProcessing3FeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessing3FeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27409,7 +27410,7 @@ export interface VkStructInputs {
     imageGatherExtendedModes?: VkBool32 | boolean;
     blockMatchExtendedClampToEdge?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageProcessingFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageProcessingFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessingFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27417,7 +27418,7 @@ export interface VkStructInputs {
     textureBoxFilter?: VkBool32 | boolean;
     textureBlockMatch?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageProcessingPropertiesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageProcessingPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessingPropertiesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27426,7 +27427,7 @@ export interface VkStructInputs {
     maxBlockMatchRegion?: VkStructInputs["VkExtent2D"];
     maxBoxFilterBlockSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkPhysicalDeviceImageRobustnessFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageRobustnessFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageRobustnessFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27434,31 +27435,31 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceImageRobustnessFeaturesEXT` (alias of VkPhysicalDeviceImageRobustnessFeatures). */
   VkPhysicalDeviceImageRobustnessFeaturesEXT: VkStructInputs["VkPhysicalDeviceImageRobustnessFeatures"];
-  /** `VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageSlicedViewOf3D?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageTilingControlFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageTilingControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageTilingControlFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageTilingControl?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImageViewImageFormatInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageViewImageFormatInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageViewImageFormatInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageViewType?: VkImageViewType;
   };
-  /** `VkPhysicalDeviceImageViewMinLodFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImageViewMinLodFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageViewMinLodFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minLod?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceImagelessFramebufferFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceImagelessFramebufferFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImagelessFramebufferFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27467,7 +27468,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceImagelessFramebufferFeaturesKHR` (alias of VkPhysicalDeviceImagelessFramebufferFeatures). */
   VkPhysicalDeviceImagelessFramebufferFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceImagelessFramebufferFeatures"];
-  /** `VkPhysicalDeviceIndexTypeUint8Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceIndexTypeUint8Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceIndexTypeUint8Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27477,13 +27478,13 @@ export interface VkStructInputs {
   VkPhysicalDeviceIndexTypeUint8FeaturesEXT: VkStructInputs["VkPhysicalDeviceIndexTypeUint8Features"];
   /** Input form of `VkPhysicalDeviceIndexTypeUint8FeaturesKHR` (alias of VkPhysicalDeviceIndexTypeUint8Features). */
   VkPhysicalDeviceIndexTypeUint8FeaturesKHR: VkStructInputs["VkPhysicalDeviceIndexTypeUint8Features"];
-  /** `VkPhysicalDeviceInheritedViewportScissorFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceInheritedViewportScissorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInheritedViewportScissorFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     inheritedViewportScissor2D?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceInlineUniformBlockFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceInlineUniformBlockFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInlineUniformBlockFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27492,7 +27493,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceInlineUniformBlockFeaturesEXT` (alias of VkPhysicalDeviceInlineUniformBlockFeatures). */
   VkPhysicalDeviceInlineUniformBlockFeaturesEXT: VkStructInputs["VkPhysicalDeviceInlineUniformBlockFeatures"];
-  /** `VkPhysicalDeviceInlineUniformBlockProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceInlineUniformBlockProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInlineUniformBlockProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27505,19 +27506,19 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceInlineUniformBlockPropertiesEXT` (alias of VkPhysicalDeviceInlineUniformBlockProperties). */
   VkPhysicalDeviceInlineUniformBlockPropertiesEXT:
     VkStructInputs["VkPhysicalDeviceInlineUniformBlockProperties"];
-  /** `VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     internallySynchronizedQueues?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceInvocationMaskFeaturesHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceInvocationMaskFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInvocationMaskFeaturesHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     invocationMask?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceLayeredApiPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLayeredApiPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLayeredApiPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceLayeredApiPropertiesKHR">;
@@ -27526,7 +27527,7 @@ export interface VkStructInputs {
     layeredAPI?: VkPhysicalDeviceLayeredApiKHR;
     deviceName?: string;
   };
-  /** `VkPhysicalDeviceLayeredApiPropertiesListKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLayeredApiPropertiesListKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLayeredApiPropertiesListKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27536,37 +27537,37 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPhysicalDeviceLayeredApiPropertiesKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkPhysicalDeviceLayeredApiVulkanPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLayeredApiVulkanPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLayeredApiVulkanPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     properties?: VkStructInputs["VkPhysicalDeviceProperties2"];
   };
-  /** `VkPhysicalDeviceLayeredDriverPropertiesMSFT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLayeredDriverPropertiesMSFT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLayeredDriverPropertiesMSFT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     underlyingAPI?: VkLayeredDriverUnderlyingApiMSFT;
   };
-  /** `VkPhysicalDeviceLegacyDitheringFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLegacyDitheringFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLegacyDitheringFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     legacyDithering?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     legacyVertexAttributes?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     nativeUnalignedPerformance?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceLimits` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLimits` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLimits: {
     maxImageDimension1D?: number;
     maxImageDimension2D?: number;
@@ -27675,7 +27676,7 @@ export interface VkStructInputs {
     optimalBufferCopyRowPitchAlignment?: VkDeviceSize | number;
     nonCoherentAtomSize?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceLineRasterizationFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLineRasterizationFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLineRasterizationFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27690,7 +27691,7 @@ export interface VkStructInputs {
   VkPhysicalDeviceLineRasterizationFeaturesEXT: VkStructInputs["VkPhysicalDeviceLineRasterizationFeatures"];
   /** Input form of `VkPhysicalDeviceLineRasterizationFeaturesKHR` (alias of VkPhysicalDeviceLineRasterizationFeatures). */
   VkPhysicalDeviceLineRasterizationFeaturesKHR: VkStructInputs["VkPhysicalDeviceLineRasterizationFeatures"];
-  /** `VkPhysicalDeviceLineRasterizationProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLineRasterizationProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLineRasterizationProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27702,19 +27703,19 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceLineRasterizationPropertiesKHR` (alias of VkPhysicalDeviceLineRasterizationProperties). */
   VkPhysicalDeviceLineRasterizationPropertiesKHR:
     VkStructInputs["VkPhysicalDeviceLineRasterizationProperties"];
-  /** `VkPhysicalDeviceLinearColorAttachmentFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceLinearColorAttachmentFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLinearColorAttachmentFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     linearColorAttachment?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMaintenance10FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance10FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance10FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maintenance10?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMaintenance10PropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance10PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance10PropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27722,13 +27723,13 @@ export interface VkStructInputs {
     resolveSrgbFormatAppliesTransferFunction?: VkBool32 | boolean;
     resolveSrgbFormatSupportsTransferFunctionControl?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMaintenance11FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance11FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance11FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maintenance11?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMaintenance3Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance3Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance3Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27737,7 +27738,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMaintenance3PropertiesKHR` (alias of VkPhysicalDeviceMaintenance3Properties). */
   VkPhysicalDeviceMaintenance3PropertiesKHR: VkStructInputs["VkPhysicalDeviceMaintenance3Properties"];
-  /** `VkPhysicalDeviceMaintenance4Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance4Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance4Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27745,7 +27746,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMaintenance4FeaturesKHR` (alias of VkPhysicalDeviceMaintenance4Features). */
   VkPhysicalDeviceMaintenance4FeaturesKHR: VkStructInputs["VkPhysicalDeviceMaintenance4Features"];
-  /** `VkPhysicalDeviceMaintenance4Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance4Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance4Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27753,7 +27754,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMaintenance4PropertiesKHR` (alias of VkPhysicalDeviceMaintenance4Properties). */
   VkPhysicalDeviceMaintenance4PropertiesKHR: VkStructInputs["VkPhysicalDeviceMaintenance4Properties"];
-  /** `VkPhysicalDeviceMaintenance5Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance5Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance5Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27761,7 +27762,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMaintenance5FeaturesKHR` (alias of VkPhysicalDeviceMaintenance5Features). */
   VkPhysicalDeviceMaintenance5FeaturesKHR: VkStructInputs["VkPhysicalDeviceMaintenance5Features"];
-  /** `VkPhysicalDeviceMaintenance5Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance5Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance5Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27774,7 +27775,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMaintenance5PropertiesKHR` (alias of VkPhysicalDeviceMaintenance5Properties). */
   VkPhysicalDeviceMaintenance5PropertiesKHR: VkStructInputs["VkPhysicalDeviceMaintenance5Properties"];
-  /** `VkPhysicalDeviceMaintenance6Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance6Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance6Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27782,7 +27783,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMaintenance6FeaturesKHR` (alias of VkPhysicalDeviceMaintenance6Features). */
   VkPhysicalDeviceMaintenance6FeaturesKHR: VkStructInputs["VkPhysicalDeviceMaintenance6Features"];
-  /** `VkPhysicalDeviceMaintenance6Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance6Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance6Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27792,13 +27793,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMaintenance6PropertiesKHR` (alias of VkPhysicalDeviceMaintenance6Properties). */
   VkPhysicalDeviceMaintenance6PropertiesKHR: VkStructInputs["VkPhysicalDeviceMaintenance6Properties"];
-  /** `VkPhysicalDeviceMaintenance7FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance7FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance7FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maintenance7?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMaintenance7PropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance7PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance7PropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27811,26 +27812,26 @@ export interface VkStructInputs {
     maxDescriptorSetUpdateAfterBindTotalStorageBuffersDynamic?: number;
     maxDescriptorSetUpdateAfterBindTotalBuffersDynamic?: number;
   };
-  /** `VkPhysicalDeviceMaintenance8FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance8FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance8FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maintenance8?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMaintenance9FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance9FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance9FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maintenance9?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMaintenance9PropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMaintenance9PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance9PropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     image2DViewOf3DSparse?: VkBool32 | boolean;
     defaultVertexAttributeValue?: VkDefaultVertexAttributeValueKHR;
   };
-  /** `VkPhysicalDeviceMapMemoryPlacedFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMapMemoryPlacedFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMapMemoryPlacedFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27838,20 +27839,20 @@ export interface VkStructInputs {
     memoryMapRangePlaced?: VkBool32 | boolean;
     memoryUnmapReserve?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMapMemoryPlacedPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMapMemoryPlacedPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMapMemoryPlacedPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minPlacedMemoryMapAlignment?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceMemoryBudgetPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMemoryBudgetPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryBudgetPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     heapBudget?: readonly (VkDeviceSize | number)[] | ArrayBufferView;
     heapUsage?: readonly (VkDeviceSize | number)[] | ArrayBufferView;
   };
-  /** `VkPhysicalDeviceMemoryDecompressionFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMemoryDecompressionFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryDecompressionFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27860,30 +27861,30 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceMemoryDecompressionFeaturesNV` (alias of VkPhysicalDeviceMemoryDecompressionFeaturesEXT). */
   VkPhysicalDeviceMemoryDecompressionFeaturesNV:
     VkStructInputs["VkPhysicalDeviceMemoryDecompressionFeaturesEXT"];
-  /** `VkPhysicalDeviceMemoryDecompressionPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMemoryDecompressionPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryDecompressionPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    decompressionMethods?: VkMemoryDecompressionMethodFlagsEXT | number;
+    decompressionMethods?: VkMemoryDecompressionMethodFlagsEXT;
     maxDecompressionIndirectCount?: bigint | number;
   };
   /** Input form of `VkPhysicalDeviceMemoryDecompressionPropertiesNV` (alias of VkPhysicalDeviceMemoryDecompressionPropertiesEXT). */
   VkPhysicalDeviceMemoryDecompressionPropertiesNV:
     VkStructInputs["VkPhysicalDeviceMemoryDecompressionPropertiesEXT"];
-  /** `VkPhysicalDeviceMemoryPriorityFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMemoryPriorityFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryPriorityFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryPriority?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMemoryProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMemoryProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryProperties: {
     memoryTypeCount?: number;
     memoryTypes?: readonly VkStructInputs["VkMemoryType"][];
     memoryHeapCount?: number;
     memoryHeaps?: readonly VkStructInputs["VkMemoryHeap"][];
   };
-  /** `VkPhysicalDeviceMemoryProperties2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMemoryProperties2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryProperties2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceMemoryProperties2">;
@@ -27891,7 +27892,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMemoryProperties2KHR` (alias of VkPhysicalDeviceMemoryProperties2). */
   VkPhysicalDeviceMemoryProperties2KHR: VkStructInputs["VkPhysicalDeviceMemoryProperties2"];
-  /** `VkPhysicalDeviceMeshShaderFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMeshShaderFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27901,14 +27902,14 @@ export interface VkStructInputs {
     primitiveFragmentShadingRateMeshShader?: VkBool32 | boolean;
     meshShaderQueries?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMeshShaderFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMeshShaderFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     taskShader?: VkBool32 | boolean;
     meshShader?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMeshShaderPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMeshShaderPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27941,7 +27942,7 @@ export interface VkStructInputs {
     prefersCompactVertexOutput?: VkBool32 | boolean;
     prefersCompactPrimitiveOutput?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMeshShaderPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMeshShaderPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27959,31 +27960,31 @@ export interface VkStructInputs {
     meshOutputPerVertexGranularity?: number;
     meshOutputPerPrimitiveGranularity?: number;
   };
-  /** `VkPhysicalDeviceMultiDrawFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultiDrawFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiDrawFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     multiDraw?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMultiDrawPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultiDrawPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiDrawPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxMultiDrawCount?: number;
   };
-  /** `VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     multisampledRenderToSingleSampled?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     multisampledRenderToSwapchain?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMultiviewFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultiviewFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -27993,25 +27994,25 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMultiviewFeaturesKHR` (alias of VkPhysicalDeviceMultiviewFeatures). */
   VkPhysicalDeviceMultiviewFeaturesKHR: VkStructInputs["VkPhysicalDeviceMultiviewFeatures"];
-  /** `VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     perViewPositionAllComponents?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     multiviewPerViewRenderAreas?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     multiviewPerViewViewports?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceMultiviewProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMultiviewProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28020,7 +28021,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceMultiviewPropertiesKHR` (alias of VkPhysicalDeviceMultiviewProperties). */
   VkPhysicalDeviceMultiviewPropertiesKHR: VkStructInputs["VkPhysicalDeviceMultiviewProperties"];
-  /** `VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28029,7 +28030,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceMutableDescriptorTypeFeaturesVALVE` (alias of VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT). */
   VkPhysicalDeviceMutableDescriptorTypeFeaturesVALVE:
     VkStructInputs["VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT"];
-  /** `VkPhysicalDeviceNestedCommandBufferFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceNestedCommandBufferFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceNestedCommandBufferFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28037,19 +28038,19 @@ export interface VkStructInputs {
     nestedCommandBufferRendering?: VkBool32 | boolean;
     nestedCommandBufferSimultaneousUse?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceNestedCommandBufferPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceNestedCommandBufferPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceNestedCommandBufferPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxCommandBufferNestingLevel?: number;
   };
-  /** `VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     nonSeamlessCubeMap?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceOpacityMicromapFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceOpacityMicromapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28057,20 +28058,20 @@ export interface VkStructInputs {
     micromapCaptureReplay?: VkBool32 | boolean;
     micromapHostCommands?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceOpacityMicromapFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceOpacityMicromapFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     micromap?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceOpacityMicromapPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceOpacityMicromapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxOpacity2StateSubdivisionLevel?: number;
     maxOpacity4StateSubdivisionLevel?: number;
   };
-  /** `VkPhysicalDeviceOpacityMicromapPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceOpacityMicromapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28079,13 +28080,13 @@ export interface VkStructInputs {
     maxOpacityLossy4StateSubdivisionLevel?: number;
     maxMicromapTriangles?: bigint | number;
   };
-  /** `VkPhysicalDeviceOpticalFlowFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceOpticalFlowFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpticalFlowFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     opticalFlow?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceOpticalFlowPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceOpticalFlowPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpticalFlowPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28101,7 +28102,7 @@ export interface VkStructInputs {
     maxHeight?: number;
     maxNumRegionsOfInterest?: number;
   };
-  /** `VkPhysicalDevicePCIBusInfoPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePCIBusInfoPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePCIBusInfoPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28110,38 +28111,38 @@ export interface VkStructInputs {
     pciDevice?: number;
     pciFunction?: number;
   };
-  /** `VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pageableDeviceLocalMemory?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     partitionedAccelerationStructure?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxPartitionCount?: number;
   };
-  /** `VkPhysicalDevicePerStageDescriptorSetFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePerStageDescriptorSetFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerStageDescriptorSetFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     perStageDescriptorSet?: VkBool32 | boolean;
     dynamicPipelineLayout?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePerformanceCountersByRegionFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePerformanceCountersByRegionFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceCountersByRegionFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     performanceCountersByRegion?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePerformanceCountersByRegionPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePerformanceCountersByRegionPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceCountersByRegionPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28151,26 +28152,26 @@ export interface VkStructInputs {
     regionAlignment?: number;
     identityTransformOrder?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePerformanceQueryFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePerformanceQueryFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceQueryFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     performanceCounterQueryPools?: VkBool32 | boolean;
     performanceCounterMultipleQueryPools?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePerformanceQueryPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePerformanceQueryPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceQueryPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     allowCommandBufferQueryCopies?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelineBinaryFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineBinaryFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineBinaryFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineBinaries?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelineBinaryPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineBinaryPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineBinaryPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28180,13 +28181,13 @@ export interface VkStructInputs {
     pipelineBinaryPrecompiledInternalCache?: VkBool32 | boolean;
     pipelineBinaryCompressedData?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineCacheIncrementalMode?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelineCreationCacheControlFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineCreationCacheControlFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineCreationCacheControlFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28195,31 +28196,31 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT` (alias of VkPhysicalDevicePipelineCreationCacheControlFeatures). */
   VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT:
     VkStructInputs["VkPhysicalDevicePipelineCreationCacheControlFeatures"];
-  /** `VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineExecutableInfo?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineLibraryGroupHandles?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelineOpacityMicromapFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineOpacityMicromapFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineOpacityMicromapFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineOpacityMicromap?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelinePropertiesFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelinePropertiesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelinePropertiesFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelinePropertiesIdentifier?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePipelineProtectedAccessFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineProtectedAccessFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineProtectedAccessFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28228,7 +28229,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDevicePipelineProtectedAccessFeaturesEXT` (alias of VkPhysicalDevicePipelineProtectedAccessFeatures). */
   VkPhysicalDevicePipelineProtectedAccessFeaturesEXT:
     VkStructInputs["VkPhysicalDevicePipelineProtectedAccessFeatures"];
-  /** `VkPhysicalDevicePipelineRobustnessFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineRobustnessFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineRobustnessFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28236,7 +28237,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDevicePipelineRobustnessFeaturesEXT` (alias of VkPhysicalDevicePipelineRobustnessFeatures). */
   VkPhysicalDevicePipelineRobustnessFeaturesEXT: VkStructInputs["VkPhysicalDevicePipelineRobustnessFeatures"];
-  /** `VkPhysicalDevicePipelineRobustnessProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePipelineRobustnessProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineRobustnessProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28248,7 +28249,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDevicePipelineRobustnessPropertiesEXT` (alias of VkPhysicalDevicePipelineRobustnessProperties). */
   VkPhysicalDevicePipelineRobustnessPropertiesEXT:
     VkStructInputs["VkPhysicalDevicePipelineRobustnessProperties"];
-  /** `VkPhysicalDevicePointClippingProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePointClippingProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePointClippingProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28256,7 +28257,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDevicePointClippingPropertiesKHR` (alias of VkPhysicalDevicePointClippingProperties). */
   VkPhysicalDevicePointClippingPropertiesKHR: VkStructInputs["VkPhysicalDevicePointClippingProperties"];
-  /** `VkPhysicalDevicePortabilitySubsetFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePortabilitySubsetFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePortabilitySubsetFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28276,31 +28277,31 @@ export interface VkStructInputs {
     triangleFans?: VkBool32 | boolean;
     vertexAttributeAccessBeyondStride?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePortabilitySubsetPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePortabilitySubsetPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePortabilitySubsetPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minVertexInputBindingStrideAlignment?: number;
   };
-  /** `VkPhysicalDevicePresentBarrierFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentBarrierFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentBarrierFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentBarrier?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentId2FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentId2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentId2FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentId2?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentIdFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentIdFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentIdFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentId?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentMeteringFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentMeteringFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentMeteringFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28309,13 +28310,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDevicePresentModeFifoLatestReadyFeaturesEXT` (alias of VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR). */
   VkPhysicalDevicePresentModeFifoLatestReadyFeaturesEXT:
     VkStructInputs["VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR"];
-  /** `VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentModeFifoLatestReady?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentTimingFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentTimingFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentTimingFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28323,44 +28324,44 @@ export interface VkStructInputs {
     presentAtAbsoluteTime?: VkBool32 | boolean;
     presentAtRelativeTime?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentWait2FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentWait2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentWait2FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentWait2?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentWaitFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentWaitFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentWaitFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentWait?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentationPropertiesANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentationPropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentationPropertiesANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     sharedImage?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePresentationPropertiesOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePresentationPropertiesOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentationPropertiesOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     sharedImage?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     primitiveRestartIndex?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     primitiveTopologyListRestart?: VkBool32 | boolean;
     primitiveTopologyPatchListRestart?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28368,7 +28369,7 @@ export interface VkStructInputs {
     primitivesGeneratedQueryWithRasterizerDiscard?: VkBool32 | boolean;
     primitivesGeneratedQueryWithNonZeroStreams?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePrivateDataFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePrivateDataFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrivateDataFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28376,7 +28377,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDevicePrivateDataFeaturesEXT` (alias of VkPhysicalDevicePrivateDataFeatures). */
   VkPhysicalDevicePrivateDataFeaturesEXT: VkStructInputs["VkPhysicalDevicePrivateDataFeatures"];
-  /** `VkPhysicalDeviceProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProperties: {
     apiVersion?: number;
     driverVersion?: number;
@@ -28388,7 +28389,7 @@ export interface VkStructInputs {
     limits?: VkStructInputs["VkPhysicalDeviceLimits"];
     sparseProperties?: VkStructInputs["VkPhysicalDeviceSparseProperties"];
   };
-  /** `VkPhysicalDeviceProperties2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceProperties2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProperties2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceProperties2">;
@@ -28396,39 +28397,39 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceProperties2KHR` (alias of VkPhysicalDeviceProperties2). */
   VkPhysicalDeviceProperties2KHR: VkStructInputs["VkPhysicalDeviceProperties2"];
-  /** `VkPhysicalDeviceProtectedMemoryFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceProtectedMemoryFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProtectedMemoryFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     protectedMemory?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceProtectedMemoryProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceProtectedMemoryProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProtectedMemoryProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     protectedNoFault?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceProvokingVertexFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceProvokingVertexFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProvokingVertexFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     provokingVertexLast?: VkBool32 | boolean;
     transformFeedbackPreservesProvokingVertex?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceProvokingVertexPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceProvokingVertexPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProvokingVertexPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     provokingVertexModePerPipeline?: VkBool32 | boolean;
     transformFeedbackPreservesTriangleFanProvokingVertex?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePushConstantBankFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePushConstantBankFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePushConstantBankFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pushConstantBank?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDevicePushConstantBankPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePushConstantBankPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePushConstantBankPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28437,7 +28438,7 @@ export interface VkStructInputs {
     maxGraphicsPushDataBanks?: number;
     maxComputePushDataBanks?: number;
   };
-  /** `VkPhysicalDevicePushDescriptorProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDevicePushDescriptorProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePushDescriptorProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28445,26 +28446,26 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDevicePushDescriptorPropertiesKHR` (alias of VkPhysicalDevicePushDescriptorProperties). */
   VkPhysicalDevicePushDescriptorPropertiesKHR: VkStructInputs["VkPhysicalDevicePushDescriptorProperties"];
-  /** `VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     queueFamilyIndex?: number;
     engineType?: VkPhysicalDeviceDataGraphProcessingEngineTypeARM;
   };
-  /** `VkPhysicalDeviceQueuePerfHintFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceQueuePerfHintFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceQueuePerfHintFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     queuePerfHint?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceQueuePerfHintPropertiesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceQueuePerfHintPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceQueuePerfHintPropertiesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     supportedQueues?: VkQueueFlags;
   };
-  /** `VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28473,7 +28474,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesARM` (alias of VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT). */
   VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesARM:
     VkStructInputs["VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT"];
-  /** `VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28481,65 +28482,65 @@ export interface VkStructInputs {
     rasterizationOrderDepthAttachmentAccess?: VkBool32 | boolean;
     rasterizationOrderStencilAttachmentAccess?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRawAccessChainsFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRawAccessChainsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRawAccessChainsFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderRawAccessChains?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayQueryFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayQueryFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayQueryFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayQuery?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingInvocationReorder?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingInvocationReorder?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingInvocationReorderReorderingHint?: VkRayTracingInvocationReorderModeEXT;
     maxShaderBindingTableRecordIndex?: number;
   };
-  /** `VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingInvocationReorderReorderingHint?: VkRayTracingInvocationReorderModeEXT;
   };
-  /** `VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     spheres?: VkBool32 | boolean;
     linearSweptSpheres?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingMaintenance1?: VkBool32 | boolean;
     rayTracingPipelineTraceRaysIndirect2?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingMotionBlurFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingMotionBlurFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingMotionBlurFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingMotionBlur?: VkBool32 | boolean;
     rayTracingMotionBlurPipelineTraceRaysIndirect?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingPipelineFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingPipelineFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPipelineFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28549,7 +28550,7 @@ export interface VkStructInputs {
     rayTracingPipelineTraceRaysIndirect?: VkBool32 | boolean;
     rayTraversalPrimitiveCulling?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingPipelinePropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingPipelinePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPipelinePropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28562,13 +28563,13 @@ export interface VkStructInputs {
     shaderGroupHandleAlignment?: number;
     maxRayHitAttributeSize?: number;
   };
-  /** `VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingPositionFetch?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRayTracingPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28581,32 +28582,32 @@ export interface VkStructInputs {
     maxTriangleCount?: bigint | number;
     maxDescriptorSetAccelerationStructures?: number;
   };
-  /** `VkPhysicalDeviceRayTracingValidationFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRayTracingValidationFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingValidationFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rayTracingValidation?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     relaxedLineRasterization?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRenderPassStripedFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRenderPassStripedFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRenderPassStripedFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     renderPassStriped?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceRenderPassStripedPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRenderPassStripedPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRenderPassStripedPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     renderPassStripeGranularity?: VkStructInputs["VkExtent2D"];
     maxRenderPassStripes?: number;
   };
-  /** `VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28614,7 +28615,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceRobustness2FeaturesEXT` (alias of VkPhysicalDeviceRobustness2FeaturesKHR). */
   VkPhysicalDeviceRobustness2FeaturesEXT: VkStructInputs["VkPhysicalDeviceRobustness2FeaturesKHR"];
-  /** `VkPhysicalDeviceRobustness2FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRobustness2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRobustness2FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28624,14 +28625,14 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceRobustness2PropertiesEXT` (alias of VkPhysicalDeviceRobustness2PropertiesKHR). */
   VkPhysicalDeviceRobustness2PropertiesEXT: VkStructInputs["VkPhysicalDeviceRobustness2PropertiesKHR"];
-  /** `VkPhysicalDeviceRobustness2PropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceRobustness2PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRobustness2PropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     robustStorageBufferAccessSizeAlignment?: VkDeviceSize | number;
     robustUniformBufferAccessSizeAlignment?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceSampleLocationsPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSampleLocationsPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSampleLocationsPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28641,7 +28642,7 @@ export interface VkStructInputs {
     sampleLocationSubPixelBits?: number;
     variableSampleLocations?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceSamplerFilterMinmaxProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSamplerFilterMinmaxProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSamplerFilterMinmaxProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28651,7 +28652,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceSamplerFilterMinmaxPropertiesEXT` (alias of VkPhysicalDeviceSamplerFilterMinmaxProperties). */
   VkPhysicalDeviceSamplerFilterMinmaxPropertiesEXT:
     VkStructInputs["VkPhysicalDeviceSamplerFilterMinmaxProperties"];
-  /** `VkPhysicalDeviceSamplerYcbcrConversionFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSamplerYcbcrConversionFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSamplerYcbcrConversionFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28660,7 +28661,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceSamplerYcbcrConversionFeaturesKHR` (alias of VkPhysicalDeviceSamplerYcbcrConversionFeatures). */
   VkPhysicalDeviceSamplerYcbcrConversionFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceSamplerYcbcrConversionFeatures"];
-  /** `VkPhysicalDeviceScalarBlockLayoutFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceScalarBlockLayoutFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceScalarBlockLayoutFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28668,7 +28669,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceScalarBlockLayoutFeaturesEXT` (alias of VkPhysicalDeviceScalarBlockLayoutFeatures). */
   VkPhysicalDeviceScalarBlockLayoutFeaturesEXT: VkStructInputs["VkPhysicalDeviceScalarBlockLayoutFeatures"];
-  /** `VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28676,19 +28677,19 @@ export interface VkStructInputs {
     schedulingControlsMaxQueuedBatchesCount?: number;
     schedulingControlsMaxWorkGroupBatchSize?: number;
   };
-  /** `VkPhysicalDeviceSchedulingControlsFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSchedulingControlsFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSchedulingControlsFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     schedulingControls?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceSchedulingControlsPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSchedulingControlsPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSchedulingControlsPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    schedulingControlsFlags?: VkPhysicalDeviceSchedulingControlsFlagsARM | number;
+    schedulingControlsFlags?: VkPhysicalDeviceSchedulingControlsFlagsARM;
   };
-  /** `VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28697,31 +28698,31 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceSeparateDepthStencilLayoutsFeaturesKHR` (alias of VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures). */
   VkPhysicalDeviceSeparateDepthStencilLayoutsFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures"];
-  /** `VkPhysicalDeviceShader64BitIndexingFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShader64BitIndexingFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShader64BitIndexingFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shader64BitIndexing?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderAbortFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderAbortFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAbortFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderAbort?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderAbortPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderAbortPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAbortPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxShaderAbortMessageSize?: bigint | number;
   };
-  /** `VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderFloat16VectorAtomics?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28738,7 +28739,7 @@ export interface VkStructInputs {
     shaderImageFloat32AtomicMinMax?: VkBool32 | boolean;
     sparseImageFloat32AtomicMinMax?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderAtomicFloatFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderAtomicFloatFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28755,7 +28756,7 @@ export interface VkStructInputs {
     sparseImageFloat32Atomics?: VkBool32 | boolean;
     sparseImageFloat32AtomicAdd?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderAtomicInt64Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderAtomicInt64Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicInt64Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28764,7 +28765,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceShaderAtomicInt64FeaturesKHR` (alias of VkPhysicalDeviceShaderAtomicInt64Features). */
   VkPhysicalDeviceShaderAtomicInt64FeaturesKHR: VkStructInputs["VkPhysicalDeviceShaderAtomicInt64Features"];
-  /** `VkPhysicalDeviceShaderBfloat16FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderBfloat16FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderBfloat16FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28772,26 +28773,26 @@ export interface VkStructInputs {
     shaderBFloat16DotProduct?: VkBool32 | boolean;
     shaderBFloat16CooperativeMatrix?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderClockFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderClockFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderClockFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderSubgroupClock?: VkBool32 | boolean;
     shaderDeviceClock?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderConstantDataFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderConstantDataFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderConstantDataFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderConstantData?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderCoreBuiltins?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28799,14 +28800,14 @@ export interface VkStructInputs {
     shaderCoreCount?: number;
     shaderWarpsPerCore?: number;
   };
-  /** `VkPhysicalDeviceShaderCoreProperties2AMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderCoreProperties2AMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCoreProperties2AMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderCoreFeatures?: VkShaderCorePropertiesFlagsAMD;
     activeComputeUnitCount?: number;
   };
-  /** `VkPhysicalDeviceShaderCorePropertiesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderCorePropertiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCorePropertiesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28825,7 +28826,7 @@ export interface VkStructInputs {
     maxVgprAllocation?: number;
     vgprAllocationGranularity?: number;
   };
-  /** `VkPhysicalDeviceShaderCorePropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderCorePropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCorePropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28833,7 +28834,7 @@ export interface VkStructInputs {
     texelRate?: number;
     fmaRate?: number;
   };
-  /** `VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28844,26 +28845,26 @@ export interface VkStructInputs {
     VkStructInputs["VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures"];
   /** Input form of `VkPhysicalDeviceShaderDrawParameterFeatures` (alias of VkPhysicalDeviceShaderDrawParametersFeatures). */
   VkPhysicalDeviceShaderDrawParameterFeatures: VkStructInputs["VkPhysicalDeviceShaderDrawParametersFeatures"];
-  /** `VkPhysicalDeviceShaderDrawParametersFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderDrawParametersFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderDrawParametersFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderDrawParameters?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderEarlyAndLateFragmentTests?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderEnqueueFeaturesAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderEnqueueFeaturesAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderEnqueueFeaturesAMDX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderEnqueue?: VkBool32 | boolean;
     shaderMeshEnqueue?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderEnqueuePropertiesAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderEnqueuePropertiesAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderEnqueuePropertiesAMDX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28875,7 +28876,7 @@ export interface VkStructInputs {
     maxExecutionGraphWorkgroupCount?: readonly number[] | ArrayBufferView;
     maxExecutionGraphWorkgroups?: number;
   };
-  /** `VkPhysicalDeviceShaderExpectAssumeFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderExpectAssumeFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderExpectAssumeFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28883,7 +28884,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceShaderExpectAssumeFeaturesKHR` (alias of VkPhysicalDeviceShaderExpectAssumeFeatures). */
   VkPhysicalDeviceShaderExpectAssumeFeaturesKHR: VkStructInputs["VkPhysicalDeviceShaderExpectAssumeFeatures"];
-  /** `VkPhysicalDeviceShaderFloat16Int8Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderFloat16Int8Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFloat16Int8Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28892,14 +28893,14 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceShaderFloat16Int8FeaturesKHR` (alias of VkPhysicalDeviceShaderFloat16Int8Features). */
   VkPhysicalDeviceShaderFloat16Int8FeaturesKHR: VkStructInputs["VkPhysicalDeviceShaderFloat16Int8Features"];
-  /** `VkPhysicalDeviceShaderFloat8FeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderFloat8FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFloat8FeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderFloat8?: VkBool32 | boolean;
     shaderFloat8CooperativeMatrix?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderFloatControls2Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderFloatControls2Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFloatControls2Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28908,7 +28909,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceShaderFloatControls2FeaturesKHR` (alias of VkPhysicalDeviceShaderFloatControls2Features). */
   VkPhysicalDeviceShaderFloatControls2FeaturesKHR:
     VkStructInputs["VkPhysicalDeviceShaderFloatControls2Features"];
-  /** `VkPhysicalDeviceShaderFmaFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderFmaFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFmaFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28916,33 +28917,33 @@ export interface VkStructInputs {
     shaderFmaFloat32?: VkBool32 | boolean;
     shaderFmaFloat64?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderImageInt64Atomics?: VkBool32 | boolean;
     sparseImageInt64Atomics?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderImageFootprintFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderImageFootprintFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderImageFootprintFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     imageFootprint?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderInstrumentationFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderInstrumentationFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderInstrumentationFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderInstrumentation?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderInstrumentationPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderInstrumentationPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderInstrumentationPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     numMetrics?: number;
     perBasicBlockGranularity?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderIntegerDotProductFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderIntegerDotProductFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderIntegerDotProductFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28951,7 +28952,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR` (alias of VkPhysicalDeviceShaderIntegerDotProductFeatures). */
   VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceShaderIntegerDotProductFeatures"];
-  /** `VkPhysicalDeviceShaderIntegerDotProductProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderIntegerDotProductProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderIntegerDotProductProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -28989,31 +28990,31 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR` (alias of VkPhysicalDeviceShaderIntegerDotProductProperties). */
   VkPhysicalDeviceShaderIntegerDotProductPropertiesKHR:
     VkStructInputs["VkPhysicalDeviceShaderIntegerDotProductProperties"];
-  /** `VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderIntegerFunctions2?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderLongVectorFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderLongVectorFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderLongVectorFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     longVector?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderLongVectorPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderLongVectorPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderLongVectorPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxVectorComponents?: number;
   };
-  /** `VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderMaximalReconvergence?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29022,31 +29023,31 @@ export interface VkStructInputs {
     shaderMixedFloatDotProductBFloat16Acc?: VkBool32 | boolean;
     shaderMixedFloatDotProductFloat8AccFloat32?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderModuleIdentifier?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderModuleIdentifierAlgorithmUUID?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderMultipleWaitQueues?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxShaderWaitQueues?: number;
   };
-  /** `VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29055,63 +29056,63 @@ export interface VkStructInputs {
     shaderFloat8UnsignedE8M0?: VkBool32 | boolean;
     shaderMXInt8?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderObjectFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderObjectFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderObjectFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderObject?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderObjectPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderObjectPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderObjectPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderBinaryUUID?: readonly number[] | ArrayBufferView;
     shaderBinaryVersion?: number;
   };
-  /** `VkPhysicalDeviceShaderQuadControlFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderQuadControlFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderQuadControlFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderQuadControl?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderRelaxedExtendedInstruction?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderReplicatedComposites?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderSMBuiltinsFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSMBuiltinsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSMBuiltinsFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderSMBuiltins?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderSMBuiltinsPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSMBuiltinsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderSMCount?: number;
     shaderWarpsPerSM?: number;
   };
-  /** `VkPhysicalDeviceShaderSplitBarrierFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSplitBarrierFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSplitBarrierFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderSplitBarrier?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderSplitBarrierPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSplitBarrierPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSplitBarrierPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     splitBarrierReservedSharedMemory?: number;
   };
-  /** `VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29120,13 +29121,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceShaderSubgroupExtendedTypesFeaturesKHR` (alias of VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures). */
   VkPhysicalDeviceShaderSubgroupExtendedTypesFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures"];
-  /** `VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderSubgroupPartitioned?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderSubgroupRotateFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSubgroupRotateFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupRotateFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29136,13 +29137,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR` (alias of VkPhysicalDeviceShaderSubgroupRotateFeatures). */
   VkPhysicalDeviceShaderSubgroupRotateFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceShaderSubgroupRotateFeatures"];
-  /** `VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderSubgroupUniformControlFlow?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderTerminateInvocationFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderTerminateInvocationFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderTerminateInvocationFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29151,7 +29152,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceShaderTerminateInvocationFeaturesKHR` (alias of VkPhysicalDeviceShaderTerminateInvocationFeatures). */
   VkPhysicalDeviceShaderTerminateInvocationFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceShaderTerminateInvocationFeatures"];
-  /** `VkPhysicalDeviceShaderTileImageFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderTileImageFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderTileImageFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29159,7 +29160,7 @@ export interface VkStructInputs {
     shaderTileImageDepthReadAccess?: VkBool32 | boolean;
     shaderTileImageStencilReadAccess?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderTileImagePropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderTileImagePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderTileImagePropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29167,26 +29168,26 @@ export interface VkStructInputs {
     shaderTileImageReadSampleFromPixelRateInvocation?: VkBool32 | boolean;
     shaderTileImageReadFromHelperInvocation?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderUniformBufferUnsizedArray?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShaderUntypedPointersFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShaderUntypedPointersFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderUntypedPointersFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderUntypedPointers?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShadingRateImageFeaturesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShadingRateImageFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShadingRateImageFeaturesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shadingRateImage?: VkBool32 | boolean;
     shadingRateCoarseSampleOrder?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceShadingRateImagePropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceShadingRateImagePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShadingRateImagePropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29194,19 +29195,19 @@ export interface VkStructInputs {
     shadingRatePaletteSize?: number;
     shadingRateMaxCoarseSamples?: number;
   };
-  /** `VkPhysicalDeviceSparseImageFormatInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSparseImageFormatInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSparseImageFormatInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceSparseImageFormatInfo2">;
     format?: VkFormat;
     type?: VkImageType;
-    samples?: VkSampleCountFlagBits;
-    usage?: VkImageUsageFlags;
+    samples: VkSampleCountFlagBits;
+    usage: VkImageUsageFlags;
     tiling?: VkImageTiling;
   };
   /** Input form of `VkPhysicalDeviceSparseImageFormatInfo2KHR` (alias of VkPhysicalDeviceSparseImageFormatInfo2). */
   VkPhysicalDeviceSparseImageFormatInfo2KHR: VkStructInputs["VkPhysicalDeviceSparseImageFormatInfo2"];
-  /** `VkPhysicalDeviceSparseProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSparseProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSparseProperties: {
     residencyStandard2DBlockShape?: VkBool32 | boolean;
     residencyStandard2DMultisampleBlockShape?: VkBool32 | boolean;
@@ -29214,7 +29215,7 @@ export interface VkStructInputs {
     residencyAlignedMipSize?: VkBool32 | boolean;
     residencyNonResidentStrict?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceSubgroupProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSubgroupProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubgroupProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29223,7 +29224,7 @@ export interface VkStructInputs {
     supportedOperations?: VkSubgroupFeatureFlags;
     quadOperationsInAllStages?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceSubgroupSizeControlFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSubgroupSizeControlFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubgroupSizeControlFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29233,7 +29234,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceSubgroupSizeControlFeaturesEXT` (alias of VkPhysicalDeviceSubgroupSizeControlFeatures). */
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT:
     VkStructInputs["VkPhysicalDeviceSubgroupSizeControlFeatures"];
-  /** `VkPhysicalDeviceSubgroupSizeControlProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSubgroupSizeControlProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubgroupSizeControlProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29245,25 +29246,25 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceSubgroupSizeControlPropertiesEXT` (alias of VkPhysicalDeviceSubgroupSizeControlProperties). */
   VkPhysicalDeviceSubgroupSizeControlPropertiesEXT:
     VkStructInputs["VkPhysicalDeviceSubgroupSizeControlProperties"];
-  /** `VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     subpassMergeFeedback?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceSubpassShadingFeaturesHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSubpassShadingFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubpassShadingFeaturesHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     subpassShading?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceSubpassShadingPropertiesHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSubpassShadingPropertiesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubpassShadingPropertiesHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxSubpassShadingWorkgroupSizeAspectRatio?: number;
   };
-  /** `VkPhysicalDeviceSurfaceInfo2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSurfaceInfo2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSurfaceInfo2KHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceSurfaceInfo2KHR">;
@@ -29272,13 +29273,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT` (alias of VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR). */
   VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT:
     VkStructInputs["VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR"];
-  /** `VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchainMaintenance1?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceSynchronization2Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceSynchronization2Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSynchronization2Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29286,7 +29287,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceSynchronization2FeaturesKHR` (alias of VkPhysicalDeviceSynchronization2Features). */
   VkPhysicalDeviceSynchronization2FeaturesKHR: VkStructInputs["VkPhysicalDeviceSynchronization2Features"];
-  /** `VkPhysicalDeviceTensorFeaturesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTensorFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTensorFeaturesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29297,7 +29298,7 @@ export interface VkStructInputs {
     descriptorBindingStorageTensorUpdateAfterBind?: VkBool32 | boolean;
     tensors?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTensorPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTensorPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29315,13 +29316,13 @@ export interface VkStructInputs {
     shaderStorageTensorArrayNonUniformIndexingNative?: VkBool32 | boolean;
     shaderTensorSupportedStages?: VkShaderStageFlags;
   };
-  /** `VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     texelBufferAlignment?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTexelBufferAlignmentProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTexelBufferAlignmentProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTexelBufferAlignmentProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29333,13 +29334,13 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceTexelBufferAlignmentPropertiesEXT` (alias of VkPhysicalDeviceTexelBufferAlignmentProperties). */
   VkPhysicalDeviceTexelBufferAlignmentPropertiesEXT:
     VkStructInputs["VkPhysicalDeviceTexelBufferAlignmentProperties"];
-  /** `VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     textureCompressionASTC_3D?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTextureCompressionASTCHDRFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTextureCompressionASTCHDRFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTextureCompressionASTCHDRFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29348,32 +29349,32 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceTextureCompressionASTCHDRFeaturesEXT` (alias of VkPhysicalDeviceTextureCompressionASTCHDRFeatures). */
   VkPhysicalDeviceTextureCompressionASTCHDRFeaturesEXT:
     VkStructInputs["VkPhysicalDeviceTextureCompressionASTCHDRFeatures"];
-  /** `VkPhysicalDeviceThrottleHintFeaturesSEC` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceThrottleHintFeaturesSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceThrottleHintFeaturesSEC: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     throttleHint?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTileMemoryHeapFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTileMemoryHeapFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileMemoryHeapFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tileMemoryHeap?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTileMemoryHeapPropertiesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTileMemoryHeapPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileMemoryHeapPropertiesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     queueSubmitBoundary?: VkBool32 | boolean;
     tileBufferTransfers?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTilePropertiesFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTilePropertiesFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTilePropertiesFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tileProperties?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTileShadingFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTileShadingFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileShadingFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29392,7 +29393,7 @@ export interface VkStructInputs {
     tileShadingAtomicOps?: VkBool32 | boolean;
     tileShadingImageProcessing?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTileShadingPropertiesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTileShadingPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileShadingPropertiesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29401,7 +29402,7 @@ export interface VkStructInputs {
     tileGranularity?: VkStructInputs["VkExtent2D"];
     maxTileShadingRate?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkPhysicalDeviceTimelineSemaphoreFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTimelineSemaphoreFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTimelineSemaphoreFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29409,7 +29410,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceTimelineSemaphoreFeaturesKHR` (alias of VkPhysicalDeviceTimelineSemaphoreFeatures). */
   VkPhysicalDeviceTimelineSemaphoreFeaturesKHR: VkStructInputs["VkPhysicalDeviceTimelineSemaphoreFeatures"];
-  /** `VkPhysicalDeviceTimelineSemaphoreProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTimelineSemaphoreProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTimelineSemaphoreProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29418,7 +29419,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceTimelineSemaphorePropertiesKHR` (alias of VkPhysicalDeviceTimelineSemaphoreProperties). */
   VkPhysicalDeviceTimelineSemaphorePropertiesKHR:
     VkStructInputs["VkPhysicalDeviceTimelineSemaphoreProperties"];
-  /** `VkPhysicalDeviceToolProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceToolProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceToolProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29430,14 +29431,14 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceToolPropertiesEXT` (alias of VkPhysicalDeviceToolProperties). */
   VkPhysicalDeviceToolPropertiesEXT: VkStructInputs["VkPhysicalDeviceToolProperties"];
-  /** `VkPhysicalDeviceTransformFeedbackFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTransformFeedbackFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTransformFeedbackFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     transformFeedback?: VkBool32 | boolean;
     geometryStreams?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceTransformFeedbackPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceTransformFeedbackPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTransformFeedbackPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29452,14 +29453,14 @@ export interface VkStructInputs {
     transformFeedbackRasterizationStreamSelect?: VkBool32 | boolean;
     transformFeedbackDraw?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     unifiedImageLayouts?: VkBool32 | boolean;
     unifiedImageLayoutsVideo?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceUniformBufferStandardLayoutFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceUniformBufferStandardLayoutFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceUniformBufferStandardLayoutFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29472,7 +29473,7 @@ export interface VkStructInputs {
   VkPhysicalDeviceVariablePointerFeatures: VkStructInputs["VkPhysicalDeviceVariablePointersFeatures"];
   /** Input form of `VkPhysicalDeviceVariablePointerFeaturesKHR` (alias of VkPhysicalDeviceVariablePointersFeatures). */
   VkPhysicalDeviceVariablePointerFeaturesKHR: VkStructInputs["VkPhysicalDeviceVariablePointersFeatures"];
-  /** `VkPhysicalDeviceVariablePointersFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVariablePointersFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVariablePointersFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29481,7 +29482,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceVariablePointersFeaturesKHR` (alias of VkPhysicalDeviceVariablePointersFeatures). */
   VkPhysicalDeviceVariablePointersFeaturesKHR: VkStructInputs["VkPhysicalDeviceVariablePointersFeatures"];
-  /** `VkPhysicalDeviceVertexAttributeDivisorFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVertexAttributeDivisorFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeDivisorFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29494,14 +29495,14 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceVertexAttributeDivisorFeaturesKHR` (alias of VkPhysicalDeviceVertexAttributeDivisorFeatures). */
   VkPhysicalDeviceVertexAttributeDivisorFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceVertexAttributeDivisorFeatures"];
-  /** `VkPhysicalDeviceVertexAttributeDivisorProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVertexAttributeDivisorProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeDivisorProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxVertexAttribDivisor?: number;
     supportsNonZeroFirstInstance?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29510,83 +29511,83 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceVertexAttributeDivisorPropertiesKHR` (alias of VkPhysicalDeviceVertexAttributeDivisorProperties). */
   VkPhysicalDeviceVertexAttributeDivisorPropertiesKHR:
     VkStructInputs["VkPhysicalDeviceVertexAttributeDivisorProperties"];
-  /** `VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     vertexAttributeRobustness?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     vertexInputDynamicState?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoDecodeVP9FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoDecodeVP9FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoDecodeVP9FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoDecodeVP9?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoEncodeAV1FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoEncodeAV1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeAV1FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoEncodeAV1?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoEncodeFeedback2?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoEncodeIntraRefresh?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pVideoProfile?:
+    pVideoProfile:
       | VkStructInputs["VkVideoProfileInfoKHR"]
       | readonly VkStructInputs["VkVideoProfileInfoKHR"][]
       | Deno.PointerValue;
     qualityLevel?: number;
   };
-  /** `VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoEncodeQuantizationMap?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoEncodeRgbConversion?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoFormatInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoFormatInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoFormatInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPhysicalDeviceVideoFormatInfoKHR">;
-    imageUsage?: VkImageUsageFlags;
+    imageUsage: VkImageUsageFlags;
   };
-  /** `VkPhysicalDeviceVideoMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoMaintenance1FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoMaintenance1?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVideoMaintenance2FeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVideoMaintenance2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoMaintenance2FeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoMaintenance2?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVulkan11Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan11Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan11Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29603,7 +29604,7 @@ export interface VkStructInputs {
     samplerYcbcrConversion?: VkBool32 | boolean;
     shaderDrawParameters?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVulkan11Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan11Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan11Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29623,7 +29624,7 @@ export interface VkStructInputs {
     maxPerSetDescriptors?: number;
     maxMemoryAllocationSize?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceVulkan12Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan12Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan12Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29675,7 +29676,7 @@ export interface VkStructInputs {
     shaderOutputLayer?: VkBool32 | boolean;
     subgroupBroadcastDynamicId?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVulkan12Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan12Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan12Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29732,7 +29733,7 @@ export interface VkStructInputs {
     maxTimelineSemaphoreValueDifference?: bigint | number;
     framebufferIntegerColorSampleCounts?: VkSampleCountFlags;
   };
-  /** `VkPhysicalDeviceVulkan13Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan13Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan13Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29752,7 +29753,7 @@ export interface VkStructInputs {
     shaderIntegerDotProduct?: VkBool32 | boolean;
     maintenance4?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVulkan13Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan13Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan13Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29802,7 +29803,7 @@ export interface VkStructInputs {
     uniformTexelBufferOffsetSingleTexelAlignment?: VkBool32 | boolean;
     maxBufferSize?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceVulkan14Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan14Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan14Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29828,7 +29829,7 @@ export interface VkStructInputs {
     hostImageCopy?: VkBool32 | boolean;
     pushDescriptor?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVulkan14Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkan14Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan14Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29858,7 +29859,7 @@ export interface VkStructInputs {
     optimalTilingLayoutUUID?: readonly number[] | ArrayBufferView;
     identicalMemoryTypeRequirements?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVulkanMemoryModelFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkanMemoryModelFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkanMemoryModelFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29868,13 +29869,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPhysicalDeviceVulkanMemoryModelFeaturesKHR` (alias of VkPhysicalDeviceVulkanMemoryModelFeatures). */
   VkPhysicalDeviceVulkanMemoryModelFeaturesKHR: VkStructInputs["VkPhysicalDeviceVulkanMemoryModelFeatures"];
-  /** `VkPhysicalDeviceVulkanSC10Features` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkanSC10Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkanSC10Features: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     shaderAtomicInstructions?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceVulkanSC10Properties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceVulkanSC10Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkanSC10Properties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29897,7 +29898,7 @@ export interface VkStructInputs {
     maxCommandPoolCommandBuffers?: number;
     maxCommandBufferSize?: VkDeviceSize | number;
   };
-  /** `VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29906,31 +29907,31 @@ export interface VkStructInputs {
     workgroupMemoryExplicitLayout8BitAccess?: VkBool32 | boolean;
     workgroupMemoryExplicitLayout16BitAccess?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     ycbcr2plane444Formats?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceYcbcrDegammaFeaturesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceYcbcrDegammaFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceYcbcrDegammaFeaturesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     ycbcrDegamma?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceYcbcrImageArraysFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceYcbcrImageArraysFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceYcbcrImageArraysFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     ycbcrImageArrays?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     zeroInitializeDeviceMemory?: VkBool32 | boolean;
   };
-  /** `VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29939,7 +29940,7 @@ export interface VkStructInputs {
   /** Input form of `VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeaturesKHR` (alias of VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures). */
   VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeaturesKHR:
     VkStructInputs["VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures"];
-  /** `VkPipelineBinaryCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineBinaryCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29953,18 +29954,18 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPipelineCreateInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineBinaryDataInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineBinaryDataInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryDataInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pipelineBinary?: VkPipelineBinaryKHR | null;
+    pipelineBinary: VkPipelineBinaryKHR | null;
   };
-  /** `VkPipelineBinaryDataKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineBinaryDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryDataKHR: {
     dataSize?: bigint | number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkPipelineBinaryHandlesInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineBinaryHandlesInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryHandlesInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29975,7 +29976,7 @@ export interface VkStructInputs {
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkPipelineBinaryInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineBinaryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -29986,26 +29987,26 @@ export interface VkStructInputs {
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkPipelineBinaryKeyKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineBinaryKeyKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryKeyKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     keySize?: number;
     key?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPipelineBinaryKeysAndDataKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineBinaryKeysAndDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryKeysAndDataKHR: {
     binaryCount?: number;
-    pPipelineBinaryKeys?:
+    pPipelineBinaryKeys:
       | VkStructInputs["VkPipelineBinaryKeyKHR"]
       | readonly VkStructInputs["VkPipelineBinaryKeyKHR"][]
       | Deno.PointerValue;
-    pPipelineBinaryData?:
+    pPipelineBinaryData:
       | VkStructInputs["VkPipelineBinaryDataKHR"]
       | readonly VkStructInputs["VkPipelineBinaryDataKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineCacheCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCacheCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30013,32 +30014,32 @@ export interface VkStructInputs {
     initialDataSize?: bigint | number;
     pInitialData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkPipelineCacheHeaderVersionDataGraphQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCacheHeaderVersionDataGraphQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheHeaderVersionDataGraphQCOM: {
     headerSize?: number;
-    headerVersion?: VkPipelineCacheHeaderVersion;
+    headerVersion: VkPipelineCacheHeaderVersion;
     cacheType?: VkDataGraphModelCacheTypeQCOM;
     cacheVersion?: number;
     toolchainVersion?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPipelineCacheHeaderVersionOne` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCacheHeaderVersionOne` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheHeaderVersionOne: {
     headerSize?: number;
-    headerVersion?: VkPipelineCacheHeaderVersion;
+    headerVersion: VkPipelineCacheHeaderVersion;
     vendorID?: number;
     deviceID?: number;
     pipelineCacheUUID?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPipelineCacheHeaderVersionSafetyCriticalOne` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCacheHeaderVersionSafetyCriticalOne` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheHeaderVersionSafetyCriticalOne: {
-    headerVersionOne?: VkStructInputs["VkPipelineCacheHeaderVersionOne"];
-    validationVersion?: VkPipelineCacheValidationVersion;
+    headerVersionOne: VkStructInputs["VkPipelineCacheHeaderVersionOne"];
+    validationVersion: VkPipelineCacheValidationVersion;
     implementationData?: number;
     pipelineIndexCount?: number;
     pipelineIndexStride?: number;
     pipelineIndexOffset?: bigint | number;
   };
-  /** `VkPipelineCacheSafetyCriticalIndexEntry` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCacheSafetyCriticalIndexEntry` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheSafetyCriticalIndexEntry: {
     pipelineIdentifier?: readonly number[] | ArrayBufferView;
     pipelineMemorySize?: bigint | number;
@@ -30048,12 +30049,12 @@ export interface VkStructInputs {
     stageIndexStride?: number;
     stageIndexOffset?: bigint | number;
   };
-  /** `VkPipelineCacheStageValidationIndexEntry` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCacheStageValidationIndexEntry` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheStageValidationIndexEntry: {
     codeSize?: bigint | number;
     codeOffset?: bigint | number;
   };
-  /** `VkPipelineColorBlendAdvancedStateCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineColorBlendAdvancedStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineColorBlendAdvancedStateCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30061,7 +30062,7 @@ export interface VkStructInputs {
     dstPremultiplied?: VkBool32 | boolean;
     blendOverlap?: VkBlendOverlapEXT;
   };
-  /** `VkPipelineColorBlendAttachmentState` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineColorBlendAttachmentState` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineColorBlendAttachmentState: {
     blendEnable?: VkBool32 | boolean;
     srcColorBlendFactor?: VkBlendFactor;
@@ -30072,7 +30073,7 @@ export interface VkStructInputs {
     alphaBlendOp?: VkBlendOp;
     colorWriteMask?: VkColorComponentFlags;
   };
-  /** `VkPipelineColorBlendStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineColorBlendStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineColorBlendStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPipelineColorBlendStateCreateInfo">;
@@ -30086,20 +30087,20 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     blendConstants?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPipelineColorWriteCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineColorWriteCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineColorWriteCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     attachmentCount?: number;
     pColorWriteEnables?: readonly (VkBool32 | boolean)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPipelineCompilerControlCreateInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCompilerControlCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCompilerControlCreateInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     compilerControlFlags?: VkPipelineCompilerControlFlagsAMD;
   };
-  /** `VkPipelineCoverageModulationStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCoverageModulationStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCoverageModulationStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30109,14 +30110,14 @@ export interface VkStructInputs {
     coverageModulationTableCount?: number;
     pCoverageModulationTable?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPipelineCoverageReductionStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCoverageReductionStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCoverageReductionStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkPipelineCoverageReductionStateCreateFlagsNV;
     coverageReductionMode?: VkCoverageReductionModeNV;
   };
-  /** `VkPipelineCoverageToColorStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCoverageToColorStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCoverageToColorStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30124,29 +30125,29 @@ export interface VkStructInputs {
     coverageToColorEnable?: VkBool32 | boolean;
     coverageToColorLocation?: number;
   };
-  /** `VkPipelineCreateFlags2CreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCreateFlags2CreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreateFlags2CreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    flags?: VkPipelineCreateFlags2 | number;
+    flags?: VkPipelineCreateFlags2;
   };
   /** Input form of `VkPipelineCreateFlags2CreateInfoKHR` (alias of VkPipelineCreateFlags2CreateInfo). */
   VkPipelineCreateFlags2CreateInfoKHR: VkStructInputs["VkPipelineCreateFlags2CreateInfo"];
-  /** `VkPipelineCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkPipelineCreationFeedback` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCreationFeedback` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreationFeedback: {
     flags?: VkPipelineCreationFeedbackFlags;
     duration?: bigint | number;
   };
-  /** `VkPipelineCreationFeedbackCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineCreationFeedbackCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreationFeedbackCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pPipelineCreationFeedback?:
+    pPipelineCreationFeedback:
       | VkStructInputs["VkPipelineCreationFeedback"]
       | readonly VkStructInputs["VkPipelineCreationFeedback"][]
       | Deno.PointerValue;
@@ -30160,7 +30161,7 @@ export interface VkStructInputs {
   VkPipelineCreationFeedbackCreateInfoEXT: VkStructInputs["VkPipelineCreationFeedbackCreateInfo"];
   /** Input form of `VkPipelineCreationFeedbackEXT` (alias of VkPipelineCreationFeedback). */
   VkPipelineCreationFeedbackEXT: VkStructInputs["VkPipelineCreationFeedback"];
-  /** `VkPipelineDepthStencilStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineDepthStencilStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineDepthStencilStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30175,7 +30176,7 @@ export interface VkStructInputs {
     minDepthBounds?: number;
     maxDepthBounds?: number;
   };
-  /** `VkPipelineDiscardRectangleStateCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineDiscardRectangleStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineDiscardRectangleStateCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30187,7 +30188,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkRect2D"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineDynamicStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineDynamicStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineDynamicStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30195,14 +30196,14 @@ export interface VkStructInputs {
     dynamicStateCount?: number;
     pDynamicStates?: readonly VkDynamicState[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPipelineExecutableInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineExecutableInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutableInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pipeline?: VkPipeline | null;
+    pipeline: VkPipeline | null;
     executableIndex?: number;
   };
-  /** `VkPipelineExecutableInternalRepresentationKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineExecutableInternalRepresentationKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutableInternalRepresentationKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30212,7 +30213,7 @@ export interface VkStructInputs {
     dataSize?: bigint | number;
     pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkPipelineExecutablePropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineExecutablePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutablePropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30221,7 +30222,7 @@ export interface VkStructInputs {
     description?: string;
     subgroupSize?: number;
   };
-  /** `VkPipelineExecutableStatisticKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineExecutableStatisticKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutableStatisticKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30230,20 +30231,20 @@ export interface VkStructInputs {
     format?: VkPipelineExecutableStatisticFormatKHR;
     value?: VkStructInputs["VkPipelineExecutableStatisticValueKHR"];
   };
-  /** `VkPipelineExecutableStatisticValueKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineExecutableStatisticValueKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutableStatisticValueKHR: {
     b32?: VkBool32 | boolean;
     i64?: bigint | number;
     u64?: bigint | number;
     f64?: number;
   };
-  /** `VkPipelineFragmentDensityMapLayeredCreateInfoVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineFragmentDensityMapLayeredCreateInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineFragmentDensityMapLayeredCreateInfoVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxFragmentDensityMapLayers?: number;
   };
-  /** `VkPipelineFragmentShadingRateEnumStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineFragmentShadingRateEnumStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineFragmentShadingRateEnumStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30251,29 +30252,29 @@ export interface VkStructInputs {
     shadingRate?: VkFragmentShadingRateNV;
     combinerOps?: readonly VkFragmentShadingRateCombinerOpKHR[] | ArrayBufferView;
   };
-  /** `VkPipelineFragmentShadingRateStateCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineFragmentShadingRateStateCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineFragmentShadingRateStateCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     fragmentSize?: VkStructInputs["VkExtent2D"];
     combinerOps?: readonly VkFragmentShadingRateCombinerOpKHR[] | ArrayBufferView;
   };
-  /** `VkPipelineIndirectDeviceAddressInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineIndirectDeviceAddressInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineIndirectDeviceAddressInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineBindPoint?: VkPipelineBindPoint;
-    pipeline?: VkPipeline | null;
+    pipeline: VkPipeline | null;
   };
   /** Input form of `VkPipelineInfoEXT` (alias of VkPipelineInfoKHR). */
   VkPipelineInfoEXT: VkStructInputs["VkPipelineInfoKHR"];
-  /** `VkPipelineInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pipeline?: VkPipeline | null;
+    pipeline: VkPipeline | null;
   };
-  /** `VkPipelineInputAssemblyStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineInputAssemblyStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineInputAssemblyStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30281,7 +30282,7 @@ export interface VkStructInputs {
     topology?: VkPrimitiveTopology;
     primitiveRestartEnable?: VkBool32 | boolean;
   };
-  /** `VkPipelineLayoutCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineLayoutCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineLayoutCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30298,26 +30299,26 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPushConstantRange"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineLibraryCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineLibraryCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineLibraryCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     libraryCount?: number;
     pLibraries?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPipelineMultisampleStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineMultisampleStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineMultisampleStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPipelineMultisampleStateCreateInfo">;
     flags?: VkPipelineMultisampleStateCreateFlags;
-    rasterizationSamples?: VkSampleCountFlagBits;
+    rasterizationSamples: VkSampleCountFlagBits;
     sampleShadingEnable?: VkBool32 | boolean;
     minSampleShading?: number;
     pSampleMask?: readonly VkSampleMask[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     alphaToCoverageEnable?: VkBool32 | boolean;
     alphaToOneEnable?: VkBool32 | boolean;
   };
-  /** `VkPipelineOfflineCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineOfflineCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineOfflineCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30325,20 +30326,20 @@ export interface VkStructInputs {
     matchControl?: VkPipelineMatchControl;
     poolEntrySize?: VkDeviceSize | number;
   };
-  /** `VkPipelinePoolSize` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelinePoolSize` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelinePoolSize: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     poolEntrySize?: VkDeviceSize | number;
     poolEntryCount?: number;
   };
-  /** `VkPipelinePropertiesIdentifierEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelinePropertiesIdentifierEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelinePropertiesIdentifierEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pipelineIdentifier?: readonly number[] | ArrayBufferView;
   };
-  /** `VkPipelineRasterizationConservativeStateCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRasterizationConservativeStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationConservativeStateCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30346,14 +30347,14 @@ export interface VkStructInputs {
     conservativeRasterizationMode?: VkConservativeRasterizationModeEXT;
     extraPrimitiveOverestimationSize?: number;
   };
-  /** `VkPipelineRasterizationDepthClipStateCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRasterizationDepthClipStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationDepthClipStateCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkPipelineRasterizationDepthClipStateCreateFlagsEXT;
     depthClipEnable?: VkBool32 | boolean;
   };
-  /** `VkPipelineRasterizationLineStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRasterizationLineStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationLineStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30366,13 +30367,13 @@ export interface VkStructInputs {
   VkPipelineRasterizationLineStateCreateInfoEXT: VkStructInputs["VkPipelineRasterizationLineStateCreateInfo"];
   /** Input form of `VkPipelineRasterizationLineStateCreateInfoKHR` (alias of VkPipelineRasterizationLineStateCreateInfo). */
   VkPipelineRasterizationLineStateCreateInfoKHR: VkStructInputs["VkPipelineRasterizationLineStateCreateInfo"];
-  /** `VkPipelineRasterizationProvokingVertexStateCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRasterizationProvokingVertexStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationProvokingVertexStateCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     provokingVertexMode?: VkProvokingVertexModeEXT;
   };
-  /** `VkPipelineRasterizationStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRasterizationStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPipelineRasterizationStateCreateInfo">;
@@ -30388,20 +30389,20 @@ export interface VkStructInputs {
     depthBiasSlopeFactor?: number;
     lineWidth?: number;
   };
-  /** `VkPipelineRasterizationStateRasterizationOrderAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRasterizationStateRasterizationOrderAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationStateRasterizationOrderAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     rasterizationOrder?: VkRasterizationOrderAMD;
   };
-  /** `VkPipelineRasterizationStateStreamCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRasterizationStateStreamCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationStateStreamCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkPipelineRasterizationStateStreamCreateFlagsEXT;
     rasterizationStream?: number;
   };
-  /** `VkPipelineRenderingCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRenderingCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRenderingCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30413,13 +30414,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPipelineRenderingCreateInfoKHR` (alias of VkPipelineRenderingCreateInfo). */
   VkPipelineRenderingCreateInfoKHR: VkStructInputs["VkPipelineRenderingCreateInfo"];
-  /** `VkPipelineRepresentativeFragmentTestStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRepresentativeFragmentTestStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRepresentativeFragmentTestStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     representativeFragmentTestEnable?: VkBool32 | boolean;
   };
-  /** `VkPipelineRobustnessCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineRobustnessCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRobustnessCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30430,41 +30431,41 @@ export interface VkStructInputs {
   };
   /** Input form of `VkPipelineRobustnessCreateInfoEXT` (alias of VkPipelineRobustnessCreateInfo). */
   VkPipelineRobustnessCreateInfoEXT: VkStructInputs["VkPipelineRobustnessCreateInfo"];
-  /** `VkPipelineSampleLocationsStateCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineSampleLocationsStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineSampleLocationsStateCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     sampleLocationsEnable?: VkBool32 | boolean;
     sampleLocationsInfo?: VkStructInputs["VkSampleLocationsInfoEXT"];
   };
-  /** `VkPipelineShaderStageCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineShaderStageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineShaderStageCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPipelineShaderStageCreateInfo">;
     flags?: VkPipelineShaderStageCreateFlags;
-    stage?: VkShaderStageFlagBits;
+    stage: VkShaderStageFlagBits;
     module?: VkShaderModule | null;
-    pName?: string | Deno.PointerValue;
+    pName: string | Deno.PointerValue;
     pSpecializationInfo?:
       | VkStructInputs["VkSpecializationInfo"]
       | readonly VkStructInputs["VkSpecializationInfo"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineShaderStageModuleIdentifierCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineShaderStageModuleIdentifierCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineShaderStageModuleIdentifierCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     identifierSize?: number;
     pIdentifier?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPipelineShaderStageNodeCreateInfoAMDX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineShaderStageNodeCreateInfoAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineShaderStageNodeCreateInfoAMDX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pName?: string | Deno.PointerValue;
     index?: number;
   };
-  /** `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30473,7 +30474,7 @@ export interface VkStructInputs {
   /** Input form of `VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT` (alias of VkPipelineShaderStageRequiredSubgroupSizeCreateInfo). */
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT:
     VkStructInputs["VkPipelineShaderStageRequiredSubgroupSizeCreateInfo"];
-  /** `VkPipelineTessellationDomainOriginStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineTessellationDomainOriginStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineTessellationDomainOriginStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30482,19 +30483,19 @@ export interface VkStructInputs {
   /** Input form of `VkPipelineTessellationDomainOriginStateCreateInfoKHR` (alias of VkPipelineTessellationDomainOriginStateCreateInfo). */
   VkPipelineTessellationDomainOriginStateCreateInfoKHR:
     VkStructInputs["VkPipelineTessellationDomainOriginStateCreateInfo"];
-  /** `VkPipelineTessellationStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineTessellationStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineTessellationStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPipelineTessellationStateCreateInfo">;
     flags?: VkPipelineTessellationStateCreateFlags;
     patchControlPoints?: number;
   };
-  /** `VkPipelineVertexInputDivisorStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineVertexInputDivisorStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineVertexInputDivisorStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     vertexBindingDivisorCount?: number;
-    pVertexBindingDivisors?:
+    pVertexBindingDivisors:
       | VkStructInputs["VkVertexInputBindingDivisorDescription"]
       | readonly VkStructInputs["VkVertexInputBindingDivisorDescription"][]
       | Deno.PointerValue;
@@ -30505,7 +30506,7 @@ export interface VkStructInputs {
   /** Input form of `VkPipelineVertexInputDivisorStateCreateInfoKHR` (alias of VkPipelineVertexInputDivisorStateCreateInfo). */
   VkPipelineVertexInputDivisorStateCreateInfoKHR:
     VkStructInputs["VkPipelineVertexInputDivisorStateCreateInfo"];
-  /** `VkPipelineVertexInputStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineVertexInputStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineVertexInputStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPipelineVertexInputStateCreateInfo">;
@@ -30521,7 +30522,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVertexInputAttributeDescription"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineViewportCoarseSampleOrderStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportCoarseSampleOrderStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportCoarseSampleOrderStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30532,7 +30533,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkCoarseSampleOrderCustomNV"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineViewportDepthClampControlCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportDepthClampControlCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportDepthClampControlCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30542,13 +30543,13 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDepthClampRangeEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineViewportDepthClipControlCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportDepthClipControlCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportDepthClipControlCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     negativeOneToOne?: VkBool32 | boolean;
   };
-  /** `VkPipelineViewportExclusiveScissorStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportExclusiveScissorStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportExclusiveScissorStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30558,7 +30559,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkRect2D"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineViewportShadingRateImageStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportShadingRateImageStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportShadingRateImageStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30569,7 +30570,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkShadingRatePaletteNV"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineViewportStateCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportStateCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPipelineViewportStateCreateInfo">;
@@ -30579,18 +30580,18 @@ export interface VkStructInputs {
     scissorCount?: number;
     pScissors?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | Deno.PointerValue;
   };
-  /** `VkPipelineViewportSwizzleStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportSwizzleStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportSwizzleStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkPipelineViewportSwizzleStateCreateFlagsNV;
     viewportCount?: number;
-    pViewportSwizzles?:
+    pViewportSwizzles:
       | VkStructInputs["VkViewportSwizzleNV"]
       | readonly VkStructInputs["VkViewportSwizzleNV"][]
       | Deno.PointerValue;
   };
-  /** `VkPipelineViewportWScalingStateCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPipelineViewportWScalingStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportWScalingStateCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30601,38 +30602,38 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkViewportWScalingNV"][]
       | Deno.PointerValue;
   };
-  /** `VkPresentFrameTokenGGP` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentFrameTokenGGP` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentFrameTokenGGP: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     frameToken?: number;
   };
-  /** `VkPresentId2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentId2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentId2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchainCount?: number;
     pPresentIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPresentIdKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentIdKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentIdKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchainCount?: number;
     pPresentIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPresentInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPresentInfoKHR">;
     waitSemaphoreCount?: number;
     pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     swapchainCount?: number;
-    pSwapchains?: readonly (VkSwapchainKHR | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pImageIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSwapchains: readonly (VkSwapchainKHR | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pResults?: readonly VkResult[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkPresentRegionKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentRegionKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentRegionKHR: {
     rectangleCount?: number;
     pRectangles?:
@@ -30640,7 +30641,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkRectLayerKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkPresentRegionsKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentRegionsKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentRegionsKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30650,17 +30651,17 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPresentRegionKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkPresentStageTimeEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentStageTimeEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentStageTimeEXT: {
     stage?: VkPresentStageFlagsEXT;
     time?: bigint | number;
   };
-  /** `VkPresentTimeGOOGLE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentTimeGOOGLE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimeGOOGLE: {
     presentID?: number;
     desiredPresentTime?: bigint | number;
   };
-  /** `VkPresentTimesInfoGOOGLE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentTimesInfoGOOGLE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimesInfoGOOGLE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30670,7 +30671,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPresentTimeGOOGLE"][]
       | Deno.PointerValue;
   };
-  /** `VkPresentTimingInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentTimingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimingInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30680,7 +30681,7 @@ export interface VkStructInputs {
     presentStageQueries?: VkPresentStageFlagsEXT;
     targetTimeDomainPresentStage?: VkPresentStageFlagsEXT;
   };
-  /** `VkPresentTimingSurfaceCapabilitiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentTimingSurfaceCapabilitiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimingSurfaceCapabilitiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30689,7 +30690,7 @@ export interface VkStructInputs {
     presentAtRelativeTimeSupported?: VkBool32 | boolean;
     presentStageQueries?: VkPresentStageFlagsEXT;
   };
-  /** `VkPresentTimingsInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentTimingsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimingsInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30699,91 +30700,91 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkPresentTimingInfoEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkPresentWait2InfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPresentWait2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentWait2InfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentId?: bigint | number;
     timeout?: bigint | number;
   };
-  /** `VkPrivateDataSlotCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPrivateDataSlotCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPrivateDataSlotCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    flags?: VkPrivateDataSlotCreateFlags;
+    flags: VkPrivateDataSlotCreateFlags;
   };
   /** Input form of `VkPrivateDataSlotCreateInfoEXT` (alias of VkPrivateDataSlotCreateInfo). */
   VkPrivateDataSlotCreateInfoEXT: VkStructInputs["VkPrivateDataSlotCreateInfo"];
-  /** `VkProtectedSubmitInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkProtectedSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkProtectedSubmitInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     protectedSubmit?: VkBool32 | boolean;
   };
-  /** `VkPushConstantBankInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPushConstantBankInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPushConstantBankInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     bank?: number;
   };
-  /** `VkPushConstantRange` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPushConstantRange` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPushConstantRange: {
-    stageFlags?: VkShaderStageFlags;
+    stageFlags: VkShaderStageFlags;
     offset?: number;
     size?: number;
   };
-  /** `VkPushConstantsInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPushConstantsInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPushConstantsInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPushConstantsInfo">;
     layout?: VkPipelineLayout | null;
-    stageFlags?: VkShaderStageFlags;
+    stageFlags: VkShaderStageFlags;
     offset?: number;
     size?: number;
-    pValues?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pValues: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
   /** Input form of `VkPushConstantsInfoKHR` (alias of VkPushConstantsInfo). */
   VkPushConstantsInfoKHR: VkStructInputs["VkPushConstantsInfo"];
-  /** `VkPushDataInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPushDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPushDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPushDataInfoEXT">;
     offset?: number;
-    data?: VkStructInputs["VkHostAddressRangeConstEXT"];
+    data: VkStructInputs["VkHostAddressRangeConstEXT"];
   };
-  /** `VkPushDescriptorSetInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPushDescriptorSetInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPushDescriptorSetInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPushDescriptorSetInfo">;
-    stageFlags?: VkShaderStageFlags;
+    stageFlags: VkShaderStageFlags;
     layout?: VkPipelineLayout | null;
     set?: number;
     descriptorWriteCount?: number;
-    pDescriptorWrites?:
+    pDescriptorWrites:
       | VkStructInputs["VkWriteDescriptorSet"]
       | readonly VkStructInputs["VkWriteDescriptorSet"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkPushDescriptorSetInfoKHR` (alias of VkPushDescriptorSetInfo). */
   VkPushDescriptorSetInfoKHR: VkStructInputs["VkPushDescriptorSetInfo"];
-  /** `VkPushDescriptorSetWithTemplateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkPushDescriptorSetWithTemplateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPushDescriptorSetWithTemplateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPushDescriptorSetWithTemplateInfo">;
-    descriptorUpdateTemplate?: VkDescriptorUpdateTemplate | null;
+    descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null;
     layout?: VkPipelineLayout | null;
     set?: number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
   /** Input form of `VkPushDescriptorSetWithTemplateInfoKHR` (alias of VkPushDescriptorSetWithTemplateInfo). */
   VkPushDescriptorSetWithTemplateInfoKHR: VkStructInputs["VkPushDescriptorSetWithTemplateInfo"];
-  /** `VkQueryLowLatencySupportNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueryLowLatencySupportNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryLowLatencySupportNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pQueriedLowLatencyData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pQueriedLowLatencyData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkQueryPoolCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueryPoolCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkQueryPoolCreateInfo">;
@@ -30794,46 +30795,46 @@ export interface VkStructInputs {
   };
   /** Input form of `VkQueryPoolCreateInfoINTEL` (alias of VkQueryPoolPerformanceQueryCreateInfoINTEL). */
   VkQueryPoolCreateInfoINTEL: VkStructInputs["VkQueryPoolPerformanceQueryCreateInfoINTEL"];
-  /** `VkQueryPoolPerformanceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueryPoolPerformanceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolPerformanceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     queueFamilyIndex?: number;
     counterIndexCount?: number;
-    pCounterIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCounterIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkQueryPoolPerformanceQueryCreateInfoINTEL` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueryPoolPerformanceQueryCreateInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolPerformanceQueryCreateInfoINTEL: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     performanceCountersSampling?: VkQueryPoolSamplingModeINTEL;
   };
-  /** `VkQueryPoolVideoEncodeFeedbackCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueryPoolVideoEncodeFeedbackCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolVideoEncodeFeedbackCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    encodeFeedbackFlags?: VkVideoEncodeFeedbackFlagsKHR;
+    encodeFeedbackFlags: VkVideoEncodeFeedbackFlagsKHR;
   };
-  /** `VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxPerPartitionFeedbackEntries?: number;
     perPartitionEncodeFeedbackFlags?: VkVideoEncodePerPartitionFeedbackFlagsKHR;
   };
-  /** `VkQueueFamilyCheckpointProperties2NV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyCheckpointProperties2NV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyCheckpointProperties2NV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    checkpointExecutionStageMask?: VkPipelineStageFlags2 | number;
+    checkpointExecutionStageMask?: VkPipelineStageFlags2;
   };
-  /** `VkQueueFamilyCheckpointPropertiesNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyCheckpointPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyCheckpointPropertiesNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     checkpointExecutionStageMask?: VkPipelineStageFlags;
   };
-  /** `VkQueueFamilyDataGraphOpticalFlowPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyDataGraphOpticalFlowPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphOpticalFlowPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30846,21 +30847,21 @@ export interface VkStructInputs {
     maxWidth?: number;
     maxHeight?: number;
   };
-  /** `VkQueueFamilyDataGraphProcessingEnginePropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyDataGraphProcessingEnginePropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphProcessingEnginePropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     foreignSemaphoreHandleTypes?: VkExternalSemaphoreHandleTypeFlags;
     foreignMemoryHandleTypes?: VkExternalMemoryHandleTypeFlags;
   };
-  /** `VkQueueFamilyDataGraphPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyDataGraphPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     engine?: VkStructInputs["VkPhysicalDeviceDataGraphProcessingEngineARM"];
     operation?: VkStructInputs["VkPhysicalDeviceDataGraphOperationSupportARM"];
   };
-  /** `VkQueueFamilyDataGraphTOSAPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyDataGraphTOSAPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphTOSAPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30876,7 +30877,7 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     level?: VkDataGraphTOSALevelARM;
   };
-  /** `VkQueueFamilyGlobalPriorityProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyGlobalPriorityProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyGlobalPriorityProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -30887,26 +30888,26 @@ export interface VkStructInputs {
   VkQueueFamilyGlobalPriorityPropertiesEXT: VkStructInputs["VkQueueFamilyGlobalPriorityProperties"];
   /** Input form of `VkQueueFamilyGlobalPriorityPropertiesKHR` (alias of VkQueueFamilyGlobalPriorityProperties). */
   VkQueueFamilyGlobalPriorityPropertiesKHR: VkStructInputs["VkQueueFamilyGlobalPriorityProperties"];
-  /** `VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     optimalImageTransferGranularity?: VkStructInputs["VkExtent3D"];
   };
-  /** `VkQueueFamilyOwnershipTransferPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyOwnershipTransferPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyOwnershipTransferPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     optimalImageTransferToQueueFamilies?: number;
   };
-  /** `VkQueueFamilyProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyProperties: {
     queueFlags?: VkQueueFlags;
     queueCount?: number;
     timestampValidBits?: number;
     minImageTransferGranularity?: VkStructInputs["VkExtent3D"];
   };
-  /** `VkQueueFamilyProperties2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyProperties2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyProperties2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkQueueFamilyProperties2">;
@@ -30914,25 +30915,25 @@ export interface VkStructInputs {
   };
   /** Input form of `VkQueueFamilyProperties2KHR` (alias of VkQueueFamilyProperties2). */
   VkQueueFamilyProperties2KHR: VkStructInputs["VkQueueFamilyProperties2"];
-  /** `VkQueueFamilyQueryResultStatusPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyQueryResultStatusPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyQueryResultStatusPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     queryResultStatusSupport?: VkBool32 | boolean;
   };
-  /** `VkQueueFamilyVideoPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkQueueFamilyVideoPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyVideoPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoCodecOperations?: VkVideoCodecOperationFlagsKHR;
   };
-  /** `VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     allowClusterAccelerationStructure?: VkBool32 | boolean;
   };
-  /** `VkRayTracingPipelineCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRayTracingPipelineCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingPipelineCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRayTracingPipelineCreateInfoKHR">;
@@ -30964,18 +30965,18 @@ export interface VkStructInputs {
     basePipelineHandle?: VkPipeline | null;
     basePipelineIndex?: number;
   };
-  /** `VkRayTracingPipelineCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRayTracingPipelineCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingPipelineCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRayTracingPipelineCreateInfoNV">;
     flags?: VkPipelineCreateFlags;
     stageCount?: number;
-    pStages?:
+    pStages:
       | VkStructInputs["VkPipelineShaderStageCreateInfo"]
       | readonly VkStructInputs["VkPipelineShaderStageCreateInfo"][]
       | Deno.PointerValue;
     groupCount?: number;
-    pGroups?:
+    pGroups:
       | VkStructInputs["VkRayTracingShaderGroupCreateInfoNV"]
       | readonly VkStructInputs["VkRayTracingShaderGroupCreateInfoNV"][]
       | Deno.PointerValue;
@@ -30984,14 +30985,14 @@ export interface VkStructInputs {
     basePipelineHandle?: VkPipeline | null;
     basePipelineIndex?: number;
   };
-  /** `VkRayTracingPipelineInterfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRayTracingPipelineInterfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingPipelineInterfaceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxPipelineRayPayloadSize?: number;
     maxPipelineRayHitAttributeSize?: number;
   };
-  /** `VkRayTracingShaderGroupCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRayTracingShaderGroupCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingShaderGroupCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31002,7 +31003,7 @@ export interface VkStructInputs {
     intersectionShader?: number;
     pShaderGroupCaptureReplayHandle?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkRayTracingShaderGroupCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRayTracingShaderGroupCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingShaderGroupCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31012,54 +31013,54 @@ export interface VkStructInputs {
     anyHitShader?: number;
     intersectionShader?: number;
   };
-  /** `VkRect2D` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRect2D` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRect2D: {
     offset?: VkStructInputs["VkOffset2D"];
     extent?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkRectLayerKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRectLayerKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRectLayerKHR: {
     offset?: VkStructInputs["VkOffset2D"];
     extent?: VkStructInputs["VkExtent2D"];
     layer?: number;
   };
-  /** `VkRefreshCycleDurationGOOGLE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRefreshCycleDurationGOOGLE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRefreshCycleDurationGOOGLE: {
     refreshDuration?: bigint | number;
   };
-  /** `VkRefreshObjectKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRefreshObjectKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRefreshObjectKHR: {
     objectType?: VkObjectType;
     objectHandle?: bigint | number;
     flags?: VkRefreshObjectFlagsKHR;
   };
-  /** `VkRefreshObjectListKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRefreshObjectListKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRefreshObjectListKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     objectCount?: number;
-    pObjects?:
+    pObjects:
       | VkStructInputs["VkRefreshObjectKHR"]
       | readonly VkStructInputs["VkRefreshObjectKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkReleaseCapturedPipelineDataInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkReleaseCapturedPipelineDataInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkReleaseCapturedPipelineDataInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pipeline?: VkPipeline | null;
+    pipeline: VkPipeline | null;
   };
   /** Input form of `VkReleaseSwapchainImagesInfoEXT` (alias of VkReleaseSwapchainImagesInfoKHR). */
   VkReleaseSwapchainImagesInfoEXT: VkStructInputs["VkReleaseSwapchainImagesInfoKHR"];
-  /** `VkReleaseSwapchainImagesInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkReleaseSwapchainImagesInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkReleaseSwapchainImagesInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    swapchain?: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR | null;
     imageIndexCount?: number;
-    pImageIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkRenderPassAttachmentBeginInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassAttachmentBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassAttachmentBeginInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31068,12 +31069,12 @@ export interface VkStructInputs {
   };
   /** Input form of `VkRenderPassAttachmentBeginInfoKHR` (alias of VkRenderPassAttachmentBeginInfo). */
   VkRenderPassAttachmentBeginInfoKHR: VkStructInputs["VkRenderPassAttachmentBeginInfo"];
-  /** `VkRenderPassBeginInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassBeginInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRenderPassBeginInfo">;
-    renderPass?: VkRenderPass | null;
-    framebuffer?: VkFramebuffer | null;
+    renderPass: VkRenderPass | null;
+    framebuffer: VkFramebuffer | null;
     renderArea?: VkStructInputs["VkRect2D"];
     clearValueCount?: number;
     pClearValues?:
@@ -31081,7 +31082,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkClearValue"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRenderPassCreateInfo">;
@@ -31092,7 +31093,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkAttachmentDescription"][]
       | Deno.PointerValue;
     subpassCount?: number;
-    pSubpasses?:
+    pSubpasses:
       | VkStructInputs["VkSubpassDescription"]
       | readonly VkStructInputs["VkSubpassDescription"][]
       | Deno.PointerValue;
@@ -31102,7 +31103,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkSubpassDependency"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassCreateInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassCreateInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreateInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRenderPassCreateInfo2">;
@@ -31113,7 +31114,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkAttachmentDescription2"][]
       | Deno.PointerValue;
     subpassCount?: number;
-    pSubpasses?:
+    pSubpasses:
       | VkStructInputs["VkSubpassDescription2"]
       | readonly VkStructInputs["VkSubpassDescription2"][]
       | Deno.PointerValue;
@@ -31127,32 +31128,32 @@ export interface VkStructInputs {
   };
   /** Input form of `VkRenderPassCreateInfo2KHR` (alias of VkRenderPassCreateInfo2). */
   VkRenderPassCreateInfo2KHR: VkStructInputs["VkRenderPassCreateInfo2"];
-  /** `VkRenderPassCreationControlEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassCreationControlEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreationControlEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     disallowMerging?: VkBool32 | boolean;
   };
-  /** `VkRenderPassCreationFeedbackCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassCreationFeedbackCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreationFeedbackCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pRenderPassFeedback?:
+    pRenderPassFeedback:
       | VkStructInputs["VkRenderPassCreationFeedbackInfoEXT"]
       | readonly VkStructInputs["VkRenderPassCreationFeedbackInfoEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassCreationFeedbackInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassCreationFeedbackInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreationFeedbackInfoEXT: {
     postMergeSubpassCount?: number;
   };
-  /** `VkRenderPassFragmentDensityMapCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassFragmentDensityMapCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassFragmentDensityMapCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     fragmentDensityMapAttachment?: VkStructInputs["VkAttachmentReference"];
   };
-  /** `VkRenderPassFragmentDensityMapOffsetEndInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassFragmentDensityMapOffsetEndInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassFragmentDensityMapOffsetEndInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31162,12 +31163,12 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkOffset2D"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassInputAttachmentAspectCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassInputAttachmentAspectCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassInputAttachmentAspectCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     aspectReferenceCount?: number;
-    pAspectReferences?:
+    pAspectReferences:
       | VkStructInputs["VkInputAttachmentAspectReference"]
       | readonly VkStructInputs["VkInputAttachmentAspectReference"][]
       | Deno.PointerValue;
@@ -31175,7 +31176,7 @@ export interface VkStructInputs {
   /** Input form of `VkRenderPassInputAttachmentAspectCreateInfoKHR` (alias of VkRenderPassInputAttachmentAspectCreateInfo). */
   VkRenderPassInputAttachmentAspectCreateInfoKHR:
     VkStructInputs["VkRenderPassInputAttachmentAspectCreateInfo"];
-  /** `VkRenderPassMultiviewCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassMultiviewCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassMultiviewCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31188,21 +31189,21 @@ export interface VkStructInputs {
   };
   /** Input form of `VkRenderPassMultiviewCreateInfoKHR` (alias of VkRenderPassMultiviewCreateInfo). */
   VkRenderPassMultiviewCreateInfoKHR: VkStructInputs["VkRenderPassMultiviewCreateInfo"];
-  /** `VkRenderPassPerformanceCountersByRegionBeginInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassPerformanceCountersByRegionBeginInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassPerformanceCountersByRegionBeginInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     counterAddressCount?: number;
-    pCounterAddresses?:
+    pCounterAddresses:
       | readonly (VkDeviceAddress | number)[]
       | ArrayBufferView
       | ArrayBuffer
       | Deno.PointerValue;
     serializeRegions?: VkBool32 | boolean;
     counterIndexCount?: number;
-    pCounterIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCounterIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkRenderPassSampleLocationsBeginInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassSampleLocationsBeginInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassSampleLocationsBeginInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31217,61 +31218,61 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkSubpassSampleLocationsEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassStripeBeginInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassStripeBeginInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassStripeBeginInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stripeInfoCount?: number;
-    pStripeInfos?:
+    pStripeInfos:
       | VkStructInputs["VkRenderPassStripeInfoARM"]
       | readonly VkStructInputs["VkRenderPassStripeInfoARM"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassStripeInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassStripeInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassStripeInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stripeArea?: VkStructInputs["VkRect2D"];
   };
-  /** `VkRenderPassStripeSubmitInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassStripeSubmitInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassStripeSubmitInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stripeSemaphoreInfoCount?: number;
-    pStripeSemaphoreInfos?:
+    pStripeSemaphoreInfos:
       | VkStructInputs["VkSemaphoreSubmitInfo"]
       | readonly VkStructInputs["VkSemaphoreSubmitInfo"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassSubpassFeedbackCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassSubpassFeedbackCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassSubpassFeedbackCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pSubpassFeedback?:
+    pSubpassFeedback:
       | VkStructInputs["VkRenderPassSubpassFeedbackInfoEXT"]
       | readonly VkStructInputs["VkRenderPassSubpassFeedbackInfoEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkRenderPassSubpassFeedbackInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassSubpassFeedbackInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassSubpassFeedbackInfoEXT: {
     subpassMergeStatus?: VkSubpassMergeStatusEXT;
     description?: string;
     postMergeIndex?: number;
   };
-  /** `VkRenderPassTileShadingCreateInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassTileShadingCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassTileShadingCreateInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkTileShadingRenderPassFlagsQCOM;
     tileApronSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkRenderPassTransformBeginInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderPassTransformBeginInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassTransformBeginInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     transform?: VkSurfaceTransformFlagBitsKHR;
   };
-  /** `VkRenderingAreaInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingAreaInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingAreaInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31283,13 +31284,13 @@ export interface VkStructInputs {
   };
   /** Input form of `VkRenderingAreaInfoKHR` (alias of VkRenderingAreaInfo). */
   VkRenderingAreaInfoKHR: VkStructInputs["VkRenderingAreaInfo"];
-  /** `VkRenderingAttachmentFlagsInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingAttachmentFlagsInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingAttachmentFlagsInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkRenderingAttachmentFlagsKHR;
   };
-  /** `VkRenderingAttachmentInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingAttachmentInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingAttachmentInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRenderingAttachmentInfo">;
@@ -31304,7 +31305,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkRenderingAttachmentInfoKHR` (alias of VkRenderingAttachmentInfo). */
   VkRenderingAttachmentInfoKHR: VkStructInputs["VkRenderingAttachmentInfo"];
-  /** `VkRenderingAttachmentLocationInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingAttachmentLocationInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingAttachmentLocationInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31315,19 +31316,19 @@ export interface VkStructInputs {
   VkRenderingAttachmentLocationInfoKHR: VkStructInputs["VkRenderingAttachmentLocationInfo"];
   /** Input form of `VkRenderingEndInfoEXT` (alias of VkRenderingEndInfoKHR). */
   VkRenderingEndInfoEXT: VkStructInputs["VkRenderingEndInfoKHR"];
-  /** `VkRenderingEndInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingEndInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingEndInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRenderingEndInfoKHR">;
   };
-  /** `VkRenderingFragmentDensityMapAttachmentInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingFragmentDensityMapAttachmentInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingFragmentDensityMapAttachmentInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    imageView?: VkImageView | null;
+    imageView: VkImageView | null;
     imageLayout?: VkImageLayout;
   };
-  /** `VkRenderingFragmentShadingRateAttachmentInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingFragmentShadingRateAttachmentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingFragmentShadingRateAttachmentInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31335,7 +31336,7 @@ export interface VkStructInputs {
     imageLayout?: VkImageLayout;
     shadingRateAttachmentTexelSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkRenderingInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRenderingInfo">;
@@ -31359,7 +31360,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkRenderingInfoKHR` (alias of VkRenderingInfo). */
   VkRenderingInfoKHR: VkStructInputs["VkRenderingInfo"];
-  /** `VkRenderingInputAttachmentIndexInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkRenderingInputAttachmentIndexInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingInputAttachmentIndexInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31370,23 +31371,23 @@ export interface VkStructInputs {
   };
   /** Input form of `VkRenderingInputAttachmentIndexInfoKHR` (alias of VkRenderingInputAttachmentIndexInfo). */
   VkRenderingInputAttachmentIndexInfoKHR: VkStructInputs["VkRenderingInputAttachmentIndexInfo"];
-  /** `VkResolveImageInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkResolveImageInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkResolveImageInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkResolveImageInfo2">;
-    srcImage?: VkImage | null;
+    srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
-    dstImage?: VkImage | null;
+    dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions?:
+    pRegions:
       | VkStructInputs["VkImageResolve2"]
       | readonly VkStructInputs["VkImageResolve2"][]
       | Deno.PointerValue;
   };
   /** Input form of `VkResolveImageInfo2KHR` (alias of VkResolveImageInfo2). */
   VkResolveImageInfo2KHR: VkStructInputs["VkResolveImageInfo2"];
-  /** `VkResolveImageModeInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkResolveImageModeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkResolveImageModeInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31394,7 +31395,7 @@ export interface VkStructInputs {
     resolveMode?: VkResolveModeFlagBits;
     stencilResolveMode?: VkResolveModeFlagBits;
   };
-  /** `VkResourceDescriptorDataEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkResourceDescriptorDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkResourceDescriptorDataEXT: {
     pImage?:
       | VkStructInputs["VkImageDescriptorInfoEXT"]
@@ -31413,14 +31414,14 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkTensorViewCreateInfoARM"][]
       | Deno.PointerValue;
   };
-  /** `VkResourceDescriptorInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkResourceDescriptorInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkResourceDescriptorInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkResourceDescriptorInfoEXT">;
     type?: VkDescriptorType;
     data?: VkStructInputs["VkResourceDescriptorDataEXT"];
   };
-  /** `VkSRTDataNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSRTDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSRTDataNV: {
     sx?: number;
     a?: number;
@@ -31439,12 +31440,12 @@ export interface VkStructInputs {
     ty?: number;
     tz?: number;
   };
-  /** `VkSampleLocationEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSampleLocationEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSampleLocationEXT: {
     x?: number;
     y?: number;
   };
-  /** `VkSampleLocationsInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSampleLocationsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSampleLocationsInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31456,27 +31457,27 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkSampleLocationEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkSamplerBlockMatchWindowCreateInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerBlockMatchWindowCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerBlockMatchWindowCreateInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     windowExtent?: VkStructInputs["VkExtent2D"];
     windowCompareMode?: VkBlockMatchWindowCompareModeQCOM;
   };
-  /** `VkSamplerBorderColorComponentMappingCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerBorderColorComponentMappingCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerBorderColorComponentMappingCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     components?: VkStructInputs["VkComponentMapping"];
     srgb?: VkBool32 | boolean;
   };
-  /** `VkSamplerCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    sampler?: VkSampler | null;
+    sampler: VkSampler | null;
   };
-  /** `VkSamplerCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSamplerCreateInfo">;
@@ -31497,26 +31498,26 @@ export interface VkStructInputs {
     borderColor?: VkBorderColor;
     unnormalizedCoordinates?: VkBool32 | boolean;
   };
-  /** `VkSamplerCubicWeightsCreateInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerCubicWeightsCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCubicWeightsCreateInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     cubicWeights?: VkCubicFilterWeightsQCOM;
   };
-  /** `VkSamplerCustomBorderColorCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerCustomBorderColorCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCustomBorderColorCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     customBorderColor?: VkStructInputs["VkClearColorValue"];
     format?: VkFormat;
   };
-  /** `VkSamplerCustomBorderColorIndexCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerCustomBorderColorIndexCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCustomBorderColorIndexCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     index?: number;
   };
-  /** `VkSamplerReductionModeCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerReductionModeCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerReductionModeCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31524,7 +31525,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSamplerReductionModeCreateInfoEXT` (alias of VkSamplerReductionModeCreateInfo). */
   VkSamplerReductionModeCreateInfoEXT: VkStructInputs["VkSamplerReductionModeCreateInfo"];
-  /** `VkSamplerYcbcrConversionCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerYcbcrConversionCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerYcbcrConversionCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSamplerYcbcrConversionCreateInfo">;
@@ -31539,7 +31540,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSamplerYcbcrConversionCreateInfoKHR` (alias of VkSamplerYcbcrConversionCreateInfo). */
   VkSamplerYcbcrConversionCreateInfoKHR: VkStructInputs["VkSamplerYcbcrConversionCreateInfo"];
-  /** `VkSamplerYcbcrConversionImageFormatProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerYcbcrConversionImageFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerYcbcrConversionImageFormatProperties: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31548,29 +31549,29 @@ export interface VkStructInputs {
   /** Input form of `VkSamplerYcbcrConversionImageFormatPropertiesKHR` (alias of VkSamplerYcbcrConversionImageFormatProperties). */
   VkSamplerYcbcrConversionImageFormatPropertiesKHR:
     VkStructInputs["VkSamplerYcbcrConversionImageFormatProperties"];
-  /** `VkSamplerYcbcrConversionInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerYcbcrConversionInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerYcbcrConversionInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    conversion?: VkSamplerYcbcrConversion | null;
+    conversion: VkSamplerYcbcrConversion | null;
   };
   /** Input form of `VkSamplerYcbcrConversionInfoKHR` (alias of VkSamplerYcbcrConversionInfo). */
   VkSamplerYcbcrConversionInfoKHR: VkStructInputs["VkSamplerYcbcrConversionInfo"];
-  /** `VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     enableYDegamma?: VkBool32 | boolean;
     enableCbCrDegamma?: VkBool32 | boolean;
   };
-  /** `VkSciSyncAttributesInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSciSyncAttributesInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSciSyncAttributesInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     clientType?: VkSciSyncClientTypeNV;
     primitiveType?: VkSciSyncPrimitiveTypeNV;
   };
-  /** `VkScreenBufferFormatPropertiesQNX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkScreenBufferFormatPropertiesQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkScreenBufferFormatPropertiesQNX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31584,14 +31585,14 @@ export interface VkStructInputs {
     suggestedXChromaOffset?: VkChromaLocation;
     suggestedYChromaOffset?: VkChromaLocation;
   };
-  /** `VkScreenBufferPropertiesQNX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkScreenBufferPropertiesQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkScreenBufferPropertiesQNX: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkScreenBufferPropertiesQNX">;
     allocationSize?: VkDeviceSize | number;
     memoryTypeBits?: number;
   };
-  /** `VkScreenSurfaceCreateInfoQNX` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkScreenSurfaceCreateInfoQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkScreenSurfaceCreateInfoQNX: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31599,74 +31600,74 @@ export interface VkStructInputs {
     context?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     window?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkSemaphoreCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSemaphoreCreateInfo">;
     flags?: VkSemaphoreCreateFlags;
   };
-  /** `VkSemaphoreGetFdInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreGetFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
+    semaphore: VkSemaphore | null;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
-  /** `VkSemaphoreGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
+    semaphore: VkSemaphore | null;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
-  /** `VkSemaphoreGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
+    semaphore: VkSemaphore | null;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
-  /** `VkSemaphoreGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
-    handleType?: VkExternalSemaphoreHandleTypeFlagBits;
+    semaphore: VkSemaphore | null;
+    handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
-  /** `VkSemaphoreSciSyncCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreSciSyncCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSciSyncCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphorePool?: VkSemaphoreSciSyncPoolNV | null;
-    pFence?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    semaphorePool: VkSemaphoreSciSyncPoolNV | null;
+    pFence: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkSemaphoreSciSyncPoolCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreSciSyncPoolCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSciSyncPoolCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     handle?: bigint | number;
   };
-  /** `VkSemaphoreSignalInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreSignalInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSignalInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
+    semaphore: VkSemaphore | null;
     value?: bigint | number;
   };
   /** Input form of `VkSemaphoreSignalInfoKHR` (alias of VkSemaphoreSignalInfo). */
   VkSemaphoreSignalInfoKHR: VkStructInputs["VkSemaphoreSignalInfo"];
-  /** `VkSemaphoreSubmitInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSubmitInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    semaphore?: VkSemaphore | null;
+    semaphore: VkSemaphore | null;
     value?: bigint | number;
-    stageMask?: VkPipelineStageFlags2 | number;
+    stageMask?: VkPipelineStageFlags2;
     deviceIndex?: number;
   };
   /** Input form of `VkSemaphoreSubmitInfoKHR` (alias of VkSemaphoreSubmitInfo). */
   VkSemaphoreSubmitInfoKHR: VkStructInputs["VkSemaphoreSubmitInfo"];
-  /** `VkSemaphoreTypeCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreTypeCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreTypeCreateInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31675,56 +31676,56 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSemaphoreTypeCreateInfoKHR` (alias of VkSemaphoreTypeCreateInfo). */
   VkSemaphoreTypeCreateInfoKHR: VkStructInputs["VkSemaphoreTypeCreateInfo"];
-  /** `VkSemaphoreWaitInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSemaphoreWaitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreWaitInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkSemaphoreWaitFlags;
     semaphoreCount?: number;
-    pSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSemaphores: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pValues: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
   /** Input form of `VkSemaphoreWaitInfoKHR` (alias of VkSemaphoreWaitInfo). */
   VkSemaphoreWaitInfoKHR: VkStructInputs["VkSemaphoreWaitInfo"];
-  /** `VkSetDescriptorBufferOffsetsInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSetDescriptorBufferOffsetsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSetDescriptorBufferOffsetsInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSetDescriptorBufferOffsetsInfoEXT">;
-    stageFlags?: VkShaderStageFlags;
+    stageFlags: VkShaderStageFlags;
     layout?: VkPipelineLayout | null;
     firstSet?: number;
     setCount?: number;
-    pBufferIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pOffsets?: readonly (VkDeviceSize | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pBufferIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pOffsets: readonly (VkDeviceSize | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkSetLatencyMarkerInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSetLatencyMarkerInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSetLatencyMarkerInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentID?: bigint | number;
     marker?: VkLatencyMarkerNV;
   };
-  /** `VkSetPresentConfigNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSetPresentConfigNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSetPresentConfigNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     numFramesPerBatch?: number;
     presentConfigFeedback?: number;
   };
-  /** `VkSetStateFlagsIndirectCommandNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSetStateFlagsIndirectCommandNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSetStateFlagsIndirectCommandNV: {
     data?: number;
   };
-  /** `VkShaderCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkShaderCreateInfoEXT">;
     flags?: VkShaderCreateFlagsEXT;
-    stage?: VkShaderStageFlagBits;
+    stage: VkShaderStageFlagBits;
     nextStage?: VkShaderStageFlags;
     codeType?: VkShaderCodeTypeEXT;
     codeSize?: bigint | number;
-    pCode?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pCode: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
     pName?: string | Deno.PointerValue;
     setLayoutCount?: number;
     pSetLayouts?:
@@ -31742,7 +31743,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkSpecializationInfo"][]
       | Deno.PointerValue;
   };
-  /** `VkShaderDescriptorSetAndBindingMappingInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderDescriptorSetAndBindingMappingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderDescriptorSetAndBindingMappingInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31752,50 +31753,50 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkDescriptorSetAndBindingMappingEXT"][]
       | Deno.PointerValue;
   };
-  /** `VkShaderInstrumentationCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderInstrumentationCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderInstrumentationCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
   };
-  /** `VkShaderInstrumentationMetricDataHeaderARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderInstrumentationMetricDataHeaderARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderInstrumentationMetricDataHeaderARM: {
     resultIndex?: number;
     resultSubIndex?: number;
-    stages?: VkShaderStageFlags;
+    stages: VkShaderStageFlags;
     basicBlockIndex?: number;
   };
-  /** `VkShaderInstrumentationMetricDescriptionARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderInstrumentationMetricDescriptionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderInstrumentationMetricDescriptionARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     name?: string;
     description?: string;
   };
-  /** `VkShaderModuleCreateInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderModuleCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderModuleCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkShaderModuleCreateInfo">;
     flags?: VkShaderModuleCreateFlags;
     codeSize?: bigint | number;
-    pCode?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCode: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkShaderModuleIdentifierEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderModuleIdentifierEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderModuleIdentifierEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     identifierSize?: number;
     identifier?: readonly number[] | ArrayBufferView;
   };
-  /** `VkShaderModuleValidationCacheCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderModuleValidationCacheCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderModuleValidationCacheCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    validationCache?: VkValidationCacheEXT | null;
+    validationCache: VkValidationCacheEXT | null;
   };
   /** Input form of `VkShaderRequiredSubgroupSizeCreateInfoEXT` (alias of VkPipelineShaderStageRequiredSubgroupSizeCreateInfo). */
   VkShaderRequiredSubgroupSizeCreateInfoEXT:
     VkStructInputs["VkPipelineShaderStageRequiredSubgroupSizeCreateInfo"];
-  /** `VkShaderResourceUsageAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderResourceUsageAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderResourceUsageAMD: {
     numUsedVgprs?: number;
     numUsedSgprs?: number;
@@ -31803,7 +31804,7 @@ export interface VkStructInputs {
     ldsUsageSizeInBytes?: bigint | number;
     scratchMemUsageInBytes?: bigint | number;
   };
-  /** `VkShaderStatisticsInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShaderStatisticsInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderStatisticsInfoAMD: {
     shaderStageMask?: VkShaderStageFlags;
     resourceUsage?: VkStructInputs["VkShaderResourceUsageAMD"];
@@ -31813,43 +31814,43 @@ export interface VkStructInputs {
     numAvailableSgprs?: number;
     computeWorkGroupSize?: readonly number[] | ArrayBufferView;
   };
-  /** `VkShadingRatePaletteNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkShadingRatePaletteNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShadingRatePaletteNV: {
     shadingRatePaletteEntryCount?: number;
-    pShadingRatePaletteEntries?:
+    pShadingRatePaletteEntries:
       | readonly VkShadingRatePaletteEntryNV[]
       | ArrayBufferView
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkSharedPresentSurfaceCapabilities2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSharedPresentSurfaceCapabilities2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSharedPresentSurfaceCapabilities2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    sharedPresentSupportedUsageFlags?: VkImageUsageFlags2KHR | number;
+    sharedPresentSupportedUsageFlags?: VkImageUsageFlags2KHR;
   };
-  /** `VkSharedPresentSurfaceCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSharedPresentSurfaceCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSharedPresentSurfaceCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     sharedPresentSupportedUsageFlags?: VkImageUsageFlags;
   };
-  /** `VkSparseBufferMemoryBindInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseBufferMemoryBindInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseBufferMemoryBindInfo: {
-    buffer?: VkBuffer | null;
+    buffer: VkBuffer | null;
     bindCount?: number;
-    pBinds?:
+    pBinds:
       | VkStructInputs["VkSparseMemoryBind"]
       | readonly VkStructInputs["VkSparseMemoryBind"][]
       | Deno.PointerValue;
   };
-  /** `VkSparseImageFormatProperties` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseImageFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageFormatProperties: {
     aspectMask?: VkImageAspectFlags;
     imageGranularity?: VkStructInputs["VkExtent3D"];
     flags?: VkSparseImageFormatFlags;
   };
-  /** `VkSparseImageFormatProperties2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseImageFormatProperties2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageFormatProperties2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31857,25 +31858,25 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSparseImageFormatProperties2KHR` (alias of VkSparseImageFormatProperties2). */
   VkSparseImageFormatProperties2KHR: VkStructInputs["VkSparseImageFormatProperties2"];
-  /** `VkSparseImageMemoryBind` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseImageMemoryBind` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageMemoryBind: {
-    subresource?: VkStructInputs["VkImageSubresource"];
+    subresource: VkStructInputs["VkImageSubresource"];
     offset?: VkStructInputs["VkOffset3D"];
     extent?: VkStructInputs["VkExtent3D"];
     memory?: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
     flags?: VkSparseMemoryBindFlags;
   };
-  /** `VkSparseImageMemoryBindInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseImageMemoryBindInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageMemoryBindInfo: {
-    image?: VkImage | null;
+    image: VkImage | null;
     bindCount?: number;
-    pBinds?:
+    pBinds:
       | VkStructInputs["VkSparseImageMemoryBind"]
       | readonly VkStructInputs["VkSparseImageMemoryBind"][]
       | Deno.PointerValue;
   };
-  /** `VkSparseImageMemoryRequirements` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseImageMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageMemoryRequirements: {
     formatProperties?: VkStructInputs["VkSparseImageFormatProperties"];
     imageMipTailFirstLod?: number;
@@ -31883,7 +31884,7 @@ export interface VkStructInputs {
     imageMipTailOffset?: VkDeviceSize | number;
     imageMipTailStride?: VkDeviceSize | number;
   };
-  /** `VkSparseImageMemoryRequirements2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseImageMemoryRequirements2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageMemoryRequirements2: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -31891,16 +31892,16 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSparseImageMemoryRequirements2KHR` (alias of VkSparseImageMemoryRequirements2). */
   VkSparseImageMemoryRequirements2KHR: VkStructInputs["VkSparseImageMemoryRequirements2"];
-  /** `VkSparseImageOpaqueMemoryBindInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseImageOpaqueMemoryBindInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageOpaqueMemoryBindInfo: {
-    image?: VkImage | null;
+    image: VkImage | null;
     bindCount?: number;
-    pBinds?:
+    pBinds:
       | VkStructInputs["VkSparseMemoryBind"]
       | readonly VkStructInputs["VkSparseMemoryBind"][]
       | Deno.PointerValue;
   };
-  /** `VkSparseMemoryBind` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSparseMemoryBind` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseMemoryBind: {
     resourceOffset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
@@ -31908,7 +31909,7 @@ export interface VkStructInputs {
     memoryOffset?: VkDeviceSize | number;
     flags?: VkSparseMemoryBindFlags;
   };
-  /** `VkSpecializationInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSpecializationInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSpecializationInfo: {
     mapEntryCount?: number;
     pMapEntries?:
@@ -31918,13 +31919,13 @@ export interface VkStructInputs {
     dataSize?: bigint | number;
     pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkSpecializationMapEntry` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSpecializationMapEntry` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSpecializationMapEntry: {
     constantID?: number;
     offset?: number;
     size?: bigint | number;
   };
-  /** `VkStencilOpState` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkStencilOpState` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkStencilOpState: {
     failOp?: VkStencilOp;
     passOp?: VkStencilOp;
@@ -31934,31 +31935,31 @@ export interface VkStructInputs {
     writeMask?: number;
     reference?: number;
   };
-  /** `VkStreamDescriptorSurfaceCreateInfoGGP` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkStreamDescriptorSurfaceCreateInfoGGP` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkStreamDescriptorSurfaceCreateInfoGGP: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkStreamDescriptorSurfaceCreateFlagsGGP;
     streamDescriptor?: number;
   };
-  /** `VkStridedDeviceAddressNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkStridedDeviceAddressNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkStridedDeviceAddressNV: {
     startAddress?: VkDeviceAddress | number;
     strideInBytes?: VkDeviceSize | number;
   };
-  /** `VkStridedDeviceAddressRangeKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkStridedDeviceAddressRangeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkStridedDeviceAddressRangeKHR: {
     address?: VkDeviceAddress | number;
     size?: VkDeviceSize | number;
     stride?: VkDeviceSize | number;
   };
-  /** `VkStridedDeviceAddressRegionKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkStridedDeviceAddressRegionKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkStridedDeviceAddressRegionKHR: {
     deviceAddress?: VkDeviceAddress | number;
     stride?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
-  /** `VkSubmitInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubmitInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubmitInfo">;
@@ -31970,7 +31971,7 @@ export interface VkStructInputs {
     signalSemaphoreCount?: number;
     pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkSubmitInfo2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubmitInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubmitInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubmitInfo2">;
@@ -31993,7 +31994,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSubmitInfo2KHR` (alias of VkSubmitInfo2). */
   VkSubmitInfo2KHR: VkStructInputs["VkSubmitInfo2"];
-  /** `VkSubpassBeginInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassBeginInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32001,7 +32002,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSubpassBeginInfoKHR` (alias of VkSubpassBeginInfo). */
   VkSubpassBeginInfoKHR: VkStructInputs["VkSubpassBeginInfo"];
-  /** `VkSubpassDependency` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassDependency` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassDependency: {
     srcSubpass?: number;
     dstSubpass?: number;
@@ -32011,7 +32012,7 @@ export interface VkStructInputs {
     dstAccessMask?: VkAccessFlags;
     dependencyFlags?: VkDependencyFlags;
   };
-  /** `VkSubpassDependency2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassDependency2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassDependency2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubpassDependency2">;
@@ -32026,7 +32027,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSubpassDependency2KHR` (alias of VkSubpassDependency2). */
   VkSubpassDependency2KHR: VkStructInputs["VkSubpassDependency2"];
-  /** `VkSubpassDescription` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassDescription` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassDescription: {
     flags?: VkSubpassDescriptionFlags;
     pipelineBindPoint?: VkPipelineBindPoint;
@@ -32051,7 +32052,7 @@ export interface VkStructInputs {
     preserveAttachmentCount?: number;
     pPreserveAttachments?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkSubpassDescription2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassDescription2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassDescription2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubpassDescription2">;
@@ -32081,7 +32082,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSubpassDescription2KHR` (alias of VkSubpassDescription2). */
   VkSubpassDescription2KHR: VkStructInputs["VkSubpassDescription2"];
-  /** `VkSubpassDescriptionDepthStencilResolve` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassDescriptionDepthStencilResolve` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassDescriptionDepthStencilResolve: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32094,7 +32095,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSubpassDescriptionDepthStencilResolveKHR` (alias of VkSubpassDescriptionDepthStencilResolve). */
   VkSubpassDescriptionDepthStencilResolveKHR: VkStructInputs["VkSubpassDescriptionDepthStencilResolve"];
-  /** `VkSubpassEndInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassEndInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassEndInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubpassEndInfo">;
@@ -32104,25 +32105,25 @@ export interface VkStructInputs {
   /** Input form of `VkSubpassFragmentDensityMapOffsetEndInfoQCOM` (alias of VkRenderPassFragmentDensityMapOffsetEndInfoEXT). */
   VkSubpassFragmentDensityMapOffsetEndInfoQCOM:
     VkStructInputs["VkRenderPassFragmentDensityMapOffsetEndInfoEXT"];
-  /** `VkSubpassResolvePerformanceQueryEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassResolvePerformanceQueryEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassResolvePerformanceQueryEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     optimal?: VkBool32 | boolean;
   };
-  /** `VkSubpassSampleLocationsEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassSampleLocationsEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassSampleLocationsEXT: {
     subpassIndex?: number;
     sampleLocationsInfo?: VkStructInputs["VkSampleLocationsInfoEXT"];
   };
-  /** `VkSubpassShadingPipelineCreateInfoHUAWEI` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubpassShadingPipelineCreateInfoHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassShadingPipelineCreateInfoHUAWEI: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    renderPass?: VkRenderPass | null;
+    renderPass: VkRenderPass | null;
     subpass?: number;
   };
-  /** `VkSubresourceHostMemcpySize` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubresourceHostMemcpySize` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubresourceHostMemcpySize: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32130,7 +32131,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSubresourceHostMemcpySizeEXT` (alias of VkSubresourceHostMemcpySize). */
   VkSubresourceHostMemcpySizeEXT: VkStructInputs["VkSubresourceHostMemcpySize"];
-  /** `VkSubresourceLayout` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubresourceLayout` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubresourceLayout: {
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
@@ -32138,7 +32139,7 @@ export interface VkStructInputs {
     arrayPitch?: VkDeviceSize | number;
     depthPitch?: VkDeviceSize | number;
   };
-  /** `VkSubresourceLayout2` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubresourceLayout2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubresourceLayout2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubresourceLayout2">;
@@ -32148,13 +32149,13 @@ export interface VkStructInputs {
   VkSubresourceLayout2EXT: VkStructInputs["VkSubresourceLayout2"];
   /** Input form of `VkSubresourceLayout2KHR` (alias of VkSubresourceLayout2). */
   VkSubresourceLayout2KHR: VkStructInputs["VkSubresourceLayout2"];
-  /** `VkSubsampledImageFormatPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSubsampledImageFormatPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubsampledImageFormatPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     subsampledImageDescriptorCount?: number;
   };
-  /** `VkSurfaceCapabilities2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCapabilities2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilities2EXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32170,19 +32171,19 @@ export interface VkStructInputs {
     supportedUsageFlags?: VkImageUsageFlags;
     supportedSurfaceCounters?: VkSurfaceCounterFlagsEXT;
   };
-  /** `VkSurfaceCapabilities2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCapabilities2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilities2KHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSurfaceCapabilities2KHR">;
     surfaceCapabilities?: VkStructInputs["VkSurfaceCapabilitiesKHR"];
   };
-  /** `VkSurfaceCapabilitiesFullScreenExclusiveEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCapabilitiesFullScreenExclusiveEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesFullScreenExclusiveEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     fullScreenExclusiveSupported?: VkBool32 | boolean;
   };
-  /** `VkSurfaceCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesKHR: {
     minImageCount?: number;
     maxImageCount?: number;
@@ -32195,49 +32196,49 @@ export interface VkStructInputs {
     supportedCompositeAlpha?: VkCompositeAlphaFlagsKHR;
     supportedUsageFlags?: VkImageUsageFlags;
   };
-  /** `VkSurfaceCapabilitiesPresentBarrierNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCapabilitiesPresentBarrierNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesPresentBarrierNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentBarrierSupported?: VkBool32 | boolean;
   };
-  /** `VkSurfaceCapabilitiesPresentId2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCapabilitiesPresentId2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesPresentId2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentId2Supported?: VkBool32 | boolean;
   };
-  /** `VkSurfaceCapabilitiesPresentWait2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCapabilitiesPresentWait2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesPresentWait2KHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentWait2Supported?: VkBool32 | boolean;
   };
-  /** `VkSurfaceCreateInfoOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceCreateInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCreateInfoOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkSurfaceCreateFlagsOHOS;
     window?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkSurfaceFormat2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceFormat2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceFormat2KHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSurfaceFormat2KHR">;
     surfaceFormat?: VkStructInputs["VkSurfaceFormatKHR"];
   };
-  /** `VkSurfaceFormatKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceFormatKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceFormatKHR: {
     format?: VkFormat;
     colorSpace?: VkColorSpaceKHR;
   };
-  /** `VkSurfaceFullScreenExclusiveInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceFullScreenExclusiveInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceFullScreenExclusiveInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     fullScreenExclusive?: VkFullScreenExclusiveEXT;
   };
-  /** `VkSurfaceFullScreenExclusiveWin32InfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceFullScreenExclusiveWin32InfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceFullScreenExclusiveWin32InfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32245,7 +32246,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSurfacePresentModeCompatibilityEXT` (alias of VkSurfacePresentModeCompatibilityKHR). */
   VkSurfacePresentModeCompatibilityEXT: VkStructInputs["VkSurfacePresentModeCompatibilityKHR"];
-  /** `VkSurfacePresentModeCompatibilityKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfacePresentModeCompatibilityKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfacePresentModeCompatibilityKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32254,7 +32255,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSurfacePresentModeEXT` (alias of VkSurfacePresentModeKHR). */
   VkSurfacePresentModeEXT: VkStructInputs["VkSurfacePresentModeKHR"];
-  /** `VkSurfacePresentModeKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfacePresentModeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfacePresentModeKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32262,7 +32263,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSurfacePresentScalingCapabilitiesEXT` (alias of VkSurfacePresentScalingCapabilitiesKHR). */
   VkSurfacePresentScalingCapabilitiesEXT: VkStructInputs["VkSurfacePresentScalingCapabilitiesKHR"];
-  /** `VkSurfacePresentScalingCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfacePresentScalingCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfacePresentScalingCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32272,78 +32273,78 @@ export interface VkStructInputs {
     minScaledImageExtent?: VkStructInputs["VkExtent2D"];
     maxScaledImageExtent?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkSurfaceProtectedCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSurfaceProtectedCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceProtectedCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     supportsProtected?: VkBool32 | boolean;
   };
-  /** `VkSwapchainCalibratedTimestampInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainCalibratedTimestampInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainCalibratedTimestampInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    swapchain?: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR | null;
     presentStage?: VkPresentStageFlagsEXT;
     timeDomainId?: bigint | number;
   };
-  /** `VkSwapchainCounterCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainCounterCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainCounterCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     surfaceCounters?: VkSurfaceCounterFlagsEXT;
   };
-  /** `VkSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSwapchainCreateInfoKHR">;
     flags?: VkSwapchainCreateFlagsKHR;
-    surface?: VkSurfaceKHR | null;
+    surface: VkSurfaceKHR | null;
     minImageCount?: number;
     imageFormat?: VkFormat;
     imageColorSpace?: VkColorSpaceKHR;
     imageExtent?: VkStructInputs["VkExtent2D"];
     imageArrayLayers?: number;
-    imageUsage?: VkImageUsageFlags;
+    imageUsage: VkImageUsageFlags;
     imageSharingMode?: VkSharingMode;
     queueFamilyIndexCount?: number;
     pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    preTransform?: VkSurfaceTransformFlagBitsKHR;
-    compositeAlpha?: VkCompositeAlphaFlagBitsKHR;
+    preTransform: VkSurfaceTransformFlagBitsKHR;
+    compositeAlpha: VkCompositeAlphaFlagBitsKHR;
     presentMode?: VkPresentModeKHR;
     clipped?: VkBool32 | boolean;
     oldSwapchain?: VkSwapchainKHR | null;
   };
-  /** `VkSwapchainDisplayNativeHdrCreateInfoAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainDisplayNativeHdrCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainDisplayNativeHdrCreateInfoAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     localDimmingEnable?: VkBool32 | boolean;
   };
-  /** `VkSwapchainFlagsSurfaceCapabilitiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainFlagsSurfaceCapabilitiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainFlagsSurfaceCapabilitiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchainSupportedFlags?: VkSwapchainCreateFlagsKHR;
   };
-  /** `VkSwapchainImageCreateInfoANDROID` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainImageCreateInfoANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainImageCreateInfoANDROID: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkSwapchainImageUsageFlagsANDROID;
+    usage: VkSwapchainImageUsageFlagsANDROID;
   };
-  /** `VkSwapchainImageCreateInfoOHOS` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainImageCreateInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainImageCreateInfoOHOS: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    usage?: VkSwapchainImageUsageFlagsOHOS;
+    usage: VkSwapchainImageUsageFlagsOHOS;
   };
-  /** `VkSwapchainLatencyCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainLatencyCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainLatencyCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     latencyModeEnable?: VkBool32 | boolean;
   };
-  /** `VkSwapchainPresentBarrierCreateInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainPresentBarrierCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentBarrierCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32351,34 +32352,34 @@ export interface VkStructInputs {
   };
   /** Input form of `VkSwapchainPresentFenceInfoEXT` (alias of VkSwapchainPresentFenceInfoKHR). */
   VkSwapchainPresentFenceInfoEXT: VkStructInputs["VkSwapchainPresentFenceInfoKHR"];
-  /** `VkSwapchainPresentFenceInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainPresentFenceInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentFenceInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchainCount?: number;
-    pFences?: readonly (VkFence | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pFences: readonly (VkFence | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
   /** Input form of `VkSwapchainPresentModeInfoEXT` (alias of VkSwapchainPresentModeInfoKHR). */
   VkSwapchainPresentModeInfoEXT: VkStructInputs["VkSwapchainPresentModeInfoKHR"];
-  /** `VkSwapchainPresentModeInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainPresentModeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentModeInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     swapchainCount?: number;
-    pPresentModes?: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentModes: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
   /** Input form of `VkSwapchainPresentModesCreateInfoEXT` (alias of VkSwapchainPresentModesCreateInfoKHR). */
   VkSwapchainPresentModesCreateInfoEXT: VkStructInputs["VkSwapchainPresentModesCreateInfoKHR"];
-  /** `VkSwapchainPresentModesCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainPresentModesCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentModesCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     presentModeCount?: number;
-    pPresentModes?: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentModes: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
   /** Input form of `VkSwapchainPresentScalingCreateInfoEXT` (alias of VkSwapchainPresentScalingCreateInfoKHR). */
   VkSwapchainPresentScalingCreateInfoEXT: VkStructInputs["VkSwapchainPresentScalingCreateInfoKHR"];
-  /** `VkSwapchainPresentScalingCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainPresentScalingCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentScalingCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32386,7 +32387,7 @@ export interface VkStructInputs {
     presentGravityX?: VkPresentGravityFlagsKHR;
     presentGravityY?: VkPresentGravityFlagsKHR;
   };
-  /** `VkSwapchainTimeDomainPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainTimeDomainPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainTimeDomainPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32394,26 +32395,26 @@ export interface VkStructInputs {
     pTimeDomains?: readonly VkTimeDomainKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pTimeDomainIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkSwapchainTimingPropertiesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSwapchainTimingPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainTimingPropertiesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     refreshDuration?: bigint | number;
     refreshInterval?: bigint | number;
   };
-  /** `VkSysmemColorSpaceFUCHSIA` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkSysmemColorSpaceFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSysmemColorSpaceFUCHSIA: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     colorSpace?: number;
   };
-  /** `VkTensorCaptureDescriptorDataInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorCaptureDescriptorDataInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorCaptureDescriptorDataInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    tensor?: VkTensorARM | null;
+    tensor: VkTensorARM | null;
   };
-  /** `VkTensorCopyARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorCopyARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorCopyARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32422,12 +32423,12 @@ export interface VkStructInputs {
     pDstOffset?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pExtent?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkTensorCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkTensorCreateInfoARM">;
-    flags?: VkTensorCreateFlagsARM | number;
-    pDescription?:
+    flags?: VkTensorCreateFlagsARM;
+    pDescription:
       | VkStructInputs["VkTensorDescriptionARM"]
       | readonly VkStructInputs["VkTensorDescriptionARM"][]
       | Deno.PointerValue;
@@ -32435,121 +32436,121 @@ export interface VkStructInputs {
     queueFamilyIndexCount?: number;
     pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkTensorDependencyInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorDependencyInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorDependencyInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tensorMemoryBarrierCount?: number;
-    pTensorMemoryBarriers?:
+    pTensorMemoryBarriers:
       | VkStructInputs["VkTensorMemoryBarrierARM"]
       | readonly VkStructInputs["VkTensorMemoryBarrierARM"][]
       | Deno.PointerValue;
   };
-  /** `VkTensorDescriptionARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorDescriptionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorDescriptionARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tiling?: VkTensorTilingARM;
     format?: VkFormat;
     dimensionCount?: number;
-    pDimensions?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDimensions: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pStrides?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    usage?: VkTensorUsageFlagsARM | number;
+    usage: VkTensorUsageFlagsARM;
   };
-  /** `VkTensorExplicitTilingFormatPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorExplicitTilingFormatPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorExplicitTilingFormatPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    brick16TilingTensorFeatures?: VkFormatFeatureFlags2 | number;
-    brick8TilingTensorFeatures?: VkFormatFeatureFlags2 | number;
-    brick4TilingTensorFeatures?: VkFormatFeatureFlags2 | number;
-    blockUTilingTensorFeatures?: VkFormatFeatureFlags2 | number;
-    blockU64kTilingTensorFeatures?: VkFormatFeatureFlags2 | number;
+    brick16TilingTensorFeatures?: VkFormatFeatureFlags2;
+    brick8TilingTensorFeatures?: VkFormatFeatureFlags2;
+    brick4TilingTensorFeatures?: VkFormatFeatureFlags2;
+    blockUTilingTensorFeatures?: VkFormatFeatureFlags2;
+    blockU64kTilingTensorFeatures?: VkFormatFeatureFlags2;
   };
-  /** `VkTensorFormatPropertiesARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorFormatPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorFormatPropertiesARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    optimalTilingTensorFeatures?: VkFormatFeatureFlags2 | number;
-    linearTilingTensorFeatures?: VkFormatFeatureFlags2 | number;
+    optimalTilingTensorFeatures?: VkFormatFeatureFlags2;
+    linearTilingTensorFeatures?: VkFormatFeatureFlags2;
   };
-  /** `VkTensorMemoryBarrierARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorMemoryBarrierARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorMemoryBarrierARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    srcStageMask?: VkPipelineStageFlags2 | number;
-    srcAccessMask?: VkAccessFlags2 | number;
-    dstStageMask?: VkPipelineStageFlags2 | number;
-    dstAccessMask?: VkAccessFlags2 | number;
+    srcStageMask?: VkPipelineStageFlags2;
+    srcAccessMask?: VkAccessFlags2;
+    dstStageMask?: VkPipelineStageFlags2;
+    dstAccessMask?: VkAccessFlags2;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    tensor?: VkTensorARM | null;
+    tensor: VkTensorARM | null;
   };
-  /** `VkTensorMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorMemoryRequirementsInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    tensor?: VkTensorARM | null;
+    tensor: VkTensorARM | null;
   };
-  /** `VkTensorRollingBackingCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorRollingBackingCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorRollingBackingCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     wraps?: readonly number[] | ArrayBufferView;
   };
-  /** `VkTensorViewCaptureDescriptorDataInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorViewCaptureDescriptorDataInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorViewCaptureDescriptorDataInfoARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    tensorView?: VkTensorViewARM | null;
+    tensorView: VkTensorViewARM | null;
   };
-  /** `VkTensorViewCreateInfoARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTensorViewCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorViewCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkTensorViewCreateInfoARM">;
-    flags?: VkTensorViewCreateFlagsARM | number;
-    tensor?: VkTensorARM | null;
+    flags?: VkTensorViewCreateFlagsARM;
+    tensor: VkTensorARM | null;
     format?: VkFormat;
   };
-  /** `VkTexelBufferDescriptorInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTexelBufferDescriptorInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTexelBufferDescriptorInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     format?: VkFormat;
     addressRange?: VkStructInputs["VkDeviceAddressRangeEXT"];
   };
-  /** `VkTextureLODGatherFormatPropertiesAMD` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTextureLODGatherFormatPropertiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTextureLODGatherFormatPropertiesAMD: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     supportsTextureGatherLODBiasAMD?: VkBool32 | boolean;
   };
-  /** `VkThrottleHintSubmitInfoSEC` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkThrottleHintSubmitInfoSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkThrottleHintSubmitInfoSEC: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     throttleHint?: VkThrottleHintTypeSEC;
   };
-  /** `VkTileMemoryBindInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTileMemoryBindInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTileMemoryBindInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    memory?: VkDeviceMemory | null;
+    memory: VkDeviceMemory | null;
   };
-  /** `VkTileMemoryRequirementsQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTileMemoryRequirementsQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTileMemoryRequirementsQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     size?: VkDeviceSize | number;
     alignment?: VkDeviceSize | number;
   };
-  /** `VkTileMemorySizeInfoQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTileMemorySizeInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTileMemorySizeInfoQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     size?: VkDeviceSize | number;
   };
-  /** `VkTilePropertiesQCOM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTilePropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTilePropertiesQCOM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32557,7 +32558,7 @@ export interface VkStructInputs {
     apronSize?: VkStructInputs["VkExtent2D"];
     origin?: VkStructInputs["VkOffset2D"];
   };
-  /** `VkTimelineSemaphoreSubmitInfo` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTimelineSemaphoreSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTimelineSemaphoreSubmitInfo: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32568,7 +32569,7 @@ export interface VkStructInputs {
   };
   /** Input form of `VkTimelineSemaphoreSubmitInfoKHR` (alias of VkTimelineSemaphoreSubmitInfo). */
   VkTimelineSemaphoreSubmitInfoKHR: VkStructInputs["VkTimelineSemaphoreSubmitInfo"];
-  /** `VkTraceRaysIndirectCommand2KHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTraceRaysIndirectCommand2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTraceRaysIndirectCommand2KHR: {
     raygenShaderRecordAddress?: VkDeviceAddress | number;
     raygenShaderRecordSize?: VkDeviceSize | number;
@@ -32585,19 +32586,19 @@ export interface VkStructInputs {
     height?: number;
     depth?: number;
   };
-  /** `VkTraceRaysIndirectCommandKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTraceRaysIndirectCommandKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTraceRaysIndirectCommandKHR: {
     width?: number;
     height?: number;
     depth?: number;
   };
-  /** `VkTransformMatrixKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkTransformMatrixKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTransformMatrixKHR: {
     matrix?: readonly number[] | ArrayBufferView;
   };
   /** Input form of `VkTransformMatrixNV` (alias of VkTransformMatrixKHR). */
   VkTransformMatrixNV: VkStructInputs["VkTransformMatrixKHR"];
-  /** `VkUbmSurfaceCreateInfoSEC` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkUbmSurfaceCreateInfoSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkUbmSurfaceCreateInfoSEC: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32605,7 +32606,7 @@ export interface VkStructInputs {
     device?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     surface?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkValidationCacheCreateInfoEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkValidationCacheCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkValidationCacheCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32613,7 +32614,7 @@ export interface VkStructInputs {
     initialDataSize?: bigint | number;
     pInitialData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkValidationFeaturesEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkValidationFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkValidationFeaturesEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32630,25 +32631,25 @@ export interface VkStructInputs {
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkValidationFlagsEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkValidationFlagsEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkValidationFlagsEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     disabledValidationCheckCount?: number;
-    pDisabledValidationChecks?:
+    pDisabledValidationChecks:
       | readonly VkValidationCheckEXT[]
       | ArrayBufferView
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkVertexInputAttributeDescription` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVertexInputAttributeDescription` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputAttributeDescription: {
     location?: number;
     binding?: number;
     format?: VkFormat;
     offset?: number;
   };
-  /** `VkVertexInputAttributeDescription2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVertexInputAttributeDescription2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputAttributeDescription2EXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32657,13 +32658,13 @@ export interface VkStructInputs {
     format?: VkFormat;
     offset?: number;
   };
-  /** `VkVertexInputBindingDescription` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVertexInputBindingDescription` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputBindingDescription: {
     binding?: number;
     stride?: number;
     inputRate?: VkVertexInputRate;
   };
-  /** `VkVertexInputBindingDescription2EXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVertexInputBindingDescription2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputBindingDescription2EXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32672,7 +32673,7 @@ export interface VkStructInputs {
     inputRate?: VkVertexInputRate;
     divisor?: number;
   };
-  /** `VkVertexInputBindingDivisorDescription` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVertexInputBindingDivisorDescription` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputBindingDivisorDescription: {
     binding?: number;
     divisor?: number;
@@ -32681,19 +32682,19 @@ export interface VkStructInputs {
   VkVertexInputBindingDivisorDescriptionEXT: VkStructInputs["VkVertexInputBindingDivisorDescription"];
   /** Input form of `VkVertexInputBindingDivisorDescriptionKHR` (alias of VkVertexInputBindingDivisorDescription). */
   VkVertexInputBindingDivisorDescriptionKHR: VkStructInputs["VkVertexInputBindingDivisorDescription"];
-  /** `VkViSurfaceCreateInfoNN` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkViSurfaceCreateInfoNN` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkViSurfaceCreateInfoNN: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkViSurfaceCreateFlagsNN;
     window?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
-  /** `VkVideoBeginCodingInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoBeginCodingInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoBeginCodingInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoBeginCodingInfoKHR">;
     flags?: VkVideoBeginCodingFlagsKHR;
-    videoSession?: VkVideoSessionKHR | null;
+    videoSession: VkVideoSessionKHR | null;
     videoSessionParameters?: VkVideoSessionParametersKHR | null;
     referenceSlotCount?: number;
     pReferenceSlots?:
@@ -32701,7 +32702,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoCapabilitiesKHR">;
@@ -32715,96 +32716,96 @@ export interface VkStructInputs {
     maxActiveReferencePictures?: number;
     stdHeaderVersion?: VkStructInputs["VkExtensionProperties"];
   };
-  /** `VkVideoCodingControlInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoCodingControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoCodingControlInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoCodingControlInfoKHR">;
-    flags?: VkVideoCodingControlFlagsKHR;
+    flags: VkVideoCodingControlFlagsKHR;
   };
-  /** `VkVideoDecodeAV1CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeAV1CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxLevel?: number;
   };
-  /** `VkVideoDecodeAV1DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeAV1DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1DpbSlotInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdReferenceInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeAV1InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeAV1InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1InlineSessionParametersInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pStdSequenceHeader?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeAV1PictureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeAV1PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1PictureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdPictureInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     referenceNameSlotIndices?: readonly number[] | ArrayBufferView;
     frameHeaderOffset?: number;
     tileCount?: number;
-    pTileOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pTileSizes?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTileOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTileSizes: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeAV1ProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeAV1ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1ProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stdProfile?: number;
     filmGrainSupport?: VkBool32 | boolean;
   };
-  /** `VkVideoDecodeAV1SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeAV1SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdSequenceHeader?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSequenceHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkVideoDecodeCapabilityFlagsKHR;
   };
-  /** `VkVideoDecodeH264CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH264CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxLevelIdc?: number;
     fieldOffsetGranularity?: VkStructInputs["VkOffset2D"];
   };
-  /** `VkVideoDecodeH264DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH264DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264DpbSlotInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdReferenceInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH264InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH264InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264InlineSessionParametersInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     pStdSPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pStdPPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH264PictureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH264PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264PictureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdPictureInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     sliceCount?: number;
-    pSliceOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSliceOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH264ProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH264ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264ProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stdProfileIdc?: number;
     pictureLayout?: VkVideoDecodeH264PictureLayoutFlagBitsKHR;
   };
-  /** `VkVideoDecodeH264SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH264SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32813,7 +32814,7 @@ export interface VkStructInputs {
     stdPPSCount?: number;
     pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH264SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH264SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32824,19 +32825,19 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoDecodeH264SessionParametersAddInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH265CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH265CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxLevelIdc?: number;
   };
-  /** `VkVideoDecodeH265DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH265DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265DpbSlotInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdReferenceInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH265InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH265InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265InlineSessionParametersInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32844,21 +32845,21 @@ export interface VkStructInputs {
     pStdSPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pStdPPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH265PictureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH265PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265PictureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdPictureInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     sliceSegmentCount?: number;
-    pSliceSegmentOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSliceSegmentOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH265ProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH265ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265ProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stdProfileIdc?: number;
   };
-  /** `VkVideoDecodeH265SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH265SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32869,7 +32870,7 @@ export interface VkStructInputs {
     stdPPSCount?: number;
     pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoDecodeH265SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeH265SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32881,15 +32882,15 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoDecodeH265SessionParametersAddInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoDecodeInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoDecodeInfoKHR">;
     flags?: VkVideoDecodeFlagsKHR;
-    srcBuffer?: VkBuffer | null;
+    srcBuffer: VkBuffer | null;
     srcBufferOffset?: VkDeviceSize | number;
     srcBufferRange?: VkDeviceSize | number;
-    dstPictureResource?: VkStructInputs["VkVideoPictureResourceInfoKHR"];
+    dstPictureResource: VkStructInputs["VkVideoPictureResourceInfoKHR"];
     pSetupReferenceSlot?:
       | VkStructInputs["VkVideoReferenceSlotInfoKHR"]
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
@@ -32900,35 +32901,35 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoDecodeUsageInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeUsageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeUsageInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     videoUsageHints?: VkVideoDecodeUsageFlagsKHR;
   };
-  /** `VkVideoDecodeVP9CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeVP9CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeVP9CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxLevel?: number;
   };
-  /** `VkVideoDecodeVP9PictureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeVP9PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeVP9PictureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdPictureInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     referenceNameSlotIndices?: readonly number[] | ArrayBufferView;
     uncompressedHeaderOffset?: number;
     compressedHeaderOffset?: number;
     tilesOffset?: number;
   };
-  /** `VkVideoDecodeVP9ProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoDecodeVP9ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeVP9ProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stdProfile?: number;
   };
-  /** `VkVideoEncodeAV1CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32957,19 +32958,19 @@ export interface VkStructInputs {
     requiresGopRemainingFrames?: VkBool32 | boolean;
     stdSyntaxFlags?: VkVideoEncodeAV1StdFlagsKHR;
   };
-  /** `VkVideoEncodeAV1DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1DpbSlotInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdReferenceInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeAV1FrameSizeKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1FrameSizeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1FrameSizeKHR: {
     intraFrameSize?: number;
     predictiveFrameSize?: number;
     bipredictiveFrameSize?: number;
   };
-  /** `VkVideoEncodeAV1GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1GopRemainingFrameInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -32978,31 +32979,31 @@ export interface VkStructInputs {
     gopRemainingPredictive?: number;
     gopRemainingBipredictive?: number;
   };
-  /** `VkVideoEncodeAV1PictureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1PictureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     predictionMode?: VkVideoEncodeAV1PredictionModeKHR;
     rateControlGroup?: VkVideoEncodeAV1RateControlGroupKHR;
     constantQIndex?: number;
-    pStdPictureInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     referenceNameSlotIndices?: readonly number[] | ArrayBufferView;
     primaryReferenceCdfOnly?: VkBool32 | boolean;
     generateObuExtensionHeader?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeAV1ProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1ProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stdProfile?: number;
   };
-  /** `VkVideoEncodeAV1QIndexKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1QIndexKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1QIndexKHR: {
     intraQIndex?: number;
     predictiveQIndex?: number;
     bipredictiveQIndex?: number;
   };
-  /** `VkVideoEncodeAV1QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1QualityLevelPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33022,14 +33023,14 @@ export interface VkStructInputs {
     preferredMaxBidirectionalCompoundGroup2ReferenceCount?: number;
     preferredBidirectionalCompoundReferenceNameMask?: number;
   };
-  /** `VkVideoEncodeAV1QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1QuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minQIndexDelta?: number;
     maxQIndexDelta?: number;
   };
-  /** `VkVideoEncodeAV1RateControlInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1RateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1RateControlInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33039,7 +33040,7 @@ export interface VkStructInputs {
     consecutiveBipredictiveFrameCount?: number;
     temporalLayerCount?: number;
   };
-  /** `VkVideoEncodeAV1RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1RateControlLayerInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33050,23 +33051,23 @@ export interface VkStructInputs {
     useMaxFrameSize?: VkBool32 | boolean;
     maxFrameSize?: VkStructInputs["VkVideoEncodeAV1FrameSizeKHR"];
   };
-  /** `VkVideoEncodeAV1SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1SessionCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     useMaxLevel?: VkBool32 | boolean;
     maxLevel?: number;
   };
-  /** `VkVideoEncodeAV1SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeAV1SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdSequenceHeader?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSequenceHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pStdDecoderModelInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     stdOperatingPointCount?: number;
     pStdOperatingPoints?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33078,14 +33079,14 @@ export interface VkStructInputs {
     encodeInputPictureGranularity?: VkStructInputs["VkExtent2D"];
     supportedEncodeFeedbackFlags?: VkVideoEncodeFeedbackFlagsKHR;
   };
-  /** `VkVideoEncodeFeedback2CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeFeedback2CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeFeedback2CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxPerPartitionFeedbackEntries?: number;
     supportedPerPartitionEncodeFeedbackFlags?: VkVideoEncodePerPartitionFeedbackFlagsKHR;
   };
-  /** `VkVideoEncodeH264CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33103,19 +33104,19 @@ export interface VkStructInputs {
     requiresGopRemainingFrames?: VkBool32 | boolean;
     stdSyntaxFlags?: VkVideoEncodeH264StdFlagsKHR;
   };
-  /** `VkVideoEncodeH264DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264DpbSlotInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdReferenceInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH264FrameSizeKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264FrameSizeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264FrameSizeKHR: {
     frameISize?: number;
     framePSize?: number;
     frameBSize?: number;
   };
-  /** `VkVideoEncodeH264GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264GopRemainingFrameInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33124,38 +33125,38 @@ export interface VkStructInputs {
     gopRemainingP?: number;
     gopRemainingB?: number;
   };
-  /** `VkVideoEncodeH264NaluSliceInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264NaluSliceInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264NaluSliceInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     constantQp?: number;
-    pStdSliceHeader?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSliceHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH264PictureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264PictureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     naluSliceEntryCount?: number;
-    pNaluSliceEntries?:
+    pNaluSliceEntries:
       | VkStructInputs["VkVideoEncodeH264NaluSliceInfoKHR"]
       | readonly VkStructInputs["VkVideoEncodeH264NaluSliceInfoKHR"][]
       | Deno.PointerValue;
-    pStdPictureInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     generatePrefixNalu?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeH264ProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264ProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stdProfileIdc?: number;
   };
-  /** `VkVideoEncodeH264QpKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264QpKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264QpKHR: {
     qpI?: number;
     qpP?: number;
     qpB?: number;
   };
-  /** `VkVideoEncodeH264QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264QualityLevelPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33169,14 +33170,14 @@ export interface VkStructInputs {
     preferredMaxL1ReferenceCount?: number;
     preferredStdEntropyCodingModeFlag?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeH264QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264QuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minQpDelta?: number;
     maxQpDelta?: number;
   };
-  /** `VkVideoEncodeH264RateControlInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264RateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264RateControlInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33186,7 +33187,7 @@ export interface VkStructInputs {
     consecutiveBFrameCount?: number;
     temporalLayerCount?: number;
   };
-  /** `VkVideoEncodeH264RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264RateControlLayerInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33197,14 +33198,14 @@ export interface VkStructInputs {
     useMaxFrameSize?: VkBool32 | boolean;
     maxFrameSize?: VkStructInputs["VkVideoEncodeH264FrameSizeKHR"];
   };
-  /** `VkVideoEncodeH264SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     useMaxLevelIdc?: VkBool32 | boolean;
     maxLevelIdc?: number;
   };
-  /** `VkVideoEncodeH264SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33213,7 +33214,7 @@ export interface VkStructInputs {
     stdPPSCount?: number;
     pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH264SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33224,14 +33225,14 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoEncodeH264SessionParametersAddInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH264SessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264SessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersFeedbackInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     hasStdSPSOverrides?: VkBool32 | boolean;
     hasStdPPSOverrides?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeH264SessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH264SessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersGetInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33240,7 +33241,7 @@ export interface VkStructInputs {
     stdSPSId?: number;
     stdPPSId?: number;
   };
-  /** `VkVideoEncodeH265CapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265CapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33261,19 +33262,19 @@ export interface VkStructInputs {
     requiresGopRemainingFrames?: VkBool32 | boolean;
     stdSyntaxFlags?: VkVideoEncodeH265StdFlagsKHR;
   };
-  /** `VkVideoEncodeH265DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265DpbSlotInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    pStdReferenceInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH265FrameSizeKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265FrameSizeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265FrameSizeKHR: {
     frameISize?: number;
     framePSize?: number;
     frameBSize?: number;
   };
-  /** `VkVideoEncodeH265GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265GopRemainingFrameInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33282,37 +33283,37 @@ export interface VkStructInputs {
     gopRemainingP?: number;
     gopRemainingB?: number;
   };
-  /** `VkVideoEncodeH265NaluSliceSegmentInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265NaluSliceSegmentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265NaluSliceSegmentInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     constantQp?: number;
-    pStdSliceSegmentHeader?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSliceSegmentHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH265PictureInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265PictureInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     naluSliceSegmentEntryCount?: number;
-    pNaluSliceSegmentEntries?:
+    pNaluSliceSegmentEntries:
       | VkStructInputs["VkVideoEncodeH265NaluSliceSegmentInfoKHR"]
       | readonly VkStructInputs["VkVideoEncodeH265NaluSliceSegmentInfoKHR"][]
       | Deno.PointerValue;
-    pStdPictureInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH265ProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265ProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     stdProfileIdc?: number;
   };
-  /** `VkVideoEncodeH265QpKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265QpKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265QpKHR: {
     qpI?: number;
     qpP?: number;
     qpB?: number;
   };
-  /** `VkVideoEncodeH265QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265QualityLevelPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33325,14 +33326,14 @@ export interface VkStructInputs {
     preferredMaxL0ReferenceCount?: number;
     preferredMaxL1ReferenceCount?: number;
   };
-  /** `VkVideoEncodeH265QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265QuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     minQpDelta?: number;
     maxQpDelta?: number;
   };
-  /** `VkVideoEncodeH265RateControlInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265RateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265RateControlInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33342,7 +33343,7 @@ export interface VkStructInputs {
     consecutiveBFrameCount?: number;
     subLayerCount?: number;
   };
-  /** `VkVideoEncodeH265RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265RateControlLayerInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33353,14 +33354,14 @@ export interface VkStructInputs {
     useMaxFrameSize?: VkBool32 | boolean;
     maxFrameSize?: VkStructInputs["VkVideoEncodeH265FrameSizeKHR"];
   };
-  /** `VkVideoEncodeH265SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     useMaxLevelIdc?: VkBool32 | boolean;
     maxLevelIdc?: number;
   };
-  /** `VkVideoEncodeH265SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33371,7 +33372,7 @@ export interface VkStructInputs {
     stdPPSCount?: number;
     pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH265SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33383,7 +33384,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoEncodeH265SessionParametersAddInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoEncodeH265SessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265SessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersFeedbackInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33391,7 +33392,7 @@ export interface VkStructInputs {
     hasStdSPSOverrides?: VkBool32 | boolean;
     hasStdPPSOverrides?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeH265SessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeH265SessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersGetInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33402,15 +33403,15 @@ export interface VkStructInputs {
     stdSPSId?: number;
     stdPPSId?: number;
   };
-  /** `VkVideoEncodeInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoEncodeInfoKHR">;
     flags?: VkVideoEncodeFlagsKHR;
-    dstBuffer?: VkBuffer | null;
+    dstBuffer: VkBuffer | null;
     dstBufferOffset?: VkDeviceSize | number;
     dstBufferRange?: VkDeviceSize | number;
-    srcPictureResource?: VkStructInputs["VkVideoPictureResourceInfoKHR"];
+    srcPictureResource: VkStructInputs["VkVideoPictureResourceInfoKHR"];
     pSetupReferenceSlot?:
       | VkStructInputs["VkVideoReferenceSlotInfoKHR"]
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
@@ -33422,7 +33423,7 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     precedingExternallyEncodedBytes?: number;
   };
-  /** `VkVideoEncodeIntraRefreshCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeIntraRefreshCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeIntraRefreshCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33432,52 +33433,52 @@ export interface VkStructInputs {
     partitionIndependentIntraRefreshRegions?: VkBool32 | boolean;
     nonRectangularIntraRefreshRegions?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeIntraRefreshInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeIntraRefreshInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeIntraRefreshInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     intraRefreshCycleDuration?: number;
     intraRefreshIndex?: number;
   };
-  /** `VkVideoEncodeProfileRgbConversionInfoVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeProfileRgbConversionInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeProfileRgbConversionInfoVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     performEncodeRgbConversion?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeQualityLevelInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeQualityLevelInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQualityLevelInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     qualityLevel?: number;
   };
-  /** `VkVideoEncodeQualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeQualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQualityLevelPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoEncodeQualityLevelPropertiesKHR">;
     preferredRateControlMode?: VkVideoEncodeRateControlModeFlagBitsKHR;
     preferredRateControlLayerCount?: number;
   };
-  /** `VkVideoEncodeQuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeQuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     maxQuantizationMapExtent?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkVideoEncodeQuantizationMapInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeQuantizationMapInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQuantizationMapInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     quantizationMap?: VkImageView | null;
     quantizationMapExtent?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     quantizationMapTexelSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkVideoEncodeRateControlInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeRateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeRateControlInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33491,7 +33492,7 @@ export interface VkStructInputs {
     virtualBufferSizeInMs?: number;
     initialVirtualBufferSizeInMs?: number;
   };
-  /** `VkVideoEncodeRateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeRateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeRateControlLayerInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoEncodeRateControlLayerInfoKHR">;
@@ -33500,7 +33501,7 @@ export interface VkStructInputs {
     frameRateNumerator?: number;
     frameRateDenominator?: number;
   };
-  /** `VkVideoEncodeRgbConversionCapabilitiesVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeRgbConversionCapabilitiesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeRgbConversionCapabilitiesVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33509,34 +33510,34 @@ export interface VkStructInputs {
     xChromaOffsets?: VkVideoEncodeRgbChromaOffsetFlagsVALVE;
     yChromaOffsets?: VkVideoEncodeRgbChromaOffsetFlagsVALVE;
   };
-  /** `VkVideoEncodeSessionIntraRefreshCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeSessionIntraRefreshCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeSessionIntraRefreshCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     intraRefreshMode?: VkVideoEncodeIntraRefreshModeFlagBitsKHR;
   };
-  /** `VkVideoEncodeSessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeSessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeSessionParametersFeedbackInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoEncodeSessionParametersFeedbackInfoKHR">;
     hasOverrides?: VkBool32 | boolean;
   };
-  /** `VkVideoEncodeSessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeSessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeSessionParametersGetInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoEncodeSessionParametersGetInfoKHR">;
-    videoSessionParameters?: VkVideoSessionParametersKHR | null;
+    videoSessionParameters: VkVideoSessionParametersKHR | null;
   };
-  /** `VkVideoEncodeSessionRgbConversionCreateInfoVALVE` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeSessionRgbConversionCreateInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeSessionRgbConversionCreateInfoVALVE: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
-    rgbModel?: VkVideoEncodeRgbModelConversionFlagBitsVALVE;
-    rgbRange?: VkVideoEncodeRgbRangeCompressionFlagBitsVALVE;
-    xChromaOffset?: VkVideoEncodeRgbChromaOffsetFlagBitsVALVE;
-    yChromaOffset?: VkVideoEncodeRgbChromaOffsetFlagBitsVALVE;
+    rgbModel: VkVideoEncodeRgbModelConversionFlagBitsVALVE;
+    rgbRange: VkVideoEncodeRgbRangeCompressionFlagBitsVALVE;
+    xChromaOffset: VkVideoEncodeRgbChromaOffsetFlagBitsVALVE;
+    yChromaOffset: VkVideoEncodeRgbChromaOffsetFlagBitsVALVE;
   };
-  /** `VkVideoEncodeUsageInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEncodeUsageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeUsageInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33544,25 +33545,25 @@ export interface VkStructInputs {
     videoContentHints?: VkVideoEncodeContentFlagsKHR;
     tuningMode?: VkVideoEncodeTuningModeKHR;
   };
-  /** `VkVideoEndCodingInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoEndCodingInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEndCodingInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     flags?: VkVideoEndCodingFlagsKHR;
   };
-  /** `VkVideoFormatAV1QuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoFormatAV1QuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoFormatAV1QuantizationMapPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     compatibleSuperblockSizes?: VkVideoEncodeAV1SuperblockSizeFlagsKHR;
   };
-  /** `VkVideoFormatH265QuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoFormatH265QuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoFormatH265QuantizationMapPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     compatibleCtbSizes?: VkVideoEncodeH265CtbSizeFlagsKHR;
   };
-  /** `VkVideoFormatPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoFormatPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoFormatPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoFormatPropertiesKHR">;
@@ -33573,13 +33574,13 @@ export interface VkStructInputs {
     imageTiling?: VkImageTiling;
     imageUsageFlags?: VkImageUsageFlags;
   };
-  /** `VkVideoFormatQuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoFormatQuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoFormatQuantizationMapPropertiesKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     quantizationMapTexelSize?: VkStructInputs["VkExtent2D"];
   };
-  /** `VkVideoInlineQueryInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoInlineQueryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoInlineQueryInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33587,25 +33588,25 @@ export interface VkStructInputs {
     firstQuery?: number;
     queryCount?: number;
   };
-  /** `VkVideoPictureResourceInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoPictureResourceInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoPictureResourceInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     codedOffset?: VkStructInputs["VkOffset2D"];
     codedExtent?: VkStructInputs["VkExtent2D"];
     baseArrayLayer?: number;
-    imageViewBinding?: VkImageView | null;
+    imageViewBinding: VkImageView | null;
   };
-  /** `VkVideoProfileInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoProfileInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoProfileInfoKHR">;
-    videoCodecOperation?: VkVideoCodecOperationFlagBitsKHR;
-    chromaSubsampling?: VkVideoChromaSubsamplingFlagsKHR;
-    lumaBitDepth?: VkVideoComponentBitDepthFlagsKHR;
+    videoCodecOperation: VkVideoCodecOperationFlagBitsKHR;
+    chromaSubsampling: VkVideoChromaSubsamplingFlagsKHR;
+    lumaBitDepth: VkVideoComponentBitDepthFlagsKHR;
     chromaBitDepth?: VkVideoComponentBitDepthFlagsKHR;
   };
-  /** `VkVideoProfileListInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoProfileListInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoProfileListInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33615,13 +33616,13 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoProfileInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoReferenceIntraRefreshInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoReferenceIntraRefreshInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoReferenceIntraRefreshInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dirtyIntraRefreshRegions?: number;
   };
-  /** `VkVideoReferenceSlotInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoReferenceSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoReferenceSlotInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoReferenceSlotInfoKHR">;
@@ -33631,13 +33632,13 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkVideoPictureResourceInfoKHR"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoSessionCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoSessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoSessionCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoSessionCreateInfoKHR">;
     queueFamilyIndex?: number;
     flags?: VkVideoSessionCreateFlagsKHR;
-    pVideoProfile?:
+    pVideoProfile:
       | VkStructInputs["VkVideoProfileInfoKHR"]
       | readonly VkStructInputs["VkVideoProfileInfoKHR"][]
       | Deno.PointerValue;
@@ -33646,33 +33647,33 @@ export interface VkStructInputs {
     referencePictureFormat?: VkFormat;
     maxDpbSlots?: number;
     maxActiveReferencePictures?: number;
-    pStdHeaderVersion?:
+    pStdHeaderVersion:
       | VkStructInputs["VkExtensionProperties"]
       | readonly VkStructInputs["VkExtensionProperties"][]
       | Deno.PointerValue;
   };
-  /** `VkVideoSessionMemoryRequirementsKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoSessionMemoryRequirementsKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoSessionMemoryRequirementsKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     memoryBindIndex?: number;
     memoryRequirements?: VkStructInputs["VkMemoryRequirements"];
   };
-  /** `VkVideoSessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoSessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoSessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoSessionParametersCreateInfoKHR">;
     flags?: VkVideoSessionParametersCreateFlagsKHR;
     videoSessionParametersTemplate?: VkVideoSessionParametersKHR | null;
-    videoSession?: VkVideoSessionKHR | null;
+    videoSession: VkVideoSessionKHR | null;
   };
-  /** `VkVideoSessionParametersUpdateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkVideoSessionParametersUpdateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoSessionParametersUpdateInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoSessionParametersUpdateInfoKHR">;
     updateSequenceCount?: number;
   };
-  /** `VkViewport` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkViewport` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkViewport: {
     x?: number;
     y?: number;
@@ -33681,19 +33682,19 @@ export interface VkStructInputs {
     minDepth?: number;
     maxDepth?: number;
   };
-  /** `VkViewportSwizzleNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkViewportSwizzleNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkViewportSwizzleNV: {
     x?: VkViewportCoordinateSwizzleNV;
     y?: VkViewportCoordinateSwizzleNV;
     z?: VkViewportCoordinateSwizzleNV;
     w?: VkViewportCoordinateSwizzleNV;
   };
-  /** `VkViewportWScalingNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkViewportWScalingNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkViewportWScalingNV: {
     xcoeff?: number;
     ycoeff?: number;
   };
-  /** `VkWaylandSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWaylandSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWaylandSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33701,7 +33702,7 @@ export interface VkStructInputs {
     display?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     surface?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkWin32KeyedMutexAcquireReleaseInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWin32KeyedMutexAcquireReleaseInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWin32KeyedMutexAcquireReleaseInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33713,7 +33714,7 @@ export interface VkStructInputs {
     pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkWin32KeyedMutexAcquireReleaseInfoNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWin32KeyedMutexAcquireReleaseInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWin32KeyedMutexAcquireReleaseInfoNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33725,7 +33726,7 @@ export interface VkStructInputs {
     pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkWin32SurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWin32SurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWin32SurfaceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33733,7 +33734,7 @@ export interface VkStructInputs {
     hinstance?: bigint | number;
     hwnd?: bigint | number;
   };
-  /** `VkWriteDescriptorSet` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteDescriptorSet` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSet: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkWriteDescriptorSet">;
@@ -33752,75 +33753,75 @@ export interface VkStructInputs {
       | Deno.PointerValue;
     pTexelBufferView?: readonly (VkBufferView | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkWriteDescriptorSetAccelerationStructureKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteDescriptorSetAccelerationStructureKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetAccelerationStructureKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     accelerationStructureCount?: number;
-    pAccelerationStructures?:
+    pAccelerationStructures:
       | readonly (VkAccelerationStructureKHR | null)[]
       | ArrayBufferView
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkWriteDescriptorSetAccelerationStructureNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteDescriptorSetAccelerationStructureNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetAccelerationStructureNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     accelerationStructureCount?: number;
-    pAccelerationStructures?:
+    pAccelerationStructures:
       | readonly (VkAccelerationStructureNV | null)[]
       | ArrayBufferView
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkWriteDescriptorSetInlineUniformBlock` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteDescriptorSetInlineUniformBlock` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetInlineUniformBlock: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     dataSize?: number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
   };
   /** Input form of `VkWriteDescriptorSetInlineUniformBlockEXT` (alias of VkWriteDescriptorSetInlineUniformBlock). */
   VkWriteDescriptorSetInlineUniformBlockEXT: VkStructInputs["VkWriteDescriptorSetInlineUniformBlock"];
-  /** `VkWriteDescriptorSetPartitionedAccelerationStructureNV` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteDescriptorSetPartitionedAccelerationStructureNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetPartitionedAccelerationStructureNV: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     accelerationStructureCount?: number;
-    pAccelerationStructures?:
+    pAccelerationStructures:
       | readonly (VkDeviceAddress | number)[]
       | ArrayBufferView
       | ArrayBuffer
       | Deno.PointerValue;
   };
-  /** `VkWriteDescriptorSetTensorARM` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteDescriptorSetTensorARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetTensorARM: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     tensorViewCount?: number;
-    pTensorViews?: readonly (VkTensorViewARM | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTensorViews: readonly (VkTensorViewARM | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
   };
-  /** `VkWriteIndirectExecutionSetPipelineEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteIndirectExecutionSetPipelineEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteIndirectExecutionSetPipelineEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     index?: number;
-    pipeline?: VkPipeline | null;
+    pipeline: VkPipeline | null;
   };
-  /** `VkWriteIndirectExecutionSetShaderEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkWriteIndirectExecutionSetShaderEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteIndirectExecutionSetShaderEXT: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
     index?: number;
-    shader?: VkShaderEXT | null;
+    shader: VkShaderEXT | null;
   };
-  /** `VkXYColorEXT` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkXYColorEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkXYColorEXT: {
     x?: number;
     y?: number;
   };
-  /** `VkXcbSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkXcbSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkXcbSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;
@@ -33828,7 +33829,7 @@ export interface VkStructInputs {
     connection?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
     window?: number;
   };
-  /** `VkXlibSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: absent members are zero, sType is automatic. */
+  /** `VkXlibSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkXlibSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
     pNext?: Deno.PointerValue;

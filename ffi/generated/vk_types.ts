@@ -14,6 +14,41 @@
  */
 export declare const handleType: unique symbol;
 
+/** The brand key of enum values: the enum's name (required in the type, never present at run time). */
+export declare const enumType: unique symbol;
+
+/**
+ * A value of enum `N` (one of `V`): the constants carry the brand, so `VK_IMAGE_LAYOUT_GENERAL` (1) is
+ * refused where a `VkDescriptorType` goes although `VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER` is also 1.
+ */
+export type VkEnum<N extends string, V extends number = number> = V & { readonly [enumType]: N };
+
+/** The brand key of flag bits: the FlagBits type's name (required in the type, never present at run time). */
+export declare const flagType: unique symbol;
+
+/**
+ * Bits of FlagBits type `N` (one bit, or several combined by `flags`): `VK_IMAGE_USAGE_SAMPLED_BIT` is
+ * refused where `VkBufferUsageFlags` go. `V` is `bigint` for 64-bit flags.
+ */
+export type VkBits<N extends string, V extends number | bigint = number> = V & { readonly [flagType]: N };
+
+/** The brand key of callback pointers: the `PFN_*` type's name (required in the type, never present at run time). */
+export declare const callbackType: unique symbol;
+
+/**
+ * A native function pointer of callback type `N` (`PFN_vkDebugUtilsMessengerCallbackEXT`), as
+ * `makeCallback(N, fn).pointer` gives it: a callback member takes only its own `PFN_*` type.
+ */
+export type VkCallbackPointer<N extends string> = Deno.PointerObject & { readonly [callbackType]: N };
+
+/**
+ * What a callback member of type `N` takes: `makeCallback(N, fn).pointer`, or a raw function pointer
+ * (a native library's); a callback made for another `PFN_*` type, or a handle, is rejected.
+ */
+export type VkFunctionPointer<N extends string> =
+  | (Deno.PointerObject & { readonly [callbackType]?: N; readonly [handleType]?: never })
+  | null;
+
 /** The brand key of {@linkcode VkPointer}: the pointee type (optional, never present at run time). */
 export declare const pointee: unique symbol;
 
@@ -195,69 +230,66 @@ export type VkVideoSessionKHR = Deno.PointerObject & { readonly [handleType]: "V
 export type VkVideoSessionParametersKHR = Deno.PointerObject & {
   readonly [handleType]: "VkVideoSessionParametersKHR";
 };
-/** Enum `VkAccelerationStructureBuildTypeKHR`: one of its `VK_*` constants (3 values). */
-export type VkAccelerationStructureBuildTypeKHR = 0 | 1 | 2;
-/** Enum `VkAccelerationStructureCompatibilityKHR`: one of its `VK_*` constants (2 values). */
-export type VkAccelerationStructureCompatibilityKHR = 0 | 1;
-/** Bits of `VkAccelerationStructureCreateFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkAccelerationStructureCreateFlagBitsKHR = number;
-/** Enum `VkAccelerationStructureMemoryRequirementsTypeNV`: one of its `VK_*` constants (3 values). */
-export type VkAccelerationStructureMemoryRequirementsTypeNV = 0 | 1 | 2;
-/** Enum `VkAccelerationStructureMotionInstanceTypeNV`: one of its `VK_*` constants (3 values). */
-export type VkAccelerationStructureMotionInstanceTypeNV = 0 | 1 | 2;
-/** Enum `VkAccelerationStructureSerializedBlockTypeKHR`: one of its `VK_*` constants (1 values). */
-export type VkAccelerationStructureSerializedBlockTypeKHR = 0;
-/** Enum `VkAccelerationStructureTypeKHR`: one of its `VK_*` constants (4 values). */
-export type VkAccelerationStructureTypeKHR = 0 | 1 | 2 | 1000623000;
+/** Enum `VkAccelerationStructureBuildTypeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAccelerationStructureBuildTypeKHR = VkEnum<"VkAccelerationStructureBuildTypeKHR", 0 | 1 | 2>;
+/** Enum `VkAccelerationStructureCompatibilityKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAccelerationStructureCompatibilityKHR = VkEnum<
+  "VkAccelerationStructureCompatibilityKHR",
+  0 | 1
+>;
+/** Bits of `VkAccelerationStructureCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAccelerationStructureCreateFlagBitsKHR = VkBits<"VkAccelerationStructureCreateFlagBitsKHR">;
+/** Enum `VkAccelerationStructureMemoryRequirementsTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAccelerationStructureMemoryRequirementsTypeNV = VkEnum<
+  "VkAccelerationStructureMemoryRequirementsTypeNV",
+  0 | 1 | 2
+>;
+/** Enum `VkAccelerationStructureMotionInstanceTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAccelerationStructureMotionInstanceTypeNV = VkEnum<
+  "VkAccelerationStructureMotionInstanceTypeNV",
+  0 | 1 | 2
+>;
+/** Enum `VkAccelerationStructureSerializedBlockTypeKHR`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAccelerationStructureSerializedBlockTypeKHR = VkEnum<
+  "VkAccelerationStructureSerializedBlockTypeKHR",
+  0
+>;
+/** Enum `VkAccelerationStructureTypeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAccelerationStructureTypeKHR = VkEnum<"VkAccelerationStructureTypeKHR", 0 | 1 | 2 | 1000623000>;
 /** Alias of {@linkcode VkAccelerationStructureTypeKHR}. */
 export type VkAccelerationStructureTypeNV = VkAccelerationStructureTypeKHR;
-/** Bits of `VkAccessFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkAccessFlagBits = number;
-/** Bits of `VkAccessFlagBits2` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkAccessFlagBits2 = bigint;
+/** Bits of `VkAccessFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAccessFlagBits = VkBits<"VkAccessFlagBits">;
+/** Bits of `VkAccessFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAccessFlagBits2 = VkBits<"VkAccessFlagBits2", bigint>;
 /** Alias of {@linkcode VkAccessFlagBits2}. */
 export type VkAccessFlagBits2KHR = VkAccessFlagBits2;
-/** Bits of `VkAccessFlagBits3KHR` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkAccessFlagBits3KHR = bigint;
-/** Bits of `VkAcquireProfilingLockFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkAcquireProfilingLockFlagBitsKHR = number;
-/** Bits of `VkAddressCommandFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkAddressCommandFlagBitsKHR = number;
-/** Bits of `VkAddressCopyFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkAddressCopyFlagBitsKHR = number;
-/** Enum `VkAntiLagModeAMD`: one of its `VK_*` constants (3 values). */
-export type VkAntiLagModeAMD = 0 | 1 | 2;
-/** Enum `VkAntiLagStageAMD`: one of its `VK_*` constants (2 values). */
-export type VkAntiLagStageAMD = 0 | 1;
-/** Bits of `VkAttachmentDescriptionFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkAttachmentDescriptionFlagBits = number;
-/** Enum `VkAttachmentLoadOp`: one of its `VK_*` constants (4 values). */
-export type VkAttachmentLoadOp = 0 | 1 | 2 | 1000400000;
-/** Enum `VkAttachmentStoreOp`: one of its `VK_*` constants (3 values). */
-export type VkAttachmentStoreOp = 0 | 1 | 1000301000;
-/** Enum `VkBlendFactor`: one of its `VK_*` constants (19 values). */
-export type VkBlendFactor =
-  | 0
-  | 1
-  | 2
-  | 3
-  | 4
-  | 5
-  | 6
-  | 7
-  | 8
-  | 9
-  | 10
-  | 11
-  | 12
-  | 13
-  | 14
-  | 15
-  | 16
-  | 17
-  | 18;
-/** Enum `VkBlendOp`: one of its `VK_*` constants (51 values). */
-export type VkBlendOp =
+/** Bits of `VkAccessFlagBits3KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAccessFlagBits3KHR = VkBits<"VkAccessFlagBits3KHR", bigint>;
+/** Bits of `VkAcquireProfilingLockFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAcquireProfilingLockFlagBitsKHR = VkBits<"VkAcquireProfilingLockFlagBitsKHR">;
+/** Bits of `VkAddressCommandFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAddressCommandFlagBitsKHR = VkBits<"VkAddressCommandFlagBitsKHR">;
+/** Bits of `VkAddressCopyFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAddressCopyFlagBitsKHR = VkBits<"VkAddressCopyFlagBitsKHR">;
+/** Enum `VkAntiLagModeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAntiLagModeAMD = VkEnum<"VkAntiLagModeAMD", 0 | 1 | 2>;
+/** Enum `VkAntiLagStageAMD`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAntiLagStageAMD = VkEnum<"VkAntiLagStageAMD", 0 | 1>;
+/** Bits of `VkAttachmentDescriptionFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkAttachmentDescriptionFlagBits = VkBits<"VkAttachmentDescriptionFlagBits">;
+/** Enum `VkAttachmentLoadOp`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAttachmentLoadOp = VkEnum<"VkAttachmentLoadOp", 0 | 1 | 2 | 1000400000>;
+/** Enum `VkAttachmentStoreOp`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkAttachmentStoreOp = VkEnum<"VkAttachmentStoreOp", 0 | 1 | 1000301000>;
+/** Enum `VkBlendFactor`: one of its `VK_*` constants (19 values), branded so that another enum's constant or a bare number is refused. */
+export type VkBlendFactor = VkEnum<
+  "VkBlendFactor",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18
+>;
+/** Enum `VkBlendOp`: one of its `VK_*` constants (51 values), branded so that another enum's constant or a bare number is refused. */
+export type VkBlendOp = VkEnum<
+  "VkBlendOp",
   | 0
   | 1
   | 2
@@ -308,55 +340,71 @@ export type VkBlendOp =
   | 1000148042
   | 1000148043
   | 1000148044
-  | 1000148045;
-/** Enum `VkBlendOverlapEXT`: one of its `VK_*` constants (3 values). */
-export type VkBlendOverlapEXT = 0 | 1 | 2;
-/** Enum `VkBlockMatchWindowCompareModeQCOM`: one of its `VK_*` constants (2 values). */
-export type VkBlockMatchWindowCompareModeQCOM = 0 | 1;
-/** Enum `VkBorderColor`: one of its `VK_*` constants (8 values). */
-export type VkBorderColor = 0 | 1 | 2 | 3 | 4 | 5 | 1000287003 | 1000287004;
-/** Bits of `VkBufferCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkBufferCreateFlagBits = number;
-/** Bits of `VkBufferUsageFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkBufferUsageFlagBits = number;
-/** Bits of `VkBufferUsageFlagBits2` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkBufferUsageFlagBits2 = bigint;
+  | 1000148045
+>;
+/** Enum `VkBlendOverlapEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkBlendOverlapEXT = VkEnum<"VkBlendOverlapEXT", 0 | 1 | 2>;
+/** Enum `VkBlockMatchWindowCompareModeQCOM`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkBlockMatchWindowCompareModeQCOM = VkEnum<"VkBlockMatchWindowCompareModeQCOM", 0 | 1>;
+/** Enum `VkBorderColor`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+export type VkBorderColor = VkEnum<"VkBorderColor", 0 | 1 | 2 | 3 | 4 | 5 | 1000287003 | 1000287004>;
+/** Bits of `VkBufferCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkBufferCreateFlagBits = VkBits<"VkBufferCreateFlagBits">;
+/** Bits of `VkBufferUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkBufferUsageFlagBits = VkBits<"VkBufferUsageFlagBits">;
+/** Bits of `VkBufferUsageFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkBufferUsageFlagBits2 = VkBits<"VkBufferUsageFlagBits2", bigint>;
 /** Alias of {@linkcode VkBufferUsageFlagBits2}. */
 export type VkBufferUsageFlagBits2KHR = VkBufferUsageFlagBits2;
-/** Bits of `VkBuildAccelerationStructureFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkBuildAccelerationStructureFlagBitsKHR = number;
+/** Bits of `VkBuildAccelerationStructureFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkBuildAccelerationStructureFlagBitsKHR = VkBits<"VkBuildAccelerationStructureFlagBitsKHR">;
 /** Alias of {@linkcode VkBuildAccelerationStructureFlagBitsKHR}. */
 export type VkBuildAccelerationStructureFlagBitsNV = VkBuildAccelerationStructureFlagBitsKHR;
-/** Enum `VkBuildAccelerationStructureModeKHR`: one of its `VK_*` constants (2 values). */
-export type VkBuildAccelerationStructureModeKHR = 0 | 1;
-/** Bits of `VkBuildMicromapFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkBuildMicromapFlagBitsEXT = number;
-/** Enum `VkBuildMicromapModeEXT`: one of its `VK_*` constants (1 values). */
-export type VkBuildMicromapModeEXT = 0;
-/** Enum `VkChromaLocation`: one of its `VK_*` constants (2 values). */
-export type VkChromaLocation = 0 | 1;
+/** Enum `VkBuildAccelerationStructureModeKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkBuildAccelerationStructureModeKHR = VkEnum<"VkBuildAccelerationStructureModeKHR", 0 | 1>;
+/** Bits of `VkBuildMicromapFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkBuildMicromapFlagBitsEXT = VkBits<"VkBuildMicromapFlagBitsEXT">;
+/** Enum `VkBuildMicromapModeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkBuildMicromapModeEXT = VkEnum<"VkBuildMicromapModeEXT", 0>;
+/** Enum `VkChromaLocation`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkChromaLocation = VkEnum<"VkChromaLocation", 0 | 1>;
 /** Alias of {@linkcode VkChromaLocation}. */
 export type VkChromaLocationKHR = VkChromaLocation;
-/** Bits of `VkClusterAccelerationStructureAddressResolutionFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkClusterAccelerationStructureAddressResolutionFlagBitsNV = number;
-/** Bits of `VkClusterAccelerationStructureClusterFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkClusterAccelerationStructureClusterFlagBitsNV = number;
-/** Bits of `VkClusterAccelerationStructureGeometryFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkClusterAccelerationStructureGeometryFlagBitsNV = number;
-/** Bits of `VkClusterAccelerationStructureIndexFormatFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkClusterAccelerationStructureIndexFormatFlagBitsNV = number;
-/** Enum `VkClusterAccelerationStructureOpModeNV`: one of its `VK_*` constants (3 values). */
-export type VkClusterAccelerationStructureOpModeNV = 0 | 1 | 2;
-/** Enum `VkClusterAccelerationStructureOpTypeNV`: one of its `VK_*` constants (6 values). */
-export type VkClusterAccelerationStructureOpTypeNV = 0 | 1 | 2 | 3 | 4 | 5;
-/** Enum `VkClusterAccelerationStructureTypeNV`: one of its `VK_*` constants (3 values). */
-export type VkClusterAccelerationStructureTypeNV = 0 | 1 | 2;
-/** Enum `VkCoarseSampleOrderTypeNV`: one of its `VK_*` constants (4 values). */
-export type VkCoarseSampleOrderTypeNV = 0 | 1 | 2 | 3;
-/** Bits of `VkColorComponentFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkColorComponentFlagBits = number;
-/** Enum `VkColorSpaceKHR`: one of its `VK_*` constants (16 values). */
-export type VkColorSpaceKHR =
+/** Bits of `VkClusterAccelerationStructureAddressResolutionFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkClusterAccelerationStructureAddressResolutionFlagBitsNV = VkBits<
+  "VkClusterAccelerationStructureAddressResolutionFlagBitsNV"
+>;
+/** Bits of `VkClusterAccelerationStructureClusterFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkClusterAccelerationStructureClusterFlagBitsNV = VkBits<
+  "VkClusterAccelerationStructureClusterFlagBitsNV"
+>;
+/** Bits of `VkClusterAccelerationStructureGeometryFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkClusterAccelerationStructureGeometryFlagBitsNV = VkBits<
+  "VkClusterAccelerationStructureGeometryFlagBitsNV"
+>;
+/** Bits of `VkClusterAccelerationStructureIndexFormatFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkClusterAccelerationStructureIndexFormatFlagBitsNV = VkBits<
+  "VkClusterAccelerationStructureIndexFormatFlagBitsNV"
+>;
+/** Enum `VkClusterAccelerationStructureOpModeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkClusterAccelerationStructureOpModeNV = VkEnum<
+  "VkClusterAccelerationStructureOpModeNV",
+  0 | 1 | 2
+>;
+/** Enum `VkClusterAccelerationStructureOpTypeNV`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+export type VkClusterAccelerationStructureOpTypeNV = VkEnum<
+  "VkClusterAccelerationStructureOpTypeNV",
+  0 | 1 | 2 | 3 | 4 | 5
+>;
+/** Enum `VkClusterAccelerationStructureTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkClusterAccelerationStructureTypeNV = VkEnum<"VkClusterAccelerationStructureTypeNV", 0 | 1 | 2>;
+/** Enum `VkCoarseSampleOrderTypeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCoarseSampleOrderTypeNV = VkEnum<"VkCoarseSampleOrderTypeNV", 0 | 1 | 2 | 3>;
+/** Bits of `VkColorComponentFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkColorComponentFlagBits = VkBits<"VkColorComponentFlagBits">;
+/** Enum `VkColorSpaceKHR`: one of its `VK_*` constants (16 values), branded so that another enum's constant or a bare number is refused. */
+export type VkColorSpaceKHR = VkEnum<
+  "VkColorSpaceKHR",
   | 0
   | 1000104001
   | 1000104002
@@ -372,23 +420,25 @@ export type VkColorSpaceKHR =
   | 1000104012
   | 1000104013
   | 1000104014
-  | 1000213000;
-/** Enum `VkCommandBufferLevel`: one of its `VK_*` constants (2 values). */
-export type VkCommandBufferLevel = 0 | 1;
-/** Bits of `VkCommandBufferResetFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkCommandBufferResetFlagBits = number;
-/** Bits of `VkCommandBufferUsageFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkCommandBufferUsageFlagBits = number;
-/** Bits of `VkCommandPoolCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkCommandPoolCreateFlagBits = number;
-/** Bits of `VkCommandPoolResetFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkCommandPoolResetFlagBits = number;
-/** Enum `VkCompareOp`: one of its `VK_*` constants (8 values). */
-export type VkCompareOp = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
-/** Enum `VkComponentSwizzle`: one of its `VK_*` constants (7 values). */
-export type VkComponentSwizzle = 0 | 1 | 2 | 3 | 4 | 5 | 6;
-/** Enum `VkComponentTypeKHR`: one of its `VK_*` constants (21 values). */
-export type VkComponentTypeKHR =
+  | 1000213000
+>;
+/** Enum `VkCommandBufferLevel`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCommandBufferLevel = VkEnum<"VkCommandBufferLevel", 0 | 1>;
+/** Bits of `VkCommandBufferResetFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkCommandBufferResetFlagBits = VkBits<"VkCommandBufferResetFlagBits">;
+/** Bits of `VkCommandBufferUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkCommandBufferUsageFlagBits = VkBits<"VkCommandBufferUsageFlagBits">;
+/** Bits of `VkCommandPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkCommandPoolCreateFlagBits = VkBits<"VkCommandPoolCreateFlagBits">;
+/** Bits of `VkCommandPoolResetFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkCommandPoolResetFlagBits = VkBits<"VkCommandPoolResetFlagBits">;
+/** Enum `VkCompareOp`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCompareOp = VkEnum<"VkCompareOp", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7>;
+/** Enum `VkComponentSwizzle`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+export type VkComponentSwizzle = VkEnum<"VkComponentSwizzle", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
+/** Enum `VkComponentTypeKHR`: one of its `VK_*` constants (21 values), branded so that another enum's constant or a bare number is refused. */
+export type VkComponentTypeKHR = VkEnum<
+  "VkComponentTypeKHR",
   | 0
   | 1
   | 2
@@ -409,74 +459,91 @@ export type VkComponentTypeKHR =
   | 1000672001
   | 1000672002
   | 1000672003
-  | 1000672004;
+  | 1000672004
+>;
 /** Alias of {@linkcode VkComponentTypeKHR}. */
 export type VkComponentTypeNV = VkComponentTypeKHR;
-/** Bits of `VkCompositeAlphaFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkCompositeAlphaFlagBitsKHR = number;
-/** Enum `VkCompressedTriangleFormatAMDX`: one of its `VK_*` constants (1 values). */
-export type VkCompressedTriangleFormatAMDX = 0;
-/** Bits of `VkConditionalRenderingFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkConditionalRenderingFlagBitsEXT = number;
-/** Enum `VkConservativeRasterizationModeEXT`: one of its `VK_*` constants (3 values). */
-export type VkConservativeRasterizationModeEXT = 0 | 1 | 2;
-/** Bits of `VkCooperativeMatrixFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkCooperativeMatrixFlagBitsEXT = number;
-/** Enum `VkCooperativeVectorMatrixLayoutNV`: one of its `VK_*` constants (4 values). */
-export type VkCooperativeVectorMatrixLayoutNV = 0 | 1 | 2 | 3;
-/** Enum `VkCopyAccelerationStructureModeKHR`: one of its `VK_*` constants (4 values). */
-export type VkCopyAccelerationStructureModeKHR = 0 | 1 | 2 | 3;
+/** Bits of `VkCompositeAlphaFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkCompositeAlphaFlagBitsKHR = VkBits<"VkCompositeAlphaFlagBitsKHR">;
+/** Enum `VkCompressedTriangleFormatAMDX`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCompressedTriangleFormatAMDX = VkEnum<"VkCompressedTriangleFormatAMDX", 0>;
+/** Bits of `VkConditionalRenderingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkConditionalRenderingFlagBitsEXT = VkBits<"VkConditionalRenderingFlagBitsEXT">;
+/** Enum `VkConservativeRasterizationModeEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkConservativeRasterizationModeEXT = VkEnum<"VkConservativeRasterizationModeEXT", 0 | 1 | 2>;
+/** Bits of `VkCooperativeMatrixFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkCooperativeMatrixFlagBitsEXT = VkBits<"VkCooperativeMatrixFlagBitsEXT">;
+/** Enum `VkCooperativeVectorMatrixLayoutNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCooperativeVectorMatrixLayoutNV = VkEnum<"VkCooperativeVectorMatrixLayoutNV", 0 | 1 | 2 | 3>;
+/** Enum `VkCopyAccelerationStructureModeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCopyAccelerationStructureModeKHR = VkEnum<"VkCopyAccelerationStructureModeKHR", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkCopyAccelerationStructureModeKHR}. */
 export type VkCopyAccelerationStructureModeNV = VkCopyAccelerationStructureModeKHR;
-/** Enum `VkCopyMicromapModeEXT`: one of its `VK_*` constants (4 values). */
-export type VkCopyMicromapModeEXT = 0 | 1 | 2 | 3;
-/** Enum `VkCoverageModulationModeNV`: one of its `VK_*` constants (4 values). */
-export type VkCoverageModulationModeNV = 0 | 1 | 2 | 3;
-/** Enum `VkCoverageReductionModeNV`: one of its `VK_*` constants (2 values). */
-export type VkCoverageReductionModeNV = 0 | 1;
-/** Enum `VkCubicFilterWeightsQCOM`: one of its `VK_*` constants (4 values). */
-export type VkCubicFilterWeightsQCOM = 0 | 1 | 2 | 3;
-/** Bits of `VkCullModeFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkCullModeFlagBits = number;
-/** Enum `VkDataGraphModelCacheTypeQCOM`: one of its `VK_*` constants (1 values). */
-export type VkDataGraphModelCacheTypeQCOM = 0;
-/** Bits of `VkDataGraphOpticalFlowCreateFlagBitsARM`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDataGraphOpticalFlowCreateFlagBitsARM = number;
-/** Bits of `VkDataGraphOpticalFlowExecuteFlagBitsARM`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDataGraphOpticalFlowExecuteFlagBitsARM = number;
-/** Bits of `VkDataGraphOpticalFlowGridSizeFlagBitsARM`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDataGraphOpticalFlowGridSizeFlagBitsARM = number;
-/** Bits of `VkDataGraphOpticalFlowImageUsageFlagBitsARM`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDataGraphOpticalFlowImageUsageFlagBitsARM = number;
-/** Enum `VkDataGraphOpticalFlowPerformanceLevelARM`: one of its `VK_*` constants (4 values). */
-export type VkDataGraphOpticalFlowPerformanceLevelARM = 0 | 1 | 2 | 3;
-/** Bits of `VkDataGraphPipelineDispatchFlagBitsARM` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkDataGraphPipelineDispatchFlagBitsARM = bigint;
-/** Enum `VkDataGraphPipelineNodeConnectionTypeARM`: one of its `VK_*` constants (5 values). */
-export type VkDataGraphPipelineNodeConnectionTypeARM =
-  | 1000631000
-  | 1000631001
-  | 1000631002
-  | 1000631003
-  | 1000631004;
-/** Enum `VkDataGraphPipelineNodeTypeARM`: one of its `VK_*` constants (1 values). */
-export type VkDataGraphPipelineNodeTypeARM = 1000631000;
-/** Enum `VkDataGraphPipelinePropertyARM`: one of its `VK_*` constants (4 values). */
-export type VkDataGraphPipelinePropertyARM = 0 | 1 | 1000676000 | 1000676001;
-/** Enum `VkDataGraphPipelineSessionBindPointARM`: one of its `VK_*` constants (3 values). */
-export type VkDataGraphPipelineSessionBindPointARM = 0 | 1000631001 | 1000676000;
-/** Enum `VkDataGraphPipelineSessionBindPointTypeARM`: one of its `VK_*` constants (1 values). */
-export type VkDataGraphPipelineSessionBindPointTypeARM = 0;
-/** Bits of `VkDataGraphPipelineSessionCreateFlagBitsARM` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkDataGraphPipelineSessionCreateFlagBitsARM = bigint;
-/** Enum `VkDataGraphTOSALevelARM`: one of its `VK_*` constants (2 values). */
-export type VkDataGraphTOSALevelARM = 0 | 1;
-/** Bits of `VkDataGraphTOSAQualityFlagBitsARM`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDataGraphTOSAQualityFlagBitsARM = number;
-/** Bits of `VkDebugReportFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDebugReportFlagBitsEXT = number;
-/** Enum `VkDebugReportObjectTypeEXT`: one of its `VK_*` constants (41 values). */
-export type VkDebugReportObjectTypeEXT =
+/** Enum `VkCopyMicromapModeEXT`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCopyMicromapModeEXT = VkEnum<"VkCopyMicromapModeEXT", 0 | 1 | 2 | 3>;
+/** Enum `VkCoverageModulationModeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCoverageModulationModeNV = VkEnum<"VkCoverageModulationModeNV", 0 | 1 | 2 | 3>;
+/** Enum `VkCoverageReductionModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCoverageReductionModeNV = VkEnum<"VkCoverageReductionModeNV", 0 | 1>;
+/** Enum `VkCubicFilterWeightsQCOM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkCubicFilterWeightsQCOM = VkEnum<"VkCubicFilterWeightsQCOM", 0 | 1 | 2 | 3>;
+/** Bits of `VkCullModeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkCullModeFlagBits = VkBits<"VkCullModeFlagBits">;
+/** Enum `VkDataGraphModelCacheTypeQCOM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphModelCacheTypeQCOM = VkEnum<"VkDataGraphModelCacheTypeQCOM", 0>;
+/** Bits of `VkDataGraphOpticalFlowCreateFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDataGraphOpticalFlowCreateFlagBitsARM = VkBits<"VkDataGraphOpticalFlowCreateFlagBitsARM">;
+/** Bits of `VkDataGraphOpticalFlowExecuteFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDataGraphOpticalFlowExecuteFlagBitsARM = VkBits<"VkDataGraphOpticalFlowExecuteFlagBitsARM">;
+/** Bits of `VkDataGraphOpticalFlowGridSizeFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDataGraphOpticalFlowGridSizeFlagBitsARM = VkBits<"VkDataGraphOpticalFlowGridSizeFlagBitsARM">;
+/** Bits of `VkDataGraphOpticalFlowImageUsageFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDataGraphOpticalFlowImageUsageFlagBitsARM = VkBits<
+  "VkDataGraphOpticalFlowImageUsageFlagBitsARM"
+>;
+/** Enum `VkDataGraphOpticalFlowPerformanceLevelARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphOpticalFlowPerformanceLevelARM = VkEnum<
+  "VkDataGraphOpticalFlowPerformanceLevelARM",
+  0 | 1 | 2 | 3
+>;
+/** Bits of `VkDataGraphPipelineDispatchFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDataGraphPipelineDispatchFlagBitsARM = VkBits<"VkDataGraphPipelineDispatchFlagBitsARM", bigint>;
+/** Enum `VkDataGraphPipelineNodeConnectionTypeARM`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphPipelineNodeConnectionTypeARM = VkEnum<
+  "VkDataGraphPipelineNodeConnectionTypeARM",
+  1000631000 | 1000631001 | 1000631002 | 1000631003 | 1000631004
+>;
+/** Enum `VkDataGraphPipelineNodeTypeARM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphPipelineNodeTypeARM = VkEnum<"VkDataGraphPipelineNodeTypeARM", 1000631000>;
+/** Enum `VkDataGraphPipelinePropertyARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphPipelinePropertyARM = VkEnum<
+  "VkDataGraphPipelinePropertyARM",
+  0 | 1 | 1000676000 | 1000676001
+>;
+/** Enum `VkDataGraphPipelineSessionBindPointARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphPipelineSessionBindPointARM = VkEnum<
+  "VkDataGraphPipelineSessionBindPointARM",
+  0 | 1000631001 | 1000676000
+>;
+/** Enum `VkDataGraphPipelineSessionBindPointTypeARM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphPipelineSessionBindPointTypeARM = VkEnum<
+  "VkDataGraphPipelineSessionBindPointTypeARM",
+  0
+>;
+/** Bits of `VkDataGraphPipelineSessionCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDataGraphPipelineSessionCreateFlagBitsARM = VkBits<
+  "VkDataGraphPipelineSessionCreateFlagBitsARM",
+  bigint
+>;
+/** Enum `VkDataGraphTOSALevelARM`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDataGraphTOSALevelARM = VkEnum<"VkDataGraphTOSALevelARM", 0 | 1>;
+/** Bits of `VkDataGraphTOSAQualityFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDataGraphTOSAQualityFlagBitsARM = VkBits<"VkDataGraphTOSAQualityFlagBitsARM">;
+/** Bits of `VkDebugReportFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDebugReportFlagBitsEXT = VkBits<"VkDebugReportFlagBitsEXT">;
+/** Enum `VkDebugReportObjectTypeEXT`: one of its `VK_*` constants (41 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDebugReportObjectTypeEXT = VkEnum<
+  "VkDebugReportObjectTypeEXT",
   | 0
   | 1
   | 2
@@ -517,31 +584,36 @@ export type VkDebugReportObjectTypeEXT =
   | 1000165000
   | 1000307000
   | 1000307001
-  | 1000366000;
-/** Bits of `VkDebugUtilsMessageSeverityFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDebugUtilsMessageSeverityFlagBitsEXT = number;
-/** Bits of `VkDebugUtilsMessageTypeFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDebugUtilsMessageTypeFlagBitsEXT = number;
-/** Enum `VkDefaultVertexAttributeValueKHR`: one of its `VK_*` constants (2 values). */
-export type VkDefaultVertexAttributeValueKHR = 0 | 1;
-/** Bits of `VkDependencyFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDependencyFlagBits = number;
-/** Enum `VkDepthBiasRepresentationEXT`: one of its `VK_*` constants (3 values). */
-export type VkDepthBiasRepresentationEXT = 0 | 1 | 2;
-/** Enum `VkDepthClampModeEXT`: one of its `VK_*` constants (2 values). */
-export type VkDepthClampModeEXT = 0 | 1;
-/** Bits of `VkDescriptorBindingFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDescriptorBindingFlagBits = number;
+  | 1000366000
+>;
+/** Bits of `VkDebugUtilsMessageSeverityFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDebugUtilsMessageSeverityFlagBitsEXT = VkBits<"VkDebugUtilsMessageSeverityFlagBitsEXT">;
+/** Bits of `VkDebugUtilsMessageTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDebugUtilsMessageTypeFlagBitsEXT = VkBits<"VkDebugUtilsMessageTypeFlagBitsEXT">;
+/** Enum `VkDefaultVertexAttributeValueKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDefaultVertexAttributeValueKHR = VkEnum<"VkDefaultVertexAttributeValueKHR", 0 | 1>;
+/** Bits of `VkDependencyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDependencyFlagBits = VkBits<"VkDependencyFlagBits">;
+/** Enum `VkDepthBiasRepresentationEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDepthBiasRepresentationEXT = VkEnum<"VkDepthBiasRepresentationEXT", 0 | 1 | 2>;
+/** Enum `VkDepthClampModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDepthClampModeEXT = VkEnum<"VkDepthClampModeEXT", 0 | 1>;
+/** Bits of `VkDescriptorBindingFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDescriptorBindingFlagBits = VkBits<"VkDescriptorBindingFlagBits">;
 /** Alias of {@linkcode VkDescriptorBindingFlagBits}. */
 export type VkDescriptorBindingFlagBitsEXT = VkDescriptorBindingFlagBits;
-/** Enum `VkDescriptorMappingSourceEXT`: one of its `VK_*` constants (11 values). */
-export type VkDescriptorMappingSourceEXT = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
-/** Bits of `VkDescriptorPoolCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDescriptorPoolCreateFlagBits = number;
-/** Bits of `VkDescriptorSetLayoutCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDescriptorSetLayoutCreateFlagBits = number;
-/** Enum `VkDescriptorType`: one of its `VK_*` constants (19 values). */
-export type VkDescriptorType =
+/** Enum `VkDescriptorMappingSourceEXT`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDescriptorMappingSourceEXT = VkEnum<
+  "VkDescriptorMappingSourceEXT",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10
+>;
+/** Bits of `VkDescriptorPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDescriptorPoolCreateFlagBits = VkBits<"VkDescriptorPoolCreateFlagBits">;
+/** Bits of `VkDescriptorSetLayoutCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDescriptorSetLayoutCreateFlagBits = VkBits<"VkDescriptorSetLayoutCreateFlagBits">;
+/** Enum `VkDescriptorType`: one of its `VK_*` constants (19 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDescriptorType = VkEnum<
+  "VkDescriptorType",
   | 0
   | 1
   | 2
@@ -560,53 +632,58 @@ export type VkDescriptorType =
   | 1000440000
   | 1000440001
   | 1000460000
-  | 1000570000;
-/** Enum `VkDescriptorUpdateTemplateType`: one of its `VK_*` constants (2 values). */
-export type VkDescriptorUpdateTemplateType = 0 | 1;
+  | 1000570000
+>;
+/** Enum `VkDescriptorUpdateTemplateType`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDescriptorUpdateTemplateType = VkEnum<"VkDescriptorUpdateTemplateType", 0 | 1>;
 /** Alias of {@linkcode VkDescriptorUpdateTemplateType}. */
 export type VkDescriptorUpdateTemplateTypeKHR = VkDescriptorUpdateTemplateType;
-/** Bits of `VkDeviceAddressBindingFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDeviceAddressBindingFlagBitsEXT = number;
-/** Enum `VkDeviceAddressBindingTypeEXT`: one of its `VK_*` constants (2 values). */
-export type VkDeviceAddressBindingTypeEXT = 0 | 1;
-/** Bits of `VkDeviceCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDeviceCreateFlagBits = number;
-/** Bits of `VkDeviceDiagnosticsConfigFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDeviceDiagnosticsConfigFlagBitsNV = number;
-/** Enum `VkDeviceEventTypeEXT`: one of its `VK_*` constants (1 values). */
-export type VkDeviceEventTypeEXT = 0;
+/** Bits of `VkDeviceAddressBindingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDeviceAddressBindingFlagBitsEXT = VkBits<"VkDeviceAddressBindingFlagBitsEXT">;
+/** Enum `VkDeviceAddressBindingTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDeviceAddressBindingTypeEXT = VkEnum<"VkDeviceAddressBindingTypeEXT", 0 | 1>;
+/** Bits of `VkDeviceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDeviceCreateFlagBits = VkBits<"VkDeviceCreateFlagBits">;
+/** Bits of `VkDeviceDiagnosticsConfigFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDeviceDiagnosticsConfigFlagBitsNV = VkBits<"VkDeviceDiagnosticsConfigFlagBitsNV">;
+/** Enum `VkDeviceEventTypeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDeviceEventTypeEXT = VkEnum<"VkDeviceEventTypeEXT", 0>;
 /** Alias of {@linkcode VkDeviceFaultAddressTypeKHR}. */
 export type VkDeviceFaultAddressTypeEXT = VkDeviceFaultAddressTypeKHR;
-/** Enum `VkDeviceFaultAddressTypeKHR`: one of its `VK_*` constants (7 values). */
-export type VkDeviceFaultAddressTypeKHR = 0 | 1 | 2 | 3 | 4 | 5 | 6;
-/** Bits of `VkDeviceFaultFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDeviceFaultFlagBitsKHR = number;
+/** Enum `VkDeviceFaultAddressTypeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDeviceFaultAddressTypeKHR = VkEnum<"VkDeviceFaultAddressTypeKHR", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
+/** Bits of `VkDeviceFaultFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDeviceFaultFlagBitsKHR = VkBits<"VkDeviceFaultFlagBitsKHR">;
 /** Alias of {@linkcode VkDeviceFaultVendorBinaryHeaderVersionKHR}. */
 export type VkDeviceFaultVendorBinaryHeaderVersionEXT = VkDeviceFaultVendorBinaryHeaderVersionKHR;
-/** Enum `VkDeviceFaultVendorBinaryHeaderVersionKHR`: one of its `VK_*` constants (1 values). */
-export type VkDeviceFaultVendorBinaryHeaderVersionKHR = 1;
-/** Bits of `VkDeviceGroupPresentModeFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDeviceGroupPresentModeFlagBitsKHR = number;
-/** Enum `VkDeviceMemoryReportEventTypeEXT`: one of its `VK_*` constants (5 values). */
-export type VkDeviceMemoryReportEventTypeEXT = 0 | 1 | 2 | 3 | 4;
-/** Bits of `VkDeviceQueueCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDeviceQueueCreateFlagBits = number;
-/** Enum `VkDirectDriverLoadingModeLUNARG`: one of its `VK_*` constants (2 values). */
-export type VkDirectDriverLoadingModeLUNARG = 0 | 1;
-/** Enum `VkDiscardRectangleModeEXT`: one of its `VK_*` constants (2 values). */
-export type VkDiscardRectangleModeEXT = 0 | 1;
-/** Enum `VkDisplacementMicromapFormatNV`: one of its `VK_*` constants (3 values). */
-export type VkDisplacementMicromapFormatNV = 1 | 2 | 3;
-/** Enum `VkDisplayEventTypeEXT`: one of its `VK_*` constants (1 values). */
-export type VkDisplayEventTypeEXT = 0;
-/** Bits of `VkDisplayPlaneAlphaFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkDisplayPlaneAlphaFlagBitsKHR = number;
-/** Enum `VkDisplayPowerStateEXT`: one of its `VK_*` constants (3 values). */
-export type VkDisplayPowerStateEXT = 0 | 1 | 2;
-/** Enum `VkDisplaySurfaceStereoTypeNV`: one of its `VK_*` constants (4 values). */
-export type VkDisplaySurfaceStereoTypeNV = 0 | 1 | 2 | 3;
-/** Enum `VkDriverId`: one of its `VK_*` constants (31 values). */
-export type VkDriverId =
+/** Enum `VkDeviceFaultVendorBinaryHeaderVersionKHR`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDeviceFaultVendorBinaryHeaderVersionKHR = VkEnum<
+  "VkDeviceFaultVendorBinaryHeaderVersionKHR",
+  1
+>;
+/** Bits of `VkDeviceGroupPresentModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDeviceGroupPresentModeFlagBitsKHR = VkBits<"VkDeviceGroupPresentModeFlagBitsKHR">;
+/** Enum `VkDeviceMemoryReportEventTypeEXT`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDeviceMemoryReportEventTypeEXT = VkEnum<"VkDeviceMemoryReportEventTypeEXT", 0 | 1 | 2 | 3 | 4>;
+/** Bits of `VkDeviceQueueCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDeviceQueueCreateFlagBits = VkBits<"VkDeviceQueueCreateFlagBits">;
+/** Enum `VkDirectDriverLoadingModeLUNARG`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDirectDriverLoadingModeLUNARG = VkEnum<"VkDirectDriverLoadingModeLUNARG", 0 | 1>;
+/** Enum `VkDiscardRectangleModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDiscardRectangleModeEXT = VkEnum<"VkDiscardRectangleModeEXT", 0 | 1>;
+/** Enum `VkDisplacementMicromapFormatNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDisplacementMicromapFormatNV = VkEnum<"VkDisplacementMicromapFormatNV", 1 | 2 | 3>;
+/** Enum `VkDisplayEventTypeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDisplayEventTypeEXT = VkEnum<"VkDisplayEventTypeEXT", 0>;
+/** Bits of `VkDisplayPlaneAlphaFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkDisplayPlaneAlphaFlagBitsKHR = VkBits<"VkDisplayPlaneAlphaFlagBitsKHR">;
+/** Enum `VkDisplayPowerStateEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDisplayPowerStateEXT = VkEnum<"VkDisplayPowerStateEXT", 0 | 1 | 2>;
+/** Enum `VkDisplaySurfaceStereoTypeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDisplaySurfaceStereoTypeNV = VkEnum<"VkDisplaySurfaceStereoTypeNV", 0 | 1 | 2 | 3>;
+/** Enum `VkDriverId`: one of its `VK_*` constants (31 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDriverId = VkEnum<
+  "VkDriverId",
   | 1
   | 2
   | 3
@@ -637,11 +714,13 @@ export type VkDriverId =
   | 28
   | 29
   | 30
-  | 31;
+  | 31
+>;
 /** Alias of {@linkcode VkDriverId}. */
 export type VkDriverIdKHR = VkDriverId;
-/** Enum `VkDynamicState`: one of its `VK_*` constants (73 values). */
-export type VkDynamicState =
+/** Enum `VkDynamicState`: one of its `VK_*` constants (73 values), branded so that another enum's constant or a bare number is refused. */
+export type VkDynamicState = VkEnum<
+  "VkDynamicState",
   | 0
   | 1
   | 2
@@ -714,55 +793,57 @@ export type VkDynamicState =
   | 1000455031
   | 1000455032
   | 1000524000
-  | 1000582000;
-/** Bits of `VkEventCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkEventCreateFlagBits = number;
-/** Bits of `VkExportMetalObjectTypeFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExportMetalObjectTypeFlagBitsEXT = number;
-/** Bits of `VkExternalFenceFeatureFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalFenceFeatureFlagBits = number;
+  | 1000582000
+>;
+/** Bits of `VkEventCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkEventCreateFlagBits = VkBits<"VkEventCreateFlagBits">;
+/** Bits of `VkExportMetalObjectTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExportMetalObjectTypeFlagBitsEXT = VkBits<"VkExportMetalObjectTypeFlagBitsEXT">;
+/** Bits of `VkExternalFenceFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalFenceFeatureFlagBits = VkBits<"VkExternalFenceFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalFenceFeatureFlagBits}. */
 export type VkExternalFenceFeatureFlagBitsKHR = VkExternalFenceFeatureFlagBits;
-/** Bits of `VkExternalFenceHandleTypeFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalFenceHandleTypeFlagBits = number;
+/** Bits of `VkExternalFenceHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalFenceHandleTypeFlagBits = VkBits<"VkExternalFenceHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalFenceHandleTypeFlagBits}. */
 export type VkExternalFenceHandleTypeFlagBitsKHR = VkExternalFenceHandleTypeFlagBits;
-/** Bits of `VkExternalMemoryFeatureFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalMemoryFeatureFlagBits = number;
+/** Bits of `VkExternalMemoryFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalMemoryFeatureFlagBits = VkBits<"VkExternalMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryFeatureFlagBits}. */
 export type VkExternalMemoryFeatureFlagBitsKHR = VkExternalMemoryFeatureFlagBits;
-/** Bits of `VkExternalMemoryFeatureFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalMemoryFeatureFlagBitsNV = number;
-/** Bits of `VkExternalMemoryHandleTypeFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalMemoryHandleTypeFlagBits = number;
+/** Bits of `VkExternalMemoryFeatureFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalMemoryFeatureFlagBitsNV = VkBits<"VkExternalMemoryFeatureFlagBitsNV">;
+/** Bits of `VkExternalMemoryHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalMemoryHandleTypeFlagBits = VkBits<"VkExternalMemoryHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryHandleTypeFlagBits}. */
 export type VkExternalMemoryHandleTypeFlagBitsKHR = VkExternalMemoryHandleTypeFlagBits;
-/** Bits of `VkExternalMemoryHandleTypeFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalMemoryHandleTypeFlagBitsNV = number;
-/** Bits of `VkExternalSemaphoreFeatureFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalSemaphoreFeatureFlagBits = number;
+/** Bits of `VkExternalMemoryHandleTypeFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalMemoryHandleTypeFlagBitsNV = VkBits<"VkExternalMemoryHandleTypeFlagBitsNV">;
+/** Bits of `VkExternalSemaphoreFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalSemaphoreFeatureFlagBits = VkBits<"VkExternalSemaphoreFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreFeatureFlagBits}. */
 export type VkExternalSemaphoreFeatureFlagBitsKHR = VkExternalSemaphoreFeatureFlagBits;
-/** Bits of `VkExternalSemaphoreHandleTypeFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkExternalSemaphoreHandleTypeFlagBits = number;
+/** Bits of `VkExternalSemaphoreHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkExternalSemaphoreHandleTypeFlagBits = VkBits<"VkExternalSemaphoreHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreHandleTypeFlagBits}. */
 export type VkExternalSemaphoreHandleTypeFlagBitsKHR = VkExternalSemaphoreHandleTypeFlagBits;
-/** Enum `VkFaultLevel`: one of its `VK_*` constants (4 values). */
-export type VkFaultLevel = 0 | 1 | 2 | 3;
-/** Enum `VkFaultQueryBehavior`: one of its `VK_*` constants (1 values). */
-export type VkFaultQueryBehavior = 0;
-/** Enum `VkFaultType`: one of its `VK_*` constants (7 values). */
-export type VkFaultType = 0 | 1 | 2 | 3 | 4 | 5 | 6;
-/** Bits of `VkFenceCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkFenceCreateFlagBits = number;
-/** Bits of `VkFenceImportFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkFenceImportFlagBits = number;
+/** Enum `VkFaultLevel`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFaultLevel = VkEnum<"VkFaultLevel", 0 | 1 | 2 | 3>;
+/** Enum `VkFaultQueryBehavior`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFaultQueryBehavior = VkEnum<"VkFaultQueryBehavior", 0>;
+/** Enum `VkFaultType`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFaultType = VkEnum<"VkFaultType", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
+/** Bits of `VkFenceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkFenceCreateFlagBits = VkBits<"VkFenceCreateFlagBits">;
+/** Bits of `VkFenceImportFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkFenceImportFlagBits = VkBits<"VkFenceImportFlagBits">;
 /** Alias of {@linkcode VkFenceImportFlagBits}. */
 export type VkFenceImportFlagBitsKHR = VkFenceImportFlagBits;
-/** Enum `VkFilter`: one of its `VK_*` constants (3 values). */
-export type VkFilter = 0 | 1 | 1000015000;
-/** Enum `VkFormat`: one of its `VK_*` constants (298 values). */
-export type VkFormat =
+/** Enum `VkFilter`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFilter = VkEnum<"VkFilter", 0 | 1 | 1000015000>;
+/** Enum `VkFormat`: one of its `VK_*` constants (298 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFormat = VkEnum<
+  "VkFormat",
   | 0
   | 1
   | 2
@@ -1060,45 +1141,56 @@ export type VkFormat =
   | 1000609010
   | 1000609011
   | 1000609012
-  | 1000609013;
-/** Bits of `VkFormatFeatureFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkFormatFeatureFlagBits = number;
-/** Bits of `VkFormatFeatureFlagBits2` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkFormatFeatureFlagBits2 = bigint;
+  | 1000609013
+>;
+/** Bits of `VkFormatFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkFormatFeatureFlagBits = VkBits<"VkFormatFeatureFlagBits">;
+/** Bits of `VkFormatFeatureFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkFormatFeatureFlagBits2 = VkBits<"VkFormatFeatureFlagBits2", bigint>;
 /** Alias of {@linkcode VkFormatFeatureFlagBits2}. */
 export type VkFormatFeatureFlagBits2KHR = VkFormatFeatureFlagBits2;
-/** Bits of `VkFormatFeatureFlagBits4KHR` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkFormatFeatureFlagBits4KHR = bigint;
-/** Enum `VkFragmentShadingRateCombinerOpKHR`: one of its `VK_*` constants (5 values). */
-export type VkFragmentShadingRateCombinerOpKHR = 0 | 1 | 2 | 3 | 4;
-/** Enum `VkFragmentShadingRateNV`: one of its `VK_*` constants (12 values). */
-export type VkFragmentShadingRateNV = 0 | 1 | 4 | 5 | 6 | 9 | 10 | 11 | 12 | 13 | 14 | 15;
-/** Enum `VkFragmentShadingRateTypeNV`: one of its `VK_*` constants (2 values). */
-export type VkFragmentShadingRateTypeNV = 0 | 1;
-/** Bits of `VkFrameBoundaryFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkFrameBoundaryFlagBitsEXT = number;
-/** Bits of `VkFramebufferCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkFramebufferCreateFlagBits = number;
-/** Enum `VkFrontFace`: one of its `VK_*` constants (2 values). */
-export type VkFrontFace = 0 | 1;
-/** Enum `VkFullScreenExclusiveEXT`: one of its `VK_*` constants (4 values). */
-export type VkFullScreenExclusiveEXT = 0 | 1 | 2 | 3;
-/** Bits of `VkGeometryFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkGeometryFlagBitsKHR = number;
+/** Bits of `VkFormatFeatureFlagBits4KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkFormatFeatureFlagBits4KHR = VkBits<"VkFormatFeatureFlagBits4KHR", bigint>;
+/** Enum `VkFragmentShadingRateCombinerOpKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFragmentShadingRateCombinerOpKHR = VkEnum<
+  "VkFragmentShadingRateCombinerOpKHR",
+  0 | 1 | 2 | 3 | 4
+>;
+/** Enum `VkFragmentShadingRateNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFragmentShadingRateNV = VkEnum<
+  "VkFragmentShadingRateNV",
+  0 | 1 | 4 | 5 | 6 | 9 | 10 | 11 | 12 | 13 | 14 | 15
+>;
+/** Enum `VkFragmentShadingRateTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFragmentShadingRateTypeNV = VkEnum<"VkFragmentShadingRateTypeNV", 0 | 1>;
+/** Bits of `VkFrameBoundaryFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkFrameBoundaryFlagBitsEXT = VkBits<"VkFrameBoundaryFlagBitsEXT">;
+/** Bits of `VkFramebufferCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkFramebufferCreateFlagBits = VkBits<"VkFramebufferCreateFlagBits">;
+/** Enum `VkFrontFace`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFrontFace = VkEnum<"VkFrontFace", 0 | 1>;
+/** Enum `VkFullScreenExclusiveEXT`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkFullScreenExclusiveEXT = VkEnum<"VkFullScreenExclusiveEXT", 0 | 1 | 2 | 3>;
+/** Bits of `VkGeometryFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkGeometryFlagBitsKHR = VkBits<"VkGeometryFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryFlagBitsKHR}. */
 export type VkGeometryFlagBitsNV = VkGeometryFlagBitsKHR;
-/** Bits of `VkGeometryInstanceFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkGeometryInstanceFlagBitsKHR = number;
+/** Bits of `VkGeometryInstanceFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkGeometryInstanceFlagBitsKHR = VkBits<"VkGeometryInstanceFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryInstanceFlagBitsKHR}. */
 export type VkGeometryInstanceFlagBitsNV = VkGeometryInstanceFlagBitsKHR;
-/** Enum `VkGeometryTypeKHR`: one of its `VK_*` constants (7 values). */
-export type VkGeometryTypeKHR = 0 | 1 | 2 | 1000429004 | 1000429005 | 1000478000 | 1000623000;
+/** Enum `VkGeometryTypeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+export type VkGeometryTypeKHR = VkEnum<
+  "VkGeometryTypeKHR",
+  0 | 1 | 2 | 1000429004 | 1000429005 | 1000478000 | 1000623000
+>;
 /** Alias of {@linkcode VkGeometryTypeKHR}. */
 export type VkGeometryTypeNV = VkGeometryTypeKHR;
-/** Enum `VkGpaDeviceClockModeAMD`: one of its `VK_*` constants (6 values). */
-export type VkGpaDeviceClockModeAMD = 0 | 1 | 2 | 3 | 4 | 5;
-/** Enum `VkGpaPerfBlockAMD`: one of its `VK_*` constants (57 values). */
-export type VkGpaPerfBlockAMD =
+/** Enum `VkGpaDeviceClockModeAMD`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+export type VkGpaDeviceClockModeAMD = VkEnum<"VkGpaDeviceClockModeAMD", 0 | 1 | 2 | 3 | 4 | 5>;
+/** Enum `VkGpaPerfBlockAMD`: one of its `VK_*` constants (57 values), branded so that another enum's constant or a bare number is refused. */
+export type VkGpaPerfBlockAMD = VkEnum<
+  "VkGpaPerfBlockAMD",
   | 0
   | 1
   | 2
@@ -1155,33 +1247,35 @@ export type VkGpaPerfBlockAMD =
   | 53
   | 54
   | 55
-  | 56;
-/** Enum `VkGpaSampleTypeAMD`: one of its `VK_*` constants (3 values). */
-export type VkGpaSampleTypeAMD = 0 | 1 | 2;
-/** Bits of `VkGpaSqShaderStageFlagBitsAMD`: combine the `VK_*_BIT` constants with `|`. */
-export type VkGpaSqShaderStageFlagBitsAMD = number;
-/** Bits of `VkGraphicsPipelineLibraryFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkGraphicsPipelineLibraryFlagBitsEXT = number;
-/** Bits of `VkHostImageCopyFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkHostImageCopyFlagBits = number;
+  | 56
+>;
+/** Enum `VkGpaSampleTypeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkGpaSampleTypeAMD = VkEnum<"VkGpaSampleTypeAMD", 0 | 1 | 2>;
+/** Bits of `VkGpaSqShaderStageFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkGpaSqShaderStageFlagBitsAMD = VkBits<"VkGpaSqShaderStageFlagBitsAMD">;
+/** Bits of `VkGraphicsPipelineLibraryFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkGraphicsPipelineLibraryFlagBitsEXT = VkBits<"VkGraphicsPipelineLibraryFlagBitsEXT">;
+/** Bits of `VkHostImageCopyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkHostImageCopyFlagBits = VkBits<"VkHostImageCopyFlagBits">;
 /** Alias of {@linkcode VkHostImageCopyFlagBits}. */
 export type VkHostImageCopyFlagBitsEXT = VkHostImageCopyFlagBits;
-/** Bits of `VkImageAspectFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageAspectFlagBits = number;
-/** Bits of `VkImageCompressionFixedRateFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageCompressionFixedRateFlagBitsEXT = number;
-/** Bits of `VkImageCompressionFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageCompressionFlagBitsEXT = number;
-/** Bits of `VkImageConstraintsInfoFlagBitsFUCHSIA`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageConstraintsInfoFlagBitsFUCHSIA = number;
-/** Bits of `VkImageCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageCreateFlagBits = number;
-/** Bits of `VkImageCreateFlagBits2KHR` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkImageCreateFlagBits2KHR = bigint;
-/** Bits of `VkImageFormatConstraintsFlagBitsFUCHSIA`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageFormatConstraintsFlagBitsFUCHSIA = number;
-/** Enum `VkImageLayout`: one of its `VK_*` constants (32 values). */
-export type VkImageLayout =
+/** Bits of `VkImageAspectFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageAspectFlagBits = VkBits<"VkImageAspectFlagBits">;
+/** Bits of `VkImageCompressionFixedRateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageCompressionFixedRateFlagBitsEXT = VkBits<"VkImageCompressionFixedRateFlagBitsEXT">;
+/** Bits of `VkImageCompressionFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageCompressionFlagBitsEXT = VkBits<"VkImageCompressionFlagBitsEXT">;
+/** Bits of `VkImageConstraintsInfoFlagBitsFUCHSIA`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageConstraintsInfoFlagBitsFUCHSIA = VkBits<"VkImageConstraintsInfoFlagBitsFUCHSIA">;
+/** Bits of `VkImageCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageCreateFlagBits = VkBits<"VkImageCreateFlagBits">;
+/** Bits of `VkImageCreateFlagBits2KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageCreateFlagBits2KHR = VkBits<"VkImageCreateFlagBits2KHR", bigint>;
+/** Bits of `VkImageFormatConstraintsFlagBitsFUCHSIA`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageFormatConstraintsFlagBitsFUCHSIA = VkBits<"VkImageFormatConstraintsFlagBitsFUCHSIA">;
+/** Enum `VkImageLayout`: one of its `VK_*` constants (32 values), branded so that another enum's constant or a bare number is refused. */
+export type VkImageLayout = VkEnum<
+  "VkImageLayout",
   | 0
   | 1
   | 2
@@ -1213,31 +1307,33 @@ export type VkImageLayout =
   | 1000339000
   | 1000460000
   | 1000553000
-  | 1000620000;
-/** Enum `VkImageTiling`: one of its `VK_*` constants (3 values). */
-export type VkImageTiling = 0 | 1 | 1000158000;
-/** Enum `VkImageTilingControlEXT`: one of its `VK_*` constants (3 values). */
-export type VkImageTilingControlEXT = 0 | 1 | 2;
-/** Enum `VkImageType`: one of its `VK_*` constants (3 values). */
-export type VkImageType = 0 | 1 | 2;
-/** Bits of `VkImageUsageFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageUsageFlagBits = number;
-/** Bits of `VkImageUsageFlagBits2KHR` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkImageUsageFlagBits2KHR = bigint;
-/** Bits of `VkImageViewCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkImageViewCreateFlagBits = number;
-/** Enum `VkImageViewType`: one of its `VK_*` constants (7 values). */
-export type VkImageViewType = 0 | 1 | 2 | 3 | 4 | 5 | 6;
-/** Enum `VkIndexType`: one of its `VK_*` constants (4 values). */
-export type VkIndexType = 0 | 1 | 1000265000 | 1000165000;
-/** Bits of `VkIndirectCommandsInputModeFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkIndirectCommandsInputModeFlagBitsEXT = number;
-/** Bits of `VkIndirectCommandsLayoutUsageFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkIndirectCommandsLayoutUsageFlagBitsEXT = number;
-/** Bits of `VkIndirectCommandsLayoutUsageFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkIndirectCommandsLayoutUsageFlagBitsNV = number;
-/** Enum `VkIndirectCommandsTokenTypeEXT`: one of its `VK_*` constants (17 values). */
-export type VkIndirectCommandsTokenTypeEXT =
+  | 1000620000
+>;
+/** Enum `VkImageTiling`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkImageTiling = VkEnum<"VkImageTiling", 0 | 1 | 1000158000>;
+/** Enum `VkImageTilingControlEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkImageTilingControlEXT = VkEnum<"VkImageTilingControlEXT", 0 | 1 | 2>;
+/** Enum `VkImageType`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkImageType = VkEnum<"VkImageType", 0 | 1 | 2>;
+/** Bits of `VkImageUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageUsageFlagBits = VkBits<"VkImageUsageFlagBits">;
+/** Bits of `VkImageUsageFlagBits2KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageUsageFlagBits2KHR = VkBits<"VkImageUsageFlagBits2KHR", bigint>;
+/** Bits of `VkImageViewCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkImageViewCreateFlagBits = VkBits<"VkImageViewCreateFlagBits">;
+/** Enum `VkImageViewType`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+export type VkImageViewType = VkEnum<"VkImageViewType", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
+/** Enum `VkIndexType`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkIndexType = VkEnum<"VkIndexType", 0 | 1 | 1000265000 | 1000165000>;
+/** Bits of `VkIndirectCommandsInputModeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkIndirectCommandsInputModeFlagBitsEXT = VkBits<"VkIndirectCommandsInputModeFlagBitsEXT">;
+/** Bits of `VkIndirectCommandsLayoutUsageFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkIndirectCommandsLayoutUsageFlagBitsEXT = VkBits<"VkIndirectCommandsLayoutUsageFlagBitsEXT">;
+/** Bits of `VkIndirectCommandsLayoutUsageFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkIndirectCommandsLayoutUsageFlagBitsNV = VkBits<"VkIndirectCommandsLayoutUsageFlagBitsNV">;
+/** Enum `VkIndirectCommandsTokenTypeEXT`: one of its `VK_*` constants (17 values), branded so that another enum's constant or a bare number is refused. */
+export type VkIndirectCommandsTokenTypeEXT = VkEnum<
+  "VkIndirectCommandsTokenTypeEXT",
   | 0
   | 1
   | 2
@@ -1254,71 +1350,67 @@ export type VkIndirectCommandsTokenTypeEXT =
   | 1000202003
   | 1000328000
   | 1000328001
-  | 1000386004;
-/** Enum `VkIndirectCommandsTokenTypeNV`: one of its `VK_*` constants (12 values). */
-export type VkIndirectCommandsTokenTypeNV =
-  | 0
-  | 1
-  | 2
-  | 3
-  | 4
-  | 5
-  | 6
-  | 7
-  | 1000135000
-  | 1000328000
-  | 1000428003
-  | 1000428004;
-/** Enum `VkIndirectExecutionSetInfoTypeEXT`: one of its `VK_*` constants (2 values). */
-export type VkIndirectExecutionSetInfoTypeEXT = 0 | 1;
-/** Bits of `VkIndirectStateFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkIndirectStateFlagBitsNV = number;
-/** Bits of `VkInstanceCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkInstanceCreateFlagBits = number;
-/** Enum `VkInternalAllocationType`: one of its `VK_*` constants (1 values). */
-export type VkInternalAllocationType = 0;
-/** Enum `VkLatencyMarkerNV`: one of its `VK_*` constants (12 values). */
-export type VkLatencyMarkerNV = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
-/** Enum `VkLayerSettingTypeEXT`: one of its `VK_*` constants (8 values). */
-export type VkLayerSettingTypeEXT = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
-/** Enum `VkLayeredDriverUnderlyingApiMSFT`: one of its `VK_*` constants (2 values). */
-export type VkLayeredDriverUnderlyingApiMSFT = 0 | 1;
-/** Enum `VkLineRasterizationMode`: one of its `VK_*` constants (4 values). */
-export type VkLineRasterizationMode = 0 | 1 | 2 | 3;
+  | 1000386004
+>;
+/** Enum `VkIndirectCommandsTokenTypeNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+export type VkIndirectCommandsTokenTypeNV = VkEnum<
+  "VkIndirectCommandsTokenTypeNV",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 1000135000 | 1000328000 | 1000428003 | 1000428004
+>;
+/** Enum `VkIndirectExecutionSetInfoTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkIndirectExecutionSetInfoTypeEXT = VkEnum<"VkIndirectExecutionSetInfoTypeEXT", 0 | 1>;
+/** Bits of `VkIndirectStateFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkIndirectStateFlagBitsNV = VkBits<"VkIndirectStateFlagBitsNV">;
+/** Bits of `VkInstanceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkInstanceCreateFlagBits = VkBits<"VkInstanceCreateFlagBits">;
+/** Enum `VkInternalAllocationType`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkInternalAllocationType = VkEnum<"VkInternalAllocationType", 0>;
+/** Enum `VkLatencyMarkerNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+export type VkLatencyMarkerNV = VkEnum<"VkLatencyMarkerNV", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11>;
+/** Enum `VkLayerSettingTypeEXT`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+export type VkLayerSettingTypeEXT = VkEnum<"VkLayerSettingTypeEXT", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7>;
+/** Enum `VkLayeredDriverUnderlyingApiMSFT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkLayeredDriverUnderlyingApiMSFT = VkEnum<"VkLayeredDriverUnderlyingApiMSFT", 0 | 1>;
+/** Enum `VkLineRasterizationMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkLineRasterizationMode = VkEnum<"VkLineRasterizationMode", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkLineRasterizationMode}. */
 export type VkLineRasterizationModeEXT = VkLineRasterizationMode;
 /** Alias of {@linkcode VkLineRasterizationMode}. */
 export type VkLineRasterizationModeKHR = VkLineRasterizationMode;
-/** Enum `VkLogicOp`: one of its `VK_*` constants (16 values). */
-export type VkLogicOp = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15;
-/** Bits of `VkMemoryAllocateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkMemoryAllocateFlagBits = number;
+/** Enum `VkLogicOp`: one of its `VK_*` constants (16 values), branded so that another enum's constant or a bare number is refused. */
+export type VkLogicOp = VkEnum<
+  "VkLogicOp",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15
+>;
+/** Bits of `VkMemoryAllocateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkMemoryAllocateFlagBits = VkBits<"VkMemoryAllocateFlagBits">;
 /** Alias of {@linkcode VkMemoryAllocateFlagBits}. */
 export type VkMemoryAllocateFlagBitsKHR = VkMemoryAllocateFlagBits;
-/** Bits of `VkMemoryDecompressionMethodFlagBitsEXT` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkMemoryDecompressionMethodFlagBitsEXT = bigint;
+/** Bits of `VkMemoryDecompressionMethodFlagBitsEXT` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkMemoryDecompressionMethodFlagBitsEXT = VkBits<"VkMemoryDecompressionMethodFlagBitsEXT", bigint>;
 /** Alias of {@linkcode VkMemoryDecompressionMethodFlagBitsEXT}. */
 export type VkMemoryDecompressionMethodFlagBitsNV = VkMemoryDecompressionMethodFlagBitsEXT;
-/** Bits of `VkMemoryHeapFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkMemoryHeapFlagBits = number;
-/** Bits of `VkMemoryMapFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkMemoryMapFlagBits = number;
-/** Enum `VkMemoryOverallocationBehaviorAMD`: one of its `VK_*` constants (3 values). */
-export type VkMemoryOverallocationBehaviorAMD = 0 | 1 | 2;
-/** Bits of `VkMemoryPropertyFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkMemoryPropertyFlagBits = number;
-/** Bits of `VkMemoryUnmapFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkMemoryUnmapFlagBits = number;
+/** Bits of `VkMemoryHeapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkMemoryHeapFlagBits = VkBits<"VkMemoryHeapFlagBits">;
+/** Bits of `VkMemoryMapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkMemoryMapFlagBits = VkBits<"VkMemoryMapFlagBits">;
+/** Enum `VkMemoryOverallocationBehaviorAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkMemoryOverallocationBehaviorAMD = VkEnum<"VkMemoryOverallocationBehaviorAMD", 0 | 1 | 2>;
+/** Bits of `VkMemoryPropertyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkMemoryPropertyFlagBits = VkBits<"VkMemoryPropertyFlagBits">;
+/** Bits of `VkMemoryUnmapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkMemoryUnmapFlagBits = VkBits<"VkMemoryUnmapFlagBits">;
 /** Alias of {@linkcode VkMemoryUnmapFlagBits}. */
 export type VkMemoryUnmapFlagBitsKHR = VkMemoryUnmapFlagBits;
-/** Bits of `VkMicromapCreateFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkMicromapCreateFlagBitsEXT = number;
-/** Enum `VkMicromapTypeEXT`: one of its `VK_*` constants (2 values). */
-export type VkMicromapTypeEXT = 0 | 1000397000;
-/** Enum `VkNeuralAcceleratorStatisticsModeARM`: one of its `VK_*` constants (3 values). */
-export type VkNeuralAcceleratorStatisticsModeARM = 0 | 1 | 2;
-/** Enum `VkObjectType`: one of its `VK_*` constants (60 values). */
-export type VkObjectType =
+/** Bits of `VkMicromapCreateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkMicromapCreateFlagBitsEXT = VkBits<"VkMicromapCreateFlagBitsEXT">;
+/** Enum `VkMicromapTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkMicromapTypeEXT = VkEnum<"VkMicromapTypeEXT", 0 | 1000397000>;
+/** Enum `VkNeuralAcceleratorStatisticsModeARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkNeuralAcceleratorStatisticsModeARM = VkEnum<"VkNeuralAcceleratorStatisticsModeARM", 0 | 1 | 2>;
+/** Enum `VkObjectType`: one of its `VK_*` constants (60 values), branded so that another enum's constant or a bare number is refused. */
+export type VkObjectType = VkEnum<
+  "VkObjectType",
   | 0
   | 1
   | 2
@@ -1378,157 +1470,191 @@ export type VkObjectType =
   | 1000556000
   | 1000572000
   | 1000572001
-  | 1000607000;
+  | 1000607000
+>;
 /** Alias of {@linkcode VkOpacityMicromapFormatKHR}. */
 export type VkOpacityMicromapFormatEXT = VkOpacityMicromapFormatKHR;
-/** Enum `VkOpacityMicromapFormatKHR`: one of its `VK_*` constants (2 values). */
-export type VkOpacityMicromapFormatKHR = 1 | 2;
+/** Enum `VkOpacityMicromapFormatKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkOpacityMicromapFormatKHR = VkEnum<"VkOpacityMicromapFormatKHR", 1 | 2>;
 /** Alias of {@linkcode VkOpacityMicromapSpecialIndexKHR}. */
 export type VkOpacityMicromapSpecialIndexEXT = VkOpacityMicromapSpecialIndexKHR;
-/** Enum `VkOpacityMicromapSpecialIndexKHR`: one of its `VK_*` constants (5 values). */
-export type VkOpacityMicromapSpecialIndexKHR = -1 | -2 | -3 | -4 | -5;
-/** Bits of `VkOpticalFlowExecuteFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkOpticalFlowExecuteFlagBitsNV = number;
-/** Bits of `VkOpticalFlowGridSizeFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkOpticalFlowGridSizeFlagBitsNV = number;
-/** Enum `VkOpticalFlowPerformanceLevelNV`: one of its `VK_*` constants (4 values). */
-export type VkOpticalFlowPerformanceLevelNV = 0 | 1 | 2 | 3;
-/** Enum `VkOpticalFlowSessionBindingPointNV`: one of its `VK_*` constants (9 values). */
-export type VkOpticalFlowSessionBindingPointNV = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
-/** Bits of `VkOpticalFlowSessionCreateFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkOpticalFlowSessionCreateFlagBitsNV = number;
-/** Bits of `VkOpticalFlowUsageFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkOpticalFlowUsageFlagBitsNV = number;
-/** Enum `VkOutOfBandQueueTypeNV`: one of its `VK_*` constants (2 values). */
-export type VkOutOfBandQueueTypeNV = 0 | 1;
-/** Bits of `VkPartitionedAccelerationStructureInstanceFlagBitsNV`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPartitionedAccelerationStructureInstanceFlagBitsNV = number;
-/** Enum `VkPartitionedAccelerationStructureOpTypeNV`: one of its `VK_*` constants (3 values). */
-export type VkPartitionedAccelerationStructureOpTypeNV = 0 | 1 | 2;
-/** Bits of `VkPastPresentationTimingFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPastPresentationTimingFlagBitsEXT = number;
-/** Bits of `VkPeerMemoryFeatureFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPeerMemoryFeatureFlagBits = number;
+/** Enum `VkOpacityMicromapSpecialIndexKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkOpacityMicromapSpecialIndexKHR = VkEnum<
+  "VkOpacityMicromapSpecialIndexKHR",
+  -1 | -2 | -3 | -4 | -5
+>;
+/** Bits of `VkOpticalFlowExecuteFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkOpticalFlowExecuteFlagBitsNV = VkBits<"VkOpticalFlowExecuteFlagBitsNV">;
+/** Bits of `VkOpticalFlowGridSizeFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkOpticalFlowGridSizeFlagBitsNV = VkBits<"VkOpticalFlowGridSizeFlagBitsNV">;
+/** Enum `VkOpticalFlowPerformanceLevelNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkOpticalFlowPerformanceLevelNV = VkEnum<"VkOpticalFlowPerformanceLevelNV", 0 | 1 | 2 | 3>;
+/** Enum `VkOpticalFlowSessionBindingPointNV`: one of its `VK_*` constants (9 values), branded so that another enum's constant or a bare number is refused. */
+export type VkOpticalFlowSessionBindingPointNV = VkEnum<
+  "VkOpticalFlowSessionBindingPointNV",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8
+>;
+/** Bits of `VkOpticalFlowSessionCreateFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkOpticalFlowSessionCreateFlagBitsNV = VkBits<"VkOpticalFlowSessionCreateFlagBitsNV">;
+/** Bits of `VkOpticalFlowUsageFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkOpticalFlowUsageFlagBitsNV = VkBits<"VkOpticalFlowUsageFlagBitsNV">;
+/** Enum `VkOutOfBandQueueTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkOutOfBandQueueTypeNV = VkEnum<"VkOutOfBandQueueTypeNV", 0 | 1>;
+/** Bits of `VkPartitionedAccelerationStructureInstanceFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPartitionedAccelerationStructureInstanceFlagBitsNV = VkBits<
+  "VkPartitionedAccelerationStructureInstanceFlagBitsNV"
+>;
+/** Enum `VkPartitionedAccelerationStructureOpTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPartitionedAccelerationStructureOpTypeNV = VkEnum<
+  "VkPartitionedAccelerationStructureOpTypeNV",
+  0 | 1 | 2
+>;
+/** Bits of `VkPastPresentationTimingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPastPresentationTimingFlagBitsEXT = VkBits<"VkPastPresentationTimingFlagBitsEXT">;
+/** Bits of `VkPeerMemoryFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPeerMemoryFeatureFlagBits = VkBits<"VkPeerMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkPeerMemoryFeatureFlagBits}. */
 export type VkPeerMemoryFeatureFlagBitsKHR = VkPeerMemoryFeatureFlagBits;
-/** Enum `VkPerfHintTypeQCOM`: one of its `VK_*` constants (4 values). */
-export type VkPerfHintTypeQCOM = 0 | 1 | 2 | 3;
-/** Enum `VkPerformanceConfigurationTypeINTEL`: one of its `VK_*` constants (1 values). */
-export type VkPerformanceConfigurationTypeINTEL = 0;
-/** Bits of `VkPerformanceCounterDescriptionFlagBitsARM`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPerformanceCounterDescriptionFlagBitsARM = number;
-/** Bits of `VkPerformanceCounterDescriptionFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPerformanceCounterDescriptionFlagBitsKHR = number;
-/** Enum `VkPerformanceCounterScopeKHR`: one of its `VK_*` constants (3 values). */
-export type VkPerformanceCounterScopeKHR = 0 | 1 | 2;
-/** Enum `VkPerformanceCounterStorageKHR`: one of its `VK_*` constants (6 values). */
-export type VkPerformanceCounterStorageKHR = 0 | 1 | 2 | 3 | 4 | 5;
-/** Enum `VkPerformanceCounterUnitKHR`: one of its `VK_*` constants (11 values). */
-export type VkPerformanceCounterUnitKHR = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
-/** Enum `VkPerformanceOverrideTypeINTEL`: one of its `VK_*` constants (2 values). */
-export type VkPerformanceOverrideTypeINTEL = 0 | 1;
-/** Enum `VkPerformanceParameterTypeINTEL`: one of its `VK_*` constants (2 values). */
-export type VkPerformanceParameterTypeINTEL = 0 | 1;
-/** Enum `VkPerformanceValueTypeINTEL`: one of its `VK_*` constants (5 values). */
-export type VkPerformanceValueTypeINTEL = 0 | 1 | 2 | 3 | 4;
-/** Enum `VkPhysicalDeviceDataGraphOperationTypeARM`: one of its `VK_*` constants (4 values). */
-export type VkPhysicalDeviceDataGraphOperationTypeARM = 0 | 1000629000 | 1000629001 | 1000631000;
-/** Enum `VkPhysicalDeviceDataGraphProcessingEngineTypeARM`: one of its `VK_*` constants (3 values). */
-export type VkPhysicalDeviceDataGraphProcessingEngineTypeARM = 0 | 1000629000 | 1000629001;
-/** Enum `VkPhysicalDeviceLayeredApiKHR`: one of its `VK_*` constants (5 values). */
-export type VkPhysicalDeviceLayeredApiKHR = 0 | 1 | 2 | 3 | 4;
-/** Bits of `VkPhysicalDeviceSchedulingControlsFlagBitsARM` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkPhysicalDeviceSchedulingControlsFlagBitsARM = bigint;
-/** Enum `VkPhysicalDeviceType`: one of its `VK_*` constants (5 values). */
-export type VkPhysicalDeviceType = 0 | 1 | 2 | 3 | 4;
-/** Enum `VkPipelineBindPoint`: one of its `VK_*` constants (6 values). */
-export type VkPipelineBindPoint = 0 | 1 | 1000134000 | 1000165000 | 1000369003 | 1000507000;
-/** Bits of `VkPipelineCacheCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineCacheCreateFlagBits = number;
-/** Enum `VkPipelineCacheHeaderVersion`: one of its `VK_*` constants (2 values). */
-export type VkPipelineCacheHeaderVersion = 1 | 1000629000;
-/** Enum `VkPipelineCacheValidationVersion`: one of its `VK_*` constants (1 values). */
-export type VkPipelineCacheValidationVersion = 1;
-/** Bits of `VkPipelineColorBlendStateCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineColorBlendStateCreateFlagBits = number;
-/** Bits of `VkPipelineCompilerControlFlagBitsAMD`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineCompilerControlFlagBitsAMD = number;
-/** Bits of `VkPipelineCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineCreateFlagBits = number;
-/** Bits of `VkPipelineCreateFlagBits2` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineCreateFlagBits2 = bigint;
+/** Enum `VkPerfHintTypeQCOM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerfHintTypeQCOM = VkEnum<"VkPerfHintTypeQCOM", 0 | 1 | 2 | 3>;
+/** Enum `VkPerformanceConfigurationTypeINTEL`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerformanceConfigurationTypeINTEL = VkEnum<"VkPerformanceConfigurationTypeINTEL", 0>;
+/** Bits of `VkPerformanceCounterDescriptionFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPerformanceCounterDescriptionFlagBitsARM = VkBits<"VkPerformanceCounterDescriptionFlagBitsARM">;
+/** Bits of `VkPerformanceCounterDescriptionFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPerformanceCounterDescriptionFlagBitsKHR = VkBits<"VkPerformanceCounterDescriptionFlagBitsKHR">;
+/** Enum `VkPerformanceCounterScopeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerformanceCounterScopeKHR = VkEnum<"VkPerformanceCounterScopeKHR", 0 | 1 | 2>;
+/** Enum `VkPerformanceCounterStorageKHR`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerformanceCounterStorageKHR = VkEnum<"VkPerformanceCounterStorageKHR", 0 | 1 | 2 | 3 | 4 | 5>;
+/** Enum `VkPerformanceCounterUnitKHR`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerformanceCounterUnitKHR = VkEnum<
+  "VkPerformanceCounterUnitKHR",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10
+>;
+/** Enum `VkPerformanceOverrideTypeINTEL`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerformanceOverrideTypeINTEL = VkEnum<"VkPerformanceOverrideTypeINTEL", 0 | 1>;
+/** Enum `VkPerformanceParameterTypeINTEL`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerformanceParameterTypeINTEL = VkEnum<"VkPerformanceParameterTypeINTEL", 0 | 1>;
+/** Enum `VkPerformanceValueTypeINTEL`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPerformanceValueTypeINTEL = VkEnum<"VkPerformanceValueTypeINTEL", 0 | 1 | 2 | 3 | 4>;
+/** Enum `VkPhysicalDeviceDataGraphOperationTypeARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPhysicalDeviceDataGraphOperationTypeARM = VkEnum<
+  "VkPhysicalDeviceDataGraphOperationTypeARM",
+  0 | 1000629000 | 1000629001 | 1000631000
+>;
+/** Enum `VkPhysicalDeviceDataGraphProcessingEngineTypeARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPhysicalDeviceDataGraphProcessingEngineTypeARM = VkEnum<
+  "VkPhysicalDeviceDataGraphProcessingEngineTypeARM",
+  0 | 1000629000 | 1000629001
+>;
+/** Enum `VkPhysicalDeviceLayeredApiKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPhysicalDeviceLayeredApiKHR = VkEnum<"VkPhysicalDeviceLayeredApiKHR", 0 | 1 | 2 | 3 | 4>;
+/** Bits of `VkPhysicalDeviceSchedulingControlsFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPhysicalDeviceSchedulingControlsFlagBitsARM = VkBits<
+  "VkPhysicalDeviceSchedulingControlsFlagBitsARM",
+  bigint
+>;
+/** Enum `VkPhysicalDeviceType`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPhysicalDeviceType = VkEnum<"VkPhysicalDeviceType", 0 | 1 | 2 | 3 | 4>;
+/** Enum `VkPipelineBindPoint`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPipelineBindPoint = VkEnum<
+  "VkPipelineBindPoint",
+  0 | 1 | 1000134000 | 1000165000 | 1000369003 | 1000507000
+>;
+/** Bits of `VkPipelineCacheCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineCacheCreateFlagBits = VkBits<"VkPipelineCacheCreateFlagBits">;
+/** Enum `VkPipelineCacheHeaderVersion`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPipelineCacheHeaderVersion = VkEnum<"VkPipelineCacheHeaderVersion", 1 | 1000629000>;
+/** Enum `VkPipelineCacheValidationVersion`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPipelineCacheValidationVersion = VkEnum<"VkPipelineCacheValidationVersion", 1>;
+/** Bits of `VkPipelineColorBlendStateCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineColorBlendStateCreateFlagBits = VkBits<"VkPipelineColorBlendStateCreateFlagBits">;
+/** Bits of `VkPipelineCompilerControlFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineCompilerControlFlagBitsAMD = VkBits<"VkPipelineCompilerControlFlagBitsAMD">;
+/** Bits of `VkPipelineCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineCreateFlagBits = VkBits<"VkPipelineCreateFlagBits">;
+/** Bits of `VkPipelineCreateFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineCreateFlagBits2 = VkBits<"VkPipelineCreateFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineCreateFlagBits2}. */
 export type VkPipelineCreateFlagBits2KHR = VkPipelineCreateFlagBits2;
-/** Bits of `VkPipelineCreationFeedbackFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineCreationFeedbackFlagBits = number;
+/** Bits of `VkPipelineCreationFeedbackFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineCreationFeedbackFlagBits = VkBits<"VkPipelineCreationFeedbackFlagBits">;
 /** Alias of {@linkcode VkPipelineCreationFeedbackFlagBits}. */
 export type VkPipelineCreationFeedbackFlagBitsEXT = VkPipelineCreationFeedbackFlagBits;
-/** Bits of `VkPipelineDepthStencilStateCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineDepthStencilStateCreateFlagBits = number;
-/** Enum `VkPipelineExecutableStatisticFormatKHR`: one of its `VK_*` constants (4 values). */
-export type VkPipelineExecutableStatisticFormatKHR = 0 | 1 | 2 | 3;
-/** Bits of `VkPipelineLayoutCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineLayoutCreateFlagBits = number;
-/** Enum `VkPipelineMatchControl`: one of its `VK_*` constants (1 values). */
-export type VkPipelineMatchControl = 0;
-/** Enum `VkPipelineRobustnessBufferBehavior`: one of its `VK_*` constants (4 values). */
-export type VkPipelineRobustnessBufferBehavior = 0 | 1 | 2 | 3;
+/** Bits of `VkPipelineDepthStencilStateCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineDepthStencilStateCreateFlagBits = VkBits<"VkPipelineDepthStencilStateCreateFlagBits">;
+/** Enum `VkPipelineExecutableStatisticFormatKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPipelineExecutableStatisticFormatKHR = VkEnum<
+  "VkPipelineExecutableStatisticFormatKHR",
+  0 | 1 | 2 | 3
+>;
+/** Bits of `VkPipelineLayoutCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineLayoutCreateFlagBits = VkBits<"VkPipelineLayoutCreateFlagBits">;
+/** Enum `VkPipelineMatchControl`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPipelineMatchControl = VkEnum<"VkPipelineMatchControl", 0>;
+/** Enum `VkPipelineRobustnessBufferBehavior`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPipelineRobustnessBufferBehavior = VkEnum<"VkPipelineRobustnessBufferBehavior", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkPipelineRobustnessBufferBehavior}. */
 export type VkPipelineRobustnessBufferBehaviorEXT = VkPipelineRobustnessBufferBehavior;
-/** Enum `VkPipelineRobustnessImageBehavior`: one of its `VK_*` constants (4 values). */
-export type VkPipelineRobustnessImageBehavior = 0 | 1 | 2 | 3;
+/** Enum `VkPipelineRobustnessImageBehavior`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPipelineRobustnessImageBehavior = VkEnum<"VkPipelineRobustnessImageBehavior", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkPipelineRobustnessImageBehavior}. */
 export type VkPipelineRobustnessImageBehaviorEXT = VkPipelineRobustnessImageBehavior;
-/** Bits of `VkPipelineShaderStageCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineShaderStageCreateFlagBits = number;
-/** Bits of `VkPipelineStageFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineStageFlagBits = number;
-/** Bits of `VkPipelineStageFlagBits2` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkPipelineStageFlagBits2 = bigint;
+/** Bits of `VkPipelineShaderStageCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineShaderStageCreateFlagBits = VkBits<"VkPipelineShaderStageCreateFlagBits">;
+/** Bits of `VkPipelineStageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineStageFlagBits = VkBits<"VkPipelineStageFlagBits">;
+/** Bits of `VkPipelineStageFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPipelineStageFlagBits2 = VkBits<"VkPipelineStageFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineStageFlagBits2}. */
 export type VkPipelineStageFlagBits2KHR = VkPipelineStageFlagBits2;
-/** Enum `VkPointClippingBehavior`: one of its `VK_*` constants (2 values). */
-export type VkPointClippingBehavior = 0 | 1;
+/** Enum `VkPointClippingBehavior`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPointClippingBehavior = VkEnum<"VkPointClippingBehavior", 0 | 1>;
 /** Alias of {@linkcode VkPointClippingBehavior}. */
 export type VkPointClippingBehaviorKHR = VkPointClippingBehavior;
-/** Enum `VkPolygonMode`: one of its `VK_*` constants (4 values). */
-export type VkPolygonMode = 0 | 1 | 2 | 1000153000;
+/** Enum `VkPolygonMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPolygonMode = VkEnum<"VkPolygonMode", 0 | 1 | 2 | 1000153000>;
 /** Alias of {@linkcode VkPresentGravityFlagBitsKHR}. */
 export type VkPresentGravityFlagBitsEXT = VkPresentGravityFlagBitsKHR;
-/** Bits of `VkPresentGravityFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPresentGravityFlagBitsKHR = number;
-/** Enum `VkPresentModeKHR`: one of its `VK_*` constants (7 values). */
-export type VkPresentModeKHR = 0 | 1 | 2 | 3 | 1000111000 | 1000111001 | 1000361000;
+/** Bits of `VkPresentGravityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPresentGravityFlagBitsKHR = VkBits<"VkPresentGravityFlagBitsKHR">;
+/** Enum `VkPresentModeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPresentModeKHR = VkEnum<
+  "VkPresentModeKHR",
+  0 | 1 | 2 | 3 | 1000111000 | 1000111001 | 1000361000
+>;
 /** Alias of {@linkcode VkPresentScalingFlagBitsKHR}. */
 export type VkPresentScalingFlagBitsEXT = VkPresentScalingFlagBitsKHR;
-/** Bits of `VkPresentScalingFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPresentScalingFlagBitsKHR = number;
-/** Bits of `VkPresentStageFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPresentStageFlagBitsEXT = number;
-/** Bits of `VkPresentTimingInfoFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPresentTimingInfoFlagBitsEXT = number;
-/** Enum `VkPrimitiveTopology`: one of its `VK_*` constants (11 values). */
-export type VkPrimitiveTopology = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
-/** Bits of `VkPrivateDataSlotCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkPrivateDataSlotCreateFlagBits = number;
+/** Bits of `VkPresentScalingFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPresentScalingFlagBitsKHR = VkBits<"VkPresentScalingFlagBitsKHR">;
+/** Bits of `VkPresentStageFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPresentStageFlagBitsEXT = VkBits<"VkPresentStageFlagBitsEXT">;
+/** Bits of `VkPresentTimingInfoFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPresentTimingInfoFlagBitsEXT = VkBits<"VkPresentTimingInfoFlagBitsEXT">;
+/** Enum `VkPrimitiveTopology`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused. */
+export type VkPrimitiveTopology = VkEnum<"VkPrimitiveTopology", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10>;
+/** Bits of `VkPrivateDataSlotCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkPrivateDataSlotCreateFlagBits = VkBits<"VkPrivateDataSlotCreateFlagBits">;
 /** Alias of {@linkcode VkPrivateDataSlotCreateFlagBits}. */
 export type VkPrivateDataSlotCreateFlagBitsEXT = VkPrivateDataSlotCreateFlagBits;
-/** Enum `VkProvokingVertexModeEXT`: one of its `VK_*` constants (2 values). */
-export type VkProvokingVertexModeEXT = 0 | 1;
-/** Bits of `VkQueryControlFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkQueryControlFlagBits = number;
-/** Bits of `VkQueryPipelineStatisticFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkQueryPipelineStatisticFlagBits = number;
-/** Bits of `VkQueryPoolCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkQueryPoolCreateFlagBits = number;
-/** Enum `VkQueryPoolSamplingModeINTEL`: one of its `VK_*` constants (1 values). */
-export type VkQueryPoolSamplingModeINTEL = 0;
-/** Bits of `VkQueryResultFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkQueryResultFlagBits = number;
-/** Enum `VkQueryResultStatusKHR`: one of its `VK_*` constants (4 values). */
-export type VkQueryResultStatusKHR = -1 | 0 | 1 | -1000299000;
-/** Enum `VkQueryType`: one of its `VK_*` constants (18 values). */
-export type VkQueryType =
+/** Enum `VkProvokingVertexModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkProvokingVertexModeEXT = VkEnum<"VkProvokingVertexModeEXT", 0 | 1>;
+/** Bits of `VkQueryControlFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkQueryControlFlagBits = VkBits<"VkQueryControlFlagBits">;
+/** Bits of `VkQueryPipelineStatisticFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkQueryPipelineStatisticFlagBits = VkBits<"VkQueryPipelineStatisticFlagBits">;
+/** Bits of `VkQueryPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkQueryPoolCreateFlagBits = VkBits<"VkQueryPoolCreateFlagBits">;
+/** Enum `VkQueryPoolSamplingModeINTEL`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkQueryPoolSamplingModeINTEL = VkEnum<"VkQueryPoolSamplingModeINTEL", 0>;
+/** Bits of `VkQueryResultFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkQueryResultFlagBits = VkBits<"VkQueryResultFlagBits">;
+/** Enum `VkQueryResultStatusKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkQueryResultStatusKHR = VkEnum<"VkQueryResultStatusKHR", -1 | 0 | 1 | -1000299000>;
+/** Enum `VkQueryType`: one of its `VK_*` constants (18 values), branded so that another enum's constant or a bare number is refused. */
+export type VkQueryType = VkEnum<
+  "VkQueryType",
   | 0
   | 1
   | 2
@@ -1546,47 +1672,49 @@ export type VkQueryType =
   | 1000386000
   | 1000386001
   | 1000396000
-  | 1000396001;
-/** Bits of `VkQueueFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkQueueFlagBits = number;
-/** Enum `VkQueueGlobalPriority`: one of its `VK_*` constants (4 values). */
-export type VkQueueGlobalPriority = 128 | 256 | 512 | 1024;
+  | 1000396001
+>;
+/** Bits of `VkQueueFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkQueueFlagBits = VkBits<"VkQueueFlagBits">;
+/** Enum `VkQueueGlobalPriority`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkQueueGlobalPriority = VkEnum<"VkQueueGlobalPriority", 128 | 256 | 512 | 1024>;
 /** Alias of {@linkcode VkQueueGlobalPriority}. */
 export type VkQueueGlobalPriorityEXT = VkQueueGlobalPriority;
 /** Alias of {@linkcode VkQueueGlobalPriority}. */
 export type VkQueueGlobalPriorityKHR = VkQueueGlobalPriority;
-/** Enum `VkRasterizationOrderAMD`: one of its `VK_*` constants (2 values). */
-export type VkRasterizationOrderAMD = 0 | 1;
-/** Enum `VkRayTracingInvocationReorderModeEXT`: one of its `VK_*` constants (2 values). */
-export type VkRayTracingInvocationReorderModeEXT = 0 | 1;
+/** Enum `VkRasterizationOrderAMD`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkRasterizationOrderAMD = VkEnum<"VkRasterizationOrderAMD", 0 | 1>;
+/** Enum `VkRayTracingInvocationReorderModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkRayTracingInvocationReorderModeEXT = VkEnum<"VkRayTracingInvocationReorderModeEXT", 0 | 1>;
 /** Alias of {@linkcode VkRayTracingInvocationReorderModeEXT}. */
 export type VkRayTracingInvocationReorderModeNV = VkRayTracingInvocationReorderModeEXT;
-/** Enum `VkRayTracingLssIndexingModeNV`: one of its `VK_*` constants (2 values). */
-export type VkRayTracingLssIndexingModeNV = 0 | 1;
-/** Enum `VkRayTracingLssPrimitiveEndCapsModeNV`: one of its `VK_*` constants (2 values). */
-export type VkRayTracingLssPrimitiveEndCapsModeNV = 0 | 1;
-/** Enum `VkRayTracingShaderGroupTypeKHR`: one of its `VK_*` constants (3 values). */
-export type VkRayTracingShaderGroupTypeKHR = 0 | 1 | 2;
+/** Enum `VkRayTracingLssIndexingModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkRayTracingLssIndexingModeNV = VkEnum<"VkRayTracingLssIndexingModeNV", 0 | 1>;
+/** Enum `VkRayTracingLssPrimitiveEndCapsModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkRayTracingLssPrimitiveEndCapsModeNV = VkEnum<"VkRayTracingLssPrimitiveEndCapsModeNV", 0 | 1>;
+/** Enum `VkRayTracingShaderGroupTypeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkRayTracingShaderGroupTypeKHR = VkEnum<"VkRayTracingShaderGroupTypeKHR", 0 | 1 | 2>;
 /** Alias of {@linkcode VkRayTracingShaderGroupTypeKHR}. */
 export type VkRayTracingShaderGroupTypeNV = VkRayTracingShaderGroupTypeKHR;
-/** Bits of `VkRefreshObjectFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkRefreshObjectFlagBitsKHR = number;
-/** Bits of `VkRenderPassCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkRenderPassCreateFlagBits = number;
-/** Bits of `VkRenderingAttachmentFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkRenderingAttachmentFlagBitsKHR = number;
-/** Bits of `VkRenderingFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkRenderingFlagBits = number;
+/** Bits of `VkRefreshObjectFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkRefreshObjectFlagBitsKHR = VkBits<"VkRefreshObjectFlagBitsKHR">;
+/** Bits of `VkRenderPassCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkRenderPassCreateFlagBits = VkBits<"VkRenderPassCreateFlagBits">;
+/** Bits of `VkRenderingAttachmentFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkRenderingAttachmentFlagBitsKHR = VkBits<"VkRenderingAttachmentFlagBitsKHR">;
+/** Bits of `VkRenderingFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkRenderingFlagBits = VkBits<"VkRenderingFlagBits">;
 /** Alias of {@linkcode VkRenderingFlagBits}. */
 export type VkRenderingFlagBitsKHR = VkRenderingFlagBits;
-/** Bits of `VkResolveImageFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkResolveImageFlagBitsKHR = number;
-/** Bits of `VkResolveModeFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkResolveModeFlagBits = number;
+/** Bits of `VkResolveImageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkResolveImageFlagBitsKHR = VkBits<"VkResolveImageFlagBitsKHR">;
+/** Bits of `VkResolveModeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkResolveModeFlagBits = VkBits<"VkResolveModeFlagBits">;
 /** Alias of {@linkcode VkResolveModeFlagBits}. */
 export type VkResolveModeFlagBitsKHR = VkResolveModeFlagBits;
-/** Enum `VkResult`: one of its `VK_*` constants (50 values). */
-export type VkResult =
+/** Enum `VkResult`: one of its `VK_*` constants (50 values), branded so that another enum's constant or a bare number is refused. */
+export type VkResult = VkEnum<
+  "VkResult",
   | 0
   | 1
   | 2
@@ -1636,83 +1764,88 @@ export type VkResult =
   | -1000338000
   | 1000482000
   | 1000483000
-  | -1000483000;
-/** Bits of `VkSampleCountFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSampleCountFlagBits = number;
-/** Enum `VkSamplerAddressMode`: one of its `VK_*` constants (5 values). */
-export type VkSamplerAddressMode = 0 | 1 | 2 | 3 | 4;
-/** Bits of `VkSamplerCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSamplerCreateFlagBits = number;
-/** Enum `VkSamplerMipmapMode`: one of its `VK_*` constants (2 values). */
-export type VkSamplerMipmapMode = 0 | 1;
-/** Enum `VkSamplerReductionMode`: one of its `VK_*` constants (4 values). */
-export type VkSamplerReductionMode = 0 | 1 | 2 | 1000521000;
+  | -1000483000
+>;
+/** Bits of `VkSampleCountFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSampleCountFlagBits = VkBits<"VkSampleCountFlagBits">;
+/** Enum `VkSamplerAddressMode`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSamplerAddressMode = VkEnum<"VkSamplerAddressMode", 0 | 1 | 2 | 3 | 4>;
+/** Bits of `VkSamplerCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSamplerCreateFlagBits = VkBits<"VkSamplerCreateFlagBits">;
+/** Enum `VkSamplerMipmapMode`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSamplerMipmapMode = VkEnum<"VkSamplerMipmapMode", 0 | 1>;
+/** Enum `VkSamplerReductionMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSamplerReductionMode = VkEnum<"VkSamplerReductionMode", 0 | 1 | 2 | 1000521000>;
 /** Alias of {@linkcode VkSamplerReductionMode}. */
 export type VkSamplerReductionModeEXT = VkSamplerReductionMode;
-/** Enum `VkSamplerYcbcrModelConversion`: one of its `VK_*` constants (5 values). */
-export type VkSamplerYcbcrModelConversion = 0 | 1 | 2 | 3 | 4;
+/** Enum `VkSamplerYcbcrModelConversion`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSamplerYcbcrModelConversion = VkEnum<"VkSamplerYcbcrModelConversion", 0 | 1 | 2 | 3 | 4>;
 /** Alias of {@linkcode VkSamplerYcbcrModelConversion}. */
 export type VkSamplerYcbcrModelConversionKHR = VkSamplerYcbcrModelConversion;
-/** Enum `VkSamplerYcbcrRange`: one of its `VK_*` constants (2 values). */
-export type VkSamplerYcbcrRange = 0 | 1;
+/** Enum `VkSamplerYcbcrRange`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSamplerYcbcrRange = VkEnum<"VkSamplerYcbcrRange", 0 | 1>;
 /** Alias of {@linkcode VkSamplerYcbcrRange}. */
 export type VkSamplerYcbcrRangeKHR = VkSamplerYcbcrRange;
-/** Enum `VkSciSyncClientTypeNV`: one of its `VK_*` constants (3 values). */
-export type VkSciSyncClientTypeNV = 0 | 1 | 2;
-/** Enum `VkSciSyncPrimitiveTypeNV`: one of its `VK_*` constants (2 values). */
-export type VkSciSyncPrimitiveTypeNV = 0 | 1;
-/** Enum `VkScopeKHR`: one of its `VK_*` constants (4 values). */
-export type VkScopeKHR = 1 | 2 | 3 | 5;
+/** Enum `VkSciSyncClientTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSciSyncClientTypeNV = VkEnum<"VkSciSyncClientTypeNV", 0 | 1 | 2>;
+/** Enum `VkSciSyncPrimitiveTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSciSyncPrimitiveTypeNV = VkEnum<"VkSciSyncPrimitiveTypeNV", 0 | 1>;
+/** Enum `VkScopeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkScopeKHR = VkEnum<"VkScopeKHR", 1 | 2 | 3 | 5>;
 /** Alias of {@linkcode VkScopeKHR}. */
 export type VkScopeNV = VkScopeKHR;
-/** Bits of `VkSemaphoreCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSemaphoreCreateFlagBits = number;
-/** Bits of `VkSemaphoreImportFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSemaphoreImportFlagBits = number;
+/** Bits of `VkSemaphoreCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSemaphoreCreateFlagBits = VkBits<"VkSemaphoreCreateFlagBits">;
+/** Bits of `VkSemaphoreImportFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSemaphoreImportFlagBits = VkBits<"VkSemaphoreImportFlagBits">;
 /** Alias of {@linkcode VkSemaphoreImportFlagBits}. */
 export type VkSemaphoreImportFlagBitsKHR = VkSemaphoreImportFlagBits;
-/** Enum `VkSemaphoreType`: one of its `VK_*` constants (2 values). */
-export type VkSemaphoreType = 0 | 1;
+/** Enum `VkSemaphoreType`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSemaphoreType = VkEnum<"VkSemaphoreType", 0 | 1>;
 /** Alias of {@linkcode VkSemaphoreType}. */
 export type VkSemaphoreTypeKHR = VkSemaphoreType;
-/** Bits of `VkSemaphoreWaitFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSemaphoreWaitFlagBits = number;
+/** Bits of `VkSemaphoreWaitFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSemaphoreWaitFlagBits = VkBits<"VkSemaphoreWaitFlagBits">;
 /** Alias of {@linkcode VkSemaphoreWaitFlagBits}. */
 export type VkSemaphoreWaitFlagBitsKHR = VkSemaphoreWaitFlagBits;
-/** Enum `VkShaderCodeTypeEXT`: one of its `VK_*` constants (2 values). */
-export type VkShaderCodeTypeEXT = 0 | 1;
-/** Bits of `VkShaderCorePropertiesFlagBitsAMD`: combine the `VK_*_BIT` constants with `|`. */
-export type VkShaderCorePropertiesFlagBitsAMD = number;
-/** Bits of `VkShaderCreateFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkShaderCreateFlagBitsEXT = number;
-/** Enum `VkShaderFloatControlsIndependence`: one of its `VK_*` constants (3 values). */
-export type VkShaderFloatControlsIndependence = 0 | 1 | 2;
+/** Enum `VkShaderCodeTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkShaderCodeTypeEXT = VkEnum<"VkShaderCodeTypeEXT", 0 | 1>;
+/** Bits of `VkShaderCorePropertiesFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkShaderCorePropertiesFlagBitsAMD = VkBits<"VkShaderCorePropertiesFlagBitsAMD">;
+/** Bits of `VkShaderCreateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkShaderCreateFlagBitsEXT = VkBits<"VkShaderCreateFlagBitsEXT">;
+/** Enum `VkShaderFloatControlsIndependence`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkShaderFloatControlsIndependence = VkEnum<"VkShaderFloatControlsIndependence", 0 | 1 | 2>;
 /** Alias of {@linkcode VkShaderFloatControlsIndependence}. */
 export type VkShaderFloatControlsIndependenceKHR = VkShaderFloatControlsIndependence;
-/** Enum `VkShaderGroupShaderKHR`: one of its `VK_*` constants (4 values). */
-export type VkShaderGroupShaderKHR = 0 | 1 | 2 | 3;
-/** Enum `VkShaderInfoTypeAMD`: one of its `VK_*` constants (3 values). */
-export type VkShaderInfoTypeAMD = 0 | 1 | 2;
-/** Bits of `VkShaderModuleCreateFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkShaderModuleCreateFlagBits = number;
-/** Bits of `VkShaderStageFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkShaderStageFlagBits = number;
-/** Enum `VkShadingRatePaletteEntryNV`: one of its `VK_*` constants (12 values). */
-export type VkShadingRatePaletteEntryNV = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
-/** Enum `VkSharingMode`: one of its `VK_*` constants (2 values). */
-export type VkSharingMode = 0 | 1;
-/** Bits of `VkSparseImageFormatFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSparseImageFormatFlagBits = number;
-/** Bits of `VkSparseMemoryBindFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSparseMemoryBindFlagBits = number;
-/** Bits of `VkSpirvResourceTypeFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSpirvResourceTypeFlagBitsEXT = number;
-/** Bits of `VkStencilFaceFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkStencilFaceFlagBits = number;
-/** Enum `VkStencilOp`: one of its `VK_*` constants (8 values). */
-export type VkStencilOp = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
-/** Enum `VkStructureType`: one of its `VK_*` constants (1255 values). */
-export type VkStructureType =
+/** Enum `VkShaderGroupShaderKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkShaderGroupShaderKHR = VkEnum<"VkShaderGroupShaderKHR", 0 | 1 | 2 | 3>;
+/** Enum `VkShaderInfoTypeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkShaderInfoTypeAMD = VkEnum<"VkShaderInfoTypeAMD", 0 | 1 | 2>;
+/** Bits of `VkShaderModuleCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkShaderModuleCreateFlagBits = VkBits<"VkShaderModuleCreateFlagBits">;
+/** Bits of `VkShaderStageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkShaderStageFlagBits = VkBits<"VkShaderStageFlagBits">;
+/** Enum `VkShadingRatePaletteEntryNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+export type VkShadingRatePaletteEntryNV = VkEnum<
+  "VkShadingRatePaletteEntryNV",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11
+>;
+/** Enum `VkSharingMode`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSharingMode = VkEnum<"VkSharingMode", 0 | 1>;
+/** Bits of `VkSparseImageFormatFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSparseImageFormatFlagBits = VkBits<"VkSparseImageFormatFlagBits">;
+/** Bits of `VkSparseMemoryBindFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSparseMemoryBindFlagBits = VkBits<"VkSparseMemoryBindFlagBits">;
+/** Bits of `VkSpirvResourceTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSpirvResourceTypeFlagBitsEXT = VkBits<"VkSpirvResourceTypeFlagBitsEXT">;
+/** Bits of `VkStencilFaceFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkStencilFaceFlagBits = VkBits<"VkStencilFaceFlagBits">;
+/** Enum `VkStencilOp`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+export type VkStencilOp = VkEnum<"VkStencilOp", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7>;
+/** Enum `VkStructureType`: one of its `VK_*` constants (1255 values), branded so that another enum's constant or a bare number is refused. */
+export type VkStructureType = VkEnum<
+  "VkStructureType",
   | 0
   | 1
   | 2
@@ -2967,685 +3100,759 @@ export type VkStructureType =
   | 1000678000
   | 1000687000
   | 1000687001
-  | 1000689000;
-/** Bits of `VkSubgroupFeatureFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSubgroupFeatureFlagBits = number;
-/** Bits of `VkSubmitFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSubmitFlagBits = number;
+  | 1000689000
+>;
+/** Bits of `VkSubgroupFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSubgroupFeatureFlagBits = VkBits<"VkSubgroupFeatureFlagBits">;
+/** Bits of `VkSubmitFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSubmitFlagBits = VkBits<"VkSubmitFlagBits">;
 /** Alias of {@linkcode VkSubmitFlagBits}. */
 export type VkSubmitFlagBitsKHR = VkSubmitFlagBits;
-/** Enum `VkSubpassContents`: one of its `VK_*` constants (3 values). */
-export type VkSubpassContents = 0 | 1 | 1000451000;
-/** Bits of `VkSubpassDescriptionFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSubpassDescriptionFlagBits = number;
-/** Enum `VkSubpassMergeStatusEXT`: one of its `VK_*` constants (14 values). */
-export type VkSubpassMergeStatusEXT = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13;
-/** Bits of `VkSurfaceCounterFlagBitsEXT`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSurfaceCounterFlagBitsEXT = number;
-/** Bits of `VkSurfaceTransformFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSurfaceTransformFlagBitsKHR = number;
-/** Bits of `VkSwapchainCreateFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSwapchainCreateFlagBitsKHR = number;
-/** Bits of `VkSwapchainImageUsageFlagBitsANDROID`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSwapchainImageUsageFlagBitsANDROID = number;
-/** Bits of `VkSwapchainImageUsageFlagBitsOHOS`: combine the `VK_*_BIT` constants with `|`. */
-export type VkSwapchainImageUsageFlagBitsOHOS = number;
-/** Enum `VkSystemAllocationScope`: one of its `VK_*` constants (5 values). */
-export type VkSystemAllocationScope = 0 | 1 | 2 | 3 | 4;
-/** Bits of `VkTensorCreateFlagBitsARM` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkTensorCreateFlagBitsARM = bigint;
-/** Enum `VkTensorTilingARM`: one of its `VK_*` constants (7 values). */
-export type VkTensorTilingARM = 0 | 1 | 1000565000 | 1000565001 | 1000565002 | 1000565003 | 1000565004;
-/** Bits of `VkTensorUsageFlagBitsARM` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkTensorUsageFlagBitsARM = bigint;
-/** Bits of `VkTensorViewCreateFlagBitsARM` (64-bit): combine the `VK_*_BIT` constants with `|`. */
-export type VkTensorViewCreateFlagBitsARM = bigint;
-/** Enum `VkTessellationDomainOrigin`: one of its `VK_*` constants (2 values). */
-export type VkTessellationDomainOrigin = 0 | 1;
+/** Enum `VkSubpassContents`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSubpassContents = VkEnum<"VkSubpassContents", 0 | 1 | 1000451000>;
+/** Bits of `VkSubpassDescriptionFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSubpassDescriptionFlagBits = VkBits<"VkSubpassDescriptionFlagBits">;
+/** Enum `VkSubpassMergeStatusEXT`: one of its `VK_*` constants (14 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSubpassMergeStatusEXT = VkEnum<
+  "VkSubpassMergeStatusEXT",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13
+>;
+/** Bits of `VkSurfaceCounterFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSurfaceCounterFlagBitsEXT = VkBits<"VkSurfaceCounterFlagBitsEXT">;
+/** Bits of `VkSurfaceTransformFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSurfaceTransformFlagBitsKHR = VkBits<"VkSurfaceTransformFlagBitsKHR">;
+/** Bits of `VkSwapchainCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSwapchainCreateFlagBitsKHR = VkBits<"VkSwapchainCreateFlagBitsKHR">;
+/** Bits of `VkSwapchainImageUsageFlagBitsANDROID`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSwapchainImageUsageFlagBitsANDROID = VkBits<"VkSwapchainImageUsageFlagBitsANDROID">;
+/** Bits of `VkSwapchainImageUsageFlagBitsOHOS`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkSwapchainImageUsageFlagBitsOHOS = VkBits<"VkSwapchainImageUsageFlagBitsOHOS">;
+/** Enum `VkSystemAllocationScope`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkSystemAllocationScope = VkEnum<"VkSystemAllocationScope", 0 | 1 | 2 | 3 | 4>;
+/** Bits of `VkTensorCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkTensorCreateFlagBitsARM = VkBits<"VkTensorCreateFlagBitsARM", bigint>;
+/** Enum `VkTensorTilingARM`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+export type VkTensorTilingARM = VkEnum<
+  "VkTensorTilingARM",
+  0 | 1 | 1000565000 | 1000565001 | 1000565002 | 1000565003 | 1000565004
+>;
+/** Bits of `VkTensorUsageFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkTensorUsageFlagBitsARM = VkBits<"VkTensorUsageFlagBitsARM", bigint>;
+/** Bits of `VkTensorViewCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkTensorViewCreateFlagBitsARM = VkBits<"VkTensorViewCreateFlagBitsARM", bigint>;
+/** Enum `VkTessellationDomainOrigin`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkTessellationDomainOrigin = VkEnum<"VkTessellationDomainOrigin", 0 | 1>;
 /** Alias of {@linkcode VkTessellationDomainOrigin}. */
 export type VkTessellationDomainOriginKHR = VkTessellationDomainOrigin;
-/** Enum `VkThrottleHintTypeSEC`: one of its `VK_*` constants (3 values). */
-export type VkThrottleHintTypeSEC = 0 | 1 | 2;
-/** Bits of `VkTileShadingRenderPassFlagBitsQCOM`: combine the `VK_*_BIT` constants with `|`. */
-export type VkTileShadingRenderPassFlagBitsQCOM = number;
+/** Enum `VkThrottleHintTypeSEC`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkThrottleHintTypeSEC = VkEnum<"VkThrottleHintTypeSEC", 0 | 1 | 2>;
+/** Bits of `VkTileShadingRenderPassFlagBitsQCOM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkTileShadingRenderPassFlagBitsQCOM = VkBits<"VkTileShadingRenderPassFlagBitsQCOM">;
 /** Alias of {@linkcode VkTimeDomainKHR}. */
 export type VkTimeDomainEXT = VkTimeDomainKHR;
-/** Enum `VkTimeDomainKHR`: one of its `VK_*` constants (6 values). */
-export type VkTimeDomainKHR = 0 | 1 | 2 | 3 | 1000208000 | 1000208001;
-/** Bits of `VkToolPurposeFlagBits`: combine the `VK_*_BIT` constants with `|`. */
-export type VkToolPurposeFlagBits = number;
+/** Enum `VkTimeDomainKHR`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+export type VkTimeDomainKHR = VkEnum<"VkTimeDomainKHR", 0 | 1 | 2 | 3 | 1000208000 | 1000208001>;
+/** Bits of `VkToolPurposeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkToolPurposeFlagBits = VkBits<"VkToolPurposeFlagBits">;
 /** Alias of {@linkcode VkToolPurposeFlagBits}. */
 export type VkToolPurposeFlagBitsEXT = VkToolPurposeFlagBits;
-/** Enum `VkValidationCacheHeaderVersionEXT`: one of its `VK_*` constants (1 values). */
-export type VkValidationCacheHeaderVersionEXT = 1;
-/** Enum `VkValidationCheckEXT`: one of its `VK_*` constants (2 values). */
-export type VkValidationCheckEXT = 0 | 1;
-/** Enum `VkValidationFeatureDisableEXT`: one of its `VK_*` constants (8 values). */
-export type VkValidationFeatureDisableEXT = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
-/** Enum `VkValidationFeatureEnableEXT`: one of its `VK_*` constants (5 values). */
-export type VkValidationFeatureEnableEXT = 0 | 1 | 2 | 3 | 4;
-/** Enum `VkVendorId`: one of its `VK_*` constants (9 values). */
-export type VkVendorId = 65536 | 65537 | 65538 | 65539 | 65540 | 65541 | 65542 | 65543 | 65544;
-/** Enum `VkVertexInputRate`: one of its `VK_*` constants (2 values). */
-export type VkVertexInputRate = 0 | 1;
-/** Bits of `VkVideoCapabilityFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoCapabilityFlagBitsKHR = number;
-/** Bits of `VkVideoChromaSubsamplingFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoChromaSubsamplingFlagBitsKHR = number;
-/** Bits of `VkVideoCodecOperationFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoCodecOperationFlagBitsKHR = number;
-/** Bits of `VkVideoCodingControlFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoCodingControlFlagBitsKHR = number;
-/** Bits of `VkVideoComponentBitDepthFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoComponentBitDepthFlagBitsKHR = number;
-/** Bits of `VkVideoDecodeCapabilityFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoDecodeCapabilityFlagBitsKHR = number;
-/** Bits of `VkVideoDecodeH264PictureLayoutFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoDecodeH264PictureLayoutFlagBitsKHR = number;
-/** Bits of `VkVideoDecodeUsageFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoDecodeUsageFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeAV1CapabilityFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeAV1CapabilityFlagBitsKHR = number;
-/** Enum `VkVideoEncodeAV1PredictionModeKHR`: one of its `VK_*` constants (4 values). */
-export type VkVideoEncodeAV1PredictionModeKHR = 0 | 1 | 2 | 3;
-/** Bits of `VkVideoEncodeAV1RateControlFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeAV1RateControlFlagBitsKHR = number;
-/** Enum `VkVideoEncodeAV1RateControlGroupKHR`: one of its `VK_*` constants (3 values). */
-export type VkVideoEncodeAV1RateControlGroupKHR = 0 | 1 | 2;
-/** Bits of `VkVideoEncodeAV1StdFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeAV1StdFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeAV1SuperblockSizeFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeAV1SuperblockSizeFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeCapabilityFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeCapabilityFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeContentFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeContentFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeFeedbackFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeFeedbackFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH264CapabilityFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH264CapabilityFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH264RateControlFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH264RateControlFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH264StdFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH264StdFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH265CapabilityFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH265CapabilityFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH265CtbSizeFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH265CtbSizeFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH265RateControlFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH265RateControlFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH265StdFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH265StdFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeH265TransformBlockSizeFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeH265TransformBlockSizeFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeIntraRefreshModeFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeIntraRefreshModeFlagBitsKHR = number;
-/** Bits of `VkVideoEncodePerPartitionFeedbackFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodePerPartitionFeedbackFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeRateControlModeFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeRateControlModeFlagBitsKHR = number;
-/** Bits of `VkVideoEncodeRgbChromaOffsetFlagBitsVALVE`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeRgbChromaOffsetFlagBitsVALVE = number;
-/** Bits of `VkVideoEncodeRgbModelConversionFlagBitsVALVE`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeRgbModelConversionFlagBitsVALVE = number;
-/** Bits of `VkVideoEncodeRgbRangeCompressionFlagBitsVALVE`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeRgbRangeCompressionFlagBitsVALVE = number;
-/** Enum `VkVideoEncodeTuningModeKHR`: one of its `VK_*` constants (5 values). */
-export type VkVideoEncodeTuningModeKHR = 0 | 1 | 2 | 3 | 4;
-/** Bits of `VkVideoEncodeUsageFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoEncodeUsageFlagBitsKHR = number;
-/** Bits of `VkVideoSessionCreateFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoSessionCreateFlagBitsKHR = number;
-/** Bits of `VkVideoSessionParametersCreateFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkVideoSessionParametersCreateFlagBitsKHR = number;
-/** Enum `VkViewportCoordinateSwizzleNV`: one of its `VK_*` constants (8 values). */
-export type VkViewportCoordinateSwizzleNV = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
-/** Bits of `VkWaylandSurfaceCreateFlagBitsKHR`: combine the `VK_*_BIT` constants with `|`. */
-export type VkWaylandSurfaceCreateFlagBitsKHR = number;
-/** Flags `VkAccelerationStructureCreateFlagsKHR`: a combination of {@linkcode VkAccelerationStructureCreateFlagBitsKHR}. */
-export type VkAccelerationStructureCreateFlagsKHR = number;
-/** Flags `VkAccelerationStructureMotionInfoFlagsNV`: a combination of no bits defined yet. */
-export type VkAccelerationStructureMotionInfoFlagsNV = number;
-/** Flags `VkAccelerationStructureMotionInstanceFlagsNV`: a combination of no bits defined yet. */
-export type VkAccelerationStructureMotionInstanceFlagsNV = number;
-/** Flags `VkAccessFlags`: a combination of {@linkcode VkAccessFlagBits}. */
-export type VkAccessFlags = number;
-/** Flags `VkAccessFlags2` (64-bit): a combination of {@linkcode VkAccessFlagBits2}. */
-export type VkAccessFlags2 = bigint;
+/** Enum `VkValidationCacheHeaderVersionEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+export type VkValidationCacheHeaderVersionEXT = VkEnum<"VkValidationCacheHeaderVersionEXT", 1>;
+/** Enum `VkValidationCheckEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkValidationCheckEXT = VkEnum<"VkValidationCheckEXT", 0 | 1>;
+/** Enum `VkValidationFeatureDisableEXT`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+export type VkValidationFeatureDisableEXT = VkEnum<
+  "VkValidationFeatureDisableEXT",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7
+>;
+/** Enum `VkValidationFeatureEnableEXT`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkValidationFeatureEnableEXT = VkEnum<"VkValidationFeatureEnableEXT", 0 | 1 | 2 | 3 | 4>;
+/** Enum `VkVendorId`: one of its `VK_*` constants (9 values), branded so that another enum's constant or a bare number is refused. */
+export type VkVendorId = VkEnum<
+  "VkVendorId",
+  65536 | 65537 | 65538 | 65539 | 65540 | 65541 | 65542 | 65543 | 65544
+>;
+/** Enum `VkVertexInputRate`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+export type VkVertexInputRate = VkEnum<"VkVertexInputRate", 0 | 1>;
+/** Bits of `VkVideoCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoCapabilityFlagBitsKHR = VkBits<"VkVideoCapabilityFlagBitsKHR">;
+/** Bits of `VkVideoChromaSubsamplingFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoChromaSubsamplingFlagBitsKHR = VkBits<"VkVideoChromaSubsamplingFlagBitsKHR">;
+/** Bits of `VkVideoCodecOperationFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoCodecOperationFlagBitsKHR = VkBits<"VkVideoCodecOperationFlagBitsKHR">;
+/** Bits of `VkVideoCodingControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoCodingControlFlagBitsKHR = VkBits<"VkVideoCodingControlFlagBitsKHR">;
+/** Bits of `VkVideoComponentBitDepthFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoComponentBitDepthFlagBitsKHR = VkBits<"VkVideoComponentBitDepthFlagBitsKHR">;
+/** Bits of `VkVideoDecodeCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoDecodeCapabilityFlagBitsKHR = VkBits<"VkVideoDecodeCapabilityFlagBitsKHR">;
+/** Bits of `VkVideoDecodeH264PictureLayoutFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoDecodeH264PictureLayoutFlagBitsKHR = VkBits<"VkVideoDecodeH264PictureLayoutFlagBitsKHR">;
+/** Bits of `VkVideoDecodeUsageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoDecodeUsageFlagBitsKHR = VkBits<"VkVideoDecodeUsageFlagBitsKHR">;
+/** Bits of `VkVideoEncodeAV1CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeAV1CapabilityFlagBitsKHR = VkBits<"VkVideoEncodeAV1CapabilityFlagBitsKHR">;
+/** Enum `VkVideoEncodeAV1PredictionModeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+export type VkVideoEncodeAV1PredictionModeKHR = VkEnum<"VkVideoEncodeAV1PredictionModeKHR", 0 | 1 | 2 | 3>;
+/** Bits of `VkVideoEncodeAV1RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeAV1RateControlFlagBitsKHR = VkBits<"VkVideoEncodeAV1RateControlFlagBitsKHR">;
+/** Enum `VkVideoEncodeAV1RateControlGroupKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+export type VkVideoEncodeAV1RateControlGroupKHR = VkEnum<"VkVideoEncodeAV1RateControlGroupKHR", 0 | 1 | 2>;
+/** Bits of `VkVideoEncodeAV1StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeAV1StdFlagBitsKHR = VkBits<"VkVideoEncodeAV1StdFlagBitsKHR">;
+/** Bits of `VkVideoEncodeAV1SuperblockSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeAV1SuperblockSizeFlagBitsKHR = VkBits<"VkVideoEncodeAV1SuperblockSizeFlagBitsKHR">;
+/** Bits of `VkVideoEncodeCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeCapabilityFlagBitsKHR = VkBits<"VkVideoEncodeCapabilityFlagBitsKHR">;
+/** Bits of `VkVideoEncodeContentFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeContentFlagBitsKHR = VkBits<"VkVideoEncodeContentFlagBitsKHR">;
+/** Bits of `VkVideoEncodeFeedbackFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeFeedbackFlagBitsKHR = VkBits<"VkVideoEncodeFeedbackFlagBitsKHR">;
+/** Bits of `VkVideoEncodeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeFlagBitsKHR = VkBits<"VkVideoEncodeFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH264CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH264CapabilityFlagBitsKHR = VkBits<"VkVideoEncodeH264CapabilityFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH264RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH264RateControlFlagBitsKHR = VkBits<"VkVideoEncodeH264RateControlFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH264StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH264StdFlagBitsKHR = VkBits<"VkVideoEncodeH264StdFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH265CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH265CapabilityFlagBitsKHR = VkBits<"VkVideoEncodeH265CapabilityFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH265CtbSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH265CtbSizeFlagBitsKHR = VkBits<"VkVideoEncodeH265CtbSizeFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH265RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH265RateControlFlagBitsKHR = VkBits<"VkVideoEncodeH265RateControlFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH265StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH265StdFlagBitsKHR = VkBits<"VkVideoEncodeH265StdFlagBitsKHR">;
+/** Bits of `VkVideoEncodeH265TransformBlockSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeH265TransformBlockSizeFlagBitsKHR = VkBits<
+  "VkVideoEncodeH265TransformBlockSizeFlagBitsKHR"
+>;
+/** Bits of `VkVideoEncodeIntraRefreshModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeIntraRefreshModeFlagBitsKHR = VkBits<"VkVideoEncodeIntraRefreshModeFlagBitsKHR">;
+/** Bits of `VkVideoEncodePerPartitionFeedbackFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodePerPartitionFeedbackFlagBitsKHR = VkBits<
+  "VkVideoEncodePerPartitionFeedbackFlagBitsKHR"
+>;
+/** Bits of `VkVideoEncodeRateControlModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeRateControlModeFlagBitsKHR = VkBits<"VkVideoEncodeRateControlModeFlagBitsKHR">;
+/** Bits of `VkVideoEncodeRgbChromaOffsetFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeRgbChromaOffsetFlagBitsVALVE = VkBits<"VkVideoEncodeRgbChromaOffsetFlagBitsVALVE">;
+/** Bits of `VkVideoEncodeRgbModelConversionFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeRgbModelConversionFlagBitsVALVE = VkBits<
+  "VkVideoEncodeRgbModelConversionFlagBitsVALVE"
+>;
+/** Bits of `VkVideoEncodeRgbRangeCompressionFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeRgbRangeCompressionFlagBitsVALVE = VkBits<
+  "VkVideoEncodeRgbRangeCompressionFlagBitsVALVE"
+>;
+/** Enum `VkVideoEncodeTuningModeKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+export type VkVideoEncodeTuningModeKHR = VkEnum<"VkVideoEncodeTuningModeKHR", 0 | 1 | 2 | 3 | 4>;
+/** Bits of `VkVideoEncodeUsageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoEncodeUsageFlagBitsKHR = VkBits<"VkVideoEncodeUsageFlagBitsKHR">;
+/** Bits of `VkVideoSessionCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoSessionCreateFlagBitsKHR = VkBits<"VkVideoSessionCreateFlagBitsKHR">;
+/** Bits of `VkVideoSessionParametersCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkVideoSessionParametersCreateFlagBitsKHR = VkBits<"VkVideoSessionParametersCreateFlagBitsKHR">;
+/** Enum `VkViewportCoordinateSwizzleNV`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+export type VkViewportCoordinateSwizzleNV = VkEnum<
+  "VkViewportCoordinateSwizzleNV",
+  0 | 1 | 2 | 3 | 4 | 5 | 6 | 7
+>;
+/** Bits of `VkWaylandSurfaceCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+export type VkWaylandSurfaceCreateFlagBitsKHR = VkBits<"VkWaylandSurfaceCreateFlagBitsKHR">;
+/** Flags `VkAccelerationStructureCreateFlagsKHR`: `0` or a combination of {@linkcode VkAccelerationStructureCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkAccelerationStructureCreateFlagsKHR = 0 | VkBits<"VkAccelerationStructureCreateFlagBitsKHR">;
+/** Flags `VkAccelerationStructureMotionInfoFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkAccelerationStructureMotionInfoFlagsNV = 0 | VkBits<"VkAccelerationStructureMotionInfoFlagsNV">;
+/** Flags `VkAccelerationStructureMotionInstanceFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkAccelerationStructureMotionInstanceFlagsNV =
+  | 0
+  | VkBits<"VkAccelerationStructureMotionInstanceFlagsNV">;
+/** Flags `VkAccessFlags`: `0` or a combination of {@linkcode VkAccessFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkAccessFlags = 0 | VkBits<"VkAccessFlagBits">;
+/** Flags `VkAccessFlags2` (64-bit): `0n` or a combination of {@linkcode VkAccessFlagBits2} (one constant, or several through `flags(A, B)`). */
+export type VkAccessFlags2 = 0n | VkBits<"VkAccessFlagBits2", bigint>;
 /** Alias of {@linkcode VkAccessFlags2}. */
 export type VkAccessFlags2KHR = VkAccessFlags2;
-/** Flags `VkAccessFlags3KHR` (64-bit): a combination of {@linkcode VkAccessFlagBits3KHR}. */
-export type VkAccessFlags3KHR = bigint;
-/** Flags `VkAcquireProfilingLockFlagsKHR`: a combination of {@linkcode VkAcquireProfilingLockFlagBitsKHR}. */
-export type VkAcquireProfilingLockFlagsKHR = number;
-/** Flags `VkAddressCommandFlagsKHR`: a combination of {@linkcode VkAddressCommandFlagBitsKHR}. */
-export type VkAddressCommandFlagsKHR = number;
-/** Flags `VkAddressCopyFlagsKHR`: a combination of {@linkcode VkAddressCopyFlagBitsKHR}. */
-export type VkAddressCopyFlagsKHR = number;
-/** Flags `VkAndroidSurfaceCreateFlagsKHR`: a combination of no bits defined yet. */
-export type VkAndroidSurfaceCreateFlagsKHR = number;
-/** Flags `VkAttachmentDescriptionFlags`: a combination of {@linkcode VkAttachmentDescriptionFlagBits}. */
-export type VkAttachmentDescriptionFlags = number;
-/** Flags `VkBufferCreateFlags`: a combination of {@linkcode VkBufferCreateFlagBits}. */
-export type VkBufferCreateFlags = number;
-/** Flags `VkBufferUsageFlags`: a combination of {@linkcode VkBufferUsageFlagBits}. */
-export type VkBufferUsageFlags = number;
-/** Flags `VkBufferUsageFlags2` (64-bit): a combination of {@linkcode VkBufferUsageFlagBits2}. */
-export type VkBufferUsageFlags2 = bigint;
+/** Flags `VkAccessFlags3KHR` (64-bit): `0n` or a combination of {@linkcode VkAccessFlagBits3KHR} (one constant, or several through `flags(A, B)`). */
+export type VkAccessFlags3KHR = 0n | VkBits<"VkAccessFlagBits3KHR", bigint>;
+/** Flags `VkAcquireProfilingLockFlagsKHR`: `0` or a combination of {@linkcode VkAcquireProfilingLockFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkAcquireProfilingLockFlagsKHR = 0 | VkBits<"VkAcquireProfilingLockFlagBitsKHR">;
+/** Flags `VkAddressCommandFlagsKHR`: `0` or a combination of {@linkcode VkAddressCommandFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkAddressCommandFlagsKHR = 0 | VkBits<"VkAddressCommandFlagBitsKHR">;
+/** Flags `VkAddressCopyFlagsKHR`: `0` or a combination of {@linkcode VkAddressCopyFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkAddressCopyFlagsKHR = 0 | VkBits<"VkAddressCopyFlagBitsKHR">;
+/** Flags `VkAndroidSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkAndroidSurfaceCreateFlagsKHR = 0 | VkBits<"VkAndroidSurfaceCreateFlagsKHR">;
+/** Flags `VkAttachmentDescriptionFlags`: `0` or a combination of {@linkcode VkAttachmentDescriptionFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkAttachmentDescriptionFlags = 0 | VkBits<"VkAttachmentDescriptionFlagBits">;
+/** Flags `VkBufferCreateFlags`: `0` or a combination of {@linkcode VkBufferCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkBufferCreateFlags = 0 | VkBits<"VkBufferCreateFlagBits">;
+/** Flags `VkBufferUsageFlags`: `0` or a combination of {@linkcode VkBufferUsageFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkBufferUsageFlags = 0 | VkBits<"VkBufferUsageFlagBits">;
+/** Flags `VkBufferUsageFlags2` (64-bit): `0n` or a combination of {@linkcode VkBufferUsageFlagBits2} (one constant, or several through `flags(A, B)`). */
+export type VkBufferUsageFlags2 = 0n | VkBits<"VkBufferUsageFlagBits2", bigint>;
 /** Alias of {@linkcode VkBufferUsageFlags2}. */
 export type VkBufferUsageFlags2KHR = VkBufferUsageFlags2;
-/** Flags `VkBufferViewCreateFlags`: a combination of no bits defined yet. */
-export type VkBufferViewCreateFlags = number;
-/** Flags `VkBuildAccelerationStructureFlagsKHR`: a combination of {@linkcode VkBuildAccelerationStructureFlagBitsKHR}. */
-export type VkBuildAccelerationStructureFlagsKHR = number;
+/** Flags `VkBufferViewCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkBufferViewCreateFlags = 0 | VkBits<"VkBufferViewCreateFlags">;
+/** Flags `VkBuildAccelerationStructureFlagsKHR`: `0` or a combination of {@linkcode VkBuildAccelerationStructureFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkBuildAccelerationStructureFlagsKHR = 0 | VkBits<"VkBuildAccelerationStructureFlagBitsKHR">;
 /** Alias of {@linkcode VkBuildAccelerationStructureFlagsKHR}. */
 export type VkBuildAccelerationStructureFlagsNV = VkBuildAccelerationStructureFlagsKHR;
-/** Flags `VkBuildMicromapFlagsEXT`: a combination of {@linkcode VkBuildMicromapFlagBitsEXT}. */
-export type VkBuildMicromapFlagsEXT = number;
-/** Flags `VkClusterAccelerationStructureAddressResolutionFlagsNV`: a combination of {@linkcode VkClusterAccelerationStructureAddressResolutionFlagBitsNV}. */
-export type VkClusterAccelerationStructureAddressResolutionFlagsNV = number;
-/** Flags `VkClusterAccelerationStructureClusterFlagsNV`: a combination of {@linkcode VkClusterAccelerationStructureClusterFlagBitsNV}. */
-export type VkClusterAccelerationStructureClusterFlagsNV = number;
-/** Flags `VkClusterAccelerationStructureGeometryFlagsNV`: a combination of {@linkcode VkClusterAccelerationStructureGeometryFlagBitsNV}. */
-export type VkClusterAccelerationStructureGeometryFlagsNV = number;
-/** Flags `VkClusterAccelerationStructureIndexFormatFlagsNV`: a combination of {@linkcode VkClusterAccelerationStructureIndexFormatFlagBitsNV}. */
-export type VkClusterAccelerationStructureIndexFormatFlagsNV = number;
-/** Flags `VkColorComponentFlags`: a combination of {@linkcode VkColorComponentFlagBits}. */
-export type VkColorComponentFlags = number;
-/** Flags `VkCommandBufferResetFlags`: a combination of {@linkcode VkCommandBufferResetFlagBits}. */
-export type VkCommandBufferResetFlags = number;
-/** Flags `VkCommandBufferUsageFlags`: a combination of {@linkcode VkCommandBufferUsageFlagBits}. */
-export type VkCommandBufferUsageFlags = number;
-/** Flags `VkCommandPoolCreateFlags`: a combination of {@linkcode VkCommandPoolCreateFlagBits}. */
-export type VkCommandPoolCreateFlags = number;
-/** Flags `VkCommandPoolResetFlags`: a combination of {@linkcode VkCommandPoolResetFlagBits}. */
-export type VkCommandPoolResetFlags = number;
-/** Flags `VkCommandPoolTrimFlags`: a combination of no bits defined yet. */
-export type VkCommandPoolTrimFlags = number;
+/** Flags `VkBuildMicromapFlagsEXT`: `0` or a combination of {@linkcode VkBuildMicromapFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkBuildMicromapFlagsEXT = 0 | VkBits<"VkBuildMicromapFlagBitsEXT">;
+/** Flags `VkClusterAccelerationStructureAddressResolutionFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureAddressResolutionFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkClusterAccelerationStructureAddressResolutionFlagsNV =
+  | 0
+  | VkBits<"VkClusterAccelerationStructureAddressResolutionFlagBitsNV">;
+/** Flags `VkClusterAccelerationStructureClusterFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureClusterFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkClusterAccelerationStructureClusterFlagsNV =
+  | 0
+  | VkBits<"VkClusterAccelerationStructureClusterFlagBitsNV">;
+/** Flags `VkClusterAccelerationStructureGeometryFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureGeometryFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkClusterAccelerationStructureGeometryFlagsNV =
+  | 0
+  | VkBits<"VkClusterAccelerationStructureGeometryFlagBitsNV">;
+/** Flags `VkClusterAccelerationStructureIndexFormatFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureIndexFormatFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkClusterAccelerationStructureIndexFormatFlagsNV =
+  | 0
+  | VkBits<"VkClusterAccelerationStructureIndexFormatFlagBitsNV">;
+/** Flags `VkColorComponentFlags`: `0` or a combination of {@linkcode VkColorComponentFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkColorComponentFlags = 0 | VkBits<"VkColorComponentFlagBits">;
+/** Flags `VkCommandBufferResetFlags`: `0` or a combination of {@linkcode VkCommandBufferResetFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkCommandBufferResetFlags = 0 | VkBits<"VkCommandBufferResetFlagBits">;
+/** Flags `VkCommandBufferUsageFlags`: `0` or a combination of {@linkcode VkCommandBufferUsageFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkCommandBufferUsageFlags = 0 | VkBits<"VkCommandBufferUsageFlagBits">;
+/** Flags `VkCommandPoolCreateFlags`: `0` or a combination of {@linkcode VkCommandPoolCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkCommandPoolCreateFlags = 0 | VkBits<"VkCommandPoolCreateFlagBits">;
+/** Flags `VkCommandPoolResetFlags`: `0` or a combination of {@linkcode VkCommandPoolResetFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkCommandPoolResetFlags = 0 | VkBits<"VkCommandPoolResetFlagBits">;
+/** Flags `VkCommandPoolTrimFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkCommandPoolTrimFlags = 0 | VkBits<"VkCommandPoolTrimFlags">;
 /** Alias of {@linkcode VkCommandPoolTrimFlags}. */
 export type VkCommandPoolTrimFlagsKHR = VkCommandPoolTrimFlags;
-/** Flags `VkCompositeAlphaFlagsKHR`: a combination of {@linkcode VkCompositeAlphaFlagBitsKHR}. */
-export type VkCompositeAlphaFlagsKHR = number;
-/** Flags `VkConditionalRenderingFlagsEXT`: a combination of {@linkcode VkConditionalRenderingFlagBitsEXT}. */
-export type VkConditionalRenderingFlagsEXT = number;
-/** Flags `VkCooperativeMatrixFlagsEXT`: a combination of {@linkcode VkCooperativeMatrixFlagBitsEXT}. */
-export type VkCooperativeMatrixFlagsEXT = number;
-/** Flags `VkCullModeFlags`: a combination of {@linkcode VkCullModeFlagBits}. */
-export type VkCullModeFlags = number;
-/** Flags `VkDataGraphOpticalFlowCreateFlagsARM`: a combination of {@linkcode VkDataGraphOpticalFlowCreateFlagBitsARM}. */
-export type VkDataGraphOpticalFlowCreateFlagsARM = number;
-/** Flags `VkDataGraphOpticalFlowExecuteFlagsARM`: a combination of {@linkcode VkDataGraphOpticalFlowExecuteFlagBitsARM}. */
-export type VkDataGraphOpticalFlowExecuteFlagsARM = number;
-/** Flags `VkDataGraphOpticalFlowGridSizeFlagsARM`: a combination of {@linkcode VkDataGraphOpticalFlowGridSizeFlagBitsARM}. */
-export type VkDataGraphOpticalFlowGridSizeFlagsARM = number;
-/** Flags `VkDataGraphOpticalFlowImageUsageFlagsARM`: a combination of {@linkcode VkDataGraphOpticalFlowImageUsageFlagBitsARM}. */
-export type VkDataGraphOpticalFlowImageUsageFlagsARM = number;
-/** Flags `VkDataGraphPipelineDispatchFlagsARM` (64-bit): a combination of {@linkcode VkDataGraphPipelineDispatchFlagBitsARM}. */
-export type VkDataGraphPipelineDispatchFlagsARM = bigint;
-/** Flags `VkDataGraphPipelineSessionCreateFlagsARM` (64-bit): a combination of {@linkcode VkDataGraphPipelineSessionCreateFlagBitsARM}. */
-export type VkDataGraphPipelineSessionCreateFlagsARM = bigint;
-/** Flags `VkDataGraphTOSAQualityFlagsARM`: a combination of {@linkcode VkDataGraphTOSAQualityFlagBitsARM}. */
-export type VkDataGraphTOSAQualityFlagsARM = number;
-/** Flags `VkDebugReportFlagsEXT`: a combination of {@linkcode VkDebugReportFlagBitsEXT}. */
-export type VkDebugReportFlagsEXT = number;
-/** Flags `VkDebugUtilsMessageSeverityFlagsEXT`: a combination of {@linkcode VkDebugUtilsMessageSeverityFlagBitsEXT}. */
-export type VkDebugUtilsMessageSeverityFlagsEXT = number;
-/** Flags `VkDebugUtilsMessageTypeFlagsEXT`: a combination of {@linkcode VkDebugUtilsMessageTypeFlagBitsEXT}. */
-export type VkDebugUtilsMessageTypeFlagsEXT = number;
-/** Flags `VkDebugUtilsMessengerCallbackDataFlagsEXT`: a combination of no bits defined yet. */
-export type VkDebugUtilsMessengerCallbackDataFlagsEXT = number;
-/** Flags `VkDebugUtilsMessengerCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkDebugUtilsMessengerCreateFlagsEXT = number;
-/** Flags `VkDependencyFlags`: a combination of {@linkcode VkDependencyFlagBits}. */
-export type VkDependencyFlags = number;
-/** Flags `VkDescriptorBindingFlags`: a combination of {@linkcode VkDescriptorBindingFlagBits}. */
-export type VkDescriptorBindingFlags = number;
+/** Flags `VkCompositeAlphaFlagsKHR`: `0` or a combination of {@linkcode VkCompositeAlphaFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkCompositeAlphaFlagsKHR = 0 | VkBits<"VkCompositeAlphaFlagBitsKHR">;
+/** Flags `VkConditionalRenderingFlagsEXT`: `0` or a combination of {@linkcode VkConditionalRenderingFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkConditionalRenderingFlagsEXT = 0 | VkBits<"VkConditionalRenderingFlagBitsEXT">;
+/** Flags `VkCooperativeMatrixFlagsEXT`: `0` or a combination of {@linkcode VkCooperativeMatrixFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkCooperativeMatrixFlagsEXT = 0 | VkBits<"VkCooperativeMatrixFlagBitsEXT">;
+/** Flags `VkCullModeFlags`: `0` or a combination of {@linkcode VkCullModeFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkCullModeFlags = 0 | VkBits<"VkCullModeFlagBits">;
+/** Flags `VkDataGraphOpticalFlowCreateFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkDataGraphOpticalFlowCreateFlagsARM = 0 | VkBits<"VkDataGraphOpticalFlowCreateFlagBitsARM">;
+/** Flags `VkDataGraphOpticalFlowExecuteFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowExecuteFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkDataGraphOpticalFlowExecuteFlagsARM = 0 | VkBits<"VkDataGraphOpticalFlowExecuteFlagBitsARM">;
+/** Flags `VkDataGraphOpticalFlowGridSizeFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowGridSizeFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkDataGraphOpticalFlowGridSizeFlagsARM = 0 | VkBits<"VkDataGraphOpticalFlowGridSizeFlagBitsARM">;
+/** Flags `VkDataGraphOpticalFlowImageUsageFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowImageUsageFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkDataGraphOpticalFlowImageUsageFlagsARM =
+  | 0
+  | VkBits<"VkDataGraphOpticalFlowImageUsageFlagBitsARM">;
+/** Flags `VkDataGraphPipelineDispatchFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkDataGraphPipelineDispatchFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkDataGraphPipelineDispatchFlagsARM =
+  | 0n
+  | VkBits<"VkDataGraphPipelineDispatchFlagBitsARM", bigint>;
+/** Flags `VkDataGraphPipelineSessionCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkDataGraphPipelineSessionCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkDataGraphPipelineSessionCreateFlagsARM =
+  | 0n
+  | VkBits<"VkDataGraphPipelineSessionCreateFlagBitsARM", bigint>;
+/** Flags `VkDataGraphTOSAQualityFlagsARM`: `0` or a combination of {@linkcode VkDataGraphTOSAQualityFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkDataGraphTOSAQualityFlagsARM = 0 | VkBits<"VkDataGraphTOSAQualityFlagBitsARM">;
+/** Flags `VkDebugReportFlagsEXT`: `0` or a combination of {@linkcode VkDebugReportFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkDebugReportFlagsEXT = 0 | VkBits<"VkDebugReportFlagBitsEXT">;
+/** Flags `VkDebugUtilsMessageSeverityFlagsEXT`: `0` or a combination of {@linkcode VkDebugUtilsMessageSeverityFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkDebugUtilsMessageSeverityFlagsEXT = 0 | VkBits<"VkDebugUtilsMessageSeverityFlagBitsEXT">;
+/** Flags `VkDebugUtilsMessageTypeFlagsEXT`: `0` or a combination of {@linkcode VkDebugUtilsMessageTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkDebugUtilsMessageTypeFlagsEXT = 0 | VkBits<"VkDebugUtilsMessageTypeFlagBitsEXT">;
+/** Flags `VkDebugUtilsMessengerCallbackDataFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDebugUtilsMessengerCallbackDataFlagsEXT =
+  | 0
+  | VkBits<"VkDebugUtilsMessengerCallbackDataFlagsEXT">;
+/** Flags `VkDebugUtilsMessengerCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDebugUtilsMessengerCreateFlagsEXT = 0 | VkBits<"VkDebugUtilsMessengerCreateFlagsEXT">;
+/** Flags `VkDependencyFlags`: `0` or a combination of {@linkcode VkDependencyFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkDependencyFlags = 0 | VkBits<"VkDependencyFlagBits">;
+/** Flags `VkDescriptorBindingFlags`: `0` or a combination of {@linkcode VkDescriptorBindingFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkDescriptorBindingFlags = 0 | VkBits<"VkDescriptorBindingFlagBits">;
 /** Alias of {@linkcode VkDescriptorBindingFlags}. */
 export type VkDescriptorBindingFlagsEXT = VkDescriptorBindingFlags;
-/** Flags `VkDescriptorPoolCreateFlags`: a combination of {@linkcode VkDescriptorPoolCreateFlagBits}. */
-export type VkDescriptorPoolCreateFlags = number;
-/** Flags `VkDescriptorPoolResetFlags`: a combination of no bits defined yet. */
-export type VkDescriptorPoolResetFlags = number;
-/** Flags `VkDescriptorSetLayoutCreateFlags`: a combination of {@linkcode VkDescriptorSetLayoutCreateFlagBits}. */
-export type VkDescriptorSetLayoutCreateFlags = number;
-/** Flags `VkDescriptorUpdateTemplateCreateFlags`: a combination of no bits defined yet. */
-export type VkDescriptorUpdateTemplateCreateFlags = number;
+/** Flags `VkDescriptorPoolCreateFlags`: `0` or a combination of {@linkcode VkDescriptorPoolCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkDescriptorPoolCreateFlags = 0 | VkBits<"VkDescriptorPoolCreateFlagBits">;
+/** Flags `VkDescriptorPoolResetFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDescriptorPoolResetFlags = 0 | VkBits<"VkDescriptorPoolResetFlags">;
+/** Flags `VkDescriptorSetLayoutCreateFlags`: `0` or a combination of {@linkcode VkDescriptorSetLayoutCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkDescriptorSetLayoutCreateFlags = 0 | VkBits<"VkDescriptorSetLayoutCreateFlagBits">;
+/** Flags `VkDescriptorUpdateTemplateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDescriptorUpdateTemplateCreateFlags = 0 | VkBits<"VkDescriptorUpdateTemplateCreateFlags">;
 /** Alias of {@linkcode VkDescriptorUpdateTemplateCreateFlags}. */
 export type VkDescriptorUpdateTemplateCreateFlagsKHR = VkDescriptorUpdateTemplateCreateFlags;
-/** Flags `VkDeviceAddressBindingFlagsEXT`: a combination of {@linkcode VkDeviceAddressBindingFlagBitsEXT}. */
-export type VkDeviceAddressBindingFlagsEXT = number;
-/** Flags `VkDeviceCreateFlags`: a combination of no bits defined yet. */
-export type VkDeviceCreateFlags = number;
-/** Flags `VkDeviceDiagnosticsConfigFlagsNV`: a combination of {@linkcode VkDeviceDiagnosticsConfigFlagBitsNV}. */
-export type VkDeviceDiagnosticsConfigFlagsNV = number;
-/** Flags `VkDeviceFaultFlagsKHR`: a combination of {@linkcode VkDeviceFaultFlagBitsKHR}. */
-export type VkDeviceFaultFlagsKHR = number;
-/** Flags `VkDeviceGroupPresentModeFlagsKHR`: a combination of {@linkcode VkDeviceGroupPresentModeFlagBitsKHR}. */
-export type VkDeviceGroupPresentModeFlagsKHR = number;
-/** Flags `VkDeviceMemoryReportFlagsEXT`: a combination of no bits defined yet. */
-export type VkDeviceMemoryReportFlagsEXT = number;
-/** Flags `VkDeviceQueueCreateFlags`: a combination of {@linkcode VkDeviceQueueCreateFlagBits}. */
-export type VkDeviceQueueCreateFlags = number;
-/** Flags `VkDirectDriverLoadingFlagsLUNARG`: a combination of no bits defined yet. */
-export type VkDirectDriverLoadingFlagsLUNARG = number;
-/** Flags `VkDirectFBSurfaceCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkDirectFBSurfaceCreateFlagsEXT = number;
-/** Flags `VkDisplayModeCreateFlagsKHR`: a combination of no bits defined yet. */
-export type VkDisplayModeCreateFlagsKHR = number;
-/** Flags `VkDisplayPlaneAlphaFlagsKHR`: a combination of {@linkcode VkDisplayPlaneAlphaFlagBitsKHR}. */
-export type VkDisplayPlaneAlphaFlagsKHR = number;
-/** Flags `VkDisplaySurfaceCreateFlagsKHR`: a combination of no bits defined yet. */
-export type VkDisplaySurfaceCreateFlagsKHR = number;
-/** Flags `VkEventCreateFlags`: a combination of {@linkcode VkEventCreateFlagBits}. */
-export type VkEventCreateFlags = number;
-/** Flags `VkExportMetalObjectTypeFlagsEXT`: a combination of {@linkcode VkExportMetalObjectTypeFlagBitsEXT}. */
-export type VkExportMetalObjectTypeFlagsEXT = number;
-/** Flags `VkExternalFenceFeatureFlags`: a combination of {@linkcode VkExternalFenceFeatureFlagBits}. */
-export type VkExternalFenceFeatureFlags = number;
+/** Flags `VkDeviceAddressBindingFlagsEXT`: `0` or a combination of {@linkcode VkDeviceAddressBindingFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkDeviceAddressBindingFlagsEXT = 0 | VkBits<"VkDeviceAddressBindingFlagBitsEXT">;
+/** Flags `VkDeviceCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDeviceCreateFlags = 0 | VkBits<"VkDeviceCreateFlags">;
+/** Flags `VkDeviceDiagnosticsConfigFlagsNV`: `0` or a combination of {@linkcode VkDeviceDiagnosticsConfigFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkDeviceDiagnosticsConfigFlagsNV = 0 | VkBits<"VkDeviceDiagnosticsConfigFlagBitsNV">;
+/** Flags `VkDeviceFaultFlagsKHR`: `0` or a combination of {@linkcode VkDeviceFaultFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkDeviceFaultFlagsKHR = 0 | VkBits<"VkDeviceFaultFlagBitsKHR">;
+/** Flags `VkDeviceGroupPresentModeFlagsKHR`: `0` or a combination of {@linkcode VkDeviceGroupPresentModeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkDeviceGroupPresentModeFlagsKHR = 0 | VkBits<"VkDeviceGroupPresentModeFlagBitsKHR">;
+/** Flags `VkDeviceMemoryReportFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDeviceMemoryReportFlagsEXT = 0 | VkBits<"VkDeviceMemoryReportFlagsEXT">;
+/** Flags `VkDeviceQueueCreateFlags`: `0` or a combination of {@linkcode VkDeviceQueueCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkDeviceQueueCreateFlags = 0 | VkBits<"VkDeviceQueueCreateFlagBits">;
+/** Flags `VkDirectDriverLoadingFlagsLUNARG`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDirectDriverLoadingFlagsLUNARG = 0 | VkBits<"VkDirectDriverLoadingFlagsLUNARG">;
+/** Flags `VkDirectFBSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDirectFBSurfaceCreateFlagsEXT = 0 | VkBits<"VkDirectFBSurfaceCreateFlagsEXT">;
+/** Flags `VkDisplayModeCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDisplayModeCreateFlagsKHR = 0 | VkBits<"VkDisplayModeCreateFlagsKHR">;
+/** Flags `VkDisplayPlaneAlphaFlagsKHR`: `0` or a combination of {@linkcode VkDisplayPlaneAlphaFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkDisplayPlaneAlphaFlagsKHR = 0 | VkBits<"VkDisplayPlaneAlphaFlagBitsKHR">;
+/** Flags `VkDisplaySurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkDisplaySurfaceCreateFlagsKHR = 0 | VkBits<"VkDisplaySurfaceCreateFlagsKHR">;
+/** Flags `VkEventCreateFlags`: `0` or a combination of {@linkcode VkEventCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkEventCreateFlags = 0 | VkBits<"VkEventCreateFlagBits">;
+/** Flags `VkExportMetalObjectTypeFlagsEXT`: `0` or a combination of {@linkcode VkExportMetalObjectTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkExportMetalObjectTypeFlagsEXT = 0 | VkBits<"VkExportMetalObjectTypeFlagBitsEXT">;
+/** Flags `VkExternalFenceFeatureFlags`: `0` or a combination of {@linkcode VkExternalFenceFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkExternalFenceFeatureFlags = 0 | VkBits<"VkExternalFenceFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalFenceFeatureFlags}. */
 export type VkExternalFenceFeatureFlagsKHR = VkExternalFenceFeatureFlags;
-/** Flags `VkExternalFenceHandleTypeFlags`: a combination of {@linkcode VkExternalFenceHandleTypeFlagBits}. */
-export type VkExternalFenceHandleTypeFlags = number;
+/** Flags `VkExternalFenceHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalFenceHandleTypeFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkExternalFenceHandleTypeFlags = 0 | VkBits<"VkExternalFenceHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalFenceHandleTypeFlags}. */
 export type VkExternalFenceHandleTypeFlagsKHR = VkExternalFenceHandleTypeFlags;
-/** Flags `VkExternalMemoryFeatureFlags`: a combination of {@linkcode VkExternalMemoryFeatureFlagBits}. */
-export type VkExternalMemoryFeatureFlags = number;
+/** Flags `VkExternalMemoryFeatureFlags`: `0` or a combination of {@linkcode VkExternalMemoryFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkExternalMemoryFeatureFlags = 0 | VkBits<"VkExternalMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryFeatureFlags}. */
 export type VkExternalMemoryFeatureFlagsKHR = VkExternalMemoryFeatureFlags;
-/** Flags `VkExternalMemoryFeatureFlagsNV`: a combination of {@linkcode VkExternalMemoryFeatureFlagBitsNV}. */
-export type VkExternalMemoryFeatureFlagsNV = number;
-/** Flags `VkExternalMemoryHandleTypeFlags`: a combination of {@linkcode VkExternalMemoryHandleTypeFlagBits}. */
-export type VkExternalMemoryHandleTypeFlags = number;
+/** Flags `VkExternalMemoryFeatureFlagsNV`: `0` or a combination of {@linkcode VkExternalMemoryFeatureFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkExternalMemoryFeatureFlagsNV = 0 | VkBits<"VkExternalMemoryFeatureFlagBitsNV">;
+/** Flags `VkExternalMemoryHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalMemoryHandleTypeFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkExternalMemoryHandleTypeFlags = 0 | VkBits<"VkExternalMemoryHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryHandleTypeFlags}. */
 export type VkExternalMemoryHandleTypeFlagsKHR = VkExternalMemoryHandleTypeFlags;
-/** Flags `VkExternalMemoryHandleTypeFlagsNV`: a combination of {@linkcode VkExternalMemoryHandleTypeFlagBitsNV}. */
-export type VkExternalMemoryHandleTypeFlagsNV = number;
-/** Flags `VkExternalSemaphoreFeatureFlags`: a combination of {@linkcode VkExternalSemaphoreFeatureFlagBits}. */
-export type VkExternalSemaphoreFeatureFlags = number;
+/** Flags `VkExternalMemoryHandleTypeFlagsNV`: `0` or a combination of {@linkcode VkExternalMemoryHandleTypeFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkExternalMemoryHandleTypeFlagsNV = 0 | VkBits<"VkExternalMemoryHandleTypeFlagBitsNV">;
+/** Flags `VkExternalSemaphoreFeatureFlags`: `0` or a combination of {@linkcode VkExternalSemaphoreFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkExternalSemaphoreFeatureFlags = 0 | VkBits<"VkExternalSemaphoreFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreFeatureFlags}. */
 export type VkExternalSemaphoreFeatureFlagsKHR = VkExternalSemaphoreFeatureFlags;
-/** Flags `VkExternalSemaphoreHandleTypeFlags`: a combination of {@linkcode VkExternalSemaphoreHandleTypeFlagBits}. */
-export type VkExternalSemaphoreHandleTypeFlags = number;
+/** Flags `VkExternalSemaphoreHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalSemaphoreHandleTypeFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkExternalSemaphoreHandleTypeFlags = 0 | VkBits<"VkExternalSemaphoreHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreHandleTypeFlags}. */
 export type VkExternalSemaphoreHandleTypeFlagsKHR = VkExternalSemaphoreHandleTypeFlags;
-/** Flags `VkFenceCreateFlags`: a combination of {@linkcode VkFenceCreateFlagBits}. */
-export type VkFenceCreateFlags = number;
-/** Flags `VkFenceImportFlags`: a combination of {@linkcode VkFenceImportFlagBits}. */
-export type VkFenceImportFlags = number;
+/** Flags `VkFenceCreateFlags`: `0` or a combination of {@linkcode VkFenceCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkFenceCreateFlags = 0 | VkBits<"VkFenceCreateFlagBits">;
+/** Flags `VkFenceImportFlags`: `0` or a combination of {@linkcode VkFenceImportFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkFenceImportFlags = 0 | VkBits<"VkFenceImportFlagBits">;
 /** Alias of {@linkcode VkFenceImportFlags}. */
 export type VkFenceImportFlagsKHR = VkFenceImportFlags;
-/** Flags `VkFormatFeatureFlags`: a combination of {@linkcode VkFormatFeatureFlagBits}. */
-export type VkFormatFeatureFlags = number;
-/** Flags `VkFormatFeatureFlags2` (64-bit): a combination of {@linkcode VkFormatFeatureFlagBits2}. */
-export type VkFormatFeatureFlags2 = bigint;
+/** Flags `VkFormatFeatureFlags`: `0` or a combination of {@linkcode VkFormatFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkFormatFeatureFlags = 0 | VkBits<"VkFormatFeatureFlagBits">;
+/** Flags `VkFormatFeatureFlags2` (64-bit): `0n` or a combination of {@linkcode VkFormatFeatureFlagBits2} (one constant, or several through `flags(A, B)`). */
+export type VkFormatFeatureFlags2 = 0n | VkBits<"VkFormatFeatureFlagBits2", bigint>;
 /** Alias of {@linkcode VkFormatFeatureFlags2}. */
 export type VkFormatFeatureFlags2KHR = VkFormatFeatureFlags2;
-/** Flags `VkFormatFeatureFlags4KHR` (64-bit): a combination of {@linkcode VkFormatFeatureFlagBits4KHR}. */
-export type VkFormatFeatureFlags4KHR = bigint;
-/** Flags `VkFrameBoundaryFlagsEXT`: a combination of {@linkcode VkFrameBoundaryFlagBitsEXT}. */
-export type VkFrameBoundaryFlagsEXT = number;
-/** Flags `VkFramebufferCreateFlags`: a combination of {@linkcode VkFramebufferCreateFlagBits}. */
-export type VkFramebufferCreateFlags = number;
-/** Flags `VkGeometryFlagsKHR`: a combination of {@linkcode VkGeometryFlagBitsKHR}. */
-export type VkGeometryFlagsKHR = number;
+/** Flags `VkFormatFeatureFlags4KHR` (64-bit): `0n` or a combination of {@linkcode VkFormatFeatureFlagBits4KHR} (one constant, or several through `flags(A, B)`). */
+export type VkFormatFeatureFlags4KHR = 0n | VkBits<"VkFormatFeatureFlagBits4KHR", bigint>;
+/** Flags `VkFrameBoundaryFlagsEXT`: `0` or a combination of {@linkcode VkFrameBoundaryFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkFrameBoundaryFlagsEXT = 0 | VkBits<"VkFrameBoundaryFlagBitsEXT">;
+/** Flags `VkFramebufferCreateFlags`: `0` or a combination of {@linkcode VkFramebufferCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkFramebufferCreateFlags = 0 | VkBits<"VkFramebufferCreateFlagBits">;
+/** Flags `VkGeometryFlagsKHR`: `0` or a combination of {@linkcode VkGeometryFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkGeometryFlagsKHR = 0 | VkBits<"VkGeometryFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryFlagsKHR}. */
 export type VkGeometryFlagsNV = VkGeometryFlagsKHR;
-/** Flags `VkGeometryInstanceFlagsKHR`: a combination of {@linkcode VkGeometryInstanceFlagBitsKHR}. */
-export type VkGeometryInstanceFlagsKHR = number;
+/** Flags `VkGeometryInstanceFlagsKHR`: `0` or a combination of {@linkcode VkGeometryInstanceFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkGeometryInstanceFlagsKHR = 0 | VkBits<"VkGeometryInstanceFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryInstanceFlagsKHR}. */
 export type VkGeometryInstanceFlagsNV = VkGeometryInstanceFlagsKHR;
-/** Flags `VkGpaPerfBlockPropertiesFlagsAMD`: a combination of no bits defined yet. */
-export type VkGpaPerfBlockPropertiesFlagsAMD = number;
-/** Flags `VkGpaSqShaderStageFlagsAMD`: a combination of {@linkcode VkGpaSqShaderStageFlagBitsAMD}. */
-export type VkGpaSqShaderStageFlagsAMD = number;
-/** Flags `VkGraphicsPipelineLibraryFlagsEXT`: a combination of {@linkcode VkGraphicsPipelineLibraryFlagBitsEXT}. */
-export type VkGraphicsPipelineLibraryFlagsEXT = number;
-/** Flags `VkHeadlessSurfaceCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkHeadlessSurfaceCreateFlagsEXT = number;
-/** Flags `VkHostImageCopyFlags`: a combination of {@linkcode VkHostImageCopyFlagBits}. */
-export type VkHostImageCopyFlags = number;
+/** Flags `VkGpaPerfBlockPropertiesFlagsAMD`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkGpaPerfBlockPropertiesFlagsAMD = 0 | VkBits<"VkGpaPerfBlockPropertiesFlagsAMD">;
+/** Flags `VkGpaSqShaderStageFlagsAMD`: `0` or a combination of {@linkcode VkGpaSqShaderStageFlagBitsAMD} (one constant, or several through `flags(A, B)`). */
+export type VkGpaSqShaderStageFlagsAMD = 0 | VkBits<"VkGpaSqShaderStageFlagBitsAMD">;
+/** Flags `VkGraphicsPipelineLibraryFlagsEXT`: `0` or a combination of {@linkcode VkGraphicsPipelineLibraryFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkGraphicsPipelineLibraryFlagsEXT = 0 | VkBits<"VkGraphicsPipelineLibraryFlagBitsEXT">;
+/** Flags `VkHeadlessSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkHeadlessSurfaceCreateFlagsEXT = 0 | VkBits<"VkHeadlessSurfaceCreateFlagsEXT">;
+/** Flags `VkHostImageCopyFlags`: `0` or a combination of {@linkcode VkHostImageCopyFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkHostImageCopyFlags = 0 | VkBits<"VkHostImageCopyFlagBits">;
 /** Alias of {@linkcode VkHostImageCopyFlags}. */
 export type VkHostImageCopyFlagsEXT = VkHostImageCopyFlags;
-/** Flags `VkIOSSurfaceCreateFlagsMVK`: a combination of no bits defined yet. */
-export type VkIOSSurfaceCreateFlagsMVK = number;
-/** Flags `VkImageAspectFlags`: a combination of {@linkcode VkImageAspectFlagBits}. */
-export type VkImageAspectFlags = number;
-/** Flags `VkImageCompressionFixedRateFlagsEXT`: a combination of {@linkcode VkImageCompressionFixedRateFlagBitsEXT}. */
-export type VkImageCompressionFixedRateFlagsEXT = number;
-/** Flags `VkImageCompressionFlagsEXT`: a combination of {@linkcode VkImageCompressionFlagBitsEXT}. */
-export type VkImageCompressionFlagsEXT = number;
-/** Flags `VkImageConstraintsInfoFlagsFUCHSIA`: a combination of {@linkcode VkImageConstraintsInfoFlagBitsFUCHSIA}. */
-export type VkImageConstraintsInfoFlagsFUCHSIA = number;
-/** Flags `VkImageCreateFlags`: a combination of {@linkcode VkImageCreateFlagBits}. */
-export type VkImageCreateFlags = number;
-/** Flags `VkImageCreateFlags2KHR` (64-bit): a combination of {@linkcode VkImageCreateFlagBits2KHR}. */
-export type VkImageCreateFlags2KHR = bigint;
-/** Flags `VkImageFormatConstraintsFlagsFUCHSIA`: a combination of no bits defined yet. */
-export type VkImageFormatConstraintsFlagsFUCHSIA = number;
-/** Flags `VkImagePipeSurfaceCreateFlagsFUCHSIA`: a combination of no bits defined yet. */
-export type VkImagePipeSurfaceCreateFlagsFUCHSIA = number;
-/** Flags `VkImageUsageFlags`: a combination of {@linkcode VkImageUsageFlagBits}. */
-export type VkImageUsageFlags = number;
-/** Flags `VkImageUsageFlags2KHR` (64-bit): a combination of {@linkcode VkImageUsageFlagBits2KHR}. */
-export type VkImageUsageFlags2KHR = bigint;
-/** Flags `VkImageViewCreateFlags`: a combination of {@linkcode VkImageViewCreateFlagBits}. */
-export type VkImageViewCreateFlags = number;
-/** Flags `VkIndirectCommandsInputModeFlagsEXT`: a combination of {@linkcode VkIndirectCommandsInputModeFlagBitsEXT}. */
-export type VkIndirectCommandsInputModeFlagsEXT = number;
-/** Flags `VkIndirectCommandsLayoutUsageFlagsEXT`: a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsEXT}. */
-export type VkIndirectCommandsLayoutUsageFlagsEXT = number;
-/** Flags `VkIndirectCommandsLayoutUsageFlagsNV`: a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsNV}. */
-export type VkIndirectCommandsLayoutUsageFlagsNV = number;
-/** Flags `VkIndirectStateFlagsNV`: a combination of {@linkcode VkIndirectStateFlagBitsNV}. */
-export type VkIndirectStateFlagsNV = number;
-/** Flags `VkInstanceCreateFlags`: a combination of {@linkcode VkInstanceCreateFlagBits}. */
-export type VkInstanceCreateFlags = number;
-/** Flags `VkMacOSSurfaceCreateFlagsMVK`: a combination of no bits defined yet. */
-export type VkMacOSSurfaceCreateFlagsMVK = number;
-/** Flags `VkMemoryAllocateFlags`: a combination of {@linkcode VkMemoryAllocateFlagBits}. */
-export type VkMemoryAllocateFlags = number;
+/** Flags `VkIOSSurfaceCreateFlagsMVK`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkIOSSurfaceCreateFlagsMVK = 0 | VkBits<"VkIOSSurfaceCreateFlagsMVK">;
+/** Flags `VkImageAspectFlags`: `0` or a combination of {@linkcode VkImageAspectFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkImageAspectFlags = 0 | VkBits<"VkImageAspectFlagBits">;
+/** Flags `VkImageCompressionFixedRateFlagsEXT`: `0` or a combination of {@linkcode VkImageCompressionFixedRateFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkImageCompressionFixedRateFlagsEXT = 0 | VkBits<"VkImageCompressionFixedRateFlagBitsEXT">;
+/** Flags `VkImageCompressionFlagsEXT`: `0` or a combination of {@linkcode VkImageCompressionFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkImageCompressionFlagsEXT = 0 | VkBits<"VkImageCompressionFlagBitsEXT">;
+/** Flags `VkImageConstraintsInfoFlagsFUCHSIA`: `0` or a combination of {@linkcode VkImageConstraintsInfoFlagBitsFUCHSIA} (one constant, or several through `flags(A, B)`). */
+export type VkImageConstraintsInfoFlagsFUCHSIA = 0 | VkBits<"VkImageConstraintsInfoFlagBitsFUCHSIA">;
+/** Flags `VkImageCreateFlags`: `0` or a combination of {@linkcode VkImageCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkImageCreateFlags = 0 | VkBits<"VkImageCreateFlagBits">;
+/** Flags `VkImageCreateFlags2KHR` (64-bit): `0n` or a combination of {@linkcode VkImageCreateFlagBits2KHR} (one constant, or several through `flags(A, B)`). */
+export type VkImageCreateFlags2KHR = 0n | VkBits<"VkImageCreateFlagBits2KHR", bigint>;
+/** Flags `VkImageFormatConstraintsFlagsFUCHSIA`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkImageFormatConstraintsFlagsFUCHSIA = 0 | VkBits<"VkImageFormatConstraintsFlagsFUCHSIA">;
+/** Flags `VkImagePipeSurfaceCreateFlagsFUCHSIA`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkImagePipeSurfaceCreateFlagsFUCHSIA = 0 | VkBits<"VkImagePipeSurfaceCreateFlagsFUCHSIA">;
+/** Flags `VkImageUsageFlags`: `0` or a combination of {@linkcode VkImageUsageFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkImageUsageFlags = 0 | VkBits<"VkImageUsageFlagBits">;
+/** Flags `VkImageUsageFlags2KHR` (64-bit): `0n` or a combination of {@linkcode VkImageUsageFlagBits2KHR} (one constant, or several through `flags(A, B)`). */
+export type VkImageUsageFlags2KHR = 0n | VkBits<"VkImageUsageFlagBits2KHR", bigint>;
+/** Flags `VkImageViewCreateFlags`: `0` or a combination of {@linkcode VkImageViewCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkImageViewCreateFlags = 0 | VkBits<"VkImageViewCreateFlagBits">;
+/** Flags `VkIndirectCommandsInputModeFlagsEXT`: `0` or a combination of {@linkcode VkIndirectCommandsInputModeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkIndirectCommandsInputModeFlagsEXT = 0 | VkBits<"VkIndirectCommandsInputModeFlagBitsEXT">;
+/** Flags `VkIndirectCommandsLayoutUsageFlagsEXT`: `0` or a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkIndirectCommandsLayoutUsageFlagsEXT = 0 | VkBits<"VkIndirectCommandsLayoutUsageFlagBitsEXT">;
+/** Flags `VkIndirectCommandsLayoutUsageFlagsNV`: `0` or a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkIndirectCommandsLayoutUsageFlagsNV = 0 | VkBits<"VkIndirectCommandsLayoutUsageFlagBitsNV">;
+/** Flags `VkIndirectStateFlagsNV`: `0` or a combination of {@linkcode VkIndirectStateFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkIndirectStateFlagsNV = 0 | VkBits<"VkIndirectStateFlagBitsNV">;
+/** Flags `VkInstanceCreateFlags`: `0` or a combination of {@linkcode VkInstanceCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkInstanceCreateFlags = 0 | VkBits<"VkInstanceCreateFlagBits">;
+/** Flags `VkMacOSSurfaceCreateFlagsMVK`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkMacOSSurfaceCreateFlagsMVK = 0 | VkBits<"VkMacOSSurfaceCreateFlagsMVK">;
+/** Flags `VkMemoryAllocateFlags`: `0` or a combination of {@linkcode VkMemoryAllocateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkMemoryAllocateFlags = 0 | VkBits<"VkMemoryAllocateFlagBits">;
 /** Alias of {@linkcode VkMemoryAllocateFlags}. */
 export type VkMemoryAllocateFlagsKHR = VkMemoryAllocateFlags;
-/** Flags `VkMemoryDecompressionMethodFlagsEXT` (64-bit): a combination of {@linkcode VkMemoryDecompressionMethodFlagBitsEXT}. */
-export type VkMemoryDecompressionMethodFlagsEXT = bigint;
+/** Flags `VkMemoryDecompressionMethodFlagsEXT` (64-bit): `0n` or a combination of {@linkcode VkMemoryDecompressionMethodFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkMemoryDecompressionMethodFlagsEXT =
+  | 0n
+  | VkBits<"VkMemoryDecompressionMethodFlagBitsEXT", bigint>;
 /** Alias of {@linkcode VkMemoryDecompressionMethodFlagsEXT}. */
 export type VkMemoryDecompressionMethodFlagsNV = VkMemoryDecompressionMethodFlagsEXT;
-/** Flags `VkMemoryHeapFlags`: a combination of {@linkcode VkMemoryHeapFlagBits}. */
-export type VkMemoryHeapFlags = number;
-/** Flags `VkMemoryMapFlags`: a combination of {@linkcode VkMemoryMapFlagBits}. */
-export type VkMemoryMapFlags = number;
-/** Flags `VkMemoryPropertyFlags`: a combination of {@linkcode VkMemoryPropertyFlagBits}. */
-export type VkMemoryPropertyFlags = number;
-/** Flags `VkMemoryUnmapFlags`: a combination of {@linkcode VkMemoryUnmapFlagBits}. */
-export type VkMemoryUnmapFlags = number;
+/** Flags `VkMemoryHeapFlags`: `0` or a combination of {@linkcode VkMemoryHeapFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkMemoryHeapFlags = 0 | VkBits<"VkMemoryHeapFlagBits">;
+/** Flags `VkMemoryMapFlags`: `0` or a combination of {@linkcode VkMemoryMapFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkMemoryMapFlags = 0 | VkBits<"VkMemoryMapFlagBits">;
+/** Flags `VkMemoryPropertyFlags`: `0` or a combination of {@linkcode VkMemoryPropertyFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkMemoryPropertyFlags = 0 | VkBits<"VkMemoryPropertyFlagBits">;
+/** Flags `VkMemoryUnmapFlags`: `0` or a combination of {@linkcode VkMemoryUnmapFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkMemoryUnmapFlags = 0 | VkBits<"VkMemoryUnmapFlagBits">;
 /** Alias of {@linkcode VkMemoryUnmapFlags}. */
 export type VkMemoryUnmapFlagsKHR = VkMemoryUnmapFlags;
-/** Flags `VkMetalSurfaceCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkMetalSurfaceCreateFlagsEXT = number;
-/** Flags `VkMicromapCreateFlagsEXT`: a combination of {@linkcode VkMicromapCreateFlagBitsEXT}. */
-export type VkMicromapCreateFlagsEXT = number;
-/** Flags `VkOpticalFlowExecuteFlagsNV`: a combination of {@linkcode VkOpticalFlowExecuteFlagBitsNV}. */
-export type VkOpticalFlowExecuteFlagsNV = number;
-/** Flags `VkOpticalFlowGridSizeFlagsNV`: a combination of {@linkcode VkOpticalFlowGridSizeFlagBitsNV}. */
-export type VkOpticalFlowGridSizeFlagsNV = number;
-/** Flags `VkOpticalFlowSessionCreateFlagsNV`: a combination of {@linkcode VkOpticalFlowSessionCreateFlagBitsNV}. */
-export type VkOpticalFlowSessionCreateFlagsNV = number;
-/** Flags `VkOpticalFlowUsageFlagsNV`: a combination of {@linkcode VkOpticalFlowUsageFlagBitsNV}. */
-export type VkOpticalFlowUsageFlagsNV = number;
-/** Flags `VkPartitionedAccelerationStructureInstanceFlagsNV`: a combination of {@linkcode VkPartitionedAccelerationStructureInstanceFlagBitsNV}. */
-export type VkPartitionedAccelerationStructureInstanceFlagsNV = number;
-/** Flags `VkPastPresentationTimingFlagsEXT`: a combination of {@linkcode VkPastPresentationTimingFlagBitsEXT}. */
-export type VkPastPresentationTimingFlagsEXT = number;
-/** Flags `VkPeerMemoryFeatureFlags`: a combination of {@linkcode VkPeerMemoryFeatureFlagBits}. */
-export type VkPeerMemoryFeatureFlags = number;
+/** Flags `VkMetalSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkMetalSurfaceCreateFlagsEXT = 0 | VkBits<"VkMetalSurfaceCreateFlagsEXT">;
+/** Flags `VkMicromapCreateFlagsEXT`: `0` or a combination of {@linkcode VkMicromapCreateFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkMicromapCreateFlagsEXT = 0 | VkBits<"VkMicromapCreateFlagBitsEXT">;
+/** Flags `VkOpticalFlowExecuteFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowExecuteFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkOpticalFlowExecuteFlagsNV = 0 | VkBits<"VkOpticalFlowExecuteFlagBitsNV">;
+/** Flags `VkOpticalFlowGridSizeFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowGridSizeFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkOpticalFlowGridSizeFlagsNV = 0 | VkBits<"VkOpticalFlowGridSizeFlagBitsNV">;
+/** Flags `VkOpticalFlowSessionCreateFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowSessionCreateFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkOpticalFlowSessionCreateFlagsNV = 0 | VkBits<"VkOpticalFlowSessionCreateFlagBitsNV">;
+/** Flags `VkOpticalFlowUsageFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowUsageFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkOpticalFlowUsageFlagsNV = 0 | VkBits<"VkOpticalFlowUsageFlagBitsNV">;
+/** Flags `VkPartitionedAccelerationStructureInstanceFlagsNV`: `0` or a combination of {@linkcode VkPartitionedAccelerationStructureInstanceFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+export type VkPartitionedAccelerationStructureInstanceFlagsNV =
+  | 0
+  | VkBits<"VkPartitionedAccelerationStructureInstanceFlagBitsNV">;
+/** Flags `VkPastPresentationTimingFlagsEXT`: `0` or a combination of {@linkcode VkPastPresentationTimingFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkPastPresentationTimingFlagsEXT = 0 | VkBits<"VkPastPresentationTimingFlagBitsEXT">;
+/** Flags `VkPeerMemoryFeatureFlags`: `0` or a combination of {@linkcode VkPeerMemoryFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPeerMemoryFeatureFlags = 0 | VkBits<"VkPeerMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkPeerMemoryFeatureFlags}. */
 export type VkPeerMemoryFeatureFlagsKHR = VkPeerMemoryFeatureFlags;
-/** Flags `VkPerformanceCounterDescriptionFlagsARM`: a combination of no bits defined yet. */
-export type VkPerformanceCounterDescriptionFlagsARM = number;
-/** Flags `VkPerformanceCounterDescriptionFlagsKHR`: a combination of {@linkcode VkPerformanceCounterDescriptionFlagBitsKHR}. */
-export type VkPerformanceCounterDescriptionFlagsKHR = number;
-/** Flags `VkPhysicalDeviceGpaPropertiesFlagsAMD`: a combination of no bits defined yet. */
-export type VkPhysicalDeviceGpaPropertiesFlagsAMD = number;
-/** Flags `VkPhysicalDeviceSchedulingControlsFlagsARM` (64-bit): a combination of {@linkcode VkPhysicalDeviceSchedulingControlsFlagBitsARM}. */
-export type VkPhysicalDeviceSchedulingControlsFlagsARM = bigint;
-/** Flags `VkPipelineCacheCreateFlags`: a combination of {@linkcode VkPipelineCacheCreateFlagBits}. */
-export type VkPipelineCacheCreateFlags = number;
-/** Flags `VkPipelineColorBlendStateCreateFlags`: a combination of {@linkcode VkPipelineColorBlendStateCreateFlagBits}. */
-export type VkPipelineColorBlendStateCreateFlags = number;
-/** Flags `VkPipelineCompilerControlFlagsAMD`: a combination of {@linkcode VkPipelineCompilerControlFlagBitsAMD}. */
-export type VkPipelineCompilerControlFlagsAMD = number;
-/** Flags `VkPipelineCoverageModulationStateCreateFlagsNV`: a combination of no bits defined yet. */
-export type VkPipelineCoverageModulationStateCreateFlagsNV = number;
-/** Flags `VkPipelineCoverageReductionStateCreateFlagsNV`: a combination of no bits defined yet. */
-export type VkPipelineCoverageReductionStateCreateFlagsNV = number;
-/** Flags `VkPipelineCoverageToColorStateCreateFlagsNV`: a combination of no bits defined yet. */
-export type VkPipelineCoverageToColorStateCreateFlagsNV = number;
-/** Flags `VkPipelineCreateFlags`: a combination of {@linkcode VkPipelineCreateFlagBits}. */
-export type VkPipelineCreateFlags = number;
-/** Flags `VkPipelineCreateFlags2` (64-bit): a combination of {@linkcode VkPipelineCreateFlagBits2}. */
-export type VkPipelineCreateFlags2 = bigint;
+/** Flags `VkPerformanceCounterDescriptionFlagsARM`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPerformanceCounterDescriptionFlagsARM = 0 | VkBits<"VkPerformanceCounterDescriptionFlagsARM">;
+/** Flags `VkPerformanceCounterDescriptionFlagsKHR`: `0` or a combination of {@linkcode VkPerformanceCounterDescriptionFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkPerformanceCounterDescriptionFlagsKHR =
+  | 0
+  | VkBits<"VkPerformanceCounterDescriptionFlagBitsKHR">;
+/** Flags `VkPhysicalDeviceGpaPropertiesFlagsAMD`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPhysicalDeviceGpaPropertiesFlagsAMD = 0 | VkBits<"VkPhysicalDeviceGpaPropertiesFlagsAMD">;
+/** Flags `VkPhysicalDeviceSchedulingControlsFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkPhysicalDeviceSchedulingControlsFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkPhysicalDeviceSchedulingControlsFlagsARM =
+  | 0n
+  | VkBits<"VkPhysicalDeviceSchedulingControlsFlagBitsARM", bigint>;
+/** Flags `VkPipelineCacheCreateFlags`: `0` or a combination of {@linkcode VkPipelineCacheCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCacheCreateFlags = 0 | VkBits<"VkPipelineCacheCreateFlagBits">;
+/** Flags `VkPipelineColorBlendStateCreateFlags`: `0` or a combination of {@linkcode VkPipelineColorBlendStateCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineColorBlendStateCreateFlags = 0 | VkBits<"VkPipelineColorBlendStateCreateFlagBits">;
+/** Flags `VkPipelineCompilerControlFlagsAMD`: `0` or a combination of {@linkcode VkPipelineCompilerControlFlagBitsAMD} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCompilerControlFlagsAMD = 0 | VkBits<"VkPipelineCompilerControlFlagBitsAMD">;
+/** Flags `VkPipelineCoverageModulationStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCoverageModulationStateCreateFlagsNV =
+  | 0
+  | VkBits<"VkPipelineCoverageModulationStateCreateFlagsNV">;
+/** Flags `VkPipelineCoverageReductionStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCoverageReductionStateCreateFlagsNV =
+  | 0
+  | VkBits<"VkPipelineCoverageReductionStateCreateFlagsNV">;
+/** Flags `VkPipelineCoverageToColorStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCoverageToColorStateCreateFlagsNV =
+  | 0
+  | VkBits<"VkPipelineCoverageToColorStateCreateFlagsNV">;
+/** Flags `VkPipelineCreateFlags`: `0` or a combination of {@linkcode VkPipelineCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCreateFlags = 0 | VkBits<"VkPipelineCreateFlagBits">;
+/** Flags `VkPipelineCreateFlags2` (64-bit): `0n` or a combination of {@linkcode VkPipelineCreateFlagBits2} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCreateFlags2 = 0n | VkBits<"VkPipelineCreateFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineCreateFlags2}. */
 export type VkPipelineCreateFlags2KHR = VkPipelineCreateFlags2;
-/** Flags `VkPipelineCreationFeedbackFlags`: a combination of {@linkcode VkPipelineCreationFeedbackFlagBits}. */
-export type VkPipelineCreationFeedbackFlags = number;
+/** Flags `VkPipelineCreationFeedbackFlags`: `0` or a combination of {@linkcode VkPipelineCreationFeedbackFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineCreationFeedbackFlags = 0 | VkBits<"VkPipelineCreationFeedbackFlagBits">;
 /** Alias of {@linkcode VkPipelineCreationFeedbackFlags}. */
 export type VkPipelineCreationFeedbackFlagsEXT = VkPipelineCreationFeedbackFlags;
-/** Flags `VkPipelineDepthStencilStateCreateFlags`: a combination of {@linkcode VkPipelineDepthStencilStateCreateFlagBits}. */
-export type VkPipelineDepthStencilStateCreateFlags = number;
-/** Flags `VkPipelineDiscardRectangleStateCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkPipelineDiscardRectangleStateCreateFlagsEXT = number;
-/** Flags `VkPipelineDynamicStateCreateFlags`: a combination of no bits defined yet. */
-export type VkPipelineDynamicStateCreateFlags = number;
-/** Flags `VkPipelineInputAssemblyStateCreateFlags`: a combination of no bits defined yet. */
-export type VkPipelineInputAssemblyStateCreateFlags = number;
-/** Flags `VkPipelineLayoutCreateFlags`: a combination of {@linkcode VkPipelineLayoutCreateFlagBits}. */
-export type VkPipelineLayoutCreateFlags = number;
-/** Flags `VkPipelineMultisampleStateCreateFlags`: a combination of no bits defined yet. */
-export type VkPipelineMultisampleStateCreateFlags = number;
-/** Flags `VkPipelineRasterizationConservativeStateCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkPipelineRasterizationConservativeStateCreateFlagsEXT = number;
-/** Flags `VkPipelineRasterizationDepthClipStateCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkPipelineRasterizationDepthClipStateCreateFlagsEXT = number;
-/** Flags `VkPipelineRasterizationStateCreateFlags`: a combination of no bits defined yet. */
-export type VkPipelineRasterizationStateCreateFlags = number;
-/** Flags `VkPipelineRasterizationStateStreamCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkPipelineRasterizationStateStreamCreateFlagsEXT = number;
-/** Flags `VkPipelineShaderStageCreateFlags`: a combination of {@linkcode VkPipelineShaderStageCreateFlagBits}. */
-export type VkPipelineShaderStageCreateFlags = number;
-/** Flags `VkPipelineStageFlags`: a combination of {@linkcode VkPipelineStageFlagBits}. */
-export type VkPipelineStageFlags = number;
-/** Flags `VkPipelineStageFlags2` (64-bit): a combination of {@linkcode VkPipelineStageFlagBits2}. */
-export type VkPipelineStageFlags2 = bigint;
+/** Flags `VkPipelineDepthStencilStateCreateFlags`: `0` or a combination of {@linkcode VkPipelineDepthStencilStateCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineDepthStencilStateCreateFlags = 0 | VkBits<"VkPipelineDepthStencilStateCreateFlagBits">;
+/** Flags `VkPipelineDiscardRectangleStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineDiscardRectangleStateCreateFlagsEXT =
+  | 0
+  | VkBits<"VkPipelineDiscardRectangleStateCreateFlagsEXT">;
+/** Flags `VkPipelineDynamicStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineDynamicStateCreateFlags = 0 | VkBits<"VkPipelineDynamicStateCreateFlags">;
+/** Flags `VkPipelineInputAssemblyStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineInputAssemblyStateCreateFlags = 0 | VkBits<"VkPipelineInputAssemblyStateCreateFlags">;
+/** Flags `VkPipelineLayoutCreateFlags`: `0` or a combination of {@linkcode VkPipelineLayoutCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineLayoutCreateFlags = 0 | VkBits<"VkPipelineLayoutCreateFlagBits">;
+/** Flags `VkPipelineMultisampleStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineMultisampleStateCreateFlags = 0 | VkBits<"VkPipelineMultisampleStateCreateFlags">;
+/** Flags `VkPipelineRasterizationConservativeStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineRasterizationConservativeStateCreateFlagsEXT =
+  | 0
+  | VkBits<"VkPipelineRasterizationConservativeStateCreateFlagsEXT">;
+/** Flags `VkPipelineRasterizationDepthClipStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineRasterizationDepthClipStateCreateFlagsEXT =
+  | 0
+  | VkBits<"VkPipelineRasterizationDepthClipStateCreateFlagsEXT">;
+/** Flags `VkPipelineRasterizationStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineRasterizationStateCreateFlags = 0 | VkBits<"VkPipelineRasterizationStateCreateFlags">;
+/** Flags `VkPipelineRasterizationStateStreamCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineRasterizationStateStreamCreateFlagsEXT =
+  | 0
+  | VkBits<"VkPipelineRasterizationStateStreamCreateFlagsEXT">;
+/** Flags `VkPipelineShaderStageCreateFlags`: `0` or a combination of {@linkcode VkPipelineShaderStageCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineShaderStageCreateFlags = 0 | VkBits<"VkPipelineShaderStageCreateFlagBits">;
+/** Flags `VkPipelineStageFlags`: `0` or a combination of {@linkcode VkPipelineStageFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineStageFlags = 0 | VkBits<"VkPipelineStageFlagBits">;
+/** Flags `VkPipelineStageFlags2` (64-bit): `0n` or a combination of {@linkcode VkPipelineStageFlagBits2} (one constant, or several through `flags(A, B)`). */
+export type VkPipelineStageFlags2 = 0n | VkBits<"VkPipelineStageFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineStageFlags2}. */
 export type VkPipelineStageFlags2KHR = VkPipelineStageFlags2;
-/** Flags `VkPipelineTessellationStateCreateFlags`: a combination of no bits defined yet. */
-export type VkPipelineTessellationStateCreateFlags = number;
-/** Flags `VkPipelineVertexInputStateCreateFlags`: a combination of no bits defined yet. */
-export type VkPipelineVertexInputStateCreateFlags = number;
-/** Flags `VkPipelineViewportStateCreateFlags`: a combination of no bits defined yet. */
-export type VkPipelineViewportStateCreateFlags = number;
-/** Flags `VkPipelineViewportSwizzleStateCreateFlagsNV`: a combination of no bits defined yet. */
-export type VkPipelineViewportSwizzleStateCreateFlagsNV = number;
+/** Flags `VkPipelineTessellationStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineTessellationStateCreateFlags = 0 | VkBits<"VkPipelineTessellationStateCreateFlags">;
+/** Flags `VkPipelineVertexInputStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineVertexInputStateCreateFlags = 0 | VkBits<"VkPipelineVertexInputStateCreateFlags">;
+/** Flags `VkPipelineViewportStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineViewportStateCreateFlags = 0 | VkBits<"VkPipelineViewportStateCreateFlags">;
+/** Flags `VkPipelineViewportSwizzleStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPipelineViewportSwizzleStateCreateFlagsNV =
+  | 0
+  | VkBits<"VkPipelineViewportSwizzleStateCreateFlagsNV">;
 /** Alias of {@linkcode VkPresentGravityFlagsKHR}. */
 export type VkPresentGravityFlagsEXT = VkPresentGravityFlagsKHR;
-/** Flags `VkPresentGravityFlagsKHR`: a combination of {@linkcode VkPresentGravityFlagBitsKHR}. */
-export type VkPresentGravityFlagsKHR = number;
+/** Flags `VkPresentGravityFlagsKHR`: `0` or a combination of {@linkcode VkPresentGravityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkPresentGravityFlagsKHR = 0 | VkBits<"VkPresentGravityFlagBitsKHR">;
 /** Alias of {@linkcode VkPresentScalingFlagsKHR}. */
 export type VkPresentScalingFlagsEXT = VkPresentScalingFlagsKHR;
-/** Flags `VkPresentScalingFlagsKHR`: a combination of {@linkcode VkPresentScalingFlagBitsKHR}. */
-export type VkPresentScalingFlagsKHR = number;
-/** Flags `VkPresentStageFlagsEXT`: a combination of {@linkcode VkPresentStageFlagBitsEXT}. */
-export type VkPresentStageFlagsEXT = number;
-/** Flags `VkPresentTimingInfoFlagsEXT`: a combination of {@linkcode VkPresentTimingInfoFlagBitsEXT}. */
-export type VkPresentTimingInfoFlagsEXT = number;
-/** Flags `VkPrivateDataSlotCreateFlags`: a combination of no bits defined yet. */
-export type VkPrivateDataSlotCreateFlags = number;
+/** Flags `VkPresentScalingFlagsKHR`: `0` or a combination of {@linkcode VkPresentScalingFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkPresentScalingFlagsKHR = 0 | VkBits<"VkPresentScalingFlagBitsKHR">;
+/** Flags `VkPresentStageFlagsEXT`: `0` or a combination of {@linkcode VkPresentStageFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkPresentStageFlagsEXT = 0 | VkBits<"VkPresentStageFlagBitsEXT">;
+/** Flags `VkPresentTimingInfoFlagsEXT`: `0` or a combination of {@linkcode VkPresentTimingInfoFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkPresentTimingInfoFlagsEXT = 0 | VkBits<"VkPresentTimingInfoFlagBitsEXT">;
+/** Flags `VkPrivateDataSlotCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkPrivateDataSlotCreateFlags = 0 | VkBits<"VkPrivateDataSlotCreateFlags">;
 /** Alias of {@linkcode VkPrivateDataSlotCreateFlags}. */
 export type VkPrivateDataSlotCreateFlagsEXT = VkPrivateDataSlotCreateFlags;
-/** Flags `VkQueryControlFlags`: a combination of {@linkcode VkQueryControlFlagBits}. */
-export type VkQueryControlFlags = number;
-/** Flags `VkQueryPipelineStatisticFlags`: a combination of {@linkcode VkQueryPipelineStatisticFlagBits}. */
-export type VkQueryPipelineStatisticFlags = number;
-/** Flags `VkQueryPoolCreateFlags`: a combination of {@linkcode VkQueryPoolCreateFlagBits}. */
-export type VkQueryPoolCreateFlags = number;
-/** Flags `VkQueryResultFlags`: a combination of {@linkcode VkQueryResultFlagBits}. */
-export type VkQueryResultFlags = number;
-/** Flags `VkQueueFlags`: a combination of {@linkcode VkQueueFlagBits}. */
-export type VkQueueFlags = number;
-/** Flags `VkRefreshObjectFlagsKHR`: a combination of {@linkcode VkRefreshObjectFlagBitsKHR}. */
-export type VkRefreshObjectFlagsKHR = number;
-/** Flags `VkRenderPassCreateFlags`: a combination of {@linkcode VkRenderPassCreateFlagBits}. */
-export type VkRenderPassCreateFlags = number;
-/** Flags `VkRenderingAttachmentFlagsKHR`: a combination of {@linkcode VkRenderingAttachmentFlagBitsKHR}. */
-export type VkRenderingAttachmentFlagsKHR = number;
-/** Flags `VkRenderingFlags`: a combination of {@linkcode VkRenderingFlagBits}. */
-export type VkRenderingFlags = number;
+/** Flags `VkQueryControlFlags`: `0` or a combination of {@linkcode VkQueryControlFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkQueryControlFlags = 0 | VkBits<"VkQueryControlFlagBits">;
+/** Flags `VkQueryPipelineStatisticFlags`: `0` or a combination of {@linkcode VkQueryPipelineStatisticFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkQueryPipelineStatisticFlags = 0 | VkBits<"VkQueryPipelineStatisticFlagBits">;
+/** Flags `VkQueryPoolCreateFlags`: `0` or a combination of {@linkcode VkQueryPoolCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkQueryPoolCreateFlags = 0 | VkBits<"VkQueryPoolCreateFlagBits">;
+/** Flags `VkQueryResultFlags`: `0` or a combination of {@linkcode VkQueryResultFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkQueryResultFlags = 0 | VkBits<"VkQueryResultFlagBits">;
+/** Flags `VkQueueFlags`: `0` or a combination of {@linkcode VkQueueFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkQueueFlags = 0 | VkBits<"VkQueueFlagBits">;
+/** Flags `VkRefreshObjectFlagsKHR`: `0` or a combination of {@linkcode VkRefreshObjectFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkRefreshObjectFlagsKHR = 0 | VkBits<"VkRefreshObjectFlagBitsKHR">;
+/** Flags `VkRenderPassCreateFlags`: `0` or a combination of {@linkcode VkRenderPassCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkRenderPassCreateFlags = 0 | VkBits<"VkRenderPassCreateFlagBits">;
+/** Flags `VkRenderingAttachmentFlagsKHR`: `0` or a combination of {@linkcode VkRenderingAttachmentFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkRenderingAttachmentFlagsKHR = 0 | VkBits<"VkRenderingAttachmentFlagBitsKHR">;
+/** Flags `VkRenderingFlags`: `0` or a combination of {@linkcode VkRenderingFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkRenderingFlags = 0 | VkBits<"VkRenderingFlagBits">;
 /** Alias of {@linkcode VkRenderingFlags}. */
 export type VkRenderingFlagsKHR = VkRenderingFlags;
-/** Flags `VkResolveImageFlagsKHR`: a combination of {@linkcode VkResolveImageFlagBitsKHR}. */
-export type VkResolveImageFlagsKHR = number;
-/** Flags `VkResolveModeFlags`: a combination of {@linkcode VkResolveModeFlagBits}. */
-export type VkResolveModeFlags = number;
+/** Flags `VkResolveImageFlagsKHR`: `0` or a combination of {@linkcode VkResolveImageFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkResolveImageFlagsKHR = 0 | VkBits<"VkResolveImageFlagBitsKHR">;
+/** Flags `VkResolveModeFlags`: `0` or a combination of {@linkcode VkResolveModeFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkResolveModeFlags = 0 | VkBits<"VkResolveModeFlagBits">;
 /** Alias of {@linkcode VkResolveModeFlags}. */
 export type VkResolveModeFlagsKHR = VkResolveModeFlags;
-/** Flags `VkSampleCountFlags`: a combination of {@linkcode VkSampleCountFlagBits}. */
-export type VkSampleCountFlags = number;
-/** Flags `VkSamplerCreateFlags`: a combination of {@linkcode VkSamplerCreateFlagBits}. */
-export type VkSamplerCreateFlags = number;
-/** Flags `VkScreenSurfaceCreateFlagsQNX`: a combination of no bits defined yet. */
-export type VkScreenSurfaceCreateFlagsQNX = number;
-/** Flags `VkSemaphoreCreateFlags`: a combination of no bits defined yet. */
-export type VkSemaphoreCreateFlags = number;
-/** Flags `VkSemaphoreImportFlags`: a combination of {@linkcode VkSemaphoreImportFlagBits}. */
-export type VkSemaphoreImportFlags = number;
+/** Flags `VkSampleCountFlags`: `0` or a combination of {@linkcode VkSampleCountFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSampleCountFlags = 0 | VkBits<"VkSampleCountFlagBits">;
+/** Flags `VkSamplerCreateFlags`: `0` or a combination of {@linkcode VkSamplerCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSamplerCreateFlags = 0 | VkBits<"VkSamplerCreateFlagBits">;
+/** Flags `VkScreenSurfaceCreateFlagsQNX`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkScreenSurfaceCreateFlagsQNX = 0 | VkBits<"VkScreenSurfaceCreateFlagsQNX">;
+/** Flags `VkSemaphoreCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkSemaphoreCreateFlags = 0 | VkBits<"VkSemaphoreCreateFlags">;
+/** Flags `VkSemaphoreImportFlags`: `0` or a combination of {@linkcode VkSemaphoreImportFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSemaphoreImportFlags = 0 | VkBits<"VkSemaphoreImportFlagBits">;
 /** Alias of {@linkcode VkSemaphoreImportFlags}. */
 export type VkSemaphoreImportFlagsKHR = VkSemaphoreImportFlags;
-/** Flags `VkSemaphoreWaitFlags`: a combination of {@linkcode VkSemaphoreWaitFlagBits}. */
-export type VkSemaphoreWaitFlags = number;
+/** Flags `VkSemaphoreWaitFlags`: `0` or a combination of {@linkcode VkSemaphoreWaitFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSemaphoreWaitFlags = 0 | VkBits<"VkSemaphoreWaitFlagBits">;
 /** Alias of {@linkcode VkSemaphoreWaitFlags}. */
 export type VkSemaphoreWaitFlagsKHR = VkSemaphoreWaitFlags;
-/** Flags `VkShaderCorePropertiesFlagsAMD`: a combination of {@linkcode VkShaderCorePropertiesFlagBitsAMD}. */
-export type VkShaderCorePropertiesFlagsAMD = number;
-/** Flags `VkShaderCreateFlagsEXT`: a combination of {@linkcode VkShaderCreateFlagBitsEXT}. */
-export type VkShaderCreateFlagsEXT = number;
-/** Flags `VkShaderInstrumentationValuesFlagsARM`: a combination of no bits defined yet. */
-export type VkShaderInstrumentationValuesFlagsARM = number;
-/** Flags `VkShaderModuleCreateFlags`: a combination of no bits defined yet. */
-export type VkShaderModuleCreateFlags = number;
-/** Flags `VkShaderStageFlags`: a combination of {@linkcode VkShaderStageFlagBits}. */
-export type VkShaderStageFlags = number;
-/** Flags `VkSparseImageFormatFlags`: a combination of {@linkcode VkSparseImageFormatFlagBits}. */
-export type VkSparseImageFormatFlags = number;
-/** Flags `VkSparseMemoryBindFlags`: a combination of {@linkcode VkSparseMemoryBindFlagBits}. */
-export type VkSparseMemoryBindFlags = number;
-/** Flags `VkSpirvResourceTypeFlagsEXT`: a combination of {@linkcode VkSpirvResourceTypeFlagBitsEXT}. */
-export type VkSpirvResourceTypeFlagsEXT = number;
-/** Flags `VkStencilFaceFlags`: a combination of {@linkcode VkStencilFaceFlagBits}. */
-export type VkStencilFaceFlags = number;
-/** Flags `VkStreamDescriptorSurfaceCreateFlagsGGP`: a combination of no bits defined yet. */
-export type VkStreamDescriptorSurfaceCreateFlagsGGP = number;
-/** Flags `VkSubgroupFeatureFlags`: a combination of {@linkcode VkSubgroupFeatureFlagBits}. */
-export type VkSubgroupFeatureFlags = number;
-/** Flags `VkSubmitFlags`: a combination of {@linkcode VkSubmitFlagBits}. */
-export type VkSubmitFlags = number;
+/** Flags `VkShaderCorePropertiesFlagsAMD`: `0` or a combination of {@linkcode VkShaderCorePropertiesFlagBitsAMD} (one constant, or several through `flags(A, B)`). */
+export type VkShaderCorePropertiesFlagsAMD = 0 | VkBits<"VkShaderCorePropertiesFlagBitsAMD">;
+/** Flags `VkShaderCreateFlagsEXT`: `0` or a combination of {@linkcode VkShaderCreateFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkShaderCreateFlagsEXT = 0 | VkBits<"VkShaderCreateFlagBitsEXT">;
+/** Flags `VkShaderInstrumentationValuesFlagsARM`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkShaderInstrumentationValuesFlagsARM = 0 | VkBits<"VkShaderInstrumentationValuesFlagsARM">;
+/** Flags `VkShaderModuleCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkShaderModuleCreateFlags = 0 | VkBits<"VkShaderModuleCreateFlags">;
+/** Flags `VkShaderStageFlags`: `0` or a combination of {@linkcode VkShaderStageFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkShaderStageFlags = 0 | VkBits<"VkShaderStageFlagBits">;
+/** Flags `VkSparseImageFormatFlags`: `0` or a combination of {@linkcode VkSparseImageFormatFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSparseImageFormatFlags = 0 | VkBits<"VkSparseImageFormatFlagBits">;
+/** Flags `VkSparseMemoryBindFlags`: `0` or a combination of {@linkcode VkSparseMemoryBindFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSparseMemoryBindFlags = 0 | VkBits<"VkSparseMemoryBindFlagBits">;
+/** Flags `VkSpirvResourceTypeFlagsEXT`: `0` or a combination of {@linkcode VkSpirvResourceTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkSpirvResourceTypeFlagsEXT = 0 | VkBits<"VkSpirvResourceTypeFlagBitsEXT">;
+/** Flags `VkStencilFaceFlags`: `0` or a combination of {@linkcode VkStencilFaceFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkStencilFaceFlags = 0 | VkBits<"VkStencilFaceFlagBits">;
+/** Flags `VkStreamDescriptorSurfaceCreateFlagsGGP`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkStreamDescriptorSurfaceCreateFlagsGGP = 0 | VkBits<"VkStreamDescriptorSurfaceCreateFlagsGGP">;
+/** Flags `VkSubgroupFeatureFlags`: `0` or a combination of {@linkcode VkSubgroupFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSubgroupFeatureFlags = 0 | VkBits<"VkSubgroupFeatureFlagBits">;
+/** Flags `VkSubmitFlags`: `0` or a combination of {@linkcode VkSubmitFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSubmitFlags = 0 | VkBits<"VkSubmitFlagBits">;
 /** Alias of {@linkcode VkSubmitFlags}. */
 export type VkSubmitFlagsKHR = VkSubmitFlags;
-/** Flags `VkSubpassDescriptionFlags`: a combination of {@linkcode VkSubpassDescriptionFlagBits}. */
-export type VkSubpassDescriptionFlags = number;
-/** Flags `VkSurfaceCounterFlagsEXT`: a combination of {@linkcode VkSurfaceCounterFlagBitsEXT}. */
-export type VkSurfaceCounterFlagsEXT = number;
-/** Flags `VkSurfaceCreateFlagsOHOS`: a combination of no bits defined yet. */
-export type VkSurfaceCreateFlagsOHOS = number;
-/** Flags `VkSurfaceTransformFlagsKHR`: a combination of {@linkcode VkSurfaceTransformFlagBitsKHR}. */
-export type VkSurfaceTransformFlagsKHR = number;
-/** Flags `VkSwapchainCreateFlagsKHR`: a combination of {@linkcode VkSwapchainCreateFlagBitsKHR}. */
-export type VkSwapchainCreateFlagsKHR = number;
-/** Flags `VkSwapchainImageUsageFlagsANDROID`: a combination of {@linkcode VkSwapchainImageUsageFlagBitsANDROID}. */
-export type VkSwapchainImageUsageFlagsANDROID = number;
-/** Flags `VkSwapchainImageUsageFlagsOHOS`: a combination of {@linkcode VkSwapchainImageUsageFlagBitsOHOS}. */
-export type VkSwapchainImageUsageFlagsOHOS = number;
-/** Flags `VkTensorCreateFlagsARM` (64-bit): a combination of {@linkcode VkTensorCreateFlagBitsARM}. */
-export type VkTensorCreateFlagsARM = bigint;
-/** Flags `VkTensorUsageFlagsARM` (64-bit): a combination of {@linkcode VkTensorUsageFlagBitsARM}. */
-export type VkTensorUsageFlagsARM = bigint;
-/** Flags `VkTensorViewCreateFlagsARM` (64-bit): a combination of {@linkcode VkTensorViewCreateFlagBitsARM}. */
-export type VkTensorViewCreateFlagsARM = bigint;
-/** Flags `VkTileShadingRenderPassFlagsQCOM`: a combination of {@linkcode VkTileShadingRenderPassFlagBitsQCOM}. */
-export type VkTileShadingRenderPassFlagsQCOM = number;
-/** Flags `VkToolPurposeFlags`: a combination of {@linkcode VkToolPurposeFlagBits}. */
-export type VkToolPurposeFlags = number;
+/** Flags `VkSubpassDescriptionFlags`: `0` or a combination of {@linkcode VkSubpassDescriptionFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkSubpassDescriptionFlags = 0 | VkBits<"VkSubpassDescriptionFlagBits">;
+/** Flags `VkSurfaceCounterFlagsEXT`: `0` or a combination of {@linkcode VkSurfaceCounterFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+export type VkSurfaceCounterFlagsEXT = 0 | VkBits<"VkSurfaceCounterFlagBitsEXT">;
+/** Flags `VkSurfaceCreateFlagsOHOS`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkSurfaceCreateFlagsOHOS = 0 | VkBits<"VkSurfaceCreateFlagsOHOS">;
+/** Flags `VkSurfaceTransformFlagsKHR`: `0` or a combination of {@linkcode VkSurfaceTransformFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkSurfaceTransformFlagsKHR = 0 | VkBits<"VkSurfaceTransformFlagBitsKHR">;
+/** Flags `VkSwapchainCreateFlagsKHR`: `0` or a combination of {@linkcode VkSwapchainCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkSwapchainCreateFlagsKHR = 0 | VkBits<"VkSwapchainCreateFlagBitsKHR">;
+/** Flags `VkSwapchainImageUsageFlagsANDROID`: `0` or a combination of {@linkcode VkSwapchainImageUsageFlagBitsANDROID} (one constant, or several through `flags(A, B)`). */
+export type VkSwapchainImageUsageFlagsANDROID = 0 | VkBits<"VkSwapchainImageUsageFlagBitsANDROID">;
+/** Flags `VkSwapchainImageUsageFlagsOHOS`: `0` or a combination of {@linkcode VkSwapchainImageUsageFlagBitsOHOS} (one constant, or several through `flags(A, B)`). */
+export type VkSwapchainImageUsageFlagsOHOS = 0 | VkBits<"VkSwapchainImageUsageFlagBitsOHOS">;
+/** Flags `VkTensorCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkTensorCreateFlagsARM = 0n | VkBits<"VkTensorCreateFlagBitsARM", bigint>;
+/** Flags `VkTensorUsageFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorUsageFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkTensorUsageFlagsARM = 0n | VkBits<"VkTensorUsageFlagBitsARM", bigint>;
+/** Flags `VkTensorViewCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorViewCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+export type VkTensorViewCreateFlagsARM = 0n | VkBits<"VkTensorViewCreateFlagBitsARM", bigint>;
+/** Flags `VkTileShadingRenderPassFlagsQCOM`: `0` or a combination of {@linkcode VkTileShadingRenderPassFlagBitsQCOM} (one constant, or several through `flags(A, B)`). */
+export type VkTileShadingRenderPassFlagsQCOM = 0 | VkBits<"VkTileShadingRenderPassFlagBitsQCOM">;
+/** Flags `VkToolPurposeFlags`: `0` or a combination of {@linkcode VkToolPurposeFlagBits} (one constant, or several through `flags(A, B)`). */
+export type VkToolPurposeFlags = 0 | VkBits<"VkToolPurposeFlagBits">;
 /** Alias of {@linkcode VkToolPurposeFlags}. */
 export type VkToolPurposeFlagsEXT = VkToolPurposeFlags;
-/** Flags `VkUbmSurfaceCreateFlagsSEC`: a combination of no bits defined yet. */
-export type VkUbmSurfaceCreateFlagsSEC = number;
-/** Flags `VkValidationCacheCreateFlagsEXT`: a combination of no bits defined yet. */
-export type VkValidationCacheCreateFlagsEXT = number;
-/** Flags `VkViSurfaceCreateFlagsNN`: a combination of no bits defined yet. */
-export type VkViSurfaceCreateFlagsNN = number;
-/** Flags `VkVideoBeginCodingFlagsKHR`: a combination of no bits defined yet. */
-export type VkVideoBeginCodingFlagsKHR = number;
-/** Flags `VkVideoCapabilityFlagsKHR`: a combination of {@linkcode VkVideoCapabilityFlagBitsKHR}. */
-export type VkVideoCapabilityFlagsKHR = number;
-/** Flags `VkVideoChromaSubsamplingFlagsKHR`: a combination of {@linkcode VkVideoChromaSubsamplingFlagBitsKHR}. */
-export type VkVideoChromaSubsamplingFlagsKHR = number;
-/** Flags `VkVideoCodecOperationFlagsKHR`: a combination of {@linkcode VkVideoCodecOperationFlagBitsKHR}. */
-export type VkVideoCodecOperationFlagsKHR = number;
-/** Flags `VkVideoCodingControlFlagsKHR`: a combination of {@linkcode VkVideoCodingControlFlagBitsKHR}. */
-export type VkVideoCodingControlFlagsKHR = number;
-/** Flags `VkVideoComponentBitDepthFlagsKHR`: a combination of {@linkcode VkVideoComponentBitDepthFlagBitsKHR}. */
-export type VkVideoComponentBitDepthFlagsKHR = number;
-/** Flags `VkVideoDecodeCapabilityFlagsKHR`: a combination of {@linkcode VkVideoDecodeCapabilityFlagBitsKHR}. */
-export type VkVideoDecodeCapabilityFlagsKHR = number;
-/** Flags `VkVideoDecodeFlagsKHR`: a combination of no bits defined yet. */
-export type VkVideoDecodeFlagsKHR = number;
-/** Flags `VkVideoDecodeH264PictureLayoutFlagsKHR`: a combination of {@linkcode VkVideoDecodeH264PictureLayoutFlagBitsKHR}. */
-export type VkVideoDecodeH264PictureLayoutFlagsKHR = number;
-/** Flags `VkVideoDecodeUsageFlagsKHR`: a combination of {@linkcode VkVideoDecodeUsageFlagBitsKHR}. */
-export type VkVideoDecodeUsageFlagsKHR = number;
-/** Flags `VkVideoEncodeAV1CapabilityFlagsKHR`: a combination of {@linkcode VkVideoEncodeAV1CapabilityFlagBitsKHR}. */
-export type VkVideoEncodeAV1CapabilityFlagsKHR = number;
-/** Flags `VkVideoEncodeAV1RateControlFlagsKHR`: a combination of {@linkcode VkVideoEncodeAV1RateControlFlagBitsKHR}. */
-export type VkVideoEncodeAV1RateControlFlagsKHR = number;
-/** Flags `VkVideoEncodeAV1StdFlagsKHR`: a combination of {@linkcode VkVideoEncodeAV1StdFlagBitsKHR}. */
-export type VkVideoEncodeAV1StdFlagsKHR = number;
-/** Flags `VkVideoEncodeAV1SuperblockSizeFlagsKHR`: a combination of {@linkcode VkVideoEncodeAV1SuperblockSizeFlagBitsKHR}. */
-export type VkVideoEncodeAV1SuperblockSizeFlagsKHR = number;
-/** Flags `VkVideoEncodeCapabilityFlagsKHR`: a combination of {@linkcode VkVideoEncodeCapabilityFlagBitsKHR}. */
-export type VkVideoEncodeCapabilityFlagsKHR = number;
-/** Flags `VkVideoEncodeContentFlagsKHR`: a combination of {@linkcode VkVideoEncodeContentFlagBitsKHR}. */
-export type VkVideoEncodeContentFlagsKHR = number;
-/** Flags `VkVideoEncodeFeedbackFlagsKHR`: a combination of {@linkcode VkVideoEncodeFeedbackFlagBitsKHR}. */
-export type VkVideoEncodeFeedbackFlagsKHR = number;
-/** Flags `VkVideoEncodeFlagsKHR`: a combination of {@linkcode VkVideoEncodeFlagBitsKHR}. */
-export type VkVideoEncodeFlagsKHR = number;
-/** Flags `VkVideoEncodeH264CapabilityFlagsKHR`: a combination of {@linkcode VkVideoEncodeH264CapabilityFlagBitsKHR}. */
-export type VkVideoEncodeH264CapabilityFlagsKHR = number;
-/** Flags `VkVideoEncodeH264RateControlFlagsKHR`: a combination of {@linkcode VkVideoEncodeH264RateControlFlagBitsKHR}. */
-export type VkVideoEncodeH264RateControlFlagsKHR = number;
-/** Flags `VkVideoEncodeH264StdFlagsKHR`: a combination of {@linkcode VkVideoEncodeH264StdFlagBitsKHR}. */
-export type VkVideoEncodeH264StdFlagsKHR = number;
-/** Flags `VkVideoEncodeH265CapabilityFlagsKHR`: a combination of {@linkcode VkVideoEncodeH265CapabilityFlagBitsKHR}. */
-export type VkVideoEncodeH265CapabilityFlagsKHR = number;
-/** Flags `VkVideoEncodeH265CtbSizeFlagsKHR`: a combination of {@linkcode VkVideoEncodeH265CtbSizeFlagBitsKHR}. */
-export type VkVideoEncodeH265CtbSizeFlagsKHR = number;
-/** Flags `VkVideoEncodeH265RateControlFlagsKHR`: a combination of {@linkcode VkVideoEncodeH265RateControlFlagBitsKHR}. */
-export type VkVideoEncodeH265RateControlFlagsKHR = number;
-/** Flags `VkVideoEncodeH265StdFlagsKHR`: a combination of {@linkcode VkVideoEncodeH265StdFlagBitsKHR}. */
-export type VkVideoEncodeH265StdFlagsKHR = number;
-/** Flags `VkVideoEncodeH265TransformBlockSizeFlagsKHR`: a combination of {@linkcode VkVideoEncodeH265TransformBlockSizeFlagBitsKHR}. */
-export type VkVideoEncodeH265TransformBlockSizeFlagsKHR = number;
-/** Flags `VkVideoEncodeIntraRefreshModeFlagsKHR`: a combination of {@linkcode VkVideoEncodeIntraRefreshModeFlagBitsKHR}. */
-export type VkVideoEncodeIntraRefreshModeFlagsKHR = number;
-/** Flags `VkVideoEncodePerPartitionFeedbackFlagsKHR`: a combination of {@linkcode VkVideoEncodePerPartitionFeedbackFlagBitsKHR}. */
-export type VkVideoEncodePerPartitionFeedbackFlagsKHR = number;
-/** Flags `VkVideoEncodeRateControlFlagsKHR`: a combination of no bits defined yet. */
-export type VkVideoEncodeRateControlFlagsKHR = number;
-/** Flags `VkVideoEncodeRateControlModeFlagsKHR`: a combination of {@linkcode VkVideoEncodeRateControlModeFlagBitsKHR}. */
-export type VkVideoEncodeRateControlModeFlagsKHR = number;
-/** Flags `VkVideoEncodeRgbChromaOffsetFlagsVALVE`: a combination of {@linkcode VkVideoEncodeRgbChromaOffsetFlagBitsVALVE}. */
-export type VkVideoEncodeRgbChromaOffsetFlagsVALVE = number;
-/** Flags `VkVideoEncodeRgbModelConversionFlagsVALVE`: a combination of {@linkcode VkVideoEncodeRgbModelConversionFlagBitsVALVE}. */
-export type VkVideoEncodeRgbModelConversionFlagsVALVE = number;
-/** Flags `VkVideoEncodeRgbRangeCompressionFlagsVALVE`: a combination of {@linkcode VkVideoEncodeRgbRangeCompressionFlagBitsVALVE}. */
-export type VkVideoEncodeRgbRangeCompressionFlagsVALVE = number;
-/** Flags `VkVideoEncodeUsageFlagsKHR`: a combination of {@linkcode VkVideoEncodeUsageFlagBitsKHR}. */
-export type VkVideoEncodeUsageFlagsKHR = number;
-/** Flags `VkVideoEndCodingFlagsKHR`: a combination of no bits defined yet. */
-export type VkVideoEndCodingFlagsKHR = number;
-/** Flags `VkVideoSessionCreateFlagsKHR`: a combination of {@linkcode VkVideoSessionCreateFlagBitsKHR}. */
-export type VkVideoSessionCreateFlagsKHR = number;
-/** Flags `VkVideoSessionParametersCreateFlagsKHR`: a combination of {@linkcode VkVideoSessionParametersCreateFlagBitsKHR}. */
-export type VkVideoSessionParametersCreateFlagsKHR = number;
-/** Flags `VkWaylandSurfaceCreateFlagsKHR`: a combination of no bits defined yet. */
-export type VkWaylandSurfaceCreateFlagsKHR = number;
-/** Flags `VkWin32SurfaceCreateFlagsKHR`: a combination of no bits defined yet. */
-export type VkWin32SurfaceCreateFlagsKHR = number;
-/** Flags `VkXcbSurfaceCreateFlagsKHR`: a combination of no bits defined yet. */
-export type VkXcbSurfaceCreateFlagsKHR = number;
-/** Flags `VkXlibSurfaceCreateFlagsKHR`: a combination of no bits defined yet. */
-export type VkXlibSurfaceCreateFlagsKHR = number;
+/** Flags `VkUbmSurfaceCreateFlagsSEC`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkUbmSurfaceCreateFlagsSEC = 0 | VkBits<"VkUbmSurfaceCreateFlagsSEC">;
+/** Flags `VkValidationCacheCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkValidationCacheCreateFlagsEXT = 0 | VkBits<"VkValidationCacheCreateFlagsEXT">;
+/** Flags `VkViSurfaceCreateFlagsNN`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkViSurfaceCreateFlagsNN = 0 | VkBits<"VkViSurfaceCreateFlagsNN">;
+/** Flags `VkVideoBeginCodingFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkVideoBeginCodingFlagsKHR = 0 | VkBits<"VkVideoBeginCodingFlagsKHR">;
+/** Flags `VkVideoCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoCapabilityFlagsKHR = 0 | VkBits<"VkVideoCapabilityFlagBitsKHR">;
+/** Flags `VkVideoChromaSubsamplingFlagsKHR`: `0` or a combination of {@linkcode VkVideoChromaSubsamplingFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoChromaSubsamplingFlagsKHR = 0 | VkBits<"VkVideoChromaSubsamplingFlagBitsKHR">;
+/** Flags `VkVideoCodecOperationFlagsKHR`: `0` or a combination of {@linkcode VkVideoCodecOperationFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoCodecOperationFlagsKHR = 0 | VkBits<"VkVideoCodecOperationFlagBitsKHR">;
+/** Flags `VkVideoCodingControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoCodingControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoCodingControlFlagsKHR = 0 | VkBits<"VkVideoCodingControlFlagBitsKHR">;
+/** Flags `VkVideoComponentBitDepthFlagsKHR`: `0` or a combination of {@linkcode VkVideoComponentBitDepthFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoComponentBitDepthFlagsKHR = 0 | VkBits<"VkVideoComponentBitDepthFlagBitsKHR">;
+/** Flags `VkVideoDecodeCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoDecodeCapabilityFlagsKHR = 0 | VkBits<"VkVideoDecodeCapabilityFlagBitsKHR">;
+/** Flags `VkVideoDecodeFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkVideoDecodeFlagsKHR = 0 | VkBits<"VkVideoDecodeFlagsKHR">;
+/** Flags `VkVideoDecodeH264PictureLayoutFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeH264PictureLayoutFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoDecodeH264PictureLayoutFlagsKHR = 0 | VkBits<"VkVideoDecodeH264PictureLayoutFlagBitsKHR">;
+/** Flags `VkVideoDecodeUsageFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeUsageFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoDecodeUsageFlagsKHR = 0 | VkBits<"VkVideoDecodeUsageFlagBitsKHR">;
+/** Flags `VkVideoEncodeAV1CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeAV1CapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1CapabilityFlagBitsKHR">;
+/** Flags `VkVideoEncodeAV1RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeAV1RateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1RateControlFlagBitsKHR">;
+/** Flags `VkVideoEncodeAV1StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1StdFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeAV1StdFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1StdFlagBitsKHR">;
+/** Flags `VkVideoEncodeAV1SuperblockSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1SuperblockSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeAV1SuperblockSizeFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1SuperblockSizeFlagBitsKHR">;
+/** Flags `VkVideoEncodeCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeCapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeCapabilityFlagBitsKHR">;
+/** Flags `VkVideoEncodeContentFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeContentFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeContentFlagsKHR = 0 | VkBits<"VkVideoEncodeContentFlagBitsKHR">;
+/** Flags `VkVideoEncodeFeedbackFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeFeedbackFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeFeedbackFlagsKHR = 0 | VkBits<"VkVideoEncodeFeedbackFlagBitsKHR">;
+/** Flags `VkVideoEncodeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeFlagsKHR = 0 | VkBits<"VkVideoEncodeFlagBitsKHR">;
+/** Flags `VkVideoEncodeH264CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH264CapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeH264CapabilityFlagBitsKHR">;
+/** Flags `VkVideoEncodeH264RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH264RateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeH264RateControlFlagBitsKHR">;
+/** Flags `VkVideoEncodeH264StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264StdFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH264StdFlagsKHR = 0 | VkBits<"VkVideoEncodeH264StdFlagBitsKHR">;
+/** Flags `VkVideoEncodeH265CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH265CapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeH265CapabilityFlagBitsKHR">;
+/** Flags `VkVideoEncodeH265CtbSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265CtbSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH265CtbSizeFlagsKHR = 0 | VkBits<"VkVideoEncodeH265CtbSizeFlagBitsKHR">;
+/** Flags `VkVideoEncodeH265RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH265RateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeH265RateControlFlagBitsKHR">;
+/** Flags `VkVideoEncodeH265StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265StdFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH265StdFlagsKHR = 0 | VkBits<"VkVideoEncodeH265StdFlagBitsKHR">;
+/** Flags `VkVideoEncodeH265TransformBlockSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265TransformBlockSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeH265TransformBlockSizeFlagsKHR =
+  | 0
+  | VkBits<"VkVideoEncodeH265TransformBlockSizeFlagBitsKHR">;
+/** Flags `VkVideoEncodeIntraRefreshModeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeIntraRefreshModeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeIntraRefreshModeFlagsKHR = 0 | VkBits<"VkVideoEncodeIntraRefreshModeFlagBitsKHR">;
+/** Flags `VkVideoEncodePerPartitionFeedbackFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodePerPartitionFeedbackFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodePerPartitionFeedbackFlagsKHR =
+  | 0
+  | VkBits<"VkVideoEncodePerPartitionFeedbackFlagBitsKHR">;
+/** Flags `VkVideoEncodeRateControlFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeRateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeRateControlFlagsKHR">;
+/** Flags `VkVideoEncodeRateControlModeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeRateControlModeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeRateControlModeFlagsKHR = 0 | VkBits<"VkVideoEncodeRateControlModeFlagBitsKHR">;
+/** Flags `VkVideoEncodeRgbChromaOffsetFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbChromaOffsetFlagBitsVALVE} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeRgbChromaOffsetFlagsVALVE = 0 | VkBits<"VkVideoEncodeRgbChromaOffsetFlagBitsVALVE">;
+/** Flags `VkVideoEncodeRgbModelConversionFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbModelConversionFlagBitsVALVE} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeRgbModelConversionFlagsVALVE =
+  | 0
+  | VkBits<"VkVideoEncodeRgbModelConversionFlagBitsVALVE">;
+/** Flags `VkVideoEncodeRgbRangeCompressionFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbRangeCompressionFlagBitsVALVE} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeRgbRangeCompressionFlagsVALVE =
+  | 0
+  | VkBits<"VkVideoEncodeRgbRangeCompressionFlagBitsVALVE">;
+/** Flags `VkVideoEncodeUsageFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeUsageFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoEncodeUsageFlagsKHR = 0 | VkBits<"VkVideoEncodeUsageFlagBitsKHR">;
+/** Flags `VkVideoEndCodingFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkVideoEndCodingFlagsKHR = 0 | VkBits<"VkVideoEndCodingFlagsKHR">;
+/** Flags `VkVideoSessionCreateFlagsKHR`: `0` or a combination of {@linkcode VkVideoSessionCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoSessionCreateFlagsKHR = 0 | VkBits<"VkVideoSessionCreateFlagBitsKHR">;
+/** Flags `VkVideoSessionParametersCreateFlagsKHR`: `0` or a combination of {@linkcode VkVideoSessionParametersCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+export type VkVideoSessionParametersCreateFlagsKHR = 0 | VkBits<"VkVideoSessionParametersCreateFlagBitsKHR">;
+/** Flags `VkWaylandSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkWaylandSurfaceCreateFlagsKHR = 0 | VkBits<"VkWaylandSurfaceCreateFlagsKHR">;
+/** Flags `VkWin32SurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkWin32SurfaceCreateFlagsKHR = 0 | VkBits<"VkWin32SurfaceCreateFlagsKHR">;
+/** Flags `VkXcbSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkXcbSurfaceCreateFlagsKHR = 0 | VkBits<"VkXcbSurfaceCreateFlagsKHR">;
+/** Flags `VkXlibSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+export type VkXlibSurfaceCreateFlagsKHR = 0 | VkBits<"VkXlibSurfaceCreateFlagsKHR">;
 /** Base type `IOSurfaceRef` (C `pointer`). */
 export type IOSurfaceRef = Deno.PointerValue;
 /** Base type `MTLBuffer_id` (C `pointer`). */
@@ -3799,3 +4006,1053 @@ export interface VkHandleTypes {
 
 /** A handle type name (aliases resolved: `VkDescriptorUpdateTemplate`, not its KHR alias). */
 export type VkHandleName = keyof VkHandleTypes;
+
+/** Every enum type name -> its type (the names `enumName` takes). */
+export interface VkEnumTypes {
+  /** {@linkcode VkAccelerationStructureBuildTypeKHR}. */
+  VkAccelerationStructureBuildTypeKHR: VkAccelerationStructureBuildTypeKHR;
+  /** {@linkcode VkAccelerationStructureCompatibilityKHR}. */
+  VkAccelerationStructureCompatibilityKHR: VkAccelerationStructureCompatibilityKHR;
+  /** {@linkcode VkAccelerationStructureMemoryRequirementsTypeNV}. */
+  VkAccelerationStructureMemoryRequirementsTypeNV: VkAccelerationStructureMemoryRequirementsTypeNV;
+  /** {@linkcode VkAccelerationStructureMotionInstanceTypeNV}. */
+  VkAccelerationStructureMotionInstanceTypeNV: VkAccelerationStructureMotionInstanceTypeNV;
+  /** {@linkcode VkAccelerationStructureSerializedBlockTypeKHR}. */
+  VkAccelerationStructureSerializedBlockTypeKHR: VkAccelerationStructureSerializedBlockTypeKHR;
+  /** {@linkcode VkAccelerationStructureTypeKHR}. */
+  VkAccelerationStructureTypeKHR: VkAccelerationStructureTypeKHR;
+  /** {@linkcode VkAntiLagModeAMD}. */
+  VkAntiLagModeAMD: VkAntiLagModeAMD;
+  /** {@linkcode VkAntiLagStageAMD}. */
+  VkAntiLagStageAMD: VkAntiLagStageAMD;
+  /** {@linkcode VkAttachmentLoadOp}. */
+  VkAttachmentLoadOp: VkAttachmentLoadOp;
+  /** {@linkcode VkAttachmentStoreOp}. */
+  VkAttachmentStoreOp: VkAttachmentStoreOp;
+  /** {@linkcode VkBlendFactor}. */
+  VkBlendFactor: VkBlendFactor;
+  /** {@linkcode VkBlendOp}. */
+  VkBlendOp: VkBlendOp;
+  /** {@linkcode VkBlendOverlapEXT}. */
+  VkBlendOverlapEXT: VkBlendOverlapEXT;
+  /** {@linkcode VkBlockMatchWindowCompareModeQCOM}. */
+  VkBlockMatchWindowCompareModeQCOM: VkBlockMatchWindowCompareModeQCOM;
+  /** {@linkcode VkBorderColor}. */
+  VkBorderColor: VkBorderColor;
+  /** {@linkcode VkBuildAccelerationStructureModeKHR}. */
+  VkBuildAccelerationStructureModeKHR: VkBuildAccelerationStructureModeKHR;
+  /** {@linkcode VkBuildMicromapModeEXT}. */
+  VkBuildMicromapModeEXT: VkBuildMicromapModeEXT;
+  /** {@linkcode VkChromaLocation}. */
+  VkChromaLocation: VkChromaLocation;
+  /** {@linkcode VkClusterAccelerationStructureOpModeNV}. */
+  VkClusterAccelerationStructureOpModeNV: VkClusterAccelerationStructureOpModeNV;
+  /** {@linkcode VkClusterAccelerationStructureOpTypeNV}. */
+  VkClusterAccelerationStructureOpTypeNV: VkClusterAccelerationStructureOpTypeNV;
+  /** {@linkcode VkClusterAccelerationStructureTypeNV}. */
+  VkClusterAccelerationStructureTypeNV: VkClusterAccelerationStructureTypeNV;
+  /** {@linkcode VkCoarseSampleOrderTypeNV}. */
+  VkCoarseSampleOrderTypeNV: VkCoarseSampleOrderTypeNV;
+  /** {@linkcode VkColorSpaceKHR}. */
+  VkColorSpaceKHR: VkColorSpaceKHR;
+  /** {@linkcode VkCommandBufferLevel}. */
+  VkCommandBufferLevel: VkCommandBufferLevel;
+  /** {@linkcode VkCompareOp}. */
+  VkCompareOp: VkCompareOp;
+  /** {@linkcode VkComponentSwizzle}. */
+  VkComponentSwizzle: VkComponentSwizzle;
+  /** {@linkcode VkComponentTypeKHR}. */
+  VkComponentTypeKHR: VkComponentTypeKHR;
+  /** {@linkcode VkCompressedTriangleFormatAMDX}. */
+  VkCompressedTriangleFormatAMDX: VkCompressedTriangleFormatAMDX;
+  /** {@linkcode VkConservativeRasterizationModeEXT}. */
+  VkConservativeRasterizationModeEXT: VkConservativeRasterizationModeEXT;
+  /** {@linkcode VkCooperativeVectorMatrixLayoutNV}. */
+  VkCooperativeVectorMatrixLayoutNV: VkCooperativeVectorMatrixLayoutNV;
+  /** {@linkcode VkCopyAccelerationStructureModeKHR}. */
+  VkCopyAccelerationStructureModeKHR: VkCopyAccelerationStructureModeKHR;
+  /** {@linkcode VkCopyMicromapModeEXT}. */
+  VkCopyMicromapModeEXT: VkCopyMicromapModeEXT;
+  /** {@linkcode VkCoverageModulationModeNV}. */
+  VkCoverageModulationModeNV: VkCoverageModulationModeNV;
+  /** {@linkcode VkCoverageReductionModeNV}. */
+  VkCoverageReductionModeNV: VkCoverageReductionModeNV;
+  /** {@linkcode VkCubicFilterWeightsQCOM}. */
+  VkCubicFilterWeightsQCOM: VkCubicFilterWeightsQCOM;
+  /** {@linkcode VkDataGraphModelCacheTypeQCOM}. */
+  VkDataGraphModelCacheTypeQCOM: VkDataGraphModelCacheTypeQCOM;
+  /** {@linkcode VkDataGraphOpticalFlowPerformanceLevelARM}. */
+  VkDataGraphOpticalFlowPerformanceLevelARM: VkDataGraphOpticalFlowPerformanceLevelARM;
+  /** {@linkcode VkDataGraphPipelineNodeConnectionTypeARM}. */
+  VkDataGraphPipelineNodeConnectionTypeARM: VkDataGraphPipelineNodeConnectionTypeARM;
+  /** {@linkcode VkDataGraphPipelineNodeTypeARM}. */
+  VkDataGraphPipelineNodeTypeARM: VkDataGraphPipelineNodeTypeARM;
+  /** {@linkcode VkDataGraphPipelinePropertyARM}. */
+  VkDataGraphPipelinePropertyARM: VkDataGraphPipelinePropertyARM;
+  /** {@linkcode VkDataGraphPipelineSessionBindPointARM}. */
+  VkDataGraphPipelineSessionBindPointARM: VkDataGraphPipelineSessionBindPointARM;
+  /** {@linkcode VkDataGraphPipelineSessionBindPointTypeARM}. */
+  VkDataGraphPipelineSessionBindPointTypeARM: VkDataGraphPipelineSessionBindPointTypeARM;
+  /** {@linkcode VkDataGraphTOSALevelARM}. */
+  VkDataGraphTOSALevelARM: VkDataGraphTOSALevelARM;
+  /** {@linkcode VkDebugReportObjectTypeEXT}. */
+  VkDebugReportObjectTypeEXT: VkDebugReportObjectTypeEXT;
+  /** {@linkcode VkDefaultVertexAttributeValueKHR}. */
+  VkDefaultVertexAttributeValueKHR: VkDefaultVertexAttributeValueKHR;
+  /** {@linkcode VkDepthBiasRepresentationEXT}. */
+  VkDepthBiasRepresentationEXT: VkDepthBiasRepresentationEXT;
+  /** {@linkcode VkDepthClampModeEXT}. */
+  VkDepthClampModeEXT: VkDepthClampModeEXT;
+  /** {@linkcode VkDescriptorMappingSourceEXT}. */
+  VkDescriptorMappingSourceEXT: VkDescriptorMappingSourceEXT;
+  /** {@linkcode VkDescriptorType}. */
+  VkDescriptorType: VkDescriptorType;
+  /** {@linkcode VkDescriptorUpdateTemplateType}. */
+  VkDescriptorUpdateTemplateType: VkDescriptorUpdateTemplateType;
+  /** {@linkcode VkDeviceAddressBindingTypeEXT}. */
+  VkDeviceAddressBindingTypeEXT: VkDeviceAddressBindingTypeEXT;
+  /** {@linkcode VkDeviceEventTypeEXT}. */
+  VkDeviceEventTypeEXT: VkDeviceEventTypeEXT;
+  /** {@linkcode VkDeviceFaultAddressTypeKHR}. */
+  VkDeviceFaultAddressTypeKHR: VkDeviceFaultAddressTypeKHR;
+  /** {@linkcode VkDeviceFaultVendorBinaryHeaderVersionKHR}. */
+  VkDeviceFaultVendorBinaryHeaderVersionKHR: VkDeviceFaultVendorBinaryHeaderVersionKHR;
+  /** {@linkcode VkDeviceMemoryReportEventTypeEXT}. */
+  VkDeviceMemoryReportEventTypeEXT: VkDeviceMemoryReportEventTypeEXT;
+  /** {@linkcode VkDirectDriverLoadingModeLUNARG}. */
+  VkDirectDriverLoadingModeLUNARG: VkDirectDriverLoadingModeLUNARG;
+  /** {@linkcode VkDiscardRectangleModeEXT}. */
+  VkDiscardRectangleModeEXT: VkDiscardRectangleModeEXT;
+  /** {@linkcode VkDisplacementMicromapFormatNV}. */
+  VkDisplacementMicromapFormatNV: VkDisplacementMicromapFormatNV;
+  /** {@linkcode VkDisplayEventTypeEXT}. */
+  VkDisplayEventTypeEXT: VkDisplayEventTypeEXT;
+  /** {@linkcode VkDisplayPowerStateEXT}. */
+  VkDisplayPowerStateEXT: VkDisplayPowerStateEXT;
+  /** {@linkcode VkDisplaySurfaceStereoTypeNV}. */
+  VkDisplaySurfaceStereoTypeNV: VkDisplaySurfaceStereoTypeNV;
+  /** {@linkcode VkDriverId}. */
+  VkDriverId: VkDriverId;
+  /** {@linkcode VkDynamicState}. */
+  VkDynamicState: VkDynamicState;
+  /** {@linkcode VkFaultLevel}. */
+  VkFaultLevel: VkFaultLevel;
+  /** {@linkcode VkFaultQueryBehavior}. */
+  VkFaultQueryBehavior: VkFaultQueryBehavior;
+  /** {@linkcode VkFaultType}. */
+  VkFaultType: VkFaultType;
+  /** {@linkcode VkFilter}. */
+  VkFilter: VkFilter;
+  /** {@linkcode VkFormat}. */
+  VkFormat: VkFormat;
+  /** {@linkcode VkFragmentShadingRateCombinerOpKHR}. */
+  VkFragmentShadingRateCombinerOpKHR: VkFragmentShadingRateCombinerOpKHR;
+  /** {@linkcode VkFragmentShadingRateNV}. */
+  VkFragmentShadingRateNV: VkFragmentShadingRateNV;
+  /** {@linkcode VkFragmentShadingRateTypeNV}. */
+  VkFragmentShadingRateTypeNV: VkFragmentShadingRateTypeNV;
+  /** {@linkcode VkFrontFace}. */
+  VkFrontFace: VkFrontFace;
+  /** {@linkcode VkFullScreenExclusiveEXT}. */
+  VkFullScreenExclusiveEXT: VkFullScreenExclusiveEXT;
+  /** {@linkcode VkGeometryTypeKHR}. */
+  VkGeometryTypeKHR: VkGeometryTypeKHR;
+  /** {@linkcode VkGpaDeviceClockModeAMD}. */
+  VkGpaDeviceClockModeAMD: VkGpaDeviceClockModeAMD;
+  /** {@linkcode VkGpaPerfBlockAMD}. */
+  VkGpaPerfBlockAMD: VkGpaPerfBlockAMD;
+  /** {@linkcode VkGpaSampleTypeAMD}. */
+  VkGpaSampleTypeAMD: VkGpaSampleTypeAMD;
+  /** {@linkcode VkImageLayout}. */
+  VkImageLayout: VkImageLayout;
+  /** {@linkcode VkImageTiling}. */
+  VkImageTiling: VkImageTiling;
+  /** {@linkcode VkImageTilingControlEXT}. */
+  VkImageTilingControlEXT: VkImageTilingControlEXT;
+  /** {@linkcode VkImageType}. */
+  VkImageType: VkImageType;
+  /** {@linkcode VkImageViewType}. */
+  VkImageViewType: VkImageViewType;
+  /** {@linkcode VkIndexType}. */
+  VkIndexType: VkIndexType;
+  /** {@linkcode VkIndirectCommandsTokenTypeEXT}. */
+  VkIndirectCommandsTokenTypeEXT: VkIndirectCommandsTokenTypeEXT;
+  /** {@linkcode VkIndirectCommandsTokenTypeNV}. */
+  VkIndirectCommandsTokenTypeNV: VkIndirectCommandsTokenTypeNV;
+  /** {@linkcode VkIndirectExecutionSetInfoTypeEXT}. */
+  VkIndirectExecutionSetInfoTypeEXT: VkIndirectExecutionSetInfoTypeEXT;
+  /** {@linkcode VkInternalAllocationType}. */
+  VkInternalAllocationType: VkInternalAllocationType;
+  /** {@linkcode VkLatencyMarkerNV}. */
+  VkLatencyMarkerNV: VkLatencyMarkerNV;
+  /** {@linkcode VkLayerSettingTypeEXT}. */
+  VkLayerSettingTypeEXT: VkLayerSettingTypeEXT;
+  /** {@linkcode VkLayeredDriverUnderlyingApiMSFT}. */
+  VkLayeredDriverUnderlyingApiMSFT: VkLayeredDriverUnderlyingApiMSFT;
+  /** {@linkcode VkLineRasterizationMode}. */
+  VkLineRasterizationMode: VkLineRasterizationMode;
+  /** {@linkcode VkLogicOp}. */
+  VkLogicOp: VkLogicOp;
+  /** {@linkcode VkMemoryOverallocationBehaviorAMD}. */
+  VkMemoryOverallocationBehaviorAMD: VkMemoryOverallocationBehaviorAMD;
+  /** {@linkcode VkMicromapTypeEXT}. */
+  VkMicromapTypeEXT: VkMicromapTypeEXT;
+  /** {@linkcode VkNeuralAcceleratorStatisticsModeARM}. */
+  VkNeuralAcceleratorStatisticsModeARM: VkNeuralAcceleratorStatisticsModeARM;
+  /** {@linkcode VkObjectType}. */
+  VkObjectType: VkObjectType;
+  /** {@linkcode VkOpacityMicromapFormatKHR}. */
+  VkOpacityMicromapFormatKHR: VkOpacityMicromapFormatKHR;
+  /** {@linkcode VkOpacityMicromapSpecialIndexKHR}. */
+  VkOpacityMicromapSpecialIndexKHR: VkOpacityMicromapSpecialIndexKHR;
+  /** {@linkcode VkOpticalFlowPerformanceLevelNV}. */
+  VkOpticalFlowPerformanceLevelNV: VkOpticalFlowPerformanceLevelNV;
+  /** {@linkcode VkOpticalFlowSessionBindingPointNV}. */
+  VkOpticalFlowSessionBindingPointNV: VkOpticalFlowSessionBindingPointNV;
+  /** {@linkcode VkOutOfBandQueueTypeNV}. */
+  VkOutOfBandQueueTypeNV: VkOutOfBandQueueTypeNV;
+  /** {@linkcode VkPartitionedAccelerationStructureOpTypeNV}. */
+  VkPartitionedAccelerationStructureOpTypeNV: VkPartitionedAccelerationStructureOpTypeNV;
+  /** {@linkcode VkPerfHintTypeQCOM}. */
+  VkPerfHintTypeQCOM: VkPerfHintTypeQCOM;
+  /** {@linkcode VkPerformanceConfigurationTypeINTEL}. */
+  VkPerformanceConfigurationTypeINTEL: VkPerformanceConfigurationTypeINTEL;
+  /** {@linkcode VkPerformanceCounterScopeKHR}. */
+  VkPerformanceCounterScopeKHR: VkPerformanceCounterScopeKHR;
+  /** {@linkcode VkPerformanceCounterStorageKHR}. */
+  VkPerformanceCounterStorageKHR: VkPerformanceCounterStorageKHR;
+  /** {@linkcode VkPerformanceCounterUnitKHR}. */
+  VkPerformanceCounterUnitKHR: VkPerformanceCounterUnitKHR;
+  /** {@linkcode VkPerformanceOverrideTypeINTEL}. */
+  VkPerformanceOverrideTypeINTEL: VkPerformanceOverrideTypeINTEL;
+  /** {@linkcode VkPerformanceParameterTypeINTEL}. */
+  VkPerformanceParameterTypeINTEL: VkPerformanceParameterTypeINTEL;
+  /** {@linkcode VkPerformanceValueTypeINTEL}. */
+  VkPerformanceValueTypeINTEL: VkPerformanceValueTypeINTEL;
+  /** {@linkcode VkPhysicalDeviceDataGraphOperationTypeARM}. */
+  VkPhysicalDeviceDataGraphOperationTypeARM: VkPhysicalDeviceDataGraphOperationTypeARM;
+  /** {@linkcode VkPhysicalDeviceDataGraphProcessingEngineTypeARM}. */
+  VkPhysicalDeviceDataGraphProcessingEngineTypeARM: VkPhysicalDeviceDataGraphProcessingEngineTypeARM;
+  /** {@linkcode VkPhysicalDeviceLayeredApiKHR}. */
+  VkPhysicalDeviceLayeredApiKHR: VkPhysicalDeviceLayeredApiKHR;
+  /** {@linkcode VkPhysicalDeviceType}. */
+  VkPhysicalDeviceType: VkPhysicalDeviceType;
+  /** {@linkcode VkPipelineBindPoint}. */
+  VkPipelineBindPoint: VkPipelineBindPoint;
+  /** {@linkcode VkPipelineCacheHeaderVersion}. */
+  VkPipelineCacheHeaderVersion: VkPipelineCacheHeaderVersion;
+  /** {@linkcode VkPipelineCacheValidationVersion}. */
+  VkPipelineCacheValidationVersion: VkPipelineCacheValidationVersion;
+  /** {@linkcode VkPipelineExecutableStatisticFormatKHR}. */
+  VkPipelineExecutableStatisticFormatKHR: VkPipelineExecutableStatisticFormatKHR;
+  /** {@linkcode VkPipelineMatchControl}. */
+  VkPipelineMatchControl: VkPipelineMatchControl;
+  /** {@linkcode VkPipelineRobustnessBufferBehavior}. */
+  VkPipelineRobustnessBufferBehavior: VkPipelineRobustnessBufferBehavior;
+  /** {@linkcode VkPipelineRobustnessImageBehavior}. */
+  VkPipelineRobustnessImageBehavior: VkPipelineRobustnessImageBehavior;
+  /** {@linkcode VkPointClippingBehavior}. */
+  VkPointClippingBehavior: VkPointClippingBehavior;
+  /** {@linkcode VkPolygonMode}. */
+  VkPolygonMode: VkPolygonMode;
+  /** {@linkcode VkPresentModeKHR}. */
+  VkPresentModeKHR: VkPresentModeKHR;
+  /** {@linkcode VkPrimitiveTopology}. */
+  VkPrimitiveTopology: VkPrimitiveTopology;
+  /** {@linkcode VkProvokingVertexModeEXT}. */
+  VkProvokingVertexModeEXT: VkProvokingVertexModeEXT;
+  /** {@linkcode VkQueryPoolSamplingModeINTEL}. */
+  VkQueryPoolSamplingModeINTEL: VkQueryPoolSamplingModeINTEL;
+  /** {@linkcode VkQueryResultStatusKHR}. */
+  VkQueryResultStatusKHR: VkQueryResultStatusKHR;
+  /** {@linkcode VkQueryType}. */
+  VkQueryType: VkQueryType;
+  /** {@linkcode VkQueueGlobalPriority}. */
+  VkQueueGlobalPriority: VkQueueGlobalPriority;
+  /** {@linkcode VkRasterizationOrderAMD}. */
+  VkRasterizationOrderAMD: VkRasterizationOrderAMD;
+  /** {@linkcode VkRayTracingInvocationReorderModeEXT}. */
+  VkRayTracingInvocationReorderModeEXT: VkRayTracingInvocationReorderModeEXT;
+  /** {@linkcode VkRayTracingLssIndexingModeNV}. */
+  VkRayTracingLssIndexingModeNV: VkRayTracingLssIndexingModeNV;
+  /** {@linkcode VkRayTracingLssPrimitiveEndCapsModeNV}. */
+  VkRayTracingLssPrimitiveEndCapsModeNV: VkRayTracingLssPrimitiveEndCapsModeNV;
+  /** {@linkcode VkRayTracingShaderGroupTypeKHR}. */
+  VkRayTracingShaderGroupTypeKHR: VkRayTracingShaderGroupTypeKHR;
+  /** {@linkcode VkResult}. */
+  VkResult: VkResult;
+  /** {@linkcode VkSamplerAddressMode}. */
+  VkSamplerAddressMode: VkSamplerAddressMode;
+  /** {@linkcode VkSamplerMipmapMode}. */
+  VkSamplerMipmapMode: VkSamplerMipmapMode;
+  /** {@linkcode VkSamplerReductionMode}. */
+  VkSamplerReductionMode: VkSamplerReductionMode;
+  /** {@linkcode VkSamplerYcbcrModelConversion}. */
+  VkSamplerYcbcrModelConversion: VkSamplerYcbcrModelConversion;
+  /** {@linkcode VkSamplerYcbcrRange}. */
+  VkSamplerYcbcrRange: VkSamplerYcbcrRange;
+  /** {@linkcode VkSciSyncClientTypeNV}. */
+  VkSciSyncClientTypeNV: VkSciSyncClientTypeNV;
+  /** {@linkcode VkSciSyncPrimitiveTypeNV}. */
+  VkSciSyncPrimitiveTypeNV: VkSciSyncPrimitiveTypeNV;
+  /** {@linkcode VkScopeKHR}. */
+  VkScopeKHR: VkScopeKHR;
+  /** {@linkcode VkSemaphoreType}. */
+  VkSemaphoreType: VkSemaphoreType;
+  /** {@linkcode VkShaderCodeTypeEXT}. */
+  VkShaderCodeTypeEXT: VkShaderCodeTypeEXT;
+  /** {@linkcode VkShaderFloatControlsIndependence}. */
+  VkShaderFloatControlsIndependence: VkShaderFloatControlsIndependence;
+  /** {@linkcode VkShaderGroupShaderKHR}. */
+  VkShaderGroupShaderKHR: VkShaderGroupShaderKHR;
+  /** {@linkcode VkShaderInfoTypeAMD}. */
+  VkShaderInfoTypeAMD: VkShaderInfoTypeAMD;
+  /** {@linkcode VkShadingRatePaletteEntryNV}. */
+  VkShadingRatePaletteEntryNV: VkShadingRatePaletteEntryNV;
+  /** {@linkcode VkSharingMode}. */
+  VkSharingMode: VkSharingMode;
+  /** {@linkcode VkStencilOp}. */
+  VkStencilOp: VkStencilOp;
+  /** {@linkcode VkStructureType}. */
+  VkStructureType: VkStructureType;
+  /** {@linkcode VkSubpassContents}. */
+  VkSubpassContents: VkSubpassContents;
+  /** {@linkcode VkSubpassMergeStatusEXT}. */
+  VkSubpassMergeStatusEXT: VkSubpassMergeStatusEXT;
+  /** {@linkcode VkSystemAllocationScope}. */
+  VkSystemAllocationScope: VkSystemAllocationScope;
+  /** {@linkcode VkTensorTilingARM}. */
+  VkTensorTilingARM: VkTensorTilingARM;
+  /** {@linkcode VkTessellationDomainOrigin}. */
+  VkTessellationDomainOrigin: VkTessellationDomainOrigin;
+  /** {@linkcode VkThrottleHintTypeSEC}. */
+  VkThrottleHintTypeSEC: VkThrottleHintTypeSEC;
+  /** {@linkcode VkTimeDomainKHR}. */
+  VkTimeDomainKHR: VkTimeDomainKHR;
+  /** {@linkcode VkValidationCacheHeaderVersionEXT}. */
+  VkValidationCacheHeaderVersionEXT: VkValidationCacheHeaderVersionEXT;
+  /** {@linkcode VkValidationCheckEXT}. */
+  VkValidationCheckEXT: VkValidationCheckEXT;
+  /** {@linkcode VkValidationFeatureDisableEXT}. */
+  VkValidationFeatureDisableEXT: VkValidationFeatureDisableEXT;
+  /** {@linkcode VkValidationFeatureEnableEXT}. */
+  VkValidationFeatureEnableEXT: VkValidationFeatureEnableEXT;
+  /** {@linkcode VkVendorId}. */
+  VkVendorId: VkVendorId;
+  /** {@linkcode VkVertexInputRate}. */
+  VkVertexInputRate: VkVertexInputRate;
+  /** {@linkcode VkVideoEncodeAV1PredictionModeKHR}. */
+  VkVideoEncodeAV1PredictionModeKHR: VkVideoEncodeAV1PredictionModeKHR;
+  /** {@linkcode VkVideoEncodeAV1RateControlGroupKHR}. */
+  VkVideoEncodeAV1RateControlGroupKHR: VkVideoEncodeAV1RateControlGroupKHR;
+  /** {@linkcode VkVideoEncodeTuningModeKHR}. */
+  VkVideoEncodeTuningModeKHR: VkVideoEncodeTuningModeKHR;
+  /** {@linkcode VkViewportCoordinateSwizzleNV}. */
+  VkViewportCoordinateSwizzleNV: VkViewportCoordinateSwizzleNV;
+}
+
+/** Every flags type with defined bits, and its FlagBits type, by name -> its type (the names `flagNames` takes). */
+export interface VkFlagsTypes {
+  /** {@linkcode VkAccelerationStructureCreateFlagBitsKHR}. */
+  VkAccelerationStructureCreateFlagBitsKHR: VkAccelerationStructureCreateFlagBitsKHR;
+  /** {@linkcode VkAccelerationStructureCreateFlagsKHR}. */
+  VkAccelerationStructureCreateFlagsKHR: VkAccelerationStructureCreateFlagsKHR;
+  /** {@linkcode VkAccessFlagBits}. */
+  VkAccessFlagBits: VkAccessFlagBits;
+  /** {@linkcode VkAccessFlagBits2}. */
+  VkAccessFlagBits2: VkAccessFlagBits2;
+  /** {@linkcode VkAccessFlagBits3KHR}. */
+  VkAccessFlagBits3KHR: VkAccessFlagBits3KHR;
+  /** {@linkcode VkAccessFlags}. */
+  VkAccessFlags: VkAccessFlags;
+  /** {@linkcode VkAccessFlags2}. */
+  VkAccessFlags2: VkAccessFlags2;
+  /** {@linkcode VkAccessFlags3KHR}. */
+  VkAccessFlags3KHR: VkAccessFlags3KHR;
+  /** {@linkcode VkAddressCommandFlagBitsKHR}. */
+  VkAddressCommandFlagBitsKHR: VkAddressCommandFlagBitsKHR;
+  /** {@linkcode VkAddressCommandFlagsKHR}. */
+  VkAddressCommandFlagsKHR: VkAddressCommandFlagsKHR;
+  /** {@linkcode VkAddressCopyFlagBitsKHR}. */
+  VkAddressCopyFlagBitsKHR: VkAddressCopyFlagBitsKHR;
+  /** {@linkcode VkAddressCopyFlagsKHR}. */
+  VkAddressCopyFlagsKHR: VkAddressCopyFlagsKHR;
+  /** {@linkcode VkAttachmentDescriptionFlagBits}. */
+  VkAttachmentDescriptionFlagBits: VkAttachmentDescriptionFlagBits;
+  /** {@linkcode VkAttachmentDescriptionFlags}. */
+  VkAttachmentDescriptionFlags: VkAttachmentDescriptionFlags;
+  /** {@linkcode VkBufferCreateFlagBits}. */
+  VkBufferCreateFlagBits: VkBufferCreateFlagBits;
+  /** {@linkcode VkBufferCreateFlags}. */
+  VkBufferCreateFlags: VkBufferCreateFlags;
+  /** {@linkcode VkBufferUsageFlagBits}. */
+  VkBufferUsageFlagBits: VkBufferUsageFlagBits;
+  /** {@linkcode VkBufferUsageFlagBits2}. */
+  VkBufferUsageFlagBits2: VkBufferUsageFlagBits2;
+  /** {@linkcode VkBufferUsageFlags}. */
+  VkBufferUsageFlags: VkBufferUsageFlags;
+  /** {@linkcode VkBufferUsageFlags2}. */
+  VkBufferUsageFlags2: VkBufferUsageFlags2;
+  /** {@linkcode VkBuildAccelerationStructureFlagBitsKHR}. */
+  VkBuildAccelerationStructureFlagBitsKHR: VkBuildAccelerationStructureFlagBitsKHR;
+  /** {@linkcode VkBuildAccelerationStructureFlagsKHR}. */
+  VkBuildAccelerationStructureFlagsKHR: VkBuildAccelerationStructureFlagsKHR;
+  /** {@linkcode VkBuildMicromapFlagBitsEXT}. */
+  VkBuildMicromapFlagBitsEXT: VkBuildMicromapFlagBitsEXT;
+  /** {@linkcode VkBuildMicromapFlagsEXT}. */
+  VkBuildMicromapFlagsEXT: VkBuildMicromapFlagsEXT;
+  /** {@linkcode VkClusterAccelerationStructureAddressResolutionFlagBitsNV}. */
+  VkClusterAccelerationStructureAddressResolutionFlagBitsNV:
+    VkClusterAccelerationStructureAddressResolutionFlagBitsNV;
+  /** {@linkcode VkClusterAccelerationStructureAddressResolutionFlagsNV}. */
+  VkClusterAccelerationStructureAddressResolutionFlagsNV:
+    VkClusterAccelerationStructureAddressResolutionFlagsNV;
+  /** {@linkcode VkClusterAccelerationStructureClusterFlagBitsNV}. */
+  VkClusterAccelerationStructureClusterFlagBitsNV: VkClusterAccelerationStructureClusterFlagBitsNV;
+  /** {@linkcode VkClusterAccelerationStructureClusterFlagsNV}. */
+  VkClusterAccelerationStructureClusterFlagsNV: VkClusterAccelerationStructureClusterFlagsNV;
+  /** {@linkcode VkClusterAccelerationStructureGeometryFlagBitsNV}. */
+  VkClusterAccelerationStructureGeometryFlagBitsNV: VkClusterAccelerationStructureGeometryFlagBitsNV;
+  /** {@linkcode VkClusterAccelerationStructureGeometryFlagsNV}. */
+  VkClusterAccelerationStructureGeometryFlagsNV: VkClusterAccelerationStructureGeometryFlagsNV;
+  /** {@linkcode VkClusterAccelerationStructureIndexFormatFlagBitsNV}. */
+  VkClusterAccelerationStructureIndexFormatFlagBitsNV: VkClusterAccelerationStructureIndexFormatFlagBitsNV;
+  /** {@linkcode VkClusterAccelerationStructureIndexFormatFlagsNV}. */
+  VkClusterAccelerationStructureIndexFormatFlagsNV: VkClusterAccelerationStructureIndexFormatFlagsNV;
+  /** {@linkcode VkColorComponentFlagBits}. */
+  VkColorComponentFlagBits: VkColorComponentFlagBits;
+  /** {@linkcode VkColorComponentFlags}. */
+  VkColorComponentFlags: VkColorComponentFlags;
+  /** {@linkcode VkCommandBufferResetFlagBits}. */
+  VkCommandBufferResetFlagBits: VkCommandBufferResetFlagBits;
+  /** {@linkcode VkCommandBufferResetFlags}. */
+  VkCommandBufferResetFlags: VkCommandBufferResetFlags;
+  /** {@linkcode VkCommandBufferUsageFlagBits}. */
+  VkCommandBufferUsageFlagBits: VkCommandBufferUsageFlagBits;
+  /** {@linkcode VkCommandBufferUsageFlags}. */
+  VkCommandBufferUsageFlags: VkCommandBufferUsageFlags;
+  /** {@linkcode VkCommandPoolCreateFlagBits}. */
+  VkCommandPoolCreateFlagBits: VkCommandPoolCreateFlagBits;
+  /** {@linkcode VkCommandPoolCreateFlags}. */
+  VkCommandPoolCreateFlags: VkCommandPoolCreateFlags;
+  /** {@linkcode VkCommandPoolResetFlagBits}. */
+  VkCommandPoolResetFlagBits: VkCommandPoolResetFlagBits;
+  /** {@linkcode VkCommandPoolResetFlags}. */
+  VkCommandPoolResetFlags: VkCommandPoolResetFlags;
+  /** {@linkcode VkCompositeAlphaFlagBitsKHR}. */
+  VkCompositeAlphaFlagBitsKHR: VkCompositeAlphaFlagBitsKHR;
+  /** {@linkcode VkCompositeAlphaFlagsKHR}. */
+  VkCompositeAlphaFlagsKHR: VkCompositeAlphaFlagsKHR;
+  /** {@linkcode VkConditionalRenderingFlagBitsEXT}. */
+  VkConditionalRenderingFlagBitsEXT: VkConditionalRenderingFlagBitsEXT;
+  /** {@linkcode VkConditionalRenderingFlagsEXT}. */
+  VkConditionalRenderingFlagsEXT: VkConditionalRenderingFlagsEXT;
+  /** {@linkcode VkCooperativeMatrixFlagBitsEXT}. */
+  VkCooperativeMatrixFlagBitsEXT: VkCooperativeMatrixFlagBitsEXT;
+  /** {@linkcode VkCooperativeMatrixFlagsEXT}. */
+  VkCooperativeMatrixFlagsEXT: VkCooperativeMatrixFlagsEXT;
+  /** {@linkcode VkCullModeFlagBits}. */
+  VkCullModeFlagBits: VkCullModeFlagBits;
+  /** {@linkcode VkCullModeFlags}. */
+  VkCullModeFlags: VkCullModeFlags;
+  /** {@linkcode VkDataGraphOpticalFlowCreateFlagBitsARM}. */
+  VkDataGraphOpticalFlowCreateFlagBitsARM: VkDataGraphOpticalFlowCreateFlagBitsARM;
+  /** {@linkcode VkDataGraphOpticalFlowCreateFlagsARM}. */
+  VkDataGraphOpticalFlowCreateFlagsARM: VkDataGraphOpticalFlowCreateFlagsARM;
+  /** {@linkcode VkDataGraphOpticalFlowExecuteFlagBitsARM}. */
+  VkDataGraphOpticalFlowExecuteFlagBitsARM: VkDataGraphOpticalFlowExecuteFlagBitsARM;
+  /** {@linkcode VkDataGraphOpticalFlowExecuteFlagsARM}. */
+  VkDataGraphOpticalFlowExecuteFlagsARM: VkDataGraphOpticalFlowExecuteFlagsARM;
+  /** {@linkcode VkDataGraphOpticalFlowGridSizeFlagBitsARM}. */
+  VkDataGraphOpticalFlowGridSizeFlagBitsARM: VkDataGraphOpticalFlowGridSizeFlagBitsARM;
+  /** {@linkcode VkDataGraphOpticalFlowGridSizeFlagsARM}. */
+  VkDataGraphOpticalFlowGridSizeFlagsARM: VkDataGraphOpticalFlowGridSizeFlagsARM;
+  /** {@linkcode VkDataGraphOpticalFlowImageUsageFlagBitsARM}. */
+  VkDataGraphOpticalFlowImageUsageFlagBitsARM: VkDataGraphOpticalFlowImageUsageFlagBitsARM;
+  /** {@linkcode VkDataGraphOpticalFlowImageUsageFlagsARM}. */
+  VkDataGraphOpticalFlowImageUsageFlagsARM: VkDataGraphOpticalFlowImageUsageFlagsARM;
+  /** {@linkcode VkDataGraphPipelineSessionCreateFlagBitsARM}. */
+  VkDataGraphPipelineSessionCreateFlagBitsARM: VkDataGraphPipelineSessionCreateFlagBitsARM;
+  /** {@linkcode VkDataGraphPipelineSessionCreateFlagsARM}. */
+  VkDataGraphPipelineSessionCreateFlagsARM: VkDataGraphPipelineSessionCreateFlagsARM;
+  /** {@linkcode VkDataGraphTOSAQualityFlagBitsARM}. */
+  VkDataGraphTOSAQualityFlagBitsARM: VkDataGraphTOSAQualityFlagBitsARM;
+  /** {@linkcode VkDataGraphTOSAQualityFlagsARM}. */
+  VkDataGraphTOSAQualityFlagsARM: VkDataGraphTOSAQualityFlagsARM;
+  /** {@linkcode VkDebugReportFlagBitsEXT}. */
+  VkDebugReportFlagBitsEXT: VkDebugReportFlagBitsEXT;
+  /** {@linkcode VkDebugReportFlagsEXT}. */
+  VkDebugReportFlagsEXT: VkDebugReportFlagsEXT;
+  /** {@linkcode VkDebugUtilsMessageSeverityFlagBitsEXT}. */
+  VkDebugUtilsMessageSeverityFlagBitsEXT: VkDebugUtilsMessageSeverityFlagBitsEXT;
+  /** {@linkcode VkDebugUtilsMessageSeverityFlagsEXT}. */
+  VkDebugUtilsMessageSeverityFlagsEXT: VkDebugUtilsMessageSeverityFlagsEXT;
+  /** {@linkcode VkDebugUtilsMessageTypeFlagBitsEXT}. */
+  VkDebugUtilsMessageTypeFlagBitsEXT: VkDebugUtilsMessageTypeFlagBitsEXT;
+  /** {@linkcode VkDebugUtilsMessageTypeFlagsEXT}. */
+  VkDebugUtilsMessageTypeFlagsEXT: VkDebugUtilsMessageTypeFlagsEXT;
+  /** {@linkcode VkDependencyFlagBits}. */
+  VkDependencyFlagBits: VkDependencyFlagBits;
+  /** {@linkcode VkDependencyFlags}. */
+  VkDependencyFlags: VkDependencyFlags;
+  /** {@linkcode VkDescriptorBindingFlagBits}. */
+  VkDescriptorBindingFlagBits: VkDescriptorBindingFlagBits;
+  /** {@linkcode VkDescriptorBindingFlags}. */
+  VkDescriptorBindingFlags: VkDescriptorBindingFlags;
+  /** {@linkcode VkDescriptorPoolCreateFlagBits}. */
+  VkDescriptorPoolCreateFlagBits: VkDescriptorPoolCreateFlagBits;
+  /** {@linkcode VkDescriptorPoolCreateFlags}. */
+  VkDescriptorPoolCreateFlags: VkDescriptorPoolCreateFlags;
+  /** {@linkcode VkDescriptorSetLayoutCreateFlagBits}. */
+  VkDescriptorSetLayoutCreateFlagBits: VkDescriptorSetLayoutCreateFlagBits;
+  /** {@linkcode VkDescriptorSetLayoutCreateFlags}. */
+  VkDescriptorSetLayoutCreateFlags: VkDescriptorSetLayoutCreateFlags;
+  /** {@linkcode VkDeviceAddressBindingFlagBitsEXT}. */
+  VkDeviceAddressBindingFlagBitsEXT: VkDeviceAddressBindingFlagBitsEXT;
+  /** {@linkcode VkDeviceAddressBindingFlagsEXT}. */
+  VkDeviceAddressBindingFlagsEXT: VkDeviceAddressBindingFlagsEXT;
+  /** {@linkcode VkDeviceDiagnosticsConfigFlagBitsNV}. */
+  VkDeviceDiagnosticsConfigFlagBitsNV: VkDeviceDiagnosticsConfigFlagBitsNV;
+  /** {@linkcode VkDeviceDiagnosticsConfigFlagsNV}. */
+  VkDeviceDiagnosticsConfigFlagsNV: VkDeviceDiagnosticsConfigFlagsNV;
+  /** {@linkcode VkDeviceFaultFlagBitsKHR}. */
+  VkDeviceFaultFlagBitsKHR: VkDeviceFaultFlagBitsKHR;
+  /** {@linkcode VkDeviceFaultFlagsKHR}. */
+  VkDeviceFaultFlagsKHR: VkDeviceFaultFlagsKHR;
+  /** {@linkcode VkDeviceGroupPresentModeFlagBitsKHR}. */
+  VkDeviceGroupPresentModeFlagBitsKHR: VkDeviceGroupPresentModeFlagBitsKHR;
+  /** {@linkcode VkDeviceGroupPresentModeFlagsKHR}. */
+  VkDeviceGroupPresentModeFlagsKHR: VkDeviceGroupPresentModeFlagsKHR;
+  /** {@linkcode VkDeviceQueueCreateFlagBits}. */
+  VkDeviceQueueCreateFlagBits: VkDeviceQueueCreateFlagBits;
+  /** {@linkcode VkDeviceQueueCreateFlags}. */
+  VkDeviceQueueCreateFlags: VkDeviceQueueCreateFlags;
+  /** {@linkcode VkDisplayPlaneAlphaFlagBitsKHR}. */
+  VkDisplayPlaneAlphaFlagBitsKHR: VkDisplayPlaneAlphaFlagBitsKHR;
+  /** {@linkcode VkDisplayPlaneAlphaFlagsKHR}. */
+  VkDisplayPlaneAlphaFlagsKHR: VkDisplayPlaneAlphaFlagsKHR;
+  /** {@linkcode VkEventCreateFlagBits}. */
+  VkEventCreateFlagBits: VkEventCreateFlagBits;
+  /** {@linkcode VkEventCreateFlags}. */
+  VkEventCreateFlags: VkEventCreateFlags;
+  /** {@linkcode VkExportMetalObjectTypeFlagBitsEXT}. */
+  VkExportMetalObjectTypeFlagBitsEXT: VkExportMetalObjectTypeFlagBitsEXT;
+  /** {@linkcode VkExportMetalObjectTypeFlagsEXT}. */
+  VkExportMetalObjectTypeFlagsEXT: VkExportMetalObjectTypeFlagsEXT;
+  /** {@linkcode VkExternalFenceFeatureFlagBits}. */
+  VkExternalFenceFeatureFlagBits: VkExternalFenceFeatureFlagBits;
+  /** {@linkcode VkExternalFenceFeatureFlags}. */
+  VkExternalFenceFeatureFlags: VkExternalFenceFeatureFlags;
+  /** {@linkcode VkExternalFenceHandleTypeFlagBits}. */
+  VkExternalFenceHandleTypeFlagBits: VkExternalFenceHandleTypeFlagBits;
+  /** {@linkcode VkExternalFenceHandleTypeFlags}. */
+  VkExternalFenceHandleTypeFlags: VkExternalFenceHandleTypeFlags;
+  /** {@linkcode VkExternalMemoryFeatureFlagBits}. */
+  VkExternalMemoryFeatureFlagBits: VkExternalMemoryFeatureFlagBits;
+  /** {@linkcode VkExternalMemoryFeatureFlagBitsNV}. */
+  VkExternalMemoryFeatureFlagBitsNV: VkExternalMemoryFeatureFlagBitsNV;
+  /** {@linkcode VkExternalMemoryFeatureFlags}. */
+  VkExternalMemoryFeatureFlags: VkExternalMemoryFeatureFlags;
+  /** {@linkcode VkExternalMemoryFeatureFlagsNV}. */
+  VkExternalMemoryFeatureFlagsNV: VkExternalMemoryFeatureFlagsNV;
+  /** {@linkcode VkExternalMemoryHandleTypeFlagBits}. */
+  VkExternalMemoryHandleTypeFlagBits: VkExternalMemoryHandleTypeFlagBits;
+  /** {@linkcode VkExternalMemoryHandleTypeFlagBitsNV}. */
+  VkExternalMemoryHandleTypeFlagBitsNV: VkExternalMemoryHandleTypeFlagBitsNV;
+  /** {@linkcode VkExternalMemoryHandleTypeFlags}. */
+  VkExternalMemoryHandleTypeFlags: VkExternalMemoryHandleTypeFlags;
+  /** {@linkcode VkExternalMemoryHandleTypeFlagsNV}. */
+  VkExternalMemoryHandleTypeFlagsNV: VkExternalMemoryHandleTypeFlagsNV;
+  /** {@linkcode VkExternalSemaphoreFeatureFlagBits}. */
+  VkExternalSemaphoreFeatureFlagBits: VkExternalSemaphoreFeatureFlagBits;
+  /** {@linkcode VkExternalSemaphoreFeatureFlags}. */
+  VkExternalSemaphoreFeatureFlags: VkExternalSemaphoreFeatureFlags;
+  /** {@linkcode VkExternalSemaphoreHandleTypeFlagBits}. */
+  VkExternalSemaphoreHandleTypeFlagBits: VkExternalSemaphoreHandleTypeFlagBits;
+  /** {@linkcode VkExternalSemaphoreHandleTypeFlags}. */
+  VkExternalSemaphoreHandleTypeFlags: VkExternalSemaphoreHandleTypeFlags;
+  /** {@linkcode VkFenceCreateFlagBits}. */
+  VkFenceCreateFlagBits: VkFenceCreateFlagBits;
+  /** {@linkcode VkFenceCreateFlags}. */
+  VkFenceCreateFlags: VkFenceCreateFlags;
+  /** {@linkcode VkFenceImportFlagBits}. */
+  VkFenceImportFlagBits: VkFenceImportFlagBits;
+  /** {@linkcode VkFenceImportFlags}. */
+  VkFenceImportFlags: VkFenceImportFlags;
+  /** {@linkcode VkFormatFeatureFlagBits}. */
+  VkFormatFeatureFlagBits: VkFormatFeatureFlagBits;
+  /** {@linkcode VkFormatFeatureFlagBits2}. */
+  VkFormatFeatureFlagBits2: VkFormatFeatureFlagBits2;
+  /** {@linkcode VkFormatFeatureFlags}. */
+  VkFormatFeatureFlags: VkFormatFeatureFlags;
+  /** {@linkcode VkFormatFeatureFlags2}. */
+  VkFormatFeatureFlags2: VkFormatFeatureFlags2;
+  /** {@linkcode VkFrameBoundaryFlagBitsEXT}. */
+  VkFrameBoundaryFlagBitsEXT: VkFrameBoundaryFlagBitsEXT;
+  /** {@linkcode VkFrameBoundaryFlagsEXT}. */
+  VkFrameBoundaryFlagsEXT: VkFrameBoundaryFlagsEXT;
+  /** {@linkcode VkFramebufferCreateFlagBits}. */
+  VkFramebufferCreateFlagBits: VkFramebufferCreateFlagBits;
+  /** {@linkcode VkFramebufferCreateFlags}. */
+  VkFramebufferCreateFlags: VkFramebufferCreateFlags;
+  /** {@linkcode VkGeometryFlagBitsKHR}. */
+  VkGeometryFlagBitsKHR: VkGeometryFlagBitsKHR;
+  /** {@linkcode VkGeometryFlagsKHR}. */
+  VkGeometryFlagsKHR: VkGeometryFlagsKHR;
+  /** {@linkcode VkGeometryInstanceFlagBitsKHR}. */
+  VkGeometryInstanceFlagBitsKHR: VkGeometryInstanceFlagBitsKHR;
+  /** {@linkcode VkGeometryInstanceFlagsKHR}. */
+  VkGeometryInstanceFlagsKHR: VkGeometryInstanceFlagsKHR;
+  /** {@linkcode VkGpaSqShaderStageFlagBitsAMD}. */
+  VkGpaSqShaderStageFlagBitsAMD: VkGpaSqShaderStageFlagBitsAMD;
+  /** {@linkcode VkGpaSqShaderStageFlagsAMD}. */
+  VkGpaSqShaderStageFlagsAMD: VkGpaSqShaderStageFlagsAMD;
+  /** {@linkcode VkGraphicsPipelineLibraryFlagBitsEXT}. */
+  VkGraphicsPipelineLibraryFlagBitsEXT: VkGraphicsPipelineLibraryFlagBitsEXT;
+  /** {@linkcode VkGraphicsPipelineLibraryFlagsEXT}. */
+  VkGraphicsPipelineLibraryFlagsEXT: VkGraphicsPipelineLibraryFlagsEXT;
+  /** {@linkcode VkHostImageCopyFlagBits}. */
+  VkHostImageCopyFlagBits: VkHostImageCopyFlagBits;
+  /** {@linkcode VkHostImageCopyFlags}. */
+  VkHostImageCopyFlags: VkHostImageCopyFlags;
+  /** {@linkcode VkImageAspectFlagBits}. */
+  VkImageAspectFlagBits: VkImageAspectFlagBits;
+  /** {@linkcode VkImageAspectFlags}. */
+  VkImageAspectFlags: VkImageAspectFlags;
+  /** {@linkcode VkImageCompressionFixedRateFlagBitsEXT}. */
+  VkImageCompressionFixedRateFlagBitsEXT: VkImageCompressionFixedRateFlagBitsEXT;
+  /** {@linkcode VkImageCompressionFixedRateFlagsEXT}. */
+  VkImageCompressionFixedRateFlagsEXT: VkImageCompressionFixedRateFlagsEXT;
+  /** {@linkcode VkImageCompressionFlagBitsEXT}. */
+  VkImageCompressionFlagBitsEXT: VkImageCompressionFlagBitsEXT;
+  /** {@linkcode VkImageCompressionFlagsEXT}. */
+  VkImageCompressionFlagsEXT: VkImageCompressionFlagsEXT;
+  /** {@linkcode VkImageConstraintsInfoFlagBitsFUCHSIA}. */
+  VkImageConstraintsInfoFlagBitsFUCHSIA: VkImageConstraintsInfoFlagBitsFUCHSIA;
+  /** {@linkcode VkImageConstraintsInfoFlagsFUCHSIA}. */
+  VkImageConstraintsInfoFlagsFUCHSIA: VkImageConstraintsInfoFlagsFUCHSIA;
+  /** {@linkcode VkImageCreateFlagBits}. */
+  VkImageCreateFlagBits: VkImageCreateFlagBits;
+  /** {@linkcode VkImageCreateFlagBits2KHR}. */
+  VkImageCreateFlagBits2KHR: VkImageCreateFlagBits2KHR;
+  /** {@linkcode VkImageCreateFlags}. */
+  VkImageCreateFlags: VkImageCreateFlags;
+  /** {@linkcode VkImageCreateFlags2KHR}. */
+  VkImageCreateFlags2KHR: VkImageCreateFlags2KHR;
+  /** {@linkcode VkImageUsageFlagBits}. */
+  VkImageUsageFlagBits: VkImageUsageFlagBits;
+  /** {@linkcode VkImageUsageFlagBits2KHR}. */
+  VkImageUsageFlagBits2KHR: VkImageUsageFlagBits2KHR;
+  /** {@linkcode VkImageUsageFlags}. */
+  VkImageUsageFlags: VkImageUsageFlags;
+  /** {@linkcode VkImageUsageFlags2KHR}. */
+  VkImageUsageFlags2KHR: VkImageUsageFlags2KHR;
+  /** {@linkcode VkImageViewCreateFlagBits}. */
+  VkImageViewCreateFlagBits: VkImageViewCreateFlagBits;
+  /** {@linkcode VkImageViewCreateFlags}. */
+  VkImageViewCreateFlags: VkImageViewCreateFlags;
+  /** {@linkcode VkIndirectCommandsInputModeFlagBitsEXT}. */
+  VkIndirectCommandsInputModeFlagBitsEXT: VkIndirectCommandsInputModeFlagBitsEXT;
+  /** {@linkcode VkIndirectCommandsInputModeFlagsEXT}. */
+  VkIndirectCommandsInputModeFlagsEXT: VkIndirectCommandsInputModeFlagsEXT;
+  /** {@linkcode VkIndirectCommandsLayoutUsageFlagBitsEXT}. */
+  VkIndirectCommandsLayoutUsageFlagBitsEXT: VkIndirectCommandsLayoutUsageFlagBitsEXT;
+  /** {@linkcode VkIndirectCommandsLayoutUsageFlagBitsNV}. */
+  VkIndirectCommandsLayoutUsageFlagBitsNV: VkIndirectCommandsLayoutUsageFlagBitsNV;
+  /** {@linkcode VkIndirectCommandsLayoutUsageFlagsEXT}. */
+  VkIndirectCommandsLayoutUsageFlagsEXT: VkIndirectCommandsLayoutUsageFlagsEXT;
+  /** {@linkcode VkIndirectCommandsLayoutUsageFlagsNV}. */
+  VkIndirectCommandsLayoutUsageFlagsNV: VkIndirectCommandsLayoutUsageFlagsNV;
+  /** {@linkcode VkIndirectStateFlagBitsNV}. */
+  VkIndirectStateFlagBitsNV: VkIndirectStateFlagBitsNV;
+  /** {@linkcode VkIndirectStateFlagsNV}. */
+  VkIndirectStateFlagsNV: VkIndirectStateFlagsNV;
+  /** {@linkcode VkInstanceCreateFlagBits}. */
+  VkInstanceCreateFlagBits: VkInstanceCreateFlagBits;
+  /** {@linkcode VkInstanceCreateFlags}. */
+  VkInstanceCreateFlags: VkInstanceCreateFlags;
+  /** {@linkcode VkMemoryAllocateFlagBits}. */
+  VkMemoryAllocateFlagBits: VkMemoryAllocateFlagBits;
+  /** {@linkcode VkMemoryAllocateFlags}. */
+  VkMemoryAllocateFlags: VkMemoryAllocateFlags;
+  /** {@linkcode VkMemoryDecompressionMethodFlagBitsEXT}. */
+  VkMemoryDecompressionMethodFlagBitsEXT: VkMemoryDecompressionMethodFlagBitsEXT;
+  /** {@linkcode VkMemoryDecompressionMethodFlagsEXT}. */
+  VkMemoryDecompressionMethodFlagsEXT: VkMemoryDecompressionMethodFlagsEXT;
+  /** {@linkcode VkMemoryHeapFlagBits}. */
+  VkMemoryHeapFlagBits: VkMemoryHeapFlagBits;
+  /** {@linkcode VkMemoryHeapFlags}. */
+  VkMemoryHeapFlags: VkMemoryHeapFlags;
+  /** {@linkcode VkMemoryMapFlagBits}. */
+  VkMemoryMapFlagBits: VkMemoryMapFlagBits;
+  /** {@linkcode VkMemoryMapFlags}. */
+  VkMemoryMapFlags: VkMemoryMapFlags;
+  /** {@linkcode VkMemoryPropertyFlagBits}. */
+  VkMemoryPropertyFlagBits: VkMemoryPropertyFlagBits;
+  /** {@linkcode VkMemoryPropertyFlags}. */
+  VkMemoryPropertyFlags: VkMemoryPropertyFlags;
+  /** {@linkcode VkMemoryUnmapFlagBits}. */
+  VkMemoryUnmapFlagBits: VkMemoryUnmapFlagBits;
+  /** {@linkcode VkMemoryUnmapFlags}. */
+  VkMemoryUnmapFlags: VkMemoryUnmapFlags;
+  /** {@linkcode VkMicromapCreateFlagBitsEXT}. */
+  VkMicromapCreateFlagBitsEXT: VkMicromapCreateFlagBitsEXT;
+  /** {@linkcode VkMicromapCreateFlagsEXT}. */
+  VkMicromapCreateFlagsEXT: VkMicromapCreateFlagsEXT;
+  /** {@linkcode VkOpticalFlowExecuteFlagBitsNV}. */
+  VkOpticalFlowExecuteFlagBitsNV: VkOpticalFlowExecuteFlagBitsNV;
+  /** {@linkcode VkOpticalFlowExecuteFlagsNV}. */
+  VkOpticalFlowExecuteFlagsNV: VkOpticalFlowExecuteFlagsNV;
+  /** {@linkcode VkOpticalFlowGridSizeFlagBitsNV}. */
+  VkOpticalFlowGridSizeFlagBitsNV: VkOpticalFlowGridSizeFlagBitsNV;
+  /** {@linkcode VkOpticalFlowGridSizeFlagsNV}. */
+  VkOpticalFlowGridSizeFlagsNV: VkOpticalFlowGridSizeFlagsNV;
+  /** {@linkcode VkOpticalFlowSessionCreateFlagBitsNV}. */
+  VkOpticalFlowSessionCreateFlagBitsNV: VkOpticalFlowSessionCreateFlagBitsNV;
+  /** {@linkcode VkOpticalFlowSessionCreateFlagsNV}. */
+  VkOpticalFlowSessionCreateFlagsNV: VkOpticalFlowSessionCreateFlagsNV;
+  /** {@linkcode VkOpticalFlowUsageFlagBitsNV}. */
+  VkOpticalFlowUsageFlagBitsNV: VkOpticalFlowUsageFlagBitsNV;
+  /** {@linkcode VkOpticalFlowUsageFlagsNV}. */
+  VkOpticalFlowUsageFlagsNV: VkOpticalFlowUsageFlagsNV;
+  /** {@linkcode VkPartitionedAccelerationStructureInstanceFlagBitsNV}. */
+  VkPartitionedAccelerationStructureInstanceFlagBitsNV: VkPartitionedAccelerationStructureInstanceFlagBitsNV;
+  /** {@linkcode VkPartitionedAccelerationStructureInstanceFlagsNV}. */
+  VkPartitionedAccelerationStructureInstanceFlagsNV: VkPartitionedAccelerationStructureInstanceFlagsNV;
+  /** {@linkcode VkPastPresentationTimingFlagBitsEXT}. */
+  VkPastPresentationTimingFlagBitsEXT: VkPastPresentationTimingFlagBitsEXT;
+  /** {@linkcode VkPastPresentationTimingFlagsEXT}. */
+  VkPastPresentationTimingFlagsEXT: VkPastPresentationTimingFlagsEXT;
+  /** {@linkcode VkPeerMemoryFeatureFlagBits}. */
+  VkPeerMemoryFeatureFlagBits: VkPeerMemoryFeatureFlagBits;
+  /** {@linkcode VkPeerMemoryFeatureFlags}. */
+  VkPeerMemoryFeatureFlags: VkPeerMemoryFeatureFlags;
+  /** {@linkcode VkPerformanceCounterDescriptionFlagBitsKHR}. */
+  VkPerformanceCounterDescriptionFlagBitsKHR: VkPerformanceCounterDescriptionFlagBitsKHR;
+  /** {@linkcode VkPerformanceCounterDescriptionFlagsKHR}. */
+  VkPerformanceCounterDescriptionFlagsKHR: VkPerformanceCounterDescriptionFlagsKHR;
+  /** {@linkcode VkPhysicalDeviceSchedulingControlsFlagBitsARM}. */
+  VkPhysicalDeviceSchedulingControlsFlagBitsARM: VkPhysicalDeviceSchedulingControlsFlagBitsARM;
+  /** {@linkcode VkPhysicalDeviceSchedulingControlsFlagsARM}. */
+  VkPhysicalDeviceSchedulingControlsFlagsARM: VkPhysicalDeviceSchedulingControlsFlagsARM;
+  /** {@linkcode VkPipelineCacheCreateFlagBits}. */
+  VkPipelineCacheCreateFlagBits: VkPipelineCacheCreateFlagBits;
+  /** {@linkcode VkPipelineCacheCreateFlags}. */
+  VkPipelineCacheCreateFlags: VkPipelineCacheCreateFlags;
+  /** {@linkcode VkPipelineColorBlendStateCreateFlagBits}. */
+  VkPipelineColorBlendStateCreateFlagBits: VkPipelineColorBlendStateCreateFlagBits;
+  /** {@linkcode VkPipelineColorBlendStateCreateFlags}. */
+  VkPipelineColorBlendStateCreateFlags: VkPipelineColorBlendStateCreateFlags;
+  /** {@linkcode VkPipelineCreateFlagBits}. */
+  VkPipelineCreateFlagBits: VkPipelineCreateFlagBits;
+  /** {@linkcode VkPipelineCreateFlagBits2}. */
+  VkPipelineCreateFlagBits2: VkPipelineCreateFlagBits2;
+  /** {@linkcode VkPipelineCreateFlags}. */
+  VkPipelineCreateFlags: VkPipelineCreateFlags;
+  /** {@linkcode VkPipelineCreateFlags2}. */
+  VkPipelineCreateFlags2: VkPipelineCreateFlags2;
+  /** {@linkcode VkPipelineCreationFeedbackFlagBits}. */
+  VkPipelineCreationFeedbackFlagBits: VkPipelineCreationFeedbackFlagBits;
+  /** {@linkcode VkPipelineCreationFeedbackFlags}. */
+  VkPipelineCreationFeedbackFlags: VkPipelineCreationFeedbackFlags;
+  /** {@linkcode VkPipelineDepthStencilStateCreateFlagBits}. */
+  VkPipelineDepthStencilStateCreateFlagBits: VkPipelineDepthStencilStateCreateFlagBits;
+  /** {@linkcode VkPipelineDepthStencilStateCreateFlags}. */
+  VkPipelineDepthStencilStateCreateFlags: VkPipelineDepthStencilStateCreateFlags;
+  /** {@linkcode VkPipelineLayoutCreateFlagBits}. */
+  VkPipelineLayoutCreateFlagBits: VkPipelineLayoutCreateFlagBits;
+  /** {@linkcode VkPipelineLayoutCreateFlags}. */
+  VkPipelineLayoutCreateFlags: VkPipelineLayoutCreateFlags;
+  /** {@linkcode VkPipelineShaderStageCreateFlagBits}. */
+  VkPipelineShaderStageCreateFlagBits: VkPipelineShaderStageCreateFlagBits;
+  /** {@linkcode VkPipelineShaderStageCreateFlags}. */
+  VkPipelineShaderStageCreateFlags: VkPipelineShaderStageCreateFlags;
+  /** {@linkcode VkPipelineStageFlagBits}. */
+  VkPipelineStageFlagBits: VkPipelineStageFlagBits;
+  /** {@linkcode VkPipelineStageFlagBits2}. */
+  VkPipelineStageFlagBits2: VkPipelineStageFlagBits2;
+  /** {@linkcode VkPipelineStageFlags}. */
+  VkPipelineStageFlags: VkPipelineStageFlags;
+  /** {@linkcode VkPipelineStageFlags2}. */
+  VkPipelineStageFlags2: VkPipelineStageFlags2;
+  /** {@linkcode VkPresentGravityFlagBitsKHR}. */
+  VkPresentGravityFlagBitsKHR: VkPresentGravityFlagBitsKHR;
+  /** {@linkcode VkPresentGravityFlagsKHR}. */
+  VkPresentGravityFlagsKHR: VkPresentGravityFlagsKHR;
+  /** {@linkcode VkPresentScalingFlagBitsKHR}. */
+  VkPresentScalingFlagBitsKHR: VkPresentScalingFlagBitsKHR;
+  /** {@linkcode VkPresentScalingFlagsKHR}. */
+  VkPresentScalingFlagsKHR: VkPresentScalingFlagsKHR;
+  /** {@linkcode VkPresentStageFlagBitsEXT}. */
+  VkPresentStageFlagBitsEXT: VkPresentStageFlagBitsEXT;
+  /** {@linkcode VkPresentStageFlagsEXT}. */
+  VkPresentStageFlagsEXT: VkPresentStageFlagsEXT;
+  /** {@linkcode VkPresentTimingInfoFlagBitsEXT}. */
+  VkPresentTimingInfoFlagBitsEXT: VkPresentTimingInfoFlagBitsEXT;
+  /** {@linkcode VkPresentTimingInfoFlagsEXT}. */
+  VkPresentTimingInfoFlagsEXT: VkPresentTimingInfoFlagsEXT;
+  /** {@linkcode VkQueryControlFlagBits}. */
+  VkQueryControlFlagBits: VkQueryControlFlagBits;
+  /** {@linkcode VkQueryControlFlags}. */
+  VkQueryControlFlags: VkQueryControlFlags;
+  /** {@linkcode VkQueryPipelineStatisticFlagBits}. */
+  VkQueryPipelineStatisticFlagBits: VkQueryPipelineStatisticFlagBits;
+  /** {@linkcode VkQueryPipelineStatisticFlags}. */
+  VkQueryPipelineStatisticFlags: VkQueryPipelineStatisticFlags;
+  /** {@linkcode VkQueryPoolCreateFlagBits}. */
+  VkQueryPoolCreateFlagBits: VkQueryPoolCreateFlagBits;
+  /** {@linkcode VkQueryPoolCreateFlags}. */
+  VkQueryPoolCreateFlags: VkQueryPoolCreateFlags;
+  /** {@linkcode VkQueryResultFlagBits}. */
+  VkQueryResultFlagBits: VkQueryResultFlagBits;
+  /** {@linkcode VkQueryResultFlags}. */
+  VkQueryResultFlags: VkQueryResultFlags;
+  /** {@linkcode VkQueueFlagBits}. */
+  VkQueueFlagBits: VkQueueFlagBits;
+  /** {@linkcode VkQueueFlags}. */
+  VkQueueFlags: VkQueueFlags;
+  /** {@linkcode VkRenderPassCreateFlagBits}. */
+  VkRenderPassCreateFlagBits: VkRenderPassCreateFlagBits;
+  /** {@linkcode VkRenderPassCreateFlags}. */
+  VkRenderPassCreateFlags: VkRenderPassCreateFlags;
+  /** {@linkcode VkRenderingAttachmentFlagBitsKHR}. */
+  VkRenderingAttachmentFlagBitsKHR: VkRenderingAttachmentFlagBitsKHR;
+  /** {@linkcode VkRenderingAttachmentFlagsKHR}. */
+  VkRenderingAttachmentFlagsKHR: VkRenderingAttachmentFlagsKHR;
+  /** {@linkcode VkRenderingFlagBits}. */
+  VkRenderingFlagBits: VkRenderingFlagBits;
+  /** {@linkcode VkRenderingFlags}. */
+  VkRenderingFlags: VkRenderingFlags;
+  /** {@linkcode VkResolveImageFlagBitsKHR}. */
+  VkResolveImageFlagBitsKHR: VkResolveImageFlagBitsKHR;
+  /** {@linkcode VkResolveImageFlagsKHR}. */
+  VkResolveImageFlagsKHR: VkResolveImageFlagsKHR;
+  /** {@linkcode VkResolveModeFlagBits}. */
+  VkResolveModeFlagBits: VkResolveModeFlagBits;
+  /** {@linkcode VkResolveModeFlags}. */
+  VkResolveModeFlags: VkResolveModeFlags;
+  /** {@linkcode VkSampleCountFlagBits}. */
+  VkSampleCountFlagBits: VkSampleCountFlagBits;
+  /** {@linkcode VkSampleCountFlags}. */
+  VkSampleCountFlags: VkSampleCountFlags;
+  /** {@linkcode VkSamplerCreateFlagBits}. */
+  VkSamplerCreateFlagBits: VkSamplerCreateFlagBits;
+  /** {@linkcode VkSamplerCreateFlags}. */
+  VkSamplerCreateFlags: VkSamplerCreateFlags;
+  /** {@linkcode VkSemaphoreImportFlagBits}. */
+  VkSemaphoreImportFlagBits: VkSemaphoreImportFlagBits;
+  /** {@linkcode VkSemaphoreImportFlags}. */
+  VkSemaphoreImportFlags: VkSemaphoreImportFlags;
+  /** {@linkcode VkSemaphoreWaitFlagBits}. */
+  VkSemaphoreWaitFlagBits: VkSemaphoreWaitFlagBits;
+  /** {@linkcode VkSemaphoreWaitFlags}. */
+  VkSemaphoreWaitFlags: VkSemaphoreWaitFlags;
+  /** {@linkcode VkShaderCreateFlagBitsEXT}. */
+  VkShaderCreateFlagBitsEXT: VkShaderCreateFlagBitsEXT;
+  /** {@linkcode VkShaderCreateFlagsEXT}. */
+  VkShaderCreateFlagsEXT: VkShaderCreateFlagsEXT;
+  /** {@linkcode VkShaderStageFlagBits}. */
+  VkShaderStageFlagBits: VkShaderStageFlagBits;
+  /** {@linkcode VkShaderStageFlags}. */
+  VkShaderStageFlags: VkShaderStageFlags;
+  /** {@linkcode VkSparseImageFormatFlagBits}. */
+  VkSparseImageFormatFlagBits: VkSparseImageFormatFlagBits;
+  /** {@linkcode VkSparseImageFormatFlags}. */
+  VkSparseImageFormatFlags: VkSparseImageFormatFlags;
+  /** {@linkcode VkSparseMemoryBindFlagBits}. */
+  VkSparseMemoryBindFlagBits: VkSparseMemoryBindFlagBits;
+  /** {@linkcode VkSparseMemoryBindFlags}. */
+  VkSparseMemoryBindFlags: VkSparseMemoryBindFlags;
+  /** {@linkcode VkSpirvResourceTypeFlagBitsEXT}. */
+  VkSpirvResourceTypeFlagBitsEXT: VkSpirvResourceTypeFlagBitsEXT;
+  /** {@linkcode VkSpirvResourceTypeFlagsEXT}. */
+  VkSpirvResourceTypeFlagsEXT: VkSpirvResourceTypeFlagsEXT;
+  /** {@linkcode VkStencilFaceFlagBits}. */
+  VkStencilFaceFlagBits: VkStencilFaceFlagBits;
+  /** {@linkcode VkStencilFaceFlags}. */
+  VkStencilFaceFlags: VkStencilFaceFlags;
+  /** {@linkcode VkSubgroupFeatureFlagBits}. */
+  VkSubgroupFeatureFlagBits: VkSubgroupFeatureFlagBits;
+  /** {@linkcode VkSubgroupFeatureFlags}. */
+  VkSubgroupFeatureFlags: VkSubgroupFeatureFlags;
+  /** {@linkcode VkSubmitFlagBits}. */
+  VkSubmitFlagBits: VkSubmitFlagBits;
+  /** {@linkcode VkSubmitFlags}. */
+  VkSubmitFlags: VkSubmitFlags;
+  /** {@linkcode VkSubpassDescriptionFlagBits}. */
+  VkSubpassDescriptionFlagBits: VkSubpassDescriptionFlagBits;
+  /** {@linkcode VkSubpassDescriptionFlags}. */
+  VkSubpassDescriptionFlags: VkSubpassDescriptionFlags;
+  /** {@linkcode VkSurfaceCounterFlagBitsEXT}. */
+  VkSurfaceCounterFlagBitsEXT: VkSurfaceCounterFlagBitsEXT;
+  /** {@linkcode VkSurfaceCounterFlagsEXT}. */
+  VkSurfaceCounterFlagsEXT: VkSurfaceCounterFlagsEXT;
+  /** {@linkcode VkSurfaceTransformFlagBitsKHR}. */
+  VkSurfaceTransformFlagBitsKHR: VkSurfaceTransformFlagBitsKHR;
+  /** {@linkcode VkSurfaceTransformFlagsKHR}. */
+  VkSurfaceTransformFlagsKHR: VkSurfaceTransformFlagsKHR;
+  /** {@linkcode VkSwapchainCreateFlagBitsKHR}. */
+  VkSwapchainCreateFlagBitsKHR: VkSwapchainCreateFlagBitsKHR;
+  /** {@linkcode VkSwapchainCreateFlagsKHR}. */
+  VkSwapchainCreateFlagsKHR: VkSwapchainCreateFlagsKHR;
+  /** {@linkcode VkSwapchainImageUsageFlagBitsANDROID}. */
+  VkSwapchainImageUsageFlagBitsANDROID: VkSwapchainImageUsageFlagBitsANDROID;
+  /** {@linkcode VkSwapchainImageUsageFlagBitsOHOS}. */
+  VkSwapchainImageUsageFlagBitsOHOS: VkSwapchainImageUsageFlagBitsOHOS;
+  /** {@linkcode VkSwapchainImageUsageFlagsANDROID}. */
+  VkSwapchainImageUsageFlagsANDROID: VkSwapchainImageUsageFlagsANDROID;
+  /** {@linkcode VkSwapchainImageUsageFlagsOHOS}. */
+  VkSwapchainImageUsageFlagsOHOS: VkSwapchainImageUsageFlagsOHOS;
+  /** {@linkcode VkTensorCreateFlagBitsARM}. */
+  VkTensorCreateFlagBitsARM: VkTensorCreateFlagBitsARM;
+  /** {@linkcode VkTensorCreateFlagsARM}. */
+  VkTensorCreateFlagsARM: VkTensorCreateFlagsARM;
+  /** {@linkcode VkTensorUsageFlagBitsARM}. */
+  VkTensorUsageFlagBitsARM: VkTensorUsageFlagBitsARM;
+  /** {@linkcode VkTensorUsageFlagsARM}. */
+  VkTensorUsageFlagsARM: VkTensorUsageFlagsARM;
+  /** {@linkcode VkTensorViewCreateFlagBitsARM}. */
+  VkTensorViewCreateFlagBitsARM: VkTensorViewCreateFlagBitsARM;
+  /** {@linkcode VkTensorViewCreateFlagsARM}. */
+  VkTensorViewCreateFlagsARM: VkTensorViewCreateFlagsARM;
+  /** {@linkcode VkTileShadingRenderPassFlagBitsQCOM}. */
+  VkTileShadingRenderPassFlagBitsQCOM: VkTileShadingRenderPassFlagBitsQCOM;
+  /** {@linkcode VkTileShadingRenderPassFlagsQCOM}. */
+  VkTileShadingRenderPassFlagsQCOM: VkTileShadingRenderPassFlagsQCOM;
+  /** {@linkcode VkToolPurposeFlagBits}. */
+  VkToolPurposeFlagBits: VkToolPurposeFlagBits;
+  /** {@linkcode VkToolPurposeFlags}. */
+  VkToolPurposeFlags: VkToolPurposeFlags;
+  /** {@linkcode VkVideoCapabilityFlagBitsKHR}. */
+  VkVideoCapabilityFlagBitsKHR: VkVideoCapabilityFlagBitsKHR;
+  /** {@linkcode VkVideoCapabilityFlagsKHR}. */
+  VkVideoCapabilityFlagsKHR: VkVideoCapabilityFlagsKHR;
+  /** {@linkcode VkVideoChromaSubsamplingFlagBitsKHR}. */
+  VkVideoChromaSubsamplingFlagBitsKHR: VkVideoChromaSubsamplingFlagBitsKHR;
+  /** {@linkcode VkVideoChromaSubsamplingFlagsKHR}. */
+  VkVideoChromaSubsamplingFlagsKHR: VkVideoChromaSubsamplingFlagsKHR;
+  /** {@linkcode VkVideoCodecOperationFlagBitsKHR}. */
+  VkVideoCodecOperationFlagBitsKHR: VkVideoCodecOperationFlagBitsKHR;
+  /** {@linkcode VkVideoCodecOperationFlagsKHR}. */
+  VkVideoCodecOperationFlagsKHR: VkVideoCodecOperationFlagsKHR;
+  /** {@linkcode VkVideoCodingControlFlagBitsKHR}. */
+  VkVideoCodingControlFlagBitsKHR: VkVideoCodingControlFlagBitsKHR;
+  /** {@linkcode VkVideoCodingControlFlagsKHR}. */
+  VkVideoCodingControlFlagsKHR: VkVideoCodingControlFlagsKHR;
+  /** {@linkcode VkVideoComponentBitDepthFlagBitsKHR}. */
+  VkVideoComponentBitDepthFlagBitsKHR: VkVideoComponentBitDepthFlagBitsKHR;
+  /** {@linkcode VkVideoComponentBitDepthFlagsKHR}. */
+  VkVideoComponentBitDepthFlagsKHR: VkVideoComponentBitDepthFlagsKHR;
+  /** {@linkcode VkVideoDecodeCapabilityFlagBitsKHR}. */
+  VkVideoDecodeCapabilityFlagBitsKHR: VkVideoDecodeCapabilityFlagBitsKHR;
+  /** {@linkcode VkVideoDecodeCapabilityFlagsKHR}. */
+  VkVideoDecodeCapabilityFlagsKHR: VkVideoDecodeCapabilityFlagsKHR;
+  /** {@linkcode VkVideoDecodeH264PictureLayoutFlagBitsKHR}. */
+  VkVideoDecodeH264PictureLayoutFlagBitsKHR: VkVideoDecodeH264PictureLayoutFlagBitsKHR;
+  /** {@linkcode VkVideoDecodeH264PictureLayoutFlagsKHR}. */
+  VkVideoDecodeH264PictureLayoutFlagsKHR: VkVideoDecodeH264PictureLayoutFlagsKHR;
+  /** {@linkcode VkVideoDecodeUsageFlagBitsKHR}. */
+  VkVideoDecodeUsageFlagBitsKHR: VkVideoDecodeUsageFlagBitsKHR;
+  /** {@linkcode VkVideoDecodeUsageFlagsKHR}. */
+  VkVideoDecodeUsageFlagsKHR: VkVideoDecodeUsageFlagsKHR;
+  /** {@linkcode VkVideoEncodeAV1CapabilityFlagBitsKHR}. */
+  VkVideoEncodeAV1CapabilityFlagBitsKHR: VkVideoEncodeAV1CapabilityFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeAV1CapabilityFlagsKHR}. */
+  VkVideoEncodeAV1CapabilityFlagsKHR: VkVideoEncodeAV1CapabilityFlagsKHR;
+  /** {@linkcode VkVideoEncodeAV1RateControlFlagBitsKHR}. */
+  VkVideoEncodeAV1RateControlFlagBitsKHR: VkVideoEncodeAV1RateControlFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeAV1RateControlFlagsKHR}. */
+  VkVideoEncodeAV1RateControlFlagsKHR: VkVideoEncodeAV1RateControlFlagsKHR;
+  /** {@linkcode VkVideoEncodeAV1StdFlagBitsKHR}. */
+  VkVideoEncodeAV1StdFlagBitsKHR: VkVideoEncodeAV1StdFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeAV1StdFlagsKHR}. */
+  VkVideoEncodeAV1StdFlagsKHR: VkVideoEncodeAV1StdFlagsKHR;
+  /** {@linkcode VkVideoEncodeAV1SuperblockSizeFlagBitsKHR}. */
+  VkVideoEncodeAV1SuperblockSizeFlagBitsKHR: VkVideoEncodeAV1SuperblockSizeFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeAV1SuperblockSizeFlagsKHR}. */
+  VkVideoEncodeAV1SuperblockSizeFlagsKHR: VkVideoEncodeAV1SuperblockSizeFlagsKHR;
+  /** {@linkcode VkVideoEncodeCapabilityFlagBitsKHR}. */
+  VkVideoEncodeCapabilityFlagBitsKHR: VkVideoEncodeCapabilityFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeCapabilityFlagsKHR}. */
+  VkVideoEncodeCapabilityFlagsKHR: VkVideoEncodeCapabilityFlagsKHR;
+  /** {@linkcode VkVideoEncodeContentFlagBitsKHR}. */
+  VkVideoEncodeContentFlagBitsKHR: VkVideoEncodeContentFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeContentFlagsKHR}. */
+  VkVideoEncodeContentFlagsKHR: VkVideoEncodeContentFlagsKHR;
+  /** {@linkcode VkVideoEncodeFeedbackFlagBitsKHR}. */
+  VkVideoEncodeFeedbackFlagBitsKHR: VkVideoEncodeFeedbackFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeFeedbackFlagsKHR}. */
+  VkVideoEncodeFeedbackFlagsKHR: VkVideoEncodeFeedbackFlagsKHR;
+  /** {@linkcode VkVideoEncodeFlagBitsKHR}. */
+  VkVideoEncodeFlagBitsKHR: VkVideoEncodeFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeFlagsKHR}. */
+  VkVideoEncodeFlagsKHR: VkVideoEncodeFlagsKHR;
+  /** {@linkcode VkVideoEncodeH264CapabilityFlagBitsKHR}. */
+  VkVideoEncodeH264CapabilityFlagBitsKHR: VkVideoEncodeH264CapabilityFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH264CapabilityFlagsKHR}. */
+  VkVideoEncodeH264CapabilityFlagsKHR: VkVideoEncodeH264CapabilityFlagsKHR;
+  /** {@linkcode VkVideoEncodeH264RateControlFlagBitsKHR}. */
+  VkVideoEncodeH264RateControlFlagBitsKHR: VkVideoEncodeH264RateControlFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH264RateControlFlagsKHR}. */
+  VkVideoEncodeH264RateControlFlagsKHR: VkVideoEncodeH264RateControlFlagsKHR;
+  /** {@linkcode VkVideoEncodeH264StdFlagBitsKHR}. */
+  VkVideoEncodeH264StdFlagBitsKHR: VkVideoEncodeH264StdFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH264StdFlagsKHR}. */
+  VkVideoEncodeH264StdFlagsKHR: VkVideoEncodeH264StdFlagsKHR;
+  /** {@linkcode VkVideoEncodeH265CapabilityFlagBitsKHR}. */
+  VkVideoEncodeH265CapabilityFlagBitsKHR: VkVideoEncodeH265CapabilityFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH265CapabilityFlagsKHR}. */
+  VkVideoEncodeH265CapabilityFlagsKHR: VkVideoEncodeH265CapabilityFlagsKHR;
+  /** {@linkcode VkVideoEncodeH265CtbSizeFlagBitsKHR}. */
+  VkVideoEncodeH265CtbSizeFlagBitsKHR: VkVideoEncodeH265CtbSizeFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH265CtbSizeFlagsKHR}. */
+  VkVideoEncodeH265CtbSizeFlagsKHR: VkVideoEncodeH265CtbSizeFlagsKHR;
+  /** {@linkcode VkVideoEncodeH265RateControlFlagBitsKHR}. */
+  VkVideoEncodeH265RateControlFlagBitsKHR: VkVideoEncodeH265RateControlFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH265RateControlFlagsKHR}. */
+  VkVideoEncodeH265RateControlFlagsKHR: VkVideoEncodeH265RateControlFlagsKHR;
+  /** {@linkcode VkVideoEncodeH265StdFlagBitsKHR}. */
+  VkVideoEncodeH265StdFlagBitsKHR: VkVideoEncodeH265StdFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH265StdFlagsKHR}. */
+  VkVideoEncodeH265StdFlagsKHR: VkVideoEncodeH265StdFlagsKHR;
+  /** {@linkcode VkVideoEncodeH265TransformBlockSizeFlagBitsKHR}. */
+  VkVideoEncodeH265TransformBlockSizeFlagBitsKHR: VkVideoEncodeH265TransformBlockSizeFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeH265TransformBlockSizeFlagsKHR}. */
+  VkVideoEncodeH265TransformBlockSizeFlagsKHR: VkVideoEncodeH265TransformBlockSizeFlagsKHR;
+  /** {@linkcode VkVideoEncodeIntraRefreshModeFlagBitsKHR}. */
+  VkVideoEncodeIntraRefreshModeFlagBitsKHR: VkVideoEncodeIntraRefreshModeFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeIntraRefreshModeFlagsKHR}. */
+  VkVideoEncodeIntraRefreshModeFlagsKHR: VkVideoEncodeIntraRefreshModeFlagsKHR;
+  /** {@linkcode VkVideoEncodePerPartitionFeedbackFlagBitsKHR}. */
+  VkVideoEncodePerPartitionFeedbackFlagBitsKHR: VkVideoEncodePerPartitionFeedbackFlagBitsKHR;
+  /** {@linkcode VkVideoEncodePerPartitionFeedbackFlagsKHR}. */
+  VkVideoEncodePerPartitionFeedbackFlagsKHR: VkVideoEncodePerPartitionFeedbackFlagsKHR;
+  /** {@linkcode VkVideoEncodeRateControlModeFlagBitsKHR}. */
+  VkVideoEncodeRateControlModeFlagBitsKHR: VkVideoEncodeRateControlModeFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeRateControlModeFlagsKHR}. */
+  VkVideoEncodeRateControlModeFlagsKHR: VkVideoEncodeRateControlModeFlagsKHR;
+  /** {@linkcode VkVideoEncodeRgbChromaOffsetFlagBitsVALVE}. */
+  VkVideoEncodeRgbChromaOffsetFlagBitsVALVE: VkVideoEncodeRgbChromaOffsetFlagBitsVALVE;
+  /** {@linkcode VkVideoEncodeRgbChromaOffsetFlagsVALVE}. */
+  VkVideoEncodeRgbChromaOffsetFlagsVALVE: VkVideoEncodeRgbChromaOffsetFlagsVALVE;
+  /** {@linkcode VkVideoEncodeRgbModelConversionFlagBitsVALVE}. */
+  VkVideoEncodeRgbModelConversionFlagBitsVALVE: VkVideoEncodeRgbModelConversionFlagBitsVALVE;
+  /** {@linkcode VkVideoEncodeRgbModelConversionFlagsVALVE}. */
+  VkVideoEncodeRgbModelConversionFlagsVALVE: VkVideoEncodeRgbModelConversionFlagsVALVE;
+  /** {@linkcode VkVideoEncodeRgbRangeCompressionFlagBitsVALVE}. */
+  VkVideoEncodeRgbRangeCompressionFlagBitsVALVE: VkVideoEncodeRgbRangeCompressionFlagBitsVALVE;
+  /** {@linkcode VkVideoEncodeRgbRangeCompressionFlagsVALVE}. */
+  VkVideoEncodeRgbRangeCompressionFlagsVALVE: VkVideoEncodeRgbRangeCompressionFlagsVALVE;
+  /** {@linkcode VkVideoEncodeUsageFlagBitsKHR}. */
+  VkVideoEncodeUsageFlagBitsKHR: VkVideoEncodeUsageFlagBitsKHR;
+  /** {@linkcode VkVideoEncodeUsageFlagsKHR}. */
+  VkVideoEncodeUsageFlagsKHR: VkVideoEncodeUsageFlagsKHR;
+  /** {@linkcode VkVideoSessionCreateFlagBitsKHR}. */
+  VkVideoSessionCreateFlagBitsKHR: VkVideoSessionCreateFlagBitsKHR;
+  /** {@linkcode VkVideoSessionCreateFlagsKHR}. */
+  VkVideoSessionCreateFlagsKHR: VkVideoSessionCreateFlagsKHR;
+  /** {@linkcode VkVideoSessionParametersCreateFlagBitsKHR}. */
+  VkVideoSessionParametersCreateFlagBitsKHR: VkVideoSessionParametersCreateFlagBitsKHR;
+  /** {@linkcode VkVideoSessionParametersCreateFlagsKHR}. */
+  VkVideoSessionParametersCreateFlagsKHR: VkVideoSessionParametersCreateFlagsKHR;
+}

@@ -19,6 +19,7 @@ import {
   physicalDevices,
 } from "../support/chain.ts";
 import { asHandle, readHandle } from "../../ffi/handle.ts";
+import { VK_COMMAND_BUFFER_LEVEL_PRIMARY, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT } from "../../mod.ts";
 
 const ICD_LOADER_MAGIC = 0x01cdc0den;
 const VK_ERROR_INITIALIZATION_FAILED = -3;
@@ -55,7 +56,7 @@ function commandBuffers(l: Loaded, device: Deno.PointerValue, n: number) {
   const pool = readHandle("VkCommandPool", poolOut, 0)!;
   const info = writeStruct(arena, "VkCommandBufferAllocateInfo", {
     commandPool: pool,
-    level: 0,
+    level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
     commandBufferCount: n,
   });
   const out = arena.pointer(arena.alloc(8 * n));
@@ -109,7 +110,7 @@ Deno.test("command buffers from vkAllocateCommandBuffers carry the device's tabl
   assertEquals(
     vk.vkBeginCommandBuffer(
       cb,
-      writeStruct(arena, "VkCommandBufferBeginInfo", { flags: 1 }),
+      writeStruct(arena, "VkCommandBufferBeginInfo", { flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT }),
     ),
     0,
   );

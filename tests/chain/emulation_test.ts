@@ -12,6 +12,13 @@ import { writeStruct } from "../../ffi/structs.ts";
 import { emulatedSlots, emulation } from "../../chain/emulation.ts";
 import { HandleRegistry, type TermPhysicalDevice } from "../../chain/objects.ts";
 import { addr } from "../support/chain.ts";
+import type {
+  VkFormat,
+  VkImageCreateFlags,
+  VkImageTiling,
+  VkImageType,
+  VkImageUsageFlags,
+} from "../../mod.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -98,11 +105,11 @@ Deno.test("image format queries unpack VkPhysicalDeviceImageFormatInfo2 into the
     },
   }, (pd, arena) => {
     const info = writeStruct(arena, "VkPhysicalDeviceImageFormatInfo2", {
-      format: 44,
-      type: 1,
-      tiling: 0,
-      usage: 0x4,
-      flags: 0x8,
+      format: 44 as VkFormat,
+      type: 1 as VkImageType,
+      tiling: 0 as VkImageTiling,
+      usage: 0x4 as VkImageUsageFlags,
+      flags: 0x8 as VkImageCreateFlags,
     });
     const out = writeStruct(arena, "VkImageFormatProperties2", {});
     assertEquals(run("vkGetPhysicalDeviceImageFormatProperties2", pd, info, out), -11);

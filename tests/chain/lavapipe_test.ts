@@ -17,6 +17,7 @@ import {
   u32Slot,
 } from "../support/chain.ts";
 import { readHandle } from "../../ffi/handle.ts";
+import { VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT } from "../../mod.ts";
 
 const LVP = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const present = (() => {
@@ -86,11 +87,14 @@ Deno.test({
     assertEquals(
       vk.vkBeginCommandBuffer(
         cb,
-        writeStruct(arena, "VkCommandBufferBeginInfo", { flags: 1 }),
+        writeStruct(arena, "VkCommandBufferBeginInfo", {
+          flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+        }),
       ),
       0,
     );
-    vk.vkCmdPipelineBarrier(cb, 0x1, 0x1, 0, 0, null, 0, null, 0, null);
+    const TOP = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+    vk.vkCmdPipelineBarrier(cb, TOP, TOP, 0, 0, null, 0, null, 0, null);
     assertEquals(vk.vkEndCommandBuffer(cb), 0);
 
     const fenceOut = arena.pointer(arena.alloc(8));

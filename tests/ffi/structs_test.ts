@@ -19,6 +19,17 @@ import {
 } from "../../ffi/structs.ts";
 import { buildProgram } from "../support/c_build.ts";
 import { asHandle } from "../../ffi/handle.ts";
+import {
+  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+  VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+  VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT,
+  VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_RESERVE_BINDING_SLOT_EXT,
+  type VkStructureType,
+} from "../../mod.ts";
+import {
+  VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+} from "../../mod.ts";
 
 function assertThrows<E extends Error>(
   fn: () => unknown,
@@ -48,7 +59,10 @@ Deno.test("sType is filled from the registry, an explicit one is kept", () => {
   assertEquals(readStruct("VkBufferCreateInfo", writeStruct(arena, "VkBufferCreateInfo", {})).sType, 12);
   assertEquals(readStruct("VkDeviceQueueCreateInfo", writeStruct(arena, "VkDeviceQueueCreateInfo")).sType, 2);
   assertEquals(
-    readStruct("VkBufferCreateInfo", writeStruct(arena, "VkBufferCreateInfo", { sType: 7 })).sType,
+    readStruct(
+      "VkBufferCreateInfo",
+      writeStruct(arena, "VkBufferCreateInfo", { sType: 7 as VkStructureType }),
+    ).sType,
     7,
   );
   const outputs = allocStruct(arena, "VkQueueFamilyProperties2", { count: 3 });
@@ -115,14 +129,18 @@ Deno.test("count members are filled from the arrays they count, unless given", (
   assertEquals(readStruct("VkShaderModuleCreateInfo", module).codeSize, 12n);
   // Two arrays sharing one count must agree.
   assertThrows(
-    () => writeStruct(arena, "VkSubmitInfo", { pWaitSemaphores: [null, null], pWaitDstStageMask: [1] }),
+    () =>
+      writeStruct(arena, "VkSubmitInfo", {
+        pWaitSemaphores: [null, null],
+        pWaitDstStageMask: [VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT],
+      }),
     RangeError,
   );
   const submit = readStruct(
     "VkSubmitInfo",
     writeStruct(arena, "VkSubmitInfo", {
       pWaitSemaphores: [asHandle("VkSemaphore", Deno.UnsafePointer.create(0x1000n))],
-      pWaitDstStageMask: [0x800],
+      pWaitDstStageMask: [VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT],
       pCommandBuffers: [0x2000n, 0x3000n].map((a) =>
         asHandle("VkCommandBuffer", Deno.UnsafePointer.create(a))
       ),
@@ -163,8 +181,16 @@ Deno.test("pNext chains link a list in order, nested objects, and raw pointers",
   const nested = writeStruct(arena, "VkInstanceCreateInfo", {
     pNext: {
       type: "VkValidationFeaturesEXT",
-      pEnabledValidationFeatures: [1, 2],
-      pNext: { type: "VkDebugUtilsMessengerCreateInfoEXT" },
+      pEnabledValidationFeatures: [
+        VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_RESERVE_BINDING_SLOT_EXT,
+        VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT,
+      ],
+      pNext: {
+        type: "VkDebugUtilsMessengerCreateInfoEXT",
+        messageSeverity: VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        messageType: VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        pfnUserCallback: null,
+      },
     },
   });
   assertEquals(readChain(nested).map((s) => s.type), [

@@ -42,6 +42,7 @@ import {
   writeStruct,
   writeStructArray,
 } from "../../mod.ts";
+import { VK_IMAGE_USAGE_SAMPLED_BIT, VK_SAMPLE_COUNT_1_BIT } from "../../mod.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -201,7 +202,12 @@ export function structTypeCases(
   device: VkDevice,
   gpu: VkPhysicalDevice,
 ): void {
-  writeStruct(arena, "VkImageCreateInfo", { format: VK_FORMAT_R8G8B8A8_UNORM, extent: { width: 1 } });
+  writeStruct(arena, "VkImageCreateInfo", {
+    format: VK_FORMAT_R8G8B8A8_UNORM,
+    extent: { width: 1 },
+    usage: VK_IMAGE_USAGE_SAMPLED_BIT,
+    samples: VK_SAMPLE_COUNT_1_BIT,
+  });
   writeStruct(arena, "VkDeviceCreateInfo", {
     pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
     ppEnabledExtensionNames: ["VK_KHR_swapchain"],

@@ -22,6 +22,7 @@ import {
   type VkDevice,
   VkError,
   type VkImage,
+  type VkResult,
   VkScope,
   Vulkan,
   type VulkanCommands,
@@ -62,7 +63,7 @@ Deno.test("a typed callback gets decoded arguments, returns booleans as VkBool32
     assertEquals(CallbackRegistry.liveCount, before + 1);
     // Call it the way C does, through its pointer, with a struct written in memory.
     const call = new Deno.UnsafeFnPointer(
-      cb.pointer as Deno.PointerObject<never>,
+      cb.pointer as Deno.PointerObject as Deno.PointerObject<never>,
       {
         parameters: ["u32", "u32", "pointer", "pointer"],
         result: "u32",
@@ -100,7 +101,7 @@ Deno.test("a throwing callback returns its onError value to C and reports the th
     throw new Error("boom");
   }, { report: (m) => reports.push(m) });
   const call = new Deno.UnsafeFnPointer(
-    cb.pointer as Deno.PointerObject<never>,
+    cb.pointer as Deno.PointerObject as Deno.PointerObject<never>,
     {
       parameters: ["u32", "u32", "pointer", "pointer"],
       result: "u32",
@@ -122,7 +123,7 @@ function recorder(fail?: number) {
   const name = (h: Deno.PointerValue) => `0x${Deno.UnsafePointer.value(h).toString(16)}`;
   const vk: Partial<VulkanCommands> = {
     vkCreateBuffer: (device, _info, _alloc, pBuffer) => {
-      if (fail !== undefined) return fail as -2;
+      if (fail !== undefined) return fail as VkResult;
       out(pBuffer);
       log.push(`create buffer on ${name(device)}`);
       return VK_SUCCESS;

@@ -14,6 +14,7 @@ import { NativeLayerBridge } from "../../layers/native.ts";
 import { installLayers } from "../../layers/top.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { installShim, referenceLoaderTest } from "../support/ts_layer_harness.ts";
+import { VK_BUFFER_USAGE_STORAGE_BUFFER_BIT } from "../../mod.ts";
 
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;
@@ -124,7 +125,10 @@ referenceLoaderTest(
       );
       const device = readPointer(pDevice, 0);
       const pBuffer = slot();
-      const info = writeStruct(arena, "VkBufferCreateInfo", { size: 64n, usage: 0x20 });
+      const info = writeStruct(arena, "VkBufferCreateInfo", {
+        size: 64n,
+        usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+      });
       check(v.vkCreateBuffer!(device, info, null, pBuffer), "vkCreateBuffer");
       const buffer = readPointer(pBuffer, 0);
       v.vkDestroyBuffer!(device, buffer, null);

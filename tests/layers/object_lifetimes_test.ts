@@ -11,6 +11,7 @@ import { installLayers } from "../../layers/top.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { referenceLoaderTest } from "../support/ts_layer_harness.ts";
 import { asHandle, readHandle } from "../../ffi/handle.ts";
+import { VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER } from "../../mod.ts";
 
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;
@@ -51,7 +52,10 @@ referenceLoaderTest(
     const d = vk.deviceTable(device) as Commands;
     const buffer = () => {
       const out = slot();
-      const info = writeStruct(arena, "VkBufferCreateInfo", { size: 256n, usage: 0x20 });
+      const info = writeStruct(arena, "VkBufferCreateInfo", {
+        size: 256n,
+        usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+      });
       check(d.vkCreateBuffer!(device, info, null, out), "vkCreateBuffer");
       return readPointer(out, 0);
     };
@@ -114,7 +118,7 @@ Deno.test("object_lifetimes finds a destroyed buffer two pointers deep in a desc
   vk.vkDestroyBuffer!(device, buffer, null);
   const write = writeStruct(arena, "VkWriteDescriptorSet", {
     dstSet: asHandle("VkDescriptorSet", Deno.UnsafePointer.create(0x6000n)),
-    descriptorType: 7,
+    descriptorType: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
     pBufferInfo: [{ buffer, offset: 0n, range: 64n }],
   });
   vk.vkUpdateDescriptorSets!(device, 1, write, 0, null);

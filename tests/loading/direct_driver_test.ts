@@ -17,6 +17,7 @@ import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { asHandle } from "../../ffi/handle.ts";
+import type { VkDirectDriverLoadingModeLUNARG } from "../../mod.ts";
 
 const EXT = "VK_LUNARG_direct_driver_loading";
 const EXCLUSIVE = 0;
@@ -60,7 +61,7 @@ function createDirect(
     bytes.setBigUint64(24, g === null ? 0n : BigInt(Deno.UnsafePointer.value(g)), true);
   });
   const list = writeStruct(a, "VkDirectDriverLoadingListLUNARG", {
-    mode: mode as 0 | 1,
+    mode: mode as VkDirectDriverLoadingModeLUNARG,
     driverCount: gipas.length,
     pDrivers: base,
   });

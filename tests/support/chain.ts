@@ -13,6 +13,7 @@ import { Arena, type Pointer, readPointer, readU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { asHandle } from "../../ffi/handle.ts";
 import type { VkDevice, VkInstance, VkPhysicalDevice } from "../../ffi/generated/vk_types.ts";
+import type { VkInstanceCreateFlags } from "../../mod.ts";
 
 /** A command object with its log lines kept. */
 export interface Loaded extends Disposable {
@@ -66,7 +67,7 @@ export function createInstance(l: Loaded, o: InstanceOptions = {}): { result: nu
     apiVersion: version(o.apiVersion ?? "1.3.0"),
   });
   const ci = writeStruct(arena, "VkInstanceCreateInfo", {
-    flags: o.flags ?? 0,
+    flags: (o.flags ?? 0) as VkInstanceCreateFlags,
     pApplicationInfo: app,
     enabledExtensionCount: o.extensions?.length ?? 0,
     ppEnabledExtensionNames: arena.cstringArray(o.extensions ?? []),

@@ -12,6 +12,11 @@ import { enumerate, makeApiVersion, writeStruct } from "../../ffi/structs.ts";
 import { cycle } from "./reliability_soak.ts";
 import type { InstanceJob, RecordJob, WorkerReport } from "./reliability_threads_worker.ts";
 import { asHandle } from "../../ffi/handle.ts";
+import {
+  VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+  VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+  VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+} from "../../mod.ts";
 
 const VARS = {
   VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
@@ -139,7 +144,10 @@ async function scenario(name: string, workers: number, iterations: number): Prom
       check(
         vk.vkCreateCommandPool!(
           device,
-          writeStruct(arena, "VkCommandPoolCreateInfo", { flags: 0x2, queueFamilyIndex: 0 }),
+          writeStruct(arena, "VkCommandPoolCreateInfo", {
+            flags: VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+            queueFamilyIndex: 0,
+          }),
           null,
           out(slot),
         ),
@@ -152,7 +160,7 @@ async function scenario(name: string, workers: number, iterations: number): Prom
           device,
           writeStruct(arena, "VkCommandBufferAllocateInfo", {
             commandPool: asHandle("VkCommandPool", pool),
-            level: 0,
+            level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
             commandBufferCount: 1,
           }),
           out(slot),
@@ -169,7 +177,10 @@ async function scenario(name: string, workers: number, iterations: number): Prom
       check(
         vk.vkCreateBuffer!(
           device,
-          writeStruct(arena, "VkBufferCreateInfo", { size: BigInt(SIZE), usage: 0x2 /* TRANSFER_DST */ }),
+          writeStruct(arena, "VkBufferCreateInfo", {
+            size: BigInt(SIZE),
+            usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+          }),
           null,
           out(slot),
         ),

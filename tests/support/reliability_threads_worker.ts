@@ -11,6 +11,7 @@ import { Arena, pointerFromAddress } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import { slotNames } from "../../chain/stubs.ts";
 import { cycle } from "./reliability_soak.ts";
+import { VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT } from "../../mod.ts";
 
 /** A record-and-submit job: handles made on the main thread, as addresses. */
 export interface RecordJob {
@@ -80,7 +81,9 @@ function record(job: RecordJob): WorkerReport {
   const fences = Deno.UnsafePointer.of(fence);
   const cbs = new BigUint64Array(new ArrayBuffer(8));
   cbs[0] = job.commandBuffer;
-  const beginInfo = writeStruct(arena, "VkCommandBufferBeginInfo", { flags: 1 });
+  const beginInfo = writeStruct(arena, "VkCommandBufferBeginInfo", {
+    flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+  });
   const submitInfo = writeStruct(arena, "VkSubmitInfo", {
     commandBufferCount: 1,
     pCommandBuffers: Deno.UnsafePointer.of(cbs),

@@ -18,6 +18,11 @@ import {
 } from "../support/chain.ts";
 import { asHandle, readHandle } from "../../ffi/handle.ts";
 import type { VkPhysicalDevice, VkSurfaceKHR, VkSwapchainKHR } from "../../ffi/generated/vk_types.ts";
+import {
+  VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
+  VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+  VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+} from "../../mod.ts";
 
 const SURFACE_QUERIES = [
   "vkGetPhysicalDeviceSurfaceSupportKHR",
@@ -133,6 +138,9 @@ Deno.test("through vkdeno, an interface-2 driver reads the xlib and xcb fields f
     const swapchains: (VkSwapchainKHR | null)[] = [];
     for (const device of devices) {
       const info = writeStruct(arena, "VkSwapchainCreateInfoKHR", {
+        imageUsage: VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+        preTransform: VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+        compositeAlpha: VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
         surface,
         minImageCount: 2,
         imageExtent: { width: 64, height: 48 },
@@ -254,7 +262,13 @@ Deno.test("through a mock layer, surface queries and vkCreateSwapchainKHR still 
   for (const pd of pds) {
     const { device } = createDevice(l, pd, { extensions: ["VK_KHR_swapchain"] });
     const sc = surfaceOut(arena);
-    const create = writeStruct(arena, "VkSwapchainCreateInfoKHR", { surface, minImageCount: 2 });
+    const create = writeStruct(arena, "VkSwapchainCreateInfoKHR", {
+      surface,
+      minImageCount: 2,
+      imageUsage: VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+      preTransform: VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+      compositeAlpha: VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
+    });
     assert.equal(vk.vkCreateSwapchainKHR(device, create, null, sc.pointer), 0);
     vk.vkDestroySwapchainKHR(device, asHandle("VkSwapchainKHR", sc.read()), null);
     vk.vkDestroyDevice(device, null);

@@ -10,6 +10,13 @@ import { writeStruct } from "../../ffi/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { calls, createDevice, createInstance, fields, load, physicalDevices } from "../support/chain.ts";
 import { readHandle } from "../../ffi/handle.ts";
+import {
+  VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
+  VK_FORMAT_B8G8R8A8_UNORM,
+  VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+  VK_PRESENT_MODE_FIFO_KHR,
+  VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+} from "../../mod.ts";
 
 const EXTENSIONS = ["VK_KHR_surface", "VK_EXT_headless_surface"];
 
@@ -53,13 +60,13 @@ Deno.test("headless surfaces, surface queries and swapchains reach each driver w
   const swapchainInfo = writeStruct(arena, "VkSwapchainCreateInfoKHR", {
     surface,
     minImageCount: 2,
-    imageFormat: 44,
+    imageFormat: VK_FORMAT_B8G8R8A8_UNORM,
     imageExtent: { width: 64, height: 64 },
     imageArrayLayers: 1,
-    imageUsage: 0x10,
-    preTransform: 1,
-    compositeAlpha: 1,
-    presentMode: 2,
+    imageUsage: VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+    preTransform: VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+    compositeAlpha: VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
+    presentMode: VK_PRESENT_MODE_FIFO_KHR,
   });
   const swapchainOut = arena.pointer(arena.alloc(8));
   assertEquals(vk.vkCreateSwapchainKHR(device, swapchainInfo, null, swapchainOut), 0);

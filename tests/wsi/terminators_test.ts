@@ -19,6 +19,11 @@ import type { WsiDriver, WsiPhysicalDevice } from "../../wsi/terminators.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { DirectDriver } from "../support/mock_ffi.ts";
 import { asHandle, readHandle } from "../../ffi/handle.ts";
+import {
+  VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
+  VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+  VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+} from "../../mod.ts";
 
 const EXTENSIONS = ["VK_KHR_surface", "VK_KHR_xcb_surface", "VK_KHR_xlib_surface", "VK_EXT_headless_surface"];
 
@@ -172,6 +177,9 @@ Deno.test("an interface-2 driver reads the xcb window from the container; an int
     assert.notEqual(hex(terminator), hex(own));
     assert.equal(s.wsi.deviceProcAddr("vkCreateSwapchainKHR", index, own), terminator, "cached");
     const info = writeStruct(s.arena, "VkSwapchainCreateInfoKHR", {
+      imageUsage: VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+      preTransform: VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+      compositeAlpha: VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
       surface,
       minImageCount: 3,
       imageExtent: { width: 640, height: 480 },

@@ -17,6 +17,11 @@ import { addr, createDevice, load, physicalDevices } from "../../support/chain.t
 import { MockEnvironment } from "../../support/mock.ts";
 import { asHandle } from "../../../ffi/handle.ts";
 import { readHandle } from "../../../ffi/handle.ts";
+import type {
+  VkDebugReportFlagsEXT,
+  VkDebugUtilsMessageSeverityFlagsEXT,
+  VkDebugUtilsMessageTypeFlagsEXT,
+} from "../../../mod.ts";
 
 interface Seen {
   kind: "utils" | "report";
@@ -85,8 +90,8 @@ class AppMessengers implements Disposable {
 }
 
 const quiet = { vars: {}, elevated: false };
-const ALL_SEVERITIES = 0x1111;
-const ALL_TYPES = 0x7;
+const ALL_SEVERITIES = 0x1111 as VkDebugUtilsMessageSeverityFlagsEXT;
+const ALL_TYPES = 0x7 as VkDebugUtilsMessageTypeFlagsEXT;
 
 Deno.test("log levels and categories map to debug-utils severities and types", () => {
   const of = (level: "error" | "warn" | "info" | "debug", category?: "perf" | "layer" | "validation") => {
@@ -106,14 +111,14 @@ Deno.test("create-info messengers get every loader message while active, filtere
     pNext: [
       {
         type: "VkDebugUtilsMessengerCreateInfoEXT",
-        messageSeverity: SEVERITY.warning | SEVERITY.error,
+        messageSeverity: (SEVERITY.warning | SEVERITY.error) as VkDebugUtilsMessageSeverityFlagsEXT,
         messageType: ALL_TYPES,
         pfnUserCallback: app.utils,
         pUserData: Deno.UnsafePointer.create(0x1234n),
       },
       {
         type: "VkDebugReportCallbackCreateInfoEXT",
-        flags: REPORT_FLAGS.error | REPORT_FLAGS.debug,
+        flags: (REPORT_FLAGS.error | REPORT_FLAGS.debug) as VkDebugReportFlagsEXT,
         pfnCallback: app.report,
         pUserData: Deno.UnsafePointer.create(0x5678n),
       },
@@ -350,6 +355,7 @@ Deno.test("terminator messengers are made in drivers that have the command too, 
   const info = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
     messageSeverity: ALL_SEVERITIES,
     messageType: ALL_TYPES,
+    pfnUserCallback: null,
   });
   const handle = new BigUint64Array(1);
   const call = (t: Record<string, Deno.PointerObject>, name: string) =>

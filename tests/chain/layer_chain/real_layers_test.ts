@@ -12,6 +12,14 @@ import { Library } from "../../../ffi/library.ts";
 import { Arena, readCString, readPointer } from "../../../ffi/memory.ts";
 import { writeStruct } from "../../../ffi/structs.ts";
 import { asHandle, readHandle } from "../../../ffi/handle.ts";
+import {
+  flags,
+  VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+} from "../../../mod.ts";
 
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../../..", import.meta.url).pathname;
@@ -149,8 +157,15 @@ Deno.test({
     vk.vkCreateDebugUtilsMessengerEXT(
       instance,
       writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
-        messageSeverity: 0x1100,
-        messageType: 0x7,
+        messageSeverity: flags(
+          VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+          VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        ),
+        messageType: flags(
+          VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+          VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+          VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        ),
         pfnUserCallback: messenger.pointer,
       }),
       null,
