@@ -127,7 +127,8 @@ export class Vulkan implements Disposable {
    * using vk = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json" }, elevated: false } });
    * ```
    */
-  static load(options: VulkanOptions = {}): Vulkan & VulkanCommands {
+  static load(options?: VulkanOptions): Vulkan & VulkanCommands {
+    options ??= {};
     return new Vulkan(
       new Loader({
         ...options,
@@ -259,7 +260,8 @@ export class Vulkan implements Disposable {
    * for await (const changes of vk.watch()) console.log(changes);
    * ```
    */
-  watch(options: DiscoveryWatchOptions = {}): DiscoveryWatcher {
+  watch(options?: DiscoveryWatchOptions): DiscoveryWatcher {
+    options ??= {};
     const watcher = new DiscoveryWatcher(this.#loader.env, options);
     this.#watchers.add(watcher);
     return watcher;
@@ -277,7 +279,8 @@ export class Vulkan implements Disposable {
    * if (!(await vk.waitForDevices({ timeoutMs: 10_000 }))) console.log("no GPU yet");
    * ```
    */
-  waitForDevices(options: WaitForDevicesOptions = {}): Promise<boolean> {
+  waitForDevices(options?: WaitForDevicesOptions): Promise<boolean> {
+    options ??= {};
     const { env: _env, logger: _logger, ...rest } = this.#options;
     const stop = new AbortController();
     const watcher = { close: () => stop.abort() } as DiscoveryWatcher;
@@ -345,6 +348,7 @@ export class Vulkan implements Disposable {
  * using vk = loadVulkan();
  * ```
  */
-export function loadVulkan(options: VulkanOptions = {}): Vulkan & VulkanCommands {
+export function loadVulkan(options?: VulkanOptions): Vulkan & VulkanCommands {
+  options ??= {};
   return Vulkan.load(options);
 }

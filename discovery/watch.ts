@@ -199,7 +199,8 @@ export class DiscoveryWatcher implements AsyncIterableIterator<DiscoveryChange[]
   #signal: AbortSignal | undefined;
 
   /** Starts watching the locations `env` leads to; the current state is the baseline. */
-  constructor(env: EnvironmentSnapshot, options: DiscoveryWatchOptions = {}) {
+  constructor(env: EnvironmentSnapshot, options?: DiscoveryWatchOptions) {
+    options ??= {};
     this.#env = env;
     this.#debounceMs = options.debounceMs ?? 100;
     this.#state = discoveryState(env);

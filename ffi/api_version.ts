@@ -15,7 +15,9 @@
  * ```
  * @throws {RangeError} If a component is out of its bit range.
  */
-export function makeApiVersion(major: number, minor: number, patch = 0, variant = 0): number {
+export function makeApiVersion(major: number, minor: number, patch?: number, variant?: number): number {
+  patch ??= 0;
+  variant ??= 0;
   const fits = (v: number, bits: number) => Number.isInteger(v) && v >= 0 && v < 2 ** bits;
   if (!fits(variant, 3) || !fits(major, 7) || !fits(minor, 10) || !fits(patch, 12)) {
     throw new RangeError(`Invalid API version "${variant}.${major}.${minor}.${patch}"`);

@@ -114,8 +114,9 @@ export function enumerate<S extends string>(
 export function enumerate(
   command: (...args: never[]) => unknown,
   args: readonly unknown[],
-  options: EnumerateOptions<string> = {},
+  options?: EnumerateOptions<string>,
 ): (Deno.PointerObject | StructValue)[] {
+  options ??= {};
   const name = options.name ?? (command.name.startsWith("vk") ? command.name : "enumeration");
   const call = command as unknown as (...a: unknown[]) => unknown;
   // An explicit ArrayBuffer lives off the V8 heap, so its address cannot move during the calls.

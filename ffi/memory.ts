@@ -69,7 +69,8 @@ export class Arena implements Disposable {
    * ```
    * @throws {RangeError} If `align` is not a power of two or `size` is negative.
    */
-  alloc(size: number, align = 8): Uint8Array {
+  alloc(size: number, align?: number): Uint8Array {
+    align ??= 8;
     this.#checkLive();
     if (!Number.isInteger(size) || size < 0) throw new RangeError(`Invalid allocation size "${size}"`);
     if (!Number.isInteger(align) || align <= 0 || (align & (align - 1)) !== 0) {
@@ -114,7 +115,8 @@ export class Arena implements Disposable {
    * const p = arena.copy(new Uint32Array([1, 2, 3]));
    * ```
    */
-  copy(buf: ArrayBufferView, align = 8): Deno.PointerObject {
+  copy(buf: ArrayBufferView, align?: number): Deno.PointerObject {
+    align ??= 8;
     const dst = this.alloc(buf.byteLength, align);
     dst.set(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
     return this.pointer(dst);
@@ -284,7 +286,8 @@ function view(ptr: Deno.PointerValue, offset: number, size: number): DataView {
  * console.log(readPointer(list, 0)); // null
  * ```
  */
-export function readPointer(ptr: Deno.PointerValue, offset = 0): Deno.PointerValue {
+export function readPointer(ptr: Deno.PointerValue, offset?: number): Deno.PointerValue {
+  offset ??= 0;
   return new Deno.UnsafePointerView(nonNull(ptr, "read a pointer")).getPointer(offset);
 }
 

@@ -76,8 +76,9 @@ export function readStruct<S extends string>(
 export function readStruct(
   name: string,
   source: Deno.PointerValue | Uint8Array,
-  options: ReadStructOptions = {},
+  options?: ReadStructOptions,
 ): StructValue {
+  options ??= {};
   const layout = layoutOf(name);
   const base = (options.index ?? 0) * layout.size;
   let view: DataView;

@@ -180,8 +180,9 @@ export function allocStruct<S extends string>(
 export function allocStruct(
   arena: Arena,
   name: string,
-  options: { count?: number; pNext?: unknown } = {},
+  options?: { count?: number; pNext?: unknown },
 ): Deno.PointerObject {
+  options ??= {};
   const writer = new StructWriter(arena);
   const count = options.count ?? 1;
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`Invalid struct count "${count}"`);

@@ -75,7 +75,8 @@ export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Di
  * ```
  * @throws {TypeError} If `name` is not a struct or `pointer` is null.
  */
-export function readStructDeep(name: string, pointer: Deno.PointerValue, depth = 0): StructValue {
+export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?: number): StructValue {
+  depth ??= 0;
   if (pointer === null) throw new TypeError(`Cannot read "${name}" through a null pointer`);
   const layout = layoutOf(name);
   const value = readInto(
@@ -128,8 +129,9 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth =
 export function makeCallback<N extends VkCallbackName>(
   type: N,
   fn: VkCallbackFunctions[N],
-  options: MakeCallbackOptions = {},
+  options?: MakeCallbackOptions,
 ): VkCallback<N> {
+  options ??= {};
   const def = Object.hasOwn(CALLBACK_DEFS, type) ? CALLBACK_DEFS[type] : undefined;
   if (!def) throw new TypeError(`Unknown callback type "${type}": not a funcpointer of the registry`);
   const registry = new CallbackRegistry({ report: options.report });

@@ -172,7 +172,8 @@ export class Logger {
    * Reads `VK_LOADER_DEBUG` from the snapshot (with `getenv`: honoured when elevated); the settings file's
    * `stderr_log` bits (`options.settingsLogMask`), when not 0, replace it, as in the Khronos loader.
    */
-  constructor(env: EnvironmentSnapshot, options: LoggerOptions = {}) {
+  constructor(env: EnvironmentSnapshot, options?: LoggerOptions) {
+    options ??= {};
     const settingsMask = options.settingsLogMask ?? 0;
     this.#mask = settingsMask !== 0 ? settingsMask : parseLoaderDebug(getenv(env, "VK_LOADER_DEBUG"));
     this.#write = options.write ?? writeStderr;
