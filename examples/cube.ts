@@ -295,11 +295,15 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       return false;
     });
     messengerInfo = {
-      messageSeverity: vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+      messageSeverity: vkc.flags(
+        vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
         vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-      messageType: vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-        vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+      ),
+      messageType: vkc.flags(
+        vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
         vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+      ),
       pfnUserCallback: callback,
     };
   }
@@ -384,13 +388,19 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       pDependencies: [{
         srcSubpass: vkc.VK_SUBPASS_EXTERNAL,
         dstSubpass: 0,
-        srcStageMask: vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+        srcStageMask: vkc.flags(
+          vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
           vkc.VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
-        dstStageMask: vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+        ),
+        dstStageMask: vkc.flags(
+          vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
           vkc.VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT,
+        ),
         srcAccessMask: vkc.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-        dstAccessMask: vkc.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+        dstAccessMask: vkc.flags(
+          vkc.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
           vkc.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+        ),
       }],
     }),
     null,
@@ -430,7 +440,10 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       pSetLayouts: Array(FRAMES_IN_FLIGHT).fill(setLayout),
     }),
   ], FRAMES_IN_FLIGHT);
-  const hostVisible = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const hostVisible = vkc.flags(
+    vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+    vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+  );
   const uniforms = sets.map((set) => {
     const buffer = scope.create("vkCreateBuffer", [
       device,
@@ -512,8 +525,10 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       ? c.minImageCount + 1
       : Math.min(c.minImageCount + 1, c.maxImageCount);
     const opaque = vkc.VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-    const usage = vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-      (c.supportedUsageFlags & vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    const color = vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+    const usage = c.supportedUsageFlags & vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+      ? vkc.flags(color, vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+      : color;
     const swapchain = create(vk, "vkCreateSwapchainKHR", [
       device,
       writeStruct(arena, "VkSwapchainCreateInfoKHR", {
@@ -528,7 +543,7 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
         preTransform: c.currentTransform,
         compositeAlpha: c.supportedCompositeAlpha & opaque
           ? opaque
-          : c.supportedCompositeAlpha & -c.supportedCompositeAlpha,
+          : (c.supportedCompositeAlpha & -c.supportedCompositeAlpha) as vkc.VkCompositeAlphaFlagBitsKHR,
         presentMode,
         clipped: vkc.VK_TRUE,
         oldSwapchain: old?.swapchain ?? null,
@@ -797,7 +812,16 @@ function createPipeline(
         depthWriteEnable: vkc.VK_TRUE,
         depthCompareOp: vkc.VK_COMPARE_OP_LESS,
       },
-      pColorBlendState: { pAttachments: [{ colorWriteMask: 0xf }] },
+      pColorBlendState: {
+        pAttachments: [{
+          colorWriteMask: vkc.flags(
+            vkc.VK_COLOR_COMPONENT_R_BIT,
+            vkc.VK_COLOR_COMPONENT_G_BIT,
+            vkc.VK_COLOR_COMPONENT_B_BIT,
+            vkc.VK_COLOR_COMPONENT_A_BIT,
+          ),
+        }],
+      },
       pDynamicState: { pDynamicStates: [vkc.VK_DYNAMIC_STATE_VIEWPORT, vkc.VK_DYNAMIC_STATE_SCISSOR] },
       layout,
       renderPass,
@@ -824,7 +848,7 @@ function swapchainState(
   const arena = new Arena();
   const { device, extent } = s;
   const images = enumerate(vk.vkGetSwapchainImagesKHR, [device, s.swapchain]);
-  const view = (image: VkImage | null, format: vkc.VkFormat, aspectMask: number) =>
+  const view = (image: VkImage | null, format: vkc.VkFormat, aspectMask: vkc.VkImageAspectFlags) =>
     create(vk, "vkCreateImageView", [
       device,
       writeStruct(arena, "VkImageViewCreateInfo", {
@@ -948,15 +972,15 @@ function makeReadback(vk: VulkanCommands, arena: Arena, ref: DeviceRef, s: Swapc
     }),
     null,
   ]);
-  const flags = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const flags = vkc.flags(vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
   const memory = allocateFor(vk, arena, ref, { buffer }, flags);
   const range = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
   const barrier = (
     image: VkImage,
     from: vkc.VkImageLayout,
     to: vkc.VkImageLayout,
-    src: number,
-    dst: number,
+    src: vkc.VkAccessFlags,
+    dst: vkc.VkAccessFlags,
   ) =>
     writeStruct(arena, "VkImageMemoryBarrier", {
       srcAccessMask: src,
