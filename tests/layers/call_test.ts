@@ -16,13 +16,17 @@ import {
   type ValidationMessage,
   VK_ERROR_UNKNOWN,
 } from "../../layers/mod.ts";
-import { Vulkan, type VulkanCommands } from "../../mod.ts";
+import {
+  VK_ERROR_DEVICE_LOST,
+  VK_ERROR_OUT_OF_DEVICE_MEMORY,
+  VK_SUCCESS,
+  Vulkan,
+  type VulkanCommands,
+} from "../../mod.ts";
 import { createDevice, createInstance, type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import type { VkDevice, VkDeviceMemory, VkQueue } from "../../ffi/generated/vk_types.ts";
 
-const VK_ERROR_OUT_OF_DEVICE_MEMORY = -2;
-const VK_ERROR_DEVICE_LOST = -4;
 const VULKAN_1_1_FEATURES = 49;
 const VULKAN_1_2_FEATURES = 51;
 const LAYER = "VK_LAYER_VKDENO_test_control";
@@ -133,7 +137,7 @@ for (const placement of PLACEMENTS) {
       vkAllocateMemory: {
         preCallValidate(ctx) {
           ctx.setOutput(3, Deno.UnsafePointer.create(0x5000n) as VkDeviceMemory);
-          ctx.skip(0);
+          ctx.skip(VK_SUCCESS);
         },
       },
       vkDeviceWaitIdle: { postCallRecord: (ctx) => void (ctx.result = VK_ERROR_DEVICE_LOST) },
