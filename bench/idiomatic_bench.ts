@@ -42,8 +42,8 @@ if (import.meta.main) {
     const fence = vk.createFence(device, { flags: VK_FENCE_CREATE_SIGNALED_BIT });
     const barrier = {
       pMemoryBarriers: [{
-        srcStageMask: BigInt(VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT),
-        srcAccessMask: BigInt(VK_ACCESS_2_SHADER_WRITE_BIT),
+        srcStageMask: VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        srcAccessMask: VK_ACCESS_2_SHADER_WRITE_BIT,
       }],
     };
     const viewport = { x: 0, y: 0, width: 64, height: 64, minDepth: 0, maxDepth: 1 };

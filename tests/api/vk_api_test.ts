@@ -5,6 +5,7 @@
 import { deepEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import {
   asHandle,
+  flags,
   VK_API_VERSION_1_3,
   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -99,7 +100,7 @@ Deno.test({
         assert(queue !== null, loader);
         // One struct in, a handle out; a struct out.
         const size = 4096n;
-        const usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        const usage = flags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
         const buffer = vk.createBuffer(device, { size, usage });
         const reqs = vk.getBufferMemoryRequirements(device, buffer);
         assert(reqs.size >= size, loader);
