@@ -78,6 +78,7 @@ export { VkScope } from "./ffi/scope.ts";
 export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./ffi/vk_callback.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
 export { VkApi, type VkCommandSource } from "./api/vk_api.ts";
+export { type DeviceOrderEntry, explainDeviceOrder, type ExplainDeviceOrderOptions } from "./device_order.ts";
 export type { VkChained, VkChainName, VkIdiomaticCommands } from "./ffi/generated/vk_idiomatic.ts";
 export type { WaitForDevicesOptions } from "./chain/wait_devices.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./loading/log.ts";

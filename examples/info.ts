@@ -26,23 +26,9 @@
  *
  * @module
  */
-import { explainEnumeratedOrder } from "../chain/order/report.ts";
-import { readDevicePolicy } from "../discovery/device_selection.ts";
-import { deviceConfigurationsOf, readLoaderSettings } from "../discovery/settings_file.ts";
-import { explainConfiguredOrder, readDeviceIdentity } from "../chain/order/configurations.ts";
-import { readDeviceRecord } from "../chain/order/record.ts";
-import { address } from "../ffi/memory.ts";
 import * as vkc from "../mod.ts";
-import {
-  check,
-  enumerate,
-  formatApiVersion,
-  snapshotProcessEnvironment,
-  VkApi,
-  VkError,
-  VkScope,
-} from "../mod.ts";
-import { type EnvironmentSnapshot, type VkPhysicalDevice, type VulkanCommands, writeStruct } from "../mod.ts";
+import { explainDeviceOrder, formatApiVersion, VkApi, type VkCommandSource, VkError } from "../mod.ts";
+import type { EnvironmentSnapshot } from "../mod.ts";
 import { describeDevice } from "./_helpers.ts";
 import { loaderArg, openLoader } from "./_loader.ts";
 
@@ -102,87 +88,44 @@ export interface InfoOptions {
  * ```
  * @throws {VkError} If a command fails, instance creation included (its `result` names the VkResult).
  */
-export function collectInfo(vk: VulkanCommands, options: InfoOptions = {}): InfoReport {
-  using scope = new VkScope(vk); // destroys the instance when done, also on a throw
-  const version = new Uint32Array(new ArrayBuffer(4));
-  check(vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version)), "vkEnumerateInstanceVersion");
-  const instanceVersion = version[0]!;
-  const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" })
-    .map((l) => ({
-      name: l.layerName,
-      specVersion: formatApiVersion(l.specVersion),
-      implementationVersion: l.implementationVersion,
-      description: l.description,
-    }));
-  const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
-    struct: "VkExtensionProperties",
-  }).map((e) => ({ name: e.extensionName, specVersion: e.specVersion }));
-
+export function collectInfo(raw: VkCommandSource, options: InfoOptions = {}): InfoReport {
+  using vk = VkApi.of(raw).scope(); // destroys the instance when done, also on a throw
+  const instanceVersion = vk.enumerateInstanceVersion();
+  const layers = vk.enumerateInstanceLayerProperties().map((l) => ({
+    name: l.layerName,
+    specVersion: formatApiVersion(l.specVersion),
+    implementationVersion: l.implementationVersion,
+    description: l.description,
+  }));
+  const extensions = vk.enumerateInstanceExtensionProperties().map((e) => ({
+    name: e.extensionName,
+    specVersion: e.specVersion,
+  }));
   const portability = options.portability === true;
-  const instanceInfo = writeStruct(scope.arena, "VkInstanceCreateInfo", {
+  const instance = vk.createInstance({
     flags: portability ? vkc.VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0,
     pApplicationInfo: { pApplicationName: "vkdeno info", apiVersion: instanceVersion },
     ppEnabledExtensionNames: portability ? [vkc.VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME] : [],
   });
-  const instance = scope.create("vkCreateInstance", [instanceInfo, null]);
-  const handles = enumerate(vk.vkEnumeratePhysicalDevices, [instance]) as VkPhysicalDevice[];
+  const handles = vk.enumeratePhysicalDevices(instance);
   const devices = handles.map((physicalDevice): DeviceInfo => {
     // Instance version 0: VkPhysicalDeviceProperties only, as vulkaninfo --summary shows them.
-    const { name, type, apiVersion, driver, vendorID, deviceID } = describeDevice(
-      VkApi.of(vk),
-      physicalDevice,
-      0,
-    );
-    const deviceExtensions = enumerate(vk.vkEnumerateDeviceExtensionProperties, [physicalDevice, null], {
-      struct: "VkExtensionProperties",
-    });
-    const extensions = deviceExtensions.map((e) => e.extensionName);
+    const { name, type, apiVersion, driver, vendorID, deviceID } = describeDevice(vk, physicalDevice, 0);
+    const extensions = vk.enumerateDeviceExtensionProperties(physicalDevice).map((e) => e.extensionName);
     return { name, type, apiVersion, driverVersion: driver.version, vendorID, deviceID, extensions };
   });
-  const indexOf = new Map(handles.map((h, i) => [address(h), i]));
+  const indexOf = new Map(handles.map((h, i) => [Deno.UnsafePointer.value(h), i]));
   const properties2 = instanceVersion >= vkc.VK_API_VERSION_1_1;
-  const groups = !properties2 ? devices.map((_, i) => ({ devices: [i] })) : enumerate(
-    vk.vkEnumeratePhysicalDeviceGroups,
-    [instance],
-    { struct: "VkPhysicalDeviceGroupProperties" },
-  ).map((g) => ({
-    devices: g.physicalDevices
-      .slice(0, g.physicalDeviceCount)
-      .map((h) => indexOf.get(address(h)) ?? -1),
-  }));
-  const env = options.env ?? snapshotProcessEnvironment();
-  const order = deviceOrder(vk, handles, properties2, env, instanceVersion);
+  const groups = !properties2
+    ? devices.map((_, i) => ({ devices: [i] }))
+    : vk.enumeratePhysicalDeviceGroups(instance).map((g) => ({
+      devices: g.physicalDevices
+        .slice(0, g.physicalDeviceCount)
+        .map((h) => indexOf.get(Deno.UnsafePointer.value(h)) ?? -1),
+    }));
+  const env = options.env;
+  const order = explainDeviceOrder(raw, handles, { apiVersion: instanceVersion, ...(env ? { env } : {}) });
   return { instanceVersion: formatApiVersion(instanceVersion), layers, extensions, devices, groups, order };
-}
-
-/** The policy's explanation of the order the loader returned (chain/order/report.ts). */
-function deviceOrder(
-  vk: VulkanCommands,
-  handles: VkPhysicalDevice[],
-  properties2: boolean,
-  env: EnvironmentSnapshot,
-  instanceVersion: number,
-): InfoReport["order"] {
-  const commands = vk as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>;
-  const fn = (name: string) => commands[name] ?? null;
-  const records = handles.map((h) => readDeviceRecord({ fn }, h, { properties2 }));
-  // A settings file's device_configurations place devices before any sort (chain/order/configurations.ts).
-  const list = deviceConfigurationsOf(readLoaderSettings(env).settings);
-  if (list !== undefined && properties2) {
-    const driver = { fn, driver: { apiVersion: instanceVersion } };
-    const configured = explainConfiguredOrder(
-      handles.map((h, i) => ({ h, apiVersion: records[i]!.apiVersion })),
-      (d) => readDeviceIdentity(driver, d.h, d.apiVersion),
-      list,
-    );
-    if (configured) return configured.map((e, device) => ({ device, rule: e.rule, why: e.why }));
-  }
-  const policy = readDevicePolicy(env);
-  return explainEnumeratedOrder(records, policy, { canSort: properties2 }).map((e, device) => ({
-    device,
-    rule: e.rule,
-    why: e.why,
-  }));
 }
 
 /**

@@ -14,18 +14,8 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import {
-  allocStruct,
-  asHandle,
-  check,
-  enumerate,
-  readPointer,
-  readStruct,
-  VkApi,
-  VkScope,
-  writeStruct,
-} from "../mod.ts";
-import type { Arena, StructInput, VkCommandBuffer, VkImage, VkInstance, VulkanCommands } from "../mod.ts";
+import { VkApi, type VkCommandBuffer, type VkCommandSource, type VkImage, type VkInstance } from "../mod.ts";
+import type { VkSurfaceKHR } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
 import { describeDevice } from "./_helpers.ts";
@@ -43,14 +33,12 @@ export interface PresentOptions {
   log?: (line: string) => void;
 }
 
-/** Where frames go: the surface to create (its instance extension, command and create info) and its size. */
+/** Where frames go: the surface's instance extension, how to create the surface, and its size. */
 export interface PresentTarget {
   /** The surface's instance extension (`VK_KHR_xlib_surface`, ...), enabled with `VK_KHR_surface`. */
   readonly extension: string;
-  /** The command creating the surface. */
-  readonly command: "vkCreateXlibSurfaceKHR" | "vkCreateXcbSurfaceKHR" | "vkCreateHeadlessSurfaceEXT";
-  /** The create-info struct and its members. */
-  readonly createInfo: { readonly type: string; readonly members: StructInput };
+  /** Creates the surface on `instance` (destroyed with the other objects `vk` owns). */
+  readonly createSurface: (vk: VkApi, instance: VkInstance) => VkSurfaceKHR;
   /** Swapchain size when the surface leaves it to the application. */
   readonly width: number;
   /** Swapchain size when the surface leaves it to the application. */
@@ -65,27 +53,23 @@ export interface PresentTarget {
  * import { XcbWindow } from "../wsi/x11.ts";
  * import { windowTarget } from "./present.ts";
  * using win = XcbWindow.open();
- * console.log(windowTarget(win).command); // "vkCreateXcbSurfaceKHR"
+ * console.log(windowTarget(win).extension); // "VK_KHR_xcb_surface"
  * ```
  */
 export function windowTarget(window: XlibWindow | XcbWindow): PresentTarget {
   const size = { width: window.width, height: window.height };
   if (window instanceof XcbWindow) {
-    const members = { connection: window.connection, window: window.window };
     return {
       extension: vkc.VK_KHR_XCB_SURFACE_EXTENSION_NAME,
-      command: "vkCreateXcbSurfaceKHR",
-      createInfo: { type: "VkXcbSurfaceCreateInfoKHR", members },
+      createSurface: (vk, instance) =>
+        vk.createXcbSurfaceKHR(instance, { connection: window.connection, window: window.window }),
       ...size,
     };
   }
   return {
     extension: vkc.VK_KHR_XLIB_SURFACE_EXTENSION_NAME,
-    command: "vkCreateXlibSurfaceKHR",
-    createInfo: {
-      type: "VkXlibSurfaceCreateInfoKHR",
-      members: { dpy: window.display, window: window.window },
-    },
+    createSurface: (vk, instance) =>
+      vk.createXlibSurfaceKHR(instance, { dpy: window.display, window: window.window }),
     ...size,
   };
 }
@@ -105,8 +89,7 @@ export function headlessTarget(
 ): PresentTarget {
   return {
     extension: vkc.VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME,
-    command: "vkCreateHeadlessSurfaceEXT",
-    createInfo: { type: "VkHeadlessSurfaceCreateInfoEXT", members: {} },
+    createSurface: (vk, instance) => vk.createHeadlessSurfaceEXT(instance, {}),
     ...size,
   };
 }
@@ -146,41 +129,29 @@ export interface PresentReport {
  * @throws {Error} If no device can present to the target.
  */
 export function presentFrames(
-  vk: VulkanCommands,
+  raw: VkCommandSource,
   target: PresentTarget | XlibWindow | XcbWindow,
   options: PresentOptions = {},
 ): PresentReport {
   const { frames = 3, colour = 0x3366cc, log = () => {} } = options;
   const to = target instanceof XlibWindow || target instanceof XcbWindow ? windowTarget(target) : target;
-  using scope = new VkScope(vk); // destroys what it created in reverse order, also on a throw
-  const arena = scope.arena;
+  using vk = VkApi.of(raw).scope(); // destroys what it creates, last first, also on a throw
 
-  const instanceInfo = writeStruct(arena, "VkInstanceCreateInfo", {
+  const instance = vk.createInstance({
     pApplicationInfo: { pApplicationName: "vkdeno present", apiVersion: vkc.VK_API_VERSION_1_1 },
     ppEnabledExtensionNames: [vkc.VK_KHR_SURFACE_EXTENSION_NAME, to.extension],
   });
-  const instance = scope.create("vkCreateInstance", [instanceInfo, null]);
-  const surfaceInfo = writeStruct(arena, to.createInfo.type, to.createInfo.members);
-  const surface = scope.create(to.command, [instance, surfaceInfo, null]);
+  const surface = to.createSurface(vk, instance);
   const { physicalDevice, queueFamily, deviceName } = pickDevice(vk, instance, surface);
   log(`device: ${deviceName}, queue family ${queueFamily}`);
-
-  const deviceInfo = writeStruct(arena, "VkDeviceCreateInfo", {
+  const device = vk.createDevice(physicalDevice, {
     pQueueCreateInfos: [{ queueFamilyIndex: queueFamily, pQueuePriorities: [1] }],
     ppEnabledExtensionNames: [vkc.VK_KHR_SWAPCHAIN_EXTENSION_NAME],
   });
-  const device = scope.create("vkCreateDevice", [physicalDevice, deviceInfo, null]);
-  const queue = scope.create("vkGetDeviceQueue", [device, queueFamily, 0]); // queues have no destroy
+  const queue = vk.getDeviceQueue(device, queueFamily, 0);
 
-  const caps = allocStruct(arena, "VkSurfaceCapabilitiesKHR");
-  check(
-    vk.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice, surface, caps),
-    "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
-  );
-  const c = readStruct("VkSurfaceCapabilitiesKHR", caps);
-  const formats = enumerate(vk.vkGetPhysicalDeviceSurfaceFormatsKHR, [physicalDevice, surface], {
-    struct: "VkSurfaceFormatKHR",
-  });
+  const c = vk.getPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice, surface);
+  const formats = vk.getPhysicalDeviceSurfaceFormatsKHR(physicalDevice, surface);
   // UNORM keeps the clear colour's bytes as given; an sRGB format would encode them.
   const chosen = formats.find((f) => f.format === vkc.VK_FORMAT_B8G8R8A8_UNORM) ?? formats[0];
   if (!chosen) throw new Error(`Device "${deviceName}" reports no surface formats`);
@@ -194,13 +165,17 @@ export function presentFrames(
   const imageCount = c.maxImageCount === 0
     ? Math.max(c.minImageCount, 2)
     : Math.min(Math.max(c.minImageCount, 2), c.maxImageCount);
-  const opaque = vkc.VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-  const compositeAlpha = c.supportedCompositeAlpha & opaque
-    ? opaque
-    : (c.supportedCompositeAlpha & -c.supportedCompositeAlpha) as vkc.VkCompositeAlphaFlagBitsKHR; // lowest bit
+  const OPAQUE = vkc.VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+  const others = [
+    vkc.VK_COMPOSITE_ALPHA_INHERIT_BIT_KHR,
+    vkc.VK_COMPOSITE_ALPHA_PRE_MULTIPLIED_BIT_KHR,
+    vkc.VK_COMPOSITE_ALPHA_POST_MULTIPLIED_BIT_KHR,
+  ];
+  const supported = (a: vkc.VkCompositeAlphaFlagBitsKHR) => (c.supportedCompositeAlpha & a) !== 0;
+  const compositeAlpha = supported(OPAQUE) ? OPAQUE : others.find(supported) ?? OPAQUE;
   log(`format ${chosen.format}, extent ${extent.width}x${extent.height}, ${imageCount} images`);
 
-  const swapchainInfo = writeStruct(arena, "VkSwapchainCreateInfoKHR", {
+  const swapchain = vk.createSwapchainKHR(device, {
     surface,
     minImageCount: imageCount,
     imageFormat: chosen.format,
@@ -214,143 +189,91 @@ export function presentFrames(
     presentMode: vkc.VK_PRESENT_MODE_FIFO_KHR,
     clipped: vkc.VK_TRUE,
   });
-  const swapchain = scope.create("vkCreateSwapchainKHR", [device, swapchainInfo, null]);
-  const images = enumerate(vk.vkGetSwapchainImagesKHR, [device, swapchain]);
+  const images = vk.getSwapchainImagesKHR(device, swapchain);
 
-  const poolInfo = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex: queueFamily });
-  const commandPool = scope.create("vkCreateCommandPool", [device, poolInfo, null]);
-  const commandBuffers = arena.pointer(arena.alloc(8 * images.length));
-  const allocInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", {
+  const commandPool = vk.createCommandPool(device, { queueFamilyIndex: queueFamily });
+  const commandBuffers = vk.allocateCommandBuffers(device, {
     commandPool,
     level: vkc.VK_COMMAND_BUFFER_LEVEL_PRIMARY,
     commandBufferCount: images.length,
   });
-  check(vk.vkAllocateCommandBuffers(device, allocInfo, commandBuffers), "vkAllocateCommandBuffers");
   const rgb = [(colour >> 16) & 0xff, (colour >> 8) & 0xff, colour & 0xff].map((v) => v / 255);
-  images.forEach((image, i) =>
-    recordClear(vk, arena, asHandle("VkCommandBuffer", readPointer(commandBuffers, 8 * i))!, image, rgb)
-  );
+  images.forEach((image, i) => {
+    const cmd = commandBuffers[i];
+    if (cmd) recordClear(vk, cmd, image, rgb);
+  });
 
-  const semaphore = () =>
-    scope.create("vkCreateSemaphore", [device, writeStruct(arena, "VkSemaphoreCreateInfo"), null]);
-  const acquired = semaphore();
+  const acquired = vk.createSemaphore(device, {});
   // One per image: a present may still wait on an image's semaphore when the next frame starts.
-  const rendered = images.map(semaphore);
-  const fence = scope.create("vkCreateFence", [device, writeStruct(arena, "VkFenceCreateInfo"), null]);
-  scope.defer(() => vk.vkDeviceWaitIdle(device));
+  const rendered = images.map(() => vk.createSemaphore(device, {}));
+  const fence = vk.createFence(device, {});
+  vk.defer(() => vk.deviceWaitIdle(device));
 
-  const pIndex = new Uint32Array(new ArrayBuffer(4));
-  const fences = arena.pointerArray([fence]);
   let presented = 0;
   for (let frame = 0; frame < frames; frame++) {
-    check(
-      vk.vkAcquireNextImageKHR(
-        device,
-        swapchain,
-        vkc.VK_WHOLE_SIZE,
-        acquired,
-        null,
-        Deno.UnsafePointer.of(pIndex),
-      ),
-      "vkAcquireNextImageKHR",
-    );
-    const index = pIndex[0]!;
-    const submit = writeStruct(arena, "VkSubmitInfo", {
+    const { imageIndex } = vk.acquireNextImageKHR(device, swapchain, vkc.VK_WHOLE_SIZE, acquired);
+    vk.queueSubmit(queue, [{
       pWaitSemaphores: [acquired],
       pWaitDstStageMask: [vkc.VK_PIPELINE_STAGE_TRANSFER_BIT],
-      pCommandBuffers: [asHandle("VkCommandBuffer", readPointer(commandBuffers, 8 * index))],
-      pSignalSemaphores: [rendered[index]!],
-    });
-    check(vk.vkQueueSubmit(queue, 1, submit, fence), "vkQueueSubmit");
-    const present = writeStruct(arena, "VkPresentInfoKHR", {
-      pWaitSemaphores: [rendered[index]!],
+      pCommandBuffers: [commandBuffers[imageIndex] ?? null],
+      pSignalSemaphores: [rendered[imageIndex] ?? null],
+    }], fence);
+    vk.queuePresentKHR(queue, {
+      pWaitSemaphores: [rendered[imageIndex] ?? null],
       pSwapchains: [swapchain],
-      pImageIndices: [index],
+      pImageIndices: [imageIndex],
     });
-    check(vk.vkQueuePresentKHR(queue, present), "vkQueuePresentKHR");
-    check(vk.vkWaitForFences(device, 1, fences, vkc.VK_TRUE, vkc.VK_WHOLE_SIZE), "vkWaitForFences");
-    check(vk.vkResetFences(device, 1, fences), "vkResetFences");
+    vk.waitForFences(device, [fence], true, vkc.VK_WHOLE_SIZE);
+    vk.resetFences(device, [fence]);
     presented++;
   }
-  check(vk.vkQueueWaitIdle(queue), "vkQueueWaitIdle");
+  vk.queueWaitIdle(queue);
   log(`presented ${presented} frames`);
   options.afterPresent?.();
   return { deviceName, format: chosen.format, imageCount: images.length, ...extent, presented };
 }
 
-function pickDevice(vk: VulkanCommands, instance: VkInstance, surface: vkc.VkSurfaceKHR) {
-  const devices = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
-  const supported = new Uint32Array(new ArrayBuffer(4));
+function pickDevice(vk: VkApi, instance: VkInstance, surface: VkSurfaceKHR) {
   const names: string[] = [];
-  for (const physicalDevice of devices) {
-    const deviceName = describeDevice(VkApi.of(vk), physicalDevice!, vkc.VK_API_VERSION_1_1).name;
+  for (const physicalDevice of vk.enumeratePhysicalDevices(instance)) {
+    const deviceName = describeDevice(vk, physicalDevice, vkc.VK_API_VERSION_1_1).name;
     names.push(deviceName);
-    const families = enumerate(vk.vkGetPhysicalDeviceQueueFamilyProperties, [physicalDevice], {
-      struct: "VkQueueFamilyProperties",
-    });
+    const families = vk.getPhysicalDeviceQueueFamilyProperties(physicalDevice);
     for (let queueFamily = 0; queueFamily < families.length; queueFamily++) {
-      const flags = Number(families[queueFamily]!.queueFlags);
+      const flags = families[queueFamily]?.queueFlags ?? 0;
       if ((flags & (vkc.VK_QUEUE_GRAPHICS_BIT | vkc.VK_QUEUE_TRANSFER_BIT)) === 0) continue;
-      const result = vk.vkGetPhysicalDeviceSurfaceSupportKHR(
-        physicalDevice,
-        queueFamily,
-        surface,
-        Deno.UnsafePointer.of(supported),
-      );
-      if (check(result, "vkGetPhysicalDeviceSurfaceSupportKHR") === 0 && supported[0] === vkc.VK_TRUE) {
-        return { physicalDevice: physicalDevice!, queueFamily, deviceName };
+      if (vk.getPhysicalDeviceSurfaceSupportKHR(physicalDevice, queueFamily, surface)) {
+        return { physicalDevice, queueFamily, deviceName };
       }
     }
   }
   throw new Error(`No physical device can present to the surface (devices: "${names.join('", "')}")`);
 }
 
-function recordClear(
-  vk: VulkanCommands,
-  arena: Arena,
-  commandBuffer: VkCommandBuffer,
-  image: VkImage | null,
-  rgb: number[],
-): void {
+function recordClear(vk: VkApi, commandBuffer: VkCommandBuffer, image: VkImage, rgb: number[]): void {
   const range = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
-  const barrier = (
-    oldLayout: vkc.VkImageLayout,
-    newLayout: vkc.VkImageLayout,
-    src: vkc.VkAccessFlags,
-    dst: vkc.VkAccessFlags,
-  ) =>
-    writeStruct(arena, "VkImageMemoryBarrier", {
-      srcAccessMask: src,
-      dstAccessMask: dst,
-      oldLayout,
-      newLayout,
-      srcQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
-      dstQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
-      image,
-      subresourceRange: range,
-    });
+  type Layout = vkc.VkImageLayout;
+  const barrier = (oldLayout: Layout, newLayout: Layout, src: vkc.VkAccessFlags, dst: vkc.VkAccessFlags) => ({
+    srcAccessMask: src,
+    dstAccessMask: dst,
+    oldLayout,
+    newLayout,
+    srcQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
+    dstQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
+    image,
+    subresourceRange: range,
+  });
   const transfer = vkc.VK_PIPELINE_STAGE_TRANSFER_BIT;
   const write = vkc.VK_ACCESS_TRANSFER_WRITE_BIT;
   const DST = vkc.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-  check(
-    vk.vkBeginCommandBuffer(commandBuffer, writeStruct(arena, "VkCommandBufferBeginInfo")),
-    "vkBeginCommandBuffer",
-  );
+  vk.beginCommandBuffer(commandBuffer, {});
   const toTransfer = barrier(vkc.VK_IMAGE_LAYOUT_UNDEFINED, DST, 0, write);
-  vk.vkCmdPipelineBarrier(commandBuffer, transfer, transfer, 0, 0, null, 0, null, 1, toTransfer);
-  const clear = writeStruct(arena, "VkClearColorValue", { float32: [...rgb, 1] });
-  vk.vkCmdClearColorImage(
-    commandBuffer,
-    image!,
-    DST,
-    clear,
-    1,
-    writeStruct(arena, "VkImageSubresourceRange", range),
-  );
+  vk.cmdPipelineBarrier(commandBuffer, transfer, transfer, 0, [], [], [toTransfer]);
+  vk.cmdClearColorImage(commandBuffer, image, DST, { float32: [...rgb, 1] }, [range]);
   const toPresent = barrier(DST, vkc.VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, write, 0);
   const bottom = vkc.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  vk.vkCmdPipelineBarrier(commandBuffer, transfer, bottom, 0, 0, null, 0, null, 1, toPresent);
-  check(vk.vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer");
+  vk.cmdPipelineBarrier(commandBuffer, transfer, bottom, 0, [], [], [toPresent]);
+  vk.endCommandBuffer(commandBuffer);
 }
 
 /** `deno run -A examples/present.ts [--xcb | --headless] ...`: see the module documentation. */
@@ -363,7 +286,7 @@ async function main(args: string[]): Promise<void> {
   const frames = Number(flag("--frames") ?? 3);
   const colour = parseInt(flag("--colour") ?? "3366cc", 16);
   const screenshot = flag("--screenshot");
-  await runExample(args, async (vk, loader) => {
+  await runExample(args, async (raw, loader) => {
     const size = { width: 320, height: 240 };
     using win = kind === "headless"
       ? undefined
@@ -371,7 +294,7 @@ async function main(args: string[]): Promise<void> {
       ? XcbWindow.open(size)
       : XlibWindow.open(size);
     let image: RgbaImage | undefined;
-    const report = presentFrames(vk, win ?? headlessTarget(size), {
+    const report = presentFrames(raw, win ?? headlessTarget(size), {
       frames,
       colour,
       log: (line) => console.log(line),

@@ -11,16 +11,15 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import { allocStruct, check, readPointer, readStruct, VkApi, VkScope, writeStruct } from "../mod.ts";
-import type { VulkanCommands } from "../mod.ts";
+import { VkApi, type VkCommandSource } from "../mod.ts";
 import { encodePng } from "../wsi/png.ts";
 import type { RgbaImage } from "../wsi/x11.ts";
-import { createInstanceIn, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
+import { createInstance, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { TRIANGLE_FRAG_SPV, TRIANGLE_VERT_SPV } from "./shaders/triangle_spv.ts";
 
 /** The background, RGBA in 0..1 (0.2 is exactly 51 of 255). */
-export const CLEAR_COLOUR = [0.2, 0.2, 0.2, 1] as const;
+export const CLEAR_COLOUR: readonly [number, number, number, number] = [0.2, 0.2, 0.2, 1];
 
 /** What {@linkcode renderTriangle} returns: the image and the device that drew it. */
 export interface TriangleResult {
@@ -36,49 +35,34 @@ export interface TriangleResult {
  * ```ts ignore
  * import { openLoader } from "./_loader.ts";
  * import { renderTriangle } from "./triangle.ts";
- * using vk = await openLoader("vkdeno");
- * console.log(renderTriangle(vk, 64).image.rgba.length); // 16384
+ * using raw = await openLoader("vkdeno");
+ * console.log(renderTriangle(raw, 64).image.rgba.length); // 16384
  * ```
  * @throws {NoDeviceError} If no driver or no device with a graphics queue is found.
  * @throws {VkError} If a Vulkan command fails.
  */
-export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
-  using scope = new VkScope(vk); // destroys what it created in reverse order, also on a throw
-  const arena = scope.arena;
+export function renderTriangle(raw: VkCommandSource, size = 256): TriangleResult {
+  using vk = VkApi.of(raw).scope(); // destroys what it creates, last first, also on a throw
   const extent = { width: size, height: size };
   const format = vkc.VK_FORMAT_R8G8B8A8_UNORM;
   const apiVersion = vkc.VK_API_VERSION_1_0; // render passes are Vulkan 1.0: any driver will do
-  const pApplicationInfo = { pApplicationName: "vkdeno triangle", apiVersion };
-  const instance = createInstanceIn(scope, writeStruct(arena, "VkInstanceCreateInfo", { pApplicationInfo }));
-  const [gpu, queueFamilyIndex] = findDevice(VkApi.of(vk), instance, vkc.VK_QUEUE_GRAPHICS_BIT);
-  const deviceName = describeDevice(VkApi.of(vk), gpu, apiVersion).name;
-  const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
-  const deviceInfo = writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos });
-  const device = scope.create("vkCreateDevice", [gpu, deviceInfo, null]);
-  const queue = scope.create("vkGetDeviceQueue", [device, queueFamilyIndex, 0]); // queues have no destroy
+  const instance = createInstance(vk, {
+    pApplicationInfo: { pApplicationName: "vkdeno triangle", apiVersion },
+  });
+  const [gpu, queueFamilyIndex] = findDevice(vk, instance, vkc.VK_QUEUE_GRAPHICS_BIT);
+  const deviceName = describeDevice(vk, gpu, apiVersion).name;
+  const device = vk.createDevice(gpu, { pQueueCreateInfos: [{ queueFamilyIndex, pQueuePriorities: [1] }] });
+  const queue = vk.getDeviceQueue(device, queueFamilyIndex, 0);
 
   // Memory of a type the resource allows, with the wanted property flags, bound to it.
-  const bindMemory = (resource: { buffer: vkc.VkBuffer } | { image: vkc.VkImage }, flags: number) => {
-    const reqs = allocStruct(arena, "VkMemoryRequirements");
-    if ("buffer" in resource) vk.vkGetBufferMemoryRequirements(device, resource.buffer, reqs);
-    else vk.vkGetImageMemoryRequirements(device, resource.image, reqs);
-    const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
-    const typeIndex = memoryTypeIndex(VkApi.of(vk), gpu, memoryTypeBits, flags);
-    if (typeIndex < 0) throw new NoDeviceError(`"${deviceName}" has no memory with flags ${flags}`);
-    const info = { allocationSize, memoryTypeIndex: typeIndex };
-    const memory = scope.create("vkAllocateMemory", [
-      device,
-      writeStruct(arena, "VkMemoryAllocateInfo", info),
-      null,
-    ]);
-    if ("buffer" in resource) {
-      check(vk.vkBindBufferMemory(device, resource.buffer, memory, 0n), "vkBindBufferMemory");
-    } else check(vk.vkBindImageMemory(device, resource.image, memory, 0n), "vkBindImageMemory");
-    return memory;
+  const memoryFor = (reqs: { size: bigint; memoryTypeBits: number }, flags = 0) => {
+    const type = memoryTypeIndex(vk, gpu, reqs.memoryTypeBits, flags);
+    if (type < 0) throw new NoDeviceError(`"${deviceName}" has no memory with flags ${flags}`);
+    return vk.allocateMemory(device, { allocationSize: reqs.size, memoryTypeIndex: type });
   };
 
   // The colour attachment (optimal tiling, device memory), and a host-visible buffer to copy it into.
-  const imageInfo = writeStruct(arena, "VkImageCreateInfo", {
+  const image = vk.createImage(device, {
     imageType: vkc.VK_IMAGE_TYPE_2D,
     format,
     extent: { ...extent, depth: 1 },
@@ -87,28 +71,26 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     samples: vkc.VK_SAMPLE_COUNT_1_BIT,
     usage: vkc.flags(vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
   });
-  const image = scope.create("vkCreateImage", [device, imageInfo, null]);
-  bindMemory({ image }, 0);
+  vk.bindImageMemory(device, image, memoryFor(vk.getImageMemoryRequirements(device, image)), 0n);
   const subresourceRange = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
-  const viewInfo = { image, viewType: vkc.VK_IMAGE_VIEW_TYPE_2D, format, subresourceRange };
-  const view = scope.create("vkCreateImageView", [
-    device,
-    writeStruct(arena, "VkImageViewCreateInfo", viewInfo),
-    null,
-  ]);
+  const view = vk.createImageView(device, {
+    image,
+    viewType: vkc.VK_IMAGE_VIEW_TYPE_2D,
+    format,
+    subresourceRange,
+  });
   const byteSize = size * size * 4;
-  const bufferInfo = { size: BigInt(byteSize), usage: vkc.VK_BUFFER_USAGE_TRANSFER_DST_BIT };
-  const buffer = scope.create("vkCreateBuffer", [
-    device,
-    writeStruct(arena, "VkBufferCreateInfo", bufferInfo),
-    null,
-  ]);
+  const buffer = vk.createBuffer(device, {
+    size: BigInt(byteSize),
+    usage: vkc.VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+  });
   const hostVisible = vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  const bufferMemory = bindMemory({ buffer }, hostVisible);
+  const bufferMemory = memoryFor(vk.getBufferMemoryRequirements(device, buffer), hostVisible);
+  vk.bindBufferMemory(device, buffer, bufferMemory, 0n);
 
   // One subpass clearing and drawing into the attachment, which ends in TRANSFER_SRC_OPTIMAL; the
   // dependency makes the colour writes visible to the copy recorded after the render pass.
-  const renderPassInfo = writeStruct(arena, "VkRenderPassCreateInfo", {
+  const renderPass = vk.createRenderPass(device, {
     pAttachments: [{
       format,
       samples: vkc.VK_SAMPLE_COUNT_1_BIT,
@@ -132,37 +114,27 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
       dstAccessMask: vkc.VK_ACCESS_TRANSFER_READ_BIT,
     }],
   });
-  const renderPass = scope.create("vkCreateRenderPass", [device, renderPassInfo, null]);
-  const framebufferInfo = { renderPass, pAttachments: [view], ...extent, layers: 1 };
-  const framebuffer = scope.create("vkCreateFramebuffer", [
-    device,
-    writeStruct(arena, "VkFramebufferCreateInfo", framebufferInfo),
-    null,
-  ]);
+  const framebuffer = vk.createFramebuffer(device, {
+    renderPass,
+    pAttachments: [view],
+    ...extent,
+    layers: 1,
+  });
 
   // The pipeline: the embedded shaders, no vertex input (the vertex shader holds the corners), a fixed
   // viewport, no culling, no blending.
-  const shader = (pCode: Uint32Array) =>
-    scope.create("vkCreateShaderModule", [
-      device,
-      writeStruct(arena, "VkShaderModuleCreateInfo", { pCode }),
-      null,
-    ]);
-  const layout = scope.create("vkCreatePipelineLayout", [
-    device,
-    writeStruct(arena, "VkPipelineLayoutCreateInfo"),
-    null,
-  ]);
-  const RGBA = vkc.flags(
-    vkc.VK_COLOR_COMPONENT_R_BIT,
-    vkc.VK_COLOR_COMPONENT_G_BIT,
-    vkc.VK_COLOR_COMPONENT_B_BIT,
-    vkc.VK_COLOR_COMPONENT_A_BIT,
-  );
-  const pipelineInfo = writeStruct(arena, "VkGraphicsPipelineCreateInfo", {
+  const stage = (stage: vkc.VkShaderStageFlagBits, pCode: Uint32Array) => ({
+    stage,
+    module: vk.createShaderModule(device, { pCode }),
+    pName: "main",
+  });
+  const layout = vk.createPipelineLayout(device, {});
+  const { VK_COLOR_COMPONENT_R_BIT: R, VK_COLOR_COMPONENT_G_BIT: G, VK_COLOR_COMPONENT_B_BIT: B } = vkc;
+  const RGBA = vkc.flags(R, G, B, vkc.VK_COLOR_COMPONENT_A_BIT);
+  const { pipelines: [pipeline] } = vk.createGraphicsPipelines(device, null, [{
     pStages: [
-      { stage: vkc.VK_SHADER_STAGE_VERTEX_BIT, module: shader(TRIANGLE_VERT_SPV), pName: "main" },
-      { stage: vkc.VK_SHADER_STAGE_FRAGMENT_BIT, module: shader(TRIANGLE_FRAG_SPV), pName: "main" },
+      stage(vkc.VK_SHADER_STAGE_VERTEX_BIT, TRIANGLE_VERT_SPV),
+      stage(vkc.VK_SHADER_STAGE_FRAGMENT_BIT, TRIANGLE_FRAG_SPV),
     ],
     pVertexInputState: {},
     pInputAssemblyState: { topology: vkc.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST },
@@ -179,55 +151,44 @@ export function renderTriangle(vk: VulkanCommands, size = 256): TriangleResult {
     pColorBlendState: { pAttachments: [{ colorWriteMask: RGBA }] },
     layout,
     renderPass,
-  });
-  const pipeline = scope.createMany(
-    "vkCreateGraphicsPipelines",
-    [device, null, 1, pipelineInfo, null],
-    1,
-  )[0]!;
+  }]);
 
   // Record: clear and draw, copy the image into the buffer, make the copy visible to the host.
-  const poolInfo = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex });
-  const commandPool = scope.create("vkCreateCommandPool", [device, poolInfo, null]);
-  const cmdInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", { commandPool, commandBufferCount: 1 });
-  const cmd = scope.createMany("vkAllocateCommandBuffers", [device, cmdInfo], 1)[0]!;
-  check(vk.vkBeginCommandBuffer(cmd, writeStruct(arena, "VkCommandBufferBeginInfo")), "vkBeginCommandBuffer");
+  const commandPool = vk.createCommandPool(device, { queueFamilyIndex });
+  const [cmd] = vk.allocateCommandBuffers(device, { commandPool, commandBufferCount: 1 });
+  vk.beginCommandBuffer(cmd, {});
   const renderArea = { offset: { x: 0, y: 0 }, extent };
   const pClearValues = [{ color: { float32: [...CLEAR_COLOUR] } }];
-  const beginInfo = { renderPass, framebuffer, renderArea, pClearValues };
-  vk.vkCmdBeginRenderPass(
+  vk.cmdBeginRenderPass(
     cmd,
-    writeStruct(arena, "VkRenderPassBeginInfo", beginInfo),
+    { renderPass, framebuffer, renderArea, pClearValues },
     vkc.VK_SUBPASS_CONTENTS_INLINE,
   );
-  vk.vkCmdBindPipeline(cmd, vkc.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-  vk.vkCmdDraw(cmd, 3, 1, 0, 0);
-  vk.vkCmdEndRenderPass(cmd);
-  const region = writeStruct(arena, "VkBufferImageCopy", {
+  vk.cmdBindPipeline(cmd, vkc.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  vk.cmdDraw(cmd, 3, 1, 0, 0);
+  vk.cmdEndRenderPass(cmd);
+  vk.cmdCopyImageToBuffer(cmd, image, vkc.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, [{
     imageSubresource: { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, layerCount: 1 },
     imageExtent: { ...extent, depth: 1 },
-  });
-  vk.vkCmdCopyImageToBuffer(cmd, image, vkc.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, region);
-  const toHost = writeStruct(arena, "VkBufferMemoryBarrier", {
+  }]);
+  const toHost = {
     srcAccessMask: vkc.VK_ACCESS_TRANSFER_WRITE_BIT,
     dstAccessMask: vkc.VK_ACCESS_HOST_READ_BIT,
     srcQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
     dstQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
     buffer,
     size: vkc.VK_WHOLE_SIZE,
-  });
-  const [TRANSFER, HOST] = [vkc.VK_PIPELINE_STAGE_TRANSFER_BIT, vkc.VK_PIPELINE_STAGE_HOST_BIT];
-  vk.vkCmdPipelineBarrier(cmd, TRANSFER, HOST, 0, 0, null, 1, toHost, 0, null);
-  check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+  };
+  vk.cmdPipelineBarrier(cmd, vkc.VK_PIPELINE_STAGE_TRANSFER_BIT, vkc.VK_PIPELINE_STAGE_HOST_BIT, 0, [], [
+    toHost,
+  ]);
+  vk.endCommandBuffer(cmd);
 
-  const fence = scope.create("vkCreateFence", [device, writeStruct(arena, "VkFenceCreateInfo"), null]);
-  const submit = writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [cmd] });
-  check(vk.vkQueueSubmit(queue, 1, submit, fence), "vkQueueSubmit");
-  check(vk.vkWaitForFences(device, 1, arena.pointerArray([fence]), 1, vkc.VK_WHOLE_SIZE), "vkWaitForFences");
-  const mapped = arena.pointer(arena.alloc(8));
-  check(vk.vkMapMemory(device, bufferMemory, 0n, vkc.VK_WHOLE_SIZE, 0, mapped), "vkMapMemory");
-  const rgba = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(readPointer(mapped)!, byteSize)).slice();
-  vk.vkUnmapMemory(device, bufferMemory);
+  const fence = vk.createFence(device, {});
+  vk.queueSubmit(queue, [{ pCommandBuffers: [cmd] }], fence);
+  vk.waitForFences(device, [fence], true, vkc.VK_WHOLE_SIZE);
+  const rgba = new Uint8Array(vk.mapMemory(device, bufferMemory, 0n, BigInt(byteSize))).slice();
+  vk.unmapMemory(device, bufferMemory);
   return { image: { width: size, height: size, rgba }, deviceName };
 }
 
@@ -235,8 +196,8 @@ if (import.meta.main) {
   const outPath = Deno.args.find((a) => a.startsWith("--out="))?.slice("--out=".length) ?? "triangle.png";
   const size = Number(Deno.args.find((a) => a.startsWith("--size="))?.slice("--size=".length) ?? 256);
   if (!Number.isInteger(size) || size < 1 || size > 4096) throw new RangeError(`Invalid --size "${size}"`);
-  await runExample(Deno.args, async (vk, loader) => {
-    const { image, deviceName } = renderTriangle(vk, size);
+  await runExample(Deno.args, async (raw, loader) => {
+    const { image, deviceName } = renderTriangle(raw, size);
     await Deno.writeFile(outPath, encodePng(image));
     console.log(`Loader: ${loader}\nDevice: ${deviceName}\nWrote ${outPath} (${size}x${size})`);
   });

@@ -12,16 +12,8 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import {
-  asHandle,
-  enumerate,
-  readPointer,
-  VkApi,
-  VkScope,
-  type VulkanCommands,
-  writeStruct,
-} from "../mod.ts";
-import { createInstanceIn, findDevice } from "./_helpers.ts";
+import { makeCallback, VkApi, type VkCommandSource, VkError } from "../mod.ts";
+import { createInstance, findDevice } from "./_helpers.ts";
 import { runExample } from "./_loader.ts";
 
 /** The layer this example enables. */
@@ -35,12 +27,12 @@ export interface ValidationReport {
   message: string;
 }
 
-const SEVERITIES = {
+const SEVERITIES: Readonly<Record<number, ValidationReport["severity"]>> = {
   [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT]: "verbose",
   [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT]: "info",
   [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT]: "warning",
   [vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT]: "error",
-} as const;
+};
 
 /**
  * Creates an instance with the validation layer and a messenger, a device, and a buffer of size 0;
@@ -50,32 +42,38 @@ const SEVERITIES = {
  * ```ts ignore
  * import { openLoader } from "./_loader.ts";
  * import { zeroSizeBufferReports } from "./validation.ts";
- * using vk = await openLoader("vkdeno");
- * console.log(zeroSizeBufferReports(vk)[0]?.id); // "VUID-VkBufferCreateInfo-size-00912"
+ * using raw = await openLoader("vkdeno");
+ * console.log(zeroSizeBufferReports(raw)[0]?.id); // "VUID-VkBufferCreateInfo-size-00912"
  * ```
  * @throws {Error} If the validation layer is not installed.
  * @throws {NoDeviceError} If there is no Vulkan device.
  */
-export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
-  const layers = enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkLayerProperties" });
-  if (!layers.some((l) => l.layerName === VALIDATION_LAYER)) {
+export function zeroSizeBufferReports(raw: VkCommandSource): ValidationReport[] {
+  using vk = VkApi.of(raw).scope(); // destroys what it creates, last first, also on a throw
+  if (!vk.enumerateInstanceLayerProperties().some((l) => l.layerName === VALIDATION_LAYER)) {
     throw new Error(
       `Cannot find layer "${VALIDATION_LAYER}": install it (Debian: apt-get install vulkan-validationlayers)`,
     );
   }
-  using scope = new VkScope(vk); // destroys what it created in reverse order, also on a throw
-  const arena = scope.arena;
   const reports: ValidationReport[] = [];
 
   // The messenger: PFN_vkDebugUtilsMessengerCallbackEXT as a TypeScript function; `data` arrives read,
-  // its strings decoded. The layer calls it on the thread that made the faulty call. The scope closes it
-  // last, after the instance (and with it the messenger) is gone.
-  const callback = scope.callback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, _types, data) => {
-    const name = SEVERITIES[severity as keyof typeof SEVERITIES] ?? "info";
-    reports.push({ id: data?.pMessageIdName ?? "", severity: name, message: data?.pMessage ?? "" });
+  // its strings decoded. The layer calls it on the thread that made the faulty call. Made first, it is
+  // closed last, after the instance (and with it the messenger) is gone.
+  const callback = vk.use(makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, _types, data) => {
+    reports.push({
+      id: data?.pMessageIdName ?? "",
+      severity: SEVERITIES[severity] ?? "info",
+      message: data?.pMessage ?? "",
+    });
     return false; // VK_FALSE: the call that triggered the message goes on
+  }));
+  const instance = createInstance(vk, {
+    pApplicationInfo: { pApplicationName: "vkdeno validation", apiVersion: vkc.VK_API_VERSION_1_0 },
+    ppEnabledLayerNames: [VALIDATION_LAYER],
+    ppEnabledExtensionNames: [vkc.VK_EXT_DEBUG_UTILS_EXTENSION_NAME],
   });
-  const messengerInfo = {
+  vk.createDebugUtilsMessengerEXT(instance, {
     messageSeverity: vkc.flags(
       vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
       vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
@@ -85,38 +83,24 @@ export function zeroSizeBufferReports(vk: VulkanCommands): ValidationReport[] {
       vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
       vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
     ),
-    pfnUserCallback: callback,
-  };
-
-  const instanceInfo = writeStruct(arena, "VkInstanceCreateInfo", {
-    pApplicationInfo: { pApplicationName: "vkdeno validation", apiVersion: vkc.VK_API_VERSION_1_0 },
-    ppEnabledLayerNames: [VALIDATION_LAYER],
-    ppEnabledExtensionNames: [vkc.VK_EXT_DEBUG_UTILS_EXTENSION_NAME],
+    pfnUserCallback: callback.pointer,
   });
-  const instance = createInstanceIn(scope, instanceInfo);
-  const info = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", messengerInfo);
-  scope.create("vkCreateDebugUtilsMessengerEXT", [instance, info, null]);
-  const [gpu, queueFamilyIndex] = findDevice(VkApi.of(vk), instance, 0);
-  const pQueueCreateInfos = [{ queueFamilyIndex, pQueuePriorities: [1] }];
-  const device = scope.create("vkCreateDevice", [
-    gpu,
-    writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos }),
-    null,
-  ]);
+  const [gpu, queueFamilyIndex] = findDevice(vk, instance, 0);
+  const device = vk.createDevice(gpu, { pQueueCreateInfos: [{ queueFamilyIndex, pQueuePriorities: [1] }] });
 
   // The mistake: size must be greater than 0. The layer reports it and may skip the call
-  // (VK_ERROR_VALIDATION_FAILED_EXT); a buffer the driver created anyway is destroyed.
-  const bufferInfo = { size: 0n, usage: vkc.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT };
-  const out = arena.pointer(arena.alloc(8));
-  const result = vk.vkCreateBuffer(device, writeStruct(arena, "VkBufferCreateInfo", bufferInfo), null, out);
-  const buffer = asHandle("VkBuffer", readPointer(out));
-  if (result === vkc.VK_SUCCESS && buffer !== null) vk.vkDestroyBuffer(device, buffer, null);
+  // (VK_ERROR_VALIDATION_FAILED_EXT, thrown); a buffer the driver created anyway is destroyed by the scope.
+  try {
+    vk.createBuffer(device, { size: 0n, usage: vkc.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
+  } catch (e) {
+    if (!(e instanceof VkError)) throw e;
+  }
   return reports;
 }
 
 if (import.meta.main) {
-  await runExample(Deno.args, (vk) => {
-    const reports = zeroSizeBufferReports(vk);
+  await runExample(Deno.args, (raw) => {
+    const reports = zeroSizeBufferReports(raw);
     for (const r of reports) console.log(`${r.id} (${r.severity}): ${r.message}`);
     if (reports.length === 0) throw new Error("The validation layer reported nothing for a buffer of size 0");
   });
