@@ -6,15 +6,19 @@
  * every Vulkan command at the cost of one C call.
  *
  * `Vulkan.load()` returns an object with every Vulkan command as a method by its
- * Vulkan name, taking the C parameter list and typed from vk.xml: handles as distinct branded pointers
- * (`VkBuffer` is not a `VkImage`; `null` is `VK_NULL_HANDLE`), enums as unions of their values, flags as
- * numbers, 64-bit values as bigints, pointers as `Deno.PointerValue` (build structs with `writeStruct`,
- * typed by struct name). Every constant (`VK_WHOLE_SIZE`, `VK_API_VERSION_1_3`, ...) and every handle,
- * enum, struct and callback type is exported here. `create`, `VkScope`, `enumerate` and `makeCallback` are
+ * Vulkan name, taking the C parameter list and typed from vk.xml: handles branded per type (`VkBuffer` is
+ * not a `VkImage`, a raw pointer becomes one through `asHandle`; `null` is `VK_NULL_HANDLE` where vk.xml
+ * allows it), enums and flags branded per type (combine bits with `flags(A, B)`; `enumName` and `flagNames`
+ * name them at run time), 64-bit values as bigints, pointers as `Deno.PointerValue` (build structs with
+ * `writeStruct`, typed by struct name, required members required). Every constant (`VK_WHOLE_SIZE`,
+ * `VK_API_VERSION_1_3`, ...) and every handle, enum, struct and callback type is exported here. `create`, `VkScope`, `enumerate` and `makeCallback` are
  * thin typed helpers; raw commands return `VkResult` as C does. Device, queue and command-buffer commands
  * are native dispatch stubs: no JavaScript runs between the script and the driver. `vk.deviceTable(device)`
  * lists the commands a device provides (Volk-style); `vk.getUnknownCommand(name, def)` binds a command the
  * generated tables do not know.
+ *
+ * Finding your way: `deno doc --filter vkCreateBuffer mod.ts` (any command, struct, constant or type by
+ * name); `deno doc --html mod.ts` groups everything by category (Commands, Structs, Handles, Enums, Flags).
  *
  * @example Discovery snapshot
  * ```ts

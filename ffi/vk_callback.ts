@@ -118,8 +118,11 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?:
  * @example Debug messenger
  * ```ts
  * import { makeCallback } from "./vk_callback.ts";
+ * import { enumName, flagNames } from "./names.ts";
  * using messenger = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, types, data) => {
- *   console.log(severity, data?.pMessageIdName, data?.pMessage, data?.pObjects.length);
+ *   // ["VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT"], not 4096; objects as "VK_OBJECT_TYPE_BUFFER" ...
+ *   console.log(flagNames("VkDebugUtilsMessageSeverityFlagsEXT", severity), flagNames("VkDebugUtilsMessageTypeFlagsEXT", types));
+ *   console.log(data?.pMessageIdName, data?.pMessage, data?.pObjects.map((o) => enumName("VkObjectType", o.objectType)));
  *   return false; // VK_FALSE: do not abort the call
  * });
  * console.log(messenger.pointer !== null); // true

@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { Registry } from "./_gen_registry.ts";
+import type { Decl, Registry } from "./_gen_registry.ts";
 import { commandLevel } from "./_gen_emit.ts";
 import type { Layouts } from "./_gen_layout.ts";
-import { byName, doc, header, literal, paramName, TypeMapper } from "./_gen_api_common.ts";
+import { byName, doc, docIn, header, literal, paramName, TypeMapper } from "./_gen_api_common.ts";
 import { emitStructs } from "./_gen_api_structs.ts";
 import { emitHelpers } from "./_gen_api_helpers.ts";
 
@@ -52,7 +52,8 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
     const kind = target.dispatchable ? "dispatchable" : "non-dispatchable";
     const parent = target.parent ? `, child of {@linkcode ${target.parent}}` : "";
     typeLines.push(
-      doc(
+      docIn(
+        "Handles",
         `Handle \`${t.name}\` (${kind}${parent}): a pointer branded with its type, so neither another handle ` +
           `nor a raw pointer is assignable (\`asHandle("${t.name}", pointer)\` converts one); ` +
           `\`VK_NULL_HANDLE\` is \`null\`, taken where vk.xml marks the parameter optional.`,
@@ -76,7 +77,8 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
     if (!group || group.bitmask) {
       const wide = group?.bitwidth === 64;
       typeLines.push(
-        doc(
+        docIn(
+          "Flags",
           `Bits of \`${t.name}\`${
             wide ? " (64-bit)" : ""
           }: its \`VK_*_BIT\` constants, branded so that no other ` +
@@ -89,7 +91,8 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
     const values = [...new Set(group.names.map((n) => reg.enumValues.get(n)).filter((v) => v !== undefined))];
     enumNames.push(t.name);
     typeLines.push(
-      doc(
+      docIn(
+        "Enums",
         `Enum \`${t.name}\`: one of its \`VK_*\` constants (${values.length} values), branded so that another ` +
           `enum's constant or a bare number is refused.`,
       ),
@@ -110,7 +113,8 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
     const bits = t.flagBits ? `{@linkcode ${t.flagBits}}` : "no bits defined yet";
     if (t.flagBits && reg.enumGroups.get(bitsName)?.names.length) flagsNames.push(t.name, bitsName);
     typeLines.push(
-      doc(
+      docIn(
+        "Flags",
         `Flags \`${t.name}\`${wide ? " (64-bit)" : ""}: \`${
           wide ? "0n" : "0"
         }\` or a combination of ${bits} ` +
@@ -233,28 +237,77 @@ ${[...new Set(flagsNames)].sort().map((n) => `  /** {@linkcode ${n}}. */\n  ${n}
     return ts;
   };
   const commandLines: string[] = [];
+  const commandTypes: string[] = [];
   const deviceNames: string[] = [];
   const allNames: string[] = [];
+  const isStruct = (type: string) => ["struct", "union"].includes(map.resolve(type)?.category ?? "");
+  // One line per parameter: its C type and what to pass from TypeScript.
+  const paramDoc = (p: Decl): string => {
+    const c = `${p.const ? "const " : ""}${p.type}${"*".repeat(p.pointer)}${
+      p.dims.map((d) => `[${d}]`).join("")
+    }`;
+    const t = map.resolve(p.type);
+    const notes: string[] = [];
+    if (p.pointer === 1 && isStruct(p.type)) {
+      const n = t!.name;
+      notes.push(
+        p.const
+          ? `\`writeStruct(arena, "${n}", {...})\`${p.len ? " (an array of them)" : ""}`
+          : `\`allocStruct(arena, "${n}")\`, read back with \`readStruct\``,
+      );
+    } else if (p.pointer === 1 && !p.const && t?.category === "handle") {
+      notes.push(
+        `out: the ${p.type}${p.len ? "s" : ""} made (\`create\` / \`VkScope\` read ${
+          p.len ? "them" : "it"
+        } back)`,
+      );
+    } else if (p.len && p.pointer > 0) notes.push(`array of \`${p.len.split(",")[0]}\``);
+    if (p.optional) {
+      notes.push(t?.category === "handle" || p.pointer > 0 ? "optional (null)" : "optional (0)");
+    }
+    return `\`${c}\`${notes.length ? `: ${notes.join("; ")}` : ""}`;
+  };
   for (const name of reg.order) {
     const cmd = reg.commands.get(name)!;
     const params = cmd.params.map((p) => `${paramName(p.name)}: ${note(map.param(p, name))}`).join(", ");
     const result = cmd.result === "void" ? "void" : note(map.value(cmd.result, "result"));
     const providers = reg.providers.get(name) ?? [];
     const level = commandLevel(reg, layouts, name);
-    const codes = cmd.result === "VkResult" && cmd.successCodes.length
-      ? ` Success codes: ${cmd.successCodes.join(", ")}.`
-      : "";
-    commandLines.push(
-      `  ${doc(`\`${name}\` (${providers.join(", ")}; ${level.replace("_", " ")} level).${codes}`)}`,
-      `  readonly ${name}: (${params}) => ${result};`,
+    const codes = cmd.result === "VkResult"
+      ? [
+        cmd.successCodes.length ? ` * Success codes: ${cmd.successCodes.join(", ")}.` : "",
+        cmd.errorCodes.length ? ` * Error codes: ${cmd.errorCodes.join(", ")}.` : "",
+      ].filter((l) => l)
+      : [];
+    const call = `vk.${name}(${cmd.params.map((p) => paramName(p.name)).join(", ")})`;
+    commandTypes.push(
+      "/**",
+      ` * \`${name}\` (${providers.join(", ")}; ${level.replace("_", " ")} level): \`${call}\`${
+        cmd.result === "void" ? "" : `, returns \`${cmd.result}\``
+      }.`,
+      ...codes,
+      " *",
+      ...cmd.params.map((p) => ` * @param ${paramName(p.name)} ${paramDoc(p).replace(/\*\//g, "*\\/")}`),
+      " * @category Commands",
+      " */",
+      `export type ${name} = (${params}) => ${result};`,
     );
+    commandLines.push(`  /** {@linkcode ${name}} */`, `  readonly ${name}: ${name};`);
     allNames.push(name);
     if (level === "device") deviceNames.push(name);
     for (const alias of [...cmd.aliases].sort()) {
       if (!reg.commandTarget.has(alias)) continue;
+      commandTypes.push(
+        "/**",
+        ` * \`${alias}\` (${(reg.providers.get(alias) ?? []).join(", ")}): alias of {@linkcode ${name}}.`,
+        " *",
+        " * @category Commands",
+        " */",
+        `export type ${alias} = ${name};`,
+      );
       commandLines.push(
-        `  ${doc(`\`${alias}\` (${(reg.providers.get(alias) ?? []).join(", ")}): alias of \`${name}\`.`)}`,
-        `  readonly ${alias}: VkCommands["${name}"];`,
+        `  /** {@linkcode ${alias}}: alias of \`${name}\` */`,
+        `  readonly ${alias}: ${alias};`,
       );
       allNames.push(alias);
       if (level === "device") deviceNames.push(alias);
@@ -271,7 +324,14 @@ ${[...new Set(flagsNames)].sort().map((n) => `  /** {@linkcode ${n}}. */\n  ${n}
     }
 import type { ${[...used].sort().join(", ")} } from "./vk_types.ts";
 
-/** Every Vulkan command (${reg.order.length}) and alias (${allNames.length - reg.order.length}) by name. */
+${commandTypes.join("\n")}
+
+/**
+ * Every Vulkan command (${reg.order.length}) and alias (${
+      allNames.length - reg.order.length
+    }) by name: the commands of
+ * \`loadVulkan()\`. Each has a type of its own name (\`deno doc --filter vkCreateBuffer mod.ts\`).
+ */
 export interface VkCommands {
 ${commandLines.join("\n")}
 }

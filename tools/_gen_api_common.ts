@@ -118,6 +118,11 @@ export class TypeMapper {
   }
 }
 
+/** A JSDoc block with \`@category\` (what \`deno doc --html\` groups by). */
+export function docIn(category: string, text: string): string {
+  return `/**\n * ${text.replace(/\*\//g, "*\\/")}\n *\n * @category ${category}\n */`;
+}
+
 /** Identifier-safe JSDoc text. */
 export function doc(text: string): string {
   return `/** ${text.replace(/\*\//g, "*\\/")} */`;

@@ -146,6 +146,63 @@ export function emitStructs(
     return required;
   };
 
+  // The literal a user writes, for a struct's documentation: the required members with a sample value,
+  // then the optional ones by name (counts, sType and pNext links are filled in by writeStruct).
+  const sample = (m: Decl, required: boolean): string => {
+    const t = layouts.resolve(m.type);
+    const group = t ? reg.enumGroups.get(t.category === "bitmask" ? (t.flagBits ?? "") : t.name) : undefined;
+    if (m.pointer > 0) {
+      if (m.type === "char") return m.pointer === 1 ? `"..."` : `["..."]`;
+      if (isStruct(m.type)) return m.len ? `[{ ... }]` : `{ ... }`;
+      if (t?.category === "handle") return `[${m.type.slice(2, 3).toLowerCase()}${m.type.slice(3)}]`;
+      return m.len ? "[...]" : "pointer";
+    }
+    if (t?.category === "handle") return `${m.type.slice(2, 3).toLowerCase()}${m.type.slice(3)}`;
+    if (t?.category === "funcpointer") return `makeCallback("${t.name}", fn).pointer`;
+    if (group?.names.length) {
+      // An optional member shows its zero (VK_SHARING_MODE_EXCLUSIVE, or 0 for flags); a required one a value.
+      const zero = group.names.find((n) => reg.enumValues.get(n) === 0 || reg.enumValues64.get(n) === 0n);
+      if (!required) {
+        return zero ?? (t?.category === "bitmask" ? (group.bitwidth === 64 ? "0n" : "0") : group.names[0]!);
+      }
+      return group.names.find((n) => n !== zero) ?? group.names[0]!;
+    }
+    if (t?.category === "bitmask") return map.is64(t) ? "0n" : "0";
+    if (isStruct(m.type)) return `{ ... }`;
+    return layouts.sizeOf(m.type).size === 8 && !FLOAT_TYPES.has(m.type) ? "0n" : "0";
+  };
+  const literalExample = (name: string, returnedOnly: boolean, members: readonly Decl[]): string[] => {
+    if (returnedOnly) {
+      return [
+        " * @example Output (returned only)",
+        " * \`\`\`ts ignore",
+        ` * const out = allocStruct(arena, "${name}");`,
+        ` * // ... a command fills it ...`,
+        ` * const value = readStruct("${name}", out);`,
+        " * \`\`\`",
+      ];
+    }
+    const required = requiredOf(name);
+    const names = new Set(members.map((m) => m.name));
+    // Counts are filled from the arrays that name them in \`len\` (\`codeSize\` inside pCode's latexmath too).
+    const counts = new Set(
+      members.flatMap((m) => (m.len?.match(/[A-Za-z_]\w*/g) ?? []).filter((w) => names.has(w))),
+    );
+    const shown = members.filter((m) =>
+      m.name !== "sType" && m.name !== "pNext" && !counts.has(m.name) && m.bits === undefined
+    );
+    return [
+      " * @example Literal (\`// required\` members must be given; leave out the others to get zero)",
+      " * \`\`\`ts ignore",
+      ` * writeStruct(arena, "${name}", {`,
+      ...shown.map((m) =>
+        ` *   ${m.name}: ${sample(m, required.has(m.name))},${required.has(m.name) ? " // required" : ""}`
+      ),
+      " * });",
+      " * \`\`\`",
+    ];
+  };
+
   // Parent -> the structs (and their aliases) that may extend its pNext chain.
   const aliasesOf = new Map<string, string[]>();
   for (const t of all) {
@@ -192,10 +249,16 @@ export function emitStructs(
     const kind = t.category === "union" ? "Union" : "Struct";
     const ext = t.structExtends ? `; extends the pNext chain of ${t.structExtends.join(", ")}` : "";
     readLines.push(
-      doc(
-        `${kind} \`${t.name}\` as {@linkcode readStruct} returns it (${layout.size} bytes${ext}). ` +
-          `Write one with \`writeStruct(arena, "${t.name}", {...})\`.`,
-      ),
+      "/**",
+      ` * ${kind} \`${t.name}\` (${layout.size} bytes${ext}), as {@linkcode readStruct} returns it` +
+        (t.returnedOnly
+          ? "; only commands write it."
+          : `; the example is the literal {@linkcode writeStruct} takes (\`VkStructInputs["${t.name}"]\`: ` +
+            "counts come from their arrays, sType is automatic, pNext takes `{ type, ...members }` links)."),
+      " *",
+      ...literalExample(t.name, t.returnedOnly === true, members),
+      " * @category Structs",
+      " */",
       // A type literal, not an interface: it stays assignable to \`Record<string, unknown>\` (generic code).
       `export type ${t.name} = {`,
       ...members.map((m) => `  ${m.name}: ${readMember(m)};`),

@@ -137,4748 +137,12934 @@ import type {
   VkVideoSessionParametersKHR,
 } from "./vk_types.ts";
 
-/** Every Vulkan command (737) and alias (105) by name. */
+/**
+ * `vkCreateInstance` (VK_VERSION_1_0; global level): `vk.vkCreateInstance(pCreateInfo, pAllocator, pInstance)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_LAYER_NOT_PRESENT, VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_INCOMPATIBLE_DRIVER, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param pCreateInfo `const VkInstanceCreateInfo*`: `writeStruct(arena, "VkInstanceCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pInstance `VkInstance*`: out: the VkInstance made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateInstance = (
+  pCreateInfo: VkStructPointer<"VkInstanceCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pInstance: VkPointer<VkInstance>,
+) => VkResult;
+/**
+ * `vkDestroyInstance` (VK_VERSION_1_0; instance level): `vk.vkDestroyInstance(instance, pAllocator)`.
+ *
+ * @param instance `VkInstance`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyInstance = (
+  instance: VkInstance | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkEnumeratePhysicalDevices` (VK_VERSION_1_0; instance level): `vk.vkEnumeratePhysicalDevices(instance, pPhysicalDeviceCount, pPhysicalDevices)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pPhysicalDeviceCount `uint32_t*`
+ * @param pPhysicalDevices `VkPhysicalDevice*`: out: the VkPhysicalDevices made (`create` / `VkScope` read them back); optional (null)
+ * @category Commands
+ */
+export type vkEnumeratePhysicalDevices = (
+  instance: VkInstance,
+  pPhysicalDeviceCount: Deno.PointerValue,
+  pPhysicalDevices: VkPointer<VkPhysicalDevice>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceFeatures` (VK_VERSION_1_0; physical device level): `vk.vkGetPhysicalDeviceFeatures(physicalDevice, pFeatures)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pFeatures `VkPhysicalDeviceFeatures*`: `allocStruct(arena, "VkPhysicalDeviceFeatures")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceFeatures = (
+  physicalDevice: VkPhysicalDevice,
+  pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceFormatProperties` (VK_VERSION_1_0; physical device level): `vk.vkGetPhysicalDeviceFormatProperties(physicalDevice, format, pFormatProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param format `VkFormat`
+ * @param pFormatProperties `VkFormatProperties*`: `allocStruct(arena, "VkFormatProperties")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceFormatProperties = (
+  physicalDevice: VkPhysicalDevice,
+  format: VkFormat,
+  pFormatProperties: VkStructPointer<"VkFormatProperties">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceImageFormatProperties` (VK_VERSION_1_0; physical device level): `vk.vkGetPhysicalDeviceImageFormatProperties(physicalDevice, format, type, tiling, usage, flags, pImageFormatProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_FORMAT_NOT_SUPPORTED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param format `VkFormat`
+ * @param type `VkImageType`
+ * @param tiling `VkImageTiling`
+ * @param usage `VkImageUsageFlags`
+ * @param flags `VkImageCreateFlags`: optional (0)
+ * @param pImageFormatProperties `VkImageFormatProperties*`: `allocStruct(arena, "VkImageFormatProperties")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceImageFormatProperties = (
+  physicalDevice: VkPhysicalDevice,
+  format: VkFormat,
+  type: VkImageType,
+  tiling: VkImageTiling,
+  usage: VkImageUsageFlags,
+  flags: VkImageCreateFlags,
+  pImageFormatProperties: VkStructPointer<"VkImageFormatProperties">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceProperties` (VK_VERSION_1_0; physical device level): `vk.vkGetPhysicalDeviceProperties(physicalDevice, pProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pProperties `VkPhysicalDeviceProperties*`: `allocStruct(arena, "VkPhysicalDeviceProperties")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pProperties: VkStructPointer<"VkPhysicalDeviceProperties">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyProperties` (VK_VERSION_1_0; physical device level): `vk.vkGetPhysicalDeviceQueueFamilyProperties(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pQueueFamilyPropertyCount `uint32_t*`
+ * @param pQueueFamilyProperties `VkQueueFamilyProperties*`: `allocStruct(arena, "VkQueueFamilyProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pQueueFamilyPropertyCount: Deno.PointerValue,
+  pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceMemoryProperties` (VK_VERSION_1_0; physical device level): `vk.vkGetPhysicalDeviceMemoryProperties(physicalDevice, pMemoryProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pMemoryProperties `VkPhysicalDeviceMemoryProperties*`: `allocStruct(arena, "VkPhysicalDeviceMemoryProperties")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceMemoryProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties">,
+) => void;
+/**
+ * `vkGetInstanceProcAddr` (VK_VERSION_1_0; global level): `vk.vkGetInstanceProcAddr(instance, pName)`, returns `PFN_vkVoidFunction`.
+ *
+ * @param instance `VkInstance`: optional (null)
+ * @param pName `const char*`: array of `null-terminated`
+ * @category Commands
+ */
+export type vkGetInstanceProcAddr = (
+  instance: VkInstance | null,
+  pName: Deno.PointerValue | string,
+) => Deno.PointerValue;
+/**
+ * `vkGetDeviceProcAddr` (VK_VERSION_1_0; device level): `vk.vkGetDeviceProcAddr(device, pName)`, returns `PFN_vkVoidFunction`.
+ *
+ * @param device `VkDevice`
+ * @param pName `const char*`: array of `null-terminated`
+ * @category Commands
+ */
+export type vkGetDeviceProcAddr = (device: VkDevice, pName: Deno.PointerValue | string) => Deno.PointerValue;
+/**
+ * `vkCreateDevice` (VK_VERSION_1_0; physical device level): `vk.vkCreateDevice(physicalDevice, pCreateInfo, pAllocator, pDevice)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_FEATURE_NOT_PRESENT, VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pCreateInfo `const VkDeviceCreateInfo*`: `writeStruct(arena, "VkDeviceCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pDevice `VkDevice*`: out: the VkDevice made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDevice = (
+  physicalDevice: VkPhysicalDevice,
+  pCreateInfo: VkStructPointer<"VkDeviceCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pDevice: VkPointer<VkDevice>,
+) => VkResult;
+/**
+ * `vkDestroyDevice` (VK_VERSION_1_0; device level): `vk.vkDestroyDevice(device, pAllocator)`.
+ *
+ * @param device `VkDevice`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDevice = (
+  device: VkDevice | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkEnumerateInstanceExtensionProperties` (VK_VERSION_1_0; global level): `vk.vkEnumerateInstanceExtensionProperties(pLayerName, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_LAYER_NOT_PRESENT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param pLayerName `const char*`: array of `null-terminated`; optional (null)
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkExtensionProperties*`: `allocStruct(arena, "VkExtensionProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumerateInstanceExtensionProperties = (
+  pLayerName: Deno.PointerValue,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkExtensionProperties">,
+) => VkResult;
+/**
+ * `vkEnumerateDeviceExtensionProperties` (VK_VERSION_1_0; physical device level): `vk.vkEnumerateDeviceExtensionProperties(physicalDevice, pLayerName, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_LAYER_NOT_PRESENT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pLayerName `const char*`: array of `null-terminated`; optional (null)
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkExtensionProperties*`: `allocStruct(arena, "VkExtensionProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumerateDeviceExtensionProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pLayerName: Deno.PointerValue,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkExtensionProperties">,
+) => VkResult;
+/**
+ * `vkEnumerateInstanceLayerProperties` (VK_VERSION_1_0; global level): `vk.vkEnumerateInstanceLayerProperties(pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkLayerProperties*`: `allocStruct(arena, "VkLayerProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumerateInstanceLayerProperties = (
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkLayerProperties">,
+) => VkResult;
+/**
+ * `vkEnumerateDeviceLayerProperties` (VK_VERSION_1_0; physical device level): `vk.vkEnumerateDeviceLayerProperties(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkLayerProperties*`: `allocStruct(arena, "VkLayerProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumerateDeviceLayerProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkLayerProperties">,
+) => VkResult;
+/**
+ * `vkGetDeviceQueue` (VK_VERSION_1_0; device level): `vk.vkGetDeviceQueue(device, queueFamilyIndex, queueIndex, pQueue)`.
+ *
+ * @param device `VkDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param queueIndex `uint32_t`
+ * @param pQueue `VkQueue*`: out: the VkQueue made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkGetDeviceQueue = (
+  device: VkDevice,
+  queueFamilyIndex: number,
+  queueIndex: number,
+  pQueue: VkPointer<VkQueue>,
+) => void;
+/**
+ * `vkQueueSubmit` (VK_VERSION_1_0; device level): `vk.vkQueueSubmit(queue, submitCount, pSubmits, fence)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param queue `VkQueue`
+ * @param submitCount `uint32_t`: optional (0)
+ * @param pSubmits `const VkSubmitInfo*`: `writeStruct(arena, "VkSubmitInfo", {...})` (an array of them)
+ * @param fence `VkFence`: optional (null)
+ * @category Commands
+ */
+export type vkQueueSubmit = (
+  queue: VkQueue,
+  submitCount: number,
+  pSubmits: VkStructPointer<"VkSubmitInfo">,
+  fence: VkFence | null,
+) => VkResult;
+/**
+ * `vkQueueWaitIdle` (VK_VERSION_1_0; device level): `vk.vkQueueWaitIdle(queue)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param queue `VkQueue`
+ * @category Commands
+ */
+export type vkQueueWaitIdle = (queue: VkQueue) => VkResult;
+/**
+ * `vkDeviceWaitIdle` (VK_VERSION_1_0; device level): `vk.vkDeviceWaitIdle(device)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @category Commands
+ */
+export type vkDeviceWaitIdle = (device: VkDevice) => VkResult;
+/**
+ * `vkAllocateMemory` (VK_VERSION_1_0; device level): `vk.vkAllocateMemory(device, pAllocateInfo, pAllocator, pMemory)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pAllocateInfo `const VkMemoryAllocateInfo*`: `writeStruct(arena, "VkMemoryAllocateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pMemory `VkDeviceMemory*`: out: the VkDeviceMemory made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkAllocateMemory = (
+  device: VkDevice,
+  pAllocateInfo: VkStructPointer<"VkMemoryAllocateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pMemory: VkPointer<VkDeviceMemory>,
+) => VkResult;
+/**
+ * `vkFreeMemory` (VK_VERSION_1_0; device level): `vk.vkFreeMemory(device, memory, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param memory `VkDeviceMemory`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkFreeMemory = (
+  device: VkDevice,
+  memory: VkDeviceMemory | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkMapMemory` (VK_VERSION_1_0; device level): `vk.vkMapMemory(device, memory, offset, size, flags, ppData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_MEMORY_MAP_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param memory `VkDeviceMemory`
+ * @param offset `VkDeviceSize`
+ * @param size `VkDeviceSize`
+ * @param flags `VkMemoryMapFlags`: optional (0)
+ * @param ppData `void**`
+ * @category Commands
+ */
+export type vkMapMemory = (
+  device: VkDevice,
+  memory: VkDeviceMemory,
+  offset: VkDeviceSize,
+  size: VkDeviceSize,
+  flags: VkMemoryMapFlags,
+  ppData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkUnmapMemory` (VK_VERSION_1_0; device level): `vk.vkUnmapMemory(device, memory)`.
+ *
+ * @param device `VkDevice`
+ * @param memory `VkDeviceMemory`
+ * @category Commands
+ */
+export type vkUnmapMemory = (device: VkDevice, memory: VkDeviceMemory) => void;
+/**
+ * `vkFlushMappedMemoryRanges` (VK_VERSION_1_0; device level): `vk.vkFlushMappedMemoryRanges(device, memoryRangeCount, pMemoryRanges)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param memoryRangeCount `uint32_t`
+ * @param pMemoryRanges `const VkMappedMemoryRange*`: `writeStruct(arena, "VkMappedMemoryRange", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkFlushMappedMemoryRanges = (
+  device: VkDevice,
+  memoryRangeCount: number,
+  pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
+) => VkResult;
+/**
+ * `vkInvalidateMappedMemoryRanges` (VK_VERSION_1_0; device level): `vk.vkInvalidateMappedMemoryRanges(device, memoryRangeCount, pMemoryRanges)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param memoryRangeCount `uint32_t`
+ * @param pMemoryRanges `const VkMappedMemoryRange*`: `writeStruct(arena, "VkMappedMemoryRange", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkInvalidateMappedMemoryRanges = (
+  device: VkDevice,
+  memoryRangeCount: number,
+  pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
+) => VkResult;
+/**
+ * `vkGetDeviceMemoryCommitment` (VK_VERSION_1_0; device level): `vk.vkGetDeviceMemoryCommitment(device, memory, pCommittedMemoryInBytes)`.
+ *
+ * @param device `VkDevice`
+ * @param memory `VkDeviceMemory`
+ * @param pCommittedMemoryInBytes `VkDeviceSize*`
+ * @category Commands
+ */
+export type vkGetDeviceMemoryCommitment = (
+  device: VkDevice,
+  memory: VkDeviceMemory,
+  pCommittedMemoryInBytes: Deno.PointerValue,
+) => void;
+/**
+ * `vkBindBufferMemory` (VK_VERSION_1_0; device level): `vk.vkBindBufferMemory(device, buffer, memory, memoryOffset)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param buffer `VkBuffer`
+ * @param memory `VkDeviceMemory`
+ * @param memoryOffset `VkDeviceSize`
+ * @category Commands
+ */
+export type vkBindBufferMemory = (
+  device: VkDevice,
+  buffer: VkBuffer,
+  memory: VkDeviceMemory,
+  memoryOffset: VkDeviceSize,
+) => VkResult;
+/**
+ * `vkBindImageMemory` (VK_VERSION_1_0; device level): `vk.vkBindImageMemory(device, image, memory, memoryOffset)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param image `VkImage`
+ * @param memory `VkDeviceMemory`
+ * @param memoryOffset `VkDeviceSize`
+ * @category Commands
+ */
+export type vkBindImageMemory = (
+  device: VkDevice,
+  image: VkImage,
+  memory: VkDeviceMemory,
+  memoryOffset: VkDeviceSize,
+) => VkResult;
+/**
+ * `vkGetBufferMemoryRequirements` (VK_VERSION_1_0; device level): `vk.vkGetBufferMemoryRequirements(device, buffer, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param buffer `VkBuffer`
+ * @param pMemoryRequirements `VkMemoryRequirements*`: `allocStruct(arena, "VkMemoryRequirements")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetBufferMemoryRequirements = (
+  device: VkDevice,
+  buffer: VkBuffer,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
+) => void;
+/**
+ * `vkGetImageMemoryRequirements` (VK_VERSION_1_0; device level): `vk.vkGetImageMemoryRequirements(device, image, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param image `VkImage`
+ * @param pMemoryRequirements `VkMemoryRequirements*`: `allocStruct(arena, "VkMemoryRequirements")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetImageMemoryRequirements = (
+  device: VkDevice,
+  image: VkImage,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
+) => void;
+/**
+ * `vkGetImageSparseMemoryRequirements` (VK_VERSION_1_0; device level): `vk.vkGetImageSparseMemoryRequirements(device, image, pSparseMemoryRequirementCount, pSparseMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param image `VkImage`
+ * @param pSparseMemoryRequirementCount `uint32_t*`
+ * @param pSparseMemoryRequirements `VkSparseImageMemoryRequirements*`: `allocStruct(arena, "VkSparseImageMemoryRequirements")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetImageSparseMemoryRequirements = (
+  device: VkDevice,
+  image: VkImage,
+  pSparseMemoryRequirementCount: Deno.PointerValue,
+  pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceSparseImageFormatProperties` (VK_VERSION_1_0; physical device level): `vk.vkGetPhysicalDeviceSparseImageFormatProperties(physicalDevice, format, type, samples, usage, tiling, pPropertyCount, pProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param format `VkFormat`
+ * @param type `VkImageType`
+ * @param samples `VkSampleCountFlagBits`
+ * @param usage `VkImageUsageFlags`
+ * @param tiling `VkImageTiling`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkSparseImageFormatProperties*`: `allocStruct(arena, "VkSparseImageFormatProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSparseImageFormatProperties = (
+  physicalDevice: VkPhysicalDevice,
+  format: VkFormat,
+  type: VkImageType,
+  samples: VkSampleCountFlagBits,
+  usage: VkImageUsageFlags,
+  tiling: VkImageTiling,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkSparseImageFormatProperties">,
+) => void;
+/**
+ * `vkQueueBindSparse` (VK_VERSION_1_0; device level): `vk.vkQueueBindSparse(queue, bindInfoCount, pBindInfo, fence)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param queue `VkQueue`
+ * @param bindInfoCount `uint32_t`: optional (0)
+ * @param pBindInfo `const VkBindSparseInfo*`: `writeStruct(arena, "VkBindSparseInfo", {...})` (an array of them)
+ * @param fence `VkFence`: optional (null)
+ * @category Commands
+ */
+export type vkQueueBindSparse = (
+  queue: VkQueue,
+  bindInfoCount: number,
+  pBindInfo: VkStructPointer<"VkBindSparseInfo">,
+  fence: VkFence | null,
+) => VkResult;
+/**
+ * `vkCreateFence` (VK_VERSION_1_0; device level): `vk.vkCreateFence(device, pCreateInfo, pAllocator, pFence)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkFenceCreateInfo*`: `writeStruct(arena, "VkFenceCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pFence `VkFence*`: out: the VkFence made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateFence = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkFenceCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pFence: VkPointer<VkFence>,
+) => VkResult;
+/**
+ * `vkDestroyFence` (VK_VERSION_1_0; device level): `vk.vkDestroyFence(device, fence, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param fence `VkFence`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyFence = (
+  device: VkDevice,
+  fence: VkFence | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkResetFences` (VK_VERSION_1_0; device level): `vk.vkResetFences(device, fenceCount, pFences)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param fenceCount `uint32_t`
+ * @param pFences `const VkFence*`: array of `fenceCount`
+ * @category Commands
+ */
+export type vkResetFences = (device: VkDevice, fenceCount: number, pFences: Deno.PointerValue) => VkResult;
+/**
+ * `vkGetFenceStatus` (VK_VERSION_1_0; device level): `vk.vkGetFenceStatus(device, fence)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_NOT_READY.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param fence `VkFence`
+ * @category Commands
+ */
+export type vkGetFenceStatus = (device: VkDevice, fence: VkFence) => VkResult;
+/**
+ * `vkWaitForFences` (VK_VERSION_1_0; device level): `vk.vkWaitForFences(device, fenceCount, pFences, waitAll, timeout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_TIMEOUT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param fenceCount `uint32_t`
+ * @param pFences `const VkFence*`: array of `fenceCount`
+ * @param waitAll `VkBool32`
+ * @param timeout `uint64_t`
+ * @category Commands
+ */
+export type vkWaitForFences = (
+  device: VkDevice,
+  fenceCount: number,
+  pFences: Deno.PointerValue,
+  waitAll: VkBool32,
+  timeout: bigint,
+) => VkResult;
+/**
+ * `vkCreateSemaphore` (VK_VERSION_1_0; device level): `vk.vkCreateSemaphore(device, pCreateInfo, pAllocator, pSemaphore)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkSemaphoreCreateInfo*`: `writeStruct(arena, "VkSemaphoreCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSemaphore `VkSemaphore*`: out: the VkSemaphore made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateSemaphore = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkSemaphoreCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSemaphore: VkPointer<VkSemaphore>,
+) => VkResult;
+/**
+ * `vkDestroySemaphore` (VK_VERSION_1_0; device level): `vk.vkDestroySemaphore(device, semaphore, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param semaphore `VkSemaphore`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroySemaphore = (
+  device: VkDevice,
+  semaphore: VkSemaphore | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateQueryPool` (VK_VERSION_1_0; device level): `vk.vkCreateQueryPool(device, pCreateInfo, pAllocator, pQueryPool)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkQueryPoolCreateInfo*`: `writeStruct(arena, "VkQueryPoolCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pQueryPool `VkQueryPool*`: out: the VkQueryPool made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateQueryPool = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkQueryPoolCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pQueryPool: VkPointer<VkQueryPool>,
+) => VkResult;
+/**
+ * `vkDestroyQueryPool` (VK_VERSION_1_0; device level): `vk.vkDestroyQueryPool(device, queryPool, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param queryPool `VkQueryPool`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyQueryPool = (
+  device: VkDevice,
+  queryPool: VkQueryPool | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetQueryPoolResults` (VK_VERSION_1_0; device level): `vk.vkGetQueryPoolResults(device, queryPool, firstQuery, queryCount, dataSize, pData, stride, flags)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_NOT_READY.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @param queryCount `uint32_t`
+ * @param dataSize `size_t`
+ * @param pData `void*`: array of `dataSize`
+ * @param stride `VkDeviceSize`
+ * @param flags `VkQueryResultFlags`: optional (0)
+ * @category Commands
+ */
+export type vkGetQueryPoolResults = (
+  device: VkDevice,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+  queryCount: number,
+  dataSize: number | bigint,
+  pData: Deno.PointerValue,
+  stride: VkDeviceSize,
+  flags: VkQueryResultFlags,
+) => VkResult;
+/**
+ * `vkCreateBuffer` (VK_VERSION_1_0; device level): `vk.vkCreateBuffer(device, pCreateInfo, pAllocator, pBuffer)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkBufferCreateInfo*`: `writeStruct(arena, "VkBufferCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pBuffer `VkBuffer*`: out: the VkBuffer made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateBuffer = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkBufferCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pBuffer: VkPointer<VkBuffer>,
+) => VkResult;
+/**
+ * `vkDestroyBuffer` (VK_VERSION_1_0; device level): `vk.vkDestroyBuffer(device, buffer, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param buffer `VkBuffer`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyBuffer = (
+  device: VkDevice,
+  buffer: VkBuffer | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateImage` (VK_VERSION_1_0; device level): `vk.vkCreateImage(device, pCreateInfo, pAllocator, pImage)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_COMPRESSION_EXHAUSTED_EXT, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkImageCreateInfo*`: `writeStruct(arena, "VkImageCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pImage `VkImage*`: out: the VkImage made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateImage = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkImageCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pImage: VkPointer<VkImage>,
+) => VkResult;
+/**
+ * `vkDestroyImage` (VK_VERSION_1_0; device level): `vk.vkDestroyImage(device, image, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param image `VkImage`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyImage = (
+  device: VkDevice,
+  image: VkImage | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetImageSubresourceLayout` (VK_VERSION_1_0; device level): `vk.vkGetImageSubresourceLayout(device, image, pSubresource, pLayout)`.
+ *
+ * @param device `VkDevice`
+ * @param image `VkImage`
+ * @param pSubresource `const VkImageSubresource*`: `writeStruct(arena, "VkImageSubresource", {...})`
+ * @param pLayout `VkSubresourceLayout*`: `allocStruct(arena, "VkSubresourceLayout")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetImageSubresourceLayout = (
+  device: VkDevice,
+  image: VkImage,
+  pSubresource: VkStructPointer<"VkImageSubresource">,
+  pLayout: VkStructPointer<"VkSubresourceLayout">,
+) => void;
+/**
+ * `vkCreateImageView` (VK_VERSION_1_0; device level): `vk.vkCreateImageView(device, pCreateInfo, pAllocator, pView)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkImageViewCreateInfo*`: `writeStruct(arena, "VkImageViewCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pView `VkImageView*`: out: the VkImageView made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateImageView = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkImageViewCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pView: VkPointer<VkImageView>,
+) => VkResult;
+/**
+ * `vkDestroyImageView` (VK_VERSION_1_0; device level): `vk.vkDestroyImageView(device, imageView, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param imageView `VkImageView`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyImageView = (
+  device: VkDevice,
+  imageView: VkImageView | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateCommandPool` (VK_VERSION_1_0; device level): `vk.vkCreateCommandPool(device, pCreateInfo, pAllocator, pCommandPool)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkCommandPoolCreateInfo*`: `writeStruct(arena, "VkCommandPoolCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pCommandPool `VkCommandPool*`: out: the VkCommandPool made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateCommandPool = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkCommandPoolCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pCommandPool: VkPointer<VkCommandPool>,
+) => VkResult;
+/**
+ * `vkDestroyCommandPool` (VK_VERSION_1_0; device level): `vk.vkDestroyCommandPool(device, commandPool, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param commandPool `VkCommandPool`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyCommandPool = (
+  device: VkDevice,
+  commandPool: VkCommandPool | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkResetCommandPool` (VK_VERSION_1_0; device level): `vk.vkResetCommandPool(device, commandPool, flags)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param commandPool `VkCommandPool`
+ * @param flags `VkCommandPoolResetFlags`: optional (0)
+ * @category Commands
+ */
+export type vkResetCommandPool = (
+  device: VkDevice,
+  commandPool: VkCommandPool,
+  flags: VkCommandPoolResetFlags,
+) => VkResult;
+/**
+ * `vkAllocateCommandBuffers` (VK_VERSION_1_0; device level): `vk.vkAllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pAllocateInfo `const VkCommandBufferAllocateInfo*`: `writeStruct(arena, "VkCommandBufferAllocateInfo", {...})`
+ * @param pCommandBuffers `VkCommandBuffer*`: out: the VkCommandBuffers made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkAllocateCommandBuffers = (
+  device: VkDevice,
+  pAllocateInfo: VkStructPointer<"VkCommandBufferAllocateInfo">,
+  pCommandBuffers: VkPointer<VkCommandBuffer>,
+) => VkResult;
+/**
+ * `vkFreeCommandBuffers` (VK_VERSION_1_0; device level): `vk.vkFreeCommandBuffers(device, commandPool, commandBufferCount, pCommandBuffers)`.
+ *
+ * @param device `VkDevice`
+ * @param commandPool `VkCommandPool`
+ * @param commandBufferCount `uint32_t`
+ * @param pCommandBuffers `const VkCommandBuffer*`: array of `commandBufferCount`
+ * @category Commands
+ */
+export type vkFreeCommandBuffers = (
+  device: VkDevice,
+  commandPool: VkCommandPool,
+  commandBufferCount: number,
+  pCommandBuffers: Deno.PointerValue,
+) => void;
+/**
+ * `vkBeginCommandBuffer` (VK_VERSION_1_0; device level): `vk.vkBeginCommandBuffer(commandBuffer, pBeginInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBeginInfo `const VkCommandBufferBeginInfo*`: `writeStruct(arena, "VkCommandBufferBeginInfo", {...})`
+ * @category Commands
+ */
+export type vkBeginCommandBuffer = (
+  commandBuffer: VkCommandBuffer,
+  pBeginInfo: VkStructPointer<"VkCommandBufferBeginInfo">,
+) => VkResult;
+/**
+ * `vkEndCommandBuffer` (VK_VERSION_1_0; device level): `vk.vkEndCommandBuffer(commandBuffer)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_VIDEO_STD_PARAMETERS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkEndCommandBuffer = (commandBuffer: VkCommandBuffer) => VkResult;
+/**
+ * `vkResetCommandBuffer` (VK_VERSION_1_0; device level): `vk.vkResetCommandBuffer(commandBuffer, flags)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param flags `VkCommandBufferResetFlags`: optional (0)
+ * @category Commands
+ */
+export type vkResetCommandBuffer = (
+  commandBuffer: VkCommandBuffer,
+  flags: VkCommandBufferResetFlags,
+) => VkResult;
+/**
+ * `vkCmdCopyBuffer` (VK_VERSION_1_0; device level): `vk.vkCmdCopyBuffer(commandBuffer, srcBuffer, dstBuffer, regionCount, pRegions)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param srcBuffer `VkBuffer`
+ * @param dstBuffer `VkBuffer`
+ * @param regionCount `uint32_t`
+ * @param pRegions `const VkBufferCopy*`: `writeStruct(arena, "VkBufferCopy", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdCopyBuffer = (
+  commandBuffer: VkCommandBuffer,
+  srcBuffer: VkBuffer,
+  dstBuffer: VkBuffer,
+  regionCount: number,
+  pRegions: VkStructPointer<"VkBufferCopy">,
+) => void;
+/**
+ * `vkCmdCopyImage` (VK_VERSION_1_0; device level): `vk.vkCmdCopyImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param srcImage `VkImage`
+ * @param srcImageLayout `VkImageLayout`
+ * @param dstImage `VkImage`
+ * @param dstImageLayout `VkImageLayout`
+ * @param regionCount `uint32_t`
+ * @param pRegions `const VkImageCopy*`: `writeStruct(arena, "VkImageCopy", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdCopyImage = (
+  commandBuffer: VkCommandBuffer,
+  srcImage: VkImage,
+  srcImageLayout: VkImageLayout,
+  dstImage: VkImage,
+  dstImageLayout: VkImageLayout,
+  regionCount: number,
+  pRegions: VkStructPointer<"VkImageCopy">,
+) => void;
+/**
+ * `vkCmdCopyBufferToImage` (VK_VERSION_1_0; device level): `vk.vkCmdCopyBufferToImage(commandBuffer, srcBuffer, dstImage, dstImageLayout, regionCount, pRegions)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param srcBuffer `VkBuffer`
+ * @param dstImage `VkImage`
+ * @param dstImageLayout `VkImageLayout`
+ * @param regionCount `uint32_t`
+ * @param pRegions `const VkBufferImageCopy*`: `writeStruct(arena, "VkBufferImageCopy", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdCopyBufferToImage = (
+  commandBuffer: VkCommandBuffer,
+  srcBuffer: VkBuffer,
+  dstImage: VkImage,
+  dstImageLayout: VkImageLayout,
+  regionCount: number,
+  pRegions: VkStructPointer<"VkBufferImageCopy">,
+) => void;
+/**
+ * `vkCmdCopyImageToBuffer` (VK_VERSION_1_0; device level): `vk.vkCmdCopyImageToBuffer(commandBuffer, srcImage, srcImageLayout, dstBuffer, regionCount, pRegions)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param srcImage `VkImage`
+ * @param srcImageLayout `VkImageLayout`
+ * @param dstBuffer `VkBuffer`
+ * @param regionCount `uint32_t`
+ * @param pRegions `const VkBufferImageCopy*`: `writeStruct(arena, "VkBufferImageCopy", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdCopyImageToBuffer = (
+  commandBuffer: VkCommandBuffer,
+  srcImage: VkImage,
+  srcImageLayout: VkImageLayout,
+  dstBuffer: VkBuffer,
+  regionCount: number,
+  pRegions: VkStructPointer<"VkBufferImageCopy">,
+) => void;
+/**
+ * `vkCmdUpdateBuffer` (VK_VERSION_1_0; device level): `vk.vkCmdUpdateBuffer(commandBuffer, dstBuffer, dstOffset, dataSize, pData)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param dstBuffer `VkBuffer`
+ * @param dstOffset `VkDeviceSize`
+ * @param dataSize `VkDeviceSize`
+ * @param pData `const void*`: array of `dataSize`
+ * @category Commands
+ */
+export type vkCmdUpdateBuffer = (
+  commandBuffer: VkCommandBuffer,
+  dstBuffer: VkBuffer,
+  dstOffset: VkDeviceSize,
+  dataSize: VkDeviceSize,
+  pData: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdFillBuffer` (VK_VERSION_1_0; device level): `vk.vkCmdFillBuffer(commandBuffer, dstBuffer, dstOffset, size, data)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param dstBuffer `VkBuffer`
+ * @param dstOffset `VkDeviceSize`
+ * @param size `VkDeviceSize`
+ * @param data `uint32_t`
+ * @category Commands
+ */
+export type vkCmdFillBuffer = (
+  commandBuffer: VkCommandBuffer,
+  dstBuffer: VkBuffer,
+  dstOffset: VkDeviceSize,
+  size: VkDeviceSize,
+  data: number,
+) => void;
+/**
+ * `vkCmdPipelineBarrier` (VK_VERSION_1_0; device level): `vk.vkCmdPipelineBarrier(commandBuffer, srcStageMask, dstStageMask, dependencyFlags, memoryBarrierCount, pMemoryBarriers, bufferMemoryBarrierCount, pBufferMemoryBarriers, imageMemoryBarrierCount, pImageMemoryBarriers)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param srcStageMask `VkPipelineStageFlags`: optional (0)
+ * @param dstStageMask `VkPipelineStageFlags`: optional (0)
+ * @param dependencyFlags `VkDependencyFlags`: optional (0)
+ * @param memoryBarrierCount `uint32_t`: optional (0)
+ * @param pMemoryBarriers `const VkMemoryBarrier*`: `writeStruct(arena, "VkMemoryBarrier", {...})` (an array of them)
+ * @param bufferMemoryBarrierCount `uint32_t`: optional (0)
+ * @param pBufferMemoryBarriers `const VkBufferMemoryBarrier*`: `writeStruct(arena, "VkBufferMemoryBarrier", {...})` (an array of them)
+ * @param imageMemoryBarrierCount `uint32_t`: optional (0)
+ * @param pImageMemoryBarriers `const VkImageMemoryBarrier*`: `writeStruct(arena, "VkImageMemoryBarrier", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdPipelineBarrier = (
+  commandBuffer: VkCommandBuffer,
+  srcStageMask: VkPipelineStageFlags,
+  dstStageMask: VkPipelineStageFlags,
+  dependencyFlags: VkDependencyFlags,
+  memoryBarrierCount: number,
+  pMemoryBarriers: VkStructPointer<"VkMemoryBarrier">,
+  bufferMemoryBarrierCount: number,
+  pBufferMemoryBarriers: VkStructPointer<"VkBufferMemoryBarrier">,
+  imageMemoryBarrierCount: number,
+  pImageMemoryBarriers: VkStructPointer<"VkImageMemoryBarrier">,
+) => void;
+/**
+ * `vkCmdBeginQuery` (VK_VERSION_1_0; device level): `vk.vkCmdBeginQuery(commandBuffer, queryPool, query, flags)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param queryPool `VkQueryPool`
+ * @param query `uint32_t`
+ * @param flags `VkQueryControlFlags`: optional (0)
+ * @category Commands
+ */
+export type vkCmdBeginQuery = (
+  commandBuffer: VkCommandBuffer,
+  queryPool: VkQueryPool,
+  query: number,
+  flags: VkQueryControlFlags,
+) => void;
+/**
+ * `vkCmdEndQuery` (VK_VERSION_1_0; device level): `vk.vkCmdEndQuery(commandBuffer, queryPool, query)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param queryPool `VkQueryPool`
+ * @param query `uint32_t`
+ * @category Commands
+ */
+export type vkCmdEndQuery = (commandBuffer: VkCommandBuffer, queryPool: VkQueryPool, query: number) => void;
+/**
+ * `vkCmdResetQueryPool` (VK_VERSION_1_0; device level): `vk.vkCmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @param queryCount `uint32_t`
+ * @category Commands
+ */
+export type vkCmdResetQueryPool = (
+  commandBuffer: VkCommandBuffer,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+  queryCount: number,
+) => void;
+/**
+ * `vkCmdWriteTimestamp` (VK_VERSION_1_0; device level): `vk.vkCmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineStage `VkPipelineStageFlagBits`
+ * @param queryPool `VkQueryPool`
+ * @param query `uint32_t`
+ * @category Commands
+ */
+export type vkCmdWriteTimestamp = (
+  commandBuffer: VkCommandBuffer,
+  pipelineStage: VkPipelineStageFlagBits,
+  queryPool: VkQueryPool,
+  query: number,
+) => void;
+/**
+ * `vkCmdCopyQueryPoolResults` (VK_VERSION_1_0; device level): `vk.vkCmdCopyQueryPoolResults(commandBuffer, queryPool, firstQuery, queryCount, dstBuffer, dstOffset, stride, flags)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @param queryCount `uint32_t`
+ * @param dstBuffer `VkBuffer`
+ * @param dstOffset `VkDeviceSize`
+ * @param stride `VkDeviceSize`
+ * @param flags `VkQueryResultFlags`: optional (0)
+ * @category Commands
+ */
+export type vkCmdCopyQueryPoolResults = (
+  commandBuffer: VkCommandBuffer,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+  queryCount: number,
+  dstBuffer: VkBuffer,
+  dstOffset: VkDeviceSize,
+  stride: VkDeviceSize,
+  flags: VkQueryResultFlags,
+) => void;
+/**
+ * `vkCmdExecuteCommands` (VK_VERSION_1_0; device level): `vk.vkCmdExecuteCommands(commandBuffer, commandBufferCount, pCommandBuffers)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param commandBufferCount `uint32_t`
+ * @param pCommandBuffers `const VkCommandBuffer*`: array of `commandBufferCount`
+ * @category Commands
+ */
+export type vkCmdExecuteCommands = (
+  commandBuffer: VkCommandBuffer,
+  commandBufferCount: number,
+  pCommandBuffers: Deno.PointerValue,
+) => void;
+/**
+ * `vkCreateEvent` (VK_VERSION_1_0; device level): `vk.vkCreateEvent(device, pCreateInfo, pAllocator, pEvent)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkEventCreateInfo*`: `writeStruct(arena, "VkEventCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pEvent `VkEvent*`: out: the VkEvent made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateEvent = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkEventCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pEvent: VkPointer<VkEvent>,
+) => VkResult;
+/**
+ * `vkDestroyEvent` (VK_VERSION_1_0; device level): `vk.vkDestroyEvent(device, event, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param event `VkEvent`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyEvent = (
+  device: VkDevice,
+  event: VkEvent | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetEventStatus` (VK_VERSION_1_0; device level): `vk.vkGetEventStatus(device, event)`, returns `VkResult`.
+ * Success codes: VK_EVENT_SET, VK_EVENT_RESET.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param event `VkEvent`
+ * @category Commands
+ */
+export type vkGetEventStatus = (device: VkDevice, event: VkEvent) => VkResult;
+/**
+ * `vkSetEvent` (VK_VERSION_1_0; device level): `vk.vkSetEvent(device, event)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param event `VkEvent`
+ * @category Commands
+ */
+export type vkSetEvent = (device: VkDevice, event: VkEvent) => VkResult;
+/**
+ * `vkResetEvent` (VK_VERSION_1_0; device level): `vk.vkResetEvent(device, event)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param event `VkEvent`
+ * @category Commands
+ */
+export type vkResetEvent = (device: VkDevice, event: VkEvent) => VkResult;
+/**
+ * `vkCreateBufferView` (VK_VERSION_1_0; device level): `vk.vkCreateBufferView(device, pCreateInfo, pAllocator, pView)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkBufferViewCreateInfo*`: `writeStruct(arena, "VkBufferViewCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pView `VkBufferView*`: out: the VkBufferView made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateBufferView = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkBufferViewCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pView: VkPointer<VkBufferView>,
+) => VkResult;
+/**
+ * `vkDestroyBufferView` (VK_VERSION_1_0; device level): `vk.vkDestroyBufferView(device, bufferView, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param bufferView `VkBufferView`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyBufferView = (
+  device: VkDevice,
+  bufferView: VkBufferView | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateShaderModule` (VK_VERSION_1_0; device level): `vk.vkCreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_SHADER_NV, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkShaderModuleCreateInfo*`: `writeStruct(arena, "VkShaderModuleCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pShaderModule `VkShaderModule*`: out: the VkShaderModule made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateShaderModule = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pShaderModule: VkPointer<VkShaderModule>,
+) => VkResult;
+/**
+ * `vkDestroyShaderModule` (VK_VERSION_1_0; device level): `vk.vkDestroyShaderModule(device, shaderModule, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param shaderModule `VkShaderModule`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyShaderModule = (
+  device: VkDevice,
+  shaderModule: VkShaderModule | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreatePipelineCache` (VK_VERSION_1_0; device level): `vk.vkCreatePipelineCache(device, pCreateInfo, pAllocator, pPipelineCache)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkPipelineCacheCreateInfo*`: `writeStruct(arena, "VkPipelineCacheCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelineCache `VkPipelineCache*`: out: the VkPipelineCache made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreatePipelineCache = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkPipelineCacheCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelineCache: VkPointer<VkPipelineCache>,
+) => VkResult;
+/**
+ * `vkDestroyPipelineCache` (VK_VERSION_1_0; device level): `vk.vkDestroyPipelineCache(device, pipelineCache, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param pipelineCache `VkPipelineCache`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyPipelineCache = (
+  device: VkDevice,
+  pipelineCache: VkPipelineCache | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetPipelineCacheData` (VK_VERSION_1_0; device level): `vk.vkGetPipelineCacheData(device, pipelineCache, pDataSize, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipelineCache `VkPipelineCache`
+ * @param pDataSize `size_t*`
+ * @param pData `void*`: array of `pDataSize`; optional (null)
+ * @category Commands
+ */
+export type vkGetPipelineCacheData = (
+  device: VkDevice,
+  pipelineCache: VkPipelineCache,
+  pDataSize: Deno.PointerValue,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkMergePipelineCaches` (VK_VERSION_1_0; device level): `vk.vkMergePipelineCaches(device, dstCache, srcCacheCount, pSrcCaches)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param dstCache `VkPipelineCache`
+ * @param srcCacheCount `uint32_t`
+ * @param pSrcCaches `const VkPipelineCache*`: array of `srcCacheCount`
+ * @category Commands
+ */
+export type vkMergePipelineCaches = (
+  device: VkDevice,
+  dstCache: VkPipelineCache,
+  srcCacheCount: number,
+  pSrcCaches: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateComputePipelines` (VK_VERSION_1_0; device level): `vk.vkCreateComputePipelines(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_SHADER_NV, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipelineCache `VkPipelineCache`: optional (null)
+ * @param createInfoCount `uint32_t`
+ * @param pCreateInfos `const VkComputePipelineCreateInfo*`: `writeStruct(arena, "VkComputePipelineCreateInfo", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelines `VkPipeline*`: out: the VkPipelines made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateComputePipelines = (
+  device: VkDevice,
+  pipelineCache: VkPipelineCache | null,
+  createInfoCount: number,
+  pCreateInfos: VkStructPointer<"VkComputePipelineCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelines: VkPointer<VkPipeline>,
+) => VkResult;
+/**
+ * `vkDestroyPipeline` (VK_VERSION_1_0; device level): `vk.vkDestroyPipeline(device, pipeline, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param pipeline `VkPipeline`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyPipeline = (
+  device: VkDevice,
+  pipeline: VkPipeline | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreatePipelineLayout` (VK_VERSION_1_0; device level): `vk.vkCreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkPipelineLayoutCreateInfo*`: `writeStruct(arena, "VkPipelineLayoutCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelineLayout `VkPipelineLayout*`: out: the VkPipelineLayout made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreatePipelineLayout = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkPipelineLayoutCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelineLayout: VkPointer<VkPipelineLayout>,
+) => VkResult;
+/**
+ * `vkDestroyPipelineLayout` (VK_VERSION_1_0; device level): `vk.vkDestroyPipelineLayout(device, pipelineLayout, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param pipelineLayout `VkPipelineLayout`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyPipelineLayout = (
+  device: VkDevice,
+  pipelineLayout: VkPipelineLayout | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateSampler` (VK_VERSION_1_0; device level): `vk.vkCreateSampler(device, pCreateInfo, pAllocator, pSampler)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkSamplerCreateInfo*`: `writeStruct(arena, "VkSamplerCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSampler `VkSampler*`: out: the VkSampler made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateSampler = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkSamplerCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSampler: VkPointer<VkSampler>,
+) => VkResult;
+/**
+ * `vkDestroySampler` (VK_VERSION_1_0; device level): `vk.vkDestroySampler(device, sampler, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param sampler `VkSampler`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroySampler = (
+  device: VkDevice,
+  sampler: VkSampler | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateDescriptorSetLayout` (VK_VERSION_1_0; device level): `vk.vkCreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkDescriptorSetLayoutCreateInfo*`: `writeStruct(arena, "VkDescriptorSetLayoutCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSetLayout `VkDescriptorSetLayout*`: out: the VkDescriptorSetLayout made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDescriptorSetLayout = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSetLayout: VkPointer<VkDescriptorSetLayout>,
+) => VkResult;
+/**
+ * `vkDestroyDescriptorSetLayout` (VK_VERSION_1_0; device level): `vk.vkDestroyDescriptorSetLayout(device, descriptorSetLayout, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param descriptorSetLayout `VkDescriptorSetLayout`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDescriptorSetLayout = (
+  device: VkDevice,
+  descriptorSetLayout: VkDescriptorSetLayout | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateDescriptorPool` (VK_VERSION_1_0; device level): `vk.vkCreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_FRAGMENTATION_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkDescriptorPoolCreateInfo*`: `writeStruct(arena, "VkDescriptorPoolCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pDescriptorPool `VkDescriptorPool*`: out: the VkDescriptorPool made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDescriptorPool = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkDescriptorPoolCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pDescriptorPool: VkPointer<VkDescriptorPool>,
+) => VkResult;
+/**
+ * `vkDestroyDescriptorPool` (VK_VERSION_1_0; device level): `vk.vkDestroyDescriptorPool(device, descriptorPool, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param descriptorPool `VkDescriptorPool`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDescriptorPool = (
+  device: VkDevice,
+  descriptorPool: VkDescriptorPool | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkResetDescriptorPool` (VK_VERSION_1_0; device level): `vk.vkResetDescriptorPool(device, descriptorPool, flags)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param descriptorPool `VkDescriptorPool`
+ * @param flags `VkDescriptorPoolResetFlags`: optional (0)
+ * @category Commands
+ */
+export type vkResetDescriptorPool = (
+  device: VkDevice,
+  descriptorPool: VkDescriptorPool,
+  flags: VkDescriptorPoolResetFlags,
+) => VkResult;
+/**
+ * `vkAllocateDescriptorSets` (VK_VERSION_1_0; device level): `vk.vkAllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_FRAGMENTED_POOL, VK_ERROR_OUT_OF_POOL_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pAllocateInfo `const VkDescriptorSetAllocateInfo*`: `writeStruct(arena, "VkDescriptorSetAllocateInfo", {...})`
+ * @param pDescriptorSets `VkDescriptorSet*`: out: the VkDescriptorSets made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkAllocateDescriptorSets = (
+  device: VkDevice,
+  pAllocateInfo: VkStructPointer<"VkDescriptorSetAllocateInfo">,
+  pDescriptorSets: VkPointer<VkDescriptorSet>,
+) => VkResult;
+/**
+ * `vkFreeDescriptorSets` (VK_VERSION_1_0; device level): `vk.vkFreeDescriptorSets(device, descriptorPool, descriptorSetCount, pDescriptorSets)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param descriptorPool `VkDescriptorPool`
+ * @param descriptorSetCount `uint32_t`
+ * @param pDescriptorSets `const VkDescriptorSet*`: array of `descriptorSetCount`
+ * @category Commands
+ */
+export type vkFreeDescriptorSets = (
+  device: VkDevice,
+  descriptorPool: VkDescriptorPool,
+  descriptorSetCount: number,
+  pDescriptorSets: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkUpdateDescriptorSets` (VK_VERSION_1_0; device level): `vk.vkUpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies)`.
+ *
+ * @param device `VkDevice`
+ * @param descriptorWriteCount `uint32_t`: optional (0)
+ * @param pDescriptorWrites `const VkWriteDescriptorSet*`: `writeStruct(arena, "VkWriteDescriptorSet", {...})` (an array of them)
+ * @param descriptorCopyCount `uint32_t`: optional (0)
+ * @param pDescriptorCopies `const VkCopyDescriptorSet*`: `writeStruct(arena, "VkCopyDescriptorSet", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkUpdateDescriptorSets = (
+  device: VkDevice,
+  descriptorWriteCount: number,
+  pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
+  descriptorCopyCount: number,
+  pDescriptorCopies: VkStructPointer<"VkCopyDescriptorSet">,
+) => void;
+/**
+ * `vkCmdBindPipeline` (VK_VERSION_1_0; device level): `vk.vkCmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineBindPoint `VkPipelineBindPoint`
+ * @param pipeline `VkPipeline`
+ * @category Commands
+ */
+export type vkCmdBindPipeline = (
+  commandBuffer: VkCommandBuffer,
+  pipelineBindPoint: VkPipelineBindPoint,
+  pipeline: VkPipeline,
+) => void;
+/**
+ * `vkCmdBindDescriptorSets` (VK_VERSION_1_0; device level): `vk.vkCmdBindDescriptorSets(commandBuffer, pipelineBindPoint, layout, firstSet, descriptorSetCount, pDescriptorSets, dynamicOffsetCount, pDynamicOffsets)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineBindPoint `VkPipelineBindPoint`
+ * @param layout `VkPipelineLayout`
+ * @param firstSet `uint32_t`
+ * @param descriptorSetCount `uint32_t`
+ * @param pDescriptorSets `const VkDescriptorSet*`: array of `descriptorSetCount`
+ * @param dynamicOffsetCount `uint32_t`: optional (0)
+ * @param pDynamicOffsets `const uint32_t*`: array of `dynamicOffsetCount`
+ * @category Commands
+ */
+export type vkCmdBindDescriptorSets = (
+  commandBuffer: VkCommandBuffer,
+  pipelineBindPoint: VkPipelineBindPoint,
+  layout: VkPipelineLayout,
+  firstSet: number,
+  descriptorSetCount: number,
+  pDescriptorSets: Deno.PointerValue,
+  dynamicOffsetCount: number,
+  pDynamicOffsets: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdClearColorImage` (VK_VERSION_1_0; device level): `vk.vkCmdClearColorImage(commandBuffer, image, imageLayout, pColor, rangeCount, pRanges)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param image `VkImage`
+ * @param imageLayout `VkImageLayout`
+ * @param pColor `const VkClearColorValue*`: `writeStruct(arena, "VkClearColorValue", {...})`
+ * @param rangeCount `uint32_t`
+ * @param pRanges `const VkImageSubresourceRange*`: `writeStruct(arena, "VkImageSubresourceRange", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdClearColorImage = (
+  commandBuffer: VkCommandBuffer,
+  image: VkImage,
+  imageLayout: VkImageLayout,
+  pColor: VkStructPointer<"VkClearColorValue">,
+  rangeCount: number,
+  pRanges: VkStructPointer<"VkImageSubresourceRange">,
+) => void;
+/**
+ * `vkCmdDispatch` (VK_VERSION_1_0; device level): `vk.vkCmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param groupCountX `uint32_t`
+ * @param groupCountY `uint32_t`
+ * @param groupCountZ `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDispatch = (
+  commandBuffer: VkCommandBuffer,
+  groupCountX: number,
+  groupCountY: number,
+  groupCountZ: number,
+) => void;
+/**
+ * `vkCmdDispatchIndirect` (VK_VERSION_1_0; device level): `vk.vkCmdDispatchIndirect(commandBuffer, buffer, offset)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @category Commands
+ */
+export type vkCmdDispatchIndirect = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+) => void;
+/**
+ * `vkCmdSetEvent` (VK_VERSION_1_0; device level): `vk.vkCmdSetEvent(commandBuffer, event, stageMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param event `VkEvent`
+ * @param stageMask `VkPipelineStageFlags`: optional (0)
+ * @category Commands
+ */
+export type vkCmdSetEvent = (
+  commandBuffer: VkCommandBuffer,
+  event: VkEvent,
+  stageMask: VkPipelineStageFlags,
+) => void;
+/**
+ * `vkCmdResetEvent` (VK_VERSION_1_0; device level): `vk.vkCmdResetEvent(commandBuffer, event, stageMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param event `VkEvent`
+ * @param stageMask `VkPipelineStageFlags`: optional (0)
+ * @category Commands
+ */
+export type vkCmdResetEvent = (
+  commandBuffer: VkCommandBuffer,
+  event: VkEvent,
+  stageMask: VkPipelineStageFlags,
+) => void;
+/**
+ * `vkCmdWaitEvents` (VK_VERSION_1_0; device level): `vk.vkCmdWaitEvents(commandBuffer, eventCount, pEvents, srcStageMask, dstStageMask, memoryBarrierCount, pMemoryBarriers, bufferMemoryBarrierCount, pBufferMemoryBarriers, imageMemoryBarrierCount, pImageMemoryBarriers)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param eventCount `uint32_t`
+ * @param pEvents `const VkEvent*`: array of `eventCount`
+ * @param srcStageMask `VkPipelineStageFlags`: optional (0)
+ * @param dstStageMask `VkPipelineStageFlags`: optional (0)
+ * @param memoryBarrierCount `uint32_t`: optional (0)
+ * @param pMemoryBarriers `const VkMemoryBarrier*`: `writeStruct(arena, "VkMemoryBarrier", {...})` (an array of them)
+ * @param bufferMemoryBarrierCount `uint32_t`: optional (0)
+ * @param pBufferMemoryBarriers `const VkBufferMemoryBarrier*`: `writeStruct(arena, "VkBufferMemoryBarrier", {...})` (an array of them)
+ * @param imageMemoryBarrierCount `uint32_t`: optional (0)
+ * @param pImageMemoryBarriers `const VkImageMemoryBarrier*`: `writeStruct(arena, "VkImageMemoryBarrier", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdWaitEvents = (
+  commandBuffer: VkCommandBuffer,
+  eventCount: number,
+  pEvents: Deno.PointerValue,
+  srcStageMask: VkPipelineStageFlags,
+  dstStageMask: VkPipelineStageFlags,
+  memoryBarrierCount: number,
+  pMemoryBarriers: VkStructPointer<"VkMemoryBarrier">,
+  bufferMemoryBarrierCount: number,
+  pBufferMemoryBarriers: VkStructPointer<"VkBufferMemoryBarrier">,
+  imageMemoryBarrierCount: number,
+  pImageMemoryBarriers: VkStructPointer<"VkImageMemoryBarrier">,
+) => void;
+/**
+ * `vkCmdPushConstants` (VK_VERSION_1_0; device level): `vk.vkCmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param layout `VkPipelineLayout`
+ * @param stageFlags `VkShaderStageFlags`
+ * @param offset `uint32_t`
+ * @param size `uint32_t`
+ * @param pValues `const void*`: array of `size`
+ * @category Commands
+ */
+export type vkCmdPushConstants = (
+  commandBuffer: VkCommandBuffer,
+  layout: VkPipelineLayout,
+  stageFlags: VkShaderStageFlags,
+  offset: number,
+  size: number,
+  pValues: Deno.PointerValue,
+) => void;
+/**
+ * `vkCreateGraphicsPipelines` (VK_VERSION_1_0; device level): `vk.vkCreateGraphicsPipelines(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_SHADER_NV, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipelineCache `VkPipelineCache`: optional (null)
+ * @param createInfoCount `uint32_t`
+ * @param pCreateInfos `const VkGraphicsPipelineCreateInfo*`: `writeStruct(arena, "VkGraphicsPipelineCreateInfo", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelines `VkPipeline*`: out: the VkPipelines made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateGraphicsPipelines = (
+  device: VkDevice,
+  pipelineCache: VkPipelineCache | null,
+  createInfoCount: number,
+  pCreateInfos: VkStructPointer<"VkGraphicsPipelineCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelines: VkPointer<VkPipeline>,
+) => VkResult;
+/**
+ * `vkCreateFramebuffer` (VK_VERSION_1_0; device level): `vk.vkCreateFramebuffer(device, pCreateInfo, pAllocator, pFramebuffer)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkFramebufferCreateInfo*`: `writeStruct(arena, "VkFramebufferCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pFramebuffer `VkFramebuffer*`: out: the VkFramebuffer made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateFramebuffer = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkFramebufferCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pFramebuffer: VkPointer<VkFramebuffer>,
+) => VkResult;
+/**
+ * `vkDestroyFramebuffer` (VK_VERSION_1_0; device level): `vk.vkDestroyFramebuffer(device, framebuffer, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param framebuffer `VkFramebuffer`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyFramebuffer = (
+  device: VkDevice,
+  framebuffer: VkFramebuffer | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateRenderPass` (VK_VERSION_1_0; device level): `vk.vkCreateRenderPass(device, pCreateInfo, pAllocator, pRenderPass)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkRenderPassCreateInfo*`: `writeStruct(arena, "VkRenderPassCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pRenderPass `VkRenderPass*`: out: the VkRenderPass made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateRenderPass = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pRenderPass: VkPointer<VkRenderPass>,
+) => VkResult;
+/**
+ * `vkDestroyRenderPass` (VK_VERSION_1_0; device level): `vk.vkDestroyRenderPass(device, renderPass, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param renderPass `VkRenderPass`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyRenderPass = (
+  device: VkDevice,
+  renderPass: VkRenderPass | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetRenderAreaGranularity` (VK_VERSION_1_0; device level): `vk.vkGetRenderAreaGranularity(device, renderPass, pGranularity)`.
+ *
+ * @param device `VkDevice`
+ * @param renderPass `VkRenderPass`
+ * @param pGranularity `VkExtent2D*`: `allocStruct(arena, "VkExtent2D")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetRenderAreaGranularity = (
+  device: VkDevice,
+  renderPass: VkRenderPass,
+  pGranularity: VkStructPointer<"VkExtent2D">,
+) => void;
+/**
+ * `vkCmdSetViewport` (VK_VERSION_1_0; device level): `vk.vkCmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstViewport `uint32_t`
+ * @param viewportCount `uint32_t`
+ * @param pViewports `const VkViewport*`: `writeStruct(arena, "VkViewport", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetViewport = (
+  commandBuffer: VkCommandBuffer,
+  firstViewport: number,
+  viewportCount: number,
+  pViewports: VkStructPointer<"VkViewport">,
+) => void;
+/**
+ * `vkCmdSetScissor` (VK_VERSION_1_0; device level): `vk.vkCmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstScissor `uint32_t`
+ * @param scissorCount `uint32_t`
+ * @param pScissors `const VkRect2D*`: `writeStruct(arena, "VkRect2D", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetScissor = (
+  commandBuffer: VkCommandBuffer,
+  firstScissor: number,
+  scissorCount: number,
+  pScissors: VkStructPointer<"VkRect2D">,
+) => void;
+/**
+ * `vkCmdSetLineWidth` (VK_VERSION_1_0; device level): `vk.vkCmdSetLineWidth(commandBuffer, lineWidth)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param lineWidth `float`
+ * @category Commands
+ */
+export type vkCmdSetLineWidth = (commandBuffer: VkCommandBuffer, lineWidth: number) => void;
+/**
+ * `vkCmdSetDepthBias` (VK_VERSION_1_0; device level): `vk.vkCmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthBiasConstantFactor `float`
+ * @param depthBiasClamp `float`
+ * @param depthBiasSlopeFactor `float`
+ * @category Commands
+ */
+export type vkCmdSetDepthBias = (
+  commandBuffer: VkCommandBuffer,
+  depthBiasConstantFactor: number,
+  depthBiasClamp: number,
+  depthBiasSlopeFactor: number,
+) => void;
+/**
+ * `vkCmdSetBlendConstants` (VK_VERSION_1_0; device level): `vk.vkCmdSetBlendConstants(commandBuffer, blendConstants)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param blendConstants `const float[4]`
+ * @category Commands
+ */
+export type vkCmdSetBlendConstants = (
+  commandBuffer: VkCommandBuffer,
+  blendConstants: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdSetDepthBounds` (VK_VERSION_1_0; device level): `vk.vkCmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param minDepthBounds `float`
+ * @param maxDepthBounds `float`
+ * @category Commands
+ */
+export type vkCmdSetDepthBounds = (
+  commandBuffer: VkCommandBuffer,
+  minDepthBounds: number,
+  maxDepthBounds: number,
+) => void;
+/**
+ * `vkCmdSetStencilCompareMask` (VK_VERSION_1_0; device level): `vk.vkCmdSetStencilCompareMask(commandBuffer, faceMask, compareMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param faceMask `VkStencilFaceFlags`
+ * @param compareMask `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetStencilCompareMask = (
+  commandBuffer: VkCommandBuffer,
+  faceMask: VkStencilFaceFlags,
+  compareMask: number,
+) => void;
+/**
+ * `vkCmdSetStencilWriteMask` (VK_VERSION_1_0; device level): `vk.vkCmdSetStencilWriteMask(commandBuffer, faceMask, writeMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param faceMask `VkStencilFaceFlags`
+ * @param writeMask `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetStencilWriteMask = (
+  commandBuffer: VkCommandBuffer,
+  faceMask: VkStencilFaceFlags,
+  writeMask: number,
+) => void;
+/**
+ * `vkCmdSetStencilReference` (VK_VERSION_1_0; device level): `vk.vkCmdSetStencilReference(commandBuffer, faceMask, reference)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param faceMask `VkStencilFaceFlags`
+ * @param reference `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetStencilReference = (
+  commandBuffer: VkCommandBuffer,
+  faceMask: VkStencilFaceFlags,
+  reference: number,
+) => void;
+/**
+ * `vkCmdBindIndexBuffer` (VK_VERSION_1_0; device level): `vk.vkCmdBindIndexBuffer(commandBuffer, buffer, offset, indexType)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`: optional (null)
+ * @param offset `VkDeviceSize`
+ * @param indexType `VkIndexType`
+ * @category Commands
+ */
+export type vkCmdBindIndexBuffer = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer | null,
+  offset: VkDeviceSize,
+  indexType: VkIndexType,
+) => void;
+/**
+ * `vkCmdBindVertexBuffers` (VK_VERSION_1_0; device level): `vk.vkCmdBindVertexBuffers(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstBinding `uint32_t`
+ * @param bindingCount `uint32_t`
+ * @param pBuffers `const VkBuffer*`: array of `bindingCount`
+ * @param pOffsets `const VkDeviceSize*`: array of `bindingCount`
+ * @category Commands
+ */
+export type vkCmdBindVertexBuffers = (
+  commandBuffer: VkCommandBuffer,
+  firstBinding: number,
+  bindingCount: number,
+  pBuffers: Deno.PointerValue,
+  pOffsets: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdDraw` (VK_VERSION_1_0; device level): `vk.vkCmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param vertexCount `uint32_t`
+ * @param instanceCount `uint32_t`
+ * @param firstVertex `uint32_t`
+ * @param firstInstance `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDraw = (
+  commandBuffer: VkCommandBuffer,
+  vertexCount: number,
+  instanceCount: number,
+  firstVertex: number,
+  firstInstance: number,
+) => void;
+/**
+ * `vkCmdDrawIndexed` (VK_VERSION_1_0; device level): `vk.vkCmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param indexCount `uint32_t`
+ * @param instanceCount `uint32_t`
+ * @param firstIndex `uint32_t`
+ * @param vertexOffset `int32_t`
+ * @param firstInstance `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawIndexed = (
+  commandBuffer: VkCommandBuffer,
+  indexCount: number,
+  instanceCount: number,
+  firstIndex: number,
+  vertexOffset: number,
+  firstInstance: number,
+) => void;
+/**
+ * `vkCmdDrawIndirect` (VK_VERSION_1_0; device level): `vk.vkCmdDrawIndirect(commandBuffer, buffer, offset, drawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param drawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawIndirect = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  drawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdDrawIndexedIndirect` (VK_VERSION_1_0; device level): `vk.vkCmdDrawIndexedIndirect(commandBuffer, buffer, offset, drawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param drawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawIndexedIndirect = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  drawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdBlitImage` (VK_VERSION_1_0; device level): `vk.vkCmdBlitImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions, filter)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param srcImage `VkImage`
+ * @param srcImageLayout `VkImageLayout`
+ * @param dstImage `VkImage`
+ * @param dstImageLayout `VkImageLayout`
+ * @param regionCount `uint32_t`
+ * @param pRegions `const VkImageBlit*`: `writeStruct(arena, "VkImageBlit", {...})` (an array of them)
+ * @param filter `VkFilter`
+ * @category Commands
+ */
+export type vkCmdBlitImage = (
+  commandBuffer: VkCommandBuffer,
+  srcImage: VkImage,
+  srcImageLayout: VkImageLayout,
+  dstImage: VkImage,
+  dstImageLayout: VkImageLayout,
+  regionCount: number,
+  pRegions: VkStructPointer<"VkImageBlit">,
+  filter: VkFilter,
+) => void;
+/**
+ * `vkCmdClearDepthStencilImage` (VK_VERSION_1_0; device level): `vk.vkCmdClearDepthStencilImage(commandBuffer, image, imageLayout, pDepthStencil, rangeCount, pRanges)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param image `VkImage`
+ * @param imageLayout `VkImageLayout`
+ * @param pDepthStencil `const VkClearDepthStencilValue*`: `writeStruct(arena, "VkClearDepthStencilValue", {...})`
+ * @param rangeCount `uint32_t`
+ * @param pRanges `const VkImageSubresourceRange*`: `writeStruct(arena, "VkImageSubresourceRange", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdClearDepthStencilImage = (
+  commandBuffer: VkCommandBuffer,
+  image: VkImage,
+  imageLayout: VkImageLayout,
+  pDepthStencil: VkStructPointer<"VkClearDepthStencilValue">,
+  rangeCount: number,
+  pRanges: VkStructPointer<"VkImageSubresourceRange">,
+) => void;
+/**
+ * `vkCmdClearAttachments` (VK_VERSION_1_0; device level): `vk.vkCmdClearAttachments(commandBuffer, attachmentCount, pAttachments, rectCount, pRects)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param attachmentCount `uint32_t`
+ * @param pAttachments `const VkClearAttachment*`: `writeStruct(arena, "VkClearAttachment", {...})` (an array of them)
+ * @param rectCount `uint32_t`
+ * @param pRects `const VkClearRect*`: `writeStruct(arena, "VkClearRect", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdClearAttachments = (
+  commandBuffer: VkCommandBuffer,
+  attachmentCount: number,
+  pAttachments: VkStructPointer<"VkClearAttachment">,
+  rectCount: number,
+  pRects: VkStructPointer<"VkClearRect">,
+) => void;
+/**
+ * `vkCmdResolveImage` (VK_VERSION_1_0; device level): `vk.vkCmdResolveImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param srcImage `VkImage`
+ * @param srcImageLayout `VkImageLayout`
+ * @param dstImage `VkImage`
+ * @param dstImageLayout `VkImageLayout`
+ * @param regionCount `uint32_t`
+ * @param pRegions `const VkImageResolve*`: `writeStruct(arena, "VkImageResolve", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdResolveImage = (
+  commandBuffer: VkCommandBuffer,
+  srcImage: VkImage,
+  srcImageLayout: VkImageLayout,
+  dstImage: VkImage,
+  dstImageLayout: VkImageLayout,
+  regionCount: number,
+  pRegions: VkStructPointer<"VkImageResolve">,
+) => void;
+/**
+ * `vkCmdBeginRenderPass` (VK_VERSION_1_0; device level): `vk.vkCmdBeginRenderPass(commandBuffer, pRenderPassBegin, contents)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pRenderPassBegin `const VkRenderPassBeginInfo*`: `writeStruct(arena, "VkRenderPassBeginInfo", {...})`
+ * @param contents `VkSubpassContents`
+ * @category Commands
+ */
+export type vkCmdBeginRenderPass = (
+  commandBuffer: VkCommandBuffer,
+  pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
+  contents: VkSubpassContents,
+) => void;
+/**
+ * `vkCmdNextSubpass` (VK_VERSION_1_0; device level): `vk.vkCmdNextSubpass(commandBuffer, contents)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param contents `VkSubpassContents`
+ * @category Commands
+ */
+export type vkCmdNextSubpass = (commandBuffer: VkCommandBuffer, contents: VkSubpassContents) => void;
+/**
+ * `vkCmdEndRenderPass` (VK_VERSION_1_0; device level): `vk.vkCmdEndRenderPass(commandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdEndRenderPass = (commandBuffer: VkCommandBuffer) => void;
+/**
+ * `vkEnumerateInstanceVersion` (VK_VERSION_1_1; global level): `vk.vkEnumerateInstanceVersion(pApiVersion)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param pApiVersion `uint32_t*`
+ * @category Commands
+ */
+export type vkEnumerateInstanceVersion = (pApiVersion: Deno.PointerValue) => VkResult;
+/**
+ * `vkBindBufferMemory2` (VK_VERSION_1_1; device level): `vk.vkBindBufferMemory2(device, bindInfoCount, pBindInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param bindInfoCount `uint32_t`
+ * @param pBindInfos `const VkBindBufferMemoryInfo*`: `writeStruct(arena, "VkBindBufferMemoryInfo", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkBindBufferMemory2 = (
+  device: VkDevice,
+  bindInfoCount: number,
+  pBindInfos: VkStructPointer<"VkBindBufferMemoryInfo">,
+) => VkResult;
+/**
+ * `vkBindBufferMemory2KHR` (VK_KHR_bind_memory2): alias of {@linkcode vkBindBufferMemory2}.
+ *
+ * @category Commands
+ */
+export type vkBindBufferMemory2KHR = vkBindBufferMemory2;
+/**
+ * `vkBindImageMemory2` (VK_VERSION_1_1; device level): `vk.vkBindImageMemory2(device, bindInfoCount, pBindInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param bindInfoCount `uint32_t`
+ * @param pBindInfos `const VkBindImageMemoryInfo*`: `writeStruct(arena, "VkBindImageMemoryInfo", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkBindImageMemory2 = (
+  device: VkDevice,
+  bindInfoCount: number,
+  pBindInfos: VkStructPointer<"VkBindImageMemoryInfo">,
+) => VkResult;
+/**
+ * `vkBindImageMemory2KHR` (VK_KHR_bind_memory2): alias of {@linkcode vkBindImageMemory2}.
+ *
+ * @category Commands
+ */
+export type vkBindImageMemory2KHR = vkBindImageMemory2;
+/**
+ * `vkGetDeviceGroupPeerMemoryFeatures` (VK_VERSION_1_1; device level): `vk.vkGetDeviceGroupPeerMemoryFeatures(device, heapIndex, localDeviceIndex, remoteDeviceIndex, pPeerMemoryFeatures)`.
+ *
+ * @param device `VkDevice`
+ * @param heapIndex `uint32_t`
+ * @param localDeviceIndex `uint32_t`
+ * @param remoteDeviceIndex `uint32_t`
+ * @param pPeerMemoryFeatures `VkPeerMemoryFeatureFlags*`
+ * @category Commands
+ */
+export type vkGetDeviceGroupPeerMemoryFeatures = (
+  device: VkDevice,
+  heapIndex: number,
+  localDeviceIndex: number,
+  remoteDeviceIndex: number,
+  pPeerMemoryFeatures: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetDeviceGroupPeerMemoryFeaturesKHR` (VK_KHR_device_group): alias of {@linkcode vkGetDeviceGroupPeerMemoryFeatures}.
+ *
+ * @category Commands
+ */
+export type vkGetDeviceGroupPeerMemoryFeaturesKHR = vkGetDeviceGroupPeerMemoryFeatures;
+/**
+ * `vkCmdSetDeviceMask` (VK_VERSION_1_1; device level): `vk.vkCmdSetDeviceMask(commandBuffer, deviceMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param deviceMask `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetDeviceMask = (commandBuffer: VkCommandBuffer, deviceMask: number) => void;
+/**
+ * `vkCmdSetDeviceMaskKHR` (VK_KHR_device_group): alias of {@linkcode vkCmdSetDeviceMask}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetDeviceMaskKHR = vkCmdSetDeviceMask;
+/**
+ * `vkEnumeratePhysicalDeviceGroups` (VK_VERSION_1_1; instance level): `vk.vkEnumeratePhysicalDeviceGroups(instance, pPhysicalDeviceGroupCount, pPhysicalDeviceGroupProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pPhysicalDeviceGroupCount `uint32_t*`
+ * @param pPhysicalDeviceGroupProperties `VkPhysicalDeviceGroupProperties*`: `allocStruct(arena, "VkPhysicalDeviceGroupProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumeratePhysicalDeviceGroups = (
+  instance: VkInstance,
+  pPhysicalDeviceGroupCount: Deno.PointerValue,
+  pPhysicalDeviceGroupProperties: VkStructPointer<"VkPhysicalDeviceGroupProperties">,
+) => VkResult;
+/**
+ * `vkEnumeratePhysicalDeviceGroupsKHR` (VK_KHR_device_group_creation): alias of {@linkcode vkEnumeratePhysicalDeviceGroups}.
+ *
+ * @category Commands
+ */
+export type vkEnumeratePhysicalDeviceGroupsKHR = vkEnumeratePhysicalDeviceGroups;
+/**
+ * `vkGetImageMemoryRequirements2` (VK_VERSION_1_1; device level): `vk.vkGetImageMemoryRequirements2(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkImageMemoryRequirementsInfo2*`: `writeStruct(arena, "VkImageMemoryRequirementsInfo2", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetImageMemoryRequirements2 = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkImageMemoryRequirementsInfo2">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkGetImageMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of {@linkcode vkGetImageMemoryRequirements2}.
+ *
+ * @category Commands
+ */
+export type vkGetImageMemoryRequirements2KHR = vkGetImageMemoryRequirements2;
+/**
+ * `vkGetBufferMemoryRequirements2` (VK_VERSION_1_1; device level): `vk.vkGetBufferMemoryRequirements2(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkBufferMemoryRequirementsInfo2*`: `writeStruct(arena, "VkBufferMemoryRequirementsInfo2", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetBufferMemoryRequirements2 = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkBufferMemoryRequirementsInfo2">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkGetBufferMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of {@linkcode vkGetBufferMemoryRequirements2}.
+ *
+ * @category Commands
+ */
+export type vkGetBufferMemoryRequirements2KHR = vkGetBufferMemoryRequirements2;
+/**
+ * `vkGetImageSparseMemoryRequirements2` (VK_VERSION_1_1; device level): `vk.vkGetImageSparseMemoryRequirements2(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkImageSparseMemoryRequirementsInfo2*`: `writeStruct(arena, "VkImageSparseMemoryRequirementsInfo2", {...})`
+ * @param pSparseMemoryRequirementCount `uint32_t*`
+ * @param pSparseMemoryRequirements `VkSparseImageMemoryRequirements2*`: `allocStruct(arena, "VkSparseImageMemoryRequirements2")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetImageSparseMemoryRequirements2 = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkImageSparseMemoryRequirementsInfo2">,
+  pSparseMemoryRequirementCount: Deno.PointerValue,
+  pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
+) => void;
+/**
+ * `vkGetImageSparseMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of {@linkcode vkGetImageSparseMemoryRequirements2}.
+ *
+ * @category Commands
+ */
+export type vkGetImageSparseMemoryRequirements2KHR = vkGetImageSparseMemoryRequirements2;
+/**
+ * `vkGetPhysicalDeviceFeatures2` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceFeatures2(physicalDevice, pFeatures)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pFeatures `VkPhysicalDeviceFeatures2*`: `allocStruct(arena, "VkPhysicalDeviceFeatures2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceFeatures2 = (
+  physicalDevice: VkPhysicalDevice,
+  pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures2">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceFeatures2KHR` (VK_KHR_get_physical_device_properties2): alias of {@linkcode vkGetPhysicalDeviceFeatures2}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceFeatures2KHR = vkGetPhysicalDeviceFeatures2;
+/**
+ * `vkGetPhysicalDeviceProperties2` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceProperties2(physicalDevice, pProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pProperties `VkPhysicalDeviceProperties2*`: `allocStruct(arena, "VkPhysicalDeviceProperties2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceProperties2 = (
+  physicalDevice: VkPhysicalDevice,
+  pProperties: VkStructPointer<"VkPhysicalDeviceProperties2">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of {@linkcode vkGetPhysicalDeviceProperties2}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceProperties2KHR = vkGetPhysicalDeviceProperties2;
+/**
+ * `vkGetPhysicalDeviceFormatProperties2` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceFormatProperties2(physicalDevice, format, pFormatProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param format `VkFormat`
+ * @param pFormatProperties `VkFormatProperties2*`: `allocStruct(arena, "VkFormatProperties2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceFormatProperties2 = (
+  physicalDevice: VkPhysicalDevice,
+  format: VkFormat,
+  pFormatProperties: VkStructPointer<"VkFormatProperties2">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of {@linkcode vkGetPhysicalDeviceFormatProperties2}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceFormatProperties2KHR = vkGetPhysicalDeviceFormatProperties2;
+/**
+ * `vkGetPhysicalDeviceImageFormatProperties2` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceImageFormatProperties2(physicalDevice, pImageFormatInfo, pImageFormatProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_FORMAT_NOT_SUPPORTED, VK_ERROR_IMAGE_USAGE_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PICTURE_LAYOUT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pImageFormatInfo `const VkPhysicalDeviceImageFormatInfo2*`: `writeStruct(arena, "VkPhysicalDeviceImageFormatInfo2", {...})`
+ * @param pImageFormatProperties `VkImageFormatProperties2*`: `allocStruct(arena, "VkImageFormatProperties2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceImageFormatProperties2 = (
+  physicalDevice: VkPhysicalDevice,
+  pImageFormatInfo: VkStructPointer<"VkPhysicalDeviceImageFormatInfo2">,
+  pImageFormatProperties: VkStructPointer<"VkImageFormatProperties2">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceImageFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of {@linkcode vkGetPhysicalDeviceImageFormatProperties2}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceImageFormatProperties2KHR = vkGetPhysicalDeviceImageFormatProperties2;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyProperties2` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceQueueFamilyProperties2(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pQueueFamilyPropertyCount `uint32_t*`
+ * @param pQueueFamilyProperties `VkQueueFamilyProperties2*`: `allocStruct(arena, "VkQueueFamilyProperties2")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyProperties2 = (
+  physicalDevice: VkPhysicalDevice,
+  pQueueFamilyPropertyCount: Deno.PointerValue,
+  pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties2">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of {@linkcode vkGetPhysicalDeviceQueueFamilyProperties2}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyProperties2KHR = vkGetPhysicalDeviceQueueFamilyProperties2;
+/**
+ * `vkGetPhysicalDeviceMemoryProperties2` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceMemoryProperties2(physicalDevice, pMemoryProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pMemoryProperties `VkPhysicalDeviceMemoryProperties2*`: `allocStruct(arena, "VkPhysicalDeviceMemoryProperties2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceMemoryProperties2 = (
+  physicalDevice: VkPhysicalDevice,
+  pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties2">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceMemoryProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of {@linkcode vkGetPhysicalDeviceMemoryProperties2}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceMemoryProperties2KHR = vkGetPhysicalDeviceMemoryProperties2;
+/**
+ * `vkGetPhysicalDeviceSparseImageFormatProperties2` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceSparseImageFormatProperties2(physicalDevice, pFormatInfo, pPropertyCount, pProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pFormatInfo `const VkPhysicalDeviceSparseImageFormatInfo2*`: `writeStruct(arena, "VkPhysicalDeviceSparseImageFormatInfo2", {...})`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkSparseImageFormatProperties2*`: `allocStruct(arena, "VkSparseImageFormatProperties2")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSparseImageFormatProperties2 = (
+  physicalDevice: VkPhysicalDevice,
+  pFormatInfo: VkStructPointer<"VkPhysicalDeviceSparseImageFormatInfo2">,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkSparseImageFormatProperties2">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceSparseImageFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of {@linkcode vkGetPhysicalDeviceSparseImageFormatProperties2}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSparseImageFormatProperties2KHR =
+  vkGetPhysicalDeviceSparseImageFormatProperties2;
+/**
+ * `vkTrimCommandPool` (VK_VERSION_1_1; device level): `vk.vkTrimCommandPool(device, commandPool, flags)`.
+ *
+ * @param device `VkDevice`
+ * @param commandPool `VkCommandPool`
+ * @param flags `VkCommandPoolTrimFlags`: optional (0)
+ * @category Commands
+ */
+export type vkTrimCommandPool = (
+  device: VkDevice,
+  commandPool: VkCommandPool,
+  flags: VkCommandPoolTrimFlags,
+) => void;
+/**
+ * `vkTrimCommandPoolKHR` (VK_KHR_maintenance1): alias of {@linkcode vkTrimCommandPool}.
+ *
+ * @category Commands
+ */
+export type vkTrimCommandPoolKHR = vkTrimCommandPool;
+/**
+ * `vkGetDeviceQueue2` (VK_VERSION_1_1; device level): `vk.vkGetDeviceQueue2(device, pQueueInfo, pQueue)`.
+ *
+ * @param device `VkDevice`
+ * @param pQueueInfo `const VkDeviceQueueInfo2*`: `writeStruct(arena, "VkDeviceQueueInfo2", {...})`
+ * @param pQueue `VkQueue*`: out: the VkQueue made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkGetDeviceQueue2 = (
+  device: VkDevice,
+  pQueueInfo: VkStructPointer<"VkDeviceQueueInfo2">,
+  pQueue: VkPointer<VkQueue>,
+) => void;
+/**
+ * `vkGetPhysicalDeviceExternalBufferProperties` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceExternalBufferProperties(physicalDevice, pExternalBufferInfo, pExternalBufferProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pExternalBufferInfo `const VkPhysicalDeviceExternalBufferInfo*`: `writeStruct(arena, "VkPhysicalDeviceExternalBufferInfo", {...})`
+ * @param pExternalBufferProperties `VkExternalBufferProperties*`: `allocStruct(arena, "VkExternalBufferProperties")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalBufferProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pExternalBufferInfo: VkStructPointer<"VkPhysicalDeviceExternalBufferInfo">,
+  pExternalBufferProperties: VkStructPointer<"VkExternalBufferProperties">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceExternalBufferPropertiesKHR` (VK_KHR_external_memory_capabilities): alias of {@linkcode vkGetPhysicalDeviceExternalBufferProperties}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalBufferPropertiesKHR = vkGetPhysicalDeviceExternalBufferProperties;
+/**
+ * `vkGetPhysicalDeviceExternalFenceProperties` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceExternalFenceProperties(physicalDevice, pExternalFenceInfo, pExternalFenceProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pExternalFenceInfo `const VkPhysicalDeviceExternalFenceInfo*`: `writeStruct(arena, "VkPhysicalDeviceExternalFenceInfo", {...})`
+ * @param pExternalFenceProperties `VkExternalFenceProperties*`: `allocStruct(arena, "VkExternalFenceProperties")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalFenceProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pExternalFenceInfo: VkStructPointer<"VkPhysicalDeviceExternalFenceInfo">,
+  pExternalFenceProperties: VkStructPointer<"VkExternalFenceProperties">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceExternalFencePropertiesKHR` (VK_KHR_external_fence_capabilities): alias of {@linkcode vkGetPhysicalDeviceExternalFenceProperties}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalFencePropertiesKHR = vkGetPhysicalDeviceExternalFenceProperties;
+/**
+ * `vkGetPhysicalDeviceExternalSemaphoreProperties` (VK_VERSION_1_1; physical device level): `vk.vkGetPhysicalDeviceExternalSemaphoreProperties(physicalDevice, pExternalSemaphoreInfo, pExternalSemaphoreProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pExternalSemaphoreInfo `const VkPhysicalDeviceExternalSemaphoreInfo*`: `writeStruct(arena, "VkPhysicalDeviceExternalSemaphoreInfo", {...})`
+ * @param pExternalSemaphoreProperties `VkExternalSemaphoreProperties*`: `allocStruct(arena, "VkExternalSemaphoreProperties")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalSemaphoreProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pExternalSemaphoreInfo: VkStructPointer<"VkPhysicalDeviceExternalSemaphoreInfo">,
+  pExternalSemaphoreProperties: VkStructPointer<"VkExternalSemaphoreProperties">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceExternalSemaphorePropertiesKHR` (VK_KHR_external_semaphore_capabilities): alias of {@linkcode vkGetPhysicalDeviceExternalSemaphoreProperties}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalSemaphorePropertiesKHR =
+  vkGetPhysicalDeviceExternalSemaphoreProperties;
+/**
+ * `vkCmdDispatchBase` (VK_VERSION_1_1; device level): `vk.vkCmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param baseGroupX `uint32_t`
+ * @param baseGroupY `uint32_t`
+ * @param baseGroupZ `uint32_t`
+ * @param groupCountX `uint32_t`
+ * @param groupCountY `uint32_t`
+ * @param groupCountZ `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDispatchBase = (
+  commandBuffer: VkCommandBuffer,
+  baseGroupX: number,
+  baseGroupY: number,
+  baseGroupZ: number,
+  groupCountX: number,
+  groupCountY: number,
+  groupCountZ: number,
+) => void;
+/**
+ * `vkCmdDispatchBaseKHR` (VK_KHR_device_group): alias of {@linkcode vkCmdDispatchBase}.
+ *
+ * @category Commands
+ */
+export type vkCmdDispatchBaseKHR = vkCmdDispatchBase;
+/**
+ * `vkCreateDescriptorUpdateTemplate` (VK_VERSION_1_1; device level): `vk.vkCreateDescriptorUpdateTemplate(device, pCreateInfo, pAllocator, pDescriptorUpdateTemplate)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkDescriptorUpdateTemplateCreateInfo*`: `writeStruct(arena, "VkDescriptorUpdateTemplateCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pDescriptorUpdateTemplate `VkDescriptorUpdateTemplate*`: out: the VkDescriptorUpdateTemplate made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDescriptorUpdateTemplate = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkDescriptorUpdateTemplateCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pDescriptorUpdateTemplate: VkPointer<VkDescriptorUpdateTemplate>,
+) => VkResult;
+/**
+ * `vkCreateDescriptorUpdateTemplateKHR` (VK_KHR_descriptor_update_template): alias of {@linkcode vkCreateDescriptorUpdateTemplate}.
+ *
+ * @category Commands
+ */
+export type vkCreateDescriptorUpdateTemplateKHR = vkCreateDescriptorUpdateTemplate;
+/**
+ * `vkDestroyDescriptorUpdateTemplate` (VK_VERSION_1_1; device level): `vk.vkDestroyDescriptorUpdateTemplate(device, descriptorUpdateTemplate, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param descriptorUpdateTemplate `VkDescriptorUpdateTemplate`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDescriptorUpdateTemplate = (
+  device: VkDevice,
+  descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkDestroyDescriptorUpdateTemplateKHR` (VK_KHR_descriptor_update_template): alias of {@linkcode vkDestroyDescriptorUpdateTemplate}.
+ *
+ * @category Commands
+ */
+export type vkDestroyDescriptorUpdateTemplateKHR = vkDestroyDescriptorUpdateTemplate;
+/**
+ * `vkUpdateDescriptorSetWithTemplate` (VK_VERSION_1_1; device level): `vk.vkUpdateDescriptorSetWithTemplate(device, descriptorSet, descriptorUpdateTemplate, pData)`.
+ *
+ * @param device `VkDevice`
+ * @param descriptorSet `VkDescriptorSet`
+ * @param descriptorUpdateTemplate `VkDescriptorUpdateTemplate`
+ * @param pData `const void*`
+ * @category Commands
+ */
+export type vkUpdateDescriptorSetWithTemplate = (
+  device: VkDevice,
+  descriptorSet: VkDescriptorSet,
+  descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
+  pData: Deno.PointerValue,
+) => void;
+/**
+ * `vkUpdateDescriptorSetWithTemplateKHR` (VK_KHR_descriptor_update_template): alias of {@linkcode vkUpdateDescriptorSetWithTemplate}.
+ *
+ * @category Commands
+ */
+export type vkUpdateDescriptorSetWithTemplateKHR = vkUpdateDescriptorSetWithTemplate;
+/**
+ * `vkGetDescriptorSetLayoutSupport` (VK_VERSION_1_1; device level): `vk.vkGetDescriptorSetLayoutSupport(device, pCreateInfo, pSupport)`.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkDescriptorSetLayoutCreateInfo*`: `writeStruct(arena, "VkDescriptorSetLayoutCreateInfo", {...})`
+ * @param pSupport `VkDescriptorSetLayoutSupport*`: `allocStruct(arena, "VkDescriptorSetLayoutSupport")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDescriptorSetLayoutSupport = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
+  pSupport: VkStructPointer<"VkDescriptorSetLayoutSupport">,
+) => void;
+/**
+ * `vkGetDescriptorSetLayoutSupportKHR` (VK_KHR_maintenance3): alias of {@linkcode vkGetDescriptorSetLayoutSupport}.
+ *
+ * @category Commands
+ */
+export type vkGetDescriptorSetLayoutSupportKHR = vkGetDescriptorSetLayoutSupport;
+/**
+ * `vkCreateSamplerYcbcrConversion` (VK_VERSION_1_1; device level): `vk.vkCreateSamplerYcbcrConversion(device, pCreateInfo, pAllocator, pYcbcrConversion)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkSamplerYcbcrConversionCreateInfo*`: `writeStruct(arena, "VkSamplerYcbcrConversionCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pYcbcrConversion `VkSamplerYcbcrConversion*`: out: the VkSamplerYcbcrConversion made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateSamplerYcbcrConversion = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkSamplerYcbcrConversionCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pYcbcrConversion: VkPointer<VkSamplerYcbcrConversion>,
+) => VkResult;
+/**
+ * `vkCreateSamplerYcbcrConversionKHR` (VK_KHR_sampler_ycbcr_conversion): alias of {@linkcode vkCreateSamplerYcbcrConversion}.
+ *
+ * @category Commands
+ */
+export type vkCreateSamplerYcbcrConversionKHR = vkCreateSamplerYcbcrConversion;
+/**
+ * `vkDestroySamplerYcbcrConversion` (VK_VERSION_1_1; device level): `vk.vkDestroySamplerYcbcrConversion(device, ycbcrConversion, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param ycbcrConversion `VkSamplerYcbcrConversion`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroySamplerYcbcrConversion = (
+  device: VkDevice,
+  ycbcrConversion: VkSamplerYcbcrConversion | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkDestroySamplerYcbcrConversionKHR` (VK_KHR_sampler_ycbcr_conversion): alias of {@linkcode vkDestroySamplerYcbcrConversion}.
+ *
+ * @category Commands
+ */
+export type vkDestroySamplerYcbcrConversionKHR = vkDestroySamplerYcbcrConversion;
+/**
+ * `vkResetQueryPool` (VK_VERSION_1_2; device level): `vk.vkResetQueryPool(device, queryPool, firstQuery, queryCount)`.
+ *
+ * @param device `VkDevice`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @param queryCount `uint32_t`
+ * @category Commands
+ */
+export type vkResetQueryPool = (
+  device: VkDevice,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+  queryCount: number,
+) => void;
+/**
+ * `vkResetQueryPoolEXT` (VK_EXT_host_query_reset): alias of {@linkcode vkResetQueryPool}.
+ *
+ * @category Commands
+ */
+export type vkResetQueryPoolEXT = vkResetQueryPool;
+/**
+ * `vkGetSemaphoreCounterValue` (VK_VERSION_1_2; device level): `vk.vkGetSemaphoreCounterValue(device, semaphore, pValue)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param semaphore `VkSemaphore`
+ * @param pValue `uint64_t*`
+ * @category Commands
+ */
+export type vkGetSemaphoreCounterValue = (
+  device: VkDevice,
+  semaphore: VkSemaphore,
+  pValue: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetSemaphoreCounterValueKHR` (VK_KHR_timeline_semaphore): alias of {@linkcode vkGetSemaphoreCounterValue}.
+ *
+ * @category Commands
+ */
+export type vkGetSemaphoreCounterValueKHR = vkGetSemaphoreCounterValue;
+/**
+ * `vkWaitSemaphores` (VK_VERSION_1_2; device level): `vk.vkWaitSemaphores(device, pWaitInfo, timeout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_TIMEOUT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pWaitInfo `const VkSemaphoreWaitInfo*`: `writeStruct(arena, "VkSemaphoreWaitInfo", {...})`
+ * @param timeout `uint64_t`
+ * @category Commands
+ */
+export type vkWaitSemaphores = (
+  device: VkDevice,
+  pWaitInfo: VkStructPointer<"VkSemaphoreWaitInfo">,
+  timeout: bigint,
+) => VkResult;
+/**
+ * `vkWaitSemaphoresKHR` (VK_KHR_timeline_semaphore): alias of {@linkcode vkWaitSemaphores}.
+ *
+ * @category Commands
+ */
+export type vkWaitSemaphoresKHR = vkWaitSemaphores;
+/**
+ * `vkSignalSemaphore` (VK_VERSION_1_2; device level): `vk.vkSignalSemaphore(device, pSignalInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pSignalInfo `const VkSemaphoreSignalInfo*`: `writeStruct(arena, "VkSemaphoreSignalInfo", {...})`
+ * @category Commands
+ */
+export type vkSignalSemaphore = (
+  device: VkDevice,
+  pSignalInfo: VkStructPointer<"VkSemaphoreSignalInfo">,
+) => VkResult;
+/**
+ * `vkSignalSemaphoreKHR` (VK_KHR_timeline_semaphore): alias of {@linkcode vkSignalSemaphore}.
+ *
+ * @category Commands
+ */
+export type vkSignalSemaphoreKHR = vkSignalSemaphore;
+/**
+ * `vkGetBufferDeviceAddress` (VK_VERSION_1_2; device level): `vk.vkGetBufferDeviceAddress(device, pInfo)`, returns `VkDeviceAddress`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkBufferDeviceAddressInfo*`: `writeStruct(arena, "VkBufferDeviceAddressInfo", {...})`
+ * @category Commands
+ */
+export type vkGetBufferDeviceAddress = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
+) => VkDeviceAddress;
+/**
+ * `vkGetBufferDeviceAddressEXT` (VK_EXT_buffer_device_address): alias of {@linkcode vkGetBufferDeviceAddress}.
+ *
+ * @category Commands
+ */
+export type vkGetBufferDeviceAddressEXT = vkGetBufferDeviceAddress;
+/**
+ * `vkGetBufferDeviceAddressKHR` (VK_KHR_buffer_device_address): alias of {@linkcode vkGetBufferDeviceAddress}.
+ *
+ * @category Commands
+ */
+export type vkGetBufferDeviceAddressKHR = vkGetBufferDeviceAddress;
+/**
+ * `vkGetBufferOpaqueCaptureAddress` (VK_VERSION_1_2; device level): `vk.vkGetBufferOpaqueCaptureAddress(device, pInfo)`, returns `uint64_t`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkBufferDeviceAddressInfo*`: `writeStruct(arena, "VkBufferDeviceAddressInfo", {...})`
+ * @category Commands
+ */
+export type vkGetBufferOpaqueCaptureAddress = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
+) => bigint;
+/**
+ * `vkGetBufferOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of {@linkcode vkGetBufferOpaqueCaptureAddress}.
+ *
+ * @category Commands
+ */
+export type vkGetBufferOpaqueCaptureAddressKHR = vkGetBufferOpaqueCaptureAddress;
+/**
+ * `vkGetDeviceMemoryOpaqueCaptureAddress` (VK_VERSION_1_2; device level): `vk.vkGetDeviceMemoryOpaqueCaptureAddress(device, pInfo)`, returns `uint64_t`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDeviceMemoryOpaqueCaptureAddressInfo*`: `writeStruct(arena, "VkDeviceMemoryOpaqueCaptureAddressInfo", {...})`
+ * @category Commands
+ */
+export type vkGetDeviceMemoryOpaqueCaptureAddress = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDeviceMemoryOpaqueCaptureAddressInfo">,
+) => bigint;
+/**
+ * `vkGetDeviceMemoryOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of {@linkcode vkGetDeviceMemoryOpaqueCaptureAddress}.
+ *
+ * @category Commands
+ */
+export type vkGetDeviceMemoryOpaqueCaptureAddressKHR = vkGetDeviceMemoryOpaqueCaptureAddress;
+/**
+ * `vkCmdDrawIndirectCount` (VK_VERSION_1_2; device level): `vk.vkCmdDrawIndirectCount(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param countBuffer `VkBuffer`
+ * @param countBufferOffset `VkDeviceSize`
+ * @param maxDrawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawIndirectCount = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  countBuffer: VkBuffer,
+  countBufferOffset: VkDeviceSize,
+  maxDrawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdDrawIndirectCountAMD` (VK_AMD_draw_indirect_count): alias of {@linkcode vkCmdDrawIndirectCount}.
+ *
+ * @category Commands
+ */
+export type vkCmdDrawIndirectCountAMD = vkCmdDrawIndirectCount;
+/**
+ * `vkCmdDrawIndirectCountKHR` (VK_KHR_draw_indirect_count): alias of {@linkcode vkCmdDrawIndirectCount}.
+ *
+ * @category Commands
+ */
+export type vkCmdDrawIndirectCountKHR = vkCmdDrawIndirectCount;
+/**
+ * `vkCmdDrawIndexedIndirectCount` (VK_VERSION_1_2; device level): `vk.vkCmdDrawIndexedIndirectCount(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param countBuffer `VkBuffer`
+ * @param countBufferOffset `VkDeviceSize`
+ * @param maxDrawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawIndexedIndirectCount = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  countBuffer: VkBuffer,
+  countBufferOffset: VkDeviceSize,
+  maxDrawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdDrawIndexedIndirectCountAMD` (VK_AMD_draw_indirect_count): alias of {@linkcode vkCmdDrawIndexedIndirectCount}.
+ *
+ * @category Commands
+ */
+export type vkCmdDrawIndexedIndirectCountAMD = vkCmdDrawIndexedIndirectCount;
+/**
+ * `vkCmdDrawIndexedIndirectCountKHR` (VK_KHR_draw_indirect_count): alias of {@linkcode vkCmdDrawIndexedIndirectCount}.
+ *
+ * @category Commands
+ */
+export type vkCmdDrawIndexedIndirectCountKHR = vkCmdDrawIndexedIndirectCount;
+/**
+ * `vkCreateRenderPass2` (VK_VERSION_1_2; device level): `vk.vkCreateRenderPass2(device, pCreateInfo, pAllocator, pRenderPass)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkRenderPassCreateInfo2*`: `writeStruct(arena, "VkRenderPassCreateInfo2", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pRenderPass `VkRenderPass*`: out: the VkRenderPass made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateRenderPass2 = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo2">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pRenderPass: VkPointer<VkRenderPass>,
+) => VkResult;
+/**
+ * `vkCreateRenderPass2KHR` (VK_KHR_create_renderpass2): alias of {@linkcode vkCreateRenderPass2}.
+ *
+ * @category Commands
+ */
+export type vkCreateRenderPass2KHR = vkCreateRenderPass2;
+/**
+ * `vkCmdBeginRenderPass2` (VK_VERSION_1_2; device level): `vk.vkCmdBeginRenderPass2(commandBuffer, pRenderPassBegin, pSubpassBeginInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pRenderPassBegin `const VkRenderPassBeginInfo*`: `writeStruct(arena, "VkRenderPassBeginInfo", {...})`
+ * @param pSubpassBeginInfo `const VkSubpassBeginInfo*`: `writeStruct(arena, "VkSubpassBeginInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdBeginRenderPass2 = (
+  commandBuffer: VkCommandBuffer,
+  pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
+  pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
+) => void;
+/**
+ * `vkCmdBeginRenderPass2KHR` (VK_KHR_create_renderpass2): alias of {@linkcode vkCmdBeginRenderPass2}.
+ *
+ * @category Commands
+ */
+export type vkCmdBeginRenderPass2KHR = vkCmdBeginRenderPass2;
+/**
+ * `vkCmdNextSubpass2` (VK_VERSION_1_2; device level): `vk.vkCmdNextSubpass2(commandBuffer, pSubpassBeginInfo, pSubpassEndInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pSubpassBeginInfo `const VkSubpassBeginInfo*`: `writeStruct(arena, "VkSubpassBeginInfo", {...})`
+ * @param pSubpassEndInfo `const VkSubpassEndInfo*`: `writeStruct(arena, "VkSubpassEndInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdNextSubpass2 = (
+  commandBuffer: VkCommandBuffer,
+  pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
+  pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
+) => void;
+/**
+ * `vkCmdNextSubpass2KHR` (VK_KHR_create_renderpass2): alias of {@linkcode vkCmdNextSubpass2}.
+ *
+ * @category Commands
+ */
+export type vkCmdNextSubpass2KHR = vkCmdNextSubpass2;
+/**
+ * `vkCmdEndRenderPass2` (VK_VERSION_1_2; device level): `vk.vkCmdEndRenderPass2(commandBuffer, pSubpassEndInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pSubpassEndInfo `const VkSubpassEndInfo*`: `writeStruct(arena, "VkSubpassEndInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdEndRenderPass2 = (
+  commandBuffer: VkCommandBuffer,
+  pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
+) => void;
+/**
+ * `vkCmdEndRenderPass2KHR` (VK_KHR_create_renderpass2): alias of {@linkcode vkCmdEndRenderPass2}.
+ *
+ * @category Commands
+ */
+export type vkCmdEndRenderPass2KHR = vkCmdEndRenderPass2;
+/**
+ * `vkGetPhysicalDeviceToolProperties` (VK_VERSION_1_3; physical device level): `vk.vkGetPhysicalDeviceToolProperties(physicalDevice, pToolCount, pToolProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pToolCount `uint32_t*`
+ * @param pToolProperties `VkPhysicalDeviceToolProperties*`: `allocStruct(arena, "VkPhysicalDeviceToolProperties")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceToolProperties = (
+  physicalDevice: VkPhysicalDevice,
+  pToolCount: Deno.PointerValue,
+  pToolProperties: VkStructPointer<"VkPhysicalDeviceToolProperties">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceToolPropertiesEXT` (VK_EXT_tooling_info): alias of {@linkcode vkGetPhysicalDeviceToolProperties}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceToolPropertiesEXT = vkGetPhysicalDeviceToolProperties;
+/**
+ * `vkCreatePrivateDataSlot` (VK_VERSION_1_3; device level): `vk.vkCreatePrivateDataSlot(device, pCreateInfo, pAllocator, pPrivateDataSlot)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkPrivateDataSlotCreateInfo*`: `writeStruct(arena, "VkPrivateDataSlotCreateInfo", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPrivateDataSlot `VkPrivateDataSlot*`: out: the VkPrivateDataSlot made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreatePrivateDataSlot = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkPrivateDataSlotCreateInfo">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPrivateDataSlot: VkPointer<VkPrivateDataSlot>,
+) => VkResult;
+/**
+ * `vkCreatePrivateDataSlotEXT` (VK_EXT_private_data): alias of {@linkcode vkCreatePrivateDataSlot}.
+ *
+ * @category Commands
+ */
+export type vkCreatePrivateDataSlotEXT = vkCreatePrivateDataSlot;
+/**
+ * `vkDestroyPrivateDataSlot` (VK_VERSION_1_3; device level): `vk.vkDestroyPrivateDataSlot(device, privateDataSlot, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param privateDataSlot `VkPrivateDataSlot`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyPrivateDataSlot = (
+  device: VkDevice,
+  privateDataSlot: VkPrivateDataSlot | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkDestroyPrivateDataSlotEXT` (VK_EXT_private_data): alias of {@linkcode vkDestroyPrivateDataSlot}.
+ *
+ * @category Commands
+ */
+export type vkDestroyPrivateDataSlotEXT = vkDestroyPrivateDataSlot;
+/**
+ * `vkSetPrivateData` (VK_VERSION_1_3; device level): `vk.vkSetPrivateData(device, objectType, objectHandle, privateDataSlot, data)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param objectType `VkObjectType`
+ * @param objectHandle `uint64_t`
+ * @param privateDataSlot `VkPrivateDataSlot`
+ * @param data `uint64_t`
+ * @category Commands
+ */
+export type vkSetPrivateData = (
+  device: VkDevice,
+  objectType: VkObjectType,
+  objectHandle: bigint,
+  privateDataSlot: VkPrivateDataSlot,
+  data: bigint,
+) => VkResult;
+/**
+ * `vkSetPrivateDataEXT` (VK_EXT_private_data): alias of {@linkcode vkSetPrivateData}.
+ *
+ * @category Commands
+ */
+export type vkSetPrivateDataEXT = vkSetPrivateData;
+/**
+ * `vkGetPrivateData` (VK_VERSION_1_3; device level): `vk.vkGetPrivateData(device, objectType, objectHandle, privateDataSlot, pData)`.
+ *
+ * @param device `VkDevice`
+ * @param objectType `VkObjectType`
+ * @param objectHandle `uint64_t`
+ * @param privateDataSlot `VkPrivateDataSlot`
+ * @param pData `uint64_t*`
+ * @category Commands
+ */
+export type vkGetPrivateData = (
+  device: VkDevice,
+  objectType: VkObjectType,
+  objectHandle: bigint,
+  privateDataSlot: VkPrivateDataSlot,
+  pData: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetPrivateDataEXT` (VK_EXT_private_data): alias of {@linkcode vkGetPrivateData}.
+ *
+ * @category Commands
+ */
+export type vkGetPrivateDataEXT = vkGetPrivateData;
+/**
+ * `vkCmdPipelineBarrier2` (VK_VERSION_1_3; device level): `vk.vkCmdPipelineBarrier2(commandBuffer, pDependencyInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDependencyInfo `const VkDependencyInfo*`: `writeStruct(arena, "VkDependencyInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdPipelineBarrier2 = (
+  commandBuffer: VkCommandBuffer,
+  pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
+) => void;
+/**
+ * `vkCmdPipelineBarrier2KHR` (VK_KHR_synchronization2): alias of {@linkcode vkCmdPipelineBarrier2}.
+ *
+ * @category Commands
+ */
+export type vkCmdPipelineBarrier2KHR = vkCmdPipelineBarrier2;
+/**
+ * `vkCmdWriteTimestamp2` (VK_VERSION_1_3; device level): `vk.vkCmdWriteTimestamp2(commandBuffer, stage, queryPool, query)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param stage `VkPipelineStageFlags2`: optional (0)
+ * @param queryPool `VkQueryPool`
+ * @param query `uint32_t`
+ * @category Commands
+ */
+export type vkCmdWriteTimestamp2 = (
+  commandBuffer: VkCommandBuffer,
+  stage: VkPipelineStageFlags2,
+  queryPool: VkQueryPool,
+  query: number,
+) => void;
+/**
+ * `vkCmdWriteTimestamp2KHR` (VK_KHR_synchronization2): alias of {@linkcode vkCmdWriteTimestamp2}.
+ *
+ * @category Commands
+ */
+export type vkCmdWriteTimestamp2KHR = vkCmdWriteTimestamp2;
+/**
+ * `vkQueueSubmit2` (VK_VERSION_1_3; device level): `vk.vkQueueSubmit2(queue, submitCount, pSubmits, fence)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param queue `VkQueue`
+ * @param submitCount `uint32_t`: optional (0)
+ * @param pSubmits `const VkSubmitInfo2*`: `writeStruct(arena, "VkSubmitInfo2", {...})` (an array of them)
+ * @param fence `VkFence`: optional (null)
+ * @category Commands
+ */
+export type vkQueueSubmit2 = (
+  queue: VkQueue,
+  submitCount: number,
+  pSubmits: VkStructPointer<"VkSubmitInfo2">,
+  fence: VkFence | null,
+) => VkResult;
+/**
+ * `vkQueueSubmit2KHR` (VK_KHR_synchronization2): alias of {@linkcode vkQueueSubmit2}.
+ *
+ * @category Commands
+ */
+export type vkQueueSubmit2KHR = vkQueueSubmit2;
+/**
+ * `vkCmdCopyBuffer2` (VK_VERSION_1_3; device level): `vk.vkCmdCopyBuffer2(commandBuffer, pCopyBufferInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyBufferInfo `const VkCopyBufferInfo2*`: `writeStruct(arena, "VkCopyBufferInfo2", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyBuffer2 = (
+  commandBuffer: VkCommandBuffer,
+  pCopyBufferInfo: VkStructPointer<"VkCopyBufferInfo2">,
+) => void;
+/**
+ * `vkCmdCopyBuffer2KHR` (VK_KHR_copy_commands2): alias of {@linkcode vkCmdCopyBuffer2}.
+ *
+ * @category Commands
+ */
+export type vkCmdCopyBuffer2KHR = vkCmdCopyBuffer2;
+/**
+ * `vkCmdCopyImage2` (VK_VERSION_1_3; device level): `vk.vkCmdCopyImage2(commandBuffer, pCopyImageInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyImageInfo `const VkCopyImageInfo2*`: `writeStruct(arena, "VkCopyImageInfo2", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyImage2 = (
+  commandBuffer: VkCommandBuffer,
+  pCopyImageInfo: VkStructPointer<"VkCopyImageInfo2">,
+) => void;
+/**
+ * `vkCmdCopyImage2KHR` (VK_KHR_copy_commands2): alias of {@linkcode vkCmdCopyImage2}.
+ *
+ * @category Commands
+ */
+export type vkCmdCopyImage2KHR = vkCmdCopyImage2;
+/**
+ * `vkCmdCopyBufferToImage2` (VK_VERSION_1_3; device level): `vk.vkCmdCopyBufferToImage2(commandBuffer, pCopyBufferToImageInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyBufferToImageInfo `const VkCopyBufferToImageInfo2*`: `writeStruct(arena, "VkCopyBufferToImageInfo2", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyBufferToImage2 = (
+  commandBuffer: VkCommandBuffer,
+  pCopyBufferToImageInfo: VkStructPointer<"VkCopyBufferToImageInfo2">,
+) => void;
+/**
+ * `vkCmdCopyBufferToImage2KHR` (VK_KHR_copy_commands2): alias of {@linkcode vkCmdCopyBufferToImage2}.
+ *
+ * @category Commands
+ */
+export type vkCmdCopyBufferToImage2KHR = vkCmdCopyBufferToImage2;
+/**
+ * `vkCmdCopyImageToBuffer2` (VK_VERSION_1_3; device level): `vk.vkCmdCopyImageToBuffer2(commandBuffer, pCopyImageToBufferInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyImageToBufferInfo `const VkCopyImageToBufferInfo2*`: `writeStruct(arena, "VkCopyImageToBufferInfo2", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyImageToBuffer2 = (
+  commandBuffer: VkCommandBuffer,
+  pCopyImageToBufferInfo: VkStructPointer<"VkCopyImageToBufferInfo2">,
+) => void;
+/**
+ * `vkCmdCopyImageToBuffer2KHR` (VK_KHR_copy_commands2): alias of {@linkcode vkCmdCopyImageToBuffer2}.
+ *
+ * @category Commands
+ */
+export type vkCmdCopyImageToBuffer2KHR = vkCmdCopyImageToBuffer2;
+/**
+ * `vkGetDeviceBufferMemoryRequirements` (VK_VERSION_1_3; device level): `vk.vkGetDeviceBufferMemoryRequirements(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDeviceBufferMemoryRequirements*`: `writeStruct(arena, "VkDeviceBufferMemoryRequirements", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDeviceBufferMemoryRequirements = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDeviceBufferMemoryRequirements">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkGetDeviceBufferMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of {@linkcode vkGetDeviceBufferMemoryRequirements}.
+ *
+ * @category Commands
+ */
+export type vkGetDeviceBufferMemoryRequirementsKHR = vkGetDeviceBufferMemoryRequirements;
+/**
+ * `vkGetDeviceImageMemoryRequirements` (VK_VERSION_1_3; device level): `vk.vkGetDeviceImageMemoryRequirements(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDeviceImageMemoryRequirements*`: `writeStruct(arena, "VkDeviceImageMemoryRequirements", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDeviceImageMemoryRequirements = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkGetDeviceImageMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of {@linkcode vkGetDeviceImageMemoryRequirements}.
+ *
+ * @category Commands
+ */
+export type vkGetDeviceImageMemoryRequirementsKHR = vkGetDeviceImageMemoryRequirements;
+/**
+ * `vkGetDeviceImageSparseMemoryRequirements` (VK_VERSION_1_3; device level): `vk.vkGetDeviceImageSparseMemoryRequirements(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDeviceImageMemoryRequirements*`: `writeStruct(arena, "VkDeviceImageMemoryRequirements", {...})`
+ * @param pSparseMemoryRequirementCount `uint32_t*`
+ * @param pSparseMemoryRequirements `VkSparseImageMemoryRequirements2*`: `allocStruct(arena, "VkSparseImageMemoryRequirements2")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetDeviceImageSparseMemoryRequirements = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
+  pSparseMemoryRequirementCount: Deno.PointerValue,
+  pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
+) => void;
+/**
+ * `vkGetDeviceImageSparseMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of {@linkcode vkGetDeviceImageSparseMemoryRequirements}.
+ *
+ * @category Commands
+ */
+export type vkGetDeviceImageSparseMemoryRequirementsKHR = vkGetDeviceImageSparseMemoryRequirements;
+/**
+ * `vkCmdSetEvent2` (VK_VERSION_1_3; device level): `vk.vkCmdSetEvent2(commandBuffer, event, pDependencyInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param event `VkEvent`
+ * @param pDependencyInfo `const VkDependencyInfo*`: `writeStruct(arena, "VkDependencyInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdSetEvent2 = (
+  commandBuffer: VkCommandBuffer,
+  event: VkEvent,
+  pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
+) => void;
+/**
+ * `vkCmdSetEvent2KHR` (VK_KHR_synchronization2): alias of {@linkcode vkCmdSetEvent2}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetEvent2KHR = vkCmdSetEvent2;
+/**
+ * `vkCmdResetEvent2` (VK_VERSION_1_3; device level): `vk.vkCmdResetEvent2(commandBuffer, event, stageMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param event `VkEvent`
+ * @param stageMask `VkPipelineStageFlags2`: optional (0)
+ * @category Commands
+ */
+export type vkCmdResetEvent2 = (
+  commandBuffer: VkCommandBuffer,
+  event: VkEvent,
+  stageMask: VkPipelineStageFlags2,
+) => void;
+/**
+ * `vkCmdResetEvent2KHR` (VK_KHR_synchronization2): alias of {@linkcode vkCmdResetEvent2}.
+ *
+ * @category Commands
+ */
+export type vkCmdResetEvent2KHR = vkCmdResetEvent2;
+/**
+ * `vkCmdWaitEvents2` (VK_VERSION_1_3; device level): `vk.vkCmdWaitEvents2(commandBuffer, eventCount, pEvents, pDependencyInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param eventCount `uint32_t`
+ * @param pEvents `const VkEvent*`: array of `eventCount`
+ * @param pDependencyInfos `const VkDependencyInfo*`: `writeStruct(arena, "VkDependencyInfo", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdWaitEvents2 = (
+  commandBuffer: VkCommandBuffer,
+  eventCount: number,
+  pEvents: Deno.PointerValue,
+  pDependencyInfos: VkStructPointer<"VkDependencyInfo">,
+) => void;
+/**
+ * `vkCmdWaitEvents2KHR` (VK_KHR_synchronization2): alias of {@linkcode vkCmdWaitEvents2}.
+ *
+ * @category Commands
+ */
+export type vkCmdWaitEvents2KHR = vkCmdWaitEvents2;
+/**
+ * `vkCmdBlitImage2` (VK_VERSION_1_3; device level): `vk.vkCmdBlitImage2(commandBuffer, pBlitImageInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBlitImageInfo `const VkBlitImageInfo2*`: `writeStruct(arena, "VkBlitImageInfo2", {...})`
+ * @category Commands
+ */
+export type vkCmdBlitImage2 = (
+  commandBuffer: VkCommandBuffer,
+  pBlitImageInfo: VkStructPointer<"VkBlitImageInfo2">,
+) => void;
+/**
+ * `vkCmdBlitImage2KHR` (VK_KHR_copy_commands2): alias of {@linkcode vkCmdBlitImage2}.
+ *
+ * @category Commands
+ */
+export type vkCmdBlitImage2KHR = vkCmdBlitImage2;
+/**
+ * `vkCmdResolveImage2` (VK_VERSION_1_3; device level): `vk.vkCmdResolveImage2(commandBuffer, pResolveImageInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pResolveImageInfo `const VkResolveImageInfo2*`: `writeStruct(arena, "VkResolveImageInfo2", {...})`
+ * @category Commands
+ */
+export type vkCmdResolveImage2 = (
+  commandBuffer: VkCommandBuffer,
+  pResolveImageInfo: VkStructPointer<"VkResolveImageInfo2">,
+) => void;
+/**
+ * `vkCmdResolveImage2KHR` (VK_KHR_copy_commands2): alias of {@linkcode vkCmdResolveImage2}.
+ *
+ * @category Commands
+ */
+export type vkCmdResolveImage2KHR = vkCmdResolveImage2;
+/**
+ * `vkCmdBeginRendering` (VK_VERSION_1_3; device level): `vk.vkCmdBeginRendering(commandBuffer, pRenderingInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pRenderingInfo `const VkRenderingInfo*`: `writeStruct(arena, "VkRenderingInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdBeginRendering = (
+  commandBuffer: VkCommandBuffer,
+  pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
+) => void;
+/**
+ * `vkCmdBeginRenderingKHR` (VK_KHR_dynamic_rendering): alias of {@linkcode vkCmdBeginRendering}.
+ *
+ * @category Commands
+ */
+export type vkCmdBeginRenderingKHR = vkCmdBeginRendering;
+/**
+ * `vkCmdEndRendering` (VK_VERSION_1_3; device level): `vk.vkCmdEndRendering(commandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdEndRendering = (commandBuffer: VkCommandBuffer) => void;
+/**
+ * `vkCmdEndRenderingKHR` (VK_KHR_dynamic_rendering): alias of {@linkcode vkCmdEndRendering}.
+ *
+ * @category Commands
+ */
+export type vkCmdEndRenderingKHR = vkCmdEndRendering;
+/**
+ * `vkCmdSetCullMode` (VK_VERSION_1_3; device level): `vk.vkCmdSetCullMode(commandBuffer, cullMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param cullMode `VkCullModeFlags`: optional (0)
+ * @category Commands
+ */
+export type vkCmdSetCullMode = (commandBuffer: VkCommandBuffer, cullMode: VkCullModeFlags) => void;
+/**
+ * `vkCmdSetCullModeEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetCullMode}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetCullModeEXT = vkCmdSetCullMode;
+/**
+ * `vkCmdSetFrontFace` (VK_VERSION_1_3; device level): `vk.vkCmdSetFrontFace(commandBuffer, frontFace)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param frontFace `VkFrontFace`
+ * @category Commands
+ */
+export type vkCmdSetFrontFace = (commandBuffer: VkCommandBuffer, frontFace: VkFrontFace) => void;
+/**
+ * `vkCmdSetFrontFaceEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetFrontFace}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetFrontFaceEXT = vkCmdSetFrontFace;
+/**
+ * `vkCmdSetPrimitiveTopology` (VK_VERSION_1_3; device level): `vk.vkCmdSetPrimitiveTopology(commandBuffer, primitiveTopology)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param primitiveTopology `VkPrimitiveTopology`
+ * @category Commands
+ */
+export type vkCmdSetPrimitiveTopology = (
+  commandBuffer: VkCommandBuffer,
+  primitiveTopology: VkPrimitiveTopology,
+) => void;
+/**
+ * `vkCmdSetPrimitiveTopologyEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetPrimitiveTopology}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetPrimitiveTopologyEXT = vkCmdSetPrimitiveTopology;
+/**
+ * `vkCmdSetViewportWithCount` (VK_VERSION_1_3; device level): `vk.vkCmdSetViewportWithCount(commandBuffer, viewportCount, pViewports)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param viewportCount `uint32_t`
+ * @param pViewports `const VkViewport*`: `writeStruct(arena, "VkViewport", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetViewportWithCount = (
+  commandBuffer: VkCommandBuffer,
+  viewportCount: number,
+  pViewports: VkStructPointer<"VkViewport">,
+) => void;
+/**
+ * `vkCmdSetViewportWithCountEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetViewportWithCount}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetViewportWithCountEXT = vkCmdSetViewportWithCount;
+/**
+ * `vkCmdSetScissorWithCount` (VK_VERSION_1_3; device level): `vk.vkCmdSetScissorWithCount(commandBuffer, scissorCount, pScissors)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param scissorCount `uint32_t`
+ * @param pScissors `const VkRect2D*`: `writeStruct(arena, "VkRect2D", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetScissorWithCount = (
+  commandBuffer: VkCommandBuffer,
+  scissorCount: number,
+  pScissors: VkStructPointer<"VkRect2D">,
+) => void;
+/**
+ * `vkCmdSetScissorWithCountEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetScissorWithCount}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetScissorWithCountEXT = vkCmdSetScissorWithCount;
+/**
+ * `vkCmdBindVertexBuffers2` (VK_VERSION_1_3; device level): `vk.vkCmdBindVertexBuffers2(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes, pStrides)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstBinding `uint32_t`
+ * @param bindingCount `uint32_t`
+ * @param pBuffers `const VkBuffer*`: array of `bindingCount`
+ * @param pOffsets `const VkDeviceSize*`: array of `bindingCount`
+ * @param pSizes `const VkDeviceSize*`: array of `bindingCount`; optional (null)
+ * @param pStrides `const VkDeviceSize*`: array of `bindingCount`; optional (null)
+ * @category Commands
+ */
+export type vkCmdBindVertexBuffers2 = (
+  commandBuffer: VkCommandBuffer,
+  firstBinding: number,
+  bindingCount: number,
+  pBuffers: Deno.PointerValue,
+  pOffsets: Deno.PointerValue,
+  pSizes: Deno.PointerValue,
+  pStrides: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdBindVertexBuffers2EXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdBindVertexBuffers2}.
+ *
+ * @category Commands
+ */
+export type vkCmdBindVertexBuffers2EXT = vkCmdBindVertexBuffers2;
+/**
+ * `vkCmdSetDepthTestEnable` (VK_VERSION_1_3; device level): `vk.vkCmdSetDepthTestEnable(commandBuffer, depthTestEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthTestEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDepthTestEnable = (commandBuffer: VkCommandBuffer, depthTestEnable: VkBool32) => void;
+/**
+ * `vkCmdSetDepthTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetDepthTestEnable}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetDepthTestEnableEXT = vkCmdSetDepthTestEnable;
+/**
+ * `vkCmdSetDepthWriteEnable` (VK_VERSION_1_3; device level): `vk.vkCmdSetDepthWriteEnable(commandBuffer, depthWriteEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthWriteEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDepthWriteEnable = (commandBuffer: VkCommandBuffer, depthWriteEnable: VkBool32) => void;
+/**
+ * `vkCmdSetDepthWriteEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetDepthWriteEnable}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetDepthWriteEnableEXT = vkCmdSetDepthWriteEnable;
+/**
+ * `vkCmdSetDepthCompareOp` (VK_VERSION_1_3; device level): `vk.vkCmdSetDepthCompareOp(commandBuffer, depthCompareOp)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthCompareOp `VkCompareOp`
+ * @category Commands
+ */
+export type vkCmdSetDepthCompareOp = (commandBuffer: VkCommandBuffer, depthCompareOp: VkCompareOp) => void;
+/**
+ * `vkCmdSetDepthCompareOpEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetDepthCompareOp}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetDepthCompareOpEXT = vkCmdSetDepthCompareOp;
+/**
+ * `vkCmdSetDepthBoundsTestEnable` (VK_VERSION_1_3; device level): `vk.vkCmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthBoundsTestEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDepthBoundsTestEnable = (
+  commandBuffer: VkCommandBuffer,
+  depthBoundsTestEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetDepthBoundsTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetDepthBoundsTestEnable}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetDepthBoundsTestEnableEXT = vkCmdSetDepthBoundsTestEnable;
+/**
+ * `vkCmdSetStencilTestEnable` (VK_VERSION_1_3; device level): `vk.vkCmdSetStencilTestEnable(commandBuffer, stencilTestEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param stencilTestEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetStencilTestEnable = (commandBuffer: VkCommandBuffer, stencilTestEnable: VkBool32) => void;
+/**
+ * `vkCmdSetStencilTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetStencilTestEnable}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetStencilTestEnableEXT = vkCmdSetStencilTestEnable;
+/**
+ * `vkCmdSetStencilOp` (VK_VERSION_1_3; device level): `vk.vkCmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param faceMask `VkStencilFaceFlags`
+ * @param failOp `VkStencilOp`
+ * @param passOp `VkStencilOp`
+ * @param depthFailOp `VkStencilOp`
+ * @param compareOp `VkCompareOp`
+ * @category Commands
+ */
+export type vkCmdSetStencilOp = (
+  commandBuffer: VkCommandBuffer,
+  faceMask: VkStencilFaceFlags,
+  failOp: VkStencilOp,
+  passOp: VkStencilOp,
+  depthFailOp: VkStencilOp,
+  compareOp: VkCompareOp,
+) => void;
+/**
+ * `vkCmdSetStencilOpEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of {@linkcode vkCmdSetStencilOp}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetStencilOpEXT = vkCmdSetStencilOp;
+/**
+ * `vkCmdSetRasterizerDiscardEnable` (VK_VERSION_1_3; device level): `vk.vkCmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param rasterizerDiscardEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetRasterizerDiscardEnable = (
+  commandBuffer: VkCommandBuffer,
+  rasterizerDiscardEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetRasterizerDiscardEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of {@linkcode vkCmdSetRasterizerDiscardEnable}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetRasterizerDiscardEnableEXT = vkCmdSetRasterizerDiscardEnable;
+/**
+ * `vkCmdSetDepthBiasEnable` (VK_VERSION_1_3; device level): `vk.vkCmdSetDepthBiasEnable(commandBuffer, depthBiasEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthBiasEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDepthBiasEnable = (commandBuffer: VkCommandBuffer, depthBiasEnable: VkBool32) => void;
+/**
+ * `vkCmdSetDepthBiasEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of {@linkcode vkCmdSetDepthBiasEnable}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetDepthBiasEnableEXT = vkCmdSetDepthBiasEnable;
+/**
+ * `vkCmdSetPrimitiveRestartEnable` (VK_VERSION_1_3; device level): `vk.vkCmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param primitiveRestartEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetPrimitiveRestartEnable = (
+  commandBuffer: VkCommandBuffer,
+  primitiveRestartEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetPrimitiveRestartEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of {@linkcode vkCmdSetPrimitiveRestartEnable}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetPrimitiveRestartEnableEXT = vkCmdSetPrimitiveRestartEnable;
+/**
+ * `vkMapMemory2` (VK_VERSION_1_4; device level): `vk.vkMapMemory2(device, pMemoryMapInfo, ppData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_MEMORY_MAP_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pMemoryMapInfo `const VkMemoryMapInfo*`: `writeStruct(arena, "VkMemoryMapInfo", {...})`
+ * @param ppData `void**`
+ * @category Commands
+ */
+export type vkMapMemory2 = (
+  device: VkDevice,
+  pMemoryMapInfo: VkStructPointer<"VkMemoryMapInfo">,
+  ppData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkMapMemory2KHR` (VK_KHR_map_memory2): alias of {@linkcode vkMapMemory2}.
+ *
+ * @category Commands
+ */
+export type vkMapMemory2KHR = vkMapMemory2;
+/**
+ * `vkUnmapMemory2` (VK_VERSION_1_4; device level): `vk.vkUnmapMemory2(device, pMemoryUnmapInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_MEMORY_MAP_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pMemoryUnmapInfo `const VkMemoryUnmapInfo*`: `writeStruct(arena, "VkMemoryUnmapInfo", {...})`
+ * @category Commands
+ */
+export type vkUnmapMemory2 = (
+  device: VkDevice,
+  pMemoryUnmapInfo: VkStructPointer<"VkMemoryUnmapInfo">,
+) => VkResult;
+/**
+ * `vkUnmapMemory2KHR` (VK_KHR_map_memory2): alias of {@linkcode vkUnmapMemory2}.
+ *
+ * @category Commands
+ */
+export type vkUnmapMemory2KHR = vkUnmapMemory2;
+/**
+ * `vkGetDeviceImageSubresourceLayout` (VK_VERSION_1_4; device level): `vk.vkGetDeviceImageSubresourceLayout(device, pInfo, pLayout)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDeviceImageSubresourceInfo*`: `writeStruct(arena, "VkDeviceImageSubresourceInfo", {...})`
+ * @param pLayout `VkSubresourceLayout2*`: `allocStruct(arena, "VkSubresourceLayout2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDeviceImageSubresourceLayout = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDeviceImageSubresourceInfo">,
+  pLayout: VkStructPointer<"VkSubresourceLayout2">,
+) => void;
+/**
+ * `vkGetDeviceImageSubresourceLayoutKHR` (VK_KHR_maintenance5): alias of {@linkcode vkGetDeviceImageSubresourceLayout}.
+ *
+ * @category Commands
+ */
+export type vkGetDeviceImageSubresourceLayoutKHR = vkGetDeviceImageSubresourceLayout;
+/**
+ * `vkGetImageSubresourceLayout2` (VK_VERSION_1_4; device level): `vk.vkGetImageSubresourceLayout2(device, image, pSubresource, pLayout)`.
+ *
+ * @param device `VkDevice`
+ * @param image `VkImage`
+ * @param pSubresource `const VkImageSubresource2*`: `writeStruct(arena, "VkImageSubresource2", {...})`
+ * @param pLayout `VkSubresourceLayout2*`: `allocStruct(arena, "VkSubresourceLayout2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetImageSubresourceLayout2 = (
+  device: VkDevice,
+  image: VkImage,
+  pSubresource: VkStructPointer<"VkImageSubresource2">,
+  pLayout: VkStructPointer<"VkSubresourceLayout2">,
+) => void;
+/**
+ * `vkGetImageSubresourceLayout2EXT` (VK_EXT_host_image_copy, VK_EXT_image_compression_control): alias of {@linkcode vkGetImageSubresourceLayout2}.
+ *
+ * @category Commands
+ */
+export type vkGetImageSubresourceLayout2EXT = vkGetImageSubresourceLayout2;
+/**
+ * `vkGetImageSubresourceLayout2KHR` (VK_KHR_maintenance5): alias of {@linkcode vkGetImageSubresourceLayout2}.
+ *
+ * @category Commands
+ */
+export type vkGetImageSubresourceLayout2KHR = vkGetImageSubresourceLayout2;
+/**
+ * `vkCopyMemoryToImage` (VK_VERSION_1_4; device level): `vk.vkCopyMemoryToImage(device, pCopyMemoryToImageInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_MEMORY_MAP_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCopyMemoryToImageInfo `const VkCopyMemoryToImageInfo*`: `writeStruct(arena, "VkCopyMemoryToImageInfo", {...})`
+ * @category Commands
+ */
+export type vkCopyMemoryToImage = (
+  device: VkDevice,
+  pCopyMemoryToImageInfo: VkStructPointer<"VkCopyMemoryToImageInfo">,
+) => VkResult;
+/**
+ * `vkCopyMemoryToImageEXT` (VK_EXT_host_image_copy): alias of {@linkcode vkCopyMemoryToImage}.
+ *
+ * @category Commands
+ */
+export type vkCopyMemoryToImageEXT = vkCopyMemoryToImage;
+/**
+ * `vkCopyImageToMemory` (VK_VERSION_1_4; device level): `vk.vkCopyImageToMemory(device, pCopyImageToMemoryInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_MEMORY_MAP_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCopyImageToMemoryInfo `const VkCopyImageToMemoryInfo*`: `writeStruct(arena, "VkCopyImageToMemoryInfo", {...})`
+ * @category Commands
+ */
+export type vkCopyImageToMemory = (
+  device: VkDevice,
+  pCopyImageToMemoryInfo: VkStructPointer<"VkCopyImageToMemoryInfo">,
+) => VkResult;
+/**
+ * `vkCopyImageToMemoryEXT` (VK_EXT_host_image_copy): alias of {@linkcode vkCopyImageToMemory}.
+ *
+ * @category Commands
+ */
+export type vkCopyImageToMemoryEXT = vkCopyImageToMemory;
+/**
+ * `vkCopyImageToImage` (VK_VERSION_1_4; device level): `vk.vkCopyImageToImage(device, pCopyImageToImageInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_MEMORY_MAP_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCopyImageToImageInfo `const VkCopyImageToImageInfo*`: `writeStruct(arena, "VkCopyImageToImageInfo", {...})`
+ * @category Commands
+ */
+export type vkCopyImageToImage = (
+  device: VkDevice,
+  pCopyImageToImageInfo: VkStructPointer<"VkCopyImageToImageInfo">,
+) => VkResult;
+/**
+ * `vkCopyImageToImageEXT` (VK_EXT_host_image_copy): alias of {@linkcode vkCopyImageToImage}.
+ *
+ * @category Commands
+ */
+export type vkCopyImageToImageEXT = vkCopyImageToImage;
+/**
+ * `vkTransitionImageLayout` (VK_VERSION_1_4; device level): `vk.vkTransitionImageLayout(device, transitionCount, pTransitions)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_MEMORY_MAP_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param transitionCount `uint32_t`
+ * @param pTransitions `const VkHostImageLayoutTransitionInfo*`: `writeStruct(arena, "VkHostImageLayoutTransitionInfo", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkTransitionImageLayout = (
+  device: VkDevice,
+  transitionCount: number,
+  pTransitions: VkStructPointer<"VkHostImageLayoutTransitionInfo">,
+) => VkResult;
+/**
+ * `vkTransitionImageLayoutEXT` (VK_EXT_host_image_copy): alias of {@linkcode vkTransitionImageLayout}.
+ *
+ * @category Commands
+ */
+export type vkTransitionImageLayoutEXT = vkTransitionImageLayout;
+/**
+ * `vkCmdPushDescriptorSet` (VK_VERSION_1_4; device level): `vk.vkCmdPushDescriptorSet(commandBuffer, pipelineBindPoint, layout, set, descriptorWriteCount, pDescriptorWrites)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineBindPoint `VkPipelineBindPoint`
+ * @param layout `VkPipelineLayout`
+ * @param set `uint32_t`
+ * @param descriptorWriteCount `uint32_t`
+ * @param pDescriptorWrites `const VkWriteDescriptorSet*`: `writeStruct(arena, "VkWriteDescriptorSet", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSet = (
+  commandBuffer: VkCommandBuffer,
+  pipelineBindPoint: VkPipelineBindPoint,
+  layout: VkPipelineLayout,
+  set: number,
+  descriptorWriteCount: number,
+  pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
+) => void;
+/**
+ * `vkCmdPushDescriptorSetKHR` (VK_KHR_push_descriptor): alias of {@linkcode vkCmdPushDescriptorSet}.
+ *
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSetKHR = vkCmdPushDescriptorSet;
+/**
+ * `vkCmdPushDescriptorSetWithTemplate` (VK_VERSION_1_4; device level): `vk.vkCmdPushDescriptorSetWithTemplate(commandBuffer, descriptorUpdateTemplate, layout, set, pData)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param descriptorUpdateTemplate `VkDescriptorUpdateTemplate`
+ * @param layout `VkPipelineLayout`
+ * @param set `uint32_t`
+ * @param pData `const void*`
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSetWithTemplate = (
+  commandBuffer: VkCommandBuffer,
+  descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
+  layout: VkPipelineLayout,
+  set: number,
+  pData: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdPushDescriptorSetWithTemplateKHR` (VK_KHR_push_descriptor, VK_KHR_descriptor_update_template): alias of {@linkcode vkCmdPushDescriptorSetWithTemplate}.
+ *
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSetWithTemplateKHR = vkCmdPushDescriptorSetWithTemplate;
+/**
+ * `vkCmdBindDescriptorSets2` (VK_VERSION_1_4; device level): `vk.vkCmdBindDescriptorSets2(commandBuffer, pBindDescriptorSetsInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBindDescriptorSetsInfo `const VkBindDescriptorSetsInfo*`: `writeStruct(arena, "VkBindDescriptorSetsInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdBindDescriptorSets2 = (
+  commandBuffer: VkCommandBuffer,
+  pBindDescriptorSetsInfo: VkStructPointer<"VkBindDescriptorSetsInfo">,
+) => void;
+/**
+ * `vkCmdBindDescriptorSets2KHR` (VK_KHR_maintenance6): alias of {@linkcode vkCmdBindDescriptorSets2}.
+ *
+ * @category Commands
+ */
+export type vkCmdBindDescriptorSets2KHR = vkCmdBindDescriptorSets2;
+/**
+ * `vkCmdPushConstants2` (VK_VERSION_1_4; device level): `vk.vkCmdPushConstants2(commandBuffer, pPushConstantsInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pPushConstantsInfo `const VkPushConstantsInfo*`: `writeStruct(arena, "VkPushConstantsInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdPushConstants2 = (
+  commandBuffer: VkCommandBuffer,
+  pPushConstantsInfo: VkStructPointer<"VkPushConstantsInfo">,
+) => void;
+/**
+ * `vkCmdPushConstants2KHR` (VK_KHR_maintenance6): alias of {@linkcode vkCmdPushConstants2}.
+ *
+ * @category Commands
+ */
+export type vkCmdPushConstants2KHR = vkCmdPushConstants2;
+/**
+ * `vkCmdPushDescriptorSet2` (VK_VERSION_1_4; device level): `vk.vkCmdPushDescriptorSet2(commandBuffer, pPushDescriptorSetInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pPushDescriptorSetInfo `const VkPushDescriptorSetInfo*`: `writeStruct(arena, "VkPushDescriptorSetInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSet2 = (
+  commandBuffer: VkCommandBuffer,
+  pPushDescriptorSetInfo: VkStructPointer<"VkPushDescriptorSetInfo">,
+) => void;
+/**
+ * `vkCmdPushDescriptorSet2KHR` (VK_KHR_maintenance6): alias of {@linkcode vkCmdPushDescriptorSet2}.
+ *
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSet2KHR = vkCmdPushDescriptorSet2;
+/**
+ * `vkCmdPushDescriptorSetWithTemplate2` (VK_VERSION_1_4; device level): `vk.vkCmdPushDescriptorSetWithTemplate2(commandBuffer, pPushDescriptorSetWithTemplateInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pPushDescriptorSetWithTemplateInfo `const VkPushDescriptorSetWithTemplateInfo*`: `writeStruct(arena, "VkPushDescriptorSetWithTemplateInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSetWithTemplate2 = (
+  commandBuffer: VkCommandBuffer,
+  pPushDescriptorSetWithTemplateInfo: VkStructPointer<"VkPushDescriptorSetWithTemplateInfo">,
+) => void;
+/**
+ * `vkCmdPushDescriptorSetWithTemplate2KHR` (VK_KHR_maintenance6): alias of {@linkcode vkCmdPushDescriptorSetWithTemplate2}.
+ *
+ * @category Commands
+ */
+export type vkCmdPushDescriptorSetWithTemplate2KHR = vkCmdPushDescriptorSetWithTemplate2;
+/**
+ * `vkCmdSetLineStipple` (VK_VERSION_1_4; device level): `vk.vkCmdSetLineStipple(commandBuffer, lineStippleFactor, lineStipplePattern)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param lineStippleFactor `uint32_t`
+ * @param lineStipplePattern `uint16_t`
+ * @category Commands
+ */
+export type vkCmdSetLineStipple = (
+  commandBuffer: VkCommandBuffer,
+  lineStippleFactor: number,
+  lineStipplePattern: number,
+) => void;
+/**
+ * `vkCmdSetLineStippleEXT` (VK_EXT_line_rasterization): alias of {@linkcode vkCmdSetLineStipple}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetLineStippleEXT = vkCmdSetLineStipple;
+/**
+ * `vkCmdSetLineStippleKHR` (VK_KHR_line_rasterization): alias of {@linkcode vkCmdSetLineStipple}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetLineStippleKHR = vkCmdSetLineStipple;
+/**
+ * `vkCmdBindIndexBuffer2` (VK_VERSION_1_4; device level): `vk.vkCmdBindIndexBuffer2(commandBuffer, buffer, offset, size, indexType)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`: optional (null)
+ * @param offset `VkDeviceSize`
+ * @param size `VkDeviceSize`
+ * @param indexType `VkIndexType`
+ * @category Commands
+ */
+export type vkCmdBindIndexBuffer2 = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer | null,
+  offset: VkDeviceSize,
+  size: VkDeviceSize,
+  indexType: VkIndexType,
+) => void;
+/**
+ * `vkCmdBindIndexBuffer2KHR` (VK_KHR_maintenance5): alias of {@linkcode vkCmdBindIndexBuffer2}.
+ *
+ * @category Commands
+ */
+export type vkCmdBindIndexBuffer2KHR = vkCmdBindIndexBuffer2;
+/**
+ * `vkGetRenderingAreaGranularity` (VK_VERSION_1_4; device level): `vk.vkGetRenderingAreaGranularity(device, pRenderingAreaInfo, pGranularity)`.
+ *
+ * @param device `VkDevice`
+ * @param pRenderingAreaInfo `const VkRenderingAreaInfo*`: `writeStruct(arena, "VkRenderingAreaInfo", {...})`
+ * @param pGranularity `VkExtent2D*`: `allocStruct(arena, "VkExtent2D")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetRenderingAreaGranularity = (
+  device: VkDevice,
+  pRenderingAreaInfo: VkStructPointer<"VkRenderingAreaInfo">,
+  pGranularity: VkStructPointer<"VkExtent2D">,
+) => void;
+/**
+ * `vkGetRenderingAreaGranularityKHR` (VK_KHR_maintenance5): alias of {@linkcode vkGetRenderingAreaGranularity}.
+ *
+ * @category Commands
+ */
+export type vkGetRenderingAreaGranularityKHR = vkGetRenderingAreaGranularity;
+/**
+ * `vkCmdSetRenderingAttachmentLocations` (VK_VERSION_1_4; device level): `vk.vkCmdSetRenderingAttachmentLocations(commandBuffer, pLocationInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pLocationInfo `const VkRenderingAttachmentLocationInfo*`: `writeStruct(arena, "VkRenderingAttachmentLocationInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdSetRenderingAttachmentLocations = (
+  commandBuffer: VkCommandBuffer,
+  pLocationInfo: VkStructPointer<"VkRenderingAttachmentLocationInfo">,
+) => void;
+/**
+ * `vkCmdSetRenderingAttachmentLocationsKHR` (VK_KHR_dynamic_rendering_local_read): alias of {@linkcode vkCmdSetRenderingAttachmentLocations}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetRenderingAttachmentLocationsKHR = vkCmdSetRenderingAttachmentLocations;
+/**
+ * `vkCmdSetRenderingInputAttachmentIndices` (VK_VERSION_1_4; device level): `vk.vkCmdSetRenderingInputAttachmentIndices(commandBuffer, pInputAttachmentIndexInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInputAttachmentIndexInfo `const VkRenderingInputAttachmentIndexInfo*`: `writeStruct(arena, "VkRenderingInputAttachmentIndexInfo", {...})`
+ * @category Commands
+ */
+export type vkCmdSetRenderingInputAttachmentIndices = (
+  commandBuffer: VkCommandBuffer,
+  pInputAttachmentIndexInfo: VkStructPointer<"VkRenderingInputAttachmentIndexInfo">,
+) => void;
+/**
+ * `vkCmdSetRenderingInputAttachmentIndicesKHR` (VK_KHR_dynamic_rendering_local_read): alias of {@linkcode vkCmdSetRenderingInputAttachmentIndices}.
+ *
+ * @category Commands
+ */
+export type vkCmdSetRenderingInputAttachmentIndicesKHR = vkCmdSetRenderingInputAttachmentIndices;
+/**
+ * `vkDestroySurfaceKHR` (VK_KHR_surface; instance level): `vk.vkDestroySurfaceKHR(instance, surface, pAllocator)`.
+ *
+ * @param instance `VkInstance`
+ * @param surface `VkSurfaceKHR`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroySurfaceKHR = (
+  instance: VkInstance,
+  surface: VkSurfaceKHR | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceSurfaceSupportKHR` (VK_KHR_surface; physical device level): `vk.vkGetPhysicalDeviceSurfaceSupportKHR(physicalDevice, queueFamilyIndex, surface, pSupported)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param surface `VkSurfaceKHR`
+ * @param pSupported `VkBool32*`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfaceSupportKHR = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  surface: VkSurfaceKHR,
+  pSupported: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceSurfaceCapabilitiesKHR` (VK_KHR_surface; physical device level): `vk.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice, surface, pSurfaceCapabilities)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param surface `VkSurfaceKHR`
+ * @param pSurfaceCapabilities `VkSurfaceCapabilitiesKHR*`: `allocStruct(arena, "VkSurfaceCapabilitiesKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfaceCapabilitiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  surface: VkSurfaceKHR,
+  pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilitiesKHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceSurfaceFormatsKHR` (VK_KHR_surface; physical device level): `vk.vkGetPhysicalDeviceSurfaceFormatsKHR(physicalDevice, surface, pSurfaceFormatCount, pSurfaceFormats)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param surface `VkSurfaceKHR`: optional (null)
+ * @param pSurfaceFormatCount `uint32_t*`
+ * @param pSurfaceFormats `VkSurfaceFormatKHR*`: `allocStruct(arena, "VkSurfaceFormatKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfaceFormatsKHR = (
+  physicalDevice: VkPhysicalDevice,
+  surface: VkSurfaceKHR | null,
+  pSurfaceFormatCount: Deno.PointerValue,
+  pSurfaceFormats: VkStructPointer<"VkSurfaceFormatKHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceSurfacePresentModesKHR` (VK_KHR_surface; physical device level): `vk.vkGetPhysicalDeviceSurfacePresentModesKHR(physicalDevice, surface, pPresentModeCount, pPresentModes)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param surface `VkSurfaceKHR`: optional (null)
+ * @param pPresentModeCount `uint32_t*`
+ * @param pPresentModes `VkPresentModeKHR*`: array of `pPresentModeCount`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfacePresentModesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  surface: VkSurfaceKHR | null,
+  pPresentModeCount: Deno.PointerValue,
+  pPresentModes: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateSwapchainKHR` (VK_KHR_swapchain; device level): `vk.vkCreateSwapchainKHR(device, pCreateInfo, pAllocator, pSwapchain)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_NATIVE_WINDOW_IN_USE_KHR, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_COMPRESSION_EXHAUSTED_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkSwapchainCreateInfoKHR*`: `writeStruct(arena, "VkSwapchainCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSwapchain `VkSwapchainKHR*`: out: the VkSwapchainKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateSwapchainKHR = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkSwapchainCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSwapchain: VkPointer<VkSwapchainKHR>,
+) => VkResult;
+/**
+ * `vkDestroySwapchainKHR` (VK_KHR_swapchain; device level): `vk.vkDestroySwapchainKHR(device, swapchain, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroySwapchainKHR = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetSwapchainImagesKHR` (VK_KHR_swapchain; device level): `vk.vkGetSwapchainImagesKHR(device, swapchain, pSwapchainImageCount, pSwapchainImages)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pSwapchainImageCount `uint32_t*`
+ * @param pSwapchainImages `VkImage*`: out: the VkImages made (`create` / `VkScope` read them back); optional (null)
+ * @category Commands
+ */
+export type vkGetSwapchainImagesKHR = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pSwapchainImageCount: Deno.PointerValue,
+  pSwapchainImages: VkPointer<VkImage>,
+) => VkResult;
+/**
+ * `vkAcquireNextImageKHR` (VK_KHR_swapchain; device level): `vk.vkAcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, pImageIndex)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param timeout `uint64_t`
+ * @param semaphore `VkSemaphore`: optional (null)
+ * @param fence `VkFence`: optional (null)
+ * @param pImageIndex `uint32_t*`
+ * @category Commands
+ */
+export type vkAcquireNextImageKHR = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  timeout: bigint,
+  semaphore: VkSemaphore | null,
+  fence: VkFence | null,
+  pImageIndex: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkQueuePresentKHR` (VK_KHR_swapchain; device level): `vk.vkQueuePresentKHR(queue, pPresentInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED, VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT.
+ *
+ * @param queue `VkQueue`
+ * @param pPresentInfo `const VkPresentInfoKHR*`: `writeStruct(arena, "VkPresentInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkQueuePresentKHR = (
+  queue: VkQueue,
+  pPresentInfo: VkStructPointer<"VkPresentInfoKHR">,
+) => VkResult;
+/**
+ * `vkGetDeviceGroupPresentCapabilitiesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level): `vk.vkGetDeviceGroupPresentCapabilitiesKHR(device, pDeviceGroupPresentCapabilities)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pDeviceGroupPresentCapabilities `VkDeviceGroupPresentCapabilitiesKHR*`: `allocStruct(arena, "VkDeviceGroupPresentCapabilitiesKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDeviceGroupPresentCapabilitiesKHR = (
+  device: VkDevice,
+  pDeviceGroupPresentCapabilities: VkStructPointer<"VkDeviceGroupPresentCapabilitiesKHR">,
+) => VkResult;
+/**
+ * `vkGetDeviceGroupSurfacePresentModesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level): `vk.vkGetDeviceGroupSurfacePresentModesKHR(device, surface, pModes)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param surface `VkSurfaceKHR`
+ * @param pModes `VkDeviceGroupPresentModeFlagsKHR*`
+ * @category Commands
+ */
+export type vkGetDeviceGroupSurfacePresentModesKHR = (
+  device: VkDevice,
+  surface: VkSurfaceKHR,
+  pModes: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetPhysicalDevicePresentRectanglesKHR` (VK_KHR_swapchain, VK_KHR_device_group; physical device level): `vk.vkGetPhysicalDevicePresentRectanglesKHR(physicalDevice, surface, pRectCount, pRects)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param surface `VkSurfaceKHR`
+ * @param pRectCount `uint32_t*`
+ * @param pRects `VkRect2D*`: `allocStruct(arena, "VkRect2D")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDevicePresentRectanglesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  surface: VkSurfaceKHR,
+  pRectCount: Deno.PointerValue,
+  pRects: VkStructPointer<"VkRect2D">,
+) => VkResult;
+/**
+ * `vkAcquireNextImage2KHR` (VK_KHR_swapchain, VK_KHR_device_group; device level): `vk.vkAcquireNextImage2KHR(device, pAcquireInfo, pImageIndex)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pAcquireInfo `const VkAcquireNextImageInfoKHR*`: `writeStruct(arena, "VkAcquireNextImageInfoKHR", {...})`
+ * @param pImageIndex `uint32_t*`
+ * @category Commands
+ */
+export type vkAcquireNextImage2KHR = (
+  device: VkDevice,
+  pAcquireInfo: VkStructPointer<"VkAcquireNextImageInfoKHR">,
+  pImageIndex: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceDisplayPropertiesKHR` (VK_KHR_display; physical device level): `vk.vkGetPhysicalDeviceDisplayPropertiesKHR(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkDisplayPropertiesKHR*`: `allocStruct(arena, "VkDisplayPropertiesKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceDisplayPropertiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkDisplayPropertiesKHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceDisplayPlanePropertiesKHR` (VK_KHR_display; physical device level): `vk.vkGetPhysicalDeviceDisplayPlanePropertiesKHR(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkDisplayPlanePropertiesKHR*`: `allocStruct(arena, "VkDisplayPlanePropertiesKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceDisplayPlanePropertiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkDisplayPlanePropertiesKHR">,
+) => VkResult;
+/**
+ * `vkGetDisplayPlaneSupportedDisplaysKHR` (VK_KHR_display; physical device level): `vk.vkGetDisplayPlaneSupportedDisplaysKHR(physicalDevice, planeIndex, pDisplayCount, pDisplays)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param planeIndex `uint32_t`
+ * @param pDisplayCount `uint32_t*`
+ * @param pDisplays `VkDisplayKHR*`: out: the VkDisplayKHRs made (`create` / `VkScope` read them back); optional (null)
+ * @category Commands
+ */
+export type vkGetDisplayPlaneSupportedDisplaysKHR = (
+  physicalDevice: VkPhysicalDevice,
+  planeIndex: number,
+  pDisplayCount: Deno.PointerValue,
+  pDisplays: VkPointer<VkDisplayKHR>,
+) => VkResult;
+/**
+ * `vkGetDisplayModePropertiesKHR` (VK_KHR_display; physical device level): `vk.vkGetDisplayModePropertiesKHR(physicalDevice, display, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param display `VkDisplayKHR`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkDisplayModePropertiesKHR*`: `allocStruct(arena, "VkDisplayModePropertiesKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetDisplayModePropertiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  display: VkDisplayKHR,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkDisplayModePropertiesKHR">,
+) => VkResult;
+/**
+ * `vkCreateDisplayModeKHR` (VK_KHR_display; physical device level): `vk.vkCreateDisplayModeKHR(physicalDevice, display, pCreateInfo, pAllocator, pMode)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param display `VkDisplayKHR`
+ * @param pCreateInfo `const VkDisplayModeCreateInfoKHR*`: `writeStruct(arena, "VkDisplayModeCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pMode `VkDisplayModeKHR*`: out: the VkDisplayModeKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDisplayModeKHR = (
+  physicalDevice: VkPhysicalDevice,
+  display: VkDisplayKHR,
+  pCreateInfo: VkStructPointer<"VkDisplayModeCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pMode: VkPointer<VkDisplayModeKHR>,
+) => VkResult;
+/**
+ * `vkGetDisplayPlaneCapabilitiesKHR` (VK_KHR_display; physical device level): `vk.vkGetDisplayPlaneCapabilitiesKHR(physicalDevice, mode, planeIndex, pCapabilities)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param mode `VkDisplayModeKHR`
+ * @param planeIndex `uint32_t`
+ * @param pCapabilities `VkDisplayPlaneCapabilitiesKHR*`: `allocStruct(arena, "VkDisplayPlaneCapabilitiesKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDisplayPlaneCapabilitiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  mode: VkDisplayModeKHR,
+  planeIndex: number,
+  pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilitiesKHR">,
+) => VkResult;
+/**
+ * `vkCreateDisplayPlaneSurfaceKHR` (VK_KHR_display; instance level): `vk.vkCreateDisplayPlaneSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkDisplaySurfaceCreateInfoKHR*`: `writeStruct(arena, "VkDisplaySurfaceCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDisplayPlaneSurfaceKHR = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkDisplaySurfaceCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkCreateSharedSwapchainsKHR` (VK_KHR_display_swapchain; device level): `vk.vkCreateSharedSwapchainsKHR(device, swapchainCount, pCreateInfos, pAllocator, pSwapchains)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INCOMPATIBLE_DISPLAY_KHR, VK_ERROR_DEVICE_LOST, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchainCount `uint32_t`
+ * @param pCreateInfos `const VkSwapchainCreateInfoKHR*`: `writeStruct(arena, "VkSwapchainCreateInfoKHR", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSwapchains `VkSwapchainKHR*`: out: the VkSwapchainKHRs made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateSharedSwapchainsKHR = (
+  device: VkDevice,
+  swapchainCount: number,
+  pCreateInfos: VkStructPointer<"VkSwapchainCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSwapchains: VkPointer<VkSwapchainKHR>,
+) => VkResult;
+/**
+ * `vkCreateXlibSurfaceKHR` (VK_KHR_xlib_surface; instance level): `vk.vkCreateXlibSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkXlibSurfaceCreateInfoKHR*`: `writeStruct(arena, "VkXlibSurfaceCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateXlibSurfaceKHR = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkXlibSurfaceCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceXlibPresentationSupportKHR` (VK_KHR_xlib_surface; physical device level): `vk.vkGetPhysicalDeviceXlibPresentationSupportKHR(physicalDevice, queueFamilyIndex, dpy, visualID)`, returns `VkBool32`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param dpy `Display*`
+ * @param visualID `VisualID`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceXlibPresentationSupportKHR = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  dpy: Deno.PointerValue,
+  visualID: bigint,
+) => VkBool32;
+/**
+ * `vkCreateXcbSurfaceKHR` (VK_KHR_xcb_surface; instance level): `vk.vkCreateXcbSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkXcbSurfaceCreateInfoKHR*`: `writeStruct(arena, "VkXcbSurfaceCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateXcbSurfaceKHR = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkXcbSurfaceCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceXcbPresentationSupportKHR` (VK_KHR_xcb_surface; physical device level): `vk.vkGetPhysicalDeviceXcbPresentationSupportKHR(physicalDevice, queueFamilyIndex, connection, visual_id)`, returns `VkBool32`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param connection `xcb_connection_t*`
+ * @param visual_id `xcb_visualid_t`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceXcbPresentationSupportKHR = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  connection: Deno.PointerValue,
+  visual_id: number,
+) => VkBool32;
+/**
+ * `vkCreateWaylandSurfaceKHR` (VK_KHR_wayland_surface; instance level): `vk.vkCreateWaylandSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkWaylandSurfaceCreateInfoKHR*`: `writeStruct(arena, "VkWaylandSurfaceCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateWaylandSurfaceKHR = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkWaylandSurfaceCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceWaylandPresentationSupportKHR` (VK_KHR_wayland_surface; physical device level): `vk.vkGetPhysicalDeviceWaylandPresentationSupportKHR(physicalDevice, queueFamilyIndex, display)`, returns `VkBool32`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param display `wl_display*`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceWaylandPresentationSupportKHR = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  display: Deno.PointerValue,
+) => VkBool32;
+/**
+ * `vkCreateAndroidSurfaceKHR` (VK_KHR_android_surface; instance level): `vk.vkCreateAndroidSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_NATIVE_WINDOW_IN_USE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkAndroidSurfaceCreateInfoKHR*`: `writeStruct(arena, "VkAndroidSurfaceCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateAndroidSurfaceKHR = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkAndroidSurfaceCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkCreateWin32SurfaceKHR` (VK_KHR_win32_surface; instance level): `vk.vkCreateWin32SurfaceKHR(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkWin32SurfaceCreateInfoKHR*`: `writeStruct(arena, "VkWin32SurfaceCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateWin32SurfaceKHR = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkWin32SurfaceCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceWin32PresentationSupportKHR` (VK_KHR_win32_surface; physical device level): `vk.vkGetPhysicalDeviceWin32PresentationSupportKHR(physicalDevice, queueFamilyIndex)`, returns `VkBool32`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceWin32PresentationSupportKHR = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+) => VkBool32;
+/**
+ * `vkCreateDebugReportCallbackEXT` (VK_EXT_debug_report; instance level): `vk.vkCreateDebugReportCallbackEXT(instance, pCreateInfo, pAllocator, pCallback)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkDebugReportCallbackCreateInfoEXT*`: `writeStruct(arena, "VkDebugReportCallbackCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pCallback `VkDebugReportCallbackEXT*`: out: the VkDebugReportCallbackEXT made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDebugReportCallbackEXT = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkDebugReportCallbackCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pCallback: VkPointer<VkDebugReportCallbackEXT>,
+) => VkResult;
+/**
+ * `vkDestroyDebugReportCallbackEXT` (VK_EXT_debug_report; instance level): `vk.vkDestroyDebugReportCallbackEXT(instance, callback, pAllocator)`.
+ *
+ * @param instance `VkInstance`
+ * @param callback `VkDebugReportCallbackEXT`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDebugReportCallbackEXT = (
+  instance: VkInstance,
+  callback: VkDebugReportCallbackEXT | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkDebugReportMessageEXT` (VK_EXT_debug_report; instance level): `vk.vkDebugReportMessageEXT(instance, flags, objectType, object_, location, messageCode, pLayerPrefix, pMessage)`.
+ *
+ * @param instance `VkInstance`
+ * @param flags `VkDebugReportFlagsEXT`
+ * @param objectType `VkDebugReportObjectTypeEXT`
+ * @param object_ `uint64_t`
+ * @param location `size_t`
+ * @param messageCode `int32_t`
+ * @param pLayerPrefix `const char*`: array of `null-terminated`
+ * @param pMessage `const char*`: array of `null-terminated`
+ * @category Commands
+ */
+export type vkDebugReportMessageEXT = (
+  instance: VkInstance,
+  flags: VkDebugReportFlagsEXT,
+  objectType: VkDebugReportObjectTypeEXT,
+  object_: bigint,
+  location: number | bigint,
+  messageCode: number,
+  pLayerPrefix: Deno.PointerValue,
+  pMessage: Deno.PointerValue,
+) => void;
+/**
+ * `vkDebugMarkerSetObjectTagEXT` (VK_EXT_debug_marker; device level): `vk.vkDebugMarkerSetObjectTagEXT(device, pTagInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pTagInfo `const VkDebugMarkerObjectTagInfoEXT*`: `writeStruct(arena, "VkDebugMarkerObjectTagInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkDebugMarkerSetObjectTagEXT = (
+  device: VkDevice,
+  pTagInfo: VkStructPointer<"VkDebugMarkerObjectTagInfoEXT">,
+) => VkResult;
+/**
+ * `vkDebugMarkerSetObjectNameEXT` (VK_EXT_debug_marker; device level): `vk.vkDebugMarkerSetObjectNameEXT(device, pNameInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pNameInfo `const VkDebugMarkerObjectNameInfoEXT*`: `writeStruct(arena, "VkDebugMarkerObjectNameInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkDebugMarkerSetObjectNameEXT = (
+  device: VkDevice,
+  pNameInfo: VkStructPointer<"VkDebugMarkerObjectNameInfoEXT">,
+) => VkResult;
+/**
+ * `vkCmdDebugMarkerBeginEXT` (VK_EXT_debug_marker; device level): `vk.vkCmdDebugMarkerBeginEXT(commandBuffer, pMarkerInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pMarkerInfo `const VkDebugMarkerMarkerInfoEXT*`: `writeStruct(arena, "VkDebugMarkerMarkerInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdDebugMarkerBeginEXT = (
+  commandBuffer: VkCommandBuffer,
+  pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
+) => void;
+/**
+ * `vkCmdDebugMarkerEndEXT` (VK_EXT_debug_marker; device level): `vk.vkCmdDebugMarkerEndEXT(commandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdDebugMarkerEndEXT = (commandBuffer: VkCommandBuffer) => void;
+/**
+ * `vkCmdDebugMarkerInsertEXT` (VK_EXT_debug_marker; device level): `vk.vkCmdDebugMarkerInsertEXT(commandBuffer, pMarkerInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pMarkerInfo `const VkDebugMarkerMarkerInfoEXT*`: `writeStruct(arena, "VkDebugMarkerMarkerInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdDebugMarkerInsertEXT = (
+  commandBuffer: VkCommandBuffer,
+  pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceVideoCapabilitiesKHR` (VK_KHR_video_queue; physical device level): `vk.vkGetPhysicalDeviceVideoCapabilitiesKHR(physicalDevice, pVideoProfile, pCapabilities)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PICTURE_LAYOUT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pVideoProfile `const VkVideoProfileInfoKHR*`: `writeStruct(arena, "VkVideoProfileInfoKHR", {...})`
+ * @param pCapabilities `VkVideoCapabilitiesKHR*`: `allocStruct(arena, "VkVideoCapabilitiesKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceVideoCapabilitiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pVideoProfile: VkStructPointer<"VkVideoProfileInfoKHR">,
+  pCapabilities: VkStructPointer<"VkVideoCapabilitiesKHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceVideoFormatPropertiesKHR` (VK_KHR_video_queue; physical device level): `vk.vkGetPhysicalDeviceVideoFormatPropertiesKHR(physicalDevice, pVideoFormatInfo, pVideoFormatPropertyCount, pVideoFormatProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_IMAGE_USAGE_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PICTURE_LAYOUT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pVideoFormatInfo `const VkPhysicalDeviceVideoFormatInfoKHR*`: `writeStruct(arena, "VkPhysicalDeviceVideoFormatInfoKHR", {...})`
+ * @param pVideoFormatPropertyCount `uint32_t*`
+ * @param pVideoFormatProperties `VkVideoFormatPropertiesKHR*`: `allocStruct(arena, "VkVideoFormatPropertiesKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceVideoFormatPropertiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pVideoFormatInfo: VkStructPointer<"VkPhysicalDeviceVideoFormatInfoKHR">,
+  pVideoFormatPropertyCount: Deno.PointerValue,
+  pVideoFormatProperties: VkStructPointer<"VkVideoFormatPropertiesKHR">,
+) => VkResult;
+/**
+ * `vkCreateVideoSessionKHR` (VK_KHR_video_queue; device level): `vk.vkCreateVideoSessionKHR(device, pCreateInfo, pAllocator, pVideoSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_VIDEO_STD_VERSION_NOT_SUPPORTED_KHR, VK_ERROR_INVALID_VIDEO_STD_PARAMETERS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkVideoSessionCreateInfoKHR*`: `writeStruct(arena, "VkVideoSessionCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pVideoSession `VkVideoSessionKHR*`: out: the VkVideoSessionKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateVideoSessionKHR = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkVideoSessionCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pVideoSession: VkPointer<VkVideoSessionKHR>,
+) => VkResult;
+/**
+ * `vkDestroyVideoSessionKHR` (VK_KHR_video_queue; device level): `vk.vkDestroyVideoSessionKHR(device, videoSession, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param videoSession `VkVideoSessionKHR`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyVideoSessionKHR = (
+  device: VkDevice,
+  videoSession: VkVideoSessionKHR | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetVideoSessionMemoryRequirementsKHR` (VK_KHR_video_queue; device level): `vk.vkGetVideoSessionMemoryRequirementsKHR(device, videoSession, pMemoryRequirementsCount, pMemoryRequirements)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param videoSession `VkVideoSessionKHR`
+ * @param pMemoryRequirementsCount `uint32_t*`
+ * @param pMemoryRequirements `VkVideoSessionMemoryRequirementsKHR*`: `allocStruct(arena, "VkVideoSessionMemoryRequirementsKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetVideoSessionMemoryRequirementsKHR = (
+  device: VkDevice,
+  videoSession: VkVideoSessionKHR,
+  pMemoryRequirementsCount: Deno.PointerValue,
+  pMemoryRequirements: VkStructPointer<"VkVideoSessionMemoryRequirementsKHR">,
+) => VkResult;
+/**
+ * `vkBindVideoSessionMemoryKHR` (VK_KHR_video_queue; device level): `vk.vkBindVideoSessionMemoryKHR(device, videoSession, bindSessionMemoryInfoCount, pBindSessionMemoryInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param videoSession `VkVideoSessionKHR`
+ * @param bindSessionMemoryInfoCount `uint32_t`
+ * @param pBindSessionMemoryInfos `const VkBindVideoSessionMemoryInfoKHR*`: `writeStruct(arena, "VkBindVideoSessionMemoryInfoKHR", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkBindVideoSessionMemoryKHR = (
+  device: VkDevice,
+  videoSession: VkVideoSessionKHR,
+  bindSessionMemoryInfoCount: number,
+  pBindSessionMemoryInfos: VkStructPointer<"VkBindVideoSessionMemoryInfoKHR">,
+) => VkResult;
+/**
+ * `vkCreateVideoSessionParametersKHR` (VK_KHR_video_queue; device level): `vk.vkCreateVideoSessionParametersKHR(device, pCreateInfo, pAllocator, pVideoSessionParameters)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_INVALID_VIDEO_STD_PARAMETERS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkVideoSessionParametersCreateInfoKHR*`: `writeStruct(arena, "VkVideoSessionParametersCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pVideoSessionParameters `VkVideoSessionParametersKHR*`: out: the VkVideoSessionParametersKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateVideoSessionParametersKHR = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkVideoSessionParametersCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pVideoSessionParameters: VkPointer<VkVideoSessionParametersKHR>,
+) => VkResult;
+/**
+ * `vkUpdateVideoSessionParametersKHR` (VK_KHR_video_queue; device level): `vk.vkUpdateVideoSessionParametersKHR(device, videoSessionParameters, pUpdateInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_VIDEO_STD_PARAMETERS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param videoSessionParameters `VkVideoSessionParametersKHR`
+ * @param pUpdateInfo `const VkVideoSessionParametersUpdateInfoKHR*`: `writeStruct(arena, "VkVideoSessionParametersUpdateInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkUpdateVideoSessionParametersKHR = (
+  device: VkDevice,
+  videoSessionParameters: VkVideoSessionParametersKHR,
+  pUpdateInfo: VkStructPointer<"VkVideoSessionParametersUpdateInfoKHR">,
+) => VkResult;
+/**
+ * `vkDestroyVideoSessionParametersKHR` (VK_KHR_video_queue; device level): `vk.vkDestroyVideoSessionParametersKHR(device, videoSessionParameters, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param videoSessionParameters `VkVideoSessionParametersKHR`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyVideoSessionParametersKHR = (
+  device: VkDevice,
+  videoSessionParameters: VkVideoSessionParametersKHR | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdBeginVideoCodingKHR` (VK_KHR_video_queue; device level): `vk.vkCmdBeginVideoCodingKHR(commandBuffer, pBeginInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBeginInfo `const VkVideoBeginCodingInfoKHR*`: `writeStruct(arena, "VkVideoBeginCodingInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdBeginVideoCodingKHR = (
+  commandBuffer: VkCommandBuffer,
+  pBeginInfo: VkStructPointer<"VkVideoBeginCodingInfoKHR">,
+) => void;
+/**
+ * `vkCmdEndVideoCodingKHR` (VK_KHR_video_queue; device level): `vk.vkCmdEndVideoCodingKHR(commandBuffer, pEndCodingInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pEndCodingInfo `const VkVideoEndCodingInfoKHR*`: `writeStruct(arena, "VkVideoEndCodingInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdEndVideoCodingKHR = (
+  commandBuffer: VkCommandBuffer,
+  pEndCodingInfo: VkStructPointer<"VkVideoEndCodingInfoKHR">,
+) => void;
+/**
+ * `vkCmdControlVideoCodingKHR` (VK_KHR_video_queue; device level): `vk.vkCmdControlVideoCodingKHR(commandBuffer, pCodingControlInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCodingControlInfo `const VkVideoCodingControlInfoKHR*`: `writeStruct(arena, "VkVideoCodingControlInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdControlVideoCodingKHR = (
+  commandBuffer: VkCommandBuffer,
+  pCodingControlInfo: VkStructPointer<"VkVideoCodingControlInfoKHR">,
+) => void;
+/**
+ * `vkCmdDecodeVideoKHR` (VK_KHR_video_decode_queue; device level): `vk.vkCmdDecodeVideoKHR(commandBuffer, pDecodeInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDecodeInfo `const VkVideoDecodeInfoKHR*`: `writeStruct(arena, "VkVideoDecodeInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDecodeVideoKHR = (
+  commandBuffer: VkCommandBuffer,
+  pDecodeInfo: VkStructPointer<"VkVideoDecodeInfoKHR">,
+) => void;
+/**
+ * `vkCmdBindTransformFeedbackBuffersEXT` (VK_EXT_transform_feedback; device level): `vk.vkCmdBindTransformFeedbackBuffersEXT(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstBinding `uint32_t`
+ * @param bindingCount `uint32_t`
+ * @param pBuffers `const VkBuffer*`: array of `bindingCount`
+ * @param pOffsets `const VkDeviceSize*`: array of `bindingCount`
+ * @param pSizes `const VkDeviceSize*`: array of `bindingCount`; optional (null)
+ * @category Commands
+ */
+export type vkCmdBindTransformFeedbackBuffersEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstBinding: number,
+  bindingCount: number,
+  pBuffers: Deno.PointerValue,
+  pOffsets: Deno.PointerValue,
+  pSizes: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdBeginTransformFeedbackEXT` (VK_EXT_transform_feedback; device level): `vk.vkCmdBeginTransformFeedbackEXT(commandBuffer, firstCounterBuffer, counterBufferCount, pCounterBuffers, pCounterBufferOffsets)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstCounterBuffer `uint32_t`
+ * @param counterBufferCount `uint32_t`: optional (0)
+ * @param pCounterBuffers `const VkBuffer*`: array of `counterBufferCount`
+ * @param pCounterBufferOffsets `const VkDeviceSize*`: array of `counterBufferCount`; optional (null)
+ * @category Commands
+ */
+export type vkCmdBeginTransformFeedbackEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstCounterBuffer: number,
+  counterBufferCount: number,
+  pCounterBuffers: Deno.PointerValue,
+  pCounterBufferOffsets: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdEndTransformFeedbackEXT` (VK_EXT_transform_feedback; device level): `vk.vkCmdEndTransformFeedbackEXT(commandBuffer, firstCounterBuffer, counterBufferCount, pCounterBuffers, pCounterBufferOffsets)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstCounterBuffer `uint32_t`
+ * @param counterBufferCount `uint32_t`: optional (0)
+ * @param pCounterBuffers `const VkBuffer*`: array of `counterBufferCount`
+ * @param pCounterBufferOffsets `const VkDeviceSize*`: array of `counterBufferCount`; optional (null)
+ * @category Commands
+ */
+export type vkCmdEndTransformFeedbackEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstCounterBuffer: number,
+  counterBufferCount: number,
+  pCounterBuffers: Deno.PointerValue,
+  pCounterBufferOffsets: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdBeginQueryIndexedEXT` (VK_EXT_transform_feedback; device level): `vk.vkCmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param queryPool `VkQueryPool`
+ * @param query `uint32_t`
+ * @param flags `VkQueryControlFlags`: optional (0)
+ * @param index `uint32_t`
+ * @category Commands
+ */
+export type vkCmdBeginQueryIndexedEXT = (
+  commandBuffer: VkCommandBuffer,
+  queryPool: VkQueryPool,
+  query: number,
+  flags: VkQueryControlFlags,
+  index: number,
+) => void;
+/**
+ * `vkCmdEndQueryIndexedEXT` (VK_EXT_transform_feedback; device level): `vk.vkCmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param queryPool `VkQueryPool`
+ * @param query `uint32_t`
+ * @param index `uint32_t`
+ * @category Commands
+ */
+export type vkCmdEndQueryIndexedEXT = (
+  commandBuffer: VkCommandBuffer,
+  queryPool: VkQueryPool,
+  query: number,
+  index: number,
+) => void;
+/**
+ * `vkCmdDrawIndirectByteCountEXT` (VK_EXT_transform_feedback; device level): `vk.vkCmdDrawIndirectByteCountEXT(commandBuffer, instanceCount, firstInstance, counterBuffer, counterBufferOffset, counterOffset, vertexStride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param instanceCount `uint32_t`
+ * @param firstInstance `uint32_t`
+ * @param counterBuffer `VkBuffer`
+ * @param counterBufferOffset `VkDeviceSize`
+ * @param counterOffset `uint32_t`
+ * @param vertexStride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawIndirectByteCountEXT = (
+  commandBuffer: VkCommandBuffer,
+  instanceCount: number,
+  firstInstance: number,
+  counterBuffer: VkBuffer,
+  counterBufferOffset: VkDeviceSize,
+  counterOffset: number,
+  vertexStride: number,
+) => void;
+/**
+ * `vkCreateCuModuleNVX` (VK_NVX_binary_import; device level): `vk.vkCreateCuModuleNVX(device, pCreateInfo, pAllocator, pModule)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkCuModuleCreateInfoNVX*`: `writeStruct(arena, "VkCuModuleCreateInfoNVX", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pModule `VkCuModuleNVX*`: out: the VkCuModuleNVX made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateCuModuleNVX = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkCuModuleCreateInfoNVX">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pModule: VkPointer<VkCuModuleNVX>,
+) => VkResult;
+/**
+ * `vkCreateCuFunctionNVX` (VK_NVX_binary_import; device level): `vk.vkCreateCuFunctionNVX(device, pCreateInfo, pAllocator, pFunction)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkCuFunctionCreateInfoNVX*`: `writeStruct(arena, "VkCuFunctionCreateInfoNVX", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pFunction `VkCuFunctionNVX*`: out: the VkCuFunctionNVX made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateCuFunctionNVX = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkCuFunctionCreateInfoNVX">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pFunction: VkPointer<VkCuFunctionNVX>,
+) => VkResult;
+/**
+ * `vkDestroyCuModuleNVX` (VK_NVX_binary_import; device level): `vk.vkDestroyCuModuleNVX(device, module_, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param module_ `VkCuModuleNVX`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyCuModuleNVX = (
+  device: VkDevice,
+  module_: VkCuModuleNVX,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkDestroyCuFunctionNVX` (VK_NVX_binary_import; device level): `vk.vkDestroyCuFunctionNVX(device, function_, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param function_ `VkCuFunctionNVX`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyCuFunctionNVX = (
+  device: VkDevice,
+  function_: VkCuFunctionNVX,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdCuLaunchKernelNVX` (VK_NVX_binary_import; device level): `vk.vkCmdCuLaunchKernelNVX(commandBuffer, pLaunchInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pLaunchInfo `const VkCuLaunchInfoNVX*`: `writeStruct(arena, "VkCuLaunchInfoNVX", {...})`
+ * @category Commands
+ */
+export type vkCmdCuLaunchKernelNVX = (
+  commandBuffer: VkCommandBuffer,
+  pLaunchInfo: VkStructPointer<"VkCuLaunchInfoNVX">,
+) => void;
+/**
+ * `vkGetImageViewHandleNVX` (VK_NVX_image_view_handle; device level): `vk.vkGetImageViewHandleNVX(device, pInfo)`, returns `uint32_t`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkImageViewHandleInfoNVX*`: `writeStruct(arena, "VkImageViewHandleInfoNVX", {...})`
+ * @category Commands
+ */
+export type vkGetImageViewHandleNVX = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
+) => number;
+/**
+ * `vkGetImageViewHandle64NVX` (VK_NVX_image_view_handle; device level): `vk.vkGetImageViewHandle64NVX(device, pInfo)`, returns `uint64_t`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkImageViewHandleInfoNVX*`: `writeStruct(arena, "VkImageViewHandleInfoNVX", {...})`
+ * @category Commands
+ */
+export type vkGetImageViewHandle64NVX = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
+) => bigint;
+/**
+ * `vkGetImageViewAddressNVX` (VK_NVX_image_view_handle; device level): `vk.vkGetImageViewAddressNVX(device, imageView, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param imageView `VkImageView`
+ * @param pProperties `VkImageViewAddressPropertiesNVX*`: `allocStruct(arena, "VkImageViewAddressPropertiesNVX")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetImageViewAddressNVX = (
+  device: VkDevice,
+  imageView: VkImageView,
+  pProperties: VkStructPointer<"VkImageViewAddressPropertiesNVX">,
+) => VkResult;
+/**
+ * `vkGetDeviceCombinedImageSamplerIndexNVX` (VK_NVX_image_view_handle; device level): `vk.vkGetDeviceCombinedImageSamplerIndexNVX(device, imageViewIndex, samplerIndex)`, returns `uint64_t`.
+ *
+ * @param device `VkDevice`
+ * @param imageViewIndex `uint64_t`
+ * @param samplerIndex `uint64_t`
+ * @category Commands
+ */
+export type vkGetDeviceCombinedImageSamplerIndexNVX = (
+  device: VkDevice,
+  imageViewIndex: bigint,
+  samplerIndex: bigint,
+) => bigint;
+/**
+ * `vkGetShaderInfoAMD` (VK_AMD_shader_info; device level): `vk.vkGetShaderInfoAMD(device, pipeline, shaderStage, infoType, pInfoSize, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_FEATURE_NOT_PRESENT, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipeline `VkPipeline`
+ * @param shaderStage `VkShaderStageFlagBits`
+ * @param infoType `VkShaderInfoTypeAMD`
+ * @param pInfoSize `size_t*`
+ * @param pInfo `void*`: array of `pInfoSize`; optional (null)
+ * @category Commands
+ */
+export type vkGetShaderInfoAMD = (
+  device: VkDevice,
+  pipeline: VkPipeline,
+  shaderStage: VkShaderStageFlagBits,
+  infoType: VkShaderInfoTypeAMD,
+  pInfoSize: Deno.PointerValue,
+  pInfo: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateStreamDescriptorSurfaceGGP` (VK_GGP_stream_descriptor_surface; instance level): `vk.vkCreateStreamDescriptorSurfaceGGP(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_NATIVE_WINDOW_IN_USE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkStreamDescriptorSurfaceCreateInfoGGP*`: `writeStruct(arena, "VkStreamDescriptorSurfaceCreateInfoGGP", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateStreamDescriptorSurfaceGGP = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkStreamDescriptorSurfaceCreateInfoGGP">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceExternalImageFormatPropertiesNV` (VK_NV_external_memory_capabilities; physical device level): `vk.vkGetPhysicalDeviceExternalImageFormatPropertiesNV(physicalDevice, format, type, tiling, usage, flags, externalHandleType, pExternalImageFormatProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_FORMAT_NOT_SUPPORTED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param format `VkFormat`
+ * @param type `VkImageType`
+ * @param tiling `VkImageTiling`
+ * @param usage `VkImageUsageFlags`
+ * @param flags `VkImageCreateFlags`: optional (0)
+ * @param externalHandleType `VkExternalMemoryHandleTypeFlagsNV`: optional (0)
+ * @param pExternalImageFormatProperties `VkExternalImageFormatPropertiesNV*`: `allocStruct(arena, "VkExternalImageFormatPropertiesNV")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalImageFormatPropertiesNV = (
+  physicalDevice: VkPhysicalDevice,
+  format: VkFormat,
+  type: VkImageType,
+  tiling: VkImageTiling,
+  usage: VkImageUsageFlags,
+  flags: VkImageCreateFlags,
+  externalHandleType: VkExternalMemoryHandleTypeFlagsNV,
+  pExternalImageFormatProperties: VkStructPointer<"VkExternalImageFormatPropertiesNV">,
+) => VkResult;
+/**
+ * `vkGetMemoryWin32HandleNV` (VK_NV_external_memory_win32; device level): `vk.vkGetMemoryWin32HandleNV(device, memory, handleType, pHandle)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param memory `VkDeviceMemory`
+ * @param handleType `VkExternalMemoryHandleTypeFlagsNV`
+ * @param pHandle `HANDLE*`
+ * @category Commands
+ */
+export type vkGetMemoryWin32HandleNV = (
+  device: VkDevice,
+  memory: VkDeviceMemory,
+  handleType: VkExternalMemoryHandleTypeFlagsNV,
+  pHandle: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateViSurfaceNN` (VK_NN_vi_surface; instance level): `vk.vkCreateViSurfaceNN(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_NATIVE_WINDOW_IN_USE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkViSurfaceCreateInfoNN*`: `writeStruct(arena, "VkViSurfaceCreateInfoNN", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateViSurfaceNN = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkViSurfaceCreateInfoNN">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetMemoryWin32HandleKHR` (VK_KHR_external_memory_win32; device level): `vk.vkGetMemoryWin32HandleKHR(device, pGetWin32HandleInfo, pHandle)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetWin32HandleInfo `const VkMemoryGetWin32HandleInfoKHR*`: `writeStruct(arena, "VkMemoryGetWin32HandleInfoKHR", {...})`
+ * @param pHandle `HANDLE*`
+ * @category Commands
+ */
+export type vkGetMemoryWin32HandleKHR = (
+  device: VkDevice,
+  pGetWin32HandleInfo: VkStructPointer<"VkMemoryGetWin32HandleInfoKHR">,
+  pHandle: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetMemoryWin32HandlePropertiesKHR` (VK_KHR_external_memory_win32; device level): `vk.vkGetMemoryWin32HandlePropertiesKHR(device, handleType, handle, pMemoryWin32HandleProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param handleType `VkExternalMemoryHandleTypeFlagBits`
+ * @param handle `HANDLE`
+ * @param pMemoryWin32HandleProperties `VkMemoryWin32HandlePropertiesKHR*`: `allocStruct(arena, "VkMemoryWin32HandlePropertiesKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetMemoryWin32HandlePropertiesKHR = (
+  device: VkDevice,
+  handleType: VkExternalMemoryHandleTypeFlagBits,
+  handle: Deno.PointerValue,
+  pMemoryWin32HandleProperties: VkStructPointer<"VkMemoryWin32HandlePropertiesKHR">,
+) => VkResult;
+/**
+ * `vkGetMemoryFdKHR` (VK_KHR_external_memory_fd; device level): `vk.vkGetMemoryFdKHR(device, pGetFdInfo, pFd)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetFdInfo `const VkMemoryGetFdInfoKHR*`: `writeStruct(arena, "VkMemoryGetFdInfoKHR", {...})`
+ * @param pFd `int*`
+ * @category Commands
+ */
+export type vkGetMemoryFdKHR = (
+  device: VkDevice,
+  pGetFdInfo: VkStructPointer<"VkMemoryGetFdInfoKHR">,
+  pFd: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetMemoryFdPropertiesKHR` (VK_KHR_external_memory_fd; device level): `vk.vkGetMemoryFdPropertiesKHR(device, handleType, fd, pMemoryFdProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param handleType `VkExternalMemoryHandleTypeFlagBits`
+ * @param fd `int`
+ * @param pMemoryFdProperties `VkMemoryFdPropertiesKHR*`: `allocStruct(arena, "VkMemoryFdPropertiesKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetMemoryFdPropertiesKHR = (
+  device: VkDevice,
+  handleType: VkExternalMemoryHandleTypeFlagBits,
+  fd: number,
+  pMemoryFdProperties: VkStructPointer<"VkMemoryFdPropertiesKHR">,
+) => VkResult;
+/**
+ * `vkImportSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level): `vk.vkImportSemaphoreWin32HandleKHR(device, pImportSemaphoreWin32HandleInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pImportSemaphoreWin32HandleInfo `const VkImportSemaphoreWin32HandleInfoKHR*`: `writeStruct(arena, "VkImportSemaphoreWin32HandleInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkImportSemaphoreWin32HandleKHR = (
+  device: VkDevice,
+  pImportSemaphoreWin32HandleInfo: VkStructPointer<"VkImportSemaphoreWin32HandleInfoKHR">,
+) => VkResult;
+/**
+ * `vkGetSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level): `vk.vkGetSemaphoreWin32HandleKHR(device, pGetWin32HandleInfo, pHandle)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetWin32HandleInfo `const VkSemaphoreGetWin32HandleInfoKHR*`: `writeStruct(arena, "VkSemaphoreGetWin32HandleInfoKHR", {...})`
+ * @param pHandle `HANDLE*`
+ * @category Commands
+ */
+export type vkGetSemaphoreWin32HandleKHR = (
+  device: VkDevice,
+  pGetWin32HandleInfo: VkStructPointer<"VkSemaphoreGetWin32HandleInfoKHR">,
+  pHandle: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkImportSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level): `vk.vkImportSemaphoreFdKHR(device, pImportSemaphoreFdInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pImportSemaphoreFdInfo `const VkImportSemaphoreFdInfoKHR*`: `writeStruct(arena, "VkImportSemaphoreFdInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkImportSemaphoreFdKHR = (
+  device: VkDevice,
+  pImportSemaphoreFdInfo: VkStructPointer<"VkImportSemaphoreFdInfoKHR">,
+) => VkResult;
+/**
+ * `vkGetSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level): `vk.vkGetSemaphoreFdKHR(device, pGetFdInfo, pFd)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetFdInfo `const VkSemaphoreGetFdInfoKHR*`: `writeStruct(arena, "VkSemaphoreGetFdInfoKHR", {...})`
+ * @param pFd `int*`
+ * @category Commands
+ */
+export type vkGetSemaphoreFdKHR = (
+  device: VkDevice,
+  pGetFdInfo: VkStructPointer<"VkSemaphoreGetFdInfoKHR">,
+  pFd: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdBeginConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level): `vk.vkCmdBeginConditionalRenderingEXT(commandBuffer, pConditionalRenderingBegin)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pConditionalRenderingBegin `const VkConditionalRenderingBeginInfoEXT*`: `writeStruct(arena, "VkConditionalRenderingBeginInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdBeginConditionalRenderingEXT = (
+  commandBuffer: VkCommandBuffer,
+  pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfoEXT">,
+) => void;
+/**
+ * `vkCmdEndConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level): `vk.vkCmdEndConditionalRenderingEXT(commandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdEndConditionalRenderingEXT = (commandBuffer: VkCommandBuffer) => void;
+/**
+ * `vkCmdSetViewportWScalingNV` (VK_NV_clip_space_w_scaling; device level): `vk.vkCmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstViewport `uint32_t`
+ * @param viewportCount `uint32_t`
+ * @param pViewportWScalings `const VkViewportWScalingNV*`: `writeStruct(arena, "VkViewportWScalingNV", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetViewportWScalingNV = (
+  commandBuffer: VkCommandBuffer,
+  firstViewport: number,
+  viewportCount: number,
+  pViewportWScalings: VkStructPointer<"VkViewportWScalingNV">,
+) => void;
+/**
+ * `vkReleaseDisplayEXT` (VK_EXT_direct_mode_display; physical device level): `vk.vkReleaseDisplayEXT(physicalDevice, display)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param display `VkDisplayKHR`
+ * @category Commands
+ */
+export type vkReleaseDisplayEXT = (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => VkResult;
+/**
+ * `vkAcquireXlibDisplayEXT` (VK_EXT_acquire_xlib_display; physical device level): `vk.vkAcquireXlibDisplayEXT(physicalDevice, dpy, display)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param dpy `Display*`
+ * @param display `VkDisplayKHR`
+ * @category Commands
+ */
+export type vkAcquireXlibDisplayEXT = (
+  physicalDevice: VkPhysicalDevice,
+  dpy: Deno.PointerValue,
+  display: VkDisplayKHR,
+) => VkResult;
+/**
+ * `vkGetRandROutputDisplayEXT` (VK_EXT_acquire_xlib_display; physical device level): `vk.vkGetRandROutputDisplayEXT(physicalDevice, dpy, rrOutput, pDisplay)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param dpy `Display*`
+ * @param rrOutput `RROutput`
+ * @param pDisplay `VkDisplayKHR*`: out: the VkDisplayKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkGetRandROutputDisplayEXT = (
+  physicalDevice: VkPhysicalDevice,
+  dpy: Deno.PointerValue,
+  rrOutput: bigint,
+  pDisplay: VkPointer<VkDisplayKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceSurfaceCapabilities2EXT` (VK_EXT_display_surface_counter; physical device level): `vk.vkGetPhysicalDeviceSurfaceCapabilities2EXT(physicalDevice, surface, pSurfaceCapabilities)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param surface `VkSurfaceKHR`
+ * @param pSurfaceCapabilities `VkSurfaceCapabilities2EXT*`: `allocStruct(arena, "VkSurfaceCapabilities2EXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfaceCapabilities2EXT = (
+  physicalDevice: VkPhysicalDevice,
+  surface: VkSurfaceKHR,
+  pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2EXT">,
+) => VkResult;
+/**
+ * `vkDisplayPowerControlEXT` (VK_EXT_display_control; device level): `vk.vkDisplayPowerControlEXT(device, display, pDisplayPowerInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param display `VkDisplayKHR`
+ * @param pDisplayPowerInfo `const VkDisplayPowerInfoEXT*`: `writeStruct(arena, "VkDisplayPowerInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkDisplayPowerControlEXT = (
+  device: VkDevice,
+  display: VkDisplayKHR,
+  pDisplayPowerInfo: VkStructPointer<"VkDisplayPowerInfoEXT">,
+) => VkResult;
+/**
+ * `vkRegisterDeviceEventEXT` (VK_EXT_display_control; device level): `vk.vkRegisterDeviceEventEXT(device, pDeviceEventInfo, pAllocator, pFence)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pDeviceEventInfo `const VkDeviceEventInfoEXT*`: `writeStruct(arena, "VkDeviceEventInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pFence `VkFence*`: out: the VkFence made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkRegisterDeviceEventEXT = (
+  device: VkDevice,
+  pDeviceEventInfo: VkStructPointer<"VkDeviceEventInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pFence: VkPointer<VkFence>,
+) => VkResult;
+/**
+ * `vkRegisterDisplayEventEXT` (VK_EXT_display_control; device level): `vk.vkRegisterDisplayEventEXT(device, display, pDisplayEventInfo, pAllocator, pFence)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param display `VkDisplayKHR`
+ * @param pDisplayEventInfo `const VkDisplayEventInfoEXT*`: `writeStruct(arena, "VkDisplayEventInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pFence `VkFence*`: out: the VkFence made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkRegisterDisplayEventEXT = (
+  device: VkDevice,
+  display: VkDisplayKHR,
+  pDisplayEventInfo: VkStructPointer<"VkDisplayEventInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pFence: VkPointer<VkFence>,
+) => VkResult;
+/**
+ * `vkGetSwapchainCounterEXT` (VK_EXT_display_control; device level): `vk.vkGetSwapchainCounterEXT(device, swapchain, counter, pCounterValue)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param counter `VkSurfaceCounterFlagBitsEXT`
+ * @param pCounterValue `uint64_t*`
+ * @category Commands
+ */
+export type vkGetSwapchainCounterEXT = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  counter: VkSurfaceCounterFlagBitsEXT,
+  pCounterValue: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetRefreshCycleDurationGOOGLE` (VK_GOOGLE_display_timing; device level): `vk.vkGetRefreshCycleDurationGOOGLE(device, swapchain, pDisplayTimingProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pDisplayTimingProperties `VkRefreshCycleDurationGOOGLE*`: `allocStruct(arena, "VkRefreshCycleDurationGOOGLE")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetRefreshCycleDurationGOOGLE = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pDisplayTimingProperties: VkStructPointer<"VkRefreshCycleDurationGOOGLE">,
+) => VkResult;
+/**
+ * `vkGetPastPresentationTimingGOOGLE` (VK_GOOGLE_display_timing; device level): `vk.vkGetPastPresentationTimingGOOGLE(device, swapchain, pPresentationTimingCount, pPresentationTimings)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pPresentationTimingCount `uint32_t*`
+ * @param pPresentationTimings `VkPastPresentationTimingGOOGLE*`: `allocStruct(arena, "VkPastPresentationTimingGOOGLE")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPastPresentationTimingGOOGLE = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pPresentationTimingCount: Deno.PointerValue,
+  pPresentationTimings: VkStructPointer<"VkPastPresentationTimingGOOGLE">,
+) => VkResult;
+/**
+ * `vkCmdSetDiscardRectangleEXT` (VK_EXT_discard_rectangles; device level): `vk.vkCmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstDiscardRectangle `uint32_t`
+ * @param discardRectangleCount `uint32_t`
+ * @param pDiscardRectangles `const VkRect2D*`: `writeStruct(arena, "VkRect2D", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetDiscardRectangleEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstDiscardRectangle: number,
+  discardRectangleCount: number,
+  pDiscardRectangles: VkStructPointer<"VkRect2D">,
+) => void;
+/**
+ * `vkCmdSetDiscardRectangleEnableEXT` (VK_EXT_discard_rectangles; device level): `vk.vkCmdSetDiscardRectangleEnableEXT(commandBuffer, discardRectangleEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param discardRectangleEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDiscardRectangleEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  discardRectangleEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetDiscardRectangleModeEXT` (VK_EXT_discard_rectangles; device level): `vk.vkCmdSetDiscardRectangleModeEXT(commandBuffer, discardRectangleMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param discardRectangleMode `VkDiscardRectangleModeEXT`
+ * @category Commands
+ */
+export type vkCmdSetDiscardRectangleModeEXT = (
+  commandBuffer: VkCommandBuffer,
+  discardRectangleMode: VkDiscardRectangleModeEXT,
+) => void;
+/**
+ * `vkSetHdrMetadataEXT` (VK_EXT_hdr_metadata; device level): `vk.vkSetHdrMetadataEXT(device, swapchainCount, pSwapchains, pMetadata)`.
+ *
+ * @param device `VkDevice`
+ * @param swapchainCount `uint32_t`
+ * @param pSwapchains `const VkSwapchainKHR*`: array of `swapchainCount`
+ * @param pMetadata `const VkHdrMetadataEXT*`: `writeStruct(arena, "VkHdrMetadataEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkSetHdrMetadataEXT = (
+  device: VkDevice,
+  swapchainCount: number,
+  pSwapchains: Deno.PointerValue,
+  pMetadata: VkStructPointer<"VkHdrMetadataEXT">,
+) => void;
+/**
+ * `vkGetSwapchainStatusKHR` (VK_KHR_shared_presentable_image; device level): `vk.vkGetSwapchainStatusKHR(device, swapchain)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @category Commands
+ */
+export type vkGetSwapchainStatusKHR = (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
+/**
+ * `vkImportFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level): `vk.vkImportFenceWin32HandleKHR(device, pImportFenceWin32HandleInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pImportFenceWin32HandleInfo `const VkImportFenceWin32HandleInfoKHR*`: `writeStruct(arena, "VkImportFenceWin32HandleInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkImportFenceWin32HandleKHR = (
+  device: VkDevice,
+  pImportFenceWin32HandleInfo: VkStructPointer<"VkImportFenceWin32HandleInfoKHR">,
+) => VkResult;
+/**
+ * `vkGetFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level): `vk.vkGetFenceWin32HandleKHR(device, pGetWin32HandleInfo, pHandle)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetWin32HandleInfo `const VkFenceGetWin32HandleInfoKHR*`: `writeStruct(arena, "VkFenceGetWin32HandleInfoKHR", {...})`
+ * @param pHandle `HANDLE*`
+ * @category Commands
+ */
+export type vkGetFenceWin32HandleKHR = (
+  device: VkDevice,
+  pGetWin32HandleInfo: VkStructPointer<"VkFenceGetWin32HandleInfoKHR">,
+  pHandle: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkImportFenceFdKHR` (VK_KHR_external_fence_fd; device level): `vk.vkImportFenceFdKHR(device, pImportFenceFdInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pImportFenceFdInfo `const VkImportFenceFdInfoKHR*`: `writeStruct(arena, "VkImportFenceFdInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkImportFenceFdKHR = (
+  device: VkDevice,
+  pImportFenceFdInfo: VkStructPointer<"VkImportFenceFdInfoKHR">,
+) => VkResult;
+/**
+ * `vkGetFenceFdKHR` (VK_KHR_external_fence_fd; device level): `vk.vkGetFenceFdKHR(device, pGetFdInfo, pFd)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetFdInfo `const VkFenceGetFdInfoKHR*`: `writeStruct(arena, "VkFenceGetFdInfoKHR", {...})`
+ * @param pFd `int*`
+ * @category Commands
+ */
+export type vkGetFenceFdKHR = (
+  device: VkDevice,
+  pGetFdInfo: VkStructPointer<"VkFenceGetFdInfoKHR">,
+  pFd: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR` (VK_KHR_performance_query; physical device level): `vk.vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(physicalDevice, queueFamilyIndex, pCounterCount, pCounters, pCounterDescriptions)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param pCounterCount `uint32_t*`
+ * @param pCounters `VkPerformanceCounterKHR*`: `allocStruct(arena, "VkPerformanceCounterKHR")`, read back with `readStruct`; optional (null)
+ * @param pCounterDescriptions `VkPerformanceCounterDescriptionKHR*`: `allocStruct(arena, "VkPerformanceCounterDescriptionKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  pCounterCount: Deno.PointerValue,
+  pCounters: VkStructPointer<"VkPerformanceCounterKHR">,
+  pCounterDescriptions: VkStructPointer<"VkPerformanceCounterDescriptionKHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR` (VK_KHR_performance_query; physical device level): `vk.vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(physicalDevice, pPerformanceQueryCreateInfo, pNumPasses)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPerformanceQueryCreateInfo `const VkQueryPoolPerformanceCreateInfoKHR*`: `writeStruct(arena, "VkQueryPoolPerformanceCreateInfoKHR", {...})`
+ * @param pNumPasses `uint32_t*`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pPerformanceQueryCreateInfo: VkStructPointer<"VkQueryPoolPerformanceCreateInfoKHR">,
+  pNumPasses: Deno.PointerValue,
+) => void;
+/**
+ * `vkAcquireProfilingLockKHR` (VK_KHR_performance_query; device level): `vk.vkAcquireProfilingLockKHR(device, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_TIMEOUT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkAcquireProfilingLockInfoKHR*`: `writeStruct(arena, "VkAcquireProfilingLockInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkAcquireProfilingLockKHR = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkAcquireProfilingLockInfoKHR">,
+) => VkResult;
+/**
+ * `vkReleaseProfilingLockKHR` (VK_KHR_performance_query; device level): `vk.vkReleaseProfilingLockKHR(device)`.
+ *
+ * @param device `VkDevice`
+ * @category Commands
+ */
+export type vkReleaseProfilingLockKHR = (device: VkDevice) => void;
+/**
+ * `vkGetPhysicalDeviceSurfaceCapabilities2KHR` (VK_KHR_get_surface_capabilities2; physical device level): `vk.vkGetPhysicalDeviceSurfaceCapabilities2KHR(physicalDevice, pSurfaceInfo, pSurfaceCapabilities)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pSurfaceInfo `const VkPhysicalDeviceSurfaceInfo2KHR*`: `writeStruct(arena, "VkPhysicalDeviceSurfaceInfo2KHR", {...})`
+ * @param pSurfaceCapabilities `VkSurfaceCapabilities2KHR*`: `allocStruct(arena, "VkSurfaceCapabilities2KHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfaceCapabilities2KHR = (
+  physicalDevice: VkPhysicalDevice,
+  pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
+  pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2KHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceSurfaceFormats2KHR` (VK_KHR_get_surface_capabilities2; physical device level): `vk.vkGetPhysicalDeviceSurfaceFormats2KHR(physicalDevice, pSurfaceInfo, pSurfaceFormatCount, pSurfaceFormats)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pSurfaceInfo `const VkPhysicalDeviceSurfaceInfo2KHR*`: `writeStruct(arena, "VkPhysicalDeviceSurfaceInfo2KHR", {...})`
+ * @param pSurfaceFormatCount `uint32_t*`
+ * @param pSurfaceFormats `VkSurfaceFormat2KHR*`: `allocStruct(arena, "VkSurfaceFormat2KHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfaceFormats2KHR = (
+  physicalDevice: VkPhysicalDevice,
+  pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
+  pSurfaceFormatCount: Deno.PointerValue,
+  pSurfaceFormats: VkStructPointer<"VkSurfaceFormat2KHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceDisplayProperties2KHR` (VK_KHR_get_display_properties2; physical device level): `vk.vkGetPhysicalDeviceDisplayProperties2KHR(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkDisplayProperties2KHR*`: `allocStruct(arena, "VkDisplayProperties2KHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceDisplayProperties2KHR = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkDisplayProperties2KHR">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceDisplayPlaneProperties2KHR` (VK_KHR_get_display_properties2; physical device level): `vk.vkGetPhysicalDeviceDisplayPlaneProperties2KHR(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkDisplayPlaneProperties2KHR*`: `allocStruct(arena, "VkDisplayPlaneProperties2KHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceDisplayPlaneProperties2KHR = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkDisplayPlaneProperties2KHR">,
+) => VkResult;
+/**
+ * `vkGetDisplayModeProperties2KHR` (VK_KHR_get_display_properties2; physical device level): `vk.vkGetDisplayModeProperties2KHR(physicalDevice, display, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param display `VkDisplayKHR`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkDisplayModeProperties2KHR*`: `allocStruct(arena, "VkDisplayModeProperties2KHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetDisplayModeProperties2KHR = (
+  physicalDevice: VkPhysicalDevice,
+  display: VkDisplayKHR,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkDisplayModeProperties2KHR">,
+) => VkResult;
+/**
+ * `vkGetDisplayPlaneCapabilities2KHR` (VK_KHR_get_display_properties2; physical device level): `vk.vkGetDisplayPlaneCapabilities2KHR(physicalDevice, pDisplayPlaneInfo, pCapabilities)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pDisplayPlaneInfo `const VkDisplayPlaneInfo2KHR*`: `writeStruct(arena, "VkDisplayPlaneInfo2KHR", {...})`
+ * @param pCapabilities `VkDisplayPlaneCapabilities2KHR*`: `allocStruct(arena, "VkDisplayPlaneCapabilities2KHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDisplayPlaneCapabilities2KHR = (
+  physicalDevice: VkPhysicalDevice,
+  pDisplayPlaneInfo: VkStructPointer<"VkDisplayPlaneInfo2KHR">,
+  pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilities2KHR">,
+) => VkResult;
+/**
+ * `vkCreateIOSSurfaceMVK` (VK_MVK_ios_surface; instance level): `vk.vkCreateIOSSurfaceMVK(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_NATIVE_WINDOW_IN_USE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkIOSSurfaceCreateInfoMVK*`: `writeStruct(arena, "VkIOSSurfaceCreateInfoMVK", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateIOSSurfaceMVK = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkIOSSurfaceCreateInfoMVK">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkCreateMacOSSurfaceMVK` (VK_MVK_macos_surface; instance level): `vk.vkCreateMacOSSurfaceMVK(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_NATIVE_WINDOW_IN_USE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkMacOSSurfaceCreateInfoMVK*`: `writeStruct(arena, "VkMacOSSurfaceCreateInfoMVK", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateMacOSSurfaceMVK = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkMacOSSurfaceCreateInfoMVK">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkSetDebugUtilsObjectNameEXT` (VK_EXT_debug_utils; device level): `vk.vkSetDebugUtilsObjectNameEXT(device, pNameInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pNameInfo `const VkDebugUtilsObjectNameInfoEXT*`: `writeStruct(arena, "VkDebugUtilsObjectNameInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkSetDebugUtilsObjectNameEXT = (
+  device: VkDevice,
+  pNameInfo: VkStructPointer<"VkDebugUtilsObjectNameInfoEXT">,
+) => VkResult;
+/**
+ * `vkSetDebugUtilsObjectTagEXT` (VK_EXT_debug_utils; device level): `vk.vkSetDebugUtilsObjectTagEXT(device, pTagInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pTagInfo `const VkDebugUtilsObjectTagInfoEXT*`: `writeStruct(arena, "VkDebugUtilsObjectTagInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkSetDebugUtilsObjectTagEXT = (
+  device: VkDevice,
+  pTagInfo: VkStructPointer<"VkDebugUtilsObjectTagInfoEXT">,
+) => VkResult;
+/**
+ * `vkQueueBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level): `vk.vkQueueBeginDebugUtilsLabelEXT(queue, pLabelInfo)`.
+ *
+ * @param queue `VkQueue`
+ * @param pLabelInfo `const VkDebugUtilsLabelEXT*`: `writeStruct(arena, "VkDebugUtilsLabelEXT", {...})`
+ * @category Commands
+ */
+export type vkQueueBeginDebugUtilsLabelEXT = (
+  queue: VkQueue,
+  pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
+) => void;
+/**
+ * `vkQueueEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level): `vk.vkQueueEndDebugUtilsLabelEXT(queue)`.
+ *
+ * @param queue `VkQueue`
+ * @category Commands
+ */
+export type vkQueueEndDebugUtilsLabelEXT = (queue: VkQueue) => void;
+/**
+ * `vkQueueInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level): `vk.vkQueueInsertDebugUtilsLabelEXT(queue, pLabelInfo)`.
+ *
+ * @param queue `VkQueue`
+ * @param pLabelInfo `const VkDebugUtilsLabelEXT*`: `writeStruct(arena, "VkDebugUtilsLabelEXT", {...})`
+ * @category Commands
+ */
+export type vkQueueInsertDebugUtilsLabelEXT = (
+  queue: VkQueue,
+  pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
+) => void;
+/**
+ * `vkCmdBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level): `vk.vkCmdBeginDebugUtilsLabelEXT(commandBuffer, pLabelInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pLabelInfo `const VkDebugUtilsLabelEXT*`: `writeStruct(arena, "VkDebugUtilsLabelEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdBeginDebugUtilsLabelEXT = (
+  commandBuffer: VkCommandBuffer,
+  pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
+) => void;
+/**
+ * `vkCmdEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level): `vk.vkCmdEndDebugUtilsLabelEXT(commandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdEndDebugUtilsLabelEXT = (commandBuffer: VkCommandBuffer) => void;
+/**
+ * `vkCmdInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level): `vk.vkCmdInsertDebugUtilsLabelEXT(commandBuffer, pLabelInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pLabelInfo `const VkDebugUtilsLabelEXT*`: `writeStruct(arena, "VkDebugUtilsLabelEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdInsertDebugUtilsLabelEXT = (
+  commandBuffer: VkCommandBuffer,
+  pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
+) => void;
+/**
+ * `vkCreateDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level): `vk.vkCreateDebugUtilsMessengerEXT(instance, pCreateInfo, pAllocator, pMessenger)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkDebugUtilsMessengerCreateInfoEXT*`: `writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pMessenger `VkDebugUtilsMessengerEXT*`: out: the VkDebugUtilsMessengerEXT made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDebugUtilsMessengerEXT = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkDebugUtilsMessengerCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pMessenger: VkPointer<VkDebugUtilsMessengerEXT>,
+) => VkResult;
+/**
+ * `vkDestroyDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level): `vk.vkDestroyDebugUtilsMessengerEXT(instance, messenger, pAllocator)`.
+ *
+ * @param instance `VkInstance`
+ * @param messenger `VkDebugUtilsMessengerEXT`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDebugUtilsMessengerEXT = (
+  instance: VkInstance,
+  messenger: VkDebugUtilsMessengerEXT | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkSubmitDebugUtilsMessageEXT` (VK_EXT_debug_utils; instance level): `vk.vkSubmitDebugUtilsMessageEXT(instance, messageSeverity, messageTypes, pCallbackData)`.
+ *
+ * @param instance `VkInstance`
+ * @param messageSeverity `VkDebugUtilsMessageSeverityFlagBitsEXT`
+ * @param messageTypes `VkDebugUtilsMessageTypeFlagsEXT`
+ * @param pCallbackData `const VkDebugUtilsMessengerCallbackDataEXT*`: `writeStruct(arena, "VkDebugUtilsMessengerCallbackDataEXT", {...})`
+ * @category Commands
+ */
+export type vkSubmitDebugUtilsMessageEXT = (
+  instance: VkInstance,
+  messageSeverity: VkDebugUtilsMessageSeverityFlagBitsEXT,
+  messageTypes: VkDebugUtilsMessageTypeFlagsEXT,
+  pCallbackData: VkStructPointer<"VkDebugUtilsMessengerCallbackDataEXT">,
+) => void;
+/**
+ * `vkGetAndroidHardwareBufferPropertiesANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level): `vk.vkGetAndroidHardwareBufferPropertiesANDROID(device, buffer, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param buffer `const AHardwareBuffer*`
+ * @param pProperties `VkAndroidHardwareBufferPropertiesANDROID*`: `allocStruct(arena, "VkAndroidHardwareBufferPropertiesANDROID")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetAndroidHardwareBufferPropertiesANDROID = (
+  device: VkDevice,
+  buffer: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkAndroidHardwareBufferPropertiesANDROID">,
+) => VkResult;
+/**
+ * `vkGetMemoryAndroidHardwareBufferANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level): `vk.vkGetMemoryAndroidHardwareBufferANDROID(device, pInfo, pBuffer)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkMemoryGetAndroidHardwareBufferInfoANDROID*`: `writeStruct(arena, "VkMemoryGetAndroidHardwareBufferInfoANDROID", {...})`
+ * @param pBuffer `AHardwareBuffer**`
+ * @category Commands
+ */
+export type vkGetMemoryAndroidHardwareBufferANDROID = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkMemoryGetAndroidHardwareBufferInfoANDROID">,
+  pBuffer: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateGpaSessionAMD` (VK_AMD_gpa_interface; device level): `vk.vkCreateGpaSessionAMD(device, pCreateInfo, pAllocator, pGpaSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkGpaSessionCreateInfoAMD*`: `writeStruct(arena, "VkGpaSessionCreateInfoAMD", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pGpaSession `VkGpaSessionAMD*`: out: the VkGpaSessionAMD made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateGpaSessionAMD = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkGpaSessionCreateInfoAMD">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pGpaSession: VkPointer<VkGpaSessionAMD>,
+) => VkResult;
+/**
+ * `vkDestroyGpaSessionAMD` (VK_AMD_gpa_interface; device level): `vk.vkDestroyGpaSessionAMD(device, gpaSession, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param gpaSession `VkGpaSessionAMD`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyGpaSessionAMD = (
+  device: VkDevice,
+  gpaSession: VkGpaSessionAMD | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkSetGpaDeviceClockModeAMD` (VK_AMD_gpa_interface; device level): `vk.vkSetGpaDeviceClockModeAMD(device, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `VkGpaDeviceClockModeInfoAMD*`: `allocStruct(arena, "VkGpaDeviceClockModeInfoAMD")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkSetGpaDeviceClockModeAMD = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkGpaDeviceClockModeInfoAMD">,
+) => VkResult;
+/**
+ * `vkGetGpaDeviceClockInfoAMD` (VK_AMD_gpa_interface; device level): `vk.vkGetGpaDeviceClockInfoAMD(device, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `VkGpaDeviceGetClockInfoAMD*`: `allocStruct(arena, "VkGpaDeviceGetClockInfoAMD")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetGpaDeviceClockInfoAMD = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkGpaDeviceGetClockInfoAMD">,
+) => VkResult;
+/**
+ * `vkCmdBeginGpaSessionAMD` (VK_AMD_gpa_interface; device level): `vk.vkCmdBeginGpaSessionAMD(commandBuffer, gpaSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @category Commands
+ */
+export type vkCmdBeginGpaSessionAMD = (
+  commandBuffer: VkCommandBuffer,
+  gpaSession: VkGpaSessionAMD,
+) => VkResult;
+/**
+ * `vkCmdEndGpaSessionAMD` (VK_AMD_gpa_interface; device level): `vk.vkCmdEndGpaSessionAMD(commandBuffer, gpaSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @category Commands
+ */
+export type vkCmdEndGpaSessionAMD = (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => VkResult;
+/**
+ * `vkCmdBeginGpaSampleAMD` (VK_AMD_gpa_interface; device level): `vk.vkCmdBeginGpaSampleAMD(commandBuffer, gpaSession, pGpaSampleBeginInfo, pSampleID)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @param pGpaSampleBeginInfo `const VkGpaSampleBeginInfoAMD*`: `writeStruct(arena, "VkGpaSampleBeginInfoAMD", {...})`
+ * @param pSampleID `uint32_t*`
+ * @category Commands
+ */
+export type vkCmdBeginGpaSampleAMD = (
+  commandBuffer: VkCommandBuffer,
+  gpaSession: VkGpaSessionAMD,
+  pGpaSampleBeginInfo: VkStructPointer<"VkGpaSampleBeginInfoAMD">,
+  pSampleID: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdEndGpaSampleAMD` (VK_AMD_gpa_interface; device level): `vk.vkCmdEndGpaSampleAMD(commandBuffer, gpaSession, sampleID)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @param sampleID `uint32_t`
+ * @category Commands
+ */
+export type vkCmdEndGpaSampleAMD = (
+  commandBuffer: VkCommandBuffer,
+  gpaSession: VkGpaSessionAMD,
+  sampleID: number,
+) => void;
+/**
+ * `vkGetGpaSessionStatusAMD` (VK_AMD_gpa_interface; device level): `vk.vkGetGpaSessionStatusAMD(device, gpaSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @category Commands
+ */
+export type vkGetGpaSessionStatusAMD = (device: VkDevice, gpaSession: VkGpaSessionAMD) => VkResult;
+/**
+ * `vkGetGpaSessionResultsAMD` (VK_AMD_gpa_interface; device level): `vk.vkGetGpaSessionResultsAMD(device, gpaSession, sampleID, pSizeInBytes, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @param sampleID `uint32_t`
+ * @param pSizeInBytes `size_t*`
+ * @param pData `void*`: array of `pSizeInBytes`; optional (null)
+ * @category Commands
+ */
+export type vkGetGpaSessionResultsAMD = (
+  device: VkDevice,
+  gpaSession: VkGpaSessionAMD,
+  sampleID: number,
+  pSizeInBytes: Deno.PointerValue,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkResetGpaSessionAMD` (VK_AMD_gpa_interface; device level): `vk.vkResetGpaSessionAMD(device, gpaSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @category Commands
+ */
+export type vkResetGpaSessionAMD = (device: VkDevice, gpaSession: VkGpaSessionAMD) => VkResult;
+/**
+ * `vkCmdCopyGpaSessionResultsAMD` (VK_AMD_gpa_interface; device level): `vk.vkCmdCopyGpaSessionResultsAMD(commandBuffer, gpaSession)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param gpaSession `VkGpaSessionAMD`
+ * @category Commands
+ */
+export type vkCmdCopyGpaSessionResultsAMD = (
+  commandBuffer: VkCommandBuffer,
+  gpaSession: VkGpaSessionAMD,
+) => void;
+/**
+ * `vkCreateExecutionGraphPipelinesAMDX` (VK_AMDX_shader_enqueue; device level): `vk.vkCreateExecutionGraphPipelinesAMDX(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipelineCache `VkPipelineCache`: optional (null)
+ * @param createInfoCount `uint32_t`
+ * @param pCreateInfos `const VkExecutionGraphPipelineCreateInfoAMDX*`: `writeStruct(arena, "VkExecutionGraphPipelineCreateInfoAMDX", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelines `VkPipeline*`: out: the VkPipelines made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateExecutionGraphPipelinesAMDX = (
+  device: VkDevice,
+  pipelineCache: VkPipelineCache | null,
+  createInfoCount: number,
+  pCreateInfos: VkStructPointer<"VkExecutionGraphPipelineCreateInfoAMDX">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelines: VkPointer<VkPipeline>,
+) => VkResult;
+/**
+ * `vkGetExecutionGraphPipelineScratchSizeAMDX` (VK_AMDX_shader_enqueue; device level): `vk.vkGetExecutionGraphPipelineScratchSizeAMDX(device, executionGraph, pSizeInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param executionGraph `VkPipeline`
+ * @param pSizeInfo `VkExecutionGraphPipelineScratchSizeAMDX*`: `allocStruct(arena, "VkExecutionGraphPipelineScratchSizeAMDX")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetExecutionGraphPipelineScratchSizeAMDX = (
+  device: VkDevice,
+  executionGraph: VkPipeline,
+  pSizeInfo: VkStructPointer<"VkExecutionGraphPipelineScratchSizeAMDX">,
+) => VkResult;
+/**
+ * `vkGetExecutionGraphPipelineNodeIndexAMDX` (VK_AMDX_shader_enqueue; device level): `vk.vkGetExecutionGraphPipelineNodeIndexAMDX(device, executionGraph, pNodeInfo, pNodeIndex)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param executionGraph `VkPipeline`
+ * @param pNodeInfo `const VkPipelineShaderStageNodeCreateInfoAMDX*`: `writeStruct(arena, "VkPipelineShaderStageNodeCreateInfoAMDX", {...})`
+ * @param pNodeIndex `uint32_t*`
+ * @category Commands
+ */
+export type vkGetExecutionGraphPipelineNodeIndexAMDX = (
+  device: VkDevice,
+  executionGraph: VkPipeline,
+  pNodeInfo: VkStructPointer<"VkPipelineShaderStageNodeCreateInfoAMDX">,
+  pNodeIndex: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdInitializeGraphScratchMemoryAMDX` (VK_AMDX_shader_enqueue; device level): `vk.vkCmdInitializeGraphScratchMemoryAMDX(commandBuffer, executionGraph, scratch, scratchSize)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param executionGraph `VkPipeline`
+ * @param scratch `VkDeviceAddress`
+ * @param scratchSize `VkDeviceSize`
+ * @category Commands
+ */
+export type vkCmdInitializeGraphScratchMemoryAMDX = (
+  commandBuffer: VkCommandBuffer,
+  executionGraph: VkPipeline,
+  scratch: VkDeviceAddress,
+  scratchSize: VkDeviceSize,
+) => void;
+/**
+ * `vkCmdDispatchGraphAMDX` (VK_AMDX_shader_enqueue; device level): `vk.vkCmdDispatchGraphAMDX(commandBuffer, scratch, scratchSize, pCountInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param scratch `VkDeviceAddress`
+ * @param scratchSize `VkDeviceSize`
+ * @param pCountInfo `const VkDispatchGraphCountInfoAMDX*`: `writeStruct(arena, "VkDispatchGraphCountInfoAMDX", {...})`
+ * @category Commands
+ */
+export type vkCmdDispatchGraphAMDX = (
+  commandBuffer: VkCommandBuffer,
+  scratch: VkDeviceAddress,
+  scratchSize: VkDeviceSize,
+  pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
+) => void;
+/**
+ * `vkCmdDispatchGraphIndirectAMDX` (VK_AMDX_shader_enqueue; device level): `vk.vkCmdDispatchGraphIndirectAMDX(commandBuffer, scratch, scratchSize, pCountInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param scratch `VkDeviceAddress`
+ * @param scratchSize `VkDeviceSize`
+ * @param pCountInfo `const VkDispatchGraphCountInfoAMDX*`: `writeStruct(arena, "VkDispatchGraphCountInfoAMDX", {...})`
+ * @category Commands
+ */
+export type vkCmdDispatchGraphIndirectAMDX = (
+  commandBuffer: VkCommandBuffer,
+  scratch: VkDeviceAddress,
+  scratchSize: VkDeviceSize,
+  pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
+) => void;
+/**
+ * `vkCmdDispatchGraphIndirectCountAMDX` (VK_AMDX_shader_enqueue; device level): `vk.vkCmdDispatchGraphIndirectCountAMDX(commandBuffer, scratch, scratchSize, countInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param scratch `VkDeviceAddress`
+ * @param scratchSize `VkDeviceSize`
+ * @param countInfo `VkDeviceAddress`
+ * @category Commands
+ */
+export type vkCmdDispatchGraphIndirectCountAMDX = (
+  commandBuffer: VkCommandBuffer,
+  scratch: VkDeviceAddress,
+  scratchSize: VkDeviceSize,
+  countInfo: VkDeviceAddress,
+) => void;
+/**
+ * `vkWriteSamplerDescriptorsEXT` (VK_EXT_descriptor_heap; device level): `vk.vkWriteSamplerDescriptorsEXT(device, samplerCount, pSamplers, pDescriptors)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param samplerCount `uint32_t`
+ * @param pSamplers `const VkSamplerCreateInfo*`: `writeStruct(arena, "VkSamplerCreateInfo", {...})` (an array of them)
+ * @param pDescriptors `const VkHostAddressRangeEXT*`: `writeStruct(arena, "VkHostAddressRangeEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkWriteSamplerDescriptorsEXT = (
+  device: VkDevice,
+  samplerCount: number,
+  pSamplers: VkStructPointer<"VkSamplerCreateInfo">,
+  pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
+) => VkResult;
+/**
+ * `vkWriteResourceDescriptorsEXT` (VK_EXT_descriptor_heap; device level): `vk.vkWriteResourceDescriptorsEXT(device, resourceCount, pResources, pDescriptors)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param resourceCount `uint32_t`
+ * @param pResources `const VkResourceDescriptorInfoEXT*`: `writeStruct(arena, "VkResourceDescriptorInfoEXT", {...})` (an array of them)
+ * @param pDescriptors `const VkHostAddressRangeEXT*`: `writeStruct(arena, "VkHostAddressRangeEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkWriteResourceDescriptorsEXT = (
+  device: VkDevice,
+  resourceCount: number,
+  pResources: VkStructPointer<"VkResourceDescriptorInfoEXT">,
+  pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
+) => VkResult;
+/**
+ * `vkCmdBindSamplerHeapEXT` (VK_EXT_descriptor_heap; device level): `vk.vkCmdBindSamplerHeapEXT(commandBuffer, pBindInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBindInfo `const VkBindHeapInfoEXT*`: `writeStruct(arena, "VkBindHeapInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdBindSamplerHeapEXT = (
+  commandBuffer: VkCommandBuffer,
+  pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
+) => void;
+/**
+ * `vkCmdBindResourceHeapEXT` (VK_EXT_descriptor_heap; device level): `vk.vkCmdBindResourceHeapEXT(commandBuffer, pBindInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBindInfo `const VkBindHeapInfoEXT*`: `writeStruct(arena, "VkBindHeapInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdBindResourceHeapEXT = (
+  commandBuffer: VkCommandBuffer,
+  pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
+) => void;
+/**
+ * `vkCmdPushDataEXT` (VK_EXT_descriptor_heap; device level): `vk.vkCmdPushDataEXT(commandBuffer, pPushDataInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pPushDataInfo `const VkPushDataInfoEXT*`: `writeStruct(arena, "VkPushDataInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdPushDataEXT = (
+  commandBuffer: VkCommandBuffer,
+  pPushDataInfo: VkStructPointer<"VkPushDataInfoEXT">,
+) => void;
+/**
+ * `vkGetImageOpaqueCaptureDataEXT` (VK_EXT_descriptor_heap; device level): `vk.vkGetImageOpaqueCaptureDataEXT(device, imageCount, pImages, pDatas)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param imageCount `uint32_t`
+ * @param pImages `const VkImage*`: array of `imageCount`
+ * @param pDatas `VkHostAddressRangeEXT*`: `allocStruct(arena, "VkHostAddressRangeEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetImageOpaqueCaptureDataEXT = (
+  device: VkDevice,
+  imageCount: number,
+  pImages: Deno.PointerValue,
+  pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceDescriptorSizeEXT` (VK_EXT_descriptor_heap; physical device level): `vk.vkGetPhysicalDeviceDescriptorSizeEXT(physicalDevice, descriptorType)`, returns `VkDeviceSize`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param descriptorType `VkDescriptorType`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceDescriptorSizeEXT = (
+  physicalDevice: VkPhysicalDevice,
+  descriptorType: VkDescriptorType,
+) => VkDeviceSize;
+/**
+ * `vkRegisterCustomBorderColorEXT` (VK_EXT_descriptor_heap; device level): `vk.vkRegisterCustomBorderColorEXT(device, pBorderColor, requestIndex, pIndex)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pBorderColor `const VkSamplerCustomBorderColorCreateInfoEXT*`: `writeStruct(arena, "VkSamplerCustomBorderColorCreateInfoEXT", {...})`
+ * @param requestIndex `VkBool32`
+ * @param pIndex `uint32_t*`
+ * @category Commands
+ */
+export type vkRegisterCustomBorderColorEXT = (
+  device: VkDevice,
+  pBorderColor: VkStructPointer<"VkSamplerCustomBorderColorCreateInfoEXT">,
+  requestIndex: VkBool32,
+  pIndex: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkUnregisterCustomBorderColorEXT` (VK_EXT_descriptor_heap; device level): `vk.vkUnregisterCustomBorderColorEXT(device, index)`.
+ *
+ * @param device `VkDevice`
+ * @param index `uint32_t`
+ * @category Commands
+ */
+export type vkUnregisterCustomBorderColorEXT = (device: VkDevice, index: number) => void;
+/**
+ * `vkGetTensorOpaqueCaptureDataARM` (VK_EXT_descriptor_heap; device level): `vk.vkGetTensorOpaqueCaptureDataARM(device, tensorCount, pTensors, pDatas)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param tensorCount `uint32_t`
+ * @param pTensors `const VkTensorARM*`: array of `tensorCount`
+ * @param pDatas `VkHostAddressRangeEXT*`: `allocStruct(arena, "VkHostAddressRangeEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetTensorOpaqueCaptureDataARM = (
+  device: VkDevice,
+  tensorCount: number,
+  pTensors: Deno.PointerValue,
+  pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
+) => VkResult;
+/**
+ * `vkCmdSetSampleLocationsEXT` (VK_EXT_sample_locations; device level): `vk.vkCmdSetSampleLocationsEXT(commandBuffer, pSampleLocationsInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pSampleLocationsInfo `const VkSampleLocationsInfoEXT*`: `writeStruct(arena, "VkSampleLocationsInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdSetSampleLocationsEXT = (
+  commandBuffer: VkCommandBuffer,
+  pSampleLocationsInfo: VkStructPointer<"VkSampleLocationsInfoEXT">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceMultisamplePropertiesEXT` (VK_EXT_sample_locations; physical device level): `vk.vkGetPhysicalDeviceMultisamplePropertiesEXT(physicalDevice, samples, pMultisampleProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param samples `VkSampleCountFlagBits`
+ * @param pMultisampleProperties `VkMultisamplePropertiesEXT*`: `allocStruct(arena, "VkMultisamplePropertiesEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceMultisamplePropertiesEXT = (
+  physicalDevice: VkPhysicalDevice,
+  samples: VkSampleCountFlagBits,
+  pMultisampleProperties: VkStructPointer<"VkMultisamplePropertiesEXT">,
+) => void;
+/**
+ * `vkCreateAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCreateAccelerationStructureKHR(device, pCreateInfo, pAllocator, pAccelerationStructure)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkAccelerationStructureCreateInfoKHR*`: `writeStruct(arena, "VkAccelerationStructureCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pAccelerationStructure `VkAccelerationStructureKHR*`: out: the VkAccelerationStructureKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateAccelerationStructureKHR = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
+) => VkResult;
+/**
+ * `vkDestroyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level): `vk.vkDestroyAccelerationStructureKHR(device, accelerationStructure, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param accelerationStructure `VkAccelerationStructureKHR`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyAccelerationStructureKHR = (
+  device: VkDevice,
+  accelerationStructure: VkAccelerationStructureKHR | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdBuildAccelerationStructuresKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCmdBuildAccelerationStructuresKHR(commandBuffer, infoCount, pInfos, ppBuildRangeInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param infoCount `uint32_t`
+ * @param pInfos `const VkAccelerationStructureBuildGeometryInfoKHR*`: `writeStruct(arena, "VkAccelerationStructureBuildGeometryInfoKHR", {...})` (an array of them)
+ * @param ppBuildRangeInfos `const VkAccelerationStructureBuildRangeInfoKHR**`: array of `infoCount`
+ * @category Commands
+ */
+export type vkCmdBuildAccelerationStructuresKHR = (
+  commandBuffer: VkCommandBuffer,
+  infoCount: number,
+  pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
+  ppBuildRangeInfos: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdBuildAccelerationStructuresIndirectKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCmdBuildAccelerationStructuresIndirectKHR(commandBuffer, infoCount, pInfos, pIndirectDeviceAddresses, pIndirectStrides, ppMaxPrimitiveCounts)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param infoCount `uint32_t`
+ * @param pInfos `const VkAccelerationStructureBuildGeometryInfoKHR*`: `writeStruct(arena, "VkAccelerationStructureBuildGeometryInfoKHR", {...})` (an array of them)
+ * @param pIndirectDeviceAddresses `const VkDeviceAddress*`: array of `infoCount`
+ * @param pIndirectStrides `const uint32_t*`: array of `infoCount`
+ * @param ppMaxPrimitiveCounts `const uint32_t**`: array of `infoCount`
+ * @category Commands
+ */
+export type vkCmdBuildAccelerationStructuresIndirectKHR = (
+  commandBuffer: VkCommandBuffer,
+  infoCount: number,
+  pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
+  pIndirectDeviceAddresses: Deno.PointerValue,
+  pIndirectStrides: Deno.PointerValue,
+  ppMaxPrimitiveCounts: Deno.PointerValue,
+) => void;
+/**
+ * `vkBuildAccelerationStructuresKHR` (VK_KHR_acceleration_structure; device level): `vk.vkBuildAccelerationStructuresKHR(device, deferredOperation, infoCount, pInfos, ppBuildRangeInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param infoCount `uint32_t`
+ * @param pInfos `const VkAccelerationStructureBuildGeometryInfoKHR*`: `writeStruct(arena, "VkAccelerationStructureBuildGeometryInfoKHR", {...})` (an array of them)
+ * @param ppBuildRangeInfos `const VkAccelerationStructureBuildRangeInfoKHR**`: array of `infoCount`
+ * @category Commands
+ */
+export type vkBuildAccelerationStructuresKHR = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  infoCount: number,
+  pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
+  ppBuildRangeInfos: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCopyAccelerationStructureKHR(device, deferredOperation, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pInfo `const VkCopyAccelerationStructureInfoKHR*`: `writeStruct(arena, "VkCopyAccelerationStructureInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCopyAccelerationStructureKHR = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
+) => VkResult;
+/**
+ * `vkCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCopyAccelerationStructureToMemoryKHR(device, deferredOperation, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pInfo `const VkCopyAccelerationStructureToMemoryInfoKHR*`: `writeStruct(arena, "VkCopyAccelerationStructureToMemoryInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCopyAccelerationStructureToMemoryKHR = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
+) => VkResult;
+/**
+ * `vkCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCopyMemoryToAccelerationStructureKHR(device, deferredOperation, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pInfo `const VkCopyMemoryToAccelerationStructureInfoKHR*`: `writeStruct(arena, "VkCopyMemoryToAccelerationStructureInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCopyMemoryToAccelerationStructureKHR = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
+) => VkResult;
+/**
+ * `vkWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level): `vk.vkWriteAccelerationStructuresPropertiesKHR(device, accelerationStructureCount, pAccelerationStructures, queryType, dataSize, pData, stride)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param accelerationStructureCount `uint32_t`
+ * @param pAccelerationStructures `const VkAccelerationStructureKHR*`: array of `accelerationStructureCount`
+ * @param queryType `VkQueryType`
+ * @param dataSize `size_t`
+ * @param pData `void*`: array of `dataSize`
+ * @param stride `size_t`
+ * @category Commands
+ */
+export type vkWriteAccelerationStructuresPropertiesKHR = (
+  device: VkDevice,
+  accelerationStructureCount: number,
+  pAccelerationStructures: Deno.PointerValue,
+  queryType: VkQueryType,
+  dataSize: number | bigint,
+  pData: Deno.PointerValue,
+  stride: number | bigint,
+) => VkResult;
+/**
+ * `vkCmdCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCmdCopyAccelerationStructureKHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkCopyAccelerationStructureInfoKHR*`: `writeStruct(arena, "VkCopyAccelerationStructureInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyAccelerationStructureKHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
+) => void;
+/**
+ * `vkCmdCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCmdCopyAccelerationStructureToMemoryKHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkCopyAccelerationStructureToMemoryInfoKHR*`: `writeStruct(arena, "VkCopyAccelerationStructureToMemoryInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyAccelerationStructureToMemoryKHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
+) => void;
+/**
+ * `vkCmdCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCmdCopyMemoryToAccelerationStructureKHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkCopyMemoryToAccelerationStructureInfoKHR*`: `writeStruct(arena, "VkCopyMemoryToAccelerationStructureInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyMemoryToAccelerationStructureKHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
+) => void;
+/**
+ * `vkGetAccelerationStructureDeviceAddressKHR` (VK_KHR_acceleration_structure; device level): `vk.vkGetAccelerationStructureDeviceAddressKHR(device, pInfo)`, returns `VkDeviceAddress`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkAccelerationStructureDeviceAddressInfoKHR*`: `writeStruct(arena, "VkAccelerationStructureDeviceAddressInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkGetAccelerationStructureDeviceAddressKHR = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkAccelerationStructureDeviceAddressInfoKHR">,
+) => VkDeviceAddress;
+/**
+ * `vkCmdWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level): `vk.vkCmdWriteAccelerationStructuresPropertiesKHR(commandBuffer, accelerationStructureCount, pAccelerationStructures, queryType, queryPool, firstQuery)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param accelerationStructureCount `uint32_t`
+ * @param pAccelerationStructures `const VkAccelerationStructureKHR*`: array of `accelerationStructureCount`
+ * @param queryType `VkQueryType`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @category Commands
+ */
+export type vkCmdWriteAccelerationStructuresPropertiesKHR = (
+  commandBuffer: VkCommandBuffer,
+  accelerationStructureCount: number,
+  pAccelerationStructures: Deno.PointerValue,
+  queryType: VkQueryType,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+) => void;
+/**
+ * `vkGetDeviceAccelerationStructureCompatibilityKHR` (VK_KHR_acceleration_structure; device level): `vk.vkGetDeviceAccelerationStructureCompatibilityKHR(device, pVersionInfo, pCompatibility)`.
+ *
+ * @param device `VkDevice`
+ * @param pVersionInfo `const VkAccelerationStructureVersionInfoKHR*`: `writeStruct(arena, "VkAccelerationStructureVersionInfoKHR", {...})`
+ * @param pCompatibility `VkAccelerationStructureCompatibilityKHR*`
+ * @category Commands
+ */
+export type vkGetDeviceAccelerationStructureCompatibilityKHR = (
+  device: VkDevice,
+  pVersionInfo: VkStructPointer<"VkAccelerationStructureVersionInfoKHR">,
+  pCompatibility: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetAccelerationStructureBuildSizesKHR` (VK_KHR_acceleration_structure; device level): `vk.vkGetAccelerationStructureBuildSizesKHR(device, buildType, pBuildInfo, pMaxPrimitiveCounts, pSizeInfo)`.
+ *
+ * @param device `VkDevice`
+ * @param buildType `VkAccelerationStructureBuildTypeKHR`
+ * @param pBuildInfo `const VkAccelerationStructureBuildGeometryInfoKHR*`: `writeStruct(arena, "VkAccelerationStructureBuildGeometryInfoKHR", {...})`
+ * @param pMaxPrimitiveCounts `const uint32_t*`: array of `pBuildInfo->geometryCount`; optional (null)
+ * @param pSizeInfo `VkAccelerationStructureBuildSizesInfoKHR*`: `allocStruct(arena, "VkAccelerationStructureBuildSizesInfoKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetAccelerationStructureBuildSizesKHR = (
+  device: VkDevice,
+  buildType: VkAccelerationStructureBuildTypeKHR,
+  pBuildInfo: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
+  pMaxPrimitiveCounts: Deno.PointerValue,
+  pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
+) => void;
+/**
+ * `vkGetImageDrmFormatModifierPropertiesEXT` (VK_EXT_image_drm_format_modifier; device level): `vk.vkGetImageDrmFormatModifierPropertiesEXT(device, image, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param image `VkImage`
+ * @param pProperties `VkImageDrmFormatModifierPropertiesEXT*`: `allocStruct(arena, "VkImageDrmFormatModifierPropertiesEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetImageDrmFormatModifierPropertiesEXT = (
+  device: VkDevice,
+  image: VkImage,
+  pProperties: VkStructPointer<"VkImageDrmFormatModifierPropertiesEXT">,
+) => VkResult;
+/**
+ * `vkCreateValidationCacheEXT` (VK_EXT_validation_cache; device level): `vk.vkCreateValidationCacheEXT(device, pCreateInfo, pAllocator, pValidationCache)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkValidationCacheCreateInfoEXT*`: `writeStruct(arena, "VkValidationCacheCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pValidationCache `VkValidationCacheEXT*`: out: the VkValidationCacheEXT made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateValidationCacheEXT = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkValidationCacheCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pValidationCache: VkPointer<VkValidationCacheEXT>,
+) => VkResult;
+/**
+ * `vkDestroyValidationCacheEXT` (VK_EXT_validation_cache; device level): `vk.vkDestroyValidationCacheEXT(device, validationCache, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param validationCache `VkValidationCacheEXT`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyValidationCacheEXT = (
+  device: VkDevice,
+  validationCache: VkValidationCacheEXT | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkMergeValidationCachesEXT` (VK_EXT_validation_cache; device level): `vk.vkMergeValidationCachesEXT(device, dstCache, srcCacheCount, pSrcCaches)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param dstCache `VkValidationCacheEXT`
+ * @param srcCacheCount `uint32_t`
+ * @param pSrcCaches `const VkValidationCacheEXT*`: array of `srcCacheCount`
+ * @category Commands
+ */
+export type vkMergeValidationCachesEXT = (
+  device: VkDevice,
+  dstCache: VkValidationCacheEXT,
+  srcCacheCount: number,
+  pSrcCaches: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetValidationCacheDataEXT` (VK_EXT_validation_cache; device level): `vk.vkGetValidationCacheDataEXT(device, validationCache, pDataSize, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param validationCache `VkValidationCacheEXT`
+ * @param pDataSize `size_t*`
+ * @param pData `void*`: array of `pDataSize`; optional (null)
+ * @category Commands
+ */
+export type vkGetValidationCacheDataEXT = (
+  device: VkDevice,
+  validationCache: VkValidationCacheEXT,
+  pDataSize: Deno.PointerValue,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdBindShadingRateImageNV` (VK_NV_shading_rate_image; device level): `vk.vkCmdBindShadingRateImageNV(commandBuffer, imageView, imageLayout)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param imageView `VkImageView`: optional (null)
+ * @param imageLayout `VkImageLayout`
+ * @category Commands
+ */
+export type vkCmdBindShadingRateImageNV = (
+  commandBuffer: VkCommandBuffer,
+  imageView: VkImageView | null,
+  imageLayout: VkImageLayout,
+) => void;
+/**
+ * `vkCmdSetViewportShadingRatePaletteNV` (VK_NV_shading_rate_image; device level): `vk.vkCmdSetViewportShadingRatePaletteNV(commandBuffer, firstViewport, viewportCount, pShadingRatePalettes)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstViewport `uint32_t`
+ * @param viewportCount `uint32_t`
+ * @param pShadingRatePalettes `const VkShadingRatePaletteNV*`: `writeStruct(arena, "VkShadingRatePaletteNV", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetViewportShadingRatePaletteNV = (
+  commandBuffer: VkCommandBuffer,
+  firstViewport: number,
+  viewportCount: number,
+  pShadingRatePalettes: VkStructPointer<"VkShadingRatePaletteNV">,
+) => void;
+/**
+ * `vkCmdSetCoarseSampleOrderNV` (VK_NV_shading_rate_image; device level): `vk.vkCmdSetCoarseSampleOrderNV(commandBuffer, sampleOrderType, customSampleOrderCount, pCustomSampleOrders)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param sampleOrderType `VkCoarseSampleOrderTypeNV`
+ * @param customSampleOrderCount `uint32_t`: optional (0)
+ * @param pCustomSampleOrders `const VkCoarseSampleOrderCustomNV*`: `writeStruct(arena, "VkCoarseSampleOrderCustomNV", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetCoarseSampleOrderNV = (
+  commandBuffer: VkCommandBuffer,
+  sampleOrderType: VkCoarseSampleOrderTypeNV,
+  customSampleOrderCount: number,
+  pCustomSampleOrders: VkStructPointer<"VkCoarseSampleOrderCustomNV">,
+) => void;
+/**
+ * `vkCreateAccelerationStructureNV` (VK_NV_ray_tracing; device level): `vk.vkCreateAccelerationStructureNV(device, pCreateInfo, pAllocator, pAccelerationStructure)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkAccelerationStructureCreateInfoNV*`: `writeStruct(arena, "VkAccelerationStructureCreateInfoNV", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pAccelerationStructure `VkAccelerationStructureNV*`: out: the VkAccelerationStructureNV made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateAccelerationStructureNV = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoNV">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pAccelerationStructure: VkPointer<VkAccelerationStructureNV>,
+) => VkResult;
+/**
+ * `vkDestroyAccelerationStructureNV` (VK_NV_ray_tracing; device level): `vk.vkDestroyAccelerationStructureNV(device, accelerationStructure, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param accelerationStructure `VkAccelerationStructureNV`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyAccelerationStructureNV = (
+  device: VkDevice,
+  accelerationStructure: VkAccelerationStructureNV | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetAccelerationStructureMemoryRequirementsNV` (VK_NV_ray_tracing; device level): `vk.vkGetAccelerationStructureMemoryRequirementsNV(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkAccelerationStructureMemoryRequirementsInfoNV*`: `writeStruct(arena, "VkAccelerationStructureMemoryRequirementsInfoNV", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetAccelerationStructureMemoryRequirementsNV = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkAccelerationStructureMemoryRequirementsInfoNV">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkBindAccelerationStructureMemoryNV` (VK_NV_ray_tracing; device level): `vk.vkBindAccelerationStructureMemoryNV(device, bindInfoCount, pBindInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param bindInfoCount `uint32_t`
+ * @param pBindInfos `const VkBindAccelerationStructureMemoryInfoNV*`: `writeStruct(arena, "VkBindAccelerationStructureMemoryInfoNV", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkBindAccelerationStructureMemoryNV = (
+  device: VkDevice,
+  bindInfoCount: number,
+  pBindInfos: VkStructPointer<"VkBindAccelerationStructureMemoryInfoNV">,
+) => VkResult;
+/**
+ * `vkCmdBuildAccelerationStructureNV` (VK_NV_ray_tracing; device level): `vk.vkCmdBuildAccelerationStructureNV(commandBuffer, pInfo, instanceData, instanceOffset, update, dst, src, scratch, scratchOffset)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkAccelerationStructureInfoNV*`: `writeStruct(arena, "VkAccelerationStructureInfoNV", {...})`
+ * @param instanceData `VkBuffer`: optional (null)
+ * @param instanceOffset `VkDeviceSize`
+ * @param update `VkBool32`
+ * @param dst `VkAccelerationStructureNV`
+ * @param src `VkAccelerationStructureNV`: optional (null)
+ * @param scratch `VkBuffer`
+ * @param scratchOffset `VkDeviceSize`
+ * @category Commands
+ */
+export type vkCmdBuildAccelerationStructureNV = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkAccelerationStructureInfoNV">,
+  instanceData: VkBuffer | null,
+  instanceOffset: VkDeviceSize,
+  update: VkBool32,
+  dst: VkAccelerationStructureNV,
+  src: VkAccelerationStructureNV | null,
+  scratch: VkBuffer,
+  scratchOffset: VkDeviceSize,
+) => void;
+/**
+ * `vkCmdCopyAccelerationStructureNV` (VK_NV_ray_tracing; device level): `vk.vkCmdCopyAccelerationStructureNV(commandBuffer, dst, src, mode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param dst `VkAccelerationStructureNV`
+ * @param src `VkAccelerationStructureNV`
+ * @param mode `VkCopyAccelerationStructureModeKHR`
+ * @category Commands
+ */
+export type vkCmdCopyAccelerationStructureNV = (
+  commandBuffer: VkCommandBuffer,
+  dst: VkAccelerationStructureNV,
+  src: VkAccelerationStructureNV,
+  mode: VkCopyAccelerationStructureModeKHR,
+) => void;
+/**
+ * `vkCmdTraceRaysNV` (VK_NV_ray_tracing; device level): `vk.vkCmdTraceRaysNV(commandBuffer, raygenShaderBindingTableBuffer, raygenShaderBindingOffset, missShaderBindingTableBuffer, missShaderBindingOffset, missShaderBindingStride, hitShaderBindingTableBuffer, hitShaderBindingOffset, hitShaderBindingStride, callableShaderBindingTableBuffer, callableShaderBindingOffset, callableShaderBindingStride, width, height, depth)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param raygenShaderBindingTableBuffer `VkBuffer`
+ * @param raygenShaderBindingOffset `VkDeviceSize`
+ * @param missShaderBindingTableBuffer `VkBuffer`: optional (null)
+ * @param missShaderBindingOffset `VkDeviceSize`
+ * @param missShaderBindingStride `VkDeviceSize`
+ * @param hitShaderBindingTableBuffer `VkBuffer`: optional (null)
+ * @param hitShaderBindingOffset `VkDeviceSize`
+ * @param hitShaderBindingStride `VkDeviceSize`
+ * @param callableShaderBindingTableBuffer `VkBuffer`: optional (null)
+ * @param callableShaderBindingOffset `VkDeviceSize`
+ * @param callableShaderBindingStride `VkDeviceSize`
+ * @param width `uint32_t`
+ * @param height `uint32_t`
+ * @param depth `uint32_t`
+ * @category Commands
+ */
+export type vkCmdTraceRaysNV = (
+  commandBuffer: VkCommandBuffer,
+  raygenShaderBindingTableBuffer: VkBuffer,
+  raygenShaderBindingOffset: VkDeviceSize,
+  missShaderBindingTableBuffer: VkBuffer | null,
+  missShaderBindingOffset: VkDeviceSize,
+  missShaderBindingStride: VkDeviceSize,
+  hitShaderBindingTableBuffer: VkBuffer | null,
+  hitShaderBindingOffset: VkDeviceSize,
+  hitShaderBindingStride: VkDeviceSize,
+  callableShaderBindingTableBuffer: VkBuffer | null,
+  callableShaderBindingOffset: VkDeviceSize,
+  callableShaderBindingStride: VkDeviceSize,
+  width: number,
+  height: number,
+  depth: number,
+) => void;
+/**
+ * `vkCreateRayTracingPipelinesNV` (VK_NV_ray_tracing; device level): `vk.vkCreateRayTracingPipelinesNV(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_SHADER_NV, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipelineCache `VkPipelineCache`: optional (null)
+ * @param createInfoCount `uint32_t`
+ * @param pCreateInfos `const VkRayTracingPipelineCreateInfoNV*`: `writeStruct(arena, "VkRayTracingPipelineCreateInfoNV", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelines `VkPipeline*`: out: the VkPipelines made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateRayTracingPipelinesNV = (
+  device: VkDevice,
+  pipelineCache: VkPipelineCache | null,
+  createInfoCount: number,
+  pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoNV">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelines: VkPointer<VkPipeline>,
+) => VkResult;
+/**
+ * `vkGetRayTracingShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level): `vk.vkGetRayTracingShaderGroupHandlesKHR(device, pipeline, firstGroup, groupCount, dataSize, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipeline `VkPipeline`
+ * @param firstGroup `uint32_t`
+ * @param groupCount `uint32_t`
+ * @param dataSize `size_t`
+ * @param pData `void*`: array of `dataSize`
+ * @category Commands
+ */
+export type vkGetRayTracingShaderGroupHandlesKHR = (
+  device: VkDevice,
+  pipeline: VkPipeline,
+  firstGroup: number,
+  groupCount: number,
+  dataSize: number | bigint,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetRayTracingShaderGroupHandlesNV` (VK_NV_ray_tracing): alias of {@linkcode vkGetRayTracingShaderGroupHandlesKHR}.
+ *
+ * @category Commands
+ */
+export type vkGetRayTracingShaderGroupHandlesNV = vkGetRayTracingShaderGroupHandlesKHR;
+/**
+ * `vkGetAccelerationStructureHandleNV` (VK_NV_ray_tracing; device level): `vk.vkGetAccelerationStructureHandleNV(device, accelerationStructure, dataSize, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param accelerationStructure `VkAccelerationStructureNV`
+ * @param dataSize `size_t`
+ * @param pData `void*`: array of `dataSize`
+ * @category Commands
+ */
+export type vkGetAccelerationStructureHandleNV = (
+  device: VkDevice,
+  accelerationStructure: VkAccelerationStructureNV,
+  dataSize: number | bigint,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdWriteAccelerationStructuresPropertiesNV` (VK_NV_ray_tracing; device level): `vk.vkCmdWriteAccelerationStructuresPropertiesNV(commandBuffer, accelerationStructureCount, pAccelerationStructures, queryType, queryPool, firstQuery)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param accelerationStructureCount `uint32_t`
+ * @param pAccelerationStructures `const VkAccelerationStructureNV*`: array of `accelerationStructureCount`
+ * @param queryType `VkQueryType`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @category Commands
+ */
+export type vkCmdWriteAccelerationStructuresPropertiesNV = (
+  commandBuffer: VkCommandBuffer,
+  accelerationStructureCount: number,
+  pAccelerationStructures: Deno.PointerValue,
+  queryType: VkQueryType,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+) => void;
+/**
+ * `vkCompileDeferredNV` (VK_NV_ray_tracing; device level): `vk.vkCompileDeferredNV(device, pipeline, shader)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipeline `VkPipeline`
+ * @param shader `uint32_t`
+ * @category Commands
+ */
+export type vkCompileDeferredNV = (device: VkDevice, pipeline: VkPipeline, shader: number) => VkResult;
+/**
+ * `vkGetMemoryHostPointerPropertiesEXT` (VK_EXT_external_memory_host; device level): `vk.vkGetMemoryHostPointerPropertiesEXT(device, handleType, pHostPointer, pMemoryHostPointerProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param handleType `VkExternalMemoryHandleTypeFlagBits`
+ * @param pHostPointer `const void*`
+ * @param pMemoryHostPointerProperties `VkMemoryHostPointerPropertiesEXT*`: `allocStruct(arena, "VkMemoryHostPointerPropertiesEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetMemoryHostPointerPropertiesEXT = (
+  device: VkDevice,
+  handleType: VkExternalMemoryHandleTypeFlagBits,
+  pHostPointer: Deno.PointerValue,
+  pMemoryHostPointerProperties: VkStructPointer<"VkMemoryHostPointerPropertiesEXT">,
+) => VkResult;
+/**
+ * `vkCmdWriteBufferMarkerAMD` (VK_AMD_buffer_marker; device level): `vk.vkCmdWriteBufferMarkerAMD(commandBuffer, pipelineStage, dstBuffer, dstOffset, marker)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineStage `VkPipelineStageFlagBits`: optional (0)
+ * @param dstBuffer `VkBuffer`
+ * @param dstOffset `VkDeviceSize`
+ * @param marker `uint32_t`
+ * @category Commands
+ */
+export type vkCmdWriteBufferMarkerAMD = (
+  commandBuffer: VkCommandBuffer,
+  pipelineStage: VkPipelineStageFlagBits,
+  dstBuffer: VkBuffer,
+  dstOffset: VkDeviceSize,
+  marker: number,
+) => void;
+/**
+ * `vkCmdWriteBufferMarker2AMD` (VK_AMD_buffer_marker; device level): `vk.vkCmdWriteBufferMarker2AMD(commandBuffer, stage, dstBuffer, dstOffset, marker)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param stage `VkPipelineStageFlags2`: optional (0)
+ * @param dstBuffer `VkBuffer`
+ * @param dstOffset `VkDeviceSize`
+ * @param marker `uint32_t`
+ * @category Commands
+ */
+export type vkCmdWriteBufferMarker2AMD = (
+  commandBuffer: VkCommandBuffer,
+  stage: VkPipelineStageFlags2,
+  dstBuffer: VkBuffer,
+  dstOffset: VkDeviceSize,
+  marker: number,
+) => void;
+/**
+ * `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR` (VK_KHR_calibrated_timestamps; physical device level): `vk.vkGetPhysicalDeviceCalibrateableTimeDomainsKHR(physicalDevice, pTimeDomainCount, pTimeDomains)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pTimeDomainCount `uint32_t*`
+ * @param pTimeDomains `VkTimeDomainKHR*`: array of `pTimeDomainCount`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceCalibrateableTimeDomainsKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pTimeDomainCount: Deno.PointerValue,
+  pTimeDomains: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceCalibrateableTimeDomainsEXT` (VK_EXT_calibrated_timestamps): alias of {@linkcode vkGetPhysicalDeviceCalibrateableTimeDomainsKHR}.
+ *
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceCalibrateableTimeDomainsEXT = vkGetPhysicalDeviceCalibrateableTimeDomainsKHR;
+/**
+ * `vkGetCalibratedTimestampsKHR` (VK_KHR_calibrated_timestamps; device level): `vk.vkGetCalibratedTimestampsKHR(device, timestampCount, pTimestampInfos, pTimestamps, pMaxDeviation)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param timestampCount `uint32_t`
+ * @param pTimestampInfos `const VkCalibratedTimestampInfoKHR*`: `writeStruct(arena, "VkCalibratedTimestampInfoKHR", {...})` (an array of them)
+ * @param pTimestamps `uint64_t*`: array of `timestampCount`
+ * @param pMaxDeviation `uint64_t*`
+ * @category Commands
+ */
+export type vkGetCalibratedTimestampsKHR = (
+  device: VkDevice,
+  timestampCount: number,
+  pTimestampInfos: VkStructPointer<"VkCalibratedTimestampInfoKHR">,
+  pTimestamps: Deno.PointerValue,
+  pMaxDeviation: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetCalibratedTimestampsEXT` (VK_EXT_calibrated_timestamps): alias of {@linkcode vkGetCalibratedTimestampsKHR}.
+ *
+ * @category Commands
+ */
+export type vkGetCalibratedTimestampsEXT = vkGetCalibratedTimestampsKHR;
+/**
+ * `vkCmdDrawMeshTasksNV` (VK_NV_mesh_shader; device level): `vk.vkCmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param taskCount `uint32_t`
+ * @param firstTask `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksNV = (
+  commandBuffer: VkCommandBuffer,
+  taskCount: number,
+  firstTask: number,
+) => void;
+/**
+ * `vkCmdDrawMeshTasksIndirectNV` (VK_NV_mesh_shader; device level): `vk.vkCmdDrawMeshTasksIndirectNV(commandBuffer, buffer, offset, drawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param drawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksIndirectNV = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  drawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdDrawMeshTasksIndirectCountNV` (VK_NV_mesh_shader; device level): `vk.vkCmdDrawMeshTasksIndirectCountNV(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param countBuffer `VkBuffer`
+ * @param countBufferOffset `VkDeviceSize`
+ * @param maxDrawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksIndirectCountNV = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  countBuffer: VkBuffer,
+  countBufferOffset: VkDeviceSize,
+  maxDrawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdSetExclusiveScissorEnableNV` (VK_NV_scissor_exclusive; device level): `vk.vkCmdSetExclusiveScissorEnableNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissorEnables)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstExclusiveScissor `uint32_t`
+ * @param exclusiveScissorCount `uint32_t`
+ * @param pExclusiveScissorEnables `const VkBool32*`: array of `exclusiveScissorCount`
+ * @category Commands
+ */
+export type vkCmdSetExclusiveScissorEnableNV = (
+  commandBuffer: VkCommandBuffer,
+  firstExclusiveScissor: number,
+  exclusiveScissorCount: number,
+  pExclusiveScissorEnables: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdSetExclusiveScissorNV` (VK_NV_scissor_exclusive; device level): `vk.vkCmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstExclusiveScissor `uint32_t`
+ * @param exclusiveScissorCount `uint32_t`
+ * @param pExclusiveScissors `const VkRect2D*`: `writeStruct(arena, "VkRect2D", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetExclusiveScissorNV = (
+  commandBuffer: VkCommandBuffer,
+  firstExclusiveScissor: number,
+  exclusiveScissorCount: number,
+  pExclusiveScissors: VkStructPointer<"VkRect2D">,
+) => void;
+/**
+ * `vkCmdSetCheckpointNV` (VK_NV_device_diagnostic_checkpoints; device level): `vk.vkCmdSetCheckpointNV(commandBuffer, pCheckpointMarker)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCheckpointMarker `const void*`
+ * @category Commands
+ */
+export type vkCmdSetCheckpointNV = (
+  commandBuffer: VkCommandBuffer,
+  pCheckpointMarker: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetQueueCheckpointDataNV` (VK_NV_device_diagnostic_checkpoints; device level): `vk.vkGetQueueCheckpointDataNV(queue, pCheckpointDataCount, pCheckpointData)`.
+ *
+ * @param queue `VkQueue`
+ * @param pCheckpointDataCount `uint32_t*`
+ * @param pCheckpointData `VkCheckpointDataNV*`: `allocStruct(arena, "VkCheckpointDataNV")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetQueueCheckpointDataNV = (
+  queue: VkQueue,
+  pCheckpointDataCount: Deno.PointerValue,
+  pCheckpointData: VkStructPointer<"VkCheckpointDataNV">,
+) => void;
+/**
+ * `vkGetQueueCheckpointData2NV` (VK_NV_device_diagnostic_checkpoints; device level): `vk.vkGetQueueCheckpointData2NV(queue, pCheckpointDataCount, pCheckpointData)`.
+ *
+ * @param queue `VkQueue`
+ * @param pCheckpointDataCount `uint32_t*`
+ * @param pCheckpointData `VkCheckpointData2NV*`: `allocStruct(arena, "VkCheckpointData2NV")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetQueueCheckpointData2NV = (
+  queue: VkQueue,
+  pCheckpointDataCount: Deno.PointerValue,
+  pCheckpointData: VkStructPointer<"VkCheckpointData2NV">,
+) => void;
+/**
+ * `vkSetSwapchainPresentTimingQueueSizeEXT` (VK_EXT_present_timing; device level): `vk.vkSetSwapchainPresentTimingQueueSizeEXT(device, swapchain, size)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_NOT_READY.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param size `uint32_t`
+ * @category Commands
+ */
+export type vkSetSwapchainPresentTimingQueueSizeEXT = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  size: number,
+) => VkResult;
+/**
+ * `vkGetSwapchainTimingPropertiesEXT` (VK_EXT_present_timing; device level): `vk.vkGetSwapchainTimingPropertiesEXT(device, swapchain, pSwapchainTimingProperties, pSwapchainTimingPropertiesCounter)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_NOT_READY.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pSwapchainTimingProperties `VkSwapchainTimingPropertiesEXT*`: `allocStruct(arena, "VkSwapchainTimingPropertiesEXT")`, read back with `readStruct`
+ * @param pSwapchainTimingPropertiesCounter `uint64_t*`: optional (null)
+ * @category Commands
+ */
+export type vkGetSwapchainTimingPropertiesEXT = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pSwapchainTimingProperties: VkStructPointer<"VkSwapchainTimingPropertiesEXT">,
+  pSwapchainTimingPropertiesCounter: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetSwapchainTimeDomainPropertiesEXT` (VK_EXT_present_timing; device level): `vk.vkGetSwapchainTimeDomainPropertiesEXT(device, swapchain, pSwapchainTimeDomainProperties, pTimeDomainsCounter)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pSwapchainTimeDomainProperties `VkSwapchainTimeDomainPropertiesEXT*`: `allocStruct(arena, "VkSwapchainTimeDomainPropertiesEXT")`, read back with `readStruct`
+ * @param pTimeDomainsCounter `uint64_t*`: optional (null)
+ * @category Commands
+ */
+export type vkGetSwapchainTimeDomainPropertiesEXT = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pSwapchainTimeDomainProperties: VkStructPointer<"VkSwapchainTimeDomainPropertiesEXT">,
+  pTimeDomainsCounter: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetPastPresentationTimingEXT` (VK_EXT_present_timing; device level): `vk.vkGetPastPresentationTimingEXT(device, pPastPresentationTimingInfo, pPastPresentationTimingProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pPastPresentationTimingInfo `const VkPastPresentationTimingInfoEXT*`: `writeStruct(arena, "VkPastPresentationTimingInfoEXT", {...})`
+ * @param pPastPresentationTimingProperties `VkPastPresentationTimingPropertiesEXT*`: `allocStruct(arena, "VkPastPresentationTimingPropertiesEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPastPresentationTimingEXT = (
+  device: VkDevice,
+  pPastPresentationTimingInfo: VkStructPointer<"VkPastPresentationTimingInfoEXT">,
+  pPastPresentationTimingProperties: VkStructPointer<"VkPastPresentationTimingPropertiesEXT">,
+) => VkResult;
+/**
+ * `vkInitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level): `vk.vkInitializePerformanceApiINTEL(device, pInitializeInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInitializeInfo `const VkInitializePerformanceApiInfoINTEL*`: `writeStruct(arena, "VkInitializePerformanceApiInfoINTEL", {...})`
+ * @category Commands
+ */
+export type vkInitializePerformanceApiINTEL = (
+  device: VkDevice,
+  pInitializeInfo: VkStructPointer<"VkInitializePerformanceApiInfoINTEL">,
+) => VkResult;
+/**
+ * `vkUninitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level): `vk.vkUninitializePerformanceApiINTEL(device)`.
+ *
+ * @param device `VkDevice`
+ * @category Commands
+ */
+export type vkUninitializePerformanceApiINTEL = (device: VkDevice) => void;
+/**
+ * `vkCmdSetPerformanceMarkerINTEL` (VK_INTEL_performance_query; device level): `vk.vkCmdSetPerformanceMarkerINTEL(commandBuffer, pMarkerInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pMarkerInfo `const VkPerformanceMarkerInfoINTEL*`: `writeStruct(arena, "VkPerformanceMarkerInfoINTEL", {...})`
+ * @category Commands
+ */
+export type vkCmdSetPerformanceMarkerINTEL = (
+  commandBuffer: VkCommandBuffer,
+  pMarkerInfo: VkStructPointer<"VkPerformanceMarkerInfoINTEL">,
+) => VkResult;
+/**
+ * `vkCmdSetPerformanceStreamMarkerINTEL` (VK_INTEL_performance_query; device level): `vk.vkCmdSetPerformanceStreamMarkerINTEL(commandBuffer, pMarkerInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pMarkerInfo `const VkPerformanceStreamMarkerInfoINTEL*`: `writeStruct(arena, "VkPerformanceStreamMarkerInfoINTEL", {...})`
+ * @category Commands
+ */
+export type vkCmdSetPerformanceStreamMarkerINTEL = (
+  commandBuffer: VkCommandBuffer,
+  pMarkerInfo: VkStructPointer<"VkPerformanceStreamMarkerInfoINTEL">,
+) => VkResult;
+/**
+ * `vkCmdSetPerformanceOverrideINTEL` (VK_INTEL_performance_query; device level): `vk.vkCmdSetPerformanceOverrideINTEL(commandBuffer, pOverrideInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pOverrideInfo `const VkPerformanceOverrideInfoINTEL*`: `writeStruct(arena, "VkPerformanceOverrideInfoINTEL", {...})`
+ * @category Commands
+ */
+export type vkCmdSetPerformanceOverrideINTEL = (
+  commandBuffer: VkCommandBuffer,
+  pOverrideInfo: VkStructPointer<"VkPerformanceOverrideInfoINTEL">,
+) => VkResult;
+/**
+ * `vkAcquirePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level): `vk.vkAcquirePerformanceConfigurationINTEL(device, pAcquireInfo, pConfiguration)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pAcquireInfo `const VkPerformanceConfigurationAcquireInfoINTEL*`: `writeStruct(arena, "VkPerformanceConfigurationAcquireInfoINTEL", {...})`
+ * @param pConfiguration `VkPerformanceConfigurationINTEL*`: out: the VkPerformanceConfigurationINTEL made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkAcquirePerformanceConfigurationINTEL = (
+  device: VkDevice,
+  pAcquireInfo: VkStructPointer<"VkPerformanceConfigurationAcquireInfoINTEL">,
+  pConfiguration: VkPointer<VkPerformanceConfigurationINTEL>,
+) => VkResult;
+/**
+ * `vkReleasePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level): `vk.vkReleasePerformanceConfigurationINTEL(device, configuration)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param configuration `VkPerformanceConfigurationINTEL`: optional (null)
+ * @category Commands
+ */
+export type vkReleasePerformanceConfigurationINTEL = (
+  device: VkDevice,
+  configuration: VkPerformanceConfigurationINTEL | null,
+) => VkResult;
+/**
+ * `vkQueueSetPerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level): `vk.vkQueueSetPerformanceConfigurationINTEL(queue, configuration)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param queue `VkQueue`
+ * @param configuration `VkPerformanceConfigurationINTEL`
+ * @category Commands
+ */
+export type vkQueueSetPerformanceConfigurationINTEL = (
+  queue: VkQueue,
+  configuration: VkPerformanceConfigurationINTEL,
+) => VkResult;
+/**
+ * `vkGetPerformanceParameterINTEL` (VK_INTEL_performance_query; device level): `vk.vkGetPerformanceParameterINTEL(device, parameter, pValue)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param parameter `VkPerformanceParameterTypeINTEL`
+ * @param pValue `VkPerformanceValueINTEL*`: `allocStruct(arena, "VkPerformanceValueINTEL")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPerformanceParameterINTEL = (
+  device: VkDevice,
+  parameter: VkPerformanceParameterTypeINTEL,
+  pValue: VkStructPointer<"VkPerformanceValueINTEL">,
+) => VkResult;
+/**
+ * `vkSetLocalDimmingAMD` (VK_AMD_display_native_hdr; device level): `vk.vkSetLocalDimmingAMD(device, swapChain, localDimmingEnable)`.
+ *
+ * @param device `VkDevice`
+ * @param swapChain `VkSwapchainKHR`
+ * @param localDimmingEnable `VkBool32`
+ * @category Commands
+ */
+export type vkSetLocalDimmingAMD = (
+  device: VkDevice,
+  swapChain: VkSwapchainKHR,
+  localDimmingEnable: VkBool32,
+) => void;
+/**
+ * `vkCreateImagePipeSurfaceFUCHSIA` (VK_FUCHSIA_imagepipe_surface; instance level): `vk.vkCreateImagePipeSurfaceFUCHSIA(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkImagePipeSurfaceCreateInfoFUCHSIA*`: `writeStruct(arena, "VkImagePipeSurfaceCreateInfoFUCHSIA", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateImagePipeSurfaceFUCHSIA = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkImagePipeSurfaceCreateInfoFUCHSIA">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkCreateMetalSurfaceEXT` (VK_EXT_metal_surface; instance level): `vk.vkCreateMetalSurfaceEXT(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_NATIVE_WINDOW_IN_USE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkMetalSurfaceCreateInfoEXT*`: `writeStruct(arena, "VkMetalSurfaceCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateMetalSurfaceEXT = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkMetalSurfaceCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceFragmentShadingRatesKHR` (VK_KHR_fragment_shading_rate; physical device level): `vk.vkGetPhysicalDeviceFragmentShadingRatesKHR(physicalDevice, pFragmentShadingRateCount, pFragmentShadingRates)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pFragmentShadingRateCount `uint32_t*`
+ * @param pFragmentShadingRates `VkPhysicalDeviceFragmentShadingRateKHR*`: `allocStruct(arena, "VkPhysicalDeviceFragmentShadingRateKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceFragmentShadingRatesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pFragmentShadingRateCount: Deno.PointerValue,
+  pFragmentShadingRates: VkStructPointer<"VkPhysicalDeviceFragmentShadingRateKHR">,
+) => VkResult;
+/**
+ * `vkCmdSetFragmentShadingRateKHR` (VK_KHR_fragment_shading_rate; device level): `vk.vkCmdSetFragmentShadingRateKHR(commandBuffer, pFragmentSize, combinerOps)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pFragmentSize `const VkExtent2D*`: `writeStruct(arena, "VkExtent2D", {...})`
+ * @param combinerOps `const VkFragmentShadingRateCombinerOpKHR[2]`
+ * @category Commands
+ */
+export type vkCmdSetFragmentShadingRateKHR = (
+  commandBuffer: VkCommandBuffer,
+  pFragmentSize: VkStructPointer<"VkExtent2D">,
+  combinerOps: Deno.PointerValue,
+) => void;
+/**
+ * `vkWaitForPresentKHR` (VK_KHR_present_wait; device level): `vk.vkWaitForPresentKHR(device, swapchain, presentId, timeout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param presentId `uint64_t`
+ * @param timeout `uint64_t`
+ * @category Commands
+ */
+export type vkWaitForPresentKHR = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  presentId: bigint,
+  timeout: bigint,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceCooperativeMatrixPropertiesNV` (VK_NV_cooperative_matrix; physical device level): `vk.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkCooperativeMatrixPropertiesNV*`: `allocStruct(arena, "VkCooperativeMatrixPropertiesNV")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceCooperativeMatrixPropertiesNV = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesNV">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV` (VK_NV_coverage_reduction_mode; physical device level): `vk.vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(physicalDevice, pCombinationCount, pCombinations)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pCombinationCount `uint32_t*`
+ * @param pCombinations `VkFramebufferMixedSamplesCombinationNV*`: `allocStruct(arena, "VkFramebufferMixedSamplesCombinationNV")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV = (
+  physicalDevice: VkPhysicalDevice,
+  pCombinationCount: Deno.PointerValue,
+  pCombinations: VkStructPointer<"VkFramebufferMixedSamplesCombinationNV">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; physical device level): `vk.vkGetPhysicalDeviceSurfacePresentModes2EXT(physicalDevice, pSurfaceInfo, pPresentModeCount, pPresentModes)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pSurfaceInfo `const VkPhysicalDeviceSurfaceInfo2KHR*`: `writeStruct(arena, "VkPhysicalDeviceSurfaceInfo2KHR", {...})`
+ * @param pPresentModeCount `uint32_t*`
+ * @param pPresentModes `VkPresentModeKHR*`: array of `pPresentModeCount`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceSurfacePresentModes2EXT = (
+  physicalDevice: VkPhysicalDevice,
+  pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
+  pPresentModeCount: Deno.PointerValue,
+  pPresentModes: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkAcquireFullScreenExclusiveModeEXT` (VK_EXT_full_screen_exclusive; device level): `vk.vkAcquireFullScreenExclusiveModeEXT(device, swapchain)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @category Commands
+ */
+export type vkAcquireFullScreenExclusiveModeEXT = (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
+/**
+ * `vkReleaseFullScreenExclusiveModeEXT` (VK_EXT_full_screen_exclusive; device level): `vk.vkReleaseFullScreenExclusiveModeEXT(device, swapchain)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @category Commands
+ */
+export type vkReleaseFullScreenExclusiveModeEXT = (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
+/**
+ * `vkGetDeviceGroupSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; device level): `vk.vkGetDeviceGroupSurfacePresentModes2EXT(device, pSurfaceInfo, pModes)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pSurfaceInfo `const VkPhysicalDeviceSurfaceInfo2KHR*`: `writeStruct(arena, "VkPhysicalDeviceSurfaceInfo2KHR", {...})`
+ * @param pModes `VkDeviceGroupPresentModeFlagsKHR*`
+ * @category Commands
+ */
+export type vkGetDeviceGroupSurfacePresentModes2EXT = (
+  device: VkDevice,
+  pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
+  pModes: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateHeadlessSurfaceEXT` (VK_EXT_headless_surface; instance level): `vk.vkCreateHeadlessSurfaceEXT(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkHeadlessSurfaceCreateInfoEXT*`: `writeStruct(arena, "VkHeadlessSurfaceCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateHeadlessSurfaceEXT = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkHeadlessSurfaceCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkCreateDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level): `vk.vkCreateDeferredOperationKHR(device, pAllocator, pDeferredOperation)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pDeferredOperation `VkDeferredOperationKHR*`: out: the VkDeferredOperationKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDeferredOperationKHR = (
+  device: VkDevice,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pDeferredOperation: VkPointer<VkDeferredOperationKHR>,
+) => VkResult;
+/**
+ * `vkDestroyDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level): `vk.vkDestroyDeferredOperationKHR(device, operation, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param operation `VkDeferredOperationKHR`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDeferredOperationKHR = (
+  device: VkDevice,
+  operation: VkDeferredOperationKHR | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetDeferredOperationMaxConcurrencyKHR` (VK_KHR_deferred_host_operations; device level): `vk.vkGetDeferredOperationMaxConcurrencyKHR(device, operation)`, returns `uint32_t`.
+ *
+ * @param device `VkDevice`
+ * @param operation `VkDeferredOperationKHR`
+ * @category Commands
+ */
+export type vkGetDeferredOperationMaxConcurrencyKHR = (
+  device: VkDevice,
+  operation: VkDeferredOperationKHR,
+) => number;
+/**
+ * `vkGetDeferredOperationResultKHR` (VK_KHR_deferred_host_operations; device level): `vk.vkGetDeferredOperationResultKHR(device, operation)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_NOT_READY.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param operation `VkDeferredOperationKHR`
+ * @category Commands
+ */
+export type vkGetDeferredOperationResultKHR = (
+  device: VkDevice,
+  operation: VkDeferredOperationKHR,
+) => VkResult;
+/**
+ * `vkDeferredOperationJoinKHR` (VK_KHR_deferred_host_operations; device level): `vk.vkDeferredOperationJoinKHR(device, operation)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_THREAD_DONE_KHR, VK_THREAD_IDLE_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param operation `VkDeferredOperationKHR`
+ * @category Commands
+ */
+export type vkDeferredOperationJoinKHR = (device: VkDevice, operation: VkDeferredOperationKHR) => VkResult;
+/**
+ * `vkGetPipelineExecutablePropertiesKHR` (VK_KHR_pipeline_executable_properties; device level): `vk.vkGetPipelineExecutablePropertiesKHR(device, pPipelineInfo, pExecutableCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pPipelineInfo `const VkPipelineInfoKHR*`: `writeStruct(arena, "VkPipelineInfoKHR", {...})`
+ * @param pExecutableCount `uint32_t*`
+ * @param pProperties `VkPipelineExecutablePropertiesKHR*`: `allocStruct(arena, "VkPipelineExecutablePropertiesKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPipelineExecutablePropertiesKHR = (
+  device: VkDevice,
+  pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
+  pExecutableCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkPipelineExecutablePropertiesKHR">,
+) => VkResult;
+/**
+ * `vkGetPipelineExecutableStatisticsKHR` (VK_KHR_pipeline_executable_properties; device level): `vk.vkGetPipelineExecutableStatisticsKHR(device, pExecutableInfo, pStatisticCount, pStatistics)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pExecutableInfo `const VkPipelineExecutableInfoKHR*`: `writeStruct(arena, "VkPipelineExecutableInfoKHR", {...})`
+ * @param pStatisticCount `uint32_t*`
+ * @param pStatistics `VkPipelineExecutableStatisticKHR*`: `allocStruct(arena, "VkPipelineExecutableStatisticKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPipelineExecutableStatisticsKHR = (
+  device: VkDevice,
+  pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
+  pStatisticCount: Deno.PointerValue,
+  pStatistics: VkStructPointer<"VkPipelineExecutableStatisticKHR">,
+) => VkResult;
+/**
+ * `vkGetPipelineExecutableInternalRepresentationsKHR` (VK_KHR_pipeline_executable_properties; device level): `vk.vkGetPipelineExecutableInternalRepresentationsKHR(device, pExecutableInfo, pInternalRepresentationCount, pInternalRepresentations)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pExecutableInfo `const VkPipelineExecutableInfoKHR*`: `writeStruct(arena, "VkPipelineExecutableInfoKHR", {...})`
+ * @param pInternalRepresentationCount `uint32_t*`
+ * @param pInternalRepresentations `VkPipelineExecutableInternalRepresentationKHR*`: `allocStruct(arena, "VkPipelineExecutableInternalRepresentationKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPipelineExecutableInternalRepresentationsKHR = (
+  device: VkDevice,
+  pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
+  pInternalRepresentationCount: Deno.PointerValue,
+  pInternalRepresentations: VkStructPointer<"VkPipelineExecutableInternalRepresentationKHR">,
+) => VkResult;
+/**
+ * `vkReleaseSwapchainImagesKHR` (VK_KHR_swapchain_maintenance1; device level): `vk.vkReleaseSwapchainImagesKHR(device, pReleaseInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pReleaseInfo `const VkReleaseSwapchainImagesInfoKHR*`: `writeStruct(arena, "VkReleaseSwapchainImagesInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkReleaseSwapchainImagesKHR = (
+  device: VkDevice,
+  pReleaseInfo: VkStructPointer<"VkReleaseSwapchainImagesInfoKHR">,
+) => VkResult;
+/**
+ * `vkReleaseSwapchainImagesEXT` (VK_EXT_swapchain_maintenance1): alias of {@linkcode vkReleaseSwapchainImagesKHR}.
+ *
+ * @category Commands
+ */
+export type vkReleaseSwapchainImagesEXT = vkReleaseSwapchainImagesKHR;
+/**
+ * `vkGetGeneratedCommandsMemoryRequirementsNV` (VK_NV_device_generated_commands; device level): `vk.vkGetGeneratedCommandsMemoryRequirementsNV(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkGeneratedCommandsMemoryRequirementsInfoNV*`: `writeStruct(arena, "VkGeneratedCommandsMemoryRequirementsInfoNV", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetGeneratedCommandsMemoryRequirementsNV = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoNV">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkCmdPreprocessGeneratedCommandsNV` (VK_NV_device_generated_commands; device level): `vk.vkCmdPreprocessGeneratedCommandsNV(commandBuffer, pGeneratedCommandsInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pGeneratedCommandsInfo `const VkGeneratedCommandsInfoNV*`: `writeStruct(arena, "VkGeneratedCommandsInfoNV", {...})`
+ * @category Commands
+ */
+export type vkCmdPreprocessGeneratedCommandsNV = (
+  commandBuffer: VkCommandBuffer,
+  pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
+) => void;
+/**
+ * `vkCmdExecuteGeneratedCommandsNV` (VK_NV_device_generated_commands; device level): `vk.vkCmdExecuteGeneratedCommandsNV(commandBuffer, isPreprocessed, pGeneratedCommandsInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param isPreprocessed `VkBool32`
+ * @param pGeneratedCommandsInfo `const VkGeneratedCommandsInfoNV*`: `writeStruct(arena, "VkGeneratedCommandsInfoNV", {...})`
+ * @category Commands
+ */
+export type vkCmdExecuteGeneratedCommandsNV = (
+  commandBuffer: VkCommandBuffer,
+  isPreprocessed: VkBool32,
+  pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
+) => void;
+/**
+ * `vkCmdBindPipelineShaderGroupNV` (VK_NV_device_generated_commands; device level): `vk.vkCmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineBindPoint `VkPipelineBindPoint`
+ * @param pipeline `VkPipeline`
+ * @param groupIndex `uint32_t`
+ * @category Commands
+ */
+export type vkCmdBindPipelineShaderGroupNV = (
+  commandBuffer: VkCommandBuffer,
+  pipelineBindPoint: VkPipelineBindPoint,
+  pipeline: VkPipeline,
+  groupIndex: number,
+) => void;
+/**
+ * `vkCreateIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level): `vk.vkCreateIndirectCommandsLayoutNV(device, pCreateInfo, pAllocator, pIndirectCommandsLayout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkIndirectCommandsLayoutCreateInfoNV*`: `writeStruct(arena, "VkIndirectCommandsLayoutCreateInfoNV", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pIndirectCommandsLayout `VkIndirectCommandsLayoutNV*`: out: the VkIndirectCommandsLayoutNV made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateIndirectCommandsLayoutNV = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoNV">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutNV>,
+) => VkResult;
+/**
+ * `vkDestroyIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level): `vk.vkDestroyIndirectCommandsLayoutNV(device, indirectCommandsLayout, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param indirectCommandsLayout `VkIndirectCommandsLayoutNV`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyIndirectCommandsLayoutNV = (
+  device: VkDevice,
+  indirectCommandsLayout: VkIndirectCommandsLayoutNV | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdSetDepthBias2EXT` (VK_EXT_depth_bias_control; device level): `vk.vkCmdSetDepthBias2EXT(commandBuffer, pDepthBiasInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDepthBiasInfo `const VkDepthBiasInfoEXT*`: `writeStruct(arena, "VkDepthBiasInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdSetDepthBias2EXT = (
+  commandBuffer: VkCommandBuffer,
+  pDepthBiasInfo: VkStructPointer<"VkDepthBiasInfoEXT">,
+) => void;
+/**
+ * `vkAcquireDrmDisplayEXT` (VK_EXT_acquire_drm_display; physical device level): `vk.vkAcquireDrmDisplayEXT(physicalDevice, drmFd, display)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param drmFd `int32_t`
+ * @param display `VkDisplayKHR`
+ * @category Commands
+ */
+export type vkAcquireDrmDisplayEXT = (
+  physicalDevice: VkPhysicalDevice,
+  drmFd: number,
+  display: VkDisplayKHR,
+) => VkResult;
+/**
+ * `vkGetDrmDisplayEXT` (VK_EXT_acquire_drm_display; physical device level): `vk.vkGetDrmDisplayEXT(physicalDevice, drmFd, connectorId, display)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param drmFd `int32_t`
+ * @param connectorId `uint32_t`
+ * @param display `VkDisplayKHR*`: out: the VkDisplayKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkGetDrmDisplayEXT = (
+  physicalDevice: VkPhysicalDevice,
+  drmFd: number,
+  connectorId: number,
+  display: VkPointer<VkDisplayKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR` (VK_KHR_video_encode_queue; physical device level): `vk.vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR(physicalDevice, pQualityLevelInfo, pQualityLevelProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_VIDEO_PROFILE_OPERATION_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_FORMAT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PICTURE_LAYOUT_NOT_SUPPORTED_KHR, VK_ERROR_VIDEO_PROFILE_CODEC_NOT_SUPPORTED_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pQualityLevelInfo `const VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR*`: `writeStruct(arena, "VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR", {...})`
+ * @param pQualityLevelProperties `VkVideoEncodeQualityLevelPropertiesKHR*`: `allocStruct(arena, "VkVideoEncodeQualityLevelPropertiesKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pQualityLevelInfo: VkStructPointer<"VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR">,
+  pQualityLevelProperties: VkStructPointer<"VkVideoEncodeQualityLevelPropertiesKHR">,
+) => VkResult;
+/**
+ * `vkGetEncodedVideoSessionParametersKHR` (VK_KHR_video_encode_queue; device level): `vk.vkGetEncodedVideoSessionParametersKHR(device, pVideoSessionParametersInfo, pFeedbackInfo, pDataSize, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pVideoSessionParametersInfo `const VkVideoEncodeSessionParametersGetInfoKHR*`: `writeStruct(arena, "VkVideoEncodeSessionParametersGetInfoKHR", {...})`
+ * @param pFeedbackInfo `VkVideoEncodeSessionParametersFeedbackInfoKHR*`: `allocStruct(arena, "VkVideoEncodeSessionParametersFeedbackInfoKHR")`, read back with `readStruct`; optional (null)
+ * @param pDataSize `size_t*`
+ * @param pData `void*`: array of `pDataSize`; optional (null)
+ * @category Commands
+ */
+export type vkGetEncodedVideoSessionParametersKHR = (
+  device: VkDevice,
+  pVideoSessionParametersInfo: VkStructPointer<"VkVideoEncodeSessionParametersGetInfoKHR">,
+  pFeedbackInfo: VkStructPointer<"VkVideoEncodeSessionParametersFeedbackInfoKHR">,
+  pDataSize: Deno.PointerValue,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdEncodeVideoKHR` (VK_KHR_video_encode_queue; device level): `vk.vkCmdEncodeVideoKHR(commandBuffer, pEncodeInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pEncodeInfo `const VkVideoEncodeInfoKHR*`: `writeStruct(arena, "VkVideoEncodeInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdEncodeVideoKHR = (
+  commandBuffer: VkCommandBuffer,
+  pEncodeInfo: VkStructPointer<"VkVideoEncodeInfoKHR">,
+) => void;
+/**
+ * `vkQueueSetPerfHintQCOM` (VK_QCOM_queue_perf_hint; device level): `vk.vkQueueSetPerfHintQCOM(queue, pPerfHintInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_DEVICE_LOST, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param queue `VkQueue`
+ * @param pPerfHintInfo `const VkPerfHintInfoQCOM*`: `writeStruct(arena, "VkPerfHintInfoQCOM", {...})`
+ * @category Commands
+ */
+export type vkQueueSetPerfHintQCOM = (
+  queue: VkQueue,
+  pPerfHintInfo: VkStructPointer<"VkPerfHintInfoQCOM">,
+) => VkResult;
+/**
+ * `vkCreateCudaModuleNV` (VK_NV_cuda_kernel_launch; device level): `vk.vkCreateCudaModuleNV(device, pCreateInfo, pAllocator, pModule)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkCudaModuleCreateInfoNV*`: `writeStruct(arena, "VkCudaModuleCreateInfoNV", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pModule `VkCudaModuleNV*`: out: the VkCudaModuleNV made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateCudaModuleNV = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkCudaModuleCreateInfoNV">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pModule: VkPointer<VkCudaModuleNV>,
+) => VkResult;
+/**
+ * `vkGetCudaModuleCacheNV` (VK_NV_cuda_kernel_launch; device level): `vk.vkGetCudaModuleCacheNV(device, module_, pCacheSize, pCacheData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param module_ `VkCudaModuleNV`
+ * @param pCacheSize `size_t*`
+ * @param pCacheData `void*`: array of `pCacheSize`; optional (null)
+ * @category Commands
+ */
+export type vkGetCudaModuleCacheNV = (
+  device: VkDevice,
+  module_: VkCudaModuleNV,
+  pCacheSize: Deno.PointerValue,
+  pCacheData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level): `vk.vkCreateCudaFunctionNV(device, pCreateInfo, pAllocator, pFunction)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkCudaFunctionCreateInfoNV*`: `writeStruct(arena, "VkCudaFunctionCreateInfoNV", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pFunction `VkCudaFunctionNV*`: out: the VkCudaFunctionNV made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateCudaFunctionNV = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkCudaFunctionCreateInfoNV">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pFunction: VkPointer<VkCudaFunctionNV>,
+) => VkResult;
+/**
+ * `vkDestroyCudaModuleNV` (VK_NV_cuda_kernel_launch; device level): `vk.vkDestroyCudaModuleNV(device, module_, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param module_ `VkCudaModuleNV`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyCudaModuleNV = (
+  device: VkDevice,
+  module_: VkCudaModuleNV,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkDestroyCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level): `vk.vkDestroyCudaFunctionNV(device, function_, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param function_ `VkCudaFunctionNV`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyCudaFunctionNV = (
+  device: VkDevice,
+  function_: VkCudaFunctionNV,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdCudaLaunchKernelNV` (VK_NV_cuda_kernel_launch; device level): `vk.vkCmdCudaLaunchKernelNV(commandBuffer, pLaunchInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pLaunchInfo `const VkCudaLaunchInfoNV*`: `writeStruct(arena, "VkCudaLaunchInfoNV", {...})`
+ * @category Commands
+ */
+export type vkCmdCudaLaunchKernelNV = (
+  commandBuffer: VkCommandBuffer,
+  pLaunchInfo: VkStructPointer<"VkCudaLaunchInfoNV">,
+) => void;
+/**
+ * `vkCmdDispatchTileQCOM` (VK_QCOM_tile_shading; device level): `vk.vkCmdDispatchTileQCOM(commandBuffer, pDispatchTileInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDispatchTileInfo `const VkDispatchTileInfoQCOM*`: `writeStruct(arena, "VkDispatchTileInfoQCOM", {...})`
+ * @category Commands
+ */
+export type vkCmdDispatchTileQCOM = (
+  commandBuffer: VkCommandBuffer,
+  pDispatchTileInfo: VkStructPointer<"VkDispatchTileInfoQCOM">,
+) => void;
+/**
+ * `vkCmdBeginPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level): `vk.vkCmdBeginPerTileExecutionQCOM(commandBuffer, pPerTileBeginInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pPerTileBeginInfo `const VkPerTileBeginInfoQCOM*`: `writeStruct(arena, "VkPerTileBeginInfoQCOM", {...})`
+ * @category Commands
+ */
+export type vkCmdBeginPerTileExecutionQCOM = (
+  commandBuffer: VkCommandBuffer,
+  pPerTileBeginInfo: VkStructPointer<"VkPerTileBeginInfoQCOM">,
+) => void;
+/**
+ * `vkCmdEndPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level): `vk.vkCmdEndPerTileExecutionQCOM(commandBuffer, pPerTileEndInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pPerTileEndInfo `const VkPerTileEndInfoQCOM*`: `writeStruct(arena, "VkPerTileEndInfoQCOM", {...})`
+ * @category Commands
+ */
+export type vkCmdEndPerTileExecutionQCOM = (
+  commandBuffer: VkCommandBuffer,
+  pPerTileEndInfo: VkStructPointer<"VkPerTileEndInfoQCOM">,
+) => void;
+/**
+ * `vkSetLatencySleepModeLegacyNV` (VK_NV_low_latency; device level): `vk.vkSetLatencySleepModeLegacyNV(device, lowLatencyMode, lowLatencyBoost, minimumIntervalUs)`.
+ *
+ * @param device `VkDevice`
+ * @param lowLatencyMode `VkBool32`
+ * @param lowLatencyBoost `VkBool32`
+ * @param minimumIntervalUs `uint32_t`
+ * @category Commands
+ */
+export type vkSetLatencySleepModeLegacyNV = (
+  device: VkDevice,
+  lowLatencyMode: VkBool32,
+  lowLatencyBoost: VkBool32,
+  minimumIntervalUs: number,
+) => void;
+/**
+ * `vkLatencySleepLegacyNV` (VK_NV_low_latency; device level): `vk.vkLatencySleepLegacyNV(device, signalSemaphore, value)`.
+ *
+ * @param device `VkDevice`
+ * @param signalSemaphore `VkSemaphore`
+ * @param value `uint64_t`
+ * @category Commands
+ */
+export type vkLatencySleepLegacyNV = (device: VkDevice, signalSemaphore: VkSemaphore, value: bigint) => void;
+/**
+ * `vkSetLatencyMarkerLegacyNV` (VK_NV_low_latency; device level): `vk.vkSetLatencyMarkerLegacyNV(device, frameID, marker)`.
+ *
+ * @param device `VkDevice`
+ * @param frameID `uint64_t`
+ * @param marker `uint32_t`
+ * @category Commands
+ */
+export type vkSetLatencyMarkerLegacyNV = (device: VkDevice, frameID: bigint, marker: number) => void;
+/**
+ * `vkGetLatencyTimingsLegacyNV` (VK_NV_low_latency; device level): `vk.vkGetLatencyTimingsLegacyNV(device, pTimings)`.
+ *
+ * @param device `VkDevice`
+ * @param pTimings `void*`
+ * @category Commands
+ */
+export type vkGetLatencyTimingsLegacyNV = (device: VkDevice, pTimings: Deno.PointerValue) => void;
+/**
+ * `vkQueueNotifyOutOfBandLegacyNV` (VK_NV_low_latency; device level): `vk.vkQueueNotifyOutOfBandLegacyNV(queue, queueType)`.
+ *
+ * @param queue `VkQueue`
+ * @param queueType `uint32_t`
+ * @category Commands
+ */
+export type vkQueueNotifyOutOfBandLegacyNV = (queue: VkQueue, queueType: number) => void;
+/**
+ * `vkGetSleepStatusLegacyNV` (VK_NV_low_latency; device level): `vk.vkGetSleepStatusLegacyNV(device, pLowLatencyMode)`.
+ *
+ * @param device `VkDevice`
+ * @param pLowLatencyMode `VkBool32*`
+ * @category Commands
+ */
+export type vkGetSleepStatusLegacyNV = (device: VkDevice, pLowLatencyMode: Deno.PointerValue) => void;
+/**
+ * `vkShutdownLatencyDeviceLegacyNV` (VK_NV_low_latency; device level): `vk.vkShutdownLatencyDeviceLegacyNV(device)`.
+ *
+ * @param device `VkDevice`
+ * @category Commands
+ */
+export type vkShutdownLatencyDeviceLegacyNV = (device: VkDevice) => void;
+/**
+ * `vkExportMetalObjectsEXT` (VK_EXT_metal_objects; device level): `vk.vkExportMetalObjectsEXT(device, pMetalObjectsInfo)`.
+ *
+ * @param device `VkDevice`
+ * @param pMetalObjectsInfo `VkExportMetalObjectsInfoEXT*`: `allocStruct(arena, "VkExportMetalObjectsInfoEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkExportMetalObjectsEXT = (
+  device: VkDevice,
+  pMetalObjectsInfo: VkStructPointer<"VkExportMetalObjectsInfoEXT">,
+) => void;
+/**
+ * `vkGetDescriptorSetLayoutSizeEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetDescriptorSetLayoutSizeEXT(device, layout, pLayoutSizeInBytes)`.
+ *
+ * @param device `VkDevice`
+ * @param layout `VkDescriptorSetLayout`
+ * @param pLayoutSizeInBytes `VkDeviceSize*`
+ * @category Commands
+ */
+export type vkGetDescriptorSetLayoutSizeEXT = (
+  device: VkDevice,
+  layout: VkDescriptorSetLayout,
+  pLayoutSizeInBytes: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetDescriptorSetLayoutBindingOffsetEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetDescriptorSetLayoutBindingOffsetEXT(device, layout, binding, pOffset)`.
+ *
+ * @param device `VkDevice`
+ * @param layout `VkDescriptorSetLayout`
+ * @param binding `uint32_t`
+ * @param pOffset `VkDeviceSize*`
+ * @category Commands
+ */
+export type vkGetDescriptorSetLayoutBindingOffsetEXT = (
+  device: VkDevice,
+  layout: VkDescriptorSetLayout,
+  binding: number,
+  pOffset: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetDescriptorEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetDescriptorEXT(device, pDescriptorInfo, dataSize, pDescriptor)`.
+ *
+ * @param device `VkDevice`
+ * @param pDescriptorInfo `const VkDescriptorGetInfoEXT*`: `writeStruct(arena, "VkDescriptorGetInfoEXT", {...})`
+ * @param dataSize `size_t`
+ * @param pDescriptor `void*`: array of `dataSize`
+ * @category Commands
+ */
+export type vkGetDescriptorEXT = (
+  device: VkDevice,
+  pDescriptorInfo: VkStructPointer<"VkDescriptorGetInfoEXT">,
+  dataSize: number | bigint,
+  pDescriptor: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdBindDescriptorBuffersEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkCmdBindDescriptorBuffersEXT(commandBuffer, bufferCount, pBindingInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param bufferCount `uint32_t`
+ * @param pBindingInfos `const VkDescriptorBufferBindingInfoEXT*`: `writeStruct(arena, "VkDescriptorBufferBindingInfoEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdBindDescriptorBuffersEXT = (
+  commandBuffer: VkCommandBuffer,
+  bufferCount: number,
+  pBindingInfos: VkStructPointer<"VkDescriptorBufferBindingInfoEXT">,
+) => void;
+/**
+ * `vkCmdSetDescriptorBufferOffsetsEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkCmdSetDescriptorBufferOffsetsEXT(commandBuffer, pipelineBindPoint, layout, firstSet, setCount, pBufferIndices, pOffsets)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineBindPoint `VkPipelineBindPoint`
+ * @param layout `VkPipelineLayout`
+ * @param firstSet `uint32_t`
+ * @param setCount `uint32_t`
+ * @param pBufferIndices `const uint32_t*`: array of `setCount`
+ * @param pOffsets `const VkDeviceSize*`: array of `setCount`
+ * @category Commands
+ */
+export type vkCmdSetDescriptorBufferOffsetsEXT = (
+  commandBuffer: VkCommandBuffer,
+  pipelineBindPoint: VkPipelineBindPoint,
+  layout: VkPipelineLayout,
+  firstSet: number,
+  setCount: number,
+  pBufferIndices: Deno.PointerValue,
+  pOffsets: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdBindDescriptorBufferEmbeddedSamplersEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkCmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineBindPoint `VkPipelineBindPoint`
+ * @param layout `VkPipelineLayout`
+ * @param set `uint32_t`
+ * @category Commands
+ */
+export type vkCmdBindDescriptorBufferEmbeddedSamplersEXT = (
+  commandBuffer: VkCommandBuffer,
+  pipelineBindPoint: VkPipelineBindPoint,
+  layout: VkPipelineLayout,
+  set: number,
+) => void;
+/**
+ * `vkGetBufferOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetBufferOpaqueCaptureDescriptorDataEXT(device, pInfo, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkBufferCaptureDescriptorDataInfoEXT*`: `writeStruct(arena, "VkBufferCaptureDescriptorDataInfoEXT", {...})`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetBufferOpaqueCaptureDescriptorDataEXT = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkBufferCaptureDescriptorDataInfoEXT">,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetImageOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetImageOpaqueCaptureDescriptorDataEXT(device, pInfo, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkImageCaptureDescriptorDataInfoEXT*`: `writeStruct(arena, "VkImageCaptureDescriptorDataInfoEXT", {...})`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetImageOpaqueCaptureDescriptorDataEXT = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkImageCaptureDescriptorDataInfoEXT">,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetImageViewOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetImageViewOpaqueCaptureDescriptorDataEXT(device, pInfo, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkImageViewCaptureDescriptorDataInfoEXT*`: `writeStruct(arena, "VkImageViewCaptureDescriptorDataInfoEXT", {...})`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetImageViewOpaqueCaptureDescriptorDataEXT = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkImageViewCaptureDescriptorDataInfoEXT">,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetSamplerOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetSamplerOpaqueCaptureDescriptorDataEXT(device, pInfo, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkSamplerCaptureDescriptorDataInfoEXT*`: `writeStruct(arena, "VkSamplerCaptureDescriptorDataInfoEXT", {...})`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetSamplerOpaqueCaptureDescriptorDataEXT = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkSamplerCaptureDescriptorDataInfoEXT">,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level): `vk.vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT(device, pInfo, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkAccelerationStructureCaptureDescriptorDataInfoEXT*`: `writeStruct(arena, "VkAccelerationStructureCaptureDescriptorDataInfoEXT", {...})`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkAccelerationStructureCaptureDescriptorDataInfoEXT">,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdBindIndexBuffer3KHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdBindIndexBuffer3KHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkBindIndexBuffer3InfoKHR*`: `writeStruct(arena, "VkBindIndexBuffer3InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdBindIndexBuffer3KHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkBindIndexBuffer3InfoKHR">,
+) => void;
+/**
+ * `vkCmdBindVertexBuffers3KHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdBindVertexBuffers3KHR(commandBuffer, firstBinding, bindingCount, pBindingInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstBinding `uint32_t`
+ * @param bindingCount `uint32_t`
+ * @param pBindingInfos `const VkBindVertexBuffer3InfoKHR*`: `writeStruct(arena, "VkBindVertexBuffer3InfoKHR", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdBindVertexBuffers3KHR = (
+  commandBuffer: VkCommandBuffer,
+  firstBinding: number,
+  bindingCount: number,
+  pBindingInfos: VkStructPointer<"VkBindVertexBuffer3InfoKHR">,
+) => void;
+/**
+ * `vkCmdDrawIndirect2KHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdDrawIndirect2KHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkDrawIndirect2InfoKHR*`: `writeStruct(arena, "VkDrawIndirect2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDrawIndirect2KHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
+) => void;
+/**
+ * `vkCmdDrawIndexedIndirect2KHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdDrawIndexedIndirect2KHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkDrawIndirect2InfoKHR*`: `writeStruct(arena, "VkDrawIndirect2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDrawIndexedIndirect2KHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
+) => void;
+/**
+ * `vkCmdDispatchIndirect2KHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdDispatchIndirect2KHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkDispatchIndirect2InfoKHR*`: `writeStruct(arena, "VkDispatchIndirect2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDispatchIndirect2KHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkDispatchIndirect2InfoKHR">,
+) => void;
+/**
+ * `vkCmdCopyMemoryKHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdCopyMemoryKHR(commandBuffer, pCopyMemoryInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyMemoryInfo `const VkCopyDeviceMemoryInfoKHR*`: `writeStruct(arena, "VkCopyDeviceMemoryInfoKHR", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdCopyMemoryKHR = (
+  commandBuffer: VkCommandBuffer,
+  pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryInfoKHR">,
+) => void;
+/**
+ * `vkCmdCopyMemoryToImageKHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdCopyMemoryToImageKHR(commandBuffer, pCopyMemoryInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyMemoryInfo `const VkCopyDeviceMemoryImageInfoKHR*`: `writeStruct(arena, "VkCopyDeviceMemoryImageInfoKHR", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdCopyMemoryToImageKHR = (
+  commandBuffer: VkCommandBuffer,
+  pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
+) => void;
+/**
+ * `vkCmdCopyImageToMemoryKHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdCopyImageToMemoryKHR(commandBuffer, pCopyMemoryInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyMemoryInfo `const VkCopyDeviceMemoryImageInfoKHR*`: `writeStruct(arena, "VkCopyDeviceMemoryImageInfoKHR", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdCopyImageToMemoryKHR = (
+  commandBuffer: VkCommandBuffer,
+  pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
+) => void;
+/**
+ * `vkCmdUpdateMemoryKHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdUpdateMemoryKHR(commandBuffer, pDstRange, dstFlags, dataSize, pData)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDstRange `const VkDeviceAddressRangeKHR*`: `writeStruct(arena, "VkDeviceAddressRangeKHR", {...})`
+ * @param dstFlags `VkAddressCommandFlagsKHR`: optional (0)
+ * @param dataSize `VkDeviceSize`
+ * @param pData `const void*`: array of `dataSize`
+ * @category Commands
+ */
+export type vkCmdUpdateMemoryKHR = (
+  commandBuffer: VkCommandBuffer,
+  pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
+  dstFlags: VkAddressCommandFlagsKHR,
+  dataSize: VkDeviceSize,
+  pData: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdFillMemoryKHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdFillMemoryKHR(commandBuffer, pDstRange, dstFlags, data)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDstRange `const VkDeviceAddressRangeKHR*`: `writeStruct(arena, "VkDeviceAddressRangeKHR", {...})`
+ * @param dstFlags `VkAddressCommandFlagsKHR`: optional (0)
+ * @param data `uint32_t`
+ * @category Commands
+ */
+export type vkCmdFillMemoryKHR = (
+  commandBuffer: VkCommandBuffer,
+  pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
+  dstFlags: VkAddressCommandFlagsKHR,
+  data: number,
+) => void;
+/**
+ * `vkCmdCopyQueryPoolResultsToMemoryKHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdCopyQueryPoolResultsToMemoryKHR(commandBuffer, queryPool, firstQuery, queryCount, pDstRange, dstFlags, queryResultFlags)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @param queryCount `uint32_t`
+ * @param pDstRange `const VkStridedDeviceAddressRangeKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRangeKHR", {...})`
+ * @param dstFlags `VkAddressCommandFlagsKHR`: optional (0)
+ * @param queryResultFlags `VkQueryResultFlags`: optional (0)
+ * @category Commands
+ */
+export type vkCmdCopyQueryPoolResultsToMemoryKHR = (
+  commandBuffer: VkCommandBuffer,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+  queryCount: number,
+  pDstRange: VkStructPointer<"VkStridedDeviceAddressRangeKHR">,
+  dstFlags: VkAddressCommandFlagsKHR,
+  queryResultFlags: VkQueryResultFlags,
+) => void;
+/**
+ * `vkCmdDrawIndirectCount2KHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdDrawIndirectCount2KHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkDrawIndirectCount2InfoKHR*`: `writeStruct(arena, "VkDrawIndirectCount2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDrawIndirectCount2KHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
+) => void;
+/**
+ * `vkCmdDrawIndexedIndirectCount2KHR` (VK_KHR_device_address_commands; device level): `vk.vkCmdDrawIndexedIndirectCount2KHR(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkDrawIndirectCount2InfoKHR*`: `writeStruct(arena, "VkDrawIndirectCount2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDrawIndexedIndirectCount2KHR = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
+) => void;
+/**
+ * `vkCmdBeginConditionalRendering2EXT` (VK_KHR_device_address_commands; device level): `vk.vkCmdBeginConditionalRendering2EXT(commandBuffer, pConditionalRenderingBegin)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pConditionalRenderingBegin `const VkConditionalRenderingBeginInfo2EXT*`: `writeStruct(arena, "VkConditionalRenderingBeginInfo2EXT", {...})`
+ * @category Commands
+ */
+export type vkCmdBeginConditionalRendering2EXT = (
+  commandBuffer: VkCommandBuffer,
+  pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfo2EXT">,
+) => void;
+/**
+ * `vkCmdBindTransformFeedbackBuffers2EXT` (VK_KHR_device_address_commands; device level): `vk.vkCmdBindTransformFeedbackBuffers2EXT(commandBuffer, firstBinding, bindingCount, pBindingInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstBinding `uint32_t`
+ * @param bindingCount `uint32_t`
+ * @param pBindingInfos `const VkBindTransformFeedbackBuffer2InfoEXT*`: `writeStruct(arena, "VkBindTransformFeedbackBuffer2InfoEXT", {...})` (an array of them); optional (null)
+ * @category Commands
+ */
+export type vkCmdBindTransformFeedbackBuffers2EXT = (
+  commandBuffer: VkCommandBuffer,
+  firstBinding: number,
+  bindingCount: number,
+  pBindingInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
+) => void;
+/**
+ * `vkCmdBeginTransformFeedback2EXT` (VK_KHR_device_address_commands; device level): `vk.vkCmdBeginTransformFeedback2EXT(commandBuffer, firstCounterRange, counterRangeCount, pCounterInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstCounterRange `uint32_t`
+ * @param counterRangeCount `uint32_t`: optional (0)
+ * @param pCounterInfos `const VkBindTransformFeedbackBuffer2InfoEXT*`: `writeStruct(arena, "VkBindTransformFeedbackBuffer2InfoEXT", {...})` (an array of them); optional (null)
+ * @category Commands
+ */
+export type vkCmdBeginTransformFeedback2EXT = (
+  commandBuffer: VkCommandBuffer,
+  firstCounterRange: number,
+  counterRangeCount: number,
+  pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
+) => void;
+/**
+ * `vkCmdEndTransformFeedback2EXT` (VK_KHR_device_address_commands; device level): `vk.vkCmdEndTransformFeedback2EXT(commandBuffer, firstCounterRange, counterRangeCount, pCounterInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstCounterRange `uint32_t`
+ * @param counterRangeCount `uint32_t`: optional (0)
+ * @param pCounterInfos `const VkBindTransformFeedbackBuffer2InfoEXT*`: `writeStruct(arena, "VkBindTransformFeedbackBuffer2InfoEXT", {...})` (an array of them); optional (null)
+ * @category Commands
+ */
+export type vkCmdEndTransformFeedback2EXT = (
+  commandBuffer: VkCommandBuffer,
+  firstCounterRange: number,
+  counterRangeCount: number,
+  pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
+) => void;
+/**
+ * `vkCmdDrawIndirectByteCount2EXT` (VK_KHR_device_address_commands; device level): `vk.vkCmdDrawIndirectByteCount2EXT(commandBuffer, instanceCount, firstInstance, pCounterInfo, counterOffset, vertexStride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param instanceCount `uint32_t`
+ * @param firstInstance `uint32_t`
+ * @param pCounterInfo `const VkBindTransformFeedbackBuffer2InfoEXT*`: `writeStruct(arena, "VkBindTransformFeedbackBuffer2InfoEXT", {...})`
+ * @param counterOffset `uint32_t`
+ * @param vertexStride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawIndirectByteCount2EXT = (
+  commandBuffer: VkCommandBuffer,
+  instanceCount: number,
+  firstInstance: number,
+  pCounterInfo: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
+  counterOffset: number,
+  vertexStride: number,
+) => void;
+/**
+ * `vkCmdDrawMeshTasksIndirect2EXT` (VK_KHR_device_address_commands; device level): `vk.vkCmdDrawMeshTasksIndirect2EXT(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkDrawIndirect2InfoKHR*`: `writeStruct(arena, "VkDrawIndirect2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksIndirect2EXT = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
+) => void;
+/**
+ * `vkCmdDrawMeshTasksIndirectCount2EXT` (VK_KHR_device_address_commands; device level): `vk.vkCmdDrawMeshTasksIndirectCount2EXT(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkDrawIndirectCount2InfoKHR*`: `writeStruct(arena, "VkDrawIndirectCount2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksIndirectCount2EXT = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
+) => void;
+/**
+ * `vkCmdWriteMarkerToMemoryAMD` (VK_KHR_device_address_commands; device level): `vk.vkCmdWriteMarkerToMemoryAMD(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkMemoryMarkerInfoAMD*`: `writeStruct(arena, "VkMemoryMarkerInfoAMD", {...})`
+ * @category Commands
+ */
+export type vkCmdWriteMarkerToMemoryAMD = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkMemoryMarkerInfoAMD">,
+) => void;
+/**
+ * `vkCreateAccelerationStructure2KHR` (VK_KHR_device_address_commands; device level): `vk.vkCreateAccelerationStructure2KHR(device, pCreateInfo, pAllocator, pAccelerationStructure)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_VALIDATION_FAILED, VK_ERROR_UNKNOWN.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkAccelerationStructureCreateInfo2KHR*`: `writeStruct(arena, "VkAccelerationStructureCreateInfo2KHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pAccelerationStructure `VkAccelerationStructureKHR*`: out: the VkAccelerationStructureKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateAccelerationStructure2KHR = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfo2KHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
+) => VkResult;
+/**
+ * `vkCmdSetFragmentShadingRateEnumNV` (VK_NV_fragment_shading_rate_enums; device level): `vk.vkCmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param shadingRate `VkFragmentShadingRateNV`
+ * @param combinerOps `const VkFragmentShadingRateCombinerOpKHR[2]`
+ * @category Commands
+ */
+export type vkCmdSetFragmentShadingRateEnumNV = (
+  commandBuffer: VkCommandBuffer,
+  shadingRate: VkFragmentShadingRateNV,
+  combinerOps: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdDrawMeshTasksEXT` (VK_EXT_mesh_shader; device level): `vk.vkCmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param groupCountX `uint32_t`
+ * @param groupCountY `uint32_t`
+ * @param groupCountZ `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksEXT = (
+  commandBuffer: VkCommandBuffer,
+  groupCountX: number,
+  groupCountY: number,
+  groupCountZ: number,
+) => void;
+/**
+ * `vkCmdDrawMeshTasksIndirectEXT` (VK_EXT_mesh_shader; device level): `vk.vkCmdDrawMeshTasksIndirectEXT(commandBuffer, buffer, offset, drawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param drawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksIndirectEXT = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  drawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdDrawMeshTasksIndirectCountEXT` (VK_EXT_mesh_shader; device level): `vk.vkCmdDrawMeshTasksIndirectCountEXT(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @param countBuffer `VkBuffer`
+ * @param countBufferOffset `VkDeviceSize`
+ * @param maxDrawCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawMeshTasksIndirectCountEXT = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+  countBuffer: VkBuffer,
+  countBufferOffset: VkDeviceSize,
+  maxDrawCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkGetDeviceFaultInfoEXT` (VK_EXT_device_fault; device level): `vk.vkGetDeviceFaultInfoEXT(device, pFaultCounts, pFaultInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pFaultCounts `VkDeviceFaultCountsEXT*`: `allocStruct(arena, "VkDeviceFaultCountsEXT")`, read back with `readStruct`
+ * @param pFaultInfo `VkDeviceFaultInfoEXT*`: `allocStruct(arena, "VkDeviceFaultInfoEXT")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetDeviceFaultInfoEXT = (
+  device: VkDevice,
+  pFaultCounts: VkStructPointer<"VkDeviceFaultCountsEXT">,
+  pFaultInfo: VkStructPointer<"VkDeviceFaultInfoEXT">,
+) => VkResult;
+/**
+ * `vkAcquireWinrtDisplayNV` (VK_NV_acquire_winrt_display; physical device level): `vk.vkAcquireWinrtDisplayNV(physicalDevice, display)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param display `VkDisplayKHR`
+ * @category Commands
+ */
+export type vkAcquireWinrtDisplayNV = (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => VkResult;
+/**
+ * `vkGetWinrtDisplayNV` (VK_NV_acquire_winrt_display; physical device level): `vk.vkGetWinrtDisplayNV(physicalDevice, deviceRelativeId, pDisplay)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param deviceRelativeId `uint32_t`
+ * @param pDisplay `VkDisplayKHR*`: out: the VkDisplayKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkGetWinrtDisplayNV = (
+  physicalDevice: VkPhysicalDevice,
+  deviceRelativeId: number,
+  pDisplay: VkPointer<VkDisplayKHR>,
+) => VkResult;
+/**
+ * `vkCreateDirectFBSurfaceEXT` (VK_EXT_directfb_surface; instance level): `vk.vkCreateDirectFBSurfaceEXT(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkDirectFBSurfaceCreateInfoEXT*`: `writeStruct(arena, "VkDirectFBSurfaceCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDirectFBSurfaceEXT = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkDirectFBSurfaceCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceDirectFBPresentationSupportEXT` (VK_EXT_directfb_surface; physical device level): `vk.vkGetPhysicalDeviceDirectFBPresentationSupportEXT(physicalDevice, queueFamilyIndex, dfb)`, returns `VkBool32`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param dfb `IDirectFB*`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceDirectFBPresentationSupportEXT = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  dfb: Deno.PointerValue,
+) => VkBool32;
+/**
+ * `vkCmdTraceRaysKHR` (VK_KHR_ray_tracing_pipeline; device level): `vk.vkCmdTraceRaysKHR(commandBuffer, pRaygenShaderBindingTable, pMissShaderBindingTable, pHitShaderBindingTable, pCallableShaderBindingTable, width, height, depth)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pRaygenShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param pMissShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param pHitShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param pCallableShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param width `uint32_t`
+ * @param height `uint32_t`
+ * @param depth `uint32_t`
+ * @category Commands
+ */
+export type vkCmdTraceRaysKHR = (
+  commandBuffer: VkCommandBuffer,
+  pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  pCallableShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  width: number,
+  height: number,
+  depth: number,
+) => void;
+/**
+ * `vkCreateRayTracingPipelinesKHR` (VK_KHR_ray_tracing_pipeline; device level): `vk.vkCreateRayTracingPipelinesKHR(device, deferredOperation, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR, VK_PIPELINE_COMPILE_REQUIRED_EXT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pipelineCache `VkPipelineCache`: optional (null)
+ * @param createInfoCount `uint32_t`
+ * @param pCreateInfos `const VkRayTracingPipelineCreateInfoKHR*`: `writeStruct(arena, "VkRayTracingPipelineCreateInfoKHR", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelines `VkPipeline*`: out: the VkPipelines made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateRayTracingPipelinesKHR = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pipelineCache: VkPipelineCache | null,
+  createInfoCount: number,
+  pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelines: VkPointer<VkPipeline>,
+) => VkResult;
+/**
+ * `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level): `vk.vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(device, pipeline, firstGroup, groupCount, dataSize, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pipeline `VkPipeline`
+ * @param firstGroup `uint32_t`
+ * @param groupCount `uint32_t`
+ * @param dataSize `size_t`
+ * @param pData `void*`: array of `dataSize`
+ * @category Commands
+ */
+export type vkGetRayTracingCaptureReplayShaderGroupHandlesKHR = (
+  device: VkDevice,
+  pipeline: VkPipeline,
+  firstGroup: number,
+  groupCount: number,
+  dataSize: number | bigint,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdTraceRaysIndirectKHR` (VK_KHR_ray_tracing_pipeline; device level): `vk.vkCmdTraceRaysIndirectKHR(commandBuffer, pRaygenShaderBindingTable, pMissShaderBindingTable, pHitShaderBindingTable, pCallableShaderBindingTable, indirectDeviceAddress)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pRaygenShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param pMissShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param pHitShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param pCallableShaderBindingTable `const VkStridedDeviceAddressRegionKHR*`: `writeStruct(arena, "VkStridedDeviceAddressRegionKHR", {...})`
+ * @param indirectDeviceAddress `VkDeviceAddress`
+ * @category Commands
+ */
+export type vkCmdTraceRaysIndirectKHR = (
+  commandBuffer: VkCommandBuffer,
+  pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  pCallableShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
+  indirectDeviceAddress: VkDeviceAddress,
+) => void;
+/**
+ * `vkGetRayTracingShaderGroupStackSizeKHR` (VK_KHR_ray_tracing_pipeline; device level): `vk.vkGetRayTracingShaderGroupStackSizeKHR(device, pipeline, group, groupShader)`, returns `VkDeviceSize`.
+ *
+ * @param device `VkDevice`
+ * @param pipeline `VkPipeline`
+ * @param group `uint32_t`
+ * @param groupShader `VkShaderGroupShaderKHR`
+ * @category Commands
+ */
+export type vkGetRayTracingShaderGroupStackSizeKHR = (
+  device: VkDevice,
+  pipeline: VkPipeline,
+  group: number,
+  groupShader: VkShaderGroupShaderKHR,
+) => VkDeviceSize;
+/**
+ * `vkCmdSetRayTracingPipelineStackSizeKHR` (VK_KHR_ray_tracing_pipeline; device level): `vk.vkCmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineStackSize `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetRayTracingPipelineStackSizeKHR = (
+  commandBuffer: VkCommandBuffer,
+  pipelineStackSize: number,
+) => void;
+/**
+ * `vkCmdSetVertexInputEXT` (VK_EXT_vertex_input_dynamic_state, VK_EXT_shader_object; device level): `vk.vkCmdSetVertexInputEXT(commandBuffer, vertexBindingDescriptionCount, pVertexBindingDescriptions, vertexAttributeDescriptionCount, pVertexAttributeDescriptions)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param vertexBindingDescriptionCount `uint32_t`: optional (0)
+ * @param pVertexBindingDescriptions `const VkVertexInputBindingDescription2EXT*`: `writeStruct(arena, "VkVertexInputBindingDescription2EXT", {...})` (an array of them)
+ * @param vertexAttributeDescriptionCount `uint32_t`: optional (0)
+ * @param pVertexAttributeDescriptions `const VkVertexInputAttributeDescription2EXT*`: `writeStruct(arena, "VkVertexInputAttributeDescription2EXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetVertexInputEXT = (
+  commandBuffer: VkCommandBuffer,
+  vertexBindingDescriptionCount: number,
+  pVertexBindingDescriptions: VkStructPointer<"VkVertexInputBindingDescription2EXT">,
+  vertexAttributeDescriptionCount: number,
+  pVertexAttributeDescriptions: VkStructPointer<"VkVertexInputAttributeDescription2EXT">,
+) => void;
+/**
+ * `vkGetMemoryZirconHandleFUCHSIA` (VK_FUCHSIA_external_memory; device level): `vk.vkGetMemoryZirconHandleFUCHSIA(device, pGetZirconHandleInfo, pZirconHandle)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetZirconHandleInfo `const VkMemoryGetZirconHandleInfoFUCHSIA*`: `writeStruct(arena, "VkMemoryGetZirconHandleInfoFUCHSIA", {...})`
+ * @param pZirconHandle `zx_handle_t*`
+ * @category Commands
+ */
+export type vkGetMemoryZirconHandleFUCHSIA = (
+  device: VkDevice,
+  pGetZirconHandleInfo: VkStructPointer<"VkMemoryGetZirconHandleInfoFUCHSIA">,
+  pZirconHandle: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetMemoryZirconHandlePropertiesFUCHSIA` (VK_FUCHSIA_external_memory; device level): `vk.vkGetMemoryZirconHandlePropertiesFUCHSIA(device, handleType, zirconHandle, pMemoryZirconHandleProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param handleType `VkExternalMemoryHandleTypeFlagBits`
+ * @param zirconHandle `zx_handle_t`
+ * @param pMemoryZirconHandleProperties `VkMemoryZirconHandlePropertiesFUCHSIA*`: `allocStruct(arena, "VkMemoryZirconHandlePropertiesFUCHSIA")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetMemoryZirconHandlePropertiesFUCHSIA = (
+  device: VkDevice,
+  handleType: VkExternalMemoryHandleTypeFlagBits,
+  zirconHandle: number,
+  pMemoryZirconHandleProperties: VkStructPointer<"VkMemoryZirconHandlePropertiesFUCHSIA">,
+) => VkResult;
+/**
+ * `vkImportSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level): `vk.vkImportSemaphoreZirconHandleFUCHSIA(device, pImportSemaphoreZirconHandleInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pImportSemaphoreZirconHandleInfo `const VkImportSemaphoreZirconHandleInfoFUCHSIA*`: `writeStruct(arena, "VkImportSemaphoreZirconHandleInfoFUCHSIA", {...})`
+ * @category Commands
+ */
+export type vkImportSemaphoreZirconHandleFUCHSIA = (
+  device: VkDevice,
+  pImportSemaphoreZirconHandleInfo: VkStructPointer<"VkImportSemaphoreZirconHandleInfoFUCHSIA">,
+) => VkResult;
+/**
+ * `vkGetSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level): `vk.vkGetSemaphoreZirconHandleFUCHSIA(device, pGetZirconHandleInfo, pZirconHandle)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetZirconHandleInfo `const VkSemaphoreGetZirconHandleInfoFUCHSIA*`: `writeStruct(arena, "VkSemaphoreGetZirconHandleInfoFUCHSIA", {...})`
+ * @param pZirconHandle `zx_handle_t*`
+ * @category Commands
+ */
+export type vkGetSemaphoreZirconHandleFUCHSIA = (
+  device: VkDevice,
+  pGetZirconHandleInfo: VkStructPointer<"VkSemaphoreGetZirconHandleInfoFUCHSIA">,
+  pZirconHandle: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCreateBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level): `vk.vkCreateBufferCollectionFUCHSIA(device, pCreateInfo, pAllocator, pCollection)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkBufferCollectionCreateInfoFUCHSIA*`: `writeStruct(arena, "VkBufferCollectionCreateInfoFUCHSIA", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pCollection `VkBufferCollectionFUCHSIA*`: out: the VkBufferCollectionFUCHSIA made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateBufferCollectionFUCHSIA = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkBufferCollectionCreateInfoFUCHSIA">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pCollection: VkPointer<VkBufferCollectionFUCHSIA>,
+) => VkResult;
+/**
+ * `vkSetBufferCollectionImageConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level): `vk.vkSetBufferCollectionImageConstraintsFUCHSIA(device, collection, pImageConstraintsInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_FORMAT_NOT_SUPPORTED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param collection `VkBufferCollectionFUCHSIA`
+ * @param pImageConstraintsInfo `const VkImageConstraintsInfoFUCHSIA*`: `writeStruct(arena, "VkImageConstraintsInfoFUCHSIA", {...})`
+ * @category Commands
+ */
+export type vkSetBufferCollectionImageConstraintsFUCHSIA = (
+  device: VkDevice,
+  collection: VkBufferCollectionFUCHSIA,
+  pImageConstraintsInfo: VkStructPointer<"VkImageConstraintsInfoFUCHSIA">,
+) => VkResult;
+/**
+ * `vkSetBufferCollectionBufferConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level): `vk.vkSetBufferCollectionBufferConstraintsFUCHSIA(device, collection, pBufferConstraintsInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_FORMAT_NOT_SUPPORTED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param collection `VkBufferCollectionFUCHSIA`
+ * @param pBufferConstraintsInfo `const VkBufferConstraintsInfoFUCHSIA*`: `writeStruct(arena, "VkBufferConstraintsInfoFUCHSIA", {...})`
+ * @category Commands
+ */
+export type vkSetBufferCollectionBufferConstraintsFUCHSIA = (
+  device: VkDevice,
+  collection: VkBufferCollectionFUCHSIA,
+  pBufferConstraintsInfo: VkStructPointer<"VkBufferConstraintsInfoFUCHSIA">,
+) => VkResult;
+/**
+ * `vkDestroyBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level): `vk.vkDestroyBufferCollectionFUCHSIA(device, collection, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param collection `VkBufferCollectionFUCHSIA`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyBufferCollectionFUCHSIA = (
+  device: VkDevice,
+  collection: VkBufferCollectionFUCHSIA,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetBufferCollectionPropertiesFUCHSIA` (VK_FUCHSIA_buffer_collection; device level): `vk.vkGetBufferCollectionPropertiesFUCHSIA(device, collection, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param collection `VkBufferCollectionFUCHSIA`
+ * @param pProperties `VkBufferCollectionPropertiesFUCHSIA*`: `allocStruct(arena, "VkBufferCollectionPropertiesFUCHSIA")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetBufferCollectionPropertiesFUCHSIA = (
+  device: VkDevice,
+  collection: VkBufferCollectionFUCHSIA,
+  pProperties: VkStructPointer<"VkBufferCollectionPropertiesFUCHSIA">,
+) => VkResult;
+/**
+ * `vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI` (VK_HUAWEI_subpass_shading; device level): `vk.vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(device, renderpass, pMaxWorkgroupSize)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param renderpass `VkRenderPass`
+ * @param pMaxWorkgroupSize `VkExtent2D*`: `allocStruct(arena, "VkExtent2D")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI = (
+  device: VkDevice,
+  renderpass: VkRenderPass,
+  pMaxWorkgroupSize: VkStructPointer<"VkExtent2D">,
+) => VkResult;
+/**
+ * `vkCmdSubpassShadingHUAWEI` (VK_HUAWEI_subpass_shading; device level): `vk.vkCmdSubpassShadingHUAWEI(commandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdSubpassShadingHUAWEI = (commandBuffer: VkCommandBuffer) => void;
+/**
+ * `vkCmdBindInvocationMaskHUAWEI` (VK_HUAWEI_invocation_mask; device level): `vk.vkCmdBindInvocationMaskHUAWEI(commandBuffer, imageView, imageLayout)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param imageView `VkImageView`: optional (null)
+ * @param imageLayout `VkImageLayout`
+ * @category Commands
+ */
+export type vkCmdBindInvocationMaskHUAWEI = (
+  commandBuffer: VkCommandBuffer,
+  imageView: VkImageView | null,
+  imageLayout: VkImageLayout,
+) => void;
+/**
+ * `vkGetMemoryRemoteAddressNV` (VK_NV_external_memory_rdma; device level): `vk.vkGetMemoryRemoteAddressNV(device, pMemoryGetRemoteAddressInfo, pAddress)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pMemoryGetRemoteAddressInfo `const VkMemoryGetRemoteAddressInfoNV*`: `writeStruct(arena, "VkMemoryGetRemoteAddressInfoNV", {...})`
+ * @param pAddress `VkRemoteAddressNV*`
+ * @category Commands
+ */
+export type vkGetMemoryRemoteAddressNV = (
+  device: VkDevice,
+  pMemoryGetRemoteAddressInfo: VkStructPointer<"VkMemoryGetRemoteAddressInfoNV">,
+  pAddress: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetPipelinePropertiesEXT` (VK_EXT_pipeline_properties; device level): `vk.vkGetPipelinePropertiesEXT(device, pPipelineInfo, pPipelineProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pPipelineInfo `const VkPipelineInfoKHR*`: `writeStruct(arena, "VkPipelineInfoKHR", {...})`
+ * @param pPipelineProperties `VkBaseOutStructure*`: `allocStruct(arena, "VkBaseOutStructure")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPipelinePropertiesEXT = (
+  device: VkDevice,
+  pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
+  pPipelineProperties: VkStructPointer<"VkBaseOutStructure">,
+) => VkResult;
+/**
+ * `vkCmdSetPatchControlPointsEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object; device level): `vk.vkCmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param patchControlPoints `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetPatchControlPointsEXT = (
+  commandBuffer: VkCommandBuffer,
+  patchControlPoints: number,
+) => void;
+/**
+ * `vkCmdSetLogicOpEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object; device level): `vk.vkCmdSetLogicOpEXT(commandBuffer, logicOp)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param logicOp `VkLogicOp`
+ * @category Commands
+ */
+export type vkCmdSetLogicOpEXT = (commandBuffer: VkCommandBuffer, logicOp: VkLogicOp) => void;
+/**
+ * `vkCreateScreenSurfaceQNX` (VK_QNX_screen_surface; instance level): `vk.vkCreateScreenSurfaceQNX(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkScreenSurfaceCreateInfoQNX*`: `writeStruct(arena, "VkScreenSurfaceCreateInfoQNX", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateScreenSurfaceQNX = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkScreenSurfaceCreateInfoQNX">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceScreenPresentationSupportQNX` (VK_QNX_screen_surface; physical device level): `vk.vkGetPhysicalDeviceScreenPresentationSupportQNX(physicalDevice, queueFamilyIndex, window)`, returns `VkBool32`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param window `_screen_window*`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceScreenPresentationSupportQNX = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  window: Deno.PointerValue,
+) => VkBool32;
+/**
+ * `vkCmdSetColorWriteEnableEXT` (VK_EXT_color_write_enable; device level): `vk.vkCmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param attachmentCount `uint32_t`
+ * @param pColorWriteEnables `const VkBool32*`: array of `attachmentCount`
+ * @category Commands
+ */
+export type vkCmdSetColorWriteEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  attachmentCount: number,
+  pColorWriteEnables: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdTraceRaysIndirect2KHR` (VK_KHR_ray_tracing_maintenance1; device level): `vk.vkCmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param indirectDeviceAddress `VkDeviceAddress`
+ * @category Commands
+ */
+export type vkCmdTraceRaysIndirect2KHR = (
+  commandBuffer: VkCommandBuffer,
+  indirectDeviceAddress: VkDeviceAddress,
+) => void;
+/**
+ * `vkCmdDrawMultiEXT` (VK_EXT_multi_draw; device level): `vk.vkCmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param drawCount `uint32_t`: optional (0)
+ * @param pVertexInfo `const VkMultiDrawInfoEXT*`: `writeStruct(arena, "VkMultiDrawInfoEXT", {...})` (an array of them)
+ * @param instanceCount `uint32_t`
+ * @param firstInstance `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawMultiEXT = (
+  commandBuffer: VkCommandBuffer,
+  drawCount: number,
+  pVertexInfo: VkStructPointer<"VkMultiDrawInfoEXT">,
+  instanceCount: number,
+  firstInstance: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdDrawMultiIndexedEXT` (VK_EXT_multi_draw; device level): `vk.vkCmdDrawMultiIndexedEXT(commandBuffer, drawCount, pIndexInfo, instanceCount, firstInstance, stride, pVertexOffset)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param drawCount `uint32_t`: optional (0)
+ * @param pIndexInfo `const VkMultiDrawIndexedInfoEXT*`: `writeStruct(arena, "VkMultiDrawIndexedInfoEXT", {...})` (an array of them)
+ * @param instanceCount `uint32_t`
+ * @param firstInstance `uint32_t`
+ * @param stride `uint32_t`
+ * @param pVertexOffset `const int32_t*`: optional (null)
+ * @category Commands
+ */
+export type vkCmdDrawMultiIndexedEXT = (
+  commandBuffer: VkCommandBuffer,
+  drawCount: number,
+  pIndexInfo: VkStructPointer<"VkMultiDrawIndexedInfoEXT">,
+  instanceCount: number,
+  firstInstance: number,
+  stride: number,
+  pVertexOffset: Deno.PointerValue,
+) => void;
+/**
+ * `vkCreateMicromapEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCreateMicromapEXT(device, pCreateInfo, pAllocator, pMicromap)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkMicromapCreateInfoEXT*`: `writeStruct(arena, "VkMicromapCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pMicromap `VkMicromapEXT*`: out: the VkMicromapEXT made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateMicromapEXT = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkMicromapCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pMicromap: VkPointer<VkMicromapEXT>,
+) => VkResult;
+/**
+ * `vkDestroyMicromapEXT` (VK_EXT_opacity_micromap; device level): `vk.vkDestroyMicromapEXT(device, micromap, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param micromap `VkMicromapEXT`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyMicromapEXT = (
+  device: VkDevice,
+  micromap: VkMicromapEXT | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCmdBuildMicromapsEXT(commandBuffer, infoCount, pInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param infoCount `uint32_t`
+ * @param pInfos `const VkMicromapBuildInfoEXT*`: `writeStruct(arena, "VkMicromapBuildInfoEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdBuildMicromapsEXT = (
+  commandBuffer: VkCommandBuffer,
+  infoCount: number,
+  pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
+) => void;
+/**
+ * `vkBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level): `vk.vkBuildMicromapsEXT(device, deferredOperation, infoCount, pInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param infoCount `uint32_t`
+ * @param pInfos `const VkMicromapBuildInfoEXT*`: `writeStruct(arena, "VkMicromapBuildInfoEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkBuildMicromapsEXT = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  infoCount: number,
+  pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
+) => VkResult;
+/**
+ * `vkCopyMicromapEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCopyMicromapEXT(device, deferredOperation, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pInfo `const VkCopyMicromapInfoEXT*`: `writeStruct(arena, "VkCopyMicromapInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCopyMicromapEXT = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
+) => VkResult;
+/**
+ * `vkCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCopyMicromapToMemoryEXT(device, deferredOperation, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pInfo `const VkCopyMicromapToMemoryInfoEXT*`: `writeStruct(arena, "VkCopyMicromapToMemoryInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCopyMicromapToMemoryEXT = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
+) => VkResult;
+/**
+ * `vkCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCopyMemoryToMicromapEXT(device, deferredOperation, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pInfo `const VkCopyMemoryToMicromapInfoEXT*`: `writeStruct(arena, "VkCopyMemoryToMicromapInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCopyMemoryToMicromapEXT = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
+) => VkResult;
+/**
+ * `vkWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level): `vk.vkWriteMicromapsPropertiesEXT(device, micromapCount, pMicromaps, queryType, dataSize, pData, stride)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param micromapCount `uint32_t`
+ * @param pMicromaps `const VkMicromapEXT*`: array of `micromapCount`
+ * @param queryType `VkQueryType`
+ * @param dataSize `size_t`
+ * @param pData `void*`: array of `dataSize`
+ * @param stride `size_t`
+ * @category Commands
+ */
+export type vkWriteMicromapsPropertiesEXT = (
+  device: VkDevice,
+  micromapCount: number,
+  pMicromaps: Deno.PointerValue,
+  queryType: VkQueryType,
+  dataSize: number | bigint,
+  pData: Deno.PointerValue,
+  stride: number | bigint,
+) => VkResult;
+/**
+ * `vkCmdCopyMicromapEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCmdCopyMicromapEXT(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkCopyMicromapInfoEXT*`: `writeStruct(arena, "VkCopyMicromapInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyMicromapEXT = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
+) => void;
+/**
+ * `vkCmdCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCmdCopyMicromapToMemoryEXT(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkCopyMicromapToMemoryInfoEXT*`: `writeStruct(arena, "VkCopyMicromapToMemoryInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyMicromapToMemoryEXT = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
+) => void;
+/**
+ * `vkCmdCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCmdCopyMemoryToMicromapEXT(commandBuffer, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pInfo `const VkCopyMemoryToMicromapInfoEXT*`: `writeStruct(arena, "VkCopyMemoryToMicromapInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyMemoryToMicromapEXT = (
+  commandBuffer: VkCommandBuffer,
+  pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
+) => void;
+/**
+ * `vkCmdWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level): `vk.vkCmdWriteMicromapsPropertiesEXT(commandBuffer, micromapCount, pMicromaps, queryType, queryPool, firstQuery)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param micromapCount `uint32_t`
+ * @param pMicromaps `const VkMicromapEXT*`: array of `micromapCount`
+ * @param queryType `VkQueryType`
+ * @param queryPool `VkQueryPool`
+ * @param firstQuery `uint32_t`
+ * @category Commands
+ */
+export type vkCmdWriteMicromapsPropertiesEXT = (
+  commandBuffer: VkCommandBuffer,
+  micromapCount: number,
+  pMicromaps: Deno.PointerValue,
+  queryType: VkQueryType,
+  queryPool: VkQueryPool,
+  firstQuery: number,
+) => void;
+/**
+ * `vkGetDeviceMicromapCompatibilityEXT` (VK_EXT_opacity_micromap; device level): `vk.vkGetDeviceMicromapCompatibilityEXT(device, pVersionInfo, pCompatibility)`.
+ *
+ * @param device `VkDevice`
+ * @param pVersionInfo `const VkMicromapVersionInfoEXT*`: `writeStruct(arena, "VkMicromapVersionInfoEXT", {...})`
+ * @param pCompatibility `VkAccelerationStructureCompatibilityKHR*`
+ * @category Commands
+ */
+export type vkGetDeviceMicromapCompatibilityEXT = (
+  device: VkDevice,
+  pVersionInfo: VkStructPointer<"VkMicromapVersionInfoEXT">,
+  pCompatibility: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetMicromapBuildSizesEXT` (VK_EXT_opacity_micromap; device level): `vk.vkGetMicromapBuildSizesEXT(device, buildType, pBuildInfo, pSizeInfo)`.
+ *
+ * @param device `VkDevice`
+ * @param buildType `VkAccelerationStructureBuildTypeKHR`
+ * @param pBuildInfo `const VkMicromapBuildInfoEXT*`: `writeStruct(arena, "VkMicromapBuildInfoEXT", {...})`
+ * @param pSizeInfo `VkMicromapBuildSizesInfoEXT*`: `allocStruct(arena, "VkMicromapBuildSizesInfoEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetMicromapBuildSizesEXT = (
+  device: VkDevice,
+  buildType: VkAccelerationStructureBuildTypeKHR,
+  pBuildInfo: VkStructPointer<"VkMicromapBuildInfoEXT">,
+  pSizeInfo: VkStructPointer<"VkMicromapBuildSizesInfoEXT">,
+) => void;
+/**
+ * `vkCmdDrawClusterHUAWEI` (VK_HUAWEI_cluster_culling_shader; device level): `vk.vkCmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param groupCountX `uint32_t`
+ * @param groupCountY `uint32_t`
+ * @param groupCountZ `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDrawClusterHUAWEI = (
+  commandBuffer: VkCommandBuffer,
+  groupCountX: number,
+  groupCountY: number,
+  groupCountZ: number,
+) => void;
+/**
+ * `vkCmdDrawClusterIndirectHUAWEI` (VK_HUAWEI_cluster_culling_shader; device level): `vk.vkCmdDrawClusterIndirectHUAWEI(commandBuffer, buffer, offset)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param buffer `VkBuffer`
+ * @param offset `VkDeviceSize`
+ * @category Commands
+ */
+export type vkCmdDrawClusterIndirectHUAWEI = (
+  commandBuffer: VkCommandBuffer,
+  buffer: VkBuffer,
+  offset: VkDeviceSize,
+) => void;
+/**
+ * `vkSetDeviceMemoryPriorityEXT` (VK_EXT_pageable_device_local_memory; device level): `vk.vkSetDeviceMemoryPriorityEXT(device, memory, priority)`.
+ *
+ * @param device `VkDevice`
+ * @param memory `VkDeviceMemory`
+ * @param priority `float`
+ * @category Commands
+ */
+export type vkSetDeviceMemoryPriorityEXT = (
+  device: VkDevice,
+  memory: VkDeviceMemory,
+  priority: number,
+) => void;
+/**
+ * `vkCmdSetDispatchParametersARM` (VK_ARM_scheduling_controls; device level): `vk.vkCmdSetDispatchParametersARM(commandBuffer, pDispatchParameters)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDispatchParameters `const VkDispatchParametersARM*`: `writeStruct(arena, "VkDispatchParametersARM", {...})`
+ * @category Commands
+ */
+export type vkCmdSetDispatchParametersARM = (
+  commandBuffer: VkCommandBuffer,
+  pDispatchParameters: VkStructPointer<"VkDispatchParametersARM">,
+) => void;
+/**
+ * `vkGetDescriptorSetLayoutHostMappingInfoVALVE` (VK_VALVE_descriptor_set_host_mapping; device level): `vk.vkGetDescriptorSetLayoutHostMappingInfoVALVE(device, pBindingReference, pHostMapping)`.
+ *
+ * @param device `VkDevice`
+ * @param pBindingReference `const VkDescriptorSetBindingReferenceVALVE*`: `writeStruct(arena, "VkDescriptorSetBindingReferenceVALVE", {...})`
+ * @param pHostMapping `VkDescriptorSetLayoutHostMappingInfoVALVE*`: `allocStruct(arena, "VkDescriptorSetLayoutHostMappingInfoVALVE")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDescriptorSetLayoutHostMappingInfoVALVE = (
+  device: VkDevice,
+  pBindingReference: VkStructPointer<"VkDescriptorSetBindingReferenceVALVE">,
+  pHostMapping: VkStructPointer<"VkDescriptorSetLayoutHostMappingInfoVALVE">,
+) => void;
+/**
+ * `vkGetDescriptorSetHostMappingVALVE` (VK_VALVE_descriptor_set_host_mapping; device level): `vk.vkGetDescriptorSetHostMappingVALVE(device, descriptorSet, ppData)`.
+ *
+ * @param device `VkDevice`
+ * @param descriptorSet `VkDescriptorSet`
+ * @param ppData `void**`
+ * @category Commands
+ */
+export type vkGetDescriptorSetHostMappingVALVE = (
+  device: VkDevice,
+  descriptorSet: VkDescriptorSet,
+  ppData: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdCopyMemoryIndirectNV` (VK_NV_copy_memory_indirect; device level): `vk.vkCmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param copyBufferAddress `VkDeviceAddress`
+ * @param copyCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdCopyMemoryIndirectNV = (
+  commandBuffer: VkCommandBuffer,
+  copyBufferAddress: VkDeviceAddress,
+  copyCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCmdCopyMemoryToImageIndirectNV` (VK_NV_copy_memory_indirect; device level): `vk.vkCmdCopyMemoryToImageIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride, dstImage, dstImageLayout, pImageSubresources)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param copyBufferAddress `VkDeviceAddress`
+ * @param copyCount `uint32_t`
+ * @param stride `uint32_t`
+ * @param dstImage `VkImage`
+ * @param dstImageLayout `VkImageLayout`
+ * @param pImageSubresources `const VkImageSubresourceLayers*`: `writeStruct(arena, "VkImageSubresourceLayers", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdCopyMemoryToImageIndirectNV = (
+  commandBuffer: VkCommandBuffer,
+  copyBufferAddress: VkDeviceAddress,
+  copyCount: number,
+  stride: number,
+  dstImage: VkImage,
+  dstImageLayout: VkImageLayout,
+  pImageSubresources: VkStructPointer<"VkImageSubresourceLayers">,
+) => void;
+/**
+ * `vkCmdDecompressMemoryNV` (VK_NV_memory_decompression; device level): `vk.vkCmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param decompressRegionCount `uint32_t`
+ * @param pDecompressMemoryRegions `const VkDecompressMemoryRegionNV*`: `writeStruct(arena, "VkDecompressMemoryRegionNV", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdDecompressMemoryNV = (
+  commandBuffer: VkCommandBuffer,
+  decompressRegionCount: number,
+  pDecompressMemoryRegions: VkStructPointer<"VkDecompressMemoryRegionNV">,
+) => void;
+/**
+ * `vkCmdDecompressMemoryIndirectCountNV` (VK_NV_memory_decompression; device level): `vk.vkCmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param indirectCommandsAddress `VkDeviceAddress`
+ * @param indirectCommandsCountAddress `VkDeviceAddress`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDecompressMemoryIndirectCountNV = (
+  commandBuffer: VkCommandBuffer,
+  indirectCommandsAddress: VkDeviceAddress,
+  indirectCommandsCountAddress: VkDeviceAddress,
+  stride: number,
+) => void;
+/**
+ * `vkGetPipelineIndirectMemoryRequirementsNV` (VK_NV_device_generated_commands_compute; device level): `vk.vkGetPipelineIndirectMemoryRequirementsNV(device, pCreateInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkComputePipelineCreateInfo*`: `writeStruct(arena, "VkComputePipelineCreateInfo", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPipelineIndirectMemoryRequirementsNV = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkComputePipelineCreateInfo">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkCmdUpdatePipelineIndirectBufferNV` (VK_NV_device_generated_commands_compute; device level): `vk.vkCmdUpdatePipelineIndirectBufferNV(commandBuffer, pipelineBindPoint, pipeline)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pipelineBindPoint `VkPipelineBindPoint`
+ * @param pipeline `VkPipeline`
+ * @category Commands
+ */
+export type vkCmdUpdatePipelineIndirectBufferNV = (
+  commandBuffer: VkCommandBuffer,
+  pipelineBindPoint: VkPipelineBindPoint,
+  pipeline: VkPipeline,
+) => void;
+/**
+ * `vkGetPipelineIndirectDeviceAddressNV` (VK_NV_device_generated_commands_compute; device level): `vk.vkGetPipelineIndirectDeviceAddressNV(device, pInfo)`, returns `VkDeviceAddress`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkPipelineIndirectDeviceAddressInfoNV*`: `writeStruct(arena, "VkPipelineIndirectDeviceAddressInfoNV", {...})`
+ * @category Commands
+ */
+export type vkGetPipelineIndirectDeviceAddressNV = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkPipelineIndirectDeviceAddressInfoNV">,
+) => VkDeviceAddress;
+/**
+ * `vkGetNativeBufferPropertiesOHOS` (VK_OHOS_external_memory; device level): `vk.vkGetNativeBufferPropertiesOHOS(device, buffer, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param buffer `const OH_NativeBuffer*`
+ * @param pProperties `VkNativeBufferPropertiesOHOS*`: `allocStruct(arena, "VkNativeBufferPropertiesOHOS")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetNativeBufferPropertiesOHOS = (
+  device: VkDevice,
+  buffer: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkNativeBufferPropertiesOHOS">,
+) => VkResult;
+/**
+ * `vkGetMemoryNativeBufferOHOS` (VK_OHOS_external_memory; device level): `vk.vkGetMemoryNativeBufferOHOS(device, pInfo, pBuffer)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkMemoryGetNativeBufferInfoOHOS*`: `writeStruct(arena, "VkMemoryGetNativeBufferInfoOHOS", {...})`
+ * @param pBuffer `OH_NativeBuffer**`
+ * @category Commands
+ */
+export type vkGetMemoryNativeBufferOHOS = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkMemoryGetNativeBufferInfoOHOS">,
+  pBuffer: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdSetDepthClampEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthClampEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDepthClampEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  depthClampEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetPolygonModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetPolygonModeEXT(commandBuffer, polygonMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param polygonMode `VkPolygonMode`
+ * @category Commands
+ */
+export type vkCmdSetPolygonModeEXT = (commandBuffer: VkCommandBuffer, polygonMode: VkPolygonMode) => void;
+/**
+ * `vkCmdSetRasterizationSamplesEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param rasterizationSamples `VkSampleCountFlagBits`
+ * @category Commands
+ */
+export type vkCmdSetRasterizationSamplesEXT = (
+  commandBuffer: VkCommandBuffer,
+  rasterizationSamples: VkSampleCountFlagBits,
+) => void;
+/**
+ * `vkCmdSetSampleMaskEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param samples `VkSampleCountFlagBits`
+ * @param pSampleMask `const VkSampleMask*`: array of `latexmath:[\lceil{\mathit{samples} \over 32}\rceil]`; optional (null)
+ * @category Commands
+ */
+export type vkCmdSetSampleMaskEXT = (
+  commandBuffer: VkCommandBuffer,
+  samples: VkSampleCountFlagBits,
+  pSampleMask: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdSetAlphaToCoverageEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param alphaToCoverageEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetAlphaToCoverageEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  alphaToCoverageEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetAlphaToOneEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param alphaToOneEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetAlphaToOneEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  alphaToOneEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetLogicOpEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param logicOpEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetLogicOpEnableEXT = (commandBuffer: VkCommandBuffer, logicOpEnable: VkBool32) => void;
+/**
+ * `vkCmdSetColorBlendEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstAttachment `uint32_t`
+ * @param attachmentCount `uint32_t`
+ * @param pColorBlendEnables `const VkBool32*`: array of `attachmentCount`
+ * @category Commands
+ */
+export type vkCmdSetColorBlendEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstAttachment: number,
+  attachmentCount: number,
+  pColorBlendEnables: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdSetColorBlendEquationEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstAttachment `uint32_t`
+ * @param attachmentCount `uint32_t`
+ * @param pColorBlendEquations `const VkColorBlendEquationEXT*`: `writeStruct(arena, "VkColorBlendEquationEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetColorBlendEquationEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstAttachment: number,
+  attachmentCount: number,
+  pColorBlendEquations: VkStructPointer<"VkColorBlendEquationEXT">,
+) => void;
+/**
+ * `vkCmdSetColorWriteMaskEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstAttachment `uint32_t`
+ * @param attachmentCount `uint32_t`
+ * @param pColorWriteMasks `const VkColorComponentFlags*`: array of `attachmentCount`
+ * @category Commands
+ */
+export type vkCmdSetColorWriteMaskEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstAttachment: number,
+  attachmentCount: number,
+  pColorWriteMasks: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdSetTessellationDomainOriginEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param domainOrigin `VkTessellationDomainOrigin`
+ * @category Commands
+ */
+export type vkCmdSetTessellationDomainOriginEXT = (
+  commandBuffer: VkCommandBuffer,
+  domainOrigin: VkTessellationDomainOrigin,
+) => void;
+/**
+ * `vkCmdSetRasterizationStreamEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param rasterizationStream `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetRasterizationStreamEXT = (
+  commandBuffer: VkCommandBuffer,
+  rasterizationStream: number,
+) => void;
+/**
+ * `vkCmdSetConservativeRasterizationModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param conservativeRasterizationMode `VkConservativeRasterizationModeEXT`
+ * @category Commands
+ */
+export type vkCmdSetConservativeRasterizationModeEXT = (
+  commandBuffer: VkCommandBuffer,
+  conservativeRasterizationMode: VkConservativeRasterizationModeEXT,
+) => void;
+/**
+ * `vkCmdSetExtraPrimitiveOverestimationSizeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param extraPrimitiveOverestimationSize `float`
+ * @category Commands
+ */
+export type vkCmdSetExtraPrimitiveOverestimationSizeEXT = (
+  commandBuffer: VkCommandBuffer,
+  extraPrimitiveOverestimationSize: number,
+) => void;
+/**
+ * `vkCmdSetDepthClipEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthClipEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDepthClipEnableEXT = (commandBuffer: VkCommandBuffer, depthClipEnable: VkBool32) => void;
+/**
+ * `vkCmdSetSampleLocationsEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param sampleLocationsEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetSampleLocationsEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  sampleLocationsEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetColorBlendAdvancedEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstAttachment `uint32_t`
+ * @param attachmentCount `uint32_t`
+ * @param pColorBlendAdvanced `const VkColorBlendAdvancedEXT*`: `writeStruct(arena, "VkColorBlendAdvancedEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetColorBlendAdvancedEXT = (
+  commandBuffer: VkCommandBuffer,
+  firstAttachment: number,
+  attachmentCount: number,
+  pColorBlendAdvanced: VkStructPointer<"VkColorBlendAdvancedEXT">,
+) => void;
+/**
+ * `vkCmdSetProvokingVertexModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param provokingVertexMode `VkProvokingVertexModeEXT`
+ * @category Commands
+ */
+export type vkCmdSetProvokingVertexModeEXT = (
+  commandBuffer: VkCommandBuffer,
+  provokingVertexMode: VkProvokingVertexModeEXT,
+) => void;
+/**
+ * `vkCmdSetLineRasterizationModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param lineRasterizationMode `VkLineRasterizationModeEXT`
+ * @category Commands
+ */
+export type vkCmdSetLineRasterizationModeEXT = (
+  commandBuffer: VkCommandBuffer,
+  lineRasterizationMode: VkLineRasterizationModeEXT,
+) => void;
+/**
+ * `vkCmdSetLineStippleEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param stippledLineEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetLineStippleEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  stippledLineEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetDepthClipNegativeOneToOneEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param negativeOneToOne `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetDepthClipNegativeOneToOneEXT = (
+  commandBuffer: VkCommandBuffer,
+  negativeOneToOne: VkBool32,
+) => void;
+/**
+ * `vkCmdSetViewportWScalingEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param viewportWScalingEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetViewportWScalingEnableNV = (
+  commandBuffer: VkCommandBuffer,
+  viewportWScalingEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetViewportSwizzleNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param firstViewport `uint32_t`
+ * @param viewportCount `uint32_t`
+ * @param pViewportSwizzles `const VkViewportSwizzleNV*`: `writeStruct(arena, "VkViewportSwizzleNV", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdSetViewportSwizzleNV = (
+  commandBuffer: VkCommandBuffer,
+  firstViewport: number,
+  viewportCount: number,
+  pViewportSwizzles: VkStructPointer<"VkViewportSwizzleNV">,
+) => void;
+/**
+ * `vkCmdSetCoverageToColorEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param coverageToColorEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetCoverageToColorEnableNV = (
+  commandBuffer: VkCommandBuffer,
+  coverageToColorEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetCoverageToColorLocationNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param coverageToColorLocation `uint32_t`
+ * @category Commands
+ */
+export type vkCmdSetCoverageToColorLocationNV = (
+  commandBuffer: VkCommandBuffer,
+  coverageToColorLocation: number,
+) => void;
+/**
+ * `vkCmdSetCoverageModulationModeNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param coverageModulationMode `VkCoverageModulationModeNV`
+ * @category Commands
+ */
+export type vkCmdSetCoverageModulationModeNV = (
+  commandBuffer: VkCommandBuffer,
+  coverageModulationMode: VkCoverageModulationModeNV,
+) => void;
+/**
+ * `vkCmdSetCoverageModulationTableEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param coverageModulationTableEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetCoverageModulationTableEnableNV = (
+  commandBuffer: VkCommandBuffer,
+  coverageModulationTableEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetCoverageModulationTableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param coverageModulationTableCount `uint32_t`
+ * @param pCoverageModulationTable `const float*`: array of `coverageModulationTableCount`
+ * @category Commands
+ */
+export type vkCmdSetCoverageModulationTableNV = (
+  commandBuffer: VkCommandBuffer,
+  coverageModulationTableCount: number,
+  pCoverageModulationTable: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdSetShadingRateImageEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param shadingRateImageEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetShadingRateImageEnableNV = (
+  commandBuffer: VkCommandBuffer,
+  shadingRateImageEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetRepresentativeFragmentTestEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param representativeFragmentTestEnable `VkBool32`
+ * @category Commands
+ */
+export type vkCmdSetRepresentativeFragmentTestEnableNV = (
+  commandBuffer: VkCommandBuffer,
+  representativeFragmentTestEnable: VkBool32,
+) => void;
+/**
+ * `vkCmdSetCoverageReductionModeNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level): `vk.vkCmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param coverageReductionMode `VkCoverageReductionModeNV`
+ * @category Commands
+ */
+export type vkCmdSetCoverageReductionModeNV = (
+  commandBuffer: VkCommandBuffer,
+  coverageReductionMode: VkCoverageReductionModeNV,
+) => void;
+/**
+ * `vkCreateTensorARM` (VK_ARM_tensors; device level): `vk.vkCreateTensorARM(device, pCreateInfo, pAllocator, pTensor)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkTensorCreateInfoARM*`: `writeStruct(arena, "VkTensorCreateInfoARM", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pTensor `VkTensorARM*`: out: the VkTensorARM made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateTensorARM = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkTensorCreateInfoARM">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pTensor: VkPointer<VkTensorARM>,
+) => VkResult;
+/**
+ * `vkDestroyTensorARM` (VK_ARM_tensors; device level): `vk.vkDestroyTensorARM(device, tensor, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param tensor `VkTensorARM`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyTensorARM = (
+  device: VkDevice,
+  tensor: VkTensorARM | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateTensorViewARM` (VK_ARM_tensors; device level): `vk.vkCreateTensorViewARM(device, pCreateInfo, pAllocator, pView)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkTensorViewCreateInfoARM*`: `writeStruct(arena, "VkTensorViewCreateInfoARM", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pView `VkTensorViewARM*`: out: the VkTensorViewARM made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateTensorViewARM = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkTensorViewCreateInfoARM">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pView: VkPointer<VkTensorViewARM>,
+) => VkResult;
+/**
+ * `vkDestroyTensorViewARM` (VK_ARM_tensors; device level): `vk.vkDestroyTensorViewARM(device, tensorView, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param tensorView `VkTensorViewARM`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyTensorViewARM = (
+  device: VkDevice,
+  tensorView: VkTensorViewARM | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetTensorMemoryRequirementsARM` (VK_ARM_tensors; device level): `vk.vkGetTensorMemoryRequirementsARM(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkTensorMemoryRequirementsInfoARM*`: `writeStruct(arena, "VkTensorMemoryRequirementsInfoARM", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetTensorMemoryRequirementsARM = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkTensorMemoryRequirementsInfoARM">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkBindTensorMemoryARM` (VK_ARM_tensors; device level): `vk.vkBindTensorMemoryARM(device, bindInfoCount, pBindInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param bindInfoCount `uint32_t`
+ * @param pBindInfos `const VkBindTensorMemoryInfoARM*`: `writeStruct(arena, "VkBindTensorMemoryInfoARM", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkBindTensorMemoryARM = (
+  device: VkDevice,
+  bindInfoCount: number,
+  pBindInfos: VkStructPointer<"VkBindTensorMemoryInfoARM">,
+) => VkResult;
+/**
+ * `vkGetDeviceTensorMemoryRequirementsARM` (VK_ARM_tensors; device level): `vk.vkGetDeviceTensorMemoryRequirementsARM(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDeviceTensorMemoryRequirementsARM*`: `writeStruct(arena, "VkDeviceTensorMemoryRequirementsARM", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDeviceTensorMemoryRequirementsARM = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDeviceTensorMemoryRequirementsARM">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkCmdCopyTensorARM` (VK_ARM_tensors; device level): `vk.vkCmdCopyTensorARM(commandBuffer, pCopyTensorInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyTensorInfo `const VkCopyTensorInfoARM*`: `writeStruct(arena, "VkCopyTensorInfoARM", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyTensorARM = (
+  commandBuffer: VkCommandBuffer,
+  pCopyTensorInfo: VkStructPointer<"VkCopyTensorInfoARM">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceExternalTensorPropertiesARM` (VK_ARM_tensors; physical device level): `vk.vkGetPhysicalDeviceExternalTensorPropertiesARM(physicalDevice, pExternalTensorInfo, pExternalTensorProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pExternalTensorInfo `const VkPhysicalDeviceExternalTensorInfoARM*`: `writeStruct(arena, "VkPhysicalDeviceExternalTensorInfoARM", {...})`
+ * @param pExternalTensorProperties `VkExternalTensorPropertiesARM*`: `allocStruct(arena, "VkExternalTensorPropertiesARM")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceExternalTensorPropertiesARM = (
+  physicalDevice: VkPhysicalDevice,
+  pExternalTensorInfo: VkStructPointer<"VkPhysicalDeviceExternalTensorInfoARM">,
+  pExternalTensorProperties: VkStructPointer<"VkExternalTensorPropertiesARM">,
+) => void;
+/**
+ * `vkGetTensorOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level): `vk.vkGetTensorOpaqueCaptureDescriptorDataARM(device, pInfo, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkTensorCaptureDescriptorDataInfoARM*`: `writeStruct(arena, "VkTensorCaptureDescriptorDataInfoARM", {...})`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetTensorOpaqueCaptureDescriptorDataARM = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkTensorCaptureDescriptorDataInfoARM">,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetTensorViewOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level): `vk.vkGetTensorViewOpaqueCaptureDescriptorDataARM(device, pInfo, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkTensorViewCaptureDescriptorDataInfoARM*`: `writeStruct(arena, "VkTensorViewCaptureDescriptorDataInfoARM", {...})`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetTensorViewOpaqueCaptureDescriptorDataARM = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkTensorViewCaptureDescriptorDataInfoARM">,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetShaderModuleIdentifierEXT` (VK_EXT_shader_module_identifier; device level): `vk.vkGetShaderModuleIdentifierEXT(device, shaderModule, pIdentifier)`.
+ *
+ * @param device `VkDevice`
+ * @param shaderModule `VkShaderModule`
+ * @param pIdentifier `VkShaderModuleIdentifierEXT*`: `allocStruct(arena, "VkShaderModuleIdentifierEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetShaderModuleIdentifierEXT = (
+  device: VkDevice,
+  shaderModule: VkShaderModule,
+  pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
+) => void;
+/**
+ * `vkGetShaderModuleCreateInfoIdentifierEXT` (VK_EXT_shader_module_identifier; device level): `vk.vkGetShaderModuleCreateInfoIdentifierEXT(device, pCreateInfo, pIdentifier)`.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkShaderModuleCreateInfo*`: `writeStruct(arena, "VkShaderModuleCreateInfo", {...})`
+ * @param pIdentifier `VkShaderModuleIdentifierEXT*`: `allocStruct(arena, "VkShaderModuleIdentifierEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetShaderModuleCreateInfoIdentifierEXT = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
+  pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceOpticalFlowImageFormatsNV` (VK_NV_optical_flow; physical device level): `vk.vkGetPhysicalDeviceOpticalFlowImageFormatsNV(physicalDevice, pOpticalFlowImageFormatInfo, pFormatCount, pImageFormatProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_FORMAT_NOT_SUPPORTED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pOpticalFlowImageFormatInfo `const VkOpticalFlowImageFormatInfoNV*`: `writeStruct(arena, "VkOpticalFlowImageFormatInfoNV", {...})`
+ * @param pFormatCount `uint32_t*`
+ * @param pImageFormatProperties `VkOpticalFlowImageFormatPropertiesNV*`: `allocStruct(arena, "VkOpticalFlowImageFormatPropertiesNV")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceOpticalFlowImageFormatsNV = (
+  physicalDevice: VkPhysicalDevice,
+  pOpticalFlowImageFormatInfo: VkStructPointer<"VkOpticalFlowImageFormatInfoNV">,
+  pFormatCount: Deno.PointerValue,
+  pImageFormatProperties: VkStructPointer<"VkOpticalFlowImageFormatPropertiesNV">,
+) => VkResult;
+/**
+ * `vkCreateOpticalFlowSessionNV` (VK_NV_optical_flow; device level): `vk.vkCreateOpticalFlowSessionNV(device, pCreateInfo, pAllocator, pSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkOpticalFlowSessionCreateInfoNV*`: `writeStruct(arena, "VkOpticalFlowSessionCreateInfoNV", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSession `VkOpticalFlowSessionNV*`: out: the VkOpticalFlowSessionNV made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateOpticalFlowSessionNV = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkOpticalFlowSessionCreateInfoNV">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSession: VkPointer<VkOpticalFlowSessionNV>,
+) => VkResult;
+/**
+ * `vkDestroyOpticalFlowSessionNV` (VK_NV_optical_flow; device level): `vk.vkDestroyOpticalFlowSessionNV(device, session, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param session `VkOpticalFlowSessionNV`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyOpticalFlowSessionNV = (
+  device: VkDevice,
+  session: VkOpticalFlowSessionNV,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkBindOpticalFlowSessionImageNV` (VK_NV_optical_flow; device level): `vk.vkBindOpticalFlowSessionImageNV(device, session, bindingPoint, view, layout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param session `VkOpticalFlowSessionNV`
+ * @param bindingPoint `VkOpticalFlowSessionBindingPointNV`
+ * @param view `VkImageView`: optional (null)
+ * @param layout `VkImageLayout`
+ * @category Commands
+ */
+export type vkBindOpticalFlowSessionImageNV = (
+  device: VkDevice,
+  session: VkOpticalFlowSessionNV,
+  bindingPoint: VkOpticalFlowSessionBindingPointNV,
+  view: VkImageView | null,
+  layout: VkImageLayout,
+) => VkResult;
+/**
+ * `vkCmdOpticalFlowExecuteNV` (VK_NV_optical_flow; device level): `vk.vkCmdOpticalFlowExecuteNV(commandBuffer, session, pExecuteInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param session `VkOpticalFlowSessionNV`
+ * @param pExecuteInfo `const VkOpticalFlowExecuteInfoNV*`: `writeStruct(arena, "VkOpticalFlowExecuteInfoNV", {...})`
+ * @category Commands
+ */
+export type vkCmdOpticalFlowExecuteNV = (
+  commandBuffer: VkCommandBuffer,
+  session: VkOpticalFlowSessionNV,
+  pExecuteInfo: VkStructPointer<"VkOpticalFlowExecuteInfoNV">,
+) => void;
+/**
+ * `vkAntiLagUpdateAMD` (VK_AMD_anti_lag; device level): `vk.vkAntiLagUpdateAMD(device, pData)`.
+ *
+ * @param device `VkDevice`
+ * @param pData `const VkAntiLagDataAMD*`: `writeStruct(arena, "VkAntiLagDataAMD", {...})`
+ * @category Commands
+ */
+export type vkAntiLagUpdateAMD = (device: VkDevice, pData: VkStructPointer<"VkAntiLagDataAMD">) => void;
+/**
+ * `vkWaitForPresent2KHR` (VK_KHR_present_wait2; device level): `vk.vkWaitForPresent2KHR(device, swapchain, pPresentWait2Info)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DATE_KHR, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pPresentWait2Info `const VkPresentWait2InfoKHR*`: `writeStruct(arena, "VkPresentWait2InfoKHR", {...})`
+ * @category Commands
+ */
+export type vkWaitForPresent2KHR = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pPresentWait2Info: VkStructPointer<"VkPresentWait2InfoKHR">,
+) => VkResult;
+/**
+ * `vkCreateShadersEXT` (VK_EXT_shader_object; device level): `vk.vkCreateShadersEXT(device, createInfoCount, pCreateInfos, pAllocator, pShaders)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPATIBLE_SHADER_BINARY_EXT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param createInfoCount `uint32_t`
+ * @param pCreateInfos `const VkShaderCreateInfoEXT*`: `writeStruct(arena, "VkShaderCreateInfoEXT", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pShaders `VkShaderEXT*`: out: the VkShaderEXTs made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateShadersEXT = (
+  device: VkDevice,
+  createInfoCount: number,
+  pCreateInfos: VkStructPointer<"VkShaderCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pShaders: VkPointer<VkShaderEXT>,
+) => VkResult;
+/**
+ * `vkDestroyShaderEXT` (VK_EXT_shader_object; device level): `vk.vkDestroyShaderEXT(device, shader, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param shader `VkShaderEXT`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyShaderEXT = (
+  device: VkDevice,
+  shader: VkShaderEXT | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetShaderBinaryDataEXT` (VK_EXT_shader_object; device level): `vk.vkGetShaderBinaryDataEXT(device, shader, pDataSize, pData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param shader `VkShaderEXT`
+ * @param pDataSize `size_t*`
+ * @param pData `void*`: array of `pDataSize`; optional (null)
+ * @category Commands
+ */
+export type vkGetShaderBinaryDataEXT = (
+  device: VkDevice,
+  shader: VkShaderEXT,
+  pDataSize: Deno.PointerValue,
+  pData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkCmdBindShadersEXT` (VK_EXT_shader_object; device level): `vk.vkCmdBindShadersEXT(commandBuffer, stageCount, pStages, pShaders)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param stageCount `uint32_t`
+ * @param pStages `const VkShaderStageFlagBits*`: array of `stageCount`
+ * @param pShaders `const VkShaderEXT*`: array of `stageCount`; optional (null)
+ * @category Commands
+ */
+export type vkCmdBindShadersEXT = (
+  commandBuffer: VkCommandBuffer,
+  stageCount: number,
+  pStages: Deno.PointerValue,
+  pShaders: Deno.PointerValue,
+) => void;
+/**
+ * `vkCmdSetDepthClampRangeEXT` (VK_EXT_shader_object, VK_EXT_depth_clamp_control; device level): `vk.vkCmdSetDepthClampRangeEXT(commandBuffer, depthClampMode, pDepthClampRange)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param depthClampMode `VkDepthClampModeEXT`
+ * @param pDepthClampRange `const VkDepthClampRangeEXT*`: `writeStruct(arena, "VkDepthClampRangeEXT", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdSetDepthClampRangeEXT = (
+  commandBuffer: VkCommandBuffer,
+  depthClampMode: VkDepthClampModeEXT,
+  pDepthClampRange: VkStructPointer<"VkDepthClampRangeEXT">,
+) => void;
+/**
+ * `vkCreatePipelineBinariesKHR` (VK_KHR_pipeline_binary; device level): `vk.vkCreatePipelineBinariesKHR(device, pCreateInfo, pAllocator, pBinaries)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_PIPELINE_BINARY_MISSING_KHR.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkPipelineBinaryCreateInfoKHR*`: `writeStruct(arena, "VkPipelineBinaryCreateInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pBinaries `VkPipelineBinaryHandlesInfoKHR*`: `allocStruct(arena, "VkPipelineBinaryHandlesInfoKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkCreatePipelineBinariesKHR = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkPipelineBinaryCreateInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pBinaries: VkStructPointer<"VkPipelineBinaryHandlesInfoKHR">,
+) => VkResult;
+/**
+ * `vkDestroyPipelineBinaryKHR` (VK_KHR_pipeline_binary; device level): `vk.vkDestroyPipelineBinaryKHR(device, pipelineBinary, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param pipelineBinary `VkPipelineBinaryKHR`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyPipelineBinaryKHR = (
+  device: VkDevice,
+  pipelineBinary: VkPipelineBinaryKHR | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetPipelineKeyKHR` (VK_KHR_pipeline_binary; device level): `vk.vkGetPipelineKeyKHR(device, pPipelineCreateInfo, pPipelineKey)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pPipelineCreateInfo `const VkPipelineCreateInfoKHR*`: `writeStruct(arena, "VkPipelineCreateInfoKHR", {...})`; optional (null)
+ * @param pPipelineKey `VkPipelineBinaryKeyKHR*`: `allocStruct(arena, "VkPipelineBinaryKeyKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPipelineKeyKHR = (
+  device: VkDevice,
+  pPipelineCreateInfo: VkStructPointer<"VkPipelineCreateInfoKHR">,
+  pPipelineKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
+) => VkResult;
+/**
+ * `vkGetPipelineBinaryDataKHR` (VK_KHR_pipeline_binary; device level): `vk.vkGetPipelineBinaryDataKHR(device, pInfo, pPipelineBinaryKey, pPipelineBinaryDataSize, pPipelineBinaryData)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_NOT_ENOUGH_SPACE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkPipelineBinaryDataInfoKHR*`: `writeStruct(arena, "VkPipelineBinaryDataInfoKHR", {...})`
+ * @param pPipelineBinaryKey `VkPipelineBinaryKeyKHR*`: `allocStruct(arena, "VkPipelineBinaryKeyKHR")`, read back with `readStruct`
+ * @param pPipelineBinaryDataSize `size_t*`
+ * @param pPipelineBinaryData `void*`: array of `pPipelineBinaryDataSize`; optional (null)
+ * @category Commands
+ */
+export type vkGetPipelineBinaryDataKHR = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkPipelineBinaryDataInfoKHR">,
+  pPipelineBinaryKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
+  pPipelineBinaryDataSize: Deno.PointerValue,
+  pPipelineBinaryData: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkReleaseCapturedPipelineDataKHR` (VK_KHR_pipeline_binary; device level): `vk.vkReleaseCapturedPipelineDataKHR(device, pInfo, pAllocator)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkReleaseCapturedPipelineDataInfoKHR*`: `writeStruct(arena, "VkReleaseCapturedPipelineDataInfoKHR", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkReleaseCapturedPipelineDataKHR = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkReleaseCapturedPipelineDataInfoKHR">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => VkResult;
+/**
+ * `vkGetFramebufferTilePropertiesQCOM` (VK_QCOM_tile_properties; device level): `vk.vkGetFramebufferTilePropertiesQCOM(device, framebuffer, pPropertiesCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param framebuffer `VkFramebuffer`
+ * @param pPropertiesCount `uint32_t*`
+ * @param pProperties `VkTilePropertiesQCOM*`: `allocStruct(arena, "VkTilePropertiesQCOM")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetFramebufferTilePropertiesQCOM = (
+  device: VkDevice,
+  framebuffer: VkFramebuffer,
+  pPropertiesCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
+) => VkResult;
+/**
+ * `vkGetDynamicRenderingTilePropertiesQCOM` (VK_QCOM_tile_properties; device level): `vk.vkGetDynamicRenderingTilePropertiesQCOM(device, pRenderingInfo, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pRenderingInfo `const VkRenderingInfo*`: `writeStruct(arena, "VkRenderingInfo", {...})`
+ * @param pProperties `VkTilePropertiesQCOM*`: `allocStruct(arena, "VkTilePropertiesQCOM")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDynamicRenderingTilePropertiesQCOM = (
+  device: VkDevice,
+  pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
+  pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceCooperativeVectorPropertiesNV` (VK_NV_cooperative_vector; physical device level): `vk.vkGetPhysicalDeviceCooperativeVectorPropertiesNV(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkCooperativeVectorPropertiesNV*`: `allocStruct(arena, "VkCooperativeVectorPropertiesNV")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceCooperativeVectorPropertiesNV = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkCooperativeVectorPropertiesNV">,
+) => VkResult;
+/**
+ * `vkConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level): `vk.vkConvertCooperativeVectorMatrixNV(device, pInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkConvertCooperativeVectorMatrixInfoNV*`: `writeStruct(arena, "VkConvertCooperativeVectorMatrixInfoNV", {...})`
+ * @category Commands
+ */
+export type vkConvertCooperativeVectorMatrixNV = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
+) => VkResult;
+/**
+ * `vkCmdConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level): `vk.vkCmdConvertCooperativeVectorMatrixNV(commandBuffer, infoCount, pInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param infoCount `uint32_t`
+ * @param pInfos `const VkConvertCooperativeVectorMatrixInfoNV*`: `writeStruct(arena, "VkConvertCooperativeVectorMatrixInfoNV", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkCmdConvertCooperativeVectorMatrixNV = (
+  commandBuffer: VkCommandBuffer,
+  infoCount: number,
+  pInfos: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
+) => void;
+/**
+ * `vkSetLatencySleepModeNV` (VK_NV_low_latency2; device level): `vk.vkSetLatencySleepModeNV(device, swapchain, pSleepModeInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pSleepModeInfo `const VkLatencySleepModeInfoNV*`: `writeStruct(arena, "VkLatencySleepModeInfoNV", {...})`
+ * @category Commands
+ */
+export type vkSetLatencySleepModeNV = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pSleepModeInfo: VkStructPointer<"VkLatencySleepModeInfoNV">,
+) => VkResult;
+/**
+ * `vkLatencySleepNV` (VK_NV_low_latency2; device level): `vk.vkLatencySleepNV(device, swapchain, pSleepInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pSleepInfo `const VkLatencySleepInfoNV*`: `writeStruct(arena, "VkLatencySleepInfoNV", {...})`
+ * @category Commands
+ */
+export type vkLatencySleepNV = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pSleepInfo: VkStructPointer<"VkLatencySleepInfoNV">,
+) => VkResult;
+/**
+ * `vkSetLatencyMarkerNV` (VK_NV_low_latency2; device level): `vk.vkSetLatencyMarkerNV(device, swapchain, pLatencyMarkerInfo)`.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pLatencyMarkerInfo `const VkSetLatencyMarkerInfoNV*`: `writeStruct(arena, "VkSetLatencyMarkerInfoNV", {...})`
+ * @category Commands
+ */
+export type vkSetLatencyMarkerNV = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pLatencyMarkerInfo: VkStructPointer<"VkSetLatencyMarkerInfoNV">,
+) => void;
+/**
+ * `vkGetLatencyTimingsNV` (VK_NV_low_latency2; device level): `vk.vkGetLatencyTimingsNV(device, swapchain, pLatencyMarkerInfo)`.
+ *
+ * @param device `VkDevice`
+ * @param swapchain `VkSwapchainKHR`
+ * @param pLatencyMarkerInfo `VkGetLatencyMarkerInfoNV*`: `allocStruct(arena, "VkGetLatencyMarkerInfoNV")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetLatencyTimingsNV = (
+  device: VkDevice,
+  swapchain: VkSwapchainKHR,
+  pLatencyMarkerInfo: VkStructPointer<"VkGetLatencyMarkerInfoNV">,
+) => void;
+/**
+ * `vkQueueNotifyOutOfBandNV` (VK_NV_low_latency2; device level): `vk.vkQueueNotifyOutOfBandNV(queue, pQueueTypeInfo)`.
+ *
+ * @param queue `VkQueue`
+ * @param pQueueTypeInfo `const VkOutOfBandQueueTypeInfoNV*`: `writeStruct(arena, "VkOutOfBandQueueTypeInfoNV", {...})`
+ * @category Commands
+ */
+export type vkQueueNotifyOutOfBandNV = (
+  queue: VkQueue,
+  pQueueTypeInfo: VkStructPointer<"VkOutOfBandQueueTypeInfoNV">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR` (VK_KHR_cooperative_matrix; physical device level): `vk.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkCooperativeMatrixPropertiesKHR*`: `allocStruct(arena, "VkCooperativeMatrixPropertiesKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesKHR">,
+) => VkResult;
+/**
+ * `vkCreateDataGraphPipelinesARM` (VK_ARM_data_graph; device level): `vk.vkCreateDataGraphPipelinesARM(device, deferredOperation, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param deferredOperation `VkDeferredOperationKHR`: optional (null)
+ * @param pipelineCache `VkPipelineCache`: optional (null)
+ * @param createInfoCount `uint32_t`
+ * @param pCreateInfos `const VkDataGraphPipelineCreateInfoARM*`: `writeStruct(arena, "VkDataGraphPipelineCreateInfoARM", {...})` (an array of them)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pPipelines `VkPipeline*`: out: the VkPipelines made (`create` / `VkScope` read them back)
+ * @category Commands
+ */
+export type vkCreateDataGraphPipelinesARM = (
+  device: VkDevice,
+  deferredOperation: VkDeferredOperationKHR | null,
+  pipelineCache: VkPipelineCache | null,
+  createInfoCount: number,
+  pCreateInfos: VkStructPointer<"VkDataGraphPipelineCreateInfoARM">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pPipelines: VkPointer<VkPipeline>,
+) => VkResult;
+/**
+ * `vkCreateDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level): `vk.vkCreateDataGraphPipelineSessionARM(device, pCreateInfo, pAllocator, pSession)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkDataGraphPipelineSessionCreateInfoARM*`: `writeStruct(arena, "VkDataGraphPipelineSessionCreateInfoARM", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSession `VkDataGraphPipelineSessionARM*`: out: the VkDataGraphPipelineSessionARM made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateDataGraphPipelineSessionARM = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkDataGraphPipelineSessionCreateInfoARM">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSession: VkPointer<VkDataGraphPipelineSessionARM>,
+) => VkResult;
+/**
+ * `vkGetDataGraphPipelineSessionBindPointRequirementsARM` (VK_ARM_data_graph; device level): `vk.vkGetDataGraphPipelineSessionBindPointRequirementsARM(device, pInfo, pBindPointRequirementCount, pBindPointRequirements)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDataGraphPipelineSessionBindPointRequirementsInfoARM*`: `writeStruct(arena, "VkDataGraphPipelineSessionBindPointRequirementsInfoARM", {...})`
+ * @param pBindPointRequirementCount `uint32_t*`
+ * @param pBindPointRequirements `VkDataGraphPipelineSessionBindPointRequirementARM*`: `allocStruct(arena, "VkDataGraphPipelineSessionBindPointRequirementARM")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetDataGraphPipelineSessionBindPointRequirementsARM = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementsInfoARM">,
+  pBindPointRequirementCount: Deno.PointerValue,
+  pBindPointRequirements: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementARM">,
+) => VkResult;
+/**
+ * `vkGetDataGraphPipelineSessionMemoryRequirementsARM` (VK_ARM_data_graph; device level): `vk.vkGetDataGraphPipelineSessionMemoryRequirementsARM(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkDataGraphPipelineSessionMemoryRequirementsInfoARM*`: `writeStruct(arena, "VkDataGraphPipelineSessionMemoryRequirementsInfoARM", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDataGraphPipelineSessionMemoryRequirementsARM = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkDataGraphPipelineSessionMemoryRequirementsInfoARM">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkBindDataGraphPipelineSessionMemoryARM` (VK_ARM_data_graph; device level): `vk.vkBindDataGraphPipelineSessionMemoryARM(device, bindInfoCount, pBindInfos)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param bindInfoCount `uint32_t`
+ * @param pBindInfos `const VkBindDataGraphPipelineSessionMemoryInfoARM*`: `writeStruct(arena, "VkBindDataGraphPipelineSessionMemoryInfoARM", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkBindDataGraphPipelineSessionMemoryARM = (
+  device: VkDevice,
+  bindInfoCount: number,
+  pBindInfos: VkStructPointer<"VkBindDataGraphPipelineSessionMemoryInfoARM">,
+) => VkResult;
+/**
+ * `vkDestroyDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level): `vk.vkDestroyDataGraphPipelineSessionARM(device, session, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param session `VkDataGraphPipelineSessionARM`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyDataGraphPipelineSessionARM = (
+  device: VkDevice,
+  session: VkDataGraphPipelineSessionARM,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdDispatchDataGraphARM` (VK_ARM_data_graph; device level): `vk.vkCmdDispatchDataGraphARM(commandBuffer, session, pInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param session `VkDataGraphPipelineSessionARM`
+ * @param pInfo `const VkDataGraphPipelineDispatchInfoARM*`: `writeStruct(arena, "VkDataGraphPipelineDispatchInfoARM", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdDispatchDataGraphARM = (
+  commandBuffer: VkCommandBuffer,
+  session: VkDataGraphPipelineSessionARM,
+  pInfo: VkStructPointer<"VkDataGraphPipelineDispatchInfoARM">,
+) => void;
+/**
+ * `vkGetDataGraphPipelineAvailablePropertiesARM` (VK_ARM_data_graph; device level): `vk.vkGetDataGraphPipelineAvailablePropertiesARM(device, pPipelineInfo, pPropertiesCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pPipelineInfo `const VkDataGraphPipelineInfoARM*`: `writeStruct(arena, "VkDataGraphPipelineInfoARM", {...})`
+ * @param pPropertiesCount `uint32_t*`
+ * @param pProperties `VkDataGraphPipelinePropertyARM*`: array of `pPropertiesCount`; optional (null)
+ * @category Commands
+ */
+export type vkGetDataGraphPipelineAvailablePropertiesARM = (
+  device: VkDevice,
+  pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
+  pPropertiesCount: Deno.PointerValue,
+  pProperties: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetDataGraphPipelinePropertiesARM` (VK_ARM_data_graph; device level): `vk.vkGetDataGraphPipelinePropertiesARM(device, pPipelineInfo, propertiesCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pPipelineInfo `const VkDataGraphPipelineInfoARM*`: `writeStruct(arena, "VkDataGraphPipelineInfoARM", {...})`
+ * @param propertiesCount `uint32_t`
+ * @param pProperties `VkDataGraphPipelinePropertyQueryResultARM*`: `allocStruct(arena, "VkDataGraphPipelinePropertyQueryResultARM")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDataGraphPipelinePropertiesARM = (
+  device: VkDevice,
+  pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
+  propertiesCount: number,
+  pProperties: VkStructPointer<"VkDataGraphPipelinePropertyQueryResultARM">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM` (VK_ARM_data_graph; physical device level): `vk.vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM(physicalDevice, queueFamilyIndex, pQueueFamilyDataGraphPropertyCount, pQueueFamilyDataGraphProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param pQueueFamilyDataGraphPropertyCount `uint32_t*`
+ * @param pQueueFamilyDataGraphProperties `VkQueueFamilyDataGraphPropertiesARM*`: `allocStruct(arena, "VkQueueFamilyDataGraphPropertiesARM")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  pQueueFamilyDataGraphPropertyCount: Deno.PointerValue,
+  pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM` (VK_ARM_data_graph; physical device level): `vk.vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM(physicalDevice, pQueueFamilyDataGraphProcessingEngineInfo, pQueueFamilyDataGraphProcessingEngineProperties)`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pQueueFamilyDataGraphProcessingEngineInfo `const VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM*`: `writeStruct(arena, "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM", {...})`
+ * @param pQueueFamilyDataGraphProcessingEngineProperties `VkQueueFamilyDataGraphProcessingEnginePropertiesARM*`: `allocStruct(arena, "VkQueueFamilyDataGraphProcessingEnginePropertiesARM")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM = (
+  physicalDevice: VkPhysicalDevice,
+  pQueueFamilyDataGraphProcessingEngineInfo: VkStructPointer<
+    "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM"
+  >,
+  pQueueFamilyDataGraphProcessingEngineProperties: VkStructPointer<
+    "VkQueueFamilyDataGraphProcessingEnginePropertiesARM"
+  >,
+) => void;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM` (VK_ARM_data_graph_instruction_set_tosa, VK_ARM_data_graph_optical_flow; physical device level): `vk.vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM(physicalDevice, queueFamilyIndex, pQueueFamilyDataGraphProperties, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param pQueueFamilyDataGraphProperties `const VkQueueFamilyDataGraphPropertiesARM*`: `writeStruct(arena, "VkQueueFamilyDataGraphPropertiesARM", {...})`
+ * @param pProperties `VkBaseOutStructure*`: `allocStruct(arena, "VkBaseOutStructure")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
+  pProperties: VkStructPointer<"VkBaseOutStructure">,
+) => VkResult;
+/**
+ * `vkCmdSetAttachmentFeedbackLoopEnableEXT` (VK_EXT_attachment_feedback_loop_dynamic_state; device level): `vk.vkCmdSetAttachmentFeedbackLoopEnableEXT(commandBuffer, aspectMask)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param aspectMask `VkImageAspectFlags`: optional (0)
+ * @category Commands
+ */
+export type vkCmdSetAttachmentFeedbackLoopEnableEXT = (
+  commandBuffer: VkCommandBuffer,
+  aspectMask: VkImageAspectFlags,
+) => void;
+/**
+ * `vkGetScreenBufferPropertiesQNX` (VK_QNX_external_memory_screen_buffer; device level): `vk.vkGetScreenBufferPropertiesQNX(device, buffer, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param buffer `const _screen_buffer*`
+ * @param pProperties `VkScreenBufferPropertiesQNX*`: `allocStruct(arena, "VkScreenBufferPropertiesQNX")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetScreenBufferPropertiesQNX = (
+  device: VkDevice,
+  buffer: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkScreenBufferPropertiesQNX">,
+) => VkResult;
+/**
+ * `vkCmdSetDescriptorBufferOffsets2EXT` (VK_KHR_maintenance6; device level): `vk.vkCmdSetDescriptorBufferOffsets2EXT(commandBuffer, pSetDescriptorBufferOffsetsInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pSetDescriptorBufferOffsetsInfo `const VkSetDescriptorBufferOffsetsInfoEXT*`: `writeStruct(arena, "VkSetDescriptorBufferOffsetsInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdSetDescriptorBufferOffsets2EXT = (
+  commandBuffer: VkCommandBuffer,
+  pSetDescriptorBufferOffsetsInfo: VkStructPointer<"VkSetDescriptorBufferOffsetsInfoEXT">,
+) => void;
+/**
+ * `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT` (VK_KHR_maintenance6; device level): `vk.vkCmdBindDescriptorBufferEmbeddedSamplers2EXT(commandBuffer, pBindDescriptorBufferEmbeddedSamplersInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBindDescriptorBufferEmbeddedSamplersInfo `const VkBindDescriptorBufferEmbeddedSamplersInfoEXT*`: `writeStruct(arena, "VkBindDescriptorBufferEmbeddedSamplersInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdBindDescriptorBufferEmbeddedSamplers2EXT = (
+  commandBuffer: VkCommandBuffer,
+  pBindDescriptorBufferEmbeddedSamplersInfo: VkStructPointer<"VkBindDescriptorBufferEmbeddedSamplersInfoEXT">,
+) => void;
+/**
+ * `vkCmdBindTileMemoryQCOM` (VK_QCOM_tile_memory_heap; device level): `vk.vkCmdBindTileMemoryQCOM(commandBuffer, pTileMemoryBindInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pTileMemoryBindInfo `const VkTileMemoryBindInfoQCOM*`: `writeStruct(arena, "VkTileMemoryBindInfoQCOM", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdBindTileMemoryQCOM = (
+  commandBuffer: VkCommandBuffer,
+  pTileMemoryBindInfo: VkStructPointer<"VkTileMemoryBindInfoQCOM">,
+) => void;
+/**
+ * `vkCmdCopyMemoryIndirectKHR` (VK_KHR_copy_memory_indirect; device level): `vk.vkCmdCopyMemoryIndirectKHR(commandBuffer, pCopyMemoryIndirectInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyMemoryIndirectInfo `const VkCopyMemoryIndirectInfoKHR*`: `writeStruct(arena, "VkCopyMemoryIndirectInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyMemoryIndirectKHR = (
+  commandBuffer: VkCommandBuffer,
+  pCopyMemoryIndirectInfo: VkStructPointer<"VkCopyMemoryIndirectInfoKHR">,
+) => void;
+/**
+ * `vkCmdCopyMemoryToImageIndirectKHR` (VK_KHR_copy_memory_indirect; device level): `vk.vkCmdCopyMemoryToImageIndirectKHR(commandBuffer, pCopyMemoryToImageIndirectInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCopyMemoryToImageIndirectInfo `const VkCopyMemoryToImageIndirectInfoKHR*`: `writeStruct(arena, "VkCopyMemoryToImageIndirectInfoKHR", {...})`
+ * @category Commands
+ */
+export type vkCmdCopyMemoryToImageIndirectKHR = (
+  commandBuffer: VkCommandBuffer,
+  pCopyMemoryToImageIndirectInfo: VkStructPointer<"VkCopyMemoryToImageIndirectInfoKHR">,
+) => void;
+/**
+ * `vkCmdDecompressMemoryEXT` (VK_EXT_memory_decompression; device level): `vk.vkCmdDecompressMemoryEXT(commandBuffer, pDecompressMemoryInfoEXT)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pDecompressMemoryInfoEXT `const VkDecompressMemoryInfoEXT*`: `writeStruct(arena, "VkDecompressMemoryInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdDecompressMemoryEXT = (
+  commandBuffer: VkCommandBuffer,
+  pDecompressMemoryInfoEXT: VkStructPointer<"VkDecompressMemoryInfoEXT">,
+) => void;
+/**
+ * `vkCmdDecompressMemoryIndirectCountEXT` (VK_EXT_memory_decompression; device level): `vk.vkCmdDecompressMemoryIndirectCountEXT(commandBuffer, decompressionMethod, indirectCommandsAddress, indirectCommandsCountAddress, maxDecompressionCount, stride)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param decompressionMethod `VkMemoryDecompressionMethodFlagsEXT`
+ * @param indirectCommandsAddress `VkDeviceAddress`
+ * @param indirectCommandsCountAddress `VkDeviceAddress`
+ * @param maxDecompressionCount `uint32_t`
+ * @param stride `uint32_t`
+ * @category Commands
+ */
+export type vkCmdDecompressMemoryIndirectCountEXT = (
+  commandBuffer: VkCommandBuffer,
+  decompressionMethod: VkMemoryDecompressionMethodFlagsEXT,
+  indirectCommandsAddress: VkDeviceAddress,
+  indirectCommandsCountAddress: VkDeviceAddress,
+  maxDecompressionCount: number,
+  stride: number,
+) => void;
+/**
+ * `vkCreateExternalComputeQueueNV` (VK_NV_external_compute_queue; device level): `vk.vkCreateExternalComputeQueueNV(device, pCreateInfo, pAllocator, pExternalQueue)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkExternalComputeQueueCreateInfoNV*`: `writeStruct(arena, "VkExternalComputeQueueCreateInfoNV", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pExternalQueue `VkExternalComputeQueueNV*`: out: the VkExternalComputeQueueNV made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateExternalComputeQueueNV = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkExternalComputeQueueCreateInfoNV">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pExternalQueue: VkPointer<VkExternalComputeQueueNV>,
+) => VkResult;
+/**
+ * `vkDestroyExternalComputeQueueNV` (VK_NV_external_compute_queue; device level): `vk.vkDestroyExternalComputeQueueNV(device, externalQueue, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param externalQueue `VkExternalComputeQueueNV`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyExternalComputeQueueNV = (
+  device: VkDevice,
+  externalQueue: VkExternalComputeQueueNV,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkGetExternalComputeQueueDataNV` (VK_NV_external_compute_queue; device level): `vk.vkGetExternalComputeQueueDataNV(externalQueue, params, pData)`.
+ *
+ * @param externalQueue `VkExternalComputeQueueNV`
+ * @param params `VkExternalComputeQueueDataParamsNV*`: `allocStruct(arena, "VkExternalComputeQueueDataParamsNV")`, read back with `readStruct`
+ * @param pData `void*`
+ * @category Commands
+ */
+export type vkGetExternalComputeQueueDataNV = (
+  externalQueue: VkExternalComputeQueueNV,
+  params: VkStructPointer<"VkExternalComputeQueueDataParamsNV">,
+  pData: Deno.PointerValue,
+) => void;
+/**
+ * `vkGetClusterAccelerationStructureBuildSizesNV` (VK_NV_cluster_acceleration_structure; device level): `vk.vkGetClusterAccelerationStructureBuildSizesNV(device, pInfo, pSizeInfo)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkClusterAccelerationStructureInputInfoNV*`: `writeStruct(arena, "VkClusterAccelerationStructureInputInfoNV", {...})`
+ * @param pSizeInfo `VkAccelerationStructureBuildSizesInfoKHR*`: `allocStruct(arena, "VkAccelerationStructureBuildSizesInfoKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetClusterAccelerationStructureBuildSizesNV = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkClusterAccelerationStructureInputInfoNV">,
+  pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
+) => void;
+/**
+ * `vkCmdBuildClusterAccelerationStructureIndirectNV` (VK_NV_cluster_acceleration_structure; device level): `vk.vkCmdBuildClusterAccelerationStructureIndirectNV(commandBuffer, pCommandInfos)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pCommandInfos `const VkClusterAccelerationStructureCommandsInfoNV*`: `writeStruct(arena, "VkClusterAccelerationStructureCommandsInfoNV", {...})`
+ * @category Commands
+ */
+export type vkCmdBuildClusterAccelerationStructureIndirectNV = (
+  commandBuffer: VkCommandBuffer,
+  pCommandInfos: VkStructPointer<"VkClusterAccelerationStructureCommandsInfoNV">,
+) => void;
+/**
+ * `vkGetPartitionedAccelerationStructuresBuildSizesNV` (VK_NV_partitioned_acceleration_structure; device level): `vk.vkGetPartitionedAccelerationStructuresBuildSizesNV(device, pInfo, pSizeInfo)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkPartitionedAccelerationStructureInstancesInputNV*`: `writeStruct(arena, "VkPartitionedAccelerationStructureInstancesInputNV", {...})`
+ * @param pSizeInfo `VkAccelerationStructureBuildSizesInfoKHR*`: `allocStruct(arena, "VkAccelerationStructureBuildSizesInfoKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetPartitionedAccelerationStructuresBuildSizesNV = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkPartitionedAccelerationStructureInstancesInputNV">,
+  pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
+) => void;
+/**
+ * `vkCmdBuildPartitionedAccelerationStructuresNV` (VK_NV_partitioned_acceleration_structure; device level): `vk.vkCmdBuildPartitionedAccelerationStructuresNV(commandBuffer, pBuildInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBuildInfo `const VkBuildPartitionedAccelerationStructureInfoNV*`: `writeStruct(arena, "VkBuildPartitionedAccelerationStructureInfoNV", {...})`
+ * @category Commands
+ */
+export type vkCmdBuildPartitionedAccelerationStructuresNV = (
+  commandBuffer: VkCommandBuffer,
+  pBuildInfo: VkStructPointer<"VkBuildPartitionedAccelerationStructureInfoNV">,
+) => void;
+/**
+ * `vkGetGeneratedCommandsMemoryRequirementsEXT` (VK_EXT_device_generated_commands; device level): `vk.vkGetGeneratedCommandsMemoryRequirementsEXT(device, pInfo, pMemoryRequirements)`.
+ *
+ * @param device `VkDevice`
+ * @param pInfo `const VkGeneratedCommandsMemoryRequirementsInfoEXT*`: `writeStruct(arena, "VkGeneratedCommandsMemoryRequirementsInfoEXT", {...})`
+ * @param pMemoryRequirements `VkMemoryRequirements2*`: `allocStruct(arena, "VkMemoryRequirements2")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetGeneratedCommandsMemoryRequirementsEXT = (
+  device: VkDevice,
+  pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoEXT">,
+  pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
+) => void;
+/**
+ * `vkCmdPreprocessGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level): `vk.vkCmdPreprocessGeneratedCommandsEXT(commandBuffer, pGeneratedCommandsInfo, stateCommandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pGeneratedCommandsInfo `const VkGeneratedCommandsInfoEXT*`: `writeStruct(arena, "VkGeneratedCommandsInfoEXT", {...})`
+ * @param stateCommandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdPreprocessGeneratedCommandsEXT = (
+  commandBuffer: VkCommandBuffer,
+  pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
+  stateCommandBuffer: VkCommandBuffer,
+) => void;
+/**
+ * `vkCmdExecuteGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level): `vk.vkCmdExecuteGeneratedCommandsEXT(commandBuffer, isPreprocessed, pGeneratedCommandsInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param isPreprocessed `VkBool32`
+ * @param pGeneratedCommandsInfo `const VkGeneratedCommandsInfoEXT*`: `writeStruct(arena, "VkGeneratedCommandsInfoEXT", {...})`
+ * @category Commands
+ */
+export type vkCmdExecuteGeneratedCommandsEXT = (
+  commandBuffer: VkCommandBuffer,
+  isPreprocessed: VkBool32,
+  pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
+) => void;
+/**
+ * `vkCreateIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level): `vk.vkCreateIndirectCommandsLayoutEXT(device, pCreateInfo, pAllocator, pIndirectCommandsLayout)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkIndirectCommandsLayoutCreateInfoEXT*`: `writeStruct(arena, "VkIndirectCommandsLayoutCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pIndirectCommandsLayout `VkIndirectCommandsLayoutEXT*`: out: the VkIndirectCommandsLayoutEXT made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateIndirectCommandsLayoutEXT = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutEXT>,
+) => VkResult;
+/**
+ * `vkDestroyIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level): `vk.vkDestroyIndirectCommandsLayoutEXT(device, indirectCommandsLayout, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param indirectCommandsLayout `VkIndirectCommandsLayoutEXT`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyIndirectCommandsLayoutEXT = (
+  device: VkDevice,
+  indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCreateIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level): `vk.vkCreateIndirectExecutionSetEXT(device, pCreateInfo, pAllocator, pIndirectExecutionSet)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkIndirectExecutionSetCreateInfoEXT*`: `writeStruct(arena, "VkIndirectExecutionSetCreateInfoEXT", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pIndirectExecutionSet `VkIndirectExecutionSetEXT*`: out: the VkIndirectExecutionSetEXT made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateIndirectExecutionSetEXT = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkIndirectExecutionSetCreateInfoEXT">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pIndirectExecutionSet: VkPointer<VkIndirectExecutionSetEXT>,
+) => VkResult;
+/**
+ * `vkDestroyIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level): `vk.vkDestroyIndirectExecutionSetEXT(device, indirectExecutionSet, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param indirectExecutionSet `VkIndirectExecutionSetEXT`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyIndirectExecutionSetEXT = (
+  device: VkDevice,
+  indirectExecutionSet: VkIndirectExecutionSetEXT | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkUpdateIndirectExecutionSetPipelineEXT` (VK_EXT_device_generated_commands; device level): `vk.vkUpdateIndirectExecutionSetPipelineEXT(device, indirectExecutionSet, executionSetWriteCount, pExecutionSetWrites)`.
+ *
+ * @param device `VkDevice`
+ * @param indirectExecutionSet `VkIndirectExecutionSetEXT`
+ * @param executionSetWriteCount `uint32_t`
+ * @param pExecutionSetWrites `const VkWriteIndirectExecutionSetPipelineEXT*`: `writeStruct(arena, "VkWriteIndirectExecutionSetPipelineEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkUpdateIndirectExecutionSetPipelineEXT = (
+  device: VkDevice,
+  indirectExecutionSet: VkIndirectExecutionSetEXT,
+  executionSetWriteCount: number,
+  pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetPipelineEXT">,
+) => void;
+/**
+ * `vkUpdateIndirectExecutionSetShaderEXT` (VK_EXT_device_generated_commands; device level): `vk.vkUpdateIndirectExecutionSetShaderEXT(device, indirectExecutionSet, executionSetWriteCount, pExecutionSetWrites)`.
+ *
+ * @param device `VkDevice`
+ * @param indirectExecutionSet `VkIndirectExecutionSetEXT`
+ * @param executionSetWriteCount `uint32_t`
+ * @param pExecutionSetWrites `const VkWriteIndirectExecutionSetShaderEXT*`: `writeStruct(arena, "VkWriteIndirectExecutionSetShaderEXT", {...})` (an array of them)
+ * @category Commands
+ */
+export type vkUpdateIndirectExecutionSetShaderEXT = (
+  device: VkDevice,
+  indirectExecutionSet: VkIndirectExecutionSetEXT,
+  executionSetWriteCount: number,
+  pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetShaderEXT">,
+) => void;
+/**
+ * `vkGetDeviceFaultReportsKHR` (VK_KHR_device_fault; device level): `vk.vkGetDeviceFaultReportsKHR(device, timeout, pFaultCounts, pFaultInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_TIMEOUT.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param timeout `uint64_t`
+ * @param pFaultCounts `uint32_t*`
+ * @param pFaultInfo `VkDeviceFaultInfoKHR*`: `allocStruct(arena, "VkDeviceFaultInfoKHR")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetDeviceFaultReportsKHR = (
+  device: VkDevice,
+  timeout: bigint,
+  pFaultCounts: Deno.PointerValue,
+  pFaultInfo: VkStructPointer<"VkDeviceFaultInfoKHR">,
+) => VkResult;
+/**
+ * `vkGetDeviceFaultDebugInfoKHR` (VK_KHR_device_fault; device level): `vk.vkGetDeviceFaultDebugInfoKHR(device, pDebugInfo)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_NOT_ENOUGH_SPACE_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pDebugInfo `VkDeviceFaultDebugInfoKHR*`: `allocStruct(arena, "VkDeviceFaultDebugInfoKHR")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetDeviceFaultDebugInfoKHR = (
+  device: VkDevice,
+  pDebugInfo: VkStructPointer<"VkDeviceFaultDebugInfoKHR">,
+) => VkResult;
+/**
+ * `vkCreateSurfaceOHOS` (VK_OHOS_surface; instance level): `vk.vkCreateSurfaceOHOS(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_SURFACE_LOST_KHR, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkSurfaceCreateInfoOHOS*`: `writeStruct(arena, "VkSurfaceCreateInfoOHOS", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateSurfaceOHOS = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkSurfaceCreateInfoOHOS">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV` (VK_NV_cooperative_matrix2; physical device level): `vk.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(physicalDevice, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkCooperativeMatrixFlexibleDimensionsPropertiesNV*`: `allocStruct(arena, "VkCooperativeMatrixFlexibleDimensionsPropertiesNV")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV = (
+  physicalDevice: VkPhysicalDevice,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkCooperativeMatrixFlexibleDimensionsPropertiesNV">,
+) => VkResult;
+/**
+ * `vkGetMemoryMetalHandleEXT` (VK_EXT_external_memory_metal; device level): `vk.vkGetMemoryMetalHandleEXT(device, pGetMetalHandleInfo, pHandle)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pGetMetalHandleInfo `const VkMemoryGetMetalHandleInfoEXT*`: `writeStruct(arena, "VkMemoryGetMetalHandleInfoEXT", {...})`
+ * @param pHandle `void**`
+ * @category Commands
+ */
+export type vkGetMemoryMetalHandleEXT = (
+  device: VkDevice,
+  pGetMetalHandleInfo: VkStructPointer<"VkMemoryGetMetalHandleInfoEXT">,
+  pHandle: Deno.PointerValue,
+) => VkResult;
+/**
+ * `vkGetMemoryMetalHandlePropertiesEXT` (VK_EXT_external_memory_metal; device level): `vk.vkGetMemoryMetalHandlePropertiesEXT(device, handleType, pHandle, pMemoryMetalHandleProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_INVALID_EXTERNAL_HANDLE, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param handleType `VkExternalMemoryHandleTypeFlagBits`
+ * @param pHandle `const void*`
+ * @param pMemoryMetalHandleProperties `VkMemoryMetalHandlePropertiesEXT*`: `allocStruct(arena, "VkMemoryMetalHandlePropertiesEXT")`, read back with `readStruct`
+ * @category Commands
+ */
+export type vkGetMemoryMetalHandlePropertiesEXT = (
+  device: VkDevice,
+  handleType: VkExternalMemoryHandleTypeFlagBits,
+  pHandle: Deno.PointerValue,
+  pMemoryMetalHandleProperties: VkStructPointer<"VkMemoryMetalHandlePropertiesEXT">,
+) => VkResult;
+/**
+ * `vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM` (VK_ARM_performance_counters_by_region; physical device level): `vk.vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM(physicalDevice, queueFamilyIndex, pCounterCount, pCounters, pCounterDescriptions)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param pCounterCount `uint32_t*`
+ * @param pCounters `VkPerformanceCounterARM*`: `allocStruct(arena, "VkPerformanceCounterARM")`, read back with `readStruct`; optional (null)
+ * @param pCounterDescriptions `VkPerformanceCounterDescriptionARM*`: `allocStruct(arena, "VkPerformanceCounterDescriptionARM")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  pCounterCount: Deno.PointerValue,
+  pCounters: VkStructPointer<"VkPerformanceCounterARM">,
+  pCounterDescriptions: VkStructPointer<"VkPerformanceCounterDescriptionARM">,
+) => VkResult;
+/**
+ * `vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM` (VK_ARM_shader_instrumentation; physical device level): `vk.vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM(physicalDevice, pDescriptionCount, pDescriptions)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pDescriptionCount `uint32_t*`
+ * @param pDescriptions `VkShaderInstrumentationMetricDescriptionARM*`: `allocStruct(arena, "VkShaderInstrumentationMetricDescriptionARM")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM = (
+  physicalDevice: VkPhysicalDevice,
+  pDescriptionCount: Deno.PointerValue,
+  pDescriptions: VkStructPointer<"VkShaderInstrumentationMetricDescriptionARM">,
+) => VkResult;
+/**
+ * `vkCreateShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level): `vk.vkCreateShaderInstrumentationARM(device, pCreateInfo, pAllocator, pInstrumentation)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param pCreateInfo `const VkShaderInstrumentationCreateInfoARM*`: `writeStruct(arena, "VkShaderInstrumentationCreateInfoARM", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pInstrumentation `VkShaderInstrumentationARM*`: out: the VkShaderInstrumentationARM made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateShaderInstrumentationARM = (
+  device: VkDevice,
+  pCreateInfo: VkStructPointer<"VkShaderInstrumentationCreateInfoARM">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pInstrumentation: VkPointer<VkShaderInstrumentationARM>,
+) => VkResult;
+/**
+ * `vkDestroyShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level): `vk.vkDestroyShaderInstrumentationARM(device, instrumentation, pAllocator)`.
+ *
+ * @param device `VkDevice`
+ * @param instrumentation `VkShaderInstrumentationARM`: optional (null)
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkDestroyShaderInstrumentationARM = (
+  device: VkDevice,
+  instrumentation: VkShaderInstrumentationARM | null,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+) => void;
+/**
+ * `vkCmdBeginShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level): `vk.vkCmdBeginShaderInstrumentationARM(commandBuffer, instrumentation)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param instrumentation `VkShaderInstrumentationARM`
+ * @category Commands
+ */
+export type vkCmdBeginShaderInstrumentationARM = (
+  commandBuffer: VkCommandBuffer,
+  instrumentation: VkShaderInstrumentationARM,
+) => void;
+/**
+ * `vkCmdEndShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level): `vk.vkCmdEndShaderInstrumentationARM(commandBuffer)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @category Commands
+ */
+export type vkCmdEndShaderInstrumentationARM = (commandBuffer: VkCommandBuffer) => void;
+/**
+ * `vkGetShaderInstrumentationValuesARM` (VK_ARM_shader_instrumentation; device level): `vk.vkGetShaderInstrumentationValuesARM(device, instrumentation, pMetricBlockCount, pMetricValues, flags)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param device `VkDevice`
+ * @param instrumentation `VkShaderInstrumentationARM`
+ * @param pMetricBlockCount `uint32_t*`
+ * @param pMetricValues `void*`
+ * @param flags `VkShaderInstrumentationValuesFlagsARM`: optional (0)
+ * @category Commands
+ */
+export type vkGetShaderInstrumentationValuesARM = (
+  device: VkDevice,
+  instrumentation: VkShaderInstrumentationARM,
+  pMetricBlockCount: Deno.PointerValue,
+  pMetricValues: Deno.PointerValue,
+  flags: VkShaderInstrumentationValuesFlagsARM,
+) => VkResult;
+/**
+ * `vkClearShaderInstrumentationMetricsARM` (VK_ARM_shader_instrumentation; device level): `vk.vkClearShaderInstrumentationMetricsARM(device, instrumentation)`.
+ *
+ * @param device `VkDevice`
+ * @param instrumentation `VkShaderInstrumentationARM`
+ * @category Commands
+ */
+export type vkClearShaderInstrumentationMetricsARM = (
+  device: VkDevice,
+  instrumentation: VkShaderInstrumentationARM,
+) => void;
+/**
+ * `vkCmdEndRendering2KHR` (VK_KHR_maintenance10; device level): `vk.vkCmdEndRendering2KHR(commandBuffer, pRenderingEndInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pRenderingEndInfo `const VkRenderingEndInfoKHR*`: `writeStruct(arena, "VkRenderingEndInfoKHR", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdEndRendering2KHR = (
+  commandBuffer: VkCommandBuffer,
+  pRenderingEndInfo: VkStructPointer<"VkRenderingEndInfoKHR">,
+) => void;
+/**
+ * `vkCmdEndRendering2EXT` (VK_EXT_fragment_density_map_offset): alias of {@linkcode vkCmdEndRendering2KHR}.
+ *
+ * @category Commands
+ */
+export type vkCmdEndRendering2EXT = vkCmdEndRendering2KHR;
+/**
+ * `vkCmdBeginCustomResolveEXT` (VK_EXT_custom_resolve; device level): `vk.vkCmdBeginCustomResolveEXT(commandBuffer, pBeginCustomResolveInfo)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pBeginCustomResolveInfo `const VkBeginCustomResolveInfoEXT*`: `writeStruct(arena, "VkBeginCustomResolveInfoEXT", {...})`; optional (null)
+ * @category Commands
+ */
+export type vkCmdBeginCustomResolveEXT = (
+  commandBuffer: VkCommandBuffer,
+  pBeginCustomResolveInfo: VkStructPointer<"VkBeginCustomResolveInfoEXT">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM` (VK_ARM_data_graph_optical_flow; physical device level): `vk.vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM(physicalDevice, queueFamilyIndex, pQueueFamilyDataGraphProperties, pOpticalFlowImageFormatInfo, pFormatCount, pImageFormatProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_FORMAT_NOT_SUPPORTED, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param pQueueFamilyDataGraphProperties `const VkQueueFamilyDataGraphPropertiesARM*`: `writeStruct(arena, "VkQueueFamilyDataGraphPropertiesARM", {...})`
+ * @param pOpticalFlowImageFormatInfo `const VkDataGraphOpticalFlowImageFormatInfoARM*`: `writeStruct(arena, "VkDataGraphOpticalFlowImageFormatInfoARM", {...})`
+ * @param pFormatCount `uint32_t*`
+ * @param pImageFormatProperties `VkDataGraphOpticalFlowImageFormatPropertiesARM*`: `allocStruct(arena, "VkDataGraphOpticalFlowImageFormatPropertiesARM")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
+  pOpticalFlowImageFormatInfo: VkStructPointer<"VkDataGraphOpticalFlowImageFormatInfoARM">,
+  pFormatCount: Deno.PointerValue,
+  pImageFormatProperties: VkStructPointer<"VkDataGraphOpticalFlowImageFormatPropertiesARM">,
+) => VkResult;
+/**
+ * `vkCmdSetComputeOccupancyPriorityNV` (VK_NV_compute_occupancy_priority; device level): `vk.vkCmdSetComputeOccupancyPriorityNV(commandBuffer, pParameters)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param pParameters `const VkComputeOccupancyPriorityParametersNV*`: `writeStruct(arena, "VkComputeOccupancyPriorityParametersNV", {...})`
+ * @category Commands
+ */
+export type vkCmdSetComputeOccupancyPriorityNV = (
+  commandBuffer: VkCommandBuffer,
+  pParameters: VkStructPointer<"VkComputeOccupancyPriorityParametersNV">,
+) => void;
+/**
+ * `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT` (VK_EXT_cooperative_matrix_maintenance1; physical device level): `vk.vkGetPhysicalDeviceCooperativeMatrixProperties2EXT(physicalDevice, pCooperativeMatrixInfo, pPropertyCount, pProperties)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS, VK_INCOMPLETE.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param pCooperativeMatrixInfo `const VkPhysicalDeviceCooperativeMatrixInfo2EXT*`: `writeStruct(arena, "VkPhysicalDeviceCooperativeMatrixInfo2EXT", {...})`
+ * @param pPropertyCount `uint32_t*`
+ * @param pProperties `VkCooperativeMatrixProperties2EXT*`: `allocStruct(arena, "VkCooperativeMatrixProperties2EXT")`, read back with `readStruct`; optional (null)
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceCooperativeMatrixProperties2EXT = (
+  physicalDevice: VkPhysicalDevice,
+  pCooperativeMatrixInfo: VkStructPointer<"VkPhysicalDeviceCooperativeMatrixInfo2EXT">,
+  pPropertyCount: Deno.PointerValue,
+  pProperties: VkStructPointer<"VkCooperativeMatrixProperties2EXT">,
+) => VkResult;
+/**
+ * `vkCreateUbmSurfaceSEC` (VK_SEC_ubm_surface; instance level): `vk.vkCreateUbmSurfaceSEC(instance, pCreateInfo, pAllocator, pSurface)`, returns `VkResult`.
+ * Success codes: VK_SUCCESS.
+ * Error codes: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_UNKNOWN, VK_ERROR_VALIDATION_FAILED.
+ *
+ * @param instance `VkInstance`
+ * @param pCreateInfo `const VkUbmSurfaceCreateInfoSEC*`: `writeStruct(arena, "VkUbmSurfaceCreateInfoSEC", {...})`
+ * @param pAllocator `const VkAllocationCallbacks*`: `writeStruct(arena, "VkAllocationCallbacks", {...})`; optional (null)
+ * @param pSurface `VkSurfaceKHR*`: out: the VkSurfaceKHR made (`create` / `VkScope` read it back)
+ * @category Commands
+ */
+export type vkCreateUbmSurfaceSEC = (
+  instance: VkInstance,
+  pCreateInfo: VkStructPointer<"VkUbmSurfaceCreateInfoSEC">,
+  pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  pSurface: VkPointer<VkSurfaceKHR>,
+) => VkResult;
+/**
+ * `vkGetPhysicalDeviceUbmPresentationSupportSEC` (VK_SEC_ubm_surface; physical device level): `vk.vkGetPhysicalDeviceUbmPresentationSupportSEC(physicalDevice, queueFamilyIndex, device)`, returns `VkBool32`.
+ *
+ * @param physicalDevice `VkPhysicalDevice`
+ * @param queueFamilyIndex `uint32_t`
+ * @param device `ubm_device*`
+ * @category Commands
+ */
+export type vkGetPhysicalDeviceUbmPresentationSupportSEC = (
+  physicalDevice: VkPhysicalDevice,
+  queueFamilyIndex: number,
+  device: Deno.PointerValue,
+) => VkBool32;
+/**
+ * `vkCmdSetPrimitiveRestartIndexEXT` (VK_EXT_primitive_restart_index; device level): `vk.vkCmdSetPrimitiveRestartIndexEXT(commandBuffer, primitiveRestartIndex)`.
+ *
+ * @param commandBuffer `VkCommandBuffer`
+ * @param primitiveRestartIndex `uint32_t`: optional (0)
+ * @category Commands
+ */
+export type vkCmdSetPrimitiveRestartIndexEXT = (
+  commandBuffer: VkCommandBuffer,
+  primitiveRestartIndex: number,
+) => void;
+
+/**
+ * Every Vulkan command (737) and alias (105) by name: the commands of
+ * `loadVulkan()`. Each has a type of its own name (`deno doc --filter vkCreateBuffer mod.ts`).
+ */
 export interface VkCommands {
-  /** `vkCreateInstance` (VK_VERSION_1_0; global level). Success codes: VK_SUCCESS. */
-  readonly vkCreateInstance: (
-    pCreateInfo: VkStructPointer<"VkInstanceCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pInstance: VkPointer<VkInstance>,
-  ) => VkResult;
-  /** `vkDestroyInstance` (VK_VERSION_1_0; instance level). */
-  readonly vkDestroyInstance: (
-    instance: VkInstance | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkEnumeratePhysicalDevices` (VK_VERSION_1_0; instance level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumeratePhysicalDevices: (
-    instance: VkInstance,
-    pPhysicalDeviceCount: Deno.PointerValue,
-    pPhysicalDevices: VkPointer<VkPhysicalDevice>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceFeatures` (VK_VERSION_1_0; physical device level). */
-  readonly vkGetPhysicalDeviceFeatures: (
-    physicalDevice: VkPhysicalDevice,
-    pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures">,
-  ) => void;
-  /** `vkGetPhysicalDeviceFormatProperties` (VK_VERSION_1_0; physical device level). */
-  readonly vkGetPhysicalDeviceFormatProperties: (
-    physicalDevice: VkPhysicalDevice,
-    format: VkFormat,
-    pFormatProperties: VkStructPointer<"VkFormatProperties">,
-  ) => void;
-  /** `vkGetPhysicalDeviceImageFormatProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceImageFormatProperties: (
-    physicalDevice: VkPhysicalDevice,
-    format: VkFormat,
-    type: VkImageType,
-    tiling: VkImageTiling,
-    usage: VkImageUsageFlags,
-    flags: VkImageCreateFlags,
-    pImageFormatProperties: VkStructPointer<"VkImageFormatProperties">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceProperties` (VK_VERSION_1_0; physical device level). */
-  readonly vkGetPhysicalDeviceProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pProperties: VkStructPointer<"VkPhysicalDeviceProperties">,
-  ) => void;
-  /** `vkGetPhysicalDeviceQueueFamilyProperties` (VK_VERSION_1_0; physical device level). */
-  readonly vkGetPhysicalDeviceQueueFamilyProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pQueueFamilyPropertyCount: Deno.PointerValue,
-    pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties">,
-  ) => void;
-  /** `vkGetPhysicalDeviceMemoryProperties` (VK_VERSION_1_0; physical device level). */
-  readonly vkGetPhysicalDeviceMemoryProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties">,
-  ) => void;
-  /** `vkGetInstanceProcAddr` (VK_VERSION_1_0; global level). */
-  readonly vkGetInstanceProcAddr: (
-    instance: VkInstance | null,
-    pName: Deno.PointerValue | string,
-  ) => Deno.PointerValue;
-  /** `vkGetDeviceProcAddr` (VK_VERSION_1_0; device level). */
-  readonly vkGetDeviceProcAddr: (device: VkDevice, pName: Deno.PointerValue | string) => Deno.PointerValue;
-  /** `vkCreateDevice` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDevice: (
-    physicalDevice: VkPhysicalDevice,
-    pCreateInfo: VkStructPointer<"VkDeviceCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pDevice: VkPointer<VkDevice>,
-  ) => VkResult;
-  /** `vkDestroyDevice` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyDevice: (
-    device: VkDevice | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkEnumerateInstanceExtensionProperties` (VK_VERSION_1_0; global level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumerateInstanceExtensionProperties: (
-    pLayerName: Deno.PointerValue,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkExtensionProperties">,
-  ) => VkResult;
-  /** `vkEnumerateDeviceExtensionProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumerateDeviceExtensionProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pLayerName: Deno.PointerValue,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkExtensionProperties">,
-  ) => VkResult;
-  /** `vkEnumerateInstanceLayerProperties` (VK_VERSION_1_0; global level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumerateInstanceLayerProperties: (
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkLayerProperties">,
-  ) => VkResult;
-  /** `vkEnumerateDeviceLayerProperties` (VK_VERSION_1_0; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumerateDeviceLayerProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkLayerProperties">,
-  ) => VkResult;
-  /** `vkGetDeviceQueue` (VK_VERSION_1_0; device level). */
-  readonly vkGetDeviceQueue: (
-    device: VkDevice,
-    queueFamilyIndex: number,
-    queueIndex: number,
-    pQueue: VkPointer<VkQueue>,
-  ) => void;
-  /** `vkQueueSubmit` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueSubmit: (
-    queue: VkQueue,
-    submitCount: number,
-    pSubmits: VkStructPointer<"VkSubmitInfo">,
-    fence: VkFence | null,
-  ) => VkResult;
-  /** `vkQueueWaitIdle` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueWaitIdle: (queue: VkQueue) => VkResult;
-  /** `vkDeviceWaitIdle` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkDeviceWaitIdle: (device: VkDevice) => VkResult;
-  /** `vkAllocateMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkAllocateMemory: (
-    device: VkDevice,
-    pAllocateInfo: VkStructPointer<"VkMemoryAllocateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pMemory: VkPointer<VkDeviceMemory>,
-  ) => VkResult;
-  /** `vkFreeMemory` (VK_VERSION_1_0; device level). */
-  readonly vkFreeMemory: (
-    device: VkDevice,
-    memory: VkDeviceMemory | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkMapMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkMapMemory: (
-    device: VkDevice,
-    memory: VkDeviceMemory,
-    offset: VkDeviceSize,
-    size: VkDeviceSize,
-    flags: VkMemoryMapFlags,
-    ppData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkUnmapMemory` (VK_VERSION_1_0; device level). */
-  readonly vkUnmapMemory: (device: VkDevice, memory: VkDeviceMemory) => void;
-  /** `vkFlushMappedMemoryRanges` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkFlushMappedMemoryRanges: (
-    device: VkDevice,
-    memoryRangeCount: number,
-    pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
-  ) => VkResult;
-  /** `vkInvalidateMappedMemoryRanges` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkInvalidateMappedMemoryRanges: (
-    device: VkDevice,
-    memoryRangeCount: number,
-    pMemoryRanges: VkStructPointer<"VkMappedMemoryRange">,
-  ) => VkResult;
-  /** `vkGetDeviceMemoryCommitment` (VK_VERSION_1_0; device level). */
-  readonly vkGetDeviceMemoryCommitment: (
-    device: VkDevice,
-    memory: VkDeviceMemory,
-    pCommittedMemoryInBytes: Deno.PointerValue,
-  ) => void;
-  /** `vkBindBufferMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindBufferMemory: (
-    device: VkDevice,
-    buffer: VkBuffer,
-    memory: VkDeviceMemory,
-    memoryOffset: VkDeviceSize,
-  ) => VkResult;
-  /** `vkBindImageMemory` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindImageMemory: (
-    device: VkDevice,
-    image: VkImage,
-    memory: VkDeviceMemory,
-    memoryOffset: VkDeviceSize,
-  ) => VkResult;
-  /** `vkGetBufferMemoryRequirements` (VK_VERSION_1_0; device level). */
-  readonly vkGetBufferMemoryRequirements: (
-    device: VkDevice,
-    buffer: VkBuffer,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
-  ) => void;
-  /** `vkGetImageMemoryRequirements` (VK_VERSION_1_0; device level). */
-  readonly vkGetImageMemoryRequirements: (
-    device: VkDevice,
-    image: VkImage,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements">,
-  ) => void;
-  /** `vkGetImageSparseMemoryRequirements` (VK_VERSION_1_0; device level). */
-  readonly vkGetImageSparseMemoryRequirements: (
-    device: VkDevice,
-    image: VkImage,
-    pSparseMemoryRequirementCount: Deno.PointerValue,
-    pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements">,
-  ) => void;
-  /** `vkGetPhysicalDeviceSparseImageFormatProperties` (VK_VERSION_1_0; physical device level). */
-  readonly vkGetPhysicalDeviceSparseImageFormatProperties: (
-    physicalDevice: VkPhysicalDevice,
-    format: VkFormat,
-    type: VkImageType,
-    samples: VkSampleCountFlagBits,
-    usage: VkImageUsageFlags,
-    tiling: VkImageTiling,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkSparseImageFormatProperties">,
-  ) => void;
-  /** `vkQueueBindSparse` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueBindSparse: (
-    queue: VkQueue,
-    bindInfoCount: number,
-    pBindInfo: VkStructPointer<"VkBindSparseInfo">,
-    fence: VkFence | null,
-  ) => VkResult;
-  /** `vkCreateFence` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateFence: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkFenceCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pFence: VkPointer<VkFence>,
-  ) => VkResult;
-  /** `vkDestroyFence` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyFence: (
-    device: VkDevice,
-    fence: VkFence | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkResetFences` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetFences: (device: VkDevice, fenceCount: number, pFences: Deno.PointerValue) => VkResult;
-  /** `vkGetFenceStatus` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
-  readonly vkGetFenceStatus: (device: VkDevice, fence: VkFence) => VkResult;
-  /** `vkWaitForFences` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_TIMEOUT. */
-  readonly vkWaitForFences: (
-    device: VkDevice,
-    fenceCount: number,
-    pFences: Deno.PointerValue,
-    waitAll: VkBool32,
-    timeout: bigint,
-  ) => VkResult;
-  /** `vkCreateSemaphore` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateSemaphore: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkSemaphoreCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSemaphore: VkPointer<VkSemaphore>,
-  ) => VkResult;
-  /** `vkDestroySemaphore` (VK_VERSION_1_0; device level). */
-  readonly vkDestroySemaphore: (
-    device: VkDevice,
-    semaphore: VkSemaphore | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateQueryPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateQueryPool: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkQueryPoolCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pQueryPool: VkPointer<VkQueryPool>,
-  ) => VkResult;
-  /** `vkDestroyQueryPool` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyQueryPool: (
-    device: VkDevice,
-    queryPool: VkQueryPool | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetQueryPoolResults` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
-  readonly vkGetQueryPoolResults: (
-    device: VkDevice,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-    queryCount: number,
-    dataSize: number | bigint,
-    pData: Deno.PointerValue,
-    stride: VkDeviceSize,
-    flags: VkQueryResultFlags,
-  ) => VkResult;
-  /** `vkCreateBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateBuffer: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkBufferCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pBuffer: VkPointer<VkBuffer>,
-  ) => VkResult;
-  /** `vkDestroyBuffer` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyBuffer: (
-    device: VkDevice,
-    buffer: VkBuffer | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateImage` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateImage: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkImageCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pImage: VkPointer<VkImage>,
-  ) => VkResult;
-  /** `vkDestroyImage` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyImage: (
-    device: VkDevice,
-    image: VkImage | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetImageSubresourceLayout` (VK_VERSION_1_0; device level). */
-  readonly vkGetImageSubresourceLayout: (
-    device: VkDevice,
-    image: VkImage,
-    pSubresource: VkStructPointer<"VkImageSubresource">,
-    pLayout: VkStructPointer<"VkSubresourceLayout">,
-  ) => void;
-  /** `vkCreateImageView` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateImageView: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkImageViewCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pView: VkPointer<VkImageView>,
-  ) => VkResult;
-  /** `vkDestroyImageView` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyImageView: (
-    device: VkDevice,
-    imageView: VkImageView | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateCommandPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateCommandPool: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkCommandPoolCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pCommandPool: VkPointer<VkCommandPool>,
-  ) => VkResult;
-  /** `vkDestroyCommandPool` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyCommandPool: (
-    device: VkDevice,
-    commandPool: VkCommandPool | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkResetCommandPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetCommandPool: (
-    device: VkDevice,
-    commandPool: VkCommandPool,
-    flags: VkCommandPoolResetFlags,
-  ) => VkResult;
-  /** `vkAllocateCommandBuffers` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkAllocateCommandBuffers: (
-    device: VkDevice,
-    pAllocateInfo: VkStructPointer<"VkCommandBufferAllocateInfo">,
-    pCommandBuffers: VkPointer<VkCommandBuffer>,
-  ) => VkResult;
-  /** `vkFreeCommandBuffers` (VK_VERSION_1_0; device level). */
-  readonly vkFreeCommandBuffers: (
-    device: VkDevice,
-    commandPool: VkCommandPool,
-    commandBufferCount: number,
-    pCommandBuffers: Deno.PointerValue,
-  ) => void;
-  /** `vkBeginCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkBeginCommandBuffer: (
-    commandBuffer: VkCommandBuffer,
-    pBeginInfo: VkStructPointer<"VkCommandBufferBeginInfo">,
-  ) => VkResult;
-  /** `vkEndCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkEndCommandBuffer: (commandBuffer: VkCommandBuffer) => VkResult;
-  /** `vkResetCommandBuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetCommandBuffer: (
-    commandBuffer: VkCommandBuffer,
-    flags: VkCommandBufferResetFlags,
-  ) => VkResult;
-  /** `vkCmdCopyBuffer` (VK_VERSION_1_0; device level). */
-  readonly vkCmdCopyBuffer: (
-    commandBuffer: VkCommandBuffer,
-    srcBuffer: VkBuffer,
-    dstBuffer: VkBuffer,
-    regionCount: number,
-    pRegions: VkStructPointer<"VkBufferCopy">,
-  ) => void;
-  /** `vkCmdCopyImage` (VK_VERSION_1_0; device level). */
-  readonly vkCmdCopyImage: (
-    commandBuffer: VkCommandBuffer,
-    srcImage: VkImage,
-    srcImageLayout: VkImageLayout,
-    dstImage: VkImage,
-    dstImageLayout: VkImageLayout,
-    regionCount: number,
-    pRegions: VkStructPointer<"VkImageCopy">,
-  ) => void;
-  /** `vkCmdCopyBufferToImage` (VK_VERSION_1_0; device level). */
-  readonly vkCmdCopyBufferToImage: (
-    commandBuffer: VkCommandBuffer,
-    srcBuffer: VkBuffer,
-    dstImage: VkImage,
-    dstImageLayout: VkImageLayout,
-    regionCount: number,
-    pRegions: VkStructPointer<"VkBufferImageCopy">,
-  ) => void;
-  /** `vkCmdCopyImageToBuffer` (VK_VERSION_1_0; device level). */
-  readonly vkCmdCopyImageToBuffer: (
-    commandBuffer: VkCommandBuffer,
-    srcImage: VkImage,
-    srcImageLayout: VkImageLayout,
-    dstBuffer: VkBuffer,
-    regionCount: number,
-    pRegions: VkStructPointer<"VkBufferImageCopy">,
-  ) => void;
-  /** `vkCmdUpdateBuffer` (VK_VERSION_1_0; device level). */
-  readonly vkCmdUpdateBuffer: (
-    commandBuffer: VkCommandBuffer,
-    dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
-    dataSize: VkDeviceSize,
-    pData: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdFillBuffer` (VK_VERSION_1_0; device level). */
-  readonly vkCmdFillBuffer: (
-    commandBuffer: VkCommandBuffer,
-    dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
-    size: VkDeviceSize,
-    data: number,
-  ) => void;
-  /** `vkCmdPipelineBarrier` (VK_VERSION_1_0; device level). */
-  readonly vkCmdPipelineBarrier: (
-    commandBuffer: VkCommandBuffer,
-    srcStageMask: VkPipelineStageFlags,
-    dstStageMask: VkPipelineStageFlags,
-    dependencyFlags: VkDependencyFlags,
-    memoryBarrierCount: number,
-    pMemoryBarriers: VkStructPointer<"VkMemoryBarrier">,
-    bufferMemoryBarrierCount: number,
-    pBufferMemoryBarriers: VkStructPointer<"VkBufferMemoryBarrier">,
-    imageMemoryBarrierCount: number,
-    pImageMemoryBarriers: VkStructPointer<"VkImageMemoryBarrier">,
-  ) => void;
-  /** `vkCmdBeginQuery` (VK_VERSION_1_0; device level). */
-  readonly vkCmdBeginQuery: (
-    commandBuffer: VkCommandBuffer,
-    queryPool: VkQueryPool,
-    query: number,
-    flags: VkQueryControlFlags,
-  ) => void;
-  /** `vkCmdEndQuery` (VK_VERSION_1_0; device level). */
-  readonly vkCmdEndQuery: (commandBuffer: VkCommandBuffer, queryPool: VkQueryPool, query: number) => void;
-  /** `vkCmdResetQueryPool` (VK_VERSION_1_0; device level). */
-  readonly vkCmdResetQueryPool: (
-    commandBuffer: VkCommandBuffer,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-    queryCount: number,
-  ) => void;
-  /** `vkCmdWriteTimestamp` (VK_VERSION_1_0; device level). */
-  readonly vkCmdWriteTimestamp: (
-    commandBuffer: VkCommandBuffer,
-    pipelineStage: VkPipelineStageFlagBits,
-    queryPool: VkQueryPool,
-    query: number,
-  ) => void;
-  /** `vkCmdCopyQueryPoolResults` (VK_VERSION_1_0; device level). */
-  readonly vkCmdCopyQueryPoolResults: (
-    commandBuffer: VkCommandBuffer,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-    queryCount: number,
-    dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
-    stride: VkDeviceSize,
-    flags: VkQueryResultFlags,
-  ) => void;
-  /** `vkCmdExecuteCommands` (VK_VERSION_1_0; device level). */
-  readonly vkCmdExecuteCommands: (
-    commandBuffer: VkCommandBuffer,
-    commandBufferCount: number,
-    pCommandBuffers: Deno.PointerValue,
-  ) => void;
-  /** `vkCreateEvent` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateEvent: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkEventCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pEvent: VkPointer<VkEvent>,
-  ) => VkResult;
-  /** `vkDestroyEvent` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyEvent: (
-    device: VkDevice,
-    event: VkEvent | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetEventStatus` (VK_VERSION_1_0; device level). Success codes: VK_EVENT_SET, VK_EVENT_RESET. */
-  readonly vkGetEventStatus: (device: VkDevice, event: VkEvent) => VkResult;
-  /** `vkSetEvent` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetEvent: (device: VkDevice, event: VkEvent) => VkResult;
-  /** `vkResetEvent` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetEvent: (device: VkDevice, event: VkEvent) => VkResult;
-  /** `vkCreateBufferView` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateBufferView: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkBufferViewCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pView: VkPointer<VkBufferView>,
-  ) => VkResult;
-  /** `vkDestroyBufferView` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyBufferView: (
-    device: VkDevice,
-    bufferView: VkBufferView | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateShaderModule` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateShaderModule: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pShaderModule: VkPointer<VkShaderModule>,
-  ) => VkResult;
-  /** `vkDestroyShaderModule` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyShaderModule: (
-    device: VkDevice,
-    shaderModule: VkShaderModule | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreatePipelineCache` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreatePipelineCache: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkPipelineCacheCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelineCache: VkPointer<VkPipelineCache>,
-  ) => VkResult;
-  /** `vkDestroyPipelineCache` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyPipelineCache: (
-    device: VkDevice,
-    pipelineCache: VkPipelineCache | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetPipelineCacheData` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPipelineCacheData: (
-    device: VkDevice,
-    pipelineCache: VkPipelineCache,
-    pDataSize: Deno.PointerValue,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkMergePipelineCaches` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkMergePipelineCaches: (
-    device: VkDevice,
-    dstCache: VkPipelineCache,
-    srcCacheCount: number,
-    pSrcCaches: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateComputePipelines` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
-  readonly vkCreateComputePipelines: (
-    device: VkDevice,
-    pipelineCache: VkPipelineCache | null,
-    createInfoCount: number,
-    pCreateInfos: VkStructPointer<"VkComputePipelineCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelines: VkPointer<VkPipeline>,
-  ) => VkResult;
-  /** `vkDestroyPipeline` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyPipeline: (
-    device: VkDevice,
-    pipeline: VkPipeline | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreatePipelineLayout` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreatePipelineLayout: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkPipelineLayoutCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelineLayout: VkPointer<VkPipelineLayout>,
-  ) => VkResult;
-  /** `vkDestroyPipelineLayout` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyPipelineLayout: (
-    device: VkDevice,
-    pipelineLayout: VkPipelineLayout | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateSampler` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateSampler: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkSamplerCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSampler: VkPointer<VkSampler>,
-  ) => VkResult;
-  /** `vkDestroySampler` (VK_VERSION_1_0; device level). */
-  readonly vkDestroySampler: (
-    device: VkDevice,
-    sampler: VkSampler | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateDescriptorSetLayout` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDescriptorSetLayout: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSetLayout: VkPointer<VkDescriptorSetLayout>,
-  ) => VkResult;
-  /** `vkDestroyDescriptorSetLayout` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyDescriptorSetLayout: (
-    device: VkDevice,
-    descriptorSetLayout: VkDescriptorSetLayout | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateDescriptorPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDescriptorPool: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkDescriptorPoolCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pDescriptorPool: VkPointer<VkDescriptorPool>,
-  ) => VkResult;
-  /** `vkDestroyDescriptorPool` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyDescriptorPool: (
-    device: VkDevice,
-    descriptorPool: VkDescriptorPool | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkResetDescriptorPool` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetDescriptorPool: (
-    device: VkDevice,
-    descriptorPool: VkDescriptorPool,
-    flags: VkDescriptorPoolResetFlags,
-  ) => VkResult;
-  /** `vkAllocateDescriptorSets` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkAllocateDescriptorSets: (
-    device: VkDevice,
-    pAllocateInfo: VkStructPointer<"VkDescriptorSetAllocateInfo">,
-    pDescriptorSets: VkPointer<VkDescriptorSet>,
-  ) => VkResult;
-  /** `vkFreeDescriptorSets` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkFreeDescriptorSets: (
-    device: VkDevice,
-    descriptorPool: VkDescriptorPool,
-    descriptorSetCount: number,
-    pDescriptorSets: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkUpdateDescriptorSets` (VK_VERSION_1_0; device level). */
-  readonly vkUpdateDescriptorSets: (
-    device: VkDevice,
-    descriptorWriteCount: number,
-    pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
-    descriptorCopyCount: number,
-    pDescriptorCopies: VkStructPointer<"VkCopyDescriptorSet">,
-  ) => void;
-  /** `vkCmdBindPipeline` (VK_VERSION_1_0; device level). */
-  readonly vkCmdBindPipeline: (
-    commandBuffer: VkCommandBuffer,
-    pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline,
-  ) => void;
-  /** `vkCmdBindDescriptorSets` (VK_VERSION_1_0; device level). */
-  readonly vkCmdBindDescriptorSets: (
-    commandBuffer: VkCommandBuffer,
-    pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout,
-    firstSet: number,
-    descriptorSetCount: number,
-    pDescriptorSets: Deno.PointerValue,
-    dynamicOffsetCount: number,
-    pDynamicOffsets: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdClearColorImage` (VK_VERSION_1_0; device level). */
-  readonly vkCmdClearColorImage: (
-    commandBuffer: VkCommandBuffer,
-    image: VkImage,
-    imageLayout: VkImageLayout,
-    pColor: VkStructPointer<"VkClearColorValue">,
-    rangeCount: number,
-    pRanges: VkStructPointer<"VkImageSubresourceRange">,
-  ) => void;
-  /** `vkCmdDispatch` (VK_VERSION_1_0; device level). */
-  readonly vkCmdDispatch: (
-    commandBuffer: VkCommandBuffer,
-    groupCountX: number,
-    groupCountY: number,
-    groupCountZ: number,
-  ) => void;
-  /** `vkCmdDispatchIndirect` (VK_VERSION_1_0; device level). */
-  readonly vkCmdDispatchIndirect: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-  ) => void;
-  /** `vkCmdSetEvent` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetEvent: (
-    commandBuffer: VkCommandBuffer,
-    event: VkEvent,
-    stageMask: VkPipelineStageFlags,
-  ) => void;
-  /** `vkCmdResetEvent` (VK_VERSION_1_0; device level). */
-  readonly vkCmdResetEvent: (
-    commandBuffer: VkCommandBuffer,
-    event: VkEvent,
-    stageMask: VkPipelineStageFlags,
-  ) => void;
-  /** `vkCmdWaitEvents` (VK_VERSION_1_0; device level). */
-  readonly vkCmdWaitEvents: (
-    commandBuffer: VkCommandBuffer,
-    eventCount: number,
-    pEvents: Deno.PointerValue,
-    srcStageMask: VkPipelineStageFlags,
-    dstStageMask: VkPipelineStageFlags,
-    memoryBarrierCount: number,
-    pMemoryBarriers: VkStructPointer<"VkMemoryBarrier">,
-    bufferMemoryBarrierCount: number,
-    pBufferMemoryBarriers: VkStructPointer<"VkBufferMemoryBarrier">,
-    imageMemoryBarrierCount: number,
-    pImageMemoryBarriers: VkStructPointer<"VkImageMemoryBarrier">,
-  ) => void;
-  /** `vkCmdPushConstants` (VK_VERSION_1_0; device level). */
-  readonly vkCmdPushConstants: (
-    commandBuffer: VkCommandBuffer,
-    layout: VkPipelineLayout,
-    stageFlags: VkShaderStageFlags,
-    offset: number,
-    size: number,
-    pValues: Deno.PointerValue,
-  ) => void;
-  /** `vkCreateGraphicsPipelines` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
-  readonly vkCreateGraphicsPipelines: (
-    device: VkDevice,
-    pipelineCache: VkPipelineCache | null,
-    createInfoCount: number,
-    pCreateInfos: VkStructPointer<"VkGraphicsPipelineCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelines: VkPointer<VkPipeline>,
-  ) => VkResult;
-  /** `vkCreateFramebuffer` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateFramebuffer: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkFramebufferCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pFramebuffer: VkPointer<VkFramebuffer>,
-  ) => VkResult;
-  /** `vkDestroyFramebuffer` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyFramebuffer: (
-    device: VkDevice,
-    framebuffer: VkFramebuffer | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateRenderPass` (VK_VERSION_1_0; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateRenderPass: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pRenderPass: VkPointer<VkRenderPass>,
-  ) => VkResult;
-  /** `vkDestroyRenderPass` (VK_VERSION_1_0; device level). */
-  readonly vkDestroyRenderPass: (
-    device: VkDevice,
-    renderPass: VkRenderPass | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetRenderAreaGranularity` (VK_VERSION_1_0; device level). */
-  readonly vkGetRenderAreaGranularity: (
-    device: VkDevice,
-    renderPass: VkRenderPass,
-    pGranularity: VkStructPointer<"VkExtent2D">,
-  ) => void;
-  /** `vkCmdSetViewport` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetViewport: (
-    commandBuffer: VkCommandBuffer,
-    firstViewport: number,
-    viewportCount: number,
-    pViewports: VkStructPointer<"VkViewport">,
-  ) => void;
-  /** `vkCmdSetScissor` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetScissor: (
-    commandBuffer: VkCommandBuffer,
-    firstScissor: number,
-    scissorCount: number,
-    pScissors: VkStructPointer<"VkRect2D">,
-  ) => void;
-  /** `vkCmdSetLineWidth` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetLineWidth: (commandBuffer: VkCommandBuffer, lineWidth: number) => void;
-  /** `vkCmdSetDepthBias` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetDepthBias: (
-    commandBuffer: VkCommandBuffer,
-    depthBiasConstantFactor: number,
-    depthBiasClamp: number,
-    depthBiasSlopeFactor: number,
-  ) => void;
-  /** `vkCmdSetBlendConstants` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetBlendConstants: (
-    commandBuffer: VkCommandBuffer,
-    blendConstants: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdSetDepthBounds` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetDepthBounds: (
-    commandBuffer: VkCommandBuffer,
-    minDepthBounds: number,
-    maxDepthBounds: number,
-  ) => void;
-  /** `vkCmdSetStencilCompareMask` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetStencilCompareMask: (
-    commandBuffer: VkCommandBuffer,
-    faceMask: VkStencilFaceFlags,
-    compareMask: number,
-  ) => void;
-  /** `vkCmdSetStencilWriteMask` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetStencilWriteMask: (
-    commandBuffer: VkCommandBuffer,
-    faceMask: VkStencilFaceFlags,
-    writeMask: number,
-  ) => void;
-  /** `vkCmdSetStencilReference` (VK_VERSION_1_0; device level). */
-  readonly vkCmdSetStencilReference: (
-    commandBuffer: VkCommandBuffer,
-    faceMask: VkStencilFaceFlags,
-    reference: number,
-  ) => void;
-  /** `vkCmdBindIndexBuffer` (VK_VERSION_1_0; device level). */
-  readonly vkCmdBindIndexBuffer: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer | null,
-    offset: VkDeviceSize,
-    indexType: VkIndexType,
-  ) => void;
-  /** `vkCmdBindVertexBuffers` (VK_VERSION_1_0; device level). */
-  readonly vkCmdBindVertexBuffers: (
-    commandBuffer: VkCommandBuffer,
-    firstBinding: number,
-    bindingCount: number,
-    pBuffers: Deno.PointerValue,
-    pOffsets: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdDraw` (VK_VERSION_1_0; device level). */
-  readonly vkCmdDraw: (
-    commandBuffer: VkCommandBuffer,
-    vertexCount: number,
-    instanceCount: number,
-    firstVertex: number,
-    firstInstance: number,
-  ) => void;
-  /** `vkCmdDrawIndexed` (VK_VERSION_1_0; device level). */
-  readonly vkCmdDrawIndexed: (
-    commandBuffer: VkCommandBuffer,
-    indexCount: number,
-    instanceCount: number,
-    firstIndex: number,
-    vertexOffset: number,
-    firstInstance: number,
-  ) => void;
-  /** `vkCmdDrawIndirect` (VK_VERSION_1_0; device level). */
-  readonly vkCmdDrawIndirect: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    drawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdDrawIndexedIndirect` (VK_VERSION_1_0; device level). */
-  readonly vkCmdDrawIndexedIndirect: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    drawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdBlitImage` (VK_VERSION_1_0; device level). */
-  readonly vkCmdBlitImage: (
-    commandBuffer: VkCommandBuffer,
-    srcImage: VkImage,
-    srcImageLayout: VkImageLayout,
-    dstImage: VkImage,
-    dstImageLayout: VkImageLayout,
-    regionCount: number,
-    pRegions: VkStructPointer<"VkImageBlit">,
-    filter: VkFilter,
-  ) => void;
-  /** `vkCmdClearDepthStencilImage` (VK_VERSION_1_0; device level). */
-  readonly vkCmdClearDepthStencilImage: (
-    commandBuffer: VkCommandBuffer,
-    image: VkImage,
-    imageLayout: VkImageLayout,
-    pDepthStencil: VkStructPointer<"VkClearDepthStencilValue">,
-    rangeCount: number,
-    pRanges: VkStructPointer<"VkImageSubresourceRange">,
-  ) => void;
-  /** `vkCmdClearAttachments` (VK_VERSION_1_0; device level). */
-  readonly vkCmdClearAttachments: (
-    commandBuffer: VkCommandBuffer,
-    attachmentCount: number,
-    pAttachments: VkStructPointer<"VkClearAttachment">,
-    rectCount: number,
-    pRects: VkStructPointer<"VkClearRect">,
-  ) => void;
-  /** `vkCmdResolveImage` (VK_VERSION_1_0; device level). */
-  readonly vkCmdResolveImage: (
-    commandBuffer: VkCommandBuffer,
-    srcImage: VkImage,
-    srcImageLayout: VkImageLayout,
-    dstImage: VkImage,
-    dstImageLayout: VkImageLayout,
-    regionCount: number,
-    pRegions: VkStructPointer<"VkImageResolve">,
-  ) => void;
-  /** `vkCmdBeginRenderPass` (VK_VERSION_1_0; device level). */
-  readonly vkCmdBeginRenderPass: (
-    commandBuffer: VkCommandBuffer,
-    pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
-    contents: VkSubpassContents,
-  ) => void;
-  /** `vkCmdNextSubpass` (VK_VERSION_1_0; device level). */
-  readonly vkCmdNextSubpass: (commandBuffer: VkCommandBuffer, contents: VkSubpassContents) => void;
-  /** `vkCmdEndRenderPass` (VK_VERSION_1_0; device level). */
-  readonly vkCmdEndRenderPass: (commandBuffer: VkCommandBuffer) => void;
-  /** `vkEnumerateInstanceVersion` (VK_VERSION_1_1; global level). Success codes: VK_SUCCESS. */
-  readonly vkEnumerateInstanceVersion: (pApiVersion: Deno.PointerValue) => VkResult;
-  /** `vkBindBufferMemory2` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindBufferMemory2: (
-    device: VkDevice,
-    bindInfoCount: number,
-    pBindInfos: VkStructPointer<"VkBindBufferMemoryInfo">,
-  ) => VkResult;
-  /** `vkBindBufferMemory2KHR` (VK_KHR_bind_memory2): alias of `vkBindBufferMemory2`. */
-  readonly vkBindBufferMemory2KHR: VkCommands["vkBindBufferMemory2"];
-  /** `vkBindImageMemory2` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindImageMemory2: (
-    device: VkDevice,
-    bindInfoCount: number,
-    pBindInfos: VkStructPointer<"VkBindImageMemoryInfo">,
-  ) => VkResult;
-  /** `vkBindImageMemory2KHR` (VK_KHR_bind_memory2): alias of `vkBindImageMemory2`. */
-  readonly vkBindImageMemory2KHR: VkCommands["vkBindImageMemory2"];
-  /** `vkGetDeviceGroupPeerMemoryFeatures` (VK_VERSION_1_1; device level). */
-  readonly vkGetDeviceGroupPeerMemoryFeatures: (
-    device: VkDevice,
-    heapIndex: number,
-    localDeviceIndex: number,
-    remoteDeviceIndex: number,
-    pPeerMemoryFeatures: Deno.PointerValue,
-  ) => void;
-  /** `vkGetDeviceGroupPeerMemoryFeaturesKHR` (VK_KHR_device_group): alias of `vkGetDeviceGroupPeerMemoryFeatures`. */
-  readonly vkGetDeviceGroupPeerMemoryFeaturesKHR: VkCommands["vkGetDeviceGroupPeerMemoryFeatures"];
-  /** `vkCmdSetDeviceMask` (VK_VERSION_1_1; device level). */
-  readonly vkCmdSetDeviceMask: (commandBuffer: VkCommandBuffer, deviceMask: number) => void;
-  /** `vkCmdSetDeviceMaskKHR` (VK_KHR_device_group): alias of `vkCmdSetDeviceMask`. */
-  readonly vkCmdSetDeviceMaskKHR: VkCommands["vkCmdSetDeviceMask"];
-  /** `vkEnumeratePhysicalDeviceGroups` (VK_VERSION_1_1; instance level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumeratePhysicalDeviceGroups: (
-    instance: VkInstance,
-    pPhysicalDeviceGroupCount: Deno.PointerValue,
-    pPhysicalDeviceGroupProperties: VkStructPointer<"VkPhysicalDeviceGroupProperties">,
-  ) => VkResult;
-  /** `vkEnumeratePhysicalDeviceGroupsKHR` (VK_KHR_device_group_creation): alias of `vkEnumeratePhysicalDeviceGroups`. */
-  readonly vkEnumeratePhysicalDeviceGroupsKHR: VkCommands["vkEnumeratePhysicalDeviceGroups"];
-  /** `vkGetImageMemoryRequirements2` (VK_VERSION_1_1; device level). */
-  readonly vkGetImageMemoryRequirements2: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkImageMemoryRequirementsInfo2">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkGetImageMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of `vkGetImageMemoryRequirements2`. */
-  readonly vkGetImageMemoryRequirements2KHR: VkCommands["vkGetImageMemoryRequirements2"];
-  /** `vkGetBufferMemoryRequirements2` (VK_VERSION_1_1; device level). */
-  readonly vkGetBufferMemoryRequirements2: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkBufferMemoryRequirementsInfo2">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkGetBufferMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of `vkGetBufferMemoryRequirements2`. */
-  readonly vkGetBufferMemoryRequirements2KHR: VkCommands["vkGetBufferMemoryRequirements2"];
-  /** `vkGetImageSparseMemoryRequirements2` (VK_VERSION_1_1; device level). */
-  readonly vkGetImageSparseMemoryRequirements2: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkImageSparseMemoryRequirementsInfo2">,
-    pSparseMemoryRequirementCount: Deno.PointerValue,
-    pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
-  ) => void;
-  /** `vkGetImageSparseMemoryRequirements2KHR` (VK_KHR_get_memory_requirements2): alias of `vkGetImageSparseMemoryRequirements2`. */
-  readonly vkGetImageSparseMemoryRequirements2KHR: VkCommands["vkGetImageSparseMemoryRequirements2"];
-  /** `vkGetPhysicalDeviceFeatures2` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceFeatures2: (
-    physicalDevice: VkPhysicalDevice,
-    pFeatures: VkStructPointer<"VkPhysicalDeviceFeatures2">,
-  ) => void;
-  /** `vkGetPhysicalDeviceFeatures2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceFeatures2`. */
-  readonly vkGetPhysicalDeviceFeatures2KHR: VkCommands["vkGetPhysicalDeviceFeatures2"];
-  /** `vkGetPhysicalDeviceProperties2` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceProperties2: (
-    physicalDevice: VkPhysicalDevice,
-    pProperties: VkStructPointer<"VkPhysicalDeviceProperties2">,
-  ) => void;
-  /** `vkGetPhysicalDeviceProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceProperties2`. */
-  readonly vkGetPhysicalDeviceProperties2KHR: VkCommands["vkGetPhysicalDeviceProperties2"];
-  /** `vkGetPhysicalDeviceFormatProperties2` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceFormatProperties2: (
-    physicalDevice: VkPhysicalDevice,
-    format: VkFormat,
-    pFormatProperties: VkStructPointer<"VkFormatProperties2">,
-  ) => void;
-  /** `vkGetPhysicalDeviceFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceFormatProperties2`. */
-  readonly vkGetPhysicalDeviceFormatProperties2KHR: VkCommands["vkGetPhysicalDeviceFormatProperties2"];
-  /** `vkGetPhysicalDeviceImageFormatProperties2` (VK_VERSION_1_1; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceImageFormatProperties2: (
-    physicalDevice: VkPhysicalDevice,
-    pImageFormatInfo: VkStructPointer<"VkPhysicalDeviceImageFormatInfo2">,
-    pImageFormatProperties: VkStructPointer<"VkImageFormatProperties2">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceImageFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceImageFormatProperties2`. */
-  readonly vkGetPhysicalDeviceImageFormatProperties2KHR:
-    VkCommands["vkGetPhysicalDeviceImageFormatProperties2"];
-  /** `vkGetPhysicalDeviceQueueFamilyProperties2` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceQueueFamilyProperties2: (
-    physicalDevice: VkPhysicalDevice,
-    pQueueFamilyPropertyCount: Deno.PointerValue,
-    pQueueFamilyProperties: VkStructPointer<"VkQueueFamilyProperties2">,
-  ) => void;
-  /** `vkGetPhysicalDeviceQueueFamilyProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceQueueFamilyProperties2`. */
-  readonly vkGetPhysicalDeviceQueueFamilyProperties2KHR:
-    VkCommands["vkGetPhysicalDeviceQueueFamilyProperties2"];
-  /** `vkGetPhysicalDeviceMemoryProperties2` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceMemoryProperties2: (
-    physicalDevice: VkPhysicalDevice,
-    pMemoryProperties: VkStructPointer<"VkPhysicalDeviceMemoryProperties2">,
-  ) => void;
-  /** `vkGetPhysicalDeviceMemoryProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceMemoryProperties2`. */
-  readonly vkGetPhysicalDeviceMemoryProperties2KHR: VkCommands["vkGetPhysicalDeviceMemoryProperties2"];
-  /** `vkGetPhysicalDeviceSparseImageFormatProperties2` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceSparseImageFormatProperties2: (
-    physicalDevice: VkPhysicalDevice,
-    pFormatInfo: VkStructPointer<"VkPhysicalDeviceSparseImageFormatInfo2">,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkSparseImageFormatProperties2">,
-  ) => void;
-  /** `vkGetPhysicalDeviceSparseImageFormatProperties2KHR` (VK_KHR_get_physical_device_properties2): alias of `vkGetPhysicalDeviceSparseImageFormatProperties2`. */
+  /** {@linkcode vkCreateInstance} */
+  readonly vkCreateInstance: vkCreateInstance;
+  /** {@linkcode vkDestroyInstance} */
+  readonly vkDestroyInstance: vkDestroyInstance;
+  /** {@linkcode vkEnumeratePhysicalDevices} */
+  readonly vkEnumeratePhysicalDevices: vkEnumeratePhysicalDevices;
+  /** {@linkcode vkGetPhysicalDeviceFeatures} */
+  readonly vkGetPhysicalDeviceFeatures: vkGetPhysicalDeviceFeatures;
+  /** {@linkcode vkGetPhysicalDeviceFormatProperties} */
+  readonly vkGetPhysicalDeviceFormatProperties: vkGetPhysicalDeviceFormatProperties;
+  /** {@linkcode vkGetPhysicalDeviceImageFormatProperties} */
+  readonly vkGetPhysicalDeviceImageFormatProperties: vkGetPhysicalDeviceImageFormatProperties;
+  /** {@linkcode vkGetPhysicalDeviceProperties} */
+  readonly vkGetPhysicalDeviceProperties: vkGetPhysicalDeviceProperties;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyProperties} */
+  readonly vkGetPhysicalDeviceQueueFamilyProperties: vkGetPhysicalDeviceQueueFamilyProperties;
+  /** {@linkcode vkGetPhysicalDeviceMemoryProperties} */
+  readonly vkGetPhysicalDeviceMemoryProperties: vkGetPhysicalDeviceMemoryProperties;
+  /** {@linkcode vkGetInstanceProcAddr} */
+  readonly vkGetInstanceProcAddr: vkGetInstanceProcAddr;
+  /** {@linkcode vkGetDeviceProcAddr} */
+  readonly vkGetDeviceProcAddr: vkGetDeviceProcAddr;
+  /** {@linkcode vkCreateDevice} */
+  readonly vkCreateDevice: vkCreateDevice;
+  /** {@linkcode vkDestroyDevice} */
+  readonly vkDestroyDevice: vkDestroyDevice;
+  /** {@linkcode vkEnumerateInstanceExtensionProperties} */
+  readonly vkEnumerateInstanceExtensionProperties: vkEnumerateInstanceExtensionProperties;
+  /** {@linkcode vkEnumerateDeviceExtensionProperties} */
+  readonly vkEnumerateDeviceExtensionProperties: vkEnumerateDeviceExtensionProperties;
+  /** {@linkcode vkEnumerateInstanceLayerProperties} */
+  readonly vkEnumerateInstanceLayerProperties: vkEnumerateInstanceLayerProperties;
+  /** {@linkcode vkEnumerateDeviceLayerProperties} */
+  readonly vkEnumerateDeviceLayerProperties: vkEnumerateDeviceLayerProperties;
+  /** {@linkcode vkGetDeviceQueue} */
+  readonly vkGetDeviceQueue: vkGetDeviceQueue;
+  /** {@linkcode vkQueueSubmit} */
+  readonly vkQueueSubmit: vkQueueSubmit;
+  /** {@linkcode vkQueueWaitIdle} */
+  readonly vkQueueWaitIdle: vkQueueWaitIdle;
+  /** {@linkcode vkDeviceWaitIdle} */
+  readonly vkDeviceWaitIdle: vkDeviceWaitIdle;
+  /** {@linkcode vkAllocateMemory} */
+  readonly vkAllocateMemory: vkAllocateMemory;
+  /** {@linkcode vkFreeMemory} */
+  readonly vkFreeMemory: vkFreeMemory;
+  /** {@linkcode vkMapMemory} */
+  readonly vkMapMemory: vkMapMemory;
+  /** {@linkcode vkUnmapMemory} */
+  readonly vkUnmapMemory: vkUnmapMemory;
+  /** {@linkcode vkFlushMappedMemoryRanges} */
+  readonly vkFlushMappedMemoryRanges: vkFlushMappedMemoryRanges;
+  /** {@linkcode vkInvalidateMappedMemoryRanges} */
+  readonly vkInvalidateMappedMemoryRanges: vkInvalidateMappedMemoryRanges;
+  /** {@linkcode vkGetDeviceMemoryCommitment} */
+  readonly vkGetDeviceMemoryCommitment: vkGetDeviceMemoryCommitment;
+  /** {@linkcode vkBindBufferMemory} */
+  readonly vkBindBufferMemory: vkBindBufferMemory;
+  /** {@linkcode vkBindImageMemory} */
+  readonly vkBindImageMemory: vkBindImageMemory;
+  /** {@linkcode vkGetBufferMemoryRequirements} */
+  readonly vkGetBufferMemoryRequirements: vkGetBufferMemoryRequirements;
+  /** {@linkcode vkGetImageMemoryRequirements} */
+  readonly vkGetImageMemoryRequirements: vkGetImageMemoryRequirements;
+  /** {@linkcode vkGetImageSparseMemoryRequirements} */
+  readonly vkGetImageSparseMemoryRequirements: vkGetImageSparseMemoryRequirements;
+  /** {@linkcode vkGetPhysicalDeviceSparseImageFormatProperties} */
+  readonly vkGetPhysicalDeviceSparseImageFormatProperties: vkGetPhysicalDeviceSparseImageFormatProperties;
+  /** {@linkcode vkQueueBindSparse} */
+  readonly vkQueueBindSparse: vkQueueBindSparse;
+  /** {@linkcode vkCreateFence} */
+  readonly vkCreateFence: vkCreateFence;
+  /** {@linkcode vkDestroyFence} */
+  readonly vkDestroyFence: vkDestroyFence;
+  /** {@linkcode vkResetFences} */
+  readonly vkResetFences: vkResetFences;
+  /** {@linkcode vkGetFenceStatus} */
+  readonly vkGetFenceStatus: vkGetFenceStatus;
+  /** {@linkcode vkWaitForFences} */
+  readonly vkWaitForFences: vkWaitForFences;
+  /** {@linkcode vkCreateSemaphore} */
+  readonly vkCreateSemaphore: vkCreateSemaphore;
+  /** {@linkcode vkDestroySemaphore} */
+  readonly vkDestroySemaphore: vkDestroySemaphore;
+  /** {@linkcode vkCreateQueryPool} */
+  readonly vkCreateQueryPool: vkCreateQueryPool;
+  /** {@linkcode vkDestroyQueryPool} */
+  readonly vkDestroyQueryPool: vkDestroyQueryPool;
+  /** {@linkcode vkGetQueryPoolResults} */
+  readonly vkGetQueryPoolResults: vkGetQueryPoolResults;
+  /** {@linkcode vkCreateBuffer} */
+  readonly vkCreateBuffer: vkCreateBuffer;
+  /** {@linkcode vkDestroyBuffer} */
+  readonly vkDestroyBuffer: vkDestroyBuffer;
+  /** {@linkcode vkCreateImage} */
+  readonly vkCreateImage: vkCreateImage;
+  /** {@linkcode vkDestroyImage} */
+  readonly vkDestroyImage: vkDestroyImage;
+  /** {@linkcode vkGetImageSubresourceLayout} */
+  readonly vkGetImageSubresourceLayout: vkGetImageSubresourceLayout;
+  /** {@linkcode vkCreateImageView} */
+  readonly vkCreateImageView: vkCreateImageView;
+  /** {@linkcode vkDestroyImageView} */
+  readonly vkDestroyImageView: vkDestroyImageView;
+  /** {@linkcode vkCreateCommandPool} */
+  readonly vkCreateCommandPool: vkCreateCommandPool;
+  /** {@linkcode vkDestroyCommandPool} */
+  readonly vkDestroyCommandPool: vkDestroyCommandPool;
+  /** {@linkcode vkResetCommandPool} */
+  readonly vkResetCommandPool: vkResetCommandPool;
+  /** {@linkcode vkAllocateCommandBuffers} */
+  readonly vkAllocateCommandBuffers: vkAllocateCommandBuffers;
+  /** {@linkcode vkFreeCommandBuffers} */
+  readonly vkFreeCommandBuffers: vkFreeCommandBuffers;
+  /** {@linkcode vkBeginCommandBuffer} */
+  readonly vkBeginCommandBuffer: vkBeginCommandBuffer;
+  /** {@linkcode vkEndCommandBuffer} */
+  readonly vkEndCommandBuffer: vkEndCommandBuffer;
+  /** {@linkcode vkResetCommandBuffer} */
+  readonly vkResetCommandBuffer: vkResetCommandBuffer;
+  /** {@linkcode vkCmdCopyBuffer} */
+  readonly vkCmdCopyBuffer: vkCmdCopyBuffer;
+  /** {@linkcode vkCmdCopyImage} */
+  readonly vkCmdCopyImage: vkCmdCopyImage;
+  /** {@linkcode vkCmdCopyBufferToImage} */
+  readonly vkCmdCopyBufferToImage: vkCmdCopyBufferToImage;
+  /** {@linkcode vkCmdCopyImageToBuffer} */
+  readonly vkCmdCopyImageToBuffer: vkCmdCopyImageToBuffer;
+  /** {@linkcode vkCmdUpdateBuffer} */
+  readonly vkCmdUpdateBuffer: vkCmdUpdateBuffer;
+  /** {@linkcode vkCmdFillBuffer} */
+  readonly vkCmdFillBuffer: vkCmdFillBuffer;
+  /** {@linkcode vkCmdPipelineBarrier} */
+  readonly vkCmdPipelineBarrier: vkCmdPipelineBarrier;
+  /** {@linkcode vkCmdBeginQuery} */
+  readonly vkCmdBeginQuery: vkCmdBeginQuery;
+  /** {@linkcode vkCmdEndQuery} */
+  readonly vkCmdEndQuery: vkCmdEndQuery;
+  /** {@linkcode vkCmdResetQueryPool} */
+  readonly vkCmdResetQueryPool: vkCmdResetQueryPool;
+  /** {@linkcode vkCmdWriteTimestamp} */
+  readonly vkCmdWriteTimestamp: vkCmdWriteTimestamp;
+  /** {@linkcode vkCmdCopyQueryPoolResults} */
+  readonly vkCmdCopyQueryPoolResults: vkCmdCopyQueryPoolResults;
+  /** {@linkcode vkCmdExecuteCommands} */
+  readonly vkCmdExecuteCommands: vkCmdExecuteCommands;
+  /** {@linkcode vkCreateEvent} */
+  readonly vkCreateEvent: vkCreateEvent;
+  /** {@linkcode vkDestroyEvent} */
+  readonly vkDestroyEvent: vkDestroyEvent;
+  /** {@linkcode vkGetEventStatus} */
+  readonly vkGetEventStatus: vkGetEventStatus;
+  /** {@linkcode vkSetEvent} */
+  readonly vkSetEvent: vkSetEvent;
+  /** {@linkcode vkResetEvent} */
+  readonly vkResetEvent: vkResetEvent;
+  /** {@linkcode vkCreateBufferView} */
+  readonly vkCreateBufferView: vkCreateBufferView;
+  /** {@linkcode vkDestroyBufferView} */
+  readonly vkDestroyBufferView: vkDestroyBufferView;
+  /** {@linkcode vkCreateShaderModule} */
+  readonly vkCreateShaderModule: vkCreateShaderModule;
+  /** {@linkcode vkDestroyShaderModule} */
+  readonly vkDestroyShaderModule: vkDestroyShaderModule;
+  /** {@linkcode vkCreatePipelineCache} */
+  readonly vkCreatePipelineCache: vkCreatePipelineCache;
+  /** {@linkcode vkDestroyPipelineCache} */
+  readonly vkDestroyPipelineCache: vkDestroyPipelineCache;
+  /** {@linkcode vkGetPipelineCacheData} */
+  readonly vkGetPipelineCacheData: vkGetPipelineCacheData;
+  /** {@linkcode vkMergePipelineCaches} */
+  readonly vkMergePipelineCaches: vkMergePipelineCaches;
+  /** {@linkcode vkCreateComputePipelines} */
+  readonly vkCreateComputePipelines: vkCreateComputePipelines;
+  /** {@linkcode vkDestroyPipeline} */
+  readonly vkDestroyPipeline: vkDestroyPipeline;
+  /** {@linkcode vkCreatePipelineLayout} */
+  readonly vkCreatePipelineLayout: vkCreatePipelineLayout;
+  /** {@linkcode vkDestroyPipelineLayout} */
+  readonly vkDestroyPipelineLayout: vkDestroyPipelineLayout;
+  /** {@linkcode vkCreateSampler} */
+  readonly vkCreateSampler: vkCreateSampler;
+  /** {@linkcode vkDestroySampler} */
+  readonly vkDestroySampler: vkDestroySampler;
+  /** {@linkcode vkCreateDescriptorSetLayout} */
+  readonly vkCreateDescriptorSetLayout: vkCreateDescriptorSetLayout;
+  /** {@linkcode vkDestroyDescriptorSetLayout} */
+  readonly vkDestroyDescriptorSetLayout: vkDestroyDescriptorSetLayout;
+  /** {@linkcode vkCreateDescriptorPool} */
+  readonly vkCreateDescriptorPool: vkCreateDescriptorPool;
+  /** {@linkcode vkDestroyDescriptorPool} */
+  readonly vkDestroyDescriptorPool: vkDestroyDescriptorPool;
+  /** {@linkcode vkResetDescriptorPool} */
+  readonly vkResetDescriptorPool: vkResetDescriptorPool;
+  /** {@linkcode vkAllocateDescriptorSets} */
+  readonly vkAllocateDescriptorSets: vkAllocateDescriptorSets;
+  /** {@linkcode vkFreeDescriptorSets} */
+  readonly vkFreeDescriptorSets: vkFreeDescriptorSets;
+  /** {@linkcode vkUpdateDescriptorSets} */
+  readonly vkUpdateDescriptorSets: vkUpdateDescriptorSets;
+  /** {@linkcode vkCmdBindPipeline} */
+  readonly vkCmdBindPipeline: vkCmdBindPipeline;
+  /** {@linkcode vkCmdBindDescriptorSets} */
+  readonly vkCmdBindDescriptorSets: vkCmdBindDescriptorSets;
+  /** {@linkcode vkCmdClearColorImage} */
+  readonly vkCmdClearColorImage: vkCmdClearColorImage;
+  /** {@linkcode vkCmdDispatch} */
+  readonly vkCmdDispatch: vkCmdDispatch;
+  /** {@linkcode vkCmdDispatchIndirect} */
+  readonly vkCmdDispatchIndirect: vkCmdDispatchIndirect;
+  /** {@linkcode vkCmdSetEvent} */
+  readonly vkCmdSetEvent: vkCmdSetEvent;
+  /** {@linkcode vkCmdResetEvent} */
+  readonly vkCmdResetEvent: vkCmdResetEvent;
+  /** {@linkcode vkCmdWaitEvents} */
+  readonly vkCmdWaitEvents: vkCmdWaitEvents;
+  /** {@linkcode vkCmdPushConstants} */
+  readonly vkCmdPushConstants: vkCmdPushConstants;
+  /** {@linkcode vkCreateGraphicsPipelines} */
+  readonly vkCreateGraphicsPipelines: vkCreateGraphicsPipelines;
+  /** {@linkcode vkCreateFramebuffer} */
+  readonly vkCreateFramebuffer: vkCreateFramebuffer;
+  /** {@linkcode vkDestroyFramebuffer} */
+  readonly vkDestroyFramebuffer: vkDestroyFramebuffer;
+  /** {@linkcode vkCreateRenderPass} */
+  readonly vkCreateRenderPass: vkCreateRenderPass;
+  /** {@linkcode vkDestroyRenderPass} */
+  readonly vkDestroyRenderPass: vkDestroyRenderPass;
+  /** {@linkcode vkGetRenderAreaGranularity} */
+  readonly vkGetRenderAreaGranularity: vkGetRenderAreaGranularity;
+  /** {@linkcode vkCmdSetViewport} */
+  readonly vkCmdSetViewport: vkCmdSetViewport;
+  /** {@linkcode vkCmdSetScissor} */
+  readonly vkCmdSetScissor: vkCmdSetScissor;
+  /** {@linkcode vkCmdSetLineWidth} */
+  readonly vkCmdSetLineWidth: vkCmdSetLineWidth;
+  /** {@linkcode vkCmdSetDepthBias} */
+  readonly vkCmdSetDepthBias: vkCmdSetDepthBias;
+  /** {@linkcode vkCmdSetBlendConstants} */
+  readonly vkCmdSetBlendConstants: vkCmdSetBlendConstants;
+  /** {@linkcode vkCmdSetDepthBounds} */
+  readonly vkCmdSetDepthBounds: vkCmdSetDepthBounds;
+  /** {@linkcode vkCmdSetStencilCompareMask} */
+  readonly vkCmdSetStencilCompareMask: vkCmdSetStencilCompareMask;
+  /** {@linkcode vkCmdSetStencilWriteMask} */
+  readonly vkCmdSetStencilWriteMask: vkCmdSetStencilWriteMask;
+  /** {@linkcode vkCmdSetStencilReference} */
+  readonly vkCmdSetStencilReference: vkCmdSetStencilReference;
+  /** {@linkcode vkCmdBindIndexBuffer} */
+  readonly vkCmdBindIndexBuffer: vkCmdBindIndexBuffer;
+  /** {@linkcode vkCmdBindVertexBuffers} */
+  readonly vkCmdBindVertexBuffers: vkCmdBindVertexBuffers;
+  /** {@linkcode vkCmdDraw} */
+  readonly vkCmdDraw: vkCmdDraw;
+  /** {@linkcode vkCmdDrawIndexed} */
+  readonly vkCmdDrawIndexed: vkCmdDrawIndexed;
+  /** {@linkcode vkCmdDrawIndirect} */
+  readonly vkCmdDrawIndirect: vkCmdDrawIndirect;
+  /** {@linkcode vkCmdDrawIndexedIndirect} */
+  readonly vkCmdDrawIndexedIndirect: vkCmdDrawIndexedIndirect;
+  /** {@linkcode vkCmdBlitImage} */
+  readonly vkCmdBlitImage: vkCmdBlitImage;
+  /** {@linkcode vkCmdClearDepthStencilImage} */
+  readonly vkCmdClearDepthStencilImage: vkCmdClearDepthStencilImage;
+  /** {@linkcode vkCmdClearAttachments} */
+  readonly vkCmdClearAttachments: vkCmdClearAttachments;
+  /** {@linkcode vkCmdResolveImage} */
+  readonly vkCmdResolveImage: vkCmdResolveImage;
+  /** {@linkcode vkCmdBeginRenderPass} */
+  readonly vkCmdBeginRenderPass: vkCmdBeginRenderPass;
+  /** {@linkcode vkCmdNextSubpass} */
+  readonly vkCmdNextSubpass: vkCmdNextSubpass;
+  /** {@linkcode vkCmdEndRenderPass} */
+  readonly vkCmdEndRenderPass: vkCmdEndRenderPass;
+  /** {@linkcode vkEnumerateInstanceVersion} */
+  readonly vkEnumerateInstanceVersion: vkEnumerateInstanceVersion;
+  /** {@linkcode vkBindBufferMemory2} */
+  readonly vkBindBufferMemory2: vkBindBufferMemory2;
+  /** {@linkcode vkBindBufferMemory2KHR}: alias of `vkBindBufferMemory2` */
+  readonly vkBindBufferMemory2KHR: vkBindBufferMemory2KHR;
+  /** {@linkcode vkBindImageMemory2} */
+  readonly vkBindImageMemory2: vkBindImageMemory2;
+  /** {@linkcode vkBindImageMemory2KHR}: alias of `vkBindImageMemory2` */
+  readonly vkBindImageMemory2KHR: vkBindImageMemory2KHR;
+  /** {@linkcode vkGetDeviceGroupPeerMemoryFeatures} */
+  readonly vkGetDeviceGroupPeerMemoryFeatures: vkGetDeviceGroupPeerMemoryFeatures;
+  /** {@linkcode vkGetDeviceGroupPeerMemoryFeaturesKHR}: alias of `vkGetDeviceGroupPeerMemoryFeatures` */
+  readonly vkGetDeviceGroupPeerMemoryFeaturesKHR: vkGetDeviceGroupPeerMemoryFeaturesKHR;
+  /** {@linkcode vkCmdSetDeviceMask} */
+  readonly vkCmdSetDeviceMask: vkCmdSetDeviceMask;
+  /** {@linkcode vkCmdSetDeviceMaskKHR}: alias of `vkCmdSetDeviceMask` */
+  readonly vkCmdSetDeviceMaskKHR: vkCmdSetDeviceMaskKHR;
+  /** {@linkcode vkEnumeratePhysicalDeviceGroups} */
+  readonly vkEnumeratePhysicalDeviceGroups: vkEnumeratePhysicalDeviceGroups;
+  /** {@linkcode vkEnumeratePhysicalDeviceGroupsKHR}: alias of `vkEnumeratePhysicalDeviceGroups` */
+  readonly vkEnumeratePhysicalDeviceGroupsKHR: vkEnumeratePhysicalDeviceGroupsKHR;
+  /** {@linkcode vkGetImageMemoryRequirements2} */
+  readonly vkGetImageMemoryRequirements2: vkGetImageMemoryRequirements2;
+  /** {@linkcode vkGetImageMemoryRequirements2KHR}: alias of `vkGetImageMemoryRequirements2` */
+  readonly vkGetImageMemoryRequirements2KHR: vkGetImageMemoryRequirements2KHR;
+  /** {@linkcode vkGetBufferMemoryRequirements2} */
+  readonly vkGetBufferMemoryRequirements2: vkGetBufferMemoryRequirements2;
+  /** {@linkcode vkGetBufferMemoryRequirements2KHR}: alias of `vkGetBufferMemoryRequirements2` */
+  readonly vkGetBufferMemoryRequirements2KHR: vkGetBufferMemoryRequirements2KHR;
+  /** {@linkcode vkGetImageSparseMemoryRequirements2} */
+  readonly vkGetImageSparseMemoryRequirements2: vkGetImageSparseMemoryRequirements2;
+  /** {@linkcode vkGetImageSparseMemoryRequirements2KHR}: alias of `vkGetImageSparseMemoryRequirements2` */
+  readonly vkGetImageSparseMemoryRequirements2KHR: vkGetImageSparseMemoryRequirements2KHR;
+  /** {@linkcode vkGetPhysicalDeviceFeatures2} */
+  readonly vkGetPhysicalDeviceFeatures2: vkGetPhysicalDeviceFeatures2;
+  /** {@linkcode vkGetPhysicalDeviceFeatures2KHR}: alias of `vkGetPhysicalDeviceFeatures2` */
+  readonly vkGetPhysicalDeviceFeatures2KHR: vkGetPhysicalDeviceFeatures2KHR;
+  /** {@linkcode vkGetPhysicalDeviceProperties2} */
+  readonly vkGetPhysicalDeviceProperties2: vkGetPhysicalDeviceProperties2;
+  /** {@linkcode vkGetPhysicalDeviceProperties2KHR}: alias of `vkGetPhysicalDeviceProperties2` */
+  readonly vkGetPhysicalDeviceProperties2KHR: vkGetPhysicalDeviceProperties2KHR;
+  /** {@linkcode vkGetPhysicalDeviceFormatProperties2} */
+  readonly vkGetPhysicalDeviceFormatProperties2: vkGetPhysicalDeviceFormatProperties2;
+  /** {@linkcode vkGetPhysicalDeviceFormatProperties2KHR}: alias of `vkGetPhysicalDeviceFormatProperties2` */
+  readonly vkGetPhysicalDeviceFormatProperties2KHR: vkGetPhysicalDeviceFormatProperties2KHR;
+  /** {@linkcode vkGetPhysicalDeviceImageFormatProperties2} */
+  readonly vkGetPhysicalDeviceImageFormatProperties2: vkGetPhysicalDeviceImageFormatProperties2;
+  /** {@linkcode vkGetPhysicalDeviceImageFormatProperties2KHR}: alias of `vkGetPhysicalDeviceImageFormatProperties2` */
+  readonly vkGetPhysicalDeviceImageFormatProperties2KHR: vkGetPhysicalDeviceImageFormatProperties2KHR;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyProperties2} */
+  readonly vkGetPhysicalDeviceQueueFamilyProperties2: vkGetPhysicalDeviceQueueFamilyProperties2;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyProperties2KHR}: alias of `vkGetPhysicalDeviceQueueFamilyProperties2` */
+  readonly vkGetPhysicalDeviceQueueFamilyProperties2KHR: vkGetPhysicalDeviceQueueFamilyProperties2KHR;
+  /** {@linkcode vkGetPhysicalDeviceMemoryProperties2} */
+  readonly vkGetPhysicalDeviceMemoryProperties2: vkGetPhysicalDeviceMemoryProperties2;
+  /** {@linkcode vkGetPhysicalDeviceMemoryProperties2KHR}: alias of `vkGetPhysicalDeviceMemoryProperties2` */
+  readonly vkGetPhysicalDeviceMemoryProperties2KHR: vkGetPhysicalDeviceMemoryProperties2KHR;
+  /** {@linkcode vkGetPhysicalDeviceSparseImageFormatProperties2} */
+  readonly vkGetPhysicalDeviceSparseImageFormatProperties2: vkGetPhysicalDeviceSparseImageFormatProperties2;
+  /** {@linkcode vkGetPhysicalDeviceSparseImageFormatProperties2KHR}: alias of `vkGetPhysicalDeviceSparseImageFormatProperties2` */
   readonly vkGetPhysicalDeviceSparseImageFormatProperties2KHR:
-    VkCommands["vkGetPhysicalDeviceSparseImageFormatProperties2"];
-  /** `vkTrimCommandPool` (VK_VERSION_1_1; device level). */
-  readonly vkTrimCommandPool: (
-    device: VkDevice,
-    commandPool: VkCommandPool,
-    flags: VkCommandPoolTrimFlags,
-  ) => void;
-  /** `vkTrimCommandPoolKHR` (VK_KHR_maintenance1): alias of `vkTrimCommandPool`. */
-  readonly vkTrimCommandPoolKHR: VkCommands["vkTrimCommandPool"];
-  /** `vkGetDeviceQueue2` (VK_VERSION_1_1; device level). */
-  readonly vkGetDeviceQueue2: (
-    device: VkDevice,
-    pQueueInfo: VkStructPointer<"VkDeviceQueueInfo2">,
-    pQueue: VkPointer<VkQueue>,
-  ) => void;
-  /** `vkGetPhysicalDeviceExternalBufferProperties` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceExternalBufferProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pExternalBufferInfo: VkStructPointer<"VkPhysicalDeviceExternalBufferInfo">,
-    pExternalBufferProperties: VkStructPointer<"VkExternalBufferProperties">,
-  ) => void;
-  /** `vkGetPhysicalDeviceExternalBufferPropertiesKHR` (VK_KHR_external_memory_capabilities): alias of `vkGetPhysicalDeviceExternalBufferProperties`. */
-  readonly vkGetPhysicalDeviceExternalBufferPropertiesKHR:
-    VkCommands["vkGetPhysicalDeviceExternalBufferProperties"];
-  /** `vkGetPhysicalDeviceExternalFenceProperties` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceExternalFenceProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pExternalFenceInfo: VkStructPointer<"VkPhysicalDeviceExternalFenceInfo">,
-    pExternalFenceProperties: VkStructPointer<"VkExternalFenceProperties">,
-  ) => void;
-  /** `vkGetPhysicalDeviceExternalFencePropertiesKHR` (VK_KHR_external_fence_capabilities): alias of `vkGetPhysicalDeviceExternalFenceProperties`. */
-  readonly vkGetPhysicalDeviceExternalFencePropertiesKHR:
-    VkCommands["vkGetPhysicalDeviceExternalFenceProperties"];
-  /** `vkGetPhysicalDeviceExternalSemaphoreProperties` (VK_VERSION_1_1; physical device level). */
-  readonly vkGetPhysicalDeviceExternalSemaphoreProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pExternalSemaphoreInfo: VkStructPointer<"VkPhysicalDeviceExternalSemaphoreInfo">,
-    pExternalSemaphoreProperties: VkStructPointer<"VkExternalSemaphoreProperties">,
-  ) => void;
-  /** `vkGetPhysicalDeviceExternalSemaphorePropertiesKHR` (VK_KHR_external_semaphore_capabilities): alias of `vkGetPhysicalDeviceExternalSemaphoreProperties`. */
+    vkGetPhysicalDeviceSparseImageFormatProperties2KHR;
+  /** {@linkcode vkTrimCommandPool} */
+  readonly vkTrimCommandPool: vkTrimCommandPool;
+  /** {@linkcode vkTrimCommandPoolKHR}: alias of `vkTrimCommandPool` */
+  readonly vkTrimCommandPoolKHR: vkTrimCommandPoolKHR;
+  /** {@linkcode vkGetDeviceQueue2} */
+  readonly vkGetDeviceQueue2: vkGetDeviceQueue2;
+  /** {@linkcode vkGetPhysicalDeviceExternalBufferProperties} */
+  readonly vkGetPhysicalDeviceExternalBufferProperties: vkGetPhysicalDeviceExternalBufferProperties;
+  /** {@linkcode vkGetPhysicalDeviceExternalBufferPropertiesKHR}: alias of `vkGetPhysicalDeviceExternalBufferProperties` */
+  readonly vkGetPhysicalDeviceExternalBufferPropertiesKHR: vkGetPhysicalDeviceExternalBufferPropertiesKHR;
+  /** {@linkcode vkGetPhysicalDeviceExternalFenceProperties} */
+  readonly vkGetPhysicalDeviceExternalFenceProperties: vkGetPhysicalDeviceExternalFenceProperties;
+  /** {@linkcode vkGetPhysicalDeviceExternalFencePropertiesKHR}: alias of `vkGetPhysicalDeviceExternalFenceProperties` */
+  readonly vkGetPhysicalDeviceExternalFencePropertiesKHR: vkGetPhysicalDeviceExternalFencePropertiesKHR;
+  /** {@linkcode vkGetPhysicalDeviceExternalSemaphoreProperties} */
+  readonly vkGetPhysicalDeviceExternalSemaphoreProperties: vkGetPhysicalDeviceExternalSemaphoreProperties;
+  /** {@linkcode vkGetPhysicalDeviceExternalSemaphorePropertiesKHR}: alias of `vkGetPhysicalDeviceExternalSemaphoreProperties` */
   readonly vkGetPhysicalDeviceExternalSemaphorePropertiesKHR:
-    VkCommands["vkGetPhysicalDeviceExternalSemaphoreProperties"];
-  /** `vkCmdDispatchBase` (VK_VERSION_1_1; device level). */
-  readonly vkCmdDispatchBase: (
-    commandBuffer: VkCommandBuffer,
-    baseGroupX: number,
-    baseGroupY: number,
-    baseGroupZ: number,
-    groupCountX: number,
-    groupCountY: number,
-    groupCountZ: number,
-  ) => void;
-  /** `vkCmdDispatchBaseKHR` (VK_KHR_device_group): alias of `vkCmdDispatchBase`. */
-  readonly vkCmdDispatchBaseKHR: VkCommands["vkCmdDispatchBase"];
-  /** `vkCreateDescriptorUpdateTemplate` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDescriptorUpdateTemplate: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkDescriptorUpdateTemplateCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pDescriptorUpdateTemplate: VkPointer<VkDescriptorUpdateTemplate>,
-  ) => VkResult;
-  /** `vkCreateDescriptorUpdateTemplateKHR` (VK_KHR_descriptor_update_template): alias of `vkCreateDescriptorUpdateTemplate`. */
-  readonly vkCreateDescriptorUpdateTemplateKHR: VkCommands["vkCreateDescriptorUpdateTemplate"];
-  /** `vkDestroyDescriptorUpdateTemplate` (VK_VERSION_1_1; device level). */
-  readonly vkDestroyDescriptorUpdateTemplate: (
-    device: VkDevice,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkDestroyDescriptorUpdateTemplateKHR` (VK_KHR_descriptor_update_template): alias of `vkDestroyDescriptorUpdateTemplate`. */
-  readonly vkDestroyDescriptorUpdateTemplateKHR: VkCommands["vkDestroyDescriptorUpdateTemplate"];
-  /** `vkUpdateDescriptorSetWithTemplate` (VK_VERSION_1_1; device level). */
-  readonly vkUpdateDescriptorSetWithTemplate: (
-    device: VkDevice,
-    descriptorSet: VkDescriptorSet,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
-    pData: Deno.PointerValue,
-  ) => void;
-  /** `vkUpdateDescriptorSetWithTemplateKHR` (VK_KHR_descriptor_update_template): alias of `vkUpdateDescriptorSetWithTemplate`. */
-  readonly vkUpdateDescriptorSetWithTemplateKHR: VkCommands["vkUpdateDescriptorSetWithTemplate"];
-  /** `vkGetDescriptorSetLayoutSupport` (VK_VERSION_1_1; device level). */
-  readonly vkGetDescriptorSetLayoutSupport: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
-    pSupport: VkStructPointer<"VkDescriptorSetLayoutSupport">,
-  ) => void;
-  /** `vkGetDescriptorSetLayoutSupportKHR` (VK_KHR_maintenance3): alias of `vkGetDescriptorSetLayoutSupport`. */
-  readonly vkGetDescriptorSetLayoutSupportKHR: VkCommands["vkGetDescriptorSetLayoutSupport"];
-  /** `vkCreateSamplerYcbcrConversion` (VK_VERSION_1_1; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateSamplerYcbcrConversion: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkSamplerYcbcrConversionCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pYcbcrConversion: VkPointer<VkSamplerYcbcrConversion>,
-  ) => VkResult;
-  /** `vkCreateSamplerYcbcrConversionKHR` (VK_KHR_sampler_ycbcr_conversion): alias of `vkCreateSamplerYcbcrConversion`. */
-  readonly vkCreateSamplerYcbcrConversionKHR: VkCommands["vkCreateSamplerYcbcrConversion"];
-  /** `vkDestroySamplerYcbcrConversion` (VK_VERSION_1_1; device level). */
-  readonly vkDestroySamplerYcbcrConversion: (
-    device: VkDevice,
-    ycbcrConversion: VkSamplerYcbcrConversion | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkDestroySamplerYcbcrConversionKHR` (VK_KHR_sampler_ycbcr_conversion): alias of `vkDestroySamplerYcbcrConversion`. */
-  readonly vkDestroySamplerYcbcrConversionKHR: VkCommands["vkDestroySamplerYcbcrConversion"];
-  /** `vkResetQueryPool` (VK_VERSION_1_2; device level). */
-  readonly vkResetQueryPool: (
-    device: VkDevice,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-    queryCount: number,
-  ) => void;
-  /** `vkResetQueryPoolEXT` (VK_EXT_host_query_reset): alias of `vkResetQueryPool`. */
-  readonly vkResetQueryPoolEXT: VkCommands["vkResetQueryPool"];
-  /** `vkGetSemaphoreCounterValue` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetSemaphoreCounterValue: (
-    device: VkDevice,
-    semaphore: VkSemaphore,
-    pValue: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetSemaphoreCounterValueKHR` (VK_KHR_timeline_semaphore): alias of `vkGetSemaphoreCounterValue`. */
-  readonly vkGetSemaphoreCounterValueKHR: VkCommands["vkGetSemaphoreCounterValue"];
-  /** `vkWaitSemaphores` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS, VK_TIMEOUT. */
-  readonly vkWaitSemaphores: (
-    device: VkDevice,
-    pWaitInfo: VkStructPointer<"VkSemaphoreWaitInfo">,
-    timeout: bigint,
-  ) => VkResult;
-  /** `vkWaitSemaphoresKHR` (VK_KHR_timeline_semaphore): alias of `vkWaitSemaphores`. */
-  readonly vkWaitSemaphoresKHR: VkCommands["vkWaitSemaphores"];
-  /** `vkSignalSemaphore` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
-  readonly vkSignalSemaphore: (
-    device: VkDevice,
-    pSignalInfo: VkStructPointer<"VkSemaphoreSignalInfo">,
-  ) => VkResult;
-  /** `vkSignalSemaphoreKHR` (VK_KHR_timeline_semaphore): alias of `vkSignalSemaphore`. */
-  readonly vkSignalSemaphoreKHR: VkCommands["vkSignalSemaphore"];
-  /** `vkGetBufferDeviceAddress` (VK_VERSION_1_2; device level). */
-  readonly vkGetBufferDeviceAddress: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
-  ) => VkDeviceAddress;
-  /** `vkGetBufferDeviceAddressEXT` (VK_EXT_buffer_device_address): alias of `vkGetBufferDeviceAddress`. */
-  readonly vkGetBufferDeviceAddressEXT: VkCommands["vkGetBufferDeviceAddress"];
-  /** `vkGetBufferDeviceAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetBufferDeviceAddress`. */
-  readonly vkGetBufferDeviceAddressKHR: VkCommands["vkGetBufferDeviceAddress"];
-  /** `vkGetBufferOpaqueCaptureAddress` (VK_VERSION_1_2; device level). */
-  readonly vkGetBufferOpaqueCaptureAddress: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkBufferDeviceAddressInfo">,
-  ) => bigint;
-  /** `vkGetBufferOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetBufferOpaqueCaptureAddress`. */
-  readonly vkGetBufferOpaqueCaptureAddressKHR: VkCommands["vkGetBufferOpaqueCaptureAddress"];
-  /** `vkGetDeviceMemoryOpaqueCaptureAddress` (VK_VERSION_1_2; device level). */
-  readonly vkGetDeviceMemoryOpaqueCaptureAddress: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDeviceMemoryOpaqueCaptureAddressInfo">,
-  ) => bigint;
-  /** `vkGetDeviceMemoryOpaqueCaptureAddressKHR` (VK_KHR_buffer_device_address): alias of `vkGetDeviceMemoryOpaqueCaptureAddress`. */
-  readonly vkGetDeviceMemoryOpaqueCaptureAddressKHR: VkCommands["vkGetDeviceMemoryOpaqueCaptureAddress"];
-  /** `vkCmdDrawIndirectCount` (VK_VERSION_1_2; device level). */
-  readonly vkCmdDrawIndirectCount: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
-    maxDrawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdDrawIndirectCountAMD` (VK_AMD_draw_indirect_count): alias of `vkCmdDrawIndirectCount`. */
-  readonly vkCmdDrawIndirectCountAMD: VkCommands["vkCmdDrawIndirectCount"];
-  /** `vkCmdDrawIndirectCountKHR` (VK_KHR_draw_indirect_count): alias of `vkCmdDrawIndirectCount`. */
-  readonly vkCmdDrawIndirectCountKHR: VkCommands["vkCmdDrawIndirectCount"];
-  /** `vkCmdDrawIndexedIndirectCount` (VK_VERSION_1_2; device level). */
-  readonly vkCmdDrawIndexedIndirectCount: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
-    maxDrawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdDrawIndexedIndirectCountAMD` (VK_AMD_draw_indirect_count): alias of `vkCmdDrawIndexedIndirectCount`. */
-  readonly vkCmdDrawIndexedIndirectCountAMD: VkCommands["vkCmdDrawIndexedIndirectCount"];
-  /** `vkCmdDrawIndexedIndirectCountKHR` (VK_KHR_draw_indirect_count): alias of `vkCmdDrawIndexedIndirectCount`. */
-  readonly vkCmdDrawIndexedIndirectCountKHR: VkCommands["vkCmdDrawIndexedIndirectCount"];
-  /** `vkCreateRenderPass2` (VK_VERSION_1_2; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateRenderPass2: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo2">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pRenderPass: VkPointer<VkRenderPass>,
-  ) => VkResult;
-  /** `vkCreateRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCreateRenderPass2`. */
-  readonly vkCreateRenderPass2KHR: VkCommands["vkCreateRenderPass2"];
-  /** `vkCmdBeginRenderPass2` (VK_VERSION_1_2; device level). */
-  readonly vkCmdBeginRenderPass2: (
-    commandBuffer: VkCommandBuffer,
-    pRenderPassBegin: VkStructPointer<"VkRenderPassBeginInfo">,
-    pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
-  ) => void;
-  /** `vkCmdBeginRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCmdBeginRenderPass2`. */
-  readonly vkCmdBeginRenderPass2KHR: VkCommands["vkCmdBeginRenderPass2"];
-  /** `vkCmdNextSubpass2` (VK_VERSION_1_2; device level). */
-  readonly vkCmdNextSubpass2: (
-    commandBuffer: VkCommandBuffer,
-    pSubpassBeginInfo: VkStructPointer<"VkSubpassBeginInfo">,
-    pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
-  ) => void;
-  /** `vkCmdNextSubpass2KHR` (VK_KHR_create_renderpass2): alias of `vkCmdNextSubpass2`. */
-  readonly vkCmdNextSubpass2KHR: VkCommands["vkCmdNextSubpass2"];
-  /** `vkCmdEndRenderPass2` (VK_VERSION_1_2; device level). */
-  readonly vkCmdEndRenderPass2: (
-    commandBuffer: VkCommandBuffer,
-    pSubpassEndInfo: VkStructPointer<"VkSubpassEndInfo">,
-  ) => void;
-  /** `vkCmdEndRenderPass2KHR` (VK_KHR_create_renderpass2): alias of `vkCmdEndRenderPass2`. */
-  readonly vkCmdEndRenderPass2KHR: VkCommands["vkCmdEndRenderPass2"];
-  /** `vkGetPhysicalDeviceToolProperties` (VK_VERSION_1_3; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceToolProperties: (
-    physicalDevice: VkPhysicalDevice,
-    pToolCount: Deno.PointerValue,
-    pToolProperties: VkStructPointer<"VkPhysicalDeviceToolProperties">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceToolPropertiesEXT` (VK_EXT_tooling_info): alias of `vkGetPhysicalDeviceToolProperties`. */
-  readonly vkGetPhysicalDeviceToolPropertiesEXT: VkCommands["vkGetPhysicalDeviceToolProperties"];
-  /** `vkCreatePrivateDataSlot` (VK_VERSION_1_3; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreatePrivateDataSlot: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkPrivateDataSlotCreateInfo">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPrivateDataSlot: VkPointer<VkPrivateDataSlot>,
-  ) => VkResult;
-  /** `vkCreatePrivateDataSlotEXT` (VK_EXT_private_data): alias of `vkCreatePrivateDataSlot`. */
-  readonly vkCreatePrivateDataSlotEXT: VkCommands["vkCreatePrivateDataSlot"];
-  /** `vkDestroyPrivateDataSlot` (VK_VERSION_1_3; device level). */
-  readonly vkDestroyPrivateDataSlot: (
-    device: VkDevice,
-    privateDataSlot: VkPrivateDataSlot | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkDestroyPrivateDataSlotEXT` (VK_EXT_private_data): alias of `vkDestroyPrivateDataSlot`. */
-  readonly vkDestroyPrivateDataSlotEXT: VkCommands["vkDestroyPrivateDataSlot"];
-  /** `vkSetPrivateData` (VK_VERSION_1_3; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetPrivateData: (
-    device: VkDevice,
-    objectType: VkObjectType,
-    objectHandle: bigint,
-    privateDataSlot: VkPrivateDataSlot,
-    data: bigint,
-  ) => VkResult;
-  /** `vkSetPrivateDataEXT` (VK_EXT_private_data): alias of `vkSetPrivateData`. */
-  readonly vkSetPrivateDataEXT: VkCommands["vkSetPrivateData"];
-  /** `vkGetPrivateData` (VK_VERSION_1_3; device level). */
-  readonly vkGetPrivateData: (
-    device: VkDevice,
-    objectType: VkObjectType,
-    objectHandle: bigint,
-    privateDataSlot: VkPrivateDataSlot,
-    pData: Deno.PointerValue,
-  ) => void;
-  /** `vkGetPrivateDataEXT` (VK_EXT_private_data): alias of `vkGetPrivateData`. */
-  readonly vkGetPrivateDataEXT: VkCommands["vkGetPrivateData"];
-  /** `vkCmdPipelineBarrier2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdPipelineBarrier2: (
-    commandBuffer: VkCommandBuffer,
-    pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
-  ) => void;
-  /** `vkCmdPipelineBarrier2KHR` (VK_KHR_synchronization2): alias of `vkCmdPipelineBarrier2`. */
-  readonly vkCmdPipelineBarrier2KHR: VkCommands["vkCmdPipelineBarrier2"];
-  /** `vkCmdWriteTimestamp2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdWriteTimestamp2: (
-    commandBuffer: VkCommandBuffer,
-    stage: VkPipelineStageFlags2,
-    queryPool: VkQueryPool,
-    query: number,
-  ) => void;
-  /** `vkCmdWriteTimestamp2KHR` (VK_KHR_synchronization2): alias of `vkCmdWriteTimestamp2`. */
-  readonly vkCmdWriteTimestamp2KHR: VkCommands["vkCmdWriteTimestamp2"];
-  /** `vkQueueSubmit2` (VK_VERSION_1_3; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueSubmit2: (
-    queue: VkQueue,
-    submitCount: number,
-    pSubmits: VkStructPointer<"VkSubmitInfo2">,
-    fence: VkFence | null,
-  ) => VkResult;
-  /** `vkQueueSubmit2KHR` (VK_KHR_synchronization2): alias of `vkQueueSubmit2`. */
-  readonly vkQueueSubmit2KHR: VkCommands["vkQueueSubmit2"];
-  /** `vkCmdCopyBuffer2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdCopyBuffer2: (
-    commandBuffer: VkCommandBuffer,
-    pCopyBufferInfo: VkStructPointer<"VkCopyBufferInfo2">,
-  ) => void;
-  /** `vkCmdCopyBuffer2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyBuffer2`. */
-  readonly vkCmdCopyBuffer2KHR: VkCommands["vkCmdCopyBuffer2"];
-  /** `vkCmdCopyImage2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdCopyImage2: (
-    commandBuffer: VkCommandBuffer,
-    pCopyImageInfo: VkStructPointer<"VkCopyImageInfo2">,
-  ) => void;
-  /** `vkCmdCopyImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyImage2`. */
-  readonly vkCmdCopyImage2KHR: VkCommands["vkCmdCopyImage2"];
-  /** `vkCmdCopyBufferToImage2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdCopyBufferToImage2: (
-    commandBuffer: VkCommandBuffer,
-    pCopyBufferToImageInfo: VkStructPointer<"VkCopyBufferToImageInfo2">,
-  ) => void;
-  /** `vkCmdCopyBufferToImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyBufferToImage2`. */
-  readonly vkCmdCopyBufferToImage2KHR: VkCommands["vkCmdCopyBufferToImage2"];
-  /** `vkCmdCopyImageToBuffer2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdCopyImageToBuffer2: (
-    commandBuffer: VkCommandBuffer,
-    pCopyImageToBufferInfo: VkStructPointer<"VkCopyImageToBufferInfo2">,
-  ) => void;
-  /** `vkCmdCopyImageToBuffer2KHR` (VK_KHR_copy_commands2): alias of `vkCmdCopyImageToBuffer2`. */
-  readonly vkCmdCopyImageToBuffer2KHR: VkCommands["vkCmdCopyImageToBuffer2"];
-  /** `vkGetDeviceBufferMemoryRequirements` (VK_VERSION_1_3; device level). */
-  readonly vkGetDeviceBufferMemoryRequirements: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDeviceBufferMemoryRequirements">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkGetDeviceBufferMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of `vkGetDeviceBufferMemoryRequirements`. */
-  readonly vkGetDeviceBufferMemoryRequirementsKHR: VkCommands["vkGetDeviceBufferMemoryRequirements"];
-  /** `vkGetDeviceImageMemoryRequirements` (VK_VERSION_1_3; device level). */
-  readonly vkGetDeviceImageMemoryRequirements: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkGetDeviceImageMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of `vkGetDeviceImageMemoryRequirements`. */
-  readonly vkGetDeviceImageMemoryRequirementsKHR: VkCommands["vkGetDeviceImageMemoryRequirements"];
-  /** `vkGetDeviceImageSparseMemoryRequirements` (VK_VERSION_1_3; device level). */
-  readonly vkGetDeviceImageSparseMemoryRequirements: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDeviceImageMemoryRequirements">,
-    pSparseMemoryRequirementCount: Deno.PointerValue,
-    pSparseMemoryRequirements: VkStructPointer<"VkSparseImageMemoryRequirements2">,
-  ) => void;
-  /** `vkGetDeviceImageSparseMemoryRequirementsKHR` (VK_KHR_maintenance4): alias of `vkGetDeviceImageSparseMemoryRequirements`. */
-  readonly vkGetDeviceImageSparseMemoryRequirementsKHR:
-    VkCommands["vkGetDeviceImageSparseMemoryRequirements"];
-  /** `vkCmdSetEvent2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetEvent2: (
-    commandBuffer: VkCommandBuffer,
-    event: VkEvent,
-    pDependencyInfo: VkStructPointer<"VkDependencyInfo">,
-  ) => void;
-  /** `vkCmdSetEvent2KHR` (VK_KHR_synchronization2): alias of `vkCmdSetEvent2`. */
-  readonly vkCmdSetEvent2KHR: VkCommands["vkCmdSetEvent2"];
-  /** `vkCmdResetEvent2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdResetEvent2: (
-    commandBuffer: VkCommandBuffer,
-    event: VkEvent,
-    stageMask: VkPipelineStageFlags2,
-  ) => void;
-  /** `vkCmdResetEvent2KHR` (VK_KHR_synchronization2): alias of `vkCmdResetEvent2`. */
-  readonly vkCmdResetEvent2KHR: VkCommands["vkCmdResetEvent2"];
-  /** `vkCmdWaitEvents2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdWaitEvents2: (
-    commandBuffer: VkCommandBuffer,
-    eventCount: number,
-    pEvents: Deno.PointerValue,
-    pDependencyInfos: VkStructPointer<"VkDependencyInfo">,
-  ) => void;
-  /** `vkCmdWaitEvents2KHR` (VK_KHR_synchronization2): alias of `vkCmdWaitEvents2`. */
-  readonly vkCmdWaitEvents2KHR: VkCommands["vkCmdWaitEvents2"];
-  /** `vkCmdBlitImage2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdBlitImage2: (
-    commandBuffer: VkCommandBuffer,
-    pBlitImageInfo: VkStructPointer<"VkBlitImageInfo2">,
-  ) => void;
-  /** `vkCmdBlitImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdBlitImage2`. */
-  readonly vkCmdBlitImage2KHR: VkCommands["vkCmdBlitImage2"];
-  /** `vkCmdResolveImage2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdResolveImage2: (
-    commandBuffer: VkCommandBuffer,
-    pResolveImageInfo: VkStructPointer<"VkResolveImageInfo2">,
-  ) => void;
-  /** `vkCmdResolveImage2KHR` (VK_KHR_copy_commands2): alias of `vkCmdResolveImage2`. */
-  readonly vkCmdResolveImage2KHR: VkCommands["vkCmdResolveImage2"];
-  /** `vkCmdBeginRendering` (VK_VERSION_1_3; device level). */
-  readonly vkCmdBeginRendering: (
-    commandBuffer: VkCommandBuffer,
-    pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
-  ) => void;
-  /** `vkCmdBeginRenderingKHR` (VK_KHR_dynamic_rendering): alias of `vkCmdBeginRendering`. */
-  readonly vkCmdBeginRenderingKHR: VkCommands["vkCmdBeginRendering"];
-  /** `vkCmdEndRendering` (VK_VERSION_1_3; device level). */
-  readonly vkCmdEndRendering: (commandBuffer: VkCommandBuffer) => void;
-  /** `vkCmdEndRenderingKHR` (VK_KHR_dynamic_rendering): alias of `vkCmdEndRendering`. */
-  readonly vkCmdEndRenderingKHR: VkCommands["vkCmdEndRendering"];
-  /** `vkCmdSetCullMode` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetCullMode: (commandBuffer: VkCommandBuffer, cullMode: VkCullModeFlags) => void;
-  /** `vkCmdSetCullModeEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetCullMode`. */
-  readonly vkCmdSetCullModeEXT: VkCommands["vkCmdSetCullMode"];
-  /** `vkCmdSetFrontFace` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetFrontFace: (commandBuffer: VkCommandBuffer, frontFace: VkFrontFace) => void;
-  /** `vkCmdSetFrontFaceEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetFrontFace`. */
-  readonly vkCmdSetFrontFaceEXT: VkCommands["vkCmdSetFrontFace"];
-  /** `vkCmdSetPrimitiveTopology` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetPrimitiveTopology: (
-    commandBuffer: VkCommandBuffer,
-    primitiveTopology: VkPrimitiveTopology,
-  ) => void;
-  /** `vkCmdSetPrimitiveTopologyEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetPrimitiveTopology`. */
-  readonly vkCmdSetPrimitiveTopologyEXT: VkCommands["vkCmdSetPrimitiveTopology"];
-  /** `vkCmdSetViewportWithCount` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetViewportWithCount: (
-    commandBuffer: VkCommandBuffer,
-    viewportCount: number,
-    pViewports: VkStructPointer<"VkViewport">,
-  ) => void;
-  /** `vkCmdSetViewportWithCountEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetViewportWithCount`. */
-  readonly vkCmdSetViewportWithCountEXT: VkCommands["vkCmdSetViewportWithCount"];
-  /** `vkCmdSetScissorWithCount` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetScissorWithCount: (
-    commandBuffer: VkCommandBuffer,
-    scissorCount: number,
-    pScissors: VkStructPointer<"VkRect2D">,
-  ) => void;
-  /** `vkCmdSetScissorWithCountEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetScissorWithCount`. */
-  readonly vkCmdSetScissorWithCountEXT: VkCommands["vkCmdSetScissorWithCount"];
-  /** `vkCmdBindVertexBuffers2` (VK_VERSION_1_3; device level). */
-  readonly vkCmdBindVertexBuffers2: (
-    commandBuffer: VkCommandBuffer,
-    firstBinding: number,
-    bindingCount: number,
-    pBuffers: Deno.PointerValue,
-    pOffsets: Deno.PointerValue,
-    pSizes: Deno.PointerValue,
-    pStrides: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdBindVertexBuffers2EXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdBindVertexBuffers2`. */
-  readonly vkCmdBindVertexBuffers2EXT: VkCommands["vkCmdBindVertexBuffers2"];
-  /** `vkCmdSetDepthTestEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthTestEnable: (commandBuffer: VkCommandBuffer, depthTestEnable: VkBool32) => void;
-  /** `vkCmdSetDepthTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthTestEnable`. */
-  readonly vkCmdSetDepthTestEnableEXT: VkCommands["vkCmdSetDepthTestEnable"];
-  /** `vkCmdSetDepthWriteEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthWriteEnable: (commandBuffer: VkCommandBuffer, depthWriteEnable: VkBool32) => void;
-  /** `vkCmdSetDepthWriteEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthWriteEnable`. */
-  readonly vkCmdSetDepthWriteEnableEXT: VkCommands["vkCmdSetDepthWriteEnable"];
-  /** `vkCmdSetDepthCompareOp` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthCompareOp: (commandBuffer: VkCommandBuffer, depthCompareOp: VkCompareOp) => void;
-  /** `vkCmdSetDepthCompareOpEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthCompareOp`. */
-  readonly vkCmdSetDepthCompareOpEXT: VkCommands["vkCmdSetDepthCompareOp"];
-  /** `vkCmdSetDepthBoundsTestEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthBoundsTestEnable: (
-    commandBuffer: VkCommandBuffer,
-    depthBoundsTestEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetDepthBoundsTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetDepthBoundsTestEnable`. */
-  readonly vkCmdSetDepthBoundsTestEnableEXT: VkCommands["vkCmdSetDepthBoundsTestEnable"];
-  /** `vkCmdSetStencilTestEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetStencilTestEnable: (commandBuffer: VkCommandBuffer, stencilTestEnable: VkBool32) => void;
-  /** `vkCmdSetStencilTestEnableEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetStencilTestEnable`. */
-  readonly vkCmdSetStencilTestEnableEXT: VkCommands["vkCmdSetStencilTestEnable"];
-  /** `vkCmdSetStencilOp` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetStencilOp: (
-    commandBuffer: VkCommandBuffer,
-    faceMask: VkStencilFaceFlags,
-    failOp: VkStencilOp,
-    passOp: VkStencilOp,
-    depthFailOp: VkStencilOp,
-    compareOp: VkCompareOp,
-  ) => void;
-  /** `vkCmdSetStencilOpEXT` (VK_EXT_extended_dynamic_state, VK_EXT_shader_object): alias of `vkCmdSetStencilOp`. */
-  readonly vkCmdSetStencilOpEXT: VkCommands["vkCmdSetStencilOp"];
-  /** `vkCmdSetRasterizerDiscardEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetRasterizerDiscardEnable: (
-    commandBuffer: VkCommandBuffer,
-    rasterizerDiscardEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetRasterizerDiscardEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of `vkCmdSetRasterizerDiscardEnable`. */
-  readonly vkCmdSetRasterizerDiscardEnableEXT: VkCommands["vkCmdSetRasterizerDiscardEnable"];
-  /** `vkCmdSetDepthBiasEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetDepthBiasEnable: (commandBuffer: VkCommandBuffer, depthBiasEnable: VkBool32) => void;
-  /** `vkCmdSetDepthBiasEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of `vkCmdSetDepthBiasEnable`. */
-  readonly vkCmdSetDepthBiasEnableEXT: VkCommands["vkCmdSetDepthBiasEnable"];
-  /** `vkCmdSetPrimitiveRestartEnable` (VK_VERSION_1_3; device level). */
-  readonly vkCmdSetPrimitiveRestartEnable: (
-    commandBuffer: VkCommandBuffer,
-    primitiveRestartEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetPrimitiveRestartEnableEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object): alias of `vkCmdSetPrimitiveRestartEnable`. */
-  readonly vkCmdSetPrimitiveRestartEnableEXT: VkCommands["vkCmdSetPrimitiveRestartEnable"];
-  /** `vkMapMemory2` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
-  readonly vkMapMemory2: (
-    device: VkDevice,
-    pMemoryMapInfo: VkStructPointer<"VkMemoryMapInfo">,
-    ppData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkMapMemory2KHR` (VK_KHR_map_memory2): alias of `vkMapMemory2`. */
-  readonly vkMapMemory2KHR: VkCommands["vkMapMemory2"];
-  /** `vkUnmapMemory2` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
-  readonly vkUnmapMemory2: (
-    device: VkDevice,
-    pMemoryUnmapInfo: VkStructPointer<"VkMemoryUnmapInfo">,
-  ) => VkResult;
-  /** `vkUnmapMemory2KHR` (VK_KHR_map_memory2): alias of `vkUnmapMemory2`. */
-  readonly vkUnmapMemory2KHR: VkCommands["vkUnmapMemory2"];
-  /** `vkGetDeviceImageSubresourceLayout` (VK_VERSION_1_4; device level). */
-  readonly vkGetDeviceImageSubresourceLayout: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDeviceImageSubresourceInfo">,
-    pLayout: VkStructPointer<"VkSubresourceLayout2">,
-  ) => void;
-  /** `vkGetDeviceImageSubresourceLayoutKHR` (VK_KHR_maintenance5): alias of `vkGetDeviceImageSubresourceLayout`. */
-  readonly vkGetDeviceImageSubresourceLayoutKHR: VkCommands["vkGetDeviceImageSubresourceLayout"];
-  /** `vkGetImageSubresourceLayout2` (VK_VERSION_1_4; device level). */
-  readonly vkGetImageSubresourceLayout2: (
-    device: VkDevice,
-    image: VkImage,
-    pSubresource: VkStructPointer<"VkImageSubresource2">,
-    pLayout: VkStructPointer<"VkSubresourceLayout2">,
-  ) => void;
-  /** `vkGetImageSubresourceLayout2EXT` (VK_EXT_host_image_copy, VK_EXT_image_compression_control): alias of `vkGetImageSubresourceLayout2`. */
-  readonly vkGetImageSubresourceLayout2EXT: VkCommands["vkGetImageSubresourceLayout2"];
-  /** `vkGetImageSubresourceLayout2KHR` (VK_KHR_maintenance5): alias of `vkGetImageSubresourceLayout2`. */
-  readonly vkGetImageSubresourceLayout2KHR: VkCommands["vkGetImageSubresourceLayout2"];
-  /** `vkCopyMemoryToImage` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
-  readonly vkCopyMemoryToImage: (
-    device: VkDevice,
-    pCopyMemoryToImageInfo: VkStructPointer<"VkCopyMemoryToImageInfo">,
-  ) => VkResult;
-  /** `vkCopyMemoryToImageEXT` (VK_EXT_host_image_copy): alias of `vkCopyMemoryToImage`. */
-  readonly vkCopyMemoryToImageEXT: VkCommands["vkCopyMemoryToImage"];
-  /** `vkCopyImageToMemory` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
-  readonly vkCopyImageToMemory: (
-    device: VkDevice,
-    pCopyImageToMemoryInfo: VkStructPointer<"VkCopyImageToMemoryInfo">,
-  ) => VkResult;
-  /** `vkCopyImageToMemoryEXT` (VK_EXT_host_image_copy): alias of `vkCopyImageToMemory`. */
-  readonly vkCopyImageToMemoryEXT: VkCommands["vkCopyImageToMemory"];
-  /** `vkCopyImageToImage` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
-  readonly vkCopyImageToImage: (
-    device: VkDevice,
-    pCopyImageToImageInfo: VkStructPointer<"VkCopyImageToImageInfo">,
-  ) => VkResult;
-  /** `vkCopyImageToImageEXT` (VK_EXT_host_image_copy): alias of `vkCopyImageToImage`. */
-  readonly vkCopyImageToImageEXT: VkCommands["vkCopyImageToImage"];
-  /** `vkTransitionImageLayout` (VK_VERSION_1_4; device level). Success codes: VK_SUCCESS. */
-  readonly vkTransitionImageLayout: (
-    device: VkDevice,
-    transitionCount: number,
-    pTransitions: VkStructPointer<"VkHostImageLayoutTransitionInfo">,
-  ) => VkResult;
-  /** `vkTransitionImageLayoutEXT` (VK_EXT_host_image_copy): alias of `vkTransitionImageLayout`. */
-  readonly vkTransitionImageLayoutEXT: VkCommands["vkTransitionImageLayout"];
-  /** `vkCmdPushDescriptorSet` (VK_VERSION_1_4; device level). */
-  readonly vkCmdPushDescriptorSet: (
-    commandBuffer: VkCommandBuffer,
-    pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout,
-    set: number,
-    descriptorWriteCount: number,
-    pDescriptorWrites: VkStructPointer<"VkWriteDescriptorSet">,
-  ) => void;
-  /** `vkCmdPushDescriptorSetKHR` (VK_KHR_push_descriptor): alias of `vkCmdPushDescriptorSet`. */
-  readonly vkCmdPushDescriptorSetKHR: VkCommands["vkCmdPushDescriptorSet"];
-  /** `vkCmdPushDescriptorSetWithTemplate` (VK_VERSION_1_4; device level). */
-  readonly vkCmdPushDescriptorSetWithTemplate: (
-    commandBuffer: VkCommandBuffer,
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate,
-    layout: VkPipelineLayout,
-    set: number,
-    pData: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdPushDescriptorSetWithTemplateKHR` (VK_KHR_push_descriptor, VK_KHR_descriptor_update_template): alias of `vkCmdPushDescriptorSetWithTemplate`. */
-  readonly vkCmdPushDescriptorSetWithTemplateKHR: VkCommands["vkCmdPushDescriptorSetWithTemplate"];
-  /** `vkCmdBindDescriptorSets2` (VK_VERSION_1_4; device level). */
-  readonly vkCmdBindDescriptorSets2: (
-    commandBuffer: VkCommandBuffer,
-    pBindDescriptorSetsInfo: VkStructPointer<"VkBindDescriptorSetsInfo">,
-  ) => void;
-  /** `vkCmdBindDescriptorSets2KHR` (VK_KHR_maintenance6): alias of `vkCmdBindDescriptorSets2`. */
-  readonly vkCmdBindDescriptorSets2KHR: VkCommands["vkCmdBindDescriptorSets2"];
-  /** `vkCmdPushConstants2` (VK_VERSION_1_4; device level). */
-  readonly vkCmdPushConstants2: (
-    commandBuffer: VkCommandBuffer,
-    pPushConstantsInfo: VkStructPointer<"VkPushConstantsInfo">,
-  ) => void;
-  /** `vkCmdPushConstants2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushConstants2`. */
-  readonly vkCmdPushConstants2KHR: VkCommands["vkCmdPushConstants2"];
-  /** `vkCmdPushDescriptorSet2` (VK_VERSION_1_4; device level). */
-  readonly vkCmdPushDescriptorSet2: (
-    commandBuffer: VkCommandBuffer,
-    pPushDescriptorSetInfo: VkStructPointer<"VkPushDescriptorSetInfo">,
-  ) => void;
-  /** `vkCmdPushDescriptorSet2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushDescriptorSet2`. */
-  readonly vkCmdPushDescriptorSet2KHR: VkCommands["vkCmdPushDescriptorSet2"];
-  /** `vkCmdPushDescriptorSetWithTemplate2` (VK_VERSION_1_4; device level). */
-  readonly vkCmdPushDescriptorSetWithTemplate2: (
-    commandBuffer: VkCommandBuffer,
-    pPushDescriptorSetWithTemplateInfo: VkStructPointer<"VkPushDescriptorSetWithTemplateInfo">,
-  ) => void;
-  /** `vkCmdPushDescriptorSetWithTemplate2KHR` (VK_KHR_maintenance6): alias of `vkCmdPushDescriptorSetWithTemplate2`. */
-  readonly vkCmdPushDescriptorSetWithTemplate2KHR: VkCommands["vkCmdPushDescriptorSetWithTemplate2"];
-  /** `vkCmdSetLineStipple` (VK_VERSION_1_4; device level). */
-  readonly vkCmdSetLineStipple: (
-    commandBuffer: VkCommandBuffer,
-    lineStippleFactor: number,
-    lineStipplePattern: number,
-  ) => void;
-  /** `vkCmdSetLineStippleEXT` (VK_EXT_line_rasterization): alias of `vkCmdSetLineStipple`. */
-  readonly vkCmdSetLineStippleEXT: VkCommands["vkCmdSetLineStipple"];
-  /** `vkCmdSetLineStippleKHR` (VK_KHR_line_rasterization): alias of `vkCmdSetLineStipple`. */
-  readonly vkCmdSetLineStippleKHR: VkCommands["vkCmdSetLineStipple"];
-  /** `vkCmdBindIndexBuffer2` (VK_VERSION_1_4; device level). */
-  readonly vkCmdBindIndexBuffer2: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer | null,
-    offset: VkDeviceSize,
-    size: VkDeviceSize,
-    indexType: VkIndexType,
-  ) => void;
-  /** `vkCmdBindIndexBuffer2KHR` (VK_KHR_maintenance5): alias of `vkCmdBindIndexBuffer2`. */
-  readonly vkCmdBindIndexBuffer2KHR: VkCommands["vkCmdBindIndexBuffer2"];
-  /** `vkGetRenderingAreaGranularity` (VK_VERSION_1_4; device level). */
-  readonly vkGetRenderingAreaGranularity: (
-    device: VkDevice,
-    pRenderingAreaInfo: VkStructPointer<"VkRenderingAreaInfo">,
-    pGranularity: VkStructPointer<"VkExtent2D">,
-  ) => void;
-  /** `vkGetRenderingAreaGranularityKHR` (VK_KHR_maintenance5): alias of `vkGetRenderingAreaGranularity`. */
-  readonly vkGetRenderingAreaGranularityKHR: VkCommands["vkGetRenderingAreaGranularity"];
-  /** `vkCmdSetRenderingAttachmentLocations` (VK_VERSION_1_4; device level). */
-  readonly vkCmdSetRenderingAttachmentLocations: (
-    commandBuffer: VkCommandBuffer,
-    pLocationInfo: VkStructPointer<"VkRenderingAttachmentLocationInfo">,
-  ) => void;
-  /** `vkCmdSetRenderingAttachmentLocationsKHR` (VK_KHR_dynamic_rendering_local_read): alias of `vkCmdSetRenderingAttachmentLocations`. */
-  readonly vkCmdSetRenderingAttachmentLocationsKHR: VkCommands["vkCmdSetRenderingAttachmentLocations"];
-  /** `vkCmdSetRenderingInputAttachmentIndices` (VK_VERSION_1_4; device level). */
-  readonly vkCmdSetRenderingInputAttachmentIndices: (
-    commandBuffer: VkCommandBuffer,
-    pInputAttachmentIndexInfo: VkStructPointer<"VkRenderingInputAttachmentIndexInfo">,
-  ) => void;
-  /** `vkCmdSetRenderingInputAttachmentIndicesKHR` (VK_KHR_dynamic_rendering_local_read): alias of `vkCmdSetRenderingInputAttachmentIndices`. */
-  readonly vkCmdSetRenderingInputAttachmentIndicesKHR: VkCommands["vkCmdSetRenderingInputAttachmentIndices"];
-  /** `vkDestroySurfaceKHR` (VK_KHR_surface; instance level). */
-  readonly vkDestroySurfaceKHR: (
-    instance: VkInstance,
-    surface: VkSurfaceKHR | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetPhysicalDeviceSurfaceSupportKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceSurfaceSupportKHR: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    surface: VkSurfaceKHR,
-    pSupported: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceSurfaceCapabilitiesKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceSurfaceCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    surface: VkSurfaceKHR,
-    pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilitiesKHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceSurfaceFormatsKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceSurfaceFormatsKHR: (
-    physicalDevice: VkPhysicalDevice,
-    surface: VkSurfaceKHR | null,
-    pSurfaceFormatCount: Deno.PointerValue,
-    pSurfaceFormats: VkStructPointer<"VkSurfaceFormatKHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceSurfacePresentModesKHR` (VK_KHR_surface; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceSurfacePresentModesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    surface: VkSurfaceKHR | null,
-    pPresentModeCount: Deno.PointerValue,
-    pPresentModes: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateSwapchainKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateSwapchainKHR: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkSwapchainCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSwapchain: VkPointer<VkSwapchainKHR>,
-  ) => VkResult;
-  /** `vkDestroySwapchainKHR` (VK_KHR_swapchain; device level). */
-  readonly vkDestroySwapchainKHR: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetSwapchainImagesKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetSwapchainImagesKHR: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pSwapchainImageCount: Deno.PointerValue,
-    pSwapchainImages: VkPointer<VkImage>,
-  ) => VkResult;
-  /** `vkAcquireNextImageKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR. */
-  readonly vkAcquireNextImageKHR: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    timeout: bigint,
-    semaphore: VkSemaphore | null,
-    fence: VkFence | null,
-    pImageIndex: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkQueuePresentKHR` (VK_KHR_swapchain; device level). Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR. */
-  readonly vkQueuePresentKHR: (queue: VkQueue, pPresentInfo: VkStructPointer<"VkPresentInfoKHR">) => VkResult;
-  /** `vkGetDeviceGroupPresentCapabilitiesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDeviceGroupPresentCapabilitiesKHR: (
-    device: VkDevice,
-    pDeviceGroupPresentCapabilities: VkStructPointer<"VkDeviceGroupPresentCapabilitiesKHR">,
-  ) => VkResult;
-  /** `vkGetDeviceGroupSurfacePresentModesKHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDeviceGroupSurfacePresentModesKHR: (
-    device: VkDevice,
-    surface: VkSurfaceKHR,
-    pModes: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetPhysicalDevicePresentRectanglesKHR` (VK_KHR_swapchain, VK_KHR_device_group; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDevicePresentRectanglesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    surface: VkSurfaceKHR,
-    pRectCount: Deno.PointerValue,
-    pRects: VkStructPointer<"VkRect2D">,
-  ) => VkResult;
-  /** `vkAcquireNextImage2KHR` (VK_KHR_swapchain, VK_KHR_device_group; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_NOT_READY, VK_SUBOPTIMAL_KHR. */
-  readonly vkAcquireNextImage2KHR: (
-    device: VkDevice,
-    pAcquireInfo: VkStructPointer<"VkAcquireNextImageInfoKHR">,
-    pImageIndex: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceDisplayPropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceDisplayPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkDisplayPropertiesKHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceDisplayPlanePropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceDisplayPlanePropertiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkDisplayPlanePropertiesKHR">,
-  ) => VkResult;
-  /** `vkGetDisplayPlaneSupportedDisplaysKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDisplayPlaneSupportedDisplaysKHR: (
-    physicalDevice: VkPhysicalDevice,
-    planeIndex: number,
-    pDisplayCount: Deno.PointerValue,
-    pDisplays: VkPointer<VkDisplayKHR>,
-  ) => VkResult;
-  /** `vkGetDisplayModePropertiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDisplayModePropertiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    display: VkDisplayKHR,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkDisplayModePropertiesKHR">,
-  ) => VkResult;
-  /** `vkCreateDisplayModeKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDisplayModeKHR: (
-    physicalDevice: VkPhysicalDevice,
-    display: VkDisplayKHR,
-    pCreateInfo: VkStructPointer<"VkDisplayModeCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pMode: VkPointer<VkDisplayModeKHR>,
-  ) => VkResult;
-  /** `vkGetDisplayPlaneCapabilitiesKHR` (VK_KHR_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDisplayPlaneCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    mode: VkDisplayModeKHR,
-    planeIndex: number,
-    pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilitiesKHR">,
-  ) => VkResult;
-  /** `vkCreateDisplayPlaneSurfaceKHR` (VK_KHR_display; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDisplayPlaneSurfaceKHR: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkDisplaySurfaceCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkCreateSharedSwapchainsKHR` (VK_KHR_display_swapchain; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateSharedSwapchainsKHR: (
-    device: VkDevice,
-    swapchainCount: number,
-    pCreateInfos: VkStructPointer<"VkSwapchainCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSwapchains: VkPointer<VkSwapchainKHR>,
-  ) => VkResult;
-  /** `vkCreateXlibSurfaceKHR` (VK_KHR_xlib_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateXlibSurfaceKHR: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkXlibSurfaceCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceXlibPresentationSupportKHR` (VK_KHR_xlib_surface; physical device level). */
-  readonly vkGetPhysicalDeviceXlibPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    dpy: Deno.PointerValue,
-    visualID: bigint,
-  ) => VkBool32;
-  /** `vkCreateXcbSurfaceKHR` (VK_KHR_xcb_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateXcbSurfaceKHR: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkXcbSurfaceCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceXcbPresentationSupportKHR` (VK_KHR_xcb_surface; physical device level). */
-  readonly vkGetPhysicalDeviceXcbPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    connection: Deno.PointerValue,
-    visual_id: number,
-  ) => VkBool32;
-  /** `vkCreateWaylandSurfaceKHR` (VK_KHR_wayland_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateWaylandSurfaceKHR: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkWaylandSurfaceCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceWaylandPresentationSupportKHR` (VK_KHR_wayland_surface; physical device level). */
-  readonly vkGetPhysicalDeviceWaylandPresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    display: Deno.PointerValue,
-  ) => VkBool32;
-  /** `vkCreateAndroidSurfaceKHR` (VK_KHR_android_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateAndroidSurfaceKHR: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkAndroidSurfaceCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkCreateWin32SurfaceKHR` (VK_KHR_win32_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateWin32SurfaceKHR: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkWin32SurfaceCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceWin32PresentationSupportKHR` (VK_KHR_win32_surface; physical device level). */
-  readonly vkGetPhysicalDeviceWin32PresentationSupportKHR: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-  ) => VkBool32;
-  /** `vkCreateDebugReportCallbackEXT` (VK_EXT_debug_report; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDebugReportCallbackEXT: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkDebugReportCallbackCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pCallback: VkPointer<VkDebugReportCallbackEXT>,
-  ) => VkResult;
-  /** `vkDestroyDebugReportCallbackEXT` (VK_EXT_debug_report; instance level). */
-  readonly vkDestroyDebugReportCallbackEXT: (
-    instance: VkInstance,
-    callback: VkDebugReportCallbackEXT | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkDebugReportMessageEXT` (VK_EXT_debug_report; instance level). */
-  readonly vkDebugReportMessageEXT: (
-    instance: VkInstance,
-    flags: VkDebugReportFlagsEXT,
-    objectType: VkDebugReportObjectTypeEXT,
-    object_: bigint,
-    location: number | bigint,
-    messageCode: number,
-    pLayerPrefix: Deno.PointerValue,
-    pMessage: Deno.PointerValue,
-  ) => void;
-  /** `vkDebugMarkerSetObjectTagEXT` (VK_EXT_debug_marker; device level). Success codes: VK_SUCCESS. */
-  readonly vkDebugMarkerSetObjectTagEXT: (
-    device: VkDevice,
-    pTagInfo: VkStructPointer<"VkDebugMarkerObjectTagInfoEXT">,
-  ) => VkResult;
-  /** `vkDebugMarkerSetObjectNameEXT` (VK_EXT_debug_marker; device level). Success codes: VK_SUCCESS. */
-  readonly vkDebugMarkerSetObjectNameEXT: (
-    device: VkDevice,
-    pNameInfo: VkStructPointer<"VkDebugMarkerObjectNameInfoEXT">,
-  ) => VkResult;
-  /** `vkCmdDebugMarkerBeginEXT` (VK_EXT_debug_marker; device level). */
-  readonly vkCmdDebugMarkerBeginEXT: (
-    commandBuffer: VkCommandBuffer,
-    pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
-  ) => void;
-  /** `vkCmdDebugMarkerEndEXT` (VK_EXT_debug_marker; device level). */
-  readonly vkCmdDebugMarkerEndEXT: (commandBuffer: VkCommandBuffer) => void;
-  /** `vkCmdDebugMarkerInsertEXT` (VK_EXT_debug_marker; device level). */
-  readonly vkCmdDebugMarkerInsertEXT: (
-    commandBuffer: VkCommandBuffer,
-    pMarkerInfo: VkStructPointer<"VkDebugMarkerMarkerInfoEXT">,
-  ) => void;
-  /** `vkGetPhysicalDeviceVideoCapabilitiesKHR` (VK_KHR_video_queue; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceVideoCapabilitiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pVideoProfile: VkStructPointer<"VkVideoProfileInfoKHR">,
-    pCapabilities: VkStructPointer<"VkVideoCapabilitiesKHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceVideoFormatPropertiesKHR` (VK_KHR_video_queue; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceVideoFormatPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pVideoFormatInfo: VkStructPointer<"VkPhysicalDeviceVideoFormatInfoKHR">,
-    pVideoFormatPropertyCount: Deno.PointerValue,
-    pVideoFormatProperties: VkStructPointer<"VkVideoFormatPropertiesKHR">,
-  ) => VkResult;
-  /** `vkCreateVideoSessionKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateVideoSessionKHR: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkVideoSessionCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pVideoSession: VkPointer<VkVideoSessionKHR>,
-  ) => VkResult;
-  /** `vkDestroyVideoSessionKHR` (VK_KHR_video_queue; device level). */
-  readonly vkDestroyVideoSessionKHR: (
-    device: VkDevice,
-    videoSession: VkVideoSessionKHR | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetVideoSessionMemoryRequirementsKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetVideoSessionMemoryRequirementsKHR: (
-    device: VkDevice,
-    videoSession: VkVideoSessionKHR,
-    pMemoryRequirementsCount: Deno.PointerValue,
-    pMemoryRequirements: VkStructPointer<"VkVideoSessionMemoryRequirementsKHR">,
-  ) => VkResult;
-  /** `vkBindVideoSessionMemoryKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindVideoSessionMemoryKHR: (
-    device: VkDevice,
-    videoSession: VkVideoSessionKHR,
-    bindSessionMemoryInfoCount: number,
-    pBindSessionMemoryInfos: VkStructPointer<"VkBindVideoSessionMemoryInfoKHR">,
-  ) => VkResult;
-  /** `vkCreateVideoSessionParametersKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateVideoSessionParametersKHR: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkVideoSessionParametersCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pVideoSessionParameters: VkPointer<VkVideoSessionParametersKHR>,
-  ) => VkResult;
-  /** `vkUpdateVideoSessionParametersKHR` (VK_KHR_video_queue; device level). Success codes: VK_SUCCESS. */
-  readonly vkUpdateVideoSessionParametersKHR: (
-    device: VkDevice,
-    videoSessionParameters: VkVideoSessionParametersKHR,
-    pUpdateInfo: VkStructPointer<"VkVideoSessionParametersUpdateInfoKHR">,
-  ) => VkResult;
-  /** `vkDestroyVideoSessionParametersKHR` (VK_KHR_video_queue; device level). */
-  readonly vkDestroyVideoSessionParametersKHR: (
-    device: VkDevice,
-    videoSessionParameters: VkVideoSessionParametersKHR | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdBeginVideoCodingKHR` (VK_KHR_video_queue; device level). */
-  readonly vkCmdBeginVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer,
-    pBeginInfo: VkStructPointer<"VkVideoBeginCodingInfoKHR">,
-  ) => void;
-  /** `vkCmdEndVideoCodingKHR` (VK_KHR_video_queue; device level). */
-  readonly vkCmdEndVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer,
-    pEndCodingInfo: VkStructPointer<"VkVideoEndCodingInfoKHR">,
-  ) => void;
-  /** `vkCmdControlVideoCodingKHR` (VK_KHR_video_queue; device level). */
-  readonly vkCmdControlVideoCodingKHR: (
-    commandBuffer: VkCommandBuffer,
-    pCodingControlInfo: VkStructPointer<"VkVideoCodingControlInfoKHR">,
-  ) => void;
-  /** `vkCmdDecodeVideoKHR` (VK_KHR_video_decode_queue; device level). */
-  readonly vkCmdDecodeVideoKHR: (
-    commandBuffer: VkCommandBuffer,
-    pDecodeInfo: VkStructPointer<"VkVideoDecodeInfoKHR">,
-  ) => void;
-  /** `vkCmdBindTransformFeedbackBuffersEXT` (VK_EXT_transform_feedback; device level). */
-  readonly vkCmdBindTransformFeedbackBuffersEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstBinding: number,
-    bindingCount: number,
-    pBuffers: Deno.PointerValue,
-    pOffsets: Deno.PointerValue,
-    pSizes: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdBeginTransformFeedbackEXT` (VK_EXT_transform_feedback; device level). */
-  readonly vkCmdBeginTransformFeedbackEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstCounterBuffer: number,
-    counterBufferCount: number,
-    pCounterBuffers: Deno.PointerValue,
-    pCounterBufferOffsets: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdEndTransformFeedbackEXT` (VK_EXT_transform_feedback; device level). */
-  readonly vkCmdEndTransformFeedbackEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstCounterBuffer: number,
-    counterBufferCount: number,
-    pCounterBuffers: Deno.PointerValue,
-    pCounterBufferOffsets: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdBeginQueryIndexedEXT` (VK_EXT_transform_feedback; device level). */
-  readonly vkCmdBeginQueryIndexedEXT: (
-    commandBuffer: VkCommandBuffer,
-    queryPool: VkQueryPool,
-    query: number,
-    flags: VkQueryControlFlags,
-    index: number,
-  ) => void;
-  /** `vkCmdEndQueryIndexedEXT` (VK_EXT_transform_feedback; device level). */
-  readonly vkCmdEndQueryIndexedEXT: (
-    commandBuffer: VkCommandBuffer,
-    queryPool: VkQueryPool,
-    query: number,
-    index: number,
-  ) => void;
-  /** `vkCmdDrawIndirectByteCountEXT` (VK_EXT_transform_feedback; device level). */
-  readonly vkCmdDrawIndirectByteCountEXT: (
-    commandBuffer: VkCommandBuffer,
-    instanceCount: number,
-    firstInstance: number,
-    counterBuffer: VkBuffer,
-    counterBufferOffset: VkDeviceSize,
-    counterOffset: number,
-    vertexStride: number,
-  ) => void;
-  /** `vkCreateCuModuleNVX` (VK_NVX_binary_import; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateCuModuleNVX: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkCuModuleCreateInfoNVX">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pModule: VkPointer<VkCuModuleNVX>,
-  ) => VkResult;
-  /** `vkCreateCuFunctionNVX` (VK_NVX_binary_import; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateCuFunctionNVX: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkCuFunctionCreateInfoNVX">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pFunction: VkPointer<VkCuFunctionNVX>,
-  ) => VkResult;
-  /** `vkDestroyCuModuleNVX` (VK_NVX_binary_import; device level). */
-  readonly vkDestroyCuModuleNVX: (
-    device: VkDevice,
-    module_: VkCuModuleNVX,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkDestroyCuFunctionNVX` (VK_NVX_binary_import; device level). */
-  readonly vkDestroyCuFunctionNVX: (
-    device: VkDevice,
-    function_: VkCuFunctionNVX,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdCuLaunchKernelNVX` (VK_NVX_binary_import; device level). */
-  readonly vkCmdCuLaunchKernelNVX: (
-    commandBuffer: VkCommandBuffer,
-    pLaunchInfo: VkStructPointer<"VkCuLaunchInfoNVX">,
-  ) => void;
-  /** `vkGetImageViewHandleNVX` (VK_NVX_image_view_handle; device level). */
-  readonly vkGetImageViewHandleNVX: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
-  ) => number;
-  /** `vkGetImageViewHandle64NVX` (VK_NVX_image_view_handle; device level). */
-  readonly vkGetImageViewHandle64NVX: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkImageViewHandleInfoNVX">,
-  ) => bigint;
-  /** `vkGetImageViewAddressNVX` (VK_NVX_image_view_handle; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetImageViewAddressNVX: (
-    device: VkDevice,
-    imageView: VkImageView,
-    pProperties: VkStructPointer<"VkImageViewAddressPropertiesNVX">,
-  ) => VkResult;
-  /** `vkGetDeviceCombinedImageSamplerIndexNVX` (VK_NVX_image_view_handle; device level). */
-  readonly vkGetDeviceCombinedImageSamplerIndexNVX: (
-    device: VkDevice,
-    imageViewIndex: bigint,
-    samplerIndex: bigint,
-  ) => bigint;
-  /** `vkGetShaderInfoAMD` (VK_AMD_shader_info; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetShaderInfoAMD: (
-    device: VkDevice,
-    pipeline: VkPipeline,
-    shaderStage: VkShaderStageFlagBits,
-    infoType: VkShaderInfoTypeAMD,
-    pInfoSize: Deno.PointerValue,
-    pInfo: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateStreamDescriptorSurfaceGGP` (VK_GGP_stream_descriptor_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateStreamDescriptorSurfaceGGP: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkStreamDescriptorSurfaceCreateInfoGGP">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceExternalImageFormatPropertiesNV` (VK_NV_external_memory_capabilities; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceExternalImageFormatPropertiesNV: (
-    physicalDevice: VkPhysicalDevice,
-    format: VkFormat,
-    type: VkImageType,
-    tiling: VkImageTiling,
-    usage: VkImageUsageFlags,
-    flags: VkImageCreateFlags,
-    externalHandleType: VkExternalMemoryHandleTypeFlagsNV,
-    pExternalImageFormatProperties: VkStructPointer<"VkExternalImageFormatPropertiesNV">,
-  ) => VkResult;
-  /** `vkGetMemoryWin32HandleNV` (VK_NV_external_memory_win32; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryWin32HandleNV: (
-    device: VkDevice,
-    memory: VkDeviceMemory,
-    handleType: VkExternalMemoryHandleTypeFlagsNV,
-    pHandle: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateViSurfaceNN` (VK_NN_vi_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateViSurfaceNN: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkViSurfaceCreateInfoNN">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetMemoryWin32HandleKHR` (VK_KHR_external_memory_win32; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryWin32HandleKHR: (
-    device: VkDevice,
-    pGetWin32HandleInfo: VkStructPointer<"VkMemoryGetWin32HandleInfoKHR">,
-    pHandle: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetMemoryWin32HandlePropertiesKHR` (VK_KHR_external_memory_win32; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryWin32HandlePropertiesKHR: (
-    device: VkDevice,
-    handleType: VkExternalMemoryHandleTypeFlagBits,
-    handle: Deno.PointerValue,
-    pMemoryWin32HandleProperties: VkStructPointer<"VkMemoryWin32HandlePropertiesKHR">,
-  ) => VkResult;
-  /** `vkGetMemoryFdKHR` (VK_KHR_external_memory_fd; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryFdKHR: (
-    device: VkDevice,
-    pGetFdInfo: VkStructPointer<"VkMemoryGetFdInfoKHR">,
-    pFd: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetMemoryFdPropertiesKHR` (VK_KHR_external_memory_fd; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryFdPropertiesKHR: (
-    device: VkDevice,
-    handleType: VkExternalMemoryHandleTypeFlagBits,
-    fd: number,
-    pMemoryFdProperties: VkStructPointer<"VkMemoryFdPropertiesKHR">,
-  ) => VkResult;
-  /** `vkImportSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level). Success codes: VK_SUCCESS. */
-  readonly vkImportSemaphoreWin32HandleKHR: (
-    device: VkDevice,
-    pImportSemaphoreWin32HandleInfo: VkStructPointer<"VkImportSemaphoreWin32HandleInfoKHR">,
-  ) => VkResult;
-  /** `vkGetSemaphoreWin32HandleKHR` (VK_KHR_external_semaphore_win32; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetSemaphoreWin32HandleKHR: (
-    device: VkDevice,
-    pGetWin32HandleInfo: VkStructPointer<"VkSemaphoreGetWin32HandleInfoKHR">,
-    pHandle: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkImportSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level). Success codes: VK_SUCCESS. */
-  readonly vkImportSemaphoreFdKHR: (
-    device: VkDevice,
-    pImportSemaphoreFdInfo: VkStructPointer<"VkImportSemaphoreFdInfoKHR">,
-  ) => VkResult;
-  /** `vkGetSemaphoreFdKHR` (VK_KHR_external_semaphore_fd; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetSemaphoreFdKHR: (
-    device: VkDevice,
-    pGetFdInfo: VkStructPointer<"VkSemaphoreGetFdInfoKHR">,
-    pFd: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdBeginConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level). */
-  readonly vkCmdBeginConditionalRenderingEXT: (
-    commandBuffer: VkCommandBuffer,
-    pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfoEXT">,
-  ) => void;
-  /** `vkCmdEndConditionalRenderingEXT` (VK_EXT_conditional_rendering; device level). */
-  readonly vkCmdEndConditionalRenderingEXT: (commandBuffer: VkCommandBuffer) => void;
-  /** `vkCmdSetViewportWScalingNV` (VK_NV_clip_space_w_scaling; device level). */
-  readonly vkCmdSetViewportWScalingNV: (
-    commandBuffer: VkCommandBuffer,
-    firstViewport: number,
-    viewportCount: number,
-    pViewportWScalings: VkStructPointer<"VkViewportWScalingNV">,
-  ) => void;
-  /** `vkReleaseDisplayEXT` (VK_EXT_direct_mode_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkReleaseDisplayEXT: (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => VkResult;
-  /** `vkAcquireXlibDisplayEXT` (VK_EXT_acquire_xlib_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireXlibDisplayEXT: (
-    physicalDevice: VkPhysicalDevice,
-    dpy: Deno.PointerValue,
-    display: VkDisplayKHR,
-  ) => VkResult;
-  /** `vkGetRandROutputDisplayEXT` (VK_EXT_acquire_xlib_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetRandROutputDisplayEXT: (
-    physicalDevice: VkPhysicalDevice,
-    dpy: Deno.PointerValue,
-    rrOutput: bigint,
-    pDisplay: VkPointer<VkDisplayKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceSurfaceCapabilities2EXT` (VK_EXT_display_surface_counter; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceSurfaceCapabilities2EXT: (
-    physicalDevice: VkPhysicalDevice,
-    surface: VkSurfaceKHR,
-    pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2EXT">,
-  ) => VkResult;
-  /** `vkDisplayPowerControlEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
-  readonly vkDisplayPowerControlEXT: (
-    device: VkDevice,
-    display: VkDisplayKHR,
-    pDisplayPowerInfo: VkStructPointer<"VkDisplayPowerInfoEXT">,
-  ) => VkResult;
-  /** `vkRegisterDeviceEventEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
-  readonly vkRegisterDeviceEventEXT: (
-    device: VkDevice,
-    pDeviceEventInfo: VkStructPointer<"VkDeviceEventInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pFence: VkPointer<VkFence>,
-  ) => VkResult;
-  /** `vkRegisterDisplayEventEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
-  readonly vkRegisterDisplayEventEXT: (
-    device: VkDevice,
-    display: VkDisplayKHR,
-    pDisplayEventInfo: VkStructPointer<"VkDisplayEventInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pFence: VkPointer<VkFence>,
-  ) => VkResult;
-  /** `vkGetSwapchainCounterEXT` (VK_EXT_display_control; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetSwapchainCounterEXT: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    counter: VkSurfaceCounterFlagBitsEXT,
-    pCounterValue: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetRefreshCycleDurationGOOGLE` (VK_GOOGLE_display_timing; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetRefreshCycleDurationGOOGLE: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pDisplayTimingProperties: VkStructPointer<"VkRefreshCycleDurationGOOGLE">,
-  ) => VkResult;
-  /** `vkGetPastPresentationTimingGOOGLE` (VK_GOOGLE_display_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPastPresentationTimingGOOGLE: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pPresentationTimingCount: Deno.PointerValue,
-    pPresentationTimings: VkStructPointer<"VkPastPresentationTimingGOOGLE">,
-  ) => VkResult;
-  /** `vkCmdSetDiscardRectangleEXT` (VK_EXT_discard_rectangles; device level). */
-  readonly vkCmdSetDiscardRectangleEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstDiscardRectangle: number,
-    discardRectangleCount: number,
-    pDiscardRectangles: VkStructPointer<"VkRect2D">,
-  ) => void;
-  /** `vkCmdSetDiscardRectangleEnableEXT` (VK_EXT_discard_rectangles; device level). */
-  readonly vkCmdSetDiscardRectangleEnableEXT: (
-    commandBuffer: VkCommandBuffer,
-    discardRectangleEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetDiscardRectangleModeEXT` (VK_EXT_discard_rectangles; device level). */
-  readonly vkCmdSetDiscardRectangleModeEXT: (
-    commandBuffer: VkCommandBuffer,
-    discardRectangleMode: VkDiscardRectangleModeEXT,
-  ) => void;
-  /** `vkSetHdrMetadataEXT` (VK_EXT_hdr_metadata; device level). */
-  readonly vkSetHdrMetadataEXT: (
-    device: VkDevice,
-    swapchainCount: number,
-    pSwapchains: Deno.PointerValue,
-    pMetadata: VkStructPointer<"VkHdrMetadataEXT">,
-  ) => void;
-  /** `vkGetSwapchainStatusKHR` (VK_KHR_shared_presentable_image; device level). Success codes: VK_SUCCESS, VK_SUBOPTIMAL_KHR. */
-  readonly vkGetSwapchainStatusKHR: (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
-  /** `vkImportFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level). Success codes: VK_SUCCESS. */
-  readonly vkImportFenceWin32HandleKHR: (
-    device: VkDevice,
-    pImportFenceWin32HandleInfo: VkStructPointer<"VkImportFenceWin32HandleInfoKHR">,
-  ) => VkResult;
-  /** `vkGetFenceWin32HandleKHR` (VK_KHR_external_fence_win32; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetFenceWin32HandleKHR: (
-    device: VkDevice,
-    pGetWin32HandleInfo: VkStructPointer<"VkFenceGetWin32HandleInfoKHR">,
-    pHandle: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkImportFenceFdKHR` (VK_KHR_external_fence_fd; device level). Success codes: VK_SUCCESS. */
-  readonly vkImportFenceFdKHR: (
-    device: VkDevice,
-    pImportFenceFdInfo: VkStructPointer<"VkImportFenceFdInfoKHR">,
-  ) => VkResult;
-  /** `vkGetFenceFdKHR` (VK_KHR_external_fence_fd; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetFenceFdKHR: (
-    device: VkDevice,
-    pGetFdInfo: VkStructPointer<"VkFenceGetFdInfoKHR">,
-    pFd: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR` (VK_KHR_performance_query; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    pCounterCount: Deno.PointerValue,
-    pCounters: VkStructPointer<"VkPerformanceCounterKHR">,
-    pCounterDescriptions: VkStructPointer<"VkPerformanceCounterDescriptionKHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR` (VK_KHR_performance_query; physical device level). */
-  readonly vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pPerformanceQueryCreateInfo: VkStructPointer<"VkQueryPoolPerformanceCreateInfoKHR">,
-    pNumPasses: Deno.PointerValue,
-  ) => void;
-  /** `vkAcquireProfilingLockKHR` (VK_KHR_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireProfilingLockKHR: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkAcquireProfilingLockInfoKHR">,
-  ) => VkResult;
-  /** `vkReleaseProfilingLockKHR` (VK_KHR_performance_query; device level). */
-  readonly vkReleaseProfilingLockKHR: (device: VkDevice) => void;
-  /** `vkGetPhysicalDeviceSurfaceCapabilities2KHR` (VK_KHR_get_surface_capabilities2; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceSurfaceCapabilities2KHR: (
-    physicalDevice: VkPhysicalDevice,
-    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
-    pSurfaceCapabilities: VkStructPointer<"VkSurfaceCapabilities2KHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceSurfaceFormats2KHR` (VK_KHR_get_surface_capabilities2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceSurfaceFormats2KHR: (
-    physicalDevice: VkPhysicalDevice,
-    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
-    pSurfaceFormatCount: Deno.PointerValue,
-    pSurfaceFormats: VkStructPointer<"VkSurfaceFormat2KHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceDisplayProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceDisplayProperties2KHR: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkDisplayProperties2KHR">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceDisplayPlaneProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceDisplayPlaneProperties2KHR: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkDisplayPlaneProperties2KHR">,
-  ) => VkResult;
-  /** `vkGetDisplayModeProperties2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDisplayModeProperties2KHR: (
-    physicalDevice: VkPhysicalDevice,
-    display: VkDisplayKHR,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkDisplayModeProperties2KHR">,
-  ) => VkResult;
-  /** `vkGetDisplayPlaneCapabilities2KHR` (VK_KHR_get_display_properties2; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDisplayPlaneCapabilities2KHR: (
-    physicalDevice: VkPhysicalDevice,
-    pDisplayPlaneInfo: VkStructPointer<"VkDisplayPlaneInfo2KHR">,
-    pCapabilities: VkStructPointer<"VkDisplayPlaneCapabilities2KHR">,
-  ) => VkResult;
-  /** `vkCreateIOSSurfaceMVK` (VK_MVK_ios_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateIOSSurfaceMVK: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkIOSSurfaceCreateInfoMVK">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkCreateMacOSSurfaceMVK` (VK_MVK_macos_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateMacOSSurfaceMVK: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkMacOSSurfaceCreateInfoMVK">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkSetDebugUtilsObjectNameEXT` (VK_EXT_debug_utils; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetDebugUtilsObjectNameEXT: (
-    device: VkDevice,
-    pNameInfo: VkStructPointer<"VkDebugUtilsObjectNameInfoEXT">,
-  ) => VkResult;
-  /** `vkSetDebugUtilsObjectTagEXT` (VK_EXT_debug_utils; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetDebugUtilsObjectTagEXT: (
-    device: VkDevice,
-    pTagInfo: VkStructPointer<"VkDebugUtilsObjectTagInfoEXT">,
-  ) => VkResult;
-  /** `vkQueueBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkQueueBeginDebugUtilsLabelEXT: (
-    queue: VkQueue,
-    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
-  ) => void;
-  /** `vkQueueEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkQueueEndDebugUtilsLabelEXT: (queue: VkQueue) => void;
-  /** `vkQueueInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkQueueInsertDebugUtilsLabelEXT: (
-    queue: VkQueue,
-    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
-  ) => void;
-  /** `vkCmdBeginDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkCmdBeginDebugUtilsLabelEXT: (
-    commandBuffer: VkCommandBuffer,
-    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
-  ) => void;
-  /** `vkCmdEndDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkCmdEndDebugUtilsLabelEXT: (commandBuffer: VkCommandBuffer) => void;
-  /** `vkCmdInsertDebugUtilsLabelEXT` (VK_EXT_debug_utils; device level). */
-  readonly vkCmdInsertDebugUtilsLabelEXT: (
-    commandBuffer: VkCommandBuffer,
-    pLabelInfo: VkStructPointer<"VkDebugUtilsLabelEXT">,
-  ) => void;
-  /** `vkCreateDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDebugUtilsMessengerEXT: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkDebugUtilsMessengerCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pMessenger: VkPointer<VkDebugUtilsMessengerEXT>,
-  ) => VkResult;
-  /** `vkDestroyDebugUtilsMessengerEXT` (VK_EXT_debug_utils; instance level). */
-  readonly vkDestroyDebugUtilsMessengerEXT: (
-    instance: VkInstance,
-    messenger: VkDebugUtilsMessengerEXT | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkSubmitDebugUtilsMessageEXT` (VK_EXT_debug_utils; instance level). */
-  readonly vkSubmitDebugUtilsMessageEXT: (
-    instance: VkInstance,
-    messageSeverity: VkDebugUtilsMessageSeverityFlagBitsEXT,
-    messageTypes: VkDebugUtilsMessageTypeFlagsEXT,
-    pCallbackData: VkStructPointer<"VkDebugUtilsMessengerCallbackDataEXT">,
-  ) => void;
-  /** `vkGetAndroidHardwareBufferPropertiesANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetAndroidHardwareBufferPropertiesANDROID: (
-    device: VkDevice,
-    buffer: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkAndroidHardwareBufferPropertiesANDROID">,
-  ) => VkResult;
-  /** `vkGetMemoryAndroidHardwareBufferANDROID` (VK_ANDROID_external_memory_android_hardware_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryAndroidHardwareBufferANDROID: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkMemoryGetAndroidHardwareBufferInfoANDROID">,
-    pBuffer: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateGpaSessionAMD: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkGpaSessionCreateInfoAMD">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pGpaSession: VkPointer<VkGpaSessionAMD>,
-  ) => VkResult;
-  /** `vkDestroyGpaSessionAMD` (VK_AMD_gpa_interface; device level). */
-  readonly vkDestroyGpaSessionAMD: (
-    device: VkDevice,
-    gpaSession: VkGpaSessionAMD | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkSetGpaDeviceClockModeAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetGpaDeviceClockModeAMD: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkGpaDeviceClockModeInfoAMD">,
-  ) => VkResult;
-  /** `vkGetGpaDeviceClockInfoAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetGpaDeviceClockInfoAMD: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkGpaDeviceGetClockInfoAMD">,
-  ) => VkResult;
-  /** `vkCmdBeginGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdBeginGpaSessionAMD: (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => VkResult;
-  /** `vkCmdEndGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdEndGpaSessionAMD: (commandBuffer: VkCommandBuffer, gpaSession: VkGpaSessionAMD) => VkResult;
-  /** `vkCmdBeginGpaSampleAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdBeginGpaSampleAMD: (
-    commandBuffer: VkCommandBuffer,
-    gpaSession: VkGpaSessionAMD,
-    pGpaSampleBeginInfo: VkStructPointer<"VkGpaSampleBeginInfoAMD">,
-    pSampleID: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdEndGpaSampleAMD` (VK_AMD_gpa_interface; device level). */
-  readonly vkCmdEndGpaSampleAMD: (
-    commandBuffer: VkCommandBuffer,
-    gpaSession: VkGpaSessionAMD,
-    sampleID: number,
-  ) => void;
-  /** `vkGetGpaSessionStatusAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetGpaSessionStatusAMD: (device: VkDevice, gpaSession: VkGpaSessionAMD) => VkResult;
-  /** `vkGetGpaSessionResultsAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetGpaSessionResultsAMD: (
-    device: VkDevice,
-    gpaSession: VkGpaSessionAMD,
-    sampleID: number,
-    pSizeInBytes: Deno.PointerValue,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkResetGpaSessionAMD` (VK_AMD_gpa_interface; device level). Success codes: VK_SUCCESS. */
-  readonly vkResetGpaSessionAMD: (device: VkDevice, gpaSession: VkGpaSessionAMD) => VkResult;
-  /** `vkCmdCopyGpaSessionResultsAMD` (VK_AMD_gpa_interface; device level). */
-  readonly vkCmdCopyGpaSessionResultsAMD: (
-    commandBuffer: VkCommandBuffer,
-    gpaSession: VkGpaSessionAMD,
-  ) => void;
-  /** `vkCreateExecutionGraphPipelinesAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
-  readonly vkCreateExecutionGraphPipelinesAMDX: (
-    device: VkDevice,
-    pipelineCache: VkPipelineCache | null,
-    createInfoCount: number,
-    pCreateInfos: VkStructPointer<"VkExecutionGraphPipelineCreateInfoAMDX">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelines: VkPointer<VkPipeline>,
-  ) => VkResult;
-  /** `vkGetExecutionGraphPipelineScratchSizeAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetExecutionGraphPipelineScratchSizeAMDX: (
-    device: VkDevice,
-    executionGraph: VkPipeline,
-    pSizeInfo: VkStructPointer<"VkExecutionGraphPipelineScratchSizeAMDX">,
-  ) => VkResult;
-  /** `vkGetExecutionGraphPipelineNodeIndexAMDX` (VK_AMDX_shader_enqueue; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetExecutionGraphPipelineNodeIndexAMDX: (
-    device: VkDevice,
-    executionGraph: VkPipeline,
-    pNodeInfo: VkStructPointer<"VkPipelineShaderStageNodeCreateInfoAMDX">,
-    pNodeIndex: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdInitializeGraphScratchMemoryAMDX` (VK_AMDX_shader_enqueue; device level). */
-  readonly vkCmdInitializeGraphScratchMemoryAMDX: (
-    commandBuffer: VkCommandBuffer,
-    executionGraph: VkPipeline,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
-  ) => void;
-  /** `vkCmdDispatchGraphAMDX` (VK_AMDX_shader_enqueue; device level). */
-  readonly vkCmdDispatchGraphAMDX: (
-    commandBuffer: VkCommandBuffer,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
-    pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
-  ) => void;
-  /** `vkCmdDispatchGraphIndirectAMDX` (VK_AMDX_shader_enqueue; device level). */
-  readonly vkCmdDispatchGraphIndirectAMDX: (
-    commandBuffer: VkCommandBuffer,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
-    pCountInfo: VkStructPointer<"VkDispatchGraphCountInfoAMDX">,
-  ) => void;
-  /** `vkCmdDispatchGraphIndirectCountAMDX` (VK_AMDX_shader_enqueue; device level). */
-  readonly vkCmdDispatchGraphIndirectCountAMDX: (
-    commandBuffer: VkCommandBuffer,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
-    countInfo: VkDeviceAddress,
-  ) => void;
-  /** `vkWriteSamplerDescriptorsEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
-  readonly vkWriteSamplerDescriptorsEXT: (
-    device: VkDevice,
-    samplerCount: number,
-    pSamplers: VkStructPointer<"VkSamplerCreateInfo">,
-    pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
-  ) => VkResult;
-  /** `vkWriteResourceDescriptorsEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
-  readonly vkWriteResourceDescriptorsEXT: (
-    device: VkDevice,
-    resourceCount: number,
-    pResources: VkStructPointer<"VkResourceDescriptorInfoEXT">,
-    pDescriptors: VkStructPointer<"VkHostAddressRangeEXT">,
-  ) => VkResult;
-  /** `vkCmdBindSamplerHeapEXT` (VK_EXT_descriptor_heap; device level). */
-  readonly vkCmdBindSamplerHeapEXT: (
-    commandBuffer: VkCommandBuffer,
-    pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
-  ) => void;
-  /** `vkCmdBindResourceHeapEXT` (VK_EXT_descriptor_heap; device level). */
-  readonly vkCmdBindResourceHeapEXT: (
-    commandBuffer: VkCommandBuffer,
-    pBindInfo: VkStructPointer<"VkBindHeapInfoEXT">,
-  ) => void;
-  /** `vkCmdPushDataEXT` (VK_EXT_descriptor_heap; device level). */
-  readonly vkCmdPushDataEXT: (
-    commandBuffer: VkCommandBuffer,
-    pPushDataInfo: VkStructPointer<"VkPushDataInfoEXT">,
-  ) => void;
-  /** `vkGetImageOpaqueCaptureDataEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetImageOpaqueCaptureDataEXT: (
-    device: VkDevice,
-    imageCount: number,
-    pImages: Deno.PointerValue,
-    pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceDescriptorSizeEXT` (VK_EXT_descriptor_heap; physical device level). */
-  readonly vkGetPhysicalDeviceDescriptorSizeEXT: (
-    physicalDevice: VkPhysicalDevice,
-    descriptorType: VkDescriptorType,
-  ) => VkDeviceSize;
-  /** `vkRegisterCustomBorderColorEXT` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
-  readonly vkRegisterCustomBorderColorEXT: (
-    device: VkDevice,
-    pBorderColor: VkStructPointer<"VkSamplerCustomBorderColorCreateInfoEXT">,
-    requestIndex: VkBool32,
-    pIndex: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkUnregisterCustomBorderColorEXT` (VK_EXT_descriptor_heap; device level). */
-  readonly vkUnregisterCustomBorderColorEXT: (device: VkDevice, index: number) => void;
-  /** `vkGetTensorOpaqueCaptureDataARM` (VK_EXT_descriptor_heap; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetTensorOpaqueCaptureDataARM: (
-    device: VkDevice,
-    tensorCount: number,
-    pTensors: Deno.PointerValue,
-    pDatas: VkStructPointer<"VkHostAddressRangeEXT">,
-  ) => VkResult;
-  /** `vkCmdSetSampleLocationsEXT` (VK_EXT_sample_locations; device level). */
-  readonly vkCmdSetSampleLocationsEXT: (
-    commandBuffer: VkCommandBuffer,
-    pSampleLocationsInfo: VkStructPointer<"VkSampleLocationsInfoEXT">,
-  ) => void;
-  /** `vkGetPhysicalDeviceMultisamplePropertiesEXT` (VK_EXT_sample_locations; physical device level). */
-  readonly vkGetPhysicalDeviceMultisamplePropertiesEXT: (
-    physicalDevice: VkPhysicalDevice,
-    samples: VkSampleCountFlagBits,
-    pMultisampleProperties: VkStructPointer<"VkMultisamplePropertiesEXT">,
-  ) => void;
-  /** `vkCreateAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateAccelerationStructureKHR: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
-  ) => VkResult;
-  /** `vkDestroyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkDestroyAccelerationStructureKHR: (
-    device: VkDevice,
-    accelerationStructure: VkAccelerationStructureKHR | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdBuildAccelerationStructuresKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkCmdBuildAccelerationStructuresKHR: (
-    commandBuffer: VkCommandBuffer,
-    infoCount: number,
-    pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
-    ppBuildRangeInfos: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdBuildAccelerationStructuresIndirectKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkCmdBuildAccelerationStructuresIndirectKHR: (
-    commandBuffer: VkCommandBuffer,
-    infoCount: number,
-    pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
-    pIndirectDeviceAddresses: Deno.PointerValue,
-    pIndirectStrides: Deno.PointerValue,
-    ppMaxPrimitiveCounts: Deno.PointerValue,
-  ) => void;
-  /** `vkBuildAccelerationStructuresKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkBuildAccelerationStructuresKHR: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    infoCount: number,
-    pInfos: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
-    ppBuildRangeInfos: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkCopyAccelerationStructureKHR: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
-  ) => VkResult;
-  /** `vkCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkCopyAccelerationStructureToMemoryKHR: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
-  ) => VkResult;
-  /** `vkCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkCopyMemoryToAccelerationStructureKHR: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
-  ) => VkResult;
-  /** `vkWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level). Success codes: VK_SUCCESS. */
-  readonly vkWriteAccelerationStructuresPropertiesKHR: (
-    device: VkDevice,
-    accelerationStructureCount: number,
-    pAccelerationStructures: Deno.PointerValue,
-    queryType: VkQueryType,
-    dataSize: number | bigint,
-    pData: Deno.PointerValue,
-    stride: number | bigint,
-  ) => VkResult;
-  /** `vkCmdCopyAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkCmdCopyAccelerationStructureKHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkCopyAccelerationStructureInfoKHR">,
-  ) => void;
-  /** `vkCmdCopyAccelerationStructureToMemoryKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkCmdCopyAccelerationStructureToMemoryKHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkCopyAccelerationStructureToMemoryInfoKHR">,
-  ) => void;
-  /** `vkCmdCopyMemoryToAccelerationStructureKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkCmdCopyMemoryToAccelerationStructureKHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkCopyMemoryToAccelerationStructureInfoKHR">,
-  ) => void;
-  /** `vkGetAccelerationStructureDeviceAddressKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkGetAccelerationStructureDeviceAddressKHR: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkAccelerationStructureDeviceAddressInfoKHR">,
-  ) => VkDeviceAddress;
-  /** `vkCmdWriteAccelerationStructuresPropertiesKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkCmdWriteAccelerationStructuresPropertiesKHR: (
-    commandBuffer: VkCommandBuffer,
-    accelerationStructureCount: number,
-    pAccelerationStructures: Deno.PointerValue,
-    queryType: VkQueryType,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-  ) => void;
-  /** `vkGetDeviceAccelerationStructureCompatibilityKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkGetDeviceAccelerationStructureCompatibilityKHR: (
-    device: VkDevice,
-    pVersionInfo: VkStructPointer<"VkAccelerationStructureVersionInfoKHR">,
-    pCompatibility: Deno.PointerValue,
-  ) => void;
-  /** `vkGetAccelerationStructureBuildSizesKHR` (VK_KHR_acceleration_structure; device level). */
-  readonly vkGetAccelerationStructureBuildSizesKHR: (
-    device: VkDevice,
-    buildType: VkAccelerationStructureBuildTypeKHR,
-    pBuildInfo: VkStructPointer<"VkAccelerationStructureBuildGeometryInfoKHR">,
-    pMaxPrimitiveCounts: Deno.PointerValue,
-    pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
-  ) => void;
-  /** `vkGetImageDrmFormatModifierPropertiesEXT` (VK_EXT_image_drm_format_modifier; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetImageDrmFormatModifierPropertiesEXT: (
-    device: VkDevice,
-    image: VkImage,
-    pProperties: VkStructPointer<"VkImageDrmFormatModifierPropertiesEXT">,
-  ) => VkResult;
-  /** `vkCreateValidationCacheEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateValidationCacheEXT: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkValidationCacheCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pValidationCache: VkPointer<VkValidationCacheEXT>,
-  ) => VkResult;
-  /** `vkDestroyValidationCacheEXT` (VK_EXT_validation_cache; device level). */
-  readonly vkDestroyValidationCacheEXT: (
-    device: VkDevice,
-    validationCache: VkValidationCacheEXT | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkMergeValidationCachesEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS. */
-  readonly vkMergeValidationCachesEXT: (
-    device: VkDevice,
-    dstCache: VkValidationCacheEXT,
-    srcCacheCount: number,
-    pSrcCaches: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetValidationCacheDataEXT` (VK_EXT_validation_cache; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetValidationCacheDataEXT: (
-    device: VkDevice,
-    validationCache: VkValidationCacheEXT,
-    pDataSize: Deno.PointerValue,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdBindShadingRateImageNV` (VK_NV_shading_rate_image; device level). */
-  readonly vkCmdBindShadingRateImageNV: (
-    commandBuffer: VkCommandBuffer,
-    imageView: VkImageView | null,
-    imageLayout: VkImageLayout,
-  ) => void;
-  /** `vkCmdSetViewportShadingRatePaletteNV` (VK_NV_shading_rate_image; device level). */
-  readonly vkCmdSetViewportShadingRatePaletteNV: (
-    commandBuffer: VkCommandBuffer,
-    firstViewport: number,
-    viewportCount: number,
-    pShadingRatePalettes: VkStructPointer<"VkShadingRatePaletteNV">,
-  ) => void;
-  /** `vkCmdSetCoarseSampleOrderNV` (VK_NV_shading_rate_image; device level). */
-  readonly vkCmdSetCoarseSampleOrderNV: (
-    commandBuffer: VkCommandBuffer,
-    sampleOrderType: VkCoarseSampleOrderTypeNV,
-    customSampleOrderCount: number,
-    pCustomSampleOrders: VkStructPointer<"VkCoarseSampleOrderCustomNV">,
-  ) => void;
-  /** `vkCreateAccelerationStructureNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateAccelerationStructureNV: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoNV">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pAccelerationStructure: VkPointer<VkAccelerationStructureNV>,
-  ) => VkResult;
-  /** `vkDestroyAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
-  readonly vkDestroyAccelerationStructureNV: (
-    device: VkDevice,
-    accelerationStructure: VkAccelerationStructureNV | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetAccelerationStructureMemoryRequirementsNV` (VK_NV_ray_tracing; device level). */
-  readonly vkGetAccelerationStructureMemoryRequirementsNV: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkAccelerationStructureMemoryRequirementsInfoNV">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkBindAccelerationStructureMemoryNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindAccelerationStructureMemoryNV: (
-    device: VkDevice,
-    bindInfoCount: number,
-    pBindInfos: VkStructPointer<"VkBindAccelerationStructureMemoryInfoNV">,
-  ) => VkResult;
-  /** `vkCmdBuildAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
-  readonly vkCmdBuildAccelerationStructureNV: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkAccelerationStructureInfoNV">,
-    instanceData: VkBuffer | null,
-    instanceOffset: VkDeviceSize,
-    update: VkBool32,
-    dst: VkAccelerationStructureNV,
-    src: VkAccelerationStructureNV | null,
-    scratch: VkBuffer,
-    scratchOffset: VkDeviceSize,
-  ) => void;
-  /** `vkCmdCopyAccelerationStructureNV` (VK_NV_ray_tracing; device level). */
-  readonly vkCmdCopyAccelerationStructureNV: (
-    commandBuffer: VkCommandBuffer,
-    dst: VkAccelerationStructureNV,
-    src: VkAccelerationStructureNV,
-    mode: VkCopyAccelerationStructureModeKHR,
-  ) => void;
-  /** `vkCmdTraceRaysNV` (VK_NV_ray_tracing; device level). */
-  readonly vkCmdTraceRaysNV: (
-    commandBuffer: VkCommandBuffer,
-    raygenShaderBindingTableBuffer: VkBuffer,
-    raygenShaderBindingOffset: VkDeviceSize,
-    missShaderBindingTableBuffer: VkBuffer | null,
-    missShaderBindingOffset: VkDeviceSize,
-    missShaderBindingStride: VkDeviceSize,
-    hitShaderBindingTableBuffer: VkBuffer | null,
-    hitShaderBindingOffset: VkDeviceSize,
-    hitShaderBindingStride: VkDeviceSize,
-    callableShaderBindingTableBuffer: VkBuffer | null,
-    callableShaderBindingOffset: VkDeviceSize,
-    callableShaderBindingStride: VkDeviceSize,
-    width: number,
-    height: number,
-    depth: number,
-  ) => void;
-  /** `vkCreateRayTracingPipelinesNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
-  readonly vkCreateRayTracingPipelinesNV: (
-    device: VkDevice,
-    pipelineCache: VkPipelineCache | null,
-    createInfoCount: number,
-    pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoNV">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelines: VkPointer<VkPipeline>,
-  ) => VkResult;
-  /** `vkGetRayTracingShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetRayTracingShaderGroupHandlesKHR: (
-    device: VkDevice,
-    pipeline: VkPipeline,
-    firstGroup: number,
-    groupCount: number,
-    dataSize: number | bigint,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetRayTracingShaderGroupHandlesNV` (VK_NV_ray_tracing): alias of `vkGetRayTracingShaderGroupHandlesKHR`. */
-  readonly vkGetRayTracingShaderGroupHandlesNV: VkCommands["vkGetRayTracingShaderGroupHandlesKHR"];
-  /** `vkGetAccelerationStructureHandleNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetAccelerationStructureHandleNV: (
-    device: VkDevice,
-    accelerationStructure: VkAccelerationStructureNV,
-    dataSize: number | bigint,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdWriteAccelerationStructuresPropertiesNV` (VK_NV_ray_tracing; device level). */
-  readonly vkCmdWriteAccelerationStructuresPropertiesNV: (
-    commandBuffer: VkCommandBuffer,
-    accelerationStructureCount: number,
-    pAccelerationStructures: Deno.PointerValue,
-    queryType: VkQueryType,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-  ) => void;
-  /** `vkCompileDeferredNV` (VK_NV_ray_tracing; device level). Success codes: VK_SUCCESS. */
-  readonly vkCompileDeferredNV: (device: VkDevice, pipeline: VkPipeline, shader: number) => VkResult;
-  /** `vkGetMemoryHostPointerPropertiesEXT` (VK_EXT_external_memory_host; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryHostPointerPropertiesEXT: (
-    device: VkDevice,
-    handleType: VkExternalMemoryHandleTypeFlagBits,
-    pHostPointer: Deno.PointerValue,
-    pMemoryHostPointerProperties: VkStructPointer<"VkMemoryHostPointerPropertiesEXT">,
-  ) => VkResult;
-  /** `vkCmdWriteBufferMarkerAMD` (VK_AMD_buffer_marker; device level). */
-  readonly vkCmdWriteBufferMarkerAMD: (
-    commandBuffer: VkCommandBuffer,
-    pipelineStage: VkPipelineStageFlagBits,
-    dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
-    marker: number,
-  ) => void;
-  /** `vkCmdWriteBufferMarker2AMD` (VK_AMD_buffer_marker; device level). */
-  readonly vkCmdWriteBufferMarker2AMD: (
-    commandBuffer: VkCommandBuffer,
-    stage: VkPipelineStageFlags2,
-    dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
-    marker: number,
-  ) => void;
-  /** `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR` (VK_KHR_calibrated_timestamps; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceCalibrateableTimeDomainsKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pTimeDomainCount: Deno.PointerValue,
-    pTimeDomains: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceCalibrateableTimeDomainsEXT` (VK_EXT_calibrated_timestamps): alias of `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`. */
-  readonly vkGetPhysicalDeviceCalibrateableTimeDomainsEXT:
-    VkCommands["vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"];
-  /** `vkGetCalibratedTimestampsKHR` (VK_KHR_calibrated_timestamps; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetCalibratedTimestampsKHR: (
-    device: VkDevice,
-    timestampCount: number,
-    pTimestampInfos: VkStructPointer<"VkCalibratedTimestampInfoKHR">,
-    pTimestamps: Deno.PointerValue,
-    pMaxDeviation: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetCalibratedTimestampsEXT` (VK_EXT_calibrated_timestamps): alias of `vkGetCalibratedTimestampsKHR`. */
-  readonly vkGetCalibratedTimestampsEXT: VkCommands["vkGetCalibratedTimestampsKHR"];
-  /** `vkCmdDrawMeshTasksNV` (VK_NV_mesh_shader; device level). */
-  readonly vkCmdDrawMeshTasksNV: (
-    commandBuffer: VkCommandBuffer,
-    taskCount: number,
-    firstTask: number,
-  ) => void;
-  /** `vkCmdDrawMeshTasksIndirectNV` (VK_NV_mesh_shader; device level). */
-  readonly vkCmdDrawMeshTasksIndirectNV: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    drawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdDrawMeshTasksIndirectCountNV` (VK_NV_mesh_shader; device level). */
-  readonly vkCmdDrawMeshTasksIndirectCountNV: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
-    maxDrawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdSetExclusiveScissorEnableNV` (VK_NV_scissor_exclusive; device level). */
-  readonly vkCmdSetExclusiveScissorEnableNV: (
-    commandBuffer: VkCommandBuffer,
-    firstExclusiveScissor: number,
-    exclusiveScissorCount: number,
-    pExclusiveScissorEnables: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdSetExclusiveScissorNV` (VK_NV_scissor_exclusive; device level). */
-  readonly vkCmdSetExclusiveScissorNV: (
-    commandBuffer: VkCommandBuffer,
-    firstExclusiveScissor: number,
-    exclusiveScissorCount: number,
-    pExclusiveScissors: VkStructPointer<"VkRect2D">,
-  ) => void;
-  /** `vkCmdSetCheckpointNV` (VK_NV_device_diagnostic_checkpoints; device level). */
-  readonly vkCmdSetCheckpointNV: (
-    commandBuffer: VkCommandBuffer,
-    pCheckpointMarker: Deno.PointerValue,
-  ) => void;
-  /** `vkGetQueueCheckpointDataNV` (VK_NV_device_diagnostic_checkpoints; device level). */
-  readonly vkGetQueueCheckpointDataNV: (
-    queue: VkQueue,
-    pCheckpointDataCount: Deno.PointerValue,
-    pCheckpointData: VkStructPointer<"VkCheckpointDataNV">,
-  ) => void;
-  /** `vkGetQueueCheckpointData2NV` (VK_NV_device_diagnostic_checkpoints; device level). */
-  readonly vkGetQueueCheckpointData2NV: (
-    queue: VkQueue,
-    pCheckpointDataCount: Deno.PointerValue,
-    pCheckpointData: VkStructPointer<"VkCheckpointData2NV">,
-  ) => void;
-  /** `vkSetSwapchainPresentTimingQueueSizeEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
-  readonly vkSetSwapchainPresentTimingQueueSizeEXT: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    size: number,
-  ) => VkResult;
-  /** `vkGetSwapchainTimingPropertiesEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
-  readonly vkGetSwapchainTimingPropertiesEXT: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pSwapchainTimingProperties: VkStructPointer<"VkSwapchainTimingPropertiesEXT">,
-    pSwapchainTimingPropertiesCounter: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetSwapchainTimeDomainPropertiesEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetSwapchainTimeDomainPropertiesEXT: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pSwapchainTimeDomainProperties: VkStructPointer<"VkSwapchainTimeDomainPropertiesEXT">,
-    pTimeDomainsCounter: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetPastPresentationTimingEXT` (VK_EXT_present_timing; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPastPresentationTimingEXT: (
-    device: VkDevice,
-    pPastPresentationTimingInfo: VkStructPointer<"VkPastPresentationTimingInfoEXT">,
-    pPastPresentationTimingProperties: VkStructPointer<"VkPastPresentationTimingPropertiesEXT">,
-  ) => VkResult;
-  /** `vkInitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkInitializePerformanceApiINTEL: (
-    device: VkDevice,
-    pInitializeInfo: VkStructPointer<"VkInitializePerformanceApiInfoINTEL">,
-  ) => VkResult;
-  /** `vkUninitializePerformanceApiINTEL` (VK_INTEL_performance_query; device level). */
-  readonly vkUninitializePerformanceApiINTEL: (device: VkDevice) => void;
-  /** `vkCmdSetPerformanceMarkerINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdSetPerformanceMarkerINTEL: (
-    commandBuffer: VkCommandBuffer,
-    pMarkerInfo: VkStructPointer<"VkPerformanceMarkerInfoINTEL">,
-  ) => VkResult;
-  /** `vkCmdSetPerformanceStreamMarkerINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdSetPerformanceStreamMarkerINTEL: (
-    commandBuffer: VkCommandBuffer,
-    pMarkerInfo: VkStructPointer<"VkPerformanceStreamMarkerInfoINTEL">,
-  ) => VkResult;
-  /** `vkCmdSetPerformanceOverrideINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkCmdSetPerformanceOverrideINTEL: (
-    commandBuffer: VkCommandBuffer,
-    pOverrideInfo: VkStructPointer<"VkPerformanceOverrideInfoINTEL">,
-  ) => VkResult;
-  /** `vkAcquirePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquirePerformanceConfigurationINTEL: (
-    device: VkDevice,
-    pAcquireInfo: VkStructPointer<"VkPerformanceConfigurationAcquireInfoINTEL">,
-    pConfiguration: VkPointer<VkPerformanceConfigurationINTEL>,
-  ) => VkResult;
-  /** `vkReleasePerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkReleasePerformanceConfigurationINTEL: (
-    device: VkDevice,
-    configuration: VkPerformanceConfigurationINTEL | null,
-  ) => VkResult;
-  /** `vkQueueSetPerformanceConfigurationINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueSetPerformanceConfigurationINTEL: (
-    queue: VkQueue,
-    configuration: VkPerformanceConfigurationINTEL,
-  ) => VkResult;
-  /** `vkGetPerformanceParameterINTEL` (VK_INTEL_performance_query; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPerformanceParameterINTEL: (
-    device: VkDevice,
-    parameter: VkPerformanceParameterTypeINTEL,
-    pValue: VkStructPointer<"VkPerformanceValueINTEL">,
-  ) => VkResult;
-  /** `vkSetLocalDimmingAMD` (VK_AMD_display_native_hdr; device level). */
-  readonly vkSetLocalDimmingAMD: (
-    device: VkDevice,
-    swapChain: VkSwapchainKHR,
-    localDimmingEnable: VkBool32,
-  ) => void;
-  /** `vkCreateImagePipeSurfaceFUCHSIA` (VK_FUCHSIA_imagepipe_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateImagePipeSurfaceFUCHSIA: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkImagePipeSurfaceCreateInfoFUCHSIA">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkCreateMetalSurfaceEXT` (VK_EXT_metal_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateMetalSurfaceEXT: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkMetalSurfaceCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceFragmentShadingRatesKHR` (VK_KHR_fragment_shading_rate; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceFragmentShadingRatesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pFragmentShadingRateCount: Deno.PointerValue,
-    pFragmentShadingRates: VkStructPointer<"VkPhysicalDeviceFragmentShadingRateKHR">,
-  ) => VkResult;
-  /** `vkCmdSetFragmentShadingRateKHR` (VK_KHR_fragment_shading_rate; device level). */
-  readonly vkCmdSetFragmentShadingRateKHR: (
-    commandBuffer: VkCommandBuffer,
-    pFragmentSize: VkStructPointer<"VkExtent2D">,
-    combinerOps: Deno.PointerValue,
-  ) => void;
-  /** `vkWaitForPresentKHR` (VK_KHR_present_wait; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR. */
-  readonly vkWaitForPresentKHR: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    presentId: bigint,
-    timeout: bigint,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesNV` (VK_NV_cooperative_matrix; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesNV: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesNV">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV` (VK_NV_coverage_reduction_mode; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV: (
-    physicalDevice: VkPhysicalDevice,
-    pCombinationCount: Deno.PointerValue,
-    pCombinations: VkStructPointer<"VkFramebufferMixedSamplesCombinationNV">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceSurfacePresentModes2EXT: (
-    physicalDevice: VkPhysicalDevice,
-    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
-    pPresentModeCount: Deno.PointerValue,
-    pPresentModes: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkAcquireFullScreenExclusiveModeEXT` (VK_EXT_full_screen_exclusive; device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireFullScreenExclusiveModeEXT: (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
-  /** `vkReleaseFullScreenExclusiveModeEXT` (VK_EXT_full_screen_exclusive; device level). Success codes: VK_SUCCESS. */
-  readonly vkReleaseFullScreenExclusiveModeEXT: (device: VkDevice, swapchain: VkSwapchainKHR) => VkResult;
-  /** `vkGetDeviceGroupSurfacePresentModes2EXT` (VK_EXT_full_screen_exclusive; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDeviceGroupSurfacePresentModes2EXT: (
-    device: VkDevice,
-    pSurfaceInfo: VkStructPointer<"VkPhysicalDeviceSurfaceInfo2KHR">,
-    pModes: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateHeadlessSurfaceEXT` (VK_EXT_headless_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateHeadlessSurfaceEXT: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkHeadlessSurfaceCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkCreateDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDeferredOperationKHR: (
-    device: VkDevice,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pDeferredOperation: VkPointer<VkDeferredOperationKHR>,
-  ) => VkResult;
-  /** `vkDestroyDeferredOperationKHR` (VK_KHR_deferred_host_operations; device level). */
-  readonly vkDestroyDeferredOperationKHR: (
-    device: VkDevice,
-    operation: VkDeferredOperationKHR | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetDeferredOperationMaxConcurrencyKHR` (VK_KHR_deferred_host_operations; device level). */
-  readonly vkGetDeferredOperationMaxConcurrencyKHR: (
-    device: VkDevice,
-    operation: VkDeferredOperationKHR,
-  ) => number;
-  /** `vkGetDeferredOperationResultKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS, VK_NOT_READY. */
-  readonly vkGetDeferredOperationResultKHR: (device: VkDevice, operation: VkDeferredOperationKHR) => VkResult;
-  /** `vkDeferredOperationJoinKHR` (VK_KHR_deferred_host_operations; device level). Success codes: VK_SUCCESS, VK_THREAD_DONE_KHR, VK_THREAD_IDLE_KHR. */
-  readonly vkDeferredOperationJoinKHR: (device: VkDevice, operation: VkDeferredOperationKHR) => VkResult;
-  /** `vkGetPipelineExecutablePropertiesKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPipelineExecutablePropertiesKHR: (
-    device: VkDevice,
-    pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
-    pExecutableCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkPipelineExecutablePropertiesKHR">,
-  ) => VkResult;
-  /** `vkGetPipelineExecutableStatisticsKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPipelineExecutableStatisticsKHR: (
-    device: VkDevice,
-    pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
-    pStatisticCount: Deno.PointerValue,
-    pStatistics: VkStructPointer<"VkPipelineExecutableStatisticKHR">,
-  ) => VkResult;
-  /** `vkGetPipelineExecutableInternalRepresentationsKHR` (VK_KHR_pipeline_executable_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPipelineExecutableInternalRepresentationsKHR: (
-    device: VkDevice,
-    pExecutableInfo: VkStructPointer<"VkPipelineExecutableInfoKHR">,
-    pInternalRepresentationCount: Deno.PointerValue,
-    pInternalRepresentations: VkStructPointer<"VkPipelineExecutableInternalRepresentationKHR">,
-  ) => VkResult;
-  /** `vkReleaseSwapchainImagesKHR` (VK_KHR_swapchain_maintenance1; device level). Success codes: VK_SUCCESS. */
-  readonly vkReleaseSwapchainImagesKHR: (
-    device: VkDevice,
-    pReleaseInfo: VkStructPointer<"VkReleaseSwapchainImagesInfoKHR">,
-  ) => VkResult;
-  /** `vkReleaseSwapchainImagesEXT` (VK_EXT_swapchain_maintenance1): alias of `vkReleaseSwapchainImagesKHR`. */
-  readonly vkReleaseSwapchainImagesEXT: VkCommands["vkReleaseSwapchainImagesKHR"];
-  /** `vkGetGeneratedCommandsMemoryRequirementsNV` (VK_NV_device_generated_commands; device level). */
-  readonly vkGetGeneratedCommandsMemoryRequirementsNV: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoNV">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkCmdPreprocessGeneratedCommandsNV` (VK_NV_device_generated_commands; device level). */
-  readonly vkCmdPreprocessGeneratedCommandsNV: (
-    commandBuffer: VkCommandBuffer,
-    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
-  ) => void;
-  /** `vkCmdExecuteGeneratedCommandsNV` (VK_NV_device_generated_commands; device level). */
-  readonly vkCmdExecuteGeneratedCommandsNV: (
-    commandBuffer: VkCommandBuffer,
-    isPreprocessed: VkBool32,
-    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoNV">,
-  ) => void;
-  /** `vkCmdBindPipelineShaderGroupNV` (VK_NV_device_generated_commands; device level). */
-  readonly vkCmdBindPipelineShaderGroupNV: (
-    commandBuffer: VkCommandBuffer,
-    pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline,
-    groupIndex: number,
-  ) => void;
-  /** `vkCreateIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateIndirectCommandsLayoutNV: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoNV">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutNV>,
-  ) => VkResult;
-  /** `vkDestroyIndirectCommandsLayoutNV` (VK_NV_device_generated_commands; device level). */
-  readonly vkDestroyIndirectCommandsLayoutNV: (
-    device: VkDevice,
-    indirectCommandsLayout: VkIndirectCommandsLayoutNV | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdSetDepthBias2EXT` (VK_EXT_depth_bias_control; device level). */
-  readonly vkCmdSetDepthBias2EXT: (
-    commandBuffer: VkCommandBuffer,
-    pDepthBiasInfo: VkStructPointer<"VkDepthBiasInfoEXT">,
-  ) => void;
-  /** `vkAcquireDrmDisplayEXT` (VK_EXT_acquire_drm_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireDrmDisplayEXT: (
-    physicalDevice: VkPhysicalDevice,
-    drmFd: number,
-    display: VkDisplayKHR,
-  ) => VkResult;
-  /** `vkGetDrmDisplayEXT` (VK_EXT_acquire_drm_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDrmDisplayEXT: (
-    physicalDevice: VkPhysicalDevice,
-    drmFd: number,
-    connectorId: number,
-    display: VkPointer<VkDisplayKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR` (VK_KHR_video_encode_queue; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pQualityLevelInfo: VkStructPointer<"VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR">,
-    pQualityLevelProperties: VkStructPointer<"VkVideoEncodeQualityLevelPropertiesKHR">,
-  ) => VkResult;
-  /** `vkGetEncodedVideoSessionParametersKHR` (VK_KHR_video_encode_queue; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetEncodedVideoSessionParametersKHR: (
-    device: VkDevice,
-    pVideoSessionParametersInfo: VkStructPointer<"VkVideoEncodeSessionParametersGetInfoKHR">,
-    pFeedbackInfo: VkStructPointer<"VkVideoEncodeSessionParametersFeedbackInfoKHR">,
-    pDataSize: Deno.PointerValue,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdEncodeVideoKHR` (VK_KHR_video_encode_queue; device level). */
-  readonly vkCmdEncodeVideoKHR: (
-    commandBuffer: VkCommandBuffer,
-    pEncodeInfo: VkStructPointer<"VkVideoEncodeInfoKHR">,
-  ) => void;
-  /** `vkQueueSetPerfHintQCOM` (VK_QCOM_queue_perf_hint; device level). Success codes: VK_SUCCESS. */
-  readonly vkQueueSetPerfHintQCOM: (
-    queue: VkQueue,
-    pPerfHintInfo: VkStructPointer<"VkPerfHintInfoQCOM">,
-  ) => VkResult;
-  /** `vkCreateCudaModuleNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateCudaModuleNV: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkCudaModuleCreateInfoNV">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pModule: VkPointer<VkCudaModuleNV>,
-  ) => VkResult;
-  /** `vkGetCudaModuleCacheNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetCudaModuleCacheNV: (
-    device: VkDevice,
-    module_: VkCudaModuleNV,
-    pCacheSize: Deno.PointerValue,
-    pCacheData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateCudaFunctionNV: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkCudaFunctionCreateInfoNV">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pFunction: VkPointer<VkCudaFunctionNV>,
-  ) => VkResult;
-  /** `vkDestroyCudaModuleNV` (VK_NV_cuda_kernel_launch; device level). */
-  readonly vkDestroyCudaModuleNV: (
-    device: VkDevice,
-    module_: VkCudaModuleNV,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkDestroyCudaFunctionNV` (VK_NV_cuda_kernel_launch; device level). */
-  readonly vkDestroyCudaFunctionNV: (
-    device: VkDevice,
-    function_: VkCudaFunctionNV,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdCudaLaunchKernelNV` (VK_NV_cuda_kernel_launch; device level). */
-  readonly vkCmdCudaLaunchKernelNV: (
-    commandBuffer: VkCommandBuffer,
-    pLaunchInfo: VkStructPointer<"VkCudaLaunchInfoNV">,
-  ) => void;
-  /** `vkCmdDispatchTileQCOM` (VK_QCOM_tile_shading; device level). */
-  readonly vkCmdDispatchTileQCOM: (
-    commandBuffer: VkCommandBuffer,
-    pDispatchTileInfo: VkStructPointer<"VkDispatchTileInfoQCOM">,
-  ) => void;
-  /** `vkCmdBeginPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level). */
-  readonly vkCmdBeginPerTileExecutionQCOM: (
-    commandBuffer: VkCommandBuffer,
-    pPerTileBeginInfo: VkStructPointer<"VkPerTileBeginInfoQCOM">,
-  ) => void;
-  /** `vkCmdEndPerTileExecutionQCOM` (VK_QCOM_tile_shading; device level). */
-  readonly vkCmdEndPerTileExecutionQCOM: (
-    commandBuffer: VkCommandBuffer,
-    pPerTileEndInfo: VkStructPointer<"VkPerTileEndInfoQCOM">,
-  ) => void;
-  /** `vkSetLatencySleepModeLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkSetLatencySleepModeLegacyNV: (
-    device: VkDevice,
-    lowLatencyMode: VkBool32,
-    lowLatencyBoost: VkBool32,
-    minimumIntervalUs: number,
-  ) => void;
-  /** `vkLatencySleepLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkLatencySleepLegacyNV: (device: VkDevice, signalSemaphore: VkSemaphore, value: bigint) => void;
-  /** `vkSetLatencyMarkerLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkSetLatencyMarkerLegacyNV: (device: VkDevice, frameID: bigint, marker: number) => void;
-  /** `vkGetLatencyTimingsLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkGetLatencyTimingsLegacyNV: (device: VkDevice, pTimings: Deno.PointerValue) => void;
-  /** `vkQueueNotifyOutOfBandLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkQueueNotifyOutOfBandLegacyNV: (queue: VkQueue, queueType: number) => void;
-  /** `vkGetSleepStatusLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkGetSleepStatusLegacyNV: (device: VkDevice, pLowLatencyMode: Deno.PointerValue) => void;
-  /** `vkShutdownLatencyDeviceLegacyNV` (VK_NV_low_latency; device level). */
-  readonly vkShutdownLatencyDeviceLegacyNV: (device: VkDevice) => void;
-  /** `vkExportMetalObjectsEXT` (VK_EXT_metal_objects; device level). */
-  readonly vkExportMetalObjectsEXT: (
-    device: VkDevice,
-    pMetalObjectsInfo: VkStructPointer<"VkExportMetalObjectsInfoEXT">,
-  ) => void;
-  /** `vkGetDescriptorSetLayoutSizeEXT` (VK_EXT_descriptor_buffer; device level). */
-  readonly vkGetDescriptorSetLayoutSizeEXT: (
-    device: VkDevice,
-    layout: VkDescriptorSetLayout,
-    pLayoutSizeInBytes: Deno.PointerValue,
-  ) => void;
-  /** `vkGetDescriptorSetLayoutBindingOffsetEXT` (VK_EXT_descriptor_buffer; device level). */
-  readonly vkGetDescriptorSetLayoutBindingOffsetEXT: (
-    device: VkDevice,
-    layout: VkDescriptorSetLayout,
-    binding: number,
-    pOffset: Deno.PointerValue,
-  ) => void;
-  /** `vkGetDescriptorEXT` (VK_EXT_descriptor_buffer; device level). */
-  readonly vkGetDescriptorEXT: (
-    device: VkDevice,
-    pDescriptorInfo: VkStructPointer<"VkDescriptorGetInfoEXT">,
-    dataSize: number | bigint,
-    pDescriptor: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdBindDescriptorBuffersEXT` (VK_EXT_descriptor_buffer; device level). */
-  readonly vkCmdBindDescriptorBuffersEXT: (
-    commandBuffer: VkCommandBuffer,
-    bufferCount: number,
-    pBindingInfos: VkStructPointer<"VkDescriptorBufferBindingInfoEXT">,
-  ) => void;
-  /** `vkCmdSetDescriptorBufferOffsetsEXT` (VK_EXT_descriptor_buffer; device level). */
-  readonly vkCmdSetDescriptorBufferOffsetsEXT: (
-    commandBuffer: VkCommandBuffer,
-    pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout,
-    firstSet: number,
-    setCount: number,
-    pBufferIndices: Deno.PointerValue,
-    pOffsets: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdBindDescriptorBufferEmbeddedSamplersEXT` (VK_EXT_descriptor_buffer; device level). */
-  readonly vkCmdBindDescriptorBufferEmbeddedSamplersEXT: (
-    commandBuffer: VkCommandBuffer,
-    pipelineBindPoint: VkPipelineBindPoint,
-    layout: VkPipelineLayout,
-    set: number,
-  ) => void;
-  /** `vkGetBufferOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetBufferOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkBufferCaptureDescriptorDataInfoEXT">,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetImageOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetImageOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkImageCaptureDescriptorDataInfoEXT">,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetImageViewOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetImageViewOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkImageViewCaptureDescriptorDataInfoEXT">,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetSamplerOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetSamplerOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkSamplerCaptureDescriptorDataInfoEXT">,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT` (VK_EXT_descriptor_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkAccelerationStructureCaptureDescriptorDataInfoEXT">,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdBindIndexBuffer3KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdBindIndexBuffer3KHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkBindIndexBuffer3InfoKHR">,
-  ) => void;
-  /** `vkCmdBindVertexBuffers3KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdBindVertexBuffers3KHR: (
-    commandBuffer: VkCommandBuffer,
-    firstBinding: number,
-    bindingCount: number,
-    pBindingInfos: VkStructPointer<"VkBindVertexBuffer3InfoKHR">,
-  ) => void;
-  /** `vkCmdDrawIndirect2KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawIndirect2KHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
-  ) => void;
-  /** `vkCmdDrawIndexedIndirect2KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawIndexedIndirect2KHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
-  ) => void;
-  /** `vkCmdDispatchIndirect2KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDispatchIndirect2KHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkDispatchIndirect2InfoKHR">,
-  ) => void;
-  /** `vkCmdCopyMemoryKHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdCopyMemoryKHR: (
-    commandBuffer: VkCommandBuffer,
-    pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryInfoKHR">,
-  ) => void;
-  /** `vkCmdCopyMemoryToImageKHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdCopyMemoryToImageKHR: (
-    commandBuffer: VkCommandBuffer,
-    pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
-  ) => void;
-  /** `vkCmdCopyImageToMemoryKHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdCopyImageToMemoryKHR: (
-    commandBuffer: VkCommandBuffer,
-    pCopyMemoryInfo: VkStructPointer<"VkCopyDeviceMemoryImageInfoKHR">,
-  ) => void;
-  /** `vkCmdUpdateMemoryKHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdUpdateMemoryKHR: (
-    commandBuffer: VkCommandBuffer,
-    pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
-    dstFlags: VkAddressCommandFlagsKHR,
-    dataSize: VkDeviceSize,
-    pData: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdFillMemoryKHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdFillMemoryKHR: (
-    commandBuffer: VkCommandBuffer,
-    pDstRange: VkStructPointer<"VkDeviceAddressRangeKHR">,
-    dstFlags: VkAddressCommandFlagsKHR,
-    data: number,
-  ) => void;
-  /** `vkCmdCopyQueryPoolResultsToMemoryKHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdCopyQueryPoolResultsToMemoryKHR: (
-    commandBuffer: VkCommandBuffer,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-    queryCount: number,
-    pDstRange: VkStructPointer<"VkStridedDeviceAddressRangeKHR">,
-    dstFlags: VkAddressCommandFlagsKHR,
-    queryResultFlags: VkQueryResultFlags,
-  ) => void;
-  /** `vkCmdDrawIndirectCount2KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawIndirectCount2KHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
-  ) => void;
-  /** `vkCmdDrawIndexedIndirectCount2KHR` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawIndexedIndirectCount2KHR: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
-  ) => void;
-  /** `vkCmdBeginConditionalRendering2EXT` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdBeginConditionalRendering2EXT: (
-    commandBuffer: VkCommandBuffer,
-    pConditionalRenderingBegin: VkStructPointer<"VkConditionalRenderingBeginInfo2EXT">,
-  ) => void;
-  /** `vkCmdBindTransformFeedbackBuffers2EXT` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdBindTransformFeedbackBuffers2EXT: (
-    commandBuffer: VkCommandBuffer,
-    firstBinding: number,
-    bindingCount: number,
-    pBindingInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
-  ) => void;
-  /** `vkCmdBeginTransformFeedback2EXT` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdBeginTransformFeedback2EXT: (
-    commandBuffer: VkCommandBuffer,
-    firstCounterRange: number,
-    counterRangeCount: number,
-    pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
-  ) => void;
-  /** `vkCmdEndTransformFeedback2EXT` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdEndTransformFeedback2EXT: (
-    commandBuffer: VkCommandBuffer,
-    firstCounterRange: number,
-    counterRangeCount: number,
-    pCounterInfos: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
-  ) => void;
-  /** `vkCmdDrawIndirectByteCount2EXT` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawIndirectByteCount2EXT: (
-    commandBuffer: VkCommandBuffer,
-    instanceCount: number,
-    firstInstance: number,
-    pCounterInfo: VkStructPointer<"VkBindTransformFeedbackBuffer2InfoEXT">,
-    counterOffset: number,
-    vertexStride: number,
-  ) => void;
-  /** `vkCmdDrawMeshTasksIndirect2EXT` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawMeshTasksIndirect2EXT: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkDrawIndirect2InfoKHR">,
-  ) => void;
-  /** `vkCmdDrawMeshTasksIndirectCount2EXT` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdDrawMeshTasksIndirectCount2EXT: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkDrawIndirectCount2InfoKHR">,
-  ) => void;
-  /** `vkCmdWriteMarkerToMemoryAMD` (VK_KHR_device_address_commands; device level). */
-  readonly vkCmdWriteMarkerToMemoryAMD: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkMemoryMarkerInfoAMD">,
-  ) => void;
-  /** `vkCreateAccelerationStructure2KHR` (VK_KHR_device_address_commands; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateAccelerationStructure2KHR: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfo2KHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pAccelerationStructure: VkPointer<VkAccelerationStructureKHR>,
-  ) => VkResult;
-  /** `vkCmdSetFragmentShadingRateEnumNV` (VK_NV_fragment_shading_rate_enums; device level). */
-  readonly vkCmdSetFragmentShadingRateEnumNV: (
-    commandBuffer: VkCommandBuffer,
-    shadingRate: VkFragmentShadingRateNV,
-    combinerOps: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdDrawMeshTasksEXT` (VK_EXT_mesh_shader; device level). */
-  readonly vkCmdDrawMeshTasksEXT: (
-    commandBuffer: VkCommandBuffer,
-    groupCountX: number,
-    groupCountY: number,
-    groupCountZ: number,
-  ) => void;
-  /** `vkCmdDrawMeshTasksIndirectEXT` (VK_EXT_mesh_shader; device level). */
-  readonly vkCmdDrawMeshTasksIndirectEXT: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    drawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdDrawMeshTasksIndirectCountEXT` (VK_EXT_mesh_shader; device level). */
-  readonly vkCmdDrawMeshTasksIndirectCountEXT: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-    countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
-    maxDrawCount: number,
-    stride: number,
-  ) => void;
-  /** `vkGetDeviceFaultInfoEXT` (VK_EXT_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDeviceFaultInfoEXT: (
-    device: VkDevice,
-    pFaultCounts: VkStructPointer<"VkDeviceFaultCountsEXT">,
-    pFaultInfo: VkStructPointer<"VkDeviceFaultInfoEXT">,
-  ) => VkResult;
-  /** `vkAcquireWinrtDisplayNV` (VK_NV_acquire_winrt_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkAcquireWinrtDisplayNV: (physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) => VkResult;
-  /** `vkGetWinrtDisplayNV` (VK_NV_acquire_winrt_display; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetWinrtDisplayNV: (
-    physicalDevice: VkPhysicalDevice,
-    deviceRelativeId: number,
-    pDisplay: VkPointer<VkDisplayKHR>,
-  ) => VkResult;
-  /** `vkCreateDirectFBSurfaceEXT` (VK_EXT_directfb_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDirectFBSurfaceEXT: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkDirectFBSurfaceCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceDirectFBPresentationSupportEXT` (VK_EXT_directfb_surface; physical device level). */
-  readonly vkGetPhysicalDeviceDirectFBPresentationSupportEXT: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    dfb: Deno.PointerValue,
-  ) => VkBool32;
-  /** `vkCmdTraceRaysKHR` (VK_KHR_ray_tracing_pipeline; device level). */
-  readonly vkCmdTraceRaysKHR: (
-    commandBuffer: VkCommandBuffer,
-    pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    pCallableShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    width: number,
-    height: number,
-    depth: number,
-  ) => void;
-  /** `vkCreateRayTracingPipelinesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
-  readonly vkCreateRayTracingPipelinesKHR: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pipelineCache: VkPipelineCache | null,
-    createInfoCount: number,
-    pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelines: VkPointer<VkPipeline>,
-  ) => VkResult;
-  /** `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR` (VK_KHR_ray_tracing_pipeline; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetRayTracingCaptureReplayShaderGroupHandlesKHR: (
-    device: VkDevice,
-    pipeline: VkPipeline,
-    firstGroup: number,
-    groupCount: number,
-    dataSize: number | bigint,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdTraceRaysIndirectKHR` (VK_KHR_ray_tracing_pipeline; device level). */
-  readonly vkCmdTraceRaysIndirectKHR: (
-    commandBuffer: VkCommandBuffer,
-    pRaygenShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    pMissShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    pHitShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    pCallableShaderBindingTable: VkStructPointer<"VkStridedDeviceAddressRegionKHR">,
-    indirectDeviceAddress: VkDeviceAddress,
-  ) => void;
-  /** `vkGetRayTracingShaderGroupStackSizeKHR` (VK_KHR_ray_tracing_pipeline; device level). */
-  readonly vkGetRayTracingShaderGroupStackSizeKHR: (
-    device: VkDevice,
-    pipeline: VkPipeline,
-    group: number,
-    groupShader: VkShaderGroupShaderKHR,
-  ) => VkDeviceSize;
-  /** `vkCmdSetRayTracingPipelineStackSizeKHR` (VK_KHR_ray_tracing_pipeline; device level). */
-  readonly vkCmdSetRayTracingPipelineStackSizeKHR: (
-    commandBuffer: VkCommandBuffer,
-    pipelineStackSize: number,
-  ) => void;
-  /** `vkCmdSetVertexInputEXT` (VK_EXT_vertex_input_dynamic_state, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetVertexInputEXT: (
-    commandBuffer: VkCommandBuffer,
-    vertexBindingDescriptionCount: number,
-    pVertexBindingDescriptions: VkStructPointer<"VkVertexInputBindingDescription2EXT">,
-    vertexAttributeDescriptionCount: number,
-    pVertexAttributeDescriptions: VkStructPointer<"VkVertexInputAttributeDescription2EXT">,
-  ) => void;
-  /** `vkGetMemoryZirconHandleFUCHSIA` (VK_FUCHSIA_external_memory; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryZirconHandleFUCHSIA: (
-    device: VkDevice,
-    pGetZirconHandleInfo: VkStructPointer<"VkMemoryGetZirconHandleInfoFUCHSIA">,
-    pZirconHandle: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetMemoryZirconHandlePropertiesFUCHSIA` (VK_FUCHSIA_external_memory; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryZirconHandlePropertiesFUCHSIA: (
-    device: VkDevice,
-    handleType: VkExternalMemoryHandleTypeFlagBits,
-    zirconHandle: number,
-    pMemoryZirconHandleProperties: VkStructPointer<"VkMemoryZirconHandlePropertiesFUCHSIA">,
-  ) => VkResult;
-  /** `vkImportSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level). Success codes: VK_SUCCESS. */
-  readonly vkImportSemaphoreZirconHandleFUCHSIA: (
-    device: VkDevice,
-    pImportSemaphoreZirconHandleInfo: VkStructPointer<"VkImportSemaphoreZirconHandleInfoFUCHSIA">,
-  ) => VkResult;
-  /** `vkGetSemaphoreZirconHandleFUCHSIA` (VK_FUCHSIA_external_semaphore; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetSemaphoreZirconHandleFUCHSIA: (
-    device: VkDevice,
-    pGetZirconHandleInfo: VkStructPointer<"VkSemaphoreGetZirconHandleInfoFUCHSIA">,
-    pZirconHandle: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCreateBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateBufferCollectionFUCHSIA: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkBufferCollectionCreateInfoFUCHSIA">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pCollection: VkPointer<VkBufferCollectionFUCHSIA>,
-  ) => VkResult;
-  /** `vkSetBufferCollectionImageConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetBufferCollectionImageConstraintsFUCHSIA: (
-    device: VkDevice,
-    collection: VkBufferCollectionFUCHSIA,
-    pImageConstraintsInfo: VkStructPointer<"VkImageConstraintsInfoFUCHSIA">,
-  ) => VkResult;
-  /** `vkSetBufferCollectionBufferConstraintsFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetBufferCollectionBufferConstraintsFUCHSIA: (
-    device: VkDevice,
-    collection: VkBufferCollectionFUCHSIA,
-    pBufferConstraintsInfo: VkStructPointer<"VkBufferConstraintsInfoFUCHSIA">,
-  ) => VkResult;
-  /** `vkDestroyBufferCollectionFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). */
-  readonly vkDestroyBufferCollectionFUCHSIA: (
-    device: VkDevice,
-    collection: VkBufferCollectionFUCHSIA,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetBufferCollectionPropertiesFUCHSIA` (VK_FUCHSIA_buffer_collection; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetBufferCollectionPropertiesFUCHSIA: (
-    device: VkDevice,
-    collection: VkBufferCollectionFUCHSIA,
-    pProperties: VkStructPointer<"VkBufferCollectionPropertiesFUCHSIA">,
-  ) => VkResult;
-  /** `vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI` (VK_HUAWEI_subpass_shading; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI: (
-    device: VkDevice,
-    renderpass: VkRenderPass,
-    pMaxWorkgroupSize: VkStructPointer<"VkExtent2D">,
-  ) => VkResult;
-  /** `vkCmdSubpassShadingHUAWEI` (VK_HUAWEI_subpass_shading; device level). */
-  readonly vkCmdSubpassShadingHUAWEI: (commandBuffer: VkCommandBuffer) => void;
-  /** `vkCmdBindInvocationMaskHUAWEI` (VK_HUAWEI_invocation_mask; device level). */
-  readonly vkCmdBindInvocationMaskHUAWEI: (
-    commandBuffer: VkCommandBuffer,
-    imageView: VkImageView | null,
-    imageLayout: VkImageLayout,
-  ) => void;
-  /** `vkGetMemoryRemoteAddressNV` (VK_NV_external_memory_rdma; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryRemoteAddressNV: (
-    device: VkDevice,
-    pMemoryGetRemoteAddressInfo: VkStructPointer<"VkMemoryGetRemoteAddressInfoNV">,
-    pAddress: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetPipelinePropertiesEXT` (VK_EXT_pipeline_properties; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPipelinePropertiesEXT: (
-    device: VkDevice,
-    pPipelineInfo: VkStructPointer<"VkPipelineInfoKHR">,
-    pPipelineProperties: VkStructPointer<"VkBaseOutStructure">,
-  ) => VkResult;
-  /** `vkCmdSetPatchControlPointsEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetPatchControlPointsEXT: (
-    commandBuffer: VkCommandBuffer,
-    patchControlPoints: number,
-  ) => void;
-  /** `vkCmdSetLogicOpEXT` (VK_EXT_extended_dynamic_state2, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetLogicOpEXT: (commandBuffer: VkCommandBuffer, logicOp: VkLogicOp) => void;
-  /** `vkCreateScreenSurfaceQNX` (VK_QNX_screen_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateScreenSurfaceQNX: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkScreenSurfaceCreateInfoQNX">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceScreenPresentationSupportQNX` (VK_QNX_screen_surface; physical device level). */
-  readonly vkGetPhysicalDeviceScreenPresentationSupportQNX: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    window: Deno.PointerValue,
-  ) => VkBool32;
-  /** `vkCmdSetColorWriteEnableEXT` (VK_EXT_color_write_enable; device level). */
-  readonly vkCmdSetColorWriteEnableEXT: (
-    commandBuffer: VkCommandBuffer,
-    attachmentCount: number,
-    pColorWriteEnables: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdTraceRaysIndirect2KHR` (VK_KHR_ray_tracing_maintenance1; device level). */
-  readonly vkCmdTraceRaysIndirect2KHR: (
-    commandBuffer: VkCommandBuffer,
-    indirectDeviceAddress: VkDeviceAddress,
-  ) => void;
-  /** `vkCmdDrawMultiEXT` (VK_EXT_multi_draw; device level). */
-  readonly vkCmdDrawMultiEXT: (
-    commandBuffer: VkCommandBuffer,
-    drawCount: number,
-    pVertexInfo: VkStructPointer<"VkMultiDrawInfoEXT">,
-    instanceCount: number,
-    firstInstance: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdDrawMultiIndexedEXT` (VK_EXT_multi_draw; device level). */
-  readonly vkCmdDrawMultiIndexedEXT: (
-    commandBuffer: VkCommandBuffer,
-    drawCount: number,
-    pIndexInfo: VkStructPointer<"VkMultiDrawIndexedInfoEXT">,
-    instanceCount: number,
-    firstInstance: number,
-    stride: number,
-    pVertexOffset: Deno.PointerValue,
-  ) => void;
-  /** `vkCreateMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateMicromapEXT: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkMicromapCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pMicromap: VkPointer<VkMicromapEXT>,
-  ) => VkResult;
-  /** `vkDestroyMicromapEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkDestroyMicromapEXT: (
-    device: VkDevice,
-    micromap: VkMicromapEXT | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkCmdBuildMicromapsEXT: (
-    commandBuffer: VkCommandBuffer,
-    infoCount: number,
-    pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
-  ) => void;
-  /** `vkBuildMicromapsEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkBuildMicromapsEXT: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    infoCount: number,
-    pInfos: VkStructPointer<"VkMicromapBuildInfoEXT">,
-  ) => VkResult;
-  /** `vkCopyMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkCopyMicromapEXT: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
-  ) => VkResult;
-  /** `vkCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkCopyMicromapToMemoryEXT: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
-  ) => VkResult;
-  /** `vkCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS, VK_OPERATION_DEFERRED_KHR, VK_OPERATION_NOT_DEFERRED_KHR. */
-  readonly vkCopyMemoryToMicromapEXT: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
-  ) => VkResult;
-  /** `vkWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level). Success codes: VK_SUCCESS. */
-  readonly vkWriteMicromapsPropertiesEXT: (
-    device: VkDevice,
-    micromapCount: number,
-    pMicromaps: Deno.PointerValue,
-    queryType: VkQueryType,
-    dataSize: number | bigint,
-    pData: Deno.PointerValue,
-    stride: number | bigint,
-  ) => VkResult;
-  /** `vkCmdCopyMicromapEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkCmdCopyMicromapEXT: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkCopyMicromapInfoEXT">,
-  ) => void;
-  /** `vkCmdCopyMicromapToMemoryEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkCmdCopyMicromapToMemoryEXT: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkCopyMicromapToMemoryInfoEXT">,
-  ) => void;
-  /** `vkCmdCopyMemoryToMicromapEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkCmdCopyMemoryToMicromapEXT: (
-    commandBuffer: VkCommandBuffer,
-    pInfo: VkStructPointer<"VkCopyMemoryToMicromapInfoEXT">,
-  ) => void;
-  /** `vkCmdWriteMicromapsPropertiesEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkCmdWriteMicromapsPropertiesEXT: (
-    commandBuffer: VkCommandBuffer,
-    micromapCount: number,
-    pMicromaps: Deno.PointerValue,
-    queryType: VkQueryType,
-    queryPool: VkQueryPool,
-    firstQuery: number,
-  ) => void;
-  /** `vkGetDeviceMicromapCompatibilityEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkGetDeviceMicromapCompatibilityEXT: (
-    device: VkDevice,
-    pVersionInfo: VkStructPointer<"VkMicromapVersionInfoEXT">,
-    pCompatibility: Deno.PointerValue,
-  ) => void;
-  /** `vkGetMicromapBuildSizesEXT` (VK_EXT_opacity_micromap; device level). */
-  readonly vkGetMicromapBuildSizesEXT: (
-    device: VkDevice,
-    buildType: VkAccelerationStructureBuildTypeKHR,
-    pBuildInfo: VkStructPointer<"VkMicromapBuildInfoEXT">,
-    pSizeInfo: VkStructPointer<"VkMicromapBuildSizesInfoEXT">,
-  ) => void;
-  /** `vkCmdDrawClusterHUAWEI` (VK_HUAWEI_cluster_culling_shader; device level). */
-  readonly vkCmdDrawClusterHUAWEI: (
-    commandBuffer: VkCommandBuffer,
-    groupCountX: number,
-    groupCountY: number,
-    groupCountZ: number,
-  ) => void;
-  /** `vkCmdDrawClusterIndirectHUAWEI` (VK_HUAWEI_cluster_culling_shader; device level). */
-  readonly vkCmdDrawClusterIndirectHUAWEI: (
-    commandBuffer: VkCommandBuffer,
-    buffer: VkBuffer,
-    offset: VkDeviceSize,
-  ) => void;
-  /** `vkSetDeviceMemoryPriorityEXT` (VK_EXT_pageable_device_local_memory; device level). */
-  readonly vkSetDeviceMemoryPriorityEXT: (device: VkDevice, memory: VkDeviceMemory, priority: number) => void;
-  /** `vkCmdSetDispatchParametersARM` (VK_ARM_scheduling_controls; device level). */
-  readonly vkCmdSetDispatchParametersARM: (
-    commandBuffer: VkCommandBuffer,
-    pDispatchParameters: VkStructPointer<"VkDispatchParametersARM">,
-  ) => void;
-  /** `vkGetDescriptorSetLayoutHostMappingInfoVALVE` (VK_VALVE_descriptor_set_host_mapping; device level). */
-  readonly vkGetDescriptorSetLayoutHostMappingInfoVALVE: (
-    device: VkDevice,
-    pBindingReference: VkStructPointer<"VkDescriptorSetBindingReferenceVALVE">,
-    pHostMapping: VkStructPointer<"VkDescriptorSetLayoutHostMappingInfoVALVE">,
-  ) => void;
-  /** `vkGetDescriptorSetHostMappingVALVE` (VK_VALVE_descriptor_set_host_mapping; device level). */
-  readonly vkGetDescriptorSetHostMappingVALVE: (
-    device: VkDevice,
-    descriptorSet: VkDescriptorSet,
-    ppData: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdCopyMemoryIndirectNV` (VK_NV_copy_memory_indirect; device level). */
-  readonly vkCmdCopyMemoryIndirectNV: (
-    commandBuffer: VkCommandBuffer,
-    copyBufferAddress: VkDeviceAddress,
-    copyCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCmdCopyMemoryToImageIndirectNV` (VK_NV_copy_memory_indirect; device level). */
-  readonly vkCmdCopyMemoryToImageIndirectNV: (
-    commandBuffer: VkCommandBuffer,
-    copyBufferAddress: VkDeviceAddress,
-    copyCount: number,
-    stride: number,
-    dstImage: VkImage,
-    dstImageLayout: VkImageLayout,
-    pImageSubresources: VkStructPointer<"VkImageSubresourceLayers">,
-  ) => void;
-  /** `vkCmdDecompressMemoryNV` (VK_NV_memory_decompression; device level). */
-  readonly vkCmdDecompressMemoryNV: (
-    commandBuffer: VkCommandBuffer,
-    decompressRegionCount: number,
-    pDecompressMemoryRegions: VkStructPointer<"VkDecompressMemoryRegionNV">,
-  ) => void;
-  /** `vkCmdDecompressMemoryIndirectCountNV` (VK_NV_memory_decompression; device level). */
-  readonly vkCmdDecompressMemoryIndirectCountNV: (
-    commandBuffer: VkCommandBuffer,
-    indirectCommandsAddress: VkDeviceAddress,
-    indirectCommandsCountAddress: VkDeviceAddress,
-    stride: number,
-  ) => void;
-  /** `vkGetPipelineIndirectMemoryRequirementsNV` (VK_NV_device_generated_commands_compute; device level). */
-  readonly vkGetPipelineIndirectMemoryRequirementsNV: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkComputePipelineCreateInfo">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkCmdUpdatePipelineIndirectBufferNV` (VK_NV_device_generated_commands_compute; device level). */
-  readonly vkCmdUpdatePipelineIndirectBufferNV: (
-    commandBuffer: VkCommandBuffer,
-    pipelineBindPoint: VkPipelineBindPoint,
-    pipeline: VkPipeline,
-  ) => void;
-  /** `vkGetPipelineIndirectDeviceAddressNV` (VK_NV_device_generated_commands_compute; device level). */
-  readonly vkGetPipelineIndirectDeviceAddressNV: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkPipelineIndirectDeviceAddressInfoNV">,
-  ) => VkDeviceAddress;
-  /** `vkGetNativeBufferPropertiesOHOS` (VK_OHOS_external_memory; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetNativeBufferPropertiesOHOS: (
-    device: VkDevice,
-    buffer: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkNativeBufferPropertiesOHOS">,
-  ) => VkResult;
-  /** `vkGetMemoryNativeBufferOHOS` (VK_OHOS_external_memory; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryNativeBufferOHOS: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkMemoryGetNativeBufferInfoOHOS">,
-    pBuffer: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdSetDepthClampEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetDepthClampEnableEXT: (commandBuffer: VkCommandBuffer, depthClampEnable: VkBool32) => void;
-  /** `vkCmdSetPolygonModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetPolygonModeEXT: (commandBuffer: VkCommandBuffer, polygonMode: VkPolygonMode) => void;
-  /** `vkCmdSetRasterizationSamplesEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetRasterizationSamplesEXT: (
-    commandBuffer: VkCommandBuffer,
-    rasterizationSamples: VkSampleCountFlagBits,
-  ) => void;
-  /** `vkCmdSetSampleMaskEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetSampleMaskEXT: (
-    commandBuffer: VkCommandBuffer,
-    samples: VkSampleCountFlagBits,
-    pSampleMask: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdSetAlphaToCoverageEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetAlphaToCoverageEnableEXT: (
-    commandBuffer: VkCommandBuffer,
-    alphaToCoverageEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetAlphaToOneEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetAlphaToOneEnableEXT: (commandBuffer: VkCommandBuffer, alphaToOneEnable: VkBool32) => void;
-  /** `vkCmdSetLogicOpEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetLogicOpEnableEXT: (commandBuffer: VkCommandBuffer, logicOpEnable: VkBool32) => void;
-  /** `vkCmdSetColorBlendEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetColorBlendEnableEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstAttachment: number,
-    attachmentCount: number,
-    pColorBlendEnables: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdSetColorBlendEquationEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetColorBlendEquationEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstAttachment: number,
-    attachmentCount: number,
-    pColorBlendEquations: VkStructPointer<"VkColorBlendEquationEXT">,
-  ) => void;
-  /** `vkCmdSetColorWriteMaskEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetColorWriteMaskEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstAttachment: number,
-    attachmentCount: number,
-    pColorWriteMasks: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdSetTessellationDomainOriginEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetTessellationDomainOriginEXT: (
-    commandBuffer: VkCommandBuffer,
-    domainOrigin: VkTessellationDomainOrigin,
-  ) => void;
-  /** `vkCmdSetRasterizationStreamEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetRasterizationStreamEXT: (
-    commandBuffer: VkCommandBuffer,
-    rasterizationStream: number,
-  ) => void;
-  /** `vkCmdSetConservativeRasterizationModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetConservativeRasterizationModeEXT: (
-    commandBuffer: VkCommandBuffer,
-    conservativeRasterizationMode: VkConservativeRasterizationModeEXT,
-  ) => void;
-  /** `vkCmdSetExtraPrimitiveOverestimationSizeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetExtraPrimitiveOverestimationSizeEXT: (
-    commandBuffer: VkCommandBuffer,
-    extraPrimitiveOverestimationSize: number,
-  ) => void;
-  /** `vkCmdSetDepthClipEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetDepthClipEnableEXT: (commandBuffer: VkCommandBuffer, depthClipEnable: VkBool32) => void;
-  /** `vkCmdSetSampleLocationsEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetSampleLocationsEnableEXT: (
-    commandBuffer: VkCommandBuffer,
-    sampleLocationsEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetColorBlendAdvancedEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetColorBlendAdvancedEXT: (
-    commandBuffer: VkCommandBuffer,
-    firstAttachment: number,
-    attachmentCount: number,
-    pColorBlendAdvanced: VkStructPointer<"VkColorBlendAdvancedEXT">,
-  ) => void;
-  /** `vkCmdSetProvokingVertexModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetProvokingVertexModeEXT: (
-    commandBuffer: VkCommandBuffer,
-    provokingVertexMode: VkProvokingVertexModeEXT,
-  ) => void;
-  /** `vkCmdSetLineRasterizationModeEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetLineRasterizationModeEXT: (
-    commandBuffer: VkCommandBuffer,
-    lineRasterizationMode: VkLineRasterizationModeEXT,
-  ) => void;
-  /** `vkCmdSetLineStippleEnableEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetLineStippleEnableEXT: (
-    commandBuffer: VkCommandBuffer,
-    stippledLineEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetDepthClipNegativeOneToOneEXT` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetDepthClipNegativeOneToOneEXT: (
-    commandBuffer: VkCommandBuffer,
-    negativeOneToOne: VkBool32,
-  ) => void;
-  /** `vkCmdSetViewportWScalingEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetViewportWScalingEnableNV: (
-    commandBuffer: VkCommandBuffer,
-    viewportWScalingEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetViewportSwizzleNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetViewportSwizzleNV: (
-    commandBuffer: VkCommandBuffer,
-    firstViewport: number,
-    viewportCount: number,
-    pViewportSwizzles: VkStructPointer<"VkViewportSwizzleNV">,
-  ) => void;
-  /** `vkCmdSetCoverageToColorEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetCoverageToColorEnableNV: (
-    commandBuffer: VkCommandBuffer,
-    coverageToColorEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetCoverageToColorLocationNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetCoverageToColorLocationNV: (
-    commandBuffer: VkCommandBuffer,
-    coverageToColorLocation: number,
-  ) => void;
-  /** `vkCmdSetCoverageModulationModeNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetCoverageModulationModeNV: (
-    commandBuffer: VkCommandBuffer,
-    coverageModulationMode: VkCoverageModulationModeNV,
-  ) => void;
-  /** `vkCmdSetCoverageModulationTableEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetCoverageModulationTableEnableNV: (
-    commandBuffer: VkCommandBuffer,
-    coverageModulationTableEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetCoverageModulationTableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetCoverageModulationTableNV: (
-    commandBuffer: VkCommandBuffer,
-    coverageModulationTableCount: number,
-    pCoverageModulationTable: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdSetShadingRateImageEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetShadingRateImageEnableNV: (
-    commandBuffer: VkCommandBuffer,
-    shadingRateImageEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetRepresentativeFragmentTestEnableNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetRepresentativeFragmentTestEnableNV: (
-    commandBuffer: VkCommandBuffer,
-    representativeFragmentTestEnable: VkBool32,
-  ) => void;
-  /** `vkCmdSetCoverageReductionModeNV` (VK_EXT_extended_dynamic_state3, VK_EXT_shader_object; device level). */
-  readonly vkCmdSetCoverageReductionModeNV: (
-    commandBuffer: VkCommandBuffer,
-    coverageReductionMode: VkCoverageReductionModeNV,
-  ) => void;
-  /** `vkCreateTensorARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateTensorARM: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkTensorCreateInfoARM">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pTensor: VkPointer<VkTensorARM>,
-  ) => VkResult;
-  /** `vkDestroyTensorARM` (VK_ARM_tensors; device level). */
-  readonly vkDestroyTensorARM: (
-    device: VkDevice,
-    tensor: VkTensorARM | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateTensorViewARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateTensorViewARM: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkTensorViewCreateInfoARM">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pView: VkPointer<VkTensorViewARM>,
-  ) => VkResult;
-  /** `vkDestroyTensorViewARM` (VK_ARM_tensors; device level). */
-  readonly vkDestroyTensorViewARM: (
-    device: VkDevice,
-    tensorView: VkTensorViewARM | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetTensorMemoryRequirementsARM` (VK_ARM_tensors; device level). */
-  readonly vkGetTensorMemoryRequirementsARM: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkTensorMemoryRequirementsInfoARM">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkBindTensorMemoryARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindTensorMemoryARM: (
-    device: VkDevice,
-    bindInfoCount: number,
-    pBindInfos: VkStructPointer<"VkBindTensorMemoryInfoARM">,
-  ) => VkResult;
-  /** `vkGetDeviceTensorMemoryRequirementsARM` (VK_ARM_tensors; device level). */
-  readonly vkGetDeviceTensorMemoryRequirementsARM: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDeviceTensorMemoryRequirementsARM">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkCmdCopyTensorARM` (VK_ARM_tensors; device level). */
-  readonly vkCmdCopyTensorARM: (
-    commandBuffer: VkCommandBuffer,
-    pCopyTensorInfo: VkStructPointer<"VkCopyTensorInfoARM">,
-  ) => void;
-  /** `vkGetPhysicalDeviceExternalTensorPropertiesARM` (VK_ARM_tensors; physical device level). */
-  readonly vkGetPhysicalDeviceExternalTensorPropertiesARM: (
-    physicalDevice: VkPhysicalDevice,
-    pExternalTensorInfo: VkStructPointer<"VkPhysicalDeviceExternalTensorInfoARM">,
-    pExternalTensorProperties: VkStructPointer<"VkExternalTensorPropertiesARM">,
-  ) => void;
-  /** `vkGetTensorOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetTensorOpaqueCaptureDescriptorDataARM: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkTensorCaptureDescriptorDataInfoARM">,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetTensorViewOpaqueCaptureDescriptorDataARM` (VK_ARM_tensors; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetTensorViewOpaqueCaptureDescriptorDataARM: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkTensorViewCaptureDescriptorDataInfoARM">,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetShaderModuleIdentifierEXT` (VK_EXT_shader_module_identifier; device level). */
-  readonly vkGetShaderModuleIdentifierEXT: (
-    device: VkDevice,
-    shaderModule: VkShaderModule,
-    pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
-  ) => void;
-  /** `vkGetShaderModuleCreateInfoIdentifierEXT` (VK_EXT_shader_module_identifier; device level). */
-  readonly vkGetShaderModuleCreateInfoIdentifierEXT: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
-    pIdentifier: VkStructPointer<"VkShaderModuleIdentifierEXT">,
-  ) => void;
-  /** `vkGetPhysicalDeviceOpticalFlowImageFormatsNV` (VK_NV_optical_flow; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceOpticalFlowImageFormatsNV: (
-    physicalDevice: VkPhysicalDevice,
-    pOpticalFlowImageFormatInfo: VkStructPointer<"VkOpticalFlowImageFormatInfoNV">,
-    pFormatCount: Deno.PointerValue,
-    pImageFormatProperties: VkStructPointer<"VkOpticalFlowImageFormatPropertiesNV">,
-  ) => VkResult;
-  /** `vkCreateOpticalFlowSessionNV` (VK_NV_optical_flow; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateOpticalFlowSessionNV: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkOpticalFlowSessionCreateInfoNV">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSession: VkPointer<VkOpticalFlowSessionNV>,
-  ) => VkResult;
-  /** `vkDestroyOpticalFlowSessionNV` (VK_NV_optical_flow; device level). */
-  readonly vkDestroyOpticalFlowSessionNV: (
-    device: VkDevice,
-    session: VkOpticalFlowSessionNV,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkBindOpticalFlowSessionImageNV` (VK_NV_optical_flow; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindOpticalFlowSessionImageNV: (
-    device: VkDevice,
-    session: VkOpticalFlowSessionNV,
-    bindingPoint: VkOpticalFlowSessionBindingPointNV,
-    view: VkImageView | null,
-    layout: VkImageLayout,
-  ) => VkResult;
-  /** `vkCmdOpticalFlowExecuteNV` (VK_NV_optical_flow; device level). */
-  readonly vkCmdOpticalFlowExecuteNV: (
-    commandBuffer: VkCommandBuffer,
-    session: VkOpticalFlowSessionNV,
-    pExecuteInfo: VkStructPointer<"VkOpticalFlowExecuteInfoNV">,
-  ) => void;
-  /** `vkAntiLagUpdateAMD` (VK_AMD_anti_lag; device level). */
-  readonly vkAntiLagUpdateAMD: (device: VkDevice, pData: VkStructPointer<"VkAntiLagDataAMD">) => void;
-  /** `vkWaitForPresent2KHR` (VK_KHR_present_wait2; device level). Success codes: VK_SUCCESS, VK_TIMEOUT, VK_SUBOPTIMAL_KHR. */
-  readonly vkWaitForPresent2KHR: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pPresentWait2Info: VkStructPointer<"VkPresentWait2InfoKHR">,
-  ) => VkResult;
-  /** `vkCreateShadersEXT` (VK_EXT_shader_object; device level). Success codes: VK_SUCCESS, VK_INCOMPATIBLE_SHADER_BINARY_EXT. */
-  readonly vkCreateShadersEXT: (
-    device: VkDevice,
-    createInfoCount: number,
-    pCreateInfos: VkStructPointer<"VkShaderCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pShaders: VkPointer<VkShaderEXT>,
-  ) => VkResult;
-  /** `vkDestroyShaderEXT` (VK_EXT_shader_object; device level). */
-  readonly vkDestroyShaderEXT: (
-    device: VkDevice,
-    shader: VkShaderEXT | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetShaderBinaryDataEXT` (VK_EXT_shader_object; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetShaderBinaryDataEXT: (
-    device: VkDevice,
-    shader: VkShaderEXT,
-    pDataSize: Deno.PointerValue,
-    pData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkCmdBindShadersEXT` (VK_EXT_shader_object; device level). */
-  readonly vkCmdBindShadersEXT: (
-    commandBuffer: VkCommandBuffer,
-    stageCount: number,
-    pStages: Deno.PointerValue,
-    pShaders: Deno.PointerValue,
-  ) => void;
-  /** `vkCmdSetDepthClampRangeEXT` (VK_EXT_shader_object, VK_EXT_depth_clamp_control; device level). */
-  readonly vkCmdSetDepthClampRangeEXT: (
-    commandBuffer: VkCommandBuffer,
-    depthClampMode: VkDepthClampModeEXT,
-    pDepthClampRange: VkStructPointer<"VkDepthClampRangeEXT">,
-  ) => void;
-  /** `vkCreatePipelineBinariesKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_PIPELINE_BINARY_MISSING_KHR. */
-  readonly vkCreatePipelineBinariesKHR: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkPipelineBinaryCreateInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pBinaries: VkStructPointer<"VkPipelineBinaryHandlesInfoKHR">,
-  ) => VkResult;
-  /** `vkDestroyPipelineBinaryKHR` (VK_KHR_pipeline_binary; device level). */
-  readonly vkDestroyPipelineBinaryKHR: (
-    device: VkDevice,
-    pipelineBinary: VkPipelineBinaryKHR | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetPipelineKeyKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPipelineKeyKHR: (
-    device: VkDevice,
-    pPipelineCreateInfo: VkStructPointer<"VkPipelineCreateInfoKHR">,
-    pPipelineKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
-  ) => VkResult;
-  /** `vkGetPipelineBinaryDataKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPipelineBinaryDataKHR: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkPipelineBinaryDataInfoKHR">,
-    pPipelineBinaryKey: VkStructPointer<"VkPipelineBinaryKeyKHR">,
-    pPipelineBinaryDataSize: Deno.PointerValue,
-    pPipelineBinaryData: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkReleaseCapturedPipelineDataKHR` (VK_KHR_pipeline_binary; device level). Success codes: VK_SUCCESS. */
-  readonly vkReleaseCapturedPipelineDataKHR: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkReleaseCapturedPipelineDataInfoKHR">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => VkResult;
-  /** `vkGetFramebufferTilePropertiesQCOM` (VK_QCOM_tile_properties; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetFramebufferTilePropertiesQCOM: (
-    device: VkDevice,
-    framebuffer: VkFramebuffer,
-    pPropertiesCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
-  ) => VkResult;
-  /** `vkGetDynamicRenderingTilePropertiesQCOM` (VK_QCOM_tile_properties; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetDynamicRenderingTilePropertiesQCOM: (
-    device: VkDevice,
-    pRenderingInfo: VkStructPointer<"VkRenderingInfo">,
-    pProperties: VkStructPointer<"VkTilePropertiesQCOM">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceCooperativeVectorPropertiesNV` (VK_NV_cooperative_vector; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceCooperativeVectorPropertiesNV: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkCooperativeVectorPropertiesNV">,
-  ) => VkResult;
-  /** `vkConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkConvertCooperativeVectorMatrixNV: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
-  ) => VkResult;
-  /** `vkCmdConvertCooperativeVectorMatrixNV` (VK_NV_cooperative_vector; device level). */
-  readonly vkCmdConvertCooperativeVectorMatrixNV: (
-    commandBuffer: VkCommandBuffer,
-    infoCount: number,
-    pInfos: VkStructPointer<"VkConvertCooperativeVectorMatrixInfoNV">,
-  ) => void;
-  /** `vkSetLatencySleepModeNV` (VK_NV_low_latency2; device level). Success codes: VK_SUCCESS. */
-  readonly vkSetLatencySleepModeNV: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pSleepModeInfo: VkStructPointer<"VkLatencySleepModeInfoNV">,
-  ) => VkResult;
-  /** `vkLatencySleepNV` (VK_NV_low_latency2; device level). Success codes: VK_SUCCESS. */
-  readonly vkLatencySleepNV: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pSleepInfo: VkStructPointer<"VkLatencySleepInfoNV">,
-  ) => VkResult;
-  /** `vkSetLatencyMarkerNV` (VK_NV_low_latency2; device level). */
-  readonly vkSetLatencyMarkerNV: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pLatencyMarkerInfo: VkStructPointer<"VkSetLatencyMarkerInfoNV">,
-  ) => void;
-  /** `vkGetLatencyTimingsNV` (VK_NV_low_latency2; device level). */
-  readonly vkGetLatencyTimingsNV: (
-    device: VkDevice,
-    swapchain: VkSwapchainKHR,
-    pLatencyMarkerInfo: VkStructPointer<"VkGetLatencyMarkerInfoNV">,
-  ) => void;
-  /** `vkQueueNotifyOutOfBandNV` (VK_NV_low_latency2; device level). */
-  readonly vkQueueNotifyOutOfBandNV: (
-    queue: VkQueue,
-    pQueueTypeInfo: VkStructPointer<"VkOutOfBandQueueTypeInfoNV">,
-  ) => void;
-  /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR` (VK_KHR_cooperative_matrix; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkCooperativeMatrixPropertiesKHR">,
-  ) => VkResult;
-  /** `vkCreateDataGraphPipelinesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT. */
-  readonly vkCreateDataGraphPipelinesARM: (
-    device: VkDevice,
-    deferredOperation: VkDeferredOperationKHR | null,
-    pipelineCache: VkPipelineCache | null,
-    createInfoCount: number,
-    pCreateInfos: VkStructPointer<"VkDataGraphPipelineCreateInfoARM">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pPipelines: VkPointer<VkPipeline>,
-  ) => VkResult;
-  /** `vkCreateDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateDataGraphPipelineSessionARM: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkDataGraphPipelineSessionCreateInfoARM">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSession: VkPointer<VkDataGraphPipelineSessionARM>,
-  ) => VkResult;
-  /** `vkGetDataGraphPipelineSessionBindPointRequirementsARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDataGraphPipelineSessionBindPointRequirementsARM: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementsInfoARM">,
-    pBindPointRequirementCount: Deno.PointerValue,
-    pBindPointRequirements: VkStructPointer<"VkDataGraphPipelineSessionBindPointRequirementARM">,
-  ) => VkResult;
-  /** `vkGetDataGraphPipelineSessionMemoryRequirementsARM` (VK_ARM_data_graph; device level). */
-  readonly vkGetDataGraphPipelineSessionMemoryRequirementsARM: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkDataGraphPipelineSessionMemoryRequirementsInfoARM">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkBindDataGraphPipelineSessionMemoryARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS. */
-  readonly vkBindDataGraphPipelineSessionMemoryARM: (
-    device: VkDevice,
-    bindInfoCount: number,
-    pBindInfos: VkStructPointer<"VkBindDataGraphPipelineSessionMemoryInfoARM">,
-  ) => VkResult;
-  /** `vkDestroyDataGraphPipelineSessionARM` (VK_ARM_data_graph; device level). */
-  readonly vkDestroyDataGraphPipelineSessionARM: (
-    device: VkDevice,
-    session: VkDataGraphPipelineSessionARM,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdDispatchDataGraphARM` (VK_ARM_data_graph; device level). */
-  readonly vkCmdDispatchDataGraphARM: (
-    commandBuffer: VkCommandBuffer,
-    session: VkDataGraphPipelineSessionARM,
-    pInfo: VkStructPointer<"VkDataGraphPipelineDispatchInfoARM">,
-  ) => void;
-  /** `vkGetDataGraphPipelineAvailablePropertiesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDataGraphPipelineAvailablePropertiesARM: (
-    device: VkDevice,
-    pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
-    pPropertiesCount: Deno.PointerValue,
-    pProperties: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetDataGraphPipelinePropertiesARM` (VK_ARM_data_graph; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDataGraphPipelinePropertiesARM: (
-    device: VkDevice,
-    pPipelineInfo: VkStructPointer<"VkDataGraphPipelineInfoARM">,
-    propertiesCount: number,
-    pProperties: VkStructPointer<"VkDataGraphPipelinePropertyQueryResultARM">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM` (VK_ARM_data_graph; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    pQueueFamilyDataGraphPropertyCount: Deno.PointerValue,
-    pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM` (VK_ARM_data_graph; physical device level). */
-  readonly vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM: (
-    physicalDevice: VkPhysicalDevice,
-    pQueueFamilyDataGraphProcessingEngineInfo: VkStructPointer<
-      "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM"
-    >,
-    pQueueFamilyDataGraphProcessingEngineProperties: VkStructPointer<
-      "VkQueueFamilyDataGraphProcessingEnginePropertiesARM"
-    >,
-  ) => void;
-  /** `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM` (VK_ARM_data_graph_instruction_set_tosa, VK_ARM_data_graph_optical_flow; physical device level). Success codes: VK_SUCCESS. */
-  readonly vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
-    pProperties: VkStructPointer<"VkBaseOutStructure">,
-  ) => VkResult;
-  /** `vkCmdSetAttachmentFeedbackLoopEnableEXT` (VK_EXT_attachment_feedback_loop_dynamic_state; device level). */
-  readonly vkCmdSetAttachmentFeedbackLoopEnableEXT: (
-    commandBuffer: VkCommandBuffer,
-    aspectMask: VkImageAspectFlags,
-  ) => void;
-  /** `vkGetScreenBufferPropertiesQNX` (VK_QNX_external_memory_screen_buffer; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetScreenBufferPropertiesQNX: (
-    device: VkDevice,
-    buffer: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkScreenBufferPropertiesQNX">,
-  ) => VkResult;
-  /** `vkCmdSetDescriptorBufferOffsets2EXT` (VK_KHR_maintenance6; device level). */
-  readonly vkCmdSetDescriptorBufferOffsets2EXT: (
-    commandBuffer: VkCommandBuffer,
-    pSetDescriptorBufferOffsetsInfo: VkStructPointer<"VkSetDescriptorBufferOffsetsInfoEXT">,
-  ) => void;
-  /** `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT` (VK_KHR_maintenance6; device level). */
-  readonly vkCmdBindDescriptorBufferEmbeddedSamplers2EXT: (
-    commandBuffer: VkCommandBuffer,
-    pBindDescriptorBufferEmbeddedSamplersInfo: VkStructPointer<
-      "VkBindDescriptorBufferEmbeddedSamplersInfoEXT"
-    >,
-  ) => void;
-  /** `vkCmdBindTileMemoryQCOM` (VK_QCOM_tile_memory_heap; device level). */
-  readonly vkCmdBindTileMemoryQCOM: (
-    commandBuffer: VkCommandBuffer,
-    pTileMemoryBindInfo: VkStructPointer<"VkTileMemoryBindInfoQCOM">,
-  ) => void;
-  /** `vkCmdCopyMemoryIndirectKHR` (VK_KHR_copy_memory_indirect; device level). */
-  readonly vkCmdCopyMemoryIndirectKHR: (
-    commandBuffer: VkCommandBuffer,
-    pCopyMemoryIndirectInfo: VkStructPointer<"VkCopyMemoryIndirectInfoKHR">,
-  ) => void;
-  /** `vkCmdCopyMemoryToImageIndirectKHR` (VK_KHR_copy_memory_indirect; device level). */
-  readonly vkCmdCopyMemoryToImageIndirectKHR: (
-    commandBuffer: VkCommandBuffer,
-    pCopyMemoryToImageIndirectInfo: VkStructPointer<"VkCopyMemoryToImageIndirectInfoKHR">,
-  ) => void;
-  /** `vkCmdDecompressMemoryEXT` (VK_EXT_memory_decompression; device level). */
-  readonly vkCmdDecompressMemoryEXT: (
-    commandBuffer: VkCommandBuffer,
-    pDecompressMemoryInfoEXT: VkStructPointer<"VkDecompressMemoryInfoEXT">,
-  ) => void;
-  /** `vkCmdDecompressMemoryIndirectCountEXT` (VK_EXT_memory_decompression; device level). */
-  readonly vkCmdDecompressMemoryIndirectCountEXT: (
-    commandBuffer: VkCommandBuffer,
-    decompressionMethod: VkMemoryDecompressionMethodFlagsEXT,
-    indirectCommandsAddress: VkDeviceAddress,
-    indirectCommandsCountAddress: VkDeviceAddress,
-    maxDecompressionCount: number,
-    stride: number,
-  ) => void;
-  /** `vkCreateExternalComputeQueueNV` (VK_NV_external_compute_queue; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateExternalComputeQueueNV: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkExternalComputeQueueCreateInfoNV">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pExternalQueue: VkPointer<VkExternalComputeQueueNV>,
-  ) => VkResult;
-  /** `vkDestroyExternalComputeQueueNV` (VK_NV_external_compute_queue; device level). */
-  readonly vkDestroyExternalComputeQueueNV: (
-    device: VkDevice,
-    externalQueue: VkExternalComputeQueueNV,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkGetExternalComputeQueueDataNV` (VK_NV_external_compute_queue; device level). */
-  readonly vkGetExternalComputeQueueDataNV: (
-    externalQueue: VkExternalComputeQueueNV,
-    params: VkStructPointer<"VkExternalComputeQueueDataParamsNV">,
-    pData: Deno.PointerValue,
-  ) => void;
-  /** `vkGetClusterAccelerationStructureBuildSizesNV` (VK_NV_cluster_acceleration_structure; device level). */
-  readonly vkGetClusterAccelerationStructureBuildSizesNV: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkClusterAccelerationStructureInputInfoNV">,
-    pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
-  ) => void;
-  /** `vkCmdBuildClusterAccelerationStructureIndirectNV` (VK_NV_cluster_acceleration_structure; device level). */
-  readonly vkCmdBuildClusterAccelerationStructureIndirectNV: (
-    commandBuffer: VkCommandBuffer,
-    pCommandInfos: VkStructPointer<"VkClusterAccelerationStructureCommandsInfoNV">,
-  ) => void;
-  /** `vkGetPartitionedAccelerationStructuresBuildSizesNV` (VK_NV_partitioned_acceleration_structure; device level). */
-  readonly vkGetPartitionedAccelerationStructuresBuildSizesNV: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkPartitionedAccelerationStructureInstancesInputNV">,
-    pSizeInfo: VkStructPointer<"VkAccelerationStructureBuildSizesInfoKHR">,
-  ) => void;
-  /** `vkCmdBuildPartitionedAccelerationStructuresNV` (VK_NV_partitioned_acceleration_structure; device level). */
-  readonly vkCmdBuildPartitionedAccelerationStructuresNV: (
-    commandBuffer: VkCommandBuffer,
-    pBuildInfo: VkStructPointer<"VkBuildPartitionedAccelerationStructureInfoNV">,
-  ) => void;
-  /** `vkGetGeneratedCommandsMemoryRequirementsEXT` (VK_EXT_device_generated_commands; device level). */
-  readonly vkGetGeneratedCommandsMemoryRequirementsEXT: (
-    device: VkDevice,
-    pInfo: VkStructPointer<"VkGeneratedCommandsMemoryRequirementsInfoEXT">,
-    pMemoryRequirements: VkStructPointer<"VkMemoryRequirements2">,
-  ) => void;
-  /** `vkCmdPreprocessGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level). */
-  readonly vkCmdPreprocessGeneratedCommandsEXT: (
-    commandBuffer: VkCommandBuffer,
-    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
-    stateCommandBuffer: VkCommandBuffer,
-  ) => void;
-  /** `vkCmdExecuteGeneratedCommandsEXT` (VK_EXT_device_generated_commands; device level). */
-  readonly vkCmdExecuteGeneratedCommandsEXT: (
-    commandBuffer: VkCommandBuffer,
-    isPreprocessed: VkBool32,
-    pGeneratedCommandsInfo: VkStructPointer<"VkGeneratedCommandsInfoEXT">,
-  ) => void;
-  /** `vkCreateIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateIndirectCommandsLayoutEXT: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pIndirectCommandsLayout: VkPointer<VkIndirectCommandsLayoutEXT>,
-  ) => VkResult;
-  /** `vkDestroyIndirectCommandsLayoutEXT` (VK_EXT_device_generated_commands; device level). */
-  readonly vkDestroyIndirectCommandsLayoutEXT: (
-    device: VkDevice,
-    indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCreateIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateIndirectExecutionSetEXT: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkIndirectExecutionSetCreateInfoEXT">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pIndirectExecutionSet: VkPointer<VkIndirectExecutionSetEXT>,
-  ) => VkResult;
-  /** `vkDestroyIndirectExecutionSetEXT` (VK_EXT_device_generated_commands; device level). */
-  readonly vkDestroyIndirectExecutionSetEXT: (
-    device: VkDevice,
-    indirectExecutionSet: VkIndirectExecutionSetEXT | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkUpdateIndirectExecutionSetPipelineEXT` (VK_EXT_device_generated_commands; device level). */
-  readonly vkUpdateIndirectExecutionSetPipelineEXT: (
-    device: VkDevice,
-    indirectExecutionSet: VkIndirectExecutionSetEXT,
-    executionSetWriteCount: number,
-    pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetPipelineEXT">,
-  ) => void;
-  /** `vkUpdateIndirectExecutionSetShaderEXT` (VK_EXT_device_generated_commands; device level). */
-  readonly vkUpdateIndirectExecutionSetShaderEXT: (
-    device: VkDevice,
-    indirectExecutionSet: VkIndirectExecutionSetEXT,
-    executionSetWriteCount: number,
-    pExecutionSetWrites: VkStructPointer<"VkWriteIndirectExecutionSetShaderEXT">,
-  ) => void;
-  /** `vkGetDeviceFaultReportsKHR` (VK_KHR_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE, VK_TIMEOUT. */
-  readonly vkGetDeviceFaultReportsKHR: (
-    device: VkDevice,
-    timeout: bigint,
-    pFaultCounts: Deno.PointerValue,
-    pFaultInfo: VkStructPointer<"VkDeviceFaultInfoKHR">,
-  ) => VkResult;
-  /** `vkGetDeviceFaultDebugInfoKHR` (VK_KHR_device_fault; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetDeviceFaultDebugInfoKHR: (
-    device: VkDevice,
-    pDebugInfo: VkStructPointer<"VkDeviceFaultDebugInfoKHR">,
-  ) => VkResult;
-  /** `vkCreateSurfaceOHOS` (VK_OHOS_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateSurfaceOHOS: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkSurfaceCreateInfoOHOS">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV` (VK_NV_cooperative_matrix2; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV: (
-    physicalDevice: VkPhysicalDevice,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkCooperativeMatrixFlexibleDimensionsPropertiesNV">,
-  ) => VkResult;
-  /** `vkGetMemoryMetalHandleEXT` (VK_EXT_external_memory_metal; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryMetalHandleEXT: (
-    device: VkDevice,
-    pGetMetalHandleInfo: VkStructPointer<"VkMemoryGetMetalHandleInfoEXT">,
-    pHandle: Deno.PointerValue,
-  ) => VkResult;
-  /** `vkGetMemoryMetalHandlePropertiesEXT` (VK_EXT_external_memory_metal; device level). Success codes: VK_SUCCESS. */
-  readonly vkGetMemoryMetalHandlePropertiesEXT: (
-    device: VkDevice,
-    handleType: VkExternalMemoryHandleTypeFlagBits,
-    pHandle: Deno.PointerValue,
-    pMemoryMetalHandleProperties: VkStructPointer<"VkMemoryMetalHandlePropertiesEXT">,
-  ) => VkResult;
-  /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM` (VK_ARM_performance_counters_by_region; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    pCounterCount: Deno.PointerValue,
-    pCounters: VkStructPointer<"VkPerformanceCounterARM">,
-    pCounterDescriptions: VkStructPointer<"VkPerformanceCounterDescriptionARM">,
-  ) => VkResult;
-  /** `vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM` (VK_ARM_shader_instrumentation; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM: (
-    physicalDevice: VkPhysicalDevice,
-    pDescriptionCount: Deno.PointerValue,
-    pDescriptions: VkStructPointer<"VkShaderInstrumentationMetricDescriptionARM">,
-  ) => VkResult;
-  /** `vkCreateShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). Success codes: VK_SUCCESS. */
-  readonly vkCreateShaderInstrumentationARM: (
-    device: VkDevice,
-    pCreateInfo: VkStructPointer<"VkShaderInstrumentationCreateInfoARM">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pInstrumentation: VkPointer<VkShaderInstrumentationARM>,
-  ) => VkResult;
-  /** `vkDestroyShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
-  readonly vkDestroyShaderInstrumentationARM: (
-    device: VkDevice,
-    instrumentation: VkShaderInstrumentationARM | null,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-  ) => void;
-  /** `vkCmdBeginShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
-  readonly vkCmdBeginShaderInstrumentationARM: (
-    commandBuffer: VkCommandBuffer,
-    instrumentation: VkShaderInstrumentationARM,
-  ) => void;
-  /** `vkCmdEndShaderInstrumentationARM` (VK_ARM_shader_instrumentation; device level). */
-  readonly vkCmdEndShaderInstrumentationARM: (commandBuffer: VkCommandBuffer) => void;
-  /** `vkGetShaderInstrumentationValuesARM` (VK_ARM_shader_instrumentation; device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetShaderInstrumentationValuesARM: (
-    device: VkDevice,
-    instrumentation: VkShaderInstrumentationARM,
-    pMetricBlockCount: Deno.PointerValue,
-    pMetricValues: Deno.PointerValue,
-    flags: VkShaderInstrumentationValuesFlagsARM,
-  ) => VkResult;
-  /** `vkClearShaderInstrumentationMetricsARM` (VK_ARM_shader_instrumentation; device level). */
-  readonly vkClearShaderInstrumentationMetricsARM: (
-    device: VkDevice,
-    instrumentation: VkShaderInstrumentationARM,
-  ) => void;
-  /** `vkCmdEndRendering2KHR` (VK_KHR_maintenance10; device level). */
-  readonly vkCmdEndRendering2KHR: (
-    commandBuffer: VkCommandBuffer,
-    pRenderingEndInfo: VkStructPointer<"VkRenderingEndInfoKHR">,
-  ) => void;
-  /** `vkCmdEndRendering2EXT` (VK_EXT_fragment_density_map_offset): alias of `vkCmdEndRendering2KHR`. */
-  readonly vkCmdEndRendering2EXT: VkCommands["vkCmdEndRendering2KHR"];
-  /** `vkCmdBeginCustomResolveEXT` (VK_EXT_custom_resolve; device level). */
-  readonly vkCmdBeginCustomResolveEXT: (
-    commandBuffer: VkCommandBuffer,
-    pBeginCustomResolveInfo: VkStructPointer<"VkBeginCustomResolveInfoEXT">,
-  ) => void;
-  /** `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM` (VK_ARM_data_graph_optical_flow; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    pQueueFamilyDataGraphProperties: VkStructPointer<"VkQueueFamilyDataGraphPropertiesARM">,
-    pOpticalFlowImageFormatInfo: VkStructPointer<"VkDataGraphOpticalFlowImageFormatInfoARM">,
-    pFormatCount: Deno.PointerValue,
-    pImageFormatProperties: VkStructPointer<"VkDataGraphOpticalFlowImageFormatPropertiesARM">,
-  ) => VkResult;
-  /** `vkCmdSetComputeOccupancyPriorityNV` (VK_NV_compute_occupancy_priority; device level). */
-  readonly vkCmdSetComputeOccupancyPriorityNV: (
-    commandBuffer: VkCommandBuffer,
-    pParameters: VkStructPointer<"VkComputeOccupancyPriorityParametersNV">,
-  ) => void;
-  /** `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT` (VK_EXT_cooperative_matrix_maintenance1; physical device level). Success codes: VK_SUCCESS, VK_INCOMPLETE. */
-  readonly vkGetPhysicalDeviceCooperativeMatrixProperties2EXT: (
-    physicalDevice: VkPhysicalDevice,
-    pCooperativeMatrixInfo: VkStructPointer<"VkPhysicalDeviceCooperativeMatrixInfo2EXT">,
-    pPropertyCount: Deno.PointerValue,
-    pProperties: VkStructPointer<"VkCooperativeMatrixProperties2EXT">,
-  ) => VkResult;
-  /** `vkCreateUbmSurfaceSEC` (VK_SEC_ubm_surface; instance level). Success codes: VK_SUCCESS. */
-  readonly vkCreateUbmSurfaceSEC: (
-    instance: VkInstance,
-    pCreateInfo: VkStructPointer<"VkUbmSurfaceCreateInfoSEC">,
-    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
-    pSurface: VkPointer<VkSurfaceKHR>,
-  ) => VkResult;
-  /** `vkGetPhysicalDeviceUbmPresentationSupportSEC` (VK_SEC_ubm_surface; physical device level). */
-  readonly vkGetPhysicalDeviceUbmPresentationSupportSEC: (
-    physicalDevice: VkPhysicalDevice,
-    queueFamilyIndex: number,
-    device: Deno.PointerValue,
-  ) => VkBool32;
-  /** `vkCmdSetPrimitiveRestartIndexEXT` (VK_EXT_primitive_restart_index; device level). */
-  readonly vkCmdSetPrimitiveRestartIndexEXT: (
-    commandBuffer: VkCommandBuffer,
-    primitiveRestartIndex: number,
-  ) => void;
+    vkGetPhysicalDeviceExternalSemaphorePropertiesKHR;
+  /** {@linkcode vkCmdDispatchBase} */
+  readonly vkCmdDispatchBase: vkCmdDispatchBase;
+  /** {@linkcode vkCmdDispatchBaseKHR}: alias of `vkCmdDispatchBase` */
+  readonly vkCmdDispatchBaseKHR: vkCmdDispatchBaseKHR;
+  /** {@linkcode vkCreateDescriptorUpdateTemplate} */
+  readonly vkCreateDescriptorUpdateTemplate: vkCreateDescriptorUpdateTemplate;
+  /** {@linkcode vkCreateDescriptorUpdateTemplateKHR}: alias of `vkCreateDescriptorUpdateTemplate` */
+  readonly vkCreateDescriptorUpdateTemplateKHR: vkCreateDescriptorUpdateTemplateKHR;
+  /** {@linkcode vkDestroyDescriptorUpdateTemplate} */
+  readonly vkDestroyDescriptorUpdateTemplate: vkDestroyDescriptorUpdateTemplate;
+  /** {@linkcode vkDestroyDescriptorUpdateTemplateKHR}: alias of `vkDestroyDescriptorUpdateTemplate` */
+  readonly vkDestroyDescriptorUpdateTemplateKHR: vkDestroyDescriptorUpdateTemplateKHR;
+  /** {@linkcode vkUpdateDescriptorSetWithTemplate} */
+  readonly vkUpdateDescriptorSetWithTemplate: vkUpdateDescriptorSetWithTemplate;
+  /** {@linkcode vkUpdateDescriptorSetWithTemplateKHR}: alias of `vkUpdateDescriptorSetWithTemplate` */
+  readonly vkUpdateDescriptorSetWithTemplateKHR: vkUpdateDescriptorSetWithTemplateKHR;
+  /** {@linkcode vkGetDescriptorSetLayoutSupport} */
+  readonly vkGetDescriptorSetLayoutSupport: vkGetDescriptorSetLayoutSupport;
+  /** {@linkcode vkGetDescriptorSetLayoutSupportKHR}: alias of `vkGetDescriptorSetLayoutSupport` */
+  readonly vkGetDescriptorSetLayoutSupportKHR: vkGetDescriptorSetLayoutSupportKHR;
+  /** {@linkcode vkCreateSamplerYcbcrConversion} */
+  readonly vkCreateSamplerYcbcrConversion: vkCreateSamplerYcbcrConversion;
+  /** {@linkcode vkCreateSamplerYcbcrConversionKHR}: alias of `vkCreateSamplerYcbcrConversion` */
+  readonly vkCreateSamplerYcbcrConversionKHR: vkCreateSamplerYcbcrConversionKHR;
+  /** {@linkcode vkDestroySamplerYcbcrConversion} */
+  readonly vkDestroySamplerYcbcrConversion: vkDestroySamplerYcbcrConversion;
+  /** {@linkcode vkDestroySamplerYcbcrConversionKHR}: alias of `vkDestroySamplerYcbcrConversion` */
+  readonly vkDestroySamplerYcbcrConversionKHR: vkDestroySamplerYcbcrConversionKHR;
+  /** {@linkcode vkResetQueryPool} */
+  readonly vkResetQueryPool: vkResetQueryPool;
+  /** {@linkcode vkResetQueryPoolEXT}: alias of `vkResetQueryPool` */
+  readonly vkResetQueryPoolEXT: vkResetQueryPoolEXT;
+  /** {@linkcode vkGetSemaphoreCounterValue} */
+  readonly vkGetSemaphoreCounterValue: vkGetSemaphoreCounterValue;
+  /** {@linkcode vkGetSemaphoreCounterValueKHR}: alias of `vkGetSemaphoreCounterValue` */
+  readonly vkGetSemaphoreCounterValueKHR: vkGetSemaphoreCounterValueKHR;
+  /** {@linkcode vkWaitSemaphores} */
+  readonly vkWaitSemaphores: vkWaitSemaphores;
+  /** {@linkcode vkWaitSemaphoresKHR}: alias of `vkWaitSemaphores` */
+  readonly vkWaitSemaphoresKHR: vkWaitSemaphoresKHR;
+  /** {@linkcode vkSignalSemaphore} */
+  readonly vkSignalSemaphore: vkSignalSemaphore;
+  /** {@linkcode vkSignalSemaphoreKHR}: alias of `vkSignalSemaphore` */
+  readonly vkSignalSemaphoreKHR: vkSignalSemaphoreKHR;
+  /** {@linkcode vkGetBufferDeviceAddress} */
+  readonly vkGetBufferDeviceAddress: vkGetBufferDeviceAddress;
+  /** {@linkcode vkGetBufferDeviceAddressEXT}: alias of `vkGetBufferDeviceAddress` */
+  readonly vkGetBufferDeviceAddressEXT: vkGetBufferDeviceAddressEXT;
+  /** {@linkcode vkGetBufferDeviceAddressKHR}: alias of `vkGetBufferDeviceAddress` */
+  readonly vkGetBufferDeviceAddressKHR: vkGetBufferDeviceAddressKHR;
+  /** {@linkcode vkGetBufferOpaqueCaptureAddress} */
+  readonly vkGetBufferOpaqueCaptureAddress: vkGetBufferOpaqueCaptureAddress;
+  /** {@linkcode vkGetBufferOpaqueCaptureAddressKHR}: alias of `vkGetBufferOpaqueCaptureAddress` */
+  readonly vkGetBufferOpaqueCaptureAddressKHR: vkGetBufferOpaqueCaptureAddressKHR;
+  /** {@linkcode vkGetDeviceMemoryOpaqueCaptureAddress} */
+  readonly vkGetDeviceMemoryOpaqueCaptureAddress: vkGetDeviceMemoryOpaqueCaptureAddress;
+  /** {@linkcode vkGetDeviceMemoryOpaqueCaptureAddressKHR}: alias of `vkGetDeviceMemoryOpaqueCaptureAddress` */
+  readonly vkGetDeviceMemoryOpaqueCaptureAddressKHR: vkGetDeviceMemoryOpaqueCaptureAddressKHR;
+  /** {@linkcode vkCmdDrawIndirectCount} */
+  readonly vkCmdDrawIndirectCount: vkCmdDrawIndirectCount;
+  /** {@linkcode vkCmdDrawIndirectCountAMD}: alias of `vkCmdDrawIndirectCount` */
+  readonly vkCmdDrawIndirectCountAMD: vkCmdDrawIndirectCountAMD;
+  /** {@linkcode vkCmdDrawIndirectCountKHR}: alias of `vkCmdDrawIndirectCount` */
+  readonly vkCmdDrawIndirectCountKHR: vkCmdDrawIndirectCountKHR;
+  /** {@linkcode vkCmdDrawIndexedIndirectCount} */
+  readonly vkCmdDrawIndexedIndirectCount: vkCmdDrawIndexedIndirectCount;
+  /** {@linkcode vkCmdDrawIndexedIndirectCountAMD}: alias of `vkCmdDrawIndexedIndirectCount` */
+  readonly vkCmdDrawIndexedIndirectCountAMD: vkCmdDrawIndexedIndirectCountAMD;
+  /** {@linkcode vkCmdDrawIndexedIndirectCountKHR}: alias of `vkCmdDrawIndexedIndirectCount` */
+  readonly vkCmdDrawIndexedIndirectCountKHR: vkCmdDrawIndexedIndirectCountKHR;
+  /** {@linkcode vkCreateRenderPass2} */
+  readonly vkCreateRenderPass2: vkCreateRenderPass2;
+  /** {@linkcode vkCreateRenderPass2KHR}: alias of `vkCreateRenderPass2` */
+  readonly vkCreateRenderPass2KHR: vkCreateRenderPass2KHR;
+  /** {@linkcode vkCmdBeginRenderPass2} */
+  readonly vkCmdBeginRenderPass2: vkCmdBeginRenderPass2;
+  /** {@linkcode vkCmdBeginRenderPass2KHR}: alias of `vkCmdBeginRenderPass2` */
+  readonly vkCmdBeginRenderPass2KHR: vkCmdBeginRenderPass2KHR;
+  /** {@linkcode vkCmdNextSubpass2} */
+  readonly vkCmdNextSubpass2: vkCmdNextSubpass2;
+  /** {@linkcode vkCmdNextSubpass2KHR}: alias of `vkCmdNextSubpass2` */
+  readonly vkCmdNextSubpass2KHR: vkCmdNextSubpass2KHR;
+  /** {@linkcode vkCmdEndRenderPass2} */
+  readonly vkCmdEndRenderPass2: vkCmdEndRenderPass2;
+  /** {@linkcode vkCmdEndRenderPass2KHR}: alias of `vkCmdEndRenderPass2` */
+  readonly vkCmdEndRenderPass2KHR: vkCmdEndRenderPass2KHR;
+  /** {@linkcode vkGetPhysicalDeviceToolProperties} */
+  readonly vkGetPhysicalDeviceToolProperties: vkGetPhysicalDeviceToolProperties;
+  /** {@linkcode vkGetPhysicalDeviceToolPropertiesEXT}: alias of `vkGetPhysicalDeviceToolProperties` */
+  readonly vkGetPhysicalDeviceToolPropertiesEXT: vkGetPhysicalDeviceToolPropertiesEXT;
+  /** {@linkcode vkCreatePrivateDataSlot} */
+  readonly vkCreatePrivateDataSlot: vkCreatePrivateDataSlot;
+  /** {@linkcode vkCreatePrivateDataSlotEXT}: alias of `vkCreatePrivateDataSlot` */
+  readonly vkCreatePrivateDataSlotEXT: vkCreatePrivateDataSlotEXT;
+  /** {@linkcode vkDestroyPrivateDataSlot} */
+  readonly vkDestroyPrivateDataSlot: vkDestroyPrivateDataSlot;
+  /** {@linkcode vkDestroyPrivateDataSlotEXT}: alias of `vkDestroyPrivateDataSlot` */
+  readonly vkDestroyPrivateDataSlotEXT: vkDestroyPrivateDataSlotEXT;
+  /** {@linkcode vkSetPrivateData} */
+  readonly vkSetPrivateData: vkSetPrivateData;
+  /** {@linkcode vkSetPrivateDataEXT}: alias of `vkSetPrivateData` */
+  readonly vkSetPrivateDataEXT: vkSetPrivateDataEXT;
+  /** {@linkcode vkGetPrivateData} */
+  readonly vkGetPrivateData: vkGetPrivateData;
+  /** {@linkcode vkGetPrivateDataEXT}: alias of `vkGetPrivateData` */
+  readonly vkGetPrivateDataEXT: vkGetPrivateDataEXT;
+  /** {@linkcode vkCmdPipelineBarrier2} */
+  readonly vkCmdPipelineBarrier2: vkCmdPipelineBarrier2;
+  /** {@linkcode vkCmdPipelineBarrier2KHR}: alias of `vkCmdPipelineBarrier2` */
+  readonly vkCmdPipelineBarrier2KHR: vkCmdPipelineBarrier2KHR;
+  /** {@linkcode vkCmdWriteTimestamp2} */
+  readonly vkCmdWriteTimestamp2: vkCmdWriteTimestamp2;
+  /** {@linkcode vkCmdWriteTimestamp2KHR}: alias of `vkCmdWriteTimestamp2` */
+  readonly vkCmdWriteTimestamp2KHR: vkCmdWriteTimestamp2KHR;
+  /** {@linkcode vkQueueSubmit2} */
+  readonly vkQueueSubmit2: vkQueueSubmit2;
+  /** {@linkcode vkQueueSubmit2KHR}: alias of `vkQueueSubmit2` */
+  readonly vkQueueSubmit2KHR: vkQueueSubmit2KHR;
+  /** {@linkcode vkCmdCopyBuffer2} */
+  readonly vkCmdCopyBuffer2: vkCmdCopyBuffer2;
+  /** {@linkcode vkCmdCopyBuffer2KHR}: alias of `vkCmdCopyBuffer2` */
+  readonly vkCmdCopyBuffer2KHR: vkCmdCopyBuffer2KHR;
+  /** {@linkcode vkCmdCopyImage2} */
+  readonly vkCmdCopyImage2: vkCmdCopyImage2;
+  /** {@linkcode vkCmdCopyImage2KHR}: alias of `vkCmdCopyImage2` */
+  readonly vkCmdCopyImage2KHR: vkCmdCopyImage2KHR;
+  /** {@linkcode vkCmdCopyBufferToImage2} */
+  readonly vkCmdCopyBufferToImage2: vkCmdCopyBufferToImage2;
+  /** {@linkcode vkCmdCopyBufferToImage2KHR}: alias of `vkCmdCopyBufferToImage2` */
+  readonly vkCmdCopyBufferToImage2KHR: vkCmdCopyBufferToImage2KHR;
+  /** {@linkcode vkCmdCopyImageToBuffer2} */
+  readonly vkCmdCopyImageToBuffer2: vkCmdCopyImageToBuffer2;
+  /** {@linkcode vkCmdCopyImageToBuffer2KHR}: alias of `vkCmdCopyImageToBuffer2` */
+  readonly vkCmdCopyImageToBuffer2KHR: vkCmdCopyImageToBuffer2KHR;
+  /** {@linkcode vkGetDeviceBufferMemoryRequirements} */
+  readonly vkGetDeviceBufferMemoryRequirements: vkGetDeviceBufferMemoryRequirements;
+  /** {@linkcode vkGetDeviceBufferMemoryRequirementsKHR}: alias of `vkGetDeviceBufferMemoryRequirements` */
+  readonly vkGetDeviceBufferMemoryRequirementsKHR: vkGetDeviceBufferMemoryRequirementsKHR;
+  /** {@linkcode vkGetDeviceImageMemoryRequirements} */
+  readonly vkGetDeviceImageMemoryRequirements: vkGetDeviceImageMemoryRequirements;
+  /** {@linkcode vkGetDeviceImageMemoryRequirementsKHR}: alias of `vkGetDeviceImageMemoryRequirements` */
+  readonly vkGetDeviceImageMemoryRequirementsKHR: vkGetDeviceImageMemoryRequirementsKHR;
+  /** {@linkcode vkGetDeviceImageSparseMemoryRequirements} */
+  readonly vkGetDeviceImageSparseMemoryRequirements: vkGetDeviceImageSparseMemoryRequirements;
+  /** {@linkcode vkGetDeviceImageSparseMemoryRequirementsKHR}: alias of `vkGetDeviceImageSparseMemoryRequirements` */
+  readonly vkGetDeviceImageSparseMemoryRequirementsKHR: vkGetDeviceImageSparseMemoryRequirementsKHR;
+  /** {@linkcode vkCmdSetEvent2} */
+  readonly vkCmdSetEvent2: vkCmdSetEvent2;
+  /** {@linkcode vkCmdSetEvent2KHR}: alias of `vkCmdSetEvent2` */
+  readonly vkCmdSetEvent2KHR: vkCmdSetEvent2KHR;
+  /** {@linkcode vkCmdResetEvent2} */
+  readonly vkCmdResetEvent2: vkCmdResetEvent2;
+  /** {@linkcode vkCmdResetEvent2KHR}: alias of `vkCmdResetEvent2` */
+  readonly vkCmdResetEvent2KHR: vkCmdResetEvent2KHR;
+  /** {@linkcode vkCmdWaitEvents2} */
+  readonly vkCmdWaitEvents2: vkCmdWaitEvents2;
+  /** {@linkcode vkCmdWaitEvents2KHR}: alias of `vkCmdWaitEvents2` */
+  readonly vkCmdWaitEvents2KHR: vkCmdWaitEvents2KHR;
+  /** {@linkcode vkCmdBlitImage2} */
+  readonly vkCmdBlitImage2: vkCmdBlitImage2;
+  /** {@linkcode vkCmdBlitImage2KHR}: alias of `vkCmdBlitImage2` */
+  readonly vkCmdBlitImage2KHR: vkCmdBlitImage2KHR;
+  /** {@linkcode vkCmdResolveImage2} */
+  readonly vkCmdResolveImage2: vkCmdResolveImage2;
+  /** {@linkcode vkCmdResolveImage2KHR}: alias of `vkCmdResolveImage2` */
+  readonly vkCmdResolveImage2KHR: vkCmdResolveImage2KHR;
+  /** {@linkcode vkCmdBeginRendering} */
+  readonly vkCmdBeginRendering: vkCmdBeginRendering;
+  /** {@linkcode vkCmdBeginRenderingKHR}: alias of `vkCmdBeginRendering` */
+  readonly vkCmdBeginRenderingKHR: vkCmdBeginRenderingKHR;
+  /** {@linkcode vkCmdEndRendering} */
+  readonly vkCmdEndRendering: vkCmdEndRendering;
+  /** {@linkcode vkCmdEndRenderingKHR}: alias of `vkCmdEndRendering` */
+  readonly vkCmdEndRenderingKHR: vkCmdEndRenderingKHR;
+  /** {@linkcode vkCmdSetCullMode} */
+  readonly vkCmdSetCullMode: vkCmdSetCullMode;
+  /** {@linkcode vkCmdSetCullModeEXT}: alias of `vkCmdSetCullMode` */
+  readonly vkCmdSetCullModeEXT: vkCmdSetCullModeEXT;
+  /** {@linkcode vkCmdSetFrontFace} */
+  readonly vkCmdSetFrontFace: vkCmdSetFrontFace;
+  /** {@linkcode vkCmdSetFrontFaceEXT}: alias of `vkCmdSetFrontFace` */
+  readonly vkCmdSetFrontFaceEXT: vkCmdSetFrontFaceEXT;
+  /** {@linkcode vkCmdSetPrimitiveTopology} */
+  readonly vkCmdSetPrimitiveTopology: vkCmdSetPrimitiveTopology;
+  /** {@linkcode vkCmdSetPrimitiveTopologyEXT}: alias of `vkCmdSetPrimitiveTopology` */
+  readonly vkCmdSetPrimitiveTopologyEXT: vkCmdSetPrimitiveTopologyEXT;
+  /** {@linkcode vkCmdSetViewportWithCount} */
+  readonly vkCmdSetViewportWithCount: vkCmdSetViewportWithCount;
+  /** {@linkcode vkCmdSetViewportWithCountEXT}: alias of `vkCmdSetViewportWithCount` */
+  readonly vkCmdSetViewportWithCountEXT: vkCmdSetViewportWithCountEXT;
+  /** {@linkcode vkCmdSetScissorWithCount} */
+  readonly vkCmdSetScissorWithCount: vkCmdSetScissorWithCount;
+  /** {@linkcode vkCmdSetScissorWithCountEXT}: alias of `vkCmdSetScissorWithCount` */
+  readonly vkCmdSetScissorWithCountEXT: vkCmdSetScissorWithCountEXT;
+  /** {@linkcode vkCmdBindVertexBuffers2} */
+  readonly vkCmdBindVertexBuffers2: vkCmdBindVertexBuffers2;
+  /** {@linkcode vkCmdBindVertexBuffers2EXT}: alias of `vkCmdBindVertexBuffers2` */
+  readonly vkCmdBindVertexBuffers2EXT: vkCmdBindVertexBuffers2EXT;
+  /** {@linkcode vkCmdSetDepthTestEnable} */
+  readonly vkCmdSetDepthTestEnable: vkCmdSetDepthTestEnable;
+  /** {@linkcode vkCmdSetDepthTestEnableEXT}: alias of `vkCmdSetDepthTestEnable` */
+  readonly vkCmdSetDepthTestEnableEXT: vkCmdSetDepthTestEnableEXT;
+  /** {@linkcode vkCmdSetDepthWriteEnable} */
+  readonly vkCmdSetDepthWriteEnable: vkCmdSetDepthWriteEnable;
+  /** {@linkcode vkCmdSetDepthWriteEnableEXT}: alias of `vkCmdSetDepthWriteEnable` */
+  readonly vkCmdSetDepthWriteEnableEXT: vkCmdSetDepthWriteEnableEXT;
+  /** {@linkcode vkCmdSetDepthCompareOp} */
+  readonly vkCmdSetDepthCompareOp: vkCmdSetDepthCompareOp;
+  /** {@linkcode vkCmdSetDepthCompareOpEXT}: alias of `vkCmdSetDepthCompareOp` */
+  readonly vkCmdSetDepthCompareOpEXT: vkCmdSetDepthCompareOpEXT;
+  /** {@linkcode vkCmdSetDepthBoundsTestEnable} */
+  readonly vkCmdSetDepthBoundsTestEnable: vkCmdSetDepthBoundsTestEnable;
+  /** {@linkcode vkCmdSetDepthBoundsTestEnableEXT}: alias of `vkCmdSetDepthBoundsTestEnable` */
+  readonly vkCmdSetDepthBoundsTestEnableEXT: vkCmdSetDepthBoundsTestEnableEXT;
+  /** {@linkcode vkCmdSetStencilTestEnable} */
+  readonly vkCmdSetStencilTestEnable: vkCmdSetStencilTestEnable;
+  /** {@linkcode vkCmdSetStencilTestEnableEXT}: alias of `vkCmdSetStencilTestEnable` */
+  readonly vkCmdSetStencilTestEnableEXT: vkCmdSetStencilTestEnableEXT;
+  /** {@linkcode vkCmdSetStencilOp} */
+  readonly vkCmdSetStencilOp: vkCmdSetStencilOp;
+  /** {@linkcode vkCmdSetStencilOpEXT}: alias of `vkCmdSetStencilOp` */
+  readonly vkCmdSetStencilOpEXT: vkCmdSetStencilOpEXT;
+  /** {@linkcode vkCmdSetRasterizerDiscardEnable} */
+  readonly vkCmdSetRasterizerDiscardEnable: vkCmdSetRasterizerDiscardEnable;
+  /** {@linkcode vkCmdSetRasterizerDiscardEnableEXT}: alias of `vkCmdSetRasterizerDiscardEnable` */
+  readonly vkCmdSetRasterizerDiscardEnableEXT: vkCmdSetRasterizerDiscardEnableEXT;
+  /** {@linkcode vkCmdSetDepthBiasEnable} */
+  readonly vkCmdSetDepthBiasEnable: vkCmdSetDepthBiasEnable;
+  /** {@linkcode vkCmdSetDepthBiasEnableEXT}: alias of `vkCmdSetDepthBiasEnable` */
+  readonly vkCmdSetDepthBiasEnableEXT: vkCmdSetDepthBiasEnableEXT;
+  /** {@linkcode vkCmdSetPrimitiveRestartEnable} */
+  readonly vkCmdSetPrimitiveRestartEnable: vkCmdSetPrimitiveRestartEnable;
+  /** {@linkcode vkCmdSetPrimitiveRestartEnableEXT}: alias of `vkCmdSetPrimitiveRestartEnable` */
+  readonly vkCmdSetPrimitiveRestartEnableEXT: vkCmdSetPrimitiveRestartEnableEXT;
+  /** {@linkcode vkMapMemory2} */
+  readonly vkMapMemory2: vkMapMemory2;
+  /** {@linkcode vkMapMemory2KHR}: alias of `vkMapMemory2` */
+  readonly vkMapMemory2KHR: vkMapMemory2KHR;
+  /** {@linkcode vkUnmapMemory2} */
+  readonly vkUnmapMemory2: vkUnmapMemory2;
+  /** {@linkcode vkUnmapMemory2KHR}: alias of `vkUnmapMemory2` */
+  readonly vkUnmapMemory2KHR: vkUnmapMemory2KHR;
+  /** {@linkcode vkGetDeviceImageSubresourceLayout} */
+  readonly vkGetDeviceImageSubresourceLayout: vkGetDeviceImageSubresourceLayout;
+  /** {@linkcode vkGetDeviceImageSubresourceLayoutKHR}: alias of `vkGetDeviceImageSubresourceLayout` */
+  readonly vkGetDeviceImageSubresourceLayoutKHR: vkGetDeviceImageSubresourceLayoutKHR;
+  /** {@linkcode vkGetImageSubresourceLayout2} */
+  readonly vkGetImageSubresourceLayout2: vkGetImageSubresourceLayout2;
+  /** {@linkcode vkGetImageSubresourceLayout2EXT}: alias of `vkGetImageSubresourceLayout2` */
+  readonly vkGetImageSubresourceLayout2EXT: vkGetImageSubresourceLayout2EXT;
+  /** {@linkcode vkGetImageSubresourceLayout2KHR}: alias of `vkGetImageSubresourceLayout2` */
+  readonly vkGetImageSubresourceLayout2KHR: vkGetImageSubresourceLayout2KHR;
+  /** {@linkcode vkCopyMemoryToImage} */
+  readonly vkCopyMemoryToImage: vkCopyMemoryToImage;
+  /** {@linkcode vkCopyMemoryToImageEXT}: alias of `vkCopyMemoryToImage` */
+  readonly vkCopyMemoryToImageEXT: vkCopyMemoryToImageEXT;
+  /** {@linkcode vkCopyImageToMemory} */
+  readonly vkCopyImageToMemory: vkCopyImageToMemory;
+  /** {@linkcode vkCopyImageToMemoryEXT}: alias of `vkCopyImageToMemory` */
+  readonly vkCopyImageToMemoryEXT: vkCopyImageToMemoryEXT;
+  /** {@linkcode vkCopyImageToImage} */
+  readonly vkCopyImageToImage: vkCopyImageToImage;
+  /** {@linkcode vkCopyImageToImageEXT}: alias of `vkCopyImageToImage` */
+  readonly vkCopyImageToImageEXT: vkCopyImageToImageEXT;
+  /** {@linkcode vkTransitionImageLayout} */
+  readonly vkTransitionImageLayout: vkTransitionImageLayout;
+  /** {@linkcode vkTransitionImageLayoutEXT}: alias of `vkTransitionImageLayout` */
+  readonly vkTransitionImageLayoutEXT: vkTransitionImageLayoutEXT;
+  /** {@linkcode vkCmdPushDescriptorSet} */
+  readonly vkCmdPushDescriptorSet: vkCmdPushDescriptorSet;
+  /** {@linkcode vkCmdPushDescriptorSetKHR}: alias of `vkCmdPushDescriptorSet` */
+  readonly vkCmdPushDescriptorSetKHR: vkCmdPushDescriptorSetKHR;
+  /** {@linkcode vkCmdPushDescriptorSetWithTemplate} */
+  readonly vkCmdPushDescriptorSetWithTemplate: vkCmdPushDescriptorSetWithTemplate;
+  /** {@linkcode vkCmdPushDescriptorSetWithTemplateKHR}: alias of `vkCmdPushDescriptorSetWithTemplate` */
+  readonly vkCmdPushDescriptorSetWithTemplateKHR: vkCmdPushDescriptorSetWithTemplateKHR;
+  /** {@linkcode vkCmdBindDescriptorSets2} */
+  readonly vkCmdBindDescriptorSets2: vkCmdBindDescriptorSets2;
+  /** {@linkcode vkCmdBindDescriptorSets2KHR}: alias of `vkCmdBindDescriptorSets2` */
+  readonly vkCmdBindDescriptorSets2KHR: vkCmdBindDescriptorSets2KHR;
+  /** {@linkcode vkCmdPushConstants2} */
+  readonly vkCmdPushConstants2: vkCmdPushConstants2;
+  /** {@linkcode vkCmdPushConstants2KHR}: alias of `vkCmdPushConstants2` */
+  readonly vkCmdPushConstants2KHR: vkCmdPushConstants2KHR;
+  /** {@linkcode vkCmdPushDescriptorSet2} */
+  readonly vkCmdPushDescriptorSet2: vkCmdPushDescriptorSet2;
+  /** {@linkcode vkCmdPushDescriptorSet2KHR}: alias of `vkCmdPushDescriptorSet2` */
+  readonly vkCmdPushDescriptorSet2KHR: vkCmdPushDescriptorSet2KHR;
+  /** {@linkcode vkCmdPushDescriptorSetWithTemplate2} */
+  readonly vkCmdPushDescriptorSetWithTemplate2: vkCmdPushDescriptorSetWithTemplate2;
+  /** {@linkcode vkCmdPushDescriptorSetWithTemplate2KHR}: alias of `vkCmdPushDescriptorSetWithTemplate2` */
+  readonly vkCmdPushDescriptorSetWithTemplate2KHR: vkCmdPushDescriptorSetWithTemplate2KHR;
+  /** {@linkcode vkCmdSetLineStipple} */
+  readonly vkCmdSetLineStipple: vkCmdSetLineStipple;
+  /** {@linkcode vkCmdSetLineStippleEXT}: alias of `vkCmdSetLineStipple` */
+  readonly vkCmdSetLineStippleEXT: vkCmdSetLineStippleEXT;
+  /** {@linkcode vkCmdSetLineStippleKHR}: alias of `vkCmdSetLineStipple` */
+  readonly vkCmdSetLineStippleKHR: vkCmdSetLineStippleKHR;
+  /** {@linkcode vkCmdBindIndexBuffer2} */
+  readonly vkCmdBindIndexBuffer2: vkCmdBindIndexBuffer2;
+  /** {@linkcode vkCmdBindIndexBuffer2KHR}: alias of `vkCmdBindIndexBuffer2` */
+  readonly vkCmdBindIndexBuffer2KHR: vkCmdBindIndexBuffer2KHR;
+  /** {@linkcode vkGetRenderingAreaGranularity} */
+  readonly vkGetRenderingAreaGranularity: vkGetRenderingAreaGranularity;
+  /** {@linkcode vkGetRenderingAreaGranularityKHR}: alias of `vkGetRenderingAreaGranularity` */
+  readonly vkGetRenderingAreaGranularityKHR: vkGetRenderingAreaGranularityKHR;
+  /** {@linkcode vkCmdSetRenderingAttachmentLocations} */
+  readonly vkCmdSetRenderingAttachmentLocations: vkCmdSetRenderingAttachmentLocations;
+  /** {@linkcode vkCmdSetRenderingAttachmentLocationsKHR}: alias of `vkCmdSetRenderingAttachmentLocations` */
+  readonly vkCmdSetRenderingAttachmentLocationsKHR: vkCmdSetRenderingAttachmentLocationsKHR;
+  /** {@linkcode vkCmdSetRenderingInputAttachmentIndices} */
+  readonly vkCmdSetRenderingInputAttachmentIndices: vkCmdSetRenderingInputAttachmentIndices;
+  /** {@linkcode vkCmdSetRenderingInputAttachmentIndicesKHR}: alias of `vkCmdSetRenderingInputAttachmentIndices` */
+  readonly vkCmdSetRenderingInputAttachmentIndicesKHR: vkCmdSetRenderingInputAttachmentIndicesKHR;
+  /** {@linkcode vkDestroySurfaceKHR} */
+  readonly vkDestroySurfaceKHR: vkDestroySurfaceKHR;
+  /** {@linkcode vkGetPhysicalDeviceSurfaceSupportKHR} */
+  readonly vkGetPhysicalDeviceSurfaceSupportKHR: vkGetPhysicalDeviceSurfaceSupportKHR;
+  /** {@linkcode vkGetPhysicalDeviceSurfaceCapabilitiesKHR} */
+  readonly vkGetPhysicalDeviceSurfaceCapabilitiesKHR: vkGetPhysicalDeviceSurfaceCapabilitiesKHR;
+  /** {@linkcode vkGetPhysicalDeviceSurfaceFormatsKHR} */
+  readonly vkGetPhysicalDeviceSurfaceFormatsKHR: vkGetPhysicalDeviceSurfaceFormatsKHR;
+  /** {@linkcode vkGetPhysicalDeviceSurfacePresentModesKHR} */
+  readonly vkGetPhysicalDeviceSurfacePresentModesKHR: vkGetPhysicalDeviceSurfacePresentModesKHR;
+  /** {@linkcode vkCreateSwapchainKHR} */
+  readonly vkCreateSwapchainKHR: vkCreateSwapchainKHR;
+  /** {@linkcode vkDestroySwapchainKHR} */
+  readonly vkDestroySwapchainKHR: vkDestroySwapchainKHR;
+  /** {@linkcode vkGetSwapchainImagesKHR} */
+  readonly vkGetSwapchainImagesKHR: vkGetSwapchainImagesKHR;
+  /** {@linkcode vkAcquireNextImageKHR} */
+  readonly vkAcquireNextImageKHR: vkAcquireNextImageKHR;
+  /** {@linkcode vkQueuePresentKHR} */
+  readonly vkQueuePresentKHR: vkQueuePresentKHR;
+  /** {@linkcode vkGetDeviceGroupPresentCapabilitiesKHR} */
+  readonly vkGetDeviceGroupPresentCapabilitiesKHR: vkGetDeviceGroupPresentCapabilitiesKHR;
+  /** {@linkcode vkGetDeviceGroupSurfacePresentModesKHR} */
+  readonly vkGetDeviceGroupSurfacePresentModesKHR: vkGetDeviceGroupSurfacePresentModesKHR;
+  /** {@linkcode vkGetPhysicalDevicePresentRectanglesKHR} */
+  readonly vkGetPhysicalDevicePresentRectanglesKHR: vkGetPhysicalDevicePresentRectanglesKHR;
+  /** {@linkcode vkAcquireNextImage2KHR} */
+  readonly vkAcquireNextImage2KHR: vkAcquireNextImage2KHR;
+  /** {@linkcode vkGetPhysicalDeviceDisplayPropertiesKHR} */
+  readonly vkGetPhysicalDeviceDisplayPropertiesKHR: vkGetPhysicalDeviceDisplayPropertiesKHR;
+  /** {@linkcode vkGetPhysicalDeviceDisplayPlanePropertiesKHR} */
+  readonly vkGetPhysicalDeviceDisplayPlanePropertiesKHR: vkGetPhysicalDeviceDisplayPlanePropertiesKHR;
+  /** {@linkcode vkGetDisplayPlaneSupportedDisplaysKHR} */
+  readonly vkGetDisplayPlaneSupportedDisplaysKHR: vkGetDisplayPlaneSupportedDisplaysKHR;
+  /** {@linkcode vkGetDisplayModePropertiesKHR} */
+  readonly vkGetDisplayModePropertiesKHR: vkGetDisplayModePropertiesKHR;
+  /** {@linkcode vkCreateDisplayModeKHR} */
+  readonly vkCreateDisplayModeKHR: vkCreateDisplayModeKHR;
+  /** {@linkcode vkGetDisplayPlaneCapabilitiesKHR} */
+  readonly vkGetDisplayPlaneCapabilitiesKHR: vkGetDisplayPlaneCapabilitiesKHR;
+  /** {@linkcode vkCreateDisplayPlaneSurfaceKHR} */
+  readonly vkCreateDisplayPlaneSurfaceKHR: vkCreateDisplayPlaneSurfaceKHR;
+  /** {@linkcode vkCreateSharedSwapchainsKHR} */
+  readonly vkCreateSharedSwapchainsKHR: vkCreateSharedSwapchainsKHR;
+  /** {@linkcode vkCreateXlibSurfaceKHR} */
+  readonly vkCreateXlibSurfaceKHR: vkCreateXlibSurfaceKHR;
+  /** {@linkcode vkGetPhysicalDeviceXlibPresentationSupportKHR} */
+  readonly vkGetPhysicalDeviceXlibPresentationSupportKHR: vkGetPhysicalDeviceXlibPresentationSupportKHR;
+  /** {@linkcode vkCreateXcbSurfaceKHR} */
+  readonly vkCreateXcbSurfaceKHR: vkCreateXcbSurfaceKHR;
+  /** {@linkcode vkGetPhysicalDeviceXcbPresentationSupportKHR} */
+  readonly vkGetPhysicalDeviceXcbPresentationSupportKHR: vkGetPhysicalDeviceXcbPresentationSupportKHR;
+  /** {@linkcode vkCreateWaylandSurfaceKHR} */
+  readonly vkCreateWaylandSurfaceKHR: vkCreateWaylandSurfaceKHR;
+  /** {@linkcode vkGetPhysicalDeviceWaylandPresentationSupportKHR} */
+  readonly vkGetPhysicalDeviceWaylandPresentationSupportKHR: vkGetPhysicalDeviceWaylandPresentationSupportKHR;
+  /** {@linkcode vkCreateAndroidSurfaceKHR} */
+  readonly vkCreateAndroidSurfaceKHR: vkCreateAndroidSurfaceKHR;
+  /** {@linkcode vkCreateWin32SurfaceKHR} */
+  readonly vkCreateWin32SurfaceKHR: vkCreateWin32SurfaceKHR;
+  /** {@linkcode vkGetPhysicalDeviceWin32PresentationSupportKHR} */
+  readonly vkGetPhysicalDeviceWin32PresentationSupportKHR: vkGetPhysicalDeviceWin32PresentationSupportKHR;
+  /** {@linkcode vkCreateDebugReportCallbackEXT} */
+  readonly vkCreateDebugReportCallbackEXT: vkCreateDebugReportCallbackEXT;
+  /** {@linkcode vkDestroyDebugReportCallbackEXT} */
+  readonly vkDestroyDebugReportCallbackEXT: vkDestroyDebugReportCallbackEXT;
+  /** {@linkcode vkDebugReportMessageEXT} */
+  readonly vkDebugReportMessageEXT: vkDebugReportMessageEXT;
+  /** {@linkcode vkDebugMarkerSetObjectTagEXT} */
+  readonly vkDebugMarkerSetObjectTagEXT: vkDebugMarkerSetObjectTagEXT;
+  /** {@linkcode vkDebugMarkerSetObjectNameEXT} */
+  readonly vkDebugMarkerSetObjectNameEXT: vkDebugMarkerSetObjectNameEXT;
+  /** {@linkcode vkCmdDebugMarkerBeginEXT} */
+  readonly vkCmdDebugMarkerBeginEXT: vkCmdDebugMarkerBeginEXT;
+  /** {@linkcode vkCmdDebugMarkerEndEXT} */
+  readonly vkCmdDebugMarkerEndEXT: vkCmdDebugMarkerEndEXT;
+  /** {@linkcode vkCmdDebugMarkerInsertEXT} */
+  readonly vkCmdDebugMarkerInsertEXT: vkCmdDebugMarkerInsertEXT;
+  /** {@linkcode vkGetPhysicalDeviceVideoCapabilitiesKHR} */
+  readonly vkGetPhysicalDeviceVideoCapabilitiesKHR: vkGetPhysicalDeviceVideoCapabilitiesKHR;
+  /** {@linkcode vkGetPhysicalDeviceVideoFormatPropertiesKHR} */
+  readonly vkGetPhysicalDeviceVideoFormatPropertiesKHR: vkGetPhysicalDeviceVideoFormatPropertiesKHR;
+  /** {@linkcode vkCreateVideoSessionKHR} */
+  readonly vkCreateVideoSessionKHR: vkCreateVideoSessionKHR;
+  /** {@linkcode vkDestroyVideoSessionKHR} */
+  readonly vkDestroyVideoSessionKHR: vkDestroyVideoSessionKHR;
+  /** {@linkcode vkGetVideoSessionMemoryRequirementsKHR} */
+  readonly vkGetVideoSessionMemoryRequirementsKHR: vkGetVideoSessionMemoryRequirementsKHR;
+  /** {@linkcode vkBindVideoSessionMemoryKHR} */
+  readonly vkBindVideoSessionMemoryKHR: vkBindVideoSessionMemoryKHR;
+  /** {@linkcode vkCreateVideoSessionParametersKHR} */
+  readonly vkCreateVideoSessionParametersKHR: vkCreateVideoSessionParametersKHR;
+  /** {@linkcode vkUpdateVideoSessionParametersKHR} */
+  readonly vkUpdateVideoSessionParametersKHR: vkUpdateVideoSessionParametersKHR;
+  /** {@linkcode vkDestroyVideoSessionParametersKHR} */
+  readonly vkDestroyVideoSessionParametersKHR: vkDestroyVideoSessionParametersKHR;
+  /** {@linkcode vkCmdBeginVideoCodingKHR} */
+  readonly vkCmdBeginVideoCodingKHR: vkCmdBeginVideoCodingKHR;
+  /** {@linkcode vkCmdEndVideoCodingKHR} */
+  readonly vkCmdEndVideoCodingKHR: vkCmdEndVideoCodingKHR;
+  /** {@linkcode vkCmdControlVideoCodingKHR} */
+  readonly vkCmdControlVideoCodingKHR: vkCmdControlVideoCodingKHR;
+  /** {@linkcode vkCmdDecodeVideoKHR} */
+  readonly vkCmdDecodeVideoKHR: vkCmdDecodeVideoKHR;
+  /** {@linkcode vkCmdBindTransformFeedbackBuffersEXT} */
+  readonly vkCmdBindTransformFeedbackBuffersEXT: vkCmdBindTransformFeedbackBuffersEXT;
+  /** {@linkcode vkCmdBeginTransformFeedbackEXT} */
+  readonly vkCmdBeginTransformFeedbackEXT: vkCmdBeginTransformFeedbackEXT;
+  /** {@linkcode vkCmdEndTransformFeedbackEXT} */
+  readonly vkCmdEndTransformFeedbackEXT: vkCmdEndTransformFeedbackEXT;
+  /** {@linkcode vkCmdBeginQueryIndexedEXT} */
+  readonly vkCmdBeginQueryIndexedEXT: vkCmdBeginQueryIndexedEXT;
+  /** {@linkcode vkCmdEndQueryIndexedEXT} */
+  readonly vkCmdEndQueryIndexedEXT: vkCmdEndQueryIndexedEXT;
+  /** {@linkcode vkCmdDrawIndirectByteCountEXT} */
+  readonly vkCmdDrawIndirectByteCountEXT: vkCmdDrawIndirectByteCountEXT;
+  /** {@linkcode vkCreateCuModuleNVX} */
+  readonly vkCreateCuModuleNVX: vkCreateCuModuleNVX;
+  /** {@linkcode vkCreateCuFunctionNVX} */
+  readonly vkCreateCuFunctionNVX: vkCreateCuFunctionNVX;
+  /** {@linkcode vkDestroyCuModuleNVX} */
+  readonly vkDestroyCuModuleNVX: vkDestroyCuModuleNVX;
+  /** {@linkcode vkDestroyCuFunctionNVX} */
+  readonly vkDestroyCuFunctionNVX: vkDestroyCuFunctionNVX;
+  /** {@linkcode vkCmdCuLaunchKernelNVX} */
+  readonly vkCmdCuLaunchKernelNVX: vkCmdCuLaunchKernelNVX;
+  /** {@linkcode vkGetImageViewHandleNVX} */
+  readonly vkGetImageViewHandleNVX: vkGetImageViewHandleNVX;
+  /** {@linkcode vkGetImageViewHandle64NVX} */
+  readonly vkGetImageViewHandle64NVX: vkGetImageViewHandle64NVX;
+  /** {@linkcode vkGetImageViewAddressNVX} */
+  readonly vkGetImageViewAddressNVX: vkGetImageViewAddressNVX;
+  /** {@linkcode vkGetDeviceCombinedImageSamplerIndexNVX} */
+  readonly vkGetDeviceCombinedImageSamplerIndexNVX: vkGetDeviceCombinedImageSamplerIndexNVX;
+  /** {@linkcode vkGetShaderInfoAMD} */
+  readonly vkGetShaderInfoAMD: vkGetShaderInfoAMD;
+  /** {@linkcode vkCreateStreamDescriptorSurfaceGGP} */
+  readonly vkCreateStreamDescriptorSurfaceGGP: vkCreateStreamDescriptorSurfaceGGP;
+  /** {@linkcode vkGetPhysicalDeviceExternalImageFormatPropertiesNV} */
+  readonly vkGetPhysicalDeviceExternalImageFormatPropertiesNV:
+    vkGetPhysicalDeviceExternalImageFormatPropertiesNV;
+  /** {@linkcode vkGetMemoryWin32HandleNV} */
+  readonly vkGetMemoryWin32HandleNV: vkGetMemoryWin32HandleNV;
+  /** {@linkcode vkCreateViSurfaceNN} */
+  readonly vkCreateViSurfaceNN: vkCreateViSurfaceNN;
+  /** {@linkcode vkGetMemoryWin32HandleKHR} */
+  readonly vkGetMemoryWin32HandleKHR: vkGetMemoryWin32HandleKHR;
+  /** {@linkcode vkGetMemoryWin32HandlePropertiesKHR} */
+  readonly vkGetMemoryWin32HandlePropertiesKHR: vkGetMemoryWin32HandlePropertiesKHR;
+  /** {@linkcode vkGetMemoryFdKHR} */
+  readonly vkGetMemoryFdKHR: vkGetMemoryFdKHR;
+  /** {@linkcode vkGetMemoryFdPropertiesKHR} */
+  readonly vkGetMemoryFdPropertiesKHR: vkGetMemoryFdPropertiesKHR;
+  /** {@linkcode vkImportSemaphoreWin32HandleKHR} */
+  readonly vkImportSemaphoreWin32HandleKHR: vkImportSemaphoreWin32HandleKHR;
+  /** {@linkcode vkGetSemaphoreWin32HandleKHR} */
+  readonly vkGetSemaphoreWin32HandleKHR: vkGetSemaphoreWin32HandleKHR;
+  /** {@linkcode vkImportSemaphoreFdKHR} */
+  readonly vkImportSemaphoreFdKHR: vkImportSemaphoreFdKHR;
+  /** {@linkcode vkGetSemaphoreFdKHR} */
+  readonly vkGetSemaphoreFdKHR: vkGetSemaphoreFdKHR;
+  /** {@linkcode vkCmdBeginConditionalRenderingEXT} */
+  readonly vkCmdBeginConditionalRenderingEXT: vkCmdBeginConditionalRenderingEXT;
+  /** {@linkcode vkCmdEndConditionalRenderingEXT} */
+  readonly vkCmdEndConditionalRenderingEXT: vkCmdEndConditionalRenderingEXT;
+  /** {@linkcode vkCmdSetViewportWScalingNV} */
+  readonly vkCmdSetViewportWScalingNV: vkCmdSetViewportWScalingNV;
+  /** {@linkcode vkReleaseDisplayEXT} */
+  readonly vkReleaseDisplayEXT: vkReleaseDisplayEXT;
+  /** {@linkcode vkAcquireXlibDisplayEXT} */
+  readonly vkAcquireXlibDisplayEXT: vkAcquireXlibDisplayEXT;
+  /** {@linkcode vkGetRandROutputDisplayEXT} */
+  readonly vkGetRandROutputDisplayEXT: vkGetRandROutputDisplayEXT;
+  /** {@linkcode vkGetPhysicalDeviceSurfaceCapabilities2EXT} */
+  readonly vkGetPhysicalDeviceSurfaceCapabilities2EXT: vkGetPhysicalDeviceSurfaceCapabilities2EXT;
+  /** {@linkcode vkDisplayPowerControlEXT} */
+  readonly vkDisplayPowerControlEXT: vkDisplayPowerControlEXT;
+  /** {@linkcode vkRegisterDeviceEventEXT} */
+  readonly vkRegisterDeviceEventEXT: vkRegisterDeviceEventEXT;
+  /** {@linkcode vkRegisterDisplayEventEXT} */
+  readonly vkRegisterDisplayEventEXT: vkRegisterDisplayEventEXT;
+  /** {@linkcode vkGetSwapchainCounterEXT} */
+  readonly vkGetSwapchainCounterEXT: vkGetSwapchainCounterEXT;
+  /** {@linkcode vkGetRefreshCycleDurationGOOGLE} */
+  readonly vkGetRefreshCycleDurationGOOGLE: vkGetRefreshCycleDurationGOOGLE;
+  /** {@linkcode vkGetPastPresentationTimingGOOGLE} */
+  readonly vkGetPastPresentationTimingGOOGLE: vkGetPastPresentationTimingGOOGLE;
+  /** {@linkcode vkCmdSetDiscardRectangleEXT} */
+  readonly vkCmdSetDiscardRectangleEXT: vkCmdSetDiscardRectangleEXT;
+  /** {@linkcode vkCmdSetDiscardRectangleEnableEXT} */
+  readonly vkCmdSetDiscardRectangleEnableEXT: vkCmdSetDiscardRectangleEnableEXT;
+  /** {@linkcode vkCmdSetDiscardRectangleModeEXT} */
+  readonly vkCmdSetDiscardRectangleModeEXT: vkCmdSetDiscardRectangleModeEXT;
+  /** {@linkcode vkSetHdrMetadataEXT} */
+  readonly vkSetHdrMetadataEXT: vkSetHdrMetadataEXT;
+  /** {@linkcode vkGetSwapchainStatusKHR} */
+  readonly vkGetSwapchainStatusKHR: vkGetSwapchainStatusKHR;
+  /** {@linkcode vkImportFenceWin32HandleKHR} */
+  readonly vkImportFenceWin32HandleKHR: vkImportFenceWin32HandleKHR;
+  /** {@linkcode vkGetFenceWin32HandleKHR} */
+  readonly vkGetFenceWin32HandleKHR: vkGetFenceWin32HandleKHR;
+  /** {@linkcode vkImportFenceFdKHR} */
+  readonly vkImportFenceFdKHR: vkImportFenceFdKHR;
+  /** {@linkcode vkGetFenceFdKHR} */
+  readonly vkGetFenceFdKHR: vkGetFenceFdKHR;
+  /** {@linkcode vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR} */
+  readonly vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR:
+    vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR} */
+  readonly vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR:
+    vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR;
+  /** {@linkcode vkAcquireProfilingLockKHR} */
+  readonly vkAcquireProfilingLockKHR: vkAcquireProfilingLockKHR;
+  /** {@linkcode vkReleaseProfilingLockKHR} */
+  readonly vkReleaseProfilingLockKHR: vkReleaseProfilingLockKHR;
+  /** {@linkcode vkGetPhysicalDeviceSurfaceCapabilities2KHR} */
+  readonly vkGetPhysicalDeviceSurfaceCapabilities2KHR: vkGetPhysicalDeviceSurfaceCapabilities2KHR;
+  /** {@linkcode vkGetPhysicalDeviceSurfaceFormats2KHR} */
+  readonly vkGetPhysicalDeviceSurfaceFormats2KHR: vkGetPhysicalDeviceSurfaceFormats2KHR;
+  /** {@linkcode vkGetPhysicalDeviceDisplayProperties2KHR} */
+  readonly vkGetPhysicalDeviceDisplayProperties2KHR: vkGetPhysicalDeviceDisplayProperties2KHR;
+  /** {@linkcode vkGetPhysicalDeviceDisplayPlaneProperties2KHR} */
+  readonly vkGetPhysicalDeviceDisplayPlaneProperties2KHR: vkGetPhysicalDeviceDisplayPlaneProperties2KHR;
+  /** {@linkcode vkGetDisplayModeProperties2KHR} */
+  readonly vkGetDisplayModeProperties2KHR: vkGetDisplayModeProperties2KHR;
+  /** {@linkcode vkGetDisplayPlaneCapabilities2KHR} */
+  readonly vkGetDisplayPlaneCapabilities2KHR: vkGetDisplayPlaneCapabilities2KHR;
+  /** {@linkcode vkCreateIOSSurfaceMVK} */
+  readonly vkCreateIOSSurfaceMVK: vkCreateIOSSurfaceMVK;
+  /** {@linkcode vkCreateMacOSSurfaceMVK} */
+  readonly vkCreateMacOSSurfaceMVK: vkCreateMacOSSurfaceMVK;
+  /** {@linkcode vkSetDebugUtilsObjectNameEXT} */
+  readonly vkSetDebugUtilsObjectNameEXT: vkSetDebugUtilsObjectNameEXT;
+  /** {@linkcode vkSetDebugUtilsObjectTagEXT} */
+  readonly vkSetDebugUtilsObjectTagEXT: vkSetDebugUtilsObjectTagEXT;
+  /** {@linkcode vkQueueBeginDebugUtilsLabelEXT} */
+  readonly vkQueueBeginDebugUtilsLabelEXT: vkQueueBeginDebugUtilsLabelEXT;
+  /** {@linkcode vkQueueEndDebugUtilsLabelEXT} */
+  readonly vkQueueEndDebugUtilsLabelEXT: vkQueueEndDebugUtilsLabelEXT;
+  /** {@linkcode vkQueueInsertDebugUtilsLabelEXT} */
+  readonly vkQueueInsertDebugUtilsLabelEXT: vkQueueInsertDebugUtilsLabelEXT;
+  /** {@linkcode vkCmdBeginDebugUtilsLabelEXT} */
+  readonly vkCmdBeginDebugUtilsLabelEXT: vkCmdBeginDebugUtilsLabelEXT;
+  /** {@linkcode vkCmdEndDebugUtilsLabelEXT} */
+  readonly vkCmdEndDebugUtilsLabelEXT: vkCmdEndDebugUtilsLabelEXT;
+  /** {@linkcode vkCmdInsertDebugUtilsLabelEXT} */
+  readonly vkCmdInsertDebugUtilsLabelEXT: vkCmdInsertDebugUtilsLabelEXT;
+  /** {@linkcode vkCreateDebugUtilsMessengerEXT} */
+  readonly vkCreateDebugUtilsMessengerEXT: vkCreateDebugUtilsMessengerEXT;
+  /** {@linkcode vkDestroyDebugUtilsMessengerEXT} */
+  readonly vkDestroyDebugUtilsMessengerEXT: vkDestroyDebugUtilsMessengerEXT;
+  /** {@linkcode vkSubmitDebugUtilsMessageEXT} */
+  readonly vkSubmitDebugUtilsMessageEXT: vkSubmitDebugUtilsMessageEXT;
+  /** {@linkcode vkGetAndroidHardwareBufferPropertiesANDROID} */
+  readonly vkGetAndroidHardwareBufferPropertiesANDROID: vkGetAndroidHardwareBufferPropertiesANDROID;
+  /** {@linkcode vkGetMemoryAndroidHardwareBufferANDROID} */
+  readonly vkGetMemoryAndroidHardwareBufferANDROID: vkGetMemoryAndroidHardwareBufferANDROID;
+  /** {@linkcode vkCreateGpaSessionAMD} */
+  readonly vkCreateGpaSessionAMD: vkCreateGpaSessionAMD;
+  /** {@linkcode vkDestroyGpaSessionAMD} */
+  readonly vkDestroyGpaSessionAMD: vkDestroyGpaSessionAMD;
+  /** {@linkcode vkSetGpaDeviceClockModeAMD} */
+  readonly vkSetGpaDeviceClockModeAMD: vkSetGpaDeviceClockModeAMD;
+  /** {@linkcode vkGetGpaDeviceClockInfoAMD} */
+  readonly vkGetGpaDeviceClockInfoAMD: vkGetGpaDeviceClockInfoAMD;
+  /** {@linkcode vkCmdBeginGpaSessionAMD} */
+  readonly vkCmdBeginGpaSessionAMD: vkCmdBeginGpaSessionAMD;
+  /** {@linkcode vkCmdEndGpaSessionAMD} */
+  readonly vkCmdEndGpaSessionAMD: vkCmdEndGpaSessionAMD;
+  /** {@linkcode vkCmdBeginGpaSampleAMD} */
+  readonly vkCmdBeginGpaSampleAMD: vkCmdBeginGpaSampleAMD;
+  /** {@linkcode vkCmdEndGpaSampleAMD} */
+  readonly vkCmdEndGpaSampleAMD: vkCmdEndGpaSampleAMD;
+  /** {@linkcode vkGetGpaSessionStatusAMD} */
+  readonly vkGetGpaSessionStatusAMD: vkGetGpaSessionStatusAMD;
+  /** {@linkcode vkGetGpaSessionResultsAMD} */
+  readonly vkGetGpaSessionResultsAMD: vkGetGpaSessionResultsAMD;
+  /** {@linkcode vkResetGpaSessionAMD} */
+  readonly vkResetGpaSessionAMD: vkResetGpaSessionAMD;
+  /** {@linkcode vkCmdCopyGpaSessionResultsAMD} */
+  readonly vkCmdCopyGpaSessionResultsAMD: vkCmdCopyGpaSessionResultsAMD;
+  /** {@linkcode vkCreateExecutionGraphPipelinesAMDX} */
+  readonly vkCreateExecutionGraphPipelinesAMDX: vkCreateExecutionGraphPipelinesAMDX;
+  /** {@linkcode vkGetExecutionGraphPipelineScratchSizeAMDX} */
+  readonly vkGetExecutionGraphPipelineScratchSizeAMDX: vkGetExecutionGraphPipelineScratchSizeAMDX;
+  /** {@linkcode vkGetExecutionGraphPipelineNodeIndexAMDX} */
+  readonly vkGetExecutionGraphPipelineNodeIndexAMDX: vkGetExecutionGraphPipelineNodeIndexAMDX;
+  /** {@linkcode vkCmdInitializeGraphScratchMemoryAMDX} */
+  readonly vkCmdInitializeGraphScratchMemoryAMDX: vkCmdInitializeGraphScratchMemoryAMDX;
+  /** {@linkcode vkCmdDispatchGraphAMDX} */
+  readonly vkCmdDispatchGraphAMDX: vkCmdDispatchGraphAMDX;
+  /** {@linkcode vkCmdDispatchGraphIndirectAMDX} */
+  readonly vkCmdDispatchGraphIndirectAMDX: vkCmdDispatchGraphIndirectAMDX;
+  /** {@linkcode vkCmdDispatchGraphIndirectCountAMDX} */
+  readonly vkCmdDispatchGraphIndirectCountAMDX: vkCmdDispatchGraphIndirectCountAMDX;
+  /** {@linkcode vkWriteSamplerDescriptorsEXT} */
+  readonly vkWriteSamplerDescriptorsEXT: vkWriteSamplerDescriptorsEXT;
+  /** {@linkcode vkWriteResourceDescriptorsEXT} */
+  readonly vkWriteResourceDescriptorsEXT: vkWriteResourceDescriptorsEXT;
+  /** {@linkcode vkCmdBindSamplerHeapEXT} */
+  readonly vkCmdBindSamplerHeapEXT: vkCmdBindSamplerHeapEXT;
+  /** {@linkcode vkCmdBindResourceHeapEXT} */
+  readonly vkCmdBindResourceHeapEXT: vkCmdBindResourceHeapEXT;
+  /** {@linkcode vkCmdPushDataEXT} */
+  readonly vkCmdPushDataEXT: vkCmdPushDataEXT;
+  /** {@linkcode vkGetImageOpaqueCaptureDataEXT} */
+  readonly vkGetImageOpaqueCaptureDataEXT: vkGetImageOpaqueCaptureDataEXT;
+  /** {@linkcode vkGetPhysicalDeviceDescriptorSizeEXT} */
+  readonly vkGetPhysicalDeviceDescriptorSizeEXT: vkGetPhysicalDeviceDescriptorSizeEXT;
+  /** {@linkcode vkRegisterCustomBorderColorEXT} */
+  readonly vkRegisterCustomBorderColorEXT: vkRegisterCustomBorderColorEXT;
+  /** {@linkcode vkUnregisterCustomBorderColorEXT} */
+  readonly vkUnregisterCustomBorderColorEXT: vkUnregisterCustomBorderColorEXT;
+  /** {@linkcode vkGetTensorOpaqueCaptureDataARM} */
+  readonly vkGetTensorOpaqueCaptureDataARM: vkGetTensorOpaqueCaptureDataARM;
+  /** {@linkcode vkCmdSetSampleLocationsEXT} */
+  readonly vkCmdSetSampleLocationsEXT: vkCmdSetSampleLocationsEXT;
+  /** {@linkcode vkGetPhysicalDeviceMultisamplePropertiesEXT} */
+  readonly vkGetPhysicalDeviceMultisamplePropertiesEXT: vkGetPhysicalDeviceMultisamplePropertiesEXT;
+  /** {@linkcode vkCreateAccelerationStructureKHR} */
+  readonly vkCreateAccelerationStructureKHR: vkCreateAccelerationStructureKHR;
+  /** {@linkcode vkDestroyAccelerationStructureKHR} */
+  readonly vkDestroyAccelerationStructureKHR: vkDestroyAccelerationStructureKHR;
+  /** {@linkcode vkCmdBuildAccelerationStructuresKHR} */
+  readonly vkCmdBuildAccelerationStructuresKHR: vkCmdBuildAccelerationStructuresKHR;
+  /** {@linkcode vkCmdBuildAccelerationStructuresIndirectKHR} */
+  readonly vkCmdBuildAccelerationStructuresIndirectKHR: vkCmdBuildAccelerationStructuresIndirectKHR;
+  /** {@linkcode vkBuildAccelerationStructuresKHR} */
+  readonly vkBuildAccelerationStructuresKHR: vkBuildAccelerationStructuresKHR;
+  /** {@linkcode vkCopyAccelerationStructureKHR} */
+  readonly vkCopyAccelerationStructureKHR: vkCopyAccelerationStructureKHR;
+  /** {@linkcode vkCopyAccelerationStructureToMemoryKHR} */
+  readonly vkCopyAccelerationStructureToMemoryKHR: vkCopyAccelerationStructureToMemoryKHR;
+  /** {@linkcode vkCopyMemoryToAccelerationStructureKHR} */
+  readonly vkCopyMemoryToAccelerationStructureKHR: vkCopyMemoryToAccelerationStructureKHR;
+  /** {@linkcode vkWriteAccelerationStructuresPropertiesKHR} */
+  readonly vkWriteAccelerationStructuresPropertiesKHR: vkWriteAccelerationStructuresPropertiesKHR;
+  /** {@linkcode vkCmdCopyAccelerationStructureKHR} */
+  readonly vkCmdCopyAccelerationStructureKHR: vkCmdCopyAccelerationStructureKHR;
+  /** {@linkcode vkCmdCopyAccelerationStructureToMemoryKHR} */
+  readonly vkCmdCopyAccelerationStructureToMemoryKHR: vkCmdCopyAccelerationStructureToMemoryKHR;
+  /** {@linkcode vkCmdCopyMemoryToAccelerationStructureKHR} */
+  readonly vkCmdCopyMemoryToAccelerationStructureKHR: vkCmdCopyMemoryToAccelerationStructureKHR;
+  /** {@linkcode vkGetAccelerationStructureDeviceAddressKHR} */
+  readonly vkGetAccelerationStructureDeviceAddressKHR: vkGetAccelerationStructureDeviceAddressKHR;
+  /** {@linkcode vkCmdWriteAccelerationStructuresPropertiesKHR} */
+  readonly vkCmdWriteAccelerationStructuresPropertiesKHR: vkCmdWriteAccelerationStructuresPropertiesKHR;
+  /** {@linkcode vkGetDeviceAccelerationStructureCompatibilityKHR} */
+  readonly vkGetDeviceAccelerationStructureCompatibilityKHR: vkGetDeviceAccelerationStructureCompatibilityKHR;
+  /** {@linkcode vkGetAccelerationStructureBuildSizesKHR} */
+  readonly vkGetAccelerationStructureBuildSizesKHR: vkGetAccelerationStructureBuildSizesKHR;
+  /** {@linkcode vkGetImageDrmFormatModifierPropertiesEXT} */
+  readonly vkGetImageDrmFormatModifierPropertiesEXT: vkGetImageDrmFormatModifierPropertiesEXT;
+  /** {@linkcode vkCreateValidationCacheEXT} */
+  readonly vkCreateValidationCacheEXT: vkCreateValidationCacheEXT;
+  /** {@linkcode vkDestroyValidationCacheEXT} */
+  readonly vkDestroyValidationCacheEXT: vkDestroyValidationCacheEXT;
+  /** {@linkcode vkMergeValidationCachesEXT} */
+  readonly vkMergeValidationCachesEXT: vkMergeValidationCachesEXT;
+  /** {@linkcode vkGetValidationCacheDataEXT} */
+  readonly vkGetValidationCacheDataEXT: vkGetValidationCacheDataEXT;
+  /** {@linkcode vkCmdBindShadingRateImageNV} */
+  readonly vkCmdBindShadingRateImageNV: vkCmdBindShadingRateImageNV;
+  /** {@linkcode vkCmdSetViewportShadingRatePaletteNV} */
+  readonly vkCmdSetViewportShadingRatePaletteNV: vkCmdSetViewportShadingRatePaletteNV;
+  /** {@linkcode vkCmdSetCoarseSampleOrderNV} */
+  readonly vkCmdSetCoarseSampleOrderNV: vkCmdSetCoarseSampleOrderNV;
+  /** {@linkcode vkCreateAccelerationStructureNV} */
+  readonly vkCreateAccelerationStructureNV: vkCreateAccelerationStructureNV;
+  /** {@linkcode vkDestroyAccelerationStructureNV} */
+  readonly vkDestroyAccelerationStructureNV: vkDestroyAccelerationStructureNV;
+  /** {@linkcode vkGetAccelerationStructureMemoryRequirementsNV} */
+  readonly vkGetAccelerationStructureMemoryRequirementsNV: vkGetAccelerationStructureMemoryRequirementsNV;
+  /** {@linkcode vkBindAccelerationStructureMemoryNV} */
+  readonly vkBindAccelerationStructureMemoryNV: vkBindAccelerationStructureMemoryNV;
+  /** {@linkcode vkCmdBuildAccelerationStructureNV} */
+  readonly vkCmdBuildAccelerationStructureNV: vkCmdBuildAccelerationStructureNV;
+  /** {@linkcode vkCmdCopyAccelerationStructureNV} */
+  readonly vkCmdCopyAccelerationStructureNV: vkCmdCopyAccelerationStructureNV;
+  /** {@linkcode vkCmdTraceRaysNV} */
+  readonly vkCmdTraceRaysNV: vkCmdTraceRaysNV;
+  /** {@linkcode vkCreateRayTracingPipelinesNV} */
+  readonly vkCreateRayTracingPipelinesNV: vkCreateRayTracingPipelinesNV;
+  /** {@linkcode vkGetRayTracingShaderGroupHandlesKHR} */
+  readonly vkGetRayTracingShaderGroupHandlesKHR: vkGetRayTracingShaderGroupHandlesKHR;
+  /** {@linkcode vkGetRayTracingShaderGroupHandlesNV}: alias of `vkGetRayTracingShaderGroupHandlesKHR` */
+  readonly vkGetRayTracingShaderGroupHandlesNV: vkGetRayTracingShaderGroupHandlesNV;
+  /** {@linkcode vkGetAccelerationStructureHandleNV} */
+  readonly vkGetAccelerationStructureHandleNV: vkGetAccelerationStructureHandleNV;
+  /** {@linkcode vkCmdWriteAccelerationStructuresPropertiesNV} */
+  readonly vkCmdWriteAccelerationStructuresPropertiesNV: vkCmdWriteAccelerationStructuresPropertiesNV;
+  /** {@linkcode vkCompileDeferredNV} */
+  readonly vkCompileDeferredNV: vkCompileDeferredNV;
+  /** {@linkcode vkGetMemoryHostPointerPropertiesEXT} */
+  readonly vkGetMemoryHostPointerPropertiesEXT: vkGetMemoryHostPointerPropertiesEXT;
+  /** {@linkcode vkCmdWriteBufferMarkerAMD} */
+  readonly vkCmdWriteBufferMarkerAMD: vkCmdWriteBufferMarkerAMD;
+  /** {@linkcode vkCmdWriteBufferMarker2AMD} */
+  readonly vkCmdWriteBufferMarker2AMD: vkCmdWriteBufferMarker2AMD;
+  /** {@linkcode vkGetPhysicalDeviceCalibrateableTimeDomainsKHR} */
+  readonly vkGetPhysicalDeviceCalibrateableTimeDomainsKHR: vkGetPhysicalDeviceCalibrateableTimeDomainsKHR;
+  /** {@linkcode vkGetPhysicalDeviceCalibrateableTimeDomainsEXT}: alias of `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR` */
+  readonly vkGetPhysicalDeviceCalibrateableTimeDomainsEXT: vkGetPhysicalDeviceCalibrateableTimeDomainsEXT;
+  /** {@linkcode vkGetCalibratedTimestampsKHR} */
+  readonly vkGetCalibratedTimestampsKHR: vkGetCalibratedTimestampsKHR;
+  /** {@linkcode vkGetCalibratedTimestampsEXT}: alias of `vkGetCalibratedTimestampsKHR` */
+  readonly vkGetCalibratedTimestampsEXT: vkGetCalibratedTimestampsEXT;
+  /** {@linkcode vkCmdDrawMeshTasksNV} */
+  readonly vkCmdDrawMeshTasksNV: vkCmdDrawMeshTasksNV;
+  /** {@linkcode vkCmdDrawMeshTasksIndirectNV} */
+  readonly vkCmdDrawMeshTasksIndirectNV: vkCmdDrawMeshTasksIndirectNV;
+  /** {@linkcode vkCmdDrawMeshTasksIndirectCountNV} */
+  readonly vkCmdDrawMeshTasksIndirectCountNV: vkCmdDrawMeshTasksIndirectCountNV;
+  /** {@linkcode vkCmdSetExclusiveScissorEnableNV} */
+  readonly vkCmdSetExclusiveScissorEnableNV: vkCmdSetExclusiveScissorEnableNV;
+  /** {@linkcode vkCmdSetExclusiveScissorNV} */
+  readonly vkCmdSetExclusiveScissorNV: vkCmdSetExclusiveScissorNV;
+  /** {@linkcode vkCmdSetCheckpointNV} */
+  readonly vkCmdSetCheckpointNV: vkCmdSetCheckpointNV;
+  /** {@linkcode vkGetQueueCheckpointDataNV} */
+  readonly vkGetQueueCheckpointDataNV: vkGetQueueCheckpointDataNV;
+  /** {@linkcode vkGetQueueCheckpointData2NV} */
+  readonly vkGetQueueCheckpointData2NV: vkGetQueueCheckpointData2NV;
+  /** {@linkcode vkSetSwapchainPresentTimingQueueSizeEXT} */
+  readonly vkSetSwapchainPresentTimingQueueSizeEXT: vkSetSwapchainPresentTimingQueueSizeEXT;
+  /** {@linkcode vkGetSwapchainTimingPropertiesEXT} */
+  readonly vkGetSwapchainTimingPropertiesEXT: vkGetSwapchainTimingPropertiesEXT;
+  /** {@linkcode vkGetSwapchainTimeDomainPropertiesEXT} */
+  readonly vkGetSwapchainTimeDomainPropertiesEXT: vkGetSwapchainTimeDomainPropertiesEXT;
+  /** {@linkcode vkGetPastPresentationTimingEXT} */
+  readonly vkGetPastPresentationTimingEXT: vkGetPastPresentationTimingEXT;
+  /** {@linkcode vkInitializePerformanceApiINTEL} */
+  readonly vkInitializePerformanceApiINTEL: vkInitializePerformanceApiINTEL;
+  /** {@linkcode vkUninitializePerformanceApiINTEL} */
+  readonly vkUninitializePerformanceApiINTEL: vkUninitializePerformanceApiINTEL;
+  /** {@linkcode vkCmdSetPerformanceMarkerINTEL} */
+  readonly vkCmdSetPerformanceMarkerINTEL: vkCmdSetPerformanceMarkerINTEL;
+  /** {@linkcode vkCmdSetPerformanceStreamMarkerINTEL} */
+  readonly vkCmdSetPerformanceStreamMarkerINTEL: vkCmdSetPerformanceStreamMarkerINTEL;
+  /** {@linkcode vkCmdSetPerformanceOverrideINTEL} */
+  readonly vkCmdSetPerformanceOverrideINTEL: vkCmdSetPerformanceOverrideINTEL;
+  /** {@linkcode vkAcquirePerformanceConfigurationINTEL} */
+  readonly vkAcquirePerformanceConfigurationINTEL: vkAcquirePerformanceConfigurationINTEL;
+  /** {@linkcode vkReleasePerformanceConfigurationINTEL} */
+  readonly vkReleasePerformanceConfigurationINTEL: vkReleasePerformanceConfigurationINTEL;
+  /** {@linkcode vkQueueSetPerformanceConfigurationINTEL} */
+  readonly vkQueueSetPerformanceConfigurationINTEL: vkQueueSetPerformanceConfigurationINTEL;
+  /** {@linkcode vkGetPerformanceParameterINTEL} */
+  readonly vkGetPerformanceParameterINTEL: vkGetPerformanceParameterINTEL;
+  /** {@linkcode vkSetLocalDimmingAMD} */
+  readonly vkSetLocalDimmingAMD: vkSetLocalDimmingAMD;
+  /** {@linkcode vkCreateImagePipeSurfaceFUCHSIA} */
+  readonly vkCreateImagePipeSurfaceFUCHSIA: vkCreateImagePipeSurfaceFUCHSIA;
+  /** {@linkcode vkCreateMetalSurfaceEXT} */
+  readonly vkCreateMetalSurfaceEXT: vkCreateMetalSurfaceEXT;
+  /** {@linkcode vkGetPhysicalDeviceFragmentShadingRatesKHR} */
+  readonly vkGetPhysicalDeviceFragmentShadingRatesKHR: vkGetPhysicalDeviceFragmentShadingRatesKHR;
+  /** {@linkcode vkCmdSetFragmentShadingRateKHR} */
+  readonly vkCmdSetFragmentShadingRateKHR: vkCmdSetFragmentShadingRateKHR;
+  /** {@linkcode vkWaitForPresentKHR} */
+  readonly vkWaitForPresentKHR: vkWaitForPresentKHR;
+  /** {@linkcode vkGetPhysicalDeviceCooperativeMatrixPropertiesNV} */
+  readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesNV: vkGetPhysicalDeviceCooperativeMatrixPropertiesNV;
+  /** {@linkcode vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV} */
+  readonly vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV:
+    vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV;
+  /** {@linkcode vkGetPhysicalDeviceSurfacePresentModes2EXT} */
+  readonly vkGetPhysicalDeviceSurfacePresentModes2EXT: vkGetPhysicalDeviceSurfacePresentModes2EXT;
+  /** {@linkcode vkAcquireFullScreenExclusiveModeEXT} */
+  readonly vkAcquireFullScreenExclusiveModeEXT: vkAcquireFullScreenExclusiveModeEXT;
+  /** {@linkcode vkReleaseFullScreenExclusiveModeEXT} */
+  readonly vkReleaseFullScreenExclusiveModeEXT: vkReleaseFullScreenExclusiveModeEXT;
+  /** {@linkcode vkGetDeviceGroupSurfacePresentModes2EXT} */
+  readonly vkGetDeviceGroupSurfacePresentModes2EXT: vkGetDeviceGroupSurfacePresentModes2EXT;
+  /** {@linkcode vkCreateHeadlessSurfaceEXT} */
+  readonly vkCreateHeadlessSurfaceEXT: vkCreateHeadlessSurfaceEXT;
+  /** {@linkcode vkCreateDeferredOperationKHR} */
+  readonly vkCreateDeferredOperationKHR: vkCreateDeferredOperationKHR;
+  /** {@linkcode vkDestroyDeferredOperationKHR} */
+  readonly vkDestroyDeferredOperationKHR: vkDestroyDeferredOperationKHR;
+  /** {@linkcode vkGetDeferredOperationMaxConcurrencyKHR} */
+  readonly vkGetDeferredOperationMaxConcurrencyKHR: vkGetDeferredOperationMaxConcurrencyKHR;
+  /** {@linkcode vkGetDeferredOperationResultKHR} */
+  readonly vkGetDeferredOperationResultKHR: vkGetDeferredOperationResultKHR;
+  /** {@linkcode vkDeferredOperationJoinKHR} */
+  readonly vkDeferredOperationJoinKHR: vkDeferredOperationJoinKHR;
+  /** {@linkcode vkGetPipelineExecutablePropertiesKHR} */
+  readonly vkGetPipelineExecutablePropertiesKHR: vkGetPipelineExecutablePropertiesKHR;
+  /** {@linkcode vkGetPipelineExecutableStatisticsKHR} */
+  readonly vkGetPipelineExecutableStatisticsKHR: vkGetPipelineExecutableStatisticsKHR;
+  /** {@linkcode vkGetPipelineExecutableInternalRepresentationsKHR} */
+  readonly vkGetPipelineExecutableInternalRepresentationsKHR:
+    vkGetPipelineExecutableInternalRepresentationsKHR;
+  /** {@linkcode vkReleaseSwapchainImagesKHR} */
+  readonly vkReleaseSwapchainImagesKHR: vkReleaseSwapchainImagesKHR;
+  /** {@linkcode vkReleaseSwapchainImagesEXT}: alias of `vkReleaseSwapchainImagesKHR` */
+  readonly vkReleaseSwapchainImagesEXT: vkReleaseSwapchainImagesEXT;
+  /** {@linkcode vkGetGeneratedCommandsMemoryRequirementsNV} */
+  readonly vkGetGeneratedCommandsMemoryRequirementsNV: vkGetGeneratedCommandsMemoryRequirementsNV;
+  /** {@linkcode vkCmdPreprocessGeneratedCommandsNV} */
+  readonly vkCmdPreprocessGeneratedCommandsNV: vkCmdPreprocessGeneratedCommandsNV;
+  /** {@linkcode vkCmdExecuteGeneratedCommandsNV} */
+  readonly vkCmdExecuteGeneratedCommandsNV: vkCmdExecuteGeneratedCommandsNV;
+  /** {@linkcode vkCmdBindPipelineShaderGroupNV} */
+  readonly vkCmdBindPipelineShaderGroupNV: vkCmdBindPipelineShaderGroupNV;
+  /** {@linkcode vkCreateIndirectCommandsLayoutNV} */
+  readonly vkCreateIndirectCommandsLayoutNV: vkCreateIndirectCommandsLayoutNV;
+  /** {@linkcode vkDestroyIndirectCommandsLayoutNV} */
+  readonly vkDestroyIndirectCommandsLayoutNV: vkDestroyIndirectCommandsLayoutNV;
+  /** {@linkcode vkCmdSetDepthBias2EXT} */
+  readonly vkCmdSetDepthBias2EXT: vkCmdSetDepthBias2EXT;
+  /** {@linkcode vkAcquireDrmDisplayEXT} */
+  readonly vkAcquireDrmDisplayEXT: vkAcquireDrmDisplayEXT;
+  /** {@linkcode vkGetDrmDisplayEXT} */
+  readonly vkGetDrmDisplayEXT: vkGetDrmDisplayEXT;
+  /** {@linkcode vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR} */
+  readonly vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR:
+    vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR;
+  /** {@linkcode vkGetEncodedVideoSessionParametersKHR} */
+  readonly vkGetEncodedVideoSessionParametersKHR: vkGetEncodedVideoSessionParametersKHR;
+  /** {@linkcode vkCmdEncodeVideoKHR} */
+  readonly vkCmdEncodeVideoKHR: vkCmdEncodeVideoKHR;
+  /** {@linkcode vkQueueSetPerfHintQCOM} */
+  readonly vkQueueSetPerfHintQCOM: vkQueueSetPerfHintQCOM;
+  /** {@linkcode vkCreateCudaModuleNV} */
+  readonly vkCreateCudaModuleNV: vkCreateCudaModuleNV;
+  /** {@linkcode vkGetCudaModuleCacheNV} */
+  readonly vkGetCudaModuleCacheNV: vkGetCudaModuleCacheNV;
+  /** {@linkcode vkCreateCudaFunctionNV} */
+  readonly vkCreateCudaFunctionNV: vkCreateCudaFunctionNV;
+  /** {@linkcode vkDestroyCudaModuleNV} */
+  readonly vkDestroyCudaModuleNV: vkDestroyCudaModuleNV;
+  /** {@linkcode vkDestroyCudaFunctionNV} */
+  readonly vkDestroyCudaFunctionNV: vkDestroyCudaFunctionNV;
+  /** {@linkcode vkCmdCudaLaunchKernelNV} */
+  readonly vkCmdCudaLaunchKernelNV: vkCmdCudaLaunchKernelNV;
+  /** {@linkcode vkCmdDispatchTileQCOM} */
+  readonly vkCmdDispatchTileQCOM: vkCmdDispatchTileQCOM;
+  /** {@linkcode vkCmdBeginPerTileExecutionQCOM} */
+  readonly vkCmdBeginPerTileExecutionQCOM: vkCmdBeginPerTileExecutionQCOM;
+  /** {@linkcode vkCmdEndPerTileExecutionQCOM} */
+  readonly vkCmdEndPerTileExecutionQCOM: vkCmdEndPerTileExecutionQCOM;
+  /** {@linkcode vkSetLatencySleepModeLegacyNV} */
+  readonly vkSetLatencySleepModeLegacyNV: vkSetLatencySleepModeLegacyNV;
+  /** {@linkcode vkLatencySleepLegacyNV} */
+  readonly vkLatencySleepLegacyNV: vkLatencySleepLegacyNV;
+  /** {@linkcode vkSetLatencyMarkerLegacyNV} */
+  readonly vkSetLatencyMarkerLegacyNV: vkSetLatencyMarkerLegacyNV;
+  /** {@linkcode vkGetLatencyTimingsLegacyNV} */
+  readonly vkGetLatencyTimingsLegacyNV: vkGetLatencyTimingsLegacyNV;
+  /** {@linkcode vkQueueNotifyOutOfBandLegacyNV} */
+  readonly vkQueueNotifyOutOfBandLegacyNV: vkQueueNotifyOutOfBandLegacyNV;
+  /** {@linkcode vkGetSleepStatusLegacyNV} */
+  readonly vkGetSleepStatusLegacyNV: vkGetSleepStatusLegacyNV;
+  /** {@linkcode vkShutdownLatencyDeviceLegacyNV} */
+  readonly vkShutdownLatencyDeviceLegacyNV: vkShutdownLatencyDeviceLegacyNV;
+  /** {@linkcode vkExportMetalObjectsEXT} */
+  readonly vkExportMetalObjectsEXT: vkExportMetalObjectsEXT;
+  /** {@linkcode vkGetDescriptorSetLayoutSizeEXT} */
+  readonly vkGetDescriptorSetLayoutSizeEXT: vkGetDescriptorSetLayoutSizeEXT;
+  /** {@linkcode vkGetDescriptorSetLayoutBindingOffsetEXT} */
+  readonly vkGetDescriptorSetLayoutBindingOffsetEXT: vkGetDescriptorSetLayoutBindingOffsetEXT;
+  /** {@linkcode vkGetDescriptorEXT} */
+  readonly vkGetDescriptorEXT: vkGetDescriptorEXT;
+  /** {@linkcode vkCmdBindDescriptorBuffersEXT} */
+  readonly vkCmdBindDescriptorBuffersEXT: vkCmdBindDescriptorBuffersEXT;
+  /** {@linkcode vkCmdSetDescriptorBufferOffsetsEXT} */
+  readonly vkCmdSetDescriptorBufferOffsetsEXT: vkCmdSetDescriptorBufferOffsetsEXT;
+  /** {@linkcode vkCmdBindDescriptorBufferEmbeddedSamplersEXT} */
+  readonly vkCmdBindDescriptorBufferEmbeddedSamplersEXT: vkCmdBindDescriptorBufferEmbeddedSamplersEXT;
+  /** {@linkcode vkGetBufferOpaqueCaptureDescriptorDataEXT} */
+  readonly vkGetBufferOpaqueCaptureDescriptorDataEXT: vkGetBufferOpaqueCaptureDescriptorDataEXT;
+  /** {@linkcode vkGetImageOpaqueCaptureDescriptorDataEXT} */
+  readonly vkGetImageOpaqueCaptureDescriptorDataEXT: vkGetImageOpaqueCaptureDescriptorDataEXT;
+  /** {@linkcode vkGetImageViewOpaqueCaptureDescriptorDataEXT} */
+  readonly vkGetImageViewOpaqueCaptureDescriptorDataEXT: vkGetImageViewOpaqueCaptureDescriptorDataEXT;
+  /** {@linkcode vkGetSamplerOpaqueCaptureDescriptorDataEXT} */
+  readonly vkGetSamplerOpaqueCaptureDescriptorDataEXT: vkGetSamplerOpaqueCaptureDescriptorDataEXT;
+  /** {@linkcode vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT} */
+  readonly vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT:
+    vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT;
+  /** {@linkcode vkCmdBindIndexBuffer3KHR} */
+  readonly vkCmdBindIndexBuffer3KHR: vkCmdBindIndexBuffer3KHR;
+  /** {@linkcode vkCmdBindVertexBuffers3KHR} */
+  readonly vkCmdBindVertexBuffers3KHR: vkCmdBindVertexBuffers3KHR;
+  /** {@linkcode vkCmdDrawIndirect2KHR} */
+  readonly vkCmdDrawIndirect2KHR: vkCmdDrawIndirect2KHR;
+  /** {@linkcode vkCmdDrawIndexedIndirect2KHR} */
+  readonly vkCmdDrawIndexedIndirect2KHR: vkCmdDrawIndexedIndirect2KHR;
+  /** {@linkcode vkCmdDispatchIndirect2KHR} */
+  readonly vkCmdDispatchIndirect2KHR: vkCmdDispatchIndirect2KHR;
+  /** {@linkcode vkCmdCopyMemoryKHR} */
+  readonly vkCmdCopyMemoryKHR: vkCmdCopyMemoryKHR;
+  /** {@linkcode vkCmdCopyMemoryToImageKHR} */
+  readonly vkCmdCopyMemoryToImageKHR: vkCmdCopyMemoryToImageKHR;
+  /** {@linkcode vkCmdCopyImageToMemoryKHR} */
+  readonly vkCmdCopyImageToMemoryKHR: vkCmdCopyImageToMemoryKHR;
+  /** {@linkcode vkCmdUpdateMemoryKHR} */
+  readonly vkCmdUpdateMemoryKHR: vkCmdUpdateMemoryKHR;
+  /** {@linkcode vkCmdFillMemoryKHR} */
+  readonly vkCmdFillMemoryKHR: vkCmdFillMemoryKHR;
+  /** {@linkcode vkCmdCopyQueryPoolResultsToMemoryKHR} */
+  readonly vkCmdCopyQueryPoolResultsToMemoryKHR: vkCmdCopyQueryPoolResultsToMemoryKHR;
+  /** {@linkcode vkCmdDrawIndirectCount2KHR} */
+  readonly vkCmdDrawIndirectCount2KHR: vkCmdDrawIndirectCount2KHR;
+  /** {@linkcode vkCmdDrawIndexedIndirectCount2KHR} */
+  readonly vkCmdDrawIndexedIndirectCount2KHR: vkCmdDrawIndexedIndirectCount2KHR;
+  /** {@linkcode vkCmdBeginConditionalRendering2EXT} */
+  readonly vkCmdBeginConditionalRendering2EXT: vkCmdBeginConditionalRendering2EXT;
+  /** {@linkcode vkCmdBindTransformFeedbackBuffers2EXT} */
+  readonly vkCmdBindTransformFeedbackBuffers2EXT: vkCmdBindTransformFeedbackBuffers2EXT;
+  /** {@linkcode vkCmdBeginTransformFeedback2EXT} */
+  readonly vkCmdBeginTransformFeedback2EXT: vkCmdBeginTransformFeedback2EXT;
+  /** {@linkcode vkCmdEndTransformFeedback2EXT} */
+  readonly vkCmdEndTransformFeedback2EXT: vkCmdEndTransformFeedback2EXT;
+  /** {@linkcode vkCmdDrawIndirectByteCount2EXT} */
+  readonly vkCmdDrawIndirectByteCount2EXT: vkCmdDrawIndirectByteCount2EXT;
+  /** {@linkcode vkCmdDrawMeshTasksIndirect2EXT} */
+  readonly vkCmdDrawMeshTasksIndirect2EXT: vkCmdDrawMeshTasksIndirect2EXT;
+  /** {@linkcode vkCmdDrawMeshTasksIndirectCount2EXT} */
+  readonly vkCmdDrawMeshTasksIndirectCount2EXT: vkCmdDrawMeshTasksIndirectCount2EXT;
+  /** {@linkcode vkCmdWriteMarkerToMemoryAMD} */
+  readonly vkCmdWriteMarkerToMemoryAMD: vkCmdWriteMarkerToMemoryAMD;
+  /** {@linkcode vkCreateAccelerationStructure2KHR} */
+  readonly vkCreateAccelerationStructure2KHR: vkCreateAccelerationStructure2KHR;
+  /** {@linkcode vkCmdSetFragmentShadingRateEnumNV} */
+  readonly vkCmdSetFragmentShadingRateEnumNV: vkCmdSetFragmentShadingRateEnumNV;
+  /** {@linkcode vkCmdDrawMeshTasksEXT} */
+  readonly vkCmdDrawMeshTasksEXT: vkCmdDrawMeshTasksEXT;
+  /** {@linkcode vkCmdDrawMeshTasksIndirectEXT} */
+  readonly vkCmdDrawMeshTasksIndirectEXT: vkCmdDrawMeshTasksIndirectEXT;
+  /** {@linkcode vkCmdDrawMeshTasksIndirectCountEXT} */
+  readonly vkCmdDrawMeshTasksIndirectCountEXT: vkCmdDrawMeshTasksIndirectCountEXT;
+  /** {@linkcode vkGetDeviceFaultInfoEXT} */
+  readonly vkGetDeviceFaultInfoEXT: vkGetDeviceFaultInfoEXT;
+  /** {@linkcode vkAcquireWinrtDisplayNV} */
+  readonly vkAcquireWinrtDisplayNV: vkAcquireWinrtDisplayNV;
+  /** {@linkcode vkGetWinrtDisplayNV} */
+  readonly vkGetWinrtDisplayNV: vkGetWinrtDisplayNV;
+  /** {@linkcode vkCreateDirectFBSurfaceEXT} */
+  readonly vkCreateDirectFBSurfaceEXT: vkCreateDirectFBSurfaceEXT;
+  /** {@linkcode vkGetPhysicalDeviceDirectFBPresentationSupportEXT} */
+  readonly vkGetPhysicalDeviceDirectFBPresentationSupportEXT:
+    vkGetPhysicalDeviceDirectFBPresentationSupportEXT;
+  /** {@linkcode vkCmdTraceRaysKHR} */
+  readonly vkCmdTraceRaysKHR: vkCmdTraceRaysKHR;
+  /** {@linkcode vkCreateRayTracingPipelinesKHR} */
+  readonly vkCreateRayTracingPipelinesKHR: vkCreateRayTracingPipelinesKHR;
+  /** {@linkcode vkGetRayTracingCaptureReplayShaderGroupHandlesKHR} */
+  readonly vkGetRayTracingCaptureReplayShaderGroupHandlesKHR:
+    vkGetRayTracingCaptureReplayShaderGroupHandlesKHR;
+  /** {@linkcode vkCmdTraceRaysIndirectKHR} */
+  readonly vkCmdTraceRaysIndirectKHR: vkCmdTraceRaysIndirectKHR;
+  /** {@linkcode vkGetRayTracingShaderGroupStackSizeKHR} */
+  readonly vkGetRayTracingShaderGroupStackSizeKHR: vkGetRayTracingShaderGroupStackSizeKHR;
+  /** {@linkcode vkCmdSetRayTracingPipelineStackSizeKHR} */
+  readonly vkCmdSetRayTracingPipelineStackSizeKHR: vkCmdSetRayTracingPipelineStackSizeKHR;
+  /** {@linkcode vkCmdSetVertexInputEXT} */
+  readonly vkCmdSetVertexInputEXT: vkCmdSetVertexInputEXT;
+  /** {@linkcode vkGetMemoryZirconHandleFUCHSIA} */
+  readonly vkGetMemoryZirconHandleFUCHSIA: vkGetMemoryZirconHandleFUCHSIA;
+  /** {@linkcode vkGetMemoryZirconHandlePropertiesFUCHSIA} */
+  readonly vkGetMemoryZirconHandlePropertiesFUCHSIA: vkGetMemoryZirconHandlePropertiesFUCHSIA;
+  /** {@linkcode vkImportSemaphoreZirconHandleFUCHSIA} */
+  readonly vkImportSemaphoreZirconHandleFUCHSIA: vkImportSemaphoreZirconHandleFUCHSIA;
+  /** {@linkcode vkGetSemaphoreZirconHandleFUCHSIA} */
+  readonly vkGetSemaphoreZirconHandleFUCHSIA: vkGetSemaphoreZirconHandleFUCHSIA;
+  /** {@linkcode vkCreateBufferCollectionFUCHSIA} */
+  readonly vkCreateBufferCollectionFUCHSIA: vkCreateBufferCollectionFUCHSIA;
+  /** {@linkcode vkSetBufferCollectionImageConstraintsFUCHSIA} */
+  readonly vkSetBufferCollectionImageConstraintsFUCHSIA: vkSetBufferCollectionImageConstraintsFUCHSIA;
+  /** {@linkcode vkSetBufferCollectionBufferConstraintsFUCHSIA} */
+  readonly vkSetBufferCollectionBufferConstraintsFUCHSIA: vkSetBufferCollectionBufferConstraintsFUCHSIA;
+  /** {@linkcode vkDestroyBufferCollectionFUCHSIA} */
+  readonly vkDestroyBufferCollectionFUCHSIA: vkDestroyBufferCollectionFUCHSIA;
+  /** {@linkcode vkGetBufferCollectionPropertiesFUCHSIA} */
+  readonly vkGetBufferCollectionPropertiesFUCHSIA: vkGetBufferCollectionPropertiesFUCHSIA;
+  /** {@linkcode vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI} */
+  readonly vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI: vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI;
+  /** {@linkcode vkCmdSubpassShadingHUAWEI} */
+  readonly vkCmdSubpassShadingHUAWEI: vkCmdSubpassShadingHUAWEI;
+  /** {@linkcode vkCmdBindInvocationMaskHUAWEI} */
+  readonly vkCmdBindInvocationMaskHUAWEI: vkCmdBindInvocationMaskHUAWEI;
+  /** {@linkcode vkGetMemoryRemoteAddressNV} */
+  readonly vkGetMemoryRemoteAddressNV: vkGetMemoryRemoteAddressNV;
+  /** {@linkcode vkGetPipelinePropertiesEXT} */
+  readonly vkGetPipelinePropertiesEXT: vkGetPipelinePropertiesEXT;
+  /** {@linkcode vkCmdSetPatchControlPointsEXT} */
+  readonly vkCmdSetPatchControlPointsEXT: vkCmdSetPatchControlPointsEXT;
+  /** {@linkcode vkCmdSetLogicOpEXT} */
+  readonly vkCmdSetLogicOpEXT: vkCmdSetLogicOpEXT;
+  /** {@linkcode vkCreateScreenSurfaceQNX} */
+  readonly vkCreateScreenSurfaceQNX: vkCreateScreenSurfaceQNX;
+  /** {@linkcode vkGetPhysicalDeviceScreenPresentationSupportQNX} */
+  readonly vkGetPhysicalDeviceScreenPresentationSupportQNX: vkGetPhysicalDeviceScreenPresentationSupportQNX;
+  /** {@linkcode vkCmdSetColorWriteEnableEXT} */
+  readonly vkCmdSetColorWriteEnableEXT: vkCmdSetColorWriteEnableEXT;
+  /** {@linkcode vkCmdTraceRaysIndirect2KHR} */
+  readonly vkCmdTraceRaysIndirect2KHR: vkCmdTraceRaysIndirect2KHR;
+  /** {@linkcode vkCmdDrawMultiEXT} */
+  readonly vkCmdDrawMultiEXT: vkCmdDrawMultiEXT;
+  /** {@linkcode vkCmdDrawMultiIndexedEXT} */
+  readonly vkCmdDrawMultiIndexedEXT: vkCmdDrawMultiIndexedEXT;
+  /** {@linkcode vkCreateMicromapEXT} */
+  readonly vkCreateMicromapEXT: vkCreateMicromapEXT;
+  /** {@linkcode vkDestroyMicromapEXT} */
+  readonly vkDestroyMicromapEXT: vkDestroyMicromapEXT;
+  /** {@linkcode vkCmdBuildMicromapsEXT} */
+  readonly vkCmdBuildMicromapsEXT: vkCmdBuildMicromapsEXT;
+  /** {@linkcode vkBuildMicromapsEXT} */
+  readonly vkBuildMicromapsEXT: vkBuildMicromapsEXT;
+  /** {@linkcode vkCopyMicromapEXT} */
+  readonly vkCopyMicromapEXT: vkCopyMicromapEXT;
+  /** {@linkcode vkCopyMicromapToMemoryEXT} */
+  readonly vkCopyMicromapToMemoryEXT: vkCopyMicromapToMemoryEXT;
+  /** {@linkcode vkCopyMemoryToMicromapEXT} */
+  readonly vkCopyMemoryToMicromapEXT: vkCopyMemoryToMicromapEXT;
+  /** {@linkcode vkWriteMicromapsPropertiesEXT} */
+  readonly vkWriteMicromapsPropertiesEXT: vkWriteMicromapsPropertiesEXT;
+  /** {@linkcode vkCmdCopyMicromapEXT} */
+  readonly vkCmdCopyMicromapEXT: vkCmdCopyMicromapEXT;
+  /** {@linkcode vkCmdCopyMicromapToMemoryEXT} */
+  readonly vkCmdCopyMicromapToMemoryEXT: vkCmdCopyMicromapToMemoryEXT;
+  /** {@linkcode vkCmdCopyMemoryToMicromapEXT} */
+  readonly vkCmdCopyMemoryToMicromapEXT: vkCmdCopyMemoryToMicromapEXT;
+  /** {@linkcode vkCmdWriteMicromapsPropertiesEXT} */
+  readonly vkCmdWriteMicromapsPropertiesEXT: vkCmdWriteMicromapsPropertiesEXT;
+  /** {@linkcode vkGetDeviceMicromapCompatibilityEXT} */
+  readonly vkGetDeviceMicromapCompatibilityEXT: vkGetDeviceMicromapCompatibilityEXT;
+  /** {@linkcode vkGetMicromapBuildSizesEXT} */
+  readonly vkGetMicromapBuildSizesEXT: vkGetMicromapBuildSizesEXT;
+  /** {@linkcode vkCmdDrawClusterHUAWEI} */
+  readonly vkCmdDrawClusterHUAWEI: vkCmdDrawClusterHUAWEI;
+  /** {@linkcode vkCmdDrawClusterIndirectHUAWEI} */
+  readonly vkCmdDrawClusterIndirectHUAWEI: vkCmdDrawClusterIndirectHUAWEI;
+  /** {@linkcode vkSetDeviceMemoryPriorityEXT} */
+  readonly vkSetDeviceMemoryPriorityEXT: vkSetDeviceMemoryPriorityEXT;
+  /** {@linkcode vkCmdSetDispatchParametersARM} */
+  readonly vkCmdSetDispatchParametersARM: vkCmdSetDispatchParametersARM;
+  /** {@linkcode vkGetDescriptorSetLayoutHostMappingInfoVALVE} */
+  readonly vkGetDescriptorSetLayoutHostMappingInfoVALVE: vkGetDescriptorSetLayoutHostMappingInfoVALVE;
+  /** {@linkcode vkGetDescriptorSetHostMappingVALVE} */
+  readonly vkGetDescriptorSetHostMappingVALVE: vkGetDescriptorSetHostMappingVALVE;
+  /** {@linkcode vkCmdCopyMemoryIndirectNV} */
+  readonly vkCmdCopyMemoryIndirectNV: vkCmdCopyMemoryIndirectNV;
+  /** {@linkcode vkCmdCopyMemoryToImageIndirectNV} */
+  readonly vkCmdCopyMemoryToImageIndirectNV: vkCmdCopyMemoryToImageIndirectNV;
+  /** {@linkcode vkCmdDecompressMemoryNV} */
+  readonly vkCmdDecompressMemoryNV: vkCmdDecompressMemoryNV;
+  /** {@linkcode vkCmdDecompressMemoryIndirectCountNV} */
+  readonly vkCmdDecompressMemoryIndirectCountNV: vkCmdDecompressMemoryIndirectCountNV;
+  /** {@linkcode vkGetPipelineIndirectMemoryRequirementsNV} */
+  readonly vkGetPipelineIndirectMemoryRequirementsNV: vkGetPipelineIndirectMemoryRequirementsNV;
+  /** {@linkcode vkCmdUpdatePipelineIndirectBufferNV} */
+  readonly vkCmdUpdatePipelineIndirectBufferNV: vkCmdUpdatePipelineIndirectBufferNV;
+  /** {@linkcode vkGetPipelineIndirectDeviceAddressNV} */
+  readonly vkGetPipelineIndirectDeviceAddressNV: vkGetPipelineIndirectDeviceAddressNV;
+  /** {@linkcode vkGetNativeBufferPropertiesOHOS} */
+  readonly vkGetNativeBufferPropertiesOHOS: vkGetNativeBufferPropertiesOHOS;
+  /** {@linkcode vkGetMemoryNativeBufferOHOS} */
+  readonly vkGetMemoryNativeBufferOHOS: vkGetMemoryNativeBufferOHOS;
+  /** {@linkcode vkCmdSetDepthClampEnableEXT} */
+  readonly vkCmdSetDepthClampEnableEXT: vkCmdSetDepthClampEnableEXT;
+  /** {@linkcode vkCmdSetPolygonModeEXT} */
+  readonly vkCmdSetPolygonModeEXT: vkCmdSetPolygonModeEXT;
+  /** {@linkcode vkCmdSetRasterizationSamplesEXT} */
+  readonly vkCmdSetRasterizationSamplesEXT: vkCmdSetRasterizationSamplesEXT;
+  /** {@linkcode vkCmdSetSampleMaskEXT} */
+  readonly vkCmdSetSampleMaskEXT: vkCmdSetSampleMaskEXT;
+  /** {@linkcode vkCmdSetAlphaToCoverageEnableEXT} */
+  readonly vkCmdSetAlphaToCoverageEnableEXT: vkCmdSetAlphaToCoverageEnableEXT;
+  /** {@linkcode vkCmdSetAlphaToOneEnableEXT} */
+  readonly vkCmdSetAlphaToOneEnableEXT: vkCmdSetAlphaToOneEnableEXT;
+  /** {@linkcode vkCmdSetLogicOpEnableEXT} */
+  readonly vkCmdSetLogicOpEnableEXT: vkCmdSetLogicOpEnableEXT;
+  /** {@linkcode vkCmdSetColorBlendEnableEXT} */
+  readonly vkCmdSetColorBlendEnableEXT: vkCmdSetColorBlendEnableEXT;
+  /** {@linkcode vkCmdSetColorBlendEquationEXT} */
+  readonly vkCmdSetColorBlendEquationEXT: vkCmdSetColorBlendEquationEXT;
+  /** {@linkcode vkCmdSetColorWriteMaskEXT} */
+  readonly vkCmdSetColorWriteMaskEXT: vkCmdSetColorWriteMaskEXT;
+  /** {@linkcode vkCmdSetTessellationDomainOriginEXT} */
+  readonly vkCmdSetTessellationDomainOriginEXT: vkCmdSetTessellationDomainOriginEXT;
+  /** {@linkcode vkCmdSetRasterizationStreamEXT} */
+  readonly vkCmdSetRasterizationStreamEXT: vkCmdSetRasterizationStreamEXT;
+  /** {@linkcode vkCmdSetConservativeRasterizationModeEXT} */
+  readonly vkCmdSetConservativeRasterizationModeEXT: vkCmdSetConservativeRasterizationModeEXT;
+  /** {@linkcode vkCmdSetExtraPrimitiveOverestimationSizeEXT} */
+  readonly vkCmdSetExtraPrimitiveOverestimationSizeEXT: vkCmdSetExtraPrimitiveOverestimationSizeEXT;
+  /** {@linkcode vkCmdSetDepthClipEnableEXT} */
+  readonly vkCmdSetDepthClipEnableEXT: vkCmdSetDepthClipEnableEXT;
+  /** {@linkcode vkCmdSetSampleLocationsEnableEXT} */
+  readonly vkCmdSetSampleLocationsEnableEXT: vkCmdSetSampleLocationsEnableEXT;
+  /** {@linkcode vkCmdSetColorBlendAdvancedEXT} */
+  readonly vkCmdSetColorBlendAdvancedEXT: vkCmdSetColorBlendAdvancedEXT;
+  /** {@linkcode vkCmdSetProvokingVertexModeEXT} */
+  readonly vkCmdSetProvokingVertexModeEXT: vkCmdSetProvokingVertexModeEXT;
+  /** {@linkcode vkCmdSetLineRasterizationModeEXT} */
+  readonly vkCmdSetLineRasterizationModeEXT: vkCmdSetLineRasterizationModeEXT;
+  /** {@linkcode vkCmdSetLineStippleEnableEXT} */
+  readonly vkCmdSetLineStippleEnableEXT: vkCmdSetLineStippleEnableEXT;
+  /** {@linkcode vkCmdSetDepthClipNegativeOneToOneEXT} */
+  readonly vkCmdSetDepthClipNegativeOneToOneEXT: vkCmdSetDepthClipNegativeOneToOneEXT;
+  /** {@linkcode vkCmdSetViewportWScalingEnableNV} */
+  readonly vkCmdSetViewportWScalingEnableNV: vkCmdSetViewportWScalingEnableNV;
+  /** {@linkcode vkCmdSetViewportSwizzleNV} */
+  readonly vkCmdSetViewportSwizzleNV: vkCmdSetViewportSwizzleNV;
+  /** {@linkcode vkCmdSetCoverageToColorEnableNV} */
+  readonly vkCmdSetCoverageToColorEnableNV: vkCmdSetCoverageToColorEnableNV;
+  /** {@linkcode vkCmdSetCoverageToColorLocationNV} */
+  readonly vkCmdSetCoverageToColorLocationNV: vkCmdSetCoverageToColorLocationNV;
+  /** {@linkcode vkCmdSetCoverageModulationModeNV} */
+  readonly vkCmdSetCoverageModulationModeNV: vkCmdSetCoverageModulationModeNV;
+  /** {@linkcode vkCmdSetCoverageModulationTableEnableNV} */
+  readonly vkCmdSetCoverageModulationTableEnableNV: vkCmdSetCoverageModulationTableEnableNV;
+  /** {@linkcode vkCmdSetCoverageModulationTableNV} */
+  readonly vkCmdSetCoverageModulationTableNV: vkCmdSetCoverageModulationTableNV;
+  /** {@linkcode vkCmdSetShadingRateImageEnableNV} */
+  readonly vkCmdSetShadingRateImageEnableNV: vkCmdSetShadingRateImageEnableNV;
+  /** {@linkcode vkCmdSetRepresentativeFragmentTestEnableNV} */
+  readonly vkCmdSetRepresentativeFragmentTestEnableNV: vkCmdSetRepresentativeFragmentTestEnableNV;
+  /** {@linkcode vkCmdSetCoverageReductionModeNV} */
+  readonly vkCmdSetCoverageReductionModeNV: vkCmdSetCoverageReductionModeNV;
+  /** {@linkcode vkCreateTensorARM} */
+  readonly vkCreateTensorARM: vkCreateTensorARM;
+  /** {@linkcode vkDestroyTensorARM} */
+  readonly vkDestroyTensorARM: vkDestroyTensorARM;
+  /** {@linkcode vkCreateTensorViewARM} */
+  readonly vkCreateTensorViewARM: vkCreateTensorViewARM;
+  /** {@linkcode vkDestroyTensorViewARM} */
+  readonly vkDestroyTensorViewARM: vkDestroyTensorViewARM;
+  /** {@linkcode vkGetTensorMemoryRequirementsARM} */
+  readonly vkGetTensorMemoryRequirementsARM: vkGetTensorMemoryRequirementsARM;
+  /** {@linkcode vkBindTensorMemoryARM} */
+  readonly vkBindTensorMemoryARM: vkBindTensorMemoryARM;
+  /** {@linkcode vkGetDeviceTensorMemoryRequirementsARM} */
+  readonly vkGetDeviceTensorMemoryRequirementsARM: vkGetDeviceTensorMemoryRequirementsARM;
+  /** {@linkcode vkCmdCopyTensorARM} */
+  readonly vkCmdCopyTensorARM: vkCmdCopyTensorARM;
+  /** {@linkcode vkGetPhysicalDeviceExternalTensorPropertiesARM} */
+  readonly vkGetPhysicalDeviceExternalTensorPropertiesARM: vkGetPhysicalDeviceExternalTensorPropertiesARM;
+  /** {@linkcode vkGetTensorOpaqueCaptureDescriptorDataARM} */
+  readonly vkGetTensorOpaqueCaptureDescriptorDataARM: vkGetTensorOpaqueCaptureDescriptorDataARM;
+  /** {@linkcode vkGetTensorViewOpaqueCaptureDescriptorDataARM} */
+  readonly vkGetTensorViewOpaqueCaptureDescriptorDataARM: vkGetTensorViewOpaqueCaptureDescriptorDataARM;
+  /** {@linkcode vkGetShaderModuleIdentifierEXT} */
+  readonly vkGetShaderModuleIdentifierEXT: vkGetShaderModuleIdentifierEXT;
+  /** {@linkcode vkGetShaderModuleCreateInfoIdentifierEXT} */
+  readonly vkGetShaderModuleCreateInfoIdentifierEXT: vkGetShaderModuleCreateInfoIdentifierEXT;
+  /** {@linkcode vkGetPhysicalDeviceOpticalFlowImageFormatsNV} */
+  readonly vkGetPhysicalDeviceOpticalFlowImageFormatsNV: vkGetPhysicalDeviceOpticalFlowImageFormatsNV;
+  /** {@linkcode vkCreateOpticalFlowSessionNV} */
+  readonly vkCreateOpticalFlowSessionNV: vkCreateOpticalFlowSessionNV;
+  /** {@linkcode vkDestroyOpticalFlowSessionNV} */
+  readonly vkDestroyOpticalFlowSessionNV: vkDestroyOpticalFlowSessionNV;
+  /** {@linkcode vkBindOpticalFlowSessionImageNV} */
+  readonly vkBindOpticalFlowSessionImageNV: vkBindOpticalFlowSessionImageNV;
+  /** {@linkcode vkCmdOpticalFlowExecuteNV} */
+  readonly vkCmdOpticalFlowExecuteNV: vkCmdOpticalFlowExecuteNV;
+  /** {@linkcode vkAntiLagUpdateAMD} */
+  readonly vkAntiLagUpdateAMD: vkAntiLagUpdateAMD;
+  /** {@linkcode vkWaitForPresent2KHR} */
+  readonly vkWaitForPresent2KHR: vkWaitForPresent2KHR;
+  /** {@linkcode vkCreateShadersEXT} */
+  readonly vkCreateShadersEXT: vkCreateShadersEXT;
+  /** {@linkcode vkDestroyShaderEXT} */
+  readonly vkDestroyShaderEXT: vkDestroyShaderEXT;
+  /** {@linkcode vkGetShaderBinaryDataEXT} */
+  readonly vkGetShaderBinaryDataEXT: vkGetShaderBinaryDataEXT;
+  /** {@linkcode vkCmdBindShadersEXT} */
+  readonly vkCmdBindShadersEXT: vkCmdBindShadersEXT;
+  /** {@linkcode vkCmdSetDepthClampRangeEXT} */
+  readonly vkCmdSetDepthClampRangeEXT: vkCmdSetDepthClampRangeEXT;
+  /** {@linkcode vkCreatePipelineBinariesKHR} */
+  readonly vkCreatePipelineBinariesKHR: vkCreatePipelineBinariesKHR;
+  /** {@linkcode vkDestroyPipelineBinaryKHR} */
+  readonly vkDestroyPipelineBinaryKHR: vkDestroyPipelineBinaryKHR;
+  /** {@linkcode vkGetPipelineKeyKHR} */
+  readonly vkGetPipelineKeyKHR: vkGetPipelineKeyKHR;
+  /** {@linkcode vkGetPipelineBinaryDataKHR} */
+  readonly vkGetPipelineBinaryDataKHR: vkGetPipelineBinaryDataKHR;
+  /** {@linkcode vkReleaseCapturedPipelineDataKHR} */
+  readonly vkReleaseCapturedPipelineDataKHR: vkReleaseCapturedPipelineDataKHR;
+  /** {@linkcode vkGetFramebufferTilePropertiesQCOM} */
+  readonly vkGetFramebufferTilePropertiesQCOM: vkGetFramebufferTilePropertiesQCOM;
+  /** {@linkcode vkGetDynamicRenderingTilePropertiesQCOM} */
+  readonly vkGetDynamicRenderingTilePropertiesQCOM: vkGetDynamicRenderingTilePropertiesQCOM;
+  /** {@linkcode vkGetPhysicalDeviceCooperativeVectorPropertiesNV} */
+  readonly vkGetPhysicalDeviceCooperativeVectorPropertiesNV: vkGetPhysicalDeviceCooperativeVectorPropertiesNV;
+  /** {@linkcode vkConvertCooperativeVectorMatrixNV} */
+  readonly vkConvertCooperativeVectorMatrixNV: vkConvertCooperativeVectorMatrixNV;
+  /** {@linkcode vkCmdConvertCooperativeVectorMatrixNV} */
+  readonly vkCmdConvertCooperativeVectorMatrixNV: vkCmdConvertCooperativeVectorMatrixNV;
+  /** {@linkcode vkSetLatencySleepModeNV} */
+  readonly vkSetLatencySleepModeNV: vkSetLatencySleepModeNV;
+  /** {@linkcode vkLatencySleepNV} */
+  readonly vkLatencySleepNV: vkLatencySleepNV;
+  /** {@linkcode vkSetLatencyMarkerNV} */
+  readonly vkSetLatencyMarkerNV: vkSetLatencyMarkerNV;
+  /** {@linkcode vkGetLatencyTimingsNV} */
+  readonly vkGetLatencyTimingsNV: vkGetLatencyTimingsNV;
+  /** {@linkcode vkQueueNotifyOutOfBandNV} */
+  readonly vkQueueNotifyOutOfBandNV: vkQueueNotifyOutOfBandNV;
+  /** {@linkcode vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR} */
+  readonly vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR:
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR;
+  /** {@linkcode vkCreateDataGraphPipelinesARM} */
+  readonly vkCreateDataGraphPipelinesARM: vkCreateDataGraphPipelinesARM;
+  /** {@linkcode vkCreateDataGraphPipelineSessionARM} */
+  readonly vkCreateDataGraphPipelineSessionARM: vkCreateDataGraphPipelineSessionARM;
+  /** {@linkcode vkGetDataGraphPipelineSessionBindPointRequirementsARM} */
+  readonly vkGetDataGraphPipelineSessionBindPointRequirementsARM:
+    vkGetDataGraphPipelineSessionBindPointRequirementsARM;
+  /** {@linkcode vkGetDataGraphPipelineSessionMemoryRequirementsARM} */
+  readonly vkGetDataGraphPipelineSessionMemoryRequirementsARM:
+    vkGetDataGraphPipelineSessionMemoryRequirementsARM;
+  /** {@linkcode vkBindDataGraphPipelineSessionMemoryARM} */
+  readonly vkBindDataGraphPipelineSessionMemoryARM: vkBindDataGraphPipelineSessionMemoryARM;
+  /** {@linkcode vkDestroyDataGraphPipelineSessionARM} */
+  readonly vkDestroyDataGraphPipelineSessionARM: vkDestroyDataGraphPipelineSessionARM;
+  /** {@linkcode vkCmdDispatchDataGraphARM} */
+  readonly vkCmdDispatchDataGraphARM: vkCmdDispatchDataGraphARM;
+  /** {@linkcode vkGetDataGraphPipelineAvailablePropertiesARM} */
+  readonly vkGetDataGraphPipelineAvailablePropertiesARM: vkGetDataGraphPipelineAvailablePropertiesARM;
+  /** {@linkcode vkGetDataGraphPipelinePropertiesARM} */
+  readonly vkGetDataGraphPipelinePropertiesARM: vkGetDataGraphPipelinePropertiesARM;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM} */
+  readonly vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM:
+    vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM} */
+  readonly vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM:
+    vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM} */
+  readonly vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM:
+    vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM;
+  /** {@linkcode vkCmdSetAttachmentFeedbackLoopEnableEXT} */
+  readonly vkCmdSetAttachmentFeedbackLoopEnableEXT: vkCmdSetAttachmentFeedbackLoopEnableEXT;
+  /** {@linkcode vkGetScreenBufferPropertiesQNX} */
+  readonly vkGetScreenBufferPropertiesQNX: vkGetScreenBufferPropertiesQNX;
+  /** {@linkcode vkCmdSetDescriptorBufferOffsets2EXT} */
+  readonly vkCmdSetDescriptorBufferOffsets2EXT: vkCmdSetDescriptorBufferOffsets2EXT;
+  /** {@linkcode vkCmdBindDescriptorBufferEmbeddedSamplers2EXT} */
+  readonly vkCmdBindDescriptorBufferEmbeddedSamplers2EXT: vkCmdBindDescriptorBufferEmbeddedSamplers2EXT;
+  /** {@linkcode vkCmdBindTileMemoryQCOM} */
+  readonly vkCmdBindTileMemoryQCOM: vkCmdBindTileMemoryQCOM;
+  /** {@linkcode vkCmdCopyMemoryIndirectKHR} */
+  readonly vkCmdCopyMemoryIndirectKHR: vkCmdCopyMemoryIndirectKHR;
+  /** {@linkcode vkCmdCopyMemoryToImageIndirectKHR} */
+  readonly vkCmdCopyMemoryToImageIndirectKHR: vkCmdCopyMemoryToImageIndirectKHR;
+  /** {@linkcode vkCmdDecompressMemoryEXT} */
+  readonly vkCmdDecompressMemoryEXT: vkCmdDecompressMemoryEXT;
+  /** {@linkcode vkCmdDecompressMemoryIndirectCountEXT} */
+  readonly vkCmdDecompressMemoryIndirectCountEXT: vkCmdDecompressMemoryIndirectCountEXT;
+  /** {@linkcode vkCreateExternalComputeQueueNV} */
+  readonly vkCreateExternalComputeQueueNV: vkCreateExternalComputeQueueNV;
+  /** {@linkcode vkDestroyExternalComputeQueueNV} */
+  readonly vkDestroyExternalComputeQueueNV: vkDestroyExternalComputeQueueNV;
+  /** {@linkcode vkGetExternalComputeQueueDataNV} */
+  readonly vkGetExternalComputeQueueDataNV: vkGetExternalComputeQueueDataNV;
+  /** {@linkcode vkGetClusterAccelerationStructureBuildSizesNV} */
+  readonly vkGetClusterAccelerationStructureBuildSizesNV: vkGetClusterAccelerationStructureBuildSizesNV;
+  /** {@linkcode vkCmdBuildClusterAccelerationStructureIndirectNV} */
+  readonly vkCmdBuildClusterAccelerationStructureIndirectNV: vkCmdBuildClusterAccelerationStructureIndirectNV;
+  /** {@linkcode vkGetPartitionedAccelerationStructuresBuildSizesNV} */
+  readonly vkGetPartitionedAccelerationStructuresBuildSizesNV:
+    vkGetPartitionedAccelerationStructuresBuildSizesNV;
+  /** {@linkcode vkCmdBuildPartitionedAccelerationStructuresNV} */
+  readonly vkCmdBuildPartitionedAccelerationStructuresNV: vkCmdBuildPartitionedAccelerationStructuresNV;
+  /** {@linkcode vkGetGeneratedCommandsMemoryRequirementsEXT} */
+  readonly vkGetGeneratedCommandsMemoryRequirementsEXT: vkGetGeneratedCommandsMemoryRequirementsEXT;
+  /** {@linkcode vkCmdPreprocessGeneratedCommandsEXT} */
+  readonly vkCmdPreprocessGeneratedCommandsEXT: vkCmdPreprocessGeneratedCommandsEXT;
+  /** {@linkcode vkCmdExecuteGeneratedCommandsEXT} */
+  readonly vkCmdExecuteGeneratedCommandsEXT: vkCmdExecuteGeneratedCommandsEXT;
+  /** {@linkcode vkCreateIndirectCommandsLayoutEXT} */
+  readonly vkCreateIndirectCommandsLayoutEXT: vkCreateIndirectCommandsLayoutEXT;
+  /** {@linkcode vkDestroyIndirectCommandsLayoutEXT} */
+  readonly vkDestroyIndirectCommandsLayoutEXT: vkDestroyIndirectCommandsLayoutEXT;
+  /** {@linkcode vkCreateIndirectExecutionSetEXT} */
+  readonly vkCreateIndirectExecutionSetEXT: vkCreateIndirectExecutionSetEXT;
+  /** {@linkcode vkDestroyIndirectExecutionSetEXT} */
+  readonly vkDestroyIndirectExecutionSetEXT: vkDestroyIndirectExecutionSetEXT;
+  /** {@linkcode vkUpdateIndirectExecutionSetPipelineEXT} */
+  readonly vkUpdateIndirectExecutionSetPipelineEXT: vkUpdateIndirectExecutionSetPipelineEXT;
+  /** {@linkcode vkUpdateIndirectExecutionSetShaderEXT} */
+  readonly vkUpdateIndirectExecutionSetShaderEXT: vkUpdateIndirectExecutionSetShaderEXT;
+  /** {@linkcode vkGetDeviceFaultReportsKHR} */
+  readonly vkGetDeviceFaultReportsKHR: vkGetDeviceFaultReportsKHR;
+  /** {@linkcode vkGetDeviceFaultDebugInfoKHR} */
+  readonly vkGetDeviceFaultDebugInfoKHR: vkGetDeviceFaultDebugInfoKHR;
+  /** {@linkcode vkCreateSurfaceOHOS} */
+  readonly vkCreateSurfaceOHOS: vkCreateSurfaceOHOS;
+  /** {@linkcode vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV} */
+  readonly vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV:
+    vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV;
+  /** {@linkcode vkGetMemoryMetalHandleEXT} */
+  readonly vkGetMemoryMetalHandleEXT: vkGetMemoryMetalHandleEXT;
+  /** {@linkcode vkGetMemoryMetalHandlePropertiesEXT} */
+  readonly vkGetMemoryMetalHandlePropertiesEXT: vkGetMemoryMetalHandlePropertiesEXT;
+  /** {@linkcode vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM} */
+  readonly vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM:
+    vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM;
+  /** {@linkcode vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM} */
+  readonly vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM:
+    vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM;
+  /** {@linkcode vkCreateShaderInstrumentationARM} */
+  readonly vkCreateShaderInstrumentationARM: vkCreateShaderInstrumentationARM;
+  /** {@linkcode vkDestroyShaderInstrumentationARM} */
+  readonly vkDestroyShaderInstrumentationARM: vkDestroyShaderInstrumentationARM;
+  /** {@linkcode vkCmdBeginShaderInstrumentationARM} */
+  readonly vkCmdBeginShaderInstrumentationARM: vkCmdBeginShaderInstrumentationARM;
+  /** {@linkcode vkCmdEndShaderInstrumentationARM} */
+  readonly vkCmdEndShaderInstrumentationARM: vkCmdEndShaderInstrumentationARM;
+  /** {@linkcode vkGetShaderInstrumentationValuesARM} */
+  readonly vkGetShaderInstrumentationValuesARM: vkGetShaderInstrumentationValuesARM;
+  /** {@linkcode vkClearShaderInstrumentationMetricsARM} */
+  readonly vkClearShaderInstrumentationMetricsARM: vkClearShaderInstrumentationMetricsARM;
+  /** {@linkcode vkCmdEndRendering2KHR} */
+  readonly vkCmdEndRendering2KHR: vkCmdEndRendering2KHR;
+  /** {@linkcode vkCmdEndRendering2EXT}: alias of `vkCmdEndRendering2KHR` */
+  readonly vkCmdEndRendering2EXT: vkCmdEndRendering2EXT;
+  /** {@linkcode vkCmdBeginCustomResolveEXT} */
+  readonly vkCmdBeginCustomResolveEXT: vkCmdBeginCustomResolveEXT;
+  /** {@linkcode vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM} */
+  readonly vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM:
+    vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM;
+  /** {@linkcode vkCmdSetComputeOccupancyPriorityNV} */
+  readonly vkCmdSetComputeOccupancyPriorityNV: vkCmdSetComputeOccupancyPriorityNV;
+  /** {@linkcode vkGetPhysicalDeviceCooperativeMatrixProperties2EXT} */
+  readonly vkGetPhysicalDeviceCooperativeMatrixProperties2EXT:
+    vkGetPhysicalDeviceCooperativeMatrixProperties2EXT;
+  /** {@linkcode vkCreateUbmSurfaceSEC} */
+  readonly vkCreateUbmSurfaceSEC: vkCreateUbmSurfaceSEC;
+  /** {@linkcode vkGetPhysicalDeviceUbmPresentationSupportSEC} */
+  readonly vkGetPhysicalDeviceUbmPresentationSupportSEC: vkGetPhysicalDeviceUbmPresentationSupportSEC;
+  /** {@linkcode vkCmdSetPrimitiveRestartIndexEXT} */
+  readonly vkCmdSetPrimitiveRestartIndexEXT: vkCmdSetPrimitiveRestartIndexEXT;
 }
 
 /** Number of command names (aliases included) in {@linkcode VkCommands}. */

@@ -72,222 +72,542 @@ export type VkStructPointer<N extends string> =
   | (Deno.PointerObject & { readonly [structType]?: N; readonly [handleType]?: never })
   | null;
 
-/** Handle `VkAccelerationStructureKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkAccelerationStructureKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkAccelerationStructureKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkAccelerationStructureKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkAccelerationStructureKHR = Deno.PointerObject & {
   readonly [handleType]: "VkAccelerationStructureKHR";
 };
-/** Handle `VkAccelerationStructureNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkAccelerationStructureNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkAccelerationStructureNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkAccelerationStructureNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkAccelerationStructureNV = Deno.PointerObject & {
   readonly [handleType]: "VkAccelerationStructureNV";
 };
-/** Handle `VkBuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkBuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkBuffer = Deno.PointerObject & { readonly [handleType]: "VkBuffer" };
-/** Handle `VkBufferCollectionFUCHSIA` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBufferCollectionFUCHSIA", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkBufferCollectionFUCHSIA` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBufferCollectionFUCHSIA", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkBufferCollectionFUCHSIA = Deno.PointerObject & {
   readonly [handleType]: "VkBufferCollectionFUCHSIA";
 };
-/** Handle `VkBufferView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBufferView", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkBufferView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkBufferView", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkBufferView = Deno.PointerObject & { readonly [handleType]: "VkBufferView" };
-/** Handle `VkCommandBuffer` (dispatchable, child of {@linkcode VkCommandPool}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCommandBuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkCommandBuffer` (dispatchable, child of {@linkcode VkCommandPool}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCommandBuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkCommandBuffer = Deno.PointerObject & { readonly [handleType]: "VkCommandBuffer" };
-/** Handle `VkCommandPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCommandPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkCommandPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCommandPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkCommandPool = Deno.PointerObject & { readonly [handleType]: "VkCommandPool" };
-/** Handle `VkCuFunctionNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCuFunctionNVX", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkCuFunctionNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCuFunctionNVX", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkCuFunctionNVX = Deno.PointerObject & { readonly [handleType]: "VkCuFunctionNVX" };
-/** Handle `VkCuModuleNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCuModuleNVX", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkCuModuleNVX` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCuModuleNVX", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkCuModuleNVX = Deno.PointerObject & { readonly [handleType]: "VkCuModuleNVX" };
-/** Handle `VkCudaFunctionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCudaFunctionNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkCudaFunctionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCudaFunctionNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkCudaFunctionNV = Deno.PointerObject & { readonly [handleType]: "VkCudaFunctionNV" };
-/** Handle `VkCudaModuleNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCudaModuleNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkCudaModuleNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkCudaModuleNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkCudaModuleNV = Deno.PointerObject & { readonly [handleType]: "VkCudaModuleNV" };
-/** Handle `VkDataGraphPipelineSessionARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDataGraphPipelineSessionARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDataGraphPipelineSessionARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDataGraphPipelineSessionARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDataGraphPipelineSessionARM = Deno.PointerObject & {
   readonly [handleType]: "VkDataGraphPipelineSessionARM";
 };
-/** Handle `VkDebugReportCallbackEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDebugReportCallbackEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDebugReportCallbackEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDebugReportCallbackEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDebugReportCallbackEXT = Deno.PointerObject & {
   readonly [handleType]: "VkDebugReportCallbackEXT";
 };
-/** Handle `VkDebugUtilsMessengerEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDebugUtilsMessengerEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDebugUtilsMessengerEXT` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDebugUtilsMessengerEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDebugUtilsMessengerEXT = Deno.PointerObject & {
   readonly [handleType]: "VkDebugUtilsMessengerEXT";
 };
-/** Handle `VkDeferredOperationKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDeferredOperationKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDeferredOperationKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDeferredOperationKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDeferredOperationKHR = Deno.PointerObject & { readonly [handleType]: "VkDeferredOperationKHR" };
-/** Handle `VkDescriptorPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDescriptorPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDescriptorPool = Deno.PointerObject & { readonly [handleType]: "VkDescriptorPool" };
-/** Handle `VkDescriptorSet` (non-dispatchable, child of {@linkcode VkDescriptorPool}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorSet", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDescriptorSet` (non-dispatchable, child of {@linkcode VkDescriptorPool}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorSet", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDescriptorSet = Deno.PointerObject & { readonly [handleType]: "VkDescriptorSet" };
-/** Handle `VkDescriptorSetLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorSetLayout", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDescriptorSetLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorSetLayout", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDescriptorSetLayout = Deno.PointerObject & { readonly [handleType]: "VkDescriptorSetLayout" };
-/** Handle `VkDescriptorUpdateTemplate` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorUpdateTemplate", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDescriptorUpdateTemplate` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDescriptorUpdateTemplate", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDescriptorUpdateTemplate = Deno.PointerObject & {
   readonly [handleType]: "VkDescriptorUpdateTemplate";
 };
 /** Alias of {@linkcode VkDescriptorUpdateTemplate}. */
 export type VkDescriptorUpdateTemplateKHR = VkDescriptorUpdateTemplate;
-/** Handle `VkDevice` (dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDevice", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDevice` (dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDevice", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDevice = Deno.PointerObject & { readonly [handleType]: "VkDevice" };
-/** Handle `VkDeviceMemory` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDeviceMemory", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDeviceMemory` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDeviceMemory", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDeviceMemory = Deno.PointerObject & { readonly [handleType]: "VkDeviceMemory" };
-/** Handle `VkDisplayKHR` (non-dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDisplayKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDisplayKHR` (non-dispatchable, child of {@linkcode VkPhysicalDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDisplayKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDisplayKHR = Deno.PointerObject & { readonly [handleType]: "VkDisplayKHR" };
-/** Handle `VkDisplayModeKHR` (non-dispatchable, child of {@linkcode VkDisplayKHR}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDisplayModeKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkDisplayModeKHR` (non-dispatchable, child of {@linkcode VkDisplayKHR}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkDisplayModeKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkDisplayModeKHR = Deno.PointerObject & { readonly [handleType]: "VkDisplayModeKHR" };
-/** Handle `VkEvent` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkEvent", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkEvent` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkEvent", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkEvent = Deno.PointerObject & { readonly [handleType]: "VkEvent" };
-/** Handle `VkExternalComputeQueueNV` (dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkExternalComputeQueueNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkExternalComputeQueueNV` (dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkExternalComputeQueueNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkExternalComputeQueueNV = Deno.PointerObject & {
   readonly [handleType]: "VkExternalComputeQueueNV";
 };
-/** Handle `VkFence` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkFence", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkFence` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkFence", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkFence = Deno.PointerObject & { readonly [handleType]: "VkFence" };
-/** Handle `VkFramebuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkFramebuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkFramebuffer` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkFramebuffer", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkFramebuffer = Deno.PointerObject & { readonly [handleType]: "VkFramebuffer" };
-/** Handle `VkGpaSessionAMD` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkGpaSessionAMD", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkGpaSessionAMD` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkGpaSessionAMD", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkGpaSessionAMD = Deno.PointerObject & { readonly [handleType]: "VkGpaSessionAMD" };
-/** Handle `VkImage` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkImage", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkImage` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkImage", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkImage = Deno.PointerObject & { readonly [handleType]: "VkImage" };
-/** Handle `VkImageView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkImageView", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkImageView` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkImageView", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkImageView = Deno.PointerObject & { readonly [handleType]: "VkImageView" };
-/** Handle `VkIndirectCommandsLayoutEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectCommandsLayoutEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkIndirectCommandsLayoutEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectCommandsLayoutEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkIndirectCommandsLayoutEXT = Deno.PointerObject & {
   readonly [handleType]: "VkIndirectCommandsLayoutEXT";
 };
-/** Handle `VkIndirectCommandsLayoutNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectCommandsLayoutNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkIndirectCommandsLayoutNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectCommandsLayoutNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkIndirectCommandsLayoutNV = Deno.PointerObject & {
   readonly [handleType]: "VkIndirectCommandsLayoutNV";
 };
-/** Handle `VkIndirectExecutionSetEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectExecutionSetEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkIndirectExecutionSetEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkIndirectExecutionSetEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkIndirectExecutionSetEXT = Deno.PointerObject & {
   readonly [handleType]: "VkIndirectExecutionSetEXT";
 };
-/** Handle `VkInstance` (dispatchable): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkInstance", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkInstance` (dispatchable): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkInstance", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkInstance = Deno.PointerObject & { readonly [handleType]: "VkInstance" };
-/** Handle `VkMicromapEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkMicromapEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkMicromapEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkMicromapEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkMicromapEXT = Deno.PointerObject & { readonly [handleType]: "VkMicromapEXT" };
-/** Handle `VkOpticalFlowSessionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkOpticalFlowSessionNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkOpticalFlowSessionNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkOpticalFlowSessionNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkOpticalFlowSessionNV = Deno.PointerObject & { readonly [handleType]: "VkOpticalFlowSessionNV" };
-/** Handle `VkPerformanceConfigurationINTEL` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPerformanceConfigurationINTEL", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkPerformanceConfigurationINTEL` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPerformanceConfigurationINTEL", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkPerformanceConfigurationINTEL = Deno.PointerObject & {
   readonly [handleType]: "VkPerformanceConfigurationINTEL";
 };
-/** Handle `VkPhysicalDevice` (dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPhysicalDevice", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkPhysicalDevice` (dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPhysicalDevice", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkPhysicalDevice = Deno.PointerObject & { readonly [handleType]: "VkPhysicalDevice" };
-/** Handle `VkPipeline` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipeline", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkPipeline` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipeline", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkPipeline = Deno.PointerObject & { readonly [handleType]: "VkPipeline" };
-/** Handle `VkPipelineBinaryKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineBinaryKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkPipelineBinaryKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineBinaryKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkPipelineBinaryKHR = Deno.PointerObject & { readonly [handleType]: "VkPipelineBinaryKHR" };
-/** Handle `VkPipelineCache` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineCache", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkPipelineCache` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineCache", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkPipelineCache = Deno.PointerObject & { readonly [handleType]: "VkPipelineCache" };
-/** Handle `VkPipelineLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineLayout", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkPipelineLayout` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPipelineLayout", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkPipelineLayout = Deno.PointerObject & { readonly [handleType]: "VkPipelineLayout" };
-/** Handle `VkPrivateDataSlot` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPrivateDataSlot", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkPrivateDataSlot` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkPrivateDataSlot", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkPrivateDataSlot = Deno.PointerObject & { readonly [handleType]: "VkPrivateDataSlot" };
 /** Alias of {@linkcode VkPrivateDataSlot}. */
 export type VkPrivateDataSlotEXT = VkPrivateDataSlot;
-/** Handle `VkQueryPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkQueryPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkQueryPool` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkQueryPool", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkQueryPool = Deno.PointerObject & { readonly [handleType]: "VkQueryPool" };
-/** Handle `VkQueue` (dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkQueue", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkQueue` (dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkQueue", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkQueue = Deno.PointerObject & { readonly [handleType]: "VkQueue" };
-/** Handle `VkRenderPass` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkRenderPass", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkRenderPass` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkRenderPass", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkRenderPass = Deno.PointerObject & { readonly [handleType]: "VkRenderPass" };
-/** Handle `VkSampler` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSampler", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkSampler` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSampler", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkSampler = Deno.PointerObject & { readonly [handleType]: "VkSampler" };
-/** Handle `VkSamplerYcbcrConversion` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSamplerYcbcrConversion", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkSamplerYcbcrConversion` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSamplerYcbcrConversion", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkSamplerYcbcrConversion = Deno.PointerObject & {
   readonly [handleType]: "VkSamplerYcbcrConversion";
 };
 /** Alias of {@linkcode VkSamplerYcbcrConversion}. */
 export type VkSamplerYcbcrConversionKHR = VkSamplerYcbcrConversion;
-/** Handle `VkSemaphore` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSemaphore", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkSemaphore` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSemaphore", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkSemaphore = Deno.PointerObject & { readonly [handleType]: "VkSemaphore" };
-/** Handle `VkSemaphoreSciSyncPoolNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSemaphoreSciSyncPoolNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkSemaphoreSciSyncPoolNV` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSemaphoreSciSyncPoolNV", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkSemaphoreSciSyncPoolNV = Deno.PointerObject & {
   readonly [handleType]: "VkSemaphoreSciSyncPoolNV";
 };
-/** Handle `VkShaderEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkShaderEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkShaderEXT = Deno.PointerObject & { readonly [handleType]: "VkShaderEXT" };
-/** Handle `VkShaderInstrumentationARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderInstrumentationARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkShaderInstrumentationARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderInstrumentationARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkShaderInstrumentationARM = Deno.PointerObject & {
   readonly [handleType]: "VkShaderInstrumentationARM";
 };
-/** Handle `VkShaderModule` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderModule", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkShaderModule` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkShaderModule", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkShaderModule = Deno.PointerObject & { readonly [handleType]: "VkShaderModule" };
-/** Handle `VkSurfaceKHR` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSurfaceKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkSurfaceKHR` (non-dispatchable, child of {@linkcode VkInstance}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSurfaceKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkSurfaceKHR = Deno.PointerObject & { readonly [handleType]: "VkSurfaceKHR" };
-/** Handle `VkSwapchainKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSwapchainKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkSwapchainKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkSwapchainKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkSwapchainKHR = Deno.PointerObject & { readonly [handleType]: "VkSwapchainKHR" };
-/** Handle `VkTensorARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkTensorARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkTensorARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkTensorARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkTensorARM = Deno.PointerObject & { readonly [handleType]: "VkTensorARM" };
-/** Handle `VkTensorViewARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkTensorViewARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkTensorViewARM` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkTensorViewARM", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkTensorViewARM = Deno.PointerObject & { readonly [handleType]: "VkTensorViewARM" };
-/** Handle `VkValidationCacheEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkValidationCacheEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkValidationCacheEXT` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkValidationCacheEXT", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkValidationCacheEXT = Deno.PointerObject & { readonly [handleType]: "VkValidationCacheEXT" };
-/** Handle `VkVideoSessionKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkVideoSessionKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkVideoSessionKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkVideoSessionKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkVideoSessionKHR = Deno.PointerObject & { readonly [handleType]: "VkVideoSessionKHR" };
-/** Handle `VkVideoSessionParametersKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkVideoSessionParametersKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional. */
+/**
+ * Handle `VkVideoSessionParametersKHR` (non-dispatchable, child of {@linkcode VkDevice}): a pointer branded with its type, so neither another handle nor a raw pointer is assignable (`asHandle("VkVideoSessionParametersKHR", pointer)` converts one); `VK_NULL_HANDLE` is `null`, taken where vk.xml marks the parameter optional.
+ *
+ * @category Handles
+ */
 export type VkVideoSessionParametersKHR = Deno.PointerObject & {
   readonly [handleType]: "VkVideoSessionParametersKHR";
 };
-/** Enum `VkAccelerationStructureBuildTypeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAccelerationStructureBuildTypeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAccelerationStructureBuildTypeKHR = VkEnum<"VkAccelerationStructureBuildTypeKHR", 0 | 1 | 2>;
-/** Enum `VkAccelerationStructureCompatibilityKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAccelerationStructureCompatibilityKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAccelerationStructureCompatibilityKHR = VkEnum<
   "VkAccelerationStructureCompatibilityKHR",
   0 | 1
 >;
-/** Bits of `VkAccelerationStructureCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAccelerationStructureCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAccelerationStructureCreateFlagBitsKHR = VkBits<"VkAccelerationStructureCreateFlagBitsKHR">;
-/** Enum `VkAccelerationStructureMemoryRequirementsTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAccelerationStructureMemoryRequirementsTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAccelerationStructureMemoryRequirementsTypeNV = VkEnum<
   "VkAccelerationStructureMemoryRequirementsTypeNV",
   0 | 1 | 2
 >;
-/** Enum `VkAccelerationStructureMotionInstanceTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAccelerationStructureMotionInstanceTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAccelerationStructureMotionInstanceTypeNV = VkEnum<
   "VkAccelerationStructureMotionInstanceTypeNV",
   0 | 1 | 2
 >;
-/** Enum `VkAccelerationStructureSerializedBlockTypeKHR`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAccelerationStructureSerializedBlockTypeKHR`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAccelerationStructureSerializedBlockTypeKHR = VkEnum<
   "VkAccelerationStructureSerializedBlockTypeKHR",
   0
 >;
-/** Enum `VkAccelerationStructureTypeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAccelerationStructureTypeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAccelerationStructureTypeKHR = VkEnum<"VkAccelerationStructureTypeKHR", 0 | 1 | 2 | 1000623000>;
 /** Alias of {@linkcode VkAccelerationStructureTypeKHR}. */
 export type VkAccelerationStructureTypeNV = VkAccelerationStructureTypeKHR;
-/** Bits of `VkAccessFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAccessFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAccessFlagBits = VkBits<"VkAccessFlagBits">;
-/** Bits of `VkAccessFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAccessFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAccessFlagBits2 = VkBits<"VkAccessFlagBits2", bigint>;
 /** Alias of {@linkcode VkAccessFlagBits2}. */
 export type VkAccessFlagBits2KHR = VkAccessFlagBits2;
-/** Bits of `VkAccessFlagBits3KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAccessFlagBits3KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAccessFlagBits3KHR = VkBits<"VkAccessFlagBits3KHR", bigint>;
-/** Bits of `VkAcquireProfilingLockFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAcquireProfilingLockFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAcquireProfilingLockFlagBitsKHR = VkBits<"VkAcquireProfilingLockFlagBitsKHR">;
-/** Bits of `VkAddressCommandFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAddressCommandFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAddressCommandFlagBitsKHR = VkBits<"VkAddressCommandFlagBitsKHR">;
-/** Bits of `VkAddressCopyFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAddressCopyFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAddressCopyFlagBitsKHR = VkBits<"VkAddressCopyFlagBitsKHR">;
-/** Enum `VkAntiLagModeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAntiLagModeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAntiLagModeAMD = VkEnum<"VkAntiLagModeAMD", 0 | 1 | 2>;
-/** Enum `VkAntiLagStageAMD`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAntiLagStageAMD`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAntiLagStageAMD = VkEnum<"VkAntiLagStageAMD", 0 | 1>;
-/** Bits of `VkAttachmentDescriptionFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkAttachmentDescriptionFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkAttachmentDescriptionFlagBits = VkBits<"VkAttachmentDescriptionFlagBits">;
-/** Enum `VkAttachmentLoadOp`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAttachmentLoadOp`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAttachmentLoadOp = VkEnum<"VkAttachmentLoadOp", 0 | 1 | 2 | 1000400000>;
-/** Enum `VkAttachmentStoreOp`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkAttachmentStoreOp`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkAttachmentStoreOp = VkEnum<"VkAttachmentStoreOp", 0 | 1 | 1000301000>;
-/** Enum `VkBlendFactor`: one of its `VK_*` constants (19 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkBlendFactor`: one of its `VK_*` constants (19 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkBlendFactor = VkEnum<
   "VkBlendFactor",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18
 >;
-/** Enum `VkBlendOp`: one of its `VK_*` constants (51 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkBlendOp`: one of its `VK_*` constants (51 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkBlendOp = VkEnum<
   "VkBlendOp",
   | 0
@@ -342,67 +662,151 @@ export type VkBlendOp = VkEnum<
   | 1000148044
   | 1000148045
 >;
-/** Enum `VkBlendOverlapEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkBlendOverlapEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkBlendOverlapEXT = VkEnum<"VkBlendOverlapEXT", 0 | 1 | 2>;
-/** Enum `VkBlockMatchWindowCompareModeQCOM`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkBlockMatchWindowCompareModeQCOM`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkBlockMatchWindowCompareModeQCOM = VkEnum<"VkBlockMatchWindowCompareModeQCOM", 0 | 1>;
-/** Enum `VkBorderColor`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkBorderColor`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkBorderColor = VkEnum<"VkBorderColor", 0 | 1 | 2 | 3 | 4 | 5 | 1000287003 | 1000287004>;
-/** Bits of `VkBufferCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkBufferCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkBufferCreateFlagBits = VkBits<"VkBufferCreateFlagBits">;
-/** Bits of `VkBufferUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkBufferUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkBufferUsageFlagBits = VkBits<"VkBufferUsageFlagBits">;
-/** Bits of `VkBufferUsageFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkBufferUsageFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkBufferUsageFlagBits2 = VkBits<"VkBufferUsageFlagBits2", bigint>;
 /** Alias of {@linkcode VkBufferUsageFlagBits2}. */
 export type VkBufferUsageFlagBits2KHR = VkBufferUsageFlagBits2;
-/** Bits of `VkBuildAccelerationStructureFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkBuildAccelerationStructureFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkBuildAccelerationStructureFlagBitsKHR = VkBits<"VkBuildAccelerationStructureFlagBitsKHR">;
 /** Alias of {@linkcode VkBuildAccelerationStructureFlagBitsKHR}. */
 export type VkBuildAccelerationStructureFlagBitsNV = VkBuildAccelerationStructureFlagBitsKHR;
-/** Enum `VkBuildAccelerationStructureModeKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkBuildAccelerationStructureModeKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkBuildAccelerationStructureModeKHR = VkEnum<"VkBuildAccelerationStructureModeKHR", 0 | 1>;
-/** Bits of `VkBuildMicromapFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkBuildMicromapFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkBuildMicromapFlagBitsEXT = VkBits<"VkBuildMicromapFlagBitsEXT">;
-/** Enum `VkBuildMicromapModeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkBuildMicromapModeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkBuildMicromapModeEXT = VkEnum<"VkBuildMicromapModeEXT", 0>;
-/** Enum `VkChromaLocation`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkChromaLocation`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkChromaLocation = VkEnum<"VkChromaLocation", 0 | 1>;
 /** Alias of {@linkcode VkChromaLocation}. */
 export type VkChromaLocationKHR = VkChromaLocation;
-/** Bits of `VkClusterAccelerationStructureAddressResolutionFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkClusterAccelerationStructureAddressResolutionFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureAddressResolutionFlagBitsNV = VkBits<
   "VkClusterAccelerationStructureAddressResolutionFlagBitsNV"
 >;
-/** Bits of `VkClusterAccelerationStructureClusterFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkClusterAccelerationStructureClusterFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureClusterFlagBitsNV = VkBits<
   "VkClusterAccelerationStructureClusterFlagBitsNV"
 >;
-/** Bits of `VkClusterAccelerationStructureGeometryFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkClusterAccelerationStructureGeometryFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureGeometryFlagBitsNV = VkBits<
   "VkClusterAccelerationStructureGeometryFlagBitsNV"
 >;
-/** Bits of `VkClusterAccelerationStructureIndexFormatFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkClusterAccelerationStructureIndexFormatFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureIndexFormatFlagBitsNV = VkBits<
   "VkClusterAccelerationStructureIndexFormatFlagBitsNV"
 >;
-/** Enum `VkClusterAccelerationStructureOpModeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkClusterAccelerationStructureOpModeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkClusterAccelerationStructureOpModeNV = VkEnum<
   "VkClusterAccelerationStructureOpModeNV",
   0 | 1 | 2
 >;
-/** Enum `VkClusterAccelerationStructureOpTypeNV`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkClusterAccelerationStructureOpTypeNV`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkClusterAccelerationStructureOpTypeNV = VkEnum<
   "VkClusterAccelerationStructureOpTypeNV",
   0 | 1 | 2 | 3 | 4 | 5
 >;
-/** Enum `VkClusterAccelerationStructureTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkClusterAccelerationStructureTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkClusterAccelerationStructureTypeNV = VkEnum<"VkClusterAccelerationStructureTypeNV", 0 | 1 | 2>;
-/** Enum `VkCoarseSampleOrderTypeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCoarseSampleOrderTypeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCoarseSampleOrderTypeNV = VkEnum<"VkCoarseSampleOrderTypeNV", 0 | 1 | 2 | 3>;
-/** Bits of `VkColorComponentFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkColorComponentFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkColorComponentFlagBits = VkBits<"VkColorComponentFlagBits">;
-/** Enum `VkColorSpaceKHR`: one of its `VK_*` constants (16 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkColorSpaceKHR`: one of its `VK_*` constants (16 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkColorSpaceKHR = VkEnum<
   "VkColorSpaceKHR",
   | 0
@@ -422,21 +826,53 @@ export type VkColorSpaceKHR = VkEnum<
   | 1000104014
   | 1000213000
 >;
-/** Enum `VkCommandBufferLevel`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCommandBufferLevel`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCommandBufferLevel = VkEnum<"VkCommandBufferLevel", 0 | 1>;
-/** Bits of `VkCommandBufferResetFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkCommandBufferResetFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkCommandBufferResetFlagBits = VkBits<"VkCommandBufferResetFlagBits">;
-/** Bits of `VkCommandBufferUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkCommandBufferUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkCommandBufferUsageFlagBits = VkBits<"VkCommandBufferUsageFlagBits">;
-/** Bits of `VkCommandPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkCommandPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkCommandPoolCreateFlagBits = VkBits<"VkCommandPoolCreateFlagBits">;
-/** Bits of `VkCommandPoolResetFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkCommandPoolResetFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkCommandPoolResetFlagBits = VkBits<"VkCommandPoolResetFlagBits">;
-/** Enum `VkCompareOp`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCompareOp`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCompareOp = VkEnum<"VkCompareOp", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7>;
-/** Enum `VkComponentSwizzle`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkComponentSwizzle`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkComponentSwizzle = VkEnum<"VkComponentSwizzle", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
-/** Enum `VkComponentTypeKHR`: one of its `VK_*` constants (21 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkComponentTypeKHR`: one of its `VK_*` constants (21 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkComponentTypeKHR = VkEnum<
   "VkComponentTypeKHR",
   | 0
@@ -463,85 +899,201 @@ export type VkComponentTypeKHR = VkEnum<
 >;
 /** Alias of {@linkcode VkComponentTypeKHR}. */
 export type VkComponentTypeNV = VkComponentTypeKHR;
-/** Bits of `VkCompositeAlphaFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkCompositeAlphaFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkCompositeAlphaFlagBitsKHR = VkBits<"VkCompositeAlphaFlagBitsKHR">;
-/** Enum `VkCompressedTriangleFormatAMDX`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCompressedTriangleFormatAMDX`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCompressedTriangleFormatAMDX = VkEnum<"VkCompressedTriangleFormatAMDX", 0>;
-/** Bits of `VkConditionalRenderingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkConditionalRenderingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkConditionalRenderingFlagBitsEXT = VkBits<"VkConditionalRenderingFlagBitsEXT">;
-/** Enum `VkConservativeRasterizationModeEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkConservativeRasterizationModeEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkConservativeRasterizationModeEXT = VkEnum<"VkConservativeRasterizationModeEXT", 0 | 1 | 2>;
-/** Bits of `VkCooperativeMatrixFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkCooperativeMatrixFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkCooperativeMatrixFlagBitsEXT = VkBits<"VkCooperativeMatrixFlagBitsEXT">;
-/** Enum `VkCooperativeVectorMatrixLayoutNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCooperativeVectorMatrixLayoutNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCooperativeVectorMatrixLayoutNV = VkEnum<"VkCooperativeVectorMatrixLayoutNV", 0 | 1 | 2 | 3>;
-/** Enum `VkCopyAccelerationStructureModeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCopyAccelerationStructureModeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCopyAccelerationStructureModeKHR = VkEnum<"VkCopyAccelerationStructureModeKHR", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkCopyAccelerationStructureModeKHR}. */
 export type VkCopyAccelerationStructureModeNV = VkCopyAccelerationStructureModeKHR;
-/** Enum `VkCopyMicromapModeEXT`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCopyMicromapModeEXT`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCopyMicromapModeEXT = VkEnum<"VkCopyMicromapModeEXT", 0 | 1 | 2 | 3>;
-/** Enum `VkCoverageModulationModeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCoverageModulationModeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCoverageModulationModeNV = VkEnum<"VkCoverageModulationModeNV", 0 | 1 | 2 | 3>;
-/** Enum `VkCoverageReductionModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCoverageReductionModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCoverageReductionModeNV = VkEnum<"VkCoverageReductionModeNV", 0 | 1>;
-/** Enum `VkCubicFilterWeightsQCOM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkCubicFilterWeightsQCOM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkCubicFilterWeightsQCOM = VkEnum<"VkCubicFilterWeightsQCOM", 0 | 1 | 2 | 3>;
-/** Bits of `VkCullModeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkCullModeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkCullModeFlagBits = VkBits<"VkCullModeFlagBits">;
-/** Enum `VkDataGraphModelCacheTypeQCOM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphModelCacheTypeQCOM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphModelCacheTypeQCOM = VkEnum<"VkDataGraphModelCacheTypeQCOM", 0>;
-/** Bits of `VkDataGraphOpticalFlowCreateFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDataGraphOpticalFlowCreateFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowCreateFlagBitsARM = VkBits<"VkDataGraphOpticalFlowCreateFlagBitsARM">;
-/** Bits of `VkDataGraphOpticalFlowExecuteFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDataGraphOpticalFlowExecuteFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowExecuteFlagBitsARM = VkBits<"VkDataGraphOpticalFlowExecuteFlagBitsARM">;
-/** Bits of `VkDataGraphOpticalFlowGridSizeFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDataGraphOpticalFlowGridSizeFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowGridSizeFlagBitsARM = VkBits<"VkDataGraphOpticalFlowGridSizeFlagBitsARM">;
-/** Bits of `VkDataGraphOpticalFlowImageUsageFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDataGraphOpticalFlowImageUsageFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowImageUsageFlagBitsARM = VkBits<
   "VkDataGraphOpticalFlowImageUsageFlagBitsARM"
 >;
-/** Enum `VkDataGraphOpticalFlowPerformanceLevelARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphOpticalFlowPerformanceLevelARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphOpticalFlowPerformanceLevelARM = VkEnum<
   "VkDataGraphOpticalFlowPerformanceLevelARM",
   0 | 1 | 2 | 3
 >;
-/** Bits of `VkDataGraphPipelineDispatchFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDataGraphPipelineDispatchFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDataGraphPipelineDispatchFlagBitsARM = VkBits<"VkDataGraphPipelineDispatchFlagBitsARM", bigint>;
-/** Enum `VkDataGraphPipelineNodeConnectionTypeARM`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphPipelineNodeConnectionTypeARM`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphPipelineNodeConnectionTypeARM = VkEnum<
   "VkDataGraphPipelineNodeConnectionTypeARM",
   1000631000 | 1000631001 | 1000631002 | 1000631003 | 1000631004
 >;
-/** Enum `VkDataGraphPipelineNodeTypeARM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphPipelineNodeTypeARM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphPipelineNodeTypeARM = VkEnum<"VkDataGraphPipelineNodeTypeARM", 1000631000>;
-/** Enum `VkDataGraphPipelinePropertyARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphPipelinePropertyARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphPipelinePropertyARM = VkEnum<
   "VkDataGraphPipelinePropertyARM",
   0 | 1 | 1000676000 | 1000676001
 >;
-/** Enum `VkDataGraphPipelineSessionBindPointARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphPipelineSessionBindPointARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphPipelineSessionBindPointARM = VkEnum<
   "VkDataGraphPipelineSessionBindPointARM",
   0 | 1000631001 | 1000676000
 >;
-/** Enum `VkDataGraphPipelineSessionBindPointTypeARM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphPipelineSessionBindPointTypeARM`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphPipelineSessionBindPointTypeARM = VkEnum<
   "VkDataGraphPipelineSessionBindPointTypeARM",
   0
 >;
-/** Bits of `VkDataGraphPipelineSessionCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDataGraphPipelineSessionCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDataGraphPipelineSessionCreateFlagBitsARM = VkBits<
   "VkDataGraphPipelineSessionCreateFlagBitsARM",
   bigint
 >;
-/** Enum `VkDataGraphTOSALevelARM`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDataGraphTOSALevelARM`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDataGraphTOSALevelARM = VkEnum<"VkDataGraphTOSALevelARM", 0 | 1>;
-/** Bits of `VkDataGraphTOSAQualityFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDataGraphTOSAQualityFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDataGraphTOSAQualityFlagBitsARM = VkBits<"VkDataGraphTOSAQualityFlagBitsARM">;
-/** Bits of `VkDebugReportFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDebugReportFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDebugReportFlagBitsEXT = VkBits<"VkDebugReportFlagBitsEXT">;
-/** Enum `VkDebugReportObjectTypeEXT`: one of its `VK_*` constants (41 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDebugReportObjectTypeEXT`: one of its `VK_*` constants (41 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDebugReportObjectTypeEXT = VkEnum<
   "VkDebugReportObjectTypeEXT",
   | 0
@@ -586,32 +1138,76 @@ export type VkDebugReportObjectTypeEXT = VkEnum<
   | 1000307001
   | 1000366000
 >;
-/** Bits of `VkDebugUtilsMessageSeverityFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDebugUtilsMessageSeverityFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDebugUtilsMessageSeverityFlagBitsEXT = VkBits<"VkDebugUtilsMessageSeverityFlagBitsEXT">;
-/** Bits of `VkDebugUtilsMessageTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDebugUtilsMessageTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDebugUtilsMessageTypeFlagBitsEXT = VkBits<"VkDebugUtilsMessageTypeFlagBitsEXT">;
-/** Enum `VkDefaultVertexAttributeValueKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDefaultVertexAttributeValueKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDefaultVertexAttributeValueKHR = VkEnum<"VkDefaultVertexAttributeValueKHR", 0 | 1>;
-/** Bits of `VkDependencyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDependencyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDependencyFlagBits = VkBits<"VkDependencyFlagBits">;
-/** Enum `VkDepthBiasRepresentationEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDepthBiasRepresentationEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDepthBiasRepresentationEXT = VkEnum<"VkDepthBiasRepresentationEXT", 0 | 1 | 2>;
-/** Enum `VkDepthClampModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDepthClampModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDepthClampModeEXT = VkEnum<"VkDepthClampModeEXT", 0 | 1>;
-/** Bits of `VkDescriptorBindingFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDescriptorBindingFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDescriptorBindingFlagBits = VkBits<"VkDescriptorBindingFlagBits">;
 /** Alias of {@linkcode VkDescriptorBindingFlagBits}. */
 export type VkDescriptorBindingFlagBitsEXT = VkDescriptorBindingFlagBits;
-/** Enum `VkDescriptorMappingSourceEXT`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDescriptorMappingSourceEXT`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDescriptorMappingSourceEXT = VkEnum<
   "VkDescriptorMappingSourceEXT",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10
 >;
-/** Bits of `VkDescriptorPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDescriptorPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDescriptorPoolCreateFlagBits = VkBits<"VkDescriptorPoolCreateFlagBits">;
-/** Bits of `VkDescriptorSetLayoutCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDescriptorSetLayoutCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDescriptorSetLayoutCreateFlagBits = VkBits<"VkDescriptorSetLayoutCreateFlagBits">;
-/** Enum `VkDescriptorType`: one of its `VK_*` constants (19 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDescriptorType`: one of its `VK_*` constants (19 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDescriptorType = VkEnum<
   "VkDescriptorType",
   | 0
@@ -634,54 +1230,134 @@ export type VkDescriptorType = VkEnum<
   | 1000460000
   | 1000570000
 >;
-/** Enum `VkDescriptorUpdateTemplateType`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDescriptorUpdateTemplateType`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDescriptorUpdateTemplateType = VkEnum<"VkDescriptorUpdateTemplateType", 0 | 1>;
 /** Alias of {@linkcode VkDescriptorUpdateTemplateType}. */
 export type VkDescriptorUpdateTemplateTypeKHR = VkDescriptorUpdateTemplateType;
-/** Bits of `VkDeviceAddressBindingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDeviceAddressBindingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDeviceAddressBindingFlagBitsEXT = VkBits<"VkDeviceAddressBindingFlagBitsEXT">;
-/** Enum `VkDeviceAddressBindingTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDeviceAddressBindingTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDeviceAddressBindingTypeEXT = VkEnum<"VkDeviceAddressBindingTypeEXT", 0 | 1>;
-/** Bits of `VkDeviceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDeviceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDeviceCreateFlagBits = VkBits<"VkDeviceCreateFlagBits">;
-/** Bits of `VkDeviceDiagnosticsConfigFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDeviceDiagnosticsConfigFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDeviceDiagnosticsConfigFlagBitsNV = VkBits<"VkDeviceDiagnosticsConfigFlagBitsNV">;
-/** Enum `VkDeviceEventTypeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDeviceEventTypeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDeviceEventTypeEXT = VkEnum<"VkDeviceEventTypeEXT", 0>;
 /** Alias of {@linkcode VkDeviceFaultAddressTypeKHR}. */
 export type VkDeviceFaultAddressTypeEXT = VkDeviceFaultAddressTypeKHR;
-/** Enum `VkDeviceFaultAddressTypeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDeviceFaultAddressTypeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDeviceFaultAddressTypeKHR = VkEnum<"VkDeviceFaultAddressTypeKHR", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
-/** Bits of `VkDeviceFaultFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDeviceFaultFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDeviceFaultFlagBitsKHR = VkBits<"VkDeviceFaultFlagBitsKHR">;
 /** Alias of {@linkcode VkDeviceFaultVendorBinaryHeaderVersionKHR}. */
 export type VkDeviceFaultVendorBinaryHeaderVersionEXT = VkDeviceFaultVendorBinaryHeaderVersionKHR;
-/** Enum `VkDeviceFaultVendorBinaryHeaderVersionKHR`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDeviceFaultVendorBinaryHeaderVersionKHR`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDeviceFaultVendorBinaryHeaderVersionKHR = VkEnum<
   "VkDeviceFaultVendorBinaryHeaderVersionKHR",
   1
 >;
-/** Bits of `VkDeviceGroupPresentModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDeviceGroupPresentModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDeviceGroupPresentModeFlagBitsKHR = VkBits<"VkDeviceGroupPresentModeFlagBitsKHR">;
-/** Enum `VkDeviceMemoryReportEventTypeEXT`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDeviceMemoryReportEventTypeEXT`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDeviceMemoryReportEventTypeEXT = VkEnum<"VkDeviceMemoryReportEventTypeEXT", 0 | 1 | 2 | 3 | 4>;
-/** Bits of `VkDeviceQueueCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDeviceQueueCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDeviceQueueCreateFlagBits = VkBits<"VkDeviceQueueCreateFlagBits">;
-/** Enum `VkDirectDriverLoadingModeLUNARG`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDirectDriverLoadingModeLUNARG`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDirectDriverLoadingModeLUNARG = VkEnum<"VkDirectDriverLoadingModeLUNARG", 0 | 1>;
-/** Enum `VkDiscardRectangleModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDiscardRectangleModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDiscardRectangleModeEXT = VkEnum<"VkDiscardRectangleModeEXT", 0 | 1>;
-/** Enum `VkDisplacementMicromapFormatNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDisplacementMicromapFormatNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDisplacementMicromapFormatNV = VkEnum<"VkDisplacementMicromapFormatNV", 1 | 2 | 3>;
-/** Enum `VkDisplayEventTypeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDisplayEventTypeEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDisplayEventTypeEXT = VkEnum<"VkDisplayEventTypeEXT", 0>;
-/** Bits of `VkDisplayPlaneAlphaFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkDisplayPlaneAlphaFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkDisplayPlaneAlphaFlagBitsKHR = VkBits<"VkDisplayPlaneAlphaFlagBitsKHR">;
-/** Enum `VkDisplayPowerStateEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDisplayPowerStateEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDisplayPowerStateEXT = VkEnum<"VkDisplayPowerStateEXT", 0 | 1 | 2>;
-/** Enum `VkDisplaySurfaceStereoTypeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDisplaySurfaceStereoTypeNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDisplaySurfaceStereoTypeNV = VkEnum<"VkDisplaySurfaceStereoTypeNV", 0 | 1 | 2 | 3>;
-/** Enum `VkDriverId`: one of its `VK_*` constants (31 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDriverId`: one of its `VK_*` constants (31 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDriverId = VkEnum<
   "VkDriverId",
   | 1
@@ -718,7 +1394,11 @@ export type VkDriverId = VkEnum<
 >;
 /** Alias of {@linkcode VkDriverId}. */
 export type VkDriverIdKHR = VkDriverId;
-/** Enum `VkDynamicState`: one of its `VK_*` constants (73 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkDynamicState`: one of its `VK_*` constants (73 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkDynamicState = VkEnum<
   "VkDynamicState",
   | 0
@@ -795,53 +1475,121 @@ export type VkDynamicState = VkEnum<
   | 1000524000
   | 1000582000
 >;
-/** Bits of `VkEventCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkEventCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkEventCreateFlagBits = VkBits<"VkEventCreateFlagBits">;
-/** Bits of `VkExportMetalObjectTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExportMetalObjectTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExportMetalObjectTypeFlagBitsEXT = VkBits<"VkExportMetalObjectTypeFlagBitsEXT">;
-/** Bits of `VkExternalFenceFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalFenceFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalFenceFeatureFlagBits = VkBits<"VkExternalFenceFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalFenceFeatureFlagBits}. */
 export type VkExternalFenceFeatureFlagBitsKHR = VkExternalFenceFeatureFlagBits;
-/** Bits of `VkExternalFenceHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalFenceHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalFenceHandleTypeFlagBits = VkBits<"VkExternalFenceHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalFenceHandleTypeFlagBits}. */
 export type VkExternalFenceHandleTypeFlagBitsKHR = VkExternalFenceHandleTypeFlagBits;
-/** Bits of `VkExternalMemoryFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalMemoryFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryFeatureFlagBits = VkBits<"VkExternalMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryFeatureFlagBits}. */
 export type VkExternalMemoryFeatureFlagBitsKHR = VkExternalMemoryFeatureFlagBits;
-/** Bits of `VkExternalMemoryFeatureFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalMemoryFeatureFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryFeatureFlagBitsNV = VkBits<"VkExternalMemoryFeatureFlagBitsNV">;
-/** Bits of `VkExternalMemoryHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalMemoryHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryHandleTypeFlagBits = VkBits<"VkExternalMemoryHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryHandleTypeFlagBits}. */
 export type VkExternalMemoryHandleTypeFlagBitsKHR = VkExternalMemoryHandleTypeFlagBits;
-/** Bits of `VkExternalMemoryHandleTypeFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalMemoryHandleTypeFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryHandleTypeFlagBitsNV = VkBits<"VkExternalMemoryHandleTypeFlagBitsNV">;
-/** Bits of `VkExternalSemaphoreFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalSemaphoreFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalSemaphoreFeatureFlagBits = VkBits<"VkExternalSemaphoreFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreFeatureFlagBits}. */
 export type VkExternalSemaphoreFeatureFlagBitsKHR = VkExternalSemaphoreFeatureFlagBits;
-/** Bits of `VkExternalSemaphoreHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkExternalSemaphoreHandleTypeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkExternalSemaphoreHandleTypeFlagBits = VkBits<"VkExternalSemaphoreHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreHandleTypeFlagBits}. */
 export type VkExternalSemaphoreHandleTypeFlagBitsKHR = VkExternalSemaphoreHandleTypeFlagBits;
-/** Enum `VkFaultLevel`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFaultLevel`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFaultLevel = VkEnum<"VkFaultLevel", 0 | 1 | 2 | 3>;
-/** Enum `VkFaultQueryBehavior`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFaultQueryBehavior`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFaultQueryBehavior = VkEnum<"VkFaultQueryBehavior", 0>;
-/** Enum `VkFaultType`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFaultType`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFaultType = VkEnum<"VkFaultType", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
-/** Bits of `VkFenceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkFenceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkFenceCreateFlagBits = VkBits<"VkFenceCreateFlagBits">;
-/** Bits of `VkFenceImportFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkFenceImportFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkFenceImportFlagBits = VkBits<"VkFenceImportFlagBits">;
 /** Alias of {@linkcode VkFenceImportFlagBits}. */
 export type VkFenceImportFlagBitsKHR = VkFenceImportFlagBits;
-/** Enum `VkFilter`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFilter`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFilter = VkEnum<"VkFilter", 0 | 1 | 1000015000>;
-/** Enum `VkFormat`: one of its `VK_*` constants (298 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFormat`: one of its `VK_*` constants (298 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFormat = VkEnum<
   "VkFormat",
   | 0
@@ -1143,52 +1891,112 @@ export type VkFormat = VkEnum<
   | 1000609012
   | 1000609013
 >;
-/** Bits of `VkFormatFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkFormatFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkFormatFeatureFlagBits = VkBits<"VkFormatFeatureFlagBits">;
-/** Bits of `VkFormatFeatureFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkFormatFeatureFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkFormatFeatureFlagBits2 = VkBits<"VkFormatFeatureFlagBits2", bigint>;
 /** Alias of {@linkcode VkFormatFeatureFlagBits2}. */
 export type VkFormatFeatureFlagBits2KHR = VkFormatFeatureFlagBits2;
-/** Bits of `VkFormatFeatureFlagBits4KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkFormatFeatureFlagBits4KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkFormatFeatureFlagBits4KHR = VkBits<"VkFormatFeatureFlagBits4KHR", bigint>;
-/** Enum `VkFragmentShadingRateCombinerOpKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFragmentShadingRateCombinerOpKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFragmentShadingRateCombinerOpKHR = VkEnum<
   "VkFragmentShadingRateCombinerOpKHR",
   0 | 1 | 2 | 3 | 4
 >;
-/** Enum `VkFragmentShadingRateNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFragmentShadingRateNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFragmentShadingRateNV = VkEnum<
   "VkFragmentShadingRateNV",
   0 | 1 | 4 | 5 | 6 | 9 | 10 | 11 | 12 | 13 | 14 | 15
 >;
-/** Enum `VkFragmentShadingRateTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFragmentShadingRateTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFragmentShadingRateTypeNV = VkEnum<"VkFragmentShadingRateTypeNV", 0 | 1>;
-/** Bits of `VkFrameBoundaryFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkFrameBoundaryFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkFrameBoundaryFlagBitsEXT = VkBits<"VkFrameBoundaryFlagBitsEXT">;
-/** Bits of `VkFramebufferCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkFramebufferCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkFramebufferCreateFlagBits = VkBits<"VkFramebufferCreateFlagBits">;
-/** Enum `VkFrontFace`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFrontFace`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFrontFace = VkEnum<"VkFrontFace", 0 | 1>;
-/** Enum `VkFullScreenExclusiveEXT`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkFullScreenExclusiveEXT`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkFullScreenExclusiveEXT = VkEnum<"VkFullScreenExclusiveEXT", 0 | 1 | 2 | 3>;
-/** Bits of `VkGeometryFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkGeometryFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkGeometryFlagBitsKHR = VkBits<"VkGeometryFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryFlagBitsKHR}. */
 export type VkGeometryFlagBitsNV = VkGeometryFlagBitsKHR;
-/** Bits of `VkGeometryInstanceFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkGeometryInstanceFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkGeometryInstanceFlagBitsKHR = VkBits<"VkGeometryInstanceFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryInstanceFlagBitsKHR}. */
 export type VkGeometryInstanceFlagBitsNV = VkGeometryInstanceFlagBitsKHR;
-/** Enum `VkGeometryTypeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkGeometryTypeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkGeometryTypeKHR = VkEnum<
   "VkGeometryTypeKHR",
   0 | 1 | 2 | 1000429004 | 1000429005 | 1000478000 | 1000623000
 >;
 /** Alias of {@linkcode VkGeometryTypeKHR}. */
 export type VkGeometryTypeNV = VkGeometryTypeKHR;
-/** Enum `VkGpaDeviceClockModeAMD`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkGpaDeviceClockModeAMD`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkGpaDeviceClockModeAMD = VkEnum<"VkGpaDeviceClockModeAMD", 0 | 1 | 2 | 3 | 4 | 5>;
-/** Enum `VkGpaPerfBlockAMD`: one of its `VK_*` constants (57 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkGpaPerfBlockAMD`: one of its `VK_*` constants (57 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkGpaPerfBlockAMD = VkEnum<
   "VkGpaPerfBlockAMD",
   | 0
@@ -1249,31 +2057,79 @@ export type VkGpaPerfBlockAMD = VkEnum<
   | 55
   | 56
 >;
-/** Enum `VkGpaSampleTypeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkGpaSampleTypeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkGpaSampleTypeAMD = VkEnum<"VkGpaSampleTypeAMD", 0 | 1 | 2>;
-/** Bits of `VkGpaSqShaderStageFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkGpaSqShaderStageFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkGpaSqShaderStageFlagBitsAMD = VkBits<"VkGpaSqShaderStageFlagBitsAMD">;
-/** Bits of `VkGraphicsPipelineLibraryFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkGraphicsPipelineLibraryFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkGraphicsPipelineLibraryFlagBitsEXT = VkBits<"VkGraphicsPipelineLibraryFlagBitsEXT">;
-/** Bits of `VkHostImageCopyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkHostImageCopyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkHostImageCopyFlagBits = VkBits<"VkHostImageCopyFlagBits">;
 /** Alias of {@linkcode VkHostImageCopyFlagBits}. */
 export type VkHostImageCopyFlagBitsEXT = VkHostImageCopyFlagBits;
-/** Bits of `VkImageAspectFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageAspectFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageAspectFlagBits = VkBits<"VkImageAspectFlagBits">;
-/** Bits of `VkImageCompressionFixedRateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageCompressionFixedRateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageCompressionFixedRateFlagBitsEXT = VkBits<"VkImageCompressionFixedRateFlagBitsEXT">;
-/** Bits of `VkImageCompressionFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageCompressionFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageCompressionFlagBitsEXT = VkBits<"VkImageCompressionFlagBitsEXT">;
-/** Bits of `VkImageConstraintsInfoFlagBitsFUCHSIA`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageConstraintsInfoFlagBitsFUCHSIA`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageConstraintsInfoFlagBitsFUCHSIA = VkBits<"VkImageConstraintsInfoFlagBitsFUCHSIA">;
-/** Bits of `VkImageCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageCreateFlagBits = VkBits<"VkImageCreateFlagBits">;
-/** Bits of `VkImageCreateFlagBits2KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageCreateFlagBits2KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageCreateFlagBits2KHR = VkBits<"VkImageCreateFlagBits2KHR", bigint>;
-/** Bits of `VkImageFormatConstraintsFlagBitsFUCHSIA`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageFormatConstraintsFlagBitsFUCHSIA`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageFormatConstraintsFlagBitsFUCHSIA = VkBits<"VkImageFormatConstraintsFlagBitsFUCHSIA">;
-/** Enum `VkImageLayout`: one of its `VK_*` constants (32 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkImageLayout`: one of its `VK_*` constants (32 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkImageLayout = VkEnum<
   "VkImageLayout",
   | 0
@@ -1309,29 +2165,77 @@ export type VkImageLayout = VkEnum<
   | 1000553000
   | 1000620000
 >;
-/** Enum `VkImageTiling`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkImageTiling`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkImageTiling = VkEnum<"VkImageTiling", 0 | 1 | 1000158000>;
-/** Enum `VkImageTilingControlEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkImageTilingControlEXT`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkImageTilingControlEXT = VkEnum<"VkImageTilingControlEXT", 0 | 1 | 2>;
-/** Enum `VkImageType`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkImageType`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkImageType = VkEnum<"VkImageType", 0 | 1 | 2>;
-/** Bits of `VkImageUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageUsageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageUsageFlagBits = VkBits<"VkImageUsageFlagBits">;
-/** Bits of `VkImageUsageFlagBits2KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageUsageFlagBits2KHR` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageUsageFlagBits2KHR = VkBits<"VkImageUsageFlagBits2KHR", bigint>;
-/** Bits of `VkImageViewCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkImageViewCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkImageViewCreateFlagBits = VkBits<"VkImageViewCreateFlagBits">;
-/** Enum `VkImageViewType`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkImageViewType`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkImageViewType = VkEnum<"VkImageViewType", 0 | 1 | 2 | 3 | 4 | 5 | 6>;
-/** Enum `VkIndexType`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkIndexType`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkIndexType = VkEnum<"VkIndexType", 0 | 1 | 1000265000 | 1000165000>;
-/** Bits of `VkIndirectCommandsInputModeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkIndirectCommandsInputModeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkIndirectCommandsInputModeFlagBitsEXT = VkBits<"VkIndirectCommandsInputModeFlagBitsEXT">;
-/** Bits of `VkIndirectCommandsLayoutUsageFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkIndirectCommandsLayoutUsageFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkIndirectCommandsLayoutUsageFlagBitsEXT = VkBits<"VkIndirectCommandsLayoutUsageFlagBitsEXT">;
-/** Bits of `VkIndirectCommandsLayoutUsageFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkIndirectCommandsLayoutUsageFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkIndirectCommandsLayoutUsageFlagBitsNV = VkBits<"VkIndirectCommandsLayoutUsageFlagBitsNV">;
-/** Enum `VkIndirectCommandsTokenTypeEXT`: one of its `VK_*` constants (17 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkIndirectCommandsTokenTypeEXT`: one of its `VK_*` constants (17 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkIndirectCommandsTokenTypeEXT = VkEnum<
   "VkIndirectCommandsTokenTypeEXT",
   | 0
@@ -1352,63 +2256,147 @@ export type VkIndirectCommandsTokenTypeEXT = VkEnum<
   | 1000328001
   | 1000386004
 >;
-/** Enum `VkIndirectCommandsTokenTypeNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkIndirectCommandsTokenTypeNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkIndirectCommandsTokenTypeNV = VkEnum<
   "VkIndirectCommandsTokenTypeNV",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 1000135000 | 1000328000 | 1000428003 | 1000428004
 >;
-/** Enum `VkIndirectExecutionSetInfoTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkIndirectExecutionSetInfoTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkIndirectExecutionSetInfoTypeEXT = VkEnum<"VkIndirectExecutionSetInfoTypeEXT", 0 | 1>;
-/** Bits of `VkIndirectStateFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkIndirectStateFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkIndirectStateFlagBitsNV = VkBits<"VkIndirectStateFlagBitsNV">;
-/** Bits of `VkInstanceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkInstanceCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkInstanceCreateFlagBits = VkBits<"VkInstanceCreateFlagBits">;
-/** Enum `VkInternalAllocationType`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkInternalAllocationType`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkInternalAllocationType = VkEnum<"VkInternalAllocationType", 0>;
-/** Enum `VkLatencyMarkerNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkLatencyMarkerNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkLatencyMarkerNV = VkEnum<"VkLatencyMarkerNV", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11>;
-/** Enum `VkLayerSettingTypeEXT`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkLayerSettingTypeEXT`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkLayerSettingTypeEXT = VkEnum<"VkLayerSettingTypeEXT", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7>;
-/** Enum `VkLayeredDriverUnderlyingApiMSFT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkLayeredDriverUnderlyingApiMSFT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkLayeredDriverUnderlyingApiMSFT = VkEnum<"VkLayeredDriverUnderlyingApiMSFT", 0 | 1>;
-/** Enum `VkLineRasterizationMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkLineRasterizationMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkLineRasterizationMode = VkEnum<"VkLineRasterizationMode", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkLineRasterizationMode}. */
 export type VkLineRasterizationModeEXT = VkLineRasterizationMode;
 /** Alias of {@linkcode VkLineRasterizationMode}. */
 export type VkLineRasterizationModeKHR = VkLineRasterizationMode;
-/** Enum `VkLogicOp`: one of its `VK_*` constants (16 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkLogicOp`: one of its `VK_*` constants (16 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkLogicOp = VkEnum<
   "VkLogicOp",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15
 >;
-/** Bits of `VkMemoryAllocateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkMemoryAllocateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkMemoryAllocateFlagBits = VkBits<"VkMemoryAllocateFlagBits">;
 /** Alias of {@linkcode VkMemoryAllocateFlagBits}. */
 export type VkMemoryAllocateFlagBitsKHR = VkMemoryAllocateFlagBits;
-/** Bits of `VkMemoryDecompressionMethodFlagBitsEXT` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkMemoryDecompressionMethodFlagBitsEXT` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkMemoryDecompressionMethodFlagBitsEXT = VkBits<"VkMemoryDecompressionMethodFlagBitsEXT", bigint>;
 /** Alias of {@linkcode VkMemoryDecompressionMethodFlagBitsEXT}. */
 export type VkMemoryDecompressionMethodFlagBitsNV = VkMemoryDecompressionMethodFlagBitsEXT;
-/** Bits of `VkMemoryHeapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkMemoryHeapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkMemoryHeapFlagBits = VkBits<"VkMemoryHeapFlagBits">;
-/** Bits of `VkMemoryMapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkMemoryMapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkMemoryMapFlagBits = VkBits<"VkMemoryMapFlagBits">;
-/** Enum `VkMemoryOverallocationBehaviorAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkMemoryOverallocationBehaviorAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkMemoryOverallocationBehaviorAMD = VkEnum<"VkMemoryOverallocationBehaviorAMD", 0 | 1 | 2>;
-/** Bits of `VkMemoryPropertyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkMemoryPropertyFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkMemoryPropertyFlagBits = VkBits<"VkMemoryPropertyFlagBits">;
-/** Bits of `VkMemoryUnmapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkMemoryUnmapFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkMemoryUnmapFlagBits = VkBits<"VkMemoryUnmapFlagBits">;
 /** Alias of {@linkcode VkMemoryUnmapFlagBits}. */
 export type VkMemoryUnmapFlagBitsKHR = VkMemoryUnmapFlagBits;
-/** Bits of `VkMicromapCreateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkMicromapCreateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkMicromapCreateFlagBitsEXT = VkBits<"VkMicromapCreateFlagBitsEXT">;
-/** Enum `VkMicromapTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkMicromapTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkMicromapTypeEXT = VkEnum<"VkMicromapTypeEXT", 0 | 1000397000>;
-/** Enum `VkNeuralAcceleratorStatisticsModeARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkNeuralAcceleratorStatisticsModeARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkNeuralAcceleratorStatisticsModeARM = VkEnum<"VkNeuralAcceleratorStatisticsModeARM", 0 | 1 | 2>;
-/** Enum `VkObjectType`: one of its `VK_*` constants (60 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkObjectType`: one of its `VK_*` constants (60 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkObjectType = VkEnum<
   "VkObjectType",
   | 0
@@ -1474,185 +2462,437 @@ export type VkObjectType = VkEnum<
 >;
 /** Alias of {@linkcode VkOpacityMicromapFormatKHR}. */
 export type VkOpacityMicromapFormatEXT = VkOpacityMicromapFormatKHR;
-/** Enum `VkOpacityMicromapFormatKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkOpacityMicromapFormatKHR`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkOpacityMicromapFormatKHR = VkEnum<"VkOpacityMicromapFormatKHR", 1 | 2>;
 /** Alias of {@linkcode VkOpacityMicromapSpecialIndexKHR}. */
 export type VkOpacityMicromapSpecialIndexEXT = VkOpacityMicromapSpecialIndexKHR;
-/** Enum `VkOpacityMicromapSpecialIndexKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkOpacityMicromapSpecialIndexKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkOpacityMicromapSpecialIndexKHR = VkEnum<
   "VkOpacityMicromapSpecialIndexKHR",
   -1 | -2 | -3 | -4 | -5
 >;
-/** Bits of `VkOpticalFlowExecuteFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkOpticalFlowExecuteFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowExecuteFlagBitsNV = VkBits<"VkOpticalFlowExecuteFlagBitsNV">;
-/** Bits of `VkOpticalFlowGridSizeFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkOpticalFlowGridSizeFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowGridSizeFlagBitsNV = VkBits<"VkOpticalFlowGridSizeFlagBitsNV">;
-/** Enum `VkOpticalFlowPerformanceLevelNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkOpticalFlowPerformanceLevelNV`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkOpticalFlowPerformanceLevelNV = VkEnum<"VkOpticalFlowPerformanceLevelNV", 0 | 1 | 2 | 3>;
-/** Enum `VkOpticalFlowSessionBindingPointNV`: one of its `VK_*` constants (9 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkOpticalFlowSessionBindingPointNV`: one of its `VK_*` constants (9 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkOpticalFlowSessionBindingPointNV = VkEnum<
   "VkOpticalFlowSessionBindingPointNV",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8
 >;
-/** Bits of `VkOpticalFlowSessionCreateFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkOpticalFlowSessionCreateFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowSessionCreateFlagBitsNV = VkBits<"VkOpticalFlowSessionCreateFlagBitsNV">;
-/** Bits of `VkOpticalFlowUsageFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkOpticalFlowUsageFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowUsageFlagBitsNV = VkBits<"VkOpticalFlowUsageFlagBitsNV">;
-/** Enum `VkOutOfBandQueueTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkOutOfBandQueueTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkOutOfBandQueueTypeNV = VkEnum<"VkOutOfBandQueueTypeNV", 0 | 1>;
-/** Bits of `VkPartitionedAccelerationStructureInstanceFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPartitionedAccelerationStructureInstanceFlagBitsNV`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPartitionedAccelerationStructureInstanceFlagBitsNV = VkBits<
   "VkPartitionedAccelerationStructureInstanceFlagBitsNV"
 >;
-/** Enum `VkPartitionedAccelerationStructureOpTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPartitionedAccelerationStructureOpTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPartitionedAccelerationStructureOpTypeNV = VkEnum<
   "VkPartitionedAccelerationStructureOpTypeNV",
   0 | 1 | 2
 >;
-/** Bits of `VkPastPresentationTimingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPastPresentationTimingFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPastPresentationTimingFlagBitsEXT = VkBits<"VkPastPresentationTimingFlagBitsEXT">;
-/** Bits of `VkPeerMemoryFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPeerMemoryFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPeerMemoryFeatureFlagBits = VkBits<"VkPeerMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkPeerMemoryFeatureFlagBits}. */
 export type VkPeerMemoryFeatureFlagBitsKHR = VkPeerMemoryFeatureFlagBits;
-/** Enum `VkPerfHintTypeQCOM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerfHintTypeQCOM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerfHintTypeQCOM = VkEnum<"VkPerfHintTypeQCOM", 0 | 1 | 2 | 3>;
-/** Enum `VkPerformanceConfigurationTypeINTEL`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerformanceConfigurationTypeINTEL`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerformanceConfigurationTypeINTEL = VkEnum<"VkPerformanceConfigurationTypeINTEL", 0>;
-/** Bits of `VkPerformanceCounterDescriptionFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPerformanceCounterDescriptionFlagBitsARM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPerformanceCounterDescriptionFlagBitsARM = VkBits<"VkPerformanceCounterDescriptionFlagBitsARM">;
-/** Bits of `VkPerformanceCounterDescriptionFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPerformanceCounterDescriptionFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPerformanceCounterDescriptionFlagBitsKHR = VkBits<"VkPerformanceCounterDescriptionFlagBitsKHR">;
-/** Enum `VkPerformanceCounterScopeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerformanceCounterScopeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerformanceCounterScopeKHR = VkEnum<"VkPerformanceCounterScopeKHR", 0 | 1 | 2>;
-/** Enum `VkPerformanceCounterStorageKHR`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerformanceCounterStorageKHR`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerformanceCounterStorageKHR = VkEnum<"VkPerformanceCounterStorageKHR", 0 | 1 | 2 | 3 | 4 | 5>;
-/** Enum `VkPerformanceCounterUnitKHR`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerformanceCounterUnitKHR`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerformanceCounterUnitKHR = VkEnum<
   "VkPerformanceCounterUnitKHR",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10
 >;
-/** Enum `VkPerformanceOverrideTypeINTEL`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerformanceOverrideTypeINTEL`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerformanceOverrideTypeINTEL = VkEnum<"VkPerformanceOverrideTypeINTEL", 0 | 1>;
-/** Enum `VkPerformanceParameterTypeINTEL`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerformanceParameterTypeINTEL`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerformanceParameterTypeINTEL = VkEnum<"VkPerformanceParameterTypeINTEL", 0 | 1>;
-/** Enum `VkPerformanceValueTypeINTEL`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPerformanceValueTypeINTEL`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPerformanceValueTypeINTEL = VkEnum<"VkPerformanceValueTypeINTEL", 0 | 1 | 2 | 3 | 4>;
-/** Enum `VkPhysicalDeviceDataGraphOperationTypeARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPhysicalDeviceDataGraphOperationTypeARM`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPhysicalDeviceDataGraphOperationTypeARM = VkEnum<
   "VkPhysicalDeviceDataGraphOperationTypeARM",
   0 | 1000629000 | 1000629001 | 1000631000
 >;
-/** Enum `VkPhysicalDeviceDataGraphProcessingEngineTypeARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPhysicalDeviceDataGraphProcessingEngineTypeARM`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPhysicalDeviceDataGraphProcessingEngineTypeARM = VkEnum<
   "VkPhysicalDeviceDataGraphProcessingEngineTypeARM",
   0 | 1000629000 | 1000629001
 >;
-/** Enum `VkPhysicalDeviceLayeredApiKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPhysicalDeviceLayeredApiKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPhysicalDeviceLayeredApiKHR = VkEnum<"VkPhysicalDeviceLayeredApiKHR", 0 | 1 | 2 | 3 | 4>;
-/** Bits of `VkPhysicalDeviceSchedulingControlsFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPhysicalDeviceSchedulingControlsFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPhysicalDeviceSchedulingControlsFlagBitsARM = VkBits<
   "VkPhysicalDeviceSchedulingControlsFlagBitsARM",
   bigint
 >;
-/** Enum `VkPhysicalDeviceType`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPhysicalDeviceType`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPhysicalDeviceType = VkEnum<"VkPhysicalDeviceType", 0 | 1 | 2 | 3 | 4>;
-/** Enum `VkPipelineBindPoint`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPipelineBindPoint`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPipelineBindPoint = VkEnum<
   "VkPipelineBindPoint",
   0 | 1 | 1000134000 | 1000165000 | 1000369003 | 1000507000
 >;
-/** Bits of `VkPipelineCacheCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineCacheCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineCacheCreateFlagBits = VkBits<"VkPipelineCacheCreateFlagBits">;
-/** Enum `VkPipelineCacheHeaderVersion`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPipelineCacheHeaderVersion`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPipelineCacheHeaderVersion = VkEnum<"VkPipelineCacheHeaderVersion", 1 | 1000629000>;
-/** Enum `VkPipelineCacheValidationVersion`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPipelineCacheValidationVersion`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPipelineCacheValidationVersion = VkEnum<"VkPipelineCacheValidationVersion", 1>;
-/** Bits of `VkPipelineColorBlendStateCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineColorBlendStateCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineColorBlendStateCreateFlagBits = VkBits<"VkPipelineColorBlendStateCreateFlagBits">;
-/** Bits of `VkPipelineCompilerControlFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineCompilerControlFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineCompilerControlFlagBitsAMD = VkBits<"VkPipelineCompilerControlFlagBitsAMD">;
-/** Bits of `VkPipelineCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineCreateFlagBits = VkBits<"VkPipelineCreateFlagBits">;
-/** Bits of `VkPipelineCreateFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineCreateFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineCreateFlagBits2 = VkBits<"VkPipelineCreateFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineCreateFlagBits2}. */
 export type VkPipelineCreateFlagBits2KHR = VkPipelineCreateFlagBits2;
-/** Bits of `VkPipelineCreationFeedbackFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineCreationFeedbackFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineCreationFeedbackFlagBits = VkBits<"VkPipelineCreationFeedbackFlagBits">;
 /** Alias of {@linkcode VkPipelineCreationFeedbackFlagBits}. */
 export type VkPipelineCreationFeedbackFlagBitsEXT = VkPipelineCreationFeedbackFlagBits;
-/** Bits of `VkPipelineDepthStencilStateCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineDepthStencilStateCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineDepthStencilStateCreateFlagBits = VkBits<"VkPipelineDepthStencilStateCreateFlagBits">;
-/** Enum `VkPipelineExecutableStatisticFormatKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPipelineExecutableStatisticFormatKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPipelineExecutableStatisticFormatKHR = VkEnum<
   "VkPipelineExecutableStatisticFormatKHR",
   0 | 1 | 2 | 3
 >;
-/** Bits of `VkPipelineLayoutCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineLayoutCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineLayoutCreateFlagBits = VkBits<"VkPipelineLayoutCreateFlagBits">;
-/** Enum `VkPipelineMatchControl`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPipelineMatchControl`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPipelineMatchControl = VkEnum<"VkPipelineMatchControl", 0>;
-/** Enum `VkPipelineRobustnessBufferBehavior`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPipelineRobustnessBufferBehavior`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPipelineRobustnessBufferBehavior = VkEnum<"VkPipelineRobustnessBufferBehavior", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkPipelineRobustnessBufferBehavior}. */
 export type VkPipelineRobustnessBufferBehaviorEXT = VkPipelineRobustnessBufferBehavior;
-/** Enum `VkPipelineRobustnessImageBehavior`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPipelineRobustnessImageBehavior`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPipelineRobustnessImageBehavior = VkEnum<"VkPipelineRobustnessImageBehavior", 0 | 1 | 2 | 3>;
 /** Alias of {@linkcode VkPipelineRobustnessImageBehavior}. */
 export type VkPipelineRobustnessImageBehaviorEXT = VkPipelineRobustnessImageBehavior;
-/** Bits of `VkPipelineShaderStageCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineShaderStageCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineShaderStageCreateFlagBits = VkBits<"VkPipelineShaderStageCreateFlagBits">;
-/** Bits of `VkPipelineStageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineStageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineStageFlagBits = VkBits<"VkPipelineStageFlagBits">;
-/** Bits of `VkPipelineStageFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPipelineStageFlagBits2` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPipelineStageFlagBits2 = VkBits<"VkPipelineStageFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineStageFlagBits2}. */
 export type VkPipelineStageFlagBits2KHR = VkPipelineStageFlagBits2;
-/** Enum `VkPointClippingBehavior`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPointClippingBehavior`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPointClippingBehavior = VkEnum<"VkPointClippingBehavior", 0 | 1>;
 /** Alias of {@linkcode VkPointClippingBehavior}. */
 export type VkPointClippingBehaviorKHR = VkPointClippingBehavior;
-/** Enum `VkPolygonMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPolygonMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPolygonMode = VkEnum<"VkPolygonMode", 0 | 1 | 2 | 1000153000>;
 /** Alias of {@linkcode VkPresentGravityFlagBitsKHR}. */
 export type VkPresentGravityFlagBitsEXT = VkPresentGravityFlagBitsKHR;
-/** Bits of `VkPresentGravityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPresentGravityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPresentGravityFlagBitsKHR = VkBits<"VkPresentGravityFlagBitsKHR">;
-/** Enum `VkPresentModeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPresentModeKHR`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPresentModeKHR = VkEnum<
   "VkPresentModeKHR",
   0 | 1 | 2 | 3 | 1000111000 | 1000111001 | 1000361000
 >;
 /** Alias of {@linkcode VkPresentScalingFlagBitsKHR}. */
 export type VkPresentScalingFlagBitsEXT = VkPresentScalingFlagBitsKHR;
-/** Bits of `VkPresentScalingFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPresentScalingFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPresentScalingFlagBitsKHR = VkBits<"VkPresentScalingFlagBitsKHR">;
-/** Bits of `VkPresentStageFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPresentStageFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPresentStageFlagBitsEXT = VkBits<"VkPresentStageFlagBitsEXT">;
-/** Bits of `VkPresentTimingInfoFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPresentTimingInfoFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPresentTimingInfoFlagBitsEXT = VkBits<"VkPresentTimingInfoFlagBitsEXT">;
-/** Enum `VkPrimitiveTopology`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkPrimitiveTopology`: one of its `VK_*` constants (11 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkPrimitiveTopology = VkEnum<"VkPrimitiveTopology", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10>;
-/** Bits of `VkPrivateDataSlotCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkPrivateDataSlotCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkPrivateDataSlotCreateFlagBits = VkBits<"VkPrivateDataSlotCreateFlagBits">;
 /** Alias of {@linkcode VkPrivateDataSlotCreateFlagBits}. */
 export type VkPrivateDataSlotCreateFlagBitsEXT = VkPrivateDataSlotCreateFlagBits;
-/** Enum `VkProvokingVertexModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkProvokingVertexModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkProvokingVertexModeEXT = VkEnum<"VkProvokingVertexModeEXT", 0 | 1>;
-/** Bits of `VkQueryControlFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkQueryControlFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkQueryControlFlagBits = VkBits<"VkQueryControlFlagBits">;
-/** Bits of `VkQueryPipelineStatisticFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkQueryPipelineStatisticFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkQueryPipelineStatisticFlagBits = VkBits<"VkQueryPipelineStatisticFlagBits">;
-/** Bits of `VkQueryPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkQueryPoolCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkQueryPoolCreateFlagBits = VkBits<"VkQueryPoolCreateFlagBits">;
-/** Enum `VkQueryPoolSamplingModeINTEL`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkQueryPoolSamplingModeINTEL`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkQueryPoolSamplingModeINTEL = VkEnum<"VkQueryPoolSamplingModeINTEL", 0>;
-/** Bits of `VkQueryResultFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkQueryResultFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkQueryResultFlagBits = VkBits<"VkQueryResultFlagBits">;
-/** Enum `VkQueryResultStatusKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkQueryResultStatusKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkQueryResultStatusKHR = VkEnum<"VkQueryResultStatusKHR", -1 | 0 | 1 | -1000299000>;
-/** Enum `VkQueryType`: one of its `VK_*` constants (18 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkQueryType`: one of its `VK_*` constants (18 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkQueryType = VkEnum<
   "VkQueryType",
   | 0
@@ -1674,45 +2914,101 @@ export type VkQueryType = VkEnum<
   | 1000396000
   | 1000396001
 >;
-/** Bits of `VkQueueFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkQueueFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkQueueFlagBits = VkBits<"VkQueueFlagBits">;
-/** Enum `VkQueueGlobalPriority`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkQueueGlobalPriority`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkQueueGlobalPriority = VkEnum<"VkQueueGlobalPriority", 128 | 256 | 512 | 1024>;
 /** Alias of {@linkcode VkQueueGlobalPriority}. */
 export type VkQueueGlobalPriorityEXT = VkQueueGlobalPriority;
 /** Alias of {@linkcode VkQueueGlobalPriority}. */
 export type VkQueueGlobalPriorityKHR = VkQueueGlobalPriority;
-/** Enum `VkRasterizationOrderAMD`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkRasterizationOrderAMD`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkRasterizationOrderAMD = VkEnum<"VkRasterizationOrderAMD", 0 | 1>;
-/** Enum `VkRayTracingInvocationReorderModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkRayTracingInvocationReorderModeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkRayTracingInvocationReorderModeEXT = VkEnum<"VkRayTracingInvocationReorderModeEXT", 0 | 1>;
 /** Alias of {@linkcode VkRayTracingInvocationReorderModeEXT}. */
 export type VkRayTracingInvocationReorderModeNV = VkRayTracingInvocationReorderModeEXT;
-/** Enum `VkRayTracingLssIndexingModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkRayTracingLssIndexingModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkRayTracingLssIndexingModeNV = VkEnum<"VkRayTracingLssIndexingModeNV", 0 | 1>;
-/** Enum `VkRayTracingLssPrimitiveEndCapsModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkRayTracingLssPrimitiveEndCapsModeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkRayTracingLssPrimitiveEndCapsModeNV = VkEnum<"VkRayTracingLssPrimitiveEndCapsModeNV", 0 | 1>;
-/** Enum `VkRayTracingShaderGroupTypeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkRayTracingShaderGroupTypeKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkRayTracingShaderGroupTypeKHR = VkEnum<"VkRayTracingShaderGroupTypeKHR", 0 | 1 | 2>;
 /** Alias of {@linkcode VkRayTracingShaderGroupTypeKHR}. */
 export type VkRayTracingShaderGroupTypeNV = VkRayTracingShaderGroupTypeKHR;
-/** Bits of `VkRefreshObjectFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkRefreshObjectFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkRefreshObjectFlagBitsKHR = VkBits<"VkRefreshObjectFlagBitsKHR">;
-/** Bits of `VkRenderPassCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkRenderPassCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkRenderPassCreateFlagBits = VkBits<"VkRenderPassCreateFlagBits">;
-/** Bits of `VkRenderingAttachmentFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkRenderingAttachmentFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkRenderingAttachmentFlagBitsKHR = VkBits<"VkRenderingAttachmentFlagBitsKHR">;
-/** Bits of `VkRenderingFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkRenderingFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkRenderingFlagBits = VkBits<"VkRenderingFlagBits">;
 /** Alias of {@linkcode VkRenderingFlagBits}. */
 export type VkRenderingFlagBitsKHR = VkRenderingFlagBits;
-/** Bits of `VkResolveImageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkResolveImageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkResolveImageFlagBitsKHR = VkBits<"VkResolveImageFlagBitsKHR">;
-/** Bits of `VkResolveModeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkResolveModeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkResolveModeFlagBits = VkBits<"VkResolveModeFlagBits">;
 /** Alias of {@linkcode VkResolveModeFlagBits}. */
 export type VkResolveModeFlagBitsKHR = VkResolveModeFlagBits;
-/** Enum `VkResult`: one of its `VK_*` constants (50 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkResult`: one of its `VK_*` constants (50 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkResult = VkEnum<
   "VkResult",
   | 0
@@ -1766,84 +3062,204 @@ export type VkResult = VkEnum<
   | 1000483000
   | -1000483000
 >;
-/** Bits of `VkSampleCountFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSampleCountFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSampleCountFlagBits = VkBits<"VkSampleCountFlagBits">;
-/** Enum `VkSamplerAddressMode`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSamplerAddressMode`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSamplerAddressMode = VkEnum<"VkSamplerAddressMode", 0 | 1 | 2 | 3 | 4>;
-/** Bits of `VkSamplerCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSamplerCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSamplerCreateFlagBits = VkBits<"VkSamplerCreateFlagBits">;
-/** Enum `VkSamplerMipmapMode`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSamplerMipmapMode`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSamplerMipmapMode = VkEnum<"VkSamplerMipmapMode", 0 | 1>;
-/** Enum `VkSamplerReductionMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSamplerReductionMode`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSamplerReductionMode = VkEnum<"VkSamplerReductionMode", 0 | 1 | 2 | 1000521000>;
 /** Alias of {@linkcode VkSamplerReductionMode}. */
 export type VkSamplerReductionModeEXT = VkSamplerReductionMode;
-/** Enum `VkSamplerYcbcrModelConversion`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSamplerYcbcrModelConversion`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSamplerYcbcrModelConversion = VkEnum<"VkSamplerYcbcrModelConversion", 0 | 1 | 2 | 3 | 4>;
 /** Alias of {@linkcode VkSamplerYcbcrModelConversion}. */
 export type VkSamplerYcbcrModelConversionKHR = VkSamplerYcbcrModelConversion;
-/** Enum `VkSamplerYcbcrRange`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSamplerYcbcrRange`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSamplerYcbcrRange = VkEnum<"VkSamplerYcbcrRange", 0 | 1>;
 /** Alias of {@linkcode VkSamplerYcbcrRange}. */
 export type VkSamplerYcbcrRangeKHR = VkSamplerYcbcrRange;
-/** Enum `VkSciSyncClientTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSciSyncClientTypeNV`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSciSyncClientTypeNV = VkEnum<"VkSciSyncClientTypeNV", 0 | 1 | 2>;
-/** Enum `VkSciSyncPrimitiveTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSciSyncPrimitiveTypeNV`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSciSyncPrimitiveTypeNV = VkEnum<"VkSciSyncPrimitiveTypeNV", 0 | 1>;
-/** Enum `VkScopeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkScopeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkScopeKHR = VkEnum<"VkScopeKHR", 1 | 2 | 3 | 5>;
 /** Alias of {@linkcode VkScopeKHR}. */
 export type VkScopeNV = VkScopeKHR;
-/** Bits of `VkSemaphoreCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSemaphoreCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSemaphoreCreateFlagBits = VkBits<"VkSemaphoreCreateFlagBits">;
-/** Bits of `VkSemaphoreImportFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSemaphoreImportFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSemaphoreImportFlagBits = VkBits<"VkSemaphoreImportFlagBits">;
 /** Alias of {@linkcode VkSemaphoreImportFlagBits}. */
 export type VkSemaphoreImportFlagBitsKHR = VkSemaphoreImportFlagBits;
-/** Enum `VkSemaphoreType`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSemaphoreType`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSemaphoreType = VkEnum<"VkSemaphoreType", 0 | 1>;
 /** Alias of {@linkcode VkSemaphoreType}. */
 export type VkSemaphoreTypeKHR = VkSemaphoreType;
-/** Bits of `VkSemaphoreWaitFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSemaphoreWaitFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSemaphoreWaitFlagBits = VkBits<"VkSemaphoreWaitFlagBits">;
 /** Alias of {@linkcode VkSemaphoreWaitFlagBits}. */
 export type VkSemaphoreWaitFlagBitsKHR = VkSemaphoreWaitFlagBits;
-/** Enum `VkShaderCodeTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkShaderCodeTypeEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkShaderCodeTypeEXT = VkEnum<"VkShaderCodeTypeEXT", 0 | 1>;
-/** Bits of `VkShaderCorePropertiesFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkShaderCorePropertiesFlagBitsAMD`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkShaderCorePropertiesFlagBitsAMD = VkBits<"VkShaderCorePropertiesFlagBitsAMD">;
-/** Bits of `VkShaderCreateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkShaderCreateFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkShaderCreateFlagBitsEXT = VkBits<"VkShaderCreateFlagBitsEXT">;
-/** Enum `VkShaderFloatControlsIndependence`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkShaderFloatControlsIndependence`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkShaderFloatControlsIndependence = VkEnum<"VkShaderFloatControlsIndependence", 0 | 1 | 2>;
 /** Alias of {@linkcode VkShaderFloatControlsIndependence}. */
 export type VkShaderFloatControlsIndependenceKHR = VkShaderFloatControlsIndependence;
-/** Enum `VkShaderGroupShaderKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkShaderGroupShaderKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkShaderGroupShaderKHR = VkEnum<"VkShaderGroupShaderKHR", 0 | 1 | 2 | 3>;
-/** Enum `VkShaderInfoTypeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkShaderInfoTypeAMD`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkShaderInfoTypeAMD = VkEnum<"VkShaderInfoTypeAMD", 0 | 1 | 2>;
-/** Bits of `VkShaderModuleCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkShaderModuleCreateFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkShaderModuleCreateFlagBits = VkBits<"VkShaderModuleCreateFlagBits">;
-/** Bits of `VkShaderStageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkShaderStageFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkShaderStageFlagBits = VkBits<"VkShaderStageFlagBits">;
-/** Enum `VkShadingRatePaletteEntryNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkShadingRatePaletteEntryNV`: one of its `VK_*` constants (12 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkShadingRatePaletteEntryNV = VkEnum<
   "VkShadingRatePaletteEntryNV",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11
 >;
-/** Enum `VkSharingMode`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSharingMode`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSharingMode = VkEnum<"VkSharingMode", 0 | 1>;
-/** Bits of `VkSparseImageFormatFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSparseImageFormatFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSparseImageFormatFlagBits = VkBits<"VkSparseImageFormatFlagBits">;
-/** Bits of `VkSparseMemoryBindFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSparseMemoryBindFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSparseMemoryBindFlagBits = VkBits<"VkSparseMemoryBindFlagBits">;
-/** Bits of `VkSpirvResourceTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSpirvResourceTypeFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSpirvResourceTypeFlagBitsEXT = VkBits<"VkSpirvResourceTypeFlagBitsEXT">;
-/** Bits of `VkStencilFaceFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkStencilFaceFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkStencilFaceFlagBits = VkBits<"VkStencilFaceFlagBits">;
-/** Enum `VkStencilOp`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkStencilOp`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkStencilOp = VkEnum<"VkStencilOp", 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7>;
-/** Enum `VkStructureType`: one of its `VK_*` constants (1255 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkStructureType`: one of its `VK_*` constants (1255 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkStructureType = VkEnum<
   "VkStructureType",
   | 0
@@ -3102,756 +4518,1964 @@ export type VkStructureType = VkEnum<
   | 1000687001
   | 1000689000
 >;
-/** Bits of `VkSubgroupFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSubgroupFeatureFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSubgroupFeatureFlagBits = VkBits<"VkSubgroupFeatureFlagBits">;
-/** Bits of `VkSubmitFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSubmitFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSubmitFlagBits = VkBits<"VkSubmitFlagBits">;
 /** Alias of {@linkcode VkSubmitFlagBits}. */
 export type VkSubmitFlagBitsKHR = VkSubmitFlagBits;
-/** Enum `VkSubpassContents`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSubpassContents`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSubpassContents = VkEnum<"VkSubpassContents", 0 | 1 | 1000451000>;
-/** Bits of `VkSubpassDescriptionFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSubpassDescriptionFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSubpassDescriptionFlagBits = VkBits<"VkSubpassDescriptionFlagBits">;
-/** Enum `VkSubpassMergeStatusEXT`: one of its `VK_*` constants (14 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSubpassMergeStatusEXT`: one of its `VK_*` constants (14 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSubpassMergeStatusEXT = VkEnum<
   "VkSubpassMergeStatusEXT",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13
 >;
-/** Bits of `VkSurfaceCounterFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSurfaceCounterFlagBitsEXT`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSurfaceCounterFlagBitsEXT = VkBits<"VkSurfaceCounterFlagBitsEXT">;
-/** Bits of `VkSurfaceTransformFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSurfaceTransformFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSurfaceTransformFlagBitsKHR = VkBits<"VkSurfaceTransformFlagBitsKHR">;
-/** Bits of `VkSwapchainCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSwapchainCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSwapchainCreateFlagBitsKHR = VkBits<"VkSwapchainCreateFlagBitsKHR">;
-/** Bits of `VkSwapchainImageUsageFlagBitsANDROID`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSwapchainImageUsageFlagBitsANDROID`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSwapchainImageUsageFlagBitsANDROID = VkBits<"VkSwapchainImageUsageFlagBitsANDROID">;
-/** Bits of `VkSwapchainImageUsageFlagBitsOHOS`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkSwapchainImageUsageFlagBitsOHOS`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkSwapchainImageUsageFlagBitsOHOS = VkBits<"VkSwapchainImageUsageFlagBitsOHOS">;
-/** Enum `VkSystemAllocationScope`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkSystemAllocationScope`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkSystemAllocationScope = VkEnum<"VkSystemAllocationScope", 0 | 1 | 2 | 3 | 4>;
-/** Bits of `VkTensorCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkTensorCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkTensorCreateFlagBitsARM = VkBits<"VkTensorCreateFlagBitsARM", bigint>;
-/** Enum `VkTensorTilingARM`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkTensorTilingARM`: one of its `VK_*` constants (7 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkTensorTilingARM = VkEnum<
   "VkTensorTilingARM",
   0 | 1 | 1000565000 | 1000565001 | 1000565002 | 1000565003 | 1000565004
 >;
-/** Bits of `VkTensorUsageFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkTensorUsageFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkTensorUsageFlagBitsARM = VkBits<"VkTensorUsageFlagBitsARM", bigint>;
-/** Bits of `VkTensorViewCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkTensorViewCreateFlagBitsARM` (64-bit): its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkTensorViewCreateFlagBitsARM = VkBits<"VkTensorViewCreateFlagBitsARM", bigint>;
-/** Enum `VkTessellationDomainOrigin`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkTessellationDomainOrigin`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkTessellationDomainOrigin = VkEnum<"VkTessellationDomainOrigin", 0 | 1>;
 /** Alias of {@linkcode VkTessellationDomainOrigin}. */
 export type VkTessellationDomainOriginKHR = VkTessellationDomainOrigin;
-/** Enum `VkThrottleHintTypeSEC`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkThrottleHintTypeSEC`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkThrottleHintTypeSEC = VkEnum<"VkThrottleHintTypeSEC", 0 | 1 | 2>;
-/** Bits of `VkTileShadingRenderPassFlagBitsQCOM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkTileShadingRenderPassFlagBitsQCOM`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkTileShadingRenderPassFlagBitsQCOM = VkBits<"VkTileShadingRenderPassFlagBitsQCOM">;
 /** Alias of {@linkcode VkTimeDomainKHR}. */
 export type VkTimeDomainEXT = VkTimeDomainKHR;
-/** Enum `VkTimeDomainKHR`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkTimeDomainKHR`: one of its `VK_*` constants (6 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkTimeDomainKHR = VkEnum<"VkTimeDomainKHR", 0 | 1 | 2 | 3 | 1000208000 | 1000208001>;
-/** Bits of `VkToolPurposeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkToolPurposeFlagBits`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkToolPurposeFlagBits = VkBits<"VkToolPurposeFlagBits">;
 /** Alias of {@linkcode VkToolPurposeFlagBits}. */
 export type VkToolPurposeFlagBitsEXT = VkToolPurposeFlagBits;
-/** Enum `VkValidationCacheHeaderVersionEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkValidationCacheHeaderVersionEXT`: one of its `VK_*` constants (1 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkValidationCacheHeaderVersionEXT = VkEnum<"VkValidationCacheHeaderVersionEXT", 1>;
-/** Enum `VkValidationCheckEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkValidationCheckEXT`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkValidationCheckEXT = VkEnum<"VkValidationCheckEXT", 0 | 1>;
-/** Enum `VkValidationFeatureDisableEXT`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkValidationFeatureDisableEXT`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkValidationFeatureDisableEXT = VkEnum<
   "VkValidationFeatureDisableEXT",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7
 >;
-/** Enum `VkValidationFeatureEnableEXT`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkValidationFeatureEnableEXT`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkValidationFeatureEnableEXT = VkEnum<"VkValidationFeatureEnableEXT", 0 | 1 | 2 | 3 | 4>;
-/** Enum `VkVendorId`: one of its `VK_*` constants (9 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkVendorId`: one of its `VK_*` constants (9 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkVendorId = VkEnum<
   "VkVendorId",
   65536 | 65537 | 65538 | 65539 | 65540 | 65541 | 65542 | 65543 | 65544
 >;
-/** Enum `VkVertexInputRate`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkVertexInputRate`: one of its `VK_*` constants (2 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkVertexInputRate = VkEnum<"VkVertexInputRate", 0 | 1>;
-/** Bits of `VkVideoCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoCapabilityFlagBitsKHR = VkBits<"VkVideoCapabilityFlagBitsKHR">;
-/** Bits of `VkVideoChromaSubsamplingFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoChromaSubsamplingFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoChromaSubsamplingFlagBitsKHR = VkBits<"VkVideoChromaSubsamplingFlagBitsKHR">;
-/** Bits of `VkVideoCodecOperationFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoCodecOperationFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoCodecOperationFlagBitsKHR = VkBits<"VkVideoCodecOperationFlagBitsKHR">;
-/** Bits of `VkVideoCodingControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoCodingControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoCodingControlFlagBitsKHR = VkBits<"VkVideoCodingControlFlagBitsKHR">;
-/** Bits of `VkVideoComponentBitDepthFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoComponentBitDepthFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoComponentBitDepthFlagBitsKHR = VkBits<"VkVideoComponentBitDepthFlagBitsKHR">;
-/** Bits of `VkVideoDecodeCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoDecodeCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoDecodeCapabilityFlagBitsKHR = VkBits<"VkVideoDecodeCapabilityFlagBitsKHR">;
-/** Bits of `VkVideoDecodeH264PictureLayoutFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoDecodeH264PictureLayoutFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoDecodeH264PictureLayoutFlagBitsKHR = VkBits<"VkVideoDecodeH264PictureLayoutFlagBitsKHR">;
-/** Bits of `VkVideoDecodeUsageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoDecodeUsageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoDecodeUsageFlagBitsKHR = VkBits<"VkVideoDecodeUsageFlagBitsKHR">;
-/** Bits of `VkVideoEncodeAV1CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeAV1CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1CapabilityFlagBitsKHR = VkBits<"VkVideoEncodeAV1CapabilityFlagBitsKHR">;
-/** Enum `VkVideoEncodeAV1PredictionModeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkVideoEncodeAV1PredictionModeKHR`: one of its `VK_*` constants (4 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkVideoEncodeAV1PredictionModeKHR = VkEnum<"VkVideoEncodeAV1PredictionModeKHR", 0 | 1 | 2 | 3>;
-/** Bits of `VkVideoEncodeAV1RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeAV1RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1RateControlFlagBitsKHR = VkBits<"VkVideoEncodeAV1RateControlFlagBitsKHR">;
-/** Enum `VkVideoEncodeAV1RateControlGroupKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkVideoEncodeAV1RateControlGroupKHR`: one of its `VK_*` constants (3 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkVideoEncodeAV1RateControlGroupKHR = VkEnum<"VkVideoEncodeAV1RateControlGroupKHR", 0 | 1 | 2>;
-/** Bits of `VkVideoEncodeAV1StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeAV1StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1StdFlagBitsKHR = VkBits<"VkVideoEncodeAV1StdFlagBitsKHR">;
-/** Bits of `VkVideoEncodeAV1SuperblockSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeAV1SuperblockSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1SuperblockSizeFlagBitsKHR = VkBits<"VkVideoEncodeAV1SuperblockSizeFlagBitsKHR">;
-/** Bits of `VkVideoEncodeCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeCapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeCapabilityFlagBitsKHR = VkBits<"VkVideoEncodeCapabilityFlagBitsKHR">;
-/** Bits of `VkVideoEncodeContentFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeContentFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeContentFlagBitsKHR = VkBits<"VkVideoEncodeContentFlagBitsKHR">;
-/** Bits of `VkVideoEncodeFeedbackFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeFeedbackFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeFeedbackFlagBitsKHR = VkBits<"VkVideoEncodeFeedbackFlagBitsKHR">;
-/** Bits of `VkVideoEncodeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeFlagBitsKHR = VkBits<"VkVideoEncodeFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH264CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH264CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH264CapabilityFlagBitsKHR = VkBits<"VkVideoEncodeH264CapabilityFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH264RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH264RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH264RateControlFlagBitsKHR = VkBits<"VkVideoEncodeH264RateControlFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH264StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH264StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH264StdFlagBitsKHR = VkBits<"VkVideoEncodeH264StdFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH265CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH265CapabilityFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265CapabilityFlagBitsKHR = VkBits<"VkVideoEncodeH265CapabilityFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH265CtbSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH265CtbSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265CtbSizeFlagBitsKHR = VkBits<"VkVideoEncodeH265CtbSizeFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH265RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH265RateControlFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265RateControlFlagBitsKHR = VkBits<"VkVideoEncodeH265RateControlFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH265StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH265StdFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265StdFlagBitsKHR = VkBits<"VkVideoEncodeH265StdFlagBitsKHR">;
-/** Bits of `VkVideoEncodeH265TransformBlockSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeH265TransformBlockSizeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265TransformBlockSizeFlagBitsKHR = VkBits<
   "VkVideoEncodeH265TransformBlockSizeFlagBitsKHR"
 >;
-/** Bits of `VkVideoEncodeIntraRefreshModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeIntraRefreshModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeIntraRefreshModeFlagBitsKHR = VkBits<"VkVideoEncodeIntraRefreshModeFlagBitsKHR">;
-/** Bits of `VkVideoEncodePerPartitionFeedbackFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodePerPartitionFeedbackFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodePerPartitionFeedbackFlagBitsKHR = VkBits<
   "VkVideoEncodePerPartitionFeedbackFlagBitsKHR"
 >;
-/** Bits of `VkVideoEncodeRateControlModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeRateControlModeFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRateControlModeFlagBitsKHR = VkBits<"VkVideoEncodeRateControlModeFlagBitsKHR">;
-/** Bits of `VkVideoEncodeRgbChromaOffsetFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeRgbChromaOffsetFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRgbChromaOffsetFlagBitsVALVE = VkBits<"VkVideoEncodeRgbChromaOffsetFlagBitsVALVE">;
-/** Bits of `VkVideoEncodeRgbModelConversionFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeRgbModelConversionFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRgbModelConversionFlagBitsVALVE = VkBits<
   "VkVideoEncodeRgbModelConversionFlagBitsVALVE"
 >;
-/** Bits of `VkVideoEncodeRgbRangeCompressionFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeRgbRangeCompressionFlagBitsVALVE`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRgbRangeCompressionFlagBitsVALVE = VkBits<
   "VkVideoEncodeRgbRangeCompressionFlagBitsVALVE"
 >;
-/** Enum `VkVideoEncodeTuningModeKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkVideoEncodeTuningModeKHR`: one of its `VK_*` constants (5 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkVideoEncodeTuningModeKHR = VkEnum<"VkVideoEncodeTuningModeKHR", 0 | 1 | 2 | 3 | 4>;
-/** Bits of `VkVideoEncodeUsageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoEncodeUsageFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeUsageFlagBitsKHR = VkBits<"VkVideoEncodeUsageFlagBitsKHR">;
-/** Bits of `VkVideoSessionCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoSessionCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoSessionCreateFlagBitsKHR = VkBits<"VkVideoSessionCreateFlagBitsKHR">;
-/** Bits of `VkVideoSessionParametersCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkVideoSessionParametersCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkVideoSessionParametersCreateFlagBitsKHR = VkBits<"VkVideoSessionParametersCreateFlagBitsKHR">;
-/** Enum `VkViewportCoordinateSwizzleNV`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused. */
+/**
+ * Enum `VkViewportCoordinateSwizzleNV`: one of its `VK_*` constants (8 values), branded so that another enum's constant or a bare number is refused.
+ *
+ * @category Enums
+ */
 export type VkViewportCoordinateSwizzleNV = VkEnum<
   "VkViewportCoordinateSwizzleNV",
   0 | 1 | 2 | 3 | 4 | 5 | 6 | 7
 >;
-/** Bits of `VkWaylandSurfaceCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`. */
+/**
+ * Bits of `VkWaylandSurfaceCreateFlagBitsKHR`: its `VK_*_BIT` constants, branded so that no other type's bits are accepted; combine them with `flags(A, B)`.
+ *
+ * @category Flags
+ */
 export type VkWaylandSurfaceCreateFlagBitsKHR = VkBits<"VkWaylandSurfaceCreateFlagBitsKHR">;
-/** Flags `VkAccelerationStructureCreateFlagsKHR`: `0` or a combination of {@linkcode VkAccelerationStructureCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAccelerationStructureCreateFlagsKHR`: `0` or a combination of {@linkcode VkAccelerationStructureCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAccelerationStructureCreateFlagsKHR = 0 | VkBits<"VkAccelerationStructureCreateFlagBitsKHR">;
-/** Flags `VkAccelerationStructureMotionInfoFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAccelerationStructureMotionInfoFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAccelerationStructureMotionInfoFlagsNV = 0 | VkBits<"VkAccelerationStructureMotionInfoFlagsNV">;
-/** Flags `VkAccelerationStructureMotionInstanceFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAccelerationStructureMotionInstanceFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAccelerationStructureMotionInstanceFlagsNV =
   | 0
   | VkBits<"VkAccelerationStructureMotionInstanceFlagsNV">;
-/** Flags `VkAccessFlags`: `0` or a combination of {@linkcode VkAccessFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAccessFlags`: `0` or a combination of {@linkcode VkAccessFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAccessFlags = 0 | VkBits<"VkAccessFlagBits">;
-/** Flags `VkAccessFlags2` (64-bit): `0n` or a combination of {@linkcode VkAccessFlagBits2} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAccessFlags2` (64-bit): `0n` or a combination of {@linkcode VkAccessFlagBits2} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAccessFlags2 = 0n | VkBits<"VkAccessFlagBits2", bigint>;
 /** Alias of {@linkcode VkAccessFlags2}. */
 export type VkAccessFlags2KHR = VkAccessFlags2;
-/** Flags `VkAccessFlags3KHR` (64-bit): `0n` or a combination of {@linkcode VkAccessFlagBits3KHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAccessFlags3KHR` (64-bit): `0n` or a combination of {@linkcode VkAccessFlagBits3KHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAccessFlags3KHR = 0n | VkBits<"VkAccessFlagBits3KHR", bigint>;
-/** Flags `VkAcquireProfilingLockFlagsKHR`: `0` or a combination of {@linkcode VkAcquireProfilingLockFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAcquireProfilingLockFlagsKHR`: `0` or a combination of {@linkcode VkAcquireProfilingLockFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAcquireProfilingLockFlagsKHR = 0 | VkBits<"VkAcquireProfilingLockFlagBitsKHR">;
-/** Flags `VkAddressCommandFlagsKHR`: `0` or a combination of {@linkcode VkAddressCommandFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAddressCommandFlagsKHR`: `0` or a combination of {@linkcode VkAddressCommandFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAddressCommandFlagsKHR = 0 | VkBits<"VkAddressCommandFlagBitsKHR">;
-/** Flags `VkAddressCopyFlagsKHR`: `0` or a combination of {@linkcode VkAddressCopyFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAddressCopyFlagsKHR`: `0` or a combination of {@linkcode VkAddressCopyFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAddressCopyFlagsKHR = 0 | VkBits<"VkAddressCopyFlagBitsKHR">;
-/** Flags `VkAndroidSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAndroidSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAndroidSurfaceCreateFlagsKHR = 0 | VkBits<"VkAndroidSurfaceCreateFlagsKHR">;
-/** Flags `VkAttachmentDescriptionFlags`: `0` or a combination of {@linkcode VkAttachmentDescriptionFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkAttachmentDescriptionFlags`: `0` or a combination of {@linkcode VkAttachmentDescriptionFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkAttachmentDescriptionFlags = 0 | VkBits<"VkAttachmentDescriptionFlagBits">;
-/** Flags `VkBufferCreateFlags`: `0` or a combination of {@linkcode VkBufferCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkBufferCreateFlags`: `0` or a combination of {@linkcode VkBufferCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkBufferCreateFlags = 0 | VkBits<"VkBufferCreateFlagBits">;
-/** Flags `VkBufferUsageFlags`: `0` or a combination of {@linkcode VkBufferUsageFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkBufferUsageFlags`: `0` or a combination of {@linkcode VkBufferUsageFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkBufferUsageFlags = 0 | VkBits<"VkBufferUsageFlagBits">;
-/** Flags `VkBufferUsageFlags2` (64-bit): `0n` or a combination of {@linkcode VkBufferUsageFlagBits2} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkBufferUsageFlags2` (64-bit): `0n` or a combination of {@linkcode VkBufferUsageFlagBits2} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkBufferUsageFlags2 = 0n | VkBits<"VkBufferUsageFlagBits2", bigint>;
 /** Alias of {@linkcode VkBufferUsageFlags2}. */
 export type VkBufferUsageFlags2KHR = VkBufferUsageFlags2;
-/** Flags `VkBufferViewCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkBufferViewCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkBufferViewCreateFlags = 0 | VkBits<"VkBufferViewCreateFlags">;
-/** Flags `VkBuildAccelerationStructureFlagsKHR`: `0` or a combination of {@linkcode VkBuildAccelerationStructureFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkBuildAccelerationStructureFlagsKHR`: `0` or a combination of {@linkcode VkBuildAccelerationStructureFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkBuildAccelerationStructureFlagsKHR = 0 | VkBits<"VkBuildAccelerationStructureFlagBitsKHR">;
 /** Alias of {@linkcode VkBuildAccelerationStructureFlagsKHR}. */
 export type VkBuildAccelerationStructureFlagsNV = VkBuildAccelerationStructureFlagsKHR;
-/** Flags `VkBuildMicromapFlagsEXT`: `0` or a combination of {@linkcode VkBuildMicromapFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkBuildMicromapFlagsEXT`: `0` or a combination of {@linkcode VkBuildMicromapFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkBuildMicromapFlagsEXT = 0 | VkBits<"VkBuildMicromapFlagBitsEXT">;
-/** Flags `VkClusterAccelerationStructureAddressResolutionFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureAddressResolutionFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkClusterAccelerationStructureAddressResolutionFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureAddressResolutionFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureAddressResolutionFlagsNV =
   | 0
   | VkBits<"VkClusterAccelerationStructureAddressResolutionFlagBitsNV">;
-/** Flags `VkClusterAccelerationStructureClusterFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureClusterFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkClusterAccelerationStructureClusterFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureClusterFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureClusterFlagsNV =
   | 0
   | VkBits<"VkClusterAccelerationStructureClusterFlagBitsNV">;
-/** Flags `VkClusterAccelerationStructureGeometryFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureGeometryFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkClusterAccelerationStructureGeometryFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureGeometryFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureGeometryFlagsNV =
   | 0
   | VkBits<"VkClusterAccelerationStructureGeometryFlagBitsNV">;
-/** Flags `VkClusterAccelerationStructureIndexFormatFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureIndexFormatFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkClusterAccelerationStructureIndexFormatFlagsNV`: `0` or a combination of {@linkcode VkClusterAccelerationStructureIndexFormatFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkClusterAccelerationStructureIndexFormatFlagsNV =
   | 0
   | VkBits<"VkClusterAccelerationStructureIndexFormatFlagBitsNV">;
-/** Flags `VkColorComponentFlags`: `0` or a combination of {@linkcode VkColorComponentFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkColorComponentFlags`: `0` or a combination of {@linkcode VkColorComponentFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkColorComponentFlags = 0 | VkBits<"VkColorComponentFlagBits">;
-/** Flags `VkCommandBufferResetFlags`: `0` or a combination of {@linkcode VkCommandBufferResetFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCommandBufferResetFlags`: `0` or a combination of {@linkcode VkCommandBufferResetFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCommandBufferResetFlags = 0 | VkBits<"VkCommandBufferResetFlagBits">;
-/** Flags `VkCommandBufferUsageFlags`: `0` or a combination of {@linkcode VkCommandBufferUsageFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCommandBufferUsageFlags`: `0` or a combination of {@linkcode VkCommandBufferUsageFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCommandBufferUsageFlags = 0 | VkBits<"VkCommandBufferUsageFlagBits">;
-/** Flags `VkCommandPoolCreateFlags`: `0` or a combination of {@linkcode VkCommandPoolCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCommandPoolCreateFlags`: `0` or a combination of {@linkcode VkCommandPoolCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCommandPoolCreateFlags = 0 | VkBits<"VkCommandPoolCreateFlagBits">;
-/** Flags `VkCommandPoolResetFlags`: `0` or a combination of {@linkcode VkCommandPoolResetFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCommandPoolResetFlags`: `0` or a combination of {@linkcode VkCommandPoolResetFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCommandPoolResetFlags = 0 | VkBits<"VkCommandPoolResetFlagBits">;
-/** Flags `VkCommandPoolTrimFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCommandPoolTrimFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCommandPoolTrimFlags = 0 | VkBits<"VkCommandPoolTrimFlags">;
 /** Alias of {@linkcode VkCommandPoolTrimFlags}. */
 export type VkCommandPoolTrimFlagsKHR = VkCommandPoolTrimFlags;
-/** Flags `VkCompositeAlphaFlagsKHR`: `0` or a combination of {@linkcode VkCompositeAlphaFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCompositeAlphaFlagsKHR`: `0` or a combination of {@linkcode VkCompositeAlphaFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCompositeAlphaFlagsKHR = 0 | VkBits<"VkCompositeAlphaFlagBitsKHR">;
-/** Flags `VkConditionalRenderingFlagsEXT`: `0` or a combination of {@linkcode VkConditionalRenderingFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkConditionalRenderingFlagsEXT`: `0` or a combination of {@linkcode VkConditionalRenderingFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkConditionalRenderingFlagsEXT = 0 | VkBits<"VkConditionalRenderingFlagBitsEXT">;
-/** Flags `VkCooperativeMatrixFlagsEXT`: `0` or a combination of {@linkcode VkCooperativeMatrixFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCooperativeMatrixFlagsEXT`: `0` or a combination of {@linkcode VkCooperativeMatrixFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCooperativeMatrixFlagsEXT = 0 | VkBits<"VkCooperativeMatrixFlagBitsEXT">;
-/** Flags `VkCullModeFlags`: `0` or a combination of {@linkcode VkCullModeFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkCullModeFlags`: `0` or a combination of {@linkcode VkCullModeFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkCullModeFlags = 0 | VkBits<"VkCullModeFlagBits">;
-/** Flags `VkDataGraphOpticalFlowCreateFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDataGraphOpticalFlowCreateFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowCreateFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowCreateFlagsARM = 0 | VkBits<"VkDataGraphOpticalFlowCreateFlagBitsARM">;
-/** Flags `VkDataGraphOpticalFlowExecuteFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowExecuteFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDataGraphOpticalFlowExecuteFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowExecuteFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowExecuteFlagsARM = 0 | VkBits<"VkDataGraphOpticalFlowExecuteFlagBitsARM">;
-/** Flags `VkDataGraphOpticalFlowGridSizeFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowGridSizeFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDataGraphOpticalFlowGridSizeFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowGridSizeFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowGridSizeFlagsARM = 0 | VkBits<"VkDataGraphOpticalFlowGridSizeFlagBitsARM">;
-/** Flags `VkDataGraphOpticalFlowImageUsageFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowImageUsageFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDataGraphOpticalFlowImageUsageFlagsARM`: `0` or a combination of {@linkcode VkDataGraphOpticalFlowImageUsageFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDataGraphOpticalFlowImageUsageFlagsARM =
   | 0
   | VkBits<"VkDataGraphOpticalFlowImageUsageFlagBitsARM">;
-/** Flags `VkDataGraphPipelineDispatchFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkDataGraphPipelineDispatchFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDataGraphPipelineDispatchFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkDataGraphPipelineDispatchFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDataGraphPipelineDispatchFlagsARM =
   | 0n
   | VkBits<"VkDataGraphPipelineDispatchFlagBitsARM", bigint>;
-/** Flags `VkDataGraphPipelineSessionCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkDataGraphPipelineSessionCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDataGraphPipelineSessionCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkDataGraphPipelineSessionCreateFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDataGraphPipelineSessionCreateFlagsARM =
   | 0n
   | VkBits<"VkDataGraphPipelineSessionCreateFlagBitsARM", bigint>;
-/** Flags `VkDataGraphTOSAQualityFlagsARM`: `0` or a combination of {@linkcode VkDataGraphTOSAQualityFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDataGraphTOSAQualityFlagsARM`: `0` or a combination of {@linkcode VkDataGraphTOSAQualityFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDataGraphTOSAQualityFlagsARM = 0 | VkBits<"VkDataGraphTOSAQualityFlagBitsARM">;
-/** Flags `VkDebugReportFlagsEXT`: `0` or a combination of {@linkcode VkDebugReportFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDebugReportFlagsEXT`: `0` or a combination of {@linkcode VkDebugReportFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDebugReportFlagsEXT = 0 | VkBits<"VkDebugReportFlagBitsEXT">;
-/** Flags `VkDebugUtilsMessageSeverityFlagsEXT`: `0` or a combination of {@linkcode VkDebugUtilsMessageSeverityFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDebugUtilsMessageSeverityFlagsEXT`: `0` or a combination of {@linkcode VkDebugUtilsMessageSeverityFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDebugUtilsMessageSeverityFlagsEXT = 0 | VkBits<"VkDebugUtilsMessageSeverityFlagBitsEXT">;
-/** Flags `VkDebugUtilsMessageTypeFlagsEXT`: `0` or a combination of {@linkcode VkDebugUtilsMessageTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDebugUtilsMessageTypeFlagsEXT`: `0` or a combination of {@linkcode VkDebugUtilsMessageTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDebugUtilsMessageTypeFlagsEXT = 0 | VkBits<"VkDebugUtilsMessageTypeFlagBitsEXT">;
-/** Flags `VkDebugUtilsMessengerCallbackDataFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDebugUtilsMessengerCallbackDataFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDebugUtilsMessengerCallbackDataFlagsEXT =
   | 0
   | VkBits<"VkDebugUtilsMessengerCallbackDataFlagsEXT">;
-/** Flags `VkDebugUtilsMessengerCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDebugUtilsMessengerCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDebugUtilsMessengerCreateFlagsEXT = 0 | VkBits<"VkDebugUtilsMessengerCreateFlagsEXT">;
-/** Flags `VkDependencyFlags`: `0` or a combination of {@linkcode VkDependencyFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDependencyFlags`: `0` or a combination of {@linkcode VkDependencyFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDependencyFlags = 0 | VkBits<"VkDependencyFlagBits">;
-/** Flags `VkDescriptorBindingFlags`: `0` or a combination of {@linkcode VkDescriptorBindingFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDescriptorBindingFlags`: `0` or a combination of {@linkcode VkDescriptorBindingFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDescriptorBindingFlags = 0 | VkBits<"VkDescriptorBindingFlagBits">;
 /** Alias of {@linkcode VkDescriptorBindingFlags}. */
 export type VkDescriptorBindingFlagsEXT = VkDescriptorBindingFlags;
-/** Flags `VkDescriptorPoolCreateFlags`: `0` or a combination of {@linkcode VkDescriptorPoolCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDescriptorPoolCreateFlags`: `0` or a combination of {@linkcode VkDescriptorPoolCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDescriptorPoolCreateFlags = 0 | VkBits<"VkDescriptorPoolCreateFlagBits">;
-/** Flags `VkDescriptorPoolResetFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDescriptorPoolResetFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDescriptorPoolResetFlags = 0 | VkBits<"VkDescriptorPoolResetFlags">;
-/** Flags `VkDescriptorSetLayoutCreateFlags`: `0` or a combination of {@linkcode VkDescriptorSetLayoutCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDescriptorSetLayoutCreateFlags`: `0` or a combination of {@linkcode VkDescriptorSetLayoutCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDescriptorSetLayoutCreateFlags = 0 | VkBits<"VkDescriptorSetLayoutCreateFlagBits">;
-/** Flags `VkDescriptorUpdateTemplateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDescriptorUpdateTemplateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDescriptorUpdateTemplateCreateFlags = 0 | VkBits<"VkDescriptorUpdateTemplateCreateFlags">;
 /** Alias of {@linkcode VkDescriptorUpdateTemplateCreateFlags}. */
 export type VkDescriptorUpdateTemplateCreateFlagsKHR = VkDescriptorUpdateTemplateCreateFlags;
-/** Flags `VkDeviceAddressBindingFlagsEXT`: `0` or a combination of {@linkcode VkDeviceAddressBindingFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDeviceAddressBindingFlagsEXT`: `0` or a combination of {@linkcode VkDeviceAddressBindingFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDeviceAddressBindingFlagsEXT = 0 | VkBits<"VkDeviceAddressBindingFlagBitsEXT">;
-/** Flags `VkDeviceCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDeviceCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDeviceCreateFlags = 0 | VkBits<"VkDeviceCreateFlags">;
-/** Flags `VkDeviceDiagnosticsConfigFlagsNV`: `0` or a combination of {@linkcode VkDeviceDiagnosticsConfigFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDeviceDiagnosticsConfigFlagsNV`: `0` or a combination of {@linkcode VkDeviceDiagnosticsConfigFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDeviceDiagnosticsConfigFlagsNV = 0 | VkBits<"VkDeviceDiagnosticsConfigFlagBitsNV">;
-/** Flags `VkDeviceFaultFlagsKHR`: `0` or a combination of {@linkcode VkDeviceFaultFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDeviceFaultFlagsKHR`: `0` or a combination of {@linkcode VkDeviceFaultFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDeviceFaultFlagsKHR = 0 | VkBits<"VkDeviceFaultFlagBitsKHR">;
-/** Flags `VkDeviceGroupPresentModeFlagsKHR`: `0` or a combination of {@linkcode VkDeviceGroupPresentModeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDeviceGroupPresentModeFlagsKHR`: `0` or a combination of {@linkcode VkDeviceGroupPresentModeFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDeviceGroupPresentModeFlagsKHR = 0 | VkBits<"VkDeviceGroupPresentModeFlagBitsKHR">;
-/** Flags `VkDeviceMemoryReportFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDeviceMemoryReportFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDeviceMemoryReportFlagsEXT = 0 | VkBits<"VkDeviceMemoryReportFlagsEXT">;
-/** Flags `VkDeviceQueueCreateFlags`: `0` or a combination of {@linkcode VkDeviceQueueCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDeviceQueueCreateFlags`: `0` or a combination of {@linkcode VkDeviceQueueCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDeviceQueueCreateFlags = 0 | VkBits<"VkDeviceQueueCreateFlagBits">;
-/** Flags `VkDirectDriverLoadingFlagsLUNARG`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDirectDriverLoadingFlagsLUNARG`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDirectDriverLoadingFlagsLUNARG = 0 | VkBits<"VkDirectDriverLoadingFlagsLUNARG">;
-/** Flags `VkDirectFBSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDirectFBSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDirectFBSurfaceCreateFlagsEXT = 0 | VkBits<"VkDirectFBSurfaceCreateFlagsEXT">;
-/** Flags `VkDisplayModeCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDisplayModeCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDisplayModeCreateFlagsKHR = 0 | VkBits<"VkDisplayModeCreateFlagsKHR">;
-/** Flags `VkDisplayPlaneAlphaFlagsKHR`: `0` or a combination of {@linkcode VkDisplayPlaneAlphaFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDisplayPlaneAlphaFlagsKHR`: `0` or a combination of {@linkcode VkDisplayPlaneAlphaFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDisplayPlaneAlphaFlagsKHR = 0 | VkBits<"VkDisplayPlaneAlphaFlagBitsKHR">;
-/** Flags `VkDisplaySurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkDisplaySurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkDisplaySurfaceCreateFlagsKHR = 0 | VkBits<"VkDisplaySurfaceCreateFlagsKHR">;
-/** Flags `VkEventCreateFlags`: `0` or a combination of {@linkcode VkEventCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkEventCreateFlags`: `0` or a combination of {@linkcode VkEventCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkEventCreateFlags = 0 | VkBits<"VkEventCreateFlagBits">;
-/** Flags `VkExportMetalObjectTypeFlagsEXT`: `0` or a combination of {@linkcode VkExportMetalObjectTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExportMetalObjectTypeFlagsEXT`: `0` or a combination of {@linkcode VkExportMetalObjectTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExportMetalObjectTypeFlagsEXT = 0 | VkBits<"VkExportMetalObjectTypeFlagBitsEXT">;
-/** Flags `VkExternalFenceFeatureFlags`: `0` or a combination of {@linkcode VkExternalFenceFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalFenceFeatureFlags`: `0` or a combination of {@linkcode VkExternalFenceFeatureFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalFenceFeatureFlags = 0 | VkBits<"VkExternalFenceFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalFenceFeatureFlags}. */
 export type VkExternalFenceFeatureFlagsKHR = VkExternalFenceFeatureFlags;
-/** Flags `VkExternalFenceHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalFenceHandleTypeFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalFenceHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalFenceHandleTypeFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalFenceHandleTypeFlags = 0 | VkBits<"VkExternalFenceHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalFenceHandleTypeFlags}. */
 export type VkExternalFenceHandleTypeFlagsKHR = VkExternalFenceHandleTypeFlags;
-/** Flags `VkExternalMemoryFeatureFlags`: `0` or a combination of {@linkcode VkExternalMemoryFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalMemoryFeatureFlags`: `0` or a combination of {@linkcode VkExternalMemoryFeatureFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryFeatureFlags = 0 | VkBits<"VkExternalMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryFeatureFlags}. */
 export type VkExternalMemoryFeatureFlagsKHR = VkExternalMemoryFeatureFlags;
-/** Flags `VkExternalMemoryFeatureFlagsNV`: `0` or a combination of {@linkcode VkExternalMemoryFeatureFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalMemoryFeatureFlagsNV`: `0` or a combination of {@linkcode VkExternalMemoryFeatureFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryFeatureFlagsNV = 0 | VkBits<"VkExternalMemoryFeatureFlagBitsNV">;
-/** Flags `VkExternalMemoryHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalMemoryHandleTypeFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalMemoryHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalMemoryHandleTypeFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryHandleTypeFlags = 0 | VkBits<"VkExternalMemoryHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalMemoryHandleTypeFlags}. */
 export type VkExternalMemoryHandleTypeFlagsKHR = VkExternalMemoryHandleTypeFlags;
-/** Flags `VkExternalMemoryHandleTypeFlagsNV`: `0` or a combination of {@linkcode VkExternalMemoryHandleTypeFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalMemoryHandleTypeFlagsNV`: `0` or a combination of {@linkcode VkExternalMemoryHandleTypeFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalMemoryHandleTypeFlagsNV = 0 | VkBits<"VkExternalMemoryHandleTypeFlagBitsNV">;
-/** Flags `VkExternalSemaphoreFeatureFlags`: `0` or a combination of {@linkcode VkExternalSemaphoreFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalSemaphoreFeatureFlags`: `0` or a combination of {@linkcode VkExternalSemaphoreFeatureFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalSemaphoreFeatureFlags = 0 | VkBits<"VkExternalSemaphoreFeatureFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreFeatureFlags}. */
 export type VkExternalSemaphoreFeatureFlagsKHR = VkExternalSemaphoreFeatureFlags;
-/** Flags `VkExternalSemaphoreHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalSemaphoreHandleTypeFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkExternalSemaphoreHandleTypeFlags`: `0` or a combination of {@linkcode VkExternalSemaphoreHandleTypeFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkExternalSemaphoreHandleTypeFlags = 0 | VkBits<"VkExternalSemaphoreHandleTypeFlagBits">;
 /** Alias of {@linkcode VkExternalSemaphoreHandleTypeFlags}. */
 export type VkExternalSemaphoreHandleTypeFlagsKHR = VkExternalSemaphoreHandleTypeFlags;
-/** Flags `VkFenceCreateFlags`: `0` or a combination of {@linkcode VkFenceCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkFenceCreateFlags`: `0` or a combination of {@linkcode VkFenceCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkFenceCreateFlags = 0 | VkBits<"VkFenceCreateFlagBits">;
-/** Flags `VkFenceImportFlags`: `0` or a combination of {@linkcode VkFenceImportFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkFenceImportFlags`: `0` or a combination of {@linkcode VkFenceImportFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkFenceImportFlags = 0 | VkBits<"VkFenceImportFlagBits">;
 /** Alias of {@linkcode VkFenceImportFlags}. */
 export type VkFenceImportFlagsKHR = VkFenceImportFlags;
-/** Flags `VkFormatFeatureFlags`: `0` or a combination of {@linkcode VkFormatFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkFormatFeatureFlags`: `0` or a combination of {@linkcode VkFormatFeatureFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkFormatFeatureFlags = 0 | VkBits<"VkFormatFeatureFlagBits">;
-/** Flags `VkFormatFeatureFlags2` (64-bit): `0n` or a combination of {@linkcode VkFormatFeatureFlagBits2} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkFormatFeatureFlags2` (64-bit): `0n` or a combination of {@linkcode VkFormatFeatureFlagBits2} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkFormatFeatureFlags2 = 0n | VkBits<"VkFormatFeatureFlagBits2", bigint>;
 /** Alias of {@linkcode VkFormatFeatureFlags2}. */
 export type VkFormatFeatureFlags2KHR = VkFormatFeatureFlags2;
-/** Flags `VkFormatFeatureFlags4KHR` (64-bit): `0n` or a combination of {@linkcode VkFormatFeatureFlagBits4KHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkFormatFeatureFlags4KHR` (64-bit): `0n` or a combination of {@linkcode VkFormatFeatureFlagBits4KHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkFormatFeatureFlags4KHR = 0n | VkBits<"VkFormatFeatureFlagBits4KHR", bigint>;
-/** Flags `VkFrameBoundaryFlagsEXT`: `0` or a combination of {@linkcode VkFrameBoundaryFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkFrameBoundaryFlagsEXT`: `0` or a combination of {@linkcode VkFrameBoundaryFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkFrameBoundaryFlagsEXT = 0 | VkBits<"VkFrameBoundaryFlagBitsEXT">;
-/** Flags `VkFramebufferCreateFlags`: `0` or a combination of {@linkcode VkFramebufferCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkFramebufferCreateFlags`: `0` or a combination of {@linkcode VkFramebufferCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkFramebufferCreateFlags = 0 | VkBits<"VkFramebufferCreateFlagBits">;
-/** Flags `VkGeometryFlagsKHR`: `0` or a combination of {@linkcode VkGeometryFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkGeometryFlagsKHR`: `0` or a combination of {@linkcode VkGeometryFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkGeometryFlagsKHR = 0 | VkBits<"VkGeometryFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryFlagsKHR}. */
 export type VkGeometryFlagsNV = VkGeometryFlagsKHR;
-/** Flags `VkGeometryInstanceFlagsKHR`: `0` or a combination of {@linkcode VkGeometryInstanceFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkGeometryInstanceFlagsKHR`: `0` or a combination of {@linkcode VkGeometryInstanceFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkGeometryInstanceFlagsKHR = 0 | VkBits<"VkGeometryInstanceFlagBitsKHR">;
 /** Alias of {@linkcode VkGeometryInstanceFlagsKHR}. */
 export type VkGeometryInstanceFlagsNV = VkGeometryInstanceFlagsKHR;
-/** Flags `VkGpaPerfBlockPropertiesFlagsAMD`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkGpaPerfBlockPropertiesFlagsAMD`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkGpaPerfBlockPropertiesFlagsAMD = 0 | VkBits<"VkGpaPerfBlockPropertiesFlagsAMD">;
-/** Flags `VkGpaSqShaderStageFlagsAMD`: `0` or a combination of {@linkcode VkGpaSqShaderStageFlagBitsAMD} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkGpaSqShaderStageFlagsAMD`: `0` or a combination of {@linkcode VkGpaSqShaderStageFlagBitsAMD} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkGpaSqShaderStageFlagsAMD = 0 | VkBits<"VkGpaSqShaderStageFlagBitsAMD">;
-/** Flags `VkGraphicsPipelineLibraryFlagsEXT`: `0` or a combination of {@linkcode VkGraphicsPipelineLibraryFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkGraphicsPipelineLibraryFlagsEXT`: `0` or a combination of {@linkcode VkGraphicsPipelineLibraryFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkGraphicsPipelineLibraryFlagsEXT = 0 | VkBits<"VkGraphicsPipelineLibraryFlagBitsEXT">;
-/** Flags `VkHeadlessSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkHeadlessSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkHeadlessSurfaceCreateFlagsEXT = 0 | VkBits<"VkHeadlessSurfaceCreateFlagsEXT">;
-/** Flags `VkHostImageCopyFlags`: `0` or a combination of {@linkcode VkHostImageCopyFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkHostImageCopyFlags`: `0` or a combination of {@linkcode VkHostImageCopyFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkHostImageCopyFlags = 0 | VkBits<"VkHostImageCopyFlagBits">;
 /** Alias of {@linkcode VkHostImageCopyFlags}. */
 export type VkHostImageCopyFlagsEXT = VkHostImageCopyFlags;
-/** Flags `VkIOSSurfaceCreateFlagsMVK`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkIOSSurfaceCreateFlagsMVK`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkIOSSurfaceCreateFlagsMVK = 0 | VkBits<"VkIOSSurfaceCreateFlagsMVK">;
-/** Flags `VkImageAspectFlags`: `0` or a combination of {@linkcode VkImageAspectFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageAspectFlags`: `0` or a combination of {@linkcode VkImageAspectFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageAspectFlags = 0 | VkBits<"VkImageAspectFlagBits">;
-/** Flags `VkImageCompressionFixedRateFlagsEXT`: `0` or a combination of {@linkcode VkImageCompressionFixedRateFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageCompressionFixedRateFlagsEXT`: `0` or a combination of {@linkcode VkImageCompressionFixedRateFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageCompressionFixedRateFlagsEXT = 0 | VkBits<"VkImageCompressionFixedRateFlagBitsEXT">;
-/** Flags `VkImageCompressionFlagsEXT`: `0` or a combination of {@linkcode VkImageCompressionFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageCompressionFlagsEXT`: `0` or a combination of {@linkcode VkImageCompressionFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageCompressionFlagsEXT = 0 | VkBits<"VkImageCompressionFlagBitsEXT">;
-/** Flags `VkImageConstraintsInfoFlagsFUCHSIA`: `0` or a combination of {@linkcode VkImageConstraintsInfoFlagBitsFUCHSIA} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageConstraintsInfoFlagsFUCHSIA`: `0` or a combination of {@linkcode VkImageConstraintsInfoFlagBitsFUCHSIA} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageConstraintsInfoFlagsFUCHSIA = 0 | VkBits<"VkImageConstraintsInfoFlagBitsFUCHSIA">;
-/** Flags `VkImageCreateFlags`: `0` or a combination of {@linkcode VkImageCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageCreateFlags`: `0` or a combination of {@linkcode VkImageCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageCreateFlags = 0 | VkBits<"VkImageCreateFlagBits">;
-/** Flags `VkImageCreateFlags2KHR` (64-bit): `0n` or a combination of {@linkcode VkImageCreateFlagBits2KHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageCreateFlags2KHR` (64-bit): `0n` or a combination of {@linkcode VkImageCreateFlagBits2KHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageCreateFlags2KHR = 0n | VkBits<"VkImageCreateFlagBits2KHR", bigint>;
-/** Flags `VkImageFormatConstraintsFlagsFUCHSIA`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageFormatConstraintsFlagsFUCHSIA`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageFormatConstraintsFlagsFUCHSIA = 0 | VkBits<"VkImageFormatConstraintsFlagsFUCHSIA">;
-/** Flags `VkImagePipeSurfaceCreateFlagsFUCHSIA`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImagePipeSurfaceCreateFlagsFUCHSIA`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImagePipeSurfaceCreateFlagsFUCHSIA = 0 | VkBits<"VkImagePipeSurfaceCreateFlagsFUCHSIA">;
-/** Flags `VkImageUsageFlags`: `0` or a combination of {@linkcode VkImageUsageFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageUsageFlags`: `0` or a combination of {@linkcode VkImageUsageFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageUsageFlags = 0 | VkBits<"VkImageUsageFlagBits">;
-/** Flags `VkImageUsageFlags2KHR` (64-bit): `0n` or a combination of {@linkcode VkImageUsageFlagBits2KHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageUsageFlags2KHR` (64-bit): `0n` or a combination of {@linkcode VkImageUsageFlagBits2KHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageUsageFlags2KHR = 0n | VkBits<"VkImageUsageFlagBits2KHR", bigint>;
-/** Flags `VkImageViewCreateFlags`: `0` or a combination of {@linkcode VkImageViewCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkImageViewCreateFlags`: `0` or a combination of {@linkcode VkImageViewCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkImageViewCreateFlags = 0 | VkBits<"VkImageViewCreateFlagBits">;
-/** Flags `VkIndirectCommandsInputModeFlagsEXT`: `0` or a combination of {@linkcode VkIndirectCommandsInputModeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkIndirectCommandsInputModeFlagsEXT`: `0` or a combination of {@linkcode VkIndirectCommandsInputModeFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkIndirectCommandsInputModeFlagsEXT = 0 | VkBits<"VkIndirectCommandsInputModeFlagBitsEXT">;
-/** Flags `VkIndirectCommandsLayoutUsageFlagsEXT`: `0` or a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkIndirectCommandsLayoutUsageFlagsEXT`: `0` or a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkIndirectCommandsLayoutUsageFlagsEXT = 0 | VkBits<"VkIndirectCommandsLayoutUsageFlagBitsEXT">;
-/** Flags `VkIndirectCommandsLayoutUsageFlagsNV`: `0` or a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkIndirectCommandsLayoutUsageFlagsNV`: `0` or a combination of {@linkcode VkIndirectCommandsLayoutUsageFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkIndirectCommandsLayoutUsageFlagsNV = 0 | VkBits<"VkIndirectCommandsLayoutUsageFlagBitsNV">;
-/** Flags `VkIndirectStateFlagsNV`: `0` or a combination of {@linkcode VkIndirectStateFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkIndirectStateFlagsNV`: `0` or a combination of {@linkcode VkIndirectStateFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkIndirectStateFlagsNV = 0 | VkBits<"VkIndirectStateFlagBitsNV">;
-/** Flags `VkInstanceCreateFlags`: `0` or a combination of {@linkcode VkInstanceCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkInstanceCreateFlags`: `0` or a combination of {@linkcode VkInstanceCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkInstanceCreateFlags = 0 | VkBits<"VkInstanceCreateFlagBits">;
-/** Flags `VkMacOSSurfaceCreateFlagsMVK`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMacOSSurfaceCreateFlagsMVK`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMacOSSurfaceCreateFlagsMVK = 0 | VkBits<"VkMacOSSurfaceCreateFlagsMVK">;
-/** Flags `VkMemoryAllocateFlags`: `0` or a combination of {@linkcode VkMemoryAllocateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMemoryAllocateFlags`: `0` or a combination of {@linkcode VkMemoryAllocateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMemoryAllocateFlags = 0 | VkBits<"VkMemoryAllocateFlagBits">;
 /** Alias of {@linkcode VkMemoryAllocateFlags}. */
 export type VkMemoryAllocateFlagsKHR = VkMemoryAllocateFlags;
-/** Flags `VkMemoryDecompressionMethodFlagsEXT` (64-bit): `0n` or a combination of {@linkcode VkMemoryDecompressionMethodFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMemoryDecompressionMethodFlagsEXT` (64-bit): `0n` or a combination of {@linkcode VkMemoryDecompressionMethodFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMemoryDecompressionMethodFlagsEXT =
   | 0n
   | VkBits<"VkMemoryDecompressionMethodFlagBitsEXT", bigint>;
 /** Alias of {@linkcode VkMemoryDecompressionMethodFlagsEXT}. */
 export type VkMemoryDecompressionMethodFlagsNV = VkMemoryDecompressionMethodFlagsEXT;
-/** Flags `VkMemoryHeapFlags`: `0` or a combination of {@linkcode VkMemoryHeapFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMemoryHeapFlags`: `0` or a combination of {@linkcode VkMemoryHeapFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMemoryHeapFlags = 0 | VkBits<"VkMemoryHeapFlagBits">;
-/** Flags `VkMemoryMapFlags`: `0` or a combination of {@linkcode VkMemoryMapFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMemoryMapFlags`: `0` or a combination of {@linkcode VkMemoryMapFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMemoryMapFlags = 0 | VkBits<"VkMemoryMapFlagBits">;
-/** Flags `VkMemoryPropertyFlags`: `0` or a combination of {@linkcode VkMemoryPropertyFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMemoryPropertyFlags`: `0` or a combination of {@linkcode VkMemoryPropertyFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMemoryPropertyFlags = 0 | VkBits<"VkMemoryPropertyFlagBits">;
-/** Flags `VkMemoryUnmapFlags`: `0` or a combination of {@linkcode VkMemoryUnmapFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMemoryUnmapFlags`: `0` or a combination of {@linkcode VkMemoryUnmapFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMemoryUnmapFlags = 0 | VkBits<"VkMemoryUnmapFlagBits">;
 /** Alias of {@linkcode VkMemoryUnmapFlags}. */
 export type VkMemoryUnmapFlagsKHR = VkMemoryUnmapFlags;
-/** Flags `VkMetalSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMetalSurfaceCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMetalSurfaceCreateFlagsEXT = 0 | VkBits<"VkMetalSurfaceCreateFlagsEXT">;
-/** Flags `VkMicromapCreateFlagsEXT`: `0` or a combination of {@linkcode VkMicromapCreateFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkMicromapCreateFlagsEXT`: `0` or a combination of {@linkcode VkMicromapCreateFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkMicromapCreateFlagsEXT = 0 | VkBits<"VkMicromapCreateFlagBitsEXT">;
-/** Flags `VkOpticalFlowExecuteFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowExecuteFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkOpticalFlowExecuteFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowExecuteFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowExecuteFlagsNV = 0 | VkBits<"VkOpticalFlowExecuteFlagBitsNV">;
-/** Flags `VkOpticalFlowGridSizeFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowGridSizeFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkOpticalFlowGridSizeFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowGridSizeFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowGridSizeFlagsNV = 0 | VkBits<"VkOpticalFlowGridSizeFlagBitsNV">;
-/** Flags `VkOpticalFlowSessionCreateFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowSessionCreateFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkOpticalFlowSessionCreateFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowSessionCreateFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowSessionCreateFlagsNV = 0 | VkBits<"VkOpticalFlowSessionCreateFlagBitsNV">;
-/** Flags `VkOpticalFlowUsageFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowUsageFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkOpticalFlowUsageFlagsNV`: `0` or a combination of {@linkcode VkOpticalFlowUsageFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkOpticalFlowUsageFlagsNV = 0 | VkBits<"VkOpticalFlowUsageFlagBitsNV">;
-/** Flags `VkPartitionedAccelerationStructureInstanceFlagsNV`: `0` or a combination of {@linkcode VkPartitionedAccelerationStructureInstanceFlagBitsNV} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPartitionedAccelerationStructureInstanceFlagsNV`: `0` or a combination of {@linkcode VkPartitionedAccelerationStructureInstanceFlagBitsNV} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPartitionedAccelerationStructureInstanceFlagsNV =
   | 0
   | VkBits<"VkPartitionedAccelerationStructureInstanceFlagBitsNV">;
-/** Flags `VkPastPresentationTimingFlagsEXT`: `0` or a combination of {@linkcode VkPastPresentationTimingFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPastPresentationTimingFlagsEXT`: `0` or a combination of {@linkcode VkPastPresentationTimingFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPastPresentationTimingFlagsEXT = 0 | VkBits<"VkPastPresentationTimingFlagBitsEXT">;
-/** Flags `VkPeerMemoryFeatureFlags`: `0` or a combination of {@linkcode VkPeerMemoryFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPeerMemoryFeatureFlags`: `0` or a combination of {@linkcode VkPeerMemoryFeatureFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPeerMemoryFeatureFlags = 0 | VkBits<"VkPeerMemoryFeatureFlagBits">;
 /** Alias of {@linkcode VkPeerMemoryFeatureFlags}. */
 export type VkPeerMemoryFeatureFlagsKHR = VkPeerMemoryFeatureFlags;
-/** Flags `VkPerformanceCounterDescriptionFlagsARM`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPerformanceCounterDescriptionFlagsARM`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPerformanceCounterDescriptionFlagsARM = 0 | VkBits<"VkPerformanceCounterDescriptionFlagsARM">;
-/** Flags `VkPerformanceCounterDescriptionFlagsKHR`: `0` or a combination of {@linkcode VkPerformanceCounterDescriptionFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPerformanceCounterDescriptionFlagsKHR`: `0` or a combination of {@linkcode VkPerformanceCounterDescriptionFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPerformanceCounterDescriptionFlagsKHR =
   | 0
   | VkBits<"VkPerformanceCounterDescriptionFlagBitsKHR">;
-/** Flags `VkPhysicalDeviceGpaPropertiesFlagsAMD`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPhysicalDeviceGpaPropertiesFlagsAMD`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPhysicalDeviceGpaPropertiesFlagsAMD = 0 | VkBits<"VkPhysicalDeviceGpaPropertiesFlagsAMD">;
-/** Flags `VkPhysicalDeviceSchedulingControlsFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkPhysicalDeviceSchedulingControlsFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPhysicalDeviceSchedulingControlsFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkPhysicalDeviceSchedulingControlsFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPhysicalDeviceSchedulingControlsFlagsARM =
   | 0n
   | VkBits<"VkPhysicalDeviceSchedulingControlsFlagBitsARM", bigint>;
-/** Flags `VkPipelineCacheCreateFlags`: `0` or a combination of {@linkcode VkPipelineCacheCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCacheCreateFlags`: `0` or a combination of {@linkcode VkPipelineCacheCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCacheCreateFlags = 0 | VkBits<"VkPipelineCacheCreateFlagBits">;
-/** Flags `VkPipelineColorBlendStateCreateFlags`: `0` or a combination of {@linkcode VkPipelineColorBlendStateCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineColorBlendStateCreateFlags`: `0` or a combination of {@linkcode VkPipelineColorBlendStateCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineColorBlendStateCreateFlags = 0 | VkBits<"VkPipelineColorBlendStateCreateFlagBits">;
-/** Flags `VkPipelineCompilerControlFlagsAMD`: `0` or a combination of {@linkcode VkPipelineCompilerControlFlagBitsAMD} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCompilerControlFlagsAMD`: `0` or a combination of {@linkcode VkPipelineCompilerControlFlagBitsAMD} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCompilerControlFlagsAMD = 0 | VkBits<"VkPipelineCompilerControlFlagBitsAMD">;
-/** Flags `VkPipelineCoverageModulationStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCoverageModulationStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCoverageModulationStateCreateFlagsNV =
   | 0
   | VkBits<"VkPipelineCoverageModulationStateCreateFlagsNV">;
-/** Flags `VkPipelineCoverageReductionStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCoverageReductionStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCoverageReductionStateCreateFlagsNV =
   | 0
   | VkBits<"VkPipelineCoverageReductionStateCreateFlagsNV">;
-/** Flags `VkPipelineCoverageToColorStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCoverageToColorStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCoverageToColorStateCreateFlagsNV =
   | 0
   | VkBits<"VkPipelineCoverageToColorStateCreateFlagsNV">;
-/** Flags `VkPipelineCreateFlags`: `0` or a combination of {@linkcode VkPipelineCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCreateFlags`: `0` or a combination of {@linkcode VkPipelineCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCreateFlags = 0 | VkBits<"VkPipelineCreateFlagBits">;
-/** Flags `VkPipelineCreateFlags2` (64-bit): `0n` or a combination of {@linkcode VkPipelineCreateFlagBits2} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCreateFlags2` (64-bit): `0n` or a combination of {@linkcode VkPipelineCreateFlagBits2} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCreateFlags2 = 0n | VkBits<"VkPipelineCreateFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineCreateFlags2}. */
 export type VkPipelineCreateFlags2KHR = VkPipelineCreateFlags2;
-/** Flags `VkPipelineCreationFeedbackFlags`: `0` or a combination of {@linkcode VkPipelineCreationFeedbackFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineCreationFeedbackFlags`: `0` or a combination of {@linkcode VkPipelineCreationFeedbackFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineCreationFeedbackFlags = 0 | VkBits<"VkPipelineCreationFeedbackFlagBits">;
 /** Alias of {@linkcode VkPipelineCreationFeedbackFlags}. */
 export type VkPipelineCreationFeedbackFlagsEXT = VkPipelineCreationFeedbackFlags;
-/** Flags `VkPipelineDepthStencilStateCreateFlags`: `0` or a combination of {@linkcode VkPipelineDepthStencilStateCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineDepthStencilStateCreateFlags`: `0` or a combination of {@linkcode VkPipelineDepthStencilStateCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineDepthStencilStateCreateFlags = 0 | VkBits<"VkPipelineDepthStencilStateCreateFlagBits">;
-/** Flags `VkPipelineDiscardRectangleStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineDiscardRectangleStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineDiscardRectangleStateCreateFlagsEXT =
   | 0
   | VkBits<"VkPipelineDiscardRectangleStateCreateFlagsEXT">;
-/** Flags `VkPipelineDynamicStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineDynamicStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineDynamicStateCreateFlags = 0 | VkBits<"VkPipelineDynamicStateCreateFlags">;
-/** Flags `VkPipelineInputAssemblyStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineInputAssemblyStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineInputAssemblyStateCreateFlags = 0 | VkBits<"VkPipelineInputAssemblyStateCreateFlags">;
-/** Flags `VkPipelineLayoutCreateFlags`: `0` or a combination of {@linkcode VkPipelineLayoutCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineLayoutCreateFlags`: `0` or a combination of {@linkcode VkPipelineLayoutCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineLayoutCreateFlags = 0 | VkBits<"VkPipelineLayoutCreateFlagBits">;
-/** Flags `VkPipelineMultisampleStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineMultisampleStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineMultisampleStateCreateFlags = 0 | VkBits<"VkPipelineMultisampleStateCreateFlags">;
-/** Flags `VkPipelineRasterizationConservativeStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineRasterizationConservativeStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineRasterizationConservativeStateCreateFlagsEXT =
   | 0
   | VkBits<"VkPipelineRasterizationConservativeStateCreateFlagsEXT">;
-/** Flags `VkPipelineRasterizationDepthClipStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineRasterizationDepthClipStateCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineRasterizationDepthClipStateCreateFlagsEXT =
   | 0
   | VkBits<"VkPipelineRasterizationDepthClipStateCreateFlagsEXT">;
-/** Flags `VkPipelineRasterizationStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineRasterizationStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineRasterizationStateCreateFlags = 0 | VkBits<"VkPipelineRasterizationStateCreateFlags">;
-/** Flags `VkPipelineRasterizationStateStreamCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineRasterizationStateStreamCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineRasterizationStateStreamCreateFlagsEXT =
   | 0
   | VkBits<"VkPipelineRasterizationStateStreamCreateFlagsEXT">;
-/** Flags `VkPipelineShaderStageCreateFlags`: `0` or a combination of {@linkcode VkPipelineShaderStageCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineShaderStageCreateFlags`: `0` or a combination of {@linkcode VkPipelineShaderStageCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineShaderStageCreateFlags = 0 | VkBits<"VkPipelineShaderStageCreateFlagBits">;
-/** Flags `VkPipelineStageFlags`: `0` or a combination of {@linkcode VkPipelineStageFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineStageFlags`: `0` or a combination of {@linkcode VkPipelineStageFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineStageFlags = 0 | VkBits<"VkPipelineStageFlagBits">;
-/** Flags `VkPipelineStageFlags2` (64-bit): `0n` or a combination of {@linkcode VkPipelineStageFlagBits2} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineStageFlags2` (64-bit): `0n` or a combination of {@linkcode VkPipelineStageFlagBits2} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineStageFlags2 = 0n | VkBits<"VkPipelineStageFlagBits2", bigint>;
 /** Alias of {@linkcode VkPipelineStageFlags2}. */
 export type VkPipelineStageFlags2KHR = VkPipelineStageFlags2;
-/** Flags `VkPipelineTessellationStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineTessellationStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineTessellationStateCreateFlags = 0 | VkBits<"VkPipelineTessellationStateCreateFlags">;
-/** Flags `VkPipelineVertexInputStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineVertexInputStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineVertexInputStateCreateFlags = 0 | VkBits<"VkPipelineVertexInputStateCreateFlags">;
-/** Flags `VkPipelineViewportStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineViewportStateCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineViewportStateCreateFlags = 0 | VkBits<"VkPipelineViewportStateCreateFlags">;
-/** Flags `VkPipelineViewportSwizzleStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPipelineViewportSwizzleStateCreateFlagsNV`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPipelineViewportSwizzleStateCreateFlagsNV =
   | 0
   | VkBits<"VkPipelineViewportSwizzleStateCreateFlagsNV">;
 /** Alias of {@linkcode VkPresentGravityFlagsKHR}. */
 export type VkPresentGravityFlagsEXT = VkPresentGravityFlagsKHR;
-/** Flags `VkPresentGravityFlagsKHR`: `0` or a combination of {@linkcode VkPresentGravityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPresentGravityFlagsKHR`: `0` or a combination of {@linkcode VkPresentGravityFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPresentGravityFlagsKHR = 0 | VkBits<"VkPresentGravityFlagBitsKHR">;
 /** Alias of {@linkcode VkPresentScalingFlagsKHR}. */
 export type VkPresentScalingFlagsEXT = VkPresentScalingFlagsKHR;
-/** Flags `VkPresentScalingFlagsKHR`: `0` or a combination of {@linkcode VkPresentScalingFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPresentScalingFlagsKHR`: `0` or a combination of {@linkcode VkPresentScalingFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPresentScalingFlagsKHR = 0 | VkBits<"VkPresentScalingFlagBitsKHR">;
-/** Flags `VkPresentStageFlagsEXT`: `0` or a combination of {@linkcode VkPresentStageFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPresentStageFlagsEXT`: `0` or a combination of {@linkcode VkPresentStageFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPresentStageFlagsEXT = 0 | VkBits<"VkPresentStageFlagBitsEXT">;
-/** Flags `VkPresentTimingInfoFlagsEXT`: `0` or a combination of {@linkcode VkPresentTimingInfoFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPresentTimingInfoFlagsEXT`: `0` or a combination of {@linkcode VkPresentTimingInfoFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPresentTimingInfoFlagsEXT = 0 | VkBits<"VkPresentTimingInfoFlagBitsEXT">;
-/** Flags `VkPrivateDataSlotCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkPrivateDataSlotCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkPrivateDataSlotCreateFlags = 0 | VkBits<"VkPrivateDataSlotCreateFlags">;
 /** Alias of {@linkcode VkPrivateDataSlotCreateFlags}. */
 export type VkPrivateDataSlotCreateFlagsEXT = VkPrivateDataSlotCreateFlags;
-/** Flags `VkQueryControlFlags`: `0` or a combination of {@linkcode VkQueryControlFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkQueryControlFlags`: `0` or a combination of {@linkcode VkQueryControlFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkQueryControlFlags = 0 | VkBits<"VkQueryControlFlagBits">;
-/** Flags `VkQueryPipelineStatisticFlags`: `0` or a combination of {@linkcode VkQueryPipelineStatisticFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkQueryPipelineStatisticFlags`: `0` or a combination of {@linkcode VkQueryPipelineStatisticFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkQueryPipelineStatisticFlags = 0 | VkBits<"VkQueryPipelineStatisticFlagBits">;
-/** Flags `VkQueryPoolCreateFlags`: `0` or a combination of {@linkcode VkQueryPoolCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkQueryPoolCreateFlags`: `0` or a combination of {@linkcode VkQueryPoolCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkQueryPoolCreateFlags = 0 | VkBits<"VkQueryPoolCreateFlagBits">;
-/** Flags `VkQueryResultFlags`: `0` or a combination of {@linkcode VkQueryResultFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkQueryResultFlags`: `0` or a combination of {@linkcode VkQueryResultFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkQueryResultFlags = 0 | VkBits<"VkQueryResultFlagBits">;
-/** Flags `VkQueueFlags`: `0` or a combination of {@linkcode VkQueueFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkQueueFlags`: `0` or a combination of {@linkcode VkQueueFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkQueueFlags = 0 | VkBits<"VkQueueFlagBits">;
-/** Flags `VkRefreshObjectFlagsKHR`: `0` or a combination of {@linkcode VkRefreshObjectFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkRefreshObjectFlagsKHR`: `0` or a combination of {@linkcode VkRefreshObjectFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkRefreshObjectFlagsKHR = 0 | VkBits<"VkRefreshObjectFlagBitsKHR">;
-/** Flags `VkRenderPassCreateFlags`: `0` or a combination of {@linkcode VkRenderPassCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkRenderPassCreateFlags`: `0` or a combination of {@linkcode VkRenderPassCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkRenderPassCreateFlags = 0 | VkBits<"VkRenderPassCreateFlagBits">;
-/** Flags `VkRenderingAttachmentFlagsKHR`: `0` or a combination of {@linkcode VkRenderingAttachmentFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkRenderingAttachmentFlagsKHR`: `0` or a combination of {@linkcode VkRenderingAttachmentFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkRenderingAttachmentFlagsKHR = 0 | VkBits<"VkRenderingAttachmentFlagBitsKHR">;
-/** Flags `VkRenderingFlags`: `0` or a combination of {@linkcode VkRenderingFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkRenderingFlags`: `0` or a combination of {@linkcode VkRenderingFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkRenderingFlags = 0 | VkBits<"VkRenderingFlagBits">;
 /** Alias of {@linkcode VkRenderingFlags}. */
 export type VkRenderingFlagsKHR = VkRenderingFlags;
-/** Flags `VkResolveImageFlagsKHR`: `0` or a combination of {@linkcode VkResolveImageFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkResolveImageFlagsKHR`: `0` or a combination of {@linkcode VkResolveImageFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkResolveImageFlagsKHR = 0 | VkBits<"VkResolveImageFlagBitsKHR">;
-/** Flags `VkResolveModeFlags`: `0` or a combination of {@linkcode VkResolveModeFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkResolveModeFlags`: `0` or a combination of {@linkcode VkResolveModeFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkResolveModeFlags = 0 | VkBits<"VkResolveModeFlagBits">;
 /** Alias of {@linkcode VkResolveModeFlags}. */
 export type VkResolveModeFlagsKHR = VkResolveModeFlags;
-/** Flags `VkSampleCountFlags`: `0` or a combination of {@linkcode VkSampleCountFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSampleCountFlags`: `0` or a combination of {@linkcode VkSampleCountFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSampleCountFlags = 0 | VkBits<"VkSampleCountFlagBits">;
-/** Flags `VkSamplerCreateFlags`: `0` or a combination of {@linkcode VkSamplerCreateFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSamplerCreateFlags`: `0` or a combination of {@linkcode VkSamplerCreateFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSamplerCreateFlags = 0 | VkBits<"VkSamplerCreateFlagBits">;
-/** Flags `VkScreenSurfaceCreateFlagsQNX`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkScreenSurfaceCreateFlagsQNX`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkScreenSurfaceCreateFlagsQNX = 0 | VkBits<"VkScreenSurfaceCreateFlagsQNX">;
-/** Flags `VkSemaphoreCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSemaphoreCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSemaphoreCreateFlags = 0 | VkBits<"VkSemaphoreCreateFlags">;
-/** Flags `VkSemaphoreImportFlags`: `0` or a combination of {@linkcode VkSemaphoreImportFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSemaphoreImportFlags`: `0` or a combination of {@linkcode VkSemaphoreImportFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSemaphoreImportFlags = 0 | VkBits<"VkSemaphoreImportFlagBits">;
 /** Alias of {@linkcode VkSemaphoreImportFlags}. */
 export type VkSemaphoreImportFlagsKHR = VkSemaphoreImportFlags;
-/** Flags `VkSemaphoreWaitFlags`: `0` or a combination of {@linkcode VkSemaphoreWaitFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSemaphoreWaitFlags`: `0` or a combination of {@linkcode VkSemaphoreWaitFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSemaphoreWaitFlags = 0 | VkBits<"VkSemaphoreWaitFlagBits">;
 /** Alias of {@linkcode VkSemaphoreWaitFlags}. */
 export type VkSemaphoreWaitFlagsKHR = VkSemaphoreWaitFlags;
-/** Flags `VkShaderCorePropertiesFlagsAMD`: `0` or a combination of {@linkcode VkShaderCorePropertiesFlagBitsAMD} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkShaderCorePropertiesFlagsAMD`: `0` or a combination of {@linkcode VkShaderCorePropertiesFlagBitsAMD} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkShaderCorePropertiesFlagsAMD = 0 | VkBits<"VkShaderCorePropertiesFlagBitsAMD">;
-/** Flags `VkShaderCreateFlagsEXT`: `0` or a combination of {@linkcode VkShaderCreateFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkShaderCreateFlagsEXT`: `0` or a combination of {@linkcode VkShaderCreateFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkShaderCreateFlagsEXT = 0 | VkBits<"VkShaderCreateFlagBitsEXT">;
-/** Flags `VkShaderInstrumentationValuesFlagsARM`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkShaderInstrumentationValuesFlagsARM`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkShaderInstrumentationValuesFlagsARM = 0 | VkBits<"VkShaderInstrumentationValuesFlagsARM">;
-/** Flags `VkShaderModuleCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkShaderModuleCreateFlags`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkShaderModuleCreateFlags = 0 | VkBits<"VkShaderModuleCreateFlags">;
-/** Flags `VkShaderStageFlags`: `0` or a combination of {@linkcode VkShaderStageFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkShaderStageFlags`: `0` or a combination of {@linkcode VkShaderStageFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkShaderStageFlags = 0 | VkBits<"VkShaderStageFlagBits">;
-/** Flags `VkSparseImageFormatFlags`: `0` or a combination of {@linkcode VkSparseImageFormatFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSparseImageFormatFlags`: `0` or a combination of {@linkcode VkSparseImageFormatFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSparseImageFormatFlags = 0 | VkBits<"VkSparseImageFormatFlagBits">;
-/** Flags `VkSparseMemoryBindFlags`: `0` or a combination of {@linkcode VkSparseMemoryBindFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSparseMemoryBindFlags`: `0` or a combination of {@linkcode VkSparseMemoryBindFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSparseMemoryBindFlags = 0 | VkBits<"VkSparseMemoryBindFlagBits">;
-/** Flags `VkSpirvResourceTypeFlagsEXT`: `0` or a combination of {@linkcode VkSpirvResourceTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSpirvResourceTypeFlagsEXT`: `0` or a combination of {@linkcode VkSpirvResourceTypeFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSpirvResourceTypeFlagsEXT = 0 | VkBits<"VkSpirvResourceTypeFlagBitsEXT">;
-/** Flags `VkStencilFaceFlags`: `0` or a combination of {@linkcode VkStencilFaceFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkStencilFaceFlags`: `0` or a combination of {@linkcode VkStencilFaceFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkStencilFaceFlags = 0 | VkBits<"VkStencilFaceFlagBits">;
-/** Flags `VkStreamDescriptorSurfaceCreateFlagsGGP`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkStreamDescriptorSurfaceCreateFlagsGGP`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkStreamDescriptorSurfaceCreateFlagsGGP = 0 | VkBits<"VkStreamDescriptorSurfaceCreateFlagsGGP">;
-/** Flags `VkSubgroupFeatureFlags`: `0` or a combination of {@linkcode VkSubgroupFeatureFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSubgroupFeatureFlags`: `0` or a combination of {@linkcode VkSubgroupFeatureFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSubgroupFeatureFlags = 0 | VkBits<"VkSubgroupFeatureFlagBits">;
-/** Flags `VkSubmitFlags`: `0` or a combination of {@linkcode VkSubmitFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSubmitFlags`: `0` or a combination of {@linkcode VkSubmitFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSubmitFlags = 0 | VkBits<"VkSubmitFlagBits">;
 /** Alias of {@linkcode VkSubmitFlags}. */
 export type VkSubmitFlagsKHR = VkSubmitFlags;
-/** Flags `VkSubpassDescriptionFlags`: `0` or a combination of {@linkcode VkSubpassDescriptionFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSubpassDescriptionFlags`: `0` or a combination of {@linkcode VkSubpassDescriptionFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSubpassDescriptionFlags = 0 | VkBits<"VkSubpassDescriptionFlagBits">;
-/** Flags `VkSurfaceCounterFlagsEXT`: `0` or a combination of {@linkcode VkSurfaceCounterFlagBitsEXT} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSurfaceCounterFlagsEXT`: `0` or a combination of {@linkcode VkSurfaceCounterFlagBitsEXT} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSurfaceCounterFlagsEXT = 0 | VkBits<"VkSurfaceCounterFlagBitsEXT">;
-/** Flags `VkSurfaceCreateFlagsOHOS`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSurfaceCreateFlagsOHOS`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSurfaceCreateFlagsOHOS = 0 | VkBits<"VkSurfaceCreateFlagsOHOS">;
-/** Flags `VkSurfaceTransformFlagsKHR`: `0` or a combination of {@linkcode VkSurfaceTransformFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSurfaceTransformFlagsKHR`: `0` or a combination of {@linkcode VkSurfaceTransformFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSurfaceTransformFlagsKHR = 0 | VkBits<"VkSurfaceTransformFlagBitsKHR">;
-/** Flags `VkSwapchainCreateFlagsKHR`: `0` or a combination of {@linkcode VkSwapchainCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSwapchainCreateFlagsKHR`: `0` or a combination of {@linkcode VkSwapchainCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSwapchainCreateFlagsKHR = 0 | VkBits<"VkSwapchainCreateFlagBitsKHR">;
-/** Flags `VkSwapchainImageUsageFlagsANDROID`: `0` or a combination of {@linkcode VkSwapchainImageUsageFlagBitsANDROID} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSwapchainImageUsageFlagsANDROID`: `0` or a combination of {@linkcode VkSwapchainImageUsageFlagBitsANDROID} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSwapchainImageUsageFlagsANDROID = 0 | VkBits<"VkSwapchainImageUsageFlagBitsANDROID">;
-/** Flags `VkSwapchainImageUsageFlagsOHOS`: `0` or a combination of {@linkcode VkSwapchainImageUsageFlagBitsOHOS} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkSwapchainImageUsageFlagsOHOS`: `0` or a combination of {@linkcode VkSwapchainImageUsageFlagBitsOHOS} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkSwapchainImageUsageFlagsOHOS = 0 | VkBits<"VkSwapchainImageUsageFlagBitsOHOS">;
-/** Flags `VkTensorCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkTensorCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorCreateFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkTensorCreateFlagsARM = 0n | VkBits<"VkTensorCreateFlagBitsARM", bigint>;
-/** Flags `VkTensorUsageFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorUsageFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkTensorUsageFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorUsageFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkTensorUsageFlagsARM = 0n | VkBits<"VkTensorUsageFlagBitsARM", bigint>;
-/** Flags `VkTensorViewCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorViewCreateFlagBitsARM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkTensorViewCreateFlagsARM` (64-bit): `0n` or a combination of {@linkcode VkTensorViewCreateFlagBitsARM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkTensorViewCreateFlagsARM = 0n | VkBits<"VkTensorViewCreateFlagBitsARM", bigint>;
-/** Flags `VkTileShadingRenderPassFlagsQCOM`: `0` or a combination of {@linkcode VkTileShadingRenderPassFlagBitsQCOM} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkTileShadingRenderPassFlagsQCOM`: `0` or a combination of {@linkcode VkTileShadingRenderPassFlagBitsQCOM} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkTileShadingRenderPassFlagsQCOM = 0 | VkBits<"VkTileShadingRenderPassFlagBitsQCOM">;
-/** Flags `VkToolPurposeFlags`: `0` or a combination of {@linkcode VkToolPurposeFlagBits} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkToolPurposeFlags`: `0` or a combination of {@linkcode VkToolPurposeFlagBits} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkToolPurposeFlags = 0 | VkBits<"VkToolPurposeFlagBits">;
 /** Alias of {@linkcode VkToolPurposeFlags}. */
 export type VkToolPurposeFlagsEXT = VkToolPurposeFlags;
-/** Flags `VkUbmSurfaceCreateFlagsSEC`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkUbmSurfaceCreateFlagsSEC`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkUbmSurfaceCreateFlagsSEC = 0 | VkBits<"VkUbmSurfaceCreateFlagsSEC">;
-/** Flags `VkValidationCacheCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkValidationCacheCreateFlagsEXT`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkValidationCacheCreateFlagsEXT = 0 | VkBits<"VkValidationCacheCreateFlagsEXT">;
-/** Flags `VkViSurfaceCreateFlagsNN`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkViSurfaceCreateFlagsNN`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkViSurfaceCreateFlagsNN = 0 | VkBits<"VkViSurfaceCreateFlagsNN">;
-/** Flags `VkVideoBeginCodingFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoBeginCodingFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoBeginCodingFlagsKHR = 0 | VkBits<"VkVideoBeginCodingFlagsKHR">;
-/** Flags `VkVideoCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoCapabilityFlagsKHR = 0 | VkBits<"VkVideoCapabilityFlagBitsKHR">;
-/** Flags `VkVideoChromaSubsamplingFlagsKHR`: `0` or a combination of {@linkcode VkVideoChromaSubsamplingFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoChromaSubsamplingFlagsKHR`: `0` or a combination of {@linkcode VkVideoChromaSubsamplingFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoChromaSubsamplingFlagsKHR = 0 | VkBits<"VkVideoChromaSubsamplingFlagBitsKHR">;
-/** Flags `VkVideoCodecOperationFlagsKHR`: `0` or a combination of {@linkcode VkVideoCodecOperationFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoCodecOperationFlagsKHR`: `0` or a combination of {@linkcode VkVideoCodecOperationFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoCodecOperationFlagsKHR = 0 | VkBits<"VkVideoCodecOperationFlagBitsKHR">;
-/** Flags `VkVideoCodingControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoCodingControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoCodingControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoCodingControlFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoCodingControlFlagsKHR = 0 | VkBits<"VkVideoCodingControlFlagBitsKHR">;
-/** Flags `VkVideoComponentBitDepthFlagsKHR`: `0` or a combination of {@linkcode VkVideoComponentBitDepthFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoComponentBitDepthFlagsKHR`: `0` or a combination of {@linkcode VkVideoComponentBitDepthFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoComponentBitDepthFlagsKHR = 0 | VkBits<"VkVideoComponentBitDepthFlagBitsKHR">;
-/** Flags `VkVideoDecodeCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoDecodeCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoDecodeCapabilityFlagsKHR = 0 | VkBits<"VkVideoDecodeCapabilityFlagBitsKHR">;
-/** Flags `VkVideoDecodeFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoDecodeFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoDecodeFlagsKHR = 0 | VkBits<"VkVideoDecodeFlagsKHR">;
-/** Flags `VkVideoDecodeH264PictureLayoutFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeH264PictureLayoutFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoDecodeH264PictureLayoutFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeH264PictureLayoutFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoDecodeH264PictureLayoutFlagsKHR = 0 | VkBits<"VkVideoDecodeH264PictureLayoutFlagBitsKHR">;
-/** Flags `VkVideoDecodeUsageFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeUsageFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoDecodeUsageFlagsKHR`: `0` or a combination of {@linkcode VkVideoDecodeUsageFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoDecodeUsageFlagsKHR = 0 | VkBits<"VkVideoDecodeUsageFlagBitsKHR">;
-/** Flags `VkVideoEncodeAV1CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeAV1CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1CapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1CapabilityFlagBitsKHR">;
-/** Flags `VkVideoEncodeAV1RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeAV1RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1RateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1RateControlFlagBitsKHR">;
-/** Flags `VkVideoEncodeAV1StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1StdFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeAV1StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1StdFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1StdFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1StdFlagBitsKHR">;
-/** Flags `VkVideoEncodeAV1SuperblockSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1SuperblockSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeAV1SuperblockSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeAV1SuperblockSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeAV1SuperblockSizeFlagsKHR = 0 | VkBits<"VkVideoEncodeAV1SuperblockSizeFlagBitsKHR">;
-/** Flags `VkVideoEncodeCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeCapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeCapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeCapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeCapabilityFlagBitsKHR">;
-/** Flags `VkVideoEncodeContentFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeContentFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeContentFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeContentFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeContentFlagsKHR = 0 | VkBits<"VkVideoEncodeContentFlagBitsKHR">;
-/** Flags `VkVideoEncodeFeedbackFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeFeedbackFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeFeedbackFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeFeedbackFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeFeedbackFlagsKHR = 0 | VkBits<"VkVideoEncodeFeedbackFlagBitsKHR">;
-/** Flags `VkVideoEncodeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeFlagsKHR = 0 | VkBits<"VkVideoEncodeFlagBitsKHR">;
-/** Flags `VkVideoEncodeH264CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH264CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH264CapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeH264CapabilityFlagBitsKHR">;
-/** Flags `VkVideoEncodeH264RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH264RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH264RateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeH264RateControlFlagBitsKHR">;
-/** Flags `VkVideoEncodeH264StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264StdFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH264StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH264StdFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH264StdFlagsKHR = 0 | VkBits<"VkVideoEncodeH264StdFlagBitsKHR">;
-/** Flags `VkVideoEncodeH265CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH265CapabilityFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265CapabilityFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265CapabilityFlagsKHR = 0 | VkBits<"VkVideoEncodeH265CapabilityFlagBitsKHR">;
-/** Flags `VkVideoEncodeH265CtbSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265CtbSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH265CtbSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265CtbSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265CtbSizeFlagsKHR = 0 | VkBits<"VkVideoEncodeH265CtbSizeFlagBitsKHR">;
-/** Flags `VkVideoEncodeH265RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH265RateControlFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265RateControlFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265RateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeH265RateControlFlagBitsKHR">;
-/** Flags `VkVideoEncodeH265StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265StdFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH265StdFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265StdFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265StdFlagsKHR = 0 | VkBits<"VkVideoEncodeH265StdFlagBitsKHR">;
-/** Flags `VkVideoEncodeH265TransformBlockSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265TransformBlockSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeH265TransformBlockSizeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeH265TransformBlockSizeFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeH265TransformBlockSizeFlagsKHR =
   | 0
   | VkBits<"VkVideoEncodeH265TransformBlockSizeFlagBitsKHR">;
-/** Flags `VkVideoEncodeIntraRefreshModeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeIntraRefreshModeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeIntraRefreshModeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeIntraRefreshModeFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeIntraRefreshModeFlagsKHR = 0 | VkBits<"VkVideoEncodeIntraRefreshModeFlagBitsKHR">;
-/** Flags `VkVideoEncodePerPartitionFeedbackFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodePerPartitionFeedbackFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodePerPartitionFeedbackFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodePerPartitionFeedbackFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodePerPartitionFeedbackFlagsKHR =
   | 0
   | VkBits<"VkVideoEncodePerPartitionFeedbackFlagBitsKHR">;
-/** Flags `VkVideoEncodeRateControlFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeRateControlFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRateControlFlagsKHR = 0 | VkBits<"VkVideoEncodeRateControlFlagsKHR">;
-/** Flags `VkVideoEncodeRateControlModeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeRateControlModeFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeRateControlModeFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeRateControlModeFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRateControlModeFlagsKHR = 0 | VkBits<"VkVideoEncodeRateControlModeFlagBitsKHR">;
-/** Flags `VkVideoEncodeRgbChromaOffsetFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbChromaOffsetFlagBitsVALVE} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeRgbChromaOffsetFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbChromaOffsetFlagBitsVALVE} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRgbChromaOffsetFlagsVALVE = 0 | VkBits<"VkVideoEncodeRgbChromaOffsetFlagBitsVALVE">;
-/** Flags `VkVideoEncodeRgbModelConversionFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbModelConversionFlagBitsVALVE} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeRgbModelConversionFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbModelConversionFlagBitsVALVE} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRgbModelConversionFlagsVALVE =
   | 0
   | VkBits<"VkVideoEncodeRgbModelConversionFlagBitsVALVE">;
-/** Flags `VkVideoEncodeRgbRangeCompressionFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbRangeCompressionFlagBitsVALVE} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeRgbRangeCompressionFlagsVALVE`: `0` or a combination of {@linkcode VkVideoEncodeRgbRangeCompressionFlagBitsVALVE} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeRgbRangeCompressionFlagsVALVE =
   | 0
   | VkBits<"VkVideoEncodeRgbRangeCompressionFlagBitsVALVE">;
-/** Flags `VkVideoEncodeUsageFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeUsageFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEncodeUsageFlagsKHR`: `0` or a combination of {@linkcode VkVideoEncodeUsageFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEncodeUsageFlagsKHR = 0 | VkBits<"VkVideoEncodeUsageFlagBitsKHR">;
-/** Flags `VkVideoEndCodingFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoEndCodingFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoEndCodingFlagsKHR = 0 | VkBits<"VkVideoEndCodingFlagsKHR">;
-/** Flags `VkVideoSessionCreateFlagsKHR`: `0` or a combination of {@linkcode VkVideoSessionCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoSessionCreateFlagsKHR`: `0` or a combination of {@linkcode VkVideoSessionCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoSessionCreateFlagsKHR = 0 | VkBits<"VkVideoSessionCreateFlagBitsKHR">;
-/** Flags `VkVideoSessionParametersCreateFlagsKHR`: `0` or a combination of {@linkcode VkVideoSessionParametersCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkVideoSessionParametersCreateFlagsKHR`: `0` or a combination of {@linkcode VkVideoSessionParametersCreateFlagBitsKHR} (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkVideoSessionParametersCreateFlagsKHR = 0 | VkBits<"VkVideoSessionParametersCreateFlagBitsKHR">;
-/** Flags `VkWaylandSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkWaylandSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkWaylandSurfaceCreateFlagsKHR = 0 | VkBits<"VkWaylandSurfaceCreateFlagsKHR">;
-/** Flags `VkWin32SurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkWin32SurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkWin32SurfaceCreateFlagsKHR = 0 | VkBits<"VkWin32SurfaceCreateFlagsKHR">;
-/** Flags `VkXcbSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkXcbSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkXcbSurfaceCreateFlagsKHR = 0 | VkBits<"VkXcbSurfaceCreateFlagsKHR">;
-/** Flags `VkXlibSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`). */
+/**
+ * Flags `VkXlibSurfaceCreateFlagsKHR`: `0` or a combination of no bits defined yet (one constant, or several through `flags(A, B)`).
+ *
+ * @category Flags
+ */
 export type VkXlibSurfaceCreateFlagsKHR = 0 | VkBits<"VkXlibSurfaceCreateFlagsKHR">;
 /** Base type `IOSurfaceRef` (C `pointer`). */
 export type IOSurfaceRef = Deno.PointerValue;
