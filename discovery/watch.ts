@@ -48,6 +48,11 @@ export interface DiscoveryChange {
   readonly path: string;
 }
 
+/** The module a layer's `library_path` names when it is a TypeScript or JavaScript file. */
+function scriptModule(libraryPath: string | undefined): string | undefined {
+  return libraryPath !== undefined && /\.(ts|mts|js|mjs)$/.test(libraryPath) ? libraryPath : undefined;
+}
+
 /**
  * What discovery sees, file by file: the key is the path, the value its kind and contents.
  *
@@ -77,7 +82,14 @@ export function discoveryState(
     state.set(pkg, { kind: "driver package", contents });
   }
   for (const c of discoverLayers(env).candidates) {
-    add(c.manifestPath, c.implicit ? "implicit layer" : "explicit layer");
+    const module = scriptModule(c.layer?.libraryPath);
+    if (module === undefined || state.has(c.manifestPath)) {
+      add(c.manifestPath, c.implicit ? "implicit layer" : "explicit layer");
+      continue;
+    }
+    // A TypeScript layer's module is part of the layer: editing it edits the layer (reload it in a new loader).
+    const contents = `${fingerprint(c.manifestPath)}\0${fingerprint(module)}`;
+    state.set(c.manifestPath, { kind: c.implicit ? "implicit layer" : "explicit layer", contents });
   }
   for (const l of readLoaderSettings(env).searched) {
     if (l.status === "used" || l.status === "skipped") add(l.path, "settings");
@@ -134,6 +146,10 @@ export function watchFolders(env: EnvironmentSnapshot): string[] {
   const layers = discoverLayers(env);
   for (const r of [...layers.locations.implicit, ...layers.locations.explicit]) {
     wanted.add(r.location.isFile ? dirName(r.location.path) : r.location.path);
+  }
+  for (const c of layers.candidates) {
+    const module = scriptModule(c.layer?.libraryPath);
+    if (module !== undefined) wanted.add(dirName(module));
   }
   for (const l of readLoaderSettings(env).searched) wanted.add(dirName(l.path));
   const settings = readLoaderSettings(env).settings;

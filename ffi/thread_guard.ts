@@ -1,22 +1,7 @@
 /**
- * Thread guards: native entry points in front of JavaScript callbacks that only the isolate's own thread
- * may run. A call from the owning thread jumps straight to the callback; a call from another thread (a
- * Worker, a driver thread) never enters the isolate, where it would wait for an event loop that may be
- * blocked (`Atomics.wait`) and hang: it writes its message to stderr once (a `write` system call) and
- * returns the guard's error value. x86-64 Linux only (elsewhere {@linkcode ThreadGuards.create} gives
- * undefined and callers hand out the callbacks themselves).
- *
- * Guard code, with `r11` the guard's data block (`owner`, `target`, `reported`, `length`, `result`,
- * `message`):
- *
- * ```
- * movabs r11, data; mov rax, fs:[0x10]; cmp rax, [r11]; jne foreign; jmp [r11+8]
- * foreign: mov eax, 1; xchg [r11+16], eax; test eax, eax; jne done
- *          write(2, r11+32, [r11+20]) by syscall; movabs r11, data
- * done:    mov rax, [r11+24]; ret
- * ```
- *
- * `fs:[0x10]` is glibc's thread pointer (`pthread_self()`), read the same way for the owner.
+ * Thread guards: native entry points in front of JS callbacks that only the isolate's thread may run; a
+ * call from another thread fails fast (one stderr line, an error value) instead of waiting on a blocked
+ * isolate. x86-64 Linux only; the code is described in docs/internals.md.
  *
  * @module
  */

@@ -1,8 +1,6 @@
 /**
- * One intercepted call as its hooks see it ({@linkcode CallContext}): the arguments, which hooks may
- * replace (values, handles, struct literals) and whose pNext chains they may read and edit; the result,
- * which a pre hook may choose by skipping the call and a post hook may replace; outputs a skipping hook
- * fills. Memory written for the call lives until the call returns. Both placements use this one class.
+ * One intercepted call as its hooks see it ({@linkcode CallContext}): arguments to replace, pNext chains to
+ * read and edit, a result to choose or replace, outputs to fill. The same in both placements.
  *
  * @module
  */

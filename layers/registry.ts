@@ -24,6 +24,28 @@ import { objectLifetimesLayer } from "./object_lifetimes.ts";
  */
 const IMPORT_FAILURES = new Map<string, string>();
 
+/** The URL each module path was last imported from, with the file's stamp then. */
+const IMPORTED = new Map<string, { stamp: string; url: string }>();
+
+/**
+ * The URL to import `path` from: its plain URL the first time; after the file changed (a new stamp), the
+ * URL with `?stamp=` so Deno, which keeps each URL's module for the whole process, imports the new text.
+ */
+function moduleUrl(path: string, href: string): string {
+  let stamp = "";
+  try {
+    const s = Deno.statSync(path);
+    stamp = `${s.mtime?.getTime() ?? 0}-${s.size}`;
+  } catch {
+    return href; // the import reports the missing file
+  }
+  const last = IMPORTED.get(path);
+  if (last !== undefined && last.stamp === stamp) return last.url;
+  const url = last === undefined ? href : `${href}?stamp=${stamp}`;
+  IMPORTED.set(path, { stamp, url });
+  return url;
+}
+
 function importCause(path: string, error: unknown): string {
   try {
     Deno.statSync(path);
@@ -140,10 +162,11 @@ export async function importLayerModule(manifest: LayerManifest): Promise<TsLaye
   }
   // Imported here, not with this module: node:url loads Deno's Node layer (~17 ms, ~12 MiB) at start.
   const { pathToFileURL } = await import("node:url");
-  // Deno keeps each module once per process, so importing a path again is cheap and gives the same layer.
+  // Deno keeps each module once per process: importing an unchanged path again gives the same layer, an
+  // edited one (see vk.watch()) is imported anew for the next loader.
   let module: { default?: TsLayer; layer?: TsLayer };
   try {
-    module = await import(pathToFileURL(path).href);
+    module = await import(moduleUrl(path, pathToFileURL(path).href));
   } catch (error) {
     const cause = importCause(path, error);
     IMPORT_FAILURES.set(path, cause);

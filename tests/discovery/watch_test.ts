@@ -7,6 +7,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import type { DiscoveryChange, DiscoveryWatcher } from "../../discovery/watch.ts";
+import { diffDiscoveryStates, discoveryState, watchFolders } from "../../discovery/watch.ts";
 import { createInstance, load, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { REPO_ROOT } from "../support/mock_build.ts";
@@ -288,3 +289,36 @@ function denoDir(): string {
   const home = Deno.env.get("HOME") ?? "/root";
   return Deno.env.get("DENO_DIR") ?? `${Deno.env.get("XDG_CACHE_HOME") ?? `${home}/.cache`}/deno`;
 }
+
+Deno.test("editing a TypeScript layer's module edits its layer, and the module's folder is watched", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "vkdeno_watch_module_" });
+  try {
+    Deno.mkdirSync(`${dir}/manifests`);
+    Deno.mkdirSync(`${dir}/src`);
+    Deno.writeTextFileSync(`${dir}/src/mine.ts`, "export default 1;\n");
+    Deno.writeTextFileSync(
+      `${dir}/manifests/mine.json`,
+      JSON.stringify({
+        file_format_version: "1.2.0",
+        layer: {
+          name: "VK_LAYER_test_mine",
+          type: "GLOBAL",
+          library_path: "../src/mine.ts",
+          api_version: "1.3.0",
+          implementation_version: "1",
+          description: "mine",
+        },
+      }),
+    );
+    const env = { vars: { VK_LAYER_PATH: `${dir}/manifests` }, elevated: false, root: `${dir}/root` };
+    const src = Deno.realPathSync(`${dir}/src`);
+    assert(watchFolders(env).some((f) => Deno.realPathSync(f) === src), watchFolders(env).join(" "));
+    const before = discoveryState(env);
+    Deno.writeTextFileSync(`${dir}/src/mine.ts`, "export default 22;\n");
+    assertEquals(diffDiscoveryStates(before, discoveryState(env)), [
+      { kind: "explicit layer", change: "edited", path: `${dir}/manifests/mine.json` },
+    ]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

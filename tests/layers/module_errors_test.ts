@@ -92,3 +92,26 @@ Deno.test("a layer module that is missing, does not parse or throws at import is
   assert.match(text, /Loaded layer "VK_LAYER_test_good" from ".*good\.ts" \(script module, interface 2\)/);
   assert.doesNotMatch(text, /was not imported/);
 });
+
+Deno.test("an edited layer module is imported anew for the next loader; an unchanged one is the same layer", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "vkdeno_ts_reload_" });
+  try {
+    manifest(dir, "VK_LAYER_test_reload", "reload.ts");
+    const write = (text: string) =>
+      Deno.writeTextFileSync(
+        `${dir}/reload.ts`,
+        `export default { name: "VK_LAYER_test_reload", description: "${text}", create: () => ({ intercepts: {} }) };\n`,
+      );
+    write("first");
+    const env = { vars: { VK_LAYER_PATH: dir }, elevated: false, root: `${dir}/root` };
+    const [first] = (await importLayerModules(env)).layers;
+    const [again] = (await importLayerModules(env)).layers;
+    assert.equal(first?.description, "first");
+    assert.equal(again, first);
+    write("second, longer");
+    const [edited] = (await importLayerModules(env)).layers;
+    assert.equal(edited?.description, "second, longer");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
