@@ -227,9 +227,20 @@ export class Call implements CallContext {
     return this.#memory ??= new Arena();
   }
 
+  /** True once a hook used {@linkcode Call.memory}. */
+  get hasMemory(): boolean {
+    return this.#memory !== undefined;
+  }
+
   /** Frees the call's memory (the chassis, once the call returned). */
   end(): void {
     this.#memory?.dispose();
+  }
+
+  /** Ends the call with `result` after a hook before it threw (the chassis). */
+  fail(result: unknown): void {
+    this.skipped = true;
+    this.result = result;
   }
 
   skip(result?: unknown): void {

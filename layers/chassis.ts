@@ -59,6 +59,13 @@ export class Chassis implements Disposable {
   readonly #options: ChassisOptions;
   #serial = 0;
   #disposed = false;
+  /** A call whose next link threw while its memory was allocated. */
+  #leftover: Call | null = null;
+
+  #freeLeftover(): void {
+    this.#leftover?.end();
+    this.#leftover = null;
+  }
 
   /**
    * A chassis over `next` (the next link: a command object, which layers call through) with `layers`
@@ -166,25 +173,21 @@ export class Chassis implements Disposable {
       });
     };
     return function (...args: unknown[]): unknown {
+      if (chassis.#leftover !== null) chassis.#freeLeftover();
       const ctx = new Call(name, info, ++chassis.#serial, dispatch, chassis.state, args);
-      let hook: CommandHooks | undefined;
-      let phase = "preCallValidate";
-      try {
-        let skip = false;
-        for (let i = 0; i < validators.length; i++) {
-          hook = validators[i]!;
-          if (hook.preCallValidate!(ctx as never, ...args) === true) skip = true;
+      let skip = false;
+      for (let i = 0; i < validators.length; i++) {
+        const h = validators[i]!;
+        const r = guarded(h.preCallValidate!, h, ctx, args, threw, "preCallValidate");
+        if (r === THREW) return ctx.end(), failed;
+        if (r === true) skip = true;
+      }
+      if (skip || ctx.skipped) return ctx.end(), ctx.skipped ? ctx.result : skipped;
+      for (let i = 0; i < pre.length && !ctx.skipped; i++) {
+        const h = pre[i]!;
+        if (guarded(h.preCallRecord!, h, ctx, args, threw, "preCallRecord") === THREW) {
+          return ctx.end(), failed;
         }
-        if (skip || ctx.skipped) return ctx.skipped ? ctx.result : skipped;
-        phase = "preCallRecord";
-        for (let i = 0; i < pre.length && !ctx.skipped; i++) {
-          hook = pre[i]!;
-          hook.preCallRecord!(ctx as never, ...args);
-        }
-      } catch (error) {
-        threw(hook!, phase, error);
-        ctx.end();
-        return failed;
       }
       if (ctx.skipped) {
         ctx.end();
@@ -195,32 +198,26 @@ export class Chassis implements Disposable {
       // Written out by length, not spread: a spread call into a Deno.dlopen function from this site,
       // shared by every intercepted command, takes V8's slow path (~110 ns instead of ~30-40 ns).
       const n = args.length;
-      let result: unknown;
-      try {
-        result = n === 2
-          ? f(args[0], args[1])
-          : n === 3
-          ? f(args[0], args[1], args[2])
-          : n === 4
-          ? f(args[0], args[1], args[2], args[3])
-          : n === 1
-          ? f(args[0])
-          : n === 5
-          ? f(args[0], args[1], args[2], args[3], args[4])
-          : n === 6
-          ? f(args[0], args[1], args[2], args[3], args[4], args[5])
-          : callWith(f, args);
-      } catch (error) {
-        ctx.end();
-        throw error;
-      }
+      // No try here: V8 calls a Deno.dlopen function the fast way only outside exception handlers. A call's
+      // memory left by a throwing next link is freed by the chassis's next call (or its dispose).
+      if (ctx.hasMemory) chassis.#leftover = ctx;
+      const result = n === 2
+        ? f(args[0], args[1])
+        : n === 3
+        ? f(args[0], args[1], args[2])
+        : n === 4
+        ? f(args[0], args[1], args[2], args[3])
+        : n === 1
+        ? f(args[0])
+        : n === 5
+        ? f(args[0], args[1], args[2], args[3], args[4])
+        : n === 6
+        ? f(args[0], args[1], args[2], args[3], args[4], args[5])
+        : callWith(f, args);
+      chassis.#leftover = null;
       ctx.result = result;
       for (let i = 0; i < post.length; i++) {
-        try {
-          post[i]!.postCallRecord!(ctx as never, ...args);
-        } catch (error) {
-          threw(post[i]!, "postCallRecord", error);
-        }
+        guarded(post[i]!.postCallRecord!, post[i]!, ctx, args, threw, "postCallRecord");
       }
       ctx.end();
       return ctx.result;
@@ -231,12 +228,58 @@ export class Chassis implements Disposable {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    this.#freeLeftover();
     for (const o of [...this.objects].reverse()) o.dispose?.();
   }
 
   /** Same as {@linkcode Chassis.dispose}. */
   [Symbol.dispose](): void {
     this.dispose();
+  }
+}
+
+type Hook = (this: CommandHooks, ctx: never, ...args: never[]) => unknown;
+
+/**
+ * Calls a hook with the call's arguments written out by length: the argument array is the call's own
+ * (hooks may replace its members), and spreading such an array costs V8's slow spread path on every call.
+ */
+function hook_(fn: Hook, hook: CommandHooks, ctx: Call, a: unknown[]): unknown {
+  const c = ctx as never, n = a.length;
+  const v = a as never[];
+  return n === 2
+    ? fn.call(hook, c, v[0]!, v[1]!)
+    : n === 3
+    ? fn.call(hook, c, v[0]!, v[1]!, v[2]!)
+    : n === 4
+    ? fn.call(hook, c, v[0]!, v[1]!, v[2]!, v[3]!)
+    : n === 1
+    ? fn.call(hook, c, v[0]!)
+    : n === 5
+    ? fn.call(hook, c, v[0]!, v[1]!, v[2]!, v[3]!, v[4]!)
+    : fn.call(hook, c, ...v);
+}
+
+/** What {@linkcode guarded} returns when the hook threw. */
+const THREW: unique symbol = Symbol("threw");
+
+/**
+ * Runs a hook, reporting a throw: kept out of the wrapper so that it has no exception handler (V8 calls a
+ * Deno.dlopen function the fast way only outside one).
+ */
+function guarded(
+  fn: Hook,
+  hook: CommandHooks,
+  ctx: Call,
+  args: unknown[],
+  threw: (hook: CommandHooks, phase: string, error: unknown) => void,
+  phase: string,
+): unknown {
+  try {
+    return hook_(fn, hook, ctx, args);
+  } catch (error) {
+    threw(hook, phase, error);
+    return THREW;
   }
 }
 
