@@ -45,9 +45,7 @@ import type {
   VkSwapchainKHR,
   VulkanCommands,
 } from "../mod.ts";
-import { encodePng } from "../wsi/png.ts";
-import { WaylandWindow } from "../wsi/wayland.ts";
-import { type RgbaImage, XcbWindow, XlibWindow } from "../wsi/x11.ts";
+import { encodePng, type RgbaImage, WaylandWindow, XcbWindow, XlibWindow } from "../wsi/mod.ts";
 import { createInstanceIn, describeDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "./shaders/cube_spv.ts";
