@@ -1,0 +1,506 @@
+/**
+ * The misuse catalogue: small programs that misuse the public API the way a new user might (null, destroyed,
+ * foreign or non-handle arguments, calls after dispose, callbacks closed too early). Each runs alone in its
+ * own process (tools/misuse/run.ts); tools/misuse/table.ts prints what each did, tests/misuse_test.ts pins it.
+ *
+ * @module
+ */
+import {
+  Arena,
+  create,
+  enumerate,
+  loadVulkan,
+  makeCallback,
+  VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+  VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+  VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+  VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+  VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+  type VkBuffer,
+  type VkDevice,
+  type VkInstance,
+  type VkPhysicalDevice,
+  VkScope,
+  type Vulkan,
+  type VulkanCommands,
+  writeStruct,
+} from "../../mod.ts";
+
+type Vk = Vulkan & VulkanCommands;
+
+/** One misuse: what it does, and what it should end in (`checked`: with `VKDENO_CHECKED=1` only). */
+export interface MisuseCase {
+  readonly name: string;
+  /** What the program does wrong. */
+  readonly what: string;
+  /** The message (a pattern) the thrown error or the warning carries once handled. */
+  readonly expect: RegExp;
+  /** Only checked mode catches it (a native one-call stub takes it otherwise). */
+  readonly checkedOnly?: boolean;
+  readonly run: () => void;
+}
+
+/** A loader, an instance, its physical device and a device with one queue family, all on lavapipe. */
+function setup(vk: Vk = loadVulkan(), extensions: string[] = []) {
+  const arena = new Arena();
+  const instance = create(vk, "vkCreateInstance", [
+    writeStruct(arena, "VkInstanceCreateInfo", { ppEnabledExtensionNames: extensions }),
+    null,
+  ]);
+  const [pd] = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
+  const device = create(vk, "vkCreateDevice", [
+    pd!,
+    writeStruct(arena, "VkDeviceCreateInfo", {
+      pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+    }),
+    null,
+  ]);
+  return { vk, arena, instance, pd: pd! as VkPhysicalDevice, device };
+}
+
+function bufferInfo(arena: Arena): Deno.PointerObject {
+  return writeStruct(arena, "VkBufferCreateInfo", { size: 256n, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT });
+}
+
+function buffer(vk: Vk, arena: Arena, device: VkDevice): VkBuffer {
+  return create(vk, "vkCreateBuffer", [device, bufferInfo(arena), null]);
+}
+
+const slot = () => Deno.UnsafePointer.of(new BigUint64Array(new ArrayBuffer(64)))!;
+const NULL = null as unknown;
+/** A pointer to plain memory, passed where a handle goes. */
+const notAHandle = <T>(): T => Deno.UnsafePointer.of(new BigUint64Array(new ArrayBuffer(64)).fill(7n)) as T;
+
+/** The catalogue, in the order of the table. */
+export const CASES: readonly MisuseCase[] = [
+  {
+    name: "enumerate-devices-null-instance",
+    what: "vkEnumeratePhysicalDevices(null, ...)",
+    expect: /vkEnumeratePhysicalDevices: instance is null/,
+    run() {
+      const vk = loadVulkan();
+      vk.vkEnumeratePhysicalDevices(NULL as VkInstance, slot(), null);
+    },
+  },
+  {
+    name: "enumerate-devices-destroyed-instance",
+    what: "vkEnumeratePhysicalDevices on a destroyed instance",
+    expect: /vkEnumeratePhysicalDevices: instance .*destroyed/,
+    run() {
+      const { vk, instance, device } = setup();
+      vk.vkDestroyDevice(device, null);
+      vk.vkDestroyInstance(instance, null);
+      vk.vkEnumeratePhysicalDevices(instance, slot(), null);
+    },
+  },
+  {
+    name: "enumerate-devices-foreign-instance",
+    what: "vkEnumeratePhysicalDevices with another loader's instance",
+    expect: /vkEnumeratePhysicalDevices: instance .*another Vulkan loader/,
+    run() {
+      const { instance } = setup();
+      const other = loadVulkan();
+      other.vkEnumeratePhysicalDevices(instance, slot(), null);
+    },
+  },
+  {
+    name: "physical-device-null",
+    what: "vkGetPhysicalDeviceProperties(null, p)",
+    expect: /vkGetPhysicalDeviceProperties: physicalDevice is null/,
+    checkedOnly: true,
+    run() {
+      const { vk } = setup();
+      vk.vkGetPhysicalDeviceProperties(NULL as VkPhysicalDevice, slot());
+    },
+  },
+  {
+    name: "physical-device-not-a-handle",
+    what: "a struct pointer passed as a VkPhysicalDevice",
+    expect: /vkGetPhysicalDeviceProperties: physicalDevice .*not a VkPhysicalDevice/,
+    checkedOnly: true,
+    run() {
+      const { vk } = setup();
+      vk.vkGetPhysicalDeviceProperties(notAHandle(), slot());
+    },
+  },
+  {
+    name: "physical-device-destroyed-instance",
+    what: "vkGetPhysicalDeviceProperties after its instance was destroyed",
+    expect: /vkGetPhysicalDeviceProperties: physicalDevice .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, instance, device, pd } = setup();
+      vk.vkDestroyDevice(device, null);
+      vk.vkDestroyInstance(instance, null);
+      vk.vkGetPhysicalDeviceProperties(pd, slot());
+    },
+  },
+  {
+    name: "create-device-null-physical-device",
+    what: "vkCreateDevice(null, ...)",
+    expect: /vkCreateDevice: physicalDevice is null/,
+    run() {
+      const { vk, arena } = setup();
+      vk.vkCreateDevice(
+        NULL as VkPhysicalDevice,
+        writeStruct(arena, "VkDeviceCreateInfo", {
+          pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+        }),
+        null,
+        slot(),
+      );
+    },
+  },
+  {
+    name: "destroy-instance-twice",
+    what: "vkDestroyInstance twice",
+    expect: /vkDestroyInstance: instance .*destroyed/,
+    run() {
+      const { vk, instance, device } = setup();
+      vk.vkDestroyDevice(device, null);
+      vk.vkDestroyInstance(instance, null);
+      vk.vkDestroyInstance(instance, null);
+    },
+  },
+  {
+    name: "destroy-device-twice",
+    what: "vkDestroyDevice twice",
+    expect: /vkDestroyDevice: device .*destroyed/,
+    run() {
+      const { vk, device } = setup();
+      vk.vkDestroyDevice(device, null);
+      vk.vkDestroyDevice(device, null);
+    },
+  },
+  {
+    name: "create-instance-after-dispose",
+    what: "vkCreateInstance after the loader was disposed, then a use of the instance",
+    expect: /vkCreateInstance: this Vulkan loader is disposed/,
+    run() {
+      const vk = loadVulkan();
+      const arena = new Arena();
+      vk.dispose();
+      const instance = create(vk, "vkCreateInstance", [writeStruct(arena, "VkInstanceCreateInfo", {}), null]);
+      enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
+    },
+  },
+  {
+    name: "command-after-dispose",
+    what: "a device command of a disposed loader",
+    expect: /vkDeviceWaitIdle: this Vulkan loader is disposed/,
+    run() {
+      const { vk, device } = setup();
+      vk.vkDeviceWaitIdle(device);
+      vk.vkDestroyDevice(device, null);
+      vk.dispose();
+      vk.vkDeviceWaitIdle(device);
+    },
+  },
+  {
+    name: "device-null",
+    what: "vkDeviceWaitIdle(null)",
+    expect: /vkDeviceWaitIdle: device is null/,
+    checkedOnly: true,
+    run() {
+      const { vk } = setup();
+      vk.vkDeviceWaitIdle(NULL as VkDevice);
+    },
+  },
+  {
+    name: "device-destroyed",
+    what: "a native-stub device command after vkDestroyDevice",
+    expect: /vkDeviceWaitIdle: device .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device } = setup();
+      vk.vkDestroyDevice(device, null);
+      vk.vkDeviceWaitIdle(device);
+    },
+  },
+  {
+    name: "get-queue-destroyed-device",
+    what: "vkGetDeviceQueue after vkDestroyDevice",
+    expect: /vkGetDeviceQueue: device .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device } = setup();
+      vk.vkDestroyDevice(device, null);
+      vk.vkGetDeviceQueue(device, 0, 0, slot());
+    },
+  },
+  {
+    name: "get-queue-null-device",
+    what: "vkGetDeviceQueue(null, ...)",
+    expect: /vkGetDeviceQueue: device is null/,
+    checkedOnly: true,
+    run() {
+      const { vk } = setup();
+      vk.vkGetDeviceQueue(NULL as VkDevice, 0, 0, slot());
+    },
+  },
+  {
+    name: "command-buffer-null",
+    what: "vkCmdDispatch(null, 1, 1, 1)",
+    expect: /vkCmdDispatch: commandBuffer is null/,
+    checkedOnly: true,
+    run() {
+      const { vk } = setup();
+      vk.vkCmdDispatch(NULL as never, 1, 1, 1);
+    },
+  },
+  {
+    name: "device-not-a-handle",
+    what: "a struct pointer passed as a VkDevice",
+    expect: /vkDeviceWaitIdle: device .*not a VkDevice/,
+    checkedOnly: true,
+    run() {
+      const { vk } = setup();
+      vk.vkDeviceWaitIdle(notAHandle());
+    },
+  },
+  {
+    name: "device-foreign",
+    what: "another loader's VkDevice passed to a device command",
+    expect: /vkDeviceWaitIdle: device .*another Vulkan loader/,
+    checkedOnly: true,
+    run() {
+      const { device } = setup();
+      const other = loadVulkan();
+      other.vkDeviceWaitIdle(device);
+    },
+  },
+  {
+    name: "create-buffer-destroyed-device",
+    what: "vkCreateBuffer (native stub) on a destroyed device",
+    expect: /vkCreateBuffer: device .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device, arena } = setup();
+      vk.vkDestroyDevice(device, null);
+      vk.vkCreateBuffer(device, bufferInfo(arena), null, slot());
+    },
+  },
+  {
+    name: "destroy-buffer-twice",
+    what: "vkDestroyBuffer twice",
+    expect: /vkDestroyBuffer: buffer .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device, arena } = setup();
+      const b = buffer(vk, arena, device);
+      vk.vkDestroyBuffer(device, b, null);
+      vk.vkDestroyBuffer(device, b, null);
+    },
+  },
+  {
+    name: "buffer-foreign-device",
+    what: "a buffer of one device destroyed through another device",
+    expect: /vkDestroyBuffer: buffer .*belongs to another VkDevice/,
+    checkedOnly: true,
+    run() {
+      const { vk, device, arena, pd } = setup();
+      const second = create(vk, "vkCreateDevice", [
+        pd,
+        writeStruct(arena, "VkDeviceCreateInfo", {
+          pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+        }),
+        null,
+      ]);
+      const b = buffer(vk, arena, device);
+      vk.vkDestroyBuffer(second, b, null);
+      vk.vkDestroyDevice(device, null); // lavapipe frees the buffer here if the wrong device took it
+    },
+  },
+  {
+    name: "command-buffer-of-destroyed-pool",
+    what: "vkCmdSetLineWidth on a command buffer whose pool was destroyed",
+    expect: /vkCmdSetLineWidth: commandBuffer .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device, arena } = setup();
+      const pool = create(vk, "vkCreateCommandPool", [
+        device,
+        writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex: 0 }),
+        null,
+      ]);
+      const [cmd] = enumerateCommandBuffers(vk, arena, device, pool);
+      vk.vkDestroyCommandPool(device, pool, null);
+      vk.vkCmdSetLineWidth(cmd!, 1);
+    },
+  },
+  {
+    name: "create-null-device",
+    what: 'create(vk, "vkCreateBuffer", [null, ...])',
+    expect: /vkCreateBuffer: device is null/,
+    run() {
+      const { vk, arena } = setup();
+      create(vk, "vkCreateBuffer", [NULL as VkDevice, bufferInfo(arena), null]);
+    },
+  },
+  {
+    name: "scope-create-null-device",
+    what: 'scope.create("vkCreateBuffer", [null, ...])',
+    expect: /vkCreateBuffer: device is null/,
+    run() {
+      const { vk } = setup();
+      const scope = new VkScope(vk);
+      scope.create("vkCreateBuffer", [NULL as VkDevice, bufferInfo(scope.arena), null]);
+    },
+  },
+  {
+    name: "scope-create-destroyed-device",
+    what: "scope.create on a device destroyed by hand",
+    expect: /vkCreateBuffer: device .*destroyed/,
+    run() {
+      const { vk, device } = setup();
+      const scope = new VkScope(vk);
+      vk.vkDestroyDevice(device, null);
+      scope.create("vkCreateBuffer", [device, bufferInfo(scope.arena), null]);
+    },
+  },
+  {
+    name: "scope-buffer-destroyed-by-hand",
+    what: "a scope-owned buffer destroyed by hand, then the scope disposed",
+    expect: /vkDestroyBuffer: buffer .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device } = setup();
+      const scope = new VkScope(vk);
+      const b = scope.create("vkCreateBuffer", [device, bufferInfo(scope.arena), null]);
+      vk.vkDestroyBuffer(device, b, null);
+      scope.dispose();
+    },
+  },
+  {
+    name: "scope-device-destroyed-by-hand",
+    what: "a scope-owned device destroyed by hand with a scope-owned buffer, then the scope disposed",
+    expect: /vkDestroyBuffer: device .*destroyed/,
+    run() {
+      const { vk, pd, arena } = setup();
+      const scope = new VkScope(vk);
+      const device = scope.create("vkCreateDevice", [
+        pd,
+        writeStruct(arena, "VkDeviceCreateInfo", {
+          pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+        }),
+        null,
+      ]);
+      scope.create("vkCreateBuffer", [device, bufferInfo(scope.arena), null]);
+      vk.vkDestroyDevice(device, null);
+      scope.dispose();
+    },
+  },
+  {
+    name: "scope-destroy-twice",
+    what: "scope.destroy(buffer) twice",
+    expect: /vkDestroyBuffer: buffer .*(destroyed|not owned)/,
+    run() {
+      const { vk, device } = setup();
+      const scope = new VkScope(vk);
+      const b = scope.create("vkCreateBuffer", [device, bufferInfo(scope.arena), null]);
+      const destroy = (scope as unknown as { destroy(h: unknown): void }).destroy.bind(scope);
+      destroy(b);
+      destroy(b);
+    },
+  },
+  {
+    name: "enumerate-wrong-struct",
+    what: 'enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkExtensionProperties" })',
+    expect: /vkEnumerateInstanceLayerProperties: .*VkLayerProperties.*not.*VkExtensionProperties/,
+    run() {
+      const vk = loadVulkan();
+      enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkExtensionProperties" } as never);
+    },
+  },
+  {
+    name: "enumerate-null-instance",
+    what: "enumerate(vk.vkEnumeratePhysicalDevices, [null])",
+    expect: /vkEnumeratePhysicalDevices: instance is null/,
+    run() {
+      const vk = loadVulkan();
+      enumerate(vk.vkEnumeratePhysicalDevices, [NULL as VkInstance]);
+    },
+  },
+  {
+    name: "dispose-with-live-objects",
+    what: "the loader disposed while an instance and a device live",
+    expect: /disposed with live objects: VkInstance 0x[0-9a-f]+ \(VkDevice 0x[0-9a-f]+\)/,
+    run() {
+      const { vk } = setup();
+      vk.dispose();
+      vk.dispose(); // one warning, not two
+    },
+  },
+  {
+    name: "callback-closed-while-held",
+    what: "a callback closed while a live debug messenger holds it",
+    expect: /PFN_vkDebugUtilsMessengerCallbackEXT.*held by VkDebugUtilsMessengerEXT/,
+    run() {
+      const { vk, instance, arena } = setup(undefined, [VK_EXT_DEBUG_UTILS_EXTENSION_NAME]);
+      const cb = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => false);
+      create(vk, "vkCreateDebugUtilsMessengerEXT", [
+        instance,
+        writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
+          messageSeverity: VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+          messageType: VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+          pfnUserCallback: cb.pointer,
+        }),
+        null,
+      ]);
+      cb.dispose();
+    },
+  },
+  {
+    name: "stale-callback-reused",
+    what: "a messenger's callback closed, the next callback made, an error message submitted",
+    expect: /stale|held by VkDebugUtilsMessengerEXT/,
+    run() {
+      const { vk, instance, arena } = setup(undefined, [VK_EXT_DEBUG_UTILS_EXTENSION_NAME]);
+      const first = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => false);
+      const messenger = (severity: number, pfn: Deno.PointerObject) =>
+        create(vk, "vkCreateDebugUtilsMessengerEXT", [
+          instance,
+          writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
+            messageSeverity: severity,
+            messageType: VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+            pfnUserCallback: pfn,
+          }),
+          null,
+        ]);
+      messenger(VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT, first.pointer);
+      try {
+        first.dispose();
+      } finally {
+        let heard = 0;
+        const second = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => {
+          heard++;
+          return false;
+        });
+        messenger(VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT, second.pointer);
+        vk.vkSubmitDebugUtilsMessageEXT(
+          instance,
+          VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+          VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+          writeStruct(arena, "VkDebugUtilsMessengerCallbackDataEXT", { pMessage: "error only" }),
+        );
+        // deno-lint-ignore no-unsafe-finally
+        if (heard > 0) throw new Error(`stale messenger delivered ${heard} error message(s) to a warning-only callback`);
+      }
+    },
+  },
+];
+
+function enumerateCommandBuffers(vk: Vk, arena: Arena, device: VkDevice, pool: unknown) {
+  const out = new BigUint64Array(new ArrayBuffer(8));
+  vk.vkAllocateCommandBuffers(
+    device,
+    writeStruct(arena, "VkCommandBufferAllocateInfo", {
+      commandPool: pool as never,
+      level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+      commandBufferCount: 1,
+    }),
+    Deno.UnsafePointer.of(out),
+  );
+  return [Deno.UnsafePointer.create(out[0]!) as never];
+}
