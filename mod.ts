@@ -79,6 +79,7 @@ export type * from "./ffi/generated/vk_callbacks.ts";
 export type * from "./ffi/generated/vk_create.ts";
 export { type CommandSource, create, type CreateArgs, createMany } from "./ffi/create.ts";
 export { VkScope } from "./ffi/scope.ts";
+export { HANDLE_CHECKS, type HandleChecks } from "./ffi/handle_check.ts";
 export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./ffi/vk_callback.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
 export { VkApi, type VkCommandSource } from "./api/vk_api.ts";

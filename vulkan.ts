@@ -24,6 +24,7 @@ import { stampingTrampolines } from "./chain/trampoline.ts";
 import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.ts";
 import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
 import { commandDef } from "./ffi/command_ffi.ts";
+import { HANDLE_CHECKS, type HandleChecks, registerCommand } from "./ffi/handle_check.ts";
 
 export type { DriverEntryPoint, VulkanCommand };
 
@@ -74,6 +75,14 @@ export interface VulkanOptions {
   layerModules?: readonly TsLayer[];
   /** For layers whose manifest's `library_path` names a `.ts` module: where their messages and output go, and their settings. */
   moduleLayerOptions?: NativeLayerBridgeOptions;
+  /**
+   * Checked mode: every command checks each of its handles (dispatchable or not) against this loader's
+   * registries (made, not destroyed, this device's) before the driver is called, and throws a `TypeError`
+   * naming the command, the parameter and what is wrong. Off by default (device commands are then one
+   * native call, unchecked); default: the `VKDENO_CHECKED` variable of `env` (on when set and not `0`).
+   * Costs a JavaScript call per command (BENCHMARKS.md).
+   */
+  checked?: boolean;
 }
 
 const loaders = new WeakMap<Vulkan, Loader>();
@@ -111,6 +120,9 @@ export class Vulkan implements Disposable {
   #tables = new WeakMap<LoaderDevice, DeviceTable>();
   #options: VulkanOptions;
   #watchers = new Set<DiscoveryWatcher>();
+  /** Every device table handed out (emptied at dispose). */
+  #tableList = new Set<Record<string, VulkanCommand>>();
+  #disposed = false;
 
   private constructor(loader: Loader, options: VulkanOptions) {
     this.#loader = loader;
@@ -144,20 +156,34 @@ export class Vulkan implements Disposable {
     return this.#loader.stubs.native;
   }
 
+  /** True when commands go through checked mode (see {@linkcode VulkanOptions.checked}). */
+  get checked(): boolean {
+    return this.#loader.checks.checked;
+  }
+
+  /** The handle checks `create`, `enumerate`, `VkScope` and the idiomatic layer run (ffi/handle_check.ts). */
+  get [HANDLE_CHECKS](): HandleChecks {
+    return this.#loader.checks;
+  }
+
   #command(name: string): VulkanCommand {
     let fn = this.#commands.get(name);
     if (fn) return fn;
+    if (this.#disposed) return refused(name);
     const info = COMMANDS[COMMAND_INDEX[name]!]!;
     const l = this.#loader;
     const stubs = l.stubs;
+    const checks = l.checks;
+    let js = true; // whether the bound function runs JavaScript (a trampoline body) rather than one stub
     switch (info.name) {
       case "vkGetDeviceQueue":
       case "vkGetDeviceQueue2":
         // The device table's slot stamps natively where it can (chain/stubs.ts stampedQueueSlots): then
         // the command is a plain dispatch stub, as fast as libvulkan's trampoline.
-        fn = stubs.stampedQueueSlots.has(info.index)
-          ? stubs.bindDispatch(info.index, commandDef(info)) as VulkanCommand
-          : stampingTrampolines(stubs)[info.name];
+        js = !stubs.stampedQueueSlots.has(info.index);
+        fn = js
+          ? stampingTrampolines(stubs)[info.name]
+          : stubs.bindDispatch(info.index, commandDef(info)) as VulkanCommand;
         break;
       case "vkAllocateCommandBuffers":
         // Stub call then native stamping: no JavaScript touches memory (chain/trampoline.ts).
@@ -166,7 +192,10 @@ export class Vulkan implements Disposable {
       default:
         if (isLoaderTrampoline(info.name)) {
           fn = l.trampolineCall(info.name) as VulkanCommand;
-        } else if (info.level === "physical_device") {
+          break;
+        }
+        js = false;
+        if (info.level === "physical_device") {
           fn = stubs.bindTrampoline(info.index, commandDef(info)) as VulkanCommand;
         } else if (info.level === "instance") {
           // Word 1 of the loader's VkInstance is the handle the top of the chain knows (a layer may wrap it).
@@ -178,6 +207,12 @@ export class Vulkan implements Disposable {
           throw new TypeError(`Cannot bind "${name}": unknown dispatch level "${info.level}"`);
         }
     }
+    // The commands that run JavaScript anyway check their handles; checked mode puts every command but
+    // the proc-addr queries behind the checks (chain/handle_check.ts). Native stubs stay bare otherwise.
+    if (!PROC_ADDR.has(info.name) && (checks.checked || js)) {
+      fn = checks.wrap(info.name, fn as (...a: unknown[]) => unknown) as VulkanCommand;
+    }
+    registerCommand(fn, info.name, checks);
     this.#commands.set(name, fn);
     return fn;
   }
@@ -219,6 +254,7 @@ export class Vulkan implements Disposable {
       });
     }
     this.#tables.set(ld, table);
+    this.#tableList.add(table);
     return table as DeviceTable;
   }
 
@@ -293,10 +329,37 @@ export class Vulkan implements Disposable {
     );
   }
 
-  /** Closes the loader's callbacks (destroy instances first). */
+  /**
+   * Ends this loader (docs/behaviour.md V09): every command of this object throws from now on,
+   * and its callbacks close. Instances and devices still alive are not destroyed (the application owns
+   * them): one warning names them, and the callbacks they need stay open. Destroy them first.
+   */
   dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
     for (const w of this.#watchers) w.close();
     this.#watchers.clear();
+    const live = [...this.#loader.instances].map((inst) => {
+      const devices = [...inst.devices].map((d) => `VkDevice 0x${d.address.toString(16)}`);
+      return `VkInstance 0x${inst.address.toString(16)}${devices.length ? ` (${devices.join(", ")})` : ""}`;
+    });
+    if (live.length > 0) {
+      console.warn(
+        `Vulkan.dispose: disposed with live objects: ${live.join(", ")}; they are not destroyed, and ` +
+          `this object's commands now throw: destroy them before disposing`,
+      );
+    }
+    // Commands already bound (own properties, device tables) are replaced by ones that refuse.
+    for (const name of this.#commands.keys()) {
+      Object.defineProperty(this, name, { value: refused(name), enumerable: false, configurable: true });
+    }
+    for (const table of this.#tableList) {
+      for (const name of Object.keys(table)) {
+        Object.defineProperty(table, name, { value: refused(name), enumerable: true, configurable: true });
+      }
+    }
+    this.#tableList.clear();
+    this.#commands.clear();
     this.#loader.dispose();
   }
 
@@ -335,6 +398,17 @@ export class Vulkan implements Disposable {
     });
     Object.setPrototypeOf(Vulkan.prototype, commands);
   }
+}
+
+/** The proc-addr queries: answer for any handle as the Khronos loader does (NULL), never checked. */
+const PROC_ADDR = new Set(["vkGetInstanceProcAddr", "vkGetDeviceProcAddr"]);
+
+/** A command of a disposed `Vulkan`: it throws, naming itself. */
+function refused(name: string): VulkanCommand {
+  const fn = () => {
+    throw new TypeError(`${name}: this Vulkan loader is disposed`);
+  };
+  return fn as unknown as VulkanCommand;
 }
 
 /**

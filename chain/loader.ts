@@ -14,6 +14,7 @@ import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_drive
 import { Logger } from "../loading/log.ts";
 import { apiVersion as makeVersion } from "../loading/_layout.ts";
 import { HandleRegistry, key, type LoaderInstance } from "./objects.ts";
+import { HandleChecker } from "./handle_check.ts";
 import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
 import type { ModuleLayerLoader } from "./layer_chain/module_interface.ts";
@@ -49,6 +50,11 @@ export interface LoaderOptions {
   wsi?: WsiSupport;
   /** Loads layers whose library is a script module (layers/module_layer.ts); none when left out. */
   moduleLayers?: ModuleLayerLoader;
+  /**
+   * Checked mode (docs/behaviour.md V08): every handle of every command is checked before the
+   * driver is called. Default: `VKDENO_CHECKED` of `env` (on when set and not `0`).
+   */
+  checked?: boolean;
 }
 
 function slot(name: string): number {
@@ -85,6 +91,8 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   readonly global: GlobalCommands;
   /** The C callbacks it hands out: terminators, emulations, trampolines (chain/loader_callbacks.ts). */
   readonly callbacks: LoaderCallbacks;
+  /** The handle checks of this loader's commands and helpers (chain/handle_check.ts). */
+  readonly checks: HandleChecker;
   #trampolineBodies: TrampolineBodies | undefined;
   #disposed = false;
 
@@ -102,6 +110,11 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
     this.wsi = options.wsi;
     this.moduleLayers = options.moduleLayers;
     this.stubs = chainStubs({ native: options.nativeStubs });
+    const checkedVar = this.env.vars.VKDENO_CHECKED;
+    this.checks = new HandleChecker(
+      this.registry,
+      options.checked ?? (checkedVar !== undefined && checkedVar !== "" && checkedVar !== "0"),
+    );
     trackUnknownSlots(this.registry);
     this.devices = new LoaderDevices({
       registry: this.registry,
@@ -262,6 +275,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    this.checks.close();
     if (this.instances.size > 0) {
       this.log.warn(
         `Loader disposed with ${this.instances.size} live instance(s): their callbacks stay open`,

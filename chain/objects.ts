@@ -58,6 +58,11 @@ export class HandleRegistry {
   readonly driverPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
   /** Devices by the address of their `VkDevice` (the driver's object) and of any layer wrapper of it. */
   readonly devices: Map<bigint, LoaderDevice> = new Map();
+  /**
+   * Instances, physical devices and devices destroyed, by address, with their type: handle checks tell a
+   * destroyed handle from one that never was (forgotten when the address is made again).
+   */
+  readonly gone: Map<bigint, string> = new Map();
 
   /** A device by any of its handles, or by the dispatch table in its first word. */
   findDevice(handle: Deno.PointerValue): LoaderDevice | undefined {
@@ -176,6 +181,7 @@ export class LoaderInstance {
     this.handle = this.arena.pointer(buf);
     this.address = key(this.handle);
     this.registry.instances.set(this.address, this);
+    this.registry.gone.delete(this.address);
   }
 
   /** Starts the window-system terminators once the drivers are known. */
@@ -237,6 +243,7 @@ export class LoaderInstance {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.registry.instances.delete(this.address);
+    this.registry.gone.set(this.address, "VkInstance");
     for (const terms of this.#terms) for (const t of terms?.values() ?? []) t.unregister();
     for (const t of this.#tramps.values()) t.unregister();
     this.wsi?.dispose();
@@ -434,6 +441,7 @@ export class TrampPhysicalDevice {
     this.next = next;
     this.instance = instance;
     instance.registry.trampPhysicalDevices.set(this.address, this);
+    instance.registry.gone.delete(this.address);
   }
 
   /** The terminator physical device below, when no layer wrapped it. */
@@ -444,6 +452,7 @@ export class TrampPhysicalDevice {
   /** Forgets the object. */
   unregister(): void {
     this.instance.registry.trampPhysicalDevices.delete(this.address);
+    this.instance.registry.gone.set(this.address, "VkPhysicalDevice");
   }
 }
 
@@ -490,6 +499,7 @@ export class LoaderDevice {
     this.driverGetDeviceProcAddr = physicalDevice.driverInstance.procAddr("vkGetDeviceProcAddr");
     if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GDPA_DEF);
     instance.registry.devices.set(this.address, this);
+    instance.registry.gone.delete(this.address);
     instance.devices.add(this);
   }
 
@@ -524,6 +534,7 @@ export class LoaderDevice {
     if (k === 0n || k === this.address) return;
     this.#aliases.add(k);
     this.instance.registry.devices.set(k, this);
+    this.instance.registry.gone.delete(k);
   }
 
   /** Whether the chain filled `slot` with a real function (not the empty slot's error function). */
@@ -571,7 +582,12 @@ export class LoaderDevice {
     if (this.table.disposed) return;
     const devices = this.instance.registry.devices;
     devices.delete(this.address);
-    for (const k of this.#aliases) if (devices.get(k) === this) devices.delete(k);
+    this.instance.registry.gone.set(this.address, "VkDevice");
+    for (const k of this.#aliases) {
+      if (devices.get(k) !== this) continue;
+      devices.delete(k);
+      this.instance.registry.gone.set(k, "VkDevice");
+    }
     this.instance.devices.delete(this);
     this.table.dispose();
   }

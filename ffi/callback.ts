@@ -87,10 +87,55 @@ function openCell(def: Deno.UnsafeCallbackDefinition, threadSafe = false): Cell 
   return cell;
 }
 
+/**
+ * Callbacks C still holds, by address: who holds each (a live messenger, report callback, allocator). A held
+ * callback cannot be closed through {@linkcode VkCallback}, and a released one is not pooled while held, so
+ * its address is never handed to a new owner that the holder would then call.
+ */
+const holds = new Map<bigint, string[]>();
+
+/**
+ * Records that `holder` (e.g. `"VkDebugUtilsMessengerEXT 0x1"`) calls the callback at `pointer` until the
+ * returned function is called.
+ *
+ * @example Usage
+ * ```ts
+ * import { holdCallback, holdersOf } from "./callback.ts";
+ * const p = Deno.UnsafePointer.create(0x1000n);
+ * const release = holdCallback(p, "VkDebugUtilsMessengerEXT 0x1");
+ * console.log(holdersOf(p)); // [ "VkDebugUtilsMessengerEXT 0x1" ]
+ * release();
+ * console.log(holdersOf(p)); // []
+ * ```
+ */
+export function holdCallback(pointer: Deno.PointerValue, holder: string): () => void {
+  if (pointer === null) return ignore;
+  const k = BigInt(Deno.UnsafePointer.value(pointer));
+  let list = holds.get(k);
+  if (!list) holds.set(k, list = []);
+  list.push(holder);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    const at = list.indexOf(holder);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0 && holds.get(k) === list) holds.delete(k);
+  };
+}
+
+/** Who still holds the callback at `pointer` (empty when nothing does). */
+export function holdersOf(pointer: Deno.PointerValue): readonly string[] {
+  return pointer === null ? [] : holds.get(BigInt(Deno.UnsafePointer.value(pointer))) ?? [];
+}
+
 /** Drops the owner's body (its closures can be collected) and keeps the cell for reuse, or closes it. */
 function release(cell: Cell, key: string): void {
   cell.body = undefined;
   cell.report = ignore;
+  // Still held by C: neither reused (the holder would call the next owner's body) nor closed (a call would
+  // crash); it answers its error value.
+  if (holdersOf(cell.callback.pointer).length > 0) return;
   let list = released.get(key);
   if (list === undefined) released.set(key, list = []);
   if (list.length < MAX_RELEASED) list.push(cell);

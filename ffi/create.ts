@@ -9,6 +9,7 @@
 import { VkError } from "./errors.ts";
 import type { VkCommands } from "./generated/vk_commands.ts";
 import type { VkCreateManyOutputs, VkCreateOutputs } from "./generated/vk_create.ts";
+import { handleChecksOf } from "./handle_check.ts";
 
 /** Any object holding Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
 export type CommandSource = Partial<VkCommands>;
@@ -20,11 +21,14 @@ export type CreateArgs<N extends string> = N extends keyof VkCommands
 
 type Raw = (...args: unknown[]) => unknown;
 
-function commandOf(vk: CommandSource, name: string): Raw {
+function commandOf(vk: CommandSource, name: string, args: readonly unknown[]): Raw {
   const fn = (vk as Record<string, unknown>)[name];
   if (typeof fn !== "function") {
     throw new TypeError(`Cannot call "${name}": the command object has no such command`);
   }
+  // A command object that knows its handles (vkdeno's Vulkan) refuses a null, destroyed or foreign one
+  // here, before the driver is called.
+  handleChecksOf(vk)?.checkArgs(name, args);
   return fn as Raw;
 }
 
@@ -39,14 +43,15 @@ function commandOf(vk: CommandSource, name: string): Raw {
  * // buffer: VkBuffer
  * ```
  * @throws {VkError} If the command returns a negative `VkResult` (the message names command and result).
- * @throws {TypeError} If `vk` has no such command, or it succeeded without writing a handle.
+ * @throws {TypeError} If `vk` has no such command, a handle among `args` is null, destroyed or another
+ * loader's (when `vk` knows its handles), or the command succeeded without writing a handle.
  */
 export function create<N extends keyof VkCreateOutputs>(
   vk: CommandSource,
   name: N,
   args: CreateArgs<N>,
 ): VkCreateOutputs[N] {
-  const fn = commandOf(vk, name);
+  const fn = commandOf(vk, name, args as readonly unknown[]);
   // Off the V8 heap: the address stays put while C writes it.
   const slot = new BigUint64Array(new ArrayBuffer(8));
   const result = fn(...(args as readonly unknown[]), Deno.UnsafePointer.of(slot));
@@ -77,7 +82,7 @@ export function createMany<N extends keyof VkCreateManyOutputs>(
   if (!Number.isInteger(count) || count < 1) {
     throw new RangeError(`Invalid handle count "${count}" for "${name}"`);
   }
-  const fn = commandOf(vk, name);
+  const fn = commandOf(vk, name, args as readonly unknown[]);
   const slots = new BigUint64Array(new ArrayBuffer(8 * count));
   const result = fn(...(args as readonly unknown[]), Deno.UnsafePointer.of(slots));
   if (typeof result === "number") VkError.check(result, name);

@@ -7,13 +7,15 @@
  */
 import { VkError } from "./errors.ts";
 import { Arena } from "./memory.ts";
-import { layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
+import { findLayout, layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
 import type { StructValue } from "./_struct_reader.ts";
 import { StructWriter } from "./_struct_writer.ts";
 import { readStructArray } from "./struct_read.ts";
 import type { VkPointer, VkStructPointer } from "./generated/vk_types.ts";
 import type { VkStructCanonical, VkStructName, VkStructs } from "./generated/vk_structs.ts";
 import { VK_INCOMPLETE } from "./generated/vk_constants.js";
+import { COMMAND_PARAMS } from "./generated/commands.ts";
+import { commandNameOf } from "./handle_check.ts";
 
 /**
  * Returns `result` when it is not an error (`VK_SUCCESS`, and positive codes such as `VK_INCOMPLETE` or
@@ -117,7 +119,12 @@ export function enumerate(
   options?: EnumerateOptions<string>,
 ): (Deno.PointerObject | StructValue)[] {
   options ??= {};
-  const name = options.name ?? (command.name.startsWith("vk") ? command.name : "enumeration");
+  const known = commandNameOf(command);
+  const name = options.name ?? known?.name ?? (command.name.startsWith("vk") ? command.name : "enumeration");
+  if (known) {
+    known.checks?.checkArgs(known.name, args);
+    checkOutput(known.name, options.struct);
+  }
   const call = command as unknown as (...a: unknown[]) => unknown;
   // An explicit ArrayBuffer lives off the V8 heap, so its address cannot move during the calls.
   const count = new Uint32Array(new ArrayBuffer(4));
@@ -143,4 +150,16 @@ export function enumerate(
     return readStructArray(options.struct, bytes.slice(), got);
   }
   throw new VkError(VK_INCOMPLETE, `Command "${name}" kept returning "VK_INCOMPLETE"`);
+}
+
+/** Throws when `struct` is not what command `name` fills (a wrong stride writes past the array). */
+function checkOutput(name: string, struct: string | undefined): void {
+  const fills = COMMAND_PARAMS[name]?.at(-1)?.type;
+  if (fills === undefined || findLayout(fills) === undefined) return; // handles or plain values
+  if (struct === undefined) {
+    throw new TypeError(`${name}: it fills ${fills} structs: pass { struct: "${fills}" } to enumerate`);
+  }
+  if (findLayout(fills) !== findLayout(struct)) {
+    throw new TypeError(`${name}: it fills ${fills} structs, not ${struct}`);
+  }
 }

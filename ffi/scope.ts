@@ -1,11 +1,14 @@
 /**
  * Scoped cleanup: `VkScope` creates handles and callbacks and destroys them in reverse order with the destroy
- * command vk.xml pairs with each create command.
+ * command vk.xml pairs with each create command; `scope.destroy(handle)` destroys one early, and a second
+ * destroy of it throws instead of reaching the driver.
  *
  * @module
  */
 import { type CommandSource, create, type CreateArgs, createMany } from "./create.ts";
 import { DESTROYERS } from "./generated/lifecycles.ts";
+import { COMMAND_PARAMS } from "./generated/commands.ts";
+import { handleChecksOf } from "./handle_check.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
 import type { VkCreateManyOutputs, VkCreateOutputs } from "./generated/vk_create.ts";
 import { Arena } from "./memory.ts";
@@ -29,6 +32,10 @@ import type { VkCallbackPointer } from "./generated/vk_types.ts";
 export class VkScope implements Disposable {
   #stack = new DisposableStack();
   #vk: CommandSource;
+  /** Owned handles by address: how to destroy each (the entry of the latest object at that address). */
+  #owned = new Map<bigint, Owned>();
+  /** Handles destroyed early through {@linkcode VkScope.destroy}, with their destroy command. */
+  #destroyedEarly = new Map<bigint, Owned>();
   /** An arena freed after everything else in the scope: write create infos here. */
   readonly arena: Arena;
 
@@ -118,6 +125,35 @@ export class VkScope implements Disposable {
     this.#stack.defer(fn);
   }
 
+  /**
+   * Destroys one handle the scope owns now (with the destroy command vk.xml pairs with its create command)
+   * and forgets it, so the end of the scope does not destroy it again.
+   *
+   * @example Usage
+   * ```ts ignore
+   * const staging = scope.create("vkCreateBuffer", [device, info, null]);
+   * scope.destroy(staging); // vkDestroyBuffer(device, staging, null), now
+   * ```
+   * @throws {TypeError} If `handle` was destroyed already through the scope, or the scope does not own it.
+   */
+  destroy(handle: Deno.PointerObject): void {
+    const k = BigInt(Deno.UnsafePointer.value(handle));
+    const owned = this.#owned.get(k);
+    if (owned === undefined) {
+      const early = this.#destroyedEarly.get(k);
+      throw new TypeError(
+        early
+          ? `${early.command}: ${early.param} 0x${k.toString(16)} was destroyed already (VkScope.destroy)`
+          : `VkScope.destroy: 0x${
+            k.toString(16)
+          } is not owned by this scope (destroyed already, or made elsewhere)`,
+      );
+    }
+    this.#owned.delete(k);
+    this.#destroyedEarly.set(k, owned);
+    owned.run();
+  }
+
   /** Destroys everything the scope owns, last created first. */
   dispose(): void {
     this.#stack.dispose();
@@ -137,6 +173,31 @@ export class VkScope implements Disposable {
     }
     const allocator = d.allocatorAt >= 0 ? args[d.allocatorAt] ?? null : null;
     const call = [...(d.parent ? [args[0]] : []), handle, ...(d.allocator ? [allocator] : [])];
-    this.#stack.defer(() => (destroy as (...a: unknown[]) => unknown)(...call));
+    const vk = this.#vk;
+    const owned: Owned = {
+      command: d.destroy,
+      param: COMMAND_PARAMS[d.destroy]?.[d.parent ? 1 : 0]?.name ?? "handle",
+      run() {
+        // The loader refuses a parent destroyed by hand (and, checked, the handle itself) before the driver.
+        const checks = handleChecksOf(vk);
+        checks?.checkArgs(d.destroy, call);
+        (destroy as (...a: unknown[]) => unknown)(...call);
+      },
+    };
+    const k = BigInt(Deno.UnsafePointer.value(handle as Deno.PointerValue));
+    this.#owned.set(k, owned);
+    this.#destroyedEarly.delete(k);
+    this.#stack.defer(() => {
+      if (this.#owned.get(k) !== owned) return; // destroyed early
+      this.#owned.delete(k);
+      owned.run();
+    });
   }
+}
+
+/** One owned handle: its destroy command, the parameter that takes it, and the call. */
+interface Owned {
+  readonly command: string;
+  readonly param: string;
+  run(): void;
 }

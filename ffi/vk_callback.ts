@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CallbackRegistry } from "./callback.ts";
+import { CallbackRegistry, holdersOf } from "./callback.ts";
 import { CALLBACK_DEFS } from "./generated/callbacks.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
 import type { VkCallbackPointer } from "./generated/vk_types.ts";
@@ -26,8 +26,9 @@ export interface MakeCallbackOptions {
 }
 
 /**
- * A native function pointer made from a TypeScript function; closed by `dispose()` / `using`. C must not
- * call it afterwards: destroy what uses it (the messenger) first.
+ * A native function pointer made from a TypeScript function; closed by `dispose()` / `using`. While a live
+ * object the loader saw made holds it (a debug messenger or report callback), closing throws, naming the
+ * holder: destroy that first.
  */
 export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Disposable {
   /** The callback type, e.g. `"PFN_vkDebugUtilsMessengerCallbackEXT"`. */
@@ -48,8 +49,20 @@ export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Di
     return this.#registry.size > 0;
   }
 
-  /** Closes the native callback. */
+  /**
+   * Closes the native callback.
+   *
+   * @throws {TypeError} If a live messenger or report callback still holds it (closing nothing then).
+   */
   dispose(): void {
+    const holders = holdersOf(this.pointer);
+    if (holders.length > 0 && this.open) {
+      throw new TypeError(
+        `${this.type}: cannot close callback 0x${
+          BigInt(Deno.UnsafePointer.value(this.pointer)).toString(16)
+        }: held by ${holders.join(", ")}; destroy it first`,
+      );
+    }
     this.#registry.dispose();
   }
 

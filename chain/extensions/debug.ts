@@ -28,7 +28,7 @@
  * @module
  */
 
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackRegistry, holdCallback } from "../../ffi/callback.ts";
 import { STRUCTS } from "../../ffi/generated/structs.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../../ffi/memory.ts";
@@ -280,6 +280,13 @@ export function activateMessengers(
 
 let nextHandle = 0x7d9e_0000_0001n;
 
+/** The handle type a messenger create command makes, for naming the holder of a callback. */
+function holderType(create: string): string {
+  return create === "vkCreateDebugReportCallbackEXT"
+    ? "VkDebugReportCallbackEXT"
+    : "VkDebugUtilsMessengerEXT";
+}
+
 /**
  * A driver instance that may implement the messenger commands itself (the
  * loader core's view of one driver's `VkInstance`).
@@ -332,6 +339,8 @@ export class DebugMessengers implements Disposable {
   readonly #created = new Map<bigint, DebugMessenger>();
   readonly #driverMessengers = new Map<bigint, DriverMessenger[]>();
   readonly #callbacks = new CallbackRegistry();
+  /** Per messenger made here, the release of its hold on the application's callback. */
+  readonly #holds = new Map<bigint, () => void>();
   #detach: (() => void) | undefined;
   #instance: Deno.PointerValue = null;
 
@@ -425,7 +434,13 @@ export class DebugMessengers implements Disposable {
             made.push({ target, handle: out[0]! });
           }
           const handle = nextHandle++;
-          this.#created.set(handle, read(info));
+          const messenger = read(info);
+          this.#created.set(handle, messenger);
+          // The application's callback may not close (nor its address go to another) while this holds it.
+          this.#holds.set(
+            handle,
+            holdCallback(messenger.callback, `${holderType(name)} 0x${handle.toString(16)}`),
+          );
           this.#driverMessengers.set(handle, made);
           writeU64(pHandle, 0, handle);
           return VK_SUCCESS;
@@ -440,6 +455,8 @@ export class DebugMessengers implements Disposable {
           destroyDriverMessengers(this.#driverMessengers.get(key) ?? [], name, allocator);
           this.#driverMessengers.delete(key);
           this.#created.delete(key);
+          this.#holds.get(key)?.();
+          this.#holds.delete(key);
         },
         { name },
       ).pointer as Deno.PointerObject;
@@ -499,6 +516,8 @@ export class DebugMessengers implements Disposable {
     this.#detach = undefined;
     this.#created.clear();
     this.#driverMessengers.clear();
+    for (const release of this.#holds.values()) release();
+    this.#holds.clear();
     this.#callbacks.dispose();
   }
 

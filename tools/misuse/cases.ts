@@ -190,9 +190,10 @@ export const CASES: readonly MisuseCase[] = [
     what: "a device command of a disposed loader",
     expect: /vkDeviceWaitIdle: this Vulkan loader is disposed/,
     run() {
-      const { vk, device } = setup();
+      const { vk, device, instance } = setup();
       vk.vkDeviceWaitIdle(device);
       vk.vkDestroyDevice(device, null);
+      vk.vkDestroyInstance(instance, null);
       vk.dispose();
       vk.vkDeviceWaitIdle(device);
     },
@@ -427,9 +428,11 @@ export const CASES: readonly MisuseCase[] = [
     what: "the loader disposed while an instance and a device live",
     expect: /disposed with live objects: VkInstance 0x[0-9a-f]+ \(VkDevice 0x[0-9a-f]+\)/,
     run() {
-      const { vk } = setup();
+      const { vk, device } = setup();
+      const wait = vk.vkDeviceWaitIdle; // bound before: the device itself was not destroyed
       vk.dispose();
       vk.dispose(); // one warning, not two
+      if (wait(device) !== 0) throw new Error("the live device stopped working");
     },
   },
   {
@@ -469,24 +472,28 @@ export const CASES: readonly MisuseCase[] = [
           null,
         ]);
       messenger(VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT, first.pointer);
+      let refused: unknown;
       try {
         first.dispose();
-      } finally {
-        let heard = 0;
-        const second = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => {
-          heard++;
-          return false;
-        });
-        messenger(VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT, second.pointer);
-        vk.vkSubmitDebugUtilsMessageEXT(
-          instance,
-          VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-          VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
-          writeStruct(arena, "VkDebugUtilsMessengerCallbackDataEXT", { pMessage: "error only" }),
-        );
-        // deno-lint-ignore no-unsafe-finally
-        if (heard > 0) throw new Error(`stale messenger delivered ${heard} error message(s) to a warning-only callback`);
+      } catch (e) {
+        refused = e;
       }
+      let heard = 0;
+      const second = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => {
+        heard++;
+        return false;
+      });
+      messenger(VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT, second.pointer);
+      vk.vkSubmitDebugUtilsMessageEXT(
+        instance,
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        writeStruct(arena, "VkDebugUtilsMessengerCallbackDataEXT", { pMessage: "error only" }),
+      );
+      if (heard > 0) {
+        throw new Error(`stale messenger delivered ${heard} error message(s) to a warning-only callback`);
+      }
+      if (refused) throw refused;
     },
   },
 ];

@@ -16,5 +16,13 @@ try {
   found.run();
 } catch (e) {
   const error = e as Error;
-  console.error(`caught ${error.name}: ${error.message}`);
+  console.error(`caught ${error.name}: ${describe(error)}`);
+}
+
+/** The message, with what a `SuppressedError` (from a scope's disposal) holds. */
+function describe(error: unknown): string {
+  if (error instanceof SuppressedError) {
+    return `${describe(error.error)}; suppressed: ${describe(error.suppressed)}`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }

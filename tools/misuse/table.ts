@@ -12,12 +12,22 @@ const driver = driverArg?.slice("--driver=".length) ?? "/usr/share/vulkan/icd.d/
 const runner = new URL("./run.ts", import.meta.url).pathname;
 
 /** Exit status (128 + signal for a signal) and first stderr line of one case. */
-export async function runCase(name: string, checked: boolean): Promise<{ code: number; first: string; stderr: string }> {
-  const env: Record<string, string> = { VK_DRIVER_FILES: driver };
+export async function runCase(
+  name: string,
+  checked: boolean,
+  icd: string = driver,
+): Promise<{ code: number; first: string; stderr: string }> {
+  // Only the driver, and what Deno itself needs: no layer or loader variable of the caller leaks in.
+  const env: Record<string, string> = { VK_DRIVER_FILES: icd };
+  for (const name of ["HOME", "DENO_DIR", "PATH"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
   if (checked) env.VKDENO_CHECKED = "1";
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", runner, name],
     env,
+    clearEnv: true,
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -39,6 +49,8 @@ if (import.meta.main) {
   let i = 0;
   for (const c of CASES) {
     const [plain, checked] = await Promise.all([runCase(c.name, false), runCase(c.name, true)]);
-    console.log(`| ${++i} | ${c.name} | ${plain.code} ${cut(plain.first)} | ${checked.code} ${cut(checked.first)} |`);
+    console.log(
+      `| ${++i} | ${c.name} | ${plain.code} ${cut(plain.first)} | ${checked.code} ${cut(checked.first)} |`,
+    );
   }
 }

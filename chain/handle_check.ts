@@ -1,0 +1,361 @@
+/**
+ * Handle checks of one loader: before a command runs, every handle parameter is checked against the
+ * loader's registries (null where the spec does not allow it, destroyed, another loader's, not a handle),
+ * and a `TypeError` names the command, the parameter and what is wrong (docs/behaviour.md V07). Checked
+ * mode (V08) also tracks every other handle its commands make and destroy, from the generated command
+ * parameters alone: nothing is written per command.
+ *
+ * @module
+ */
+
+import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { HANDLES } from "../ffi/generated/handles.ts";
+import { STRUCTS } from "../ffi/generated/structs.ts";
+import type { ParamInfo } from "../ffi/generated/types.ts";
+import type { HandleChecks } from "../ffi/handle_check.ts";
+import { readU32, readU64 } from "../ffi/memory.ts";
+import { type HandleRegistry, key, type LoaderDevice, type LoaderInstance } from "./objects.ts";
+
+type Fn = (...args: unknown[]) => unknown;
+type Owner = LoaderInstance | LoaderDevice;
+
+/** A handle checked mode saw made and not yet destroyed. */
+interface Tracked {
+  readonly type: string;
+  /** The device (or instance) it belongs to. */
+  readonly owner: Owner;
+  /** The object whose destruction destroys it (its pool, or its owner). */
+  readonly parent: bigint;
+}
+
+interface HandleParam {
+  readonly index: number;
+  readonly name: string;
+  readonly type: string;
+  readonly optional: boolean;
+}
+
+interface OutputParam {
+  readonly index: number;
+  readonly type: string;
+  /** How many handles the call wrote (read after it). */
+  readonly count: (args: readonly unknown[]) => number;
+  /** Where the parent of a pool-allocated handle is (a parameter or a member of a struct parameter). */
+  readonly parent: ((args: readonly unknown[]) => bigint) | undefined;
+}
+
+/** What checking and tracking one command takes, from its generated parameters. */
+interface Plan {
+  readonly handles: readonly HandleParam[];
+  readonly outputs: readonly OutputParam[];
+  /** The handles a destroy or free command ends (the last handle parameter, scalar or array). */
+  readonly destroys: ((args: readonly unknown[]) => bigint[]) | undefined;
+}
+
+/** Canonical handle type (aliases resolved). */
+function canonical(type: string): string {
+  return HANDLES[type]?.alias ?? type;
+}
+
+const ROOTS = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice"]);
+
+/** Every live loader's registry, to tell another loader's handle from no handle at all. */
+const registries = new Set<WeakRef<HandleRegistry>>();
+
+function hex(k: bigint): string {
+  return `0x${k.toString(16)}`;
+}
+
+/**
+ * Handle types whose every source is a command's output parameter (so checked mode sees each one made);
+ * handles also read out of returned structs (displays, ...) are checked only for null and destruction.
+ */
+let strictTypes: Set<string> | undefined;
+function isStrict(type: string): boolean {
+  if (!strictTypes) {
+    const outputStructs = new Set<string>();
+    for (const info of COMMANDS) {
+      for (const p of info.params) {
+        if (p.pointer > 0 && !p.const && STRUCTS[p.type]) outputStructs.add(p.type);
+      }
+    }
+    const loose = new Set<string>();
+    for (const s of outputStructs) {
+      for (const m of STRUCTS[s]!.members) if (HANDLES[m.type]) loose.add(canonical(m.type));
+    }
+    strictTypes = new Set(Object.keys(HANDLES).map(canonical).filter((t) => !loose.has(t) && !ROOTS.has(t)));
+  }
+  return strictTypes.has(type);
+}
+
+/**
+ * The handle checks of one loader over its registry; `checked` turns on tracking of every handle.
+ *
+ * @example Usage
+ * ```ts
+ * import { HandleChecker } from "./handle_check.ts";
+ * import { HandleRegistry } from "./objects.ts";
+ * const checks = new HandleChecker(new HandleRegistry(), false);
+ * try {
+ *   checks.checkArgs("vkDeviceWaitIdle", [null]);
+ * } catch (e) {
+ *   console.log((e as Error).message); // "vkDeviceWaitIdle: device is null"
+ * }
+ * ```
+ */
+export class HandleChecker implements HandleChecks {
+  /** Whether every handle is tracked (checked mode). */
+  readonly checked: boolean;
+  readonly #registry: HandleRegistry;
+  readonly #ref: WeakRef<HandleRegistry>;
+  readonly #plans = new Map<string, Plan>();
+  readonly #objects = new Map<bigint, Tracked>();
+  /** Destroyed tracked handles by address, with their type (forgotten when the address is made again). */
+  readonly #gone = new Map<bigint, string>();
+  readonly #children = new Map<bigint, Set<bigint>>();
+
+  constructor(registry: HandleRegistry, checked: boolean) {
+    this.#registry = registry;
+    this.checked = checked;
+    this.#ref = new WeakRef(registry);
+    registries.add(this.#ref);
+  }
+
+  /** Stops telling other loaders this loader's handles are its (at dispose). */
+  close(): void {
+    registries.delete(this.#ref);
+  }
+
+  /** Throws when a handle among `args` is wrong for `command` (see the module). */
+  checkArgs(command: string, args: readonly unknown[]): void {
+    const plan = this.#plan(command);
+    if (plan) this.#check(command, plan, args);
+  }
+
+  /**
+   * `fn` (command `name`) behind the checks: always for the dispatchable handles, and in checked mode for
+   * every handle, recording what the call made and destroyed. `fn` itself when nothing needs checking.
+   */
+  wrap(name: string, fn: Fn): Fn {
+    const plan = this.#plan(name);
+    if (!plan || (plan.handles.length === 0 && (!this.checked || plan.outputs.length === 0))) return fn;
+    if (!this.checked) {
+      return (...args: unknown[]) => {
+        this.#check(name, plan, args);
+        return fn(...args);
+      };
+    }
+    const endsRoot = name === "vkDestroyDevice" || name === "vkDestroyInstance";
+    return (...args: unknown[]) => {
+      const context = this.#check(name, plan, args);
+      const ended = plan.destroys?.(args);
+      const root = endsRoot && args[0] ? this.#root(args[0]) : undefined;
+      const result = fn(...args);
+      if (typeof result === "number" && result < 0) return result;
+      if (ended) { for (const k of ended) this.#end(k); }
+      if (root) this.#endChildren(root.address);
+      if (plan.outputs.length > 0 && context) this.#record(plan, args, context);
+      return result;
+    };
+  }
+
+  /** Forgets `handle` as checked mode's destroy commands would (a scope destroying it). */
+  destroyed(_command: string, handle: unknown): void {
+    if (this.checked && handle) this.#end(key(handle));
+  }
+
+  #root(handle: unknown): Owner | undefined {
+    const k = key(handle);
+    return this.#registry.devices.get(k) ?? this.#registry.instances.get(k);
+  }
+
+  #plan(name: string): Plan | undefined {
+    let plan = this.#plans.get(name);
+    if (plan) return plan;
+    const index = COMMAND_INDEX[name];
+    if (index === undefined) return undefined;
+    const info = COMMANDS[index]!;
+    plan = makePlan(info.name, info.params);
+    this.#plans.set(name, plan);
+    return plan;
+  }
+
+  /** Checks every handle parameter; the owner the command runs on (its first handle's). */
+  #check(command: string, plan: Plan, args: readonly unknown[]): Owner | undefined {
+    let context: Owner | undefined;
+    for (const p of plan.handles) {
+      const value = args[p.index];
+      if (value === null || value === undefined) {
+        if (p.optional) continue;
+        throw new TypeError(`${command}: ${p.name} is null`);
+      }
+      if (typeof value !== "object") {
+        throw new TypeError(`${command}: ${p.name} is not a handle (a ${typeof value})`);
+      }
+      const owner = this.#checkOne(command, p, key(value), context);
+      context ??= owner;
+    }
+    return context;
+  }
+
+  #checkOne(command: string, p: HandleParam, k: bigint, context: Owner | undefined): Owner | undefined {
+    const r = this.#registry;
+    switch (p.type) {
+      case "VkInstance":
+        return r.instances.get(k) ?? this.#unknown(command, p, k);
+      case "VkPhysicalDevice":
+        return r.trampPhysicalDevices.get(k)?.instance ?? this.#unknown(command, p, k);
+      case "VkDevice":
+        return r.devices.get(k) ?? this.#unknown(command, p, k);
+    }
+    if (!this.checked) return undefined;
+    const tracked = this.#objects.get(k);
+    if (!tracked) {
+      const gone = this.#gone.get(k);
+      if (gone !== undefined) throw new TypeError(`${command}: ${p.name} ${hex(k)} was destroyed`);
+      if (isStrict(p.type) || HANDLES[p.type]?.dispatchable) {
+        throw new TypeError(`${command}: ${p.name} ${hex(k)} is not a live ${p.type} of this loader`);
+      }
+      return undefined;
+    }
+    if (tracked.type !== p.type) {
+      throw new TypeError(`${command}: ${p.name} ${hex(k)} is a ${tracked.type}, not a ${p.type}`);
+    }
+    if (context !== undefined && tracked.owner !== context && sameKind(tracked.owner, context)) {
+      const kind = "physicalDevice" in tracked.owner ? "VkDevice" : "VkInstance";
+      throw new TypeError(
+        `${command}: ${p.name} ${hex(k)} belongs to another ${kind} (${hex(tracked.owner.address)})`,
+      );
+    }
+    return tracked.owner;
+  }
+
+  #unknown(command: string, p: HandleParam, k: bigint): never {
+    const r = this.#registry;
+    if (r.gone.has(k)) throw new TypeError(`${command}: ${p.name} ${hex(k)} was destroyed`);
+    for (const ref of registries) {
+      const other = ref.deref();
+      if (other === undefined) registries.delete(ref);
+      else if (other !== r && isKnown(other, p.type, k)) {
+        throw new TypeError(`${command}: ${p.name} ${hex(k)} belongs to another Vulkan loader`);
+      }
+    }
+    throw new TypeError(`${command}: ${p.name} ${hex(k)} is not a ${p.type} of this loader`);
+  }
+
+  #record(plan: Plan, args: readonly unknown[], owner: Owner): void {
+    for (const out of plan.outputs) {
+      const at = args[out.index] as Deno.PointerValue;
+      if (at === null || at === undefined) continue;
+      const n = out.count(args);
+      const parent = out.parent?.(args) ?? owner.address;
+      for (let i = 0; i < n; i++) {
+        const k = readU64(at, i * 8);
+        if (k === 0n) continue;
+        this.#objects.set(k, { type: out.type, owner, parent });
+        this.#gone.delete(k);
+        let set = this.#children.get(parent);
+        if (!set) this.#children.set(parent, set = new Set());
+        set.add(k);
+      }
+    }
+  }
+
+  #end(k: bigint): void {
+    const tracked = this.#objects.get(k);
+    if (!tracked) return;
+    this.#objects.delete(k);
+    this.#gone.set(k, tracked.type);
+    this.#children.get(tracked.parent)?.delete(k);
+    this.#endChildren(k);
+  }
+
+  #endChildren(parent: bigint): void {
+    const children = this.#children.get(parent);
+    if (!children) return;
+    this.#children.delete(parent);
+    for (const c of children) this.#end(c);
+  }
+}
+
+function sameKind(a: Owner, b: Owner): boolean {
+  return ("physicalDevice" in a) === ("physicalDevice" in b);
+}
+
+function isKnown(r: HandleRegistry, type: string, k: bigint): boolean {
+  return type === "VkInstance"
+    ? r.instances.has(k)
+    : type === "VkPhysicalDevice"
+    ? r.trampPhysicalDevices.has(k)
+    : r.devices.has(k);
+}
+
+/** The plan of a command with parameters `params`. */
+function makePlan(name: string, params: readonly ParamInfo[]): Plan {
+  const handles: HandleParam[] = [];
+  const outputs: OutputParam[] = [];
+  let destroys: Plan["destroys"] = undefined;
+  const indexOf = (name: string) => params.findIndex((p) => p.name === name);
+  params.forEach((p, index) => {
+    if (!HANDLES[p.type]) return;
+    const type = canonical(p.type);
+    if (p.pointer === 0) {
+      handles.push({ index, name: p.name, type, optional: p.optional === true });
+    } else if (p.pointer === 1 && !p.const) {
+      const count = countOf(p, params, indexOf);
+      if (count) outputs.push({ index, type, count, parent: parentOf(type, params) });
+    }
+  });
+  if (/^vk(Destroy|Free)/.test(name)) {
+    const at = params.findLastIndex((p, i) => i > 0 && HANDLES[p.type] !== undefined && p.pointer <= 1);
+    const p = params[at];
+    if (p?.pointer === 0) destroys = (args) => [key(args[at])];
+    else if (p) {
+      const count = countOf(p, params, indexOf);
+      if (count) {
+        destroys = (args) => {
+          const list = args[at] as Deno.PointerValue;
+          if (list === null || list === undefined) return [];
+          return Array.from({ length: count(args) }, (_, i) => readU64(list, i * 8));
+        };
+      }
+    }
+  }
+  return { handles, outputs, destroys };
+}
+
+/** How many handles an output parameter receives, or undefined when its length cannot be read. */
+function countOf(
+  p: ParamInfo,
+  params: readonly ParamInfo[],
+  indexOf: (name: string) => number,
+): ((args: readonly unknown[]) => number) | undefined {
+  if (p.len === undefined) return () => 1;
+  const [head, member] = p.len.split("->");
+  const at = indexOf(head!);
+  const lenParam = params[at];
+  if (!lenParam) return undefined;
+  if (member === undefined) {
+    return lenParam.pointer === 0
+      ? (args) => Number(args[at] ?? 0)
+      : (args) => args[at] === null ? 0 : readU32(args[at] as Deno.PointerValue, 0);
+  }
+  const m = STRUCTS[lenParam.type]?.members.find((x) => x.name === member);
+  if (!m) return undefined;
+  return (args) => args[at] === null ? 0 : readU32(args[at] as Deno.PointerValue, m.offset);
+}
+
+/** Where a pool-allocated handle's pool is: a parameter, or a member of a create-info parameter. */
+function parentOf(type: string, params: readonly ParamInfo[]): OutputParam["parent"] {
+  const parentType = HANDLES[type]?.parent;
+  if (parentType === undefined || ROOTS.has(parentType)) return undefined;
+  const direct = params.findIndex((p) => p.pointer === 0 && canonical(p.type) === parentType);
+  if (direct >= 0) return (args) => key(args[direct]);
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i]!;
+    if (p.pointer !== 1 || !p.const) continue;
+    const m = STRUCTS[p.type]?.members.find((x) => x.pointer === 0 && canonical(x.type) === parentType);
+    if (m) return (args) => args[i] === null ? 0n : readU64(args[i] as Deno.PointerValue, m.offset);
+  }
+  return undefined;
+}

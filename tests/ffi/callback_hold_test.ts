@@ -1,0 +1,36 @@
+/**
+ * A callback a live object holds (docs/behaviour.md V10): it cannot be closed through its `VkCallback` while
+ * held (the error names the holder), and its native address is not handed to a new owner while held.
+ */
+
+import { deepStrictEqual as assertEquals, notStrictEqual, throws as assertThrows } from "node:assert/strict";
+import { CallbackRegistry, holdCallback, holdersOf } from "../../ffi/callback.ts";
+import { makeCallback } from "../../ffi/vk_callback.ts";
+
+Deno.test("a held callback refuses to close, naming its holder, and closes once released", () => {
+  const cb = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => false);
+  const release = holdCallback(cb.pointer, "VkDebugUtilsMessengerEXT 0x1");
+  assertThrows(() => cb.dispose(), {
+    name: "TypeError",
+    message:
+      /^PFN_vkDebugUtilsMessengerCallbackEXT: cannot close callback 0x[0-9a-f]+: held by VkDebugUtilsMessengerEXT 0x1; destroy it first$/,
+  });
+  assertEquals(cb.open, true);
+  release();
+  release(); // twice is harmless
+  assertEquals(holdersOf(cb.pointer), []);
+  cb.dispose();
+  assertEquals(cb.open, false);
+});
+
+Deno.test("a released callback still held is not pooled: the next callback of its signature gets another address", () => {
+  const def = { parameters: ["u32"], result: "void" } as const;
+  const first = new CallbackRegistry();
+  const held = first.create(def, () => {}, { name: "held" }).pointer;
+  const release = holdCallback(held, "VkDebugReportCallbackEXT 0x2");
+  first.dispose();
+  using second = new CallbackRegistry();
+  const next = second.create(def, () => {}, { name: "next" }).pointer;
+  notStrictEqual(Deno.UnsafePointer.value(next), Deno.UnsafePointer.value(held));
+  release();
+});
