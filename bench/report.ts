@@ -143,6 +143,7 @@ are: docs/performance.md.
 const SECTIONS: readonly { section: string; file: string; paired: boolean; runs: number }[] = [
   { section: "Time to first instance", file: "bench/first_bench.ts", paired: true, runs: 3 },
   { section: "Per call", file: "bench/percall_bench.ts", paired: true, runs: 5 },
+  { section: "Checked mode", file: "bench/checked_bench.ts", paired: true, runs: 3 },
   { section: "Instance and device creation", file: "bench/create_bench.ts", paired: true, runs: 3 },
   { section: "Scaling with layers", file: "bench/scaling_bench.ts", paired: true, runs: 3 },
   { section: "Scaling with Workers", file: "bench/workers_bench.ts", paired: true, runs: 5 },

@@ -46,6 +46,8 @@ interface OutputParam {
 
 /** What checking and tracking one command takes, from its generated parameters. */
 interface Plan {
+  /** Number of parameters. */
+  readonly arity: number;
   readonly handles: readonly HandleParam[];
   readonly outputs: readonly OutputParam[];
   /** The handles a destroy or free command ends (the last handle parameter, scalar or array). */
@@ -113,6 +115,15 @@ export class HandleChecker implements HandleChecks {
   /** Destroyed tracked handles by address, with their type (forgotten when the address is made again). */
   readonly #gone = new Map<bigint, string>();
   readonly #children = new Map<bigint, Set<bigint>>();
+  /** Bumped when a tracked handle is destroyed (with the registry's epoch: when any object is). */
+  #epoch = 0;
+  /**
+   * Handle objects that passed, with the epoch and type they passed at: a loop passing the same handle
+   * object skips the lookups (a Map keyed by bigint costs ~100s of ns) until anything is destroyed.
+   */
+  readonly #passed = new WeakMap<object, { epoch: number; type: string; owner: Owner | undefined }>();
+  /** Per output pointer object: a view of it, and the handle last recorded from it. */
+  readonly #outs = new WeakMap<object, { view: BigUint64Array; last: bigint; epoch: number }>();
 
   constructor(registry: HandleRegistry, checked: boolean) {
     this.#registry = registry;
@@ -146,17 +157,46 @@ export class HandleChecker implements HandleChecks {
       };
     }
     const endsRoot = name === "vkDestroyDevice" || name === "vkDestroyInstance";
-    return (...args: unknown[]) => {
+    const before = (args: readonly unknown[]) => {
       const context = this.#check(name, plan, args);
-      const ended = plan.destroys?.(args);
-      const root = endsRoot && args[0] ? this.#root(args[0]) : undefined;
-      const result = fn(...args);
-      if (typeof result === "number" && result < 0) return result;
-      if (ended) { for (const k of ended) this.#end(k); }
-      if (root) this.#endChildren(root.address);
-      if (plan.outputs.length > 0 && context) this.#record(plan, args, context);
+      return {
+        context,
+        ended: plan.destroys?.(args),
+        root: endsRoot && args[0] ? this.#root(args[0]) : undefined,
+      };
+    };
+    const after = (args: readonly unknown[], result: unknown, seen: ReturnType<typeof before>) => {
+      if (typeof result === "number" && result < 0) return;
+      if (seen.ended) { for (const k of seen.ended) this.#end(k); }
+      if (seen.root) this.#endChildren(seen.root.address);
+      if (plan.outputs.length > 0 && seen.context) this.#record(plan, args, seen.context);
+    };
+    // Commands that neither make nor destroy handles only check: the common case, kept short.
+    const checkOnly = plan.outputs.length === 0 && !plan.destroys && !endsRoot;
+    const full = (args: unknown[], call: () => unknown) => {
+      const seen = before(args);
+      const result = call();
+      after(args, result, seen);
       return result;
     };
+    // Fixed arities call the stub with plain arguments, not a spread.
+    switch (plan.arity) {
+      case 1:
+        return checkOnly ? (a) => (this.#check(name, plan, [a]), fn(a)) : (a) => full([a], () => fn(a));
+      case 2:
+        return checkOnly
+          ? (a, b) => (this.#check(name, plan, [a, b]), fn(a, b))
+          : (a, b) => full([a, b], () => fn(a, b));
+      case 3:
+        return checkOnly
+          ? (a, b, c) => (this.#check(name, plan, [a, b, c]), fn(a, b, c))
+          : (a, b, c) => full([a, b, c], () => fn(a, b, c));
+      case 4:
+        return checkOnly
+          ? (a, b, c, d) => (this.#check(name, plan, [a, b, c, d]), fn(a, b, c, d))
+          : (a, b, c, d) => full([a, b, c, d], () => fn(a, b, c, d));
+    }
+    return (...args: unknown[]) => full(args, () => fn(...args));
   }
 
   /** Forgets `handle` as checked mode's destroy commands would (a scope destroying it). */
@@ -192,23 +232,50 @@ export class HandleChecker implements HandleChecks {
       if (typeof value !== "object") {
         throw new TypeError(`${command}: ${p.name} is not a handle (a ${typeof value})`);
       }
-      const owner = this.#checkOne(command, p, key(value), context);
+      const owner = this.#checkOne(command, p, value, context);
       context ??= owner;
     }
     return context;
   }
 
-  #checkOne(command: string, p: HandleParam, k: bigint, context: Owner | undefined): Owner | undefined {
+  #now(): number {
+    return this.#epoch + this.#registry.epoch * 0x100000;
+  }
+
+  #checkOne(command: string, p: HandleParam, value: object, context: Owner | undefined): Owner | undefined {
+    const now = this.#now();
+    const hit = this.#passed.get(value);
+    let owner: Owner | undefined;
+    let tracked: boolean;
+    if (hit !== undefined && hit.epoch === now && hit.type === p.type) {
+      owner = hit.owner;
+      tracked = owner !== undefined && !ROOTS.has(p.type);
+    } else {
+      const k = key(value);
+      [owner, tracked] = this.#lookup(command, p, k);
+      this.#passed.set(value, { epoch: now, type: p.type, owner });
+    }
+    if (tracked && context !== undefined && owner !== context && sameKind(owner!, context)) {
+      const kind = "physicalDevice" in owner! ? "VkDevice" : "VkInstance";
+      throw new TypeError(
+        `${command}: ${p.name} ${hex(key(value))} belongs to another ${kind} (${hex(owner!.address)})`,
+      );
+    }
+    return owner;
+  }
+
+  /** The owner of handle `k` of parameter `p`, and whether checked mode tracks it; throws when it is wrong. */
+  #lookup(command: string, p: HandleParam, k: bigint): [Owner | undefined, boolean] {
     const r = this.#registry;
     switch (p.type) {
       case "VkInstance":
-        return r.instances.get(k) ?? this.#unknown(command, p, k);
+        return [r.instances.get(k) ?? this.#unknown(command, p, k), false];
       case "VkPhysicalDevice":
-        return r.trampPhysicalDevices.get(k)?.instance ?? this.#unknown(command, p, k);
+        return [r.trampPhysicalDevices.get(k)?.instance ?? this.#unknown(command, p, k), false];
       case "VkDevice":
-        return r.devices.get(k) ?? this.#unknown(command, p, k);
+        return [r.devices.get(k) ?? this.#unknown(command, p, k), false];
     }
-    if (!this.checked) return undefined;
+    if (!this.checked) return [undefined, false];
     const tracked = this.#objects.get(k);
     if (!tracked) {
       const gone = this.#gone.get(k);
@@ -216,18 +283,12 @@ export class HandleChecker implements HandleChecks {
       if (isStrict(p.type) || HANDLES[p.type]?.dispatchable) {
         throw new TypeError(`${command}: ${p.name} ${hex(k)} is not a live ${p.type} of this loader`);
       }
-      return undefined;
+      return [undefined, false];
     }
     if (tracked.type !== p.type) {
       throw new TypeError(`${command}: ${p.name} ${hex(k)} is a ${tracked.type}, not a ${p.type}`);
     }
-    if (context !== undefined && tracked.owner !== context && sameKind(tracked.owner, context)) {
-      const kind = "physicalDevice" in tracked.owner ? "VkDevice" : "VkInstance";
-      throw new TypeError(
-        `${command}: ${p.name} ${hex(k)} belongs to another ${kind} (${hex(tracked.owner.address)})`,
-      );
-    }
-    return tracked.owner;
+    return [tracked.owner, true];
   }
 
   #unknown(command: string, p: HandleParam, k: bigint): never {
@@ -248,16 +309,34 @@ export class HandleChecker implements HandleChecks {
       const at = args[out.index] as Deno.PointerValue;
       if (at === null || at === undefined) continue;
       const n = out.count(args);
+      if (n <= 0) continue;
+      let seen = this.#outs.get(at);
+      if (seen === undefined || seen.view.length < n) {
+        seen = {
+          view: new BigUint64Array(Deno.UnsafePointerView.getArrayBuffer(at, 8 * n)),
+          last: 0n,
+          epoch: -1,
+        };
+        this.#outs.set(at, seen);
+      }
+      const now = this.#now();
+      // The same queue asked for again into the same slot: nothing new to record.
+      if (n === 1 && seen.view[0] === seen.last && seen.epoch === now) continue;
       const parent = out.parent?.(args) ?? owner.address;
       for (let i = 0; i < n; i++) {
-        const k = readU64(at, i * 8);
+        const k = seen.view[i]!;
         if (k === 0n) continue;
+        const known = this.#objects.get(k);
+        if (known !== undefined && known.owner === owner && known.parent === parent) continue;
+        if (known !== undefined) this.#children.get(known.parent)?.delete(k);
         this.#objects.set(k, { type: out.type, owner, parent });
         this.#gone.delete(k);
         let set = this.#children.get(parent);
         if (!set) this.#children.set(parent, set = new Set());
         set.add(k);
       }
+      seen.last = seen.view[0]!;
+      seen.epoch = this.#now();
     }
   }
 
@@ -266,6 +345,7 @@ export class HandleChecker implements HandleChecks {
     if (!tracked) return;
     this.#objects.delete(k);
     this.#gone.set(k, tracked.type);
+    this.#epoch++;
     this.#children.get(tracked.parent)?.delete(k);
     this.#endChildren(k);
   }
@@ -321,7 +401,7 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
       }
     }
   }
-  return { handles, outputs, destroys };
+  return { arity: params.length, handles, outputs, destroys };
 }
 
 /** How many handles an output parameter receives, or undefined when its length cannot be read. */

@@ -63,6 +63,8 @@ export class HandleRegistry {
    * destroyed handle from one that never was (forgotten when the address is made again).
    */
   readonly gone: Map<bigint, string> = new Map();
+  /** Bumped whenever an object is destroyed: handle checks cached before are stale then. */
+  epoch = 0;
 
   /** A device by any of its handles, or by the dispatch table in its first word. */
   findDevice(handle: Deno.PointerValue): LoaderDevice | undefined {
@@ -244,6 +246,7 @@ export class LoaderInstance {
     this.#destroyed = true;
     this.registry.instances.delete(this.address);
     this.registry.gone.set(this.address, "VkInstance");
+    this.registry.epoch++;
     for (const terms of this.#terms) for (const t of terms?.values() ?? []) t.unregister();
     for (const t of this.#tramps.values()) t.unregister();
     this.wsi?.dispose();
@@ -453,6 +456,7 @@ export class TrampPhysicalDevice {
   unregister(): void {
     this.instance.registry.trampPhysicalDevices.delete(this.address);
     this.instance.registry.gone.set(this.address, "VkPhysicalDevice");
+    this.instance.registry.epoch++;
   }
 }
 
@@ -583,10 +587,12 @@ export class LoaderDevice {
     const devices = this.instance.registry.devices;
     devices.delete(this.address);
     this.instance.registry.gone.set(this.address, "VkDevice");
+    this.instance.registry.epoch++;
     for (const k of this.#aliases) {
       if (devices.get(k) !== this) continue;
       devices.delete(k);
       this.instance.registry.gone.set(k, "VkDevice");
+      this.instance.registry.epoch++;
     }
     this.instance.devices.delete(this);
     this.table.dispose();
