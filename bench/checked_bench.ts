@@ -1,10 +1,7 @@
 /**
- * Checked mode's cost per call (docs/behaviour.md V08), on lavapipe: `vkCmdSetLineWidth` on a recording
- * command buffer and `vkGetDeviceQueue`, through libvulkan's exported symbol (the reference), vkdeno's public
- * command with checked mode off (the default: the bare native dispatch stub) and with it on
- * (`Vulkan.load({ checked: true })`: a JavaScript check of every handle before the stub). With it off the
- * command is the same stub as before checked mode existed, so its ratio to libvulkan is the Per call
- * section's.
+ * Checked mode's cost per call on lavapipe (docs/behaviour.md V08): `vkCmdSetLineWidth` and `vkGetDeviceQueue`
+ * through libvulkan's export, vkdeno with checked mode off (the bare native stub, as before checked mode
+ * existed) and on (`Vulkan.load({ checked: true })`).
  */
 
 import { loadVulkan } from "../mod.ts";

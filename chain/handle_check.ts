@@ -1,9 +1,7 @@
 /**
- * Handle checks of one loader: before a command runs, every handle parameter is checked against the
- * loader's registries (null where the spec does not allow it, destroyed, another loader's, not a handle),
- * and a `TypeError` names the command, the parameter and what is wrong (docs/behaviour.md V07). Checked
- * mode (V08) also tracks every other handle its commands make and destroy, from the generated command
- * parameters alone: nothing is written per command.
+ * Handle checks of one loader: each handle parameter against the loader's registries (null where vk.xml does
+ * not allow it, destroyed, another loader's, not a handle), a `TypeError` naming command, parameter and fault
+ * (docs/behaviour.md V07); checked mode (V08) tracks every handle from the generated parameters alone.
  *
  * @module
  */
