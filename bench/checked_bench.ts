@@ -4,7 +4,7 @@
  * existed) and on (`Vulkan.load({ checked: true })`).
  */
 
-import { loadVulkan } from "../mod.ts";
+import { Vulkan } from "../mod.ts";
 import { type Measured, Subject } from "./_percall.ts";
 import { type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { type Commands, setBenchEnvironment } from "./_vulkan.ts";
@@ -19,8 +19,8 @@ if (import.meta.main) {
   await runPaired("bench/checked_bench.ts", () => {
     setBenchEnvironment({ VKDENO_CHECKED: undefined });
     const libvulkan = openLibvulkan();
-    const plain = loadVulkan({ checked: false });
-    const checked = loadVulkan({ checked: true });
+    const plain = Vulkan.load({ checked: false });
+    const checked = Vulkan.load({ checked: true });
     const ref = new Subject("libvulkan", libvulkan);
     const off = new Subject("vkdeno", plain as unknown as Commands);
     const on = new Subject("vkdeno checked", checked as unknown as Commands);

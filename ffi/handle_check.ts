@@ -13,8 +13,8 @@
  *
  * @example Checking arguments before a call
  * ```ts
- * import { HANDLE_CHECKS, loadVulkan } from "@vkdeno/loader";
- * using vk = loadVulkan({ env: { vars: {}, elevated: false } });
+ * import { HANDLE_CHECKS, Vulkan } from "@vkdeno/loader";
+ * using vk = Vulkan.load({ env: { vars: {}, elevated: false } });
  * try {
  *   vk[HANDLE_CHECKS].checkArgs("vkDeviceWaitIdle", [null]);
  * } catch (e) {
@@ -38,8 +38,8 @@ export interface HandleChecks {
  *
  * @example Usage
  * ```ts
- * import { HANDLE_CHECKS, loadVulkan } from "@vkdeno/loader";
- * using vk = loadVulkan({ env: { vars: {}, elevated: false } });
+ * import { HANDLE_CHECKS, Vulkan } from "@vkdeno/loader";
+ * using vk = Vulkan.load({ env: { vars: {}, elevated: false } });
  * console.log(typeof vk[HANDLE_CHECKS].checkArgs); // "function"
  * ```
  */

@@ -7,22 +7,22 @@
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
 import { commandDef } from "../ffi/command_ffi.ts";
-import { asHandle, loadVulkan } from "../mod.ts";
+import { asHandle, Vulkan } from "../mod.ts";
 import { loaderOf } from "../vulkan.ts";
 
 const env = (vars: Record<string, string>) => ({ vars, elevated: false });
 
-function stubOf(vk: ReturnType<typeof loadVulkan>, name: string): unknown {
+function stubOf(vk: ReturnType<typeof Vulkan.load>, name: string): unknown {
   const info = COMMANDS[COMMAND_INDEX[name]!]!;
   return loaderOf(vk).stubs.bindDispatch(info.index, commandDef(info));
 }
 
 Deno.test("with checked mode off a device command is the bare dispatch stub; on, it checks first", () => {
-  using off = loadVulkan({ env: env({}) });
+  using off = Vulkan.load({ env: env({}) });
   assertEquals(off.checked, false);
   assert(off.vkCmdSetLineWidth === stubOf(off, "vkCmdSetLineWidth"));
   assert(off.vkCreateBuffer === stubOf(off, "vkCreateBuffer"));
-  using on = loadVulkan({ env: env({}), checked: true });
+  using on = Vulkan.load({ env: env({}), checked: true });
   assert(on.vkCmdSetLineWidth !== stubOf(on, "vkCmdSetLineWidth"));
   assertThrows(() => on.vkDeviceWaitIdle(asHandle("VkDevice", Deno.UnsafePointer.create(0x40n)!)), {
     name: "TypeError",
@@ -32,9 +32,9 @@ Deno.test("with checked mode off a device command is the bare dispatch stub; on,
 
 Deno.test("VKDENO_CHECKED of the loader's environment turns checked mode on; the option wins over it", () => {
   for (const [value, expected] of [["1", true], ["yes", true], ["0", false], ["", false]] as const) {
-    using vk = loadVulkan({ env: env({ VKDENO_CHECKED: value }) });
+    using vk = Vulkan.load({ env: env({ VKDENO_CHECKED: value }) });
     assertEquals(vk.checked, expected, `VKDENO_CHECKED=${JSON.stringify(value)}`);
   }
-  using forced = loadVulkan({ env: env({ VKDENO_CHECKED: "1" }), checked: false });
+  using forced = Vulkan.load({ env: env({ VKDENO_CHECKED: "1" }), checked: false });
   assertEquals(forced.checked, false);
 });

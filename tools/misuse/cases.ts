@@ -9,7 +9,6 @@ import {
   Arena,
   create,
   enumerate,
-  loadVulkan,
   makeCallback,
   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
   VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -22,7 +21,7 @@ import {
   type VkInstance,
   type VkPhysicalDevice,
   VkScope,
-  type Vulkan,
+  Vulkan,
   type VulkanCommands,
   writeStruct,
 } from "../../mod.ts";
@@ -42,7 +41,7 @@ export interface MisuseCase {
 }
 
 /** A loader, an instance, its physical device and a device with one queue family, all on lavapipe. */
-function setup(vk: Vk = loadVulkan(), extensions: string[] = []) {
+function setup(vk: Vk = Vulkan.load(), extensions: string[] = []) {
   const arena = new Arena();
   const instance = create(vk, "vkCreateInstance", [
     writeStruct(arena, "VkInstanceCreateInfo", { ppEnabledExtensionNames: extensions }),
@@ -79,7 +78,7 @@ export const CASES: readonly MisuseCase[] = [
     what: "vkEnumeratePhysicalDevices(null, ...)",
     expect: /vkEnumeratePhysicalDevices: instance is null/,
     run() {
-      const vk = loadVulkan();
+      const vk = Vulkan.load();
       vk.vkEnumeratePhysicalDevices(NULL as VkInstance, slot(), null);
     },
   },
@@ -100,7 +99,7 @@ export const CASES: readonly MisuseCase[] = [
     expect: /vkEnumeratePhysicalDevices: instance .*another Vulkan loader/,
     run() {
       const { instance } = setup();
-      const other = loadVulkan();
+      const other = Vulkan.load();
       other.vkEnumeratePhysicalDevices(instance, slot(), null);
     },
   },
@@ -178,7 +177,7 @@ export const CASES: readonly MisuseCase[] = [
     what: "vkCreateInstance after the loader was disposed, then a use of the instance",
     expect: /vkCreateInstance: this Vulkan loader is disposed/,
     run() {
-      const vk = loadVulkan();
+      const vk = Vulkan.load();
       const arena = new Arena();
       vk.dispose();
       const instance = create(vk, "vkCreateInstance", [writeStruct(arena, "VkInstanceCreateInfo", {}), null]);
@@ -267,7 +266,7 @@ export const CASES: readonly MisuseCase[] = [
     checkedOnly: true,
     run() {
       const { device } = setup();
-      const other = loadVulkan();
+      const other = Vulkan.load();
       other.vkDeviceWaitIdle(device);
     },
   },
@@ -410,7 +409,7 @@ export const CASES: readonly MisuseCase[] = [
     what: 'enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkExtensionProperties" })',
     expect: /vkEnumerateInstanceLayerProperties: .*VkLayerProperties.*not.*VkExtensionProperties/,
     run() {
-      const vk = loadVulkan();
+      const vk = Vulkan.load();
       enumerate(vk.vkEnumerateInstanceLayerProperties, [], { struct: "VkExtensionProperties" } as never);
     },
   },
@@ -419,7 +418,7 @@ export const CASES: readonly MisuseCase[] = [
     what: "enumerate(vk.vkEnumeratePhysicalDevices, [null])",
     expect: /vkEnumeratePhysicalDevices: instance is null/,
     run() {
-      const vk = loadVulkan();
+      const vk = Vulkan.load();
       enumerate(vk.vkEnumeratePhysicalDevices, [NULL as VkInstance]);
     },
   },
