@@ -17,6 +17,7 @@ import {
   VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
   VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
   type VkBuffer,
+  type VkDebugUtilsMessageSeverityFlagsEXT,
   type VkDevice,
   type VkInstance,
   type VkPhysicalDevice,
@@ -460,7 +461,7 @@ export const CASES: readonly MisuseCase[] = [
     run() {
       const { vk, instance, arena } = setup(undefined, [VK_EXT_DEBUG_UTILS_EXTENSION_NAME]);
       const first = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", () => false);
-      const messenger = (severity: number, pfn: Deno.PointerObject) =>
+      const messenger = (severity: VkDebugUtilsMessageSeverityFlagsEXT, pfn: Deno.PointerObject) =>
         create(vk, "vkCreateDebugUtilsMessengerEXT", [
           instance,
           writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", {
