@@ -116,7 +116,8 @@ if (import.meta.main) {
       name: `JavaScript per frame, ${system.name}`,
       baseline: "libvulkan",
       unit: "ms",
-      note: "the example's ms per frame outside the waits (uniform update, recording, submit), same runs",
+      note:
+        "the example's median ms per frame outside the waits (uniform update, recording, submit), same runs",
       cases: [jsCase("libvulkan"), jsCase("vkdeno")],
     });
   }

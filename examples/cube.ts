@@ -20,33 +20,25 @@
  * @module
  */
 import * as vkc from "../mod.ts";
-import {
-  Arena,
-  check,
-  create,
-  enumerate,
-  readPointer,
-  readStruct,
-  VkApi,
-  VkScope,
-  writeStruct,
-} from "../mod.ts";
+import { makeCallback, VkApi, VkError } from "../mod.ts";
 import type {
   VkCommandBuffer,
+  VkCommandSource,
   VkDevice,
   VkDeviceMemory,
   VkFence,
   VkFramebuffer,
   VkImage,
   VkImageView,
+  VkInstance,
   VkPhysicalDevice,
   VkSemaphore,
+  VkStructInputs,
   VkSurfaceKHR,
   VkSwapchainKHR,
-  VulkanCommands,
 } from "../mod.ts";
 import { encodePng, type RgbaImage, WaylandWindow, XcbWindow, XlibWindow } from "../wsi/mod.ts";
-import { createInstanceIn, describeDevice, memoryTypeIndex } from "./_helpers.ts";
+import { createInstance, describeDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "./shaders/cube_spv.ts";
 
@@ -124,7 +116,7 @@ export interface CubeReport {
   recreations: { total: number; outOfDate: number; suboptimal: number; resized: number };
   /** Frames the loop waited through because the window had no area. */
   zeroExtentWaits: number;
-  /** Milliseconds of JavaScript per frame outside the waits (uniform update, recording, submit). */
+  /** Median milliseconds of JavaScript per frame outside the waits (uniform update, recording, submit). */
   cpuMsPerFrame: number;
   /** The last swapchain's extent. */
   width: number;
@@ -179,29 +171,16 @@ export function frameMatrix(frame: number, aspect: number): Float32Array {
   return multiply(proj, multiply(view, multiply(rotX, rotY)));
 }
 
-/** The surface create command and struct of each window system. */
-function createSurface(scope: VkScope, instance: vkc.VkInstance, window: CubeWindow) {
-  const arena = scope.arena;
+/** The surface of each window system, destroyed by the scope `vk`. */
+function createSurface(vk: VkApi, instance: VkInstance, window: CubeWindow): VkSurfaceKHR {
   if (window instanceof WaylandWindow) {
-    const info = writeStruct(arena, "VkWaylandSurfaceCreateInfoKHR", {
-      display: window.display,
-      surface: window.surface,
-    });
-    return scope.create("vkCreateWaylandSurfaceKHR", [instance, info, null]);
+    return vk.createWaylandSurfaceKHR(instance, { display: window.display, surface: window.surface });
   }
   if (window instanceof XcbWindow) {
-    const info = writeStruct(arena, "VkXcbSurfaceCreateInfoKHR", {
-      connection: window.connection,
-      window: window.window,
-    });
-    return scope.create("vkCreateXcbSurfaceKHR", [instance, info, null]);
+    return vk.createXcbSurfaceKHR(instance, { connection: window.connection, window: window.window });
   }
   if (window instanceof XlibWindow) {
-    const info = writeStruct(arena, "VkXlibSurfaceCreateInfoKHR", {
-      dpy: window.display,
-      window: window.window,
-    });
-    return scope.create("vkCreateXlibSurfaceKHR", [instance, info, null]);
+    return vk.createXlibSurfaceKHR(instance, { dpy: window.display, window: window.window });
   }
   throw new TypeError(`Cannot create a surface for a "${window.wsi}" window that wsi/ did not open`);
 }
@@ -213,54 +192,301 @@ const SURFACE_EXTENSION: Record<CubeWsi, string> = {
 };
 
 /** The first device and queue family with graphics that can present to `surface`. */
-function pickDevice(vk: VulkanCommands, instance: vkc.VkInstance, surface: VkSurfaceKHR) {
-  const supported = new Uint32Array(1);
-  for (const gpu of enumerate(vk.vkEnumeratePhysicalDevices, [instance])) {
-    const families = enumerate(vk.vkGetPhysicalDeviceQueueFamilyProperties, [gpu], {
-      struct: "VkQueueFamilyProperties",
-    });
+function pickDevice(vk: VkApi, instance: VkInstance, surface: VkSurfaceKHR) {
+  for (const gpu of vk.enumeratePhysicalDevices(instance)) {
+    const families = vk.getPhysicalDeviceQueueFamilyProperties(gpu);
     for (let family = 0; family < families.length; family++) {
       if ((families[family]!.queueFlags & vkc.VK_QUEUE_GRAPHICS_BIT) === 0) continue;
-      const result = vk.vkGetPhysicalDeviceSurfaceSupportKHR(
-        gpu,
-        family,
-        surface,
-        Deno.UnsafePointer.of(supported),
-      );
-      check(result, "vkGetPhysicalDeviceSurfaceSupportKHR");
-      if (supported[0] === vkc.VK_TRUE) return { gpu: gpu!, family };
+      if (vk.getPhysicalDeviceSurfaceSupportKHR(gpu, family, surface)) return { gpu, family };
     }
   }
   throw new NoDeviceError("no Vulkan device with a graphics queue that can present to the window");
 }
 
-/** What lives as long as one swapchain: its images' views and framebuffers, the depth buffer, the structs. */
+function pickDepthFormat(vk: VkApi, gpu: VkPhysicalDevice): vkc.VkFormat {
+  for (const format of [vkc.VK_FORMAT_D32_SFLOAT, vkc.VK_FORMAT_D24_UNORM_S8_UINT, vkc.VK_FORMAT_D16_UNORM]) {
+    const { optimalTilingFeatures } = vk.getPhysicalDeviceFormatProperties(gpu, format);
+    if (optimalTilingFeatures & vkc.VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) return format;
+  }
+  throw new NoDeviceError("the device has no depth format for a depth buffer");
+}
+
+/** The device, what picks memory on it, and its name for messages. */
+interface DeviceRef {
+  vk: VkApi;
+  device: VkDevice;
+  gpu: VkPhysicalDevice;
+  deviceName: string;
+}
+
+/** Memory of a type `resource` allows with `flags`, bound to it, made through `ref.vk` (scoped or not). */
+function allocateFor(
+  ref: DeviceRef,
+  resource: { buffer: vkc.VkBuffer } | { image: VkImage },
+  flags: number,
+): VkDeviceMemory {
+  const { vk, device } = ref;
+  const { size: allocationSize, memoryTypeBits } = "buffer" in resource
+    ? vk.getBufferMemoryRequirements(device, resource.buffer)
+    : vk.getImageMemoryRequirements(device, resource.image);
+  const typeIndex = memoryTypeIndex(vk, ref.gpu, memoryTypeBits, flags);
+  if (typeIndex < 0) throw new NoDeviceError(`"${ref.deviceName}" has no memory with flags ${flags}`);
+  const memory = vk.allocateMemory(device, { allocationSize, memoryTypeIndex: typeIndex });
+  if ("buffer" in resource) vk.bindBufferMemory(device, resource.buffer, memory, 0n);
+  else vk.bindImageMemory(device, resource.image, memory, 0n);
+  return memory;
+}
+
+function createRenderPass(vk: VkApi, device: VkDevice, format: vkc.VkFormat, depthFormat: vkc.VkFormat) {
+  const attachment = {
+    samples: vkc.VK_SAMPLE_COUNT_1_BIT,
+    loadOp: vkc.VK_ATTACHMENT_LOAD_OP_CLEAR,
+    stencilLoadOp: vkc.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+    stencilStoreOp: vkc.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+    initialLayout: vkc.VK_IMAGE_LAYOUT_UNDEFINED,
+  };
+  return vk.createRenderPass(device, {
+    pAttachments: [
+      {
+        ...attachment,
+        format,
+        storeOp: vkc.VK_ATTACHMENT_STORE_OP_STORE,
+        finalLayout: vkc.VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+      },
+      {
+        ...attachment,
+        format: depthFormat,
+        storeOp: vkc.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        finalLayout: vkc.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+      },
+    ],
+    pSubpasses: [{
+      pipelineBindPoint: vkc.VK_PIPELINE_BIND_POINT_GRAPHICS,
+      pColorAttachments: [{ attachment: 0, layout: vkc.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL }],
+      pDepthStencilAttachment: {
+        attachment: 1,
+        layout: vkc.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+      },
+    }],
+    // The colour write waits for the acquire (whose semaphore wait is at COLOR_ATTACHMENT_OUTPUT); the
+    // depth clear waits for the previous frame's depth tests, which used the same depth image.
+    pDependencies: [{
+      srcSubpass: vkc.VK_SUBPASS_EXTERNAL,
+      dstSubpass: 0,
+      srcStageMask: vkc.flags(
+        vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+        vkc.VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+      ),
+      dstStageMask: vkc.flags(
+        vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+        vkc.VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT,
+      ),
+      srcAccessMask: vkc.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+      dstAccessMask: vkc.flags(
+        vkc.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+        vkc.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+      ),
+    }],
+  });
+}
+
+function createPipeline(
+  vk: VkApi,
+  device: VkDevice,
+  renderPass: vkc.VkRenderPass,
+  layout: vkc.VkPipelineLayout,
+): vkc.VkPipeline {
+  const stage = (stage: vkc.VkShaderStageFlagBits, pCode: Uint32Array) => ({
+    stage,
+    module: vk.createShaderModule(device, { pCode }),
+    pName: "main",
+  });
+  const { pipelines: [pipeline] } = vk.createGraphicsPipelines(device, null, [{
+    pStages: [
+      stage(vkc.VK_SHADER_STAGE_VERTEX_BIT, CUBE_VERT_SPV),
+      stage(vkc.VK_SHADER_STAGE_FRAGMENT_BIT, CUBE_FRAG_SPV),
+    ],
+    pVertexInputState: {},
+    pInputAssemblyState: { topology: vkc.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST },
+    pViewportState: { viewportCount: 1, scissorCount: 1 }, // dynamic: one pipeline for every extent
+    pRasterizationState: {
+      polygonMode: vkc.VK_POLYGON_MODE_FILL,
+      cullMode: vkc.VK_CULL_MODE_NONE,
+      frontFace: vkc.VK_FRONT_FACE_COUNTER_CLOCKWISE,
+      lineWidth: 1,
+    },
+    pMultisampleState: { rasterizationSamples: vkc.VK_SAMPLE_COUNT_1_BIT },
+    pDepthStencilState: {
+      depthTestEnable: vkc.VK_TRUE,
+      depthWriteEnable: vkc.VK_TRUE,
+      depthCompareOp: vkc.VK_COMPARE_OP_LESS,
+    },
+    pColorBlendState: {
+      pAttachments: [{
+        colorWriteMask: vkc.flags(
+          vkc.VK_COLOR_COMPONENT_R_BIT,
+          vkc.VK_COLOR_COMPONENT_G_BIT,
+          vkc.VK_COLOR_COMPONENT_B_BIT,
+          vkc.VK_COLOR_COMPONENT_A_BIT,
+        ),
+      }],
+    },
+    pDynamicState: { pDynamicStates: [vkc.VK_DYNAMIC_STATE_VIEWPORT, vkc.VK_DYNAMIC_STATE_SCISSOR] },
+    layout,
+    renderPass,
+    subpass: 0,
+  }]);
+  return pipeline;
+}
+
+/** What lives as long as one swapchain: its images' views and framebuffers, the depth buffer, semaphores. */
 interface SwapchainState {
   swapchain: VkSwapchainKHR;
+  format: vkc.VkFormat;
   /** The window's size when the swapchain was made. */
   windowWidth: number;
   windowHeight: number;
-  format: vkc.VkFormat;
   width: number;
   height: number;
-  images: (VkImage | null)[];
+  images: VkImage[];
   views: VkImageView[];
   framebuffers: VkFramebuffer[];
-  depth: { image: vkc.VkImage; memory: VkDeviceMemory; view: VkImageView };
+  depth: { image: VkImage; memory: VkDeviceMemory; view: VkImageView };
   /** Per image, signalled by the frame that rendered it, waited on by its present. */
   rendered: VkSemaphore[];
-  /** Structs written once per swapchain, read by every frame. */
-  arena: Arena;
-  renderPassBegin: Deno.PointerObject[];
-  viewport: Deno.PointerObject;
-  scissor: Deno.PointerObject;
-  /** [slot][image] */
-  submits: Deno.PointerObject[][];
-  presents: Deno.PointerObject[];
+}
+
+/** Views, framebuffers, depth buffer and per-image semaphores of a new swapchain (made unscoped). */
+function swapchainState(
+  ref: DeviceRef,
+  s: {
+    window: { width: number; height: number };
+    swapchain: VkSwapchainKHR;
+    extent: { width: number; height: number };
+    format: vkc.VkFormat;
+    depthFormat: vkc.VkFormat;
+    renderPass: vkc.VkRenderPass;
+  },
+): SwapchainState {
+  const { vk, device } = ref;
+  const { extent } = s;
+  const images = vk.getSwapchainImagesKHR(device, s.swapchain);
+  const view = (image: VkImage, format: vkc.VkFormat, aspectMask: vkc.VkImageAspectFlags) =>
+    vk.createImageView(device, {
+      image,
+      viewType: vkc.VK_IMAGE_VIEW_TYPE_2D,
+      format,
+      subresourceRange: { aspectMask, levelCount: 1, layerCount: 1 },
+    });
+  const depthImage = vk.createImage(device, {
+    imageType: vkc.VK_IMAGE_TYPE_2D,
+    format: s.depthFormat,
+    extent: { ...extent, depth: 1 },
+    mipLevels: 1,
+    arrayLayers: 1,
+    samples: vkc.VK_SAMPLE_COUNT_1_BIT,
+    usage: vkc.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+  });
+  const depthMemory = allocateFor(ref, { image: depthImage }, vkc.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  const depthView = view(depthImage, s.depthFormat, vkc.VK_IMAGE_ASPECT_DEPTH_BIT);
+  const views = images.map((image) => view(image, s.format, vkc.VK_IMAGE_ASPECT_COLOR_BIT));
+  const framebuffers = views.map((v) =>
+    vk.createFramebuffer(device, {
+      renderPass: s.renderPass,
+      pAttachments: [v, depthView],
+      ...extent,
+      layers: 1,
+    })
+  );
+  return {
+    swapchain: s.swapchain,
+    format: s.format,
+    windowWidth: s.window.width,
+    windowHeight: s.window.height,
+    ...extent,
+    images,
+    views,
+    framebuffers,
+    depth: { image: depthImage, memory: depthMemory, view: depthView },
+    rendered: images.map(() => vk.createSemaphore(device, {})),
+  };
+}
+
+/** Destroys what {@linkcode swapchainState} made, last first; the swapchain itself only with `swapchain`. */
+function destroySwapchain(vk: VkApi, device: VkDevice, s: SwapchainState, swapchain: boolean): void {
+  for (const semaphore of s.rendered) vk.destroySemaphore(device, semaphore);
+  for (const framebuffer of s.framebuffers) vk.destroyFramebuffer(device, framebuffer);
+  for (const view of s.views) vk.destroyImageView(device, view);
+  vk.destroyImageView(device, s.depth.view);
+  vk.destroyImage(device, s.depth.image);
+  vk.freeMemory(device, s.depth.memory);
+  if (swapchain) vk.destroySwapchainKHR(device, s.swapchain);
 }
 
 /**
- * Opens an instance, surface, device and swapchain on `window` through `vk` (vkdeno or libvulkan), draws
+ * A host-visible buffer the last frame's swapchain image is copied into, after the render pass and before
+ * the present: the image goes PRESENT_SRC -> TRANSFER_SRC -> PRESENT_SRC around the copy.
+ */
+function makeReadback(ref: DeviceRef, s: SwapchainState) {
+  const { vk, device } = ref;
+  const size = s.width * s.height * 4;
+  const buffer = vk.createBuffer(device, { size: BigInt(size), usage: vkc.VK_BUFFER_USAGE_TRANSFER_DST_BIT });
+  const flags = vkc.flags(vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  const memory = allocateFor(ref, { buffer }, flags);
+  const subresourceRange = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
+  const barrier = (
+    image: VkImage,
+    oldLayout: vkc.VkImageLayout,
+    newLayout: vkc.VkImageLayout,
+    src: vkc.VkAccessFlags,
+    dst: vkc.VkAccessFlags,
+  ) => ({
+    srcAccessMask: src,
+    dstAccessMask: dst,
+    oldLayout,
+    newLayout,
+    srcQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
+    dstQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
+    image,
+    subresourceRange,
+  });
+  const PRESENT = vkc.VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, SRC = vkc.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  const transfer = vkc.VK_PIPELINE_STAGE_TRANSFER_BIT;
+  return {
+    record(cb: VkCommandBuffer, image: VkImage): void {
+      const write = vkc.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, read = vkc.VK_ACCESS_TRANSFER_READ_BIT;
+      vk.cmdPipelineBarrier(cb, vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, transfer, 0, null, null, [
+        barrier(image, PRESENT, SRC, write, read),
+      ]);
+      vk.cmdCopyImageToBuffer(cb, image, SRC, buffer, [{
+        imageSubresource: {
+          aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT,
+          mipLevel: 0,
+          baseArrayLayer: 0,
+          layerCount: 1,
+        },
+        imageExtent: { width: s.width, height: s.height, depth: 1 },
+      }]);
+      vk.cmdPipelineBarrier(cb, transfer, vkc.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, null, null, [
+        barrier(image, SRC, PRESENT, read, 0),
+      ]);
+    },
+    read(): RgbaImage {
+      const bytes = new Uint8Array(vk.mapMemory(device, memory, 0n, BigInt(size)).slice(0));
+      vk.unmapMemory(device, memory);
+      vk.destroyBuffer(device, buffer);
+      vk.freeMemory(device, memory);
+      if (s.format === vkc.VK_FORMAT_B8G8R8A8_UNORM || s.format === vkc.VK_FORMAT_B8G8R8A8_SRGB) {
+        for (let p = 0; p < bytes.length; p += 4) [bytes[p], bytes[p + 2]] = [bytes[p + 2]!, bytes[p]!];
+      }
+      for (let p = 3; p < bytes.length; p += 4) bytes[p] = 255; // opaque, whatever the alpha channel holds
+      return { width: s.width, height: s.height, rgba: bytes };
+    },
+  };
+}
+
+/**
+ * Opens an instance, surface, device and swapchain on `window` through `raw` (vkdeno or libvulkan), draws
  * and presents `frames` frames of the spinning cube, and destroys everything in reverse order (after the
  * device is idle), also when a step throws.
  *
@@ -275,23 +501,26 @@ interface SwapchainState {
  * @throws {NoDeviceError} If no device can present to the window.
  * @throws {VkError} If a Vulkan command fails.
  */
-export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOptions = {}): CubeReport {
+export function runCube(raw: VkCommandSource, window: CubeWindow, options: CubeOptions = {}): CubeReport {
   const { frames = 60, log = () => {} } = options;
-  using scope = new VkScope(vk);
-  const arena = scope.arena;
+  const api = VkApi.of(raw); // what lives as long as a swapchain, destroyed by hand at each recreation
+  using vk = api.scope(); // the rest, destroyed last first at the end, also on a throw
   const validationMessages: string[] = [];
 
-  // Instance, with the validation layer and a messenger (also in pNext, for create/destroy) when asked.
+  // Instance, with the validation layer and a messenger (also in pNext, for create/destroy) when asked. The
+  // callback is closed last, after the instance is gone.
   const extensions = [vkc.VK_KHR_SURFACE_EXTENSION_NAME, SURFACE_EXTENSION[window.wsi]];
-  let messengerInfo: vkc.VkStructInputs["VkDebugUtilsMessengerCreateInfoEXT"] | undefined;
+  let messengerInfo: VkStructInputs["VkDebugUtilsMessengerCreateInfoEXT"] | undefined;
   if (options.validate) {
     extensions.push(vkc.VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-    const callback = scope.callback("PFN_vkDebugUtilsMessengerCallbackEXT", (_severity, _types, data) => {
-      const line = `${data?.pMessageIdName ?? ""}: ${data?.pMessage ?? ""}`;
-      validationMessages.push(line);
-      log(`validation: ${line}`);
-      return false;
-    });
+    const callback = vk.use(
+      makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (_severity, _types, data) => {
+        const line = `${data?.pMessageIdName ?? ""}: ${data?.pMessage ?? ""}`;
+        validationMessages.push(line);
+        log(`validation: ${line}`);
+        return false;
+      }),
+    );
     messengerInfo = {
       messageSeverity: vkc.flags(
         vkc.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
@@ -302,213 +531,109 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
         vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
         vkc.VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
       ),
-      pfnUserCallback: callback,
+      pfnUserCallback: callback.pointer,
     };
   }
-  const instance = createInstanceIn(
-    scope,
-    writeStruct(arena, "VkInstanceCreateInfo", {
-      pNext: messengerInfo ? [{ type: "VkDebugUtilsMessengerCreateInfoEXT", ...messengerInfo }] : undefined,
-      pApplicationInfo: { pApplicationName: "vkdeno cube", apiVersion: vkc.VK_API_VERSION_1_1 },
-      ppEnabledLayerNames: options.validate ? ["VK_LAYER_KHRONOS_validation"] : [],
-      ppEnabledExtensionNames: extensions,
-    }),
-  );
-  if (messengerInfo) {
-    const info = writeStruct(arena, "VkDebugUtilsMessengerCreateInfoEXT", messengerInfo);
-    scope.create("vkCreateDebugUtilsMessengerEXT", [instance, info, null]);
-  }
-  const surface = createSurface(scope, instance, window);
+  const instance = createInstance(vk, {
+    pNext: messengerInfo ? [{ type: "VkDebugUtilsMessengerCreateInfoEXT", ...messengerInfo }] : undefined,
+    pApplicationInfo: { pApplicationName: "vkdeno cube", apiVersion: vkc.VK_API_VERSION_1_1 },
+    ppEnabledLayerNames: options.validate ? ["VK_LAYER_KHRONOS_validation"] : [],
+    ppEnabledExtensionNames: extensions,
+  });
+  if (messengerInfo) vk.createDebugUtilsMessengerEXT(instance, messengerInfo);
+  const surface = createSurface(vk, instance, window);
   const { gpu, family } = pickDevice(vk, instance, surface);
-  const deviceName = describeDevice(VkApi.of(vk), gpu, vkc.VK_API_VERSION_1_1).name;
-  const device = scope.create("vkCreateDevice", [
-    gpu,
-    writeStruct(arena, "VkDeviceCreateInfo", {
-      pQueueCreateInfos: [{ queueFamilyIndex: family, pQueuePriorities: [1] }],
-      ppEnabledExtensionNames: [vkc.VK_KHR_SWAPCHAIN_EXTENSION_NAME],
-    }),
-    null,
-  ]);
-  const queue = scope.create("vkGetDeviceQueue", [device, family, 0]);
+  const deviceName = describeDevice(vk, gpu, vkc.VK_API_VERSION_1_1).name;
+  const device = vk.createDevice(gpu, {
+    pQueueCreateInfos: [{ queueFamilyIndex: family, pQueuePriorities: [1] }],
+    ppEnabledExtensionNames: [vkc.VK_KHR_SWAPCHAIN_EXTENSION_NAME],
+  });
+  const queue = vk.getDeviceQueue(device, family, 0);
 
   // Formats: B8G8R8A8/R8G8B8A8 UNORM for the colour (the screenshot's bytes are the shader's), a depth format
   // the device can attach.
-  const formats = enumerate(vk.vkGetPhysicalDeviceSurfaceFormatsKHR, [gpu, surface], {
-    struct: "VkSurfaceFormatKHR",
-  });
+  const formats = vk.getPhysicalDeviceSurfaceFormatsKHR(gpu, surface);
   const surfaceFormat = formats.find((f) => f.format === vkc.VK_FORMAT_B8G8R8A8_UNORM) ??
     formats.find((f) => f.format === vkc.VK_FORMAT_R8G8B8A8_UNORM) ?? formats[0];
   if (!surfaceFormat) throw new NoDeviceError(`"${deviceName}" reports no surface formats`);
   const depthFormat = pickDepthFormat(vk, gpu);
-  const presentModes = surfacePresentModes(vk, gpu, surface);
   const wanted = {
     fifo: vkc.VK_PRESENT_MODE_FIFO_KHR,
     mailbox: vkc.VK_PRESENT_MODE_MAILBOX_KHR,
     immediate: vkc.VK_PRESENT_MODE_IMMEDIATE_KHR,
   }[options.presentMode ?? "fifo"];
-  const presentMode = presentModes.includes(wanted) ? wanted : vkc.VK_PRESENT_MODE_FIFO_KHR;
+  const presentMode = vk.getPhysicalDeviceSurfacePresentModesKHR(gpu, surface).includes(wanted)
+    ? wanted
+    : vkc.VK_PRESENT_MODE_FIFO_KHR;
   log(
     `device: ${deviceName}, format ${surfaceFormat.format}, depth ${depthFormat}, present mode ${presentMode}`,
   );
 
-  const renderPass = scope.create("vkCreateRenderPass", [
-    device,
-    writeStruct(arena, "VkRenderPassCreateInfo", {
-      pAttachments: [{
-        format: surfaceFormat.format,
-        samples: vkc.VK_SAMPLE_COUNT_1_BIT,
-        loadOp: vkc.VK_ATTACHMENT_LOAD_OP_CLEAR,
-        storeOp: vkc.VK_ATTACHMENT_STORE_OP_STORE,
-        stencilLoadOp: vkc.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-        stencilStoreOp: vkc.VK_ATTACHMENT_STORE_OP_DONT_CARE,
-        initialLayout: vkc.VK_IMAGE_LAYOUT_UNDEFINED,
-        finalLayout: vkc.VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-      }, {
-        format: depthFormat,
-        samples: vkc.VK_SAMPLE_COUNT_1_BIT,
-        loadOp: vkc.VK_ATTACHMENT_LOAD_OP_CLEAR,
-        storeOp: vkc.VK_ATTACHMENT_STORE_OP_DONT_CARE,
-        stencilLoadOp: vkc.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-        stencilStoreOp: vkc.VK_ATTACHMENT_STORE_OP_DONT_CARE,
-        initialLayout: vkc.VK_IMAGE_LAYOUT_UNDEFINED,
-        finalLayout: vkc.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
-      }],
-      pSubpasses: [{
-        pipelineBindPoint: vkc.VK_PIPELINE_BIND_POINT_GRAPHICS,
-        pColorAttachments: [{ attachment: 0, layout: vkc.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL }],
-        pDepthStencilAttachment: {
-          attachment: 1,
-          layout: vkc.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
-        },
-      }],
-      // The colour write waits for the acquire (whose semaphore wait is at COLOR_ATTACHMENT_OUTPUT); the
-      // depth clear waits for the previous frame's depth tests, which used the same depth image.
-      pDependencies: [{
-        srcSubpass: vkc.VK_SUBPASS_EXTERNAL,
-        dstSubpass: 0,
-        srcStageMask: vkc.flags(
-          vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-          vkc.VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
-        ),
-        dstStageMask: vkc.flags(
-          vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-          vkc.VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT,
-        ),
-        srcAccessMask: vkc.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-        dstAccessMask: vkc.flags(
-          vkc.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-          vkc.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-        ),
-      }],
-    }),
-    null,
-  ]);
-
+  const renderPass = createRenderPass(vk, device, surfaceFormat.format, depthFormat);
   // One uniform buffer per frame in flight, mapped for the life of the run, each with its descriptor set.
-  const setLayout = scope.create("vkCreateDescriptorSetLayout", [
-    device,
-    writeStruct(arena, "VkDescriptorSetLayoutCreateInfo", {
-      pBindings: [{
-        binding: 0,
-        descriptorType: vkc.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-        descriptorCount: 1,
-        stageFlags: vkc.VK_SHADER_STAGE_VERTEX_BIT,
-      }],
-    }),
-    null,
-  ]);
-  const pipelineLayout = scope.create("vkCreatePipelineLayout", [
-    device,
-    writeStruct(arena, "VkPipelineLayoutCreateInfo", { pSetLayouts: [setLayout] }),
-    null,
-  ]);
-  const pipeline = createPipeline(scope, device, renderPass, pipelineLayout);
-  const pool = scope.create("vkCreateDescriptorPool", [
-    device,
-    writeStruct(arena, "VkDescriptorPoolCreateInfo", {
-      maxSets: FRAMES_IN_FLIGHT,
-      pPoolSizes: [{ type: vkc.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: FRAMES_IN_FLIGHT }],
-    }),
-    null,
-  ]);
-  const sets = scope.createMany("vkAllocateDescriptorSets", [
-    device,
-    writeStruct(arena, "VkDescriptorSetAllocateInfo", {
-      descriptorPool: pool,
-      pSetLayouts: Array(FRAMES_IN_FLIGHT).fill(setLayout),
-    }),
-  ], FRAMES_IN_FLIGHT);
+  const setLayout = vk.createDescriptorSetLayout(device, {
+    pBindings: [{
+      binding: 0,
+      descriptorType: vkc.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+      descriptorCount: 1,
+      stageFlags: vkc.VK_SHADER_STAGE_VERTEX_BIT,
+    }],
+  });
+  const pipelineLayout = vk.createPipelineLayout(device, { pSetLayouts: [setLayout] });
+  const pipeline = createPipeline(vk, device, renderPass, pipelineLayout);
+  const descriptorPool = vk.createDescriptorPool(device, {
+    maxSets: FRAMES_IN_FLIGHT,
+    pPoolSizes: [{ type: vkc.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, descriptorCount: FRAMES_IN_FLIGHT }],
+  });
+  const sets = vk.allocateDescriptorSets(device, {
+    descriptorPool,
+    pSetLayouts: Array(FRAMES_IN_FLIGHT).fill(setLayout),
+  });
+  const ref: DeviceRef = { vk, device, gpu, deviceName };
   const hostVisible = vkc.flags(
     vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
     vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
   );
   const uniforms = sets.map((set) => {
-    const buffer = scope.create("vkCreateBuffer", [
-      device,
-      writeStruct(arena, "VkBufferCreateInfo", { size: 64n, usage: vkc.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT }),
-      null,
-    ]);
-    const memory = bindMemory(vk, scope, { device, gpu, deviceName }, { buffer }, hostVisible);
-    const mapped = mapMemory(vk, arena, device, memory, 64);
-    vk.vkUpdateDescriptorSets(
-      device,
-      1,
-      writeStruct(arena, "VkWriteDescriptorSet", {
-        dstSet: set,
-        dstBinding: 0,
-        descriptorType: vkc.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
-        descriptorCount: 1,
-        pBufferInfo: [{ buffer, offset: 0n, range: 64n }],
-      }),
-      0,
-      null,
-    );
-    return { matrix: new Float32Array(mapped), set: arena.pointerArray([set]) };
+    const buffer = vk.createBuffer(device, { size: 64n, usage: vkc.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT });
+    const memory = allocateFor(ref, { buffer }, hostVisible); // freeing the memory unmaps it
+    const pBufferInfo = [{ buffer, offset: 0n, range: 64n }];
+    vk.updateDescriptorSets(device, [{
+      dstSet: set,
+      dstBinding: 0,
+      descriptorType: vkc.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+      descriptorCount: 1,
+      pBufferInfo,
+    }]);
+    return { matrix: new Float32Array(vk.mapMemory(device, memory, 0n, 64n)), sets: [set] };
   });
 
   // Per frame in flight: a command buffer, a fence (signalled: the first wait returns), an acquire semaphore.
-  const commandPool = scope.create("vkCreateCommandPool", [
-    device,
-    writeStruct(arena, "VkCommandPoolCreateInfo", {
-      flags: vkc.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-      queueFamilyIndex: family,
-    }),
-    null,
-  ]);
-  const commandBuffers = scope.createMany("vkAllocateCommandBuffers", [
-    device,
-    writeStruct(arena, "VkCommandBufferAllocateInfo", {
-      commandPool,
-      level: vkc.VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-      commandBufferCount: FRAMES_IN_FLIGHT,
-    }),
-  ], FRAMES_IN_FLIGHT);
-  const signalled = writeStruct(arena, "VkFenceCreateInfo", { flags: vkc.VK_FENCE_CREATE_SIGNALED_BIT });
-  const semaphoreInfo = writeStruct(arena, "VkSemaphoreCreateInfo");
+  const commandPool = vk.createCommandPool(device, {
+    flags: vkc.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+    queueFamilyIndex: family,
+  });
+  const commandBuffers = vk.allocateCommandBuffers(device, {
+    commandPool,
+    level: vkc.VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+    commandBufferCount: FRAMES_IN_FLIGHT,
+  });
   const slots = commandBuffers.map((commandBuffer) => {
-    const fence: VkFence = scope.create("vkCreateFence", [device, signalled, null]);
-    return {
-      commandBuffer,
-      fence: arena.pointerArray([fence]),
-      acquired: scope.create("vkCreateSemaphore", [device, semaphoreInfo, null]),
-    };
+    const fence: VkFence = vk.createFence(device, { flags: vkc.VK_FENCE_CREATE_SIGNALED_BIT });
+    return { commandBuffer, fence, fences: [fence], acquired: vk.createSemaphore(device, {}) };
   });
   // Runs before everything above is destroyed: nothing may still be in use then.
   let state: SwapchainState | undefined;
-  scope.defer(() => {
-    vk.vkDeviceWaitIdle(device);
-    if (state) destroySwapchain(vk, device, state, true);
+  vk.defer(() => {
+    api.deviceWaitIdle(device);
+    if (state) destroySwapchain(api, device, state, true);
   });
 
-  const caps = arena.pointer(arena.alloc(128)); // VkSurfaceCapabilitiesKHR is 52 bytes
+  const unscoped: DeviceRef = { ...ref, vk: api };
   const recreations = { total: 0, outOfDate: 0, suboptimal: 0, resized: 0 };
   /** (Re)creates the swapchain for the surface's extent; false while the window has no area. */
-  const makeSwapchain = (cause?: keyof typeof recreations): boolean => {
-    check(
-      vk.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(gpu, surface, caps),
-      "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
-    );
-    const c = readStruct("VkSurfaceCapabilitiesKHR", caps);
+  const makeSwapchain = (cause?: "outOfDate" | "suboptimal" | "resized"): boolean => {
+    const c = vk.getPhysicalDeviceSurfaceCapabilitiesKHR(gpu, surface);
     const extent = c.currentExtent.width === 0xffffffff
       ? {
         width: Math.min(Math.max(window.width, c.minImageExtent.width), c.maxImageExtent.width),
@@ -516,50 +641,39 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       }
       : c.currentExtent;
     if (extent.width === 0 || extent.height === 0 || window.width === 0 || window.height === 0) return false;
-    check(vk.vkDeviceWaitIdle(device), "vkDeviceWaitIdle");
+    vk.deviceWaitIdle(device);
     const old = state;
-    if (old) destroySwapchain(vk, device, old, false);
-    const minImageCount = c.maxImageCount === 0
-      ? c.minImageCount + 1
-      : Math.min(c.minImageCount + 1, c.maxImageCount);
+    if (old) destroySwapchain(api, device, old, false);
     const opaque = vkc.VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-    const color = vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-    const usage = c.supportedUsageFlags & vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
-      ? vkc.flags(color, vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
-      : color;
-    const swapchain = create(vk, "vkCreateSwapchainKHR", [
-      device,
-      writeStruct(arena, "VkSwapchainCreateInfoKHR", {
-        surface,
-        minImageCount,
-        imageFormat: surfaceFormat.format,
-        imageColorSpace: surfaceFormat.colorSpace,
-        imageExtent: extent,
-        imageArrayLayers: 1,
-        imageUsage: usage,
-        imageSharingMode: vkc.VK_SHARING_MODE_EXCLUSIVE,
-        preTransform: c.currentTransform,
-        compositeAlpha: c.supportedCompositeAlpha & opaque
-          ? opaque
-          : (c.supportedCompositeAlpha & -c.supportedCompositeAlpha) as vkc.VkCompositeAlphaFlagBitsKHR,
-        presentMode,
-        clipped: vkc.VK_TRUE,
-        oldSwapchain: old?.swapchain ?? null,
-      }),
-      null,
-    ]);
-    if (old) vk.vkDestroySwapchainKHR(device, old.swapchain, null);
-    state = swapchainState(vk, {
+    const swapchain = api.createSwapchainKHR(device, {
+      surface,
+      minImageCount: c.maxImageCount === 0
+        ? c.minImageCount + 1
+        : Math.min(c.minImageCount + 1, c.maxImageCount),
+      imageFormat: surfaceFormat.format,
+      imageColorSpace: surfaceFormat.colorSpace,
+      imageExtent: extent,
+      imageArrayLayers: 1,
+      imageUsage: c.supportedUsageFlags & vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+        ? vkc.flags(vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, vkc.VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+        : vkc.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+      imageSharingMode: vkc.VK_SHARING_MODE_EXCLUSIVE,
+      preTransform: c.currentTransform,
+      compositeAlpha: c.supportedCompositeAlpha & opaque
+        ? opaque
+        : (c.supportedCompositeAlpha & -c.supportedCompositeAlpha) as vkc.VkCompositeAlphaFlagBitsKHR,
+      presentMode,
+      clipped: vkc.VK_TRUE,
+      oldSwapchain: old?.swapchain ?? null,
+    });
+    if (old) api.destroySwapchainKHR(device, old.swapchain);
+    state = swapchainState(unscoped, {
       window: { width: window.width, height: window.height },
-      device,
-      gpu,
-      deviceName,
       swapchain,
       extent,
       format: surfaceFormat.format,
       depthFormat,
       renderPass,
-      slots,
     });
     if (cause) {
       recreations.total++;
@@ -573,11 +687,6 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
     return true;
   };
 
-  const index = new Uint32Array(1);
-  const indexPointer = Deno.UnsafePointer.of(index);
-  const beginInfo = writeStruct(arena, "VkCommandBufferBeginInfo", {
-    flags: vkc.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-  });
   // --resize: 3/4 of the size at a third of the run, no area at half (Wayland: a client may have a
   // window without buffers; X11 windows cannot be 0 x 0), the full size again at two thirds.
   const full = { width: window.width, height: window.height };
@@ -593,7 +702,14 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
     const { scale } = plan[step++]!;
     window.resize(Math.round(full.width * scale), Math.round(full.height * scale));
   };
-  let presented = 0, zeroExtentWaits = 0, cpuMs = 0, image: RgbaImage | undefined;
+  const outOfDate = (e: unknown) => e instanceof VkError && e.code === vkc.VK_ERROR_OUT_OF_DATE_KHR;
+  const beginInfo = { flags: vkc.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+  const clearValues = [{ color: { float32: [0.1, 0.1, 0.12, 1] } }, {
+    depthStencil: { depth: 1, stencil: 0 },
+  }];
+  const waitStages = [vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT];
+  let presented = 0, zeroExtentWaits = 0, image: RgbaImage | undefined;
+  const cpuMs: number[] = [];
   const start = performance.now();
   const between: number[] = [];
   let lastPresent = start;
@@ -615,68 +731,81 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
       }
     }
     const s = state!;
-    const slot = slots[presented % FRAMES_IN_FLIGHT]!;
-    check(vk.vkWaitForFences(device, 1, slot.fence, vkc.VK_TRUE, UINT64_MAX), "vkWaitForFences");
-    const acquired = vk.vkAcquireNextImageKHR(
-      device,
-      s.swapchain,
-      UINT64_MAX,
-      slot.acquired,
-      null,
-      indexPointer,
-    );
-    if (acquired === vkc.VK_ERROR_OUT_OF_DATE_KHR) {
+    const slotIndex = presented % FRAMES_IN_FLIGHT;
+    const slot = slots[slotIndex]!;
+    vk.waitForFences(device, slot.fences, true, UINT64_MAX);
+    let acquired;
+    try {
+      acquired = vk.acquireNextImageKHR(device, s.swapchain, UINT64_MAX, slot.acquired, null);
+    } catch (e) {
+      if (!outOfDate(e)) throw e;
       makeSwapchain("outOfDate");
       continue;
     }
-    check(acquired, "vkAcquireNextImageKHR"); // VK_SUBOPTIMAL_KHR: the semaphore is signalled, go on
+    // VK_SUBOPTIMAL_KHR: the semaphore is signalled, so this frame goes on and the swapchain is recreated after.
     const t0 = performance.now();
-    check(vk.vkResetFences(device, 1, slot.fence), "vkResetFences");
-    const i = index[0]!;
-    const slotIndex = presented % FRAMES_IN_FLIGHT;
+    vk.resetFences(device, slot.fences);
+    const i = acquired.imageIndex;
     uniforms[slotIndex]!.matrix.set(frameMatrix(presented, s.width / s.height));
     const last = presented === frames - 1 && options.screenshot === true;
-    const readback = last ? makeReadback(vk, arena, { device, gpu, deviceName }, s) : undefined;
+    const readback = last ? makeReadback(unscoped, s) : undefined;
     const cb = slot.commandBuffer;
-    check(vk.vkBeginCommandBuffer(cb, beginInfo), "vkBeginCommandBuffer");
-    vk.vkCmdBeginRenderPass(cb, s.renderPassBegin[i]!, vkc.VK_SUBPASS_CONTENTS_INLINE);
-    vk.vkCmdBindPipeline(cb, vkc.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-    vk.vkCmdBindDescriptorSets(
+    const extent = { width: s.width, height: s.height };
+    vk.beginCommandBuffer(cb, beginInfo);
+    vk.cmdBeginRenderPass(cb, {
+      renderPass,
+      framebuffer: s.framebuffers[i]!,
+      renderArea: { offset: { x: 0, y: 0 }, extent },
+      pClearValues: clearValues,
+    }, vkc.VK_SUBPASS_CONTENTS_INLINE);
+    vk.cmdBindPipeline(cb, vkc.VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+    vk.cmdBindDescriptorSets(
       cb,
       vkc.VK_PIPELINE_BIND_POINT_GRAPHICS,
       pipelineLayout,
       0,
-      1,
-      uniforms[slotIndex]!.set,
-      0,
-      null,
+      uniforms[slotIndex]!.sets,
     );
-    vk.vkCmdSetViewport(cb, 0, 1, s.viewport);
-    vk.vkCmdSetScissor(cb, 0, 1, s.scissor);
-    vk.vkCmdDraw(cb, 36, 1, 0, 0);
-    vk.vkCmdEndRenderPass(cb);
+    vk.cmdSetViewport(cb, 0, [{ x: 0, y: 0, ...extent, minDepth: 0, maxDepth: 1 }]);
+    vk.cmdSetScissor(cb, 0, [{ offset: { x: 0, y: 0 }, extent }]);
+    vk.cmdDraw(cb, 36, 1, 0, 0);
+    vk.cmdEndRenderPass(cb);
     readback?.record(cb, s.images[i]!);
-    check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-    const fence = readPointer(slot.fence) as VkFence;
-    check(vk.vkQueueSubmit(queue, 1, s.submits[slotIndex]![i]!, fence), "vkQueueSubmit");
-    cpuMs += performance.now() - t0;
+    vk.endCommandBuffer(cb);
+    vk.queueSubmit(queue, [{
+      pWaitSemaphores: [slot.acquired],
+      pWaitDstStageMask: waitStages,
+      pCommandBuffers: [cb],
+      pSignalSemaphores: [s.rendered[i]!],
+    }], slot.fence);
+    cpuMs.push(performance.now() - t0);
     if (readback) {
-      check(vk.vkWaitForFences(device, 1, slot.fence, vkc.VK_TRUE, UINT64_MAX), "vkWaitForFences");
+      vk.waitForFences(device, slot.fences, true, UINT64_MAX);
       image = readback.read();
     }
-    const result = vk.vkQueuePresentKHR(queue, s.presents[i]!);
+    let result: "VK_SUCCESS" | "VK_SUBOPTIMAL_KHR" | "VK_ERROR_OUT_OF_DATE_KHR";
+    try {
+      result = vk.queuePresentKHR(queue, {
+        pWaitSemaphores: [s.rendered[i]!],
+        pSwapchains: [s.swapchain],
+        pImageIndices: [i],
+      });
+    } catch (e) {
+      if (!outOfDate(e)) throw e;
+      result = "VK_ERROR_OUT_OF_DATE_KHR";
+    }
     presented++;
     const now = performance.now();
     between.push(now - lastPresent);
     lastPresent = now;
-    if (result === vkc.VK_ERROR_OUT_OF_DATE_KHR) makeSwapchain("outOfDate");
-    else if (result === vkc.VK_SUBOPTIMAL_KHR || acquired === vkc.VK_SUBOPTIMAL_KHR) {
+    if (result === "VK_ERROR_OUT_OF_DATE_KHR") makeSwapchain("outOfDate");
+    else if (result === "VK_SUBOPTIMAL_KHR" || acquired.result === "VK_SUBOPTIMAL_KHR") {
       makeSwapchain("suboptimal");
-    } else check(result, "vkQueuePresentKHR");
+    }
   }
   const seconds = (performance.now() - start) / 1000;
   between.sort((a, b) => a - b);
-  check(vk.vkDeviceWaitIdle(device), "vkDeviceWaitIdle");
+  vk.deviceWaitIdle(device);
   const { width, height } = state ?? { width: 0, height: 0 };
   return {
     deviceName,
@@ -686,358 +815,11 @@ export function runCube(vk: VulkanCommands, window: CubeWindow, options: CubeOpt
     fps: presented / seconds,
     recreations,
     zeroExtentWaits,
-    cpuMsPerFrame: cpuMs / Math.max(1, presented),
+    cpuMsPerFrame: cpuMs.sort((a, b) => a - b)[Math.floor(cpuMs.length / 2)] ?? 0,
     width,
     height,
     image,
     validationMessages,
-  };
-}
-
-/** The surface's present modes (a two-call enumeration of 32-bit values, which enumerate() does not read). */
-function surfacePresentModes(vk: VulkanCommands, gpu: VkPhysicalDevice, surface: VkSurfaceKHR): number[] {
-  const count = new Uint32Array(1);
-  const name = "vkGetPhysicalDeviceSurfacePresentModesKHR";
-  check(vk.vkGetPhysicalDeviceSurfacePresentModesKHR(gpu, surface, Deno.UnsafePointer.of(count), null), name);
-  const modes = new Uint32Array(count[0]!);
-  check(
-    vk.vkGetPhysicalDeviceSurfacePresentModesKHR(
-      gpu,
-      surface,
-      Deno.UnsafePointer.of(count),
-      Deno.UnsafePointer.of(modes),
-    ),
-    name,
-  );
-  return [...modes.subarray(0, count[0]!)];
-}
-
-function pickDepthFormat(vk: VulkanCommands, gpu: VkPhysicalDevice): vkc.VkFormat {
-  using arena = new Arena();
-  const props = arena.pointer(arena.alloc(16)); // VkFormatProperties
-  for (const format of [vkc.VK_FORMAT_D32_SFLOAT, vkc.VK_FORMAT_D24_UNORM_S8_UINT, vkc.VK_FORMAT_D16_UNORM]) {
-    vk.vkGetPhysicalDeviceFormatProperties(gpu, format, props);
-    const { optimalTilingFeatures } = readStruct("VkFormatProperties", props);
-    if (optimalTilingFeatures & vkc.VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) return format;
-  }
-  throw new NoDeviceError("the device has no depth format for a depth buffer");
-}
-
-interface DeviceRef {
-  device: VkDevice;
-  gpu: VkPhysicalDevice;
-  deviceName: string;
-}
-
-/** Memory of a type `resource` allows with `flags`, bound to it; freed by the scope, or by the caller. */
-function allocateFor(
-  vk: VulkanCommands,
-  arena: Arena,
-  ref: DeviceRef,
-  resource: { buffer: vkc.VkBuffer } | { image: VkImage },
-  flags: number,
-): VkDeviceMemory {
-  const reqs = arena.pointer(arena.alloc(24)); // VkMemoryRequirements
-  if ("buffer" in resource) vk.vkGetBufferMemoryRequirements(ref.device, resource.buffer, reqs);
-  else vk.vkGetImageMemoryRequirements(ref.device, resource.image, reqs);
-  const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
-  const typeIndex = memoryTypeIndex(VkApi.of(vk), ref.gpu, memoryTypeBits, flags);
-  if (typeIndex < 0) throw new NoDeviceError(`"${ref.deviceName}" has no memory with flags ${flags}`);
-  const memory = create(vk, "vkAllocateMemory", [
-    ref.device,
-    writeStruct(arena, "VkMemoryAllocateInfo", { allocationSize, memoryTypeIndex: typeIndex }),
-    null,
-  ]);
-  if ("buffer" in resource) {
-    check(vk.vkBindBufferMemory(ref.device, resource.buffer, memory, 0n), "vkBindBufferMemory");
-  } else check(vk.vkBindImageMemory(ref.device, resource.image, memory, 0n), "vkBindImageMemory");
-  return memory;
-}
-
-function bindMemory(
-  vk: VulkanCommands,
-  scope: VkScope,
-  ref: DeviceRef,
-  resource: { buffer: vkc.VkBuffer },
-  flags: number,
-): VkDeviceMemory {
-  const memory = allocateFor(vk, scope.arena, ref, resource, flags);
-  scope.defer(() => vk.vkFreeMemory(ref.device, memory, null));
-  return memory;
-}
-
-/** Maps `size` bytes of `memory` (never unmapped: freeing the memory unmaps it). */
-function mapMemory(vk: VulkanCommands, arena: Arena, device: VkDevice, memory: VkDeviceMemory, size: number) {
-  const out = arena.pointer(arena.alloc(8));
-  check(vk.vkMapMemory(device, memory, 0n, BigInt(size), 0, out), "vkMapMemory");
-  return Deno.UnsafePointerView.getArrayBuffer(readPointer(out)!, size);
-}
-
-function createPipeline(
-  scope: VkScope,
-  device: VkDevice,
-  renderPass: vkc.VkRenderPass,
-  layout: vkc.VkPipelineLayout,
-): vkc.VkPipeline {
-  const arena = scope.arena;
-  const shader = (pCode: Uint32Array) =>
-    scope.create("vkCreateShaderModule", [
-      device,
-      writeStruct(arena, "VkShaderModuleCreateInfo", { pCode }),
-      null,
-    ]);
-  const [pipeline] = scope.createMany("vkCreateGraphicsPipelines", [
-    device,
-    null,
-    1,
-    writeStruct(arena, "VkGraphicsPipelineCreateInfo", {
-      pStages: [
-        { stage: vkc.VK_SHADER_STAGE_VERTEX_BIT, module: shader(CUBE_VERT_SPV), pName: "main" },
-        { stage: vkc.VK_SHADER_STAGE_FRAGMENT_BIT, module: shader(CUBE_FRAG_SPV), pName: "main" },
-      ],
-      pVertexInputState: {},
-      pInputAssemblyState: { topology: vkc.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST },
-      pViewportState: { viewportCount: 1, scissorCount: 1 }, // dynamic: one pipeline for every extent
-      pRasterizationState: {
-        polygonMode: vkc.VK_POLYGON_MODE_FILL,
-        cullMode: vkc.VK_CULL_MODE_NONE,
-        frontFace: vkc.VK_FRONT_FACE_COUNTER_CLOCKWISE,
-        lineWidth: 1,
-      },
-      pMultisampleState: { rasterizationSamples: vkc.VK_SAMPLE_COUNT_1_BIT },
-      pDepthStencilState: {
-        depthTestEnable: vkc.VK_TRUE,
-        depthWriteEnable: vkc.VK_TRUE,
-        depthCompareOp: vkc.VK_COMPARE_OP_LESS,
-      },
-      pColorBlendState: {
-        pAttachments: [{
-          colorWriteMask: vkc.flags(
-            vkc.VK_COLOR_COMPONENT_R_BIT,
-            vkc.VK_COLOR_COMPONENT_G_BIT,
-            vkc.VK_COLOR_COMPONENT_B_BIT,
-            vkc.VK_COLOR_COMPONENT_A_BIT,
-          ),
-        }],
-      },
-      pDynamicState: { pDynamicStates: [vkc.VK_DYNAMIC_STATE_VIEWPORT, vkc.VK_DYNAMIC_STATE_SCISSOR] },
-      layout,
-      renderPass,
-      subpass: 0,
-    }),
-    null,
-  ], 1);
-  return pipeline!;
-}
-
-/** Views, framebuffers, depth buffer, per-image semaphores and the frame structs of a new swapchain. */
-function swapchainState(
-  vk: VulkanCommands,
-  s: DeviceRef & {
-    window: { width: number; height: number };
-    swapchain: VkSwapchainKHR;
-    extent: { width: number; height: number };
-    format: vkc.VkFormat;
-    depthFormat: vkc.VkFormat;
-    renderPass: vkc.VkRenderPass;
-    slots: { commandBuffer: VkCommandBuffer; acquired: VkSemaphore }[];
-  },
-): SwapchainState {
-  const arena = new Arena();
-  const { device, extent } = s;
-  const images = enumerate(vk.vkGetSwapchainImagesKHR, [device, s.swapchain]);
-  const view = (image: VkImage | null, format: vkc.VkFormat, aspectMask: vkc.VkImageAspectFlags) =>
-    create(vk, "vkCreateImageView", [
-      device,
-      writeStruct(arena, "VkImageViewCreateInfo", {
-        image,
-        viewType: vkc.VK_IMAGE_VIEW_TYPE_2D,
-        format,
-        subresourceRange: { aspectMask, levelCount: 1, layerCount: 1 },
-      }),
-      null,
-    ]);
-  const depthImage = create(vk, "vkCreateImage", [
-    device,
-    writeStruct(arena, "VkImageCreateInfo", {
-      imageType: vkc.VK_IMAGE_TYPE_2D,
-      format: s.depthFormat,
-      extent: { ...extent, depth: 1 },
-      mipLevels: 1,
-      arrayLayers: 1,
-      samples: vkc.VK_SAMPLE_COUNT_1_BIT,
-      usage: vkc.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-    }),
-    null,
-  ]);
-  const depthMemory = allocateFor(
-    vk,
-    arena,
-    s,
-    { image: depthImage },
-    vkc.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-  );
-  const depth = {
-    image: depthImage,
-    memory: depthMemory,
-    view: view(depthImage, s.depthFormat, vkc.VK_IMAGE_ASPECT_DEPTH_BIT),
-  };
-  const views = images.map((image) => view(image, s.format, vkc.VK_IMAGE_ASPECT_COLOR_BIT));
-  const framebuffers = views.map((v) =>
-    create(vk, "vkCreateFramebuffer", [
-      device,
-      writeStruct(arena, "VkFramebufferCreateInfo", {
-        renderPass: s.renderPass,
-        pAttachments: [v, depth.view],
-        ...extent,
-        layers: 1,
-      }),
-      null,
-    ])
-  );
-  const semaphoreInfo = writeStruct(arena, "VkSemaphoreCreateInfo");
-  const rendered = images.map(() => create(vk, "vkCreateSemaphore", [device, semaphoreInfo, null]));
-  const renderPassBegin = framebuffers.map((framebuffer) =>
-    writeStruct(arena, "VkRenderPassBeginInfo", {
-      renderPass: s.renderPass,
-      framebuffer,
-      renderArea: { offset: { x: 0, y: 0 }, extent },
-      pClearValues: [{ color: { float32: [0.1, 0.1, 0.12, 1] } }, { depthStencil: { depth: 1, stencil: 0 } }],
-    })
-  );
-  const submits = s.slots.map((slot) =>
-    rendered.map((signal) =>
-      writeStruct(arena, "VkSubmitInfo", {
-        pWaitSemaphores: [slot.acquired],
-        pWaitDstStageMask: [vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT],
-        pCommandBuffers: [slot.commandBuffer],
-        pSignalSemaphores: [signal],
-      })
-    )
-  );
-  const presents = rendered.map((wait, i) =>
-    writeStruct(arena, "VkPresentInfoKHR", {
-      pWaitSemaphores: [wait],
-      pSwapchains: [s.swapchain],
-      pImageIndices: [i],
-    })
-  );
-  return {
-    swapchain: s.swapchain,
-    windowWidth: s.window.width,
-    windowHeight: s.window.height,
-    format: s.format,
-    ...extent,
-    images,
-    views,
-    framebuffers,
-    depth,
-    rendered,
-    arena,
-    renderPassBegin,
-    viewport: writeStruct(arena, "VkViewport", { x: 0, y: 0, ...extent, minDepth: 0, maxDepth: 1 }),
-    scissor: writeStruct(arena, "VkRect2D", { offset: { x: 0, y: 0 }, extent }),
-    submits,
-    presents,
-  };
-}
-
-/** Destroys what {@linkcode swapchainState} made, last first; the swapchain itself only with `swapchain`. */
-function destroySwapchain(vk: VulkanCommands, device: VkDevice, s: SwapchainState, swapchain: boolean): void {
-  for (const semaphore of s.rendered) vk.vkDestroySemaphore(device, semaphore, null);
-  for (const framebuffer of s.framebuffers) vk.vkDestroyFramebuffer(device, framebuffer, null);
-  for (const view of s.views) vk.vkDestroyImageView(device, view, null);
-  vk.vkDestroyImageView(device, s.depth.view, null);
-  vk.vkDestroyImage(device, s.depth.image, null);
-  vk.vkFreeMemory(device, s.depth.memory, null);
-  if (swapchain) vk.vkDestroySwapchainKHR(device, s.swapchain, null);
-  s.arena.dispose();
-}
-
-/**
- * A host-visible buffer the last frame's swapchain image is copied into, after the render pass and before
- * the present: the image goes PRESENT_SRC -> TRANSFER_SRC -> PRESENT_SRC around the copy.
- */
-function makeReadback(vk: VulkanCommands, arena: Arena, ref: DeviceRef, s: SwapchainState) {
-  const { device } = ref;
-  const size = s.width * s.height * 4;
-  const format = s.format;
-  const buffer = create(vk, "vkCreateBuffer", [
-    device,
-    writeStruct(arena, "VkBufferCreateInfo", {
-      size: BigInt(size),
-      usage: vkc.VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-    }),
-    null,
-  ]);
-  const flags = vkc.flags(vkc.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, vkc.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  const memory = allocateFor(vk, arena, ref, { buffer }, flags);
-  const range = { aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT, levelCount: 1, layerCount: 1 };
-  const barrier = (
-    image: VkImage,
-    from: vkc.VkImageLayout,
-    to: vkc.VkImageLayout,
-    src: vkc.VkAccessFlags,
-    dst: vkc.VkAccessFlags,
-  ) =>
-    writeStruct(arena, "VkImageMemoryBarrier", {
-      srcAccessMask: src,
-      dstAccessMask: dst,
-      oldLayout: from,
-      newLayout: to,
-      srcQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
-      dstQueueFamilyIndex: vkc.VK_QUEUE_FAMILY_IGNORED,
-      image,
-      subresourceRange: range,
-    });
-  const PRESENT = vkc.VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, SRC = vkc.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  return {
-    record(cb: VkCommandBuffer, image: VkImage): void {
-      const toCopy = barrier(
-        image,
-        PRESENT,
-        SRC,
-        vkc.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-        vkc.VK_ACCESS_TRANSFER_READ_BIT,
-      );
-      const color = vkc.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-        transfer = vkc.VK_PIPELINE_STAGE_TRANSFER_BIT;
-      vk.vkCmdPipelineBarrier(cb, color, transfer, 0, 0, null, 0, null, 1, toCopy);
-      const region = writeStruct(arena, "VkBufferImageCopy", {
-        imageSubresource: {
-          aspectMask: vkc.VK_IMAGE_ASPECT_COLOR_BIT,
-          mipLevel: 0,
-          baseArrayLayer: 0,
-          layerCount: 1,
-        },
-        imageExtent: { width: s.width, height: s.height, depth: 1 },
-      });
-      vk.vkCmdCopyImageToBuffer(cb, image, SRC, buffer, 1, region);
-      const back = barrier(image, SRC, PRESENT, vkc.VK_ACCESS_TRANSFER_READ_BIT, 0);
-      vk.vkCmdPipelineBarrier(
-        cb,
-        transfer,
-        vkc.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-        0,
-        0,
-        null,
-        0,
-        null,
-        1,
-        back,
-      );
-    },
-    read(): RgbaImage {
-      const bytes = new Uint8Array(mapMemory(vk, arena, device, memory, size).slice(0));
-      vk.vkUnmapMemory(device, memory);
-      vk.vkDestroyBuffer(device, buffer, null);
-      vk.vkFreeMemory(device, memory, null);
-      if (format === vkc.VK_FORMAT_B8G8R8A8_UNORM || format === vkc.VK_FORMAT_B8G8R8A8_SRGB) {
-        for (let p = 0; p < bytes.length; p += 4) [bytes[p], bytes[p + 2]] = [bytes[p + 2]!, bytes[p]!];
-      }
-      for (let p = 3; p < bytes.length; p += 4) bytes[p] = 255; // opaque, whatever the alpha channel holds
-      return { width: s.width, height: s.height, rgba: bytes };
-    },
   };
 }
 
@@ -1078,7 +860,9 @@ async function main(args: string[]): Promise<void> {
       `${loader}, ${wsi}: ${report.frames} frames on "${report.deviceName}" in ${
         report.seconds.toFixed(2)
       } s, ` +
-        `${report.fps.toFixed(1)} fps, ${report.cpuMsPerFrame.toFixed(3)} ms JavaScript per frame, ` +
+        `${report.fps.toFixed(1)} fps, ${
+          report.cpuMsPerFrame.toFixed(3)
+        } ms JavaScript per frame (median), ` +
         `${r.total} recreations (${r.outOfDate} out of date, ${r.suboptimal} suboptimal, ${r.resized} resized)` +
         (report.zeroExtentWaits ? `, ${report.zeroExtentWaits} waits without area` : "") +
         (args.includes("--validate") ? `, ${report.validationMessages.length} validation messages` : ""),
