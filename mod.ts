@@ -17,6 +17,10 @@
  * lists the commands a device provides (Volk-style); `vk.getUnknownCommand(name, def)` binds a command the
  * generated tables do not know.
  *
+ * `VkApi.of(vk)` (over this object or any command source) has every command the idiomatic way:
+ * `vk.createBuffer(device, { size, usage })` returns the `VkBuffer`, arrays for count + pointer pairs,
+ * struct literals, outputs returned, a negative `VkResult` thrown as a `VkError` (README, "Vulkan in TypeScript").
+ *
  * Finding your way: `deno doc --filter vkCreateBuffer mod.ts` (any command, struct, constant or type by
  * name); `deno doc --html mod.ts` groups everything by category (Commands, Structs, Handles, Enums, Flags).
  *
