@@ -209,10 +209,11 @@ export class Vulkan implements Disposable {
     }
     // The commands that run JavaScript anyway check their handles; checked mode puts every command but
     // the proc-addr queries behind the checks (chain/handle_check.ts). Native stubs stay bare otherwise.
+    const bare = fn;
     if (!PROC_ADDR.has(info.name) && (checks.checked || js)) {
       fn = checks.wrap(info.name, fn as (...a: unknown[]) => unknown) as VulkanCommand;
     }
-    registerCommand(fn, info.name, checks);
+    registerCommand(fn, info.name, checks, fn !== bare || PROC_ADDR.has(info.name));
     this.#commands.set(name, fn);
     return fn;
   }

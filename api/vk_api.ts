@@ -11,11 +11,27 @@ import type { VkIdiomaticCommands } from "../ffi/generated/vk_idiomatic.ts";
 import { DESTROYERS } from "../ffi/generated/lifecycles.ts";
 import { isPointerObject } from "../ffi/_struct_writer.ts";
 import { type CommandOwner, compileCommand, planOf, RUNTIME, targetOf } from "./compile.ts";
+import { withHandleChecks } from "../ffi/handle_check.ts";
+import { COMMAND_PARAMS } from "../ffi/generated/commands.ts";
 
 /** Any object holding raw Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
 export type VkCommandSource = Partial<VkCommands>;
 
 type Fn = (...args: unknown[]) => unknown;
+
+/** Destroy command -> where its handle is among the arguments (after the parent, when it takes one). */
+let destroyAt: Map<string, number> | undefined;
+function destroyedArgument(command: string): number | undefined {
+  if (!destroyAt) {
+    destroyAt = new Map();
+    for (const d of Object.values(DESTROYERS)) destroyAt.set(d.destroy, d.parent ? 1 : 0);
+  }
+  return destroyAt.get(command);
+}
+
+function address(h: unknown): bigint {
+  return BigInt(Deno.UnsafePointer.value(h as Deno.PointerValue));
+}
 
 /** `createBuffer` -> `vkCreateBuffer`. */
 function vkName(name: string): string {
@@ -61,6 +77,14 @@ export class VkApi implements Disposable {
   readonly raw: VkCommandSource;
   #stack: DisposableStack | undefined;
   #sizes: Map<bigint, bigint>;
+  /**
+   * Handles destroyed through this object (or one sharing its state), with their destroy command: a second
+   * destroy throws instead of reaching the driver (docs/behaviour.md V11). An address made again through it
+   * is forgotten.
+   */
+  #gone: Map<bigint, string>;
+  /** What this scope will destroy, by address: skipped at its end once destroyed early. */
+  #owned = new Map<bigint, object>();
   /** What compiled commands ask of this object: the sizes of the memory allocated through it. */
   #hooks: CommandOwner = {
     noteAllocation: (memory, size) => {
@@ -71,10 +95,16 @@ export class VkApi implements Disposable {
       memory === null ? undefined : this.#sizes.get(BigInt(Deno.UnsafePointer.value(memory))),
   };
 
-  private constructor(raw: VkCommandSource, owning: boolean, sizes: Map<bigint, bigint>) {
+  private constructor(
+    raw: VkCommandSource,
+    owning: boolean,
+    sizes: Map<bigint, bigint>,
+    gone: Map<bigint, string> = new Map(),
+  ) {
     this.raw = raw;
     this.#stack = owning ? new DisposableStack() : undefined;
     this.#sizes = sizes;
+    this.#gone = gone;
   }
 
   /**
@@ -107,7 +137,7 @@ export class VkApi implements Disposable {
    * ```
    */
   scope(): VkApi {
-    return new VkApi(this.raw, true, this.#sizes);
+    return new VkApi(this.raw, true, this.#sizes, this.#gone);
   }
 
   /**
@@ -161,22 +191,58 @@ export class VkApi implements Disposable {
         throw new TypeError(`Cannot call "${name}": the command source has no "${command}"`);
       };
     }
-    const fn = compileCommand(target)(RUNTIME, raw as Fn, this.#hooks);
+    // The raw command behind the command source's handle checks (a null, destroyed or foreign handle throws
+    // naming the command and the parameter) when the source has them and the command lacks its own.
+    const fn = compileCommand(target)(RUNTIME, withHandleChecks(source, target, raw as Fn), this.#hooks);
+    const at = destroyedArgument(target);
+    if (at !== undefined) return this.#destroying(target, at, fn);
     const d = Object.hasOwn(DESTROYERS, target) ? DESTROYERS[target] : undefined;
+    if (!d) return fn;
     const stack = this.#stack;
-    if (!stack || !d) return fn;
     const destroy = source[d.destroy];
-    if (typeof destroy !== "function") return fn;
+    const gone = this.#gone;
+    const owned = this.#owned;
     return (...args: unknown[]) => {
       const out = fn(...args);
       const handles = isPointerObject(out) ? [out] : Array.isArray(out) ? out : Object.values(out as object)
         .flatMap((v) => isPointerObject(v) ? [v] : Array.isArray(v) ? v : []);
+      for (const h of handles) if (h !== null) gone.delete(address(h));
+      if (!stack || typeof destroy !== "function") return out;
       const parent = d.parent ? [args[0]] : [];
       for (const h of handles) {
-        if (h !== null) stack.defer(() => (destroy as Fn)(...parent, h, ...(d.allocator ? [null] : [])));
+        if (h === null) continue;
+        const k = address(h);
+        const token = {};
+        owned.set(k, token);
+        stack.defer(() => {
+          if (owned.get(k) !== token) return; // destroyed early through this scope
+          owned.delete(k);
+          this.#destroy(d.destroy, k, () => (destroy as Fn)(...parent, h, ...(d.allocator ? [null] : [])));
+        });
       }
       return out;
     };
+  }
+
+  /** Destroy command `command` (its handle at `at`): refuses a handle destroyed already, remembers this one. */
+  #destroying(command: string, at: number, fn: Fn): Fn {
+    return (...args: unknown[]) => {
+      const h = args[at];
+      if (h === null || h === undefined) return fn(...args);
+      const k = address(h);
+      this.#owned.delete(k);
+      return this.#destroy(command, k, () => fn(...args));
+    };
+  }
+
+  #destroy(command: string, k: bigint, call: () => unknown): unknown {
+    if (this.#gone.has(k)) {
+      const param = COMMAND_PARAMS[command]?.[destroyedArgument(command) ?? 0]?.name ?? "handle";
+      throw new TypeError(`${command}: ${param} 0x${k.toString(16)} was destroyed already (through VkApi)`);
+    }
+    const out = call();
+    this.#gone.set(k, command);
+    return out;
   }
 
   static {

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { COMMAND_PARAMS } from "./generated/commands.ts";
+
 /**
  * What a command object that knows its handles offers the helpers (vkdeno's `Vulkan` does), under
  * {@linkcode HANDLE_CHECKS}; code that calls commands on a user's behalf (a wrapper layer) asks it first.
@@ -50,14 +52,50 @@ export function handleChecksOf(source: object): HandleChecks | undefined {
   return (source as { [HANDLE_CHECKS]?: HandleChecks })[HANDLE_CHECKS];
 }
 
-const names = new WeakMap<object, { name: string; checks: HandleChecks | undefined }>();
+/** What a command object says of a function it handed out. */
+interface CommandInfo {
+  readonly name: string;
+  readonly checks: HandleChecks | undefined;
+  /** The function checks its handles itself (a trampoline, or checked mode). */
+  readonly checked: boolean;
+}
 
-/** Records that `fn` is command `name` of a command object offering `checks`. */
-export function registerCommand(fn: object, name: string, checks: HandleChecks | undefined): void {
-  names.set(fn, { name, checks });
+const names = new WeakMap<object, CommandInfo>();
+
+/** Records that `fn` is command `name` of a command object offering `checks` (`checked`: it checks itself). */
+export function registerCommand(
+  fn: object,
+  name: string,
+  checks: HandleChecks | undefined,
+  checked = false,
+): void {
+  names.set(fn, { name, checks, checked });
 }
 
 /** The command a function handed out by a command object is, and its object's checks. */
-export function commandNameOf(fn: object): { name: string; checks: HandleChecks | undefined } | undefined {
+export function commandNameOf(fn: object): CommandInfo | undefined {
   return names.get(fn);
+}
+
+type Fn = (...args: unknown[]) => unknown;
+
+/**
+ * `fn`, raw command `name` of `source`, behind `source`'s handle checks when it has them and `fn` does not
+ * check by itself: what a layer of JavaScript over raw commands (the idiomatic `VkApi`) calls.
+ */
+export function withHandleChecks(source: object, name: string, fn: Fn): Fn {
+  const checks = handleChecksOf(source);
+  if (checks === undefined || names.get(fn)?.checked) return fn;
+  // Fixed arities call `fn` with plain arguments (a spread call into a native symbol is slower).
+  switch (COMMAND_PARAMS[name]?.length) {
+    case 1:
+      return (a) => (checks.checkArgs(name, [a]), fn(a));
+    case 2:
+      return (a, b) => (checks.checkArgs(name, [a, b]), fn(a, b));
+    case 3:
+      return (a, b, c) => (checks.checkArgs(name, [a, b, c]), fn(a, b, c));
+    case 4:
+      return (a, b, c, d) => (checks.checkArgs(name, [a, b, c, d]), fn(a, b, c, d));
+  }
+  return (...args) => (checks.checkArgs(name, args), fn(...args));
 }

@@ -16,6 +16,7 @@ import {
   VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
   VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
   VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+  VkApi,
   type VkBuffer,
   type VkDebugUtilsMessageSeverityFlagsEXT,
   type VkDevice,
@@ -403,6 +404,51 @@ export const CASES: readonly MisuseCase[] = [
       const destroy = (scope as unknown as { destroy(h: unknown): void }).destroy.bind(scope);
       destroy(b);
       destroy(b);
+    },
+  },
+  {
+    name: "idiomatic-null-device",
+    what: "VkApi.of(vk).createBuffer(null, {...})",
+    expect: /vkCreateBuffer: device is null/,
+    run() {
+      const { vk } = setup();
+      VkApi.of(vk).createBuffer(NULL as VkDevice, { size: 256n, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT });
+    },
+  },
+  {
+    name: "idiomatic-destroyed-device",
+    what: "VkApi.of(vk).deviceWaitIdle on a destroyed device",
+    expect: /vkDeviceWaitIdle: device .*destroyed/,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk);
+      api.destroyDevice(device);
+      api.deviceWaitIdle(device);
+    },
+  },
+  {
+    name: "idiomatic-destroy-twice",
+    what: "VkApi.of(vk).destroyBuffer twice",
+    expect: /vkDestroyBuffer: buffer .*destroyed/,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk);
+      const b = api.createBuffer(device, { size: 256n, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT });
+      api.destroyBuffer(device, b);
+      api.destroyBuffer(device, b);
+    },
+  },
+  {
+    name: "idiomatic-scope-destroyed-early",
+    what: "a VkApi scope's buffer destroyed through it early, then the scope disposed (no error), then again",
+    expect: /vkDestroyBuffer: buffer .*destroyed/,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk).scope();
+      const b = api.createBuffer(device, { size: 256n, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT });
+      api.destroyBuffer(device, b);
+      api.dispose(); // skips the buffer
+      api.destroyBuffer(device, b);
     },
   },
   {
