@@ -172,7 +172,8 @@ export class MockDriver implements DriverEntryPoint, Disposable {
   readonly #callbacks: CallbackRegistry;
   readonly #entries = new Map<number, Deno.PointerObject>();
   readonly #counts = new Map<string, number>();
-  readonly #faults: FaultRule[] = [];
+  readonly #faults = new Map<string, FaultRule[]>();
+  #someLost = false;
   readonly #overrides = new Map<string, (call: MockCall) => unknown>();
   readonly #calls: MockCallRecord[] = [];
   readonly #problems: string[] = [];
@@ -324,7 +325,7 @@ export class MockDriver implements DriverEntryPoint, Disposable {
     const body = info.name === "vkGetDeviceProcAddr"
       ? (device: unknown, pName: unknown) =>
         this.#deviceProcAddr(device as P, pName === null ? "" : readCString(pName as Deno.PointerObject))
-      : (...args: unknown[]) => this.#call(info, args);
+      : this.#body(info, builtinBehaviour(info) ?? this.#unimplemented);
     const cb = this.#callbacks.create(def, body as never, {
       name: `${this.name} ${info.name}`,
       onError: onError as never,
@@ -332,6 +333,10 @@ export class MockDriver implements DriverEntryPoint, Disposable {
     });
     this.#entries.set(info.index, cb.pointer);
     return cb.pointer;
+  }
+
+  #body(info: CommandInfo, own: Behaviour): (...args: unknown[]) => unknown {
+    return (...args) => this.#call(info, own, args);
   }
 
   #unimplemented: Behaviour = (_rt, _args, info) => {
@@ -344,38 +349,43 @@ export class MockDriver implements DriverEntryPoint, Disposable {
     return info.result === "VkResult" ? result : info.result === "void" ? undefined : null;
   };
 
-  #call(info: CommandInfo, args: unknown[]): unknown {
+  /**
+   * One call: a lost device's answer, else a fault's, else the override's or the mock's own behaviour;
+   * then the log. The common case (no loss, fault, override or log) reads two maps and runs the behaviour.
+   */
+  #call(info: CommandInfo, own: Behaviour, args: unknown[]): unknown {
     const name = info.name;
     const n = (this.#counts.get(name) ?? 0) + 1;
     this.#counts.set(name, n);
-    const device = info.level === "device" ? deviceOf(this.#rt, args[0] as P) : undefined;
+    let result: unknown;
     let decoded: Record<string, Decoded> | undefined;
     const decode = () => decoded ??= decodeCall(info, args, { after: false });
-    let result: unknown;
-    const fault = device?.lost && info.result === "VkResult"
-      ? undefined
-      : this.#faults.find((f) => f.command === name && !f.removed && this.#matches(f, n, decode));
+    const faults = this.#faults.get(name);
+    const device = (this.#someLost || faults) && info.level === "device"
+      ? deviceOf(this.#rt, args[0] as P)
+      : undefined;
+    const fault = faults?.find((f) => !f.removed && this.#matches(f, n, decode));
     if (device?.lost && info.result === "VkResult") {
       result = R.ERROR_DEVICE_LOST;
     } else if (fault) {
       fault.hits++;
       result = fault.result;
-      if (result === R.ERROR_DEVICE_LOST && device) device.lost = true;
+      if (result === R.ERROR_DEVICE_LOST && device) this.#lose(device);
     } else {
-      const own = builtinBehaviour(info) ?? this.#unimplemented;
-      const next = () => own(this.#rt, args, info);
       const override = this.#overrides.get(name);
-      result = override
-        ? override({
+      if (override === undefined) {
+        result = own(this.#rt, args, info);
+      } else {
+        result = override({
           command: name,
           call: n,
           args,
           get decoded() {
             return decode();
           },
-          next,
-        })
-        : next();
+          next: () => own(this.#rt, args, info),
+        });
+      }
       if (info.result === "void") result = undefined;
     }
     if (this.#record) {
@@ -387,6 +397,11 @@ export class MockDriver implements DriverEntryPoint, Disposable {
       });
     }
     return result;
+  }
+
+  #lose(device: MockLogicalDevice): void {
+    device.lost = true;
+    this.#someLost = true;
   }
 
   #matches(f: FaultRule, n: number, decode: () => Record<string, Decoded>): boolean {
@@ -414,7 +429,9 @@ export class MockDriver implements DriverEntryPoint, Disposable {
   fail(command: MockCommandName, result: number, options: MockFaultOptions = {}): MockFault {
     const info = canonicalInfo(command, "MockDriver.fail");
     const rule: FaultRule = { command: info.name, result, options, hits: 0, removed: false };
-    this.#faults.push(rule);
+    const list = this.#faults.get(info.name);
+    if (list) list.push(rule);
+    else this.#faults.set(info.name, [rule]);
     return {
       command: info.name,
       get hits() {
@@ -464,11 +481,11 @@ export class MockDriver implements DriverEntryPoint, Disposable {
           `MockDriver.loseDevice: "${hex(device)}" is not a live VkDevice of "${this.name}"`,
         );
       }
-      d.lost = true;
+      this.#lose(d);
       return 1;
     }
     let n = 0;
-    for (const d of this.#rt.devices.values()) if (!d.lost) (d.lost = true), n++;
+    for (const d of this.#rt.devices.values()) if (!d.lost) this.#lose(d), n++;
     return n;
   }
 
