@@ -131,9 +131,14 @@ function canonicalInfo(name: string, what: string): CommandInfo {
   return COMMANDS[index]!;
 }
 
+const versions = new Map<string, number | undefined>();
+
 function versionOf(provider: string): number | undefined {
+  if (versions.has(provider)) return versions.get(provider);
   const m = /^VK_VERSION_(\d+)_(\d+)$/.exec(provider);
-  return m ? (Number(m[1]) << 22) | (Number(m[2]) << 12) : undefined;
+  const v = m ? (Number(m[1]) << 22) | (Number(m[2]) << 12) : undefined;
+  versions.set(provider, v);
+  return v;
 }
 
 function majorMinor(v: number): number {
@@ -174,6 +179,7 @@ export class MockDriver implements DriverEntryPoint, Disposable {
   readonly #counts = new Map<string, number>();
   readonly #faults = new Map<string, FaultRule[]>();
   #someLost = false;
+  readonly #answers = new Map<string, Map<string, P>>();
   readonly #overrides = new Map<string, (call: MockCall) => unknown>();
   readonly #calls: MockCallRecord[] = [];
   readonly #problems: string[] = [];
@@ -303,8 +309,20 @@ export class MockDriver implements DriverEntryPoint, Disposable {
     const info = COMMANDS[index]!;
     if (info.level !== "device") return null;
     const d = this.#rt.devices.get(handleKey(device));
-    if (!d || !this.#provided(name, d)) return null;
-    return this.#implemented(info) ? this.#entry(info) : null;
+    if (!d) return null;
+    // The loader asks for every device command at each vkCreateDevice: answers are kept per device
+    // configuration (its model, the device's and the instance's extensions), and overrides can add some.
+    const key = `${this.devices.indexOf(d.physical.model)}|${d.extensions.join()}|${
+      d.physical.instance.extensions.join()
+    }|${this.#overrides.size}`;
+    let answers = this.#answers.get(key);
+    if (!answers) this.#answers.set(key, answers = new Map());
+    let answer = answers.get(name);
+    if (answer === undefined) {
+      answer = this.#provided(name, d) && this.#implemented(info) ? this.#entry(info) : null;
+      answers.set(name, answer);
+    }
+    return answer;
   }
 
   /** The C entry point of a command (one callback per command, made when first asked for). */
