@@ -28,10 +28,12 @@ const devices = {
   mock: BenchDevice.create(onMock),
 };
 
-for (const [name, label, baseline] of [
-  ["reference", "lavapipe through libvulkan (reference)", true],
-  ["mock", "mock driver through vkdeno", false],
-] as const) {
+for (
+  const [name, label, baseline] of [
+    ["reference", "lavapipe through libvulkan (reference)", true],
+    ["mock", "mock driver through vkdeno", false],
+  ] as const
+) {
   const d = devices[name];
   const cmd = d.recording();
   const setLineWidth = d.table.vkCmdSetLineWidth!;
@@ -48,11 +50,13 @@ for (const [name, label, baseline] of [
   });
 }
 
-for (const [label, vk, baseline] of [
-  ["lavapipe through libvulkan (reference)", reference, true],
-  ["lavapipe through vkdeno", onLavapipe, false],
-  ["mock driver through vkdeno", onMock, false],
-] as const) {
+for (
+  const [label, vk, baseline] of [
+    ["lavapipe through libvulkan (reference)", reference, true],
+    ["lavapipe through vkdeno", onLavapipe, false],
+    ["mock driver through vkdeno", onMock, false],
+  ] as const
+) {
   Deno.bench({
     name: `instance + device: ${label}`,
     group: "instance and device creation",

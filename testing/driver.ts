@@ -312,9 +312,9 @@ export class MockDriver implements DriverEntryPoint, Disposable {
     if (!d) return null;
     // The loader asks for every device command at each vkCreateDevice: answers are kept per device
     // configuration (its model, the device's and the instance's extensions), and overrides can add some.
-    const key = `${this.devices.indexOf(d.physical.model)}|${d.extensions.join()}|${
-      d.physical.instance.extensions.join()
-    }|${this.#overrides.size}`;
+    const key = `${
+      this.devices.indexOf(d.physical.model)
+    }|${d.extensions.join()}|${d.physical.instance.extensions.join()}|${this.#overrides.size}`;
     let answers = this.#answers.get(key);
     if (!answers) this.#answers.set(key, answers = new Map());
     let answer = answers.get(name);

@@ -35,7 +35,12 @@ Deno.test("README's testing example passes with PATH holding only deno", async (
     }).output();
     const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
     assertEquals(out.code, 0, text);
-    assert(/ok \| 2 passed \| 0 failed/.test(text.replace(/\x1b\[[0-9;]*m/g, "")), text);
+    assert(
+      /ok \| 2 passed \| 0 failed/.test(
+        text.replace(new RegExp(String.fromCharCode(27) + "\\[[0-9;]*m", "g"), ""),
+      ),
+      text,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
