@@ -60,6 +60,17 @@ Deno.test("runs on a Vulkan 1.0 driver and device without asking for 1.1 command
   assertEquals(mock.problems, []);
 });
 
+Deno.test("an integrated GPU with ray tracing wins over a discrete GPU without it", () => {
+  using mock = new MockDriver({
+    devices: [
+      { name: "Discrete, no ray tracing", type: "discrete-gpu" },
+      profileDevice(PROFILES.desktopRayTracing, { name: "Laptop RT", type: "integrated-gpu" }),
+    ],
+  });
+  using vk = Vulkan.load({ drivers: [mock], env });
+  assertEquals([runJob(vk).device, runJob(vk).rayTracing], ["Laptop RT", true]);
+});
+
 Deno.test("a discrete GPU whose ray-tracing feature is off is not taken for ray tracing", () => {
   const noRayTracing = profileDevice(PROFILES.desktopRayTracing, {
     name: "RT extension, feature off",

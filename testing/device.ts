@@ -352,7 +352,7 @@ export class MockDeviceModel {
 
   /** `deviceName`. */
   get name(): string {
-    return String(this.#properties.get(PROPERTIES)?.deviceName ?? this.options.name ?? "vkdeno mock GPU");
+    return String(this.options.name ?? this.#properties.get(PROPERTIES)?.deviceName ?? "vkdeno mock GPU");
   }
 
   /** Whether the device offers `extension`. */
@@ -365,15 +365,22 @@ export class MockDeviceModel {
     const o = this.options;
     if (name === PROPERTIES) {
       const given = this.#properties.get(PROPERTIES) ?? {};
+      // The options' own fields win over the struct's members (a profile's, where the options came from one).
+      const explicit: Record<string, unknown> = { apiVersion: this.apiVersion };
+      if (o.driverVersion !== undefined) explicit.driverVersion = o.driverVersion;
+      if (o.vendorID !== undefined) explicit.vendorID = o.vendorID;
+      if (o.deviceID !== undefined) explicit.deviceID = o.deviceID;
+      if (o.type !== undefined) explicit.deviceType = DEVICE_TYPES[o.type];
+      if (o.name !== undefined) explicit.deviceName = o.name;
       return {
-        apiVersion: this.apiVersion,
-        driverVersion: o.driverVersion ?? 1,
-        vendorID: o.vendorID ?? 0x10005,
-        deviceID: o.deviceID ?? 0x1,
-        deviceType: DEVICE_TYPES[o.type ?? "discrete-gpu"],
-        deviceName: o.name ?? "vkdeno mock GPU",
+        driverVersion: 1,
+        vendorID: 0x10005,
+        deviceID: 0x1,
+        deviceType: DEVICE_TYPES["discrete-gpu"],
+        deviceName: "vkdeno mock GPU",
         pipelineCacheUUID: [...new TextEncoder().encode("vkdeno-mock-cach")],
         ...given,
+        ...explicit,
         limits: { ...DEFAULT_LIMITS, ...(given.limits as MockStructValue | undefined) },
       };
     }
