@@ -152,6 +152,7 @@ const SECTIONS: readonly { section: string; file: string; paired: boolean; runs:
   { section: "Layer enumeration", file: "bench/layers_bench.ts", paired: false, runs: 3 },
   { section: "TS layers", file: "bench/ts_layer_bench.ts", paired: false, runs: 5 },
   { section: "Dispatch stubs", file: "bench/stubs_bench.ts", paired: false, runs: 5 },
+  { section: "Mock drivers", file: "bench/mock_bench.ts", paired: false, runs: 3 },
 ];
 
 const OUT_DIR = "bench/out";

@@ -56,7 +56,11 @@ export interface MockDriverOptions {
    * {@linkcode MockDriver.problems} (default: `console.error`, once per distinct message).
    */
   readonly onProblem?: (message: string) => void;
-  /** Make the entry points callable from other threads (Workers); the driver must then be disposed. */
+  /**
+   * Make the entry points callable from other threads: a Worker's loader given this driver's
+   * `getInstanceProcAddr` address calls into this isolate, which must be free to run them (awaiting, not
+   * busy). The driver must then be disposed, or the process stays alive.
+   */
   readonly threadSafe?: boolean;
 }
 
@@ -583,7 +587,7 @@ export class MockDriver implements DriverEntryPoint, Disposable {
 
   /**
    * Closes the entry points. Destroy the instances and dispose the `Vulkan` objects that use this driver
-   * first (`using` does so when the mock is declared before them).
+   * first (`using` does so when the mock is declared before them), and let Workers finish their calls.
    */
   dispose(): void {
     if (this.#disposed) return;
