@@ -157,3 +157,13 @@ Deno.test("the job runs on a mock named by VK_DRIVER_FILES (a manifest the kit w
   using vk = Vulkan.load({ env: { ...env, vars: { VK_DRIVER_FILES: manifest.manifestPath } } });
   assertEquals(runJob(vk).device, "vkdeno mobile GPU");
 });
+
+Deno.test("the device-selection variables apply to mocks: a vendor filter hides the desktop GPU", () => {
+  using mock = new MockDriver({
+    devices: [profileDevice(PROFILES.desktopRayTracing), profileDevice(PROFILES.mobile)],
+  });
+  // The mobile profile's vendorID is 5045 (0x13b5); the desktop's 4318.
+  using filtered = mockEnvironment({ vars: { VK_LOADER_VENDOR_ID_FILTER: "0x13b5" } });
+  using vk = Vulkan.load({ drivers: [mock], env: filtered.env });
+  assertEquals([runJob(vk).device, runJob(vk).rayTracing], ["vkdeno mobile GPU", false]);
+});

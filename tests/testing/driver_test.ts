@@ -386,3 +386,33 @@ Deno.test({
     );
   },
 });
+
+Deno.test("the loader settings file applies to mocks: device_configurations picks and orders them by UUID", () => {
+  const uuid = (n: number) => Array.from({ length: 16 }, (_, i) => (i === 15 ? n : 0xa0 + i));
+  const device = (name: string, n: number) => ({
+    name,
+    properties: { VkPhysicalDeviceIDProperties: { deviceUUID: uuid(n), driverUUID: uuid(0x40 + n) } },
+  });
+  using mock = new MockDriver({ devices: [device("M1", 1), device("M2", 2), device("M3", 3)] });
+  const entry = (n: number) => ({ deviceUUID: uuid(n), driverUUID: uuid(0x40 + n), driverVersion: 1 });
+  const settings = {
+    file_format_version: "1.0.0",
+    settings: { device_configurations: [entry(3), entry(1)] },
+  };
+  using env = mockEnvironment({
+    drivers: [mock],
+    files: { "etc/vulkan/loader_settings.d/vk_loader_settings.json": JSON.stringify(settings) },
+  });
+  using vk = Vulkan.load({ env: env.env });
+  using scope = new VkScope(vk);
+  const instance = scope.create("vkCreateInstance", [
+    writeStruct(scope.arena, "VkInstanceCreateInfo", {}),
+    null,
+  ]);
+  const names = enumerate(vk.vkEnumeratePhysicalDevices, [instance]).map((gpu) => {
+    const p = allocStruct(scope.arena, "VkPhysicalDeviceProperties");
+    vk.vkGetPhysicalDeviceProperties(gpu, p);
+    return readStruct("VkPhysicalDeviceProperties", p).deviceName;
+  });
+  assertEquals(names, ["M3", "M1"]);
+});
