@@ -7,9 +7,14 @@
  */
 import { allocStruct, enumerate, readStruct, VkScope, Vulkan, writeStruct } from "../../mod.ts";
 
-self.onmessage = (event: MessageEvent<{ gipa: bigint; root: string }>) => {
+const worker = self as unknown as {
+  onmessage: (event: MessageEvent<{ gipa: bigint; root: string }>) => void;
+  postMessage(message: string): void;
+};
+
+worker.onmessage = (event) => {
   // Everything is destroyed before the answer goes out: the main isolate may dispose the mock on it.
-  self.postMessage(run(event.data));
+  worker.postMessage(run(event.data));
 };
 
 function run(data: { gipa: bigint; root: string }): string {
