@@ -1,9 +1,7 @@
 /**
- * The mock driver's built-in behaviour, one function per command: instance and device creation, the
- * physical-device queries answered from the device model, objects created and destroyed with tracking,
- * host-backed memory, fences and semaphores with state, command buffers that record, queue submission.
- * `vkCmd*`, `vkCreate*`, `vkDestroy*` and `vkCreate*Pipelines` commands without a function of their own
- * get the generic one of their kind ({@linkcode builtinBehaviour}).
+ * The mock driver's built-in behaviour per command (docs/testing.md lists it): creation, the device model's
+ * answers, tracked objects, host-backed memory, sync objects with state, recording, submission; `vkCmd*`,
+ * `vkCreate*`, `vkDestroy*` and `vkCreate*Pipelines` without their own get their kind's ({@linkcode builtinBehaviour}).
  *
  * @module
  */

@@ -1,8 +1,7 @@
 /**
- * {@linkcode MockDriver}: a Vulkan driver defined in TypeScript. Its entry points are `Deno.UnsafeCallback`s
- * (no compiler, no file), handed to `Vulkan.load({ drivers: [mock] })` or written as a manifest for
- * discovery (testing/manifest.ts). Each call runs the mock's behaviour (testing/commands.ts) after the
- * test's faults and overrides, and may be recorded with its decoded arguments.
+ * {@linkcode MockDriver}: a Vulkan driver in TypeScript whose entry points are `Deno.UnsafeCallback`s, for
+ * `Vulkan.load({ drivers })` or a manifest; each call passes device loss, faults and overrides before the
+ * built-in behaviour (testing/commands.ts), and may be logged with its decoded arguments (docs/testing.md).
  *
  * @module
  */
@@ -153,17 +152,16 @@ function majorMinor(v: number): number {
  * A Vulkan driver in TypeScript: physical devices from options or profiles, enough behaviour for an
  * application to run to completion, fault injection, overrides and a call log.
  *
- * @example Instance and device on a mock
+ * @example An instance and its devices on a mock
  * ```ts
- * import { asHandle, Vulkan } from "@vkdeno/loader";
- * import { MockDriver } from "@vkdeno/loader/testing";
- * using mock = new MockDriver({ devices: [{ name: "Test GPU" }] });
- * using vk = Vulkan.load({ drivers: [mock] });
- * const out = new BigUint64Array(1);
- * const info = new Uint8Array(64); // a zeroed VkInstanceCreateInfo with sType 1
- * info[0] = 1;
- * console.log(vk.vkCreateInstance(Deno.UnsafePointer.of(info), null, Deno.UnsafePointer.of(out))); // 0
- * vk.vkDestroyInstance(asHandle("VkInstance", Deno.UnsafePointer.create(out[0]!)), null);
+ * import { enumerate, VkScope, Vulkan, writeStruct } from "@vkdeno/loader";
+ * import { MockDriver, mockEnvironment } from "@vkdeno/loader/testing";
+ * using mock = new MockDriver({ devices: [{ name: "Test GPU" }, { name: "Second", type: "cpu" }] });
+ * using isolated = mockEnvironment();
+ * using vk = Vulkan.load({ drivers: [mock], env: isolated.env });
+ * using scope = new VkScope(vk);
+ * const instance = scope.create("vkCreateInstance", [writeStruct(scope.arena, "VkInstanceCreateInfo", {}), null]);
+ * console.log(enumerate(vk.vkEnumeratePhysicalDevices, [instance]).length); // 2
  * ```
  */
 export class MockDriver implements DriverEntryPoint, Disposable {

@@ -1,8 +1,6 @@
 /**
- * {@linkcode mockEnvironment}: an environment snapshot for a loader that sees only what a test gives it:
- * a temp folder as the file-system root (the host's drivers, layers and settings file stay out), the
- * test's variables, and mock drivers installed where discovery looks by default
- * (`<root>/usr/share/vulkan/icd.d/`).
+ * {@linkcode mockEnvironment}: a snapshot whose file-system root is a temp folder holding only the test's
+ * mock drivers (where discovery looks by default) and files, and whose variables are only the test's.
  *
  * @module
  */

@@ -1,8 +1,7 @@
 /**
- * A mock driver as discovery finds drivers: a driver manifest in a folder, naming a tiny shared object the
- * kit emits (ffi/elf.ts) whose `vk_icdGetInstanceProcAddr`, `vk_icdNegotiateLoaderICDInterfaceVersion` and
- * `vk_icdGetPhysicalDeviceProcAddr` jump to the mock's callbacks. Any loader in this process reads it like
- * any driver's: `VK_DRIVER_FILES`, the driver selection variables and the settings file apply.
+ * A mock driver for discovery: a driver manifest naming a tiny shared object the kit emits (ffi/elf.ts),
+ * whose three driver entry points jump to the mock's callbacks; any loader of this process loads it like a
+ * driver's library (docs/testing.md).
  *
  * @module
  */

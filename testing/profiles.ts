@@ -1,8 +1,6 @@
 /**
- * Mock devices from Khronos Vulkan Profiles JSON (the format `VK_LAYER_KHRONOS_profiles` reads and device
- * reports are exported in): a profile names capability sets, each with `extensions`, `features`,
- * `properties`, `formats` and `queueFamiliesProperties`; {@linkcode profileDevice} merges them into
- * {@linkcode MockDeviceOptions}. Three profiles written for tests come with the kit ({@linkcode PROFILES}).
+ * Mock devices from Khronos Vulkan Profiles JSON ({@linkcode profileDevice}; how fields map: docs/testing.md),
+ * and three profiles written for tests ({@linkcode PROFILES}).
  *
  * @module
  */
