@@ -1,18 +1,11 @@
 /**
- * Application code that copes with the GPUs it meets: it picks a ray-tracing GPU when there is one and
- * falls back to any device with a compute queue, allocates memory with a retry in other memory types when
- * one runs out, and rebuilds its device when the device is lost. `examples/resilient_test.ts` tests it on
- * mock drivers, device profiles and injected faults; run it on the real drivers with
- * `deno run --allow-read --allow-env --allow-ffi examples/resilient.ts`.
+ * Application code that copes with the GPUs it meets: a ray-tracing GPU when there is one, else any device
+ * with a compute queue; memory from another type when one runs out; a new device when the device is lost.
+ * `examples/resilient_test.ts` tests it on mock drivers, profiles and injected faults (no GPU needed).
  *
  * @module
  */
 import {
-  allocStruct,
-  check,
-  enumerate,
-  readPointer,
-  readStruct,
   VK_API_VERSION_1_1,
   VK_API_VERSION_1_3,
   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -23,11 +16,10 @@ import {
   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
   VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
   VK_QUEUE_COMPUTE_BIT,
+  VkApi,
   VkError,
-  VkScope,
-  writeStruct,
 } from "../mod.ts";
-import type { VkDevice, VkDeviceMemory, VkInstance, VkPhysicalDevice, VulkanCommands } from "../mod.ts";
+import type { VkCommandSource, VkDevice, VkDeviceMemory, VkInstance, VkPhysicalDevice } from "../mod.ts";
 
 /** The device {@linkcode chooseDevice} picked, and why. */
 export interface ChosenDevice {
@@ -50,34 +42,21 @@ const RAY_TRACING = "VK_KHR_ray_tracing_pipeline";
  *
  * @throws {Error} If no device has a compute queue.
  */
-export function chooseDevice(
-  vk: VulkanCommands,
-  instance: VkInstance,
-  instanceVersion: number,
-): ChosenDevice {
+export function chooseDevice(vk: VkApi, instance: VkInstance, instanceVersion: number): ChosenDevice {
   const candidates: ChosenDevice[] = [];
   const discrete = new Set<ChosenDevice>();
-  using scope = new VkScope(vk);
-  const arena = scope.arena;
-  for (const gpu of enumerate(vk.vkEnumeratePhysicalDevices, [instance])) {
-    const out = allocStruct(arena, "VkPhysicalDeviceProperties");
-    vk.vkGetPhysicalDeviceProperties(gpu, out);
-    const props = readStruct("VkPhysicalDeviceProperties", out);
-    const families = enumerate(vk.vkGetPhysicalDeviceQueueFamilyProperties, [gpu], {
-      struct: "VkQueueFamilyProperties",
-    });
-    const queueFamily = families.findIndex((f) => (f.queueFlags & VK_QUEUE_COMPUTE_BIT) !== 0);
+  for (const gpu of vk.enumeratePhysicalDevices(instance)) {
+    const props = vk.getPhysicalDeviceProperties(gpu);
+    const queueFamily = vk.getPhysicalDeviceQueueFamilyProperties(gpu)
+      .findIndex((f) => (f.queueFlags & VK_QUEUE_COMPUTE_BIT) !== 0);
     if (queueFamily < 0) continue;
-    const extensions = enumerate(vk.vkEnumerateDeviceExtensionProperties, [gpu, null], {
-      struct: "VkExtensionProperties",
-    }).map((e) => e.extensionName);
+    const extensions = vk.enumerateDeviceExtensionProperties(gpu).map((e) => e.extensionName);
     let rayTracing = false;
     if (
       extensions.includes(RAY_TRACING) && Math.min(props.apiVersion, instanceVersion) >= VK_API_VERSION_1_1
     ) {
-      const rt = allocStruct(arena, "VkPhysicalDeviceRayTracingPipelineFeaturesKHR");
-      vk.vkGetPhysicalDeviceFeatures2(gpu, allocStruct(arena, "VkPhysicalDeviceFeatures2", { pNext: rt }));
-      rayTracing = readStruct("VkPhysicalDeviceRayTracingPipelineFeaturesKHR", rt).rayTracingPipeline !== 0;
+      const { chain } = vk.getPhysicalDeviceFeatures2(gpu, ["VkPhysicalDeviceRayTracingPipelineFeaturesKHR"]);
+      rayTracing = chain.VkPhysicalDeviceRayTracingPipelineFeaturesKHR.rayTracingPipeline !== 0;
     }
     const chosen = { gpu, name: props.deviceName, apiVersion: props.apiVersion, queueFamily, rayTracing };
     candidates.push(chosen);
@@ -93,24 +72,21 @@ export function chooseDevice(
 /**
  * Allocates `size` bytes for a resource whose requirements allow `typeBits`: the memory types with every
  * bit of `preferred` first, then the others allowed; a type whose heap is out of memory
- * (`VK_ERROR_OUT_OF_DEVICE_MEMORY` or `VK_ERROR_OUT_OF_HOST_MEMORY`) is skipped for the next one.
+ * (`VK_ERROR_OUT_OF_DEVICE_MEMORY` or `VK_ERROR_OUT_OF_HOST_MEMORY`) is skipped for the next one. `vk` is a
+ * scope: the memory is freed when it ends.
  *
  * @returns The memory and the type it came from.
  * @throws {VkError} The last out-of-memory error when every type failed, or any other error at once.
  */
 export function allocateWithRetry(
-  vk: VulkanCommands,
-  scope: VkScope,
+  vk: VkApi,
   gpu: VkPhysicalDevice,
   device: VkDevice,
   size: bigint,
   typeBits: number,
   preferred: number = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
 ): { memory: VkDeviceMemory; memoryTypeIndex: number } {
-  const arena = scope.arena;
-  const out = allocStruct(arena, "VkPhysicalDeviceMemoryProperties");
-  vk.vkGetPhysicalDeviceMemoryProperties(gpu, out);
-  const { memoryTypes, memoryTypeCount } = readStruct("VkPhysicalDeviceMemoryProperties", out);
+  const { memoryTypes, memoryTypeCount } = vk.getPhysicalDeviceMemoryProperties(gpu);
   const allowed = memoryTypes.map((t, i) => ({ flags: t.propertyFlags, i }))
     .filter(({ i }) => i < memoryTypeCount && (typeBits & (1 << i)) !== 0);
   const order = [
@@ -120,8 +96,10 @@ export function allocateWithRetry(
   let lastError: VkError | undefined;
   for (const { i } of order) {
     try {
-      const info = writeStruct(arena, "VkMemoryAllocateInfo", { allocationSize: size, memoryTypeIndex: i });
-      return { memory: scope.create("vkAllocateMemory", [device, info, null]), memoryTypeIndex: i };
+      return {
+        memory: vk.allocateMemory(device, { allocationSize: size, memoryTypeIndex: i }),
+        memoryTypeIndex: i,
+      };
     } catch (error) {
       const outOfMemory = error instanceof VkError &&
         (error.code === VK_ERROR_OUT_OF_DEVICE_MEMORY || error.code === VK_ERROR_OUT_OF_HOST_MEMORY);
@@ -161,18 +139,12 @@ export interface JobOptions {
  *
  * @throws {VkError} On any other failure, or device loss after `maxAttempts`.
  */
-export function runJob(vk: VulkanCommands, options: JobOptions = {}): JobReport {
+export function runJob(raw: VkCommandSource, options: JobOptions = {}): JobReport {
   const size = options.bufferSize ?? 1 << 20;
   const maxAttempts = options.maxAttempts ?? 3;
-  using scope = new VkScope(vk);
-  const version = new Uint32Array(1);
-  check(vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(version)), "vkEnumerateInstanceVersion");
-  const apiVersion = Math.min(version[0]!, VK_API_VERSION_1_3);
-  const pApplicationInfo = { pApplicationName: "resilient job", apiVersion };
-  const instance = scope.create("vkCreateInstance", [
-    writeStruct(scope.arena, "VkInstanceCreateInfo", { pApplicationInfo }),
-    null,
-  ]);
+  using vk = VkApi.of(raw).scope(); // destroys what it creates, last first, also on a throw
+  const apiVersion = Math.min(vk.enumerateInstanceVersion(), VK_API_VERSION_1_3);
+  const instance = vk.createInstance({ pApplicationInfo: { pApplicationName: "resilient job", apiVersion } });
   const chosen = chooseDevice(vk, instance, apiVersion);
   for (let attempt = 1;; attempt++) {
     try {
@@ -186,57 +158,37 @@ export function runJob(vk: VulkanCommands, options: JobOptions = {}): JobReport 
   }
 }
 
-function runOnDevice(
-  vk: VulkanCommands,
-  chosen: ChosenDevice,
-  size: number,
-): { memoryTypeIndex: number; result: number[] } {
-  using scope = new VkScope(vk); // destroys this device's objects, also when the device was lost
-  const arena = scope.arena;
-  const pQueueCreateInfos = [{ queueFamilyIndex: chosen.queueFamily, pQueuePriorities: [1] }];
-  const device = scope.create("vkCreateDevice", [
-    chosen.gpu,
-    writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos }),
-    null,
-  ]);
-  const queue = scope.create("vkGetDeviceQueue", [device, chosen.queueFamily, 0]);
-  const bufferInfo = writeStruct(arena, "VkBufferCreateInfo", {
-    size: BigInt(size),
-    usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+function runOnDevice(parent: VkApi, chosen: ChosenDevice, size: number) {
+  using vk = parent.scope(); // this device and its objects, destroyed also when the device was lost
+  const queueFamilyIndex = chosen.queueFamily;
+  const device = vk.createDevice(chosen.gpu, {
+    pQueueCreateInfos: [{ queueFamilyIndex, pQueuePriorities: [1] }],
   });
-  const buffer = scope.create("vkCreateBuffer", [device, bufferInfo, null]);
-  const reqs = allocStruct(arena, "VkMemoryRequirements");
-  vk.vkGetBufferMemoryRequirements(device, buffer, reqs);
-  const { size: allocationSize, memoryTypeBits } = readStruct("VkMemoryRequirements", reqs);
+  const queue = vk.getDeviceQueue(device, queueFamilyIndex, 0);
+  const buffer = vk.createBuffer(device, { size: BigInt(size), usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
+  const { size: allocationSize, memoryTypeBits } = vk.getBufferMemoryRequirements(device, buffer);
   const { memory, memoryTypeIndex } = allocateWithRetry(
     vk,
-    scope,
     chosen.gpu,
     device,
     allocationSize,
     memoryTypeBits,
     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
   );
-  check(vk.vkBindBufferMemory(device, buffer, memory, 0n), "vkBindBufferMemory");
-  const mapped = arena.pointer(arena.alloc(8));
-  check(vk.vkMapMemory(device, memory, 0n, BigInt(size), 0, mapped), "vkMapMemory");
-  scope.defer(() => vk.vkUnmapMemory(device, memory));
-  const words = new Uint32Array(Deno.UnsafePointerView.getArrayBuffer(readPointer(mapped)!, size));
+  vk.bindBufferMemory(device, buffer, memory, 0n);
+  const words = new Uint32Array(vk.mapMemory(device, memory, 0n, BigInt(size)));
+  vk.defer(() => vk.unmapMemory(device, memory));
   words.set([1, 2, 3, 4]);
-  const poolInfo = writeStruct(arena, "VkCommandPoolCreateInfo", { queueFamilyIndex: chosen.queueFamily });
-  const commandPool = scope.create("vkCreateCommandPool", [device, poolInfo, null]);
-  const allocInfo = writeStruct(arena, "VkCommandBufferAllocateInfo", { commandPool, commandBufferCount: 1 });
-  const cmd = scope.createMany("vkAllocateCommandBuffers", [device, allocInfo], 1)[0]!;
-  check(
-    vk.vkBeginCommandBuffer(cmd, writeStruct(arena, "VkCommandBufferBeginInfo", {})),
-    "vkBeginCommandBuffer",
-  );
-  vk.vkCmdFillBuffer(cmd, buffer, 16n, 16n, 7);
-  check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
-  const fence = scope.create("vkCreateFence", [device, writeStruct(arena, "VkFenceCreateInfo", {}), null]);
-  const submit = writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [cmd] });
-  check(vk.vkQueueSubmit(queue, 1, submit, fence), "vkQueueSubmit");
-  check(vk.vkWaitForFences(device, 1, arena.pointerArray([fence]), 1, 1_000_000_000n), "vkWaitForFences");
+  const commandPool = vk.createCommandPool(device, { queueFamilyIndex });
+  const [cmd] = vk.allocateCommandBuffers(device, { commandPool, commandBufferCount: 1 });
+  vk.beginCommandBuffer(cmd, {});
+  vk.cmdFillBuffer(cmd, buffer, 16n, 16n, 7);
+  vk.endCommandBuffer(cmd);
+  const fence = vk.createFence(device, {});
+  vk.queueSubmit(queue, [{ pCommandBuffers: [cmd] }], fence);
+  if (vk.waitForFences(device, [fence], true, 1_000_000_000n) === "VK_TIMEOUT") {
+    throw new Error("The job's fence was not signalled within a second");
+  }
   return { memoryTypeIndex, result: [...words.subarray(0, 4)] };
 }
 

@@ -5,6 +5,7 @@ import {
   enumerate,
   readPointer,
   readStruct,
+  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
   VK_ERROR_DEVICE_LOST,
   VK_ERROR_EXTENSION_NOT_PRESENT,
   VK_ERROR_FEATURE_NOT_PRESENT,
@@ -12,6 +13,7 @@ import {
   VK_ERROR_OUT_OF_DEVICE_MEMORY,
   VK_ERROR_UNKNOWN,
   VK_NOT_READY,
+  VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
   VK_SUCCESS,
   VK_TIMEOUT,
   VkScope,
@@ -118,7 +120,10 @@ Deno.test("objects are tracked: live ones are listed, a device destroyed with li
     using scope = new VkScope(t.vk);
     const { device } = open(t.vk, scope);
     const a = scope.arena;
-    const info = writeStruct(a, "VkBufferCreateInfo", { size: 64n, usage: 0x20 });
+    const info = writeStruct(a, "VkBufferCreateInfo", {
+      size: 64n,
+      usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    });
     const out = a.pointer(a.alloc(8));
     assertEquals(t.vk.vkCreateBuffer(device, info, null, out), VK_SUCCESS); // leaked on purpose
     scope.create("vkCreateSampler", [device, writeStruct(a, "VkSamplerCreateInfo", {}), null]);
@@ -185,6 +190,8 @@ Deno.test("fences: a submission signals its fence; waiting on one nothing signal
   assertEquals(vk.vkDeviceWaitIdle(device), VK_SUCCESS);
 });
 
+const TOP = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+
 Deno.test("command buffers record their commands; submitting one still recording is reported", () => {
   using t = load();
   using scope = new VkScope(t.vk);
@@ -199,7 +206,7 @@ Deno.test("command buffers record their commands; submitting one still recording
   const cmd = scope.createMany("vkAllocateCommandBuffers", [device, info], 1)[0]!;
   assertEquals(vk.vkBeginCommandBuffer(cmd, writeStruct(a, "VkCommandBufferBeginInfo", {})), VK_SUCCESS);
   vk.vkCmdDispatch(cmd, 1, 1, 1);
-  vk.vkCmdPipelineBarrier(cmd, 1, 1, 0, 0, null, 0, null, 0, null);
+  vk.vkCmdPipelineBarrier(cmd, TOP, TOP, 0, 0, null, 0, null, 0, null);
   assertEquals(t.mock.recordedCommands(cmd), ["vkCmdDispatch", "vkCmdPipelineBarrier"]);
   vk.vkQueueSubmit(queue, 1, writeStruct(a, "VkSubmitInfo", { pCommandBuffers: [cmd] }), null);
   assert(t.mock.problems.some((p) => p.includes("is recording, not executable")));
@@ -253,7 +260,7 @@ Deno.test("faults: the Nth call, a predicate on decoded arguments, a count; a re
     const out = a.pointer(a.alloc(8));
     const r = vk.vkCreateBuffer(
       device,
-      writeStruct(a, "VkBufferCreateInfo", { size, usage: 0x20 }),
+      writeStruct(a, "VkBufferCreateInfo", { size, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT }),
       null,
       out,
     );
@@ -293,7 +300,7 @@ Deno.test("override replaces a command; next() runs the mock's own", () => {
   });
   const a = scope.arena;
   const out = a.pointer(a.alloc(8));
-  const info = writeStruct(a, "VkBufferCreateInfo", { size: 48n, usage: 0x20 });
+  const info = writeStruct(a, "VkBufferCreateInfo", { size: 48n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
   assertEquals(vk.vkCreateBuffer(device, info, null, out), VK_ERROR_UNKNOWN);
   assertEquals(vk.vkCreateBuffer(device, info, null, out), VK_SUCCESS);
   vk.vkDestroyBuffer(device, readPointer(out) as never, null);
@@ -306,7 +313,10 @@ Deno.test("the call log holds each call's decoded arguments and result", () => {
   const { device } = open(t.vk, scope);
   scope.create("vkCreateBuffer", [
     device,
-    writeStruct(scope.arena, "VkBufferCreateInfo", { size: 4096n, usage: 0x20 }),
+    writeStruct(scope.arena, "VkBufferCreateInfo", {
+      size: 4096n,
+      usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    }),
     null,
   ]);
   const call = t.mock.calls.find((c) => c.command === "vkCreateBuffer")!;

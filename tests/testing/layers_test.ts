@@ -1,6 +1,6 @@
 /** Layers over a mock device: the Khronos validation layer (installed) and vkdeno's TypeScript layers. */
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { enumerate, VkScope, Vulkan, writeStruct } from "../../mod.ts";
+import { enumerate, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VkScope, Vulkan, writeStruct } from "../../mod.ts";
 import { installLayers, objectLifetimesLayer } from "../../layers/mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 import { zeroSizeBufferReports } from "../../examples/validation.ts";
@@ -46,7 +46,7 @@ Deno.test("the TypeScript object-lifetimes layer over a mock reports a leaked bu
     ]);
     vk.vkCreateBuffer(
       device,
-      writeStruct(a, "VkBufferCreateInfo", { size: 16n, usage: 0x20 }),
+      writeStruct(a, "VkBufferCreateInfo", { size: 16n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT }),
       null,
       a.pointer(a.alloc(8)),
     );
