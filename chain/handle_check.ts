@@ -197,6 +197,53 @@ export class HandleChecker implements HandleChecks {
     return (...args: unknown[]) => full(args, () => fn(...args));
   }
 
+  /**
+   * `fn` (raw command `name`) behind the checks a JavaScript layer over raw commands needs: in checked mode
+   * {@linkcode HandleChecker.wrap}'s; otherwise the dispatchable handles the loader always knows checked in
+   * full, and the other handles for null only (no lookup: a command-buffer command stays a few ns dearer).
+   */
+  guard(name: string, fn: Fn): Fn {
+    const plan = this.#plan(name);
+    if (!plan || this.checked || plan.handles.some((p) => ROOTS.has(p.type))) {
+      return this.#guardAll(name, plan, fn);
+    }
+    const nonNull = plan.handles.filter((p) => !p.optional);
+    if (nonNull.length !== 1 || nonNull[0]!.index !== 0) {
+      return nonNull.length === 0 ? fn : this.#guardAll(name, plan, fn);
+    }
+    const param = nonNull[0]!.name;
+    const refuse = () => {
+      throw new TypeError(`${name}: ${param} is null`);
+    };
+    switch (plan.arity) {
+      case 1:
+        return (a) => a == null ? refuse() : fn(a);
+      case 2:
+        return (a, b) => a == null ? refuse() : fn(a, b);
+      case 3:
+        return (a, b, c) => a == null ? refuse() : fn(a, b, c);
+      case 4:
+        return (a, b, c, d) => a == null ? refuse() : fn(a, b, c, d);
+    }
+    return (...args) => args[0] == null ? refuse() : fn(...args);
+  }
+
+  #guardAll(name: string, plan: Plan | undefined, fn: Fn): Fn {
+    if (!plan) return fn;
+    if (this.checked) return this.wrap(name, fn);
+    switch (plan.arity) {
+      case 1:
+        return (a) => (this.#check(name, plan, [a]), fn(a));
+      case 2:
+        return (a, b) => (this.#check(name, plan, [a, b]), fn(a, b));
+      case 3:
+        return (a, b, c) => (this.#check(name, plan, [a, b, c]), fn(a, b, c));
+      case 4:
+        return (a, b, c, d) => (this.#check(name, plan, [a, b, c, d]), fn(a, b, c, d));
+    }
+    return (...args) => (this.#check(name, plan, args), fn(...args));
+  }
+
   /** Forgets `handle` as checked mode's destroy commands would (a scope destroying it). */
   destroyed(_command: string, handle: unknown): void {
     if (this.checked && handle) this.#end(key(handle));

@@ -31,6 +31,11 @@ export interface HandleChecks {
    * or not a handle of the loader at all.
    */
   checkArgs(command: string, args: readonly unknown[]): void;
+  /**
+   * `fn`, raw command `command`, behind the checks a JavaScript layer over raw commands should run (the
+   * cheapest that still refuse what would kill the process where the object can tell).
+   */
+  guard?(command: string, fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown;
   /** Called after `command` destroyed `handle` outside the object's own commands (a scope's destroy). */
   destroyed?(command: string, handle: unknown): void;
 }
@@ -86,6 +91,7 @@ type Fn = (...args: unknown[]) => unknown;
 export function withHandleChecks(source: object, name: string, fn: Fn): Fn {
   const checks = handleChecksOf(source);
   if (checks === undefined || names.get(fn)?.checked) return fn;
+  if (checks.guard) return checks.guard(name, fn);
   // Fixed arities call `fn` with plain arguments (a spread call into a native symbol is slower).
   switch (COMMAND_PARAMS[name]?.length) {
     case 1:
