@@ -129,3 +129,4 @@ export type { DiscoveryChange, DiscoveryChangeKind, DiscoveryWatchOptions } from
 export type { DiscoveryWatcher } from "./discovery/watch.ts";
 export type { NativeLayerBridgeOptions } from "./layers/native.ts";
 export type { TsLayer } from "./layers/layer.ts";
+export { type LibvulkanCommands, openLibvulkan, type OpenLibvulkanOptions } from "./libvulkan.ts";

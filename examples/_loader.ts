@@ -1,6 +1,6 @@
 /**
  * What every example does before its first Vulkan call: opens the loader named by `--loader=` (vkdeno, or
- * the reference `libvulkan.so.1` through `tests/support/libvulkan.ts`, for comparing), and says how to install a
+ * the reference `libvulkan.so.1` through `openLibvulkan`, for comparing), and says how to install a
  * driver when there is none.
  *
  * @module
@@ -38,7 +38,7 @@ export function loaderArg(args: readonly string[]): string {
 
 /**
  * Opens the loader named by a `--loader=` value: `"vkdeno"` (this project's loader) or `"libvulkan"` (the
- * reference, through `tests/support/libvulkan.ts`).
+ * reference, through `openLibvulkan`).
  *
  * @example Usage
  * ```ts ignore
@@ -53,7 +53,7 @@ export async function openLoader(name: string): Promise<LoaderCommands & Disposa
     return Vulkan.load();
   }
   if (name === "libvulkan") {
-    const { openLibvulkan } = await import("../tests/support/libvulkan.ts");
+    const { openLibvulkan } = await import("../mod.ts");
     return openLibvulkan();
   }
   throw new TypeError(`Unknown loader "${name}": expected "vkdeno" or "libvulkan"`);

@@ -81,7 +81,7 @@ export interface InfoOptions {
  *
  * @example On the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../tests/support/libvulkan.ts";
+ * import { openLibvulkan } from "../mod.ts";
  * import { collectInfo } from "./info.ts";
  * using vk = openLibvulkan();
  * console.log(collectInfo(vk as never).devices.map((d) => d.name));

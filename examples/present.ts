@@ -9,7 +9,7 @@
  * ```
  *
  * {@linkcode presentFrames} takes a command object, so the same code runs on vkdeno and on the reference
- * loader (`tests/support/libvulkan.ts`) for comparison.
+ * loader (`openLibvulkan` of mod.ts) for comparison.
  *
  * @module
  */
@@ -45,7 +45,7 @@ export interface PresentTarget {
 }
 
 /**
- * The target of an X11 window from wsi/x11.ts.
+ * The target of an X11 window (`XlibWindow` or `XcbWindow` of the `./wsi` entry).
  *
  * @example Usage
  * ```ts ignore
@@ -116,7 +116,7 @@ export interface PresentReport {
  *
  * @example Present on the reference loader
  * ```ts ignore
- * import { openLibvulkan } from "../tests/support/libvulkan.ts";
+ * import { openLibvulkan } from "../mod.ts";
  * import { XlibWindow } from "../wsi/mod.ts";
  * import { presentFrames } from "./present.ts";
  * using vk = openLibvulkan();

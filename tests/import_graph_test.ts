@@ -61,9 +61,18 @@ const SUPPORT = "tests/support/";
 const DEVELOPMENT_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   [SUPPORT]: [],
   "bench/": [SUPPORT],
-  "examples/": [SUPPORT],
+  "examples/": [],
   "tools/": [SUPPORT, "bench/", "examples/"],
 };
+
+/** The package's entry points (deno.json "exports"): all of the library an example may import. */
+const PUBLIC_ENTRIES = [
+  "mod.ts",
+  "layers/mod.ts",
+  "discovery/mod.ts",
+  "testing/mod.ts",
+  "wsi/mod.ts",
+] as const;
 
 /** Whether `path` is a development module (under a development folder) rather than part of the library. */
 function isDevelopment(path: string): boolean {
@@ -254,6 +263,16 @@ function developmentEdges(graph: Map<string, Set<string>>): string[] {
   return bad.sort();
 }
 
+/** Imports of the library by examples/ other than through its entry points ({@linkcode PUBLIC_ENTRIES}). */
+function examplesInternals(graph: Map<string, Set<string>>): string[] {
+  return [...graph].flatMap(([from, targets]) =>
+    from.startsWith("examples/")
+      ? [...targets].filter((to) => !isDevelopment(to) && !(PUBLIC_ENTRIES as readonly string[]).includes(to))
+        .map((to) => `examples/ imports the library only through its entry points: ${from} -> ${to}`)
+      : []
+  ).sort();
+}
+
 /**
  * Paths under tests/ named in string literals of a development module's text, other than test files
  * (`*_test.ts`, which a tool may run) and tests/support/ (the shared helpers, the C test libraries and the
@@ -353,11 +372,12 @@ Deno.test("a room of chain/ imports the core's types only, lower rooms and folde
   ]);
 });
 
-Deno.test("tools/, bench/, examples/ import of tests/ only tests/support/, bench/ and examples/ no other development folder, tests/support/ only the library", () => {
+Deno.test("tools/, bench/ import of tests/ only tests/support/, bench/ and examples/ no other development folder, examples/ only the library's entry points, tests/support/ only the library", () => {
   const modules = NOT_TESTS.flatMap(modulesUnder);
   const graph = readGraphOf(modules);
   const problems = [
     ...developmentEdges(graph),
+    ...examplesInternals(graph),
     ...libraryToDevelopment(graph).map((e) => `the library imports a development module: ${e}`),
     ...modules.flatMap((m) => testHelperPaths(m, Deno.readTextFileSync(new URL(m, root)))),
   ];
@@ -367,18 +387,24 @@ Deno.test("tools/, bench/, examples/ import of tests/ only tests/support/, bench
   assertEquals(graph.get("bench/_native.ts")?.has("tests/support/c_build.ts"), true);
 });
 
-Deno.test("the development-folder check names an import of tests/ and a spawned test helper", () => {
+Deno.test("the development-folder check names an import of tests/, an example's import of an internal module and a spawned test helper", () => {
   const graph = new Map([
     ["tools/a.ts", new Set(["tests/chain/x_test.ts", "tests/support/mock.ts", "chain/loader.ts"])],
     ["tests/support/mock.ts", new Set(["bench/_native.ts", "ffi/memory.ts"])],
     ["tests/x_test.ts", new Set(["tests/support/mock.ts", "tests/chain/y_test.ts", "tools/a.ts"])],
     ["bench/b.ts", new Set(["tests/support/libvulkan.ts", "tools/a.ts", "bench/_native.ts"])],
     ["chain/loader.ts", new Set(["tests/support/c_build.ts"])],
+    ["examples/e.ts", new Set(["mod.ts", "testing/mod.ts", "wsi/x11.ts", "examples/_loader.ts"])],
+    ["examples/_loader.ts", new Set(["tests/support/libvulkan.ts"])],
   ]);
   assertEquals(developmentEdges(graph), [
     "bench/ imports only the library, tests/support/: bench/b.ts -> tools/a.ts",
+    "examples/ imports only the library: examples/_loader.ts -> tests/support/libvulkan.ts",
     "imports tests/ (take shared helpers from tests/support/): tools/a.ts -> tests/chain/x_test.ts",
     "tests/support/ imports only the library: tests/support/mock.ts -> bench/_native.ts",
+  ]);
+  assertEquals(examplesInternals(graph), [
+    "examples/ imports the library only through its entry points: examples/e.ts -> wsi/x11.ts",
   ]);
   assertEquals(libraryToDevelopment(graph), ["chain/loader.ts -> tests/support/c_build.ts"]);
   assertEquals(

@@ -1,4 +1,4 @@
-/** tests/support/libvulkan.ts: the reference loader behind vkdeno's command-object shape. */
+/** openLibvulkan (libvulkan.ts): the reference loader behind vkdeno's command-object shape. */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { Arena, readPointer } from "../../ffi/memory.ts";
