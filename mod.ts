@@ -22,7 +22,8 @@
  * struct literals, outputs returned, a negative `VkResult` thrown as a `VkError` (README, "Vulkan in TypeScript").
  *
  * Finding your way: `deno doc --filter vkCreateBuffer mod.ts` (any command, struct, constant or type by
- * name); `deno doc --html mod.ts` groups everything by category (Commands, Structs, Handles, Enums, Flags).
+ * name); `deno doc --filter VkIdiomaticCommands.createBuffer mod.ts` (a method of `VkApi`, the idiomatic
+ * layer); `deno doc --html mod.ts` groups everything by category (Commands, Structs, Handles, Enums, Flags).
  *
  * @example Discovery snapshot
  * ```ts

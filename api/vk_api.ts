@@ -42,12 +42,17 @@ function isCommand(name: string): boolean {
   return /^[a-z]/.test(name) && planOf(vkName(name)) !== undefined;
 }
 
-/** The commands of {@linkcode VkApi}: every Vulkan command and alias, idiomatic (generated from vk.xml). */
+/**
+ * The commands of {@linkcode VkApi}: every Vulkan command and alias, idiomatic (generated from vk.xml), documented
+ * on {@linkcode VkIdiomaticCommands}: `deno doc --filter VkIdiomaticCommands.mapMemory mod.ts`.
+ */
 export interface VkApi extends VkIdiomaticCommands {}
 
 /**
  * Every Vulkan command the idiomatic way, beside the raw C-shaped ones of its command source. Get one with
- * {@linkcode VkApi.of}; {@linkcode VkApi.scope} gives one that destroys what it creates.
+ * {@linkcode VkApi.of}; {@linkcode VkApi.scope} gives one that destroys what it creates. The commands are the
+ * members of {@linkcode VkIdiomaticCommands} (`deno doc --filter VkIdiomaticCommands.createBuffer mod.ts`
+ * prints one; `VkApi.createBuffer` is not indexed by `deno doc`).
  *
  * - Names drop the `vk` prefix: `vkCreateBuffer` is `createBuffer`; `pAllocator` is left out (always null).
  * - A negative `VkResult` throws a `VkError` naming the command and the result. Commands whose other success

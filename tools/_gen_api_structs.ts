@@ -188,16 +188,18 @@ export function emitStructs(
     const counts = new Set(
       members.flatMap((m) => (m.len?.match(/[A-Za-z_]\w*/g) ?? []).filter((w) => names.has(w))),
     );
+    // Only the required members: the optional ones are the type's other members, listed right below it (a
+    // full literal per struct made \`deno doc mod.ts\` several times longer).
     const shown = members.filter((m) =>
-      m.name !== "sType" && m.name !== "pNext" && !counts.has(m.name) && m.bits === undefined
+      m.name !== "sType" && m.name !== "pNext" && !counts.has(m.name) && m.bits === undefined &&
+      required.has(m.name)
     );
+    if (!shown.length) return [];
     return [
-      " * @example Literal (\`// required\` members must be given; leave out the others to get zero)",
+      " * @example Literal (its required members; the others are optional, zero when left out)",
       " * \`\`\`ts ignore",
       ` * writeStruct(arena, "${name}", {`,
-      ...shown.map((m) =>
-        ` *   ${m.name}: ${sample(m, required.has(m.name))},${required.has(m.name) ? " // required" : ""}`
-      ),
+      ...shown.map((m) => ` *   ${m.name}: ${sample(m, true)},`),
       " * });",
       " * \`\`\`",
     ];
@@ -247,16 +249,20 @@ export function emitStructs(
     const members = t.members ?? [];
     const layout = layouts.layout(t.name);
     const kind = t.category === "union" ? "Union" : "Struct";
+    const example = literalExample(t.name, t.returnedOnly === true, members);
     const ext = t.structExtends ? `; extends the pNext chain of ${t.structExtends.join(", ")}` : "";
     readLines.push(
       "/**",
       ` * ${kind} \`${t.name}\` (${layout.size} bytes${ext}), as {@linkcode readStruct} returns it` +
         (t.returnedOnly
           ? "; only commands write it."
-          : `; the example is the literal {@linkcode writeStruct} takes (\`VkStructInputs["${t.name}"]\`: ` +
-            "counts come from their arrays, sType is automatic, pNext takes `{ type, ...members }` links)."),
+          : `; {@linkcode writeStruct} takes it as \`VkStructInputs["${t.name}"]\` (` +
+            (example.length
+              ? "the example's members are required, the others zero when left out"
+              : "every member optional, zero when left out") +
+            "; counts come from their arrays, sType is automatic, pNext takes `{ type, ...members }` links)."),
       " *",
-      ...literalExample(t.name, t.returnedOnly === true, members),
+      ...example,
       " * @category Structs",
       " */",
       // A type literal, not an interface: it stays assignable to \`Record<string, unknown>\` (generic code).
