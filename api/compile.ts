@@ -23,6 +23,8 @@ export interface CommandOwner {
   noteAllocation(memory: Deno.PointerValue, size: unknown): void;
   /** The size of device memory allocated through the object, if known. */
   allocationSize(memory: Deno.PointerValue): bigint | undefined;
+  /** Records an ArrayBuffer over mapped `memory`, to detach when the object unmaps or frees it. */
+  noteMapping(memory: Deno.PointerValue, mapped: ArrayBuffer): void;
 }
 
 /** A compiled command before it is bound to a raw command and an owner. */
@@ -401,7 +403,9 @@ export const RUNTIME = {
       }
       bytes = total - (typeof start === "bigint" ? start : BigInt(RUNTIME.size(start)));
     }
-    return Deno.UnsafePointerView.getArrayBuffer(p, Number(bytes));
+    const mapped = Deno.UnsafePointerView.getArrayBuffer(p, Number(bytes));
+    owner.noteMapping(memory, mapped);
+    return mapped;
   },
 };
 
@@ -429,7 +433,7 @@ const RESULT_CODES = {
  * ```ts
  * import { compileCommand, RUNTIME } from "./compile.ts";
  * const draw = compileCommand("vkCmdDraw");
- * console.log(typeof draw(RUNTIME, () => undefined, { noteAllocation() {}, allocationSize: () => undefined })); // "function"
+ * console.log(typeof draw(RUNTIME, () => undefined, { noteAllocation() {}, allocationSize: () => undefined, noteMapping() {} })); // "function"
  * ```
  * @throws {TypeError} If `name` is not a command of the registry.
  */

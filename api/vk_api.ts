@@ -38,21 +38,22 @@ function vkName(name: string): string {
   return `vk${name[0]!.toUpperCase()}${name.slice(1)}`;
 }
 
+/** The unmap commands, and where their arguments name the memory. */
+const UNMAPS: Readonly<Record<string, (args: unknown[]) => unknown>> = {
+  vkUnmapMemory: (args) => args[1],
+  vkUnmapMemory2: (args) => (args[1] as { memory?: unknown } | undefined)?.memory,
+};
+
 function isCommand(name: string): boolean {
   return /^[a-z]/.test(name) && planOf(vkName(name)) !== undefined;
 }
 
-/**
- * The commands of {@linkcode VkApi}: every Vulkan command and alias, idiomatic (generated from vk.xml), documented
- * on {@linkcode VkIdiomaticCommands}: `deno doc --filter VkIdiomaticCommands.mapMemory mod.ts`.
- */
+/** The commands of {@linkcode VkApi}: every Vulkan command and alias, idiomatic (generated from vk.xml). */
 export interface VkApi extends VkIdiomaticCommands {}
 
 /**
  * Every Vulkan command the idiomatic way, beside the raw C-shaped ones of its command source. Get one with
- * {@linkcode VkApi.of}; {@linkcode VkApi.scope} gives one that destroys what it creates. The commands are the
- * members of {@linkcode VkIdiomaticCommands} (`deno doc --filter VkIdiomaticCommands.createBuffer mod.ts`
- * prints one; `VkApi.createBuffer` is not indexed by `deno doc`).
+ * {@linkcode VkApi.of}; {@linkcode VkApi.scope} gives one that destroys what it creates.
  *
  * - Names drop the `vk` prefix: `vkCreateBuffer` is `createBuffer`; `pAllocator` is left out (always null).
  * - A negative `VkResult` throws a `VkError` naming the command and the result. Commands whose other success
@@ -60,8 +61,10 @@ export interface VkApi extends VkIdiomaticCommands {}
  *   `VK_INCOMPLETE` is handled inside two-call enumerations.
  * - Outputs are returned: created handles (arrays sized from the inputs for `allocateCommandBuffers` or
  *   `createGraphicsPipelines`), queried structs as objects (ask for pNext links by struct name), two-call
- *   arrays, mapped memory as an `ArrayBuffer`. Several outputs (or a success code and outputs) come back as
- *   one object keyed by the parameter names without their `p`: `{ result, pipelines }`.
+ *   arrays, mapped memory as an `ArrayBuffer` (detached, 0 bytes long, once `unmapMemory` or `freeMemory`
+ *   through this object or its scopes gives the memory back; unmapped through the raw commands, it must not be
+ *   touched again). Several outputs (or a success code and outputs) come back as one object keyed by the
+ *   parameter names without their `p`: `{ result, pipelines }`.
  * - Inputs are JavaScript values: arrays for count + pointer pairs (the count is filled in), struct literals
  *   as `writeStruct` takes them, strings, `boolean` for `VkBool32`. Memory for a call lives for that call.
  *
@@ -98,18 +101,36 @@ export class VkApi implements Disposable {
     },
     allocationSize: (memory) =>
       memory === null ? undefined : this.#sizes.get(BigInt(Deno.UnsafePointer.value(memory))),
+    noteMapping: (memory, mapped) => {
+      if (memory === null) return;
+      const k = address(memory);
+      this.#mapped.set(k, [...(this.#mapped.get(k) ?? []), mapped]);
+    },
   };
+  /** ArrayBuffers over mapped memory, by memory address: detached when it is unmapped or freed. */
+  #mapped: Map<bigint, ArrayBuffer[]>;
 
   private constructor(
     raw: VkCommandSource,
     owning: boolean,
     sizes: Map<bigint, bigint>,
     gone: Map<bigint, string> = new Map(),
+    mapped: Map<bigint, ArrayBuffer[]> = new Map(),
   ) {
     this.raw = raw;
     this.#stack = owning ? new DisposableStack() : undefined;
     this.#sizes = sizes;
     this.#gone = gone;
+    this.#mapped = mapped;
+  }
+
+  /**
+   * Detaches the ArrayBuffers this object returned over the memory at `k`, so that a later access reads a
+   * 0-byte buffer rather than unmapped memory (a write there kills the process).
+   */
+  #unmapped(k: bigint): void {
+    for (const mapped of this.#mapped.get(k) ?? []) if (!mapped.detached) mapped.transfer(0);
+    this.#mapped.delete(k);
   }
 
   /**
@@ -142,7 +163,7 @@ export class VkApi implements Disposable {
    * ```
    */
   scope(): VkApi {
-    return new VkApi(this.raw, true, this.#sizes, this.#gone);
+    return new VkApi(this.raw, true, this.#sizes, this.#gone, this.#mapped);
   }
 
   /**
@@ -201,6 +222,16 @@ export class VkApi implements Disposable {
     const fn = compileCommand(target)(RUNTIME, withHandleChecks(source, target, raw as Fn), this.#hooks);
     const at = destroyedArgument(target);
     if (at !== undefined) return this.#destroying(target, at, fn);
+    // Unmapping detaches the ArrayBuffers mapped over the memory (vkUnmapMemory2 names it in a struct).
+    const unmaps = Object.hasOwn(UNMAPS, target) ? UNMAPS[target] : undefined;
+    if (unmaps) {
+      return (...args: unknown[]) => {
+        const out = fn(...args);
+        const memory = unmaps(args);
+        if (isPointerObject(memory)) this.#unmapped(address(memory));
+        return out;
+      };
+    }
     const d = Object.hasOwn(DESTROYERS, target) ? DESTROYERS[target] : undefined;
     if (!d) return fn;
     const stack = this.#stack;
@@ -247,6 +278,7 @@ export class VkApi implements Disposable {
     }
     const out = call();
     this.#gone.set(k, command);
+    if (command === "vkFreeMemory") this.#unmapped(k);
     return out;
   }
 
