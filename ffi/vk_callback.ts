@@ -11,6 +11,14 @@ import type { VkCallbackPointer } from "./generated/vk_types.ts";
 import { readCString } from "./memory.ts";
 import { countMemberOf, findLayout, layoutOf } from "./_struct_layout.ts";
 import { readInto, type StructValue } from "./_struct_reader.ts";
+import { ENUM_VALUES } from "./generated/enums.ts";
+import type { VkEnumTypes } from "./generated/vk_types.ts";
+import { enumName } from "./names.ts";
+
+/** Whether `type` is an enum type (not FlagBits): its struct members are named by {@linkcode readStructDeep}. */
+function isEnumType(type: string): boolean {
+  return !/Flag/.test(type) && ENUM_VALUES[type] !== undefined;
+}
 
 /** Options of {@linkcode makeCallback}. */
 export interface MakeCallbackOptions {
@@ -75,7 +83,8 @@ export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Di
 /**
  * Reads struct `name` at `pointer` as a callback receives it: `const char*` members with a
  * null-terminated length as strings, pointed-to structs read (an array when a sibling member counts them),
- * recursively; pNext and other pointers stay pointers.
+ * recursively, each enum member's name beside it (`objectTypeName: "VK_OBJECT_TYPE_BUFFER"`); pNext and other
+ * pointers stay pointers.
  *
  * @example Usage
  * ```ts
@@ -97,6 +106,15 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?:
     new DataView(Deno.UnsafePointerView.getArrayBuffer(pointer, layout.size)),
     0,
   );
+  // Enum members carry their name beside the value (`objectType` 1, `objectTypeName` "VK_OBJECT_TYPE_INSTANCE").
+  for (const m of layout.members) {
+    if (
+      m.name !== "sType" && m.pointer === 0 && m.count === undefined && m.bits === undefined &&
+      isEnumType(m.type)
+    ) {
+      value[`${m.name}Name`] = enumName(m.type as keyof VkEnumTypes, value[m.name] as number);
+    }
+  }
   if (depth > 8) return value;
   for (const m of layout.members) {
     if (m.pointer !== 1 || m.name === "pNext") continue;
@@ -131,11 +149,11 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?:
  * @example Debug messenger
  * ```ts
  * import { makeCallback } from "./vk_callback.ts";
- * import { enumName, flagNames } from "./names.ts";
+ * import { flagNames } from "./names.ts";
  * using messenger = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, types, data) => {
  *   // ["VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT"], not 4096; objects as "VK_OBJECT_TYPE_BUFFER" ...
  *   console.log(flagNames("VkDebugUtilsMessageSeverityFlagsEXT", severity), flagNames("VkDebugUtilsMessageTypeFlagsEXT", types));
- *   console.log(data?.pMessageIdName, data?.pMessage, data?.pObjects.map((o) => enumName("VkObjectType", o.objectType)));
+ *   console.log(data?.pMessageIdName, data?.pMessage, data?.pObjects.map((o) => o.objectTypeName));
  *   return false; // VK_FALSE: do not abort the call
  * });
  * console.log(messenger.pointer !== null); // true

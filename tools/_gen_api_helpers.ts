@@ -51,9 +51,26 @@ export function emitHelpers(
     const counted = m.len !== undefined && /^[A-Za-z_]\w*$/.test(m.len.split(",")[0]!);
     return counted ? `VkCallbackStructs["${target}"][]` : `VkCallbackStructs["${target}"] | null`;
   };
+  // Enum members (not FlagBits) get their name beside them, as ffi/vk_callback.ts's readStructDeep adds it.
+  const isEnumMember = (m: Decl) =>
+    m.name !== "sType" && m.pointer === 0 && !m.dims.length && m.bits === undefined && !/Flag/.test(m.type) &&
+    layouts.resolve(m.type)?.category === "enum";
+  const enumNames = (name: string): string[] =>
+    (reg.types.get(name)!.members ?? []).filter(isEnumMember).map((m) =>
+      `    /** The name of \`${m.name}\` (\`enumName("${m.type}", ${m.name})\`). */\n    ${m.name}Name: string;`
+    );
   const deepLines: string[] = [];
   for (const name of [...deep].sort()) {
     if (!(reg.types.get(name)!.members ?? []).some((m) => deepMember(m, "") !== "")) {
+      if (enumNames(name).length) {
+        deepLines.push(
+          `  /** \`${name}\` as a callback receives it: its enum members named. */`,
+          `  ${name}: ${name} & {`,
+          ...enumNames(name),
+          `  };`,
+        );
+        continue;
+      }
       deepLines.push(
         `  /** \`${name}\` as a callback receives it (nothing to decode). */`,
         `  ${name}: ${name};`,
@@ -69,6 +86,7 @@ export function emitHelpers(
       ...(reg.types.get(name)!.members ?? []).filter((m) => deepMember(m, "") !== "").map((m) =>
         `    ${m.name}: ${deepMember(m, "")};`
       ),
+      ...enumNames(name),
       `  };`,
     );
   }

@@ -143,9 +143,21 @@ export interface VkCallbackStructs {
   /** `VkDebugUtilsObjectNameInfoEXT` as a callback receives it: its `const char*` strings decoded, the structs it points to read. */
   VkDebugUtilsObjectNameInfoEXT: Omit<VkDebugUtilsObjectNameInfoEXT, "pObjectName"> & {
     pObjectName: string | null;
+    /** The name of `objectType` (`enumName("VkObjectType", objectType)`). */
+    objectTypeName: string;
   };
-  /** `VkDeviceMemoryReportCallbackDataEXT` as a callback receives it (nothing to decode). */
-  VkDeviceMemoryReportCallbackDataEXT: VkDeviceMemoryReportCallbackDataEXT;
-  /** `VkFaultData` as a callback receives it (nothing to decode). */
-  VkFaultData: VkFaultData;
+  /** `VkDeviceMemoryReportCallbackDataEXT` as a callback receives it: its enum members named. */
+  VkDeviceMemoryReportCallbackDataEXT: VkDeviceMemoryReportCallbackDataEXT & {
+    /** The name of `type` (`enumName("VkDeviceMemoryReportEventTypeEXT", type)`). */
+    typeName: string;
+    /** The name of `objectType` (`enumName("VkObjectType", objectType)`). */
+    objectTypeName: string;
+  };
+  /** `VkFaultData` as a callback receives it: its enum members named. */
+  VkFaultData: VkFaultData & {
+    /** The name of `faultLevel` (`enumName("VkFaultLevel", faultLevel)`). */
+    faultLevelName: string;
+    /** The name of `faultType` (`enumName("VkFaultType", faultType)`). */
+    faultTypeName: string;
+  };
 }

@@ -51,7 +51,7 @@ Deno.test("makeCallback knows every funcpointer type and rejects other names", (
   });
 });
 
-Deno.test("a typed callback gets decoded arguments, returns booleans as VkBool32, and is closed by using", () => {
+Deno.test("a typed callback gets decoded arguments (enum members named), returns booleans as VkBool32, and is closed by using", () => {
   const before = CallbackRegistry.liveCount;
   const seen: (VkCallbackStructs["VkDebugUtilsMessengerCallbackDataEXT"] | null)[] = [];
   {
@@ -84,8 +84,9 @@ Deno.test("a typed callback gets decoded arguments, returns booleans as VkBool32
   assertEquals(d.pMessage, "hello from C");
   assertEquals(d.pMessageIdName, "VUID-test");
   assertEquals(d.objectCount, 1);
-  assertEquals(d.pObjects.map((o) => [o.objectType, o.objectHandle, o.pObjectName]), [[
+  assertEquals(d.pObjects.map((o) => [o.objectType, o.objectTypeName, o.objectHandle, o.pObjectName]), [[
     VK_OBJECT_TYPE_BUFFER,
+    "VK_OBJECT_TYPE_BUFFER",
     0x1234n,
     "buf",
   ]]);
