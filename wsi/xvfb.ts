@@ -24,9 +24,10 @@ export interface Xvfb extends AsyncDisposable {
 }
 
 /**
- * Starts `Xvfb -displayfd 1 -screen 0 WxHx24`: the server picks a free display
- * number itself and writes it to the pipe once it accepts connections, so two
- * test runs never race for the same number.
+ * Starts `Xvfb :N -displayfd 1 -screen 0 WxHx24` on a random display number N (tried again on another
+ * when N is taken) and waits until it writes N to the pipe, which it does once it accepts connections.
+ * Not the lowest free number: a server on its way out elsewhere may still unlink the socket of a number it
+ * just released, under a new server that took that number.
  *
  * @example Usage
  * ```ts ignore
@@ -37,11 +38,22 @@ export interface Xvfb extends AsyncDisposable {
  * @throws {Error} If Xvfb cannot be started or exits before reporting a display.
  */
 export async function startXvfb(options: XvfbOptions = {}): Promise<Xvfb> {
+  let why = "";
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const started = await startOn(100 + Math.floor(Math.random() * 30_000), options);
+    if (typeof started !== "string") return started;
+    why = started;
+  }
+  throw new Error(`Cannot start "${options.binary ?? "Xvfb"}": ${why}`);
+}
+
+/** One try on display `number`: the server, or why it reported no display. */
+async function startOn(number: number, options: XvfbOptions): Promise<Xvfb | string> {
   const { width = 640, height = 480, binary = "Xvfb" } = options;
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(binary, {
-      args: ["-displayfd", "1", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"],
+      args: [`:${number}`, "-displayfd", "1", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp"],
       stdout: "piped",
       stderr: "piped",
       stdin: "null",
@@ -59,13 +71,10 @@ export async function startXvfb(options: XvfbOptions = {}): Promise<Xvfb> {
     if (done) break;
     text += value;
   }
-  const number = text.trim();
-  if (!/^\d+$/.test(number)) {
+  if (text.trim() !== String(number)) {
     await child.status;
     await reader.cancel();
-    throw new Error(
-      `Cannot start "${binary}": it reported no display (${(await stderr).trim().slice(-300)})`,
-    );
+    return `it reported no display (${(await stderr).trim().slice(-300)})`;
   }
   let stopped = false;
   const stop = async () => {
