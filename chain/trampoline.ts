@@ -6,6 +6,7 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { holdCallback } from "../ffi/callback.ts";
 import { type Pointer, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "../loading/driver.ts";
 import type { LoaderDevices } from "./device.ts";
@@ -63,23 +64,36 @@ export type TrampolineBodies = { readonly [K in LoaderTrampolineName]: Fn };
  * ```
  */
 export function trampolineBodies(ctx: TrampolineContext): TrampolineBodies {
+  const allocators = new AllocatorHolds();
   return {
-    vkCreateInstance: (a, b, c) => ctx.createInstance(a as Pointer, b as Pointer, c as Pointer),
+    vkCreateInstance: (a, b, c) =>
+      allocators.created("VkInstance", ctx.createInstance(a as Pointer, b as Pointer, c as Pointer), b, c),
     vkEnumerateInstanceExtensionProperties: (a, b, c) =>
       ctx.enumerateInstanceExtensionProperties(a as Pointer, b as Pointer, c as Pointer),
     vkEnumerateInstanceLayerProperties: (a, b) =>
       ctx.enumerateInstanceLayerProperties(a as Pointer, b as Pointer),
     vkEnumerateInstanceVersion: (a) => ctx.enumerateInstanceVersion(a as Pointer),
     vkGetInstanceProcAddr: (a, b) => ctx.getInstanceProcAddr(a as Pointer, b as Pointer),
-    vkDestroyInstance: (a, b) => destroyInstance(ctx, a as Pointer, b as Pointer),
+    vkDestroyInstance: (a, b) => {
+      destroyInstance(ctx, a as Pointer, b as Pointer);
+      allocators.destroyed(a);
+    },
     vkEnumeratePhysicalDevices: (a, b, c) =>
       enumeratePhysicalDevices(ctx, a as Pointer, b as Pointer, c as Pointer),
     vkEnumeratePhysicalDeviceGroups: (a, b, c) =>
       enumeratePhysicalDeviceGroups(ctx, a as Pointer, b as Pointer, c as Pointer),
     vkCreateDevice: (a, b, c, d) =>
-      ctx.devices.createDevice(a as Pointer, b as Pointer, c as Pointer, d as Pointer),
+      allocators.created(
+        "VkDevice",
+        ctx.devices.createDevice(a as Pointer, b as Pointer, c as Pointer, d as Pointer),
+        c,
+        d,
+      ),
     vkGetDeviceProcAddr: (a, b) => ctx.getDeviceProcAddr(a as Pointer, b as Pointer),
-    vkDestroyDevice: (a, b) => ctx.devices.destroyDevice(a as Pointer, b as Pointer),
+    vkDestroyDevice: (a, b) => {
+      ctx.devices.destroyDevice(a as Pointer, b as Pointer);
+      allocators.destroyed(a);
+    },
     // The stamping trampolines bind their stubs on first call, not when the table is made.
     vkGetDeviceQueue: (a, b, c, d) =>
       stampingTrampolines(ctx.stubs).vkGetDeviceQueue(a as Pointer, b as number, c as number, d as Pointer),
@@ -88,6 +102,34 @@ export function trampolineBodies(ctx: TrampolineContext): TrampolineBodies {
     vkAllocateCommandBuffers: (a, b, c) =>
       stampingTrampolines(ctx.stubs).vkAllocateCommandBuffers(a as Pointer, b as Pointer, c as Pointer),
   };
+}
+
+/**
+ * The allocation callbacks an instance or device was created with: the driver may call them until the object
+ * is destroyed, so they are held (a held callback cannot be closed, docs/behaviour.md V10) until then.
+ */
+class AllocatorHolds {
+  readonly #releases = new Map<bigint, () => void>();
+
+  /** After a create command: holds `pAllocator`'s functions under the handle written to `pOut` on success. */
+  created(type: string, result: number, pAllocator: unknown, pOut: unknown): number {
+    if (result !== 0 || pAllocator === null || pOut === null) return result;
+    const handle = readPointer(pOut as Pointer);
+    const holder = `${type} 0x${key(handle).toString(16)}`;
+    // VkAllocationCallbacks: pUserData, then five function pointers.
+    const releases = [8, 16, 24, 32, 40].map((at) =>
+      holdCallback(readPointer(pAllocator as Pointer, at), holder)
+    );
+    this.#releases.set(key(handle), () => releases.forEach((release) => release()));
+    return result;
+  }
+
+  /** After a destroy command: its object's callbacks are free again. */
+  destroyed(handle: unknown): void {
+    const k = key(handle as Pointer);
+    this.#releases.get(k)?.();
+    this.#releases.delete(k);
+  }
 }
 
 function slot(name: string): number {
