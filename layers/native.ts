@@ -22,10 +22,10 @@ import { callWith } from "./_call.ts";
 import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
-import { VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_UNKNOWN } from "../ffi/generated/vk_constants.js";
-import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
+import { VK_ERROR_INITIALIZATION_FAILED } from "../ffi/generated/vk_constants.js";
+import { commandDef } from "../ffi/command_ffi.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
-import { ThreadGuards } from "../ffi/thread_guard.ts";
+import { EntryGuards } from "./_guard.ts";
 
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
@@ -144,9 +144,8 @@ export class NativeLayerBridge implements Disposable {
   /** The same words as 32-bit halves: a handle written without making a bigint per call. */
   readonly #proxy32: Uint32Array;
   readonly #proxyPointer: Deno.PointerObject;
-  /** Guards in front of every entry point handed out (undefined where guards are not written). */
-  readonly #guards: ThreadGuards | undefined;
-  readonly #names: string;
+  /** Guards in front of every entry point handed out. */
+  readonly #guards: EntryGuards;
   #disposed = false;
 
   /** A link running `layers` (first closest to the application). */
@@ -162,37 +161,23 @@ export class NativeLayerBridge implements Disposable {
     this.#proxyPointer = this.#arena.pointer(proxy);
     this.chassis = new Chassis(layers, this.#routedDispatch(), options);
     this.#intercepted = this.chassis.intercepted();
-    this.#names = layers.map((l) => `"${l.name}"`).join(", ");
     // Every entry point: the intercepted names, the four the link always answers, the two proc-addrs.
-    this.#guards = ThreadGuards.create(this.#intercepted.size + 6);
-    this.getInstanceProcAddr = this.#guarded(
+    this.#guards = new EntryGuards(() => layers, this.#intercepted.size + 6);
+    this.getInstanceProcAddr = this.#guards.guard(
       "vkGetInstanceProcAddr",
       this.#callbacks.create(
         GET_PROC_ADDR,
         (instance, pName) => this.#gipa(instance, readCString(pName)),
         { name: "TS layer vkGetInstanceProcAddr" },
       ).pointer,
-      0n,
     );
-    this.getDeviceProcAddr = this.#guarded(
+    this.getDeviceProcAddr = this.#guards.guard(
       "vkGetDeviceProcAddr",
       this.#callbacks.create(
         GET_PROC_ADDR,
         (device, pName) => this.#gdpa(device, readCString(pName)),
         { name: "TS layer vkGetDeviceProcAddr" },
       ).pointer,
-      0n,
-    );
-  }
-
-  /** `callback` behind a thread guard answering `result` to other threads (itself without guards). */
-  #guarded(name: string, callback: Deno.PointerObject, result: bigint): Deno.PointerObject {
-    if (this.#guards === undefined) return callback;
-    const answer = result === -13n ? "VK_ERROR_UNKNOWN" : result === 0n ? "nothing" : String(result);
-    return this.#guards.guard(
-      callback,
-      `vkdeno: TS layer ${this.#names}: ${name} was called from a thread other than the one that loaded the layer (a Worker?); a TS layer in a native chain runs only on that thread, so the call was not made and returns ${answer}\n`,
-      result,
     );
   }
 
@@ -251,24 +236,7 @@ export class NativeLayerBridge implements Disposable {
   #ownPointer(name: string): Deno.PointerObject {
     let p = this.#own.get(name);
     if (p) return p;
-    const info = commandInfo(name);
-    const fn = this.#entry(name);
-    const onError = info.result === "VkResult"
-      ? VK_ERROR_UNKNOWN
-      : info.ffi.result === "u64" || info.ffi.result === "i64"
-      ? 0n
-      : info.ffi.result === "void" || info.ffi.result === "pointer"
-      ? undefined
-      : 0;
-    p = this.#guarded(
-      name,
-      this.#callbacks.create(
-        commandCallbackDef(info),
-        fn as Deno.UnsafeCallbackFunction,
-        { name: `TS layer ${name}`, onError: onError as never },
-      ).pointer,
-      info.result === "VkResult" ? -13n : 0n,
-    );
+    p = this.#guards.command(this.#callbacks, name, this.#entry(name), `TS layer ${name}`);
     this.#own.set(name, p);
     return p;
   }
@@ -454,7 +422,7 @@ export class NativeLayerBridge implements Disposable {
     this.chassis.dispose();
     this.#callbacks.dispose();
     this.#stubs.dispose();
-    this.#guards?.dispose();
+    this.#guards[Symbol.dispose]();
     this.#arena.dispose();
   }
 

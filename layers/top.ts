@@ -18,7 +18,7 @@ import { Arena, type Pointer, readCString } from "../ffi/memory.ts";
 import { readStruct } from "../ffi/struct_read.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { commandInfo } from "./_commands.ts";
+import { EntryGuards } from "./_guard.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import { findLayer, knownLayers, layersFromEnvironment } from "./registry.ts";
@@ -31,7 +31,6 @@ import {
   readLayers,
   withNames,
 } from "./_enumerate.ts";
-import { commandCallbackDef } from "../ffi/command_ffi.ts";
 
 const COMMAND_NAMES = Object.keys(COMMAND_INDEX);
 
@@ -142,9 +141,11 @@ export function installLayers<T extends CommandObject>(
 
   const arena = new Arena();
   const callbacks = new CallbackRegistry();
+  const guards = new EntryGuards(() => chassis.layers);
   defineHostCommands(host, {
     arena,
     callbacks,
+    guards,
     intercepted: () => intercepted,
     known: () => knownLayers(options.available),
     enabled: () => chassis.layers,
@@ -175,6 +176,7 @@ export function installLayers<T extends CommandObject>(
     if (disposed) return;
     disposed = true;
     chassis.dispose();
+    guards[Symbol.dispose]();
     callbacks.dispose();
     arena.dispose();
     if (options.disposeBase) (base as Partial<Disposable>)[Symbol.dispose]?.();
@@ -217,6 +219,8 @@ interface HostState {
   readonly arena: Arena;
   /** Owns the C entry points handed out by the host's `vkGet*ProcAddr`. */
   readonly callbacks: CallbackRegistry;
+  /** Thread guards in front of those entry points. */
+  readonly guards: EntryGuards;
   /** Commands the chassis intercepts now. */
   intercepted(): ReadonlySet<string>;
   /** Every TS layer that can be enabled by name. */
@@ -239,20 +243,12 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
   const entry = (name: string): Deno.PointerObject => {
     let p = entries.get(name);
     if (p) return p;
-    const info = commandInfo(name);
-    const onError = info.result === "VkResult"
-      ? -13
-      : ["u64", "i64"].includes(String(info.ffi.result))
-      ? 0n
-      : 0;
-    p = state.callbacks.create(
-      commandCallbackDef(info),
-      ((...args: unknown[]) => (host[name] as VulkanCommand)(...args)) as Deno.UnsafeCallbackFunction,
-      {
-        name: `TS layers ${name}`,
-        onError: (["void", "pointer"].includes(String(info.ffi.result)) ? undefined : onError) as never,
-      },
-    ).pointer;
+    p = state.guards.command(
+      state.callbacks,
+      name,
+      (...args: unknown[]) => (host[name] as VulkanCommand)(...args),
+      `TS layers ${name}`,
+    );
     entries.set(name, p);
     return p;
   };

@@ -1,40 +1,55 @@
 /**
- * A Worker calling through a TS layer in vkdeno's native chain while the main thread is blocked fails fast
- * (`VK_ERROR_UNKNOWN`, one stderr line naming the layer and the command), never hangs; the layer's hooks
- * run only for the main thread's calls. Run in a child process so a hang would be a timeout, not this test.
+ * A Worker calling a TS layer's C entry points (from `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr`, in
+ * vkdeno's native chain or in the script's `installLayers`) while the main thread is blocked fails fast
+ * (`VK_ERROR_UNKNOWN`, one stderr line naming the layer and the command), never hangs; the layer's hooks run
+ * only for the main thread's calls. Run in a child process so a hang would be a timeout, not this test.
  */
 import assert from "node:assert/strict";
+
+async function workerCalls(placement: "native" | "script"): Promise<void> {
+  const main = new URL("../support/ts_layer_worker_main.ts", import.meta.url);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", main.pathname, placement],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  const report = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!) as {
+    wait: string;
+    ms: number;
+    mainResult: number;
+    main: string[];
+    result: number;
+    seen: string[];
+  };
+  // The same pointers called on the main thread run the hooks.
+  assert.equal(report.mainResult, 0);
+  assert.deepEqual(report.main, ["vkBeginCommandBuffer", "vkCmdSetLineWidth"]);
+  assert.equal(report.wait, "ok", `the main thread's wait ended by ${report.wait} after ${report.ms} ms`);
+  assert.ok(report.ms < 5_000, `${report.ms} ms`);
+  assert.equal(report.result, -13);
+  assert.deepEqual(report.seen, []);
+  for (const command of ["vkBeginCommandBuffer", "vkCmdSetLineWidth"]) {
+    const lines = stderr.split("\n").filter((l) => l.includes(`: ${command} was called from a thread other`));
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0]!, /TS layer "VK_LAYER_VKDENO_test_threads"/);
+  }
+  assert.match(stderr, /vkBeginCommandBuffer .* returns VK_ERROR_UNKNOWN\n/);
+  assert.match(stderr, /vkCmdSetLineWidth .* returns nothing\n/);
+}
 
 Deno.test({
   name:
     "a Worker calling through a native-chain TS layer while the main thread waits fails fast, naming the layer",
   ignore: Deno.build.os !== "linux" || Deno.build.arch !== "x86_64",
-  fn: async () => {
-    const main = new URL("../support/ts_layer_worker_main.ts", import.meta.url);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", main.pathname],
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(60_000),
-    }).output();
-    const stderr = new TextDecoder().decode(out.stderr);
-    assert.equal(out.code, 0, stderr);
-    const report = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!) as {
-      wait: string;
-      ms: number;
-      result: number;
-      seen: string[];
-    };
-    assert.equal(report.wait, "ok", `the main thread's wait ended by ${report.wait} after ${report.ms} ms`);
-    assert.ok(report.ms < 5_000, `${report.ms} ms`);
-    assert.equal(report.result, -13);
-    assert.deepEqual(report.seen, ["vkBeginCommandBuffer"]);
-    for (const command of ["vkBeginCommandBuffer", "vkCmdSetLineWidth"]) {
-      const lines = stderr.split("\n").filter((l) =>
-        l.includes(`: ${command} was called from a thread other`)
-      );
-      assert.equal(lines.length, 1, stderr);
-      assert.match(lines[0]!, /TS layer "VK_LAYER_VKDENO_test_threads"/);
-    }
-  },
+  fn: () => workerCalls("native"),
+});
+
+Deno.test({
+  name:
+    "a Worker calling an installLayers entry point from vkGet*ProcAddr while the main thread waits fails fast, naming the layer",
+  ignore: Deno.build.os !== "linux" || Deno.build.arch !== "x86_64",
+  fn: () => workerCalls("script"),
 });

@@ -1,12 +1,14 @@
 /**
- * Child process of `tests/layers/worker_test.ts`: a TS layer in vkdeno's native chain over the mock driver,
- * a Worker calling through it while this thread waits in `Atomics.wait` (up to 10 s). Prints one JSON
- * line: how the wait ended, how long it took, what the Worker's call returned, what the layer saw.
+ * Child process of `tests/layers/worker_test.ts`: a TS layer over the mock driver, in vkdeno's native chain
+ * (argument `native`) or in the script (`script`, `installLayers`); this thread calls two commands through
+ * the pointers `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr` gave, then a Worker calls them while this thread
+ * waits in `Atomics.wait` (up to 10 s). Prints one JSON line: how the wait ended, how long it took, what the
+ * calls returned, what the layer saw.
  *
  * @module
  */
 
-import { defineLayer } from "../../layers/mod.ts";
+import { defineLayer, installLayers } from "../../layers/mod.ts";
 import { Vulkan, type VulkanCommands } from "../../mod.ts";
 import { Arena, readPointer } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
@@ -41,10 +43,17 @@ const layer = defineLayer({
   description: "threads",
   create: () => ({ intercepts: { vkBeginCommandBuffer: record, vkCmdSetLineWidth: record } }),
 });
-using vk = Vulkan.load({
-  env: env.snapshot({ VK_ADD_LAYER_PATH: dir, VK_INSTANCE_LAYERS: NAME }),
-  layerModules: [layer],
-}) as Vulkan & VulkanCommands;
+const placement = Deno.args[0];
+if (placement !== "native" && placement !== "script") throw new TypeError(`placement "${placement}"`);
+using vk = placement === "native"
+  ? Vulkan.load({
+    env: env.snapshot({ VK_ADD_LAYER_PATH: dir, VK_INSTANCE_LAYERS: NAME }),
+    layerModules: [layer],
+  }) as Vulkan & VulkanCommands
+  : installLayers(Vulkan.load({ env: env.snapshot({}) }) as Vulkan & VulkanCommands, {
+    layers: [layer],
+    disposeBase: true,
+  });
 using arena = new Arena();
 const loaded = { vk, lines: [], arena, [Symbol.dispose]() {} };
 const { instance } = createInstance(loaded);
@@ -67,16 +76,25 @@ vk.vkAllocateCommandBuffers(
   pCb,
 );
 const cb = readPointer(pCb, 0) as VkCommandBuffer;
-const address = (name: string) =>
-  BigInt(Deno.UnsafePointer.value(vk.vkGetDeviceProcAddr(device, arena.cstring(name)) as Deno.PointerValue));
-// The main thread's own calls run the layer.
-vk.vkBeginCommandBuffer(cb, writeStruct(arena, "VkCommandBufferBeginInfo", {}));
+const begin = vk.vkGetInstanceProcAddr(instance, arena.cstring("vkBeginCommandBuffer")) as Deno.PointerObject;
+const setLineWidth = vk.vkGetDeviceProcAddr(device, arena.cstring("vkCmdSetLineWidth")) as Deno.PointerObject;
+// The main thread's calls through those pointers run the layer.
+const mainResult = new Deno.UnsafeFnPointer(begin as Deno.PointerObject<never>, {
+  parameters: ["pointer", "pointer"],
+  result: "i32",
+}).call(cb, writeStruct(arena, "VkCommandBufferBeginInfo", {}));
+new Deno.UnsafeFnPointer(setLineWidth as Deno.PointerObject<never>, {
+  parameters: ["pointer", "f32"],
+  result: "void",
+}).call(cb, 2);
 vk.vkEndCommandBuffer(cb);
+const main = [...seen];
+seen.length = 0;
 const shared = new SharedArrayBuffer(8);
 const worker = new Worker(new URL("./ts_layer_worker.ts", import.meta.url), { type: "module" });
 const job: WorkerJob = {
-  begin: address("vkBeginCommandBuffer"),
-  setLineWidth: address("vkCmdSetLineWidth"),
+  begin: BigInt(Deno.UnsafePointer.value(begin)),
+  setLineWidth: BigInt(Deno.UnsafePointer.value(setLineWidth)),
   commandBuffer: BigInt(Deno.UnsafePointer.value(cb)),
   shared,
 };
@@ -86,6 +104,6 @@ const wait = Atomics.wait(new Int32Array(shared), 0, 0, 10_000);
 const ms = Math.round(performance.now() - start);
 const result = new Int32Array(shared)[1];
 worker.terminate();
-console.log(JSON.stringify({ wait, ms, result, seen }));
+console.log(JSON.stringify({ wait, ms, mainResult, main, result, seen }));
 vk.vkDestroyDevice(device, null);
 vk.vkDestroyInstance(instance, null);
