@@ -36,6 +36,18 @@ export function handleKey(handle: Deno.PointerValue | bigint | number): HandleKe
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
+/**
+ * The dispatch key of a dispatchable handle: the loader's dispatch table pointer in its first word, shared
+ * by an instance and its physical devices, and by a device, its queues and command buffers.
+ */
+export function dispatchKey(handle: Deno.PointerValue): HandleKey {
+  if (handle === null) return 0;
+  // Two 32-bit reads make the same number handleKey() would, without a pointer object or a bigint.
+  const view = new Deno.UnsafePointerView(handle);
+  const high = view.getUint32(4);
+  return high < 0x200000 ? high * 0x100000000 + view.getUint32(0) : handleKey(view.getPointer(0));
+}
+
 /** A handle key as text (`0x55d0c0de1230`). */
 export function handleText(key: HandleKey): string {
   return `0x${key.toString(16)}`;

@@ -1,6 +1,7 @@
 /**
- * The chassis: runs several validation objects, in order, around each intercepted command, over one shared
- * `StateTracker`, in the validation layers' sequence; the rules of a call are in docs/layers.md.
+ * The chassis: one dispatch object per instance and per device, holding every layer's validation objects
+ * for it, and the wrappers that run their hooks around each intercepted command in the validation layers'
+ * sequence, over a state tracker per instance; the rules of a call and of the objects are in docs/layers.md.
  *
  * @example Two objects around one command
  * ```ts
@@ -22,10 +23,12 @@
  * @module
  */
 import { callWith } from "./_call.ts";
-import { commandInfo, destroyRule } from "./_commands.ts";
+import { commandInfo, destroyRule, dispatchKey, type HandleKey, handleKey } from "./_commands.ts";
 import type {
   CommandHooks,
+  DeviceLayerEnv,
   Dispatch,
+  LayerEnv,
   ReportOptions,
   TsLayer,
   ValidationMessage,
@@ -33,6 +36,7 @@ import type {
   VulkanCommand,
 } from "./layer.ts";
 import { Call, errorValue, skipValue } from "./call.ts";
+import { readPointer } from "../ffi/memory.ts";
 import { StateTracker } from "./state.ts";
 
 /** Options of {@linkcode Chassis}. */
@@ -45,20 +49,153 @@ export interface ChassisOptions {
   settings?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
+/** The commands that make and end dispatch objects: every host routes them through the chassis. */
+export const LIFECYCLE_COMMANDS: readonly string[] = [
+  "vkCreateInstance",
+  "vkDestroyInstance",
+  "vkCreateDevice",
+  "vkDestroyDevice",
+];
+
+/** The hooks one dispatch object runs for one command, split by phase. */
+interface CommandHookSet {
+  readonly validators: CommandHooks[];
+  readonly pre: CommandHooks[];
+  readonly post: CommandHooks[];
+  /** Which layer each hook set belongs to, for messages. */
+  readonly owners: Map<CommandHooks, string>;
+  /** True when no hook runs: the call goes straight to the next link. */
+  readonly none: boolean;
+}
+
 /**
- * Validation objects of several TS layers around one next link, sharing one state tracker.
+ * The validation objects of every layer for one instance or one device: the validation layers' dispatch
+ * object. A device's holds, per layer, the layer's device object (`createDevice`) or else its instance
+ * object, and shares its instance's state tracker.
+ */
+export class DispatchObject {
+  /** `"instance"` or `"device"`. */
+  readonly kind: "instance" | "device";
+  /** The instance's dispatch object, for a device; null for an instance. */
+  readonly parent: DispatchObject | null;
+  /** The layers, in call order (first is closest to the application). */
+  readonly layers: TsLayer[] = [];
+  /** Each layer's validation object for this instance or device, same order. */
+  readonly objects: ValidationObject[] = [];
+  /**
+   * The instance or device handle: null until `vkCreateInstance` returns, and for the objects of calls on
+   * handles the chassis did not see made.
+   */
+  handle: Deno.PointerValue = null;
+  /** The physical device a device was made from (null for an instance). */
+  physicalDevice: Deno.PointerValue = null;
+  /** Bumped when a layer is added: wrappers re-read their hooks. */
+  generation = 0;
+  #state: StateTracker | null = null;
+  /** The objects this dispatch object made (a device's own ones), disposed with it. */
+  readonly #made: ValidationObject[] = [];
+  readonly #hooks = new Map<string, CommandHookSet>();
+  #key: HandleKey | undefined;
+
+  /** An empty dispatch object; the chassis makes them. */
+  constructor(kind: "instance" | "device", parent: DispatchObject | null) {
+    this.kind = kind;
+    this.parent = parent;
+  }
+
+  /** The shared state tracker of the instance (null when no layer declared `usesState`). */
+  get state(): StateTracker | null {
+    return this.parent === null ? this.#state : this.parent.state;
+  }
+
+  /** The handle's dispatch key, read once. */
+  get key(): HandleKey {
+    return this.#key ??= dispatchKey(this.handle);
+  }
+
+  /** @internal Makes the instance's state tracker if `layer` uses it, before the layer makes its object. */
+  track(layer: TsLayer): void {
+    if (layer.usesState && this.parent === null) this.#state ??= new StateTracker();
+  }
+
+  /** @internal Adds a layer's object (made here when `made`). */
+  push(layer: TsLayer, object: ValidationObject, made: boolean): void {
+    this.layers.push(layer);
+    this.objects.push(object);
+    if (made) this.#made.push(object);
+    this.#hooks.clear();
+    this.generation++;
+  }
+
+  /** Names of every command an object here (or the state tracker) intercepts. */
+  intercepted(): Set<string> {
+    const names = new Set<string>();
+    for (const o of this.objects) for (const name of Object.keys(o.intercepts)) names.add(name);
+    const state = this.state;
+    if (state) for (const name of Object.keys(state.intercepts)) names.add(name);
+    return names;
+  }
+
+  /** The hook sets for `name`, in run order (the tracker first, or last for destroying commands). */
+  hooksFor(name: string): CommandHooks[] {
+    const own = this.objects.map((o) => (o.intercepts as Record<string, CommandHooks | undefined>)[name])
+      .filter((h): h is CommandHooks => h !== undefined);
+    const tracked = this.state?.intercepts[name];
+    if (!tracked) return own;
+    const destroys = destroyRule(commandInfo(name)) !== null || name === "vkResetDescriptorPool";
+    return destroys ? [...own, tracked] : [tracked, ...own];
+  }
+
+  /** @internal The hooks for `name` split by phase, made once per generation. */
+  hookSet(name: string): CommandHookSet {
+    let set = this.#hooks.get(name);
+    if (set) return set;
+    const hooks = this.hooksFor(name);
+    const owners = new Map<CommandHooks, string>();
+    this.objects.forEach((o, i) => {
+      const h = (o.intercepts as Record<string, CommandHooks | undefined>)[name];
+      if (h) owners.set(h, this.layers[i]!.name);
+    });
+    set = {
+      validators: hooks.filter((h) => h.preCallValidate !== undefined),
+      pre: hooks.filter((h) => h.preCallRecord !== undefined),
+      post: hooks.filter((h) => h.postCallRecord !== undefined),
+      owners,
+      none: hooks.length === 0,
+    };
+    this.#hooks.set(name, set);
+    return set;
+  }
+
+  /** @internal Disposes the objects made for it, last first. */
+  dispose(): void {
+    for (const o of [...this.#made].reverse()) o.dispose?.();
+    this.#made.length = 0;
+  }
+}
+
+/** Whether a creating command's result means the object exists. */
+function succeeded(result: unknown): boolean {
+  return typeof result === "number" && result >= 0;
+}
+
+/**
+ * Validation objects of several TS layers around one next link: a dispatch object per instance and per
+ * device made through it, and one more for calls on handles it did not see made (and global commands).
  */
 export class Chassis implements Disposable {
   /** The layers, in call order (first is closest to the application). */
   readonly layers: TsLayer[] = [];
-  /** Their validation objects, same order. */
-  readonly objects: ValidationObject[] = [];
-  /** The shared tracker, made when the first layer with `usesState` is added. */
-  state: StateTracker | null = null;
   readonly #dispatch: Dispatch;
   readonly #options: ChassisOptions;
+  /** Live instances' dispatch objects, by handle value. */
+  readonly #instances = new Map<HandleKey, DispatchObject>();
+  /** Live devices' dispatch objects, by handle value. */
+  readonly #devices = new Map<HandleKey, DispatchObject>();
+  #adopted: DispatchObject | null = null;
   #serial = 0;
   #disposed = false;
+  #changed: (() => void) | undefined;
   /** A call whose next link threw while its memory was allocated. */
   #leftover: Call | null = null;
 
@@ -68,8 +205,9 @@ export class Chassis implements Disposable {
   }
 
   /**
-   * A chassis over `next` (the next link: a command object, which layers call through) with `layers`
-   * added in order.
+   * A chassis over `next` (the next link: a command object, which layers call through) running `layers`
+   * in order. No validation object is made until an instance is created through it (or a call comes on a
+   * handle it did not see made).
    */
   constructor(layers: readonly TsLayer[], next: object, options: ChassisOptions = {}) {
     this.#dispatch = next as Dispatch;
@@ -87,82 +225,212 @@ export class Chassis implements Disposable {
     return this.#serial;
   }
 
+  /** Dispatch objects of the live instances made through the chassis, oldest first. */
+  get instances(): DispatchObject[] {
+    return [...this.#instances.values()];
+  }
+
+  /** Dispatch objects of the live devices made through the chassis, oldest first. */
+  get devices(): DispatchObject[] {
+    return [...this.#devices.values()];
+  }
+
   /**
-   * Adds a layer below the ones already added (its object runs after theirs). Wrappers made before
-   * do not see it: hosts re-wrap (see `layers/top.ts`).
+   * The dispatch object for calls on handles the chassis did not see made (made before the layers were
+   * installed, or fakes) and global commands: made at the first such call, null before.
+   */
+  get adopted(): DispatchObject | null {
+    return this.#adopted;
+  }
+
+  /** Tells `listener` whenever a dispatch object is made or gains a layer (hosts re-wrap then). */
+  onChange(listener: () => void): void {
+    this.#changed = listener;
+  }
+
+  /**
+   * Adds a layer below the ones already added: instances and devices made from now on get its objects,
+   * and so do those alive now (their objects are made here).
    *
    * @throws {TypeError} If a layer of that name was already added, or the chassis is disposed.
    */
-  add(layer: TsLayer): ValidationObject {
+  add(layer: TsLayer): void {
     if (this.#disposed) throw new TypeError(`Cannot add layer "${layer.name}": the chassis is disposed`);
     if (this.layers.some((l) => l.name === layer.name)) {
       throw new TypeError(`Cannot add layer "${layer.name}" twice to one chassis`);
     }
-    if (layer.usesState && this.state === null) this.state = new StateTracker();
-    const report = this.#options.onMessage ?? defaultReport;
-    const output = this.#options.output ?? ((line: string) => console.log(line));
-    const object = layer.create({
-      dispatch: this.#dispatch,
-      state: layer.usesState ? this.state : null,
-      report: (id: string, text: string, options: ReportOptions = {}) =>
-        report({
-          layer: layer.name,
-          severity: options.severity ?? "error",
-          id,
-          text,
-          command: options.command,
-        }),
-      write: output,
-      settings: this.#options.settings?.[layer.name] ?? {},
-    });
     this.layers.push(layer);
-    this.objects.push(object);
-    return object;
+    const instances = [...this.#instances.values(), ...(this.#adopted ? [this.#adopted] : [])];
+    if (instances.length === 0) return;
+    for (const d of instances) this.#addInstanceObject(d, layer);
+    for (const d of this.#devices.values()) this.#addDeviceObject(d, layer);
+    this.#changed?.();
   }
 
-  /** Names of every command some object (or the state tracker) intercepts. */
+  /** Names of every command some live dispatch object intercepts, and the lifecycle commands. */
   intercepted(): Set<string> {
-    const names = new Set<string>();
-    for (const o of this.objects) for (const name of Object.keys(o.intercepts)) names.add(name);
-    if (this.state) { for (const name of Object.keys(this.state.intercepts)) names.add(name); }
+    const names = new Set<string>(LIFECYCLE_COMMANDS);
+    const all = [...this.#instances.values(), ...this.#devices.values()];
+    if (this.#adopted) all.push(this.#adopted);
+    for (const d of all) for (const name of d.intercepted()) names.add(name);
     return names;
   }
 
-  /** The hook sets for `name`, in run order (the tracker first, or last for destroying commands). */
-  hooksFor(name: string): CommandHooks[] {
-    const own = this.objects.map((o) => (o.intercepts as Record<string, CommandHooks | undefined>)[name])
-      .filter((h): h is CommandHooks => h !== undefined);
-    const tracked = this.state?.intercepts[name];
-    if (!tracked) return own;
-    const destroys = destroyRule(commandInfo(name)) !== null || name === "vkResetDescriptorPool";
-    return destroys ? [...own, tracked] : [tracked, ...own];
+  /** The layers' environment for one object of `d`. */
+  #env(layer: TsLayer, d: DispatchObject): LayerEnv {
+    const report = this.#options.onMessage ?? defaultReport;
+    return {
+      dispatch: this.#dispatch,
+      get state() {
+        return layer.usesState ? d.state : null;
+      },
+      get handle() {
+        return d.handle;
+      },
+      report: (id: string, text: string, options: ReportOptions = {}) =>
+        report({ layer: layer.name, severity: options.severity ?? "error", id, text, command: options.command }),
+      write: this.#options.output ?? ((line: string) => console.log(line)),
+      settings: this.#options.settings?.[layer.name] ?? {},
+    };
+  }
+
+  #addInstanceObject(d: DispatchObject, layer: TsLayer): void {
+    d.track(layer);
+    d.push(layer, layer.create(this.#env(layer, d)), true);
+  }
+
+  #addDeviceObject(d: DispatchObject, layer: TsLayer): void {
+    const instanceObject = d.parent!.objects[d.parent!.layers.indexOf(layer)]!;
+    if (!layer.createDevice) return d.push(layer, instanceObject, false);
+    const base = this.#env(layer, d);
+    const env: DeviceLayerEnv = Object.create(base, {
+      physicalDevice: { value: d.physicalDevice, enumerable: true },
+    });
+    d.push(layer, layer.createDevice(env, instanceObject), true);
+  }
+
+  /** A new instance's dispatch object with an object of every layer. */
+  #makeInstance(): DispatchObject {
+    const d = new DispatchObject("instance", null);
+    for (const layer of this.layers) this.#addInstanceObject(d, layer);
+    return d;
+  }
+
+  /** The dispatch object for calls on a handle the chassis did not see made. */
+  #adopt(): DispatchObject {
+    if (this.#adopted) return this.#adopted;
+    this.#adopted = this.#makeInstance();
+    this.#changed?.();
+    return this.#adopted;
   }
 
   /**
-   * The function that runs the hooks for `name` around the next link's function, which `next` gives on
-   * first call (so binding it costs nothing until then).
+   * The dispatch object a call on `handle` runs on: with one live instance (or device) no handle is read;
+   * with several, the handle's value, then its dispatch key, finds it.
+   */
+  #find(records: Map<HandleKey, DispatchObject>, handle: Deno.PointerValue): DispatchObject | undefined {
+    if (records.size === 0) return undefined;
+    if (records.size === 1) return records.values().next().value;
+    if (handle === null) return undefined;
+    const direct = records.get(handleKey(handle));
+    if (direct !== undefined) return direct;
+    const key = dispatchKey(handle);
+    for (const d of records.values()) if (d.key === key) return d;
+    return undefined;
+  }
+
+  /** @internal The dispatch object for a call at `level` whose first argument is `handle`. */
+  objectsFor(level: string, handle: unknown): DispatchObject {
+    const h = handle as Deno.PointerValue;
+    if (level === "device") {
+      const d = this.#find(this.#devices, h);
+      if (d !== undefined) return d;
+    }
+    if (level !== "global") {
+      const d = this.#find(this.#instances, h);
+      if (d !== undefined) return d;
+    }
+    return this.#adopt();
+  }
+
+  /**
+   * The function that runs the hooks of the call's dispatch object for `name` around the next link's
+   * function, which `next` gives on first call (so binding it costs nothing until then). The lifecycle
+   * commands also make and end dispatch objects.
    *
    * @throws {TypeError} If `name` is not a Vulkan command.
    */
   wrap(name: string, next: () => VulkanCommand): VulkanCommand {
+    const level = commandInfo(name).level;
+    const run = this.#runner(name, next);
+    switch (name) {
+      case "vkCreateInstance":
+        return (...args: unknown[]) => {
+          const d = this.#makeInstance();
+          const result = run(d, args);
+          if (succeeded(result)) {
+            d.handle = readPointer(args[2] as Deno.PointerValue, 0);
+            this.#instances.set(handleKey(d.handle), d);
+            this.#changed?.();
+          } else d.dispose();
+          return result;
+        };
+      case "vkCreateDevice":
+        return (...args: unknown[]) => {
+          const parent = this.objectsFor(level, args[0]);
+          const result = run(parent, args);
+          if (succeeded(result)) {
+            const d = new DispatchObject("device", parent);
+            d.handle = readPointer(args[3] as Deno.PointerValue, 0);
+            d.physicalDevice = args[0] as Deno.PointerValue;
+            for (const layer of parent.layers) this.#addDeviceObject(d, layer);
+            this.#devices.set(handleKey(d.handle), d);
+            this.#changed?.();
+          }
+          return result;
+        };
+      case "vkDestroyDevice":
+        return (...args: unknown[]) => {
+          const d = this.objectsFor(level, args[0]);
+          const result = run(d, args);
+          if (d.kind === "device") this.#end(d);
+          return result;
+        };
+      case "vkDestroyInstance":
+        return (...args: unknown[]) => {
+          const d = this.objectsFor(level, args[0]);
+          const result = run(d, args);
+          if (d !== this.#adopted) {
+            for (const device of this.#devices.values()) if (device.parent === d) this.#end(device);
+            this.#end(d);
+          }
+          return result;
+        };
+    }
+    return (...args: unknown[]) => run(this.objectsFor(level, args[0]), args);
+  }
+
+  /** Forgets `d` and disposes its objects. */
+  #end(d: DispatchObject): void {
+    (d.kind === "device" ? this.#devices : this.#instances).delete(handleKey(d.handle));
+    d.dispose();
+  }
+
+  /** Runs one call of `name` on a dispatch object: its hooks, and the next link unless skipped. */
+  #runner(name: string, next: () => VulkanCommand): (d: DispatchObject, args: unknown[]) => unknown {
     const info = commandInfo(name);
-    const hooks = this.hooksFor(name);
-    const owners = new Map<CommandHooks, string>();
-    this.objects.forEach((o, i) => {
-      const h = (o.intercepts as Record<string, CommandHooks | undefined>)[name];
-      if (h) owners.set(h, this.layers[i]!.name);
-    });
-    const validators = hooks.filter((h) => h.preCallValidate !== undefined);
-    const pre = hooks.filter((h) => h.preCallRecord !== undefined);
-    const post = hooks.filter((h) => h.postCallRecord !== undefined);
     const skipped = skipValue(info);
     const failed = errorValue(info);
     const dispatch = this.#dispatch;
     let fn: VulkanCommand | undefined;
+    // The last dispatch object's hooks: one instance or device is the usual case.
+    let last: DispatchObject | null = null;
+    let generation = -1;
+    let set: CommandHookSet | undefined;
     // deno-lint-ignore no-this-alias
     const chassis = this;
     const threw = (hook: CommandHooks, phase: string, error: unknown) => {
-      const layer = owners.get(hook) ?? "the state tracker";
+      const layer = set?.owners.get(hook) ?? "the state tracker";
       const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       (chassis.#options.onMessage ?? defaultReport)({
         layer,
@@ -172,9 +440,17 @@ export class Chassis implements Disposable {
         command: name,
       });
     };
-    return function (...args: unknown[]): unknown {
+    return function (d: DispatchObject, args: unknown[]): unknown {
       if (chassis.#leftover !== null) chassis.#freeLeftover();
-      const ctx = new Call(name, info, ++chassis.#serial, dispatch, chassis.state, args);
+      if (d !== last || d.generation !== generation) {
+        set = d.hookSet(name);
+        last = d;
+        generation = d.generation;
+      }
+      const f = fn ??= next();
+      const { validators, pre, post } = set!;
+      if (set!.none) return callWith(f, args);
+      const ctx = new Call(name, info, ++chassis.#serial, dispatch, d.state, args);
       let skip = false;
       for (let i = 0; i < validators.length; i++) {
         const h = validators[i]!;
@@ -194,7 +470,6 @@ export class Chassis implements Disposable {
         return ctx.result;
       }
       ctx.after = true;
-      const f = fn ??= next();
       // Written out by length, not spread: a spread call into a Deno.dlopen function from this site,
       // shared by every intercepted command, takes V8's slow path (~110 ns instead of ~30-40 ns).
       const n = args.length;
@@ -224,12 +499,16 @@ export class Chassis implements Disposable {
     };
   }
 
-  /** Disposes every validation object (summaries print here), last first. */
+  /** Disposes every dispatch object's validation objects (summaries print here): devices first, last first. */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#freeLeftover();
-    for (const o of [...this.objects].reverse()) o.dispose?.();
+    for (const d of [...this.#devices.values()].reverse()) d.dispose();
+    for (const d of [...this.#instances.values()].reverse()) d.dispose();
+    this.#adopted?.dispose();
+    this.#devices.clear();
+    this.#instances.clear();
   }
 
   /** Same as {@linkcode Chassis.dispose}. */

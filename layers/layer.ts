@@ -1,18 +1,20 @@
 /**
- * The TypeScript layer API: what a layer declares, and the hooks its validation object runs per intercepted
- * command (`preCallValidate`, `preCallRecord`, the next link, `postCallRecord`).
+ * The TypeScript layer API: what a layer declares, its validation objects (one per instance, and one per
+ * device if it asks), and the hooks they run per intercepted command (`preCallValidate`, `preCallRecord`,
+ * the next link, `postCallRecord`).
  *
- * @example A layer counting dispatches
+ * @example A layer counting dispatches per device
  * ```ts
  * import { defineLayer } from "./layer.ts";
  * export default defineLayer({
  *   name: "VK_LAYER_example_dispatches",
- *   description: "Counts vkCmdDispatch calls",
- *   create() {
+ *   description: "Counts vkCmdDispatch calls per device",
+ *   create: () => ({ intercepts: {} }),
+ *   createDevice(env) {
  *     let dispatches = 0;
  *     return {
  *       intercepts: { vkCmdDispatch: { preCallRecord: () => void dispatches++ } },
- *       dispose: () => console.log(`${dispatches} dispatches`),
+ *       dispose: () => env.write(`${dispatches} dispatches`),
  *     };
  *   },
  * });
@@ -87,11 +89,14 @@ export interface CommandHooks<K extends VulkanCommandName = VulkanCommandName> {
  */
 export type Intercepts = { readonly [K in VulkanCommandName]?: CommandHooks<K> };
 
-/** One validation object: the hooks of one layer in one chassis. */
+/**
+ * One validation object: the hooks of one layer for one instance (or one device). Made by the layer's
+ * `create` (or `createDevice`); disposed when its instance (or device) is destroyed, or its host is.
+ */
 export interface ValidationObject {
   /** Hooks by command name. */
   readonly intercepts: Intercepts;
-  /** Called when the chassis is disposed (print a summary, close a file). */
+  /** Called when the instance or device is destroyed, after the layers' hooks for that call (print a summary, close a file). */
   dispose?(): void;
 }
 
@@ -105,6 +110,12 @@ export interface ReportOptions {
 
 /** What a layer's {@linkcode TsLayer.create} is given. */
 export interface LayerEnv {
+  /**
+   * The instance (or device, in `createDevice`) the object belongs to. Null in `create`, which runs
+   * before `vkCreateInstance` so that the object's hooks see that call: set once it returns. Also null for
+   * the objects of calls on handles the host did not see made (see docs/layers.md).
+   */
+  readonly handle: Deno.PointerValue;
   /** The next link, for calls outside an intercepted command (prefer `ctx.dispatch` inside one). */
   readonly dispatch: Dispatch;
   /** The shared state tracker, when the layer declared `usesState` (null otherwise). */
@@ -120,6 +131,12 @@ export interface LayerEnv {
   readonly settings: Readonly<Record<string, unknown>>;
 }
 
+/** What a layer's {@linkcode TsLayer.createDevice} is given: a {@linkcode LayerEnv} whose `handle` is the device. */
+export interface DeviceLayerEnv extends LayerEnv {
+  /** The physical device the device was made from. */
+  readonly physicalDevice: Deno.PointerValue;
+}
+
 /** An extension a layer provides, as `VkExtensionProperties` lists it. */
 export interface TsLayerExtension {
   /** `VK_EXT_debug_report`. */
@@ -128,8 +145,11 @@ export interface TsLayerExtension {
   readonly specVersion: number;
 }
 
-/** A layer written in TypeScript. */
-export interface TsLayer {
+/**
+ * A layer written in TypeScript. `I` is the type of its instance object, which its `createDevice` is
+ * given.
+ */
+export interface TsLayer<I extends ValidationObject = ValidationObject> {
   /** `VK_LAYER_<AUTHOR>_<name>`, as applications and `VK_INSTANCE_LAYERS` name it. */
   readonly name: string;
   /** One line, as `VkLayerProperties.description` shows it. */
@@ -144,8 +164,18 @@ export interface TsLayer {
   readonly deviceExtensions?: readonly TsLayerExtension[];
   /** True when the layer reads the shared {@linkcode StateTracker} (the chassis then runs one). */
   readonly usesState?: boolean;
-  /** Makes the layer's validation object for one chassis. */
-  create(env: LayerEnv): ValidationObject;
+  /**
+   * Makes the layer's validation object for one instance, just before `vkCreateInstance` (its hooks for
+   * that call run). Its hooks see every call on the instance, its physical devices, and its devices
+   * unless `createDevice` makes them their own objects.
+   */
+  create(env: LayerEnv): I;
+  /**
+   * Makes the layer's validation object for one device, once `vkCreateDevice` succeeded (the instance
+   * object's hooks for that call run). Its hooks see every call on the device, its queues and command
+   * buffers, including `vkDestroyDevice`. Without it, the instance object's hooks see them.
+   */
+  createDevice?(env: DeviceLayerEnv, instance: I): ValidationObject;
 }
 
 /**
@@ -159,11 +189,11 @@ export interface TsLayer {
  * ```
  * @throws {TypeError} If the name does not start with `VK_LAYER_`.
  */
-export function defineLayer(layer: TsLayer): TsLayer {
+export function defineLayer<I extends ValidationObject>(layer: TsLayer<I>): TsLayer {
   if (!/^VK_LAYER_\w+$/.test(layer.name)) {
     throw new TypeError(`Invalid layer name "${layer.name}": expected "VK_LAYER_<AUTHOR>_<name>"`);
   }
-  return layer;
+  return layer as unknown as TsLayer;
 }
 
 /** Vulkan command names (aliases included) by dispatch level, as the generated command table lists them. */

@@ -30,6 +30,7 @@ export type {
   CommandNamesByLevel,
   CommandParameter,
   CommandResult,
+  DeviceLayerEnv,
   Dispatch,
   Intercepts,
   LayerEnv,
@@ -49,7 +50,7 @@ export {
   VK_ERROR_UNKNOWN,
   VK_ERROR_VALIDATION_FAILED_EXT,
 } from "./layer.ts";
-export { Chassis, type ChassisOptions } from "./chassis.ts";
+export { Chassis, type ChassisOptions, DispatchObject } from "./chassis.ts";
 export {
   type CallRecord,
   type HandleKey,

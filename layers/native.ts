@@ -19,7 +19,7 @@ import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 import { callWith } from "./_call.ts";
-import { commandInfo, type HandleKey, handleKey } from "./_commands.ts";
+import { commandInfo, dispatchKey, type HandleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import { VK_ERROR_INITIALIZATION_FAILED } from "../ffi/generated/vk_constants.js";
@@ -94,15 +94,6 @@ function callable(pointer: Deno.PointerValue, info: CommandInfo): VulkanCommand 
   return fn.call.bind(fn) as VulkanCommand;
 }
 
-/** The dispatch key of a dispatchable handle: the loader's table pointer in its first word. */
-function dispatchKey(handle: Deno.PointerValue): HandleKey {
-  if (handle === null) return 0;
-  // Two 32-bit reads make the same number handleKey() would, without a pointer object or a bigint.
-  const view = new Deno.UnsafePointerView(handle);
-  const high = view.getUint32(4);
-  return high < 0x200000 ? high * 0x100000000 + view.getUint32(0) : handleKey(view.getPointer(0));
-}
-
 /** Finds the first loader node of `sType` with `function == VK_LAYER_LINK_INFO` in a create info's pNext. */
 function findLinkNode(createInfo: Deno.PointerValue, sType: number): Deno.PointerValue {
   if (createInfo === null) return null;
@@ -134,7 +125,8 @@ export class NativeLayerBridge implements Disposable {
   readonly #own = new Map<string, Deno.PointerObject>();
   readonly #instances = new Map<HandleKey, ChainRecord>();
   readonly #devices = new Map<HandleKey, ChainRecord>();
-  readonly #intercepted: Set<string>;
+  /** Commands the live validation objects intercept, made again when they change. */
+  #interceptedNames: Set<string> | undefined;
   readonly #stubs: UnwrapStubs;
   readonly #arena = new Arena();
   /** Slot N: the next function of the command with index N, written before each call. */
@@ -160,9 +152,9 @@ export class NativeLayerBridge implements Disposable {
     this.#proxy[0] = BigInt(Deno.UnsafePointer.value(this.#arena.pointer(table)));
     this.#proxyPointer = this.#arena.pointer(proxy);
     this.chassis = new Chassis(layers, this.#routedDispatch(), options);
-    this.#intercepted = this.chassis.intercepted();
-    // Every entry point: the intercepted names, the four the link always answers, the two proc-addrs.
-    this.#guards = new EntryGuards(() => layers, this.#intercepted.size + 6);
+    this.chassis.onChange(() => this.#interceptedNames = undefined);
+    // Grows as entry points are handed out: the layers' objects, made per instance, say what they intercept.
+    this.#guards = new EntryGuards(() => layers);
     this.getInstanceProcAddr = this.#guards.guard(
       "vkGetInstanceProcAddr",
       this.#callbacks.create(
@@ -179,6 +171,10 @@ export class NativeLayerBridge implements Disposable {
         { name: "TS layer vkGetDeviceProcAddr" },
       ).pointer,
     );
+  }
+
+  get #intercepted(): Set<string> {
+    return this.#interceptedNames ??= this.chassis.intercepted();
   }
 
   /** Instances and devices this link is part of now. */

@@ -19,7 +19,9 @@ import { readStruct } from "../ffi/struct_read.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { EntryGuards } from "./_guard.ts";
-import { Chassis, type ChassisOptions } from "./chassis.ts";
+import { commandInfo } from "./_commands.ts";
+import { Chassis, type ChassisOptions, LIFECYCLE_COMMANDS } from "./chassis.ts";
+import { callWith } from "./_call.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import { findLayer, knownLayers, layersFromEnvironment } from "./registry.ts";
 import {
@@ -33,6 +35,7 @@ import {
 } from "./_enumerate.ts";
 
 const COMMAND_NAMES = Object.keys(COMMAND_INDEX);
+const COMMAND_LEVEL = new Map(COMMAND_NAMES.map((name) => [name, commandInfo(name).level]));
 
 /** A loader command object: every Vulkan command by name, and maybe `deviceTable(device)`. */
 export type CommandObject = object;
@@ -102,12 +105,24 @@ export function installLayers<T extends CommandObject>(
 
   const buildTable = (from: Record<string, unknown>, names: Iterable<string>) => {
     const table: Record<string, unknown> = {};
+    // Until an instance is made through the host (or a call adopts a handle made before), no validation
+    // object exists to say what it intercepts: commands on handles wait for the first call to make one.
+    const pending = chassis.instances.length === 0 && chassis.adopted === null;
     for (const name of names) {
       // A command the wrapped object lacks stays absent, intercepted or not.
       const found = findDescriptor(from, name);
       if (found === undefined || ("value" in found && typeof found.value !== "function")) continue;
-      if (intercepted.has(name)) {
+      // Global commands other than vkCreateInstance never pass through a layer (docs/layers.md).
+      const layered = LIFECYCLE_COMMANDS.includes(name) || COMMAND_LEVEL.get(name) !== "global";
+      if (layered && intercepted.has(name)) {
         define(table, name, { value: chassis.wrap(name, () => from[name] as VulkanCommand) });
+      } else if (layered && pending) {
+        define(table, name, {
+          value: (...args: unknown[]) => {
+            chassis.objectsFor(COMMAND_LEVEL.get(name)!, args[0]);
+            return callWith((host as Record<string, unknown>)[name] as VulkanCommand, args);
+          },
+        });
       } else if ("value" in found) {
         define(table, name, { value: found.value });
       } else {
@@ -126,6 +141,7 @@ export function installLayers<T extends CommandObject>(
       Object.setPrototypeOf(wrapped, buildTable(table as Record<string, unknown>, Object.keys(table)));
     }
   };
+  chassis.onChange(rewrap);
   const enable = (layer: TsLayer | string) => {
     chassis.add(resolve(layer));
     rewrap();

@@ -163,7 +163,7 @@ Deno.test("destroying a command pool ends its command buffers, and their sub-sta
     commandBufferCount: 2,
   });
   chassis.wrap("vkAllocateCommandBuffers", () => next.vkAllocateCommandBuffers)(device, info, cbs);
-  const state = chassis.state!;
+  const state = chassis.adopted!.state!;
   const cb0 = state.get(readPointer(cbs, 0))!;
   assert.deepEqual(cb0.type, "VkCommandBuffer");
   assert.deepEqual(cb0.parent?.type, "VkCommandPool");
@@ -261,7 +261,7 @@ Deno.test("the tracker follows instances, physical devices, devices and queues, 
   call("vkCreateDevice", h(0x200n), null, null, out);
   call("vkGetDeviceQueue", h(0x300n), 0, 0, out);
   call("vkGetDeviceQueue", h(0x300n), 0, 0, out);
-  const state = chassis.state!;
+  const state = chassis.instances[0]!.state!;
   assert.deepEqual(state.objects().map((o) => o.type), [
     "VkInstance",
     "VkPhysicalDevice",

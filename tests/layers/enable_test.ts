@@ -154,7 +154,7 @@ Deno.test("draw_stats prints the draws, instances and vertices of each recording
     `Command buffer ${text} ended with 2 draws, 3 instances and 75 vertices`,
     `Command buffer ${text} ended with 4 draws, 0 instances and 0 vertices, 4 indirect draws`,
   ]);
-  assert.equal(layered.chassis.state!.get(cb)?.parent?.type, "VkCommandPool");
+  assert.equal(layered.chassis.adopted!.state!.get(cb)?.parent?.type, "VkCommandPool");
 });
 
 Deno.test("TS layers are listed by the enumeration commands, and their extensions kept from the loader below", () => {

@@ -78,6 +78,7 @@ referenceLoaderTest(
       ),
     );
     messages.length = 0;
+    const state = vk.chassis.instances[0]!.state!;
     d.vkDestroyDevice!(device, null);
     v.vkDestroyInstance!(instance, null);
     const leakedText = `0x${Deno.UnsafePointer.value(leaked).toString(16)}`;
@@ -88,7 +89,8 @@ referenceLoaderTest(
         Deno.UnsafePointer.value(device).toString(16)
       }`,
     ]]);
-    assert.equal(vk.chassis.state!.size, 0);
+    assert.equal(state.size, 0);
+    assert.equal(vk.chassis.instances.length, 0);
   },
 );
 
