@@ -369,7 +369,7 @@ export class Chassis implements Disposable {
           const d = this.#makeInstance();
           const result = run(d, args);
           if (succeeded(result)) {
-            d.handle = readPointer(args[2] as Deno.PointerValue, 0);
+            d.handle = args[2] === null ? null : readPointer(args[2] as Deno.PointerValue, 0);
             this.#instances.set(handleKey(d.handle), d);
             this.#changed?.();
           } else d.dispose();
@@ -381,7 +381,7 @@ export class Chassis implements Disposable {
           const result = run(parent, args);
           if (succeeded(result)) {
             const d = new DispatchObject("device", parent);
-            d.handle = readPointer(args[3] as Deno.PointerValue, 0);
+            d.handle = args[3] === null ? null : readPointer(args[3] as Deno.PointerValue, 0);
             d.physicalDevice = args[0] as Deno.PointerValue;
             for (const layer of parent.layers) this.#addDeviceObject(d, layer);
             this.#devices.set(handleKey(d.handle), d);

@@ -189,13 +189,15 @@ Deno.test("top of chain: commands no layer intercepts are the very same function
     create: () => ({ intercepts: {} }),
   });
   using vk = installLayers(base, { layers: [idle] });
+  // No validation object exists before the first call on a handle: it says what is intercepted.
+  vk.vkCmdSetLineWidth(null, 1);
   assert.equal(vk.vkCmdSetLineWidth, base.vkCmdSetLineWidth);
   assert.equal(vk.vkCmdDraw, base.vkCmdDraw);
   const log: string[] = [];
   using traced = installLayers(base, { layers: [tracer("t", log, ["vkCmdSetLineWidth"])] });
+  traced.vkCmdSetLineWidth(null, 2);
   assert.ok(traced.vkCmdSetLineWidth !== base.vkCmdSetLineWidth);
   assert.equal(traced.vkCmdDraw, base.vkCmdDraw);
-  traced.vkCmdSetLineWidth(null, 2);
   assert.deepEqual(log, ["t.validate", "t.pre", "t.post=undefined"]);
 });
 

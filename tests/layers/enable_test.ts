@@ -68,9 +68,9 @@ Deno.test("a layer manifest whose library_path names a .ts module loads that mod
       `let calls = 0;
 export default {
   name: "VK_LAYER_test_module_counter",
-  description: "counts vkEnumerateInstanceVersion",
+  description: "counts vkQueueWaitIdle",
   create: (env) => ({
-    intercepts: { vkEnumerateInstanceVersion: { postCallRecord: () => env.write(\`call \${++calls}\`) } },
+    intercepts: { vkQueueWaitIdle: { postCallRecord: () => env.write(\`call \${++calls}\`) } },
   }),
 };
 `,
@@ -94,7 +94,7 @@ export default {
     assert.deepEqual(errors, []);
     assert.deepEqual(layers.map((l) => l.name), ["VK_LAYER_test_module_counter"]);
     const lines: string[] = [];
-    const base = { vkEnumerateInstanceVersion: (_p: Pointer) => 0 };
+    const base = { vkQueueWaitIdle: (_q: Pointer) => 0 };
     const enabling = { vars: { VK_INSTANCE_LAYERS: "VK_LAYER_test_module_counter" }, elevated: false };
     // Importing registers nothing process-wide: a wrapper not given the layer cannot enable it.
     assert.throws(
@@ -102,8 +102,8 @@ export default {
       /Cannot enable layer "VK_LAYER_test_module_counter": no TS layer of that name is available or shipped/,
     );
     using vk = installLayers(base, { env: enabling, available: layers, output: (l) => void lines.push(l) });
-    vk.vkEnumerateInstanceVersion(null);
-    vk.vkEnumerateInstanceVersion(null);
+    vk.vkQueueWaitIdle(null);
+    vk.vkQueueWaitIdle(null);
     assert.deepEqual(lines, ["call 1", "call 2"]);
   } finally {
     Deno.removeSync(dir, { recursive: true });

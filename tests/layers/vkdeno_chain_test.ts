@@ -43,6 +43,7 @@ Deno.test("TS layers at the top of vkdeno's chain: compute runs, leaks none, com
       defineLayer({ name: "VK_LAYER_test_idle", description: "idle", create: () => ({ intercepts: {} }) }),
     ],
   });
+  assert.equal(runCompute(idle as never, { count: 4096 }).wrong, 0);
   assert.equal(idle.vkCmdSetLineWidth, base.vkCmdSetLineWidth);
   assert.equal(idle.vkQueueSubmit, base.vkQueueSubmit);
 });
