@@ -48,15 +48,20 @@ function noopLibrary(): Deno.DynamicLibrary<
 }
 
 /** The wrapped objects of a group, checked: the idle layer must hand out the very same function. */
-function wrapped(base: HasSetLineWidth): { idle: HasSetLineWidth; counting: HasSetLineWidth } {
+function wrapped(
+  base: HasSetLineWidth,
+  commandBuffer: Deno.PointerValue,
+): { idle: HasSetLineWidth; counting: HasSetLineWidth } {
   const idleVk = installLayers(base, { layers: [idle] }) as unknown as HasSetLineWidth;
+  const countingVk = installLayers(base, { layers: [counting] }) as unknown as HasSetLineWidth;
+  // The command buffer was made before the layers were installed: the first call on it makes the layers'
+  // objects for it (docs/layers.md), and the wrappers hand out their final functions from then on.
+  idleVk.vkCmdSetLineWidth(commandBuffer, 1);
+  countingVk.vkCmdSetLineWidth(commandBuffer, 1);
   if (idleVk.vkCmdSetLineWidth !== base.vkCmdSetLineWidth) {
     throw new Error("The idle layer wrapped a command");
   }
-  return {
-    idle: idleVk,
-    counting: installLayers(base, { layers: [counting] }) as unknown as HasSetLineWidth,
-  };
+  return { idle: idleVk, counting: countingVk };
 }
 
 // Each iteration makes 1,000 calls, reading the function from the object each time as applications do,
@@ -69,7 +74,7 @@ const noop = noopLibrary();
 {
   const group = "C no-op";
   const base = noop.symbols;
-  const { idle: idleVk, counting: countingVk } = wrapped(base);
+  const { idle: idleVk, counting: countingVk } = wrapped(base, null);
   Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
     for (let i = 0; i < CALLS; i++) base.vkCmdSetLineWidth(null, 1);
   });
@@ -145,7 +150,7 @@ const real = lavapipe();
 if (real) {
   const group = "lavapipe via libvulkan";
   const { vk: base, commandBuffer } = real;
-  const { idle: idleVk, counting: countingVk } = wrapped(base);
+  const { idle: idleVk, counting: countingVk } = wrapped(base, commandBuffer);
   let n = 0;
   // Recorded commands pile up in the command buffer: start it over now and then.
   const restart = () => {
