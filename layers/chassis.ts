@@ -132,7 +132,7 @@ export class DispatchObject {
     const names = new Set<string>();
     for (const o of this.objects) for (const name of Object.keys(o.intercepts)) names.add(name);
     const state = this.state;
-    if (state) for (const name of Object.keys(state.intercepts)) names.add(name);
+    if (state) { for (const name of Object.keys(state.intercepts)) names.add(name); }
     return names;
   }
 
@@ -288,7 +288,13 @@ export class Chassis implements Disposable {
         return d.handle;
       },
       report: (id: string, text: string, options: ReportOptions = {}) =>
-        report({ layer: layer.name, severity: options.severity ?? "error", id, text, command: options.command }),
+        report({
+          layer: layer.name,
+          severity: options.severity ?? "error",
+          id,
+          text,
+          command: options.command,
+        }),
       write: this.#options.output ?? ((line: string) => console.log(line)),
       settings: this.#options.settings?.[layer.name] ?? {},
     };

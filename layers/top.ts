@@ -1,6 +1,7 @@
 /**
  * TS layers at the top of the chain, with no FFI crossing: `installLayers` wraps a command object so that each
- * intercepted command runs the chassis; every other command is the wrapped object's own function.
+ * intercepted command runs the chassis (on the objects of the call's instance or device); every other command
+ * is the wrapped object's own function.
  *
  * @example api_dump over the reference loader
  * ```ts ignore
@@ -8,7 +9,7 @@
  * import { installLayers } from "./top.ts";
  * using base = openLibvulkan();
  * using vk = installLayers(base, { layers: ["VK_LAYER_VKDENO_api_dump"] });
- * vk.vkEnumerateInstanceVersion(Deno.UnsafePointer.of(new Uint32Array(1)));
+ * // Calls through `vk` are dumped from its vkCreateInstance on (global commands pass no layer).
  * ```
  *
  * @module
