@@ -143,10 +143,8 @@ export function installLayers<T extends CommandObject>(
     }
   };
   chassis.onChange(rewrap);
-  const enable = (layer: TsLayer | string) => {
-    chassis.add(resolve(layer));
-    rewrap();
-  };
+  // Live instances and devices get the layer's objects; the chassis then calls rewrap.
+  const enable = (layer: TsLayer | string) => chassis.add(resolve(layer));
 
   for (const layer of options.layers ?? []) chassis.add(resolve(layer));
   if (options.env) {
