@@ -31,18 +31,22 @@ const counting = defineLayer({
   create: () => ({ intercepts: { vkCmdSetLineWidth: { preCallRecord: () => void counted++ } } }),
 });
 
-function noopLibrary(): Deno.DynamicLibrary<
-  { vkCmdSetLineWidth: { parameters: ["pointer", "f32"]; result: "void" } }
-> {
+const NOOP_SYMBOLS = {
+  vkCmdSetLineWidth: { parameters: ["pointer", "f32"], result: "void" },
+  /** Calls `fn(NULL, 1.0f)` `n` times: the floor of a native link, a C -> JS callback doing nothing. */
+  callLineWidth: { parameters: ["function", "i32"], result: "void" },
+} as const;
+
+function noopLibrary(): Deno.DynamicLibrary<typeof NOOP_SYMBOLS> {
   const dir = Deno.makeTempDirSync({ prefix: "ts_layer_bench_" });
   Deno.writeTextFileSync(
     `${dir}/noop.c`,
-    "void vkCmdSetLineWidth(void *cb, float w) { (void)cb; (void)w; }\n",
+    `void vkCmdSetLineWidth(void *cb, float w) { (void)cb; (void)w; }
+void callLineWidth(void (*fn)(void *, float), int n) { for (int i = 0; i < n; i++) fn((void *)0, 1.0f); }
+`,
   );
   ccSync(["-shared", "-fPIC", "-O2", "-o", `${dir}/noop.so`, `${dir}/noop.c`]);
-  const lib = Deno.dlopen(`${dir}/noop.so`, {
-    vkCmdSetLineWidth: { parameters: ["pointer", "f32"], result: "void" },
-  });
+  const lib = Deno.dlopen(`${dir}/noop.so`, NOOP_SYMBOLS);
   Deno.removeSync(dir, { recursive: true });
   return lib;
 }
@@ -83,6 +87,14 @@ const noop = noopLibrary();
   });
   Deno.bench(`${group}: TS layer intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
     for (let i = 0; i < CALLS; i++) countingVk.vkCmdSetLineWidth(null, 1);
+  });
+  // What every call into a native-chain TS link pays before any layer code runs.
+  const empty = new Deno.UnsafeCallback(
+    { parameters: ["pointer", "f32"], result: "void" } as const,
+    () => {},
+  );
+  Deno.bench(`${group}: C calling an empty JS callback (x${CALLS})`, { group }, () => {
+    noop.symbols.callLineWidth(empty.pointer, CALLS);
   });
 }
 

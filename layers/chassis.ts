@@ -174,6 +174,44 @@ export class DispatchObject {
   }
 }
 
+/** Live dispatch objects by handle value, the sole one kept at hand (one instance or device is the usual case). */
+class LiveObjects {
+  readonly #map = new Map<HandleKey, DispatchObject>();
+  /** The only one, when there is exactly one. */
+  sole: DispatchObject | undefined;
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  add(d: DispatchObject): void {
+    this.#map.set(handleKey(d.handle), d);
+    this.#changed();
+  }
+
+  delete(d: DispatchObject): void {
+    this.#map.delete(handleKey(d.handle));
+    this.#changed();
+  }
+
+  get(key: HandleKey): DispatchObject | undefined {
+    return this.#map.get(key);
+  }
+
+  values(): IterableIterator<DispatchObject> {
+    return this.#map.values();
+  }
+
+  clear(): void {
+    this.#map.clear();
+    this.#changed();
+  }
+
+  #changed(): void {
+    this.sole = this.#map.size === 1 ? this.#map.values().next().value : undefined;
+  }
+}
+
 /** Whether a creating command's result means the object exists. */
 function succeeded(result: unknown): boolean {
   return typeof result === "number" && result >= 0;
@@ -188,10 +226,10 @@ export class Chassis implements Disposable {
   readonly layers: TsLayer[] = [];
   readonly #dispatch: Dispatch;
   readonly #options: ChassisOptions;
-  /** Live instances' dispatch objects, by handle value. */
-  readonly #instances = new Map<HandleKey, DispatchObject>();
-  /** Live devices' dispatch objects, by handle value. */
-  readonly #devices = new Map<HandleKey, DispatchObject>();
+  /** Live instances' dispatch objects. */
+  readonly #instances = new LiveObjects();
+  /** Live devices' dispatch objects. */
+  readonly #devices = new LiveObjects();
   #adopted: DispatchObject | null = null;
   #serial = 0;
   #disposed = false;
@@ -334,10 +372,9 @@ export class Chassis implements Disposable {
    * The dispatch object a call on `handle` runs on: with one live instance (or device) no handle is read;
    * with several, the handle's value, then its dispatch key, finds it.
    */
-  #find(records: Map<HandleKey, DispatchObject>, handle: Deno.PointerValue): DispatchObject | undefined {
-    if (records.size === 0) return undefined;
-    if (records.size === 1) return records.values().next().value;
-    if (handle === null) return undefined;
+  #find(records: LiveObjects, handle: Deno.PointerValue): DispatchObject | undefined {
+    if (records.sole !== undefined) return records.sole;
+    if (records.size === 0 || handle === null) return undefined;
     const direct = records.get(handleKey(handle));
     if (direct !== undefined) return direct;
     const key = dispatchKey(handle);
@@ -376,7 +413,7 @@ export class Chassis implements Disposable {
           const result = run(d, args);
           if (succeeded(result)) {
             d.handle = args[2] === null ? null : readPointer(args[2] as Deno.PointerValue, 0);
-            this.#instances.set(handleKey(d.handle), d);
+            this.#instances.add(d);
             this.#changed?.();
           } else d.dispose();
           return result;
@@ -390,7 +427,7 @@ export class Chassis implements Disposable {
             d.handle = args[3] === null ? null : readPointer(args[3] as Deno.PointerValue, 0);
             d.physicalDevice = args[0] as Deno.PointerValue;
             for (const layer of parent.layers) this.#addDeviceObject(d, layer);
-            this.#devices.set(handleKey(d.handle), d);
+            this.#devices.add(d);
             this.#changed?.();
           }
           return result;
@@ -418,7 +455,7 @@ export class Chassis implements Disposable {
 
   /** Forgets `d` and disposes its objects. */
   #end(d: DispatchObject): void {
-    (d.kind === "device" ? this.#devices : this.#instances).delete(handleKey(d.handle));
+    (d.kind === "device" ? this.#devices : this.#instances).delete(d);
     d.dispose();
   }
 

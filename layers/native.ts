@@ -48,6 +48,8 @@ interface ChainRecord {
   readonly addresses: Map<string, bigint>;
   /** `UnsafeFnPointer`s over them, for the fallback without native stubs. */
   readonly fns: Map<string, VulkanCommand | null>;
+  /** False once its instance or device is destroyed. */
+  alive: boolean;
 }
 
 /** Resolves every command of `levels` through `gpa`, as a layer fills its dispatch table. */
@@ -257,7 +259,7 @@ export class NativeLayerBridge implements Disposable {
         return (instance: Deno.PointerValue, pAllocator: Deno.PointerValue) => {
           const key = dispatchKey(instance);
           wrapped(instance, pAllocator);
-          this.#instances.delete(key);
+          this.#forget(this.#instances, key);
         };
       }
       case "vkDestroyDevice": {
@@ -265,7 +267,7 @@ export class NativeLayerBridge implements Disposable {
         return (device: Deno.PointerValue, pAllocator: Deno.PointerValue) => {
           const key = dispatchKey(device);
           wrapped(device, pAllocator);
-          this.#devices.delete(key);
+          this.#forget(this.#devices, key);
         };
       }
     }
@@ -295,6 +297,7 @@ export class NativeLayerBridge implements Disposable {
         next: nextGipa,
         addresses,
         fns: new Map(),
+        alive: true,
       });
     }
     return result;
@@ -320,9 +323,21 @@ export class NativeLayerBridge implements Disposable {
     if (result >= 0) {
       const device = readPointer(pDevice, 0);
       const addresses = resolveAll(nextGdpa, device, DEVICE_LEVELS);
-      this.#devices.set(dispatchKey(device), { handle: device, next: nextGdpa, addresses, fns: new Map() });
+      this.#devices.set(dispatchKey(device), {
+        handle: device,
+        next: nextGdpa,
+        addresses,
+        fns: new Map(),
+        alive: true,
+      });
     }
     return result;
+  }
+
+  #forget(records: Map<HandleKey, ChainRecord>, key: HandleKey): void {
+    const rec = records.get(key);
+    if (rec) rec.alive = false;
+    records.delete(key);
   }
 
   /** The next link's function for `name`, found from the dispatchable first argument of each call. */
@@ -361,9 +376,16 @@ export class NativeLayerBridge implements Disposable {
     }
     const slot = info.index;
     let stub: VulkanCommand | undefined;
+    // The last record and its next function: with one instance (or device) on the link, the only one.
+    let last: ChainRecord | undefined;
+    let address = 0n;
+    const records = device ? this.#devices : this.#instances;
     return (...args: unknown[]) => {
       const handle = args[0] as Deno.PointerValue;
-      const address = addressOf(lookup(handle));
+      if (last === undefined || !last.alive || records.size !== 1) {
+        last = lookup(handle);
+        address = addressOf(last);
+      }
       stub ??= this.#stubs.bind(0, slot, commandDef(info)) as VulkanCommand;
       this.#table[slot] = address;
       const value = Deno.UnsafePointer.value(handle);
