@@ -11,7 +11,15 @@ import { RESULT_NAMES } from "../ffi/generated/enums.ts";
 import { VkError } from "../ffi/errors.ts";
 import { findLayout, layoutOf } from "../ffi/_struct_layout.ts";
 import { readInto } from "../ffi/_struct_reader.ts";
-import { isPointerObject, type StructInput, StructWriter } from "../ffi/_struct_writer.ts";
+import { type StructInput, StructWriter } from "../ffi/_struct_writer.ts";
+import {
+  isPointerObject,
+  readScalar,
+  scalarExpects,
+  type ScalarKind,
+  scalarSize,
+  writeScalar,
+} from "../ffi/_scalar.ts";
 import { CallMemory } from "./call_memory.ts";
 
 /** A raw command as a command source holds it. */
@@ -37,24 +45,6 @@ export type CompiledCommand = (
 type Runtime = typeof RUNTIME;
 
 const VK_WHOLE_SIZE = 0xffffffffffffffffn;
-const SIZES: Readonly<Record<string, number>> = {
-  u8: 1,
-  i8: 1,
-  u16: 2,
-  i16: 2,
-  u32: 4,
-  i32: 4,
-  bool: 4,
-  f32: 4,
-  u64: 8,
-  i64: 8,
-  usize: 8,
-  isize: 8,
-  f64: 8,
-  pointer: 8,
-  function: 8,
-};
-
 function fail(message: string): never {
   throw new TypeError(message);
 }
@@ -63,86 +53,11 @@ function at(command: string, param: string): string {
   return `Cannot call "${command}": parameter "${param}"`;
 }
 
-function writeScalar(view: DataView, offset: number, kind: string, v: unknown, where: () => string): void {
-  switch (kind) {
-    case "u64":
-    case "i64":
-    case "usize":
-    case "isize":
-    case "pointer":
-    case "function": {
-      const b = typeof v === "bigint"
-        ? v
-        : typeof v === "number"
-        ? BigInt(v)
-        : v === null || isPointerObject(v)
-        ? BigInt(Deno.UnsafePointer.value(v))
-        : fail(`${where()} expected a bigint, got ${typeof v}`);
-      view.setBigUint64(offset, BigInt.asUintN(64, b), true);
-      return;
-    }
-  }
-  const n = typeof v === "number"
-    ? v
-    : typeof v === "boolean"
-    ? (v ? 1 : 0)
-    : typeof v === "bigint"
-    ? Number(v)
-    : fail(`${where()} expected a number, got ${typeof v}`);
-  switch (kind) {
-    case "f32":
-      return view.setFloat32(offset, n, true);
-    case "f64":
-      return view.setFloat64(offset, n, true);
-    case "u8":
-    case "i8":
-      return view.setUint8(offset, n & 0xff);
-    case "u16":
-    case "i16":
-      return view.setUint16(offset, n & 0xffff, true);
-    default:
-      return view.setUint32(offset, n >>> 0, true);
-  }
-}
-
-function readScalar(view: DataView, offset: number, kind: string): unknown {
-  switch (kind) {
-    case "u8":
-      return view.getUint8(offset);
-    case "i8":
-      return view.getInt8(offset);
-    case "u16":
-      return view.getUint16(offset, true);
-    case "i16":
-      return view.getInt16(offset, true);
-    case "i32":
-      return view.getInt32(offset, true);
-    case "bool":
-      return view.getUint32(offset, true) !== 0;
-    case "f32":
-      return view.getFloat32(offset, true);
-    case "f64":
-      return view.getFloat64(offset, true);
-    case "u64":
-      return view.getBigUint64(offset, true);
-    case "i64":
-      return view.getBigInt64(offset, true);
-    case "usize":
-    case "isize":
-      return Number(view.getBigUint64(offset, true));
-    case "pointer":
-    case "function":
-      return Deno.UnsafePointer.create(view.getBigUint64(offset, true));
-    default:
-      return view.getUint32(offset, true);
-  }
-}
-
 function elementSize(kind: string, element: string): number {
   if (kind === "struct") return layoutOf(element).size;
   if (kind === "handle") return 8;
   if (kind === "bytes") return 1;
-  return SIZES[element] ?? 4;
+  return scalarSize(element as ScalarKind);
 }
 
 function isBytes(v: unknown): v is ArrayBufferView | ArrayBuffer {
@@ -249,7 +164,7 @@ export const RUNTIME = {
         }
         return m.cstringArray(v);
       default:
-        return RUNTIME.scalars(m, element, v, -1, command, param);
+        return RUNTIME.scalars(m, element as ScalarKind, v, -1, command, param);
     }
   },
   /** Handles as a C array (null entries as 0). */
@@ -271,23 +186,27 @@ export const RUNTIME = {
     return buf === null ? m.at(off) : m.pointer(buf);
   },
   /** Numbers (or bigints) as a C array of `kind`; `fixed` >= 0 is the length of a fixed-size array parameter. */
-  scalars(m: CallMemory, kind: string, v: unknown, fixed: number, command: string, param: string) {
+  scalars(m: CallMemory, kind: ScalarKind, v: unknown, fixed: number, command: string, param: string) {
     const where = () => at(command, param);
     if (isBytes(v) && !(v instanceof DataView) && !(v instanceof ArrayBuffer) && fixed < 0) {
-      return m.copy(v, Math.min(SIZES[kind] ?? 4, 8));
+      return m.copy(v, Math.min(scalarSize(kind), 8));
     }
     const list = v as ArrayLike<unknown>;
     if (typeof list !== "object" || list === null || typeof list.length !== "number") {
       return fail(`${where()} expected an array of numbers`);
     }
-    const size = SIZES[kind] ?? 4;
+    const size = scalarSize(kind);
     if (fixed >= 0 && list.length > fixed) {
       return fail(`${where()} has ${list.length} elements, room for ${fixed}`);
     }
     const n = fixed >= 0 ? fixed : list.length;
     const buf = m.alloc(size * n, Math.min(size, 8));
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    for (let i = 0; i < list.length; i++) writeScalar(view, i * size, kind, list[i], where);
+    for (let i = 0; i < list.length; i++) {
+      if (!writeScalar(view, i * size, kind, list[i])) {
+        return fail(`${where()} expected ${scalarExpects(kind)}, got ${typeof list[i]}`);
+      }
+    }
     return m.pointer(buf);
   },
   /** A scratch copy of a buffer C writes into; {@linkcode RUNTIME.back} copies it back after the call. */
@@ -336,7 +255,7 @@ export const RUNTIME = {
   handle(m: CallMemory, offset: number): Deno.PointerValue {
     return Deno.UnsafePointer.create(m.view.getBigUint64(offset, true));
   },
-  scalar(m: CallMemory, offset: number, kind: string): unknown {
+  scalar(m: CallMemory, offset: number, kind: ScalarKind): unknown {
     return readScalar(m.view, offset, kind);
   },
   /** An element count given by a parameter (number or bigint). */
@@ -374,8 +293,9 @@ export const RUNTIME = {
     } else if (kind === "handle") {
       for (let i = 0; i < n; i++) out[i] = Deno.UnsafePointer.create(view.getBigUint64(i * 8, true));
     } else {
-      const size = SIZES[element] ?? 4;
-      for (let i = 0; i < n; i++) out[i] = readScalar(view, i * size, element);
+      const kind = element as ScalarKind;
+      const size = scalarSize(kind);
+      for (let i = 0; i < n; i++) out[i] = readScalar(view, i * size, kind);
     }
     return out;
   },

@@ -9,7 +9,7 @@
 import type { VkCommands } from "../ffi/generated/vk_commands.ts";
 import type { VkIdiomaticCommands } from "../ffi/generated/vk_idiomatic.ts";
 import { DESTROYERS } from "../ffi/generated/lifecycles.ts";
-import { isPointerObject } from "../ffi/_struct_writer.ts";
+import { isPointerObject } from "../ffi/_scalar.ts";
 import { type CommandOwner, compileCommand, planOf, RUNTIME, targetOf } from "./compile.ts";
 import { withHandleChecks } from "../ffi/handle_check.ts";
 import { COMMAND_PARAMS } from "../ffi/generated/commands.ts";

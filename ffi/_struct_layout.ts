@@ -8,6 +8,7 @@
 import { HANDLES } from "./generated/handles.ts";
 import { STRUCT_ALIASES, STRUCTS } from "./generated/structs.ts";
 import type { MemberInfo, StructInfo } from "./generated/types.ts";
+import { type ScalarKind, scalarSize } from "./_scalar.ts";
 
 /**
  * A struct name typed `string` (known only at run time, e.g. read from a command description): the
@@ -22,26 +23,18 @@ export type MemberLayout = MemberInfo;
 /** A struct or union as `ffi/generated/structs.ts` lays it out. */
 export type StructLayout = StructInfo;
 
-/** How one element of a member is stored. */
-export type ScalarKind =
-  | "u8"
-  | "i8"
-  | "u16"
-  | "i16"
-  | "u32"
-  | "i32"
-  | "u64"
-  | "i64"
-  | "f32"
-  | "f64"
-  | "pointer";
+/**
+ * How one element of a member is stored: the {@linkcode ScalarKind}s a layout uses (VkBool32 members are
+ * plain `u32`, handles and function pointers are `pointer`).
+ */
+export type MemberKind = Exclude<ScalarKind, "bool" | "usize" | "isize" | "function">;
 
 const layouts = STRUCTS;
 const handles = HANDLES;
 const SIGNED = new Set(["int8_t", "int16_t", "int32_t", "int64_t", "int", "char"]);
-const FLOATS: Record<string, ScalarKind> = { float: "f32", double: "f64" };
-const UNSIGNED: Record<number, ScalarKind> = { 1: "u8", 2: "u16", 4: "u32", 8: "u64" };
-const SIGNED_BY_SIZE: Record<number, ScalarKind> = { 1: "i8", 2: "i16", 4: "i32", 8: "i64" };
+const FLOATS: Record<string, MemberKind> = { float: "f32", double: "f64" };
+const UNSIGNED: Record<number, MemberKind> = { 1: "u8", 2: "u16", 4: "u32", 8: "u64" };
+const SIGNED_BY_SIZE: Record<number, MemberKind> = { 1: "i8", 2: "i16", 4: "i32", 8: "i64" };
 
 /**
  * The layout of struct `name`, or undefined when the registry has no such struct.
@@ -111,7 +104,7 @@ export function isPointerLike(member: MemberLayout): boolean {
  * console.log(scalarKind({ name: "size", type: "VkDeviceSize", offset: 0, size: 8, pointer: 0, const: false }));
  * ```
  */
-export function scalarKind(member: MemberLayout): ScalarKind {
+export function scalarKind(member: MemberLayout): MemberKind {
   if (isPointerLike(member)) return "pointer";
   const float = FLOATS[member.type];
   if (float) return float;
@@ -182,7 +175,7 @@ export function pointeeSize(member: MemberLayout): number {
  * console.log(pointeeKind(m)); // "f32"
  * ```
  */
-export function pointeeKind(member: MemberLayout): ScalarKind {
+export function pointeeKind(member: MemberLayout): MemberKind {
   if (member.pointer > 1 || Object.hasOwn(handles, member.type) || member.type.startsWith("PFN_")) {
     return "pointer";
   }
@@ -207,17 +200,4 @@ function typeWidth(type: string): number {
     }
   }
   return widths.get(type) ?? 4;
-}
-
-/**
- * The byte size of a scalar kind.
- *
- * @example Usage
- * ```ts
- * import { scalarSize } from "./_struct_layout.ts";
- * console.log(scalarSize("u16")); // 2
- * ```
- */
-export function scalarSize(kind: ScalarKind): number {
-  return kind === "pointer" ? 8 : Number(kind.slice(1)) / 8;
 }

@@ -9,10 +9,10 @@ import {
   elementCount,
   findLayout,
   type MemberLayout,
-  type ScalarKind,
   scalarKind,
   type StructLayout,
 } from "./_struct_layout.ts";
+import { readScalar } from "./_scalar.ts";
 
 /** A value read back from a struct member. */
 export type StructField = number | bigint | string | Deno.PointerValue | StructValue | readonly StructField[];
@@ -24,33 +24,6 @@ export interface StructValue {
 }
 
 const decoder = new TextDecoder();
-
-function readScalar(view: DataView, offset: number, kind: ScalarKind): number | bigint | Deno.PointerValue {
-  switch (kind) {
-    case "pointer":
-      return Deno.UnsafePointer.create(view.getBigUint64(offset, true));
-    case "u64":
-      return view.getBigUint64(offset, true);
-    case "i64":
-      return view.getBigInt64(offset, true);
-    case "f32":
-      return view.getFloat32(offset, true);
-    case "f64":
-      return view.getFloat64(offset, true);
-    case "u8":
-      return view.getUint8(offset);
-    case "i8":
-      return view.getInt8(offset);
-    case "u16":
-      return view.getUint16(offset, true);
-    case "i16":
-      return view.getInt16(offset, true);
-    case "u32":
-      return view.getUint32(offset, true);
-    case "i32":
-      return view.getInt32(offset, true);
-  }
-}
 
 function readMember(member: MemberLayout, view: DataView, base: number): StructField {
   const offset = base + member.offset;

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { address, type Arena } from "./memory.ts";
+import type { Arena } from "./memory.ts";
+import { isPointerObject, scalarExpects, type ScalarKind, writeScalar } from "./_scalar.ts";
 import {
   countMemberOf,
   elementCount,
@@ -14,7 +15,6 @@ import {
   type MemberLayout,
   pointeeKind,
   pointeeSize,
-  type ScalarKind,
   scalarKind,
   type StructLayout,
 } from "./_struct_layout.ts";
@@ -32,19 +32,6 @@ export type StructInput = { readonly [member: string]: unknown };
 export type ChainInput = StructInput & { readonly type: string };
 
 const encoder = new TextEncoder();
-
-/**
- * True for a `Deno.PointerObject` (a null-prototype object), as opposed to a plain object literal.
- *
- * @example Usage
- * ```ts
- * import { isPointerObject } from "./_struct_writer.ts";
- * console.log(isPointerObject(Deno.UnsafePointer.create(8n)), isPointerObject({})); // true false
- * ```
- */
-export function isPointerObject(value: unknown): value is Deno.PointerObject {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === null;
-}
 
 function isPlainObject(value: unknown): value is StructInput {
   return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
@@ -65,47 +52,15 @@ function where(struct: string, member: MemberLayout): string {
 }
 
 /** Writes one scalar element; pointers accept a pointer object, null, or a bigint/number address. */
-function writeScalar(
+function writeElement(
   view: DataView,
   offset: number,
   kind: ScalarKind,
   value: unknown,
   what: () => string,
 ): void {
-  switch (kind) {
-    case "pointer":
-    case "u64":
-    case "i64": {
-      let v: bigint;
-      if (value === null || isPointerObject(value)) v = address(value);
-      else if (typeof value === "bigint") v = value;
-      else if (typeof value === "number" && Number.isInteger(value)) v = BigInt(value);
-      else if (typeof value === "boolean") v = value ? 1n : 0n;
-      else throw new TypeError(`Cannot write "${String(value)}" to ${what()}: expected a bigint or pointer`);
-      if (kind === "i64") view.setBigInt64(offset, BigInt.asIntN(64, v), true);
-      else view.setBigUint64(offset, BigInt.asUintN(64, v), true);
-      return;
-    }
-  }
-  let n: number;
-  if (typeof value === "number") n = value;
-  else if (typeof value === "boolean") n = value ? 1 : 0;
-  else if (typeof value === "bigint") n = Number(value);
-  else throw new TypeError(`Cannot write "${String(value)}" to ${what()}: expected a number`);
-  switch (kind) {
-    case "f32":
-      return view.setFloat32(offset, n, true);
-    case "f64":
-      return view.setFloat64(offset, n, true);
-    case "u8":
-    case "i8":
-      return view.setUint8(offset, n & 0xff);
-    case "u16":
-    case "i16":
-      return view.setUint16(offset, n & 0xffff, true);
-    default:
-      // Accepts both signed and unsigned 32-bit values (flags such as 0x80000000, or -1 as ~0u).
-      return view.setUint32(offset, n >>> 0, true);
+  if (!writeScalar(view, offset, kind, value)) {
+    throw new TypeError(`Cannot write "${String(value)}" to ${what()}: expected ${scalarExpects(kind)}`);
   }
 }
 
@@ -189,7 +144,7 @@ export class StructWriter {
       const v = value[member.name];
       if (v === undefined) continue;
       if (member.name === "pNext" && member.pointer > 0) {
-        writeScalar(view, base + member.offset, "pointer", this.chain(v, name), () => where(name, member));
+        writeElement(view, base + member.offset, "pointer", this.chain(v, name), () => where(name, member));
         continue;
       }
       const length = this.#member(name, member, v, view, base);
@@ -208,7 +163,7 @@ export class StructWriter {
     for (const [countName, { length }] of counts) {
       if (value[countName] !== undefined) continue;
       const member = layout.members.find((m) => m.name === countName)!;
-      writeScalar(view, base + member.offset, scalarKind(member), length, () => where(name, member));
+      writeElement(view, base + member.offset, scalarKind(member), length, () => where(name, member));
     }
   }
 
@@ -241,11 +196,11 @@ export class StructWriter {
       return undefined;
     }
     if (value === null || isPointerObject(value) || typeof value === "bigint") {
-      writeScalar(view, offset, "pointer", value, what);
+      writeElement(view, offset, "pointer", value, what);
       return undefined;
     }
     const { pointer, length } = this.#pointee(struct, member, value);
-    writeScalar(view, offset, "pointer", pointer, what);
+    writeElement(view, offset, "pointer", pointer, what);
     return length;
   }
 
@@ -254,7 +209,7 @@ export class StructWriter {
     const what = () => where(struct, member);
     const nested = findLayout(member.type);
     if (member.count === undefined) {
-      if (!nested) return writeScalar(view, offset, scalarKind(member), value, what);
+      if (!nested) return writeElement(view, offset, scalarKind(member), value, what);
       if (!isPlainObject(value)) throw new TypeError(`Cannot write ${what()}: expected an object`);
       return this.into(member.type, nested, value, view, offset);
     }
@@ -278,7 +233,7 @@ export class StructWriter {
     }
     const step = member.size / count;
     list.forEach((element, i) => {
-      if (!nested) return writeScalar(view, offset + i * step, scalarKind(member), element, what);
+      if (!nested) return writeElement(view, offset + i * step, scalarKind(member), element, what);
       if (!isPlainObject(element)) throw new TypeError(`Cannot write ${what()}[${i}]: expected an object`);
       this.into(member.type, nested, element, view, offset + i * step);
     });
@@ -331,7 +286,7 @@ export class StructWriter {
     const size = pointeeSize(member);
     const buf = arena.alloc(size * value.length, Math.min(size, 8));
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    value.forEach((v, i) => writeScalar(view, i * size, kind, v, what));
+    value.forEach((v, i) => writeElement(view, i * size, kind, v, what));
     return { pointer: arena.pointer(buf), length: value.length };
   }
 }

@@ -1,0 +1,194 @@
+/**
+ * One scalar in native memory: the kinds a value is stored as (Deno's FFI types plus `bool`, a VkBool32)
+ * and the one reader and writer of a kind at an offset of a DataView, shared by the struct layouts and the
+ * idiomatic command layer.
+ *
+ * @module
+ */
+
+/**
+ * How one scalar is stored: Deno's FFI native types (64-bit integers read as bigints, `usize`/`isize` as
+ * numbers, `pointer`/`function` as `Deno.PointerValue`) and `bool`, a 32-bit VkBool32 read as a boolean.
+ */
+export type ScalarKind =
+  | "u8"
+  | "i8"
+  | "u16"
+  | "i16"
+  | "u32"
+  | "i32"
+  | "u64"
+  | "i64"
+  | "usize"
+  | "isize"
+  | "f32"
+  | "f64"
+  | "bool"
+  | "pointer"
+  | "function";
+
+/** What {@linkcode readScalar} returns for kind `K`. */
+export type ScalarValue<K extends ScalarKind = ScalarKind> = K extends "bool" ? boolean
+  : K extends "u64" | "i64" ? bigint
+  : K extends "pointer" | "function" ? Deno.PointerValue
+  : number;
+
+const SIZES: Readonly<Record<ScalarKind, number>> = {
+  u8: 1,
+  i8: 1,
+  u16: 2,
+  i16: 2,
+  u32: 4,
+  i32: 4,
+  bool: 4,
+  f32: 4,
+  u64: 8,
+  i64: 8,
+  usize: 8,
+  isize: 8,
+  f64: 8,
+  pointer: 8,
+  function: 8,
+};
+
+/**
+ * The byte size of a scalar kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { scalarSize } from "./_scalar.ts";
+ * console.log(scalarSize("u16"), scalarSize("bool"), scalarSize("pointer")); // 2 4 8
+ * ```
+ */
+export function scalarSize(kind: ScalarKind): number {
+  return SIZES[kind];
+}
+
+/**
+ * True for a `Deno.PointerObject` (a null-prototype object), as opposed to a plain object literal.
+ *
+ * @example Usage
+ * ```ts
+ * import { isPointerObject } from "./_scalar.ts";
+ * console.log(isPointerObject(Deno.UnsafePointer.create(8n)), isPointerObject({})); // true false
+ * ```
+ */
+export function isPointerObject(value: unknown): value is Deno.PointerObject {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === null;
+}
+
+/**
+ * Reads one `kind` scalar at `offset` of `view` (little-endian).
+ *
+ * @example Usage
+ * ```ts
+ * import { readScalar } from "./_scalar.ts";
+ * const view = new DataView(new BigUint64Array([1n]).buffer);
+ * console.log(readScalar(view, 0, "u64"), readScalar(view, 0, "bool")); // 1n true
+ * ```
+ */
+export function readScalar<K extends ScalarKind>(view: DataView, offset: number, kind: K): ScalarValue<K>;
+export function readScalar(view: DataView, offset: number, kind: ScalarKind): ScalarValue {
+  switch (kind) {
+    case "u8":
+      return view.getUint8(offset);
+    case "i8":
+      return view.getInt8(offset);
+    case "u16":
+      return view.getUint16(offset, true);
+    case "i16":
+      return view.getInt16(offset, true);
+    case "i32":
+      return view.getInt32(offset, true);
+    case "bool":
+      return view.getUint32(offset, true) !== 0;
+    case "f32":
+      return view.getFloat32(offset, true);
+    case "f64":
+      return view.getFloat64(offset, true);
+    case "u64":
+      return view.getBigUint64(offset, true);
+    case "i64":
+      return view.getBigInt64(offset, true);
+    case "usize":
+    case "isize":
+      return Number(view.getBigUint64(offset, true));
+    case "pointer":
+    case "function":
+      return Deno.UnsafePointer.create(view.getBigUint64(offset, true));
+    default:
+      return view.getUint32(offset, true);
+  }
+}
+
+/**
+ * What a `kind` scalar is written from, for error messages: "a bigint or pointer" for 64-bit kinds,
+ * "a number" for the others (both also take booleans, as 1 and 0).
+ *
+ * @example Usage
+ * ```ts
+ * import { scalarExpects } from "./_scalar.ts";
+ * console.log(scalarExpects("u64"), "/", scalarExpects("f32")); // a bigint or pointer / a number
+ * ```
+ */
+export function scalarExpects(kind: ScalarKind): string {
+  return SIZES[kind] === 8 && kind !== "f64" ? "a bigint or pointer" : "a number";
+}
+
+/**
+ * Writes `value` as one `kind` scalar at `offset` of `view` (little-endian). 64-bit kinds take a bigint, an
+ * integer number, a boolean, null or a pointer object; the others a number, a boolean or a bigint (32-bit
+ * and narrower integers keep the low bits, so flags such as 0x80000000 and -1 as ~0u both fit). Returns
+ * false, writing nothing, for a value the kind cannot take; the caller throws, naming the place.
+ *
+ * @example Usage
+ * ```ts
+ * import { writeScalar } from "./_scalar.ts";
+ * const view = new DataView(new ArrayBuffer(8));
+ * console.log(writeScalar(view, 0, "u32", 0x80000000), view.getUint32(0, true)); // true 2147483648
+ * console.log(writeScalar(view, 0, "u64", "12")); // false
+ * ```
+ */
+export function writeScalar(view: DataView, offset: number, kind: ScalarKind, value: unknown): boolean {
+  switch (kind) {
+    case "u64":
+    case "i64":
+    case "usize":
+    case "isize":
+    case "pointer":
+    case "function": {
+      let v: bigint;
+      if (typeof value === "bigint") v = value;
+      else if (value === null || isPointerObject(value)) v = BigInt(Deno.UnsafePointer.value(value));
+      else if (typeof value === "number" && Number.isInteger(value)) v = BigInt(value);
+      else if (typeof value === "boolean") v = value ? 1n : 0n;
+      else return false;
+      view.setBigUint64(offset, BigInt.asUintN(64, v), true);
+      return true;
+    }
+  }
+  let n: number;
+  if (typeof value === "number") n = value;
+  else if (typeof value === "boolean") n = value ? 1 : 0;
+  else if (typeof value === "bigint") n = Number(value);
+  else return false;
+  switch (kind) {
+    case "f32":
+      view.setFloat32(offset, n, true);
+      break;
+    case "f64":
+      view.setFloat64(offset, n, true);
+      break;
+    case "u8":
+    case "i8":
+      view.setUint8(offset, n & 0xff);
+      break;
+    case "u16":
+    case "i16":
+      view.setUint16(offset, n & 0xffff, true);
+      break;
+    default:
+      view.setUint32(offset, n >>> 0, true);
+  }
+  return true;
+}
