@@ -29,6 +29,13 @@ function destroyedArgument(command: string): number | undefined {
   return destroyAt.get(command);
 }
 
+/**
+ * Handle objects destroyed through any `VkApi`: destroying one again throws instead of reaching the driver
+ * (docs/behaviour.md V11). Kept by object, not address: a driver may give a new object the address of a
+ * destroyed one, and the handle a create command returns is always a new JavaScript object.
+ */
+const destroyed = new WeakSet<Deno.PointerObject>();
+
 function address(h: unknown): bigint {
   return BigInt(Deno.UnsafePointer.value(h as Deno.PointerValue));
 }
@@ -86,13 +93,11 @@ export class VkApi implements Disposable {
   #stack: DisposableStack | undefined;
   #sizes: Map<bigint, bigint>;
   /**
-   * Handles destroyed through this object (or one sharing its state), with their destroy command: a second
-   * destroy throws instead of reaching the driver (docs/behaviour.md V11). An address made again through it
-   * is forgotten.
+   * What the scopes sharing this object's state will destroy, by address, with the token of the scope's entry:
+   * dropped when it is destroyed early through any of them, or when a create command through any of them makes
+   * its address again.
    */
-  #gone: Map<bigint, string>;
-  /** What this scope will destroy, by address: skipped at its end once destroyed early. */
-  #owned = new Map<bigint, object>();
+  #owned: Map<bigint, object>;
   /** What compiled commands ask of this object: the sizes of the memory allocated through it. */
   #hooks: CommandOwner = {
     noteAllocation: (memory, size) => {
@@ -114,13 +119,13 @@ export class VkApi implements Disposable {
     raw: VkCommandSource,
     owning: boolean,
     sizes: Map<bigint, bigint>,
-    gone: Map<bigint, string> = new Map(),
+    owned: Map<bigint, object> = new Map(),
     mapped: Map<bigint, ArrayBuffer[]> = new Map(),
   ) {
     this.raw = raw;
     this.#stack = owning ? new DisposableStack() : undefined;
     this.#sizes = sizes;
-    this.#gone = gone;
+    this.#owned = owned;
     this.#mapped = mapped;
   }
 
@@ -163,7 +168,7 @@ export class VkApi implements Disposable {
    * ```
    */
   scope(): VkApi {
-    return new VkApi(this.raw, true, this.#sizes, this.#gone, this.#mapped);
+    return new VkApi(this.raw, true, this.#sizes, this.#owned, this.#mapped);
   }
 
   /**
@@ -236,13 +241,13 @@ export class VkApi implements Disposable {
     if (!d) return fn;
     const stack = this.#stack;
     const destroy = source[d.destroy];
-    const gone = this.#gone;
     const owned = this.#owned;
     return (...args: unknown[]) => {
       const out = fn(...args);
       const handles = isPointerObject(out) ? [out] : Array.isArray(out) ? out : Object.values(out as object)
         .flatMap((v) => isPointerObject(v) ? [v] : Array.isArray(v) ? v : []);
-      for (const h of handles) if (h !== null) gone.delete(address(h));
+      // A new object at a destroyed one's address: no scope may destroy it for the old one.
+      for (const h of handles) if (h !== null) owned.delete(address(h));
       if (!stack || typeof destroy !== "function") return out;
       const parent = d.parent ? [args[0]] : [];
       for (const h of handles) {
@@ -251,9 +256,8 @@ export class VkApi implements Disposable {
         const token = {};
         owned.set(k, token);
         stack.defer(() => {
-          if (owned.get(k) !== token) return; // destroyed early through this scope
-          owned.delete(k);
-          this.#destroy(d.destroy, k, () => (destroy as Fn)(...parent, h, ...(d.allocator ? [null] : [])));
+          if (owned.get(k) !== token) return; // destroyed early, or its address made again
+          this.#destroy(d.destroy, h, () => (destroy as Fn)(...parent, h, ...(d.allocator ? [null] : [])));
         });
       }
       return out;
@@ -264,20 +268,20 @@ export class VkApi implements Disposable {
   #destroying(command: string, at: number, fn: Fn): Fn {
     return (...args: unknown[]) => {
       const h = args[at];
-      if (h === null || h === undefined) return fn(...args);
-      const k = address(h);
-      this.#owned.delete(k);
-      return this.#destroy(command, k, () => fn(...args));
+      if (!isPointerObject(h)) return fn(...args);
+      return this.#destroy(command, h, () => fn(...args));
     };
   }
 
-  #destroy(command: string, k: bigint, call: () => unknown): unknown {
-    if (this.#gone.has(k)) {
+  #destroy(command: string, h: Deno.PointerObject, call: () => unknown): unknown {
+    const k = address(h);
+    if (destroyed.has(h)) {
       const param = COMMAND_PARAMS[command]?.[destroyedArgument(command) ?? 0]?.name ?? "handle";
       throw new TypeError(`${command}: ${param} 0x${k.toString(16)} was destroyed already (through VkApi)`);
     }
+    this.#owned.delete(k);
     const out = call();
-    this.#gone.set(k, command);
+    destroyed.add(h);
     if (command === "vkFreeMemory") this.#unmapped(k);
     return out;
   }

@@ -439,6 +439,25 @@ export const CASES: readonly MisuseCase[] = [
     },
   },
   {
+    name: "idiomatic-destroy-after-address-reuse",
+    what: "VkApi.of(vk).destroyBuffer on a destroyed buffer whose address the driver gave a new buffer",
+    expect: /vkDestroyBuffer: buffer .*destroyed/,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk);
+      const info = { size: 256n, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT };
+      const old = api.createBuffer(device, info);
+      api.destroyBuffer(device, old);
+      const at = Deno.UnsafePointer.value(old);
+      // Drivers reuse a destroyed object's address (lavapipe at once); the new buffer there is live.
+      for (let i = 0; i < 64; i++) {
+        const b = api.createBuffer(device, info);
+        if (Deno.UnsafePointer.value(b) === at) break;
+      }
+      api.destroyBuffer(device, old);
+    },
+  },
+  {
     name: "idiomatic-scope-destroyed-early",
     what: "a VkApi scope's buffer destroyed through it early, then the scope disposed (no error), then again",
     expect: /vkDestroyBuffer: buffer .*destroyed/,
