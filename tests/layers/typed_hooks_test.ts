@@ -77,3 +77,18 @@ Deno.test("everyCommand sees every call of the command object, COMMAND_NAMES lis
   assert.ok(COMMAND_NAMES.global.includes("vkCreateInstance"));
   assert.ok(!COMMAND_NAMES.device.includes("vkCreateInstance"));
 });
+
+Deno.test("createDevice is given the layer's own instance object, typed as create returns it", () => {
+  const layer = defineLayer({
+    name: "VK_LAYER_test_typed_objects",
+    description: "typed objects",
+    create: () => ({ intercepts: {}, devices: [] as string[] }),
+    createDevice(env, instance) {
+      instance.devices.push(String(env.physicalDevice));
+      // @ts-expect-error: the instance object has no member "device"
+      instance.device;
+      return { intercepts: {} };
+    },
+  });
+  assert.equal(typeof layer.createDevice, "function");
+});
