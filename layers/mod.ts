@@ -1,6 +1,6 @@
 /**
  * Writing Vulkan layers in TypeScript: {@linkcode defineLayer} and the hooks of a validation-style
- * chassis, the shared state tracker, the shipped layers (api_dump, draw_stats, object_lifetimes), and the
+ * chassis (one validation object per instance, and per device if the layer asks), the shared state tracker, the shipped layers (api_dump, draw_stats, object_lifetimes), and the
  * two ways to run them: {@linkcode installLayers} around a command object in the same script, or a layer
  * manifest whose `library_path` names the module, which `Vulkan.load` puts in its native chain when
  * given the layer: {@linkcode importLayerModules} imports such modules and returns their layers, for
