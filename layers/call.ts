@@ -5,7 +5,8 @@
  * @module
  */
 import type { VkCommandName, VkCommands } from "../ffi/generated/vk_commands.ts";
-import type { VkStructInputs } from "../ffi/generated/vk_structs.ts";
+import type { VkChainLinkOf, VkStructChains, VkStructInputs } from "../ffi/generated/vk_structs.ts";
+import type { ChainRead } from "../ffi/struct_read.ts";
 import type { pointee, structType } from "../ffi/generated/vk_types.ts";
 import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
 import { Arena, nativeBytes, readPointer, readU32, writePointer, writeU32, writeU64 } from "../ffi/memory.ts";
@@ -67,6 +68,25 @@ export type OutputValue<P> = NonNullable<P> extends { readonly [pointee]?: infer
 
 /** One link of a pNext chain as {@linkcode CallContext.chain} reads it: `type` names the struct. */
 export type ChainLink = StructValue & { readonly type: string };
+
+/** The struct a parameter typed `P` points to (`unknown` for an untyped parameter, `never` for no struct). */
+type PointedStruct<P> = NonNullable<P> extends { readonly [structType]?: infer S } ? S : never;
+
+/**
+ * A link of the pNext chain of the struct a parameter typed `P` points to, as {@linkcode CallContext.chain}
+ * reads it: a union on `type` of the structs that may extend it ({@linkcode ChainLink} for any command).
+ */
+export type ChainLinkRead<P> = unknown extends PointedStruct<P> ? ChainLink
+  : PointedStruct<P> extends keyof VkStructChains ? ChainRead<PointedStruct<P>>
+  : ChainLink;
+
+/**
+ * A link {@linkcode CallContext.extendChain} accepts for a parameter typed `P`: only structs that may
+ * extend the struct it points to, with their members (any `{ type, ...members }` for any command).
+ */
+export type ChainLinkInput<P> = unknown extends PointedStruct<P> ? ChainInput
+  : PointedStruct<P> extends keyof VkStructChains ? VkChainLinkOf<PointedStruct<P>>
+  : never;
 
 /**
  * What a hook gets besides the command's C arguments. One object per call, shared by every validation
@@ -132,13 +152,22 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * naming the struct. The loader's link structs (`VkLayerInstanceCreateInfo`, `VkLayerDeviceCreateInfo`)
    * and structs the registry does not know are left out. Empty for a null pointer.
    */
-  chain(index: number | string): ChainLink[];
+  chain<I extends ArgumentIndex<CommandArguments<K>>>(
+    index: I,
+  ): ChainLinkRead<CommandArguments<K>[I & keyof CommandArguments<K>]>[];
+  /** Same, by parameter name (untyped links: only positions are typed). */
+  chain(name: string): ChainLink[];
   /**
-   * Puts `links` (`{ type: "VkPhysicalDeviceFeatures2", ... }`) at the front of the pNext chain of the
-   * struct argument `index` points to, by replacing the argument with a copy: the application's struct
-   * is not written.
+   * Puts `links` (`{ type: "VkPhysicalDeviceVulkan11Features", ... }`) at the front of the pNext chain of
+   * the struct argument `index` points to, by replacing the argument with a copy: the application's struct
+   * is not written. By position, only structs that extend that struct are accepted (`deno check`).
    */
-  extendChain(index: number | string, ...links: ChainInput[]): void;
+  extendChain<I extends ArgumentIndex<CommandArguments<K>>>(
+    index: I,
+    ...links: ChainLinkInput<CommandArguments<K>[I & keyof CommandArguments<K>]>[]
+  ): void;
+  /** Same, by parameter name (checked when called, links untyped). */
+  extendChain(name: string, ...links: ChainInput[]): void;
   /**
    * Removes every link of struct `type` from the pNext chain of the struct argument `index` points to
    * (copying the struct and the links before it). Returns whether any was found.

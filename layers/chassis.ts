@@ -405,14 +405,19 @@ export class Chassis implements Disposable {
    */
   wrap(name: string, next: () => VulkanCommand): VulkanCommand {
     const level = commandInfo(name).level;
-    const run = this.#runner(name, next);
+    // A new instance's objects know their handle in their post hooks already.
+    const created = name === "vkCreateInstance"
+      ? (d: DispatchObject, args: unknown[], result: unknown) => {
+        if (succeeded(result) && args[2] !== null) d.handle = readPointer(args[2] as Deno.PointerValue, 0);
+      }
+      : undefined;
+    const run = this.#runner(name, next, created);
     switch (name) {
       case "vkCreateInstance":
         return (...args: unknown[]) => {
           const d = this.#makeInstance();
           const result = run(d, args);
           if (succeeded(result)) {
-            d.handle = args[2] === null ? null : readPointer(args[2] as Deno.PointerValue, 0);
             this.#instances.add(d);
             this.#changed?.();
           } else d.dispose();
@@ -459,8 +464,15 @@ export class Chassis implements Disposable {
     d.dispose();
   }
 
-  /** Runs one call of `name` on a dispatch object: its hooks, and the next link unless skipped. */
-  #runner(name: string, next: () => VulkanCommand): (d: DispatchObject, args: unknown[]) => unknown {
+  /**
+   * Runs one call of `name` on a dispatch object: its hooks, and the next link unless skipped (then
+   * `returned`, before the post hooks).
+   */
+  #runner(
+    name: string,
+    next: () => VulkanCommand,
+    returned?: (d: DispatchObject, args: unknown[], result: unknown) => void,
+  ): (d: DispatchObject, args: unknown[]) => unknown {
     const info = commandInfo(name);
     const skipped = skipValue(info);
     const failed = errorValue(info);
@@ -492,7 +504,11 @@ export class Chassis implements Disposable {
       }
       const f = fn ??= next();
       const { validators, pre, post } = set!;
-      if (set!.none) return callWith(f, args);
+      if (set!.none) {
+        const result = callWith(f, args);
+        if (returned !== undefined) returned(d, args, result);
+        return result;
+      }
       const ctx = new Call(name, info, ++chassis.#serial, dispatch, d.state, args);
       let skip = false;
       for (let i = 0; i < validators.length; i++) {
@@ -533,6 +549,7 @@ export class Chassis implements Disposable {
         ? f(args[0], args[1], args[2], args[3], args[4], args[5])
         : callWith(f, args);
       chassis.#leftover = null;
+      if (returned !== undefined) returned(d, args, result);
       ctx.result = result;
       for (let i = 0; i < post.length; i++) {
         guarded(post[i]!.postCallRecord!, post[i]!, ctx, args, threw, "postCallRecord");

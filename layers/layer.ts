@@ -39,6 +39,8 @@ export type {
   ArgumentValue,
   CallContext,
   ChainLink,
+  ChainLinkInput,
+  ChainLinkRead,
   CommandArguments,
   CommandResult,
   Dispatch,

@@ -24,6 +24,8 @@ export type {
   ArgumentValue,
   CallContext,
   ChainLink,
+  ChainLinkInput,
+  ChainLinkRead,
   CommandArguments,
   CommandDescription,
   CommandHooks,

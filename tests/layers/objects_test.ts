@@ -37,6 +37,7 @@ export default {
     return {
       id,
       intercepts: {
+        vkCreateInstance: { postCallRecord: () => void events.push(id + " made, handle " + (env.handle !== null)) },
         vkEnumeratePhysicalDevices: { postCallRecord: () => void enumerated++ },
         vkCmdDispatch: { preCallRecord: () => events.push(id + " saw a device call") },
       },
@@ -60,6 +61,7 @@ export default {
 
 const EXPECTED = (n: number) => [
   `create instance ${n}`,
+  `instance ${n} made, handle true`,
   `create instance ${n} device`,
   `instance ${n} device destroyed after 1 dispatch`,
   `dispose instance ${n} device`,

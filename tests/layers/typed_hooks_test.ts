@@ -92,3 +92,24 @@ Deno.test("createDevice is given the layer's own instance object, typed as creat
   });
   assert.equal(typeof layer.createDevice, "function");
 });
+
+Deno.test("pNext links by position are typed: only structs extending the argument's struct, members by name", () => {
+  const seen: number[] = [];
+  const intercepts: Intercepts = {
+    vkCreateDevice: {
+      preCallRecord(ctx) {
+        ctx.extendChain(1, { type: "VkPhysicalDeviceVulkan11Features", shaderDrawParameters: true });
+        // @ts-expect-error: VkBufferCreateInfo does not extend VkDeviceCreateInfo
+        ctx.extendChain(1, { type: "VkBufferCreateInfo" });
+        // @ts-expect-error: no member "shaderDrawParamters"
+        ctx.extendChain(1, { type: "VkPhysicalDeviceVulkan11Features", shaderDrawParamters: true });
+        for (const link of ctx.chain(1)) {
+          if (link.type === "VkPhysicalDeviceVulkan11Features") seen.push(link.shaderDrawParameters);
+          // @ts-expect-error: a VkDeviceCreateInfo chain holds no VkBufferCreateInfo
+          if (link.type === "VkBufferCreateInfo") seen.push(0);
+        }
+      },
+    },
+  };
+  assert.ok(intercepts.vkCreateDevice);
+});
