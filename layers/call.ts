@@ -131,6 +131,18 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * Skips the call (pre hooks only): the next link is not called and the command returns `result`
    * (default `VK_ERROR_VALIDATION_FAILED_EXT` for `VkResult`, nothing for `void`, else 0 or null).
    *
+   * @example An allocation that fails as on a device out of memory, the driver not called
+   * ```ts
+   * import { defineLayer } from "@vkdeno/loader/layers";
+   * import { VK_ERROR_OUT_OF_DEVICE_MEMORY } from "@vkdeno/loader";
+   * export default defineLayer({
+   *   name: "VK_LAYER_example_no_memory",
+   *   description: "Every vkAllocateMemory fails",
+   *   create: () => ({
+   *     intercepts: { vkAllocateMemory: { preCallRecord: (ctx) => ctx.skip(VK_ERROR_OUT_OF_DEVICE_MEMORY) } },
+   *   }),
+   * });
+   * ```
    * @throws {TypeError} In a post hook.
    */
   skip(result?: CommandResult<K>): void;
@@ -139,6 +151,25 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * of the parameter's type, or for a pointer to struct(s) the struct's members, written into memory that
    * lives until the call returns.
    *
+   * @example Every buffer also usable as a transfer source (positions count the C parameters, `ctx` not)
+   * ```ts
+   * import { defineLayer } from "@vkdeno/loader/layers";
+   * import { flags, readStruct, VK_BUFFER_USAGE_TRANSFER_SRC_BIT } from "@vkdeno/loader";
+   * export default defineLayer({
+   *   name: "VK_LAYER_example_transfer_src",
+   *   description: "Adds TRANSFER_SRC to every buffer's usage",
+   *   create: () => ({
+   *     intercepts: {
+   *       vkCreateBuffer: {
+   *         preCallRecord(ctx, _device, pCreateInfo) {
+   *           const info = readStruct("VkBufferCreateInfo", pCreateInfo);
+   *           ctx.setArgument(1, { ...info, usage: flags(info.usage, VK_BUFFER_USAGE_TRANSFER_SRC_BIT) });
+   *         },
+   *       },
+   *     },
+   *   }),
+   * });
+   * ```
    * @throws {TypeError} After the call, for an unknown parameter, or a struct literal the struct writer refuses.
    */
   setArgument<I extends ArgumentIndex<CommandArguments<K>>>(
@@ -151,6 +182,28 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * The pNext chain of the struct that argument `index` points to, one object per link with `type`
    * naming the struct. The loader's link structs (`VkLayerInstanceCreateInfo`, `VkLayerDeviceCreateInfo`)
    * and structs the registry does not know are left out. Empty for a null pointer.
+   *
+   * @example Turning a feature on for every device, and reading what the application asked for
+   * ```ts
+   * import { defineLayer } from "@vkdeno/loader/layers";
+   * export default defineLayer({
+   *   name: "VK_LAYER_example_draw_parameters",
+   *   description: "Enables shaderDrawParameters",
+   *   create: (env) => ({
+   *     intercepts: {
+   *       vkCreateDevice: {
+   *         preCallRecord(ctx) {
+   *           for (const link of ctx.chain(1)) {
+   *             if (link.type === "VkPhysicalDeviceVulkan11Features") env.write(`asked: ${link.shaderDrawParameters}`);
+   *           }
+   *           ctx.removeFromChain(1, "VkPhysicalDeviceVulkan11Features");
+   *           ctx.extendChain(1, { type: "VkPhysicalDeviceVulkan11Features", shaderDrawParameters: true });
+   *         },
+   *       },
+   *     },
+   *   }),
+   * });
+   * ```
    */
   chain<I extends ArgumentIndex<CommandArguments<K>>>(
     index: I,
@@ -178,6 +231,24 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * handle, a number (32 bits), a bigint (64 bits), or a struct's members (its `sType` and `pNext` kept).
    * For a pre hook that skips the call and answers in its place.
    *
+   * @example Answering vkGetPhysicalDeviceProperties's `pProperties` (position 1) in the driver's place
+   * ```ts
+   * import { defineLayer } from "@vkdeno/loader/layers";
+   * export default defineLayer({
+   *   name: "VK_LAYER_example_renamed",
+   *   description: "Reports a device name of its own",
+   *   create: () => ({
+   *     intercepts: {
+   *       vkGetPhysicalDeviceProperties: {
+   *         preCallRecord(ctx) {
+   *           ctx.setOutput(1, { deviceName: "Example device", apiVersion: 1 << 22 });
+   *           ctx.skip();
+   *         },
+   *       },
+   *     },
+   *   }),
+   * });
+   * ```
    * @throws {TypeError} If the argument is null or not a pointer to writable memory.
    */
   setOutput<I extends ArgumentIndex<CommandArguments<K>>>(

@@ -197,9 +197,8 @@ export async function importLayerModule(manifest: LayerManifest): Promise<TsLaye
  *
  * @example Usage
  * ```ts ignore
- * import { importLayerModules } from "./registry.ts";
- * import { Vulkan } from "../vulkan.ts";
- * import { snapshotProcessEnvironment } from "../discovery/environment.ts";
+ * import { importLayerModules } from "@vkdeno/loader/layers";
+ * import { snapshotProcessEnvironment, Vulkan } from "@vkdeno/loader";
  * const env = snapshotProcessEnvironment();
  * const { layers, errors } = await importLayerModules(env);
  * using vk = Vulkan.load({ env, layerModules: layers });
