@@ -70,7 +70,7 @@ export type OutputValue<P> = NonNullable<P> extends { readonly [pointee]?: infer
 export type ChainLink = StructValue & { readonly type: string };
 
 /** The struct a parameter typed `P` points to (`unknown` for an untyped parameter, `never` for no struct). */
-type PointedStruct<P> = NonNullable<P> extends { readonly [structType]?: infer S } ? S : never;
+export type PointedStruct<P> = NonNullable<P> extends { readonly [structType]?: infer S } ? S : never;
 
 /**
  * A link of the pNext chain of the struct a parameter typed `P` points to, as {@linkcode CallContext.chain}

@@ -45,6 +45,7 @@ export type {
   CommandResult,
   Dispatch,
   OutputValue,
+  PointedStruct,
   StructMembers,
 } from "./call.ts";
 

@@ -38,6 +38,7 @@ export type {
   LayerEnv,
   LayerSeverity,
   OutputValue,
+  PointedStruct,
   ReportOptions,
   StructMembers,
   TsLayer,
