@@ -513,14 +513,14 @@ export class Chassis implements Disposable {
       let skip = false;
       for (let i = 0; i < validators.length; i++) {
         const h = validators[i]!;
-        const r = guarded(h.preCallValidate!, h, ctx, args, threw, "preCallValidate");
+        const r = guarded(h, "preCallValidate", ctx, args, threw);
         if (r === THREW) return ctx.end(), failed;
-        if (r === true) skip = true;
+        if (r === SKIP) skip = true;
       }
       if (skip || ctx.skipped) return ctx.end(), ctx.skipped ? ctx.result : skipped;
       for (let i = 0; i < pre.length && !ctx.skipped; i++) {
         const h = pre[i]!;
-        if (guarded(h.preCallRecord!, h, ctx, args, threw, "preCallRecord") === THREW) {
+        if (guarded(h, "preCallRecord", ctx, args, threw) === THREW) {
           return ctx.end(), failed;
         }
       }
@@ -552,7 +552,7 @@ export class Chassis implements Disposable {
       if (returned !== undefined) returned(d, args, result);
       ctx.result = result;
       for (let i = 0; i < post.length; i++) {
-        guarded(post[i]!.postCallRecord!, post[i]!, ctx, args, threw, "postCallRecord");
+        guarded(post[i]!, "postCallRecord", ctx, args, threw);
       }
       ctx.end();
       return ctx.result;
@@ -577,45 +577,38 @@ export class Chassis implements Disposable {
   }
 }
 
-type Hook = (this: CommandHooks, ctx: never, ...args: never[]) => unknown;
+/** What {@linkcode guarded} says of a hook: it returned (`PASSED`), a validator asked to skip, or it threw. */
+const PASSED = 0;
+const SKIP = 1;
+const THREW = 2;
 
 /**
- * Calls a hook with the call's arguments written out by length: the argument array is the call's own
- * (hooks may replace its members), and spreading such an array costs V8's slow spread path on every call.
- */
-function hook_(fn: Hook, hook: CommandHooks, ctx: Call, a: unknown[]): unknown {
-  const c = ctx as never, n = a.length;
-  const v = a as never[];
-  return n === 2
-    ? fn.call(hook, c, v[0]!, v[1]!)
-    : n === 3
-    ? fn.call(hook, c, v[0]!, v[1]!, v[2]!)
-    : n === 4
-    ? fn.call(hook, c, v[0]!, v[1]!, v[2]!, v[3]!)
-    : n === 1
-    ? fn.call(hook, c, v[0]!)
-    : n === 5
-    ? fn.call(hook, c, v[0]!, v[1]!, v[2]!, v[3]!, v[4]!)
-    : fn.call(hook, c, ...v);
-}
-
-/** What {@linkcode guarded} returns when the hook threw. */
-const THREW: unique symbol = Symbol("threw");
-
-/**
- * Runs a hook, reporting a throw: kept out of the wrapper so that it has no exception handler (V8 calls a
- * Deno.dlopen function the fast way only outside one).
+ * Runs one hook of `hook` with the call's arguments written out by length (the argument array is the
+ * call's own, and spreading it costs V8's slow path), reporting a throw. Kept out of the wrapper so that
+ * the wrapper has no exception handler: V8 calls a Deno.dlopen function the fast way only outside one.
  */
 function guarded(
-  fn: Hook,
   hook: CommandHooks,
+  phase: "preCallValidate" | "preCallRecord" | "postCallRecord",
   ctx: Call,
-  args: unknown[],
+  a: unknown[],
   threw: (hook: CommandHooks, phase: string, error: unknown) => void,
-  phase: string,
-): unknown {
+): number {
+  const c = ctx as never, v = a as never[], n = a.length;
+  const h = hook as Record<typeof phase, (ctx: never, ...args: never[]) => unknown>;
   try {
-    return hook_(fn, hook, ctx, args);
+    const r = n === 2
+      ? h[phase](c, v[0]!, v[1]!)
+      : n === 3
+      ? h[phase](c, v[0]!, v[1]!, v[2]!)
+      : n === 4
+      ? h[phase](c, v[0]!, v[1]!, v[2]!, v[3]!)
+      : n === 1
+      ? h[phase](c, v[0]!)
+      : n === 5
+      ? h[phase](c, v[0]!, v[1]!, v[2]!, v[3]!, v[4]!)
+      : h[phase](c, ...v);
+    return r === true ? SKIP : PASSED;
   } catch (error) {
     threw(hook, phase, error);
     return THREW;
