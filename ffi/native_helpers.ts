@@ -15,6 +15,11 @@ export const UNWRAP_HELPERS = {
   vkdeno_stamp_array: { parameters: ["pointer", "pointer", "u32"], result: "void" },
   /** `uint32_t read_u32(const void* p, size_t offset)`. */
   vkdeno_read_u32: { parameters: ["pointer", "usize"], result: "u32" },
+  /**
+   * `void store_pointer(void** slot, void* value)`: `*slot = value`, a handle written into memory without
+   * reading its address in JavaScript (`Deno.UnsafePointer.value` costs ~100 ns in a callback).
+   */
+  vkdeno_store_pointer: { parameters: ["pointer", "pointer"], result: "void" },
 } as const satisfies Record<string, Deno.ForeignFunction>;
 
 /**
@@ -239,6 +244,8 @@ export function helperCode(name: keyof typeof UNWRAP_HELPERS, arch: StubArch): U
     ],
     // mov eax,[rdi+rsi]; ret
     vkdeno_read_u32: [0x8b, 0x04, 0x37, 0xc3],
+    // mov [rdi],rsi; ret
+    vkdeno_store_pointer: [0x48, 0x89, 0x37, 0xc3],
   };
   const a64: Record<keyof typeof UNWRAP_HELPERS, number[]> = {
     // ldr x16,[x0]; ldr x17,[x1]; cbz x17,+8; str x16,[x17]; ret
@@ -257,6 +264,8 @@ export function helperCode(name: keyof typeof UNWRAP_HELPERS, arch: StubArch): U
     ],
     // ldr w0,[x0,x1]; ret
     vkdeno_read_u32: [0xb8616800, 0xd65f03c0],
+    // str x1,[x0]; ret
+    vkdeno_store_pointer: [0xf9000001, 0xd65f03c0],
   };
   if (arch === "x86_64") {
     const code = x86[name];
@@ -291,4 +300,11 @@ export const HELPER_FALLBACKS: Record<keyof typeof UNWRAP_HELPERS, (...args: nev
     }
   },
   vkdeno_read_u32: (p: Deno.PointerValue, offset: number | bigint) => view(p).getUint32(Number(offset)),
+  vkdeno_store_pointer: (slot: Deno.PointerValue, value: Deno.PointerValue) => {
+    new DataView(Deno.UnsafePointerView.getArrayBuffer(slot as Deno.PointerObject, 8)).setBigUint64(
+      0,
+      BigInt(Deno.UnsafePointer.value(value)),
+      true,
+    );
+  },
 };

@@ -134,10 +134,9 @@ export class NativeLayerBridge implements Disposable {
   /** Slot N: the next function of the command with index N, written before each call. */
   readonly #table: BigUint64Array;
   /** `{ table, handle }`: what the stubs' first argument points to. */
-  readonly #proxy: BigUint64Array;
-  /** The same words as 32-bit halves: a handle written without making a bigint per call. */
-  readonly #proxy32: Uint32Array;
   readonly #proxyPointer: Deno.PointerObject;
+  /** Its handle word, written before each call by a native store (no address read in JavaScript). */
+  readonly #proxyHandle: Deno.PointerObject;
   /** Guards in front of every entry point handed out. */
   readonly #guards: EntryGuards;
   #disposed = false;
@@ -149,10 +148,11 @@ export class NativeLayerBridge implements Disposable {
     const table = this.#arena.alloc(8 * COMMANDS.length, 8);
     const proxy = this.#arena.alloc(16, 8);
     this.#table = new BigUint64Array(table.buffer, table.byteOffset, COMMANDS.length);
-    this.#proxy = new BigUint64Array(proxy.buffer, proxy.byteOffset, 2);
-    this.#proxy32 = new Uint32Array(proxy.buffer, proxy.byteOffset, 4);
-    this.#proxy[0] = BigInt(Deno.UnsafePointer.value(this.#arena.pointer(table)));
+    new BigUint64Array(proxy.buffer, proxy.byteOffset, 1)[0] = BigInt(
+      Deno.UnsafePointer.value(this.#arena.pointer(table)),
+    );
     this.#proxyPointer = this.#arena.pointer(proxy);
+    this.#proxyHandle = Deno.UnsafePointer.offset(this.#proxyPointer, 8)!;
     this.chassis = new Chassis(layers, this.#routedDispatch(), options);
     this.chassis.onChange(() => this.#interceptedNames = undefined);
     // Grows as entry points are handed out: the layers' objects, made per instance, say what they intercept.
@@ -375,6 +375,7 @@ export class NativeLayerBridge implements Disposable {
       };
     }
     const slot = info.index;
+    const store = this.#stubs.helper("vkdeno_store_pointer");
     let stub: VulkanCommand | undefined;
     // The last record and its next function: with one instance (or device) on the link, the only one.
     let last: ChainRecord | undefined;
@@ -388,13 +389,7 @@ export class NativeLayerBridge implements Disposable {
       }
       stub ??= this.#stubs.bind(0, slot, commandDef(info)) as VulkanCommand;
       this.#table[slot] = address;
-      const value = Deno.UnsafePointer.value(handle);
-      if (typeof value === "number") {
-        this.#proxy32[2] = value >>> 0;
-        this.#proxy32[3] = (value / 0x100000000) >>> 0;
-      } else {
-        this.#proxy[1] = value;
-      }
+      store(this.#proxyHandle, handle);
       const p = this.#proxyPointer;
       // Written out by length: a spread call into a Deno.dlopen function takes V8's slow path.
       const n = args.length;
