@@ -119,7 +119,7 @@ Deno.test("empty slots hold the error function, which returns VK_ERROR_EXTENSION
 });
 
 for (const native of [true, false]) {
-  Deno.test(`stamping helpers write the parent's first word into non-null children (${native ? "native" : "fallback"})`, () => {
+  Deno.test(`the helpers stamp non-null children with the parent's first word, read a u32 and store a pointer (${native ? "native" : "fallback"})`, () => {
     using stubs = UnwrapStubs.load(["a"], SETS, { native });
     if (native && !stubs.native) return;
     const word = (v: bigint) => {
@@ -143,6 +143,12 @@ for (const native of [true, false]) {
     const ints = new Uint32Array(new ArrayBuffer(12));
     ints.set([7, 9, 11]);
     assertEquals(stubs.helper("vkdeno_read_u32")(Deno.UnsafePointer.of(ints), 8n), 11);
+    const slot = word(0n);
+    stubs.helper("vkdeno_store_pointer")(
+      Deno.UnsafePointer.of(slot),
+      Deno.UnsafePointer.create(0x1234_5678_9abcn),
+    );
+    assertEquals(slot[0], 0x1234_5678_9abcn);
   });
 }
 
