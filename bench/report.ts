@@ -59,7 +59,9 @@ function intro(file: string): string {
   const text = Deno.readTextFileSync(file);
   const m = /^\s*\/\*\*([\s\S]*?)\*\//.exec(text);
   if (!m) return "";
-  return m[1]!.split("\n").map((l) => l.replace(/^\s*\* ?/, "")).join("\n").trim();
+  // Doc tags (`@module`) are for deno doc, not the reader of BENCHMARKS.md.
+  return m[1]!.split("\n").map((l) => l.replace(/^\s*\* ?/, "")).filter((l) => !l.startsWith("@")).join("\n")
+    .trim();
 }
 
 /** Renders the section for the given runs of one bench file. */

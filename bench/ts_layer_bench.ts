@@ -1,6 +1,7 @@
 /**
- * The cost of a TS layer at the top of the chain on `vkCmdSetLineWidth` (no layer; intercepting nothing;
- * intercepting the command; intercepting four hot commands), over a C no-op and over lavapipe.
+ * The cost of a TS layer on `vkCmdSetLineWidth` (no layer; intercepting nothing; intercepting the command;
+ * intercepting four hot commands): in the script over a C no-op and over lavapipe, and as a native link of
+ * the reference loader's chain, beside the floor of any native link (C calling an empty JS callback).
  * Run: `deno bench --allow-all bench/ts_layer_bench.ts`.
  *
  * @module
