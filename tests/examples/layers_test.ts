@@ -69,6 +69,8 @@ Deno.test("the call counter and the leak finder run in vkdeno's native chain aro
   assert.match(maps, /libVkLayer_khronos_validation\.so/);
   assert.equal(messages.length, 1, JSON.stringify(messages));
   assert.equal(messages[0]!.layer, "VK_LAYER_EXAMPLE_leak_finder");
+  // Reported by the layer's object for that device, at its vkDestroyDevice.
+  assert.equal(messages[0]!.command, "vkDestroyDevice");
   assert.match(messages[0]!.text, /VkFence .* created by vkCreateFence .* is still alive/);
 });
 
