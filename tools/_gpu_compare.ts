@@ -1,14 +1,15 @@
 /**
  * The judging side of tools/gpu_check.ts, kept free of processes and drivers so that
  * tests/tools/gpu_check_test.ts can feed it made-up inputs: the negotiated interface from `VK_LOADER_DEBUG=driver`
- * lines, the comparison of two `deno task info --json` reports, the physical-device ordering verdict, and
- * the per-call benchmark summary.
+ * lines, the comparison of two `deno task info --json` reports, the physical-device ordering verdict, the
+ * per-call benchmark summary, and the TS layers' verdict over both placements.
  *
  * @module
  */
 
 import { median, type PairedOutput } from "../bench/_paired.ts";
 import type { InfoReport } from "../examples/info.ts";
+import type { TsLayersProbe } from "./_gpu_tslayers.ts";
 
 /** One driver's negotiation, as vkdeno's `VK_LOADER_DEBUG=driver` log states it. */
 export interface Negotiation {
@@ -358,4 +359,79 @@ export function compareNameSets(
     onlyLibvulkan: setDifference(libvulkan, vkdeno).filter(referenceKnows),
     passedToDriver: setDifference(libvulkan, vkdeno).filter((n) => !referenceKnows(n)),
   };
+}
+
+/** What the TS layers step found: each check over both placements, and what failed, in words. */
+export interface TsLayersVerdict {
+  /** Compute runs per placement (one instance and one device each). */
+  runs: number;
+  /** Each instance got one object of each layer, each device one of the upper layer, all disposed. */
+  oneObjectEach: boolean;
+  /** The layers' objects saw the same calls, in the same order, in both placements. */
+  sameCalls: boolean;
+  /** The lower layer read the upper layer's vkCreateDevice edit, for every device, in both placements. */
+  editSeenBelow: boolean;
+  computeCorrect: boolean;
+  problems: string[];
+}
+
+/**
+ * Judges the two placements' probes of tools/_gpu_tslayers.ts (`script`, then `native`).
+ *
+ * @example Usage
+ * ```ts ignore
+ * const verdict = judgeTsLayers(scriptProbe, nativeProbe);
+ * console.log(verdict.problems.join("; ") || "pass");
+ * ```
+ */
+export function judgeTsLayers(script: TsLayersProbe, native: TsLayersProbe): TsLayersVerdict {
+  const problems: string[] = [];
+  const runs = script.compute.length;
+  let oneObjectEach = true, editSeenBelow = true, computeCorrect = true;
+  for (const p of [script, native]) {
+    const n = p.compute.length;
+    const o = p.objects;
+    const count = (event: string) => p.events.filter((e) => e === event).length;
+    const each = Array.from({ length: n }, (_, i) => i + 1).every((k) =>
+      count(`objects: create instance ${k}`) === 1 &&
+      count(`objects: create instance ${k} device ${k}`) === 1 &&
+      count(`reader: create instance ${k}`) === 1 && count(`objects: dispose instance ${k}`) === 1 &&
+      count(`objects: dispose instance ${k} device ${k}`) === 1 &&
+      count(`reader: dispose instance ${k}`) === 1
+    );
+    if (
+      !(n > 0 && o.instances === n && o.devices === n && o.readerInstances === n && o.disposed === 3 * n &&
+        each)
+    ) {
+      oneObjectEach = false;
+      problems.push(
+        `${p.placement}: ${n} run(s) made ${o.instances} instance, ${o.devices} device and ${o.readerInstances} ` +
+          `lower-layer object(s), disposed ${o.disposed}`,
+      );
+    }
+    const seen = p.chains.filter((types) => types.includes("VkPhysicalDeviceVulkan11Features")).length;
+    if (seen !== n || p.chains.length !== n) {
+      editSeenBelow = false;
+      problems.push(
+        `${p.placement}: the edit was read below in ${seen} of ${p.chains.length} vkCreateDevice call(s)`,
+      );
+    }
+    const wrong = p.compute.filter((c) => c.wrong !== 0).length;
+    if (n !== runs || wrong > 0) {
+      computeCorrect = false;
+      problems.push(`${p.placement}: ${wrong} of ${n} compute run(s) wrong`);
+    }
+    if (p.errors.length > 0) problems.push(`${p.placement}: ${p.errors.join("; ")}`);
+  }
+  const sameCalls = JSON.stringify(script.events) === JSON.stringify(native.events);
+  if (!sameCalls) {
+    const i = script.events.findIndex((e, k) => e !== native.events[k]);
+    const at = i < 0 ? script.events.length : i;
+    problems.push(
+      `the placements' calls differ at ${at}: script "${script.events[at] ?? "(end)"}", native "${
+        native.events[at] ?? "(end)"
+      }"`,
+    );
+  }
+  return { runs, oneObjectEach, sameCalls, editSeenBelow, computeCorrect, problems };
 }

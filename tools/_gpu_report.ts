@@ -12,7 +12,9 @@ import type {
   NameSetComparison,
   Negotiation,
   OrderingVerdict,
+  TsLayersVerdict,
 } from "./_gpu_compare.ts";
+import type { TsLayersProbe } from "./_gpu_tslayers.ts";
 import type { ManifestSearch } from "./_gpu_find.ts";
 
 /** One step of the check. */
@@ -76,6 +78,17 @@ export interface GpuReport {
     code: number;
   };
   ordering?: OrderingVerdict & { secondDriver: string; orderLog: string[] };
+  /**
+   * tools/_gpu_tslayers.ts in both placements; `layerOrder`: the native instance chain, nearest the
+   * application first; `messages`: the validation layer's, in the native run.
+   */
+  tsLayers?: {
+    script: RunOutput & { probe?: TsLayersProbe };
+    native: RunOutput & { probe?: TsLayersProbe };
+    layerOrder: string[];
+    messages: string[];
+    verdict?: TsLayersVerdict;
+  };
   bench?: { runs: number; rows: BenchRow[]; machine?: unknown };
 }
 
@@ -242,6 +255,62 @@ function sections(r: GpuReport): string[] {
         } (IDs: ${v.vuid.ids.map((i) => `\`${i}\``).join(", ") || "none"}).`,
         "",
       );
+    }
+  }
+  const t = r.tsLayers;
+  if (t) {
+    const a = t.script.probe, b = t.native.probe, v = t.verdict;
+    const yes = (x: boolean | undefined) => x === undefined ? "?" : x ? "yes" : "NO";
+    const objects = (p: TsLayersProbe | undefined) =>
+      p
+        ? `${p.objects.instances} / ${p.objects.devices} / ${p.objects.readerInstances}, ${p.objects.disposed} disposed`
+        : "no result";
+    const chains = (p: TsLayersProbe | undefined) =>
+      p
+        ? [...new Set(p.chains.map((types) => types.join(", ") || "(empty)"))].map((c) => `\`${c}\``).join(
+          "; ",
+        )
+        : "";
+    const compute = (p: TsLayersProbe | undefined) =>
+      p
+        ? `${p.compute.length} runs, ${
+          p.compute.every((c) => c.wrong === 0)
+            ? "all values correct"
+            : p.compute.map((c) => `${c.wrong} wrong`).join(", ")
+        } (${[...new Set(p.compute.map((c) => c.device))].join(", ")})`
+        : "";
+    L.push(
+      "## TypeScript layers",
+      "",
+      "Two TS layers of tools/_gpu_tslayers.ts over the compute example, run twice in one process (two " +
+        "instances, two devices). `VK_LAYER_gpucheck_objects` makes one object per instance (`create`) and one " +
+        "per device (`createDevice`), counts `vkCmdDispatch` and `vkQueueSubmit` on its device object, and puts " +
+        "`VkPhysicalDeviceVulkan11Features { shaderDrawParameters: true }` into `vkCreateDevice`'s pNext chain " +
+        "with `ctx.extendChain`; `VK_LAYER_gpucheck_reader`, below it, reads that chain with `ctx.chain`. In " +
+        "the script: `installLayers(Vulkan.load(), { layers })`; in the native chain: `.ts` layer manifests " +
+        "loaded by `Vulkan.load({ env, layerModules })`, enabled after `VK_LAYER_KHRONOS_validation` in " +
+        "`VK_INSTANCE_LAYERS`.",
+      "",
+      "| | in the script | in the native chain |",
+      "| --- | --- | --- |",
+      `| exit code | ${t.script.code} | ${t.native.code} |`,
+      `| instance chain, nearest the application first | (the layers wrap the loader's commands) | ${
+        t.layerOrder.join(", ") || "not logged"
+      } |`,
+      `| objects: instance / device / lower layer's instance | ${objects(a)} | ${objects(b)} |`,
+      `| vkCreateDevice's chain as the lower layer read it | ${chains(a)} | ${chains(b)} |`,
+      `| compute | ${compute(a)} | ${compute(b)} |`,
+      `| validation messages | (no validation layer) | ${t.messages.length} |`,
+      "",
+      `One object per instance and device: ${yes(v?.oneObjectEach)}; the same calls in both placements: ${
+        yes(v?.sameCalls)
+      }; the edit read below: ${yes(v?.editSeenBelow)}.${
+        v && v.problems.length > 0 ? ` Problems: ${v.problems.join("; ")}.` : ""
+      }`,
+      "",
+    );
+    if (a && v?.sameCalls) {
+      L.push("What the layers' objects saw, in order (both placements):", "", "```", ...a.events, "```", "");
     }
   }
   const pa = r.procAddr;

@@ -15,6 +15,7 @@ import {
   compareInfo,
   compareNameSets,
   judgeOrdering,
+  judgeTsLayers,
   type OrderedDevice,
   parseNegotiations,
   summarizeBench,
@@ -22,6 +23,7 @@ import {
 } from "./_gpu_compare.ts";
 import { findNvidiaManifest } from "./_gpu_find.ts";
 import type { ProcAddrProbe } from "./_gpu_procaddr.ts";
+import type { TsLayersProbe } from "./_gpu_tslayers.ts";
 import { type GpuReport, renderMarkdown, type RunOutput, type StepResult } from "./_gpu_report.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -365,6 +367,72 @@ export async function runGpuCheck(options: GpuCheckOptions): Promise<GpuReport> 
             ? "delivered"
             : `not seen (probe exit ${probe.code}: ${tail(probe.stdout + probe.stderrTail, 4)})`
         }`,
+    };
+  });
+
+  await step("tslayers", async () => {
+    // The same two TS layers in the script (installLayers over Vulkan.load()) and in the native chain (`.ts`
+    // manifests below the validation layer), each over two compute runs: tools/_gpu_tslayers.ts.
+    const layerPath = options.layerPath ?? "/usr/share/vulkan/explicit_layer.d";
+    try {
+      Deno.statSync(join(layerPath, "VkLayer_khronos_validation.json"));
+    } catch {
+      return { ok: false, note: `no "${join(layerPath, "VkLayer_khronos_validation.json")}"` };
+    }
+    const child = ["run", ...(options.cachedOnly ? ["--cached-only"] : []), "-A", "tools/_gpu_tslayers.ts"];
+    const script = await run([...child, "script"], base);
+    const native = await run([...child, "native"], {
+      ...base,
+      VK_LAYER_PATH: layerPath,
+      VK_LOADER_DEBUG: "layer",
+    });
+    const probe = (o: RunOutput) => {
+      const line = o.stdout.split("\n").find((l) => l.startsWith("GPU_TSLAYERS "));
+      return line ? JSON.parse(line.slice("GPU_TSLAYERS ".length)) as TsLayersProbe : undefined;
+    };
+    const a = probe(script), b = probe(native);
+    // The instance chain as the loader built it, nearest the application first.
+    const layerOrder = [
+      ...new Set(
+        native.stderrTail.split("\n").map((l) => /Insert instance layer "([^"]+)"/.exec(l)?.[1])
+          .filter((n): n is string => n !== undefined && n !== "VK_LAYER_MESA_device_select"),
+      ),
+    ];
+    const messages = validationMessages(native.stdout + "\n" + native.stderrTail);
+    report.tsLayers = {
+      script: { ...script, probe: a },
+      native: { ...native, probe: b },
+      layerOrder,
+      messages,
+    };
+    if (!a || !b) {
+      const failed = a ? native : script;
+      return {
+        ok: false,
+        note: `no result from ${a ? "native" : "script"}: exit ${failed.code}: ${tail(failed.stderrTail, 4)}`,
+      };
+    }
+    const verdict = judgeTsLayers(a, b);
+    report.tsLayers.verdict = verdict;
+    const below = JSON.stringify(layerOrder) ===
+      JSON.stringify([
+        "VK_LAYER_KHRONOS_validation",
+        "VK_LAYER_gpucheck_objects",
+        "VK_LAYER_gpucheck_reader",
+      ]);
+    const ok = script.code === 0 && native.code === 0 && verdict.problems.length === 0 && below &&
+      messages.length === 0;
+    const yes = (x: boolean) => x ? "yes" : "NO";
+    return {
+      ok,
+      note:
+        `script and native chain (${
+          below ? "below VK_LAYER_KHRONOS_validation" : `order ${layerOrder.join(", ")}`
+        }): ` +
+        `${verdict.runs} instances and devices, one object each: ${yes(verdict.oneObjectEach)}; ` +
+        `same calls: ${yes(verdict.sameCalls)}; edit read below: ${yes(verdict.editSeenBelow)}; ` +
+        `validation messages: ${messages.length}; compute correct: ${yes(verdict.computeCorrect)}` +
+        (verdict.problems.length > 0 ? `; ${verdict.problems.join("; ")}` : ""),
     };
   });
 

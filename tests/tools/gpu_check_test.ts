@@ -10,12 +10,14 @@ import {
   compareInfo,
   compareNameSets,
   judgeOrdering,
+  judgeTsLayers,
   parseNegotiations,
   summarizeBench,
   validationMessages,
 } from "../../tools/_gpu_compare.ts";
 import { classifyManifest, findNvidiaManifest } from "../../tools/_gpu_find.ts";
 import { type GpuReport, renderMarkdown } from "../../tools/_gpu_report.ts";
+import type { TsLayersProbe } from "../../tools/_gpu_tslayers.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -169,6 +171,69 @@ Deno.test("validation messages: VUIDs and validation errors are picked from outp
   ]);
 });
 
+/** What tools/_gpu_tslayers.ts prints for `runs` compute runs where everything went right. */
+function tsLayersProbe(placement: "script" | "native", runs = 2): TsLayersProbe {
+  const events: string[] = [];
+  for (let k = 1; k <= runs; k++) {
+    events.push(
+      `objects: create instance ${k}`,
+      `reader: create instance ${k}`,
+      `objects: instance ${k} made, 0`,
+      "reader: vkCreateDevice chain has VkPhysicalDeviceVulkan11Features: shaderDrawParameters 1",
+      "reader: vkCreateDevice -> 0",
+      `objects: create instance ${k} device ${k}`,
+      `objects: instance ${k} device ${k} destroyed after 1 dispatch, 1 submit`,
+      `objects: dispose instance ${k} device ${k}`,
+      `reader: dispose instance ${k}`,
+      `objects: dispose instance ${k}`,
+    );
+  }
+  return {
+    placement,
+    events,
+    objects: { instances: runs, devices: runs, readerInstances: runs, disposed: 3 * runs },
+    chains: Array.from({ length: runs }, () => ["VkPhysicalDeviceVulkan11Features"]),
+    compute: Array.from({ length: runs }, () => ({ device: "NVIDIA H100 80GB HBM3", wrong: 0 })),
+    errors: [],
+  };
+}
+
+Deno.test("TS layers: one object per instance and device, the same calls in both placements, the edit read below", () => {
+  const good = judgeTsLayers(tsLayersProbe("script"), tsLayersProbe("native"));
+  assertEquals(good, {
+    runs: 2,
+    oneObjectEach: true,
+    sameCalls: true,
+    editSeenBelow: true,
+    computeCorrect: true,
+    problems: [],
+  });
+
+  // A second instance object made for one instance (its calls then run twice).
+  const twice = tsLayersProbe("native");
+  twice.objects.instances = 3;
+  twice.events.splice(1, 0, "objects: create instance 1");
+  const extra = judgeTsLayers(tsLayersProbe("script"), twice);
+  assertEquals([extra.oneObjectEach, extra.sameCalls, extra.editSeenBelow], [false, false, true]);
+  assert(
+    extra.problems.some((p) => p.startsWith("native: 2 run(s) made 3 instance")),
+    extra.problems.join("\n"),
+  );
+  assert(extra.problems.some((p) => p.includes('differ at 1: script "reader: create instance 1"')));
+
+  // The edit lost on the way down, and a device object never disposed.
+  const lost = tsLayersProbe("native");
+  lost.chains[1] = [];
+  lost.objects.disposed = 5;
+  const judged = judgeTsLayers(tsLayersProbe("script"), lost);
+  assertEquals([judged.oneObjectEach, judged.editSeenBelow, judged.computeCorrect], [false, false, true]);
+  assert(judged.problems.includes("native: the edit was read below in 1 of 2 vkCreateDevice call(s)"));
+
+  const wrong = tsLayersProbe("script");
+  wrong.compute[0]!.wrong = 7;
+  assertEquals(judgeTsLayers(wrong, tsLayersProbe("native")).computeCorrect, false);
+});
+
 Deno.test("manifest search: NVIDIA's manifest is found by its library in a folder, or by a walk when elsewhere", () => {
   const tree = Deno.makeTempDirSync({ prefix: "vkdeno_gpu_find_" });
   try {
@@ -243,6 +308,13 @@ Deno.test("markdown: the interface, devices, compute output, ordering and bench 
       secondDriver: "mock",
       orderLog: [],
     },
+    tsLayers: {
+      script: { command: "", code: 0, stdout: "", stderrTail: "", probe: tsLayersProbe("script") },
+      native: { command: "", code: 0, stdout: "", stderrTail: "", probe: tsLayersProbe("native") },
+      layerOrder: ["VK_LAYER_KHRONOS_validation", "VK_LAYER_gpucheck_objects", "VK_LAYER_gpucheck_reader"],
+      messages: [],
+      verdict: judgeTsLayers(tsLayersProbe("script"), tsLayersProbe("native")),
+    },
     bench: {
       runs: 1,
       rows: [{
@@ -264,12 +336,17 @@ Deno.test("markdown: the interface, devices, compute output, ordering and bench 
       "Result:  all 1048576 values correct",
       "Discrete GPU first: yes; same order as libvulkan: yes.",
       "| vkGetDeviceQueue | 10.0 | n/a | 14.0 | n/a | 1.40 | 2.10 | 1.50 |",
+      "| objects: instance / device / lower layer's instance | 2 / 2 / 2, 6 disposed | 2 / 2 / 2, 6 disposed |",
+      "VK_LAYER_KHRONOS_validation, VK_LAYER_gpucheck_objects, VK_LAYER_gpucheck_reader |",
+      "One object per instance and device: yes; the same calls in both placements: yes; the edit read below: yes.",
+      "objects: instance 2 device 2 destroyed after 1 dispatch, 1 submit",
     ]
   ) assert(md.includes(text), `missing ${JSON.stringify(text)} in\n${md}`);
 });
 
 Deno.test({
-  name: "gpu_check on lavapipe: the report has the negotiated interface and equal info from both loaders",
+  name:
+    "gpu_check on lavapipe: the report has the negotiated interface, equal info from both loaders, and the TS layers alike in both placements",
   ignore: (() => {
     try {
       Deno.statSync(LAVAPIPE);
@@ -315,12 +392,20 @@ Deno.test({
       ["info", "pass"],
       ["compute", "pass"],
       ["validation", "skip"],
+      ["tslayers", "pass"],
       ["procaddr", "skip"],
       ["lifecycle", "skip"],
       ["ordering", "skip"],
       ["bench", "skip"],
     ]);
     assert(Deno.readTextFileSync(`${out}/gpu_report.md`).includes("| lvp_icd.x86_64.json |"));
+    assertEquals(report.tsLayers?.verdict?.problems, []);
+    assertEquals(report.tsLayers?.native.probe?.objects, {
+      instances: 2,
+      devices: 2,
+      readerInstances: 2,
+      disposed: 6,
+    });
   } finally {
     Deno.removeSync(out, { recursive: true });
   }
