@@ -24,7 +24,13 @@ import {
 import { findNvidiaManifest } from "./_gpu_find.ts";
 import type { ProcAddrProbe } from "./_gpu_procaddr.ts";
 import type { TsLayersProbe } from "./_gpu_tslayers.ts";
-import { type GpuReport, renderMarkdown, type RunOutput, type StepResult } from "./_gpu_report.ts";
+import {
+  type GpuReport,
+  keptSections,
+  renderMarkdown,
+  type RunOutput,
+  type StepResult,
+} from "./_gpu_report.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const DENO = Deno.execPath();
@@ -635,6 +641,8 @@ if (import.meta.main) {
       "cached-only": { type: "boolean", default: false },
       render: { type: "string" },
       startup: { type: "string" },
+      "keep-also": { type: "string" },
+      output: { type: "string" },
     },
   });
   if (values.render) {
@@ -642,8 +650,12 @@ if (import.meta.main) {
       JSON.parse(Deno.readTextFileSync(path)) as GpuReport
     );
     const extra = values.startup ? startupSection(values.startup) : [];
-    const md = await formatMarkdown(renderMarkdown(main!, others, extra));
-    await Deno.stdout.write(new TextEncoder().encode(md));
+    // Read before `--output` is written: `--keep-also docs/gpu.md --output docs/gpu.md` renders the page anew.
+    const kept = values["keep-also"] ? keptSections(Deno.readTextFileSync(values["keep-also"])) : [];
+    const command = ["deno run -A tools/gpu_check.ts", ...Deno.args].join(" ");
+    const md = await formatMarkdown(renderMarkdown(main!, others, extra, { command, kept }));
+    if (values.output) Deno.writeTextFileSync(values.output, md);
+    else await Deno.stdout.write(new TextEncoder().encode(md));
     Deno.exit(0);
   }
   const out = values.out ?? Deno.env.get("OUT") ?? join(ROOT, ".cache", "gpu");

@@ -16,7 +16,7 @@ import {
   validationMessages,
 } from "../../tools/_gpu_compare.ts";
 import { classifyManifest, findNvidiaManifest } from "../../tools/_gpu_find.ts";
-import { type GpuReport, renderMarkdown } from "../../tools/_gpu_report.ts";
+import { type GpuReport, keptSections, renderMarkdown } from "../../tools/_gpu_report.ts";
 import type { TsLayersProbe } from "../../tools/_gpu_tslayers.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -342,6 +342,35 @@ Deno.test("markdown: the interface, devices, compute output, ordering and bench 
       "objects: instance 2 device 2 destroyed after 1 dispatch, 1 submit",
     ]
   ) assert(md.includes(text), `missing ${JSON.stringify(text)} in\n${md}`);
+});
+
+Deno.test('markdown: an earlier page\'s "Also run on" sections are kept, unless a report rendered has the heading', () => {
+  const report = (gpu: string): GpuReport => ({
+    kind: "vkdeno-gpu-check",
+    date: "2026-11-27T01:00:00.000Z",
+    machine: { gpu, kernel: "6.18", cpu: "Xeon", deno: "Deno" },
+    manifest: { candidates: [] },
+    steps: [{ name: "info", status: "pass", ms: 1 }],
+    negotiation: { vkdeno: [], libvulkanLines: [] },
+  });
+  const earlier = renderMarkdown(report("NVIDIA H100"), [report("2 × NVIDIA H200"), report("NVIDIA L4")]);
+  const kept = keptSections(earlier);
+  assertEquals(kept.map((s) => s.split("\n", 1)[0]), [
+    "## Also run on 2 × NVIDIA H200",
+    "## Also run on NVIDIA L4",
+  ]);
+  assert(kept[0]!.includes("### Steps") && !kept[1]!.includes("## How to run it"));
+
+  const page = renderMarkdown(report("NVIDIA H100"), [report("NVIDIA L4")], [], {
+    kept,
+    command: "render X",
+  });
+  assertEquals(page.split("\n").filter((l) => l.startsWith("## Also run on ")), [
+    "## Also run on NVIDIA L4",
+    "## Also run on 2 × NVIDIA H200",
+  ]);
+  assert(page.includes("do not edit by hand: `render X`."));
+  assert(page.trimEnd().endsWith(earlier.slice(earlier.indexOf("## How to run it")).trimEnd()));
 });
 
 Deno.test({
