@@ -1,7 +1,8 @@
 /**
  * Handle checks of one loader: each handle parameter against the loader's registries (null where vk.xml does
  * not allow it, destroyed, another loader's, not a handle), a `TypeError` naming command, parameter and fault
- * (docs/behaviour.md V07); checked mode (V08) tracks every handle from the generated parameters alone.
+ * (docs/behaviour.md V07); checked mode (V08) tracks every handle from the generated parameters alone, and
+ * holds the allocation callbacks each was made with until it is destroyed (V10).
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { HANDLES } from "../ffi/generated/handles.ts";
 import { STRUCTS } from "../ffi/generated/structs.ts";
 import type { ParamInfo } from "../ffi/generated/types.ts";
 import type { HandleChecks } from "../ffi/handle_check.ts";
+import { holdCallback } from "../ffi/callback.ts";
 import { readU32, readU64 } from "../ffi/memory.ts";
 import { type HandleRegistry, key, type LoaderDevice, type LoaderInstance } from "./objects.ts";
 
@@ -24,6 +26,10 @@ interface Tracked {
   readonly owner: Owner;
   /** The object whose destruction destroys it (its pool, or its owner). */
   readonly parent: bigint;
+  /** The command that made it. */
+  command: string;
+  /** The allocation callbacks it was made with, which it holds (V10). */
+  hold: AllocatorHold | undefined;
 }
 
 interface HandleParam {
@@ -34,6 +40,8 @@ interface HandleParam {
 }
 
 interface OutputParam {
+  /** The command writing it. */
+  readonly command: string;
   readonly index: number;
   readonly type: string;
   /** How many handles the call wrote (read after it). */
@@ -46,6 +54,8 @@ interface OutputParam {
 interface Plan {
   /** Number of parameters. */
   readonly arity: number;
+  /** Index of the `pAllocator` parameter (`const VkAllocationCallbacks*`), or -1. */
+  readonly allocator: number;
   readonly handles: readonly HandleParam[];
   readonly outputs: readonly OutputParam[];
   /** The handles a destroy or free command ends (the last handle parameter, scalar or array). */
@@ -113,6 +123,12 @@ export class HandleChecker implements HandleChecks {
   /** Destroyed tracked handles by address, with their type (forgotten when the address is made again). */
   readonly #gone = new Map<bigint, string>();
   readonly #children = new Map<bigint, Set<bigint>>();
+  /** The sets of allocation callbacks seen, by their function pointers (swept when a new one comes). */
+  readonly #holds = new Map<string, AllocatorHold>();
+  /** The set of allocation callbacks seen last: the one an application passes again, compared first. */
+  #lastHold: AllocatorHold | undefined;
+  /** Per `pAllocator` pointer object: a view of the struct. */
+  readonly #allocatorViews = new WeakMap<object, BigUint64Array>();
   /** Bumped when a tracked handle is destroyed (with the registry's epoch: when any object is). */
   #epoch = 0;
   /**
@@ -368,13 +384,24 @@ export class HandleChecker implements HandleChecks {
       // The same queue asked for again into the same slot: nothing new to record.
       if (n === 1 && seen.view[0] === seen.last && seen.epoch === now) continue;
       const parent = out.parent?.(args) ?? owner.address;
+      // The instance's and the device's are held by the trampolines, in both modes.
+      const hold = plan.allocator < 0 || ROOTS.has(out.type)
+        ? undefined
+        : this.#allocatorHold(args[plan.allocator] as Deno.PointerValue);
       for (let i = 0; i < n; i++) {
         const k = seen.view[i]!;
         if (k === 0n) continue;
+        hold?.add();
         const known = this.#objects.get(k);
-        if (known !== undefined && known.owner === owner && known.parent === parent) continue;
-        if (known !== undefined) this.#children.get(known.parent)?.delete(k);
-        this.#objects.set(k, { type: out.type, owner, parent });
+        if (known !== undefined) {
+          // An address made again without a destroy this loader saw.
+          known.hold?.drop();
+          known.hold = hold;
+          known.command = out.command;
+          if (known.owner === owner && known.parent === parent) continue;
+          this.#children.get(known.parent)?.delete(k);
+        }
+        this.#objects.set(k, { type: out.type, owner, parent, command: out.command, hold });
         this.#gone.delete(k);
         let set = this.#children.get(parent);
         if (!set) this.#children.set(parent, set = new Set());
@@ -385,9 +412,38 @@ export class HandleChecker implements HandleChecks {
     }
   }
 
+  /** The hold of the allocation callbacks `pAllocator` points to, or undefined for none. */
+  #allocatorHold(pAllocator: Deno.PointerValue | undefined): AllocatorHold | undefined {
+    if (pAllocator === null || pAllocator === undefined) return undefined;
+    let view = this.#allocatorViews.get(pAllocator);
+    if (view === undefined) {
+      view = new BigUint64Array(Deno.UnsafePointerView.getArrayBuffer(pAllocator, ALLOCATION_CALLBACKS_SIZE));
+      this.#allocatorViews.set(pAllocator, view);
+    }
+    // The five function pointers (after pUserData), read again each call: the application may rewrite them.
+    const last = this.#lastHold;
+    if (last !== undefined && last.matches(view)) return last;
+    const key = `${view[1]} ${view[2]} ${view[3]} ${view[4]} ${view[5]}`;
+    let hold = this.#holds.get(key);
+    if (hold === undefined) {
+      // Sets no live object holds any more let their callbacks go (an application making an allocator per
+      // object would otherwise pile them up).
+      for (const [k, h] of this.#holds) {
+        if (h.count === 0) {
+          h.release();
+          this.#holds.delete(k);
+        }
+      }
+      hold = new AllocatorHold(view, this.#objects);
+      this.#holds.set(key, hold);
+    }
+    return this.#lastHold = hold;
+  }
+
   #end(k: bigint): void {
     const tracked = this.#objects.get(k);
     if (!tracked) return;
+    tracked.hold?.drop();
     this.#objects.delete(k);
     this.#gone.set(k, tracked.type);
     this.#epoch++;
@@ -400,6 +456,63 @@ export class HandleChecker implements HandleChecks {
     if (!children) return;
     this.#children.delete(parent);
     for (const c of children) this.#end(c);
+  }
+}
+
+/** sizeof(VkAllocationCallbacks): pUserData, then five function pointers. */
+const ALLOCATION_CALLBACKS_SIZE = 48;
+
+/**
+ * One set of allocation callbacks, held (docs/behaviour.md V10) while a live object was made with it: it counts
+ * them (a create and a destroy cost an increment each, however many live) and names a few only when a
+ * callback's `dispose` asks who holds it.
+ */
+class AllocatorHold {
+  /** The function pointers' addresses (pfnAllocation ... pfnInternalFree). */
+  readonly #addresses: readonly bigint[];
+  /** The checker's tracked objects, to name this set's. */
+  readonly #objects: ReadonlyMap<bigint, Tracked>;
+  readonly #releases: (() => void)[];
+  /** Live objects made with this set. */
+  count = 0;
+
+  constructor(view: BigUint64Array, objects: ReadonlyMap<bigint, Tracked>) {
+    this.#addresses = [view[1]!, view[2]!, view[3]!, view[4]!, view[5]!];
+    this.#objects = objects;
+    // Registered once, for as long as the set is kept: a holder naming nothing holds nothing.
+    const holder = () => this.count === 0 ? "" : this.#describe();
+    this.#releases = this.#addresses.map((address) => holdCallback(address, holder));
+  }
+
+  /** Whether `view` (a VkAllocationCallbacks) holds these function pointers. */
+  matches(view: BigUint64Array): boolean {
+    const a = this.#addresses;
+    return view[1] === a[0] && view[2] === a[1] && view[3] === a[2] && view[4] === a[3] && view[5] === a[4];
+  }
+
+  add(): void {
+    this.count++;
+  }
+
+  drop(): void {
+    this.count--;
+  }
+
+  /** Forgets the set (once no object holds it). */
+  release(): void {
+    for (const release of this.#releases) release();
+  }
+
+  /** `VkBuffer 0x... (vkCreateBuffer)`, up to three of them, and how many more. */
+  #describe(): string {
+    const shown: string[] = [];
+    for (const [k, o] of this.#objects) {
+      if (o.hold !== this) continue;
+      shown.push(`${o.type} ${hex(k)} (${o.command})`);
+      if (shown.length === 3) break;
+    }
+    const more = this.count - shown.length;
+    return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
   }
 }
 
@@ -428,7 +541,7 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
       handles.push({ index, name: p.name, type, optional: p.optional === true });
     } else if (p.pointer === 1 && !p.const) {
       const count = countOf(p, params, indexOf);
-      if (count) outputs.push({ index, type, count, parent: parentOf(type, params) });
+      if (count) outputs.push({ command: name, index, type, count, parent: parentOf(type, params) });
     }
   });
   if (/^vk(Destroy|Free)/.test(name)) {
@@ -446,7 +559,14 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
       }
     }
   }
-  return { arity: params.length, handles, outputs, destroys };
+  const allocator = params.findIndex((p) => p.type === "VkAllocationCallbacks" && p.pointer === 1);
+  return {
+    arity: params.length,
+    allocator: outputs.length > 0 ? allocator : -1,
+    handles,
+    outputs,
+    destroys,
+  };
 }
 
 /** How many handles an output parameter receives, or undefined when its length cannot be read. */

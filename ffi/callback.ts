@@ -88,15 +88,21 @@ function openCell(def: Deno.UnsafeCallbackDefinition, threadSafe = false): Cell 
 }
 
 /**
+ * Who holds a callback: a description (`"VkDebugUtilsMessengerEXT 0x1"`), or a function giving one when asked
+ * (a holder standing for many objects names them only then; `""` while it holds nothing).
+ */
+export type CallbackHolder = string | (() => string);
+
+/**
  * Callbacks C still holds, by address: who holds each (a live messenger, report callback, allocator). A held
  * callback cannot be closed through {@linkcode VkCallback}, and a released one is not pooled while held, so
  * its address is never handed to a new owner that the holder would then call.
  */
-const holds = new Map<bigint, string[]>();
+const holds = new Map<bigint, CallbackHolder[]>();
 
 /**
- * Records that `holder` (e.g. `"VkDebugUtilsMessengerEXT 0x1"`) calls the callback at `pointer` until the
- * returned function is called.
+ * Records that `holder` (e.g. `"VkDebugUtilsMessengerEXT 0x1"`) calls the callback at `pointer` (a pointer or
+ * its address) until the returned function is called.
  *
  * @example Usage
  * ```ts
@@ -108,9 +114,9 @@ const holds = new Map<bigint, string[]>();
  * console.log(holdersOf(p)); // []
  * ```
  */
-export function holdCallback(pointer: Deno.PointerValue, holder: string): () => void {
-  if (pointer === null) return ignore;
-  const k = BigInt(Deno.UnsafePointer.value(pointer));
+export function holdCallback(pointer: Deno.PointerValue | bigint, holder: CallbackHolder): () => void {
+  if (pointer === null || pointer === 0n) return ignore;
+  const k = typeof pointer === "bigint" ? pointer : BigInt(Deno.UnsafePointer.value(pointer));
   let list = holds.get(k);
   if (!list) holds.set(k, list = []);
   list.push(holder);
@@ -126,7 +132,10 @@ export function holdCallback(pointer: Deno.PointerValue, holder: string): () => 
 
 /** Who still holds the callback at `pointer` (empty when nothing does). */
 export function holdersOf(pointer: Deno.PointerValue): readonly string[] {
-  return pointer === null ? [] : holds.get(BigInt(Deno.UnsafePointer.value(pointer))) ?? [];
+  if (pointer === null) return [];
+  const list = holds.get(BigInt(Deno.UnsafePointer.value(pointer)));
+  if (list === undefined) return [];
+  return list.map((holder) => typeof holder === "string" ? holder : holder()).filter((h) => h !== "");
 }
 
 /** Drops the owner's body (its closures can be collected) and keeps the cell for reuse, or closes it. */

@@ -520,6 +520,26 @@ export const CASES: readonly MisuseCase[] = [
     },
   },
   {
+    name: "allocator-closed-while-buffer-lives",
+    what:
+      "a buffer's allocation callbacks closed before vkDestroyBuffer, a new free callback made, the buffer destroyed",
+    expect: /PFN_vkAllocationFunction: .*held by VkBuffer 0x[0-9a-f]+ \(vkCreateBuffer\)/,
+    checkedOnly: true,
+    run() {
+      const { vk, device, arena } = setup();
+      const allocator = libcAllocator(arena);
+      const b = create(vk, "vkCreateBuffer", [device, bufferInfo(arena), allocator.pointer]);
+      for (const cb of allocator.callbacks) cb.dispose();
+      // A closed callback's address goes to the next callback of its type: the driver frees through that one.
+      let stale = 0;
+      makeCallback("PFN_vkFreeFunction", () => void stale++);
+      vk.vkDestroyBuffer(device, b, allocator.pointer);
+      if (stale > 0) {
+        throw new Error("stale allocation callbacks: vkDestroyBuffer freed through a later callback");
+      }
+    },
+  },
+  {
     name: "stale-callback-reused",
     what: "a messenger's callback closed, the next callback made, an error message submitted",
     expect: /stale|held by VkDebugUtilsMessengerEXT/,
@@ -562,6 +582,31 @@ export const CASES: readonly MisuseCase[] = [
     },
   },
 ];
+
+/** Allocation callbacks over libc's allocator, as an application tracking its driver memory writes them. */
+function libcAllocator(arena: Arena) {
+  const libc = Deno.dlopen("libc.so.6", {
+    aligned_alloc: { parameters: ["usize", "usize"], result: "pointer" },
+    realloc: { parameters: ["pointer", "usize"], result: "pointer" },
+    free: { parameters: ["pointer"], result: "void" },
+  }).symbols;
+  const up = (size: number | bigint, align: number | bigint) =>
+    (BigInt(size) + BigInt(align) - 1n) / BigInt(align) * BigInt(align);
+  const callbacks = [
+    makeCallback(
+      "PFN_vkAllocationFunction",
+      (_u, size, align) => libc.aligned_alloc(BigInt(align), up(size, align)),
+    ),
+    makeCallback("PFN_vkReallocationFunction", (_u, p, size) => libc.realloc(p, BigInt(size))),
+    makeCallback("PFN_vkFreeFunction", (_u, p) => libc.free(p)),
+  ] as const;
+  const pointer = writeStruct(arena, "VkAllocationCallbacks", {
+    pfnAllocation: callbacks[0].pointer,
+    pfnReallocation: callbacks[1].pointer,
+    pfnFree: callbacks[2].pointer,
+  });
+  return { pointer, callbacks };
+}
 
 function enumerateCommandBuffers(vk: Vk, arena: Arena, device: VkDevice, pool: unknown) {
   const out = new BigUint64Array(new ArrayBuffer(8));
