@@ -77,6 +77,21 @@ function writerOf(m: CallMemory): StructWriter {
   return w;
 }
 
+/** The chain structs (`names`, in order) linked from the pNext of the struct at `offset`, by name. */
+function readChain(view: DataView, offset: number, names: readonly string[] | null): Record<string, unknown> {
+  const read: Record<string, unknown> = {};
+  let next = view.getBigUint64(offset + 8, true);
+  for (const type of names ?? []) {
+    const p = Deno.UnsafePointer.create(next);
+    if (p === null) break;
+    const layout = layoutOf(type);
+    const link = new DataView(Deno.UnsafePointerView.getArrayBuffer(p, layout.size));
+    read[type] = readInto(layout, link, 0);
+    next = link.getBigUint64(8, true);
+  }
+  return read;
+}
+
 /** The helpers compiled commands call. */
 export const RUNTIME = {
   /** A scratch for one call with `reserved` bytes of outputs: the shared one, or a new one while it is in use. */
@@ -221,35 +236,58 @@ export const RUNTIME = {
   back(buf: Uint8Array | null, v: unknown): void {
     if (buf && isBytes(v)) bytesOf(v).set(buf);
   },
-  /** Prepares the output struct at `offset`: sType, and the chain of structs asked for. */
-  outStruct(m: CallMemory, name: string, offset: number, chain: unknown, command: string): void {
-    const layout = layoutOf(name);
-    if (layout.sType !== undefined) m.view.setUint32(offset, layout.sType, true);
-    if (chain == null) return;
+  /** The chain a caller asked for, checked: one `{ type }` link per struct name; null for none. */
+  links(chain: unknown, command: string): { type: string }[] | null {
+    if (chain == null) return null;
     if (!Array.isArray(chain)) return fail(`${at(command, "chain")} expected an array of struct names`);
-    const links = chain.map((c) => {
+    return chain.map((c) => {
       if (typeof c !== "string" || !findLayout(c)) {
         return fail(`${at(command, "chain")} has an unknown struct "${c}"`);
       }
       return { type: c };
     });
+  },
+  /** Prepares the output struct at `offset`: sType, and the chain of structs asked for. */
+  outStruct(m: CallMemory, name: string, offset: number, chain: unknown, command: string): void {
+    const layout = layoutOf(name);
+    if (layout.sType !== undefined) m.view.setUint32(offset, layout.sType, true);
+    const links = RUNTIME.links(chain, command);
+    if (links === null) return;
     const head = writerOf(m).chain(links, name);
     m.view.setBigUint64(offset + 8, BigInt(Deno.UnsafePointer.value(head)), true);
   },
   readStruct(m: CallMemory, name: string, offset: number, chain: unknown): unknown {
     const out = readInto(layoutOf(name), m.view, offset);
     if (chain === false) return out;
-    const read: Record<string, unknown> = {};
-    let next = m.view.getBigUint64(offset + 8, true);
-    for (const type of (chain ?? []) as string[]) {
-      const p = Deno.UnsafePointer.create(next);
-      if (p === null) break;
-      const layout = layoutOf(type);
-      const view = new DataView(Deno.UnsafePointerView.getArrayBuffer(p, layout.size));
-      read[type] = readInto(layout, view, 0);
-      next = view.getBigUint64(8, true);
+    out.chain = readChain(m.view, offset, chain as string[] | null) as never;
+    return out;
+  },
+  /**
+   * An output array of `n` chainable structs (sType set), each element's pNext its own copy of the chain
+   * `links` ({@linkcode RUNTIME.links}), so C fills one chain per element.
+   */
+  outChained(m: CallMemory, element: string, n: number, links: { type: string }[] | null): Uint8Array {
+    const buf = RUNTIME.outArray(m, "struct", element, n);
+    if (links === null || links.length === 0) return buf;
+    const size = layoutOf(element).size;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const writer = writerOf(m);
+    for (let i = 0; i < n; i++) {
+      const head = writer.chain(links, element);
+      view.setBigUint64(i * size + 8, BigInt(Deno.UnsafePointer.value(head)), true);
     }
-    out.chain = read as never;
+    return buf;
+  },
+  /** The elements of an {@linkcode RUNTIME.outChained} array, each with the chain it was given read back. */
+  readChained(element: string, buf: Uint8Array, n: number, chain: unknown): unknown[] {
+    const layout = layoutOf(element);
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const out: unknown[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const value = readInto(layout, view, i * layout.size);
+      value.chain = readChain(view, i * layout.size, chain as string[] | null) as never;
+      out[i] = value;
+    }
     return out;
   },
   handle(m: CallMemory, offset: number): Deno.PointerValue {
@@ -426,7 +464,7 @@ function source(
     reserved += (bytes + 7) & ~7;
     return off;
   };
-  let twoCall: { count: number; kind: string; off: number; arrays: number[] } | undefined;
+  let twoCall: { count: number; kind: string; off: number; arrays: number[]; chained?: number } | undefined;
   roles.forEach((role, i) => {
     const p = params[i]!;
     const P = q(p.name);
@@ -528,10 +566,23 @@ function source(
         const n = spec.length === 1
           ? `rt.size(a${spec[0]})`
           : `rt.memberCount(${userOf[spec[0]]}, ${q(params[spec[0]]!.type)}, ${q(spec[1])})`;
+        const chained = role[5] === 1 && chain === undefined;
+        if (chained) {
+          chain = `c${i}`;
+          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
+        }
         prep.push(`const n${i} = ${n};`);
-        prep.push(`const b${i} = rt.outArray(m, ${q(role[1])}, ${q(role[2])}, n${i});`);
+        prep.push(
+          chained
+            ? `const b${i} = rt.outChained(m, ${q(role[2])}, n${i}, l${i});`
+            : `const b${i} = rt.outArray(m, ${q(role[1])}, ${q(role[2])}, n${i});`,
+        );
         prep.push(`const a${i} = m.pointer(b${i});`);
-        after.push(`const o${i} = rt.readArray(${q(role[1])}, ${q(role[2])}, b${i}, n${i});`);
+        after.push(
+          chained
+            ? `const o${i} = rt.readChained(${q(role[2])}, b${i}, n${i}, ${chain});`
+            : `const o${i} = rt.readArray(${q(role[1])}, ${q(role[2])}, b${i}, n${i});`,
+        );
         outputs.push([outputName(p.name), `o${i}`]);
         break;
       }
@@ -541,6 +592,11 @@ function source(
         break;
       case "ta":
         twoCall!.arrays.push(i);
+        if (role[4] === 1 && chain === undefined) {
+          chain = `c${i}`;
+          twoCall!.chained = i;
+          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
+        }
         outputs.push([outputName(p.name), `o${i}`]);
         break;
       default:
@@ -586,14 +642,22 @@ function source(
     const empty = (k: number) => roles[k]![1] === "bytes" ? "new Uint8Array(0)" : "[]";
     body.push(`if (n === 0) { ${t.arrays.map((k) => `o${k} = ${empty(k)};`).join(" ")} break; }`);
     for (const k of t.arrays) {
-      body.push(`const b${k} = rt.outArray(m, ${q(roles[k]![1])}, ${q(roles[k]![2])}, n);`);
+      body.push(
+        k === t.chained
+          ? `const b${k} = rt.outChained(m, ${q(roles[k]![2])}, n, l${k});`
+          : `const b${k} = rt.outArray(m, ${q(roles[k]![1])}, ${q(roles[k]![2])}, n);`,
+      );
       body.push(`a${k} = m.pointer(b${k});`);
     }
     body.push(`r = ${call};`, check);
     body.push(`if (r === 5 && attempt < 16) continue;`);
     body.push(`const got = Math.min(${read}, n);`);
     for (const k of t.arrays) {
-      body.push(`o${k} = rt.readArray(${q(roles[k]![1])}, ${q(roles[k]![2])}, b${k}, got);`);
+      body.push(
+        k === t.chained
+          ? `o${k} = rt.readChained(${q(roles[k]![2])}, b${k}, got, ${chain});`
+          : `o${k} = rt.readArray(${q(roles[k]![1])}, ${q(roles[k]![2])}, b${k}, got);`,
+      );
     }
     body.push(`break;`, `}`);
     // Still VK_INCOMPLETE after 16 rounds: the count keeps growing.

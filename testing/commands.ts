@@ -375,6 +375,7 @@ const behaviours: Record<string, Behaviour> = {
     const m = physical(rt, pd).model;
     return void listInto(pCount as P, pProps as P, m.queueFamilies.length, 40, (i, p) => {
       m.writeQueueFamily(i, Deno.UnsafePointer.offset(p, 16)!);
+      m.writeQueueFamilyChain(i, readPointer(p, 8));
     });
   },
   vkGetPhysicalDeviceMemoryProperties: (rt, [pd, p]) =>

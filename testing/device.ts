@@ -34,6 +34,12 @@ export interface MockQueueFamily {
   readonly queueCount?: number;
   /** `timestampValidBits` (default 64). */
   readonly timestampValidBits?: number;
+  /**
+   * Structs the family reports in the pNext chain of its `VkQueueFamilyProperties2`, by name, each with
+   * the members it sets (`{ VkQueueFamilyGlobalPriorityProperties: { priorityCount: 1, priorities:
+   * ["VK_QUEUE_GLOBAL_PRIORITY_MEDIUM"] } }`); a chained struct not listed keeps its zeroes.
+   */
+  readonly chain?: MockStructs;
 }
 
 /** One memory heap: its size in bytes and `VkMemoryHeapFlags`. */
@@ -248,6 +254,9 @@ function normalise(name: string, layout: StructLayout, value: MockStructValue): 
     const nested = m.pointer === 0 ? findLayout(m.type) : undefined;
     if (nested && !nested.union && v !== null && typeof v === "object" && !Array.isArray(v)) {
       out[member] = normalise(m.type, nested, v as MockStructValue);
+    } else if (Array.isArray(v) && isEnumType(m.type) && !/Flags\d*$/.test(m.type)) {
+      // An array of enum values (`priorities`), each a number or a name.
+      out[member] = v.map((x) => enumValue(x, `member "${member}" of "${name}"`));
     } else if (m.type === "VkBool32" || isEnumType(m.type)) {
       out[member] = enumValue(v, `member "${member}" of "${name}"`);
     } else {
@@ -275,6 +284,14 @@ const FEATURES = "VkPhysicalDeviceFeatures";
 /** Property structs answered with defaults when the options do not list them. */
 const ANSWERED = new Set(["VkPhysicalDeviceDriverProperties", "VkPhysicalDeviceIDProperties"]);
 const PROPERTIES = "VkPhysicalDeviceProperties";
+
+/** Struct `name` with `value` written, as bytes after `sType`/`pNext`. */
+function bodyImage(name: string, value: MockStructValue): Uint8Array {
+  const layout = layoutOf(name);
+  using arena = new Arena();
+  const p = writeStruct(arena, name as string, value);
+  return new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p, layout.size)).slice(bodyStart(layout));
+}
 
 /** The byte offset past `sType` and `pNext` for a chainable struct (those two stay the caller's). */
 function bodyStart(layout: StructLayout): number {
@@ -307,6 +324,8 @@ export class MockDeviceModel {
   readonly #properties: Map<string, MockStructValue>;
   readonly #formats = new Map<number, [number, number, number]>();
   readonly #images = new Map<string, Uint8Array>();
+  /** Per queue family: its chain structs' bytes after `sType`/`pNext`, by canonical name. */
+  readonly #familyChains: readonly Map<string, Uint8Array>[];
 
   /** A model of `options`, checked: a name that is no Vulkan struct, member or enum throws. */
   constructor(options: MockDeviceOptions = {}) {
@@ -320,6 +339,18 @@ export class MockDeviceModel {
       queueCount: f.queueCount ?? 1,
       timestampValidBits: f.timestampValidBits ?? 64,
     }));
+    this.#familyChains = (options.queueFamilies ?? []).map((f, i) => {
+      const images = new Map<string, Uint8Array>();
+      for (const [name, value] of normaliseAll(f.chain, `queueFamilies[${i}].chain`)) {
+        if (!layoutOf(name).extends?.includes("VkQueueFamilyProperties2")) {
+          throw new TypeError(
+            `Invalid mock device: queueFamilies[${i}].chain struct "${name}" does not extend "VkQueueFamilyProperties2"`,
+          );
+        }
+        images.set(name, bodyImage(name, value));
+      }
+      return images;
+    });
     this.memoryHeaps = (options.memoryHeaps ?? [{ size: 256n << 20n, flags: 1 }, { size: 256n << 20n }])
       .map((h) => ({ size: BigInt(h.size), flags: h.flags ?? 0 }));
     this.memoryTypes = options.memoryTypes ??
@@ -430,11 +461,7 @@ export class MockDeviceModel {
   #image(name: string): Uint8Array {
     let bytes = this.#images.get(name);
     if (bytes) return bytes;
-    const layout = layoutOf(name);
-    using arena = new Arena();
-    const p = writeStruct(arena, name as string, this.#value(name));
-    const all = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p, layout.size));
-    bytes = all.slice(bodyStart(layout));
+    bytes = bodyImage(name, this.#value(name));
     this.#images.set(name, bytes);
     return bytes;
   }
@@ -480,6 +507,19 @@ export class MockDeviceModel {
     writeU32(pointer, 12, 1);
     writeU32(pointer, 16, 1);
     writeU32(pointer, 20, 1);
+  }
+
+  /** Fills the structs queue family `index` lists in a `VkQueueFamilyProperties2` pNext chain. */
+  writeQueueFamilyChain(index: number, pNext: Deno.PointerValue): void {
+    const images = this.#familyChains[index];
+    if (!images?.size) return;
+    for (let p = pNext, guard = 0; p !== null && guard < 256; p = readPointer(p, 8), guard++) {
+      const name = STRUCT_BY_STYPE[readU32(p, 0)];
+      const image = name === undefined ? undefined : images.get(canonical(name));
+      if (image) {
+        new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p, 16 + image.byteLength)).set(image, 16);
+      }
+    }
   }
 }
 

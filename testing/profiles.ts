@@ -139,10 +139,15 @@ export function profileDevice(file: ProfilesFile, options: ProfileDeviceOptions 
             `Invalid profile "${profileName}": queueFamiliesProperties[${i}] of "${capName}" has no VkQueueFamilyProperties`,
           );
         }
+        // The other structs of the entry (VkQueueFamilyGlobalPriorityPropertiesKHR, ...) extend the family.
+        const chain = Object.fromEntries(
+          Object.entries(q).filter(([name]) => !/^VkQueueFamilyProperties(2(KHR)?)?$/.test(name)),
+        );
         return {
           queueFlags: v.queueFlags as number | string[],
           queueCount: (v.queueCount as number | undefined) ?? 1,
           timestampValidBits: (v.timestampValidBits as number | undefined) ?? 64,
+          ...Object.keys(chain).length ? { chain } : {},
         };
       });
     }

@@ -20,8 +20,9 @@ import { splitTableTexts } from "./_gen_emit.ts";
  *   `raw` a pointer given as is;
  * - outputs: `oh` a handle; `os` a struct [struct, takes a chain]; `ox` a scalar [ffi kind or "bool"];
  *   `om` mapped memory [how to find memory, offset and size]; `op` a pointer; `oa` an array of a size the
- *   inputs give [element kind, element, size]; `tc` / `ta` a two-call count and its arrays [element kind,
- *   element, count parameter].
+ *   inputs give [element kind, element, size, count required, takes a chain?]; `tc` / `ta` a two-call count
+ *   and its arrays [element kind, element, count parameter, takes a chain?]. "Takes a chain" (1) is there
+ *   only for struct elements that other structs extend: each element gets its own copy of the chain asked for.
  */
 type Role = [string, ...unknown[]];
 
@@ -31,6 +32,8 @@ type Plan = [number, string[], Role[]];
 interface Analysis {
   plan: Plan;
   signature: string;
+  /** For a command whose output array takes a chain: the JSDoc saying so, with an example. */
+  chainDoc?: string;
 }
 
 const SCALAR_OUT_EXCLUDED = new Set(["void", "char"]);
@@ -51,14 +54,22 @@ class Analyzer {
   #reg: Registry;
   #layouts: Layouts;
   #map: TypeMapper;
-  /** Struct names whose pNext chain other structs extend. */
-  #chained = new Set<string>();
+  /** Struct names whose pNext chain other structs extend -> the first of them (registry order). */
+  #chained = new Map<string, string>();
 
   constructor(reg: Registry, layouts: Layouts, map: TypeMapper) {
     this.#reg = reg;
     this.#layouts = layouts;
     this.#map = map;
-    for (const t of reg.types.values()) for (const p of t.structExtends ?? []) this.#chained.add(p);
+    for (const t of reg.types.values()) {
+      // The example's link: a core struct where there is one (no vendor suffix), else the first.
+      for (const p of t.structExtends ?? []) {
+        const had = this.#chained.get(p);
+        if (had === undefined || (/[A-Z]{2,}$/.test(had) && !/[A-Z]{2,}$/.test(t.name))) {
+          this.#chained.set(p, t.name);
+        }
+      }
+    }
   }
 
   #category(type: string): string | undefined {
@@ -92,6 +103,11 @@ class Analyzer {
     const ffi = this.#ffi(type);
     if (ffi === "bool") return "boolean";
     return this.#map.value(type, "result");
+  }
+
+  /** Whether output elements of `kind` `element` take a pNext chain: structs other structs extend. */
+  #chainable(kind: string, element: string): boolean {
+    return kind === "struct" && this.#chained.has(element);
   }
 
   #elementKind(p: Decl): [string, string] {
@@ -128,7 +144,7 @@ class Analyzer {
         roles[i] = ["tc", this.#ffi(p.type)];
         for (const k of twoCall.get(i)!) {
           const [kind, element] = this.#elementKind(params[k]!);
-          roles[k] = ["ta", kind, element, i];
+          roles[k] = this.#chainable(kind, element) ? ["ta", kind, element, i, 1] : ["ta", kind, element, i];
         }
         return;
       }
@@ -151,7 +167,59 @@ class Analyzer {
       if (codes.length) plan[1] = ["VK_SUCCESS", ...codes];
     } else if (cmd.result === "VkBool32") plan[0] = 3;
     else if (cmd.result !== "void") plan[0] = 2;
-    return { plan, signature: this.#signature(name, cmd.result, params, plan) };
+    return {
+      plan,
+      signature: this.#signature(name, cmd.result, params, plan),
+      chainDoc: this.#chainDoc(name, params, plan),
+    };
+  }
+
+  /** The doc of a command whose first chained output is an array: the rule, and an example that type-checks. */
+  #chainDoc(name: string, params: Decl[], plan: Plan): string | undefined {
+    const roles = plan[2];
+    const k = roles.findIndex((r) =>
+      (r[0] === "os" && r[2] === 1) || (r[0] === "oa" && r[5] === 1) || (r[0] === "ta" && r[4] === 1)
+    );
+    if (k < 0 || roles[k]![0] === "os") return undefined;
+    const element = String(roles[k]![2]);
+    const link = this.#chained.get(element)!;
+    const out = outputName(params[k]!.name);
+    const inputs = roles.flatMap((r, i) =>
+      ["v", "b", "s", "st", "a", "fix", "buf", "raw"].includes(String(r[0]))
+        ? [paramName(params[i]!.name)]
+        : []
+    );
+    const types = new Set<string>();
+    const typed = roles.flatMap((r, i) => {
+      if (!["v", "st"].includes(String(r[0]))) return [];
+      const p = params[i]!;
+      const ts = r[0] === "st" ? `VkStructInputs["${p.type}"]` : this.#map.param(p, name);
+      if (r[0] === "st") types.add("VkStructInputs");
+      else for (const m of ts.matchAll(/\b(Vk\w+)\b/g)) if (this.#map.declared.has(m[1]!)) types.add(m[1]!);
+      return [`${paramName(p.name)}: ${ts}`];
+    });
+    if (typed.length !== inputs.length) return undefined;
+    // Returned alone, or in an object with the result or other outputs (as #signature builds it).
+    const outputs = roles.filter((r) => r[0]!.startsWith("o") || r[0] === "ta").length;
+    const single = plan[1].length === 0 && plan[0] < 2 && outputs === 1;
+    const args = [...inputs, `["${link}"]`].map((a) => `    ${a},`);
+    return [
+      `\`${name}\`, idiomatic.`,
+      `\`chain\` names structs that extend \`${element}\`, as for a single output struct: every element of`,
+      `\`${out}\` gets its own copy of that pNext chain before the command fills the array, and reads`,
+      `it back by name in its \`chain\`.`,
+      ``,
+      `@example Each element with the chain asked for`,
+      "```ts",
+      `import type { ${["VkApi", ...[...types].sort()].join(", ")} } from "@vkdeno/loader";`,
+      `export function query(vk: VkApi, ${typed.join(", ")}) {`,
+      `  const ${single ? out : `{ ${out} }`} = vk.${idiomaticName(name)}(`,
+      ...args,
+      `  );`,
+      `  return ${out}.map((element) => element.chain.${link});`,
+      `}`,
+      "```",
+    ].join("\n");
   }
 
   #role(p: Decl, params: Decl[], index: Map<string, number>, countedBy: Map<number, number[]>): Role {
@@ -198,7 +266,8 @@ class Analyzer {
         if (p.type === "void") return ["buf", opt];
         const [kind, element] = this.#elementKind(p);
         // A count vk.xml requires is at least 1 (valid usage): the array type says so.
-        return ["oa", kind, element, [lenIndex], params[lenIndex]!.optional === true ? 0 : 1];
+        const role: Role = ["oa", kind, element, [lenIndex], params[lenIndex]!.optional === true ? 0 : 1];
+        return this.#chainable(kind, element) ? [...role, 1] : role;
       }
       const arrow = /^(\w+)->(\w+)$/.exec(len);
       const from = arrow ? index.get(arrow[1]!) : undefined;
@@ -206,7 +275,10 @@ class Analyzer {
         const [kind, element] = this.#elementKind(p);
         const member = this.#layouts.resolve(params[from]!.type)?.members?.find((m) => m.name === arrow[2]);
         const required = member !== undefined && member.optional !== true ? 1 : 0;
-        if (kind !== "bytes") return ["oa", kind, element, [from, arrow[2]], required];
+        if (kind !== "bytes") {
+          const role: Role = ["oa", kind, element, [from, arrow[2]], required];
+          return this.#chainable(kind, element) ? [...role, 1] : role;
+        }
       }
       return ["raw"];
     }
@@ -280,9 +352,14 @@ class Analyzer {
           break;
         case "oa":
         case "ta": {
-          const [, kind, element, , nonEmpty] = role as [string, string, string, unknown, number?];
+          const [, kind, element] = role as [string, string, string];
+          const nonEmpty = role[0] === "oa" ? role[4] : 0;
+          const chained = (role[0] === "oa" ? role[5] : role[4]) === 1 && chainOf === undefined;
+          if (chained) chainOf = element;
           const one = kind === "bytes"
             ? ""
+            : chained
+            ? `(VkStructs["${element}"] & { readonly chain: VkChained<C> })`
             : wrapUnion(this.#elementTs(kind, kind === "scalar" ? p.type : element));
           const ts = kind === "bytes" ? "Uint8Array" : nonEmpty === 1 ? `[${one}, ...${one}[]]` : `${one}[]`;
           outputs.push({ name: outputName(p.name), ts });
@@ -318,6 +395,13 @@ class Analyzer {
   }
 }
 
+/** A multi-line JSDoc comment, indented as an interface member. */
+function docBlock(text: string): string {
+  return `/**\n${
+    text.replace(/\*\//g, "*\\/").split("\n").map((l) => l ? `   * ${l}` : "   *").join("\n")
+  }\n   */`;
+}
+
 function wrapUnion(ts: string): string {
   return /[|&]/.test(ts) ? `(${ts})` : ts;
 }
@@ -347,12 +431,15 @@ export function emitIdiomatic(reg: Registry, layouts: Layouts, typesText: string
   let aliases = 0;
   for (const name of reg.order) {
     const cmd = reg.commands.get(name)!;
-    const { plan, signature } = analyzer.analyze(name);
+    const { plan, signature, chainDoc } = analyzer.analyze(name);
     for (const m of signature.matchAll(/\b([A-Za-z_]\w*)\b/g)) if (map.declared.has(m[1]!)) used.add(m[1]!);
     const idiom = idiomaticName(name);
     const codes = plan[1].length ? ` Returns its success code (${plan[1].join(", ")}).` : "";
+    const text = chainDoc
+      ? `${chainDoc.replace(/^(.*?)\n/, `$1${codes}\n`)}`
+      : `\`${name}\`, idiomatic.${codes}`;
     members.push(
-      `  ${doc(`\`${name}\`, idiomatic.${codes}`)}`,
+      `  ${chainDoc ? docBlock(text) : doc(text)}`,
       `  readonly ${idiom}: ${signature};`,
     );
     planLines.push(`${name}\t${JSON.stringify(plan)}`);

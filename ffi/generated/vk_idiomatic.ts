@@ -914,10 +914,30 @@ export interface VkIdiomaticCommands {
   /** `vkGetPhysicalDeviceImageFormatProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceImageFormatProperties2}. */
   readonly getPhysicalDeviceImageFormatProperties2KHR:
     VkIdiomaticCommands["getPhysicalDeviceImageFormatProperties2"];
-  /** `vkGetPhysicalDeviceQueueFamilyProperties2`, idiomatic. */
-  readonly getPhysicalDeviceQueueFamilyProperties2: (
+  /**
+   * `vkGetPhysicalDeviceQueueFamilyProperties2`, idiomatic.
+   * `chain` names structs that extend `VkQueueFamilyProperties2`, as for a single output struct: every element of
+   * `queueFamilyProperties` gets its own copy of that pNext chain before the command fills the array, and reads
+   * it back by name in its `chain`.
+   *
+   * @example Each element with the chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice) {
+   *   const queueFamilyProperties = vk.getPhysicalDeviceQueueFamilyProperties2(
+   *     physicalDevice,
+   *     ["VkQueueFamilyGlobalPriorityProperties"],
+   *   );
+   *   return queueFamilyProperties.map((element) => element.chain.VkQueueFamilyGlobalPriorityProperties);
+   * }
+   * ```
+   */
+  readonly getPhysicalDeviceQueueFamilyProperties2: <
+    C extends VkChainName<"VkQueueFamilyProperties2"> = never,
+  >(
     physicalDevice: VkPhysicalDevice,
-  ) => VkStructs["VkQueueFamilyProperties2"][];
+    chain?: readonly C[],
+  ) => (VkStructs["VkQueueFamilyProperties2"] & { readonly chain: VkChained<C> })[];
   /** `vkGetPhysicalDeviceQueueFamilyProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceQueueFamilyProperties2}. */
   readonly getPhysicalDeviceQueueFamilyProperties2KHR:
     VkIdiomaticCommands["getPhysicalDeviceQueueFamilyProperties2"];
@@ -1742,11 +1762,32 @@ export interface VkIdiomaticCommands {
     pVideoProfile: VkStructInputs["VkVideoProfileInfoKHR"],
     chain?: readonly C[],
   ) => VkStructs["VkVideoCapabilitiesKHR"] & { readonly chain: VkChained<C> };
-  /** `vkGetPhysicalDeviceVideoFormatPropertiesKHR`, idiomatic. */
-  readonly getPhysicalDeviceVideoFormatPropertiesKHR: (
+  /**
+   * `vkGetPhysicalDeviceVideoFormatPropertiesKHR`, idiomatic.
+   * `chain` names structs that extend `VkVideoFormatPropertiesKHR`, as for a single output struct: every element of
+   * `videoFormatProperties` gets its own copy of that pNext chain before the command fills the array, and reads
+   * it back by name in its `chain`.
+   *
+   * @example Each element with the chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, pVideoFormatInfo: VkStructInputs["VkPhysicalDeviceVideoFormatInfoKHR"]) {
+   *   const videoFormatProperties = vk.getPhysicalDeviceVideoFormatPropertiesKHR(
+   *     physicalDevice,
+   *     pVideoFormatInfo,
+   *     ["VkImageCreateFlags2CreateInfoKHR"],
+   *   );
+   *   return videoFormatProperties.map((element) => element.chain.VkImageCreateFlags2CreateInfoKHR);
+   * }
+   * ```
+   */
+  readonly getPhysicalDeviceVideoFormatPropertiesKHR: <
+    C extends VkChainName<"VkVideoFormatPropertiesKHR"> = never,
+  >(
     physicalDevice: VkPhysicalDevice,
     pVideoFormatInfo: VkStructInputs["VkPhysicalDeviceVideoFormatInfoKHR"],
-  ) => VkStructs["VkVideoFormatPropertiesKHR"][];
+    chain?: readonly C[],
+  ) => (VkStructs["VkVideoFormatPropertiesKHR"] & { readonly chain: VkChained<C> })[];
   /** `vkCreateVideoSessionKHR`, idiomatic. */
   readonly createVideoSessionKHR: (
     device: VkDevice,
@@ -2097,11 +2138,30 @@ export interface VkIdiomaticCommands {
     pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"],
     chain?: readonly C[],
   ) => VkStructs["VkSurfaceCapabilities2KHR"] & { readonly chain: VkChained<C> };
-  /** `vkGetPhysicalDeviceSurfaceFormats2KHR`, idiomatic. */
-  readonly getPhysicalDeviceSurfaceFormats2KHR: (
+  /**
+   * `vkGetPhysicalDeviceSurfaceFormats2KHR`, idiomatic.
+   * `chain` names structs that extend `VkSurfaceFormat2KHR`, as for a single output struct: every element of
+   * `surfaceFormats` gets its own copy of that pNext chain before the command fills the array, and reads
+   * it back by name in its `chain`.
+   *
+   * @example Each element with the chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"]) {
+   *   const surfaceFormats = vk.getPhysicalDeviceSurfaceFormats2KHR(
+   *     physicalDevice,
+   *     pSurfaceInfo,
+   *     ["VkImageCompressionPropertiesEXT"],
+   *   );
+   *   return surfaceFormats.map((element) => element.chain.VkImageCompressionPropertiesEXT);
+   * }
+   * ```
+   */
+  readonly getPhysicalDeviceSurfaceFormats2KHR: <C extends VkChainName<"VkSurfaceFormat2KHR"> = never>(
     physicalDevice: VkPhysicalDevice,
     pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"],
-  ) => VkStructs["VkSurfaceFormat2KHR"][];
+    chain?: readonly C[],
+  ) => (VkStructs["VkSurfaceFormat2KHR"] & { readonly chain: VkChained<C> })[];
   /** `vkGetPhysicalDeviceDisplayProperties2KHR`, idiomatic. */
   readonly getPhysicalDeviceDisplayProperties2KHR: (
     physicalDevice: VkPhysicalDevice,
@@ -2110,11 +2170,30 @@ export interface VkIdiomaticCommands {
   readonly getPhysicalDeviceDisplayPlaneProperties2KHR: (
     physicalDevice: VkPhysicalDevice,
   ) => VkStructs["VkDisplayPlaneProperties2KHR"][];
-  /** `vkGetDisplayModeProperties2KHR`, idiomatic. */
-  readonly getDisplayModeProperties2KHR: (
+  /**
+   * `vkGetDisplayModeProperties2KHR`, idiomatic.
+   * `chain` names structs that extend `VkDisplayModeProperties2KHR`, as for a single output struct: every element of
+   * `properties` gets its own copy of that pNext chain before the command fills the array, and reads
+   * it back by name in its `chain`.
+   *
+   * @example Each element with the chain asked for
+   * ```ts
+   * import type { VkApi, VkDisplayKHR, VkPhysicalDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, display: VkDisplayKHR) {
+   *   const properties = vk.getDisplayModeProperties2KHR(
+   *     physicalDevice,
+   *     display,
+   *     ["VkDisplayModeStereoPropertiesNV"],
+   *   );
+   *   return properties.map((element) => element.chain.VkDisplayModeStereoPropertiesNV);
+   * }
+   * ```
+   */
+  readonly getDisplayModeProperties2KHR: <C extends VkChainName<"VkDisplayModeProperties2KHR"> = never>(
     physicalDevice: VkPhysicalDevice,
     display: VkDisplayKHR,
-  ) => VkStructs["VkDisplayModeProperties2KHR"][];
+    chain?: readonly C[],
+  ) => (VkStructs["VkDisplayModeProperties2KHR"] & { readonly chain: VkChained<C> })[];
   /** `vkGetDisplayPlaneCapabilities2KHR`, idiomatic. */
   readonly getDisplayPlaneCapabilities2KHR: (
     physicalDevice: VkPhysicalDevice,

@@ -1,6 +1,16 @@
 /** Devices from Khronos Vulkan Profiles JSON: merged capability sets, exact features and formats, errors. */
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { allocStruct, enumerate, readStruct, VkScope, Vulkan, writeStruct } from "../../mod.ts";
+import {
+  allocStruct,
+  asHandle,
+  enumerate,
+  readStruct,
+  VkApi,
+  type VkCommandSource,
+  VkScope,
+  Vulkan,
+  writeStruct,
+} from "../../mod.ts";
 import {
   MockDriver,
   mockEnvironment,
@@ -103,6 +113,38 @@ Deno.test("capability sets merge in order; options override the profile", () => 
   assertEquals(device.features?.VkPhysicalDeviceFeatures?.geometryShader, false);
 });
 
+Deno.test("a profile's queue family entry fills the pNext chain of that family's VkQueueFamilyProperties2", () => {
+  const file: ProfilesFile = {
+    capabilities: {
+      c: {
+        queueFamiliesProperties: [
+          { VkQueueFamilyProperties: { queueFlags: ["VK_QUEUE_GRAPHICS_BIT"], queueCount: 1 } },
+          {
+            VkQueueFamilyProperties: { queueFlags: ["VK_QUEUE_COMPUTE_BIT"], queueCount: 2 },
+            VkQueueFamilyGlobalPriorityPropertiesKHR: {
+              priorityCount: 2,
+              priorities: ["VK_QUEUE_GLOBAL_PRIORITY_LOW_KHR", "VK_QUEUE_GLOBAL_PRIORITY_HIGH_KHR"],
+            },
+          },
+        ],
+      },
+    },
+    profiles: { VP_q: { "api-version": "1.3.0", capabilities: ["c"] } },
+  };
+  using mock = new MockDriver({ devices: [profileDevice(file)] });
+  firstDevice(mock, (raw, _scope, gpu) => {
+    const vk = VkApi.of(raw as unknown as VkCommandSource);
+    const families = vk.getPhysicalDeviceQueueFamilyProperties2(asHandle("VkPhysicalDevice", gpu!), [
+      "VkQueueFamilyGlobalPriorityPropertiesKHR",
+    ]);
+    const chains = families.map((f) => f.chain.VkQueueFamilyGlobalPriorityPropertiesKHR);
+    assertEquals(chains.map((c) => [c.priorityCount, c.priorities.slice(0, 2)]), [[0, [0, 0]], [2, [
+      128,
+      512,
+    ]]]);
+  });
+});
+
 Deno.test("a profile naming what Vulkan does not have is refused with the name at fault", () => {
   const bad = (caps: ProfilesFile["capabilities"][string]): ProfilesFile => ({
     capabilities: { c: caps },
@@ -133,6 +175,25 @@ Deno.test("a profile naming what Vulkan does not have is refused with the name a
         ],
       }),
     { message: 'Invalid mock device: queueFlags "VK_QUEUE_MAGIC_BIT" is not a Vulkan enum name' },
+  );
+  assertThrows(
+    () =>
+      new MockDriver({
+        devices: [
+          profileDevice(
+            bad({
+              queueFamiliesProperties: [{
+                VkQueueFamilyProperties: { queueFlags: ["VK_QUEUE_COMPUTE_BIT"] },
+                VkPhysicalDeviceDriverProperties: { driverName: "x" },
+              }],
+            }),
+          ),
+        ],
+      }),
+    {
+      message:
+        'Invalid mock device: queueFamilies[0].chain struct "VkPhysicalDeviceDriverProperties" does not extend "VkQueueFamilyProperties2"',
+    },
   );
   assertThrows(() => profileDevice(bad({}), { profile: "VP_other" }), {
     message: 'Invalid profile choice: "VP_other" is not among VP_bad',
