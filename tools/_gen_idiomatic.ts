@@ -174,20 +174,35 @@ class Analyzer {
     };
   }
 
-  /** The doc of a command whose first chained output is an array: the rule, and an example that type-checks. */
+  /**
+   * The doc of a command with an output that takes a chain: the rule (the same for one struct and for an
+   * array of them), and an example that type-checks where every input is a value or a struct literal.
+   */
   #chainDoc(name: string, params: Decl[], plan: Plan): string | undefined {
     const roles = plan[2];
     const k = roles.findIndex((r) =>
       (r[0] === "os" && r[2] === 1) || (r[0] === "oa" && r[5] === 1) || (r[0] === "ta" && r[4] === 1)
     );
-    if (k < 0 || roles[k]![0] === "os") return undefined;
-    const element = String(roles[k]![2]);
+    if (k < 0) return undefined;
+    const array = roles[k]![0] !== "os";
+    const element = String(roles[k]![array ? 2 : 1]);
     const link = this.#chained.get(element)!;
     const out = outputName(params[k]!.name);
+    const text = array
+      ? [
+        `\`${name}\`, idiomatic.`,
+        `\`chain\` names structs that extend \`${element}\`, as for a single output struct: every element of`,
+        `\`${out}\` gets its own copy of that pNext chain before the command fills the array, and reads`,
+        `it back by name in its \`chain\`.`,
+      ]
+      : [
+        `\`${name}\`, idiomatic.`,
+        `\`chain\` names structs that extend \`${element}\`: they are linked to the pNext of \`${out}\` for the`,
+        `command to fill, and read back by name in its \`chain\` (an output array of such structs takes one the`,
+        `same way, each element its own copy).`,
+      ];
     const inputs = roles.flatMap((r, i) =>
-      ["v", "b", "s", "st", "a", "fix", "buf", "raw"].includes(String(r[0]))
-        ? [paramName(params[i]!.name)]
-        : []
+      ["v", "b", "s", "st", "a", "fix", "buf", "raw"].includes(String(r[0])) ? [params[i]!] : []
     );
     const types = new Set<string>();
     const typed = roles.flatMap((r, i) => {
@@ -198,25 +213,22 @@ class Analyzer {
       else for (const m of ts.matchAll(/\b(Vk\w+)\b/g)) if (this.#map.declared.has(m[1]!)) types.add(m[1]!);
       return [`${paramName(p.name)}: ${ts}`];
     });
-    if (typed.length !== inputs.length) return undefined;
+    if (typed.length !== inputs.length) return text.join("\n");
     // Returned alone, or in an object with the result or other outputs (as #signature builds it).
     const outputs = roles.filter((r) => r[0]!.startsWith("o") || r[0] === "ta").length;
     const single = plan[1].length === 0 && plan[0] < 2 && outputs === 1;
-    const args = [...inputs, `["${link}"]`].map((a) => `    ${a},`);
+    const args = [...inputs.map((p) => paramName(p.name)), `["${link}"]`].map((a) => `    ${a},`);
     return [
-      `\`${name}\`, idiomatic.`,
-      `\`chain\` names structs that extend \`${element}\`, as for a single output struct: every element of`,
-      `\`${out}\` gets its own copy of that pNext chain before the command fills the array, and reads`,
-      `it back by name in its \`chain\`.`,
+      ...text,
       ``,
-      `@example Each element with the chain asked for`,
+      array ? `@example Each element with the chain asked for` : `@example The chain asked for`,
       "```ts",
       `import type { ${["VkApi", ...[...types].sort()].join(", ")} } from "@vkdeno/loader";`,
-      `export function query(vk: VkApi, ${typed.join(", ")}) {`,
+      `export function query(vk: VkApi${typed.map((t) => `, ${t}`).join("")}) {`,
       `  const ${single ? out : `{ ${out} }`} = vk.${idiomaticName(name)}(`,
       ...args,
       `  );`,
-      `  return ${out}.map((element) => element.chain.${link});`,
+      array ? `  return ${out}.map((element) => element.chain.${link});` : `  return ${out}.chain.${link};`,
       `}`,
       "```",
     ].join("\n");

@@ -858,7 +858,25 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkPhysicalDeviceGroupProperties"][];
   /** `vkEnumeratePhysicalDeviceGroupsKHR`: alias of {@linkcode VkIdiomaticCommands.enumeratePhysicalDeviceGroups}. */
   readonly enumeratePhysicalDeviceGroupsKHR: VkIdiomaticCommands["enumeratePhysicalDeviceGroups"];
-  /** `vkGetImageMemoryRequirements2`, idiomatic. */
+  /**
+   * `vkGetImageMemoryRequirements2`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkImageMemoryRequirementsInfo2"]) {
+   *   const memoryRequirements = vk.getImageMemoryRequirements2(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getImageMemoryRequirements2: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkImageMemoryRequirementsInfo2"],
@@ -866,7 +884,25 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkGetImageMemoryRequirements2KHR`: alias of {@linkcode VkIdiomaticCommands.getImageMemoryRequirements2}. */
   readonly getImageMemoryRequirements2KHR: VkIdiomaticCommands["getImageMemoryRequirements2"];
-  /** `vkGetBufferMemoryRequirements2`, idiomatic. */
+  /**
+   * `vkGetBufferMemoryRequirements2`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkBufferMemoryRequirementsInfo2"]) {
+   *   const memoryRequirements = vk.getBufferMemoryRequirements2(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getBufferMemoryRequirements2: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkBufferMemoryRequirementsInfo2"],
@@ -881,21 +917,73 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkSparseImageMemoryRequirements2"][];
   /** `vkGetImageSparseMemoryRequirements2KHR`: alias of {@linkcode VkIdiomaticCommands.getImageSparseMemoryRequirements2}. */
   readonly getImageSparseMemoryRequirements2KHR: VkIdiomaticCommands["getImageSparseMemoryRequirements2"];
-  /** `vkGetPhysicalDeviceFeatures2`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceFeatures2`, idiomatic.
+   * `chain` names structs that extend `VkPhysicalDeviceFeatures2`: they are linked to the pNext of `features` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice) {
+   *   const features = vk.getPhysicalDeviceFeatures2(
+   *     physicalDevice,
+   *     ["VkPhysicalDevicePrivateDataFeatures"],
+   *   );
+   *   return features.chain.VkPhysicalDevicePrivateDataFeatures;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceFeatures2: <C extends VkChainName<"VkPhysicalDeviceFeatures2"> = never>(
     physicalDevice: VkPhysicalDevice,
     chain?: readonly C[],
   ) => VkStructs["VkPhysicalDeviceFeatures2"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceFeatures2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceFeatures2}. */
   readonly getPhysicalDeviceFeatures2KHR: VkIdiomaticCommands["getPhysicalDeviceFeatures2"];
-  /** `vkGetPhysicalDeviceProperties2`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceProperties2`, idiomatic.
+   * `chain` names structs that extend `VkPhysicalDeviceProperties2`: they are linked to the pNext of `properties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice) {
+   *   const properties = vk.getPhysicalDeviceProperties2(
+   *     physicalDevice,
+   *     ["VkPhysicalDevicePushDescriptorProperties"],
+   *   );
+   *   return properties.chain.VkPhysicalDevicePushDescriptorProperties;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceProperties2: <C extends VkChainName<"VkPhysicalDeviceProperties2"> = never>(
     physicalDevice: VkPhysicalDevice,
     chain?: readonly C[],
   ) => VkStructs["VkPhysicalDeviceProperties2"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceProperties2}. */
   readonly getPhysicalDeviceProperties2KHR: VkIdiomaticCommands["getPhysicalDeviceProperties2"];
-  /** `vkGetPhysicalDeviceFormatProperties2`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceFormatProperties2`, idiomatic.
+   * `chain` names structs that extend `VkFormatProperties2`: they are linked to the pNext of `formatProperties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkFormat, VkPhysicalDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, format: VkFormat) {
+   *   const formatProperties = vk.getPhysicalDeviceFormatProperties2(
+   *     physicalDevice,
+   *     format,
+   *     ["VkFormatProperties3"],
+   *   );
+   *   return formatProperties.chain.VkFormatProperties3;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceFormatProperties2: <C extends VkChainName<"VkFormatProperties2"> = never>(
     physicalDevice: VkPhysicalDevice,
     format: VkFormat,
@@ -903,7 +991,25 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkFormatProperties2"] & { readonly chain: VkChained<C> };
   /** `vkGetPhysicalDeviceFormatProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceFormatProperties2}. */
   readonly getPhysicalDeviceFormatProperties2KHR: VkIdiomaticCommands["getPhysicalDeviceFormatProperties2"];
-  /** `vkGetPhysicalDeviceImageFormatProperties2`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceImageFormatProperties2`, idiomatic.
+   * `chain` names structs that extend `VkImageFormatProperties2`: they are linked to the pNext of `imageFormatProperties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, pImageFormatInfo: VkStructInputs["VkPhysicalDeviceImageFormatInfo2"]) {
+   *   const imageFormatProperties = vk.getPhysicalDeviceImageFormatProperties2(
+   *     physicalDevice,
+   *     pImageFormatInfo,
+   *     ["VkExternalImageFormatProperties"],
+   *   );
+   *   return imageFormatProperties.chain.VkExternalImageFormatProperties;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceImageFormatProperties2: <
     C extends VkChainName<"VkImageFormatProperties2"> = never,
   >(
@@ -941,7 +1047,24 @@ export interface VkIdiomaticCommands {
   /** `vkGetPhysicalDeviceQueueFamilyProperties2KHR`: alias of {@linkcode VkIdiomaticCommands.getPhysicalDeviceQueueFamilyProperties2}. */
   readonly getPhysicalDeviceQueueFamilyProperties2KHR:
     VkIdiomaticCommands["getPhysicalDeviceQueueFamilyProperties2"];
-  /** `vkGetPhysicalDeviceMemoryProperties2`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceMemoryProperties2`, idiomatic.
+   * `chain` names structs that extend `VkPhysicalDeviceMemoryProperties2`: they are linked to the pNext of `memoryProperties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice) {
+   *   const memoryProperties = vk.getPhysicalDeviceMemoryProperties2(
+   *     physicalDevice,
+   *     ["VkPhysicalDeviceMemoryBudgetPropertiesEXT"],
+   *   );
+   *   return memoryProperties.chain.VkPhysicalDeviceMemoryBudgetPropertiesEXT;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceMemoryProperties2: <
     C extends VkChainName<"VkPhysicalDeviceMemoryProperties2"> = never,
   >(
@@ -1027,7 +1150,25 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkUpdateDescriptorSetWithTemplateKHR`: alias of {@linkcode VkIdiomaticCommands.updateDescriptorSetWithTemplate}. */
   readonly updateDescriptorSetWithTemplateKHR: VkIdiomaticCommands["updateDescriptorSetWithTemplate"];
-  /** `vkGetDescriptorSetLayoutSupport`, idiomatic. */
+  /**
+   * `vkGetDescriptorSetLayoutSupport`, idiomatic.
+   * `chain` names structs that extend `VkDescriptorSetLayoutSupport`: they are linked to the pNext of `support` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pCreateInfo: VkStructInputs["VkDescriptorSetLayoutCreateInfo"]) {
+   *   const support = vk.getDescriptorSetLayoutSupport(
+   *     device,
+   *     pCreateInfo,
+   *     ["VkDescriptorSetVariableDescriptorCountLayoutSupport"],
+   *   );
+   *   return support.chain.VkDescriptorSetVariableDescriptorCountLayoutSupport;
+   * }
+   * ```
+   */
   readonly getDescriptorSetLayoutSupport: <C extends VkChainName<"VkDescriptorSetLayoutSupport"> = never>(
     device: VkDevice,
     pCreateInfo: VkStructInputs["VkDescriptorSetLayoutCreateInfo"],
@@ -1243,7 +1384,25 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkCmdCopyImageToBuffer2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdCopyImageToBuffer2}. */
   readonly cmdCopyImageToBuffer2KHR: VkIdiomaticCommands["cmdCopyImageToBuffer2"];
-  /** `vkGetDeviceBufferMemoryRequirements`, idiomatic. */
+  /**
+   * `vkGetDeviceBufferMemoryRequirements`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkDeviceBufferMemoryRequirements"]) {
+   *   const memoryRequirements = vk.getDeviceBufferMemoryRequirements(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getDeviceBufferMemoryRequirements: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkDeviceBufferMemoryRequirements"],
@@ -1251,7 +1410,25 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkMemoryRequirements2"] & { readonly chain: VkChained<C> };
   /** `vkGetDeviceBufferMemoryRequirementsKHR`: alias of {@linkcode VkIdiomaticCommands.getDeviceBufferMemoryRequirements}. */
   readonly getDeviceBufferMemoryRequirementsKHR: VkIdiomaticCommands["getDeviceBufferMemoryRequirements"];
-  /** `vkGetDeviceImageMemoryRequirements`, idiomatic. */
+  /**
+   * `vkGetDeviceImageMemoryRequirements`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkDeviceImageMemoryRequirements"]) {
+   *   const memoryRequirements = vk.getDeviceImageMemoryRequirements(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getDeviceImageMemoryRequirements: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkDeviceImageMemoryRequirements"],
@@ -1416,7 +1593,25 @@ export interface VkIdiomaticCommands {
   readonly unmapMemory2: (device: VkDevice, pMemoryUnmapInfo: VkStructInputs["VkMemoryUnmapInfo"]) => void;
   /** `vkUnmapMemory2KHR`: alias of {@linkcode VkIdiomaticCommands.unmapMemory2}. */
   readonly unmapMemory2KHR: VkIdiomaticCommands["unmapMemory2"];
-  /** `vkGetDeviceImageSubresourceLayout`, idiomatic. */
+  /**
+   * `vkGetDeviceImageSubresourceLayout`, idiomatic.
+   * `chain` names structs that extend `VkSubresourceLayout2`: they are linked to the pNext of `layout` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkDeviceImageSubresourceInfo"]) {
+   *   const layout = vk.getDeviceImageSubresourceLayout(
+   *     device,
+   *     pInfo,
+   *     ["VkSubresourceHostMemcpySize"],
+   *   );
+   *   return layout.chain.VkSubresourceHostMemcpySize;
+   * }
+   * ```
+   */
   readonly getDeviceImageSubresourceLayout: <C extends VkChainName<"VkSubresourceLayout2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkDeviceImageSubresourceInfo"],
@@ -1424,7 +1619,26 @@ export interface VkIdiomaticCommands {
   ) => VkStructs["VkSubresourceLayout2"] & { readonly chain: VkChained<C> };
   /** `vkGetDeviceImageSubresourceLayoutKHR`: alias of {@linkcode VkIdiomaticCommands.getDeviceImageSubresourceLayout}. */
   readonly getDeviceImageSubresourceLayoutKHR: VkIdiomaticCommands["getDeviceImageSubresourceLayout"];
-  /** `vkGetImageSubresourceLayout2`, idiomatic. */
+  /**
+   * `vkGetImageSubresourceLayout2`, idiomatic.
+   * `chain` names structs that extend `VkSubresourceLayout2`: they are linked to the pNext of `layout` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkImage, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, image: VkImage, pSubresource: VkStructInputs["VkImageSubresource2"]) {
+   *   const layout = vk.getImageSubresourceLayout2(
+   *     device,
+   *     image,
+   *     pSubresource,
+   *     ["VkSubresourceHostMemcpySize"],
+   *   );
+   *   return layout.chain.VkSubresourceHostMemcpySize;
+   * }
+   * ```
+   */
   readonly getImageSubresourceLayout2: <C extends VkChainName<"VkSubresourceLayout2"> = never>(
     device: VkDevice,
     image: VkImage,
@@ -1756,7 +1970,25 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     pMarkerInfo: VkStructInputs["VkDebugMarkerMarkerInfoEXT"],
   ) => void;
-  /** `vkGetPhysicalDeviceVideoCapabilitiesKHR`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceVideoCapabilitiesKHR`, idiomatic.
+   * `chain` names structs that extend `VkVideoCapabilitiesKHR`: they are linked to the pNext of `capabilities` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, pVideoProfile: VkStructInputs["VkVideoProfileInfoKHR"]) {
+   *   const capabilities = vk.getPhysicalDeviceVideoCapabilitiesKHR(
+   *     physicalDevice,
+   *     pVideoProfile,
+   *     ["VkVideoEncodeQuantizationMapCapabilitiesKHR"],
+   *   );
+   *   return capabilities.chain.VkVideoEncodeQuantizationMapCapabilitiesKHR;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceVideoCapabilitiesKHR: <C extends VkChainName<"VkVideoCapabilitiesKHR"> = never>(
     physicalDevice: VkPhysicalDevice,
     pVideoProfile: VkStructInputs["VkVideoProfileInfoKHR"],
@@ -2130,7 +2362,25 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkReleaseProfilingLockKHR`, idiomatic. */
   readonly releaseProfilingLockKHR: (device: VkDevice) => void;
-  /** `vkGetPhysicalDeviceSurfaceCapabilities2KHR`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceSurfaceCapabilities2KHR`, idiomatic.
+   * `chain` names structs that extend `VkSurfaceCapabilities2KHR`: they are linked to the pNext of `surfaceCapabilities` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, pSurfaceInfo: VkStructInputs["VkPhysicalDeviceSurfaceInfo2KHR"]) {
+   *   const surfaceCapabilities = vk.getPhysicalDeviceSurfaceCapabilities2KHR(
+   *     physicalDevice,
+   *     pSurfaceInfo,
+   *     ["VkImageUsageFlags2CreateInfoKHR"],
+   *   );
+   *   return surfaceCapabilities.chain.VkImageUsageFlags2CreateInfoKHR;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceSurfaceCapabilities2KHR: <
     C extends VkChainName<"VkSurfaceCapabilities2KHR"> = never,
   >(
@@ -2260,7 +2510,12 @@ export interface VkIdiomaticCommands {
     messageTypes: VkDebugUtilsMessageTypeFlagsEXT,
     pCallbackData: VkStructInputs["VkDebugUtilsMessengerCallbackDataEXT"],
   ) => void;
-  /** `vkGetAndroidHardwareBufferPropertiesANDROID`, idiomatic. */
+  /**
+   * `vkGetAndroidHardwareBufferPropertiesANDROID`, idiomatic.
+   * `chain` names structs that extend `VkAndroidHardwareBufferPropertiesANDROID`: they are linked to the pNext of `properties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   */
   readonly getAndroidHardwareBufferPropertiesANDROID: <
     C extends VkChainName<"VkAndroidHardwareBufferPropertiesANDROID"> = never,
   >(
@@ -2569,7 +2824,25 @@ export interface VkIdiomaticCommands {
     device: VkDevice,
     accelerationStructure?: VkAccelerationStructureNV | null,
   ) => void;
-  /** `vkGetAccelerationStructureMemoryRequirementsNV`, idiomatic. */
+  /**
+   * `vkGetAccelerationStructureMemoryRequirementsNV`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkAccelerationStructureMemoryRequirementsInfoNV"]) {
+   *   const memoryRequirements = vk.getAccelerationStructureMemoryRequirementsNV(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getAccelerationStructureMemoryRequirementsNV: <
     C extends VkChainName<"VkMemoryRequirements2"> = never,
   >(
@@ -2903,7 +3176,25 @@ export interface VkIdiomaticCommands {
   ) => void;
   /** `vkReleaseSwapchainImagesEXT`: alias of {@linkcode VkIdiomaticCommands.releaseSwapchainImagesKHR}. */
   readonly releaseSwapchainImagesEXT: VkIdiomaticCommands["releaseSwapchainImagesKHR"];
-  /** `vkGetGeneratedCommandsMemoryRequirementsNV`, idiomatic. */
+  /**
+   * `vkGetGeneratedCommandsMemoryRequirementsNV`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkGeneratedCommandsMemoryRequirementsInfoNV"]) {
+   *   const memoryRequirements = vk.getGeneratedCommandsMemoryRequirementsNV(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getGeneratedCommandsMemoryRequirementsNV: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkGeneratedCommandsMemoryRequirementsInfoNV"],
@@ -2954,7 +3245,25 @@ export interface VkIdiomaticCommands {
     drmFd: number,
     connectorId: number,
   ) => VkDisplayKHR;
-  /** `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`, idiomatic. */
+  /**
+   * `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`, idiomatic.
+   * `chain` names structs that extend `VkVideoEncodeQualityLevelPropertiesKHR`: they are linked to the pNext of `qualityLevelProperties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkPhysicalDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, physicalDevice: VkPhysicalDevice, pQualityLevelInfo: VkStructInputs["VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR"]) {
+   *   const qualityLevelProperties = vk.getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR(
+   *     physicalDevice,
+   *     pQualityLevelInfo,
+   *     ["VkVideoEncodeH264QualityLevelPropertiesKHR"],
+   *   );
+   *   return qualityLevelProperties.chain.VkVideoEncodeH264QualityLevelPropertiesKHR;
+   * }
+   * ```
+   */
   readonly getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR: <
     C extends VkChainName<"VkVideoEncodeQualityLevelPropertiesKHR"> = never,
   >(
@@ -2962,7 +3271,25 @@ export interface VkIdiomaticCommands {
     pQualityLevelInfo: VkStructInputs["VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR"],
     chain?: readonly C[],
   ) => VkStructs["VkVideoEncodeQualityLevelPropertiesKHR"] & { readonly chain: VkChained<C> };
-  /** `vkGetEncodedVideoSessionParametersKHR`, idiomatic. */
+  /**
+   * `vkGetEncodedVideoSessionParametersKHR`, idiomatic.
+   * `chain` names structs that extend `VkVideoEncodeSessionParametersFeedbackInfoKHR`: they are linked to the pNext of `feedbackInfo` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pVideoSessionParametersInfo: VkStructInputs["VkVideoEncodeSessionParametersGetInfoKHR"]) {
+   *   const { feedbackInfo } = vk.getEncodedVideoSessionParametersKHR(
+   *     device,
+   *     pVideoSessionParametersInfo,
+   *     ["VkVideoEncodeH264SessionParametersFeedbackInfoKHR"],
+   *   );
+   *   return feedbackInfo.chain.VkVideoEncodeH264SessionParametersFeedbackInfoKHR;
+   * }
+   * ```
+   */
   readonly getEncodedVideoSessionParametersKHR: <
     C extends VkChainName<"VkVideoEncodeSessionParametersFeedbackInfoKHR"> = never,
   >(
@@ -3040,7 +3367,24 @@ export interface VkIdiomaticCommands {
   readonly getSleepStatusLegacyNV: (device: VkDevice) => boolean;
   /** `vkShutdownLatencyDeviceLegacyNV`, idiomatic. */
   readonly shutdownLatencyDeviceLegacyNV: (device: VkDevice) => void;
-  /** `vkExportMetalObjectsEXT`, idiomatic. */
+  /**
+   * `vkExportMetalObjectsEXT`, idiomatic.
+   * `chain` names structs that extend `VkExportMetalObjectsInfoEXT`: they are linked to the pNext of `metalObjectsInfo` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice) {
+   *   const metalObjectsInfo = vk.exportMetalObjectsEXT(
+   *     device,
+   *     ["VkExportMetalDeviceInfoEXT"],
+   *   );
+   *   return metalObjectsInfo.chain.VkExportMetalDeviceInfoEXT;
+   * }
+   * ```
+   */
   readonly exportMetalObjectsEXT: <C extends VkChainName<"VkExportMetalObjectsInfoEXT"> = never>(
     device: VkDevice,
     chain?: readonly C[],
@@ -3598,7 +3942,25 @@ export interface VkIdiomaticCommands {
     indirectCommandsCountAddress: VkDeviceAddress,
     stride: number,
   ) => void;
-  /** `vkGetPipelineIndirectMemoryRequirementsNV`, idiomatic. */
+  /**
+   * `vkGetPipelineIndirectMemoryRequirementsNV`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pCreateInfo: VkStructInputs["VkComputePipelineCreateInfo"]) {
+   *   const memoryRequirements = vk.getPipelineIndirectMemoryRequirementsNV(
+   *     device,
+   *     pCreateInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getPipelineIndirectMemoryRequirementsNV: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pCreateInfo: VkStructInputs["VkComputePipelineCreateInfo"],
@@ -3615,7 +3977,12 @@ export interface VkIdiomaticCommands {
     device: VkDevice,
     pInfo: VkStructInputs["VkPipelineIndirectDeviceAddressInfoNV"],
   ) => VkDeviceAddress;
-  /** `vkGetNativeBufferPropertiesOHOS`, idiomatic. */
+  /**
+   * `vkGetNativeBufferPropertiesOHOS`, idiomatic.
+   * `chain` names structs that extend `VkNativeBufferPropertiesOHOS`: they are linked to the pNext of `properties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   */
   readonly getNativeBufferPropertiesOHOS: <C extends VkChainName<"VkNativeBufferPropertiesOHOS"> = never>(
     device: VkDevice,
     buffer: Deno.PointerValue,
@@ -3784,7 +4151,25 @@ export interface VkIdiomaticCommands {
   ) => VkTensorViewARM;
   /** `vkDestroyTensorViewARM`, idiomatic. */
   readonly destroyTensorViewARM: (device: VkDevice, tensorView?: VkTensorViewARM | null) => void;
-  /** `vkGetTensorMemoryRequirementsARM`, idiomatic. */
+  /**
+   * `vkGetTensorMemoryRequirementsARM`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkTensorMemoryRequirementsInfoARM"]) {
+   *   const memoryRequirements = vk.getTensorMemoryRequirementsARM(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getTensorMemoryRequirementsARM: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkTensorMemoryRequirementsInfoARM"],
@@ -3795,7 +4180,25 @@ export interface VkIdiomaticCommands {
     device: VkDevice,
     pBindInfos: readonly VkStructInputs["VkBindTensorMemoryInfoARM"][],
   ) => void;
-  /** `vkGetDeviceTensorMemoryRequirementsARM`, idiomatic. */
+  /**
+   * `vkGetDeviceTensorMemoryRequirementsARM`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkDeviceTensorMemoryRequirementsARM"]) {
+   *   const memoryRequirements = vk.getDeviceTensorMemoryRequirementsARM(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getDeviceTensorMemoryRequirementsARM: <C extends VkChainName<"VkMemoryRequirements2"> = never>(
     device: VkDevice,
     pInfo: VkStructInputs["VkDeviceTensorMemoryRequirementsARM"],
@@ -3995,7 +4398,25 @@ export interface VkIdiomaticCommands {
     device: VkDevice,
     pInfo: VkStructInputs["VkDataGraphPipelineSessionBindPointRequirementsInfoARM"],
   ) => VkStructs["VkDataGraphPipelineSessionBindPointRequirementARM"][];
-  /** `vkGetDataGraphPipelineSessionMemoryRequirementsARM`, idiomatic. */
+  /**
+   * `vkGetDataGraphPipelineSessionMemoryRequirementsARM`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkDataGraphPipelineSessionMemoryRequirementsInfoARM"]) {
+   *   const memoryRequirements = vk.getDataGraphPipelineSessionMemoryRequirementsARM(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getDataGraphPipelineSessionMemoryRequirementsARM: <
     C extends VkChainName<"VkMemoryRequirements2"> = never,
   >(
@@ -4058,7 +4479,12 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     aspectMask?: VkImageAspectFlags | null,
   ) => void;
-  /** `vkGetScreenBufferPropertiesQNX`, idiomatic. */
+  /**
+   * `vkGetScreenBufferPropertiesQNX`, idiomatic.
+   * `chain` names structs that extend `VkScreenBufferPropertiesQNX`: they are linked to the pNext of `properties` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   */
   readonly getScreenBufferPropertiesQNX: <C extends VkChainName<"VkScreenBufferPropertiesQNX"> = never>(
     device: VkDevice,
     buffer: Deno.PointerValue,
@@ -4136,7 +4562,25 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     pBuildInfo: VkStructInputs["VkBuildPartitionedAccelerationStructureInfoNV"],
   ) => void;
-  /** `vkGetGeneratedCommandsMemoryRequirementsEXT`, idiomatic. */
+  /**
+   * `vkGetGeneratedCommandsMemoryRequirementsEXT`, idiomatic.
+   * `chain` names structs that extend `VkMemoryRequirements2`: they are linked to the pNext of `memoryRequirements` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice, VkStructInputs } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice, pInfo: VkStructInputs["VkGeneratedCommandsMemoryRequirementsInfoEXT"]) {
+   *   const memoryRequirements = vk.getGeneratedCommandsMemoryRequirementsEXT(
+   *     device,
+   *     pInfo,
+   *     ["VkMemoryDedicatedRequirements"],
+   *   );
+   *   return memoryRequirements.chain.VkMemoryDedicatedRequirements;
+   * }
+   * ```
+   */
   readonly getGeneratedCommandsMemoryRequirementsEXT: <
     C extends VkChainName<"VkMemoryRequirements2"> = never,
   >(
@@ -4196,7 +4640,24 @@ export interface VkIdiomaticCommands {
     readonly result: "VK_SUCCESS" | "VK_TIMEOUT";
     readonly faultInfo: VkStructs["VkDeviceFaultInfoKHR"][];
   };
-  /** `vkGetDeviceFaultDebugInfoKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE). */
+  /**
+   * `vkGetDeviceFaultDebugInfoKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_INCOMPLETE).
+   * `chain` names structs that extend `VkDeviceFaultDebugInfoKHR`: they are linked to the pNext of `debugInfo` for the
+   * command to fill, and read back by name in its `chain` (an output array of such structs takes one the
+   * same way, each element its own copy).
+   *
+   * @example The chain asked for
+   * ```ts
+   * import type { VkApi, VkDevice } from "@vkdeno/loader";
+   * export function query(vk: VkApi, device: VkDevice) {
+   *   const { debugInfo } = vk.getDeviceFaultDebugInfoKHR(
+   *     device,
+   *     ["VkDeviceFaultShaderAbortMessageInfoKHR"],
+   *   );
+   *   return debugInfo.chain.VkDeviceFaultShaderAbortMessageInfoKHR;
+   * }
+   * ```
+   */
   readonly getDeviceFaultDebugInfoKHR: <C extends VkChainName<"VkDeviceFaultDebugInfoKHR"> = never>(
     device: VkDevice,
     chain?: readonly C[],
