@@ -164,6 +164,20 @@ class ElevatedTree implements AsyncDisposable {
     deno = `${this.dir}/deno`,
   ): Promise<ProbeResult> {
     const d = this.dir;
+    // A binary copied into the tree can be busy for a moment (ETXTBSY, "Text file busy"): a child another
+    // test of this process forked meanwhile holds the copy's write descriptor until it execs. Try again.
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.#probeOnce(launcher, vars, deno);
+      } catch (error) {
+        if (attempt === 5 || !String(error).includes("Text file busy")) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  }
+
+  async #probeOnce(launcher: string, vars: Record<string, string>, deno: string): Promise<ProbeResult> {
+    const d = this.dir;
     const out = await new Deno.Command(`${d}/drop`, {
       args: [
         String(NOBODY),
