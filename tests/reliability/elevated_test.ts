@@ -163,7 +163,6 @@ class ElevatedTree implements AsyncDisposable {
     vars: Record<string, string>,
     deno = `${this.dir}/deno`,
   ): Promise<ProbeResult> {
-    const d = this.dir;
     // A binary copied into the tree can be busy for a moment (ETXTBSY, "Text file busy"): a child another
     // test of this process forked meanwhile holds the copy's write descriptor until it execs. Try again.
     for (let attempt = 1;; attempt++) {
