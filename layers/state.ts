@@ -1,6 +1,6 @@
 /**
- * The shared state tracker: one per chassis, following every handle a create or allocate command makes and a
- * destroy or free command ends, from the generated command table.
+ * The shared state tracker: one per instance's dispatch object, following every handle a create or allocate
+ * command makes and a destroy or free command ends, from the generated command table.
  *
  * @example Finding a buffer's creator
  * ```ts ignore
