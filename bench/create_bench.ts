@@ -248,7 +248,7 @@ if (import.meta.main) {
             ? "both loaders load and unload the validation layer's 22 MB library at every instance; what is left " +
               "is vkdeno's chain built in JavaScript and the layer's lookups through a C-to-JavaScript callback " +
               "(docs/performance.md)"
-            : "lavapipe's own work is most of an iteration and the same for both loaders; vkdeno's extra " +
+            : "the driver's own work is most of an iteration and the same for both loaders; vkdeno's extra " +
               "~0.1-0.2 ms is spread thinly over enumeration, device creation and the destroys " +
               "(docs/performance.md)",
         });
