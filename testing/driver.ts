@@ -61,6 +61,12 @@ export interface MockDriverOptions {
    * busy). The driver must then be disposed, or the process stays alive.
    */
   readonly threadSafe?: boolean;
+  /**
+   * Give a new non-dispatchable object (a buffer, a fence, ...) the handle of the most recently destroyed
+   * one, as a driver that allocates its objects with `malloc` may (default false: every handle is new). For
+   * testing code that keys anything on handle values.
+   */
+  readonly reuseHandles?: boolean;
 }
 
 /** One recorded call: the command, its arguments decoded after the call, and its result. */
@@ -211,7 +217,7 @@ export class MockDriver implements DriverEntryPoint, Disposable {
       apiVersion: options.apiVersion ?? ((1 << 22) | (3 << 12)),
       instanceExtensions,
       models: this.devices,
-      handles: new MockHandles(),
+      handles: new MockHandles(options.reuseHandles ?? false),
       instances: new Map(),
       physicalDevices: new Map(),
       devices: new Map(),

@@ -132,6 +132,13 @@ export class MockHandles {
   /** Dispatchable objects' memory, kept until the driver is disposed (a stale handle must not crash). */
   readonly #kept: Uint8Array[] = [];
   #next = 0x1000;
+  /** Destroyed non-dispatchable handle values, the latest last, when they are given out again. */
+  readonly #free: number[] | undefined;
+
+  /** Handles; with `reuse`, a new non-dispatchable object takes the most recently destroyed one's value. */
+  constructor(reuse = false) {
+    this.#free = reuse ? [] : undefined;
+  }
 
   /** A dispatchable object: native memory whose first word is `ICD_LOADER_MAGIC` (the loader overwrites it). */
   dispatchable(type: string, device: MockLogicalDevice | undefined): MockObject {
@@ -145,10 +152,10 @@ export class MockHandles {
     return object;
   }
 
-  /** A non-dispatchable object with a fresh handle value. */
+  /** A non-dispatchable object with a fresh handle value, or a destroyed one's when reusing. */
   plain(type: string, device: MockLogicalDevice | undefined): MockObject {
-    this.#next += 0x10;
-    const object: MockObject = { type, key: this.#next, device };
+    const key = this.#free?.pop() ?? (this.#next += 0x10);
+    const object: MockObject = { type, key, device };
     this.objects.set(object.key, object);
     device?.objects.set(object.key, object);
     return object;
@@ -164,6 +171,7 @@ export class MockHandles {
   remove(object: MockObject): void {
     this.objects.delete(object.key);
     object.device?.objects.delete(object.key);
+    if (object.memory === undefined) this.#free?.push(object.key);
   }
 
   /** Writes `object`'s handle at `out[index]`. */

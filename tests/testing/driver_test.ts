@@ -2,6 +2,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import {
   allocStruct,
+  create,
   enumerate,
   readPointer,
   readStruct,
@@ -425,4 +426,25 @@ Deno.test("the loader settings file applies to mocks: device_configurations pick
     return readStruct("VkPhysicalDeviceProperties", p).deviceName;
   });
   assertEquals(names, ["M3", "M1"]);
+});
+
+Deno.test("reuseHandles: a new buffer takes the most recently destroyed one's handle; without it each is new", () => {
+  for (const reuseHandles of [true, false]) {
+    using t = load({ reuseHandles });
+    using scope = new VkScope(t.vk);
+    const { device } = open(t.vk, scope);
+    const info = writeStruct(scope.arena, "VkBufferCreateInfo", {
+      size: 64n,
+      usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    });
+    const [a, b] = [0, 1].map(() => create(t.vk, "vkCreateBuffer", [device, info, null]));
+    for (const x of [a!, b!]) t.vk.vkDestroyBuffer(device, x, null);
+    const [c, d, e] = [0, 1, 2].map(() => create(t.vk, "vkCreateBuffer", [device, info, null]));
+    const value = (h: unknown) => Deno.UnsafePointer.value(h as Deno.PointerValue);
+    const [va, vb, vc, vd, ve] = [a, b, c, d, e].map(value);
+    if (reuseHandles) assertEquals([vc, vd], [vb, va], "latest destroyed first");
+    else assertEquals(new Set([va, vb, vc, vd]).size, 4, "every handle new");
+    assert(![va, vb, vc, vd].includes(ve));
+    for (const x of [c!, d!, e!]) t.vk.vkDestroyBuffer(device, x, null);
+  }
 });
