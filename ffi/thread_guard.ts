@@ -11,8 +11,9 @@ import { EmittedObject } from "./emitted_object.ts";
 import { Arena } from "./memory.ts";
 
 /** Slots (of {@linkcode STUB_SIZE} bytes) one guard's code takes. */
-const GUARD_SLOTS = 5;
-const DATA_HEADER = 32;
+const GUARD_SLOTS = 6;
+/** `owner`, `target`, `reported`, message length, `result`, `forward`; the message follows. */
+const DATA_HEADER = 40;
 const encoder = new TextEncoder();
 
 /** `mov rax, fs:[0x10]; ret`: the calling thread's id as glibc keeps it. */
@@ -52,7 +53,11 @@ export function guardCode(data: bigint): Uint8Array {
     0x85,
     0xc0, // test eax, eax
     0x75,
-    0x1e, // jne done
+    0x26, // jne done
+    0x57,
+    0x56,
+    0x52,
+    0x51, // push rdi, rsi, rdx, rcx (the syscall takes the first three and clobbers rcx)
     0xb8,
     0x01,
     0x00,
@@ -66,15 +71,31 @@ export function guardCode(data: bigint): Uint8Array {
     0x49,
     0x8d,
     0x73,
-    0x20, // lea rsi, [r11+32]
+    0x28, // lea rsi, [r11+40]
     0x41,
     0x8b,
     0x53,
     0x14, // mov edx, [r11+20]
     0x0f,
     0x05, // syscall (clobbers rcx, r11)
+    0x59,
+    0x5a,
+    0x5e,
+    0x5f, // pop rcx, rdx, rsi, rdi
     ...loadData,
     // done:
+    0x49,
+    0x8b,
+    0x43,
+    0x20, // mov rax, [r11+32]
+    0x48,
+    0x85,
+    0xc0, // test rax, rax
+    0x74,
+    0x02, // je refuse
+    0xff,
+    0xe0, // jmp rax (the next link, with the caller's arguments)
+    // refuse:
     0x49,
     0x8b,
     0x43,
@@ -150,12 +171,18 @@ export class ThreadGuards implements Disposable {
   }
 
   /**
-   * The next free guard, in front of `target`: other threads get `result` (a 64-bit pattern: `-13n` for
-   * `VK_ERROR_UNKNOWN`, `0n` for null) and `message` on stderr once.
+   * The next free guard, in front of `target`: other threads write `message` on stderr once, then go to
+   * `forward` with their arguments untouched, or without one get `result` (a 64-bit pattern: `-13n` for
+   * `VK_ERROR_UNKNOWN`, `0n` for null).
    *
    * @throws {RangeError} If every guard is taken.
    */
-  guard(target: Deno.PointerObject, message: string, result: bigint): Deno.PointerObject {
+  guard(
+    target: Deno.PointerObject,
+    message: string,
+    result: bigint,
+    forward: Deno.PointerValue = null,
+  ): Deno.PointerObject {
     const index = this.#used;
     const block = this.#blocks[index];
     if (block === undefined) {
@@ -169,6 +196,7 @@ export class ThreadGuards implements Disposable {
     view.setUint32(16, 0, true);
     view.setUint32(20, text.length, true);
     view.setBigUint64(24, BigInt.asUintN(64, result), true);
+    view.setBigUint64(32, BigInt(Deno.UnsafePointer.value(forward)), true);
     block.set(text, DATA_HEADER);
     return Deno.UnsafePointer.create(this.#base + BigInt(index * GUARD_SLOTS * STUB_SIZE))!;
   }

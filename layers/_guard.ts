@@ -1,6 +1,7 @@
 /**
  * Thread guards in front of the C entry points TS layers hand out, in either placement: a call from a thread
- * other than the one that loaded the layers fails fast with one stderr line instead of entering the isolate.
+ * other than the one that loaded the layers never enters the isolate; with one stderr line it goes down to the
+ * next link untouched, or fails fast where the entry point has none (the creating commands).
  *
  * @module
  */
@@ -43,33 +44,43 @@ export class EntryGuards implements Disposable {
   }
 
   /**
-   * `callback`, the C entry point of `command`, behind a guard: other threads get `VK_ERROR_UNKNOWN` for a
-   * `VkResult` command (0 or NULL otherwise, nothing for `void`) and one stderr line naming the layers.
+   * `callback`, the C entry point of `command`, behind a guard: other threads' calls go to `forward` (the
+   * next link's function) without the layers' hooks, or without one get `VK_ERROR_UNKNOWN` for a `VkResult`
+   * command (0 or NULL otherwise, nothing for `void`); either way one stderr line names the layers.
    */
-  guard(command: string, callback: Deno.PointerObject): Deno.PointerObject {
+  guard(
+    command: string,
+    callback: Deno.PointerObject,
+    forward: Deno.PointerValue = null,
+  ): Deno.PointerObject {
     const set = this.#set();
     if (set === undefined) return callback;
     const names = this.#layers().map((l) => `"${l.name}"`);
     const { value, text } = refusal(command);
+    const outcome = forward === null
+      ? `the call was not made and returns ${text}`
+      : "the call went down to the next link without the layer's hooks";
     return set.guard(
       callback,
       `vkdeno: TS layer${names.length === 1 ? "" : "s"} ${
         names.join(", ")
-      }: ${command} was called from a thread other than the one that loaded the layer (a Worker?); a TS layer runs only on that thread, so the call was not made and returns ${text}\n`,
+      }: ${command} was called from a thread other than the one that loaded the layer (a Worker?); a TS layer runs only on that thread, so ${outcome}\n`,
       value,
+      forward,
     );
   }
 
   /**
-   * A C entry point of `command` running `fn` (made in `callbacks`, named `label`), behind a guard; a throw
-   * from `fn` answers what another thread's call gets.
+   * The C entry points of `command` running `fn` (one callback made in `callbacks`, named `label`), behind
+   * guards: one per next-link function other threads' calls go down to (the function returned makes or finds
+   * it; null: they fail). A throw from `fn` answers what a refused call gets.
    */
   command(
     callbacks: CallbackRegistry,
     command: string,
     fn: VulkanCommand,
     label: string,
-  ): Deno.PointerObject {
+  ): (forward: Deno.PointerValue) => Deno.PointerObject {
     const info = commandInfo(command);
     const onError = info.result === "VkResult"
       ? VK_ERROR_UNKNOWN
@@ -83,7 +94,13 @@ export class EntryGuards implements Disposable {
       fn as Deno.UnsafeCallbackFunction,
       { name: label, onError: onError as never },
     );
-    return this.guard(command, callback.pointer);
+    const guarded = new Map<bigint, Deno.PointerObject>();
+    return (forward) => {
+      const key = BigInt(Deno.UnsafePointer.value(forward));
+      let p = guarded.get(key);
+      if (p === undefined) guarded.set(key, p = this.guard(command, callback.pointer, forward));
+      return p;
+    };
   }
 
   /** A set with a free guard (a new one when the last is full), or undefined where guards are not written. */

@@ -21,7 +21,7 @@ import type { CommandDescription } from "./_commands.ts";
 
 /** `VK_ERROR_VALIDATION_FAILED_EXT`: what a skipped command returning `VkResult` returns. */
 export const VK_ERROR_VALIDATION_FAILED_EXT: number = -1000011001;
-/** `VK_ERROR_UNKNOWN`: what a command returning `VkResult` returns when a hook before the call throws. */
+/** `VK_ERROR_UNKNOWN`: what a `VkResult` command returns when another thread calls a TS layer's creating entry point. */
 export const VK_ERROR_UNKNOWN: number = -13;
 
 /** `VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO` and `..._DEVICE_CREATE_INFO`: the loader's link structs. */
@@ -102,8 +102,8 @@ export type ChainLinkInput<P> = unknown extends PointedStruct<P> ? ChainInput
  *   ({@linkcode CallContext.extendChain}, {@linkcode CallContext.removeFromChain}): hooks after it and
  *   the next link see the new values, the application's memory is never written;
  * - a hook that throws is reported as an error message (id `Layer-HookThrew`, naming the layer and the
- *   command); thrown before the call, the call is skipped and returns `VK_ERROR_UNKNOWN` (0 or null for
- *   other results, nothing for `void`); thrown after it, the next link's result stands.
+ *   command), once per layer and command, and passed over: the call still goes down to the next link
+ *   (thrown before it) or keeps its result (thrown after it); no application call is lost to a layer's bug.
  */
 export interface CallContext<K extends VkCommandName = VkCommandName> {
   /** The command's name as called (an alias stays an alias). */
@@ -276,11 +276,6 @@ export function skipValue(info: CommandInfo): unknown {
     default:
       return info.result === "VkResult" ? VK_ERROR_VALIDATION_FAILED_EXT : 0;
   }
-}
-
-/** What a command returns when a hook before the call throws. */
-export function errorValue(info: CommandInfo): unknown {
-  return info.result === "VkResult" ? VK_ERROR_UNKNOWN : skipValue(info);
 }
 
 function isLiteral(v: unknown): v is object {

@@ -35,7 +35,7 @@ import type {
   ValidationObject,
   VulkanCommand,
 } from "./layer.ts";
-import { Call, errorValue, skipValue } from "./call.ts";
+import { Call, skipValue } from "./call.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { StateTracker } from "./state.ts";
 
@@ -233,6 +233,8 @@ export class Chassis implements Disposable {
   #adopted: DispatchObject | null = null;
   #serial = 0;
   #disposed = false;
+  /** `"<layer> <command>"` of every hook that threw, reported once. */
+  readonly #threw = new Set<string>();
   #changed: (() => void) | undefined;
   /** A call whose next link threw while its memory was allocated. */
   #leftover: Call | null = null;
@@ -475,7 +477,6 @@ export class Chassis implements Disposable {
   ): (d: DispatchObject, args: unknown[]) => unknown {
     const info = commandInfo(name);
     const skipped = skipValue(info);
-    const failed = errorValue(info);
     const dispatch = this.#dispatch;
     let fn: VulkanCommand | undefined;
     // The last dispatch object's hooks: one instance or device is the usual case.
@@ -486,12 +487,15 @@ export class Chassis implements Disposable {
     const chassis = this;
     const threw = (hook: CommandHooks, phase: string, error: unknown) => {
       const layer = set?.owners.get(hook) ?? "the state tracker";
+      // One message per layer and command: a hook that throws on every call would bury the output.
+      if (chassis.#threw.has(`${layer} ${name}`)) return;
+      chassis.#threw.add(`${layer} ${name}`);
       const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       (chassis.#options.onMessage ?? defaultReport)({
         layer,
         severity: "error",
         id: "Layer-HookThrew",
-        text: `${phase} of "${name}" threw ${why}`,
+        text: `${phase} of "${name}" threw ${why}; the call went on without it (reported once)`,
         command: name,
       });
     };
@@ -511,18 +515,13 @@ export class Chassis implements Disposable {
       }
       const ctx = new Call(name, info, ++chassis.#serial, dispatch, d.state, args);
       let skip = false;
+      // A hook that throws is reported and passed over: the application's call is never lost to a layer's bug.
       for (let i = 0; i < validators.length; i++) {
-        const h = validators[i]!;
-        const r = guarded(h, "preCallValidate", ctx, args, threw);
-        if (r === THREW) return ctx.end(), failed;
-        if (r === SKIP) skip = true;
+        if (guarded(validators[i]!, "preCallValidate", ctx, args, threw) === SKIP) skip = true;
       }
       if (skip || ctx.skipped) return ctx.end(), ctx.skipped ? ctx.result : skipped;
       for (let i = 0; i < pre.length && !ctx.skipped; i++) {
-        const h = pre[i]!;
-        if (guarded(h, "preCallRecord", ctx, args, threw) === THREW) {
-          return ctx.end(), failed;
-        }
+        guarded(pre[i]!, "preCallRecord", ctx, args, threw);
       }
       if (ctx.skipped) {
         ctx.end();

@@ -1,7 +1,8 @@
 /**
  * TS layers between native layers: a `vkGetInstanceProcAddr` / `vkGetDeviceProcAddr` pair in TypeScript
  * that a native chain treats like a C layer's; calls the layers do not intercept never enter JavaScript.
- * Its entry points are thread guards (`ffi/thread_guard.ts`): calls from other threads fail fast.
+ * Its entry points are thread guards (`ffi/thread_guard.ts`): calls from other threads go down to the next
+ * link without the layers' hooks.
  *
  * @example Handing a bridge to a native chain
  * ```ts ignore
@@ -124,7 +125,7 @@ export class NativeLayerBridge implements Disposable {
   /** The loader/layer interface this link speaks. */
   readonly interfaceVersion = 2;
   readonly #callbacks: CallbackRegistry;
-  readonly #own = new Map<string, Deno.PointerObject>();
+  readonly #own = new Map<string, (next: Deno.PointerValue) => Deno.PointerObject>();
   readonly #instances = new Map<HandleKey, ChainRecord>();
   readonly #devices = new Map<HandleKey, ChainRecord>();
   /** Commands the live validation objects intercept, made again when they change. */
@@ -191,17 +192,17 @@ export class NativeLayerBridge implements Disposable {
       case "vkGetDeviceProcAddr":
         return this.getDeviceProcAddr;
       case "vkCreateInstance":
-      case "vkDestroyInstance":
       case "vkCreateDevice":
-      case "vkDestroyDevice":
-        return this.#ownPointer(name);
+        // Another thread's call cannot go down untouched: the link must advance the loader's chain info.
+        return this.#ownPointer(name, null);
     }
     const rec = instance === null ? undefined : this.#instances.get(dispatchKey(instance));
     const next = rec ? this.#nextAddress(rec, name) : null;
+    if (name === "vkDestroyInstance") return this.#ownPointer(name, next);
     // Global commands other than vkCreateInstance never go through a layer's vkGetInstanceProcAddr.
     const layered = name in COMMAND_INDEX && commandInfo(name).level !== "global";
     if (this.#intercepted.has(name) && layered && (rec === undefined || next !== null)) {
-      return this.#ownPointer(name);
+      return this.#ownPointer(name, next);
     }
     return next;
   }
@@ -210,14 +211,15 @@ export class NativeLayerBridge implements Disposable {
     if (name === "vkGetDeviceProcAddr") return this.getDeviceProcAddr;
     const rec = this.#devices.get(dispatchKey(device));
     if (!rec) return null;
-    if (name === "vkDestroyDevice") return this.#ownPointer(name);
+    const next = this.#nextAddress(rec, name);
+    if (name === "vkDestroyDevice") return this.#ownPointer(name, next);
     if (
       this.#intercepted.has(name) && COMMAND_INDEX[name] !== undefined && commandInfo(name).level === "device"
     ) {
       // Only commands the device has: the next link decides what exists.
-      return this.#nextAddress(rec, name) === null ? null : this.#ownPointer(name);
+      return next === null ? null : this.#ownPointer(name, next);
     }
-    return this.#nextAddress(rec, name);
+    return next;
   }
 
   /**
@@ -231,12 +233,14 @@ export class NativeLayerBridge implements Disposable {
     return address === undefined || address === 0n ? null : Deno.UnsafePointer.create(address);
   }
 
-  #ownPointer(name: string): Deno.PointerObject {
-    let p = this.#own.get(name);
-    if (p) return p;
-    p = this.#guards.command(this.#callbacks, name, this.#entry(name), `TS layer ${name}`);
-    this.#own.set(name, p);
-    return p;
+  /** This link's entry point for `name`; other threads' calls go down to `next` (null: they fail). */
+  #ownPointer(name: string, next: Deno.PointerValue): Deno.PointerObject {
+    let entry = this.#own.get(name);
+    if (!entry) {
+      entry = this.#guards.command(this.#callbacks, name, this.#entry(name), `TS layer ${name}`);
+      this.#own.set(name, entry);
+    }
+    return entry(next);
   }
 
   /** The JS function behind this link's entry point for `name`: the chassis around the next link. */

@@ -253,26 +253,32 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
   const next = (name: string) => (Object.getPrototypeOf(host) as Record<string, VulkanCommand>)[name]!;
   const named = (pLayerName: Pointer) =>
     pLayerName === null ? undefined : state.known().find((l) => l.name === readCString(pLayerName));
-  const entries = new Map<string, Deno.PointerObject>();
-  /** A C entry point into the host's current function for `name` (so C callers see the TS layers). */
-  const entry = (name: string): Deno.PointerObject => {
-    let p = entries.get(name);
-    if (p) return p;
-    p = state.guards.command(
-      state.callbacks,
-      name,
-      (...args: unknown[]) => (host[name] as VulkanCommand)(...args),
-      `TS layers ${name}`,
-    );
-    entries.set(name, p);
-    return p;
+  const entries = new Map<string, (forward: Deno.PointerValue) => Deno.PointerObject>();
+  /**
+   * A C entry point into the host's current function for `name` (so C callers see the TS layers); other
+   * threads' calls go down to `below`, the function the wrapped object handed out.
+   */
+  const entry = (name: string, below: Deno.PointerObject): Deno.PointerObject => {
+    let make = entries.get(name);
+    if (!make) {
+      make = state.guards.command(
+        state.callbacks,
+        name,
+        (...args: unknown[]) => (host[name] as VulkanCommand)(...args),
+        `TS layers ${name}`,
+      );
+      entries.set(name, make);
+    }
+    return make(below);
   };
   const procAddr =
     (command: "vkGetInstanceProcAddr" | "vkGetDeviceProcAddr") =>
     (handle: Pointer, pName: Pointer | string) => {
       const found = next(command)(handle, pName) as Deno.PointerValue;
       const name = typeof pName === "string" ? pName : readCString(pName);
-      return found !== null && state.intercepted().has(name) && name in COMMAND_INDEX ? entry(name) : found;
+      return found !== null && state.intercepted().has(name) && name in COMMAND_INDEX
+        ? entry(name, found)
+        : found;
     };
   const own = {
     vkGetInstanceProcAddr: procAddr("vkGetInstanceProcAddr"),

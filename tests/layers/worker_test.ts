@@ -1,8 +1,9 @@
 /**
- * A Worker calling a TS layer's C entry points (from `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr`, in
- * vkdeno's native chain or in the script's `installLayers`) while the main thread is blocked fails fast
- * (`VK_ERROR_UNKNOWN`, one stderr line naming the layer and the command), never hangs; the layer's hooks run
- * only for the main thread's calls. Run in a child process so a hang would be a timeout, not this test.
+ * Workers calling a TS layer's C entry points (from `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr`, in vkdeno's
+ * native chain or in the script's `installLayers`) while the main thread is blocked: every call goes down to
+ * the next link without the layer's hooks (100,000 commands per Worker, all in the driver's log), with one
+ * stderr line per entry point naming the layer and the command, never a hang; the layer's hooks run only for
+ * the main thread's calls. Run in a child process so a hang would be a timeout, not this test.
  */
 import assert from "node:assert/strict";
 
@@ -12,7 +13,7 @@ async function workerCalls(placement: "native" | "script"): Promise<void> {
     args: ["run", "--allow-all", main.pathname, placement],
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
+    signal: AbortSignal.timeout(120_000),
   }).output();
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 0, stderr);
@@ -21,35 +22,37 @@ async function workerCalls(placement: "native" | "script"): Promise<void> {
     ms: number;
     mainResult: number;
     main: string[];
-    result: number;
+    results: number[];
     seen: string[];
+    recorded: number[];
+    expected: number;
   };
   // The same pointers called on the main thread run the hooks.
   assert.equal(report.mainResult, 0);
   assert.deepEqual(report.main, ["vkBeginCommandBuffer", "vkCmdSetLineWidth"]);
   assert.equal(report.wait, "ok", `the main thread's wait ended by ${report.wait} after ${report.ms} ms`);
-  assert.ok(report.ms < 5_000, `${report.ms} ms`);
-  assert.equal(report.result, -13);
+  assert.deepEqual(report.results, [0, 0]);
+  assert.deepEqual(report.recorded, [report.expected, report.expected]);
+  assert.equal(report.expected, 100_000);
   assert.deepEqual(report.seen, []);
   for (const command of ["vkBeginCommandBuffer", "vkCmdSetLineWidth"]) {
     const lines = stderr.split("\n").filter((l) => l.includes(`: ${command} was called from a thread other`));
     assert.equal(lines.length, 1, stderr);
     assert.match(lines[0]!, /TS layer "VK_LAYER_VKDENO_test_threads"/);
+    assert.match(lines[0]!, /the call went down to the next link without the layer's hooks$/);
   }
-  assert.match(stderr, /vkBeginCommandBuffer .* returns VK_ERROR_UNKNOWN\n/);
-  assert.match(stderr, /vkCmdSetLineWidth .* returns nothing\n/);
 }
 
 Deno.test({
   name:
-    "a Worker calling through a native-chain TS layer while the main thread waits fails fast, naming the layer",
+    "Workers recording 100,000 commands each through a native-chain TS layer while the main thread waits: every command reaches the driver, one warning per entry point",
   ignore: Deno.build.os !== "linux" || Deno.build.arch !== "x86_64",
   fn: () => workerCalls("native"),
 });
 
 Deno.test({
   name:
-    "a Worker calling an installLayers entry point from vkGet*ProcAddr while the main thread waits fails fast, naming the layer",
+    "Workers recording 100,000 commands each through installLayers entry points from vkGet*ProcAddr while the main thread waits: every command reaches the driver",
   ignore: Deno.build.os !== "linux" || Deno.build.arch !== "x86_64",
   fn: () => workerCalls("script"),
 });

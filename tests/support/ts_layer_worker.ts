@@ -1,6 +1,7 @@
 /**
- * Worker side of `tests/layers/worker_test.ts`: calls two commands through the main thread's chain (by the
- * addresses `vkGetDeviceProcAddr` gave there) and wakes the main thread, which waits in `Atomics.wait`.
+ * Worker side of `tests/layers/worker_test.ts`: begins a command buffer and records `commands` commands into it
+ * through the main thread's chain (by the addresses `vkGet*ProcAddr` gave there), then wakes the main thread,
+ * which waits in `Atomics.wait`.
  *
  * @module
  */
@@ -13,7 +14,11 @@ export interface WorkerJob {
   begin: bigint;
   setLineWidth: bigint;
   commandBuffer: bigint;
-  /** `[done, vkBeginCommandBuffer's result]`. */
+  /** How many `vkCmdSetLineWidth` to record. */
+  commands: number;
+  /** This Worker's slot in `shared`, after the count of Workers done. */
+  index: number;
+  /** `[Workers done, each Worker's vkBeginCommandBuffer result]`. */
   shared: SharedArrayBuffer;
 }
 
@@ -34,8 +39,8 @@ scope.onmessage = ({ data: job }) => {
     },
   );
   const cb = pointerFromAddress(job.commandBuffer);
-  flags[1] = begin.call(cb, writeStruct(arena, "VkCommandBufferBeginInfo", {}));
-  setLineWidth.call(cb, 2);
-  Atomics.store(flags, 0, 1);
+  flags[1 + job.index] = begin.call(cb, writeStruct(arena, "VkCommandBufferBeginInfo", {}));
+  for (let i = 0; i < job.commands; i++) setLineWidth.call(cb, 2);
+  Atomics.add(flags, 0, 1);
   Atomics.notify(flags, 0);
 };

@@ -1,9 +1,10 @@
 /**
  * Child process of `tests/layers/worker_test.ts`: a TS layer over the mock driver, in vkdeno's native chain
  * (argument `native`) or in the script (`script`, `installLayers`); this thread calls two commands through
- * the pointers `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr` gave, then a Worker calls them while this thread
- * waits in `Atomics.wait` (up to 10 s). Prints one JSON line: how the wait ended, how long it took, what the
- * calls returned, what the layer saw.
+ * the pointers `vkGetInstanceProcAddr`/`vkGetDeviceProcAddr` gave, then Workers each begin their own command
+ * buffer and record `COMMANDS` commands through them while this thread waits in `Atomics.wait` (up to 60 s).
+ * Prints one JSON line: how the wait ended, how long it took, what the calls returned, what the layer saw,
+ * and how many commands the driver recorded per Worker.
  *
  * @module
  */
@@ -66,16 +67,19 @@ vk.vkCreateCommandPool(
   null,
   pPool,
 );
+const WORKERS = 2;
+const COMMANDS = 100_000;
 const pCb = slot();
 vk.vkAllocateCommandBuffers(
   device,
   writeStruct(arena, "VkCommandBufferAllocateInfo", {
     commandPool: readPointer(pPool, 0) as VkCommandPool,
-    commandBufferCount: 1,
+    commandBufferCount: 1 + WORKERS,
   }),
   pCb,
 );
-const cb = readPointer(pCb, 0) as VkCommandBuffer;
+const cbs = Array.from({ length: 1 + WORKERS }, (_, i) => readPointer(pCb, 8 * i) as VkCommandBuffer);
+const cb = cbs[0]!;
 const begin = vk.vkGetInstanceProcAddr(instance, arena.cstring("vkBeginCommandBuffer")) as Deno.PointerObject;
 const setLineWidth = vk.vkGetDeviceProcAddr(device, arena.cstring("vkCmdSetLineWidth")) as Deno.PointerObject;
 // The main thread's calls through those pointers run the layer.
@@ -90,20 +94,37 @@ new Deno.UnsafeFnPointer(setLineWidth as Deno.PointerObject<never>, {
 vk.vkEndCommandBuffer(cb);
 const main = [...seen];
 seen.length = 0;
-const shared = new SharedArrayBuffer(8);
-const worker = new Worker(new URL("./ts_layer_worker.ts", import.meta.url), { type: "module" });
-const job: WorkerJob = {
-  begin: BigInt(Deno.UnsafePointer.value(begin)),
-  setLineWidth: BigInt(Deno.UnsafePointer.value(setLineWidth)),
-  commandBuffer: BigInt(Deno.UnsafePointer.value(cb)),
-  shared,
-};
-worker.postMessage(job);
+env.clearCallLog();
+// [workers done, then each Worker's vkBeginCommandBuffer result]
+const shared = new SharedArrayBuffer(4 * (1 + WORKERS));
+const workers = cbs.slice(1).map((commandBuffer, index) => {
+  const worker = new Worker(new URL("./ts_layer_worker.ts", import.meta.url), { type: "module" });
+  const job: WorkerJob = {
+    begin: BigInt(Deno.UnsafePointer.value(begin)),
+    setLineWidth: BigInt(Deno.UnsafePointer.value(setLineWidth)),
+    commandBuffer: BigInt(Deno.UnsafePointer.value(commandBuffer)),
+    commands: COMMANDS,
+    index,
+    shared,
+  };
+  worker.postMessage(job);
+  return worker;
+});
 const start = performance.now();
-const wait = Atomics.wait(new Int32Array(shared), 0, 0, 10_000);
+const flags = new Int32Array(shared);
+let wait: string = "ok";
+while (Atomics.load(flags, 0) < WORKERS && wait !== "timed-out") {
+  wait = Atomics.wait(flags, 0, Atomics.load(flags, 0), 60_000);
+  if (wait === "not-equal") wait = "ok";
+}
 const ms = Math.round(performance.now() - start);
-const result = new Int32Array(shared)[1];
-worker.terminate();
-console.log(JSON.stringify({ wait, ms, mainResult, main, result, seen }));
+const results = [...flags.slice(1)];
+for (const worker of workers) worker.terminate();
+const log = env.callLog();
+const recorded = cbs.slice(1).map((commandBuffer) => {
+  const tag = `vkCmdSetLineWidth commandBuffer=0x${Deno.UnsafePointer.value(commandBuffer).toString(16)} `;
+  return log.filter((l) => l.includes(tag)).length;
+});
+console.log(JSON.stringify({ wait, ms, mainResult, main, results, seen, recorded, expected: COMMANDS }));
 vk.vkDestroyDevice(device, null);
 vk.vkDestroyInstance(instance, null);
