@@ -9,6 +9,7 @@
 import { Arena, readPointer } from "../ffi/memory.ts";
 import { check, enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
 import { readHandle } from "../ffi/handle.ts";
+import { LAVAPIPE } from "../tests/support/lavapipe.ts";
 
 /** A Vulkan command as a function of its C parameter list. */
 // deno-lint-ignore no-explicit-any
@@ -20,8 +21,8 @@ export type Commands = { readonly [name: string]: any } & {
   deviceTable?(device: Deno.PointerValue): { readonly [name: string]: Command };
 };
 
-/** lavapipe's manifest: the only driver the benchmarks load. */
-export const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+// lavapipe's manifest (for the running architecture): the only driver the benchmarks load.
+export { LAVAPIPE };
 
 /** The Khronos validation layer. */
 export const VALIDATION = "VK_LAYER_KHRONOS_validation";

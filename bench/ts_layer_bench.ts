@@ -16,6 +16,7 @@ import { installShim } from "../tests/support/ts_layer_harness.ts";
 import { ccSync } from "../tests/support/c_build.ts";
 import { readHandle } from "../ffi/handle.ts";
 import { VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT } from "../mod.ts";
+import { LAVAPIPE } from "../tests/support/lavapipe.ts";
 
 type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
 type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };
@@ -103,7 +104,7 @@ const noop = noopLibrary();
 function lavapipe(
   instanceLayers = "",
 ): { vk: HasSetLineWidth; commandBuffer: Deno.PointerValue; restart: () => void } | null {
-  Deno.env.set("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
+  Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
   Deno.env.set("VK_LOADER_LAYERS_DISABLE", "~implicit~");
   Deno.env.set("VK_INSTANCE_LAYERS", instanceLayers);
   // deno-lint-ignore no-explicit-any

@@ -9,15 +9,7 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { CASES } from "../tools/misuse/cases.ts";
 import { runCase } from "../tools/misuse/table.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-const hasLavapipe = (() => {
-  try {
-    return Deno.statSync(LAVAPIPE).isFile;
-  } catch {
-    return false;
-  }
-})();
+import { hasLavapipe, LAVAPIPE } from "./support/lavapipe.ts";
 
 type Outcome = Awaited<ReturnType<typeof runCase>>;
 

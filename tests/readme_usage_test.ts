@@ -5,8 +5,8 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { LAVAPIPE } from "./support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../", import.meta.url);
 
 /** The fenced code blocks of README's Usage section, with their info strings. */

@@ -155,14 +155,13 @@ async function formatMarkdown(text: string): Promise<string> {
 /** libvulkan.so.1 as the dynamic linker finds it (`ldconfig -p`), or a usual path. */
 async function findLibvulkan(): Promise<string | undefined> {
   const listed = await command("ldconfig", ["-p"]);
-  const fromCache = listed?.split("\n").find((l) => /libvulkan\.so\.1 \(.*x86-64\)/.test(l))?.split("=> ")[1]
-    ?.trim();
+  // ldconfig names the running architecture "x86-64" or "AArch64"; the multiarch folders use Deno's name.
+  const abi = Deno.build.arch === "aarch64" ? "AArch64" : "x86-64";
+  const fromCache = listed?.split("\n").find((l) => l.includes("libvulkan.so.1 (") && l.includes(`${abi})`))
+    ?.split("=> ")[1]?.trim();
+  const multiarch = `${Deno.build.arch}-linux-gnu`;
   for (
-    const path of [
-      fromCache,
-      "/usr/lib/x86_64-linux-gnu/libvulkan.so.1",
-      "/lib/x86_64-linux-gnu/libvulkan.so.1",
-    ]
+    const path of [fromCache, `/usr/lib/${multiarch}/libvulkan.so.1`, `/lib/${multiarch}/libvulkan.so.1`]
   ) {
     if (!path) continue;
     try {

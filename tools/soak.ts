@@ -12,8 +12,7 @@ import {
   soak,
   type SoakReport,
 } from "../tests/support/reliability_soak.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+import { LAVAPIPE } from "../tests/support/lavapipe.ts";
 
 interface Args {
   loader: string;

@@ -21,16 +21,7 @@ import {
 } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-const noLavapipe = (() => {
-  try {
-    Deno.statSync(LAVAPIPE);
-    return false;
-  } catch {
-    return true;
-  }
-})();
+import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
 
 const FAMILY = "VkQueueFamilyProperties2";
 const PRIORITY = "VkQueueFamilyGlobalPriorityProperties";
@@ -114,7 +105,7 @@ Deno.test("each element of a two-call struct array gets its own copy of the chai
 
 Deno.test({
   name: "on lavapipe the per-element chain matches the raw two-call written by hand, on both loaders",
-  ignore: noLavapipe,
+  ignore: !hasLavapipe,
   fn: () => {
     const run = (raw: VkCommandSource, loader: string) => {
       using vk = VkApi.of(raw).scope();

@@ -1,8 +1,8 @@
 /** README's "Vulkan in TypeScript" section: its program runs on lavapipe as written and prints what it says. */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../../", import.meta.url);
 
 Deno.test("README's idiomatic program runs on lavapipe and prints what its comment says", async () => {

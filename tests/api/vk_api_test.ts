@@ -24,16 +24,7 @@ import {
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { commandSource, compileCommand } from "../../api/compile.ts";
 import { COMMAND_ALIAS_COUNT, COMMAND_COUNT, COMMAND_INDEX } from "../../ffi/generated/commands.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-const noLavapipe = (() => {
-  try {
-    Deno.statSync(LAVAPIPE);
-    return false;
-  } catch {
-    return true;
-  }
-})();
+import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
 
 /** Runs `body` with each loader's command object over lavapipe. */
 function onBothLoaders(body: (raw: VkCommandSource, loader: string) => void): void {
@@ -54,7 +45,7 @@ function onBothLoaders(body: (raw: VkCommandSource, loader: string) => void): vo
 
 Deno.test({
   name: "idiomatic commands return outputs, take arrays and literals, and destroy what a scope created",
-  ignore: noLavapipe,
+  ignore: !hasLavapipe,
   fn: () =>
     onBothLoaders((raw, loader) => {
       const destroyed: string[] = [];

@@ -18,21 +18,13 @@ import {
 } from "../support/chain.ts";
 import { readHandle } from "../../ffi/handle.ts";
 import { VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT } from "../../mod.ts";
+import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
 
-const LVP = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-const present = (() => {
-  try {
-    return Deno.statSync(LVP).isFile;
-  } catch {
-    return false;
-  }
-})();
-
-const env = { vars: { VK_DRIVER_FILES: LVP }, elevated: false };
+const env = { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false };
 
 Deno.test({
   name: "lavapipe: instance, physical device, device, queue submit",
-  ignore: !present,
+  ignore: !hasLavapipe,
   fn() {
     using l = load(env);
     const { vk, arena } = l;
@@ -116,7 +108,7 @@ Deno.test({
 
 Deno.test({
   name: "lavapipe: a Vulkan 1.0 application still gets the *2 queries (through the extension or the loader)",
-  ignore: !present,
+  ignore: !hasLavapipe,
   fn() {
     using l = load(env);
     const { instance } = createInstance(l, { apiVersion: "1.0.0" });

@@ -33,10 +33,11 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { discoverDrivers } from "../../discovery/drivers.ts";
 import { driverManifest, TempTree } from "../support/discovery_tree.ts";
+import { LAVAPIPE_LIBRARY, mesaManifestName } from "../support/lavapipe.ts";
 
 const ICD_DIR = "/usr/share/vulkan/icd.d";
-const LVP = `${ICD_DIR}/lvp_icd.x86_64.json`;
-const INTEL = `${ICD_DIR}/intel_icd.x86_64.json`;
+const LVP = `${ICD_DIR}/${mesaManifestName("lvp")}`;
+const INTEL = `${ICD_DIR}/${mesaManifestName("intel")}`;
 
 function hasTool(): boolean {
   try {
@@ -127,10 +128,10 @@ Deno.test({
     const { vkdeno } = await compare({});
     for (
       const name of [
-        "lvp_icd.x86_64.json",
-        "intel_icd.x86_64.json",
-        "intel_hasvk_icd.x86_64.json",
-        "radeon_icd.x86_64.json",
+        mesaManifestName("lvp"),
+        mesaManifestName("intel"),
+        mesaManifestName("intel_hasvk"),
+        mesaManifestName("radeon"),
       ]
     ) {
       assert(vkdeno.includes(`${ICD_DIR}/${name}`), name);
@@ -181,7 +182,7 @@ Deno.test({
   fn: async () => {
     const { vkdeno, loader } = await compare({ VK_LOADER_DRIVERS_DISABLE: "*lvp*" });
     assertEquals(vkdeno.length, 3);
-    assertEquals(loader.ignored, ["lvp_icd.x86_64.json"]);
+    assertEquals(loader.ignored, [mesaManifestName("lvp")]);
   },
 });
 
@@ -203,10 +204,10 @@ Deno.test({
   ignore,
   fn: async () => {
     using tree = new TempTree({
-      "share/vulkan/icd.d/mine.json": driverManifest("/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"),
+      "share/vulkan/icd.d/mine.json": driverManifest(LAVAPIPE_LIBRARY),
       "share/vulkan/icd.d/broken.json": '{"file_format_version": "1.0.0"}',
       "share/vulkan/icd.d/variant.json": driverManifest("libx.so", { api: "1.1.3.0" }),
-      "direct.json": driverManifest("/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"),
+      "direct.json": driverManifest(LAVAPIPE_LIBRARY),
     });
     const { vkdeno } = await compare({ XDG_DATA_DIRS: `${tree.path("direct.json")}:${tree.path("share")}` });
     assertEquals(vkdeno.filter((p) => p.startsWith(tree.root)), [

@@ -3,8 +3,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { compileGlsl } from "../../examples/shaders/embed.ts";
 import { DOUBLE_SPV } from "../../examples/shaders/double_spv.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../../", import.meta.url).pathname;
 const LOADERS = ["vkdeno", "libvulkan"];
 

@@ -14,8 +14,8 @@ import { Logger, Vulkan, type VulkanCommands } from "../../mod.ts";
 import { startWeston } from "../../wsi/weston.ts";
 import { startXvfb } from "../../wsi/xvfb.ts";
 import { decodePng } from "../support/wsi.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../../", import.meta.url).pathname;
 const SIZE = 128;
 const FRAMES = 8;

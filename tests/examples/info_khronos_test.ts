@@ -6,9 +6,9 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { buildProgram } from "../support/c_build.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
 const PROBE = String.raw`
 #include <stdio.h>

@@ -13,8 +13,8 @@ import { Arena } from "../../ffi/memory.ts";
 import { writeStruct } from "../../ffi/structs.ts";
 import type { VkDevice } from "../../ffi/generated/vk_types.ts";
 import { createDevice, createInstance, physicalDevices } from "../support/chain.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const EXAMPLES = new URL("../../examples/layers", import.meta.url).pathname;
 
 function snapshot(layers: string[], vars: Record<string, string> = {}) {

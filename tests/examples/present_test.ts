@@ -4,8 +4,8 @@ import { Logger, Vulkan, type VulkanCommands } from "../../mod.ts";
 import { type RgbaImage, XcbWindow, XlibWindow } from "../../wsi/x11.ts";
 import { startXvfb } from "../../wsi/xvfb.ts";
 import { countColour, decodePng } from "../support/wsi.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const SIZE = { width: 96, height: 64 };
 
 /** vkdeno over an explicit environment: lavapipe only, plus `vars`; `log` receives the loader's lines. */

@@ -7,8 +7,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { compileGlsl, SHADER_MODULES } from "../../examples/shaders/embed.ts";
 import { decodePng } from "../support/wsi.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../../", import.meta.url).pathname;
 const SIZE = 256;
 

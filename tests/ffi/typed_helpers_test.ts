@@ -28,16 +28,7 @@ import {
   type VulkanCommands,
   writeStruct,
 } from "../../mod.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-const noLavapipe = (() => {
-  try {
-    Deno.statSync(LAVAPIPE);
-    return false;
-  } catch {
-    return true;
-  }
-})();
+import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
 
 Deno.test("makeCallback knows every funcpointer type and rejects other names", () => {
   assertEquals(Object.keys(CALLBACK_DEFS).length >= 10, true);
@@ -195,7 +186,7 @@ Deno.test("create throws a VkError naming the command and result; createMany che
 Deno.test({
   name:
     "on lavapipe: a scope creates instance, messenger and device objects, and a TS messenger hears a message",
-  ignore: noLavapipe,
+  ignore: !hasLavapipe,
 }, () => {
   const heard: string[] = [];
   const before = CallbackRegistry.liveCount;
@@ -279,7 +270,7 @@ Deno.test({
 
 Deno.test({
   name: "on lavapipe: the driver allocates through TypeScript allocation callbacks (size_t in, pointer out)",
-  ignore: noLavapipe,
+  ignore: !hasLavapipe,
 }, () => {
   const libc = Deno.dlopen("libc.so.6", {
     aligned_alloc: { parameters: ["usize", "usize"], result: "pointer" },

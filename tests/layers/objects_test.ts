@@ -13,8 +13,7 @@ import { defineLayer } from "../../layers/layer.ts";
 import { importLayerModules } from "../../layers/registry.ts";
 import { installLayers } from "../../layers/top.ts";
 import { Vulkan } from "../../mod.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
 function snapshot(vars: Record<string, string> = {}) {
   return {

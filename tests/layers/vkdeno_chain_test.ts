@@ -10,8 +10,7 @@ import { importLayerModules } from "../../layers/registry.ts";
 import { installLayers } from "../../layers/top.ts";
 import { Vulkan } from "../../mod.ts";
 import { Logger } from "../../loading/log.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
 function snapshot(vars: Record<string, string> = {}) {
   return {

@@ -18,11 +18,11 @@ import { type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { asHandle } from "../../ffi/handle.ts";
 import type { VkDirectDriverLoadingModeLUNARG } from "../../mod.ts";
+import { LAVAPIPE_LIBRARY } from "../support/lavapipe.ts";
 
 const EXT = "VK_LUNARG_direct_driver_loading";
 const EXCLUSIVE = 0;
 const INCLUSIVE = 1;
-const LAVAPIPE = "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so";
 
 function loadWith(
   env: EnvironmentSnapshot,
@@ -302,19 +302,21 @@ Deno.test("Vulkan.load({ drivers }): a library path or a manifest path, exclusiv
 
 Deno.test("lavapipe loaded directly by library path runs the compute example; through the extension it is refused as pre-7", () => {
   try {
-    Deno.statSync(LAVAPIPE);
+    Deno.statSync(LAVAPIPE_LIBRARY);
   } catch {
-    throw new Error(`Lavapipe is not installed at "${LAVAPIPE}" (Debian package mesa-vulkan-drivers)`);
+    throw new Error(
+      `Lavapipe is not installed at "${LAVAPIPE_LIBRARY}" (Debian package mesa-vulkan-drivers)`,
+    );
   }
   // Nothing from the system: the root points nowhere.
   const env: EnvironmentSnapshot = { vars: {}, elevated: false, root: "/nonexistent" };
-  using vk = Vulkan.load({ env, drivers: [LAVAPIPE], logger: new Logger(env, { write: () => {} }) });
+  using vk = Vulkan.load({ env, drivers: [LAVAPIPE_LIBRARY], logger: new Logger(env, { write: () => {} }) });
   const report = runCompute(vk, { count: 65536 });
   assertEquals(report.wrong, 0);
   assertMatch(report.device.name, /llvmpipe/);
   // Mesa 22.3's vk_icdGetInstanceProcAddr does not answer the negotiate function: the extension's rule
   // (interface 7 through that pointer) refuses it, as the Khronos loader does.
-  const library = Library.open(LAVAPIPE);
+  const library = Library.open(LAVAPIPE_LIBRARY);
   try {
     using l = loadWith(env);
     assertEquals(createDirect(l, [library.symbolAddress("vk_icdGetInstanceProcAddr")], EXCLUSIVE).result, -9);

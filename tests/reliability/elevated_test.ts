@@ -19,6 +19,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { goodDriverManifest, goodLayerManifest } from "../support/reliability_manifests.ts";
 import { cc } from "../support/c_build.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const DENO = Deno.execPath();
@@ -254,7 +255,7 @@ Deno.test({
     assertEquals(fromUser(r, tree), []);
     // the defaults took over: the system's lavapipe manifest, found through the XDG_DATA_DIRS default
     assert(
-      r.drivers.some((d) => d.path === "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"),
+      r.drivers.some((d) => d.path === LAVAPIPE),
       JSON.stringify(r.drivers),
     );
     assert(
@@ -278,7 +279,7 @@ Deno.test({
     assertEquals([r.atSecure, r.elevated], [1, true]);
     assertEquals(fromUser(r, tree), []);
     // VK_LOADER_DRIVERS_DISABLE=*lvp* is a secure_getenv variable too: lavapipe stays
-    assert(r.drivers.some((d) => d.path === "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"));
+    assert(r.drivers.some((d) => d.path === LAVAPIPE));
   },
 });
 

@@ -8,11 +8,11 @@ import { deepStrictEqual as assertEquals, match as assertMatch } from "node:asse
 import {
   buildFaultLibraries,
   faultVariables,
-  LAVAPIPE_MANIFEST,
   LIBRARY_FAULTS,
   MockEnvironment,
 } from "../support/reliability_faults.ts";
 import { goodDriverManifest, MANIFEST_FAULTS } from "../support/reliability_manifests.ts";
+import { LAVAPIPE, LAVAPIPE_LIBRARY } from "../support/lavapipe.ts";
 
 /** What the Khronos loader did. */
 interface Outcome {
@@ -132,11 +132,11 @@ for (const fault of MANIFEST_FAULTS.filter((f) => !f.needsUnprivileged)) {
     async fn() {
       const dir = Deno.makeTempDirSync({ prefix: "vkdeno_khr_" });
       try {
-        const good = goodDriverManifest("/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so", "1.1.230");
+        const good = goodDriverManifest(LAVAPIPE_LIBRARY, "1.1.230");
         fault.write(dir, good);
         const want = MANIFEST_EXPECTED[fault.id] ?? { end: "exit 0", llvmpipe: 1 };
         const limit = want.end === "timeout" ? 5 : 30;
-        const got = await vulkaninfo({ VK_DRIVER_FILES: `${dir}:${LAVAPIPE_MANIFEST}`, HOME: dir }, limit);
+        const got = await vulkaninfo({ VK_DRIVER_FILES: `${dir}:${LAVAPIPE}`, HOME: dir }, limit);
         recorded[`manifest_${fault.id}`] = { end: got.end, llvmpipe: got.llvmpipe };
         assertEquals({ end: got.end, llvmpipe: got.llvmpipe }, want);
       } finally {

@@ -8,9 +8,9 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import type { SoakOutput } from "../../tools/soak.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const VALIDATION = "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json";
 
 function exists(path: string): boolean {

@@ -7,18 +7,10 @@
 
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import type { WorkerReport } from "../support/reliability_threads_worker.ts";
+import { hasLavapipe } from "../support/lavapipe.ts";
 
 const SCRIPT = new URL("../support/reliability_threads.ts", import.meta.url).pathname;
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const LIMIT_S = 60;
-
-const hasLavapipe = (() => {
-  try {
-    return Deno.statSync(LAVAPIPE).isFile;
-  } catch {
-    return false;
-  }
-})();
 
 async function scenario(
   name: string,

@@ -6,8 +6,7 @@ import { allocStruct, check, enumerate, makeApiVersion, readStruct, writeStruct 
 import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
 import { openLibvulkan } from "./libvulkan.ts";
 import { readHandle } from "../../ffi/handle.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+import { LAVAPIPE } from "./lavapipe.ts";
 
 /** Runs `fn` with VK_DRIVER_FILES set to lavapipe (libvulkan reads it at vkCreateInstance). */
 function withLavapipe<T>(fn: () => T): T {

@@ -6,11 +6,7 @@
 
 import { MockEnvironment } from "./mock.ts";
 import { cc, tryCc } from "./c_build.ts";
-
-/** Lavapipe's manifest, the good driver every fault sits beside. */
-export const LAVAPIPE_MANIFEST = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-/** Lavapipe's library, the target of the forwarding fault driver. */
-export const LAVAPIPE_LIBRARY = "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so";
+import { LAVAPIPE, LAVAPIPE_LIBRARY } from "./lavapipe.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const C_DIR = `${REPO}/tests/support/c`;
@@ -424,7 +420,7 @@ export const LIBRARY_FAULTS: readonly LibraryFault[] = [
 /** The variables that run `setup` beside lavapipe, host layers and drivers kept out. */
 export function faultVariables(env: MockEnvironment, setup: FaultSetup): Record<string, string> {
   const vars: Record<string, string> = {
-    VK_DRIVER_FILES: [...setup.driverManifests, LAVAPIPE_MANIFEST].join(":"),
+    VK_DRIVER_FILES: [...setup.driverManifests, LAVAPIPE].join(":"),
     HOME: env.path("home"),
     XDG_DATA_DIRS: env.path("root/usr/share"),
     XDG_CONFIG_DIRS: env.path("root/etc/xdg"),

@@ -17,9 +17,10 @@ import {
   VK_COMMAND_BUFFER_LEVEL_PRIMARY,
   VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
 } from "../../mod.ts";
+import { LAVAPIPE } from "./lavapipe.ts";
 
 const VARS = {
-  VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+  VK_DRIVER_FILES: LAVAPIPE,
   VK_LOADER_LAYERS_DISABLE: "~implicit~",
 };
 

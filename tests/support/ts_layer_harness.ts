@@ -6,6 +6,7 @@
  */
 import type { NativeLayerBridge } from "../../layers/native.ts";
 import { ccSync } from "./c_build.ts";
+import { LAVAPIPE } from "./lavapipe.ts";
 
 const SHIM_C = `
 #include <stddef.h>
@@ -54,7 +55,7 @@ export function installShim(dir: string, layerName: string, bridge: NativeLayerB
 /** Environment for the reference loader: lavapipe only, no implicit layers, layers from `dir` too. */
 export function referenceLoaderEnv(dir: string): Record<string, string> {
   return {
-    VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+    VK_DRIVER_FILES: LAVAPIPE,
     VK_LOADER_LAYERS_DISABLE: "~implicit~",
     VK_ADD_LAYER_PATH: dir,
   };

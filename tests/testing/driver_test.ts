@@ -23,6 +23,7 @@ import {
 } from "../../mod.ts";
 import type { VkDevice, VkPhysicalDevice, VulkanCommands } from "../../mod.ts";
 import { MockDriver, type MockDriverOptions, mockEnvironment } from "../../testing/mod.ts";
+import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
 
 const isolated = mockEnvironment();
 globalThis.addEventListener("unload", () => isolated.remove());
@@ -368,16 +369,9 @@ Deno.test("a mock and another mock side by side: each device answers from its ow
   assertEquals(names.sort(), ["A", "B1", "B2"]);
 });
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 Deno.test({
   name: "a mock beside the real lavapipe driver",
-  ignore: (() => {
-    try {
-      return !Deno.statSync(LAVAPIPE).isFile;
-    } catch {
-      return true;
-    }
-  })(),
+  ignore: !hasLavapipe,
   fn() {
     using mock = new MockDriver({ devices: [{ name: "Mock beside lavapipe" }] });
     using vk = Vulkan.load({ drivers: [mock, LAVAPIPE], env: isolated.env });

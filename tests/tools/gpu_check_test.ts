@@ -18,9 +18,9 @@ import {
 import { classifyManifest, findNvidiaManifest } from "../../tools/_gpu_find.ts";
 import { type GpuReport, keptSections, renderMarkdown } from "../../tools/_gpu_report.ts";
 import type { TsLayersProbe } from "../../tools/_gpu_tslayers.ts";
+import { LAVAPIPE, mesaManifestName } from "../support/lavapipe.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
 function device(name: string, type: string, extensions: string[]) {
   return {
@@ -427,7 +427,7 @@ Deno.test({
       ["ordering", "skip"],
       ["bench", "skip"],
     ]);
-    assert(Deno.readTextFileSync(`${out}/gpu_report.md`).includes("| lvp_icd.x86_64.json |"));
+    assert(Deno.readTextFileSync(`${out}/gpu_report.md`).includes(`| ${mesaManifestName("lvp")} |`));
     assertEquals(report.tsLayers?.verdict?.problems, []);
     assertEquals(report.tsLayers?.native.probe?.objects, {
       instances: 2,

@@ -6,9 +6,10 @@
  * @module
  */
 import { CASES } from "./cases.ts";
+import { LAVAPIPE } from "../../tests/support/lavapipe.ts";
 
 const driverArg = Deno.args.find((a) => a.startsWith("--driver="));
-const driver = driverArg?.slice("--driver=".length) ?? "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+const driver = driverArg?.slice("--driver=".length) ?? LAVAPIPE;
 const runner = new URL("./run.ts", import.meta.url).pathname;
 
 /** Exit status (128 + signal for a signal) and first stderr line of one case. */

@@ -22,6 +22,7 @@ import type {
   VkDebugUtilsMessageSeverityFlagsEXT,
   VkDebugUtilsMessageTypeFlagsEXT,
 } from "../../../mod.ts";
+import { hasLavapipe, LAVAPIPE } from "../../support/lavapipe.ts";
 
 interface Seen {
   kind: "utils" | "report";
@@ -274,18 +275,11 @@ Deno.test({
 Deno.test({
   name:
     "a messenger made with vkCreateDebugUtilsMessengerEXT hears the loader until it is destroyed (lavapipe)",
-  ignore: (() => {
-    try {
-      Deno.statSync("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json");
-      return false;
-    } catch {
-      return true;
-    }
-  })(),
+  ignore: !hasLavapipe,
 }, () => {
   using app = new AppMessengers();
   using l = load({
-    vars: { VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", VK_LOADER_DEBUG: "error" },
+    vars: { VK_DRIVER_FILES: LAVAPIPE, VK_LOADER_DEBUG: "error" },
     elevated: false,
   });
   const { arena, vk } = l;

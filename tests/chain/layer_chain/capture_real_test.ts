@@ -14,9 +14,9 @@
 
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { hostImplicitLayers } from "../../support/conform.ts";
+import { LAVAPIPE } from "../../support/lavapipe.ts";
 
 const ROOT = new URL("../../..", import.meta.url).pathname.replace(/\/$/, "");
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const GFXR_MANIFEST = "/usr/share/vulkan/explicit_layer.d/VkLayer_gfxreconstruct.json";
 const GFXR_CONVERT = "/usr/bin/gfxrecon-convert";
 const RENDERDOC_MANIFEST = "/usr/share/vulkan/implicit_layer.d/renderdoc_capture.json";

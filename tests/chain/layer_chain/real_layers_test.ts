@@ -20,8 +20,8 @@ import {
   VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
   VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
 } from "../../../mod.ts";
+import { LAVAPIPE, MULTIARCH_LIB } from "../../support/lavapipe.ts";
 
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 const root = new URL("../../..", import.meta.url).pathname;
 const has = (path: string) => {
   try {
@@ -272,7 +272,7 @@ for (
 ) {
   Deno.test({
     name: `${layer}: renamed entry points and $LIB; loads when ${variable}=1 and not otherwise`,
-    ignore: ignore || !has(library.replace("$LIB", "lib/x86_64-linux-gnu")),
+    ignore: ignore || !has(library.replace("$LIB", MULTIARCH_LIB)),
   }, async () => {
     const on = await probe({ NODEVICE_SELECT: "1", [variable]: "1" }, { device: true, gipaAll: true });
     assertEquals(on.gipaUnknown, [true, true]);

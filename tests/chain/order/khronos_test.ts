@@ -18,8 +18,7 @@ import { allocStruct, readStruct, sizeOfStruct } from "../../../ffi/structs.ts";
 import { addr, createInstance, load, physicalDevices, u32Slot } from "../../support/chain.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { buildProgram } from "../../support/c_build.ts";
-
-const LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+import { LAVAPIPE } from "../../support/lavapipe.ts";
 
 const PROBE = String.raw`
 #include <stdio.h>
