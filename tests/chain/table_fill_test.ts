@@ -9,6 +9,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { COMMANDS } from "../../ffi/generated/commands.ts";
+import { DispatchTable } from "../../ffi/dispatch.ts";
 import { type Pointer, readCString } from "../../ffi/memory.ts";
 import { ChainStubs, chainStubs } from "../../chain/stubs.ts";
 import {
@@ -19,19 +20,25 @@ import {
   fillPhysicalDeviceCommands,
 } from "../../chain/table_fill.ts";
 
-/** A `vkGet*ProcAddr` that answers a made-up address for about half the names, and logs every call. */
-function fakeProcAddr(): {
+/** A made-up address per name (a hash of it, never 0). */
+function hashed(name: string): bigint {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+  return 0x10000n + BigInt(h);
+}
+
+/**
+ * A `vkGet*ProcAddr` that answers a made-up address for about half the names (for every name when `all`),
+ * and logs every call.
+ */
+function fakeProcAddr(all = false): {
   pointer: Deno.PointerObject;
   answer(name: string): bigint;
   asked: string[];
   close(): void;
 } {
   const asked: string[] = [];
-  const answer = (name: string) => {
-    let h = 0;
-    for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
-    return h % 2 === 0 ? 0n : 0x10000n + BigInt(h);
-  };
+  const answer = (name: string) => all || hashed(name) % 2n === 1n ? hashed(name) : 0n;
   const cb = new Deno.UnsafeCallback(
     { parameters: ["pointer", "pointer"], result: "pointer" } as const,
     (_handle, pName) => {
@@ -101,6 +108,43 @@ Deno.test("native table fills hold what asking name by name holds: instance, phy
       assertEquals(filled(c.fill(native)), c.want, `${c.name}, native`);
     }
     assertEquals(native.unwrap.fillTable !== undefined, Deno.build.arch === "x86_64" && native.native);
+  } finally {
+    gpa.close();
+  }
+});
+
+Deno.test("a link answering every name fills every slot of each table, the first and the last included", () => {
+  const gpa = fakeProcAddr(true);
+  const handle = Deno.UnsafePointer.create(0xd0n);
+  const instanceLevel = (l: string) => l === "instance" || l === "physical_device";
+  const levels = [
+    ["instance", instanceLevel],
+    ["instance, answered by the loader's own link", instanceLevel],
+    ["physical device", (l: string) => l === "physical_device"],
+    ["device", (l: string) => l === "device"],
+  ] as const;
+  try {
+    for (const stubs of [chainStubs(), new ChainStubs({ native: false })]) {
+      const fills = [
+        fillInstanceCommands(stubs, gpa.pointer, handle),
+        fillInstanceCommands(stubs, gpa.pointer, handle, (name) => Deno.UnsafePointer.create(hashed(name))),
+        fillPhysicalDeviceCommands(stubs, gpa.pointer, handle),
+        fillDeviceCommands(stubs, gpa.pointer, handle),
+      ];
+      fills.forEach((fill, k) => {
+        const [name, level] = levels[k]!;
+        const commands = COMMANDS.filter((c) => level(c.level));
+        const where = `${name} table, native ${stubs.native}`;
+        // Each command's own name is asked first, so it is what every slot holds.
+        assertEquals(filled(fill), new Map(commands.map((c) => [c.index, hashed(c.name)])), where);
+        // Through the dispatch table the loader writes them into.
+        using table = new DispatchTable(COMMANDS.length);
+        table.setAll(fill.slots, fill.fns, 0n);
+        for (const c of [commands[0]!, commands.at(-1)!]) {
+          assertEquals(Deno.UnsafePointer.value(table.get(c.index)), hashed(c.name), `${where}: ${c.name}`);
+        }
+      });
+    }
   } finally {
     gpa.close();
   }
