@@ -272,6 +272,34 @@ Deno.test("a list without the extension enabled is ignored with a warning; a NUL
   }
 });
 
+Deno.test("a driver answering an interface version above the 7 offered is skipped by index", async () => {
+  const { env, library, gipa } = await setup();
+  const above = await env.addDriver({
+    name: "above",
+    physicalDevices: [{ name: "Above" }],
+    negotiateAnswer: 8,
+  }, {
+    placement: "none",
+  });
+  const aboveLibrary = Library.open(above.libraryPath);
+  try {
+    using l = loadWith(env.snapshot());
+    const { result, instance } = createDirect(
+      l,
+      [aboveLibrary.symbolAddress("vk_icdGetInstanceProcAddr"), gipa],
+      EXCLUSIVE,
+    );
+    assertEquals(result, 0, l.lines.join("\n"));
+    assertEquals(deviceNames(l, instance), ["Direct GPU"]);
+    assert(l.lines.some((x) => /pDrivers\[0\]: it supports interface version 8/.test(x)), l.lines.join("\n"));
+    l.vk.vkDestroyInstance(asHandle("VkInstance", instance), null);
+  } finally {
+    aboveLibrary.close();
+    library.close();
+    env.dispose();
+  }
+});
+
 Deno.test("Vulkan.load({ drivers }): a library path or a manifest path, exclusive by default, inclusive on request", async () => {
   await using env = await MockEnvironment.create();
   await env.addDriver({ name: "system", physicalDevices: [{ name: "System GPU" }] }, {

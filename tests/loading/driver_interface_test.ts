@@ -8,6 +8,9 @@ import { discoverDrivers } from "../../discovery/drivers.ts";
 import { acquireDriver, DriverLoadError, loadedDriverCount, releaseDriver } from "../../loading/driver.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { calls, createInstance, fields, load, physicalDevices } from "../support/chain.ts";
+import { Library } from "../../ffi/library.ts";
+import { Logger } from "../../loading/log.ts";
+import { Vulkan } from "../../vulkan.ts";
 
 const VK_ERROR_INCOMPATIBLE_DRIVER = -9;
 
@@ -89,6 +92,34 @@ Deno.test("a driver needing a newer interface than 7 is skipped", async () => {
   assert(l.lines.some((line) => line.includes("future.json") && line.includes("negotiation failed")));
   assertEquals(calls(env.callLog("future"), "vkCreateInstance"), []);
   l.vk.vkDestroyInstance(instance, null);
+});
+
+Deno.test("a driver answering an interface version above the one offered (8 for 7) is skipped, however it is given", async () => {
+  await using env = await MockEnvironment.create();
+  const above = await env.addDriver({ name: "above", interfaceVersion: 7, negotiateAnswer: 8 });
+  await env.addDriver({ name: "fine", interfaceVersion: 7, physicalDevices: [{ name: "Fine GPU" }] });
+  // Found by its manifest: refused at load, the other driver works.
+  using l = load(env.snapshot());
+  const { result, instance } = createInstance(l);
+  assertEquals(result, 0);
+  assertEquals(physicalDevices(l, instance).length, 1);
+  const text = l.lines.join("\n");
+  assert(/above\.json.*interface version "8", newer than the "7" offered/.test(text), text);
+  assertEquals(calls(env.callLog("above"), "vkCreateInstance"), []);
+  l.vk.vkDestroyInstance(instance, null);
+  // Given by its vk_icdGetInstanceProcAddr: refused the same way.
+  const library = Library.open(above.libraryPath);
+  try {
+    const getInstanceProcAddr = library.symbolAddress("vk_icdGetInstanceProcAddr")!;
+    using given = Vulkan.load({
+      env: env.snapshot(),
+      drivers: [{ name: "above", getInstanceProcAddr }],
+      logger: new Logger(env.snapshot(), { write: () => {} }),
+    });
+    assertEquals(createInstance({ ...l, vk: given }).result, VK_ERROR_INCOMPATIBLE_DRIVER);
+  } finally {
+    library.close();
+  }
 });
 
 Deno.test("missing entry points: a library without driver exports is refused, naming what is missing", async () => {

@@ -65,6 +65,8 @@ export interface MockDriverConfig {
   readonly minInterfaceVersion?: number;
   /** VkResult negotiation returns regardless of the offer (e.g. -9 `VK_ERROR_INCOMPATIBLE_DRIVER`). */
   readonly negotiateResult?: number;
+  /** The interface version negotiation answers whatever the loader offers (e.g. 8 when offered 7). */
+  readonly negotiateAnswer?: number;
   /** What `vkEnumerateInstanceVersion` returns and the default device API version; default "1.3.0". */
   readonly apiVersion?: string;
   /** Whether `vkEnumerateInstanceVersion` is exposed; default true. */
@@ -234,6 +236,7 @@ export function driverConfigText(config: MockDriverConfig, name: string, logPath
   };
   put("min_interface", config.minInterfaceVersion?.toString());
   put("negotiate_result", config.negotiateResult?.toString());
+  put("negotiate_answer", config.negotiateAnswer?.toString());
   put("api_version", config.apiVersion && enc(config.apiVersion));
   put(
     "enumerate_instance_version",

@@ -14,7 +14,7 @@
  * Every variant also exports the mock_icd_* control functions.
  *
  * Configuration keys (top level, before any [device]):
- *   name, log, interface, min_interface, negotiate_result, api_version,
+ *   name, log, interface, min_interface, negotiate_result, negotiate_answer, api_version,
  *   enumerate_instance_version, instance_extensions, magic, create_instance_result,
  *   enumerate_physical_devices_result, groups_result, create_device_result, groups_supported, groups,
  *   own_surfaces, physical_device_proc_addr, enumerate_adapter, unknown_functions,
@@ -76,6 +76,8 @@ typedef struct DeviceConfig {
 typedef struct Config {
     uint32_t interface_version, min_interface;
     int32_t negotiate_result;
+    /* when nonzero: the version negotiation reports, whatever was offered (a driver above the offer) */
+    uint32_t negotiate_answer;
     uint32_t api_version;
     int enumerate_instance_version;
     MockName instance_extensions[MOCK_MAX_NAMES];
@@ -250,6 +252,7 @@ static void on_entry(void *ctx, const char *k, const char *v) {
     else if (strcmp(k, "interface") == 0) g_config.interface_version = mock_parse_u32(v);
     else if (strcmp(k, "min_interface") == 0) g_config.min_interface = mock_parse_u32(v);
     else if (strcmp(k, "negotiate_result") == 0) g_config.negotiate_result = mock_parse_i32(v);
+    else if (strcmp(k, "negotiate_answer") == 0) g_config.negotiate_answer = mock_parse_u32(v);
     else if (strcmp(k, "api_version") == 0) g_config.api_version = mock_parse_version(v);
     else if (strcmp(k, "enumerate_instance_version") == 0) g_config.enumerate_instance_version = mock_parse_i32(v);
     else if (strcmp(k, "instance_extensions") == 0)
@@ -1595,6 +1598,7 @@ __attribute__((unused)) static VkResult VKAPI_CALL mock_NegotiateLoaderICDInterf
     g_negotiate_called = 1;
     if (!result) {
         g_negotiated = offered < g_config.interface_version ? offered : g_config.interface_version;
+        if (g_config.negotiate_answer) g_negotiated = g_config.negotiate_answer;
         *pVersion = g_negotiated;
     }
     mock_log(&g_log, "vk_icdNegotiateLoaderICDInterfaceVersion offered=%u returned=%u result=%d", offered,
