@@ -1,6 +1,7 @@
 /**
  * Dispatch stubs against the FFI floor: one C no-op through a native stub and table, `Deno.dlopen`,
  * `Deno.UnsafeFnPointer` and the stubs' fallback; BENCHMARKS.md divides by the `(xN)` calls per iteration.
+ * Each group runs one batch size, its baseline included, so `deno bench`'s own summary compares like with like.
  */
 
 import { buildTestLibrary } from "../tests/support/c_build.ts";
@@ -34,26 +35,33 @@ const viaFallback = fallback.bind(0, DEF);
 const direct = Deno.dlopen(path, { bench_noop: DEF }).symbols.bench_noop;
 const viaFnPointer = new Deno.UnsafeFnPointer(noop as Deno.PointerObject<never>, DEF);
 
-Deno.bench({
-  name: `C no-op declared with Deno.dlopen (x${CALLS})`,
-  group: "dispatch",
-  baseline: true,
-  fn() {
-    for (let i = 0; i < CALLS; i++) direct(device, 1, 2, queue);
-  },
-});
+/** The C no-op through Deno.dlopen (the group's baseline) and the native stub, `calls` per iteration. */
+function floor(group: string, calls: number): void {
+  Deno.bench({
+    name: `C no-op declared with Deno.dlopen (x${calls})`,
+    group,
+    baseline: true,
+    fn() {
+      for (let i = 0; i < calls; i++) direct(device, 1, 2, queue);
+    },
+  });
+  Deno.bench({
+    name: `native stub -> table -> C no-op (x${calls})`,
+    group,
+    fn() {
+      for (let i = 0; i < calls; i++) viaStub(device, 1, 2, queue);
+    },
+  });
+}
 
-Deno.bench({
-  name: `native stub -> table -> C no-op (x${CALLS})`,
-  group: "dispatch",
-  fn() {
-    for (let i = 0; i < CALLS; i++) viaStub(device, 1, 2, queue);
-  },
-});
+floor("dispatch", CALLS);
+
+// The slow paths, in batches of SLOW_CALLS beside the fast ones at the same batch size.
+floor("dispatch, slow paths", SLOW_CALLS);
 
 Deno.bench({
   name: `Deno.UnsafeFnPointer on the C no-op (x${SLOW_CALLS})`,
-  group: "dispatch",
+  group: "dispatch, slow paths",
   fn() {
     for (let i = 0; i < SLOW_CALLS; i++) viaFnPointer.call(device, 1, 2, queue);
   },
@@ -61,7 +69,7 @@ Deno.bench({
 
 Deno.bench({
   name: `stub fallback (table read in TS + UnsafeFnPointer) (x${SLOW_CALLS})`,
-  group: "dispatch",
+  group: "dispatch, slow paths",
   fn() {
     for (let i = 0; i < SLOW_CALLS; i++) viaFallback(device, 1, 2, queue);
   },
