@@ -250,11 +250,13 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
           "has device_configurations",
         deviceConfigurations.settingsPath,
       ));
-  const read = (name: string) => nonEmpty(secureGetenv(env, name));
+  // Set to the empty string is set (docs/behaviour.md D12): VK_DRIVER_FILES="" names no file and still
+  // replaces the whole search.
+  const read = (name: string) => secureGetenv(env, name);
 
   if (env.elevated) {
     for (const name of DRIVER_VARIABLES) {
-      if (nonEmpty(env.vars[name]) !== undefined) {
+      if (env.vars[name] !== undefined) {
         log("warn", `Ignoring env var '${name}': the process runs with elevated privileges`);
       }
     }
@@ -270,6 +272,13 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
   if (override !== undefined) {
     for (const name of ["VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVER_PACKAGES"]) {
       if (read(name) !== undefined) log("warn", `Ignoring env var '${name}' because '${override}' is set`);
+    }
+    if (read(override) === "") {
+      log(
+        "warn",
+        `Env var '${override}' is set to the empty string: it names no driver manifest, and the default ` +
+          "folders are not searched",
+      );
     }
   }
 
@@ -495,7 +504,7 @@ function withoutDriverVariables(
 ): EnvironmentSnapshot {
   const vars: Record<string, string> = { ...env.vars };
   for (const name of DRIVER_VARIABLES) {
-    if (nonEmpty(secureGetenv(env, name)) !== undefined) ignored(name);
+    if (secureGetenv(env, name) !== undefined) ignored(name);
     delete vars[name];
   }
   return { ...env, vars };
@@ -506,17 +515,13 @@ function filterVariable(
   name: string,
   log: (level: DiscoveryMessage["level"], text: string) => void,
 ): readonly NameFilter[] {
-  const list = parseFilterList(nonEmpty(secureGetenv(env, name)), name);
+  const list = parseFilterList(secureGetenv(env, name), name);
   for (const warning of list.warnings) log("warn", warning);
   return list.filters;
 }
 
 function resolve(env: EnvironmentSnapshot, entry: string): string {
   return pathListLocations(env, entry, "")[0]?.path ?? entry;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === "" ? undefined : value;
 }
 
 /**

@@ -26,7 +26,7 @@ export type FilterKind = "all" | "exact" | "prefix" | "suffix" | "substring" | "
  * ```
  */
 export interface NameFilter {
-  /** The filter as written (trimmed, cut to 255 characters). */
+  /** The filter as written (blanks kept, cut to 255 characters). */
   readonly text: string;
   /** How it compares (see the table in the module documentation). */
   readonly kind: FilterKind;
@@ -80,20 +80,22 @@ export function parseFilter(text: string): NameFilter {
 
 /**
  * Parses a comma-separated filter variable. `variable` only names the source
- * in warnings. An unset or empty variable gives no filters.
+ * in warnings. An unset or empty variable gives no filters; empty elements
+ * are skipped; blanks belong to the element they stand in, as the Khronos
+ * loader reads them (docs/behaviour.md D07), so `" b"` does not match `b`.
  *
  * @example Usage
  * ```ts
  * import { parseFilterList } from "./filter.ts";
- * parseFilterList("a*, ,*b", "VK_LOADER_DRIVERS_DISABLE").filters.map((f) => f.kind); // ["prefix", "suffix"]
+ * parseFilterList("a*,,*b", "VK_LOADER_DRIVERS_DISABLE").filters.map((f) => f.kind); // ["prefix", "suffix"]
+ * parseFilterList("a, b").filters.map((f) => f.text); // ["a", " b"]
  * ```
  */
 export function parseFilterList(value: string | undefined, variable = "filter"): FilterList {
   const filters: NameFilter[] = [];
   const warnings: string[] = [];
   if (value === undefined) return { filters, warnings };
-  for (const raw of value.split(",")) {
-    let text = raw.trim();
+  for (let text of value.split(",")) {
     if (text === "") continue;
     if (filters.length === MAX_FILTERS) {
       warnings.push(

@@ -1,6 +1,7 @@
 /**
  * A small handwritten reader for JSON with comments (JSONC), for manifests and the settings file that are
- * not strict JSON: counts comments and trailing commas, notes repeated keys, names the first defect.
+ * not strict JSON: counts comments and trailing commas, keeps the first of repeated members (as the Khronos
+ * loader's reader does, docs/behaviour.md M07) and names them, names the first defect.
  *
  * @example Reading a commented object
  * ```ts
@@ -45,7 +46,7 @@ export type JsoncDefect =
  * @example Usage
  * ```ts
  * import type { JsoncValue } from "./jsonc.ts";
- * const r: JsoncValue = { ok: true, value: {}, comments: 0, trailingCommas: 0, repeatedKeys: [] };
+ * const r: JsoncValue = { ok: true, value: {}, comments: 0, trailingCommas: 0, repeatedKeys: [], members: [] };
  * ```
  */
 export interface JsoncValue {
@@ -57,8 +58,13 @@ export interface JsoncValue {
   readonly comments: number;
   /** How many commas stand just before a closing brace or bracket. */
   readonly trailingCommas: number;
-  /** Keys repeated inside one object, each named once, in the order first repeated. */
+  /** Keys repeated inside one object, each named once, in the order first repeated; the first value is kept. */
   readonly repeatedKeys: readonly string[];
+  /**
+   * The top-level object's members in text order, repeated names included, each with its own value (a
+   * layer manifest of file version 1.0.0 repeats `layer`); empty when the top-level value is no object.
+   */
+  readonly members: readonly (readonly [string, unknown])[];
   /** Where text after the top-level object's closing brace starts being ignored (just after the brace). */
   readonly ignoredFrom?: number;
 }
@@ -110,6 +116,7 @@ export function readJsonc(text: string): JsoncResult {
       comments: reader.comments,
       trailingCommas: reader.trailingCommas,
       repeatedKeys: reader.repeatedKeys,
+      members: reader.members,
       ...(reader.ignoredFrom === undefined ? {} : { ignoredFrom: reader.ignoredFrom }),
     };
   } catch (error) {
@@ -182,6 +189,7 @@ class Reader {
   comments = 0;
   trailingCommas = 0;
   readonly repeatedKeys: string[] = [];
+  readonly members: [string, unknown][] = [];
   ignoredFrom: number | undefined;
   #depth = 0;
 
@@ -295,6 +303,7 @@ class Reader {
 
   object(): Record<string, unknown> {
     this.enter();
+    const topLevel = this.#depth === 1;
     this.pos++; // the opening brace
     const result: Record<string, unknown> = {};
     const seen = new Set<string>();
@@ -319,11 +328,13 @@ class Reader {
       if (this.peek() !== COLON) this.unexpected("colon expected");
       this.pos++;
       const item = this.value();
+      if (topLevel) this.members.push([key, item]);
+      first = false;
       if (seen.has(key)) {
         if (!this.repeatedKeys.includes(key)) this.repeatedKeys.push(key);
-      } else {
-        seen.add(key);
+        continue;
       }
+      seen.add(key);
       if (key === "__proto__") {
         // A plain assignment would set the prototype; JSON.parse makes an own property instead.
         Object.defineProperty(result, key, {
@@ -335,7 +346,6 @@ class Reader {
       } else {
         result[key] = item;
       }
-      first = false;
     }
     this.pos++; // the closing brace
     this.#depth--;

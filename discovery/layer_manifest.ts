@@ -109,7 +109,8 @@ function parseLayerManifestObject(json: unknown, options: ParseLayerManifestOpti
       ? version.minor > minor
       : version.patch >= patch;
 
-  const entries: unknown[] = [];
+  // Each layer object, with the member it came from.
+  const entries: { readonly member: string; readonly value: unknown }[] = [];
   const layerValue = json["layer"];
   const layersValue = json["layers"];
   if (layersValue !== undefined) {
@@ -135,29 +136,42 @@ function parseLayerManifestObject(json: unknown, options: ParseLayerManifestOpti
         messages.push({ level: "warn", category: "layer", text: `Layer manifest "${path}": ${reason}` });
         break;
       }
-      entries.push(entry);
+      entries.push({ member: "layers", value: entry });
     }
   } else if (layerValue !== undefined) {
-    const repeats = options.text === undefined ? 1 : countTopLevelLayerKeys(options.text);
-    if (repeats > 1 && atLeast(1, 0, 1)) {
+    // The Khronos loader takes the first "layer" and every member after it as layer objects (it walks the
+    // siblings, LM09): several "layer" members are file version 1.0.0's way to hold several layers.
+    const members = options.members ?? Object.entries(json);
+    const at = members.findIndex(([key]) => key === "layer");
+    const following = at < 0 ? [["layer", layerValue] as const] : members.slice(at);
+    if (following.length > 1 && atLeast(1, 0, 1)) {
+      const others = following.filter(([key]) => key !== "layer").map(([key]) => JSON.stringify(key));
       return skipFile(
-        `it has ${repeats} "layer" objects, which file version "${fileVersion}" forbids (use a "layers" array)`,
+        others.length === 0
+          ? `it has ${following.length} "layer" objects, which file version "${fileVersion}" forbids (use a "layers" array)`
+          : `the members after "layer" (${
+            others.join(", ")
+          }) count as more "layer" objects, as the Khronos ` +
+            `loader reads them, and file version "${fileVersion}" forbids more than one (put "layer" last, or ` +
+            `use a "layers" array)`,
       );
     }
-    if (repeats > 1) {
-      messages.push({
-        level: "warn",
-        category: "layer",
-        text: `Layer manifest "${path}" has ${repeats} "layer" objects; only the last one is read`,
-      });
-    }
-    entries.push(layerValue);
+    for (const [member, value] of following) entries.push({ member, value });
   } else {
     return skipFile(`it has neither "layer" nor "layers"`);
   }
 
   for (let index = 0; index < entries.length; index++) {
-    const read = readLayer(entries[index], index, options, fileVersion, atLeast, messages);
+    const { member, value } = entries[index]!;
+    const read: LayerManifest | SkippedLayer = member !== "layer" && member !== "layers" && !isObject(value)
+      ? {
+        manifestPath: path,
+        indexInFile: index,
+        reason: `"${member}" after "layer" is ${
+          describeJsonType(value)
+        }, expected an object (each member after the first "layer" is read as a layer object)`,
+      }
+      : readLayer(value, index, options, fileVersion, atLeast, messages);
     if ("reason" in read) {
       skipped.push(read);
       messages.push({
@@ -211,29 +225,4 @@ export function isOverrideLayer(layer: LayerManifest): boolean {
  */
 export function layerApiVersionText(packed: number): string {
   return formatVersion(packed);
-}
-
-/** Counts `"layer"` keys of the top-level object, which a parsed object collapses into one. */
-function countTopLevelLayerKeys(text: string): number {
-  const quick = text.match(/"layer"\s*:/g);
-  if (quick === null || quick.length < 2) return quick === null ? 0 : 1;
-  // Rare case: walk the text, tracking depth outside strings, to count only top-level keys.
-  let depth = 0;
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      if (depth === 1 && text.slice(i, j + 1) === '"layer"' && /^\s*:/.test(text.slice(j + 1, j + 20))) {
-        count++;
-      }
-      i = j;
-    } else if (c === "{" || c === "[") {
-      depth++;
-    } else if (c === "}" || c === "]") {
-      depth--;
-    }
-  }
-  return count;
 }

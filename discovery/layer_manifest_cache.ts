@@ -140,27 +140,16 @@ function readLayerFile(
     ? readManifestFile(path)
     : parseManifestText(bytes, path);
   if (!file.ok) return { result: { layers: [], skipped: [], messages: [] }, fileReason: file.reason };
-  let text: string | undefined;
-  if (mayRepeatLayerKey(file.value)) {
-    text = bytes === undefined ? readTextOrUndefined(path) : new TextDecoder().decode(bytes);
-  }
-  const parsed = parseLayerManifest(file.value, { manifestPath: path, implicit, pointerBits, text });
+  const parsed = parseLayerManifest(file.value, {
+    manifestPath: path,
+    implicit,
+    pointerBits,
+    members: file.members,
+  });
   const warnings: LayerMessage[] = file.warnings.map((w) => ({
     level: "warn",
     category: "layer",
     text: `Layer manifest "${path}": ${w}`,
   }));
   return { result: { ...parsed, messages: [...warnings, ...parsed.messages] } };
-}
-
-function mayRepeatLayerKey(value: Readonly<Record<string, unknown>>): boolean {
-  return value["layer"] !== undefined && value["layers"] === undefined;
-}
-
-function readTextOrUndefined(path: string): string | undefined {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return undefined;
-  }
 }

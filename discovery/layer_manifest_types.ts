@@ -230,8 +230,8 @@ export interface ParseLayerManifestOptions {
   /** The running process's pointer size, for `library_arch` (default 64). */
   readonly pointerBits?: 32 | 64;
   /**
-   * The manifest's text, when known: lets the parser see repeated `layer`
-   * keys, which a parsed object hides (the last one wins there).
+   * The top-level members in text order, repeated names included (`ManifestFileOk.members`): lets the
+   * parser see repeated `layer` members, which a parsed object holds once. Default: the object's entries.
    */
-  readonly text?: string;
+  readonly members?: readonly (readonly [string, unknown])[];
 }

@@ -361,15 +361,25 @@ export function layerSearchLocations(
       if (env.vars[name] !== undefined) messages.push(info(`Ignoring ${name}: the process runs elevated`));
     }
   }
-  const replacement = nonEmpty(secureGetenv(env, replace));
+  // Set to the empty string is set (docs/behaviour.md D12): the search is replaced with nothing.
+  const replacement = secureGetenv(env, replace);
   if (replacement !== undefined) {
-    if (nonEmpty(secureGetenv(env, add)) !== undefined) {
+    if (secureGetenv(env, add) !== undefined) {
       messages.push(info(`Ignoring ${add} because ${replace} is set`));
+    }
+    if (replacement === "") {
+      messages.push({
+        level: "warn",
+        category: "layer",
+        text: `${replace} is set to the empty string: no ${
+          implicit ? "implicit" : "explicit"
+        } layer manifest is searched`,
+      });
     }
     return pathListLocations(env, replacement, replace);
   }
   return [
-    ...pathListLocations(env, nonEmpty(secureGetenv(env, add)), add),
+    ...pathListLocations(env, secureGetenv(env, add), add),
     ...defaultSearchLocations(env, implicit ? "implicit_layer" : "explicit_layer"),
   ];
 }
@@ -477,8 +487,4 @@ class ManifestReader implements LayerManifestReadCounts {
 
 function info(text: string): LayerMessage {
   return { level: "info", category: "layer", text };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === "" ? undefined : value;
 }

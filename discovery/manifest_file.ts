@@ -44,7 +44,7 @@ export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
  * @example Usage
  * ```ts
  * import type { ManifestFileOk } from "./manifest_file.ts";
- * const ok: ManifestFileOk = { ok: true, path: "/x.json", value: {}, warnings: [] };
+ * const ok: ManifestFileOk = { ok: true, path: "/x.json", value: {}, members: [], warnings: [] };
  * ```
  */
 export interface ManifestFileOk {
@@ -52,8 +52,10 @@ export interface ManifestFileOk {
   readonly ok: true;
   /** The path read (as given). */
   readonly path: string;
-  /** The top-level JSON object. */
+  /** The top-level JSON object; of a repeated member, the first value (docs/behaviour.md M07). */
   readonly value: Readonly<Record<string, unknown>>;
+  /** The top-level object's members in text order, repeated names included (see `layer`, LM09). */
+  readonly members: readonly (readonly [string, unknown])[];
   /** Accepted oddities (comments, trailing commas, byte order mark), one sentence each. */
   readonly warnings: readonly string[];
 }
@@ -183,7 +185,9 @@ export function parseManifestText(text: Uint8Array | string, path: string): Mani
   // JSON has no comments or trailing commas; a repeated key shows as more keys in the text than in the
   // result.
   const strict = strictJsonObject(source);
-  if (strict !== undefined) return { ok: true, path, value: strict, warnings };
+  if (strict !== undefined) {
+    return { ok: true, path, value: strict, members: Object.entries(strict), warnings };
+  }
 
   const read = readJsonc(source);
   if (!read.ok) {
@@ -213,12 +217,14 @@ export function parseManifestText(text: Uint8Array | string, path: string): Mani
     );
   }
   for (const key of read.repeatedKeys) {
+    // Repeated top-level "layer" members are a layer manifest's 1.0.0 form: its parser words them (LM09).
+    if (key === "layer" && read.members.filter(([k]) => k === key).length > 1) continue;
     warnings.push(
-      `file repeats key ${JSON.stringify(key.slice(0, 80))} in one object; the last value is used ` +
-        "(the Khronos loader uses the first)",
+      `file repeats member ${JSON.stringify(key.slice(0, 80))} in one object; the first value is used, ` +
+        "as the Khronos loader does",
     );
   }
-  return { ok: true, path, value: value as Record<string, unknown>, warnings };
+  return { ok: true, path, value: value as Record<string, unknown>, members: read.members, warnings };
 }
 
 /**
@@ -344,7 +350,10 @@ function position(text: string, offset: number): string {
   return `line ${line}, column ${end - lineStart + 1}`;
 }
 
-/** `source` parsed when it is strict JSON holding an object with no key repeated in any object, else undefined. */
+/**
+ * `source` parsed when it is strict JSON holding an object with no key repeated in any object and no
+ * top-level key that is an array index (the engine lists those first, out of text order), else undefined.
+ */
 function strictJsonObject(source: string): Record<string, unknown> | undefined {
   let value: unknown;
   try {
@@ -353,6 +362,7 @@ function strictJsonObject(source: string): Record<string, unknown> | undefined {
     return undefined;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  if (Object.keys(value).some((key) => ARRAY_INDEX.test(key))) return undefined;
   // Outside strings, strict JSON has exactly one colon per key; the parsed value, written back, has one per
   // key it kept (a repeated key is kept once). Counted with the engine's own string operations, not a loop
   // over matches or a walk of the value: for a large manifest either ran often enough to be compiled by
@@ -369,6 +379,9 @@ function strictJsonObject(source: string): Record<string, unknown> | undefined {
     return undefined; // nesting too deep to write back: the full parser says why
   }
 }
+
+/** A key the engine orders as an array index (close enough: longer ones only go to the full reader). */
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
 
 /** A JSON string (its quotes and escapes included). */
 const JSON_STRINGS = /"(?:[^"\\]|\\.)*"/g;

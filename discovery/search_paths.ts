@@ -252,7 +252,8 @@ export function pathListLocations(
  */
 export function defaultSearchLocations(env: EnvironmentSnapshot, kind: ManifestKind): SearchLocation[] {
   const suffix = MANIFEST_SUBFOLDERS[kind];
-  const home = nonEmpty(secureGetenv(env, "HOME"));
+  // HOME="" is a home at "/": the C loader appends "/.config" to it (docs/behaviour.md D12).
+  const home = secureGetenv(env, "HOME");
   const out: SearchLocation[] = [];
   const push = (entry: string, source: string, defaulted: boolean, builtIn: boolean) => {
     const base = builtIn ? underRoot(env, entry) : resolveEntry(env, entry);
@@ -265,7 +266,7 @@ export function defaultSearchLocations(env: EnvironmentSnapshot, kind: ManifestK
     if (value !== undefined) {
       for (const entry of splitPathList(value)) push(entry, name, false, false);
     } else if (home !== undefined) {
-      push(joinPath(home, homeSuffix), name, true, false);
+      push(joinPath(home === "" ? "/" : home, homeSuffix), name, true, false);
     }
   };
   const list = (name: string, fallback: readonly string[]) => {

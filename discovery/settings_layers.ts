@@ -119,6 +119,7 @@ export function combineSettingsLayers(
       manifestPath: entry.path ?? "",
       implicit: entry.treatAsImplicit,
       pointerBits: options.pointerBits,
+      members: read.members,
     });
     messages.push(...parsed.messages);
     const layer = parsed.layers.find((l) => l.name === name);

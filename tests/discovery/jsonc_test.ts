@@ -62,9 +62,9 @@ Deno.test("escapes decode as JSON.parse decodes them", () => {
   assertEquals(value('{"": "", "\\u0000": 1}').value, { "": "", "\u0000": 1 });
 });
 
-Deno.test("repeated keys keep the last value and are each named once", () => {
+Deno.test("repeated keys keep the first value and are each named once", () => {
   const r = value('{"a": 1, "b": {"a": 2, "a": 3}, "a": 4, "a": 5, "b": {}}');
-  assertEquals(r.value, { a: 5, b: {} });
+  assertEquals(r.value, { a: 1, b: { a: 2 } });
   assertEquals(r.repeatedKeys, ["a", "b"]);
   // The same key in different objects is no repeat.
   assertEquals(value('{"a": {"x": 1}, "b": {"x": 2}}').repeatedKeys, []);

@@ -6,6 +6,7 @@ import {
   parseLayerManifest,
   resolveLayerLibraryPath,
 } from "../../discovery/layer_manifest.ts";
+import { parseManifestText } from "../../discovery/manifest_file.ts";
 
 const PATH = "/opt/vk/explicit_layer.d/test.json";
 
@@ -32,8 +33,8 @@ function without(object: Record<string, unknown>, key: string): Record<string, u
   return copy;
 }
 
-function parse(json: unknown, implicit = false, text?: string): LayerManifestResult {
-  return parseLayerManifest(json, { manifestPath: PATH, implicit, text });
+function parse(json: unknown, implicit = false): LayerManifestResult {
+  return parseLayerManifest(json, { manifestPath: PATH, implicit });
 }
 
 function texts(result: LayerManifestResult): string {
@@ -73,17 +74,19 @@ Deno.test("layer manifest: a non-object element of layers stops the rest of the 
   assertMatch(r.skipped[0]?.reason ?? "", /"layers\[1\]" is a number/);
 });
 
-Deno.test("layer manifest: several layer keys skip a 1.0.1 file but not a 1.0.0 one", () => {
+Deno.test("layer manifest: several layer keys skip a 1.0.1 file; a 1.0.0 one reads them all", () => {
   const a = JSON.stringify(layer({ name: "VK_LAYER_A" }));
   const b = JSON.stringify(layer({ name: "VK_LAYER_B" }));
   for (const version of ["1.0.1", "1.0.0"]) {
     const text = `{"file_format_version": "${version}", "layer": ${a}, "layer": ${b}}`;
-    const r = parse(JSON.parse(text), false, text);
+    const file = parseManifestText(text, PATH);
+    assert(file.ok);
+    const r = parseLayerManifest(file.value, { manifestPath: PATH, implicit: false, members: file.members });
     if (version === "1.0.1") {
       assertEquals(r.layers, []);
       assertMatch(r.skipped[0]?.reason ?? "", /2 "layer" objects/);
     } else {
-      assertEquals(r.layers.map((l) => l.name), ["VK_LAYER_B"]);
+      assertEquals(r.layers.map((l) => l.name), ["VK_LAYER_A", "VK_LAYER_B"]);
     }
   }
 });

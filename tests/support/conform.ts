@@ -18,6 +18,8 @@ export interface ProbeOptions {
   readonly apiVersion?: "1.0" | "1.3";
   /** Extra variables on top of the environment's snapshot. */
   readonly vars?: Readonly<Record<string, string>>;
+  /** Variables set to the empty string on both sides (in `vars`, an empty value removes a variable). */
+  readonly emptyVars?: readonly string[];
 }
 
 /** One side's output: the probe lines and the loader's log (stderr for libvulkan, the log for vkdeno). */
@@ -58,7 +60,9 @@ export function hostImplicitLayers(): string[] {
 function probeVars(env: MockEnvironment, o: ProbeOptions): Record<string, string> {
   const host = hostImplicitLayers().join(",");
   const vars = { ...(host ? { VK_LOADER_LAYERS_DISABLE: host } : {}), ...o.vars };
-  return { ...env.snapshot(vars).vars };
+  const out = { ...env.snapshot(vars).vars };
+  for (const name of o.emptyVars ?? []) out[name] = "";
+  return out;
 }
 
 /** Runs `conform_client` under the Khronos loader. */
@@ -96,7 +100,7 @@ function names(l: Loaded, call: (count: Deno.PointerObject, arr: Pointer) => num
 
 /** The same steps through vkdeno, in-process. */
 export function vkdenoProbe(env: MockEnvironment, o: ProbeOptions = {}): ProbeResult {
-  const snapshot = env.snapshot(probeVars(env, o));
+  const snapshot = { ...env.snapshot(), vars: probeVars(env, o) };
   using l = load(snapshot);
   const lines: string[] = [];
   const vk = l.vk;
