@@ -8,6 +8,7 @@
 import { CallbackRegistry } from "./callback.ts";
 import { emitStubObject, STUB_SIZE, type StubArch, stubCode, validateNames } from "./elf.ts";
 import { disposeStubParts, EmittedObject } from "./emitted_object.ts";
+import { elfStubArch, noStubsReason } from "./host.ts";
 
 /** Disposed tables' memory kept per size at most (an instance and its device hold three). */
 const MAX_RELEASED_TABLES = 8;
@@ -209,8 +210,7 @@ export interface DispatchStubsOptions {
 
 /** The architecture stubs can be emitted for in this process, or `undefined`. */
 export function nativeStubArch(): StubArch | undefined {
-  if (Deno.build.os !== "linux") return undefined;
-  return Deno.build.arch === "x86_64" || Deno.build.arch === "aarch64" ? Deno.build.arch : undefined;
+  return elfStubArch();
 }
 
 /**
@@ -278,7 +278,7 @@ export class DispatchStubs implements Disposable {
       return new DispatchStubs(
         [...names],
         undefined,
-        `no native stubs for "${Deno.build.os}" on "${Deno.build.arch}"`,
+        noStubsReason(),
       );
     }
     let object: EmittedObject;

@@ -5,7 +5,8 @@
  * ```ts
  * import { emitStubObject } from "./elf.ts";
  * import { EmittedObject } from "./emitted_object.ts";
- * if (Deno.build.os === "linux" && Deno.build.arch === "x86_64") {
+ * import { hasX86_64Helpers } from "./host.ts";
+ * if (hasX86_64Helpers()) {
  *   const { bytes } = emitStubObject(["vkdeno_example"], "x86_64");
  *   using object = EmittedObject.open(bytes, { name: "vkdeno-example" });
  *   console.log(object.library.symbolAddress("vkdeno_example") !== null); // true

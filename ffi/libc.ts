@@ -6,6 +6,8 @@
  * @module
  */
 
+import { hasGlibc } from "./host.ts";
+
 /** The libc functions bound, with their C parameters. */
 export const LIBC_SYMBOLS = {
   dlopen: { parameters: ["buffer", "i32"], result: "pointer" },
@@ -103,7 +105,7 @@ export function libcIfGranted(): LibcSymbols | null {
   if (granted === undefined) {
     try {
       // Asked first, so a run without --allow-ffi is never prompted.
-      granted = Deno.build.os === "linux" && Deno.permissions.querySync({ name: "ffi" }).state === "granted";
+      granted = hasGlibc() && Deno.permissions.querySync({ name: "ffi" }).state === "granted";
       if (granted) libcSymbols();
     } catch {
       // no glibc (libc.so.6 cannot be opened)

@@ -8,6 +8,7 @@
 
 import { emitStubObject, STUB_SIZE } from "./elf.ts";
 import { EmittedObject } from "./emitted_object.ts";
+import { hasX86_64Helpers } from "./host.ts";
 import { Arena } from "./memory.ts";
 
 /** Slots (of {@linkcode STUB_SIZE} bytes) one guard's code takes. */
@@ -142,7 +143,7 @@ export class ThreadGuards implements Disposable {
    * where guards are not written (not x86-64 Linux) or the object cannot be loaded.
    */
   static create(capacity: number, messageBytes = 512): ThreadGuards | undefined {
-    if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64" || capacity < 1) return undefined;
+    if (!hasX86_64Helpers() || capacity < 1) return undefined;
     const arena = new Arena();
     const blocks = Array.from({ length: capacity }, () => arena.alloc(DATA_HEADER + messageBytes, 16));
     const addresses = blocks.map((b) => BigInt(Deno.UnsafePointer.value(arena.pointer(b))));

@@ -9,6 +9,7 @@ import { CallbackRegistry } from "./callback.ts";
 import { nativeStubArch } from "./dispatch.ts";
 import { emitStubObject, STUB_SIZE } from "./elf.ts";
 import { disposeStubParts, EmittedObject } from "./emitted_object.ts";
+import { noStubsReason } from "./host.ts";
 import {
   FILL_TABLE_DEF,
   FILL_TABLE_SYMBOL,
@@ -93,7 +94,7 @@ export class UnwrapStubs implements Disposable {
         names,
         sets,
         undefined,
-        `no native stubs for "${Deno.build.os}" on "${Deno.build.arch}"`,
+        noStubsReason(),
       );
     }
     try {

@@ -14,6 +14,7 @@
 
 import { emitStubObject, STUB_SIZE } from "../ffi/elf.ts";
 import { EmittedObject } from "../ffi/emitted_object.ts";
+import { hasX86_64Helpers } from "../ffi/host.ts";
 
 const SYMBOL = "vkdeno_set_loader_data";
 
@@ -64,7 +65,7 @@ let loaded: { fn: Deno.PointerValue; keep: unknown } | undefined;
 export function nativeSetLoaderData(): Deno.PointerValue {
   if (loaded) return loaded.fn;
   loaded = { fn: null, keep: undefined };
-  if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return null;
+  if (!hasX86_64Helpers()) return null;
   try {
     const { bytes, textAddress } = emitStubObject([SYMBOL, `${SYMBOL}_tail`], "x86_64");
     if (X86_64_CODE.length > 2 * STUB_SIZE) throw new RangeError("set-loader-data code does not fit");

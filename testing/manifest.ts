@@ -6,6 +6,7 @@
  * @module
  */
 import { emitStubObject, type StubArch } from "../ffi/elf.ts";
+import { HOST } from "../ffi/host.ts";
 
 /** The entry points a manifest's library jumps to. */
 export interface MockEntryPoints {
@@ -67,7 +68,7 @@ function jumpCode(target: bigint, arch: StubArch): Uint8Array {
  * ```
  * @throws {TypeError} On an architecture with no emitter.
  */
-export function emitMockLibrary(entry: MockEntryPoints, arch: string = Deno.build.arch): Uint8Array {
+export function emitMockLibrary(entry: MockEntryPoints, arch: string = HOST.arch): Uint8Array {
   if (arch !== "x86_64" && arch !== "aarch64") {
     throw new TypeError(
       `Cannot emit a mock driver library for "${arch}": only x86_64 and aarch64 are supported`,

@@ -10,6 +10,7 @@ import { Library } from "../../ffi/library.ts";
 import { readPointer } from "../../ffi/memory.ts";
 import { loaderOf } from "../../vulkan.ts";
 import { MockEnvironment } from "../support/mock.ts";
+import { HOST } from "../../ffi/host.ts";
 import { addr, createDevice, createInstance, firstWord, load, physicalDevices } from "../support/chain.ts";
 
 const DEVICE_COMMANDS = [
@@ -54,7 +55,7 @@ Deno.test("device commands are native stubs jumping straight into the driver's f
     const stub = addr(l.vk.vkGetInstanceProcAddr(instance, name));
     assertEquals(stub, addr(stubObject.symbolAddress(name)));
     // ...whose code is `mov rax,[rdi]; jmp [rax+8*index]` (x86-64) ...
-    if (Deno.build.arch === "x86_64") {
+    if (HOST.arch === "x86_64") {
       const code = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(Deno.UnsafePointer.create(stub)!, 9));
       const disp = new DataView(code.buffer).getInt32(5, true);
       assertEquals([...code.subarray(0, 5)], [0x48, 0x8b, 0x07, 0xff, 0xa0]);

@@ -9,6 +9,7 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { DispatchTable } from "../../ffi/dispatch.ts";
 import { readCString } from "../../ffi/memory.ts";
 import { UnwrapStubs } from "../../ffi/unwrap_stubs.ts";
+import { hasX86_64Helpers } from "../../ffi/host.ts";
 
 const SETS = [{ prefix: "t_", tableOffset: 0, handleOffset: 8 }];
 const addr = (b: ArrayBufferView) => BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(b)));
@@ -23,7 +24,7 @@ function cstrings(names: string[]): { array: BigUint64Array<ArrayBuffer>; keep: 
 Deno.test("the native filler stores gpa(handle, name) for every name, in order, in one call", () => {
   using stubs = UnwrapStubs.load(["a"], SETS);
   const fill = stubs.fillTable;
-  if (Deno.build.arch !== "x86_64" || !stubs.native) {
+  if (!hasX86_64Helpers() || !stubs.native) {
     assertEquals(fill, undefined);
     return;
   }
@@ -55,7 +56,7 @@ Deno.test("the native filler stores gpa(handle, name) for every name, in order, 
 Deno.test("stamped vkGetDeviceQueue and vkGetDeviceQueue2 call the hidden next word, then stamp the queue", () => {
   using stubs = UnwrapStubs.load(["a"], SETS);
   const helpers = [stubs.stampedQueueAddress(0), stubs.stampedQueueAddress(1)];
-  if (Deno.build.arch !== "x86_64" || !stubs.native) {
+  if (!hasX86_64Helpers() || !stubs.native) {
     assertEquals(helpers, [null, null]);
     return;
   }

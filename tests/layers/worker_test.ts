@@ -6,6 +6,7 @@
  * the main thread's calls. Run in a child process so a hang would be a timeout, not this test.
  */
 import assert from "node:assert/strict";
+import { hasX86_64Helpers } from "../../ffi/host.ts";
 
 async function workerCalls(placement: "native" | "script"): Promise<void> {
   const main = new URL("../support/ts_layer_worker_main.ts", import.meta.url);
@@ -46,13 +47,13 @@ async function workerCalls(placement: "native" | "script"): Promise<void> {
 Deno.test({
   name:
     "Workers recording 100,000 commands each through a native-chain TS layer while the main thread waits: every command reaches the driver, one warning per entry point",
-  ignore: Deno.build.os !== "linux" || Deno.build.arch !== "x86_64",
+  ignore: !hasX86_64Helpers(),
   fn: () => workerCalls("native"),
 });
 
 Deno.test({
   name:
     "Workers recording 100,000 commands each through installLayers entry points from vkGet*ProcAddr while the main thread waits: every command reaches the driver",
-  ignore: Deno.build.os !== "linux" || Deno.build.arch !== "x86_64",
+  ignore: !hasX86_64Helpers(),
   fn: () => workerCalls("script"),
 });

@@ -49,6 +49,7 @@ import {
 import { nativeSetLoaderData } from "../../../loading/loader_data.ts";
 import { buildTestLibrary } from "../../support/c_build.ts";
 import { asHandle } from "../../../ffi/handle.ts";
+import { hasX86_64Helpers } from "../../../ffi/host.ts";
 
 const libPath = await buildTestLibrary("layer_iface");
 const lib = Library.open(libPath);
@@ -331,7 +332,7 @@ Deno.test("unwrapDeviceGroup returns the chain itself when there is no device gr
 
 Deno.test({
   name: "the native vkSet*LoaderData copies the handle's dispatch word into the object; null gives -3",
-  ignore: Deno.build.arch !== "x86_64",
+  ignore: !hasX86_64Helpers(),
 }, () => {
   const fn = nativeSetLoaderData();
   assert(fn !== null);
