@@ -8,6 +8,7 @@ import { COMMAND_INDEX, COMMANDS } from "./ffi/generated/commands.ts";
 import type { DeviceTable, VulkanCommands } from "./vulkan.ts";
 import type { VulkanCommand } from "./chain/stubs.ts";
 import { commandDef } from "./ffi/command_ffi.ts";
+import { platformRules } from "./discovery/platforms.ts";
 
 /** The command object: every Vulkan command by name (as vkdeno's), plus device tables and disposal. */
 export type LibvulkanCommands = VulkanCommands & {
@@ -28,7 +29,10 @@ export type LibvulkanCommands = VulkanCommands & {
 
 /** Options of {@linkcode openLibvulkan}. */
 export interface OpenLibvulkanOptions {
-  /** Library to open (default `libvulkan.so.1`, found by the dynamic linker). */
+  /**
+   * Library to open (default the system's loader found by the dynamic linker: `libvulkan.so.1`,
+   * `libvulkan.1.dylib` on macOS, `vulkan-1.dll` on Windows).
+   */
   path?: string;
 }
 
@@ -49,7 +53,7 @@ type SymbolDefs = Record<string, Deno.ForeignFunction & { optional: true }>;
  * @throws {Error} If the library cannot be opened.
  */
 export function openLibvulkan(options: OpenLibvulkanOptions = {}): LibvulkanCommands {
-  const libraryPath = options.path ?? "libvulkan.so.1";
+  const libraryPath = options.path ?? platformRules().loaderLibrary;
   const defs: SymbolDefs = {};
   for (const [name, index] of Object.entries(COMMAND_INDEX)) {
     defs[name] = { ...commandDef(COMMANDS[index]!), optional: true };

@@ -16,13 +16,13 @@
  */
 
 import { describeJsonType, formatVersion, parseVersionString } from "./manifest_file.ts";
-import { baseName, dirName } from "./search_paths.ts";
+import { baseName } from "./search_paths.ts";
+import { type LibraryPathKind, libraryPathOn, platformRules } from "./platforms.ts";
 
 /** The newest driver manifest file format this loader knows. */
 export const DRIVER_MANIFEST_VERSION = "1.0.1";
 
-/** How `library_path` was written. */
-export type LibraryPathKind = "absolute" | "relative" | "name";
+export type { LibraryPathKind } from "./platforms.ts";
 
 /**
  * A parsed, valid driver manifest.
@@ -201,7 +201,7 @@ function versionText(value: unknown, field: string, warnings: string[]): unknown
 
 /**
  * Turns `library_path` into what the dynamic linker should get (see the
- * module documentation).
+ * module documentation), by the host's rules (`libraryPathOn`).
  *
  * @example Usage
  * ```ts
@@ -214,10 +214,7 @@ export function resolveLibraryPath(
   libraryPath: string,
   manifestPath: string,
 ): { path: string; kind: LibraryPathKind } {
-  if (libraryPath.startsWith("/")) return { path: libraryPath, kind: "absolute" };
-  if (!libraryPath.includes("/")) return { path: libraryPath, kind: "name" };
-  const folder = dirName(manifestPath);
-  return { path: (folder.endsWith("/") ? folder : folder + "/") + libraryPath, kind: "relative" };
+  return libraryPathOn(platformRules(), libraryPath, manifestPath);
 }
 
 /**

@@ -36,6 +36,7 @@ import {
   type SettingsFileResult,
 } from "./settings_file.ts";
 import { markUncacheable, ScanMemo, snapshotKey } from "./scan_memo.ts";
+import { platformRules } from "./platforms.ts";
 
 /**
  * Where a candidate came from.
@@ -285,12 +286,16 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
   // The settings file's additional_drivers come first; "use exclusively" drops every other source.
   const additional = settings?.additionalDrivers ?? [];
   const exclusive = settings?.additionalDriversExclusive === true && additional.length > 0;
-  const settingsScan = scanSearchLocations(additional.map((entry) => ({
-    path: resolveEntry(env, entry),
-    source: "loader settings file",
-    defaulted: false,
-    isFile: isJsonName(entry),
-  })));
+  const rules = platformRules(env.os);
+  const settingsScan = scanSearchLocations(
+    additional.map((entry) => ({
+      path: resolveEntry(env, entry),
+      source: "loader settings file",
+      defaulted: false,
+      isFile: isJsonName(entry),
+    })),
+    rules,
+  );
   if (exclusive) {
     log(
       "info",
@@ -301,7 +306,7 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
   const first = override !== undefined
     ? pathListLocations(env, read(override), override)
     : pathListLocations(env, read("VK_ADD_DRIVER_FILES"), "VK_ADD_DRIVER_FILES");
-  const firstScan = exclusive ? empty : scanSearchLocations(first);
+  const firstScan = exclusive ? empty : scanSearchLocations(first, rules);
   const packageEntries: Entry[] = exclusive ? [] : [
     ...(options.packages ?? []).map((folder): Entry => ({ kind: "package", folder, source: "api" })),
     ...(override !== undefined
@@ -314,7 +319,7 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
   ];
   const lastScan = override !== undefined || exclusive
     ? empty
-    : scanSearchLocations(defaultSearchLocations(env, "driver"));
+    : scanSearchLocations(defaultSearchLocations(env, "driver"), rules);
   const locations = [...settingsScan.locations, ...firstScan.locations, ...lastScan.locations];
   const entries: Entry[] = [
     ...settingsScan.files.map((found): Entry => ({ kind: "file", found })),

@@ -7,6 +7,10 @@
  * @module
  */
 
+import { HOST } from "../ffi/host.ts";
+import { type RegistryReader, windowsRegistry } from "../ffi/registry.ts";
+import { bundleResourcesOf, type DiscoveryOs, platformRules } from "./platforms.ts";
+
 /**
  * Everything discovery may know about the process it runs for.
  *
@@ -43,6 +47,15 @@ export interface EnvironmentSnapshot {
    * file path. Absent or empty: no application entry matches.
    */
   readonly executablePaths?: readonly string[];
+  /**
+   * The system whose discovery rules apply (docs/behaviour.md D20): its separators, folders, bundle or
+   * registry. Absent: the host's.
+   */
+  readonly os?: DiscoveryOs;
+  /** macOS: the application bundle's `Contents/Resources` folder, searched first (D22). */
+  readonly bundleResources?: string;
+  /** Windows: the registry the `SOFTWARE\Khronos\Vulkan` keys are read from (D23). Absent: none is read. */
+  readonly registry?: RegistryReader;
 }
 
 /**
@@ -103,11 +116,19 @@ function idsDiffer(): boolean {
  * ```
  */
 export function snapshotProcessEnvironment(): EnvironmentSnapshot {
+  const executablePaths = processExecutablePaths();
+  const os = platformRules(HOST.os).os;
+  const bundleResources = os === "darwin" && executablePaths[0] !== undefined
+    ? bundleResourcesOf(executablePaths[0])
+    : undefined;
   return {
     vars: Deno.env.toObject(),
     elevated: isProcessElevated(),
     cwd: Deno.cwd(),
-    executablePaths: processExecutablePaths(),
+    executablePaths,
+    os,
+    ...(bundleResources === undefined ? {} : { bundleResources }),
+    ...(os === "windows" ? { registry: windowsRegistry() } : {}),
   };
 }
 
@@ -148,7 +169,7 @@ export function processExecutablePaths(): string[] {
  * ```
  */
 export function secureGetenv(env: EnvironmentSnapshot, name: string): string | undefined {
-  return env.elevated ? undefined : env.vars[name];
+  return env.elevated ? undefined : getenv(env, name);
 }
 
 /**
@@ -161,7 +182,12 @@ export function secureGetenv(env: EnvironmentSnapshot, name: string): string | u
  * ```
  */
 export function getenv(env: EnvironmentSnapshot, name: string): string | undefined {
-  return env.vars[name];
+  const value = env.vars[name];
+  if (value !== undefined || platformRules(env.os).os !== "windows") return value;
+  // Windows' environment names are case-insensitive (D21).
+  const upper = name.toUpperCase();
+  const key = Object.keys(env.vars).find((k) => k.toUpperCase() === upper);
+  return key === undefined ? undefined : env.vars[key];
 }
 
 const LONG_MAX = (1n << 63n) - 1n;

@@ -25,7 +25,7 @@ import {
   PRE_INSTANCE_FUNCTIONS,
   type SkippedLayer,
 } from "./layer_manifest_types.ts";
-import { dirName } from "./search_paths.ts";
+import { libraryPathOn, platformRules } from "./platforms.ts";
 
 /**
  * A version field given as a JSON number, read from its text as the Khronos loader reads it (it prints the
@@ -308,9 +308,7 @@ export function readLayer(
  * ```
  */
 export function resolveLayerLibraryPath(manifestPath: string, libraryPath: string): string {
-  if (libraryPath.startsWith("/") || !libraryPath.includes("/")) return libraryPath;
-  const folder = dirName(manifestPath);
-  return (folder.endsWith("/") ? folder : folder + "/") + libraryPath;
+  return libraryPathOn(platformRules(), libraryPath, manifestPath).path;
 }
 
 function readExtensions(

@@ -25,6 +25,7 @@ import { validateMetaLayers } from "./meta_layers.ts";
 import { RACY_WINDOW_MS as SCAN_RACY_WINDOW_MS, ScanMemo, snapshotKey } from "./scan_memo.ts";
 import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
 import { combineSettingsLayers, type SettingsLayerCombination } from "./settings_layers.ts";
+import { platformRules } from "./platforms.ts";
 import {
   defaultSearchLocations,
   type FoundManifestFile,
@@ -181,7 +182,8 @@ function scanLayers(env: EnvironmentSnapshot, options: DiscoverLayersOptions): L
   const reader = new ManifestReader(options, messages, candidates);
 
   const implicitLocations = layerSearchLocations(env, true, messages);
-  const implicitScan = scanSearchLocations(implicitLocations);
+  const rules = platformRules(env.os);
+  const implicitScan = scanSearchLocations(implicitLocations, rules);
   const found: LayerManifest[] = reader.readAll(implicitScan.files, true);
 
   // The override layer decides the explicit search, so it is settled before that search.
@@ -201,11 +203,15 @@ function scanLayers(env: EnvironmentSnapshot, options: DiscoverLayersOptions): L
         info(`Ignoring VK_LAYER_PATH: the override layer "${override.manifestPath}" sets override_paths`),
       );
     }
-    explicitLocations = pathListLocations(env, override.overridePaths.join(":"), "override_paths");
+    explicitLocations = pathListLocations(
+      env,
+      override.overridePaths.join(rules.pathListSeparator),
+      "override_paths",
+    );
   } else {
     explicitLocations = layerSearchLocations(env, false, messages);
   }
-  const explicitScan = scanSearchLocations(explicitLocations);
+  const explicitScan = scanSearchLocations(explicitLocations, rules);
   kept.push(...reader.readAll(explicitScan.files, false));
 
   // First occurrence of a name wins (L05).

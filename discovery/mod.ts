@@ -14,6 +14,15 @@
  */
 export type { EnvironmentSnapshot } from "./environment.ts";
 export { snapshotProcessEnvironment } from "./environment.ts";
+export type { DiscoveryOs } from "./platforms.ts";
+export type {
+  RegistryHive,
+  RegistryReader,
+  RegistryTree,
+  RegistryTreeValue,
+  RegistryValue,
+} from "../ffi/registry.ts";
+export { registryFromTree } from "../ffi/registry.ts";
 export type {
   DiscoverDriversOptions,
   DiscoveredDriver,

@@ -7,6 +7,7 @@
 
 import { type FileStamp, fileStamp } from "../ffi/file_stamp.ts";
 import type { EnvironmentSnapshot } from "./environment.ts";
+import { REGISTRY_KEYS } from "./platforms.ts";
 
 /** Paths changed this recently make a result too young to keep. */
 export const RACY_WINDOW_MS = 2000;
@@ -71,9 +72,31 @@ export function snapshotKey(env: EnvironmentSnapshot): string {
   // a stamp scope (one vkCreateInstance, which asks two or three memos) the snapshot stays as it is.
   const kept = scopedKeys?.get(env);
   if (kept !== undefined) return kept;
-  const made = JSON.stringify([env.vars, env.elevated, env.root, env.cwd, env.executablePaths]);
+  const made = JSON.stringify([
+    env.vars,
+    env.elevated,
+    env.root,
+    env.cwd,
+    env.executablePaths,
+    env.os,
+    env.bundleResources,
+    registryText(env),
+  ]);
   scopedKeys?.set(env, made);
   return made;
+}
+
+/** The Khronos keys' values, so a registry change is a new key (the registry has no file stamps). */
+function registryText(env: EnvironmentSnapshot): string | undefined {
+  const registry = env.registry;
+  if (registry === undefined) return undefined;
+  const parts: unknown[] = [];
+  for (const hive of ["HKEY_LOCAL_MACHINE", "HKEY_CURRENT_USER"] as const) {
+    for (const key of Object.values(REGISTRY_KEYS)) {
+      parts.push(registry.values(hive, key)?.map((v) => [v.name, v.type, [...v.data]]) ?? null);
+    }
+  }
+  return JSON.stringify(parts);
 }
 
 interface Entry<T> {

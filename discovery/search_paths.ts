@@ -1,6 +1,7 @@
 /**
- * Where manifests are looked for on Linux and the folder scan that lists them, for drivers and both kinds
- * of layers (docs/behaviour.md D01, D02, D09).
+ * Where manifests are looked for and the folder scan that lists them, for drivers and both kinds of layers:
+ * Linux's folders (docs/behaviour.md D01, D02, D09), macOS's bundle and folders (D22), Windows' registry
+ * keys (D23); the system's rules come from platforms.ts.
  *
  * @example Listing the driver search folders
  * ```ts
@@ -18,6 +19,8 @@ import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
 import { rawDirectoryNames } from "../ffi/raw_files.ts";
 import { registerRawFileName } from "./manifest_file.ts";
 import { observePath } from "./scan_memo.ts";
+import { isAbsolutePath, type PlatformRules, platformRules, REGISTRY_KEYS } from "./platforms.ts";
+import type { RegistryHive } from "../ffi/registry.ts";
 
 /** The three kinds of manifest the loader searches for. */
 export type ManifestKind = "driver" | "implicit_layer" | "explicit_layer";
@@ -37,7 +40,7 @@ export const MANIFEST_SUBFOLDERS: Readonly<Record<ManifestKind, string>> = {
   explicit_layer: "vulkan/explicit_layer.d",
 };
 
-/** The loader's compiled-in `SYSCONFDIR` on Debian. */
+/** The loader's compiled-in `SYSCONFDIR` on Debian (platforms.ts has each system's). */
 export const SYSCONFDIR = "/etc";
 
 /**
@@ -146,19 +149,21 @@ export interface ScanResult {
 }
 
 /**
- * Splits a `:`-separated path list: empty segments are skipped, trailing `/`
- * removed (except for `/` itself), and repeated entries kept once.
+ * Splits a path list (`:`-separated, `;` on Windows): empty segments are
+ * skipped, trailing `/` removed (except for `/` itself), and repeated entries
+ * kept once.
  *
  * @example Usage
  * ```ts
  * import { splitPathList } from "./search_paths.ts";
  * splitPathList("/a::/b/:/a"); // ["/a", "/b"]
+ * splitPathList("C:\\a;D:\\b", ";"); // ["C:\\a", "D:\\b"]
  * ```
  */
-export function splitPathList(value: string | undefined): string[] {
+export function splitPathList(value: string | undefined, separator: ":" | ";" = ":"): string[] {
   if (value === undefined) return [];
   const out: string[] = [];
-  for (const raw of value.split(":")) {
+  for (const raw of value.split(separator)) {
     const entry = trimTrailingSlashes(raw);
     if (entry !== "" && !out.includes(entry)) out.push(entry);
   }
@@ -191,8 +196,10 @@ export function underRoot(env: EnvironmentSnapshot, path: string): string {
  * ```
  */
 export function resolveEntry(env: EnvironmentSnapshot, entry: string): string {
-  if (entry.startsWith("/") || env.cwd === undefined || env.cwd === "") return entry;
-  return trimTrailingSlashes(env.cwd) + "/" + entry;
+  const rules = platformRules(env.os);
+  if (isAbsolutePath(rules, entry) || env.cwd === undefined || env.cwd === "") return entry;
+  const cwd = trimTrailingSlashes(env.cwd);
+  return (cwd.endsWith(rules.directorySymbol) ? cwd : cwd + rules.directorySymbol) + entry;
 }
 
 /**
@@ -229,7 +236,7 @@ export function pathListLocations(
   value: string | undefined,
   source: string,
 ): SearchLocation[] {
-  return splitPathList(value).map((entry) => ({
+  return splitPathList(value, platformRules(env.os).pathListSeparator).map((entry) => ({
     path: resolveEntry(env, entry),
     source,
     defaulted: false,
@@ -239,7 +246,10 @@ export function pathListLocations(
 
 /**
  * The default search locations for one manifest kind, in the loader's order
- * (see the module documentation), without duplicates.
+ * for the snapshot's system (see the module documentation), without
+ * duplicates: on macOS the bundle's folder first, and only it while
+ * `VK_LOADER_SEARCH_ONLY_IN_BUNDLE` is set; on Windows the manifests the
+ * registry names.
  *
  * @example Usage
  * ```ts
@@ -251,6 +261,8 @@ export function pathListLocations(
  * ```
  */
 export function defaultSearchLocations(env: EnvironmentSnapshot, kind: ManifestKind): SearchLocation[] {
+  const rules = platformRules(env.os);
+  if (rules.registrySearch) return registryLocations(env, kind);
   const suffix = MANIFEST_SUBFOLDERS[kind];
   // HOME="" is a home at "/": the C loader appends "/.config" to it (docs/behaviour.md D12).
   const home = secureGetenv(env, "HOME");
@@ -277,19 +289,84 @@ export function defaultSearchLocations(env: EnvironmentSnapshot, kind: ManifestK
       for (const entry of fallback) push(entry, name, true, true);
     }
   };
+  if (rules.bundleSearch && env.bundleResources !== undefined) {
+    push(env.bundleResources, "bundle", false, false);
+    if (secureGetenv(env, "VK_LOADER_SEARCH_ONLY_IN_BUNDLE") !== undefined) return out;
+  }
   single("XDG_CONFIG_HOME", ".config");
   list("XDG_CONFIG_DIRS", ["/etc/xdg"]);
-  push(SYSCONFDIR, "SYSCONFDIR", true, true);
+  for (const dir of rules.sysconfDirs) push(dir.path, dir.source, true, true);
   single("XDG_DATA_HOME", ".local/share");
   list("XDG_DATA_DIRS", ["/usr/local/share", "/usr/share"]);
   return out;
 }
 
 /**
+ * One value of a Khronos registry key and whether it names a manifest to read: its data must be a 4-byte
+ * 0; any other value (1 turns a manifest off) is skipped.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RegistryEntry } from "./search_paths.ts";
+ * const entry: RegistryEntry = { hive: "HKEY_LOCAL_MACHINE", key: "SOFTWARE\\Khronos\\Vulkan\\Drivers", name: "C:\\vk\\a.json", enabled: true };
+ * ```
+ */
+export interface RegistryEntry {
+  /** The hive the value was read from. */
+  readonly hive: RegistryHive;
+  /** The key below the hive. */
+  readonly key: string;
+  /** The value's name: a manifest's path. */
+  readonly name: string;
+  /** True when the data is the DWORD 0. */
+  readonly enabled: boolean;
+}
+
+/**
+ * The values of the registry keys for one manifest kind, in search order: `HKEY_LOCAL_MACHINE`, then, for
+ * layers and unless the process is elevated, `HKEY_CURRENT_USER`; each key in the registry's order.
+ *
+ * @example Usage
+ * ```ts
+ * import { registryEntries } from "./search_paths.ts";
+ * import { registryFromTree } from "../ffi/registry.ts";
+ * const registry = registryFromTree({ "HKEY_LOCAL_MACHINE\\SOFTWARE\\Khronos\\Vulkan\\Drivers": [["C:\\a.json", 1]] });
+ * registryEntries({ vars: {}, elevated: false, os: "windows", registry }, "driver")[0]?.enabled; // false
+ * ```
+ */
+export function registryEntries(env: EnvironmentSnapshot, kind: ManifestKind): RegistryEntry[] {
+  const key = REGISTRY_KEYS[kind];
+  const hives: RegistryHive[] = kind === "driver" || env.elevated
+    ? ["HKEY_LOCAL_MACHINE"]
+    : ["HKEY_LOCAL_MACHINE", "HKEY_CURRENT_USER"];
+  const out: RegistryEntry[] = [];
+  for (const hive of hives) {
+    for (const value of env.registry?.values(hive, key) ?? []) {
+      const enabled = value.data.byteLength === 4 &&
+        new DataView(value.data.buffer, value.data.byteOffset, 4).getUint32(0, true) === 0;
+      out.push({ hive, key, name: value.name, enabled });
+    }
+  }
+  return out;
+}
+
+/** The manifests the registry names and enables, as file locations (source: the hive and key). */
+function registryLocations(env: EnvironmentSnapshot, kind: ManifestKind): SearchLocation[] {
+  return registryEntries(env, kind).filter((e) => e.enabled).map((e) => ({
+    path: e.name,
+    source: `${e.hive}\\${e.key}`,
+    defaulted: true,
+    isFile: true,
+  }));
+}
+
+/**
  * Searches locations in order: folders are listed (not recursively) for names
  * ending in `.json`, sorted by name so the order does not depend on `readdir`;
  * file entries are passed through unread. A folder searched twice counts
- * once. Never throws: every problem is recorded in `locations`.
+ * once. Never throws: every problem is recorded in `locations`. `rules` (the
+ * snapshot's system, default the host's) give the directory symbol names are
+ * joined with and file names split at.
  *
  * Entries are not opened: a folder named `x.json` or a dangling link is
  * reported later, by the manifest reader, as a skipped file.
@@ -302,7 +379,10 @@ export function defaultSearchLocations(env: EnvironmentSnapshot, kind: ManifestK
  * console.log(scan.locations[0]?.status); // "missing"
  * ```
  */
-export function scanSearchLocations(locations: readonly SearchLocation[]): ScanResult {
+export function scanSearchLocations(
+  locations: readonly SearchLocation[],
+  rules: PlatformRules = platformRules(),
+): ScanResult {
   const files: FoundManifestFile[] = [];
   const reports: LocationReport[] = [];
   const seen = new Set<string>();
@@ -313,7 +393,10 @@ export function scanSearchLocations(locations: readonly SearchLocation[]): ScanR
     }
     seen.add(location.path);
     if (location.isFile) {
-      files.push({ path: location.path, fileName: baseName(location.path), location });
+      const fileName = rules.os === "windows"
+        ? location.path.split(/[\\/]/).at(-1)!
+        : baseName(location.path);
+      files.push({ path: location.path, fileName, location });
       reports.push({ location, status: "file", fileCount: 1 });
       continue;
     }
@@ -340,9 +423,11 @@ export function scanSearchLocations(locations: readonly SearchLocation[]): ScanR
     }
     if (names.some((n) => n.includes("\uFFFD"))) names = withRawNames(location.path, names);
     names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const name of names) {
-      files.push({ path: joinPath(location.path, name), fileName: name, location });
-    }
+    const symbol = rules.directorySymbol;
+    const folder = location.path.endsWith(symbol) || location.path.endsWith("/")
+      ? location.path
+      : location.path + symbol;
+    for (const name of names) files.push({ path: folder + name, fileName: name, location });
     reports.push({ location, status: "scanned", fileCount: names.length });
   }
   return { files, locations: reports };
