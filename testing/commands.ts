@@ -390,10 +390,20 @@ const behaviours: Record<string, Behaviour> = {
     writeU32(p as Deno.PointerObject, 8, buffer);
   },
   vkGetPhysicalDeviceFormatProperties2: (rt, [pd, format, p]) => {
-    const [linear, optimal, buffer] = physical(rt, pd).model.formatFeatures(format as number);
+    const m = physical(rt, pd).model;
+    const [linear, optimal, buffer] = m.formatFeatures(format as number);
     writeU32(p as Deno.PointerObject, 16, linear);
     writeU32(p as Deno.PointerObject, 20, optimal);
     writeU32(p as Deno.PointerObject, 24, buffer);
+    for (
+      let c = readPointer(p as P, 8), guard = 0;
+      c !== null && guard < 256;
+      c = readPointer(c, 8), guard++
+    ) {
+      if (STRUCT_BY_STYPE[readU32(c, 0)] !== "VkFormatProperties3") continue;
+      const [l2, o2, b2] = m.formatFeatures2(format as number);
+      writeU64(c, 16, l2), writeU64(c, 24, o2), writeU64(c, 32, b2);
+    }
   },
   vkGetPhysicalDeviceImageFormatProperties: (rt, [pd, format, _type, tiling, _usage, _flags, p]) => {
     const features = physical(rt, pd).model.formatFeatures(format as number);

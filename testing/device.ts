@@ -8,9 +8,10 @@
 import { Arena, readPointer, readU32, writeU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/struct_write.ts";
 import { findLayout, layoutOf } from "../ffi/_struct_layout.ts";
-import { ENUM_TYPES, ENUMS } from "../ffi/generated/enums.ts";
+import { ENUMS } from "../ffi/generated/enums.ts";
 import { STRUCT_ALIASES, STRUCT_BY_STYPE } from "../ffi/generated/structs.ts";
 import type { StructLayout } from "../ffi/_struct_layout.ts";
+import { type MemberProblem, structMembers } from "./values.ts";
 
 /** A struct's members as plain values: numbers, booleans, bigints, strings, arrays, nested structs. */
 export type MockStructValue = { readonly [member: string]: unknown };
@@ -28,12 +29,18 @@ export type MockDeviceType = "discrete-gpu" | "integrated-gpu" | "virtual-gpu" |
 
 /** One queue family of a mock device. */
 export interface MockQueueFamily {
-  /** `VkQueueFlags` (a number, or bit names). */
-  readonly queueFlags: number | readonly string[];
+  /** `VkQueueFlags` (a number, a number string, or bit names). */
+  readonly queueFlags: number | string | readonly string[];
   /** Queues in the family (default 1). */
   readonly queueCount?: number;
   /** `timestampValidBits` (default 64). */
   readonly timestampValidBits?: number;
+  /** `minImageTransferGranularity` (default 1 x 1 x 1). */
+  readonly minImageTransferGranularity?: {
+    readonly width?: number;
+    readonly height?: number;
+    readonly depth?: number;
+  };
   /**
    * Structs the family reports in the pNext chain of its `VkQueueFamilyProperties2`, by name, each with
    * the members it sets (`{ VkQueueFamilyGlobalPriorityProperties: { priorityCount: 1, priorities:
@@ -58,14 +65,26 @@ export interface MockMemoryType {
   readonly propertyFlags: number;
 }
 
-/** A format's `VkFormatProperties` (numbers, or lists of `VkFormatFeatureFlagBits` names). */
+/**
+ * A format's `VkFormatProperties` (numbers, number strings, or lists of `VkFormatFeatureFlagBits` names), and
+ * its `VkFormatProperties3` when that says more (64-bit features; by default the same bits).
+ */
 export interface MockFormatProperties {
   /** Features with linear tiling. */
-  readonly linearTilingFeatures?: number | readonly string[];
+  readonly linearTilingFeatures?: number | string | readonly string[];
   /** Features with optimal tiling. */
-  readonly optimalTilingFeatures?: number | readonly string[];
+  readonly optimalTilingFeatures?: number | string | readonly string[];
   /** Features in texel and vertex buffers. */
-  readonly bufferFeatures?: number | readonly string[];
+  readonly bufferFeatures?: number | string | readonly string[];
+  /**
+   * `VkFormatProperties3` (bigints, or `VK_FORMAT_FEATURE_2_` names); when only this is given,
+   * `VkFormatProperties` reads its low 32 bits.
+   */
+  readonly properties3?: {
+    readonly linearTilingFeatures?: bigint | number | string | readonly string[];
+    readonly optimalTilingFeatures?: bigint | number | string | readonly string[];
+    readonly bufferFeatures?: bigint | number | string | readonly string[];
+  };
 }
 
 /**
@@ -217,51 +236,26 @@ const COLOR = ["VK_FORMAT_R8G8B8A8_UNORM", "VK_FORMAT_R8G8B8A8_SRGB", "VK_FORMAT
 const DEPTH = ["VK_FORMAT_D32_SFLOAT", "VK_FORMAT_D24_UNORM_S8_UINT", "VK_FORMAT_D16_UNORM"];
 // SAMPLED_IMAGE | STORAGE_IMAGE | COLOR_ATTACHMENT | COLOR_ATTACHMENT_BLEND | BLIT_SRC | BLIT_DST |
 // SAMPLED_IMAGE_FILTER_LINEAR | TRANSFER_SRC | TRANSFER_DST
-const COLOR_FEATURES = 0x1 | 0x2 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x4000 | 0x8000;
+const COLOR_FEATURES = 0x1n | 0x2n | 0x80n | 0x100n | 0x400n | 0x800n | 0x1000n | 0x4000n | 0x8000n;
 // SAMPLED_IMAGE | DEPTH_STENCIL_ATTACHMENT | BLIT_SRC | TRANSFER_SRC | TRANSFER_DST
-const DEPTH_FEATURES = 0x1 | 0x200 | 0x400 | 0x4000 | 0x8000;
+const DEPTH_FEATURES = 0x1n | 0x200n | 0x400n | 0x4000n | 0x8000n;
 // UNIFORM_TEXEL_BUFFER | STORAGE_TEXEL_BUFFER | VERTEX_BUFFER
-const BUFFER_FEATURES = 0x8 | 0x10 | 0x40;
+const BUFFER_FEATURES = 0x8n | 0x10n | 0x40n;
 
-/** A number from a number, boolean, bigint, an enum/flag name, or a list of flag names. */
-function enumValue(value: unknown, what: string): unknown {
-  if (typeof value === "string") {
-    const v = ENUMS[value];
-    if (v === undefined) {
-      throw new TypeError(`Invalid mock device: ${what} "${value}" is not a Vulkan enum name`);
-    }
-    return v;
-  }
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) {
-    let bits = 0;
-    for (const v of value) bits |= enumValue(v, what) as number;
-    return bits >>> 0;
-  }
-  return value;
-}
-
-function isEnumType(type: string): boolean {
-  return Object.hasOwn(ENUM_TYPES, type) ||
-    Object.hasOwn(ENUM_TYPES, type.replace(/Flags(\d*)/, "FlagBits$1"));
-}
-
-/** `value` with enum and flag names turned into numbers, following `layout`'s members. */
-function normalise(name: string, layout: StructLayout, value: MockStructValue): MockStructValue {
-  const out: Record<string, unknown> = {};
-  for (const [member, v] of Object.entries(value)) {
-    const m = layout.members.find((x) => x.name === member);
-    if (!m) throw new TypeError(`Invalid mock device: "${name}" has no member "${member}"`);
-    const nested = m.pointer === 0 ? findLayout(m.type) : undefined;
-    if (nested && !nested.union && v !== null && typeof v === "object" && !Array.isArray(v)) {
-      out[member] = normalise(m.type, nested, v as MockStructValue);
-    } else if (Array.isArray(v) && isEnumType(m.type) && !/Flags\d*$/.test(m.type)) {
-      // An array of enum values (`priorities`), each a number or a name.
-      out[member] = v.map((x) => enumValue(x, `member "${member}" of "${name}"`));
-    } else if (m.type === "VkBool32" || isEnumType(m.type)) {
-      out[member] = enumValue(v, `member "${member}" of "${name}"`);
-    } else {
-      out[member] = v;
-    }
+/** `value` converted for struct `name`; the first member that cannot be represented throws. */
+function normalise(
+  name: string,
+  layout: StructLayout,
+  value: MockStructValue,
+  what: string,
+): MockStructValue {
+  const problems: MemberProblem[] = [];
+  const out = structMembers(layout, name, value as Record<string, unknown>, problems);
+  const p = problems[0];
+  if (p) {
+    throw new TypeError(
+      `Invalid mock device: ${what} ${name}.${p.member}${p.reason.startsWith("is ") ? " " : ": "}${p.reason}`,
+    );
   }
   return out;
 }
@@ -275,12 +269,15 @@ function normaliseAll(structs: MockStructs | undefined, what: string): Map<strin
   for (const [name, value] of Object.entries(structs ?? {})) {
     const layout = findLayout(canonical(name));
     if (!layout) throw new TypeError(`Invalid mock device: ${what} struct "${name}" is not a Vulkan struct`);
-    out.set(canonical(name), normalise(name, layout, value));
+    out.set(canonical(name), normalise(name, layout, value, what));
   }
   return out;
 }
 
 const FEATURES = "VkPhysicalDeviceFeatures";
+const FORMAT_MEMBERS = ["linearTilingFeatures", "optimalTilingFeatures", "bufferFeatures"] as const;
+type Triple = [bigint, bigint, bigint];
+const FAMILY = "VkQueueFamilyProperties";
 /** Property structs answered with defaults when the options do not list them. */
 const ANSWERED = new Set(["VkPhysicalDeviceDriverProperties", "VkPhysicalDeviceIDProperties"]);
 const PROPERTIES = "VkPhysicalDeviceProperties";
@@ -315,14 +312,20 @@ export class MockDeviceModel {
   /** Device extensions with spec versions. */
   readonly extensions: readonly { readonly name: string; readonly specVersion: number }[];
   /** Queue families as `VkQueueFamilyProperties` values. */
-  readonly queueFamilies: readonly { queueFlags: number; queueCount: number; timestampValidBits: number }[];
+  readonly queueFamilies: readonly {
+    queueFlags: number;
+    queueCount: number;
+    timestampValidBits: number;
+    minImageTransferGranularity: { width: number; height: number; depth: number };
+  }[];
   /** Heaps: size and flags. */
   readonly memoryHeaps: readonly { size: bigint; flags: number }[];
   /** Memory types. */
   readonly memoryTypes: readonly MockMemoryType[];
   readonly #features: Map<string, MockStructValue>;
   readonly #properties: Map<string, MockStructValue>;
-  readonly #formats = new Map<number, [number, number, number]>();
+  /** Per format: linear, optimal and buffer features of `VkFormatProperties` and of `VkFormatProperties3`. */
+  readonly #formats = new Map<number, [Triple, Triple]>();
   readonly #images = new Map<string, Uint8Array>();
   /** Per queue family: its chain structs' bytes after `sType`/`pNext`, by canonical name. */
   readonly #familyChains: readonly Map<string, Uint8Array>[];
@@ -334,11 +337,21 @@ export class MockDeviceModel {
     this.extensions = (options.extensions ?? []).map((e) =>
       typeof e === "string" ? { name: e, specVersion: 1 } : e
     );
-    this.queueFamilies = (options.queueFamilies ?? [{ queueFlags: 0x7 }]).map((f) => ({
-      queueFlags: enumValue(f.queueFlags, "queueFlags") as number,
-      queueCount: f.queueCount ?? 1,
-      timestampValidBits: f.timestampValidBits ?? 64,
-    }));
+    this.queueFamilies = (options.queueFamilies ?? [{ queueFlags: 0x7 }]).map((f, i) => {
+      const { chain: _chain, ...own } = f;
+      const v = normalise(FAMILY, layoutOf(FAMILY), own, `queueFamilies[${i}]`);
+      return {
+        queueFlags: v.queueFlags as number,
+        queueCount: (v.queueCount as number | undefined) ?? 1,
+        timestampValidBits: (v.timestampValidBits as number | undefined) ?? 64,
+        minImageTransferGranularity: {
+          width: 1,
+          height: 1,
+          depth: 1,
+          ...v.minImageTransferGranularity as object,
+        },
+      };
+    });
     this.#familyChains = (options.queueFamilies ?? []).map((f, i) => {
       const images = new Map<string, Uint8Array>();
       for (const [name, value] of normaliseAll(f.chain, `queueFamilies[${i}].chain`)) {
@@ -364,20 +377,35 @@ export class MockDeviceModel {
     this.#properties = normaliseAll(options.properties, "property");
     if (!options.onlyListedFormats) {
       for (const f of COLOR) {
-        this.#formats.set(ENUMS[f]!, [0x1 | 0x4000 | 0x8000, COLOR_FEATURES, BUFFER_FEATURES]);
+        const t: Triple = [0x1n | 0x4000n | 0x8000n, COLOR_FEATURES, BUFFER_FEATURES];
+        this.#formats.set(ENUMS[f]!, [t, t]);
       }
-      for (const f of DEPTH) this.#formats.set(ENUMS[f]!, [0, DEPTH_FEATURES, 0]);
+      for (const f of DEPTH) {
+        this.#formats.set(ENUMS[f]!, [[0n, DEPTH_FEATURES, 0n], [0n, DEPTH_FEATURES, 0n]]);
+      }
     }
     for (const [name, f] of Object.entries(options.formats ?? {})) {
       const format = ENUMS[name];
       if (format === undefined || !name.startsWith("VK_FORMAT_")) {
         throw new TypeError(`Invalid mock device: format "${name}" is not a VkFormat name`);
       }
-      this.#formats.set(format, [
-        enumValue(f.linearTilingFeatures ?? 0, "linearTilingFeatures") as number,
-        enumValue(f.optimalTilingFeatures ?? 0, "optimalTilingFeatures") as number,
-        enumValue(f.bufferFeatures ?? 0, "bufferFeatures") as number,
-      ]);
+      const { properties3, ...own } = f;
+      const v3 = properties3 &&
+        normalise("VkFormatProperties3", layoutOf("VkFormatProperties3"), properties3, `format ${name}`);
+      const v = Object.keys(own).length || !v3
+        ? normalise("VkFormatProperties", layoutOf("VkFormatProperties"), own, `format ${name}`)
+        : undefined;
+      const triple = (x: MockStructValue) =>
+        FORMAT_MEMBERS.map((k) => BigInt((x[k] as number | bigint | undefined) ?? 0)) as Triple;
+      const wide = v3 ? triple(v3) : triple(v!);
+      this.#formats.set(format, [v ? triple(v) : wide.map((b) => b & 0xffff_ffffn) as Triple, wide]);
+    }
+    // Every struct the device reports is written once here, so a value that cannot be written throws now,
+    // not in the middle of an application's vkGetPhysicalDevice*2 call.
+    for (
+      const name of new Set([PROPERTIES, FEATURES, ...this.#features.keys(), ...this.#properties.keys()])
+    ) {
+      this.#image(name);
     }
   }
 
@@ -495,7 +523,13 @@ export class MockDeviceModel {
 
   /** `VkFormatProperties` of `format`: linear, optimal and buffer features. */
   formatFeatures(format: number): readonly [number, number, number] {
-    return this.#formats.get(format) ?? [0, 0, 0];
+    const [l, o, b] = this.#formats.get(format)?.[0] ?? [0n, 0n, 0n];
+    return [Number(l), Number(o), Number(b)];
+  }
+
+  /** `VkFormatProperties3` of `format`: linear, optimal and buffer features (`VkFormatFeatureFlags2`). */
+  formatFeatures2(format: number): readonly [bigint, bigint, bigint] {
+    return this.#formats.get(format)?.[1] ?? [0n, 0n, 0n];
   }
 
   /** Writes `VkQueueFamilyProperties` `index` at `pointer` (24 bytes). */
@@ -504,9 +538,9 @@ export class MockDeviceModel {
     writeU32(pointer, 0, f.queueFlags);
     writeU32(pointer, 4, f.queueCount);
     writeU32(pointer, 8, f.timestampValidBits);
-    writeU32(pointer, 12, 1);
-    writeU32(pointer, 16, 1);
-    writeU32(pointer, 20, 1);
+    writeU32(pointer, 12, f.minImageTransferGranularity.width);
+    writeU32(pointer, 16, f.minImageTransferGranularity.height);
+    writeU32(pointer, 20, f.minImageTransferGranularity.depth);
   }
 
   /** Fills the structs queue family `index` lists in a `VkQueueFamilyProperties2` pNext chain. */

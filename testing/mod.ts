@@ -44,12 +44,18 @@ export {
   type MockStructValue,
 } from "./device.ts";
 export {
+  loadProfileFile,
+  parseProfile,
   type ProfileCapabilities,
   profileDevice,
   type ProfileDeviceOptions,
   type ProfileEntry,
+  type ProfileMember,
+  type ProfileReading,
   PROFILES,
   type ProfilesFile,
+  type ProfileSkip,
+  readProfile,
 } from "./profiles.ts";
 export {
   emitMockLibrary,

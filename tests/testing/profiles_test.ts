@@ -12,6 +12,7 @@ import {
   writeStruct,
 } from "../../mod.ts";
 import {
+  type MockDeviceOptions,
   MockDriver,
   mockEnvironment,
   profileDevice,
@@ -109,8 +110,8 @@ Deno.test("capability sets merge in order; options override the profile", () => 
     specVersion: 2,
   }]);
   assertEquals([device.name, device.apiVersion, device.vendorID], ["Merged", (1 << 22) | (2 << 12), 42]);
-  assertEquals(device.features?.VkPhysicalDeviceFeatures?.samplerAnisotropy, true);
-  assertEquals(device.features?.VkPhysicalDeviceFeatures?.geometryShader, false);
+  assertEquals(device.features?.VkPhysicalDeviceFeatures?.samplerAnisotropy, 1);
+  assertEquals(device.features?.VkPhysicalDeviceFeatures?.geometryShader, 0);
 });
 
 Deno.test("a profile's queue family entry fills the pNext chain of that family's VkQueueFamilyProperties2", () => {
@@ -145,63 +146,43 @@ Deno.test("a profile's queue family entry fills the pNext chain of that family's
   });
 });
 
-Deno.test("a profile naming what Vulkan does not have is refused with the name at fault", () => {
-  const bad = (caps: ProfilesFile["capabilities"][string]): ProfilesFile => ({
+Deno.test("a mock device naming what Vulkan does not have is refused when made, with the name at fault", () => {
+  const refused = (device: MockDeviceOptions, message: string) =>
+    assertThrows(() => new MockDriver({ devices: [device] }), { message });
+  refused(
+    { features: { VkNoSuchFeatures: {} } },
+    'Invalid mock device: feature struct "VkNoSuchFeatures" is not a Vulkan struct',
+  );
+  refused(
+    { features: { VkPhysicalDeviceFeatures: { flyingShader: true } } },
+    "Invalid mock device: feature VkPhysicalDeviceFeatures.flyingShader is not a member of VkPhysicalDeviceFeatures",
+  );
+  refused(
+    { queueFamilies: [{ queueFlags: ["VK_QUEUE_MAGIC_BIT"] }] },
+    'Invalid mock device: queueFamilies[0] VkQueueFamilyProperties.queueFlags: "VK_QUEUE_MAGIC_BIT" is not a ' +
+      "VkQueueFlagBits name",
+  );
+  refused(
+    { queueFamilies: [{ queueFlags: 1, chain: { VkPhysicalDeviceDriverProperties: { driverName: "x" } } }] },
+    'Invalid mock device: queueFamilies[0].chain struct "VkPhysicalDeviceDriverProperties" does not extend ' +
+      '"VkQueueFamilyProperties2"',
+  );
+});
+
+Deno.test("a profile's choice, capability sets and version are checked with the name at fault", () => {
+  const file = (caps: ProfilesFile["capabilities"][string]): ProfilesFile => ({
     capabilities: { c: caps },
     profiles: { VP_bad: { "api-version": "1.3.0", capabilities: ["c"] } },
   });
-  assertThrows(
-    () => new MockDriver({ devices: [profileDevice(bad({ features: { VkNoSuchFeatures: {} } }))] }),
-    {
-      message: 'Invalid mock device: feature struct "VkNoSuchFeatures" is not a Vulkan struct',
-    },
-  );
-  assertThrows(
-    () =>
-      new MockDriver({
-        devices: [profileDevice(bad({ features: { VkPhysicalDeviceFeatures: { flyingShader: true } } }))],
-      }),
-    { message: 'Invalid mock device: "VkPhysicalDeviceFeatures" has no member "flyingShader"' },
-  );
-  assertThrows(
-    () =>
-      new MockDriver({
-        devices: [
-          profileDevice(
-            bad({
-              queueFamiliesProperties: [{ VkQueueFamilyProperties: { queueFlags: ["VK_QUEUE_MAGIC_BIT"] } }],
-            }),
-          ),
-        ],
-      }),
-    { message: 'Invalid mock device: queueFlags "VK_QUEUE_MAGIC_BIT" is not a Vulkan enum name' },
-  );
-  assertThrows(
-    () =>
-      new MockDriver({
-        devices: [
-          profileDevice(
-            bad({
-              queueFamiliesProperties: [{
-                VkQueueFamilyProperties: { queueFlags: ["VK_QUEUE_COMPUTE_BIT"] },
-                VkPhysicalDeviceDriverProperties: { driverName: "x" },
-              }],
-            }),
-          ),
-        ],
-      }),
-    {
-      message:
-        'Invalid mock device: queueFamilies[0].chain struct "VkPhysicalDeviceDriverProperties" does not extend "VkQueueFamilyProperties2"',
-    },
-  );
-  assertThrows(() => profileDevice(bad({}), { profile: "VP_other" }), {
+  assertThrows(() => profileDevice(file({}), { profile: "VP_other" }), {
     message: 'Invalid profile choice: "VP_other" is not among VP_bad',
   });
   assertThrows(
-    () => profileDevice({ ...bad({}), profiles: { VP_x: { "api-version": "one", capabilities: [] } } }),
-    {
-      message: 'Invalid profile: profile "VP_x" api-version "one" is not a version like "1.3.250"',
-    },
+    () => profileDevice({ ...file({}), profiles: { VP_x: { "api-version": "one", capabilities: [] } } }),
+    { message: 'Invalid profile: profile "VP_x" api-version "one" is not a version like "1.3.250"' },
+  );
+  assertThrows(
+    () => profileDevice({ ...file({}), profiles: { VP_x: { "api-version": "1.3.0", capabilities: ["d"] } } }),
+    { message: 'Invalid profile "VP_x": capability set "d" is not defined' },
   );
 });
