@@ -29,6 +29,7 @@ import { platformRules } from "./platforms.ts";
 import {
   defaultSearchLocations,
   type FoundManifestFile,
+  isLayerManifestName,
   type LocationReport,
   pathListLocations,
   scanSearchLocations,
@@ -183,7 +184,7 @@ function scanLayers(env: EnvironmentSnapshot, options: DiscoverLayersOptions): L
 
   const implicitLocations = layerSearchLocations(env, true, messages);
   const rules = platformRules(env.os);
-  const implicitScan = scanSearchLocations(implicitLocations, rules);
+  const implicitScan = scanSearchLocations(implicitLocations, rules, isLayerManifestName);
   const found: LayerManifest[] = reader.readAll(implicitScan.files, true);
 
   // The override layer decides the explicit search, so it is settled before that search.
@@ -207,11 +208,12 @@ function scanLayers(env: EnvironmentSnapshot, options: DiscoverLayersOptions): L
       env,
       override.overridePaths.join(rules.pathListSeparator),
       "override_paths",
+      isLayerManifestName,
     );
   } else {
     explicitLocations = layerSearchLocations(env, false, messages);
   }
-  const explicitScan = scanSearchLocations(explicitLocations, rules);
+  const explicitScan = scanSearchLocations(explicitLocations, rules, isLayerManifestName);
   kept.push(...reader.readAll(explicitScan.files, false));
 
   // First occurrence of a name wins (L05).
@@ -382,10 +384,10 @@ export function layerSearchLocations(
         } layer manifest is searched`,
       });
     }
-    return pathListLocations(env, replacement, replace);
+    return pathListLocations(env, replacement, replace, isLayerManifestName);
   }
   return [
-    ...pathListLocations(env, secureGetenv(env, add), add),
+    ...pathListLocations(env, secureGetenv(env, add), add, isLayerManifestName),
     ...defaultSearchLocations(env, implicit ? "implicit_layer" : "explicit_layer"),
   ];
 }

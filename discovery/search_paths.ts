@@ -217,6 +217,20 @@ export function isJsonName(name: string): boolean {
 }
 
 /**
+ * True when a name is a layer manifest's: `.json`, or `.vkdeno`, the form for layers only vkdeno can load
+ * (TypeScript layers), which other loaders skip without a word since they read `.json` files only.
+ *
+ * @example Usage
+ * ```ts
+ * import { isLayerManifestName } from "./search_paths.ts";
+ * isLayerManifestName("VK_LAYER_acme_trace.vkdeno"); // true
+ * ```
+ */
+export function isLayerManifestName(name: string): boolean {
+  return isJsonName(name) || (name.length > ".vkdeno".length && name.endsWith(".vkdeno"));
+}
+
+/**
  * Turns the entries of a path variable into locations taken as written: an
  * entry ending in `.json` is a file, anything else a folder scanned as is (no
  * suffix). Use it for `VK_DRIVER_FILES`, `VK_ADD_DRIVER_FILES`,
@@ -235,12 +249,13 @@ export function pathListLocations(
   env: EnvironmentSnapshot,
   value: string | undefined,
   source: string,
+  isManifestName: (name: string) => boolean = isJsonName,
 ): SearchLocation[] {
   return splitPathList(value, platformRules(env.os).pathListSeparator).map((entry) => ({
     path: resolveEntry(env, entry),
     source,
     defaulted: false,
-    isFile: isJsonName(entry),
+    isFile: isManifestName(entry),
   }));
 }
 
@@ -382,6 +397,7 @@ function registryLocations(env: EnvironmentSnapshot, kind: ManifestKind): Search
 export function scanSearchLocations(
   locations: readonly SearchLocation[],
   rules: PlatformRules = platformRules(),
+  isManifestName: (name: string) => boolean = isJsonName,
 ): ScanResult {
   const files: FoundManifestFile[] = [];
   const reports: LocationReport[] = [];
@@ -415,7 +431,7 @@ export function scanSearchLocations(
     try {
       names = [];
       for (const entry of Deno.readDirSync(location.path)) {
-        if (isJsonName(entry.name)) names.push(entry.name);
+        if (isManifestName(entry.name)) names.push(entry.name);
       }
     } catch (error) {
       reports.push(folderFailure(location, error));

@@ -8,7 +8,7 @@ import type { VkCommandName, VkCommands } from "../ffi/generated/vk_commands.ts"
 import type { VkChainLinkOf, VkStructChains, VkStructInputs } from "../ffi/generated/vk_structs.ts";
 import type { ChainRead } from "../ffi/struct_read.ts";
 import type { pointee, structType } from "../ffi/generated/vk_types.ts";
-import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
+import type { CommandInfo, ParamInfo, StructInfo as StructLayout } from "../ffi/generated/types.ts";
 import { Arena, nativeBytes, readPointer, readU32, writePointer, writeU32, writeU64 } from "../ffi/memory.ts";
 import { readStruct, sizeOfStruct } from "../ffi/struct_read.ts";
 import { writeStruct, writeStructArray } from "../ffi/struct_write.ts";
@@ -228,28 +228,34 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
   removeFromChain(index: number | string, type: string): boolean;
   /**
    * Writes `value` through the output pointer argument `index` (`pMemory` of `vkAllocateMemory`): a
-   * handle, a number (32 bits), a bigint (64 bits), or a struct's members (its `sType` and `pNext` kept).
-   * For a pre hook that skips the call and answers in its place.
+   * handle, a number (32 bits), a bigint (64 bits), or a struct's members. For a struct, only the members
+   * given are written (a nested struct member by member), the others are left as they are; `pNext` lists
+   * links (`{ type, ...members }`) written the same way into the structs of that type the caller chained
+   * (a type not chained is skipped: the caller did not ask for it). In a pre hook that skips the call it
+   * answers in the driver's place; in a post hook it edits what the driver wrote, keeping its other values.
    *
-   * @example Answering vkGetPhysicalDeviceProperties's `pProperties` (position 1) in the driver's place
+   * @example A Profiles-style shim: the driver's answer, with a device name and a driver name of its own
    * ```ts
    * import { defineLayer } from "@vkdeno/loader/layers";
    * export default defineLayer({
-   *   name: "VK_LAYER_example_renamed",
-   *   description: "Reports a device name of its own",
+   *   name: "VK_LAYER_example_profile",
+   *   description: "Reports a profile's device name",
    *   create: () => ({
    *     intercepts: {
-   *       vkGetPhysicalDeviceProperties: {
-   *         preCallRecord(ctx) {
-   *           ctx.setOutput(1, { deviceName: "Example device", apiVersion: 1 << 22 });
-   *           ctx.skip();
+   *       vkGetPhysicalDeviceProperties2: {
+   *         postCallRecord(ctx) {
+   *           ctx.setOutput(1, {
+   *             properties: { deviceName: "Profile GPU", limits: { maxImageDimension2D: 4096 } },
+   *             pNext: [{ type: "VkPhysicalDeviceDriverProperties", driverName: "profile" }],
+   *           });
    *         },
    *       },
    *     },
    *   }),
    * });
    * ```
-   * @throws {TypeError} If the argument is null or not a pointer to writable memory.
+   * @throws {TypeError} If the argument is null or not a pointer to writable memory, a link names no struct,
+   *   or a pointer member is given something other than a pointer.
    */
   setOutput<I extends ArgumentIndex<CommandArguments<K>>>(
     index: I,
@@ -281,6 +287,89 @@ export function skipValue(info: CommandInfo): unknown {
 function isLiteral(v: unknown): v is object {
   return v !== null && typeof v === "object" &&
     (Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype);
+}
+
+/**
+ * Writes the members `value` names into the struct `type` at `target`, leaving the others as they are (a
+ * nested struct member by member), then the links of `value.pNext` into the structs of the same type the
+ * chain at `target` already holds (links it does not hold are skipped: the caller did not ask for them).
+ */
+function writeGiven(
+  command: string,
+  type: string,
+  layout: StructLayout,
+  value: Record<string, unknown>,
+  target: Deno.PointerObject,
+): void {
+  const { pNext, ...members } = value;
+  using scratch = new Arena();
+  const written = writeStruct(scratch, type as never, members as never);
+  copyGiven(
+    command,
+    type,
+    layout,
+    members,
+    nativeBytes(target, layout.size),
+    nativeBytes(written, layout.size),
+    0,
+  );
+  if (pNext === undefined || pNext === null) return;
+  if (layout.members[1]?.name !== "pNext") {
+    throw new TypeError(`Cannot write pNext links through "${type}" of "${command}": it has no pNext`);
+  }
+  for (const link of Array.isArray(pNext) ? pNext : [pNext]) {
+    const linkType = isLiteral(link) ? (link as { type?: unknown }).type : undefined;
+    const linkLayout = typeof linkType === "string" ? findLayout(linkType) : undefined;
+    if (linkLayout?.sType === undefined) {
+      throw new TypeError(
+        `Cannot write pNext link ${
+          JSON.stringify(linkType ?? link)
+        } of "${type}" of "${command}": expected { type, ...members } of a struct with sType`,
+      );
+    }
+    for (
+      let p = readPointer(target, 8), guard = 0;
+      p !== null && guard < 256;
+      p = readPointer(p, 8), guard++
+    ) {
+      if (readU32(p, 0) !== linkLayout.sType) continue;
+      const { type: _, ...linkMembers } = link as Record<string, unknown>;
+      writeGiven(command, linkType as string, linkLayout, linkMembers, p);
+      break;
+    }
+  }
+}
+
+/** Copies from `from` to `to` (bytes of one struct at `base`) the members `value` gives. */
+function copyGiven(
+  command: string,
+  type: string,
+  layout: StructLayout,
+  value: Record<string, unknown>,
+  to: Uint8Array,
+  from: Uint8Array,
+  base: number,
+): void {
+  for (const m of layout.members) {
+    if (m.name === "sType" || m.name === "pNext" || value[m.name] === undefined) continue;
+    const v = value[m.name];
+    const at = base + m.offset;
+    const nested = m.pointer === 0 && m.count === undefined ? findLayout(m.type) : undefined;
+    if (nested !== undefined && isLiteral(v) && !Array.isArray(v)) {
+      copyGiven(command, m.type, nested, v as Record<string, unknown>, to, from, at);
+    } else if (m.pointer > 0 && v !== null && !(typeof v === "object" && Object.getPrototypeOf(v) === null)) {
+      // Whatever writeStruct made for it lives in scratch memory, gone when the call returns.
+      throw new TypeError(
+        `Cannot write "${type}.${m.name}" through an output of "${command}": a pointer member takes a pointer value only`,
+      );
+    } else if (m.bits !== undefined) {
+      const view = new DataView(to.buffer, to.byteOffset), src = new DataView(from.buffer, from.byteOffset);
+      const mask = ((2 ** m.bits - 1) << (m.bitOffset ?? 0)) >>> 0;
+      view.setUint32(at, ((view.getUint32(at, true) & ~mask) | (src.getUint32(at, true) & mask)) >>> 0, true);
+    } else {
+      to.set(from.subarray(at, at + m.size), at);
+    }
+  }
 }
 
 /** The chassis's call record: one per intercepted call. */
@@ -479,15 +568,9 @@ export class Call implements CallContext {
     }
     if (typeof value === "bigint") return writeU64(pointer, 0, value);
     if (typeof value === "number") return writeU32(pointer, 0, value);
-    if (isLiteral(value) && !Array.isArray(value) && findLayout(param.type) !== undefined) {
-      const layout = findLayout(param.type)!;
-      using scratch = new Arena();
-      const written = writeStruct(scratch, param.type as never, value as never);
-      const header = layout.members[1]?.name === "pNext" ? 16 : 0;
-      nativeBytes(pointer, layout.size - header, header).set(
-        nativeBytes(written, layout.size - header, header),
-      );
-      return;
+    const layout = findLayout(param.type);
+    if (isLiteral(value) && !Array.isArray(value) && layout !== undefined) {
+      return writeGiven(this.command, param.type, layout, value as Record<string, unknown>, pointer);
     }
     if (value === null || (typeof value === "object" && Object.getPrototypeOf(value) === null)) {
       return writePointer(pointer, 0, value as Deno.PointerValue);

@@ -65,7 +65,7 @@ export {
 } from "./state.ts";
 export { type CommandObject, installLayers, type InstallLayersOptions, type LayeredCommands } from "./top.ts";
 export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
-export { BUILTIN_LAYERS, importLayerModules } from "./registry.ts";
+export { BUILTIN_LAYERS, importLayerModules, type ImportLayerModulesOptions } from "./registry.ts";
 export { apiDumpLayer } from "./api_dump.ts";
 export { type CommandStats, drawStatsLayer } from "./draw_stats.ts";
 export { objectLifetimesLayer } from "./object_lifetimes.ts";

@@ -40,8 +40,29 @@ export function moduleLayerLoader(
 ): ModuleLayerLoader {
   return {
     handles: isModuleLayer,
-    load: (manifest) => new ModuleLayerLibrary(manifest, options, layers),
+    load: (manifest) => {
+      try {
+        return new ModuleLayerLibrary(manifest, options, layers);
+      } catch (error) {
+        reportLoadFailure(manifest.name, (error as Error).message, options);
+        throw error;
+      }
+    },
   };
+}
+
+/** Load failures reported so far (layer and message): one message per fault per process. */
+const REPORTED = new Set<string>();
+
+/**
+ * An enabled TS layer that cannot be loaded is an error the user must see whatever `VK_LOADER_DEBUG` says
+ * (the chain also logs it, and fails `vkCreateInstance` when the application named the layer).
+ */
+function reportLoadFailure(layer: string, text: string, options: NativeLayerBridgeOptions): void {
+  if (REPORTED.has(`${layer} ${text}`)) return;
+  REPORTED.add(`${layer} ${text}`);
+  if (options.onMessage) options.onMessage({ layer, severity: "error", id: "Layer-LoadFailed", text });
+  else console.error(`vkdeno: ${text}`);
 }
 
 /**

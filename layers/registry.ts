@@ -11,6 +11,7 @@
  * @module
  */
 import { discoverLayers } from "../discovery/layers.ts";
+import { activateLayers } from "../discovery/layer_activation.ts";
 import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
 import type { LayerManifest } from "../discovery/layer_manifest.ts";
 import type { TsLayer } from "./layer.ts";
@@ -189,27 +190,46 @@ export async function importLayerModule(manifest: LayerManifest): Promise<TsLaye
   return layer;
 }
 
+/** Options of {@linkcode importLayerModules}. */
+export interface ImportLayerModulesOptions {
+  /**
+   * The layers the application will name in `VkInstanceCreateInfo.ppEnabledLayerNames`: their modules are
+   * imported too (default none).
+   */
+  readonly layers?: readonly string[];
+}
+
 /**
- * Finds the layer manifests of `env` whose `library_path` is a TS/JS module and imports them. Returns the
- * layers; failures are returned as messages, never thrown. Nothing is registered anywhere: pass the
- * layers to `Vulkan.load({ env, layerModules: layers })` (its native chain loads a manifest's module
- * layer from that list) or to `installLayers(base, { available: layers })`.
+ * Imports the modules of the TS layers `env` enables (implicit layers that are on, `VK_INSTANCE_LAYERS`,
+ * `VK_LOADER_LAYERS_ENABLE`, the loader settings file) and of `options.layers`: the manifests whose
+ * `library_path` is a TS/JS module among the layers a `vkCreateInstance` would load. No other module is
+ * imported (its top-level code never runs). Returns the layers; failures are returned as messages, never
+ * thrown. Nothing is registered anywhere: pass the layers to `Vulkan.load({ env, layerModules: layers })`
+ * (its native chain loads a manifest's module layer from that list) or to
+ * `installLayers(base, { available: layers })`.
  *
  * @example Usage
  * ```ts ignore
  * import { importLayerModules } from "@vkdeno/loader/layers";
  * import { snapshotProcessEnvironment, Vulkan } from "@vkdeno/loader";
  * const env = snapshotProcessEnvironment();
- * const { layers, errors } = await importLayerModules(env);
+ * const { layers, errors } = await importLayerModules(env, { layers: ["VK_LAYER_acme_trace"] });
  * using vk = Vulkan.load({ env, layerModules: layers });
  * ```
  */
 export async function importLayerModules(
   env: EnvironmentSnapshot,
+  options: ImportLayerModulesOptions = {},
 ): Promise<{ layers: TsLayer[]; errors: string[] }> {
+  const discovery = discoverLayers(env);
+  const known = new Set(discovery.layers.map((l) => l.name));
+  // A name no manifest has is vkCreateInstance's error to report, not a reason to import nothing.
+  const requestedLayers = (options.layers ?? []).filter((n) => known.has(n));
+  const activation = activateLayers(env, discovery, { requestedLayers });
   const layers: TsLayer[] = [];
   const errors: string[] = [];
-  for (const manifest of discoverLayers(env).layers) {
+  if (!activation.ok) return { layers, errors: [activation.message] };
+  for (const { layer: manifest } of activation.layers) {
     if (!isModuleLayer(manifest)) continue;
     try {
       layers.push(await importLayerModule(manifest));

@@ -1,7 +1,7 @@
 /**
  * A layer counting every Vulkan call by command, printing the most frequent ones when its instance is
  * destroyed (its object is disposed then, in either placement). Settings: `top` (how many commands to
- * print, default 10). Manifest: `call_counter.json`.
+ * print, default 10). Manifest: `call_counter.vkdeno`.
  * @module
  */
 import { defineLayer, everyCommand } from "../../layers/mod.ts";

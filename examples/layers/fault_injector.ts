@@ -2,7 +2,7 @@
  * A layer failing chosen calls without touching the application's memory or calling the driver: the
  * `nth` call (default 1) of `command` (default `vkAllocateMemory`) returns `result` (default
  * `VK_ERROR_OUT_OF_DEVICE_MEMORY`, -2), as an out-of-memory driver would. Settings give the three.
- * Manifest: `fault_injector.json`.
+ * Manifest: `fault_injector.vkdeno`.
  * @module
  */
 import { type CommandHooks, defineLayer, type Intercepts } from "../../layers/mod.ts";

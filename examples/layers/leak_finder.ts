@@ -1,7 +1,7 @@
 /**
  * A layer reporting the objects a device or instance still has when it is destroyed, naming the call
  * that created each, on the built-in state tracker (`usesState`): an object per instance and one per
- * device, each watching its own destroy. Manifest: `leak_finder.json`.
+ * device, each watching its own destroy. Manifest: `leak_finder.vkdeno`.
  * @module
  */
 import { defineLayer, type LayerEnv } from "../../layers/mod.ts";

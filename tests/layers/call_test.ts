@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Arena, nativeBytes, readPointer } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { readStruct, writeStruct } from "../../ffi/structs.ts";
 import {
   type ChainLink,
   defineLayer,
@@ -24,7 +24,7 @@ import {
 } from "../../mod.ts";
 import { createDevice, createInstance, type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
-import type { VkDevice, VkDeviceMemory, VkQueue } from "../../ffi/generated/vk_types.ts";
+import type { VkDevice, VkDeviceMemory, VkPhysicalDevice, VkQueue } from "../../ffi/generated/vk_types.ts";
 
 const VULKAN_1_1_FEATURES = 49;
 const VULKAN_1_2_FEATURES = 51;
@@ -37,6 +37,7 @@ interface Run extends Loaded {
   readonly env: MockEnvironment;
   readonly messages: ValidationMessage[];
   readonly instance: Deno.PointerValue;
+  readonly physicalDevice: VkPhysicalDevice;
   readonly device: VkDevice;
 }
 
@@ -93,7 +94,14 @@ async function withLayer(
   const made = createDevice(loaded, physicalDevice!, { pNext: devicePNext(arena) });
   assert.equal(made.result, 0);
   try {
-    body({ ...loaded, env, messages, instance, device: made.device as VkDevice });
+    body({
+      ...loaded,
+      env,
+      messages,
+      instance,
+      physicalDevice: physicalDevice!,
+      device: made.device as VkDevice,
+    });
   } finally {
     vk.vkDestroyDevice(made.device as VkDevice, null);
     vk.vkDestroyInstance(instance, null);
@@ -148,6 +156,58 @@ for (const placement of PLACEMENTS) {
       assert.equal(Deno.UnsafePointer.value(readPointer(out, 0)), 0x5000n);
       assert.deepEqual(driverCalls(env, "vkAllocateMemory"), []);
       assert.equal(vk.vkDeviceWaitIdle(device), VK_ERROR_DEVICE_LOST);
+    });
+  });
+
+  Deno.test(`${placement}: a Profiles-style shim writes given members of an output and of the pNext structs the application chained, found by type; the driver's other values stay`, async () => {
+    let shim = false;
+    await withLayer(placement, () => ({
+      vkGetPhysicalDeviceProperties2: {
+        postCallRecord(ctx) {
+          if (!shim) return;
+          ctx.setOutput(1, {
+            properties: { deviceName: "Profile GPU", limits: { maxImageDimension2D: 4096 } },
+            pNext: [
+              { type: "VkPhysicalDeviceDriverProperties", driverName: "profile driver" },
+              // Not chained by the application: skipped.
+              { type: "VkPhysicalDeviceIDProperties", deviceLUIDValid: true },
+            ],
+          });
+        },
+      },
+    }), ({ vk, physicalDevice, arena }) => {
+      const query = () => {
+        const driver = writeStruct(arena, "VkPhysicalDeviceDriverProperties", {});
+        const props = writeStruct(arena, "VkPhysicalDeviceProperties2", { pNext: driver });
+        vk.vkGetPhysicalDeviceProperties2(physicalDevice, props);
+        return {
+          props: readStruct("VkPhysicalDeviceProperties2", props),
+          driver: readStruct("VkPhysicalDeviceDriverProperties", driver),
+          next: readPointer(driver, 8),
+        };
+      };
+      const plain = query();
+      shim = true;
+      const shimmed = query();
+      assert.equal(shimmed.props.properties.deviceName, "Profile GPU");
+      assert.equal(shimmed.props.properties.limits.maxImageDimension2D, 4096);
+      assert.equal(shimmed.driver.driverName, "profile driver");
+      assert.equal(shimmed.next, null);
+      // Everything else is the driver's.
+      assert.notEqual(plain.props.properties.limits.maxComputeWorkGroupInvocations, 0);
+      assert.deepEqual(
+        {
+          ...shimmed.props.properties,
+          deviceName: "",
+          limits: { ...shimmed.props.properties.limits, maxImageDimension2D: 0 },
+        },
+        {
+          ...plain.props.properties,
+          deviceName: "",
+          limits: { ...plain.props.properties.limits, maxImageDimension2D: 0 },
+        },
+      );
+      assert.deepEqual({ ...shimmed.driver, driverName: "" }, { ...plain.driver, driverName: "" });
     });
   });
 

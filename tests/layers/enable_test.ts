@@ -90,7 +90,7 @@ export default {
       }),
     );
     const env = { vars: { VK_LAYER_PATH: `${dir}/layers` }, elevated: false, root: dir };
-    const { layers, errors } = await importLayerModules(env);
+    const { layers, errors } = await importLayerModules(env, { layers: ["VK_LAYER_test_module_counter"] });
     assert.deepEqual(errors, []);
     assert.deepEqual(layers.map((l) => l.name), ["VK_LAYER_test_module_counter"]);
     const lines: string[] = [];

@@ -104,12 +104,12 @@ Deno.test("an edited layer module is imported anew for the next loader; an uncha
       );
     write("first");
     const env = { vars: { VK_LAYER_PATH: dir }, elevated: false, root: `${dir}/root` };
-    const [first] = (await importLayerModules(env)).layers;
-    const [again] = (await importLayerModules(env)).layers;
+    const [first] = (await importLayerModules(env, { layers: ["VK_LAYER_test_reload"] })).layers;
+    const [again] = (await importLayerModules(env, { layers: ["VK_LAYER_test_reload"] })).layers;
     assert.equal(first?.description, "first");
     assert.equal(again, first);
     write("second, longer");
-    const [edited] = (await importLayerModules(env)).layers;
+    const [edited] = (await importLayerModules(env, { layers: ["VK_LAYER_test_reload"] })).layers;
     assert.equal(edited?.description, "second, longer");
   } finally {
     Deno.removeSync(dir, { recursive: true });
