@@ -204,7 +204,7 @@ export function resolveEntry(env: EnvironmentSnapshot, entry: string): string {
 
 /**
  * True when a name ends in `.json` (case-sensitive, like the C loader:
- * `a.JSON` is not a manifest).
+ * `a.JSON` is not a manifest; `.json` alone is one).
  *
  * @example Usage
  * ```ts
@@ -213,7 +213,7 @@ export function resolveEntry(env: EnvironmentSnapshot, entry: string): string {
  * ```
  */
 export function isJsonName(name: string): boolean {
-  return name.length > ".json".length && name.endsWith(".json");
+  return name.endsWith(".json");
 }
 
 /**

@@ -113,10 +113,13 @@ Deno.test("relative variable entries resolve against env.cwd", () => {
 
 Deno.test("folder scan lists only .json names, sorted, and reports every location", () => {
   using tree = new TempTree({
+    // A name that is nothing but ".json" ends in .json too (the Khronos loader 1.3.239 loads it, measured).
+    "a/vulkan/icd.d/.json": "{}",
     "a/vulkan/icd.d/b.json": "{}",
     "a/vulkan/icd.d/a.json": "{}",
     "a/vulkan/icd.d/c.JSON": "{}",
     "a/vulkan/icd.d/readme.txt": "",
+    "a/vulkan/icd.d/nojson": "{}",
     "a/vulkan/icd.d/dir.json": { folder: true },
     "plain.txt": "x",
   });
@@ -127,10 +130,10 @@ Deno.test("folder scan lists only .json names, sorted, and reports every locatio
     ...pathListLocations(env, tree.path("a/vulkan/icd.d"), "VK_ADD_DRIVER_FILES"),
   ];
   const scan = scanSearchLocations(locations);
-  assertEquals(scan.files.map((f) => f.fileName), ["a.json", "b.json", "dir.json"]);
+  assertEquals(scan.files.map((f) => f.fileName), [".json", "a.json", "b.json", "dir.json"]);
   assertEquals(scan.locations.map((r) => [r.status, r.fileCount]), [
     ["not a folder", 0],
-    ["scanned", 3],
+    ["scanned", 4],
     ["missing", 0],
     ["duplicate", 0],
   ]);
