@@ -217,6 +217,17 @@ Deno.test("arrays sharing one count must agree, and the count is filled from the
   });
 });
 
+Deno.test("a VkBool32 result is returned as the boolean it stands for", () => {
+  let answer = 1;
+  const vk = VkApi.of({
+    vkGetPhysicalDeviceXcbPresentationSupportKHR: () => answer,
+  } as unknown as VkCommandSource);
+  const gpu = asHandle("VkPhysicalDevice", Deno.UnsafePointer.create(0x3000n)!);
+  assertEquals(vk.getPhysicalDeviceXcbPresentationSupportKHR(gpu, 0, null, 0), true);
+  answer = 0;
+  assertEquals(vk.getPhysicalDeviceXcbPresentationSupportKHR(gpu, 0, null, 0), false);
+});
+
 Deno.test("a command with nothing to marshal compiles to a direct call", () => {
   const body = commandSource("vkCmdDraw");
   assert(!body.includes("rt.enter"), body);

@@ -279,22 +279,24 @@ Deno.test("layer activation: a blacklisted layer requested by the application is
   assertMatch(r.message, /blacklisted_layers/);
 });
 
-Deno.test("layer activation: a layer older than the application's API version only warns", () => {
+Deno.test("layer activation: a layer older than the application's API version only warns; one as new does not", () => {
   using tree = new TempTree({
     [`${EXPLICIT_DIR}/e.json`]: layerManifest({ name: "VK_LAYER_OLD", api_version: "1.1.0" }),
+    [`${EXPLICIT_DIR}/s.json`]: layerManifest({ name: "VK_LAYER_SAME", api_version: "1.3.0" }),
   });
   const env = tree.snapshot({});
   const r = ok(
     activateLayers(env, discoverLayers(env), {
-      requestedLayers: ["VK_LAYER_OLD"],
+      requestedLayers: ["VK_LAYER_OLD", "VK_LAYER_SAME"],
       apiVersion: (1 << 22) | (3 << 12),
     }),
   );
-  assertEquals(r.layers.length, 1);
+  assertEquals(r.layers.length, 2);
   assertMatch(
     text(r),
     /"VK_LAYER_OLD" uses API version 1\.1\.0 which is older than the application specified API version of 1\.3\.0/,
   );
+  assert(!text(r).includes('"VK_LAYER_SAME" uses API version'), text(r));
 });
 
 Deno.test("layer activation: enabled implicit layers add their instance extensions to the global list", () => {

@@ -13,6 +13,7 @@ import {
   VK_ERROR_MEMORY_MAP_FAILED,
   VK_ERROR_OUT_OF_DEVICE_MEMORY,
   VK_ERROR_UNKNOWN,
+  VK_INCOMPLETE,
   VK_NOT_READY,
   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
   VK_SUCCESS,
@@ -217,6 +218,25 @@ Deno.test("command buffers record their commands; submitting one still recording
   assert(t.mock.problems.some((p) => p.includes("vkCmdDraw: command buffer") && p.includes("not recording")));
 });
 
+Deno.test("a device gives the commands of its own Vulkan version: vkCmdPipelineBarrier2 on a 1.3 device", () => {
+  using t = load();
+  using scope = new VkScope(t.vk);
+  const { vk, device } = open(t.vk, scope);
+  const a = scope.arena;
+  const name = a.cstring("vkCmdPipelineBarrier2");
+  assert(vk.vkGetDeviceProcAddr(device, name) !== null, "no vkCmdPipelineBarrier2 on a Vulkan 1.3 device");
+  const commandPool = scope.create("vkCreateCommandPool", [
+    device,
+    writeStruct(a, "VkCommandPoolCreateInfo", {}),
+    null,
+  ]);
+  const info = writeStruct(a, "VkCommandBufferAllocateInfo", { commandPool, commandBufferCount: 1 });
+  const cmd = scope.createMany("vkAllocateCommandBuffers", [device, info], 1)[0]!;
+  vk.vkBeginCommandBuffer(cmd, writeStruct(a, "VkCommandBufferBeginInfo", {}));
+  vk.vkCmdPipelineBarrier2(cmd, writeStruct(a, "VkDependencyInfo", {}));
+  assertEquals(t.mock.recordedCommands(cmd), ["vkCmdPipelineBarrier2"]);
+});
+
 Deno.test("an unimplemented command fails with a message naming it and the configured result", () => {
   const seen: string[] = [];
   using t = load({ onProblem: (m) => seen.push(m), unimplementedResult: VK_ERROR_FEATURE_NOT_PRESENT });
@@ -289,6 +309,24 @@ Deno.test("faults: the Nth call, a predicate on decoded arguments, a count; a re
   every.remove();
   assertEquals(create(1n), VK_SUCCESS);
   assertEquals(t.mock.callCount("vkCreateBuffer"), 9);
+});
+
+Deno.test("a list asked for with less room than it has is filled to the room and answers VK_INCOMPLETE", () => {
+  using t = load({ devices: [{ extensions: ["VK_KHR_swapchain", "VK_KHR_maintenance1"] }] });
+  using scope = new VkScope(t.vk);
+  const { vk, gpus } = open(t.vk, scope);
+  const count = new Uint32Array([1]);
+  // Room for one VkExtensionProperties (260 bytes); the second entry's place holds a sentinel.
+  const out = new Uint8Array(2 * 260).fill(0xab);
+  const result = vk.vkEnumerateDeviceExtensionProperties(
+    gpus[0]!,
+    null,
+    Deno.UnsafePointer.of(count),
+    Deno.UnsafePointer.of(out),
+  );
+  assertEquals([result, count[0]], [VK_INCOMPLETE, 1]);
+  assertEquals(new TextDecoder().decode(out.subarray(0, 16)), "VK_KHR_swapchain");
+  assert(out.subarray(260).every((b) => b === 0xab), "an entry was written past the room given");
 });
 
 Deno.test("override replaces a command; next() runs the mock's own", () => {
