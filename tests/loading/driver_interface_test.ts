@@ -14,9 +14,12 @@ import { Vulkan } from "../../vulkan.ts";
 
 const VK_ERROR_INCOMPATIBLE_DRIVER = -9;
 
-Deno.test("interfaces 0, 1, 2, 5 and 7 are each detected or negotiated", async () => {
+Deno.test("interfaces 0, 1, 2, 3, 5 and 7 are each detected or negotiated", async () => {
   await using env = await MockEnvironment.create();
-  for (const v of [0, 1, 2, 5, 7]) await env.addDriver({ name: `v${v}`, interfaceVersion: v });
+  for (const v of [0, 1, 2, 3, 5, 7]) {
+    // Interface 3 is the first whose exported vk_icdGetPhysicalDeviceProcAddr the loader takes.
+    await env.addDriver({ name: `v${v}`, interfaceVersion: v, variant: v === 3 ? "export" : undefined });
+  }
   const { drivers } = discoverDrivers(env.snapshot());
   const got = drivers.map((m) => {
     const d = acquireDriver(m);
@@ -30,6 +33,7 @@ Deno.test("interfaces 0, 1, 2, 5 and 7 are each detected or negotiated", async (
     ["v0.json", 0, false],
     ["v1.json", 1, false],
     ["v2.json", 2, false],
+    ["v3.json", 3, true],
     ["v5.json", 5, true],
     // Interface 7 exports nothing but vk_icdGetInstanceProcAddr: GPDPA comes through it.
     ["v7.json", 7, true],
@@ -37,6 +41,7 @@ Deno.test("interfaces 0, 1, 2, 5 and 7 are each detected or negotiated", async (
   const negotiations = calls(env.callLog(), "vk_icdNegotiateLoaderICDInterfaceVersion");
   assertEquals(negotiations.map((l) => [l.split(" ")[0], fields(l).offered, fields(l).returned]), [
     ["v2", "7", "2"],
+    ["v3", "7", "3"],
     ["v5", "7", "5"],
     ["v7", "7", "7"],
   ]);

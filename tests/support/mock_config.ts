@@ -128,6 +128,8 @@ export interface MockLayerConfig {
   readonly logName?: string;
   /** 0, 1 (no negotiation export) or 2 (negotiation); default 2. */
   readonly interfaceVersion?: number;
+  /** The interface version negotiation answers whatever the loader offers (e.g. 3 when offered 2). */
+  readonly negotiateAnswer?: number;
   /** Library variant override; `layer_renamed` exports only renamed entry points (see the manifest `functions`). */
   readonly variant?: MockLayerVariant;
   /**
@@ -319,6 +321,7 @@ export function layerConfigText(config: MockLayerConfig, name: string, logPath: 
   const put = (key: string, value: string | undefined) => {
     if (value !== undefined) lines.push(`${key}=${value}`);
   };
+  put("negotiate_answer", config.negotiateAnswer?.toString());
   put("intercept", config.intercept?.map(enc).join(","));
   const entrypoints = (list: readonly MockLayerExtension[] | undefined) =>
     list?.flatMap((e) => e.entrypoints ?? []).map(enc).join(",");

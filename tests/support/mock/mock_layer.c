@@ -11,7 +11,8 @@
  * MockLayer_PreEnumerateInstanceLayerProperties, MockLayer_PreEnumerateInstanceVersion, and the
  * mock_layer_* control functions.
  *
- * Configuration keys: name, log_name, log, interface, negotiate_result, intercept, instance_extensions,
+ * Configuration keys: name, log_name, log, interface, negotiate_result, negotiate_answer, intercept,
+ * instance_extensions,
  * instance_entrypoints, device_extensions, device_entrypoints, function_base, create_instance_result,
  * create_device_result, wrap_device, wrap_command_buffers, remove_physical_devices,
  * reverse_physical_devices, add_physical_devices, create_device_callback, create_device_null_instance,
@@ -42,6 +43,8 @@ typedef struct LayerConfig {
     char name[VK_MAX_EXTENSION_NAME_SIZE];
     uint32_t interface_version;
     int32_t negotiate_result;
+    /* when nonzero: the version negotiation reports, whatever was offered (a layer above the offer) */
+    uint32_t negotiate_answer;
     int intercept_all;
     MockName intercept[MOCK_MAX_NAMES];
     uint32_t intercept_count;
@@ -89,6 +92,7 @@ static void on_entry(void *ctx, const char *k, const char *v) {
     else if (strcmp(k, "log") == 0) mock_log_open(&g_log, v);
     else if (strcmp(k, "interface") == 0) c->interface_version = mock_parse_u32(v);
     else if (strcmp(k, "negotiate_result") == 0) c->negotiate_result = mock_parse_i32(v);
+    else if (strcmp(k, "negotiate_answer") == 0) c->negotiate_answer = mock_parse_u32(v);
     else if (strcmp(k, "intercept") == 0) {
         c->intercept_all = 0;
         c->intercept_count = mock_parse_names(v, c->intercept, MOCK_MAX_NAMES);
@@ -1011,6 +1015,7 @@ static VkResult VKAPI_CALL layer_NegotiateLoaderLayerInterfaceVersion(VkNegotiat
     if (!result && p->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) result = VK_ERROR_INITIALIZATION_FAILED;
     if (!result) {
         uint32_t v = offered < g_config.interface_version ? offered : g_config.interface_version;
+        if (g_config.negotiate_answer) v = g_config.negotiate_answer;
         p->loaderLayerInterfaceVersion = v;
         if (v >= 2) {
             p->pfnGetInstanceProcAddr = layer_GetInstanceProcAddr;
