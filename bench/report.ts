@@ -143,7 +143,9 @@ are: docs/performance.md.
 
 /** The sections `--all` writes, in order. */
 const SECTIONS: readonly { section: string; file: string; paired: boolean; runs: number }[] = [
+  { section: "Type-checking", file: "bench/check_bench.ts", paired: true, runs: 1 },
   { section: "Time to first instance", file: "bench/first_bench.ts", paired: true, runs: 3 },
+  { section: "Compute job", file: "bench/compute_bench.ts", paired: true, runs: 1 },
   { section: "Per call", file: "bench/percall_bench.ts", paired: true, runs: 5 },
   { section: "Checked mode", file: "bench/checked_bench.ts", paired: true, runs: 3 },
   { section: "Instance and device creation", file: "bench/create_bench.ts", paired: true, runs: 3 },
