@@ -8,12 +8,13 @@
 import { STRUCT_BY_STYPE } from "./generated/structs.ts";
 import { findLayout, layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
 import { readInto, type StructValue } from "./_struct_reader.ts";
-import type { VkStructChains, VkStructName, VkStructs } from "./generated/vk_structs.ts";
+import type { VkChainRead, VkStructChains, VkStructName, VkStructs } from "./generated/vk_structs.ts";
 
-/** One link of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is. */
-export type ChainRead<P extends keyof VkStructChains> = {
-  [N in VkStructChains[P]]: N extends VkStructName ? VkStructs[N] & { readonly type: N } : never;
-}[VkStructChains[P]];
+/**
+ * One link of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is
+ * (declared with the generated types, which programs do not check again).
+ */
+export type ChainRead<P extends keyof VkStructChains> = VkChainRead<P>;
 
 /**
  * The size in bytes of struct `name` (its stride in arrays).
@@ -73,11 +74,13 @@ export function readStruct<S extends string>(
   source: Deno.PointerValue | Uint8Array,
   options?: ReadStructOptions,
 ): StructValue;
+// The implementations return `unknown`: each overload must be assignable to its implementation, and relating
+// `VkStructs[N]` to an index signature makes the checker expand every struct (docs/performance.md).
 export function readStruct(
   name: string,
   source: Deno.PointerValue | Uint8Array,
   options?: ReadStructOptions,
-): StructValue {
+): unknown {
   options ??= {};
   const layout = layoutOf(name);
   const base = (options.index ?? 0) * layout.size;
@@ -134,7 +137,7 @@ export function readStructArray(
   name: string,
   source: Deno.PointerValue | Uint8Array,
   count: number,
-): StructValue[] {
+): unknown[] {
   const out: StructValue[] = [];
   for (let i = 0; i < count; i++) out.push(readStruct(name, source, { index: i }));
   return out;

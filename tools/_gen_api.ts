@@ -10,7 +10,16 @@
 import type { Decl, Registry } from "./_gen_registry.ts";
 import { commandLevel } from "./_gen_emit.ts";
 import type { Layouts } from "./_gen_layout.ts";
-import { byName, doc, docIn, header, literal, paramName, TypeMapper } from "./_gen_api_common.ts";
+import {
+  byName,
+  declarationsHeader,
+  doc,
+  docIn,
+  header,
+  literal,
+  paramName,
+  TypeMapper,
+} from "./_gen_api_common.ts";
 import { emitStructs } from "./_gen_api_structs.ts";
 import { emitHelpers } from "./_gen_api_helpers.ts";
 
@@ -137,7 +146,7 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
   files.set(
     "vk_types.ts",
     `${
-      header(
+      declarationsHeader(
         reg,
         "Vulkan handle, enum, flags and base types (type-only: nothing here exists at run time). Handles are " +
           "distinct branded pointers, enums unions of their values, flags numbers (bigint when 64-bit).",
@@ -316,7 +325,7 @@ ${[...new Set(flagsNames)].sort().map((n) => `  /** {@linkcode ${n}}. */\n  ${n}
   files.set(
     "vk_commands.ts",
     `${
-      header(
+      declarationsHeader(
         reg,
         "Every Vulkan command's typed signature, as `Vulkan.load()` exposes it (type-only). Parameter names are " +
           "the spec's; pointers are `Deno.PointerValue`, handles branded, 64-bit values bigint.",
@@ -398,7 +407,7 @@ export const ${values.join(",\n  ")};
   );
   files.set(
     "vk_constants.d.ts",
-    `${header(reg, `${what}.`)}
+    `${declarationsHeader(reg, `${what}.`)}
 import type { VkBits, VkEnum } from "./vk_types.ts";
 
 ${declLines.join("\n")}

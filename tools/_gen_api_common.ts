@@ -46,6 +46,18 @@ export function header(reg: Registry, what: string): string {
 `;
 }
 
+/**
+ * The header of a type-only file: {@linkcode header} and a \`@ts-nocheck\` pragma, so that \`deno check\` of a
+ * program that imports them resolves the names it uses instead of checking every declaration
+ * (docs/performance.md, "Type-checking"); tests/ffi/generated_types_test.ts checks them once, without it.
+ */
+export function declarationsHeader(reg: Registry, what: string): string {
+  return `${header(reg, what)}// ${DECLARATIONS_PRAGMA}\n`;
+}
+
+/** The pragma {@linkcode declarationsHeader} adds (its reason after "--", as \`deno lint\` asks). */
+export const DECLARATIONS_PRAGMA = "@ts-nocheck -- generated declarations, checked by their own test";
+
 /** Maps registry types to TypeScript types for the typed API. */
 export class TypeMapper {
   #reg: Registry;

@@ -7,7 +7,15 @@
 import type { Decl, Registry } from "./_gen_registry.ts";
 import { lit } from "./_gen_emit.ts";
 import type { Layouts } from "./_gen_layout.ts";
-import { byName, doc, header, isCString, paramName, type TypeMapper } from "./_gen_api_common.ts";
+import {
+  byName,
+  declarationsHeader,
+  doc,
+  header,
+  isCString,
+  paramName,
+  type TypeMapper,
+} from "./_gen_api_common.ts";
 
 /**
  * The typed callbacks (every funcpointer type as a TypeScript function taking typed arguments, and the FFI
@@ -134,7 +142,7 @@ export function emitHelpers(
   }
   const deepImports = [...deep].sort();
   const callbackTypes = `${
-    header(
+    declarationsHeader(
       reg,
       "Every Vulkan callback (funcpointer) type as the TypeScript function `makeCallback` takes (type-only): " +
         "strings arrive decoded, structs read as typed objects.",
@@ -235,7 +243,7 @@ ${defRows.join("\n")}
   files.set(
     "vk_create.ts",
     `${
-      header(
+      declarationsHeader(
         reg,
         "Which commands create handles and of what type, for `create` / `createMany` / `VkScope` (type-only).",
       )

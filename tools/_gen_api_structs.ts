@@ -8,8 +8,8 @@ import type { Layouts } from "./_gen_layout.ts";
 import {
   BIGINT_PRIMITIVES,
   byName,
+  declarationsHeader,
   doc,
-  header,
   NUMBER_PRIMITIVES,
   type TypeMapper,
   wrap,
@@ -285,7 +285,7 @@ export function emitStructs(
     };`
   );
   const text = `${
-    header(
+    declarationsHeader(
       reg,
       "Every Vulkan struct and union, typed (type-only): the read form under its own name, the input form in " +
         "`VkStructInputs`, pNext extension rules in `VkStructChains`.",
@@ -334,6 +334,11 @@ export type VkChainLink<N extends VkStructName, P extends keyof VkStructChains> 
 /** A link that may extend the pNext chain of \`P\`. */
 export type VkChainLinkOf<P extends keyof VkStructChains> = {
   [N in VkStructChains[P]]: N extends VkStructName ? VkChainLink<N, P> : never;
+}[VkStructChains[P]];
+
+/** One link of the pNext chain of \`P\` as {@linkcode readChain} returns it: \`type\` names which struct it is. */
+export type VkChainRead<P extends keyof VkStructChains> = {
+  [N in VkStructChains[P]]: N extends VkStructName ? VkStructs[N] & { readonly type: N } : never;
 }[VkStructChains[P]];
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { Decl, Registry } from "./_gen_registry.ts";
 import type { Layouts } from "./_gen_layout.ts";
-import { doc, header, paramName, TypeMapper } from "./_gen_api_common.ts";
+import { declarationsHeader, doc, header, paramName, TypeMapper } from "./_gen_api_common.ts";
 import { splitTableTexts } from "./_gen_emit.ts";
 
 /**
@@ -469,7 +469,7 @@ export function emitIdiomatic(reg: Registry, layouts: Layouts, typesText: string
   files.set(
     "vk_idiomatic.ts",
     `${
-      header(
+      declarationsHeader(
         reg,
         "Every Vulkan command's idiomatic signature (type-only), as `VkApi` exposes it: named without `vk`, " +
           "arrays for count + pointer pairs, struct literals for struct pointers, outputs returned.",

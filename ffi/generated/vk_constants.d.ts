@@ -6,6 +6,7 @@
  *
  * @module
  */
+// @ts-nocheck -- generated declarations, checked by their own test
 
 import type { VkBits, VkEnum } from "./vk_types.ts";
 

@@ -6,6 +6,7 @@
  *
  * @module
  */
+// @ts-nocheck -- generated declarations, checked by their own test
 
 import type {
   VkAccelerationStructureBuildTypeKHR,

