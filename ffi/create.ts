@@ -51,14 +51,22 @@ export function create<N extends keyof VkCreateOutputs>(
   name: N,
   args: CreateArgs<N>,
 ): VkCreateOutputs[N] {
-  const fn = commandOf(vk, name, args as readonly unknown[]);
+  return createHandle(vk, name, args as readonly unknown[]) as VkCreateOutputs[N];
+}
+
+/**
+ * {@linkcode create} without its types, for a typed caller that passes its own (`VkScope`): relating one
+ * generic `CreateArgs<N>` to another makes the checker measure it over every command (docs/performance.md).
+ */
+export function createHandle(vk: CommandSource, name: string, args: readonly unknown[]): Deno.PointerObject {
+  const fn = commandOf(vk, name, args);
   // Off the V8 heap: the address stays put while C writes it.
   const slot = new BigUint64Array(new ArrayBuffer(8));
-  const result = fn(...(args as readonly unknown[]), Deno.UnsafePointer.of(slot));
+  const result = fn(...args, Deno.UnsafePointer.of(slot));
   if (typeof result === "number") VkError.check(result, name);
   const handle = Deno.UnsafePointer.create(slot[0]!);
   if (handle === null) throw new TypeError(`Command "${name}" returned no handle`);
-  return handle as VkCreateOutputs[N];
+  return handle;
 }
 
 /**
@@ -79,12 +87,22 @@ export function createMany<N extends keyof VkCreateManyOutputs>(
   args: CreateArgs<N>,
   count: number,
 ): VkCreateManyOutputs[N][] {
+  return createHandles(vk, name, args as readonly unknown[], count) as VkCreateManyOutputs[N][];
+}
+
+/** {@linkcode createMany} without its types, as {@linkcode createHandle}. */
+export function createHandles(
+  vk: CommandSource,
+  name: string,
+  args: readonly unknown[],
+  count: number,
+): Deno.PointerValue[] {
   if (!Number.isInteger(count) || count < 1) {
     throw new RangeError(`Invalid handle count "${count}" for "${name}"`);
   }
-  const fn = commandOf(vk, name, args as readonly unknown[]);
+  const fn = commandOf(vk, name, args);
   const slots = new BigUint64Array(new ArrayBuffer(8 * count));
-  const result = fn(...(args as readonly unknown[]), Deno.UnsafePointer.of(slots));
+  const result = fn(...args, Deno.UnsafePointer.of(slots));
   if (typeof result === "number") VkError.check(result, name);
-  return Array.from(slots, (w) => Deno.UnsafePointer.create(w) as VkCreateManyOutputs[N]);
+  return Array.from(slots, (w) => Deno.UnsafePointer.create(w));
 }

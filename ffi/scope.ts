@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type CommandSource, create, type CreateArgs, createMany } from "./create.ts";
+import { type CommandSource, type CreateArgs, createHandle, createHandles } from "./create.ts";
 import { DESTROYERS } from "./generated/lifecycles.ts";
 import { COMMAND_PARAMS } from "./generated/commands.ts";
 import { handleChecksOf } from "./handle_check.ts";
@@ -46,7 +46,7 @@ export class VkScope implements Disposable {
   }
 
   /**
-   * Creates one handle with {@linkcode create} and destroys it when the scope ends (when vk.xml has a
+   * Creates one handle with `create` (ffi/create.ts) and destroys it when the scope ends (when vk.xml has a
    * destroy command for it; queues and display modes have none).
    *
    * @example Usage
@@ -56,13 +56,14 @@ export class VkScope implements Disposable {
    * @throws {VkError} If the command fails.
    */
   create<N extends keyof VkCreateOutputs>(name: N, args: CreateArgs<N>): VkCreateOutputs[N] {
-    const handle = create(this.#vk, name, args);
-    this.#destroyLater(name, args as readonly unknown[], handle);
+    const raw = args as readonly unknown[];
+    const handle = createHandle(this.#vk, name, raw) as VkCreateOutputs[N];
+    this.#destroyLater(name, raw, handle);
     return handle;
   }
 
   /**
-   * Creates `count` handles with {@linkcode createMany}; pipelines are destroyed when the scope ends,
+   * Creates `count` handles with `createMany` (ffi/create.ts); pipelines are destroyed when the scope ends,
    * pool-allocated handles (command buffers, descriptor sets) go with their pool.
    *
    * @example Usage
@@ -76,8 +77,9 @@ export class VkScope implements Disposable {
     args: CreateArgs<N>,
     count: number,
   ): VkCreateManyOutputs[N][] {
-    const handles = createMany(this.#vk, name, args, count);
-    for (const h of handles) this.#destroyLater(name, args as readonly unknown[], h);
+    const raw = args as readonly unknown[];
+    const handles = createHandles(this.#vk, name, raw, count) as VkCreateManyOutputs[N][];
+    for (const h of handles) this.#destroyLater(name, raw, h);
     return handles;
   }
 

@@ -81,8 +81,10 @@ export function writeStruct<S extends string>(
   name: RuntimeStructName<S>,
   value?: StructInput,
 ): Deno.PointerObject;
-export function writeStruct(arena: Arena, name: string, value?: StructInput): Deno.PointerObject {
-  return new StructWriter(arena).array(name, [value ?? {}]);
+// The implementations take `unknown`: each overload must be assignable to its implementation, and relating
+// `VkStructInputs[N]` to an index signature makes the checker expand every struct (docs/performance.md).
+export function writeStruct(arena: Arena, name: string, value?: unknown): Deno.PointerObject {
+  return new StructWriter(arena).array(name, [(value ?? {}) as StructInput]);
 }
 
 /**
@@ -125,9 +127,9 @@ export function writeStructArray<S extends string>(
 export function writeStructArray(
   arena: Arena,
   name: string,
-  values: readonly StructInput[],
+  values: readonly unknown[],
 ): Deno.PointerObject {
-  return new StructWriter(arena).array(name, values);
+  return new StructWriter(arena).array(name, values as readonly StructInput[]);
 }
 
 /** Options of {@linkcode allocStruct} for struct `N`. */
