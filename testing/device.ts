@@ -8,7 +8,7 @@
 import { Arena, readPointer, readU32, writeU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../ffi/struct_write.ts";
 import { findLayout, layoutOf } from "../ffi/_struct_layout.ts";
-import { ENUMS } from "../ffi/generated/enums.ts";
+import { ENUM_TYPES, ENUMS } from "../ffi/generated/enums.ts";
 import { STRUCT_ALIASES, STRUCT_BY_STYPE } from "../ffi/generated/structs.ts";
 import type { StructLayout } from "../ffi/_struct_layout.ts";
 import { type MemberProblem, structMembers } from "./values.ts";
@@ -105,9 +105,11 @@ export interface MockFormatProperties {
  * ```
  */
 export interface MockDeviceOptions {
+  /** Where these options came from, for {@linkcode MockDeviceModel.describe} (`profileDevice` names the profile). */
+  readonly source?: string;
   /** `deviceName`. */
   readonly name?: string;
-  /** `deviceType` (default `"discrete-gpu"`). */
+  /** `deviceType` (default: the properties' `deviceType`, else `"discrete-gpu"`). */
   readonly type?: MockDeviceType;
   /** `vendorID` (default 0x10005, `VK_VENDOR_ID_MESA` style for a made-up vendor). */
   readonly vendorID?: number;
@@ -130,9 +132,15 @@ export interface MockDeviceOptions {
   readonly properties?: MockStructs;
   /** Queue families (default one with graphics, compute and transfer). */
   readonly queueFamilies?: readonly MockQueueFamily[];
-  /** Memory heaps (default 256 MiB device-local, 256 MiB host). */
+  /**
+   * Memory heaps (default 256 MiB device-local and 256 MiB host; for an integrated GPU or a CPU one 256 MiB
+   * device-local heap shared with the host).
+   */
   readonly memoryHeaps?: readonly MockMemoryHeap[];
-  /** Memory types (default device-local on heap 0, host-visible coherent cached on heap 1). */
+  /**
+   * Memory types (default device-local on heap 0, host-visible coherent cached on heap 1; for an integrated
+   * GPU or a CPU device-local host-visible coherent, and that cached, both on heap 0).
+   */
   readonly memoryTypes?: readonly MockMemoryType[];
   /**
    * Format properties by format name (`"VK_FORMAT_R8G8B8A8_UNORM"`). Listed formats replace the defaults;
@@ -150,6 +158,62 @@ const DEVICE_TYPES: Record<MockDeviceType, number> = {
   "virtual-gpu": 3,
   "cpu": 4,
 };
+
+/**
+ * Memory where the options give none: one heap shared with the host for an integrated GPU or a CPU
+ * (unified memory), else a device-local heap and a host heap.
+ */
+function defaultMemory(deviceType: number): { heaps: MockMemoryHeap[]; types: MockMemoryType[] } {
+  if (deviceType === DEVICE_TYPES["integrated-gpu"] || deviceType === DEVICE_TYPES.cpu) {
+    return {
+      heaps: [{ size: 256n << 20n, flags: 1 }],
+      types: [{ heapIndex: 0, propertyFlags: 0x1 | 0x2 | 0x4 }, {
+        heapIndex: 0,
+        propertyFlags: 0x1 | 0x2 | 0x4 | 0x8,
+      }],
+    };
+  }
+  return {
+    heaps: [{ size: 256n << 20n, flags: 1 }, { size: 256n << 20n }],
+    types: [{ heapIndex: 0, propertyFlags: 0x1 }, { heapIndex: 1, propertyFlags: 0x2 | 0x4 | 0x8 }],
+  };
+}
+
+/** One value {@linkcode MockDeviceModel.describe} lists: the value and where it came from. */
+export interface MockDeviceValue {
+  /** What the device reports. */
+  readonly value: unknown;
+  /** `given` (options or profile), `implied` (derived from what was given) or `default` (made up by the kit). */
+  readonly from: "given" | "implied" | "default";
+}
+
+/** What {@linkcode MockDeviceModel.describe} returns. */
+export interface MockDeviceDescription {
+  /** Where the options came from: `"options"`, or the profile (`profile "VP_x"`). */
+  readonly source: string;
+  /** Identity, memory, queues, formats (their count) and driver, each with where it came from. */
+  readonly values: {
+    readonly [
+      K in
+        | "deviceName"
+        | "deviceType"
+        | "vendorID"
+        | "deviceID"
+        | "driverVersion"
+        | "apiVersion"
+        | "memoryHeaps"
+        | "memoryTypes"
+        | "queueFamilies"
+        | "formats"
+        | "driverID"
+        | "driverName"
+    ]: MockDeviceValue;
+  };
+  /** `VkPhysicalDeviceLimits` members the kit fills with a desktop-class value because the options do not. */
+  readonly defaultLimits: readonly string[];
+  /** `VkPhysicalDeviceFeatures` members the kit reports supported because the options do not say. */
+  readonly defaultFeatures: readonly string[];
+}
 
 /** Limits a working desktop-class device reports; the rest are 0 unless set. */
 const DEFAULT_LIMITS: MockStructValue = {
@@ -364,17 +428,19 @@ export class MockDeviceModel {
       }
       return images;
     });
-    this.memoryHeaps = (options.memoryHeaps ?? [{ size: 256n << 20n, flags: 1 }, { size: 256n << 20n }])
-      .map((h) => ({ size: BigInt(h.size), flags: h.flags ?? 0 }));
-    this.memoryTypes = options.memoryTypes ??
-      [{ heapIndex: 0, propertyFlags: 0x1 }, { heapIndex: 1, propertyFlags: 0x2 | 0x4 | 0x8 }];
+    this.#features = normaliseAll(options.features, "feature");
+    this.#properties = normaliseAll(options.properties, "property");
+    const memory = defaultMemory(this.deviceType);
+    this.memoryHeaps = (options.memoryHeaps ?? memory.heaps).map((h) => ({
+      size: BigInt(h.size),
+      flags: h.flags ?? 0,
+    }));
+    this.memoryTypes = options.memoryTypes ?? memory.types;
     for (const t of this.memoryTypes) {
       if (t.heapIndex >= this.memoryHeaps.length) {
         throw new TypeError(`Invalid mock device: memory type heapIndex ${t.heapIndex} has no heap`);
       }
     }
-    this.#features = normaliseAll(options.features, "feature");
-    this.#properties = normaliseAll(options.properties, "property");
     if (!options.onlyListedFormats) {
       for (const f of COLOR) {
         const t: Triple = [0x1n | 0x4000n | 0x8000n, COLOR_FEATURES, BUFFER_FEATURES];
@@ -409,6 +475,75 @@ export class MockDeviceModel {
     }
   }
 
+  /** `deviceType` as a number: the options' `type`, else the properties', else discrete GPU. */
+  get deviceType(): number {
+    const given = this.#properties.get(PROPERTIES)?.deviceType as number | undefined;
+    return this.options.type !== undefined
+      ? DEVICE_TYPES[this.options.type]
+      : given ?? DEVICE_TYPES["discrete-gpu"];
+  }
+
+  /**
+   * What the device reports that a test may rely on, each value with where it came from: `given` (the
+   * options, or the profile they were read from), `implied` (derived from what was given: unified memory for
+   * an integrated GPU or a CPU, the driver's properties from `VkPhysicalDeviceVulkan12Properties`) or
+   * `default` (made up by the kit: set it in the options, beside the profile). Limits and core features the
+   * options do not give are listed by name in `defaultLimits` and `defaultFeatures`.
+   *
+   * @example What a profile leaves to the kit
+   * ```ts
+   * import { MockDriver, PROFILES, profileDevice } from "@vkdeno/loader/testing";
+   * using mock = new MockDriver({ devices: [profileDevice(PROFILES.vulkan10)] });
+   * const d = mock.devices[0]!.describe();
+   * console.log(d.values.deviceType, d.values.memoryHeaps.from);
+   * // { value: "VK_PHYSICAL_DEVICE_TYPE_OTHER", from: "given" } "default"
+   * ```
+   */
+  describe(): MockDeviceDescription {
+    const o = this.options;
+    const given = this.#properties.get(PROPERTIES) ?? {};
+    const v12 = this.#properties.get("VkPhysicalDeviceVulkan12Properties") ?? {};
+    const props = this.#value(PROPERTIES);
+    const from = (option: unknown, member: unknown): MockDeviceValue["from"] =>
+      option !== undefined || member !== undefined ? "given" : "default";
+    const typeName = ENUM_TYPES.VkPhysicalDeviceType!.values.find((n) => ENUMS[n] === this.deviceType)!;
+    const unified = this.deviceType === DEVICE_TYPES["integrated-gpu"] ||
+      this.deviceType === DEVICE_TYPES.cpu;
+    const memoryFrom = (option: unknown): MockDeviceValue["from"] =>
+      option !== undefined ? "given" : unified ? "implied" : "default";
+    const driver = this.#value("VkPhysicalDeviceDriverProperties");
+    const driverFrom = (k: string): MockDeviceValue["from"] =>
+      this.#properties.get("VkPhysicalDeviceDriverProperties")?.[k] !== undefined
+        ? "given"
+        : v12[k] !== undefined
+        ? "implied"
+        : "default";
+    const limits = (given.limits ?? {}) as MockStructValue;
+    const features = this.#features.get(FEATURES) ?? {};
+    return {
+      source: o.source ?? "options",
+      values: {
+        deviceName: { value: this.name, from: from(o.name, given.deviceName) },
+        deviceType: { value: typeName, from: from(o.type, given.deviceType) },
+        vendorID: { value: props.vendorID, from: from(o.vendorID, given.vendorID) },
+        deviceID: { value: props.deviceID, from: from(o.deviceID, given.deviceID) },
+        driverVersion: { value: props.driverVersion, from: from(o.driverVersion, given.driverVersion) },
+        apiVersion: { value: this.apiVersion, from: from(o.apiVersion, given.apiVersion) },
+        memoryHeaps: { value: this.memoryHeaps, from: memoryFrom(o.memoryHeaps) },
+        memoryTypes: { value: this.memoryTypes, from: memoryFrom(o.memoryTypes) },
+        queueFamilies: { value: this.queueFamilies, from: from(o.queueFamilies, undefined) },
+        formats: {
+          value: [...this.#formats.keys()].length,
+          from: o.onlyListedFormats ? "given" : o.formats ? "implied" : "default",
+        },
+        driverID: { value: driver.driverID, from: driverFrom("driverID") },
+        driverName: { value: driver.driverName, from: driverFrom("driverName") },
+      },
+      defaultLimits: Object.keys(DEFAULT_LIMITS).filter((k) => limits[k] === undefined),
+      defaultFeatures: Object.keys(DEFAULT_FEATURES).filter((k) => features[k] === undefined),
+    };
+  }
+
   /** `deviceName`. */
   get name(): string {
     return String(this.options.name ?? this.#properties.get(PROPERTIES)?.deviceName ?? "vkdeno mock GPU");
@@ -429,13 +564,12 @@ export class MockDeviceModel {
       if (o.driverVersion !== undefined) explicit.driverVersion = o.driverVersion;
       if (o.vendorID !== undefined) explicit.vendorID = o.vendorID;
       if (o.deviceID !== undefined) explicit.deviceID = o.deviceID;
-      if (o.type !== undefined) explicit.deviceType = DEVICE_TYPES[o.type];
+      explicit.deviceType = this.deviceType;
       if (o.name !== undefined) explicit.deviceName = o.name;
       return {
         driverVersion: 1,
         vendorID: 0x10005,
         deviceID: 0x1,
-        deviceType: DEVICE_TYPES["discrete-gpu"],
         deviceName: "vkdeno mock GPU",
         pipelineCacheUUID: [...new TextEncoder().encode("vkdeno-mock-cach")],
         ...given,
@@ -448,21 +582,26 @@ export class MockDeviceModel {
     }
     const own = this.#features.get(name) ?? this.#properties.get(name);
     if (own) return own;
+    // Not listed: members of the same name in the listed structs of its kind (core VulkanNN structs and the
+    // extension structs they absorbed share member names; for properties, one side must be a VulkanNN struct).
+    const layout = layoutOf(name);
+    const out: Record<string, unknown> = {};
+    const feature = isFeatureStruct(name);
+    const core = (n: string) => /^VkPhysicalDeviceVulkan\d+Properties$/.test(n);
+    for (const [other, v] of feature ? this.#features : this.#properties) {
+      if (!feature && (other === PROPERTIES || (!core(other) && !core(name)))) continue;
+      for (const m of layout.members) {
+        if ((!feature || m.type === "VkBool32") && m.name in v && m.name !== "sType" && m.name !== "pNext") {
+          out[m.name] = v[m.name];
+        }
+      }
+    }
     if (name === "VkPhysicalDeviceDriverProperties") {
-      return { driverID: 0, driverName: "vkdeno mock", driverInfo: `mock device "${this.name}"` };
+      return { driverID: 0, driverName: "vkdeno mock", driverInfo: `mock device "${this.name}"`, ...out };
     }
     if (name === "VkPhysicalDeviceIDProperties") {
       const uuid = [...new TextEncoder().encode(`mock:${this.name}`.padEnd(16, "\0").slice(0, 16))];
-      return { deviceUUID: uuid, driverUUID: [...new TextEncoder().encode("vkdeno-mock-drvr")] };
-    }
-    // Not listed: members of the same name in the listed feature structs (core VulkanNN structs and
-    // the extension structs they absorbed share member names).
-    const layout = layoutOf(name);
-    if (!isFeatureStruct(name)) return {};
-    const out: Record<string, unknown> = {};
-    for (const m of layout.members) {
-      if (m.type !== "VkBool32") continue;
-      for (const [, v] of this.#features) if (m.name in v) out[m.name] = v[m.name];
+      return { deviceUUID: uuid, driverUUID: [...new TextEncoder().encode("vkdeno-mock-drvr")], ...out };
     }
     return out;
   }
@@ -517,7 +656,9 @@ export class MockDeviceModel {
     for (let p = pNext, guard = 0; p !== null && guard < 256; p = readPointer(p, 8), guard++) {
       const name = STRUCT_BY_STYPE[readU32(p, 0)];
       if (name === undefined || skip.has(name)) continue;
-      if (isFeatureStruct(name) || this.lists(name) || ANSWERED.has(name)) this.writeStruct(name, p);
+      if (isFeatureStruct(name) || this.lists(name) || ANSWERED.has(name) || isPropertyStruct(name)) {
+        this.writeStruct(name, p);
+      }
     }
   }
 
@@ -555,6 +696,11 @@ export class MockDeviceModel {
       }
     }
   }
+}
+
+/** Whether `name` is a properties struct (extends `VkPhysicalDeviceProperties2`). */
+function isPropertyStruct(name: string): boolean {
+  return layoutOf(name).extends?.includes("VkPhysicalDeviceProperties2") ?? false;
 }
 
 /** Whether `name` is a features struct (extends `VkPhysicalDeviceFeatures2`). */

@@ -42,7 +42,8 @@ export interface MockDriverOptions {
   readonly devices?: readonly (MockDeviceOptions | MockDeviceModel)[];
   /**
    * What a command the mock does not implement does: `"fail"` (default) answers it, and each call reports
-   * `"vkFoo is not implemented by mock driver ..."` and returns `unimplementedResult`; `"absent"` leaves
+   * `Mock driver "<name>": vkFoo is not implemented by the mock: returning VK_ERROR_UNKNOWN (give it a
+   * behaviour with override("vkFoo", ...))` and returns `unimplementedResult`; `"absent"` leaves
    * it out (`vkGet*ProcAddr` answers NULL, as a driver without it would).
    */
   readonly unimplemented?: "fail" | "absent";
@@ -438,8 +439,8 @@ export class MockDriver implements DriverEntryPoint, Disposable {
   }
 
   /**
-   * Makes `command` return `result` (a `VkResult`) instead of running: on its Nth call (`options.call`), or
-   * when `options.when` holds for its decoded arguments, or on every call. `VK_ERROR_DEVICE_LOST` from a
+   * Makes `command` return `result` (a `VkResult`) instead of running: on every call, or (with the optional
+   * `options`) on its Nth call (`call`), while `when` holds for its decoded arguments, at most `times` times. `VK_ERROR_DEVICE_LOST` from a
    * device-level command also loses that device (as {@linkcode MockDriver.loseDevice}).
    *
    * @example The second allocation runs out of device memory

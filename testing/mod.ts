@@ -33,9 +33,11 @@ export {
   type MockLiveObject,
 } from "./driver.ts";
 export {
+  type MockDeviceDescription,
   MockDeviceModel,
   type MockDeviceOptions,
   type MockDeviceType,
+  type MockDeviceValue,
   type MockFormatProperties,
   type MockMemoryHeap,
   type MockMemoryType,

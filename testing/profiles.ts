@@ -290,7 +290,9 @@ function reported(
  * // 1 'profile "VP_x", capability "c": VkPhysicalDeviceDriverProperties.driverID: "_KHR" is not a VkDriverId name; skipped'
  * ```
  * @throws {TypeError} When the file has no such profile, a capability set is missing, the api-version is not
- * a version, or (with `strict`) at the first value that cannot be represented.
+ * a version, (with `strict`) at the first value that cannot be represented, or when the device fields given
+ * beside the profile in `options` are not a valid mock device (the `Invalid mock device: ...` error
+ * `new MockDriver` would throw).
  */
 export function readProfile(file: ProfilesFile, options: ProfileDeviceOptions = {}): ProfileReading {
   const names = Object.keys(file.profiles ?? {});
@@ -457,6 +459,7 @@ export function readProfile(file: ProfilesFile, options: ProfileDeviceOptions = 
   }
   const { profile: _p, strict: _s, onWarning: _w, ...overrides } = options;
   const device: MockDeviceOptions = {
+    source: `profile "${profileName}"`,
     name: (given?.deviceName as string | undefined) ?? profile.label ?? profileName,
     apiVersion,
     extensions: [...extensions].map(([name, specVersion]) => ({ name, specVersion })),
