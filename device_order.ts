@@ -11,9 +11,9 @@ import { readDeviceRecord } from "./chain/order/record.ts";
 import { readDevicePolicy } from "./discovery/device_selection.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "./discovery/environment.ts";
 import { deviceConfigurationsOf, readLoaderSettings } from "./discovery/settings_file.ts";
-import type { VkCommands } from "./ffi/generated/vk_commands.ts";
-import type { VkPhysicalDevice } from "./ffi/generated/vk_types.ts";
-import { VK_API_VERSION_1_1 } from "./ffi/generated/vk_constants.js";
+import type { VkCommands } from "./vk/generated/vk_commands.ts";
+import type { VkPhysicalDevice } from "./vk/generated/vk_types.ts";
+import { VK_API_VERSION_1_1 } from "./vk/generated/vk_constants.js";
 
 /** One device's place, by index into the list explained. */
 export interface DeviceOrderEntry {

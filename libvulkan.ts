@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "./ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "./vk/generated/commands.ts";
 import type { DeviceTable, VulkanCommands } from "./vulkan.ts";
 import type { VulkanCommand } from "./chain/stubs.ts";
-import { commandDef } from "./ffi/command_ffi.ts";
+import { commandDef } from "./vk/command_ffi.ts";
 import { platformRules } from "./discovery/platforms.ts";
 
 /** The command object: every Vulkan command by name (as vkdeno's), plus device tables and disposal. */

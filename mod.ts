@@ -76,28 +76,28 @@ export type {
   VulkanCommands,
   VulkanOptions,
 } from "./vulkan.ts";
-export * from "./ffi/generated/vk_constants.js";
-export type * from "./ffi/generated/vk_types.ts";
-export type * from "./ffi/generated/vk_commands.ts";
-export type * from "./ffi/generated/vk_structs.ts";
-export type * from "./ffi/generated/vk_callbacks.ts";
-export type * from "./ffi/generated/vk_create.ts";
-export { type CommandSource, create, type CreateArgs, createMany } from "./ffi/create.ts";
-export { VkScope } from "./ffi/scope.ts";
-export { HANDLE_CHECKS, type HandleChecks } from "./ffi/handle_check.ts";
-export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./ffi/vk_callback.ts";
+export * from "./vk/generated/vk_constants.js";
+export type * from "./vk/generated/vk_types.ts";
+export type * from "./vk/generated/vk_commands.ts";
+export type * from "./vk/generated/vk_structs.ts";
+export type * from "./vk/generated/vk_callbacks.ts";
+export type * from "./vk/generated/vk_create.ts";
+export { type CommandSource, create, type CreateArgs, createMany } from "./api/create.ts";
+export { VkScope } from "./api/scope.ts";
+export { HANDLE_CHECKS, type HandleChecks } from "./vk/handle_check.ts";
+export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./vk/vk_callback.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
 export { VkApi, type VkCommandSource } from "./api/vk_api.ts";
 export { type DeviceOrderEntry, explainDeviceOrder, type ExplainDeviceOrderOptions } from "./device_order.ts";
-export type { VkChained, VkChainName, VkIdiomaticCommands } from "./ffi/generated/vk_idiomatic.ts";
+export type { VkChained, VkChainName, VkIdiomaticCommands } from "./vk/generated/vk_idiomatic.ts";
 export type { WaitForDevicesOptions } from "./chain/wait_devices.ts";
 export type { LogCategory, LogEntry, LoggerOptions, LogLevel, LogRecord, LogSink } from "./loading/log.ts";
 export { Logger } from "./loading/log.ts";
-export { resultName, VkError } from "./ffi/errors.ts";
+export { resultName, VkError } from "./vk/errors.ts";
 export { Arena, readCString, readPointer } from "./ffi/memory.ts";
-export { asHandle } from "./ffi/handle.ts";
-export { flags } from "./ffi/flags.ts";
-export { enumName, flagNames } from "./ffi/names.ts";
+export { asHandle } from "./vk/handle.ts";
+export { flags } from "./vk/flags.ts";
+export { enumName, flagNames } from "./vk/names.ts";
 export type {
   AllocStructOptions,
   ChainFor,
@@ -111,7 +111,7 @@ export type {
   StructInput,
   StructPointer,
   StructValue,
-} from "./ffi/structs.ts";
+} from "./api/structs.ts";
 export {
   allocStruct,
   check,
@@ -123,7 +123,7 @@ export {
   readStructArray,
   writeStruct,
   writeStructArray,
-} from "./ffi/structs.ts";
+} from "./api/structs.ts";
 // Types the Vulkan object's signatures name; the rest of discovery and the TS layer API are the
 // "./discovery" and "./layers" entry points.
 export type { DiscoveryChange, DiscoveryChangeKind, DiscoveryWatchOptions } from "./discovery/watch.ts";

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "./ffi/generated/commands.ts";
-import type { VkCommands, VkDeviceCommandName } from "./ffi/generated/vk_commands.ts";
-import type { VkDevice } from "./ffi/generated/vk_types.ts";
+import { COMMAND_INDEX, COMMANDS } from "./vk/generated/commands.ts";
+import type { VkCommands, VkDeviceCommandName } from "./vk/generated/vk_commands.ts";
+import type { VkDevice } from "./vk/generated/vk_types.ts";
 import type { EnvironmentSnapshot } from "./discovery/environment.ts";
 import type { DriverEntryPoint } from "./loading/direct_driver.ts";
 import { WSI_SUPPORT } from "./wsi/terminators.ts";
@@ -15,7 +15,7 @@ import { moduleLayerLoader } from "./layers/module_layer.ts";
 import type { NativeLayerBridgeOptions } from "./layers/native.ts";
 import type { TsLayer } from "./layers/layer.ts";
 import { key, type LoaderDevice } from "./chain/objects.ts";
-import type { VkCommandName as VulkanCommandName } from "./ffi/generated/vk_commands.ts";
+import type { VkCommandName as VulkanCommandName } from "./vk/generated/vk_commands.ts";
 import { Loader } from "./chain/loader.ts";
 import type { Logger } from "./loading/log.ts";
 import { deviceProcAddrRule, isLoaderTrampoline } from "./chain/proc_addr.ts";
@@ -23,14 +23,14 @@ import type { VulkanCommand } from "./chain/stubs.ts";
 import { stampingTrampolines } from "./chain/trampoline.ts";
 import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.ts";
 import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
-import { commandDef } from "./ffi/command_ffi.ts";
-import { HANDLE_CHECKS, type HandleChecks, registerCommand } from "./ffi/handle_check.ts";
+import { commandDef } from "./vk/command_ffi.ts";
+import { HANDLE_CHECKS, type HandleChecks, registerCommand } from "./vk/handle_check.ts";
 
 export type { DriverEntryPoint, VulkanCommand };
 
 /**
  * Every command of the registry (names and aliases) with its typed signature (generated from vk.xml into
- * `ffi/generated/vk_commands.ts`): spec parameter names, branded handles, enums as unions of their values,
+ * `vk/generated/vk_commands.ts`): spec parameter names, branded handles, enums as unions of their values,
  * flags as numbers, 64-bit values as bigints, pointers as `Deno.PointerValue`.
  */
 export type VulkanCommands = VkCommands;
@@ -161,7 +161,7 @@ export class Vulkan implements Disposable {
     return this.#loader.checks.checked;
   }
 
-  /** The handle checks `create`, `enumerate`, `VkScope` and the idiomatic layer run (ffi/handle_check.ts). */
+  /** The handle checks `create`, `enumerate`, `VkScope` and the idiomatic layer run (vk/handle_check.ts). */
   get [HANDLE_CHECKS](): HandleChecks {
     return this.#loader.checks;
   }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { StructMemory } from "../ffi/_struct_writer.ts";
+import type { StructMemory } from "../vk/_struct_writer.ts";
 
 const encoder = new TextEncoder();
 const SIZE = 1 << 16;

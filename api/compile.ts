@@ -1,17 +1,17 @@
 /**
- * Turns a command's marshalling plan (generated from vk.xml into ffi/generated/idiomatic.ts) into one
+ * Turns a command's marshalling plan (generated from vk.xml into vk/generated/idiomatic.ts) into one
  * JavaScript function, compiled on the command's first use: straight-line code per parameter role, so a
  * call does no plan interpretation. The run-time helpers the compiled code calls are {@linkcode RUNTIME}.
  *
  * @module
  */
-import { IDIOMATIC_PLANS, type IdiomaticPlan } from "../ffi/generated/idiomatic.ts";
-import { COMMAND_PARAMS } from "../ffi/generated/commands.ts";
-import { RESULT_NAMES } from "../ffi/generated/enums.ts";
-import { VkError } from "../ffi/errors.ts";
-import { findLayout, layoutOf } from "../ffi/_struct_layout.ts";
-import { readInto } from "../ffi/_struct_reader.ts";
-import { type StructInput, StructWriter } from "../ffi/_struct_writer.ts";
+import { IDIOMATIC_PLANS, type IdiomaticPlan } from "../vk/generated/idiomatic.ts";
+import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
+import { RESULT_NAMES } from "../vk/generated/enums.ts";
+import { VkError } from "../vk/errors.ts";
+import { findLayout, layoutOf } from "../vk/_struct_layout.ts";
+import { readInto } from "../vk/_struct_reader.ts";
+import { type StructInput, StructWriter } from "../vk/_struct_writer.ts";
 import {
   isPointerObject,
   readScalar,
@@ -19,7 +19,7 @@ import {
   type ScalarKind,
   scalarSize,
   writeScalar,
-} from "../ffi/_scalar.ts";
+} from "../vk/_scalar.ts";
 import { CallMemory } from "./call_memory.ts";
 
 /** A raw command as a command source holds it. */

@@ -7,8 +7,8 @@
  */
 
 import { Arena, readPointer } from "../ffi/memory.ts";
-import { check, enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
-import { readHandle } from "../ffi/handle.ts";
+import { check, enumerate, makeApiVersion, writeStruct } from "../api/structs.ts";
+import { readHandle } from "../vk/handle.ts";
 import { LAVAPIPE } from "../tests/support/lavapipe.ts";
 
 /** A Vulkan command as a function of its C parameter list. */

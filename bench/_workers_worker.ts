@@ -6,7 +6,7 @@
  */
 
 import { Arena, pointerFromAddress } from "../ffi/memory.ts";
-import { writeStruct } from "../ffi/structs.ts";
+import { writeStruct } from "../api/structs.ts";
 import type { Commands } from "./_vulkan.ts";
 
 /** The setup message. */

@@ -4,7 +4,7 @@
  */
 
 import { Arena } from "../ffi/memory.ts";
-import { enumerate } from "../ffi/structs.ts";
+import { enumerate } from "../api/structs.ts";
 import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import { loadVkdeno } from "./_percall.ts";
 import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";

@@ -7,14 +7,14 @@
  * @module
  */
 import { Arena, readPointer } from "../ffi/memory.ts";
-import { check, enumerate, writeStruct } from "../ffi/structs.ts";
+import { check, enumerate, writeStruct } from "../api/structs.ts";
 import { defineLayer } from "../layers/layer.ts";
 import { NativeLayerBridge } from "../layers/native.ts";
 import { installLayers } from "../layers/top.ts";
 import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import { installShim } from "../tests/support/ts_layer_harness.ts";
 import { ccSync } from "../tests/support/c_build.ts";
-import { readHandle } from "../ffi/handle.ts";
+import { readHandle } from "../vk/handle.ts";
 import { VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT } from "../mod.ts";
 import { LAVAPIPE } from "../tests/support/lavapipe.ts";
 

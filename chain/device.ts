@@ -5,7 +5,7 @@
  * @module
  */
 
-import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
+import { STRUCT_BY_STYPE, STRUCTS } from "../vk/generated/structs.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import {
@@ -19,8 +19,8 @@ import {
   writeU32,
   writeU64,
 } from "../ffi/memory.ts";
-import { commandDef } from "../ffi/command_ffi.ts";
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { commandDef } from "../vk/command_ffi.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import type { Logger } from "../loading/log.ts";
 import { ICD_LOADER_MAGIC, offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
 import { skipLoaderNodes } from "./layer_chain/nodes.ts";

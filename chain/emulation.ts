@@ -4,7 +4,7 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { nativeBytes, type Pointer, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
 import { type HandleRegistry, key } from "./objects.ts";
 import { offsetOf, sizeOf, VK } from "../loading/_layout.ts";
@@ -196,7 +196,7 @@ let emulatedSlotSet: ReadonlySet<number> | undefined;
  * @example Usage
  * ```ts
  * import { emulatedSlots } from "./emulation.ts";
- * import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+ * import { COMMAND_INDEX } from "../vk/generated/commands.ts";
  * console.log(emulatedSlots().has(COMMAND_INDEX.vkGetPhysicalDeviceFeatures2KHR!)); // true
  * ```
  */
@@ -210,7 +210,7 @@ export function emulatedSlots(): ReadonlySet<number> {
  *
  * @example Usage
  * ```ts
- * import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+ * import { COMMAND_INDEX } from "../vk/generated/commands.ts";
  * import { emulation } from "./emulation.ts";
  * import { HandleRegistry } from "./objects.ts";
  * const registry = new HandleRegistry();

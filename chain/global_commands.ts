@@ -7,7 +7,7 @@
  * @module
  */
 
-import { HEADER_VERSION_COMPLETE } from "../ffi/generated/enums.ts";
+import { HEADER_VERSION_COMPLETE } from "../vk/generated/enums.ts";
 import { type Pointer, writeU32 } from "../ffi/memory.ts";
 import { discoverDrivers, type DiscoveredDriver } from "../discovery/drivers.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";

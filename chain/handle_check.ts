@@ -7,11 +7,11 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { HANDLES } from "../ffi/generated/handles.ts";
-import { STRUCTS } from "../ffi/generated/structs.ts";
-import type { ParamInfo } from "../ffi/generated/types.ts";
-import type { HandleChecks } from "../ffi/handle_check.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import { HANDLES } from "../vk/generated/handles.ts";
+import { STRUCTS } from "../vk/generated/structs.ts";
+import type { ParamInfo } from "../vk/generated/types.ts";
+import type { HandleChecks } from "../vk/handle_check.ts";
 import { holdCallback } from "../ffi/callback.ts";
 import { readU32, readU64 } from "../ffi/memory.ts";
 import { type HandleRegistry, key, type LoaderDevice, type LoaderInstance } from "./objects.ts";

@@ -7,9 +7,9 @@
  * @module
  */
 
-import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { type Pointer, writeU64 } from "../ffi/memory.ts";
-import { VkError } from "../ffi/errors.ts";
+import { VkError } from "../vk/errors.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
 import { stampScope } from "../discovery/scan_memo.ts";

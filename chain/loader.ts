@@ -5,9 +5,9 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { type Pointer, readCString } from "../ffi/memory.ts";
-import { commandDef } from "../ffi/command_ffi.ts";
+import { commandDef } from "../vk/command_ffi.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { readLoaderSettings } from "../discovery/settings_file.ts";
 import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_driver.ts";

@@ -7,9 +7,9 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
-import { commandCallbackDef, commandDef } from "../ffi/command_ffi.ts";
+import { commandCallbackDef, commandDef } from "../vk/command_ffi.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK } from "../loading/_layout.ts";
 import { emulation } from "./emulation.ts";

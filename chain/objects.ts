@@ -5,12 +5,12 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import { Arena, pointerFromAddress, readU64, writeU64 } from "../ffi/memory.ts";
-import { commandDef } from "../ffi/command_ffi.ts";
+import { commandDef } from "../vk/command_ffi.ts";
 import type { Driver } from "../loading/driver.ts";
 import type { Logger } from "../loading/log.ts";
 import type { DevicePolicy } from "../discovery/device_selection.ts";

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
-import { EXTENSIONS } from "../ffi/generated/extensions.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
+import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../vk/generated/commands.ts";
+import { EXTENSIONS } from "../vk/generated/extensions.ts";
+import type { CommandInfo } from "../vk/generated/types.ts";
 import { majorMinor, VK_API_VERSION_1_3 } from "../loading/_layout.ts";
 
 /**

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { COMMAND_COUNT, COMMANDS } from "../ffi/generated/commands.ts";
-import { commandNameHashes, TRAMP_SYMBOL_PREFIX, trampSymbolHashes } from "../ffi/generated/stub_hashes.ts";
+import { COMMAND_COUNT, COMMANDS } from "../vk/generated/commands.ts";
+import { commandNameHashes, TRAMP_SYMBOL_PREFIX, trampSymbolHashes } from "../vk/generated/stub_hashes.ts";
 import { DispatchStubs } from "../ffi/dispatch.ts";
 import { STAMPED_QUEUE_SYMBOLS } from "../ffi/native_helpers.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
@@ -91,7 +91,7 @@ export class ChainStubs {
     // Symbols only where a stub is bound by name (Deno.dlopen): the commands' dispatch and trampoline
     // stubs. Reserved slots and terminator stubs are found by address; each symbol costs every start a
     // name to hash and write (3,700 names took ~3 ms and ~2 MiB).
-    // Their hashes come from tools/gen.ts (ffi/generated/stub_hashes.ts), in slot order.
+    // Their hashes come from tools/gen.ts (vk/generated/stub_hashes.ts), in slot order.
     this.dispatch = DispatchStubs.load(slotNames(), {
       native: options.native,
       exported: COMMAND_COUNT,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMANDS } from "../vk/generated/commands.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import type { ChainStubs } from "./stubs.ts";

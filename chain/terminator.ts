@@ -15,7 +15,7 @@ import {
   type LoaderInstance,
   type TermPhysicalDevice,
 } from "./objects.ts";
-import { writeTwoCall } from "../ffi/two_call.ts";
+import { writeTwoCall } from "../vk/two_call.ts";
 import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
 
 /** A count word and a few handle words whose addresses are taken once (see {@linkcode enumerateHandles}). */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { holdCallback } from "../ffi/callback.ts";
 import { type Pointer, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
 import { releaseDriver } from "../loading/driver.ts";
@@ -14,12 +14,12 @@ import { type HandleRegistry, key, type LoaderInstance } from "./objects.ts";
 import type { Logger } from "../loading/log.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { enumerateHandles, groupStructs, readGroups, writeGroup } from "./terminator.ts";
-import { writeTwoCall } from "../ffi/two_call.ts";
+import { writeTwoCall } from "../vk/two_call.ts";
 import { filterChainDevices, filterChainGroups } from "./order/chain_filter.ts";
 import { hasIdFilters } from "./order/id_filters.ts";
 import type { LoaderTrampolineName } from "./proc_addr.ts";
 import { offsetOf, VK } from "../loading/_layout.ts";
-import { commandDef } from "../ffi/command_ffi.ts";
+import { commandDef } from "../vk/command_ffi.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 

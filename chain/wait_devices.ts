@@ -8,7 +8,7 @@
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { DiscoveryWatcher } from "../discovery/watch.ts";
 import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
-import { writeStruct } from "../ffi/struct_write.ts";
+import { writeStruct } from "../vk/struct_write.ts";
 import { Loader, type LoaderOptions } from "./loader.ts";
 import { Logger } from "../loading/log.ts";
 import { VK } from "../loading/_layout.ts";

@@ -158,7 +158,7 @@ export interface StubLayout {
   validated?: boolean;
   /**
    * The {@linkcode elfHash} of name K, where the caller has it (`undefined` or past the end: hashed here).
-   * The chain's command symbols come hashed from tools/gen.ts (ffi/generated/stub_hashes.ts): hashing
+   * The chain's command symbols come hashed from tools/gen.ts (vk/generated/stub_hashes.ts): hashing
    * ~1,500 names here ran one small function ~40,000 times, and that alone made V8 compile it with
    * TurboFan, which touched ~2 MiB more of Deno's code at every start.
    */

@@ -4,15 +4,15 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { HANDLES } from "../ffi/generated/handles.ts";
-import type { CommandInfo, ParamInfo } from "../ffi/generated/types.ts";
-import { readStruct } from "../ffi/struct_read.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import { HANDLES } from "../vk/generated/handles.ts";
+import type { CommandInfo, ParamInfo } from "../vk/generated/types.ts";
+import { readStruct } from "../vk/struct_read.ts";
 
 /** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it: the generated table's own record. */
 export type { ParamInfo as CommandParameter };
 
-/** A command as the generated tables describe it (`ffi/generated/commands.ts`). */
+/** A command as the generated tables describe it (`vk/generated/commands.ts`). */
 export interface CommandDescription {
   /** The command's name (an alias's target). */
   readonly name: string;

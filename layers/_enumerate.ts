@@ -5,11 +5,11 @@
  * @module
  */
 import { type Arena, readCString, readPointer } from "../ffi/memory.ts";
-import { enumerate } from "../ffi/enumerate.ts";
-import { readStruct } from "../ffi/struct_read.ts";
-import { writeStruct } from "../ffi/struct_write.ts";
+import { enumerate } from "../api/enumerate.ts";
+import { readStruct } from "../vk/struct_read.ts";
+import { writeStruct } from "../vk/struct_write.ts";
 import type { TsLayer, TsLayerExtension, VulkanCommand } from "./layer.ts";
-import { writeTwoCall } from "../ffi/two_call.ts";
+import { writeTwoCall } from "../vk/two_call.ts";
 
 const encoder = new TextEncoder();
 

@@ -6,8 +6,8 @@
  * @module
  */
 import type { CallbackRegistry } from "../ffi/callback.ts";
-import { commandCallbackDef } from "../ffi/command_ffi.ts";
-import { VK_ERROR_UNKNOWN } from "../ffi/generated/vk_constants.js";
+import { commandCallbackDef } from "../vk/command_ffi.ts";
+import { VK_ERROR_UNKNOWN } from "../vk/generated/vk_constants.js";
 import { ThreadGuards } from "../ffi/thread_guard.ts";
 import { commandInfo } from "./_commands.ts";
 import type { TsLayer, VulkanCommand } from "./layer.ts";

@@ -13,8 +13,8 @@
  *
  * @module
  */
-import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
-import type { ParamInfo } from "../ffi/generated/types.ts";
+import { COMMAND_INDEX } from "../vk/generated/commands.ts";
+import type { ParamInfo } from "../vk/generated/types.ts";
 import { decodeCall, decodeResult } from "./decode.ts";
 import { type CallContext, type CommandHooks, defineLayer, type TsLayer } from "./layer.ts";
 

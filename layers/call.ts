@@ -4,18 +4,18 @@
  *
  * @module
  */
-import type { VkCommandName, VkCommands } from "../ffi/generated/vk_commands.ts";
-import type { VkChainLinkOf, VkStructChains, VkStructInputs } from "../ffi/generated/vk_structs.ts";
-import type { ChainRead } from "../ffi/struct_read.ts";
-import type { pointee, structType } from "../ffi/generated/vk_types.ts";
-import type { CommandInfo, ParamInfo, StructInfo as StructLayout } from "../ffi/generated/types.ts";
+import type { VkCommandName, VkCommands } from "../vk/generated/vk_commands.ts";
+import type { VkChainLinkOf, VkStructChains, VkStructInputs } from "../vk/generated/vk_structs.ts";
+import type { ChainRead } from "../vk/struct_read.ts";
+import type { pointee, structType } from "../vk/generated/vk_types.ts";
+import type { CommandInfo, ParamInfo, StructInfo as StructLayout } from "../vk/generated/types.ts";
 import { Arena, nativeBytes, readPointer, readU32, writePointer, writeU32, writeU64 } from "../ffi/memory.ts";
-import { readStruct, sizeOfStruct } from "../ffi/struct_read.ts";
-import { writeStruct, writeStructArray } from "../ffi/struct_write.ts";
-import { findLayout } from "../ffi/_struct_layout.ts";
-import { STRUCT_BY_STYPE } from "../ffi/generated/structs.ts";
-import type { StructValue } from "../ffi/_struct_reader.ts";
-import type { ChainInput } from "../ffi/_struct_writer.ts";
+import { readStruct, sizeOfStruct } from "../vk/struct_read.ts";
+import { writeStruct, writeStructArray } from "../vk/struct_write.ts";
+import { findLayout } from "../vk/_struct_layout.ts";
+import { STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
+import type { StructValue } from "../vk/_struct_reader.ts";
+import type { ChainInput } from "../vk/_struct_writer.ts";
 import type { StateTracker } from "./state.ts";
 import type { CommandDescription } from "./_commands.ts";
 

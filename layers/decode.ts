@@ -12,12 +12,12 @@
  *
  * @module
  */
-import { ENUM_TYPES, ENUM_VALUES, RESULT_NAMES } from "../ffi/generated/enums.ts";
-import { STRUCT_BY_STYPE, STRUCTS } from "../ffi/generated/structs.ts";
-import type { MemberInfo } from "../ffi/generated/types.ts";
+import { ENUM_TYPES, ENUM_VALUES, RESULT_NAMES } from "../vk/generated/enums.ts";
+import { STRUCT_BY_STYPE, STRUCTS } from "../vk/generated/structs.ts";
+import type { MemberInfo } from "../vk/generated/types.ts";
 import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readCString } from "../ffi/memory.ts";
-import { readStruct } from "../ffi/struct_read.ts";
+import { readStruct } from "../vk/struct_read.ts";
 import { evaluateLen, handleKey, handleText, isHandleType } from "./_commands.ts";
 
 /** A decoded value: JSON-compatible. */
@@ -234,7 +234,7 @@ class Decoder {
  * @example Usage
  * ```ts
  * import { decodeCall } from "./decode.ts";
- * import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
+ * import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
  * const info = COMMANDS[COMMAND_INDEX.vkCmdSetLineWidth!]!;
  * console.log(decodeCall(info, [null, 2])); // { commandBuffer: null, lineWidth: 2 }
  * ```

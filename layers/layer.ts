@@ -22,12 +22,12 @@
  *
  * @module
  */
-import type { VkCommandName as VulkanCommandName } from "../ffi/generated/vk_commands.ts";
+import type { VkCommandName as VulkanCommandName } from "../vk/generated/vk_commands.ts";
 import type { VulkanCommand } from "../chain/stubs.ts";
 import type { StateTracker } from "./state.ts";
 import type { CommandDescription, CommandParameter } from "./_commands.ts";
 import type { CallContext, CommandArguments, Dispatch } from "./call.ts";
-import { COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMANDS } from "../vk/generated/commands.ts";
 
 export type { CommandDescription, CommandParameter };
 

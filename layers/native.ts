@@ -14,8 +14,8 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import type { CommandInfo } from "../vk/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
@@ -23,8 +23,8 @@ import { callWith } from "./_call.ts";
 import { commandInfo, dispatchKey, type HandleKey } from "./_commands.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
-import { VK_ERROR_INITIALIZATION_FAILED } from "../ffi/generated/vk_constants.js";
-import { commandDef } from "../ffi/command_ffi.ts";
+import { VK_ERROR_INITIALIZATION_FAILED } from "../vk/generated/vk_constants.js";
+import { commandDef } from "../vk/command_ffi.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { EntryGuards } from "./_guard.ts";
 

@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { STRUCTS } from "../ffi/generated/structs.ts";
-import { readStruct } from "../ffi/struct_read.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import { STRUCTS } from "../vk/generated/structs.ts";
+import { readStruct } from "../vk/struct_read.ts";
 import { createRule, evaluateLen, isHandleType, readHandles } from "./_commands.ts";
 import {
   type CallContext,

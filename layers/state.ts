@@ -12,9 +12,9 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { HANDLES } from "../ffi/generated/handles.ts";
-import { readStruct } from "../ffi/struct_read.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import { HANDLES } from "../vk/generated/handles.ts";
+import { readStruct } from "../vk/struct_read.ts";
 import {
   createRule,
   destroyRule,
@@ -25,7 +25,7 @@ import {
   readHandles,
 } from "./_commands.ts";
 import type { CommandDescription } from "./_commands.ts";
-import { VK_SUCCESS } from "../ffi/generated/vk_constants.js";
+import { VK_SUCCESS } from "../vk/generated/vk_constants.js";
 
 export type { HandleKey };
 

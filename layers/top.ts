@@ -14,9 +14,9 @@
  *
  * @module
  */
-import { COMMAND_INDEX } from "../ffi/generated/commands.ts";
+import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { Arena, type Pointer, readCString } from "../ffi/memory.ts";
-import { readStruct } from "../ffi/struct_read.ts";
+import { readStruct } from "../vk/struct_read.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { EntryGuards } from "./_guard.ts";

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { ENUM_VALUES } from "../ffi/generated/enums.ts";
-import { STRUCTS } from "../ffi/generated/structs.ts";
+import { ENUM_VALUES } from "../vk/generated/enums.ts";
+import { STRUCTS } from "../vk/generated/structs.ts";
 
 /** Byte offset of `member` in `struct` (LP64). */
 export function offsetOf(struct: string, member: string): number {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import type { CommandInfo } from "../vk/generated/types.ts";
 import { canonicalHandle, isHandleType } from "../layers/_commands.ts";
 import {
   readCString,
@@ -17,7 +17,7 @@ import {
   writeU32,
   writeU64,
 } from "../ffi/memory.ts";
-import { STRUCT_BY_STYPE } from "../ffi/generated/structs.ts";
+import { STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
 import { missingFeatures, type MockDeviceModel } from "./device.ts";
 import {
   at,

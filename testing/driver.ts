@@ -5,14 +5,14 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../ffi/generated/commands.ts";
-import { EXTENSIONS } from "../ffi/generated/extensions.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
-import type { VkCommandName } from "../ffi/generated/vk_commands.ts";
-import { commandCallbackDef } from "../ffi/command_ffi.ts";
+import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../vk/generated/commands.ts";
+import { EXTENSIONS } from "../vk/generated/extensions.ts";
+import type { CommandInfo } from "../vk/generated/types.ts";
+import type { VkCommandName } from "../vk/generated/vk_commands.ts";
+import { commandCallbackDef } from "../vk/command_ffi.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { readCString, readU32, writeU32 } from "../ffi/memory.ts";
-import { resultName } from "../ffi/errors.ts";
+import { resultName } from "../vk/errors.ts";
 import { decodeCall, type Decoded, decodeResult } from "../layers/decode.ts";
 import type { DriverEntryPoint } from "../loading/direct_driver.ts";
 import { MockDeviceModel, type MockDeviceOptions } from "./device.ts";

@@ -14,9 +14,9 @@ import {
   type MockStructs,
   type MockStructValue,
 } from "./device.ts";
-import { findLayout, layoutOf, type StructLayout } from "../ffi/_struct_layout.ts";
-import { ENUM_VALUES } from "../ffi/generated/enums.ts";
-import { STRUCT_ALIASES } from "../ffi/generated/structs.ts";
+import { findLayout, layoutOf, type StructLayout } from "../vk/_struct_layout.ts";
+import { ENUM_VALUES } from "../vk/generated/enums.ts";
+import { STRUCT_ALIASES } from "../vk/generated/structs.ts";
 import { type MemberProblem, type StructMembers, structMembers } from "./values.ts";
 import desktopRayTracing from "./profiles/desktop_ray_tracing.json" with { type: "json" };
 import mobile from "./profiles/mobile.json" with { type: "json" };

@@ -5,7 +5,7 @@
  * @module
  */
 import { readPointer, readU32, readU64, writePointer } from "../ffi/memory.ts";
-import { layoutOf } from "../ffi/_struct_layout.ts";
+import { layoutOf } from "../vk/_struct_layout.ts";
 import type { MockDeviceModel } from "./device.ts";
 
 /** The value a driver writes into the first word of a dispatchable object (`ICD_LOADER_MAGIC`). */

@@ -9,7 +9,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const SKIP = new Set([".git", ".tools", ".cache", "node_modules", "bench/out", "ffi/generated"]);
+const SKIP = new Set([".git", ".tools", ".cache", "node_modules", "bench/out", "vk/generated"]);
 
 function* files(dir = ROOT): Generator<string> {
   for (const entry of Deno.readDirSync(dir)) {

@@ -6,8 +6,8 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { commandDef } from "../ffi/command_ffi.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import { commandDef } from "../vk/command_ffi.ts";
 import {
   Arena,
   asHandle,

@@ -1,6 +1,6 @@
 /**
- * The library's imports run one way (docs/architecture.md): ffi/ -> discovery/ -> loading/ -> chain/ ->
- * wsi/ and layers/ (plug-ins through interfaces chain/ defines) -> the public modules at the root. This test
+ * The library's imports run one way (docs/architecture.md): ffi/ -> vk/ -> api/ -> discovery/ -> loading/ ->
+ * chain/ -> wsi/ and layers/ (plug-ins through interfaces chain/ defines) -> the public modules at the root. This test
  * reads the module graph from `deno info --json` for every entry point of deno.json and fails on an import
  * cycle (naming its modules in order) and on an import from a lower folder to a higher or sibling one
  * (naming the importing module and the imported one). Type-only imports count: they tie modules together
@@ -27,6 +27,10 @@ import { modulesUnder, REPO_ROOT as root } from "./support/source_tree.ts";
  */
 const LEVELS: readonly (readonly [prefix: string, level: number])[] = [
   ["ffi/", 0],
+  // The Vulkan vocabulary and its generated tables.
+  ["vk/", 0.5],
+  // The script-facing helpers (idiomatic commands, struct helpers, create, scope): import only ffi/ and vk/.
+  ["api/", 0.7],
   ["discovery/", 1],
   ["loading/", 2],
   ["chain/extensions/", 3],
@@ -35,8 +39,6 @@ const LEVELS: readonly (readonly [prefix: string, level: number])[] = [
   ["chain/", 3.9],
   ["wsi/", 4],
   ["layers/", 4],
-  // The idiomatic command layer: imports only ffi/.
-  ["api/", 4.4],
   // The public testing kit: mock drivers over the whole library, below the root API, imported by nothing in it.
   ["testing/", 4.5],
 ];
@@ -79,7 +81,7 @@ function isDevelopment(path: string): boolean {
   return DEVELOPMENT.some((prefix) => path.startsWith(prefix));
 }
 
-/** Folder of a repository-relative path: "chain/", "ffi/" (ffi/generated/ included), or "" at the root. */
+/** Folder of a repository-relative path: "chain/", "vk/" (vk/generated/ included), or "" at the root. */
 function folderOf(path: string): string {
   const entry = BY_LENGTH.find(([prefix]) => path.startsWith(prefix));
   if (entry) return entry[0];

@@ -49,7 +49,7 @@ export function header(reg: Registry, what: string): string {
 /**
  * The header of a type-only file: {@linkcode header} and a \`@ts-nocheck\` pragma, so that \`deno check\` of a
  * program that imports them resolves the names it uses instead of checking every declaration
- * (docs/performance.md, "Type-checking"); tests/ffi/generated_types_test.ts checks them once, without it.
+ * (docs/performance.md, "Type-checking"); tests/vk/generated_types_test.ts checks them once, without it.
  */
 export function declarationsHeader(reg: Registry, what: string): string {
   return `${header(reg, what)}// ${DECLARATIONS_PRAGMA}\n`;

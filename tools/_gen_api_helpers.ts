@@ -59,7 +59,7 @@ export function emitHelpers(
     const counted = m.len !== undefined && /^[A-Za-z_]\w*$/.test(m.len.split(",")[0]!);
     return counted ? `VkCallbackStructs["${target}"][]` : `VkCallbackStructs["${target}"] | null`;
   };
-  // Enum members (not FlagBits) get their name beside them, as ffi/vk_callback.ts's readStructDeep adds it.
+  // Enum members (not FlagBits) get their name beside them, as vk/vk_callback.ts's readStructDeep adds it.
   const isEnumMember = (m: Decl) =>
     m.name !== "sType" && m.pointer === 0 && !m.dims.length && m.bits === undefined && !/Flag/.test(m.type) &&
     layouts.resolve(m.type)?.category === "enum";

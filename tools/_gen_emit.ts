@@ -1,5 +1,5 @@
 /**
- * Turns the registry model into the source text of ffi/generated/*.ts (before `deno fmt`).
+ * Turns the registry model into the source text of vk/generated/*.ts (before `deno fmt`).
  *
  * @module
  */
@@ -50,7 +50,7 @@ function header(reg: Registry, what: string): string {
 
 /**
  * A table's JSON text as a template literal, for the generated modules' `lazyRecord`/`lazyArray`
- * (ffi/_lazy_table.ts): V8 scans a string literal instead of parsing and building an object literal at
+ * (vk/_lazy_table.ts): V8 scans a string literal instead of parsing and building an object literal at
  * import, and the table is parsed when first read.
  */
 export function jsonLiteral(value: unknown): string {
@@ -58,7 +58,7 @@ export function jsonLiteral(value: unknown): string {
   return `\`${text}\``;
 }
 
-/** A record as lines `key<TAB>JSON` in a template literal, for `lazyLines` (ffi/_lazy_table.ts). */
+/** A record as lines `key<TAB>JSON` in a template literal, for `lazyLines` (vk/_lazy_table.ts). */
 export function linesLiteral(record: Record<string, unknown>): string {
   const keys = Object.keys(record);
   // lazyLines finds an entry by a binary search: the lines must be sorted as `<` compares strings.
@@ -520,7 +520,7 @@ export const DISPLAY_COMMANDS: readonly string[] = ${lit(display)};
  * start (structs.ts 0.6 MB became 1.5 MB).
  *
  * In that module each text is the `String.raw` template of a function that is never called, and
- * `sourceText` (ffi/_lazy_table.ts) reads it from the function's source: V8 keeps every module's source
+ * `sourceText` (vk/_lazy_table.ts) reads it from the function's source: V8 keeps every module's source
  * anyway, and `Function.prototype.toString` answers a slice of it, not a copy. A string literal was held
  * twice (the source and the literal's own string, ~0.9 MiB over the four modules at every start) and its
  * module's code cache carried it a third time. A raw template's text is its source character for

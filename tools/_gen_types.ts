@@ -1,10 +1,10 @@
 /**
- * The text of ffi/generated/types.ts: the shapes of the generated tables (the module contract in BRIEF.md).
+ * The text of vk/generated/types.ts: the shapes of the generated tables (the module contract in BRIEF.md).
  *
  * @module
  */
 
-/** Source of ffi/generated/types.ts, after its generated-file header. */
+/** Source of vk/generated/types.ts, after its generated-file header. */
 export const TYPES_TEXT = `
 
 /** Dispatch level of a command: which dispatchable handle (if any) its first parameter descends from. */

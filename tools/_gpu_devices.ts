@@ -14,7 +14,7 @@ import {
   readChain,
   readStruct,
   writeStruct,
-} from "../ffi/structs.ts";
+} from "../api/structs.ts";
 import { deviceTypeName } from "../examples/_helpers.ts";
 import { openLoader } from "../examples/_loader.ts";
 import type { Commands } from "../bench/_vulkan.ts";

@@ -8,8 +8,8 @@
 import { Vulkan } from "../vulkan.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";
-import { writeStruct } from "../ffi/structs.ts";
-import { asHandle, readHandle } from "../ffi/handle.ts";
+import { writeStruct } from "../api/structs.ts";
+import { asHandle, readHandle } from "../vk/handle.ts";
 import {
   flags,
   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,

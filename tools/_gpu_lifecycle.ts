@@ -7,8 +7,8 @@
 
 import { Vulkan } from "../vulkan.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
-import { allocStruct, readStruct, writeStruct } from "../ffi/structs.ts";
-import { asHandle, readHandle } from "../ffi/handle.ts";
+import { allocStruct, readStruct, writeStruct } from "../api/structs.ts";
+import { asHandle, readHandle } from "../vk/handle.ts";
 
 /** What the child prints after `GPU_LIFECYCLE `. */
 export interface LifecycleProbe {

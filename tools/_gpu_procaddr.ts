@@ -5,9 +5,9 @@
  * @module
  */
 
-import { COMMANDS } from "../ffi/generated/commands.ts";
+import { COMMANDS } from "../vk/generated/commands.ts";
 import { Arena, readPointer } from "../ffi/memory.ts";
-import { check, enumerate, makeApiVersion, writeStruct } from "../ffi/structs.ts";
+import { check, enumerate, makeApiVersion, writeStruct } from "../api/structs.ts";
 import { openLoader } from "../examples/_loader.ts";
 import type { Commands } from "../bench/_vulkan.ts";
 import { VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR } from "../mod.ts";

@@ -1,8 +1,8 @@
 /**
- * `deno task gen`: writes ffi/generated/ from the Vulkan registry (vk.xml, api="vulkan").
+ * `deno task gen`: writes vk/generated/ from the Vulkan registry (vk.xml, api="vulkan").
  *
  * Options: `--registry PATH` (default tools/registry/vk.xml, the project's copy of the 1.4 registry),
- * `--out DIR` (default ffi/generated), `--check` (write nothing; exit 1 and list the files that differ).
+ * `--out DIR` (default vk/generated), `--check` (write nothing; exit 1 and list the files that differ).
  *
  * @example Usage
  * ```sh
@@ -116,7 +116,7 @@ export async function generate(options: GenerateOptions = {}): Promise<Generated
 
 async function main(args: string[]): Promise<number> {
   let registry: string | undefined;
-  let out = join(ROOT, "ffi/generated");
+  let out = join(ROOT, "vk/generated");
   let check = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;

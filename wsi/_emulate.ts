@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { STRUCTS } from "../ffi/generated/structs.ts";
+import { STRUCTS } from "../vk/generated/structs.ts";
 import { type Arena, nativeBytes, pointerFromAddress, readU32, readU64 } from "../ffi/memory.ts";
 
 /** How to answer one `*2` command through its original. */

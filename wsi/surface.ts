@@ -5,7 +5,7 @@
  * @module
  */
 import { address, Arena, nativeBytes, pointerFromAddress } from "../ffi/memory.ts";
-import { STRUCTS } from "../ffi/generated/structs.ts";
+import { STRUCTS } from "../vk/generated/structs.ts";
 
 /** The window systems whose surfaces the loader contains. */
 export type SurfacePlatform = "wayland" | "xcb" | "xlib" | "display" | "headless";

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { COMMAND_INDEX, COMMANDS } from "../ffi/generated/commands.ts";
-import { EXTENSIONS } from "../ffi/generated/extensions.ts";
-import { DISPLAY_COMMANDS, SURFACE_COMMANDS, type SurfaceUse } from "../ffi/generated/wsi_commands.ts";
-import type { CommandInfo } from "../ffi/generated/types.ts";
+import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
+import { EXTENSIONS } from "../vk/generated/extensions.ts";
+import { DISPLAY_COMMANDS, SURFACE_COMMANDS, type SurfaceUse } from "../vk/generated/wsi_commands.ts";
+import type { CommandInfo } from "../vk/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { address, Arena, nativeBytes, pointerFromAddress, writeU32, writeU64 } from "../ffi/memory.ts";
 import type { LogEntry } from "../loading/log.ts";
@@ -18,8 +18,8 @@ import {
   VK_ERROR_EXTENSION_NOT_PRESENT,
   VK_ERROR_UNKNOWN,
   VK_SUCCESS,
-} from "../ffi/generated/vk_constants.js";
-import { commandCallbackDef } from "../ffi/command_ffi.ts";
+} from "../vk/generated/vk_constants.js";
+import { commandCallbackDef } from "../vk/command_ffi.ts";
 
 /** A C function called through `UnsafeFnPointer` with its C parameters (cold path). */
 // deno-lint-ignore no-explicit-any
@@ -48,7 +48,7 @@ let wsiTable: Map<string, WsiCommand> | undefined;
 
 /**
  * Every command these terminators handle, with where its surface is (if it takes one): the generated
- * ffi/generated/wsi_commands.ts tables plus the surface-creating commands of wsi/surface.ts, in command
+ * vk/generated/wsi_commands.ts tables plus the surface-creating commands of wsi/surface.ts, in command
  * order. Built on first use: it decodes each command's entry.
  *
  * @example Usage

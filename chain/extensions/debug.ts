@@ -29,18 +29,18 @@
  */
 
 import { CallbackRegistry, holdCallback } from "../../ffi/callback.ts";
-import { STRUCTS } from "../../ffi/generated/structs.ts";
+import { STRUCTS } from "../../vk/generated/structs.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/struct_write.ts";
-import type { VkObjectType } from "../../ffi/generated/vk_types.ts";
+import { writeStruct } from "../../vk/struct_write.ts";
+import type { VkObjectType } from "../../vk/generated/vk_types.ts";
 import { LOG_BITS, type Logger, type LogRecord } from "../../loading/log.ts";
 import {
   VK_ERROR_INITIALIZATION_FAILED,
   VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT,
   VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
   VK_SUCCESS,
-} from "../../ffi/generated/vk_constants.js";
+} from "../../vk/generated/vk_constants.js";
 
 const UTILS_CREATE_INFO = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
 const REPORT_CREATE_INFO = VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT;

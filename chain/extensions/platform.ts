@@ -15,7 +15,7 @@
  * @module
  */
 
-import { EXTENSIONS } from "../../ffi/generated/extensions.ts";
+import { EXTENSIONS } from "../../vk/generated/extensions.ts";
 import { atoi, type EnvironmentSnapshot, getenv } from "../../discovery/environment.ts";
 
 /** The vk.xml platforms whose instance extensions a Linux loader lists. */

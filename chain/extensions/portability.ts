@@ -15,7 +15,7 @@
  * @module
  */
 
-import { VkError } from "../../ffi/errors.ts";
+import { VkError } from "../../vk/errors.ts";
 import type { LogEntry } from "../../loading/log.ts";
 
 /** The extension name. */

@@ -8,7 +8,7 @@
 
 import type { CallbackRegistry } from "../../ffi/callback.ts";
 import { type Pointer, readCString } from "../../ffi/memory.ts";
-import { VK_ERROR_INITIALIZATION_FAILED } from "../../ffi/generated/vk_constants.js";
+import { VK_ERROR_INITIALIZATION_FAILED } from "../../vk/generated/vk_constants.js";
 import type { DebugMessengers, DriverMessengerTarget } from "../extensions/debug.ts";
 
 const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;

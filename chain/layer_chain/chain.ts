@@ -25,7 +25,7 @@ import type { ModuleLayerLoader } from "./module_interface.ts";
 import { enumerateInstanceLayerProperties, type LayerProperties } from "../../discovery/layer_properties.ts";
 import { CallbackRegistry } from "../../ffi/callback.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { VkError } from "../../ffi/errors.ts";
+import { VkError } from "../../vk/errors.ts";
 import { LayerLibrary, LayerLoadError } from "../../loading/layer_library.ts";
 import type { InstanceLink } from "./nodes.ts";
 import type { Logger } from "../../loading/log.ts";

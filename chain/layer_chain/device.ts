@@ -11,7 +11,7 @@ import { address, type Arena, type Pointer, readPointer, writePointer } from "..
 import type { LayerLibrary } from "../../loading/layer_library.ts";
 import { nativeSetLoaderData } from "../../loading/loader_data.ts";
 import type { Logger } from "../../loading/log.ts";
-import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../ffi/generated/vk_constants.js";
+import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../vk/generated/vk_constants.js";
 import { callGetProcAddr, copyWithNext } from "./call.ts";
 import { buildDeviceNodes, type DeviceLink, unwrapDeviceGroup } from "./nodes.ts";
 

@@ -14,7 +14,7 @@ import type { Logger } from "../../loading/log.ts";
 import {
   VK_ERROR_INITIALIZATION_FAILED,
   VK_ERROR_LAYER_NOT_PRESENT,
-} from "../../ffi/generated/vk_constants.js";
+} from "../../vk/generated/vk_constants.js";
 import { type ExtensionEntry, layerExtensions, mergeExtensions } from "./extensions.ts";
 import { writeExtensionProperties, writeLayerProperties } from "./enumeration.ts";
 

@@ -18,10 +18,10 @@ import type { LayerManifest } from "../../discovery/layer_manifest.ts";
 import { discoverLayers } from "../../discovery/layers.ts";
 import { enumerateInstanceLayerProperties } from "../../discovery/layer_properties.ts";
 import { nativeBytes, type Pointer, readCString, writeU32 } from "../../ffi/memory.ts";
-import { writeTwoCall } from "../../ffi/two_call.ts";
+import { writeTwoCall } from "../../vk/two_call.ts";
 import { type ExtensionEntry, layerExtensions, withImplicitLayerExtensions } from "./extensions.ts";
 import { callPreInstance } from "./pre_instance.ts";
-import { VK_ERROR_LAYER_NOT_PRESENT } from "../../ffi/generated/vk_constants.js";
+import { VK_ERROR_LAYER_NOT_PRESENT } from "../../vk/generated/vk_constants.js";
 
 const LAYER_PROPERTIES_SIZE = 520;
 const EXTENSION_PROPERTIES_SIZE = 260;

@@ -21,7 +21,7 @@ import { discoverLayers, type LayerDiscovery } from "../../discovery/layers.ts";
 import { CallbackRegistry } from "../../ffi/callback.ts";
 import { activateMessengers, type DebugMessenger } from "../extensions/debug.ts";
 import { DebugMessengers } from "../extensions/debug.ts";
-import { VkError } from "../../ffi/errors.ts";
+import { VkError } from "../../vk/errors.ts";
 import { callGetProcAddr } from "./call.ts";
 import type { DeviceChainResult } from "./device.ts";
 import { LayerChain } from "./chain.ts";
@@ -30,7 +30,7 @@ import { firstUnsupportedExtension } from "./extensions.ts";
 import { ChainBottom, type LoaderTerminators } from "./bottom.ts";
 import { checkDeviceLayerNames, deviceLayerSlots } from "./device_layers.ts";
 import type { Logger } from "../../loading/log.ts";
-import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../ffi/generated/vk_constants.js";
+import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../vk/generated/vk_constants.js";
 import type { Pointer } from "../../ffi/memory.ts";
 
 /**
@@ -104,7 +104,7 @@ export class InstanceLayers implements Disposable {
    * @example Usage
    * ```ts
    * import { InstanceLayers } from "./instance_layers.ts";
-   * import { VkError } from "../../ffi/errors.ts";
+   * import { VkError } from "../../vk/errors.ts";
    * import { Logger } from "../../loading/log.ts";
    * const env = { vars: {}, elevated: false, root: "/nonexistent" };
    * try {

@@ -28,8 +28,8 @@ import {
   VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO,
   VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO,
   VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
-} from "../../ffi/generated/vk_constants.js";
-import { STRUCT_BY_STYPE, STRUCTS } from "../../ffi/generated/structs.ts";
+} from "../../vk/generated/vk_constants.js";
+import { STRUCT_BY_STYPE, STRUCTS } from "../../vk/generated/structs.ts";
 import { address, type Arena, readPointer, readU32, writePointer } from "../../ffi/memory.ts";
 
 /** `VkLayerFunction` values. */

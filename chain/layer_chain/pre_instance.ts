@@ -24,7 +24,7 @@ import { CallbackRegistry } from "../../ffi/callback.ts";
 import { fnFromPointer, Library } from "../../ffi/library.ts";
 import { Arena, type Pointer, readPointer } from "../../ffi/memory.ts";
 import type { Logger } from "../../loading/log.ts";
-import { VK_ERROR_INITIALIZATION_FAILED } from "../../ffi/generated/vk_constants.js";
+import { VK_ERROR_INITIALIZATION_FAILED } from "../../vk/generated/vk_constants.js";
 
 /** The commands layers may intercept before an instance exists. */
 export type PreInstanceCommand =

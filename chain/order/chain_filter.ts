@@ -10,7 +10,7 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../../vk/generated/commands.ts";
 import { readCString, readU32 } from "../../ffi/memory.ts";
 import { describeDevice, type DeviceRecord } from "./sort.ts";
 import { idFilterRejections } from "./id_filters.ts";
@@ -18,7 +18,7 @@ import { recordOf } from "./policy.ts";
 import type { LoaderInstance } from "../objects.ts";
 import type { ChainStubs } from "../stubs.ts";
 import { structureType, VK_API_VERSION_1_1 } from "../../loading/_layout.ts";
-import { commandDef } from "../../ffi/command_ffi.ts";
+import { commandDef } from "../../vk/command_ffi.ts";
 
 // VkPhysicalDeviceProperties: apiVersion, driverVersion, vendorID @8, deviceID @12, deviceType @16,
 // deviceName @20 (824 bytes in all). VkPhysicalDeviceProperties2: sType, pNext, properties @16.

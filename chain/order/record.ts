@@ -13,7 +13,7 @@
  * @module
  */
 
-import { STRUCTS } from "../../ffi/generated/structs.ts";
+import { STRUCTS } from "../../vk/generated/structs.ts";
 import { structureType } from "../../loading/_layout.ts";
 import type { DeviceRecord } from "./sort.ts";
 

@@ -23,7 +23,7 @@ import {
 } from "../../mod.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { commandSource, compileCommand } from "../../api/compile.ts";
-import { COMMAND_ALIAS_COUNT, COMMAND_COUNT, COMMAND_INDEX } from "../../ffi/generated/commands.ts";
+import { COMMAND_ALIAS_COUNT, COMMAND_COUNT, COMMAND_INDEX } from "../../vk/generated/commands.ts";
 import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
 
 /** Runs `body` with each loader's command object over lavapipe. */

@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readPointer } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import {
   addr,
@@ -18,7 +18,7 @@ import {
   type Loaded,
   physicalDevices,
 } from "../support/chain.ts";
-import { asHandle, readHandle } from "../../ffi/handle.ts";
+import { asHandle, readHandle } from "../../vk/handle.ts";
 import { VK_COMMAND_BUFFER_LEVEL_PRIMARY, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT } from "../../mod.ts";
 
 const ICD_LOADER_MAGIC = 0x01cdc0den;

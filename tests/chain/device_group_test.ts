@@ -6,7 +6,7 @@
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { Arena, readPointer, readU32 } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { replaceGroupDevices } from "../../chain/device.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import {

@@ -6,9 +6,9 @@
  */
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX } from "../../vk/generated/commands.ts";
 import { Arena, type Pointer, readU32, writeU32 } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { emulatedSlots, emulation } from "../../chain/emulation.ts";
 import { HandleRegistry, type TermPhysicalDevice } from "../../chain/objects.ts";
 import { addr } from "../support/chain.ts";

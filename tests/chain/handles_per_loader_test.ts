@@ -6,7 +6,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
-import type { VkDevice } from "../../ffi/generated/vk_types.ts";
+import type { VkDevice } from "../../vk/generated/vk_types.ts";
 import { loaderOf } from "../../vulkan.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { addr, createDevice, createInstance, load, physicalDevices, u32Slot } from "../support/chain.ts";

@@ -6,7 +6,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readU32 } from "../../ffi/memory.ts";
-import { readStruct, writeStruct } from "../../ffi/structs.ts";
+import { readStruct, writeStruct } from "../../api/structs.ts";
 import {
   addr,
   createDevice,
@@ -16,7 +16,7 @@ import {
   physicalDevices,
   u32Slot,
 } from "../support/chain.ts";
-import { readHandle } from "../../ffi/handle.ts";
+import { readHandle } from "../../vk/handle.ts";
 import { VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT } from "../../mod.ts";
 import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
 

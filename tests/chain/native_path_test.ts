@@ -5,7 +5,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../../vk/generated/commands.ts";
 import { Library } from "../../ffi/library.ts";
 import { readPointer } from "../../ffi/memory.ts";
 import { loaderOf } from "../../vulkan.ts";

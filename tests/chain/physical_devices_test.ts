@@ -12,7 +12,7 @@ import { readCString, readPointer, readU32 } from "../../ffi/memory.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { addr, calls, createInstance, fields, load, physicalDevices, u32Slot } from "../support/chain.ts";
 import type { Loaded } from "../support/chain.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 
 const VK_INCOMPLETE = 5;
 const VK_ERROR_INITIALIZATION_FAILED = -3;

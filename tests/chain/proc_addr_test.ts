@@ -6,13 +6,13 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX } from "../../vk/generated/commands.ts";
 import { Library } from "../../ffi/library.ts";
 import { loaderOf } from "../../vulkan.ts";
 import { TRAMPOLINE_COMMANDS } from "../../chain/proc_addr.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { addr, createDevice, createInstance, load, physicalDevices, u32Slot } from "../support/chain.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 
 type Kind = "null" | "trampoline" | "dispatch stub" | "physical-device stub" | "driver" | "loader terminator";
 type Row = readonly [

@@ -8,7 +8,7 @@
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { COMMANDS } from "../../ffi/generated/commands.ts";
+import { COMMANDS } from "../../vk/generated/commands.ts";
 import { DispatchTable } from "../../ffi/dispatch.ts";
 import { type Pointer, readCString } from "../../ffi/memory.ts";
 import { ChainStubs, chainStubs } from "../../chain/stubs.ts";

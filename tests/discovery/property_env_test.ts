@@ -17,7 +17,7 @@ import { orderPhysicalDevices } from "../../chain/order/devices.ts";
 import type { DeviceRecord } from "../../chain/order/sort.ts";
 import { readDevicePolicy } from "../../discovery/device_selection.ts";
 import { goodDriverManifest, goodLayerManifest } from "../support/reliability_manifests.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 
 /** Counts for the README (printed at the end). */
 const counted = {
@@ -606,7 +606,7 @@ Deno.test("property: mixed sets of good and faulty mock drivers and layers throu
   const { MockEnvironment } = await import("../support/mock.ts");
   const { Logger, Vulkan } = await import("../../mod.ts");
   const { Arena } = await import("../../ffi/memory.ts");
-  const { writeStruct } = await import("../../ffi/structs.ts");
+  const { writeStruct } = await import("../../api/structs.ts");
   const { loadCounters, resourceCounts } = await import("../support/reliability_soak.ts");
   await loadCounters();
   type DriverKind =

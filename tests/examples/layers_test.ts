@@ -10,8 +10,8 @@ import faultInjector from "../../examples/layers/fault_injector.ts";
 import { importLayerModules, installLayers, type ValidationMessage } from "../../layers/mod.ts";
 import { VkError, Vulkan, type VulkanCommands } from "../../mod.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
-import type { VkDevice } from "../../ffi/generated/vk_types.ts";
+import { writeStruct } from "../../api/structs.ts";
+import type { VkDevice } from "../../vk/generated/vk_types.ts";
 import { createDevice, createInstance, physicalDevices } from "../support/chain.ts";
 import { LAVAPIPE } from "../support/lavapipe.ts";
 

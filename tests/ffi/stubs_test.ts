@@ -11,12 +11,8 @@ import { noStubsReason } from "../../ffi/host.ts";
 import { elfHash, emitStubObject, STUB_SIZE, stubCode, validateNames } from "../../ffi/elf.ts";
 import { EmittedObject } from "../../ffi/emitted_object.ts";
 import { Library } from "../../ffi/library.ts";
-import { COMMANDS } from "../../ffi/generated/commands.ts";
-import {
-  commandNameHashes,
-  TRAMP_SYMBOL_PREFIX,
-  trampSymbolHashes,
-} from "../../ffi/generated/stub_hashes.ts";
+import { COMMANDS } from "../../vk/generated/commands.ts";
+import { commandNameHashes, TRAMP_SYMBOL_PREFIX, trampSymbolHashes } from "../../vk/generated/stub_hashes.ts";
 import { address, Arena, readCString, readPointer, readU64 } from "../../ffi/memory.ts";
 
 /**

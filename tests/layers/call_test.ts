@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Arena, nativeBytes, readPointer } from "../../ffi/memory.ts";
-import { readStruct, writeStruct } from "../../ffi/structs.ts";
+import { readStruct, writeStruct } from "../../api/structs.ts";
 import {
   type ChainLink,
   defineLayer,
@@ -24,7 +24,7 @@ import {
 } from "../../mod.ts";
 import { createDevice, createInstance, type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
-import type { VkDevice, VkDeviceMemory, VkPhysicalDevice, VkQueue } from "../../ffi/generated/vk_types.ts";
+import type { VkDevice, VkDeviceMemory, VkPhysicalDevice, VkQueue } from "../../vk/generated/vk_types.ts";
 
 const VULKAN_1_1_FEATURES = 49;
 const VULKAN_1_2_FEATURES = 51;

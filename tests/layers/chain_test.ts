@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../../examples/compute.ts";
 import { Arena, readPointer } from "../../ffi/memory.ts";
-import { check, enumerate, writeStruct } from "../../ffi/structs.ts";
+import { check, enumerate, writeStruct } from "../../api/structs.ts";
 import { defineLayer, type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../../layers/layer.ts";
 import { objectLifetimesLayer } from "../../layers/object_lifetimes.ts";
 import { NativeLayerBridge } from "../../layers/native.ts";

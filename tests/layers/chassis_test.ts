@@ -3,14 +3,14 @@
  * and its destroy order, sub-state slots, and what the top-of-chain host leaves untouched. Driven by
  * plain JavaScript "next links", no driver needed.
  */
-import type { VkCommandBuffer } from "../../ffi/generated/vk_types.ts";
+import type { VkCommandBuffer } from "../../vk/generated/vk_types.ts";
 import assert from "node:assert/strict";
 import { Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { Chassis } from "../../layers/chassis.ts";
 import { type CommandHooks, defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "../../layers/layer.ts";
 import { installLayers } from "../../layers/top.ts";
-import { readHandle } from "../../ffi/handle.ts";
+import { readHandle } from "../../vk/handle.ts";
 
 /** A layer whose hooks log `<tag>.<phase>` for the given commands. */
 function tracer(tag: string, log: string[], commands: string[], options: { skip?: boolean } = {}) {

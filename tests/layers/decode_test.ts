@@ -4,11 +4,11 @@
  * 64-bit values as decimal strings, outputs only after the call.
  */
 import assert from "node:assert/strict";
-import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../../vk/generated/commands.ts";
 import { Arena, writePointer } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { decodeCall, decodeResult } from "../../layers/decode.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 
 const info = (name: string) => COMMANDS[COMMAND_INDEX[name]!]!;
 

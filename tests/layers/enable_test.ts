@@ -5,14 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
-import { check, enumerate, readStruct, writeStruct } from "../../ffi/structs.ts";
+import { check, enumerate, readStruct, writeStruct } from "../../api/structs.ts";
 import { fillExtensions, fillLayers, namesOf } from "../../layers/_enumerate.ts";
 import { defineLayer } from "../../layers/layer.ts";
 import { importLayerModules } from "../../layers/registry.ts";
 import { installLayers } from "../../layers/top.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { referenceLoaderTest } from "../support/ts_layer_harness.ts";
-import { readHandle } from "../../ffi/handle.ts";
+import { readHandle } from "../../vk/handle.ts";
 
 // deno-lint-ignore no-explicit-any
 type Commands = Record<string, (...args: any[]) => any>;

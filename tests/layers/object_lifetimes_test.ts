@@ -5,12 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
-import { allocStruct, check, enumerate, writeStruct } from "../../ffi/structs.ts";
+import { allocStruct, check, enumerate, writeStruct } from "../../api/structs.ts";
 import { type ValidationMessage, VK_ERROR_VALIDATION_FAILED_EXT } from "../../layers/layer.ts";
 import { installLayers } from "../../layers/top.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { referenceLoaderTest } from "../support/ts_layer_harness.ts";
-import { asHandle, readHandle } from "../../ffi/handle.ts";
+import { asHandle, readHandle } from "../../vk/handle.ts";
 import { VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER } from "../../mod.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../../examples/compute.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { readHandle } from "../../ffi/handle.ts";
-import { enumerate, writeStruct } from "../../ffi/structs.ts";
+import { readHandle } from "../../vk/handle.ts";
+import { enumerate, writeStruct } from "../../api/structs.ts";
 import { defineLayer } from "../../layers/layer.ts";
 import { importLayerModules } from "../../layers/registry.ts";
 import { installLayers } from "../../layers/top.ts";

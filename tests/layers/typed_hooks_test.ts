@@ -11,7 +11,7 @@ import {
   installLayers,
   type Intercepts,
 } from "../../layers/mod.ts";
-import type { VkDeviceMemory, VkResult } from "../../ffi/generated/vk_types.ts";
+import type { VkDeviceMemory, VkResult } from "../../vk/generated/vk_types.ts";
 
 Deno.test("a misspelled intercept and hooks with wrong argument or result types fail deno check", () => {
   const misspelled = defineLayer({

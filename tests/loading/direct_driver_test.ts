@@ -7,7 +7,7 @@
 
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { Library } from "../../ffi/library.ts";
-import { readStruct, writeStruct } from "../../ffi/structs.ts";
+import { readStruct, writeStruct } from "../../api/structs.ts";
 import { Arena, type Pointer, readPointer } from "../../ffi/memory.ts";
 import { Logger } from "../../loading/log.ts";
 import { Vulkan } from "../../vulkan.ts";
@@ -16,7 +16,7 @@ import { runCompute } from "../../examples/compute.ts";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { type Loaded, physicalDevices } from "../support/chain.ts";
 import { MockEnvironment } from "../support/mock.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 import type { VkDirectDriverLoadingModeLUNARG } from "../../mod.ts";
 import { LAVAPIPE_LIBRARY } from "../support/lavapipe.ts";
 

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { formatLogLine, LOG_BITS, Logger, parseLoaderDebug } from "../../loading/log.ts";
-import { resultCode, resultName, VkError } from "../../ffi/errors.ts";
+import { resultCode, resultName, VkError } from "../../vk/errors.ts";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 
 function capture(vars: Record<string, string>, elevated = false) {

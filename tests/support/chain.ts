@@ -10,9 +10,9 @@ import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { Logger } from "../../loading/log.ts";
 import { Vulkan, type VulkanCommands } from "../../vulkan.ts";
 import { Arena, type Pointer, readPointer, readU32 } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
-import { asHandle } from "../../ffi/handle.ts";
-import type { VkDevice, VkInstance, VkPhysicalDevice } from "../../ffi/generated/vk_types.ts";
+import { writeStruct } from "../../api/structs.ts";
+import { asHandle } from "../../vk/handle.ts";
+import type { VkDevice, VkInstance, VkPhysicalDevice } from "../../vk/generated/vk_types.ts";
 import type { VkInstanceCreateFlags } from "../../mod.ts";
 
 /** A command object with its log lines kept. */

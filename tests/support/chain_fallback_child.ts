@@ -8,8 +8,8 @@
 
 import { Vulkan } from "../../vulkan.ts";
 import { Arena, readU32 } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
-import { readHandle } from "../../ffi/handle.ts";
+import { writeStruct } from "../../api/structs.ts";
+import { readHandle } from "../../vk/handle.ts";
 
 const env = JSON.parse(Deno.args[0]!);
 using vk = Vulkan.load({ env, nativeStubs: false });

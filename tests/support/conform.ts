@@ -9,7 +9,7 @@
 import { createInstance, load, type Loaded, u32Slot } from "./chain.ts";
 import type { MockEnvironment } from "./mock.ts";
 import { type Pointer, readCString, readPointer, readU32 } from "../../ffi/memory.ts";
-import { asHandle, readHandle } from "../../ffi/handle.ts";
+import { asHandle, readHandle } from "../../vk/handle.ts";
 
 /** What the probe does: extensions to enable, layers the application asks for, its apiVersion. */
 export interface ProbeOptions {

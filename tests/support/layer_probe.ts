@@ -6,15 +6,15 @@
  */
 
 import { Vulkan } from "../../vulkan.ts";
-import { COMMANDS } from "../../ffi/generated/commands.ts";
+import { COMMANDS } from "../../vk/generated/commands.ts";
 import { Logger } from "../../loading/log.ts";
 import { LayerLibrary } from "../../loading/layer_library.ts";
 import { CallbackRegistry } from "../../ffi/callback.ts";
 import { Library } from "../../ffi/library.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { snapshotProcessEnvironment } from "../../discovery/environment.ts";
-import { asHandle, readHandle } from "../../ffi/handle.ts";
+import { asHandle, readHandle } from "../../vk/handle.ts";
 
 interface ProbeArgs {
   layers?: string[];

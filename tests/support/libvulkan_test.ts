@@ -2,10 +2,10 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { Arena, readPointer } from "../../ffi/memory.ts";
-import { allocStruct, check, enumerate, makeApiVersion, readStruct, writeStruct } from "../../ffi/structs.ts";
-import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
+import { allocStruct, check, enumerate, makeApiVersion, readStruct, writeStruct } from "../../api/structs.ts";
+import { COMMAND_INDEX } from "../../vk/generated/commands.ts";
 import { openLibvulkan } from "./libvulkan.ts";
-import { readHandle } from "../../ffi/handle.ts";
+import { readHandle } from "../../vk/handle.ts";
 import { LAVAPIPE } from "./lavapipe.ts";
 
 /** Runs `fn` with VK_DRIVER_FILES set to lavapipe (libvulkan reads it at vkCreateInstance). */

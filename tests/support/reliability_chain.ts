@@ -8,7 +8,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { Logger, Vulkan } from "../../mod.ts";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { enumerate, makeApiVersion, writeStruct } from "../../ffi/structs.ts";
+import { enumerate, makeApiVersion, writeStruct } from "../../api/structs.ts";
 import {
   buildFaultLibraries,
   faultVariables,
@@ -17,7 +17,7 @@ import {
   MockEnvironment,
 } from "./reliability_faults.ts";
 import { loadCounters, resourceCounts } from "./reliability_soak.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 
 await loadCounters();
 

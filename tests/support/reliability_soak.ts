@@ -11,7 +11,7 @@ import { CallbackRegistry } from "../../ffi/callback.ts";
 import { DispatchTable } from "../../ffi/dispatch.ts";
 import { Library } from "../../ffi/library.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { enumerate, makeApiVersion, writeStruct } from "../../ffi/structs.ts";
+import { enumerate, makeApiVersion, writeStruct } from "../../api/structs.ts";
 
 // deno-lint-ignore no-explicit-any
 type Fn = (...args: any[]) => any;

@@ -8,10 +8,10 @@
 import { Vulkan } from "../../vulkan.ts";
 import { chainStubs } from "../../chain/stubs.ts";
 import { address, Arena } from "../../ffi/memory.ts";
-import { enumerate, makeApiVersion, writeStruct } from "../../ffi/structs.ts";
+import { enumerate, makeApiVersion, writeStruct } from "../../api/structs.ts";
 import { cycle } from "./reliability_soak.ts";
 import type { InstanceJob, RecordJob, WorkerReport } from "./reliability_threads_worker.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 import {
   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
   VK_COMMAND_BUFFER_LEVEL_PRIMARY,

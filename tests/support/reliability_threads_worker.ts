@@ -5,10 +5,10 @@
  * @module
  */
 
-import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../../vk/generated/commands.ts";
 import { DispatchStubs } from "../../ffi/dispatch.ts";
 import { Arena, pointerFromAddress } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { slotNames } from "../../chain/stubs.ts";
 import { cycle } from "./reliability_soak.ts";
 import { VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT } from "../../mod.ts";

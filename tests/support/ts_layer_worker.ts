@@ -7,7 +7,7 @@
  */
 
 import { Arena, pointerFromAddress } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 
 /** What the main thread sends. */
 export interface WorkerJob {

@@ -12,10 +12,10 @@
 import { defineLayer, installLayers } from "../../layers/mod.ts";
 import { Vulkan, type VulkanCommands } from "../../mod.ts";
 import { Arena, readPointer } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { createDevice, createInstance, physicalDevices } from "./chain.ts";
 import { MockEnvironment } from "./mock.ts";
-import type { VkCommandBuffer, VkCommandPool, VkDevice } from "../../ffi/generated/vk_types.ts";
+import type { VkCommandBuffer, VkCommandPool, VkDevice } from "../../vk/generated/vk_types.ts";
 import type { WorkerJob } from "./ts_layer_worker.ts";
 
 const NAME = "VK_LAYER_VKDENO_test_threads";

@@ -14,7 +14,7 @@ import {
   type ProfilesFile,
   readProfile,
 } from "../../testing/mod.ts";
-import { ENUMS } from "../../ffi/generated/enums.ts";
+import { ENUMS } from "../../vk/generated/enums.ts";
 
 const isolated = mockEnvironment();
 globalThis.addEventListener("unload", () => isolated.remove());

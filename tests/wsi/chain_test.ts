@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Arena } from "../../ffi/memory.ts";
-import { allocStruct, writeStruct } from "../../ffi/structs.ts";
+import { allocStruct, writeStruct } from "../../api/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import {
   calls,
@@ -16,8 +16,8 @@ import {
   physicalDevices,
   u32Slot,
 } from "../support/chain.ts";
-import { asHandle, readHandle } from "../../ffi/handle.ts";
-import type { VkPhysicalDevice, VkSurfaceKHR, VkSwapchainKHR } from "../../ffi/generated/vk_types.ts";
+import { asHandle, readHandle } from "../../vk/handle.ts";
+import type { VkPhysicalDevice, VkSurfaceKHR, VkSwapchainKHR } from "../../vk/generated/vk_types.ts";
 import {
   VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,

@@ -6,10 +6,10 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { readU32 } from "../../ffi/memory.ts";
-import { writeStruct } from "../../ffi/structs.ts";
+import { writeStruct } from "../../api/structs.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { calls, createDevice, createInstance, fields, load, physicalDevices } from "../support/chain.ts";
-import { readHandle } from "../../ffi/handle.ts";
+import { readHandle } from "../../vk/handle.ts";
 import {
   VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
   VK_FORMAT_B8G8R8A8_UNORM,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Arena } from "../../ffi/memory.ts";
-import { STRUCTS } from "../../ffi/generated/structs.ts";
+import { STRUCTS } from "../../vk/generated/structs.ts";
 import {
   SURFACE_CREATE_COMMANDS,
   SURFACE_SLOTS_OFFSET,

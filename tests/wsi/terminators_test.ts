@@ -4,10 +4,10 @@
  * handle each driver received.
  */
 import assert from "node:assert/strict";
-import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
-import { ENUMS } from "../../ffi/generated/enums.ts";
+import { COMMAND_INDEX, COMMANDS } from "../../vk/generated/commands.ts";
+import { ENUMS } from "../../vk/generated/enums.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { allocStruct, readStruct, writeStruct } from "../../ffi/structs.ts";
+import { allocStruct, readStruct, writeStruct } from "../../api/structs.ts";
 import type { LogEntry } from "../../loading/log.ts";
 import {
   requiredInstanceExtensions,
@@ -18,7 +18,7 @@ import {
 import type { WsiDriver, WsiPhysicalDevice } from "../../wsi/terminators.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { DirectDriver } from "../support/mock_ffi.ts";
-import { asHandle, readHandle } from "../../ffi/handle.ts";
+import { asHandle, readHandle } from "../../vk/handle.ts";
 import {
   VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,

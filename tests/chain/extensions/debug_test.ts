@@ -3,7 +3,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { CallbackRegistry } from "../../../ffi/callback.ts";
 import { fnFromPointer } from "../../../ffi/library.ts";
 import { Arena, readCString, readPointer, readU32, readU64 } from "../../../ffi/memory.ts";
-import { readStruct, writeStruct } from "../../../ffi/structs.ts";
+import { readStruct, writeStruct } from "../../../api/structs.ts";
 import {
   DebugMessengers,
   MESSAGE_TYPE,
@@ -15,8 +15,8 @@ import {
 import { LOG_BITS, Logger } from "../../../loading/log.ts";
 import { addr, createDevice, load, physicalDevices } from "../../support/chain.ts";
 import { MockEnvironment } from "../../support/mock.ts";
-import { asHandle } from "../../../ffi/handle.ts";
-import { readHandle } from "../../../ffi/handle.ts";
+import { asHandle } from "../../../vk/handle.ts";
+import { readHandle } from "../../../vk/handle.ts";
 import type {
   VkDebugReportFlagsEXT,
   VkDebugUtilsMessageSeverityFlagsEXT,

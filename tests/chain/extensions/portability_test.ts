@@ -12,11 +12,11 @@ import {
   portabilityError,
   VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR as FLAG,
 } from "../../../chain/extensions/portability.ts";
-import { allocStruct, readStruct } from "../../../ffi/structs.ts";
+import { allocStruct, readStruct } from "../../../api/structs.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { createInstance, fields, load, type Loaded, physicalDevices } from "../../support/chain.ts";
 import { buildProgram } from "../../support/c_build.ts";
-import { asHandle } from "../../../ffi/handle.ts";
+import { asHandle } from "../../../vk/handle.ts";
 
 const REGULAR = { fileName: "lvp_icd.x86_64.json", isPortabilityDriver: false };
 const PORTABLE = { fileName: "MoltenVK_icd.json", isPortabilityDriver: true };

@@ -5,7 +5,7 @@ import { deepStrictEqual as assertEquals, notStrictEqual, ok as assert } from "n
 import { CallbackRegistry } from "../../../ffi/callback.ts";
 import { Library } from "../../../ffi/library.ts";
 import { type Pointer, readPointer } from "../../../ffi/memory.ts";
-import { readStruct, writeStruct } from "../../../ffi/structs.ts";
+import { readStruct, writeStruct } from "../../../api/structs.ts";
 import { LayerLibrary } from "../../../loading/layer_library.ts";
 import { enumerateInstanceVersion } from "../../../chain/layer_chain/enumeration.ts";
 import {
@@ -20,7 +20,7 @@ import {
 } from "../../support/chain.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { buildTestLibrary } from "../../support/c_build.ts";
-import { readHandle } from "../../../ffi/handle.ts";
+import { readHandle } from "../../../vk/handle.ts";
 
 const VK_ERROR_LAYER_NOT_PRESENT = -6;
 const VK_ERROR_EXTENSION_NOT_PRESENT = -7;

@@ -22,7 +22,7 @@ function assertThrows<E extends Error>(fn: () => unknown, type: new (...args: ne
 import { type LayerManifest, parseLayerManifest } from "../../../discovery/layer_manifest.ts";
 import { Library } from "../../../ffi/library.ts";
 import { Arena, readPointer } from "../../../ffi/memory.ts";
-import { writeStruct } from "../../../ffi/structs.ts";
+import { writeStruct } from "../../../api/structs.ts";
 import {
   CURRENT_LOADER_LAYER_INTERFACE_VERSION,
   LAYER_NEGOTIATE_INTERFACE_STRUCT,
@@ -48,7 +48,7 @@ import {
 } from "../../../chain/layer_chain/nodes.ts";
 import { nativeSetLoaderData } from "../../../loading/loader_data.ts";
 import { buildTestLibrary } from "../../support/c_build.ts";
-import { asHandle } from "../../../ffi/handle.ts";
+import { asHandle } from "../../../vk/handle.ts";
 import { hasX86_64Helpers } from "../../../ffi/host.ts";
 
 const libPath = await buildTestLibrary("layer_iface");

@@ -5,13 +5,13 @@
 // Third-party layers other than validation run in a subprocess (tests/support/layer_probe.ts).
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { Vulkan } from "../../../vulkan.ts";
-import { COMMANDS } from "../../../ffi/generated/commands.ts";
+import { COMMANDS } from "../../../vk/generated/commands.ts";
 import { LayerLibrary } from "../../../loading/layer_library.ts";
 import { CallbackRegistry } from "../../../ffi/callback.ts";
 import { Library } from "../../../ffi/library.ts";
 import { Arena, readCString, readPointer } from "../../../ffi/memory.ts";
-import { writeStruct } from "../../../ffi/structs.ts";
-import { asHandle, readHandle } from "../../../ffi/handle.ts";
+import { writeStruct } from "../../../api/structs.ts";
+import { asHandle, readHandle } from "../../../vk/handle.ts";
 import {
   flags,
   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,

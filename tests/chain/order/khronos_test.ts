@@ -14,7 +14,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { orderPhysicalDevices } from "../../../chain/order/devices.ts";
 import type { DeviceRecord } from "../../../chain/order/sort.ts";
 import { readDevicePolicy } from "../../../discovery/device_selection.ts";
-import { allocStruct, readStruct, sizeOfStruct } from "../../../ffi/structs.ts";
+import { allocStruct, readStruct, sizeOfStruct } from "../../../api/structs.ts";
 import { addr, createInstance, load, physicalDevices, u32Slot } from "../../support/chain.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { buildProgram } from "../../support/c_build.ts";

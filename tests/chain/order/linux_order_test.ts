@@ -10,11 +10,11 @@ import { orderPhysicalDevices } from "../../../chain/order/devices.ts";
 import { orderPhysicalDeviceGroups } from "../../../chain/order/groups.ts";
 import { describeDevicePolicy, explainEnumeratedOrder } from "../../../chain/order/report.ts";
 import { type DeviceRecord, instanceCanSort, PHYSICAL_DEVICE_TYPE as T } from "../../../chain/order/sort.ts";
-import { writeTwoCall } from "../../../ffi/two_call.ts";
+import { writeTwoCall } from "../../../vk/two_call.ts";
 import { parseDeviceSelect, parseIdFilter, readDevicePolicy } from "../../../discovery/device_selection.ts";
 import type { EnvironmentSnapshot } from "../../../discovery/environment.ts";
 import { type Pointer, readPointer } from "../../../ffi/memory.ts";
-import { allocStruct, readStruct, sizeOfStruct } from "../../../ffi/structs.ts";
+import { allocStruct, readStruct, sizeOfStruct } from "../../../api/structs.ts";
 import { MockEnvironment } from "../../support/mock.ts";
 import { Vulkan } from "../../../vulkan.ts";
 import { collectInfo, formatInfo } from "../../../examples/info.ts";
@@ -28,7 +28,7 @@ import {
   physicalDevices,
   u32Slot,
 } from "../../support/chain.ts";
-import { asHandle } from "../../../ffi/handle.ts";
+import { asHandle } from "../../../vk/handle.ts";
 
 interface Dev extends DeviceRecord {
   readonly name: string;
@@ -436,7 +436,7 @@ Deno.test("the two-call idiom over a filtered list: count, then VK_INCOMPLETE be
   const order = sortWith(FILTERED, { VK_LOADER_VENDOR_ID_FILTER: "0x1002,0x8086" });
   const total = order.devices.length;
   assertEquals(total, 3);
-  // What the trampoline answers with (ffi/two_call.ts): count, then `capacity` items and VK_INCOMPLETE (5).
+  // What the trampoline answers with (vk/two_call.ts): count, then `capacity` items and VK_INCOMPLETE (5).
   const window = (list: readonly unknown[], capacity: number | undefined) => {
     const count = new Uint32Array([capacity ?? 0]);
     const out = new Uint32Array(8);

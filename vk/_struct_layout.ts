@@ -17,10 +17,10 @@ import { type ScalarKind, scalarSize } from "./_scalar.ts";
  */
 export type RuntimeStructName<S extends string> = S & (string extends S ? unknown : never);
 
-/** One member as `ffi/generated/structs.ts` lays it out (`size` covers the whole fixed array). */
+/** One member as `vk/generated/structs.ts` lays it out (`size` covers the whole fixed array). */
 export type MemberLayout = MemberInfo;
 
-/** A struct or union as `ffi/generated/structs.ts` lays it out. */
+/** A struct or union as `vk/generated/structs.ts` lays it out. */
 export type StructLayout = StructInfo;
 
 /**

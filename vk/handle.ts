@@ -4,7 +4,7 @@
  * @module
  */
 import type { VkHandleName, VkHandleTypes } from "./generated/vk_types.ts";
-import { readPointer } from "./memory.ts";
+import { readPointer } from "../ffi/memory.ts";
 
 /**
  * Treats `pointer` as a handle of type `type` (`"VkBuffer"`, `"VkDevice"`, ...). Handle types carry a

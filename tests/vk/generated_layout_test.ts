@@ -1,10 +1,10 @@
 import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { STRUCT_ALIASES, STRUCT_COUNT, STRUCTS } from "../../ffi/generated/structs.ts";
-import type { StructInfo } from "../../ffi/generated/types.ts";
-import { API_CONSTANTS, ENUMS, ENUMS64 } from "../../ffi/generated/enums.ts";
-import { HANDLES } from "../../ffi/generated/handles.ts";
+import { STRUCT_ALIASES, STRUCT_COUNT, STRUCTS } from "../../vk/generated/structs.ts";
+import type { StructInfo } from "../../vk/generated/types.ts";
+import { API_CONSTANTS, ENUMS, ENUMS64 } from "../../vk/generated/enums.ts";
+import { HANDLES } from "../../vk/generated/handles.ts";
 import { cc } from "../support/c_build.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { VkError } from "./errors.ts";
-import type { VkCommands } from "./generated/vk_commands.ts";
-import type { VkCreateManyOutputs, VkCreateOutputs } from "./generated/vk_create.ts";
-import { handleChecksOf } from "./handle_check.ts";
+import { VkError } from "../vk/errors.ts";
+import type { VkCommands } from "../vk/generated/vk_commands.ts";
+import type { VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
+import { handleChecksOf } from "../vk/handle_check.ts";
 
 /** Any object holding Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
 export type CommandSource = Partial<VkCommands>;

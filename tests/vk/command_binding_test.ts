@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Vulkan } from "../../vulkan.ts";
-import { COMMAND_INDEX } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX } from "../../vk/generated/commands.ts";
 
 const env = { vars: {}, elevated: false };
 type Loose = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * Read-only tables built on first use for ffi/generated/: each module holds its data as one compact JSON
+ * Read-only tables built on first use for vk/generated/: each module holds its data as one compact JSON
  * text and exports a proxy that parses it when a script first reads the table.
  *
  * @module
@@ -274,7 +274,7 @@ export function lazyList<T extends Entry>(text: string, decodeAll: (raws: unknow
 }
 
 /**
- * A struct of ffi/generated/structs.ts from its compact entry
+ * A struct of vk/generated/structs.ts from its compact entry
  * `[size, align, flags, sType or null, extends or null, members]`, each member
  * `[name, type index, offset, size, pointer, const (0/1), {count, len, bits, bitOffset}?]` (tools/_gen_emit.ts
  * writes them). Flags: 1 a union; 2 the struct opens with `VkStructureType sType` and `void* pNext`, which
@@ -317,7 +317,7 @@ export function decodeStruct(raw: unknown, types: readonly string[]): StructInfo
 }
 
 /**
- * A command of ffi/generated/commands.ts from its compact entry
+ * A command of vk/generated/commands.ts from its compact entry
  * `[name, level, result, ffi parameters, ffi result, aliases, providers, alias providers?]` (its index is
  * its position); its parameters come from `params` (by name) when first read.
  *
@@ -338,7 +338,7 @@ export function decodeCommand(
 }
 
 /**
- * Every command of ffi/generated/commands.ts from its compact entries (see {@linkcode decodeCommand}), in
+ * Every command of vk/generated/commands.ts from its compact entries (see {@linkcode decodeCommand}), in
  * one loop: the chain reads all 737 at the first instance, and a per-entry function or constructor run
  * that often is compiled by Maglev (the process's first optimising compile pages in ~2.4 MiB of Deno's
  * code). Each command is a plain object whose prototype reads its parameters from `params` when asked.
@@ -505,11 +505,11 @@ export function commandProviders(commands: readonly CommandInfo[]): Map<string, 
   return out;
 }
 
-/** An enum type's line of ffi/generated/enums.ts: `[bitmask (0/1), bitwidth, prefix, [suffix, value, ...]]`. */
+/** An enum type's line of vk/generated/enums.ts: `[bitmask (0/1), bitwidth, prefix, [suffix, value, ...]]`. */
 type RawEnumType = [number, 32 | 64, string, (string | number)[]];
 
 /**
- * An enum type of ffi/generated/enums.ts from its compact entry `[bitmask (0/1), bitwidth, prefix,
+ * An enum type of vk/generated/enums.ts from its compact entry `[bitmask (0/1), bitwidth, prefix,
  * [suffix, value, suffix, value, ...]]`: each enumerant is the prefix plus a suffix (64-bit values are
  * decimal strings).
  *
@@ -573,7 +573,7 @@ export function decodeEnumValues(raw: unknown): Readonly<Record<string, number |
 }
 
 /**
- * Every enumerant's value, from the enum-type lines of ffi/generated/enums.ts (`type<TAB>JSON`, the
+ * Every enumerant's value, from the enum-type lines of vk/generated/enums.ts (`type<TAB>JSON`, the
  * entries {@linkcode decodeEnumType} reads), built on first use: the 32-bit ones as numbers or the 64-bit
  * ones as bigints.
  *

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Arena } from "./memory.ts";
+import type { Arena } from "../ffi/memory.ts";
 import { isPointerObject, scalarExpects, type ScalarKind, writeScalar } from "./_scalar.ts";
 import {
   countMemberOf,
@@ -65,7 +65,7 @@ function writeElement(
 }
 
 /**
- * A struct writer bound to one arena. Public entry points are in `ffi/structs.ts`.
+ * A struct writer bound to one arena. Public entry points are in `api/structs.ts`.
  */
 export class StructWriter {
   #arena: StructMemory;

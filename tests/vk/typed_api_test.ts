@@ -4,7 +4,7 @@
 import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { COMMAND_INDEX, COMMANDS } from "../../ffi/generated/commands.ts";
+import { COMMAND_INDEX, COMMANDS } from "../../vk/generated/commands.ts";
 import {
   allocStruct,
   Arena,
@@ -47,7 +47,7 @@ import { VK_IMAGE_USAGE_SAMPLED_BIT, VK_SAMPLE_COUNT_1_BIT } from "../../mod.ts"
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 Deno.test("every registry command and alias has a typed signature on the command object", () => {
-  const text = Deno.readTextFileSync(resolve(ROOT, "ffi/generated/vk_commands.ts"));
+  const text = Deno.readTextFileSync(resolve(ROOT, "vk/generated/vk_commands.ts"));
   const body = text.slice(text.indexOf("export interface VkCommands {"), text.indexOf("\n}\n"));
   const typed = [...body.matchAll(/^\s+readonly (vk\w+):/gm)].map((m) => m[1]!);
   assertEquals(new Set(typed).size, typed.length);
@@ -72,7 +72,7 @@ Deno.test("the public generated types use no any for commands, handles, enums, c
     "vk_create.ts",
   ];
   for (const file of files) {
-    const text = Deno.readTextFileSync(resolve(ROOT, "ffi/generated", file));
+    const text = Deno.readTextFileSync(resolve(ROOT, "vk/generated", file));
     const code = text.replace(/\/\*\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
     assert(!/\bany\b/.test(code), `"${file}" uses any`);
   }

@@ -1,7 +1,7 @@
-/** Struct helpers: layouts from ffi/generated drive writes and reads; sType, pNext, counts, strings. */
+/** Struct helpers: layouts from vk/generated drive writes and reads; sType, pNext, counts, strings. */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { VkError } from "../../ffi/errors.ts";
+import { VkError } from "../../vk/errors.ts";
 import { Arena, readCString, readPointer } from "../../ffi/memory.ts";
 import {
   allocStruct,
@@ -16,9 +16,9 @@ import {
   type StructInput,
   writeStruct,
   writeStructArray,
-} from "../../ffi/structs.ts";
+} from "../../api/structs.ts";
 import { buildProgram } from "../support/c_build.ts";
-import { asHandle } from "../../ffi/handle.ts";
+import { asHandle } from "../../vk/handle.ts";
 import {
   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
@@ -503,7 +503,7 @@ Deno.test("written bytes equal what C writes through the installed headers, and 
 Deno.test("everything a written struct points to survives garbage collection while its arena lives", async () => {
   const script = `
     import { Arena, readCString, readPointer } from "${new URL("../../ffi/memory.ts", import.meta.url).href}";
-    import { readStruct, writeStruct } from "${new URL("../../ffi/structs.ts", import.meta.url).href}";
+    import { readStruct, writeStruct } from "${new URL("../../api/structs.ts", import.meta.url).href}";
     const arena = new Arena();
     const names = Array.from({ length: 64 }, (_, i) => "VK_EXT_name_" + i);
     let info = writeStruct(arena, "VkInstanceCreateInfo", {

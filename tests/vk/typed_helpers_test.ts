@@ -3,7 +3,7 @@
 // destruction with the destroy command vk.xml pairs with each create command).
 import { deepEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import { CallbackRegistry } from "../../ffi/callback.ts";
-import { CALLBACK_DEFS } from "../../ffi/generated/callbacks.ts";
+import { CALLBACK_DEFS } from "../../vk/generated/callbacks.ts";
 import {
   asHandle,
   create,

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { CallbackRegistry, holdersOf } from "./callback.ts";
+import { CallbackRegistry, holdersOf } from "../ffi/callback.ts";
 import { CALLBACK_DEFS } from "./generated/callbacks.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
 import type { VkCallbackPointer } from "./generated/vk_types.ts";
-import { readCString } from "./memory.ts";
+import { readCString } from "../ffi/memory.ts";
 import { countMemberOf, findLayout, layoutOf } from "./_struct_layout.ts";
 import { readInto, type StructValue } from "./_struct_reader.ts";
 import { ENUM_VALUES } from "./generated/enums.ts";
@@ -88,8 +88,8 @@ export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Di
  *
  * @example Usage
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { writeStruct } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { writeStruct } from "../api/structs.ts";
  * import { readStructDeep } from "./vk_callback.ts";
  * using arena = new Arena();
  * const p = writeStruct(arena, "VkDebugUtilsLabelEXT", { pLabelName: "frame" });

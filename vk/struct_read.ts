@@ -1,7 +1,7 @@
 /**
- * Reading Vulkan structs back into plain objects (the public side of `ffi/_struct_reader.ts`'s `readInto`):
+ * Reading Vulkan structs back into plain objects (the public side of `vk/_struct_reader.ts`'s `readInto`):
  * {@linkcode readStruct}, {@linkcode readStructArray}, the pNext chain hanging off a struct
- * ({@linkcode readChain}), and a struct's size ({@linkcode sizeOfStruct}). Re-exported by `ffi/structs.ts`.
+ * ({@linkcode readChain}), and a struct's size ({@linkcode sizeOfStruct}). Re-exported by `api/structs.ts`.
  *
  * @module
  */
@@ -21,7 +21,7 @@ export type ChainRead<P extends keyof VkStructChains> = VkChainRead<P>;
  *
  * @example Usage
  * ```ts
- * import { sizeOfStruct } from "./structs.ts";
+ * import { sizeOfStruct } from "../api/structs.ts";
  * console.log(sizeOfStruct("VkExtent3D")); // 12
  * ```
  * @throws {TypeError} If `name` is not a struct.
@@ -43,8 +43,8 @@ export interface ReadStructOptions {
  *
  * @example Round trip
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { readStruct, writeStruct } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { readStruct, writeStruct } from "../api/structs.ts";
  * using arena = new Arena();
  * const p = writeStruct(arena, "VkExtent2D", { width: 640, height: 480 });
  * console.log(readStruct("VkExtent2D", p)); // { width: 640, height: 480 }
@@ -61,8 +61,8 @@ export function readStruct<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { readStruct, writeStruct } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { readStruct, writeStruct } from "../api/structs.ts";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * console.log(readStruct(name, writeStruct(arena, "VkExtent2D", { width: 3 })).width); // 3
@@ -102,8 +102,8 @@ export function readStruct(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { readStructArray, writeStructArray } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { readStructArray, writeStructArray } from "../api/structs.ts";
  * using arena = new Arena();
  * const p = writeStructArray(arena, "VkExtent2D", [{ width: 1 }, { width: 2 }]);
  * console.log(readStructArray("VkExtent2D", p, 2).map((e) => e.width)); // [1, 2]
@@ -120,8 +120,8 @@ export function readStructArray<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { readStructArray, writeStructArray } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { readStructArray, writeStructArray } from "../api/structs.ts";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * console.log(readStructArray(name, writeStructArray(arena, "VkExtent2D", [{}, {}]), 2).length); // 2
@@ -150,8 +150,8 @@ export function readStructArray(
  *
  * @example Driver properties
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { allocStruct, readChain } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { allocStruct, readChain } from "../api/structs.ts";
  * using arena = new Arena();
  * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
  *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
@@ -168,8 +168,8 @@ export function readChain(pointer: Deno.PointerValue): (StructValue & { type: st
  *
  * @example Driver properties, typed
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { allocStruct, readChain } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { allocStruct, readChain } from "../api/structs.ts";
  * using arena = new Arena();
  * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
  *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],

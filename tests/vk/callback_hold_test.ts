@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals, notStrictEqual, throws as assertThrows } from "node:assert/strict";
 import { CallbackRegistry, holdCallback, holdersOf } from "../../ffi/callback.ts";
-import { makeCallback } from "../../ffi/vk_callback.ts";
+import { makeCallback } from "../../vk/vk_callback.ts";
 import { Arena, create, enumerate, Vulkan, writeStruct } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 

@@ -7,11 +7,11 @@ import {
   COMMAND_INDEX,
   COMMAND_PROVIDERS,
   COMMANDS,
-} from "../../ffi/generated/commands.ts";
-import type { CommandInfo } from "../../ffi/generated/types.ts";
-import { API_CONSTANTS, ENUMS, HEADER_VERSION, RESULT_NAMES } from "../../ffi/generated/enums.ts";
-import { HANDLES } from "../../ffi/generated/handles.ts";
-import { EXTENSIONS } from "../../ffi/generated/extensions.ts";
+} from "../../vk/generated/commands.ts";
+import type { CommandInfo } from "../../vk/generated/types.ts";
+import { API_CONSTANTS, ENUMS, HEADER_VERSION, RESULT_NAMES } from "../../vk/generated/enums.ts";
+import { HANDLES } from "../../vk/generated/handles.ts";
+import { EXTENSIONS } from "../../vk/generated/extensions.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const REGISTRY = resolve(ROOT, "tools/registry/vk.xml");
@@ -249,8 +249,8 @@ Deno.test("gen --check passes on the committed output and fails listing a drifte
 
   const dir = await Deno.makeTempDir({ prefix: "vkdeno_gen_" });
   try {
-    for (const e of Deno.readDirSync(join(ROOT, "ffi/generated"))) {
-      await Deno.copyFile(join(ROOT, "ffi/generated", e.name), join(dir, e.name));
+    for (const e of Deno.readDirSync(join(ROOT, "vk/generated"))) {
+      await Deno.copyFile(join(ROOT, "vk/generated", e.name), join(dir, e.name));
     }
     await Deno.writeTextFile(join(dir, "handles.ts"), "// edited by hand\n", { append: true });
     const drifted = await gen("--check", "--registry", REGISTRY, "--out", dir);

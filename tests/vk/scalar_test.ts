@@ -1,13 +1,13 @@
 /**
- * One scalar reader and writer (ffi/_scalar.ts) serves the struct layouts and the idiomatic layer: every
+ * One scalar reader and writer (vk/_scalar.ts) serves the struct layouts and the idiomatic layer: every
  * kind reads back what it writes, values a kind cannot take are refused, and both callers name the place.
  */
 
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { readScalar, type ScalarKind, scalarSize, writeScalar } from "../../ffi/_scalar.ts";
+import { readScalar, type ScalarKind, scalarSize, writeScalar } from "../../vk/_scalar.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { readStruct } from "../../ffi/structs.ts";
-import { StructWriter } from "../../ffi/_struct_writer.ts";
+import { readStruct } from "../../api/structs.ts";
+import { StructWriter } from "../../vk/_struct_writer.ts";
 import { RUNTIME } from "../../api/compile.ts";
 
 const SAMPLES: [ScalarKind, unknown, unknown, number][] = [

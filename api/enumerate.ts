@@ -1,21 +1,21 @@
 /**
  * Calling commands from TypeScript: {@linkcode check} turns a negative `VkResult` into a `VkError`, and
  * {@linkcode enumerate} runs the two-call enumeration idiom (count, then array; again on `VK_INCOMPLETE`,
- * which is not an error but means the array was too small). Re-exported by `ffi/structs.ts`.
+ * which is not an error but means the array was too small). Re-exported by `api/structs.ts`.
  *
  * @module
  */
-import { VkError } from "./errors.ts";
-import { Arena } from "./memory.ts";
-import { findLayout, layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
-import type { StructValue } from "./_struct_reader.ts";
-import { StructWriter } from "./_struct_writer.ts";
-import { readStructArray } from "./struct_read.ts";
-import type { VkPointer, VkStructPointer } from "./generated/vk_types.ts";
-import type { VkStructCanonical, VkStructName, VkStructs } from "./generated/vk_structs.ts";
-import { VK_INCOMPLETE } from "./generated/vk_constants.js";
-import { COMMAND_PARAMS } from "./generated/commands.ts";
-import { commandNameOf } from "./handle_check.ts";
+import { VkError } from "../vk/errors.ts";
+import { Arena } from "../ffi/memory.ts";
+import { findLayout, layoutOf, type RuntimeStructName } from "../vk/_struct_layout.ts";
+import type { StructValue } from "../vk/_struct_reader.ts";
+import { StructWriter } from "../vk/_struct_writer.ts";
+import { readStructArray } from "../vk/struct_read.ts";
+import type { VkPointer, VkStructPointer } from "../vk/generated/vk_types.ts";
+import type { VkStructCanonical, VkStructName, VkStructs } from "../vk/generated/vk_structs.ts";
+import { VK_INCOMPLETE } from "../vk/generated/vk_constants.js";
+import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
+import { commandNameOf } from "../vk/handle_check.ts";
 
 /**
  * Returns `result` when it is not an error (`VK_SUCCESS`, and positive codes such as `VK_INCOMPLETE` or

@@ -5,11 +5,11 @@
  */
 
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { VkScope } from "../../ffi/scope.ts";
-import { enumerate } from "../../ffi/enumerate.ts";
-import { registerCommand } from "../../ffi/handle_check.ts";
-import type { CommandSource } from "../../ffi/create.ts";
-import type { VkDevice } from "../../ffi/generated/vk_types.ts";
+import { VkScope } from "../../api/scope.ts";
+import { enumerate } from "../../api/enumerate.ts";
+import { registerCommand } from "../../vk/handle_check.ts";
+import type { CommandSource } from "../../api/create.ts";
+import type { VkDevice } from "../../vk/generated/vk_types.ts";
 
 /** A command object whose vkCreateBuffer hands out 0x1000, 0x2000, ... and whose destroys are recorded. */
 function fakeDriver() {

@@ -6,14 +6,14 @@
  * @module
  */
 import { type CommandSource, type CreateArgs, createHandle, createHandles } from "./create.ts";
-import { DESTROYERS } from "./generated/lifecycles.ts";
-import { COMMAND_PARAMS } from "./generated/commands.ts";
-import { handleChecksOf } from "./handle_check.ts";
-import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
-import type { VkCreateManyOutputs, VkCreateOutputs } from "./generated/vk_create.ts";
-import { Arena } from "./memory.ts";
-import { makeCallback, type MakeCallbackOptions } from "./vk_callback.ts";
-import type { VkCallbackPointer } from "./generated/vk_types.ts";
+import { DESTROYERS } from "../vk/generated/lifecycles.ts";
+import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
+import { handleChecksOf } from "../vk/handle_check.ts";
+import type { VkCallbackFunctions, VkCallbackName } from "../vk/generated/vk_callbacks.ts";
+import type { VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
+import { Arena } from "../ffi/memory.ts";
+import { makeCallback, type MakeCallbackOptions } from "../vk/vk_callback.ts";
+import type { VkCallbackPointer } from "../vk/generated/vk_types.ts";
 
 /**
  * Owns what a block creates: handles, callbacks, an arena for the structs it writes, any disposable, and
@@ -46,7 +46,7 @@ export class VkScope implements Disposable {
   }
 
   /**
-   * Creates one handle with `create` (ffi/create.ts) and destroys it when the scope ends (when vk.xml has a
+   * Creates one handle with `create` (api/create.ts) and destroys it when the scope ends (when vk.xml has a
    * destroy command for it; queues and display modes have none).
    *
    * @example Usage
@@ -63,7 +63,7 @@ export class VkScope implements Disposable {
   }
 
   /**
-   * Creates `count` handles with `createMany` (ffi/create.ts); pipelines are destroyed when the scope ends,
+   * Creates `count` handles with `createMany` (api/create.ts); pipelines are destroyed when the scope ends,
    * pool-allocated handles (command buffers, descriptor sets) go with their pool.
    *
    * @example Usage

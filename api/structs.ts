@@ -4,10 +4,10 @@
  *
  * @module
  */
-export { resultName } from "./errors.ts";
-export type { RuntimeStructName } from "./_struct_layout.ts";
-export type { StructField, StructValue } from "./_struct_reader.ts";
-export type { ChainInput, StructInput } from "./_struct_writer.ts";
+export { resultName } from "../vk/errors.ts";
+export type { RuntimeStructName } from "../vk/_struct_layout.ts";
+export type { StructField, StructValue } from "../vk/_struct_reader.ts";
+export type { ChainInput, StructInput } from "../vk/_struct_writer.ts";
 export {
   allocStruct,
   type AllocStructOptions,
@@ -15,7 +15,7 @@ export {
   type StructPointer,
   writeStruct,
   writeStructArray,
-} from "./struct_write.ts";
+} from "../vk/struct_write.ts";
 export {
   type ChainRead,
   readChain,
@@ -23,6 +23,6 @@ export {
   readStructArray,
   type ReadStructOptions,
   sizeOfStruct,
-} from "./struct_read.ts";
+} from "../vk/struct_read.ts";
 export { check, enumerate, type EnumerateCommand, type EnumerateOptions } from "./enumerate.ts";
-export { formatApiVersion, makeApiVersion } from "./api_version.ts";
+export { formatApiVersion, makeApiVersion } from "../vk/api_version.ts";

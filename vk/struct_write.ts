@@ -1,11 +1,11 @@
 /**
- * Writing Vulkan structs from plain objects (the public side of `ffi/_struct_writer.ts`'s `StructWriter`):
+ * Writing Vulkan structs from plain objects (the public side of `vk/_struct_writer.ts`'s `StructWriter`):
  * {@linkcode writeStruct} and {@linkcode writeStructArray} for inputs, {@linkcode allocStruct} for zeroed
- * outputs with `sType` set and an optional pNext chain. Re-exported by `ffi/structs.ts`.
+ * outputs with `sType` set and an optional pNext chain. Re-exported by `api/structs.ts`.
  *
  * @module
  */
-import type { Arena } from "./memory.ts";
+import type { Arena } from "../ffi/memory.ts";
 import { layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
 import { type ChainInput, type StructInput, StructWriter } from "./_struct_writer.ts";
 import type { VkStructPointer } from "./generated/vk_types.ts";
@@ -45,8 +45,8 @@ export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? 
  *
  * @example Instance create info
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { makeApiVersion, readStruct, writeStruct } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { makeApiVersion, readStruct, writeStruct } from "../api/structs.ts";
  * using arena = new Arena();
  * const info = writeStruct(arena, "VkInstanceCreateInfo", {
  *   pApplicationInfo: { apiVersion: makeApiVersion(1, 3), pApplicationName: "demo" },
@@ -68,8 +68,8 @@ export function writeStruct<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { writeStruct } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { writeStruct } from "../api/structs.ts";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * writeStruct(arena, name, { width: 1 });
@@ -92,8 +92,8 @@ export function writeStruct(arena: Arena, name: string, value?: unknown): Deno.P
  *
  * @example Queue create infos
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { writeStructArray } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { writeStructArray } from "../api/structs.ts";
  * using arena = new Arena();
  * const infos = writeStructArray(arena, "VkDeviceQueueCreateInfo", [
  *   { queueFamilyIndex: 0, pQueuePriorities: [1] },
@@ -111,8 +111,8 @@ export function writeStructArray<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { writeStructArray } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { writeStructArray } from "../api/structs.ts";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * writeStructArray(arena, name, [{ width: 1 }]);
@@ -146,8 +146,8 @@ export interface AllocStructOptions<N extends VkStructName = VkStructName> {
  *
  * @example Properties with a pNext chain
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { allocStruct, readStruct } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { allocStruct, readStruct } from "../api/structs.ts";
  * using arena = new Arena();
  * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
  *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
@@ -166,8 +166,8 @@ export function allocStruct<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "./memory.ts";
- * import { allocStruct } from "./structs.ts";
+ * import { Arena } from "../ffi/memory.ts";
+ * import { allocStruct } from "../api/structs.ts";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * allocStruct(arena, name, { count: 2 });

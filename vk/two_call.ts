@@ -4,7 +4,7 @@
  * @module
  */
 
-import { readU32, writeU32 } from "./memory.ts";
+import { readU32, writeU32 } from "../ffi/memory.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_INCOMPLETE, VK_SUCCESS } from "./generated/vk_constants.js";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The generated tables are parsed on first use (ffi/_lazy_table.ts) yet read as the plain records and
+ * The generated tables are parsed on first use (vk/_lazy_table.ts) yet read as the plain records and
  * arrays they replace: keys, `in`, `Object.hasOwn`, iteration, and no writes.
  */
 
@@ -14,11 +14,11 @@ import {
   lazyList,
   lazyRecord,
   sourceText,
-} from "../../ffi/_lazy_table.ts";
-import { COMMAND_INDEX, COMMAND_PARAMS, COMMAND_PROVIDERS, COMMANDS } from "../../ffi/generated/commands.ts";
-import { STRUCTS } from "../../ffi/generated/structs.ts";
-import { API_CONSTANTS, ENUM_TYPES, ENUM_VALUES, ENUMS, ENUMS64 } from "../../ffi/generated/enums.ts";
-import * as VK from "../../ffi/generated/vk_constants.js";
+} from "../../vk/_lazy_table.ts";
+import { COMMAND_INDEX, COMMAND_PARAMS, COMMAND_PROVIDERS, COMMANDS } from "../../vk/generated/commands.ts";
+import { STRUCTS } from "../../vk/generated/structs.ts";
+import { API_CONSTANTS, ENUM_TYPES, ENUM_VALUES, ENUMS, ENUMS64 } from "../../vk/generated/enums.ts";
+import * as VK from "../../vk/generated/vk_constants.js";
 
 Deno.test("a lazy record reads as the plain record and refuses writes", () => {
   let decoded = 0;
@@ -185,7 +185,7 @@ next "line"`;
 });
 
 Deno.test("every generated table text is a raw template that sourceText reads from the source", () => {
-  const dir = new URL("../../ffi/generated/", import.meta.url);
+  const dir = new URL("../../vk/generated/", import.meta.url);
   let seen = 0;
   for (const entry of Deno.readDirSync(dir)) {
     if (!entry.name.endsWith("_text.js")) continue;
