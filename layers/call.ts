@@ -61,9 +61,14 @@ export type ArgumentValue<P> =
     ? StructMembers<S> | readonly StructMembers<S>[]
     : never);
 
-/** What {@linkcode CallContext.setOutput} writes through a parameter typed `P` (`VkDeviceMemory` for `pMemory`). */
+/**
+ * What {@linkcode CallContext.setOutput} writes through a parameter typed `P` (`VkDeviceMemory` for `pMemory`,
+ * a number for a count pointer).
+ */
 export type OutputValue<P> = NonNullable<P> extends { readonly [pointee]?: infer T } ? T
   : NonNullable<P> extends { readonly [structType]?: infer S } ? StructMembers<S>
+  // An unbranded pointer (`uint32_t* pPropertyCount`, `size_t* pDataSize`): a count or size, or a pointer.
+  : Deno.PointerValue extends P ? number | bigint | Deno.PointerValue
   : never;
 
 /** One link of a pNext chain as {@linkcode CallContext.chain} reads it: `type` names the struct. */
@@ -105,9 +110,12 @@ export type ChainLinkInput<P> = unknown extends PointedStruct<P> ? ChainInput
  *   command), once per layer and command, and passed over: the call still goes down to the next link
  *   (thrown before it) or keeps its result (thrown after it); no application call is lost to a layer's bug.
  */
-export interface CallContext<K extends VkCommandName = VkCommandName> {
-  /** The command's name as called (an alias stays an alias). */
-  readonly command: K;
+export interface CallContextOf<A extends readonly unknown[], R> {
+  /**
+   * The command's name as called (an alias stays an alias). Typed as any command name, so that one hooks
+   * object serves a command and its aliases (`{ vkCmdDrawIndirectCount: h, vkCmdDrawIndirectCountKHR: h }`).
+   */
+  readonly command: VkCommandName;
   /** The command's generated description (parameter names, C types, pointer depth, `len`). */
   readonly info: CommandDescription;
   /** Sequence number of this call in its chassis (1 for the first intercepted call). */
@@ -117,12 +125,12 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
   /** The shared state tracker (null when no validation object asked for one). */
   readonly state: StateTracker | null;
   /** The arguments as the next link will get them (after replacements). */
-  readonly args: CommandArguments<K>;
+  readonly args: A;
   /**
    * The result: set by {@linkcode CallContext.skip}, or the next link's return value before the post
    * hooks, which may replace it.
    */
-  result: CommandResult<K> | undefined;
+  result: R | undefined;
   /** True once a pre hook skipped the call. */
   readonly skipped: boolean;
   /** Free slot for a validation object to pass data from its pre hooks to its post hook. */
@@ -145,7 +153,7 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * ```
    * @throws {TypeError} In a post hook.
    */
-  skip(result?: CommandResult<K>): void;
+  skip(result?: R): void;
   /**
    * Replaces argument `index` (or the parameter of that name) for the next link and later hooks: a value
    * of the parameter's type, or for a pointer to struct(s) the struct's members, written into memory that
@@ -172,9 +180,9 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * ```
    * @throws {TypeError} After the call, for an unknown parameter, or a struct literal the struct writer refuses.
    */
-  setArgument<I extends ArgumentIndex<CommandArguments<K>>>(
+  setArgument<I extends ArgumentIndex<A>>(
     index: I,
-    value: ArgumentValue<CommandArguments<K>[I & keyof CommandArguments<K>]>,
+    value: ArgumentValue<A[I & keyof A]>,
   ): void;
   /** Same, by parameter name (checked when called). */
   setArgument(name: string, value: unknown): void;
@@ -205,9 +213,9 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * });
    * ```
    */
-  chain<I extends ArgumentIndex<CommandArguments<K>>>(
+  chain<I extends ArgumentIndex<A>>(
     index: I,
-  ): ChainLinkRead<CommandArguments<K>[I & keyof CommandArguments<K>]>[];
+  ): ChainLinkRead<A[I & keyof A]>[];
   /** Same, by parameter name (untyped links: only positions are typed). */
   chain(name: string): ChainLink[];
   /**
@@ -215,9 +223,9 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * the struct argument `index` points to, by replacing the argument with a copy: the application's struct
    * is not written. By position, only structs that extend that struct are accepted (`deno check`).
    */
-  extendChain<I extends ArgumentIndex<CommandArguments<K>>>(
+  extendChain<I extends ArgumentIndex<A>>(
     index: I,
-    ...links: ChainLinkInput<CommandArguments<K>[I & keyof CommandArguments<K>]>[]
+    ...links: ChainLinkInput<A[I & keyof A]>[]
   ): void;
   /** Same, by parameter name (checked when called, links untyped). */
   extendChain(name: string, ...links: ChainInput[]): void;
@@ -257,15 +265,24 @@ export interface CallContext<K extends VkCommandName = VkCommandName> {
    * @throws {TypeError} If the argument is null or not a pointer to writable memory, a link names no struct,
    *   or a pointer member is given something other than a pointer.
    */
-  setOutput<I extends ArgumentIndex<CommandArguments<K>>>(
+  setOutput<I extends ArgumentIndex<A>>(
     index: I,
-    value: OutputValue<CommandArguments<K>[I & keyof CommandArguments<K>]>,
+    value: OutputValue<A[I & keyof A]>,
   ): void;
   /** Same, by parameter name (checked when called). */
   setOutput(name: string, value: unknown): void;
   /** Memory that lives until the call returns, for values a hook hands to the next link. */
   readonly memory: Arena;
 }
+
+/**
+ * {@linkcode CallContextOf} for command `K`: its arguments and result typed from the generated signature
+ * (untyped for any command). A command and its aliases share one signature, so they share one context type
+ * and one hooks object serves them all.
+ */
+export type CallContext<K extends VkCommandName = VkCommandName> = VkCommandName extends K
+  ? CallContextOf<readonly unknown[], unknown>
+  : CallContextOf<CommandArguments<K>, CommandResult<K>>;
 
 /** What a skipped command returns unless its hook chose. */
 export function skipValue(info: CommandInfo): unknown {

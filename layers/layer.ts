@@ -38,6 +38,7 @@ export type {
   ArgumentIndex,
   ArgumentValue,
   CallContext,
+  CallContextOf,
   ChainLink,
   ChainLinkInput,
   ChainLinkRead,
@@ -69,7 +70,10 @@ export interface ValidationMessage {
 /**
  * Hooks of one validation object for one command `K`. Each receives the call context, then the command's
  * C arguments in order, typed from the generated signature (`CommandHooks` alone: any command, untyped).
- * See {@linkcode CallContext} for what a hook may change.
+ * See {@linkcode CallContext} for what a hook may change. One object serves a command and its aliases
+ * (`{ vkCmdDrawIndirectCount: h, vkCmdDrawIndirectCountKHR: h }`: they share a signature). In a generic
+ * factory (`<K extends VulkanCommandName>(): CommandHooks<K>`) write the hook with a rest parameter,
+ * `(ctx, ...args) => ...`: TypeScript cannot tell yet that a shorter parameter list fits.
  */
 export interface CommandHooks<K extends VulkanCommandName = VulkanCommandName> {
   /**
@@ -192,11 +196,11 @@ export interface TsLayer<I extends ValidationObject = ValidationObject> {
  * ```
  * @throws {TypeError} If the name does not start with `VK_LAYER_`.
  */
-export function defineLayer<I extends ValidationObject>(layer: TsLayer<I>): TsLayer {
+export function defineLayer<I extends ValidationObject>(layer: TsLayer<I>): TsLayer<I> {
   if (!/^VK_LAYER_\w+$/.test(layer.name)) {
     throw new TypeError(`Invalid layer name "${layer.name}": expected "VK_LAYER_<AUTHOR>_<name>"`);
   }
-  return layer as unknown as TsLayer;
+  return layer;
 }
 
 /** Vulkan command names (aliases included) by dispatch level, as the generated command table lists them. */

@@ -23,6 +23,7 @@ export type {
   ArgumentIndex,
   ArgumentValue,
   CallContext,
+  CallContextOf,
   ChainLink,
   ChainLinkInput,
   ChainLinkRead,
@@ -45,6 +46,7 @@ export type {
   TsLayerExtension,
   ValidationMessage,
   ValidationObject,
+  VulkanCommandName,
 } from "./layer.ts";
 export {
   COMMAND_NAMES,

@@ -6,10 +6,14 @@
 import assert from "node:assert/strict";
 import {
   COMMAND_NAMES,
+  type CommandHooks,
   defineLayer,
   everyCommand,
   installLayers,
   type Intercepts,
+  type TsLayer,
+  type ValidationObject,
+  type VulkanCommandName,
 } from "../../layers/mod.ts";
 import type { VkDeviceMemory, VkResult } from "../../vk/generated/vk_types.ts";
 
@@ -112,4 +116,35 @@ Deno.test("pNext links by position are typed: only structs extending the argumen
     },
   };
   assert.ok(intercepts.vkCreateDevice);
+});
+
+Deno.test("a generic hook factory, one hooks object for a command and its alias, defineLayer's own object type and a count output need no cast", () => {
+  const counts = new Map<string, number>();
+  const counting = <K extends VulkanCommandName>(): CommandHooks<K> => ({
+    preCallRecord: (ctx, ..._args) => void counts.set(ctx.command, (counts.get(ctx.command) ?? 0) + 1),
+  });
+  const draws: CommandHooks<"vkCmdDrawIndirectCount"> = {
+    preCallRecord: (_ctx, _commandBuffer, _buffer) => {},
+  };
+  interface Budget extends ValidationObject {
+    readonly limit: bigint;
+  }
+  const layer = defineLayer({
+    name: "VK_LAYER_test_typing",
+    description: "typing",
+    create: (): Budget => ({
+      limit: 1n << 30n,
+      intercepts: {
+        vkCmdDraw: counting(),
+        vkCmdDispatch: counting(),
+        vkCmdDrawIndirectCount: draws,
+        vkCmdDrawIndirectCountKHR: draws,
+        vkEnumeratePhysicalDevices: { preCallRecord: (ctx) => ctx.setOutput(1, 0) },
+      },
+    }),
+    createDevice: (_env, instance) => ({ intercepts: {}, limit: instance.limit }),
+  });
+  const kept: TsLayer<Budget> = layer;
+  const any: TsLayer = layer;
+  assert.equal(kept, any);
 });
