@@ -22,7 +22,7 @@
  * @module
  */
 
-import { describeJsonType, formatVersion, parseVersionString } from "./manifest_file.ts";
+import { describeJsonType, formatVersion, isMemberName, parseVersionString } from "./manifest_file.ts";
 import { isObject, numberAsText, readLayer } from "./layer_manifest_fields.ts";
 import {
   KNOWN_LAYER_MANIFEST_VERSIONS,
@@ -142,10 +142,12 @@ function parseLayerManifestObject(json: unknown, options: ParseLayerManifestOpti
     // The Khronos loader takes the first "layer" and every member after it as layer objects (it walks the
     // siblings, LM09): several "layer" members are file version 1.0.0's way to hold several layers.
     const members = options.members ?? Object.entries(json);
-    const at = members.findIndex(([key]) => key === "layer");
+    const at = members.findIndex(([key]) => isMemberName(key, "layer"));
     const following = at < 0 ? [["layer", layerValue] as const] : members.slice(at);
     if (following.length > 1 && atLeast(1, 0, 1)) {
-      const others = following.filter(([key]) => key !== "layer").map(([key]) => JSON.stringify(key));
+      const others = following.filter(([key]) => !isMemberName(key, "layer")).map(([key]) =>
+        JSON.stringify(key)
+      );
       return skipFile(
         others.length === 0
           ? `it has ${following.length} "layer" objects, which file version "${fileVersion}" forbids (use a "layers" array)`
@@ -163,7 +165,8 @@ function parseLayerManifestObject(json: unknown, options: ParseLayerManifestOpti
 
   for (let index = 0; index < entries.length; index++) {
     const { member, value } = entries[index]!;
-    const read: LayerManifest | SkippedLayer = member !== "layer" && member !== "layers" && !isObject(value)
+    const read: LayerManifest | SkippedLayer = !isMemberName(member, "layer") && member !== "layers" &&
+        !isObject(value)
       ? {
         manifestPath: path,
         indexInFile: index,

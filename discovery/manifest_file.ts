@@ -52,7 +52,11 @@ export interface ManifestFileOk {
   readonly ok: true;
   /** The path read (as given). */
   readonly path: string;
-  /** The top-level JSON object; of a repeated member, the first value (docs/behaviour.md M07). */
+  /**
+   * The top-level JSON object, read as the Khronos loader reads it: of a repeated member, the first value
+   * (docs/behaviour.md M07), and member names match whatever their case (`value["library_path"]` finds
+   * `"Library_Path"`, M08), in this object and every object in it.
+   */
   readonly value: Readonly<Record<string, unknown>>;
   /** The top-level object's members in text order, repeated names included (see `layer`, LM09). */
   readonly members: readonly (readonly [string, unknown])[];
@@ -186,7 +190,7 @@ export function parseManifestText(text: Uint8Array | string, path: string): Mani
   // result.
   const strict = strictJsonObject(source);
   if (strict !== undefined) {
-    return { ok: true, path, value: strict, members: Object.entries(strict), warnings };
+    return found(path, strict, Object.entries(strict), warnings);
   }
 
   const read = readJsonc(source);
@@ -224,7 +228,7 @@ export function parseManifestText(text: Uint8Array | string, path: string): Mani
         "as the Khronos loader does",
     );
   }
-  return { ok: true, path, value: value as Record<string, unknown>, members: read.members, warnings };
+  return found(path, value as Record<string, unknown>, read.members, warnings);
 }
 
 /**
@@ -320,6 +324,82 @@ export function formatVersion(packed: number): string {
   const variant = packed >>> 29;
   const core = `${(packed >>> 22) & 0x7f}.${(packed >>> 12) & 0x3ff}.${packed & 0xfff}`;
   return variant === 0 ? core : `${variant}.${core}`;
+}
+
+function found(
+  path: string,
+  value: Record<string, unknown>,
+  members: readonly (readonly [string, unknown])[],
+  warnings: readonly string[],
+): ManifestFileOk {
+  return {
+    ok: true,
+    path,
+    value: caseless(value) as Record<string, unknown>,
+    members: members.map(([key, member]) => [key, caseless(member)]),
+    warnings,
+  };
+}
+
+/**
+ * A view of a parsed JSON object or array in which a member name matches whatever the case of its ASCII
+ * letters, the first such member in text order winning, as the Khronos loader's reader looks members up
+ * (docs/behaviour.md M08). Objects nested in it are viewed the same way; other values pass unchanged. Views
+ * are made when a value is first read, so the parts of a manifest no one reads cost nothing.
+ */
+function caseless(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  let view = views.get(value);
+  if (view === undefined) {
+    view = new Proxy(value, Array.isArray(value) ? ARRAY_VIEW : OBJECT_VIEW);
+    views.set(value, view);
+  }
+  return view;
+}
+
+const views = new WeakMap<object, object>();
+
+const ARRAY_VIEW: ProxyHandler<object> = {
+  get: (target, key, receiver) => caseless(Reflect.get(target, key, receiver)),
+};
+
+const OBJECT_VIEW: ProxyHandler<object> = {
+  get(target, key, receiver) {
+    const name = typeof key === "string" ? memberName(target, key) : undefined;
+    return caseless(Reflect.get(target, name ?? key, receiver));
+  },
+  has: (target, key) =>
+    (typeof key === "string" && memberName(target, key) !== undefined) || Reflect.has(target, key),
+};
+
+/** The first own key of `target` equal to `key` but for the case of ASCII letters (the order is text order). */
+function memberName(target: object, key: string): string | undefined {
+  // A parsed object has no enumerable inherited keys; for-in walks its own ones without an array.
+  for (const own in target) if (isMemberName(own, key)) return own;
+  return undefined;
+}
+
+/**
+ * True when the member name `key` is `name` as the Khronos loader compares them: the case of ASCII letters
+ * aside (docs/behaviour.md M08).
+ *
+ * @example Usage
+ * ```ts
+ * import { isMemberName } from "./manifest_file.ts";
+ * isMemberName("Library_Path", "library_path"); // true
+ * ```
+ */
+export function isMemberName(key: string, name: string): boolean {
+  if (key === name) return true;
+  if (key.length !== name.length) return false;
+  for (let i = 0; i < key.length; i++) {
+    const a = key.charCodeAt(i);
+    const b = name.charCodeAt(i);
+    if (a === b) continue;
+    const lower = a | 0x20; // an ASCII letter in lower case; other characters must be equal
+    if (lower !== (b | 0x20) || lower < 0x61 || lower > 0x7a) return false;
+  }
+  return true;
 }
 
 function failure(path: string, reason: string, warnings: readonly string[] = []): ManifestFileError {
