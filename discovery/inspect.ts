@@ -203,7 +203,11 @@ export function formatInspectReport(report: InspectReport): string {
   if (report.environment.root !== undefined) lines.push(`  root: ${report.environment.root}`);
   const names = Object.keys(report.environment.variables);
   if (names.length === 0) lines.push("  no discovery variables set");
-  for (const name of names) lines.push(`  ${name}=${report.environment.variables[name]}`);
+  for (const name of names) {
+    // Set to the empty string is set (docs/behaviour.md D12): say so rather than print nothing after "=".
+    const value = report.environment.variables[name];
+    lines.push(`  ${name}=${value === "" ? '"" (set to the empty string)' : value}`);
+  }
   lines.push("", formatInspectSection(report.drivers));
   if (report.layers !== undefined) lines.push("", formatInspectSection(report.layers));
   if (report.settings !== undefined) lines.push("", formatInspectSection(report.settings));

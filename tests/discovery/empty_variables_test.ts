@@ -12,6 +12,8 @@ import { khronosProbe, only, vkdenoProbe } from "../support/conform.ts";
 import { discoverDrivers } from "../../discovery/drivers.ts";
 import { discoverLayers } from "../../discovery/layers.ts";
 import { defaultSearchLocations } from "../../discovery/search_paths.ts";
+import { buildInspectReport, formatInspectReport } from "../../discovery/inspect.ts";
+import { TempTree } from "../support/discovery_tree.ts";
 
 for (const name of ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"]) {
   Deno.test(`${name}="" means no driver files: VK_ADD_DRIVER_FILES and the default folders are not searched`, async () => {
@@ -73,4 +75,12 @@ Deno.test('HOME="" is a home at "/": /.config and /.local/share are searched for
     "/usr/local/share/vulkan/icd.d",
     "/usr/share/vulkan/icd.d",
   ]);
+});
+
+Deno.test('the inspect report shows VK_DRIVER_FILES="" as set to the empty string, and no location searched', () => {
+  using tree = new TempTree();
+  const report = buildInspectReport(tree.snapshot({ VK_DRIVER_FILES: "" }));
+  assertEquals(report.drivers.locations, []);
+  const text = formatInspectReport(report);
+  assert(text.includes('VK_DRIVER_FILES="" (set to the empty string)'), text);
 });
