@@ -238,7 +238,27 @@ function namesByLevel(): CommandNamesByLevel {
  * console.log(COMMAND_NAMES.device.includes("vkCmdDraw")); // true
  * ```
  */
-export const COMMAND_NAMES: CommandNamesByLevel = namesByLevel();
+export const COMMAND_NAMES: CommandNamesByLevel = namesOnFirstUse();
+
+/** The lists, made when a level is first read: decoding every command at import cost every start ~4 ms. */
+function namesOnFirstUse(): CommandNamesByLevel {
+  let names: CommandNamesByLevel | undefined;
+  const of = (level: keyof CommandNamesByLevel) => (names ??= namesByLevel())[level];
+  return Object.freeze({
+    get global() {
+      return of("global");
+    },
+    get instance() {
+      return of("instance");
+    },
+    get physical_device() {
+      return of("physical_device");
+    },
+    get device() {
+      return of("device");
+    },
+  });
+}
 
 /**
  * The same hooks for every command of `levels` (default all), aliases included: `intercepts` for a layer
