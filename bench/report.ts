@@ -166,12 +166,16 @@ const OUT_DIR = "bench/out";
 const COLUMNS: readonly Column[] = [
   { name: "lavapipe", dir: OUT_DIR },
   { name: "H100", dir: `${OUT_DIR}/h100` },
+  { name: "H200", dir: `${OUT_DIR}/h200` },
 ];
 
 /** Sections written by other runs of this script, with the bench file whose header is their intro. */
 const OTHER_SECTIONS: readonly { section: string; file: string }[] = [
   { section: "On the H100: time to first instance", file: "bench/first_bench.ts" },
   { section: "On the H100: instance and device creation", file: "bench/create_bench.ts" },
+  { section: "On the H200: type-checking", file: "bench/check_bench.ts" },
+  { section: "On the H200: time to first instance", file: "bench/first_bench.ts" },
+  { section: "On the H200: compute job", file: "bench/compute_bench.ts" },
 ];
 
 /** README.md's figures paragraph sits between these lines. */
