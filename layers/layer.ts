@@ -240,7 +240,7 @@ function namesByLevel(): CommandNamesByLevel {
  */
 export const COMMAND_NAMES: CommandNamesByLevel = namesOnFirstUse();
 
-/** The lists, made when a level is first read: decoding every command at import cost every start ~4 ms. */
+/** The lists, made when a level is first read: decoding every command at import made every start pay for it. */
 function namesOnFirstUse(): CommandNamesByLevel {
   let names: CommandNamesByLevel | undefined;
   const of = (level: keyof CommandNamesByLevel) => (names ??= namesByLevel())[level];
