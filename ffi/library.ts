@@ -1,11 +1,13 @@
 /**
- * Shared libraries opened with libc's `dlopen`, symbols looked up on demand, and cold-path calls through C
- * function pointers.
+ * Shared libraries opened with libc's `dlopen` (kernel32's `LoadLibraryW` on Windows), symbols looked up on
+ * demand, and cold-path calls through C function pointers.
  *
  * @module
  */
 
 import { cstringBuffer, lastDlError, libcSymbols, RTLD_LAZY, RTLD_LOCAL, RTLD_NODELETE } from "./libc.ts";
+import { hasGlibc } from "./host.ts";
+import { freeLibrary, loadLibrary, procAddress } from "./kernel32.ts";
 
 /** Options of {@linkcode Library.open}. */
 export interface LibraryOpenOptions {
@@ -65,6 +67,14 @@ export class Library implements Disposable {
    * @throws {Error} `Cannot load library "<path>": <dlerror text>` when dlopen fails.
    */
   static open(path: string, options: LibraryOpenOptions = {}): Library {
+    if (!hasGlibc()) {
+      // Windows (docs/behaviour.md V20): LoadLibraryW; noDelete has no counterpart there.
+      const { handle, error } = loadLibrary(path);
+      if (handle === null) {
+        throw new Error(`Cannot load library "${path}": LoadLibraryW failed, error ${error}`);
+      }
+      return new Library(path, handle, !options.permanent);
+    }
     const libc = libcSymbols();
     const flags = RTLD_LAZY | RTLD_LOCAL | (options.noDelete ? RTLD_NODELETE : 0);
     const handle = libc.dlopen(cstringBuffer(path), flags);
@@ -109,6 +119,7 @@ export class Library implements Disposable {
     if (this.#handle === null) {
       throw new TypeError(`Cannot look up "${name}": library "${this.#path}" is closed`);
     }
+    if (!hasGlibc()) return procAddress(this.#handle, name);
     return libcSymbols().dlsym(this.#handle, cstringBuffer(name));
   }
 
@@ -149,7 +160,8 @@ export class Library implements Disposable {
    */
   close(): void {
     if (this.#handle === null) return;
-    libcSymbols().dlclose(this.#handle);
+    if (hasGlibc()) libcSymbols().dlclose(this.#handle);
+    else freeLibrary(this.#handle);
     this.#handle = null;
     this.#fns.clear();
     if (this.#counted) Library.#live--;
