@@ -37,6 +37,7 @@ import type {
 } from "./layer.ts";
 import { Call, skipValue } from "./call.ts";
 import { readPointer } from "../ffi/memory.ts";
+import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { StateTracker } from "./state.ts";
 
 /** Options of {@linkcode Chassis}. */
@@ -235,6 +236,8 @@ export class Chassis implements Disposable {
   #disposed = false;
   /** `"<layer> <command>"` of every hook that threw, reported once. */
   readonly #threw = new Set<string>();
+  /** `"<layer> <name>"` of every intercept that names no command, reported once. */
+  readonly #unknown = new Set<string>();
   #changed: (() => void) | undefined;
   /** A call whose next link threw while its memory was allocated. */
   #leftover: Call | null = null;
@@ -342,7 +345,25 @@ export class Chassis implements Disposable {
 
   #addInstanceObject(d: DispatchObject, layer: TsLayer): void {
     d.track(layer);
-    d.push(layer, layer.create(this.#env(layer, d)), true);
+    d.push(layer, this.#checked(layer, layer.create(this.#env(layer, d))), true);
+  }
+
+  /**
+   * Warns, once per layer and name, of an intercept that names no Vulkan command (a misspelling that got
+   * past `deno check`, or a plain JavaScript layer): its hooks would never run.
+   */
+  #checked(layer: TsLayer, object: ValidationObject): ValidationObject {
+    for (const name of Object.keys(object.intercepts)) {
+      if (name in COMMAND_INDEX || this.#unknown.has(`${layer.name} ${name}`)) continue;
+      this.#unknown.add(`${layer.name} ${name}`);
+      (this.#options.onMessage ?? defaultReport)({
+        layer: layer.name,
+        severity: "warning",
+        id: "Layer-UnknownIntercept",
+        text: `intercepts "${name}", which is no Vulkan command this loader knows: its hooks never run`,
+      });
+    }
+    return object;
   }
 
   #addDeviceObject(d: DispatchObject, layer: TsLayer): void {
@@ -352,7 +373,7 @@ export class Chassis implements Disposable {
     const env: DeviceLayerEnv = Object.create(base, {
       physicalDevice: { value: d.physicalDevice, enumerable: true },
     });
-    d.push(layer, layer.createDevice(env, instanceObject), true);
+    d.push(layer, this.#checked(layer, layer.createDevice(env, instanceObject)), true);
   }
 
   /** A new instance's dispatch object with an object of every layer. */

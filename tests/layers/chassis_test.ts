@@ -298,3 +298,22 @@ Deno.test("top of chain: vkGetDeviceProcAddr answers an intercepted command with
   fn.call(null, 3);
   assert.deepEqual(log, ["t.validate", "t.pre", "next 3", "t.post=undefined"]);
 });
+
+Deno.test("an intercept that names no Vulkan command draws one warning per layer and name when the layer makes its object", () => {
+  const messages: string[] = [];
+  const layer = defineLayer({
+    name: "VK_LAYER_test_typo",
+    description: "typo",
+    create: () => ({ intercepts: { vkQueueWaitIdle: {}, vkQueueWaitIdel: {} } as never }),
+  });
+  const next = { vkCreateInstance: () => 0, vkQueueWaitIdle: () => 0 };
+  using chassis = new Chassis([layer], next, {
+    onMessage: (m) => void messages.push(`${m.layer} ${m.severity} [${m.id}]: ${m.text}`),
+  });
+  const create = chassis.wrap("vkCreateInstance", () => next.vkCreateInstance);
+  create(null, null, null);
+  create(null, null, null);
+  assert.deepEqual(messages, [
+    'VK_LAYER_test_typo warning [Layer-UnknownIntercept]: intercepts "vkQueueWaitIdel", which is no Vulkan command this loader knows: its hooks never run',
+  ]);
+});
