@@ -10,8 +10,8 @@
  * <= 1.02.
  */
 
-import { startWeston } from "../wsi/weston.ts";
-import { startXvfb } from "../wsi/xvfb.ts";
+import { startWeston } from "../window/weston.ts";
+import { startXvfb } from "../window/xvfb.ts";
 import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { LAVAPIPE } from "./_vulkan.ts";
 

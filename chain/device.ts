@@ -5,6 +5,7 @@
  * @module
  */
 
+import { GET_PROC_ADDR } from "../vk/proc_addr.ts";
 import { STRUCT_BY_STYPE, STRUCTS } from "../vk/generated/structs.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
@@ -22,7 +23,13 @@ import {
 import { commandDef } from "../vk/command_ffi.ts";
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import type { Logger } from "../loading/log.ts";
-import { ICD_LOADER_MAGIC, offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
+import { ICD_LOADER_MAGIC, offsetOf, sizeOf, structureType } from "../vk/layout.ts";
+import {
+  VK_ERROR_EXTENSION_NOT_PRESENT,
+  VK_ERROR_INITIALIZATION_FAILED,
+  VK_INCOMPLETE,
+  VK_SUCCESS,
+} from "../vk/generated/vk_constants.js";
 import { skipLoaderNodes } from "./layer_chain/nodes.ts";
 import {
   type HandleRegistry,
@@ -35,8 +42,6 @@ import type { ChainStubs } from "./stubs.ts";
 import { fillDeviceCommands } from "./table_fill.ts";
 import { unknownDeviceSlots } from "./unknown.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
-
-const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
 /** What {@linkcode LoaderDevices} needs from its loader. */
 export interface LoaderDevicesOptions {
@@ -84,11 +89,11 @@ export class LoaderDevices {
     const tramp = this.#registry.trampPhysicalDevices.get(key(physicalDevice));
     if (!tramp) {
       this.#log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
-      return VK.ERROR_INITIALIZATION_FAILED;
+      return VK_ERROR_INITIALIZATION_FAILED;
     }
-    if (pDevice === null) return VK.ERROR_INITIALIZATION_FAILED;
+    if (pDevice === null) return VK_ERROR_INITIALIZATION_FAILED;
     const layers = tramp.instance.layers;
-    if (!layers) return VK.ERROR_INITIALIZATION_FAILED;
+    if (!layers) return VK_ERROR_INITIALIZATION_FAILED;
     const depth = this.#inFlight.length;
     const made = layers.createDevice({ physicalDevice: tramp.next, pCreateInfo, pAllocator });
     // A device the terminator made that never came back up (a layer failed after its down-call).
@@ -119,7 +124,7 @@ export class LoaderDevices {
     }
     const d = term.driverInstance;
     const fn = d.fn("vkCreateDevice");
-    if (!fn) return VK.ERROR_INITIALIZATION_FAILED;
+    if (!fn) return VK_ERROR_INITIALIZATION_FAILED;
     // The copies only have to live through the driver's call.
     using arena = new Arena();
     const requested = deviceCreateInfoExtensions(pCreateInfo);
@@ -133,7 +138,7 @@ export class LoaderDevices {
       term.instance.log.error(
         `vkCreateDevice: device extension "${missing}" is offered by neither driver "${d.name}" nor an enabled layer`,
       );
-      return VK.ERROR_EXTENSION_NOT_PRESENT;
+      return VK_ERROR_EXTENSION_NOT_PRESENT;
     }
     const bare = driverDeviceCreateInfo(arena, pCreateInfo, offered);
     const terms = this.#registry.termPhysicalDevices;
@@ -155,14 +160,17 @@ export class LoaderDevices {
       );
       const gdpaAddress = d.driver.procAddr(d.handle, "vkGetDeviceProcAddr");
       if (gdpaAddress && device) {
-        const destroy = fnFromPointer(gdpaAddress, GDPA_DEF).call(device, cstringBuffer("vkDestroyDevice"));
+        const destroy = fnFromPointer(gdpaAddress, GET_PROC_ADDR).call(
+          device,
+          cstringBuffer("vkDestroyDevice"),
+        );
         if (destroy) {
           fnFromPointer(destroy, { parameters: ["pointer", "pointer"], result: "void" } as const)
             .call(device, pAllocator);
         }
       }
       writeU64(pDevice, 0, 0n);
-      return VK.ERROR_INITIALIZATION_FAILED;
+      return VK_ERROR_INITIALIZATION_FAILED;
     }
     const ld = new LoaderDevice(term.instance, term, device as Deno.PointerObject);
     ld.enabledExtensions = new Set(requested);
@@ -203,11 +211,11 @@ export class LoaderDevices {
     const ld = this.#inFlight.pop() ?? this.#registry.findDevice(device);
     if (!ld) {
       this.#log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
-      return VK.ERROR_INITIALIZATION_FAILED;
+      return VK_ERROR_INITIALIZATION_FAILED;
     }
     ld.addAlias(device);
-    if (getDeviceProcAddr === null) return VK.ERROR_INITIALIZATION_FAILED;
-    const gdpa = fnFromPointer(getDeviceProcAddr, GDPA_DEF);
+    if (getDeviceProcAddr === null) return VK_ERROR_INITIALIZATION_FAILED;
+    const gdpa = fnFromPointer(getDeviceProcAddr, GET_PROC_ADDR);
     const top = (name: string) => gdpa.call(device, cstringBuffer(name));
     ld.top = { getDeviceProcAddr: top };
     const bottom = inst.layers?.bottomDeviceProcAddr ?? null;
@@ -227,7 +235,7 @@ export class LoaderDevices {
     } else {
       this.#fillTable(ld, getDeviceProcAddr, device, top);
     }
-    return VK.SUCCESS;
+    return VK_SUCCESS;
   }
 
   /**
@@ -356,7 +364,7 @@ export function driverDeviceExtensions(term: TermPhysicalDevice): string[] {
     if ((fn(term.driverHandle, null, Deno.UnsafePointer.of(count), null) as number) < 0) return [];
     const buf = new Uint8Array(new ArrayBuffer(Math.max(1, count[0]!) * 260));
     const r = fn(term.driverHandle, null, Deno.UnsafePointer.of(count), Deno.UnsafePointer.of(buf)) as number;
-    if (r === VK.INCOMPLETE) continue;
+    if (r === VK_INCOMPLETE) continue;
     if (r < 0) return [];
     const out: string[] = [];
     for (let i = 0; i < count[0]!; i++) {

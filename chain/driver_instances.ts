@@ -13,15 +13,15 @@ import { skipLoaderNodes } from "./layer_chain/nodes.ts";
 import { DriverInstance, type LoaderInstance } from "./objects.ts";
 import { chainStubs } from "./stubs.ts";
 import { fillPhysicalDeviceCommands } from "./table_fill.ts";
+import { offsetOf, sizeOf, structureType } from "../vk/layout.ts";
+import { majorMinor } from "../vk/api_version.ts";
 import {
-  majorMinor,
-  offsetOf,
-  sizeOf,
-  structureType,
-  VK,
   VK_API_VERSION_1_0,
   VK_API_VERSION_1_1,
-} from "../loading/_layout.ts";
+  VK_ERROR_INCOMPATIBLE_DRIVER,
+  VK_ERROR_OUT_OF_HOST_MEMORY,
+  VK_SUCCESS,
+} from "../vk/generated/vk_constants.js";
 
 /** `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR`. */
 export const ENUMERATE_PORTABILITY_BIT = 0x1;
@@ -201,7 +201,7 @@ export function createDriverInstances(
     });
     const out = new BigUint64Array(new ArrayBuffer(8));
     const result = driver.createInstance(ci.pointer, pAllocator, out);
-    if (result === VK.ERROR_OUT_OF_HOST_MEMORY) {
+    if (result === VK_ERROR_OUT_OF_HOST_MEMORY) {
       destroyDriverInstances(inst, pAllocator);
       return result;
     }
@@ -230,14 +230,14 @@ export function createDriverInstances(
   }
   if (inst.drivers.length === 0) {
     inst.log.error("vkCreateInstance: found no drivers whose vkCreateInstance succeeded");
-    return VK.ERROR_INCOMPATIBLE_DRIVER;
+    return VK_ERROR_INCOMPATIBLE_DRIVER;
   }
   // Layers fill their dispatch from the terminators right after this returns: WSI must be ready.
   inst.startWsi();
   // Physical devices are not asked for here: as in the Khronos loader, the drivers enumerate them (and the
   // sort keys are read from them, at terminator level, unseen by layers) when the application first asks.
   // Lavapipe makes its device on first enumeration, which costs an instance that never asks ~1 ms.
-  return VK.SUCCESS;
+  return VK_SUCCESS;
 }
 
 /**

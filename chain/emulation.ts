@@ -7,7 +7,8 @@
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { nativeBytes, type Pointer, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
 import { type HandleRegistry, key } from "./objects.ts";
-import { offsetOf, sizeOf, VK } from "../loading/_layout.ts";
+import { offsetOf, sizeOf } from "../vk/layout.ts";
+import { VK_SUCCESS } from "../vk/generated/vk_constants.js";
 
 type Body = (...args: unknown[]) => unknown;
 /** The loader's terminator physical devices by the driver's handle: where a body finds the driver. */
@@ -183,7 +184,7 @@ const BODIES: Record<string, (devices: Devices) => Body> = {
   },
   vkGetPhysicalDeviceToolProperties: () => (_pd, pCount) => {
     writeU32(pCount as Pointer, 0, 0);
-    return VK.SUCCESS;
+    return VK_SUCCESS;
   },
 };
 

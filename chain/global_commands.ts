@@ -24,7 +24,7 @@ import {
   type DriverEntryPoint,
 } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
-import { VK } from "../loading/_layout.ts";
+import { VK_ERROR_OUT_OF_HOST_MEMORY, VK_SUCCESS } from "../vk/generated/vk_constants.js";
 import {
   DISABLE_INST_EXT_FILTER,
   isInstanceExtensionFilterLifted,
@@ -98,12 +98,12 @@ export class GlobalCommands {
   enumerateInstanceVersion(pApiVersion: Pointer): number {
     if (pApiVersion === null) {
       this.#log.error("vkEnumerateInstanceVersion: pApiVersion is NULL");
-      return VK.ERROR_OUT_OF_HOST_MEMORY;
+      return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
     // Enabled implicit layers' pre-instance functions may answer instead (docs/behaviour.md LI09).
     return enumerateInstanceVersion(this.#env, pApiVersion, (p) => {
       writeU32(p, 0, HEADER_VERSION_COMPLETE);
-      return VK.SUCCESS;
+      return VK_SUCCESS;
     });
   }
 

@@ -16,7 +16,13 @@ import { stampScope } from "../discovery/scan_memo.ts";
 import { acquireDrivers, releaseDriver } from "../loading/driver.ts";
 import { acquireDirectDrivers, readDirectDriverList } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
-import { versionText, VK, VK_API_VERSION_1_0 } from "../loading/_layout.ts";
+import { formatApiVersion } from "../vk/api_version.ts";
+import {
+  VK_API_VERSION_1_0,
+  VK_ERROR_EXTENSION_NOT_PRESENT,
+  VK_ERROR_INCOMPATIBLE_DRIVER,
+  VK_ERROR_INITIALIZATION_FAILED,
+} from "../vk/generated/vk_constants.js";
 import { activateMessengers, readMessengerCreateInfos } from "./extensions/debug.ts";
 import type { LoaderDevices } from "./device.ts";
 import { type InstanceCreateInfo, readInstanceCreateInfo } from "./driver_instances.ts";
@@ -83,7 +89,7 @@ export function createInstance(
   pAllocator: Pointer,
   pInstance: Pointer,
 ): number {
-  if (pInstance === null) return VK.ERROR_INITIALIZATION_FAILED;
+  if (pInstance === null) return VK_ERROR_INITIALIZATION_FAILED;
   // The driver and layer results are checked against the same settings files: stamped once per call.
   using _stamps = stampScope();
   const info = readInstanceCreateInfo(pCreateInfo);
@@ -150,12 +156,12 @@ function createWithMessengers(
   if (held.length === 0) {
     const onlyPortability = portability.used.length === 0 ? portabilityError(portability) : undefined;
     if (onlyPortability) return fail(onlyPortability.code, onlyPortability.message);
-    return fail(VK.ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
+    return fail(VK_ERROR_INCOMPATIBLE_DRIVER, "vkCreateInstance: found no drivers");
   }
   const refused = firstRefusedExtension(info.extensions, isInstanceExtensionFilterLifted(ctx.env));
   if (refused !== undefined) {
     return fail(
-      VK.ERROR_EXTENSION_NOT_PRESENT,
+      VK_ERROR_EXTENSION_NOT_PRESENT,
       `vkCreateInstance: instance extension "${refused}" is filtered out on Linux` +
         (UNBUILT_SURFACE_EXTENSIONS.has(refused)
           ? ""
@@ -166,7 +172,7 @@ function createWithMessengers(
   const missing = layers.unsupportedExtension(info.extensions, offered, "instance");
   if (missing !== undefined) {
     return fail(
-      VK.ERROR_EXTENSION_NOT_PRESENT,
+      VK_ERROR_EXTENSION_NOT_PRESENT,
       `vkCreateInstance: instance extension "${missing}" is not supported`,
     );
   }
@@ -175,7 +181,7 @@ function createWithMessengers(
     held.map((d) => d.instanceExtensions().map((e) => e.name)),
   ) ?? [];
   if (surfaces.length > 0) {
-    return fail(VK.ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
+    return fail(VK_ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
   }
   const inst = new LoaderInstance({
     registry: ctx.registry,
@@ -207,7 +213,7 @@ function createWithMessengers(
       }" returned success without calling down the chain to the terminator: no driver has an instance`,
       "layer",
     );
-    failure = VK.ERROR_INITIALIZATION_FAILED;
+    failure = VK_ERROR_INITIALIZATION_FAILED;
   }
   if (failure < 0) {
     // A layer may fail after the drivers' instances were made.
@@ -235,7 +241,9 @@ function createWithMessengers(
   ctx.instances.add(inst);
   writeU64(pInstance, 0, inst.address);
   log.info(
-    `vkCreateInstance: Vulkan ${versionText(inst.apiVersion)} instance over ${inst.drivers.length} driver(s)${
+    `vkCreateInstance: Vulkan ${
+      formatApiVersion(inst.apiVersion)
+    } instance over ${inst.drivers.length} driver(s)${
       layers.active ? ` and ${layers.enabledLayers.length} layer(s)` : ""
     }`,
   );
@@ -255,7 +263,7 @@ function checkApiVersion(log: Logger, version: number): void {
     );
   } else if (version >>> 29 !== 0) {
     log.warn(
-      `vkCreateInstance: VkApplicationInfo::apiVersion "${versionText(version)}" has variant "${
+      `vkCreateInstance: VkApplicationInfo::apiVersion "${formatApiVersion(version)}" has variant "${
         version >>> 29
       }": only variant 0 (Vulkan) is supported`,
       "validation",

@@ -12,7 +12,7 @@ import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discove
 import { readLoaderSettings } from "../discovery/settings_file.ts";
 import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_driver.ts";
 import { Logger } from "../loading/log.ts";
-import { apiVersion as makeVersion } from "../loading/_layout.ts";
+import { makeApiVersion as makeVersion } from "../vk/api_version.ts";
 import { HandleRegistry, key, type LoaderInstance } from "./objects.ts";
 import { HandleChecker } from "./handle_check.ts";
 import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";

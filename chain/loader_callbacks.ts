@@ -11,7 +11,7 @@ import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { commandCallbackDef, commandDef } from "../vk/command_ffi.ts";
 import type { Logger } from "../loading/log.ts";
-import { VK } from "../loading/_layout.ts";
+import { VK_ERROR_UNKNOWN } from "../vk/generated/vk_constants.js";
 import { emulation } from "./emulation.ts";
 import type { HandleRegistry, LoaderInstance } from "./objects.ts";
 import type { ChainStubs } from "./stubs.ts";
@@ -147,7 +147,7 @@ export class LoaderCallbacks {
     const info = COMMANDS[COMMAND_INDEX[name]!]!;
     const d = commandCallbackDef(info);
     const onError = info.ffi.result === "i32"
-      ? VK.ERROR_UNKNOWN
+      ? VK_ERROR_UNKNOWN
       : info.ffi.result === "pointer"
       ? null
       : undefined;

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { GET_PROC_ADDR } from "../vk/proc_addr.ts";
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
@@ -460,8 +461,6 @@ export class TrampPhysicalDevice {
   }
 }
 
-const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
-
 /**
  * A device made by the loader: the driver's `VkDevice` handed to the application, its first word (the
  * driver's `ICD_LOADER_MAGIC`) replaced by the loader's device dispatch table ({@linkcode LoaderDevice.stamp}),
@@ -492,7 +491,7 @@ export class LoaderDevice {
   top: { getDeviceProcAddr: (name: string) => Deno.PointerValue } | undefined;
   /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
   readonly driverGetDeviceProcAddr: Deno.PointerValue;
-  #gdpa: Deno.UnsafeFnPointer<typeof GDPA_DEF> | undefined;
+  #gdpa: Deno.UnsafeFnPointer<typeof GET_PROC_ADDR> | undefined;
   #aliases = new Set<bigint>();
 
   constructor(instance: LoaderInstance, physicalDevice: TermPhysicalDevice, handle: Deno.PointerObject) {
@@ -501,7 +500,7 @@ export class LoaderDevice {
     this.handle = handle;
     this.address = key(handle);
     this.driverGetDeviceProcAddr = physicalDevice.driverInstance.procAddr("vkGetDeviceProcAddr");
-    if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GDPA_DEF);
+    if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GET_PROC_ADDR);
     instance.registry.devices.set(this.address, this);
     instance.registry.gone.delete(this.address);
     instance.devices.add(this);

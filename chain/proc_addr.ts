@@ -8,7 +8,8 @@
 import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../vk/generated/commands.ts";
 import { EXTENSIONS } from "../vk/generated/extensions.ts";
 import type { CommandInfo } from "../vk/generated/types.ts";
-import { majorMinor, VK_API_VERSION_1_3 } from "../loading/_layout.ts";
+import { majorMinor } from "../vk/api_version.ts";
+import { VK_API_VERSION_1_3 } from "../vk/generated/vk_constants.js";
 
 /**
  * The one table of the loader's own trampolines, by primary name, with the level they answer at:

@@ -3,13 +3,12 @@
  *
  * @module
  */
+import { GET_PROC_ADDR } from "../vk/proc_addr.ts";
 import { COMMANDS } from "../vk/generated/commands.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import type { ChainStubs } from "./stubs.ts";
 import type { Pointer } from "../ffi/memory.ts";
-
-const GDPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
 /** The names looked up for every device-level command: its name, then its aliases. */
 interface DeviceNames {
@@ -219,7 +218,7 @@ function fillCommands(
   if (fill) {
     fill(gdpa, handle, Deno.UnsafePointer.of(n.array), n.array.length, out);
   } else {
-    const fn = fnFromPointer(gdpa, GDPA_DEF);
+    const fn = fnFromPointer(gdpa, GET_PROC_ADDR);
     n.strings.forEach((s, i) => out[i] = BigInt(Deno.UnsafePointer.value(fn.call(handle, s))));
   }
   const asked = slow ? askedNames(level, n, slow.asks) : undefined;

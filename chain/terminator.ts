@@ -16,7 +16,13 @@ import {
   type TermPhysicalDevice,
 } from "./objects.ts";
 import { writeTwoCall } from "../vk/two_call.ts";
-import { offsetOf, sizeOf, structureType, VK } from "../loading/_layout.ts";
+import { offsetOf, sizeOf, structureType } from "../vk/layout.ts";
+import {
+  VK_ERROR_INITIALIZATION_FAILED,
+  VK_ERROR_LAYER_NOT_PRESENT,
+  VK_INCOMPLETE,
+  VK_SUCCESS,
+} from "../vk/generated/vk_constants.js";
 
 /** A count word and a few handle words whose addresses are taken once (see {@linkcode enumerateHandles}). */
 interface Scratch {
@@ -58,15 +64,15 @@ export function enumerateHandles(
       const wanted = s.count[0]!;
       const big = wanted > SCRATCH_HANDLES ? new BigUint64Array(new ArrayBuffer(wanted * 8)) : undefined;
       const r2 = call(s.pCount, big ? Deno.UnsafePointer.of(big) : s.pWords);
-      if (r2 === VK.INCOMPLETE) continue;
+      if (r2 === VK_INCOMPLETE) continue;
       if (r2 < 0) return { result: r2, handles: [] };
       const n = Math.min(s.count[0]!, wanted);
       const out = big ?? s.words;
       const handles: bigint[] = [];
       for (let i = 0; i < n; i++) handles.push(out[i]!);
-      return { result: VK.SUCCESS, handles };
+      return { result: VK_SUCCESS, handles };
     }
-    return { result: VK.INCOMPLETE, handles: [] };
+    return { result: VK_INCOMPLETE, handles: [] };
   } finally {
     scratch = s;
   }
@@ -212,13 +218,13 @@ export function terminatorBodies(
       const all = termPhysicalDevicesOf(inst);
       if (all.length === 0) {
         inst.log.error("vkEnumeratePhysicalDevices: no driver reported a physical device");
-        return VK.ERROR_INITIALIZATION_FAILED;
+        return VK_ERROR_INITIALIZATION_FAILED;
       }
       // The Khronos loader's order on Linux (sorted, selected): chain/order/policy.ts. The id filters apply
       // at the top of the chain, after the layers, as there (chain/order/chain_filter.ts).
       const terms = applyDevicePolicy(inst, all, withoutIdFilters(inst.devicePolicy));
       // The settings file's device_configurations named devices and none is here (chain/order/configurations.ts).
-      if (terms === undefined) return VK.ERROR_INITIALIZATION_FAILED;
+      if (terms === undefined) return VK_ERROR_INITIALIZATION_FAILED;
       return writeTwoCall(
         pCount as Pointer,
         pDevices as Pointer,
@@ -231,9 +237,9 @@ export function terminatorBodies(
       const inst = instanceOf(registry, instance as Pointer, "vkEnumeratePhysicalDeviceGroups");
       const all = termPhysicalDevicesOf(inst);
       const driverGroupList = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
-      if (driverGroupList.length === 0) return VK.ERROR_INITIALIZATION_FAILED;
+      if (driverGroupList.length === 0) return VK_ERROR_INITIALIZATION_FAILED;
       const groups = applyGroupPolicy(inst, driverGroupList, withoutIdFilters(inst.devicePolicy));
-      if (groups === undefined) return VK.ERROR_INITIALIZATION_FAILED; // as for devices, just above
+      if (groups === undefined) return VK_ERROR_INITIALIZATION_FAILED; // as for devices, just above
       return writeTwoCall(
         pCount as Pointer,
         pGroups as Pointer,
@@ -245,16 +251,16 @@ export function terminatorBodies(
     vkEnumerateDeviceExtensionProperties(physicalDevice, pLayerName, pCount, pProperties) {
       const term = termOf(registry, physicalDevice as Pointer, "vkEnumerateDeviceExtensionProperties");
       // LDP_LOADER_12: a layer's extensions never come from the driver.
-      if (pLayerName !== null) return VK.ERROR_LAYER_NOT_PRESENT;
+      if (pLayerName !== null) return VK_ERROR_LAYER_NOT_PRESENT;
       const fn = term.driverInstance.fn("vkEnumerateDeviceExtensionProperties");
-      if (!fn) return VK.ERROR_INITIALIZATION_FAILED;
+      if (!fn) return VK_ERROR_INITIALIZATION_FAILED;
       return fn(term.driverHandle, null, pCount, pProperties);
     },
 
     vkEnumerateDeviceLayerProperties(_physicalDevice, pCount) {
       // Device layers are deprecated: the loader answers, drivers are never asked.
       writeU32(pCount as Pointer, 0, 0);
-      return VK.SUCCESS;
+      return VK_SUCCESS;
     },
   };
 }

@@ -18,7 +18,8 @@ import { writeTwoCall } from "../vk/two_call.ts";
 import { filterChainDevices, filterChainGroups } from "./order/chain_filter.ts";
 import { hasIdFilters } from "./order/id_filters.ts";
 import type { LoaderTrampolineName } from "./proc_addr.ts";
-import { offsetOf, VK } from "../loading/_layout.ts";
+import { offsetOf } from "../vk/layout.ts";
+import { VK_ERROR_INITIALIZATION_FAILED } from "../vk/generated/vk_constants.js";
 import { commandDef } from "../vk/command_ffi.ts";
 
 type Fn = (...args: unknown[]) => unknown;
@@ -186,10 +187,10 @@ function enumeratePhysicalDevices(
 ): number {
   if (pPhysicalDeviceCount === null) {
     ctx.log.error("vkEnumeratePhysicalDevices: pPhysicalDeviceCount is NULL");
-    return VK.ERROR_INITIALIZATION_FAILED;
+    return VK_ERROR_INITIALIZATION_FAILED;
   }
   const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDevices");
-  if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
+  if (!inst) return VK_ERROR_INITIALIZATION_FAILED;
   const down = ctx.stubs.trampolineCaller(
     slot("vkEnumeratePhysicalDevices"),
     def("vkEnumeratePhysicalDevices"),
@@ -251,9 +252,9 @@ function enumeratePhysicalDeviceGroups(
   pCount: Pointer,
   pGroups: Pointer,
 ): number {
-  if (pCount === null) return VK.ERROR_INITIALIZATION_FAILED;
+  if (pCount === null) return VK_ERROR_INITIALIZATION_FAILED;
   const inst = instanceOf(ctx, instance, "vkEnumeratePhysicalDeviceGroups");
-  if (!inst) return VK.ERROR_INITIALIZATION_FAILED;
+  if (!inst) return VK_ERROR_INITIALIZATION_FAILED;
   const down = ctx.stubs.trampolineCaller(
     slot("vkEnumeratePhysicalDeviceGroups"),
     def("vkEnumeratePhysicalDeviceGroups"),

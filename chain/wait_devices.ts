@@ -11,7 +11,7 @@ import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../vk/struct_write.ts";
 import { Loader, type LoaderOptions } from "./loader.ts";
 import { Logger } from "../loading/log.ts";
-import { VK } from "../loading/_layout.ts";
+import { VK_INCOMPLETE, VK_SUCCESS } from "../vk/generated/vk_constants.js";
 
 /**
  * Options of {@linkcode waitForDevices}.
@@ -46,12 +46,12 @@ export function countDevicesNow(options: LoaderOptions & { env: EnvironmentSnaps
   const out = arena.pointer(arena.alloc(8));
   const app = writeStruct(arena, "VkApplicationInfo", { apiVersion: (1 << 22) | (1 << 12) });
   const info = writeStruct(arena, "VkInstanceCreateInfo", { pApplicationInfo: app });
-  if (loader.createInstance(info, null, out) !== VK.SUCCESS) return 0;
+  if (loader.createInstance(info, null, out) !== VK_SUCCESS) return 0;
   const instance = readPointer(out, 0);
   try {
     const count = arena.pointer(arena.alloc(4));
     const result = loader.trampolineCall("vkEnumeratePhysicalDevices")(instance, count, null);
-    return result === VK.SUCCESS || result === VK.INCOMPLETE ? readU32(count, 0) : 0;
+    return result === VK_SUCCESS || result === VK_INCOMPLETE ? readU32(count, 0) : 0;
   } finally {
     loader.trampolineCall("vkDestroyInstance")(instance, null);
   }

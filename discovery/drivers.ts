@@ -13,6 +13,7 @@
  * @module
  */
 
+import type { DiscoveryMessage } from "./message.ts";
 import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
 import { matchesAnyFilter, type NameFilter, parseFilterList } from "./filter.ts";
 import { readManifestFile } from "./manifest_file.ts";
@@ -125,25 +126,7 @@ export interface DriverCandidate {
   readonly warnings: readonly string[];
 }
 
-/**
- * A log line for `loading/log.ts` to print under `VK_LOADER_DEBUG`.
- *
- * @example Usage
- * ```ts
- * import type { DiscoveryMessage } from "./drivers.ts";
- * const m: DiscoveryMessage = { level: "info", category: "driver", text: "Searching for driver manifest files" };
- * ```
- */
-export interface DiscoveryMessage {
-  /** Severity, as `VK_LOADER_DEBUG` names it. */
-  readonly level: "error" | "warn" | "info" | "debug";
-  /** The `VK_LOADER_DEBUG` category that also shows it. */
-  readonly category: "driver" | "layer" | "general";
-  /** The message. */
-  readonly text: string;
-  /** The manifest the message is about, if any (the log prints a repeated warning only once it changed). */
-  readonly file?: string;
-}
+export type { DiscoveryMessage } from "./message.ts";
 
 /**
  * The result of {@linkcode discoverDrivers}.

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { formatVersion } from "./manifest_file.ts";
 import { type EnvironmentSnapshot, getenv } from "./environment.ts";
 import {
   forcedOnByFilter,
@@ -24,7 +25,6 @@ import {
 } from "./_layer_filters.ts";
 import {
   isOverrideLayer,
-  layerApiVersionText,
   type LayerExtension,
   type LayerManifest,
   type LayerMessage,
@@ -258,9 +258,9 @@ function finishActivation(
           level: "warn",
           category: "layer",
           text: `Layer "${active.layer.name}" uses API version ${
-            layerApiVersionText(active.layer.apiVersion)
+            formatVersion(active.layer.apiVersion)
           } which is older than the application specified API version of ${
-            layerApiVersionText(options.apiVersion)
+            formatVersion(options.apiVersion)
           }. May cause issues`,
         });
       }

@@ -10,7 +10,7 @@ import type { EnvironmentSnapshot } from "./environment.ts";
 import type { InspectEntry, InspectSection, InspectValue } from "./inspect_section.ts";
 import { missingLibraryWarning } from "./inspect_section.ts";
 import { activateLayers, implicitLayerState } from "./layer_activation.ts";
-import { layerApiVersionText } from "./layer_manifest.ts";
+import { formatVersion } from "./manifest_file.ts";
 import { discoverLayers } from "./layers.ts";
 import { dirName } from "./search_paths.ts";
 
@@ -75,7 +75,7 @@ export function layerInspectSection(
     if (c.name !== undefined) fields["name"] = c.name;
     if (layer !== undefined) {
       fields["file_format_version"] = layer.fileFormatVersion;
-      fields["api_version"] = layerApiVersionText(layer.apiVersion);
+      fields["api_version"] = formatVersion(layer.apiVersion);
       fields["implementation_version"] = layer.implementationVersion;
       if (layer.libraryPath !== undefined) fields["library"] = layer.libraryPath;
       if (layer.componentLayers !== undefined) fields["component_layers"] = layer.componentLayers.join(", ");

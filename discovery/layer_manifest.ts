@@ -22,7 +22,7 @@
  * @module
  */
 
-import { describeJsonType, formatVersion, isMemberName, parseVersionString } from "./manifest_file.ts";
+import { describeJsonType, isMemberName, parseVersionString } from "./manifest_file.ts";
 import { isObject, numberAsText, readLayer } from "./layer_manifest_fields.ts";
 import {
   KNOWN_LAYER_MANIFEST_VERSIONS,
@@ -215,17 +215,4 @@ export function isMetaLayer(layer: LayerManifest): boolean {
  */
 export function isOverrideLayer(layer: LayerManifest): boolean {
   return layer.implicit && layer.componentLayers !== undefined && layer.name === OVERRIDE_LAYER_NAME;
-}
-
-/**
- * Formats a layer's packed API version for messages (`1.3.211`).
- *
- * @example Usage
- * ```ts
- * import { layerApiVersionText } from "./layer_manifest.ts";
- * layerApiVersionText(4206803); // "1.3.211"
- * ```
- */
-export function layerApiVersionText(packed: number): string {
-  return formatVersion(packed);
 }

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { DiscoveryMessage } from "./message.ts";
 
 /** The name that makes an implicit meta layer the override layer (O04). */
 export const OVERRIDE_LAYER_NAME = "VK_LAYER_LUNARG_override";
@@ -37,24 +38,11 @@ export const PRE_INSTANCE_FUNCTIONS: readonly string[] = [
 ];
 
 /**
- * A message for the loader log (loading/log.ts prints it under VK_LOADER_DEBUG).
+ * A log line: the one shape discovery's messages share.
  *
- * @example Usage
- * ```ts
- * import type { LayerMessage } from "./layer_manifest.ts";
- * const m: LayerMessage = { level: "warn", category: "layer", text: "Layer \"x\" skipped" };
- * ```
+ * @deprecated Use {@linkcode DiscoveryMessage} (the same shape).
  */
-export interface LayerMessage {
-  /** The `VK_LOADER_DEBUG` level. */
-  readonly level: "error" | "warn" | "info" | "debug";
-  /** The `VK_LOADER_DEBUG` category that also shows it (same shape as drivers.ts's `DiscoveryMessage`). */
-  readonly category: "layer";
-  /** The message, naming the file and field at fault. */
-  readonly text: string;
-  /** The manifest the message is about, if any (the log prints a repeated warning only once it changed). */
-  readonly file?: string;
-}
+export type LayerMessage = DiscoveryMessage;
 
 /**
  * One extension a layer declares.

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { formatApiVersion } from "../vk/api_version.ts";
 import { openByBytes } from "../ffi/raw_files.ts";
 import { MAX_JSONC_DEPTH, readJsonc } from "./jsonc.ts";
 import { observePath } from "./scan_memo.ts";
@@ -322,8 +323,7 @@ export function parseVersionString(text: string): ParsedVersion | undefined {
  */
 export function formatVersion(packed: number): string {
   const variant = packed >>> 29;
-  const core = `${(packed >>> 22) & 0x7f}.${(packed >>> 12) & 0x3ff}.${packed & 0xfff}`;
-  return variant === 0 ? core : `${variant}.${core}`;
+  return variant === 0 ? formatApiVersion(packed) : `${variant}.${formatApiVersion(packed)}`;
 }
 
 function found(

@@ -12,7 +12,8 @@
  * @module
  */
 
-import { layerApiVersionText, type LayerExtension, type LayerManifest } from "./layer_manifest.ts";
+import { formatVersion } from "./manifest_file.ts";
+import type { LayerExtension, LayerManifest } from "./layer_manifest.ts";
 
 /**
  * A meta layer taken out of the list, and why.
@@ -87,8 +88,8 @@ function metaLayerDefect(
     if (component === undefined) return `component layer "${name}" (index ${i}) was not found`;
     if (majorMinor(component.apiVersion) < majorMinor(meta.apiVersion)) {
       return `component layer "${name}" has API version ${
-        layerApiVersionText(component.apiVersion)
-      }, older than the meta layer's ${layerApiVersionText(meta.apiVersion)}`;
+        formatVersion(component.apiVersion)
+      }, older than the meta layer's ${formatVersion(meta.apiVersion)}`;
     }
   }
   const loop = findLoop(meta, byName);

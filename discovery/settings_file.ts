@@ -12,6 +12,7 @@
  * @module
  */
 
+import type { DiscoveryMessage } from "./message.ts";
 import type { EnvironmentSnapshot } from "./environment.ts";
 import { secureGetenv } from "./environment.ts";
 import { describeJsonType, readManifestFile } from "./manifest_file.ts";
@@ -188,24 +189,11 @@ export interface SettingsLocation {
 }
 
 /**
- * A log line (the shape of discovery messages).
+ * A log line: the one shape discovery's messages share.
  *
- * @example Usage
- * ```ts
- * import type { SettingsMessage } from "./settings_file.ts";
- * const m: SettingsMessage = { level: "info", category: "general", text: "Using settings found in /x.json" };
- * ```
+ * @deprecated Use {@linkcode DiscoveryMessage} (the same shape).
  */
-export interface SettingsMessage {
-  /** Severity. */
-  readonly level: "error" | "warn" | "info" | "debug";
-  /** Category. */
-  readonly category: "general" | "layer" | "driver";
-  /** The message. */
-  readonly text: string;
-  /** The file it is about (the logger repeats a warning only once this file changed). */
-  readonly file?: string;
-}
+export type SettingsMessage = DiscoveryMessage;
 
 /**
  * The result of {@linkcode readLoaderSettings}.

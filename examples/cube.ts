@@ -37,7 +37,7 @@ import type {
   VkSurfaceKHR,
   VkSwapchainKHR,
 } from "../mod.ts";
-import { encodePng, type RgbaImage, WaylandWindow, XcbWindow, XlibWindow } from "@vkdeno/loader/wsi";
+import { encodePng, type RgbaImage, WaylandWindow, XcbWindow, XlibWindow } from "@vkdeno/loader/window";
 import { createInstance, describeDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "./shaders/cube_spv.ts";

@@ -16,7 +16,7 @@
 import * as vkc from "../mod.ts";
 import { VkApi, type VkCommandBuffer, type VkCommandSource, type VkImage, type VkInstance } from "../mod.ts";
 import type { VkSurfaceKHR } from "../mod.ts";
-import { encodePng, type RgbaImage, XcbWindow, XlibWindow } from "@vkdeno/loader/wsi";
+import { encodePng, type RgbaImage, XcbWindow, XlibWindow } from "@vkdeno/loader/window";
 import { describeDevice } from "./_helpers.ts";
 import { runExample } from "./_loader.ts";
 
@@ -49,7 +49,7 @@ export interface PresentTarget {
  *
  * @example Usage
  * ```ts ignore
- * import { XcbWindow } from "@vkdeno/loader/wsi";
+ * import { XcbWindow } from "@vkdeno/loader/window";
  * import { windowTarget } from "./present.ts";
  * using win = XcbWindow.open();
  * console.log(windowTarget(win).extension); // "VK_KHR_xcb_surface"
@@ -117,7 +117,7 @@ export interface PresentReport {
  * @example Present on the reference loader
  * ```ts ignore
  * import { openLibvulkan } from "../mod.ts";
- * import { XlibWindow } from "@vkdeno/loader/wsi";
+ * import { XlibWindow } from "@vkdeno/loader/window";
  * import { presentFrames } from "./present.ts";
  * using vk = openLibvulkan();
  * using win = XlibWindow.open({ width: 320, height: 240 });

@@ -12,7 +12,7 @@
  */
 import * as vkc from "../mod.ts";
 import { VkApi, type VkCommandSource } from "../mod.ts";
-import { encodePng, type RgbaImage } from "@vkdeno/loader/wsi";
+import { encodePng, type RgbaImage } from "@vkdeno/loader/window";
 import { createInstance, describeDevice, findDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { TRIANGLE_FRAG_SPV, TRIANGLE_VERT_SPV } from "./shaders/triangle_spv.ts";

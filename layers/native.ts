@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { callGetProcAddr, GET_PROC_ADDR, GET_PROC_ADDR_CALLBACK } from "../vk/proc_addr.ts";
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import type { CommandInfo } from "../vk/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
@@ -31,8 +32,6 @@ import { EntryGuards } from "./_guard.ts";
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
 const VK_LAYER_LINK_INFO = 0;
-const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
-const GET_PROC_ADDR_CALL = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 
 /**
  * One instance or device this link is part of, with the next link's functions. They are all resolved
@@ -59,7 +58,7 @@ function resolveAll(
   handle: Deno.PointerValue,
   levels: readonly string[],
 ): Map<string, bigint> {
-  const fn = new Deno.UnsafeFnPointer(gpa as Deno.PointerObject<never>, GET_PROC_ADDR_CALL);
+  const fn = new Deno.UnsafeFnPointer(gpa as Deno.PointerObject<never>, GET_PROC_ADDR);
   const out = new Map<string, bigint>();
   for (const info of COMMANDS) {
     if (!levels.includes(info.level)) continue;
@@ -83,13 +82,6 @@ const DEVICE_LEVELS = ["device"] as const;
  * the link writes the next function's address into slot N and the real handle into the object.
  */
 const NEXT_SET = [{ prefix: "tsl_next_", tableOffset: 0, handleOffset: 8 }] as const;
-
-function callGpa(gpa: Deno.PointerObject, handle: Deno.PointerValue, name: string): Deno.PointerValue {
-  return new Deno.UnsafeFnPointer(gpa as Deno.PointerObject<never>, GET_PROC_ADDR_CALL).call(
-    handle,
-    cstringBuffer(name),
-  );
-}
 
 function callable(pointer: Deno.PointerValue, info: CommandInfo): VulkanCommand | null {
   if (pointer === null) return null;
@@ -161,7 +153,7 @@ export class NativeLayerBridge implements Disposable {
     this.getInstanceProcAddr = this.#guards.guard(
       "vkGetInstanceProcAddr",
       this.#callbacks.create(
-        GET_PROC_ADDR,
+        GET_PROC_ADDR_CALLBACK,
         (instance, pName) => this.#gipa(instance, readCString(pName)),
         { name: "TS layer vkGetInstanceProcAddr" },
       ).pointer,
@@ -169,7 +161,7 @@ export class NativeLayerBridge implements Disposable {
     this.getDeviceProcAddr = this.#guards.guard(
       "vkGetDeviceProcAddr",
       this.#callbacks.create(
-        GET_PROC_ADDR,
+        GET_PROC_ADDR_CALLBACK,
         (device, pName) => this.#gdpa(device, readCString(pName)),
         { name: "TS layer vkGetDeviceProcAddr" },
       ).pointer,
@@ -228,7 +220,7 @@ export class NativeLayerBridge implements Disposable {
    */
   #nextAddress(rec: ChainRecord, name: string): Deno.PointerValue {
     const index = COMMAND_INDEX[name];
-    if (index === undefined) return callGpa(rec.next, rec.handle, name);
+    if (index === undefined) return callGetProcAddr(rec.next, rec.handle, name);
     const address = rec.addresses.get(COMMANDS[index]!.name);
     return address === undefined || address === 0n ? null : Deno.UnsafePointer.create(address);
   }
@@ -290,7 +282,10 @@ export class NativeLayerBridge implements Disposable {
     if (nextGipa === null) return VK_ERROR_INITIALIZATION_FAILED;
     // Move the chain on for the layers below, as every layer does.
     writePointer(node, 24, readPointer(link, 0));
-    const create = callable(callGpa(nextGipa, null, "vkCreateInstance"), commandInfo("vkCreateInstance"));
+    const create = callable(
+      callGetProcAddr(nextGipa, null, "vkCreateInstance"),
+      commandInfo("vkCreateInstance"),
+    );
     if (!create) return VK_ERROR_INITIALIZATION_FAILED;
     const result = create(pCreateInfo, pAllocator, pInstance) as number;
     if (result >= 0) {
@@ -321,7 +316,10 @@ export class NativeLayerBridge implements Disposable {
     if (nextGipa === null || nextGdpa === null) return VK_ERROR_INITIALIZATION_FAILED;
     writePointer(node, 24, readPointer(link, 0));
     const instance = this.#instances.get(dispatchKey(physicalDevice))?.handle ?? null;
-    const create = callable(callGpa(nextGipa, instance, "vkCreateDevice"), commandInfo("vkCreateDevice"));
+    const create = callable(
+      callGetProcAddr(nextGipa, instance, "vkCreateDevice"),
+      commandInfo("vkCreateDevice"),
+    );
     if (!create) return VK_ERROR_INITIALIZATION_FAILED;
     const result = create(physicalDevice, pCreateInfo, pAllocator, pDevice) as number;
     if (result >= 0) {

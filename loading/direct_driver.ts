@@ -5,6 +5,7 @@
  * @module
  */
 
+import { GET_PROC_ADDR } from "../vk/proc_addr.ts";
 import type { DiscoveredDriver } from "../discovery/drivers.ts";
 import { parseDriverManifest } from "../discovery/driver_manifest.ts";
 import { readManifestFile } from "../discovery/manifest_file.ts";
@@ -14,7 +15,8 @@ import { fnFromPointer } from "../ffi/library.ts";
 import { readPointer, readU32 } from "../ffi/memory.ts";
 import { Driver } from "./driver.ts";
 import type { Logger } from "./log.ts";
-import { majorMinor, versionText, VK, VK_API_VERSION_1_0, VK_API_VERSION_1_1 } from "./_layout.ts";
+import { formatApiVersion, majorMinor } from "../vk/api_version.ts";
+import { VK_API_VERSION_1_0, VK_API_VERSION_1_1, VK_SUCCESS } from "../vk/generated/vk_constants.js";
 
 /** The extension's name. */
 export const DIRECT_DRIVER_LOADING_EXTENSION = "VK_LUNARG_direct_driver_loading";
@@ -61,7 +63,6 @@ export interface DirectDriverList {
   readonly drivers: readonly Deno.PointerValue[];
 }
 
-const GIPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 const NEGOTIATE_DEF = { parameters: ["buffer"], result: "i32" } as const;
 const VERSION_DEF = { parameters: ["buffer"], result: "i32" } as const;
 
@@ -137,7 +138,7 @@ export function acquireDirectDrivers(list: DirectDriverList, log?: Logger): Driv
     if (gipa === null) {
       return skip("pfnGetInstanceProcAddr is NULL (or sType is not DIRECT_DRIVER_LOADING_INFO)");
     }
-    const lookup = fnFromPointer(gipa, GIPA_DEF);
+    const lookup = fnFromPointer(gipa, GET_PROC_ADDR);
     const negotiate = lookup.call(null, cstringBuffer("vk_icdNegotiateLoaderICDInterfaceVersion"));
     if (negotiate === null) {
       return skip('its vkGetInstanceProcAddr does not give "vk_icdNegotiateLoaderICDInterfaceVersion"');
@@ -145,7 +146,7 @@ export function acquireDirectDrivers(list: DirectDriverList, log?: Logger): Driv
     const version = new Uint32Array(new ArrayBuffer(4));
     version[0] = 7;
     const result = fnFromPointer(negotiate, NEGOTIATE_DEF).call(version);
-    if (result !== VK.SUCCESS) return skip(`interface negotiation failed with VkResult "${result}"`);
+    if (result !== VK_SUCCESS) return skip(`interface negotiation failed with VkResult "${result}"`);
     const iface = version[0]!;
     if (iface < DIRECT_DRIVER_MIN_INTERFACE_VERSION || iface > 7) {
       return skip(
@@ -161,7 +162,7 @@ export function acquireDirectDrivers(list: DirectDriverList, log?: Logger): Driv
       libraryPath: "",
       libraryPathKind: "absolute",
       apiVersion,
-      apiVersionText: versionText(apiVersion),
+      apiVersionText: formatApiVersion(apiVersion),
       isPortabilityDriver: false,
       origin: { source: DIRECT_DRIVER_LOADING_EXTENSION, location: where, defaulted: false },
     };
@@ -180,7 +181,7 @@ export function acquireDirectDrivers(list: DirectDriverList, log?: Logger): Driv
     log?.info(
       `Adding the driver in ${where} (vkGetInstanceProcAddr 0x${
         Deno.UnsafePointer.value(gipa).toString(16)
-      }): interface ${iface}, Vulkan ${versionText(apiVersion)}`,
+      }): interface ${iface}, Vulkan ${formatApiVersion(apiVersion)}`,
       "driver",
     );
     out.push(driver);
@@ -188,11 +189,11 @@ export function acquireDirectDrivers(list: DirectDriverList, log?: Logger): Driv
   return out;
 }
 
-function enumerateVersion(lookup: Deno.UnsafeFnPointer<typeof GIPA_DEF>): number {
+function enumerateVersion(lookup: Deno.UnsafeFnPointer<typeof GET_PROC_ADDR>): number {
   const eiv = lookup.call(null, cstringBuffer("vkEnumerateInstanceVersion"));
   if (eiv === null) return VK_API_VERSION_1_0;
   const out = new Uint32Array(new ArrayBuffer(4));
-  if (fnFromPointer(eiv, VERSION_DEF).call(out) !== VK.SUCCESS) return VK_API_VERSION_1_0;
+  if (fnFromPointer(eiv, VERSION_DEF).call(out) !== VK_SUCCESS) return VK_API_VERSION_1_0;
   return majorMinor(out[0]!) < majorMinor(VK_API_VERSION_1_1) ? VK_API_VERSION_1_0 : out[0]!;
 }
 
@@ -230,7 +231,7 @@ export function apiDriverManifests(
         libraryPath: "",
         libraryPathKind: "absolute",
         apiVersion: VK_API_VERSION_1_1,
-        apiVersionText: versionText(VK_API_VERSION_1_1),
+        apiVersionText: formatApiVersion(VK_API_VERSION_1_1),
         isPortabilityDriver: false,
         origin: { source: "Vulkan.load drivers", location: where, defaulted: false },
         entryPoint: path.getInstanceProcAddr,
@@ -267,7 +268,7 @@ export function apiDriverManifests(
       libraryPath: path,
       libraryPathKind: path.includes("/") ? "absolute" : "name",
       apiVersion: VK_API_VERSION_1_1,
-      apiVersionText: versionText(VK_API_VERSION_1_1),
+      apiVersionText: formatApiVersion(VK_API_VERSION_1_1),
       isPortabilityDriver: false,
       origin,
     });

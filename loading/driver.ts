@@ -5,11 +5,19 @@
  * @module
  */
 
+import { GET_PROC_ADDR } from "../vk/proc_addr.ts";
 import type { DiscoveredDriver } from "../discovery/drivers.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer, Library } from "../ffi/library.ts";
 import type { Logger } from "./log.ts";
-import { majorMinor, versionText, VK, VK_API_VERSION_1_0, VK_API_VERSION_1_1 } from "./_layout.ts";
+import { formatApiVersion, majorMinor } from "../vk/api_version.ts";
+import {
+  VK_API_VERSION_1_0,
+  VK_API_VERSION_1_1,
+  VK_ERROR_INCOMPATIBLE_DRIVER,
+  VK_INCOMPLETE,
+  VK_SUCCESS,
+} from "../vk/generated/vk_constants.js";
 
 /** The newest loader/driver interface this loader speaks. */
 export const CURRENT_LOADER_ICD_INTERFACE_VERSION = 7;
@@ -18,7 +26,6 @@ export const MIN_SUPPORTED_LOADER_ICD_INTERFACE_VERSION = 0;
 /** From this interface on, `vk_icdGetPhysicalDeviceProcAddr` classifies unknown functions. */
 export const MIN_PHYS_DEV_EXTENSION_ICD_INTERFACE_VERSION = 4;
 
-const GIPA_DEF = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
 const NEGOTIATE_DEF = { parameters: ["buffer"], result: "i32" } as const;
 const VERSION_DEF = { parameters: ["buffer"], result: "i32" } as const;
 const ENUMERATE_EXTENSIONS_DEF = { parameters: ["pointer", "buffer", "pointer"], result: "i32" } as const;
@@ -75,8 +82,8 @@ export class Driver {
    * `vkEnumerateInstanceVersion` missing, failing or below 1.1), else what `vkEnumerateInstanceVersion` says.
    */
   readonly apiVersion: number;
-  #gipa: Deno.UnsafeFnPointer<typeof GIPA_DEF>;
-  #gpdpa: Deno.UnsafeFnPointer<typeof GIPA_DEF> | undefined;
+  #gipa: Deno.UnsafeFnPointer<typeof GET_PROC_ADDR>;
+  #gpdpa: Deno.UnsafeFnPointer<typeof GET_PROC_ADDR> | undefined;
   #extensions: ExtensionProperty[] | undefined;
   /** Holders: instances and pre-instance queries. */
   refs = 0;
@@ -95,9 +102,9 @@ export class Driver {
     this.getInstanceProcAddr = init.getInstanceProcAddr;
     this.getPhysicalDeviceProcAddr = init.getPhysicalDeviceProcAddr;
     this.apiVersion = init.apiVersion;
-    this.#gipa = fnFromPointer(init.getInstanceProcAddr, GIPA_DEF);
+    this.#gipa = fnFromPointer(init.getInstanceProcAddr, GET_PROC_ADDR);
     this.#gpdpa = init.getPhysicalDeviceProcAddr
-      ? fnFromPointer(init.getPhysicalDeviceProcAddr, GIPA_DEF)
+      ? fnFromPointer(init.getPhysicalDeviceProcAddr, GET_PROC_ADDR)
       : undefined;
   }
 
@@ -143,7 +150,7 @@ export class Driver {
    */
   createInstance(pCreateInfo: Deno.PointerValue, pAllocator: Deno.PointerValue, out: BigUint64Array): number {
     const fn = this.#global("vkCreateInstance");
-    if (!fn) return VK.ERROR_INCOMPATIBLE_DRIVER;
+    if (!fn) return VK_ERROR_INCOMPATIBLE_DRIVER;
     return fnFromPointer(fn, CREATE_INSTANCE_DEF).call(
       pCreateInfo,
       pAllocator,
@@ -171,12 +178,12 @@ export class Driver {
       const fn = fnFromPointer(fnPtr, ENUMERATE_EXTENSIONS_DEF);
       const count = new Uint32Array(new ArrayBuffer(4));
       for (let attempt = 0; attempt < 4; attempt++) {
-        if (fn.call(null, count, null) !== VK.SUCCESS) break;
+        if (fn.call(null, count, null) !== VK_SUCCESS) break;
         const n = count[0]!;
         const buf = new Uint8Array(new ArrayBuffer(Math.max(1, n) * EXTENSION_PROPERTIES_SIZE));
         const r = fn.call(null, count, Deno.UnsafePointer.of(buf));
-        if (r === VK.INCOMPLETE) continue;
-        if (r !== VK.SUCCESS) break;
+        if (r === VK_INCOMPLETE) continue;
+        if (r !== VK_SUCCESS) break;
         const view = new DataView(buf.buffer);
         for (let i = 0; i < count[0]!; i++) {
           const at = i * EXTENSION_PROPERTIES_SIZE;
@@ -204,7 +211,7 @@ function negotiate(manifest: DiscoveredDriver, library: Library, log?: Logger) {
   let negotiateFn = exported(library, "vk_icdNegotiateLoaderICDInterfaceVersion");
   if (!negotiateFn && icdGipa) {
     // Interface 7: nothing but vk_icdGetInstanceProcAddr needs to be exported.
-    negotiateFn = fnFromPointer(icdGipa, GIPA_DEF).call(
+    negotiateFn = fnFromPointer(icdGipa, GET_PROC_ADDR).call(
       null,
       cstringBuffer("vk_icdNegotiateLoaderICDInterfaceVersion"),
     );
@@ -215,7 +222,7 @@ function negotiate(manifest: DiscoveredDriver, library: Library, log?: Logger) {
     const version = new Uint32Array(new ArrayBuffer(4));
     version[0] = CURRENT_LOADER_ICD_INTERFACE_VERSION;
     const result = fnFromPointer(negotiateFn, NEGOTIATE_DEF).call(version);
-    if (result !== VK.SUCCESS) {
+    if (result !== VK_SUCCESS) {
       throw new DriverLoadError(where, `interface negotiation failed with VkResult "${result}"`);
     }
     interfaceVersion = version[0]!;
@@ -263,7 +270,10 @@ function negotiate(manifest: DiscoveredDriver, library: Library, log?: Logger) {
   if (interfaceVersion >= 3) {
     gpdpa = exported(library, "vk_icdGetPhysicalDeviceProcAddr");
     if (!gpdpa && interfaceVersion >= 7) {
-      gpdpa = fnFromPointer(gipa!, GIPA_DEF).call(null, cstringBuffer("vk_icdGetPhysicalDeviceProcAddr"));
+      gpdpa = fnFromPointer(gipa!, GET_PROC_ADDR).call(
+        null,
+        cstringBuffer("vk_icdGetPhysicalDeviceProcAddr"),
+      );
     }
   }
   return { interfaceVersion, gipa: gipa!, gpdpa };
@@ -271,11 +281,11 @@ function negotiate(manifest: DiscoveredDriver, library: Library, log?: Logger) {
 
 function driverApiVersion(manifest: DiscoveredDriver, gipa: Deno.PointerObject): number {
   if (majorMinor(manifest.apiVersion) < majorMinor(VK_API_VERSION_1_1)) return VK_API_VERSION_1_0;
-  const eiv = fnFromPointer(gipa, GIPA_DEF).call(null, cstringBuffer("vkEnumerateInstanceVersion"));
+  const eiv = fnFromPointer(gipa, GET_PROC_ADDR).call(null, cstringBuffer("vkEnumerateInstanceVersion"));
   if (!eiv) return VK_API_VERSION_1_0;
   const out = new Uint32Array(new ArrayBuffer(4));
   const result = fnFromPointer(eiv, VERSION_DEF).call(out);
-  if (result !== VK.SUCCESS) return VK_API_VERSION_1_0;
+  if (result !== VK_SUCCESS) return VK_API_VERSION_1_0;
   return majorMinor(out[0]!) < majorMinor(VK_API_VERSION_1_1) ? VK_API_VERSION_1_0 : out[0]!;
 }
 
@@ -285,14 +295,14 @@ function driverApiVersion(manifest: DiscoveredDriver, gipa: Deno.PointerObject):
  */
 function loadEntryPoint(manifest: DiscoveredDriver, gipa: Deno.PointerObject, log?: Logger): Driver {
   const where = manifest.manifestPath;
-  const lookup = fnFromPointer(gipa, GIPA_DEF);
+  const lookup = fnFromPointer(gipa, GET_PROC_ADDR);
   const negotiateFn = lookup.call(null, cstringBuffer("vk_icdNegotiateLoaderICDInterfaceVersion"));
   let interfaceVersion = 1;
   if (negotiateFn) {
     const version = new Uint32Array(new ArrayBuffer(4));
     version[0] = CURRENT_LOADER_ICD_INTERFACE_VERSION;
     const result = fnFromPointer(negotiateFn, NEGOTIATE_DEF).call(version);
-    if (result !== VK.SUCCESS) {
+    if (result !== VK_SUCCESS) {
       throw new DriverLoadError(where, `interface negotiation failed with VkResult "${result}"`);
     }
     interfaceVersion = version[0]!;
@@ -320,7 +330,7 @@ function loadEntryPoint(manifest: DiscoveredDriver, gipa: Deno.PointerObject, lo
   log?.info(
     `Driver "${manifest.fileName}" (entry point 0x${
       Deno.UnsafePointer.value(gipa).toString(16)
-    }) negotiated interface ${interfaceVersion}, Vulkan ${versionText(driver.apiVersion)}`,
+    }) negotiated interface ${interfaceVersion}, Vulkan ${formatApiVersion(driver.apiVersion)}`,
     "driver",
   );
   return driver;
@@ -362,14 +372,14 @@ function load(manifest: DiscoveredDriver, log?: Logger): Driver {
     if (interfaceVersion <= 4 && majorMinor(manifest.apiVersion) >= majorMinor(VK_API_VERSION_1_1)) {
       log?.warn(
         `Driver "${manifest.fileName}" supports Vulkan ${
-          versionText(manifest.apiVersion)
+          formatApiVersion(manifest.apiVersion)
         } but only interface ${interfaceVersion}: 1.1+ drivers must support interface 5 (LDP_DRIVER_7)`,
         "driver",
       );
     }
     log?.info(
       `Driver "${manifest.fileName}" ("${manifest.libraryPath}") negotiated interface ${interfaceVersion}, Vulkan ${
-        versionText(driver.apiVersion)
+        formatApiVersion(driver.apiVersion)
       }`,
       "driver",
     );

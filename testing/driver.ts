@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { GET_PROC_ADDR_CALLBACK } from "../vk/proc_addr.ts";
 import { COMMAND_INDEX, COMMAND_PROVIDERS, COMMANDS } from "../vk/generated/commands.ts";
 import { EXTENSIONS } from "../vk/generated/extensions.ts";
 import type { CommandInfo } from "../vk/generated/types.ts";
@@ -132,7 +133,6 @@ interface FaultRule {
   removed: boolean;
 }
 
-const GIPA_DEF = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const NEGOTIATE_DEF = { parameters: ["pointer"], result: "i32" } as const;
 
 function canonicalInfo(name: string, what: string): CommandInfo {
@@ -226,10 +226,10 @@ export class MockDriver implements DriverEntryPoint, Disposable {
     };
     this.#newestVersion = Math.max(this.#rt.apiVersion, ...this.devices.map((d) => d.apiVersion));
     const threadSafe = options.threadSafe ?? false;
-    this.getInstanceProcAddr = this.#callbacks.create(GIPA_DEF, (instance, pName) => {
+    this.getInstanceProcAddr = this.#callbacks.create(GET_PROC_ADDR_CALLBACK, (instance, pName) => {
       return this.#procAddr(instance, pName === null ? "" : readCString(pName));
     }, { name: `${this.name} vk_icdGetInstanceProcAddr`, threadSafe }).pointer;
-    this.getPhysicalDeviceProcAddr = this.#callbacks.create(GIPA_DEF, (_instance, pName) => {
+    this.getPhysicalDeviceProcAddr = this.#callbacks.create(GET_PROC_ADDR_CALLBACK, (_instance, pName) => {
       const name = pName === null ? "" : readCString(pName);
       const index = COMMAND_INDEX[name];
       if (index === undefined || COMMANDS[index]!.level !== "physical_device") return null;

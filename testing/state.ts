@@ -6,10 +6,8 @@
  */
 import { readPointer, readU32, readU64, writePointer } from "../ffi/memory.ts";
 import { layoutOf } from "../vk/_struct_layout.ts";
+import { ICD_LOADER_MAGIC } from "../vk/layout.ts";
 import type { MockDeviceModel } from "./device.ts";
-
-/** The value a driver writes into the first word of a dispatchable object (`ICD_LOADER_MAGIC`). */
-export const ICD_LOADER_MAGIC = 0x01CDC0DEn;
 
 /** A handle's address or value as a map key. */
 export function handleKey(p: Deno.PointerValue): number {

@@ -38,6 +38,8 @@ const LEVELS: readonly (readonly [prefix: string, level: number])[] = [
   ["chain/layer_chain/", 3.5],
   ["chain/", 3.9],
   ["wsi/", 4],
+  // The window toolkit (X11, Wayland, private display servers, PNG) for applications: imports nothing of the library.
+  ["window/", 0.1],
   ["layers/", 4],
   // The public testing kit: mock drivers over the whole library, below the root API, imported by nothing in it.
   ["testing/", 4.5],
@@ -73,7 +75,7 @@ const PUBLIC_ENTRIES = [
   "layers/mod.ts",
   "discovery/mod.ts",
   "testing/mod.ts",
-  "wsi/mod.ts",
+  "window/mod.ts",
 ] as const;
 
 /** Whether `path` is a development module (under a development folder) rather than part of the library. */
@@ -396,7 +398,7 @@ Deno.test("the development-folder check names an import of tests/, an example's 
     ["tests/x_test.ts", new Set(["tests/support/mock.ts", "tests/chain/y_test.ts", "tools/a.ts"])],
     ["bench/b.ts", new Set(["tests/support/libvulkan.ts", "tools/a.ts", "bench/_native.ts"])],
     ["chain/loader.ts", new Set(["tests/support/c_build.ts"])],
-    ["examples/e.ts", new Set(["mod.ts", "testing/mod.ts", "wsi/x11.ts", "examples/_loader.ts"])],
+    ["examples/e.ts", new Set(["mod.ts", "testing/mod.ts", "window/x11.ts", "examples/_loader.ts"])],
     ["examples/_loader.ts", new Set(["tests/support/libvulkan.ts"])],
   ]);
   assertEquals(developmentEdges(graph), [
@@ -406,7 +408,7 @@ Deno.test("the development-folder check names an import of tests/, an example's 
     "tests/support/ imports only the library: tests/support/mock.ts -> bench/_native.ts",
   ]);
   assertEquals(examplesInternals(graph), [
-    "examples/ imports the library only through its entry points: examples/e.ts -> wsi/x11.ts",
+    "examples/ imports the library only through its entry points: examples/e.ts -> window/x11.ts",
   ]);
   assertEquals(libraryToDevelopment(graph), ["chain/loader.ts -> tests/support/c_build.ts"]);
   assertEquals(

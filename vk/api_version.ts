@@ -37,3 +37,8 @@ export function makeApiVersion(major: number, minor: number, patch?: number, var
 export function formatApiVersion(version: number): string {
   return `${(version >>> 22) & 0x7f}.${(version >>> 12) & 0x3ff}.${version & 0xfff}`;
 }
+
+/** `VK_API_VERSION_MAJOR` and `VK_API_VERSION_MINOR` as one comparable number (patch and variant dropped). */
+export function majorMinor(version: number): number {
+  return (version >>> 12) & 0x1ffff;
+}

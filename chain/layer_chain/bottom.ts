@@ -6,12 +6,12 @@
  * @module
  */
 
+import { GET_PROC_ADDR_CALLBACK } from "../../vk/proc_addr.ts";
 import type { CallbackRegistry } from "../../ffi/callback.ts";
 import { type Pointer, readCString } from "../../ffi/memory.ts";
 import { VK_ERROR_INITIALIZATION_FAILED } from "../../vk/generated/vk_constants.js";
 import type { DebugMessengers, DriverMessengerTarget } from "../extensions/debug.ts";
 
-const GET_PROC_ADDR = { parameters: ["pointer", "pointer"], result: "pointer" } as const;
 const CREATE_INSTANCE = { parameters: ["pointer", "pointer", "pointer"], result: "i32" } as const;
 
 /**
@@ -108,7 +108,7 @@ export class ChainBottom {
   /** The terminator `vk_layerGetPhysicalDeviceProcAddr` layers call down into (LI08). */
   getPhysicalDeviceProcAddr(): Pointer {
     if (this.#gpdpa !== null) return this.#gpdpa;
-    this.#gpdpa = this.#callbacks.create(GET_PROC_ADDR, (_instance, pName) => {
+    this.#gpdpa = this.#callbacks.create(GET_PROC_ADDR_CALLBACK, (_instance, pName) => {
       const terminators = this.terminators;
       if (terminators === undefined || pName === null) return null;
       return terminators.terminatorPhysicalDeviceProcAddr(readCString(pName));
@@ -139,7 +139,7 @@ export class ChainBottom {
       return debug[name] ?? null;
     };
     const self = this.#callbacks.create(
-      GET_PROC_ADDR,
+      GET_PROC_ADDR_CALLBACK,
       (_instance, pName) => pName === null ? null : answer(readCString(pName)),
       { name: "terminator vkGetInstanceProcAddr" },
     );
@@ -159,7 +159,7 @@ export class ChainBottom {
   /** The bottom `vkGetDeviceProcAddr` of the device chains, made the first time. */
   getDeviceProcAddr(): Pointer {
     if (this.#gdpa !== null) return this.#gdpa;
-    this.#gdpa = this.#callbacks.create(GET_PROC_ADDR, (device, pName) => {
+    this.#gdpa = this.#callbacks.create(GET_PROC_ADDR_CALLBACK, (device, pName) => {
       const terminators = this.terminators;
       if (terminators === undefined || pName === null) return null;
       return terminators.driverDeviceProcAddr(device, readCString(pName));

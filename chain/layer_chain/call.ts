@@ -1,34 +1,12 @@
 /**
- * The two steps every layer-chain creation shares (chain/layer_chain/instance.ts, chain/layer_chain/device.ts): asking a
- * link's `vkGetInstanceProcAddr` for the create command, and copying the application's create info with the
- * loader's nodes in front of its `pNext`.
+ * What every layer-chain creation shares (chain/layer_chain/instance.ts, chain/layer_chain/device.ts): copying the
+ * application's create info with the loader's nodes in front of its `pNext` (the create command itself comes
+ * from the link's `vkGetInstanceProcAddr` through `vk/proc_addr.ts`).
  *
  * @module
  */
 
-import { fnFromPointer } from "../../ffi/library.ts";
 import { type Arena, readPointer, writePointer } from "../../ffi/memory.ts";
-import { cstringBuffer } from "../../ffi/libc.ts";
-
-const GET_PROC_ADDR = { parameters: ["pointer", "buffer"], result: "pointer" } as const;
-
-/**
- * Calls a `vkGetInstanceProcAddr`-shaped function pointer (cold path).
- *
- * @example Usage
- * ```ts ignore
- * import { callGetProcAddr } from "./call.ts";
- * declare const gipa: Deno.PointerObject;
- * const create = callGetProcAddr(gipa, null, "vkCreateInstance");
- * ```
- */
-export function callGetProcAddr(
-  gpa: Deno.PointerValue,
-  handle: Deno.PointerValue,
-  name: string,
-): Deno.PointerValue {
-  return fnFromPointer(gpa, GET_PROC_ADDR).call(handle, cstringBuffer(name));
-}
 
 /**
  * Copies a create info of `size` bytes and points its `pNext` at `head(original pNext)`.

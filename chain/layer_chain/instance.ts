@@ -12,7 +12,8 @@ import type { LayerLibrary } from "../../loading/layer_library.ts";
 import { nativeSetLoaderData } from "../../loading/loader_data.ts";
 import type { Logger } from "../../loading/log.ts";
 import { VK_ERROR_INITIALIZATION_FAILED, VK_SUCCESS } from "../../vk/generated/vk_constants.js";
-import { callGetProcAddr, copyWithNext } from "./call.ts";
+import { copyWithNext } from "./call.ts";
+import { callGetProcAddr } from "../../vk/proc_addr.ts";
 import type { DeviceChainResult } from "./device.ts";
 import { buildInstanceNodes, type InstanceLink } from "./nodes.ts";
 

@@ -22,7 +22,7 @@ import { CallbackRegistry } from "../../ffi/callback.ts";
 import { activateMessengers, type DebugMessenger } from "../extensions/debug.ts";
 import { DebugMessengers } from "../extensions/debug.ts";
 import { VkError } from "../../vk/errors.ts";
-import { callGetProcAddr } from "./call.ts";
+import { callGetProcAddr } from "../../vk/proc_addr.ts";
 import type { DeviceChainResult } from "./device.ts";
 import { LayerChain } from "./chain.ts";
 import type { ModuleLayerLoader } from "./module_interface.ts";

@@ -17,7 +17,8 @@ import { idFilterRejections } from "./id_filters.ts";
 import { recordOf } from "./policy.ts";
 import type { LoaderInstance } from "../objects.ts";
 import type { ChainStubs } from "../stubs.ts";
-import { structureType, VK_API_VERSION_1_1 } from "../../loading/_layout.ts";
+import { structureType } from "../../vk/layout.ts";
+import { VK_API_VERSION_1_1 } from "../../vk/generated/vk_constants.js";
 import { commandDef } from "../../vk/command_ffi.ts";
 
 // VkPhysicalDeviceProperties: apiVersion, driverVersion, vendorID @8, deviceID @12, deviceType @16,

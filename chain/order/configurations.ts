@@ -22,7 +22,9 @@ import {
   type SettingsDeviceConfiguration,
 } from "../../discovery/settings_file.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { majorMinor, offsetOf, sizeOf, structureType, VK_API_VERSION_1_1 } from "../../loading/_layout.ts";
+import { offsetOf, sizeOf, structureType } from "../../vk/layout.ts";
+import { majorMinor } from "../../vk/api_version.ts";
+import { VK_API_VERSION_1_1 } from "../../vk/generated/vk_constants.js";
 import type { DriverFunctions } from "./record.ts";
 
 /** What a device is matched by: `VkPhysicalDeviceIDProperties` and `VkPhysicalDeviceProperties` fields. */

@@ -11,8 +11,8 @@ import { openWindow, runCube } from "../../examples/cube.ts";
 import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "../../examples/shaders/cube_spv.ts";
 import { compileGlsl } from "../../examples/shaders/embed.ts";
 import { Logger, Vulkan, type VulkanCommands } from "../../mod.ts";
-import { startWeston } from "../../wsi/weston.ts";
-import { startXvfb } from "../../wsi/xvfb.ts";
+import { startWeston } from "../../window/weston.ts";
+import { startXvfb } from "../../window/xvfb.ts";
 import { decodePng } from "../support/wsi.ts";
 import { LAVAPIPE } from "../support/lavapipe.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { presentFrames, type PresentReport } from "../../examples/present.ts";
 import { Logger, Vulkan, type VulkanCommands } from "../../mod.ts";
-import { type RgbaImage, XcbWindow, XlibWindow } from "../../wsi/x11.ts";
-import { startXvfb } from "../../wsi/xvfb.ts";
+import { type RgbaImage, XcbWindow, XlibWindow } from "../../window/x11.ts";
+import { startXvfb } from "../../window/xvfb.ts";
 import { countColour, decodePng } from "../support/wsi.ts";
 import { LAVAPIPE } from "../support/lavapipe.ts";
 
@@ -49,7 +49,7 @@ function check(result: Awaited<ReturnType<typeof present>>, colour: number): voi
 
 for (const kind of ["xlib", "xcb"] as const) {
   // libvulkan reads its variables from the process, so it runs in a child with its own environment:
-  // examples/present.ts itself, which reads the window back through wsi/x11.ts and writes a PNG.
+  // examples/present.ts itself, which reads the window back through window/x11.ts and writes a PNG.
   Deno.test(`libvulkan + lavapipe presents the clear colour to an ${kind} window under Xvfb (examples/present.ts)`, async () => {
     const colour = kind === "xlib" ? 0x3366cc : 0xff8000;
     await using x = await startXvfb();

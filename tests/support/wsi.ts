@@ -35,7 +35,7 @@ export function countColour(rgba: Uint8Array, rgb: number, tolerance = 2): numbe
   return n;
 }
 
-/** Decodes an 8-bit RGBA PNG whose rows all use filter 0 (what wsi/png.ts writes). */
+/** Decodes an 8-bit RGBA PNG whose rows all use filter 0 (what window/png.ts writes). */
 export function decodePng(png: Uint8Array): { width: number; height: number; rgba: Uint8Array } {
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   let width = 0, height = 0;

@@ -1,7 +1,7 @@
 /**
  * A Wayland window through libwayland-client and the xdg-shell protocol, for `vkCreateWaylandSurfaceKHR`:
  * connects, binds wl_compositor and xdg_wm_base, makes a wl_surface an xdg_toplevel and waits for its first
- * configure. A developer tool like wsi/x11.ts (needs `--allow-ffi`); events arrive through one dispatcher
+ * configure. A developer tool like window/x11.ts (needs `--allow-ffi`); events arrive through one dispatcher
  * callback on the main thread, whenever {@linkcode WaylandWindow.poll} or a round trip dispatches them.
  *
  * @module

@@ -1,7 +1,7 @@
 /**
  * The xdg-shell protocol's interface tables (`struct wl_interface` / `struct wl_message` in memory), which
  * libwayland-client needs to marshal xdg requests and demarshal their events. wayland-scanner writes them
- * as C for C programs; this module holds the same data for the interfaces wsi/wayland.ts uses at version 1
+ * as C for C programs; this module holds the same data for the interfaces window/wayland.ts uses at version 1
  * (signatures as in `xdg-shell.xml`, checked against the installed XML by the tests).
  *
  * @module
@@ -80,7 +80,7 @@ export const XDG_SHELL: readonly WaylandInterface[] = [
   },
 ];
 
-/** Opcodes of the requests wsi/wayland.ts sends, by interface and request name. */
+/** Opcodes of the requests window/wayland.ts sends, by interface and request name. */
 export function opcode(interfaceName: string, request: string): number {
   const at = XDG_SHELL.find((i) => i.name === interfaceName)?.requests.findIndex((r) => r.name === request);
   if (at === undefined || at < 0) throw new RangeError(`No request "${interfaceName}.${request}"`);

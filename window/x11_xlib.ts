@@ -1,6 +1,6 @@
 /**
  * An X11 window through libX11 (Xlib), for `vkCreateXlibSurfaceKHR`, and its pixels read back
- * (`XGetImage`). Re-exported by wsi/x11.ts.
+ * (`XGetImage`). Re-exported by window/x11.ts.
  *
  * @module
  */
@@ -56,7 +56,7 @@ const XLIB_SYMBOLS = {
   XCloseDisplay: { parameters: ["pointer"], result: "i32" },
 } as const;
 
-/** XImage field offsets on LP64 (checked against <X11/Xlib.h> by tests/wsi/x11_test.ts). */
+/** XImage field offsets on LP64 (checked against <X11/Xlib.h> by tests/window/x11_test.ts). */
 export const XIMAGE_OFFSETS = {
   width: 0,
   height: 4,

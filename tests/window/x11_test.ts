@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { inflateSync } from "node:zlib";
-import { XCB_OFFSETS, XcbWindow, XIMAGE_OFFSETS, XlibWindow } from "../../wsi/x11.ts";
-import { startXvfb } from "../../wsi/xvfb.ts";
-import { encodePng } from "../../wsi/png.ts";
+import { XCB_OFFSETS, XcbWindow, XIMAGE_OFFSETS, XlibWindow } from "../../window/x11.ts";
+import { startXvfb } from "../../window/xvfb.ts";
+import { encodePng } from "../../window/png.ts";
 import { countColour, runC } from "../support/wsi.ts";
 
 Deno.test("XImage and xcb offsets match <X11/Xlib.h> and <xcb/xcb.h>", async () => {

@@ -1,6 +1,6 @@
 /**
  * Starts a private headless weston (a Wayland compositor with no screen) for tests and examples that need
- * a Wayland window on a machine without one, as wsi/xvfb.ts does for X11.
+ * a Wayland window on a machine without one, as window/xvfb.ts does for X11.
  *
  * @module
  */

@@ -9,8 +9,8 @@
  * visual with 24-bit depth and 32 bits per pixel, which Xvfb and every
  * desktop X server default to; anything else is refused with an error.
  *
- * One module per window kind: wsi/x11_xlib.ts and wsi/x11_xcb.ts, over what they share in
- * wsi/x11_window.ts; this module is the path examples and tests import them by.
+ * One module per window kind: window/x11_xlib.ts and window/x11_xcb.ts, over what they share in
+ * window/x11_window.ts; this module is the path examples and tests import them by.
  *
  * @module
  */

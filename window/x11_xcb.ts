@@ -1,6 +1,6 @@
 /**
  * An X11 window through libxcb, for `vkCreateXcbSurfaceKHR`, and its pixels read back (`xcb_get_image`).
- * Re-exported by wsi/x11.ts.
+ * Re-exported by window/x11.ts.
  *
  * @module
  */
@@ -70,7 +70,7 @@ const XCB_SYMBOLS = {
 
 const LIBC_FREE = { free: { parameters: ["pointer"], result: "void" } } as const;
 
-/** xcb_screen_t and xcb_setup_t field offsets (checked against <xcb/xcb.h> by tests/wsi/x11_test.ts). */
+/** xcb_screen_t and xcb_setup_t field offsets (checked against <xcb/xcb.h> by tests/window/x11_test.ts). */
 export const XCB_OFFSETS = {
   screen_root: 0,
   screen_root_visual: 32,

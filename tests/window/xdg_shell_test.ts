@@ -1,11 +1,11 @@
 /**
- * wsi/xdg_shell.ts holds the xdg-shell interface tables libwayland-client marshals with: every request and
+ * window/xdg_shell.ts holds the xdg-shell interface tables libwayland-client marshals with: every request and
  * event of the version-1 interfaces it describes, in protocol order (the opcode is the index), with the wire
  * signature and argument interfaces of the installed `xdg-shell.xml` (Debian package "wayland-protocols").
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { XDG_SHELL } from "../../wsi/xdg_shell.ts";
+import { XDG_SHELL } from "../../window/xdg_shell.ts";
 
 const XDG_XML = "/usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml";
 const hasXml = (() => {
@@ -16,7 +16,7 @@ const hasXml = (() => {
   }
 })();
 Deno.test({
-  name: `wsi/xdg_shell.ts's tables are xdg-shell.xml's version-1 messages${
+  name: `window/xdg_shell.ts's tables are xdg-shell.xml's version-1 messages${
     hasXml ? "" : ' (skipped: Debian package "wayland-protocols" not installed)'
   }`,
   ignore: !hasXml,

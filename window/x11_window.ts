@@ -1,5 +1,5 @@
 /**
- * What the X11 window helpers share (wsi/x11.ts gathers them): the read-back image and the window options,
+ * What the X11 window helpers share (window/x11.ts gathers them): the read-back image and the window options,
  * opening a library and naming the display, and converting read-back pixels to RGBA.
  *
  * @module
@@ -15,7 +15,7 @@ export interface RgbaImage {
   rgba: Uint8Array;
 }
 
-/** What `XlibWindow.open` (wsi/x11_xlib.ts) and `XcbWindow.open` (wsi/x11_xcb.ts) accept. */
+/** What `XlibWindow.open` (window/x11_xlib.ts) and `XcbWindow.open` (window/x11_xcb.ts) accept. */
 export interface X11WindowOptions {
   /** The display name (`":99"`); the `DISPLAY` variable when left out. */
   display?: string;
