@@ -1,5 +1,5 @@
 /**
- * Windows to present to and screenshots, for examples and applications (the `../wsi/wsi` entry): X11 windows
+ * Windows to present to and screenshots, for examples and applications (the `./window` entry, also `./wsi`): X11 windows
  * through Xlib or XCB, Wayland windows through libwayland-client and xdg-shell, a PNG encoder for what they
  * read back. Not imported by mod.ts (the PNG encoder loads `node:zlib`).
  *

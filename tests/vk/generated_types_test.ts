@@ -42,9 +42,9 @@ Deno.test("the generated declarations type-check strictly without the pragma", a
     await Deno.writeTextFile(
       join(dir, "probe.ts"),
       [
-        'import type { VkStructInputs, VkChain, VkChainRead } from "../ffi/vk_structs.ts";',
-        'import type { VkCommands } from "../ffi/vk_commands.ts";',
-        'import type { VkIdiomaticCommands } from "../ffi/vk_idiomatic.ts";',
+        'import type { VkStructInputs, VkChain, VkChainRead } from "./vk_structs.ts";',
+        'import type { VkCommands } from "./vk_commands.ts";',
+        'import type { VkIdiomaticCommands } from "./vk_idiomatic.ts";',
         "// @ts-expect-error: a string is not a width",
         'export const extent: VkStructInputs["VkExtent2D"] = { width: "640" };',
         "// @ts-expect-error: VkExtent2D does not extend VkBufferCreateInfo",
