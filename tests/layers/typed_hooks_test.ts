@@ -80,6 +80,13 @@ Deno.test("everyCommand sees every call of the command object, COMMAND_NAMES lis
   assert.ok(COMMAND_NAMES.physical_device.includes("vkGetPhysicalDeviceProperties2KHR"));
   assert.ok(COMMAND_NAMES.global.includes("vkCreateInstance"));
   assert.ok(!COMMAND_NAMES.device.includes("vkCreateInstance"));
+  // The host answers the proc-addr commands: everyCommand leaves them out, and only them.
+  const every = everyCommand({});
+  const names = Object.values(COMMAND_NAMES).flat();
+  assert.deepEqual(
+    names.filter((n) => !(n in every)).sort(),
+    ["vkGetDeviceProcAddr", "vkGetInstanceProcAddr"],
+  );
 });
 
 Deno.test("createDevice is given the layer's own instance object, typed as create returns it", () => {

@@ -91,6 +91,8 @@ export interface MockDriverConfig {
   readonly createDeviceResult?: number;
   /** Whether it creates its own surfaces (`vkCreate*SurfaceKHR`) when interface >= 3; default true. */
   readonly ownSurfaces?: boolean;
+  /** Whether it hands out its surface create commands below interface 3 too (an old driver); default false. */
+  readonly surfacesBelowInterface3?: boolean;
   /** Whether `vk_icdGetPhysicalDeviceProcAddr` is available; default true. */
   readonly physicalDeviceProcAddr?: boolean;
   /** Whether `vk_icdEnumerateAdapterPhysicalDevices` is queryable through GIPA (v7); default false. */
@@ -253,6 +255,7 @@ export function driverConfigText(config: MockDriverConfig, name: string, logPath
   put("create_device_result", config.createDeviceResult?.toString());
   put("groups_result", config.groupsResult?.toString());
   put("own_surfaces", config.ownSurfaces === undefined ? undefined : bool(config.ownSurfaces));
+  put("surfaces_below_3", config.surfacesBelowInterface3 ? "1" : undefined);
   put(
     "physical_device_proc_addr",
     config.physicalDeviceProcAddr === undefined ? undefined : bool(config.physicalDeviceProcAddr),

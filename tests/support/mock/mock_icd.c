@@ -17,7 +17,7 @@
  *   name, log, interface, min_interface, negotiate_result, negotiate_answer, api_version,
  *   enumerate_instance_version, instance_extensions, magic, create_instance_result,
  *   enumerate_physical_devices_result, groups_result, create_device_result, groups_supported, groups,
- *   own_surfaces, physical_device_proc_addr, enumerate_adapter, unknown_functions,
+ *   own_surfaces, surfaces_below_3, physical_device_proc_addr, enumerate_adapter, unknown_functions,
  *   unknown_base, check_api_version, strict_extensions, present_support, log_proc_addr
  * [device] sections: name, type, vendor_id, device_id, api_version, driver_version, pci,
  *   driver_id, driver_name, driver_info, uuid, extensions, queue_families, memory_types, memory_heaps
@@ -90,6 +90,8 @@ typedef struct Config {
     uint32_t group_of[MAX_DEVICES]; /* group index of each device */
     int has_groups;
     int own_surfaces, physical_device_proc_addr, enumerate_adapter, unknown_functions;
+    /* hands out its surface create commands below interface 3 too (an old driver with WSI entry points) */
+    int surfaces_below_3;
     uint32_t unknown_base;
     int check_api_version, strict_extensions, log_proc_addr;
     uint32_t present_support;
@@ -281,6 +283,7 @@ static void on_entry(void *ctx, const char *k, const char *v) {
         }
         g_config.has_groups = 1;
     } else if (strcmp(k, "own_surfaces") == 0) g_config.own_surfaces = mock_parse_i32(v);
+    else if (strcmp(k, "surfaces_below_3") == 0) g_config.surfaces_below_3 = mock_parse_i32(v);
     else if (strcmp(k, "physical_device_proc_addr") == 0) g_config.physical_device_proc_addr = mock_parse_i32(v);
     else if (strcmp(k, "enumerate_adapter") == 0) g_config.enumerate_adapter = mock_parse_i32(v);
     else if (strcmp(k, "unknown_functions") == 0) g_config.unknown_functions = mock_parse_i32(v);
@@ -1573,7 +1576,8 @@ static PFN_vkVoidFunction VKAPI_CALL mock_GetInstanceProcAddr(VkInstance instanc
         if (g_config.groups_supported) fn = (PFN_vkVoidFunction)mock_EnumeratePhysicalDeviceGroups;
     } else if (strcmp(name, "vkGetDeviceProcAddr") == 0) fn = (PFN_vkVoidFunction)mock_GetDeviceProcAddr;
     else if ((fn = LOOKUP(INSTANCE_ENTRIES, name))) {
-    } else if (effective_interface() >= 3 && g_config.own_surfaces && (fn = LOOKUP(SURFACE_CREATE_ENTRIES, name))) {
+    } else if ((effective_interface() >= 3 || g_config.surfaces_below_3) && g_config.own_surfaces &&
+               (fn = LOOKUP(SURFACE_CREATE_ENTRIES, name))) {
     } else if ((fn = physical_device_proc(name))) {
     } else fn = device_proc(name);
     if (g_config.log_proc_addr)
