@@ -2,7 +2,8 @@
  * The mutation check: each mutant of tools/_mutants.ts applied alone to a copy of the working tree, the
  * mutated room's tests run there (no type check, stop at the first failure, a time limit per mutant), and a
  * table of killed and surviving mutants per room. The checkout itself is never written. Run by hand
- * (docs/tools.md): `deno run -A tools/mutate.ts [--room api] [--timeout 300] [--json out.json] [--list]`.
+ * (docs/tools.md): `deno run -A tools/mutate.ts [--room api] [--id api#3,chain#1] [--timeout 300] [--json out.json]
+ * [--list]`.
  *
  * @module
  */
@@ -11,9 +12,17 @@ import { type Mutant, MUTANTS } from "./_mutants.ts";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-/** The tests that judge a room's mutants: its mirror under tests/, plus what tests it from elsewhere. */
+/** The tests judging the mutants of each room: the room's mirror among the tests, and what tests it elsewhere. */
 const ROOM_TESTS: Record<string, readonly string[]> = {
+  api: ["tests/api/"],
   chain: ["tests/chain/", "tests/checked_mode_test.ts"],
+  discovery: ["tests/discovery/"],
+  ffi: ["tests/ffi/"],
+  layers: ["tests/layers/"],
+  loading: ["tests/loading/"],
+  testing: ["tests/testing/"],
+  vk: ["tests/vk/"],
+  wsi: ["tests/wsi/"],
 };
 
 /** How one mutant fared. */
@@ -34,9 +43,9 @@ export function roomOf(file: string): string {
   return file.split("/")[0]!;
 }
 
-/** The tests a room's mutants run. */
+/** The tests a room's mutants run (none for a room not listed: its mutants cannot be judged). */
 export function testsOf(room: string): readonly string[] {
-  return ROOM_TESTS[room] ?? [`tests/${room}/`];
+  return ROOM_TESTS[room] ?? [];
 }
 
 /**
@@ -164,7 +173,9 @@ async function runMutants(
       results.push(r), report(r);
       continue;
     }
-    const m = mutated(mutant, source);
+    const m = testsOf(roomOf(mutant.file)).length === 0
+      ? { stale: `room "${roomOf(mutant.file)}" has no tests listed in tools/mutate.ts` }
+      : mutated(mutant, source);
     if ("stale" in m) {
       const r = { id, mutant, outcome: "stale" as const, seconds: 0, detail: m.stale };
       results.push(r), report(r);
@@ -228,7 +239,10 @@ if (import.meta.main) {
     perRoom.set(roomOf(m.file), n);
     return [`${roomOf(m.file)}#${n}`, m];
   });
-  const chosen = all.filter(([, m]) => room === undefined || roomOf(m.file) === room);
+  const ids = option(args, "--id")?.split(",");
+  const chosen = all.filter(([id, m]) =>
+    (room === undefined || roomOf(m.file) === room) && (ids === undefined || ids.includes(id))
+  );
   if (args.includes("--list")) {
     for (const [id, m] of chosen) {
       const source = await Deno.readTextFile(`${REPO}/${m.file}`).catch(() => "");
