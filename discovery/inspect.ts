@@ -76,6 +76,14 @@ const SHOWN_VARIABLES = [
   "XDG_DATA_DIRS",
 ];
 
+/** The variables whose empty value replaces a whole search with nothing, and which (D12). */
+const EMPTY_REPLACES: Readonly<Record<string, string>> = {
+  VK_DRIVER_FILES: "no driver",
+  VK_ICD_FILENAMES: "no driver",
+  VK_LAYER_PATH: "no explicit layer",
+  VK_IMPLICIT_LAYER_PATH: "no implicit layer",
+};
+
 /**
  * Runs driver discovery for a snapshot and builds the report.
  *
@@ -204,9 +212,16 @@ export function formatInspectReport(report: InspectReport): string {
   const names = Object.keys(report.environment.variables);
   if (names.length === 0) lines.push("  no discovery variables set");
   for (const name of names) {
-    // Set to the empty string is set (docs/behaviour.md D12): say so rather than print nothing after "=".
+    // Set to the empty string is set (docs/behaviour.md D12): say so, and what it replaces.
     const value = report.environment.variables[name];
-    lines.push(`  ${name}=${value === "" ? '"" (set to the empty string)' : value}`);
+    const empty = EMPTY_REPLACES[name];
+    lines.push(
+      `  ${name}=${
+        value !== ""
+          ? value
+          : `"" (set to the empty string${empty === undefined ? "" : `: ${empty} manifest is searched`})`
+      }`,
+    );
   }
   lines.push("", formatInspectSection(report.drivers));
   if (report.layers !== undefined) lines.push("", formatInspectSection(report.layers));

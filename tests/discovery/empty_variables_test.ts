@@ -82,5 +82,5 @@ Deno.test('the inspect report shows VK_DRIVER_FILES="" as set to the empty strin
   const report = buildInspectReport(tree.snapshot({ VK_DRIVER_FILES: "" }));
   assertEquals(report.drivers.locations, []);
   const text = formatInspectReport(report);
-  assert(text.includes('VK_DRIVER_FILES="" (set to the empty string)'), text);
+  assert(text.includes('VK_DRIVER_FILES="" (set to the empty string: no driver manifest is searched)'), text);
 });
