@@ -161,7 +161,7 @@ export class Vulkan implements Disposable {
     return this.#loader.checks.checked;
   }
 
-  /** The handle checks `create`, `enumerate`, `VkScope` and the idiomatic layer run (vk/handle_check.ts). */
+  /** The handle checks `create`, `enumerate`, `VkScope` and the idiomatic API run (vk/handle_check.ts). */
   get [HANDLE_CHECKS](): HandleChecks {
     return this.#loader.checks;
   }

@@ -11,8 +11,15 @@ import type { VkCommands } from "../vk/generated/vk_commands.ts";
 import type { VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
 import { handleChecksOf } from "../vk/handle_check.ts";
 
-/** Any object holding Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
-export type CommandSource = Partial<VkCommands>;
+/** Any object holding raw Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
+export type VkCommandSource = Partial<VkCommands>;
+
+/**
+ * Any object holding raw Vulkan commands by name.
+ *
+ * @deprecated Use {@linkcode VkCommandSource} (the same type; one name for one thing).
+ */
+export type CommandSource = VkCommandSource;
 
 /** The arguments of command `N` before its last parameter (the output slot the helper provides). */
 export type CreateArgs<N extends string> = N extends keyof VkCommands
@@ -21,7 +28,7 @@ export type CreateArgs<N extends string> = N extends keyof VkCommands
 
 type Raw = (...args: unknown[]) => unknown;
 
-function commandOf(vk: CommandSource, name: string, args: readonly unknown[]): Raw {
+function commandOf(vk: VkCommandSource, name: string, args: readonly unknown[]): Raw {
   const fn = (vk as Record<string, unknown>)[name];
   if (typeof fn !== "function") {
     throw new TypeError(`Cannot call "${name}": the command object has no such command`);
@@ -47,7 +54,7 @@ function commandOf(vk: CommandSource, name: string, args: readonly unknown[]): R
  * loader's (when `vk` knows its handles), or the command succeeded without writing a handle.
  */
 export function create<N extends keyof VkCreateOutputs>(
-  vk: CommandSource,
+  vk: VkCommandSource,
   name: N,
   args: CreateArgs<N>,
 ): VkCreateOutputs[N] {
@@ -58,7 +65,11 @@ export function create<N extends keyof VkCreateOutputs>(
  * {@linkcode create} without its types, for a typed caller that passes its own (`VkScope`): relating one
  * generic `CreateArgs<N>` to another makes the checker measure it over every command (docs/performance.md).
  */
-export function createHandle(vk: CommandSource, name: string, args: readonly unknown[]): Deno.PointerObject {
+export function createHandle(
+  vk: VkCommandSource,
+  name: string,
+  args: readonly unknown[],
+): Deno.PointerObject {
   const fn = commandOf(vk, name, args);
   // Off the V8 heap: the address stays put while C writes it.
   const slot = new BigUint64Array(new ArrayBuffer(8));
@@ -82,7 +93,7 @@ export function createHandle(vk: CommandSource, name: string, args: readonly unk
  * @throws {RangeError} If `count` is not a positive integer.
  */
 export function createMany<N extends keyof VkCreateManyOutputs>(
-  vk: CommandSource,
+  vk: VkCommandSource,
   name: N,
   args: CreateArgs<N>,
   count: number,
@@ -92,7 +103,7 @@ export function createMany<N extends keyof VkCreateManyOutputs>(
 
 /** {@linkcode createMany} without its types, as {@linkcode createHandle}. */
 export function createHandles(
-  vk: CommandSource,
+  vk: VkCommandSource,
   name: string,
   args: readonly unknown[],
   count: number,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type CommandSource, type CreateArgs, createHandle, createHandles } from "./create.ts";
+import { type CreateArgs, createHandle, createHandles, type VkCommandSource } from "./create.ts";
 import { DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
 import { handleChecksOf } from "../vk/handle_check.ts";
@@ -31,7 +31,7 @@ import type { VkCallbackPointer } from "../vk/generated/vk_types.ts";
  */
 export class VkScope implements Disposable {
   #stack = new DisposableStack();
-  #vk: CommandSource;
+  #vk: VkCommandSource;
   /** Owned handles by address: how to destroy each (the entry of the latest object at that address). */
   #owned = new Map<bigint, Owned>();
   /** Handles destroyed early through {@linkcode VkScope.destroy}, with their destroy command. */
@@ -40,7 +40,7 @@ export class VkScope implements Disposable {
   readonly arena: Arena;
 
   /** A scope creating through `vk` (vkdeno's `Vulkan`, the libvulkan wrapper, or any command object). */
-  constructor(vk: CommandSource) {
+  constructor(vk: VkCommandSource) {
     this.#vk = vk;
     this.arena = this.#stack.use(new Arena());
   }

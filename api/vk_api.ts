@@ -6,16 +6,15 @@
  *
  * @module
  */
-import type { VkCommands } from "../vk/generated/vk_commands.ts";
 import type { VkIdiomaticCommands } from "../vk/generated/vk_idiomatic.ts";
 import { DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { isPointerObject } from "../vk/_scalar.ts";
 import { type CommandOwner, compileCommand, planOf, RUNTIME, targetOf } from "./compile.ts";
 import { withHandleChecks } from "../vk/handle_check.ts";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
+import type { VkCommandSource } from "./create.ts";
 
-/** Any object holding raw Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
-export type VkCommandSource = Partial<VkCommands>;
+export type { VkCommandSource };
 
 type Fn = (...args: unknown[]) => unknown;
 

@@ -1,10 +1,10 @@
 /**
- * The idiomatic layer's cost per call against the raw command it wraps, on vkdeno over lavapipe, for three
+ * The idiomatic API's cost per call against the raw command it wraps, on vkdeno over lavapipe, for three
  * shapes: no pointer (`vkCmdSetLineWidth`, void; `vkGetFenceStatus`, its result returned by name), one
  * struct in (`vkCmdPipelineBarrier2` with a `VkDependencyInfo` holding one memory barrier) and an array in
  * (`vkCmdSetViewport` with one viewport literal; `vkResetFences` with one fence). The raw baseline passes a
  * struct or array written once before the loop; "raw + writeStruct" writes it on every call with the
- * public struct writer (what a raw-layer program pays to marshal the same literal); the idiomatic layer
+ * public struct writer (what a raw-layer program pays to marshal the same literal); the idiomatic API
  * marshals the literal on every call into its reused scratch memory.
  *
  * The command buffer is reset (untimed) before every batch, so each batch records into an empty buffer.

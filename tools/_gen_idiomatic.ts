@@ -1,5 +1,5 @@
 /**
- * Emits the idiomatic command layer's per-command data from the registry: `vk_idiomatic.ts` (every
+ * Emits the idiomatic API's per-command data from the registry: `vk_idiomatic.ts` (every
  * command's idiomatic signature, type-only) and `idiomatic.ts` + `idiomatic_text.js` (the marshalling plan
  * api/ compiles each command from, parsed on first use). One analysis per command feeds both, so the
  * types and the run-time shape cannot disagree (api/README.md describes the shapes).
@@ -418,7 +418,7 @@ function wrapUnion(ts: string): string {
   return /[|&]/.test(ts) ? `(${ts})` : ts;
 }
 
-/** The generated files of the idiomatic layer, keyed by file name. */
+/** The generated files of the idiomatic API, keyed by file name. */
 export interface EmittedIdiomatic {
   files: Map<string, string>;
   counts: Record<string, number>;
@@ -491,7 +491,7 @@ ${members.join("\n")}
 `,
   );
   const module = `${
-    header(reg, "The idiomatic layer's marshalling plan of every command (tools/_gen_idiomatic.ts).")
+    header(reg, "The idiomatic API's marshalling plan of every command (tools/_gen_idiomatic.ts).")
   }
 import { lazyLines } from "../_lazy_table.ts";
 

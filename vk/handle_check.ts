@@ -1,5 +1,5 @@
 /**
- * How the helpers of this level (`create`, `createMany`, `enumerate`, `VkScope`, the idiomatic layer) ask a
+ * How the helpers of this level (`create`, `createMany`, `enumerate`, `VkScope`, the idiomatic API) ask a
  * command object to check handles before a call, without knowing the loader above them: a command object
  * that can check implements {@linkcode HANDLE_CHECKS}, and the functions it hands out are registered here
  * with their command name ({@linkcode commandNameOf}).

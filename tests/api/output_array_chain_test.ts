@@ -56,7 +56,7 @@ function byHand(raw: VkCommandSource, gpu: VkPhysicalDevice) {
   }));
 }
 
-/** The same through the idiomatic layer, in the shape `byHand` returns. */
+/** The same through the idiomatic API, in the shape `byHand` returns. */
 function idiomatic(vk: VkApi, gpu: VkPhysicalDevice) {
   return vk.getPhysicalDeviceQueueFamilyProperties2(gpu, [PRIORITY, CHECKPOINT]).map((f) => ({
     queueFamilyProperties: f.queueFamilyProperties,

@@ -1,5 +1,5 @@
 /**
- * Two-call enumerations of the idiomatic layer when the driver's list changes between the count call and the
+ * Two-call enumerations of the idiomatic API when the driver's list changes between the count call and the
  * fill call: a list that grew (`VK_INCOMPLETE`) is asked for again until it is complete, a list that shrank
  * returns only the entries filled, and one that never stops growing throws `VK_INCOMPLETE` as a `VkError`.
  */

@@ -1,5 +1,5 @@
 /**
- * One scalar reader and writer (vk/_scalar.ts) serves the struct layouts and the idiomatic layer: every
+ * One scalar reader and writer (vk/_scalar.ts) serves the struct layouts and the idiomatic API: every
  * kind reads back what it writes, values a kind cannot take are refused, and both callers name the place.
  */
 

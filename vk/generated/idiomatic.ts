@@ -2,7 +2,7 @@
 // Regenerate with `deno task gen`; CI runs `deno task gen --check`.
 
 /**
- * The idiomatic layer's marshalling plan of every command (tools/_gen_idiomatic.ts).
+ * The idiomatic API's marshalling plan of every command (tools/_gen_idiomatic.ts).
  *
  * @module
  */
