@@ -10,8 +10,10 @@ import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
 import { RESULT_NAMES } from "../vk/generated/enums.ts";
 import { VkError } from "../vk/errors.ts";
 import { findLayout, layoutOf } from "../vk/_struct_layout.ts";
-import { readInto } from "../vk/_struct_reader.ts";
-import { type StructInput, StructWriter } from "../vk/_struct_writer.ts";
+import { FULL, Scratch } from "../ffi/_struct_memory.ts";
+import { entryOf, type StructEntry, writeArrayInto, writeGrowing } from "../vk/_struct_marshal.ts";
+
+import { getPointer, writeChain } from "../vk/_struct_runtime.ts";
 import {
   isPointerObject,
   readScalar,
@@ -54,7 +56,7 @@ function at(command: string, param: string): string {
 }
 
 function elementSize(kind: string, element: string): number {
-  if (kind === "struct") return layoutOf(element).size;
+  if (kind === "struct") return entryOf(element)[2];
   if (kind === "handle") return 8;
   if (kind === "bytes") return 1;
   return scalarSize(element as ScalarKind);
@@ -65,31 +67,38 @@ function isBytes(v: unknown): v is ArrayBufferView | ArrayBuffer {
 }
 
 function bytesOf(v: ArrayBufferView | ArrayBuffer): Uint8Array {
-  return v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  return v instanceof Uint8Array
+    ? v
+    : v instanceof ArrayBuffer
+    ? new Uint8Array(v)
+    : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 }
 
 let idle: CallMemory | undefined;
-const writers = new WeakMap<CallMemory, StructWriter>();
-
-function writerOf(m: CallMemory): StructWriter {
-  let w = writers.get(m);
-  if (!w) writers.set(m, w = new StructWriter(m));
-  return w;
-}
+const EMPTY = Object.freeze({});
 
 /** The chain structs (`names`, in order) linked from the pNext of the struct at `offset`, by name. */
-function readChain(view: DataView, offset: number, names: readonly string[] | null): Record<string, unknown> {
+function readChain(m: Scratch, offset: number, names: readonly string[] | null): Record<string, unknown> {
   const read: Record<string, unknown> = {};
-  let next = view.getBigUint64(offset + 8, true);
+  let p = getPointer(m, offset + 8);
   for (const type of names ?? []) {
-    const p = Deno.UnsafePointer.create(next);
     if (p === null) break;
-    const layout = layoutOf(type);
-    const link = new DataView(Deno.UnsafePointerView.getArrayBuffer(p, layout.size));
-    read[type] = readInto(layout, link, 0);
-    next = link.getBigUint64(8, true);
+    const [, reader, size] = entryOf(type);
+    const link = Scratch.of(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p, size)));
+    read[type] = reader(link, 0);
+    p = getPointer(link, 8);
   }
   return read;
+}
+
+/** Writes `values` as consecutive structs of `entry` into `m` (a larger scratch when full): their address. */
+function structsAt(
+  m: CallMemory,
+  entry: StructEntry,
+  name: string,
+  values: readonly unknown[],
+): Deno.PointerObject {
+  return writeGrowing(m, (s) => writeArrayInto(s, entry, name, values), (s) => m.keep(s), (s, o) => s.at(o));
 }
 
 /** The helpers compiled commands call. */
@@ -113,13 +122,25 @@ export const RUNTIME = {
   name(code: number): string {
     return RESULT_NAMES[code] ?? `VkResult(${code})`;
   },
+  /** Struct `name`'s generated writer and reader (resolved once per compiled command). */
+  entry(name: string): StructEntry {
+    return entryOf(name);
+  },
   str(m: CallMemory, v: unknown, opt: boolean, command: string, param: string): Deno.PointerValue {
-    if (typeof v === "string") return m.cstring(v);
+    if (typeof v === "string") return m.at(m.cstring(v));
     if (v == null && opt) return null;
     if (isPointerObject(v)) return v;
     return fail(`${at(command, param)} expected a string, got ${v === null ? "null" : typeof v}`);
   },
-  struct(m: CallMemory, name: string, v: unknown, opt: boolean, command: string, param: string) {
+  struct(
+    m: CallMemory,
+    entry: StructEntry,
+    name: string,
+    v: unknown,
+    opt: boolean,
+    command: string,
+    param: string,
+  ) {
     if (v == null) return opt ? null : fail(`${at(command, param)} expected a "${name}" object, got ${v}`);
     if (isPointerObject(v)) return v;
     if (typeof v !== "object" || Array.isArray(v)) {
@@ -127,7 +148,17 @@ export const RUNTIME = {
         `${at(command, param)} expected a "${name}" object, got ${Array.isArray(v) ? "an array" : typeof v}`,
       );
     }
-    return writerOf(m).array(name, [v]);
+    const top = m.top;
+    try {
+      // 8-aligned at least, so the address comes from the scratch's cache.
+      const c = m.alloc(entry[2], entry[3] < 8 ? 8 : entry[3]);
+      entry[0](m, c, v, 0);
+      return m.at(c);
+    } catch (e) {
+      if (e !== FULL) throw e;
+      m.top = top;
+    }
+    return structsAt(m, entry, name, [v]);
   },
   /** The element count of an input array (bytes for byte buffers); 0 for an absent optional one. */
   len(v: unknown, kind: string, command: string, param: string): number {
@@ -153,6 +184,7 @@ export const RUNTIME = {
     opt: boolean,
     command: string,
     param: string,
+    entry?: StructEntry,
   ) {
     if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
     if (isPointerObject(v)) return v;
@@ -166,18 +198,26 @@ export const RUNTIME = {
             return fail(`${where()} element ${i}: expected a "${element}" object, got a pointer`);
           }
         }
-        return writerOf(m).array(element, v as StructInput[]);
+        if (v.length === 1) {
+          return RUNTIME.struct(m, entry ?? entryOf(element), element, v[0], false, command, param);
+        }
+        return structsAt(m, entry ?? entryOf(element), element, v);
       }
       case "handle":
         return RUNTIME.handles(m, element, v, command, param);
       case "bytes":
         if (!isBytes(v)) return fail(`${where()} expected an ArrayBuffer or typed array`);
-        return m.copy(bytesOf(v));
-      case "strings":
+        return RUNTIME.copy(m, bytesOf(v), 8);
+      case "strings": {
         if (!Array.isArray(v) || !v.every((s) => typeof s === "string")) {
           return fail(`${where()} expected an array of strings`);
         }
-        return m.cstringArray(v);
+        if (v.length === 0) return null;
+        const list = m.bytes(v.length * 8, 8);
+        const words = new BigUint64Array(list.buffer, list.byteOffset, v.length);
+        for (let i = 0; i < v.length; i++) words[i] = BigInt(m.base + m.cstring(v[i]!));
+        return m.pointer(list);
+      }
       default:
         return RUNTIME.scalars(m, element as ScalarKind, v, -1, command, param);
     }
@@ -186,25 +226,31 @@ export const RUNTIME = {
   handles(m: CallMemory, element: string, v: unknown, command: string, param: string): Deno.PointerObject {
     if (!Array.isArray(v)) return fail(`${at(command, param)} expected an array of ${element}`);
     const n = v.length;
-    let off = m.take(n * 8);
-    const view = off >= 0 ? m.view : new DataView(m.alloc(n * 8).buffer);
-    const buf = off >= 0 ? null : new Uint8Array(view.buffer);
-    if (off < 0) off = 0;
+    const buf = m.bytes(n * 8, 8);
+    const inScratch = buf.buffer === m.u8.buffer;
+    const words = inScratch ? m.u64 : new BigUint64Array(buf.buffer, buf.byteOffset, n);
+    const first = inScratch ? (buf.byteOffset - m.u8.byteOffset) >> 3 : 0;
     for (let i = 0; i < n; i++) {
       const h: unknown = v[i];
       if (h === null || h === undefined) continue;
       if (!isPointerObject(h)) {
         return fail(`${at(command, param)} element ${i}: expected a ${element} handle`);
       }
-      view.setBigUint64(off + i * 8, BigInt(Deno.UnsafePointer.value(h)), true);
+      words[first + i] = Deno.UnsafePointer.value(h);
     }
-    return buf === null ? m.at(off) : m.pointer(buf);
+    return m.pointer(buf);
+  },
+  /** A copy of `bytes` in the call's memory, aligned to `align`: its address. */
+  copy(m: CallMemory, bytes: Uint8Array, align: number): Deno.PointerObject {
+    const buf = m.bytes(bytes.byteLength, align);
+    buf.set(bytes);
+    return m.pointer(buf);
   },
   /** Numbers (or bigints) as a C array of `kind`; `fixed` >= 0 is the length of a fixed-size array parameter. */
   scalars(m: CallMemory, kind: ScalarKind, v: unknown, fixed: number, command: string, param: string) {
     const where = () => at(command, param);
     if (isBytes(v) && !(v instanceof DataView) && !(v instanceof ArrayBuffer) && fixed < 0) {
-      return m.copy(v, Math.min(scalarSize(kind), 8));
+      return RUNTIME.copy(m, bytesOf(v), Math.min(scalarSize(kind), 8));
     }
     const list = v as ArrayLike<unknown>;
     if (typeof list !== "object" || list === null || typeof list.length !== "number") {
@@ -215,7 +261,7 @@ export const RUNTIME = {
       return fail(`${where()} has ${list.length} elements, room for ${fixed}`);
     }
     const n = fixed >= 0 ? fixed : list.length;
-    const buf = m.alloc(size * n, Math.min(size, 8));
+    const buf = m.bytes(size * n, Math.min(size, 8));
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     for (let i = 0; i < list.length; i++) {
       if (!writeScalar(view, i * size, kind, list[i])) {
@@ -229,7 +275,7 @@ export const RUNTIME = {
     if (v == null) return opt ? null : fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
     if (!isBytes(v)) return fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
     const bytes = bytesOf(v);
-    const buf = m.alloc(bytes.byteLength, 8);
+    const buf = m.bytes(bytes.byteLength, 8);
     buf.set(bytes);
     return buf;
   },
@@ -248,18 +294,22 @@ export const RUNTIME = {
     });
   },
   /** Prepares the output struct at `offset`: sType, and the chain of structs asked for. */
-  outStruct(m: CallMemory, name: string, offset: number, chain: unknown, command: string): void {
-    const layout = layoutOf(name);
-    if (layout.sType !== undefined) m.view.setUint32(offset, layout.sType, true);
+  outStruct(
+    m: CallMemory,
+    entry: StructEntry,
+    name: string,
+    offset: number,
+    chain: unknown,
+    command: string,
+  ): void {
+    entry[0](m, offset, EMPTY, 0); // its sType
     const links = RUNTIME.links(chain, command);
-    if (links === null) return;
-    const head = writerOf(m).chain(links, name);
-    m.view.setBigUint64(offset + 8, BigInt(Deno.UnsafePointer.value(head)), true);
+    if (links !== null) writeChain(m, offset + 8, links, name);
   },
-  readStruct(m: CallMemory, name: string, offset: number, chain: unknown): unknown {
-    const out = readInto(layoutOf(name), m.view, offset);
+  readStruct(m: CallMemory, entry: StructEntry, offset: number, chain: unknown): unknown {
+    const out = entry[1](m, offset);
     if (chain === false) return out;
-    out.chain = readChain(m.view, offset, chain as string[] | null) as never;
+    out.chain = readChain(m, offset, chain as string[] | null) as never;
     return out;
   },
   /**
@@ -269,29 +319,29 @@ export const RUNTIME = {
   outChained(m: CallMemory, element: string, n: number, links: { type: string }[] | null): Uint8Array {
     const buf = RUNTIME.outArray(m, "struct", element, n);
     if (links === null || links.length === 0) return buf;
-    const size = layoutOf(element).size;
+    const size = entryOf(element)[2];
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    const writer = writerOf(m);
+    const head = m.alloc(8, 8);
     for (let i = 0; i < n; i++) {
-      const head = writer.chain(links, element);
-      view.setBigUint64(i * size + 8, BigInt(Deno.UnsafePointer.value(head)), true);
+      writeChain(m, head, links, element);
+      view.setBigUint64(i * size + 8, m.u64[head >> 3]!, true);
     }
     return buf;
   },
   /** The elements of an {@linkcode RUNTIME.outChained} array, each with the chain it was given read back. */
   readChained(element: string, buf: Uint8Array, n: number, chain: unknown): unknown[] {
-    const layout = layoutOf(element);
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const [, read, size] = entryOf(element);
+    const s = Scratch.of(buf as Uint8Array<ArrayBuffer>);
     const out: unknown[] = new Array(n);
     for (let i = 0; i < n; i++) {
-      const value = readInto(layout, view, i * layout.size);
-      value.chain = readChain(view, i * layout.size, chain as string[] | null) as never;
+      const value = read(s, i * size);
+      value.chain = readChain(s, i * size, chain as string[] | null) as never;
       out[i] = value;
     }
     return out;
   },
   handle(m: CallMemory, offset: number): Deno.PointerValue {
-    return Deno.UnsafePointer.create(m.view.getBigUint64(offset, true));
+    return getPointer(m, offset);
   },
   scalar(m: CallMemory, offset: number, kind: ScalarKind): unknown {
     return readScalar(m.view, offset, kind);
@@ -311,12 +361,12 @@ export const RUNTIME = {
   },
   outArray(m: CallMemory, kind: string, element: string, n: number): Uint8Array {
     const size = elementSize(kind, element);
-    const buf = m.alloc(size * Math.max(n, 1), Math.min(size, 8));
+    const buf = m.bytes(size * Math.max(n, 1), Math.min(size, 8));
     if (kind === "struct") {
-      const layout = layoutOf(element);
-      if (layout.sType !== undefined) {
+      const sType = layoutOf(element).sType;
+      if (sType !== undefined) {
         const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-        for (let i = 0; i < n; i++) view.setUint32(i * size, layout.sType, true);
+        for (let i = 0; i < n; i++) view.setUint32(i * size, sType, true);
       }
     }
     return buf;
@@ -326,8 +376,9 @@ export const RUNTIME = {
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     const out: unknown[] = new Array(n);
     if (kind === "struct") {
-      const layout = layoutOf(element);
-      for (let i = 0; i < n; i++) out[i] = readInto(layout, view, i * layout.size);
+      const [, read, size] = entryOf(element);
+      const s = Scratch.of(buf as Uint8Array<ArrayBuffer>);
+      for (let i = 0; i < n; i++) out[i] = read(s, i * size);
     } else if (kind === "handle") {
       for (let i = 0; i < n; i++) out[i] = Deno.UnsafePointer.create(view.getBigUint64(i * 8, true));
     } else {
@@ -347,7 +398,7 @@ export const RUNTIME = {
     size: unknown,
     command: string,
   ): ArrayBuffer {
-    const p = Deno.UnsafePointer.create(m.view.getBigUint64(offset, true));
+    const p = getPointer(m, offset);
     if (p === null) return fail(`Command "${command}" mapped no memory`);
     let bytes = typeof size === "bigint" ? size : BigInt(RUNTIME.size(size));
     if (bytes === VK_WHOLE_SIZE) {
@@ -450,6 +501,13 @@ function source(
   const [resultKind, codes, roles] = plan;
   const q = JSON.stringify;
   const user: string[] = [];
+  const entries = new Map<string, string>();
+  /** The constant holding struct `struct`'s entry, resolved once when the command is bound. */
+  const entry = (struct: string) => {
+    let e = entries.get(struct);
+    if (e === undefined) entries.set(struct, e = `E${entries.size}`);
+    return e;
+  };
   const prep: string[] = [];
   const counts: string[] = [];
   const after: string[] = [];
@@ -494,14 +552,18 @@ function source(
         break;
       case "st":
         memory = true;
-        prep.push(`const a${i} = rt.struct(m, ${q(role[1])}, ${u}, ${role[2] === true}, ${q(name)}, ${P});`);
+        prep.push(
+          `const a${i} = rt.struct(m, ${entry(String(role[1]))}, ${q(role[1])}, ${u}, ${role[2] === true}, ${
+            q(name)
+          }, ${P});`,
+        );
         break;
       case "a":
         memory = true;
         prep.push(
           `const a${i} = rt.array(m, ${q(role[1])}, ${q(role[2])}, ${u}, ${role[3] === true}, ${
             q(name)
-          }, ${P});`,
+          }, ${P}${role[1] === "struct" ? `, ${entry(String(role[2]))}` : ""});`,
         );
         break;
       case "fix":
@@ -542,9 +604,12 @@ function source(
         const off = slot(layoutOf(String(role[1])).size);
         const takesChain = role[2] === 1 && chain === undefined;
         if (takesChain) chain = `c${i}`;
-        prep.push(`rt.outStruct(m, ${q(role[1])}, ${off}, ${takesChain ? chain : "null"}, ${q(name)});`);
+        const e = entry(String(role[1]));
+        prep.push(
+          `rt.outStruct(m, ${e}, ${q(role[1])}, ${off}, ${takesChain ? chain : "null"}, ${q(name)});`,
+        );
         prep.push(`const a${i} = m.at(${off});`);
-        after.push(`const o${i} = rt.readStruct(m, ${q(role[1])}, ${off}, ${takesChain ? chain : "false"});`);
+        after.push(`const o${i} = rt.readStruct(m, ${e}, ${off}, ${takesChain ? chain : "false"});`);
         outputs.push([outputName(p.name), `o${i}`]);
         break;
       }
@@ -679,10 +744,11 @@ function source(
   else if (parts.length > 1) body.push(`return { ${parts.map(([k, v]) => `${q(k)}: ${v}`).join(", ")} };`);
   if (chain !== undefined) user.push(chain);
   const fnName = name.slice(2, 3).toLowerCase() + name.slice(3);
+  const prelude = [...entries].map(([struct, e]) => `const ${e} = rt.entry(${q(struct)});\n`).join("");
   if (!memory && !twoCall) {
-    return `return function ${fnName}(${user.join(", ")}) {\n${body.join("\n")}\n};`;
+    return `${prelude}return function ${fnName}(${user.join(", ")}) {\n${body.join("\n")}\n};`;
   }
-  return `return function ${fnName}(${user.join(", ")}) {
+  return `${prelude}return function ${fnName}(${user.join(", ")}) {
 const m = rt.enter(${reserved});
 try {
 ${body.join("\n")}

@@ -9,7 +9,7 @@ import { VkError } from "../vk/errors.ts";
 import { Arena } from "../ffi/memory.ts";
 import { findLayout, layoutOf, type RuntimeStructName } from "../vk/_struct_layout.ts";
 import type { StructValue } from "../vk/_struct_reader.ts";
-import { StructWriter } from "../vk/_struct_writer.ts";
+import { allocStruct } from "../vk/struct_write.ts";
 import { readStructArray } from "../vk/struct_read.ts";
 import type { VkPointer, VkStructPointer } from "../vk/generated/vk_types.ts";
 import type { VkStructCanonical, VkStructName, VkStructs } from "../vk/generated/vk_structs.ts";
@@ -138,7 +138,7 @@ export function enumerate(
     using arena = new Arena();
     const items = options.struct === undefined
       ? arena.pointer(arena.alloc(8 * n))
-      : new StructWriter(arena).zeroed(options.struct, n);
+      : allocStruct(arena, options.struct as string, { count: n });
     const second = call(...args, pCount, items);
     if (typeof second === "number" && check(second, name) === VK_INCOMPLETE) continue;
     const got = Math.min(count[0]!, n);

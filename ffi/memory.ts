@@ -16,8 +16,23 @@
  */
 export type Pointer = Deno.PointerValue;
 
+import { Scratch } from "./_struct_memory.ts";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+let scratchOf: (arena: Arena) => Scratch;
+let keepScratch: (arena: Arena, m: Scratch) => void;
+
+/** The scratch chunk `arena` hands to the generated struct writers (a new one once it is disposed throws). */
+export function arenaScratch(arena: Arena): Scratch {
+  return scratchOf(arena);
+}
+
+/** Makes `m` `arena`'s chunk from now on, and keeps it alive as long as the arena. */
+export function arenaKeep(arena: Arena, m: Scratch): void {
+  keepScratch(arena, m);
+}
 
 /**
  * Owns native memory handed to C. Every buffer stays referenced (and so at a
@@ -34,6 +49,23 @@ const decoder = new TextDecoder();
 export class Arena implements Disposable {
   static #live = 0;
   #buffers: Uint8Array[] = [];
+  /** The chunk the generated struct writers fill (kept in #buffers once full). */
+  #scratch: Scratch | undefined;
+
+  static {
+    scratchOf = (arena) => {
+      arena.#checkLive();
+      return arena.#scratch ??= arena.#keep(new Scratch(4096));
+    };
+    keepScratch = (arena, m) => {
+      arena.#scratch = arena.#keep(m);
+    };
+  }
+
+  #keep(m: Scratch): Scratch {
+    this.#buffers.push(m.u8);
+    return m;
+  }
   #disposed = false;
 
   constructor() {
@@ -191,6 +223,7 @@ export class Arena implements Disposable {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#buffers = [];
+    this.#scratch = undefined;
     Arena.#live--;
   }
 

@@ -19,6 +19,7 @@ import { TYPES_TEXT } from "./_gen_types.ts";
 import { emitApi } from "./_gen_api.ts";
 import { Layouts } from "./_gen_layout.ts";
 import { emitIdiomatic } from "./_gen_idiomatic.ts";
+import { emitMarshal } from "./_gen_marshal.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // Only the project's own copy, so every checkout generates exactly what is committed.
@@ -104,6 +105,9 @@ export async function generate(options: GenerateOptions = {}): Promise<Generated
   const idiomatic = emitIdiomatic(reg, layouts, api.files.get("vk_types.ts") ?? "");
   for (const [name, text] of idiomatic.files) emitted.files.set(name, text);
   Object.assign(emitted.counts, idiomatic.counts);
+  const marshal = emitMarshal(reg, layouts);
+  for (const [name, text] of marshal.files) emitted.files.set(name, text);
+  emitted.counts["struct writers"] = marshal.count;
   const files = new Map<string, string>();
   await Promise.all(
     [...emitted.files.entries()].map(async ([name, text]) => files.set(name, await format(name, text))),

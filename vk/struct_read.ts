@@ -1,5 +1,5 @@
 /**
- * Reading Vulkan structs back into plain objects (the public side of `vk/_struct_reader.ts`'s `readInto`):
+ * Reading Vulkan structs back into plain objects (the public side of the generated readers, `vk/_struct_marshal.ts`):
  * {@linkcode readStruct}, {@linkcode readStructArray}, the pNext chain hanging off a struct
  * ({@linkcode readChain}), and a struct's size ({@linkcode sizeOfStruct}). Re-exported by `api/structs.ts`.
  *
@@ -7,7 +7,9 @@
  */
 import { STRUCT_BY_STYPE } from "./generated/structs.ts";
 import { findLayout, layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
-import { readInto, type StructValue } from "./_struct_reader.ts";
+import type { StructValue } from "./_struct_reader.ts";
+import { Scratch } from "../ffi/_struct_memory.ts";
+import { entryOf } from "./_struct_marshal.ts";
 import type { VkChainRead, VkStructChains, VkStructName, VkStructs } from "./generated/vk_structs.ts";
 
 /**
@@ -82,19 +84,19 @@ export function readStruct(
   options?: ReadStructOptions,
 ): unknown {
   options ??= {};
-  const layout = layoutOf(name);
-  const base = (options.index ?? 0) * layout.size;
-  let view: DataView;
+  const [, read, size] = entryOf(name);
+  const base = (options.index ?? 0) * size;
+  let bytes: Uint8Array<ArrayBuffer>;
   if (source instanceof Uint8Array) {
-    if (source.byteLength < base + layout.size) {
+    if (source.byteLength < base + size) {
       throw new RangeError(`Cannot read "${name}": the buffer holds ${source.byteLength} bytes`);
     }
-    view = new DataView(source.buffer, source.byteOffset, source.byteLength);
+    bytes = source as Uint8Array<ArrayBuffer>;
   } else {
     if (source === null) throw new TypeError(`Cannot read "${name}" through a null pointer`);
-    view = new DataView(Deno.UnsafePointerView.getArrayBuffer(source, base + layout.size));
+    bytes = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(source, base + size));
   }
-  return readInto(layout, view, base);
+  return read(Scratch.of(bytes), base) as StructValue;
 }
 
 /**

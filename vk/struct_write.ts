@@ -1,13 +1,16 @@
 /**
- * Writing Vulkan structs from plain objects (the public side of `vk/_struct_writer.ts`'s `StructWriter`):
+ * Writing Vulkan structs from plain objects (the public side of the generated writers, `vk/_struct_marshal.ts`):
  * {@linkcode writeStruct} and {@linkcode writeStructArray} for inputs, {@linkcode allocStruct} for zeroed
  * outputs with `sType` set and an optional pNext chain. Re-exported by `api/structs.ts`.
  *
  * @module
  */
-import type { Arena } from "../ffi/memory.ts";
+import { type Arena, arenaKeep, arenaScratch } from "../ffi/memory.ts";
 import { layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
-import { type ChainInput, type StructInput, StructWriter } from "./_struct_writer.ts";
+import type { ChainInput, StructInput } from "./_struct_writer.ts";
+import { FULL, type Scratch } from "../ffi/_struct_memory.ts";
+import { entryOf, type StructEntry, writeArrayInto, writeGrowing } from "./_struct_marshal.ts";
+import { writeChain } from "./_struct_runtime.ts";
 import type { VkStructPointer } from "./generated/vk_types.ts";
 import type {
   VkChain,
@@ -84,7 +87,36 @@ export function writeStruct<S extends string>(
 // The implementations take `unknown`: each overload must be assignable to its implementation, and relating
 // `VkStructInputs[N]` to an index signature makes the checker expand every struct (docs/performance.md).
 export function writeStruct(arena: Arena, name: string, value?: unknown): Deno.PointerObject {
-  return new StructWriter(arena).array(name, [(value ?? {}) as StructInput]);
+  const entry = entryOf(name);
+  const v = value ?? {};
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new TypeError(`Cannot write element 0 of "${name}[]": expected an object`);
+  }
+  const m = arenaScratch(arena);
+  const top = m.top;
+  try {
+    const c = m.alloc(entry[2], entry[3]);
+    entry[0](m, c, v, 0);
+    return m.at(c);
+  } catch (e) {
+    if (e !== FULL) throw e;
+    m.top = top;
+  }
+  return inArena(arena, m, (m) => writeArrayInto(m, entry, name, [v]));
+}
+
+/** Writes with `write` into `arena`'s scratch chunk `m`, moving to larger chunks until it fits. */
+function inArena(arena: Arena, m: Scratch, write: (m: Scratch) => number): Deno.PointerObject {
+  return writeGrowing(m, write, (big) => arenaKeep(arena, big), (m, offset) => m.at(offset));
+}
+
+/** `count` consecutive zeroed structs of `entry` with their sType, the first one's pNext set to `chain`. */
+function zeroed(m: Scratch, entry: StructEntry, name: string, count: number, chain: unknown): number {
+  const c = writeArrayInto(m, entry, name, []);
+  if (count > 1) m.alloc(entry[2] * (count - 1), 1);
+  for (let i = 1; i < count; i++) entry[0](m, c + i * entry[2], {}, 0);
+  if (chain !== undefined) writeChain(m, c + 8, chain, name);
+  return c;
 }
 
 /**
@@ -129,7 +161,8 @@ export function writeStructArray(
   name: string,
   values: readonly unknown[],
 ): Deno.PointerObject {
-  return new StructWriter(arena).array(name, values as readonly StructInput[]);
+  const entry = entryOf(name);
+  return inArena(arena, arenaScratch(arena), (m) => writeArrayInto(m, entry, name, values));
 }
 
 /** Options of {@linkcode allocStruct} for struct `N`. */
@@ -185,17 +218,12 @@ export function allocStruct(
   options?: { count?: number; pNext?: unknown },
 ): Deno.PointerObject {
   options ??= {};
-  const writer = new StructWriter(arena);
+  const entry = entryOf(name);
   const count = options.count ?? 1;
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`Invalid struct count "${count}"`);
-  const pointer = writer.zeroed(name, count);
-  if (options.pNext !== undefined) {
-    const layout = layoutOf(name);
-    const pNext = layout.members.find((m) => m.name === "pNext");
-    if (!pNext) throw new TypeError(`Cannot link pNext of "${name}": it has no pNext member`);
-    const head = writer.chain(options.pNext, name);
-    new DataView(Deno.UnsafePointerView.getArrayBuffer(pointer, 8, pNext.offset))
-      .setBigUint64(0, BigInt(Deno.UnsafePointer.value(head)), true);
+  const chain = options.pNext;
+  if (chain !== undefined && !layoutOf(name).members.some((m) => m.name === "pNext")) {
+    throw new TypeError(`Cannot link pNext of "${name}": it has no pNext member`);
   }
-  return pointer;
+  return inArena(arena, arenaScratch(arena), (m) => zeroed(m, entry, name, count, chain));
 }

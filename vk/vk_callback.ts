@@ -10,7 +10,9 @@ import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbac
 import type { VkCallbackPointer } from "./generated/vk_types.ts";
 import { readCString } from "../ffi/memory.ts";
 import { countMemberOf, findLayout, layoutOf } from "./_struct_layout.ts";
-import { readInto, type StructValue } from "./_struct_reader.ts";
+import type { StructValue } from "./_struct_reader.ts";
+import { Scratch } from "../ffi/_struct_memory.ts";
+import { entryOf } from "./_struct_marshal.ts";
 import { ENUM_VALUES } from "./generated/enums.ts";
 import type { VkEnumTypes } from "./generated/vk_types.ts";
 import { enumName } from "./names.ts";
@@ -101,11 +103,8 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?:
   depth ??= 0;
   if (pointer === null) throw new TypeError(`Cannot read "${name}" through a null pointer`);
   const layout = layoutOf(name);
-  const value = readInto(
-    layout,
-    new DataView(Deno.UnsafePointerView.getArrayBuffer(pointer, layout.size)),
-    0,
-  );
+  const bytes = new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pointer, layout.size));
+  const value = entryOf(name)[1](Scratch.of(bytes), 0) as StructValue;
   // Enum members carry their name beside the value (`objectType` 1, `objectTypeName` "VK_OBJECT_TYPE_INSTANCE").
   for (const m of layout.members) {
     if (

@@ -7,7 +7,7 @@ import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:as
 import { readScalar, type ScalarKind, scalarSize, writeScalar } from "../../vk/_scalar.ts";
 import { Arena } from "../../ffi/memory.ts";
 import { readStruct } from "../../api/structs.ts";
-import { StructWriter } from "../../vk/_struct_writer.ts";
+import { writeStruct as writeStructUntyped } from "../../vk/struct_write.ts";
 import { RUNTIME } from "../../api/compile.ts";
 
 const SAMPLES: [ScalarKind, unknown, unknown, number][] = [
@@ -67,7 +67,7 @@ Deno.test("values a kind cannot take are refused and nothing is written", () => 
 Deno.test("struct members and idiomatic parameters refuse a wrong scalar naming the place", () => {
   using arena = new Arena();
   const writeStruct = (name: string, value: Record<string, unknown>) =>
-    new StructWriter(arena).array(name, [value]);
+    writeStructUntyped(arena, name, value);
   assertThrows(
     () => writeStruct("VkViewport", { width: "64" }),
     { name: "TypeError", message: 'Cannot write "64" to member "width" of "VkViewport": expected a number' },
@@ -94,7 +94,7 @@ Deno.test("struct members and idiomatic parameters refuse a wrong scalar naming 
 Deno.test("a struct read back gives what the struct writer stored, member kinds from the layout", () => {
   using arena = new Arena();
   const writeStruct = (name: string, value: Record<string, unknown>) =>
-    new StructWriter(arena).array(name, [value]);
+    writeStructUntyped(arena, name, value);
   const p = writeStruct("VkViewport", {
     x: -1.5,
     y: 2,

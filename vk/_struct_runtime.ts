@@ -1,0 +1,520 @@
+/**
+ * What the generated struct writers and readers (`generated/struct_*.js`) call: the checked stores of one
+ * member (small, so V8 inlines them into each writer's monomorphic code), arrays, strings and pNext links
+ * written in place into a {@linkcode Scratch}, and the errors naming the struct and member.
+ *
+ * @module
+ */
+import { isPointerObject } from "./_scalar.ts";
+import type { Scratch } from "../ffi/_struct_memory.ts";
+import { layoutOf } from "./_struct_layout.ts";
+
+/** A generated writer: `v` as the struct at byte `o` of `m`; `k` extra keys allowed (a link's `type`). */
+export type StructWriterFn = (m: Scratch, o: number, v: unknown, k: number) => void;
+/** A generated reader: the struct at byte `o` of `m` as a plain object. */
+export type StructReaderFn = (m: Scratch, o: number) => Record<string, unknown>;
+/** A struct's generated writer and reader, with its size and alignment. */
+export type StructEntry = readonly [StructWriterFn, StructReaderFn, number, number];
+
+const TWO_32 = 4294967296;
+
+/** A struct's entry by name: set by vk/_struct_marshal.ts, which imports the generated index. */
+let entryOf: (name: string) => StructEntry | undefined = () => undefined;
+
+/** Where the generated writers find other structs' entries (pNext links, structs of another file). */
+export function setStructEntries(lookup: (name: string) => StructEntry | undefined): void {
+  entryOf = lookup;
+}
+
+function named(name: string): StructEntry {
+  const entry = entryOf(name);
+  if (!entry) throw new TypeError(`Unknown struct "${name}": not in the generated layouts`);
+  return entry;
+}
+
+/** Writes struct `name` (of another generated file) at byte `o`. */
+export function writeNamed(name: string, m: Scratch, o: number, x: unknown, k: number): void {
+  named(name)[0](m, o, x, k);
+}
+
+/** Reads struct `name` (of another generated file) at byte `o`. */
+export function readNamed(name: string, m: Scratch, o: number): Record<string, unknown> {
+  return named(name)[1](m, o);
+}
+
+/** Writes a pNext chain (a pointer, one link `{ type, ...members }` or a list of them) and its address at byte `o`. */
+export function writeChain(m: Scratch, o: number, x: unknown, owner: string): void {
+  if (x === null || typeof x !== "object" || Object.getPrototypeOf(x) === null) {
+    putPointer(m, o, x, owner, "pNext");
+    return;
+  }
+  chainLinks(m, o, x, owner, entryOf);
+}
+
+/** Writes a member holding an array of pointers to structs `name` (`const T* const*`): its length. */
+export function structPointers(
+  m: Scratch,
+  o: number,
+  x: unknown,
+  name: string,
+  owner: string,
+  member: string,
+): number {
+  return pointerLinks(m, o, x, entryOf(name), owner, member);
+}
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function where(struct: string, member: string): string {
+  return `member "${member}" of "${struct}"`;
+}
+
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  return String(value);
+}
+
+/** Throws the writer's error for a value member `member` of `struct` cannot take. */
+export function badValue(struct: string, member: string, value: unknown, expected: string): never {
+  throw new TypeError(`Cannot write "${shown(value)}" to ${where(struct, member)}: expected ${expected}`);
+}
+
+/** Throws for two arrays of `struct` sharing count member `count` with different lengths. */
+export function mismatch(struct: string, count: string, a: string, na: number, b: string, nb: number): never {
+  throw new RangeError(`Cannot fill "${count}" of "${struct}": "${a}" has ${na} and "${b}" has ${nb}`);
+}
+
+/** The number of enumerable keys of `v` (its members, for the unknown-member check). */
+export function keys(v: unknown): number {
+  let n = 0;
+  for (const _ in v as object) n++;
+  return n;
+}
+
+/** Throws for the first key of `v` that is not a member of `struct` (`type` names a chain link). */
+export function unknown(v: unknown, struct: string): void {
+  const members = layoutOf(struct).members;
+  for (const key of Object.keys(v as object)) {
+    if (key !== "type" && !members.some((m) => m.name === key)) {
+      throw new TypeError(`Unknown member "${key}" of "${struct}"`);
+    }
+  }
+}
+
+/** An element of an array of structs, checked to be an object. */
+export function element(x: unknown, struct: string, member: string, i: number): unknown {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) {
+    throw new TypeError(`Cannot write ${where(struct, member)}[${i}]: expected an object`);
+  }
+  return x;
+}
+
+/** A 32-bit or narrower member's value as a number (the typed-array store keeps the low bits). */
+export function num(v: unknown, struct: string, member: string): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (typeof v === "bigint") return Number(BigInt.asIntN(64, v));
+  return badValue(struct, member, v, "a number");
+}
+
+/** Stores `v` as a `uint8_t` at byte `o`: 1 (one member written). */
+export function u8(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.u8[o] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores `v` as an `int8_t` at byte `o`: 1. */
+export function i8(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.i8[o] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores `v` as a `uint16_t` at byte `o`: 1. */
+export function u16(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.u16[o >> 1] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores `v` as an `int16_t` at byte `o`: 1. */
+export function i16(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.i16[o >> 1] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores `v` as a 32-bit unsigned integer (flags, enums, counts, VkBool32) at byte `o`: 1. */
+export function u32(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.u32[o >> 2] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores `v` as an `int32_t` at byte `o`: 1. */
+export function i32(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.i32[o >> 2] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores `v` as a `float` at byte `o`: 1. */
+export function f32(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.f32[o >> 2] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores `v` as a `double` at byte `o`: 1. */
+export function f64(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  m.f64[o >> 3] = num(v, struct, member);
+  return 1;
+}
+
+/** Stores a 64-bit integer at byte `o`: a bigint, an integer number, a boolean, or a pointer; 1. */
+export function put64(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  if (typeof v === "bigint") {
+    m.u64[o >> 3] = v;
+  } else if (typeof v === "number" && v >= 0 && Number.isInteger(v)) {
+    m.u32[o >> 2] = v % TWO_32;
+    m.u32[(o >> 2) + 1] = v / TWO_32;
+  } else if (typeof v === "number" && Number.isInteger(v)) {
+    m.u64[o >> 3] = BigInt(v);
+  } else if (typeof v === "boolean") {
+    m.u32[o >> 2] = v ? 1 : 0;
+  } else if (v === null || isPointerObject(v)) {
+    putPointer(m, o, v, struct, member);
+  } else {
+    badValue(struct, member, v, "a bigint or pointer");
+  }
+  return 1;
+}
+
+/** Stores a pointer or handle at byte `o`: a pointer object, null, or an address; 1. */
+export function putPointer(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  if (v === null) return 1;
+  if (isPointerObject(v)) m.u64[o >> 3] = Deno.UnsafePointer.value(v);
+  else if (typeof v === "bigint" || typeof v === "number" || typeof v === "boolean") {
+    put64(m, o, v, struct, member);
+  } else badValue(struct, member, v, "a bigint or pointer");
+  return 1;
+}
+
+/** Stores address `a` (a number) at byte `o`. */
+export function putAddress(m: Scratch, o: number, a: number): void {
+  m.u32[o >> 2] = a % TWO_32;
+  m.u32[(o >> 2) + 1] = a / TWO_32;
+}
+
+/** The pointer at byte `o`: a pointer object, or null for 0. */
+export function getPointer(m: Scratch, o: number): Deno.PointerValue {
+  if (m.u32[o >> 2] === 0 && m.u32[(o >> 2) + 1] === 0) return null;
+  return Deno.UnsafePointer.create(m.u64[o >> 3]!);
+}
+
+/** Writes a bit-field of `width` bits at bit `shift` of the 32-bit unit at byte `o`. */
+export function bits(
+  m: Scratch,
+  o: number,
+  width: number,
+  shift: number,
+  x: unknown,
+  struct: string,
+  member: string,
+): void {
+  if (typeof x !== "number") badValue(struct, member, x, "a number");
+  const mask = width >= 32 ? 0xffffffff : ((1 << width) - 1) << shift;
+  const old = m.u32[o >> 2]!;
+  m.u32[o >> 2] = ((old & ~mask) | ((x << shift) & mask)) >>> 0;
+}
+
+function isBytes(x: unknown): x is ArrayBufferView | ArrayBuffer {
+  return ArrayBuffer.isView(x) || x instanceof ArrayBuffer;
+}
+
+function bytesOf(x: ArrayBufferView | ArrayBuffer): Uint8Array {
+  return x instanceof Uint8Array
+    ? x
+    : x instanceof ArrayBuffer
+    ? new Uint8Array(x)
+    : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+}
+
+/** Stores element `i` of kind `kind` (`size` bytes each) of an array starting at byte `c`. */
+function putElement(m: Scratch, c: number, kind: string, x: unknown, struct: string, member: string): void {
+  switch (kind) {
+    case "u8":
+    case "bytes":
+      m.u8[c] = num(x, struct, member);
+      return;
+    case "i8":
+      m.i8[c] = num(x, struct, member);
+      return;
+    case "u16":
+      m.u16[c >> 1] = num(x, struct, member);
+      return;
+    case "i16":
+      m.i16[c >> 1] = num(x, struct, member);
+      return;
+    case "u32":
+      m.u32[c >> 2] = num(x, struct, member);
+      return;
+    case "i32":
+      m.i32[c >> 2] = num(x, struct, member);
+      return;
+    case "f32":
+      m.f32[c >> 2] = num(x, struct, member);
+      return;
+    case "f64":
+      m.f64[c >> 3] = num(x, struct, member);
+      return;
+    case "pointer":
+      putPointer(m, c, x, struct, member);
+      return;
+    default:
+      put64(m, c, x, struct, member);
+  }
+}
+
+/** Copies bytes into new scratch memory aligned for elements of `size` bytes: the offset. */
+function copyBytes(m: Scratch, x: ArrayBufferView | ArrayBuffer, size: number): number {
+  const bytes = bytesOf(x);
+  const c = m.alloc(bytes.byteLength, Math.min(Math.max(size, 1), 8));
+  m.u8.set(bytes, c);
+  return c;
+}
+
+/**
+ * Writes what a pointer member points to when it is given as a pointer, null, an address or bytes; returns
+ * the element count of bytes, -1 for a pointer, or -2 when `x` is an object or array the caller writes.
+ */
+export function pointee(
+  m: Scratch,
+  o: number,
+  x: unknown,
+  size: number,
+  struct: string,
+  member: string,
+): number {
+  if (x === null || typeof x === "bigint" || isPointerObject(x)) {
+    putPointer(m, o, x, struct, member);
+    return -1;
+  }
+  if (typeof x !== "object") {
+    return badValue(struct, member, x, "an array, an object, a typed array or a pointer");
+  }
+  if (!isBytes(x)) return -2;
+  const c = copyBytes(m, x, size);
+  putAddress(m, o, m.base + c);
+  return x.byteLength / size;
+}
+
+/**
+ * Writes an array member of scalars, handles or bytes (`kind`, `size` bytes each) into new scratch memory
+ * and its address at byte `o`: an array, a typed array (copied as bytes), or a pointer. Returns the element
+ * count, or -1 for a pointer.
+ */
+export function array(
+  m: Scratch,
+  o: number,
+  x: unknown,
+  kind: string,
+  size: number,
+  struct: string,
+  member: string,
+): number {
+  const t = pointee(m, o, x, size, struct, member);
+  if (t !== -2) return t;
+  if (!Array.isArray(x)) return badValue(struct, member, x, "an array, a typed array or a pointer");
+  const n = x.length;
+  if (n === 0) return 0;
+  const step = kind === "bytes" ? 1 : size;
+  const c = m.alloc(step * n, Math.min(step, 8));
+  for (let i = 0; i < n; i++) putElement(m, c + i * step, kind, x[i], struct, member);
+  putAddress(m, o, m.base + c);
+  return n;
+}
+
+/** Writes a `const char*` member: a string (copied, NUL-terminated) or a pointer; its byte length or -1. */
+export function str(m: Scratch, o: number, x: unknown, struct: string, member: string): number {
+  if (typeof x === "string") {
+    const c = m.cstring(x);
+    putAddress(m, o, m.base + c);
+    return m.top - c - 1;
+  }
+  const t = pointee(m, o, x, 1, struct, member);
+  if (t === -2) return badValue(struct, member, x, "a string or a pointer");
+  return t;
+}
+
+/** Writes a `const char* const*` member: an array of strings or a pointer; the count, or -1. */
+export function strings(m: Scratch, o: number, x: unknown, struct: string, member: string): number {
+  if (!Array.isArray(x)) {
+    const t = pointee(m, o, x, 8, struct, member);
+    if (t === -2) return badValue(struct, member, x, "an array of strings or a pointer");
+    return t;
+  }
+  const n = x.length;
+  if (n === 0) return 0;
+  const c = m.alloc(8 * n, 8);
+  for (let i = 0; i < n; i++) {
+    const s: unknown = x[i];
+    if (typeof s !== "string") badValue(struct, member, s, "strings");
+    putAddress(m, c + 8 * i, m.base + m.cstring(s));
+  }
+  putAddress(m, o, m.base + c);
+  return n;
+}
+
+/** Writes a fixed-size array member in place: an array or a typed array of at most `count` elements. */
+export function fixedArray(
+  m: Scratch,
+  o: number,
+  kind: string,
+  step: number,
+  count: number,
+  x: unknown,
+  struct: string,
+  member: string,
+): void {
+  const list = isBytes(x) && !(x instanceof DataView) && !(x instanceof ArrayBuffer)
+    ? Array.from(x as unknown as ArrayLike<unknown>)
+    : x;
+  if (!Array.isArray(list)) throw new TypeError(`Cannot write ${where(struct, member)}: expected an array`);
+  if (list.length > count) {
+    throw new RangeError(`Cannot write ${where(struct, member)}: ${list.length} elements, room for ${count}`);
+  }
+  for (let i = 0; i < list.length; i++) putElement(m, o + i * step, kind, list[i], struct, member);
+}
+
+/** Writes a `char[count]` member in place: a string (NUL-terminated, must fit) or an array of numbers. */
+export function fixedString(
+  m: Scratch,
+  o: number,
+  count: number,
+  x: unknown,
+  struct: string,
+  member: string,
+): void {
+  if (typeof x !== "string") return fixedArray(m, o, "i8", 1, count, x, struct, member);
+  const bytes = encoder.encode(x);
+  if (bytes.length >= count) {
+    throw new RangeError(
+      `Cannot write ${where(struct, member)}: "${x}" needs ${bytes.length + 1} of ${count} bytes`,
+    );
+  }
+  m.u8.fill(0, o, o + count);
+  m.u8.set(bytes, o);
+}
+
+/** Reads a `char[count]` member: the UTF-8 text up to its first NUL. */
+export function fixedStringAt(m: Scratch, o: number, count: number): string {
+  const bytes = m.u8.subarray(o, o + count);
+  const end = bytes.indexOf(0);
+  return decoder.decode(end < 0 ? bytes : bytes.subarray(0, end));
+}
+
+/** Reads a fixed-size array member of `count` scalars of `kind`. */
+export function fixedArrayAt(m: Scratch, o: number, kind: string, step: number, count: number): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    const c = o + i * step;
+    switch (kind) {
+      case "u8":
+        out.push(m.u8[c]);
+        break;
+      case "i8":
+        out.push(m.i8[c]);
+        break;
+      case "u16":
+        out.push(m.u16[c >> 1]);
+        break;
+      case "i16":
+        out.push(m.i16[c >> 1]);
+        break;
+      case "u32":
+        out.push(m.u32[c >> 2]);
+        break;
+      case "i32":
+        out.push(m.i32[c >> 2]);
+        break;
+      case "f32":
+        out.push(m.f32[c >> 2]);
+        break;
+      case "f64":
+        out.push(m.f64[c >> 3]);
+        break;
+      case "u64":
+        out.push(m.u64[c >> 3]);
+        break;
+      case "i64":
+        out.push(m.i64[c >> 3]);
+        break;
+      default:
+        out.push(getPointer(m, c));
+    }
+  }
+  return out;
+}
+
+/**
+ * Writes the links of a pNext chain given as one `{ type, ...members }` object or a list of them (a pointer
+ * may end the list) into new scratch memory, linked in order, and the first one's address at byte `o`.
+ */
+export function chainLinks(
+  m: Scratch,
+  o: number,
+  x: object,
+  owner: string,
+  entryOf: (name: string) => StructEntry | undefined,
+): void {
+  const list = Array.isArray(x) ? x : undefined;
+  const n = list ? list.length : 1;
+  let at = o;
+  for (let i = 0; i < n; i++) {
+    const link: unknown = list ? list[i] : x;
+    if (link === null || isPointerObject(link)) {
+      if (i !== n - 1) {
+        throw new TypeError(`Cannot link pNext of "${owner}": a raw pointer may only end the chain`);
+      }
+      putPointer(m, at, link, owner, "pNext");
+      return;
+    }
+    const type = typeof link === "object" ? (link as { type?: unknown }).type : undefined;
+    if (typeof type !== "string") {
+      throw new TypeError(`Cannot link pNext of "${owner}": each entry needs a "type" naming its struct`);
+    }
+    const entry = entryOf(type);
+    if (!entry) throw new TypeError(`Unknown struct "${type}": not in the generated layouts`);
+    if (i !== n - 1 && (link as { pNext?: unknown }).pNext !== undefined) {
+      throw new TypeError(`Cannot link pNext of "${type}": it is given both in a list and as "pNext"`);
+    }
+    const c = m.alloc(entry[2], entry[3]);
+    entry[0](m, c, link, 1);
+    putAddress(m, at, m.base + c);
+    at = c + 8;
+  }
+}
+
+/** Writes an array of pointers to structs (`const T* const*`): objects are written, pointers kept; its length. */
+export function pointerLinks(
+  m: Scratch,
+  o: number,
+  x: unknown,
+  entry: StructEntry | undefined,
+  struct: string,
+  member: string,
+): number {
+  const t = pointee(m, o, x, 8, struct, member);
+  if (t !== -2) return t;
+  if (!Array.isArray(x) || !entry) return badValue(struct, member, x, "an array or a pointer");
+  const n = x.length;
+  if (n === 0) return 0;
+  const c = m.alloc(8 * n, 8);
+  for (let i = 0; i < n; i++) {
+    const v: unknown = x[i];
+    if (v === null || isPointerObject(v)) putPointer(m, c + 8 * i, v, struct, member);
+    else {
+      const s = m.alloc(entry[2], entry[3]);
+      entry[0](m, s, element(v, struct, member, i), 0);
+      putAddress(m, c + 8 * i, m.base + s);
+    }
+  }
+  putAddress(m, o, m.base + c);
+  return n;
+}
