@@ -1,12 +1,11 @@
 /**
- * Turns a command's marshalling plan (generated from vk.xml into vk/generated/idiomatic.ts) into one
- * JavaScript function, compiled on the command's first use: straight-line code per parameter role, so a
- * call does no plan interpretation. The run-time helpers the compiled code calls are {@linkcode RUNTIME}.
+ * The idiomatic commands' functions, generated from vk.xml into vk/generated/idiomatic_commands.js (straight-line
+ * code per parameter role, so a call does no plan interpretation), by name; and {@linkcode RUNTIME}, the
+ * run-time helpers that code calls.
  *
  * @module
  */
-import { IDIOMATIC_PLANS, type IdiomaticPlan } from "../vk/generated/idiomatic.ts";
-import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
+import { commands } from "../vk/generated/idiomatic_commands.js";
 import { RESULT_NAMES } from "../vk/generated/enums.ts";
 import { VkError } from "../vk/errors.ts";
 import { findLayout, layoutOf } from "../vk/_struct_layout.ts";
@@ -75,6 +74,14 @@ function bytesOf(v: ArrayBufferView | ArrayBuffer): Uint8Array {
 }
 
 let idle: CallMemory | undefined;
+
+/** Handle addresses by handle object: a handle passed in an array every frame costs no new bigint a call. */
+const addresses = new WeakMap<Deno.PointerObject, bigint>();
+function addressOf(h: Deno.PointerObject): bigint {
+  let a = addresses.get(h);
+  if (a === undefined) addresses.set(h, a = Deno.UnsafePointer.value(h));
+  return a;
+}
 const EMPTY = Object.freeze({});
 
 /** The chain structs (`names`, in order) linked from the pNext of the struct at `offset`, by name. */
@@ -121,6 +128,15 @@ export const RUNTIME = {
   },
   name(code: number): string {
     return RESULT_NAMES[code] ?? `VkResult(${code})`;
+  },
+  /**
+   * Handles a `VkApi` destroyed, or destroyed with their parent, with why (api/vk_api.ts fills it): a command
+   * given one as its dispatchable handle throws instead of reaching the driver.
+   */
+  ended: new WeakMap<object, string>(),
+  gone(h: unknown, command: string, param: string): never {
+    const at = Deno.UnsafePointer.value(h as Deno.PointerValue).toString(16);
+    throw new TypeError(`${command}: ${param} 0x${at} ${RUNTIME.ended.get(h as object)}`);
   },
   /** Struct `name`'s generated writer and reader (resolved once per compiled command). */
   entry(name: string): StructEntry {
@@ -188,14 +204,13 @@ export const RUNTIME = {
   ) {
     if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
     if (isPointerObject(v)) return v;
-    const where = () => at(command, param);
     switch (kind) {
       case "struct": {
-        if (!Array.isArray(v)) return fail(`${where()} expected an array of "${element}" objects`);
+        if (!Array.isArray(v)) return fail(`${at(command, param)} expected an array of "${element}" objects`);
         if (v.length === 0) return null;
         for (let i = 0; i < v.length; i++) {
           if (isPointerObject(v[i])) {
-            return fail(`${where()} element ${i}: expected a "${element}" object, got a pointer`);
+            return fail(`${at(command, param)} element ${i}: expected a "${element}" object, got a pointer`);
           }
         }
         if (v.length === 1) {
@@ -206,11 +221,11 @@ export const RUNTIME = {
       case "handle":
         return RUNTIME.handles(m, element, v, command, param);
       case "bytes":
-        if (!isBytes(v)) return fail(`${where()} expected an ArrayBuffer or typed array`);
+        if (!isBytes(v)) return fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
         return RUNTIME.copy(m, bytesOf(v), 8);
       case "strings": {
         if (!Array.isArray(v) || !v.every((s) => typeof s === "string")) {
-          return fail(`${where()} expected an array of strings`);
+          return fail(`${at(command, param)} expected an array of strings`);
         }
         if (v.length === 0) return null;
         const list = m.bytes(v.length * 8, 8);
@@ -226,22 +241,34 @@ export const RUNTIME = {
   handles(m: CallMemory, element: string, v: unknown, command: string, param: string): Deno.PointerObject {
     if (!Array.isArray(v)) return fail(`${at(command, param)} expected an array of ${element}`);
     const n = v.length;
-    const buf = m.bytes(n * 8, 8);
-    const inScratch = buf.buffer === m.u8.buffer;
-    const words = inScratch ? m.u64 : new BigUint64Array(buf.buffer, buf.byteOffset, n);
-    const first = inScratch ? (buf.byteOffset - m.u8.byteOffset) >> 3 : 0;
+    let off = -1;
+    try {
+      off = m.alloc(n * 8, 8);
+    } catch (e) {
+      if (e !== FULL) throw e;
+    }
+    const buf = off >= 0 ? undefined : m.bytes(n * 8, 8);
+    const words = buf ? new BigUint64Array(buf.buffer, buf.byteOffset, n) : m.u64;
+    const first = buf ? 0 : off >> 3;
     for (let i = 0; i < n; i++) {
       const h: unknown = v[i];
       if (h === null || h === undefined) continue;
       if (!isPointerObject(h)) {
         return fail(`${at(command, param)} element ${i}: expected a ${element} handle`);
       }
-      words[first + i] = Deno.UnsafePointer.value(h);
+      words[first + i] = addressOf(h);
     }
-    return m.pointer(buf);
+    return buf ? m.pointer(buf) : m.at(off);
   },
   /** A copy of `bytes` in the call's memory, aligned to `align`: its address. */
   copy(m: CallMemory, bytes: Uint8Array, align: number): Deno.PointerObject {
+    try {
+      const off = m.alloc(bytes.byteLength, align < 8 ? 8 : align);
+      m.u8.set(bytes, off);
+      return m.at(off);
+    } catch (e) {
+      if (e !== FULL) throw e;
+    }
     const buf = m.bytes(bytes.byteLength, align);
     buf.set(bytes);
     return m.pointer(buf);
@@ -418,25 +445,9 @@ export const RUNTIME = {
   },
 };
 
-/** `pPhysicalDevices` -> `physicalDevices` (as tools/_gen_idiomatic.ts names outputs). */
-export function outputName(param: string): string {
-  const m = /^p+([A-Z].*)$/.exec(param);
-  const base = m ? m[1]! : param;
-  return base[0]!.toLowerCase() + base.slice(1);
-}
-
-const compiled = new Map<string, CompiledCommand>();
-let resultCodes: Map<string, number> | undefined;
-/** `VkResult` name -> value (built on first compile). */
-const RESULT_CODES = {
-  get(name: string): number | undefined {
-    resultCodes ??= new Map(Object.entries(RESULT_NAMES).map(([v, n]) => [n, Number(v)]));
-    return resultCodes.get(name);
-  },
-};
-
 /**
- * The compiled form of command `name` (no alias), built on first use and cached.
+ * The idiomatic function factory of command or alias `name` (api/README.md): generated into
+ * vk/generated/idiomatic_commands.js, so what runs is in a file and a stack trace names it.
  *
  * @example Usage
  * ```ts
@@ -447,23 +458,22 @@ const RESULT_CODES = {
  * @throws {TypeError} If `name` is not a command of the registry.
  */
 export function compileCommand(name: string): CompiledCommand {
-  let c = compiled.get(name);
-  if (!c) compiled.set(name, c = build(targetOf(name)));
-  return c;
+  const factory = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!factory) throw new TypeError(`Unknown command "${name}"`);
+  return factory as CompiledCommand;
 }
 
 /**
- * The plan of command `name`, or undefined if there is no such command (aliases are followed).
+ * Whether `name` is a command or alias of the registry.
  *
  * @example Usage
  * ```ts
- * import { planOf } from "./compile.ts";
- * console.log(planOf("vkCmdDraw")?.[0]); // 0 (returns void)
+ * import { isCommand } from "./compile.ts";
+ * console.log(isCommand("vkCmdDraw"), isCommand("vkNoSuchCommand")); // true false
  * ```
  */
-export function planOf(name: string): IdiomaticPlan | undefined {
-  const plan = Object.hasOwn(IDIOMATIC_PLANS, name) ? IDIOMATIC_PLANS[name] : undefined;
-  return typeof plan === "string" ? planOf(plan) : plan;
+export function isCommand(name: string): boolean {
+  return Object.hasOwn(commands, name);
 }
 
 /**
@@ -476,291 +486,21 @@ export function planOf(name: string): IdiomaticPlan | undefined {
  * ```
  */
 export function targetOf(name: string): string {
-  const plan = Object.hasOwn(IDIOMATIC_PLANS, name) ? IDIOMATIC_PLANS[name] : undefined;
-  return typeof plan === "string" ? plan : name;
+  const factory = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!factory) return name;
+  return `vk${factory.name[0]!.toUpperCase()}${factory.name.slice(1)}`;
 }
 
 /**
- * The JavaScript source of command `name`'s function (for tests and curious readers). */
+ * The JavaScript of command `name`'s function (for tests and curious readers).
+ *
+ * @example Usage
+ * ```ts
+ * import { commandSource } from "./compile.ts";
+ * console.log(commandSource("vkCmdDraw").includes("function cmdDraw")); // true
+ * ```
+ * @throws {TypeError} If `name` is not a command of the registry.
+ */
 export function commandSource(name: string): string {
-  const plan = planOf(name);
-  const params = Object.hasOwn(COMMAND_PARAMS, name) ? COMMAND_PARAMS[name] : undefined;
-  if (!plan || !params) throw new TypeError(`Unknown command "${name}"`);
-  return source(name, plan, params.map((p) => ({ name: p.name, type: p.type })));
-}
-
-function build(name: string): CompiledCommand {
-  return new Function("rt", "fn", "owner", commandSource(name)) as CompiledCommand;
-}
-
-function source(
-  name: string,
-  plan: IdiomaticPlan,
-  params: readonly { name: string; type: string }[],
-): string {
-  const [resultKind, codes, roles] = plan;
-  const q = JSON.stringify;
-  const user: string[] = [];
-  const entries = new Map<string, string>();
-  /** The constant holding struct `struct`'s entry, resolved once when the command is bound. */
-  const entry = (struct: string) => {
-    let e = entries.get(struct);
-    if (e === undefined) entries.set(struct, e = `E${entries.size}`);
-    return e;
-  };
-  const prep: string[] = [];
-  const counts: string[] = [];
-  const after: string[] = [];
-  const outputs: [string, string][] = [];
-  const args = roles.map((_, i) => `a${i}`);
-  const userOf: string[] = [];
-  let reserved = 0;
-  let memory = false;
-  let chain: string | undefined;
-  const slot = (bytes: number) => {
-    const off = reserved;
-    reserved += (bytes + 7) & ~7;
-    return off;
-  };
-  let twoCall: { count: number; kind: string; off: number; arrays: number[]; chained?: number } | undefined;
-  roles.forEach((role, i) => {
-    const p = params[i]!;
-    const P = q(p.name);
-    const kind = role[0] as string;
-    const takes = ["v", "b", "s", "st", "a", "fix", "buf", "raw"].includes(kind);
-    if (takes) {
-      userOf[i] = `u${user.length}`;
-      user.push(userOf[i]!);
-    }
-    const u = userOf[i];
-    switch (kind) {
-      case "v":
-        prep.push(role[1] === undefined ? `const a${i} = ${u};` : `const a${i} = ${u} ?? ${role[1]};`);
-        break;
-      case "b":
-        prep.push(`const a${i} = ${u} ? 1 : 0;`);
-        break;
-      case "n":
-        prep.push(`const a${i} = null;`);
-        break;
-      case "raw":
-        prep.push(`const a${i} = ${u} ?? null;`);
-        break;
-      case "s":
-        memory = true;
-        prep.push(`const a${i} = rt.str(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
-        break;
-      case "st":
-        memory = true;
-        prep.push(
-          `const a${i} = rt.struct(m, ${entry(String(role[1]))}, ${q(role[1])}, ${u}, ${role[2] === true}, ${
-            q(name)
-          }, ${P});`,
-        );
-        break;
-      case "a":
-        memory = true;
-        prep.push(
-          `const a${i} = rt.array(m, ${q(role[1])}, ${q(role[2])}, ${u}, ${role[3] === true}, ${
-            q(name)
-          }, ${P}${role[1] === "struct" ? `, ${entry(String(role[2]))}` : ""});`,
-        );
-        break;
-      case "fix":
-        memory = true;
-        prep.push(`const a${i} = rt.scalars(m, ${q(role[1])}, ${u}, ${role[2]}, ${q(name)}, ${P});`);
-        break;
-      case "buf":
-        memory = true;
-        prep.push(`const b${i} = rt.buffer(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
-        prep.push(`const a${i} = b${i} === null ? null : m.pointer(b${i});`);
-        after.push(`rt.back(b${i}, ${u});`);
-        break;
-      case "c":
-        break;
-      case "oh": {
-        memory = true;
-        const off = slot(8);
-        prep.push(`const a${i} = m.at(${off});`);
-        after.push(`const o${i} = rt.handle(m, ${off});`);
-        const st = roles.findIndex((r) => r[0] === "st");
-        if (p.type === "VkDeviceMemory" && st >= 0) {
-          after.push(`owner.noteAllocation(o${i}, ${userOf[st]}?.allocationSize);`);
-        }
-        outputs.push([outputName(p.name), `o${i}`]);
-        break;
-      }
-      case "ox":
-      case "op": {
-        memory = true;
-        const off = slot(8);
-        prep.push(`const a${i} = m.at(${off});`);
-        after.push(`const o${i} = rt.scalar(m, ${off}, ${q(kind === "op" ? "pointer" : role[1])});`);
-        outputs.push([outputName(p.name), `o${i}`]);
-        break;
-      }
-      case "os": {
-        memory = true;
-        const off = slot(layoutOf(String(role[1])).size);
-        const takesChain = role[2] === 1 && chain === undefined;
-        if (takesChain) chain = `c${i}`;
-        const e = entry(String(role[1]));
-        prep.push(
-          `rt.outStruct(m, ${e}, ${q(role[1])}, ${off}, ${takesChain ? chain : "null"}, ${q(name)});`,
-        );
-        prep.push(`const a${i} = m.at(${off});`);
-        after.push(`const o${i} = rt.readStruct(m, ${e}, ${off}, ${takesChain ? chain : "false"});`);
-        outputs.push([outputName(p.name), `o${i}`]);
-        break;
-      }
-      case "om": {
-        memory = true;
-        const off = slot(8);
-        prep.push(`const a${i} = m.at(${off});`);
-        const spec = role[1] as number[];
-        const [mem, at, size] = spec.length === 3
-          ? spec.map((k) => `a${k}`)
-          : [`${userOf[spec[0]!]}.memory`, `${userOf[spec[0]!]}.offset ?? 0n`, `${userOf[spec[0]!]}.size`];
-        after.push(`const o${i} = rt.mapped(owner, m, ${off}, ${mem}, ${at}, ${size}, ${q(name)});`);
-        outputs.push([outputName(p.name), `o${i}`]);
-        break;
-      }
-      case "oa": {
-        memory = true;
-        const spec = role[3] as [number, string?];
-        const n = spec.length === 1
-          ? `rt.size(a${spec[0]})`
-          : `rt.memberCount(${userOf[spec[0]]}, ${q(params[spec[0]]!.type)}, ${q(spec[1])})`;
-        const chained = role[5] === 1 && chain === undefined;
-        if (chained) {
-          chain = `c${i}`;
-          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
-        }
-        prep.push(`const n${i} = ${n};`);
-        prep.push(
-          chained
-            ? `const b${i} = rt.outChained(m, ${q(role[2])}, n${i}, l${i});`
-            : `const b${i} = rt.outArray(m, ${q(role[1])}, ${q(role[2])}, n${i});`,
-        );
-        prep.push(`const a${i} = m.pointer(b${i});`);
-        after.push(
-          chained
-            ? `const o${i} = rt.readChained(${q(role[2])}, b${i}, n${i}, ${chain});`
-            : `const o${i} = rt.readArray(${q(role[1])}, ${q(role[2])}, b${i}, n${i});`,
-        );
-        outputs.push([outputName(p.name), `o${i}`]);
-        break;
-      }
-      case "tc":
-        memory = true;
-        twoCall = { count: i, kind: String(role[1]), off: slot(8), arrays: [] };
-        break;
-      case "ta":
-        twoCall!.arrays.push(i);
-        if (role[4] === 1 && chain === undefined) {
-          chain = `c${i}`;
-          twoCall!.chained = i;
-          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
-        }
-        outputs.push([outputName(p.name), `o${i}`]);
-        break;
-      default:
-        throw new TypeError(`Unknown role "${kind}" in the plan of "${name}"`);
-    }
-  });
-  // Counts after the arrays they are read from (they precede them in C order).
-  roles.forEach((role, i) => {
-    if (role[0] !== "c") return;
-    const arrays = role[2] as number[];
-    const kinds = arrays.map((k) => roles[k]![0] === "buf" ? "buf" : String(roles[k]![1]));
-    arrays.forEach((k, j) => {
-      counts.push(
-        `const n${i}_${j} = rt.len(${userOf[k]}, ${q(kinds[j])}, ${q(name)}, ${q(params[k]!.name)});`,
-      );
-      if (j > 0) {
-        counts.push(
-          `if (n${i}_${j} !== n${i}_0 && ${userOf[k]} != null) rt.mismatch(${q(name)}, ${
-            q(params[arrays[0]!]!.name)
-          }, n${i}_0, ${q(params[k]!.name)}, n${i}_${j});`,
-        );
-      }
-    });
-    const wide = ["u64", "i64"].includes(String(role[1]));
-    counts.push(`const a${i} = ${wide ? `BigInt(n${i}_0)` : `n${i}_0`};`);
-  });
-  // Counts must be known before output arrays sized by them: move count lines ahead of "oa" sizing.
-  const call = `fn(${args.join(", ")})`;
-  const check = resultKind === 1 ? `if (r < 0) rt.fail(r, ${q(name)});` : "";
-  const body: string[] = [];
-  body.push(...counts.length ? reorder(prep, counts) : prep);
-  if (twoCall) {
-    const t = twoCall;
-    const read = t.kind === "usize"
-      ? `Number(m.view.getBigUint64(${t.off}, true))`
-      : `m.view.getUint32(${t.off}, true)`;
-    body.push(`let r, a${t.count} = m.at(${t.off}), ${t.arrays.map((k) => `a${k}, o${k}`).join(", ")};`);
-    body.push(`for (let attempt = 0; ; attempt++) {`);
-    body.push(`m.view.setBigUint64(${t.off}, 0n, true);`);
-    body.push(...t.arrays.map((k) => `a${k} = null;`));
-    body.push(`r = ${call};`, check);
-    body.push(`const n = ${read};`);
-    const empty = (k: number) => roles[k]![1] === "bytes" ? "new Uint8Array(0)" : "[]";
-    body.push(`if (n === 0) { ${t.arrays.map((k) => `o${k} = ${empty(k)};`).join(" ")} break; }`);
-    for (const k of t.arrays) {
-      body.push(
-        k === t.chained
-          ? `const b${k} = rt.outChained(m, ${q(roles[k]![2])}, n, l${k});`
-          : `const b${k} = rt.outArray(m, ${q(roles[k]![1])}, ${q(roles[k]![2])}, n);`,
-      );
-      body.push(`a${k} = m.pointer(b${k});`);
-    }
-    body.push(`r = ${call};`, check);
-    body.push(`if (r === 5 && attempt < 16) continue;`);
-    body.push(`const got = Math.min(${read}, n);`);
-    for (const k of t.arrays) {
-      body.push(
-        k === t.chained
-          ? `o${k} = rt.readChained(${q(roles[k]![2])}, b${k}, got, ${chain});`
-          : `o${k} = rt.readArray(${q(roles[k]![1])}, ${q(roles[k]![2])}, b${k}, got);`,
-      );
-    }
-    body.push(`break;`, `}`);
-    // Still VK_INCOMPLETE after 16 rounds: the count keeps growing.
-    if (resultKind === 1) body.push(`if (r === 5) rt.fail(5, ${q(name)});`);
-  } else {
-    body.push(`${resultKind === 0 ? "" : "const r = "}${call};`);
-    if (check) body.push(check);
-  }
-  body.push(...after);
-  const parts: [string, string][] = [];
-  if (codes.length) {
-    const known = codes.map((c) => [RESULT_CODES.get(c), c] as const).filter(([v]) => v !== undefined);
-    parts.push(["result", `${known.map(([v, c]) => `r === ${v} ? ${q(c)} : `).join("")}rt.name(r)`]);
-  }
-  if (resultKind === 2) parts.push(["value", "r"]);
-  if (resultKind === 3) parts.push(["value", "r !== 0"]);
-  parts.push(...outputs);
-  if (parts.length === 1) body.push(`return ${parts[0]![1]};`);
-  else if (parts.length > 1) body.push(`return { ${parts.map(([k, v]) => `${q(k)}: ${v}`).join(", ")} };`);
-  if (chain !== undefined) user.push(chain);
-  const fnName = name.slice(2, 3).toLowerCase() + name.slice(3);
-  const prelude = [...entries].map(([struct, e]) => `const ${e} = rt.entry(${q(struct)});\n`).join("");
-  if (!memory && !twoCall) {
-    return `${prelude}return function ${fnName}(${user.join(", ")}) {\n${body.join("\n")}\n};`;
-  }
-  return `${prelude}return function ${fnName}(${user.join(", ")}) {
-const m = rt.enter(${reserved});
-try {
-${body.join("\n")}
-} finally {
-rt.leave(m);
-}
-};`;
-}
-
-/** Puts the count lines before the first line that reads a count (an output array sized by one). */
-function reorder(prep: string[], counts: string[]): string[] {
-  const first = prep.findIndex((l) => /^const n\d+ = rt\.size\(a\d+\)/.test(l));
-  if (first < 0) return [...prep, ...counts];
-  return [...prep.slice(0, first), ...counts, ...prep.slice(first)];
+  return compileCommand(name).toString();
 }

@@ -9,7 +9,7 @@
 import type { VkIdiomaticCommands } from "../vk/generated/vk_idiomatic.ts";
 import { DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { isPointerObject } from "../vk/_scalar.ts";
-import { type CommandOwner, compileCommand, planOf, RUNTIME, targetOf } from "./compile.ts";
+import { type CommandOwner, compileCommand, isCommand as isVkCommand, RUNTIME, targetOf } from "./compile.ts";
 import { withHandleChecks } from "../vk/handle_check.ts";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
 import type { VkCommandSource } from "./create.ts";
@@ -29,11 +29,111 @@ function destroyedArgument(command: string): number | undefined {
 }
 
 /**
- * Handle objects destroyed through any `VkApi`: destroying one again throws instead of reaching the driver
+ * Handle objects ended through any `VkApi`, with why: destroyed, or destroyed with a parent (a pool, a device,
+ * an instance). Destroying one again or calling a command on one throws instead of reaching the driver
  * (docs/behaviour.md V11). Kept by object, not address: a driver may give a new object the address of a
  * destroyed one, and the handle a create command returns is always a new JavaScript object.
  */
-const destroyed = new WeakSet<Deno.PointerObject>();
+const ended = RUNTIME.ended;
+/** Handles made through any `VkApi` by their parent: a pool's buffers and sets, a device's objects and queues. */
+const childrenOf = new WeakMap<object, Set<Deno.PointerObject>>();
+const parentOf = new WeakMap<object, Deno.PointerObject>();
+/** Queue family -> queue count of devices created through any `VkApi`, from their `pQueueCreateInfos`. */
+const queuesOf = new WeakMap<object, Map<number, number>>();
+
+const DESTROYED = "was destroyed already (through VkApi)";
+
+/** Records `child` as made from `parent`, so ending the parent ends it. */
+function adopt(parent: unknown, child: Deno.PointerObject): void {
+  if (!isPointerObject(parent)) return;
+  let children = childrenOf.get(parent);
+  if (!children) childrenOf.set(parent, children = new Set());
+  children.add(child);
+  parentOf.set(child, parent);
+}
+
+/** Ends `h` for `why`, and its children (transitively) as destroyed with it: a `type` destroyed by `command`. */
+function end(h: Deno.PointerObject, why: string, type: string, command: string): void {
+  ended.set(h, why);
+  const parent = parentOf.get(h);
+  if (parent) childrenOf.get(parent)?.delete(h);
+  endChildren(h, `was destroyed with its ${type} 0x${address(h).toString(16)} (${command} through VkApi)`);
+}
+
+/** Ends the children of `h` (transitively) for `why`. */
+function endChildren(h: Deno.PointerObject, why: string): void {
+  const children = childrenOf.get(h);
+  if (!children) return;
+  childrenOf.delete(h);
+  for (const child of children) {
+    parentOf.delete(child);
+    ended.set(child, why);
+    endChildren(child, why);
+  }
+}
+
+/** The queue counts a `VkDeviceCreateInfo` literal asks for, by family. */
+function queueCounts(info: unknown): Map<number, number> | undefined {
+  const infos = (info as { pQueueCreateInfos?: unknown } | null)?.pQueueCreateInfos;
+  if (!Array.isArray(infos)) return undefined;
+  const counts = new Map<number, number>();
+  for (const q of infos as { queueFamilyIndex?: number; queueCount?: number; pQueuePriorities?: unknown }[]) {
+    const n = q.queueCount ?? (Array.isArray(q.pQueuePriorities) ? q.pQueuePriorities.length : 0);
+    counts.set(q.queueFamilyIndex ?? 0, n);
+  }
+  return counts;
+}
+
+/** Refuses a queue `device` was not created with (when it was created through a `VkApi`). */
+function checkQueue(command: string, device: unknown, family: unknown, index: unknown): void {
+  const counts = isPointerObject(device) ? queuesOf.get(device) : undefined;
+  if (!counts || typeof family !== "number" || typeof index !== "number") return;
+  const n = counts.get(family);
+  if (n === undefined) {
+    throw new RangeError(
+      `${command}: queueFamilyIndex ${family} is not a family the device was created with (${
+        [...counts.keys()].join(", ")
+      })`,
+    );
+  }
+  if (index >= n) {
+    throw new RangeError(
+      `${command}: queueIndex ${index} is out of range: family ${family} of this device has ${n} queue${
+        n === 1 ? "" : "s"
+      }`,
+    );
+  }
+}
+
+/**
+ * Commands whose outputs have a parent that is not their first argument, or that end handles without being
+ * destroy commands: where the parent is, and what to check or end.
+ */
+const LIFECYCLE: Readonly<
+  Record<string, { parent?: (args: unknown[]) => unknown; before?: (args: unknown[]) => void; ends?: true }>
+> = {
+  vkCreateDevice: { parent: (args) => args[0] },
+  vkEnumeratePhysicalDevices: { parent: (args) => args[0] },
+  vkAllocateCommandBuffers: { parent: (args) => (args[1] as { commandPool?: unknown } | null)?.commandPool },
+  vkAllocateDescriptorSets: {
+    parent: (args) => (args[1] as { descriptorPool?: unknown } | null)?.descriptorPool,
+  },
+  vkGetDeviceQueue: {
+    parent: (args) => args[0],
+    before: (args) => checkQueue("vkGetDeviceQueue", args[0], args[1], args[2]),
+  },
+  vkGetDeviceQueue2: {
+    parent: (args) => args[0],
+    before: (args) => {
+      const info = args[1] as { queueFamilyIndex?: unknown; queueIndex?: unknown; flags?: unknown } | null;
+      if (!info || info.flags) return; // protected queues are counted apart
+      checkQueue("vkGetDeviceQueue2", args[0], info.queueFamilyIndex ?? 0, info.queueIndex ?? 0);
+    },
+  },
+  vkFreeCommandBuffers: { ends: true },
+  vkFreeDescriptorSets: { ends: true },
+  vkResetDescriptorPool: { ends: true },
+};
 
 function address(h: unknown): bigint {
   return BigInt(Deno.UnsafePointer.value(h as Deno.PointerValue));
@@ -51,7 +151,7 @@ const UNMAPS: Readonly<Record<string, (args: unknown[]) => unknown>> = {
 };
 
 function isCommand(name: string): boolean {
-  return /^[a-z]/.test(name) && planOf(vkName(name)) !== undefined;
+  return /^[a-z]/.test(name) && isVkCommand(vkName(name));
 }
 
 /** The commands of {@linkcode VkApi}: every Vulkan command and alias, idiomatic (generated from vk.xml). */
@@ -236,28 +336,69 @@ export class VkApi implements Disposable {
         return out;
       };
     }
+    const life = Object.hasOwn(LIFECYCLE, target) ? LIFECYCLE[target] : undefined;
+    if (life?.ends) return this.#freeing(target, fn);
     const d = Object.hasOwn(DESTROYERS, target) ? DESTROYERS[target] : undefined;
-    if (!d) return fn;
-    const stack = this.#stack;
-    const destroy = source[d.destroy];
+    if (!d && !life) return fn;
+    const stack = d ? this.#stack : undefined;
+    const destroy = d ? source[d.destroy] : undefined;
     const owned = this.#owned;
+    const parentOfArgs = life?.parent ?? (d?.parent ? (args: unknown[]) => args[0] : undefined);
     return (...args: unknown[]) => {
+      life?.before?.(args);
       const out = fn(...args);
       const handles = isPointerObject(out) ? [out] : Array.isArray(out) ? out : Object.values(out as object)
         .flatMap((v) => isPointerObject(v) ? [v] : Array.isArray(v) ? v : []);
-      // A new object at a destroyed one's address: no scope may destroy it for the old one.
-      for (const h of handles) if (h !== null) owned.delete(address(h));
-      if (!stack || typeof destroy !== "function") return out;
-      const parent = d.parent ? [args[0]] : [];
+      if (target === "vkGetDeviceQueue" && out === null) {
+        throw new TypeError(`vkGetDeviceQueue: the driver returned no queue ${args[2]} of family ${args[1]}`);
+      }
+      const parent = parentOfArgs?.(args);
       for (const h of handles) {
-        if (h === null) continue;
+        if (!isPointerObject(h)) continue;
+        // A new object at a destroyed one's address: no scope may destroy it for the old one.
+        owned.delete(address(h));
+        adopt(parent, h);
+      }
+      if (target === "vkCreateDevice" && isPointerObject(out)) {
+        const counts = queueCounts(args[1]);
+        if (counts) queuesOf.set(out, counts);
+      }
+      if (!d || !stack || typeof destroy !== "function") return out;
+      // Through the source's handle checks: a parent destroyed behind VkApi's back throws, not kills.
+      const checkedDestroy = withHandleChecks(source, d.destroy, destroy as Fn);
+      const parentArg = d.parent ? [args[0]] : [];
+      for (const h of handles) {
+        if (!isPointerObject(h)) continue;
         const k = address(h);
         const token = {};
         owned.set(k, token);
         stack.defer(() => {
           if (owned.get(k) !== token) return; // destroyed early, or its address made again
-          this.#destroy(d.destroy, h, () => (destroy as Fn)(...parent, h, ...(d.allocator ? [null] : [])));
+          if (ended.has(h)) return; // destroyed with its parent: a scope never destroys a child after it
+          this.#destroy(d.destroy, h, () => checkedDestroy(...parentArg, h, ...(d.allocator ? [null] : [])));
         });
+      }
+      return out;
+    };
+  }
+
+  /** A free or reset command (`vkFreeCommandBuffers`, `vkResetDescriptorPool`): ends what it frees. */
+  #freeing(command: string, fn: Fn): Fn {
+    return (...args: unknown[]) => {
+      const out = fn(...args);
+      if (typeof out === "number" && out < 0) return out;
+      const freed = args[2];
+      if (command === "vkResetDescriptorPool") {
+        const pool = args[1];
+        if (isPointerObject(pool)) {
+          endChildren(
+            pool,
+            `was freed with its VkDescriptorPool 0x${address(pool).toString(16)} (${command})`,
+          );
+        }
+      } else if (Array.isArray(freed)) {
+        const why = `was freed (${command} through VkApi)`;
+        for (const h of freed) if (isPointerObject(h)) end(h, why, "parent", command);
       }
       return out;
     };
@@ -274,13 +415,14 @@ export class VkApi implements Disposable {
 
   #destroy(command: string, h: Deno.PointerObject, call: () => unknown): unknown {
     const k = address(h);
-    if (destroyed.has(h)) {
-      const param = COMMAND_PARAMS[command]?.[destroyedArgument(command) ?? 0]?.name ?? "handle";
-      throw new TypeError(`${command}: ${param} 0x${k.toString(16)} was destroyed already (through VkApi)`);
+    const param = COMMAND_PARAMS[command]?.[destroyedArgument(command) ?? 0];
+    const why = ended.get(h);
+    if (why !== undefined) {
+      throw new TypeError(`${command}: ${param?.name ?? "handle"} 0x${k.toString(16)} ${why}`);
     }
     this.#owned.delete(k);
     const out = call();
-    destroyed.add(h);
+    end(h, DESTROYED, param?.type ?? "parent", command);
     if (command === "vkFreeMemory") this.#unmapped(k);
     return out;
   }

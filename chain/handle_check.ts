@@ -240,6 +240,12 @@ export class HandleChecker implements HandleChecks {
         return (a, b, c) => a == null ? refuse() : fn(a, b, c);
       case 4:
         return (a, b, c, d) => a == null ? refuse() : fn(a, b, c, d);
+      case 5:
+        return (a, b, c, d, e) => a == null ? refuse() : fn(a, b, c, d, e);
+      case 6:
+        return (a, b, c, d, e, f) => a == null ? refuse() : fn(a, b, c, d, e, f);
+      case 8:
+        return (a, b, c, d, e, f, g, h) => a == null ? refuse() : fn(a, b, c, d, e, f, g, h);
     }
     return (...args) => args[0] == null ? refuse() : fn(...args);
   }

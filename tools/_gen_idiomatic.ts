@@ -1,15 +1,15 @@
 /**
  * Emits the idiomatic API's per-command data from the registry: `vk_idiomatic.ts` (every
- * command's idiomatic signature, type-only) and `idiomatic.ts` + `idiomatic_text.js` (the marshalling plan
- * api/ compiles each command from, parsed on first use). One analysis per command feeds both, so the
- * types and the run-time shape cannot disagree (api/README.md describes the shapes).
+ * command's idiomatic signature, type-only) and, through tools/_gen_idiomatic_code.ts, `idiomatic_commands.js`
+ * (every command's function, from its marshalling plan). One analysis per command feeds both, so the types
+ * and the run-time shape cannot disagree (api/README.md describes the shapes).
  *
  * @module
  */
 import type { Decl, Registry } from "./_gen_registry.ts";
 import type { Layouts } from "./_gen_layout.ts";
-import { declarationsHeader, doc, header, paramName, TypeMapper } from "./_gen_api_common.ts";
-import { splitTableTexts } from "./_gen_emit.ts";
+import { declarationsHeader, doc, paramName, TypeMapper } from "./_gen_api_common.ts";
+import { emitIdiomaticCode } from "./_gen_idiomatic_code.ts";
 
 /**
  * What a C parameter becomes (the plan's first element; the rest depends on the role):
@@ -425,7 +425,7 @@ export interface EmittedIdiomatic {
 }
 
 /**
- * Builds vk_idiomatic.ts (types), idiomatic.ts and idiomatic_text.js (plans).
+ * Builds vk_idiomatic.ts (types) and idiomatic_commands.js (the functions, from the plans).
  *
  * @example Usage
  * ```ts ignore
@@ -438,7 +438,7 @@ export function emitIdiomatic(reg: Registry, layouts: Layouts, typesText: string
   for (const m of typesText.matchAll(/^export type (\w+)/gm)) map.declared.add(m[1]!);
   const analyzer = new Analyzer(reg, layouts, map);
   const members: string[] = [];
-  const planLines: string[] = [];
+  const plans = new Map<string, Plan>();
   const used = new Set<string>();
   let aliases = 0;
   for (const name of reg.order) {
@@ -454,11 +454,10 @@ export function emitIdiomatic(reg: Registry, layouts: Layouts, typesText: string
       `  ${chainDoc ? docBlock(text) : doc(text)}`,
       `  readonly ${idiom}: ${signature};`,
     );
-    planLines.push(`${name}\t${JSON.stringify(plan)}`);
+    plans.set(name, plan);
     for (const alias of [...cmd.aliases].sort()) {
       if (!reg.commandTarget.has(alias)) continue;
       aliases++;
-      planLines.push(`${alias}\t${JSON.stringify(name)}`);
       members.push(
         `  ${doc(`\`${alias}\`: alias of {@linkcode VkIdiomaticCommands.${idiom}}.`)}`,
         `  readonly ${idiomaticName(alias)}: VkIdiomaticCommands["${idiom}"];`,
@@ -490,22 +489,7 @@ ${members.join("\n")}
 }
 `,
   );
-  const module = `${
-    header(reg, "The idiomatic API's marshalling plan of every command (tools/_gen_idiomatic.ts).")
-  }
-import { lazyLines } from "../_lazy_table.ts";
-
-/** One plan: [result kind (0 void, 1 VkResult, 2 value, 3 VkBool32), returned success codes, parameter roles]. */
-export type IdiomaticPlan = readonly [number, readonly string[], readonly (readonly unknown[])[]];
-
-/** Command name -> its plan, parsed on first read; an alias -> the name of the command it aliases. */
-export const IDIOMATIC_PLANS: Readonly<Record<string, IdiomaticPlan | string>> = lazyLines(
-  \`${planLines.sort((a, b) => a < b ? -1 : a > b ? 1 : 0).join("\n")}\`,
-  (raw) => raw as IdiomaticPlan | string,
-);
-`;
-  const split = splitTableTexts(reg, "idiomatic.ts", module);
-  files.set("idiomatic.ts", split.module);
-  files.set(split.textName, split.text);
+  const size = (struct: string) => layouts.layout(layouts.resolve(struct)!.name).size;
+  for (const [name, text] of emitIdiomaticCode(reg, plans, size)) files.set(name, text);
   return { files, counts: { idiomaticCommands: reg.order.length + aliases } };
 }

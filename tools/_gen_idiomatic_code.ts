@@ -1,0 +1,367 @@
+/**
+ * Emits every command's idiomatic function as plain JavaScript (`idiomatic_commands.js`, with a small
+ * `.d.ts`): per command a factory `createBuffer(rt, fn, owner)` returning the function named after the
+ * command, straight-line code per parameter role of its plan (tools/_gen_idiomatic.ts), so what `VkApi` runs
+ * is in a file and a stack trace names it. The run-time helpers it calls are api/compile.ts's `RUNTIME`.
+ *
+ * @module
+ */
+import type { Registry } from "./_gen_registry.ts";
+import { header } from "./_gen_api_common.ts";
+
+/** A command's plan, as tools/_gen_idiomatic.ts makes it: [result kind, success codes, roles]. */
+export type Plan = readonly [number, readonly string[], readonly (readonly unknown[])[]];
+
+const DISPATCHABLE = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice", "VkQueue", "VkCommandBuffer"]);
+
+/** `vkCreateBuffer` -> `createBuffer`. */
+function idiomaticName(command: string): string {
+  return command[2]!.toLowerCase() + command.slice(3);
+}
+
+/** `pPhysicalDevices` -> `physicalDevices`: the key of an output in a returned object. */
+function outputKey(param: string): string {
+  const m = /^p+([A-Z].*)$/.exec(param);
+  const base = m ? m[1]! : param;
+  return base[0]!.toLowerCase() + base.slice(1);
+}
+
+/**
+ * The JavaScript of command \`name\`'s idiomatic function: a factory taking the run-time helpers (\`rt\`,
+ * api/compile.ts's \`RUNTIME\`), the raw command (\`fn\`) and the \`VkApi\` it belongs to (\`owner\`), returning
+ * the function named after the command, straight-line code per parameter role.
+ */
+function commandCode(
+  name: string,
+  plan: Plan,
+  params: readonly { name: string; type: string }[],
+  size: (struct: string) => number,
+  result: (code: string) => number | undefined,
+): string {
+  const [resultKind, codes, roles] = plan;
+  const q = JSON.stringify;
+  const user: string[] = [];
+  const entries = new Map<string, string>();
+  /** The constant holding struct `struct`'s entry, resolved once when the command is bound. */
+  const entry = (struct: string) => {
+    let e = entries.get(struct);
+    if (e === undefined) entries.set(struct, e = `E${entries.size}`);
+    return e;
+  };
+  const prep: string[] = [];
+  const counts: string[] = [];
+  const after: string[] = [];
+  const outputs: [string, string][] = [];
+  const args = roles.map((_, i) => `a${i}`);
+  const userOf: string[] = [];
+  let reserved = 0;
+  let memory = false;
+  let chain: string | undefined;
+  const slot = (bytes: number) => {
+    const off = reserved;
+    reserved += (bytes + 7) & ~7;
+    return off;
+  };
+  let twoCall: { count: number; kind: string; off: number; arrays: number[]; chained?: number } | undefined;
+  roles.forEach((role, i) => {
+    const p = params[i]!;
+    const P = q(p.name);
+    const kind = role[0] as string;
+    const takes = ["v", "b", "s", "st", "a", "fix", "buf", "raw"].includes(kind);
+    if (takes) {
+      userOf[i] = `u${user.length}`;
+      user.push(userOf[i]!);
+    }
+    const u = userOf[i];
+    switch (kind) {
+      case "v":
+        prep.push(role[1] === undefined ? `const a${i} = ${u};` : `const a${i} = ${u} ?? ${role[1]};`);
+        break;
+      case "b":
+        prep.push(`const a${i} = ${u} ? 1 : 0;`);
+        break;
+      case "n":
+        prep.push(`const a${i} = null;`);
+        break;
+      case "raw":
+        prep.push(`const a${i} = ${u} ?? null;`);
+        break;
+      case "s":
+        memory = true;
+        prep.push(`const a${i} = rt.str(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
+        break;
+      case "st":
+        memory = true;
+        prep.push(
+          `const a${i} = rt.struct(m, ${entry(String(role[1]))}, ${q(role[1])}, ${u}, ${role[2] === true}, ${
+            q(name)
+          }, ${P});`,
+        );
+        break;
+      case "a":
+        memory = true;
+        prep.push(
+          `const a${i} = rt.array(m, ${q(role[1])}, ${q(role[2])}, ${u}, ${role[3] === true}, ${
+            q(name)
+          }, ${P}${role[1] === "struct" ? `, ${entry(String(role[2]))}` : ""});`,
+        );
+        break;
+      case "fix":
+        memory = true;
+        prep.push(`const a${i} = rt.scalars(m, ${q(role[1])}, ${u}, ${role[2]}, ${q(name)}, ${P});`);
+        break;
+      case "buf":
+        memory = true;
+        prep.push(`const b${i} = rt.buffer(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
+        prep.push(`const a${i} = b${i} === null ? null : m.pointer(b${i});`);
+        after.push(`rt.back(b${i}, ${u});`);
+        break;
+      case "c":
+        break;
+      case "oh": {
+        memory = true;
+        const off = slot(8);
+        prep.push(`const a${i} = m.at(${off});`);
+        after.push(`const o${i} = rt.handle(m, ${off});`);
+        const st = roles.findIndex((r) => r[0] === "st");
+        if (p.type === "VkDeviceMemory" && st >= 0) {
+          after.push(`owner.noteAllocation(o${i}, ${userOf[st]}?.allocationSize);`);
+        }
+        outputs.push([outputKey(p.name), `o${i}`]);
+        break;
+      }
+      case "ox":
+      case "op": {
+        memory = true;
+        const off = slot(8);
+        prep.push(`const a${i} = m.at(${off});`);
+        after.push(`const o${i} = rt.scalar(m, ${off}, ${q(kind === "op" ? "pointer" : role[1])});`);
+        outputs.push([outputKey(p.name), `o${i}`]);
+        break;
+      }
+      case "os": {
+        memory = true;
+        const off = slot(size(String(role[1])));
+        const takesChain = role[2] === 1 && chain === undefined;
+        if (takesChain) chain = `c${i}`;
+        const e = entry(String(role[1]));
+        prep.push(
+          `rt.outStruct(m, ${e}, ${q(role[1])}, ${off}, ${takesChain ? chain : "null"}, ${q(name)});`,
+        );
+        prep.push(`const a${i} = m.at(${off});`);
+        after.push(`const o${i} = rt.readStruct(m, ${e}, ${off}, ${takesChain ? chain : "false"});`);
+        outputs.push([outputKey(p.name), `o${i}`]);
+        break;
+      }
+      case "om": {
+        memory = true;
+        const off = slot(8);
+        prep.push(`const a${i} = m.at(${off});`);
+        const spec = role[1] as number[];
+        const [mem, at, size] = spec.length === 3
+          ? spec.map((k) => `a${k}`)
+          : [`${userOf[spec[0]!]}.memory`, `${userOf[spec[0]!]}.offset ?? 0n`, `${userOf[spec[0]!]}.size`];
+        after.push(`const o${i} = rt.mapped(owner, m, ${off}, ${mem}, ${at}, ${size}, ${q(name)});`);
+        outputs.push([outputKey(p.name), `o${i}`]);
+        break;
+      }
+      case "oa": {
+        memory = true;
+        const spec = role[3] as [number, string?];
+        const n = spec.length === 1
+          ? `rt.size(a${spec[0]})`
+          : `rt.memberCount(${userOf[spec[0]]}, ${q(params[spec[0]]!.type)}, ${q(spec[1])})`;
+        const chained = role[5] === 1 && chain === undefined;
+        if (chained) {
+          chain = `c${i}`;
+          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
+        }
+        prep.push(`const n${i} = ${n};`);
+        prep.push(
+          chained
+            ? `const b${i} = rt.outChained(m, ${q(role[2])}, n${i}, l${i});`
+            : `const b${i} = rt.outArray(m, ${q(role[1])}, ${q(role[2])}, n${i});`,
+        );
+        prep.push(`const a${i} = m.pointer(b${i});`);
+        after.push(
+          chained
+            ? `const o${i} = rt.readChained(${q(role[2])}, b${i}, n${i}, ${chain});`
+            : `const o${i} = rt.readArray(${q(role[1])}, ${q(role[2])}, b${i}, n${i});`,
+        );
+        outputs.push([outputKey(p.name), `o${i}`]);
+        break;
+      }
+      case "tc":
+        memory = true;
+        twoCall = { count: i, kind: String(role[1]), off: slot(8), arrays: [] };
+        break;
+      case "ta":
+        twoCall!.arrays.push(i);
+        if (role[4] === 1 && chain === undefined) {
+          chain = `c${i}`;
+          twoCall!.chained = i;
+          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
+        }
+        outputs.push([outputKey(p.name), `o${i}`]);
+        break;
+      default:
+        throw new TypeError(`Unknown role "${kind}" in the plan of "${name}"`);
+    }
+  });
+  // Counts after the arrays they are read from (they precede them in C order).
+  roles.forEach((role, i) => {
+    if (role[0] !== "c") return;
+    const arrays = role[2] as number[];
+    const kinds = arrays.map((k) => roles[k]![0] === "buf" ? "buf" : String(roles[k]![1]));
+    arrays.forEach((k, j) => {
+      counts.push(
+        `const n${i}_${j} = rt.len(${userOf[k]}, ${q(kinds[j])}, ${q(name)}, ${q(params[k]!.name)});`,
+      );
+      if (j > 0) {
+        counts.push(
+          `if (n${i}_${j} !== n${i}_0 && ${userOf[k]} != null) rt.mismatch(${q(name)}, ${
+            q(params[arrays[0]!]!.name)
+          }, n${i}_0, ${q(params[k]!.name)}, n${i}_${j});`,
+        );
+      }
+    });
+    const wide = ["u64", "i64"].includes(String(role[1]));
+    counts.push(`const a${i} = ${wide ? `BigInt(n${i}_0)` : `n${i}_0`};`);
+  });
+  // Counts must be known before output arrays sized by them: move count lines ahead of "oa" sizing.
+  const call = `fn(${args.join(", ")})`;
+  const check = resultKind === 1 ? `if (r < 0) rt.fail(r, ${q(name)});` : "";
+  const body: string[] = [];
+  body.push(...counts.length ? reorder(prep, counts) : prep);
+  if (twoCall) {
+    const t = twoCall;
+    const read = t.kind === "usize"
+      ? `Number(m.view.getBigUint64(${t.off}, true))`
+      : `m.view.getUint32(${t.off}, true)`;
+    body.push(`const a${t.count} = m.at(${t.off});`);
+    body.push(`let r, ${t.arrays.map((k) => `a${k}, o${k}`).join(", ")};`);
+    body.push(`for (let attempt = 0; ; attempt++) {`);
+    body.push(`m.view.setBigUint64(${t.off}, 0n, true);`);
+    body.push(...t.arrays.map((k) => `a${k} = null;`));
+    body.push(`r = ${call};`, check);
+    body.push(`const n = ${read};`);
+    const empty = (k: number) => roles[k]![1] === "bytes" ? "new Uint8Array(0)" : "[]";
+    body.push(`if (n === 0) { ${t.arrays.map((k) => `o${k} = ${empty(k)};`).join(" ")} break; }`);
+    for (const k of t.arrays) {
+      body.push(
+        k === t.chained
+          ? `const b${k} = rt.outChained(m, ${q(roles[k]![2])}, n, l${k});`
+          : `const b${k} = rt.outArray(m, ${q(roles[k]![1])}, ${q(roles[k]![2])}, n);`,
+      );
+      body.push(`a${k} = m.pointer(b${k});`);
+    }
+    body.push(`r = ${call};`, check);
+    body.push(`if (r === 5 && attempt < 16) continue;`);
+    body.push(`const got = Math.min(${read}, n);`);
+    for (const k of t.arrays) {
+      body.push(
+        k === t.chained
+          ? `o${k} = rt.readChained(${q(roles[k]![2])}, b${k}, got, ${chain});`
+          : `o${k} = rt.readArray(${q(roles[k]![1])}, ${q(roles[k]![2])}, b${k}, got);`,
+      );
+    }
+    body.push(`break;`, `}`);
+    // Still VK_INCOMPLETE after 16 rounds: the count keeps growing.
+    if (resultKind === 1) body.push(`if (r === 5) rt.fail(5, ${q(name)});`);
+  } else {
+    body.push(`${resultKind === 0 ? "" : "const r = "}${call};`);
+    if (check) body.push(check);
+  }
+  body.push(...after);
+  const parts: [string, string][] = [];
+  if (codes.length) {
+    const known = codes.map((c) => [result(c), c] as const).filter(([v]) => v !== undefined);
+    parts.push(["result", `${known.map(([v, c]) => `r === ${v} ? ${q(c)} : `).join("")}rt.name(r)`]);
+  }
+  if (resultKind === 2) parts.push(["value", "r"]);
+  if (resultKind === 3) parts.push(["value", "r !== 0"]);
+  parts.push(...outputs);
+  if (parts.length === 1) body.push(`return ${parts[0]![1]};`);
+  else if (parts.length > 1) body.push(`return { ${parts.map(([k, v]) => `${q(k)}: ${v}`).join(", ")} };`);
+  if (chain !== undefined) user.push(chain);
+  const fnName = idiomaticName(name);
+  // A dispatchable handle a VkApi destroyed (or destroyed with its parent) never reaches the driver.
+  const guard = roles[0]?.[0] === "v" && DISPATCHABLE.has(params[0]!.type)
+    ? `if (rt.ended.has(u0)) rt.gone(u0, ${q(name)}, ${q(params[0]!.name)});\n`
+    : "";
+  const prelude = [...entries].map(([struct, e]) => `const ${e} = rt.entry(${q(struct)});\n`).join("");
+  const inner = !memory && !twoCall ? body.join("\n") : `const m = rt.enter(${reserved});
+try {
+${body.join("\n")}
+} finally {
+rt.leave(m);
+}`;
+  return `/** \`${name}\`, idiomatic: bound to its raw command \`fn\` (api/compile.ts). */
+export function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : ""}) {
+${prelude}return function ${fnName}(${user.join(", ")}) {
+${guard}${inner}
+};
+}`;
+}
+
+/** Puts the count lines before the first line that reads a count (an output array sized by one). */
+function reorder(prep: string[], counts: string[]): string[] {
+  const first = prep.findIndex((l) => /^const n\d+ = rt\.size\(a\d+\)/.test(l));
+  if (first < 0) return [...prep, ...counts];
+  return [...prep.slice(0, first), ...counts, ...prep.slice(first)];
+}
+
+/**
+ * idiomatic_commands.js and its declarations: one factory per command, and the table `commands` (command
+ * and alias name -> factory).
+ */
+export function emitIdiomaticCode(
+  reg: Registry,
+  plans: ReadonlyMap<string, Plan>,
+  size: (struct: string) => number,
+): Map<string, string> {
+  const result = (code: string) => reg.enumValues.get(code);
+  const code: string[] = [];
+  const table: string[] = [];
+  for (const name of [...plans.keys()].sort()) {
+    const cmd = reg.commands.get(name)!;
+    code.push(commandCode(name, plans.get(name)!, cmd.params, size, result));
+    table.push(`${name}: ${idiomaticName(name)},`);
+    for (const alias of cmd.aliases) {
+      if (reg.commandTarget.has(alias)) table.push(`${alias}: ${idiomaticName(name)},`);
+    }
+  }
+  const files = new Map<string, string>();
+  files.set(
+    "idiomatic_commands.js",
+    `// @ts-self-types="./idiomatic_commands.d.ts"
+${
+      header(
+        reg,
+        "Every command's idiomatic function (tools/_gen_idiomatic_code.ts); `VkApi` binds them on first use.",
+      )
+    }
+${code.join("\n\n")}
+
+/** Command or alias name -> the factory of its idiomatic function. */
+export const commands = {
+${table.sort().join("\n")}
+};
+`,
+  );
+  files.set(
+    "idiomatic_commands.d.ts",
+    `${header(reg, "Declarations of idiomatic_commands.js: its table.")}
+/** A command's idiomatic function, given the run-time helpers, the raw command and its \`VkApi\`. */
+export type CommandFactory = (
+  rt: unknown,
+  fn: (...args: never[]) => unknown,
+  owner: unknown,
+) => (...args: unknown[]) => unknown;
+
+/** Command or alias name -> the factory of its idiomatic function. */
+export declare const commands: Readonly<Record<string, CommandFactory>>;
+`,
+  );
+  return files;
+}
