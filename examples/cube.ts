@@ -7,7 +7,7 @@
  * picture on every window system and loader.
  *
  * ```sh
- * deno run --allow-all examples/cube.ts [--frames 60] [--wsi=xlib|xcb|wayland] [--resize[=driver]]
+ * deno run --allow-all examples/cube.ts [--frames 60] [--wsi=xlib|xcb|wayland|headless] [--resize[=driver]]
  *   [--screenshot out.png] [--size 256] [--present-mode fifo|mailbox|immediate] [--validate]
  *   [--json] [--loader=vkdeno|libvulkan]
  * ```
@@ -42,8 +42,8 @@ import { createInstance, describeDevice, memoryTypeIndex } from "./_helpers.ts";
 import { NoDeviceError, runExample } from "./_loader.ts";
 import { CUBE_FRAG_SPV, CUBE_VERT_SPV } from "./shaders/cube_spv.ts";
 
-/** The window systems the cube presents to. */
-export type CubeWsi = "xlib" | "xcb" | "wayland";
+/** The window systems the cube presents to; `headless` is `VK_EXT_headless_surface`, with no window at all. */
+export type CubeWsi = "xlib" | "xcb" | "wayland" | "headless";
 
 /** A window the cube draws into: its surface's create info, its size, and the window-system chores. */
 export interface CubeWindow extends Disposable {
@@ -64,12 +64,29 @@ export function openWindow(
   size: { width: number; height: number },
   display?: string,
 ): CubeWindow {
+  if (wsi === "headless") return headlessWindow(size);
   if (wsi === "wayland") {
     const win = WaylandWindow.open({ display, ...size, title: "vkdeno cube" });
     return Object.assign(win, { wsi }) as WaylandWindow & { wsi: CubeWsi };
   }
   const win = wsi === "xcb" ? XcbWindow.open({ display, ...size }) : XlibWindow.open({ display, ...size });
   return Object.assign(win, { wsi, poll: () => {} }) as (XlibWindow | XcbWindow) & CubeWindow;
+}
+
+/**
+ * A window with no window system (`VK_EXT_headless_surface`): its size is what the swapchain takes, and
+ * `resize` changes it, as a window's would.
+ */
+export function headlessWindow(size: { width: number; height: number }): CubeWindow {
+  return {
+    wsi: "headless",
+    ...size,
+    resize(width: number, height: number) {
+      Object.assign(this, { width, height });
+    },
+    poll() {},
+    [Symbol.dispose]() {},
+  };
 }
 
 /** The window system a session offers: Wayland when `WAYLAND_DISPLAY` is set, else Xlib. */
@@ -173,6 +190,7 @@ export function frameMatrix(frame: number, aspect: number): Float32Array {
 
 /** The surface of each window system, destroyed by the scope `vk`. */
 function createSurface(vk: VkApi, instance: VkInstance, window: CubeWindow): VkSurfaceKHR {
+  if (window.wsi === "headless") return vk.createHeadlessSurfaceEXT(instance, {});
   if (window instanceof WaylandWindow) {
     return vk.createWaylandSurfaceKHR(instance, { display: window.display, surface: window.surface });
   }
@@ -189,6 +207,7 @@ const SURFACE_EXTENSION: Record<CubeWsi, string> = {
   xlib: vkc.VK_KHR_XLIB_SURFACE_EXTENSION_NAME,
   xcb: vkc.VK_KHR_XCB_SURFACE_EXTENSION_NAME,
   wayland: vkc.VK_KHR_WAYLAND_SURFACE_EXTENSION_NAME,
+  headless: vkc.VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME,
 };
 
 /** The first device and queue family with graphics that can present to `surface`. */
@@ -832,8 +851,8 @@ async function main(args: string[]): Promise<void> {
     return i < 0 ? undefined : args[i + 1];
   };
   const wsi = (value("--wsi") ?? sessionWsi()) as CubeWsi;
-  if (!["xlib", "xcb", "wayland"].includes(wsi)) {
-    throw new TypeError(`Unknown --wsi "${wsi}": xlib, xcb or wayland`);
+  if (!["xlib", "xcb", "wayland", "headless"].includes(wsi)) {
+    throw new TypeError(`Unknown --wsi "${wsi}": xlib, xcb, wayland or headless`);
   }
   const frames = Number(value("--frames") ?? 60);
   const size = Number(value("--size") ?? 256);

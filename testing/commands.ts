@@ -19,8 +19,11 @@ import {
 } from "../ffi/memory.ts";
 import { STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
 import { missingFeatures, type MockDeviceModel } from "./device.ts";
+import { type MockPresentation, presentationBehaviours, presentationState } from "./presentation.ts";
+import { layoutOf } from "../vk/_struct_layout.ts";
 import {
   at,
+  handleKey,
   hex,
   type MockHandles,
   MockHandles as Handles,
@@ -69,6 +72,8 @@ export interface MockRuntime {
   readonly instances: Map<number, MockInstanceState>;
   readonly physicalDevices: Map<number, MockPhysicalDeviceState>;
   readonly devices: Map<number, MockLogicalDevice>;
+  /** Surfaces, swapchains, presented frames and query results. */
+  readonly presentation: MockPresentation;
   /** Reports a misuse or a limit of the mock (a message naming the command). */
   problem(message: string): void;
 }
@@ -258,6 +263,10 @@ function submitted(rt: MockRuntime, command: string, cbs: readonly P[], signals:
       );
     }
   }
+  for (const h of cbs) {
+    const cb = rt.handles.get(h, "VkCommandBuffer");
+    if (cb?.state === "executable") presentationState(rt.presentation).execute(cb.commands!);
+  }
   for (const [h, value] of signals) {
     const s = rt.handles.get(h, "VkSemaphore");
     if (!s) continue;
@@ -273,6 +282,8 @@ function signalFence(rt: MockRuntime, fence: P, command: string): void {
   if (f.signaled) rt.problem(`${command}: fence "${hex(fence)}" is already signaled (reset it first)`);
   f.signaled = true;
 }
+
+const PRESENTATION = presentationBehaviours((rt, handle) => deviceOf(rt as MockRuntime, handle as P));
 
 const behaviours: Record<string, Behaviour> = {
   vkEnumerateInstanceVersion: (rt, [p]) => {
@@ -811,6 +822,69 @@ const behaviours: Record<string, Behaviour> = {
       .map((h) => object(rt, h, "VkCommandBuffer", "vkFreeCommandBuffers", "pCommandBuffers[]"));
     freeCommandBuffers(rt, o, list);
   },
+  // Image views, framebuffers and render passes are remembered so a render pass clears swapchain images.
+  vkCreateImageView: (rt, args, info) => {
+    const result = createGeneric(rt, args, info);
+    if (result === R.SUCCESS) {
+      const image = u64(args[1] as Deno.PointerObject, "VkImageViewCreateInfo", "image");
+      presentationState(rt.presentation).views.set(Number(readU64(args[3] as P, 0)), Number(image));
+    }
+    return result;
+  },
+  vkCreateFramebuffer: (rt, args, info) => {
+    const result = createGeneric(rt, args, info);
+    if (result === R.SUCCESS) {
+      const F = "VkFramebufferCreateInfo", ci = args[1] as Deno.PointerObject;
+      const views = pointers(ptr(ci, F, "pAttachments"), u32(ci, F, "attachmentCount"));
+      presentationState(rt.presentation).framebuffers.set(
+        Number(readU64(args[3] as P, 0)),
+        views.map((v) => handleKey(v)),
+      );
+    }
+    return result;
+  },
+  vkCreateRenderPass: (rt, args, info) => {
+    const result = createGeneric(rt, args, info);
+    if (result === R.SUCCESS) {
+      const C = "VkRenderPassCreateInfo", A = "VkAttachmentDescription", ci = args[1] as Deno.PointerObject;
+      const list = ptr(ci, C, "pAttachments"), size = layoutOf(A).size;
+      const loadOps = Array.from(
+        { length: u32(ci, C, "attachmentCount") },
+        (_, i) => readU32(list, i * size + at(A, "loadOp")),
+      );
+      presentationState(rt.presentation).renderPasses.set(Number(readU64(args[3] as P, 0)), loadOps);
+    }
+    return result;
+  },
+  vkCmdBeginRenderPass: (rt, args, info) => {
+    recordCommand(rt, args, info);
+    const cb = rt.handles.get(args[0] as P, "VkCommandBuffer");
+    if (cb?.state !== "recording") return;
+    const B = "VkRenderPassBeginInfo", begin = args[1] as Deno.PointerObject;
+    const loadOps =
+      presentationState(rt.presentation).renderPasses.get(handleKey(ptr(begin, B, "renderPass"))) ?? [];
+    const views =
+      presentationState(rt.presentation).framebuffers.get(handleKey(ptr(begin, B, "framebuffer"))) ?? [];
+    const area = at(B, "renderArea");
+    const rect = {
+      x: readU32(begin, area),
+      y: readU32(begin, area + 4),
+      width: readU32(begin, area + 8),
+      height: readU32(begin, area + 12),
+    };
+    const clears = ptr(begin, B, "pClearValues");
+    views.forEach((view, i) => {
+      if (loadOps[i] !== 1 || clears === null || i >= u32(begin, B, "clearValueCount")) return; // CLEAR is 1
+      const color = new Float32Array(Deno.UnsafePointerView.getArrayBuffer(clears, 16, i * 16).slice(0));
+      const image = presentationState(rt.presentation).views.get(view);
+      if (image !== undefined) {
+        presentationState(rt.presentation).record(
+          cb.commands!,
+          () => presentationState(rt.presentation).clear(image, [...color], rect),
+        );
+      }
+    });
+  },
   vkBeginCommandBuffer: (rt, [cb]) => {
     const o = object(rt, cb, "VkCommandBuffer", "vkBeginCommandBuffer", "commandBuffer");
     if (o.device?.lost) return R.ERROR_DEVICE_LOST;
@@ -929,7 +1003,7 @@ function writeMemoryProperties(m: MockDeviceModel, p: Deno.PointerObject): void 
  * ```
  */
 export function builtinBehaviour(info: CommandInfo): Behaviour | undefined {
-  const own = behaviours[info.name];
+  const own = behaviours[info.name] ?? (PRESENTATION[info.name] as Behaviour | undefined);
   if (own) return own;
   if (info.name.startsWith("vkCmd") && info.result === "void") return recordCommand;
   if (/^vkCreate\w*Pipelines/.test(info.name)) return createPipelines;

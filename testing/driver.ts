@@ -16,6 +16,7 @@ import { readCString, readU32, writeU32 } from "../ffi/memory.ts";
 import { resultName } from "../vk/errors.ts";
 import { decodeCall, type Decoded, decodeResult } from "../layers/decode.ts";
 import type { DriverEntryPoint } from "../loading/direct_driver.ts";
+import { MockPresentation } from "./presentation.ts";
 import { MockDeviceModel, type MockDeviceOptions } from "./device.ts";
 import { type MockManifest, type MockManifestOptions, writeMockManifest } from "./manifest.ts";
 import { type Behaviour, builtinBehaviour, deviceOf, type MockRuntime, R } from "./commands.ts";
@@ -182,6 +183,11 @@ export class MockDriver implements DriverEntryPoint, Disposable {
   readonly getPhysicalDeviceProcAddr: Deno.PointerObject;
   /** Its physical devices' models. */
   readonly devices: readonly MockDeviceModel[];
+  /**
+   * Surfaces, swapchains and queries: the frames presented (RGBA), the surfaces' size, out-of-date and
+   * suboptimal answers on demand, query results (docs/testing.md, "Presentation and queries").
+   */
+  readonly presentation: MockPresentation = new MockPresentation();
   readonly #options: MockDriverOptions;
   readonly #callbacks: CallbackRegistry;
   readonly #entries = new Map<number, Deno.PointerObject>();
@@ -222,6 +228,7 @@ export class MockDriver implements DriverEntryPoint, Disposable {
       instances: new Map(),
       physicalDevices: new Map(),
       devices: new Map(),
+      presentation: this.presentation,
       problem: (message) => this.#problem(message),
     };
     this.#newestVersion = Math.max(this.#rt.apiVersion, ...this.devices.map((d) => d.apiVersion));

@@ -4,8 +4,12 @@
  * - {@linkcode MockDriver}: a Vulkan driver defined in TypeScript, handed to `Vulkan.load({ drivers })` or
  *   found by discovery ({@linkcode mockEnvironment}, `MockDriver.writeManifest`); enough behaviour for an
  *   application to run to completion; faults (`fail`, `loseDevice`), overrides and a call log.
- * - {@linkcode profileDevice}: a mock device from a Khronos Vulkan Profiles JSON file; {@linkcode PROFILES}
+ * - {@linkcode profileDevice}: a mock device from a Khronos Vulkan Profiles JSON file (read it with
+ *   {@linkcode loadProfileFile}; {@linkcode readProfile} lists what was taken and skipped); {@linkcode PROFILES}
  *   holds three written for tests (a ray-tracing desktop GPU, a mobile GPU, a Vulkan 1.0 device).
+ *   `mock.devices[i].describe()` says which values came from the profile and which the kit made up.
+ * - {@linkcode MockPresentation} (`mock.presentation`): headless surfaces and swapchains whose presented frames
+ *   a test reads as RGBA, out-of-date and suboptimal on demand, query results.
  *
  * @example A device picked from two profiles
  * ```ts
@@ -59,6 +63,7 @@ export {
   type ProfileSkip,
   readProfile,
 } from "./profiles.ts";
+export { type MockFrame, MockPresentation } from "./presentation.ts";
 export {
   emitMockLibrary,
   type MockEntryPoints,
