@@ -460,9 +460,9 @@ export class MockDriver implements DriverEntryPoint, Disposable {
    * ```
    * @throws {TypeError} If `command` is not a Vulkan command.
    */
-  fail(command: MockCommandName, result: number, options: MockFaultOptions = {}): MockFault {
+  fail(command: MockCommandName, result: number, options?: MockFaultOptions): MockFault {
     const info = canonicalInfo(command, "MockDriver.fail");
-    const rule: FaultRule = { command: info.name, result, options, hits: 0, removed: false };
+    const rule: FaultRule = { command: info.name, result, options: options ?? {}, hits: 0, removed: false };
     const list = this.#faults.get(info.name);
     if (list) list.push(rule);
     else this.#faults.set(info.name, [rule]);

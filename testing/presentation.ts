@@ -107,12 +107,16 @@ export function presentationState(presentation: MockPresentation): PresentationS
 
 /**
  * A mock driver's presentation state, as `mock.presentation`: the frames presented, the surfaces' size, and
- * the answers of acquire, present and query results.
+ * the answers of acquire, present and query results. The driver must offer `VK_KHR_surface` and
+ * `VK_EXT_headless_surface` (`instanceExtensions`) and a device `VK_KHR_swapchain` (its `extensions`).
  *
  * @example A resize the driver reports
  * ```ts
  * import { MockDriver } from "@vkdeno/loader/testing";
- * using mock = new MockDriver({ instanceExtensions: ["VK_KHR_surface", "VK_EXT_headless_surface"] });
+ * using mock = new MockDriver({
+ *   instanceExtensions: ["VK_KHR_surface", "VK_EXT_headless_surface"],
+ *   devices: [{ extensions: ["VK_KHR_swapchain"] }],
+ * });
  * mock.presentation.resize(640, 480); // swapchains of another size now answer VK_SUBOPTIMAL_KHR
  * console.log(mock.presentation.frames.length); // 0
  * ```
@@ -135,7 +139,8 @@ export class MockPresentation {
    * The surfaces take this size (a window resized): swapchains of another extent answer acquire and present
    * with `answer` (default `"suboptimal"`; `"out-of-date"` as most X11 drivers do) until recreated.
    */
-  resize(width: number, height: number, answer: "out-of-date" | "suboptimal" = "suboptimal"): void {
+  resize(width: number, height: number, answer?: "out-of-date" | "suboptimal"): void {
+    answer ??= "suboptimal";
     this.extent = { width, height };
     for (const s of presentationState(this).swapchains.values()) {
       if (s.width !== width || s.height !== height) s.answer = answer;

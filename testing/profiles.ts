@@ -132,7 +132,8 @@ const STRING = /"(?:[^"\\]|\\.)*"/y;
  * ```
  * @throws {SyntaxError} Naming `source` (a file name), the line and the column where the text is not JSON.
  */
-export function parseProfile(text: string, source = "profile text"): ProfilesFile {
+export function parseProfile(text: string, source?: string): ProfilesFile {
+  source ??= "profile text";
   let i = 0;
   const fail = (what: string): never => {
     const before = text.slice(0, i).split("\n");
@@ -294,7 +295,8 @@ function reported(
  * beside the profile in `options` are not a valid mock device (the `Invalid mock device: ...` error
  * `new MockDriver` would throw).
  */
-export function readProfile(file: ProfilesFile, options: ProfileDeviceOptions = {}): ProfileReading {
+export function readProfile(file: ProfilesFile, options?: ProfileDeviceOptions): ProfileReading {
+  options ??= {};
   const names = Object.keys(file.profiles ?? {});
   const profileName = options.profile ?? (names.length === 1 ? names[0]! : undefined);
   if (profileName === undefined) {
@@ -524,9 +526,11 @@ export function readProfile(file: ProfilesFile, options: ProfileDeviceOptions = 
  * The mock device a profile describes ({@linkcode readProfile}'s `device`): its capability sets merged in
  * order (extensions and features added up, later properties over earlier ones), `api-version` as the
  * device's version. The profile's `VkPhysicalDeviceFeatures` is exact (unlisted members are unsupported);
- * formats are exactly the listed ones when it lists any. Memory is the default unless
- * `VkPhysicalDeviceMemoryProperties` is given among the properties (`memoryHeaps` and `memoryTypes` lists)
- * or in `options`. Values that cannot be represented are skipped with a warning (`strict`: thrown).
+ * formats are exactly the listed ones when it lists any. Memory is the kit's (unified for an integrated GPU
+ * or a CPU) unless `VkPhysicalDeviceMemoryProperties` is given among the properties (`memoryHeaps` and
+ * `memoryTypes` lists) or in `options`; `mock.devices[i].describe()` lists what the kit filled in, and the
+ * device fields of `options` (type, IDs, driver version, memory) set them. Values that cannot be represented
+ * are skipped with a warning (`strict`: thrown).
  *
  * @example The kit's mobile profile
  * ```ts
@@ -536,7 +540,7 @@ export function readProfile(file: ProfilesFile, options: ProfileDeviceOptions = 
  * ```
  * @throws {TypeError} As {@linkcode readProfile}.
  */
-export function profileDevice(file: ProfilesFile, options: ProfileDeviceOptions = {}): MockDeviceOptions {
+export function profileDevice(file: ProfilesFile, options?: ProfileDeviceOptions): MockDeviceOptions {
   return readProfile(file, options).device;
 }
 
