@@ -187,9 +187,11 @@ next "line"`;
 Deno.test("every generated table text is a raw template that sourceText reads from the source", () => {
   const dir = new URL("../../vk/generated/", import.meta.url);
   let seen = 0;
+  let tables = 0;
   for (const entry of Deno.readDirSync(dir)) {
     if (!entry.name.endsWith("_text.js")) continue;
     const src = Deno.readTextFileSync(new URL(entry.name, dir));
+    tables += [...src.matchAll(/function \w+_SOURCE\(\)/g)].length;
     for (const m of src.matchAll(/function (\w+)_SOURCE\(\) \{\s*return String\s*\.raw`/g)) {
       seen++;
       const end = src.indexOf("`;\n}", m.index + m[0].length);
@@ -200,7 +202,8 @@ Deno.test("every generated table text is a raw template that sourceText reads fr
       );
     }
   }
-  assertEquals(seen, 9);
+  assert(tables > 0, "no generated table text found");
+  assertEquals(seen, tables, "every table text is one raw template");
 });
 
 Deno.test("a table built whole becomes a frozen plain record or array at its first read, with the same answers", () => {
