@@ -10,6 +10,7 @@ import { RESULT_NAMES } from "../vk/generated/enums.ts";
 import { VkError } from "../vk/errors.ts";
 import { findLayout, layoutOf } from "../vk/_struct_layout.ts";
 import { FULL, Scratch } from "../ffi/_struct_memory.ts";
+import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { entryOf, type StructEntry, writeArrayInto, writeGrowing } from "../vk/_struct_marshal.ts";
 
 import { getPointer, writeChain } from "../vk/_struct_runtime.ts";
@@ -59,18 +60,6 @@ function elementSize(kind: string, element: string): number {
   if (kind === "handle") return 8;
   if (kind === "bytes") return 1;
   return scalarSize(element as ScalarKind);
-}
-
-function isBytes(v: unknown): v is ArrayBufferView | ArrayBuffer {
-  return ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
-}
-
-function bytesOf(v: ArrayBufferView | ArrayBuffer): Uint8Array {
-  return v instanceof Uint8Array
-    ? v
-    : v instanceof ArrayBuffer
-    ? new Uint8Array(v)
-    : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 }
 
 let idle: CallMemory | undefined;

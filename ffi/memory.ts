@@ -408,3 +408,33 @@ export function readU64(ptr: Deno.PointerValue, offset = 0): bigint {
 export function writeU64(ptr: Deno.PointerValue, offset: number, value: bigint): void {
   view(ptr, offset, 8).setBigUint64(0, value, true);
 }
+
+/**
+ * True for anything that holds bytes: an `ArrayBuffer` or any view of one.
+ *
+ * @example Usage
+ * ```ts
+ * import { isBytes } from "./memory.ts";
+ * console.log(isBytes(new Float32Array(2)), isBytes([1, 2])); // true false
+ * ```
+ */
+export function isBytes(x: unknown): x is ArrayBufferView | ArrayBuffer {
+  return ArrayBuffer.isView(x) || x instanceof ArrayBuffer;
+}
+
+/**
+ * The bytes of an `ArrayBuffer` or a view, as a `Uint8Array` over the same memory (no copy).
+ *
+ * @example Usage
+ * ```ts
+ * import { bytesOf } from "./memory.ts";
+ * console.log(bytesOf(new Uint32Array([1])).length); // 4
+ * ```
+ */
+export function bytesOf(x: ArrayBufferView | ArrayBuffer): Uint8Array {
+  return x instanceof Uint8Array
+    ? x
+    : x instanceof ArrayBuffer
+    ? new Uint8Array(x)
+    : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+}

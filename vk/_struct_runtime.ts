@@ -7,6 +7,7 @@
  */
 import { isPointerObject } from "./_scalar.ts";
 import type { Scratch } from "../ffi/_struct_memory.ts";
+import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { layoutOf } from "./_struct_layout.ts";
 
 /** A generated writer: `v` as the struct at byte `o` of `m`; `k` extra keys allowed (a link's `type`). */
@@ -221,18 +222,6 @@ export function bits(
   const mask = width >= 32 ? 0xffffffff : ((1 << width) - 1) << shift;
   const old = m.u32[o >> 2]!;
   m.u32[o >> 2] = ((old & ~mask) | ((x << shift) & mask)) >>> 0;
-}
-
-function isBytes(x: unknown): x is ArrayBufferView | ArrayBuffer {
-  return ArrayBuffer.isView(x) || x instanceof ArrayBuffer;
-}
-
-function bytesOf(x: ArrayBufferView | ArrayBuffer): Uint8Array {
-  return x instanceof Uint8Array
-    ? x
-    : x instanceof ArrayBuffer
-    ? new Uint8Array(x)
-    : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
 }
 
 /** Stores element `i` of kind `kind` (`size` bytes each) of an array starting at byte `c`. */
