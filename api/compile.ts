@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { commands } from "../vk/generated/idiomatic_commands.js";
+import { type CommandFactory, commands } from "../vk/generated/idiomatic_commands.js";
 import { RESULT_NAMES } from "../vk/generated/enums.ts";
 import { VkError } from "../vk/errors.ts";
 import { findLayout, layoutOf } from "../vk/_struct_layout.ts";
@@ -434,6 +434,13 @@ export const RUNTIME = {
   },
 };
 
+let factories: Readonly<Record<string, CommandFactory>> | undefined;
+
+/** The generated factories by command name, defined on the first call (not at import: they are 0.6 MB). */
+function table(): Readonly<Record<string, CommandFactory>> {
+  return factories ??= commands();
+}
+
 /**
  * The idiomatic function factory of command or alias `name` (api/README.md): generated into
  * vk/generated/idiomatic_commands.js, so what runs is in a file and a stack trace names it.
@@ -447,7 +454,7 @@ export const RUNTIME = {
  * @throws {TypeError} If `name` is not a command of the registry.
  */
 export function compileCommand(name: string): CompiledCommand {
-  const factory = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  const factory = Object.hasOwn(table(), name) ? table()[name] : undefined;
   if (!factory) throw new TypeError(`Unknown command "${name}"`);
   return factory as CompiledCommand;
 }
@@ -462,7 +469,7 @@ export function compileCommand(name: string): CompiledCommand {
  * ```
  */
 export function isCommand(name: string): boolean {
-  return Object.hasOwn(commands, name);
+  return Object.hasOwn(table(), name);
 }
 
 /**
@@ -475,7 +482,7 @@ export function isCommand(name: string): boolean {
  * ```
  */
 export function targetOf(name: string): string {
-  const factory = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  const factory = Object.hasOwn(table(), name) ? table()[name] : undefined;
   if (!factory) return name;
   return `vk${factory.name[0]!.toUpperCase()}${factory.name.slice(1)}`;
 }

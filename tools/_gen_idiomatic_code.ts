@@ -297,7 +297,7 @@ ${body.join("\n")}
 rt.leave(m);
 }`;
   return `/** \`${name}\`, idiomatic: bound to its raw command \`fn\` (api/compile.ts). */
-export function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : ""}) {
+function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : ""}) {
 ${prelude}return function ${fnName}(${user.join(", ")}) {
 ${guard}${inner}
 };
@@ -341,12 +341,18 @@ ${
         "Every command's idiomatic function (tools/_gen_idiomatic_code.ts); `VkApi` binds them on first use.",
       )
     }
+/**
+ * Defines every command's factory and returns command or alias name -> the factory of its idiomatic
+ * function. Called once, by the first \`VkApi\` command bound: V8 sets up the functions inside a function only
+ * when that one first runs, so importing this file costs little more than reading it (docs/performance.md).
+ */
+export function commands() {
 ${code.join("\n\n")}
 
-/** Command or alias name -> the factory of its idiomatic function. */
-export const commands = {
+return {
 ${table.sort().join("\n")}
 };
+}
 `,
   );
   files.set(
@@ -359,8 +365,8 @@ export type CommandFactory = (
   owner: unknown,
 ) => (...args: unknown[]) => unknown;
 
-/** Command or alias name -> the factory of its idiomatic function. */
-export declare const commands: Readonly<Record<string, CommandFactory>>;
+/** Defines every command's factory; returns command or alias name -> the factory of its idiomatic function. */
+export declare function commands(): Readonly<Record<string, CommandFactory>>;
 `,
   );
   return files;

@@ -18,13 +18,19 @@ const SHIFT: Record<string, number> = { u8: 0, i8: 0, u16: 1, i16: 1, u32: 2, i3
 const GROUPS = ["core", "khr", "ext", "vendor"] as const;
 type Group = typeof GROUPS[number];
 
-/** The file a struct's writer and reader go to: by the author tag ending its name. */
+/**
+ * The file a struct's writer and reader go to, by the author tag ending its name: the first rule that matches,
+ * else core. The index tests the same expressions to find a struct's file without loading the others.
+ */
+const GROUP_RULES: readonly (readonly [Group, RegExp])[] = [
+  ["vendor", /^(?!Vk)/],
+  ["khr", /KHR\d*$/],
+  ["ext", /EXT\d*$/],
+  ["vendor", /[A-Z]{2,}\d*$/],
+];
+
 function groupOf(name: string): Group {
-  if (!name.startsWith("Vk")) return "vendor";
-  if (/KHR\d*$/.test(name)) return "khr";
-  if (/EXT\d*$/.test(name)) return "ext";
-  if (/[A-Z]{2,}\d*$/.test(name)) return "vendor";
-  return "core";
+  return GROUP_RULES.find(([, rule]) => rule.test(name))?.[0] ?? "core";
 }
 
 class Emitter {
@@ -161,7 +167,7 @@ class Emitter {
     lines.push(...tail);
     lines.push(`if (seen + k !== keys(v)) unknown(v, ${S});`);
     return `/** Writes \`v\` as ${name} (${l.size} bytes) at byte \`o\` of \`m\`; \`k\` extra keys are allowed (a link's \`type\`). */
-export function write${name}(m, o, v, k) {
+function write${name}(m, o, v, k) {
 ${lines.join("\n")}
 }`;
   }
@@ -253,7 +259,7 @@ t = x.length;
       return `${key}: ${this.#read(m, at(m.offset))},`;
     });
     return `/** Reads ${l.name} (${l.size} bytes) at byte \`o\` of \`m\`. */
-export function read${l.name}(m, o) {
+function read${l.name}(m, o) {
 return {
 ${fields.join("\n")}
 };
@@ -363,12 +369,19 @@ ${
       }
 import { ${RUNTIME.filter(used).sort().join(", ")} } from "../_struct_runtime.ts";
 
+/**
+ * Defines the group's writers and readers and returns its table: struct name -> [writer, reader, size,
+ * alignment]. The index calls it once, when a struct of the group is first asked for: V8 sets up every
+ * function of a module when it is imported, the functions inside a function only when that one first runs,
+ * so importing this file costs little more than reading it (docs/performance.md, "Time to first instance").
+ */
+export function structs() {
 ${body.join("\n\n")}
 
-/** Struct name -> [writer, reader, size, alignment]. */
-export const structs = {
+return {
 ${table.join("\n")}
 };
+}
 `,
     );
     files.set(
@@ -381,8 +394,8 @@ ${table.join("\n")}
       }
 import type { StructEntry } from "../_struct_runtime.ts";
 
-/** Struct name -> [writer, reader, size, alignment]. */
-export declare const structs: Readonly<Record<string, StructEntry>>;
+/** Defines the group's writers and readers; returns struct name -> [writer, reader, size, alignment]. */
+export declare function structs(): Readonly<Record<string, StructEntry>>;
 `,
     );
   }
@@ -393,11 +406,20 @@ ${header(reg, "The index of the generated struct writers and readers: a struct's
 ${GROUPS.map((g) => `import { structs as ${g} } from "./struct_${g}.js";`).join("\n")}
 import { STRUCT_ALIASES } from "./structs.ts";
 
+/** Each group's table, made when a struct of the group is first asked for. */
+const tables = {};
+
+/** The group of struct ${"`n`"}: by the author tag ending its name (as tools/_gen_marshal.ts splits them). */
+function tableOf(n) {
+  ${GROUP_RULES.map(([g, rule]) => `if (${rule}.test(n)) return (tables.${g} ??= ${g}());`).join("\n  ")}
+  return (tables.core ??= core());
+}
+
 /** Struct ${"`name`"}'s [writer, reader, size, alignment], aliases followed; undefined for no such struct. */
 export function structEntry(name) {
   const n = Object.hasOwn(STRUCT_ALIASES, name) ? STRUCT_ALIASES[name] : name;
-  ${GROUPS.map((g) => `if (Object.hasOwn(${g}, n)) return ${g}[n];`).join("\n  ")}
-  return undefined;
+  const table = tableOf(n);
+  return Object.hasOwn(table, n) ? table[n] : undefined;
 }
 `,
   );

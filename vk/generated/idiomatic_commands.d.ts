@@ -14,5 +14,5 @@ export type CommandFactory = (
   owner: unknown,
 ) => (...args: unknown[]) => unknown;
 
-/** Command or alias name -> the factory of its idiomatic function. */
-export declare const commands: Readonly<Record<string, CommandFactory>>;
+/** Defines every command's factory; returns command or alias name -> the factory of its idiomatic function. */
+export declare function commands(): Readonly<Record<string, CommandFactory>>;

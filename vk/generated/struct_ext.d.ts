@@ -9,5 +9,5 @@
 
 import type { StructEntry } from "../_struct_runtime.ts";
 
-/** Struct name -> [writer, reader, size, alignment]. */
-export declare const structs: Readonly<Record<string, StructEntry>>;
+/** Defines the group's writers and readers; returns struct name -> [writer, reader, size, alignment]. */
+export declare function structs(): Readonly<Record<string, StructEntry>>;

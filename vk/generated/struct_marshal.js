@@ -14,12 +14,21 @@ import { structs as ext } from "./struct_ext.js";
 import { structs as vendor } from "./struct_vendor.js";
 import { STRUCT_ALIASES } from "./structs.ts";
 
+/** Each group's table, made when a struct of the group is first asked for. */
+const tables = {};
+
+/** The group of struct `n`: by the author tag ending its name (as tools/_gen_marshal.ts splits them). */
+function tableOf(n) {
+  if (/^(?!Vk)/.test(n)) return (tables.vendor ??= vendor());
+  if (/KHR\d*$/.test(n)) return (tables.khr ??= khr());
+  if (/EXT\d*$/.test(n)) return (tables.ext ??= ext());
+  if (/[A-Z]{2,}\d*$/.test(n)) return (tables.vendor ??= vendor());
+  return (tables.core ??= core());
+}
+
 /** Struct `name`'s [writer, reader, size, alignment], aliases followed; undefined for no such struct. */
 export function structEntry(name) {
   const n = Object.hasOwn(STRUCT_ALIASES, name) ? STRUCT_ALIASES[name] : name;
-  if (Object.hasOwn(core, n)) return core[n];
-  if (Object.hasOwn(khr, n)) return khr[n];
-  if (Object.hasOwn(ext, n)) return ext[n];
-  if (Object.hasOwn(vendor, n)) return vendor[n];
-  return undefined;
+  const table = tableOf(n);
+  return Object.hasOwn(table, n) ? table[n] : undefined;
 }
