@@ -14,7 +14,8 @@ import { WSI_SUPPORT } from "./wsi/terminators.ts";
 import { moduleLayerLoader } from "./layers/module_layer.ts";
 import type { NativeLayerBridgeOptions } from "./layers/native.ts";
 import type { TsLayer } from "./layers/layer.ts";
-import { key, type LoaderDevice } from "./chain/objects.ts";
+import type { LoaderDevice } from "./chain/objects.ts";
+import { handleKey, handleText } from "./vk/handle_key.ts";
 import type { VkCommandName as VulkanCommandName } from "./vk/generated/vk_commands.ts";
 import { Loader } from "./chain/loader.ts";
 import type { Logger } from "./loading/log.ts";
@@ -231,9 +232,9 @@ export class Vulkan implements Disposable {
    * @throws {TypeError} If `device` is not a device this object's loader created.
    */
   deviceTable(device: VkDevice): DeviceTable {
-    const ld = this.#loader.registry.devices.get(key(device));
+    const ld = this.#loader.registry.devices.get(handleKey(device));
     if (!ld) {
-      throw new TypeError(`Cannot make a device table: "0x${key(device).toString(16)}" is not a VkDevice`);
+      throw new TypeError(`Cannot make a device table: "${handleText(handleKey(device))}" is not a VkDevice`);
     }
     const cached = this.#tables.get(ld);
     if (cached) return cached;

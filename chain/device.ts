@@ -10,6 +10,7 @@ import { STRUCT_BY_STYPE, STRUCTS } from "../vk/generated/structs.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
 import {
+  address,
   Arena,
   type Pointer,
   pointerFromAddress,
@@ -20,6 +21,7 @@ import {
   writeU32,
   writeU64,
 } from "../ffi/memory.ts";
+import { handleKey, handleText } from "../vk/handle_key.ts";
 import { commandDef } from "../vk/command_ffi.ts";
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import type { Logger } from "../loading/log.ts";
@@ -33,7 +35,6 @@ import {
 import { skipLoaderNodes } from "./layer_chain/nodes.ts";
 import {
   type HandleRegistry,
-  key,
   LoaderDevice,
   type LoaderInstance,
   type TermPhysicalDevice,
@@ -86,9 +87,9 @@ export class LoaderDevices {
 
   /** `vkCreateDevice`: the instance's device chain, then the top's handle to the application. */
   createDevice(physicalDevice: Pointer, pCreateInfo: Pointer, pAllocator: Pointer, pDevice: Pointer): number {
-    const tramp = this.#registry.trampPhysicalDevices.get(key(physicalDevice));
+    const tramp = this.#registry.trampPhysicalDevices.get(handleKey(physicalDevice));
     if (!tramp) {
-      this.#log.error(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
+      this.#log.error(`vkCreateDevice: invalid VkPhysicalDevice "${handleText(handleKey(physicalDevice))}"`);
       return VK_ERROR_INITIALIZATION_FAILED;
     }
     if (pDevice === null) return VK_ERROR_INITIALIZATION_FAILED;
@@ -103,7 +104,7 @@ export class LoaderDevices {
       this.#log.error(`vkCreateDevice: the device chain returned "${made.result}": no device was created`);
       return made.result;
     }
-    writeU64(pDevice, 0, key(made.device));
+    writeU64(pDevice, 0, address(made.device));
     return made.result;
   }
 
@@ -118,9 +119,11 @@ export class LoaderDevices {
     pAllocator: Pointer,
     pDevice: Pointer,
   ): number {
-    const term = this.#registry.termPhysicalDevices.get(key(physicalDevice));
+    const term = this.#registry.termPhysicalDevices.get(handleKey(physicalDevice));
     if (!term) {
-      throw new TypeError(`vkCreateDevice: invalid VkPhysicalDevice "0x${key(physicalDevice).toString(16)}"`);
+      throw new TypeError(
+        `vkCreateDevice: invalid VkPhysicalDevice "${handleText(handleKey(physicalDevice))}"`,
+      );
     }
     const d = term.driverInstance;
     const fn = d.fn("vkCreateDevice");
@@ -142,7 +145,7 @@ export class LoaderDevices {
     }
     const bare = driverDeviceCreateInfo(arena, pCreateInfo, offered);
     const terms = this.#registry.termPhysicalDevices;
-    const info = replaceGroupDevices(arena, bare, (h) => terms.get(h)?.driverHandle);
+    const info = replaceGroupDevices(arena, bare, (h) => terms.get(handleKey(h))?.driverHandle);
     const result = fn(term.driverHandle, info, pAllocator, pDevice) as number;
     if (result < 0) {
       // An error, as in the Khronos loader ("terminator_CreateDevice: Failed in ICD ... vkCreateDevice call").
@@ -187,13 +190,13 @@ export class LoaderDevices {
    * or the WSI terminator taking its place; null for a device the loader does not know.
    */
   driverDeviceProcAddr(inst: LoaderInstance, device: Pointer, name: string): Pointer {
-    const ld = this.#registry.devices.get(key(device));
+    const ld = this.#registry.devices.get(handleKey(device));
     return ld ? bottomProcAddr(inst, ld, name) : null;
   }
 
   /** An application `VkPhysicalDevice` to the handle the top of the device chain knows. */
   unwrapPhysicalDevice(physicalDevice: Pointer): Pointer {
-    return this.#registry.trampPhysicalDevices.get(key(physicalDevice))?.next ?? physicalDevice;
+    return this.#registry.trampPhysicalDevices.get(handleKey(physicalDevice))?.next ?? physicalDevice;
   }
 
   /** A layer destroyed a device it made through `pfnLayerCreateDevice`: the loader's device goes too. */
@@ -219,7 +222,10 @@ export class LoaderDevices {
     const top = (name: string) => gdpa.call(device, cstringBuffer(name));
     ld.top = { getDeviceProcAddr: top };
     const bottom = inst.layers?.bottomDeviceProcAddr ?? null;
-    if (bottom !== null && key(bottom) === key(getDeviceProcAddr) && ld.driverGetDeviceProcAddr !== null) {
+    if (
+      bottom !== null && handleKey(bottom) === handleKey(getDeviceProcAddr) &&
+      ld.driverGetDeviceProcAddr !== null
+    ) {
       // No device layers: the loader's bottom link answers the driver's functions, except the commands
       // the WSI terminators take; ask the driver directly for the rest, in one native call.
       this.#fillTable(
@@ -263,7 +269,7 @@ export class LoaderDevices {
     if (device === null) return;
     const ld = this.#registry.findDevice(device);
     if (!ld) {
-      this.#log.error(`vkDestroyDevice: invalid VkDevice "0x${key(device).toString(16)}"`);
+      this.#log.error(`vkDestroyDevice: invalid VkDevice "${handleText(handleKey(device))}"`);
       return;
     }
     const slot = COMMAND_INDEX.vkDestroyDevice!;
@@ -319,7 +325,7 @@ export function replaceGroupDevices(
   const mapped: Deno.PointerValue[] = [];
   let changed = false;
   for (let i = 0; i < count && list !== null; i++) {
-    const h = key(readPointer(list, i * 8));
+    const h = address(readPointer(list, i * 8));
     const m = map(h);
     changed ||= m !== undefined;
     mapped.push(m ?? pointerFromAddress(h));
@@ -331,12 +337,12 @@ export function replaceGroupDevices(
     const size = name ? STRUCTS[name]?.size ?? 16 : 16;
     return arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p!, size)));
   });
-  for (let i = 0; i + 1 < copies.length; i++) writeU64(copies[i]!, 8, key(copies[i + 1]!));
+  for (let i = 0; i + 1 < copies.length; i++) writeU64(copies[i]!, 8, address(copies[i + 1]!));
   const lastCopy = copies[copies.length - 1]!;
   writeU64(
     lastCopy,
     offsetOf("VkDeviceGroupDeviceCreateInfo", "pPhysicalDevices"),
-    key(arena.pointerArray(mapped)),
+    address(arena.pointerArray(mapped)),
   );
   return copies[0]!;
 }
@@ -349,9 +355,9 @@ export function withoutLoaderNodes(arena: Arena, pCreateInfo: Pointer, struct: s
   if (pCreateInfo === null) return null;
   const next = readPointer(pCreateInfo, 8);
   const bare = skipLoaderNodes(next);
-  if (key(bare) === key(next)) return pCreateInfo;
+  if (address(bare) === address(next)) return pCreateInfo;
   const copy = arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(pCreateInfo, sizeOf(struct))));
-  writeU64(copy, 8, key(bare));
+  writeU64(copy, 8, address(bare));
   return copy;
 }
 
@@ -394,7 +400,7 @@ export function driverDeviceCreateInfo(
   if (kept.length === requested.length) return bare;
   const copy = arena.copy(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(bare, sizeOf(s))));
   writeU32(copy, offsetOf(s, "enabledExtensionCount"), kept.length);
-  writeU64(copy, offsetOf(s, "ppEnabledExtensionNames"), key(arena.cstringArray(kept)));
+  writeU64(copy, offsetOf(s, "ppEnabledExtensionNames"), address(arena.cstringArray(kept)));
   return copy;
 }
 

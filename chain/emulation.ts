@@ -5,8 +5,9 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
-import { nativeBytes, type Pointer, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
-import { type HandleRegistry, key } from "./objects.ts";
+import { address, nativeBytes, type Pointer, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
+import { handleKey, handleText } from "../vk/handle_key.ts";
+import type { HandleRegistry } from "./objects.ts";
 import { offsetOf, sizeOf } from "../vk/layout.ts";
 import { VK_SUCCESS } from "../vk/generated/vk_constants.js";
 
@@ -19,13 +20,13 @@ function original(
   pd: Pointer,
   name: string,
 ): ((...args: unknown[]) => unknown) | undefined {
-  const term = devices.get(key(pd));
-  if (!term) throw new TypeError(`${name}: unknown driver VkPhysicalDevice "0x${key(pd).toString(16)}"`);
+  const term = devices.get(handleKey(pd));
+  if (!term) throw new TypeError(`${name}: unknown driver VkPhysicalDevice "${handleText(handleKey(pd))}"`);
   return term.driverInstance.fn(name) ?? undefined;
 }
 
 function at(p: Pointer, offset: number): Pointer {
-  return p === null ? null : pointerFromAddress(key(p) + BigInt(offset));
+  return p === null ? null : pointerFromAddress(address(p) + BigInt(offset));
 }
 
 function embedded(

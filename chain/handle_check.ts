@@ -14,7 +14,8 @@ import type { ParamInfo } from "../vk/generated/types.ts";
 import type { HandleChecks } from "../vk/handle_check.ts";
 import { holdCallback } from "../ffi/callback.ts";
 import { readU32, readU64 } from "../ffi/memory.ts";
-import { type HandleRegistry, key, type LoaderDevice, type LoaderInstance } from "./objects.ts";
+import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
+import type { HandleRegistry, LoaderDevice, LoaderInstance } from "./objects.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 type Owner = LoaderInstance | LoaderDevice;
@@ -25,7 +26,7 @@ interface Tracked {
   /** The device (or instance) it belongs to. */
   readonly owner: Owner;
   /** The object whose destruction destroys it (its pool, or its owner). */
-  readonly parent: bigint;
+  readonly parent: HandleKey;
   /** The command that made it. */
   command: string;
   /** The allocation callbacks it was made with, which it holds (V10). */
@@ -47,7 +48,7 @@ interface OutputParam {
   /** How many handles the call wrote (read after it). */
   readonly count: (args: readonly unknown[]) => number;
   /** Where the parent of a pool-allocated handle is (a parameter or a member of a struct parameter). */
-  readonly parent: ((args: readonly unknown[]) => bigint) | undefined;
+  readonly parent: ((args: readonly unknown[]) => HandleKey) | undefined;
 }
 
 /** What checking and tracking one command takes, from its generated parameters. */
@@ -59,7 +60,7 @@ interface Plan {
   readonly handles: readonly HandleParam[];
   readonly outputs: readonly OutputParam[];
   /** The handles a destroy or free command ends (the last handle parameter, scalar or array). */
-  readonly destroys: ((args: readonly unknown[]) => bigint[]) | undefined;
+  readonly destroys: ((args: readonly unknown[]) => HandleKey[]) | undefined;
 }
 
 /** Canonical handle type (aliases resolved). */
@@ -71,10 +72,6 @@ const ROOTS = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice"]);
 
 /** Every live loader's registry, to tell another loader's handle from no handle at all. */
 const registries = new Set<WeakRef<HandleRegistry>>();
-
-function hex(k: bigint): string {
-  return `0x${k.toString(16)}`;
-}
 
 /**
  * Handle types whose every source is a command's output parameter (so checked mode sees each one made);
@@ -119,10 +116,10 @@ export class HandleChecker implements HandleChecks {
   readonly #registry: HandleRegistry;
   readonly #ref: WeakRef<HandleRegistry>;
   readonly #plans = new Map<string, Plan>();
-  readonly #objects = new Map<bigint, Tracked>();
+  readonly #objects = new Map<HandleKey, Tracked>();
   /** Destroyed tracked handles by address, with their type (forgotten when the address is made again). */
-  readonly #gone = new Map<bigint, string>();
-  readonly #children = new Map<bigint, Set<bigint>>();
+  readonly #gone = new Map<HandleKey, string>();
+  readonly #children = new Map<HandleKey, Set<HandleKey>>();
   /** The sets of allocation callbacks seen, by their function pointers (swept when a new one comes). */
   readonly #holds = new Map<string, AllocatorHold>();
   /** The set of allocation callbacks seen last: the one an application passes again, compared first. */
@@ -182,7 +179,7 @@ export class HandleChecker implements HandleChecks {
     const after = (args: readonly unknown[], result: unknown, seen: ReturnType<typeof before>) => {
       if (typeof result === "number" && result < 0) return;
       if (seen.ended) { for (const k of seen.ended) this.#end(k); }
-      if (seen.root) this.#endChildren(seen.root.address);
+      if (seen.root) this.#endChildren(handleKey(seen.root.address));
       if (plan.outputs.length > 0 && seen.context) this.#record(plan, args, seen.context);
     };
     // Commands that neither make nor destroy handles only check: the common case, kept short.
@@ -268,11 +265,11 @@ export class HandleChecker implements HandleChecks {
 
   /** Forgets `handle` as checked mode's destroy commands would (a scope destroying it). */
   destroyed(_command: string, handle: unknown): void {
-    if (this.checked && handle) this.#end(key(handle));
+    if (this.checked && handle) this.#end(handleKey(handle as Deno.PointerObject));
   }
 
   #root(handle: unknown): Owner | undefined {
-    const k = key(handle);
+    const k = handleKey(handle as Deno.PointerObject);
     return this.#registry.devices.get(k) ?? this.#registry.instances.get(k);
   }
 
@@ -318,21 +315,23 @@ export class HandleChecker implements HandleChecks {
       owner = hit.owner;
       tracked = owner !== undefined && !ROOTS.has(p.type);
     } else {
-      const k = key(value);
+      const k = handleKey(value as Deno.PointerObject);
       [owner, tracked] = this.#lookup(command, p, k);
       this.#passed.set(value, { epoch: now, type: p.type, owner });
     }
     if (tracked && context !== undefined && owner !== context && sameKind(owner!, context)) {
       const kind = "physicalDevice" in owner! ? "VkDevice" : "VkInstance";
       throw new TypeError(
-        `${command}: ${p.name} ${hex(key(value))} belongs to another ${kind} (${hex(owner!.address)})`,
+        `${command}: ${p.name} ${
+          handleText(handleKey(value as Deno.PointerObject))
+        } belongs to another ${kind} (${handleText(handleKey(owner!.address))})`,
       );
     }
     return owner;
   }
 
   /** The owner of handle `k` of parameter `p`, and whether checked mode tracks it; throws when it is wrong. */
-  #lookup(command: string, p: HandleParam, k: bigint): [Owner | undefined, boolean] {
+  #lookup(command: string, p: HandleParam, k: HandleKey): [Owner | undefined, boolean] {
     const r = this.#registry;
     switch (p.type) {
       case "VkInstance":
@@ -346,29 +345,29 @@ export class HandleChecker implements HandleChecks {
     const tracked = this.#objects.get(k);
     if (!tracked) {
       const gone = this.#gone.get(k);
-      if (gone !== undefined) throw new TypeError(`${command}: ${p.name} ${hex(k)} was destroyed`);
+      if (gone !== undefined) throw new TypeError(`${command}: ${p.name} ${handleText(k)} was destroyed`);
       if (isStrict(p.type) || HANDLES[p.type]?.dispatchable) {
-        throw new TypeError(`${command}: ${p.name} ${hex(k)} is not a live ${p.type} of this loader`);
+        throw new TypeError(`${command}: ${p.name} ${handleText(k)} is not a live ${p.type} of this loader`);
       }
       return [undefined, false];
     }
     if (tracked.type !== p.type) {
-      throw new TypeError(`${command}: ${p.name} ${hex(k)} is a ${tracked.type}, not a ${p.type}`);
+      throw new TypeError(`${command}: ${p.name} ${handleText(k)} is a ${tracked.type}, not a ${p.type}`);
     }
     return [tracked.owner, true];
   }
 
-  #unknown(command: string, p: HandleParam, k: bigint): never {
+  #unknown(command: string, p: HandleParam, k: HandleKey): never {
     const r = this.#registry;
-    if (r.gone.has(k)) throw new TypeError(`${command}: ${p.name} ${hex(k)} was destroyed`);
+    if (r.gone.has(k)) throw new TypeError(`${command}: ${p.name} ${handleText(k)} was destroyed`);
     for (const ref of registries) {
       const other = ref.deref();
       if (other === undefined) registries.delete(ref);
       else if (other !== r && isKnown(other, p.type, k)) {
-        throw new TypeError(`${command}: ${p.name} ${hex(k)} belongs to another Vulkan loader`);
+        throw new TypeError(`${command}: ${p.name} ${handleText(k)} belongs to another Vulkan loader`);
       }
     }
-    throw new TypeError(`${command}: ${p.name} ${hex(k)} is not a ${p.type} of this loader`);
+    throw new TypeError(`${command}: ${p.name} ${handleText(k)} is not a ${p.type} of this loader`);
   }
 
   #record(plan: Plan, args: readonly unknown[], owner: Owner): void {
@@ -389,14 +388,15 @@ export class HandleChecker implements HandleChecks {
       const now = this.#now();
       // The same queue asked for again into the same slot: nothing new to record.
       if (n === 1 && seen.view[0] === seen.last && seen.epoch === now) continue;
-      const parent = out.parent?.(args) ?? owner.address;
+      const parent = out.parent?.(args) ?? handleKey(owner.address);
       // The instance's and the device's are held by the trampolines, in both modes.
       const hold = plan.allocator < 0 || ROOTS.has(out.type)
         ? undefined
         : this.#allocatorHold(args[plan.allocator] as Deno.PointerValue);
       for (let i = 0; i < n; i++) {
-        const k = seen.view[i]!;
-        if (k === 0n) continue;
+        const word = seen.view[i]!;
+        if (word === 0n) continue;
+        const k = handleKey(word);
         hold?.add();
         const known = this.#objects.get(k);
         if (known !== undefined) {
@@ -446,7 +446,7 @@ export class HandleChecker implements HandleChecks {
     return this.#lastHold = hold;
   }
 
-  #end(k: bigint): void {
+  #end(k: HandleKey): void {
     const tracked = this.#objects.get(k);
     if (!tracked) return;
     tracked.hold?.drop();
@@ -457,7 +457,7 @@ export class HandleChecker implements HandleChecks {
     this.#endChildren(k);
   }
 
-  #endChildren(parent: bigint): void {
+  #endChildren(parent: HandleKey): void {
     const children = this.#children.get(parent);
     if (!children) return;
     this.#children.delete(parent);
@@ -477,12 +477,12 @@ class AllocatorHold {
   /** The function pointers' addresses (pfnAllocation ... pfnInternalFree). */
   readonly #addresses: readonly bigint[];
   /** The checker's tracked objects, to name this set's. */
-  readonly #objects: ReadonlyMap<bigint, Tracked>;
+  readonly #objects: ReadonlyMap<HandleKey, Tracked>;
   readonly #releases: (() => void)[];
   /** Live objects made with this set. */
   count = 0;
 
-  constructor(view: BigUint64Array, objects: ReadonlyMap<bigint, Tracked>) {
+  constructor(view: BigUint64Array, objects: ReadonlyMap<HandleKey, Tracked>) {
     this.#addresses = [view[1]!, view[2]!, view[3]!, view[4]!, view[5]!];
     this.#objects = objects;
     // Registered once, for as long as the set is kept: a holder naming nothing holds nothing.
@@ -514,7 +514,7 @@ class AllocatorHold {
     const shown: string[] = [];
     for (const [k, o] of this.#objects) {
       if (o.hold !== this) continue;
-      shown.push(`${o.type} ${hex(k)} (${o.command})`);
+      shown.push(`${o.type} ${handleText(k)} (${o.command})`);
       if (shown.length === 3) break;
     }
     const more = this.count - shown.length;
@@ -526,7 +526,7 @@ function sameKind(a: Owner, b: Owner): boolean {
   return ("physicalDevice" in a) === ("physicalDevice" in b);
 }
 
-function isKnown(r: HandleRegistry, type: string, k: bigint): boolean {
+function isKnown(r: HandleRegistry, type: string, k: HandleKey): boolean {
   return type === "VkInstance"
     ? r.instances.has(k)
     : type === "VkPhysicalDevice"
@@ -553,14 +553,14 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
   if (/^vk(Destroy|Free)/.test(name)) {
     const at = params.findLastIndex((p, i) => i > 0 && HANDLES[p.type] !== undefined && p.pointer <= 1);
     const p = params[at];
-    if (p?.pointer === 0) destroys = (args) => [key(args[at])];
+    if (p?.pointer === 0) destroys = (args) => [handleKey(args[at] as Deno.PointerValue | undefined)];
     else if (p) {
       const count = countOf(p, params, indexOf);
       if (count) {
         destroys = (args) => {
           const list = args[at] as Deno.PointerValue;
           if (list === null || list === undefined) return [];
-          return Array.from({ length: count(args) }, (_, i) => readU64(list, i * 8));
+          return Array.from({ length: count(args) }, (_, i) => handleKey(readU64(list, i * 8)));
         };
       }
     }
@@ -601,12 +601,14 @@ function parentOf(type: string, params: readonly ParamInfo[]): OutputParam["pare
   const parentType = HANDLES[type]?.parent;
   if (parentType === undefined || ROOTS.has(parentType)) return undefined;
   const direct = params.findIndex((p) => p.pointer === 0 && canonical(p.type) === parentType);
-  if (direct >= 0) return (args) => key(args[direct]);
+  if (direct >= 0) return (args) => handleKey(args[direct] as Deno.PointerValue | undefined);
   for (let i = 0; i < params.length; i++) {
     const p = params[i]!;
     if (p.pointer !== 1 || !p.const) continue;
     const m = STRUCTS[p.type]?.members.find((x) => x.pointer === 0 && canonical(x.type) === parentType);
-    if (m) return (args) => args[i] === null ? 0n : readU64(args[i] as Deno.PointerValue, m.offset);
+    if (m) {
+      return (args) => handleKey(args[i] === null ? 0n : readU64(args[i] as Deno.PointerValue, m.offset));
+    }
   }
   return undefined;
 }

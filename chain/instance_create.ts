@@ -8,7 +8,7 @@
  */
 
 import { COMMAND_INDEX } from "../vk/generated/commands.ts";
-import { type Pointer, writeU64 } from "../ffi/memory.ts";
+import { address, type Pointer, writeU64 } from "../ffi/memory.ts";
 import { VkError } from "../vk/errors.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { readDevicePolicy } from "../discovery/device_selection.ts";
@@ -30,7 +30,7 @@ import { type GlobalCommands, settingsDevices } from "./global_commands.ts";
 import type { ModuleLayerLoader } from "./layer_chain/module_interface.ts";
 import { InstanceLayers } from "./layer_chain/instance_layers.ts";
 import type { LoaderCallbacks } from "./loader_callbacks.ts";
-import { type HandleRegistry, key, LoaderInstance } from "./objects.ts";
+import { type HandleRegistry, LoaderInstance } from "./objects.ts";
 import {
   firstRefusedExtension,
   isInstanceExtensionFilterLifted,
@@ -224,7 +224,7 @@ function createWithMessengers(
     return failure;
   }
   // Word 1: the handle instance commands pass down (the loader's own unless a layer wrapped it).
-  writeU64(inst.handle, 8, key(layers.topInstance ?? inst.handle));
+  writeU64(inst.handle, 8, address(layers.topInstance ?? inst.handle));
   // The top of the chain fills the table; the loader's device-layer and layer-extension answers go
   // above it.
   // One native call asks the top for every instance and physical-device command (chain/table_fill.ts).

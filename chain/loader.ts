@@ -13,7 +13,8 @@ import { readLoaderSettings } from "../discovery/settings_file.ts";
 import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_driver.ts";
 import { Logger } from "../loading/log.ts";
 import { makeApiVersion as makeVersion } from "../vk/api_version.ts";
-import { HandleRegistry, key, type LoaderInstance } from "./objects.ts";
+import { HandleRegistry, type LoaderInstance } from "./objects.ts";
+import { handleKey, handleText } from "../vk/handle_key.ts";
 import { HandleChecker } from "./handle_check.ts";
 import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";
 import type { WsiSupport } from "./wsi_interface.ts";
@@ -171,8 +172,8 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   // ----------------------------------------------------------------------------------------- trampolines
 
   #instance(handle: Pointer, command: string): LoaderInstance | undefined {
-    const inst = this.registry.instances.get(key(handle));
-    if (!inst) this.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
+    const inst = this.registry.instances.get(handleKey(handle));
+    if (!inst) this.log.error(`${command}: invalid VkInstance "${handleText(handleKey(handle))}"`);
     return inst;
   }
 
@@ -212,9 +213,9 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   /** `vkGetDeviceProcAddr` (`pName` as a C string or a JavaScript string). */
   getDeviceProcAddr(device: Pointer, pName: Pointer | string): Pointer {
     const name = typeof pName === "string" ? pName : pName === null ? "" : readCString(pName);
-    const ld = this.registry.devices.get(key(device));
+    const ld = this.registry.devices.get(handleKey(device));
     if (!ld) {
-      this.log.error(`vkGetDeviceProcAddr: invalid VkDevice "0x${key(device).toString(16)}"`);
+      this.log.error(`vkGetDeviceProcAddr: invalid VkDevice "${handleText(handleKey(device))}"`);
       return null;
     }
     const answer = deviceProcAddrRule(name, ld.instance.enabledExtensions, ld.enabledExtensions);

@@ -10,7 +10,8 @@ import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { DispatchTable } from "../ffi/dispatch.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { fnFromPointer } from "../ffi/library.ts";
-import { Arena, pointerFromAddress, readU64, writeU64 } from "../ffi/memory.ts";
+import { address, Arena, pointerFromAddress, readU64, writeU64 } from "../ffi/memory.ts";
+import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import { commandDef } from "../vk/command_ffi.ts";
 import type { Driver } from "../loading/driver.ts";
 import type { Logger } from "../loading/log.ts";
@@ -19,21 +20,6 @@ import type { InstanceWsi, WsiSupport } from "./wsi_interface.ts";
 import type { InstanceLayers } from "./layer_chain/instance_layers.ts";
 import { chainStubs, DEVICE_TABLE_SLOTS, SLOT_COUNT } from "./stubs.ts";
 import { deviceCommandAnswers } from "./table_fill.ts";
-
-/**
- * The address of a handle (0n for null): the key of every handle map.
- *
- * @example Usage
- * ```ts
- * import { key } from "./objects.ts";
- * console.log(key(null)); // 0n
- * ```
- */
-export function key(handle: Deno.PointerValue | unknown): bigint {
-  return handle === null || handle === undefined
-    ? 0n
-    : BigInt(Deno.UnsafePointer.value(handle as Deno.PointerValue));
-}
 
 /**
  * The handle maps of one loader (a `Loader`, so one per `Vulkan.load()`): terminators and trampolines
@@ -50,26 +36,26 @@ export function key(handle: Deno.PointerValue | unknown): bigint {
  */
 export class HandleRegistry {
   /** Loader instances by the address of their `VkInstance`. */
-  readonly instances: Map<bigint, LoaderInstance> = new Map();
+  readonly instances: Map<HandleKey, LoaderInstance> = new Map();
   /** Application-visible physical devices by address. */
-  readonly trampPhysicalDevices: Map<bigint, TrampPhysicalDevice> = new Map();
+  readonly trampPhysicalDevices: Map<HandleKey, TrampPhysicalDevice> = new Map();
   /** Terminator physical devices by address. */
-  readonly termPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
+  readonly termPhysicalDevices: Map<HandleKey, TermPhysicalDevice> = new Map();
   /** Terminator physical devices by the address of the driver's own `VkPhysicalDevice`. */
-  readonly driverPhysicalDevices: Map<bigint, TermPhysicalDevice> = new Map();
+  readonly driverPhysicalDevices: Map<HandleKey, TermPhysicalDevice> = new Map();
   /** Devices by the address of their `VkDevice` (the driver's object) and of any layer wrapper of it. */
-  readonly devices: Map<bigint, LoaderDevice> = new Map();
+  readonly devices: Map<HandleKey, LoaderDevice> = new Map();
   /**
    * Instances, physical devices and devices destroyed, by address, with their type: handle checks tell a
    * destroyed handle from one that never was (forgotten when the address is made again).
    */
-  readonly gone: Map<bigint, string> = new Map();
+  readonly gone: Map<HandleKey, string> = new Map();
   /** Bumped whenever an object is destroyed: handle checks cached before are stale then. */
   epoch = 0;
 
   /** A device by any of its handles, or by the dispatch table in its first word. */
   findDevice(handle: Deno.PointerValue): LoaderDevice | undefined {
-    const direct = this.devices.get(key(handle));
+    const direct = this.devices.get(handleKey(handle));
     if (direct || handle === null) return direct;
     const word = readU64(handle, 0);
     for (const d of this.devices.values()) if (d.table.address === word) return d;
@@ -89,7 +75,7 @@ function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerO
   const view = new BigUint64Array(buf.buffer, buf.byteOffset, words.length);
   words.forEach((w, i) => view[i] = w);
   const handle = arena.pointer(buf);
-  return { handle, address: key(handle) };
+  return { handle, address: address(handle) };
 }
 
 /**
@@ -157,8 +143,8 @@ export class LoaderInstance {
   /** The chain, top first; the last link is the terminator. */
   chain: InstanceLink[] = [];
   /** Per driver instance (by index), its terminator physical devices by the driver's handle. */
-  #terms: Map<bigint, TermPhysicalDevice>[] = [];
-  #tramps = new Map<bigint, TrampPhysicalDevice>();
+  #terms: Map<HandleKey, TermPhysicalDevice>[] = [];
+  #tramps = new Map<HandleKey, TrampPhysicalDevice>();
   #destroyed = false;
 
   constructor(options: {
@@ -182,9 +168,9 @@ export class LoaderInstance {
     const buf = this.arena.alloc(16, 16);
     new BigUint64Array(buf.buffer, buf.byteOffset, 2)[0] = this.table.address;
     this.handle = this.arena.pointer(buf);
-    this.address = key(this.handle);
-    this.registry.instances.set(this.address, this);
-    this.registry.gone.delete(this.address);
+    this.address = address(this.handle);
+    this.registry.instances.set(handleKey(this.address), this);
+    this.registry.gone.delete(handleKey(this.address));
   }
 
   /** Starts the window-system terminators once the drivers are known. */
@@ -199,7 +185,7 @@ export class LoaderInstance {
       })),
       enabledExtensions: this.enabledExtensions,
       physicalDevice: (handle) => {
-        const term = this.registry.termPhysicalDevices.get(key(handle));
+        const term = this.registry.termPhysicalDevices.get(handleKey(handle));
         return term ? { driverIndex: term.driverInstance.index, handle: term.driverHandle } : undefined;
       },
       log: (entry) => this.log.log(entry),
@@ -213,20 +199,20 @@ export class LoaderInstance {
    */
   termFor(driverInstance: DriverInstance, driverHandle: bigint): TermPhysicalDevice {
     const terms = this.#terms[driverInstance.index] ??= new Map();
-    let term = terms.get(driverHandle);
+    let term = terms.get(handleKey(driverHandle));
     if (!term) {
       term = new TermPhysicalDevice(this, driverInstance, pointerFromAddress(driverHandle)!);
-      terms.set(driverHandle, term);
+      terms.set(handleKey(driverHandle), term);
     }
     return term;
   }
 
   /** The application's physical device for a next-level handle's address (made once, then the same object). */
   trampFor(next: bigint): TrampPhysicalDevice {
-    let tramp = this.#tramps.get(next);
+    let tramp = this.#tramps.get(handleKey(next));
     if (!tramp) {
       tramp = new TrampPhysicalDevice(this, pointerFromAddress(next)!);
-      this.#tramps.set(next, tramp);
+      this.#tramps.set(handleKey(next), tramp);
     }
     return tramp;
   }
@@ -245,8 +231,8 @@ export class LoaderInstance {
   dispose(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.registry.instances.delete(this.address);
-    this.registry.gone.set(this.address, "VkInstance");
+    this.registry.instances.delete(handleKey(this.address));
+    this.registry.gone.set(handleKey(this.address), "VkInstance");
     this.registry.epoch++;
     for (const terms of this.#terms) for (const t of terms?.values() ?? []) t.unregister();
     for (const t of this.#tramps.values()) t.unregister();
@@ -395,24 +381,24 @@ export class TermPhysicalDevice {
     const o = object(instance.arena, [
       instance.table.address,
       driverInstance.table.address,
-      key(driverHandle),
+      address(driverHandle),
     ]);
     this.handle = o.handle;
     this.address = o.address;
     this.driverInstance = driverInstance;
     this.driverHandle = driverHandle;
-    instance.registry.termPhysicalDevices.set(this.address, this);
-    instance.registry.driverPhysicalDevices.set(key(driverHandle), this);
+    instance.registry.termPhysicalDevices.set(handleKey(this.address), this);
+    instance.registry.driverPhysicalDevices.set(handleKey(driverHandle), this);
   }
 
   /** Forgets the object (its memory goes with the instance's arena). */
   unregister(): void {
     const registry = this.instance.registry;
-    registry.termPhysicalDevices.delete(this.address);
-    const k = key(this.driverHandle);
+    registry.termPhysicalDevices.delete(handleKey(this.address));
+    const k = handleKey(this.driverHandle);
     if (registry.driverPhysicalDevices.get(k) === this) {
       // A driver may hand the same VkPhysicalDevice to several instances: keep one that lives.
-      const other = [...registry.termPhysicalDevices.values()].find((t) => key(t.driverHandle) === k);
+      const other = [...registry.termPhysicalDevices.values()].find((t) => handleKey(t.driverHandle) === k);
       if (other) registry.driverPhysicalDevices.set(k, other);
       else registry.driverPhysicalDevices.delete(k);
     }
@@ -439,24 +425,24 @@ export class TrampPhysicalDevice {
   readonly instance: LoaderInstance;
 
   constructor(instance: LoaderInstance, next: Deno.PointerObject) {
-    const o = object(instance.arena, [instance.table.address, key(next)]);
+    const o = object(instance.arena, [instance.table.address, address(next)]);
     this.handle = o.handle;
     this.address = o.address;
     this.next = next;
     this.instance = instance;
-    instance.registry.trampPhysicalDevices.set(this.address, this);
-    instance.registry.gone.delete(this.address);
+    instance.registry.trampPhysicalDevices.set(handleKey(this.address), this);
+    instance.registry.gone.delete(handleKey(this.address));
   }
 
   /** The terminator physical device below, when no layer wrapped it. */
   get term(): TermPhysicalDevice | undefined {
-    return this.instance.registry.termPhysicalDevices.get(key(this.next));
+    return this.instance.registry.termPhysicalDevices.get(handleKey(this.next));
   }
 
   /** Forgets the object. */
   unregister(): void {
-    this.instance.registry.trampPhysicalDevices.delete(this.address);
-    this.instance.registry.gone.set(this.address, "VkPhysicalDevice");
+    this.instance.registry.trampPhysicalDevices.delete(handleKey(this.address));
+    this.instance.registry.gone.set(handleKey(this.address), "VkPhysicalDevice");
     this.instance.registry.epoch++;
   }
 }
@@ -492,17 +478,17 @@ export class LoaderDevice {
   /** The bottom of the device chain: the driver's `vkGetDeviceProcAddr`. */
   readonly driverGetDeviceProcAddr: Deno.PointerValue;
   #gdpa: Deno.UnsafeFnPointer<typeof GET_PROC_ADDR> | undefined;
-  #aliases = new Set<bigint>();
+  #aliases = new Set<HandleKey>();
 
   constructor(instance: LoaderInstance, physicalDevice: TermPhysicalDevice, handle: Deno.PointerObject) {
     this.instance = instance;
     this.physicalDevice = physicalDevice;
     this.handle = handle;
-    this.address = key(handle);
+    this.address = address(handle);
     this.driverGetDeviceProcAddr = physicalDevice.driverInstance.procAddr("vkGetDeviceProcAddr");
     if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GET_PROC_ADDR);
-    instance.registry.devices.set(this.address, this);
-    instance.registry.gone.delete(this.address);
+    instance.registry.devices.set(handleKey(this.address), this);
+    instance.registry.gone.delete(handleKey(this.address));
     instance.devices.add(this);
   }
 
@@ -533,8 +519,8 @@ export class LoaderDevice {
 
   /** Also finds this device by `handle` (a layer's wrapper handed to the application). */
   addAlias(handle: Deno.PointerValue): void {
-    const k = key(handle);
-    if (k === 0n || k === this.address) return;
+    const k = handleKey(handle);
+    if (k === 0 || k === handleKey(this.address)) return;
     this.#aliases.add(k);
     this.instance.registry.devices.set(k, this);
     this.instance.registry.gone.delete(k);
@@ -584,8 +570,8 @@ export class LoaderDevice {
   dispose(): void {
     if (this.table.disposed) return;
     const devices = this.instance.registry.devices;
-    devices.delete(this.address);
-    this.instance.registry.gone.set(this.address, "VkDevice");
+    devices.delete(handleKey(this.address));
+    this.instance.registry.gone.set(handleKey(this.address), "VkDevice");
     this.instance.registry.epoch++;
     for (const k of this.#aliases) {
       if (devices.get(k) !== this) continue;

@@ -5,16 +5,11 @@
  * @module
  */
 
-import { type Pointer, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
+import { address, type Pointer, readPointer, readU32, writeU32, writeU64 } from "../ffi/memory.ts";
+import { handleKey, handleText } from "../vk/handle_key.ts";
 import { applyDevicePolicy, applyGroupPolicy } from "./order/policy.ts";
 import { withoutIdFilters } from "./order/id_filters.ts";
-import {
-  type DriverInstance,
-  type HandleRegistry,
-  key,
-  type LoaderInstance,
-  type TermPhysicalDevice,
-} from "./objects.ts";
+import type { DriverInstance, HandleRegistry, LoaderInstance, TermPhysicalDevice } from "./objects.ts";
 import { writeTwoCall } from "../vk/two_call.ts";
 import { offsetOf, sizeOf, structureType } from "../vk/layout.ts";
 import {
@@ -79,14 +74,14 @@ export function enumerateHandles(
 }
 
 function instanceOf(registry: HandleRegistry, handle: Pointer, command: string): LoaderInstance {
-  const inst = registry.instances.get(key(handle));
-  if (!inst) throw new TypeError(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
+  const inst = registry.instances.get(handleKey(handle));
+  if (!inst) throw new TypeError(`${command}: invalid VkInstance "${handleText(handleKey(handle))}"`);
   return inst;
 }
 
 function termOf(registry: HandleRegistry, handle: Pointer, command: string): TermPhysicalDevice {
-  const term = registry.termPhysicalDevices.get(key(handle));
-  if (!term) throw new TypeError(`${command}: invalid VkPhysicalDevice "0x${key(handle).toString(16)}"`);
+  const term = registry.termPhysicalDevices.get(handleKey(handle));
+  if (!term) throw new TypeError(`${command}: invalid VkPhysicalDevice "${handleText(handleKey(handle))}"`);
   return term;
 }
 
@@ -132,7 +127,7 @@ export function readGroups<T>(
     const base = i * size;
     const count = Math.min(32, readU32(p, base + countAt));
     const devices: T[] = [];
-    for (let j = 0; j < count; j++) devices.push(map(key(readPointer(p, base + devicesAt + j * 8))));
+    for (let j = 0; j < count; j++) devices.push(map(address(readPointer(p, base + devicesAt + j * 8))));
     out.push({ devices, subsetAllocation: readU32(p, base + subsetAt) !== 0 });
   }
   return out;
@@ -173,8 +168,8 @@ function driverGroups(inst: LoaderInstance, d: DriverInstance, all: TermPhysical
       if (r >= 0) {
         // Only devices vkEnumeratePhysicalDevices returned (docs/behaviour.md A15): a driver whose device
         // enumeration failed, or a handle it never listed there, adds nothing; a group left empty goes.
-        const byHandle = new Map(mine.map((t) => [key(t.driverHandle), t]));
-        return readGroups(Deno.UnsafePointer.of(buf), count[0]!, (h) => byHandle.get(h))
+        const byHandle = new Map(mine.map((t) => [handleKey(t.driverHandle), t]));
+        return readGroups(Deno.UnsafePointer.of(buf), count[0]!, (h) => byHandle.get(handleKey(h)))
           .map((g) => ({
             devices: g.devices.filter((t): t is TermPhysicalDevice => t !== undefined),
             subsetAllocation: g.subsetAllocation,
@@ -206,7 +201,7 @@ export function terminatorBodies(
 ): Readonly<Record<string, (...args: unknown[]) => unknown>> {
   return {
     vkDestroyInstance(instance, pAllocator) {
-      const inst = registry.instances.get(key(instance));
+      const inst = registry.instances.get(handleKey(instance as Pointer));
       // A layer may destroy the instance it got from below and still fail its vkCreateInstance: once only.
       if (!inst || inst.driverInstancesDestroyed) return;
       inst.driverInstancesDestroyed = true;

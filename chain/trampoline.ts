@@ -7,10 +7,11 @@
 
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { holdCallback } from "../ffi/callback.ts";
-import { type Pointer, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
+import { address, type Pointer, readPointer, readU32, writeU64 } from "../ffi/memory.ts";
+import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import { releaseDriver } from "../loading/driver.ts";
 import type { LoaderDevices } from "./device.ts";
-import { type HandleRegistry, key, type LoaderInstance } from "./objects.ts";
+import type { HandleRegistry, LoaderInstance } from "./objects.ts";
 import type { Logger } from "../loading/log.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { enumerateHandles, groupStructs, readGroups, writeGroup } from "./terminator.ts";
@@ -110,24 +111,24 @@ export function trampolineBodies(ctx: TrampolineContext): TrampolineBodies {
  * is destroyed, so they are held (a held callback cannot be closed, docs/behaviour.md V10) until then.
  */
 class AllocatorHolds {
-  readonly #releases = new Map<bigint, () => void>();
+  readonly #releases = new Map<HandleKey, () => void>();
 
   /** After a create command: holds `pAllocator`'s functions under the handle written to `pOut` on success. */
   created(type: string, result: number, pAllocator: unknown, pOut: unknown): number {
     if (result !== 0 || pAllocator === null || pOut === null) return result;
     const handle = readPointer(pOut as Pointer);
-    const holder = `${type} 0x${key(handle).toString(16)}`;
+    const holder = `${type} ${handleText(handleKey(handle))}`;
     // VkAllocationCallbacks: pUserData, then five function pointers.
     const releases = [8, 16, 24, 32, 40].map((at) =>
       holdCallback(readPointer(pAllocator as Pointer, at), holder)
     );
-    this.#releases.set(key(handle), () => releases.forEach((release) => release()));
+    this.#releases.set(handleKey(handle), () => releases.forEach((release) => release()));
     return result;
   }
 
   /** After a destroy command: its object's callbacks are free again. */
   destroyed(handle: unknown): void {
-    const k = key(handle as Pointer);
+    const k = handleKey(handle as Pointer);
     this.#releases.get(k)?.();
     this.#releases.delete(k);
   }
@@ -142,8 +143,8 @@ function def(name: string): Deno.ForeignFunction {
 }
 
 function instanceOf(ctx: TrampolineContext, handle: Pointer, command: string): LoaderInstance | undefined {
-  const inst = ctx.registry.instances.get(key(handle));
-  if (!inst) ctx.log.error(`${command}: invalid VkInstance "0x${key(handle).toString(16)}"`);
+  const inst = ctx.registry.instances.get(handleKey(handle));
+  if (!inst) ctx.log.error(`${command}: invalid VkInstance "${handleText(handleKey(handle))}"`);
   return inst;
 }
 
@@ -284,7 +285,11 @@ function enumeratePhysicalDeviceGroups(
   const pNextAt = offsetOf("VkPhysicalDeviceGroupProperties", "pNext");
   const size = buf.byteLength / Math.max(1, capacity);
   for (let i = 0; i < capacity; i++) {
-    writeU64(Deno.UnsafePointer.of(buf), i * size + pNextAt, key(readPointer(pGroups, i * size + pNextAt)));
+    writeU64(
+      Deno.UnsafePointer.of(buf),
+      i * size + pNextAt,
+      address(readPointer(pGroups, i * size + pNextAt)),
+    );
   }
   const result = down(instance, pCount, Deno.UnsafePointer.of(buf)) as number;
   if (result < 0) return result;

@@ -8,6 +8,7 @@ import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { HANDLES } from "../vk/generated/handles.ts";
 import type { CommandInfo, ParamInfo } from "../vk/generated/types.ts";
 import { readStruct } from "../vk/struct_read.ts";
+import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 
 /** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it: the generated table's own record. */
 export type { ParamInfo as CommandParameter };
@@ -26,16 +27,6 @@ export interface CommandDescription {
   readonly params: readonly ParamInfo[];
 }
 
-/** A handle as a map key: a number when the address is a safe integer, else a bigint. */
-export type HandleKey = number | bigint;
-
-/** The map key of a handle (`0` for `VK_NULL_HANDLE`). */
-export function handleKey(handle: Deno.PointerValue | bigint | number): HandleKey {
-  const v = typeof handle === "object" ? Deno.UnsafePointer.value(handle) : handle;
-  if (typeof v === "number") return v;
-  return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
-}
-
 /**
  * The dispatch key of a dispatchable handle: the loader's dispatch table pointer in its first word, shared
  * by an instance and its physical devices, and by a device, its queues and command buffers.
@@ -46,11 +37,6 @@ export function dispatchKey(handle: Deno.PointerValue): HandleKey {
   const view = new Deno.UnsafePointerView(handle);
   const high = view.getUint32(4);
   return high < 0x200000 ? high * 0x100000000 + view.getUint32(0) : handleKey(view.getPointer(0));
-}
-
-/** A handle key as text (`0x55d0c0de1230`). */
-export function handleText(key: HandleKey): string {
-  return `0x${key.toString(16)}`;
 }
 
 /** The generated description of a command or alias name. */

@@ -23,7 +23,8 @@
  * @module
  */
 import { callWith } from "./_call.ts";
-import { commandInfo, destroyRule, dispatchKey, type HandleKey, handleKey } from "./_commands.ts";
+import { commandInfo, destroyRule, dispatchKey } from "./_commands.ts";
+import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import type {
   CommandHooks,
   DeviceLayerEnv,

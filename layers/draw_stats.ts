@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { handleKey, handleText } from "./_commands.ts";
+import { handleKey, handleText } from "../vk/handle_key.ts";
 import { type CommandHooks, defineLayer, type TsLayer } from "./layer.ts";
 import type { Pointer } from "../ffi/memory.ts";
 

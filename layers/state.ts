@@ -15,15 +15,8 @@
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { HANDLES } from "../vk/generated/handles.ts";
 import { readStruct } from "../vk/struct_read.ts";
-import {
-  createRule,
-  destroyRule,
-  evaluateLen,
-  type HandleKey,
-  handleKey,
-  handleText,
-  readHandles,
-} from "./_commands.ts";
+import { createRule, destroyRule, evaluateLen, readHandles } from "./_commands.ts";
+import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import type { CommandDescription } from "./_commands.ts";
 import { VK_SUCCESS } from "../vk/generated/vk_constants.js";
 

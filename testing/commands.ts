@@ -21,9 +21,9 @@ import { STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
 import { missingFeatures, type MockDeviceModel } from "./device.ts";
 import { type MockPresentation, presentationBehaviours, presentationState } from "./presentation.ts";
 import { layoutOf } from "../vk/_struct_layout.ts";
+import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import {
   at,
-  handleKey,
   hex,
   type MockHandles,
   MockHandles as Handles,
@@ -69,9 +69,9 @@ export interface MockRuntime {
   /** The physical devices every instance gets. */
   readonly models: readonly MockDeviceModel[];
   readonly handles: MockHandles;
-  readonly instances: Map<number, MockInstanceState>;
-  readonly physicalDevices: Map<number, MockPhysicalDeviceState>;
-  readonly devices: Map<number, MockLogicalDevice>;
+  readonly instances: Map<HandleKey, MockInstanceState>;
+  readonly physicalDevices: Map<HandleKey, MockPhysicalDeviceState>;
+  readonly devices: Map<HandleKey, MockLogicalDevice>;
   /** Surfaces, swapchains, presented frames and query results. */
   readonly presentation: MockPresentation;
   /** Reports a misuse or a limit of the mock (a message naming the command). */
@@ -125,7 +125,7 @@ function strings(p: P, count: number): string[] {
 }
 
 function physical(rt: MockRuntime, handle: unknown): MockPhysicalDeviceState {
-  const pd = rt.physicalDevices.get(Number(Deno.UnsafePointer.value(handle as P)));
+  const pd = rt.physicalDevices.get(handleKey(handle as P));
   if (!pd) throw new TypeError(`"${hex(handle as P)}" is not a VkPhysicalDevice of mock driver "${rt.name}"`);
   return pd;
 }
@@ -326,7 +326,7 @@ const behaviours: Record<string, Behaviour> = {
   },
   vkDestroyInstance: (rt, [instance]) => {
     if (instance === null) return;
-    const inst = rt.instances.get(Number(Deno.UnsafePointer.value(instance as P)));
+    const inst = rt.instances.get(handleKey(instance as P));
     if (!inst) return rt.problem(`vkDestroyInstance: "${hex(instance as P)}" is not a live VkInstance`);
     for (const pd of inst.physicalDevices) {
       rt.physicalDevices.delete(pd.object.key);
@@ -336,14 +336,14 @@ const behaviours: Record<string, Behaviour> = {
     rt.instances.delete(inst.object.key);
   },
   vkEnumeratePhysicalDevices: (rt, [instance, pCount, pDevices]) => {
-    const inst = rt.instances.get(Number(Deno.UnsafePointer.value(instance as P)));
+    const inst = rt.instances.get(handleKey(instance as P));
     if (!inst) throw new TypeError(`"${hex(instance as P)}" is not a live VkInstance`);
     return listInto(pCount as P, pDevices as P, inst.physicalDevices.length, 8, (i, p) => {
       writePointer(p, 0, Deno.UnsafePointer.create(BigInt(inst.physicalDevices[i]!.object.key)));
     });
   },
   vkEnumeratePhysicalDeviceGroups: (rt, [instance, pCount, pProps]) => {
-    const inst = rt.instances.get(Number(Deno.UnsafePointer.value(instance as P)));
+    const inst = rt.instances.get(handleKey(instance as P));
     if (!inst) throw new TypeError(`"${hex(instance as P)}" is not a live VkInstance`);
     const G = "VkPhysicalDeviceGroupProperties";
     return listInto(pCount as P, pProps as P, inst.physicalDevices.length, 288, (i, p) => {
@@ -493,7 +493,7 @@ const behaviours: Record<string, Behaviour> = {
   },
   vkDestroyDevice: (rt, [handle]) => {
     if (handle === null) return;
-    const d = rt.devices.get(Number(Deno.UnsafePointer.value(handle as P)));
+    const d = rt.devices.get(handleKey(handle as P));
     if (!d) return rt.problem(`vkDestroyDevice: "${hex(handle as P)}" is not a live VkDevice`);
     if (d.objects.size > 0) {
       const counts = new Map<string, number>();
@@ -827,7 +827,7 @@ const behaviours: Record<string, Behaviour> = {
     const result = createGeneric(rt, args, info);
     if (result === R.SUCCESS) {
       const image = u64(args[1] as Deno.PointerObject, "VkImageViewCreateInfo", "image");
-      presentationState(rt.presentation).views.set(Number(readU64(args[3] as P, 0)), Number(image));
+      presentationState(rt.presentation).views.set(handleKey(readU64(args[3] as P, 0)), handleKey(image));
     }
     return result;
   },
@@ -837,7 +837,7 @@ const behaviours: Record<string, Behaviour> = {
       const F = "VkFramebufferCreateInfo", ci = args[1] as Deno.PointerObject;
       const views = pointers(ptr(ci, F, "pAttachments"), u32(ci, F, "attachmentCount"));
       presentationState(rt.presentation).framebuffers.set(
-        Number(readU64(args[3] as P, 0)),
+        handleKey(readU64(args[3] as P, 0)),
         views.map((v) => handleKey(v)),
       );
     }
@@ -852,7 +852,7 @@ const behaviours: Record<string, Behaviour> = {
         { length: u32(ci, C, "attachmentCount") },
         (_, i) => readU32(list, i * size + at(A, "loadOp")),
       );
-      presentationState(rt.presentation).renderPasses.set(Number(readU64(args[3] as P, 0)), loadOps);
+      presentationState(rt.presentation).renderPasses.set(handleKey(readU64(args[3] as P, 0)), loadOps);
     }
     return result;
   },

@@ -20,7 +20,8 @@ import { MockPresentation } from "./presentation.ts";
 import { MockDeviceModel, type MockDeviceOptions } from "./device.ts";
 import { type MockManifest, type MockManifestOptions, writeMockManifest } from "./manifest.ts";
 import { type Behaviour, builtinBehaviour, deviceOf, type MockRuntime, R } from "./commands.ts";
-import { handleKey, hex, MockHandles, type MockInstanceState, type MockLogicalDevice } from "./state.ts";
+import { handleKey } from "../vk/handle_key.ts";
+import { hex, MockHandles, type MockInstanceState, type MockLogicalDevice } from "./state.ts";
 
 type P = Deno.PointerValue;
 

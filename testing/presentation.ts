@@ -6,6 +6,7 @@
  * @module
  */
 import { readU32, readU64, writeU32, writeU64 } from "../ffi/memory.ts";
+import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import { at, hex, type MockHandles, type MockLogicalDevice, type MockObject, ptr, u32 } from "./state.ts";
 
 type P = Deno.PointerValue;
@@ -49,17 +50,17 @@ const BGRA = new Set([44, 50]); // VK_FORMAT_B8G8R8A8_UNORM, _SRGB
 /** What the behaviours keep behind a {@linkcode MockPresentation}: images, swapchains, pools, clears. */
 export class PresentationState {
   /** Images' host bytes by image handle key. */
-  readonly images: Map<number, Uint8Array> = new Map();
+  readonly images: Map<HandleKey, Uint8Array> = new Map();
   /** Swapchains by handle key. */
-  readonly swapchains: Map<number, Swapchain> = new Map();
+  readonly swapchains: Map<HandleKey, Swapchain> = new Map();
   /** Query pools by handle key: type and size. */
-  readonly queryPools: Map<number, { type: number; count: number }> = new Map();
+  readonly queryPools: Map<HandleKey, { type: number; count: number }> = new Map();
   /** Image views' images, framebuffers' views, render passes' attachment load ops (to run clears). */
-  readonly views: Map<number, number> = new Map();
+  readonly views: Map<HandleKey, HandleKey> = new Map();
   /** Framebuffers' attachments (image view keys). */
-  readonly framebuffers: Map<number, number[]> = new Map();
+  readonly framebuffers: Map<HandleKey, HandleKey[]> = new Map();
   /** Render passes' attachments' load ops. */
-  readonly renderPasses: Map<number, number[]> = new Map();
+  readonly renderPasses: Map<HandleKey, number[]> = new Map();
   /** What a recorded command buffer does to swapchain images when submitted, by its command list. */
   readonly #actions = new WeakMap<string[], (() => void)[]>();
 
@@ -80,7 +81,7 @@ export class PresentationState {
    * `vkCmdClearColorImage` would (UNORM bytes, in the image's byte order).
    */
   clear(
-    imageKey: number,
+    imageKey: HandleKey,
     color: readonly number[],
     area?: { x: number; y: number; width: number; height: number },
   ): void {
@@ -159,11 +160,9 @@ export class MockPresentation {
 
   /** The host bytes behind a swapchain image (width x height x 4), which a test may write. */
   imageBytes(image: Deno.PointerValue): Uint8Array | undefined {
-    return presentationState(this).images.get(Number(Deno.UnsafePointer.value(image)));
+    return presentationState(this).images.get(handleKey(image));
   }
 }
-
-const key = (p: unknown) => Number(Deno.UnsafePointer.value(p as P));
 
 function write2(
   pCount: P,
@@ -244,7 +243,9 @@ export function presentationBehaviours(
       const width = readU32(ci, at(S, "imageExtent")), height = readU32(ci, at(S, "imageExtent") + 4);
       const count = Math.max(u32(ci, S, "minImageCount"), 2);
       const old = ptr(ci, S, "oldSwapchain");
-      const previous = old === null ? undefined : presentationState(rt.presentation).swapchains.get(key(old));
+      const previous = old === null
+        ? undefined
+        : presentationState(rt.presentation).swapchains.get(handleKey(old as P));
       if (previous) previous.answer = "out-of-date"; // a retired swapchain presents no more
       const object = rt.handles.plain("VkSwapchainKHR", d);
       const images = Array.from({ length: count }, () => {
@@ -268,7 +269,7 @@ export function presentationBehaviours(
     vkDestroySwapchainKHR: (rt, [, swapchain]) => {
       const s = swapchain === null
         ? undefined
-        : presentationState(rt.presentation).swapchains.get(key(swapchain));
+        : presentationState(rt.presentation).swapchains.get(handleKey(swapchain as P));
       if (!s) {
         return swapchain === null
           ? undefined
@@ -281,7 +282,7 @@ export function presentationBehaviours(
       rt.handles.remove(s.object);
     },
     vkGetSwapchainImagesKHR: (rt, [, swapchain, pCount, pImages]) => {
-      const s = presentationState(rt.presentation).swapchains.get(key(swapchain));
+      const s = presentationState(rt.presentation).swapchains.get(handleKey(swapchain as P));
       if (!s) {
         return rt.problem(`vkGetSwapchainImagesKHR: "${hex(swapchain as P)}" is not a live VkSwapchainKHR`),
           -3;
@@ -295,7 +296,7 @@ export function presentationBehaviours(
       );
     },
     vkAcquireNextImageKHR: (rt, [, swapchain, , semaphore, fence, pIndex]) => {
-      const s = presentationState(rt.presentation).swapchains.get(key(swapchain));
+      const s = presentationState(rt.presentation).swapchains.get(handleKey(swapchain as P));
       if (!s) {
         return rt.problem(`vkAcquireNextImageKHR: "${hex(swapchain as P)}" is not a live VkSwapchainKHR`), -3;
       }
@@ -313,7 +314,7 @@ export function presentationBehaviours(
       const results = ptr(info, I, "pResults");
       let worst: number = R.SUCCESS;
       for (let i = 0; i < n; i++) {
-        const s = presentationState(rt.presentation).swapchains.get(Number(readU64(swapchains, i * 8)));
+        const s = presentationState(rt.presentation).swapchains.get(handleKey(readU64(swapchains, i * 8)));
         let result: number = R.OUT_OF_DATE;
         if (s) {
           result = answerOf(s);
@@ -359,7 +360,7 @@ export function presentationBehaviours(
     },
     vkResetQueryPool: () => undefined,
     vkGetQueryPoolResults: (rt, [, pool, first, count, dataSize, pData, stride, flags]) => {
-      const q = presentationState(rt.presentation).queryPools.get(key(pool));
+      const q = presentationState(rt.presentation).queryPools.get(handleKey(pool as P));
       if (!q) return rt.problem(`vkGetQueryPoolResults: "${hex(pool as P)}" is not a live VkQueryPool`), -3;
       const f = flags as number, wide = (f & 0x1) !== 0, availability = (f & 0x4) !== 0;
       const size = wide ? 8 : 4;

@@ -7,16 +7,12 @@
 import { readPointer, readU32, readU64, writePointer } from "../ffi/memory.ts";
 import { layoutOf } from "../vk/_struct_layout.ts";
 import { ICD_LOADER_MAGIC } from "../vk/layout.ts";
+import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import type { MockDeviceModel } from "./device.ts";
-
-/** A handle's address or value as a map key. */
-export function handleKey(p: Deno.PointerValue): number {
-  return p === null ? 0 : Number(Deno.UnsafePointer.value(p));
-}
 
 /** Hex text of a handle. */
 export function hex(p: Deno.PointerValue | number): string {
-  return `0x${(typeof p === "number" ? p : handleKey(p)).toString(16)}`;
+  return handleText(handleKey(p));
 }
 
 const offsets = new Map<string, number>();
@@ -109,7 +105,7 @@ export interface MockLogicalDevice {
   /** Queues by `family:index`. */
   readonly queues: Map<string, MockObject>;
   /** Live objects of this device (not the queues). */
-  readonly objects: Map<number, MockObject>;
+  readonly objects: Map<HandleKey, MockObject>;
   /** Bytes allocated per heap. */
   readonly heapUsed: bigint[];
   lost: boolean;
@@ -126,7 +122,7 @@ export interface MockLogicalDevice {
  */
 export class MockHandles {
   /** Every live object by handle. */
-  readonly objects: Map<number, MockObject> = new Map();
+  readonly objects: Map<HandleKey, MockObject> = new Map();
   /** Dispatchable objects' memory, kept until the driver is disposed (a stale handle must not crash). */
   readonly #kept: Uint8Array[] = [];
   #next = 0x1000;
@@ -161,7 +157,7 @@ export class MockHandles {
 
   /** The live object of `handle`, if it is one of type `type` (any type when left out). */
   get(handle: Deno.PointerValue | number, type?: string): MockObject | undefined {
-    const o = this.objects.get(typeof handle === "number" ? handle : handleKey(handle));
+    const o = this.objects.get(handleKey(handle));
     return o === undefined || (type !== undefined && o.type !== type) ? undefined : o;
   }
 

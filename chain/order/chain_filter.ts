@@ -18,6 +18,7 @@ import { recordOf } from "./policy.ts";
 import type { LoaderInstance } from "../objects.ts";
 import type { ChainStubs } from "../stubs.ts";
 import { structureType } from "../../vk/layout.ts";
+import { handleKey } from "../../vk/handle_key.ts";
 import { VK_API_VERSION_1_1 } from "../../vk/generated/vk_constants.js";
 import { commandDef } from "../../vk/command_ffi.ts";
 
@@ -78,7 +79,7 @@ function chainRecord(
 
 /** The record of a chain handle: the terminator's when it is the loader's own, else asked through the chain. */
 function recordFor(inst: LoaderInstance, stubs: ChainStubs, handle: bigint): DeviceRecord {
-  const term = inst.registry.termPhysicalDevices.get(handle);
+  const term = inst.registry.termPhysicalDevices.get(handleKey(handle));
   if (term !== undefined) return recordOf(inst, term);
   return chainRecord(inst, stubs, handle, inst.devicePolicy.driverIdFilter !== undefined);
 }

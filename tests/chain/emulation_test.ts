@@ -12,6 +12,7 @@ import { writeStruct } from "../../api/structs.ts";
 import { emulatedSlots, emulation } from "../../chain/emulation.ts";
 import { HandleRegistry, type TermPhysicalDevice } from "../../chain/objects.ts";
 import { addr } from "../support/chain.ts";
+import { handleKey } from "../../vk/handle_key.ts";
 import type {
   VkFormat,
   VkImageCreateFlags,
@@ -29,11 +30,11 @@ function withDriver(originals: Record<string, Fn>, body: (pd: Pointer, arena: Ar
   using arena = new Arena();
   const pd = arena.pointer(arena.alloc(8));
   const stand = { driverInstance: { fn: (name: string) => originals[name] ?? null } };
-  registry.driverPhysicalDevices.set(addr(pd), stand as unknown as TermPhysicalDevice);
+  registry.driverPhysicalDevices.set(handleKey(pd), stand as unknown as TermPhysicalDevice);
   try {
     body(pd, arena);
   } finally {
-    registry.driverPhysicalDevices.delete(addr(pd));
+    registry.driverPhysicalDevices.delete(handleKey(pd));
   }
 }
 

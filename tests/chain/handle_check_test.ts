@@ -7,6 +7,7 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { HandleChecker } from "../../chain/handle_check.ts";
 import { HandleRegistry } from "../../chain/objects.ts";
+import { handleKey } from "../../vk/handle_key.ts";
 
 const p = (a: bigint) => Deno.UnsafePointer.create(a);
 
@@ -34,7 +35,7 @@ Deno.test("checked mode knows what a wrapped command made and destroyed, and ref
   const checks = new HandleChecker(registry, true);
   // A device the registry knows, without a driver: only its address and owner identity matter here.
   const device = { address: 0x10n, physicalDevice: {} };
-  registry.devices.set(0x10n, device as never);
+  registry.devices.set(handleKey(0x10n), device as never);
   const made: bigint[] = [];
   const createBuffer = checks.wrap("vkCreateBuffer", (_d, _i, _a, out) => {
     new BigUint64Array(Deno.UnsafePointerView.getArrayBuffer(out as Deno.PointerObject, 8))[0] = 0x500n;

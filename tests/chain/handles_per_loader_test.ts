@@ -8,6 +8,7 @@
 import { deepStrictEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import type { VkDevice } from "../../vk/generated/vk_types.ts";
 import { loaderOf } from "../../vulkan.ts";
+import { handleKey } from "../../vk/handle_key.ts";
 import { MockEnvironment } from "../support/mock.ts";
 import { addr, createDevice, createInstance, load, physicalDevices, u32Slot } from "../support/chain.ts";
 
@@ -53,7 +54,7 @@ Deno.test("a handle from one loader is an invalid handle to another, and stays v
   assert(a.vk.deviceTable(device as VkDevice).vkCmdDraw !== undefined);
   assertEquals(physicalDevices(a, instance).map(addr), [addr(pd!)]);
   assertEquals(loaderOf(a.vk).registry.instances.size, 1);
-  assertEquals(loaderOf(b.vk).registry.instances.has(addr(instance)), false);
+  assertEquals(loaderOf(b.vk).registry.instances.has(handleKey(instance)), false);
 
   a.vk.vkDestroyDevice(device, null);
   a.vk.vkDestroyInstance(instance, null);
