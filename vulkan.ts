@@ -274,6 +274,9 @@ export class Vulkan implements Disposable {
     if (name in COMMAND_INDEX) return this.#command(name);
     const cached = this.#commands.get(name);
     if (cached) return cached;
+    // Only the signature: a `name` member (a layer's command declaration has one) would make Deno.dlopen
+    // look the stub up by that name.
+    def = { parameters: def.parameters, result: def.result } as D;
     const found = this.#loader.resolveUnknown(name, def);
     if (!found) return null;
     const stubs = this.#loader.stubs;

@@ -25,6 +25,7 @@ import {
 } from "../loading/direct_driver.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK_ERROR_OUT_OF_HOST_MEMORY, VK_SUCCESS } from "../vk/generated/vk_constants.js";
+import type { ModuleLayerLoader } from "./layer_chain/module_interface.ts";
 import {
   DISABLE_INST_EXT_FILTER,
   isInstanceExtensionFilterLifted,
@@ -65,6 +66,8 @@ export interface GlobalCommandsOptions {
   drivers?: readonly (string | DriverEntryPoint)[];
   /** With `drivers`: `exclusive` uses only them, `inclusive` adds them. */
   driversMode: DirectDriverMode;
+  /** Loader of script-module layers, whose extensions it describes. */
+  moduleLayers?: ModuleLayerLoader;
 }
 
 /**
@@ -84,6 +87,7 @@ export class GlobalCommands {
   readonly #log: Logger;
   readonly #apiDrivers: readonly (string | DriverEntryPoint)[] | undefined;
   readonly #apiDriversMode: DirectDriverMode;
+  readonly #moduleLayers: ModuleLayerLoader | undefined;
   #liftNoted = false;
 
   /** The global commands over `options.env`. */
@@ -92,6 +96,7 @@ export class GlobalCommands {
     this.#log = options.log;
     this.#apiDrivers = options.drivers;
     this.#apiDriversMode = options.driversMode;
+    this.#moduleLayers = options.moduleLayers;
   }
 
   /** `vkEnumerateInstanceVersion`: the loader's own version, unless an implicit layer's pre-instance hook answers. */
@@ -129,7 +134,14 @@ export class GlobalCommands {
         drivers.forEach(releaseDriver);
       }
     };
-    return enumerateInstanceExtensions(this.#env, base, pLayerName, pPropertyCount, pProperties);
+    return enumerateInstanceExtensions(
+      this.#env,
+      base,
+      pLayerName,
+      pPropertyCount,
+      pProperties,
+      this.#moduleLayers,
+    );
   }
 
   /**

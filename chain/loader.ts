@@ -107,6 +107,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
       log: this.log,
       drivers: options.drivers,
       driversMode: options.driversMode ?? "exclusive",
+      moduleLayers: options.moduleLayers,
     });
     this.wsi = options.wsi;
     this.moduleLayers = options.moduleLayers;

@@ -11,6 +11,7 @@ import { VK_ERROR_UNKNOWN } from "../vk/generated/vk_constants.js";
 import { ThreadGuards } from "../ffi/thread_guard.ts";
 import { commandInfo } from "./_commands.ts";
 import type { TsLayer, VulkanCommand } from "./layer.ts";
+import { commandFailure, type LayerCommand } from "./command.ts";
 
 /** Guards added per emitted object once the first is full. */
 const CHUNK = 32;
@@ -18,8 +19,12 @@ const CHUNK = 32;
 const MESSAGE_BYTES = 1024;
 
 /** What another thread's call returns and the name the message gives it, from the command's C result. */
-function refusal(command: string): { value: bigint; text: string } {
-  const result = commandInfo(command).result;
+function refusal(command: string | LayerCommand): { value: bigint; text: string } {
+  const result = typeof command === "string"
+    ? commandInfo(command).result
+    : { i32: "VkResult", void: "void", pointer: "void*", buffer: "void*", function: "PFN_" }[
+      command.result as string
+    ] ?? "number";
   if (result === "VkResult") return { value: BigInt(VK_ERROR_UNKNOWN), text: "VK_ERROR_UNKNOWN" };
   if (result === "void") return { value: 0n, text: "nothing" };
   return { value: 0n, text: result.startsWith("PFN_") || result.endsWith("*") ? "NULL" : "0" };
@@ -49,7 +54,7 @@ export class EntryGuards implements Disposable {
    * command (0 or NULL otherwise, nothing for `void`); either way one stderr line names the layers.
    */
   guard(
-    command: string,
+    command: string | LayerCommand,
     callback: Deno.PointerObject,
     forward: Deno.PointerValue = null,
   ): Deno.PointerObject {
@@ -62,9 +67,9 @@ export class EntryGuards implements Disposable {
       : "the call went down to the next link without the layer's hooks";
     return set.guard(
       callback,
-      `vkdeno: TS layer${names.length === 1 ? "" : "s"} ${
-        names.join(", ")
-      }: ${command} was called from a thread other than the one that loaded the layer (a Worker?); a TS layer runs only on that thread, so ${outcome}\n`,
+      `vkdeno: TS layer${names.length === 1 ? "" : "s"} ${names.join(", ")}: ${
+        typeof command === "string" ? command : command.name
+      } was called from a thread other than the one that loaded the layer (a Worker?); a TS layer runs only on that thread, so ${outcome}\n`,
       value,
       forward,
     );
@@ -77,12 +82,17 @@ export class EntryGuards implements Disposable {
    */
   command(
     callbacks: CallbackRegistry,
-    command: string,
+    command: string | LayerCommand,
     fn: VulkanCommand,
     label: string,
   ): (forward: Deno.PointerValue) => Deno.PointerObject {
-    const info = commandInfo(command);
-    const onError = info.result === "VkResult"
+    const info = typeof command === "string" ? commandInfo(command) : undefined;
+    const def = typeof command === "string"
+      ? commandCallbackDef(info!)
+      : { parameters: command.parameters, result: command.result } as Deno.UnsafeCallbackDefinition;
+    const onError = info === undefined
+      ? commandFailure(def.result) ?? undefined
+      : info.result === "VkResult"
       ? VK_ERROR_UNKNOWN
       : info.ffi.result === "u64" || info.ffi.result === "i64"
       ? 0n
@@ -90,7 +100,7 @@ export class EntryGuards implements Disposable {
       ? undefined
       : 0;
     const callback = callbacks.create(
-      commandCallbackDef(info),
+      def,
       fn as Deno.UnsafeCallbackFunction,
       { name: label, onError: onError as never },
     );

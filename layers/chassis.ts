@@ -37,6 +37,7 @@ import type {
   VulkanCommand,
 } from "./layer.ts";
 import { Call, skipValue } from "./call.ts";
+import { commandFailure, type LayerCommand } from "./command.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { StateTracker } from "./state.ts";
@@ -354,17 +355,93 @@ export class Chassis implements Disposable {
    * past `deno check`, or a plain JavaScript layer): its hooks would never run.
    */
   #checked(layer: TsLayer, object: ValidationObject): ValidationObject {
-    for (const name of Object.keys(object.intercepts)) {
-      if (name in COMMAND_INDEX || this.#unknown.has(`${layer.name} ${name}`)) continue;
+    const warn = (id: string, name: string, text: string) => {
+      if (this.#unknown.has(`${layer.name} ${name}`)) return;
       this.#unknown.add(`${layer.name} ${name}`);
-      (this.#options.onMessage ?? defaultReport)({
-        layer: layer.name,
-        severity: "warning",
-        id: "Layer-UnknownIntercept",
-        text: `intercepts "${name}", which is no Vulkan command this loader knows: its hooks never run`,
-      });
+      (this.#options.onMessage ?? defaultReport)({ layer: layer.name, severity: "warning", id, text });
+    };
+    for (const name of Object.keys(object.intercepts)) {
+      if (name in COMMAND_INDEX) continue;
+      warn(
+        "Layer-UnknownIntercept",
+        name,
+        layer.commands?.some((c) => c.name === name)
+          ? `intercepts "${name}", a command it declares: implement it in the object's commands with provide()`
+          : `intercepts "${name}", which is no Vulkan command this loader knows: its hooks never run`,
+      );
+    }
+    for (const { command } of object.commands ?? []) {
+      if (layer.commands?.includes(command)) continue;
+      warn(
+        "Layer-UndeclaredCommand",
+        command.name,
+        `implements "${command.name}", which the layer's commands do not list: no one can get it`,
+      );
     }
     return object;
+  }
+
+  /**
+   * The layers' commands vk.xml does not have ({@linkcode TsLayer.commands}), by name: the first layer
+   * declaring a name provides it.
+   */
+  commands(): Map<string, LayerCommand> {
+    const out = new Map<string, LayerCommand>();
+    for (const layer of this.layers) {
+      for (const c of layer.commands ?? []) if (!out.has(c.name)) out.set(c.name, c);
+    }
+    return out;
+  }
+
+  /** Whether a layer lists vk.xml's command `name` among its extensions' entrypoints (it answers for it). */
+  provides(name: string): boolean {
+    return this.layers.some((l) =>
+      [...(l.instanceExtensions ?? []), ...(l.deviceExtensions ?? [])].some((e) =>
+        e.entrypoints?.includes(name)
+      )
+    );
+  }
+
+  /**
+   * The function that runs `command` (a layer's, see {@linkcode Chassis.commands}) on the call's dispatch
+   * object: the first of its objects that implements it. A throw, or no object implementing it, is
+   * reported once per layer and command and answers {@linkcode commandFailure}.
+   */
+  provider(command: LayerCommand): VulkanCommand {
+    const failure = commandFailure(command.result);
+    const report = (layer: string, id: string, text: string) => {
+      if (this.#threw.has(`${layer} ${command.name}`)) return;
+      this.#threw.add(`${layer} ${command.name}`);
+      (this.#options.onMessage ?? defaultReport)({
+        layer,
+        severity: "error",
+        id,
+        text,
+        command: command.name,
+      });
+    };
+    return (...args: unknown[]) => {
+      if (this.#disposed) return failure;
+      const d = this.objectsFor(command.level, args[0]);
+      for (let i = 0; i < d.objects.length; i++) {
+        const found = d.objects[i]!.commands?.find((c) => c.command === command);
+        if (found === undefined) continue;
+        try {
+          return callWith(found.fn as VulkanCommand, args);
+        } catch (error) {
+          const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+          report(d.layers[i]!.name, "Layer-HookThrew", `"${command.name}" threw ${why} (reported once)`);
+          return failure;
+        }
+      }
+      const owner = this.layers.find((l) => l.commands?.includes(command))?.name ?? "vkdeno";
+      report(
+        owner,
+        "Layer-CommandMissing",
+        `declares "${command.name}" but its object for this ${d.kind} does not implement it (provide())`,
+      );
+      return failure;
+    };
   }
 
   #addDeviceObject(d: DispatchObject, layer: TsLayer): void {

@@ -27,9 +27,12 @@ import type { VulkanCommand } from "../chain/stubs.ts";
 import type { StateTracker } from "./state.ts";
 import type { CommandDescription, CommandParameter } from "./_commands.ts";
 import type { CallContext, CommandArguments, Dispatch } from "./call.ts";
+import type { CommandImplementation, LayerCommand } from "./command.ts";
 import { COMMANDS } from "../vk/generated/commands.ts";
 
 export type { CommandDescription, CommandParameter };
+export type { CommandImplementation, LayerCommand, LayerCommandFunction } from "./command.ts";
+export { defineCommand, provide } from "./command.ts";
 
 export type { VulkanCommand, VulkanCommandName };
 
@@ -103,6 +106,8 @@ export type Intercepts = { readonly [K in VulkanCommandName]?: CommandHooks<K> }
 export interface ValidationObject {
   /** Hooks by command name. */
   readonly intercepts: Intercepts;
+  /** Implementations of the layer's {@linkcode TsLayer.commands} for this instance (or device), by {@linkcode provide}. */
+  readonly commands?: readonly CommandImplementation[];
   /** Called when the instance or device is destroyed, after the layers' hooks for that call (print a summary, close a file). */
   dispose?(): void;
 }
@@ -150,6 +155,12 @@ export interface TsLayerExtension {
   readonly name: string;
   /** The extension's spec version. */
   readonly specVersion: number;
+  /**
+   * Its commands the layer provides (answers for even where no driver has them), as a manifest's
+   * `entrypoints` lists them: vk.xml's commands, intercepted (a hook answers with `ctx.skip(result)`), or
+   * the layer's {@linkcode TsLayer.commands}.
+   */
+  readonly entrypoints?: readonly string[];
 }
 
 /**
@@ -169,6 +180,11 @@ export interface TsLayer<I extends ValidationObject = ValidationObject> {
   readonly instanceExtensions?: readonly TsLayerExtension[];
   /** Device extensions the layer implements. */
   readonly deviceExtensions?: readonly TsLayerExtension[];
+  /**
+   * Commands vk.xml does not have that the layer provides ({@linkcode defineCommand}), implemented in its
+   * objects' `commands`: `vkGetDeviceProcAddr` / `vkGetInstanceProcAddr` return them in both placements.
+   */
+  readonly commands?: readonly LayerCommand[];
   /** True when the layer reads the shared {@linkcode StateTracker} (the chassis then runs one). */
   readonly usesState?: boolean;
   /**

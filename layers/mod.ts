@@ -30,12 +30,15 @@ export type {
   CommandArguments,
   CommandDescription,
   CommandHooks,
+  CommandImplementation,
   CommandNamesByLevel,
   CommandParameter,
   CommandResult,
   DeviceLayerEnv,
   Dispatch,
   Intercepts,
+  LayerCommand,
+  LayerCommandFunction,
   LayerEnv,
   LayerSeverity,
   OutputValue,
@@ -50,8 +53,10 @@ export type {
 } from "./layer.ts";
 export {
   COMMAND_NAMES,
+  defineCommand,
   defineLayer,
   everyCommand,
+  provide,
   VK_ERROR_UNKNOWN,
   VK_ERROR_VALIDATION_FAILED_EXT,
 } from "./layer.ts";

@@ -14,9 +14,10 @@
  *
  * @module
  */
-import type { LayerManifest } from "../discovery/layer_manifest.ts";
+import type { LayerExtension, LayerManifest } from "../discovery/layer_manifest.ts";
 import type { ModuleLayerLink, ModuleLayerLoader } from "../chain/layer_chain/module_interface.ts";
-import type { TsLayer } from "./layer.ts";
+import type { TsLayer, TsLayerExtension, ValidationMessage } from "./layer.ts";
+import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
 import { findLayer, isModuleLayer, moduleProblem } from "./registry.ts";
 
@@ -40,6 +41,20 @@ export function moduleLayerLoader(
 ): ModuleLayerLoader {
   return {
     handles: isModuleLayer,
+    describe: (manifest) => {
+      const layer = findLayer(manifest.name, layers);
+      if (layer === undefined) return manifest;
+      const merge = (own: readonly LayerExtension[], declared: readonly TsLayerExtension[] = []) => [
+        ...own,
+        ...declared.filter((e) => !own.some((o) => o.name === e.name))
+          .map((e) => ({ name: e.name, specVersion: e.specVersion, entrypoints: e.entrypoints ?? [] })),
+      ];
+      return {
+        ...manifest,
+        instanceExtensions: merge(manifest.instanceExtensions, layer.instanceExtensions),
+        deviceExtensions: merge(manifest.deviceExtensions, layer.deviceExtensions),
+      };
+    },
     load: (manifest) => {
       try {
         return new ModuleLayerLibrary(manifest, options, layers);
@@ -51,7 +66,7 @@ export function moduleLayerLoader(
   };
 }
 
-/** Load failures reported so far (layer and message): one message per fault per process. */
+/** Load messages reported so far (layer and text): one message per fault per process. */
 const REPORTED = new Set<string>();
 
 /**
@@ -59,10 +74,14 @@ const REPORTED = new Set<string>();
  * (the chain also logs it, and fails `vkCreateInstance` when the application named the layer).
  */
 function reportLoadFailure(layer: string, text: string, options: NativeLayerBridgeOptions): void {
-  if (REPORTED.has(`${layer} ${text}`)) return;
-  REPORTED.add(`${layer} ${text}`);
-  if (options.onMessage) options.onMessage({ layer, severity: "error", id: "Layer-LoadFailed", text });
-  else console.error(`vkdeno: ${text}`);
+  reportOnce(options, { layer, severity: "error", id: "Layer-LoadFailed", text });
+}
+
+function reportOnce(options: NativeLayerBridgeOptions, message: ValidationMessage): void {
+  if (REPORTED.has(`${message.layer} ${message.text}`)) return;
+  REPORTED.add(`${message.layer} ${message.text}`);
+  if (options.onMessage) options.onMessage(message);
+  else console.error(`vkdeno: ${message.text}`);
 }
 
 /**
@@ -98,7 +117,22 @@ export class ModuleLayerLibrary implements ModuleLayerLink {
       );
     }
     this.layer = manifest;
-    this.bridge = new NativeLayerBridge([layer], options);
+    const entrypoints = [...manifest.instanceExtensions, ...manifest.deviceExtensions].flatMap((e) =>
+      e.entrypoints
+    );
+    const unknown = entrypoints.filter((n) =>
+      !(n in COMMAND_INDEX) && !layer.commands?.some((c) => c.name === n)
+    );
+    for (const name of unknown) {
+      reportOnce(options, {
+        layer: manifest.name,
+        severity: "warning",
+        id: "Layer-UndeclaredCommand",
+        text:
+          `"${manifest.manifestPath}" lists entrypoint "${name}", which vk.xml does not have and the layer's commands do not declare (defineCommand): no one can get it`,
+      });
+    }
+    this.bridge = new NativeLayerBridge([layer], { ...options, entrypoints });
   }
 
   /** The module path. */
@@ -117,9 +151,9 @@ export class ModuleLayerLibrary implements ModuleLayerLink {
   get getDeviceProcAddr(): Deno.PointerValue {
     return this.bridge.getDeviceProcAddr;
   }
-  /** None. */
+  /** The link's `vk_layerGetPhysicalDeviceProcAddr`, when the layer provides physical-device commands. */
   get getPhysicalDeviceProcAddr(): Deno.PointerValue {
-    return null;
+    return this.bridge.getPhysicalDeviceProcAddr;
   }
   /** True once released. */
   get released(): boolean {

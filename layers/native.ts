@@ -25,7 +25,12 @@ import { commandInfo, dispatchKey } from "./_commands.ts";
 import type { HandleKey } from "../vk/handle_key.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
-import { VK_ERROR_INITIALIZATION_FAILED } from "../vk/generated/vk_constants.js";
+import {
+  VK_ERROR_EXTENSION_NOT_PRESENT,
+  VK_ERROR_INITIALIZATION_FAILED,
+} from "../vk/generated/vk_constants.js";
+import { skipValue } from "./call.ts";
+import type { LayerCommand } from "./command.ts";
 import { commandDef } from "../vk/command_ffi.ts";
 import { cstringBuffer } from "../ffi/libc.ts";
 import { EntryGuards } from "./_guard.ts";
@@ -47,6 +52,8 @@ interface ChainRecord {
   readonly next: Deno.PointerObject;
   /** The next link's functions by command name (aliases under their command's name); 0n: none. */
   readonly addresses: Map<string, bigint>;
+  /** The next link's `vk_layerGetPhysicalDeviceProcAddr` (instances only; null: none). */
+  readonly nextPhysical?: Deno.PointerValue;
   /** `UnsafeFnPointer`s over them, for the fallback without native stubs. */
   readonly fns: Map<string, VulkanCommand | null>;
   /** False once its instance or device is destroyed. */
@@ -100,7 +107,13 @@ function findLinkNode(createInfo: Deno.PointerValue, sType: number): Deno.Pointe
 }
 
 /** Options of {@linkcode NativeLayerBridge}. */
-export type NativeLayerBridgeOptions = ChassisOptions;
+export interface NativeLayerBridgeOptions extends ChassisOptions {
+  /**
+   * vk.xml's commands the link answers for even where the next link has none, besides those the layers'
+   * extensions list: the `entrypoints` of the layer manifest's extensions.
+   */
+  entrypoints?: readonly string[];
+}
 
 /**
  * TS layers as one native chain link: a chassis behind C-callable `vkGetInstanceProcAddr` and
@@ -113,7 +126,10 @@ export class NativeLayerBridge implements Disposable {
   readonly getInstanceProcAddr: Deno.PointerObject;
   /** This link's `vkGetDeviceProcAddr`. */
   readonly getDeviceProcAddr: Deno.PointerObject;
-  /** No `vk_layerGetPhysicalDeviceProcAddr`: unknown physical-device commands pass by. */
+  /**
+   * `vk_layerGetPhysicalDeviceProcAddr`, when the layers provide physical-device commands (it answers
+   * those and asks the next link for the rest); null otherwise: unknown physical-device commands pass by.
+   */
   readonly getPhysicalDeviceProcAddr: Deno.PointerValue = null;
   /** The loader/layer interface this link speaks. */
   readonly interfaceVersion = 2;
@@ -133,11 +149,14 @@ export class NativeLayerBridge implements Disposable {
   readonly #proxyHandle: Deno.PointerObject;
   /** Guards in front of every entry point handed out. */
   readonly #guards: EntryGuards;
+  /** vk.xml's commands the manifest lists as its extensions' entrypoints. */
+  readonly #entrypoints: ReadonlySet<string>;
   #disposed = false;
 
   /** A link running `layers` (first closest to the application). */
   constructor(layers: readonly TsLayer[], options: NativeLayerBridgeOptions = {}) {
     this.#callbacks = new CallbackRegistry();
+    this.#entrypoints = new Set(options.entrypoints ?? []);
     this.#stubs = UnwrapStubs.load(COMMANDS.map((c) => c.name), NEXT_SET);
     const table = this.#arena.alloc(8 * COMMANDS.length, 8);
     const proxy = this.#arena.alloc(16, 8);
@@ -167,6 +186,40 @@ export class NativeLayerBridge implements Disposable {
         { name: "TS layer vkGetDeviceProcAddr" },
       ).pointer,
     );
+    const physical = [...this.chassis.commands().values()].some((c) => c.level === "physical_device") ||
+      COMMANDS.some((c) => c.level === "physical_device" && this.#provides(c.name));
+    if (physical) {
+      this.getPhysicalDeviceProcAddr = this.#guards.guard(
+        "vkGetInstanceProcAddr",
+        this.#callbacks.create(
+          GET_PROC_ADDR_CALLBACK,
+          (instance, pName) => this.#gpdpa(instance, readCString(pName)),
+          { name: "TS layer vk_layerGetPhysicalDeviceProcAddr" },
+        ).pointer,
+      );
+    }
+  }
+
+  /** Whether the link answers for vk.xml's command `name` even where the next link has none. */
+  #provides(name: string): boolean {
+    const info = COMMAND_INDEX[name] === undefined ? undefined : commandInfo(name);
+    return info !== undefined &&
+      [info.name, ...info.aliases].some((n) => this.#entrypoints.has(n) || this.chassis.provides(n));
+  }
+
+  /** LI08: the layers' physical-device commands, else the next link's answer. */
+  #gpdpa(instance: Deno.PointerValue, name: string): Deno.PointerValue {
+    const made = this.chassis.commands().get(name);
+    if (made !== undefined) return made.level === "physical_device" ? this.#ownPointer(made, null) : null;
+    const rec = instance === null ? undefined : this.#instances.get(dispatchKey(instance));
+    if (
+      COMMAND_INDEX[name] !== undefined && commandInfo(name).level === "physical_device" &&
+      this.#provides(name)
+    ) {
+      return this.#ownPointer(name, rec ? this.#nextAddress(rec, name) : null);
+    }
+    const next = rec?.nextPhysical ?? null;
+    return next === null ? null : callGetProcAddr(next, instance, name);
   }
 
   get #intercepted(): Set<string> {
@@ -189,14 +242,16 @@ export class NativeLayerBridge implements Disposable {
         // Another thread's call cannot go down untouched: the link must advance the loader's chain info.
         return this.#ownPointer(name, null);
     }
+    // A command the layers add: theirs alone (docs/behaviour.md V22).
+    const made = this.chassis.commands().get(name);
+    if (made !== undefined) return instance === null ? null : this.#ownPointer(made, null);
     const rec = instance === null ? undefined : this.#instances.get(dispatchKey(instance));
     const next = rec ? this.#nextAddress(rec, name) : null;
     if (name === "vkDestroyInstance") return this.#ownPointer(name, next);
     // Global commands other than vkCreateInstance never go through a layer's vkGetInstanceProcAddr.
     const layered = name in COMMAND_INDEX && commandInfo(name).level !== "global";
-    if (this.#intercepted.has(name) && layered && (rec === undefined || next !== null)) {
-      return this.#ownPointer(name, next);
-    }
+    const answers = rec === undefined || next !== null || this.#provides(name);
+    if (this.#intercepted.has(name) && layered && answers) return this.#ownPointer(name, next);
     return next;
   }
 
@@ -204,13 +259,15 @@ export class NativeLayerBridge implements Disposable {
     if (name === "vkGetDeviceProcAddr") return this.getDeviceProcAddr;
     const rec = this.#devices.get(dispatchKey(device));
     if (!rec) return null;
+    const made = this.chassis.commands().get(name);
+    if (made !== undefined) return made.level === "device" ? this.#ownPointer(made, null) : null;
     const next = this.#nextAddress(rec, name);
     if (name === "vkDestroyDevice") return this.#ownPointer(name, next);
     if (
       this.#intercepted.has(name) && COMMAND_INDEX[name] !== undefined && commandInfo(name).level === "device"
     ) {
-      // Only commands the device has: the next link decides what exists.
-      return next === null ? null : this.#ownPointer(name, next);
+      // Only commands the device has (the next link decides what exists), and those the layers provide.
+      return next === null && !this.#provides(name) ? null : this.#ownPointer(name, next);
     }
     return next;
   }
@@ -226,11 +283,16 @@ export class NativeLayerBridge implements Disposable {
     return address === undefined || address === 0n ? null : Deno.UnsafePointer.create(address);
   }
 
-  /** This link's entry point for `name`; other threads' calls go down to `next` (null: they fail). */
-  #ownPointer(name: string, next: Deno.PointerValue): Deno.PointerObject {
+  /**
+   * This link's entry point for `command` (vk.xml's, by name, or one the layers add); other threads' calls
+   * go down to `next` (null: they fail).
+   */
+  #ownPointer(command: string | LayerCommand, next: Deno.PointerValue): Deno.PointerObject {
+    const name = typeof command === "string" ? command : command.name;
     let entry = this.#own.get(name);
     if (!entry) {
-      entry = this.#guards.command(this.#callbacks, name, this.#entry(name), `TS layer ${name}`);
+      const fn = typeof command === "string" ? this.#entry(command) : this.chassis.provider(command);
+      entry = this.#guards.command(this.#callbacks, command, fn, `TS layer ${name}`);
       this.#own.set(name, entry);
     }
     return entry(next);
@@ -268,7 +330,20 @@ export class NativeLayerBridge implements Disposable {
         };
       }
     }
-    return this.chassis.wrap(name, () => this.#route(name));
+    if (!this.#provides(name)) return this.chassis.wrap(name, () => this.#route(name));
+    // Provided: where the next link has none, a hook answers (ctx.skip), or the call finds no extension.
+    const info = commandInfo(name);
+    const records = info.level === "device" ? this.#devices : this.#instances;
+    const unanswered = info.result === "VkResult" ? VK_ERROR_EXTENSION_NOT_PRESENT : skipValue(info);
+    return this.chassis.wrap(name, () => {
+      const route = this.#route(name);
+      return (...args: unknown[]) => {
+        const rec = records.size === 1
+          ? records.values().next().value
+          : records.get(dispatchKey(args[0] as Deno.PointerValue));
+        return (rec?.addresses.get(info.name) ?? 0n) === 0n ? unanswered : callWith(route, args);
+      };
+    });
   }
 
   #createInstance(
@@ -281,6 +356,7 @@ export class NativeLayerBridge implements Disposable {
     if (node === null || link === null) return VK_ERROR_INITIALIZATION_FAILED;
     const nextGipa = readPointer(link, 8);
     if (nextGipa === null) return VK_ERROR_INITIALIZATION_FAILED;
+    const nextPhysical = readPointer(link, 16);
     // Move the chain on for the layers below, as every layer does.
     writePointer(node, 24, readPointer(link, 0));
     const create = callable(
@@ -295,6 +371,7 @@ export class NativeLayerBridge implements Disposable {
       this.#instances.set(dispatchKey(instance), {
         handle: instance,
         next: nextGipa,
+        nextPhysical,
         addresses,
         fns: new Map(),
         alive: true,

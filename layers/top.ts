@@ -24,6 +24,7 @@ import { commandInfo } from "./_commands.ts";
 import { Chassis, type ChassisOptions, LIFECYCLE_COMMANDS } from "./chassis.ts";
 import { callWith } from "./_call.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
+import type { LayerCommand } from "./command.ts";
 import { findLayer, knownLayers, layersFromEnvironment } from "./registry.ts";
 import {
   fillExtensions,
@@ -161,8 +162,10 @@ export function installLayers<T extends CommandObject>(
     arena,
     callbacks,
     guards,
+    chassis,
     intercepted: () => intercepted,
-    known: () => knownLayers(options.available),
+    // The layers enabled here count as available: ppEnabledLayerNames may name them.
+    known: () => knownLayers([...chassis.layers, ...(options.available ?? [])]),
     enabled: () => chassis.layers,
     enable: (name) => {
       if (!chassis.layers.some((l) => l.name === name)) enable(name);
@@ -180,6 +183,15 @@ export function installLayers<T extends CommandObject>(
         tables.set(table, wrapped);
       }
       return wrapped;
+    };
+  }
+  if (typeof source.getUnknownCommand === "function") {
+    // The layers' own commands run in JavaScript here, with no FFI crossing; others are the base's.
+    host.getUnknownCommand = (name: string, def: Deno.ForeignFunction) => {
+      const made = chassis.commands().get(name);
+      return made === undefined
+        ? (source.getUnknownCommand as (n: string, d: Deno.ForeignFunction) => unknown)(name, def)
+        : chassis.provider(made);
     };
   }
   forwardOthers(host, base);
@@ -236,6 +248,8 @@ interface HostState {
   readonly callbacks: CallbackRegistry;
   /** Thread guards in front of those entry points. */
   readonly guards: EntryGuards;
+  /** The chassis: the commands the layers provide. */
+  readonly chassis: Chassis;
   /** Commands the chassis intercepts now. */
   intercepted(): ReadonlySet<string>;
   /** Every TS layer that can be enabled by name. */
@@ -258,13 +272,16 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
    * A C entry point into the host's current function for `name` (so C callers see the TS layers); other
    * threads' calls go down to `below`, the function the wrapped object handed out.
    */
-  const entry = (name: string, below: Deno.PointerObject): Deno.PointerObject => {
+  const entry = (command: string | LayerCommand, below: Deno.PointerValue): Deno.PointerObject => {
+    const name = typeof command === "string" ? command : command.name;
     let make = entries.get(name);
     if (!make) {
       make = state.guards.command(
         state.callbacks,
-        name,
-        (...args: unknown[]) => (host[name] as VulkanCommand)(...args),
+        command,
+        typeof command === "string"
+          ? (...args: unknown[]) => (host[name] as VulkanCommand)(...args)
+          : state.chassis.provider(command),
         `TS layers ${name}`,
       );
       entries.set(name, make);
@@ -276,7 +293,14 @@ function defineHostCommands(host: Record<string | symbol, unknown>, state: HostS
     (handle: Pointer, pName: Pointer | string) => {
       const found = next(command)(handle, pName) as Deno.PointerValue;
       const name = typeof pName === "string" ? pName : readCString(pName);
-      return found !== null && state.intercepted().has(name) && name in COMMAND_INDEX
+      // A command the layers add: theirs alone (docs/behaviour.md V22).
+      const made = state.chassis.commands().get(name);
+      if (made !== undefined && handle !== null) {
+        return command === "vkGetInstanceProcAddr" || made.level === "device" ? entry(made, null) : null;
+      }
+      // A command the layers provide is returned even where the loader below has none.
+      return (found !== null || state.chassis.provides(name)) && state.intercepted().has(name) &&
+          name in COMMAND_INDEX
         ? entry(name, found)
         : found;
     };

@@ -19,7 +19,13 @@ import { discoverLayers } from "../../discovery/layers.ts";
 import { enumerateInstanceLayerProperties } from "../../discovery/layer_properties.ts";
 import { nativeBytes, type Pointer, readCString, writeU32 } from "../../ffi/memory.ts";
 import { writeTwoCall } from "../../vk/two_call.ts";
-import { type ExtensionEntry, layerExtensions, withImplicitLayerExtensions } from "./extensions.ts";
+import {
+  type ExtensionEntry,
+  layerExtensions,
+  withImplicitLayerExtensions,
+  withModuleLayers,
+} from "./extensions.ts";
+import type { ModuleLayerLoader } from "./module_interface.ts";
 import { callPreInstance } from "./pre_instance.ts";
 import { VK_ERROR_LAYER_NOT_PRESENT } from "../../vk/generated/vk_constants.js";
 
@@ -77,7 +83,7 @@ export function enumerateInstanceVersion(
 /**
  * `vkEnumerateInstanceExtensionProperties` with layers: `pLayerName` set
  * lists that layer's instance extensions (`VK_ERROR_LAYER_NOT_PRESENT` when it
- * is not available); null appends the enabled implicit layers' extensions to
+ * is not available; a script-module layer's as `moduleLayers` describes them); null appends the enabled implicit layers' extensions to
  * the core's list `base`.
  *
  * @example Usage
@@ -95,13 +101,14 @@ export function enumerateInstanceExtensions(
   pLayerName: Pointer,
   pCount: Pointer,
   pProperties: Pointer,
+  moduleLayers?: ModuleLayerLoader,
 ): number {
   return callPreInstance(
     env,
     "vkEnumerateInstanceExtensionProperties",
     [pLayerName, pCount, pProperties],
     (name, count, props) => {
-      const discovery = discoverLayers(env);
+      const discovery = withModuleLayers(discoverLayers(env), moduleLayers);
       if (name !== null) {
         const list = layerExtensions(discovery, readCString(name), "instance");
         if (list === undefined) return VK_ERROR_LAYER_NOT_PRESENT;

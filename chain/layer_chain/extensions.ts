@@ -17,6 +17,28 @@ import type { LayerDiscovery } from "../../discovery/layers.ts";
 import { layerExtensionProperties } from "../../discovery/layer_properties.ts";
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { isInstanceExtensionFilterLifted, listsLayerExtension } from "../extensions/platform.ts";
+import type { ModuleLayerLoader } from "./module_interface.ts";
+
+/**
+ * `discovery` with the script-module layers' manifests described by `loader` (their layers' extensions
+ * merged in): a TS layer's extensions count wherever a manifest's do.
+ *
+ * @example Usage
+ * ```ts
+ * import { withModuleLayers } from "./extensions.ts";
+ * import { discoverLayers } from "../../discovery/layers.ts";
+ * const discovery = discoverLayers({ vars: {}, elevated: false, root: "/nonexistent" });
+ * console.log(withModuleLayers(discovery, undefined) === discovery); // true
+ * ```
+ */
+export function withModuleLayers(
+  discovery: LayerDiscovery,
+  loader: ModuleLayerLoader | undefined,
+): LayerDiscovery {
+  const describe = loader?.describe;
+  if (describe === undefined || !discovery.layers.some((l) => loader!.handles(l))) return discovery;
+  return { ...discovery, layers: discovery.layers.map((l) => loader!.handles(l) ? describe(l) : l) };
+}
 
 /**
  * An extension as enumeration returns it.

@@ -26,7 +26,7 @@ import { callGetProcAddr } from "../../vk/proc_addr.ts";
 import type { DeviceChainResult } from "./device.ts";
 import { LayerChain } from "./chain.ts";
 import type { ModuleLayerLoader } from "./module_interface.ts";
-import { firstUnsupportedExtension } from "./extensions.ts";
+import { firstUnsupportedExtension, withModuleLayers } from "./extensions.ts";
 import { ChainBottom, type LoaderTerminators } from "./bottom.ts";
 import { checkDeviceLayerNames, deviceLayerSlots } from "./device_layers.ts";
 import type { Logger } from "../../loading/log.ts";
@@ -117,7 +117,10 @@ export class InstanceLayers implements Disposable {
    */
   static prepare(options: PrepareLayersOptions): InstanceLayers {
     const log = options.log;
-    const discovery = discoverLayers(options.env, { executablePath: options.executablePath });
+    const discovery = withModuleLayers(
+      discoverLayers(options.env, { executablePath: options.executablePath }),
+      options.moduleLayers,
+    );
     log.logAll(discovery.messages);
     const activation = activateLayers(options.env, discovery, {
       requestedLayers: options.requestedLayers,

@@ -59,4 +59,10 @@ export interface ModuleLayerLoader {
    * @throws {Error} If the layer cannot be loaded (the chain reports it as a layer that failed to load).
    */
   load(manifest: LayerManifest): ModuleLayerLink;
+  /**
+   * `manifest` with what its module's layer declares merged in (its instance and device extensions, after
+   * the manifest's own), so that enumeration and the create-time checks count them as a manifest's; the
+   * manifest itself when the layer is not at hand.
+   */
+  describe?(manifest: LayerManifest): LayerManifest;
 }
