@@ -208,10 +208,9 @@ export const RUNTIME = {
         return structsAt(m, entry ?? entryOf(element), element, v);
       }
       case "handle":
-        return RUNTIME.handles(m, element, v, command, param);
+        return RUNTIME.handles(m, element, v, opt, command, param);
       case "bytes":
-        if (!isBytes(v)) return fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
-        return RUNTIME.copy(m, bytesOf(v), 8);
+        return RUNTIME.bytes(m, v, opt, command, param);
       case "strings": {
         if (!Array.isArray(v) || !v.every((s) => typeof s === "string")) {
           return fail(`${at(command, param)} expected an array of strings`);
@@ -226,8 +225,34 @@ export const RUNTIME = {
         return RUNTIME.scalars(m, element as ScalarKind, v, -1, command, param);
     }
   },
-  /** Handles as a C array (null entries as 0). */
-  handles(m: CallMemory, element: string, v: unknown, command: string, param: string): Deno.PointerObject {
+  /** Whether `v` is one struct literal (an object that is neither an array nor a pointer). */
+  isLiteral(v: unknown): boolean {
+    return typeof v === "object" && v !== null && !Array.isArray(v) && !isPointerObject(v);
+  },
+  /** Whether `v` is an array of exactly one struct literal. */
+  isOne(v: unknown): boolean {
+    return Array.isArray(v) && v.length === 1 && RUNTIME.isLiteral(v[0]);
+  },
+  /**
+   * After a struct writer threw `e` at scratch position `top`: the scratch was full ({@linkcode FULL}), so
+   * `values` are written again into a larger one (their address); any other error is the caller's, thrown.
+   */
+  refit(m: CallMemory, top: number, e: unknown, entry: StructEntry, name: string, values: unknown[]) {
+    if (e !== FULL) throw e;
+    m.top = top;
+    return structsAt(m, entry, name, values);
+  },
+  /** An input array of handles as a C array (null entries as 0); null for an absent optional one. */
+  handles(
+    m: CallMemory,
+    element: string,
+    v: unknown,
+    opt: boolean,
+    command: string,
+    param: string,
+  ): Deno.PointerObject | null {
+    if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
+    if (isPointerObject(v)) return v;
     if (!Array.isArray(v)) return fail(`${at(command, param)} expected an array of ${element}`);
     const n = v.length;
     let off = -1;
@@ -248,6 +273,15 @@ export const RUNTIME = {
       words[first + i] = addressOf(h);
     }
     return buf ? m.pointer(buf) : m.at(off);
+  },
+  /** An input byte buffer (`ArrayBuffer` or typed array) copied into the call's memory; null for an absent one. */
+  bytes(m: CallMemory, v: unknown, opt: boolean, command: string, param: string): Deno.PointerObject | null {
+    if (v == null) {
+      return opt ? null : fail(`${at(command, param)} expected an ArrayBuffer or typed array, got ${v}`);
+    }
+    if (isPointerObject(v)) return v;
+    if (!isBytes(v)) return fail(`${at(command, param)} expected an ArrayBuffer or typed array`);
+    return RUNTIME.copy(m, bytesOf(v), 8);
   },
   /** A copy of `bytes` in the call's memory, aligned to `align`: its address. */
   copy(m: CallMemory, bytes: Uint8Array, align: number): Deno.PointerObject {

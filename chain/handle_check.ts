@@ -38,6 +38,8 @@ interface HandleParam {
   readonly name: string;
   readonly type: string;
   readonly optional: boolean;
+  /** An instance, physical device or device: a handle the loader always knows. */
+  readonly root: boolean;
 }
 
 interface OutputParam {
@@ -61,6 +63,37 @@ interface Plan {
   readonly outputs: readonly OutputParam[];
   /** The handles a destroy or free command ends (the last handle parameter, scalar or array). */
   readonly destroys: ((args: readonly unknown[]) => HandleKey[]) | undefined;
+}
+
+/** Argument `i` of the first eight (a switch, so a check reads arguments without an array per call). */
+function nth(
+  i: number,
+  a: unknown,
+  b: unknown,
+  c: unknown,
+  d: unknown,
+  e: unknown,
+  f: unknown,
+  g: unknown,
+  h: unknown,
+) {
+  switch (i) {
+    case 0:
+      return a;
+    case 1:
+      return b;
+    case 2:
+      return c;
+    case 3:
+      return d;
+    case 4:
+      return e;
+    case 5:
+      return f;
+    case 6:
+      return g;
+  }
+  return h;
 }
 
 /** Canonical handle type (aliases resolved). */
@@ -212,55 +245,93 @@ export class HandleChecker implements HandleChecks {
 
   /**
    * `fn` (raw command `name`) behind the checks a JavaScript layer over raw commands needs: in checked mode
-   * {@linkcode HandleChecker.wrap}'s; otherwise the dispatchable handles the loader always knows checked in
-   * full, and the other handles for null only (no lookup: a command-buffer command stays a few ns dearer).
+   * {@linkcode HandleChecker.wrap}'s; otherwise each handle parameter checked for null (where vk.xml does not
+   * allow it) and for being an object, and the dispatchable handles the loader always knows (instances,
+   * physical devices, devices) against its registries, once per handle object until anything is destroyed:
+   * a call that passes costs a few comparisons and one `WeakMap` lookup per such handle, and allocates nothing.
    */
   guard(name: string, fn: Fn): Fn {
     const plan = this.#plan(name);
-    if (!plan || this.checked || plan.handles.some((p) => ROOTS.has(p.type))) {
-      return this.#guardAll(name, plan, fn);
-    }
-    const nonNull = plan.handles.filter((p) => !p.optional);
-    if (nonNull.length !== 1 || nonNull[0]!.index !== 0) {
-      return nonNull.length === 0 ? fn : this.#guardAll(name, plan, fn);
-    }
-    const param = nonNull[0]!.name;
-    const refuse = () => {
-      throw new TypeError(`${name}: ${param} is null`);
-    };
-    switch (plan.arity) {
-      case 1:
-        return (a) => a == null ? refuse() : fn(a);
-      case 2:
-        return (a, b) => a == null ? refuse() : fn(a, b);
-      case 3:
-        return (a, b, c) => a == null ? refuse() : fn(a, b, c);
-      case 4:
-        return (a, b, c, d) => a == null ? refuse() : fn(a, b, c, d);
-      case 5:
-        return (a, b, c, d, e) => a == null ? refuse() : fn(a, b, c, d, e);
-      case 6:
-        return (a, b, c, d, e, f) => a == null ? refuse() : fn(a, b, c, d, e, f);
-      case 8:
-        return (a, b, c, d, e, f, g, h) => a == null ? refuse() : fn(a, b, c, d, e, f, g, h);
-    }
-    return (...args) => args[0] == null ? refuse() : fn(...args);
-  }
-
-  #guardAll(name: string, plan: Plan | undefined, fn: Fn): Fn {
     if (!plan) return fn;
     if (this.checked) return this.wrap(name, fn);
-    switch (plan.arity) {
+    const handles = plan.handles;
+    if (handles.length === 0) return fn;
+    // A call that fails the quick test takes the full check, which throws naming the fault (or passes and
+    // records the handle for the next call).
+    const passes = (
+      a: unknown,
+      b: unknown,
+      c: unknown,
+      d: unknown,
+      e: unknown,
+      f: unknown,
+      g: unknown,
+      h: unknown,
+    ) => {
+      const now = this.#now();
+      for (let i = 0; i < handles.length; i++) {
+        const p = handles[i]!;
+        const v = nth(p.index, a, b, c, d, e, f, g, h);
+        if (v === null || v === undefined) {
+          if (p.optional) continue;
+          return false;
+        }
+        if (typeof v !== "object") return false;
+        if (!p.root) continue;
+        const hit = this.#passed.get(v);
+        if (hit === undefined || hit.epoch !== now || hit.type !== p.type) return false;
+      }
+      return true;
+    };
+    // Beyond 8 parameters the handles are all among the first 8 for every command vk.xml has but a few;
+    // those take the full check every call.
+    const late = handles.some((p) => p.index >= 8);
+    const full = (args: unknown[]) => this.#check(name, plan, args);
+    switch (late ? -1 : plan.arity) {
       case 1:
-        return (a) => (this.#check(name, plan, [a]), fn(a));
+        return (a) => (passes(a, 0, 0, 0, 0, 0, 0, 0) || full([a]), fn(a));
       case 2:
-        return (a, b) => (this.#check(name, plan, [a, b]), fn(a, b));
+        return (a, b) => (passes(a, b, 0, 0, 0, 0, 0, 0) || full([a, b]), fn(a, b));
       case 3:
-        return (a, b, c) => (this.#check(name, plan, [a, b, c]), fn(a, b, c));
+        return (a, b, c) => (passes(a, b, c, 0, 0, 0, 0, 0) || full([a, b, c]), fn(a, b, c));
       case 4:
-        return (a, b, c, d) => (this.#check(name, plan, [a, b, c, d]), fn(a, b, c, d));
+        return (a, b, c, d) => (passes(a, b, c, d, 0, 0, 0, 0) || full([a, b, c, d]), fn(a, b, c, d));
+      case 5:
+        return (
+          a,
+          b,
+          c,
+          d,
+          e,
+        ) => (passes(a, b, c, d, e, 0, 0, 0) || full([a, b, c, d, e]), fn(a, b, c, d, e));
+      case 6:
+        return (a, b, c, d, e, f) => (
+          passes(a, b, c, d, e, f, 0, 0) || full([a, b, c, d, e, f]), fn(a, b, c, d, e, f)
+        );
+      case 7:
+        return (a, b, c, d, e, f, g) => (
+          passes(a, b, c, d, e, f, g, 0) || full([a, b, c, d, e, f, g]), fn(a, b, c, d, e, f, g)
+        );
+      case 8:
+        return (a, b, c, d, e, f, g, h) => (
+          passes(a, b, c, d, e, f, g, h) || full([a, b, c, d, e, f, g, h]), fn(a, b, c, d, e, f, g, h)
+        );
+      case 9:
+        return (a, b, c, d, e, f, g, h, i) => (
+          passes(a, b, c, d, e, f, g, h) || full([a, b, c, d, e, f, g, h, i]), fn(a, b, c, d, e, f, g, h, i)
+        );
+      case 10:
+        return (a, b, c, d, e, f, g, h, i, j) => (
+          passes(a, b, c, d, e, f, g, h) || full([a, b, c, d, e, f, g, h, i, j]),
+            fn(a, b, c, d, e, f, g, h, i, j)
+        );
+      case 11:
+        return (a, b, c, d, e, f, g, h, i, j, k) => (
+          passes(a, b, c, d, e, f, g, h) || full([a, b, c, d, e, f, g, h, i, j, k]),
+            fn(a, b, c, d, e, f, g, h, i, j, k)
+        );
     }
-    return (...args) => (this.#check(name, plan, args), fn(...args));
+    return (...args) => (full(args), fn(...args));
   }
 
   /** Forgets `handle` as checked mode's destroy commands would (a scope destroying it). */
@@ -313,7 +384,7 @@ export class HandleChecker implements HandleChecks {
     let tracked: boolean;
     if (hit !== undefined && hit.epoch === now && hit.type === p.type) {
       owner = hit.owner;
-      tracked = owner !== undefined && !ROOTS.has(p.type);
+      tracked = owner !== undefined && !p.root;
     } else {
       const k = handleKey(value as Deno.PointerObject);
       [owner, tracked] = this.#lookup(command, p, k);
@@ -544,7 +615,7 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
     if (!HANDLES[p.type]) return;
     const type = canonical(p.type);
     if (p.pointer === 0) {
-      handles.push({ index, name: p.name, type, optional: p.optional === true });
+      handles.push({ index, name: p.name, type, optional: p.optional === true, root: ROOTS.has(type) });
     } else if (p.pointer === 1 && !p.const) {
       const count = countOf(p, params, indexOf);
       if (count) outputs.push({ command: name, index, type, count, parent: parentOf(type, params) });

@@ -119,15 +119,19 @@ export class Scratch {
     if (end > this.size) throw FULL;
     this.top = end;
     // Bytes past the high-water mark were never handed out: still zero.
-    if (off < this.#used) {
-      const stop = end < this.#used ? end : this.#used;
-      // A small struct clears faster by words than through fill().
-      if (stop - off <= 64 && (off & 7) === 0 && (stop & 7) === 0) {
-        for (let i = off >> 3; i < stop >> 3; i++) this.f64[i] = 0;
-      } else this.u8.fill(0, off, stop);
-    }
-    if (end > this.#used) this.#used = end;
+    if (off < this.#used) this.#clear(off, end);
+    else this.#used = end;
     return off;
+  }
+
+  /** Zeroes the bytes from `off` to `end` that were handed out before (kept apart so `alloc` stays small). */
+  #clear(off: number, end: number): void {
+    const stop = end < this.#used ? end : this.#used;
+    // A small struct clears faster by words than through fill().
+    if (stop - off <= 64 && (off & 7) === 0 && (stop & 7) === 0) {
+      for (let i = off >> 3; i < stop >> 3; i++) this.f64[i] = 0;
+    } else this.u8.fill(0, off, stop);
+    if (end > this.#used) this.#used = end;
   }
 
   /**

@@ -489,7 +489,7 @@ ${members.join("\n")}
 }
 `,
   );
-  const size = (struct: string) => layouts.layout(layouts.resolve(struct)!.name).size;
-  for (const [name, text] of emitIdiomaticCode(reg, plans, size)) files.set(name, text);
+  const layoutOf = (struct: string) => layouts.layout(layouts.resolve(struct)!.name);
+  for (const [name, text] of emitIdiomaticCode(reg, plans, layoutOf)) files.set(name, text);
   return { files, counts: { idiomaticCommands: reg.order.length + aliases } };
 }

@@ -35,9 +35,10 @@ function commandCode(
   name: string,
   plan: Plan,
   params: readonly { name: string; type: string }[],
-  size: (struct: string) => number,
+  layoutOf: (struct: string) => { size: number; align: number },
   result: (code: string) => number | undefined,
 ): string {
+  const size = (struct: string) => layoutOf(struct).size;
   const [resultKind, codes, roles] = plan;
   const q = JSON.stringify;
   const user: string[] = [];
@@ -63,6 +64,31 @@ function commandCode(
     return off;
   };
   let twoCall: { count: number; kind: string; off: number; arrays: number[]; chained?: number } | undefined;
+  const writers = new Map<string, string>();
+  /**
+   * Parameter `i`, one struct literal `value` (when `test` holds) written by the struct's writer called here,
+   * so each command's call site stays monomorphic; anything else (null, a pointer, several elements, a
+   * mistake) through the run-time helper `slow`; `all` is what to write again should the scratch be full.
+   */
+  const literal = (i: number, struct: string, test: string, value: string, slow: string, all: string) => {
+    const e = entry(struct);
+    let w = writers.get(struct);
+    if (w === undefined) writers.set(struct, w = `W${e.slice(1)}`);
+    const { size: bytes, align } = layoutOf(struct);
+    return [
+      `let a${i};`,
+      `if (${test}) {`,
+      `const top = m.top;`,
+      `try {`,
+      `const c = m.alloc(${bytes}, ${Math.max(align, 8)});`,
+      `${w}(m, c, ${value}, 0);`,
+      `a${i} = m.at(c);`,
+      `} catch (e) {`,
+      `a${i} = rt.refit(m, top, e, ${e}, ${q(struct)}, ${all});`,
+      `}`,
+      `} else a${i} = ${slow};`,
+    ];
+  };
   roles.forEach((role, i) => {
     const p = params[i]!;
     const P = q(p.name);
@@ -90,22 +116,31 @@ function commandCode(
         memory = true;
         prep.push(`const a${i} = rt.str(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
         break;
-      case "st":
+      case "st": {
         memory = true;
-        prep.push(
-          `const a${i} = rt.struct(m, ${entry(String(role[1]))}, ${q(role[1])}, ${u}, ${role[2] === true}, ${
-            q(name)
-          }, ${P});`,
-        );
+        const struct = String(role[1]);
+        const slow = `rt.struct(m, ${entry(struct)}, ${q(struct)}, ${u}, ${role[2] === true}, ${
+          q(name)
+        }, ${P})`;
+        prep.push(...literal(i, struct, `rt.isLiteral(${u})`, u!, slow, `[${u}]`));
         break;
-      case "a":
+      }
+      case "a": {
         memory = true;
-        prep.push(
-          `const a${i} = rt.array(m, ${q(role[1])}, ${q(role[2])}, ${u}, ${role[3] === true}, ${
-            q(name)
-          }, ${P}${role[1] === "struct" ? `, ${entry(String(role[2]))}` : ""});`,
-        );
+        const element = String(role[1]);
+        const optional = role[3] === true;
+        const generic = `rt.array(m, ${q(element)}, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}${
+          element === "struct" ? `, ${entry(String(role[2]))}` : ""
+        })`;
+        if (element === "struct") {
+          prep.push(...literal(i, String(role[2]), `rt.isOne(${u})`, `${u}[0]`, generic, u!));
+        } else if (element === "handle") {
+          prep.push(`const a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P});`);
+        } else if (element === "bytes") {
+          prep.push(`const a${i} = rt.bytes(m, ${u}, ${optional}, ${q(name)}, ${P});`);
+        } else prep.push(`const a${i} = ${generic};`);
         break;
+      }
       case "fix":
         memory = true;
         prep.push(`const a${i} = rt.scalars(m, ${q(role[1])}, ${u}, ${role[2]}, ${q(name)}, ${P});`);
@@ -289,7 +324,11 @@ function commandCode(
   const guard = roles[0]?.[0] === "v" && DISPATCHABLE.has(params[0]!.type)
     ? `if (rt.ended.has(u0)) rt.gone(u0, ${q(name)}, ${q(params[0]!.name)});\n`
     : "";
-  const prelude = [...entries].map(([struct, e]) => `const ${e} = rt.entry(${q(struct)});\n`).join("");
+  const prelude = [...entries].map(([struct, e]) =>
+    `const ${e} = rt.entry(${q(struct)});\n${
+      writers.has(struct) ? `const ${writers.get(struct)} = ${e}[0];\n` : ""
+    }`
+  ).join("");
   const inner = !memory && !twoCall ? body.join("\n") : `const m = rt.enter(${reserved});
 try {
 ${body.join("\n")}
@@ -318,14 +357,14 @@ function reorder(prep: string[], counts: string[]): string[] {
 export function emitIdiomaticCode(
   reg: Registry,
   plans: ReadonlyMap<string, Plan>,
-  size: (struct: string) => number,
+  layoutOf: (struct: string) => { size: number; align: number },
 ): Map<string, string> {
   const result = (code: string) => reg.enumValues.get(code);
   const code: string[] = [];
   const table: string[] = [];
   for (const name of [...plans.keys()].sort()) {
     const cmd = reg.commands.get(name)!;
-    code.push(commandCode(name, plans.get(name)!, cmd.params, size, result));
+    code.push(commandCode(name, plans.get(name)!, cmd.params, layoutOf, result));
     table.push(`${name}: ${idiomaticName(name)},`);
     for (const alias of cmd.aliases) {
       if (reg.commandTarget.has(alias)) table.push(`${alias}: ${idiomaticName(name)},`);

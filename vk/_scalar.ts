@@ -74,7 +74,9 @@ export function scalarSize(kind: ScalarKind): number {
  * ```
  */
 export function isPointerObject(value: unknown): value is Deno.PointerObject {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === null;
+  // `instanceof Object` is inlined by the JIT (~1 ns); `Object.getPrototypeOf` is a runtime call (~30 ns), and
+  // this runs several times per idiomatic call. Both say the same for a pointer object and any literal.
+  return typeof value === "object" && value !== null && !(value instanceof Object);
 }
 
 /**

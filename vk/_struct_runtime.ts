@@ -45,7 +45,7 @@ export function readNamed(name: string, m: Scratch, o: number): Record<string, u
 
 /** Writes a pNext chain (a pointer, one link `{ type, ...members }` or a list of them) and its address at byte `o`. */
 export function writeChain(m: Scratch, o: number, x: unknown, owner: string): void {
-  if (x === null || typeof x !== "object" || Object.getPrototypeOf(x) === null) {
+  if (x === null || typeof x !== "object" || isPointerObject(x)) {
     putPointer(m, o, x, owner, "pNext");
     return;
   }

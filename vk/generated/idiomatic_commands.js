@@ -40,20 +40,31 @@ export function commands() {
   /** `vkAcquireNextImage2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquireNextImage2KHR(rt, fn) {
     const E0 = rt.entry("VkAcquireNextImageInfoKHR");
+    const W0 = E0[0];
     return function acquireNextImage2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireNextImage2KHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAcquireNextImageInfoKHR",
-          u1,
-          false,
-          "vkAcquireNextImage2KHR",
-          "pAcquireInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAcquireNextImageInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAcquireNextImageInfoKHR",
+            u1,
+            false,
+            "vkAcquireNextImage2KHR",
+            "pAcquireInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkAcquireNextImage2KHR");
@@ -112,20 +123,31 @@ export function commands() {
   /** `vkAcquirePerformanceConfigurationINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquirePerformanceConfigurationINTEL(rt, fn) {
     const E0 = rt.entry("VkPerformanceConfigurationAcquireInfoINTEL");
+    const W0 = E0[0];
     return function acquirePerformanceConfigurationINTEL(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkAcquirePerformanceConfigurationINTEL", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPerformanceConfigurationAcquireInfoINTEL",
-          u1,
-          false,
-          "vkAcquirePerformanceConfigurationINTEL",
-          "pAcquireInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPerformanceConfigurationAcquireInfoINTEL", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPerformanceConfigurationAcquireInfoINTEL",
+            u1,
+            false,
+            "vkAcquirePerformanceConfigurationINTEL",
+            "pAcquireInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkAcquirePerformanceConfigurationINTEL");
@@ -140,20 +162,31 @@ export function commands() {
   /** `vkAcquireProfilingLockKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquireProfilingLockKHR(rt, fn) {
     const E0 = rt.entry("VkAcquireProfilingLockInfoKHR");
+    const W0 = E0[0];
     return function acquireProfilingLockKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireProfilingLockKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAcquireProfilingLockInfoKHR",
-          u1,
-          false,
-          "vkAcquireProfilingLockKHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAcquireProfilingLockInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAcquireProfilingLockInfoKHR",
+            u1,
+            false,
+            "vkAcquireProfilingLockKHR",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkAcquireProfilingLockKHR");
       } finally {
@@ -188,20 +221,31 @@ export function commands() {
   /** `vkAllocateCommandBuffers`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function allocateCommandBuffers(rt, fn) {
     const E0 = rt.entry("VkCommandBufferAllocateInfo");
+    const W0 = E0[0];
     return function allocateCommandBuffers(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateCommandBuffers", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCommandBufferAllocateInfo",
-          u1,
-          false,
-          "vkAllocateCommandBuffers",
-          "pAllocateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCommandBufferAllocateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCommandBufferAllocateInfo",
+            u1,
+            false,
+            "vkAllocateCommandBuffers",
+            "pAllocateInfo",
+          );}
         const n2 = rt.memberCount(u1, "VkCommandBufferAllocateInfo", "commandBufferCount");
         const b2 = rt.outArray(m, "handle", "VkCommandBuffer", n2);
         const a2 = m.pointer(b2);
@@ -218,20 +262,31 @@ export function commands() {
   /** `vkAllocateDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function allocateDescriptorSets(rt, fn) {
     const E0 = rt.entry("VkDescriptorSetAllocateInfo");
+    const W0 = E0[0];
     return function allocateDescriptorSets(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateDescriptorSets", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDescriptorSetAllocateInfo",
-          u1,
-          false,
-          "vkAllocateDescriptorSets",
-          "pAllocateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetAllocateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDescriptorSetAllocateInfo",
+            u1,
+            false,
+            "vkAllocateDescriptorSets",
+            "pAllocateInfo",
+          );}
         const n2 = rt.memberCount(u1, "VkDescriptorSetAllocateInfo", "descriptorSetCount");
         const b2 = rt.outArray(m, "handle", "VkDescriptorSet", n2);
         const a2 = m.pointer(b2);
@@ -248,12 +303,23 @@ export function commands() {
   /** `vkAllocateMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function allocateMemory(rt, fn, owner) {
     const E0 = rt.entry("VkMemoryAllocateInfo");
+    const W0 = E0[0];
     return function allocateMemory(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateMemory", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkMemoryAllocateInfo", u1, false, "vkAllocateMemory", "pAllocateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryAllocateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkMemoryAllocateInfo", u1, false, "vkAllocateMemory", "pAllocateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -270,12 +336,23 @@ export function commands() {
   /** `vkAntiLagUpdateAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function antiLagUpdateAMD(rt, fn) {
     const E0 = rt.entry("VkAntiLagDataAMD");
+    const W0 = E0[0];
     return function antiLagUpdateAMD(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkAntiLagUpdateAMD", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkAntiLagDataAMD", u1, false, "vkAntiLagUpdateAMD", "pData");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAntiLagDataAMD", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkAntiLagDataAMD", u1, false, "vkAntiLagUpdateAMD", "pData");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -286,20 +363,31 @@ export function commands() {
   /** `vkBeginCommandBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function beginCommandBuffer(rt, fn) {
     const E0 = rt.entry("VkCommandBufferBeginInfo");
+    const W0 = E0[0];
     return function beginCommandBuffer(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBeginCommandBuffer", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCommandBufferBeginInfo",
-          u1,
-          false,
-          "vkBeginCommandBuffer",
-          "pBeginInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCommandBufferBeginInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCommandBufferBeginInfo",
+            u1,
+            false,
+            "vkBeginCommandBuffer",
+            "pBeginInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkBeginCommandBuffer");
       } finally {
@@ -311,21 +399,32 @@ export function commands() {
   /** `vkBindAccelerationStructureMemoryNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindAccelerationStructureMemoryNV(rt, fn) {
     const E0 = rt.entry("VkBindAccelerationStructureMemoryInfoNV");
+    const W0 = E0[0];
     return function bindAccelerationStructureMemoryNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBindAccelerationStructureMemoryNV", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkBindAccelerationStructureMemoryInfoNV",
-          u1,
-          false,
-          "vkBindAccelerationStructureMemoryNV",
-          "pBindInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkBindAccelerationStructureMemoryInfoNV", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkBindAccelerationStructureMemoryInfoNV",
+            u1,
+            false,
+            "vkBindAccelerationStructureMemoryNV",
+            "pBindInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkBindAccelerationStructureMemoryNV", "pBindInfos");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -352,21 +451,32 @@ export function commands() {
   /** `vkBindBufferMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindBufferMemory2(rt, fn) {
     const E0 = rt.entry("VkBindBufferMemoryInfo");
+    const W0 = E0[0];
     return function bindBufferMemory2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBindBufferMemory2", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkBindBufferMemoryInfo",
-          u1,
-          false,
-          "vkBindBufferMemory2",
-          "pBindInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkBindBufferMemoryInfo", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkBindBufferMemoryInfo",
+            u1,
+            false,
+            "vkBindBufferMemory2",
+            "pBindInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkBindBufferMemory2", "pBindInfos");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -380,21 +490,32 @@ export function commands() {
   /** `vkBindDataGraphPipelineSessionMemoryARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindDataGraphPipelineSessionMemoryARM(rt, fn) {
     const E0 = rt.entry("VkBindDataGraphPipelineSessionMemoryInfoARM");
+    const W0 = E0[0];
     return function bindDataGraphPipelineSessionMemoryARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBindDataGraphPipelineSessionMemoryARM", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkBindDataGraphPipelineSessionMemoryInfoARM",
-          u1,
-          false,
-          "vkBindDataGraphPipelineSessionMemoryARM",
-          "pBindInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkBindDataGraphPipelineSessionMemoryInfoARM", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkBindDataGraphPipelineSessionMemoryInfoARM",
+            u1,
+            false,
+            "vkBindDataGraphPipelineSessionMemoryARM",
+            "pBindInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkBindDataGraphPipelineSessionMemoryARM", "pBindInfos");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -421,21 +542,32 @@ export function commands() {
   /** `vkBindImageMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindImageMemory2(rt, fn) {
     const E0 = rt.entry("VkBindImageMemoryInfo");
+    const W0 = E0[0];
     return function bindImageMemory2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBindImageMemory2", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkBindImageMemoryInfo",
-          u1,
-          false,
-          "vkBindImageMemory2",
-          "pBindInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkBindImageMemoryInfo", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkBindImageMemoryInfo",
+            u1,
+            false,
+            "vkBindImageMemory2",
+            "pBindInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkBindImageMemory2", "pBindInfos");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -463,21 +595,32 @@ export function commands() {
   /** `vkBindTensorMemoryARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindTensorMemoryARM(rt, fn) {
     const E0 = rt.entry("VkBindTensorMemoryInfoARM");
+    const W0 = E0[0];
     return function bindTensorMemoryARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBindTensorMemoryARM", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkBindTensorMemoryInfoARM",
-          u1,
-          false,
-          "vkBindTensorMemoryARM",
-          "pBindInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkBindTensorMemoryInfoARM", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkBindTensorMemoryInfoARM",
+            u1,
+            false,
+            "vkBindTensorMemoryARM",
+            "pBindInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkBindTensorMemoryARM", "pBindInfos");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -491,22 +634,33 @@ export function commands() {
   /** `vkBindVideoSessionMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindVideoSessionMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkBindVideoSessionMemoryInfoKHR");
+    const W0 = E0[0];
     return function bindVideoSessionMemoryKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBindVideoSessionMemoryKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkBindVideoSessionMemoryInfoKHR",
-          u2,
-          false,
-          "vkBindVideoSessionMemoryKHR",
-          "pBindSessionMemoryInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkBindVideoSessionMemoryInfoKHR", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkBindVideoSessionMemoryInfoKHR",
+            u2,
+            false,
+            "vkBindVideoSessionMemoryKHR",
+            "pBindSessionMemoryInfos",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkBindVideoSessionMemoryKHR", "pBindSessionMemoryInfos");
         const a2 = n2_0;
         const r = fn(a0, a1, a2, a3);
@@ -520,22 +674,33 @@ export function commands() {
   /** `vkBuildAccelerationStructuresKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function buildAccelerationStructuresKHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
+    const W0 = E0[0];
     return function buildAccelerationStructuresKHR(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBuildAccelerationStructuresKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkAccelerationStructureBuildGeometryInfoKHR",
-          u2,
-          false,
-          "vkBuildAccelerationStructuresKHR",
-          "pInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkAccelerationStructureBuildGeometryInfoKHR",
+            u2,
+            false,
+            "vkBuildAccelerationStructuresKHR",
+            "pInfos",
+            E0,
+          );}
         const a4 = u3 ?? null;
         const n2_0 = rt.len(u2, "struct", "vkBuildAccelerationStructuresKHR", "pInfos");
         const n2_1 = rt.len(u3, "undefined", "vkBuildAccelerationStructuresKHR", "ppBuildRangeInfos");
@@ -561,22 +726,33 @@ export function commands() {
   /** `vkBuildMicromapsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function buildMicromapsEXT(rt, fn) {
     const E0 = rt.entry("VkMicromapBuildInfoEXT");
+    const W0 = E0[0];
     return function buildMicromapsEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkBuildMicromapsEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkMicromapBuildInfoEXT",
-          u2,
-          false,
-          "vkBuildMicromapsEXT",
-          "pInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkMicromapBuildInfoEXT",
+            u2,
+            false,
+            "vkBuildMicromapsEXT",
+            "pInfos",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkBuildMicromapsEXT", "pInfos");
         const a2 = n2_0;
         const r = fn(a0, a1, a2, a3);
@@ -607,20 +783,31 @@ export function commands() {
   /** `vkCmdBeginConditionalRendering2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginConditionalRendering2EXT(rt, fn) {
     const E0 = rt.entry("VkConditionalRenderingBeginInfo2EXT");
+    const W0 = E0[0];
     return function cmdBeginConditionalRendering2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginConditionalRendering2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkConditionalRenderingBeginInfo2EXT",
-          u1,
-          false,
-          "vkCmdBeginConditionalRendering2EXT",
-          "pConditionalRenderingBegin",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkConditionalRenderingBeginInfo2EXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkConditionalRenderingBeginInfo2EXT",
+            u1,
+            false,
+            "vkCmdBeginConditionalRendering2EXT",
+            "pConditionalRenderingBegin",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -631,20 +818,31 @@ export function commands() {
   /** `vkCmdBeginConditionalRenderingEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginConditionalRenderingEXT(rt, fn) {
     const E0 = rt.entry("VkConditionalRenderingBeginInfoEXT");
+    const W0 = E0[0];
     return function cmdBeginConditionalRenderingEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginConditionalRenderingEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkConditionalRenderingBeginInfoEXT",
-          u1,
-          false,
-          "vkCmdBeginConditionalRenderingEXT",
-          "pConditionalRenderingBegin",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkConditionalRenderingBeginInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkConditionalRenderingBeginInfoEXT",
+            u1,
+            false,
+            "vkCmdBeginConditionalRenderingEXT",
+            "pConditionalRenderingBegin",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -655,20 +853,31 @@ export function commands() {
   /** `vkCmdBeginCustomResolveEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginCustomResolveEXT(rt, fn) {
     const E0 = rt.entry("VkBeginCustomResolveInfoEXT");
+    const W0 = E0[0];
     return function cmdBeginCustomResolveEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginCustomResolveEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBeginCustomResolveInfoEXT",
-          u1,
-          true,
-          "vkCmdBeginCustomResolveEXT",
-          "pBeginCustomResolveInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBeginCustomResolveInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBeginCustomResolveInfoEXT",
+            u1,
+            true,
+            "vkCmdBeginCustomResolveEXT",
+            "pBeginCustomResolveInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -679,20 +888,31 @@ export function commands() {
   /** `vkCmdBeginDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginDebugUtilsLabelEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
+    const W0 = E0[0];
     return function cmdBeginDebugUtilsLabelEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginDebugUtilsLabelEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsLabelEXT",
-          u1,
-          false,
-          "vkCmdBeginDebugUtilsLabelEXT",
-          "pLabelInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsLabelEXT",
+            u1,
+            false,
+            "vkCmdBeginDebugUtilsLabelEXT",
+            "pLabelInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -703,21 +923,32 @@ export function commands() {
   /** `vkCmdBeginGpaSampleAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginGpaSampleAMD(rt, fn) {
     const E0 = rt.entry("VkGpaSampleBeginInfoAMD");
+    const W0 = E0[0];
     return function cmdBeginGpaSampleAMD(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginGpaSampleAMD", "commandBuffer");
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkGpaSampleBeginInfoAMD",
-          u2,
-          false,
-          "vkCmdBeginGpaSampleAMD",
-          "pGpaSampleBeginInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(88, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkGpaSampleBeginInfoAMD", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkGpaSampleBeginInfoAMD",
+            u2,
+            false,
+            "vkCmdBeginGpaSampleAMD",
+            "pGpaSampleBeginInfo",
+          );}
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCmdBeginGpaSampleAMD");
@@ -743,20 +974,31 @@ export function commands() {
   /** `vkCmdBeginPerTileExecutionQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginPerTileExecutionQCOM(rt, fn) {
     const E0 = rt.entry("VkPerTileBeginInfoQCOM");
+    const W0 = E0[0];
     return function cmdBeginPerTileExecutionQCOM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginPerTileExecutionQCOM", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPerTileBeginInfoQCOM",
-          u1,
-          false,
-          "vkCmdBeginPerTileExecutionQCOM",
-          "pPerTileBeginInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPerTileBeginInfoQCOM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPerTileBeginInfoQCOM",
+            u1,
+            false,
+            "vkCmdBeginPerTileExecutionQCOM",
+            "pPerTileBeginInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -792,20 +1034,31 @@ export function commands() {
   /** `vkCmdBeginRenderPass`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginRenderPass(rt, fn) {
     const E0 = rt.entry("VkRenderPassBeginInfo");
+    const W0 = E0[0];
     return function cmdBeginRenderPass(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRenderPass", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderPassBeginInfo",
-          u1,
-          false,
-          "vkCmdBeginRenderPass",
-          "pRenderPassBegin",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderPassBeginInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderPassBeginInfo",
+            u1,
+            false,
+            "vkCmdBeginRenderPass",
+            "pRenderPassBegin",
+          );}
         const a2 = u2;
         fn(a0, a1, a2);
       } finally {
@@ -817,30 +1070,52 @@ export function commands() {
   /** `vkCmdBeginRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginRenderPass2(rt, fn) {
     const E0 = rt.entry("VkRenderPassBeginInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkSubpassBeginInfo");
+    const W1 = E1[0];
     return function cmdBeginRenderPass2(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRenderPass2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderPassBeginInfo",
-          u1,
-          false,
-          "vkCmdBeginRenderPass2",
-          "pRenderPassBegin",
-        );
-        const a2 = rt.struct(
-          m,
-          E1,
-          "VkSubpassBeginInfo",
-          u2,
-          false,
-          "vkCmdBeginRenderPass2",
-          "pSubpassBeginInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderPassBeginInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderPassBeginInfo",
+            u1,
+            false,
+            "vkCmdBeginRenderPass2",
+            "pRenderPassBegin",
+          );}
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W1(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E1, "VkSubpassBeginInfo", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E1,
+            "VkSubpassBeginInfo",
+            u2,
+            false,
+            "vkCmdBeginRenderPass2",
+            "pSubpassBeginInfo",
+          );}
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -851,12 +1126,23 @@ export function commands() {
   /** `vkCmdBeginRendering`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginRendering(rt, fn) {
     const E0 = rt.entry("VkRenderingInfo");
+    const W0 = E0[0];
     return function cmdBeginRendering(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRendering", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkRenderingInfo", u1, false, "vkCmdBeginRendering", "pRenderingInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkRenderingInfo", u1, false, "vkCmdBeginRendering", "pRenderingInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -877,22 +1163,33 @@ export function commands() {
   /** `vkCmdBeginTransformFeedback2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginTransformFeedback2EXT(rt, fn) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
+    const W0 = E0[0];
     return function cmdBeginTransformFeedback2EXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginTransformFeedback2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkBindTransformFeedbackBuffer2InfoEXT",
-          u2,
-          true,
-          "vkCmdBeginTransformFeedback2EXT",
-          "pCounterInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkBindTransformFeedbackBuffer2InfoEXT",
+            u2,
+            true,
+            "vkCmdBeginTransformFeedback2EXT",
+            "pCounterInfos",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdBeginTransformFeedback2EXT", "pCounterInfos");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -910,15 +1207,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "handle",
-          "VkBuffer",
-          u2,
-          true,
-          "vkCmdBeginTransformFeedbackEXT",
-          "pCounterBuffers",
-        );
+        const a3 = rt.handles(m, "VkBuffer", u2, true, "vkCmdBeginTransformFeedbackEXT", "pCounterBuffers");
         const a4 = rt.array(
           m,
           "scalar",
@@ -950,20 +1239,31 @@ export function commands() {
   /** `vkCmdBeginVideoCodingKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginVideoCodingKHR(rt, fn) {
     const E0 = rt.entry("VkVideoBeginCodingInfoKHR");
+    const W0 = E0[0];
     return function cmdBeginVideoCodingKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginVideoCodingKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkVideoBeginCodingInfoKHR",
-          u1,
-          false,
-          "vkCmdBeginVideoCodingKHR",
-          "pBeginInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoBeginCodingInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkVideoBeginCodingInfoKHR",
+            u1,
+            false,
+            "vkCmdBeginVideoCodingKHR",
+            "pBeginInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -974,20 +1274,31 @@ export function commands() {
   /** `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindDescriptorBufferEmbeddedSamplers2EXT(rt, fn) {
     const E0 = rt.entry("VkBindDescriptorBufferEmbeddedSamplersInfoEXT");
+    const W0 = E0[0];
     return function cmdBindDescriptorBufferEmbeddedSamplers2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBindDescriptorBufferEmbeddedSamplersInfoEXT",
-          u1,
-          false,
-          "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT",
-          "pBindDescriptorBufferEmbeddedSamplersInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBindDescriptorBufferEmbeddedSamplersInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBindDescriptorBufferEmbeddedSamplersInfoEXT",
+            u1,
+            false,
+            "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT",
+            "pBindDescriptorBufferEmbeddedSamplersInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1010,21 +1321,32 @@ export function commands() {
   /** `vkCmdBindDescriptorBuffersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindDescriptorBuffersEXT(rt, fn) {
     const E0 = rt.entry("VkDescriptorBufferBindingInfoEXT");
+    const W0 = E0[0];
     return function cmdBindDescriptorBuffersEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBuffersEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkDescriptorBufferBindingInfoEXT",
-          u1,
-          false,
-          "vkCmdBindDescriptorBuffersEXT",
-          "pBindingInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDescriptorBufferBindingInfoEXT", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkDescriptorBufferBindingInfoEXT",
+            u1,
+            false,
+            "vkCmdBindDescriptorBuffersEXT",
+            "pBindingInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkCmdBindDescriptorBuffersEXT", "pBindingInfos");
         const a1 = n1_0;
         fn(a0, a1, a2);
@@ -1044,15 +1366,7 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.array(
-          m,
-          "handle",
-          "VkDescriptorSet",
-          u4,
-          false,
-          "vkCmdBindDescriptorSets",
-          "pDescriptorSets",
-        );
+        const a5 = rt.handles(m, "VkDescriptorSet", u4, false, "vkCmdBindDescriptorSets", "pDescriptorSets");
         const a7 = rt.array(m, "scalar", "u32", u5, true, "vkCmdBindDescriptorSets", "pDynamicOffsets");
         const n4_0 = rt.len(u4, "handle", "vkCmdBindDescriptorSets", "pDescriptorSets");
         const a4 = n4_0;
@@ -1068,20 +1382,31 @@ export function commands() {
   /** `vkCmdBindDescriptorSets2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindDescriptorSets2(rt, fn) {
     const E0 = rt.entry("VkBindDescriptorSetsInfo");
+    const W0 = E0[0];
     return function cmdBindDescriptorSets2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorSets2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBindDescriptorSetsInfo",
-          u1,
-          false,
-          "vkCmdBindDescriptorSets2",
-          "pBindDescriptorSetsInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBindDescriptorSetsInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBindDescriptorSetsInfo",
+            u1,
+            false,
+            "vkCmdBindDescriptorSets2",
+            "pBindDescriptorSetsInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1117,20 +1442,31 @@ export function commands() {
   /** `vkCmdBindIndexBuffer3KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindIndexBuffer3KHR(rt, fn) {
     const E0 = rt.entry("VkBindIndexBuffer3InfoKHR");
+    const W0 = E0[0];
     return function cmdBindIndexBuffer3KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer3KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBindIndexBuffer3InfoKHR",
-          u1,
-          false,
-          "vkCmdBindIndexBuffer3KHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBindIndexBuffer3InfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBindIndexBuffer3InfoKHR",
+            u1,
+            false,
+            "vkCmdBindIndexBuffer3KHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1175,12 +1511,23 @@ export function commands() {
   /** `vkCmdBindResourceHeapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindResourceHeapEXT(rt, fn) {
     const E0 = rt.entry("VkBindHeapInfoEXT");
+    const W0 = E0[0];
     return function cmdBindResourceHeapEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindResourceHeapEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindResourceHeapEXT", "pBindInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindResourceHeapEXT", "pBindInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1191,12 +1538,23 @@ export function commands() {
   /** `vkCmdBindSamplerHeapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindSamplerHeapEXT(rt, fn) {
     const E0 = rt.entry("VkBindHeapInfoEXT");
+    const W0 = E0[0];
     return function cmdBindSamplerHeapEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindSamplerHeapEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindSamplerHeapEXT", "pBindInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindSamplerHeapEXT", "pBindInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1212,7 +1570,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a2 = rt.array(m, "scalar", "u32", u1, false, "vkCmdBindShadersEXT", "pStages");
-        const a3 = rt.array(m, "handle", "VkShaderEXT", u2, true, "vkCmdBindShadersEXT", "pShaders");
+        const a3 = rt.handles(m, "VkShaderEXT", u2, true, "vkCmdBindShadersEXT", "pShaders");
         const n1_0 = rt.len(u1, "scalar", "vkCmdBindShadersEXT", "pStages");
         const n1_1 = rt.len(u2, "handle", "vkCmdBindShadersEXT", "pShaders");
         if (n1_1 !== n1_0 && u2 != null) {
@@ -1240,20 +1598,31 @@ export function commands() {
   /** `vkCmdBindTileMemoryQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindTileMemoryQCOM(rt, fn) {
     const E0 = rt.entry("VkTileMemoryBindInfoQCOM");
+    const W0 = E0[0];
     return function cmdBindTileMemoryQCOM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTileMemoryQCOM", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkTileMemoryBindInfoQCOM",
-          u1,
-          true,
-          "vkCmdBindTileMemoryQCOM",
-          "pTileMemoryBindInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkTileMemoryBindInfoQCOM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkTileMemoryBindInfoQCOM",
+            u1,
+            true,
+            "vkCmdBindTileMemoryQCOM",
+            "pTileMemoryBindInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1264,22 +1633,33 @@ export function commands() {
   /** `vkCmdBindTransformFeedbackBuffers2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindTransformFeedbackBuffers2EXT(rt, fn) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
+    const W0 = E0[0];
     return function cmdBindTransformFeedbackBuffers2EXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTransformFeedbackBuffers2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkBindTransformFeedbackBuffer2InfoEXT",
-          u2,
-          true,
-          "vkCmdBindTransformFeedbackBuffers2EXT",
-          "pBindingInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkBindTransformFeedbackBuffer2InfoEXT",
+            u2,
+            true,
+            "vkCmdBindTransformFeedbackBuffers2EXT",
+            "pBindingInfos",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdBindTransformFeedbackBuffers2EXT", "pBindingInfos");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -1297,15 +1677,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "handle",
-          "VkBuffer",
-          u2,
-          false,
-          "vkCmdBindTransformFeedbackBuffersEXT",
-          "pBuffers",
-        );
+        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindTransformFeedbackBuffersEXT", "pBuffers");
         const a4 = rt.array(
           m,
           "scalar",
@@ -1341,7 +1713,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(m, "handle", "VkBuffer", u2, false, "vkCmdBindVertexBuffers", "pBuffers");
+        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers", "pBuffers");
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers", "pOffsets");
         const n2_0 = rt.len(u2, "handle", "vkCmdBindVertexBuffers", "pBuffers");
         const n2_1 = rt.len(u3, "scalar", "vkCmdBindVertexBuffers", "pOffsets");
@@ -1364,7 +1736,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(m, "handle", "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers");
+        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers");
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers2", "pOffsets");
         const a5 = rt.array(m, "scalar", "u64", u4, true, "vkCmdBindVertexBuffers2", "pSizes");
         const a6 = rt.array(m, "scalar", "u64", u5, true, "vkCmdBindVertexBuffers2", "pStrides");
@@ -1392,22 +1764,33 @@ export function commands() {
   /** `vkCmdBindVertexBuffers3KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindVertexBuffers3KHR(rt, fn) {
     const E0 = rt.entry("VkBindVertexBuffer3InfoKHR");
+    const W0 = E0[0];
     return function cmdBindVertexBuffers3KHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers3KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkBindVertexBuffer3InfoKHR",
-          u2,
-          false,
-          "vkCmdBindVertexBuffers3KHR",
-          "pBindingInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkBindVertexBuffer3InfoKHR", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkBindVertexBuffer3InfoKHR",
+            u2,
+            false,
+            "vkCmdBindVertexBuffers3KHR",
+            "pBindingInfos",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdBindVertexBuffers3KHR", "pBindingInfos");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -1420,6 +1803,7 @@ export function commands() {
   /** `vkCmdBlitImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBlitImage(rt, fn) {
     const E0 = rt.entry("VkImageBlit");
+    const W0 = E0[0];
     return function cmdBlitImage(u0, u1, u2, u3, u4, u5, u6) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage", "commandBuffer");
       const m = rt.enter(0);
@@ -1429,7 +1813,17 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = u4;
-        const a6 = rt.array(m, "struct", "VkImageBlit", u5, false, "vkCmdBlitImage", "pRegions", E0);
+        let a6;
+        if (rt.isOne(u5)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u5[0], 0);
+            a6 = m.at(c);
+          } catch (e) {
+            a6 = rt.refit(m, top, e, E0, "VkImageBlit", u5);
+          }
+        } else a6 = rt.array(m, "struct", "VkImageBlit", u5, false, "vkCmdBlitImage", "pRegions", E0);
         const a7 = u6;
         const n5_0 = rt.len(u5, "struct", "vkCmdBlitImage", "pRegions");
         const a5 = n5_0;
@@ -1443,12 +1837,23 @@ export function commands() {
   /** `vkCmdBlitImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBlitImage2(rt, fn) {
     const E0 = rt.entry("VkBlitImageInfo2");
+    const W0 = E0[0];
     return function cmdBlitImage2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkBlitImageInfo2", u1, false, "vkCmdBlitImage2", "pBlitImageInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBlitImageInfo2", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkBlitImageInfo2", u1, false, "vkCmdBlitImage2", "pBlitImageInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1459,20 +1864,31 @@ export function commands() {
   /** `vkCmdBuildAccelerationStructureNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBuildAccelerationStructureNV(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureInfoNV");
+    const W0 = E0[0];
     return function cmdBuildAccelerationStructureNV(u0, u1, u2, u3, u4, u5, u6, u7, u8) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructureNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureInfoNV",
-          u1,
-          false,
-          "vkCmdBuildAccelerationStructureNV",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureInfoNV",
+            u1,
+            false,
+            "vkCmdBuildAccelerationStructureNV",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const a3 = u3;
         const a4 = u4 ? 1 : 0;
@@ -1490,21 +1906,32 @@ export function commands() {
   /** `vkCmdBuildAccelerationStructuresIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBuildAccelerationStructuresIndirectKHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
+    const W0 = E0[0];
     return function cmdBuildAccelerationStructuresIndirectKHR(u0, u1, u2, u3, u4) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructuresIndirectKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkAccelerationStructureBuildGeometryInfoKHR",
-          u1,
-          false,
-          "vkCmdBuildAccelerationStructuresIndirectKHR",
-          "pInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkAccelerationStructureBuildGeometryInfoKHR",
+            u1,
+            false,
+            "vkCmdBuildAccelerationStructuresIndirectKHR",
+            "pInfos",
+            E0,
+          );}
         const a3 = rt.array(
           m,
           "scalar",
@@ -1576,21 +2003,32 @@ export function commands() {
   /** `vkCmdBuildAccelerationStructuresKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBuildAccelerationStructuresKHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
+    const W0 = E0[0];
     return function cmdBuildAccelerationStructuresKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructuresKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkAccelerationStructureBuildGeometryInfoKHR",
-          u1,
-          false,
-          "vkCmdBuildAccelerationStructuresKHR",
-          "pInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkAccelerationStructureBuildGeometryInfoKHR",
+            u1,
+            false,
+            "vkCmdBuildAccelerationStructuresKHR",
+            "pInfos",
+            E0,
+          );}
         const a3 = u2 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkCmdBuildAccelerationStructuresKHR", "pInfos");
         const n1_1 = rt.len(u2, "undefined", "vkCmdBuildAccelerationStructuresKHR", "ppBuildRangeInfos");
@@ -1608,20 +2046,31 @@ export function commands() {
   /** `vkCmdBuildClusterAccelerationStructureIndirectNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBuildClusterAccelerationStructureIndirectNV(rt, fn) {
     const E0 = rt.entry("VkClusterAccelerationStructureCommandsInfoNV");
+    const W0 = E0[0];
     return function cmdBuildClusterAccelerationStructureIndirectNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildClusterAccelerationStructureIndirectNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkClusterAccelerationStructureCommandsInfoNV",
-          u1,
-          false,
-          "vkCmdBuildClusterAccelerationStructureIndirectNV",
-          "pCommandInfos",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(160, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkClusterAccelerationStructureCommandsInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkClusterAccelerationStructureCommandsInfoNV",
+            u1,
+            false,
+            "vkCmdBuildClusterAccelerationStructureIndirectNV",
+            "pCommandInfos",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1632,21 +2081,32 @@ export function commands() {
   /** `vkCmdBuildMicromapsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBuildMicromapsEXT(rt, fn) {
     const E0 = rt.entry("VkMicromapBuildInfoEXT");
+    const W0 = E0[0];
     return function cmdBuildMicromapsEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildMicromapsEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkMicromapBuildInfoEXT",
-          u1,
-          false,
-          "vkCmdBuildMicromapsEXT",
-          "pInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkMicromapBuildInfoEXT",
+            u1,
+            false,
+            "vkCmdBuildMicromapsEXT",
+            "pInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkCmdBuildMicromapsEXT", "pInfos");
         const a1 = n1_0;
         fn(a0, a1, a2);
@@ -1659,20 +2119,31 @@ export function commands() {
   /** `vkCmdBuildPartitionedAccelerationStructuresNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBuildPartitionedAccelerationStructuresNV(rt, fn) {
     const E0 = rt.entry("VkBuildPartitionedAccelerationStructureInfoNV");
+    const W0 = E0[0];
     return function cmdBuildPartitionedAccelerationStructuresNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildPartitionedAccelerationStructuresNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBuildPartitionedAccelerationStructureInfoNV",
-          u1,
-          false,
-          "vkCmdBuildPartitionedAccelerationStructuresNV",
-          "pBuildInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBuildPartitionedAccelerationStructureInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBuildPartitionedAccelerationStructureInfoNV",
+            u1,
+            false,
+            "vkCmdBuildPartitionedAccelerationStructuresNV",
+            "pBuildInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1683,23 +2154,45 @@ export function commands() {
   /** `vkCmdClearAttachments`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdClearAttachments(rt, fn) {
     const E0 = rt.entry("VkClearAttachment");
+    const W0 = E0[0];
     const E1 = rt.entry("VkClearRect");
+    const W1 = E1[0];
     return function cmdClearAttachments(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearAttachments", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkClearAttachment",
-          u1,
-          false,
-          "vkCmdClearAttachments",
-          "pAttachments",
-          E0,
-        );
-        const a4 = rt.array(m, "struct", "VkClearRect", u2, false, "vkCmdClearAttachments", "pRects", E1);
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkClearAttachment", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkClearAttachment",
+            u1,
+            false,
+            "vkCmdClearAttachments",
+            "pAttachments",
+            E0,
+          );}
+        let a4;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W1(m, c, u2[0], 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E1, "VkClearRect", u2);
+          }
+        } else a4 = rt.array(m, "struct", "VkClearRect", u2, false, "vkCmdClearAttachments", "pRects", E1);
         const n1_0 = rt.len(u1, "struct", "vkCmdClearAttachments", "pAttachments");
         const a1 = n1_0;
         const n3_0 = rt.len(u2, "struct", "vkCmdClearAttachments", "pRects");
@@ -1714,7 +2207,9 @@ export function commands() {
   /** `vkCmdClearColorImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdClearColorImage(rt, fn) {
     const E0 = rt.entry("VkClearColorValue");
+    const W0 = E0[0];
     const E1 = rt.entry("VkImageSubresourceRange");
+    const W1 = E1[0];
     return function cmdClearColorImage(u0, u1, u2, u3, u4) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearColorImage", "commandBuffer");
       const m = rt.enter(0);
@@ -1722,17 +2217,37 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.struct(m, E0, "VkClearColorValue", u3, false, "vkCmdClearColorImage", "pColor");
-        const a5 = rt.array(
-          m,
-          "struct",
-          "VkImageSubresourceRange",
-          u4,
-          false,
-          "vkCmdClearColorImage",
-          "pRanges",
-          E1,
-        );
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkClearColorValue", [u3]);
+          }
+        } else a3 = rt.struct(m, E0, "VkClearColorValue", u3, false, "vkCmdClearColorImage", "pColor");
+        let a5;
+        if (rt.isOne(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(20, 8);
+            W1(m, c, u4[0], 0);
+            a5 = m.at(c);
+          } catch (e) {
+            a5 = rt.refit(m, top, e, E1, "VkImageSubresourceRange", u4);
+          }
+        } else {a5 = rt.array(
+            m,
+            "struct",
+            "VkImageSubresourceRange",
+            u4,
+            false,
+            "vkCmdClearColorImage",
+            "pRanges",
+            E1,
+          );}
         const n4_0 = rt.len(u4, "struct", "vkCmdClearColorImage", "pRanges");
         const a4 = n4_0;
         fn(a0, a1, a2, a3, a4, a5);
@@ -1745,7 +2260,9 @@ export function commands() {
   /** `vkCmdClearDepthStencilImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdClearDepthStencilImage(rt, fn) {
     const E0 = rt.entry("VkClearDepthStencilValue");
+    const W0 = E0[0];
     const E1 = rt.entry("VkImageSubresourceRange");
+    const W1 = E1[0];
     return function cmdClearDepthStencilImage(u0, u1, u2, u3, u4) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearDepthStencilImage", "commandBuffer");
       const m = rt.enter(0);
@@ -1753,25 +2270,45 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.struct(
-          m,
-          E0,
-          "VkClearDepthStencilValue",
-          u3,
-          false,
-          "vkCmdClearDepthStencilImage",
-          "pDepthStencil",
-        );
-        const a5 = rt.array(
-          m,
-          "struct",
-          "VkImageSubresourceRange",
-          u4,
-          false,
-          "vkCmdClearDepthStencilImage",
-          "pRanges",
-          E1,
-        );
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(8, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkClearDepthStencilValue", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E0,
+            "VkClearDepthStencilValue",
+            u3,
+            false,
+            "vkCmdClearDepthStencilImage",
+            "pDepthStencil",
+          );}
+        let a5;
+        if (rt.isOne(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(20, 8);
+            W1(m, c, u4[0], 0);
+            a5 = m.at(c);
+          } catch (e) {
+            a5 = rt.refit(m, top, e, E1, "VkImageSubresourceRange", u4);
+          }
+        } else {a5 = rt.array(
+            m,
+            "struct",
+            "VkImageSubresourceRange",
+            u4,
+            false,
+            "vkCmdClearDepthStencilImage",
+            "pRanges",
+            E1,
+          );}
         const n4_0 = rt.len(u4, "struct", "vkCmdClearDepthStencilImage", "pRanges");
         const a4 = n4_0;
         fn(a0, a1, a2, a3, a4, a5);
@@ -1784,20 +2321,31 @@ export function commands() {
   /** `vkCmdControlVideoCodingKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdControlVideoCodingKHR(rt, fn) {
     const E0 = rt.entry("VkVideoCodingControlInfoKHR");
+    const W0 = E0[0];
     return function cmdControlVideoCodingKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdControlVideoCodingKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkVideoCodingControlInfoKHR",
-          u1,
-          false,
-          "vkCmdControlVideoCodingKHR",
-          "pCodingControlInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoCodingControlInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkVideoCodingControlInfoKHR",
+            u1,
+            false,
+            "vkCmdControlVideoCodingKHR",
+            "pCodingControlInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1808,21 +2356,32 @@ export function commands() {
   /** `vkCmdConvertCooperativeVectorMatrixNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdConvertCooperativeVectorMatrixNV(rt, fn) {
     const E0 = rt.entry("VkConvertCooperativeVectorMatrixInfoNV");
+    const W0 = E0[0];
     return function cmdConvertCooperativeVectorMatrixNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdConvertCooperativeVectorMatrixNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkConvertCooperativeVectorMatrixInfoNV",
-          u1,
-          false,
-          "vkCmdConvertCooperativeVectorMatrixNV",
-          "pInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkConvertCooperativeVectorMatrixInfoNV", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkConvertCooperativeVectorMatrixInfoNV",
+            u1,
+            false,
+            "vkCmdConvertCooperativeVectorMatrixNV",
+            "pInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkCmdConvertCooperativeVectorMatrixNV", "pInfos");
         const a1 = n1_0;
         fn(a0, a1, a2);
@@ -1835,20 +2394,31 @@ export function commands() {
   /** `vkCmdCopyAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyAccelerationStructureKHR(rt, fn) {
     const E0 = rt.entry("VkCopyAccelerationStructureInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyAccelerationStructureKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyAccelerationStructureInfoKHR",
-          u1,
-          false,
-          "vkCmdCopyAccelerationStructureKHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyAccelerationStructureInfoKHR",
+            u1,
+            false,
+            "vkCmdCopyAccelerationStructureKHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1871,20 +2441,31 @@ export function commands() {
   /** `vkCmdCopyAccelerationStructureToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyAccelerationStructureToMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkCopyAccelerationStructureToMemoryInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyAccelerationStructureToMemoryKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureToMemoryKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyAccelerationStructureToMemoryInfoKHR",
-          u1,
-          false,
-          "vkCmdCopyAccelerationStructureToMemoryKHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureToMemoryInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyAccelerationStructureToMemoryInfoKHR",
+            u1,
+            false,
+            "vkCmdCopyAccelerationStructureToMemoryKHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1895,6 +2476,7 @@ export function commands() {
   /** `vkCmdCopyBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyBuffer(rt, fn) {
     const E0 = rt.entry("VkBufferCopy");
+    const W0 = E0[0];
     return function cmdCopyBuffer(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer", "commandBuffer");
       const m = rt.enter(0);
@@ -1902,7 +2484,17 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a4 = rt.array(m, "struct", "VkBufferCopy", u3, false, "vkCmdCopyBuffer", "pRegions", E0);
+        let a4;
+        if (rt.isOne(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u3[0], 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E0, "VkBufferCopy", u3);
+          }
+        } else a4 = rt.array(m, "struct", "VkBufferCopy", u3, false, "vkCmdCopyBuffer", "pRegions", E0);
         const n3_0 = rt.len(u3, "struct", "vkCmdCopyBuffer", "pRegions");
         const a3 = n3_0;
         fn(a0, a1, a2, a3, a4);
@@ -1915,12 +2507,23 @@ export function commands() {
   /** `vkCmdCopyBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyBuffer2(rt, fn) {
     const E0 = rt.entry("VkCopyBufferInfo2");
+    const W0 = E0[0];
     return function cmdCopyBuffer2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkCopyBufferInfo2", u1, false, "vkCmdCopyBuffer2", "pCopyBufferInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyBufferInfo2", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkCopyBufferInfo2", u1, false, "vkCmdCopyBuffer2", "pCopyBufferInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1931,6 +2534,7 @@ export function commands() {
   /** `vkCmdCopyBufferToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyBufferToImage(rt, fn) {
     const E0 = rt.entry("VkBufferImageCopy");
+    const W0 = E0[0];
     return function cmdCopyBufferToImage(u0, u1, u2, u3, u4) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage", "commandBuffer");
       const m = rt.enter(0);
@@ -1939,16 +2543,26 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.array(
-          m,
-          "struct",
-          "VkBufferImageCopy",
-          u4,
-          false,
-          "vkCmdCopyBufferToImage",
-          "pRegions",
-          E0,
-        );
+        let a5;
+        if (rt.isOne(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u4[0], 0);
+            a5 = m.at(c);
+          } catch (e) {
+            a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4);
+          }
+        } else {a5 = rt.array(
+            m,
+            "struct",
+            "VkBufferImageCopy",
+            u4,
+            false,
+            "vkCmdCopyBufferToImage",
+            "pRegions",
+            E0,
+          );}
         const n4_0 = rt.len(u4, "struct", "vkCmdCopyBufferToImage", "pRegions");
         const a4 = n4_0;
         fn(a0, a1, a2, a3, a4, a5);
@@ -1961,20 +2575,31 @@ export function commands() {
   /** `vkCmdCopyBufferToImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyBufferToImage2(rt, fn) {
     const E0 = rt.entry("VkCopyBufferToImageInfo2");
+    const W0 = E0[0];
     return function cmdCopyBufferToImage2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyBufferToImageInfo2",
-          u1,
-          false,
-          "vkCmdCopyBufferToImage2",
-          "pCopyBufferToImageInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyBufferToImageInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyBufferToImageInfo2",
+            u1,
+            false,
+            "vkCmdCopyBufferToImage2",
+            "pCopyBufferToImageInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1995,6 +2620,7 @@ export function commands() {
   /** `vkCmdCopyImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyImage(rt, fn) {
     const E0 = rt.entry("VkImageCopy");
+    const W0 = E0[0];
     return function cmdCopyImage(u0, u1, u2, u3, u4, u5) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage", "commandBuffer");
       const m = rt.enter(0);
@@ -2004,7 +2630,17 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = u4;
-        const a6 = rt.array(m, "struct", "VkImageCopy", u5, false, "vkCmdCopyImage", "pRegions", E0);
+        let a6;
+        if (rt.isOne(u5)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(68, 8);
+            W0(m, c, u5[0], 0);
+            a6 = m.at(c);
+          } catch (e) {
+            a6 = rt.refit(m, top, e, E0, "VkImageCopy", u5);
+          }
+        } else a6 = rt.array(m, "struct", "VkImageCopy", u5, false, "vkCmdCopyImage", "pRegions", E0);
         const n5_0 = rt.len(u5, "struct", "vkCmdCopyImage", "pRegions");
         const a5 = n5_0;
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -2017,12 +2653,23 @@ export function commands() {
   /** `vkCmdCopyImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyImage2(rt, fn) {
     const E0 = rt.entry("VkCopyImageInfo2");
+    const W0 = E0[0];
     return function cmdCopyImage2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkCopyImageInfo2", u1, false, "vkCmdCopyImage2", "pCopyImageInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageInfo2", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkCopyImageInfo2", u1, false, "vkCmdCopyImage2", "pCopyImageInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2033,6 +2680,7 @@ export function commands() {
   /** `vkCmdCopyImageToBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyImageToBuffer(rt, fn) {
     const E0 = rt.entry("VkBufferImageCopy");
+    const W0 = E0[0];
     return function cmdCopyImageToBuffer(u0, u1, u2, u3, u4) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer", "commandBuffer");
       const m = rt.enter(0);
@@ -2041,16 +2689,26 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.array(
-          m,
-          "struct",
-          "VkBufferImageCopy",
-          u4,
-          false,
-          "vkCmdCopyImageToBuffer",
-          "pRegions",
-          E0,
-        );
+        let a5;
+        if (rt.isOne(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u4[0], 0);
+            a5 = m.at(c);
+          } catch (e) {
+            a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4);
+          }
+        } else {a5 = rt.array(
+            m,
+            "struct",
+            "VkBufferImageCopy",
+            u4,
+            false,
+            "vkCmdCopyImageToBuffer",
+            "pRegions",
+            E0,
+          );}
         const n4_0 = rt.len(u4, "struct", "vkCmdCopyImageToBuffer", "pRegions");
         const a4 = n4_0;
         fn(a0, a1, a2, a3, a4, a5);
@@ -2063,20 +2721,31 @@ export function commands() {
   /** `vkCmdCopyImageToBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyImageToBuffer2(rt, fn) {
     const E0 = rt.entry("VkCopyImageToBufferInfo2");
+    const W0 = E0[0];
     return function cmdCopyImageToBuffer2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyImageToBufferInfo2",
-          u1,
-          false,
-          "vkCmdCopyImageToBuffer2",
-          "pCopyImageToBufferInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageToBufferInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyImageToBufferInfo2",
+            u1,
+            false,
+            "vkCmdCopyImageToBuffer2",
+            "pCopyImageToBufferInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2087,20 +2756,31 @@ export function commands() {
   /** `vkCmdCopyImageToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyImageToMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkCopyDeviceMemoryImageInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyImageToMemoryKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToMemoryKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyDeviceMemoryImageInfoKHR",
-          u1,
-          true,
-          "vkCmdCopyImageToMemoryKHR",
-          "pCopyMemoryInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyDeviceMemoryImageInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyDeviceMemoryImageInfoKHR",
+            u1,
+            true,
+            "vkCmdCopyImageToMemoryKHR",
+            "pCopyMemoryInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2111,20 +2791,31 @@ export function commands() {
   /** `vkCmdCopyMemoryIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMemoryIndirectKHR(rt, fn) {
     const E0 = rt.entry("VkCopyMemoryIndirectInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyMemoryIndirectKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryIndirectKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyMemoryIndirectInfoKHR",
-          u1,
-          false,
-          "vkCmdCopyMemoryIndirectKHR",
-          "pCopyMemoryIndirectInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryIndirectInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyMemoryIndirectInfoKHR",
+            u1,
+            false,
+            "vkCmdCopyMemoryIndirectKHR",
+            "pCopyMemoryIndirectInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2147,20 +2838,31 @@ export function commands() {
   /** `vkCmdCopyMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkCopyDeviceMemoryInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyMemoryKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyDeviceMemoryInfoKHR",
-          u1,
-          true,
-          "vkCmdCopyMemoryKHR",
-          "pCopyMemoryInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyDeviceMemoryInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyDeviceMemoryInfoKHR",
+            u1,
+            true,
+            "vkCmdCopyMemoryKHR",
+            "pCopyMemoryInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2171,20 +2873,31 @@ export function commands() {
   /** `vkCmdCopyMemoryToAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMemoryToAccelerationStructureKHR(rt, fn) {
     const E0 = rt.entry("VkCopyMemoryToAccelerationStructureInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyMemoryToAccelerationStructureKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToAccelerationStructureKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyMemoryToAccelerationStructureInfoKHR",
-          u1,
-          false,
-          "vkCmdCopyMemoryToAccelerationStructureKHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToAccelerationStructureInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyMemoryToAccelerationStructureInfoKHR",
+            u1,
+            false,
+            "vkCmdCopyMemoryToAccelerationStructureKHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2195,20 +2908,31 @@ export function commands() {
   /** `vkCmdCopyMemoryToImageIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMemoryToImageIndirectKHR(rt, fn) {
     const E0 = rt.entry("VkCopyMemoryToImageIndirectInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyMemoryToImageIndirectKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageIndirectKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyMemoryToImageIndirectInfoKHR",
-          u1,
-          false,
-          "vkCmdCopyMemoryToImageIndirectKHR",
-          "pCopyMemoryToImageIndirectInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToImageIndirectInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyMemoryToImageIndirectInfoKHR",
+            u1,
+            false,
+            "vkCmdCopyMemoryToImageIndirectKHR",
+            "pCopyMemoryToImageIndirectInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2219,6 +2943,7 @@ export function commands() {
   /** `vkCmdCopyMemoryToImageIndirectNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMemoryToImageIndirectNV(rt, fn) {
     const E0 = rt.entry("VkImageSubresourceLayers");
+    const W0 = E0[0];
     return function cmdCopyMemoryToImageIndirectNV(u0, u1, u2, u3, u4, u5) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageIndirectNV", "commandBuffer");
       const m = rt.enter(0);
@@ -2228,16 +2953,26 @@ export function commands() {
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
-        const a6 = rt.array(
-          m,
-          "struct",
-          "VkImageSubresourceLayers",
-          u5,
-          false,
-          "vkCmdCopyMemoryToImageIndirectNV",
-          "pImageSubresources",
-          E0,
-        );
+        let a6;
+        if (rt.isOne(u5)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u5[0], 0);
+            a6 = m.at(c);
+          } catch (e) {
+            a6 = rt.refit(m, top, e, E0, "VkImageSubresourceLayers", u5);
+          }
+        } else {a6 = rt.array(
+            m,
+            "struct",
+            "VkImageSubresourceLayers",
+            u5,
+            false,
+            "vkCmdCopyMemoryToImageIndirectNV",
+            "pImageSubresources",
+            E0,
+          );}
         const n2_0 = rt.len(u5, "struct", "vkCmdCopyMemoryToImageIndirectNV", "pImageSubresources");
         const a2 = n2_0;
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -2250,20 +2985,31 @@ export function commands() {
   /** `vkCmdCopyMemoryToImageKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMemoryToImageKHR(rt, fn) {
     const E0 = rt.entry("VkCopyDeviceMemoryImageInfoKHR");
+    const W0 = E0[0];
     return function cmdCopyMemoryToImageKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyDeviceMemoryImageInfoKHR",
-          u1,
-          true,
-          "vkCmdCopyMemoryToImageKHR",
-          "pCopyMemoryInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyDeviceMemoryImageInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyDeviceMemoryImageInfoKHR",
+            u1,
+            true,
+            "vkCmdCopyMemoryToImageKHR",
+            "pCopyMemoryInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2274,20 +3020,31 @@ export function commands() {
   /** `vkCmdCopyMemoryToMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMemoryToMicromapEXT(rt, fn) {
     const E0 = rt.entry("VkCopyMemoryToMicromapInfoEXT");
+    const W0 = E0[0];
     return function cmdCopyMemoryToMicromapEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToMicromapEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyMemoryToMicromapInfoEXT",
-          u1,
-          false,
-          "vkCmdCopyMemoryToMicromapEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToMicromapInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyMemoryToMicromapInfoEXT",
+            u1,
+            false,
+            "vkCmdCopyMemoryToMicromapEXT",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2298,12 +3055,23 @@ export function commands() {
   /** `vkCmdCopyMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMicromapEXT(rt, fn) {
     const E0 = rt.entry("VkCopyMicromapInfoEXT");
+    const W0 = E0[0];
     return function cmdCopyMicromapEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMicromapEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u1, false, "vkCmdCopyMicromapEXT", "pInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u1, false, "vkCmdCopyMicromapEXT", "pInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2314,20 +3082,31 @@ export function commands() {
   /** `vkCmdCopyMicromapToMemoryEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyMicromapToMemoryEXT(rt, fn) {
     const E0 = rt.entry("VkCopyMicromapToMemoryInfoEXT");
+    const W0 = E0[0];
     return function cmdCopyMicromapToMemoryEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMicromapToMemoryEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyMicromapToMemoryInfoEXT",
-          u1,
-          false,
-          "vkCmdCopyMicromapToMemoryEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyMicromapToMemoryInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyMicromapToMemoryInfoEXT",
+            u1,
+            false,
+            "vkCmdCopyMicromapToMemoryEXT",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2354,6 +3133,7 @@ export function commands() {
   /** `vkCmdCopyQueryPoolResultsToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyQueryPoolResultsToMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkStridedDeviceAddressRangeKHR");
+    const W0 = E0[0];
     return function cmdCopyQueryPoolResultsToMemoryKHR(u0, u1, u2, u3, u4, u5, u6) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyQueryPoolResultsToMemoryKHR", "commandBuffer");
       const m = rt.enter(0);
@@ -2362,15 +3142,25 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a4 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRangeKHR",
-          u4,
-          false,
-          "vkCmdCopyQueryPoolResultsToMemoryKHR",
-          "pDstRange",
-        );
+        let a4;
+        if (rt.isLiteral(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u4, 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRangeKHR", [u4]);
+          }
+        } else {a4 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRangeKHR",
+            u4,
+            false,
+            "vkCmdCopyQueryPoolResultsToMemoryKHR",
+            "pDstRange",
+          );}
         const a5 = u5 ?? 0;
         const a6 = u6 ?? 0;
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -2383,20 +3173,31 @@ export function commands() {
   /** `vkCmdCopyTensorARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyTensorARM(rt, fn) {
     const E0 = rt.entry("VkCopyTensorInfoARM");
+    const W0 = E0[0];
     return function cmdCopyTensorARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyTensorARM", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyTensorInfoARM",
-          u1,
-          false,
-          "vkCmdCopyTensorARM",
-          "pCopyTensorInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyTensorInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyTensorInfoARM",
+            u1,
+            false,
+            "vkCmdCopyTensorARM",
+            "pCopyTensorInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2407,12 +3208,23 @@ export function commands() {
   /** `vkCmdCuLaunchKernelNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCuLaunchKernelNVX(rt, fn) {
     const E0 = rt.entry("VkCuLaunchInfoNVX");
+    const W0 = E0[0];
     return function cmdCuLaunchKernelNVX(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCuLaunchKernelNVX", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkCuLaunchInfoNVX", u1, false, "vkCmdCuLaunchKernelNVX", "pLaunchInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(88, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCuLaunchInfoNVX", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkCuLaunchInfoNVX", u1, false, "vkCmdCuLaunchKernelNVX", "pLaunchInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2423,20 +3235,31 @@ export function commands() {
   /** `vkCmdCudaLaunchKernelNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCudaLaunchKernelNV(rt, fn) {
     const E0 = rt.entry("VkCudaLaunchInfoNV");
+    const W0 = E0[0];
     return function cmdCudaLaunchKernelNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCudaLaunchKernelNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCudaLaunchInfoNV",
-          u1,
-          false,
-          "vkCmdCudaLaunchKernelNV",
-          "pLaunchInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(88, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCudaLaunchInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCudaLaunchInfoNV",
+            u1,
+            false,
+            "vkCmdCudaLaunchKernelNV",
+            "pLaunchInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2447,20 +3270,31 @@ export function commands() {
   /** `vkCmdDebugMarkerBeginEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDebugMarkerBeginEXT(rt, fn) {
     const E0 = rt.entry("VkDebugMarkerMarkerInfoEXT");
+    const W0 = E0[0];
     return function cmdDebugMarkerBeginEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerBeginEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugMarkerMarkerInfoEXT",
-          u1,
-          false,
-          "vkCmdDebugMarkerBeginEXT",
-          "pMarkerInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerMarkerInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugMarkerMarkerInfoEXT",
+            u1,
+            false,
+            "vkCmdDebugMarkerBeginEXT",
+            "pMarkerInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2480,20 +3314,31 @@ export function commands() {
   /** `vkCmdDebugMarkerInsertEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDebugMarkerInsertEXT(rt, fn) {
     const E0 = rt.entry("VkDebugMarkerMarkerInfoEXT");
+    const W0 = E0[0];
     return function cmdDebugMarkerInsertEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerInsertEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugMarkerMarkerInfoEXT",
-          u1,
-          false,
-          "vkCmdDebugMarkerInsertEXT",
-          "pMarkerInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerMarkerInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugMarkerMarkerInfoEXT",
+            u1,
+            false,
+            "vkCmdDebugMarkerInsertEXT",
+            "pMarkerInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2504,12 +3349,23 @@ export function commands() {
   /** `vkCmdDecodeVideoKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDecodeVideoKHR(rt, fn) {
     const E0 = rt.entry("VkVideoDecodeInfoKHR");
+    const W0 = E0[0];
     return function cmdDecodeVideoKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecodeVideoKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkVideoDecodeInfoKHR", u1, false, "vkCmdDecodeVideoKHR", "pDecodeInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(120, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoDecodeInfoKHR", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkVideoDecodeInfoKHR", u1, false, "vkCmdDecodeVideoKHR", "pDecodeInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2520,20 +3376,31 @@ export function commands() {
   /** `vkCmdDecompressMemoryEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDecompressMemoryEXT(rt, fn) {
     const E0 = rt.entry("VkDecompressMemoryInfoEXT");
+    const W0 = E0[0];
     return function cmdDecompressMemoryEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDecompressMemoryInfoEXT",
-          u1,
-          false,
-          "vkCmdDecompressMemoryEXT",
-          "pDecompressMemoryInfoEXT",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDecompressMemoryInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDecompressMemoryInfoEXT",
+            u1,
+            false,
+            "vkCmdDecompressMemoryEXT",
+            "pDecompressMemoryInfoEXT",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2570,21 +3437,32 @@ export function commands() {
   /** `vkCmdDecompressMemoryNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDecompressMemoryNV(rt, fn) {
     const E0 = rt.entry("VkDecompressMemoryRegionNV");
+    const W0 = E0[0];
     return function cmdDecompressMemoryNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkDecompressMemoryRegionNV",
-          u1,
-          false,
-          "vkCmdDecompressMemoryNV",
-          "pDecompressMemoryRegions",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDecompressMemoryRegionNV", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkDecompressMemoryRegionNV",
+            u1,
+            false,
+            "vkCmdDecompressMemoryNV",
+            "pDecompressMemoryRegions",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkCmdDecompressMemoryNV", "pDecompressMemoryRegions");
         const a1 = n1_0;
         fn(a0, a1, a2);
@@ -2624,21 +3502,32 @@ export function commands() {
   /** `vkCmdDispatchDataGraphARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDispatchDataGraphARM(rt, fn) {
     const E0 = rt.entry("VkDataGraphPipelineDispatchInfoARM");
+    const W0 = E0[0];
     return function cmdDispatchDataGraphARM(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchDataGraphARM", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkDataGraphPipelineDispatchInfoARM",
-          u2,
-          true,
-          "vkCmdDispatchDataGraphARM",
-          "pInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDataGraphPipelineDispatchInfoARM", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkDataGraphPipelineDispatchInfoARM",
+            u2,
+            true,
+            "vkCmdDispatchDataGraphARM",
+            "pInfo",
+          );}
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -2649,6 +3538,7 @@ export function commands() {
   /** `vkCmdDispatchGraphAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDispatchGraphAMDX(rt, fn) {
     const E0 = rt.entry("VkDispatchGraphCountInfoAMDX");
+    const W0 = E0[0];
     return function cmdDispatchGraphAMDX(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphAMDX", "commandBuffer");
       const m = rt.enter(0);
@@ -2656,15 +3546,25 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.struct(
-          m,
-          E0,
-          "VkDispatchGraphCountInfoAMDX",
-          u3,
-          false,
-          "vkCmdDispatchGraphAMDX",
-          "pCountInfo",
-        );
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkDispatchGraphCountInfoAMDX", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E0,
+            "VkDispatchGraphCountInfoAMDX",
+            u3,
+            false,
+            "vkCmdDispatchGraphAMDX",
+            "pCountInfo",
+          );}
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -2675,6 +3575,7 @@ export function commands() {
   /** `vkCmdDispatchGraphIndirectAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDispatchGraphIndirectAMDX(rt, fn) {
     const E0 = rt.entry("VkDispatchGraphCountInfoAMDX");
+    const W0 = E0[0];
     return function cmdDispatchGraphIndirectAMDX(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphIndirectAMDX", "commandBuffer");
       const m = rt.enter(0);
@@ -2682,15 +3583,25 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.struct(
-          m,
-          E0,
-          "VkDispatchGraphCountInfoAMDX",
-          u3,
-          false,
-          "vkCmdDispatchGraphIndirectAMDX",
-          "pCountInfo",
-        );
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkDispatchGraphCountInfoAMDX", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E0,
+            "VkDispatchGraphCountInfoAMDX",
+            u3,
+            false,
+            "vkCmdDispatchGraphIndirectAMDX",
+            "pCountInfo",
+          );}
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -2724,20 +3635,31 @@ export function commands() {
   /** `vkCmdDispatchIndirect2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDispatchIndirect2KHR(rt, fn) {
     const E0 = rt.entry("VkDispatchIndirect2InfoKHR");
+    const W0 = E0[0];
     return function cmdDispatchIndirect2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchIndirect2KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDispatchIndirect2InfoKHR",
-          u1,
-          false,
-          "vkCmdDispatchIndirect2KHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDispatchIndirect2InfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDispatchIndirect2InfoKHR",
+            u1,
+            false,
+            "vkCmdDispatchIndirect2KHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2748,20 +3670,31 @@ export function commands() {
   /** `vkCmdDispatchTileQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDispatchTileQCOM(rt, fn) {
     const E0 = rt.entry("VkDispatchTileInfoQCOM");
+    const W0 = E0[0];
     return function cmdDispatchTileQCOM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchTileQCOM", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDispatchTileInfoQCOM",
-          u1,
-          false,
-          "vkCmdDispatchTileQCOM",
-          "pDispatchTileInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDispatchTileInfoQCOM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDispatchTileInfoQCOM",
+            u1,
+            false,
+            "vkCmdDispatchTileQCOM",
+            "pDispatchTileInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2835,20 +3768,31 @@ export function commands() {
   /** `vkCmdDrawIndexedIndirect2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndexedIndirect2KHR(rt, fn) {
     const E0 = rt.entry("VkDrawIndirect2InfoKHR");
+    const W0 = E0[0];
     return function cmdDrawIndexedIndirect2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirect2KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDrawIndirect2InfoKHR",
-          u1,
-          false,
-          "vkCmdDrawIndexedIndirect2KHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDrawIndirect2InfoKHR",
+            u1,
+            false,
+            "vkCmdDrawIndexedIndirect2KHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2874,20 +3818,31 @@ export function commands() {
   /** `vkCmdDrawIndexedIndirectCount2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndexedIndirectCount2KHR(rt, fn) {
     const E0 = rt.entry("VkDrawIndirectCount2InfoKHR");
+    const W0 = E0[0];
     return function cmdDrawIndexedIndirectCount2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirectCount2KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDrawIndirectCount2InfoKHR",
-          u1,
-          false,
-          "vkCmdDrawIndexedIndirectCount2KHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDrawIndirectCount2InfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDrawIndirectCount2InfoKHR",
+            u1,
+            false,
+            "vkCmdDrawIndexedIndirectCount2KHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2911,12 +3866,23 @@ export function commands() {
   /** `vkCmdDrawIndirect2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndirect2KHR(rt, fn) {
     const E0 = rt.entry("VkDrawIndirect2InfoKHR");
+    const W0 = E0[0];
     return function cmdDrawIndirect2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirect2KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkDrawIndirect2InfoKHR", u1, false, "vkCmdDrawIndirect2KHR", "pInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkDrawIndirect2InfoKHR", u1, false, "vkCmdDrawIndirect2KHR", "pInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2927,6 +3893,7 @@ export function commands() {
   /** `vkCmdDrawIndirectByteCount2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndirectByteCount2EXT(rt, fn) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
+    const W0 = E0[0];
     return function cmdDrawIndirectByteCount2EXT(u0, u1, u2, u3, u4, u5) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectByteCount2EXT", "commandBuffer");
       const m = rt.enter(0);
@@ -2934,15 +3901,25 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.struct(
-          m,
-          E0,
-          "VkBindTransformFeedbackBuffer2InfoEXT",
-          u3,
-          false,
-          "vkCmdDrawIndirectByteCount2EXT",
-          "pCounterInfo",
-        );
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E0,
+            "VkBindTransformFeedbackBuffer2InfoEXT",
+            u3,
+            false,
+            "vkCmdDrawIndirectByteCount2EXT",
+            "pCounterInfo",
+          );}
         const a4 = u4;
         const a5 = u5;
         fn(a0, a1, a2, a3, a4, a5);
@@ -2985,20 +3962,31 @@ export function commands() {
   /** `vkCmdDrawIndirectCount2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndirectCount2KHR(rt, fn) {
     const E0 = rt.entry("VkDrawIndirectCount2InfoKHR");
+    const W0 = E0[0];
     return function cmdDrawIndirectCount2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectCount2KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDrawIndirectCount2InfoKHR",
-          u1,
-          false,
-          "vkCmdDrawIndirectCount2KHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDrawIndirectCount2InfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDrawIndirectCount2InfoKHR",
+            u1,
+            false,
+            "vkCmdDrawIndirectCount2KHR",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3021,20 +4009,31 @@ export function commands() {
   /** `vkCmdDrawMeshTasksIndirect2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMeshTasksIndirect2EXT(rt, fn) {
     const E0 = rt.entry("VkDrawIndirect2InfoKHR");
+    const W0 = E0[0];
     return function cmdDrawMeshTasksIndirect2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirect2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDrawIndirect2InfoKHR",
-          u1,
-          false,
-          "vkCmdDrawMeshTasksIndirect2EXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDrawIndirect2InfoKHR",
+            u1,
+            false,
+            "vkCmdDrawMeshTasksIndirect2EXT",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3045,20 +4044,31 @@ export function commands() {
   /** `vkCmdDrawMeshTasksIndirectCount2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMeshTasksIndirectCount2EXT(rt, fn) {
     const E0 = rt.entry("VkDrawIndirectCount2InfoKHR");
+    const W0 = E0[0];
     return function cmdDrawMeshTasksIndirectCount2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCount2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDrawIndirectCount2InfoKHR",
-          u1,
-          false,
-          "vkCmdDrawMeshTasksIndirectCount2EXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDrawIndirectCount2InfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDrawIndirectCount2InfoKHR",
+            u1,
+            false,
+            "vkCmdDrawMeshTasksIndirectCount2EXT",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3136,21 +4146,32 @@ export function commands() {
   /** `vkCmdDrawMultiEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMultiEXT(rt, fn) {
     const E0 = rt.entry("VkMultiDrawInfoEXT");
+    const W0 = E0[0];
     return function cmdDrawMultiEXT(u0, u1, u2, u3, u4) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMultiEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkMultiDrawInfoEXT",
-          u1,
-          true,
-          "vkCmdDrawMultiEXT",
-          "pVertexInfo",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(8, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkMultiDrawInfoEXT", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkMultiDrawInfoEXT",
+            u1,
+            true,
+            "vkCmdDrawMultiEXT",
+            "pVertexInfo",
+            E0,
+          );}
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
@@ -3166,21 +4187,32 @@ export function commands() {
   /** `vkCmdDrawMultiIndexedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMultiIndexedEXT(rt, fn) {
     const E0 = rt.entry("VkMultiDrawIndexedInfoEXT");
+    const W0 = E0[0];
     return function cmdDrawMultiIndexedEXT(u0, u1, u2, u3, u4, u5) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMultiIndexedEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkMultiDrawIndexedInfoEXT",
-          u1,
-          true,
-          "vkCmdDrawMultiIndexedEXT",
-          "pIndexInfo",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(12, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkMultiDrawIndexedInfoEXT", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkMultiDrawIndexedInfoEXT",
+            u1,
+            true,
+            "vkCmdDrawMultiIndexedEXT",
+            "pIndexInfo",
+            E0,
+          );}
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
@@ -3197,12 +4229,23 @@ export function commands() {
   /** `vkCmdEncodeVideoKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEncodeVideoKHR(rt, fn) {
     const E0 = rt.entry("VkVideoEncodeInfoKHR");
+    const W0 = E0[0];
     return function cmdEncodeVideoKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEncodeVideoKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkVideoEncodeInfoKHR", u1, false, "vkCmdEncodeVideoKHR", "pEncodeInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(128, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoEncodeInfoKHR", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkVideoEncodeInfoKHR", u1, false, "vkCmdEncodeVideoKHR", "pEncodeInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3253,20 +4296,31 @@ export function commands() {
   /** `vkCmdEndPerTileExecutionQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndPerTileExecutionQCOM(rt, fn) {
     const E0 = rt.entry("VkPerTileEndInfoQCOM");
+    const W0 = E0[0];
     return function cmdEndPerTileExecutionQCOM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndPerTileExecutionQCOM", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPerTileEndInfoQCOM",
-          u1,
-          false,
-          "vkCmdEndPerTileExecutionQCOM",
-          "pPerTileEndInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPerTileEndInfoQCOM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPerTileEndInfoQCOM",
+            u1,
+            false,
+            "vkCmdEndPerTileExecutionQCOM",
+            "pPerTileEndInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3309,12 +4363,23 @@ export function commands() {
   /** `vkCmdEndRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndRenderPass2(rt, fn) {
     const E0 = rt.entry("VkSubpassEndInfo");
+    const W0 = E0[0];
     return function cmdEndRenderPass2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRenderPass2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkSubpassEndInfo", u1, false, "vkCmdEndRenderPass2", "pSubpassEndInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSubpassEndInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkSubpassEndInfo", u1, false, "vkCmdEndRenderPass2", "pSubpassEndInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3334,20 +4399,31 @@ export function commands() {
   /** `vkCmdEndRendering2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndRendering2KHR(rt, fn) {
     const E0 = rt.entry("VkRenderingEndInfoKHR");
+    const W0 = E0[0];
     return function cmdEndRendering2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRendering2KHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderingEndInfoKHR",
-          u1,
-          true,
-          "vkCmdEndRendering2KHR",
-          "pRenderingEndInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderingEndInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderingEndInfoKHR",
+            u1,
+            true,
+            "vkCmdEndRendering2KHR",
+            "pRenderingEndInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3367,22 +4443,33 @@ export function commands() {
   /** `vkCmdEndTransformFeedback2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndTransformFeedback2EXT(rt, fn) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
+    const W0 = E0[0];
     return function cmdEndTransformFeedback2EXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndTransformFeedback2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkBindTransformFeedbackBuffer2InfoEXT",
-          u2,
-          true,
-          "vkCmdEndTransformFeedback2EXT",
-          "pCounterInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkBindTransformFeedbackBuffer2InfoEXT",
+            u2,
+            true,
+            "vkCmdEndTransformFeedback2EXT",
+            "pCounterInfos",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdEndTransformFeedback2EXT", "pCounterInfos");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -3400,15 +4487,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "handle",
-          "VkBuffer",
-          u2,
-          true,
-          "vkCmdEndTransformFeedbackEXT",
-          "pCounterBuffers",
-        );
+        const a3 = rt.handles(m, "VkBuffer", u2, true, "vkCmdEndTransformFeedbackEXT", "pCounterBuffers");
         const a4 = rt.array(
           m,
           "scalar",
@@ -3434,20 +4513,31 @@ export function commands() {
   /** `vkCmdEndVideoCodingKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndVideoCodingKHR(rt, fn) {
     const E0 = rt.entry("VkVideoEndCodingInfoKHR");
+    const W0 = E0[0];
     return function cmdEndVideoCodingKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndVideoCodingKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkVideoEndCodingInfoKHR",
-          u1,
-          false,
-          "vkCmdEndVideoCodingKHR",
-          "pEndCodingInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoEndCodingInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkVideoEndCodingInfoKHR",
+            u1,
+            false,
+            "vkCmdEndVideoCodingKHR",
+            "pEndCodingInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3462,15 +4552,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "handle",
-          "VkCommandBuffer",
-          u1,
-          false,
-          "vkCmdExecuteCommands",
-          "pCommandBuffers",
-        );
+        const a2 = rt.handles(m, "VkCommandBuffer", u1, false, "vkCmdExecuteCommands", "pCommandBuffers");
         const n1_0 = rt.len(u1, "handle", "vkCmdExecuteCommands", "pCommandBuffers");
         const a1 = n1_0;
         fn(a0, a1, a2);
@@ -3483,21 +4565,32 @@ export function commands() {
   /** `vkCmdExecuteGeneratedCommandsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdExecuteGeneratedCommandsEXT(rt, fn) {
     const E0 = rt.entry("VkGeneratedCommandsInfoEXT");
+    const W0 = E0[0];
     return function cmdExecuteGeneratedCommandsEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteGeneratedCommandsEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ? 1 : 0;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkGeneratedCommandsInfoEXT",
-          u2,
-          false,
-          "vkCmdExecuteGeneratedCommandsEXT",
-          "pGeneratedCommandsInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoEXT", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkGeneratedCommandsInfoEXT",
+            u2,
+            false,
+            "vkCmdExecuteGeneratedCommandsEXT",
+            "pGeneratedCommandsInfo",
+          );}
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -3508,21 +4601,32 @@ export function commands() {
   /** `vkCmdExecuteGeneratedCommandsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdExecuteGeneratedCommandsNV(rt, fn) {
     const E0 = rt.entry("VkGeneratedCommandsInfoNV");
+    const W0 = E0[0];
     return function cmdExecuteGeneratedCommandsNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteGeneratedCommandsNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ? 1 : 0;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkGeneratedCommandsInfoNV",
-          u2,
-          false,
-          "vkCmdExecuteGeneratedCommandsNV",
-          "pGeneratedCommandsInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(120, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoNV", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkGeneratedCommandsInfoNV",
+            u2,
+            false,
+            "vkCmdExecuteGeneratedCommandsNV",
+            "pGeneratedCommandsInfo",
+          );}
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -3546,12 +4650,23 @@ export function commands() {
   /** `vkCmdFillMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdFillMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkDeviceAddressRangeKHR");
+    const W0 = E0[0];
     return function cmdFillMemoryKHR(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdFillMemoryKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkDeviceAddressRangeKHR", u1, false, "vkCmdFillMemoryKHR", "pDstRange");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceAddressRangeKHR", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkDeviceAddressRangeKHR", u1, false, "vkCmdFillMemoryKHR", "pDstRange");
         const a2 = u2 ?? 0;
         const a3 = u3;
         fn(a0, a1, a2, a3);
@@ -3576,20 +4691,31 @@ export function commands() {
   /** `vkCmdInsertDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdInsertDebugUtilsLabelEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
+    const W0 = E0[0];
     return function cmdInsertDebugUtilsLabelEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdInsertDebugUtilsLabelEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsLabelEXT",
-          u1,
-          false,
-          "vkCmdInsertDebugUtilsLabelEXT",
-          "pLabelInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsLabelEXT",
+            u1,
+            false,
+            "vkCmdInsertDebugUtilsLabelEXT",
+            "pLabelInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3610,22 +4736,44 @@ export function commands() {
   /** `vkCmdNextSubpass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdNextSubpass2(rt, fn) {
     const E0 = rt.entry("VkSubpassBeginInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkSubpassEndInfo");
+    const W1 = E1[0];
     return function cmdNextSubpass2(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdNextSubpass2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSubpassBeginInfo",
-          u1,
-          false,
-          "vkCmdNextSubpass2",
-          "pSubpassBeginInfo",
-        );
-        const a2 = rt.struct(m, E1, "VkSubpassEndInfo", u2, false, "vkCmdNextSubpass2", "pSubpassEndInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSubpassBeginInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSubpassBeginInfo",
+            u1,
+            false,
+            "vkCmdNextSubpass2",
+            "pSubpassBeginInfo",
+          );}
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W1(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E1, "VkSubpassEndInfo", [u2]);
+          }
+        } else a2 = rt.struct(m, E1, "VkSubpassEndInfo", u2, false, "vkCmdNextSubpass2", "pSubpassEndInfo");
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -3636,21 +4784,32 @@ export function commands() {
   /** `vkCmdOpticalFlowExecuteNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdOpticalFlowExecuteNV(rt, fn) {
     const E0 = rt.entry("VkOpticalFlowExecuteInfoNV");
+    const W0 = E0[0];
     return function cmdOpticalFlowExecuteNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdOpticalFlowExecuteNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkOpticalFlowExecuteInfoNV",
-          u2,
-          false,
-          "vkCmdOpticalFlowExecuteNV",
-          "pExecuteInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkOpticalFlowExecuteInfoNV", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkOpticalFlowExecuteInfoNV",
+            u2,
+            false,
+            "vkCmdOpticalFlowExecuteNV",
+            "pExecuteInfo",
+          );}
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -3661,8 +4820,11 @@ export function commands() {
   /** `vkCmdPipelineBarrier`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPipelineBarrier(rt, fn) {
     const E0 = rt.entry("VkMemoryBarrier");
+    const W0 = E0[0];
     const E1 = rt.entry("VkBufferMemoryBarrier");
+    const W1 = E1[0];
     const E2 = rt.entry("VkImageMemoryBarrier");
+    const W2 = E2[0];
     return function cmdPipelineBarrier(u0, u1, u2, u3, u4, u5, u6) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPipelineBarrier", "commandBuffer");
       const m = rt.enter(0);
@@ -3671,36 +4833,66 @@ export function commands() {
         const a1 = u1 ?? 0;
         const a2 = u2 ?? 0;
         const a3 = u3 ?? 0;
-        const a5 = rt.array(
-          m,
-          "struct",
-          "VkMemoryBarrier",
-          u4,
-          true,
-          "vkCmdPipelineBarrier",
-          "pMemoryBarriers",
-          E0,
-        );
-        const a7 = rt.array(
-          m,
-          "struct",
-          "VkBufferMemoryBarrier",
-          u5,
-          true,
-          "vkCmdPipelineBarrier",
-          "pBufferMemoryBarriers",
-          E1,
-        );
-        const a9 = rt.array(
-          m,
-          "struct",
-          "VkImageMemoryBarrier",
-          u6,
-          true,
-          "vkCmdPipelineBarrier",
-          "pImageMemoryBarriers",
-          E2,
-        );
+        let a5;
+        if (rt.isOne(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u4[0], 0);
+            a5 = m.at(c);
+          } catch (e) {
+            a5 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4);
+          }
+        } else {a5 = rt.array(
+            m,
+            "struct",
+            "VkMemoryBarrier",
+            u4,
+            true,
+            "vkCmdPipelineBarrier",
+            "pMemoryBarriers",
+            E0,
+          );}
+        let a7;
+        if (rt.isOne(u5)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W1(m, c, u5[0], 0);
+            a7 = m.at(c);
+          } catch (e) {
+            a7 = rt.refit(m, top, e, E1, "VkBufferMemoryBarrier", u5);
+          }
+        } else {a7 = rt.array(
+            m,
+            "struct",
+            "VkBufferMemoryBarrier",
+            u5,
+            true,
+            "vkCmdPipelineBarrier",
+            "pBufferMemoryBarriers",
+            E1,
+          );}
+        let a9;
+        if (rt.isOne(u6)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W2(m, c, u6[0], 0);
+            a9 = m.at(c);
+          } catch (e) {
+            a9 = rt.refit(m, top, e, E2, "VkImageMemoryBarrier", u6);
+          }
+        } else {a9 = rt.array(
+            m,
+            "struct",
+            "VkImageMemoryBarrier",
+            u6,
+            true,
+            "vkCmdPipelineBarrier",
+            "pImageMemoryBarriers",
+            E2,
+          );}
         const n4_0 = rt.len(u4, "struct", "vkCmdPipelineBarrier", "pMemoryBarriers");
         const a4 = n4_0;
         const n6_0 = rt.len(u5, "struct", "vkCmdPipelineBarrier", "pBufferMemoryBarriers");
@@ -3717,20 +4909,31 @@ export function commands() {
   /** `vkCmdPipelineBarrier2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPipelineBarrier2(rt, fn) {
     const E0 = rt.entry("VkDependencyInfo");
+    const W0 = E0[0];
     return function cmdPipelineBarrier2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPipelineBarrier2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDependencyInfo",
-          u1,
-          false,
-          "vkCmdPipelineBarrier2",
-          "pDependencyInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDependencyInfo",
+            u1,
+            false,
+            "vkCmdPipelineBarrier2",
+            "pDependencyInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3741,20 +4944,31 @@ export function commands() {
   /** `vkCmdPreprocessGeneratedCommandsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPreprocessGeneratedCommandsEXT(rt, fn) {
     const E0 = rt.entry("VkGeneratedCommandsInfoEXT");
+    const W0 = E0[0];
     return function cmdPreprocessGeneratedCommandsEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPreprocessGeneratedCommandsEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkGeneratedCommandsInfoEXT",
-          u1,
-          false,
-          "vkCmdPreprocessGeneratedCommandsEXT",
-          "pGeneratedCommandsInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkGeneratedCommandsInfoEXT",
+            u1,
+            false,
+            "vkCmdPreprocessGeneratedCommandsEXT",
+            "pGeneratedCommandsInfo",
+          );}
         const a2 = u2;
         fn(a0, a1, a2);
       } finally {
@@ -3766,20 +4980,31 @@ export function commands() {
   /** `vkCmdPreprocessGeneratedCommandsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPreprocessGeneratedCommandsNV(rt, fn) {
     const E0 = rt.entry("VkGeneratedCommandsInfoNV");
+    const W0 = E0[0];
     return function cmdPreprocessGeneratedCommandsNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPreprocessGeneratedCommandsNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkGeneratedCommandsInfoNV",
-          u1,
-          false,
-          "vkCmdPreprocessGeneratedCommandsNV",
-          "pGeneratedCommandsInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(120, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkGeneratedCommandsInfoNV",
+            u1,
+            false,
+            "vkCmdPreprocessGeneratedCommandsNV",
+            "pGeneratedCommandsInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3797,7 +5022,7 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.array(m, "bytes", "", u4, false, "vkCmdPushConstants", "pValues");
+        const a5 = rt.bytes(m, u4, false, "vkCmdPushConstants", "pValues");
         const n4_0 = rt.len(u4, "bytes", "vkCmdPushConstants", "pValues");
         const a4 = n4_0;
         fn(a0, a1, a2, a3, a4, a5);
@@ -3810,20 +5035,31 @@ export function commands() {
   /** `vkCmdPushConstants2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPushConstants2(rt, fn) {
     const E0 = rt.entry("VkPushConstantsInfo");
+    const W0 = E0[0];
     return function cmdPushConstants2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushConstants2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPushConstantsInfo",
-          u1,
-          false,
-          "vkCmdPushConstants2",
-          "pPushConstantsInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPushConstantsInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPushConstantsInfo",
+            u1,
+            false,
+            "vkCmdPushConstants2",
+            "pPushConstantsInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3834,12 +5070,23 @@ export function commands() {
   /** `vkCmdPushDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPushDataEXT(rt, fn) {
     const E0 = rt.entry("VkPushDataInfoEXT");
+    const W0 = E0[0];
     return function cmdPushDataEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDataEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkPushDataInfoEXT", u1, false, "vkCmdPushDataEXT", "pPushDataInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPushDataInfoEXT", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkPushDataInfoEXT", u1, false, "vkCmdPushDataEXT", "pPushDataInfo");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3850,6 +5097,7 @@ export function commands() {
   /** `vkCmdPushDescriptorSet`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPushDescriptorSet(rt, fn) {
     const E0 = rt.entry("VkWriteDescriptorSet");
+    const W0 = E0[0];
     return function cmdPushDescriptorSet(u0, u1, u2, u3, u4) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet", "commandBuffer");
       const m = rt.enter(0);
@@ -3858,16 +5106,26 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.array(
-          m,
-          "struct",
-          "VkWriteDescriptorSet",
-          u4,
-          false,
-          "vkCmdPushDescriptorSet",
-          "pDescriptorWrites",
-          E0,
-        );
+        let a5;
+        if (rt.isOne(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u4[0], 0);
+            a5 = m.at(c);
+          } catch (e) {
+            a5 = rt.refit(m, top, e, E0, "VkWriteDescriptorSet", u4);
+          }
+        } else {a5 = rt.array(
+            m,
+            "struct",
+            "VkWriteDescriptorSet",
+            u4,
+            false,
+            "vkCmdPushDescriptorSet",
+            "pDescriptorWrites",
+            E0,
+          );}
         const n4_0 = rt.len(u4, "struct", "vkCmdPushDescriptorSet", "pDescriptorWrites");
         const a4 = n4_0;
         fn(a0, a1, a2, a3, a4, a5);
@@ -3880,20 +5138,31 @@ export function commands() {
   /** `vkCmdPushDescriptorSet2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPushDescriptorSet2(rt, fn) {
     const E0 = rt.entry("VkPushDescriptorSetInfo");
+    const W0 = E0[0];
     return function cmdPushDescriptorSet2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPushDescriptorSetInfo",
-          u1,
-          false,
-          "vkCmdPushDescriptorSet2",
-          "pPushDescriptorSetInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPushDescriptorSetInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPushDescriptorSetInfo",
+            u1,
+            false,
+            "vkCmdPushDescriptorSet2",
+            "pPushDescriptorSetInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3911,7 +5180,7 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a4 = rt.array(m, "bytes", "", u4, false, "vkCmdPushDescriptorSetWithTemplate", "pData");
+        const a4 = rt.bytes(m, u4, false, "vkCmdPushDescriptorSetWithTemplate", "pData");
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -3922,20 +5191,31 @@ export function commands() {
   /** `vkCmdPushDescriptorSetWithTemplate2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPushDescriptorSetWithTemplate2(rt, fn) {
     const E0 = rt.entry("VkPushDescriptorSetWithTemplateInfo");
+    const W0 = E0[0];
     return function cmdPushDescriptorSetWithTemplate2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSetWithTemplate2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPushDescriptorSetWithTemplateInfo",
-          u1,
-          false,
-          "vkCmdPushDescriptorSetWithTemplate2",
-          "pPushDescriptorSetWithTemplateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPushDescriptorSetWithTemplateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPushDescriptorSetWithTemplateInfo",
+            u1,
+            false,
+            "vkCmdPushDescriptorSetWithTemplate2",
+            "pPushDescriptorSetWithTemplateInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3980,6 +5260,7 @@ export function commands() {
   /** `vkCmdResolveImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdResolveImage(rt, fn) {
     const E0 = rt.entry("VkImageResolve");
+    const W0 = E0[0];
     return function cmdResolveImage(u0, u1, u2, u3, u4, u5) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage", "commandBuffer");
       const m = rt.enter(0);
@@ -3989,7 +5270,17 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = u4;
-        const a6 = rt.array(m, "struct", "VkImageResolve", u5, false, "vkCmdResolveImage", "pRegions", E0);
+        let a6;
+        if (rt.isOne(u5)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(68, 8);
+            W0(m, c, u5[0], 0);
+            a6 = m.at(c);
+          } catch (e) {
+            a6 = rt.refit(m, top, e, E0, "VkImageResolve", u5);
+          }
+        } else a6 = rt.array(m, "struct", "VkImageResolve", u5, false, "vkCmdResolveImage", "pRegions", E0);
         const n5_0 = rt.len(u5, "struct", "vkCmdResolveImage", "pRegions");
         const a5 = n5_0;
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -4002,20 +5293,31 @@ export function commands() {
   /** `vkCmdResolveImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdResolveImage2(rt, fn) {
     const E0 = rt.entry("VkResolveImageInfo2");
+    const W0 = E0[0];
     return function cmdResolveImage2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkResolveImageInfo2",
-          u1,
-          false,
-          "vkCmdResolveImage2",
-          "pResolveImageInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkResolveImageInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkResolveImageInfo2",
+            u1,
+            false,
+            "vkCmdResolveImage2",
+            "pResolveImageInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4075,7 +5377,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.array(m, "bytes", "", u1, false, "vkCmdSetCheckpointNV", "pCheckpointMarker");
+        const a1 = rt.bytes(m, u1, false, "vkCmdSetCheckpointNV", "pCheckpointMarker");
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4086,22 +5388,33 @@ export function commands() {
   /** `vkCmdSetCoarseSampleOrderNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetCoarseSampleOrderNV(rt, fn) {
     const E0 = rt.entry("VkCoarseSampleOrderCustomNV");
+    const W0 = E0[0];
     return function cmdSetCoarseSampleOrderNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoarseSampleOrderNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkCoarseSampleOrderCustomNV",
-          u2,
-          true,
-          "vkCmdSetCoarseSampleOrderNV",
-          "pCustomSampleOrders",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkCoarseSampleOrderCustomNV", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkCoarseSampleOrderCustomNV",
+            u2,
+            true,
+            "vkCmdSetCoarseSampleOrderNV",
+            "pCustomSampleOrders",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetCoarseSampleOrderNV", "pCustomSampleOrders");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -4114,22 +5427,33 @@ export function commands() {
   /** `vkCmdSetColorBlendAdvancedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetColorBlendAdvancedEXT(rt, fn) {
     const E0 = rt.entry("VkColorBlendAdvancedEXT");
+    const W0 = E0[0];
     return function cmdSetColorBlendAdvancedEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendAdvancedEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkColorBlendAdvancedEXT",
-          u2,
-          false,
-          "vkCmdSetColorBlendAdvancedEXT",
-          "pColorBlendAdvanced",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(20, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkColorBlendAdvancedEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkColorBlendAdvancedEXT",
+            u2,
+            false,
+            "vkCmdSetColorBlendAdvancedEXT",
+            "pColorBlendAdvanced",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetColorBlendAdvancedEXT", "pColorBlendAdvanced");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -4168,22 +5492,33 @@ export function commands() {
   /** `vkCmdSetColorBlendEquationEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetColorBlendEquationEXT(rt, fn) {
     const E0 = rt.entry("VkColorBlendEquationEXT");
+    const W0 = E0[0];
     return function cmdSetColorBlendEquationEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendEquationEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkColorBlendEquationEXT",
-          u2,
-          false,
-          "vkCmdSetColorBlendEquationEXT",
-          "pColorBlendEquations",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkColorBlendEquationEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkColorBlendEquationEXT",
+            u2,
+            false,
+            "vkCmdSetColorBlendEquationEXT",
+            "pColorBlendEquations",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetColorBlendEquationEXT", "pColorBlendEquations");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -4239,20 +5574,31 @@ export function commands() {
   /** `vkCmdSetComputeOccupancyPriorityNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetComputeOccupancyPriorityNV(rt, fn) {
     const E0 = rt.entry("VkComputeOccupancyPriorityParametersNV");
+    const W0 = E0[0];
     return function cmdSetComputeOccupancyPriorityNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetComputeOccupancyPriorityNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkComputeOccupancyPriorityParametersNV",
-          u1,
-          false,
-          "vkCmdSetComputeOccupancyPriorityNV",
-          "pParameters",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkComputeOccupancyPriorityParametersNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkComputeOccupancyPriorityParametersNV",
+            u1,
+            false,
+            "vkCmdSetComputeOccupancyPriorityNV",
+            "pParameters",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4370,20 +5716,31 @@ export function commands() {
   /** `vkCmdSetDepthBias2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetDepthBias2EXT(rt, fn) {
     const E0 = rt.entry("VkDepthBiasInfoEXT");
+    const W0 = E0[0];
     return function cmdSetDepthBias2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBias2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDepthBiasInfoEXT",
-          u1,
-          false,
-          "vkCmdSetDepthBias2EXT",
-          "pDepthBiasInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDepthBiasInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDepthBiasInfoEXT",
+            u1,
+            false,
+            "vkCmdSetDepthBias2EXT",
+            "pDepthBiasInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4435,21 +5792,32 @@ export function commands() {
   /** `vkCmdSetDepthClampRangeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetDepthClampRangeEXT(rt, fn) {
     const E0 = rt.entry("VkDepthClampRangeEXT");
+    const W0 = E0[0];
     return function cmdSetDepthClampRangeEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClampRangeEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkDepthClampRangeEXT",
-          u2,
-          true,
-          "vkCmdSetDepthClampRangeEXT",
-          "pDepthClampRange",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(8, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDepthClampRangeEXT", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkDepthClampRangeEXT",
+            u2,
+            true,
+            "vkCmdSetDepthClampRangeEXT",
+            "pDepthClampRange",
+          );}
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -4510,20 +5878,31 @@ export function commands() {
   /** `vkCmdSetDescriptorBufferOffsets2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetDescriptorBufferOffsets2EXT(rt, fn) {
     const E0 = rt.entry("VkSetDescriptorBufferOffsetsInfoEXT");
+    const W0 = E0[0];
     return function cmdSetDescriptorBufferOffsets2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDescriptorBufferOffsets2EXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSetDescriptorBufferOffsetsInfoEXT",
-          u1,
-          false,
-          "vkCmdSetDescriptorBufferOffsets2EXT",
-          "pSetDescriptorBufferOffsetsInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSetDescriptorBufferOffsetsInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSetDescriptorBufferOffsetsInfoEXT",
+            u1,
+            false,
+            "vkCmdSetDescriptorBufferOffsets2EXT",
+            "pSetDescriptorBufferOffsetsInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4577,22 +5956,33 @@ export function commands() {
   /** `vkCmdSetDiscardRectangleEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetDiscardRectangleEXT(rt, fn) {
     const E0 = rt.entry("VkRect2D");
+    const W0 = E0[0];
     return function cmdSetDiscardRectangleEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDiscardRectangleEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkRect2D",
-          u2,
-          false,
-          "vkCmdSetDiscardRectangleEXT",
-          "pDiscardRectangles",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkRect2D",
+            u2,
+            false,
+            "vkCmdSetDiscardRectangleEXT",
+            "pDiscardRectangles",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetDiscardRectangleEXT", "pDiscardRectangles");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -4625,20 +6015,31 @@ export function commands() {
   /** `vkCmdSetDispatchParametersARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetDispatchParametersARM(rt, fn) {
     const E0 = rt.entry("VkDispatchParametersARM");
+    const W0 = E0[0];
     return function cmdSetDispatchParametersARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDispatchParametersARM", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDispatchParametersARM",
-          u1,
-          false,
-          "vkCmdSetDispatchParametersARM",
-          "pDispatchParameters",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDispatchParametersARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDispatchParametersARM",
+            u1,
+            false,
+            "vkCmdSetDispatchParametersARM",
+            "pDispatchParameters",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4660,13 +6061,24 @@ export function commands() {
   /** `vkCmdSetEvent2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetEvent2(rt, fn) {
     const E0 = rt.entry("VkDependencyInfo");
+    const W0 = E0[0];
     return function cmdSetEvent2(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetEvent2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(m, E0, "VkDependencyInfo", u2, false, "vkCmdSetEvent2", "pDependencyInfo");
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u2]);
+          }
+        } else a2 = rt.struct(m, E0, "VkDependencyInfo", u2, false, "vkCmdSetEvent2", "pDependencyInfo");
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -4703,22 +6115,33 @@ export function commands() {
   /** `vkCmdSetExclusiveScissorNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetExclusiveScissorNV(rt, fn) {
     const E0 = rt.entry("VkRect2D");
+    const W0 = E0[0];
     return function cmdSetExclusiveScissorNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetExclusiveScissorNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkRect2D",
-          u2,
-          false,
-          "vkCmdSetExclusiveScissorNV",
-          "pExclusiveScissors",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkRect2D",
+            u2,
+            false,
+            "vkCmdSetExclusiveScissorNV",
+            "pExclusiveScissors",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetExclusiveScissorNV", "pExclusiveScissors");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -4757,20 +6180,31 @@ export function commands() {
   /** `vkCmdSetFragmentShadingRateKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetFragmentShadingRateKHR(rt, fn) {
     const E0 = rt.entry("VkExtent2D");
+    const W0 = E0[0];
     return function cmdSetFragmentShadingRateKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFragmentShadingRateKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkExtent2D",
-          u1,
-          false,
-          "vkCmdSetFragmentShadingRateKHR",
-          "pFragmentSize",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(8, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkExtent2D", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkExtent2D",
+            u1,
+            false,
+            "vkCmdSetFragmentShadingRateKHR",
+            "pFragmentSize",
+          );}
         const a2 = rt.scalars(m, "u32", u2, 2, "vkCmdSetFragmentShadingRateKHR", "combinerOps");
         fn(a0, a1, a2);
       } finally {
@@ -4863,20 +6297,31 @@ export function commands() {
   /** `vkCmdSetPerformanceMarkerINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetPerformanceMarkerINTEL(rt, fn) {
     const E0 = rt.entry("VkPerformanceMarkerInfoINTEL");
+    const W0 = E0[0];
     return function cmdSetPerformanceMarkerINTEL(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceMarkerINTEL", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPerformanceMarkerInfoINTEL",
-          u1,
-          false,
-          "vkCmdSetPerformanceMarkerINTEL",
-          "pMarkerInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPerformanceMarkerInfoINTEL", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPerformanceMarkerInfoINTEL",
+            u1,
+            false,
+            "vkCmdSetPerformanceMarkerINTEL",
+            "pMarkerInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCmdSetPerformanceMarkerINTEL");
       } finally {
@@ -4888,20 +6333,31 @@ export function commands() {
   /** `vkCmdSetPerformanceOverrideINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetPerformanceOverrideINTEL(rt, fn) {
     const E0 = rt.entry("VkPerformanceOverrideInfoINTEL");
+    const W0 = E0[0];
     return function cmdSetPerformanceOverrideINTEL(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceOverrideINTEL", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPerformanceOverrideInfoINTEL",
-          u1,
-          false,
-          "vkCmdSetPerformanceOverrideINTEL",
-          "pOverrideInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPerformanceOverrideInfoINTEL", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPerformanceOverrideInfoINTEL",
+            u1,
+            false,
+            "vkCmdSetPerformanceOverrideINTEL",
+            "pOverrideInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCmdSetPerformanceOverrideINTEL");
       } finally {
@@ -4913,20 +6369,31 @@ export function commands() {
   /** `vkCmdSetPerformanceStreamMarkerINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetPerformanceStreamMarkerINTEL(rt, fn) {
     const E0 = rt.entry("VkPerformanceStreamMarkerInfoINTEL");
+    const W0 = E0[0];
     return function cmdSetPerformanceStreamMarkerINTEL(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceStreamMarkerINTEL", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPerformanceStreamMarkerInfoINTEL",
-          u1,
-          false,
-          "vkCmdSetPerformanceStreamMarkerINTEL",
-          "pMarkerInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPerformanceStreamMarkerInfoINTEL", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPerformanceStreamMarkerInfoINTEL",
+            u1,
+            false,
+            "vkCmdSetPerformanceStreamMarkerINTEL",
+            "pMarkerInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCmdSetPerformanceStreamMarkerINTEL");
       } finally {
@@ -5028,20 +6495,31 @@ export function commands() {
   /** `vkCmdSetRenderingAttachmentLocations`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetRenderingAttachmentLocations(rt, fn) {
     const E0 = rt.entry("VkRenderingAttachmentLocationInfo");
+    const W0 = E0[0];
     return function cmdSetRenderingAttachmentLocations(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingAttachmentLocations", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderingAttachmentLocationInfo",
-          u1,
-          false,
-          "vkCmdSetRenderingAttachmentLocations",
-          "pLocationInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderingAttachmentLocationInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderingAttachmentLocationInfo",
+            u1,
+            false,
+            "vkCmdSetRenderingAttachmentLocations",
+            "pLocationInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5052,20 +6530,31 @@ export function commands() {
   /** `vkCmdSetRenderingInputAttachmentIndices`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetRenderingInputAttachmentIndices(rt, fn) {
     const E0 = rt.entry("VkRenderingInputAttachmentIndexInfo");
+    const W0 = E0[0];
     return function cmdSetRenderingInputAttachmentIndices(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingInputAttachmentIndices", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderingInputAttachmentIndexInfo",
-          u1,
-          false,
-          "vkCmdSetRenderingInputAttachmentIndices",
-          "pInputAttachmentIndexInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderingInputAttachmentIndexInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderingInputAttachmentIndexInfo",
+            u1,
+            false,
+            "vkCmdSetRenderingInputAttachmentIndices",
+            "pInputAttachmentIndexInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5086,20 +6575,31 @@ export function commands() {
   /** `vkCmdSetSampleLocationsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetSampleLocationsEXT(rt, fn) {
     const E0 = rt.entry("VkSampleLocationsInfoEXT");
+    const W0 = E0[0];
     return function cmdSetSampleLocationsEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetSampleLocationsEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSampleLocationsInfoEXT",
-          u1,
-          false,
-          "vkCmdSetSampleLocationsEXT",
-          "pSampleLocationsInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSampleLocationsInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSampleLocationsInfoEXT",
+            u1,
+            false,
+            "vkCmdSetSampleLocationsEXT",
+            "pSampleLocationsInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5136,13 +6636,24 @@ export function commands() {
   /** `vkCmdSetScissor`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetScissor(rt, fn) {
     const E0 = rt.entry("VkRect2D");
+    const W0 = E0[0];
     return function cmdSetScissor(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetScissor", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(m, "struct", "VkRect2D", u2, false, "vkCmdSetScissor", "pScissors", E0);
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2);
+          }
+        } else a3 = rt.array(m, "struct", "VkRect2D", u2, false, "vkCmdSetScissor", "pScissors", E0);
         const n2_0 = rt.len(u2, "struct", "vkCmdSetScissor", "pScissors");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -5155,12 +6666,23 @@ export function commands() {
   /** `vkCmdSetScissorWithCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetScissorWithCount(rt, fn) {
     const E0 = rt.entry("VkRect2D");
+    const W0 = E0[0];
     return function cmdSetScissorWithCount(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetScissorWithCount", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "struct", "VkRect2D", u1, false, "vkCmdSetScissorWithCount", "pScissors", E0);
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkRect2D", u1);
+          }
+        } else a2 = rt.array(m, "struct", "VkRect2D", u1, false, "vkCmdSetScissorWithCount", "pScissors", E0);
         const n1_0 = rt.len(u1, "struct", "vkCmdSetScissorWithCount", "pScissors");
         const a1 = n1_0;
         fn(a0, a1, a2);
@@ -5250,32 +6772,54 @@ export function commands() {
   /** `vkCmdSetVertexInputEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetVertexInputEXT(rt, fn) {
     const E0 = rt.entry("VkVertexInputBindingDescription2EXT");
+    const W0 = E0[0];
     const E1 = rt.entry("VkVertexInputAttributeDescription2EXT");
+    const W1 = E1[0];
     return function cmdSetVertexInputEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetVertexInputEXT", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkVertexInputBindingDescription2EXT",
-          u1,
-          true,
-          "vkCmdSetVertexInputEXT",
-          "pVertexBindingDescriptions",
-          E0,
-        );
-        const a4 = rt.array(
-          m,
-          "struct",
-          "VkVertexInputAttributeDescription2EXT",
-          u2,
-          true,
-          "vkCmdSetVertexInputEXT",
-          "pVertexAttributeDescriptions",
-          E1,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkVertexInputBindingDescription2EXT", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkVertexInputBindingDescription2EXT",
+            u1,
+            true,
+            "vkCmdSetVertexInputEXT",
+            "pVertexBindingDescriptions",
+            E0,
+          );}
+        let a4;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W1(m, c, u2[0], 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E1, "VkVertexInputAttributeDescription2EXT", u2);
+          }
+        } else {a4 = rt.array(
+            m,
+            "struct",
+            "VkVertexInputAttributeDescription2EXT",
+            u2,
+            true,
+            "vkCmdSetVertexInputEXT",
+            "pVertexAttributeDescriptions",
+            E1,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkCmdSetVertexInputEXT", "pVertexBindingDescriptions");
         const a1 = n1_0;
         const n3_0 = rt.len(u2, "struct", "vkCmdSetVertexInputEXT", "pVertexAttributeDescriptions");
@@ -5290,13 +6834,24 @@ export function commands() {
   /** `vkCmdSetViewport`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetViewport(rt, fn) {
     const E0 = rt.entry("VkViewport");
+    const W0 = E0[0];
     return function cmdSetViewport(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewport", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(m, "struct", "VkViewport", u2, false, "vkCmdSetViewport", "pViewports", E0);
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkViewport", u2);
+          }
+        } else a3 = rt.array(m, "struct", "VkViewport", u2, false, "vkCmdSetViewport", "pViewports", E0);
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewport", "pViewports");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -5309,22 +6864,33 @@ export function commands() {
   /** `vkCmdSetViewportShadingRatePaletteNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetViewportShadingRatePaletteNV(rt, fn) {
     const E0 = rt.entry("VkShadingRatePaletteNV");
+    const W0 = E0[0];
     return function cmdSetViewportShadingRatePaletteNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportShadingRatePaletteNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkShadingRatePaletteNV",
-          u2,
-          false,
-          "vkCmdSetViewportShadingRatePaletteNV",
-          "pShadingRatePalettes",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkShadingRatePaletteNV", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkShadingRatePaletteNV",
+            u2,
+            false,
+            "vkCmdSetViewportShadingRatePaletteNV",
+            "pShadingRatePalettes",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportShadingRatePaletteNV", "pShadingRatePalettes");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -5337,22 +6903,33 @@ export function commands() {
   /** `vkCmdSetViewportSwizzleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetViewportSwizzleNV(rt, fn) {
     const E0 = rt.entry("VkViewportSwizzleNV");
+    const W0 = E0[0];
     return function cmdSetViewportSwizzleNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportSwizzleNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkViewportSwizzleNV",
-          u2,
-          false,
-          "vkCmdSetViewportSwizzleNV",
-          "pViewportSwizzles",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkViewportSwizzleNV", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkViewportSwizzleNV",
+            u2,
+            false,
+            "vkCmdSetViewportSwizzleNV",
+            "pViewportSwizzles",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportSwizzleNV", "pViewportSwizzles");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -5375,22 +6952,33 @@ export function commands() {
   /** `vkCmdSetViewportWScalingNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetViewportWScalingNV(rt, fn) {
     const E0 = rt.entry("VkViewportWScalingNV");
+    const W0 = E0[0];
     return function cmdSetViewportWScalingNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWScalingNV", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkViewportWScalingNV",
-          u2,
-          false,
-          "vkCmdSetViewportWScalingNV",
-          "pViewportWScalings",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(8, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkViewportWScalingNV", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkViewportWScalingNV",
+            u2,
+            false,
+            "vkCmdSetViewportWScalingNV",
+            "pViewportWScalings",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportWScalingNV", "pViewportWScalings");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -5403,21 +6991,32 @@ export function commands() {
   /** `vkCmdSetViewportWithCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetViewportWithCount(rt, fn) {
     const E0 = rt.entry("VkViewport");
+    const W0 = E0[0];
     return function cmdSetViewportWithCount(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWithCount", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkViewport",
-          u1,
-          false,
-          "vkCmdSetViewportWithCount",
-          "pViewports",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkViewport", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkViewport",
+            u1,
+            false,
+            "vkCmdSetViewportWithCount",
+            "pViewports",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkCmdSetViewportWithCount", "pViewports");
         const a1 = n1_0;
         fn(a0, a1, a2);
@@ -5449,47 +7048,88 @@ export function commands() {
   /** `vkCmdTraceRaysIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdTraceRaysIndirectKHR(rt, fn) {
     const E0 = rt.entry("VkStridedDeviceAddressRegionKHR");
+    const W0 = E0[0];
     return function cmdTraceRaysIndirectKHR(u0, u1, u2, u3, u4, u5) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysIndirectKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u1,
-          false,
-          "vkCmdTraceRaysIndirectKHR",
-          "pRaygenShaderBindingTable",
-        );
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u2,
-          false,
-          "vkCmdTraceRaysIndirectKHR",
-          "pMissShaderBindingTable",
-        );
-        const a3 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u3,
-          false,
-          "vkCmdTraceRaysIndirectKHR",
-          "pHitShaderBindingTable",
-        );
-        const a4 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u4,
-          false,
-          "vkCmdTraceRaysIndirectKHR",
-          "pCallableShaderBindingTable",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u1,
+            false,
+            "vkCmdTraceRaysIndirectKHR",
+            "pRaygenShaderBindingTable",
+          );}
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u2,
+            false,
+            "vkCmdTraceRaysIndirectKHR",
+            "pMissShaderBindingTable",
+          );}
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u3,
+            false,
+            "vkCmdTraceRaysIndirectKHR",
+            "pHitShaderBindingTable",
+          );}
+        let a4;
+        if (rt.isLiteral(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u4, 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u4]);
+          }
+        } else {a4 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u4,
+            false,
+            "vkCmdTraceRaysIndirectKHR",
+            "pCallableShaderBindingTable",
+          );}
         const a5 = u5;
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
@@ -5501,47 +7141,88 @@ export function commands() {
   /** `vkCmdTraceRaysKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdTraceRaysKHR(rt, fn) {
     const E0 = rt.entry("VkStridedDeviceAddressRegionKHR");
+    const W0 = E0[0];
     return function cmdTraceRaysKHR(u0, u1, u2, u3, u4, u5, u6, u7) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u1,
-          false,
-          "vkCmdTraceRaysKHR",
-          "pRaygenShaderBindingTable",
-        );
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u2,
-          false,
-          "vkCmdTraceRaysKHR",
-          "pMissShaderBindingTable",
-        );
-        const a3 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u3,
-          false,
-          "vkCmdTraceRaysKHR",
-          "pHitShaderBindingTable",
-        );
-        const a4 = rt.struct(
-          m,
-          E0,
-          "VkStridedDeviceAddressRegionKHR",
-          u4,
-          false,
-          "vkCmdTraceRaysKHR",
-          "pCallableShaderBindingTable",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u1,
+            false,
+            "vkCmdTraceRaysKHR",
+            "pRaygenShaderBindingTable",
+          );}
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u2,
+            false,
+            "vkCmdTraceRaysKHR",
+            "pMissShaderBindingTable",
+          );}
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u3,
+            false,
+            "vkCmdTraceRaysKHR",
+            "pHitShaderBindingTable",
+          );}
+        let a4;
+        if (rt.isLiteral(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u4, 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u4]);
+          }
+        } else {a4 = rt.struct(
+            m,
+            E0,
+            "VkStridedDeviceAddressRegionKHR",
+            u4,
+            false,
+            "vkCmdTraceRaysKHR",
+            "pCallableShaderBindingTable",
+          );}
         const a5 = u5;
         const a6 = u6;
         const a7 = u7;
@@ -5584,7 +7265,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a4 = rt.array(m, "bytes", "", u3, false, "vkCmdUpdateBuffer", "pData");
+        const a4 = rt.bytes(m, u3, false, "vkCmdUpdateBuffer", "pData");
         const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateBuffer", "pData");
         const a3 = BigInt(n3_0);
         fn(a0, a1, a2, a3, a4);
@@ -5597,22 +7278,33 @@ export function commands() {
   /** `vkCmdUpdateMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdUpdateMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkDeviceAddressRangeKHR");
+    const W0 = E0[0];
     return function cmdUpdateMemoryKHR(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdateMemoryKHR", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceAddressRangeKHR",
-          u1,
-          false,
-          "vkCmdUpdateMemoryKHR",
-          "pDstRange",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceAddressRangeKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceAddressRangeKHR",
+            u1,
+            false,
+            "vkCmdUpdateMemoryKHR",
+            "pDstRange",
+          );}
         const a2 = u2 ?? 0;
-        const a4 = rt.array(m, "bytes", "", u3, false, "vkCmdUpdateMemoryKHR", "pData");
+        const a4 = rt.bytes(m, u3, false, "vkCmdUpdateMemoryKHR", "pData");
         const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateMemoryKHR", "pData");
         const a3 = BigInt(n3_0);
         fn(a0, a1, a2, a3, a4);
@@ -5636,46 +7328,79 @@ export function commands() {
   /** `vkCmdWaitEvents`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWaitEvents(rt, fn) {
     const E0 = rt.entry("VkMemoryBarrier");
+    const W0 = E0[0];
     const E1 = rt.entry("VkBufferMemoryBarrier");
+    const W1 = E1[0];
     const E2 = rt.entry("VkImageMemoryBarrier");
+    const W2 = E2[0];
     return function cmdWaitEvents(u0, u1, u2, u3, u4, u5, u6) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "handle", "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents");
+        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents");
         const a3 = u2 ?? 0;
         const a4 = u3 ?? 0;
-        const a6 = rt.array(
-          m,
-          "struct",
-          "VkMemoryBarrier",
-          u4,
-          true,
-          "vkCmdWaitEvents",
-          "pMemoryBarriers",
-          E0,
-        );
-        const a8 = rt.array(
-          m,
-          "struct",
-          "VkBufferMemoryBarrier",
-          u5,
-          true,
-          "vkCmdWaitEvents",
-          "pBufferMemoryBarriers",
-          E1,
-        );
-        const a10 = rt.array(
-          m,
-          "struct",
-          "VkImageMemoryBarrier",
-          u6,
-          true,
-          "vkCmdWaitEvents",
-          "pImageMemoryBarriers",
-          E2,
-        );
+        let a6;
+        if (rt.isOne(u4)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u4[0], 0);
+            a6 = m.at(c);
+          } catch (e) {
+            a6 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4);
+          }
+        } else {a6 = rt.array(
+            m,
+            "struct",
+            "VkMemoryBarrier",
+            u4,
+            true,
+            "vkCmdWaitEvents",
+            "pMemoryBarriers",
+            E0,
+          );}
+        let a8;
+        if (rt.isOne(u5)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W1(m, c, u5[0], 0);
+            a8 = m.at(c);
+          } catch (e) {
+            a8 = rt.refit(m, top, e, E1, "VkBufferMemoryBarrier", u5);
+          }
+        } else {a8 = rt.array(
+            m,
+            "struct",
+            "VkBufferMemoryBarrier",
+            u5,
+            true,
+            "vkCmdWaitEvents",
+            "pBufferMemoryBarriers",
+            E1,
+          );}
+        let a10;
+        if (rt.isOne(u6)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W2(m, c, u6[0], 0);
+            a10 = m.at(c);
+          } catch (e) {
+            a10 = rt.refit(m, top, e, E2, "VkImageMemoryBarrier", u6);
+          }
+        } else {a10 = rt.array(
+            m,
+            "struct",
+            "VkImageMemoryBarrier",
+            u6,
+            true,
+            "vkCmdWaitEvents",
+            "pImageMemoryBarriers",
+            E2,
+          );}
         const n1_0 = rt.len(u1, "handle", "vkCmdWaitEvents", "pEvents");
         const a1 = n1_0;
         const n5_0 = rt.len(u4, "struct", "vkCmdWaitEvents", "pMemoryBarriers");
@@ -5694,22 +7419,33 @@ export function commands() {
   /** `vkCmdWaitEvents2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWaitEvents2(rt, fn) {
     const E0 = rt.entry("VkDependencyInfo");
+    const W0 = E0[0];
     return function cmdWaitEvents2(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents2", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "handle", "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents");
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkDependencyInfo",
-          u2,
-          false,
-          "vkCmdWaitEvents2",
-          "pDependencyInfos",
-          E0,
-        );
+        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents");
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkDependencyInfo", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkDependencyInfo",
+            u2,
+            false,
+            "vkCmdWaitEvents2",
+            "pDependencyInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "handle", "vkCmdWaitEvents2", "pEvents");
         const n1_1 = rt.len(u2, "struct", "vkCmdWaitEvents2", "pDependencyInfos");
         if (n1_1 !== n1_0 && u2 != null) {
@@ -5730,9 +7466,8 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
+        const a2 = rt.handles(
           m,
-          "handle",
           "VkAccelerationStructureKHR",
           u1,
           false,
@@ -5763,9 +7498,8 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
+        const a2 = rt.handles(
           m,
-          "handle",
           "VkAccelerationStructureNV",
           u1,
           false,
@@ -5818,20 +7552,31 @@ export function commands() {
   /** `vkCmdWriteMarkerToMemoryAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteMarkerToMemoryAMD(rt, fn) {
     const E0 = rt.entry("VkMemoryMarkerInfoAMD");
+    const W0 = E0[0];
     return function cmdWriteMarkerToMemoryAMD(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteMarkerToMemoryAMD", "commandBuffer");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMemoryMarkerInfoAMD",
-          u1,
-          false,
-          "vkCmdWriteMarkerToMemoryAMD",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryMarkerInfoAMD", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMemoryMarkerInfoAMD",
+            u1,
+            false,
+            "vkCmdWriteMarkerToMemoryAMD",
+            "pInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5846,9 +7591,8 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
+        const a2 = rt.handles(
           m,
-          "handle",
           "VkMicromapEXT",
           u1,
           false,
@@ -5906,20 +7650,31 @@ export function commands() {
   /** `vkConvertCooperativeVectorMatrixNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function convertCooperativeVectorMatrixNV(rt, fn) {
     const E0 = rt.entry("VkConvertCooperativeVectorMatrixInfoNV");
+    const W0 = E0[0];
     return function convertCooperativeVectorMatrixNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkConvertCooperativeVectorMatrixNV", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkConvertCooperativeVectorMatrixInfoNV",
-          u1,
-          false,
-          "vkConvertCooperativeVectorMatrixNV",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkConvertCooperativeVectorMatrixInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkConvertCooperativeVectorMatrixInfoNV",
+            u1,
+            false,
+            "vkConvertCooperativeVectorMatrixNV",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkConvertCooperativeVectorMatrixNV");
         return r === 0 ? "VK_SUCCESS" : r === 5 ? "VK_INCOMPLETE" : rt.name(r);
@@ -5932,21 +7687,32 @@ export function commands() {
   /** `vkCopyAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyAccelerationStructureKHR(rt, fn) {
     const E0 = rt.entry("VkCopyAccelerationStructureInfoKHR");
+    const W0 = E0[0];
     return function copyAccelerationStructureKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkCopyAccelerationStructureInfoKHR",
-          u2,
-          false,
-          "vkCopyAccelerationStructureKHR",
-          "pInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureInfoKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkCopyAccelerationStructureInfoKHR",
+            u2,
+            false,
+            "vkCopyAccelerationStructureKHR",
+            "pInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyAccelerationStructureKHR");
         return r === 0
@@ -5965,21 +7731,32 @@ export function commands() {
   /** `vkCopyAccelerationStructureToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyAccelerationStructureToMemoryKHR(rt, fn) {
     const E0 = rt.entry("VkCopyAccelerationStructureToMemoryInfoKHR");
+    const W0 = E0[0];
     return function copyAccelerationStructureToMemoryKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureToMemoryKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkCopyAccelerationStructureToMemoryInfoKHR",
-          u2,
-          false,
-          "vkCopyAccelerationStructureToMemoryKHR",
-          "pInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureToMemoryInfoKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkCopyAccelerationStructureToMemoryInfoKHR",
+            u2,
+            false,
+            "vkCopyAccelerationStructureToMemoryKHR",
+            "pInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyAccelerationStructureToMemoryKHR");
         return r === 0
@@ -5998,20 +7775,31 @@ export function commands() {
   /** `vkCopyImageToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyImageToImage(rt, fn) {
     const E0 = rt.entry("VkCopyImageToImageInfo");
+    const W0 = E0[0];
     return function copyImageToImage(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToImage", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyImageToImageInfo",
-          u1,
-          false,
-          "vkCopyImageToImage",
-          "pCopyImageToImageInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageToImageInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyImageToImageInfo",
+            u1,
+            false,
+            "vkCopyImageToImage",
+            "pCopyImageToImageInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCopyImageToImage");
       } finally {
@@ -6023,20 +7811,31 @@ export function commands() {
   /** `vkCopyImageToMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyImageToMemory(rt, fn) {
     const E0 = rt.entry("VkCopyImageToMemoryInfo");
+    const W0 = E0[0];
     return function copyImageToMemory(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToMemory", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyImageToMemoryInfo",
-          u1,
-          false,
-          "vkCopyImageToMemory",
-          "pCopyImageToMemoryInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageToMemoryInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyImageToMemoryInfo",
+            u1,
+            false,
+            "vkCopyImageToMemory",
+            "pCopyImageToMemoryInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCopyImageToMemory");
       } finally {
@@ -6048,21 +7847,32 @@ export function commands() {
   /** `vkCopyMemoryToAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyMemoryToAccelerationStructureKHR(rt, fn) {
     const E0 = rt.entry("VkCopyMemoryToAccelerationStructureInfoKHR");
+    const W0 = E0[0];
     return function copyMemoryToAccelerationStructureKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToAccelerationStructureKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkCopyMemoryToAccelerationStructureInfoKHR",
-          u2,
-          false,
-          "vkCopyMemoryToAccelerationStructureKHR",
-          "pInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkCopyMemoryToAccelerationStructureInfoKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkCopyMemoryToAccelerationStructureInfoKHR",
+            u2,
+            false,
+            "vkCopyMemoryToAccelerationStructureKHR",
+            "pInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMemoryToAccelerationStructureKHR");
         return r === 0
@@ -6081,20 +7891,31 @@ export function commands() {
   /** `vkCopyMemoryToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyMemoryToImage(rt, fn) {
     const E0 = rt.entry("VkCopyMemoryToImageInfo");
+    const W0 = E0[0];
     return function copyMemoryToImage(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToImage", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCopyMemoryToImageInfo",
-          u1,
-          false,
-          "vkCopyMemoryToImage",
-          "pCopyMemoryToImageInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToImageInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCopyMemoryToImageInfo",
+            u1,
+            false,
+            "vkCopyMemoryToImage",
+            "pCopyMemoryToImageInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCopyMemoryToImage");
       } finally {
@@ -6106,21 +7927,32 @@ export function commands() {
   /** `vkCopyMemoryToMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyMemoryToMicromapEXT(rt, fn) {
     const E0 = rt.entry("VkCopyMemoryToMicromapInfoEXT");
+    const W0 = E0[0];
     return function copyMemoryToMicromapEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToMicromapEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkCopyMemoryToMicromapInfoEXT",
-          u2,
-          false,
-          "vkCopyMemoryToMicromapEXT",
-          "pInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkCopyMemoryToMicromapInfoEXT", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkCopyMemoryToMicromapInfoEXT",
+            u2,
+            false,
+            "vkCopyMemoryToMicromapEXT",
+            "pInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMemoryToMicromapEXT");
         return r === 0
@@ -6139,13 +7971,24 @@ export function commands() {
   /** `vkCopyMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyMicromapEXT(rt, fn) {
     const E0 = rt.entry("VkCopyMicromapInfoEXT");
+    const W0 = E0[0];
     return function copyMicromapEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a2 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u2, false, "vkCopyMicromapEXT", "pInfo");
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u2]);
+          }
+        } else a2 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u2, false, "vkCopyMicromapEXT", "pInfo");
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMicromapEXT");
         return r === 0
@@ -6164,21 +8007,32 @@ export function commands() {
   /** `vkCopyMicromapToMemoryEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function copyMicromapToMemoryEXT(rt, fn) {
     const E0 = rt.entry("VkCopyMicromapToMemoryInfoEXT");
+    const W0 = E0[0];
     return function copyMicromapToMemoryEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapToMemoryEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkCopyMicromapToMemoryInfoEXT",
-          u2,
-          false,
-          "vkCopyMicromapToMemoryEXT",
-          "pInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkCopyMicromapToMemoryInfoEXT", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkCopyMicromapToMemoryInfoEXT",
+            u2,
+            false,
+            "vkCopyMicromapToMemoryEXT",
+            "pInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMicromapToMemoryEXT");
         return r === 0
@@ -6197,20 +8051,31 @@ export function commands() {
   /** `vkCreateAccelerationStructure2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createAccelerationStructure2KHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureCreateInfo2KHR");
+    const W0 = E0[0];
     return function createAccelerationStructure2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructure2KHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureCreateInfo2KHR",
-          u1,
-          false,
-          "vkCreateAccelerationStructure2KHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCreateInfo2KHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureCreateInfo2KHR",
+            u1,
+            false,
+            "vkCreateAccelerationStructure2KHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6226,20 +8091,31 @@ export function commands() {
   /** `vkCreateAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createAccelerationStructureKHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureCreateInfoKHR");
+    const W0 = E0[0];
     return function createAccelerationStructureKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructureKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateAccelerationStructureKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateAccelerationStructureKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6255,20 +8131,31 @@ export function commands() {
   /** `vkCreateAccelerationStructureNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createAccelerationStructureNV(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureCreateInfoNV");
+    const W0 = E0[0];
     return function createAccelerationStructureNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructureNV", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureCreateInfoNV",
-          u1,
-          false,
-          "vkCreateAccelerationStructureNV",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCreateInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureCreateInfoNV",
+            u1,
+            false,
+            "vkCreateAccelerationStructureNV",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6284,20 +8171,31 @@ export function commands() {
   /** `vkCreateAndroidSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createAndroidSurfaceKHR(rt, fn) {
     const E0 = rt.entry("VkAndroidSurfaceCreateInfoKHR");
+    const W0 = E0[0];
     return function createAndroidSurfaceKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAndroidSurfaceKHR", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAndroidSurfaceCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateAndroidSurfaceKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAndroidSurfaceCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAndroidSurfaceCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateAndroidSurfaceKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6313,12 +8211,23 @@ export function commands() {
   /** `vkCreateBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createBuffer(rt, fn) {
     const E0 = rt.entry("VkBufferCreateInfo");
+    const W0 = E0[0];
     return function createBuffer(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBuffer", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkBufferCreateInfo", u1, false, "vkCreateBuffer", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBufferCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkBufferCreateInfo", u1, false, "vkCreateBuffer", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6334,20 +8243,31 @@ export function commands() {
   /** `vkCreateBufferCollectionFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createBufferCollectionFUCHSIA(rt, fn) {
     const E0 = rt.entry("VkBufferCollectionCreateInfoFUCHSIA");
+    const W0 = E0[0];
     return function createBufferCollectionFUCHSIA(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBufferCollectionFUCHSIA", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBufferCollectionCreateInfoFUCHSIA",
-          u1,
-          false,
-          "vkCreateBufferCollectionFUCHSIA",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBufferCollectionCreateInfoFUCHSIA", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBufferCollectionCreateInfoFUCHSIA",
+            u1,
+            false,
+            "vkCreateBufferCollectionFUCHSIA",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6363,12 +8283,31 @@ export function commands() {
   /** `vkCreateBufferView`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createBufferView(rt, fn) {
     const E0 = rt.entry("VkBufferViewCreateInfo");
+    const W0 = E0[0];
     return function createBufferView(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBufferView", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkBufferViewCreateInfo", u1, false, "vkCreateBufferView", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBufferViewCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBufferViewCreateInfo",
+            u1,
+            false,
+            "vkCreateBufferView",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6384,20 +8323,31 @@ export function commands() {
   /** `vkCreateCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createCommandPool(rt, fn) {
     const E0 = rt.entry("VkCommandPoolCreateInfo");
+    const W0 = E0[0];
     return function createCommandPool(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCommandPool", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCommandPoolCreateInfo",
-          u1,
-          false,
-          "vkCreateCommandPool",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCommandPoolCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCommandPoolCreateInfo",
+            u1,
+            false,
+            "vkCreateCommandPool",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6413,22 +8363,33 @@ export function commands() {
   /** `vkCreateComputePipelines`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createComputePipelines(rt, fn) {
     const E0 = rt.entry("VkComputePipelineCreateInfo");
+    const W0 = E0[0];
     return function createComputePipelines(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateComputePipelines", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkComputePipelineCreateInfo",
-          u2,
-          false,
-          "vkCreateComputePipelines",
-          "pCreateInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkComputePipelineCreateInfo", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkComputePipelineCreateInfo",
+            u2,
+            false,
+            "vkCreateComputePipelines",
+            "pCreateInfos",
+            E0,
+          );}
         const a4 = null;
         const n2_0 = rt.len(u2, "struct", "vkCreateComputePipelines", "pCreateInfos");
         const a2 = n2_0;
@@ -6455,20 +8416,31 @@ export function commands() {
   /** `vkCreateCuFunctionNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createCuFunctionNVX(rt, fn) {
     const E0 = rt.entry("VkCuFunctionCreateInfoNVX");
+    const W0 = E0[0];
     return function createCuFunctionNVX(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCuFunctionNVX", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCuFunctionCreateInfoNVX",
-          u1,
-          false,
-          "vkCreateCuFunctionNVX",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCuFunctionCreateInfoNVX", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCuFunctionCreateInfoNVX",
+            u1,
+            false,
+            "vkCreateCuFunctionNVX",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6484,20 +8456,31 @@ export function commands() {
   /** `vkCreateCuModuleNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createCuModuleNVX(rt, fn) {
     const E0 = rt.entry("VkCuModuleCreateInfoNVX");
+    const W0 = E0[0];
     return function createCuModuleNVX(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCuModuleNVX", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCuModuleCreateInfoNVX",
-          u1,
-          false,
-          "vkCreateCuModuleNVX",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCuModuleCreateInfoNVX", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCuModuleCreateInfoNVX",
+            u1,
+            false,
+            "vkCreateCuModuleNVX",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6513,20 +8496,31 @@ export function commands() {
   /** `vkCreateCudaFunctionNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createCudaFunctionNV(rt, fn) {
     const E0 = rt.entry("VkCudaFunctionCreateInfoNV");
+    const W0 = E0[0];
     return function createCudaFunctionNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCudaFunctionNV", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCudaFunctionCreateInfoNV",
-          u1,
-          false,
-          "vkCreateCudaFunctionNV",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCudaFunctionCreateInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCudaFunctionCreateInfoNV",
+            u1,
+            false,
+            "vkCreateCudaFunctionNV",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6542,20 +8536,31 @@ export function commands() {
   /** `vkCreateCudaModuleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createCudaModuleNV(rt, fn) {
     const E0 = rt.entry("VkCudaModuleCreateInfoNV");
+    const W0 = E0[0];
     return function createCudaModuleNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCudaModuleNV", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkCudaModuleCreateInfoNV",
-          u1,
-          false,
-          "vkCreateCudaModuleNV",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkCudaModuleCreateInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkCudaModuleCreateInfoNV",
+            u1,
+            false,
+            "vkCreateCudaModuleNV",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6571,20 +8576,31 @@ export function commands() {
   /** `vkCreateDataGraphPipelineSessionARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDataGraphPipelineSessionARM(rt, fn) {
     const E0 = rt.entry("VkDataGraphPipelineSessionCreateInfoARM");
+    const W0 = E0[0];
     return function createDataGraphPipelineSessionARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDataGraphPipelineSessionARM", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDataGraphPipelineSessionCreateInfoARM",
-          u1,
-          false,
-          "vkCreateDataGraphPipelineSessionARM",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineSessionCreateInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDataGraphPipelineSessionCreateInfoARM",
+            u1,
+            false,
+            "vkCreateDataGraphPipelineSessionARM",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6600,6 +8616,7 @@ export function commands() {
   /** `vkCreateDataGraphPipelinesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDataGraphPipelinesARM(rt, fn) {
     const E0 = rt.entry("VkDataGraphPipelineCreateInfoARM");
+    const W0 = E0[0];
     return function createDataGraphPipelinesARM(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDataGraphPipelinesARM", "device");
       const m = rt.enter(0);
@@ -6607,16 +8624,26 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         const a2 = u2 ?? null;
-        const a4 = rt.array(
-          m,
-          "struct",
-          "VkDataGraphPipelineCreateInfoARM",
-          u3,
-          false,
-          "vkCreateDataGraphPipelinesARM",
-          "pCreateInfos",
-          E0,
-        );
+        let a4;
+        if (rt.isOne(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u3[0], 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E0, "VkDataGraphPipelineCreateInfoARM", u3);
+          }
+        } else {a4 = rt.array(
+            m,
+            "struct",
+            "VkDataGraphPipelineCreateInfoARM",
+            u3,
+            false,
+            "vkCreateDataGraphPipelinesARM",
+            "pCreateInfos",
+            E0,
+          );}
         const a5 = null;
         const n3_0 = rt.len(u3, "struct", "vkCreateDataGraphPipelinesARM", "pCreateInfos");
         const a3 = n3_0;
@@ -6643,20 +8670,31 @@ export function commands() {
   /** `vkCreateDebugReportCallbackEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDebugReportCallbackEXT(rt, fn) {
     const E0 = rt.entry("VkDebugReportCallbackCreateInfoEXT");
+    const W0 = E0[0];
     return function createDebugReportCallbackEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDebugReportCallbackEXT", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugReportCallbackCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateDebugReportCallbackEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugReportCallbackCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugReportCallbackCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateDebugReportCallbackEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6672,20 +8710,31 @@ export function commands() {
   /** `vkCreateDebugUtilsMessengerEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDebugUtilsMessengerEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsMessengerCreateInfoEXT");
+    const W0 = E0[0];
     return function createDebugUtilsMessengerEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDebugUtilsMessengerEXT", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsMessengerCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateDebugUtilsMessengerEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsMessengerCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsMessengerCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateDebugUtilsMessengerEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6720,20 +8769,31 @@ export function commands() {
   /** `vkCreateDescriptorPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDescriptorPool(rt, fn) {
     const E0 = rt.entry("VkDescriptorPoolCreateInfo");
+    const W0 = E0[0];
     return function createDescriptorPool(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorPool", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDescriptorPoolCreateInfo",
-          u1,
-          false,
-          "vkCreateDescriptorPool",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorPoolCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDescriptorPoolCreateInfo",
+            u1,
+            false,
+            "vkCreateDescriptorPool",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6749,20 +8809,31 @@ export function commands() {
   /** `vkCreateDescriptorSetLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDescriptorSetLayout(rt, fn) {
     const E0 = rt.entry("VkDescriptorSetLayoutCreateInfo");
+    const W0 = E0[0];
     return function createDescriptorSetLayout(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorSetLayout", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDescriptorSetLayoutCreateInfo",
-          u1,
-          false,
-          "vkCreateDescriptorSetLayout",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetLayoutCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDescriptorSetLayoutCreateInfo",
+            u1,
+            false,
+            "vkCreateDescriptorSetLayout",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6778,20 +8849,31 @@ export function commands() {
   /** `vkCreateDescriptorUpdateTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDescriptorUpdateTemplate(rt, fn) {
     const E0 = rt.entry("VkDescriptorUpdateTemplateCreateInfo");
+    const W0 = E0[0];
     return function createDescriptorUpdateTemplate(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorUpdateTemplate", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDescriptorUpdateTemplateCreateInfo",
-          u1,
-          false,
-          "vkCreateDescriptorUpdateTemplate",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorUpdateTemplateCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDescriptorUpdateTemplateCreateInfo",
+            u1,
+            false,
+            "vkCreateDescriptorUpdateTemplate",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6807,12 +8889,23 @@ export function commands() {
   /** `vkCreateDevice`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDevice(rt, fn) {
     const E0 = rt.entry("VkDeviceCreateInfo");
+    const W0 = E0[0];
     return function createDevice(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDevice", "physicalDevice");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkDeviceCreateInfo", u1, false, "vkCreateDevice", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkDeviceCreateInfo", u1, false, "vkCreateDevice", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6828,20 +8921,31 @@ export function commands() {
   /** `vkCreateDirectFBSurfaceEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDirectFBSurfaceEXT(rt, fn) {
     const E0 = rt.entry("VkDirectFBSurfaceCreateInfoEXT");
+    const W0 = E0[0];
     return function createDirectFBSurfaceEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDirectFBSurfaceEXT", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDirectFBSurfaceCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateDirectFBSurfaceEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDirectFBSurfaceCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDirectFBSurfaceCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateDirectFBSurfaceEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6857,21 +8961,32 @@ export function commands() {
   /** `vkCreateDisplayModeKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDisplayModeKHR(rt, fn) {
     const E0 = rt.entry("VkDisplayModeCreateInfoKHR");
+    const W0 = E0[0];
     return function createDisplayModeKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDisplayModeKHR", "physicalDevice");
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkDisplayModeCreateInfoKHR",
-          u2,
-          false,
-          "vkCreateDisplayModeKHR",
-          "pCreateInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDisplayModeCreateInfoKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkDisplayModeCreateInfoKHR",
+            u2,
+            false,
+            "vkCreateDisplayModeKHR",
+            "pCreateInfo",
+          );}
         const a3 = null;
         const a4 = m.at(0);
         const r = fn(a0, a1, a2, a3, a4);
@@ -6887,20 +9002,31 @@ export function commands() {
   /** `vkCreateDisplayPlaneSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createDisplayPlaneSurfaceKHR(rt, fn) {
     const E0 = rt.entry("VkDisplaySurfaceCreateInfoKHR");
+    const W0 = E0[0];
     return function createDisplayPlaneSurfaceKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDisplayPlaneSurfaceKHR", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDisplaySurfaceCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateDisplayPlaneSurfaceKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDisplaySurfaceCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDisplaySurfaceCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateDisplayPlaneSurfaceKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6916,12 +9042,23 @@ export function commands() {
   /** `vkCreateEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createEvent(rt, fn) {
     const E0 = rt.entry("VkEventCreateInfo");
+    const W0 = E0[0];
     return function createEvent(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateEvent", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkEventCreateInfo", u1, false, "vkCreateEvent", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkEventCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkEventCreateInfo", u1, false, "vkCreateEvent", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -6937,22 +9074,33 @@ export function commands() {
   /** `vkCreateExecutionGraphPipelinesAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createExecutionGraphPipelinesAMDX(rt, fn) {
     const E0 = rt.entry("VkExecutionGraphPipelineCreateInfoAMDX");
+    const W0 = E0[0];
     return function createExecutionGraphPipelinesAMDX(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateExecutionGraphPipelinesAMDX", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkExecutionGraphPipelineCreateInfoAMDX",
-          u2,
-          false,
-          "vkCreateExecutionGraphPipelinesAMDX",
-          "pCreateInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkExecutionGraphPipelineCreateInfoAMDX", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkExecutionGraphPipelineCreateInfoAMDX",
+            u2,
+            false,
+            "vkCreateExecutionGraphPipelinesAMDX",
+            "pCreateInfos",
+            E0,
+          );}
         const a4 = null;
         const n2_0 = rt.len(u2, "struct", "vkCreateExecutionGraphPipelinesAMDX", "pCreateInfos");
         const a2 = n2_0;
@@ -6979,20 +9127,31 @@ export function commands() {
   /** `vkCreateExternalComputeQueueNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createExternalComputeQueueNV(rt, fn) {
     const E0 = rt.entry("VkExternalComputeQueueCreateInfoNV");
+    const W0 = E0[0];
     return function createExternalComputeQueueNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateExternalComputeQueueNV", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkExternalComputeQueueCreateInfoNV",
-          u1,
-          false,
-          "vkCreateExternalComputeQueueNV",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkExternalComputeQueueCreateInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkExternalComputeQueueCreateInfoNV",
+            u1,
+            false,
+            "vkCreateExternalComputeQueueNV",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7008,12 +9167,23 @@ export function commands() {
   /** `vkCreateFence`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createFence(rt, fn) {
     const E0 = rt.entry("VkFenceCreateInfo");
+    const W0 = E0[0];
     return function createFence(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateFence", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkFenceCreateInfo", u1, false, "vkCreateFence", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkFenceCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkFenceCreateInfo", u1, false, "vkCreateFence", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7029,20 +9199,31 @@ export function commands() {
   /** `vkCreateFramebuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createFramebuffer(rt, fn) {
     const E0 = rt.entry("VkFramebufferCreateInfo");
+    const W0 = E0[0];
     return function createFramebuffer(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateFramebuffer", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkFramebufferCreateInfo",
-          u1,
-          false,
-          "vkCreateFramebuffer",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkFramebufferCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkFramebufferCreateInfo",
+            u1,
+            false,
+            "vkCreateFramebuffer",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7058,20 +9239,31 @@ export function commands() {
   /** `vkCreateGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createGpaSessionAMD(rt, fn) {
     const E0 = rt.entry("VkGpaSessionCreateInfoAMD");
+    const W0 = E0[0];
     return function createGpaSessionAMD(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateGpaSessionAMD", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkGpaSessionCreateInfoAMD",
-          u1,
-          false,
-          "vkCreateGpaSessionAMD",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkGpaSessionCreateInfoAMD", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkGpaSessionCreateInfoAMD",
+            u1,
+            false,
+            "vkCreateGpaSessionAMD",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7087,22 +9279,33 @@ export function commands() {
   /** `vkCreateGraphicsPipelines`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createGraphicsPipelines(rt, fn) {
     const E0 = rt.entry("VkGraphicsPipelineCreateInfo");
+    const W0 = E0[0];
     return function createGraphicsPipelines(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateGraphicsPipelines", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkGraphicsPipelineCreateInfo",
-          u2,
-          false,
-          "vkCreateGraphicsPipelines",
-          "pCreateInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(144, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkGraphicsPipelineCreateInfo", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkGraphicsPipelineCreateInfo",
+            u2,
+            false,
+            "vkCreateGraphicsPipelines",
+            "pCreateInfos",
+            E0,
+          );}
         const a4 = null;
         const n2_0 = rt.len(u2, "struct", "vkCreateGraphicsPipelines", "pCreateInfos");
         const a2 = n2_0;
@@ -7129,20 +9332,31 @@ export function commands() {
   /** `vkCreateHeadlessSurfaceEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createHeadlessSurfaceEXT(rt, fn) {
     const E0 = rt.entry("VkHeadlessSurfaceCreateInfoEXT");
+    const W0 = E0[0];
     return function createHeadlessSurfaceEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateHeadlessSurfaceEXT", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkHeadlessSurfaceCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateHeadlessSurfaceEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkHeadlessSurfaceCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkHeadlessSurfaceCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateHeadlessSurfaceEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7158,20 +9372,31 @@ export function commands() {
   /** `vkCreateIOSSurfaceMVK`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createIOSSurfaceMVK(rt, fn) {
     const E0 = rt.entry("VkIOSSurfaceCreateInfoMVK");
+    const W0 = E0[0];
     return function createIOSSurfaceMVK(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIOSSurfaceMVK", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkIOSSurfaceCreateInfoMVK",
-          u1,
-          false,
-          "vkCreateIOSSurfaceMVK",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkIOSSurfaceCreateInfoMVK", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkIOSSurfaceCreateInfoMVK",
+            u1,
+            false,
+            "vkCreateIOSSurfaceMVK",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7187,12 +9412,23 @@ export function commands() {
   /** `vkCreateImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createImage(rt, fn) {
     const E0 = rt.entry("VkImageCreateInfo");
+    const W0 = E0[0];
     return function createImage(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImage", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkImageCreateInfo", u1, false, "vkCreateImage", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(88, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkImageCreateInfo", u1, false, "vkCreateImage", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7208,20 +9444,31 @@ export function commands() {
   /** `vkCreateImagePipeSurfaceFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createImagePipeSurfaceFUCHSIA(rt, fn) {
     const E0 = rt.entry("VkImagePipeSurfaceCreateInfoFUCHSIA");
+    const W0 = E0[0];
     return function createImagePipeSurfaceFUCHSIA(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImagePipeSurfaceFUCHSIA", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImagePipeSurfaceCreateInfoFUCHSIA",
-          u1,
-          false,
-          "vkCreateImagePipeSurfaceFUCHSIA",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImagePipeSurfaceCreateInfoFUCHSIA", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImagePipeSurfaceCreateInfoFUCHSIA",
+            u1,
+            false,
+            "vkCreateImagePipeSurfaceFUCHSIA",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7237,12 +9484,23 @@ export function commands() {
   /** `vkCreateImageView`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createImageView(rt, fn) {
     const E0 = rt.entry("VkImageViewCreateInfo");
+    const W0 = E0[0];
     return function createImageView(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImageView", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkImageViewCreateInfo", u1, false, "vkCreateImageView", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageViewCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkImageViewCreateInfo", u1, false, "vkCreateImageView", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7258,20 +9516,31 @@ export function commands() {
   /** `vkCreateIndirectCommandsLayoutEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createIndirectCommandsLayoutEXT(rt, fn) {
     const E0 = rt.entry("VkIndirectCommandsLayoutCreateInfoEXT");
+    const W0 = E0[0];
     return function createIndirectCommandsLayoutEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectCommandsLayoutEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkIndirectCommandsLayoutCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateIndirectCommandsLayoutEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkIndirectCommandsLayoutCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkIndirectCommandsLayoutCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateIndirectCommandsLayoutEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7287,20 +9556,31 @@ export function commands() {
   /** `vkCreateIndirectCommandsLayoutNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createIndirectCommandsLayoutNV(rt, fn) {
     const E0 = rt.entry("VkIndirectCommandsLayoutCreateInfoNV");
+    const W0 = E0[0];
     return function createIndirectCommandsLayoutNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectCommandsLayoutNV", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkIndirectCommandsLayoutCreateInfoNV",
-          u1,
-          false,
-          "vkCreateIndirectCommandsLayoutNV",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkIndirectCommandsLayoutCreateInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkIndirectCommandsLayoutCreateInfoNV",
+            u1,
+            false,
+            "vkCreateIndirectCommandsLayoutNV",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7316,20 +9596,31 @@ export function commands() {
   /** `vkCreateIndirectExecutionSetEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createIndirectExecutionSetEXT(rt, fn) {
     const E0 = rt.entry("VkIndirectExecutionSetCreateInfoEXT");
+    const W0 = E0[0];
     return function createIndirectExecutionSetEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectExecutionSetEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkIndirectExecutionSetCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateIndirectExecutionSetEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkIndirectExecutionSetCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkIndirectExecutionSetCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateIndirectExecutionSetEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7345,10 +9636,21 @@ export function commands() {
   /** `vkCreateInstance`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createInstance(rt, fn) {
     const E0 = rt.entry("VkInstanceCreateInfo");
+    const W0 = E0[0];
     return function createInstance(u0) {
       const m = rt.enter(8);
       try {
-        const a0 = rt.struct(m, E0, "VkInstanceCreateInfo", u0, false, "vkCreateInstance", "pCreateInfo");
+        let a0;
+        if (rt.isLiteral(u0)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u0, 0);
+            a0 = m.at(c);
+          } catch (e) {
+            a0 = rt.refit(m, top, e, E0, "VkInstanceCreateInfo", [u0]);
+          }
+        } else a0 = rt.struct(m, E0, "VkInstanceCreateInfo", u0, false, "vkCreateInstance", "pCreateInfo");
         const a1 = null;
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -7364,20 +9666,31 @@ export function commands() {
   /** `vkCreateMacOSSurfaceMVK`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createMacOSSurfaceMVK(rt, fn) {
     const E0 = rt.entry("VkMacOSSurfaceCreateInfoMVK");
+    const W0 = E0[0];
     return function createMacOSSurfaceMVK(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMacOSSurfaceMVK", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMacOSSurfaceCreateInfoMVK",
-          u1,
-          false,
-          "vkCreateMacOSSurfaceMVK",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMacOSSurfaceCreateInfoMVK", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMacOSSurfaceCreateInfoMVK",
+            u1,
+            false,
+            "vkCreateMacOSSurfaceMVK",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7393,20 +9706,31 @@ export function commands() {
   /** `vkCreateMetalSurfaceEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createMetalSurfaceEXT(rt, fn) {
     const E0 = rt.entry("VkMetalSurfaceCreateInfoEXT");
+    const W0 = E0[0];
     return function createMetalSurfaceEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMetalSurfaceEXT", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMetalSurfaceCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateMetalSurfaceEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMetalSurfaceCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMetalSurfaceCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateMetalSurfaceEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7422,20 +9746,31 @@ export function commands() {
   /** `vkCreateMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createMicromapEXT(rt, fn) {
     const E0 = rt.entry("VkMicromapCreateInfoEXT");
+    const W0 = E0[0];
     return function createMicromapEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMicromapEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMicromapCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateMicromapEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMicromapCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMicromapCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateMicromapEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7451,20 +9786,31 @@ export function commands() {
   /** `vkCreateOpticalFlowSessionNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createOpticalFlowSessionNV(rt, fn) {
     const E0 = rt.entry("VkOpticalFlowSessionCreateInfoNV");
+    const W0 = E0[0];
     return function createOpticalFlowSessionNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateOpticalFlowSessionNV", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkOpticalFlowSessionCreateInfoNV",
-          u1,
-          false,
-          "vkCreateOpticalFlowSessionNV",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkOpticalFlowSessionCreateInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkOpticalFlowSessionCreateInfoNV",
+            u1,
+            false,
+            "vkCreateOpticalFlowSessionNV",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7480,21 +9826,32 @@ export function commands() {
   /** `vkCreatePipelineBinariesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createPipelineBinariesKHR(rt, fn) {
     const E0 = rt.entry("VkPipelineBinaryCreateInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkPipelineBinaryHandlesInfoKHR");
     return function createPipelineBinariesKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineBinariesKHR", "device");
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineBinaryCreateInfoKHR",
-          u1,
-          false,
-          "vkCreatePipelineBinariesKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineBinaryCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineBinaryCreateInfoKHR",
+            u1,
+            false,
+            "vkCreatePipelineBinariesKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         rt.outStruct(m, E1, "VkPipelineBinaryHandlesInfoKHR", 0, null, "vkCreatePipelineBinariesKHR");
         const a3 = m.at(0);
@@ -7520,20 +9877,31 @@ export function commands() {
   /** `vkCreatePipelineCache`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createPipelineCache(rt, fn) {
     const E0 = rt.entry("VkPipelineCacheCreateInfo");
+    const W0 = E0[0];
     return function createPipelineCache(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineCache", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineCacheCreateInfo",
-          u1,
-          false,
-          "vkCreatePipelineCache",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineCacheCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineCacheCreateInfo",
+            u1,
+            false,
+            "vkCreatePipelineCache",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7549,20 +9917,31 @@ export function commands() {
   /** `vkCreatePipelineLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createPipelineLayout(rt, fn) {
     const E0 = rt.entry("VkPipelineLayoutCreateInfo");
+    const W0 = E0[0];
     return function createPipelineLayout(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineLayout", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineLayoutCreateInfo",
-          u1,
-          false,
-          "vkCreatePipelineLayout",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineLayoutCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineLayoutCreateInfo",
+            u1,
+            false,
+            "vkCreatePipelineLayout",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7578,20 +9957,31 @@ export function commands() {
   /** `vkCreatePrivateDataSlot`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createPrivateDataSlot(rt, fn) {
     const E0 = rt.entry("VkPrivateDataSlotCreateInfo");
+    const W0 = E0[0];
     return function createPrivateDataSlot(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePrivateDataSlot", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPrivateDataSlotCreateInfo",
-          u1,
-          false,
-          "vkCreatePrivateDataSlot",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPrivateDataSlotCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPrivateDataSlotCreateInfo",
+            u1,
+            false,
+            "vkCreatePrivateDataSlot",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7607,12 +9997,23 @@ export function commands() {
   /** `vkCreateQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createQueryPool(rt, fn) {
     const E0 = rt.entry("VkQueryPoolCreateInfo");
+    const W0 = E0[0];
     return function createQueryPool(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateQueryPool", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkQueryPoolCreateInfo", u1, false, "vkCreateQueryPool", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkQueryPoolCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkQueryPoolCreateInfo", u1, false, "vkCreateQueryPool", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7628,6 +10029,7 @@ export function commands() {
   /** `vkCreateRayTracingPipelinesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createRayTracingPipelinesKHR(rt, fn) {
     const E0 = rt.entry("VkRayTracingPipelineCreateInfoKHR");
+    const W0 = E0[0];
     return function createRayTracingPipelinesKHR(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesKHR", "device");
       const m = rt.enter(0);
@@ -7635,16 +10037,26 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         const a2 = u2 ?? null;
-        const a4 = rt.array(
-          m,
-          "struct",
-          "VkRayTracingPipelineCreateInfoKHR",
-          u3,
-          false,
-          "vkCreateRayTracingPipelinesKHR",
-          "pCreateInfos",
-          E0,
-        );
+        let a4;
+        if (rt.isOne(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(104, 8);
+            W0(m, c, u3[0], 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E0, "VkRayTracingPipelineCreateInfoKHR", u3);
+          }
+        } else {a4 = rt.array(
+            m,
+            "struct",
+            "VkRayTracingPipelineCreateInfoKHR",
+            u3,
+            false,
+            "vkCreateRayTracingPipelinesKHR",
+            "pCreateInfos",
+            E0,
+          );}
         const a5 = null;
         const n3_0 = rt.len(u3, "struct", "vkCreateRayTracingPipelinesKHR", "pCreateInfos");
         const a3 = n3_0;
@@ -7675,22 +10087,33 @@ export function commands() {
   /** `vkCreateRayTracingPipelinesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createRayTracingPipelinesNV(rt, fn) {
     const E0 = rt.entry("VkRayTracingPipelineCreateInfoNV");
+    const W0 = E0[0];
     return function createRayTracingPipelinesNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesNV", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkRayTracingPipelineCreateInfoNV",
-          u2,
-          false,
-          "vkCreateRayTracingPipelinesNV",
-          "pCreateInfos",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkRayTracingPipelineCreateInfoNV", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkRayTracingPipelineCreateInfoNV",
+            u2,
+            false,
+            "vkCreateRayTracingPipelinesNV",
+            "pCreateInfos",
+            E0,
+          );}
         const a4 = null;
         const n2_0 = rt.len(u2, "struct", "vkCreateRayTracingPipelinesNV", "pCreateInfos");
         const a2 = n2_0;
@@ -7717,12 +10140,31 @@ export function commands() {
   /** `vkCreateRenderPass`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createRenderPass(rt, fn) {
     const E0 = rt.entry("VkRenderPassCreateInfo");
+    const W0 = E0[0];
     return function createRenderPass(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRenderPass", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkRenderPassCreateInfo", u1, false, "vkCreateRenderPass", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderPassCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderPassCreateInfo",
+            u1,
+            false,
+            "vkCreateRenderPass",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7738,20 +10180,31 @@ export function commands() {
   /** `vkCreateRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createRenderPass2(rt, fn) {
     const E0 = rt.entry("VkRenderPassCreateInfo2");
+    const W0 = E0[0];
     return function createRenderPass2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRenderPass2", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderPassCreateInfo2",
-          u1,
-          false,
-          "vkCreateRenderPass2",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderPassCreateInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderPassCreateInfo2",
+            u1,
+            false,
+            "vkCreateRenderPass2",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7767,12 +10220,23 @@ export function commands() {
   /** `vkCreateSampler`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createSampler(rt, fn) {
     const E0 = rt.entry("VkSamplerCreateInfo");
+    const W0 = E0[0];
     return function createSampler(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSampler", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkSamplerCreateInfo", u1, false, "vkCreateSampler", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSamplerCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkSamplerCreateInfo", u1, false, "vkCreateSampler", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7788,20 +10252,31 @@ export function commands() {
   /** `vkCreateSamplerYcbcrConversion`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createSamplerYcbcrConversion(rt, fn) {
     const E0 = rt.entry("VkSamplerYcbcrConversionCreateInfo");
+    const W0 = E0[0];
     return function createSamplerYcbcrConversion(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSamplerYcbcrConversion", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSamplerYcbcrConversionCreateInfo",
-          u1,
-          false,
-          "vkCreateSamplerYcbcrConversion",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSamplerYcbcrConversionCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSamplerYcbcrConversionCreateInfo",
+            u1,
+            false,
+            "vkCreateSamplerYcbcrConversion",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7817,20 +10292,31 @@ export function commands() {
   /** `vkCreateScreenSurfaceQNX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createScreenSurfaceQNX(rt, fn) {
     const E0 = rt.entry("VkScreenSurfaceCreateInfoQNX");
+    const W0 = E0[0];
     return function createScreenSurfaceQNX(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateScreenSurfaceQNX", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkScreenSurfaceCreateInfoQNX",
-          u1,
-          false,
-          "vkCreateScreenSurfaceQNX",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkScreenSurfaceCreateInfoQNX", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkScreenSurfaceCreateInfoQNX",
+            u1,
+            false,
+            "vkCreateScreenSurfaceQNX",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7846,12 +10332,23 @@ export function commands() {
   /** `vkCreateSemaphore`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createSemaphore(rt, fn) {
     const E0 = rt.entry("VkSemaphoreCreateInfo");
+    const W0 = E0[0];
     return function createSemaphore(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSemaphore", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkSemaphoreCreateInfo", u1, false, "vkCreateSemaphore", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreCreateInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkSemaphoreCreateInfo", u1, false, "vkCreateSemaphore", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7867,20 +10364,31 @@ export function commands() {
   /** `vkCreateShaderInstrumentationARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createShaderInstrumentationARM(rt, fn) {
     const E0 = rt.entry("VkShaderInstrumentationCreateInfoARM");
+    const W0 = E0[0];
     return function createShaderInstrumentationARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShaderInstrumentationARM", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkShaderInstrumentationCreateInfoARM",
-          u1,
-          false,
-          "vkCreateShaderInstrumentationARM",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkShaderInstrumentationCreateInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkShaderInstrumentationCreateInfoARM",
+            u1,
+            false,
+            "vkCreateShaderInstrumentationARM",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7896,20 +10404,31 @@ export function commands() {
   /** `vkCreateShaderModule`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createShaderModule(rt, fn) {
     const E0 = rt.entry("VkShaderModuleCreateInfo");
+    const W0 = E0[0];
     return function createShaderModule(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShaderModule", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkShaderModuleCreateInfo",
-          u1,
-          false,
-          "vkCreateShaderModule",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkShaderModuleCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkShaderModuleCreateInfo",
+            u1,
+            false,
+            "vkCreateShaderModule",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -7925,21 +10444,32 @@ export function commands() {
   /** `vkCreateShadersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createShadersEXT(rt, fn) {
     const E0 = rt.entry("VkShaderCreateInfoEXT");
+    const W0 = E0[0];
     return function createShadersEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShadersEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkShaderCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateShadersEXT",
-          "pCreateInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkShaderCreateInfoEXT", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkShaderCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateShadersEXT",
+            "pCreateInfos",
+            E0,
+          );}
         const a3 = null;
         const n1_0 = rt.len(u1, "struct", "vkCreateShadersEXT", "pCreateInfos");
         const a1 = n1_0;
@@ -7966,21 +10496,32 @@ export function commands() {
   /** `vkCreateSharedSwapchainsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createSharedSwapchainsKHR(rt, fn) {
     const E0 = rt.entry("VkSwapchainCreateInfoKHR");
+    const W0 = E0[0];
     return function createSharedSwapchainsKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSharedSwapchainsKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkSwapchainCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateSharedSwapchainsKHR",
-          "pCreateInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(104, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkSwapchainCreateInfoKHR", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkSwapchainCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateSharedSwapchainsKHR",
+            "pCreateInfos",
+            E0,
+          );}
         const a3 = null;
         const n1_0 = rt.len(u1, "struct", "vkCreateSharedSwapchainsKHR", "pCreateInfos");
         const a1 = n1_0;
@@ -8000,20 +10541,31 @@ export function commands() {
   /** `vkCreateStreamDescriptorSurfaceGGP`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createStreamDescriptorSurfaceGGP(rt, fn) {
     const E0 = rt.entry("VkStreamDescriptorSurfaceCreateInfoGGP");
+    const W0 = E0[0];
     return function createStreamDescriptorSurfaceGGP(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateStreamDescriptorSurfaceGGP", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkStreamDescriptorSurfaceCreateInfoGGP",
-          u1,
-          false,
-          "vkCreateStreamDescriptorSurfaceGGP",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkStreamDescriptorSurfaceCreateInfoGGP", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkStreamDescriptorSurfaceCreateInfoGGP",
+            u1,
+            false,
+            "vkCreateStreamDescriptorSurfaceGGP",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8029,20 +10581,31 @@ export function commands() {
   /** `vkCreateSurfaceOHOS`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createSurfaceOHOS(rt, fn) {
     const E0 = rt.entry("VkSurfaceCreateInfoOHOS");
+    const W0 = E0[0];
     return function createSurfaceOHOS(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSurfaceOHOS", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSurfaceCreateInfoOHOS",
-          u1,
-          false,
-          "vkCreateSurfaceOHOS",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSurfaceCreateInfoOHOS", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSurfaceCreateInfoOHOS",
+            u1,
+            false,
+            "vkCreateSurfaceOHOS",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8058,20 +10621,31 @@ export function commands() {
   /** `vkCreateSwapchainKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createSwapchainKHR(rt, fn) {
     const E0 = rt.entry("VkSwapchainCreateInfoKHR");
+    const W0 = E0[0];
     return function createSwapchainKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSwapchainKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSwapchainCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateSwapchainKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(104, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSwapchainCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSwapchainCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateSwapchainKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8087,12 +10661,23 @@ export function commands() {
   /** `vkCreateTensorARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createTensorARM(rt, fn) {
     const E0 = rt.entry("VkTensorCreateInfoARM");
+    const W0 = E0[0];
     return function createTensorARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateTensorARM", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkTensorCreateInfoARM", u1, false, "vkCreateTensorARM", "pCreateInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkTensorCreateInfoARM", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkTensorCreateInfoARM", u1, false, "vkCreateTensorARM", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8108,20 +10693,31 @@ export function commands() {
   /** `vkCreateTensorViewARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createTensorViewARM(rt, fn) {
     const E0 = rt.entry("VkTensorViewCreateInfoARM");
+    const W0 = E0[0];
     return function createTensorViewARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateTensorViewARM", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkTensorViewCreateInfoARM",
-          u1,
-          false,
-          "vkCreateTensorViewARM",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkTensorViewCreateInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkTensorViewCreateInfoARM",
+            u1,
+            false,
+            "vkCreateTensorViewARM",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8137,20 +10733,31 @@ export function commands() {
   /** `vkCreateUbmSurfaceSEC`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createUbmSurfaceSEC(rt, fn) {
     const E0 = rt.entry("VkUbmSurfaceCreateInfoSEC");
+    const W0 = E0[0];
     return function createUbmSurfaceSEC(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateUbmSurfaceSEC", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkUbmSurfaceCreateInfoSEC",
-          u1,
-          false,
-          "vkCreateUbmSurfaceSEC",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkUbmSurfaceCreateInfoSEC", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkUbmSurfaceCreateInfoSEC",
+            u1,
+            false,
+            "vkCreateUbmSurfaceSEC",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8166,20 +10773,31 @@ export function commands() {
   /** `vkCreateValidationCacheEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createValidationCacheEXT(rt, fn) {
     const E0 = rt.entry("VkValidationCacheCreateInfoEXT");
+    const W0 = E0[0];
     return function createValidationCacheEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateValidationCacheEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkValidationCacheCreateInfoEXT",
-          u1,
-          false,
-          "vkCreateValidationCacheEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkValidationCacheCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkValidationCacheCreateInfoEXT",
+            u1,
+            false,
+            "vkCreateValidationCacheEXT",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8195,20 +10813,31 @@ export function commands() {
   /** `vkCreateViSurfaceNN`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createViSurfaceNN(rt, fn) {
     const E0 = rt.entry("VkViSurfaceCreateInfoNN");
+    const W0 = E0[0];
     return function createViSurfaceNN(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateViSurfaceNN", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkViSurfaceCreateInfoNN",
-          u1,
-          false,
-          "vkCreateViSurfaceNN",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkViSurfaceCreateInfoNN", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkViSurfaceCreateInfoNN",
+            u1,
+            false,
+            "vkCreateViSurfaceNN",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8224,20 +10853,31 @@ export function commands() {
   /** `vkCreateVideoSessionKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createVideoSessionKHR(rt, fn) {
     const E0 = rt.entry("VkVideoSessionCreateInfoKHR");
+    const W0 = E0[0];
     return function createVideoSessionKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateVideoSessionKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkVideoSessionCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateVideoSessionKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoSessionCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkVideoSessionCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateVideoSessionKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8253,20 +10893,31 @@ export function commands() {
   /** `vkCreateVideoSessionParametersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createVideoSessionParametersKHR(rt, fn) {
     const E0 = rt.entry("VkVideoSessionParametersCreateInfoKHR");
+    const W0 = E0[0];
     return function createVideoSessionParametersKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateVideoSessionParametersKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkVideoSessionParametersCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateVideoSessionParametersKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoSessionParametersCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkVideoSessionParametersCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateVideoSessionParametersKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8282,20 +10933,31 @@ export function commands() {
   /** `vkCreateWaylandSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createWaylandSurfaceKHR(rt, fn) {
     const E0 = rt.entry("VkWaylandSurfaceCreateInfoKHR");
+    const W0 = E0[0];
     return function createWaylandSurfaceKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateWaylandSurfaceKHR", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkWaylandSurfaceCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateWaylandSurfaceKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkWaylandSurfaceCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkWaylandSurfaceCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateWaylandSurfaceKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8311,20 +10973,31 @@ export function commands() {
   /** `vkCreateWin32SurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createWin32SurfaceKHR(rt, fn) {
     const E0 = rt.entry("VkWin32SurfaceCreateInfoKHR");
+    const W0 = E0[0];
     return function createWin32SurfaceKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateWin32SurfaceKHR", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkWin32SurfaceCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateWin32SurfaceKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkWin32SurfaceCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkWin32SurfaceCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateWin32SurfaceKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8340,20 +11013,31 @@ export function commands() {
   /** `vkCreateXcbSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createXcbSurfaceKHR(rt, fn) {
     const E0 = rt.entry("VkXcbSurfaceCreateInfoKHR");
+    const W0 = E0[0];
     return function createXcbSurfaceKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateXcbSurfaceKHR", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkXcbSurfaceCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateXcbSurfaceKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkXcbSurfaceCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkXcbSurfaceCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateXcbSurfaceKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8369,20 +11053,31 @@ export function commands() {
   /** `vkCreateXlibSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function createXlibSurfaceKHR(rt, fn) {
     const E0 = rt.entry("VkXlibSurfaceCreateInfoKHR");
+    const W0 = E0[0];
     return function createXlibSurfaceKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkCreateXlibSurfaceKHR", "instance");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkXlibSurfaceCreateInfoKHR",
-          u1,
-          false,
-          "vkCreateXlibSurfaceKHR",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkXlibSurfaceCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkXlibSurfaceCreateInfoKHR",
+            u1,
+            false,
+            "vkCreateXlibSurfaceKHR",
+            "pCreateInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -8398,20 +11093,31 @@ export function commands() {
   /** `vkDebugMarkerSetObjectNameEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function debugMarkerSetObjectNameEXT(rt, fn) {
     const E0 = rt.entry("VkDebugMarkerObjectNameInfoEXT");
+    const W0 = E0[0];
     return function debugMarkerSetObjectNameEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkDebugMarkerSetObjectNameEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugMarkerObjectNameInfoEXT",
-          u1,
-          false,
-          "vkDebugMarkerSetObjectNameEXT",
-          "pNameInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerObjectNameInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugMarkerObjectNameInfoEXT",
+            u1,
+            false,
+            "vkDebugMarkerSetObjectNameEXT",
+            "pNameInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkDebugMarkerSetObjectNameEXT");
       } finally {
@@ -8423,20 +11129,31 @@ export function commands() {
   /** `vkDebugMarkerSetObjectTagEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function debugMarkerSetObjectTagEXT(rt, fn) {
     const E0 = rt.entry("VkDebugMarkerObjectTagInfoEXT");
+    const W0 = E0[0];
     return function debugMarkerSetObjectTagEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkDebugMarkerSetObjectTagEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugMarkerObjectTagInfoEXT",
-          u1,
-          false,
-          "vkDebugMarkerSetObjectTagEXT",
-          "pTagInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerObjectTagInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugMarkerObjectTagInfoEXT",
+            u1,
+            false,
+            "vkDebugMarkerSetObjectTagEXT",
+            "pTagInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkDebugMarkerSetObjectTagEXT");
       } finally {
@@ -9056,21 +11773,32 @@ export function commands() {
   /** `vkDisplayPowerControlEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function displayPowerControlEXT(rt, fn) {
     const E0 = rt.entry("VkDisplayPowerInfoEXT");
+    const W0 = E0[0];
     return function displayPowerControlEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkDisplayPowerControlEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkDisplayPowerInfoEXT",
-          u2,
-          false,
-          "vkDisplayPowerControlEXT",
-          "pDisplayPowerInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDisplayPowerInfoEXT", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkDisplayPowerInfoEXT",
+            u2,
+            false,
+            "vkDisplayPowerControlEXT",
+            "pDisplayPowerInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkDisplayPowerControlEXT");
       } finally {
@@ -9467,21 +12195,32 @@ export function commands() {
   /** `vkFlushMappedMemoryRanges`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function flushMappedMemoryRanges(rt, fn) {
     const E0 = rt.entry("VkMappedMemoryRange");
+    const W0 = E0[0];
     return function flushMappedMemoryRanges(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkFlushMappedMemoryRanges", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkMappedMemoryRange",
-          u1,
-          false,
-          "vkFlushMappedMemoryRanges",
-          "pMemoryRanges",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkMappedMemoryRange", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkMappedMemoryRange",
+            u1,
+            false,
+            "vkFlushMappedMemoryRanges",
+            "pMemoryRanges",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkFlushMappedMemoryRanges", "pMemoryRanges");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -9500,15 +12239,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "handle",
-          "VkCommandBuffer",
-          u2,
-          false,
-          "vkFreeCommandBuffers",
-          "pCommandBuffers",
-        );
+        const a3 = rt.handles(m, "VkCommandBuffer", u2, false, "vkFreeCommandBuffers", "pCommandBuffers");
         const n2_0 = rt.len(u2, "handle", "vkFreeCommandBuffers", "pCommandBuffers");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -9526,15 +12257,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "handle",
-          "VkDescriptorSet",
-          u2,
-          false,
-          "vkFreeDescriptorSets",
-          "pDescriptorSets",
-        );
+        const a3 = rt.handles(m, "VkDescriptorSet", u2, false, "vkFreeDescriptorSets", "pDescriptorSets");
         const n2_0 = rt.len(u2, "handle", "vkFreeDescriptorSets", "pDescriptorSets");
         const a2 = n2_0;
         const r = fn(a0, a1, a2, a3);
@@ -9559,6 +12282,7 @@ export function commands() {
   /** `vkGetAccelerationStructureBuildSizesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getAccelerationStructureBuildSizesKHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkAccelerationStructureBuildSizesInfoKHR");
     return function getAccelerationStructureBuildSizesKHR(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureBuildSizesKHR", "device");
@@ -9566,15 +12290,25 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureBuildGeometryInfoKHR",
-          u2,
-          false,
-          "vkGetAccelerationStructureBuildSizesKHR",
-          "pBuildInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureBuildGeometryInfoKHR",
+            u2,
+            false,
+            "vkGetAccelerationStructureBuildSizesKHR",
+            "pBuildInfo",
+          );}
         const a3 = rt.array(
           m,
           "scalar",
@@ -9605,20 +12339,31 @@ export function commands() {
   /** `vkGetAccelerationStructureDeviceAddressKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getAccelerationStructureDeviceAddressKHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureDeviceAddressInfoKHR");
+    const W0 = E0[0];
     return function getAccelerationStructureDeviceAddressKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureDeviceAddressKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureDeviceAddressInfoKHR",
-          u1,
-          false,
-          "vkGetAccelerationStructureDeviceAddressKHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureDeviceAddressInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureDeviceAddressInfoKHR",
+            u1,
+            false,
+            "vkGetAccelerationStructureDeviceAddressKHR",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -9651,21 +12396,32 @@ export function commands() {
   /** `vkGetAccelerationStructureMemoryRequirementsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getAccelerationStructureMemoryRequirementsNV(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureMemoryRequirementsInfoNV");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getAccelerationStructureMemoryRequirementsNV(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureMemoryRequirementsNV", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureMemoryRequirementsInfoNV",
-          u1,
-          false,
-          "vkGetAccelerationStructureMemoryRequirementsNV",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureMemoryRequirementsInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureMemoryRequirementsInfoNV",
+            u1,
+            false,
+            "vkGetAccelerationStructureMemoryRequirementsNV",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetAccelerationStructureMemoryRequirementsNV");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -9680,20 +12436,31 @@ export function commands() {
   /** `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getAccelerationStructureOpaqueCaptureDescriptorDataEXT(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureCaptureDescriptorDataInfoEXT");
+    const W0 = E0[0];
     return function getAccelerationStructureOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureCaptureDescriptorDataInfoEXT",
-          u1,
-          false,
-          "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCaptureDescriptorDataInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureCaptureDescriptorDataInfoEXT",
+            u1,
+            false,
+            "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT");
@@ -9762,20 +12529,31 @@ export function commands() {
   /** `vkGetBufferDeviceAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getBufferDeviceAddress(rt, fn) {
     const E0 = rt.entry("VkBufferDeviceAddressInfo");
+    const W0 = E0[0];
     return function getBufferDeviceAddress(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferDeviceAddress", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBufferDeviceAddressInfo",
-          u1,
-          false,
-          "vkGetBufferDeviceAddress",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBufferDeviceAddressInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBufferDeviceAddressInfo",
+            u1,
+            false,
+            "vkGetBufferDeviceAddress",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -9807,21 +12585,32 @@ export function commands() {
   /** `vkGetBufferMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getBufferMemoryRequirements2(rt, fn) {
     const E0 = rt.entry("VkBufferMemoryRequirementsInfo2");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getBufferMemoryRequirements2(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferMemoryRequirements2", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBufferMemoryRequirementsInfo2",
-          u1,
-          false,
-          "vkGetBufferMemoryRequirements2",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBufferMemoryRequirementsInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBufferMemoryRequirementsInfo2",
+            u1,
+            false,
+            "vkGetBufferMemoryRequirements2",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetBufferMemoryRequirements2");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -9836,20 +12625,31 @@ export function commands() {
   /** `vkGetBufferOpaqueCaptureAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getBufferOpaqueCaptureAddress(rt, fn) {
     const E0 = rt.entry("VkBufferDeviceAddressInfo");
+    const W0 = E0[0];
     return function getBufferOpaqueCaptureAddress(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferOpaqueCaptureAddress", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBufferDeviceAddressInfo",
-          u1,
-          false,
-          "vkGetBufferOpaqueCaptureAddress",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBufferDeviceAddressInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBufferDeviceAddressInfo",
+            u1,
+            false,
+            "vkGetBufferOpaqueCaptureAddress",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -9861,20 +12661,31 @@ export function commands() {
   /** `vkGetBufferOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getBufferOpaqueCaptureDescriptorDataEXT(rt, fn) {
     const E0 = rt.entry("VkBufferCaptureDescriptorDataInfoEXT");
+    const W0 = E0[0];
     return function getBufferOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferOpaqueCaptureDescriptorDataEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkBufferCaptureDescriptorDataInfoEXT",
-          u1,
-          false,
-          "vkGetBufferOpaqueCaptureDescriptorDataEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkBufferCaptureDescriptorDataInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkBufferCaptureDescriptorDataInfoEXT",
+            u1,
+            false,
+            "vkGetBufferOpaqueCaptureDescriptorDataEXT",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetBufferOpaqueCaptureDescriptorDataEXT");
@@ -9887,21 +12698,32 @@ export function commands() {
   /** `vkGetCalibratedTimestampsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getCalibratedTimestampsKHR(rt, fn) {
     const E0 = rt.entry("VkCalibratedTimestampInfoKHR");
+    const W0 = E0[0];
     return function getCalibratedTimestampsKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetCalibratedTimestampsKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkCalibratedTimestampInfoKHR",
-          u1,
-          false,
-          "vkGetCalibratedTimestampsKHR",
-          "pTimestampInfos",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkCalibratedTimestampInfoKHR", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkCalibratedTimestampInfoKHR",
+            u1,
+            false,
+            "vkGetCalibratedTimestampsKHR",
+            "pTimestampInfos",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkGetCalibratedTimestampsKHR", "pTimestampInfos");
         const a1 = n1_0;
         const n3 = rt.size(a1);
@@ -9922,21 +12744,32 @@ export function commands() {
   /** `vkGetClusterAccelerationStructureBuildSizesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getClusterAccelerationStructureBuildSizesNV(rt, fn) {
     const E0 = rt.entry("VkClusterAccelerationStructureInputInfoNV");
+    const W0 = E0[0];
     const E1 = rt.entry("VkAccelerationStructureBuildSizesInfoKHR");
     return function getClusterAccelerationStructureBuildSizesNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetClusterAccelerationStructureBuildSizesNV", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkClusterAccelerationStructureInputInfoNV",
-          u1,
-          false,
-          "vkGetClusterAccelerationStructureBuildSizesNV",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkClusterAccelerationStructureInputInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkClusterAccelerationStructureInputInfoNV",
+            u1,
+            false,
+            "vkGetClusterAccelerationStructureBuildSizesNV",
+            "pInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -9995,20 +12828,31 @@ export function commands() {
   /** `vkGetDataGraphPipelineAvailablePropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDataGraphPipelineAvailablePropertiesARM(rt, fn) {
     const E0 = rt.entry("VkDataGraphPipelineInfoARM");
+    const W0 = E0[0];
     return function getDataGraphPipelineAvailablePropertiesARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineAvailablePropertiesARM", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDataGraphPipelineInfoARM",
-          u1,
-          false,
-          "vkGetDataGraphPipelineAvailablePropertiesARM",
-          "pPipelineInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDataGraphPipelineInfoARM",
+            u1,
+            false,
+            "vkGetDataGraphPipelineAvailablePropertiesARM",
+            "pPipelineInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -10041,20 +12885,31 @@ export function commands() {
   /** `vkGetDataGraphPipelinePropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDataGraphPipelinePropertiesARM(rt, fn) {
     const E0 = rt.entry("VkDataGraphPipelineInfoARM");
+    const W0 = E0[0];
     return function getDataGraphPipelinePropertiesARM(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelinePropertiesARM", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDataGraphPipelineInfoARM",
-          u1,
-          false,
-          "vkGetDataGraphPipelinePropertiesARM",
-          "pPipelineInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDataGraphPipelineInfoARM",
+            u1,
+            false,
+            "vkGetDataGraphPipelinePropertiesARM",
+            "pPipelineInfo",
+          );}
         const a2 = u2;
         const n3 = rt.size(a2);
         const b3 = rt.outArray(m, "struct", "VkDataGraphPipelinePropertyQueryResultARM", n3);
@@ -10075,20 +12930,31 @@ export function commands() {
   /** `vkGetDataGraphPipelineSessionBindPointRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDataGraphPipelineSessionBindPointRequirementsARM(rt, fn) {
     const E0 = rt.entry("VkDataGraphPipelineSessionBindPointRequirementsInfoARM");
+    const W0 = E0[0];
     return function getDataGraphPipelineSessionBindPointRequirementsARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineSessionBindPointRequirementsARM", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDataGraphPipelineSessionBindPointRequirementsInfoARM",
-          u1,
-          false,
-          "vkGetDataGraphPipelineSessionBindPointRequirementsARM",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineSessionBindPointRequirementsInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDataGraphPipelineSessionBindPointRequirementsInfoARM",
+            u1,
+            false,
+            "vkGetDataGraphPipelineSessionBindPointRequirementsARM",
+            "pInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -10121,21 +12987,32 @@ export function commands() {
   /** `vkGetDataGraphPipelineSessionMemoryRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDataGraphPipelineSessionMemoryRequirementsARM(rt, fn) {
     const E0 = rt.entry("VkDataGraphPipelineSessionMemoryRequirementsInfoARM");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getDataGraphPipelineSessionMemoryRequirementsARM(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineSessionMemoryRequirementsARM", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDataGraphPipelineSessionMemoryRequirementsInfoARM",
-          u1,
-          false,
-          "vkGetDataGraphPipelineSessionMemoryRequirementsARM",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineSessionMemoryRequirementsInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDataGraphPipelineSessionMemoryRequirementsInfoARM",
+            u1,
+            false,
+            "vkGetDataGraphPipelineSessionMemoryRequirementsARM",
+            "pInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -10180,20 +13057,31 @@ export function commands() {
   /** `vkGetDescriptorEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDescriptorEXT(rt, fn) {
     const E0 = rt.entry("VkDescriptorGetInfoEXT");
+    const W0 = E0[0];
     return function getDescriptorEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDescriptorGetInfoEXT",
-          u1,
-          false,
-          "vkGetDescriptorEXT",
-          "pDescriptorInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorGetInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDescriptorGetInfoEXT",
+            u1,
+            false,
+            "vkGetDescriptorEXT",
+            "pDescriptorInfo",
+          );}
         const b3 = rt.buffer(m, u2, false, "vkGetDescriptorEXT", "pDescriptor");
         const a3 = b3 === null ? null : m.pointer(b3);
         const n2_0 = rt.len(u2, "buf", "vkGetDescriptorEXT", "pDescriptor");
@@ -10246,21 +13134,32 @@ export function commands() {
   /** `vkGetDescriptorSetLayoutHostMappingInfoVALVE`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDescriptorSetLayoutHostMappingInfoVALVE(rt, fn) {
     const E0 = rt.entry("VkDescriptorSetBindingReferenceVALVE");
+    const W0 = E0[0];
     const E1 = rt.entry("VkDescriptorSetLayoutHostMappingInfoVALVE");
     return function getDescriptorSetLayoutHostMappingInfoVALVE(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutHostMappingInfoVALVE", "device");
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDescriptorSetBindingReferenceVALVE",
-          u1,
-          false,
-          "vkGetDescriptorSetLayoutHostMappingInfoVALVE",
-          "pBindingReference",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetBindingReferenceVALVE", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDescriptorSetBindingReferenceVALVE",
+            u1,
+            false,
+            "vkGetDescriptorSetLayoutHostMappingInfoVALVE",
+            "pBindingReference",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -10300,21 +13199,32 @@ export function commands() {
   /** `vkGetDescriptorSetLayoutSupport`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDescriptorSetLayoutSupport(rt, fn) {
     const E0 = rt.entry("VkDescriptorSetLayoutCreateInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkDescriptorSetLayoutSupport");
     return function getDescriptorSetLayoutSupport(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutSupport", "device");
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDescriptorSetLayoutCreateInfo",
-          u1,
-          false,
-          "vkGetDescriptorSetLayoutSupport",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetLayoutCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDescriptorSetLayoutCreateInfo",
+            u1,
+            false,
+            "vkGetDescriptorSetLayoutSupport",
+            "pCreateInfo",
+          );}
         rt.outStruct(m, E1, "VkDescriptorSetLayoutSupport", 0, c2, "vkGetDescriptorSetLayoutSupport");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -10329,20 +13239,31 @@ export function commands() {
   /** `vkGetDeviceAccelerationStructureCompatibilityKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceAccelerationStructureCompatibilityKHR(rt, fn) {
     const E0 = rt.entry("VkAccelerationStructureVersionInfoKHR");
+    const W0 = E0[0];
     return function getDeviceAccelerationStructureCompatibilityKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceAccelerationStructureCompatibilityKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkAccelerationStructureVersionInfoKHR",
-          u1,
-          false,
-          "vkGetDeviceAccelerationStructureCompatibilityKHR",
-          "pVersionInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureVersionInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkAccelerationStructureVersionInfoKHR",
+            u1,
+            false,
+            "vkGetDeviceAccelerationStructureCompatibilityKHR",
+            "pVersionInfo",
+          );}
         const a2 = m.at(0);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u32");
@@ -10356,21 +13277,32 @@ export function commands() {
   /** `vkGetDeviceBufferMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceBufferMemoryRequirements(rt, fn) {
     const E0 = rt.entry("VkDeviceBufferMemoryRequirements");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getDeviceBufferMemoryRequirements(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceBufferMemoryRequirements", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceBufferMemoryRequirements",
-          u1,
-          false,
-          "vkGetDeviceBufferMemoryRequirements",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceBufferMemoryRequirements", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceBufferMemoryRequirements",
+            u1,
+            false,
+            "vkGetDeviceBufferMemoryRequirements",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceBufferMemoryRequirements");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -10529,20 +13461,31 @@ export function commands() {
   /** `vkGetDeviceGroupSurfacePresentModes2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceGroupSurfacePresentModes2EXT(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
+    const W0 = E0[0];
     return function getDeviceGroupSurfacePresentModes2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupSurfacePresentModes2EXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceSurfaceInfo2KHR",
-          u1,
-          false,
-          "vkGetDeviceGroupSurfacePresentModes2EXT",
-          "pSurfaceInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceSurfaceInfo2KHR",
+            u1,
+            false,
+            "vkGetDeviceGroupSurfacePresentModes2EXT",
+            "pSurfaceInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetDeviceGroupSurfacePresentModes2EXT");
@@ -10576,21 +13519,32 @@ export function commands() {
   /** `vkGetDeviceImageMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceImageMemoryRequirements(rt, fn) {
     const E0 = rt.entry("VkDeviceImageMemoryRequirements");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getDeviceImageMemoryRequirements(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageMemoryRequirements", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceImageMemoryRequirements",
-          u1,
-          false,
-          "vkGetDeviceImageMemoryRequirements",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceImageMemoryRequirements", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceImageMemoryRequirements",
+            u1,
+            false,
+            "vkGetDeviceImageMemoryRequirements",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceImageMemoryRequirements");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -10605,20 +13559,31 @@ export function commands() {
   /** `vkGetDeviceImageSparseMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceImageSparseMemoryRequirements(rt, fn) {
     const E0 = rt.entry("VkDeviceImageMemoryRequirements");
+    const W0 = E0[0];
     return function getDeviceImageSparseMemoryRequirements(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSparseMemoryRequirements", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceImageMemoryRequirements",
-          u1,
-          false,
-          "vkGetDeviceImageSparseMemoryRequirements",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceImageMemoryRequirements", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceImageMemoryRequirements",
+            u1,
+            false,
+            "vkGetDeviceImageSparseMemoryRequirements",
+            "pInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -10650,21 +13615,32 @@ export function commands() {
   /** `vkGetDeviceImageSubresourceLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceImageSubresourceLayout(rt, fn) {
     const E0 = rt.entry("VkDeviceImageSubresourceInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout2");
     return function getDeviceImageSubresourceLayout(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSubresourceLayout", "device");
       const m = rt.enter(56);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceImageSubresourceInfo",
-          u1,
-          false,
-          "vkGetDeviceImageSubresourceLayout",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceImageSubresourceInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceImageSubresourceInfo",
+            u1,
+            false,
+            "vkGetDeviceImageSubresourceLayout",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c2, "vkGetDeviceImageSubresourceLayout");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -10697,20 +13673,31 @@ export function commands() {
   /** `vkGetDeviceMemoryOpaqueCaptureAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceMemoryOpaqueCaptureAddress(rt, fn) {
     const E0 = rt.entry("VkDeviceMemoryOpaqueCaptureAddressInfo");
+    const W0 = E0[0];
     return function getDeviceMemoryOpaqueCaptureAddress(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMemoryOpaqueCaptureAddress", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceMemoryOpaqueCaptureAddressInfo",
-          u1,
-          false,
-          "vkGetDeviceMemoryOpaqueCaptureAddress",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceMemoryOpaqueCaptureAddressInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceMemoryOpaqueCaptureAddressInfo",
+            u1,
+            false,
+            "vkGetDeviceMemoryOpaqueCaptureAddress",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -10722,20 +13709,31 @@ export function commands() {
   /** `vkGetDeviceMicromapCompatibilityEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceMicromapCompatibilityEXT(rt, fn) {
     const E0 = rt.entry("VkMicromapVersionInfoEXT");
+    const W0 = E0[0];
     return function getDeviceMicromapCompatibilityEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMicromapCompatibilityEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMicromapVersionInfoEXT",
-          u1,
-          false,
-          "vkGetDeviceMicromapCompatibilityEXT",
-          "pVersionInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMicromapVersionInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMicromapVersionInfoEXT",
+            u1,
+            false,
+            "vkGetDeviceMicromapCompatibilityEXT",
+            "pVersionInfo",
+          );}
         const a2 = m.at(0);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u32");
@@ -10784,12 +13782,23 @@ export function commands() {
   /** `vkGetDeviceQueue2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceQueue2(rt, fn) {
     const E0 = rt.entry("VkDeviceQueueInfo2");
+    const W0 = E0[0];
     return function getDeviceQueue2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceQueue2", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkDeviceQueueInfo2", u1, false, "vkGetDeviceQueue2", "pQueueInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceQueueInfo2", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkDeviceQueueInfo2", u1, false, "vkGetDeviceQueue2", "pQueueInfo");
         const a2 = m.at(0);
         fn(a0, a1, a2);
         const o2 = rt.handle(m, 0);
@@ -10815,21 +13824,32 @@ export function commands() {
   /** `vkGetDeviceTensorMemoryRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceTensorMemoryRequirementsARM(rt, fn) {
     const E0 = rt.entry("VkDeviceTensorMemoryRequirementsARM");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getDeviceTensorMemoryRequirementsARM(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceTensorMemoryRequirementsARM", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceTensorMemoryRequirementsARM",
-          u1,
-          false,
-          "vkGetDeviceTensorMemoryRequirementsARM",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceTensorMemoryRequirementsARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceTensorMemoryRequirementsARM",
+            u1,
+            false,
+            "vkGetDeviceTensorMemoryRequirementsARM",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceTensorMemoryRequirementsARM");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -10919,21 +13939,32 @@ export function commands() {
   /** `vkGetDisplayPlaneCapabilities2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDisplayPlaneCapabilities2KHR(rt, fn) {
     const E0 = rt.entry("VkDisplayPlaneInfo2KHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkDisplayPlaneCapabilities2KHR");
     return function getDisplayPlaneCapabilities2KHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneCapabilities2KHR", "physicalDevice");
       const m = rt.enter(88);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDisplayPlaneInfo2KHR",
-          u1,
-          false,
-          "vkGetDisplayPlaneCapabilities2KHR",
-          "pDisplayPlaneInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDisplayPlaneInfo2KHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDisplayPlaneInfo2KHR",
+            u1,
+            false,
+            "vkGetDisplayPlaneCapabilities2KHR",
+            "pDisplayPlaneInfo",
+          );}
         rt.outStruct(m, E1, "VkDisplayPlaneCapabilities2KHR", 0, null, "vkGetDisplayPlaneCapabilities2KHR");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -11028,21 +14059,32 @@ export function commands() {
   /** `vkGetDynamicRenderingTilePropertiesQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDynamicRenderingTilePropertiesQCOM(rt, fn) {
     const E0 = rt.entry("VkRenderingInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkTilePropertiesQCOM");
     return function getDynamicRenderingTilePropertiesQCOM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetDynamicRenderingTilePropertiesQCOM", "device");
       const m = rt.enter(48);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderingInfo",
-          u1,
-          false,
-          "vkGetDynamicRenderingTilePropertiesQCOM",
-          "pRenderingInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderingInfo",
+            u1,
+            false,
+            "vkGetDynamicRenderingTilePropertiesQCOM",
+            "pRenderingInfo",
+          );}
         rt.outStruct(m, E1, "VkTilePropertiesQCOM", 0, null, "vkGetDynamicRenderingTilePropertiesQCOM");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -11058,21 +14100,32 @@ export function commands() {
   /** `vkGetEncodedVideoSessionParametersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getEncodedVideoSessionParametersKHR(rt, fn) {
     const E0 = rt.entry("VkVideoEncodeSessionParametersGetInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkVideoEncodeSessionParametersFeedbackInfoKHR");
     return function getEncodedVideoSessionParametersKHR(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetEncodedVideoSessionParametersKHR", "device");
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkVideoEncodeSessionParametersGetInfoKHR",
-          u1,
-          false,
-          "vkGetEncodedVideoSessionParametersKHR",
-          "pVideoSessionParametersInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoEncodeSessionParametersGetInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkVideoEncodeSessionParametersGetInfoKHR",
+            u1,
+            false,
+            "vkGetEncodedVideoSessionParametersKHR",
+            "pVideoSessionParametersInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -11127,21 +14180,32 @@ export function commands() {
   /** `vkGetExecutionGraphPipelineNodeIndexAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getExecutionGraphPipelineNodeIndexAMDX(rt, fn) {
     const E0 = rt.entry("VkPipelineShaderStageNodeCreateInfoAMDX");
+    const W0 = E0[0];
     return function getExecutionGraphPipelineNodeIndexAMDX(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetExecutionGraphPipelineNodeIndexAMDX", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkPipelineShaderStageNodeCreateInfoAMDX",
-          u2,
-          false,
-          "vkGetExecutionGraphPipelineNodeIndexAMDX",
-          "pNodeInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkPipelineShaderStageNodeCreateInfoAMDX", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkPipelineShaderStageNodeCreateInfoAMDX",
+            u2,
+            false,
+            "vkGetExecutionGraphPipelineNodeIndexAMDX",
+            "pNodeInfo",
+          );}
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetExecutionGraphPipelineNodeIndexAMDX");
@@ -11203,12 +14267,23 @@ export function commands() {
   /** `vkGetFenceFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getFenceFdKHR(rt, fn) {
     const E0 = rt.entry("VkFenceGetFdInfoKHR");
+    const W0 = E0[0];
     return function getFenceFdKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceFdKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkFenceGetFdInfoKHR", u1, false, "vkGetFenceFdKHR", "pGetFdInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkFenceGetFdInfoKHR", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkFenceGetFdInfoKHR", u1, false, "vkGetFenceFdKHR", "pGetFdInfo");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetFenceFdKHR");
@@ -11235,20 +14310,31 @@ export function commands() {
   /** `vkGetFenceWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getFenceWin32HandleKHR(rt, fn) {
     const E0 = rt.entry("VkFenceGetWin32HandleInfoKHR");
+    const W0 = E0[0];
     return function getFenceWin32HandleKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceWin32HandleKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkFenceGetWin32HandleInfoKHR",
-          u1,
-          false,
-          "vkGetFenceWin32HandleKHR",
-          "pGetWin32HandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkFenceGetWin32HandleInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkFenceGetWin32HandleInfoKHR",
+            u1,
+            false,
+            "vkGetFenceWin32HandleKHR",
+            "pGetWin32HandleInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetFenceWin32HandleKHR");
@@ -11300,21 +14386,32 @@ export function commands() {
   /** `vkGetGeneratedCommandsMemoryRequirementsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getGeneratedCommandsMemoryRequirementsEXT(rt, fn) {
     const E0 = rt.entry("VkGeneratedCommandsMemoryRequirementsInfoEXT");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getGeneratedCommandsMemoryRequirementsEXT(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetGeneratedCommandsMemoryRequirementsEXT", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkGeneratedCommandsMemoryRequirementsInfoEXT",
-          u1,
-          false,
-          "vkGetGeneratedCommandsMemoryRequirementsEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsMemoryRequirementsInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkGeneratedCommandsMemoryRequirementsInfoEXT",
+            u1,
+            false,
+            "vkGetGeneratedCommandsMemoryRequirementsEXT",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetGeneratedCommandsMemoryRequirementsEXT");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -11329,21 +14426,32 @@ export function commands() {
   /** `vkGetGeneratedCommandsMemoryRequirementsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getGeneratedCommandsMemoryRequirementsNV(rt, fn) {
     const E0 = rt.entry("VkGeneratedCommandsMemoryRequirementsInfoNV");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getGeneratedCommandsMemoryRequirementsNV(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetGeneratedCommandsMemoryRequirementsNV", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkGeneratedCommandsMemoryRequirementsInfoNV",
-          u1,
-          false,
-          "vkGetGeneratedCommandsMemoryRequirementsNV",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsMemoryRequirementsInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkGeneratedCommandsMemoryRequirementsInfoNV",
+            u1,
+            false,
+            "vkGetGeneratedCommandsMemoryRequirementsNV",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetGeneratedCommandsMemoryRequirementsNV");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -11475,21 +14583,32 @@ export function commands() {
   /** `vkGetImageMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageMemoryRequirements2(rt, fn) {
     const E0 = rt.entry("VkImageMemoryRequirementsInfo2");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getImageMemoryRequirements2(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageMemoryRequirements2", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImageMemoryRequirementsInfo2",
-          u1,
-          false,
-          "vkGetImageMemoryRequirements2",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageMemoryRequirementsInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImageMemoryRequirementsInfo2",
+            u1,
+            false,
+            "vkGetImageMemoryRequirements2",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetImageMemoryRequirements2");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -11508,7 +14627,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "handle", "VkImage", u1, false, "vkGetImageOpaqueCaptureDataEXT", "pImages");
+        const a2 = rt.handles(m, "VkImage", u1, false, "vkGetImageOpaqueCaptureDataEXT", "pImages");
         const n1_0 = rt.len(u1, "handle", "vkGetImageOpaqueCaptureDataEXT", "pImages");
         const a1 = n1_0;
         const n3 = rt.size(a1);
@@ -11527,20 +14646,31 @@ export function commands() {
   /** `vkGetImageOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageOpaqueCaptureDescriptorDataEXT(rt, fn) {
     const E0 = rt.entry("VkImageCaptureDescriptorDataInfoEXT");
+    const W0 = E0[0];
     return function getImageOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageOpaqueCaptureDescriptorDataEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImageCaptureDescriptorDataInfoEXT",
-          u1,
-          false,
-          "vkGetImageOpaqueCaptureDescriptorDataEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageCaptureDescriptorDataInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImageCaptureDescriptorDataInfoEXT",
+            u1,
+            false,
+            "vkGetImageOpaqueCaptureDescriptorDataEXT",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetImageOpaqueCaptureDescriptorDataEXT");
@@ -11589,20 +14719,31 @@ export function commands() {
   /** `vkGetImageSparseMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageSparseMemoryRequirements2(rt, fn) {
     const E0 = rt.entry("VkImageSparseMemoryRequirementsInfo2");
+    const W0 = E0[0];
     return function getImageSparseMemoryRequirements2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSparseMemoryRequirements2", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImageSparseMemoryRequirementsInfo2",
-          u1,
-          false,
-          "vkGetImageSparseMemoryRequirements2",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageSparseMemoryRequirementsInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImageSparseMemoryRequirementsInfo2",
+            u1,
+            false,
+            "vkGetImageSparseMemoryRequirements2",
+            "pInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -11634,6 +14775,7 @@ export function commands() {
   /** `vkGetImageSubresourceLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageSubresourceLayout(rt, fn) {
     const E0 = rt.entry("VkImageSubresource");
+    const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout");
     return function getImageSubresourceLayout(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout", "device");
@@ -11641,15 +14783,25 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkImageSubresource",
-          u2,
-          false,
-          "vkGetImageSubresourceLayout",
-          "pSubresource",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(12, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkImageSubresource", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkImageSubresource",
+            u2,
+            false,
+            "vkGetImageSubresourceLayout",
+            "pSubresource",
+          );}
         rt.outStruct(m, E1, "VkSubresourceLayout", 0, null, "vkGetImageSubresourceLayout");
         const a3 = m.at(0);
         fn(a0, a1, a2, a3);
@@ -11664,6 +14816,7 @@ export function commands() {
   /** `vkGetImageSubresourceLayout2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageSubresourceLayout2(rt, fn) {
     const E0 = rt.entry("VkImageSubresource2");
+    const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout2");
     return function getImageSubresourceLayout2(u0, u1, u2, c3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout2", "device");
@@ -11671,15 +14824,25 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkImageSubresource2",
-          u2,
-          false,
-          "vkGetImageSubresourceLayout2",
-          "pSubresource",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkImageSubresource2", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkImageSubresource2",
+            u2,
+            false,
+            "vkGetImageSubresourceLayout2",
+            "pSubresource",
+          );}
         rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c3, "vkGetImageSubresourceLayout2");
         const a3 = m.at(0);
         fn(a0, a1, a2, a3);
@@ -11715,20 +14878,31 @@ export function commands() {
   /** `vkGetImageViewHandle64NVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageViewHandle64NVX(rt, fn) {
     const E0 = rt.entry("VkImageViewHandleInfoNVX");
+    const W0 = E0[0];
     return function getImageViewHandle64NVX(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewHandle64NVX", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImageViewHandleInfoNVX",
-          u1,
-          false,
-          "vkGetImageViewHandle64NVX",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageViewHandleInfoNVX", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImageViewHandleInfoNVX",
+            u1,
+            false,
+            "vkGetImageViewHandle64NVX",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -11740,20 +14914,31 @@ export function commands() {
   /** `vkGetImageViewHandleNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageViewHandleNVX(rt, fn) {
     const E0 = rt.entry("VkImageViewHandleInfoNVX");
+    const W0 = E0[0];
     return function getImageViewHandleNVX(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewHandleNVX", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImageViewHandleInfoNVX",
-          u1,
-          false,
-          "vkGetImageViewHandleNVX",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageViewHandleInfoNVX", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImageViewHandleInfoNVX",
+            u1,
+            false,
+            "vkGetImageViewHandleNVX",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -11765,20 +14950,31 @@ export function commands() {
   /** `vkGetImageViewOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageViewOpaqueCaptureDescriptorDataEXT(rt, fn) {
     const E0 = rt.entry("VkImageViewCaptureDescriptorDataInfoEXT");
+    const W0 = E0[0];
     return function getImageViewOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewOpaqueCaptureDescriptorDataEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImageViewCaptureDescriptorDataInfoEXT",
-          u1,
-          false,
-          "vkGetImageViewOpaqueCaptureDescriptorDataEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImageViewCaptureDescriptorDataInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImageViewCaptureDescriptorDataInfoEXT",
+            u1,
+            false,
+            "vkGetImageViewOpaqueCaptureDescriptorDataEXT",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetImageViewOpaqueCaptureDescriptorDataEXT");
@@ -11837,20 +15033,31 @@ export function commands() {
   /** `vkGetMemoryAndroidHardwareBufferANDROID`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryAndroidHardwareBufferANDROID(rt, fn) {
     const E0 = rt.entry("VkMemoryGetAndroidHardwareBufferInfoANDROID");
+    const W0 = E0[0];
     return function getMemoryAndroidHardwareBufferANDROID(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryAndroidHardwareBufferANDROID", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMemoryGetAndroidHardwareBufferInfoANDROID",
-          u1,
-          false,
-          "vkGetMemoryAndroidHardwareBufferANDROID",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetAndroidHardwareBufferInfoANDROID", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMemoryGetAndroidHardwareBufferInfoANDROID",
+            u1,
+            false,
+            "vkGetMemoryAndroidHardwareBufferANDROID",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryAndroidHardwareBufferANDROID");
@@ -11863,12 +15070,23 @@ export function commands() {
   /** `vkGetMemoryFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryFdKHR(rt, fn) {
     const E0 = rt.entry("VkMemoryGetFdInfoKHR");
+    const W0 = E0[0];
     return function getMemoryFdKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryFdKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkMemoryGetFdInfoKHR", u1, false, "vkGetMemoryFdKHR", "pGetFdInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetFdInfoKHR", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkMemoryGetFdInfoKHR", u1, false, "vkGetMemoryFdKHR", "pGetFdInfo");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryFdKHR");
@@ -11911,7 +15129,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.array(m, "bytes", "", u2, false, "vkGetMemoryHostPointerPropertiesEXT", "pHostPointer");
+        const a2 = rt.bytes(m, u2, false, "vkGetMemoryHostPointerPropertiesEXT", "pHostPointer");
         rt.outStruct(
           m,
           E0,
@@ -11934,20 +15152,31 @@ export function commands() {
   /** `vkGetMemoryMetalHandleEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryMetalHandleEXT(rt, fn) {
     const E0 = rt.entry("VkMemoryGetMetalHandleInfoEXT");
+    const W0 = E0[0];
     return function getMemoryMetalHandleEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryMetalHandleEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMemoryGetMetalHandleInfoEXT",
-          u1,
-          false,
-          "vkGetMemoryMetalHandleEXT",
-          "pGetMetalHandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetMetalHandleInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMemoryGetMetalHandleInfoEXT",
+            u1,
+            false,
+            "vkGetMemoryMetalHandleEXT",
+            "pGetMetalHandleInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryMetalHandleEXT");
@@ -11968,7 +15197,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.array(m, "bytes", "", u2, false, "vkGetMemoryMetalHandlePropertiesEXT", "pHandle");
+        const a2 = rt.bytes(m, u2, false, "vkGetMemoryMetalHandlePropertiesEXT", "pHandle");
         rt.outStruct(
           m,
           E0,
@@ -11991,20 +15220,31 @@ export function commands() {
   /** `vkGetMemoryNativeBufferOHOS`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryNativeBufferOHOS(rt, fn) {
     const E0 = rt.entry("VkMemoryGetNativeBufferInfoOHOS");
+    const W0 = E0[0];
     return function getMemoryNativeBufferOHOS(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryNativeBufferOHOS", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMemoryGetNativeBufferInfoOHOS",
-          u1,
-          false,
-          "vkGetMemoryNativeBufferOHOS",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetNativeBufferInfoOHOS", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMemoryGetNativeBufferInfoOHOS",
+            u1,
+            false,
+            "vkGetMemoryNativeBufferOHOS",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryNativeBufferOHOS");
@@ -12017,20 +15257,31 @@ export function commands() {
   /** `vkGetMemoryRemoteAddressNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryRemoteAddressNV(rt, fn) {
     const E0 = rt.entry("VkMemoryGetRemoteAddressInfoNV");
+    const W0 = E0[0];
     return function getMemoryRemoteAddressNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryRemoteAddressNV", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMemoryGetRemoteAddressInfoNV",
-          u1,
-          false,
-          "vkGetMemoryRemoteAddressNV",
-          "pMemoryGetRemoteAddressInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetRemoteAddressInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMemoryGetRemoteAddressInfoNV",
+            u1,
+            false,
+            "vkGetMemoryRemoteAddressNV",
+            "pMemoryGetRemoteAddressInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryRemoteAddressNV");
@@ -12045,20 +15296,31 @@ export function commands() {
   /** `vkGetMemoryWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryWin32HandleKHR(rt, fn) {
     const E0 = rt.entry("VkMemoryGetWin32HandleInfoKHR");
+    const W0 = E0[0];
     return function getMemoryWin32HandleKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandleKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMemoryGetWin32HandleInfoKHR",
-          u1,
-          false,
-          "vkGetMemoryWin32HandleKHR",
-          "pGetWin32HandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetWin32HandleInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMemoryGetWin32HandleInfoKHR",
+            u1,
+            false,
+            "vkGetMemoryWin32HandleKHR",
+            "pGetWin32HandleInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryWin32HandleKHR");
@@ -12122,20 +15384,31 @@ export function commands() {
   /** `vkGetMemoryZirconHandleFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryZirconHandleFUCHSIA(rt, fn) {
     const E0 = rt.entry("VkMemoryGetZirconHandleInfoFUCHSIA");
+    const W0 = E0[0];
     return function getMemoryZirconHandleFUCHSIA(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryZirconHandleFUCHSIA", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkMemoryGetZirconHandleInfoFUCHSIA",
-          u1,
-          false,
-          "vkGetMemoryZirconHandleFUCHSIA",
-          "pGetZirconHandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetZirconHandleInfoFUCHSIA", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkMemoryGetZirconHandleInfoFUCHSIA",
+            u1,
+            false,
+            "vkGetMemoryZirconHandleFUCHSIA",
+            "pGetZirconHandleInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryZirconHandleFUCHSIA");
@@ -12179,6 +15452,7 @@ export function commands() {
   /** `vkGetMicromapBuildSizesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMicromapBuildSizesEXT(rt, fn) {
     const E0 = rt.entry("VkMicromapBuildInfoEXT");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMicromapBuildSizesInfoEXT");
     return function getMicromapBuildSizesEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetMicromapBuildSizesEXT", "device");
@@ -12186,15 +15460,25 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkMicromapBuildInfoEXT",
-          u2,
-          false,
-          "vkGetMicromapBuildSizesEXT",
-          "pBuildInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkMicromapBuildInfoEXT",
+            u2,
+            false,
+            "vkGetMicromapBuildSizesEXT",
+            "pBuildInfo",
+          );}
         rt.outStruct(m, E1, "VkMicromapBuildSizesInfoEXT", 0, null, "vkGetMicromapBuildSizesEXT");
         const a3 = m.at(0);
         fn(a0, a1, a2, a3);
@@ -12230,21 +15514,32 @@ export function commands() {
   /** `vkGetPartitionedAccelerationStructuresBuildSizesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPartitionedAccelerationStructuresBuildSizesNV(rt, fn) {
     const E0 = rt.entry("VkPartitionedAccelerationStructureInstancesInputNV");
+    const W0 = E0[0];
     const E1 = rt.entry("VkAccelerationStructureBuildSizesInfoKHR");
     return function getPartitionedAccelerationStructuresBuildSizesNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPartitionedAccelerationStructuresBuildSizesNV", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPartitionedAccelerationStructureInstancesInputNV",
-          u1,
-          false,
-          "vkGetPartitionedAccelerationStructuresBuildSizesNV",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPartitionedAccelerationStructureInstancesInputNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPartitionedAccelerationStructureInstancesInputNV",
+            u1,
+            false,
+            "vkGetPartitionedAccelerationStructuresBuildSizesNV",
+            "pInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -12266,21 +15561,32 @@ export function commands() {
   /** `vkGetPastPresentationTimingEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPastPresentationTimingEXT(rt, fn) {
     const E0 = rt.entry("VkPastPresentationTimingInfoEXT");
+    const W0 = E0[0];
     const E1 = rt.entry("VkPastPresentationTimingPropertiesEXT");
     return function getPastPresentationTimingEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPastPresentationTimingEXT", "device");
       const m = rt.enter(48);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPastPresentationTimingInfoEXT",
-          u1,
-          false,
-          "vkGetPastPresentationTimingEXT",
-          "pPastPresentationTimingInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPastPresentationTimingInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPastPresentationTimingInfoEXT",
+            u1,
+            false,
+            "vkGetPastPresentationTimingEXT",
+            "pPastPresentationTimingInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -12438,6 +15744,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceCooperativeMatrixProperties2EXT(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceCooperativeMatrixInfo2EXT");
+    const W0 = E0[0];
     return function getPhysicalDeviceCooperativeMatrixProperties2EXT(u0, u1) {
       if (rt.ended.has(u0)) {
         rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT", "physicalDevice");
@@ -12445,15 +15752,25 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceCooperativeMatrixInfo2EXT",
-          u1,
-          false,
-          "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT",
-          "pCooperativeMatrixInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceCooperativeMatrixInfo2EXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceCooperativeMatrixInfo2EXT",
+            u1,
+            false,
+            "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT",
+            "pCooperativeMatrixInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -12765,21 +16082,32 @@ export function commands() {
   /** `vkGetPhysicalDeviceExternalBufferProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceExternalBufferProperties(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceExternalBufferInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkExternalBufferProperties");
     return function getPhysicalDeviceExternalBufferProperties(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalBufferProperties", "physicalDevice");
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceExternalBufferInfo",
-          u1,
-          false,
-          "vkGetPhysicalDeviceExternalBufferProperties",
-          "pExternalBufferInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalBufferInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceExternalBufferInfo",
+            u1,
+            false,
+            "vkGetPhysicalDeviceExternalBufferProperties",
+            "pExternalBufferInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -12801,21 +16129,32 @@ export function commands() {
   /** `vkGetPhysicalDeviceExternalFenceProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceExternalFenceProperties(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceExternalFenceInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkExternalFenceProperties");
     return function getPhysicalDeviceExternalFenceProperties(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalFenceProperties", "physicalDevice");
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceExternalFenceInfo",
-          u1,
-          false,
-          "vkGetPhysicalDeviceExternalFenceProperties",
-          "pExternalFenceInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalFenceInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceExternalFenceInfo",
+            u1,
+            false,
+            "vkGetPhysicalDeviceExternalFenceProperties",
+            "pExternalFenceInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -12872,21 +16211,32 @@ export function commands() {
   /** `vkGetPhysicalDeviceExternalSemaphoreProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceExternalSemaphoreProperties(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceExternalSemaphoreInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkExternalSemaphoreProperties");
     return function getPhysicalDeviceExternalSemaphoreProperties(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalSemaphoreProperties", "physicalDevice");
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceExternalSemaphoreInfo",
-          u1,
-          false,
-          "vkGetPhysicalDeviceExternalSemaphoreProperties",
-          "pExternalSemaphoreInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalSemaphoreInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceExternalSemaphoreInfo",
+            u1,
+            false,
+            "vkGetPhysicalDeviceExternalSemaphoreProperties",
+            "pExternalSemaphoreInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -12908,21 +16258,32 @@ export function commands() {
   /** `vkGetPhysicalDeviceExternalTensorPropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceExternalTensorPropertiesARM(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceExternalTensorInfoARM");
+    const W0 = E0[0];
     const E1 = rt.entry("VkExternalTensorPropertiesARM");
     return function getPhysicalDeviceExternalTensorPropertiesARM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalTensorPropertiesARM", "physicalDevice");
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceExternalTensorInfoARM",
-          u1,
-          false,
-          "vkGetPhysicalDeviceExternalTensorPropertiesARM",
-          "pExternalTensorInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalTensorInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceExternalTensorInfoARM",
+            u1,
+            false,
+            "vkGetPhysicalDeviceExternalTensorPropertiesARM",
+            "pExternalTensorInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -13083,21 +16444,32 @@ export function commands() {
   /** `vkGetPhysicalDeviceImageFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceImageFormatProperties2(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceImageFormatInfo2");
+    const W0 = E0[0];
     const E1 = rt.entry("VkImageFormatProperties2");
     return function getPhysicalDeviceImageFormatProperties2(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceImageFormatProperties2", "physicalDevice");
       const m = rt.enter(48);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceImageFormatInfo2",
-          u1,
-          false,
-          "vkGetPhysicalDeviceImageFormatProperties2",
-          "pImageFormatInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceImageFormatInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceImageFormatInfo2",
+            u1,
+            false,
+            "vkGetPhysicalDeviceImageFormatProperties2",
+            "pImageFormatInfo",
+          );}
         rt.outStruct(m, E1, "VkImageFormatProperties2", 0, c2, "vkGetPhysicalDeviceImageFormatProperties2");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -13192,20 +16564,31 @@ export function commands() {
   /** `vkGetPhysicalDeviceOpticalFlowImageFormatsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceOpticalFlowImageFormatsNV(rt, fn) {
     const E0 = rt.entry("VkOpticalFlowImageFormatInfoNV");
+    const W0 = E0[0];
     return function getPhysicalDeviceOpticalFlowImageFormatsNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV", "physicalDevice");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkOpticalFlowImageFormatInfoNV",
-          u1,
-          false,
-          "vkGetPhysicalDeviceOpticalFlowImageFormatsNV",
-          "pOpticalFlowImageFormatInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkOpticalFlowImageFormatInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkOpticalFlowImageFormatInfoNV",
+            u1,
+            false,
+            "vkGetPhysicalDeviceOpticalFlowImageFormatsNV",
+            "pOpticalFlowImageFormatInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -13313,6 +16696,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM(rt, fn) {
     const E0 = rt.entry("VkQueueFamilyDataGraphPropertiesARM");
+    const W0 = E0[0];
     const E1 = rt.entry("VkBaseOutStructure");
     return function getPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM(u0, u1, u2) {
       if (rt.ended.has(u0)) {
@@ -13322,15 +16706,25 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkQueueFamilyDataGraphPropertiesARM",
-          u2,
-          false,
-          "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
-          "pQueueFamilyDataGraphProperties",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(160, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkQueueFamilyDataGraphPropertiesARM", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkQueueFamilyDataGraphPropertiesARM",
+            u2,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+            "pQueueFamilyDataGraphProperties",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -13353,7 +16747,9 @@ export function commands() {
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM(rt, fn) {
     const E0 = rt.entry("VkQueueFamilyDataGraphPropertiesARM");
+    const W0 = E0[0];
     const E1 = rt.entry("VkDataGraphOpticalFlowImageFormatInfoARM");
+    const W1 = E1[0];
     return function getPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) {
         rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM", "physicalDevice");
@@ -13362,24 +16758,44 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkQueueFamilyDataGraphPropertiesARM",
-          u2,
-          false,
-          "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
-          "pQueueFamilyDataGraphProperties",
-        );
-        const a3 = rt.struct(
-          m,
-          E1,
-          "VkDataGraphOpticalFlowImageFormatInfoARM",
-          u3,
-          false,
-          "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
-          "pOpticalFlowImageFormatInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(160, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkQueueFamilyDataGraphPropertiesARM", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkQueueFamilyDataGraphPropertiesARM",
+            u2,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
+            "pQueueFamilyDataGraphProperties",
+          );}
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W1(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E1, "VkDataGraphOpticalFlowImageFormatInfoARM", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E1,
+            "VkDataGraphOpticalFlowImageFormatInfoARM",
+            u3,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
+            "pOpticalFlowImageFormatInfo",
+          );}
         const a4 = m.at(0);
         let r, a5, o5;
         for (let attempt = 0;; attempt++) {
@@ -13412,6 +16828,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM");
+    const W0 = E0[0];
     const E1 = rt.entry("VkQueueFamilyDataGraphProcessingEnginePropertiesARM");
     return function getPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM(u0, u1) {
       if (rt.ended.has(u0)) {
@@ -13420,15 +16837,25 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM",
-          u1,
-          false,
-          "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
-          "pQueueFamilyDataGraphProcessingEngineInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM",
+            u1,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
+            "pQueueFamilyDataGraphProcessingEngineInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -13489,6 +16916,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(rt, fn) {
     const E0 = rt.entry("VkQueryPoolPerformanceCreateInfoKHR");
+    const W0 = E0[0];
     return function getPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(u0, u1) {
       if (rt.ended.has(u0)) {
         rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", "physicalDevice");
@@ -13496,15 +16924,25 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkQueryPoolPerformanceCreateInfoKHR",
-          u1,
-          false,
-          "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR",
-          "pPerformanceQueryCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkQueryPoolPerformanceCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkQueryPoolPerformanceCreateInfoKHR",
+            u1,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR",
+            "pPerformanceQueryCreateInfo",
+          );}
         const a2 = m.at(0);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u32");
@@ -13641,20 +17079,31 @@ export function commands() {
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceSparseImageFormatProperties2(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceSparseImageFormatInfo2");
+    const W0 = E0[0];
     return function getPhysicalDeviceSparseImageFormatProperties2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSparseImageFormatProperties2", "physicalDevice");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceSparseImageFormatInfo2",
-          u1,
-          false,
-          "vkGetPhysicalDeviceSparseImageFormatProperties2",
-          "pFormatInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSparseImageFormatInfo2", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceSparseImageFormatInfo2",
+            u1,
+            false,
+            "vkGetPhysicalDeviceSparseImageFormatProperties2",
+            "pFormatInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -13752,21 +17201,32 @@ export function commands() {
   /** `vkGetPhysicalDeviceSurfaceCapabilities2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceSurfaceCapabilities2KHR(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkSurfaceCapabilities2KHR");
     return function getPhysicalDeviceSurfaceCapabilities2KHR(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilities2KHR", "physicalDevice");
       const m = rt.enter(72);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceSurfaceInfo2KHR",
-          u1,
-          false,
-          "vkGetPhysicalDeviceSurfaceCapabilities2KHR",
-          "pSurfaceInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceSurfaceInfo2KHR",
+            u1,
+            false,
+            "vkGetPhysicalDeviceSurfaceCapabilities2KHR",
+            "pSurfaceInfo",
+          );}
         rt.outStruct(m, E1, "VkSurfaceCapabilities2KHR", 0, c2, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -13803,20 +17263,31 @@ export function commands() {
   /** `vkGetPhysicalDeviceSurfaceFormats2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceSurfaceFormats2KHR(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
+    const W0 = E0[0];
     return function getPhysicalDeviceSurfaceFormats2KHR(u0, u1, c3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceFormats2KHR", "physicalDevice");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceSurfaceInfo2KHR",
-          u1,
-          false,
-          "vkGetPhysicalDeviceSurfaceFormats2KHR",
-          "pSurfaceInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceSurfaceInfo2KHR",
+            u1,
+            false,
+            "vkGetPhysicalDeviceSurfaceFormats2KHR",
+            "pSurfaceInfo",
+          );}
         const l3 = rt.links(c3, "vkGetPhysicalDeviceSurfaceFormats2KHR");
         const a2 = m.at(0);
         let r, a3, o3;
@@ -13887,20 +17358,31 @@ export function commands() {
   /** `vkGetPhysicalDeviceSurfacePresentModes2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceSurfacePresentModes2EXT(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
+    const W0 = E0[0];
     return function getPhysicalDeviceSurfacePresentModes2EXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfacePresentModes2EXT", "physicalDevice");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceSurfaceInfo2KHR",
-          u1,
-          false,
-          "vkGetPhysicalDeviceSurfacePresentModes2EXT",
-          "pSurfaceInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceSurfaceInfo2KHR",
+            u1,
+            false,
+            "vkGetPhysicalDeviceSurfacePresentModes2EXT",
+            "pSurfaceInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -14038,21 +17520,32 @@ export function commands() {
   /** `vkGetPhysicalDeviceVideoCapabilitiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceVideoCapabilitiesKHR(rt, fn) {
     const E0 = rt.entry("VkVideoProfileInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkVideoCapabilitiesKHR");
     return function getPhysicalDeviceVideoCapabilitiesKHR(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceVideoCapabilitiesKHR", "physicalDevice");
       const m = rt.enter(336);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkVideoProfileInfoKHR",
-          u1,
-          false,
-          "vkGetPhysicalDeviceVideoCapabilitiesKHR",
-          "pVideoProfile",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkVideoProfileInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkVideoProfileInfoKHR",
+            u1,
+            false,
+            "vkGetPhysicalDeviceVideoCapabilitiesKHR",
+            "pVideoProfile",
+          );}
         rt.outStruct(m, E1, "VkVideoCapabilitiesKHR", 0, c2, "vkGetPhysicalDeviceVideoCapabilitiesKHR");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -14068,6 +17561,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkVideoEncodeQualityLevelPropertiesKHR");
     return function getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR(u0, u1, c2) {
       if (rt.ended.has(u0)) {
@@ -14076,15 +17570,25 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR",
-          u1,
-          false,
-          "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR",
-          "pQualityLevelInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR",
+            u1,
+            false,
+            "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR",
+            "pQualityLevelInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -14107,20 +17611,31 @@ export function commands() {
   /** `vkGetPhysicalDeviceVideoFormatPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceVideoFormatPropertiesKHR(rt, fn) {
     const E0 = rt.entry("VkPhysicalDeviceVideoFormatInfoKHR");
+    const W0 = E0[0];
     return function getPhysicalDeviceVideoFormatPropertiesKHR(u0, u1, c3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceVideoFormatPropertiesKHR", "physicalDevice");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPhysicalDeviceVideoFormatInfoKHR",
-          u1,
-          false,
-          "vkGetPhysicalDeviceVideoFormatPropertiesKHR",
-          "pVideoFormatInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceVideoFormatInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPhysicalDeviceVideoFormatInfoKHR",
+            u1,
+            false,
+            "vkGetPhysicalDeviceVideoFormatPropertiesKHR",
+            "pVideoFormatInfo",
+          );}
         const l3 = rt.links(c3, "vkGetPhysicalDeviceVideoFormatPropertiesKHR");
         const a2 = m.at(0);
         let r, a3, o3;
@@ -14203,21 +17718,32 @@ export function commands() {
   /** `vkGetPipelineBinaryDataKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineBinaryDataKHR(rt, fn) {
     const E0 = rt.entry("VkPipelineBinaryDataInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkPipelineBinaryKeyKHR");
     return function getPipelineBinaryDataKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineBinaryDataKHR", "device");
       const m = rt.enter(64);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineBinaryDataInfoKHR",
-          u1,
-          false,
-          "vkGetPipelineBinaryDataKHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineBinaryDataInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineBinaryDataInfoKHR",
+            u1,
+            false,
+            "vkGetPipelineBinaryDataKHR",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkPipelineBinaryKeyKHR", 0, null, "vkGetPipelineBinaryDataKHR");
         const a2 = m.at(0);
         const a3 = m.at(56);
@@ -14290,20 +17816,31 @@ export function commands() {
   /** `vkGetPipelineExecutableInternalRepresentationsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineExecutableInternalRepresentationsKHR(rt, fn) {
     const E0 = rt.entry("VkPipelineExecutableInfoKHR");
+    const W0 = E0[0];
     return function getPipelineExecutableInternalRepresentationsKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutableInternalRepresentationsKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineExecutableInfoKHR",
-          u1,
-          false,
-          "vkGetPipelineExecutableInternalRepresentationsKHR",
-          "pExecutableInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineExecutableInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineExecutableInfoKHR",
+            u1,
+            false,
+            "vkGetPipelineExecutableInternalRepresentationsKHR",
+            "pExecutableInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -14336,20 +17873,31 @@ export function commands() {
   /** `vkGetPipelineExecutablePropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineExecutablePropertiesKHR(rt, fn) {
     const E0 = rt.entry("VkPipelineInfoKHR");
+    const W0 = E0[0];
     return function getPipelineExecutablePropertiesKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutablePropertiesKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineInfoKHR",
-          u1,
-          false,
-          "vkGetPipelineExecutablePropertiesKHR",
-          "pPipelineInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineInfoKHR",
+            u1,
+            false,
+            "vkGetPipelineExecutablePropertiesKHR",
+            "pPipelineInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -14382,20 +17930,31 @@ export function commands() {
   /** `vkGetPipelineExecutableStatisticsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineExecutableStatisticsKHR(rt, fn) {
     const E0 = rt.entry("VkPipelineExecutableInfoKHR");
+    const W0 = E0[0];
     return function getPipelineExecutableStatisticsKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutableStatisticsKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineExecutableInfoKHR",
-          u1,
-          false,
-          "vkGetPipelineExecutableStatisticsKHR",
-          "pExecutableInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineExecutableInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineExecutableInfoKHR",
+            u1,
+            false,
+            "vkGetPipelineExecutableStatisticsKHR",
+            "pExecutableInfo",
+          );}
         const a2 = m.at(0);
         let r, a3, o3;
         for (let attempt = 0;; attempt++) {
@@ -14428,20 +17987,31 @@ export function commands() {
   /** `vkGetPipelineIndirectDeviceAddressNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineIndirectDeviceAddressNV(rt, fn) {
     const E0 = rt.entry("VkPipelineIndirectDeviceAddressInfoNV");
+    const W0 = E0[0];
     return function getPipelineIndirectDeviceAddressNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineIndirectDeviceAddressNV", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineIndirectDeviceAddressInfoNV",
-          u1,
-          false,
-          "vkGetPipelineIndirectDeviceAddressNV",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineIndirectDeviceAddressInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineIndirectDeviceAddressInfoNV",
+            u1,
+            false,
+            "vkGetPipelineIndirectDeviceAddressNV",
+            "pInfo",
+          );}
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -14453,21 +18023,32 @@ export function commands() {
   /** `vkGetPipelineIndirectMemoryRequirementsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineIndirectMemoryRequirementsNV(rt, fn) {
     const E0 = rt.entry("VkComputePipelineCreateInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getPipelineIndirectMemoryRequirementsNV(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineIndirectMemoryRequirementsNV", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkComputePipelineCreateInfo",
-          u1,
-          false,
-          "vkGetPipelineIndirectMemoryRequirementsNV",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkComputePipelineCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkComputePipelineCreateInfo",
+            u1,
+            false,
+            "vkGetPipelineIndirectMemoryRequirementsNV",
+            "pCreateInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetPipelineIndirectMemoryRequirementsNV");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -14482,21 +18063,32 @@ export function commands() {
   /** `vkGetPipelineKeyKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineKeyKHR(rt, fn) {
     const E0 = rt.entry("VkPipelineCreateInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkPipelineBinaryKeyKHR");
     return function getPipelineKeyKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineKeyKHR", "device");
       const m = rt.enter(56);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineCreateInfoKHR",
-          u1,
-          true,
-          "vkGetPipelineKeyKHR",
-          "pPipelineCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineCreateInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineCreateInfoKHR",
+            u1,
+            true,
+            "vkGetPipelineKeyKHR",
+            "pPipelineCreateInfo",
+          );}
         rt.outStruct(m, E1, "VkPipelineBinaryKeyKHR", 0, null, "vkGetPipelineKeyKHR");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -14512,21 +18104,32 @@ export function commands() {
   /** `vkGetPipelinePropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelinePropertiesEXT(rt, fn) {
     const E0 = rt.entry("VkPipelineInfoKHR");
+    const W0 = E0[0];
     const E1 = rt.entry("VkBaseOutStructure");
     return function getPipelinePropertiesEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelinePropertiesEXT", "device");
       const m = rt.enter(16);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPipelineInfoKHR",
-          u1,
-          false,
-          "vkGetPipelinePropertiesEXT",
-          "pPipelineInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPipelineInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPipelineInfoKHR",
+            u1,
+            false,
+            "vkGetPipelinePropertiesEXT",
+            "pPipelineInfo",
+          );}
         rt.outStruct(m, E1, "VkBaseOutStructure", 0, null, "vkGetPipelinePropertiesEXT");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
@@ -14778,21 +18381,32 @@ export function commands() {
   /** `vkGetRenderingAreaGranularity`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getRenderingAreaGranularity(rt, fn) {
     const E0 = rt.entry("VkRenderingAreaInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkExtent2D");
     return function getRenderingAreaGranularity(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetRenderingAreaGranularity", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkRenderingAreaInfo",
-          u1,
-          false,
-          "vkGetRenderingAreaGranularity",
-          "pRenderingAreaInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkRenderingAreaInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkRenderingAreaInfo",
+            u1,
+            false,
+            "vkGetRenderingAreaGranularity",
+            "pRenderingAreaInfo",
+          );}
         rt.outStruct(m, E1, "VkExtent2D", 0, null, "vkGetRenderingAreaGranularity");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -14807,20 +18421,31 @@ export function commands() {
   /** `vkGetSamplerOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSamplerOpaqueCaptureDescriptorDataEXT(rt, fn) {
     const E0 = rt.entry("VkSamplerCaptureDescriptorDataInfoEXT");
+    const W0 = E0[0];
     return function getSamplerOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetSamplerOpaqueCaptureDescriptorDataEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSamplerCaptureDescriptorDataInfoEXT",
-          u1,
-          false,
-          "vkGetSamplerOpaqueCaptureDescriptorDataEXT",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSamplerCaptureDescriptorDataInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSamplerCaptureDescriptorDataInfoEXT",
+            u1,
+            false,
+            "vkGetSamplerOpaqueCaptureDescriptorDataEXT",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSamplerOpaqueCaptureDescriptorDataEXT");
@@ -14873,20 +18498,31 @@ export function commands() {
   /** `vkGetSemaphoreFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSemaphoreFdKHR(rt, fn) {
     const E0 = rt.entry("VkSemaphoreGetFdInfoKHR");
+    const W0 = E0[0];
     return function getSemaphoreFdKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreFdKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSemaphoreGetFdInfoKHR",
-          u1,
-          false,
-          "vkGetSemaphoreFdKHR",
-          "pGetFdInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreGetFdInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSemaphoreGetFdInfoKHR",
+            u1,
+            false,
+            "vkGetSemaphoreFdKHR",
+            "pGetFdInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSemaphoreFdKHR");
@@ -14901,20 +18537,31 @@ export function commands() {
   /** `vkGetSemaphoreWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSemaphoreWin32HandleKHR(rt, fn) {
     const E0 = rt.entry("VkSemaphoreGetWin32HandleInfoKHR");
+    const W0 = E0[0];
     return function getSemaphoreWin32HandleKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreWin32HandleKHR", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSemaphoreGetWin32HandleInfoKHR",
-          u1,
-          false,
-          "vkGetSemaphoreWin32HandleKHR",
-          "pGetWin32HandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreGetWin32HandleInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSemaphoreGetWin32HandleInfoKHR",
+            u1,
+            false,
+            "vkGetSemaphoreWin32HandleKHR",
+            "pGetWin32HandleInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSemaphoreWin32HandleKHR");
@@ -14929,20 +18576,31 @@ export function commands() {
   /** `vkGetSemaphoreZirconHandleFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSemaphoreZirconHandleFUCHSIA(rt, fn) {
     const E0 = rt.entry("VkSemaphoreGetZirconHandleInfoFUCHSIA");
+    const W0 = E0[0];
     return function getSemaphoreZirconHandleFUCHSIA(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreZirconHandleFUCHSIA", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSemaphoreGetZirconHandleInfoFUCHSIA",
-          u1,
-          false,
-          "vkGetSemaphoreZirconHandleFUCHSIA",
-          "pGetZirconHandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreGetZirconHandleInfoFUCHSIA", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSemaphoreGetZirconHandleInfoFUCHSIA",
+            u1,
+            false,
+            "vkGetSemaphoreZirconHandleFUCHSIA",
+            "pGetZirconHandleInfo",
+          );}
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSemaphoreZirconHandleFUCHSIA");
@@ -15057,21 +18715,32 @@ export function commands() {
   /** `vkGetShaderModuleCreateInfoIdentifierEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getShaderModuleCreateInfoIdentifierEXT(rt, fn) {
     const E0 = rt.entry("VkShaderModuleCreateInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkShaderModuleIdentifierEXT");
     return function getShaderModuleCreateInfoIdentifierEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderModuleCreateInfoIdentifierEXT", "device");
       const m = rt.enter(56);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkShaderModuleCreateInfo",
-          u1,
-          false,
-          "vkGetShaderModuleCreateInfoIdentifierEXT",
-          "pCreateInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkShaderModuleCreateInfo", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkShaderModuleCreateInfo",
+            u1,
+            false,
+            "vkGetShaderModuleCreateInfoIdentifierEXT",
+            "pCreateInfo",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -15260,21 +18929,32 @@ export function commands() {
   /** `vkGetTensorMemoryRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getTensorMemoryRequirementsARM(rt, fn) {
     const E0 = rt.entry("VkTensorMemoryRequirementsInfoARM");
+    const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     return function getTensorMemoryRequirementsARM(u0, u1, c2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorMemoryRequirementsARM", "device");
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkTensorMemoryRequirementsInfoARM",
-          u1,
-          false,
-          "vkGetTensorMemoryRequirementsARM",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkTensorMemoryRequirementsInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkTensorMemoryRequirementsInfoARM",
+            u1,
+            false,
+            "vkGetTensorMemoryRequirementsARM",
+            "pInfo",
+          );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetTensorMemoryRequirementsARM");
         const a2 = m.at(0);
         fn(a0, a1, a2);
@@ -15293,15 +18973,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "handle",
-          "VkTensorARM",
-          u1,
-          false,
-          "vkGetTensorOpaqueCaptureDataARM",
-          "pTensors",
-        );
+        const a2 = rt.handles(m, "VkTensorARM", u1, false, "vkGetTensorOpaqueCaptureDataARM", "pTensors");
         const n1_0 = rt.len(u1, "handle", "vkGetTensorOpaqueCaptureDataARM", "pTensors");
         const a1 = n1_0;
         const n3 = rt.size(a1);
@@ -15320,20 +18992,31 @@ export function commands() {
   /** `vkGetTensorOpaqueCaptureDescriptorDataARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getTensorOpaqueCaptureDescriptorDataARM(rt, fn) {
     const E0 = rt.entry("VkTensorCaptureDescriptorDataInfoARM");
+    const W0 = E0[0];
     return function getTensorOpaqueCaptureDescriptorDataARM(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorOpaqueCaptureDescriptorDataARM", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkTensorCaptureDescriptorDataInfoARM",
-          u1,
-          false,
-          "vkGetTensorOpaqueCaptureDescriptorDataARM",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkTensorCaptureDescriptorDataInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkTensorCaptureDescriptorDataInfoARM",
+            u1,
+            false,
+            "vkGetTensorOpaqueCaptureDescriptorDataARM",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetTensorOpaqueCaptureDescriptorDataARM");
@@ -15346,20 +19029,31 @@ export function commands() {
   /** `vkGetTensorViewOpaqueCaptureDescriptorDataARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getTensorViewOpaqueCaptureDescriptorDataARM(rt, fn) {
     const E0 = rt.entry("VkTensorViewCaptureDescriptorDataInfoARM");
+    const W0 = E0[0];
     return function getTensorViewOpaqueCaptureDescriptorDataARM(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorViewOpaqueCaptureDescriptorDataARM", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkTensorViewCaptureDescriptorDataInfoARM",
-          u1,
-          false,
-          "vkGetTensorViewOpaqueCaptureDescriptorDataARM",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkTensorViewCaptureDescriptorDataInfoARM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkTensorViewCaptureDescriptorDataInfoARM",
+            u1,
+            false,
+            "vkGetTensorViewOpaqueCaptureDescriptorDataARM",
+            "pInfo",
+          );}
         const a2 = u2 ?? null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetTensorViewOpaqueCaptureDescriptorDataARM");
@@ -15465,20 +19159,31 @@ export function commands() {
   /** `vkImportFenceFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function importFenceFdKHR(rt, fn) {
     const E0 = rt.entry("VkImportFenceFdInfoKHR");
+    const W0 = E0[0];
     return function importFenceFdKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkImportFenceFdKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImportFenceFdInfoKHR",
-          u1,
-          false,
-          "vkImportFenceFdKHR",
-          "pImportFenceFdInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImportFenceFdInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImportFenceFdInfoKHR",
+            u1,
+            false,
+            "vkImportFenceFdKHR",
+            "pImportFenceFdInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportFenceFdKHR");
       } finally {
@@ -15490,20 +19195,31 @@ export function commands() {
   /** `vkImportFenceWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function importFenceWin32HandleKHR(rt, fn) {
     const E0 = rt.entry("VkImportFenceWin32HandleInfoKHR");
+    const W0 = E0[0];
     return function importFenceWin32HandleKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkImportFenceWin32HandleKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImportFenceWin32HandleInfoKHR",
-          u1,
-          false,
-          "vkImportFenceWin32HandleKHR",
-          "pImportFenceWin32HandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImportFenceWin32HandleInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImportFenceWin32HandleInfoKHR",
+            u1,
+            false,
+            "vkImportFenceWin32HandleKHR",
+            "pImportFenceWin32HandleInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportFenceWin32HandleKHR");
       } finally {
@@ -15515,20 +19231,31 @@ export function commands() {
   /** `vkImportSemaphoreFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function importSemaphoreFdKHR(rt, fn) {
     const E0 = rt.entry("VkImportSemaphoreFdInfoKHR");
+    const W0 = E0[0];
     return function importSemaphoreFdKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreFdKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImportSemaphoreFdInfoKHR",
-          u1,
-          false,
-          "vkImportSemaphoreFdKHR",
-          "pImportSemaphoreFdInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImportSemaphoreFdInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImportSemaphoreFdInfoKHR",
+            u1,
+            false,
+            "vkImportSemaphoreFdKHR",
+            "pImportSemaphoreFdInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportSemaphoreFdKHR");
       } finally {
@@ -15540,20 +19267,31 @@ export function commands() {
   /** `vkImportSemaphoreWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function importSemaphoreWin32HandleKHR(rt, fn) {
     const E0 = rt.entry("VkImportSemaphoreWin32HandleInfoKHR");
+    const W0 = E0[0];
     return function importSemaphoreWin32HandleKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreWin32HandleKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImportSemaphoreWin32HandleInfoKHR",
-          u1,
-          false,
-          "vkImportSemaphoreWin32HandleKHR",
-          "pImportSemaphoreWin32HandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImportSemaphoreWin32HandleInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImportSemaphoreWin32HandleInfoKHR",
+            u1,
+            false,
+            "vkImportSemaphoreWin32HandleKHR",
+            "pImportSemaphoreWin32HandleInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportSemaphoreWin32HandleKHR");
       } finally {
@@ -15565,20 +19303,31 @@ export function commands() {
   /** `vkImportSemaphoreZirconHandleFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function importSemaphoreZirconHandleFUCHSIA(rt, fn) {
     const E0 = rt.entry("VkImportSemaphoreZirconHandleInfoFUCHSIA");
+    const W0 = E0[0];
     return function importSemaphoreZirconHandleFUCHSIA(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreZirconHandleFUCHSIA", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkImportSemaphoreZirconHandleInfoFUCHSIA",
-          u1,
-          false,
-          "vkImportSemaphoreZirconHandleFUCHSIA",
-          "pImportSemaphoreZirconHandleInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkImportSemaphoreZirconHandleInfoFUCHSIA", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkImportSemaphoreZirconHandleInfoFUCHSIA",
+            u1,
+            false,
+            "vkImportSemaphoreZirconHandleFUCHSIA",
+            "pImportSemaphoreZirconHandleInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportSemaphoreZirconHandleFUCHSIA");
       } finally {
@@ -15590,20 +19339,31 @@ export function commands() {
   /** `vkInitializePerformanceApiINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function initializePerformanceApiINTEL(rt, fn) {
     const E0 = rt.entry("VkInitializePerformanceApiInfoINTEL");
+    const W0 = E0[0];
     return function initializePerformanceApiINTEL(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkInitializePerformanceApiINTEL", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkInitializePerformanceApiInfoINTEL",
-          u1,
-          false,
-          "vkInitializePerformanceApiINTEL",
-          "pInitializeInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkInitializePerformanceApiInfoINTEL", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkInitializePerformanceApiInfoINTEL",
+            u1,
+            false,
+            "vkInitializePerformanceApiINTEL",
+            "pInitializeInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkInitializePerformanceApiINTEL");
       } finally {
@@ -15615,21 +19375,32 @@ export function commands() {
   /** `vkInvalidateMappedMemoryRanges`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function invalidateMappedMemoryRanges(rt, fn) {
     const E0 = rt.entry("VkMappedMemoryRange");
+    const W0 = E0[0];
     return function invalidateMappedMemoryRanges(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkInvalidateMappedMemoryRanges", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkMappedMemoryRange",
-          u1,
-          false,
-          "vkInvalidateMappedMemoryRanges",
-          "pMemoryRanges",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkMappedMemoryRange", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkMappedMemoryRange",
+            u1,
+            false,
+            "vkInvalidateMappedMemoryRanges",
+            "pMemoryRanges",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkInvalidateMappedMemoryRanges", "pMemoryRanges");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -15654,13 +19425,24 @@ export function commands() {
   /** `vkLatencySleepNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function latencySleepNV(rt, fn) {
     const E0 = rt.entry("VkLatencySleepInfoNV");
+    const W0 = E0[0];
     return function latencySleepNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkLatencySleepNV", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(m, E0, "VkLatencySleepInfoNV", u2, false, "vkLatencySleepNV", "pSleepInfo");
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkLatencySleepInfoNV", [u2]);
+          }
+        } else a2 = rt.struct(m, E0, "VkLatencySleepInfoNV", u2, false, "vkLatencySleepNV", "pSleepInfo");
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkLatencySleepNV");
       } finally {
@@ -15694,12 +19476,23 @@ export function commands() {
   /** `vkMapMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function mapMemory2(rt, fn, owner) {
     const E0 = rt.entry("VkMemoryMapInfo");
+    const W0 = E0[0];
     return function mapMemory2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkMapMemory2", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkMemoryMapInfo", u1, false, "vkMapMemory2", "pMemoryMapInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(48, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryMapInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkMemoryMapInfo", u1, false, "vkMapMemory2", "pMemoryMapInfo");
         const a2 = m.at(0);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkMapMemory2");
@@ -15719,7 +19512,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(m, "handle", "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches");
+        const a3 = rt.handles(m, "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches");
         const n2_0 = rt.len(u2, "handle", "vkMergePipelineCaches", "pSrcCaches");
         const a2 = n2_0;
         const r = fn(a0, a1, a2, a3);
@@ -15738,9 +19531,8 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
+        const a3 = rt.handles(
           m,
-          "handle",
           "VkValidationCacheEXT",
           u2,
           false,
@@ -15760,20 +19552,31 @@ export function commands() {
   /** `vkQueueBeginDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueBeginDebugUtilsLabelEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
+    const W0 = E0[0];
     return function queueBeginDebugUtilsLabelEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueueBeginDebugUtilsLabelEXT", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsLabelEXT",
-          u1,
-          false,
-          "vkQueueBeginDebugUtilsLabelEXT",
-          "pLabelInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsLabelEXT",
+            u1,
+            false,
+            "vkQueueBeginDebugUtilsLabelEXT",
+            "pLabelInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -15784,12 +19587,23 @@ export function commands() {
   /** `vkQueueBindSparse`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueBindSparse(rt, fn) {
     const E0 = rt.entry("VkBindSparseInfo");
+    const W0 = E0[0];
     return function queueBindSparse(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueueBindSparse", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "struct", "VkBindSparseInfo", u1, true, "vkQueueBindSparse", "pBindInfo", E0);
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkBindSparseInfo", u1);
+          }
+        } else a2 = rt.array(m, "struct", "VkBindSparseInfo", u1, true, "vkQueueBindSparse", "pBindInfo", E0);
         const a3 = u2 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkQueueBindSparse", "pBindInfo");
         const a1 = n1_0;
@@ -15813,20 +19627,31 @@ export function commands() {
   /** `vkQueueInsertDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueInsertDebugUtilsLabelEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
+    const W0 = E0[0];
     return function queueInsertDebugUtilsLabelEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueueInsertDebugUtilsLabelEXT", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsLabelEXT",
-          u1,
-          false,
-          "vkQueueInsertDebugUtilsLabelEXT",
-          "pLabelInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsLabelEXT",
+            u1,
+            false,
+            "vkQueueInsertDebugUtilsLabelEXT",
+            "pLabelInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -15847,20 +19672,31 @@ export function commands() {
   /** `vkQueueNotifyOutOfBandNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueNotifyOutOfBandNV(rt, fn) {
     const E0 = rt.entry("VkOutOfBandQueueTypeInfoNV");
+    const W0 = E0[0];
     return function queueNotifyOutOfBandNV(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueueNotifyOutOfBandNV", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkOutOfBandQueueTypeInfoNV",
-          u1,
-          false,
-          "vkQueueNotifyOutOfBandNV",
-          "pQueueTypeInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkOutOfBandQueueTypeInfoNV", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkOutOfBandQueueTypeInfoNV",
+            u1,
+            false,
+            "vkQueueNotifyOutOfBandNV",
+            "pQueueTypeInfo",
+          );}
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -15871,12 +19707,23 @@ export function commands() {
   /** `vkQueuePresentKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queuePresentKHR(rt, fn) {
     const E0 = rt.entry("VkPresentInfoKHR");
+    const W0 = E0[0];
     return function queuePresentKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueuePresentKHR", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkPresentInfoKHR", u1, false, "vkQueuePresentKHR", "pPresentInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPresentInfoKHR", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkPresentInfoKHR", u1, false, "vkQueuePresentKHR", "pPresentInfo");
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkQueuePresentKHR");
         return r === 0 ? "VK_SUCCESS" : r === 1000001003 ? "VK_SUBOPTIMAL_KHR" : rt.name(r);
@@ -15889,20 +19736,31 @@ export function commands() {
   /** `vkQueueSetPerfHintQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueSetPerfHintQCOM(rt, fn) {
     const E0 = rt.entry("VkPerfHintInfoQCOM");
+    const W0 = E0[0];
     return function queueSetPerfHintQCOM(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSetPerfHintQCOM", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkPerfHintInfoQCOM",
-          u1,
-          false,
-          "vkQueueSetPerfHintQCOM",
-          "pPerfHintInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkPerfHintInfoQCOM", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkPerfHintInfoQCOM",
+            u1,
+            false,
+            "vkQueueSetPerfHintQCOM",
+            "pPerfHintInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkQueueSetPerfHintQCOM");
       } finally {
@@ -15925,12 +19783,23 @@ export function commands() {
   /** `vkQueueSubmit`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueSubmit(rt, fn) {
     const E0 = rt.entry("VkSubmitInfo");
+    const W0 = E0[0];
     return function queueSubmit(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "struct", "VkSubmitInfo", u1, true, "vkQueueSubmit", "pSubmits", E0);
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(72, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo", u1);
+          }
+        } else a2 = rt.array(m, "struct", "VkSubmitInfo", u1, true, "vkQueueSubmit", "pSubmits", E0);
         const a3 = u2 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkQueueSubmit", "pSubmits");
         const a1 = n1_0;
@@ -15945,12 +19814,23 @@ export function commands() {
   /** `vkQueueSubmit2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueSubmit2(rt, fn) {
     const E0 = rt.entry("VkSubmitInfo2");
+    const W0 = E0[0];
     return function queueSubmit2(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit2", "queue");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "struct", "VkSubmitInfo2", u1, true, "vkQueueSubmit2", "pSubmits", E0);
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo2", u1);
+          }
+        } else a2 = rt.array(m, "struct", "VkSubmitInfo2", u1, true, "vkQueueSubmit2", "pSubmits", E0);
         const a3 = u2 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkQueueSubmit2", "pSubmits");
         const a1 = n1_0;
@@ -15975,20 +19855,31 @@ export function commands() {
   /** `vkRegisterCustomBorderColorEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function registerCustomBorderColorEXT(rt, fn) {
     const E0 = rt.entry("VkSamplerCustomBorderColorCreateInfoEXT");
+    const W0 = E0[0];
     return function registerCustomBorderColorEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterCustomBorderColorEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkSamplerCustomBorderColorCreateInfoEXT",
-          u1,
-          false,
-          "vkRegisterCustomBorderColorEXT",
-          "pBorderColor",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSamplerCustomBorderColorCreateInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkSamplerCustomBorderColorCreateInfoEXT",
+            u1,
+            false,
+            "vkRegisterCustomBorderColorEXT",
+            "pBorderColor",
+          );}
         const a2 = u2 ? 1 : 0;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -16004,20 +19895,31 @@ export function commands() {
   /** `vkRegisterDeviceEventEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function registerDeviceEventEXT(rt, fn) {
     const E0 = rt.entry("VkDeviceEventInfoEXT");
+    const W0 = E0[0];
     return function registerDeviceEventEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterDeviceEventEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDeviceEventInfoEXT",
-          u1,
-          false,
-          "vkRegisterDeviceEventEXT",
-          "pDeviceEventInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDeviceEventInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDeviceEventInfoEXT",
+            u1,
+            false,
+            "vkRegisterDeviceEventEXT",
+            "pDeviceEventInfo",
+          );}
         const a2 = null;
         const a3 = m.at(0);
         const r = fn(a0, a1, a2, a3);
@@ -16033,21 +19935,32 @@ export function commands() {
   /** `vkRegisterDisplayEventEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function registerDisplayEventEXT(rt, fn) {
     const E0 = rt.entry("VkDisplayEventInfoEXT");
+    const W0 = E0[0];
     return function registerDisplayEventEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterDisplayEventEXT", "device");
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkDisplayEventInfoEXT",
-          u2,
-          false,
-          "vkRegisterDisplayEventEXT",
-          "pDisplayEventInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkDisplayEventInfoEXT", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkDisplayEventInfoEXT",
+            u2,
+            false,
+            "vkRegisterDisplayEventEXT",
+            "pDisplayEventInfo",
+          );}
         const a3 = null;
         const a4 = m.at(0);
         const r = fn(a0, a1, a2, a3, a4);
@@ -16063,20 +19976,31 @@ export function commands() {
   /** `vkReleaseCapturedPipelineDataKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function releaseCapturedPipelineDataKHR(rt, fn) {
     const E0 = rt.entry("VkReleaseCapturedPipelineDataInfoKHR");
+    const W0 = E0[0];
     return function releaseCapturedPipelineDataKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseCapturedPipelineDataKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkReleaseCapturedPipelineDataInfoKHR",
-          u1,
-          false,
-          "vkReleaseCapturedPipelineDataKHR",
-          "pInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkReleaseCapturedPipelineDataInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkReleaseCapturedPipelineDataInfoKHR",
+            u1,
+            false,
+            "vkReleaseCapturedPipelineDataKHR",
+            "pInfo",
+          );}
         const a2 = null;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkReleaseCapturedPipelineDataKHR");
@@ -16131,20 +20055,31 @@ export function commands() {
   /** `vkReleaseSwapchainImagesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function releaseSwapchainImagesKHR(rt, fn) {
     const E0 = rt.entry("VkReleaseSwapchainImagesInfoKHR");
+    const W0 = E0[0];
     return function releaseSwapchainImagesKHR(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseSwapchainImagesKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkReleaseSwapchainImagesInfoKHR",
-          u1,
-          false,
-          "vkReleaseSwapchainImagesKHR",
-          "pReleaseInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkReleaseSwapchainImagesInfoKHR", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkReleaseSwapchainImagesInfoKHR",
+            u1,
+            false,
+            "vkReleaseSwapchainImagesKHR",
+            "pReleaseInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkReleaseSwapchainImagesKHR");
       } finally {
@@ -16206,7 +20141,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "handle", "VkFence", u1, false, "vkResetFences", "pFences");
+        const a2 = rt.handles(m, "VkFence", u1, false, "vkResetFences", "pFences");
         const n1_0 = rt.len(u1, "handle", "vkResetFences", "pFences");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -16243,21 +20178,32 @@ export function commands() {
   /** `vkSetBufferCollectionBufferConstraintsFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setBufferCollectionBufferConstraintsFUCHSIA(rt, fn) {
     const E0 = rt.entry("VkBufferConstraintsInfoFUCHSIA");
+    const W0 = E0[0];
     return function setBufferCollectionBufferConstraintsFUCHSIA(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionBufferConstraintsFUCHSIA", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkBufferConstraintsInfoFUCHSIA",
-          u2,
-          false,
-          "vkSetBufferCollectionBufferConstraintsFUCHSIA",
-          "pBufferConstraintsInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(120, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkBufferConstraintsInfoFUCHSIA", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkBufferConstraintsInfoFUCHSIA",
+            u2,
+            false,
+            "vkSetBufferCollectionBufferConstraintsFUCHSIA",
+            "pBufferConstraintsInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkSetBufferCollectionBufferConstraintsFUCHSIA");
       } finally {
@@ -16269,21 +20215,32 @@ export function commands() {
   /** `vkSetBufferCollectionImageConstraintsFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setBufferCollectionImageConstraintsFUCHSIA(rt, fn) {
     const E0 = rt.entry("VkImageConstraintsInfoFUCHSIA");
+    const W0 = E0[0];
     return function setBufferCollectionImageConstraintsFUCHSIA(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionImageConstraintsFUCHSIA", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkImageConstraintsInfoFUCHSIA",
-          u2,
-          false,
-          "vkSetBufferCollectionImageConstraintsFUCHSIA",
-          "pImageConstraintsInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkImageConstraintsInfoFUCHSIA", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkImageConstraintsInfoFUCHSIA",
+            u2,
+            false,
+            "vkSetBufferCollectionImageConstraintsFUCHSIA",
+            "pImageConstraintsInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkSetBufferCollectionImageConstraintsFUCHSIA");
       } finally {
@@ -16295,20 +20252,31 @@ export function commands() {
   /** `vkSetDebugUtilsObjectNameEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setDebugUtilsObjectNameEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsObjectNameInfoEXT");
+    const W0 = E0[0];
     return function setDebugUtilsObjectNameEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSetDebugUtilsObjectNameEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsObjectNameInfoEXT",
-          u1,
-          false,
-          "vkSetDebugUtilsObjectNameEXT",
-          "pNameInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsObjectNameInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsObjectNameInfoEXT",
+            u1,
+            false,
+            "vkSetDebugUtilsObjectNameEXT",
+            "pNameInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkSetDebugUtilsObjectNameEXT");
       } finally {
@@ -16320,20 +20288,31 @@ export function commands() {
   /** `vkSetDebugUtilsObjectTagEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setDebugUtilsObjectTagEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsObjectTagInfoEXT");
+    const W0 = E0[0];
     return function setDebugUtilsObjectTagEXT(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSetDebugUtilsObjectTagEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsObjectTagInfoEXT",
-          u1,
-          false,
-          "vkSetDebugUtilsObjectTagEXT",
-          "pTagInfo",
-        );
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsObjectTagInfoEXT", [u1]);
+          }
+        } else {a1 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsObjectTagInfoEXT",
+            u1,
+            false,
+            "vkSetDebugUtilsObjectTagEXT",
+            "pTagInfo",
+          );}
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkSetDebugUtilsObjectTagEXT");
       } finally {
@@ -16387,22 +20366,33 @@ export function commands() {
   /** `vkSetHdrMetadataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setHdrMetadataEXT(rt, fn) {
     const E0 = rt.entry("VkHdrMetadataEXT");
+    const W0 = E0[0];
     return function setHdrMetadataEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSetHdrMetadataEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "handle", "VkSwapchainKHR", u1, false, "vkSetHdrMetadataEXT", "pSwapchains");
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkHdrMetadataEXT",
-          u2,
-          false,
-          "vkSetHdrMetadataEXT",
-          "pMetadata",
-          E0,
-        );
+        const a2 = rt.handles(m, "VkSwapchainKHR", u1, false, "vkSetHdrMetadataEXT", "pSwapchains");
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkHdrMetadataEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkHdrMetadataEXT",
+            u2,
+            false,
+            "vkSetHdrMetadataEXT",
+            "pMetadata",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "handle", "vkSetHdrMetadataEXT", "pSwapchains");
         const n1_1 = rt.len(u2, "struct", "vkSetHdrMetadataEXT", "pMetadata");
         if (n1_1 !== n1_0 && u2 != null) {
@@ -16430,21 +20420,32 @@ export function commands() {
   /** `vkSetLatencyMarkerNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setLatencyMarkerNV(rt, fn) {
     const E0 = rt.entry("VkSetLatencyMarkerInfoNV");
+    const W0 = E0[0];
     return function setLatencyMarkerNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencyMarkerNV", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkSetLatencyMarkerInfoNV",
-          u2,
-          false,
-          "vkSetLatencyMarkerNV",
-          "pLatencyMarkerInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkSetLatencyMarkerInfoNV", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkSetLatencyMarkerInfoNV",
+            u2,
+            false,
+            "vkSetLatencyMarkerNV",
+            "pLatencyMarkerInfo",
+          );}
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -16467,21 +20468,32 @@ export function commands() {
   /** `vkSetLatencySleepModeNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setLatencySleepModeNV(rt, fn) {
     const E0 = rt.entry("VkLatencySleepModeInfoNV");
+    const W0 = E0[0];
     return function setLatencySleepModeNV(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencySleepModeNV", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkLatencySleepModeInfoNV",
-          u2,
-          false,
-          "vkSetLatencySleepModeNV",
-          "pSleepModeInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkLatencySleepModeInfoNV", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkLatencySleepModeInfoNV",
+            u2,
+            false,
+            "vkSetLatencySleepModeNV",
+            "pSleepModeInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkSetLatencySleepModeNV");
       } finally {
@@ -16540,12 +20552,23 @@ export function commands() {
   /** `vkSignalSemaphore`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function signalSemaphore(rt, fn) {
     const E0 = rt.entry("VkSemaphoreSignalInfo");
+    const W0 = E0[0];
     return function signalSemaphore(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSignalSemaphore", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkSemaphoreSignalInfo", u1, false, "vkSignalSemaphore", "pSignalInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreSignalInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkSemaphoreSignalInfo", u1, false, "vkSignalSemaphore", "pSignalInfo");
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkSignalSemaphore");
       } finally {
@@ -16557,6 +20580,7 @@ export function commands() {
   /** `vkSubmitDebugUtilsMessageEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function submitDebugUtilsMessageEXT(rt, fn) {
     const E0 = rt.entry("VkDebugUtilsMessengerCallbackDataEXT");
+    const W0 = E0[0];
     return function submitDebugUtilsMessageEXT(u0, u1, u2, u3) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkSubmitDebugUtilsMessageEXT", "instance");
       const m = rt.enter(0);
@@ -16564,15 +20588,25 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.struct(
-          m,
-          E0,
-          "VkDebugUtilsMessengerCallbackDataEXT",
-          u3,
-          false,
-          "vkSubmitDebugUtilsMessageEXT",
-          "pCallbackData",
-        );
+        let a3;
+        if (rt.isLiteral(u3)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(96, 8);
+            W0(m, c, u3, 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkDebugUtilsMessengerCallbackDataEXT", [u3]);
+          }
+        } else {a3 = rt.struct(
+            m,
+            E0,
+            "VkDebugUtilsMessengerCallbackDataEXT",
+            u3,
+            false,
+            "vkSubmitDebugUtilsMessageEXT",
+            "pCallbackData",
+          );}
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -16583,21 +20617,32 @@ export function commands() {
   /** `vkTransitionImageLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function transitionImageLayout(rt, fn) {
     const E0 = rt.entry("VkHostImageLayoutTransitionInfo");
+    const W0 = E0[0];
     return function transitionImageLayout(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkTransitionImageLayout", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkHostImageLayoutTransitionInfo",
-          u1,
-          false,
-          "vkTransitionImageLayout",
-          "pTransitions",
-          E0,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkHostImageLayoutTransitionInfo", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkHostImageLayoutTransitionInfo",
+            u1,
+            false,
+            "vkTransitionImageLayout",
+            "pTransitions",
+            E0,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkTransitionImageLayout", "pTransitions");
         const a1 = n1_0;
         const r = fn(a0, a1, a2);
@@ -16641,12 +20686,23 @@ export function commands() {
   /** `vkUnmapMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function unmapMemory2(rt, fn) {
     const E0 = rt.entry("VkMemoryUnmapInfo");
+    const W0 = E0[0];
     return function unmapMemory2(u0, u1) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkUnmapMemory2", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkMemoryUnmapInfo", u1, false, "vkUnmapMemory2", "pMemoryUnmapInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkMemoryUnmapInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkMemoryUnmapInfo", u1, false, "vkUnmapMemory2", "pMemoryUnmapInfo");
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkUnmapMemory2");
       } finally {
@@ -16674,7 +20730,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.array(m, "bytes", "", u3, false, "vkUpdateDescriptorSetWithTemplate", "pData");
+        const a3 = rt.bytes(m, u3, false, "vkUpdateDescriptorSetWithTemplate", "pData");
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -16685,32 +20741,54 @@ export function commands() {
   /** `vkUpdateDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function updateDescriptorSets(rt, fn) {
     const E0 = rt.entry("VkWriteDescriptorSet");
+    const W0 = E0[0];
     const E1 = rt.entry("VkCopyDescriptorSet");
+    const W1 = E1[0];
     return function updateDescriptorSets(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateDescriptorSets", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkWriteDescriptorSet",
-          u1,
-          true,
-          "vkUpdateDescriptorSets",
-          "pDescriptorWrites",
-          E0,
-        );
-        const a4 = rt.array(
-          m,
-          "struct",
-          "VkCopyDescriptorSet",
-          u2,
-          true,
-          "vkUpdateDescriptorSets",
-          "pDescriptorCopies",
-          E1,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(64, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkWriteDescriptorSet", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkWriteDescriptorSet",
+            u1,
+            true,
+            "vkUpdateDescriptorSets",
+            "pDescriptorWrites",
+            E0,
+          );}
+        let a4;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(56, 8);
+            W1(m, c, u2[0], 0);
+            a4 = m.at(c);
+          } catch (e) {
+            a4 = rt.refit(m, top, e, E1, "VkCopyDescriptorSet", u2);
+          }
+        } else {a4 = rt.array(
+            m,
+            "struct",
+            "VkCopyDescriptorSet",
+            u2,
+            true,
+            "vkUpdateDescriptorSets",
+            "pDescriptorCopies",
+            E1,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkUpdateDescriptorSets", "pDescriptorWrites");
         const a1 = n1_0;
         const n3_0 = rt.len(u2, "struct", "vkUpdateDescriptorSets", "pDescriptorCopies");
@@ -16725,22 +20803,33 @@ export function commands() {
   /** `vkUpdateIndirectExecutionSetPipelineEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function updateIndirectExecutionSetPipelineEXT(rt, fn) {
     const E0 = rt.entry("VkWriteIndirectExecutionSetPipelineEXT");
+    const W0 = E0[0];
     return function updateIndirectExecutionSetPipelineEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetPipelineEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkWriteIndirectExecutionSetPipelineEXT",
-          u2,
-          false,
-          "vkUpdateIndirectExecutionSetPipelineEXT",
-          "pExecutionSetWrites",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkWriteIndirectExecutionSetPipelineEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkWriteIndirectExecutionSetPipelineEXT",
+            u2,
+            false,
+            "vkUpdateIndirectExecutionSetPipelineEXT",
+            "pExecutionSetWrites",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkUpdateIndirectExecutionSetPipelineEXT", "pExecutionSetWrites");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -16753,22 +20842,33 @@ export function commands() {
   /** `vkUpdateIndirectExecutionSetShaderEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function updateIndirectExecutionSetShaderEXT(rt, fn) {
     const E0 = rt.entry("VkWriteIndirectExecutionSetShaderEXT");
+    const W0 = E0[0];
     return function updateIndirectExecutionSetShaderEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetShaderEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkWriteIndirectExecutionSetShaderEXT",
-          u2,
-          false,
-          "vkUpdateIndirectExecutionSetShaderEXT",
-          "pExecutionSetWrites",
-          E0,
-        );
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E0, "VkWriteIndirectExecutionSetShaderEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkWriteIndirectExecutionSetShaderEXT",
+            u2,
+            false,
+            "vkUpdateIndirectExecutionSetShaderEXT",
+            "pExecutionSetWrites",
+            E0,
+          );}
         const n2_0 = rt.len(u2, "struct", "vkUpdateIndirectExecutionSetShaderEXT", "pExecutionSetWrites");
         const a2 = n2_0;
         fn(a0, a1, a2, a3);
@@ -16781,21 +20881,32 @@ export function commands() {
   /** `vkUpdateVideoSessionParametersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function updateVideoSessionParametersKHR(rt, fn) {
     const E0 = rt.entry("VkVideoSessionParametersUpdateInfoKHR");
+    const W0 = E0[0];
     return function updateVideoSessionParametersKHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateVideoSessionParametersKHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkVideoSessionParametersUpdateInfoKHR",
-          u2,
-          false,
-          "vkUpdateVideoSessionParametersKHR",
-          "pUpdateInfo",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(24, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkVideoSessionParametersUpdateInfoKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkVideoSessionParametersUpdateInfoKHR",
+            u2,
+            false,
+            "vkUpdateVideoSessionParametersKHR",
+            "pUpdateInfo",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkUpdateVideoSessionParametersKHR");
       } finally {
@@ -16811,7 +20922,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "handle", "VkFence", u1, false, "vkWaitForFences", "pFences");
+        const a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences");
         const a3 = u2 ? 1 : 0;
         const a4 = u3;
         const n1_0 = rt.len(u1, "handle", "vkWaitForFences", "pFences");
@@ -16828,21 +20939,32 @@ export function commands() {
   /** `vkWaitForPresent2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function waitForPresent2KHR(rt, fn) {
     const E0 = rt.entry("VkPresentWait2InfoKHR");
+    const W0 = E0[0];
     return function waitForPresent2KHR(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForPresent2KHR", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.struct(
-          m,
-          E0,
-          "VkPresentWait2InfoKHR",
-          u2,
-          false,
-          "vkWaitForPresent2KHR",
-          "pPresentWait2Info",
-        );
+        let a2;
+        if (rt.isLiteral(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u2, 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkPresentWait2InfoKHR", [u2]);
+          }
+        } else {a2 = rt.struct(
+            m,
+            E0,
+            "VkPresentWait2InfoKHR",
+            u2,
+            false,
+            "vkWaitForPresent2KHR",
+            "pPresentWait2Info",
+          );}
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkWaitForPresent2KHR");
         return r === 0
@@ -16881,12 +21003,23 @@ export function commands() {
   /** `vkWaitSemaphores`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function waitSemaphores(rt, fn) {
     const E0 = rt.entry("VkSemaphoreWaitInfo");
+    const W0 = E0[0];
     return function waitSemaphores(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkWaitSemaphores", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.struct(m, E0, "VkSemaphoreWaitInfo", u1, false, "vkWaitSemaphores", "pWaitInfo");
+        let a1;
+        if (rt.isLiteral(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(40, 8);
+            W0(m, c, u1, 0);
+            a1 = m.at(c);
+          } catch (e) {
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreWaitInfo", [u1]);
+          }
+        } else a1 = rt.struct(m, E0, "VkSemaphoreWaitInfo", u1, false, "vkWaitSemaphores", "pWaitInfo");
         const a2 = u2;
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkWaitSemaphores");
@@ -16904,9 +21037,8 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
+        const a2 = rt.handles(
           m,
-          "handle",
           "VkAccelerationStructureKHR",
           u1,
           false,
@@ -16942,15 +21074,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "handle",
-          "VkMicromapEXT",
-          u1,
-          false,
-          "vkWriteMicromapsPropertiesEXT",
-          "pMicromaps",
-        );
+        const a2 = rt.handles(m, "VkMicromapEXT", u1, false, "vkWriteMicromapsPropertiesEXT", "pMicromaps");
         const a3 = u2;
         const b5 = rt.buffer(m, u3, false, "vkWriteMicromapsPropertiesEXT", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
@@ -16971,32 +21095,54 @@ export function commands() {
   /** `vkWriteResourceDescriptorsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function writeResourceDescriptorsEXT(rt, fn) {
     const E0 = rt.entry("VkResourceDescriptorInfoEXT");
+    const W0 = E0[0];
     const E1 = rt.entry("VkHostAddressRangeEXT");
+    const W1 = E1[0];
     return function writeResourceDescriptorsEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkWriteResourceDescriptorsEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkResourceDescriptorInfoEXT",
-          u1,
-          false,
-          "vkWriteResourceDescriptorsEXT",
-          "pResources",
-          E0,
-        );
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkHostAddressRangeEXT",
-          u2,
-          false,
-          "vkWriteResourceDescriptorsEXT",
-          "pDescriptors",
-          E1,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(32, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkResourceDescriptorInfoEXT", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkResourceDescriptorInfoEXT",
+            u1,
+            false,
+            "vkWriteResourceDescriptorsEXT",
+            "pResources",
+            E0,
+          );}
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W1(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E1, "VkHostAddressRangeEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkHostAddressRangeEXT",
+            u2,
+            false,
+            "vkWriteResourceDescriptorsEXT",
+            "pDescriptors",
+            E1,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkWriteResourceDescriptorsEXT", "pResources");
         const n1_1 = rt.len(u2, "struct", "vkWriteResourceDescriptorsEXT", "pDescriptors");
         if (n1_1 !== n1_0 && u2 != null) {
@@ -17014,32 +21160,54 @@ export function commands() {
   /** `vkWriteSamplerDescriptorsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function writeSamplerDescriptorsEXT(rt, fn) {
     const E0 = rt.entry("VkSamplerCreateInfo");
+    const W0 = E0[0];
     const E1 = rt.entry("VkHostAddressRangeEXT");
+    const W1 = E1[0];
     return function writeSamplerDescriptorsEXT(u0, u1, u2) {
       if (rt.ended.has(u0)) rt.gone(u0, "vkWriteSamplerDescriptorsEXT", "device");
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "struct",
-          "VkSamplerCreateInfo",
-          u1,
-          false,
-          "vkWriteSamplerDescriptorsEXT",
-          "pSamplers",
-          E0,
-        );
-        const a3 = rt.array(
-          m,
-          "struct",
-          "VkHostAddressRangeEXT",
-          u2,
-          false,
-          "vkWriteSamplerDescriptorsEXT",
-          "pDescriptors",
-          E1,
-        );
+        let a2;
+        if (rt.isOne(u1)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(80, 8);
+            W0(m, c, u1[0], 0);
+            a2 = m.at(c);
+          } catch (e) {
+            a2 = rt.refit(m, top, e, E0, "VkSamplerCreateInfo", u1);
+          }
+        } else {a2 = rt.array(
+            m,
+            "struct",
+            "VkSamplerCreateInfo",
+            u1,
+            false,
+            "vkWriteSamplerDescriptorsEXT",
+            "pSamplers",
+            E0,
+          );}
+        let a3;
+        if (rt.isOne(u2)) {
+          const top = m.top;
+          try {
+            const c = m.alloc(16, 8);
+            W1(m, c, u2[0], 0);
+            a3 = m.at(c);
+          } catch (e) {
+            a3 = rt.refit(m, top, e, E1, "VkHostAddressRangeEXT", u2);
+          }
+        } else {a3 = rt.array(
+            m,
+            "struct",
+            "VkHostAddressRangeEXT",
+            u2,
+            false,
+            "vkWriteSamplerDescriptorsEXT",
+            "pDescriptors",
+            E1,
+          );}
         const n1_0 = rt.len(u1, "struct", "vkWriteSamplerDescriptorsEXT", "pSamplers");
         const n1_1 = rt.len(u2, "struct", "vkWriteSamplerDescriptorsEXT", "pDescriptors");
         if (n1_1 !== n1_0 && u2 != null) {
