@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { FULL, Scratch } from "../ffi/_struct_memory.ts";
+import { FULL, Scratch } from "../ffi/scratch.ts";
 
 const SIZE = 1 << 16;
 

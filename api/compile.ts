@@ -8,12 +8,18 @@
 import { type CommandFactory, commands } from "../vk/generated/idiomatic_commands.js";
 import { RESULT_NAMES } from "../vk/generated/enums.ts";
 import { VkError } from "../vk/errors.ts";
-import { findLayout, layoutOf } from "../vk/_struct_layout.ts";
-import { FULL, Scratch } from "../ffi/_struct_memory.ts";
+import { findLayout, layoutOf } from "../vk/struct_layout.ts";
+import { FULL, Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
-import { entryOf, type StructEntry, writeArrayInto, writeGrowing } from "../vk/_struct_marshal.ts";
+import {
+  entryOf,
+  getPointer,
+  type StructEntry,
+  writeArrayInto,
+  writeChain,
+  writeGrowing,
+} from "../vk/marshal.ts";
 
-import { getPointer, writeChain } from "../vk/_struct_runtime.ts";
 import {
   isPointerObject,
   readScalar,
@@ -21,7 +27,7 @@ import {
   type ScalarKind,
   scalarSize,
   writeScalar,
-} from "../vk/_scalar.ts";
+} from "../vk/scalar.ts";
 import { CallMemory } from "./call_memory.ts";
 
 /** A raw command as a command source holds it. */

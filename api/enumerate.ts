@@ -7,8 +7,8 @@
  */
 import { VkError } from "../vk/errors.ts";
 import { Arena } from "../ffi/memory.ts";
-import { findLayout, layoutOf, type RuntimeStructName } from "../vk/_struct_layout.ts";
-import type { StructValue } from "../vk/_struct_reader.ts";
+import { findLayout, layoutOf, type RuntimeStructName } from "../vk/struct_layout.ts";
+import type { StructValue } from "../vk/struct_value.ts";
 import { allocStruct } from "../vk/struct_write.ts";
 import { readStructArray } from "../vk/struct_read.ts";
 import type { VkPointer, VkStructPointer } from "../vk/generated/vk_types.ts";

@@ -5,9 +5,9 @@
  * @module
  */
 export { resultName } from "../vk/errors.ts";
-export type { RuntimeStructName } from "../vk/_struct_layout.ts";
-export type { StructField, StructValue } from "../vk/_struct_reader.ts";
-export type { ChainInput, StructInput } from "../vk/_struct_writer.ts";
+export type { RuntimeStructName } from "../vk/struct_layout.ts";
+export type { StructField, StructValue } from "../vk/struct_value.ts";
+export type { ChainInput, StructInput } from "../vk/struct_input.ts";
 export {
   allocStruct,
   type AllocStructOptions,

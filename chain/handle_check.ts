@@ -15,6 +15,7 @@ import type { HandleChecks } from "../vk/handle_check.ts";
 import { holdCallback } from "../ffi/callback.ts";
 import { readU32, readU64 } from "../ffi/memory.ts";
 import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
+import { canonicalHandle } from "../vk/handle_type.ts";
 import type { HandleRegistry, LoaderDevice, LoaderInstance } from "./objects.ts";
 
 type Fn = (...args: unknown[]) => unknown;
@@ -96,11 +97,6 @@ function nth(
   return h;
 }
 
-/** Canonical handle type (aliases resolved). */
-function canonical(type: string): string {
-  return HANDLES[type]?.alias ?? type;
-}
-
 const ROOTS = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice"]);
 
 /** Every live loader's registry, to tell another loader's handle from no handle at all. */
@@ -121,9 +117,11 @@ function isStrict(type: string): boolean {
     }
     const loose = new Set<string>();
     for (const s of outputStructs) {
-      for (const m of STRUCTS[s]!.members) if (HANDLES[m.type]) loose.add(canonical(m.type));
+      for (const m of STRUCTS[s]!.members) if (HANDLES[m.type]) loose.add(canonicalHandle(m.type));
     }
-    strictTypes = new Set(Object.keys(HANDLES).map(canonical).filter((t) => !loose.has(t) && !ROOTS.has(t)));
+    strictTypes = new Set(
+      Object.keys(HANDLES).map(canonicalHandle).filter((t) => !loose.has(t) && !ROOTS.has(t)),
+    );
   }
   return strictTypes.has(type);
 }
@@ -613,7 +611,7 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
   const indexOf = (name: string) => params.findIndex((p) => p.name === name);
   params.forEach((p, index) => {
     if (!HANDLES[p.type]) return;
-    const type = canonical(p.type);
+    const type = canonicalHandle(p.type);
     if (p.pointer === 0) {
       handles.push({ index, name: p.name, type, optional: p.optional === true, root: ROOTS.has(type) });
     } else if (p.pointer === 1 && !p.const) {
@@ -671,12 +669,12 @@ function countOf(
 function parentOf(type: string, params: readonly ParamInfo[]): OutputParam["parent"] {
   const parentType = HANDLES[type]?.parent;
   if (parentType === undefined || ROOTS.has(parentType)) return undefined;
-  const direct = params.findIndex((p) => p.pointer === 0 && canonical(p.type) === parentType);
+  const direct = params.findIndex((p) => p.pointer === 0 && canonicalHandle(p.type) === parentType);
   if (direct >= 0) return (args) => handleKey(args[direct] as Deno.PointerValue | undefined);
   for (let i = 0; i < params.length; i++) {
     const p = params[i]!;
     if (p.pointer !== 1 || !p.const) continue;
-    const m = STRUCTS[p.type]?.members.find((x) => x.pointer === 0 && canonical(x.type) === parentType);
+    const m = STRUCTS[p.type]?.members.find((x) => x.pointer === 0 && canonicalHandle(x.type) === parentType);
     if (m) {
       return (args) => handleKey(args[i] === null ? 0n : readU64(args[i] as Deno.PointerValue, m.offset));
     }

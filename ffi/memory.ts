@@ -16,7 +16,7 @@
  */
 export type Pointer = Deno.PointerValue;
 
-import { Scratch } from "./_struct_memory.ts";
+import { Scratch } from "./scratch.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

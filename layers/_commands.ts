@@ -5,7 +5,7 @@
  * @module
  */
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
-import { HANDLES } from "../vk/generated/handles.ts";
+import { canonicalHandle, isHandleType } from "../vk/handle_type.ts";
 import type { CommandInfo, ParamInfo } from "../vk/generated/types.ts";
 import { readStruct } from "../vk/struct_read.ts";
 import { type HandleKey, handleKey } from "../vk/handle_key.ts";
@@ -44,16 +44,6 @@ export function commandInfo(name: string): CommandInfo {
   const index = COMMAND_INDEX[name];
   if (index === undefined) throw new TypeError(`Unknown Vulkan command "${name}"`);
   return COMMANDS[index]!;
-}
-
-/** True for handle type names (`VkBuffer`, aliases included). */
-export function isHandleType(type: string): boolean {
-  return Object.hasOwn(HANDLES, type);
-}
-
-/** The handle type an alias names (`VkDescriptorUpdateTemplateKHR` -> `VkDescriptorUpdateTemplate`). */
-export function canonicalHandle(type: string): string {
-  return HANDLES[type]?.alias ?? type;
 }
 
 /**

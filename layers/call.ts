@@ -12,10 +12,10 @@ import type { CommandInfo, ParamInfo, StructInfo as StructLayout } from "../vk/g
 import { Arena, nativeBytes, readPointer, readU32, writePointer, writeU32, writeU64 } from "../ffi/memory.ts";
 import { readStruct, sizeOfStruct } from "../vk/struct_read.ts";
 import { writeStruct, writeStructArray } from "../vk/struct_write.ts";
-import { findLayout } from "../vk/_struct_layout.ts";
+import { findLayout } from "../vk/struct_layout.ts";
 import { STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
-import type { StructValue } from "../vk/_struct_reader.ts";
-import type { ChainInput } from "../vk/_struct_writer.ts";
+import type { StructValue } from "../vk/struct_value.ts";
+import type { ChainInput } from "../vk/struct_input.ts";
 import type { StateTracker } from "./state.ts";
 import type { CommandDescription } from "./_commands.ts";
 

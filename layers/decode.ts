@@ -18,7 +18,8 @@ import type { MemberInfo } from "../vk/generated/types.ts";
 import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readCString } from "../ffi/memory.ts";
 import { readStruct } from "../vk/struct_read.ts";
-import { evaluateLen, isHandleType } from "./_commands.ts";
+import { evaluateLen } from "./_commands.ts";
+import { isHandleType } from "../vk/handle_type.ts";
 import { handleKey, handleText } from "../vk/handle_key.ts";
 
 /** A decoded value: JSON-compatible. */

@@ -16,7 +16,8 @@
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { STRUCTS } from "../vk/generated/structs.ts";
 import { readStruct } from "../vk/struct_read.ts";
-import { createRule, evaluateLen, isHandleType, readHandles } from "./_commands.ts";
+import { createRule, evaluateLen, readHandles } from "./_commands.ts";
+import { isHandleType } from "../vk/handle_type.ts";
 import {
   type CallContext,
   type CommandDescription,

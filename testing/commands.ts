@@ -7,7 +7,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import type { CommandInfo } from "../vk/generated/types.ts";
-import { canonicalHandle, isHandleType } from "../layers/_commands.ts";
+import { canonicalHandle, isHandleType } from "../vk/handle_type.ts";
 import {
   readCString,
   readPointer,
@@ -20,7 +20,7 @@ import {
 import { STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
 import { missingFeatures, type MockDeviceModel } from "./device.ts";
 import { type MockPresentation, presentationBehaviours, presentationState } from "./presentation.ts";
-import { layoutOf } from "../vk/_struct_layout.ts";
+import { layoutOf } from "../vk/struct_layout.ts";
 import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import {
   at,

@@ -7,10 +7,10 @@
  */
 import { Arena, readPointer, readU32, writeU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../vk/struct_write.ts";
-import { findLayout, layoutOf } from "../vk/_struct_layout.ts";
+import { findLayout, layoutOf } from "../vk/struct_layout.ts";
 import { ENUM_TYPES, ENUMS } from "../vk/generated/enums.ts";
 import { STRUCT_ALIASES, STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
-import type { StructLayout } from "../vk/_struct_layout.ts";
+import type { StructLayout } from "../vk/struct_layout.ts";
 import { type MemberProblem, structMembers } from "./values.ts";
 
 /** A struct's members as plain values: numbers, booleans, bigints, strings, arrays, nested structs. */

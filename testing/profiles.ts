@@ -14,7 +14,7 @@ import {
   type MockStructs,
   type MockStructValue,
 } from "./device.ts";
-import { findLayout, layoutOf, type StructLayout } from "../vk/_struct_layout.ts";
+import { findLayout, layoutOf, type StructLayout } from "../vk/struct_layout.ts";
 import { ENUM_VALUES } from "../vk/generated/enums.ts";
 import { STRUCT_ALIASES } from "../vk/generated/structs.ts";
 import { type MemberProblem, type StructMembers, structMembers } from "./values.ts";

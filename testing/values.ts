@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { findLayout, type MemberLayout, scalarKind, type StructLayout } from "../vk/_struct_layout.ts";
+import { findLayout, type MemberLayout, scalarKind, type StructLayout } from "../vk/struct_layout.ts";
 import { ENUM_TYPES, ENUM_VALUES } from "../vk/generated/enums.ts";
 
 /** A struct's members as the mock writes them: numbers, bigints (64-bit), strings, arrays, nested structs. */

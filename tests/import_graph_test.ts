@@ -3,7 +3,8 @@
  * chain/ -> wsi/ and layers/ (plug-ins through interfaces chain/ defines) -> the public modules at the root. This test
  * reads the module graph from `deno info --json` for every entry point of deno.json and fails on an import
  * cycle (naming its modules in order) and on an import that the room's allow-list ({@linkcode ALLOWED}) does
- * not name (naming the importing module and the imported one); the allow-list itself draws no cycle. Type-only imports count: they tie modules together
+ * not name (naming the importing module and the imported one); the allow-list itself draws no cycle; and on an
+ * import of another room's private file (a name starting with `_`). Type-only imports count: they tie modules together
  * for the reader and the type checker just the same.
  *
  * chain/ holds rooms below its core (chain/ itself): chain/extensions/, chain/order/ and chain/layer_chain/.
@@ -238,6 +239,21 @@ function disallowedEdges(
   return bad.sort();
 }
 
+/**
+ * Imports of a file another room keeps to itself (its name starts with `_`): what rooms share is a public file
+ * of the room, named for the concept and listed in its README. vk/generated/ counts as vk/; the root modules
+ * are a room of their own here.
+ */
+function privateReachIns(graph: Map<string, Set<string>>): string[] {
+  const isPrivate = (path: string) => path.slice(path.lastIndexOf("/") + 1).startsWith("_");
+  return [...graph].flatMap(([from, targets]) =>
+    isDevelopment(from)
+      ? []
+      : [...targets].filter((to) => !isDevelopment(to) && isPrivate(to) && folderOf(to) !== folderOf(from))
+        .map((to) => `${from} -> ${to}`)
+  ).sort();
+}
+
 /** Library modules importing a development module: the library must stand without its development folders. */
 function libraryToDevelopment(graph: Map<string, Set<string>>): string[] {
   return [...graph].flatMap(([from, targets]) =>
@@ -337,6 +353,7 @@ Deno.test("library imports form no cycle and each names a room its importer's al
       `import cycle of ${c.length} modules (${c.join(", ")}), for one: ${cyclePath(pruned, c)}`
     ),
     ...disallowedEdges(pruned, typeOnly).map((e) => `import the allow-list does not name: ${e}`),
+    ...privateReachIns(graph).map((e) => `import of another room's private file: ${e}`),
     ...stale.map((e) => `known edge no longer exists (delete it from KNOWN): ${e}`),
   ];
   assertEquals(problems, []);
@@ -356,6 +373,20 @@ Deno.test("the cycle finder names a cycle and the order check an upward import",
   assertEquals(found, [["chain/a.ts", "chain/b.ts"]]);
   assertEquals(cyclePath(graph, found[0]!), "chain/a.ts -> chain/b.ts -> chain/a.ts");
   assertEquals(disallowedEdges(graph), ["ffi/x.ts -> discovery/y.ts"]);
+});
+
+Deno.test("the private-file check names another room's import of a _-prefixed file, not the room's own", () => {
+  const graph = new Map([
+    ["api/compile.ts", new Set(["vk/_struct_runtime.ts", "vk/marshal.ts"])],
+    ["vk/marshal.ts", new Set(["vk/_struct_runtime.ts"])],
+    ["vk/generated/structs.ts", new Set(["vk/_lazy_table.ts"])],
+    ["mod.ts", new Set(["layers/_commands.ts"])],
+    ["tests/layers/x_test.ts", new Set(["layers/_commands.ts"])],
+  ]);
+  assertEquals(privateReachIns(graph), [
+    "api/compile.ts -> vk/_struct_runtime.ts",
+    "mod.ts -> layers/_commands.ts",
+  ]);
 });
 
 Deno.test("a room of chain/ imports the core's types only, lower rooms and folders freely, no sibling room", () => {

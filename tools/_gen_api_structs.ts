@@ -39,7 +39,7 @@ export function emitStructs(
     const t = layouts.resolve(type);
     return t?.category === "struct" || t?.category === "union";
   };
-  // Element type of an in-place member, read form (as vk/_struct_reader.ts returns it).
+  // Element type of an in-place member, read form (as vk/struct_value.ts returns it).
   const readElement = (m: Decl): string => {
     const t = layouts.resolve(m.type);
     if (isStruct(m.type)) return m.type;
@@ -56,7 +56,7 @@ export function emitStructs(
     if (m.dims.length) return m.type === "char" ? "string" : `${wrap(readElement(m))}[]`;
     return readElement(m);
   };
-  // Input form of one in-place element (as vk/_struct_writer.ts accepts it).
+  // Input form of one in-place element (as vk/struct_input.ts accepts it).
   const inputElement = (m: Decl): string => {
     const t = layouts.resolve(m.type);
     if (isStruct(m.type)) return `VkStructInputs["${m.type}"]`;

@@ -1,7 +1,7 @@
 /**
  * Emits the run-time marshalling as plain JavaScript a person can open: per struct a writer
  * (`writeVkBufferCreateInfo(m, o, v, k)`) and a reader (`readVkBufferCreateInfo(m, o)`) over the typed-array
- * views of a `Scratch` (ffi/_struct_memory.ts), member offsets as literals, in a few files by group (core, KHR,
+ * views of a `Scratch` (ffi/scratch.ts), member offsets as literals, in a few files by group (core, KHR,
  * EXT, the rest), each with a small `.d.ts` declaring its tables, and `struct_marshal.js`, the index.
  *
  * @module
@@ -10,7 +10,7 @@ import type { Registry } from "./_gen_registry.ts";
 import type { Layouts, MemberLayout, StructLayout } from "./_gen_layout.ts";
 import { header } from "./_gen_api_common.ts";
 
-/** How one element is stored (as ffi/_struct_layout.ts's `MemberKind`). */
+/** How one element is stored (as ffi/struct_layout.ts's `MemberKind`). */
 type Kind = "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "f32" | "f64" | "u64" | "i64" | "pointer";
 
 const SIGNED = new Set(["int8_t", "int16_t", "int32_t", "int64_t", "int", "char"]);
@@ -109,7 +109,7 @@ class Emitter {
     return [this.#kindOfWidth(m.type, w) ?? "bytes", w];
   }
 
-  /** The count member a `len` names, with its bytes-per-element factor (as ffi/_struct_layout.ts). */
+  /** The count member a `len` names, with its bytes-per-element factor (as ffi/struct_layout.ts). */
   #countOf(l: StructLayout, m: MemberLayout): { name: string; scale: number } | undefined {
     if (m.len === undefined) return undefined;
     const first = m.len.split(",")[0]!.trim();
@@ -364,7 +364,7 @@ ${
               : g === "vendor"
               ? "other authors' structs"
               : `${g.toUpperCase()} structs`
-          }: offsets as literals, over a \`Scratch\`'s typed-array views (ffi/_struct_memory.ts).`,
+          }: offsets as literals, over a \`Scratch\`'s typed-array views (ffi/scratch.ts).`,
         )
       }
 import { ${RUNTIME.filter(used).sort().join(", ")} } from "../_struct_runtime.ts";

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { isPointerObject } from "./_scalar.ts";
-import type { Scratch } from "../ffi/_struct_memory.ts";
+import { isPointerObject } from "./scalar.ts";
+import type { Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
-import { layoutOf } from "./_struct_layout.ts";
+import { layoutOf } from "./struct_layout.ts";
 
 /** A generated writer: `v` as the struct at byte `o` of `m`; `k` extra keys allowed (a link's `type`). */
 export type StructWriterFn = (m: Scratch, o: number, v: unknown, k: number) => void;
@@ -19,7 +19,7 @@ export type StructEntry = readonly [StructWriterFn, StructReaderFn, number, numb
 
 const TWO_32 = 4294967296;
 
-/** A struct's entry by name: set by vk/_struct_marshal.ts, which imports the generated index. */
+/** A struct's entry by name: set by vk/marshal.ts, which imports the generated index. */
 let entryOf: (name: string) => StructEntry | undefined = () => undefined;
 
 /** Where the generated writers find other structs' entries (pNext links, structs of another file). */

@@ -1,15 +1,15 @@
 /**
- * Reading Vulkan structs back into plain objects (the public side of the generated readers, `vk/_struct_marshal.ts`):
+ * Reading Vulkan structs back into plain objects (the public side of the generated readers, `vk/marshal.ts`):
  * {@linkcode readStruct}, {@linkcode readStructArray}, the pNext chain hanging off a struct
  * ({@linkcode readChain}), and a struct's size ({@linkcode sizeOfStruct}). Re-exported by `api/structs.ts`.
  *
  * @module
  */
 import { STRUCT_BY_STYPE } from "./generated/structs.ts";
-import { findLayout, layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
-import type { StructValue } from "./_struct_reader.ts";
-import { Scratch } from "../ffi/_struct_memory.ts";
-import { entryOf } from "./_struct_marshal.ts";
+import { findLayout, layoutOf, type RuntimeStructName } from "./struct_layout.ts";
+import type { StructValue } from "./struct_value.ts";
+import { Scratch } from "../ffi/scratch.ts";
+import { entryOf } from "./marshal.ts";
 import type { VkChainRead, VkStructChains, VkStructName, VkStructs } from "./generated/vk_structs.ts";
 
 /**

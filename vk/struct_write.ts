@@ -1,15 +1,15 @@
 /**
- * Writing Vulkan structs from plain objects (the public side of the generated writers, `vk/_struct_marshal.ts`):
+ * Writing Vulkan structs from plain objects (the public side of the generated writers, `vk/marshal.ts`):
  * {@linkcode writeStruct} and {@linkcode writeStructArray} for inputs, {@linkcode allocStruct} for zeroed
  * outputs with `sType` set and an optional pNext chain. Re-exported by `api/structs.ts`.
  *
  * @module
  */
 import { type Arena, arenaKeep, arenaScratch } from "../ffi/memory.ts";
-import { layoutOf, type RuntimeStructName } from "./_struct_layout.ts";
-import type { ChainInput, StructInput } from "./_struct_writer.ts";
-import { FULL, type Scratch } from "../ffi/_struct_memory.ts";
-import { entryOf, type StructEntry, writeArrayInto, writeGrowing } from "./_struct_marshal.ts";
+import { layoutOf, type RuntimeStructName } from "./struct_layout.ts";
+import type { ChainInput, StructInput } from "./struct_input.ts";
+import { FULL, type Scratch } from "../ffi/scratch.ts";
+import { entryOf, type StructEntry, writeArrayInto, writeGrowing } from "./marshal.ts";
 import { writeChain } from "./_struct_runtime.ts";
 import type { VkStructPointer } from "./generated/vk_types.ts";
 import type {

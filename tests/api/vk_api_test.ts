@@ -1,4 +1,4 @@
-// The idiomatic command layer (api/): every shape of the generated plans on lavapipe, through vkdeno's loader
+// The idiomatic API (api/): every shape of the generated plans on lavapipe, through vkdeno's loader
 // and through libvulkan: results thrown or returned by name, outputs returned (handles, handle arrays sized
 // from the inputs, structs with pNext chains, two-call arrays, scalars, mapped memory), inputs as JavaScript
 // values (arrays for count + pointer pairs, struct literals, strings, booleans), and scoped destruction.

@@ -1,10 +1,10 @@
 /**
- * One scalar reader and writer (vk/_scalar.ts) serves the struct layouts and the idiomatic API: every
+ * One scalar reader and writer (vk/scalar.ts) serves the struct layouts and the idiomatic API: every
  * kind reads back what it writes, values a kind cannot take are refused, and both callers name the place.
  */
 
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { readScalar, type ScalarKind, scalarSize, writeScalar } from "../../vk/_scalar.ts";
+import { readScalar, type ScalarKind, scalarSize, writeScalar } from "../../vk/scalar.ts";
 import { Arena } from "../../ffi/memory.ts";
 import { readStruct } from "../../api/structs.ts";
 import { writeStruct as writeStructUntyped } from "../../vk/struct_write.ts";

@@ -3,7 +3,7 @@
 // Regenerate with `deno task gen`; CI runs `deno task gen --check`.
 
 /**
- * The writers and readers of the KHR structs: offsets as literals, over a `Scratch`'s typed-array views (ffi/_struct_memory.ts).
+ * The writers and readers of the KHR structs: offsets as literals, over a `Scratch`'s typed-array views (ffi/scratch.ts).
  *
  * @module
  */

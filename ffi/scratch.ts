@@ -21,7 +21,7 @@ export const FULL: Error = new RangeError("The struct scratch memory is full");
  *
  * @example Usage
  * ```ts
- * import { Scratch } from "./_struct_memory.ts";
+ * import { Scratch } from "./scratch.ts";
  * const m = new Scratch(256);
  * const at = m.alloc(8, 8);
  * m.u32[at >> 2] = 7;
@@ -92,7 +92,7 @@ export class Scratch {
    *
    * @example Usage
    * ```ts
-   * import { Scratch } from "./_struct_memory.ts";
+   * import { Scratch } from "./scratch.ts";
    * console.log(Scratch.of(new Uint8Array(new Uint32Array([5, 6]).buffer)).u32[1]); // 6
    * ```
    */
@@ -108,7 +108,7 @@ export class Scratch {
    *
    * @example Usage
    * ```ts
-   * import { Scratch } from "./_struct_memory.ts";
+   * import { Scratch } from "./scratch.ts";
    * console.log(new Scratch(64).alloc(4, 4)); // 0
    * ```
    * @throws {RangeError} {@linkcode FULL} when they do not fit.
@@ -140,7 +140,7 @@ export class Scratch {
    *
    * @example Usage
    * ```ts
-   * import { Scratch } from "./_struct_memory.ts";
+   * import { Scratch } from "./scratch.ts";
    * const m = new Scratch(64);
    * console.log(m.at(8) === m.at(8)); // true
    * ```
@@ -156,7 +156,7 @@ export class Scratch {
    *
    * @example Usage
    * ```ts
-   * import { Scratch } from "./_struct_memory.ts";
+   * import { Scratch } from "./scratch.ts";
    * const m = new Scratch(64);
    * console.log(Deno.UnsafePointerView.getCString(m.at(m.cstring("main")))); // "main"
    * ```

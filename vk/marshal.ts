@@ -1,22 +1,24 @@
 /**
  * Entry points over the generated struct writers and readers (`generated/struct_marshal.js`): a struct's
  * entry by name, and writing top-level structs into a {@linkcode Scratch}, starting again on a larger one
- * when they do not fit. What `writeStruct`, `readStruct` and the idiomatic layer share.
+ * when they do not fit. What `writeStruct`, `readStruct` and the idiomatic API share.
  *
  * @module
  */
-import { FULL, Scratch } from "../ffi/_struct_memory.ts";
+import { FULL, Scratch } from "../ffi/scratch.ts";
 import { setStructEntries, type StructEntry } from "./_struct_runtime.ts";
 import { structEntry } from "./generated/struct_marshal.js";
 
 export type { StructEntry };
+/** The pNext-link writer and pointer reader of the generated code, for the idiomatic API's compiled calls. */
+export { getPointer, writeChain } from "./_struct_runtime.ts";
 
 /**
  * Struct `name`'s generated writer, reader, size and alignment (aliases followed).
  *
  * @example Usage
  * ```ts
- * import { entryOf } from "./_struct_marshal.ts";
+ * import { entryOf } from "./marshal.ts";
  * console.log(entryOf("VkExtent2D")[2]); // 8
  * ```
  * @throws {TypeError} If the registry has no struct or union of that name.

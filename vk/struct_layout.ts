@@ -8,7 +8,7 @@
 import { HANDLES } from "./generated/handles.ts";
 import { STRUCT_ALIASES, STRUCTS } from "./generated/structs.ts";
 import type { MemberInfo, StructInfo } from "./generated/types.ts";
-import { type ScalarKind, scalarSize } from "./_scalar.ts";
+import { type ScalarKind, scalarSize } from "./scalar.ts";
 
 /**
  * A struct name typed `string` (known only at run time, e.g. read from a command description): the
@@ -41,7 +41,7 @@ const SIGNED_BY_SIZE: Record<number, MemberKind> = { 1: "i8", 2: "i16", 4: "i32"
  *
  * @example Usage
  * ```ts
- * import { findLayout } from "./_struct_layout.ts";
+ * import { findLayout } from "./struct_layout.ts";
  * console.log(findLayout("VkExtent2D")?.size); // 8
  * ```
  */
@@ -56,7 +56,7 @@ export function findLayout(name: string): StructLayout | undefined {
  *
  * @example Usage
  * ```ts
- * import { layoutOf } from "./_struct_layout.ts";
+ * import { layoutOf } from "./struct_layout.ts";
  * console.log(layoutOf("VkExtent3D").members.length); // 3
  * ```
  * @throws {TypeError} If the registry has no struct or union of that name.
@@ -72,7 +72,7 @@ export function layoutOf(name: string): StructLayout {
  *
  * @example Usage
  * ```ts
- * import { elementCount, layoutOf } from "./_struct_layout.ts";
+ * import { elementCount, layoutOf } from "./struct_layout.ts";
  * const m = layoutOf("VkPhysicalDeviceProperties").members.find((m) => m.name === "deviceName")!;
  * console.log(elementCount(m)); // 256
  * ```
@@ -86,7 +86,7 @@ export function elementCount(member: MemberLayout): number {
  *
  * @example Usage
  * ```ts
- * import { isPointerLike } from "./_struct_layout.ts";
+ * import { isPointerLike } from "./struct_layout.ts";
  * console.log(isPointerLike({ name: "buffer", type: "VkBuffer", offset: 0, size: 8, pointer: 0, const: false }));
  * ```
  */
@@ -100,7 +100,7 @@ export function isPointerLike(member: MemberLayout): boolean {
  *
  * @example Usage
  * ```ts
- * import { scalarKind } from "./_struct_layout.ts";
+ * import { scalarKind } from "./struct_layout.ts";
  * console.log(scalarKind({ name: "size", type: "VkDeviceSize", offset: 0, size: 8, pointer: 0, const: false }));
  * ```
  */
@@ -122,7 +122,7 @@ export function scalarKind(member: MemberLayout): MemberKind {
  *
  * @example Usage
  * ```ts
- * import { countMemberOf, layoutOf } from "./_struct_layout.ts";
+ * import { countMemberOf, layoutOf } from "./struct_layout.ts";
  * const layout = layoutOf("VkInstanceCreateInfo");
  * const m = layout.members.find((m) => m.name === "ppEnabledExtensionNames")!;
  * console.log(countMemberOf(layout, m)); // { name: "enabledExtensionCount", scale: 1 }
@@ -152,7 +152,7 @@ export function countMemberOf(
  *
  * @example Usage
  * ```ts
- * import { layoutOf, pointeeSize } from "./_struct_layout.ts";
+ * import { layoutOf, pointeeSize } from "./struct_layout.ts";
  * const m = layoutOf("VkDeviceQueueCreateInfo").members.find((m) => m.name === "pQueuePriorities")!;
  * console.log(pointeeSize(m)); // 4
  * ```
@@ -170,7 +170,7 @@ export function pointeeSize(member: MemberLayout): number {
  *
  * @example Usage
  * ```ts
- * import { layoutOf, pointeeKind } from "./_struct_layout.ts";
+ * import { layoutOf, pointeeKind } from "./struct_layout.ts";
  * const m = layoutOf("VkDeviceQueueCreateInfo").members.find((m) => m.name === "pQueuePriorities")!;
  * console.log(pointeeKind(m)); // "f32"
  * ```

@@ -1,7 +1,7 @@
 /**
  * One scalar in native memory: the kinds a value is stored as (Deno's FFI types plus `bool`, a VkBool32)
  * and the one reader and writer of a kind at an offset of a DataView, shared by the struct layouts and the
- * idiomatic command layer.
+ * idiomatic API.
  *
  * @module
  */
@@ -56,7 +56,7 @@ const SIZES: Readonly<Record<ScalarKind, number>> = {
  *
  * @example Usage
  * ```ts
- * import { scalarSize } from "./_scalar.ts";
+ * import { scalarSize } from "./scalar.ts";
  * console.log(scalarSize("u16"), scalarSize("bool"), scalarSize("pointer")); // 2 4 8
  * ```
  */
@@ -69,7 +69,7 @@ export function scalarSize(kind: ScalarKind): number {
  *
  * @example Usage
  * ```ts
- * import { isPointerObject } from "./_scalar.ts";
+ * import { isPointerObject } from "./scalar.ts";
  * console.log(isPointerObject(Deno.UnsafePointer.create(8n)), isPointerObject({})); // true false
  * ```
  */
@@ -84,7 +84,7 @@ export function isPointerObject(value: unknown): value is Deno.PointerObject {
  *
  * @example Usage
  * ```ts
- * import { readScalar } from "./_scalar.ts";
+ * import { readScalar } from "./scalar.ts";
  * const view = new DataView(new BigUint64Array([1n]).buffer);
  * console.log(readScalar(view, 0, "u64"), readScalar(view, 0, "bool")); // 1n true
  * ```
@@ -129,7 +129,7 @@ export function readScalar(view: DataView, offset: number, kind: ScalarKind): Sc
  *
  * @example Usage
  * ```ts
- * import { scalarExpects } from "./_scalar.ts";
+ * import { scalarExpects } from "./scalar.ts";
  * console.log(scalarExpects("u64"), "/", scalarExpects("f32")); // a bigint or pointer / a number
  * ```
  */
@@ -145,7 +145,7 @@ export function scalarExpects(kind: ScalarKind): string {
  *
  * @example Usage
  * ```ts
- * import { writeScalar } from "./_scalar.ts";
+ * import { writeScalar } from "./scalar.ts";
  * const view = new DataView(new ArrayBuffer(8));
  * console.log(writeScalar(view, 0, "u32", 0x80000000), view.getUint32(0, true)); // true 2147483648
  * console.log(writeScalar(view, 0, "u64", "12")); // false

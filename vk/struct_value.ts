@@ -1,6 +1,6 @@
 /**
  * What a struct read back is: a plain object of its members (the readers are generated into
- * `generated/struct_*.js`; `struct_read.ts` and the idiomatic layer call them).
+ * `generated/struct_*.js`; `struct_read.ts` and the idiomatic API call them).
  *
  * @module
  */

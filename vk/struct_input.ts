@@ -1,6 +1,6 @@
 /**
  * What a struct given to a writer is: a plain object of its members, and a pNext link naming its struct (the
- * writers are generated into `generated/struct_*.js`; `struct_write.ts` and the idiomatic layer call them).
+ * writers are generated into `generated/struct_*.js`; `struct_write.ts` and the idiomatic API call them).
  *
  * @module
  */
