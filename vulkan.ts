@@ -8,7 +8,7 @@
 import { COMMAND_INDEX, COMMANDS } from "./vk/generated/commands.ts";
 import type { VkCommands, VkDeviceCommandName } from "./vk/generated/vk_commands.ts";
 import type { VkDevice } from "./vk/generated/vk_types.ts";
-import type { EnvironmentSnapshot } from "./discovery/environment.ts";
+import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "./discovery/environment.ts";
 import type { DriverEntryPoint } from "./loading/direct_driver.ts";
 import { WSI_SUPPORT } from "./wsi/terminators.ts";
 import { moduleLayerLoader } from "./layers/module_layer.ts";
@@ -142,11 +142,14 @@ export class Vulkan implements Disposable {
    */
   static load(options?: VulkanOptions): Vulkan & VulkanCommands {
     options ??= {};
+    const env = options.env ?? snapshotProcessEnvironment();
     return new Vulkan(
       new Loader({
         ...options,
+        env,
         wsi: WSI_SUPPORT,
-        moduleLayers: moduleLayerLoader(options.moduleLayerOptions, options.layerModules),
+        // TS layers read their settings' variables and file from the loader's environment (LS04, LS05).
+        moduleLayers: moduleLayerLoader({ env, ...options.moduleLayerOptions }, options.layerModules),
       }),
       options,
     ) as Vulkan & VulkanCommands;

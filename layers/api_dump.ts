@@ -32,10 +32,23 @@ export const apiDumpLayer: TsLayer = defineLayer({
   name: "VK_LAYER_VKDENO_api_dump",
   description: "Every call with decoded parameters, result and timing, as text or JSON lines (vkdeno)",
   implementationVersion: 1,
+  settings: {
+    format: {
+      type: "enum",
+      values: ["text", "json"],
+      default: "text",
+      description: "Text lines or JSON lines",
+    },
+    timing: {
+      type: "bool",
+      default: true,
+      description: "Each call's duration (false: stable output for diffs)",
+    },
+    file: { type: "string", default: "", description: "A file to append to instead of the output" },
+  },
   create(env) {
-    const format = env.settings.format === "json" ? "json" : "text";
-    const timing = env.settings.timing !== false;
-    const file = typeof env.settings.file === "string" ? env.settings.file : undefined;
+    const { format, timing } = env.settings;
+    const file = env.settings.file === "" ? undefined : env.settings.file;
     const write = file === undefined
       ? env.write
       : (line: string) => Deno.writeTextFileSync(file, line + "\n", { append: true });

@@ -41,6 +41,8 @@ import { commandFailure, type LayerCommand } from "./command.ts";
 import { readPointer } from "../ffi/memory.ts";
 import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { StateTracker } from "./state.ts";
+import { type LayerSettingDeclarations, LayerSettingsSources } from "./settings.ts";
+import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 
 /** Options of {@linkcode Chassis}. */
 export interface ChassisOptions {
@@ -48,8 +50,16 @@ export interface ChassisOptions {
   onMessage?: (message: ValidationMessage) => void;
   /** Receives layer output lines (default: stdout). */
   output?: (line: string) => void;
-  /** Per-layer settings, by layer name. */
+  /**
+   * Per-layer settings, by layer name: the last source of a declared setting, after the variables,
+   * `vk_layer_settings.txt` and `VkLayerSettingsCreateInfoEXT` (docs/behaviour.md LS01).
+   */
   settings?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * The environment layer settings are read from: its `VK_<LAYER>_<SETTING>` variables and the
+   * `vk_layer_settings.txt` it finds (docs/behaviour.md LS04, LS05). Default: this process's.
+   */
+  env?: EnvironmentSnapshot;
 }
 
 /** The commands that make and end dispatch objects: every host routes them through the chassis. */
@@ -94,6 +104,8 @@ export class DispatchObject {
   physicalDevice: Deno.PointerValue = null;
   /** Bumped when a layer is added: wrappers re-read their hooks. */
   generation = 0;
+  /** Each layer's resolved settings by layer name (an instance's; a device reads its parent's). */
+  readonly settings: Map<string, Readonly<Record<string, unknown>>> = new Map();
   #state: StateTracker | null = null;
   /** The objects this dispatch object made (a device's own ones), disposed with it. */
   readonly #made: ValidationObject[] = [];
@@ -321,6 +333,30 @@ export class Chassis implements Disposable {
     return names;
   }
 
+  /**
+   * The layer's settings for a new instance object (docs/behaviour.md LS01): resolved once here, so a hook
+   * reading one reads a property of a frozen object. Warnings go out once per process.
+   */
+  #settingsFor(layer: TsLayer, sources: () => LayerSettingsSources): Readonly<Record<string, unknown>> {
+    const declared = (layer.settings ?? {}) as LayerSettingDeclarations;
+    const host = this.#options.settings?.[layer.name];
+    if (Object.keys(declared).length === 0 && host === undefined) return NO_SETTINGS;
+    const report = this.#options.onMessage ?? defaultReport;
+    return sources().resolve(layer.name, declared, host, (id, text) => {
+      const seen = WARNED.get(report) ?? new Set<string>();
+      WARNED.set(report, seen);
+      if (seen.has(`${layer.name} ${text}`)) return;
+      seen.add(`${layer.name} ${text}`);
+      report({ layer: layer.name, severity: "warning", id, text });
+    });
+  }
+
+  /** The sources of one `vkCreateInstance` (its create info, or null), made on first need. */
+  #sources(createInfo: Deno.PointerValue): () => LayerSettingsSources {
+    let sources: LayerSettingsSources | undefined;
+    return () => sources ??= new LayerSettingsSources(this.#options.env ?? processEnvironment(), createInfo);
+  }
+
   /** The layers' environment for one object of `d`. */
   #env(layer: TsLayer, d: DispatchObject): LayerEnv {
     const report = this.#options.onMessage ?? defaultReport;
@@ -341,12 +377,13 @@ export class Chassis implements Disposable {
           command: options.command,
         }),
       write: this.#options.output ?? ((line: string) => console.log(line)),
-      settings: this.#options.settings?.[layer.name] ?? {},
+      settings: (d.parent ?? d).settings.get(layer.name) ?? NO_SETTINGS,
     };
   }
 
-  #addInstanceObject(d: DispatchObject, layer: TsLayer): void {
+  #addInstanceObject(d: DispatchObject, layer: TsLayer, sources = this.#sources(null)): void {
     d.track(layer);
+    d.settings.set(layer.name, this.#settingsFor(layer, sources));
     d.push(layer, this.#checked(layer, layer.create(this.#env(layer, d))), true);
   }
 
@@ -454,17 +491,18 @@ export class Chassis implements Disposable {
     d.push(layer, this.#checked(layer, layer.createDevice(env, instanceObject)), true);
   }
 
-  /** A new instance's dispatch object with an object of every layer. */
-  #makeInstance(): DispatchObject {
+  /** A new instance's dispatch object with an object of every layer; `createInfo` gives their settings. */
+  #makeInstance(createInfo: Deno.PointerValue): DispatchObject {
     const d = new DispatchObject("instance", null);
-    for (const layer of this.layers) this.#addInstanceObject(d, layer);
+    const sources = this.#sources(createInfo);
+    for (const layer of this.layers) this.#addInstanceObject(d, layer, sources);
     return d;
   }
 
   /** The dispatch object for calls on a handle the chassis did not see made. */
   #adopt(): DispatchObject {
     if (this.#adopted) return this.#adopted;
-    this.#adopted = this.#makeInstance();
+    this.#adopted = this.#makeInstance(null);
     this.#changed?.();
     return this.#adopted;
   }
@@ -516,7 +554,7 @@ export class Chassis implements Disposable {
     switch (name) {
       case "vkCreateInstance":
         return (...args: unknown[]) => {
-          const d = this.#makeInstance();
+          const d = this.#makeInstance(args[0] as Deno.PointerValue);
           const result = run(d, args);
           if (succeeded(result)) {
             this.#instances.add(d);
@@ -711,6 +749,28 @@ function guarded(
     threw(hook, phase, error);
     return THREW;
   }
+}
+
+const NO_SETTINGS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Setting warnings given so far (layer and text) by destination: one message per fault per process. */
+const WARNED = new WeakMap<(m: ValidationMessage) => void, Set<string>>();
+
+/** This process's variables and working folder, for settings when the host gave no environment. */
+function processEnvironment(): EnvironmentSnapshot {
+  let vars: Record<string, string> = {};
+  try {
+    vars = Deno.env.toObject();
+  } catch {
+    // Without --allow-env no variable is read: the file and the API still are.
+  }
+  let cwd: string | undefined;
+  try {
+    cwd = Deno.cwd();
+  } catch {
+    // Without --allow-read the working folder is unknown: a relative file name is tried as it is.
+  }
+  return { vars, elevated: false, ...(cwd === undefined ? {} : { cwd }) };
 }
 
 function defaultReport(m: ValidationMessage): void {

@@ -29,10 +29,32 @@ import type { CommandDescription, CommandParameter } from "./_commands.ts";
 import type { CallContext, CommandArguments, Dispatch } from "./call.ts";
 import type { CommandImplementation, LayerCommand } from "./command.ts";
 import { COMMANDS } from "../vk/generated/commands.ts";
+import {
+  checkDeclarations,
+  type LayerSettingDeclarations,
+  type LayerSettingValues,
+  type NoLayerSettings,
+} from "./settings.ts";
+import {
+  VK_EXT_LAYER_SETTINGS_EXTENSION_NAME,
+  VK_EXT_LAYER_SETTINGS_SPEC_VERSION,
+} from "../vk/generated/vk_constants.js";
 
 export type { CommandDescription, CommandParameter };
 export type { CommandImplementation, LayerCommand, LayerCommandFunction } from "./command.ts";
 export { defineCommand, provide } from "./command.ts";
+export type {
+  EnumSettingDeclaration,
+  FramesetSettingDeclaration,
+  LayerSettingDeclaration,
+  LayerSettingDeclarations,
+  LayerSettingFrameset,
+  LayerSettingValue,
+  LayerSettingValues,
+  NoLayerSettings,
+  ScalarSettingDeclaration,
+  ScalarSettingTypes,
+} from "./settings.ts";
 
 export type { VulkanCommand, VulkanCommandName };
 
@@ -120,8 +142,11 @@ export interface ReportOptions {
   command?: string;
 }
 
-/** What a layer's {@linkcode TsLayer.create} is given. */
-export interface LayerEnv {
+/**
+ * What a layer's {@linkcode TsLayer.create} is given. `S` is the layer's settings declarations
+ * ({@linkcode TsLayer.settings}), which type `settings`.
+ */
+export interface LayerEnv<S = NoLayerSettings> {
   /**
    * The instance (or device, in `createDevice`) the object belongs to. Null in `create`, which runs
    * before `vkCreateInstance` so that the object's hooks see that call: set once it returns. Also null for
@@ -139,12 +164,17 @@ export interface LayerEnv {
   report(id: string, text: string, options?: ReportOptions): void;
   /** Writes one line of output (stdout by default, or the host's `output`). */
   write(line: string): void;
-  /** Settings given to this layer by the host (`settings[layerName]`), or `{}`. */
-  readonly settings: Readonly<Record<string, unknown>>;
+  /**
+   * The layer's settings for this instance (a device's are its instance's), typed from its declarations:
+   * each from the first source that sets it (a `VK_<LAYER>_<SETTING>` variable, `vk_layer_settings.txt`,
+   * `VkLayerSettingsCreateInfoEXT` in `vkCreateInstance`'s chain, the host's `settings` option), else its
+   * default. Resolved once, at `vkCreateInstance`: reading one is a property read (docs/layers.md, "Settings").
+   */
+  readonly settings: LayerSettingValues<S>;
 }
 
 /** What a layer's {@linkcode TsLayer.createDevice} is given: a {@linkcode LayerEnv} whose `handle` is the device. */
-export interface DeviceLayerEnv extends LayerEnv {
+export interface DeviceLayerEnv<S = NoLayerSettings> extends LayerEnv<S> {
   /** The physical device the device was made from. */
   readonly physicalDevice: Deno.PointerValue;
 }
@@ -165,9 +195,12 @@ export interface TsLayerExtension {
 
 /**
  * A layer written in TypeScript. `I` is the type of its instance object, which its `createDevice` is
- * given.
+ * given; `S` its settings declarations, which type `env.settings`.
  */
-export interface TsLayer<I extends ValidationObject = ValidationObject> {
+export interface TsLayer<
+  I extends ValidationObject = ValidationObject,
+  S extends LayerSettingDeclarations = NoLayerSettings,
+> {
   /** `VK_LAYER_<AUTHOR>_<name>`, as applications and `VK_INSTANCE_LAYERS` name it. */
   readonly name: string;
   /** One line, as `VkLayerProperties.description` shows it. */
@@ -188,35 +221,63 @@ export interface TsLayer<I extends ValidationObject = ValidationObject> {
   /** True when the layer reads the shared {@linkcode StateTracker} (the chassis then runs one). */
   readonly usesState?: boolean;
   /**
+   * The settings the layer reads, by name, with their types and defaults (`{ limit: { type: "uint32",
+   * default: 8 } }`): hooks read them typed as `env.settings.limit`, set as a Khronos layer's are
+   * (docs/layers.md, "Settings"). A layer declaring settings lists `VK_EXT_layer_settings` among its
+   * instance extensions ({@linkcode defineLayer} adds it).
+   */
+  readonly settings?: S;
+  /**
    * Makes the layer's validation object for one instance, just before `vkCreateInstance` (its hooks for
    * that call run). Its hooks see every call on the instance, its physical devices, and its devices
    * unless `createDevice` makes them their own objects.
    */
-  create(env: LayerEnv): I;
+  create(env: LayerEnv<S>): I;
   /**
    * Makes the layer's validation object for one device, once `vkCreateDevice` succeeded (the instance
    * object's hooks for that call run). Its hooks see every call on the device, its queues and command
    * buffers, including `vkDestroyDevice`. Without it, the instance object's hooks see them.
    */
-  createDevice?(env: DeviceLayerEnv, instance: I): ValidationObject;
+  createDevice?(env: DeviceLayerEnv<S>, instance: I): ValidationObject;
 }
 
 /**
- * Returns `layer` unchanged, typed: a helper so a layer module reads as a declaration.
+ * Returns `layer` typed, checked, and with `VK_EXT_layer_settings` among its instance extensions when it
+ * declares settings (as Khronos layers list it): a helper so a layer module reads as a declaration, and
+ * `env.settings` is typed from the declarations (an undeclared name or a wrong type fails `deno check`).
  *
- * @example Usage
+ * @example A layer with one setting
  * ```ts
  * import { defineLayer } from "./layer.ts";
- * const layer = defineLayer({ name: "VK_LAYER_x_nothing", description: "Intercepts nothing", create: () => ({ intercepts: {} }) });
- * console.log(layer.name); // "VK_LAYER_x_nothing"
+ * const layer = defineLayer({
+ *   name: "VK_LAYER_x_quiet",
+ *   description: "Says how quiet it is",
+ *   settings: { quiet: { type: "bool", default: false } },
+ *   create: (env) => ({ intercepts: {}, dispose: () => env.write(`quiet: ${env.settings.quiet}`) }),
+ * });
+ * console.log(layer.instanceExtensions?.[0]?.name); // "VK_EXT_layer_settings"
  * ```
- * @throws {TypeError} If the name does not start with `VK_LAYER_`.
+ * @throws {TypeError} If the name does not start with `VK_LAYER_`, or a setting's default is not of its
+ * declared type (or not one of an enum's values).
  */
-export function defineLayer<I extends ValidationObject>(layer: TsLayer<I>): TsLayer<I> {
+export function defineLayer<
+  I extends ValidationObject,
+  const S extends LayerSettingDeclarations = NoLayerSettings,
+>(
+  layer: TsLayer<I, S>,
+): TsLayer<I, S> {
   if (!/^VK_LAYER_\w+$/.test(layer.name)) {
     throw new TypeError(`Invalid layer name "${layer.name}": expected "VK_LAYER_<AUTHOR>_<name>"`);
   }
-  return layer;
+  if (layer.settings === undefined) return layer;
+  checkDeclarations(layer.name, layer.settings);
+  const extensions = layer.instanceExtensions ?? [];
+  if (extensions.some((e) => e.name === VK_EXT_LAYER_SETTINGS_EXTENSION_NAME)) return layer;
+  const settingsExtension = {
+    name: VK_EXT_LAYER_SETTINGS_EXTENSION_NAME,
+    specVersion: VK_EXT_LAYER_SETTINGS_SPEC_VERSION,
+  };
+  return { ...layer, instanceExtensions: [...extensions, settingsExtension] };
 }
 
 /** Vulkan command names (aliases included) by dispatch level, as the generated command table lists them. */

@@ -137,9 +137,10 @@ export const objectLifetimesLayer: TsLayer = defineLayer({
   description: "Objects used after destroy, or alive at vkDestroyDevice / vkDestroyInstance (vkdeno)",
   implementationVersion: 1,
   usesState: true,
+  settings: { stacks: { type: "bool", default: false, description: "Keep each creating call's stack" } },
   create(env) {
     const state: StateTracker = env.state!;
-    const stacks = env.settings.stacks === true;
+    const stacks = env.settings.stacks;
     const stackSlot = state.createSlot<string>("VK_LAYER_VKDENO_object_lifetimes");
     const validate = (ctx: CallContext, ...args: unknown[]): boolean => {
       const found: FoundHandle[] = [];

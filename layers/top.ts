@@ -46,7 +46,10 @@ export type CommandObject = object;
 export interface InstallLayersOptions extends ChassisOptions {
   /** Layers to enable now, in order (first closest to the application): objects, or names of `available` or shipped layers. */
   layers?: readonly (TsLayer | string)[];
-  /** Enable the TS layers named in this snapshot's `VK_INSTANCE_LAYERS` (after `layers`). */
+  /**
+   * Enable the TS layers named in this snapshot's `VK_INSTANCE_LAYERS` (after `layers`); the layers'
+   * settings variables and `vk_layer_settings.txt` are read from it too (default: this process's).
+   */
   env?: EnvironmentSnapshot;
   /**
    * Layers that names (in `layers`, `VK_INSTANCE_LAYERS` and `ppEnabledLayerNames`) may enable besides the
@@ -266,7 +269,9 @@ interface HostState {
 function defineHostCommands(host: Record<string | symbol, unknown>, state: HostState): void {
   const next = (name: string) => (Object.getPrototypeOf(host) as Record<string, VulkanCommand>)[name]!;
   const named = (pLayerName: Pointer) =>
-    pLayerName === null ? undefined : state.known().find((l) => l.name === readCString(pLayerName));
+    pLayerName === null
+      ? undefined
+      : [...state.enabled(), ...state.known()].find((l) => l.name === readCString(pLayerName));
   const entries = new Map<string, (forward: Deno.PointerValue) => Deno.PointerObject>();
   /**
    * A C entry point into the host's current function for `name` (so C callers see the TS layers); other

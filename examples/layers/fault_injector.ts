@@ -10,10 +10,13 @@ import { type CommandHooks, defineLayer, type Intercepts } from "../../layers/mo
 export default defineLayer({
   name: "VK_LAYER_EXAMPLE_fault_injector",
   description: "Fails the nth call of a command with a chosen VkResult",
+  settings: {
+    command: { type: "string", default: "vkAllocateMemory", description: "The command to fail" },
+    nth: { type: "uint32", default: 1, description: "Which of its calls fails (1: the first)" },
+    result: { type: "int32", default: -2, description: "The VkResult it returns" },
+  },
   create(env) {
-    const command = String(env.settings.command ?? "vkAllocateMemory");
-    const nth = Number(env.settings.nth ?? 1);
-    const result = Number(env.settings.result ?? -2);
+    const { command, nth, result } = env.settings;
     let calls = 0;
     // The command is a setting, so its hooks are the untyped ones of any command.
     const hooks: CommandHooks = {

@@ -37,15 +37,16 @@ export default defineLayer({
     entrypoints: [vkExampleDoThingVKDENO.name, vkGetPhysicalDeviceThingLimitVKDENO.name],
   }],
   commands: [vkExampleDoThingVKDENO, vkGetPhysicalDeviceThingLimitVKDENO],
+  settings: { limit: { type: "uint32", default: 1000, description: "The largest total allowed" } },
   create(env) {
-    const limit = Number(env.settings.limit ?? 1000);
+    const limit = env.settings.limit;
     return {
       intercepts: {},
       commands: [provide(vkGetPhysicalDeviceThingLimitVKDENO, () => limit)],
     };
   },
   createDevice(env) {
-    const limit = Number(env.settings.limit ?? 1000);
+    const limit = env.settings.limit;
     let total = 0;
     return {
       intercepts: {},
