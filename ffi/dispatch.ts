@@ -9,6 +9,7 @@ import { CallbackRegistry } from "./callback.ts";
 import { emitStubObject, STUB_SIZE, type StubArch, stubCode, validateNames } from "./elf.ts";
 import { disposeStubParts, EmittedObject } from "./emitted_object.ts";
 import { elfStubArch, noStubsReason } from "./host.ts";
+import { cachedBytes, codeIdentity } from "./persistent_cache.ts";
 
 /** Disposed tables' memory kept per size at most (an instance and its device hold three). */
 const MAX_RELEASED_TABLES = 8;
@@ -213,6 +214,25 @@ export function nativeStubArch(): StubArch | undefined {
   return elfStubArch();
 }
 
+let identity: string | undefined;
+
+/**
+ * The code that shapes an emitted stub object, for the persistent cache's keys (ffi/persistent_cache.ts).
+ *
+ * @example Usage
+ * ```ts
+ * import { emitterIdentity } from "./dispatch.ts";
+ * console.log(emitterIdentity().includes("elf.ts")); // true
+ * ```
+ */
+export function emitterIdentity(): string {
+  return identity ??= codeIdentity(
+    ["./elf.ts", "./dispatch.ts", "./unwrap_object.ts", "./unwrap_stub_code.ts", "./native_helpers.ts"].map(
+      (path) => new URL(path, import.meta.url),
+    ),
+  );
+}
+
 /**
  * One native stub per command index, or the `UnsafeFnPointer` fallback.
  *
@@ -266,11 +286,6 @@ export class DispatchStubs implements Disposable {
     const arch = nativeStubArch();
     const named = Math.min(names.length, Math.max(1, options.exported ?? names.length));
     validateNames(names); // in both modes, the unnamed ones too
-    const { bytes } = emitStubObject(names.slice(0, named), arch ?? "x86_64", undefined, {
-      stubs: names.length,
-      validated: true,
-      hashes: options.hashes,
-    });
     if (options.native === false) {
       return new DispatchStubs([...names], undefined, "native stubs were turned off");
     }
@@ -281,6 +296,20 @@ export class DispatchStubs implements Disposable {
         noStubsReason(),
       );
     }
+    // The same names, counts and emitter give the same bytes: kept across processes (ffi/persistent_cache.ts).
+    const key = `${arch} ${named} ${names.length}\n${Array.from(options.hashes ?? []).join(",")}\n${
+      names.join("\n")
+    }\n${emitterIdentity()}`;
+    const bytes = cachedBytes(
+      `stubs-dispatch-${arch}`,
+      key,
+      () =>
+        emitStubObject(names.slice(0, named), arch, undefined, {
+          stubs: names.length,
+          validated: true,
+          hashes: options.hashes,
+        }).bytes,
+    );
     let object: EmittedObject;
     try {
       const from = options.source === "tempfile" ? "tempfile" : "memfd-or-tempfile";

@@ -79,3 +79,40 @@ export function hasGlibc(host: { readonly os: string } = HOST): boolean {
 export function noStubsReason(host: { readonly os: string; readonly arch: string } = HOST): string {
   return `no native stubs for "${host.os}" on "${host.arch}"`;
 }
+
+/** The environment variable that moves vkdeno's persistent cache (an absolute folder) or turns it off (`0`). */
+export const CACHE_VARIABLE = "VKDENO_CACHE";
+
+/**
+ * The folder of vkdeno's persistent cache on `host`, from the variables `get` returns: `$VKDENO_CACHE` when it
+ * is an absolute path; none when it is `0`, `off` or `false`; else the platform cache folder's `vkdeno`
+ * (`$XDG_CACHE_HOME` or `~/.cache` on Linux and other Unix systems, `~/Library/Caches` on macOS,
+ * `%LOCALAPPDATA%` on Windows). Relative paths are ignored, as the XDG base directory specification says.
+ *
+ * @example Usage
+ * ```ts
+ * import { cacheFolderOf } from "./host.ts";
+ * const vars: Record<string, string> = { HOME: "/home/ada" };
+ * console.log(cacheFolderOf((name) => vars[name], { os: "linux" })); // "/home/ada/.cache/vkdeno"
+ * ```
+ */
+export function cacheFolderOf(
+  get: (name: string) => string | undefined,
+  host: { readonly os: string } = HOST,
+): string | undefined {
+  const chosen = get(CACHE_VARIABLE);
+  if (chosen !== undefined && /^(0|off|false)$/i.test(chosen)) return undefined;
+  const absolute = (path: string | undefined) =>
+    path !== undefined && (host.os === "windows" ? /^([A-Za-z]:)?[\\/]/.test(path) : path.startsWith("/"))
+      ? path.replace(/[\\/]+$/, "")
+      : undefined;
+  if (absolute(chosen)) return absolute(chosen);
+  if (host.os === "windows") {
+    const local = absolute(get("LOCALAPPDATA"));
+    return local === undefined ? undefined : `${local}\\vkdeno`;
+  }
+  const home = absolute(get("HOME"));
+  if (host.os === "darwin") return home === undefined ? undefined : `${home}/Library/Caches/vkdeno`;
+  const base = absolute(get("XDG_CACHE_HOME")) ?? (home === undefined ? undefined : `${home}/.cache`);
+  return base === undefined ? undefined : `${base}/vkdeno`;
+}

@@ -6,7 +6,8 @@
  */
 
 import { CallbackRegistry } from "./callback.ts";
-import { nativeStubArch } from "./dispatch.ts";
+import { emitterIdentity, nativeStubArch } from "./dispatch.ts";
+import { cachedBytes } from "./persistent_cache.ts";
 import { emitStubObject, STUB_SIZE } from "./elf.ts";
 import { disposeStubParts, EmittedObject } from "./emitted_object.ts";
 import { noStubsReason } from "./host.ts";
@@ -85,7 +86,6 @@ export class UnwrapStubs implements Disposable {
     options: UnwrapStubsOptions = {},
   ): UnwrapStubs {
     const arch = nativeStubArch();
-    const bytes = emitUnwrapObject(names, sets, arch ?? "x86_64", options.exported);
     if (options.native === false) {
       return new UnwrapStubs(names, sets, undefined, "native stubs were turned off");
     }
@@ -97,6 +97,14 @@ export class UnwrapStubs implements Disposable {
         noStubsReason(),
       );
     }
+    const key = `${arch} ${options.exported ?? ""} ${names.length}\n${
+      JSON.stringify(sets, (_, v) => ArrayBuffer.isView(v) ? Array.from(v as Uint32Array) : v)
+    }\n${names.join("\n")}\n${emitterIdentity()}`;
+    const bytes = cachedBytes(
+      `stubs-unwrap-${arch}`,
+      key,
+      () => emitUnwrapObject(names, sets, arch, options.exported),
+    );
     try {
       return new UnwrapStubs(names, sets, EmittedObject.open(bytes, { name: "vkdeno-unwrap" }));
     } catch (error) {

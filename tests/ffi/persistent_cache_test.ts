@@ -1,0 +1,224 @@
+/**
+ * The persistent cache (ffi/persistent_cache.ts) never serves what a process without it would not get: a first
+ * instance after a manifest is edited, a driver replaced, an environment variable changed, with two processes
+ * starting at once, over a corrupt entry or a read-only folder gives what `VKDENO_CACHE=0` gives; and the
+ * rules of its folder and entries.
+ */
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { cachedBytesIn } from "../../ffi/persistent_cache.ts";
+import { cacheFolderOf } from "../../ffi/host.ts";
+import { MockEnvironment } from "../support/mock.ts";
+
+const CHILD = new URL("../support/cache_child.ts", import.meta.url).pathname;
+
+/** Deno's cache folder, so a child with its own HOME does not compile every module again. */
+const DENO_DIR = (() => {
+  const out = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped", stderr: "null" })
+    .outputSync();
+  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir: string }).denoDir;
+})();
+
+interface FirstInstance {
+  devices: string[];
+  native: boolean;
+}
+
+/** Runs the child with exactly `vars` (nothing inherited but PATH and DENO_DIR). */
+function spawn(vars: Record<string, string>): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", CHILD],
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DENO_DIR, ...vars },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+async function result(child: Deno.ChildProcess): Promise<FirstInstance> {
+  const out = await child.output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (!out.success) throw new Error(`cache child failed:\n${text}\n${new TextDecoder().decode(out.stderr)}`);
+  return JSON.parse(text.trim().split("\n").at(-1)!) as FirstInstance;
+}
+
+function firstInstance(vars: Record<string, string>): Promise<FirstInstance> {
+  return result(spawn(vars));
+}
+
+/** A tree with drivers "alpha" and "beta" (one device each, named so) and a cache folder of its own. */
+async function twoDrivers(): Promise<
+  { env: MockEnvironment; cache: string; vars: Record<string, string> } & AsyncDisposable
+> {
+  const env = await MockEnvironment.create();
+  await env.addDriver({ name: "alpha", physicalDevices: [{ name: "Alpha" }] });
+  await env.addDriver({ name: "beta", physicalDevices: [{ name: "Beta" }] });
+  const cache = env.path("cache");
+  const vars = { HOME: env.path("home"), VKDENO_CACHE: cache };
+  return { env, cache, vars, [Symbol.asyncDispose]: () => env[Symbol.asyncDispose]() };
+}
+
+/** The two stub objects' entries, named by kind and architecture. */
+const STUB_ENTRIES = ["stubs-dispatch", "stubs-unwrap"];
+const kind = (name: string) => name.replace(/-(x86_64|aarch64)$/, "");
+
+/** The first instance with the cache, checked against the same run without it; returns it. */
+async function sameAsUncached(vars: Record<string, string>): Promise<FirstInstance> {
+  const cached = await firstInstance(vars);
+  const uncached = await firstInstance({ ...vars, VKDENO_CACHE: "0" });
+  assertEquals(cached, uncached);
+  return cached;
+}
+
+/** The entries' file names in `cache`. */
+function entries(cache: string): string[] {
+  try {
+    return [...Deno.readDirSync(cache)].map((e) => e.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+Deno.test("a second process takes the stub objects from the cache, and gets the same first instance", async () => {
+  await using t = await twoDrivers();
+  const vars = { ...t.vars, VK_DRIVER_FILES: t.env.drivers[0]!.manifestPath };
+  assertEquals(await sameAsUncached(vars), { devices: ["Alpha"], native: true });
+  assertEquals(entries(t.cache).map(kind), STUB_ENTRIES);
+  const written = entries(t.cache).map((n) => Deno.statSync(`${t.cache}/${n}`).mtime!.getTime());
+  assertEquals(await firstInstance(vars), { devices: ["Alpha"], native: true });
+  // A hit rewrites nothing.
+  assertEquals(entries(t.cache).map((n) => Deno.statSync(`${t.cache}/${n}`).mtime!.getTime()), written);
+});
+
+Deno.test("a manifest edited after the cache was filled: the edited manifest is followed", async () => {
+  await using t = await twoDrivers();
+  const [alpha, beta] = t.env.drivers;
+  const manifest = t.env.path("manifests/edited.json");
+  const write = (library: string) =>
+    Deno.writeTextFileSync(
+      manifest,
+      JSON.stringify({ file_format_version: "1.0.1", ICD: { library_path: library, api_version: "1.3.0" } }),
+    );
+  write(alpha!.libraryPath);
+  const vars = { ...t.vars, VK_DRIVER_FILES: manifest };
+  assertEquals((await sameAsUncached(vars)).devices, ["Alpha"]);
+  write(beta!.libraryPath);
+  assertEquals((await sameAsUncached(vars)).devices, ["Beta"]);
+});
+
+Deno.test("a driver replaced at the same path after the cache was filled: the new driver is loaded", async () => {
+  await using t = await twoDrivers();
+  const [alpha, beta] = t.env.drivers;
+  const vars = { ...t.vars, VK_DRIVER_FILES: alpha!.manifestPath };
+  assertEquals((await sameAsUncached(vars)).devices, ["Alpha"]);
+  // Another library and its configuration where alpha's were (written to a new file, then renamed: a
+  // package upgrade's way, which leaves a process that mapped the old file unharmed).
+  for (const [from, to] of [[beta!.libraryPath, alpha!.libraryPath], [beta!.configPath, alpha!.configPath]]) {
+    Deno.copyFileSync(from!, `${to}.new`);
+    Deno.renameSync(`${to}.new`, to!);
+  }
+  assertEquals((await sameAsUncached(vars)).devices, ["Beta"]);
+});
+
+Deno.test("an environment variable changed after the cache was filled: the new value is followed", async () => {
+  await using t = await twoDrivers();
+  const [alpha, beta] = t.env.drivers;
+  assertEquals((await sameAsUncached({ ...t.vars, VK_DRIVER_FILES: alpha!.manifestPath })).devices, [
+    "Alpha",
+  ]);
+  assertEquals((await sameAsUncached({ ...t.vars, VK_DRIVER_FILES: beta!.manifestPath })).devices, ["Beta"]);
+  const both = `${alpha!.manifestPath}:${beta!.manifestPath}`;
+  assertEquals((await sameAsUncached({ ...t.vars, VK_DRIVER_FILES: both })).devices.sort(), [
+    "Alpha",
+    "Beta",
+  ]);
+});
+
+Deno.test("processes starting at once over an empty cache all get the same first instance, and leave whole entries", async () => {
+  await using t = await twoDrivers();
+  const vars = { ...t.vars, VK_DRIVER_FILES: t.env.drivers[0]!.manifestPath };
+  const uncached = await firstInstance({ ...vars, VKDENO_CACHE: "0" });
+  const children = [spawn(vars), spawn(vars), spawn(vars)];
+  for (const child of children) assertEquals(await result(child), uncached);
+  // Only the two entries: every writer's temp file was renamed over them or removed.
+  assertEquals(entries(t.cache).map(kind), STUB_ENTRIES);
+  const kept = entries(t.cache).map((n) => Deno.readFileSync(`${t.cache}/${n}`));
+  assertEquals(await firstInstance(vars), uncached);
+  // The next process found them whole: it wrote nothing new.
+  assertEquals(entries(t.cache).map((n) => Deno.readFileSync(`${t.cache}/${n}`)), kept);
+});
+
+Deno.test("a corrupt cache entry is made again: truncated, overwritten or one byte changed", async () => {
+  await using t = await twoDrivers();
+  const vars = { ...t.vars, VK_DRIVER_FILES: t.env.drivers[0]!.manifestPath };
+  const expected = await sameAsUncached(vars);
+  const names = entries(t.cache);
+  const good = names.map((n) => Deno.readFileSync(`${t.cache}/${n}`));
+  const damage: ((bytes: Uint8Array) => Uint8Array)[] = [
+    (b) => b.slice(0, b.length >> 1),
+    (b) => new Uint8Array(b.length).fill(0x41),
+    (b) => {
+      const c = b.slice();
+      c[c.length - 100] = c[c.length - 100]! ^ 0x10; // inside the stub code or tables, past the header and key
+      return c;
+    },
+    () => new Uint8Array(0),
+  ];
+  for (const hurt of damage) {
+    names.forEach((n, i) => Deno.writeFileSync(`${t.cache}/${n}`, hurt(good[i]!)));
+    assertEquals(await firstInstance(vars), expected);
+    // Made again and written whole.
+    assertEquals(names.map((n) => Deno.readFileSync(`${t.cache}/${n}`)), good);
+  }
+});
+
+Deno.test("a read-only cache folder: the first instance is the same, and nothing is written", async () => {
+  await using t = await twoDrivers();
+  const base = { ...t.vars, VK_DRIVER_FILES: t.env.drivers[0]!.manifestPath };
+  // /proc refuses new files to every user, root too (a chmod would not stop root).
+  for (const folder of ["/proc", "/proc/vkdeno-cache"]) {
+    assertEquals(await sameAsUncached({ ...base, VKDENO_CACHE: folder }), {
+      devices: ["Alpha"],
+      native: true,
+    });
+  }
+  assertEquals(entries("/proc").filter((n) => n.startsWith("stubs-")), []);
+});
+
+Deno.test("cachedBytesIn: a hit needs the same key; a miss makes and keeps; a folder it cannot write is only skipped", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "vkdeno_cache_" });
+  try {
+    let made = 0;
+    const make = (n: number) => () => (made++, new Uint8Array([n, 2, 3, 4, 5]));
+    assertEquals(cachedBytesIn(folder, "e", "key 1", make(1)), new Uint8Array([1, 2, 3, 4, 5]));
+    assertEquals(cachedBytesIn(folder, "e", "key 1", make(9)), new Uint8Array([1, 2, 3, 4, 5]));
+    assertEquals(made, 1);
+    assertEquals(cachedBytesIn(folder, "e", "key 2", make(7)), new Uint8Array([7, 2, 3, 4, 5]));
+    assertEquals(made, 2);
+    assertEquals(cachedBytesIn(undefined, "e", "key 2", make(8)), new Uint8Array([8, 2, 3, 4, 5]));
+    assertEquals(cachedBytesIn("/proc/vkdeno-cache", "e", "key 2", make(6)), new Uint8Array([6, 2, 3, 4, 5]));
+    assertEquals(made, 4);
+    assertEquals(entries(folder), ["e"]);
+  } finally {
+    Deno.removeSync(folder, { recursive: true });
+  }
+});
+
+Deno.test("the cache folder: VKDENO_CACHE, else the platform's cache folder; 0 or relative paths turn it off or are ignored", () => {
+  const of = (vars: Record<string, string>, os = "linux") => cacheFolderOf((n) => vars[n], { os });
+  assertEquals(of({ HOME: "/home/ada" }), "/home/ada/.cache/vkdeno");
+  assertEquals(of({ HOME: "/home/ada", XDG_CACHE_HOME: "/var/cache/ada/" }), "/var/cache/ada/vkdeno");
+  assertEquals(of({ HOME: "/home/ada", XDG_CACHE_HOME: "relative" }), "/home/ada/.cache/vkdeno");
+  assertEquals(of({ HOME: "/home/ada", VKDENO_CACHE: "/tmp/c" }), "/tmp/c");
+  assertEquals(of({ HOME: "/home/ada", VKDENO_CACHE: "relative" }), "/home/ada/.cache/vkdeno");
+  for (const off of ["0", "off", "false", "OFF"]) {
+    assertEquals(of({ HOME: "/home/ada", VKDENO_CACHE: off }), undefined);
+  }
+  assertEquals(of({}), undefined);
+  assertEquals(of({ HOME: "/Users/ada" }, "darwin"), "/Users/ada/Library/Caches/vkdeno");
+  assertEquals(
+    of({ LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local" }, "windows"),
+    "C:\\Users\\ada\\AppData\\Local\\vkdeno",
+  );
+  assert(of({ HOME: "/home/ada" }, "freebsd") === "/home/ada/.cache/vkdeno");
+});
