@@ -47,6 +47,11 @@ export interface Target {
   readonly limit: number;
   /** The goal is on the median of per-round differences `case - against` (in the group's unit), not ratios. */
   readonly difference?: boolean;
+  /**
+   * With `difference`: the goal is on the median of per-round sums of `coefficient x sample` over these
+   * cases instead (a budget built from other cases of the same round, e.g. `a - b - 3 (c - b)`).
+   */
+  readonly terms?: readonly (readonly [string, number])[];
   /** Printed when the target is missed: why. */
   readonly whyMissed?: string;
 }

@@ -36,6 +36,14 @@ export interface Summary {
   ratios(group: string, a: string, b: string): number[];
   /** Each run's median of per-round `a - b`. */
   differences(group: string, a: string, b: string): number[];
+  /** Each run's median of per-round sums of `coefficient x sample`. */
+  sums(group: string, terms: readonly (readonly [string, number])[]): number[];
+}
+
+/** Each run's value of a target: its median of per-round ratios, differences or sums. */
+export function targetValues(s: Summary, t: Target): number[] {
+  if (t.difference && t.terms) return s.sums(t.group, t.terms);
+  return t.difference ? s.differences(t.group, t.case, t.against) : s.ratios(t.group, t.case, t.against);
 }
 
 /** Summarises runs of one paired file. */
@@ -68,6 +76,17 @@ export function summarize(runs: readonly PairedOutput[]): Summary {
       }
       return out;
     },
+    sums(group, terms) {
+      const out: number[] = [];
+      for (const run of runs) {
+        const series = terms.map(([name]) => samples(run, group, name));
+        if (series.some((s) => s === undefined)) continue;
+        out.push(
+          median(series[0]!.map((_, i) => terms.reduce((sum, [, k], j) => sum + k * series[j]![i]!, 0))),
+        );
+      }
+      return out;
+    },
   };
 }
 
@@ -95,9 +114,7 @@ export function beforeAfterRows(before: readonly PairedOutput[], after: readonly
   const rows: string[] = [];
   for (const t of after[0]?.targets ?? []) {
     const value = (s: Summary) => {
-      const rs = t.difference
-        ? s.differences(t.group, t.case, t.against)
-        : s.ratios(t.group, t.case, t.against);
+      const rs = targetValues(s, t);
       return rs.length === 0 ? undefined : median(rs);
     };
     const now = value(a);
@@ -141,9 +158,7 @@ export function targetRows(
   const s = summarize(runs);
   const rows = [];
   for (const t of runs[0]?.targets ?? []) {
-    const rs = t.difference
-      ? s.differences(t.group, t.case, t.against)
-      : s.ratios(t.group, t.case, t.against);
+    const rs = targetValues(s, t);
     if (rs.length === 0) continue;
     const ratio = median(rs);
     const { met, by } = judge(t, ratio);

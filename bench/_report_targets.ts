@@ -7,7 +7,7 @@
  */
 
 import { median, type PairedOutput } from "./_paired.ts";
-import { judge, sourceLine, summarize } from "./_report_paired.ts";
+import { judge, sourceLine, summarize, targetValues } from "./_report_paired.ts";
 
 /** A machine column: its name in the table and the folder its kept runs are in. */
 export interface Column {
@@ -88,9 +88,7 @@ function measuredRows(runs: readonly PairedOutput[]): { label: string; goal: str
   const s = summarize(runs);
   const out = [];
   for (const t of runs[0]?.targets ?? []) {
-    const rs = t.difference
-      ? s.differences(t.group, t.case, t.against)
-      : s.ratios(t.group, t.case, t.against);
+    const rs = targetValues(s, t);
     if (rs.length === 0) continue;
     const value = median(rs);
     const { met, by } = judge(t, value);
@@ -146,7 +144,7 @@ export function targetsSection(doc: string, files: readonly string[], columns: r
   const lines = [
     "## Targets",
     "",
-    "Each target is a ratio of medians (or a difference, in MiB) measured in the same runs against libvulkan " +
+    "Each target is a ratio of medians (or a difference, in MiB or ns) measured in the same runs against libvulkan " +
     "or the floor it names; the cell gives the median over runs, its range, and the verdict. Details are in " +
     "each bench file's section below.",
     "",

@@ -155,7 +155,7 @@ const SECTIONS: readonly { section: string; file: string; paired: boolean; runs:
   { section: "Idiomatic layer", file: "bench/idiomatic_bench.ts", paired: true, runs: 3 },
   { section: "A renderer's frame", file: "bench/frame_bench.ts", paired: true, runs: 3 },
   { section: "Layer enumeration", file: "bench/layers_bench.ts", paired: false, runs: 3 },
-  { section: "TS layers", file: "bench/ts_layer_bench.ts", paired: false, runs: 5 },
+  { section: "TS layers", file: "bench/ts_layer_bench.ts", paired: true, runs: 12 },
   { section: "Dispatch stubs", file: "bench/stubs_bench.ts", paired: false, runs: 5 },
   { section: "Mock drivers", file: "bench/mock_bench.ts", paired: false, runs: 3 },
 ];

@@ -1,256 +1,124 @@
 /**
- * The cost of a TS layer on `vkCmdSetLineWidth` (no layer; intercepting nothing; intercepting the command;
- * intercepting four hot commands): in the script over a C no-op and over lavapipe, and as a native link of
- * the reference loader's chain, beside the floor of any native link (C calling an empty JS callback).
- * Run: `deno bench --allow-all bench/ts_layer_bench.ts`.
- *
- * @module
+ * The cost of a TS layer intercepting `vkCmdSetLineWidth` (a `preCallRecord` counting calls) on lavapipe,
+ * through vkdeno, in the two placements, measured in the same rounds: no layer; the layer in the script
+ * (`installLayers`); the layer in the native chain (a `.vkdeno` manifest); and the floor of any native
+ * placement, C calling an empty JS callback (bench/c/js_callback.c). Targets: the script adds at most 25 ns
+ * per intercepted call; the native chain adds at most the floor plus 3 times what the script adds.
+ * Run: `deno run --allow-all bench/ts_layer_bench.ts` (one process); BENCHMARKS.md takes the median of 12.
  */
-import { Arena, readPointer } from "../ffi/memory.ts";
-import { check, enumerate, writeStruct } from "../api/structs.ts";
-import { defineLayer } from "../layers/layer.ts";
-import { NativeLayerBridge } from "../layers/native.ts";
-import { installLayers } from "../layers/top.ts";
-import { openLibvulkan } from "../tests/support/libvulkan.ts";
-import { installShim } from "../tests/support/ts_layer_harness.ts";
-import { ccSync } from "../tests/support/c_build.ts";
-import { readHandle } from "../vk/handle.ts";
-import { VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT } from "../mod.ts";
-import { LAVAPIPE } from "../tests/support/lavapipe.ts";
 
-type SetLineWidth = (commandBuffer: Deno.PointerValue, lineWidth: number) => void;
-type HasSetLineWidth = { vkCmdSetLineWidth: SetLineWidth };
+import { Vulkan } from "../mod.ts";
+import { defineLayer, installLayers } from "../layers/mod.ts";
+import { buildBenchLibrary } from "./_native.ts";
+import { type PairedCase, runPaired } from "./_paired.ts";
+import { Subject } from "./_percall.ts";
+import { type Commands, setBenchEnvironment } from "./_vulkan.ts";
 
-const idle = defineLayer({
-  name: "VK_LAYER_bench_idle",
-  description: "intercepts nothing",
-  create: () => ({ intercepts: {} }),
-});
+const LAYER = "VK_LAYER_BENCH_line_width";
+const NONE = "no layer";
+const SCRIPT = "TS layer in the script";
+const NATIVE = "TS layer in the native chain";
+const FLOOR = "floor: C calling an empty JS callback";
+const GROUP = "vkCmdSetLineWidth, one TS layer intercepting it";
+
 let counted = 0;
 const counting = defineLayer({
-  name: "VK_LAYER_bench_line_width",
+  name: LAYER,
   description: "counts vkCmdSetLineWidth",
   create: () => ({ intercepts: { vkCmdSetLineWidth: { preCallRecord: () => void counted++ } } }),
 });
 
-const NOOP_SYMBOLS = {
-  vkCmdSetLineWidth: { parameters: ["pointer", "f32"], result: "void" },
-  /** Calls `fn(NULL, 1.0f)` `n` times: the floor of a native link, a C -> JS callback doing nothing. */
-  callLineWidth: { parameters: ["function", "i32"], result: "void" },
-} as const;
-
-function noopLibrary(): Deno.DynamicLibrary<typeof NOOP_SYMBOLS> {
-  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_bench_" });
-  Deno.writeTextFileSync(
-    `${dir}/noop.c`,
-    `void vkCmdSetLineWidth(void *cb, float w) { (void)cb; (void)w; }
-void callLineWidth(void (*fn)(void *, float), int n) { for (int i = 0; i < n; i++) fn((void *)0, 1.0f); }
-`,
+/** A case running `fn(NULL, 1.0f)` `n` times from C, `fn` an empty JS callback: what a native link pays first. */
+async function floorCase(): Promise<{ case: PairedCase; dispose(): void }> {
+  const lib = Deno.dlopen(
+    await buildBenchLibrary("js_callback"),
+    {
+      callLineWidth: { parameters: ["function", "i32"], result: "void" },
+    } as const,
   );
-  ccSync(["-shared", "-fPIC", "-O2", "-o", `${dir}/noop.so`, `${dir}/noop.c`]);
-  const lib = Deno.dlopen(`${dir}/noop.so`, NOOP_SYMBOLS);
-  Deno.removeSync(dir, { recursive: true });
-  return lib;
-}
-
-/** The wrapped objects of a group, checked: the idle layer must hand out the very same function. */
-function wrapped(
-  base: HasSetLineWidth,
-  commandBuffer: Deno.PointerValue,
-): { idle: HasSetLineWidth; counting: HasSetLineWidth } {
-  const idleVk = installLayers(base, { layers: [idle] }) as unknown as HasSetLineWidth;
-  const countingVk = installLayers(base, { layers: [counting] }) as unknown as HasSetLineWidth;
-  // The command buffer was made before the layers were installed: the first call on it makes the layers'
-  // objects for it (docs/layers.md), and the wrappers hand out their final functions from then on.
-  idleVk.vkCmdSetLineWidth(commandBuffer, 1);
-  countingVk.vkCmdSetLineWidth(commandBuffer, 1);
-  if (idleVk.vkCmdSetLineWidth !== base.vkCmdSetLineWidth) {
-    throw new Error("The idle layer wrapped a command");
-  }
-  return { idle: idleVk, counting: countingVk };
-}
-
-// Each iteration makes 1,000 calls, reading the function from the object each time as applications do,
-// so the harness's own cost per iteration does not hide a nanosecond. Every loop is its own code: loops
-// shared between objects or groups would see several object shapes at one call site and measure V8's
-// polymorphic lookups (and lose the inlined fast call) instead.
-const CALLS = 1000;
-
-const noop = noopLibrary();
-{
-  const group = "C no-op";
-  const base = noop.symbols;
-  const { idle: idleVk, counting: countingVk } = wrapped(base, null);
-  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
-    for (let i = 0; i < CALLS; i++) base.vkCmdSetLineWidth(null, 1);
-  });
-  Deno.bench(`${group}: TS layer intercepting nothing (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) idleVk.vkCmdSetLineWidth(null, 1);
-  });
-  Deno.bench(`${group}: TS layer intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) countingVk.vkCmdSetLineWidth(null, 1);
-  });
-  // What every call into a native-chain TS link pays before any layer code runs.
   const empty = new Deno.UnsafeCallback(
     { parameters: ["pointer", "f32"], result: "void" } as const,
     () => {},
   );
-  Deno.bench(`${group}: C calling an empty JS callback (x${CALLS})`, { group }, () => {
-    noop.symbols.callLineWidth(empty.pointer, CALLS);
-  });
+  const call = lib.symbols.callLineWidth;
+  return {
+    case: { name: FLOOR, run: (n) => call(empty.pointer, n) },
+    dispose() {
+      empty.close();
+      lib.close();
+    },
+  };
 }
 
-/** A recording lavapipe command buffer behind the reference loader, or null without a driver. */
-function lavapipe(
-  instanceLayers = "",
-): { vk: HasSetLineWidth; commandBuffer: Deno.PointerValue; restart: () => void } | null {
-  Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
-  Deno.env.set("VK_LOADER_LAYERS_DISABLE", "~implicit~");
-  Deno.env.set("VK_INSTANCE_LAYERS", instanceLayers);
-  // deno-lint-ignore no-explicit-any
-  const vk = openLibvulkan() as unknown as Record<string, (...args: any[]) => any>;
-  const arena = new Arena();
-  const slot = () => arena.pointer(arena.alloc(8));
-  const pInstance = slot();
-  if (vk.vkCreateInstance!(writeStruct(arena, "VkInstanceCreateInfo", {}), null, pInstance) !== 0) {
-    return null;
-  }
-  const instance = readPointer(pInstance, 0);
-  const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices!, [instance]);
-  const pDevice = slot();
-  const queue = { queueFamilyIndex: 0, pQueuePriorities: [1] };
-  const features = { wideLines: 0 };
-  check(
-    vk.vkCreateDevice!(
-      physicalDevice,
-      writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos: [queue], pEnabledFeatures: features }),
-      null,
-      pDevice,
-    ),
-    "vkCreateDevice",
-  );
-  const device = readPointer(pDevice, 0);
-  const pPool = slot();
-  check(
-    vk.vkCreateCommandPool!(
-      device,
-      writeStruct(arena, "VkCommandPoolCreateInfo", {
-        flags: VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-        queueFamilyIndex: 0,
+if (import.meta.main) {
+  await runPaired("bench/ts_layer_bench.ts", async () => {
+    const folder = await Deno.makeTempDir({ prefix: "vkdeno_bench_ts_layer_" });
+    await Deno.writeTextFile(
+      `${folder}/line_width.vkdeno`,
+      JSON.stringify({
+        file_format_version: "1.2.0",
+        layer: {
+          name: LAYER,
+          type: "GLOBAL",
+          library_path: "./line_width.ts",
+          api_version: "1.3.0",
+          implementation_version: "1",
+          description: "counts vkCmdSetLineWidth",
+        },
       }),
-      null,
-      pPool,
-    ),
-    "vkCreateCommandPool",
-  );
-  const pCb = slot();
-  const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
-    commandPool: readHandle("VkCommandPool", pPool),
-    commandBufferCount: 1,
-  });
-  check(vk.vkAllocateCommandBuffers!(device, allocate, pCb), "vkAllocateCommandBuffers");
-  const commandBuffer = readPointer(pCb, 0);
-  const begin = writeStruct(arena, "VkCommandBufferBeginInfo", {});
-  // Recorded commands pile up in the command buffer: start it over now and then.
-  const restart = () => {
-    vk.vkResetCommandBuffer!(commandBuffer, 0);
-    vk.vkBeginCommandBuffer!(commandBuffer, begin);
-  };
-  restart();
-  return { vk: vk as unknown as HasSetLineWidth, commandBuffer, restart };
-}
-
-const real = lavapipe();
-if (real) {
-  const group = "lavapipe via libvulkan";
-  const { vk: base, commandBuffer } = real;
-  const { idle: idleVk, counting: countingVk } = wrapped(base, commandBuffer);
-  let n = 0;
-  // Recorded commands pile up in the command buffer: start it over now and then.
-  const restart = () => {
-    if ((n += CALLS) >= 4096) {
-      n = 0;
-      real.restart();
-    }
-  };
-  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
-    for (let i = 0; i < CALLS; i++) base.vkCmdSetLineWidth(commandBuffer, 1);
-    restart();
-  });
-  Deno.bench(`${group}: TS layer intercepting nothing (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) idleVk.vkCmdSetLineWidth(commandBuffer, 1);
-    restart();
-  });
-  Deno.bench(`${group}: TS layer intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) countingVk.vkCmdSetLineWidth(commandBuffer, 1);
-    restart();
-  });
-  // A layer intercepting several hot commands: the chassis calls each next function from one shared
-  // call site, which V8 then stops inlining as a fast FFI call once it has seen several targets.
-  const several = [
-    "vkCmdSetLineWidth",
-    "vkCmdSetDepthBias",
-    "vkCmdSetStencilReference",
-    "vkCmdSetStencilWriteMask",
-  ];
-  const severalVk = installLayers(base, {
-    layers: [defineLayer({
-      name: "VK_LAYER_bench_several",
-      description: "counts several commands",
-      create: () => ({
-        intercepts: Object.fromEntries(several.map((c) => [c, { preCallRecord: () => void counted++ }])),
-      }),
-    })],
-  }) as unknown as Record<string, (...args: unknown[]) => void>;
-  // Run inside the bench, not at load time, so the groups before it still see one target per call site.
-  let warmed = false;
-  const warm = () => {
-    for (let i = 0; i < 3000; i++) {
-      severalVk.vkCmdSetDepthBias!(commandBuffer, 0, 0, 0);
-      severalVk.vkCmdSetStencilReference!(commandBuffer, 1, 0);
-      severalVk.vkCmdSetStencilWriteMask!(commandBuffer, 1, 0);
-      if (i % 1000 === 999) real.restart();
-    }
-    warmed = true;
-  };
-  Deno.bench(`${group}: TS layer intercepting ${several.length} commands (x${CALLS})`, { group }, () => {
-    if (!warmed) warm();
-    for (let i = 0; i < CALLS; i++) severalVk.vkCmdSetLineWidth!(commandBuffer, 1);
-    restart();
-  });
-}
-
-// The same, with the TS layer as a native link of the reference loader's chain (C shim -> GIPA/GDPA
-// callbacks): an intercepted call crosses C -> JS -> C.
-if (real) {
-  const dir = Deno.makeTempDirSync({ prefix: "ts_layer_bench_" });
-  Deno.env.set("VK_ADD_LAYER_PATH", dir);
-  const idleLink = new NativeLayerBridge([idle]);
-  const countingLink = new NativeLayerBridge([counting]);
-  installShim(dir, "VK_LAYER_bench_idle_link", idleLink);
-  installShim(dir, "VK_LAYER_bench_counting_link", countingLink);
-  const idleChain = lavapipe("VK_LAYER_bench_idle_link")!;
-  const countingChain = lavapipe("VK_LAYER_bench_counting_link")!;
-  const group = "lavapipe, TS layer as a native link";
-  let n = 0;
-  const restart = () => {
-    if ((n += CALLS) >= 4096) {
-      n = 0;
-      real.restart();
-      idleChain.restart();
-      countingChain.restart();
-    }
-  };
-  Deno.bench(`${group}: no layer (x${CALLS})`, { group, baseline: true }, () => {
-    for (let i = 0; i < CALLS; i++) real.vk.vkCmdSetLineWidth(real.commandBuffer, 1);
-    restart();
-  });
-  Deno.bench(`${group}: link intercepting nothing (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) idleChain.vk.vkCmdSetLineWidth(idleChain.commandBuffer, 1);
-    restart();
-  });
-  Deno.bench(`${group}: link intercepting vkCmdSetLineWidth (x${CALLS})`, { group }, () => {
-    for (let i = 0; i < CALLS; i++) countingChain.vk.vkCmdSetLineWidth(countingChain.commandBuffer, 1);
-    restart();
+    );
+    setBenchEnvironment({ VK_ADD_LAYER_PATH: folder });
+    const plain = Vulkan.load();
+    const chained = Vulkan.load({ layerModules: [counting] });
+    const scripted = installLayers(Vulkan.load(), { layers: [counting], disposeBase: true });
+    const none = new Subject("vkdeno", plain as unknown as Commands);
+    const script = new Subject("script", scripted as unknown as Commands);
+    const native = new Subject("native", chained as unknown as Commands, [LAYER]);
+    const floor = await floorCase();
+    const command = "vkCmdSetLineWidth";
+    return {
+      groups: [{
+        name: GROUP,
+        baseline: NONE,
+        note: "Each case's added cost is its time minus the no-layer time of the same round.",
+        cases: [
+          none.publicCase(NONE, command),
+          script.publicCase(SCRIPT, command),
+          native.publicCase(NATIVE, command),
+          floor.case,
+        ],
+      }],
+      targets: [
+        {
+          label: "TS layer in the script: ns added per intercepted vkCmdSetLineWidth",
+          group: GROUP,
+          case: SCRIPT,
+          against: NONE,
+          op: "<=",
+          limit: 25,
+          difference: true,
+        },
+        {
+          label: "TS layer in the native chain: ns added per call - (floor + 3 x the script's)",
+          group: GROUP,
+          case: NATIVE,
+          against: NONE,
+          // native - none - (floor + 3 (script - none))
+          terms: [[NATIVE, 1], [NONE, 2], [FLOOR, -1], [SCRIPT, -3]],
+          op: "<=",
+          limit: 0,
+          difference: true,
+        },
+      ],
+      dispose() {
+        floor.dispose();
+        for (const s of [native, script, none]) s[Symbol.dispose]();
+        scripted[Symbol.dispose]();
+        chained.dispose();
+        plain.dispose();
+        Deno.removeSync(folder, { recursive: true });
+        if (counted === 0) throw new Error("The TS layer saw no call");
+      },
+    };
   });
 }

@@ -69,18 +69,72 @@ function openCell(def: Deno.UnsafeCallbackDefinition, threadSafe = false): Cell 
     name: "",
     report: ignore,
   };
-  const entry = (...args: unknown[]) => {
-    const body = cell.body;
-    if (body === undefined) return cell.onError;
-    try {
-      return body(...args);
-    } catch (error) {
-      const onError = cell.onError;
-      const shown = typeof onError === "bigint" ? `${onError}n` : String(onError ?? "nothing");
-      cell.report(`Callback "${cell.name}" threw: ${describe(error)}; returning ${shown} to C`, error);
-      return onError;
-    }
+  const failed = (error: unknown) => {
+    const onError = cell.onError;
+    const shown = typeof onError === "bigint" ? `${onError}n` : String(onError ?? "nothing");
+    cell.report(`Callback "${cell.name}" threw: ${describe(error)}; returning ${shown} to C`, error);
+    return onError;
   };
+  // Fixed arities for the usual lengths: a rest parameter and a spread cost an array per call, on the hot
+  // path of a TS layer in a native chain (each of its intercepted calls enters here).
+  type U = unknown;
+  let entry: (...args: U[]) => U;
+  switch (def.parameters.length) {
+    case 1:
+      entry = (a: U) => {
+        const body = cell.body;
+        if (body === undefined) return cell.onError;
+        try {
+          return body(a);
+        } catch (error) {
+          return failed(error);
+        }
+      };
+      break;
+    case 2:
+      entry = (a: U, b: U) => {
+        const body = cell.body;
+        if (body === undefined) return cell.onError;
+        try {
+          return body(a, b);
+        } catch (error) {
+          return failed(error);
+        }
+      };
+      break;
+    case 3:
+      entry = (a: U, b: U, c: U) => {
+        const body = cell.body;
+        if (body === undefined) return cell.onError;
+        try {
+          return body(a, b, c);
+        } catch (error) {
+          return failed(error);
+        }
+      };
+      break;
+    case 4:
+      entry = (a: U, b: U, c: U, d: U) => {
+        const body = cell.body;
+        if (body === undefined) return cell.onError;
+        try {
+          return body(a, b, c, d);
+        } catch (error) {
+          return failed(error);
+        }
+      };
+      break;
+    default:
+      entry = (...args: U[]) => {
+        const body = cell.body;
+        if (body === undefined) return cell.onError;
+        try {
+          return body(...args);
+        } catch (error) {
+          return failed(error);
+        }
+      };
+  }
   (cell as { callback: Deno.UnsafeCallback }).callback = threadSafe
     ? Deno.UnsafeCallback.threadSafe(def, entry as never)
     : new Deno.UnsafeCallback(def, entry as never);

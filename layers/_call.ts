@@ -2,11 +2,30 @@
  * Calls a function with an argument array, spelled out by length. A spread call (`fn(...args)`) to a
  * `Deno.dlopen` function from a call site that has seen several functions takes V8's slow path (~110 ns
  * on lavapipe's vkCmdSetLineWidth); written out, the same call costs ~40 ns, ~30 ns when the site sees one
- * function.
+ * function, which a call site of its own per command ensures (`callSite`).
  *
  * @module
  */
 import type { VulkanCommand } from "./layer.ts";
+
+/** A call site of its own: `site(f, a0, ..., an-1)` calls `f(a0, ..., an-1)`. */
+export type CallSite = (f: VulkanCommand, ...args: unknown[]) => unknown;
+
+let sites = 0;
+
+/**
+ * A function calling its first argument with the next `n`, compiled from a source of its own. V8 makes a
+ * `Deno.dlopen` function a fast call only at a call site that has seen that one function, and every
+ * closure of one function literal shares its call sites: the chassis's wrappers (every intercepted command,
+ * in every placement) would share one site into their next functions, and lose the fast call as soon as it
+ * saw two. One site per command and host keeps each a fast call.
+ */
+export function callSite(n: number): CallSite {
+  const params = Array.from({ length: n }, (_, i) => `a${i}`);
+  // The comment makes every source unique: V8 shares what it learns between identical sources.
+  const source = `// vkdeno call site ${++sites}\nreturn f(${params.join(", ")});`;
+  return new Function("f", ...params, source) as CallSite;
+}
 
 /** `fn(...args)`, with up to 12 arguments passed one by one. */
 export function callWith(fn: VulkanCommand, a: readonly unknown[]): unknown {

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { callWith } from "./_call.ts";
+import { type CallSite, callSite, callWith } from "./_call.ts";
 import { commandInfo, destroyRule, dispatchKey } from "./_commands.ts";
 import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import type {
@@ -79,6 +79,8 @@ interface CommandHookSet {
   readonly owners: Map<CommandHooks, string>;
   /** True when no hook runs: the call goes straight to the next link. */
   readonly none: boolean;
+  /** The dispatch object's state tracker (read once per generation, not per call). */
+  readonly state: StateTracker | null;
 }
 
 /**
@@ -177,6 +179,7 @@ export class DispatchObject {
       post: hooks.filter((h) => h.postCallRecord !== undefined),
       owners,
       none: hooks.length === 0,
+      state: this.state,
     };
     this.#hooks.set(name, set);
     return set;
@@ -441,8 +444,8 @@ export class Chassis implements Disposable {
 
   /**
    * The function that runs `command` (a layer's, see {@linkcode Chassis.commands}) on the call's dispatch
-   * object: the first of its objects that implements it. A throw, or no object implementing it, is
-   * reported once per layer and command and answers {@linkcode commandFailure}.
+   * object: the first of its objects that implements it, else of its instance's. A throw, or no object
+   * implementing it, is reported once per layer and command and answers {@linkcode commandFailure}.
    */
   provider(command: LayerCommand): VulkanCommand {
     const failure = commandFailure(command.result);
@@ -460,15 +463,18 @@ export class Chassis implements Disposable {
     return (...args: unknown[]) => {
       if (this.#disposed) return failure;
       const d = this.objectsFor(command.level, args[0]);
-      for (let i = 0; i < d.objects.length; i++) {
-        const found = d.objects[i]!.commands?.find((c) => c.command === command);
-        if (found === undefined) continue;
-        try {
-          return callWith(found.fn as VulkanCommand, args);
-        } catch (error) {
-          const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-          report(d.layers[i]!.name, "Layer-HookThrew", `"${command.name}" threw ${why} (reported once)`);
-          return failure;
+      // The device's objects, then its instance's (a layer may implement a device command in `create`).
+      for (let o: DispatchObject | null = d; o !== null; o = o.parent) {
+        for (let i = 0; i < o.objects.length; i++) {
+          const found = o.objects[i]!.commands?.find((c) => c.command === command);
+          if (found === undefined) continue;
+          try {
+            return callWith(found.fn as VulkanCommand, args);
+          } catch (error) {
+            const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+            report(o.layers[i]!.name, "Layer-HookThrew", `"${command.name}" threw ${why} (reported once)`);
+            return failure;
+          }
         }
       }
       const owner = this.layers.find((l) => l.commands?.includes(command))?.name ?? "vkdeno";
@@ -616,6 +622,8 @@ export class Chassis implements Disposable {
     const skipped = skipValue(info);
     const dispatch = this.#dispatch;
     let fn: VulkanCommand | undefined;
+    let site: CallSite | undefined;
+    let arity = -1;
     // The last dispatch object's hooks: one instance or device is the usual case.
     let last: DispatchObject | null = null;
     let generation = -1;
@@ -650,7 +658,7 @@ export class Chassis implements Disposable {
         if (returned !== undefined) returned(d, args, result);
         return result;
       }
-      const ctx = new Call(name, info, ++chassis.#serial, dispatch, d.state, args);
+      const ctx = new Call(name, info, ++chassis.#serial, dispatch, set!.state, args);
       let skip = false;
       // A hook that throws is reported and passed over: the application's call is never lost to a layer's bug.
       for (let i = 0; i < validators.length; i++) {
@@ -665,24 +673,27 @@ export class Chassis implements Disposable {
         return ctx.result;
       }
       ctx.after = true;
-      // Written out by length, not spread: a spread call into a Deno.dlopen function from this site,
-      // shared by every intercepted command, takes V8's slow path (~110 ns instead of ~30-40 ns).
+      // Through this command's own call site (callSite), written out by length: a spread call into a
+      // Deno.dlopen function, or one from a site other commands share, takes V8's slow path (~110 ns
+      // instead of ~30-40 ns).
       const n = args.length;
+      if (n !== arity) site = callSite(arity = n);
+      const s = site!;
       // No try here: V8 calls a Deno.dlopen function the fast way only outside exception handlers. A call's
       // memory left by a throwing next link is freed by the chassis's next call (or its dispose).
       if (ctx.hasMemory) chassis.#leftover = ctx;
       const result = n === 2
-        ? f(args[0], args[1])
+        ? s(f, args[0], args[1])
         : n === 3
-        ? f(args[0], args[1], args[2])
+        ? s(f, args[0], args[1], args[2])
         : n === 4
-        ? f(args[0], args[1], args[2], args[3])
+        ? s(f, args[0], args[1], args[2], args[3])
         : n === 1
-        ? f(args[0])
+        ? s(f, args[0])
         : n === 5
-        ? f(args[0], args[1], args[2], args[3], args[4])
+        ? s(f, args[0], args[1], args[2], args[3], args[4])
         : n === 6
-        ? f(args[0], args[1], args[2], args[3], args[4], args[5])
+        ? s(f, args[0], args[1], args[2], args[3], args[4], args[5])
         : callWith(f, args);
       chassis.#leftover = null;
       if (returned !== undefined) returned(d, args, result);

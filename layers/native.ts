@@ -20,7 +20,7 @@ import type { CommandInfo } from "../vk/generated/types.ts";
 import { CallbackRegistry } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
-import { callWith } from "./_call.ts";
+import { callSite, callWith } from "./_call.ts";
 import { commandInfo, dispatchKey } from "./_commands.ts";
 import type { HandleKey } from "../vk/handle_key.ts";
 import { Chassis, type ChassisOptions } from "./chassis.ts";
@@ -461,8 +461,9 @@ export class NativeLayerBridge implements Disposable {
     let last: ChainRecord | undefined;
     let address = 0n;
     const records = device ? this.#devices : this.#instances;
-    return (...args: unknown[]) => {
-      const handle = args[0] as Deno.PointerValue;
+    const p = this.#proxyPointer;
+    /** The stub, with the next function in its slot and `handle` in the proxy. */
+    const next = (handle: Deno.PointerValue): VulkanCommand => {
       if (last === undefined || !last.alive || records.size !== 1) {
         last = lookup(handle);
         address = addressOf(last);
@@ -470,20 +471,28 @@ export class NativeLayerBridge implements Disposable {
       stub ??= this.#stubs.bind(0, slot, commandDef(info)) as VulkanCommand;
       this.#table[slot] = address;
       store(this.#proxyHandle, handle);
-      const p = this.#proxyPointer;
-      // Written out by length: a spread call into a Deno.dlopen function takes V8's slow path.
-      const n = args.length;
-      return n === 2
-        ? stub(p, args[1])
-        : n === 3
-        ? stub(p, args[1], args[2])
-        : n === 4
-        ? stub(p, args[1], args[2], args[3])
-        : n === 1
-        ? stub(p)
-        : n === 5
-        ? stub(p, args[1], args[2], args[3], args[4])
-        : (args[0] = p, callWith(stub, args));
+      return stub;
+    };
+    // Fixed arities, not a rest parameter (an array per call costs), and a call site of the command's own
+    // (a spread call into a Deno.dlopen function, or one from a site other commands share, is slow).
+    type H = Deno.PointerValue;
+    const s = callSite(info.params.length);
+    switch (info.params.length) {
+      case 1:
+        return (h: H) => s(next(h), p);
+      case 2:
+        return (h: H, a: unknown) => s(next(h), p, a);
+      case 3:
+        return (h: H, a: unknown, b: unknown) => s(next(h), p, a, b);
+      case 4:
+        return (h: H, a: unknown, b: unknown, c: unknown) => s(next(h), p, a, b, c);
+      case 5:
+        return (h: H, a: unknown, b: unknown, c: unknown, d: unknown) => s(next(h), p, a, b, c, d);
+    }
+    return (...args: unknown[]) => {
+      const f = next(args[0] as H);
+      args[0] = p;
+      return callWith(f, args);
     };
   }
 

@@ -222,6 +222,38 @@ for (const placement of PLACEMENTS) {
   });
 }
 
+for (const placement of PLACEMENTS) {
+  Deno.test(`${placement}: a device command the instance object implements runs for a device whose own object does not`, async () => {
+    using mock = new MockDriver({ unimplemented: "absent" });
+    const count = defineCommand({
+      name: "vkCountVKDENO",
+      level: "device",
+      parameters: ["pointer"],
+      result: "u32",
+    });
+    let calls = 0;
+    const layer = defineLayer({
+      name: "VK_LAYER_VKDENO_test_count",
+      description: "a device command in the instance object",
+      commands: [count],
+      create: () => ({ intercepts: {}, commands: [provide(count, () => ++calls)] }),
+      createDevice: () => ({ intercepts: {} }),
+    });
+    await withLayer(placement, layer, mock, (raw, messages) => {
+      using vk = VkApi.of(raw).scope();
+      const instance = vk.createInstance({ ppEnabledLayerNames: [layer.name] });
+      const gpu = vk.enumeratePhysicalDevices(instance)[0]!;
+      const device = vk.createDevice(gpu, {
+        pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+      });
+      const call = raw.getUnknownCommand(count.name, count)!;
+      assert.equal(call(device), 1);
+      assert.equal(call(device), 2);
+      assert.deepEqual(messages, []);
+    });
+  });
+}
+
 Deno.test("defineCommand refuses vk.xml's commands, other levels, and a first parameter that is no handle", () => {
   assert.throws(
     () => defineCommand({ name: "vkCmdDraw", level: "device", parameters: ["pointer"], result: "void" }),
