@@ -199,6 +199,14 @@ Deno.test("cachedBytesIn: a hit needs the same key; a miss makes and keeps; a fo
     assertEquals(cachedBytesIn("/proc/vkdeno-cache", "e", "key 2", make(6)), new Uint8Array([6, 2, 3, 4, 5]));
     assertEquals(made, 4);
     assertEquals(entries(folder), ["e"]);
+    // Each byte of the payload counts, the 5th (past the last whole word) too.
+    for (const at of [1, 4]) {
+      const file = Deno.readFileSync(`${folder}/e`);
+      file[file.length - 5 + at] = file[file.length - 5 + at]! ^ 1;
+      Deno.writeFileSync(`${folder}/e`, file);
+      assertEquals(cachedBytesIn(folder, "e", "key 2", make(5)), new Uint8Array([5, 2, 3, 4, 5]));
+    }
+    assertEquals(made, 6);
   } finally {
     Deno.removeSync(folder, { recursive: true });
   }
