@@ -7,7 +7,7 @@
  * @module
  */
 import type { VkIdiomaticCommands } from "../vk/generated/vk_idiomatic.ts";
-import { DESTROYERS } from "../vk/generated/lifecycles.ts";
+import { type Destroyer, DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { isPointerObject } from "../vk/scalar.ts";
 import { type CommandOwner, compileCommand, isCommand as isVkCommand, RUNTIME, targetOf } from "./compile.ts";
 import { withHandleChecks } from "../vk/handle_check.ts";
@@ -53,11 +53,17 @@ function adopt(parent: unknown, child: Deno.PointerObject): void {
 }
 
 /** Ends `h` for `why`, and its children (transitively) as destroyed with it: a `type` destroyed by `command`. */
-function end(h: Deno.PointerObject, why: string, type: string, command: string): void {
+function end(h: Deno.PointerObject, why: string, type: () => string, command: string): void {
   ended.set(h, why);
   const parent = parentOf.get(h);
   if (parent) childrenOf.get(parent)?.delete(h);
-  endChildren(h, `was destroyed with its ${type} 0x${address(h).toString(16)} (${command} through VkApi)`);
+  // The message (an address read, ~150 ns) only for a handle that has children.
+  if (childrenOf.has(h)) {
+    endChildren(
+      h,
+      `was destroyed with its ${type()} 0x${address(h).toString(16)} (${command} through VkApi)`,
+    );
+  }
 }
 
 /** Ends the children of `h` (transitively) for `why`. */
@@ -109,9 +115,12 @@ function checkQueue(command: string, device: unknown, family: unknown, index: un
  * Commands whose outputs have a parent that is not their first argument, or that end handles without being
  * destroy commands: where the parent is, and what to check or end.
  */
-const LIFECYCLE: Readonly<
-  Record<string, { parent?: (args: unknown[]) => unknown; before?: (args: unknown[]) => void; ends?: true }>
-> = {
+interface Lifecycle {
+  parent?: (args: unknown[]) => unknown;
+  before?: (args: unknown[]) => void;
+  ends?: true;
+}
+const LIFECYCLE: Readonly<Record<string, Lifecycle>> = {
   vkCreateDevice: { parent: (args) => args[0] },
   vkEnumeratePhysicalDevices: { parent: (args) => args[0] },
   vkAllocateCommandBuffers: { parent: (args) => (args[1] as { commandPool?: unknown } | null)?.commandPool },
@@ -134,6 +143,12 @@ const LIFECYCLE: Readonly<
   vkFreeDescriptorSets: { ends: true },
   vkResetDescriptorPool: { ends: true },
 };
+
+/**
+ * Create commands whose handles have children VkApi ends with them (pools' command buffers and descriptor
+ * sets), beside the LIFECYCLE commands: they are recorded as their device's children.
+ */
+const PARENTS: ReadonlySet<string> = new Set(["vkCreateCommandPool", "vkCreateDescriptorPool"]);
 
 function address(h: unknown): bigint {
   return BigInt(Deno.UnsafePointer.value(h as Deno.PointerValue));
@@ -340,30 +355,40 @@ export class VkApi implements Disposable {
     if (life?.ends) return this.#freeing(target, fn);
     const d = Object.hasOwn(DESTROYERS, target) ? DESTROYERS[target] : undefined;
     if (!d && !life) return fn;
+    return this.#creating(target, fn, d, life);
+  }
+
+  /**
+   * A command that makes handles (`target`, destroyed by `d`, with lifecycle rules `life`): records the
+   * handles a parent's end must end (pools, devices, physical devices, queues, command buffers and
+   * descriptor sets; a handle such as a buffer needs no record, as every later use names its device first),
+   * and in a scope defers their destruction.
+   */
+  #creating(target: string, fn: Fn, d: Destroyer | undefined, life: Lifecycle | undefined): Fn {
     const stack = d ? this.#stack : undefined;
+    const source = this.raw as Record<string, unknown>;
     const destroy = d ? source[d.destroy] : undefined;
     const owned = this.#owned;
-    const parentOfArgs = life?.parent ?? (d?.parent ? (args: unknown[]) => args[0] : undefined);
-    return (...args: unknown[]) => {
-      life?.before?.(args);
-      const out = fn(...args);
-      const handles = isPointerObject(out) ? [out] : Array.isArray(out) ? out : Object.values(out as object)
-        .flatMap((v) => isPointerObject(v) ? [v] : Array.isArray(v) ? v : []);
+    const parentOfArgs = life?.parent ??
+      (d?.parent && PARENTS.has(target) ? (args: unknown[]) => args[0] : undefined);
+    const made = (args: unknown[], out: unknown) => {
       if (target === "vkGetDeviceQueue" && out === null) {
         throw new TypeError(`vkGetDeviceQueue: the driver returned no queue ${args[2]} of family ${args[1]}`);
       }
+      const handles = isPointerObject(out) ? [out] : Array.isArray(out) ? out : Object.values(out as object)
+        .flatMap((v) => isPointerObject(v) ? [v] : Array.isArray(v) ? v : []);
       const parent = parentOfArgs?.(args);
       for (const h of handles) {
         if (!isPointerObject(h)) continue;
         // A new object at a destroyed one's address: no scope may destroy it for the old one.
-        owned.delete(address(h));
+        if (owned.size !== 0) owned.delete(address(h));
         adopt(parent, h);
       }
       if (target === "vkCreateDevice" && isPointerObject(out)) {
         const counts = queueCounts(args[1]);
         if (counts) queuesOf.set(out, counts);
       }
-      if (!d || !stack || typeof destroy !== "function") return out;
+      if (!d || !stack || typeof destroy !== "function") return;
       // Through the source's handle checks: a parent destroyed behind VkApi's back throws, not kills.
       const checkedDestroy = withHandleChecks(source, d.destroy, destroy as Fn);
       const parentArg = d.parent ? [args[0]] : [];
@@ -374,10 +399,28 @@ export class VkApi implements Disposable {
         owned.set(k, token);
         stack.defer(() => {
           if (owned.get(k) !== token) return; // destroyed early, or its address made again
-          if (ended.has(h)) return; // destroyed with its parent: a scope never destroys a child after it
+          // Destroyed with its parent: a scope never destroys a child after it.
+          if (ended.has(h) || (d.parent && ended.has(args[0] as object))) return;
           this.#destroy(d.destroy, h, () => checkedDestroy(...parentArg, h, ...(d.allocator ? [null] : [])));
         });
       }
+    };
+    if (life || fn.length > 4) {
+      return (...args: unknown[]) => {
+        life?.before?.(args);
+        const out = fn(...args);
+        made(args, out);
+        return out;
+      };
+    }
+    // The common create command (`createBuffer(device, info)`): plain arguments, and nothing recorded for a
+    // handle without children outside a scope.
+    const plain = !stack && !parentOfArgs;
+    return (a: unknown, b: unknown, c: unknown, e: unknown) => {
+      const out = fn(a, b, c, e);
+      if (plain && isPointerObject(out)) {
+        if (owned.size !== 0) owned.delete(address(out));
+      } else made([a, b, c, e], out);
       return out;
     };
   }
@@ -398,7 +441,7 @@ export class VkApi implements Disposable {
         }
       } else if (Array.isArray(freed)) {
         const why = `was freed (${command} through VkApi)`;
-        for (const h of freed) if (isPointerObject(h)) end(h, why, "parent", command);
+        for (const h of freed) if (isPointerObject(h)) end(h, why, () => "parent", command);
       }
       return out;
     };
@@ -406,25 +449,49 @@ export class VkApi implements Disposable {
 
   /** Destroy command `command` (its handle at `at`): refuses a handle destroyed already, remembers this one. */
   #destroying(command: string, at: number, fn: Fn): Fn {
-    return (...args: unknown[]) => {
-      const h = args[at];
-      if (!isPointerObject(h)) return fn(...args);
-      return this.#destroy(command, h, () => fn(...args));
+    if (fn.length > 3) {
+      return (...args: unknown[]) => {
+        const h = args[at];
+        if (!isPointerObject(h)) return fn(...args);
+        return this.#destroy(command, h, () => fn(...args));
+      };
+    }
+    return (a: unknown, b: unknown, c: unknown) => {
+      const h = at === 0 ? a : b;
+      if (!isPointerObject(h)) return fn(a, b, c);
+      this.#refuseEnded(command, h);
+      if (this.#owned.size !== 0) this.#owned.delete(address(h));
+      const out = fn(a, b, c);
+      this.#ended(command, h);
+      return out;
     };
   }
 
   #destroy(command: string, h: Deno.PointerObject, call: () => unknown): unknown {
-    const k = address(h);
-    const param = COMMAND_PARAMS[command]?.[destroyedArgument(command) ?? 0];
-    const why = ended.get(h);
-    if (why !== undefined) {
-      throw new TypeError(`${command}: ${param?.name ?? "handle"} 0x${k.toString(16)} ${why}`);
-    }
-    this.#owned.delete(k);
+    this.#refuseEnded(command, h);
+    if (this.#owned.size !== 0) this.#owned.delete(address(h));
     const out = call();
-    end(h, DESTROYED, param?.type ?? "parent", command);
-    if (command === "vkFreeMemory") this.#unmapped(k);
+    this.#ended(command, h);
     return out;
+  }
+
+  /** Throws when `h`, the handle destroy command `command` is given, was ended already. */
+  #refuseEnded(command: string, h: Deno.PointerObject): void {
+    const why = ended.get(h);
+    if (why === undefined) return;
+    const param = COMMAND_PARAMS[command]?.[destroyedArgument(command) ?? 0];
+    throw new TypeError(`${command}: ${param?.name ?? "handle"} 0x${address(h).toString(16)} ${why}`);
+  }
+
+  /** Ends `h`, which `command` destroyed (and its children, and what was mapped over it). */
+  #ended(command: string, h: Deno.PointerObject): void {
+    end(
+      h,
+      DESTROYED,
+      () => COMMAND_PARAMS[command]?.[destroyedArgument(command) ?? 0]?.type ?? "parent",
+      command,
+    );
+    if (command === "vkFreeMemory" && this.#mapped.size !== 0) this.#unmapped(address(h));
   }
 
   static {

@@ -8,6 +8,9 @@
  * marshals the literal on every call into its reused scratch memory.
  *
  * The command buffer is reset (untimed) before every batch, so each batch records into an empty buffer.
+ *
+ * `--garbage` measures instead what 1,000,000 idiomatic calls of each shape leave on the heap: each shape in a
+ * child process under `--trace-gc`, counting the collections between two markers and the heap's growth.
  */
 
 import { callLoop, type PairedGroup, runPaired, type Target } from "./_paired.ts";
@@ -30,7 +33,21 @@ const MARSHAL = "raw + writeStruct per call";
 const IDIOMATIC = "idiomatic";
 const WRITE = "writeStruct";
 
-if (import.meta.main) {
+/** The shapes `--garbage` measures, by name: one idiomatic call each. */
+const GARBAGE_CASES = [
+  "cmdSetViewport",
+  "cmdSetScissor",
+  "cmdPipelineBarrier2",
+  "cmdPushConstants",
+  "resetFences",
+];
+const GARBAGE_CALLS = 1_000_000;
+
+if (import.meta.main && Deno.args[0] === "--garbage-case") {
+  await garbageChild(Deno.args[1]!);
+} else if (import.meta.main && Deno.args.includes("--garbage")) {
+  await garbage();
+} else if (import.meta.main) {
   await runPaired("bench/idiomatic_bench.ts", async () => {
     setBenchEnvironment();
     const { Vulkan } = await import("../mod.ts");
@@ -233,4 +250,85 @@ if (import.meta.main) {
       },
     };
   });
+}
+
+/** Prints per shape the collections and heap growth over 1,000,000 idiomatic calls (each in a child process). */
+async function garbage(): Promise<void> {
+  console.log(
+    `load ${Deno.loadavg()[0]}; ${GARBAGE_CALLS} idiomatic calls per shape, after 20,000 to warm up`,
+  );
+  console.log("| call | scavenges | mark-compacts | heap growth |");
+  console.log("|---|---:|---:|---:|");
+  for (const name of GARBAGE_CASES) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--trace-gc,--expose-gc",
+        new URL(import.meta.url).pathname,
+        "--garbage-case",
+        name,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    const during = text.slice(text.indexOf("BEGIN"), text.indexOf("END"));
+    const scavenges = during.match(/Scavenge/g)?.length ?? 0;
+    const majors = during.match(/Mark-Compact/g)?.length ?? 0;
+    const growth = Number(/END (\d+)/.exec(text)?.[1] ?? NaN);
+    console.log(`| ${name} | ${scavenges} | ${majors} | ${(growth / 1024).toFixed(0)} KiB |`);
+  }
+}
+
+/** One `--garbage` shape: warm up, collect, then 1,000,000 calls between the markers the parent reads. */
+async function garbageChild(name: string): Promise<void> {
+  setBenchEnvironment();
+  const { Vulkan } = await import("../mod.ts");
+  const raw = Vulkan.load();
+  const bench = BenchDevice.create(raw);
+  const rec = bench.recording();
+  const cmd = asHandle("VkCommandBuffer", rec.commandBuffer);
+  const device = asHandle("VkDevice", bench.device);
+  const vk = VkApi.of(raw as unknown as VkCommandSource);
+  const fence = vk.createFence(device, { flags: VK_FENCE_CREATE_SIGNALED_BIT });
+  const stage = VK_SHADER_STAGE_VERTEX_BIT;
+  const layout = vk.createPipelineLayout(device, {
+    pPushConstantRanges: [{ stageFlags: stage, offset: 0, size: 64 }],
+  });
+  const bytes64 = new Uint8Array(64).fill(7);
+  const fences = [fence];
+  const viewports = [{ x: 0, y: 0, width: 64, height: 64, minDepth: 0, maxDepth: 1 }];
+  const scissors = [{ offset: { x: 0, y: 0 }, extent: { width: 64, height: 64 } }];
+  const barrier = {
+    pMemoryBarriers: [{
+      srcStageMask: VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+      srcAccessMask: VK_ACCESS_2_SHADER_WRITE_BIT,
+    }],
+  };
+  const calls: Record<string, () => void> = {
+    cmdSetViewport: () => vk.cmdSetViewport(cmd, 0, viewports),
+    cmdSetScissor: () => vk.cmdSetScissor(cmd, 0, scissors),
+    cmdPipelineBarrier2: () => vk.cmdPipelineBarrier2(cmd, barrier),
+    cmdPushConstants: () => vk.cmdPushConstants(cmd, layout, stage, 0, bytes64),
+    resetFences: () => vk.resetFences(device, fences),
+  };
+  const call = calls[name]!;
+  // The command buffer restarts every 5,000 calls (lavapipe grows its recording otherwise).
+  for (let i = 0; i < 20_000; i++) {
+    if (i % 5000 === 0) rec.restart();
+    call();
+  }
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = Deno.memoryUsage().heapUsed;
+  console.log("BEGIN");
+  for (let i = 0; i < GARBAGE_CALLS; i++) {
+    if (i % 5000 === 0) rec.restart();
+    call();
+  }
+  console.log(`END ${Deno.memoryUsage().heapUsed - before}`);
+  vk.destroyFence(device, fence);
+  vk.destroyPipelineLayout(device, layout);
+  bench[Symbol.dispose]();
+  raw[Symbol.dispose]();
 }
