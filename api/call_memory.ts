@@ -44,7 +44,7 @@ export class CallMemory extends Scratch {
   reset(reserved: number): void {
     if (this.#extra.length) this.#extra = [];
     this.top = 0;
-    this.alloc(reserved, 8);
+    if (reserved !== 0) this.alloc(reserved, 8);
   }
 
   /**

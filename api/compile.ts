@@ -304,24 +304,48 @@ export const RUNTIME = {
   },
   /** Numbers (or bigints) as a C array of `kind`; `fixed` >= 0 is the length of a fixed-size array parameter. */
   scalars(m: CallMemory, kind: ScalarKind, v: unknown, fixed: number, command: string, param: string) {
-    const where = () => at(command, param);
     if (isBytes(v) && !(v instanceof DataView) && !(v instanceof ArrayBuffer) && fixed < 0) {
+      // A 32-bit typed array is copied through the scratch's view of its type (no Uint8Array per call).
+      const same = v instanceof Uint32Array
+        ? m.u32
+        : v instanceof Int32Array
+        ? m.i32
+        : v instanceof Float32Array
+        ? m.f32
+        : undefined;
+      if (same !== undefined && m.top + v.byteLength + 8 <= m.size) {
+        const off = m.alloc(v.byteLength, 8);
+        same.set(v as Uint32Array & Int32Array & Float32Array, off >> 2);
+        return m.at(off);
+      }
       return RUNTIME.copy(m, bytesOf(v), Math.min(scalarSize(kind), 8));
     }
     const list = v as ArrayLike<unknown>;
     if (typeof list !== "object" || list === null || typeof list.length !== "number") {
-      return fail(`${where()} expected an array of numbers`);
+      return fail(`${at(command, param)} expected an array of numbers`);
     }
     const size = scalarSize(kind);
     if (fixed >= 0 && list.length > fixed) {
-      return fail(`${where()} has ${list.length} elements, room for ${fixed}`);
+      return fail(`${at(command, param)} has ${list.length} elements, room for ${fixed}`);
     }
     const n = fixed >= 0 ? fixed : list.length;
+    // 32-bit numbers (dynamic offsets, indices, masks) straight into the scratch's views: no view per call;
+    // anything else (a bigint, a boolean, a mistake) through the general path below.
+    if (
+      (kind === "u32" || kind === "i32" || kind === "f32") && Array.isArray(list) &&
+      m.top + n * 4 + 8 <= m.size &&
+      list.every((x) => typeof x === "number")
+    ) {
+      const off = m.alloc(n * 4, 8);
+      const view = kind === "u32" ? m.u32 : kind === "i32" ? m.i32 : m.f32;
+      for (let i = 0; i < list.length; i++) view[(off >> 2) + i] = list[i] as number;
+      return m.at(off);
+    }
     const buf = m.bytes(size * n, Math.min(size, 8));
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     for (let i = 0; i < list.length; i++) {
       if (!writeScalar(view, i * size, kind, list[i])) {
-        return fail(`${where()} expected ${scalarExpects(kind)}, got ${typeof list[i]}`);
+        return fail(`${at(command, param)} expected ${scalarExpects(kind)}, got ${typeof list[i]}`);
       }
     }
     return m.pointer(buf);
