@@ -205,11 +205,14 @@ export function targetsTable(all: readonly (readonly PairedOutput[])[]): string[
   return lines;
 }
 
-function intro(file: string): string {
+/** A bench file's leading doc comment as text: the intro of its section in BENCHMARKS.md. */
+export function intro(file: string): string {
   const text = Deno.readTextFileSync(file);
   const m = /^\s*\/\*\*([\s\S]*?)\*\//.exec(text);
   if (!m) return "";
-  return m[1]!.split("\n").map((l) => l.replace(/^\s*\* ?/, "")).join("\n").trim();
+  // Doc tags (`@module`) are for deno doc, not the reader of BENCHMARKS.md.
+  return m[1]!.split("\n").map((l) => l.replace(/^\s*\* ?/, "")).filter((l) => !l.startsWith("@")).join("\n")
+    .trim();
 }
 
 /** How the paired tables read, in one sentence (docs/performance.md has the method). */

@@ -8,7 +8,7 @@
 
 import { parseArgs } from "node:util";
 import type { PairedOutput } from "./_paired.ts";
-import { METHOD, renderPairedSection, runPairedOnce } from "./_report_paired.ts";
+import { intro, METHOD, renderPairedSection, runPairedOnce } from "./_report_paired.ts";
 import { type Column, readmeFigures, RETIRED, targetsSection } from "./_report_targets.ts";
 
 interface BenchStats {
@@ -53,15 +53,6 @@ function formatNs(ns: number): string {
   if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
   if (ns >= 1e4) return `${(ns / 1e3).toFixed(1)} us`;
   return `${ns.toFixed(ns < 100 ? 2 : 0)} ns`;
-}
-
-function intro(file: string): string {
-  const text = Deno.readTextFileSync(file);
-  const m = /^\s*\/\*\*([\s\S]*?)\*\//.exec(text);
-  if (!m) return "";
-  // Doc tags (`@module`) are for deno doc, not the reader of BENCHMARKS.md.
-  return m[1]!.split("\n").map((l) => l.replace(/^\s*\* ?/, "")).filter((l) => !l.startsWith("@")).join("\n")
-    .trim();
 }
 
 /** Renders the section for the given runs of one bench file. */
