@@ -128,7 +128,11 @@ export function targetsSection(doc: string, files: readonly string[], columns: r
     for (const column of columns) {
       const runs = readRuns(`${column.dir}/${stem(file)}.json`);
       if (runs) {
-        for (const m of measuredRows(runs)) row(m.label, file, m.goal).cells.set(column.name, m.cell);
+        for (const m of measuredRows(runs)) {
+          const r = row(m.label, file, m.goal);
+          r.goal = m.goal; // the bench's goal now, should it have changed since the document was written
+          r.cells.set(column.name, m.cell);
+        }
         sources.set(`${column.name}\0${file}`, sourceLine(runs));
       } else {
         for (const r of previous.rows.filter((x) => x.file === file)) {

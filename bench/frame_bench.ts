@@ -6,8 +6,6 @@
  * struct and array written once, vkdeno's raw commands with `writeStruct` per call (one arena per frame), and
  * the idiomatic `VkApi`. Every path records the same values; the command pool is reset (untimed) before each
  * frame.
- *
- * @module
  */
 
 import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
