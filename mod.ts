@@ -84,7 +84,7 @@ export type * from "./vk/generated/vk_callbacks.ts";
 export type * from "./vk/generated/vk_create.ts";
 export { type CommandSource, create, type CreateArgs, createMany } from "./api/create.ts";
 export { VkScope } from "./api/scope.ts";
-export { HANDLE_CHECKS, type HandleChecks } from "./vk/handle_check.ts";
+export { HANDLE_CHECKS, type HandleChecks } from "./vk/handle_check_interface.ts";
 export { makeCallback, type MakeCallbackOptions, readStructDeep, VkCallback } from "./vk/vk_callback.ts";
 export { loadVulkan, Vulkan } from "./vulkan.ts";
 export { VkApi, type VkCommandSource } from "./api/vk_api.ts";

@@ -25,12 +25,12 @@ import { stampingTrampolines } from "./chain/trampoline.ts";
 import { DiscoveryWatcher, type DiscoveryWatchOptions } from "./discovery/watch.ts";
 import { waitForDevices, type WaitForDevicesOptions } from "./chain/wait_devices.ts";
 import { commandDef } from "./vk/command_ffi.ts";
-import { HANDLE_CHECKS, type HandleChecks, registerCommand } from "./vk/handle_check.ts";
+import { HANDLE_CHECKS, type HandleChecks, registerCommand } from "./vk/handle_check_interface.ts";
 
 export type { DriverEntryPoint, VulkanCommand };
 
 /**
- * Every command of the registry (names and aliases) with its typed signature (generated from vk.xml into
+ * Every command of vk.xml (names and aliases) with its typed signature (generated from vk.xml into
  * `vk/generated/vk_commands.ts`): spec parameter names, branded handles, enums as unions of their values,
  * flags as numbers, 64-bit values as bigints, pointers as `Deno.PointerValue`.
  */
@@ -78,7 +78,7 @@ export interface VulkanOptions {
   moduleLayerOptions?: NativeLayerBridgeOptions;
   /**
    * Checked mode: every command checks each of its handles (dispatchable or not) against this loader's
-   * registries (made, not destroyed, this device's) before the driver is called, and throws a `TypeError`
+   * handle maps (made, not destroyed, this device's) before the driver is called, and throws a `TypeError`
    * naming the command, the parameter and what is wrong. Off by default (device commands are then one
    * native call, unchecked); default: the `VKDENO_CHECKED` variable of `env` (on when set and not `0`).
    * Costs a JavaScript call per command (BENCHMARKS.md).
@@ -165,7 +165,7 @@ export class Vulkan implements Disposable {
     return this.#loader.checks.checked;
   }
 
-  /** The handle checks `create`, `enumerate`, `VkScope` and the idiomatic API run (vk/handle_check.ts). */
+  /** The handle checks `create`, `enumerate`, `VkScope` and the idiomatic API run (vk/handle_check_interface.ts). */
   get [HANDLE_CHECKS](): HandleChecks {
     return this.#loader.checks;
   }
@@ -235,7 +235,7 @@ export class Vulkan implements Disposable {
    * @throws {TypeError} If `device` is not a device this object's loader created.
    */
   deviceTable(device: VkDevice): DeviceTable {
-    const ld = this.#loader.registry.devices.get(handleKey(device));
+    const ld = this.#loader.handleMaps.devices.get(handleKey(device));
     if (!ld) {
       throw new TypeError(`Cannot make a device table: "${handleText(handleKey(device))}" is not a VkDevice`);
     }

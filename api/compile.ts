@@ -515,7 +515,7 @@ function table(): Readonly<Record<string, CommandFactory>> {
  * const draw = compileCommand("vkCmdDraw");
  * console.log(typeof draw(RUNTIME, () => undefined, { noteAllocation() {}, allocationSize: () => undefined, noteMapping() {} })); // "function"
  * ```
- * @throws {TypeError} If `name` is not a command of the registry.
+ * @throws {TypeError} If `name` is not a command of vk.xml.
  */
 export function compileCommand(name: string): CompiledCommand {
   const factory = Object.hasOwn(table(), name) ? table()[name] : undefined;
@@ -524,7 +524,7 @@ export function compileCommand(name: string): CompiledCommand {
 }
 
 /**
- * Whether `name` is a command or alias of the registry.
+ * Whether `name` is a command or alias of vk.xml.
  *
  * @example Usage
  * ```ts
@@ -559,7 +559,7 @@ export function targetOf(name: string): string {
  * import { commandSource } from "./compile.ts";
  * console.log(commandSource("vkCmdDraw").includes("function cmdDraw")); // true
  * ```
- * @throws {TypeError} If `name` is not a command of the registry.
+ * @throws {TypeError} If `name` is not a command of vk.xml.
  */
 export function commandSource(name: string): string {
   return compileCommand(name).toString();

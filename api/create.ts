@@ -9,7 +9,7 @@
 import { VkError } from "../vk/errors.ts";
 import type { VkCommands } from "../vk/generated/vk_commands.ts";
 import type { VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
-import { handleChecksOf } from "../vk/handle_check.ts";
+import { handleChecksOf } from "../vk/handle_check_interface.ts";
 
 /** Any object holding raw Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
 export type VkCommandSource = Partial<VkCommands>;

@@ -15,7 +15,7 @@ import type { VkPointer, VkStructPointer } from "../vk/generated/vk_types.ts";
 import type { VkStructCanonical, VkStructName, VkStructs } from "../vk/generated/vk_structs.ts";
 import { VK_INCOMPLETE } from "../vk/generated/vk_constants.js";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
-import { commandNameOf } from "../vk/handle_check.ts";
+import { commandNameOf } from "../vk/handle_check_interface.ts";
 
 /**
  * Returns `result` when it is not an error (`VK_SUCCESS`, and positive codes such as `VK_INCOMPLETE` or

@@ -8,7 +8,7 @@
 import { type CreateArgs, createHandle, createHandles, type VkCommandSource } from "./create.ts";
 import { DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
-import { handleChecksOf } from "../vk/handle_check.ts";
+import { handleChecksOf } from "../vk/handle_check_interface.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "../vk/generated/vk_callbacks.ts";
 import type { VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
 import { Arena } from "../ffi/memory.ts";

@@ -10,7 +10,7 @@ import type { VkIdiomaticCommands } from "../vk/generated/vk_idiomatic.ts";
 import { type Destroyer, DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { isPointerObject } from "../vk/scalar.ts";
 import { type CommandOwner, compileCommand, isCommand as isVkCommand, RUNTIME, targetOf } from "./compile.ts";
-import { withHandleChecks } from "../vk/handle_check.ts";
+import { withHandleChecks } from "../vk/handle_check_interface.ts";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
 import type { VkCommandSource } from "./create.ts";
 

@@ -33,12 +33,7 @@ import {
   VK_SUCCESS,
 } from "../vk/generated/vk_constants.js";
 import { skipLoaderNodes } from "./layer_chain/nodes.ts";
-import {
-  type HandleRegistry,
-  LoaderDevice,
-  type LoaderInstance,
-  type TermPhysicalDevice,
-} from "./objects.ts";
+import { type HandleMaps, LoaderDevice, type LoaderInstance, type TermPhysicalDevice } from "./objects.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { fillDeviceCommands } from "./table_fill.ts";
 import { unknownDeviceSlots } from "./unknown.ts";
@@ -47,7 +42,7 @@ import type { WsiSupport } from "./wsi_interface.ts";
 /** What {@linkcode LoaderDevices} needs from its loader. */
 export interface LoaderDevicesOptions {
   /** The loader's handle maps. */
-  readonly registry: HandleRegistry;
+  readonly handleMaps: HandleMaps;
   /** The process's stubs. */
   readonly stubs: ChainStubs;
   /** The loader's log. */
@@ -62,12 +57,12 @@ export interface LoaderDevicesOptions {
  * @example Usage
  * ```ts ignore
  * import { LoaderDevices } from "./device.ts";
- * const devices = new LoaderDevices({ registry, stubs, log });
+ * const devices = new LoaderDevices({ handleMaps, stubs, log });
  * devices.createDevice(physicalDevice, pCreateInfo, null, pDevice);
  * ```
  */
 export class LoaderDevices {
-  readonly #registry: HandleRegistry;
+  readonly #handleMaps: HandleMaps;
   readonly #stubs: ChainStubs;
   readonly #log: Logger;
   readonly #wsi: WsiSupport | undefined;
@@ -77,7 +72,7 @@ export class LoaderDevices {
   readonly #inFlight: LoaderDevice[] = [];
 
   constructor(options: LoaderDevicesOptions) {
-    this.#registry = options.registry;
+    this.#handleMaps = options.handleMaps;
     this.#stubs = options.stubs;
     this.#log = options.log;
     this.#wsi = options.wsi;
@@ -87,7 +82,7 @@ export class LoaderDevices {
 
   /** `vkCreateDevice`: the instance's device chain, then the top's handle to the application. */
   createDevice(physicalDevice: Pointer, pCreateInfo: Pointer, pAllocator: Pointer, pDevice: Pointer): number {
-    const tramp = this.#registry.trampPhysicalDevices.get(handleKey(physicalDevice));
+    const tramp = this.#handleMaps.trampPhysicalDevices.get(handleKey(physicalDevice));
     if (!tramp) {
       this.#log.error(`vkCreateDevice: invalid VkPhysicalDevice "${handleText(handleKey(physicalDevice))}"`);
       return VK_ERROR_INITIALIZATION_FAILED;
@@ -119,7 +114,7 @@ export class LoaderDevices {
     pAllocator: Pointer,
     pDevice: Pointer,
   ): number {
-    const term = this.#registry.termPhysicalDevices.get(handleKey(physicalDevice));
+    const term = this.#handleMaps.termPhysicalDevices.get(handleKey(physicalDevice));
     if (!term) {
       throw new TypeError(
         `vkCreateDevice: invalid VkPhysicalDevice "${handleText(handleKey(physicalDevice))}"`,
@@ -144,7 +139,7 @@ export class LoaderDevices {
       return VK_ERROR_EXTENSION_NOT_PRESENT;
     }
     const bare = driverDeviceCreateInfo(arena, pCreateInfo, offered);
-    const terms = this.#registry.termPhysicalDevices;
+    const terms = this.#handleMaps.termPhysicalDevices;
     const info = replaceGroupDevices(arena, bare, (h) => terms.get(handleKey(h))?.driverHandle);
     const result = fn(term.driverHandle, info, pAllocator, pDevice) as number;
     if (result < 0) {
@@ -190,28 +185,28 @@ export class LoaderDevices {
    * or the WSI terminator taking its place; null for a device the loader does not know.
    */
   driverDeviceProcAddr(inst: LoaderInstance, device: Pointer, name: string): Pointer {
-    const ld = this.#registry.devices.get(handleKey(device));
+    const ld = this.#handleMaps.devices.get(handleKey(device));
     return ld ? bottomProcAddr(inst, ld, name) : null;
   }
 
   /** An application `VkPhysicalDevice` to the handle the top of the device chain knows. */
   unwrapPhysicalDevice(physicalDevice: Pointer): Pointer {
-    return this.#registry.trampPhysicalDevices.get(handleKey(physicalDevice))?.next ?? physicalDevice;
+    return this.#handleMaps.trampPhysicalDevices.get(handleKey(physicalDevice))?.next ?? physicalDevice;
   }
 
   /** A layer destroyed a device it made through `pfnLayerCreateDevice`: the loader's device goes too. */
   layerDestroyedDevice(device: Pointer): void {
-    this.#registry.findDevice(device)?.dispose();
+    this.#handleMaps.findDevice(device)?.dispose();
   }
 
   /** The device dispatch table of a device-level handle (for `vkSetDeviceLoaderData`), or null. */
   deviceDispatchTable(device: Pointer): Pointer {
-    return this.#registry.findDevice(device)?.table.pointer ?? null;
+    return this.#handleMaps.findDevice(device)?.table.pointer ?? null;
   }
 
   /** A device came back up `inst`'s chain: its table is filled from the chain's top `vkGetDeviceProcAddr`. */
   deviceCreated(inst: LoaderInstance, device: Pointer, getDeviceProcAddr: Pointer): number {
-    const ld = this.#inFlight.pop() ?? this.#registry.findDevice(device);
+    const ld = this.#inFlight.pop() ?? this.#handleMaps.findDevice(device);
     if (!ld) {
       this.#log.error("vkCreateDevice: the chain returned a VkDevice the loader did not see created");
       return VK_ERROR_INITIALIZATION_FAILED;
@@ -267,7 +262,7 @@ export class LoaderDevices {
   /** `vkDestroyDevice`: the driver's (down the device chain), then the loader's table goes. */
   destroyDevice(device: Pointer, pAllocator: Pointer): void {
     if (device === null) return;
-    const ld = this.#registry.findDevice(device);
+    const ld = this.#handleMaps.findDevice(device);
     if (!ld) {
       this.#log.error(`vkDestroyDevice: invalid VkDevice "${handleText(handleKey(device))}"`);
       return;

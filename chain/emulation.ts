@@ -7,13 +7,13 @@
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { address, nativeBytes, type Pointer, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
 import { handleKey, handleText } from "../vk/handle_key.ts";
-import type { HandleRegistry } from "./objects.ts";
+import type { HandleMaps } from "./objects.ts";
 import { offsetOf, sizeOf } from "../vk/layout.ts";
 import { VK_SUCCESS } from "../vk/generated/vk_constants.js";
 
 type Body = (...args: unknown[]) => unknown;
 /** The loader's terminator physical devices by the driver's handle: where a body finds the driver. */
-type Devices = HandleRegistry["driverPhysicalDevices"];
+type Devices = HandleMaps["driverPhysicalDevices"];
 
 function original(
   devices: Devices,
@@ -208,19 +208,19 @@ export function emulatedSlots(): ReadonlySet<number> {
 
 /**
  * The emulation body for the command in `slot`, or undefined when the loader cannot supply it. The body
- * finds the driver behind the `VkPhysicalDevice` it is called with in `registry` (its loader's).
+ * finds the driver behind the `VkPhysicalDevice` it is called with in `handleMaps` (its loader's).
  *
  * @example Usage
  * ```ts
  * import { COMMAND_INDEX } from "../vk/generated/commands.ts";
  * import { emulation } from "./emulation.ts";
- * import { HandleRegistry } from "./objects.ts";
- * const registry = new HandleRegistry();
- * console.log(emulation(COMMAND_INDEX.vkGetPhysicalDeviceProperties2KHR!, registry) !== undefined); // true
+ * import { HandleMaps } from "./objects.ts";
+ * const handleMaps = new HandleMaps();
+ * console.log(emulation(COMMAND_INDEX.vkGetPhysicalDeviceProperties2KHR!, handleMaps) !== undefined); // true
  * ```
  */
-export function emulation(slot: number, registry: HandleRegistry): Body | undefined {
+export function emulation(slot: number, handleMaps: HandleMaps): Body | undefined {
   const name = COMMANDS[slot]?.name;
   const make = name === undefined ? undefined : BODIES[name];
-  return make?.(registry.driverPhysicalDevices);
+  return make?.(handleMaps.driverPhysicalDevices);
 }

@@ -1,5 +1,5 @@
 /**
- * Handle checks of one loader: each handle parameter against the loader's registries (null where vk.xml does
+ * Handle checks of one loader: each handle parameter against the loader's handle maps (null where vk.xml does
  * not allow it, destroyed, another loader's, not a handle), a `TypeError` naming command, parameter and fault
  * (docs/behaviour.md V07); checked mode (V08) tracks every handle from the generated parameters alone, and
  * holds the allocation callbacks each was made with until it is destroyed (V10).
@@ -11,12 +11,12 @@ import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { HANDLES } from "../vk/generated/handles.ts";
 import { STRUCTS } from "../vk/generated/structs.ts";
 import type { ParamInfo } from "../vk/generated/types.ts";
-import type { HandleChecks } from "../vk/handle_check.ts";
+import type { HandleChecks } from "../vk/handle_check_interface.ts";
 import { holdCallback } from "../ffi/callback.ts";
 import { readU32, readU64 } from "../ffi/memory.ts";
 import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import { canonicalHandle } from "../vk/handle_type.ts";
-import type { HandleRegistry, LoaderDevice, LoaderInstance } from "./objects.ts";
+import type { HandleMaps, LoaderDevice, LoaderInstance } from "./objects.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 type Owner = LoaderInstance | LoaderDevice;
@@ -99,8 +99,8 @@ function nth(
 
 const ROOTS = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice"]);
 
-/** Every live loader's registry, to tell another loader's handle from no handle at all. */
-const registries = new Set<WeakRef<HandleRegistry>>();
+/** Every live loader's handle maps, to tell another loader's handle from no handle at all. */
+const allHandleMaps = new Set<WeakRef<HandleMaps>>();
 
 /**
  * Handle types whose every source is a command's output parameter (so checked mode sees each one made);
@@ -127,13 +127,13 @@ function isStrict(type: string): boolean {
 }
 
 /**
- * The handle checks of one loader over its registry; `checked` turns on tracking of every handle.
+ * The handle checks of one loader over its handle maps; `checked` turns on tracking of every handle.
  *
  * @example Usage
  * ```ts
  * import { HandleChecker } from "./handle_check.ts";
- * import { HandleRegistry } from "./objects.ts";
- * const checks = new HandleChecker(new HandleRegistry(), false);
+ * import { HandleMaps } from "./objects.ts";
+ * const checks = new HandleChecker(new HandleMaps(), false);
  * try {
  *   checks.checkArgs("vkDeviceWaitIdle", [null]);
  * } catch (e) {
@@ -144,8 +144,8 @@ function isStrict(type: string): boolean {
 export class HandleChecker implements HandleChecks {
   /** Whether every handle is tracked (checked mode). */
   readonly checked: boolean;
-  readonly #registry: HandleRegistry;
-  readonly #ref: WeakRef<HandleRegistry>;
+  readonly #handleMaps: HandleMaps;
+  readonly #ref: WeakRef<HandleMaps>;
   readonly #plans = new Map<string, Plan>();
   readonly #objects = new Map<HandleKey, Tracked>();
   /** Destroyed tracked handles by address, with their type (forgotten when the address is made again). */
@@ -157,7 +157,7 @@ export class HandleChecker implements HandleChecks {
   #lastHold: AllocatorHold | undefined;
   /** Per `pAllocator` pointer object: a view of the struct. */
   readonly #allocatorViews = new WeakMap<object, BigUint64Array>();
-  /** Bumped when a tracked handle is destroyed (with the registry's epoch: when any object is). */
+  /** Bumped when a tracked handle is destroyed (with the handle maps' epoch: when any object is). */
   #epoch = 0;
   /**
    * Handle objects that passed, with the epoch and type they passed at: a loop passing the same handle
@@ -167,16 +167,16 @@ export class HandleChecker implements HandleChecks {
   /** Per output pointer object: a view of it, and the handle last recorded from it. */
   readonly #outs = new WeakMap<object, { view: BigUint64Array; last: bigint; epoch: number }>();
 
-  constructor(registry: HandleRegistry, checked: boolean) {
-    this.#registry = registry;
+  constructor(handleMaps: HandleMaps, checked: boolean) {
+    this.#handleMaps = handleMaps;
     this.checked = checked;
-    this.#ref = new WeakRef(registry);
-    registries.add(this.#ref);
+    this.#ref = new WeakRef(handleMaps);
+    allHandleMaps.add(this.#ref);
   }
 
   /** Stops telling other loaders this loader's handles are its (at dispose). */
   close(): void {
-    registries.delete(this.#ref);
+    allHandleMaps.delete(this.#ref);
   }
 
   /** Throws when a handle among `args` is wrong for `command` (see the module). */
@@ -245,7 +245,7 @@ export class HandleChecker implements HandleChecks {
    * `fn` (raw command `name`) behind the checks a JavaScript layer over raw commands needs: in checked mode
    * {@linkcode HandleChecker.wrap}'s; otherwise each handle parameter checked for null (where vk.xml does not
    * allow it) and for being an object, and the dispatchable handles the loader always knows (instances,
-   * physical devices, devices) against its registries, once per handle object until anything is destroyed:
+   * physical devices, devices) against its handle maps, once per handle object until anything is destroyed:
    * a call that passes costs a few comparisons and one `WeakMap` lookup per such handle, and allocates nothing.
    */
   guard(name: string, fn: Fn): Fn {
@@ -339,7 +339,7 @@ export class HandleChecker implements HandleChecks {
 
   #root(handle: unknown): Owner | undefined {
     const k = handleKey(handle as Deno.PointerObject);
-    return this.#registry.devices.get(k) ?? this.#registry.instances.get(k);
+    return this.#handleMaps.devices.get(k) ?? this.#handleMaps.instances.get(k);
   }
 
   #plan(name: string): Plan | undefined {
@@ -372,7 +372,7 @@ export class HandleChecker implements HandleChecks {
   }
 
   #now(): number {
-    return this.#epoch + this.#registry.epoch * 0x100000;
+    return this.#epoch + this.#handleMaps.epoch * 0x100000;
   }
 
   #checkOne(command: string, p: HandleParam, value: object, context: Owner | undefined): Owner | undefined {
@@ -401,7 +401,7 @@ export class HandleChecker implements HandleChecks {
 
   /** The owner of handle `k` of parameter `p`, and whether checked mode tracks it; throws when it is wrong. */
   #lookup(command: string, p: HandleParam, k: HandleKey): [Owner | undefined, boolean] {
-    const r = this.#registry;
+    const r = this.#handleMaps;
     switch (p.type) {
       case "VkInstance":
         return [r.instances.get(k) ?? this.#unknown(command, p, k), false];
@@ -427,11 +427,11 @@ export class HandleChecker implements HandleChecks {
   }
 
   #unknown(command: string, p: HandleParam, k: HandleKey): never {
-    const r = this.#registry;
+    const r = this.#handleMaps;
     if (r.gone.has(k)) throw new TypeError(`${command}: ${p.name} ${handleText(k)} was destroyed`);
-    for (const ref of registries) {
+    for (const ref of allHandleMaps) {
       const other = ref.deref();
-      if (other === undefined) registries.delete(ref);
+      if (other === undefined) allHandleMaps.delete(ref);
       else if (other !== r && isKnown(other, p.type, k)) {
         throw new TypeError(`${command}: ${p.name} ${handleText(k)} belongs to another Vulkan loader`);
       }
@@ -595,7 +595,7 @@ function sameKind(a: Owner, b: Owner): boolean {
   return ("physicalDevice" in a) === ("physicalDevice" in b);
 }
 
-function isKnown(r: HandleRegistry, type: string, k: HandleKey): boolean {
+function isKnown(r: HandleMaps, type: string, k: HandleKey): boolean {
   return type === "VkInstance"
     ? r.instances.has(k)
     : type === "VkPhysicalDevice"

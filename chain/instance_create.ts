@@ -30,7 +30,7 @@ import { type GlobalCommands, settingsDevices } from "./global_commands.ts";
 import type { ModuleLayerLoader } from "./layer_chain/module_interface.ts";
 import { InstanceLayers } from "./layer_chain/instance_layers.ts";
 import type { LoaderCallbacks } from "./loader_callbacks.ts";
-import { type HandleRegistry, LoaderInstance } from "./objects.ts";
+import { type HandleMaps, LoaderInstance } from "./objects.ts";
 import {
   firstRefusedExtension,
   isInstanceExtensionFilterLifted,
@@ -57,7 +57,7 @@ export interface InstanceCreationContext {
   /** The process's stubs. */
   readonly stubs: ChainStubs;
   /** The loader's handle maps. */
-  readonly registry: HandleRegistry;
+  readonly handleMaps: HandleMaps;
   /** The loader's live instances: a made one is added. */
   readonly instances: Set<LoaderInstance>;
   /** The driver scan and the instance extensions offered. */
@@ -184,7 +184,7 @@ function createWithMessengers(
     return fail(VK_ERROR_EXTENSION_NOT_PRESENT, `vkCreateInstance: no driver supports "${surfaces[0]}"`);
   }
   const inst = new LoaderInstance({
-    registry: ctx.registry,
+    handleMaps: ctx.handleMaps,
     enabledExtensions: info.extensions,
     apiVersion: info.appApiVersion || VK_API_VERSION_1_0,
     log,

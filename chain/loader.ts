@@ -13,7 +13,7 @@ import { readLoaderSettings } from "../discovery/settings_file.ts";
 import type { DirectDriverMode, DriverEntryPoint } from "../loading/direct_driver.ts";
 import { Logger } from "../loading/log.ts";
 import { makeApiVersion as makeVersion } from "../vk/api_version.ts";
-import { HandleRegistry, type LoaderInstance } from "./objects.ts";
+import { HandleMaps, type LoaderInstance } from "./objects.ts";
 import { handleKey, handleText } from "../vk/handle_key.ts";
 import { HandleChecker } from "./handle_check.ts";
 import { type TrampolineBodies, trampolineBodies, type TrampolineContext } from "./trampoline.ts";
@@ -85,7 +85,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   /** Instances this loader made that are alive. */
   readonly instances: Set<LoaderInstance> = new Set();
   /** This loader's handle maps: another loader's handles are unknown here. */
-  readonly registry: HandleRegistry = new HandleRegistry();
+  readonly handleMaps: HandleMaps = new HandleMaps();
   /** Device creation and destruction (chain/device.ts). */
   readonly devices: LoaderDevices;
   /** The global commands and the driver scan (chain/global_commands.ts). */
@@ -114,22 +114,22 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
     this.stubs = chainStubs({ native: options.nativeStubs });
     const checkedVar = this.env.vars.VKDENO_CHECKED;
     this.checks = new HandleChecker(
-      this.registry,
+      this.handleMaps,
       options.checked ?? (checkedVar !== undefined && checkedVar !== "" && checkedVar !== "0"),
     );
-    trackUnknownSlots(this.registry);
+    trackUnknownSlots(this.handleMaps);
     this.devices = new LoaderDevices({
-      registry: this.registry,
+      handleMaps: this.handleMaps,
       stubs: this.stubs,
       log: this.log,
       wsi: this.wsi,
     });
     this.callbacks = new LoaderCallbacks({
-      registry: this.registry,
+      handleMaps: this.handleMaps,
       stubs: this.stubs,
       log: this.log,
       terminatorBodies: {
-        ...terminatorBodies(this.registry),
+        ...terminatorBodies(this.handleMaps),
         vkCreateDevice: (a, b, c, d) =>
           this.devices.terminatorCreateDevice(a as Pointer, b as Pointer, c as Pointer, d as Pointer),
       },
@@ -173,7 +173,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   // ----------------------------------------------------------------------------------------- trampolines
 
   #instance(handle: Pointer, command: string): LoaderInstance | undefined {
-    const inst = this.registry.instances.get(handleKey(handle));
+    const inst = this.handleMaps.instances.get(handleKey(handle));
     if (!inst) this.log.error(`${command}: invalid VkInstance "${handleText(handleKey(handle))}"`);
     return inst;
   }
@@ -214,7 +214,7 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
   /** `vkGetDeviceProcAddr` (`pName` as a C string or a JavaScript string). */
   getDeviceProcAddr(device: Pointer, pName: Pointer | string): Pointer {
     const name = typeof pName === "string" ? pName : pName === null ? "" : readCString(pName);
-    const ld = this.registry.devices.get(handleKey(device));
+    const ld = this.handleMaps.devices.get(handleKey(device));
     if (!ld) {
       this.log.error(`vkGetDeviceProcAddr: invalid VkDevice "${handleText(handleKey(device))}"`);
       return null;

@@ -8,12 +8,12 @@
  */
 
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
-import { CallbackRegistry } from "../ffi/callback.ts";
+import { CallbackOwner } from "../ffi/callback.ts";
 import { commandCallbackDef, commandDef } from "../vk/command_ffi.ts";
 import type { Logger } from "../loading/log.ts";
 import { VK_ERROR_UNKNOWN } from "../vk/generated/vk_constants.js";
 import { emulation } from "./emulation.ts";
-import type { HandleRegistry, LoaderInstance } from "./objects.ts";
+import type { HandleMaps, LoaderInstance } from "./objects.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { unknownPhysicalDeviceSlot, unknownSlotDef } from "./unknown.ts";
 import type { Pointer } from "../ffi/memory.ts";
@@ -32,7 +32,7 @@ interface FixedTerminator {
 /** What {@linkcode LoaderCallbacks} needs from its loader. */
 export interface LoaderCallbacksOptions {
   /** The loader's handle maps (the emulations look handles up in them). */
-  registry: HandleRegistry;
+  handleMaps: HandleMaps;
   /** The process's stubs. */
   stubs: ChainStubs;
   /** The log (a callback that throws is reported there). */
@@ -53,10 +53,10 @@ export interface LoaderCallbacksOptions {
  * ```
  */
 export class LoaderCallbacks {
-  readonly #registry: HandleRegistry;
+  readonly #handleMaps: HandleMaps;
   readonly #stubs: ChainStubs;
   readonly #terminatorBodies: Readonly<Record<string, Fn>>;
-  readonly #callbacks: CallbackRegistry;
+  readonly #callbacks: CallbackOwner;
   readonly #trampolines = new Map<string, Deno.PointerObject>();
   readonly #terminators = new Map<string, Deno.PointerObject>();
   readonly #emulations = new Map<number, Deno.PointerObject | null>();
@@ -64,11 +64,11 @@ export class LoaderCallbacks {
 
   /** The callbacks of one loader. */
   constructor(options: LoaderCallbacksOptions) {
-    this.#registry = options.registry;
+    this.#handleMaps = options.handleMaps;
     this.#stubs = options.stubs;
     this.#terminatorBodies = options.terminatorBodies;
     const log = options.log;
-    this.#callbacks = new CallbackRegistry({ report: (text) => log.error(text) });
+    this.#callbacks = new CallbackOwner({ report: (text) => log.error(text) });
   }
 
   /** The terminator link's `vkGetInstanceProcAddr` for `inst`. */
@@ -127,7 +127,7 @@ export class LoaderCallbacks {
     // Asked for every slot a driver leaves empty at every vkCreateInstance: "none" is kept too.
     const kept = this.#emulations.get(s);
     if (kept !== undefined) return kept;
-    const body = emulation(s, this.#registry);
+    const body = emulation(s, this.#handleMaps);
     const p = body ? this.#callback(COMMANDS[s]!.name, body, `emulated ${COMMANDS[s]!.name}`) : null;
     this.#emulations.set(s, p);
     return p;

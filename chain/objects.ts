@@ -29,12 +29,12 @@ import { deviceCommandAnswers } from "./table_fill.ts";
  *
  * @example Usage
  * ```ts
- * import { HandleRegistry } from "./objects.ts";
- * const registry = new HandleRegistry();
- * console.log(registry.instances.size, registry.findDevice(null)); // 0 undefined
+ * import { HandleMaps } from "./objects.ts";
+ * const handleMaps = new HandleMaps();
+ * console.log(handleMaps.instances.size, handleMaps.findDevice(null)); // 0 undefined
  * ```
  */
-export class HandleRegistry {
+export class HandleMaps {
   /** Loader instances by the address of their `VkInstance`. */
   readonly instances: Map<HandleKey, LoaderInstance> = new Map();
   /** Application-visible physical devices by address. */
@@ -86,29 +86,29 @@ function object(arena: Arena, words: readonly bigint[]): { handle: Deno.PointerO
  * above the terminator link (the loader's terminators). The terminator's `vkCreateInstance` leaves this same
  * handle in `*pInstance`, as the Khronos loader's does, so layers can key on its first word.
  *
- * @example Made in a registry, found there by its handle until disposed
+ * @example Made in a loader's handle maps, found there by its handle until disposed
  * ```ts
- * import { HandleRegistry, LoaderInstance } from "./objects.ts";
+ * import { HandleMaps, LoaderInstance } from "./objects.ts";
  * import { Logger } from "../loading/log.ts";
  * import { readDevicePolicy } from "../discovery/device_selection.ts";
  * const env = { vars: {}, elevated: false, root: "/nonexistent" };
- * const registry = new HandleRegistry();
+ * const handleMaps = new HandleMaps();
  * const inst = new LoaderInstance({
- *   registry,
+ *   handleMaps,
  *   enabledExtensions: [],
  *   apiVersion: 1 << 22,
  *   log: new Logger(env),
  *   heldDrivers: [],
  *   devicePolicy: readDevicePolicy(env),
  * });
- * console.log(registry.instances.get(inst.address) === inst); // true
+ * console.log(handleMaps.instances.get(inst.address) === inst); // true
  * inst.dispose();
- * console.log(registry.instances.size); // 0
+ * console.log(handleMaps.instances.size); // 0
  * ```
  */
 export class LoaderInstance {
-  /** The registry of the loader that made it. */
-  readonly registry: HandleRegistry;
+  /** The handle maps of the loader that made it. */
+  readonly handleMaps: HandleMaps;
   /** Holds the native object and the physical-device objects. */
   readonly arena: Arena = new Arena();
   /** The instance dispatch table (word 0 of the handle and of every physical-device object). */
@@ -148,7 +148,7 @@ export class LoaderInstance {
   #destroyed = false;
 
   constructor(options: {
-    registry: HandleRegistry;
+    handleMaps: HandleMaps;
     enabledExtensions: Iterable<string>;
     apiVersion: number;
     log: Logger;
@@ -157,7 +157,7 @@ export class LoaderInstance {
     /** Window-system support; none when left out. */
     wsi?: WsiSupport;
   }) {
-    this.registry = options.registry;
+    this.handleMaps = options.handleMaps;
     this.#wsiSupport = options.wsi;
     this.enabledExtensions = new Set(options.enabledExtensions);
     this.apiVersion = options.apiVersion;
@@ -169,8 +169,8 @@ export class LoaderInstance {
     new BigUint64Array(buf.buffer, buf.byteOffset, 2)[0] = this.table.address;
     this.handle = this.arena.pointer(buf);
     this.address = address(this.handle);
-    this.registry.instances.set(handleKey(this.address), this);
-    this.registry.gone.delete(handleKey(this.address));
+    this.handleMaps.instances.set(handleKey(this.address), this);
+    this.handleMaps.gone.delete(handleKey(this.address));
   }
 
   /** Starts the window-system terminators once the drivers are known. */
@@ -185,7 +185,7 @@ export class LoaderInstance {
       })),
       enabledExtensions: this.enabledExtensions,
       physicalDevice: (handle) => {
-        const term = this.registry.termPhysicalDevices.get(handleKey(handle));
+        const term = this.handleMaps.termPhysicalDevices.get(handleKey(handle));
         return term ? { driverIndex: term.driverInstance.index, handle: term.driverHandle } : undefined;
       },
       log: (entry) => this.log.log(entry),
@@ -231,9 +231,9 @@ export class LoaderInstance {
   dispose(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    this.registry.instances.delete(handleKey(this.address));
-    this.registry.gone.set(handleKey(this.address), "VkInstance");
-    this.registry.epoch++;
+    this.handleMaps.instances.delete(handleKey(this.address));
+    this.handleMaps.gone.set(handleKey(this.address), "VkInstance");
+    this.handleMaps.epoch++;
     for (const terms of this.#terms) for (const t of terms?.values() ?? []) t.unregister();
     for (const t of this.#tramps.values()) t.unregister();
     this.wsi?.dispose();
@@ -387,20 +387,20 @@ export class TermPhysicalDevice {
     this.address = o.address;
     this.driverInstance = driverInstance;
     this.driverHandle = driverHandle;
-    instance.registry.termPhysicalDevices.set(handleKey(this.address), this);
-    instance.registry.driverPhysicalDevices.set(handleKey(driverHandle), this);
+    instance.handleMaps.termPhysicalDevices.set(handleKey(this.address), this);
+    instance.handleMaps.driverPhysicalDevices.set(handleKey(driverHandle), this);
   }
 
   /** Forgets the object (its memory goes with the instance's arena). */
   unregister(): void {
-    const registry = this.instance.registry;
-    registry.termPhysicalDevices.delete(handleKey(this.address));
+    const handleMaps = this.instance.handleMaps;
+    handleMaps.termPhysicalDevices.delete(handleKey(this.address));
     const k = handleKey(this.driverHandle);
-    if (registry.driverPhysicalDevices.get(k) === this) {
+    if (handleMaps.driverPhysicalDevices.get(k) === this) {
       // A driver may hand the same VkPhysicalDevice to several instances: keep one that lives.
-      const other = [...registry.termPhysicalDevices.values()].find((t) => handleKey(t.driverHandle) === k);
-      if (other) registry.driverPhysicalDevices.set(k, other);
-      else registry.driverPhysicalDevices.delete(k);
+      const other = [...handleMaps.termPhysicalDevices.values()].find((t) => handleKey(t.driverHandle) === k);
+      if (other) handleMaps.driverPhysicalDevices.set(k, other);
+      else handleMaps.driverPhysicalDevices.delete(k);
     }
   }
 }
@@ -430,20 +430,20 @@ export class TrampPhysicalDevice {
     this.address = o.address;
     this.next = next;
     this.instance = instance;
-    instance.registry.trampPhysicalDevices.set(handleKey(this.address), this);
-    instance.registry.gone.delete(handleKey(this.address));
+    instance.handleMaps.trampPhysicalDevices.set(handleKey(this.address), this);
+    instance.handleMaps.gone.delete(handleKey(this.address));
   }
 
   /** The terminator physical device below, when no layer wrapped it. */
   get term(): TermPhysicalDevice | undefined {
-    return this.instance.registry.termPhysicalDevices.get(handleKey(this.next));
+    return this.instance.handleMaps.termPhysicalDevices.get(handleKey(this.next));
   }
 
   /** Forgets the object. */
   unregister(): void {
-    this.instance.registry.trampPhysicalDevices.delete(handleKey(this.address));
-    this.instance.registry.gone.set(handleKey(this.address), "VkPhysicalDevice");
-    this.instance.registry.epoch++;
+    this.instance.handleMaps.trampPhysicalDevices.delete(handleKey(this.address));
+    this.instance.handleMaps.gone.set(handleKey(this.address), "VkPhysicalDevice");
+    this.instance.handleMaps.epoch++;
   }
 }
 
@@ -487,8 +487,8 @@ export class LoaderDevice {
     this.address = address(handle);
     this.driverGetDeviceProcAddr = physicalDevice.driverInstance.procAddr("vkGetDeviceProcAddr");
     if (this.driverGetDeviceProcAddr) this.#gdpa = fnFromPointer(this.driverGetDeviceProcAddr, GET_PROC_ADDR);
-    instance.registry.devices.set(handleKey(this.address), this);
-    instance.registry.gone.delete(handleKey(this.address));
+    instance.handleMaps.devices.set(handleKey(this.address), this);
+    instance.handleMaps.gone.delete(handleKey(this.address));
     instance.devices.add(this);
   }
 
@@ -522,8 +522,8 @@ export class LoaderDevice {
     const k = handleKey(handle);
     if (k === 0 || k === handleKey(this.address)) return;
     this.#aliases.add(k);
-    this.instance.registry.devices.set(k, this);
-    this.instance.registry.gone.delete(k);
+    this.instance.handleMaps.devices.set(k, this);
+    this.instance.handleMaps.gone.delete(k);
   }
 
   /** Whether the chain filled `slot` with a real function (not the empty slot's error function). */
@@ -569,15 +569,15 @@ export class LoaderDevice {
   /** Forgets the device and frees its table (the driver's device must be destroyed already). */
   dispose(): void {
     if (this.table.disposed) return;
-    const devices = this.instance.registry.devices;
+    const devices = this.instance.handleMaps.devices;
     devices.delete(handleKey(this.address));
-    this.instance.registry.gone.set(handleKey(this.address), "VkDevice");
-    this.instance.registry.epoch++;
+    this.instance.handleMaps.gone.set(handleKey(this.address), "VkDevice");
+    this.instance.handleMaps.epoch++;
     for (const k of this.#aliases) {
       if (devices.get(k) !== this) continue;
       devices.delete(k);
-      this.instance.registry.gone.set(k, "VkDevice");
-      this.instance.registry.epoch++;
+      this.instance.handleMaps.gone.set(k, "VkDevice");
+      this.instance.handleMaps.epoch++;
     }
     this.instance.devices.delete(this);
     this.table.dispose();

@@ -9,7 +9,7 @@ import { address, type Pointer, readPointer, readU32, writeU32, writeU64 } from 
 import { handleKey, handleText } from "../vk/handle_key.ts";
 import { applyDevicePolicy, applyGroupPolicy } from "./order/policy.ts";
 import { withoutIdFilters } from "./order/id_filters.ts";
-import type { DriverInstance, HandleRegistry, LoaderInstance, TermPhysicalDevice } from "./objects.ts";
+import type { DriverInstance, HandleMaps, LoaderInstance, TermPhysicalDevice } from "./objects.ts";
 import { writeTwoCall } from "../vk/two_call.ts";
 import { offsetOf, sizeOf, structureType } from "../vk/layout.ts";
 import {
@@ -73,14 +73,14 @@ export function enumerateHandles(
   }
 }
 
-function instanceOf(registry: HandleRegistry, handle: Pointer, command: string): LoaderInstance {
-  const inst = registry.instances.get(handleKey(handle));
+function instanceOf(handleMaps: HandleMaps, handle: Pointer, command: string): LoaderInstance {
+  const inst = handleMaps.instances.get(handleKey(handle));
   if (!inst) throw new TypeError(`${command}: invalid VkInstance "${handleText(handleKey(handle))}"`);
   return inst;
 }
 
-function termOf(registry: HandleRegistry, handle: Pointer, command: string): TermPhysicalDevice {
-  const term = registry.termPhysicalDevices.get(handleKey(handle));
+function termOf(handleMaps: HandleMaps, handle: Pointer, command: string): TermPhysicalDevice {
+  const term = handleMaps.termPhysicalDevices.get(handleKey(handle));
   if (!term) throw new TypeError(`${command}: invalid VkPhysicalDevice "${handleText(handleKey(handle))}"`);
   return term;
 }
@@ -187,21 +187,21 @@ function driverGroups(inst: LoaderInstance, d: DriverInstance, all: TermPhysical
 
 /**
  * The instance-level terminator bodies of one loader, by command name (device.ts has `vkCreateDevice`'s):
- * they find the loader's objects behind the handles the chain passes down in `registry`.
+ * they find the loader's objects behind the handles the chain passes down in `handleMaps`.
  *
  * @example Usage
  * ```ts
  * import { terminatorBodies } from "./terminator.ts";
- * import { HandleRegistry } from "./objects.ts";
- * console.log("vkEnumeratePhysicalDevices" in terminatorBodies(new HandleRegistry())); // true
+ * import { HandleMaps } from "./objects.ts";
+ * console.log("vkEnumeratePhysicalDevices" in terminatorBodies(new HandleMaps())); // true
  * ```
  */
 export function terminatorBodies(
-  registry: HandleRegistry,
+  handleMaps: HandleMaps,
 ): Readonly<Record<string, (...args: unknown[]) => unknown>> {
   return {
     vkDestroyInstance(instance, pAllocator) {
-      const inst = registry.instances.get(handleKey(instance as Pointer));
+      const inst = handleMaps.instances.get(handleKey(instance as Pointer));
       // A layer may destroy the instance it got from below and still fail its vkCreateInstance: once only.
       if (!inst || inst.driverInstancesDestroyed) return;
       inst.driverInstancesDestroyed = true;
@@ -209,7 +209,7 @@ export function terminatorBodies(
     },
 
     vkEnumeratePhysicalDevices(instance, pCount, pDevices) {
-      const inst = instanceOf(registry, instance as Pointer, "vkEnumeratePhysicalDevices");
+      const inst = instanceOf(handleMaps, instance as Pointer, "vkEnumeratePhysicalDevices");
       const all = termPhysicalDevicesOf(inst);
       if (all.length === 0) {
         inst.log.error("vkEnumeratePhysicalDevices: no driver reported a physical device");
@@ -229,7 +229,7 @@ export function terminatorBodies(
     },
 
     vkEnumeratePhysicalDeviceGroups(instance, pCount, pGroups) {
-      const inst = instanceOf(registry, instance as Pointer, "vkEnumeratePhysicalDeviceGroups");
+      const inst = instanceOf(handleMaps, instance as Pointer, "vkEnumeratePhysicalDeviceGroups");
       const all = termPhysicalDevicesOf(inst);
       const driverGroupList = inst.drivers.flatMap((d) => driverGroups(inst, d, all));
       if (driverGroupList.length === 0) return VK_ERROR_INITIALIZATION_FAILED;
@@ -244,7 +244,7 @@ export function terminatorBodies(
     },
 
     vkEnumerateDeviceExtensionProperties(physicalDevice, pLayerName, pCount, pProperties) {
-      const term = termOf(registry, physicalDevice as Pointer, "vkEnumerateDeviceExtensionProperties");
+      const term = termOf(handleMaps, physicalDevice as Pointer, "vkEnumerateDeviceExtensionProperties");
       // LDP_LOADER_12: a layer's extensions never come from the driver.
       if (pLayerName !== null) return VK_ERROR_LAYER_NOT_PRESENT;
       const fn = term.driverInstance.fn("vkEnumerateDeviceExtensionProperties");

@@ -11,7 +11,7 @@ import { address, type Pointer, readPointer, readU32, writeU64 } from "../ffi/me
 import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import { releaseDriver } from "../loading/driver.ts";
 import type { LoaderDevices } from "./device.ts";
-import type { HandleRegistry, LoaderInstance } from "./objects.ts";
+import type { HandleMaps, LoaderInstance } from "./objects.ts";
 import type { Logger } from "../loading/log.ts";
 import type { ChainStubs } from "./stubs.ts";
 import { enumerateHandles, groupStructs, readGroups, writeGroup } from "./terminator.ts";
@@ -30,7 +30,7 @@ export interface TrampolineContext {
   readonly stubs: ChainStubs;
   readonly log: Logger;
   /** The loader's handle maps. */
-  readonly registry: HandleRegistry;
+  readonly handleMaps: HandleMaps;
   /** The loader's live instances (a destroyed one is removed). */
   readonly instances: Set<LoaderInstance>;
   /** The loader's device creation and destruction. */
@@ -143,7 +143,7 @@ function def(name: string): Deno.ForeignFunction {
 }
 
 function instanceOf(ctx: TrampolineContext, handle: Pointer, command: string): LoaderInstance | undefined {
-  const inst = ctx.registry.instances.get(handleKey(handle));
+  const inst = ctx.handleMaps.instances.get(handleKey(handle));
   if (!inst) ctx.log.error(`${command}: invalid VkInstance "${handleText(handleKey(handle))}"`);
   return inst;
 }

@@ -12,25 +12,25 @@ import {
   UNKNOWN_PHYSICAL_DEVICE_BASE,
   UNKNOWN_PHYSICAL_DEVICE_SLOTS,
 } from "./stubs.ts";
-import type { DriverInstance, HandleRegistry, LoaderInstance } from "./objects.ts";
+import type { DriverInstance, HandleMaps, LoaderInstance } from "./objects.ts";
 
 const deviceSlots = new Map<string, number>();
 const physicalSlots = new Map<string, number>();
 /** Every loader's handle maps, weakly (a dropped loader's go with it). */
-const registries = new Set<WeakRef<HandleRegistry>>();
+const allHandleMaps = new Set<WeakRef<HandleMaps>>();
 
 /**
- * Has `registry`'s live objects filled whenever an unknown-command slot is taken, through any loader.
+ * Has the live objects of `handleMaps` filled whenever an unknown-command slot is taken, through any loader.
  *
  * @example Usage
  * ```ts
  * import { trackUnknownSlots } from "./unknown.ts";
- * import { HandleRegistry } from "./objects.ts";
- * trackUnknownSlots(new HandleRegistry());
+ * import { HandleMaps } from "./objects.ts";
+ * trackUnknownSlots(new HandleMaps());
  * ```
  */
-export function trackUnknownSlots(registry: HandleRegistry): void {
-  registries.add(new WeakRef(registry));
+export function trackUnknownSlots(handleMaps: HandleMaps): void {
+  allHandleMaps.add(new WeakRef(handleMaps));
 }
 
 /** A resolved unknown command. */
@@ -120,7 +120,7 @@ export function resolveUnknown(
     const d = def ?? unknownSlotDef(slot);
     defs.set(slot, d);
     physicalSlots.set(name, slot);
-    fillLive(instance.registry, name, { kind: "physical_device", slot }, stubs);
+    fillLive(instance.handleMaps, name, { kind: "physical_device", slot }, stubs);
     instance.log.debug(`Unknown physical-device function "${name}" takes slot ${slot}`);
     return { kind: "physical_device", slot };
   }
@@ -135,27 +135,27 @@ export function resolveUnknown(
   const slot = UNKNOWN_DEVICE_BASE + deviceSlots.size;
   if (def) defs.set(slot, def);
   deviceSlots.set(name, slot);
-  fillLive(instance.registry, name, { kind: "device", slot }, stubs);
+  fillLive(instance.handleMaps, name, { kind: "device", slot }, stubs);
   instance.log.debug(`Unknown device function "${name}" takes slot ${slot}`);
   return { kind: "device", slot };
 }
 
 /** Points a newly taken slot at `name`'s functions in the live objects of `taker` and every other loader. */
-function fillLive(taker: HandleRegistry, name: string, unknown: UnknownCommand, stubs: ChainStubs): void {
-  const live = new Set<HandleRegistry>([taker]);
-  for (const ref of registries) {
-    const registry = ref.deref();
-    if (registry === undefined) registries.delete(ref);
-    else live.add(registry);
+function fillLive(taker: HandleMaps, name: string, unknown: UnknownCommand, stubs: ChainStubs): void {
+  const live = new Set<HandleMaps>([taker]);
+  for (const ref of allHandleMaps) {
+    const handleMaps = ref.deref();
+    if (handleMaps === undefined) allHandleMaps.delete(ref);
+    else live.add(handleMaps);
   }
   const empty = stubs.errorFunction;
   const d = unknownSlotDef(unknown.slot);
-  for (const registry of live) {
+  for (const handleMaps of live) {
     if (unknown.kind === "physical_device") {
-      for (const inst of registry.instances.values()) fillPhysicalSlot(inst, name, unknown.slot, stubs, d);
+      for (const inst of handleMaps.instances.values()) fillPhysicalSlot(inst, name, unknown.slot, stubs, d);
       continue;
     }
-    for (const device of new Set(registry.devices.values())) {
+    for (const device of new Set(handleMaps.devices.values())) {
       device.setSlot(
         unknown.slot,
         device.top ? device.top.getDeviceProcAddr(name) : device.driverProcAddr(name),

@@ -8,7 +8,7 @@
 /** What a callback returns to C when its body throws. */
 export type CallbackErrorValue<R extends Deno.NativeResultType> = Deno.ToNativeResultType<R>;
 
-/** Options of {@linkcode CallbackRegistry.create}. */
+/** Options of {@linkcode CallbackOwner.create}. */
 export interface CallbackOptions<R extends Deno.NativeResultType> {
   /** Names the callback in error reports, e.g. `"terminator vkCreateInstance"`. */
   name: string;
@@ -22,8 +22,8 @@ export interface CallbackOptions<R extends Deno.NativeResultType> {
   threadSafe?: boolean;
 }
 
-/** Options of the {@linkcode CallbackRegistry} constructor. */
-export interface CallbackRegistryOptions {
+/** Options of the {@linkcode CallbackOwner} constructor. */
+export interface CallbackOwnerOptions {
   /** Receives a line for every throw caught; defaults to `console.error`. */
   report?: (message: string, error: unknown) => void;
 }
@@ -59,7 +59,7 @@ function signature(def: Deno.UnsafeCallbackDefinition): string {
 
 /**
  * A new cell for `def`: its C entry calls the cell's current body, and its error value when that throws.
- * A thread-safe cell is its registry's alone (closed with it, never reused).
+ * A thread-safe cell is its owner's alone (closed with it, never reused).
  */
 function openCell(def: Deno.UnsafeCallbackDefinition, threadSafe = false): Cell {
   const cell: Cell = {
@@ -207,12 +207,12 @@ function release(cell: Cell, key: string): void {
 
 /**
  * Owns `Deno.UnsafeCallback`s: creates them wrapped in try/catch and closes
- * them all on {@linkcode CallbackRegistry.dispose}, never earlier.
+ * them all on {@linkcode CallbackOwner.dispose}, never earlier.
  *
  * @example Usage
  * ```ts
- * import { CallbackRegistry } from "./callback.ts";
- * using callbacks = new CallbackRegistry();
+ * import { CallbackOwner } from "./callback.ts";
+ * using callbacks = new CallbackOwner();
  * const cb = callbacks.create({ parameters: ["u32"], result: "i32" }, (x) => {
  *   if (x === 0) throw new Error("zero");
  *   return x;
@@ -220,26 +220,26 @@ function release(cell: Cell, key: string): void {
  * console.log(cb.pointer !== null, callbacks.size); // true 1
  * ```
  */
-export class CallbackRegistry implements Disposable {
+export class CallbackOwner implements Disposable {
   static #live = 0;
-  /** Thread-safe callbacks, made for this registry alone and closed with it. */
+  /** Thread-safe callbacks, made for this owner alone and closed with it. */
   #threadSafe = new Set<Deno.UnsafeCallback>();
   /** The reusable callbacks among them, with their signatures. */
   #cells: { cell: Cell; key: string }[] = [];
   #report: (message: string, error: unknown) => void;
   #disposed = false;
 
-  /** An empty registry; `options.report` receives a line for every throw caught. */
-  constructor(options: CallbackRegistryOptions = {}) {
+  /** An owner of no callbacks yet; `options.report` receives a line for every throw caught. */
+  constructor(options: CallbackOwnerOptions = {}) {
     this.#report = options.report ?? ((message) => console.error(message));
   }
 
-  /** Callbacks open in every registry: leak tests expect it back at its start value. */
+  /** Callbacks open in every owner: leak tests expect it back at its start value. */
   static get liveCount(): number {
-    return CallbackRegistry.#live;
+    return CallbackOwner.#live;
   }
 
-  /** Callbacks open in this registry. */
+  /** Callbacks open in this owner. */
   get size(): number {
     return this.#cells.length + this.#threadSafe.size;
   }
@@ -250,21 +250,23 @@ export class CallbackRegistry implements Disposable {
    *
    * @example A VkResult-returning callback
    * ```ts
-   * import { CallbackRegistry } from "./callback.ts";
-   * using callbacks = new CallbackRegistry({ report: () => {} });
+   * import { CallbackOwner } from "./callback.ts";
+   * using callbacks = new CallbackOwner({ report: () => {} });
    * const cb = callbacks.create({ parameters: [], result: "i32" }, () => {
    *   throw new Error("no");
    * }, { name: "vkFoo", onError: -1 });
    * console.log(cb.callback()); // -1
    * ```
-   * @throws {TypeError} If the registry is disposed, or a numeric result has no `onError`.
+   * @throws {TypeError} If the owner is disposed, or a numeric result has no `onError`.
    */
   create<const D extends Deno.UnsafeCallbackDefinition>(
     def: D,
     fn: Deno.UnsafeCallbackFunction<D["parameters"], D["result"]>,
     options: CallbackOptions<D["result"]>,
   ): Deno.UnsafeCallback<D> {
-    if (this.#disposed) throw new TypeError(`Cannot create callback "${options.name}": registry is disposed`);
+    if (this.#disposed) {
+      throw new TypeError(`Cannot create callback "${options.name}": its owner is disposed`);
+    }
     let onError = options.onError;
     if (onError === undefined) {
       if (def.result === "pointer" || def.result === "buffer" || def.result === "function") {
@@ -288,18 +290,18 @@ export class CallbackRegistry implements Disposable {
     cell.onError = onError;
     cell.name = options.name;
     cell.report = this.#report;
-    CallbackRegistry.#live++;
+    CallbackOwner.#live++;
     return cell.callback as unknown as Deno.UnsafeCallback<D>;
   }
 
   /**
    * Releases every callback. C must not call any of them afterwards (one that is called anyway returns its
-   * error value, or runs the body of the registry that reused it).
+   * error value, or runs the body of the owner that reused it).
    *
    * @example Usage
    * ```ts
-   * import { CallbackRegistry } from "./callback.ts";
-   * const callbacks = new CallbackRegistry();
+   * import { CallbackOwner } from "./callback.ts";
+   * const callbacks = new CallbackOwner();
    * callbacks.create({ parameters: [], result: "void" }, () => {}, { name: "noop" });
    * callbacks.dispose();
    * console.log(callbacks.size); // 0
@@ -307,14 +309,14 @@ export class CallbackRegistry implements Disposable {
    */
   dispose(): void {
     this.#disposed = true;
-    CallbackRegistry.#live -= this.size;
+    CallbackOwner.#live -= this.size;
     for (const { cell, key } of this.#cells) release(cell, key);
     for (const cb of this.#threadSafe) cb.close();
     this.#threadSafe.clear();
     this.#cells = [];
   }
 
-  /** Same as {@linkcode CallbackRegistry.dispose}, for `using`. */
+  /** Same as {@linkcode CallbackOwner.dispose}, for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }

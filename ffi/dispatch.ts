@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CallbackRegistry } from "./callback.ts";
+import { CallbackOwner } from "./callback.ts";
 import { emitStubObject, STUB_SIZE, type StubArch, stubCode, validateNames } from "./elf.ts";
 import { disposeStubParts, EmittedObject } from "./emitted_object.ts";
 import { elfStubArch, noStubsReason } from "./host.ts";
@@ -254,7 +254,7 @@ export class DispatchStubs implements Disposable {
   #singles: EmittedObject[] = [];
   #addresses = new Map<number, Deno.PointerObject>();
   #stub0: bigint | undefined;
-  #callbacks = new CallbackRegistry();
+  #callbacks = new CallbackOwner();
   #disposed = false;
 
   #fallbackReason: string | undefined;

@@ -16,7 +16,7 @@
  * @module
  */
 
-import type { CallbackRegistry } from "./callback.ts";
+import type { CallbackOwner } from "./callback.ts";
 import { cstringBuffer, libcSymbols } from "./libc.ts";
 import { Library } from "./library.ts";
 
@@ -173,7 +173,7 @@ export interface StubParts<K> {
   /** The stubs' addresses, by key. */
   readonly addresses: Map<K, Deno.PointerObject>;
   /** The fallback's callbacks. */
-  readonly callbacks: CallbackRegistry;
+  readonly callbacks: CallbackOwner;
 }
 
 /**
@@ -182,7 +182,7 @@ export interface StubParts<K> {
  *
  * @example Usage
  * ```ts
- * import { CallbackRegistry } from "./callback.ts";
+ * import { CallbackOwner } from "./callback.ts";
  * import { disposeStubParts } from "./emitted_object.ts";
  * disposeStubParts({
  *   object: undefined,
@@ -190,7 +190,7 @@ export interface StubParts<K> {
  *   singles: [],
  *   bound: new Map(),
  *   addresses: new Map(),
- *   callbacks: new CallbackRegistry(),
+ *   callbacks: new CallbackOwner(),
  * });
  * ```
  */

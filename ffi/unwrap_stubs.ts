@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CallbackRegistry } from "./callback.ts";
+import { CallbackOwner } from "./callback.ts";
 import { emitterIdentity, nativeStubArch } from "./dispatch.ts";
 import { cachedBytes } from "./persistent_cache.ts";
 import { emitStubObject, STUB_SIZE } from "./elf.ts";
@@ -54,7 +54,7 @@ export class UnwrapStubs implements Disposable {
   #singles: EmittedObject[] = [];
   #addresses = new Map<string, Deno.PointerObject>();
   #stub0: bigint | undefined;
-  #callbacks = new CallbackRegistry();
+  #callbacks = new CallbackOwner();
   #disposed = false;
   readonly #fallbackReason: string | undefined;
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CallbackRegistry } from "../ffi/callback.ts";
+import type { CallbackOwner } from "../ffi/callback.ts";
 import { commandCallbackDef } from "../vk/command_ffi.ts";
 import { VK_ERROR_UNKNOWN } from "../vk/generated/vk_constants.js";
 import { ThreadGuards } from "../ffi/thread_guard.ts";
@@ -81,7 +81,7 @@ export class EntryGuards implements Disposable {
    * it; null: they fail). A throw from `fn` answers what a refused call gets.
    */
   command(
-    callbacks: CallbackRegistry,
+    callbacks: CallbackOwner,
     command: string | LayerCommand,
     fn: VulkanCommand,
     label: string,

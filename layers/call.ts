@@ -5,7 +5,7 @@
  * @module
  */
 import type { VkCommandName, VkCommands } from "../vk/generated/vk_commands.ts";
-import type { VkChainLinkOf, VkStructChains, VkStructInputs } from "../vk/generated/vk_structs.ts";
+import type { VkExtendingStructOf, VkStructChains, VkStructInputs } from "../vk/generated/vk_structs.ts";
 import type { ChainRead } from "../vk/struct_read.ts";
 import type { pointee, structType } from "../vk/generated/vk_types.ts";
 import type { CommandInfo, ParamInfo, StructInfo as StructLayout } from "../vk/generated/types.ts";
@@ -27,7 +27,7 @@ export const VK_ERROR_UNKNOWN: number = -13;
 /** `VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO` and `..._DEVICE_CREATE_INFO`: the loader's link structs. */
 const LOADER_INSTANCE_CREATE_INFO = 47;
 const LOADER_DEVICE_CREATE_INFO = 48;
-/** Sizes of `VkLayerInstanceCreateInfo` / `VkLayerDeviceCreateInfo` (LP64), which the registry does not lay out. */
+/** Sizes of `VkLayerInstanceCreateInfo` / `VkLayerDeviceCreateInfo` (LP64), which vk.xml does not lay out. */
 const LOADER_STRUCT_SIZE: Record<number, number> = {
   [LOADER_INSTANCE_CREATE_INFO]: 40,
   [LOADER_DEVICE_CREATE_INFO]: 32,
@@ -71,27 +71,36 @@ export type OutputValue<P> = NonNullable<P> extends { readonly [pointee]?: infer
   : Deno.PointerValue extends P ? number | bigint | Deno.PointerValue
   : never;
 
-/** One link of a pNext chain as {@linkcode CallContext.chain} reads it: `type` names the struct. */
-export type ChainLink = StructValue & { readonly type: string };
+/** One struct of a pNext chain as {@linkcode CallContext.chain} reads it: `type` names the struct. */
+export type ExtendingStruct = StructValue & { readonly type: string };
+
+/** @deprecated Use {@linkcode ExtendingStruct} ("link" names a link of the layer chain). */
+export type ChainLink = ExtendingStruct;
 
 /** The struct a parameter typed `P` points to (`unknown` for an untyped parameter, `never` for no struct). */
 export type PointedStruct<P> = NonNullable<P> extends { readonly [structType]?: infer S } ? S : never;
 
 /**
- * A link of the pNext chain of the struct a parameter typed `P` points to, as {@linkcode CallContext.chain}
- * reads it: a union on `type` of the structs that may extend it ({@linkcode ChainLink} for any command).
+ * A struct of the pNext chain of the struct a parameter typed `P` points to, as {@linkcode CallContext.chain}
+ * reads it: a union on `type` of the structs that may extend it ({@linkcode ExtendingStruct} for any command).
  */
-export type ChainLinkRead<P> = unknown extends PointedStruct<P> ? ChainLink
+export type ExtendingStructRead<P> = unknown extends PointedStruct<P> ? ExtendingStruct
   : PointedStruct<P> extends keyof VkStructChains ? ChainRead<PointedStruct<P>>
-  : ChainLink;
+  : ExtendingStruct;
+
+/** @deprecated Use {@linkcode ExtendingStructRead} ("link" names a link of the layer chain). */
+export type ChainLinkRead<P> = ExtendingStructRead<P>;
 
 /**
- * A link {@linkcode CallContext.extendChain} accepts for a parameter typed `P`: only structs that may
+ * A struct {@linkcode CallContext.extendChain} accepts for a parameter typed `P`: only structs that may
  * extend the struct it points to, with their members (any `{ type, ...members }` for any command).
  */
-export type ChainLinkInput<P> = unknown extends PointedStruct<P> ? ChainInput
-  : PointedStruct<P> extends keyof VkStructChains ? VkChainLinkOf<PointedStruct<P>>
+export type ExtendingStructInput<P> = unknown extends PointedStruct<P> ? ChainInput
+  : PointedStruct<P> extends keyof VkStructChains ? VkExtendingStructOf<PointedStruct<P>>
   : never;
+
+/** @deprecated Use {@linkcode ExtendingStructInput} ("link" names a link of the layer chain). */
+export type ChainLinkInput<P> = ExtendingStructInput<P>;
 
 /**
  * What a hook gets besides the command's C arguments. One object per call, shared by every validation
@@ -189,9 +198,9 @@ export interface CallContextOf<in out A extends readonly unknown[], out R> {
   /** Same, by parameter name (checked when called). */
   setArgument(name: string, value: unknown): void;
   /**
-   * The pNext chain of the struct that argument `index` points to, one object per link with `type`
+   * The pNext chain of the struct that argument `index` points to, one object per struct with `type`
    * naming the struct. The loader's link structs (`VkLayerInstanceCreateInfo`, `VkLayerDeviceCreateInfo`)
-   * and structs the registry does not know are left out. Empty for a null pointer.
+   * and structs vk.xml does not know are left out. Empty for a null pointer.
    *
    * @example Turning a feature on for every device, and reading what the application asked for
    * ```ts
@@ -217,30 +226,30 @@ export interface CallContextOf<in out A extends readonly unknown[], out R> {
    */
   chain<I extends ArgumentIndex<A>>(
     index: I,
-  ): ChainLinkRead<A[I & keyof A]>[];
-  /** Same, by parameter name (untyped links: only positions are typed). */
-  chain(name: string): ChainLink[];
+  ): ExtendingStructRead<A[I & keyof A]>[];
+  /** Same, by parameter name (untyped structs: only positions are typed). */
+  chain(name: string): ExtendingStruct[];
   /**
-   * Puts `links` (`{ type: "VkPhysicalDeviceVulkan11Features", ... }`) at the front of the pNext chain of
+   * Puts `links` (structs: `{ type: "VkPhysicalDeviceVulkan11Features", ... }`) at the front of the pNext chain of
    * the struct argument `index` points to, by replacing the argument with a copy: the application's struct
    * is not written. By position, only structs that extend that struct are accepted (`deno check`).
    */
   extendChain<I extends ArgumentIndex<A>>(
     index: I,
-    ...links: ChainLinkInput<A[I & keyof A]>[]
+    ...links: ExtendingStructInput<A[I & keyof A]>[]
   ): void;
-  /** Same, by parameter name (checked when called, links untyped). */
+  /** Same, by parameter name (checked when called, structs untyped). */
   extendChain(name: string, ...links: ChainInput[]): void;
   /**
-   * Removes every link of struct `type` from the pNext chain of the struct argument `index` points to
-   * (copying the struct and the links before it). Returns whether any was found.
+   * Removes every struct of type `type` from the pNext chain of the struct argument `index` points to
+   * (copying the struct and the structs before it). Returns whether any was found.
    */
   removeFromChain(index: number | string, type: string): boolean;
   /**
    * Writes `value` through the output pointer argument `index` (`pMemory` of `vkAllocateMemory`): a
    * handle, a number (32 bits), a bigint (64 bits), or a struct's members. For a struct, only the members
    * given are written (a nested struct member by member), the others are left as they are; `pNext` lists
-   * links (`{ type, ...members }`) written the same way into the structs of that type the caller chained
+   * structs (`{ type, ...members }`) written the same way into the structs of that type the caller chained
    * (a type not chained is skipped: the caller did not ask for it). In a pre hook that skips the call it
    * answers in the driver's place; in a post hook it edits what the driver wrote, keeping its other values.
    *
@@ -264,7 +273,7 @@ export interface CallContextOf<in out A extends readonly unknown[], out R> {
    *   }),
    * });
    * ```
-   * @throws {TypeError} If the argument is null or not a pointer to writable memory, a link names no struct,
+   * @throws {TypeError} If the argument is null or not a pointer to writable memory, a `pNext` entry names no struct,
    *   or a pointer member is given something other than a pointer.
    */
   setOutput<I extends ArgumentIndex<A>>(
@@ -498,9 +507,9 @@ export class Call implements CallContext {
     return [index, param, this.args[index] as Deno.PointerValue];
   }
 
-  chain(which: number | string): ChainLink[] {
+  chain(which: number | string): ExtendingStruct[] {
     const [, , pointer] = this.#struct(which, "read");
-    const out: ChainLink[] = [];
+    const out: ExtendingStruct[] = [];
     if (pointer === null) return out;
     for (
       let p = readPointer(pointer, 8), guard = 0;
@@ -510,7 +519,7 @@ export class Call implements CallContext {
       const sType = readU32(p, 0);
       const type = Object.hasOwn(STRUCT_BY_STYPE, sType) ? STRUCT_BY_STYPE[sType] : undefined;
       if (type === undefined || findLayout(type) === undefined) continue;
-      out.push({ ...readStruct(type as string, p), type } as ChainLink);
+      out.push({ ...readStruct(type as string, p), type } as ExtendingStruct);
     }
     return out;
   }

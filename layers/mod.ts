@@ -37,6 +37,9 @@ export type {
   DeviceLayerEnv,
   Dispatch,
   EnumSettingDeclaration,
+  ExtendingStruct,
+  ExtendingStructInput,
+  ExtendingStructRead,
   FramesetSettingDeclaration,
   Intercepts,
   LayerCommand,
@@ -82,7 +85,7 @@ export {
 } from "./state.ts";
 export { type CommandObject, installLayers, type InstallLayersOptions, type LayeredCommands } from "./top.ts";
 export { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
-export { BUILTIN_LAYERS, importLayerModules, type ImportLayerModulesOptions } from "./registry.ts";
+export { BUILTIN_LAYERS, importLayerModules, type ImportLayerModulesOptions } from "./catalog.ts";
 export { apiDumpLayer } from "./api_dump.ts";
 export { type CommandStats, drawStatsLayer } from "./draw_stats.ts";
 export { objectLifetimesLayer } from "./object_lifetimes.ts";

@@ -19,7 +19,7 @@ import type { ModuleLayerLink, ModuleLayerLoader } from "../chain/layer_chain/mo
 import type { TsLayer, TsLayerExtension, ValidationMessage } from "./layer.ts";
 import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
-import { findLayer, isModuleLayer, moduleProblem } from "./registry.ts";
+import { findLayer, isModuleLayer, moduleProblem } from "./catalog.ts";
 
 export { isModuleLayer };
 
@@ -87,7 +87,7 @@ function reportOnce(options: NativeLayerBridgeOptions, message: ValidationMessag
 /**
  * A TS layer shaped like `loading/layer_library.ts`'s `LayerLibrary`, for a manifest whose `library_path`
  * names a `.ts` module: what the native chain assembly loads instead of a shared library. The module must
- * have been imported already (`importLayerModules(env)` in `layers/registry.ts`) and its layer given, since
+ * have been imported already (`importLayerModules(env)` in `layers/catalog.ts`) and its layer given, since
  * loading is synchronous.
  */
 export class ModuleLayerLibrary implements ModuleLayerLink {

@@ -17,7 +17,7 @@
 import { callGetProcAddr, GET_PROC_ADDR, GET_PROC_ADDR_CALLBACK } from "../vk/proc_addr.ts";
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import type { CommandInfo } from "../vk/generated/types.ts";
-import { CallbackRegistry } from "../ffi/callback.ts";
+import { CallbackOwner } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer, readU32, writePointer } from "../ffi/memory.ts";
 import { UnwrapStubs } from "../ffi/unwrap_stubs.ts";
 import { callSite, callWith } from "./_call.ts";
@@ -133,7 +133,7 @@ export class NativeLayerBridge implements Disposable {
   readonly getPhysicalDeviceProcAddr: Deno.PointerValue = null;
   /** The loader/layer interface this link speaks. */
   readonly interfaceVersion = 2;
-  readonly #callbacks: CallbackRegistry;
+  readonly #callbacks: CallbackOwner;
   readonly #own = new Map<string, (next: Deno.PointerValue) => Deno.PointerObject>();
   readonly #instances = new Map<HandleKey, ChainRecord>();
   readonly #devices = new Map<HandleKey, ChainRecord>();
@@ -155,7 +155,7 @@ export class NativeLayerBridge implements Disposable {
 
   /** A link running `layers` (first closest to the application). */
   constructor(layers: readonly TsLayer[], options: NativeLayerBridgeOptions = {}) {
-    this.#callbacks = new CallbackRegistry();
+    this.#callbacks = new CallbackOwner();
     this.#entrypoints = new Set(options.entrypoints ?? []);
     this.#stubs = UnwrapStubs.load(COMMANDS.map((c) => c.name), NEXT_SET);
     const table = this.#arena.alloc(8 * COMMANDS.length, 8);

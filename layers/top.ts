@@ -18,14 +18,14 @@ import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { Arena, type Pointer, readCString } from "../ffi/memory.ts";
 import { readStruct } from "../vk/struct_read.ts";
 import type { EnvironmentSnapshot } from "../discovery/environment.ts";
-import { CallbackRegistry } from "../ffi/callback.ts";
+import { CallbackOwner } from "../ffi/callback.ts";
 import { EntryGuards } from "./_guard.ts";
 import { commandInfo } from "./_commands.ts";
 import { Chassis, type ChassisOptions, LIFECYCLE_COMMANDS } from "./chassis.ts";
 import { callWith } from "./_call.ts";
 import type { Dispatch, TsLayer, VulkanCommand } from "./layer.ts";
 import type { LayerCommand } from "./command.ts";
-import { findLayer, knownLayers, layersFromEnvironment } from "./registry.ts";
+import { findLayer, knownLayers, layersFromEnvironment } from "./catalog.ts";
 import {
   fillExtensions,
   fillLayers,
@@ -159,7 +159,7 @@ export function installLayers<T extends CommandObject>(
   rewrap();
 
   const arena = new Arena();
-  const callbacks = new CallbackRegistry();
+  const callbacks = new CallbackOwner();
   const guards = new EntryGuards(() => chassis.layers);
   defineHostCommands(host, {
     arena,
@@ -248,7 +248,7 @@ function forwardOthers(host: Record<string | symbol, unknown>, base: object): vo
 interface HostState {
   readonly arena: Arena;
   /** Owns the C entry points handed out by the host's `vkGet*ProcAddr`. */
-  readonly callbacks: CallbackRegistry;
+  readonly callbacks: CallbackOwner;
   /** Thread guards in front of those entry points. */
   readonly guards: EntryGuards;
   /** The chassis: the commands the layers provide. */

@@ -11,7 +11,7 @@ import { EXTENSIONS } from "../vk/generated/extensions.ts";
 import type { CommandInfo } from "../vk/generated/types.ts";
 import type { VkCommandName } from "../vk/generated/vk_commands.ts";
 import { commandCallbackDef } from "../vk/command_ffi.ts";
-import { CallbackRegistry } from "../ffi/callback.ts";
+import { CallbackOwner } from "../ffi/callback.ts";
 import { readCString, readU32, writeU32 } from "../ffi/memory.ts";
 import { resultName } from "../vk/errors.ts";
 import { decodeCall, type Decoded, decodeResult } from "../layers/decode.ts";
@@ -190,7 +190,7 @@ export class MockDriver implements DriverEntryPoint, Disposable {
    */
   readonly presentation: MockPresentation = new MockPresentation();
   readonly #options: MockDriverOptions;
-  readonly #callbacks: CallbackRegistry;
+  readonly #callbacks: CallbackOwner;
   readonly #entries = new Map<number, Deno.PointerObject>();
   readonly #counts = new Map<string, number>();
   readonly #faults = new Map<string, FaultRule[]>();
@@ -217,7 +217,7 @@ export class MockDriver implements DriverEntryPoint, Disposable {
     this.devices = (options.devices ?? [{}]).map((d) =>
       d instanceof MockDeviceModel ? d : new MockDeviceModel(d)
     );
-    this.#callbacks = new CallbackRegistry({ report: (message) => this.#problem(message) });
+    this.#callbacks = new CallbackOwner({ report: (message) => this.#problem(message) });
     const instanceExtensions = (options.instanceExtensions ?? ["VK_KHR_get_physical_device_properties2"])
       .map((e) => typeof e === "string" ? { name: e, specVersion: 1 } : e);
     this.#rt = {

@@ -6,7 +6,7 @@
  */
 
 import { Vulkan } from "../vulkan.ts";
-import { CallbackRegistry } from "../ffi/callback.ts";
+import { CallbackOwner } from "../ffi/callback.ts";
 import { Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { writeStruct } from "../api/structs.ts";
 import { asHandle, readHandle } from "../vk/handle.ts";
@@ -33,7 +33,7 @@ function probe(): VuidProbe {
   let firstMessage: string | undefined;
   using vk = Vulkan.load();
   using arena = new Arena();
-  using callbacks = new CallbackRegistry();
+  using callbacks = new CallbackOwner();
   const messenger = callbacks.create(
     { parameters: ["u32", "u32", "pointer", "pointer"], result: "u32" },
     (_severity, _type, data) => {

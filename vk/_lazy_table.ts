@@ -600,7 +600,7 @@ export function enumValues(text: string, bitwidth: 32 | 64): Readonly<Record<str
       if (width !== bitwidth) continue;
       for (let i = 0; i < pairs.length; i += 2) {
         const name = prefix + pairs[i];
-        // A name listed twice (an alias in two groups) keeps its first value, as the registry has one.
+        // A name listed twice (an alias in two groups) keeps its first value, as vk.xml has one.
         if (!values.has(name)) {
           values.set(name, width === 64 ? BigInt(pairs[i + 1]!) : pairs[i + 1] as number);
         }

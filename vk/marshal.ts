@@ -21,7 +21,7 @@ export { getPointer, writeChain } from "./_struct_runtime.ts";
  * import { entryOf } from "./marshal.ts";
  * console.log(entryOf("VkExtent2D")[2]); // 8
  * ```
- * @throws {TypeError} If the registry has no struct or union of that name.
+ * @throws {TypeError} If vk.xml has no struct or union of that name.
  */
 export function entryOf(name: string): StructEntry {
   let entry = entries.get(name);

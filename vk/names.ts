@@ -16,13 +16,13 @@ function bitsTypeOf(type: string): string {
 
 function values(caller: string, type: string): Readonly<Record<string, number | bigint>> {
   const table = ENUM_VALUES[type];
-  if (!table) throw new TypeError(`${caller}: "${type}" is not an enum or flags type of the registry`);
+  if (!table) throw new TypeError(`${caller}: "${type}" is not an enum or flags type of vk.xml`);
   return table;
 }
 
 /**
- * The name of enum value `value` of enum type `type`: the registry's first name for it (core before
- * extension aliases). A value the registry does not list (a newer driver's) reads `"VkFormat(12345)"`.
+ * The name of enum value `value` of enum type `type`: vk.xml's first name for it (core before
+ * extension aliases). A value vk.xml does not list (a newer driver's) reads `"VkFormat(12345)"`.
  *
  * @example Usage
  * ```ts
@@ -30,7 +30,7 @@ function values(caller: string, type: string): Readonly<Record<string, number | 
  * console.log(enumName("VkFormat", VK_FORMAT_R8G8B8A8_UNORM)); // "VK_FORMAT_R8G8B8A8_UNORM"
  * console.log(enumName("VkResult", -4)); // "VK_ERROR_DEVICE_LOST"
  * ```
- * @throws {TypeError} If `type` is not an enum type of the registry.
+ * @throws {TypeError} If `type` is not an enum type of vk.xml.
  */
 export function enumName<N extends keyof VkEnumTypes>(type: N, value: VkEnumTypes[N] | number): string {
   let names = reverse.get(type);
@@ -46,7 +46,7 @@ export function enumName<N extends keyof VkEnumTypes>(type: N, value: VkEnumType
 
 /**
  * The names of the bits set in `value`, a value of flags type `type` (`VkQueueFlags`, or its FlagBits
- * type `VkQueueFlagBits`), lowest bit first; bits the registry does not name come last as one hex number.
+ * type `VkQueueFlagBits`), lowest bit first; bits vk.xml does not name come last as one hex number.
  * `0` gives `[]`.
  *
  * @example Usage
@@ -57,7 +57,7 @@ export function enumName<N extends keyof VkEnumTypes>(type: N, value: VkEnumType
  * console.log(flagNames("VkDebugUtilsMessageSeverityFlagsEXT", 4096));
  * // ["VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT"]
  * ```
- * @throws {TypeError} If `type` is not a flags type of the registry with defined bits.
+ * @throws {TypeError} If `type` is not a flags type of vk.xml with defined bits.
  */
 export function flagNames<N extends keyof VkFlagsTypes>(
   type: N,

@@ -37,7 +37,7 @@ const UNSIGNED: Record<number, MemberKind> = { 1: "u8", 2: "u16", 4: "u32", 8: "
 const SIGNED_BY_SIZE: Record<number, MemberKind> = { 1: "i8", 2: "i16", 4: "i32", 8: "i64" };
 
 /**
- * The layout of struct `name`, or undefined when the registry has no such struct.
+ * The layout of struct `name`, or undefined when vk.xml has no such struct.
  *
  * @example Usage
  * ```ts
@@ -59,7 +59,7 @@ export function findLayout(name: string): StructLayout | undefined {
  * import { layoutOf } from "./struct_layout.ts";
  * console.log(layoutOf("VkExtent3D").members.length); // 3
  * ```
- * @throws {TypeError} If the registry has no struct or union of that name.
+ * @throws {TypeError} If vk.xml has no struct or union of that name.
  */
 export function layoutOf(name: string): StructLayout {
   const layout = findLayout(name);

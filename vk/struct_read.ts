@@ -147,7 +147,7 @@ export function readStructArray(
 
 /**
  * Reads the pNext chain hanging off the struct at `pointer` (any struct starting with sType and pNext):
- * one object per link, with `type` naming the struct found from its sType. Links whose sType the registry
+ * one object per link, with `type` naming the struct found from its sType. Links whose sType vk.xml
  * does not know end the walk.
  *
  * @example Driver properties

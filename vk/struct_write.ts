@@ -36,7 +36,7 @@ export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? 
  * (nested structs, strings, arrays, the pNext chain) is allocated in the same arena and stays valid until
  * the arena is disposed.
  *
- * - `sType` is filled in from the registry unless given.
+ * - `sType` is filled in from vk.xml unless given.
  * - A pointer member accepts a `Deno.PointerValue`, or: a string (`const char*`), an array of strings
  *   (`const char* const*`), an object or an array of objects (pointer to struct(s)), an array of numbers,
  *   bigints or handles, or a typed array (copied).

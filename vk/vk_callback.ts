@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CallbackRegistry, holdersOf } from "../ffi/callback.ts";
+import { CallbackOwner, holdersOf } from "../ffi/callback.ts";
 import { CALLBACK_DEFS } from "./generated/callbacks.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "./generated/vk_callbacks.ts";
 import type { VkCallbackPointer } from "./generated/vk_types.ts";
@@ -45,18 +45,18 @@ export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Di
   readonly type: N;
   /** The function pointer to give C (`pfnUserCallback: cb.pointer`), typed so only an `N` member takes it. */
   readonly pointer: VkCallbackPointer<N>;
-  #registry: CallbackRegistry;
+  #callbacks: CallbackOwner;
 
   /** Use {@linkcode makeCallback}. */
-  constructor(type: N, pointer: Deno.PointerObject, registry: CallbackRegistry) {
+  constructor(type: N, pointer: Deno.PointerObject, callbacks: CallbackOwner) {
     this.type = type;
     this.pointer = pointer as VkCallbackPointer<N>;
-    this.#registry = registry;
+    this.#callbacks = callbacks;
   }
 
   /** Whether the native callback is still open. */
   get open(): boolean {
-    return this.#registry.size > 0;
+    return this.#callbacks.size > 0;
   }
 
   /**
@@ -73,7 +73,7 @@ export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Di
         }: held by ${holders.join(", ")}; destroy it first`,
       );
     }
-    this.#registry.dispose();
+    this.#callbacks.dispose();
   }
 
   /** Same as {@linkcode VkCallback.dispose}, for `using`. */
@@ -157,7 +157,7 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?:
  * });
  * console.log(messenger.pointer !== null); // true
  * ```
- * @throws {TypeError} If `type` is not a callback type of the registry.
+ * @throws {TypeError} If `type` is not a callback type of vk.xml.
  */
 export function makeCallback<N extends VkCallbackName>(
   type: N,
@@ -166,8 +166,8 @@ export function makeCallback<N extends VkCallbackName>(
 ): VkCallback<N> {
   options ??= {};
   const def = Object.hasOwn(CALLBACK_DEFS, type) ? CALLBACK_DEFS[type] : undefined;
-  if (!def) throw new TypeError(`Unknown callback type "${type}": not a funcpointer of the registry`);
-  const registry = new CallbackRegistry({ report: options.report });
+  if (!def) throw new TypeError(`Unknown callback type "${type}": not a funcpointer of vk.xml`);
+  const callbacks = new CallbackOwner({ report: options.report });
   const result = def.result;
   const onError = options.onError !== undefined
     ? options.onError
@@ -191,10 +191,10 @@ export function makeCallback<N extends VkCallbackName>(
     const out = body(...args);
     return typeof out === "boolean" ? (out ? 1 : 0) : out;
   };
-  const native = registry.create(
+  const native = callbacks.create(
     { parameters: [...def.parameters], result: def.result },
     wrapped as Deno.UnsafeCallbackFunction,
     { name: type, onError: onError as never, threadSafe: options.threadSafe },
   );
-  return new VkCallback(type, native.pointer as Deno.PointerObject, registry);
+  return new VkCallback(type, native.pointer as Deno.PointerObject, callbacks);
 }

@@ -8,7 +8,7 @@ import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { EXTENSIONS } from "../vk/generated/extensions.ts";
 import { DISPLAY_COMMANDS, SURFACE_COMMANDS, type SurfaceUse } from "../vk/generated/wsi_commands.ts";
 import type { CommandInfo } from "../vk/generated/types.ts";
-import { CallbackRegistry } from "../ffi/callback.ts";
+import { CallbackOwner } from "../ffi/callback.ts";
 import { address, Arena, nativeBytes, pointerFromAddress, writeU32, writeU64 } from "../ffi/memory.ts";
 import type { LogEntry } from "../loading/log.ts";
 import type { InstanceWsi, WsiDriver, WsiInstanceOptions, WsiSupport } from "../chain/wsi_interface.ts";
@@ -160,7 +160,7 @@ export class WsiTerminators implements InstanceWsi {
   #enabled: ReadonlySet<string>;
   #physicalDevice: WsiInstanceOptions["physicalDevice"];
   #log: (entry: LogEntry) => void;
-  #callbacks: CallbackRegistry;
+  #callbacks: CallbackOwner;
   #terminators = new Map<string, Deno.PointerObject>();
   #deviceTerminators = new Map<string, Deno.PointerObject>();
   #driverFns = new Map<string, NativeFn | null>();
@@ -171,7 +171,7 @@ export class WsiTerminators implements InstanceWsi {
     this.#enabled = new Set(options.enabledExtensions);
     this.#physicalDevice = options.physicalDevice;
     this.#log = options.log ?? ((e) => console.error(e.text));
-    this.#callbacks = new CallbackRegistry({ report: (text) => this.#log({ level: "error", text }) });
+    this.#callbacks = new CallbackOwner({ report: (text) => this.#log({ level: "error", text }) });
     const slots = this.#drivers.reduce((n, d) => Math.max(n, d.index + 1), 0);
     this.surfaces = new SurfaceTable(slots);
   }

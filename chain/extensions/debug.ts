@@ -28,7 +28,7 @@
  * @module
  */
 
-import { CallbackRegistry, holdCallback } from "../../ffi/callback.ts";
+import { CallbackOwner, holdCallback } from "../../ffi/callback.ts";
 import { STRUCTS } from "../../vk/generated/structs.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../../ffi/memory.ts";
@@ -338,7 +338,7 @@ function destroyDriverMessengers(
 export class DebugMessengers implements Disposable {
   readonly #created = new Map<bigint, DebugMessenger>();
   readonly #driverMessengers = new Map<bigint, DriverMessenger[]>();
-  readonly #callbacks = new CallbackRegistry();
+  readonly #callbacks = new CallbackOwner();
   /** Per messenger made here, the release of its hold on the application's callback. */
   readonly #holds = new Map<bigint, () => void>();
   #detach: (() => void) | undefined;

@@ -7,7 +7,7 @@
  */
 
 import { GET_PROC_ADDR_CALLBACK } from "../../vk/proc_addr.ts";
-import type { CallbackRegistry } from "../../ffi/callback.ts";
+import type { CallbackOwner } from "../../ffi/callback.ts";
 import { type Pointer, readCString } from "../../ffi/memory.ts";
 import { VK_ERROR_INITIALIZATION_FAILED } from "../../vk/generated/vk_constants.js";
 import type { DebugMessengers, DriverMessengerTarget } from "../extensions/debug.ts";
@@ -60,12 +60,12 @@ export interface LoaderTerminators {
 }
 
 /**
- * One instance's bottom link. Its callbacks live in the instance's registry (closed with the layers).
+ * One instance's bottom link. Its callbacks live in the instance's callback owner (closed with the layers).
  *
  * @example Usage
  * ```ts ignore
  * import { ChainBottom } from "./bottom.ts";
- * declare const callbacks: import("../../ffi/callback.ts").CallbackRegistry;
+ * declare const callbacks: import("../../ffi/callback.ts").CallbackOwner;
  * declare const messengers: import("../extensions/debug.ts").DebugMessengers;
  * const bottom = new ChainBottom(callbacks, messengers);
  * console.log(bottom.deviceProcAddr); // null: no device chain yet
@@ -74,7 +74,7 @@ export interface LoaderTerminators {
 export class ChainBottom {
   /** The core's answers; `undefined` before `vkCreateInstance` and after release (the callbacks answer null). */
   terminators: LoaderTerminators | undefined;
-  readonly #callbacks: CallbackRegistry;
+  readonly #callbacks: CallbackOwner;
   readonly #messengers: DebugMessengers;
   #gipa: Pointer = null;
   #answer: ((name: string) => Pointer) | undefined;
@@ -82,7 +82,7 @@ export class ChainBottom {
   #gpdpa: Pointer = null;
 
   /** A bottom link making its callbacks in `callbacks`, with `messengers`' terminators. */
-  constructor(callbacks: CallbackRegistry, messengers: DebugMessengers) {
+  constructor(callbacks: CallbackOwner, messengers: DebugMessengers) {
     this.#callbacks = callbacks;
     this.#messengers = messengers;
   }

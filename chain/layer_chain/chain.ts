@@ -23,7 +23,7 @@ import type { LayerActivationOk } from "../../discovery/layer_activation.ts";
 import type { LayerManifest } from "../../discovery/layer_manifest.ts";
 import type { ModuleLayerLoader } from "./module_interface.ts";
 import { enumerateInstanceLayerProperties, type LayerProperties } from "../../discovery/layer_properties.ts";
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackOwner } from "../../ffi/callback.ts";
 import { Arena } from "../../ffi/memory.ts";
 import { VkError } from "../../vk/errors.ts";
 import { LayerLibrary, LayerLoadError } from "../../loading/layer_library.ts";
@@ -76,7 +76,7 @@ export class LayerChain implements Disposable {
   /** The activated layers as `vkEnumerateDeviceLayerProperties` lists them (F11). */
   readonly activatedLayers: readonly LayerManifest[];
   readonly #log: Logger | undefined;
-  readonly #callbacks = new CallbackRegistry();
+  readonly #callbacks = new CallbackOwner();
   readonly #arenas: Arena[] = [];
   readonly #deviceLoaderData: DeviceLoaderData;
   #released = false;

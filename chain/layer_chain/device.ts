@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CallbackRegistry } from "../../ffi/callback.ts";
+import type { CallbackOwner } from "../../ffi/callback.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { address, type Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
 import type { LayerLibrary } from "../../loading/layer_library.ts";
@@ -74,13 +74,13 @@ export interface DeviceChainResult {
  * @example Usage
  * ```ts ignore
  * import { DeviceLoaderData } from "./device.ts";
- * declare const callbacks: import("../../ffi/callback.ts").CallbackRegistry;
+ * declare const callbacks: import("../../ffi/callback.ts").CallbackOwner;
  * const data = new DeviceLoaderData(callbacks, undefined, undefined);
  * const setDeviceLoaderData = data.callback();
  * ```
  */
 export class DeviceLoaderData {
-  readonly #callbacks: CallbackRegistry;
+  readonly #callbacks: CallbackOwner;
   readonly #log: Logger | undefined;
   readonly #findDeviceTable: ((handle: Pointer) => Pointer) | undefined;
   #setDeviceLoaderData: Pointer = null;
@@ -90,7 +90,7 @@ export class DeviceLoaderData {
    * dispatch table (the core knows its devices).
    */
   constructor(
-    callbacks: CallbackRegistry,
+    callbacks: CallbackOwner,
     log: Logger | undefined,
     findDeviceTable: ((handle: Pointer) => Pointer) | undefined,
   ) {

@@ -7,7 +7,7 @@
 
 import type { LayerManifest } from "../../discovery/layer_manifest.ts";
 import type { LayerDiscovery } from "../../discovery/layers.ts";
-import type { CallbackRegistry } from "../../ffi/callback.ts";
+import type { CallbackOwner } from "../../ffi/callback.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { type Pointer, readCString, readPointer, readU32 } from "../../ffi/memory.ts";
 import type { Logger } from "../../loading/log.ts";
@@ -88,13 +88,13 @@ function withImplicitDeviceExtensions(
  * ```ts ignore
  * import { deviceLayerSlots } from "./device_layers.ts";
  * declare const layers: import("./device_layers.ts").DeviceLayerSource;
- * declare const callbacks: import("../../ffi/callback.ts").CallbackRegistry;
+ * declare const callbacks: import("../../ffi/callback.ts").CallbackOwner;
  * console.log(Object.keys(deviceLayerSlots(layers, callbacks, () => null)));
  * ```
  */
 export function deviceLayerSlots(
   layers: DeviceLayerSource,
-  callbacks: CallbackRegistry,
+  callbacks: CallbackOwner,
   current: (name: string) => Pointer,
 ): Record<string, Deno.PointerObject> {
   const layerProps = callbacks.create(

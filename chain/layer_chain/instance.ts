@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CallbackRegistry } from "../../ffi/callback.ts";
+import type { CallbackOwner } from "../../ffi/callback.ts";
 import { fnFromPointer } from "../../ffi/library.ts";
 import { type Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory.ts";
 import type { LayerLibrary } from "../../loading/layer_library.ts";
@@ -109,7 +109,7 @@ export interface InstanceChainResult {
  * ```ts ignore
  * import { type InstanceChainArgs, runInstanceChain } from "./instance.ts";
  * declare const args: InstanceChainArgs, arena: import("../../ffi/memory.ts").Arena;
- * declare const callbacks: import("../../ffi/callback.ts").CallbackRegistry;
+ * declare const callbacks: import("../../ffi/callback.ts").CallbackOwner;
  * const { result, instance } = runInstanceChain([], args, arena, callbacks, undefined);
  * ```
  */
@@ -117,7 +117,7 @@ export function runInstanceChain(
   libraries: readonly LayerLibrary[],
   args: InstanceChainArgs,
   arena: Arena,
-  callbacks: CallbackRegistry,
+  callbacks: CallbackOwner,
   log: Logger | undefined,
 ): InstanceChainResult {
   const links: InstanceLink[] = [];
@@ -169,7 +169,7 @@ interface InstanceNodeCallbacks {
  */
 function instanceCallbacks(
   args: InstanceChainArgs,
-  callbacks: CallbackRegistry,
+  callbacks: CallbackOwner,
   log: Logger | undefined,
 ): InstanceNodeCallbacks {
   const table = args.instanceTable;

@@ -18,7 +18,7 @@ import { type EnvironmentSnapshot, getenv } from "../../discovery/environment.ts
 import { activateLayers } from "../../discovery/layer_activation.ts";
 import type { LayerManifest } from "../../discovery/layer_manifest.ts";
 import { discoverLayers, type LayerDiscovery } from "../../discovery/layers.ts";
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackOwner } from "../../ffi/callback.ts";
 import { activateMessengers, type DebugMessenger } from "../extensions/debug.ts";
 import { DebugMessengers } from "../extensions/debug.ts";
 import { VkError } from "../../vk/errors.ts";
@@ -79,7 +79,7 @@ export class InstanceLayers implements Disposable {
   /** Loader-side messengers (`vkCreateDebugUtilsMessengerEXT` terminators). */
   readonly messengers: DebugMessengers = new DebugMessengers();
   readonly #log: Logger;
-  readonly #callbacks = new CallbackRegistry();
+  readonly #callbacks = new CallbackOwner();
   readonly #createMessengers: readonly DebugMessenger[];
   readonly #bottom: ChainBottom;
   #topInstance: Pointer = null;

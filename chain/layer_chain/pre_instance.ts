@@ -20,7 +20,7 @@
 import type { EnvironmentSnapshot } from "../../discovery/environment.ts";
 import { implicitLayerState } from "../../discovery/layer_activation.ts";
 import { discoverLayers } from "../../discovery/layers.ts";
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackOwner } from "../../ffi/callback.ts";
 import { fnFromPointer, Library } from "../../ffi/library.ts";
 import { Arena, type Pointer, readPointer } from "../../ffi/memory.ts";
 import type { Logger } from "../../loading/log.ts";
@@ -77,7 +77,7 @@ export function callPreInstance(
   if (layers.length === 0) return answer(...args);
   const libraries: Library[] = [];
   using arena = new Arena();
-  using callbacks = new CallbackRegistry({ report: (text) => log?.error(text, "layer") });
+  using callbacks = new CallbackOwner({ report: (text) => log?.error(text, "layer") });
   try {
     const definition = { parameters: ["pointer", ...PARAMETERS[command]], result: "i32" } as const;
     const terminator = callbacks.create(

@@ -79,7 +79,7 @@ function chainRecord(
 
 /** The record of a chain handle: the terminator's when it is the loader's own, else asked through the chain. */
 function recordFor(inst: LoaderInstance, stubs: ChainStubs, handle: bigint): DeviceRecord {
-  const term = inst.registry.termPhysicalDevices.get(handleKey(handle));
+  const term = inst.handleMaps.termPhysicalDevices.get(handleKey(handle));
   if (term !== undefined) return recordOf(inst, term);
   return chainRecord(inst, stubs, handle, inst.devicePolicy.driverIdFilter !== undefined);
 }

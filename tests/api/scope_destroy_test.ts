@@ -7,7 +7,7 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { VkScope } from "../../api/scope.ts";
 import { enumerate } from "../../api/enumerate.ts";
-import { registerCommand } from "../../vk/handle_check.ts";
+import { registerCommand } from "../../vk/handle_check_interface.ts";
 import type { CommandSource } from "../../api/create.ts";
 import type { VkDevice } from "../../vk/generated/vk_types.ts";
 

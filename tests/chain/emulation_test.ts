@@ -10,7 +10,7 @@ import { COMMAND_INDEX } from "../../vk/generated/commands.ts";
 import { Arena, type Pointer, readU32, writeU32 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../api/structs.ts";
 import { emulatedSlots, emulation } from "../../chain/emulation.ts";
-import { HandleRegistry, type TermPhysicalDevice } from "../../chain/objects.ts";
+import { HandleMaps, type TermPhysicalDevice } from "../../chain/objects.ts";
 import { addr } from "../support/chain.ts";
 import { handleKey } from "../../vk/handle_key.ts";
 import type {
@@ -24,22 +24,22 @@ import type {
 type Fn = (...args: unknown[]) => unknown;
 
 /** The loader objects the emulation bodies look the driver up in. */
-const registry = new HandleRegistry();
+const handleMaps = new HandleMaps();
 
 function withDriver(originals: Record<string, Fn>, body: (pd: Pointer, arena: Arena) => void): void {
   using arena = new Arena();
   const pd = arena.pointer(arena.alloc(8));
   const stand = { driverInstance: { fn: (name: string) => originals[name] ?? null } };
-  registry.driverPhysicalDevices.set(handleKey(pd), stand as unknown as TermPhysicalDevice);
+  handleMaps.driverPhysicalDevices.set(handleKey(pd), stand as unknown as TermPhysicalDevice);
   try {
     body(pd, arena);
   } finally {
-    registry.driverPhysicalDevices.delete(handleKey(pd));
+    handleMaps.driverPhysicalDevices.delete(handleKey(pd));
   }
 }
 
 function run(name: string, ...args: unknown[]): unknown {
-  return emulation(COMMAND_INDEX[name]!, registry)!(...args);
+  return emulation(COMMAND_INDEX[name]!, handleMaps)!(...args);
 }
 
 Deno.test("every get_physical_device_properties2 query and the tool query can be emulated", () => {
@@ -54,7 +54,7 @@ Deno.test("every get_physical_device_properties2 query and the tool query can be
     "vkGetPhysicalDeviceToolPropertiesEXT",
   ];
   assertEquals(names.filter((n) => !emulatedSlots().has(COMMAND_INDEX[n]!)), []);
-  assertEquals(emulation(COMMAND_INDEX.vkCmdDraw!, registry), undefined);
+  assertEquals(emulation(COMMAND_INDEX.vkCmdDraw!, handleMaps), undefined);
 });
 
 Deno.test("single-struct queries land in the embedded 1.0 struct, sType and pNext untouched", () => {

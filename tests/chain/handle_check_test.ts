@@ -6,13 +6,13 @@
 
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { HandleChecker } from "../../chain/handle_check.ts";
-import { HandleRegistry } from "../../chain/objects.ts";
+import { HandleMaps } from "../../chain/objects.ts";
 import { handleKey } from "../../vk/handle_key.ts";
 
 const p = (a: bigint) => Deno.UnsafePointer.create(a);
 
 Deno.test("a null, non-pointer or unknown dispatchable handle throws naming command, parameter and fault", () => {
-  const checks = new HandleChecker(new HandleRegistry(), false);
+  const checks = new HandleChecker(new HandleMaps(), false);
   assertThrows(() => checks.checkArgs("vkGetPhysicalDeviceProperties", [null, null]), {
     name: "TypeError",
     message: "vkGetPhysicalDeviceProperties: physicalDevice is null",
@@ -31,11 +31,11 @@ Deno.test("a null, non-pointer or unknown dispatchable handle throws naming comm
 });
 
 Deno.test("checked mode knows what a wrapped command made and destroyed, and refuses a destroyed handle", () => {
-  const registry = new HandleRegistry();
-  const checks = new HandleChecker(registry, true);
-  // A device the registry knows, without a driver: only its address and owner identity matter here.
+  const handleMaps = new HandleMaps();
+  const checks = new HandleChecker(handleMaps, true);
+  // A device the handle maps know, without a driver: only its address and owner identity matter here.
   const device = { address: 0x10n, physicalDevice: {} };
-  registry.devices.set(handleKey(0x10n), device as never);
+  handleMaps.devices.set(handleKey(0x10n), device as never);
   const made: bigint[] = [];
   const createBuffer = checks.wrap("vkCreateBuffer", (_d, _i, _a, out) => {
     new BigUint64Array(Deno.UnsafePointerView.getArrayBuffer(out as Deno.PointerObject, 8))[0] = 0x500n;

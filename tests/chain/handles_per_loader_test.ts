@@ -1,5 +1,5 @@
 /**
- * Each loader (each `Vulkan.load()`) owns its handle maps (chain/objects.ts `HandleRegistry`): a handle
+ * Each loader (each `Vulkan.load()`) owns its handle maps (chain/objects.ts `HandleMaps`): a handle
  * one loader made is unknown to another's: its trampolines throw a `TypeError` saying the handle belongs to
  * another loader, its proc-addr queries answer NULL with an error line, nothing done; the loader that made
  * it goes on using it.
@@ -53,15 +53,15 @@ Deno.test("a handle from one loader is an invalid handle to another, and stays v
   assert(a.vk.vkGetDeviceProcAddr(device, "vkCmdDraw") !== null);
   assert(a.vk.deviceTable(device as VkDevice).vkCmdDraw !== undefined);
   assertEquals(physicalDevices(a, instance).map(addr), [addr(pd!)]);
-  assertEquals(loaderOf(a.vk).registry.instances.size, 1);
-  assertEquals(loaderOf(b.vk).registry.instances.has(handleKey(instance)), false);
+  assertEquals(loaderOf(a.vk).handleMaps.instances.size, 1);
+  assertEquals(loaderOf(b.vk).handleMaps.instances.has(handleKey(instance)), false);
 
   a.vk.vkDestroyDevice(device, null);
   a.vk.vkDestroyInstance(instance, null);
   b.vk.vkDestroyDevice(ownDevice, null);
   b.vk.vkDestroyInstance(own.instance, null);
-  assertEquals(loaderOf(a.vk).registry.devices.size + loaderOf(b.vk).registry.devices.size, 0);
-  assertEquals(loaderOf(a.vk).registry.instances.size + loaderOf(b.vk).registry.instances.size, 0);
+  assertEquals(loaderOf(a.vk).handleMaps.devices.size + loaderOf(b.vk).handleMaps.devices.size, 0);
+  assertEquals(loaderOf(a.vk).handleMaps.instances.size + loaderOf(b.vk).handleMaps.instances.size, 0);
 });
 
 Deno.test("an unknown command first resolved through one loader reaches the driver from another loader's objects", async () => {

@@ -6,7 +6,7 @@
 
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import { DispatchTable } from "../../ffi/dispatch.ts";
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackOwner } from "../../ffi/callback.ts";
 import { emitUnwrapObject } from "../../ffi/unwrap_object.ts";
 import { unwrapStubCode } from "../../ffi/unwrap_stub_code.ts";
 import { UnwrapStubs } from "../../ffi/unwrap_stubs.ts";
@@ -46,7 +46,7 @@ Deno.test("x86-64 and aarch64 code: load the table, swap the handle, jump to the
 
 for (const native of [true, false]) {
   Deno.test(`two-level unwrap reaches the function with the innermost handle (${native ? "native" : "fallback"})`, () => {
-    using callbacks = new CallbackRegistry();
+    using callbacks = new CallbackOwner();
     const target = callbacks.create(DEF, (handle, x) => Number(Deno.UnsafePointer.value(handle)) + x, {
       name: "target",
       onError: 0,
@@ -68,7 +68,7 @@ for (const native of [true, false]) {
 }
 
 Deno.test("stubs left without a symbol are reached by address and bound through an object of their own", () => {
-  using callbacks = new CallbackRegistry();
+  using callbacks = new CallbackOwner();
   const target = callbacks.create(DEF, (handle, x) => Number(Deno.UnsafePointer.value(handle)) + x, {
     name: "target",
     onError: 0,

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { Arena, nativeBytes, readPointer } from "../../ffi/memory.ts";
 import { readStruct, writeStruct } from "../../api/structs.ts";
 import {
-  type ChainLink,
   defineLayer,
+  type ExtendingStruct,
   installLayers,
   type Intercepts,
   type ValidationMessage,
@@ -236,7 +236,7 @@ for (const placement of PLACEMENTS) {
   });
 
   Deno.test(`${placement}: a hook reads vkCreateDevice's pNext chain without the loader's link structs, and its edits reach the driver`, async () => {
-    const seen: ChainLink[][] = [];
+    const seen: ExtendingStruct[][] = [];
     let appChain: Deno.PointerValue = null;
     await withLayer(
       placement,

@@ -8,7 +8,7 @@ import { Arena, type Pointer, readPointer, writePointer } from "../../ffi/memory
 import { check, enumerate, readStruct, writeStruct } from "../../api/structs.ts";
 import { fillExtensions, fillLayers, namesOf } from "../../layers/_enumerate.ts";
 import { defineLayer } from "../../layers/layer.ts";
-import { importLayerModules } from "../../layers/registry.ts";
+import { importLayerModules } from "../../layers/catalog.ts";
 import { installLayers } from "../../layers/top.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
 import { referenceLoaderTest } from "../support/ts_layer_harness.ts";

@@ -10,7 +10,7 @@ import { Arena } from "../../ffi/memory.ts";
 import { readHandle } from "../../vk/handle.ts";
 import { enumerate, writeStruct } from "../../api/structs.ts";
 import { defineLayer } from "../../layers/layer.ts";
-import { importLayerModules } from "../../layers/registry.ts";
+import { importLayerModules } from "../../layers/catalog.ts";
 import { installLayers } from "../../layers/top.ts";
 import { Vulkan } from "../../mod.ts";
 import { LAVAPIPE } from "../support/lavapipe.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { runCompute } from "../../examples/compute.ts";
 import { defineLayer, type ValidationMessage } from "../../layers/layer.ts";
-import { importLayerModules } from "../../layers/registry.ts";
+import { importLayerModules } from "../../layers/catalog.ts";
 import { installLayers } from "../../layers/top.ts";
 import { Vulkan } from "../../mod.ts";
 import { Logger } from "../../loading/log.ts";

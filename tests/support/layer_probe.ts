@@ -9,7 +9,7 @@ import { Vulkan } from "../../vulkan.ts";
 import { COMMANDS } from "../../vk/generated/commands.ts";
 import { Logger } from "../../loading/log.ts";
 import { LayerLibrary } from "../../loading/layer_library.ts";
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackOwner } from "../../ffi/callback.ts";
 import { Library } from "../../ffi/library.ts";
 import { Arena } from "../../ffi/memory.ts";
 import { writeStruct } from "../../api/structs.ts";
@@ -33,7 +33,7 @@ const logger = new Logger({ ...env, vars: { ...env.vars, VK_LOADER_DEBUG: "all" 
 const live = () => ({
   layers: LayerLibrary.liveCount,
   libraries: Library.liveCount,
-  callbacks: CallbackRegistry.liveCount,
+  callbacks: CallbackOwner.liveCount,
 });
 const vk = Vulkan.load({ env, logger });
 const arena = new Arena();

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackOwner } from "../../ffi/callback.ts";
 import { DispatchTable } from "../../ffi/dispatch.ts";
 import { Library } from "../../ffi/library.ts";
 import { Arena } from "../../ffi/memory.ts";
@@ -29,7 +29,7 @@ export interface SoakCommands {
 
 /** Native resources alive at one moment. */
 export interface ResourceCounts {
-  /** `CallbackRegistry.liveCount`: Deno.UnsafeCallbacks not closed. */
+  /** `CallbackOwner.liveCount`: Deno.UnsafeCallbacks not closed. */
   callbacks: number;
   /** `Arena.liveCount`: native-memory arenas not disposed. */
   arenas: number;
@@ -65,7 +65,7 @@ export async function loadCounters(): Promise<void> {
 /** Reads every live counter the project keeps. */
 export function resourceCounts(): ResourceCounts {
   return {
-    callbacks: CallbackRegistry.liveCount,
+    callbacks: CallbackOwner.liveCount,
     arenas: Arena.liveCount,
     libraries: Library.liveCount,
     tables: DispatchTable.liveCount,

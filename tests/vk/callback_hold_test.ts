@@ -4,7 +4,7 @@
  */
 
 import { deepStrictEqual as assertEquals, notStrictEqual, throws as assertThrows } from "node:assert/strict";
-import { CallbackRegistry, holdCallback, holdersOf } from "../../ffi/callback.ts";
+import { CallbackOwner, holdCallback, holdersOf } from "../../ffi/callback.ts";
 import { makeCallback } from "../../vk/vk_callback.ts";
 import { Arena, create, enumerate, Vulkan, writeStruct } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
@@ -27,11 +27,11 @@ Deno.test("a held callback refuses to close, naming its holder, and closes once 
 
 Deno.test("a released callback still held is not pooled: the next callback of its signature gets another address", () => {
   const def = { parameters: ["u32"], result: "void" } as const;
-  const first = new CallbackRegistry();
+  const first = new CallbackOwner();
   const held = first.create(def, () => {}, { name: "held" }).pointer;
   const release = holdCallback(held, "VkDebugReportCallbackEXT 0x2");
   first.dispose();
-  using second = new CallbackRegistry();
+  using second = new CallbackOwner();
   const next = second.create(def, () => {}, { name: "next" }).pointer;
   notStrictEqual(Deno.UnsafePointer.value(next), Deno.UnsafePointer.value(held));
   release();

@@ -2,7 +2,7 @@
 // create / createMany (create-and-read-back, VkError naming command and result), VkScope (reverse-order
 // destruction with the destroy command vk.xml pairs with each create command).
 import { deepEqual as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
-import { CallbackRegistry } from "../../ffi/callback.ts";
+import { CallbackOwner } from "../../ffi/callback.ts";
 import { CALLBACK_DEFS } from "../../vk/generated/callbacks.ts";
 import {
   asHandle,
@@ -43,7 +43,7 @@ Deno.test("makeCallback knows every funcpointer type and rejects other names", (
 });
 
 Deno.test("a typed callback gets decoded arguments (enum members named), returns booleans as VkBool32, and is closed by using", () => {
-  const before = CallbackRegistry.liveCount;
+  const before = CallbackOwner.liveCount;
   const seen: (VkCallbackStructs["VkDebugUtilsMessengerCallbackDataEXT"] | null)[] = [];
   {
     using cb = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, types, data) => {
@@ -51,7 +51,7 @@ Deno.test("a typed callback gets decoded arguments (enum members named), returns
       seen.push(data);
       return true;
     });
-    assertEquals(CallbackRegistry.liveCount, before + 1);
+    assertEquals(CallbackOwner.liveCount, before + 1);
     // Call it the way C does, through its pointer, with a struct written in memory.
     const call = new Deno.UnsafeFnPointer(
       cb.pointer as Deno.PointerObject as Deno.PointerObject<never>,
@@ -70,7 +70,7 @@ Deno.test("a typed callback gets decoded arguments (enum members named), returns
     assertEquals(call.call(16, 2, data, null), 1);
     assertEquals(call.call(16, 2, null, null), 1);
   }
-  assertEquals(CallbackRegistry.liveCount, before);
+  assertEquals(CallbackOwner.liveCount, before);
   const d = seen[0]!;
   assertEquals(d.pMessage, "hello from C");
   assertEquals(d.pMessageIdName, "VUID-test");
@@ -189,7 +189,7 @@ Deno.test({
   ignore: !hasLavapipe,
 }, () => {
   const heard: string[] = [];
-  const before = CallbackRegistry.liveCount;
+  const before = CallbackOwner.liveCount;
   {
     using vk = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
     using scope = new VkScope(vk);
@@ -265,7 +265,7 @@ Deno.test({
     );
   }
   assertEquals(heard, ["typed: typed messenger [b]"]);
-  assertEquals(CallbackRegistry.liveCount, before);
+  assertEquals(CallbackOwner.liveCount, before);
 });
 
 Deno.test({

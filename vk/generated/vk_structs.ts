@@ -46189,28 +46189,34 @@ export interface VkStructChains {
 }
 
 /**
- * One pNext link extending `P`: the struct's name in `type`, its members beside it, and optionally the
- * rest of the chain in its own `pNext`.
+ * One struct extending `P` in its pNext chain (vk.xml `structextends`): the struct's name in `type`, its
+ * members beside it, and optionally the rest of the chain in its own `pNext`.
  */
-export type VkChainLink<N extends VkStructName, P extends keyof VkStructChains> =
+export type VkExtendingStruct<N extends VkStructName, P extends keyof VkStructChains> =
   & { readonly type: N; readonly pNext?: VkChain<P> }
   & Omit<VkStructInputs[N], "sType" | "pNext">;
 
-/** A link that may extend the pNext chain of `P`. */
-export type VkChainLinkOf<P extends keyof VkStructChains> = {
-  [N in VkStructChains[P]]: N extends VkStructName ? VkChainLink<N, P> : never;
+/** Any struct that may extend the pNext chain of `P`. */
+export type VkExtendingStructOf<P extends keyof VkStructChains> = {
+  [N in VkStructChains[P]]: N extends VkStructName ? VkExtendingStruct<N, P> : never;
 }[VkStructChains[P]];
 
-/** One link of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is. */
+/** @deprecated Use {@linkcode VkExtendingStruct} ("link" names a link of the layer chain). */
+export type VkChainLink<N extends VkStructName, P extends keyof VkStructChains> = VkExtendingStruct<N, P>;
+
+/** @deprecated Use {@linkcode VkExtendingStructOf} ("link" names a link of the layer chain). */
+export type VkChainLinkOf<P extends keyof VkStructChains> = VkExtendingStructOf<P>;
+
+/** One struct of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is. */
 export type VkChainRead<P extends keyof VkStructChains> = {
   [N in VkStructChains[P]]: N extends VkStructName ? VkStructs[N] & { readonly type: N } : never;
 }[VkStructChains[P]];
 
 /**
- * The pNext member of `P` as {@linkcode writeStruct} takes it: a pointer, one link, or a list of links
+ * The pNext member of `P` as {@linkcode writeStruct} takes it: a pointer, one struct, or a list of structs
  * (linked in order; a raw pointer may end the list). Only structs that extend `P` are accepted.
  */
 export type VkChain<P extends keyof VkStructChains> =
   | Deno.PointerValue
-  | VkChainLinkOf<P>
-  | readonly (VkChainLinkOf<P> | Deno.PointerObject)[];
+  | VkExtendingStructOf<P>
+  | readonly (VkExtendingStructOf<P> | Deno.PointerObject)[];

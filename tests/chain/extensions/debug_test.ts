@@ -1,6 +1,6 @@
 // Loader log messages reach debug-utils and debug-report messengers (chain/extensions/debug.ts).
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { CallbackRegistry } from "../../../ffi/callback.ts";
+import { CallbackOwner } from "../../../ffi/callback.ts";
 import { fnFromPointer } from "../../../ffi/library.ts";
 import { Arena, readCString, readPointer, readU32, readU64 } from "../../../ffi/memory.ts";
 import { readStruct, writeStruct } from "../../../api/structs.ts";
@@ -37,7 +37,7 @@ interface Seen {
 /** An application's messenger callbacks, recording what they get. */
 class AppMessengers implements Disposable {
   readonly seen: Seen[] = [];
-  readonly callbacks = new CallbackRegistry();
+  readonly callbacks = new CallbackOwner();
   readonly utils: Deno.PointerObject;
   readonly report: Deno.PointerObject;
 
@@ -208,9 +208,9 @@ Deno.test("messengers made through the terminators get loader messages until des
     ["Loader Message", 'Insert instance layer "VK_LAYER_a"', MESSAGE_TYPE.general],
     ["app", "submitted", MESSAGE_TYPE.validation],
   ]);
-  const live = CallbackRegistry.liveCount;
+  const live = CallbackOwner.liveCount;
   messengers.dispose();
-  assertEquals(CallbackRegistry.liveCount, live - 6);
+  assertEquals(CallbackOwner.liveCount, live - 6);
   assertEquals(log.sinkCount, 0);
 });
 
@@ -315,7 +315,7 @@ Deno.test({
 
 Deno.test("terminator messengers are made in drivers that have the command too, and undone when one fails", () => {
   using arena = new Arena();
-  using fakes = new CallbackRegistry();
+  using fakes = new CallbackOwner();
   const calls: string[] = [];
   const driver = (name: string, result: number) => {
     const create = fakes.create(

@@ -2,7 +2,7 @@
 // the loader's pNext nodes, loader callbacks, wrapping, physical-device reshaping, devices made through the
 // callback, extensions, device layer enumeration, and libraries closed after vkDestroyInstance.
 import { deepStrictEqual as assertEquals, notStrictEqual, ok as assert } from "node:assert/strict";
-import { CallbackRegistry } from "../../../ffi/callback.ts";
+import { CallbackOwner } from "../../../ffi/callback.ts";
 import { Library } from "../../../ffi/library.ts";
 import { type Pointer, readPointer } from "../../../ffi/memory.ts";
 import { readStruct, writeStruct } from "../../../api/structs.ts";
@@ -68,7 +68,7 @@ function live() {
   return {
     layers: LayerLibrary.liveCount,
     libraries: Library.liveCount,
-    callbacks: CallbackRegistry.liveCount,
+    callbacks: CallbackOwner.liveCount,
   };
 }
 

@@ -7,7 +7,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { Vulkan } from "../../../vulkan.ts";
 import { COMMANDS } from "../../../vk/generated/commands.ts";
 import { LayerLibrary } from "../../../loading/layer_library.ts";
-import { CallbackRegistry } from "../../../ffi/callback.ts";
+import { CallbackOwner } from "../../../ffi/callback.ts";
 import { Library } from "../../../ffi/library.ts";
 import { Arena, readCString, readPointer } from "../../../ffi/memory.ts";
 import { writeStruct } from "../../../api/structs.ts";
@@ -121,7 +121,7 @@ Deno.test({
   // The process's dispatch stubs load with the first loader and stay: count from here.
   const start = { layers: LayerLibrary.liveCount, libraries: Library.liveCount };
   using arena = new Arena();
-  using callbacks = new CallbackRegistry();
+  using callbacks = new CallbackOwner();
   const ids: string[] = [];
   const messenger = callbacks.create(
     { parameters: ["u32", "u32", "pointer", "pointer"], result: "u32" },

@@ -4,7 +4,7 @@
  *
  * @example Enabling by name
  * ```ts
- * import { findLayer } from "./registry.ts";
+ * import { findLayer } from "./catalog.ts";
  * console.log(findLayer("VK_LAYER_VKDENO_draw_stats")?.description);
  * ```
  *
@@ -63,7 +63,7 @@ function importCause(path: string, error: unknown): string {
  *
  * @example Usage
  * ```ts
- * import { moduleProblem } from "./registry.ts";
+ * import { moduleProblem } from "./catalog.ts";
  * console.log(moduleProblem("/nonexistent/layer.ts")); // "does not exist"
  * ```
  */
@@ -86,7 +86,7 @@ export const BUILTIN_LAYERS: readonly TsLayer[] = [apiDumpLayer, drawStatsLayer,
  *
  * @example Usage
  * ```ts
- * import { findLayer } from "./registry.ts";
+ * import { findLayer } from "./catalog.ts";
  * console.log(findLayer("VK_LAYER_VKDENO_api_dump")?.name); // "VK_LAYER_VKDENO_api_dump"
  * console.log(findLayer("VK_LAYER_x_mine")); // undefined: not given, not shipped
  * ```
@@ -100,7 +100,7 @@ export function findLayer(name: string, available: readonly TsLayer[] = []): TsL
  *
  * @example Usage
  * ```ts
- * import { knownLayers } from "./registry.ts";
+ * import { knownLayers } from "./catalog.ts";
  * console.log(knownLayers().length); // 3
  * ```
  */
@@ -118,7 +118,7 @@ export function knownLayers(available: readonly TsLayer[] = []): TsLayer[] {
  *
  * @example Usage
  * ```ts
- * import { layersFromEnvironment } from "./registry.ts";
+ * import { layersFromEnvironment } from "./catalog.ts";
  * const env = { vars: { VK_INSTANCE_LAYERS: "VK_LAYER_KHRONOS_validation:VK_LAYER_VKDENO_api_dump" }, elevated: false };
  * console.log(layersFromEnvironment(env).map((l) => l.name)); // ["VK_LAYER_VKDENO_api_dump"]
  * ```
@@ -136,7 +136,7 @@ export function layersFromEnvironment(
  *
  * @example Usage
  * ```ts
- * import { isModuleLayer } from "./registry.ts";
+ * import { isModuleLayer } from "./catalog.ts";
  * console.log(isModuleLayer({ libraryPath: "/opt/layers/mine.ts" })); // true
  * ```
  */
@@ -150,7 +150,7 @@ export function isModuleLayer(manifest: Pick<LayerManifest, "libraryPath">): boo
  *
  * @example Usage
  * ```ts ignore
- * import { importLayerModule } from "./registry.ts";
+ * import { importLayerModule } from "./catalog.ts";
  * declare const manifest: import("../discovery/layer_manifest.ts").LayerManifest;
  * const layer = await importLayerModule(manifest);
  * ```
