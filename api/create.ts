@@ -8,7 +8,7 @@
  */
 import { VkError } from "../vk/errors.ts";
 import type { VkCommands } from "../vk/generated/vk_commands.ts";
-import type { VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
+import type { VkCreateArgs, VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
 import { handleChecksOf } from "../vk/handle_check_interface.ts";
 
 /** Any object holding raw Vulkan commands by name (vkdeno's `Vulkan`, the libvulkan wrapper, a device table). */
@@ -21,7 +21,10 @@ export type VkCommandSource = Partial<VkCommands>;
  */
 export type CommandSource = VkCommandSource;
 
-/** The arguments of command `N` before its last parameter (the output slot the helper provides). */
+/**
+ * The arguments of command `N` before its last parameter (the output slot the helper provides). `create`,
+ * `createMany` and `VkScope` take the same tuples as {@linkcode VkCreateArgs}`[N]`.
+ */
 export type CreateArgs<N extends string> = N extends keyof VkCommands
   ? VkCommands[N] extends (...args: [...infer A, Deno.PointerValue]) => unknown ? A : never
   : never;
@@ -56,7 +59,7 @@ function commandOf(vk: VkCommandSource, name: string, args: readonly unknown[]):
 export function create<N extends keyof VkCreateOutputs>(
   vk: VkCommandSource,
   name: N,
-  args: CreateArgs<N>,
+  args: NoInfer<VkCreateArgs[N]>,
 ): VkCreateOutputs[N] {
   return createHandle(vk, name, args as readonly unknown[]) as VkCreateOutputs[N];
 }
@@ -95,7 +98,7 @@ export function createHandle(
 export function createMany<N extends keyof VkCreateManyOutputs>(
   vk: VkCommandSource,
   name: N,
-  args: CreateArgs<N>,
+  args: NoInfer<VkCreateArgs[N]>,
   count: number,
 ): VkCreateManyOutputs[N][] {
   return createHandles(vk, name, args as readonly unknown[], count) as VkCreateManyOutputs[N][];

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { type CreateArgs, createHandle, createHandles, type VkCommandSource } from "./create.ts";
+import { createHandle, createHandles, type VkCommandSource } from "./create.ts";
 import { DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
 import { handleChecksOf } from "../vk/handle_check_interface.ts";
 import type { VkCallbackFunctions, VkCallbackName } from "../vk/generated/vk_callbacks.ts";
-import type { VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
+import type { VkCreateArgs, VkCreateManyOutputs, VkCreateOutputs } from "../vk/generated/vk_create.ts";
 import { Arena } from "../ffi/memory.ts";
 import { makeCallback, type MakeCallbackOptions } from "../vk/vk_callback.ts";
 import type { VkCallbackPointer } from "../vk/generated/vk_types.ts";
@@ -55,7 +55,7 @@ export class VkScope implements Disposable {
    * ```
    * @throws {VkError} If the command fails.
    */
-  create<N extends keyof VkCreateOutputs>(name: N, args: CreateArgs<N>): VkCreateOutputs[N] {
+  create<N extends keyof VkCreateOutputs>(name: N, args: NoInfer<VkCreateArgs[N]>): VkCreateOutputs[N] {
     const raw = args as readonly unknown[];
     const handle = createHandle(this.#vk, name, raw) as VkCreateOutputs[N];
     this.#destroyLater(name, raw, handle);
@@ -74,7 +74,7 @@ export class VkScope implements Disposable {
    */
   createMany<N extends keyof VkCreateManyOutputs>(
     name: N,
-    args: CreateArgs<N>,
+    args: NoInfer<VkCreateArgs[N]>,
     count: number,
   ): VkCreateManyOutputs[N][] {
     const raw = args as readonly unknown[];

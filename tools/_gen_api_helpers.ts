@@ -193,6 +193,10 @@ ${defRows.join("\n")}
   // Create-and-read-back: commands returning new handles through their last parameter.
   const singles: [string, string][] = [];
   const manys: [string, string][] = [];
+  // Each one's arguments before the output slot, as a tuple: `create` and `VkScope` take `VkCreateArgs[N]`,
+  // an interface lookup (inferring from a conditional over every command cost seconds per `deno check`).
+  const argRows: string[] = [];
+  const argTypes = new Set<string>();
   const destroyRows: string[] = [];
   const destroyerOf = new Map<string, { name: string; parent: boolean; allocator: boolean }>();
   for (const name of reg.order) {
@@ -227,8 +231,14 @@ ${defRows.join("\n")}
       if (param ? param.pointer === 0 : ref.includes("->")) kind = "many";
     }
     if (!kind) continue;
+    const args = cmd.params.slice(0, -1).map((p) => {
+      const ts = map.param(p, name);
+      for (const m of ts.matchAll(/\b([A-Za-z_]\w*)\b/g)) if (map.declared.has(m[1]!)) argTypes.add(m[1]!);
+      return `${paramName(p.name)}: ${ts}`;
+    });
     for (const n of [name, ...cmd.aliases].filter((n) => reg.commandTarget.has(n)).sort()) {
       (kind === "single" ? singles : manys).push([n, handleType]);
+      argRows.push(`  /** \`${n}\`'s arguments before its output. */\n  ${n}: [${args.join(", ")}];`);
       used.add(handleType);
       const d = destroyerOf.get(handleType);
       if (d) {
@@ -239,7 +249,7 @@ ${defRows.join("\n")}
       }
     }
   }
-  const handleImports = [...new Set([...singles, ...manys].map(([, h]) => h))].sort();
+  const handleImports = [...new Set([...singles, ...manys].map(([, h]) => h).concat(...argTypes))].sort();
   files.set(
     "vk_create.ts",
     `${
@@ -258,6 +268,11 @@ ${singles.map(([n, h]) => `  /** \`${n}\` returns a \`${h}\`. */\n  ${n}: ${h};`
 /** Commands returning an array of new handles through their last parameter -> the element type. */
 export interface VkCreateManyOutputs {
 ${manys.map(([n, h]) => `  /** \`${n}\` returns \`${h}\`s. */\n  ${n}: ${h};`).join("\n")}
+}
+
+/** The commands of {@linkcode VkCreateOutputs} and {@linkcode VkCreateManyOutputs} -> their arguments before the output. */
+export interface VkCreateArgs {
+${argRows.join("\n")}
 }
 `,
   );

@@ -478,7 +478,7 @@ import type { ${[...used].sort().join(", ")} } from "./vk_types.ts";
 import type { VkStructChains, VkStructInputs, VkStructName, VkStructs } from "./vk_structs.ts";
 
 /** The structs that may extend the pNext chain of \`P\` (by name). */
-export type VkChainName<P extends keyof VkStructChains> = VkStructChains[P] & VkStructName;
+export type VkChainName<P extends keyof VkStructChains> = VkStructChains[P];
 
 /** The pNext chain a command filled, by struct name: one read-back struct per name asked for. */
 export type VkChained<C extends VkStructName> = { readonly [K in C]: VkStructs[K] };

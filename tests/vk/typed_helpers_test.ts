@@ -317,6 +317,10 @@ export function helperTypeCases(vk: VulkanCommands, device: VkDevice): void {
   create(vk, "vkCreateBuffer", [device, null, null, null]);
   // @ts-expect-error vkCmdDraw makes no handle
   create(vk, "vkCmdDraw", [null, 3, 1, 0, 0]);
+  // @ts-expect-error pCreateInfo is a pointer, not a number (arguments are typed per command, not inferred)
+  create(vk, "vkCreateBuffer", [device, 1, null]);
+  // @ts-expect-error vkAllocateCommandBuffers's first argument is a VkDevice, not a VkBuffer
+  createMany(vk, "vkAllocateCommandBuffers", [buffer, null], 1);
   // @ts-expect-error the messenger callback receives a number severity, not a string
   makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity: string) => severity === "x");
   // @ts-expect-error the messenger callback returns a VkBool32 (or boolean)

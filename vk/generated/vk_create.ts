@@ -46,6 +46,7 @@ import type {
   VkMicromapEXT,
   VkOpticalFlowSessionNV,
   VkPerformanceConfigurationINTEL,
+  VkPhysicalDevice,
   VkPipeline,
   VkPipelineCache,
   VkPipelineLayout,
@@ -59,6 +60,7 @@ import type {
   VkShaderEXT,
   VkShaderInstrumentationARM,
   VkShaderModule,
+  VkStructPointer,
   VkSurfaceKHR,
   VkSwapchainKHR,
   VkTensorARM,
@@ -254,4 +256,532 @@ export interface VkCreateManyOutputs {
   vkCreateShadersEXT: VkShaderEXT;
   /** `vkCreateDataGraphPipelinesARM` returns `VkPipeline`s. */
   vkCreateDataGraphPipelinesARM: VkPipeline;
+}
+
+/** The commands of {@linkcode VkCreateOutputs} and {@linkcode VkCreateManyOutputs} -> their arguments before the output. */
+export interface VkCreateArgs {
+  /** `vkCreateInstance`'s arguments before its output. */
+  vkCreateInstance: [
+    pCreateInfo: VkStructPointer<"VkInstanceCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDevice`'s arguments before its output. */
+  vkCreateDevice: [
+    physicalDevice: VkPhysicalDevice,
+    pCreateInfo: VkStructPointer<"VkDeviceCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkGetDeviceQueue`'s arguments before its output. */
+  vkGetDeviceQueue: [device: VkDevice, queueFamilyIndex: number, queueIndex: number];
+  /** `vkAllocateMemory`'s arguments before its output. */
+  vkAllocateMemory: [
+    device: VkDevice,
+    pAllocateInfo: VkStructPointer<"VkMemoryAllocateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateFence`'s arguments before its output. */
+  vkCreateFence: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkFenceCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateSemaphore`'s arguments before its output. */
+  vkCreateSemaphore: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkSemaphoreCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateQueryPool`'s arguments before its output. */
+  vkCreateQueryPool: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkQueryPoolCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateBuffer`'s arguments before its output. */
+  vkCreateBuffer: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkBufferCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateImage`'s arguments before its output. */
+  vkCreateImage: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkImageCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateImageView`'s arguments before its output. */
+  vkCreateImageView: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkImageViewCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateCommandPool`'s arguments before its output. */
+  vkCreateCommandPool: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkCommandPoolCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkAllocateCommandBuffers`'s arguments before its output. */
+  vkAllocateCommandBuffers: [device: VkDevice, pAllocateInfo: VkStructPointer<"VkCommandBufferAllocateInfo">];
+  /** `vkCreateEvent`'s arguments before its output. */
+  vkCreateEvent: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkEventCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateBufferView`'s arguments before its output. */
+  vkCreateBufferView: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkBufferViewCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateShaderModule`'s arguments before its output. */
+  vkCreateShaderModule: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkShaderModuleCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreatePipelineCache`'s arguments before its output. */
+  vkCreatePipelineCache: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkPipelineCacheCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateComputePipelines`'s arguments before its output. */
+  vkCreateComputePipelines: [
+    device: VkDevice,
+    pipelineCache: VkPipelineCache | null,
+    createInfoCount: number,
+    pCreateInfos: VkStructPointer<"VkComputePipelineCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreatePipelineLayout`'s arguments before its output. */
+  vkCreatePipelineLayout: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkPipelineLayoutCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateSampler`'s arguments before its output. */
+  vkCreateSampler: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkSamplerCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDescriptorSetLayout`'s arguments before its output. */
+  vkCreateDescriptorSetLayout: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkDescriptorSetLayoutCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDescriptorPool`'s arguments before its output. */
+  vkCreateDescriptorPool: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkDescriptorPoolCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkAllocateDescriptorSets`'s arguments before its output. */
+  vkAllocateDescriptorSets: [device: VkDevice, pAllocateInfo: VkStructPointer<"VkDescriptorSetAllocateInfo">];
+  /** `vkCreateGraphicsPipelines`'s arguments before its output. */
+  vkCreateGraphicsPipelines: [
+    device: VkDevice,
+    pipelineCache: VkPipelineCache | null,
+    createInfoCount: number,
+    pCreateInfos: VkStructPointer<"VkGraphicsPipelineCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateFramebuffer`'s arguments before its output. */
+  vkCreateFramebuffer: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkFramebufferCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateRenderPass`'s arguments before its output. */
+  vkCreateRenderPass: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkGetDeviceQueue2`'s arguments before its output. */
+  vkGetDeviceQueue2: [device: VkDevice, pQueueInfo: VkStructPointer<"VkDeviceQueueInfo2">];
+  /** `vkCreateDescriptorUpdateTemplate`'s arguments before its output. */
+  vkCreateDescriptorUpdateTemplate: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkDescriptorUpdateTemplateCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDescriptorUpdateTemplateKHR`'s arguments before its output. */
+  vkCreateDescriptorUpdateTemplateKHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkDescriptorUpdateTemplateCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateSamplerYcbcrConversion`'s arguments before its output. */
+  vkCreateSamplerYcbcrConversion: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkSamplerYcbcrConversionCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateSamplerYcbcrConversionKHR`'s arguments before its output. */
+  vkCreateSamplerYcbcrConversionKHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkSamplerYcbcrConversionCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateRenderPass2`'s arguments before its output. */
+  vkCreateRenderPass2: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo2">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateRenderPass2KHR`'s arguments before its output. */
+  vkCreateRenderPass2KHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkRenderPassCreateInfo2">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreatePrivateDataSlot`'s arguments before its output. */
+  vkCreatePrivateDataSlot: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkPrivateDataSlotCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreatePrivateDataSlotEXT`'s arguments before its output. */
+  vkCreatePrivateDataSlotEXT: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkPrivateDataSlotCreateInfo">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateSwapchainKHR`'s arguments before its output. */
+  vkCreateSwapchainKHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkSwapchainCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDisplayModeKHR`'s arguments before its output. */
+  vkCreateDisplayModeKHR: [
+    physicalDevice: VkPhysicalDevice,
+    display: VkDisplayKHR,
+    pCreateInfo: VkStructPointer<"VkDisplayModeCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDisplayPlaneSurfaceKHR`'s arguments before its output. */
+  vkCreateDisplayPlaneSurfaceKHR: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkDisplaySurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateSharedSwapchainsKHR`'s arguments before its output. */
+  vkCreateSharedSwapchainsKHR: [
+    device: VkDevice,
+    swapchainCount: number,
+    pCreateInfos: VkStructPointer<"VkSwapchainCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateXlibSurfaceKHR`'s arguments before its output. */
+  vkCreateXlibSurfaceKHR: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkXlibSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateXcbSurfaceKHR`'s arguments before its output. */
+  vkCreateXcbSurfaceKHR: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkXcbSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateWaylandSurfaceKHR`'s arguments before its output. */
+  vkCreateWaylandSurfaceKHR: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkWaylandSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateAndroidSurfaceKHR`'s arguments before its output. */
+  vkCreateAndroidSurfaceKHR: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkAndroidSurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateWin32SurfaceKHR`'s arguments before its output. */
+  vkCreateWin32SurfaceKHR: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkWin32SurfaceCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDebugReportCallbackEXT`'s arguments before its output. */
+  vkCreateDebugReportCallbackEXT: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkDebugReportCallbackCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateVideoSessionKHR`'s arguments before its output. */
+  vkCreateVideoSessionKHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkVideoSessionCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateVideoSessionParametersKHR`'s arguments before its output. */
+  vkCreateVideoSessionParametersKHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkVideoSessionParametersCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateCuModuleNVX`'s arguments before its output. */
+  vkCreateCuModuleNVX: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkCuModuleCreateInfoNVX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateCuFunctionNVX`'s arguments before its output. */
+  vkCreateCuFunctionNVX: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkCuFunctionCreateInfoNVX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateStreamDescriptorSurfaceGGP`'s arguments before its output. */
+  vkCreateStreamDescriptorSurfaceGGP: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkStreamDescriptorSurfaceCreateInfoGGP">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateViSurfaceNN`'s arguments before its output. */
+  vkCreateViSurfaceNN: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkViSurfaceCreateInfoNN">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkGetRandROutputDisplayEXT`'s arguments before its output. */
+  vkGetRandROutputDisplayEXT: [physicalDevice: VkPhysicalDevice, dpy: Deno.PointerValue, rrOutput: bigint];
+  /** `vkRegisterDeviceEventEXT`'s arguments before its output. */
+  vkRegisterDeviceEventEXT: [
+    device: VkDevice,
+    pDeviceEventInfo: VkStructPointer<"VkDeviceEventInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkRegisterDisplayEventEXT`'s arguments before its output. */
+  vkRegisterDisplayEventEXT: [
+    device: VkDevice,
+    display: VkDisplayKHR,
+    pDisplayEventInfo: VkStructPointer<"VkDisplayEventInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateIOSSurfaceMVK`'s arguments before its output. */
+  vkCreateIOSSurfaceMVK: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkIOSSurfaceCreateInfoMVK">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateMacOSSurfaceMVK`'s arguments before its output. */
+  vkCreateMacOSSurfaceMVK: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkMacOSSurfaceCreateInfoMVK">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDebugUtilsMessengerEXT`'s arguments before its output. */
+  vkCreateDebugUtilsMessengerEXT: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkDebugUtilsMessengerCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateGpaSessionAMD`'s arguments before its output. */
+  vkCreateGpaSessionAMD: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkGpaSessionCreateInfoAMD">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateExecutionGraphPipelinesAMDX`'s arguments before its output. */
+  vkCreateExecutionGraphPipelinesAMDX: [
+    device: VkDevice,
+    pipelineCache: VkPipelineCache | null,
+    createInfoCount: number,
+    pCreateInfos: VkStructPointer<"VkExecutionGraphPipelineCreateInfoAMDX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateAccelerationStructureKHR`'s arguments before its output. */
+  vkCreateAccelerationStructureKHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateValidationCacheEXT`'s arguments before its output. */
+  vkCreateValidationCacheEXT: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkValidationCacheCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateAccelerationStructureNV`'s arguments before its output. */
+  vkCreateAccelerationStructureNV: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateRayTracingPipelinesNV`'s arguments before its output. */
+  vkCreateRayTracingPipelinesNV: [
+    device: VkDevice,
+    pipelineCache: VkPipelineCache | null,
+    createInfoCount: number,
+    pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkAcquirePerformanceConfigurationINTEL`'s arguments before its output. */
+  vkAcquirePerformanceConfigurationINTEL: [
+    device: VkDevice,
+    pAcquireInfo: VkStructPointer<"VkPerformanceConfigurationAcquireInfoINTEL">,
+  ];
+  /** `vkCreateImagePipeSurfaceFUCHSIA`'s arguments before its output. */
+  vkCreateImagePipeSurfaceFUCHSIA: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkImagePipeSurfaceCreateInfoFUCHSIA">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateMetalSurfaceEXT`'s arguments before its output. */
+  vkCreateMetalSurfaceEXT: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkMetalSurfaceCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateHeadlessSurfaceEXT`'s arguments before its output. */
+  vkCreateHeadlessSurfaceEXT: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkHeadlessSurfaceCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDeferredOperationKHR`'s arguments before its output. */
+  vkCreateDeferredOperationKHR: [device: VkDevice, pAllocator: VkStructPointer<"VkAllocationCallbacks">];
+  /** `vkCreateIndirectCommandsLayoutNV`'s arguments before its output. */
+  vkCreateIndirectCommandsLayoutNV: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkGetDrmDisplayEXT`'s arguments before its output. */
+  vkGetDrmDisplayEXT: [physicalDevice: VkPhysicalDevice, drmFd: number, connectorId: number];
+  /** `vkCreateCudaModuleNV`'s arguments before its output. */
+  vkCreateCudaModuleNV: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkCudaModuleCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateCudaFunctionNV`'s arguments before its output. */
+  vkCreateCudaFunctionNV: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkCudaFunctionCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateAccelerationStructure2KHR`'s arguments before its output. */
+  vkCreateAccelerationStructure2KHR: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkAccelerationStructureCreateInfo2KHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkGetWinrtDisplayNV`'s arguments before its output. */
+  vkGetWinrtDisplayNV: [physicalDevice: VkPhysicalDevice, deviceRelativeId: number];
+  /** `vkCreateDirectFBSurfaceEXT`'s arguments before its output. */
+  vkCreateDirectFBSurfaceEXT: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkDirectFBSurfaceCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateRayTracingPipelinesKHR`'s arguments before its output. */
+  vkCreateRayTracingPipelinesKHR: [
+    device: VkDevice,
+    deferredOperation: VkDeferredOperationKHR | null,
+    pipelineCache: VkPipelineCache | null,
+    createInfoCount: number,
+    pCreateInfos: VkStructPointer<"VkRayTracingPipelineCreateInfoKHR">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateBufferCollectionFUCHSIA`'s arguments before its output. */
+  vkCreateBufferCollectionFUCHSIA: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkBufferCollectionCreateInfoFUCHSIA">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateScreenSurfaceQNX`'s arguments before its output. */
+  vkCreateScreenSurfaceQNX: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkScreenSurfaceCreateInfoQNX">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateMicromapEXT`'s arguments before its output. */
+  vkCreateMicromapEXT: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkMicromapCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateTensorARM`'s arguments before its output. */
+  vkCreateTensorARM: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkTensorCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateTensorViewARM`'s arguments before its output. */
+  vkCreateTensorViewARM: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkTensorViewCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateOpticalFlowSessionNV`'s arguments before its output. */
+  vkCreateOpticalFlowSessionNV: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkOpticalFlowSessionCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateShadersEXT`'s arguments before its output. */
+  vkCreateShadersEXT: [
+    device: VkDevice,
+    createInfoCount: number,
+    pCreateInfos: VkStructPointer<"VkShaderCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDataGraphPipelinesARM`'s arguments before its output. */
+  vkCreateDataGraphPipelinesARM: [
+    device: VkDevice,
+    deferredOperation: VkDeferredOperationKHR | null,
+    pipelineCache: VkPipelineCache | null,
+    createInfoCount: number,
+    pCreateInfos: VkStructPointer<"VkDataGraphPipelineCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateDataGraphPipelineSessionARM`'s arguments before its output. */
+  vkCreateDataGraphPipelineSessionARM: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkDataGraphPipelineSessionCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateExternalComputeQueueNV`'s arguments before its output. */
+  vkCreateExternalComputeQueueNV: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkExternalComputeQueueCreateInfoNV">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateIndirectCommandsLayoutEXT`'s arguments before its output. */
+  vkCreateIndirectCommandsLayoutEXT: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkIndirectCommandsLayoutCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateIndirectExecutionSetEXT`'s arguments before its output. */
+  vkCreateIndirectExecutionSetEXT: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkIndirectExecutionSetCreateInfoEXT">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateSurfaceOHOS`'s arguments before its output. */
+  vkCreateSurfaceOHOS: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkSurfaceCreateInfoOHOS">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateShaderInstrumentationARM`'s arguments before its output. */
+  vkCreateShaderInstrumentationARM: [
+    device: VkDevice,
+    pCreateInfo: VkStructPointer<"VkShaderInstrumentationCreateInfoARM">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
+  /** `vkCreateUbmSurfaceSEC`'s arguments before its output. */
+  vkCreateUbmSurfaceSEC: [
+    instance: VkInstance,
+    pCreateInfo: VkStructPointer<"VkUbmSurfaceCreateInfoSEC">,
+    pAllocator: VkStructPointer<"VkAllocationCallbacks">,
+  ];
 }
