@@ -121,7 +121,7 @@ export type ChainLinkInput<P> = ExtendingStructInput<P>;
  */
 export interface CallContextOf<in out A extends readonly unknown[], out R> {
   // The variances TypeScript would measure, written out: measuring them relates `chain`'s and `extendChain`'s
-  // link types over every struct name, seconds of every `deno check` of a program importing mod.ts.
+  // extending-struct types over every struct name, seconds of every `deno check` of a program importing mod.ts.
   /**
    * The command's name as called (an alias stays an alias). Typed as any command name, so that one hooks
    * object serves a command and its aliases (`{ vkCmdDrawIndirectCount: h, vkCmdDrawIndirectCountKHR: h }`).
