@@ -143,7 +143,7 @@ const SECTIONS: readonly { section: string; file: string; paired: boolean; runs:
   { section: "Scaling with layers", file: "bench/scaling_bench.ts", paired: true, runs: 3 },
   { section: "Scaling with Workers", file: "bench/workers_bench.ts", paired: true, runs: 5 },
   { section: "Cube", file: "bench/cube_bench.ts", paired: true, runs: 2 },
-  { section: "Idiomatic layer", file: "bench/idiomatic_bench.ts", paired: true, runs: 3 },
+  { section: "Idiomatic API", file: "bench/idiomatic_bench.ts", paired: true, runs: 3 },
   { section: "A renderer's frame", file: "bench/frame_bench.ts", paired: true, runs: 3 },
   { section: "Layer enumeration", file: "bench/layers_bench.ts", paired: false, runs: 3 },
   { section: "TS layers", file: "bench/ts_layer_bench.ts", paired: true, runs: 12 },

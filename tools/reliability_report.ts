@@ -102,7 +102,7 @@ export function renderSection(
     "",
     "Written by `tools/reliability_report.ts` (fault catalogue and property tests run on the spot; soak figures " +
     "from `tools/soak.ts --json`). What each fault does, side by side with the Khronos loader, is in the " +
-    "README's Reliability section.",
+    "docs/reliability.md.",
     "",
     "| figure | value |",
     "|---|---|",

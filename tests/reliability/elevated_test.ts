@@ -13,7 +13,7 @@
  *
  * Two more ways to get `AT_SECURE` (setuid to another user, a file capability on deno) leave the process
  * unable to read its own `/proc/self/auxv` (it is not dumpable), so `isProcessElevated()` answers false
- * there: those runs are skipped unless `RELIAB_KNOWN_BUGS=1` (see the reliability section of the README).
+ * there: those runs are skipped unless `RELIAB_KNOWN_BUGS=1` (see docs/reliability.md).
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";

@@ -1,6 +1,6 @@
 /**
  * The fault catalogue run through the Khronos loader (`VK_LOADER_DEBUG=all vulkaninfo --summary`, 30 s
- * limit), each fault beside lavapipe: pins what the reference does, so the README's side-by-side table
+ * limit), each fault beside lavapipe: pins what the reference does, so docs/reliability.md's side-by-side table
  * stays true. With `RELIAB_RECORD=<file>` it also writes the measured outcomes as JSON.
  */
 

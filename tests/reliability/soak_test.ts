@@ -1,5 +1,5 @@
 /**
- * Short soak (the long one is `tools/soak.ts`, figures in the README): 200 instance + device
+ * Short soak (the long one is `tools/soak.ts`, figures in BENCHMARKS.md): 200 instance + device
  * create/destroy cycles on lavapipe, and 30 with the validation layer, leak no callback, arena, library,
  * dispatch table, layer library or driver, and resident memory grows by less than a generous bound after
  * warm-up. Each run is its own process (`--expose-gc`, V8's young generation held at its minimum, no other

@@ -1,19 +1,20 @@
 /**
- * README's Usage section says what it shows: its program runs on lavapipe as written, and every line of its
- * "deno check rejects" block is a type error (each gets a `@ts-expect-error`, which fails when the line
- * compiles).
+ * docs/api.md's "The raw commands" section says what it shows: its program runs on lavapipe as written, and
+ * every line of its "deno check rejects" block is a type error (each gets a `@ts-expect-error`, which fails
+ * when the line compiles).
  */
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { LAVAPIPE } from "./support/lavapipe.ts";
+import { LAVAPIPE } from "../support/lavapipe.ts";
 
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 
-/** The fenced code blocks of README's Usage section, with their info strings. */
+/** The fenced code blocks of docs/api.md's raw-commands section, with their info strings. */
 async function usageBlocks(): Promise<{ info: string; code: string }[]> {
-  const readme = await Deno.readTextFile(new URL("README.md", root));
-  const start = readme.indexOf("\n## Usage\n");
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  const page = await Deno.readTextFile(new URL("docs/api.md", root));
+  const start = page.indexOf("\n## The raw commands\n");
+  assert(start >= 0, "the section");
+  const section = page.slice(start, page.indexOf("\n## ", start + 1));
   return [...section.matchAll(/```(ts[^\n]*)\n([\s\S]*?)```/g)].map((m) => ({ info: m[1]!, code: m[2]! }));
 }
 
@@ -29,10 +30,10 @@ async function deno(dir: string, args: string[]) {
   return { code: out.code, text };
 }
 
-Deno.test("README usage program runs on lavapipe", async () => {
+Deno.test("docs/api.md's raw-commands program runs on lavapipe", async () => {
   const [program] = await usageBlocks();
   assert(program && program.info === "ts" && program.code.includes('from "./mod.ts"'), "first block");
-  const dir = await Deno.makeTempDir({ prefix: "vkdeno_readme_" });
+  const dir = await Deno.makeTempDir({ prefix: "vkdeno_api_doc_" });
   try {
     const code = program.code.replace('from "./mod.ts"', `from "${new URL("mod.ts", root).href}"`);
     await Deno.writeTextFile(`${dir}/usage.ts`, code);
@@ -45,7 +46,7 @@ Deno.test("README usage program runs on lavapipe", async () => {
   }
 });
 
-Deno.test("README usage type errors are type errors", async () => {
+Deno.test("docs/api.md's rejected lines are type errors", async () => {
   const rejected = (await usageBlocks()).find((b) => b.info === "ts ignore");
   assert(rejected, "a `ts ignore` block of rejected lines");
   const lines = rejected.code.trim().split("\n");
@@ -55,13 +56,13 @@ Deno.test("README usage type errors are type errors", async () => {
     `import { type Arena, type VkBuffer, type VkCommandBuffer, type VkImage, type VulkanCommands, writeStruct } from "${mod}";`,
     "declare const arena: Arena, vk: VulkanCommands, cmd: VkCommandBuffer, image: VkImage, buffer: VkBuffer;",
     "declare const regions: Deno.PointerValue;",
-    ...lines.flatMap((line) => ["// @ts-expect-error README says this line is rejected", line]),
+    ...lines.flatMap((line) => ["// @ts-expect-error docs/api.md says this line is rejected", line]),
     // The same calls written correctly compile, so the errors above come from what the comments say.
     'writeStruct(arena, "VkBufferCreateInfo", { size: 4096n });',
     "vk.vkCmdCopyBuffer(cmd, buffer, buffer, 1, regions);",
     "vk.vkCmdDraw(cmd, 3, 1, 0, 0);",
   ].join("\n");
-  const dir = await Deno.makeTempDir({ prefix: "vkdeno_readme_" });
+  const dir = await Deno.makeTempDir({ prefix: "vkdeno_api_doc_" });
   try {
     await Deno.writeTextFile(`${dir}/rejected.ts`, source + "\n");
     const check = await deno(dir, ["check", "rejected.ts"]);
