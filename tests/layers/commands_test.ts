@@ -88,6 +88,17 @@ async function withLayer(
   body(wrapped ?? base, messages);
 }
 
+/** An instance with `layer` and a device (with `extensions`) made through `vk`, which destroys them. */
+function openDevice(vk: VkApi, layer: string, extensions: readonly string[] = []) {
+  const instance = vk.createInstance({ ppEnabledLayerNames: [layer] });
+  const gpu = vk.enumeratePhysicalDevices(instance)[0]!;
+  const device = vk.createDevice(gpu, {
+    pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+    ppEnabledExtensionNames: extensions,
+  });
+  return { instance, gpu, device };
+}
+
 for (const placement of PLACEMENTS) {
   Deno.test(`${placement}: the application calls a made-up extension's commands that a layer provides and no driver has`, async () => {
     using mock = new MockDriver({ record: true, unimplemented: "absent" });
@@ -112,12 +123,7 @@ for (const placement of PLACEMENTS) {
     using mock = new MockDriver({ unimplemented: "absent" });
     await withLayer(placement, thingCounter, mock, (raw) => {
       using vk = VkApi.of(raw).scope();
-      const instance = vk.createInstance({ ppEnabledLayerNames: [thingCounter.name] });
-      const gpu = vk.enumeratePhysicalDevices(instance)[0]!;
-      const device = vk.createDevice(gpu, {
-        pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-        ppEnabledExtensionNames: [EXAMPLE_EXTENSION],
-      });
+      const { instance, device } = openDevice(vk, thingCounter.name, [EXAMPLE_EXTENSION]);
       assert.notEqual(raw.vkGetInstanceProcAddr(instance, vkExampleDoThingVKDENO.name), null);
       assert.notEqual(raw.vkGetInstanceProcAddr(instance, vkGetPhysicalDeviceThingLimitVKDENO.name), null);
       assert.notEqual(raw.vkGetDeviceProcAddr(device, vkExampleDoThingVKDENO.name), null);
@@ -200,11 +206,7 @@ for (const placement of PLACEMENTS) {
     });
     await withLayer(placement, layer, mock, (raw, messages) => {
       using vk = VkApi.of(raw).scope();
-      const instance = vk.createInstance({ ppEnabledLayerNames: [layer.name] });
-      const gpu = vk.enumeratePhysicalDevices(instance)[0]!;
-      const device = vk.createDevice(gpu, {
-        pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-      });
+      const { device } = openDevice(vk, layer.name);
       const call = raw.getUnknownCommand(poke.name, poke)!;
       assert.equal(call(device), -13);
       assert.equal(call(device), -13);
@@ -241,11 +243,7 @@ for (const placement of PLACEMENTS) {
     });
     await withLayer(placement, layer, mock, (raw, messages) => {
       using vk = VkApi.of(raw).scope();
-      const instance = vk.createInstance({ ppEnabledLayerNames: [layer.name] });
-      const gpu = vk.enumeratePhysicalDevices(instance)[0]!;
-      const device = vk.createDevice(gpu, {
-        pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-      });
+      const { device } = openDevice(vk, layer.name);
       const call = raw.getUnknownCommand(count.name, count)!;
       assert.equal(call(device), 1);
       assert.equal(call(device), 2);
