@@ -46,6 +46,7 @@ async function withLayer(
   layer: TsLayer,
   mock: MockDriver,
   body: (vk: Vulkan & VulkanCommands, messages: ValidationMessage[]) => void,
+  manifest: Record<string, unknown> = {},
 ): Promise<void> {
   using isolated = mockEnvironment();
   const native = placement === "native chain";
@@ -71,6 +72,7 @@ async function withLayer(
           api_version: "1.3.0",
           implementation_version: "1",
           description: layer.description,
+          ...manifest,
         },
       }),
     );
@@ -251,6 +253,23 @@ for (const placement of PLACEMENTS) {
     });
   });
 }
+
+Deno.test("native chain: a manifest entrypoint vk.xml lacks and the layer does not declare draws a warning, and stays NULL", async () => {
+  using mock = new MockDriver({ unimplemented: "absent" });
+  const layer = defineLayer({
+    name: "VK_LAYER_VKDENO_test_undeclared",
+    description: "lists a command it cannot provide",
+    create: () => ({ intercepts: {} }),
+  });
+  const extension = { name: "VK_VKDENO_undeclared", spec_version: "1", entrypoints: ["vkUndeclaredVKDENO"] };
+  await withLayer("native chain", layer, mock, (raw, messages) => {
+    using vk = VkApi.of(raw).scope();
+    const { device } = openDevice(vk, layer.name, [extension.name]);
+    assert.equal(raw.vkGetDeviceProcAddr(device, "vkUndeclaredVKDENO"), null);
+    assert.deepEqual(messages.map((m) => [m.severity, m.id]), [["warning", "Layer-UndeclaredCommand"]]);
+    assert.match(messages[0]!.text, /lists entrypoint "vkUndeclaredVKDENO", which vk.xml does not have/);
+  }, { device_extensions: [extension] });
+});
 
 Deno.test("defineCommand refuses vk.xml's commands, other levels, and a first parameter that is no handle", () => {
   assert.throws(
