@@ -4,7 +4,9 @@
  * two ways to run them: {@linkcode installLayers} around a command object in the same script, or a layer
  * manifest whose `library_path` names the module, which `Vulkan.load` puts in its native chain when
  * given the layer: {@linkcode importLayerModules} imports such modules and returns their layers, for
- * `Vulkan.load({ env, layerModules: layers })`.
+ * `Vulkan.load({ env, layerModules: layers })`. A layer's `settings` (declared with types and defaults, read
+ * typed as `env.settings`) are set as a Khronos layer's: `VK_<LAYER>_<SETTING>` variables,
+ * `vk_layer_settings.txt`, `VkLayerSettingsCreateInfoEXT` ({@linkcode layerSettingsCreateInfo}).
  *
  * @example A layer that counts draws
  * ```ts
@@ -89,3 +91,10 @@ export { BUILTIN_LAYERS, importLayerModules, type ImportLayerModulesOptions } fr
 export { apiDumpLayer } from "./api_dump.ts";
 export { type CommandStats, drawStatsLayer } from "./draw_stats.ts";
 export { objectLifetimesLayer } from "./object_lifetimes.ts";
+export {
+  type LayerSettingInputs,
+  layerSettingsCreateInfo,
+  layerSettingsFilePath,
+  settingsFileKey,
+  settingVariables,
+} from "./settings.ts";

@@ -16,7 +16,9 @@
  */
 import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
 import { joinPath, resolveEntry } from "../discovery/search_paths.ts";
-import { nativeBytes, readCString, readPointer, readU32 } from "../ffi/memory.ts";
+import { type Arena, nativeBytes, readCString, readPointer, readU32 } from "../ffi/memory.ts";
+import type { VkChainLink } from "../vk/generated/vk_structs.ts";
+import type { VkLayerSettingTypeEXT } from "../vk/generated/vk_types.ts";
 import {
   VK_LAYER_SETTING_TYPE_BOOL32_EXT,
   VK_LAYER_SETTING_TYPE_FLOAT32_EXT,
@@ -326,7 +328,7 @@ const API_TYPE_NAMES = [
 ];
 
 /** The `VkLayerSettingTypeEXT` a scalar type is given as through the API. */
-const API_TYPES: Readonly<Record<keyof ScalarSettingTypes, number>> = {
+const API_TYPES: Readonly<Record<keyof ScalarSettingTypes, VkLayerSettingTypeEXT>> = {
   bool: VK_LAYER_SETTING_TYPE_BOOL32_EXT,
   int32: VK_LAYER_SETTING_TYPE_INT32_EXT,
   uint32: VK_LAYER_SETTING_TYPE_UINT32_EXT,
@@ -638,7 +640,7 @@ export class LayerSettingsSources {
           if (r.ok) return r.value;
           bad("VkLayerSettingsCreateInfoEXT", name, r.why);
         }
-        if (name in host) {
+        if (Object.hasOwn(host, name)) {
           const r = fromValue(decl, host[name]);
           if (r.ok) return r.value;
           bad("the host's settings option", name, r.why);
@@ -656,7 +658,7 @@ export class LayerSettingsSources {
         })`,
       );
     for (const [k, entry] of file.entries) {
-      if (k.startsWith(`${key}.`) && !(k.slice(key.length + 1) in declarations)) {
+      if (k.startsWith(`${key}.`) && !Object.hasOwn(declarations, k.slice(key.length + 1))) {
         unknown(`${file.path}:${entry.line}`, k.slice(key.length + 1));
       }
     }
@@ -665,10 +667,97 @@ export class LayerSettingsSources {
         warn("Layer-SettingInvalid", `${file.path}:${m.line} is ignored: "${m.text}" has no "="`);
       }
     }
-    for (const s of api) if (!(s.name in declarations)) unknown("VkLayerSettingsCreateInfoEXT", s.name);
+    for (const s of api) {
+      if (!Object.hasOwn(declarations, s.name)) unknown("VkLayerSettingsCreateInfoEXT", s.name);
+    }
     for (const name of Object.keys(host)) {
-      if (!(name in declarations)) unknown("the host's settings option", name);
+      if (!Object.hasOwn(declarations, name)) unknown("the host's settings option", name);
     }
     return Object.freeze(out);
   }
+}
+
+/** Values an application gives some of a layer's declared settings, each typed as the layer reads it. */
+export type LayerSettingInputs<S> = { readonly [K in keyof S]?: LayerSettingValue<S[K]> };
+
+/** The typed array each scalar type is written through, and its `VkLayerSettingTypeEXT`. */
+const API_ARRAYS = {
+  bool: Uint32Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  float32: Float32Array,
+  float64: Float64Array,
+} as const;
+
+/**
+ * A `VkLayerSettingsCreateInfoEXT` link setting `values` for `layer` (LS02, LS09), for the `pNext` of the
+ * `VkInstanceCreateInfo` given to `vkCreateInstance` (`VkApi.createInstance({ pNext: [link] })` or
+ * `writeStruct`): each value written with its setting's `VkLayerSettingTypeEXT`, strings and enums as
+ * `STRING`, frame ranges as `UINT32` triples, into `arena`, which must outlive the call.
+ *
+ * @example Verbose, through the API, for the instance made with it
+ * ```ts
+ * import { Arena } from "../ffi/memory.ts";
+ * import { layerSettingsCreateInfo } from "./settings.ts";
+ * const layer = { name: "VK_LAYER_example_x", settings: { verbose: { type: "bool", default: false } } } as const;
+ * using arena = new Arena();
+ * const link = layerSettingsCreateInfo(arena, layer, { verbose: true });
+ * console.log(link.type); // "VkLayerSettingsCreateInfoEXT"
+ * ```
+ * @throws {TypeError} Naming the layer and the setting, for a setting the layer does not declare or a
+ * value not of its type.
+ */
+export function layerSettingsCreateInfo<const S extends LayerSettingDeclarations>(
+  arena: Arena,
+  layer: { readonly name: string; readonly settings?: S },
+  values: LayerSettingInputs<S>,
+): VkChainLink<"VkLayerSettingsCreateInfoEXT", "VkInstanceCreateInfo"> {
+  const declared: LayerSettingDeclarations = layer.settings ?? {};
+  const bytes = (view: ArrayBufferView) => {
+    const buffer = arena.alloc(Math.max(view.byteLength, 8), 8);
+    buffer.set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+    return arena.pointer(buffer);
+  };
+  const pSettings = Object.entries(values).map(([name, value]) => {
+    const decl = Object.hasOwn(declared, name) ? declared[name] : undefined;
+    if (decl === undefined) {
+      throw new TypeError(`layerSettingsCreateInfo: layer "${layer.name}" declares no setting "${name}"`);
+    }
+    const r = fromValue(decl, value);
+    if (!r.ok) throw new TypeError(`layerSettingsCreateInfo: setting "${name}" of "${layer.name}": ${r.why}`);
+    const items = decl.type === "frameset" || decl.list === true ? r.value as unknown[] : [r.value];
+    const setting = { pLayerName: layer.name, pSettingName: name };
+    if (decl.type === "frameset") {
+      const triples = (items as LayerSettingFrameset[]).flatMap((f) => [f.first, f.count, f.step]);
+      return {
+        ...setting,
+        type: VK_LAYER_SETTING_TYPE_UINT32_EXT,
+        valueCount: triples.length,
+        pValues: bytes(new Uint32Array(triples)),
+      };
+    }
+    if (decl.type === "string" || decl.type === "enum") {
+      const table = new BigUint64Array(items.length);
+      items.forEach((text, i) => {
+        const encoded = new TextEncoder().encode(`${text}\0`);
+        table[i] = BigInt(Deno.UnsafePointer.value(bytes(encoded)));
+      });
+      return {
+        ...setting,
+        type: VK_LAYER_SETTING_TYPE_STRING_EXT,
+        valueCount: items.length,
+        pValues: bytes(table),
+      };
+    }
+    const array = API_ARRAYS[decl.type] as new (items: unknown[]) => ArrayBufferView;
+    return {
+      ...setting,
+      type: API_TYPES[decl.type],
+      valueCount: items.length,
+      pValues: bytes(new array(decl.type === "bool" ? items.map((b) => (b ? 1 : 0)) : items)),
+    };
+  });
+  return { type: "VkLayerSettingsCreateInfoEXT", pSettings };
 }

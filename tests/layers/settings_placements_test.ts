@@ -6,13 +6,19 @@
  */
 import assert from "node:assert/strict";
 import {
+  Arena,
   VK_LAYER_SETTING_TYPE_STRING_EXT,
   VK_LAYER_SETTING_TYPE_UINT32_EXT,
   VkApi,
   Vulkan,
   type VulkanCommands,
 } from "../../mod.ts";
-import { importLayerModules, installLayers, type ValidationMessage } from "../../layers/mod.ts";
+import {
+  importLayerModules,
+  installLayers,
+  layerSettingsCreateInfo,
+  type ValidationMessage,
+} from "../../layers/mod.ts";
 import callCounter from "../../examples/layers/call_counter.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 
@@ -28,9 +34,14 @@ function sandbox(vars: Record<string, string>, file?: string) {
   return { env, [Symbol.dispose]: () => Deno.removeSync(cwd, { recursive: true }) };
 }
 
-/** `top` through VkLayerSettingsCreateInfoEXT, or nothing. */
+/** Where the settings' values live until vkCreateInstance returns. */
+const arena = new Arena();
+globalThis.addEventListener("unload", () => arena.dispose());
+
+/** `top` through VkLayerSettingsCreateInfoEXT (odd: written by hand; even: by layerSettingsCreateInfo), or nothing. */
 function chain(top: number | undefined) {
   if (top === undefined) return {};
+  if (top % 2 === 0) return { pNext: [layerSettingsCreateInfo(arena, callCounter, { top })] };
   return {
     pNext: [{
       type: "VkLayerSettingsCreateInfoEXT" as const,

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Arena, writeStruct } from "../../mod.ts";
-import { defineLayer } from "../../layers/mod.ts";
+import { defineLayer, layerSettingsCreateInfo } from "../../layers/mod.ts";
 import {
   type LayerSettingDeclarations,
   layerSettingsFilePath,
@@ -410,4 +410,54 @@ Deno.test("LS12 declarations: a default of another type or not among an enum's v
     },
   });
   assert.deepEqual(layer.instanceExtensions, [{ name: "VK_EXT_layer_settings", specVersion: 2 }]);
+});
+
+Deno.test("LS09 layerSettingsCreateInfo writes every declared type with its VkLayerSettingTypeEXT, and the layer reads back the same values", () => {
+  using box = sandbox();
+  using arena = new Arena();
+  const layer = { name: LAYER, settings: DECLARED };
+  const given = {
+    limit: 4_000_000_000,
+    verbose: true,
+    mode: "fail",
+    ratio: -0.125,
+    budget: 2n ** 63n,
+    offset: -5,
+    name: "a:b,c",
+    tags: ["x", "", "y z"],
+    frames: [{ first: 1, count: 2, step: 3 }],
+  } as const;
+  const link = layerSettingsCreateInfo(arena, layer, given);
+  const info = writeStruct(arena, "VkInstanceCreateInfo", { pNext: [link] });
+  const { values, warnings } = resolve(box.env, info);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(values, given);
+  assert.deepEqual(
+    resolve(
+      box.env,
+      writeStruct(arena, "VkInstanceCreateInfo", {
+        pNext: [layerSettingsCreateInfo(arena, layer, { tags: [] })],
+      }),
+    ).values.tags,
+    [],
+  );
+});
+
+Deno.test("LS12 layerSettingsCreateInfo refuses an undeclared setting or a value of another type, naming the layer and the setting", () => {
+  using arena = new Arena();
+  const layer = { name: LAYER, settings: DECLARED };
+  assert.throws(
+    // @ts-expect-error: the layer declares no "limits"
+    () => layerSettingsCreateInfo(arena, layer, { limits: 1 }),
+    /layerSettingsCreateInfo: layer "VK_LAYER_TEST_settings" declares no setting "limits"/,
+  );
+  assert.throws(
+    // @ts-expect-error: "loud" is not among mode's values
+    () => layerSettingsCreateInfo(arena, layer, { mode: "loud" }),
+    /setting "mode" of "VK_LAYER_TEST_settings": "loud" is not one of "warn", "fail"/,
+  );
+  assert.throws(
+    () => layerSettingsCreateInfo(arena, layer, { limit: -1 }),
+    /setting "limit" of "VK_LAYER_TEST_settings": -1 is out of the range of uint32/,
+  );
 });
