@@ -271,6 +271,22 @@ Deno.test("native chain: a manifest entrypoint vk.xml lacks and the layer does n
   }, { device_extensions: [extension] });
 });
 
+Deno.test("provide() is typed from the declaration: a wrong argument or result type fails deno check", () => {
+  const doThing = defineCommand({
+    name: "vkTypedVKDENO",
+    level: "device",
+    parameters: ["pointer", "u32", "pointer"],
+    result: "i32",
+  });
+  provide(doThing, (_device: Deno.PointerValue, amount: number, _pTotal: Deno.PointerValue) => amount);
+  // @ts-expect-error: an i32 result is a number
+  provide(doThing, () => "done");
+  // @ts-expect-error: the u32 parameter is a number
+  provide(doThing, (_device, amount: string) => amount.length);
+  // @ts-expect-error: three parameters declared, a fourth does not fit
+  provide(doThing, (_d, _a, _p, extra: number) => extra);
+});
+
 Deno.test("defineCommand refuses vk.xml's commands, other levels, and a first parameter that is no handle", () => {
   assert.throws(
     () => defineCommand({ name: "vkCmdDraw", level: "device", parameters: ["pointer"], result: "void" }),
