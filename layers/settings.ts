@@ -17,7 +17,7 @@
 import { type EnvironmentSnapshot, getenv } from "../discovery/environment.ts";
 import { joinPath, resolveEntry } from "../discovery/search_paths.ts";
 import { type Arena, nativeBytes, readCString, readPointer, readU32 } from "../ffi/memory.ts";
-import type { VkChainLink } from "../vk/generated/vk_structs.ts";
+import type { VkExtendingStruct } from "../vk/generated/vk_structs.ts";
 import type { VkLayerSettingTypeEXT } from "../vk/generated/vk_types.ts";
 import {
   VK_LAYER_SETTING_TYPE_BOOL32_EXT,
@@ -692,8 +692,8 @@ const API_ARRAYS = {
 } as const;
 
 /**
- * A `VkLayerSettingsCreateInfoEXT` link setting `values` for `layer` (LS02, LS09), for the `pNext` of the
- * `VkInstanceCreateInfo` given to `vkCreateInstance` (`VkApi.createInstance({ pNext: [link] })` or
+ * A `VkLayerSettingsCreateInfoEXT` extending struct setting `values` for `layer` (LS02, LS09), for the `pNext`
+ * of the `VkInstanceCreateInfo` given to `vkCreateInstance` (`VkApi.createInstance({ pNext: [settings] })` or
  * `writeStruct`): each value written with its setting's `VkLayerSettingTypeEXT`, strings and enums as
  * `STRING`, frame ranges as `UINT32` triples, into `arena`, which must outlive the call.
  *
@@ -703,8 +703,8 @@ const API_ARRAYS = {
  * import { layerSettingsCreateInfo } from "./settings.ts";
  * const layer = { name: "VK_LAYER_example_x", settings: { verbose: { type: "bool", default: false } } } as const;
  * using arena = new Arena();
- * const link = layerSettingsCreateInfo(arena, layer, { verbose: true });
- * console.log(link.type); // "VkLayerSettingsCreateInfoEXT"
+ * const settings = layerSettingsCreateInfo(arena, layer, { verbose: true });
+ * console.log(settings.type); // "VkLayerSettingsCreateInfoEXT"
  * ```
  * @throws {TypeError} Naming the layer and the setting, for a setting the layer does not declare or a
  * value not of its type.
@@ -713,7 +713,7 @@ export function layerSettingsCreateInfo<const S extends LayerSettingDeclarations
   arena: Arena,
   layer: { readonly name: string; readonly settings?: S },
   values: LayerSettingInputs<S>,
-): VkChainLink<"VkLayerSettingsCreateInfoEXT", "VkInstanceCreateInfo"> {
+): VkExtendingStruct<"VkLayerSettingsCreateInfoEXT", "VkInstanceCreateInfo"> {
   const declared: LayerSettingDeclarations = layer.settings ?? {};
   const bytes = (view: ArrayBufferView) => {
     const buffer = arena.alloc(Math.max(view.byteLength, 8), 8);

@@ -427,8 +427,8 @@ Deno.test("LS09 layerSettingsCreateInfo writes every declared type with its VkLa
     tags: ["x", "", "y z"],
     frames: [{ first: 1, count: 2, step: 3 }],
   } as const;
-  const link = layerSettingsCreateInfo(arena, layer, given);
-  const info = writeStruct(arena, "VkInstanceCreateInfo", { pNext: [link] });
+  const settings = layerSettingsCreateInfo(arena, layer, given);
+  const info = writeStruct(arena, "VkInstanceCreateInfo", { pNext: [settings] });
   const { values, warnings } = resolve(box.env, info);
   assert.deepEqual(warnings, []);
   assert.deepEqual(values, given);
