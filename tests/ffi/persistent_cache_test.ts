@@ -7,6 +7,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { cachedBytesIn } from "../../ffi/persistent_cache.ts";
+import { emitterIdentity } from "../../ffi/dispatch.ts";
 import { cacheFolderOf } from "../../ffi/host.ts";
 import { MockEnvironment } from "../support/mock.ts";
 
@@ -229,4 +230,11 @@ Deno.test("the cache folder: VKDENO_CACHE, else the platform's cache folder; 0 o
     "C:\\Users\\ada\\AppData\\Local\\vkdeno",
   );
   assert(of({ HOME: "/home/ada" }, "freebsd") === "/home/ada/.cache/vkdeno");
+});
+
+Deno.test("the stub entries' key names the emitter's source files, each of which exists", () => {
+  // A file renamed or removed would stamp as missing, and its later edits would not change the key.
+  const lines = emitterIdentity().trim().split("\n");
+  assertEquals(lines.length, 5);
+  for (const line of lines) assert(!line.includes("@!"), `missing emitter file: ${line}`);
 });
