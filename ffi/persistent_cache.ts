@@ -67,137 +67,14 @@ export function codeIdentity(urls: readonly URL[]): string {
 }
 
 /**
- * FNV-1a over the 32-bit words at byte 0 of its memory, `fnv(words)`, as WebAssembly: the same loop in
- * JavaScript runs in V8's interpreter at every start (~40,000 words: milliseconds), this one as machine code.
- *
- * ```wat
- * (func (export "fnv") (param $n i32) (result i32) (local $i i32) (local $h i32)
- *   (local.set $h (i32.const 0x811c9dc5))
- *   (block $done (loop $next
- *     (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
- *     (local.set $h (i32.mul (i32.xor (local.get $h) (i32.load (i32.shl (local.get $i) (i32.const 2))))
- *       (i32.const 0x01000193)))
- *     (local.set $i (i32.add (local.get $i) (i32.const 1)))
- *     (br $next)))
- *   (local.get $h))
- * ```
- * with one exported memory of one page.
+ * A 32-bit checksum of `bytes`: FNV-1a over its 32-bit words (little-endian), then over the tail bytes. It
+ * runs in V8's interpreter at every warm start (~60,000 words: 0.5-2.3 ms, docs/performance.md states it).
  */
-const FNV_WASM = new Uint8Array([
-  0x00,
-  0x61,
-  0x73,
-  0x6d,
-  0x01,
-  0x00,
-  0x00,
-  0x00,
-  0x01,
-  0x06,
-  0x01,
-  0x60,
-  0x01,
-  0x7f,
-  0x01,
-  0x7f,
-  0x03,
-  0x02,
-  0x01,
-  0x00,
-  0x05,
-  0x03,
-  0x01,
-  0x00,
-  0x01,
-  0x07,
-  0x10,
-  0x02,
-  0x06,
-  0x6d,
-  0x65,
-  0x6d,
-  0x6f,
-  0x72,
-  0x79,
-  0x02,
-  0x00,
-  0x03,
-  0x66,
-  0x6e,
-  0x76,
-  0x00,
-  0x00,
-  0x0a,
-  0x39,
-  0x01,
-  0x37,
-  0x01,
-  0x02,
-  0x7f,
-  0x41,
-  0xc5,
-  0xbb,
-  0xf2,
-  0x88,
-  0x78,
-  0x21,
-  0x02,
-  0x02,
-  0x40,
-  0x03,
-  0x40,
-  0x20,
-  0x01,
-  0x20,
-  0x00,
-  0x4f,
-  0x0d,
-  0x01,
-  0x20,
-  0x02,
-  0x20,
-  0x01,
-  0x41,
-  0x02,
-  0x74,
-  0x28,
-  0x02,
-  0x00,
-  0x73,
-  0x41,
-  0x93,
-  0x83,
-  0x80,
-  0x08,
-  0x6c,
-  0x21,
-  0x02,
-  0x20,
-  0x01,
-  0x41,
-  0x01,
-  0x6a,
-  0x21,
-  0x01,
-  0x0c,
-  0x00,
-  0x0b,
-  0x0b,
-  0x20,
-  0x02,
-  0x0b,
-]);
-
-let fnv: { memory: WebAssembly.Memory; fnv: (words: number) => number } | undefined;
-
-/** A 32-bit checksum of `bytes`: FNV-1a over its 32-bit words (little-endian), then over the tail bytes. */
 function checksum(bytes: Uint8Array): number {
-  fnv ??= new WebAssembly.Instance(new WebAssembly.Module(FNV_WASM)).exports as typeof fnv & object;
-  const pages = Math.ceil(bytes.length / 65536) - fnv.memory.buffer.byteLength / 65536;
-  if (pages > 0) fnv.memory.grow(pages);
-  new Uint8Array(fnv.memory.buffer).set(bytes);
-  let h = fnv.fnv(bytes.length >>> 2);
-  for (let i = bytes.length & ~3; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i]!, 0x01000193);
+  for (let i = words.length << 2; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   return h >>> 0;
 }
 
