@@ -221,6 +221,13 @@ export async function importLayerModules(
   env: EnvironmentSnapshot,
   options: ImportLayerModulesOptions = {},
 ): Promise<{ layers: TsLayer[]; errors: string[] }> {
+  if (typeof env !== "object" || env === null || typeof env.vars !== "object") {
+    throw new TypeError(
+      `importLayerModules: "env" must be an environment snapshot (snapshotProcessEnvironment()), got ${
+        env === null ? "null" : typeof env
+      }`,
+    );
+  }
   const discovery = discoverLayers(env);
   const known = new Set(discovery.layers.map((l) => l.name));
   // A name no manifest has is vkCreateInstance's error to report, not a reason to import nothing.

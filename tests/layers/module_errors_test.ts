@@ -115,3 +115,15 @@ Deno.test("an edited layer module is imported anew for the next loader; an uncha
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("importLayerModules called without an environment snapshot throws naming the parameter", async () => {
+  for (const env of [undefined, null, {}]) {
+    await assert.rejects(
+      // @ts-expect-error: a plain-JavaScript caller can leave out the required snapshot
+      () => importLayerModules(env),
+      (error: Error) =>
+        error instanceof TypeError &&
+        /importLayerModules: "env" must be an environment snapshot/.test(error.message),
+    );
+  }
+});
