@@ -61,6 +61,16 @@ function at(command: string, param: string): string {
   return `Cannot call "${command}": parameter "${param}"`;
 }
 
+/**
+ * A struct writer's error (`Cannot write ... to member "x" of "VkViewport"`) as the command's: the same class,
+ * its message after the command and parameter, the writer's error as its cause.
+ */
+function named(e: unknown, command: string, param: string): unknown {
+  if (!(e instanceof TypeError || e instanceof RangeError) || e === FULL) return e;
+  const Class = e instanceof RangeError ? RangeError : TypeError;
+  return new Class(`${at(command, param)}: ${e.message}`, { cause: e });
+}
+
 function elementSize(kind: string, element: string): number {
   if (kind === "struct") return entryOf(element)[2];
   if (kind === "handle") return 8;
@@ -99,8 +109,19 @@ function structsAt(
   entry: StructEntry,
   name: string,
   values: readonly unknown[],
+  command: string,
+  param: string,
 ): Deno.PointerObject {
-  return writeGrowing(m, (s) => writeArrayInto(s, entry, name, values), (s) => m.keep(s), (s, o) => s.at(o));
+  try {
+    return writeGrowing(
+      m,
+      (s) => writeArrayInto(s, entry, name, values),
+      (s) => m.keep(s),
+      (s, o) => s.at(o),
+    );
+  } catch (e) {
+    throw named(e, command, param);
+  }
 }
 
 /** The helpers compiled commands call. */
@@ -166,10 +187,10 @@ export const RUNTIME = {
       entry[0](m, c, v, 0);
       return m.at(c);
     } catch (e) {
-      if (e !== FULL) throw e;
+      if (e !== FULL) throw named(e, command, param);
       m.top = top;
     }
-    return structsAt(m, entry, name, [v]);
+    return structsAt(m, entry, name, [v], command, param);
   },
   /** The element count of an input array (bytes for byte buffers); 0 for an absent optional one. */
   len(v: unknown, kind: string, command: string, param: string): number {
@@ -211,7 +232,7 @@ export const RUNTIME = {
         if (v.length === 1) {
           return RUNTIME.struct(m, entry ?? entryOf(element), element, v[0], false, command, param);
         }
-        return structsAt(m, entry ?? entryOf(element), element, v);
+        return structsAt(m, entry ?? entryOf(element), element, v, command, param);
       }
       case "handle":
         return RUNTIME.handles(m, element, v, opt, command, param);
@@ -243,10 +264,19 @@ export const RUNTIME = {
    * After a struct writer threw `e` at scratch position `top`: the scratch was full ({@linkcode FULL}), so
    * `values` are written again into a larger one (their address); any other error is the caller's, thrown.
    */
-  refit(m: CallMemory, top: number, e: unknown, entry: StructEntry, name: string, values: unknown[]) {
-    if (e !== FULL) throw e;
+  refit(
+    m: CallMemory,
+    top: number,
+    e: unknown,
+    entry: StructEntry,
+    name: string,
+    values: unknown[],
+    command: string,
+    param: string,
+  ) {
+    if (e !== FULL) throw named(e, command, param);
     m.top = top;
-    return structsAt(m, entry, name, values);
+    return structsAt(m, entry, name, values, command, param);
   },
   /** An input array of handles as a C array (null entries as 0); null for an absent optional one. */
   handles(

@@ -70,7 +70,15 @@ function commandCode(
    * so each command's call site stays monomorphic; anything else (null, a pointer, several elements, a
    * mistake) through the run-time helper `slow`; `all` is what to write again should the scratch be full.
    */
-  const literal = (i: number, struct: string, test: string, value: string, slow: string, all: string) => {
+  const literal = (
+    i: number,
+    struct: string,
+    test: string,
+    value: string,
+    slow: string,
+    all: string,
+    param: string,
+  ) => {
     const e = entry(struct);
     let w = writers.get(struct);
     if (w === undefined) writers.set(struct, w = `W${e.slice(1)}`);
@@ -84,7 +92,7 @@ function commandCode(
       `${w}(m, c, ${value}, 0);`,
       `a${i} = m.at(c);`,
       `} catch (e) {`,
-      `a${i} = rt.refit(m, top, e, ${e}, ${q(struct)}, ${all});`,
+      `a${i} = rt.refit(m, top, e, ${e}, ${q(struct)}, ${all}, ${q(name)}, ${param});`,
       `}`,
       `} else a${i} = ${slow};`,
     ];
@@ -122,7 +130,7 @@ function commandCode(
         const slow = `rt.struct(m, ${entry(struct)}, ${q(struct)}, ${u}, ${role[2] === true}, ${
           q(name)
         }, ${P})`;
-        prep.push(...literal(i, struct, `rt.isLiteral(${u})`, u!, slow, `[${u}]`));
+        prep.push(...literal(i, struct, `rt.isLiteral(${u})`, u!, slow, `[${u}]`, P));
         break;
       }
       case "a": {
@@ -133,7 +141,7 @@ function commandCode(
           element === "struct" ? `, ${entry(String(role[2]))}` : ""
         })`;
         if (element === "struct") {
-          prep.push(...literal(i, String(role[2]), `rt.isOne(${u})`, `${u}[0]`, generic, u!));
+          prep.push(...literal(i, String(role[2]), `rt.isOne(${u})`, `${u}[0]`, generic, u!, P));
         } else if (element === "handle") {
           prep.push(`const a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P});`);
         } else if (element === "bytes") {

@@ -54,7 +54,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAcquireNextImageInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAcquireNextImageInfoKHR",
+              [u1],
+              "vkAcquireNextImage2KHR",
+              "pAcquireInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -137,7 +146,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPerformanceConfigurationAcquireInfoINTEL", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPerformanceConfigurationAcquireInfoINTEL",
+              [u1],
+              "vkAcquirePerformanceConfigurationINTEL",
+              "pAcquireInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -176,7 +194,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAcquireProfilingLockInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAcquireProfilingLockInfoKHR",
+              [u1],
+              "vkAcquireProfilingLockKHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -235,7 +262,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCommandBufferAllocateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCommandBufferAllocateInfo",
+              [u1],
+              "vkAllocateCommandBuffers",
+              "pAllocateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -276,7 +312,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetAllocateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorSetAllocateInfo",
+              [u1],
+              "vkAllocateDescriptorSets",
+              "pAllocateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -317,7 +362,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryAllocateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkMemoryAllocateInfo", [u1], "vkAllocateMemory", "pAllocateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkMemoryAllocateInfo", u1, false, "vkAllocateMemory", "pAllocateInfo");
         const a2 = null;
@@ -350,7 +395,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAntiLagDataAMD", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkAntiLagDataAMD", [u1], "vkAntiLagUpdateAMD", "pData");
           }
         } else a1 = rt.struct(m, E0, "VkAntiLagDataAMD", u1, false, "vkAntiLagUpdateAMD", "pData");
         fn(a0, a1);
@@ -377,7 +422,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCommandBufferBeginInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCommandBufferBeginInfo",
+              [u1],
+              "vkBeginCommandBuffer",
+              "pBeginInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -413,7 +467,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindAccelerationStructureMemoryInfoNV", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindAccelerationStructureMemoryInfoNV",
+              u1,
+              "vkBindAccelerationStructureMemoryNV",
+              "pBindInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -465,7 +528,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindBufferMemoryInfo", u1);
+            a2 = rt.refit(m, top, e, E0, "VkBindBufferMemoryInfo", u1, "vkBindBufferMemory2", "pBindInfos");
           }
         } else {a2 = rt.array(
             m,
@@ -504,7 +567,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindDataGraphPipelineSessionMemoryInfoARM", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindDataGraphPipelineSessionMemoryInfoARM",
+              u1,
+              "vkBindDataGraphPipelineSessionMemoryARM",
+              "pBindInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -556,7 +628,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindImageMemoryInfo", u1);
+            a2 = rt.refit(m, top, e, E0, "VkBindImageMemoryInfo", u1, "vkBindImageMemory2", "pBindInfos");
           }
         } else {a2 = rt.array(
             m,
@@ -609,7 +681,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindTensorMemoryInfoARM", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindTensorMemoryInfoARM",
+              u1,
+              "vkBindTensorMemoryARM",
+              "pBindInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -649,7 +730,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkBindVideoSessionMemoryInfoKHR", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindVideoSessionMemoryInfoKHR",
+              u2,
+              "vkBindVideoSessionMemoryKHR",
+              "pBindSessionMemoryInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -689,7 +779,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureBuildGeometryInfoKHR",
+              u2,
+              "vkBuildAccelerationStructuresKHR",
+              "pInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -741,7 +840,7 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u2);
+            a3 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u2, "vkBuildMicromapsEXT", "pInfos");
           }
         } else {a3 = rt.array(
             m,
@@ -797,7 +896,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkConditionalRenderingBeginInfo2EXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkConditionalRenderingBeginInfo2EXT",
+              [u1],
+              "vkCmdBeginConditionalRendering2EXT",
+              "pConditionalRenderingBegin",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -832,7 +940,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkConditionalRenderingBeginInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkConditionalRenderingBeginInfoEXT",
+              [u1],
+              "vkCmdBeginConditionalRenderingEXT",
+              "pConditionalRenderingBegin",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -867,7 +984,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBeginCustomResolveInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBeginCustomResolveInfoEXT",
+              [u1],
+              "vkCmdBeginCustomResolveEXT",
+              "pBeginCustomResolveInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -902,7 +1028,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsLabelEXT",
+              [u1],
+              "vkCmdBeginDebugUtilsLabelEXT",
+              "pLabelInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -938,7 +1073,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkGpaSampleBeginInfoAMD", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGpaSampleBeginInfoAMD",
+              [u2],
+              "vkCmdBeginGpaSampleAMD",
+              "pGpaSampleBeginInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -988,7 +1132,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPerTileBeginInfoQCOM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPerTileBeginInfoQCOM",
+              [u1],
+              "vkCmdBeginPerTileExecutionQCOM",
+              "pPerTileBeginInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1048,7 +1201,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderPassBeginInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderPassBeginInfo",
+              [u1],
+              "vkCmdBeginRenderPass",
+              "pRenderPassBegin",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1086,7 +1248,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderPassBeginInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderPassBeginInfo",
+              [u1],
+              "vkCmdBeginRenderPass2",
+              "pRenderPassBegin",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1105,7 +1276,16 @@ export function commands() {
             W1(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E1, "VkSubpassBeginInfo", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkSubpassBeginInfo",
+              [u2],
+              "vkCmdBeginRenderPass2",
+              "pSubpassBeginInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -1140,7 +1320,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1], "vkCmdBeginRendering", "pRenderingInfo");
           }
         } else a1 = rt.struct(m, E0, "VkRenderingInfo", u1, false, "vkCmdBeginRendering", "pRenderingInfo");
         fn(a0, a1);
@@ -1178,7 +1358,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindTransformFeedbackBuffer2InfoEXT",
+              u2,
+              "vkCmdBeginTransformFeedback2EXT",
+              "pCounterInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -1253,7 +1442,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoBeginCodingInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoBeginCodingInfoKHR",
+              [u1],
+              "vkCmdBeginVideoCodingKHR",
+              "pBeginInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1288,7 +1486,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBindDescriptorBufferEmbeddedSamplersInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindDescriptorBufferEmbeddedSamplersInfoEXT",
+              [u1],
+              "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT",
+              "pBindDescriptorBufferEmbeddedSamplersInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1335,7 +1542,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDescriptorBufferBindingInfoEXT", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorBufferBindingInfoEXT",
+              u1,
+              "vkCmdBindDescriptorBuffersEXT",
+              "pBindingInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -1396,7 +1612,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBindDescriptorSetsInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindDescriptorSetsInfo",
+              [u1],
+              "vkCmdBindDescriptorSets2",
+              "pBindDescriptorSetsInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1456,7 +1681,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBindIndexBuffer3InfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindIndexBuffer3InfoKHR",
+              [u1],
+              "vkCmdBindIndexBuffer3KHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1525,7 +1759,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1], "vkCmdBindResourceHeapEXT", "pBindInfo");
           }
         } else a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindResourceHeapEXT", "pBindInfo");
         fn(a0, a1);
@@ -1552,7 +1786,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1], "vkCmdBindSamplerHeapEXT", "pBindInfo");
           }
         } else a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindSamplerHeapEXT", "pBindInfo");
         fn(a0, a1);
@@ -1612,7 +1846,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkTileMemoryBindInfoQCOM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkTileMemoryBindInfoQCOM",
+              [u1],
+              "vkCmdBindTileMemoryQCOM",
+              "pTileMemoryBindInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1648,7 +1891,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindTransformFeedbackBuffer2InfoEXT",
+              u2,
+              "vkCmdBindTransformFeedbackBuffers2EXT",
+              "pBindingInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -1779,7 +2031,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkBindVertexBuffer3InfoKHR", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindVertexBuffer3InfoKHR",
+              u2,
+              "vkCmdBindVertexBuffers3KHR",
+              "pBindingInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -1821,7 +2082,7 @@ export function commands() {
             W0(m, c, u5[0], 0);
             a6 = m.at(c);
           } catch (e) {
-            a6 = rt.refit(m, top, e, E0, "VkImageBlit", u5);
+            a6 = rt.refit(m, top, e, E0, "VkImageBlit", u5, "vkCmdBlitImage", "pRegions");
           }
         } else a6 = rt.array(m, "struct", "VkImageBlit", u5, false, "vkCmdBlitImage", "pRegions", E0);
         const a7 = u6;
@@ -1851,7 +2112,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBlitImageInfo2", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkBlitImageInfo2", [u1], "vkCmdBlitImage2", "pBlitImageInfo");
           }
         } else a1 = rt.struct(m, E0, "VkBlitImageInfo2", u1, false, "vkCmdBlitImage2", "pBlitImageInfo");
         fn(a0, a1);
@@ -1878,7 +2139,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureInfoNV",
+              [u1],
+              "vkCmdBuildAccelerationStructureNV",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -1920,7 +2190,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureBuildGeometryInfoKHR",
+              u1,
+              "vkCmdBuildAccelerationStructuresIndirectKHR",
+              "pInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -2017,7 +2296,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureBuildGeometryInfoKHR",
+              u1,
+              "vkCmdBuildAccelerationStructuresKHR",
+              "pInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -2060,7 +2348,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkClusterAccelerationStructureCommandsInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkClusterAccelerationStructureCommandsInfoNV",
+              [u1],
+              "vkCmdBuildClusterAccelerationStructureIndirectNV",
+              "pCommandInfos",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2095,7 +2392,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u1);
+            a2 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u1, "vkCmdBuildMicromapsEXT", "pInfos");
           }
         } else {a2 = rt.array(
             m,
@@ -2133,7 +2430,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBuildPartitionedAccelerationStructureInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBuildPartitionedAccelerationStructureInfoNV",
+              [u1],
+              "vkCmdBuildPartitionedAccelerationStructuresNV",
+              "pBuildInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2170,7 +2476,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkClearAttachment", u1);
+            a2 = rt.refit(m, top, e, E0, "VkClearAttachment", u1, "vkCmdClearAttachments", "pAttachments");
           }
         } else {a2 = rt.array(
             m,
@@ -2190,7 +2496,7 @@ export function commands() {
             W1(m, c, u2[0], 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E1, "VkClearRect", u2);
+            a4 = rt.refit(m, top, e, E1, "VkClearRect", u2, "vkCmdClearAttachments", "pRects");
           }
         } else a4 = rt.array(m, "struct", "VkClearRect", u2, false, "vkCmdClearAttachments", "pRects", E1);
         const n1_0 = rt.len(u1, "struct", "vkCmdClearAttachments", "pAttachments");
@@ -2225,7 +2531,7 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkClearColorValue", [u3]);
+            a3 = rt.refit(m, top, e, E0, "VkClearColorValue", [u3], "vkCmdClearColorImage", "pColor");
           }
         } else a3 = rt.struct(m, E0, "VkClearColorValue", u3, false, "vkCmdClearColorImage", "pColor");
         let a5;
@@ -2236,7 +2542,7 @@ export function commands() {
             W1(m, c, u4[0], 0);
             a5 = m.at(c);
           } catch (e) {
-            a5 = rt.refit(m, top, e, E1, "VkImageSubresourceRange", u4);
+            a5 = rt.refit(m, top, e, E1, "VkImageSubresourceRange", u4, "vkCmdClearColorImage", "pRanges");
           }
         } else {a5 = rt.array(
             m,
@@ -2278,7 +2584,16 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkClearDepthStencilValue", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkClearDepthStencilValue",
+              [u3],
+              "vkCmdClearDepthStencilImage",
+              "pDepthStencil",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -2297,7 +2612,16 @@ export function commands() {
             W1(m, c, u4[0], 0);
             a5 = m.at(c);
           } catch (e) {
-            a5 = rt.refit(m, top, e, E1, "VkImageSubresourceRange", u4);
+            a5 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkImageSubresourceRange",
+              u4,
+              "vkCmdClearDepthStencilImage",
+              "pRanges",
+            );
           }
         } else {a5 = rt.array(
             m,
@@ -2335,7 +2659,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoCodingControlInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoCodingControlInfoKHR",
+              [u1],
+              "vkCmdControlVideoCodingKHR",
+              "pCodingControlInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2370,7 +2703,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkConvertCooperativeVectorMatrixInfoNV", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkConvertCooperativeVectorMatrixInfoNV",
+              u1,
+              "vkCmdConvertCooperativeVectorMatrixNV",
+              "pInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -2408,7 +2750,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyAccelerationStructureInfoKHR",
+              [u1],
+              "vkCmdCopyAccelerationStructureKHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2455,7 +2806,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureToMemoryInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyAccelerationStructureToMemoryInfoKHR",
+              [u1],
+              "vkCmdCopyAccelerationStructureToMemoryKHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2492,7 +2852,7 @@ export function commands() {
             W0(m, c, u3[0], 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E0, "VkBufferCopy", u3);
+            a4 = rt.refit(m, top, e, E0, "VkBufferCopy", u3, "vkCmdCopyBuffer", "pRegions");
           }
         } else a4 = rt.array(m, "struct", "VkBufferCopy", u3, false, "vkCmdCopyBuffer", "pRegions", E0);
         const n3_0 = rt.len(u3, "struct", "vkCmdCopyBuffer", "pRegions");
@@ -2521,7 +2881,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyBufferInfo2", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkCopyBufferInfo2", [u1], "vkCmdCopyBuffer2", "pCopyBufferInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCopyBufferInfo2", u1, false, "vkCmdCopyBuffer2", "pCopyBufferInfo");
         fn(a0, a1);
@@ -2551,7 +2911,7 @@ export function commands() {
             W0(m, c, u4[0], 0);
             a5 = m.at(c);
           } catch (e) {
-            a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4);
+            a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4, "vkCmdCopyBufferToImage", "pRegions");
           }
         } else {a5 = rt.array(
             m,
@@ -2589,7 +2949,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyBufferToImageInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyBufferToImageInfo2",
+              [u1],
+              "vkCmdCopyBufferToImage2",
+              "pCopyBufferToImageInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2638,7 +3007,7 @@ export function commands() {
             W0(m, c, u5[0], 0);
             a6 = m.at(c);
           } catch (e) {
-            a6 = rt.refit(m, top, e, E0, "VkImageCopy", u5);
+            a6 = rt.refit(m, top, e, E0, "VkImageCopy", u5, "vkCmdCopyImage", "pRegions");
           }
         } else a6 = rt.array(m, "struct", "VkImageCopy", u5, false, "vkCmdCopyImage", "pRegions", E0);
         const n5_0 = rt.len(u5, "struct", "vkCmdCopyImage", "pRegions");
@@ -2667,7 +3036,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyImageInfo2", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageInfo2", [u1], "vkCmdCopyImage2", "pCopyImageInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCopyImageInfo2", u1, false, "vkCmdCopyImage2", "pCopyImageInfo");
         fn(a0, a1);
@@ -2697,7 +3066,7 @@ export function commands() {
             W0(m, c, u4[0], 0);
             a5 = m.at(c);
           } catch (e) {
-            a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4);
+            a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4, "vkCmdCopyImageToBuffer", "pRegions");
           }
         } else {a5 = rt.array(
             m,
@@ -2735,7 +3104,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyImageToBufferInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyImageToBufferInfo2",
+              [u1],
+              "vkCmdCopyImageToBuffer2",
+              "pCopyImageToBufferInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2770,7 +3148,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyDeviceMemoryImageInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyDeviceMemoryImageInfoKHR",
+              [u1],
+              "vkCmdCopyImageToMemoryKHR",
+              "pCopyMemoryInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2805,7 +3192,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryIndirectInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMemoryIndirectInfoKHR",
+              [u1],
+              "vkCmdCopyMemoryIndirectKHR",
+              "pCopyMemoryIndirectInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2852,7 +3248,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyDeviceMemoryInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyDeviceMemoryInfoKHR",
+              [u1],
+              "vkCmdCopyMemoryKHR",
+              "pCopyMemoryInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2887,7 +3292,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToAccelerationStructureInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMemoryToAccelerationStructureInfoKHR",
+              [u1],
+              "vkCmdCopyMemoryToAccelerationStructureKHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2922,7 +3336,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToImageIndirectInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMemoryToImageIndirectInfoKHR",
+              [u1],
+              "vkCmdCopyMemoryToImageIndirectKHR",
+              "pCopyMemoryToImageIndirectInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -2961,7 +3384,16 @@ export function commands() {
             W0(m, c, u5[0], 0);
             a6 = m.at(c);
           } catch (e) {
-            a6 = rt.refit(m, top, e, E0, "VkImageSubresourceLayers", u5);
+            a6 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageSubresourceLayers",
+              u5,
+              "vkCmdCopyMemoryToImageIndirectNV",
+              "pImageSubresources",
+            );
           }
         } else {a6 = rt.array(
             m,
@@ -2999,7 +3431,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyDeviceMemoryImageInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyDeviceMemoryImageInfoKHR",
+              [u1],
+              "vkCmdCopyMemoryToImageKHR",
+              "pCopyMemoryInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3034,7 +3475,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToMicromapInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMemoryToMicromapInfoEXT",
+              [u1],
+              "vkCmdCopyMemoryToMicromapEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3069,7 +3519,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u1], "vkCmdCopyMicromapEXT", "pInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u1, false, "vkCmdCopyMicromapEXT", "pInfo");
         fn(a0, a1);
@@ -3096,7 +3546,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyMicromapToMemoryInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMicromapToMemoryInfoEXT",
+              [u1],
+              "vkCmdCopyMicromapToMemoryEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3150,7 +3609,16 @@ export function commands() {
             W0(m, c, u4, 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRangeKHR", [u4]);
+            a4 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRangeKHR",
+              [u4],
+              "vkCmdCopyQueryPoolResultsToMemoryKHR",
+              "pDstRange",
+            );
           }
         } else {a4 = rt.struct(
             m,
@@ -3187,7 +3655,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyTensorInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyTensorInfoARM",
+              [u1],
+              "vkCmdCopyTensorARM",
+              "pCopyTensorInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3222,7 +3699,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCuLaunchInfoNVX", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkCuLaunchInfoNVX", [u1], "vkCmdCuLaunchKernelNVX", "pLaunchInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCuLaunchInfoNVX", u1, false, "vkCmdCuLaunchKernelNVX", "pLaunchInfo");
         fn(a0, a1);
@@ -3249,7 +3726,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCudaLaunchInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCudaLaunchInfoNV",
+              [u1],
+              "vkCmdCudaLaunchKernelNV",
+              "pLaunchInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3284,7 +3770,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerMarkerInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugMarkerMarkerInfoEXT",
+              [u1],
+              "vkCmdDebugMarkerBeginEXT",
+              "pMarkerInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3328,7 +3823,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerMarkerInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugMarkerMarkerInfoEXT",
+              [u1],
+              "vkCmdDebugMarkerInsertEXT",
+              "pMarkerInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3363,7 +3867,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoDecodeInfoKHR", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkVideoDecodeInfoKHR", [u1], "vkCmdDecodeVideoKHR", "pDecodeInfo");
           }
         } else a1 = rt.struct(m, E0, "VkVideoDecodeInfoKHR", u1, false, "vkCmdDecodeVideoKHR", "pDecodeInfo");
         fn(a0, a1);
@@ -3390,7 +3894,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDecompressMemoryInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDecompressMemoryInfoEXT",
+              [u1],
+              "vkCmdDecompressMemoryEXT",
+              "pDecompressMemoryInfoEXT",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3451,7 +3964,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDecompressMemoryRegionNV", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDecompressMemoryRegionNV",
+              u1,
+              "vkCmdDecompressMemoryNV",
+              "pDecompressMemoryRegions",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -3517,7 +4039,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDataGraphPipelineDispatchInfoARM", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDataGraphPipelineDispatchInfoARM",
+              [u2],
+              "vkCmdDispatchDataGraphARM",
+              "pInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -3554,7 +4085,16 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkDispatchGraphCountInfoAMDX", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDispatchGraphCountInfoAMDX",
+              [u3],
+              "vkCmdDispatchGraphAMDX",
+              "pCountInfo",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -3591,7 +4131,16 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkDispatchGraphCountInfoAMDX", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDispatchGraphCountInfoAMDX",
+              [u3],
+              "vkCmdDispatchGraphIndirectAMDX",
+              "pCountInfo",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -3649,7 +4198,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDispatchIndirect2InfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDispatchIndirect2InfoKHR",
+              [u1],
+              "vkCmdDispatchIndirect2KHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3684,7 +4242,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDispatchTileInfoQCOM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDispatchTileInfoQCOM",
+              [u1],
+              "vkCmdDispatchTileQCOM",
+              "pDispatchTileInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3782,7 +4349,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDrawIndirect2InfoKHR",
+              [u1],
+              "vkCmdDrawIndexedIndirect2KHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3832,7 +4408,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDrawIndirectCount2InfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDrawIndirectCount2InfoKHR",
+              [u1],
+              "vkCmdDrawIndexedIndirectCount2KHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -3880,7 +4465,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1], "vkCmdDrawIndirect2KHR", "pInfo");
           }
         } else a1 = rt.struct(m, E0, "VkDrawIndirect2InfoKHR", u1, false, "vkCmdDrawIndirect2KHR", "pInfo");
         fn(a0, a1);
@@ -3909,7 +4494,16 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindTransformFeedbackBuffer2InfoEXT",
+              [u3],
+              "vkCmdDrawIndirectByteCount2EXT",
+              "pCounterInfo",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -3976,7 +4570,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDrawIndirectCount2InfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDrawIndirectCount2InfoKHR",
+              [u1],
+              "vkCmdDrawIndirectCount2KHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4023,7 +4626,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDrawIndirect2InfoKHR",
+              [u1],
+              "vkCmdDrawMeshTasksIndirect2EXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4058,7 +4670,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDrawIndirectCount2InfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDrawIndirectCount2InfoKHR",
+              [u1],
+              "vkCmdDrawMeshTasksIndirectCount2EXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4160,7 +4781,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkMultiDrawInfoEXT", u1);
+            a2 = rt.refit(m, top, e, E0, "VkMultiDrawInfoEXT", u1, "vkCmdDrawMultiEXT", "pVertexInfo");
           }
         } else {a2 = rt.array(
             m,
@@ -4201,7 +4822,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkMultiDrawIndexedInfoEXT", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMultiDrawIndexedInfoEXT",
+              u1,
+              "vkCmdDrawMultiIndexedEXT",
+              "pIndexInfo",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -4243,7 +4873,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoEncodeInfoKHR", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkVideoEncodeInfoKHR", [u1], "vkCmdEncodeVideoKHR", "pEncodeInfo");
           }
         } else a1 = rt.struct(m, E0, "VkVideoEncodeInfoKHR", u1, false, "vkCmdEncodeVideoKHR", "pEncodeInfo");
         fn(a0, a1);
@@ -4310,7 +4940,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPerTileEndInfoQCOM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPerTileEndInfoQCOM",
+              [u1],
+              "vkCmdEndPerTileExecutionQCOM",
+              "pPerTileEndInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4377,7 +5016,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSubpassEndInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkSubpassEndInfo", [u1], "vkCmdEndRenderPass2", "pSubpassEndInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSubpassEndInfo", u1, false, "vkCmdEndRenderPass2", "pSubpassEndInfo");
         fn(a0, a1);
@@ -4413,7 +5052,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderingEndInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderingEndInfoKHR",
+              [u1],
+              "vkCmdEndRendering2KHR",
+              "pRenderingEndInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4458,7 +5106,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkBindTransformFeedbackBuffer2InfoEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBindTransformFeedbackBuffer2InfoEXT",
+              u2,
+              "vkCmdEndTransformFeedback2EXT",
+              "pCounterInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -4527,7 +5184,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoEndCodingInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoEndCodingInfoKHR",
+              [u1],
+              "vkCmdEndVideoCodingKHR",
+              "pEndCodingInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4580,7 +5246,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoEXT", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGeneratedCommandsInfoEXT",
+              [u2],
+              "vkCmdExecuteGeneratedCommandsEXT",
+              "pGeneratedCommandsInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -4616,7 +5291,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoNV", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGeneratedCommandsInfoNV",
+              [u2],
+              "vkCmdExecuteGeneratedCommandsNV",
+              "pGeneratedCommandsInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -4664,7 +5348,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceAddressRangeKHR", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkDeviceAddressRangeKHR", [u1], "vkCmdFillMemoryKHR", "pDstRange");
           }
         } else a1 = rt.struct(m, E0, "VkDeviceAddressRangeKHR", u1, false, "vkCmdFillMemoryKHR", "pDstRange");
         const a2 = u2 ?? 0;
@@ -4705,7 +5389,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsLabelEXT",
+              [u1],
+              "vkCmdInsertDebugUtilsLabelEXT",
+              "pLabelInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4752,7 +5445,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSubpassBeginInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSubpassBeginInfo",
+              [u1],
+              "vkCmdNextSubpass2",
+              "pSubpassBeginInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4771,7 +5473,7 @@ export function commands() {
             W1(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E1, "VkSubpassEndInfo", [u2]);
+            a2 = rt.refit(m, top, e, E1, "VkSubpassEndInfo", [u2], "vkCmdNextSubpass2", "pSubpassEndInfo");
           }
         } else a2 = rt.struct(m, E1, "VkSubpassEndInfo", u2, false, "vkCmdNextSubpass2", "pSubpassEndInfo");
         fn(a0, a1, a2);
@@ -4799,7 +5501,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkOpticalFlowExecuteInfoNV", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkOpticalFlowExecuteInfoNV",
+              [u2],
+              "vkCmdOpticalFlowExecuteNV",
+              "pExecuteInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -4841,7 +5552,7 @@ export function commands() {
             W0(m, c, u4[0], 0);
             a5 = m.at(c);
           } catch (e) {
-            a5 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4);
+            a5 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4, "vkCmdPipelineBarrier", "pMemoryBarriers");
           }
         } else {a5 = rt.array(
             m,
@@ -4861,7 +5572,16 @@ export function commands() {
             W1(m, c, u5[0], 0);
             a7 = m.at(c);
           } catch (e) {
-            a7 = rt.refit(m, top, e, E1, "VkBufferMemoryBarrier", u5);
+            a7 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkBufferMemoryBarrier",
+              u5,
+              "vkCmdPipelineBarrier",
+              "pBufferMemoryBarriers",
+            );
           }
         } else {a7 = rt.array(
             m,
@@ -4881,7 +5601,16 @@ export function commands() {
             W2(m, c, u6[0], 0);
             a9 = m.at(c);
           } catch (e) {
-            a9 = rt.refit(m, top, e, E2, "VkImageMemoryBarrier", u6);
+            a9 = rt.refit(
+              m,
+              top,
+              e,
+              E2,
+              "VkImageMemoryBarrier",
+              u6,
+              "vkCmdPipelineBarrier",
+              "pImageMemoryBarriers",
+            );
           }
         } else {a9 = rt.array(
             m,
@@ -4923,7 +5652,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDependencyInfo",
+              [u1],
+              "vkCmdPipelineBarrier2",
+              "pDependencyInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4958,7 +5696,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGeneratedCommandsInfoEXT",
+              [u1],
+              "vkCmdPreprocessGeneratedCommandsEXT",
+              "pGeneratedCommandsInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -4994,7 +5741,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGeneratedCommandsInfoNV",
+              [u1],
+              "vkCmdPreprocessGeneratedCommandsNV",
+              "pGeneratedCommandsInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5049,7 +5805,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPushConstantsInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPushConstantsInfo",
+              [u1],
+              "vkCmdPushConstants2",
+              "pPushConstantsInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5084,7 +5849,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPushDataInfoEXT", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkPushDataInfoEXT", [u1], "vkCmdPushDataEXT", "pPushDataInfo");
           }
         } else a1 = rt.struct(m, E0, "VkPushDataInfoEXT", u1, false, "vkCmdPushDataEXT", "pPushDataInfo");
         fn(a0, a1);
@@ -5114,7 +5879,16 @@ export function commands() {
             W0(m, c, u4[0], 0);
             a5 = m.at(c);
           } catch (e) {
-            a5 = rt.refit(m, top, e, E0, "VkWriteDescriptorSet", u4);
+            a5 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkWriteDescriptorSet",
+              u4,
+              "vkCmdPushDescriptorSet",
+              "pDescriptorWrites",
+            );
           }
         } else {a5 = rt.array(
             m,
@@ -5152,7 +5926,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPushDescriptorSetInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPushDescriptorSetInfo",
+              [u1],
+              "vkCmdPushDescriptorSet2",
+              "pPushDescriptorSetInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5205,7 +5988,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPushDescriptorSetWithTemplateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPushDescriptorSetWithTemplateInfo",
+              [u1],
+              "vkCmdPushDescriptorSetWithTemplate2",
+              "pPushDescriptorSetWithTemplateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5278,7 +6070,7 @@ export function commands() {
             W0(m, c, u5[0], 0);
             a6 = m.at(c);
           } catch (e) {
-            a6 = rt.refit(m, top, e, E0, "VkImageResolve", u5);
+            a6 = rt.refit(m, top, e, E0, "VkImageResolve", u5, "vkCmdResolveImage", "pRegions");
           }
         } else a6 = rt.array(m, "struct", "VkImageResolve", u5, false, "vkCmdResolveImage", "pRegions", E0);
         const n5_0 = rt.len(u5, "struct", "vkCmdResolveImage", "pRegions");
@@ -5307,7 +6099,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkResolveImageInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkResolveImageInfo2",
+              [u1],
+              "vkCmdResolveImage2",
+              "pResolveImageInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5403,7 +6204,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkCoarseSampleOrderCustomNV", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCoarseSampleOrderCustomNV",
+              u2,
+              "vkCmdSetCoarseSampleOrderNV",
+              "pCustomSampleOrders",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -5442,7 +6252,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkColorBlendAdvancedEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkColorBlendAdvancedEXT",
+              u2,
+              "vkCmdSetColorBlendAdvancedEXT",
+              "pColorBlendAdvanced",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -5507,7 +6326,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkColorBlendEquationEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkColorBlendEquationEXT",
+              u2,
+              "vkCmdSetColorBlendEquationEXT",
+              "pColorBlendEquations",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -5588,7 +6416,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkComputeOccupancyPriorityParametersNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkComputeOccupancyPriorityParametersNV",
+              [u1],
+              "vkCmdSetComputeOccupancyPriorityNV",
+              "pParameters",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5730,7 +6567,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDepthBiasInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDepthBiasInfoEXT",
+              [u1],
+              "vkCmdSetDepthBias2EXT",
+              "pDepthBiasInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5807,7 +6653,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDepthClampRangeEXT", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDepthClampRangeEXT",
+              [u2],
+              "vkCmdSetDepthClampRangeEXT",
+              "pDepthClampRange",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -5892,7 +6747,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSetDescriptorBufferOffsetsInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSetDescriptorBufferOffsetsInfoEXT",
+              [u1],
+              "vkCmdSetDescriptorBufferOffsets2EXT",
+              "pSetDescriptorBufferOffsetsInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -5971,7 +6835,7 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2);
+            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2, "vkCmdSetDiscardRectangleEXT", "pDiscardRectangles");
           }
         } else {a3 = rt.array(
             m,
@@ -6029,7 +6893,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDispatchParametersARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDispatchParametersARM",
+              [u1],
+              "vkCmdSetDispatchParametersARM",
+              "pDispatchParameters",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6076,7 +6949,7 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u2]);
+            a2 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u2], "vkCmdSetEvent2", "pDependencyInfo");
           }
         } else a2 = rt.struct(m, E0, "VkDependencyInfo", u2, false, "vkCmdSetEvent2", "pDependencyInfo");
         fn(a0, a1, a2);
@@ -6130,7 +7003,7 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2);
+            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2, "vkCmdSetExclusiveScissorNV", "pExclusiveScissors");
           }
         } else {a3 = rt.array(
             m,
@@ -6194,7 +7067,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkExtent2D", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkExtent2D",
+              [u1],
+              "vkCmdSetFragmentShadingRateKHR",
+              "pFragmentSize",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6311,7 +7193,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPerformanceMarkerInfoINTEL", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPerformanceMarkerInfoINTEL",
+              [u1],
+              "vkCmdSetPerformanceMarkerINTEL",
+              "pMarkerInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6347,7 +7238,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPerformanceOverrideInfoINTEL", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPerformanceOverrideInfoINTEL",
+              [u1],
+              "vkCmdSetPerformanceOverrideINTEL",
+              "pOverrideInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6383,7 +7283,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPerformanceStreamMarkerInfoINTEL", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPerformanceStreamMarkerInfoINTEL",
+              [u1],
+              "vkCmdSetPerformanceStreamMarkerINTEL",
+              "pMarkerInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6509,7 +7418,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderingAttachmentLocationInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderingAttachmentLocationInfo",
+              [u1],
+              "vkCmdSetRenderingAttachmentLocations",
+              "pLocationInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6544,7 +7462,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderingInputAttachmentIndexInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderingInputAttachmentIndexInfo",
+              [u1],
+              "vkCmdSetRenderingInputAttachmentIndices",
+              "pInputAttachmentIndexInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6589,7 +7516,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSampleLocationsInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSampleLocationsInfoEXT",
+              [u1],
+              "vkCmdSetSampleLocationsEXT",
+              "pSampleLocationsInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -6651,7 +7587,7 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2);
+            a3 = rt.refit(m, top, e, E0, "VkRect2D", u2, "vkCmdSetScissor", "pScissors");
           }
         } else a3 = rt.array(m, "struct", "VkRect2D", u2, false, "vkCmdSetScissor", "pScissors", E0);
         const n2_0 = rt.len(u2, "struct", "vkCmdSetScissor", "pScissors");
@@ -6680,7 +7616,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkRect2D", u1);
+            a2 = rt.refit(m, top, e, E0, "VkRect2D", u1, "vkCmdSetScissorWithCount", "pScissors");
           }
         } else a2 = rt.array(m, "struct", "VkRect2D", u1, false, "vkCmdSetScissorWithCount", "pScissors", E0);
         const n1_0 = rt.len(u1, "struct", "vkCmdSetScissorWithCount", "pScissors");
@@ -6788,7 +7724,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkVertexInputBindingDescription2EXT", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVertexInputBindingDescription2EXT",
+              u1,
+              "vkCmdSetVertexInputEXT",
+              "pVertexBindingDescriptions",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -6808,7 +7753,16 @@ export function commands() {
             W1(m, c, u2[0], 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E1, "VkVertexInputAttributeDescription2EXT", u2);
+            a4 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkVertexInputAttributeDescription2EXT",
+              u2,
+              "vkCmdSetVertexInputEXT",
+              "pVertexAttributeDescriptions",
+            );
           }
         } else {a4 = rt.array(
             m,
@@ -6849,7 +7803,7 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkViewport", u2);
+            a3 = rt.refit(m, top, e, E0, "VkViewport", u2, "vkCmdSetViewport", "pViewports");
           }
         } else a3 = rt.array(m, "struct", "VkViewport", u2, false, "vkCmdSetViewport", "pViewports", E0);
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewport", "pViewports");
@@ -6879,7 +7833,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkShadingRatePaletteNV", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkShadingRatePaletteNV",
+              u2,
+              "vkCmdSetViewportShadingRatePaletteNV",
+              "pShadingRatePalettes",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -6918,7 +7881,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkViewportSwizzleNV", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkViewportSwizzleNV",
+              u2,
+              "vkCmdSetViewportSwizzleNV",
+              "pViewportSwizzles",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -6967,7 +7939,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkViewportWScalingNV", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkViewportWScalingNV",
+              u2,
+              "vkCmdSetViewportWScalingNV",
+              "pViewportWScalings",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -7005,7 +7986,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkViewport", u1);
+            a2 = rt.refit(m, top, e, E0, "VkViewport", u1, "vkCmdSetViewportWithCount", "pViewports");
           }
         } else {a2 = rt.array(
             m,
@@ -7062,7 +8043,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u1],
+              "vkCmdTraceRaysIndirectKHR",
+              "pRaygenShaderBindingTable",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7081,7 +8071,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u2],
+              "vkCmdTraceRaysIndirectKHR",
+              "pMissShaderBindingTable",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -7100,7 +8099,16 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u3],
+              "vkCmdTraceRaysIndirectKHR",
+              "pHitShaderBindingTable",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -7119,7 +8127,16 @@ export function commands() {
             W0(m, c, u4, 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u4]);
+            a4 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u4],
+              "vkCmdTraceRaysIndirectKHR",
+              "pCallableShaderBindingTable",
+            );
           }
         } else {a4 = rt.struct(
             m,
@@ -7155,7 +8172,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u1],
+              "vkCmdTraceRaysKHR",
+              "pRaygenShaderBindingTable",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7174,7 +8200,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u2],
+              "vkCmdTraceRaysKHR",
+              "pMissShaderBindingTable",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -7193,7 +8228,16 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u3],
+              "vkCmdTraceRaysKHR",
+              "pHitShaderBindingTable",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -7212,7 +8256,16 @@ export function commands() {
             W0(m, c, u4, 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E0, "VkStridedDeviceAddressRegionKHR", [u4]);
+            a4 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStridedDeviceAddressRegionKHR",
+              [u4],
+              "vkCmdTraceRaysKHR",
+              "pCallableShaderBindingTable",
+            );
           }
         } else {a4 = rt.struct(
             m,
@@ -7292,7 +8345,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceAddressRangeKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceAddressRangeKHR",
+              [u1],
+              "vkCmdUpdateMemoryKHR",
+              "pDstRange",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7349,7 +8411,7 @@ export function commands() {
             W0(m, c, u4[0], 0);
             a6 = m.at(c);
           } catch (e) {
-            a6 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4);
+            a6 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4, "vkCmdWaitEvents", "pMemoryBarriers");
           }
         } else {a6 = rt.array(
             m,
@@ -7369,7 +8431,16 @@ export function commands() {
             W1(m, c, u5[0], 0);
             a8 = m.at(c);
           } catch (e) {
-            a8 = rt.refit(m, top, e, E1, "VkBufferMemoryBarrier", u5);
+            a8 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkBufferMemoryBarrier",
+              u5,
+              "vkCmdWaitEvents",
+              "pBufferMemoryBarriers",
+            );
           }
         } else {a8 = rt.array(
             m,
@@ -7389,7 +8460,16 @@ export function commands() {
             W2(m, c, u6[0], 0);
             a10 = m.at(c);
           } catch (e) {
-            a10 = rt.refit(m, top, e, E2, "VkImageMemoryBarrier", u6);
+            a10 = rt.refit(
+              m,
+              top,
+              e,
+              E2,
+              "VkImageMemoryBarrier",
+              u6,
+              "vkCmdWaitEvents",
+              "pImageMemoryBarriers",
+            );
           }
         } else {a10 = rt.array(
             m,
@@ -7434,7 +8514,7 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkDependencyInfo", u2);
+            a3 = rt.refit(m, top, e, E0, "VkDependencyInfo", u2, "vkCmdWaitEvents2", "pDependencyInfos");
           }
         } else {a3 = rt.array(
             m,
@@ -7566,7 +8646,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryMarkerInfoAMD", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMemoryMarkerInfoAMD",
+              [u1],
+              "vkCmdWriteMarkerToMemoryAMD",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7664,7 +8753,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkConvertCooperativeVectorMatrixInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkConvertCooperativeVectorMatrixInfoNV",
+              [u1],
+              "vkConvertCooperativeVectorMatrixNV",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7702,7 +8800,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureInfoKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyAccelerationStructureInfoKHR",
+              [u2],
+              "vkCopyAccelerationStructureKHR",
+              "pInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -7746,7 +8853,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkCopyAccelerationStructureToMemoryInfoKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyAccelerationStructureToMemoryInfoKHR",
+              [u2],
+              "vkCopyAccelerationStructureToMemoryKHR",
+              "pInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -7789,7 +8905,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyImageToImageInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyImageToImageInfo",
+              [u1],
+              "vkCopyImageToImage",
+              "pCopyImageToImageInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7825,7 +8950,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyImageToMemoryInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyImageToMemoryInfo",
+              [u1],
+              "vkCopyImageToMemory",
+              "pCopyImageToMemoryInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7862,7 +8996,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkCopyMemoryToAccelerationStructureInfoKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMemoryToAccelerationStructureInfoKHR",
+              [u2],
+              "vkCopyMemoryToAccelerationStructureKHR",
+              "pInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -7905,7 +9048,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToImageInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMemoryToImageInfo",
+              [u1],
+              "vkCopyMemoryToImage",
+              "pCopyMemoryToImageInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -7942,7 +9094,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkCopyMemoryToMicromapInfoEXT", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMemoryToMicromapInfoEXT",
+              [u2],
+              "vkCopyMemoryToMicromapEXT",
+              "pInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -7986,7 +9147,7 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u2]);
+            a2 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u2], "vkCopyMicromapEXT", "pInfo");
           }
         } else a2 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u2, false, "vkCopyMicromapEXT", "pInfo");
         const r = fn(a0, a1, a2);
@@ -8022,7 +9183,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkCopyMicromapToMemoryInfoEXT", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCopyMicromapToMemoryInfoEXT",
+              [u2],
+              "vkCopyMicromapToMemoryEXT",
+              "pInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -8065,7 +9235,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCreateInfo2KHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureCreateInfo2KHR",
+              [u1],
+              "vkCreateAccelerationStructure2KHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8105,7 +9284,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureCreateInfoKHR",
+              [u1],
+              "vkCreateAccelerationStructureKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8145,7 +9333,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCreateInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureCreateInfoNV",
+              [u1],
+              "vkCreateAccelerationStructureNV",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8185,7 +9382,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAndroidSurfaceCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAndroidSurfaceCreateInfoKHR",
+              [u1],
+              "vkCreateAndroidSurfaceKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8225,7 +9431,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBufferCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkBufferCreateInfo", [u1], "vkCreateBuffer", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkBufferCreateInfo", u1, false, "vkCreateBuffer", "pCreateInfo");
         const a2 = null;
@@ -8257,7 +9463,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBufferCollectionCreateInfoFUCHSIA", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBufferCollectionCreateInfoFUCHSIA",
+              [u1],
+              "vkCreateBufferCollectionFUCHSIA",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8297,7 +9512,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBufferViewCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkBufferViewCreateInfo", [u1], "vkCreateBufferView", "pCreateInfo");
           }
         } else {a1 = rt.struct(
             m,
@@ -8337,7 +9552,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCommandPoolCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCommandPoolCreateInfo",
+              [u1],
+              "vkCreateCommandPool",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8378,7 +9602,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkComputePipelineCreateInfo", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkComputePipelineCreateInfo",
+              u2,
+              "vkCreateComputePipelines",
+              "pCreateInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -8430,7 +9663,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCuFunctionCreateInfoNVX", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCuFunctionCreateInfoNVX",
+              [u1],
+              "vkCreateCuFunctionNVX",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8470,7 +9712,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCuModuleCreateInfoNVX", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCuModuleCreateInfoNVX",
+              [u1],
+              "vkCreateCuModuleNVX",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8510,7 +9761,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCudaFunctionCreateInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCudaFunctionCreateInfoNV",
+              [u1],
+              "vkCreateCudaFunctionNV",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8550,7 +9810,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCudaModuleCreateInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCudaModuleCreateInfoNV",
+              [u1],
+              "vkCreateCudaModuleNV",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8590,7 +9859,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineSessionCreateInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDataGraphPipelineSessionCreateInfoARM",
+              [u1],
+              "vkCreateDataGraphPipelineSessionARM",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8632,7 +9910,16 @@ export function commands() {
             W0(m, c, u3[0], 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E0, "VkDataGraphPipelineCreateInfoARM", u3);
+            a4 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDataGraphPipelineCreateInfoARM",
+              u3,
+              "vkCreateDataGraphPipelinesARM",
+              "pCreateInfos",
+            );
           }
         } else {a4 = rt.array(
             m,
@@ -8684,7 +9971,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugReportCallbackCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugReportCallbackCreateInfoEXT",
+              [u1],
+              "vkCreateDebugReportCallbackEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8724,7 +10020,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsMessengerCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsMessengerCreateInfoEXT",
+              [u1],
+              "vkCreateDebugUtilsMessengerEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8783,7 +10088,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDescriptorPoolCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorPoolCreateInfo",
+              [u1],
+              "vkCreateDescriptorPool",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8823,7 +10137,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetLayoutCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorSetLayoutCreateInfo",
+              [u1],
+              "vkCreateDescriptorSetLayout",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8863,7 +10186,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDescriptorUpdateTemplateCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorUpdateTemplateCreateInfo",
+              [u1],
+              "vkCreateDescriptorUpdateTemplate",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8903,7 +10235,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkDeviceCreateInfo", [u1], "vkCreateDevice", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkDeviceCreateInfo", u1, false, "vkCreateDevice", "pCreateInfo");
         const a2 = null;
@@ -8935,7 +10267,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDirectFBSurfaceCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDirectFBSurfaceCreateInfoEXT",
+              [u1],
+              "vkCreateDirectFBSurfaceEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -8976,7 +10317,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDisplayModeCreateInfoKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDisplayModeCreateInfoKHR",
+              [u2],
+              "vkCreateDisplayModeKHR",
+              "pCreateInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -9016,7 +10366,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDisplaySurfaceCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDisplaySurfaceCreateInfoKHR",
+              [u1],
+              "vkCreateDisplayPlaneSurfaceKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9056,7 +10415,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkEventCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkEventCreateInfo", [u1], "vkCreateEvent", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkEventCreateInfo", u1, false, "vkCreateEvent", "pCreateInfo");
         const a2 = null;
@@ -9089,7 +10448,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkExecutionGraphPipelineCreateInfoAMDX", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkExecutionGraphPipelineCreateInfoAMDX",
+              u2,
+              "vkCreateExecutionGraphPipelinesAMDX",
+              "pCreateInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -9141,7 +10509,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkExternalComputeQueueCreateInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkExternalComputeQueueCreateInfoNV",
+              [u1],
+              "vkCreateExternalComputeQueueNV",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9181,7 +10558,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkFenceCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkFenceCreateInfo", [u1], "vkCreateFence", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkFenceCreateInfo", u1, false, "vkCreateFence", "pCreateInfo");
         const a2 = null;
@@ -9213,7 +10590,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkFramebufferCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkFramebufferCreateInfo",
+              [u1],
+              "vkCreateFramebuffer",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9253,7 +10639,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkGpaSessionCreateInfoAMD", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGpaSessionCreateInfoAMD",
+              [u1],
+              "vkCreateGpaSessionAMD",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9294,7 +10689,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkGraphicsPipelineCreateInfo", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGraphicsPipelineCreateInfo",
+              u2,
+              "vkCreateGraphicsPipelines",
+              "pCreateInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -9346,7 +10750,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkHeadlessSurfaceCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkHeadlessSurfaceCreateInfoEXT",
+              [u1],
+              "vkCreateHeadlessSurfaceEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9386,7 +10799,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkIOSSurfaceCreateInfoMVK", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkIOSSurfaceCreateInfoMVK",
+              [u1],
+              "vkCreateIOSSurfaceMVK",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9426,7 +10848,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkImageCreateInfo", [u1], "vkCreateImage", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkImageCreateInfo", u1, false, "vkCreateImage", "pCreateInfo");
         const a2 = null;
@@ -9458,7 +10880,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImagePipeSurfaceCreateInfoFUCHSIA", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImagePipeSurfaceCreateInfoFUCHSIA",
+              [u1],
+              "vkCreateImagePipeSurfaceFUCHSIA",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9498,7 +10929,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageViewCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkImageViewCreateInfo", [u1], "vkCreateImageView", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkImageViewCreateInfo", u1, false, "vkCreateImageView", "pCreateInfo");
         const a2 = null;
@@ -9530,7 +10961,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkIndirectCommandsLayoutCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkIndirectCommandsLayoutCreateInfoEXT",
+              [u1],
+              "vkCreateIndirectCommandsLayoutEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9570,7 +11010,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkIndirectCommandsLayoutCreateInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkIndirectCommandsLayoutCreateInfoNV",
+              [u1],
+              "vkCreateIndirectCommandsLayoutNV",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9610,7 +11059,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkIndirectExecutionSetCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkIndirectExecutionSetCreateInfoEXT",
+              [u1],
+              "vkCreateIndirectExecutionSetEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9648,7 +11106,7 @@ export function commands() {
             W0(m, c, u0, 0);
             a0 = m.at(c);
           } catch (e) {
-            a0 = rt.refit(m, top, e, E0, "VkInstanceCreateInfo", [u0]);
+            a0 = rt.refit(m, top, e, E0, "VkInstanceCreateInfo", [u0], "vkCreateInstance", "pCreateInfo");
           }
         } else a0 = rt.struct(m, E0, "VkInstanceCreateInfo", u0, false, "vkCreateInstance", "pCreateInfo");
         const a1 = null;
@@ -9680,7 +11138,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMacOSSurfaceCreateInfoMVK", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMacOSSurfaceCreateInfoMVK",
+              [u1],
+              "vkCreateMacOSSurfaceMVK",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9720,7 +11187,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMetalSurfaceCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMetalSurfaceCreateInfoEXT",
+              [u1],
+              "vkCreateMetalSurfaceEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9760,7 +11236,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMicromapCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMicromapCreateInfoEXT",
+              [u1],
+              "vkCreateMicromapEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9800,7 +11285,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkOpticalFlowSessionCreateInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkOpticalFlowSessionCreateInfoNV",
+              [u1],
+              "vkCreateOpticalFlowSessionNV",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9841,7 +11335,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineBinaryCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineBinaryCreateInfoKHR",
+              [u1],
+              "vkCreatePipelineBinariesKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9891,7 +11394,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineCacheCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineCacheCreateInfo",
+              [u1],
+              "vkCreatePipelineCache",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9931,7 +11443,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineLayoutCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineLayoutCreateInfo",
+              [u1],
+              "vkCreatePipelineLayout",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -9971,7 +11492,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPrivateDataSlotCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPrivateDataSlotCreateInfo",
+              [u1],
+              "vkCreatePrivateDataSlot",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10011,7 +11541,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkQueryPoolCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkQueryPoolCreateInfo", [u1], "vkCreateQueryPool", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkQueryPoolCreateInfo", u1, false, "vkCreateQueryPool", "pCreateInfo");
         const a2 = null;
@@ -10045,7 +11575,16 @@ export function commands() {
             W0(m, c, u3[0], 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E0, "VkRayTracingPipelineCreateInfoKHR", u3);
+            a4 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRayTracingPipelineCreateInfoKHR",
+              u3,
+              "vkCreateRayTracingPipelinesKHR",
+              "pCreateInfos",
+            );
           }
         } else {a4 = rt.array(
             m,
@@ -10102,7 +11641,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkRayTracingPipelineCreateInfoNV", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRayTracingPipelineCreateInfoNV",
+              u2,
+              "vkCreateRayTracingPipelinesNV",
+              "pCreateInfos",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -10154,7 +11702,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderPassCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkRenderPassCreateInfo", [u1], "vkCreateRenderPass", "pCreateInfo");
           }
         } else {a1 = rt.struct(
             m,
@@ -10194,7 +11742,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderPassCreateInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderPassCreateInfo2",
+              [u1],
+              "vkCreateRenderPass2",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10234,7 +11791,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSamplerCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkSamplerCreateInfo", [u1], "vkCreateSampler", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSamplerCreateInfo", u1, false, "vkCreateSampler", "pCreateInfo");
         const a2 = null;
@@ -10266,7 +11823,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSamplerYcbcrConversionCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSamplerYcbcrConversionCreateInfo",
+              [u1],
+              "vkCreateSamplerYcbcrConversion",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10306,7 +11872,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkScreenSurfaceCreateInfoQNX", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkScreenSurfaceCreateInfoQNX",
+              [u1],
+              "vkCreateScreenSurfaceQNX",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10346,7 +11921,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreCreateInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreCreateInfo", [u1], "vkCreateSemaphore", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSemaphoreCreateInfo", u1, false, "vkCreateSemaphore", "pCreateInfo");
         const a2 = null;
@@ -10378,7 +11953,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkShaderInstrumentationCreateInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkShaderInstrumentationCreateInfoARM",
+              [u1],
+              "vkCreateShaderInstrumentationARM",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10418,7 +12002,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkShaderModuleCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkShaderModuleCreateInfo",
+              [u1],
+              "vkCreateShaderModule",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10458,7 +12051,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkShaderCreateInfoEXT", u1);
+            a2 = rt.refit(m, top, e, E0, "VkShaderCreateInfoEXT", u1, "vkCreateShadersEXT", "pCreateInfos");
           }
         } else {a2 = rt.array(
             m,
@@ -10510,7 +12103,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkSwapchainCreateInfoKHR", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSwapchainCreateInfoKHR",
+              u1,
+              "vkCreateSharedSwapchainsKHR",
+              "pCreateInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -10555,7 +12157,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkStreamDescriptorSurfaceCreateInfoGGP", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkStreamDescriptorSurfaceCreateInfoGGP",
+              [u1],
+              "vkCreateStreamDescriptorSurfaceGGP",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10595,7 +12206,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSurfaceCreateInfoOHOS", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSurfaceCreateInfoOHOS",
+              [u1],
+              "vkCreateSurfaceOHOS",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10635,7 +12255,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSwapchainCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSwapchainCreateInfoKHR",
+              [u1],
+              "vkCreateSwapchainKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10675,7 +12304,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkTensorCreateInfoARM", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkTensorCreateInfoARM", [u1], "vkCreateTensorARM", "pCreateInfo");
           }
         } else a1 = rt.struct(m, E0, "VkTensorCreateInfoARM", u1, false, "vkCreateTensorARM", "pCreateInfo");
         const a2 = null;
@@ -10707,7 +12336,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkTensorViewCreateInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkTensorViewCreateInfoARM",
+              [u1],
+              "vkCreateTensorViewARM",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10747,7 +12385,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkUbmSurfaceCreateInfoSEC", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkUbmSurfaceCreateInfoSEC",
+              [u1],
+              "vkCreateUbmSurfaceSEC",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10787,7 +12434,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkValidationCacheCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkValidationCacheCreateInfoEXT",
+              [u1],
+              "vkCreateValidationCacheEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10827,7 +12483,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkViSurfaceCreateInfoNN", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkViSurfaceCreateInfoNN",
+              [u1],
+              "vkCreateViSurfaceNN",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10867,7 +12532,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoSessionCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoSessionCreateInfoKHR",
+              [u1],
+              "vkCreateVideoSessionKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10907,7 +12581,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoSessionParametersCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoSessionParametersCreateInfoKHR",
+              [u1],
+              "vkCreateVideoSessionParametersKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10947,7 +12630,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkWaylandSurfaceCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkWaylandSurfaceCreateInfoKHR",
+              [u1],
+              "vkCreateWaylandSurfaceKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -10987,7 +12679,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkWin32SurfaceCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkWin32SurfaceCreateInfoKHR",
+              [u1],
+              "vkCreateWin32SurfaceKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -11027,7 +12728,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkXcbSurfaceCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkXcbSurfaceCreateInfoKHR",
+              [u1],
+              "vkCreateXcbSurfaceKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -11067,7 +12777,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkXlibSurfaceCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkXlibSurfaceCreateInfoKHR",
+              [u1],
+              "vkCreateXlibSurfaceKHR",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -11107,7 +12826,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerObjectNameInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugMarkerObjectNameInfoEXT",
+              [u1],
+              "vkDebugMarkerSetObjectNameEXT",
+              "pNameInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -11143,7 +12871,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugMarkerObjectTagInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugMarkerObjectTagInfoEXT",
+              [u1],
+              "vkDebugMarkerSetObjectTagEXT",
+              "pTagInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -11788,7 +13525,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDisplayPowerInfoEXT", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDisplayPowerInfoEXT",
+              [u2],
+              "vkDisplayPowerControlEXT",
+              "pDisplayPowerInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -12209,7 +13955,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkMappedMemoryRange", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMappedMemoryRange",
+              u1,
+              "vkFlushMappedMemoryRanges",
+              "pMemoryRanges",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -12298,7 +14053,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkAccelerationStructureBuildGeometryInfoKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureBuildGeometryInfoKHR",
+              [u2],
+              "vkGetAccelerationStructureBuildSizesKHR",
+              "pBuildInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -12353,7 +14117,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureDeviceAddressInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureDeviceAddressInfoKHR",
+              [u1],
+              "vkGetAccelerationStructureDeviceAddressKHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12411,7 +14184,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureMemoryRequirementsInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureMemoryRequirementsInfoNV",
+              [u1],
+              "vkGetAccelerationStructureMemoryRequirementsNV",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12450,7 +14232,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureCaptureDescriptorDataInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureCaptureDescriptorDataInfoEXT",
+              [u1],
+              "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12543,7 +14334,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBufferDeviceAddressInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBufferDeviceAddressInfo",
+              [u1],
+              "vkGetBufferDeviceAddress",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12600,7 +14400,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBufferMemoryRequirementsInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBufferMemoryRequirementsInfo2",
+              [u1],
+              "vkGetBufferMemoryRequirements2",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12639,7 +14448,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBufferDeviceAddressInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBufferDeviceAddressInfo",
+              [u1],
+              "vkGetBufferOpaqueCaptureAddress",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12675,7 +14493,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBufferCaptureDescriptorDataInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBufferCaptureDescriptorDataInfoEXT",
+              [u1],
+              "vkGetBufferOpaqueCaptureDescriptorDataEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12712,7 +14539,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkCalibratedTimestampInfoKHR", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkCalibratedTimestampInfoKHR",
+              u1,
+              "vkGetCalibratedTimestampsKHR",
+              "pTimestampInfos",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -12759,7 +14595,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkClusterAccelerationStructureInputInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkClusterAccelerationStructureInputInfoNV",
+              [u1],
+              "vkGetClusterAccelerationStructureBuildSizesNV",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12842,7 +14687,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDataGraphPipelineInfoARM",
+              [u1],
+              "vkGetDataGraphPipelineAvailablePropertiesARM",
+              "pPipelineInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12899,7 +14753,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDataGraphPipelineInfoARM",
+              [u1],
+              "vkGetDataGraphPipelinePropertiesARM",
+              "pPipelineInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -12944,7 +14807,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineSessionBindPointRequirementsInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDataGraphPipelineSessionBindPointRequirementsInfoARM",
+              [u1],
+              "vkGetDataGraphPipelineSessionBindPointRequirementsARM",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13002,7 +14874,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDataGraphPipelineSessionMemoryRequirementsInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDataGraphPipelineSessionMemoryRequirementsInfoARM",
+              [u1],
+              "vkGetDataGraphPipelineSessionMemoryRequirementsARM",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13071,7 +14952,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDescriptorGetInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorGetInfoEXT",
+              [u1],
+              "vkGetDescriptorEXT",
+              "pDescriptorInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13149,7 +15039,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetBindingReferenceVALVE", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorSetBindingReferenceVALVE",
+              [u1],
+              "vkGetDescriptorSetLayoutHostMappingInfoVALVE",
+              "pBindingReference",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13214,7 +15113,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetLayoutCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDescriptorSetLayoutCreateInfo",
+              [u1],
+              "vkGetDescriptorSetLayoutSupport",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13253,7 +15161,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkAccelerationStructureVersionInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkAccelerationStructureVersionInfoKHR",
+              [u1],
+              "vkGetDeviceAccelerationStructureCompatibilityKHR",
+              "pVersionInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13292,7 +15209,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceBufferMemoryRequirements", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceBufferMemoryRequirements",
+              [u1],
+              "vkGetDeviceBufferMemoryRequirements",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13475,7 +15401,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceSurfaceInfo2KHR",
+              [u1],
+              "vkGetDeviceGroupSurfacePresentModes2EXT",
+              "pSurfaceInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13534,7 +15469,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceImageMemoryRequirements", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceImageMemoryRequirements",
+              [u1],
+              "vkGetDeviceImageMemoryRequirements",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13573,7 +15517,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceImageMemoryRequirements", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceImageMemoryRequirements",
+              [u1],
+              "vkGetDeviceImageSparseMemoryRequirements",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13630,7 +15583,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceImageSubresourceInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceImageSubresourceInfo",
+              [u1],
+              "vkGetDeviceImageSubresourceLayout",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13687,7 +15649,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceMemoryOpaqueCaptureAddressInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceMemoryOpaqueCaptureAddressInfo",
+              [u1],
+              "vkGetDeviceMemoryOpaqueCaptureAddress",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13723,7 +15694,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMicromapVersionInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMicromapVersionInfoEXT",
+              [u1],
+              "vkGetDeviceMicromapCompatibilityEXT",
+              "pVersionInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13796,7 +15776,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceQueueInfo2", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkDeviceQueueInfo2", [u1], "vkGetDeviceQueue2", "pQueueInfo");
           }
         } else a1 = rt.struct(m, E0, "VkDeviceQueueInfo2", u1, false, "vkGetDeviceQueue2", "pQueueInfo");
         const a2 = m.at(0);
@@ -13839,7 +15819,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceTensorMemoryRequirementsARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceTensorMemoryRequirementsARM",
+              [u1],
+              "vkGetDeviceTensorMemoryRequirementsARM",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -13954,7 +15943,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDisplayPlaneInfo2KHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDisplayPlaneInfo2KHR",
+              [u1],
+              "vkGetDisplayPlaneCapabilities2KHR",
+              "pDisplayPlaneInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14074,7 +16072,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderingInfo",
+              [u1],
+              "vkGetDynamicRenderingTilePropertiesQCOM",
+              "pRenderingInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14115,7 +16122,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoEncodeSessionParametersGetInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoEncodeSessionParametersGetInfoKHR",
+              [u1],
+              "vkGetEncodedVideoSessionParametersKHR",
+              "pVideoSessionParametersInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14195,7 +16211,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkPipelineShaderStageNodeCreateInfoAMDX", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineShaderStageNodeCreateInfoAMDX",
+              [u2],
+              "vkGetExecutionGraphPipelineNodeIndexAMDX",
+              "pNodeInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -14281,7 +16306,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkFenceGetFdInfoKHR", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkFenceGetFdInfoKHR", [u1], "vkGetFenceFdKHR", "pGetFdInfo");
           }
         } else a1 = rt.struct(m, E0, "VkFenceGetFdInfoKHR", u1, false, "vkGetFenceFdKHR", "pGetFdInfo");
         const a2 = m.at(0);
@@ -14324,7 +16349,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkFenceGetWin32HandleInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkFenceGetWin32HandleInfoKHR",
+              [u1],
+              "vkGetFenceWin32HandleKHR",
+              "pGetWin32HandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14401,7 +16435,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsMemoryRequirementsInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGeneratedCommandsMemoryRequirementsInfoEXT",
+              [u1],
+              "vkGetGeneratedCommandsMemoryRequirementsEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14441,7 +16484,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkGeneratedCommandsMemoryRequirementsInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkGeneratedCommandsMemoryRequirementsInfoNV",
+              [u1],
+              "vkGetGeneratedCommandsMemoryRequirementsNV",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14598,7 +16650,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageMemoryRequirementsInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageMemoryRequirementsInfo2",
+              [u1],
+              "vkGetImageMemoryRequirements2",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14660,7 +16721,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageCaptureDescriptorDataInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageCaptureDescriptorDataInfoEXT",
+              [u1],
+              "vkGetImageOpaqueCaptureDescriptorDataEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14733,7 +16803,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageSparseMemoryRequirementsInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageSparseMemoryRequirementsInfo2",
+              [u1],
+              "vkGetImageSparseMemoryRequirements2",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14791,7 +16870,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkImageSubresource", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageSubresource",
+              [u2],
+              "vkGetImageSubresourceLayout",
+              "pSubresource",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -14832,7 +16920,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkImageSubresource2", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageSubresource2",
+              [u2],
+              "vkGetImageSubresourceLayout2",
+              "pSubresource",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -14892,7 +16989,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageViewHandleInfoNVX", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageViewHandleInfoNVX",
+              [u1],
+              "vkGetImageViewHandle64NVX",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14928,7 +17034,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageViewHandleInfoNVX", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageViewHandleInfoNVX",
+              [u1],
+              "vkGetImageViewHandleNVX",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -14964,7 +17079,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImageViewCaptureDescriptorDataInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageViewCaptureDescriptorDataInfoEXT",
+              [u1],
+              "vkGetImageViewOpaqueCaptureDescriptorDataEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15047,7 +17171,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryGetAndroidHardwareBufferInfoANDROID", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMemoryGetAndroidHardwareBufferInfoANDROID",
+              [u1],
+              "vkGetMemoryAndroidHardwareBufferANDROID",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15084,7 +17217,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryGetFdInfoKHR", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkMemoryGetFdInfoKHR", [u1], "vkGetMemoryFdKHR", "pGetFdInfo");
           }
         } else a1 = rt.struct(m, E0, "VkMemoryGetFdInfoKHR", u1, false, "vkGetMemoryFdKHR", "pGetFdInfo");
         const a2 = m.at(0);
@@ -15166,7 +17299,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryGetMetalHandleInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMemoryGetMetalHandleInfoEXT",
+              [u1],
+              "vkGetMemoryMetalHandleEXT",
+              "pGetMetalHandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15234,7 +17376,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryGetNativeBufferInfoOHOS", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMemoryGetNativeBufferInfoOHOS",
+              [u1],
+              "vkGetMemoryNativeBufferOHOS",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15271,7 +17422,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryGetRemoteAddressInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMemoryGetRemoteAddressInfoNV",
+              [u1],
+              "vkGetMemoryRemoteAddressNV",
+              "pMemoryGetRemoteAddressInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15310,7 +17470,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryGetWin32HandleInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMemoryGetWin32HandleInfoKHR",
+              [u1],
+              "vkGetMemoryWin32HandleKHR",
+              "pGetWin32HandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15398,7 +17567,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryGetZirconHandleInfoFUCHSIA", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMemoryGetZirconHandleInfoFUCHSIA",
+              [u1],
+              "vkGetMemoryZirconHandleFUCHSIA",
+              "pGetZirconHandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15468,7 +17646,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMicromapBuildInfoEXT",
+              [u2],
+              "vkGetMicromapBuildSizesEXT",
+              "pBuildInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -15529,7 +17716,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPartitionedAccelerationStructureInstancesInputNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPartitionedAccelerationStructureInstancesInputNV",
+              [u1],
+              "vkGetPartitionedAccelerationStructuresBuildSizesNV",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15576,7 +17772,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPastPresentationTimingInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPastPresentationTimingInfoEXT",
+              [u1],
+              "vkGetPastPresentationTimingEXT",
+              "pPastPresentationTimingInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -15760,7 +17965,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceCooperativeMatrixInfo2EXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceCooperativeMatrixInfo2EXT",
+              [u1],
+              "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT",
+              "pCooperativeMatrixInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16097,7 +18311,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalBufferInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceExternalBufferInfo",
+              [u1],
+              "vkGetPhysicalDeviceExternalBufferProperties",
+              "pExternalBufferInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16144,7 +18367,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalFenceInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceExternalFenceInfo",
+              [u1],
+              "vkGetPhysicalDeviceExternalFenceProperties",
+              "pExternalFenceInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16226,7 +18458,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalSemaphoreInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceExternalSemaphoreInfo",
+              [u1],
+              "vkGetPhysicalDeviceExternalSemaphoreProperties",
+              "pExternalSemaphoreInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16273,7 +18514,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceExternalTensorInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceExternalTensorInfoARM",
+              [u1],
+              "vkGetPhysicalDeviceExternalTensorPropertiesARM",
+              "pExternalTensorInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16459,7 +18709,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceImageFormatInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceImageFormatInfo2",
+              [u1],
+              "vkGetPhysicalDeviceImageFormatProperties2",
+              "pImageFormatInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16578,7 +18837,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkOpticalFlowImageFormatInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkOpticalFlowImageFormatInfoNV",
+              [u1],
+              "vkGetPhysicalDeviceOpticalFlowImageFormatsNV",
+              "pOpticalFlowImageFormatInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16714,7 +18982,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkQueueFamilyDataGraphPropertiesARM", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkQueueFamilyDataGraphPropertiesARM",
+              [u2],
+              "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+              "pQueueFamilyDataGraphProperties",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -16766,7 +19043,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkQueueFamilyDataGraphPropertiesARM", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkQueueFamilyDataGraphPropertiesARM",
+              [u2],
+              "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
+              "pQueueFamilyDataGraphProperties",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -16785,7 +19071,16 @@ export function commands() {
             W1(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E1, "VkDataGraphOpticalFlowImageFormatInfoARM", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkDataGraphOpticalFlowImageFormatInfoARM",
+              [u3],
+              "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
+              "pOpticalFlowImageFormatInfo",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -16845,7 +19140,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM",
+              [u1],
+              "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
+              "pQueueFamilyDataGraphProcessingEngineInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -16932,7 +19236,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkQueryPoolPerformanceCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkQueryPoolPerformanceCreateInfoKHR",
+              [u1],
+              "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR",
+              "pPerformanceQueryCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17093,7 +19406,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSparseImageFormatInfo2", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceSparseImageFormatInfo2",
+              [u1],
+              "vkGetPhysicalDeviceSparseImageFormatProperties2",
+              "pFormatInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17216,7 +19538,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceSurfaceInfo2KHR",
+              [u1],
+              "vkGetPhysicalDeviceSurfaceCapabilities2KHR",
+              "pSurfaceInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17277,7 +19608,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceSurfaceInfo2KHR",
+              [u1],
+              "vkGetPhysicalDeviceSurfaceFormats2KHR",
+              "pSurfaceInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17372,7 +19712,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceSurfaceInfo2KHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceSurfaceInfo2KHR",
+              [u1],
+              "vkGetPhysicalDeviceSurfacePresentModes2EXT",
+              "pSurfaceInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17535,7 +19884,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkVideoProfileInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoProfileInfoKHR",
+              [u1],
+              "vkGetPhysicalDeviceVideoCapabilitiesKHR",
+              "pVideoProfile",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17578,7 +19936,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR",
+              [u1],
+              "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR",
+              "pQualityLevelInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17625,7 +19992,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPhysicalDeviceVideoFormatInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPhysicalDeviceVideoFormatInfoKHR",
+              [u1],
+              "vkGetPhysicalDeviceVideoFormatPropertiesKHR",
+              "pVideoFormatInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17733,7 +20109,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineBinaryDataInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineBinaryDataInfoKHR",
+              [u1],
+              "vkGetPipelineBinaryDataKHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17830,7 +20215,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineExecutableInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineExecutableInfoKHR",
+              [u1],
+              "vkGetPipelineExecutableInternalRepresentationsKHR",
+              "pExecutableInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17887,7 +20281,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineInfoKHR",
+              [u1],
+              "vkGetPipelineExecutablePropertiesKHR",
+              "pPipelineInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -17944,7 +20347,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineExecutableInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineExecutableInfoKHR",
+              [u1],
+              "vkGetPipelineExecutableStatisticsKHR",
+              "pExecutableInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18001,7 +20413,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineIndirectDeviceAddressInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineIndirectDeviceAddressInfoNV",
+              [u1],
+              "vkGetPipelineIndirectDeviceAddressNV",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18038,7 +20459,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkComputePipelineCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkComputePipelineCreateInfo",
+              [u1],
+              "vkGetPipelineIndirectMemoryRequirementsNV",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18078,7 +20508,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineCreateInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineCreateInfoKHR",
+              [u1],
+              "vkGetPipelineKeyKHR",
+              "pPipelineCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18119,7 +20558,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPipelineInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPipelineInfoKHR",
+              [u1],
+              "vkGetPipelinePropertiesEXT",
+              "pPipelineInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18396,7 +20844,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderingAreaInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkRenderingAreaInfo",
+              [u1],
+              "vkGetRenderingAreaGranularity",
+              "pRenderingAreaInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18435,7 +20892,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSamplerCaptureDescriptorDataInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSamplerCaptureDescriptorDataInfoEXT",
+              [u1],
+              "vkGetSamplerOpaqueCaptureDescriptorDataEXT",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18512,7 +20978,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreGetFdInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSemaphoreGetFdInfoKHR",
+              [u1],
+              "vkGetSemaphoreFdKHR",
+              "pGetFdInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18551,7 +21026,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreGetWin32HandleInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSemaphoreGetWin32HandleInfoKHR",
+              [u1],
+              "vkGetSemaphoreWin32HandleKHR",
+              "pGetWin32HandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18590,7 +21074,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreGetZirconHandleInfoFUCHSIA", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSemaphoreGetZirconHandleInfoFUCHSIA",
+              [u1],
+              "vkGetSemaphoreZirconHandleFUCHSIA",
+              "pGetZirconHandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18730,7 +21223,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkShaderModuleCreateInfo", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkShaderModuleCreateInfo",
+              [u1],
+              "vkGetShaderModuleCreateInfoIdentifierEXT",
+              "pCreateInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -18944,7 +21446,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkTensorMemoryRequirementsInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkTensorMemoryRequirementsInfoARM",
+              [u1],
+              "vkGetTensorMemoryRequirementsARM",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19006,7 +21517,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkTensorCaptureDescriptorDataInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkTensorCaptureDescriptorDataInfoARM",
+              [u1],
+              "vkGetTensorOpaqueCaptureDescriptorDataARM",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19043,7 +21563,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkTensorViewCaptureDescriptorDataInfoARM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkTensorViewCaptureDescriptorDataInfoARM",
+              [u1],
+              "vkGetTensorViewOpaqueCaptureDescriptorDataARM",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19173,7 +21702,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImportFenceFdInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImportFenceFdInfoKHR",
+              [u1],
+              "vkImportFenceFdKHR",
+              "pImportFenceFdInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19209,7 +21747,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImportFenceWin32HandleInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImportFenceWin32HandleInfoKHR",
+              [u1],
+              "vkImportFenceWin32HandleKHR",
+              "pImportFenceWin32HandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19245,7 +21792,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImportSemaphoreFdInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImportSemaphoreFdInfoKHR",
+              [u1],
+              "vkImportSemaphoreFdKHR",
+              "pImportSemaphoreFdInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19281,7 +21837,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImportSemaphoreWin32HandleInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImportSemaphoreWin32HandleInfoKHR",
+              [u1],
+              "vkImportSemaphoreWin32HandleKHR",
+              "pImportSemaphoreWin32HandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19317,7 +21882,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkImportSemaphoreZirconHandleInfoFUCHSIA", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImportSemaphoreZirconHandleInfoFUCHSIA",
+              [u1],
+              "vkImportSemaphoreZirconHandleFUCHSIA",
+              "pImportSemaphoreZirconHandleInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19353,7 +21927,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkInitializePerformanceApiInfoINTEL", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkInitializePerformanceApiInfoINTEL",
+              [u1],
+              "vkInitializePerformanceApiINTEL",
+              "pInitializeInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19389,7 +21972,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkMappedMemoryRange", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkMappedMemoryRange",
+              u1,
+              "vkInvalidateMappedMemoryRanges",
+              "pMemoryRanges",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -19440,7 +22032,7 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkLatencySleepInfoNV", [u2]);
+            a2 = rt.refit(m, top, e, E0, "VkLatencySleepInfoNV", [u2], "vkLatencySleepNV", "pSleepInfo");
           }
         } else a2 = rt.struct(m, E0, "VkLatencySleepInfoNV", u2, false, "vkLatencySleepNV", "pSleepInfo");
         const r = fn(a0, a1, a2);
@@ -19490,7 +22082,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryMapInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkMemoryMapInfo", [u1], "vkMapMemory2", "pMemoryMapInfo");
           }
         } else a1 = rt.struct(m, E0, "VkMemoryMapInfo", u1, false, "vkMapMemory2", "pMemoryMapInfo");
         const a2 = m.at(0);
@@ -19566,7 +22158,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsLabelEXT",
+              [u1],
+              "vkQueueBeginDebugUtilsLabelEXT",
+              "pLabelInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19601,7 +22202,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindSparseInfo", u1);
+            a2 = rt.refit(m, top, e, E0, "VkBindSparseInfo", u1, "vkQueueBindSparse", "pBindInfo");
           }
         } else a2 = rt.array(m, "struct", "VkBindSparseInfo", u1, true, "vkQueueBindSparse", "pBindInfo", E0);
         const a3 = u2 ?? null;
@@ -19641,7 +22242,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsLabelEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsLabelEXT",
+              [u1],
+              "vkQueueInsertDebugUtilsLabelEXT",
+              "pLabelInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19686,7 +22296,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkOutOfBandQueueTypeInfoNV", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkOutOfBandQueueTypeInfoNV",
+              [u1],
+              "vkQueueNotifyOutOfBandNV",
+              "pQueueTypeInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19721,7 +22340,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPresentInfoKHR", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkPresentInfoKHR", [u1], "vkQueuePresentKHR", "pPresentInfo");
           }
         } else a1 = rt.struct(m, E0, "VkPresentInfoKHR", u1, false, "vkQueuePresentKHR", "pPresentInfo");
         const r = fn(a0, a1);
@@ -19750,7 +22369,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkPerfHintInfoQCOM", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPerfHintInfoQCOM",
+              [u1],
+              "vkQueueSetPerfHintQCOM",
+              "pPerfHintInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19797,7 +22425,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo", u1);
+            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo", u1, "vkQueueSubmit", "pSubmits");
           }
         } else a2 = rt.array(m, "struct", "VkSubmitInfo", u1, true, "vkQueueSubmit", "pSubmits", E0);
         const a3 = u2 ?? null;
@@ -19828,7 +22456,7 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo2", u1);
+            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo2", u1, "vkQueueSubmit2", "pSubmits");
           }
         } else a2 = rt.array(m, "struct", "VkSubmitInfo2", u1, true, "vkQueueSubmit2", "pSubmits", E0);
         const a3 = u2 ?? null;
@@ -19869,7 +22497,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSamplerCustomBorderColorCreateInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSamplerCustomBorderColorCreateInfoEXT",
+              [u1],
+              "vkRegisterCustomBorderColorEXT",
+              "pBorderColor",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19909,7 +22546,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDeviceEventInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDeviceEventInfoEXT",
+              [u1],
+              "vkRegisterDeviceEventEXT",
+              "pDeviceEventInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -19950,7 +22596,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDisplayEventInfoEXT", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDisplayEventInfoEXT",
+              [u2],
+              "vkRegisterDisplayEventEXT",
+              "pDisplayEventInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -19990,7 +22645,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkReleaseCapturedPipelineDataInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkReleaseCapturedPipelineDataInfoKHR",
+              [u1],
+              "vkReleaseCapturedPipelineDataKHR",
+              "pInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -20069,7 +22733,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkReleaseSwapchainImagesInfoKHR", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkReleaseSwapchainImagesInfoKHR",
+              [u1],
+              "vkReleaseSwapchainImagesKHR",
+              "pReleaseInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -20193,7 +22866,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBufferConstraintsInfoFUCHSIA", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkBufferConstraintsInfoFUCHSIA",
+              [u2],
+              "vkSetBufferCollectionBufferConstraintsFUCHSIA",
+              "pBufferConstraintsInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -20230,7 +22912,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkImageConstraintsInfoFUCHSIA", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkImageConstraintsInfoFUCHSIA",
+              [u2],
+              "vkSetBufferCollectionImageConstraintsFUCHSIA",
+              "pImageConstraintsInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -20266,7 +22957,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsObjectNameInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsObjectNameInfoEXT",
+              [u1],
+              "vkSetDebugUtilsObjectNameEXT",
+              "pNameInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -20302,7 +23002,16 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkDebugUtilsObjectTagInfoEXT", [u1]);
+            a1 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsObjectTagInfoEXT",
+              [u1],
+              "vkSetDebugUtilsObjectTagEXT",
+              "pTagInfo",
+            );
           }
         } else {a1 = rt.struct(
             m,
@@ -20381,7 +23090,7 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkHdrMetadataEXT", u2);
+            a3 = rt.refit(m, top, e, E0, "VkHdrMetadataEXT", u2, "vkSetHdrMetadataEXT", "pMetadata");
           }
         } else {a3 = rt.array(
             m,
@@ -20435,7 +23144,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkSetLatencyMarkerInfoNV", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSetLatencyMarkerInfoNV",
+              [u2],
+              "vkSetLatencyMarkerNV",
+              "pLatencyMarkerInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -20483,7 +23201,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkLatencySleepModeInfoNV", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkLatencySleepModeInfoNV",
+              [u2],
+              "vkSetLatencySleepModeNV",
+              "pSleepModeInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -20566,7 +23293,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreSignalInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreSignalInfo", [u1], "vkSignalSemaphore", "pSignalInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSemaphoreSignalInfo", u1, false, "vkSignalSemaphore", "pSignalInfo");
         const r = fn(a0, a1);
@@ -20596,7 +23323,16 @@ export function commands() {
             W0(m, c, u3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkDebugUtilsMessengerCallbackDataEXT", [u3]);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkDebugUtilsMessengerCallbackDataEXT",
+              [u3],
+              "vkSubmitDebugUtilsMessageEXT",
+              "pCallbackData",
+            );
           }
         } else {a3 = rt.struct(
             m,
@@ -20631,7 +23367,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkHostImageLayoutTransitionInfo", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkHostImageLayoutTransitionInfo",
+              u1,
+              "vkTransitionImageLayout",
+              "pTransitions",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -20700,7 +23445,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryUnmapInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkMemoryUnmapInfo", [u1], "vkUnmapMemory2", "pMemoryUnmapInfo");
           }
         } else a1 = rt.struct(m, E0, "VkMemoryUnmapInfo", u1, false, "vkUnmapMemory2", "pMemoryUnmapInfo");
         const r = fn(a0, a1);
@@ -20757,7 +23502,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkWriteDescriptorSet", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkWriteDescriptorSet",
+              u1,
+              "vkUpdateDescriptorSets",
+              "pDescriptorWrites",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -20777,7 +23531,16 @@ export function commands() {
             W1(m, c, u2[0], 0);
             a4 = m.at(c);
           } catch (e) {
-            a4 = rt.refit(m, top, e, E1, "VkCopyDescriptorSet", u2);
+            a4 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkCopyDescriptorSet",
+              u2,
+              "vkUpdateDescriptorSets",
+              "pDescriptorCopies",
+            );
           }
         } else {a4 = rt.array(
             m,
@@ -20818,7 +23581,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkWriteIndirectExecutionSetPipelineEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkWriteIndirectExecutionSetPipelineEXT",
+              u2,
+              "vkUpdateIndirectExecutionSetPipelineEXT",
+              "pExecutionSetWrites",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -20857,7 +23629,16 @@ export function commands() {
             W0(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkWriteIndirectExecutionSetShaderEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkWriteIndirectExecutionSetShaderEXT",
+              u2,
+              "vkUpdateIndirectExecutionSetShaderEXT",
+              "pExecutionSetWrites",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -20896,7 +23677,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkVideoSessionParametersUpdateInfoKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkVideoSessionParametersUpdateInfoKHR",
+              [u2],
+              "vkUpdateVideoSessionParametersKHR",
+              "pUpdateInfo",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -20954,7 +23744,16 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkPresentWait2InfoKHR", [u2]);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkPresentWait2InfoKHR",
+              [u2],
+              "vkWaitForPresent2KHR",
+              "pPresentWait2Info",
+            );
           }
         } else {a2 = rt.struct(
             m,
@@ -21017,7 +23816,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreWaitInfo", [u1]);
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreWaitInfo", [u1], "vkWaitSemaphores", "pWaitInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSemaphoreWaitInfo", u1, false, "vkWaitSemaphores", "pWaitInfo");
         const a2 = u2;
@@ -21111,7 +23910,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkResourceDescriptorInfoEXT", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkResourceDescriptorInfoEXT",
+              u1,
+              "vkWriteResourceDescriptorsEXT",
+              "pResources",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -21131,7 +23939,16 @@ export function commands() {
             W1(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E1, "VkHostAddressRangeEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkHostAddressRangeEXT",
+              u2,
+              "vkWriteResourceDescriptorsEXT",
+              "pDescriptors",
+            );
           }
         } else {a3 = rt.array(
             m,
@@ -21176,7 +23993,16 @@ export function commands() {
             W0(m, c, u1[0], 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkSamplerCreateInfo", u1);
+            a2 = rt.refit(
+              m,
+              top,
+              e,
+              E0,
+              "VkSamplerCreateInfo",
+              u1,
+              "vkWriteSamplerDescriptorsEXT",
+              "pSamplers",
+            );
           }
         } else {a2 = rt.array(
             m,
@@ -21196,7 +24022,16 @@ export function commands() {
             W1(m, c, u2[0], 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E1, "VkHostAddressRangeEXT", u2);
+            a3 = rt.refit(
+              m,
+              top,
+              e,
+              E1,
+              "VkHostAddressRangeEXT",
+              u2,
+              "vkWriteSamplerDescriptorsEXT",
+              "pDescriptors",
+            );
           }
         } else {a3 = rt.array(
             m,
