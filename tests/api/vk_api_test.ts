@@ -242,3 +242,30 @@ Deno.test("every command and alias compiles to a function", () => {
   }
   assertEquals(count, COMMAND_COUNT + COMMAND_ALIAS_COUNT);
 });
+
+Deno.test("a struct literal's mistake throws naming the command and the parameter, the writer's error its cause", () => {
+  const calls: unknown[] = [];
+  const source = {
+    vkCmdSetViewport: (...args: unknown[]) => void calls.push(args),
+    vkCmdPipelineBarrier2: (...args: unknown[]) => void calls.push(args),
+  };
+  const vk = VkApi.of(source as unknown as VkCommandSource);
+  const cb = asHandle("VkCommandBuffer", Deno.UnsafePointer.create(0x1000n)!);
+  const named = (command: string, param: string, fault: RegExp) => (e: unknown) =>
+    e instanceof TypeError && e.message.startsWith(`Cannot call "${command}": parameter "${param}": `) &&
+    fault.test(e.message) && e.cause instanceof TypeError;
+  // One literal (written by the command's own call of the writer) and two (through the general path).
+  assertThrows(
+    () => vk.cmdSetViewport(cb, 0, [{ x: 0, z: 1 } as never]),
+    named("vkCmdSetViewport", "pViewports", /Unknown member "z" of "VkViewport"/),
+  );
+  assertThrows(
+    () => vk.cmdSetViewport(cb, 0, [{ x: 0 }, { width: "wide" as never }]),
+    named("vkCmdSetViewport", "pViewports", /member "width" of "VkViewport": expected a number/),
+  );
+  assertThrows(
+    () => vk.cmdPipelineBarrier2(cb, { pMemoryBarriers: [{ srcStageMask: "all" as never }] }),
+    named("vkCmdPipelineBarrier2", "pDependencyInfo", /member "srcStageMask" of "VkMemoryBarrier2"/),
+  );
+  assertEquals(calls.length, 0, "nothing reached the command");
+});
