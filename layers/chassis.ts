@@ -395,11 +395,7 @@ export class Chassis implements Disposable {
    * past `deno check`, or a plain JavaScript layer): its hooks would never run.
    */
   #checked(layer: TsLayer, object: ValidationObject): ValidationObject {
-    const warn = (id: string, name: string, text: string) => {
-      if (this.#unknown.has(`${layer.name} ${name}`)) return;
-      this.#unknown.add(`${layer.name} ${name}`);
-      (this.#options.onMessage ?? defaultReport)({ layer: layer.name, severity: "warning", id, text });
-    };
+    const warn = (id: string, name: string, text: string) => this.#warnOnce(layer, id, name, text);
     for (const name of Object.keys(object.intercepts)) {
       if (name in COMMAND_INDEX) continue;
       warn(
@@ -487,6 +483,13 @@ export class Chassis implements Disposable {
     };
   }
 
+  /** Reports `text` once per layer and `name` (a command or intercept name) in the process. */
+  #warnOnce(layer: TsLayer, id: string, name: string, text: string): void {
+    if (this.#unknown.has(`${layer.name} ${name}`)) return;
+    this.#unknown.add(`${layer.name} ${name}`);
+    (this.#options.onMessage ?? defaultReport)({ layer: layer.name, severity: "warning", id, text });
+  }
+
   #addDeviceObject(d: DispatchObject, layer: TsLayer): void {
     const instanceObject = d.parent!.objects[d.parent!.layers.indexOf(layer)]!;
     if (!layer.createDevice) return d.push(layer, instanceObject, false);
@@ -494,7 +497,24 @@ export class Chassis implements Disposable {
     const env: DeviceLayerEnv = Object.create(base, {
       physicalDevice: { value: d.physicalDevice, enumerable: true },
     });
-    d.push(layer, this.#checked(layer, layer.createDevice(env, instanceObject)), true);
+    const deviceObject = this.#checked(layer, layer.createDevice(env, instanceObject));
+    // A device's calls reach the device object only: a device command hooked in the instance object of a
+    // layer with createDevice would never run, which a layer author does not expect (docs/layers.md, "Objects").
+    for (const name of Object.keys(instanceObject.intercepts)) {
+      if (
+        !(name in COMMAND_INDEX) || commandInfo(name).level !== "device" || name in deviceObject.intercepts
+      ) {
+        continue;
+      }
+      this.#warnOnce(
+        layer,
+        "Layer-HookNeverRuns",
+        name,
+        `intercepts device command "${name}" in its instance object (create), but has createDevice: a device's ` +
+          `calls reach only the object createDevice returns, so this hook never runs; move it there`,
+      );
+    }
+    d.push(layer, deviceObject, true);
   }
 
   /** A new instance's dispatch object with an object of every layer; `createInfo` gives their settings. */

@@ -2,7 +2,7 @@
  * One object model in both placements: a TS layer's `create` runs once per instance and `createDevice` once
  * per device, whether the layer sits in the script (`installLayers`) or in vkdeno's native chain (a `.ts`
  * manifest); each object sees the calls on its own instance or device and is disposed when that is
- * destroyed.
+ * destroyed; a device command hooked in the instance object of a layer with `createDevice` draws a warning.
  */
 import assert from "node:assert/strict";
 import { runCompute } from "../../examples/compute.ts";
@@ -151,4 +151,28 @@ Deno.test("with two instances alive, each call runs on the objects of its own in
   vk.vkDestroyInstance(second, null);
   assert.equal(vk.chassis.instances.length, 0);
   assert.equal(vk.chassis.adopted, null);
+});
+
+Deno.test("a device command hooked in the instance object of a layer with createDevice draws one warning: it never runs", () => {
+  const messages: string[] = [];
+  let ran = 0;
+  const misplaced = defineLayer({
+    name: "VK_LAYER_test_misplaced",
+    description: "hooks a device command in its instance object",
+    create: () => ({ intercepts: { vkCmdDispatch: { preCallRecord: () => void ran++ } } }),
+    createDevice: () => ({ intercepts: {} }),
+  });
+  using base = Vulkan.load({ env: snapshot() });
+  using vk = installLayers(base, {
+    layers: [misplaced],
+    onMessage: (m) => void messages.push(`${m.layer} ${m.severity} [${m.id}]: ${m.text}`),
+  });
+  assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
+  assert.equal(runCompute(vk as never, { count: 4096 }).wrong, 0);
+  assert.equal(ran, 0);
+  assert.deepEqual(messages, [
+    'VK_LAYER_test_misplaced warning [Layer-HookNeverRuns]: intercepts device command "vkCmdDispatch" in its ' +
+    "instance object (create), but has createDevice: a device's calls reach only the object createDevice " +
+    "returns, so this hook never runs; move it there",
+  ]);
 });
