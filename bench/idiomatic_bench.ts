@@ -239,8 +239,8 @@ if (import.meta.main && Deno.args[0] === "--garbage-case") {
         "the raw call is ~20-40 ns; the device's two lookups and the fence's address lookup " +
         "alone are ~25 ns (docs/performance.md)",
       [groups[7]!.name]:
-        "a destroy records the handle in a WeakMap (to refuse a second destroy), the create " +
-        "writes the struct and returns a new pointer object: ~100-200 ns over the raw pair",
+        "a destroy records the handle in a WeakMap (to refuse a second destroy): a new key " +
+        "each time, ~250-550 ns; the create writes the struct and runs the checks (docs/performance.md)",
     };
     const targets: Target[] = groups.filter((g) => g.cases.some((c) => c.name === IDIOMATIC)).map((g) => ({
       label: `${g.name}: idiomatic / ${RAW}`,
