@@ -371,7 +371,7 @@ ${deviceNames.map((n) => `  | "${n}"`).join("\n")};
     values.push(`${name} = ${literal(value)}`);
     declLines.push(doc(text), `export declare const ${name}: ${type};`);
   };
-  add("VK_HEADER_VERSION", reg.headerVersion, "VK_HEADER_VERSION of the registry these were generated from.");
+  add("VK_HEADER_VERSION", reg.headerVersion, "VK_HEADER_VERSION of the vk.xml these were generated from.");
   for (const v of reg.apiVersions) {
     const [major, minor] = v.split(".").map(Number) as [number, number];
     const packed = ((major << 22) | (minor << 12)) >>> 0;

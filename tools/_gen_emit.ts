@@ -369,13 +369,13 @@ ${handleRows.join("\n")}
 import { decodeEnumType, decodeEnumValues, enumValues, lazyLines } from "../_lazy_table.ts";
 import type { EnumTypeInfo } from "./types.ts";
 
-/** VK_HEADER_VERSION of the registry this was generated from. */
+/** VK_HEADER_VERSION of the vk.xml this was generated from. */
 export const HEADER_VERSION = ${reg.headerVersion};
 
 /** VK_HEADER_VERSION_COMPLETE, packed as VK_MAKE_API_VERSION(${variant}, ${major}, ${minor}, ${reg.headerVersion}). */
 export const HEADER_VERSION_COMPLETE = ${complete};
 
-/** Enum or FlagBits type -> its enumerant names in registry order. */
+/** Enum or FlagBits type -> its enumerant names in vk.xml order. */
 export const ENUM_TYPES: Readonly<Record<string, EnumTypeInfo>> = lazyLines(${
       linesLiteral(enumTypeRows)
     }, decodeEnumType);
@@ -491,9 +491,7 @@ function emitWsiCommands(reg: Registry, layouts: Layouts, structs: ReadonlySet<s
     if (use) surfaces.push(`  ${name}: ${lit(use)},`);
     else if ((reg.providers.get(name) ?? []).some((x) => WSI_DISPLAY_EXTENSIONS.has(x))) display.push(name);
   }
-  return `${
-    header(reg, "The commands the WSI terminators handle, found in the registry (wsi/terminators.ts).")
-  }
+  return `${header(reg, "The commands the WSI terminators handle, found in vk.xml (wsi/terminators.ts).")}
 /** Where a command carries its surface: a handle parameter, or a struct (array) with a surface member. */
 export interface SurfaceUse {
   /** Index of the parameter (the handle, or the pointer to the struct or array). */

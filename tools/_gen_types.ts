@@ -28,7 +28,7 @@ export interface ParamInfo {
   readonly array?: number;
 }
 
-/** One command of the registry, aliases folded into it. */
+/** One command of vk.xml, aliases folded into it. */
 export interface CommandInfo {
   readonly name: string;
   /** Position in COMMANDS and the dispatch table slot shared by the command and its aliases. */
@@ -71,7 +71,7 @@ export interface StructInfo {
   readonly size: number;
   readonly align: number;
   readonly union: boolean;
-  /** VkStructureType value of \`sType\`, when the registry fixes it. */
+  /** VkStructureType value of \`sType\`, when vk.xml fixes it. */
   readonly sType?: number;
   /** Structs whose pNext chain this struct may extend. */
   readonly extends?: readonly string[];

@@ -11,13 +11,13 @@ import { ENUM_TYPES_TEXT } from "./enums_text.js";
 import { decodeEnumType, decodeEnumValues, enumValues, lazyLines } from "../_lazy_table.ts";
 import type { EnumTypeInfo } from "./types.ts";
 
-/** VK_HEADER_VERSION of the registry this was generated from. */
+/** VK_HEADER_VERSION of the vk.xml this was generated from. */
 export const HEADER_VERSION = 359;
 
 /** VK_HEADER_VERSION_COMPLETE, packed as VK_MAKE_API_VERSION(0, 1, 4, 359). */
 export const HEADER_VERSION_COMPLETE = 4211047;
 
-/** Enum or FlagBits type -> its enumerant names in registry order. */
+/** Enum or FlagBits type -> its enumerant names in vk.xml order. */
 export const ENUM_TYPES: Readonly<Record<string, EnumTypeInfo>> = lazyLines(ENUM_TYPES_TEXT, decodeEnumType);
 
 /** Enum or FlagBits type -> its enumerants' values (64-bit ones as bigint); reads only that type's line. */

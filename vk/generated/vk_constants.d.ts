@@ -10,7 +10,7 @@
 
 import type { VkBits, VkEnum } from "./vk_types.ts";
 
-/** VK_HEADER_VERSION of the registry these were generated from. */
+/** VK_HEADER_VERSION of the vk.xml these were generated from. */
 export declare const VK_HEADER_VERSION: 359;
 /** Vulkan 1.0: VK_MAKE_API_VERSION(0, 1, 0, 0). */
 export declare const VK_API_VERSION_1_0: 4194304;

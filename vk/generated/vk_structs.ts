@@ -26654,7 +26654,7 @@ export interface VkStructs {
   VkXlibSurfaceCreateInfoKHR: VkXlibSurfaceCreateInfoKHR;
 }
 
-/** A struct or union name the registry knows (aliases included). */
+/** A struct or union name vk.xml knows (aliases included). */
 export type VkStructName = keyof VkStructs;
 
 /** Struct or union name (aliases included) -> its canonical name (the brand of its pointers). */

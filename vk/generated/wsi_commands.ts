@@ -2,7 +2,7 @@
 // Regenerate with `deno task gen`; CI runs `deno task gen --check`.
 
 /**
- * The commands the WSI terminators handle, found in the registry (wsi/terminators.ts).
+ * The commands the WSI terminators handle, found in vk.xml (wsi/terminators.ts).
  *
  * @module
  */
