@@ -236,8 +236,8 @@ if (import.meta.main && Deno.args[0] === "--garbage-case") {
     // for a device), the scratch's enter and leave; an array of handles one lookup per handle for its address.
     const floors: Record<string, string> = {
       [groups[4]!.name]:
-        "the raw call is ~20-40 ns; the device's two lookups and the fence's address lookup " +
-        "alone are ~25 ns (docs/performance.md)",
+        "the raw call is ~37 ns; the guard's device lookup, VkApi's lookup and scratch, and " +
+        "the smallest one-handle array write add ~70 ns measured apart (docs/performance.md)",
       [groups[7]!.name]:
         "a destroy records the handle in a WeakMap (to refuse a second destroy): a new key " +
         "each time, ~250-550 ns; the create writes the struct and runs the checks (docs/performance.md)",
