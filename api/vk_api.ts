@@ -181,7 +181,7 @@ export interface VkApi extends VkIdiomaticCommands {}
  *   codes carry meaning (`VK_TIMEOUT`, `VK_NOT_READY`, `VK_SUBOPTIMAL_KHR`, ...) return the code's name;
  *   `VK_INCOMPLETE` is handled inside two-call enumerations.
  * - Outputs are returned: created handles (arrays sized from the inputs for `allocateCommandBuffers` or
- *   `createGraphicsPipelines`), queried structs as objects (ask for pNext links by struct name), two-call
+ *   `createGraphicsPipelines`), queried structs as objects (ask for pNext structs by name), two-call
  *   arrays, mapped memory as an `ArrayBuffer` (detached, 0 bytes long, once `unmapMemory` or `freeMemory`
  *   through this object or its scopes gives the memory back; unmapped through the raw commands, it must not be
  *   touched again). Several outputs (or a success code and outputs) come back as one object keyed by the

@@ -319,8 +319,8 @@ function isLiteral(v: unknown): v is object {
 
 /**
  * Writes the members `value` names into the struct `type` at `target`, leaving the others as they are (a
- * nested struct member by member), then the links of `value.pNext` into the structs of the same type the
- * chain at `target` already holds (links it does not hold are skipped: the caller did not ask for them).
+ * nested struct member by member), then the structs of `value.pNext` into the structs of the same type the
+ * chain at `target` already holds (types it does not hold are skipped: the caller did not ask for them).
  */
 function writeGiven(
   command: string,

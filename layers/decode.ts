@@ -191,7 +191,7 @@ class Decoder {
     return out;
   }
 
-  /** A pNext link: the struct its sType names, with `type` added; unknown sTypes as an address. */
+  /** A pNext struct: the struct its sType names, with `type` added; unknown sTypes as an address. */
   #next(p: Deno.PointerObject, depth: number): Decoded {
     const type = STRUCT_BY_STYPE[new Deno.UnsafePointerView(p).getUint32(0)];
     if (type === undefined || depth <= 0) return pointerText(p);

@@ -1,6 +1,6 @@
 /**
  * What the generated struct writers and readers (`generated/struct_*.js`) call: the checked stores of one
- * member (small, so V8 inlines them into each writer's monomorphic code), arrays, strings and pNext links
+ * member (small, so V8 inlines them into each writer's monomorphic code), arrays, strings and pNext structs
  * written in place into a {@linkcode Scratch}, and the errors naming the struct and member.
  *
  * @module

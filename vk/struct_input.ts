@@ -1,5 +1,5 @@
 /**
- * What a struct given to a writer is: a plain object of its members, and a pNext link naming its struct (the
+ * What a struct given to a writer is: a plain object of its members, and a pNext struct naming its type (the
  * writers are generated into `generated/struct_*.js`; `struct_write.ts` and the idiomatic API call them).
  *
  * @module

@@ -147,8 +147,8 @@ export function readStructArray(
 
 /**
  * Reads the pNext chain hanging off the struct at `pointer` (any struct starting with sType and pNext):
- * one object per link, with `type` naming the struct found from its sType. Links whose sType vk.xml
- * does not know end the walk.
+ * one object per extending struct, with `type` naming it (found from its sType). A struct whose sType vk.xml
+ * does not know ends the walk.
  *
  * @example Driver properties
  * ```ts
