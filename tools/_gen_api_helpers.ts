@@ -31,11 +31,13 @@ export function emitHelpers(
     const t = layouts.resolve(type);
     return t?.category === "struct" || t?.category === "union";
   };
-  const used = new Set<string>();
-  const named = (ts: string) => {
-    for (const m of ts.matchAll(/\b([A-Za-z_]\w*)\b/g)) if (map.declared.has(m[1]!)) used.add(m[1]!);
+  /** Returns `ts`, adding the declared type names it mentions to `into` (a file's imports). */
+  const noting = (into: Set<string>) => (ts: string) => {
+    for (const m of ts.matchAll(/\b([A-Za-z_]\w*)\b/g)) if (map.declared.has(m[1]!)) into.add(m[1]!);
     return ts;
   };
+  const used = new Set<string>();
+  const named = noting(used);
 
   // Deep forms: what a callback receives for a `const T*` argument (strings decoded, struct arrays read).
   const deep = new Set<string>();
@@ -196,7 +198,8 @@ ${defRows.join("\n")}
   // Each one's arguments before the output slot, as a tuple: `create` and `VkScope` take `VkCreateArgs[N]`,
   // an interface lookup (inferring from a conditional over every command cost seconds per `deno check`).
   const argRows: string[] = [];
-  const argTypes = new Set<string>();
+  const createImports = new Set<string>();
+  const argNamed = noting(createImports);
   const destroyRows: string[] = [];
   const destroyerOf = new Map<string, { name: string; parent: boolean; allocator: boolean }>();
   for (const name of reg.order) {
@@ -231,13 +234,10 @@ ${defRows.join("\n")}
       if (param ? param.pointer === 0 : ref.includes("->")) kind = "many";
     }
     if (!kind) continue;
-    const args = cmd.params.slice(0, -1).map((p) => {
-      const ts = map.param(p, name);
-      for (const m of ts.matchAll(/\b([A-Za-z_]\w*)\b/g)) if (map.declared.has(m[1]!)) argTypes.add(m[1]!);
-      return `${paramName(p.name)}: ${ts}`;
-    });
+    const args = cmd.params.slice(0, -1).map((p) => `${paramName(p.name)}: ${argNamed(map.param(p, name))}`);
     for (const n of [name, ...cmd.aliases].filter((n) => reg.commandTarget.has(n)).sort()) {
       (kind === "single" ? singles : manys).push([n, handleType]);
+      createImports.add(handleType);
       argRows.push(`  /** \`${n}\`'s arguments before its output. */\n  ${n}: [${args.join(", ")}];`);
       used.add(handleType);
       const d = destroyerOf.get(handleType);
@@ -249,7 +249,6 @@ ${defRows.join("\n")}
       }
     }
   }
-  const handleImports = [...new Set([...singles, ...manys].map(([, h]) => h).concat(...argTypes))].sort();
   files.set(
     "vk_create.ts",
     `${
@@ -258,7 +257,7 @@ ${defRows.join("\n")}
         "Which commands create handles and of what type, for `create` / `createMany` / `VkScope` (type-only).",
       )
     }
-import type { ${handleImports.join(", ")} } from "./vk_types.ts";
+import type { ${[...createImports].sort().join(", ")} } from "./vk_types.ts";
 
 /** Commands returning one new handle through their last parameter (create, allocate, get) -> its type. */
 export interface VkCreateOutputs {
