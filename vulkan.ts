@@ -11,7 +11,7 @@ import type { VkDevice } from "./vk/generated/vk_types.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "./discovery/environment.ts";
 import type { DriverEntryPoint } from "./loading/direct_driver.ts";
 import { WSI_SUPPORT } from "./wsi/terminators.ts";
-import { moduleLayerLoader } from "./layers/module_layer.ts";
+import { onDemandModuleLayers } from "./layers/on_demand.ts";
 import type { NativeLayerBridgeOptions } from "./layers/native.ts";
 import type { TsLayer } from "./layers/layer.ts";
 import type { LoaderDevice } from "./chain/objects.ts";
@@ -149,7 +149,10 @@ export class Vulkan implements Disposable {
         env,
         wsi: WSI_SUPPORT,
         // TS layers read their settings' variables and file from the loader's environment (LS04, LS05).
-        moduleLayers: moduleLayerLoader({ env, ...options.moduleLayerOptions }, options.layerModules),
+        moduleLayers: onDemandModuleLayers(
+          { env, ...options.moduleLayerOptions },
+          options.layerModules ?? [],
+        ),
       }),
       options,
     ) as Vulkan & VulkanCommands;

@@ -18,6 +18,9 @@ import type { TsLayer } from "./layer.ts";
 import { apiDumpLayer } from "./api_dump.ts";
 import { drawStatsLayer } from "./draw_stats.ts";
 import { objectLifetimesLayer } from "./object_lifetimes.ts";
+import { isModuleLayer } from "./on_demand.ts";
+
+export { isModuleLayer };
 
 /**
  * Why importing a layer module failed, by module path: Deno keeps a failed import failed for the whole
@@ -129,19 +132,6 @@ export function layersFromEnvironment(
 ): TsLayer[] {
   const names = (getenv(env, "VK_INSTANCE_LAYERS") ?? "").split(":").filter((n) => n !== "");
   return names.map((n) => findLayer(n, available)).filter((l): l is TsLayer => l !== undefined);
-}
-
-/**
- * True when a layer manifest names a TypeScript or JavaScript module as its library.
- *
- * @example Usage
- * ```ts
- * import { isModuleLayer } from "./catalog.ts";
- * console.log(isModuleLayer({ libraryPath: "/opt/layers/mine.ts" })); // true
- * ```
- */
-export function isModuleLayer(manifest: Pick<LayerManifest, "libraryPath">): boolean {
-  return manifest.libraryPath !== undefined && /\.(ts|mts|js|mjs)$/.test(manifest.libraryPath);
 }
 
 /**

@@ -21,6 +21,9 @@
  *
  * @module
  */
+// Loaded with the entry, so that `.ts` layer manifests need no synchronous load later (on_demand.ts).
+import "./module_layer.ts";
+
 export type {
   ArgumentIndex,
   ArgumentValue,

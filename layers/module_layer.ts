@@ -20,6 +20,7 @@ import type { TsLayer, TsLayerExtension, ValidationMessage } from "./layer.ts";
 import { COMMAND_INDEX } from "../vk/generated/commands.ts";
 import { NativeLayerBridge, type NativeLayerBridgeOptions } from "./native.ts";
 import { findLayer, isModuleLayer, moduleProblem } from "./catalog.ts";
+import { provideModuleLayers } from "./on_demand.ts";
 
 export { isModuleLayer };
 
@@ -174,3 +175,6 @@ export class ModuleLayerLibrary implements ModuleLayerLink {
     this.release();
   }
 }
+
+// What vulkan.ts holds (on_demand.ts) makes its loader with this, once this module is loaded.
+provideModuleLayers(moduleLayerLoader);
