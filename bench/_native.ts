@@ -24,6 +24,45 @@ export interface PassthroughLayers {
   readonly names: readonly string[];
 }
 
+/** Writes a layer manifest (explicit, file format 1.2.0) for `library` into `folder`. */
+function writeLayerManifest(
+  folder: string,
+  name: string,
+  library: string,
+  description: string,
+): Promise<void> {
+  const manifest = {
+    file_format_version: "1.2.0",
+    layer: {
+      name,
+      type: "GLOBAL",
+      library_path: library,
+      api_version: "1.3.239",
+      implementation_version: "1",
+      description,
+    },
+  };
+  return Deno.writeTextFile(`${folder}/${name}.json`, JSON.stringify(manifest, null, 2));
+}
+
+async function layerFolder(): Promise<string> {
+  const folder = await Deno.makeTempDir({ prefix: "vkdeno_bench_layers_" });
+  globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
+  return folder;
+}
+
+/**
+ * Writes the null-commands layer (bench/c/null_layer.c: the pass-through layer whose frame commands return at
+ * once) into a temp folder removed when the process unloads: the folder for `VK_LAYER_PATH`, and its name.
+ */
+export async function nullCommandsLayer(): Promise<PassthroughLayers> {
+  const library = await buildBenchLibrary("null_layer");
+  const folder = await layerFolder();
+  const name = "VK_LAYER_BENCH_null_commands";
+  await writeLayerManifest(folder, name, library, "vkdeno bench layer: a frame's commands do nothing");
+  return { folder, names: [name] };
+}
+
 /**
  * Writes `count` pass-through layers (explicit, manifest file format 1.2.0) into a temp folder that is
  * removed when the process unloads. Each layer loads its own copy of the library: the loaders open a
@@ -31,25 +70,13 @@ export interface PassthroughLayers {
  */
 export async function passthroughLayers(count: number): Promise<PassthroughLayers> {
   const library = await buildBenchLibrary("passthrough_layer");
-  const folder = await Deno.makeTempDir({ prefix: "vkdeno_bench_layers_" });
-  globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
+  const folder = await layerFolder();
   const names: string[] = [];
   for (let i = 0; i < count; i++) {
     const name = `VK_LAYER_BENCH_passthrough_${i}`;
     const copy = `${folder}/libpassthrough_${i}.so`;
     await Deno.copyFile(library, copy);
-    const manifest = {
-      file_format_version: "1.2.0",
-      layer: {
-        name,
-        type: "GLOBAL",
-        library_path: copy,
-        api_version: "1.3.239",
-        implementation_version: "1",
-        description: `vkdeno bench pass-through layer ${i}`,
-      },
-    };
-    await Deno.writeTextFile(`${folder}/${name}.json`, JSON.stringify(manifest, null, 2));
+    await writeLayerManifest(folder, name, copy, `vkdeno bench pass-through layer ${i}`);
     names.push(name);
   }
   return { folder, names };

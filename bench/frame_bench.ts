@@ -6,11 +6,15 @@
  * struct and array written once, vkdeno's raw commands with `writeStruct` per call (one arena per frame), and
  * the idiomatic `VkApi`. Every path records the same values; the command pool is reset (untimed) before each
  * frame.
+ *
+ * `BENCH_NULL_COMMANDS=1`: every path records through bench/c/null_layer.c, a layer whose frame commands return
+ * at once (enabled with `VK_INSTANCE_LAYERS` for all five), so the loaders' own per-call cost shows as it does
+ * over a driver that records a command in a few ns (a GPU's), not lavapipe's ~100 ns.
  */
 
 import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { BenchDevice, type Commands, setBenchEnvironment } from "./_vulkan.ts";
-import { buildBenchLibrary } from "./_native.ts";
+import { buildBenchLibrary, nullCommandsLayer } from "./_native.ts";
 import { openLibvulkan } from "../tests/support/libvulkan.ts";
 import {
   Arena,
@@ -201,7 +205,10 @@ async function nativeFrame(): Promise<
 
 if (import.meta.main) {
   await runPaired("bench/frame_bench.ts", async () => {
-    setBenchEnvironment();
+    const nulled = Deno.env.get("BENCH_NULL_COMMANDS") === "1" ? await nullCommandsLayer() : undefined;
+    setBenchEnvironment(
+      nulled ? { VK_LAYER_PATH: nulled.folder, VK_INSTANCE_LAYERS: nulled.names.join(":") } : {},
+    );
     const { Vulkan } = await import("../mod.ts");
     const native = await nativeFrame();
     const libvulkan = openLibvulkan();

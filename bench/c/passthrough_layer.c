@@ -92,6 +92,32 @@ static void VKAPI_CALL layer_CmdSetLineWidth(VkCommandBuffer cb, float width) {
     device_data(cb)->cmdSetLineWidth(cb, width);
 }
 
+#ifdef NULL_COMMANDS
+/* bench/c/null_layer.c: a frame's recording commands end here, as if a driver recorded them for free. */
+static void VKAPI_CALL null_CmdBindDescriptorSets(VkCommandBuffer cb, VkPipelineBindPoint bp, VkPipelineLayout l,
+                                                  uint32_t first, uint32_t n, const VkDescriptorSet *sets,
+                                                  uint32_t nOffsets, const uint32_t *offsets) {}
+static void VKAPI_CALL null_CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout l, VkShaderStageFlags stages,
+                                             uint32_t offset, uint32_t size, const void *values) {}
+static void VKAPI_CALL null_CmdSetViewport(VkCommandBuffer cb, uint32_t first, uint32_t n, const VkViewport *v) {}
+static void VKAPI_CALL null_CmdSetScissor(VkCommandBuffer cb, uint32_t first, uint32_t n, const VkRect2D *r) {}
+static void VKAPI_CALL null_CmdDraw(VkCommandBuffer cb, uint32_t vertices, uint32_t instances, uint32_t firstVertex,
+                                    uint32_t firstInstance) {}
+static void VKAPI_CALL null_CmdPipelineBarrier2(VkCommandBuffer cb, const VkDependencyInfo *info) {}
+
+static PFN_vkVoidFunction null_command(const char *name) {
+    if (!strcmp(name, "vkCmdBindDescriptorSets")) return (PFN_vkVoidFunction)null_CmdBindDescriptorSets;
+    if (!strcmp(name, "vkCmdPushConstants")) return (PFN_vkVoidFunction)null_CmdPushConstants;
+    if (!strcmp(name, "vkCmdSetViewport")) return (PFN_vkVoidFunction)null_CmdSetViewport;
+    if (!strcmp(name, "vkCmdSetScissor")) return (PFN_vkVoidFunction)null_CmdSetScissor;
+    if (!strcmp(name, "vkCmdDraw")) return (PFN_vkVoidFunction)null_CmdDraw;
+    if (!strcmp(name, "vkCmdPipelineBarrier2")) return (PFN_vkVoidFunction)null_CmdPipelineBarrier2;
+    return NULL;
+}
+#else
+static PFN_vkVoidFunction null_command(const char *name) { return NULL; }
+#endif
+
 static VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *info, const VkAllocationCallbacks *alloc,
                                                 VkInstance *pInstance) {
     VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)info->pNext;
@@ -187,6 +213,7 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance
     if (!strcmp(name, "vkDestroyDevice")) return (PFN_vkVoidFunction)layer_DestroyDevice;
     if (!strcmp(name, "vkGetDeviceQueue")) return (PFN_vkVoidFunction)layer_GetDeviceQueue;
     if (!strcmp(name, "vkCmdSetLineWidth")) return (PFN_vkVoidFunction)layer_CmdSetLineWidth;
+    if (null_command(name)) return null_command(name);
     if (!instance) return NULL;
     InstanceData *d = instance_data(instance);
     return d ? d->gipa(instance, name) : NULL;
@@ -197,6 +224,7 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice dev
     if (!strcmp(name, "vkDestroyDevice")) return (PFN_vkVoidFunction)layer_DestroyDevice;
     if (!strcmp(name, "vkGetDeviceQueue")) return (PFN_vkVoidFunction)layer_GetDeviceQueue;
     if (!strcmp(name, "vkCmdSetLineWidth")) return (PFN_vkVoidFunction)layer_CmdSetLineWidth;
+    if (null_command(name)) return null_command(name);
     return device_data(device)->gdpa(device, name);
 }
 
